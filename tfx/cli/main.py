@@ -1,0 +1,71 @@
+"""``tfx`` entry point: builds the argument parser from the command modules.
+
+Each command lives in ``tfx/cli/cmd_<name>.py`` and defines ``register(subparsers)``,
+which adds its parser and sets ``func``. A module that is missing is skipped,
+so the CLI works while layers are still being built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from tfx import __version__
+from tfx.errors import TfxError
+
+# Order is the order ``tfx --help`` lists them.
+COMMAND_MODULES = [
+    "open", "check", "analyze", "diff", "occupancy", "simulate",
+    "explore", "hw", "model",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on usage errors already; keep its one-line message."""
+
+    def error(self, message: str):  # pragma: no cover - exercised via CLI tests
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tfx",
+        description="tfx: a terminal explorer for the performance of tile kernels.",
+    )
+    parser.add_argument("--version", action="version", version=f"tfx {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"tfx.cli.cmd_{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"tfx.cli.cmd_{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        if args.command is None:
+            parser.print_help()
+            return 0
+        parser.error(f"unknown command {args.command}")
+    try:
+        rc = args.func(args)
+    except TfxError as err:
+        print(err.render(), file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `tfx ... | head`
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
