@@ -1,0 +1,1 @@
+"""Analyses over kernels and hardware profiles: occupancy, resources and the like."""
