@@ -1,0 +1,127 @@
+"""Binding parameters to values, and the checks that need concrete numbers.
+
+``bind(module, kernel, overrides)`` gives the environment of parameters and
+lets; ``check_shapes`` then verifies, under those values, what the symbolic
+verifier cannot: mma and elementwise shapes agree, stores match their window,
+static windows stay inside their tensor.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Mapping
+
+from tfx.errors import TfxError
+from tfx.ir import ops as opcat
+from tfx.ir.nodes import Kernel, Module, Op, Window, walk
+from tfx.ir.verify import KernelInfo
+
+
+def bind(module: Module, kernel: Kernel, overrides: Mapping[str, Any] | None = None,
+         where: str = "--set") -> dict[str, Any]:
+    """Parameter and let values: defaults, replaced by ``overrides`` (ints or int arrays)."""
+    overrides = dict(overrides or {})
+    names = [p.name for p in kernel.params]
+    for name in overrides:
+        if kernel.param(name) is None:
+            if any(l.name == name for l in kernel.lets):
+                raise TfxError(f"{name} is derived (let {name} = ...) and cannot be set", where=f"{where} {name}")
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise TfxError(f"kernel {kernel.name} has no parameter {name!r} (parameters: {', '.join(names)}){hint}",
+                           where=f"{where} {name}")
+    env: dict[str, Any] = {}
+    for p in kernel.params:
+        env[p.name] = overrides[p.name] if p.name in overrides else p.default.evaluate(env)
+    for l in kernel.lets:
+        env[l.name] = l.value.evaluate(env)
+    return env
+
+
+def _dims(shape, env) -> tuple[int, ...]:
+    return tuple(int(d.evaluate(env)) for d in shape)
+
+
+def check_shapes(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> None:
+    """Refuse shape mismatches and static out-of-bounds windows under ``env`` (scalar values)."""
+    info: KernelInfo = module.info[kernel.name]
+    for t in kernel.tensors:
+        dims = _dims(t.type.shape, env)
+        if any(d <= 0 for d in dims):
+            raise module.error(f"tensor {t.name} has shape {list(dims)}: every extent must be positive", t.loc)
+    tensor_dims = {t.name: _dims(t.type.shape, env) for t in kernel.tensors}
+    for s in walk(kernel.body):
+        if not isinstance(s, Op):
+            continue
+        _check_op(module, s, info, env, tensor_dims)
+
+
+def _static(expr, info: KernelInfo) -> bool:
+    return not (expr.free_names() & info.index_names)
+
+
+def _check_window(module, w: Window, env, dims, info, loc):
+    for axis_no, (a, full) in enumerate(zip(w.axes, dims)):
+        if a.kind != "range":
+            continue
+        parts = [a.offset, a.size] + ([a.stride] if a.stride is not None else [])
+        if _static(a.size, info):
+            size = int(a.size.evaluate(env))
+            if size <= 0:
+                raise module.error(f"window on {w.tensor} axis {axis_no} has size {size}: must be positive", loc)
+        if all(_static(p, info) for p in parts):
+            off = int(a.offset.evaluate(env))
+            size = int(a.size.evaluate(env))
+            stride = int(a.stride.evaluate(env)) if a.stride is not None else 1
+            last = off + (size - 1) * stride
+            if off < 0 or last >= full:
+                raise module.error(
+                    f"window on {w.tensor} axis {axis_no} reads [{off}, {last}] but the axis has {full} elements",
+                    loc)
+
+
+def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
+    tys = info.operand_types.get(id(op), ())
+    loc = op.loc
+
+    def dims(ty):
+        return _dims(ty.shape, env)
+
+    for o in op.operands:
+        if isinstance(o, Window):
+            _check_window(module, o, env, tensor_dims[o.tensor], info, o.loc or loc)
+    if op.target is not None:
+        _check_window(module, op.target, env, tensor_dims[op.target.tensor], info, op.target.loc or loc)
+    code = op.opcode
+    if code in opcat.MMA:
+        a, b, c = (dims(t) for t in tys[:3])
+        if a[1] != b[0] or a[0] != c[0] or b[1] != c[1]:
+            raise module.error(f"{code} shapes do not agree: a{list(a)} x b{list(b)} -> acc{list(c)} "
+                               f"(expected a[M,K], b[K,N], acc[M,N])", loc)
+    elif code in opcat.BINARY:
+        tiles = [t for t in tys if t is not None]
+        if len(tiles) == 2 and dims(tiles[0]) != dims(tiles[1]):
+            raise module.error(f"{code} shapes differ: {list(dims(tiles[0]))} and {list(dims(tiles[1]))}; "
+                               "broadcast first", loc)
+    elif code == "store":
+        v, tgt = dims(tys[0]), dims(tys[1])
+        if v != tgt:
+            raise module.error(f"store of a {list(v)} tile into a {list(tgt)} window of {op.target.tensor}", loc)
+    elif code == "reshape":
+        src = dims(tys[0])
+        dst = _dims(op.shape, env)
+        if _prod(src) != _prod(dst):
+            raise module.error(f"reshape of {list(src)} ({_prod(src)} elements) to {list(dst)} ({_prod(dst)} elements)", loc)
+    elif code == "broadcast":
+        src = dims(tys[0])
+        dst = _dims(op.shape, env)
+        for s, d in zip(reversed(src), reversed(dst)):
+            if s != d and s != 1:
+                raise module.error(f"cannot broadcast {list(src)} to {list(dst)}", loc)
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out

@@ -1,0 +1,260 @@
+"""Integer expressions over kernel parameters, mesh coordinates and loop variables.
+
+Expressions are symbolic in the IR and evaluated against an environment whose
+values are Python ints or numpy integer arrays: the same walk over the IR
+evaluates one configuration or a million (design-space sweeps rely on this).
+``/`` is floor division, as everywhere in tile languages' index arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from tfx.errors import SourceLocation, TfxError
+
+
+class Expr:
+    """Base class. Subclasses are frozen dataclasses compared structurally."""
+
+    loc: SourceLocation | None
+
+    def free_names(self) -> set[str]:
+        raise NotImplementedError
+
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def is_const(self) -> bool:
+        return not self.free_names()
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: int
+    loc: SourceLocation | None = field(default=None, compare=False, repr=False)
+
+    def free_names(self) -> set[str]:
+        return set()
+
+    def evaluate(self, env):
+        return self.value
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    name: str
+    loc: SourceLocation | None = field(default=None, compare=False, repr=False)
+
+    def free_names(self) -> set[str]:
+        return {self.name}
+
+    def evaluate(self, env):
+        try:
+            return env[self.name]
+        except KeyError:
+            raise TfxError(f"unknown name {self.name!r} in expression", where=self.loc) from None
+
+
+# Binary operators: precedence for printing and their evaluation.
+BINARY_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}
+
+
+def _is_array(*values) -> bool:
+    return any(isinstance(v, np.ndarray) for v in values)
+
+
+def floordiv(a, b):
+    if _is_array(b):
+        return a // np.maximum(b, 1)
+    if b == 0:
+        raise TfxError("division by zero in an index expression")
+    return a // b
+
+
+def cdiv(a, b):
+    """Ceiling division on non-negative integers (ints or arrays)."""
+    return -floordiv(-a, b)
+
+
+def emin(a, b):
+    return np.minimum(a, b) if _is_array(a, b) else min(a, b)
+
+
+def emax(a, b):
+    return np.maximum(a, b) if _is_array(a, b) else max(a, b)
+
+
+def where(cond, a, b):
+    """``a if cond else b``, elementwise for arrays."""
+    if _is_array(cond, a, b):
+        return np.where(cond, a, b)
+    return a if cond else b
+
+
+def round_up(a, unit):
+    return cdiv(a, unit) * unit
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    lhs: Expr
+    rhs: Expr
+    loc: SourceLocation | None = field(default=None, compare=False, repr=False)
+
+    def free_names(self) -> set[str]:
+        return self.lhs.free_names() | self.rhs.free_names()
+
+    def evaluate(self, env):
+        a = self.lhs.evaluate(env)
+        b = self.rhs.evaluate(env)
+        if self.op == "+":
+            return a + b
+        if self.op == "-":
+            return a - b
+        if self.op == "*":
+            return a * b
+        if self.op == "/":
+            try:
+                return floordiv(a, b)
+            except TfxError:
+                raise TfxError("division by zero in an index expression", where=self.loc) from None
+        if self.op == "%":
+            if not _is_array(b) and b == 0:
+                raise TfxError("modulo by zero in an index expression", where=self.loc)
+            return a % b
+        raise AssertionError(self.op)
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    operand: Expr
+    loc: SourceLocation | None = field(default=None, compare=False, repr=False)
+
+    def free_names(self) -> set[str]:
+        return self.operand.free_names()
+
+    def evaluate(self, env):
+        return -self.operand.evaluate(env)
+
+
+FUNCTIONS = {"cdiv": 2, "min": 2, "max": 2, "log2": 1, "pow2": 1}
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    func: str
+    args: tuple[Expr, ...]
+    loc: SourceLocation | None = field(default=None, compare=False, repr=False)
+
+    def free_names(self) -> set[str]:
+        out: set[str] = set()
+        for a in self.args:
+            out |= a.free_names()
+        return out
+
+    def evaluate(self, env):
+        vals = [a.evaluate(env) for a in self.args]
+        if self.func == "cdiv":
+            if not _is_array(vals[1]) and vals[1] == 0:
+                raise TfxError("cdiv by zero", where=self.loc)
+            return cdiv(vals[0], vals[1])
+        if self.func == "min":
+            return emin(vals[0], vals[1])
+        if self.func == "max":
+            return emax(vals[0], vals[1])
+        if self.func == "log2":
+            v = vals[0]
+            if _is_array(v):
+                return np.floor(np.log2(np.maximum(v, 1))).astype(np.int64)
+            return max(int(v), 1).bit_length() - 1
+        if self.func == "pow2":
+            return 2 ** vals[0]
+        raise AssertionError(self.func)
+
+
+def to_text(e: Expr, parent_prec: int = 0, right: bool = False) -> str:
+    """Canonical text with the fewest parentheses that keep the tree."""
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Name):
+        return e.name
+    if isinstance(e, Neg):
+        return "-" + to_text(e.operand, 3)
+    if isinstance(e, Call):
+        return f"{e.func}(" + ", ".join(to_text(a) for a in e.args) + ")"
+    if isinstance(e, BinOp):
+        prec = BINARY_PRECEDENCE[e.op]
+        text = f"{to_text(e.lhs, prec)} {e.op} {to_text(e.rhs, prec, right=True)}"
+        # Left-associative: a right operand of equal precedence needs parentheses.
+        if prec < parent_prec or (right and prec == parent_prec):
+            return f"({text})"
+        return text
+    raise AssertionError(type(e))
+
+
+Expr.__str__ = lambda self: to_text(self)  # type: ignore[assignment]
+
+
+def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
+    if isinstance(e, Name):
+        return mapping.get(e.name, e)
+    if isinstance(e, BinOp):
+        return BinOp(e.op, substitute(e.lhs, mapping), substitute(e.rhs, mapping), e.loc)
+    if isinstance(e, Neg):
+        return Neg(substitute(e.operand, mapping), e.loc)
+    if isinstance(e, Call):
+        return Call(e.func, tuple(substitute(a, mapping) for a in e.args), e.loc)
+    return e
+
+
+def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any]):
+    """If ``e`` is affine in ``var`` (``a*var + b`` with a, b free of var), return (a, b).
+
+    ``a`` and ``b`` are evaluated in ``env`` (which must not bind ``var``).
+    Division of an affine form by a var-free divisor counts as affine only
+    when both coefficients divide exactly (checked elementwise for arrays:
+    where they do not, None is returned). Returns None when not affine.
+    """
+    if var not in e.free_names():
+        return 0, e.evaluate(env)
+    if isinstance(e, Name):
+        return 1, 0
+    if isinstance(e, Neg):
+        inner = linear_coefficients(e.operand, var, env)
+        return None if inner is None else (-inner[0], -inner[1])
+    if isinstance(e, BinOp):
+        if e.op in "+-":
+            l = linear_coefficients(e.lhs, var, env)
+            r = linear_coefficients(e.rhs, var, env)
+            if l is None or r is None:
+                return None
+            s = 1 if e.op == "+" else -1
+            return l[0] + s * r[0], l[1] + s * r[1]
+        if e.op == "*":
+            if var not in e.lhs.free_names():
+                k = e.lhs.evaluate(env)
+                r = linear_coefficients(e.rhs, var, env)
+                return None if r is None else (k * r[0], k * r[1])
+            if var not in e.rhs.free_names():
+                k = e.rhs.evaluate(env)
+                l = linear_coefficients(e.lhs, var, env)
+                return None if l is None else (k * l[0], k * l[1])
+            return None
+        if e.op == "/" and var not in e.rhs.free_names():
+            d = e.rhs.evaluate(env)
+            l = linear_coefficients(e.lhs, var, env)
+            if l is None:
+                return None
+            a, b = l
+            exact = (a % d == 0) & (b % d == 0)
+            if _is_array(exact):
+                if not np.all(exact):
+                    return None
+            elif not exact:
+                return None
+            return a // d, b // d
+    return None

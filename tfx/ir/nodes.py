@@ -1,0 +1,290 @@
+"""The IR: kernels, regions with explicit captures, and ops on tiles.
+
+Nodes compare structurally and ignore source locations, so
+``parse(print(parse(x))) == parse(x)`` is a meaningful test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+from tfx.errors import SourceLocation
+from tfx.ir.expr import Expr
+from tfx.ir.types import DType, TileType
+
+Loc = SourceLocation | None
+
+
+def _loc():
+    return field(default=None, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- parameters
+
+@dataclass(frozen=True)
+class Domain:
+    """A parameter's sweep domain: a set of values, or a range lo..hi with a step.
+
+    ``geometric`` ranges multiply by ``step`` instead of adding it (``16..256 x2``).
+    """
+
+    values: tuple[Expr, ...] | None = None
+    lo: Expr | None = None
+    hi: Expr | None = None
+    step: Expr | None = None
+    geometric: bool = False
+
+    def enumerate(self, env) -> list[int]:
+        if self.values is not None:
+            return [int(v.evaluate(env)) for v in self.values]
+        lo, hi = int(self.lo.evaluate(env)), int(self.hi.evaluate(env))
+        step = int(self.step.evaluate(env)) if self.step is not None else (2 if self.geometric else 1)
+        out, v = [], lo
+        if step <= (1 if self.geometric else 0) or lo <= 0 and self.geometric:
+            return [lo]
+        while v <= hi:
+            out.append(v)
+            v = v * step if self.geometric else v + step
+        return out
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Expr
+    domain: Domain | None = None
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Let:
+    name: str
+    value: Expr
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    value: Expr
+    loc: Loc = _loc()
+
+
+KERNEL_ATTRS = {
+    "threads": "threads per CTA",
+    "occupancy": "CTAs per SM the schedule is tuned for (a hint the compiler may ignore)",
+    "regs": "known registers per thread",
+    "smem": "known dynamic shared memory per CTA, bytes",
+    "static_smem": "known static shared memory per CTA, bytes",
+}
+
+ROLES = ("in", "out", "inout", "scratch")
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    type: TileType
+    role: str
+    loc: Loc = _loc()
+
+
+# ---------------------------------------------------------------- operands
+
+@dataclass(frozen=True)
+class AxisSlice:
+    """One axis of a window: ``off : size [: stride]``, ``:`` (whole axis) or ``gather(%idx)``."""
+
+    kind: str                     # "range" | "full" | "gather"
+    offset: Expr | None = None
+    size: Expr | None = None
+    stride: Expr | None = None    # None means 1
+    index: str | None = None      # value name of the index tile, for gather
+
+
+@dataclass(frozen=True)
+class Window:
+    tensor: str
+    axes: tuple[AxisSlice, ...]
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class ValueRef:
+    name: str
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A numeric literal operand (``0.125``, ``-inf``)."""
+
+    text: str
+    loc: Loc = _loc()
+
+
+Operand = Union[ValueRef, Window, Scalar]
+
+
+# ---------------------------------------------------------------- ops
+
+@dataclass(frozen=True)
+class Op:
+    """One operation. Which optional fields are set depends on ``opcode``; see docs/language.md."""
+
+    opcode: str
+    result: str | None = None
+    operands: tuple[Operand, ...] = ()
+    to_level: str | None = None            # load/copy destination level
+    target: Window | None = None           # store destination
+    dtype: DType | None = None             # cast target, zeros/fill/recv element type
+    shape: tuple[Expr, ...] | None = None  # zeros/fill/recv/reshape/broadcast shape
+    level: str | None = None               # zeros/fill/recv level
+    axis: int | None = None                # reduce axis
+    perm: tuple[int, ...] | None = None    # transpose permutation
+    reduce_kind: str | None = None         # reduce: sum | max | min
+    fill_value: str | None = None          # fill literal
+    callee: str | None = None              # call
+    bindings: tuple[tuple[str, Expr], ...] = ()  # call parameter bindings
+    peer: str | None = None                # collectives: mesh level and offset, as text
+    loc: Loc = _loc()
+
+
+# ---------------------------------------------------------------- regions
+
+@dataclass(frozen=True)
+class Capture:
+    """A name a region takes from outside; ``move_to`` moves the value once per execution of the region."""
+
+    name: str
+    move_to: str | None = None
+    loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class MeshRegion:
+    """A grid of executing positions at one level of the hardware hierarchy."""
+
+    level: str
+    extents: tuple[Expr, ...]
+    coords: tuple[str, ...]
+    captures: tuple[Capture, ...]
+    body: tuple["Stmt", ...]
+    swizzle: Expr | None = None   # group-M style raster order (affects L2 reuse, not counts)
+    loc: Loc = _loc()
+    end_loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class TripCount:
+    """How many times a loop runs.
+
+    ``static``: from start/stop/step. ``runtime``: known only at run time, within
+    ``lo..hi``, with an optional expected value used for predictions.
+    """
+
+    kind: str                 # "static" | "runtime"
+    lo: Expr | None = None
+    hi: Expr | None = None
+    expect: Expr | None = None
+
+
+@dataclass(frozen=True)
+class LoopRegion:
+    var: str
+    start: Expr
+    stop: Expr | None             # None for runtime trip counts
+    step: Expr
+    trip: TripCount
+    bound: Expr | None            # stated upper bound on the trip count when stop varies per position
+    stages: Expr | None
+    carry: tuple[str, ...]
+    captures: tuple[Capture, ...]
+    body: tuple["Stmt", ...]
+    loc: Loc = _loc()
+    end_loc: Loc = _loc()
+
+
+@dataclass(frozen=True)
+class Composite:
+    """Ops dispatched to the engine as one command; the engine's scheduler streams the inner tiles.
+
+    Not an isolation boundary: it groups ops of the enclosing scope.
+    """
+
+    name: str
+    body: tuple["Stmt", ...]
+    loc: Loc = _loc()
+
+
+Stmt = Union[Op, MeshRegion, LoopRegion, Composite]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    params: tuple[Param, ...]
+    lets: tuple[Let, ...]
+    attrs: tuple[Attr, ...]
+    tensors: tuple[Tensor, ...]
+    body: tuple[Stmt, ...]
+    doc: str = ""
+    loc: Loc = _loc()
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def tensor(self, name: str) -> Tensor | None:
+        return next((t for t in self.tensors if t.name == name), None)
+
+    def attr(self, name: str) -> Attr | None:
+        return next((a for a in self.attrs if a.name == name), None)
+
+
+@dataclass(frozen=True)
+class Module:
+    kernels: tuple[Kernel, ...]
+    filename: str = field(default="<string>", compare=False)
+    doc: str = ""
+    # Per-kernel facts the verifier derives (KernelInfo, by kernel name); not part of equality.
+    info: dict = field(default_factory=dict, compare=False, repr=False)
+    source_lines: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def error(self, message: str, loc, notes=()):
+        """A TfxError at ``loc`` quoting the source line."""
+        from tfx.errors import TfxError
+        line = None
+        if loc is not None and 0 < loc.line <= len(self.source_lines):
+            line = self.source_lines[loc.line - 1]
+        return TfxError(message, loc or self.filename, line, tuple(notes))
+
+    def kernel(self, name: str | None = None) -> Kernel:
+        from tfx.errors import TfxError
+        if name is None:
+            return self.kernels[-1] if len(self.kernels) == 1 else self._main()
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        names = ", ".join(k.name for k in self.kernels)
+        raise TfxError(f"no kernel named {name!r} (this file has: {names})", where=self.filename)
+
+    def _main(self) -> Kernel:
+        """With several kernels, the one that no other kernel calls (the last such)."""
+        called = {op.callee for k in self.kernels for op in walk_ops(k.body) if op.callee}
+        roots = [k for k in self.kernels if k.name not in called]
+        return (roots or list(self.kernels))[-1]
+
+
+def walk(stmts) -> Iterator[Stmt]:
+    """Every statement, depth first, regions before their bodies."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (MeshRegion, LoopRegion, Composite)):
+            yield from walk(s.body)
+
+
+def walk_ops(stmts) -> Iterator[Op]:
+    for s in walk(stmts):
+        if isinstance(s, Op):
+            yield s

@@ -1,0 +1,420 @@
+"""Name resolution, region isolation and type inference for a parsed module.
+
+Scoping rules (docs/language.md, "Scopes and captures"):
+- parameters and ``let``s are compile-time constants visible everywhere;
+- a mesh or loop region sees only what its ``capture(...)`` list names, its own
+  coordinates or induction variable, and what its body defines;
+- ``carry(%v)`` makes ``%v`` visible and re-assignable in a loop; after the loop
+  ``%v`` names the final value;
+- ``composite`` blocks are transparent (a dispatch grouping, not a scope).
+
+Using an outside value without capturing it is refused with
+``region is not isolated``, naming the value, the use and the definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tfx.errors import SourceLocation, TfxError
+from tfx.ir import ops as opcat
+from tfx.ir.expr import BinOp, Const, Expr, Name
+from tfx.ir.nodes import (AxisSlice, Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
+                          ValueRef, Window)
+from tfx.ir.types import MMA_ACCUMULATORS, DType, TileType
+
+STORAGE_LEVELS = {"gmem", "l2", "smem", "rmem", "hbm", "tcm"}
+MESH_LEVELS = {"cta", "cluster", "warpgroup", "warp", "thread", "sip", "cube", "pe"}
+
+
+@dataclass
+class KernelInfo:
+    """What the verifier learned about one kernel, keyed by ``id(op)``."""
+
+    result_types: dict[int, TileType] = field(default_factory=dict)
+    operand_types: dict[int, tuple] = field(default_factory=dict)   # TileType or None (scalars)
+    index_names: set[str] = field(default_factory=set)              # coordinates and induction vars
+
+
+@dataclass
+class _Symbol:
+    kind: str                  # "tensor" | "value" | "index"
+    type: TileType | None
+    loc: SourceLocation | None
+    reassignable: bool = False
+
+
+class _Scope:
+    def __init__(self, parent: "_Scope | None", region: str, region_loc, isolated: bool):
+        self.parent = parent
+        self.names: dict[str, _Symbol] = {}
+        self.region = region
+        self.region_loc = region_loc
+        self.isolated = isolated
+
+    def lookup(self, name: str):
+        """(symbol, crossed_isolation_boundary_scope) or (None, None)."""
+        scope, barrier = self, None
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name], barrier
+            if scope.isolated and barrier is None:
+                barrier = scope
+            scope = scope.parent
+        return None, None
+
+
+class Verifier:
+    def __init__(self, module: Module, lines: list[str]):
+        self.module = module
+        self.lines = lines
+
+    def error(self, message: str, loc: SourceLocation | None, notes=()) -> TfxError:
+        line = None
+        if loc is not None and 0 < loc.line <= len(self.lines):
+            line = self.lines[loc.line - 1]
+        return TfxError(message, loc or self.module.filename, line, tuple(notes))
+
+    # ------------------------------------------------------------ kernel level
+    def run(self) -> None:
+        seen = {}
+        for k in self.module.kernels:
+            if k.name in seen:
+                raise self.error(f"duplicate kernel name {k.name!r} (first defined at line {seen[k.name].line})", k.loc)
+            seen[k.name] = k.loc
+        for k in self.module.kernels:
+            self.module.info[k.name] = self.verify_kernel(k)
+
+    def verify_kernel(self, k: Kernel) -> KernelInfo:
+        self.info = KernelInfo()
+        self.kernel = k
+        consts: dict[str, SourceLocation | None] = {}
+        for item in (*k.params, *k.lets):
+            if item.name in consts:
+                raise self.error(f"duplicate name {item.name!r} (first defined at line {consts[item.name].line})", item.loc)
+            consts[item.name] = item.loc
+        self.consts = set(consts)
+        # Parameters' defaults may use earlier parameters; lets may use parameters and earlier lets.
+        visible: set[str] = set()
+        for p in k.params:
+            self.check_expr(p.default, visible, f"the default of {p.name}")
+            visible.add(p.name)
+        for p in k.params:
+            if p.domain is not None:
+                for e in (p.domain.values or ()) + tuple(x for x in (p.domain.lo, p.domain.hi, p.domain.step) if x is not None):
+                    self.check_expr(e, visible, f"the domain of {p.name}")
+        for l in k.lets:
+            self.check_expr(l.value, visible, f"let {l.name}")
+            visible.add(l.name)
+        for a in k.attrs:
+            self.check_expr(a.value, visible, f"attr {a.name}")
+        root = _Scope(None, f"kernel {k.name}", k.loc, isolated=False)
+        for t in k.tensors:
+            if t.name in consts or t.name in root.names:
+                raise self.error(f"duplicate name {t.name!r}", t.loc)
+            if t.type.level not in STORAGE_LEVELS:
+                raise self.error(f"unknown storage level {t.type.level!r}, expected one of: {', '.join(sorted(STORAGE_LEVELS))}", t.loc)
+            for d in t.type.shape:
+                self.check_expr(d, visible, f"the shape of {t.name}")
+            root.names[t.name] = _Symbol("tensor", t.type, t.loc)
+        self.block(k.body, root)
+        return self.info
+
+    # ------------------------------------------------------------ expressions
+    def check_expr(self, e: Expr, allowed: set[str], what: str, scope: _Scope | None = None,
+                   use_loc=None) -> None:
+        for name in sorted(e.free_names()):
+            if name in allowed or name in self.consts:
+                continue
+            if scope is not None:
+                sym, barrier = scope.lookup(name)
+                if sym is not None and sym.kind == "index":
+                    if barrier is not None:
+                        raise self.isolation_error(name, sym, barrier, use_loc or _expr_loc(e, name))
+                    continue
+                if sym is not None:
+                    raise self.error(f"{name!r} is a {sym.kind}, not an integer, in {what}", use_loc or _expr_loc(e, name))
+            raise self.error(f"unknown name {name!r} in {what}: expected a parameter, let, mesh coordinate or loop variable",
+                             _expr_loc(e, name) or use_loc)
+
+    def isolation_error(self, name, sym: _Symbol, barrier: _Scope, use_loc) -> TfxError:
+        defined = f"defined at line {sym.loc.line}" if sym.loc else "defined outside"
+        region_line = f"line {barrier.region_loc.line}" if barrier.region_loc else "?"
+        return self.error(
+            f"region is not isolated: {name} is used here but the {barrier.region} at {region_line} does not capture it ({defined})",
+            use_loc, notes=(f"add {name} to the capture(...) list of the {barrier.region} at {region_line}",))
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts, scope: _Scope) -> None:
+        for s in stmts:
+            if isinstance(s, Op):
+                self.op(s, scope)
+            elif isinstance(s, MeshRegion):
+                self.mesh(s, scope)
+            elif isinstance(s, LoopRegion):
+                self.loop(s, scope)
+            elif isinstance(s, Composite):
+                self.block(s.body, scope)
+
+    def captures(self, region, inner: _Scope, outer: _Scope) -> None:
+        seen = set()
+        for c in region.captures:
+            if c.name in seen:
+                raise self.error(f"{c.name} is captured twice", c.loc)
+            seen.add(c.name)
+            if c.name in self.consts:
+                raise self.error(f"{c.name} is a parameter: parameters are visible everywhere and are not captured", c.loc)
+            sym, barrier = outer.lookup(c.name)
+            if sym is None:
+                raise self.error(f"captured name {c.name} is not defined outside this region", c.loc)
+            if barrier is not None:
+                raise self.isolation_error(c.name, sym, barrier, c.loc)
+            ty = sym.type
+            if c.move_to is not None:
+                if sym.kind != "value":
+                    raise self.error(f"only values can be moved by a capture; {c.name} is a {sym.kind}", c.loc)
+                if c.move_to not in STORAGE_LEVELS:
+                    raise self.error(f"unknown storage level {c.move_to!r}", c.loc)
+                ty = ty.with_level(c.move_to)
+            inner.names[c.name] = _Symbol(sym.kind, ty, sym.loc)
+
+    def mesh(self, m: MeshRegion, scope: _Scope) -> None:
+        if m.level not in MESH_LEVELS:
+            raise self.error(f"unknown mesh level {m.level!r}, expected one of: {', '.join(sorted(MESH_LEVELS))}", m.loc)
+        for e in m.extents:
+            self.check_expr(e, set(), f"the extent of mesh {m.level}", scope, m.loc)
+        if m.swizzle is not None:
+            self.check_expr(m.swizzle, set(), "swizzle", scope, m.loc)
+        inner = _Scope(scope, f"mesh {m.level}", m.loc, isolated=True)
+        self.captures(m, inner, scope)
+        for c in m.coords:
+            if c in self.consts or c in inner.names:
+                raise self.error(f"duplicate name {c!r}: mesh coordinate shadows a visible name", m.loc)
+            inner.names[c] = _Symbol("index", None, m.loc)
+            self.info.index_names.add(c)
+        self.block(m.body, inner)
+
+    def loop(self, lp: LoopRegion, scope: _Scope) -> None:
+        for what, e in (("start", lp.start), ("stop", lp.stop), ("step", lp.step), ("bound", lp.bound),
+                        ("stages", lp.stages), ("trip lo", lp.trip.lo), ("trip hi", lp.trip.hi),
+                        ("expect", lp.trip.expect)):
+            if e is not None:
+                self.check_expr(e, set(), f"the {what} of loop {lp.var}", scope, lp.loc)
+        # A stop that varies per executing position needs a stated bound.
+        if lp.stop is not None and lp.bound is None:
+            varying = [n for n in lp.stop.free_names() | lp.start.free_names() if n not in self.consts]
+            if varying:
+                raise self.error(
+                    f"loop {lp.var}'s trip count depends on {', '.join(sorted(varying))}: state an upper bound with 'bound EXPR'",
+                    lp.loc)
+        inner = _Scope(scope, f"loop {lp.var}", lp.loc, isolated=True)
+        self.captures(lp, inner, scope)
+        for v in lp.carry:
+            sym, barrier = scope.lookup(v)
+            if sym is None or sym.kind != "value":
+                raise self.error(f"carried value {v} is not defined before the loop", lp.loc)
+            if barrier is not None:
+                raise self.isolation_error(v, sym, barrier, lp.loc)
+            if v in inner.names:
+                raise self.error(f"{v} is both carried and captured; carry(...) already makes it visible", lp.loc)
+            inner.names[v] = _Symbol("value", sym.type, sym.loc, reassignable=True)
+        if lp.var in self.consts or lp.var in inner.names:
+            raise self.error(f"duplicate name {lp.var!r}: the induction variable shadows a visible name", lp.loc)
+        inner.names[lp.var] = _Symbol("index", None, lp.loc)
+        self.info.index_names.add(lp.var)
+        self.block(lp.body, inner)
+
+    # ------------------------------------------------------------ ops
+    def value_type(self, name: str, scope: _Scope, loc) -> TileType:
+        sym, barrier = scope.lookup(name)
+        if sym is None:
+            raise self.error(f"unknown value {name}", loc)
+        if barrier is not None:
+            raise self.isolation_error(name, sym, barrier, loc)
+        if sym.kind != "value":
+            raise self.error(f"{name} is a {sym.kind}, expected a value", loc)
+        return sym.type
+
+    def window_type(self, w: Window, scope: _Scope, level: str | None) -> TileType:
+        sym, barrier = scope.lookup(w.tensor)
+        if sym is None:
+            raise self.error(f"unknown tensor {w.tensor!r}", w.loc)
+        if barrier is not None:
+            raise self.isolation_error(w.tensor, sym, barrier, w.loc)
+        if sym.kind != "tensor":
+            raise self.error(f"{w.tensor} is a {sym.kind}, expected a tensor", w.loc)
+        tt = sym.type
+        if len(w.axes) != len(tt.shape):
+            raise self.error(f"window on {w.tensor} has {len(w.axes)} axes, the tensor has {len(tt.shape)}", w.loc)
+        dims = []
+        for axis, full in zip(w.axes, tt.shape):
+            if axis.kind == "full":
+                dims.append(full)
+            elif axis.kind == "gather":
+                idx = self.value_type(axis.index, scope, w.loc)
+                if idx.dtype not in (DType.INT32, DType.INT8):
+                    raise self.error(f"gather index {axis.index} must be int32, found {idx.dtype}", w.loc)
+                count: Expr = Const(1)
+                for d in idx.shape:
+                    count = d if count == Const(1) else BinOp("*", count, d)
+                dims.append(count)
+            else:
+                for part in (axis.offset, axis.size, axis.stride):
+                    if part is not None:
+                        self.check_expr(part, set(), f"the window on {w.tensor}", scope, w.loc)
+                dims.append(axis.size)
+        return TileType(tt.dtype, tuple(dims), level)
+
+    def operand_type(self, o, scope: _Scope, loc):
+        if isinstance(o, ValueRef):
+            return self.value_type(o.name, scope, o.loc or loc)
+        if isinstance(o, Window):
+            return self.window_type(o, scope, self.tensor_level(o, scope))
+        return None  # Scalar
+
+    def tensor_level(self, w: Window, scope: _Scope):
+        sym, _ = scope.lookup(w.tensor)
+        return sym.type.level if sym is not None and sym.type is not None else None
+
+    def define(self, op: Op, ty: TileType, scope: _Scope) -> None:
+        if op.result is None:
+            return
+        if op.result in self.consts:
+            raise self.error(f"duplicate name {op.result}: it is a parameter", op.loc)
+        existing = scope.names.get(op.result)
+        if existing is not None:
+            if existing.reassignable:
+                if existing.type is not None and (existing.type.dtype != ty.dtype or len(existing.type.shape) != len(ty.shape)):
+                    raise self.error(f"carried value {op.result} changes type from {existing.type} to {ty}", op.loc)
+            else:
+                line = existing.loc.line if existing.loc else "?"
+                raise self.error(f"duplicate name {op.result} (first defined at line {line})", op.loc)
+        scope.names[op.result] = _Symbol("value", ty, op.loc, reassignable=bool(existing and existing.reassignable))
+        self.info.result_types[id(op)] = ty
+
+    def op(self, op: Op, scope: _Scope) -> None:
+        loc = op.loc
+        tys = tuple(self.operand_type(o, scope, loc) for o in op.operands)
+        self.info.operand_types[id(op)] = tys
+        code = op.opcode
+        needs_result = code not in ("store", "send", "call")
+        if needs_result and op.result is None:
+            raise self.error(f"{code} produces a value: write %name = {code} ...", loc)
+        if not needs_result and op.result is not None:
+            raise self.error(f"{code} produces no value", loc)
+        for lvl in (op.to_level, op.level):
+            if lvl is not None and lvl not in STORAGE_LEVELS:
+                raise self.error(f"unknown storage level {lvl!r}, expected one of: {', '.join(sorted(STORAGE_LEVELS))}", loc)
+        if code in ("load", "copy"):
+            ty = tys[0].with_level(op.to_level)
+        elif code == "store":
+            tgt = self.window_type(op.target, scope, self.tensor_level(op.target, scope))
+            self.info.operand_types[id(op)] = tys + (tgt,)
+            if any(a.kind == "gather" for a in op.target.axes):
+                pass  # scatter rows: allowed
+            if tys[0].dtype != tgt.dtype:
+                raise self.error(f"store of {tys[0].dtype} into {op.target.tensor} of {tgt.dtype}: cast first", loc)
+            if len(tys[0].shape) != len(tgt.shape):
+                raise self.error(f"store of a rank-{len(tys[0].shape)} tile into a rank-{len(tgt.shape)} window", loc)
+            return
+        elif code in opcat.MMA:
+            a, b, c = tys
+            if a is None or b is None or c is None:
+                raise self.error(f"{code} operands must be tiles", loc)
+            if len(a.shape) != 2 or len(b.shape) != 2 or len(c.shape) != 2:
+                raise self.error(f"{code} takes 2-D tiles: a[M,K], b[K,N], acc[M,N]", loc)
+            fp8 = {DType.FP8E4M3, DType.FP8E5M2}
+            if a.dtype != b.dtype and not (a.dtype in fp8 and b.dtype in fp8):
+                raise self.error(f"{code} operand dtypes differ: {a.dtype} and {b.dtype}", loc)
+            allowed = MMA_ACCUMULATORS.get(a.dtype, set())
+            if c.dtype not in allowed:
+                exp = " or ".join(sorted(str(d) for d in allowed)) or "none"
+                raise self.error(f"{code} on {a.dtype} accumulates in {exp}, found {c.dtype}", loc)
+            ty = c
+        elif code in opcat.UNARY:
+            if tys[0] is None:
+                raise self.error(f"{code} takes a tile", loc)
+            if code in opcat.SPECIAL and not tys[0].dtype.is_float:
+                raise self.error(f"{code} needs a floating-point tile, found {tys[0].dtype}", loc)
+            ty = tys[0]
+        elif code in opcat.BINARY:
+            tiles = [t for t in tys if t is not None]
+            if not tiles:
+                raise self.error(f"{code} needs at least one tile operand", loc)
+            if len(tiles) == 2:
+                if tiles[0].dtype != tiles[1].dtype:
+                    raise self.error(f"{code} operand dtypes differ: {tiles[0].dtype} and {tiles[1].dtype}", loc)
+                if len(tiles[0].shape) != len(tiles[1].shape):
+                    raise self.error(f"{code} operand ranks differ: {tiles[0]} and {tiles[1]}; broadcast first", loc)
+            ty = tiles[0]
+        elif code == "reduce":
+            t = tys[0]
+            if t is None or not (0 <= op.axis < len(t.shape)):
+                raise self.error(f"reduce axis {op.axis} out of range for {t}", loc)
+            shape = t.shape[:op.axis] + t.shape[op.axis + 1:]
+            ty = TileType(t.dtype, shape or (Const(1),), t.level)
+        elif code == "cast":
+            ty = tys[0].with_dtype(op.dtype)
+        elif code in ("zeros", "fill", "recv"):
+            for d in op.shape:
+                self.check_expr(d, set(), f"the shape of {op.result}", scope, loc)
+            ty = TileType(op.dtype, op.shape, op.level)
+        elif code == "reshape":
+            for d in op.shape:
+                self.check_expr(d, set(), "reshape", scope, loc)
+            ty = TileType(tys[0].dtype, op.shape, tys[0].level)
+        elif code == "broadcast":
+            for d in op.shape:
+                self.check_expr(d, set(), "broadcast", scope, loc)
+            if len(op.shape) < len(tys[0].shape):
+                raise self.error("broadcast cannot reduce the rank", loc)
+            ty = TileType(tys[0].dtype, op.shape, tys[0].level)
+        elif code == "transpose":
+            t = tys[0]
+            perm = op.perm or tuple(reversed(range(len(t.shape))))
+            if sorted(perm) != list(range(len(t.shape))):
+                raise self.error(f"transpose perm {list(perm)} is not a permutation of {len(t.shape)} axes", loc)
+            ty = TileType(t.dtype, tuple(t.shape[i] for i in perm), t.level)
+        elif code == "call":
+            callee = next((k for k in self.module.kernels if k.name == op.callee), None)
+            if callee is None:
+                raise self.error(f"call of unknown kernel {op.callee!r}", loc)
+            if callee is self.kernel:
+                raise self.error("a kernel cannot call itself", loc)
+            if len(op.operands) != len(callee.tensors):
+                raise self.error(f"{op.callee} takes {len(callee.tensors)} arguments ({', '.join(t.name for t in callee.tensors)}), found {len(op.operands)}", loc)
+            for name, e in op.bindings:
+                if callee.param(name) is None:
+                    raise self.error(f"{op.callee} has no parameter {name!r}", loc)
+                self.check_expr(e, set(), f"the binding of {name}", scope, loc)
+            for arg, t in zip(tys, callee.tensors):
+                if arg is not None and arg.dtype != t.type.dtype:
+                    raise self.error(f"argument for {t.name} of {op.callee} is {arg.dtype}, expected {t.type.dtype}", loc)
+            return
+        elif code == "send":
+            return
+        elif code == "allreduce":
+            ty = tys[0]
+        else:  # pragma: no cover - the parser admits only catalogued opcodes
+            raise self.error(f"unknown op {code!r}", loc)
+        self.define(op, ty, scope)
+
+
+def _expr_loc(e: Expr, name: str):
+    if isinstance(e, Name) and e.name == name:
+        return e.loc
+    for child in getattr(e, "args", ()) or ():
+        l = _expr_loc(child, name)
+        if l is not None:
+            return l
+    for attr in ("lhs", "rhs", "operand"):
+        child = getattr(e, attr, None)
+        if child is not None:
+            l = _expr_loc(child, name)
+            if l is not None:
+                return l
+    return None
+
+
+def verify_module(module: Module, lines: list[str]) -> None:
+    Verifier(module, lines).run()
