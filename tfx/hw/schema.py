@@ -1,0 +1,551 @@
+"""The schema of a hardware profile, written as data, and the checks that enforce it.
+
+A profile file is TOML. Its tables nest as the fact paths of
+docs/architecture.md do; every numeric fact is an inline table
+
+    bandwidth = { value = 4.8, unit = "TB/s", origin = "vendor", source = "H200 datasheet" }
+    latency   = { unavailable = "not published; not measured yet" }
+
+Validation happens in two passes:
+
+* ``parse_document`` (one file at a time): every key must be in the schema and
+  every value of the right type, unit family and range. Facts are converted to
+  canonical units here, so an error names the file that holds the mistake.
+* ``check_complete`` (after ``base`` inheritance has been merged): required
+  facts are present and the names that point at each other (``parent``,
+  ``scope``, ``caches``, ``aliases``, ``mesh``) agree.
+
+Both raise ``TfxError(..., where="<file>:<dotted.key>")``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Union
+
+from tfx.errors import TfxError
+from tfx.hw.units import (INTEGER_FAMILIES, UNIT_FAMILIES, accepted_units, canonical_unit,
+                          family_of, to_canonical)
+
+ORIGINS = ("vendor", "measured", "derived", "estimated", "reference")
+KINDS = ("gpu", "tiled")
+
+# Element types a compute engine may state a rate for: the IR's dtype names
+# (tfx.ir.types.DType), so an mma on ``fp8e4m3`` looks up ``compute.tensor.fp8e4m3``.
+COMPUTE_DTYPES = ("f64", "f32", "tf32", "bf16", "f16", "fp8e4m3", "fp8e5m2", "fp4e2m1",
+                  "int8", "int32")
+
+# The level every hierarchy chain ends in. It is not declared in ``hierarchy``.
+DEVICE = "device"
+
+
+# ------------------------------------------------------------------ the spec
+
+@dataclass(frozen=True)
+class FactSpec:
+    """A numeric fact. ``family`` is a units family, or ``"any"`` (calibration numbers)."""
+
+    family: str
+    constraint: str  # "positive" | "nonnegative" | "positive_int" | "nonnegative_int" | "flag"
+    doc: str
+
+
+@dataclass(frozen=True)
+class TextSpec:
+    """A string setting (a name, a scope). ``choices`` limits it when given."""
+
+    doc: str
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class NameListSpec:
+    """A list of names (memory ``aliases``)."""
+
+    doc: str
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table with a fixed set of keys."""
+
+    fields: Mapping[str, "Spec"]
+    doc: str
+
+
+@dataclass(frozen=True)
+class NamedTablesSpec:
+    """A table whose keys the profile chooses (hierarchy levels, memories, links)."""
+
+    entry: "Spec"
+    doc: str
+
+
+Spec = Union[FactSpec, TextSpec, NameListSpec, TableSpec, NamedTablesSpec]
+
+_CONSTRAINT_TEXT = {
+    "positive": "a number > 0",
+    "nonnegative": "a number >= 0",
+    "positive_int": "a whole number >= 1",
+    "nonnegative_int": "a whole number >= 0",
+    "flag": "0 or 1",
+}
+
+
+def _count(doc: str, constraint: str = "positive_int") -> FactSpec:
+    return FactSpec("count", constraint, doc)
+
+
+_OCCUPANCY_KEYS = {
+    "threads_per_warp": "threads in a warp",
+    "max_threads_per_sm": "resident threads per SM",
+    "max_warps_per_sm": "resident warps per SM",
+    "max_blocks_per_sm": "resident thread blocks per SM",
+    "max_threads_per_block": "threads per block",
+    "regs_per_sm": "32-bit registers per SM",
+    "regs_per_block": "32-bit registers one block may use",
+    "max_regs_per_thread": "registers one thread may use",
+    "reg_alloc_unit": "register allocation granularity per warp",
+    "warp_alloc_granularity": "warp allocation granularity for registers",
+    "smem_per_sm": "shared memory per SM usable by blocks",
+    "smem_per_block_optin": "shared memory one block may opt in to",
+    "smem_alloc_unit": "shared memory allocation granularity",
+    "reserved_smem_per_block": "shared memory the system reserves per block",
+}
+_OCCUPANCY_BYTES = {"smem_per_sm", "smem_per_block_optin", "smem_alloc_unit",
+                    "reserved_smem_per_block"}
+
+
+def _compute_unit(doc: str, with_instruction_shape: bool) -> TableSpec:
+    fields: dict[str, Spec] = {
+        "scope": TextSpec("hierarchy level that owns one engine (sm, pe)"),
+    }
+    for dtype in COMPUTE_DTYPES:
+        fields[dtype] = FactSpec("flop_per_cycle", "positive",
+                                 f"{dtype} flop per cycle per scope unit (dense)")
+    if with_instruction_shape:
+        for dim in "mnk":
+            fields[f"instruction_{dim}"] = _count(
+                f"tensor instruction {dim.upper()} (bf16 shape; a smaller tile wastes it)")
+    return TableSpec(fields, doc)
+
+
+PROFILE_SPEC = TableSpec({
+    "name": TextSpec("profile name (defaults to the file name without .toml)"),
+    "base": TextSpec("profile this one inherits from: a bundled name or a path to a .toml"),
+    "kind": TextSpec("gpu or tiled", KINDS),
+    "description": TextSpec("one line for `tfx hw list`"),
+    "hierarchy": NamedTablesSpec(TableSpec({
+        "count": _count("units of this level per parent unit"),
+        "parent": TextSpec("parent level name (`device` at the top)"),
+        "mesh": TextSpec("mesh name kernels use at this level (cta, warp, thread, cube, pe)"),
+    }, "one level of the execution hierarchy"), "execution hierarchy, outermost first"),
+    "clock": TableSpec({
+        "core": FactSpec("frequency", "positive", "core clock that per-cycle facts run at"),
+    }, "clocks"),
+    "memory": NamedTablesSpec(TableSpec({
+        "scope": TextSpec("hierarchy level owning one instance (device, sm, thread, pe)"),
+        "capacity": FactSpec("bytes", "positive", "bytes per instance"),
+        "bandwidth": FactSpec("bandwidth", "positive", "B/s per instance"),
+        "bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive", "B/cycle per instance"),
+        "bandwidth_measured": FactSpec(
+            "bandwidth", "positive",
+            "a measured ceiling (streaming copy) per instance, beside the vendor `bandwidth`"),
+        "latency": FactSpec("time", "nonnegative", "load-to-use latency"),
+        "channels": _count("independent channels per instance"),
+        "caches": TextSpec("the memory level this one caches (l2 caches gmem)"),
+        "aliases": NameListSpec("other names kernels and knobs may use (hbm for gmem)"),
+    }, "one memory level"), "memory levels"),
+    "compute": TableSpec({
+        "tensor": _compute_unit("matrix engine", with_instruction_shape=True),
+        "vector": _compute_unit("SIMD/SIMT lanes", with_instruction_shape=False),
+        "special": _compute_unit("special-function units (one op counted as one flop)",
+                                 with_instruction_shape=False),
+    }, "compute engines"),
+    "occupancy": TableSpec({
+        key: (FactSpec("bytes", "nonnegative" if key == "reserved_smem_per_block" else "positive",
+                       doc) if key in _OCCUPANCY_BYTES
+              else _count(doc))
+        for key, doc in _OCCUPANCY_KEYS.items()
+    }, "CUDA occupancy calculator inputs"),
+    "launch": TableSpec({
+        "overhead": FactSpec("time", "nonnegative", "host time per kernel launch"),
+    }, "kernel launch"),
+    "dispatch": TableSpec({
+        "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),
+        "composite": FactSpec("cycles", "nonnegative_int", "cycles to dispatch a composite command"),
+    }, "command dispatch (tiled accelerators)"),
+    "dma": TableSpec({
+        "channels": _count("DMA channels per PE"),
+        "hold_channel_for_round_trip": FactSpec(
+            "flag", "flag", "1: a read holds its channel until the data returns; 0: pipelined"),
+    }, "DMA engines (tiled accelerators)"),
+    "links": NamedTablesSpec(TableSpec({
+        "scope": TextSpec("level one endpoint belongs to (device, cube, pe)"),
+        "bandwidth": FactSpec("bandwidth", "positive", "B/s per endpoint, each direction"),
+        "latency": FactSpec("time", "nonnegative", "one-way latency"),
+        "count": _count("links per endpoint"),
+    }, "one interconnect"), "interconnects"),
+    "system": TableSpec({
+        "devices_per_node": _count("devices (GPUs, SIPs) per node"),
+    }, "the system around the device, for the model layer"),
+    "calibration": NamedTablesSpec(FactSpec("any", "positive", "a measured ceiling"),
+                                   "measured ceilings kept beside the profile (any unit)"),
+}, "a hardware profile")
+
+# Keys that belong to one file and are not inherited through ``base``.
+PER_FILE_KEYS = ("name", "base")
+
+REQUIRED_COMMON = ("kind", "description", "clock.core")
+REQUIRED_BY_KIND = {
+    "gpu": tuple(f"occupancy.{key}" for key in _OCCUPANCY_KEYS) + ("compute.tensor.scope",),
+    "tiled": ("dispatch.single_op", "dispatch.composite"),
+}
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+# ------------------------------------------------------------------ the Fact
+
+@dataclass(frozen=True)
+class Fact:
+    """One numeric fact with its provenance.
+
+    ``value`` is in the canonical ``unit`` (ints for counts, cycles and flags);
+    ``raw_value``/``raw_unit`` are as written, ``raw`` their text. An
+    unavailable fact has ``value is None`` and the reason in ``unavailable``.
+    ``knob`` names the knob that set it (not part of equality, so a profile
+    saved with knobs applied loads back equal).
+    """
+
+    value: float | int | None
+    unit: str | None
+    origin: str | None
+    source: str
+    raw: str
+    unavailable: str | None = None
+    raw_value: float | int | None = None
+    raw_unit: str | None = None
+    knob: str | None = field(default=None, compare=False)
+
+    @property
+    def available(self) -> bool:
+        return self.unavailable is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "unit": self.unit, "origin": self.origin,
+                "source": self.source, "raw": self.raw, "unavailable": self.unavailable,
+                "knob": self.knob}
+
+
+def make_fact(raw_value: float | int, raw_unit: str, origin: str, source: str,
+              knob: str | None = None) -> Fact:
+    """A Fact from the value and unit as written, converting to the canonical unit."""
+    family = family_of(raw_unit)
+    assert family is not None, raw_unit
+    return Fact(value=to_canonical(raw_value, raw_unit), unit=canonical_unit(family),
+                origin=origin, source=source, raw=f"{raw_value!r} {raw_unit}",
+                raw_value=raw_value, raw_unit=raw_unit, knob=knob)
+
+
+def unavailable_fact(spec: FactSpec, reason: str) -> Fact:
+    unit = canonical_unit(spec.family) if spec.family != "any" else None
+    return Fact(value=None, unit=unit, origin=None, source="", raw=f"unavailable: {reason}",
+                unavailable=reason)
+
+
+def constraint_problem(value: float, constraint: str) -> str | None:
+    """Why ``value`` (canonical) breaks ``constraint``, or None if it is fine."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value!r}"
+    whole = float(value).is_integer()
+    ok = {
+        "positive": value > 0,
+        "nonnegative": value >= 0,
+        "positive_int": whole and value >= 1,
+        "nonnegative_int": whole and value >= 0,
+        "flag": value in (0, 1),
+    }[constraint]
+    if ok:
+        return None
+    return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value:g}"
+
+
+# ------------------------------------------------------------- spec lookups
+
+def spec_at(path: str) -> Spec | None:
+    """The spec governing a dotted path (``memory.gmem.bandwidth``), or None."""
+    spec: Spec = PROFILE_SPEC
+    for part in path.split("."):
+        if isinstance(spec, TableSpec):
+            if part not in spec.fields:
+                return None
+            spec = spec.fields[part]
+        elif isinstance(spec, NamedTablesSpec):
+            spec = spec.entry
+        else:
+            return None
+    return spec
+
+
+def _expected_text(spec: Spec) -> str:
+    if isinstance(spec, FactSpec):
+        return ("a fact table { value, unit, origin, source } or { unavailable = \"reason\" }")
+    if isinstance(spec, TextSpec):
+        if spec.choices:
+            return "one of " + ", ".join(f'"{c}"' for c in spec.choices)
+        return "a string"
+    if isinstance(spec, NameListSpec):
+        return "a list of names"
+    return "a table"
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+# ------------------------------------------------------------------ pass 1
+
+def parse_document(doc: dict, file: str) -> dict:
+    """Check one parsed TOML document against the schema; facts become ``Fact``s.
+
+    Returns a nested dict with the same shape whose leaves are ``Fact``, str
+    or tuple (aliases). Raises TfxError naming ``file:dotted.key``.
+    """
+    return _parse_table(doc, PROFILE_SPEC, (), file)
+
+
+def _where(file: str, path: tuple[str, ...]) -> str:
+    return f"{file}:{'.'.join(path)}" if path else file
+
+
+def _parse_value(value: Any, spec: Spec, path: tuple[str, ...], file: str) -> Any:
+    where = _where(file, path)
+    if isinstance(spec, FactSpec):
+        return _parse_fact(value, spec, path, file)
+    if isinstance(spec, TextSpec):
+        if not isinstance(value, str):
+            raise TfxError(f"expected {_expected_text(spec)}, got {_type_name(value)}", where=where)
+        if spec.choices and value not in spec.choices:
+            raise TfxError(f"expected {_expected_text(spec)}, got {value!r}", where=where)
+        if not value.strip():
+            raise TfxError("expected a non-empty string", where=where)
+        return value
+    if isinstance(spec, NameListSpec):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TfxError(f"expected a list of names, got {_type_name(value)}", where=where)
+        for name in value:
+            if not _NAME.match(name):
+                raise TfxError(f"expected names made of letters, digits and _, got {name!r}",
+                               where=where)
+        return tuple(value)
+    if not isinstance(value, dict):
+        raise TfxError(f"expected a table ({spec.doc}), got {_type_name(value)}", where=where)
+    if isinstance(spec, TableSpec):
+        return _parse_table(value, spec, path, file)
+    out = {}
+    for name, entry in value.items():
+        if not _NAME.match(name):
+            raise TfxError(f"expected a name made of letters, digits and _, got {name!r}",
+                           where=_where(file, path + (name,)))
+        out[name] = _parse_value(entry, spec.entry, path + (name,), file)
+    return out
+
+
+def _parse_table(table: dict, spec: TableSpec, path: tuple[str, ...], file: str) -> dict:
+    out = {}
+    for key, value in table.items():
+        if key not in spec.fields:
+            known = list(spec.fields)
+            close = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            where_text = ".".join(path) or "the top level"
+            raise TfxError(f"unknown key {key!r} in {where_text} (expected one of: "
+                           f"{', '.join(known)}){hint}", where=_where(file, path + (key,)))
+        out[key] = _parse_value(value, spec.fields[key], path + (key,), file)
+    return out
+
+
+_FACT_KEYS = ("value", "unit", "origin", "source")
+
+
+def _parse_fact(value: Any, spec: FactSpec, path: tuple[str, ...], file: str) -> Fact:
+    where = _where(file, path)
+    if not isinstance(value, dict):
+        raise TfxError(f"expected {_expected_text(spec)}, got {_type_name(value)}", where=where)
+    if "unavailable" in value:
+        extra = sorted(set(value) - {"unavailable"})
+        if extra:
+            raise TfxError(f"an unavailable fact has only `unavailable`, got also {', '.join(extra)}",
+                           where=where)
+        reason = value["unavailable"]
+        if not isinstance(reason, str) or not reason.strip():
+            raise TfxError("expected `unavailable` to be a non-empty string (the reason)",
+                           where=where)
+        return unavailable_fact(spec, reason)
+    for key in value:
+        if key not in _FACT_KEYS:
+            raise TfxError(f"unknown key {key!r} in a fact (expected value, unit, origin, "
+                           "source, or only unavailable)", where=f"{where}.{key}")
+    missing = [key for key in _FACT_KEYS if key not in value]
+    if missing:
+        raise TfxError(f"fact is missing {', '.join(missing)} (expected {_expected_text(spec)})",
+                       where=where)
+    number, unit, origin, source = (value[k] for k in _FACT_KEYS)
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+        raise TfxError(f"expected `value` to be a finite number, got {_type_name(number)}",
+                       where=f"{where}.value")
+    if not isinstance(unit, str):
+        raise TfxError(f"expected `unit` to be a string, got {_type_name(unit)}", where=f"{where}.unit")
+    unit_family = family_of(unit)
+    if spec.family == "any":
+        if unit_family is None:
+            raise TfxError(f"unknown unit {unit!r}", where=f"{where}.unit")
+    elif unit_family != spec.family:
+        raise TfxError(_unit_problem(unit, unit_family, spec), where=f"{where}.unit")
+    if origin not in ORIGINS:
+        raise TfxError(f"expected `origin` to be one of {', '.join(ORIGINS)}, got {origin!r}",
+                       where=f"{where}.origin")
+    if not isinstance(source, str) or not source.strip():
+        raise TfxError("expected `source` to be a non-empty string saying where the number "
+                       "comes from", where=f"{where}.source")
+    fact = make_fact(number, unit, origin, source)
+    problem = constraint_problem(fact.value, spec.constraint)
+    if problem:
+        raise TfxError(f"{path[-1]} {problem}", where=f"{where}.value")
+    return fact
+
+
+def _unit_problem(unit: str, unit_family: str | None, spec: FactSpec) -> str:
+    expected = ", ".join(accepted_units(spec.family))
+    text = f"unit {unit!r} does not fit this fact; expected {expected}"
+    if unit_family is None:
+        text = f"unknown unit {unit!r}; expected {expected}"
+    if spec.family in ("flop_per_cycle", "bytes_per_cycle") and unit_family in (
+            "flop_rate", "bandwidth"):
+        text += (" (per-cycle facts are stated per cycle; put the vendor's per-second "
+                 "figure in `source`)")
+    return text
+
+
+# ------------------------------------------------------------------ pass 2
+
+def merge(base: dict, child: dict) -> dict:
+    """Deep merge: the child's tables merge into the base's, the child's leaves win.
+
+    Insertion order follows the base, with keys new in the child appended, so
+    ``Profile.facts()`` lists inherited facts where the base file has them.
+    """
+    out = dict(base)
+    for key, value in child.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def lookup(tree: dict, path: str) -> Any:
+    node: Any = tree
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def check_complete(tree: dict, file: str) -> None:
+    """Required facts present and cross-references consistent, on a merged profile."""
+    def need(path: str) -> None:
+        if lookup(tree, path) is None:
+            raise TfxError(f"missing {path} ({_doc_of(path)})", where=f"{file}:{path}")
+
+    for path in REQUIRED_COMMON:
+        need(path)
+    for section in ("hierarchy", "memory"):
+        if not tree.get(section):
+            raise TfxError(f"missing {section} (at least one level is required)",
+                           where=f"{file}:{section}")
+    for path in REQUIRED_BY_KIND[tree["kind"]]:
+        need(path)
+
+    hierarchy: dict = tree["hierarchy"]
+    levels = set(hierarchy) | {DEVICE}
+    if DEVICE in hierarchy:
+        raise TfxError("`device` is the implicit top level; do not declare it",
+                       where=f"{file}:hierarchy.{DEVICE}")
+    meshes: dict[str, str] = {}
+    for name, level in hierarchy.items():
+        need(f"hierarchy.{name}.count")
+        need(f"hierarchy.{name}.parent")
+        _check_name_ref(level["parent"], levels, f"{file}:hierarchy.{name}.parent", "a hierarchy level")
+        mesh = level.get("mesh")
+        if mesh is not None:
+            if mesh in meshes:
+                raise TfxError(f"mesh {mesh!r} is already used by hierarchy.{meshes[mesh]}",
+                               where=f"{file}:hierarchy.{name}.mesh")
+            meshes[mesh] = name
+    for name in hierarchy:  # each parent chain must reach the device
+        seen = [name]
+        current = hierarchy[name]["parent"]
+        while current != DEVICE:
+            if current in seen:
+                chain = " -> ".join(seen + [current])
+                raise TfxError(f"hierarchy parents form a cycle: {chain}",
+                               where=f"{file}:hierarchy.{name}.parent")
+            seen.append(current)
+            current = hierarchy[current]["parent"]
+
+    memory: dict = tree["memory"]
+    names_in_use = {name: f"memory.{name}" for name in memory}
+    for name, level in memory.items():
+        need(f"memory.{name}.scope")
+        need(f"memory.{name}.capacity")
+        _check_name_ref(level["scope"], levels, f"{file}:memory.{name}.scope", "a hierarchy level")
+        cached = level.get("caches")
+        if cached is not None:
+            _check_name_ref(cached, set(memory) - {name}, f"{file}:memory.{name}.caches",
+                            "another memory level")
+        for alias in level.get("aliases", ()):
+            if alias in names_in_use:
+                raise TfxError(f"alias {alias!r} is already the name or an alias of "
+                               f"{names_in_use[alias]}", where=f"{file}:memory.{name}.aliases")
+            names_in_use[alias] = f"memory.{name}"
+
+    for unit, engine in tree.get("compute", {}).items():
+        need(f"compute.{unit}.scope")
+        _check_name_ref(engine["scope"], levels, f"{file}:compute.{unit}.scope", "a hierarchy level")
+    for link, table in tree.get("links", {}).items():
+        need(f"links.{link}.bandwidth")
+        need(f"links.{link}.latency")
+        if "scope" in table:
+            _check_name_ref(table["scope"], levels, f"{file}:links.{link}.scope", "a hierarchy level")
+
+
+def _check_name_ref(name: str, known: set[str], where: str, what: str) -> None:
+    if name not in known:
+        close = difflib.get_close_matches(name, sorted(known), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise TfxError(f"{name!r} is not {what} (known: {', '.join(sorted(known))}){hint}",
+                       where=where)
+
+
+def _doc_of(path: str) -> str:
+    spec = spec_at(path)
+    return getattr(spec, "doc", "required")
+
+
+__all__ = ["Fact", "FactSpec", "ORIGINS", "KINDS", "COMPUTE_DTYPES", "PROFILE_SPEC",
+           "parse_document", "check_complete", "merge", "spec_at", "constraint_problem",
+           "make_fact", "UNIT_FAMILIES", "INTEGER_FAMILIES"]

@@ -1,0 +1,199 @@
+"""Units of hardware facts: parsing, conversion to canonical units, human formatting.
+
+Every quantity inside tfx is held in one canonical unit per *family*
+(docs/architecture.md, "Units"):
+
+========================  ============  =========================================
+family                    canonical     accepted spellings
+========================  ============  =========================================
+``bytes``                 ``B``         B, KB, KiB, MB, MiB, GB, GiB, TB, TiB
+``bandwidth``             ``B/s``       B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s,
+                                        GiB/s, TiB/s, B/ns, B/us, Gb/s, Tb/s (bits)
+``frequency``             ``Hz``        Hz, kHz, MHz, GHz
+``time``                  ``ns``        ns, us, µs, ms, s
+``flop_per_cycle``        ``flop/cycle``  flop/cycle
+``bytes_per_cycle``       ``B/cycle``   B/cycle
+``cycles``                ``cycle``     cycle
+``count``                 ``count``     count
+``flag``                  ``flag``      flag (the value is 0 or 1)
+``flop_rate``             ``flop/s``    flop/s, GFLOP/s, TFLOP/s, PFLOP/s
+========================  ============  =========================================
+
+Decimal prefixes are powers of 1000 and binary ones (``KiB``) powers of 1024, as
+vendors use them. Spellings are case-sensitive on purpose: ``Gb/s`` (bits, how
+network links are sold) is an eighth of ``GB/s``.
+
+Per-cycle families never convert from per-second units: that would need the
+clock, and a fact whose value silently moved with a ``clock.core`` knob would
+be a trap. Per-cycle facts are stated per cycle; the vendor's TFLOP/s figure
+belongs in the fact's ``source``.
+
+The ``format_*`` helpers render canonical values for people (two decimals,
+scaled prefix). Other layers reuse them, so they are part of the public API.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+# family -> (canonical unit, {accepted unit: factor to canonical})
+UNIT_FAMILIES: dict[str, tuple[str, dict[str, float]]] = {
+    "bytes": ("B", {
+        "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+        "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40,
+    }),
+    "bandwidth": ("B/s", {
+        "B/s": 1, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12,
+        "KiB/s": 2 ** 10, "MiB/s": 2 ** 20, "GiB/s": 2 ** 30, "TiB/s": 2 ** 40,
+        "B/ns": 1e9, "B/us": 1e6,
+        "Gb/s": 1e9 / 8, "Tb/s": 1e12 / 8,
+    }),
+    "frequency": ("Hz", {"Hz": 1, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}),
+    "time": ("ns", {"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}),
+    "flop_per_cycle": ("flop/cycle", {"flop/cycle": 1}),
+    "bytes_per_cycle": ("B/cycle", {"B/cycle": 1}),
+    "cycles": ("cycle", {"cycle": 1}),
+    "count": ("count", {"count": 1}),
+    "flag": ("flag", {"flag": 1}),
+    "flop_rate": ("flop/s", {"flop/s": 1, "GFLOP/s": 1e9, "TFLOP/s": 1e12, "PFLOP/s": 1e15}),
+}
+
+# Families whose canonical value must be a whole number.
+INTEGER_FAMILIES = frozenset({"count", "flag", "cycles"})
+
+_FAMILY_OF_UNIT: dict[str, str] = {
+    unit: family for family, (_, table) in UNIT_FAMILIES.items() for unit in table
+}
+
+
+def family_of(unit: str) -> str | None:
+    """The family a unit spelling belongs to, or None if tfx does not know it."""
+    return _FAMILY_OF_UNIT.get(unit)
+
+
+def canonical_unit(family: str) -> str:
+    return UNIT_FAMILIES[family][0]
+
+
+def accepted_units(family: str) -> list[str]:
+    return list(UNIT_FAMILIES[family][1])
+
+
+def to_canonical(value: float, unit: str) -> float:
+    """``value`` in ``unit`` converted to its family's canonical unit.
+
+    Integer families keep ints so that counts print and compare as counts.
+    """
+    family = _FAMILY_OF_UNIT[unit]
+    factor = UNIT_FAMILIES[family][1][unit]
+    if family in INTEGER_FAMILIES:
+        return int(value) if float(value).is_integer() else float(value)
+    return float(value) * factor
+
+
+_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S.*?)?\s*$")
+
+
+def split_quantity(text: str) -> tuple[float, str | None] | None:
+    """``"3.2TB/s"`` -> ``(3.2, "TB/s")``; ``"1.2e12"`` -> ``(1.2e12, None)``; junk -> None.
+
+    The unit is returned as written (it may be unknown; the caller decides).
+    Integers stay ints so ``"132"`` can be a count.
+    """
+    match = _QUANTITY.match(text)
+    if not match:
+        return None
+    number_text, unit = match.groups()
+    if re.fullmatch(r"[+-]?\d+", number_text):
+        number: float = int(number_text)
+    else:
+        number = float(number_text)
+    return number, unit
+
+
+# ---------------------------------------------------------------- formatting
+
+_DECIMAL_BYTES = ("B", "KB", "MB", "GB", "TB", "PB")
+_BINARY_BYTES = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+def _scaled(value: float, base: float, names: tuple[str, ...]) -> tuple[float, str]:
+    """``value`` divided by the largest power of ``base`` that keeps it >= 1."""
+    magnitude = abs(value)
+    index = 0
+    while index + 1 < len(names) and magnitude >= base ** (index + 1):
+        index += 1
+    return value / base ** index, names[index]
+
+
+def format_bytes(n: float, binary: bool | None = None) -> str:
+    """Bytes with two decimals: ``80000000000`` -> ``"80.00 GB"``.
+
+    ``binary=None`` (the default) picks binary prefixes when the value is an
+    exact multiple of the binary unit it would be shown in (on-chip memories
+    are sized in KiB: ``233472`` -> ``"228.00 KiB"``), decimal prefixes
+    otherwise (HBM is sold in GB). Pass True/False to force one.
+    """
+    if not math.isfinite(n):
+        return f"{n} B"
+    if abs(n) < 1024:  # "1020 B" reads better than "1.02 KB" for a register file
+        return f"{n:.0f} B" if float(n).is_integer() else f"{n:.2f} B"
+    if binary is None:
+        _, name = _scaled(n, 1024, _BINARY_BYTES)
+        step = 1024 ** _BINARY_BYTES.index(name)
+        binary = step > 1 and float(n).is_integer() and int(n) % step == 0
+    if binary:
+        scaled, name = _scaled(n, 1024, _BINARY_BYTES)
+    else:
+        scaled, name = _scaled(n, 1000, _DECIMAL_BYTES)
+    return f"{scaled:.2f} {name}"
+
+
+def format_bandwidth(bytes_per_s: float) -> str:
+    """B/s with decimal prefixes, as bandwidths are quoted: ``4.8e12`` -> ``"4.80 TB/s"``."""
+    scaled, name = _scaled(bytes_per_s, 1000, ("B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"))
+    return f"{scaled:.2f} {name}"
+
+
+def format_time_ns(ns: float) -> str:
+    """Nanoseconds in the largest unit that keeps the number >= 1: ``2500`` -> ``"2.50 us"``."""
+    scaled, name = _scaled(ns, 1000, ("ns", "us", "ms", "s"))
+    return f"{scaled:.2f} {name}"
+
+
+def format_frequency(hz: float) -> str:
+    """``1.98e9`` -> ``"1.98 GHz"``."""
+    scaled, name = _scaled(hz, 1000, ("Hz", "kHz", "MHz", "GHz"))
+    return f"{scaled:.2f} {name}"
+
+
+def format_flops(flop_per_s: float) -> str:
+    """``9.894e14`` -> ``"989.40 TFLOP/s"``."""
+    scaled, name = _scaled(flop_per_s, 1000,
+                           ("flop/s", "KFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"))
+    return f"{scaled:.2f} {name}"
+
+
+def format_count(n: float) -> str:
+    """Whole numbers with thousands separators (``65536`` -> ``"65,536"``), others two decimals."""
+    if float(n).is_integer():
+        return f"{int(n):,}"
+    return f"{n:,.2f}"
+
+
+def format_quantity(value: float, unit: str) -> str:
+    """A canonical value of any family for people: picks the matching helper."""
+    if unit == "B":
+        return format_bytes(value)
+    if unit == "B/s":
+        return format_bandwidth(value)
+    if unit == "ns":
+        return format_time_ns(value)
+    if unit == "Hz":
+        return format_frequency(value)
+    if unit == "flop/s":
+        return format_flops(value)
+    if unit == "count":
+        return format_count(value)
+    return f"{format_count(value)} {unit}"
