@@ -1,0 +1,409 @@
+"""``analyze``: one kernel on one profile -> one ``Analysis`` result object.
+
+Text, JSON, the annotated IR and the explorer all render from this object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from tfx.analysis import memory as memmod
+from tfx.analysis.counting import Counter, ScopeNode
+from tfx.analysis.numbers import ceil_int, emax, is_array, ratio, to_plain
+from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
+                                    compute_occupancy)
+from tfx.analysis.performance import Machine, predict
+from tfx.errors import TfxError
+from tfx.ir.bind import bind, check_shapes
+from tfx.ir.nodes import Kernel, LoopRegion, MeshRegion, Module, Window
+
+# Registers a thread needs besides its tiles: addresses, indices, loop counters,
+# barrier state. An estimate (kernels compiled by Triton/CUTLASS use 20-40).
+BASE_REGISTERS = 32
+
+
+@dataclass
+class Analysis:
+    module: Module
+    kernel: Kernel
+    profile: Any
+    params: dict
+    knobs: dict
+    root: ScopeNode
+    domains: dict                 # domain name -> divisor of the total (units of that level)
+    metrics: dict                 # flat dotted name -> value
+    precision: dict               # flat dotted name -> precision
+    footprint: dict               # tensor -> unique bytes
+    peaks: dict                   # level -> LevelPeak
+    occupancy: Any                # Occupancy or None (tiled accelerators)
+    resources: Any
+    launches: list
+    terms: list
+    warnings: list = field(default_factory=list)
+
+    # ------------------------------------------------------------ per-scope records
+    def scope_records(self, node: ScopeNode, domain: str = "total") -> dict:
+        """Flat records of one scope in one domain: flops per dtype, traffic per level."""
+        src = node.logical_sum if domain == "logical" else node.total
+        div = 1 if domain in ("logical", "total") else self.domains[domain]
+        out = {}
+        for (kind, a, b), v in src.items():
+            val = v if div == 1 else ratio(v, div)
+            if kind == "flops":
+                key = f"compute-cost.flops.{a}" if b != "special" else f"compute-cost.special.{a}"
+                out[key] = out.get(key, 0) + val
+            elif kind == "traffic":
+                out[f"memory.traffic.{a}.{b}"] = val
+            elif kind == "link":
+                out[f"link.{a}.bytes"] = val
+        return out
+
+    def predicted_ns(self):
+        return self.metrics["performance.predicted_ns"]
+
+    # ------------------------------------------------------------ json
+    def to_json(self) -> dict:
+        def scope(node: ScopeNode) -> dict:
+            d = {
+                "id": node.id, "kind": node.kind, "label": node.label, "line": node.line,
+                "executions": to_plain(node.execs), "precision": node.precision,
+                "records": {dom: {k: to_plain(v) for k, v in self.scope_records(node, dom).items()}
+                            for dom in ("logical", "total", *self.domains)},
+            }
+            if node.kind == "loop":
+                d["trips"] = to_plain(node.trips)
+                d["stages"] = to_plain(node.stages)
+            if node.kind == "mesh":
+                d["positions"] = to_plain(node.positions)
+            if node.children:
+                d["children"] = [scope(c) for c in node.children]
+            return d
+
+        return {
+            "tool": "tfx", "kernel": self.kernel.name, "file": self.module.filename,
+            "profile": self.profile.name, "knobs": dict(self.knobs),
+            "parameters": {k: to_plain(v) for k, v in self.params.items()},
+            "metrics": {k: to_plain(v) for k, v in self.metrics.items()},
+            "precision": dict(self.precision),
+            "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
+            "performance": {"terms": [t.to_json() for t in self.terms]},
+            "warnings": list(self.warnings),
+            "scopes": scope(self.root),
+        }
+
+
+def _flops_key(dtype: str) -> str:
+    return dtype
+
+
+def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
+            knobs: Mapping[str, str] | None = None, resources: Mapping[str, int] | None = None,
+            occupancy_hint: int | None = None, check: bool = True) -> Analysis:
+    """Analyze ``kernel`` of ``module`` on ``profile`` (a loaded Profile).
+
+    ``params`` override parameter defaults (ints, or numpy arrays for sweeps);
+    ``resources`` (threads, regs, smem, static_smem) override the kernel's.
+    """
+    if not isinstance(kernel, Kernel):
+        kernel = module.kernel(kernel)
+    if knobs:
+        profile = profile.with_knobs(knobs)
+    env = bind(module, kernel, params or {})
+    vector = any(is_array(v) for v in env.values())
+    if check and not vector:
+        check_shapes(module, kernel, env)
+        from tfx.ir.levels import check_levels
+        check_levels(module, kernel, profile)
+    counter = Counter(module, kernel, env)
+    root = counter.run()
+    warnings: list[str] = []
+
+    # ---------------------------------------------------------------- domains
+    domains: dict[str, Any] = {}
+    top_meshes = [c for c in root.children if c.kind == "mesh"]
+    threads = None
+    attr_threads = kernel.attr("threads")
+    if attr_threads is not None:
+        threads = attr_threads.value.evaluate(env)
+    if resources and "threads" in resources:
+        threads = resources["threads"]
+    for node in root.walk():
+        if node.kind == "mesh":
+            domains[node.level] = emax(domains.get(node.level, 0), node.execs) if is_array(node.execs) else max(domains.get(node.level, 0), node.execs)
+    if profile.kind == "gpu" and "cta" in domains and threads is not None and "thread" not in domains:
+        domains["warp"] = domains["cta"] * ratio(threads, 32) if not is_array(threads) else domains["cta"] * threads / 32
+        domains["thread"] = domains["cta"] * threads
+
+    # ---------------------------------------------------------------- memory
+    ranges = memmod.index_ranges(kernel, env)
+    footprint = memmod.footprints(kernel, env, ranges)
+    peaks = memmod.peak_live(root, counter, threads, domains)
+    # rmem values in CTA-level scopes are spread over the CTA's threads.
+    if "rmem" in peaks and threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}:
+        p = peaks["rmem"]
+        peaks["rmem"] = memmod.LevelPeak("rmem", ratio(p.bytes, threads) if not is_array(p.bytes, threads) else p.bytes / threads, p.scope)
+    _capacity_checks(module, kernel, profile, peaks, warnings, vector)
+
+    # ---------------------------------------------------------------- occupancy
+    occupancy = None
+    res = None
+    blocks = 1
+    spill_regs = 0
+    if profile.kind == "gpu":
+        limits = OccupancyLimits.from_profile(profile)
+        res, origin = _resources(kernel, env, resources, peaks, threads, limits)
+        regs_needed = res["regs"]
+        regs = emin_(regs_needed, limits.max_regs_per_thread)
+        spill_regs = regs_needed - regs
+        hint = occupancy_hint
+        if hint is None and kernel.attr("occupancy") is not None:
+            hint = int(kernel.attr("occupancy").value.evaluate(env)) if not vector else None
+        if vector:
+            blocks, codes = blocks_per_sm_array(limits, res["threads"], regs, res["smem"], res.get("static_smem", 0))
+            occupancy = None
+        else:
+            resobj = Resources(threads=int(res["threads"]), regs_per_thread=int(regs),
+                               smem_dynamic=int(res["smem"]), smem_static=int(res.get("static_smem", 0)),
+                               origin=origin)
+            occupancy = compute_occupancy(limits, resobj, hint)
+            blocks = occupancy.blocks_per_sm
+            res = resobj
+            if not occupancy.feasible:
+                warnings.append(f"infeasible: {occupancy.reason}")
+            elif hint is not None and not occupancy.hint_met:
+                warnings.append(f"occupancy hint {hint} is not met: {occupancy.explanation()[-1]}")
+            if spill_regs > 0:
+                warnings.append(f"register spill: about {regs_needed} registers/thread needed, "
+                                f"{limits.max_regs_per_thread} available; {spill_regs * 4} B/thread go to local memory")
+
+    # ---------------------------------------------------------------- wave reuse (L2)
+    wave_info = _wave_reuse(root, kernel, env, profile, blocks)
+
+    # ---------------------------------------------------------------- performance
+    blocks_eff = blocks
+    if not vector and occupancy is not None and not occupancy.feasible:
+        blocks_eff = 1
+    elif vector:
+        import numpy as np
+        blocks_eff = np.maximum(blocks, 1)
+    launches, predicted, terms = predict(root, counter, profile, blocks_eff, threads, wave_info,
+                                         spill_bytes_per_thread=spill_regs * 4 if not vector else emax_(spill_regs, 0) * 4)
+
+    metrics, precision = _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted,
+                                  blocks, vector)
+    return Analysis(module=module, kernel=kernel, profile=profile, params=env, knobs=dict(knobs or {}),
+                    root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
+                    peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
+                    warnings=warnings)
+
+
+def emin_(a, b):
+    from tfx.analysis.numbers import emin
+    return emin(a, b)
+
+
+def emax_(a, b):
+    return emax(a, b)
+
+
+def _resources(kernel, env, overrides, peaks, threads, limits):
+    """threads/regs/smem per CTA: --resources, then the kernel's attrs, then estimates from the IR."""
+    overrides = dict(overrides or {})
+    out = {}
+    origin = "declared"
+    for key, attr in (("threads", "threads"), ("regs", "regs"), ("smem", "smem"), ("static_smem", "static_smem")):
+        if key in overrides:
+            out[key] = overrides[key]
+            origin = "cli"
+        elif kernel.attr(attr) is not None:
+            out[key] = kernel.attr(attr).value.evaluate(env)
+    if "threads" not in out:
+        out["threads"] = threads if threads is not None else 128
+    if "regs" not in out:
+        rmem = peaks["rmem"].bytes if "rmem" in peaks else 0
+        out["regs"] = ceil_int(ratio(rmem, 4) if not is_array(rmem) else rmem / 4) + BASE_REGISTERS
+        origin = "estimated"
+    if "smem" not in out:
+        out["smem"] = ceil_int(peaks["smem"].bytes) if "smem" in peaks else 0
+        origin = "estimated" if origin != "cli" else origin
+    out.setdefault("static_smem", 0)
+    return out, origin
+
+
+def _capacity_checks(module, kernel, profile, peaks, warnings, vector) -> None:
+    if vector:
+        return
+    levels = profile.memory_levels()
+    alias = {a: n for n, l in levels.items() for a in l.aliases}
+    for lvl, peak in peaks.items():
+        name = alias.get(lvl, lvl)
+        level = levels.get(name)
+        if level is None or not level.capacity:
+            continue
+        cap = level.capacity
+        if lvl == "smem" and profile.get("occupancy.smem_per_block_optin") is not None:
+            cap = profile.value("occupancy.smem_per_block_optin")
+        if peak.bytes > cap:
+            warnings.append(f"peak {lvl} {float(peak.bytes):,.0f} B exceeds its capacity {cap:,.0f} B "
+                            f"(reached in {peak.scope})")
+
+
+def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
+    """Per top-level mesh: op id -> fraction of its gmem reads that miss L2 (first touches in a wave).
+
+    A wave is ``units x resident`` consecutive positions in launch order; with a
+    ``swizzle(G)`` the order walks G rows of the grid before moving a column
+    (Triton's group-M order). A load whose window depends only on the row
+    coordinate is re-read by every CTA of that row in the wave; only the first
+    read goes to DRAM.
+    """
+    out: dict = {}
+    if profile.kind != "gpu":
+        return out
+    levels = profile.memory_levels()
+    l2 = next((l for l in levels.values() if l.caches), None)
+    if l2 is None:
+        return out
+    units = profile.units_of(profile.mesh_levels().get("cta", "sm"))
+    for mesh in (c for c in root.children if c.kind == "mesh"):
+        region: MeshRegion = mesh.region
+        extents = [e.evaluate(env) for e in region.extents]
+        total = mesh.positions
+        W = emin_(units * blocks, total)
+        W = emax_(W, 1)
+        g0 = extents[0]
+        g1 = extents[1] if len(extents) > 1 else 1
+        if region.swizzle is not None and len(extents) > 1:
+            G = emax_(emin_(region.swizzle.evaluate(env), g0), 1)
+            rows = emin_(G, g0)
+            cols = emin_(g1, -(-W // rows))
+        else:
+            cols = emin_(g1, W)
+            rows = emin_(g0, -(-W // g1))
+        coords = region.coords
+        per_op = {}
+        for node in mesh.walk():
+            if node.kind != "op" or node.op is None:
+                continue
+            windows = [o for o in node.op.operands if isinstance(o, Window)]
+            if not windows or node.op.opcode not in ("load", "copy"):
+                continue
+            deps = set()
+            for w in windows:
+                for a in w.axes:
+                    for part in (a.offset, a.size):
+                        if part is not None:
+                            deps |= part.free_names()
+            used = [c for c in coords if c in deps]
+            if len(coords) >= 2 and used == [coords[0]]:
+                distinct = rows
+            elif len(coords) >= 2 and used == [coords[1]]:
+                distinct = cols
+            elif not used:
+                distinct = 1
+            else:
+                distinct = W
+            per_op[node.id] = ratio(distinct, W) if not is_array(distinct, W) else distinct / W
+        out[mesh.id] = per_op
+    return out
+
+
+def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted, blocks, vector):
+    m: dict[str, Any] = {}
+    prec: dict[str, str] = {}
+    dom_list = ("logical", "total", *domains)
+    for (kind, a, b), v in root.total.items():
+        logical = root.logical_sum.get((kind, a, b), 0)
+        for dom in dom_list:
+            val = logical if dom == "logical" else v if dom == "total" else (
+                ratio(v, domains[dom]) if not is_array(v, domains[dom]) else v / domains[dom])
+            if kind == "flops":
+                key = f"compute-cost.flops.{a}.{dom}" if b != "special" else f"compute-cost.special.{a}.{dom}"
+                m[key] = m.get(key, 0) + val
+            elif kind == "traffic":
+                m[f"memory.traffic.{a}.{dom}.{b}"] = val
+            elif kind == "link":
+                m[f"memory.traffic.link.{a}.{dom}"] = val
+    for k in m:
+        prec[k] = root.precision
+    for t, b in footprint.items():
+        m[f"memory.footprint.{t}.logical"] = b
+        prec[f"memory.footprint.{t}.logical"] = "exact"
+    for lvl, p in peaks.items():
+        m[f"memory.peak.{lvl}"] = p.bytes
+        prec[f"memory.peak.{lvl}"] = "upper"
+
+    # Roofline over the whole kernel: device-aggregate rates.
+    machine = None
+    compute_ns = 0
+    for (kind, dtype, unit), v in root.total.items():
+        if kind != "flops":
+            continue
+        from tfx.analysis.performance import _rate_dtype
+        dt = dtype if unit == "tensor" else _rate_dtype(dtype)
+        try:
+            peak = profile.peak_flops_per_s(unit, dt) / 1e9
+        except TfxError as err:
+            raise TfxError(f"profile {profile.name} states no {unit} rate for {dt}; "
+                           "work without a stated rate is not priced at zero",
+                           where=f"{profile.name}:compute.{unit}.{dt}") from None
+        compute_ns = compute_ns + v / peak
+    memory_ns = 0
+    mem_by_level = {}
+    levels = profile.memory_levels()
+    cache = next((l for l in levels.values() if l.caches), None)
+    for lvl in {a for (kind, a, b) in root.total if kind == "traffic"}:
+        name = lvl if lvl in levels else next((n for n, l in levels.items() if lvl in l.aliases), None)
+        if name is None:
+            continue
+        try:
+            bw = profile.memory_bandwidth(name, aggregate=True) / 1e9
+        except TfxError:
+            continue
+        moved = root.total.get(("traffic", lvl, "read"), 0) + root.total.get(("traffic", lvl, "write"), 0)
+        if cache is not None and cache.caches == name:
+            # Behind a cache the DRAM must move at least every byte once (the footprint);
+            # every request crosses the cache at its bandwidth.
+            compulsory = sum(footprint.values()) if footprint else moved
+            t = compulsory / bw
+            if cache.bandwidth:
+                t = emax(t, moved / (cache.bandwidth / 1e9))
+        else:
+            t = moved / bw
+        mem_by_level[lvl] = t
+        m[f"roofline.memory_ns.{lvl}"] = ceil_int(t)
+        memory_ns = emax(memory_ns, t)
+    compute_ns = ceil_int(compute_ns)
+    memory_ns = ceil_int(memory_ns)
+    ideal = emax(compute_ns, memory_ns)
+    m["roofline.compute_ns"] = compute_ns
+    m["roofline.memory_ns"] = memory_ns
+    m["roofline.ideal_ns"] = ideal
+    if not vector:
+        if compute_ns and memory_ns and abs(compute_ns - memory_ns) <= 0.05 * max(compute_ns, memory_ns):
+            bound = "balanced"
+        else:
+            bound = "compute" if compute_ns > memory_ns else "memory"
+        m["roofline.bound_by"] = bound
+        if mem_by_level:
+            m["roofline.memory_level"] = max(mem_by_level, key=lambda k: mem_by_level[k])
+    if occupancy is not None:
+        m["occupancy.blocks_per_sm"] = occupancy.blocks_per_sm
+        m["occupancy.limiter"] = occupancy.limiter
+        m["occupancy.active_warps"] = occupancy.active_warps
+        m["occupancy.occupancy_pct"] = occupancy.occupancy_pct
+        m["occupancy.hint_met"] = occupancy.hint_met
+    elif vector:
+        m["occupancy.blocks_per_sm"] = blocks
+    waves = 0
+    for lt in launches:
+        waves = waves + lt.waves
+    m["performance.waves"] = waves
+    m["performance.predicted_ns"] = ceil_int(emax(predicted, ideal))
+    if not vector and launches:
+        lt = launches[0]
+        m["performance.bound_engine"] = lt.bound_engine
+        m["performance.l2_hit_ratio"] = lt.l2_hit_ratio
+    return m, prec

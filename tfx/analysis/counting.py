@@ -1,0 +1,481 @@
+"""Per-scope counting: what every executing scope computes and moves.
+
+One walk over the IR attaches to every op (and every moving capture) its work
+and traffic per execution, how many times it executes in total (every loop trip
+times every executing mesh position) and its logical multiplier (the trips of
+the loops it varies in). Regions aggregate their children. See docs/analysis.md.
+
+Everything is closed-form: trip counts, extents and window unions are products
+and affine sums, never an enumeration of points. The walk works on scalar
+environments (exact) and numpy-array environments (vectorized sweeps) alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from tfx.errors import TfxError
+from tfx.ir import ops as opcat
+from tfx.ir.expr import Expr, linear_coefficients
+from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, ValueRef,
+                          Window)
+from tfx.ir.types import DType, TileType
+from tfx.ir.verify import KernelInfo
+from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, is_array, nbytes, ratio,
+                                  where)
+
+# Keys of per-execution quantities.
+#   ("flops", dtype, unit)      unit: tensor | vector | special
+#   ("traffic", level, "read"|"write")
+#   ("link", name, "bytes")
+
+
+@dataclass
+class ValueInfo:
+    type: TileType
+    dims: tuple           # concrete extents (numbers or arrays)
+    deps: frozenset       # index variables the value varies with
+
+    @property
+    def elements(self):
+        n = 1
+        for d in self.dims:
+            n = n * d
+        return n
+
+    @property
+    def nbytes(self):
+        return nbytes(self.type.dtype.bits, self.elements)
+
+
+@dataclass
+class IndexRange:
+    """The values an index variable takes in one execution of its region."""
+
+    first: Any
+    count: Any
+    step: Any
+    regular: bool = True   # False when its count varies per executing position
+
+
+@dataclass
+class ScopeNode:
+    """One node of the scope tree: kernel, mesh, loop, composite, op or capture."""
+
+    id: str
+    kind: str
+    label: str
+    line: int | None
+    execs: Any                            # total executions of this node
+    logical: Any = 1                      # logical multiplier (trips of the loops it varies in)
+    precision: str = "exact"
+    per_exec: dict = field(default_factory=dict)   # key -> quantity per execution (ops only)
+    children: list = field(default_factory=list)
+    op: Any = None
+    region: Any = None
+    trips: Any = None                     # loops: trips per execution of the loop
+    stages: Any = None
+    positions: Any = None                 # meshes: positions per execution
+    depth: int = 0
+    level: str | None = None              # meshes: level name
+    units: dict = field(default_factory=dict)   # mesh positions by level enclosing this node
+    # Aggregates, filled by aggregate(): key -> total, key -> logical
+    total: dict = field(default_factory=dict)
+    logical_sum: dict = field(default_factory=dict)
+
+    def walk(self):
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+
+class Counter:
+    def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any]):
+        self.module = module
+        self.kernel = kernel
+        self.info: KernelInfo = module.info[kernel.name]
+        self.env = dict(env)
+        self.tensor_dims = {t.name: tuple(d.evaluate(self.env) for d in t.type.shape)
+                            for t in kernel.tensors}
+        self.tensor_types = {t.name: t.type for t in kernel.tensors}
+        self._ids: dict[str, int] = {}
+
+    # ------------------------------------------------------------ entry
+    def run(self) -> ScopeNode:
+        root = ScopeNode(id=self.kernel.name, kind="kernel", label=f"kernel {self.kernel.name}",
+                         line=self.kernel.loc.line if self.kernel.loc else None, execs=1)
+        ctx = _Ctx(execs=1, loops=(), ranges={}, values={}, precision="exact", units={}, depth=0)
+        self.block(self.kernel.body, root, ctx)
+        aggregate(root)
+        return root
+
+    def new_id(self, parent: ScopeNode, label: str) -> str:
+        base = f"{parent.id}/{label}"
+        n = self._ids.get(base, 0)
+        self._ids[base] = n + 1
+        return base if n == 0 else f"{base}#{n + 1}"
+
+    def ev(self, e: Expr, ctx: "_Ctx"):
+        """Evaluate an expression that may use index variables: at their mean value."""
+        names = e.free_names() & set(ctx.ranges)
+        if not names:
+            return e.evaluate(self.env)
+        env = dict(self.env)
+        for n in names:
+            r = ctx.ranges[n]
+            env[n] = r.first + ratio((r.count - 1) * r.step, 2) if not is_array(r.count) else r.first + (r.count - 1) * r.step / 2
+        return e.evaluate(env)
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts, parent: ScopeNode, ctx: "_Ctx") -> None:
+        for s in stmts:
+            if isinstance(s, Op):
+                self.op(s, parent, ctx)
+            elif isinstance(s, MeshRegion):
+                self.mesh(s, parent, ctx)
+            elif isinstance(s, LoopRegion):
+                self.loop(s, parent, ctx)
+            elif isinstance(s, Composite):
+                node = ScopeNode(id=self.new_id(parent, f"composite {s.name}"), kind="composite",
+                                 label=f"composite {s.name}", line=s.loc.line if s.loc else None,
+                                 execs=ctx.execs, precision=ctx.precision, region=s,
+                                 depth=ctx.depth + 1, units=dict(ctx.units))
+                parent.children.append(node)
+                self.block(s.body, node, ctx.child(depth=ctx.depth + 1))
+
+    def region_captures(self, region, node: ScopeNode, ctx: "_Ctx", inner_values: dict) -> None:
+        """Captured values are visible inside; a capture ``-> level`` moves the value once
+        per execution of the region (counted at the region's own execution count)."""
+        for c in region.captures:
+            if c.name not in ctx.values:
+                continue  # tensors and index variables
+            v = ctx.values[c.name]
+            if c.move_to is None:
+                inner_values[c.name] = v
+                continue
+            moved = ValueInfo(v.type.with_level(c.move_to), v.dims, v.deps)
+            inner_values[c.name] = moved
+            cap = ScopeNode(id=self.new_id(node, f"capture {c.name} -> {c.move_to}"), kind="capture",
+                            label=f"capture {c.name} -> {c.move_to}", line=c.loc.line if c.loc else None,
+                            execs=ctx.execs, precision=ctx.precision, depth=ctx.depth + 1,
+                            units=dict(ctx.units))
+            b = v.nbytes
+            cap.per_exec = {("traffic", v.type.level, "read"): b, ("traffic", c.move_to, "write"): b}
+            cap.logical = self.logical_multiplier(v.deps, ctx)
+            node.children.append(cap)
+
+    def mesh(self, m: MeshRegion, parent: ScopeNode, ctx: "_Ctx") -> None:
+        extents = [self.ev(e, ctx) for e in m.extents]
+        positions = 1
+        for e in extents:
+            positions = positions * e
+        units = dict(ctx.units)
+        units[m.level] = units.get(m.level, 1) * positions
+        label = f"mesh {m.level}"
+        node = ScopeNode(id=self.new_id(parent, label), kind="mesh", label=label,
+                         line=m.loc.line if m.loc else None, execs=ctx.execs * positions,
+                         precision=ctx.precision, region=m, positions=positions, level=m.level,
+                         depth=ctx.depth + 1, units=units)
+        parent.children.append(node)
+        values: dict = {}
+        self.region_captures(m, node, ctx, values)
+        ranges = dict(ctx.ranges)
+        for coord, ext in zip(m.coords, extents):
+            ranges[coord] = IndexRange(0, ext, 1)
+        inner = _Ctx(execs=ctx.execs * positions, loops=ctx.loops, ranges=ranges, values=values,
+                     precision=ctx.precision, units=units, depth=ctx.depth + 1)
+        self.block(m.body, node, inner)
+        self.export_values(m, ctx, inner)
+
+    def trip_count(self, lp: LoopRegion, ctx: "_Ctx"):
+        """Mean trips per execution of the loop, the precision, and whether it is regular."""
+        if lp.trip.kind == "runtime":
+            if lp.trip.expect is not None:
+                return emax(self.ev(lp.trip.expect, ctx), 0), "estimate", False
+            return emax(self.ev(lp.trip.hi, ctx), 0), "upper", False
+        step = lp.step.evaluate(self.env) if not (lp.step.free_names() & set(ctx.ranges)) else None
+        varying = (lp.stop.free_names() | lp.start.free_names()) & set(ctx.ranges)
+        if step is not None and not varying:
+            span = lp.stop.evaluate(self.env) - lp.start.evaluate(self.env)
+            return emax(cdiv(span, step), 0), "exact", True
+        # Trip count varies with one index variable: exact mean when it is affine in it.
+        from tfx.ir.expr import BinOp
+        if step is not None and len(varying) == 1:
+            (var,) = varying
+            r = ctx.ranges[var]
+            span_expr = BinOp("-", lp.stop, lp.start)
+            if r.regular:
+                coeffs = linear_coefficients(span_expr, var, self.env)
+                if coeffs is not None:
+                    a, b = coeffs
+                    first = a * r.first + b
+                    last = a * (r.first + (r.count - 1) * r.step) + b
+                    # Mean over the variable's values of max(0, cdiv(span, step)); exact when
+                    # every span is a non-negative multiple of the step.
+                    exact = _all((first >= 0) & (last >= 0) & (a * r.step % step == 0) & (b % step == 0)) \
+                        if is_array(first) else (first >= 0 and last >= 0 and (a * r.step) % step == 0 and (b + a * r.first) % step == 0)
+                    if exact:
+                        mean = ratio(cdiv(first, step) + cdiv(last, step), 2)
+                        return mean, "exact", False
+        if lp.bound is None:  # pragma: no cover - the verifier requires it
+            raise self.module.error(f"loop {lp.var} needs a stated bound", lp.loc)
+        return emax(self.ev(lp.bound, ctx), 0), "upper", False
+
+    def loop(self, lp: LoopRegion, parent: ScopeNode, ctx: "_Ctx") -> None:
+        trips, prec, regular = self.trip_count(lp, ctx)
+        label = f"loop {lp.var}"
+        precision = combine_precision(ctx.precision, prec)
+        stages = lp.stages.evaluate(self.env) if lp.stages is not None else 1
+        node = ScopeNode(id=self.new_id(parent, label), kind="loop", label=label,
+                         line=lp.loc.line if lp.loc else None, execs=ctx.execs * trips,
+                         precision=precision, region=lp, trips=trips, stages=stages,
+                         depth=ctx.depth + 1, units=dict(ctx.units))
+        parent.children.append(node)
+        values: dict = {}
+        self.region_captures(lp, node, ctx, values)
+        for v in lp.carry:
+            values[v] = ctx.values[v]
+        ranges = dict(ctx.ranges)
+        start = self.ev(lp.start, ctx)
+        step = self.ev(lp.step, ctx)
+        ranges[lp.var] = IndexRange(start, trips, step, regular=regular and prec == "exact")
+        inner = _Ctx(execs=ctx.execs * trips, loops=ctx.loops + ((lp.var, trips),), ranges=ranges,
+                     values=values, precision=precision, units=ctx.units, depth=ctx.depth + 1)
+        self.block(lp.body, node, inner)
+        self.export_values(lp, ctx, inner)
+
+    def export_values(self, region, outer: "_Ctx", inner: "_Ctx") -> None:
+        """After a loop, a carried value names its final value (with the loop's dependences)."""
+        if isinstance(region, LoopRegion):
+            for v in region.carry:
+                if v in inner.values:
+                    outer.values[v] = inner.values[v]
+
+    # ------------------------------------------------------------ windows
+    def axis_extent(self, axis, full, ctx: "_Ctx"):
+        """Mean extent of one window axis per execution, and its precision."""
+        if axis.kind == "full":
+            return full, "exact"
+        if axis.kind == "gather":
+            return ctx.values[axis.index].elements, "exact"
+        size = self.ev(axis.size, ctx)
+        if axis.stride is not None:
+            return size, "exact"
+        names = axis.offset.free_names() & set(ctx.ranges)
+        if not names:
+            off = axis.offset.evaluate(self.env)
+            return emax(emin(size, full - off), 0), "exact"
+        if len(names) == 1 and not (axis.size.free_names() & set(ctx.ranges)):
+            (var,) = names
+            r = ctx.ranges[var]
+            coeffs = linear_coefficients(axis.offset, var, self.env) if r.regular else None
+            if coeffs is not None:
+                a, b = coeffs
+                first = a * r.first + b
+                # Windows that tile the axis in order: together they cover [first, first + n*size),
+                # clipped at the tensor's edge (masked loads read only valid elements).
+                tiles = (a * r.step == size)
+                covered = emax(emin(full - first, r.count * size), 0)
+                mean = ratio(covered, r.count) if not is_array(covered, tiles) else covered / r.count
+                if is_array(tiles, mean, size):
+                    return where(tiles, mean, size), "exact"
+                if tiles:
+                    return mean, "exact"
+        return size, "upper" if True else "exact"
+
+    def window_elements(self, w: Window, ctx: "_Ctx"):
+        dims = self.tensor_dims[w.tensor]
+        n, prec = 1, "exact"
+        for axis, full in zip(w.axes, dims):
+            e, p = self.axis_extent(axis, full, ctx)
+            n = n * e
+            prec = combine_precision(prec, p)
+        return n, prec
+
+    def window_deps(self, w: Window, ctx: "_Ctx") -> frozenset:
+        deps = set()
+        for a in w.axes:
+            for part in (a.offset, a.size, a.stride):
+                if part is not None:
+                    deps |= part.free_names() & self.info.index_names
+            if a.kind == "gather":
+                deps |= ctx.values[a.index].deps
+        return frozenset(deps)
+
+    def logical_multiplier(self, deps, ctx: "_Ctx"):
+        m = 1
+        for var, trips in ctx.loops:
+            if var in deps:
+                m = m * trips
+        return m
+
+    # ------------------------------------------------------------ ops
+    def value_of(self, o, ctx: "_Ctx") -> ValueInfo | None:
+        if isinstance(o, ValueRef):
+            return ctx.values[o.name]
+        if isinstance(o, Window):
+            n, _ = self.window_elements(o, ctx)
+            t = self.tensor_types[o.tensor]
+            return ValueInfo(t, (n,), self.window_deps(o, ctx))
+        return None
+
+    def dims_of(self, ty: TileType, ctx: "_Ctx") -> tuple:
+        return tuple(self.ev(d, ctx) for d in ty.shape)
+
+    def op(self, op: Op, parent: ScopeNode, ctx: "_Ctx") -> None:
+        code = op.opcode
+        label = f"{op.result} = {code}" if op.result else code
+        node = ScopeNode(id=self.new_id(parent, label), kind="op", label=label,
+                         line=op.loc.line if op.loc else None, execs=ctx.execs,
+                         precision=ctx.precision, op=op, depth=ctx.depth + 1, units=dict(ctx.units))
+        q: dict = {}
+        deps: set = set()
+        result_type = self.info.result_types.get(id(op))
+        operands = [self.value_of(o, ctx) for o in op.operands]
+        for o, v in zip(op.operands, operands):
+            if v is not None:
+                deps |= v.deps
+
+        def add(key, amount):
+            q[key] = q.get(key, 0) + amount
+
+        if code in ("load", "copy"):
+            src = op.operands[0]
+            if isinstance(src, Window):
+                elems, p = self.window_elements(src, ctx)
+                node.precision = combine_precision(node.precision, p)
+                t = self.tensor_types[src.tensor]
+                b = nbytes(t.dtype.bits, elems)
+                add(("traffic", t.level, "read"), b)
+                add(("traffic", op.to_level, "write"), b)
+                result = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(deps))
+            else:
+                v = operands[0]
+                add(("traffic", v.type.level, "read"), v.nbytes)
+                add(("traffic", op.to_level, "write"), v.nbytes)
+                result = ValueInfo(result_type, v.dims, v.deps)
+        elif code == "store":
+            v = operands[0]
+            elems, p = self.window_elements(op.target, ctx)
+            node.precision = combine_precision(node.precision, p)
+            t = self.tensor_types[op.target.tensor]
+            add(("traffic", v.type.level, "read"), nbytes(v.type.dtype.bits, elems))
+            add(("traffic", t.level, "write"), nbytes(t.dtype.bits, elems))
+            deps |= self.window_deps(op.target, ctx)
+            result = None
+        elif code in opcat.MMA:
+            a, b, c = operands
+            m, k = a.dims
+            n = b.dims[1]
+            add(("flops", a.type.dtype.text, "tensor"), 2 * m * n * k)
+            add(("traffic", a.type.level, "read"), a.nbytes)
+            add(("traffic", b.type.level, "read"), b.nbytes)
+            add(("traffic", c.type.level, "read"), c.nbytes)
+            add(("traffic", c.type.level, "write"), c.nbytes)
+            result = ValueInfo(result_type, c.dims, frozenset(deps))
+            node.per_exec_shape = (m, n, k)
+        elif code in opcat.UNARY or code in opcat.BINARY or code == "cast":
+            tiles = [v for v in operands if v is not None]
+            out_dims = tiles[0].dims
+            out_type = result_type
+            elems = tiles[0].elements
+            unit = "special" if code in opcat.SPECIAL else "vector"
+            add(("flops", tiles[0].type.dtype.text, unit), elems)
+            for v in tiles:
+                add(("traffic", v.type.level, "read"), v.nbytes)
+            res = ValueInfo(out_type, out_dims, frozenset(deps))
+            add(("traffic", out_type.level, "write"), res.nbytes)
+            result = res
+        elif code == "reduce":
+            v = operands[0]
+            add(("flops", v.type.dtype.text, "vector"), v.elements)
+            add(("traffic", v.type.level, "read"), v.nbytes)
+            res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(deps))
+            add(("traffic", result_type.level, "write"), res.nbytes)
+            result = res
+        elif code in ("zeros", "fill"):
+            res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset())
+            add(("traffic", result_type.level, "write"), res.nbytes)
+            result = res
+        elif code in opcat.VIEWS:
+            v = operands[0]
+            result = ValueInfo(result_type, self.dims_of(result_type, ctx), v.deps)
+        elif code == "call":
+            self.call(op, node, ctx)
+            result = None
+        elif code in opcat.COLLECTIVES:
+            if code == "recv":
+                res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset())
+                add(("link", op.peer.split("[")[0], "bytes"), res.nbytes)
+                add(("traffic", result_type.level, "write"), res.nbytes)
+                result = res
+            else:
+                v = operands[0]
+                level = op.peer.split("[")[0]
+                n = ctx.units.get(level, 1)
+                factor = 1 if code == "send" else ratio(2 * (n - 1), n) if not is_array(n) else 2 * (n - 1) / n
+                add(("link", level, "bytes"), v.nbytes * factor)
+                add(("traffic", v.type.level, "read"), v.nbytes)
+                result = v if code == "allreduce" else None
+                if code == "allreduce":
+                    result = ValueInfo(result_type, v.dims, v.deps)
+        else:  # pragma: no cover
+            raise TfxError(f"no cost rule for {code}")
+        node.per_exec = q
+        node.logical = self.logical_multiplier(deps, ctx)
+        parent.children.append(node)
+        if op.result is not None and result is not None:
+            ctx.values[op.result] = result
+
+    def call(self, op: Op, node: ScopeNode, ctx: "_Ctx") -> None:
+        from tfx.ir.bind import bind
+        callee = self.module.kernel(op.callee)
+        overrides = {n: self.ev(e, ctx) for n, e in op.bindings}
+        env = bind(self.module, callee, overrides)
+        sub = Counter(self.module, callee, env)
+        sub_ctx = _Ctx(execs=ctx.execs, loops=ctx.loops, ranges={}, values={}, precision=ctx.precision,
+                       units=dict(ctx.units), depth=ctx.depth + 1)
+        sub._ids = self._ids
+        node.kind = "call"
+        sub.block(callee.body, node, sub_ctx)
+
+
+def _all(x) -> bool:
+    import numpy as np
+    return bool(np.all(x))
+
+
+@dataclass
+class _Ctx:
+    execs: Any
+    loops: tuple
+    ranges: dict
+    values: dict
+    precision: str
+    units: dict
+    depth: int
+
+    def child(self, **kw) -> "_Ctx":
+        d = dict(self.__dict__)
+        d.update(kw)
+        return _Ctx(**d)
+
+
+def aggregate(node: ScopeNode) -> None:
+    """Fill ``total`` and ``logical_sum`` bottom-up; precision of a region is its children's worst."""
+    total: dict = {}
+    logical: dict = {}
+    if node.per_exec:
+        for k, v in node.per_exec.items():
+            total[k] = v * node.execs
+            logical[k] = v * node.logical
+    for c in node.children:
+        aggregate(c)
+        for k, v in c.total.items():
+            total[k] = total.get(k, 0) + v
+        for k, v in c.logical_sum.items():
+            logical[k] = logical.get(k, 0) + v
+        node.precision = combine_precision(node.precision, c.precision)
+    node.total = total
+    node.logical_sum = logical

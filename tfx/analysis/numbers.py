@@ -1,0 +1,100 @@
+"""Arithmetic that works on one configuration (exact Python ints and Fractions)
+and on many at once (numpy arrays), plus the precision lattice.
+
+Scalar analyses stay exact: M = 2**40 costs what M = 4096 costs and loses no
+digit. Vectorized sweeps use float64/int64 arrays; the explore layer checks
+that both paths agree.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from tfx.ir.expr import cdiv, emax, emin, where  # re-exported helpers
+
+__all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "cdiv", "emin", "emax", "where",
+           "PRECISIONS", "combine_precision", "Number"]
+
+Number = Any  # int | Fraction | float | np.ndarray
+
+
+def is_array(*xs) -> bool:
+    return any(isinstance(x, np.ndarray) for x in xs)
+
+
+def ratio(a: Number, b: Number) -> Number:
+    """a / b, exactly for scalars (an int when it divides), elementwise for arrays."""
+    if is_array(a, b):
+        return np.asarray(a, dtype=np.float64) / np.maximum(np.asarray(b, dtype=np.float64), 1e-300)
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
+    if b == 0:
+        raise ZeroDivisionError("ratio by zero")
+    q = Fraction(a) / Fraction(b)
+    return q.numerator if q.denominator == 1 else q
+
+
+def nbytes(bits_per_element: int, elements: Number) -> Number:
+    """Bytes for ``elements`` values of ``bits_per_element`` bits: bit-packed, rounded up to a byte.
+
+    A mean element count (a Fraction, from windows clipped at a tensor's edge)
+    is converted exactly, without rounding: it is an average over executions.
+    """
+    if is_array(elements):
+        return np.ceil(np.asarray(elements, dtype=np.float64) * bits_per_element / 8)
+    if isinstance(elements, int):
+        return -(-(elements * bits_per_element) // 8)
+    return ratio(elements * bits_per_element, 8)
+
+
+def ceil_int(x: Number) -> Number:
+    """Integer ceiling (for times in ns)."""
+    if is_array(x):
+        return np.ceil(x)
+    if isinstance(x, int):
+        return x
+    return math.ceil(x)
+
+
+def to_plain(x: Number) -> Any:
+    """JSON-friendly: ints stay ints, integral Fractions become ints, others floats."""
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        v = float(x)
+        return int(v) if v.is_integer() and abs(v) < 2**53 else v
+    if isinstance(x, Fraction):
+        return x.numerator if x.denominator == 1 else float(x)
+    if isinstance(x, float) and x.is_integer() and abs(x) < 2**53:
+        return int(x)
+    return x
+
+
+# Precision of a quantity: how the number relates to the truth.
+#   exact     - the closed form is the count
+#   upper     - an upper bound (a trip count replaced by its stated bound, an unclipped window)
+#   lower     - a lower bound
+#   estimate  - from a stated expected value of a runtime quantity
+#   unknown   - bounds point in different directions
+PRECISIONS = ("exact", "upper", "lower", "estimate", "unknown")
+
+
+def combine_precision(*ps: str) -> str:
+    """Conservative combination: exact with X is X; upper with lower is unknown."""
+    out = "exact"
+    for p in ps:
+        if p == "exact" or p == out:
+            continue
+        if out == "exact":
+            out = p
+        elif {out, p} == {"upper", "lower"} or "unknown" in (out, p):
+            out = "unknown"
+        elif "estimate" in (out, p):
+            out = "estimate"
+    return out

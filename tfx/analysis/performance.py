@@ -1,0 +1,393 @@
+"""Predicted time: waves of CTAs over a per-CTA pipeline model (docs/analysis.md, "performance").
+
+For each launch (a top-level mesh) the positions run in waves of
+``units x resident`` (SMs x CTAs per SM on a GPU; PEs on a tiled accelerator).
+One residency batch's time comes from the engines of one unit:
+
+  copy     gmem bytes over the unit's share of DRAM bandwidth, L2-hit bytes over its share of L2
+  tensor   mma flops, padded to the tensor-core instruction shape, over the unit's tensor rate
+  smem     shared-memory (or TCM) bytes moved by loads and read by mma over its bandwidth
+  vector   elementwise and reduction flops over the vector rate
+  special  exp/rsqrt/... over the special-function rate
+  dispatch command processor cycles (tiled accelerators)
+
+A pipelined loop (``stages S``) runs each trip at the slowest engine or at the
+memory latency over S-1 loads in flight (Little's law), after a fill of one
+latency and one tile; an unpipelined loop pays latency plus every engine in
+series, overlapped only across resident CTAs. The last wave runs with the CTAs
+it has: a tail wave costs the fraction of the machine it uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfx.analysis.counting import ScopeNode
+from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
+from tfx.errors import TfxError
+from tfx.ir.nodes import LoopRegion, MeshRegion, Window
+
+ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill")
+
+
+@dataclass
+class Term:
+    name: str
+    ns: Any
+    detail: str
+
+    def to_json(self):
+        from tfx.analysis.numbers import to_plain
+        return {"name": self.name, "ns": to_plain(self.ns), "detail": self.detail}
+
+
+@dataclass
+class LaunchTime:
+    scope: str
+    positions: Any
+    units: int
+    resident: Any
+    waves: Any
+    full_waves: Any
+    tail_positions: Any
+    batch_ns: Any
+    tail_ns: Any
+    total_ns: Any
+    engines: dict          # engine -> ns per full batch (sum over loops)
+    bound_engine: Any
+    l2_hit_ratio: Any
+    terms: list = field(default_factory=list)
+
+
+class Machine:
+    """The per-unit rates of one profile, in bytes/ns and flop/ns."""
+
+    def __init__(self, profile, mesh_level: str):
+        self.profile = profile
+        self.kind = profile.kind
+        self.clock_ghz = profile.clock_hz / 1e9
+        self.unit_level = profile.mesh_levels().get(mesh_level, mesh_level)
+        self.units = profile.units_of(self.unit_level)
+        mems = profile.memory_levels()
+        self.global_levels = {n for n, m in mems.items() if m.scope in ("device",) or
+                              (m.bandwidth is not None and m.scope == self.unit_level and m.capacity and m.capacity > 1 << 30)}
+        self.l2 = next((n for n, m in mems.items() if m.caches), None)
+        # DRAM level: the one the cache caches, or the global level with a B/s bandwidth.
+        dram = mems[self.l2].caches if self.l2 else next(
+            (n for n, m in mems.items() if m.bandwidth is not None and m.scope in ("device", self.unit_level)), None)
+        self.dram = dram
+        dram_level = mems[dram]
+        eff = profile.get(f"memory.{dram}.efficiency", 1.0)
+        if dram_level.scope == "device":
+            self.dram_bw_device = dram_level.bandwidth * eff / 1e9        # B/ns for the whole device
+            self.dram_per_unit = None
+        else:                                                              # per-PE HBM channels
+            self.dram_bw_device = dram_level.bandwidth * eff * self.units / 1e9
+            self.dram_per_unit = dram_level.bandwidth * eff / 1e9
+        self.dram_latency = dram_level.latency_ns or 0.0
+        self.l2_bw_device = (mems[self.l2].bandwidth / 1e9) if self.l2 and mems[self.l2].bandwidth else None
+        self.onchip = {n for n, m in mems.items() if m.scope == self.unit_level and n != dram}
+        self.onchip_bw = {}
+        for n in self.onchip:
+            try:
+                self.onchip_bw[n] = profile.memory_bandwidth(n) / 1e9
+            except TfxError:
+                pass
+        self.launch_ns = profile.get("launch.overhead", 0.0)
+        self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
+        self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+        self.dispatch_single = profile.get("dispatch.single_op")
+        self.dispatch_composite = profile.get("dispatch.composite")
+
+    def rate(self, unit: str, dtype: str) -> float:
+        """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""
+        try:
+            per_cycle = self.profile.flops_per_cycle(unit, dtype)
+            scope = self.profile.compute_scope(unit)
+        except TfxError as err:
+            raise TfxError(f"profile {self.profile.name} states no {unit} rate for {dtype}: "
+                           f"{err.message}; work without a stated rate is not priced at zero",
+                           where=f"{self.profile.name}:compute.{unit}.{dtype}") from None
+        per_unit = per_cycle * self.profile.units_of(scope) / self.units
+        return per_unit * self.clock_ghz
+
+
+@dataclass
+class Demand:
+    """What one position asks of its unit's engines for one execution of a scope."""
+
+    dram: Any = 0          # bytes from/to DRAM (after L2 hits)
+    l2: Any = 0            # bytes through L2 (all global traffic)
+    tensor: Any = 0        # padded flops / flop per ns -> ns at full unit rate
+    smem: Any = 0          # ns on on-chip memory bandwidth
+    vector: Any = 0        # ns
+    special: Any = 0       # ns
+    dispatch: Any = 0      # ns
+    spill: Any = 0         # ns
+    global_loads: Any = 0  # bytes loaded from global memory (for Little's law)
+
+    def add(self, other: "Demand", k=1) -> None:
+        for f in self.__dataclass_fields__:
+            setattr(self, f, getattr(self, f) + getattr(other, f) * k)
+
+
+def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
+            spill_bytes_per_thread=0) -> tuple[list, Any, list]:
+    """Per-launch times, the total predicted ns, and the explained terms."""
+    launches = []
+    terms: list[Term] = []
+    total = 0
+    meshes = [c for c in root.children if c.kind == "mesh"]
+    if not meshes:
+        raise TfxError(f"kernel {counter.kernel.name} has no mesh region: nothing executes on the device",
+                       where=counter.module.filename)
+    for mesh in meshes:
+        lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, wave_info,
+                          spill_bytes_per_thread)
+        launches.append(lt)
+        total = total + lt.total_ns
+        terms.extend(lt.terms)
+    return launches, total, terms
+
+
+def _unit_mesh(mesh: ScopeNode, profile) -> ScopeNode:
+    """The mesh whose positions occupy whole units: cta on a GPU; the innermost of cube>pe."""
+    if profile.kind == "gpu":
+        return mesh
+    node = mesh
+    while True:
+        inner = [c for c in node.children if c.kind == "mesh"]
+        if len(inner) != 1:
+            return node
+        node = inner[0]
+
+
+def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
+                 spill_bytes_per_thread=0) -> LaunchTime:
+    unit_node = _unit_mesh(mesh, profile)
+    m = Machine(profile, unit_node.level)
+    positions = unit_node.execs
+    resident = occupancy_blocks if profile.kind == "gpu" else 1
+    resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
+    units = m.units
+    slots = units * resident
+    miss = dict(wave_info.get(mesh.id, {}))
+    miss['__spill__'] = (spill_bytes_per_thread, threads)
+    warps = ratio(threads, 32) if threads is not None else 4
+    per_pos = _demand_of(unit_node, counter, m, miss, warps, positions)
+
+    def batch_time(r, active_units):
+        return _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+
+    full_waves = positions // slots
+    tail = positions - full_waves * slots
+    t_full, engines = batch_time(resident, units)
+    r_tail = cdiv(tail, units)
+    active_tail = emin(tail, units)
+    t_tail, _ = batch_time(emax(r_tail, 1), emax(active_tail, 1))
+    t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
+    launch_ns = m.launch_ns
+    total = launch_ns + full_waves * t_full + t_tail
+    waves = ratio(positions, slots)
+    bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
+    l2_total = per_pos.l2
+    hit = 1 - ratio(per_pos.dram, l2_total) if not is_array(l2_total) and l2_total else 0
+    lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
+                    full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
+                    total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit)
+    if not is_array(total):
+        unit = "CTA" if profile.kind == "gpu" else unit_node.level
+        lt.terms = [
+            Term("launch", launch_ns, f"launch overhead of {mesh.label}"),
+            Term("waves", full_waves * t_full,
+                 f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
+                 f"{float(waves):.2f} waves; {full_waves} full waves x {_fmt(t_full)} (bound by {bound})"),
+            Term("tail wave", t_tail,
+                 f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {_fmt(t_tail)}"
+                 if tail else "no tail wave: the positions fill whole waves"),
+        ]
+        if hit:
+            lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
+                                              f"(tiles re-read by co-resident {unit}s)"))
+    return lt
+
+
+def _fmt(ns) -> str:
+    ns = float(ns)
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.2f} us"
+    return f"{ns:.0f} ns"
+
+
+def _scalar(x):
+    return float(x)
+
+
+def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
+    d = Demand()
+    op = node.op
+    q = node.per_exec
+    for (kind, a, b), amount in q.items():
+        if kind == "traffic":
+            level = a
+            if level == m.dram or level in m.global_levels:
+                d.l2 = d.l2 + amount
+                ratio_miss = miss.get(node.id, 1) if b == "read" else 1
+                d.dram = d.dram + amount * ratio_miss
+                if b == "read":
+                    d.global_loads = d.global_loads + amount
+            elif level in m.onchip_bw:
+                d.smem = d.smem + ratio(amount, m.onchip_bw[level]) if not is_array(amount) else d.smem + amount / m.onchip_bw[level]
+        elif kind == "flops":
+            dtype, unit = a, b
+            if unit == "tensor":
+                shape = getattr(node, "per_exec_shape", None)
+                flops = amount
+                if shape is not None:
+                    flops = _padded_flops(shape, m, warps)
+                d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_eff)
+            elif unit == "special":
+                d.special = d.special + amount / m.rate("special", _rate_dtype(dtype))
+            else:
+                d.vector = d.vector + amount / m.rate("vector", _rate_dtype(dtype))
+    if m.dispatch_single is not None and op is not None and op.opcode not in ("reshape", "transpose", "broadcast"):
+        d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
+    return d
+
+
+def _rate_dtype(dtype: str) -> str:
+    # Vector units compute narrow floats at the f16/bf16 rate or wider; ints at the int32 rate.
+    return {"fp8e4m3": "f16", "fp8e5m2": "f16", "fp4e2m1": "f16", "tf32": "f32", "int8": "int32",
+            "bool": "int32"}.get(dtype, dtype)
+
+
+def _padded_flops(shape, m: Machine, warps):
+    """2*M*N*K with M, N, K rounded up to the tensor-core instruction shape.
+
+    On a GPU the CTA's M is split across warpgroups (4 warps each when the
+    instruction is a 64-row warpgroup op; across warps otherwise).
+    """
+    mm, nn, kk = shape
+    im, in_, ik = m.inst
+    if m.kind == "gpu":
+        groups = emax(warps // 4, 1) if im >= 64 else emax(warps, 1)
+        per = cdiv(mm, groups)
+        mm = cdiv(per, im) * im * groups
+    else:
+        mm = cdiv(mm, im) * im
+    return 2 * mm * (cdiv(nn, in_) * in_) * (cdiv(kk, ik) * ik)
+
+
+def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
+    """Total demand of one position (all executions of the subtree, per position)."""
+    d = Demand()
+    for c in node.walk():
+        if c.kind in ("op", "capture") and c.per_exec:
+            od = _op_demand(c, counter, m, miss, warps)
+            d.add(od, ratio(c.execs, positions) if not is_array(c.execs, positions) else c.execs / positions)
+    return d
+
+
+def _engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
+    """ns each engine of one unit needs for r concurrent positions each demanding d."""
+    if m.dram_per_unit is not None:
+        dram_bw = m.dram_per_unit
+    else:
+        dram_bw = m.dram_bw_device / active_units
+    copy = r * d.dram / dram_bw
+    if m.l2_bw_device is not None:
+        copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
+    return {"copy": copy, "tensor": r * d.tensor, "smem": r * d.smem, "vector": r * d.vector,
+            "special": r * d.special, "dispatch": r * d.dispatch, "spill": r * d.spill}
+
+
+def _max_engine(e: dict):
+    out = 0
+    for v in e.values():
+        out = emax(out, v)
+    return out
+
+
+def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, positions):
+    """(ns for r concurrent positions to run ``node``'s body once per position, engine ns)."""
+    total = 0
+    engines = {e: 0 for e in ENGINES}
+    per_exec_scale = ratio(positions, node.execs) if not is_array(positions, node.execs) else positions / node.execs
+    for c in node.children:
+        if c.kind in ("op", "capture"):
+            if not c.per_exec:
+                continue
+            d = _op_demand(c, counter, m, miss, warps)
+            e = _engine_ns(d, m, r, active_units)
+            t = _max_engine(e)
+            if not is_array(d.global_loads):
+                if d.global_loads:
+                    t = t + m.dram_latency
+            else:
+                t = t + where(d.global_loads > 0, m.dram_latency, 0)
+            k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
+            total = total + t * k
+            for name, v in e.items():
+                engines[name] = engines[name] + v * k
+        elif c.kind == "loop":
+            t, e = _loop_time(c, counter, m, miss, warps, r, active_units)
+            k = ratio(c.execs, node.execs * c.trips) if not is_array(c.execs, node.execs, c.trips) else c.execs / (node.execs * c.trips)
+            total = total + t * k
+            for name, v in e.items():
+                engines[name] = engines[name] + v * k
+        else:  # nested mesh (warps/threads), composite, call: their ops run in this scope's order
+            t, e = _scope_time(c, counter, m, miss, warps, r, active_units, positions)
+            k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
+            if c.kind == "mesh":
+                k = 1  # positions of an inner mesh run concurrently inside one unit
+                t = t
+            total = total + t * k
+            for name, v in e.items():
+                engines[name] = engines[name] + v * k
+            if c.kind == "composite" and m.dispatch_composite is not None:
+                # One command for the whole block replaces its ops' single dispatches.
+                n_ops = sum(1 for x in c.walk() if x.kind == "op")
+                saved = (n_ops * m.dispatch_single - m.dispatch_composite) / m.clock_ghz * r
+                engines["dispatch"] = engines["dispatch"] - saved * k
+                total = total - saved * k
+    return total, engines
+
+
+def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units):
+    """ns of all trips of one execution of ``loop`` for r concurrent positions."""
+    trips = loop.trips
+    body = Demand()
+    for c in loop.walk():
+        if c is loop or not (c.kind in ("op", "capture") and c.per_exec):
+            continue
+        od = _op_demand(c, counter, m, miss, warps)
+        k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
+        body.add(od, k)
+    spill_bytes, threads = miss.get("__spill__", (0, None))
+    has_mma = any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") for c in loop.walk())
+    if has_mma and threads is not None and m.onchip_bw:
+        # Spilled accumulator registers are stored and reloaded through L1 every k-step.
+        l1_bw = max(m.onchip_bw.values())
+        body.spill = body.spill + 2 * spill_bytes * threads / l1_bw
+    e = _engine_ns(body, m, r, active_units)
+    stages = loop.stages or 1
+    has_loads = body.global_loads
+    lat = m.dram_latency
+    if is_array(stages, has_loads, trips) or is_array(*e.values()):
+        piped_round = emax(_max_engine(e), lat / emax(stages - 1, 1) * (has_loads > 0))
+        single = lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values())
+        serial_round = emax(_max_engine(e), single)
+        round_ns = where(stages >= 2, piped_round, serial_round)
+        fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), 0)
+    elif stages >= 2:
+        round_ns = emax(_max_engine(e), lat / (stages - 1) if has_loads else 0)
+        fill = (lat + e["copy"] / r) if has_loads else 0
+    else:
+        single = (lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values())
+        round_ns = emax(_max_engine(e), single)
+        fill = 0
+    total = fill + trips * round_ns
+    return total, {k: v * trips for k, v in e.items()}
