@@ -83,13 +83,17 @@ def accepted_units(family: str) -> list[str]:
 def to_canonical(value: float, unit: str) -> float:
     """``value`` in ``unit`` converted to its family's canonical unit.
 
-    Integer families keep ints so that counts print and compare as counts.
+    Integer families keep ints so that counts print and compare as counts, and
+    a whole number of bytes is an int too.
     """
     family = _FAMILY_OF_UNIT[unit]
     factor = UNIT_FAMILIES[family][1][unit]
     if family in INTEGER_FAMILIES:
         return int(value) if float(value).is_integer() else float(value)
-    return float(value) * factor
+    result = float(value) * factor
+    if family == "bytes" and result.is_integer():
+        return int(result)  # sizes are whole bytes: 228 KiB is the int 233472
+    return result
 
 
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S.*?)?\s*$")

@@ -1,0 +1,126 @@
+"""``tfx hw``: list the bundled hardware profiles and show one profile's facts.
+
+    tfx hw list [--json]
+    tfx hw show NAME|PATH [--knob PATH=VALUE]... [--json]
+
+``show`` lists every entry in file order (bases first): numeric facts with
+their value in human units, canonical unit, origin and source, and the
+settings (scopes, parents, meshes, aliases) that tie them together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tfx.cli.common import emit_json, parse_assignments
+from tfx.errors import TfxError
+from tfx.hw import Fact, list_profiles, load_profile
+from tfx.hw.units import format_count, format_quantity
+
+# Table width when stdout is not a terminal (pipes, tests): wide enough that
+# sources are not wrapped into many short lines.
+PIPE_WIDTH = 160
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "hw", help="list and show hardware profiles",
+        description="List the bundled hardware profiles, or show one profile's facts "
+                    "with their provenance.")
+    sub = parser.add_subparsers(dest="hw_command", metavar="SUBCOMMAND")
+
+    list_parser = sub.add_parser("list", help="one line per bundled profile: name, kind, description")
+    list_parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    show = sub.add_parser("show", help="every fact of one profile with unit, origin and source")
+    show.add_argument("profile", metavar="NAME|PATH", help="bundled profile name or a .toml path")
+    show.add_argument("--knob", action="append", metavar="PATH=VALUE", default=[],
+                      help="change a fact first: absolute (1.2e12, 3.2TB/s) or factor "
+                           "(x2, /2); repeatable")
+    show.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    parser.set_defaults(func=run, hw_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.hw_command == "list":
+        return _list(args)
+    if args.hw_command == "show":
+        return _show(args)
+    args.hw_parser.print_usage(sys.stderr)
+    print("tfx hw: error: expected a subcommand: list or show", file=sys.stderr)
+    return 2
+
+
+def _console():
+    from rich.console import Console
+    width = None if sys.stdout.isatty() else PIPE_WIDTH
+    return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False)
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows = []
+    for name in list_profiles():
+        profile = load_profile(name)
+        rows.append({"name": name, "kind": profile.kind, "description": profile.description})
+    if args.json:
+        emit_json(rows)
+        return 0
+    width = max((len(r["name"]) for r in rows), default=0)
+    for row in rows:
+        print(f"{row['name']:<{width}}  {row['kind']:<5}  {row['description']}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    knobs = parse_assignments(args.knob, "--knob")
+    profile = load_profile(args.profile, knobs=knobs)
+    if args.json:
+        emit_json(profile.to_json())
+        return 0
+
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console()
+    console.print(Text(f"{profile.name}  ({profile.kind})", style="bold"))
+    console.print(Text(profile.description))
+    console.print(Text(f"file: {profile.source_path}", style="dim"))
+    for path, text in profile.knobs.items():
+        console.print(Text(f"knob: {path}={text}", style="yellow"))
+
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("fact", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("unit", no_wrap=True)
+    table.add_column("origin", no_wrap=True)
+    table.add_column("source", overflow="fold", min_width=30)
+    for path, entry in profile.entries():
+        if path in ("kind", "description"):  # already in the header above the table
+            continue
+        # Cells are Text, not markup strings: sources such as "[DS] 4.8 TB/s" contain brackets.
+        if isinstance(entry, Fact):
+            table.add_row(*(Text(cell) for cell in _fact_cells(path, entry)))
+        else:
+            value = ", ".join(entry) if isinstance(entry, tuple) else str(entry)
+            table.add_row(Text(path), Text(value), Text(""), Text(""), Text(""), style="dim")
+    console.print(table)
+    return 0
+
+
+def _fact_cells(path: str, fact: Fact) -> tuple:
+    if not fact.available:
+        return (path, "unavailable", fact.unit or "", "", fact.unavailable)
+    origin = fact.origin if fact.knob is None else f"{fact.origin} (knob)"
+    return (path, _format_value(fact), fact.unit, origin, fact.source)
+
+
+def _format_value(fact: Fact) -> str:
+    """Human units for quantities with prefixes; a plain number where the unit column says it all."""
+    if fact.unit in ("B", "B/s", "ns", "Hz", "flop/s"):
+        return format_quantity(fact.value, fact.unit)
+    return format_count(fact.value)
+
+
+__all__ = ["register", "run", "TfxError"]
