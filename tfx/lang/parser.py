@@ -22,6 +22,10 @@ KEYWORDS = {"kernel", "param", "let", "attr", "tensor", "mesh", "loop", "composi
             "carry", "stages", "step", "bound", "to", "as", "in", "runtime", "expect", "swizzle"}
 
 
+# Sizes and offsets are evaluated as 64-bit integers (numpy arrays in sweeps).
+MAX_INT = 2**63 - 1
+
+
 class Parser:
     def __init__(self, text: str, filename: str):
         self.filename = filename
@@ -96,7 +100,17 @@ class Parser:
         if t.kind != "INT":
             raise self.error(f"expected {what}, found {self.describe(t)}")
         self.i += 1
-        return int(t.text.replace("_", ""), 0)
+        return self.int_value(t)
+
+    def int_value(self, t: Token) -> int:
+        """The value of an INT token; ``007`` and ``0x_`` are refused, not crashed on."""
+        try:
+            value = int(t.text.replace("_", ""), 0)
+        except ValueError:
+            raise self.error(f"invalid integer literal {t.text!r}", t) from None
+        if value > MAX_INT:
+            raise self.error(f"integer literal {t.text!r} is out of range (at most 2^63 - 1)", t)
+        return value
 
     # ------------------------------------------------------------ module
     def parse_module(self) -> Module:
@@ -522,7 +536,7 @@ class Parser:
         t = self.tok
         if t.kind == "INT":
             self.i += 1
-            return Const(int(t.text.replace("_", ""), 0), self.loc(t))
+            return Const(self.int_value(t), self.loc(t))
         if t.kind == "IDENT":
             self.i += 1
             if self.at("(") and t.text in FUNCTIONS:
