@@ -24,6 +24,24 @@ KEYWORDS = {"kernel", "param", "let", "attr", "tensor", "mesh", "loop", "composi
 
 # Sizes and offsets are evaluated as 64-bit integers (numpy arrays in sweeps).
 MAX_INT = 2**63 - 1
+# Deeper nesting is refused: every later pass walks the tree recursively.
+MAX_EXPR_DEPTH = 100
+MAX_REGION_DEPTH = 50
+
+
+def expr_depth(e: Expr) -> int:
+    """Height of an expression tree, computed without recursion."""
+    best, stack = 0, [(e, 1)]
+    while stack:
+        node, d = stack.pop()
+        best = max(best, d)
+        if isinstance(node, BinOp):
+            stack += [(node.lhs, d + 1), (node.rhs, d + 1)]
+        elif isinstance(node, Neg):
+            stack.append((node.operand, d + 1))
+        elif isinstance(node, Call):
+            stack += [(a, d + 1) for a in node.args]
+    return best
 
 
 class Parser:
@@ -42,6 +60,8 @@ class Parser:
                     pending = []
                 self.tokens.append(tok)
         self.i = 0
+        self.expr_nesting = 0
+        self.region_nesting = 0
 
     # ------------------------------------------------------------ helpers
     @property
@@ -223,7 +243,16 @@ class Parser:
 
     # ------------------------------------------------------------ statements
     def parse_block(self) -> tuple[tuple, SourceLocation]:
-        self.expect("{")
+        open_brace = self.expect("{")
+        if self.region_nesting >= MAX_REGION_DEPTH:
+            raise self.error(f"regions nest more than {MAX_REGION_DEPTH} deep", open_brace)
+        self.region_nesting += 1
+        try:
+            return self._parse_block_body()
+        finally:
+            self.region_nesting -= 1
+
+    def _parse_block_body(self) -> tuple[tuple, SourceLocation]:
         body = []
         while not self.at("}"):
             if self.tok.kind == "EOF":
@@ -512,6 +541,19 @@ class Parser:
 
     # ------------------------------------------------------------ expressions
     def parse_expr(self, min_prec: int = 1) -> Expr:
+        start = self.tok
+        if self.expr_nesting >= MAX_EXPR_DEPTH:
+            raise self.error(f"expression nests more than {MAX_EXPR_DEPTH} deep", start)
+        self.expr_nesting += 1
+        try:
+            e = self._parse_binary(min_prec)
+        finally:
+            self.expr_nesting -= 1
+        if self.expr_nesting == 0 and expr_depth(e) > MAX_EXPR_DEPTH:
+            raise self.error(f"expression nests more than {MAX_EXPR_DEPTH} deep", start)
+        return e
+
+    def _parse_binary(self, min_prec: int) -> Expr:
         lhs = self.parse_unary()
         while True:
             t = self.tok
@@ -526,7 +568,13 @@ class Parser:
         t = self.tok
         if t.text == "-" and t.kind == "PUNCT":
             self.i += 1
-            inner = self.parse_unary()
+            if self.expr_nesting >= MAX_EXPR_DEPTH:
+                raise self.error(f"expression nests more than {MAX_EXPR_DEPTH} deep", t)
+            self.expr_nesting += 1
+            try:
+                inner = self.parse_unary()
+            finally:
+                self.expr_nesting -= 1
             if isinstance(inner, Const):
                 return Const(-inner.value, self.loc(t))
             return Neg(inner, self.loc(t))
