@@ -172,7 +172,13 @@ class Call(Expr):
                 return np.floor(np.log2(np.maximum(v, 1))).astype(np.int64)
             return max(int(v), 1).bit_length() - 1
         if self.func == "pow2":
-            return 2 ** vals[0]
+            v = vals[0]
+            # Results must fit the int64 that sweeps evaluate in; numpy refuses negative powers.
+            bad = np.any((v < 0) | (v > 62)) if _is_array(v) else not 0 <= v <= 62
+            if bad:
+                shown = v if not _is_array(v) else "a value"
+                raise TfxError(f"pow2 of {shown}: the exponent must be in 0..62", where=self.loc)
+            return 2 ** v
         raise AssertionError(self.func)
 
 
