@@ -302,6 +302,12 @@ class Verifier:
             raise self.error(f"{code} produces a value: write %name = {code} ...", loc)
         if not needs_result and op.result is not None:
             raise self.error(f"{code} produces no value", loc)
+        # Only elementwise binaries take a number operand; everything else needs tiles.
+        if code not in opcat.BINARY and code not in opcat.MMA and code not in opcat.UNARY:
+            for o, t in zip(op.operands, tys):
+                if t is None and isinstance(o, Scalar):
+                    raise self.error(f"{code} takes a tile (%value or tensor window), found the number {o.text}",
+                                     o.loc or loc)
         for lvl in (op.to_level, op.level):
             if lvl is not None and lvl not in STORAGE_LEVELS:
                 raise self.error(f"unknown storage level {lvl!r}, expected one of: {', '.join(sorted(STORAGE_LEVELS))}", loc)
