@@ -1,0 +1,66 @@
+"""``tfx analyze``: per-scope work, traffic, footprint, occupancy, roofline and predicted time."""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.errors import TfxError
+
+
+def add_kernel_args(p, hw_required: bool = False) -> None:
+    p.add_argument("file", help="a .tile file")
+    p.add_argument("--kernel", help="which kernel of the file (default: the one no other calls)")
+    p.add_argument("--hw", default="h200_sxm", help="hardware profile: a shipped name or a TOML path")
+    p.add_argument("--set", action="append", metavar="P=V", help="override a kernel parameter")
+    p.add_argument("--knob", action="append", metavar="K=V", help="override a profile fact (value or xF, /F)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("analyze", help="work, traffic, footprint, occupancy, roofline and predicted time",
+                       description="Analyze one kernel on one hardware profile.")
+    add_kernel_args(p)
+    p.add_argument("--resources", metavar="threads=T,regs=R,smem=S",
+                   help="per-CTA resources (override the kernel's and the estimate)")
+    p.add_argument("--occupancy", type=int, metavar="N", help="occupancy hint (CTAs per SM)")
+    p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def parse_resources(text: str | None) -> dict[str, int]:
+    if not text:
+        return {}
+    out = parse_int_assignments([s for s in text.split(",") if s.strip()], "--resources")
+    allowed = {"threads", "regs", "smem", "static_smem"}
+    for k in out:
+        if k not in allowed:
+            raise TfxError(f"--resources {k}: expected one of {', '.join(sorted(allowed))}")
+        if out[k] < 0 or (k == "threads" and out[k] < 1):
+            raise TfxError(f"--resources {k}={out[k]}: must be positive")
+    return out
+
+
+def load_analysis(args, resources=None, occupancy_hint=None):
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    module = parse_file(args.file)
+    profile = load_profile(args.hw)
+    knobs = parse_assignments(args.knob, "--knob")
+    if knobs:
+        profile = profile.with_knobs(knobs)
+    return analyze(module, args.kernel, profile, parse_int_assignments(args.set, "--set"),
+                   knobs=None, resources=resources, occupancy_hint=occupancy_hint)
+
+
+def run(args) -> int:
+    from tfx.analysis.report import render_text
+    if args.occupancy is not None and args.occupancy < 1:
+        raise TfxError(f"--occupancy {args.occupancy}: expected a whole number >= 1")
+    a = load_analysis(args, parse_resources(args.resources), args.occupancy)
+    if args.json:
+        emit_json(a.to_json())
+        return 0
+    if args.domain not in ("logical", "total", *a.domains):
+        raise TfxError(f"--domain {args.domain}: expected one of logical, total, {', '.join(a.domains)}")
+    print(render_text(a, args.domain), end="")
+    return 0
