@@ -14,7 +14,6 @@ import argparse
 import sys
 
 from tfx.cli.common import emit_json, parse_assignments
-from tfx.errors import TfxError
 from tfx.hw import Fact, list_profiles, load_profile
 from tfx.hw.units import format_count, format_quantity
 
@@ -123,4 +122,4 @@ def _format_value(fact: Fact) -> str:
     return format_count(fact.value)
 
 
-__all__ = ["register", "run", "TfxError"]
+__all__ = ["register", "run"]

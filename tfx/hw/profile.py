@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +19,7 @@ from typing import Any, Iterable, Mapping
 import tomli_w
 
 from tfx.errors import SourceLocation, TfxError
-from tfx.hw.schema import (DEVICE, PER_FILE_KEYS, Fact, check_complete, lookup, merge,
-                           parse_document)
+from tfx.hw.schema import DEVICE, PER_FILE_KEYS, Fact, check_complete, merge, parse_document
 from tfx.resources import bundled_dir
 
 PROFILE_SUFFIX = ".toml"
@@ -134,7 +134,6 @@ def _parse_file(path: Path) -> _ParsedFile:
 
 def _toml_error(exc: tomllib.TOMLDecodeError, shown: str, text: str) -> TfxError:
     """tomllib says ``Invalid value (at line 3, column 9)``; turn it into file:line:col."""
-    import re
     message = str(exc)
     match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
     if not match:
@@ -233,7 +232,9 @@ class Profile:
         return entry
 
     def _where(self, path: str) -> str:
-        return f"{self.name}:{path}"
+        """``file:key`` as errors name it (the profile name when it was not loaded from a file)."""
+        shown = _display_path(self.source_path) if self.source_path else self.name
+        return f"{shown}:{path}"
 
     def has(self, path: str) -> bool:
         return self.canonical_path(path) in self._entries
@@ -397,7 +398,10 @@ class Profile:
         if description is not None:
             tree["description"] = description
         top = {"name": name or self.name}
-        lines: list[str] = []
+        origin = _display_path(self.source_path) if self.source_path else self.name
+        lines = [f"# Saved by tfx from {origin}: bases merged in"
+                 + (f", knobs applied ({', '.join(f'{k}={v}' for k, v in self.knobs.items())})"
+                    if self.knobs else "") + "."]
         _emit_table(lines, (), {**top, **tree})
         return "\n".join(lines).strip() + "\n"
 
@@ -446,8 +450,8 @@ def _emit_table(lines: list[str], path: tuple[str, ...], table: dict) -> None:
     for key, value in leaves:
         if isinstance(value, Fact):
             text = _fact_toml(value)
-        elif isinstance(value, tuple):
-            text = _toml_scalar(list(value))
+        elif isinstance(value, tuple):  # one line: tomli_w would put each name on its own
+            text = "[" + ", ".join(_toml_scalar(item) for item in value) + "]"
         else:
             text = _toml_scalar(value)
         lines.append(f"{key} = {text}")
