@@ -57,6 +57,7 @@ class IndexRange:
     count: Any
     step: Any
     regular: bool = True   # False when its count varies per executing position
+    last: Any = None       # the largest value it takes (for bounds checks)
 
 
 @dataclass
@@ -182,7 +183,7 @@ class Counter:
         self.region_captures(m, node, ctx, values)
         ranges = dict(ctx.ranges)
         for coord, ext in zip(m.coords, extents):
-            ranges[coord] = IndexRange(0, ext, 1)
+            ranges[coord] = IndexRange(0, ext, 1, last=ext - 1)
         inner = _Ctx(execs=ctx.execs * positions, loops=ctx.loops, ranges=ranges, values=values,
                      precision=ctx.precision, units=units, depth=ctx.depth + 1)
         self.block(m.body, node, inner)
@@ -239,7 +240,10 @@ class Counter:
         ranges = dict(ctx.ranges)
         start = self.ev(lp.start, ctx)
         step = self.ev(lp.step, ctx)
-        ranges[lp.var] = IndexRange(start, trips, step, regular=regular and prec == "exact")
+        bound_trips = self.ev(lp.bound, ctx) if lp.bound is not None else (
+            self.ev(lp.trip.hi, ctx) if lp.trip.hi is not None else trips)
+        ranges[lp.var] = IndexRange(start, trips, step, regular=regular and prec == "exact",
+                                    last=start + (bound_trips - 1) * step)
         inner = _Ctx(execs=ctx.execs * trips, loops=ctx.loops + ((lp.var, trips),), ranges=ranges,
                      values=values, precision=precision, units=ctx.units, depth=ctx.depth + 1)
         self.block(lp.body, node, inner)
@@ -282,7 +286,19 @@ class Counter:
                     return where(tiles, mean, size), "exact"
                 if tiles:
                     return mean, "exact"
-        return size, "upper" if True else "exact"
+        # Not a recognised tiling: count the whole window, exact when it can never cross the
+        # tensor's edge (its offset at every variable's largest value still fits).
+        hi_env = dict(self.env)
+        for n in names:
+            r = ctx.ranges[n]
+            hi_env[n] = r.last if r.last is not None else r.first + (r.count - 1) * r.step
+        try:
+            end = axis.offset.evaluate(hi_env) + size
+        except Exception:
+            return size, "upper"
+        if is_array(end):
+            return size, "exact" if bool((end <= full).all()) else "upper"
+        return size, "exact" if end <= full else "upper"
 
     def window_elements(self, w: Window, ctx: "_Ctx"):
         dims = self.tensor_dims[w.tensor]
