@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+import numpy as np
+
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, nbytes, ratio
 from tfx.ir.expr import linear_coefficients
@@ -163,7 +165,7 @@ def peak_live(root: ScopeNode, counter: Counter, threads_per_cta, mesh_units) ->
                     elems = elems * d
                 b = nbytes(ty.dtype.bits, elems)
                 stages = node.stages if (node.kind == "loop" and c.op.opcode in ("load", "copy")) else 1
-                here[ty.level] = here.get(ty.level, 0) + b * (stages or 1) * multiplier
+                here[ty.level] = here.get(ty.level, 0) + b * _or1(stages) * multiplier
         child_max: dict[str, object] = {}
         for c in node.children:
             if c.kind in ("loop", "composite", "mesh", "call"):
@@ -185,6 +187,13 @@ def peak_live(root: ScopeNode, counter: Counter, threads_per_cta, mesh_units) ->
 
     scope_bytes(root, 1)
     return peaks
+
+
+def _or1(x):
+    """``x or 1`` that also works elementwise on arrays (0 becomes 1)."""
+    if is_array(x):
+        return np.where(x == 0, 1, x)
+    return x or 1
 
 
 class _RangesCtx:

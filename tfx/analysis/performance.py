@@ -373,7 +373,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         l1_bw = max(m.onchip_bw.values())
         body.spill = body.spill + 2 * spill_bytes * threads / l1_bw
     e = _engine_ns(body, m, r, active_units)
-    stages = loop.stages or 1
+    stages = loop.stages if loop.stages is not None else 1
+    stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     has_loads = body.global_loads
     lat = m.dram_latency
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
