@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from tfx.analysis import memory as memmod
 from tfx.analysis.counting import Counter, ScopeNode
-from tfx.analysis.numbers import ceil_int, emax, is_array, ratio, to_plain
+from tfx.analysis.numbers import ceil_int, emax, is_array, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
 from tfx.analysis.performance import Machine, predict
@@ -151,12 +151,18 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     res = None
     blocks = 1
     spill_regs = 0
+    spill_bytes = 0
     if profile.kind == "gpu":
         limits = OccupancyLimits.from_profile(profile)
         res, origin = _resources(kernel, env, resources, peaks, threads, limits)
         regs_needed = res["regs"]
         regs = emin_(regs_needed, limits.max_regs_per_thread)
-        spill_regs = regs_needed - regs
+        # Tiles that need more registers than a thread has spill, whatever the compiler reports
+        # it allocated: the estimate from the IR decides.
+        rmem_thread = peaks["rmem"].bytes if "rmem" in peaks else 0
+        estimated = ceil_int(ratio(rmem_thread, 4) if not is_array(rmem_thread) else rmem_thread / 4) + BASE_REGISTERS
+        spill_regs = emax(estimated - limits.max_regs_per_thread, 0)
+        spill_bytes = where(spill_regs > 0, rmem_thread, 0) if is_array(spill_regs) else (rmem_thread if spill_regs > 0 else 0)
         hint = occupancy_hint
         if hint is None and kernel.attr("occupancy") is not None:
             hint = int(kernel.attr("occupancy").value.evaluate(env)) if not vector else None
@@ -175,8 +181,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             elif hint is not None and not occupancy.hint_met:
                 warnings.append(f"occupancy hint {hint} is not met: {occupancy.explanation()[-1]}")
             if spill_regs > 0:
-                warnings.append(f"register spill: about {regs_needed} registers/thread needed, "
-                                f"{limits.max_regs_per_thread} available; {spill_regs * 4} B/thread go to local memory")
+                warnings.append(f"register spill: about {estimated} registers/thread needed, "
+                                f"{limits.max_regs_per_thread} available; the {float(rmem_thread):,.0f} B/thread of "
+                                "tiles round-trip through local memory every k-step")
 
     # ---------------------------------------------------------------- wave reuse (L2)
     wave_info = _wave_reuse(root, kernel, env, profile, blocks)
@@ -189,7 +196,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         import numpy as np
         blocks_eff = np.maximum(blocks, 1)
     launches, predicted, terms = predict(root, counter, profile, blocks_eff, threads, wave_info,
-                                         spill_bytes_per_thread=spill_regs * 4 if not vector else emax_(spill_regs, 0) * 4)
+                                         spill_bytes_per_thread=spill_bytes)
 
     metrics, precision = _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted,
                                   blocks, vector)

@@ -188,7 +188,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     t_tail, _ = batch_time(emax(r_tail, 1), emax(active_tail, 1))
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
     launch_ns = m.launch_ns
-    total = launch_ns + full_waves * t_full + t_tail
+    fill_ns = m.dram_latency
+    total = launch_ns + fill_ns + full_waves * t_full + t_tail
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     l2_total = per_pos.l2
@@ -200,6 +201,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         unit = "CTA" if profile.kind == "gpu" else unit_node.level
         lt.terms = [
             Term("launch", launch_ns, f"launch overhead of {mesh.label}"),
+            Term("fill", fill_ns, "one memory latency before the first bytes arrive"),
             Term("waves", full_waves * t_full,
                  f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
                  f"{float(waves):.2f} waves; {full_waves} full waves x {_fmt(t_full)} (bound by {bound})"),
@@ -323,11 +325,14 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             d = _op_demand(c, counter, m, miss, warps)
             e = _engine_ns(d, m, r, active_units)
             t = _max_engine(e)
+            # A load's latency overlaps the other resident positions' transfers (and the next
+            # wave's): the op takes the longer of its transfer and one latency. The first
+            # latency of the launch is paid once, in the launch's fill term.
             if not is_array(d.global_loads):
                 if d.global_loads:
-                    t = t + m.dram_latency
+                    t = emax(t, m.dram_latency)
             else:
-                t = t + where(d.global_loads > 0, m.dram_latency, 0)
+                t = where(d.global_loads > 0, emax(t, m.dram_latency), t)
             k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
             total = total + t * k
             for name, v in e.items():
@@ -368,10 +373,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         body.add(od, k)
     spill_bytes, threads = miss.get("__spill__", (0, None))
     has_mma = any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") for c in loop.walk())
-    if has_mma and threads is not None and m.onchip_bw:
-        # Spilled accumulator registers are stored and reloaded through L1 every k-step.
-        l1_bw = max(m.onchip_bw.values())
-        body.spill = body.spill + 2 * spill_bytes * threads / l1_bw
+    if has_mma and threads is not None:
+        # A spilled accumulator is stored and reloaded around every k-step's mma. L1 is mostly
+        # given to shared memory by such kernels, so the local traffic goes to L2 at the
+        # unit's share of its bandwidth.
+        share = (m.l2_bw_device or m.dram_bw_device) / m.units
+        body.spill = body.spill + 2 * spill_bytes * threads / share
     e = _engine_ns(body, m, r, active_units)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)

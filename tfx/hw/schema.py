@@ -126,6 +126,8 @@ def _compute_unit(doc: str, with_instruction_shape: bool) -> TableSpec:
     for dtype in COMPUTE_DTYPES:
         fields[dtype] = FactSpec("flop_per_cycle", "positive",
                                  f"{dtype} flop per cycle per scope unit (dense)")
+    fields["efficiency"] = FactSpec("ratio", "positive",
+                                    "sustained fraction of the peak rate (power and issue limits, measured)")
     if with_instruction_shape:
         for dim in "mnk":
             fields[f"instruction_{dim}"] = _count(
@@ -155,6 +157,8 @@ PROFILE_SPEC = TableSpec({
             "bandwidth", "positive",
             "a measured ceiling (streaming copy) per instance, beside the vendor `bandwidth`"),
         "latency": FactSpec("time", "nonnegative", "load-to-use latency"),
+        "efficiency": FactSpec("ratio", "positive",
+                               "sustained fraction of `bandwidth` a streaming kernel achieves (measured)"),
         "channels": _count("independent channels per instance"),
         "caches": TextSpec("the memory level this one caches (l2 caches gmem)"),
         "aliases": NameListSpec("other names kernels and knobs may use (hbm for gmem)"),

@@ -56,6 +56,7 @@ UNIT_FAMILIES: dict[str, tuple[str, dict[str, float]]] = {
     "cycles": ("cycle", {"cycle": 1}),
     "count": ("count", {"count": 1}),
     "flag": ("flag", {"flag": 1}),
+    "ratio": ("ratio", {"ratio": 1}),
     "flop_rate": ("flop/s", {"flop/s": 1, "GFLOP/s": 1e9, "TFLOP/s": 1e12, "PFLOP/s": 1e15}),
 }
 

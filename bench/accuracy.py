@@ -1,0 +1,109 @@
+"""Predicted vs measured on the H200 calibration set: error per row and the median.
+
+Rows: calibration/h200/bandwidth.csv (copy), calibration/h200/measured/gemm_triton.csv
+(Triton tiled GEMM configurations, the gemm.tile schedule; resources from the compiled
+kernels: threads, registers, shared memory), and calibration/h200/gemm_library.csv
+(cuBLAS vs the best gemm.tile configuration the model finds).
+
+    python3 bench/accuracy.py [--rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tfx.analysis.analyze import analyze  # noqa: E402
+from tfx.hw import load_profile  # noqa: E402
+from tfx.lang import parse_file  # noqa: E402
+
+CAL = ROOT / "calibration" / "h200"
+
+
+def copy_rows(profile):
+    m = parse_file(ROOT / "kernels" / "copy.tile")
+    out = []
+    for r in csv.DictReader(open(CAL / "bandwidth.csv")):
+        if r["op"] != "copy" or int(r["bytes_per_buffer"]) < 16 << 20:
+            continue
+        n = int(r["bytes_per_buffer"]) // 2
+        a = analyze(m, None, profile, {"N": n})
+        out.append((f"copy {int(r['bytes_per_buffer']) >> 20} MiB", float(a.metrics["performance.predicted_ns"]) / 1e6,
+                    float(r["ms"])))
+    return out
+
+
+def triton_rows(profile, limit=None):
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    out = []
+    for r in csv.DictReader(open(CAL / "measured" / "gemm_triton.csv")):
+        if r["impl"] != "triton_tutorial" or r["status"] != "ok" or r["run"] != "1":
+            continue
+        p = {k: int(r[k]) for k in ("M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")}
+        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"])}
+        a = analyze(m, None, profile, p, resources=res)
+        label = "{M}x{N}x{K} {BM}x{BN}x{BK} w{WARPS} s{STAGES} g{GROUP_M}".format(**p)
+        if int(r["n_spills"]):
+            label += f" spills={r['n_spills']}"
+        out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms"])))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def library_rows(profile):
+    """The best configuration of gemm.tile the model finds vs cuBLAS, bf16 shapes."""
+    import numpy as np
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    out = []
+    grid = [(bm, bn, bk, w, s) for bm in (64, 128, 256) for bn in (64, 128, 256) for bk in (32, 64, 128)
+            for w in (4, 8) for s in (2, 3, 4, 5)]
+    for r in csv.DictReader(open(CAL / "gemm_library.csv")):
+        if r["dtype"] != "bf16":
+            continue
+        M, N, K = int(r["M"]), int(r["N"]), int(r["K"])
+        best = None
+        for bm, bn, bk, w, s in grid:
+            a = analyze(m, None, profile, {"M": M, "N": N, "K": K, "BM": bm, "BN": bn, "BK": bk,
+                                           "WARPS": w, "STAGES": s}, check=False)
+            if a.occupancy is None or not a.occupancy.feasible:
+                continue
+            t = float(a.metrics["performance.predicted_ns"])
+            if best is None or t < best[0]:
+                best = (t, (bm, bn, bk, w, s))
+        out.append((f"cuBLAS {M}x{N}x{K} (best {best[1]})", best[0] / 1e6, float(r["ms"])))
+    return out
+
+
+def report(title, rows):
+    print(f"\n{title}")
+    print(f"  {'case':<52} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
+    errs = []
+    for label, pred, meas in rows:
+        err = (pred - meas) / meas
+        errs.append(abs(err))
+        print(f"  {label:<52} {pred:12.4f} {meas:12.4f} {err * 100:+7.1f}%")
+    if errs:
+        print(f"  median |error| {statistics.median(errs) * 100:.1f}% over {len(errs)} rows")
+    return errs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=None, help="limit the Triton rows")
+    ap.add_argument("--hw", default="h200_sxm")
+    args = ap.parse_args()
+    profile = load_profile(args.hw)
+    report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))
+    report("gemm.tile vs Triton tiled GEMM (measured/gemm_triton.csv)", triton_rows(profile, args.rows))
+    report("best gemm.tile configuration vs cuBLAS (gemm_library.csv)", library_rows(profile))
+
+
+if __name__ == "__main__":
+    main()
