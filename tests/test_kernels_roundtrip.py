@@ -1,0 +1,157 @@
+"""Every shipped kernel parses, verifies, prints canonically and shape-checks with its defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfx.ir import ops as opcat
+from tfx.ir.bind import bind, check_shapes
+from tfx.ir.nodes import Composite, LoopRegion, MeshRegion, walk, walk_ops
+from tfx.lang import parse_file, parse_text, print_module
+
+KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
+KERNEL_FILES = sorted(KERNEL_DIR.glob("*.tile"))
+
+EXPECTED_FILES = {
+    "copy.tile", "flash_prefill.tile", "gemm.tile", "gqa_decode.tile", "moe_w4a16.tile",
+    "persistent_gemm.tile", "rmsnorm.tile", "sip_decode_attention.tile", "sip_gemm.tile",
+    "softmax.tile",
+}
+
+
+def test_the_shipped_kernels_are_all_here():
+    assert {p.name for p in KERNEL_FILES} >= EXPECTED_FILES
+
+
+@pytest.fixture(params=KERNEL_FILES, ids=lambda p: p.name)
+def kernel_file(request):
+    return request.param
+
+
+def test_parses_and_prints_canonically(kernel_file):
+    module = parse_file(kernel_file)
+    text = print_module(module)
+    again = parse_text(text, str(kernel_file))
+    assert again == module
+    # The canonical form is a fixed point of printing.
+    assert print_module(again) == text
+
+
+def test_shapes_check_with_defaults(kernel_file):
+    module = parse_file(kernel_file)
+    for kernel in module.kernels:
+        check_shapes(module, kernel, bind(module, kernel))
+
+
+def test_every_value_in_a_domain_is_accepted_alone(kernel_file):
+    """Each parameter's domain values, set one at a time, still give consistent shapes."""
+    module = parse_file(kernel_file)
+    for kernel in module.kernels:
+        defaults = bind(module, kernel)
+        for p in kernel.params:
+            if p.domain is None:
+                continue
+            for v in p.domain.enumerate(defaults)[:8]:
+                env = bind(module, kernel, {p.name: v})
+                check_shapes(module, kernel, env)
+
+
+def test_has_a_header_comment_and_documented_parameters(kernel_file):
+    module = parse_file(kernel_file)
+    for kernel in module.kernels:
+        assert kernel.doc.count("\n") >= 2, f"{kernel.name}: header comment says what it models"
+        assert kernel.params and all(p.domain is not None for p in kernel.params), \
+            f"{kernel.name}: every parameter has a sweep domain"
+        regions = [s for s in walk(kernel.body) if isinstance(s, (MeshRegion, LoopRegion))]
+        assert any(isinstance(s, MeshRegion) for s in regions)
+
+
+def test_gpu_kernels_state_threads(kernel_file):
+    module = parse_file(kernel_file)
+    for kernel in module.kernels:
+        if any(isinstance(s, MeshRegion) and s.level == "cta" for s in walk(kernel.body)):
+            assert kernel.attr("threads") is not None, kernel.name
+
+
+def _kernel(name, kernel=None):
+    module = parse_file(KERNEL_DIR / name)
+    return module, module.kernel(kernel)
+
+
+def test_persistent_gemm_loops_from_its_sm_with_a_bound():
+    module, k = _kernel("persistent_gemm.tile")
+    mesh = k.body[0]
+    assert mesh.level == "cta" and mesh.coords == ("sm",)
+    tiles = mesh.body[0]
+    assert isinstance(tiles, LoopRegion) and tiles.bound is not None
+    assert "sm" in tiles.start.free_names()
+    env = bind(module, k)
+    assert env["NUM_SMS"] == 132 and env["CTAS"] == 132
+
+
+def test_flash_prefill_causal_trip_count_depends_on_the_query_block():
+    module, k = _kernel("flash_prefill.tile")
+    kv = next(s for s in walk(k.body) if isinstance(s, LoopRegion))
+    assert "pm" in kv.stop.free_names() and kv.bound is not None
+    env = dict(bind(module, k))
+    for pm, trips in ((0, 2), (1, 4), (31, 64)):
+        env["pm"] = pm
+        assert kv.stop.evaluate(env) == trips
+    assert kv.bound.evaluate(env) == 64
+
+
+def test_gqa_decode_has_a_split_pass_and_a_merge_pass():
+    module, k = _kernel("gqa_decode.tile")
+    meshes = [s for s in k.body if isinstance(s, MeshRegion)]
+    assert len(meshes) == 2
+    kv = next(s for s in walk(meshes[0].body) if isinstance(s, LoopRegion))
+    assert any(c.name == "%q" and c.move_to == "rmem" for c in kv.captures)
+    assert {op.opcode for op in walk_ops(kv.body)} >= {"load", "transpose", "mma", "exp2", "reduce"}
+    assert {t.role for t in k.tensors} == {"in", "out", "scratch"}
+
+
+def test_moe_gathers_rows_inside_a_runtime_loop():
+    module, k = _kernel("moe_w4a16.tile")
+    env = bind(module, k)
+    assert (env["H"], env["I"], env["E"], env["TOPK"]) == (6144, 3072, 32, 4)
+    assert (env["BM"], env["BN"], env["BK"]) == (64, 128, 128)
+    rows = next(s for s in walk(k.body) if isinstance(s, LoopRegion))
+    assert rows.trip.kind == "runtime" and rows.trip.expect is not None
+    gathers = [a for op in walk_ops(k.body) for o in op.operands if hasattr(o, "axes")
+               for a in o.axes if a.kind == "gather"]
+    assert gathers
+    assert k.tensor("W").type.dtype.text == "fp4e2m1"
+    assert k.attr("occupancy") is not None
+
+
+def test_sip_decode_attention_single_op_and_composite_do_the_same_work():
+    module = parse_file(KERNEL_DIR / "sip_decode_attention.tile")
+    single = module.kernel("decode_attention_single_op")
+    composite = module.kernel("decode_attention_composite")
+    assert not any(isinstance(s, Composite) for s in walk(single.body))
+    blocks = [s for s in walk(composite.body) if isinstance(s, Composite)]
+    assert [b.name for b in blocks] == ["attn_block"]
+
+    def opcodes(k):
+        return [op.opcode for op in walk_ops(k.body)]
+    assert opcodes(single) == opcodes(composite)
+    assert single.params == composite.params and single.tensors == composite.tensors
+
+
+def test_sip_kernels_use_the_accelerator_levels():
+    for name in ("sip_gemm.tile", "sip_decode_attention.tile"):
+        module = parse_file(KERNEL_DIR / name)
+        for k in module.kernels:
+            levels = {s.level for s in walk(k.body) if isinstance(s, MeshRegion)}
+            assert levels == {"cube", "pe"}
+            assert {t.type.level for t in k.tensors} == {"hbm"}
+            assert {op.to_level for op in walk_ops(k.body) if op.opcode == "load"} == {"tcm"}
+
+
+def test_every_op_in_the_kernels_is_catalogued():
+    for path in KERNEL_FILES:
+        for k in parse_file(path).kernels:
+            for op in walk_ops(k.body):
+                assert opcat.cost_class(op.opcode)
