@@ -111,7 +111,9 @@ class Verifier:
         root = _Scope(None, f"kernel {k.name}", k.loc, isolated=False)
         for t in k.tensors:
             if t.name in consts or t.name in root.names:
-                raise self.error(f"duplicate name {t.name!r}", t.loc)
+                first = consts[t.name] if t.name in consts else root.names[t.name].loc
+                line = f" (first defined at line {first.line})" if first is not None else ""
+                raise self.error(f"duplicate name {t.name!r}{line}", t.loc)
             if t.type.level not in STORAGE_LEVELS:
                 raise self.error(f"unknown storage level {t.type.level!r}, expected one of: {', '.join(sorted(STORAGE_LEVELS))}", t.loc)
             for d in t.type.shape:
@@ -130,10 +132,10 @@ class Verifier:
                 sym, barrier = scope.lookup(name)
                 if sym is not None and sym.kind == "index":
                     if barrier is not None:
-                        raise self.isolation_error(name, sym, barrier, use_loc or _expr_loc(e, name))
+                        raise self.isolation_error(name, sym, barrier, _expr_loc(e, name) or use_loc)
                     continue
                 if sym is not None:
-                    raise self.error(f"{name!r} is a {sym.kind}, not an integer, in {what}", use_loc or _expr_loc(e, name))
+                    raise self.error(f"{name!r} is a {sym.kind}, not an integer, in {what}", _expr_loc(e, name) or use_loc)
             raise self.error(f"unknown name {name!r} in {what}: expected a parameter, let, mesh coordinate or loop variable",
                              _expr_loc(e, name) or use_loc)
 
