@@ -32,7 +32,7 @@ def median_ms(fn, repeats=15) -> float:
 
 
 def main() -> None:
-    print(f"{"kernel":<48} {'ms/analysis (parse excluded)':>30} {'ms with parse':>14}")
+    print(f"{'kernel':<48} {'ms/analysis (parse excluded)':>30} {'ms with parse':>14}")
     for path in sorted((ROOT / "kernels").glob("*.tile")):
         module = parse_file(path)
         profile = load_profile(profile_for(path))
