@@ -39,7 +39,8 @@ def main() -> None:
         for k in module.kernels:
             a_ms = median_ms(lambda: analyze(module, k, profile))
             p_ms = median_ms(lambda: analyze(parse_file(path), k.name, profile))
-            print(f"{path.stem + ":" + k.name:<48} {a_ms:30.2f} {p_ms:14.2f}")
+            label = f"{path.stem}:{k.name}"
+            print(f"{label:<48} {a_ms:30.2f} {p_ms:14.2f}")
     module = parse_file(ROOT / "kernels" / "gemm.tile")
     profile = load_profile("h200_sxm")
     small = median_ms(lambda: analyze(module, None, profile, {"M": 4096}))
