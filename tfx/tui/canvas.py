@@ -1,0 +1,91 @@
+"""A small deterministic braille canvas: 2x4 dots per terminal cell. No Textual here.
+
+``BrailleCanvas(width, height)`` (in cells) plots points in data coordinates
+after ``set_range``; each cell remembers the highest ``layer`` drawn into it
+(0 = plain point, 1 = frontier, 2 = selected), so callers can colour cells.
+``rows()`` returns ``[(text, [layer per cell])]`` per terminal line.
+"""
+
+from __future__ import annotations
+
+import math
+
+# dot (dx, dy) -> bit of the braille pattern (U+2800 + bits)
+_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
+
+
+class BrailleCanvas:
+    def __init__(self, width: int, height: int):
+        self.width = max(1, width)
+        self.height = max(1, height)
+        self.bits = [[0] * self.width for _ in range(self.height)]
+        self.layer = [[-1] * self.width for _ in range(self.height)]
+        self.x0, self.x1, self.y0, self.y1 = 0.0, 1.0, 0.0, 1.0
+        self.logx = self.logy = False
+
+    def set_range(self, x0: float, x1: float, y0: float, y1: float,
+                  logx: bool = False, logy: bool = False) -> None:
+        self.logx, self.logy = logx, logy
+        f = (lambda v: math.log10(v)) if logx else float
+        g = (lambda v: math.log10(v)) if logy else float
+        self.x0, self.x1 = f(x0), f(x1)
+        self.y0, self.y1 = g(y0), g(y1)
+        if self.x1 == self.x0:
+            self.x1 = self.x0 + 1
+        if self.y1 == self.y0:
+            self.y1 = self.y0 + 1
+
+    def dot_of(self, x: float, y: float) -> tuple[int, int] | None:
+        if (self.logx and x <= 0) or (self.logy and y <= 0):
+            return None
+        xv = math.log10(x) if self.logx else x
+        yv = math.log10(y) if self.logy else y
+        W, H = self.width * 2, self.height * 4
+        px = int(round((xv - self.x0) / (self.x1 - self.x0) * (W - 1)))
+        py = int(round((yv - self.y0) / (self.y1 - self.y0) * (H - 1)))
+        if not (0 <= px < W and 0 <= py < H):
+            return None
+        return px, H - 1 - py          # y grows upwards
+
+    def dot(self, px: int, py: int, layer: int = 0) -> None:
+        cx, cy = px // 2, py // 4
+        if 0 <= cx < self.width and 0 <= cy < self.height:
+            self.bits[cy][cx] |= _BITS[py % 4][px % 2]
+            self.layer[cy][cx] = max(self.layer[cy][cx], layer)
+
+    def point(self, x: float, y: float, layer: int = 0) -> tuple[int, int] | None:
+        """Plot one data point; returns its cell (column, row) or None if off the canvas."""
+        d = self.dot_of(x, y)
+        if d is None:
+            return None
+        self.dot(*d, layer)
+        return d[0] // 2, d[1] // 4
+
+    def line(self, a: tuple[float, float], b: tuple[float, float], layer: int = 0) -> None:
+        da, db = self.dot_of(*a), self.dot_of(*b)
+        if da is None or db is None:
+            return
+        (x0, y0), (x1, y1) = da, db
+        n = max(abs(x1 - x0), abs(y1 - y0), 1)
+        for i in range(n + 1):
+            self.dot(round(x0 + (x1 - x0) * i / n), round(y0 + (y1 - y0) * i / n), layer)
+
+    def rows(self) -> list[tuple[str, list[int]]]:
+        out = []
+        for bits, layers in zip(self.bits, self.layer):
+            out.append(("".join(chr(0x2800 + b) if b else " " for b in bits), list(layers)))
+        return out
+
+    def text(self) -> str:
+        return "\n".join(r for r, _ in self.rows())
+
+
+def pareto_front(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the points no other point beats on both coordinates (both minimised)."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
+    front, best = [], math.inf
+    for i in order:
+        if points[i][1] < best:
+            front.append(i)
+            best = points[i][1]
+    return front

@@ -1,0 +1,468 @@
+"""The explorer's headless core: no Textual here.
+
+``Job`` is the plain data an edit produces (kernel file and text, profile,
+knobs, parameters, occupancy hint, generation); ``run_job`` is the top-level,
+picklable worker function the app sends to a ``ProcessPoolExecutor`` and
+returns an ``Outcome`` (the ``Analysis``, which pickles, plus the analysis
+with resources meeting the occupancy hint, or the TfxError's first line).
+Everything the panes show is derived from an ``Analysis`` by the functions
+below, so the panes and the tests agree on every number.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from tfx.errors import TfxError
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_quantity,
+                          format_time_ns)
+
+DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
+
+
+# ---------------------------------------------------------------- jobs
+
+@dataclass(frozen=True)
+class Job:
+    """One analysis request: plain data only, so it pickles to a worker process."""
+
+    generation: int
+    kernel_path: str
+    kernel_text: str | None          # None: read kernel_path
+    kernel_name: str | None
+    profile: str                     # bundled name or path
+    knobs: tuple = ()                # ((path, text), ...)
+    params: tuple = ()               # ((name, int), ...)
+    hint: int | None = None          # occupancy hint; None: the kernel's, else one more CTA
+
+
+@dataclass
+class Outcome:
+    generation: int
+    analysis: Any = None             # tfx.analysis.analyze.Analysis
+    hinted: Any = None               # Analysis with resources meeting the hint, or None
+    hint: int | None = None
+    hint_note: str = ""              # what the hinted analysis assumes, or why there is none
+    error: str | None = None         # the TfxError's first line
+    source_text: str = ""            # the kernel text analysed
+
+
+_MODULE_CACHE: dict[tuple[str, str], Any] = {}
+
+
+def _parse(path: str, text: str):
+    from tfx.lang import parse_text
+    key = (path, text)
+    mod = _MODULE_CACHE.get(key)
+    if mod is None:
+        mod = parse_text(text, path)
+        if len(_MODULE_CACHE) > 16:
+            _MODULE_CACHE.clear()
+        _MODULE_CACHE[key] = mod
+    return mod
+
+
+def warm() -> bool:
+    """Imported in a fresh worker process so the first real job is fast."""
+    import tfx.analysis.analyze  # noqa: F401
+    import tfx.lang  # noqa: F401
+    return True
+
+
+def run_job(job: Job) -> Outcome:
+    """The worker: parse, load the profile, analyse; never raises for bad input."""
+    out = Outcome(job.generation)
+    try:
+        from tfx.analysis.analyze import analyze
+        from tfx.hw import load_profile
+        text = job.kernel_text
+        if text is None:
+            from tfx.cli.common import read_text
+            text = read_text(job.kernel_path)
+        out.source_text = text
+        module = _parse(job.kernel_path, text)
+        profile = load_profile(job.profile)
+        knobs = dict(job.knobs)
+        params = dict(job.params)
+        a = analyze(module, job.kernel_name, profile, params=params, knobs=knobs or None,
+                    occupancy_hint=job.hint)
+        out.analysis = a
+        _hinted(out, module, job, profile, knobs, params)
+    except TfxError as err:
+        out.error = err.headline()
+    except (ArithmeticError, ValueError, KeyError, TypeError) as err:  # a model bug, not bad input
+        out.error = f"error: analysis failed: {type(err).__name__}: {err}"
+    return out
+
+
+def _hinted(out: Outcome, module, job: Job, profile, knobs, params) -> None:
+    """Rerun the analysis with resources that meet the occupancy hint, when that is possible."""
+    from tfx.analysis.analyze import analyze
+    a = out.analysis
+    occ = a.occupancy
+    if occ is None:
+        out.hint_note = "no occupancy model for this hardware kind"
+        return
+    hint = occ.hint if occ.hint is not None else occ.blocks_per_sm + 1
+    out.hint = hint
+    if occ.hint is not None and occ.hint_met:
+        out.hint_note = f"occupancy={hint} is met as compiled"
+        return
+    budget = occ.hint_budget
+    if budget is None or occ.hint is None:
+        a2 = analyze(module, job.kernel_name, profile, params=params, knobs=knobs or None,
+                     occupancy_hint=hint)
+        budget = a2.occupancy.hint_budget
+    if budget is None or not budget.reachable:
+        out.hint_note = (budget.sentence if budget is not None
+                         else f"no budget lets {hint} CTAs share an SM")
+        return
+    if "threads" in budget.blockers:
+        out.hint_note = (f"{hint} CTAs/SM need fewer threads per CTA, which changes the kernel; "
+                         "not rerun")
+        return
+    res = {}
+    parts = []
+    if "registers" in budget.blockers and budget.max_regs_per_thread is not None:
+        res["regs"] = int(budget.max_regs_per_thread)
+        parts.append(f"{res['regs']} registers/thread (no spill assumed)")
+    if "shared memory" in budget.blockers and budget.max_smem_per_cta is not None:
+        res["smem"] = int(budget.max_smem_per_cta)
+        parts.append(f"{format_bytes(res['smem'])} shared memory/CTA")
+    out.hinted = analyze(module, job.kernel_name, profile, params=params, knobs=knobs or None,
+                         resources=res, occupancy_hint=hint)
+    out.hint_note = ("rerun with " + " and ".join(parts)) if parts else "rerun at the hint"
+
+
+# ---------------------------------------------------------------- formatting
+
+def num(v: Any) -> float:
+    if isinstance(v, Fraction):
+        return float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def fmt_ns(v: Any) -> str:
+    return format_time_ns(num(v))
+
+
+def fmt_bytes(v: Any) -> str:
+    """Decimal prefixes, two decimals, as the traffic table shows them (KB/MB/GB)."""
+    return format_bytes(num(v), binary=False)
+
+
+def fmt_flops(v: Any) -> str:
+    x = num(v)
+    for unit, scale in (("Pflop", 1e15), ("Tflop", 1e12), ("Gflop", 1e9), ("Mflop", 1e6),
+                        ("Kflop", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.2f} {unit}"
+    return f"{x:.0f} flop" if float(x).is_integer() else f"{x:.2f} flop"
+
+
+def fmt_metric(name: str, v: Any) -> str:
+    if isinstance(v, str) or v is None or isinstance(v, bool):
+        return str(v)
+    if name.endswith("_ns") or "_ns." in name or name.endswith(".ns"):
+        return fmt_ns(v)
+    if name.startswith("memory."):
+        return fmt_bytes(v)
+    if name.startswith("compute-cost."):
+        return fmt_flops(v)
+    if name.endswith("ratio"):
+        return f"{num(v) * 100:.1f}%"
+    return format_count(num(v))
+
+
+def fmt_fact(fact) -> str:
+    if not fact.available:
+        return "unavailable"
+    return format_quantity(fact.value, fact.unit)
+
+
+def pct_change(old: float, new: float) -> str:
+    if old == 0:
+        return ""
+    return f" ({(new - old) / old * 100:+.1f}%)"
+
+
+# ---------------------------------------------------------------- derived views
+
+def scope_rows(a) -> list:
+    """(depth, node) for every scope of the tree, depth-first."""
+    out = []
+
+    def walk(n, d):
+        out.append((d, n))
+        for c in n.children:
+            walk(c, d + 1)
+
+    walk(a.root, 0)
+    return out
+
+
+def domains_of(a) -> list[str]:
+    return ["logical", "total", *[d for d in DOMAINS_ORDER[2:] if d in a.domains],
+            *[d for d in a.domains if d not in DOMAINS_ORDER]]
+
+
+def _tensors_touched(node) -> set[str]:
+    from tfx.ir.nodes import Window
+    names = set()
+    for n in node.walk():
+        op = n.op
+        if op is None or not hasattr(op, "operands"):
+            continue
+        for o in op.operands:
+            if isinstance(o, Window):
+                names.add(o.tensor)
+        if getattr(op, "target", None) is not None:
+            names.add(op.target.tensor)
+    return names
+
+
+def _scope_time_ns(a, node) -> float:
+    """A roofline time of one scope: max of its flops at peak and its bytes at each level's bandwidth."""
+    p = a.profile
+    t = 0.0
+    for (kind, x, y), v in node.total.items():
+        try:
+            if kind == "flops":
+                from tfx.analysis.performance import _rate_dtype
+                dt = x if y == "tensor" else _rate_dtype(x)
+                t = max(t, num(v) / (p.peak_flops_per_s(y, dt) / 1e9))
+            elif kind == "traffic":
+                lvl = p.memory_level(x)
+                bw = p.memory_bandwidth(lvl.name, aggregate=True) / 1e9
+                moved = num(node.total.get(("traffic", x, "read"), 0)) + num(
+                    node.total.get(("traffic", x, "write"), 0))
+                t = max(t, moved / bw)
+        except TfxError:
+            continue
+    return t
+
+
+@dataclass
+class TrafficTable:
+    columns: list[str]
+    rows: list[list[str]]
+    keys: list[str] = field(default_factory=list)   # scope ids
+
+
+def traffic_table(a, domain: str) -> TrafficTable:
+    """Rows: scopes; columns: flops per dtype, read/write per level, footprint, share of time."""
+    dtypes = sorted({(x, y == "special") for (k, x, y) in a.root.total if k == "flops"})
+    levels = []
+    for (k, x, y) in a.root.total:
+        if k == "traffic" and x not in levels:
+            levels.append(x)
+    order = {n: i for i, n in enumerate(a.profile.memory_levels())}
+    levels.sort(key=lambda l: order.get(a.profile.memory_level(l).name if _has_level(a, l) else l, 99))
+    cols = ["scope"]
+    cols += [f"{d}{' sfu' if s else ''} flop" for d, s in dtypes]
+    for l in levels:
+        cols += [f"{l} rd", f"{l} wr"]
+    cols += ["footprint", "time%"]
+    fp = a.footprint
+    root_t = _scope_time_ns(a, a.root) or 1.0
+    rows, keys = [], []
+    for depth, node in scope_rows(a):
+        rec = a.scope_records(node, domain)
+        r = ["  " * depth + node.label]
+        for d, s in dtypes:
+            key = f"compute-cost.special.{d}" if s else f"compute-cost.flops.{d}"
+            r.append(fmt_flops(rec[key]) if key in rec else "")
+        for l in levels:
+            for rw in ("read", "write"):
+                key = f"memory.traffic.{l}.{rw}"
+                r.append(fmt_bytes(rec[key]) if key in rec else "")
+        touched = _tensors_touched(node)
+        r.append(fmt_bytes(sum(num(fp[t]) for t in touched if t in fp)) if touched else "")
+        r.append(f"{_scope_time_ns(a, node) / root_t * 100:.1f}")
+        rows.append(r)
+        keys.append(node.id)
+    return TrafficTable(cols, rows, keys)
+
+
+def _has_level(a, name: str) -> bool:
+    try:
+        a.profile.memory_level(name)
+        return True
+    except TfxError:
+        return False
+
+
+def headline(a) -> dict[str, str]:
+    m = a.metrics
+    return {
+        "predicted": fmt_ns(m["performance.predicted_ns"]),
+        "bound": str(m.get("roofline.bound_by", "?")),
+        "occupancy": (f"{m['occupancy.blocks_per_sm']} CTA/SM ({num(m['occupancy.occupancy_pct']):.1f}%)"
+                      if "occupancy.occupancy_pct" in m else "n/a"),
+    }
+
+
+# metrics a diff reports, in order, with a name people read
+DIFF_METRICS = (
+    ("performance.predicted_ns", "predicted"),
+    ("roofline.compute_ns", "compute"),
+    ("roofline.memory_ns", "memory"),
+    ("memory.traffic.gmem.total.read", "gmem read"),
+    ("memory.peak.smem", "smem peak"),
+    ("occupancy.blocks_per_sm", "CTAs/SM"),
+    ("performance.waves", "waves"),
+    ("roofline.bound_by", "bound"),
+    ("occupancy.limiter", "limiter"),
+)
+
+
+def diff_summary(old, new, limit: int = 4) -> str:
+    """What moved between two analyses: ``predicted 1.23 ms -> 0.98 ms (-20.3%)``; '' if nothing."""
+    if old is None or new is None:
+        return ""
+    parts = []
+    for key, name in DIFF_METRICS:
+        if key not in old.metrics or key not in new.metrics:
+            continue
+        a, b = old.metrics[key], new.metrics[key]
+        if a == b:
+            continue
+        if isinstance(a, (str, bool)) or isinstance(b, (str, bool)) or a is None or b is None:
+            parts.append(f"{name} {a} -> {b}")
+        else:
+            parts.append(f"{name} {fmt_metric(key, a)} -> {fmt_metric(key, b)}{pct_change(num(a), num(b))}")
+    if not parts:
+        return "nothing moved"
+    return "; ".join(parts[:limit])
+
+
+# ---------------------------------------------------------------- knobs
+
+def nudge(fact, factor: float):
+    """The fact's canonical value times ``factor`` (counts stay whole numbers, at least 1)."""
+    v = fact.value * factor
+    if fact.unit in ("count", "cycle", "flag"):
+        return max(1, int(round(v)))
+    return v
+
+
+def knob_text(value) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return repr(float(value))
+
+
+# ---------------------------------------------------------------- profiles on disk
+
+def user_profiles_dir() -> Path:
+    base = os.environ.get("TFX_USER_PROFILES")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(xdg) / "tfx" / "hw_profiles"
+
+
+def save_profile(profile, name: str, directory: Path | None = None) -> Path:
+    """Write ``profile`` (knobs applied) as ``<dir>/<name>.toml``; temp file then rename.
+
+    Refuses a name that would shadow a shipped profile, and never writes inside
+    ``hw_profiles/``. A failed write leaves any earlier file and the edits intact.
+    """
+    from tfx.hw.profile import list_profiles, profiles_dir
+    if not name or not all(c.isalnum() or c in "-_" for c in name):
+        raise TfxError(f"profile name {name!r}: use letters, digits, - and _")
+    if name in list_profiles():
+        raise TfxError(f"profile name {name!r} is a shipped profile; choose another name")
+    directory = Path(directory) if directory is not None else user_profiles_dir()
+    try:
+        if directory.resolve() == profiles_dir().resolve():
+            raise TfxError("refusing to write into the shipped hw_profiles/ folder")
+    except OSError:
+        pass
+    text = profile.to_toml(name=name, description=f"{profile.description} (edited in tfx open)")
+    target = directory / f"{name}.toml"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".toml.tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        raise TfxError(f"cannot save profile: {exc.strerror or exc}", where=str(target)) from None
+    return target
+
+
+# ---------------------------------------------------------------- simulator / explorer adapters
+
+@dataclass(frozen=True)
+class Event:
+    engine: str
+    start_ns: float
+    end_ns: float
+    label: str = ""
+
+
+def sim_status() -> tuple[Any, str]:
+    """``(simulate, "")`` when ``tfx.sim.simulate`` exists, else ``(None, why)``."""
+    try:
+        import tfx.sim as sim
+    except Exception as exc:  # noqa: BLE001 - an unfinished layer may fail in any way
+        return None, f"the simulator is not available in this build ({type(exc).__name__}: {exc})"
+    fn = getattr(sim, "simulate", None)
+    if fn is None:
+        return None, "the simulator is not available in this build (tfx.sim has no simulate())"
+    return fn, ""
+
+
+def explore_status() -> tuple[Any, str]:
+    try:
+        import tfx.explore as ex
+    except Exception as exc:  # noqa: BLE001
+        return None, f"the explorer is not available in this build ({type(exc).__name__}: {exc})"
+    fn = getattr(ex, "explore", None)
+    if fn is None:
+        return None, "the explorer is not available in this build (tfx.explore has no explore())"
+    return fn, ""
+
+
+def events_from(result: Any) -> list[Event]:
+    """Events from a simulator result: objects or dicts with engine, start/end ns, label."""
+    raw = getattr(result, "events", result)
+    out = []
+    for e in raw or ():
+        get = (lambda k, d=None: e.get(k, d)) if isinstance(e, dict) else (lambda k, d=None: getattr(e, k, d))
+        start = get("start_ns", get("start"))
+        end = get("end_ns", get("end"))
+        if start is None or end is None:
+            continue
+        out.append(Event(str(get("engine", "?")), float(start), float(end),
+                         str(get("label", get("name", "")) or "")))
+    return out
+
+
+def chrome_trace(events: list[Event]) -> dict:
+    """Chrome trace-event JSON (``chrome://tracing``, Perfetto): one row per engine, times in us."""
+    engines = sorted({e.engine for e in events})
+    tid = {e: i for i, e in enumerate(engines)}
+    rows = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": tid[e], "args": {"name": e}}
+            for e in engines]
+    rows += [{"name": e.label or e.engine, "ph": "X", "pid": 0, "tid": tid[e.engine],
+              "ts": e.start_ns / 1000.0, "dur": (e.end_ns - e.start_ns) / 1000.0}
+             for e in events]
+    return {"traceEvents": rows, "displayTimeUnit": "ns"}

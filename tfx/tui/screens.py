@@ -1,0 +1,84 @@
+"""Modal screens: the F1 help and the one-line value prompt used by every editor."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+HELP = """\
+[b]tfx open[/b]: explore one kernel on one hardware profile. Every edit reruns the
+analysis in a worker process; the status line says what moved.
+
+[b]Anywhere[/b]
+  1..6        IR, Traffic, Roofline, Timeline, Explore, Hardware
+  ctrl+p      command palette: go to scope, set knob/parameter, switch profile, export
+  r           reload the kernel file from disk
+  d           domain: logical -> total -> cta -> warp -> thread
+  ctrl+s      save the screen as SVG      ctrl+j  save the analysis as JSON
+  f1          this help                   q       quit
+
+[b]IR[/b]  up/down/enter in the scope tree; the records follow the selection.
+[b]Traffic[/b]  one row per scope; d switches the counting domain.
+[b]Roofline[/b]  left: kernel parameters (enter or e edits); right: bound, terms,
+  occupancy, the budget that meets the hint and what it would gain.
+[b]Timeline[/b]  +/- zoom, left/right pan, home/end; ctrl+t exports a Chrome trace.
+[b]Explore[/b]  up/down choose a point, enter loads its parameters.
+[b]Hardware[/b]  enter or e types a value (3.2TB/s, 1.2e12, x2, /2); x doubles, h halves,
+  z resets the fact, Z resets all, w saves a new profile under your config folder.
+
+[dim]escape or f1 closes[/dim]"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="help.close"),
+        Binding("f1", "dismiss", "Close", id="help.close_f1", show=False),
+        Binding("q", "dismiss", "Close", id="help.close_q", show=False),
+    ]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; background: $surface; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(HELP, markup=True)
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """Asks for one value; dismisses with the text, or None on escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    DEFAULT_CSS = """
+    PromptScreen { align: center middle; }
+    PromptScreen > Vertical { width: 70; max-width: 100%; height: auto; border: round $accent;
+        background: $surface; padding: 0 1; }
+    """
+
+    def __init__(self, title: str, value: str = "", hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text)
+            yield Input(value=self.value, id="prompt-input")
+            if self.hint:
+                yield Label(self.hint, classes="dim")
+
+    def on_mount(self) -> None:
+        inp = self.query_one(Input)
+        inp.cursor_blink = self.app.cursor_blink_enabled
+        inp.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""The explorer's panes, one module per area of the screen (Posting's layout)."""

@@ -1,0 +1,129 @@
+"""Pane 1, IR: canonical kernel text beside the scope tree and the selected scope's records."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Static, Tree
+
+from tfx.tui.core import fmt_metric
+
+
+def _label(node) -> str:
+    extra = ""
+    if node.kind == "mesh":
+        extra = f" x{node.positions}"
+    elif node.kind == "loop":
+        extra = f" x{node.trips}" + (f" stages {node.stages}" if node.stages not in (None, 1) else "")
+    caps = getattr(node.region, "captures", None) if node.region is not None else None
+    if caps:
+        names = ", ".join(c.name + (f"->{c.move_to}" if c.move_to else "") for c in caps)
+        extra += f" capture({names})"
+    return f"{node.label}{extra}"
+
+
+class ScopeTree(Tree):
+    BINDINGS = [Binding("enter", "select_cursor", "Select", id="ir.select", show=False)]
+
+
+class IRPane(Horizontal):
+    DEFAULT_CSS = """
+    IRPane { height: 1fr; }
+    IRPane #ir-text-scroll { width: 1fr; border-right: tall $panel; }
+    IRPane #ir-side { width: 1fr; }
+    IRPane ScopeTree { height: 1fr; min-height: 5; }
+    IRPane #ir-records-scroll { height: 1fr; border-top: tall $panel; }
+    """
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.selected_id: str | None = None
+        self._scopes: dict[str, object] = {}
+        self._tree_shape: tuple | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="ir-text-scroll"):
+            yield Static(id="ir-text")
+        with Vertical(id="ir-side"):
+            yield ScopeTree("scopes", id="ir-tree")
+            with VerticalScroll(id="ir-records-scroll"):
+                yield Static(id="ir-records")
+
+    def show(self, analysis, text: str, domain: str) -> None:
+        self._analysis, self._domain = analysis, domain
+        tree = self.query_one(ScopeTree)
+        shape = tuple((n.id, _label(n)) for n in analysis.root.walk())
+        if shape != self._tree_shape:
+            self._tree_shape = shape
+            self._scopes = {}
+            tree.clear()
+            tree.root.set_label(_label(analysis.root))
+            tree.root.data = analysis.root.id
+
+            def add(parent, node):
+                for c in node.children:
+                    if c.children:
+                        child = parent.add(_label(c), data=c.id, expand=True)
+                        add(child, c)
+                    else:
+                        parent.add_leaf(_label(c), data=c.id)
+
+            add(tree.root, analysis.root)
+            tree.root.expand()
+        self._scopes = {n.id: n for n in analysis.root.walk()}
+        if self.selected_id not in self._scopes:
+            self.selected_id = analysis.root.id
+        self._text = text
+        self._render_all()
+
+    def _render_all(self) -> None:
+        node = self._scopes.get(self.selected_id)
+        line = getattr(node, "line", None)
+        out = Text(no_wrap=True)
+        for i, src in enumerate(self._text.splitlines(), 1):
+            style = "reverse" if i == line else ""
+            out.append(f"{i:3} ", style="dim")
+            out.append(src + "\n", style=style)
+        self.query_one("#ir-text", Static).update(out)
+        self.query_one("#ir-records", Static).update(self._records(node))
+
+    def _records(self, node) -> Text:
+        a, dom = self._analysis, self._domain
+        t = Text()
+        if node is None:
+            return t
+        t.append(f"{node.label}", style="bold")
+        t.append(f"  [{dom}]  {node.kind}, line {node.line}, {node.execs} executions, {node.precision}\n")
+        rec = a.scope_records(node, dom)
+        if not rec:
+            t.append("no work or traffic in this scope\n", style="dim")
+        for k in sorted(rec):
+            t.append(f"{k:<34} ", style="cyan")
+            t.append(fmt_metric(k, rec[k]) + "\n")
+        return t
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        if event.node.data is not None and event.node.data != self.selected_id:
+            self.selected_id = event.node.data
+            self._render_all()
+
+    def goto(self, scope_id: str) -> None:
+        tree = self.query_one(ScopeTree)
+
+        def find(n):
+            if n.data == scope_id:
+                return n
+            for c in n.children:
+                r = find(c)
+                if r is not None:
+                    return r
+            return None
+
+        found = find(tree.root)
+        if found is not None:
+            tree.move_cursor(found)
+            tree.focus()
+        self.selected_id = scope_id
+        self._render_all()
