@@ -100,7 +100,7 @@ def _flops_key(dtype: str) -> str:
 
 def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
             knobs: Mapping[str, str] | None = None, resources: Mapping[str, int] | None = None,
-            occupancy_hint: int | None = None, check: bool = True) -> Analysis:
+            occupancy_hint: int | None = None, check: bool = True, _what_if: bool = False) -> Analysis:
     """Analyze ``kernel`` of ``module`` on ``profile`` (a loaded Profile).
 
     ``params`` override parameter defaults (ints, or numpy arrays for sweeps);
@@ -200,6 +200,29 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
 
     metrics, precision = _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted,
                                   blocks, vector)
+    if (not vector and occupancy is not None and occupancy.hint_budget is not None
+            and occupancy.hint_budget.reachable and not _what_if):
+        # What the hinted occupancy would have gained: the same kernel compiled to the budget.
+        b = occupancy.hint_budget
+        r = occupancy.resources
+        budget = {"threads": r.threads, "regs": r.regs_per_thread, "smem": r.smem_dynamic,
+                  "static_smem": r.smem_static}
+        if "registers" in b.blockers and b.max_regs_per_thread is not None:
+            budget["regs"] = min(r.regs_per_thread, b.max_regs_per_thread)
+        if "shared memory" in b.blockers and b.max_smem_per_cta is not None:
+            budget["smem"] = max(min(r.smem_dynamic, b.max_smem_per_cta - r.smem_static), 0)
+        hinted = analyze(module, kernel, profile, params, None, budget, None, check=False, _what_if=True)
+        new_ns = hinted.metrics["performance.predicted_ns"]
+        old_ns = metrics["performance.predicted_ns"]
+        metrics["occupancy.hint_predicted_ns"] = new_ns
+        precision["occupancy.hint_predicted_ns"] = "estimate"
+        from tfx.analysis.performance import Term
+        terms.append(Term("hint", new_ns - old_ns,
+                          f"compiled for occupancy={b.hint} ({budget['threads']} threads, {budget['regs']} regs, "
+                          f"{budget['smem'] + budget['static_smem']:,} B smem: "
+                          f"{hinted.metrics['occupancy.blocks_per_sm']} CTAs/SM) it would take "
+                          f"{float(new_ns) / 1e3:,.2f} us, {float(old_ns) / float(new_ns):.2f}x "
+                          f"{'faster' if new_ns < old_ns else 'slower'}"))
     return Analysis(module=module, kernel=kernel, profile=profile, params=env, knobs=dict(knobs or {}),
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
