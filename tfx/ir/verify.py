@@ -97,6 +97,7 @@ class Verifier:
         # Parameters' defaults may use earlier parameters; lets may use parameters and earlier lets.
         visible: set[str] = set()
         for p in k.params:
+            self.check_order(p.default, visible, f"the default of {p.name}", "parameter defaults may use only earlier parameters")
             self.check_expr(p.default, visible, f"the default of {p.name}")
             visible.add(p.name)
         for p in k.params:
@@ -104,6 +105,7 @@ class Verifier:
                 for e in (p.domain.values or ()) + tuple(x for x in (p.domain.lo, p.domain.hi, p.domain.step) if x is not None):
                     self.check_expr(e, visible, f"the domain of {p.name}")
         for l in k.lets:
+            self.check_order(l.value, visible, f"let {l.name}", "a let may use parameters and earlier lets")
             self.check_expr(l.value, visible, f"let {l.name}")
             visible.add(l.name)
         for a in k.attrs:
@@ -138,6 +140,12 @@ class Verifier:
                     raise self.error(f"{name!r} is a {sym.kind}, not an integer, in {what}", _expr_loc(e, name) or use_loc)
             raise self.error(f"unknown name {name!r} in {what}: expected a parameter, let, mesh coordinate or loop variable",
                              _expr_loc(e, name) or use_loc)
+
+    def check_order(self, e: Expr, visible: set[str], what: str, rule: str) -> None:
+        """Refuse a use of a parameter or let before its definition (binding evaluates in order)."""
+        for name in sorted(e.free_names()):
+            if name in self.consts and name not in visible:
+                raise self.error(f"{name} is used in {what} before it is defined: {rule}", _expr_loc(e, name))
 
     def isolation_error(self, name, sym: _Symbol, barrier: _Scope, use_loc) -> TfxError:
         defined = f"defined at line {sym.loc.line}" if sym.loc else "defined outside"
