@@ -116,6 +116,8 @@ CASES = [
      (8, 5), "duplicate name %a (first defined at line 7)"),
     ("duplicate tensor", "kernel k {\n  param N = 4\n  tensor X : f32[N] @gmem in\n  tensor X : f32[N] @gmem out\n}\n",
      (4, 10), "duplicate name 'X' (first defined at line 3)"),
+    ("parameter used before its definition", "kernel k {\n  param A = 2 * B\n  param B = 4\n}\n",
+     (2, 17), "B is used in the default of A before it is defined: parameter defaults may use only earlier parameters"),
     ("duplicate kernel", "kernel k {\n  param N = 4\n}\n\nkernel k {\n  param N = 8\n}\n",
      (5, 1), "duplicate kernel name 'k' (first defined at line 1)"),
 ]
