@@ -81,6 +81,30 @@ def library_rows(profile):
     return out
 
 
+def attention_rows(profile):
+    """flash_prefill.tile vs SDPA's FlashAttention-2 backend; gqa_decode.tile vs a split-KV
+    Triton kernel with the same number of splits (measured/attention.csv)."""
+    prefill = parse_file(ROOT / "kernels" / "flash_prefill.tile")
+    decode = parse_file(ROOT / "kernels" / "gqa_decode.tile")
+    out = []
+    for r in csv.DictReader(open(CAL / "measured" / "attention.csv")):
+        if r["status"] != "ok":
+            continue
+        B, HQ, HKV, D = int(r["B"]), int(r["HQ"]), int(r["HKV"]), int(r["D"])
+        if r["kind"] == "prefill" and r["impl"] == "sdpa_flash" and r["causal"] == "1":
+            S = int(r["SQ"])
+            a = analyze(prefill, None, profile, {"B": B, "H": HQ, "S": S, "D": D})
+            out.append((f"prefill causal B{B} H{HQ} S{S} D{D}", float(a.metrics["performance.predicted_ns"]) / 1e6,
+                        float(r["ms"])))
+        elif r["kind"] == "decode" and r["impl"] == "triton_splitkv":
+            SKV, splits = int(r["SKV"]), int(r["nsplit"])
+            a = analyze(decode, None, profile, {"B": B, "HQ": HQ, "HKV": HKV, "SKV": SKV, "D": D,
+                                                "SPLITS": splits})
+            out.append((f"decode B{B} {HQ}/{HKV} SKV{SKV} splits{splits}",
+                        float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms"])))
+    return out
+
+
 def report(title, rows):
     print(f"\n{title}")
     print(f"  {'case':<52} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
@@ -103,6 +127,7 @@ def main():
     report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))
     report("gemm.tile vs Triton tiled GEMM (measured/gemm_triton.csv)", triton_rows(profile, args.rows))
     report("best gemm.tile configuration vs cuBLAS (gemm_library.csv)", library_rows(profile))
+    report("attention kernels vs measured attention (measured/attention.csv)", attention_rows(profile))
 
 
 if __name__ == "__main__":

@@ -139,64 +139,68 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     # ---------------------------------------------------------------- memory
     ranges = memmod.index_ranges(kernel, env)
     footprint = memmod.footprints(kernel, env, ranges)
-    peaks = memmod.peak_live(root, counter, threads, domains)
-    # rmem values in CTA-level scopes are spread over the CTA's threads.
-    if "rmem" in peaks and threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}:
-        p = peaks["rmem"]
-        peaks["rmem"] = memmod.LevelPeak("rmem", ratio(p.bytes, threads) if not is_array(p.bytes, threads) else p.bytes / threads, p.scope)
+    spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
+    peaks = _per_thread(memmod.peak_live(root, counter), threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector)
 
-    # ---------------------------------------------------------------- occupancy
+    # ---------------------------------------------------------------- occupancy, per launch
+    # Each top-level mesh is one launch with resources of its own. Declared resources
+    # (attrs, --resources) describe the first launch, the kernel proper; later launches
+    # (a split-K merge, say) are estimated from their own tiles.
     occupancy = None
     res = None
+    blocks_by_launch: dict = {}
+    spill_by_launch: dict = {}
     blocks = 1
-    spill_regs = 0
-    spill_bytes = 0
     if profile.kind == "gpu":
         limits = OccupancyLimits.from_profile(profile)
-        res, origin = _resources(kernel, env, resources, peaks, threads, limits)
-        regs_needed = res["regs"]
-        regs = emin_(regs_needed, limits.max_regs_per_thread)
-        # Tiles that need more registers than a thread has spill, whatever the compiler reports
-        # it allocated: the estimate from the IR decides.
-        rmem_thread = peaks["rmem"].bytes if "rmem" in peaks else 0
-        estimated = ceil_int(ratio(rmem_thread, 4) if not is_array(rmem_thread) else rmem_thread / 4) + BASE_REGISTERS
-        spill_regs = emax(estimated - limits.max_regs_per_thread, 0)
-        spill_bytes = where(spill_regs > 0, rmem_thread, 0) if is_array(spill_regs) else (rmem_thread if spill_regs > 0 else 0)
         hint = occupancy_hint
         if hint is None and kernel.attr("occupancy") is not None:
             hint = int(kernel.attr("occupancy").value.evaluate(env)) if not vector else None
-        if vector:
-            blocks, codes = blocks_per_sm_array(limits, res["threads"], regs, res["smem"], res.get("static_smem", 0))
-            occupancy = None
-        else:
-            resobj = Resources(threads=int(res["threads"]), regs_per_thread=int(regs),
-                               smem_dynamic=int(res["smem"]), smem_static=int(res.get("static_smem", 0)),
+        for i, mesh in enumerate(top_meshes):
+            launch_peaks = _per_thread(memmod.peak_live(root, counter, [mesh.region]), threads, spread)
+            declared = resources if i == 0 else None
+            r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, threads, limits)
+            regs = emin_(r["regs"], limits.max_regs_per_thread)
+            # Tiles that need more registers than a thread has spill, whatever the compiler
+            # reports it allocated: the estimate from the IR decides.
+            rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
+            estimated = ceil_int(ratio(rmem_thread, 4) if not is_array(rmem_thread) else rmem_thread / 4) + BASE_REGISTERS
+            spill_regs = emax(estimated - limits.max_regs_per_thread, 0)
+            spill_by_launch[mesh.id] = where(spill_regs > 0, rmem_thread, 0) if is_array(spill_regs) else (
+                rmem_thread if spill_regs > 0 else 0)
+            if vector:
+                b, _ = blocks_per_sm_array(limits, r["threads"], regs, r["smem"], r.get("static_smem", 0))
+                blocks_by_launch[mesh.id] = b
+                if i == 0:
+                    blocks = b
+                continue
+            resobj = Resources(threads=int(r["threads"]), regs_per_thread=int(regs),
+                               smem_dynamic=int(r["smem"]), smem_static=int(r.get("static_smem", 0)),
                                origin=origin)
-            occupancy = compute_occupancy(limits, resobj, hint)
-            blocks = occupancy.blocks_per_sm
-            res = resobj
-            if not occupancy.feasible:
-                warnings.append(f"infeasible: {occupancy.reason}")
-            elif hint is not None and not occupancy.hint_met:
-                warnings.append(f"occupancy hint {hint} is not met: {occupancy.explanation()[-1]}")
+            occ = compute_occupancy(limits, resobj, hint if i == 0 else None)
+            blocks_by_launch[mesh.id] = occ.blocks_per_sm if occ.feasible else 1
+            where_ = "" if len(top_meshes) == 1 else f" ({mesh.label} at line {mesh.line})"
+            if i == 0:
+                occupancy, res, blocks = occ, resobj, occ.blocks_per_sm
+            if not occ.feasible:
+                warnings.append(f"infeasible{where_}: {occ.reason}")
+            elif i == 0 and hint is not None and not occ.hint_met:
+                warnings.append(f"occupancy hint {hint} is not met: {occ.explanation()[-1]}")
             if spill_regs > 0:
-                warnings.append(f"register spill: about {estimated} registers/thread needed, "
+                warnings.append(f"register spill{where_}: about {estimated} registers/thread needed, "
                                 f"{limits.max_regs_per_thread} available; the {float(rmem_thread):,.0f} B/thread of "
                                 "tiles round-trip through local memory every k-step")
+        if vector:
+            import numpy as np
+            blocks_by_launch = {k: np.maximum(v, 1) for k, v in blocks_by_launch.items()}
 
     # ---------------------------------------------------------------- wave reuse (L2)
-    wave_info = _wave_reuse(root, kernel, env, profile, blocks)
+    wave_info = _wave_reuse(root, kernel, env, profile, blocks_by_launch)
 
     # ---------------------------------------------------------------- performance
-    blocks_eff = blocks
-    if not vector and occupancy is not None and not occupancy.feasible:
-        blocks_eff = 1
-    elif vector:
-        import numpy as np
-        blocks_eff = np.maximum(blocks, 1)
-    launches, predicted, terms = predict(root, counter, profile, blocks_eff, threads, wave_info,
-                                         spill_bytes_per_thread=spill_bytes)
+    launches, predicted, terms = predict(root, counter, profile, blocks_by_launch, threads, wave_info,
+                                         spill_bytes_per_thread=spill_by_launch)
 
     metrics, precision = _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted,
                                   blocks, vector)
@@ -238,8 +242,19 @@ def emax_(a, b):
     return emax(a, b)
 
 
+def _per_thread(peaks: dict, threads, spread: bool) -> dict:
+    """rmem values in CTA-level scopes are spread over the CTA's threads."""
+    if "rmem" in peaks and spread:
+        p = peaks["rmem"]
+        peaks = dict(peaks)
+        peaks["rmem"] = memmod.LevelPeak("rmem", ratio(p.bytes, threads) if not is_array(p.bytes, threads)
+                                         else p.bytes / threads, p.scope)
+    return peaks
+
+
 def _resources(kernel, env, overrides, peaks, threads, limits):
-    """threads/regs/smem per CTA: --resources, then the kernel's attrs, then estimates from the IR."""
+    """threads/regs/smem per CTA: --resources, then the kernel's attrs (``kernel`` None: none
+    apply), then estimates from the IR."""
     overrides = dict(overrides or {})
     out = {}
     origin = "declared"
@@ -247,7 +262,7 @@ def _resources(kernel, env, overrides, peaks, threads, limits):
         if key in overrides:
             out[key] = overrides[key]
             origin = "cli"
-        elif kernel.attr(attr) is not None:
+        elif kernel is not None and kernel.attr(attr) is not None:
             out[key] = kernel.attr(attr).value.evaluate(env)
     if "threads" not in out:
         out["threads"] = threads if threads is not None else 128
@@ -301,7 +316,8 @@ def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         region: MeshRegion = mesh.region
         extents = [e.evaluate(env) for e in region.extents]
         total = mesh.positions
-        W = emin_(units * blocks, total)
+        resident = blocks.get(mesh.id, 1) if isinstance(blocks, dict) else blocks
+        W = emin_(units * resident, total)
         W = emax_(W, 1)
         g0 = extents[0]
         g1 = extents[1] if len(extents) > 1 else 1

@@ -207,7 +207,8 @@ class Counter:
             r = ctx.ranges[var]
             span_expr = BinOp("-", lp.stop, lp.start)
             if r.regular:
-                coeffs = linear_coefficients(span_expr, var, self.env)
+                last_value = r.first + (r.count - 1) * r.step
+                coeffs = linear_coefficients(span_expr, var, self.env, (r.first, last_value))
                 if coeffs is not None:
                     a, b = coeffs
                     first = a * r.first + b

@@ -19,7 +19,7 @@ import numpy as np
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, nbytes, ratio
 from tfx.ir.expr import linear_coefficients
-from tfx.ir.nodes import Kernel, LoopRegion, MeshRegion, Op, Window, walk
+from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window, walk
 
 
 # ---------------------------------------------------------------- footprint
@@ -139,66 +139,131 @@ class LevelPeak:
     scope: str           # the scope at which the peak is reached
 
 
-def peak_live(root: ScopeNode, counter: Counter, threads_per_cta, mesh_units) -> dict:
+def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
     """Peak bytes per storage level, per instance of that level.
 
-    Conservative liveness: every value a scope defines stays live until the scope
-    ends; a pipelined loop (``stages S``) holds S copies of each tile it loads.
-    Values at a thread-scoped level (rmem) that live in a CTA-level scope are
-    spread over the CTA's threads.
+    Liveness per block, by linear scan: a value is live from the statement that
+    defines it to its last use in that block (a use inside a nested region counts
+    at the region's statement; a value a loop carries, or the block passes out, stays
+    live to the end). Views (reshape, transpose, broadcast) alias their source; an
+    op that updates a carried value (``%acc = mma ..., %acc``) writes in place. A
+    pipelined loop (``stages S``) holds S copies of each tile a trip loads. Nested
+    regions add their own peak at their statement. Values at a thread-scoped level
+    (rmem) in a CTA-level scope are spread over the CTA's threads (by the caller).
     """
     peaks: dict[str, LevelPeak] = {}
+    nodes_by_region = {id(n.region): n for n in root.walk() if n.region is not None}
 
-    def scope_bytes(node: ScopeNode, multiplier) -> dict:
-        here: dict[str, object] = {}
-        for c in node.children:
-            if c.kind == "op" and c.op is not None and c.op.result is not None:
-                ty = counter.info.result_types.get(id(c.op))
-                if ty is None or c.op.opcode in ("reshape", "transpose", "broadcast"):
+    def record(level, amount, scope_id):
+        prev = peaks.get(level)
+        if prev is None:
+            peaks[level] = LevelPeak(level, amount, scope_id)
+        elif is_array(amount, prev.bytes):
+            peaks[level] = LevelPeak(level, emax(amount, prev.bytes), prev.scope)
+        elif amount > prev.bytes:
+            peaks[level] = LevelPeak(level, amount, scope_id)
+
+    def value_bytes(op):
+        ty = counter.info.result_types.get(id(op))
+        if ty is None:
+            return None, 0
+        elems = 1
+        for d in ty.shape:
+            elems = elems * d.evaluate(counter.env)
+        return ty.level, nbytes(ty.dtype.bits, elems)
+
+    def uses_of(stmt) -> set:
+        if isinstance(stmt, Op):
+            names = {o.name for o in stmt.operands if isinstance(o, ValueRef)}
+            for o in list(stmt.operands) + ([stmt.target] if stmt.target is not None else []):
+                if isinstance(o, Window):
+                    names |= {a.index for a in o.axes if a.kind == "gather"}
+            return names
+        names = {c.name for c in getattr(stmt, "captures", ())}
+        names |= set(getattr(stmt, "carry", ()))
+        if isinstance(stmt, Composite):
+            for inner in stmt.body:
+                names |= uses_of(inner)
+        return names
+
+    def block(stmts, scope_id: str, stages, carried: frozenset, live_out: frozenset) -> dict:
+        """Peak bytes per level over one execution of ``stmts``."""
+        alias: dict[str, str] = {}
+        defs: dict[str, tuple] = {}        # root name -> (index, level, bytes)
+        last: dict[str, int] = {}
+        n = len(stmts)
+        flat = []
+        for s_ in stmts:   # composites are transparent: their ops join this block
+            if isinstance(s_, Composite):
+                flat.extend(s_.body)
+            else:
+                flat.append(s_)
+        stmts = flat
+        n = len(stmts)
+        for i, st in enumerate(stmts):
+            for u in uses_of(st):
+                last[alias.get(u, u)] = i
+            if isinstance(st, Op) and st.result is not None:
+                if st.opcode in ("reshape", "transpose", "broadcast"):
+                    src = st.operands[0]
+                    alias[st.result] = alias.get(src.name, src.name) if isinstance(src, ValueRef) else st.result
                     continue
-                if c.op.opcode == "mma" or (node.region is not None and isinstance(node.region, LoopRegion)
-                                            and c.op.result in node.region.carry):
-                    continue  # an accumulator updated in place: counted where it was created
-                dims = [counter.ev(d, _RangesCtx(counter, node)) for d in ty.shape]
-                elems = 1
-                for d in dims:
-                    elems = elems * d
-                b = nbytes(ty.dtype.bits, elems)
-                stages = node.stages if (node.kind == "loop" and c.op.opcode in ("load", "copy")) else 1
-                here[ty.level] = here.get(ty.level, 0) + b * _or1(stages) * multiplier
-        child_max: dict[str, object] = {}
-        for c in node.children:
-            if c.kind in ("loop", "composite", "mesh", "call"):
-                sub = scope_bytes(c, multiplier)
-                for lvl, b in sub.items():
-                    child_max[lvl] = emax(child_max.get(lvl, 0), b)
-        out = dict(here)
-        for lvl, b in child_max.items():
-            out[lvl] = out.get(lvl, 0) + b
-        for lvl, b in out.items():
-            prev = peaks.get(lvl)
-            if prev is None:
-                peaks[lvl] = LevelPeak(lvl, b, node.id)
-            elif is_array(b, prev.bytes):
-                peaks[lvl] = LevelPeak(lvl, emax(b, prev.bytes), prev.scope)
-            elif b > prev.bytes:
-                peaks[lvl] = LevelPeak(lvl, b, node.id)
-        return out
+                if st.result in carried or st.result in defs or st.opcode in ("mma", "dot") and \
+                        any(isinstance(o, ValueRef) and o.name == st.result for o in st.operands):
+                    last[st.result] = max(last.get(st.result, i), i)
+                    continue  # in-place update of a value that already has storage
+                level, b = value_bytes(st)
+                if level is None:
+                    continue
+                copies = stages if st.opcode in ("load", "copy") else 1
+                defs[st.result] = (i, level, b * copies)
+                last.setdefault(st.result, i)
+        for name in live_out | carried:
+            root_name = alias.get(name, name)
+            if root_name in defs:
+                last[root_name] = n
+        best: dict = {}
+        for i, st in enumerate(stmts):
+            live: dict = {}
+            for name, (d, level, b) in defs.items():
+                if d <= i <= last.get(name, d):
+                    live[level] = live.get(level, 0) + b
+            if not isinstance(st, Op):
+                child = child_peak(st, scope_id)
+                for level, b in child.items():
+                    live[level] = live.get(level, 0) + b
+            for level, b in live.items():
+                best[level] = emax(best.get(level, 0), b)
+        for level, b in best.items():
+            record(level, b, scope_id)
+        return best
 
-    scope_bytes(root, 1)
+    def child_peak(region, parent_id: str) -> dict:
+        node = nodes_by_region.get(id(region))
+        scope_id = node.id if node is not None else parent_id
+        moved: dict = {}
+        for c in getattr(region, "captures", ()):
+            if c.move_to is not None:
+                # A moved capture gets storage of its own at the destination level.
+                src = _find_def(counter.kernel.body, c.name)
+                if src is not None:
+                    _, b = value_bytes(src)
+                    moved[c.move_to] = moved.get(c.move_to, 0) + b
+        if isinstance(region, LoopRegion):
+            stages = region.stages.evaluate(counter.env) if region.stages is not None else 1
+            inner = block(region.body, scope_id, stages, frozenset(region.carry), frozenset())
+        else:
+            inner = block(region.body, scope_id, 1, frozenset(), frozenset())
+        for level, b in moved.items():
+            inner[level] = inner.get(level, 0) + b
+        return inner
+
+    block(counter.kernel.body if stmts is None else stmts, root.id, 1, frozenset(), frozenset())
     return peaks
 
 
-def _or1(x):
-    """``x or 1`` that also works elementwise on arrays (0 becomes 1)."""
-    if is_array(x):
-        return np.where(x == 0, 1, x)
-    return x or 1
-
-
-class _RangesCtx:
-    """Adapter so Counter.ev can evaluate shapes without the walk's context (params only)."""
-
-    def __init__(self, counter, node):
-        self.ranges = {}
-
+def _find_def(stmts, name):
+    for st in walk(stmts):
+        if isinstance(st, Op) and st.result == name:
+            return st
+    return None

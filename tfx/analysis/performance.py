@@ -168,6 +168,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     unit_node = _unit_mesh(mesh, profile)
     m = Machine(profile, unit_node.level)
     positions = unit_node.execs
+    if isinstance(occupancy_blocks, dict):
+        occupancy_blocks = occupancy_blocks.get(mesh.id, 1)
+    if isinstance(spill_bytes_per_thread, dict):
+        spill_bytes_per_thread = spill_bytes_per_thread.get(mesh.id, 0)
     resident = occupancy_blocks if profile.kind == "gpu" else 1
     resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
     units = m.units
@@ -200,7 +204,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     if not is_array(total):
         unit = "CTA" if profile.kind == "gpu" else unit_node.level
         lt.terms = [
-            Term("launch", launch_ns, f"launch overhead of {mesh.label}"),
+            Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})"),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive"),
             Term("waves", full_waves * t_full,
                  f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
@@ -254,7 +258,9 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Deman
             elif unit == "special":
                 d.special = d.special + amount / m.rate("special", _rate_dtype(dtype))
             else:
-                d.vector = d.vector + amount / m.rate("vector", _rate_dtype(dtype))
+                # Vector rates are stated in FMA flops (2 per lane per cycle); an elementwise
+                # op or a reduction step takes one lane-cycle per element.
+                d.vector = d.vector + amount / (m.rate("vector", _rate_dtype(dtype)) / 2)
     if m.dispatch_single is not None and op is not None and op.opcode not in ("reshape", "transpose", "broadcast"):
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
     return d
@@ -380,6 +386,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         share = (m.l2_bw_device or m.dram_bw_device) / m.units
         body.spill = body.spill + 2 * spill_bytes * threads / share
     e = _engine_ns(body, m, r, active_units)
+    # One position's tensor, vector and special-function work depend on each other within a
+    # trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA and
+    # overlap only across co-resident CTAs. So a round lasts at least one position's sum.
+    one = _engine_ns(body, m, 1, active_units)
+    e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"])
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     has_loads = body.global_loads

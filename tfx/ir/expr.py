@@ -217,25 +217,28 @@ def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
     return e
 
 
-def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any]):
+def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=None):
     """If ``e`` is affine in ``var`` (``a*var + b`` with a, b free of var), return (a, b).
 
     ``a`` and ``b`` are evaluated in ``env`` (which must not bind ``var``).
     Division of an affine form by a var-free divisor counts as affine only
     when both coefficients divide exactly (checked elementwise for arrays:
-    where they do not, None is returned). Returns None when not affine.
+    where they do not, None is returned); ``cdiv`` when the slope divides
+    exactly. With ``var_range = (first, last)``, ``min``/``max`` of two affine
+    forms is the form that wins at both ends (hence everywhere between).
+    Returns None when not affine.
     """
     if var not in e.free_names():
         return 0, e.evaluate(env)
     if isinstance(e, Name):
         return 1, 0
     if isinstance(e, Neg):
-        inner = linear_coefficients(e.operand, var, env)
+        inner = linear_coefficients(e.operand, var, env, var_range)
         return None if inner is None else (-inner[0], -inner[1])
     if isinstance(e, BinOp):
         if e.op in "+-":
-            l = linear_coefficients(e.lhs, var, env)
-            r = linear_coefficients(e.rhs, var, env)
+            l = linear_coefficients(e.lhs, var, env, var_range)
+            r = linear_coefficients(e.rhs, var, env, var_range)
             if l is None or r is None:
                 return None
             s = 1 if e.op == "+" else -1
@@ -243,16 +246,16 @@ def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any]):
         if e.op == "*":
             if var not in e.lhs.free_names():
                 k = e.lhs.evaluate(env)
-                r = linear_coefficients(e.rhs, var, env)
+                r = linear_coefficients(e.rhs, var, env, var_range)
                 return None if r is None else (k * r[0], k * r[1])
             if var not in e.rhs.free_names():
                 k = e.rhs.evaluate(env)
-                l = linear_coefficients(e.lhs, var, env)
+                l = linear_coefficients(e.lhs, var, env, var_range)
                 return None if l is None else (k * l[0], k * l[1])
             return None
         if e.op == "/" and var not in e.rhs.free_names():
             d = e.rhs.evaluate(env)
-            l = linear_coefficients(e.lhs, var, env)
+            l = linear_coefficients(e.lhs, var, env, var_range)
             if l is None:
                 return None
             a, b = l
@@ -263,4 +266,29 @@ def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any]):
             elif not exact:
                 return None
             return a // d, b // d
+    if isinstance(e, Call) and e.func == "cdiv" and var not in e.args[1].free_names():
+        d = e.args[1].evaluate(env)
+        l = linear_coefficients(e.args[0], var, env, var_range)
+        if l is None:
+            return None
+        a, b = l
+        exact = a % d == 0
+        if not (bool(np.all(exact)) if _is_array(exact) else exact):
+            return None
+        return a // d, cdiv(b, d)
+    if isinstance(e, Call) and e.func in ("min", "max") and var_range is not None:
+        l = linear_coefficients(e.args[0], var, env, var_range)
+        r = linear_coefficients(e.args[1], var, env, var_range)
+        if l is None or r is None:
+            return None
+        first, last = var_range
+        lf, ll = l[0] * first + l[1], l[0] * last + l[1]
+        rf, rl = r[0] * first + r[1], r[0] * last + r[1]
+        left_wins = (lf <= rf) & (ll <= rl) if e.func == "min" else (lf >= rf) & (ll >= rl)
+        right_wins = (rf <= lf) & (rl <= ll) if e.func == "min" else (rf >= lf) & (rl >= ll)
+        if bool(np.all(left_wins)):
+            return l
+        if bool(np.all(right_wins)):
+            return r
+        return None
     return None
