@@ -6,18 +6,17 @@ Text, JSON, the annotated IR and the explorer all render from this object.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping
 
 from tfx.analysis import memory as memmod
 from tfx.analysis.counting import Counter, ScopeNode
-from tfx.analysis.numbers import ceil_int, emax, is_array, ratio, to_plain, where
+from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
-from tfx.analysis.performance import Machine, predict
+from tfx.analysis.performance import predict
 from tfx.errors import TfxError
 from tfx.ir.bind import bind, check_shapes
-from tfx.ir.nodes import Kernel, LoopRegion, MeshRegion, Module, Window
+from tfx.ir.nodes import Kernel, MeshRegion, Module, Window
 
 # Registers a thread needs besides its tiles: addresses, indices, loop counters,
 # barrier state. An estimate (kernels compiled by Triton/CUTLASS use 20-40).
@@ -94,10 +93,6 @@ class Analysis:
         }
 
 
-def _flops_key(dtype: str) -> str:
-    return dtype
-
-
 def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
             knobs: Mapping[str, str] | None = None, resources: Mapping[str, int] | None = None,
             occupancy_hint: int | None = None, check: bool = True, _what_if: bool = False) -> Analysis:
@@ -161,7 +156,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             launch_peaks = _per_thread(memmod.peak_live(root, counter, [mesh.region]), threads, spread)
             declared = resources if i == 0 else None
             r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, threads, limits)
-            regs = emin_(r["regs"], limits.max_regs_per_thread)
+            regs = emin(r["regs"], limits.max_regs_per_thread)
             # Tiles that need more registers than a thread has spill, whatever the compiler
             # reports it allocated: the estimate from the IR decides.
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
@@ -231,15 +226,6 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings)
-
-
-def emin_(a, b):
-    from tfx.analysis.numbers import emin
-    return emin(a, b)
-
-
-def emax_(a, b):
-    return emax(a, b)
 
 
 def _per_thread(peaks: dict, threads, spread: bool) -> dict:
@@ -317,17 +303,17 @@ def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         extents = [e.evaluate(env) for e in region.extents]
         total = mesh.positions
         resident = blocks.get(mesh.id, 1) if isinstance(blocks, dict) else blocks
-        W = emin_(units * resident, total)
-        W = emax_(W, 1)
+        W = emin(units * resident, total)
+        W = emax(W, 1)
         g0 = extents[0]
         g1 = extents[1] if len(extents) > 1 else 1
         if region.swizzle is not None and len(extents) > 1:
-            G = emax_(emin_(region.swizzle.evaluate(env), g0), 1)
-            rows = emin_(G, g0)
-            cols = emin_(g1, -(-W // rows))
+            G = emax(emin(region.swizzle.evaluate(env), g0), 1)
+            rows = emin(G, g0)
+            cols = emin(g1, -(-W // rows))
         else:
-            cols = emin_(g1, W)
-            rows = emin_(g0, -(-W // g1))
+            cols = emin(g1, W)
+            rows = emin(g0, -(-W // g1))
         coords = region.coords
         per_op = {}
         for node in mesh.walk():
@@ -382,7 +368,6 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
         prec[f"memory.peak.{lvl}"] = "upper"
 
     # Roofline over the whole kernel: device-aggregate rates.
-    machine = None
     compute_ns = 0
     for (kind, dtype, unit), v in root.total.items():
         if kind != "flops":
@@ -391,7 +376,7 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
         dt = dtype if unit == "tensor" else _rate_dtype(dtype)
         try:
             peak = profile.peak_flops_per_s(unit, dt) / 1e9
-        except TfxError as err:
+        except TfxError:
             raise TfxError(f"profile {profile.name} states no {unit} rate for {dt}; "
                            "work without a stated rate is not priced at zero",
                            where=f"{profile.name}:compute.{unit}.{dt}") from None

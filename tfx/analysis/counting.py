@@ -18,9 +18,8 @@ from typing import Any, Mapping
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.expr import Expr, linear_coefficients
-from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, ValueRef,
-                          Window)
-from tfx.ir.types import DType, TileType
+from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, ValueRef, Window
+from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
 from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, is_array, nbytes, ratio,
                                   where)

@@ -14,11 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-import numpy as np
-
 from tfx.analysis.counting import Counter, ScopeNode
-from tfx.analysis.numbers import emax, emin, is_array, nbytes, ratio
-from tfx.ir.expr import linear_coefficients
+from tfx.analysis.numbers import emax, emin, is_array, nbytes
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window, walk
 
 

@@ -26,7 +26,6 @@ from typing import Any
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.errors import TfxError
-from tfx.ir.nodes import LoopRegion, MeshRegion, Window
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill")
 
@@ -323,7 +322,6 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
     """(ns for r concurrent positions to run ``node``'s body once per position, engine ns)."""
     total = 0
     engines = {e: 0 for e in ENGINES}
-    per_exec_scale = ratio(positions, node.execs) if not is_array(positions, node.execs) else positions / node.execs
     for c in node.children:
         if c.kind in ("op", "capture"):
             if not c.per_exec:

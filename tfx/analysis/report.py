@@ -8,7 +8,6 @@ from __future__ import annotations
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import to_plain
 from tfx.hw.units import format_bytes, format_count, format_time_ns
-from tfx.ir.nodes import Op
 from tfx.lang.printer import INDENT, print_kernel, print_op, region_header
 
 

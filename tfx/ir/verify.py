@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from tfx.errors import SourceLocation, TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.expr import BinOp, Const, Expr, Name
-from tfx.ir.nodes import (AxisSlice, Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
+from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
 from tfx.ir.types import MMA_ACCUMULATORS, DType, TileType
 
