@@ -1,0 +1,745 @@
+"""Per-stage latency and memory per device of one forward step, on many devices.
+
+``evaluate(model, workload, system, configs)`` is the vectorized core: every
+quantity is a numpy array over parallelism configurations, kernel stages are
+priced by :class:`tfx.model.kernels.KernelPricer` (the shipped kernels,
+analysed at the sharded shapes, every distinct shape once), collectives by link
+formulas. ``latency(...)`` evaluates one configuration and returns a
+:class:`LatencyResult` (stages with formulas, memory, to_json()).
+
+The formulas are written out in docs/model-latency.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tfx.errors import TfxError
+from tfx.model.kernels import KernelCost, pricer_for, scale_time
+from tfx.model.presets import ModelConfig, dtype_bytes, load_model, param_counts
+from tfx.model.system import Parallelism, System, Workload, device_count, load_system, validate
+
+PLACE_CODE = {"auto": 0, "node": 1, "device": 1, "cross": 2, "cube": 3, "pe": 4}
+
+
+# --------------------------------------------------------------------------- #
+# Configuration arrays
+# --------------------------------------------------------------------------- #
+
+@dataclass
+class Configs:
+    """Parallelism configurations as parallel int arrays (one entry per configuration)."""
+
+    tp: np.ndarray
+    cp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    ep: np.ndarray
+    kvseq: np.ndarray      # bool: kv_shard == "seq"
+    ringq: np.ndarray      # bool: cp_ring == "q"
+    tp_place: np.ndarray   # PLACE_CODE
+    cp_place: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.tp)
+
+    @staticmethod
+    def of(pars: list[Parallelism]) -> "Configs":
+        a = lambda f: np.array([f(p) for p in pars], dtype=np.int64)
+        return Configs(a(lambda p: p.tp), a(lambda p: p.cp), a(lambda p: p.pp), a(lambda p: p.dp),
+                       a(lambda p: p.ep), a(lambda p: p.kv_shard == "seq").astype(bool),
+                       a(lambda p: p.cp_ring == "q").astype(bool), a(lambda p: PLACE_CODE[p.tp_place]),
+                       a(lambda p: PLACE_CODE[p.cp_place]))
+
+    def take(self, idx) -> "Configs":
+        return Configs(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
+
+    def parallelism(self, i: int, tiled: bool) -> Parallelism:
+        inv = {0: "auto", 1: "device" if tiled else "node", 2: "cross", 3: "cube", 4: "pe"}
+        return Parallelism(int(self.tp[i]), int(self.cp[i]), int(self.pp[i]), int(self.dp[i]), int(self.ep[i]),
+                           "seq" if self.kvseq[i] else "heads", "q" if self.ringq[i] else "kv",
+                           inv[int(self.tp_place[i])], inv[int(self.cp_place[i])])
+
+    def devices(self) -> np.ndarray:
+        sub = lambda place, d: np.where(place >= 3, 1, d)
+        return sub(self.tp_place, self.tp) * sub(self.cp_place, self.cp) * self.pp * self.dp
+
+
+# --------------------------------------------------------------------------- #
+# Stage arrays
+# --------------------------------------------------------------------------- #
+
+@dataclass
+class VStage:
+    """One stage over all configurations, per layer it applies to."""
+
+    name: str
+    block: str              # "attention" or "ffn"
+    kind: str               # "kernel" or "comm"
+    layers: float           # layers the stage runs in (per request, all pipeline stages)
+    compute: np.ndarray     # roofline compute term, ns per layer
+    memory: np.ndarray      # roofline memory term, ns per layer
+    comm: np.ndarray        # link time, ns per layer
+    body: np.ndarray        # kernel body time (launch excluded), ns per layer
+    launches: np.ndarray    # launches per layer
+    formula: object = None  # callable(i) -> str (single-configuration formulas)
+
+    def total(self, launch_ns) -> np.ndarray:
+        return (self.body + self.comm + self.launches * launch_ns) * self.layers
+
+
+def _arr(x, n) -> np.ndarray:
+    return np.broadcast_to(np.asarray(x, dtype=float), (n,)).astype(float)
+
+
+def _price(fn, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray]:
+    """Price the rows of ``shapes`` (n x k ints) with ``fn`` (a pricer method), each distinct row once."""
+    shapes = np.asarray(shapes, dtype=np.int64)
+    uniq, inv = np.unique(shapes, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    costs = fn([tuple(int(x) for x in row) for row in uniq])
+    ns = np.array([c.ns for c in costs])[inv]
+    comp = np.array([c.compute_ns for c in costs])[inv]
+    mem = np.array([c.memory_ns for c in costs])[inv]
+    return ns, comp, mem, costs, inv
+
+
+def _fmt_ns(ns: float) -> str:
+    ns = float(ns)
+    if ns >= 1e6:
+        return f"{ns / 1e6:.3g} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.3g} us"
+    return f"{ns:.3g} ns"
+
+
+def _fmt_b(b: float) -> str:
+    b = float(b)
+    for div, s in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if b >= div:
+            return f"{b / div:.3g} {s}"
+    return f"{b:.0f} B"
+
+
+def _fmt_bw(bw: float) -> str:
+    return f"{bw / 1e9:.4g} GB/s"
+
+
+# --------------------------------------------------------------------------- #
+# Collectives
+# --------------------------------------------------------------------------- #
+
+def allreduce_ns(nbytes, n, bw, lat):
+    """Ring all-reduce: 2(n-1)/n x bytes / bw + 2(n-1) x latency (0 when n = 1)."""
+    n = np.asarray(n, dtype=float)
+    return np.where(n > 1, 2 * (n - 1) / n * nbytes / bw * 1e9 + 2 * (n - 1) * lat, 0.0)
+
+
+def gather_ns(nbytes, n, bw, lat):
+    """All-gather / reduce-scatter / all-to-all: (n-1)/n x bytes / bw + (n-1) x latency."""
+    n = np.asarray(n, dtype=float)
+    return np.where(n > 1, (n - 1) / n * nbytes / bw * 1e9 + (n - 1) * lat, 0.0)
+
+
+def sendrecv_ns(nbytes, bw, lat):
+    """Point to point: bytes / bw + latency."""
+    return nbytes / bw * 1e9 + lat
+
+
+def _links(system: System, cfg: Configs, intra_scale: float = 1.0, inter_scale: float = 1.0):
+    """(bandwidth B/s, latency ns, label) arrays for the TP, CP, EP and PP groups.
+
+    ``intra_scale`` divides the time on intra-node (and on-package) links,
+    ``inter_scale`` the time on inter-node links (a bandwidth factor)."""
+    n = len(cfg)
+    out = {}
+    if system.kind == "gpu":
+        dpn = system.devices_per_node
+        intra, inter = system.intra, system.inter
+        big = lambda l, attr, dflt: getattr(l, attr) if l is not None else dflt
+        e_dp = np.maximum(cfg.ep // np.maximum(cfg.tp, 1), 1)
+        spans = {"tp": (cfg.tp, cfg.tp_place), "cp": (cfg.tp * cfg.cp, cfg.cp_place),
+                 "ep": (cfg.tp * cfg.cp * e_dp, np.zeros(n, dtype=np.int64)),
+                 "pp": (cfg.tp * cfg.cp * cfg.dp * cfg.pp, np.zeros(n, dtype=np.int64))}
+        for axis, (span, place) in spans.items():
+            inside = (span <= dpn) & (place != 2)
+            bw = np.where(inside, big(intra, "bandwidth", np.inf) * intra_scale,
+                          big(inter, "bandwidth", np.inf) * inter_scale)
+            lat = np.where(inside, big(intra, "latency_ns", 0.0), big(inter, "latency_ns", 0.0))
+            label = np.where(inside, intra.name if intra else "local", inter.name if inter else "none")
+            out[axis] = (bw, lat, label)
+        return out
+    c2c = system.intra
+    pe, cube = system.sub_links["pe"], system.sub_links["cube"]
+    ppc = system.sub_units["pe_per_cube"]
+    for axis, deg, place in (("tp", cfg.tp, cfg.tp_place), ("cp", cfg.cp, cfg.cp_place)):
+        stride = np.where((axis == "cp") & (cfg.tp_place == 4), cfg.tp, 1)
+        use_pe = (place == 4) & (deg * stride <= ppc)
+        use_cube = (place == 3) | ((place == 4) & ~use_pe)
+        bw = np.where(use_pe, pe.bandwidth * intra_scale, np.where(use_cube, cube.bandwidth * intra_scale,
+                                                                       c2c.bandwidth * inter_scale))
+        lat = np.where(use_pe, pe.latency_ns, np.where(use_cube, cube.latency_ns, c2c.latency_ns))
+        label = np.where(use_pe, pe.name, np.where(use_cube, cube.name, c2c.name))
+        out[axis] = (bw, lat, label)
+    for axis in ("ep", "pp"):
+        out[axis] = (_arr(c2c.bandwidth * inter_scale, n), _arr(c2c.latency_ns, n), np.full(n, c2c.name))
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# The core
+# --------------------------------------------------------------------------- #
+
+def layer_kinds(model: ModelConfig) -> list[tuple[str, bool, bool, int]]:
+    """[(label, moe, sliding, layer count)], in first-appearance order."""
+    seen: Counter = Counter()
+    order = []
+    for i in range(model.num_layers):
+        key = (model.is_moe_layer(i), model.is_sliding_layer(i))
+        if key not in seen:
+            order.append(key)
+        seen[key] += 1
+    out = []
+    for moe, sliding in order:
+        label = ("moe" if moe else "dense") + ("+swa" if sliding else "")
+        out.append((label, moe, sliding, seen[(moe, sliding)]))
+    return out
+
+
+@dataclass
+class Evaluation:
+    """All stages of all configurations; per-config totals and memory."""
+
+    model: ModelConfig
+    workload: Workload
+    system: System
+    configs: Configs
+    stages: list
+    memory: dict          # name -> bytes array per device
+    valid: np.ndarray     # bool
+
+    def stage_totals(self) -> dict:
+        return {s.name: s.total(self.system.launch_ns) for s in self.stages}
+
+    def latency(self, block: str | None = None) -> np.ndarray:
+        n = len(self.configs)
+        tot = np.zeros(n)
+        for s in self.stages:
+            if block is None or s.block == block:
+                tot = tot + s.total(self.system.launch_ns)
+        return tot
+
+    def memory_total(self) -> np.ndarray:
+        return sum(self.memory.values())
+
+    def fits(self) -> np.ndarray:
+        return self.memory_total() <= self.system.capacity
+
+
+def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
+             compute_scale: float = 1.0, memory_scale: float = 1.0, intra_scale: float = 1.0,
+             inter_scale: float = 1.0) -> Evaluation:
+    """Every stage for every configuration in ``cfg`` (numpy arrays over configurations)."""
+    n = len(cfg)
+    pr = pricer_for(system.profile, system.profile_key)
+    prof = system.profile
+    tiled = system.kind == "tiled"
+    ab, wb, kvb = (float(dtype_bytes(d)) for d in (wl.act_dtype, wl.weight_dtype, wl.kv_dtype))
+    decode = wl.mode == "decode"
+    h, L = model.hidden_size, model.num_layers
+    Hq, G = model.num_attention_heads, model.num_kv_heads
+    d = model.head_dim
+    mla = model.mla
+    links = _links(system, cfg, intra_scale, inter_scale)
+
+    # Ranks that share one device on the tiled accelerator run the group's whole work.
+    tp_d = np.where(cfg.tp_place >= 3, 1, cfg.tp)
+    cp_d = np.where(cfg.cp_place >= 3, 1, cfg.cp)
+    Br = -(-wl.batch // cfg.dp)                                  # sequences per replica
+    if decode:
+        T = Br.astype(np.int64)                                  # tokens per rank (CP ranks share the token)
+        S_q = np.ones(n, dtype=np.int64)
+    else:
+        S_q = -(-wl.context // cp_d)                             # query tokens per sequence per rank
+        T = Br * S_q
+    Hq_r = -(-Hq // tp_d)
+    if mla is None:
+        G_r = np.maximum(G // tp_d, 1)
+        rep = np.maximum(tp_d // G, 1)                           # TP ranks holding the same KV head
+    else:
+        G_r = np.ones(n, dtype=np.int64)
+        rep = tp_d.copy()                                        # the latent is shared by all heads
+    kvseq = cfg.kvseq & (rep > 1)
+
+    # dtype scalings of the bf16 kernels
+    try:
+        fp8_ratio = prof.peak_flops_per_s("tensor", "bf16") / prof.peak_flops_per_s("tensor", "fp8e4m3")
+    except TfxError:
+        fp8_ratio = 1.0
+    gemm_cs = (fp8_ratio if (wb <= 1 and ab <= 1) else 1.0) * compute_scale
+
+    stages: list[VStage] = []
+    kinds = layer_kinds(model)
+    multi = len(kinds) > 1
+
+    def gemm_stage(names_weights, M, N, K, block, layers, tag, label):
+        """One fused GEMM (M x K @ K x N) split over ``names_weights`` [(stage name, share)]."""
+        M = np.asarray(M, dtype=np.int64) * np.ones(n, dtype=np.int64)
+        N = np.asarray(N, dtype=np.int64) * np.ones(n, dtype=np.int64)
+        K = np.asarray(K, dtype=np.int64) * np.ones(n, dtype=np.int64)
+        ns, c, m, costs, inv = _price(pr.gemm, np.stack([M, N, K], axis=1))
+        Mf, Nf, Kf = M.astype(float), N.astype(float), K.astype(float)
+        rm = (Mf * Kf * ab + Kf * Nf * wb + Mf * Nf * ab) / (2 * (Mf * Kf + Kf * Nf + Mf * Nf))
+        body = scale_time(ns, c, m, gemm_cs, rm * memory_scale)
+        cc, mm = c * gemm_cs, m * rm * memory_scale
+        for j, (name, share) in enumerate(names_weights):
+            share = _arr(share, n)
+            def f(i, name=name, share=share, costs=costs, inv=inv, rm=rm, body=body):
+                k = costs[inv[i]]
+                return (f"{label}: {k.kernel}.tile {k.params} ({k.config}) -> {_fmt_ns(k.ns)} body "
+                        f"[compute {_fmt_ns(k.compute_ns)}, memory {_fmt_ns(k.memory_ns)}, "
+                        f"efficiency {k.efficiency:.2f}]" + (f" x dtype scale {rm[i]:.3g}" if abs(rm[i] - 1) > 1e-9 else "")
+                        + (f"; share {share[i]:.3g} of the fused GEMM" if share[i] != 1 else "")
+                        + f" = {_fmt_ns(body[i] * share[i])}")
+            stages.append(VStage(name + tag, block, "kernel", layers, cc * share, mm * share, np.zeros(n),
+                                 body * share, _arr(1.0 if j == 0 else 0.0, n), f))
+
+    def elem_stage(name, elements, block, layers, tag, what, mem_ratio=1.0, kernel="copy", shape2=None):
+        if kernel == "rmsnorm":
+            ns, c, m, costs, inv = _price(pr.rmsnorm, shape2)
+        elif kernel == "softmax":
+            ns, c, m, costs, inv = _price(pr.softmax, shape2)
+        else:
+            el = np.maximum(np.asarray(elements, dtype=np.int64) * np.ones(n, dtype=np.int64), 1)
+            ns, c, m, costs, inv = _price(pr.copy, el[:, None])
+        r = mem_ratio * memory_scale
+        body = scale_time(ns, c, m, compute_scale, r)
+
+        def f(i, costs=costs, inv=inv, body=body):
+            k = costs[inv[i]]
+            return (f"{what}: {k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''} "
+                    f"{k.params} ({k.config}) -> {_fmt_ns(body[i])} [memory {_fmt_ns(k.memory_ns * r)}, "
+                    f"efficiency {k.efficiency:.2f}]")
+        stages.append(VStage(name + tag, block, "kernel", layers, c * compute_scale, m * r, np.zeros(n),
+                             body, _arr(1.0, n), f))
+
+    def comm_stage(name, t, block, layers, tag, formula, launches=1.0):
+        stages.append(VStage(name + tag, block, "comm", layers, np.zeros(n), np.zeros(n), t,
+                             np.zeros(n), np.where(t > 0, launches, 0.0), formula))
+
+    tp_bw, tp_lat, tp_lab = links["tp"]
+    cp_bw, cp_lat, cp_lab = links["cp"]
+    ep_bw, ep_lat, ep_lab = links["ep"]
+    pp_bw, pp_lat, pp_lab = links["pp"]
+
+    # ---- embedding (attention side: the input end of the step)
+    elem_stage("embedding", T * h / 2, "attention", 1, "", "token embedding gather, T x h reads + writes")
+
+    for label, is_moe, sliding, count in kinds:
+        tag = f"[{label}]" if multi else ""
+        span_full = min(wl.context, model.sliding_window) if sliding and model.sliding_window else wl.context
+        # ---- attention block
+        elem_stage("attn_norm", None, "attention", count, tag, "rmsnorm T x h", kernel="rmsnorm",
+                   shape2=np.stack([T, np.full(n, h)], axis=1))
+        if mla is None:
+            gemm_stage([("q_proj", Hq_r / (Hq_r + 2 * G_r)), ("k_proj", G_r / (Hq_r + 2 * G_r)),
+                        ("v_proj", G_r / (Hq_r + 2 * G_r))],
+                       T, (Hq_r + 2 * G_r) * d, h, "attention", count, tag,
+                       "fused qkv GEMM, N = (Hq/tp + 2 max(G/tp, 1)) d")
+            rope_el = T * (Hq_r + G_r) * d
+            kv_el = T * 2 * G_r * d
+            qk_dim = v_dim = d
+        else:
+            q_in = mla.q_lora_rank or h
+            if mla.q_lora_rank:
+                gemm_stage([("q_a_proj", 1.0)], T, mla.q_lora_rank, h, "attention", count, tag,
+                           "q_a_proj (replicated)")
+            gemm_stage([("q_proj", 1.0)], T, Hq_r * mla.qk_head_dim, q_in, "attention", count, tag,
+                       "q (b) projection, heads over tp")
+            gemm_stage([("k_proj", 1.0)], T, mla.kv_lora_rank + mla.qk_rope_head_dim, h, "attention", count,
+                       tag, "kv_a_proj to the cached latent (replicated)")
+            gemm_stage([("v_proj", 1.0)], T, Hq_r * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank,
+                       "attention", count, tag, "kv_b_proj latent -> per-head K, V")
+            rope_el = T * (Hq_r + 1) * mla.qk_rope_head_dim
+            kv_el = T * (mla.kv_lora_rank + mla.qk_rope_head_dim) / 2   # one latent, not K and V
+            qk_dim, v_dim = mla.qk_head_dim, mla.v_head_dim
+        elem_stage("rope", rope_el, "attention", count, tag, "RoPE on q and k (read + write)")
+        elem_stage("kv_write", kv_el, "attention", count, tag, "append the new K/V to the cache",
+                   mem_ratio=kvb / 2)
+
+        # ---- attention core
+        if decode:
+            ctx_r = -(-span_full // cp_d)
+            ctx_r = np.where(kvseq, -(-ctx_r // rep), ctx_r)
+            hq_k = np.where(kvseq, Hq_r * rep // np.maximum(G_r, 1) * G_r, Hq_r)
+            if mla is None:
+                hkv_k, dk = G_r, d
+                kv_ratio = kvb / 2
+            else:
+                hkv_k, dk = np.ones(n, dtype=np.int64), mla.kv_lora_rank + mla.qk_rope_head_dim
+                hq_k = np.where(kvseq, Hq_r * rep, Hq_r)
+                kv_ratio = kvb / 2 / 2      # the latent is read once for K and V
+            shp = np.stack([Br, hq_k, hkv_k, ctx_r, np.full(n, dk)], axis=1)
+            ns, c, m, costs, inv = _price(pr.decode_attention, shp)
+            body = scale_time(ns, c, m, compute_scale, kv_ratio * memory_scale)
+            merge = np.array([k.parts[-1] if len(k.parts) > 1 else 0.0 for k in costs])[inv]
+            merge = np.minimum(scale_time(merge, c, m, compute_scale, kv_ratio * memory_scale), body)
+            main = body - merge
+            cc, mm = c * compute_scale, m * kv_ratio * memory_scale
+            shares = (("qk_t", 0.5, main, 1.0), ("softmax", 1.0, merge, 0.0), ("pv", 0.5, main, 0.0))
+            for name, sh, part, launch in shares:
+                def f(i, name=name, sh=sh, part=part, costs=costs, inv=inv, body=body):
+                    k = costs[inv[i]]
+                    how = ("half of the split-K main launch" if name != "softmax"
+                           else "the split-merge launch (m*, 2^(m-m*), O / l)")
+                    return (f"{name}: {how} of {k.kernel}.tile {k.params} ({k.config}) = "
+                            f"{_fmt_ns(part[i] * sh)} of {_fmt_ns(body[i])} [kernel compute "
+                            f"{_fmt_ns(k.compute_ns)}, memory {_fmt_ns(k.memory_ns)} x kv dtype {kv_ratio:g}]")
+                stages.append(VStage(name + tag, "attention", "kernel", count, cc * sh if name != "softmax" else np.zeros(n),
+                                     mm * sh if name != "softmax" else np.zeros(n), np.zeros(n), part * sh,
+                                     _arr(launch if name != "softmax" else 1.0, n), f))
+        else:
+            hh = Hq_r
+            shp = np.stack([Br, hh, np.full(n, wl.context), np.full(n, qk_dim)], axis=1)
+            ns, c, m, costs, inv = _price(pr.prefill_attention, shp)
+            win = span_full / wl.context            # sliding window: fraction of the causal triangle kept
+            frac = np.minimum(1.0, (2 * win - win * win)) if sliding else 1.0
+            body = scale_time(ns, c, m, compute_scale, kvb / 2 * memory_scale) * frac / cp_d
+            try:
+                sfu = prof.peak_flops_per_s("special", "f32") / 1e9
+                tens = prof.peak_flops_per_s("tensor", "bf16") / 1e9
+                w_sm = 1.0 / sfu / (1.0 / sfu + 4.0 * qk_dim / tens)
+            except TfxError:
+                w_sm = 0.0
+            cc, mm = c * frac / cp_d * compute_scale, m * frac / cp_d * memory_scale
+            for name, sh, launch in (("qk_t", (1 - w_sm) / 2, 1.0), ("softmax", w_sm, 0.0),
+                                     ("pv", (1 - w_sm) / 2, 0.0)):
+                def f(i, name=name, sh=sh, costs=costs, inv=inv, body=body, frac=frac):
+                    k = costs[inv[i]]
+                    return (f"{name}: share {sh:.3g} (exp on the SFU vs 2 mma) of {k.kernel} {k.params} "
+                            f"({k.config}) {_fmt_ns(k.ns)}" + (f" x window {float(np.asarray(frac)):.3g}" if sliding else "")
+                            + f" / cp {int(cp_d[i])} = {_fmt_ns(body[i] * sh)}")
+                stages.append(VStage(name + tag, "attention", "kernel", count, cc * sh, mm * sh, np.zeros(n),
+                                     body * sh, _arr(launch, n), f))
+        # ---- CP ring / merge and seq-sharded KV merge
+        oml_bytes = Br * S_q * Hq_r * (v_dim + 2) * 4.0          # f32 partial O, m, l
+        if decode:
+            t_q = (cfg.cp - 1) * sendrecv_ns(oml_bytes + Br * Hq_r * qk_dim * ab, cp_bw, cp_lat)
+            t_kv = gather_ns(oml_bytes * cfg.cp, cfg.cp, cp_bw, cp_lat)
+            t_cp = np.where(cfg.cp > 1, np.where(cfg.ringq, t_q, t_kv), 0.0)
+            def fcp(i, t_q=t_q, t_kv=t_kv):
+                if cfg.cp[i] == 1:
+                    return "cp = 1: no merge"
+                if cfg.ringq[i]:
+                    return (f"decode, rotate Q with O/m/l: (cp-1) x ((O/m/l {_fmt_b(oml_bytes[i])} + q) / bw + lat) "
+                            f"= {cfg.cp[i] - 1} x ... over {cp_lab[i]} {_fmt_bw(cp_bw[i])}, {cp_lat[i]:g} ns "
+                            f"= {_fmt_ns(t_q[i])}; the merge folds into the last hop")
+                return (f"decode, K/V stay: all-gather O/m/l partials (n-1)/n x {_fmt_b(oml_bytes[i] * cfg.cp[i])} / "
+                        f"{_fmt_bw(cp_bw[i])} + (n-1) x {cp_lat[i]:g} ns, n = {cfg.cp[i]} = {_fmt_ns(t_kv[i])}")
+            comm_stage("cp_merge", t_cp, "attention", count, tag, fcp)
+        else:
+            kv_chunk = Br * S_q * G_r * (2 * d if mla is None else (mla.kv_lora_rank + mla.qk_rope_head_dim)) * kvb
+            q_chunk = Br * S_q * Hq_r * qk_dim * ab + oml_bytes
+            hop = np.where(cfg.ringq, sendrecv_ns(q_chunk, cp_bw, cp_lat), sendrecv_ns(kv_chunk, cp_bw, cp_lat))
+            attn_step = body / np.maximum(cfg.cp, 1)
+            exposed = (cfg.cp - 1) * np.maximum(hop - attn_step, 0.0)
+            final = np.where(cfg.ringq, sendrecv_ns(oml_bytes, cp_bw, cp_lat), 0.0)
+            t_cp = np.where(cfg.cp > 1, exposed + final, 0.0)
+            def fcp(i, hop=hop, attn_step=attn_step, final=final, t_cp=t_cp, kv_chunk=kv_chunk, q_chunk=q_chunk):
+                if cfg.cp[i] == 1:
+                    return "cp = 1: no ring"
+                what = (f"Q + O/m/l chunk {_fmt_b(q_chunk[i])}" if cfg.ringq[i] else f"K/V chunk {_fmt_b(kv_chunk[i])}")
+                return (f"prefill ring, rotate {'Q' if cfg.ringq[i] else 'K/V'}: (cp-1) x max(hop - attention step, 0)"
+                        f" + final O return; hop = {what} / {_fmt_bw(cp_bw[i])} + {cp_lat[i]:g} ns = {_fmt_ns(hop[i])}, "
+                        f"step = {_fmt_ns(attn_step[i])}, {cfg.cp[i] - 1} hops, final {_fmt_ns(final[i])} "
+                        f"= {_fmt_ns(t_cp[i])}")
+            comm_stage("cp_ring", t_cp, "attention", count, tag, fcp)
+        t_seq = np.where(kvseq, gather_ns(oml_bytes * rep, rep, tp_bw, tp_lat), 0.0)
+        if kvseq.any():
+            def fseq(i, t_seq=t_seq):
+                if not kvseq[i]:
+                    return "kv_shard=heads: nothing to merge"
+                return (f"KV split by sequence over the {rep[i]} TP ranks sharing a KV head: reduce-scatter "
+                        f"O/m/l (n-1)/n x {_fmt_b(oml_bytes[i] * rep[i])} / {_fmt_bw(tp_bw[i])} + (n-1) x "
+                        f"{tp_lat[i]:g} ns, n = {rep[i]} = {_fmt_ns(t_seq[i])}")
+            comm_stage("kv_seq_merge", t_seq, "attention", count, tag, fseq)
+
+        o_k = Hq_r * (v_dim if mla is not None else d)
+        gemm_stage([("o_proj", 1.0)], T, h, o_k, "attention", count, tag, "output projection, K = Hq/tp x d")
+        ar_bytes = T * h * ab
+        t_ar = allreduce_ns(ar_bytes, cfg.tp, tp_bw, tp_lat)
+        def far(i, t=t_ar):
+            if cfg.tp[i] == 1:
+                return "tp = 1: no all-reduce"
+            return (f"ring all-reduce 2(n-1)/n x bytes / bw + 2(n-1) x lat = 2 x {cfg.tp[i] - 1}/{cfg.tp[i]} x "
+                    f"{_fmt_b(ar_bytes[i])} / {_fmt_bw(tp_bw[i])} + {2 * (cfg.tp[i] - 1)} x {tp_lat[i]:g} ns "
+                    f"({tp_lab[i]}) = {_fmt_ns(t[i])}")
+        comm_stage("tp_allreduce_attn", t_ar, "attention", count, tag, far)
+
+        # ---- FFN block
+        elem_stage("ffn_norm", None, "ffn", count, tag, "rmsnorm T x h", kernel="rmsnorm",
+                   shape2=np.stack([T, np.full(n, h)], axis=1))
+        gated = model.ffn_gated
+        mats = [("gate_proj", 0.5), ("up_proj", 0.5)] if gated else [("up_proj", 1.0)]
+        if not is_moe:
+            I_r = -(-model.intermediate_size // tp_d)
+            gemm_stage(mats, T, (2 if gated else 1) * I_r, h, "ffn", count, tag, "fused gate/up GEMM, N = 2 I/tp")
+            elem_stage("activation", T * I_r * (1.5 if gated else 1.0), "ffn", count, tag,
+                       f"{model.ffn_activation}{' x up' if gated else ''}, T x I/tp")
+            gemm_stage([("down_proj", 1.0)], T, h, I_r, "ffn", count, tag, "down projection, K = I/tp")
+        else:
+            moe = model.moe
+            E, k_top = moe.num_experts, moe.experts_per_token
+            gemm_stage([("router", 1.0)], T, E, h, "ffn", count, tag, "router logits (replicated)")
+            elem_stage("routing", None, "ffn", count, tag, "top-k softmax over experts", kernel="softmax",
+                       shape2=np.stack([T, np.full(n, E)], axis=1))
+            e_dp = np.maximum(cfg.ep // tp_d, 1)                     # DP replicas inside the EP group
+            tp_moe = np.maximum(tp_d // cfg.ep, 1)                   # ranks splitting one expert's width
+            tokens_grp = T * e_dp
+            assign = tokens_grp * k_top
+            used = np.minimum(E, assign)
+            per_exp = -(-assign // used)
+            local = np.minimum(E // cfg.ep, -(-used // cfg.ep))
+            Ie = -(-moe.expert_intermediate_size // tp_moe)
+            a2a_bytes = T * k_top * h * ab / np.maximum(tp_d, 1)
+            t_a2a = np.where(cfg.ep > tp_d, gather_ns(a2a_bytes, cfg.ep, ep_bw, ep_lat), 0.0)
+            def fa2a(i, t=t_a2a):
+                if cfg.ep[i] <= tp_d[i]:
+                    return "ep within the TP group: tokens are already on every rank; no all-to-all"
+                return (f"all-to-all (n-1)/n x T k h bytes / tp / bw + (n-1) x lat = {cfg.ep[i] - 1}/{cfg.ep[i]} x "
+                        f"{_fmt_b(a2a_bytes[i])} / {_fmt_bw(ep_bw[i])} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
+                        f"({ep_lab[i]}) = {_fmt_ns(t[i])}")
+            comm_stage("ep_dispatch", t_a2a, "ffn", count, tag, fa2a)
+            if moe.num_shared_experts:
+                Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
+                gemm_stage([("shared_gate_up", 1.0)], T, (2 if gated else 1) * Is, h, "ffn", count, tag,
+                           "shared experts gate/up, width/tp")
+                elem_stage("shared_activation", T * Is * (1.5 if gated else 1.0), "ffn", count, tag,
+                           "shared experts activation")
+                gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
+            gemm_stage([("expert_" + nm, sh) for nm, sh in mats], per_exp,
+                       (2 if gated else 1) * Ie * local, h, "ffn", count, tag,
+                       "grouped expert gate/up: M = tokens per expert, N = 2 I_e/tp_moe x local experts used")
+            elem_stage("expert_activation", per_exp * Ie * local * (1.5 if gated else 1.0), "ffn", count, tag,
+                       "expert activation")
+            gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
+                       "grouped expert down: N = h x local experts used, K = I_e/tp_moe")
+            comm_stage("ep_combine", t_a2a, "ffn", count, tag, fa2a)
+        t_ar2 = allreduce_ns(ar_bytes, cfg.tp, tp_bw, tp_lat)
+        comm_stage("tp_allreduce_ffn", t_ar2, "ffn", count, tag, far)
+
+    # ---- the head (output end: counted on the FFN side) and pipeline hops
+    T_last = Br
+    elem_stage("final_norm", None, "ffn", 1, "", "final rmsnorm", kernel="rmsnorm",
+               shape2=np.stack([T_last, np.full(n, h)], axis=1))
+    V_r = -(-model.vocab_size // tp_d)
+    gemm_stage([("lm_head", 1.0)], T_last, V_r, h, "ffn", 1, "", "lm head, vocabulary over tp")
+    lg_bytes = T_last * model.vocab_size * 4.0
+    t_lg = gather_ns(lg_bytes, cfg.tp, tp_bw, tp_lat)
+    comm_stage("logits_gather", t_lg, "ffn", 1, "",
+               lambda i: ("tp = 1" if cfg.tp[i] == 1 else
+                          f"all-gather fp32 logits (n-1)/n x {_fmt_b(lg_bytes[i])} / {_fmt_bw(tp_bw[i])} + (n-1) x "
+                          f"{tp_lat[i]:g} ns = {_fmt_ns(t_lg[i])}"))
+    pp_bytes = T * h * ab
+    t_pp = np.where(cfg.pp > 1, (cfg.pp - 1) * sendrecv_ns(pp_bytes, pp_bw, pp_lat), 0.0)
+    comm_stage("pp_sendrecv", t_pp, "ffn", 1, "",
+               lambda i: ("pp = 1" if cfg.pp[i] == 1 else
+                          f"(pp-1) x (T h bytes / bw + lat) = {cfg.pp[i] - 1} x ({_fmt_b(pp_bytes[i])} / "
+                          f"{_fmt_bw(pp_bw[i])} + {pp_lat[i]:g} ns) ({pp_lab[i]}) = {_fmt_ns(t_pp[i])}; "
+                          "a request still crosses every layer"), launches=2.0)
+
+    memory = memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T)
+    valid = np.ones(n, dtype=bool)
+    return Evaluation(model, wl, system, cfg, stages, memory, valid)
+
+
+# --------------------------------------------------------------------------- #
+# Memory per device
+# --------------------------------------------------------------------------- #
+
+def memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T) -> dict:
+    """Bytes per device: weights, kv_cache, activations, workspace (arrays over configurations)."""
+    n = len(cfg)
+    wb, ab, kvb = (float(dtype_bytes(x)) for x in (wl.weight_dtype, wl.act_dtype, wl.kv_dtype))
+    rb = wb if wb >= 2 else 2.0      # embedding, norms, router kept in bf16 when the matrices are quantized
+    h, d = model.hidden_size, model.head_dim
+    counts = param_counts(model)
+    layers_pp = -(-model.num_layers // cfg.pp)
+    mla = model.mla
+    # attention matrices per rank
+    if mla is None:
+        Hq_r = -(-model.num_attention_heads // tp_d)
+        attn = 2 * h * Hq_r * d + 2 * h * G_r * d
+    else:
+        Hq_r = -(-model.num_attention_heads // tp_d)
+        q = (h * mla.q_lora_rank + mla.q_lora_rank * Hq_r * mla.qk_head_dim) if mla.q_lora_rank \
+            else h * Hq_r * mla.qk_head_dim
+        attn = q + h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + \
+            mla.kv_lora_rank * Hq_r * (mla.qk_nope_head_dim + mla.v_head_dim) + Hq_r * mla.v_head_dim * h
+    # per-layer FFN matrices per rank, averaged over the layers of a stage (dense and MoE mix)
+    m = model.ffn_matrices * h
+    ffn_sum = np.zeros(n)
+    for i in range(model.num_layers):
+        if model.is_moe_layer(i):
+            moe = model.moe
+            tp_moe = np.maximum(tp_d // cfg.ep, 1)
+            ffn = m * (moe.num_experts // cfg.ep) * (-(-moe.expert_intermediate_size // tp_moe))
+            if moe.num_shared_experts:
+                ffn = ffn + m * (-(-moe.num_shared_experts * moe.shared_width // tp_d))
+        else:
+            ffn = m * (-(-model.intermediate_size // tp_d))
+        ffn_sum = ffn_sum + ffn
+    ffn_per_layer = ffn_sum / model.num_layers
+    small = counts.layers_total - sum(_matrix_params(model, i) for i in range(model.num_layers))
+    small_per_layer = small / model.num_layers
+    emb = counts.embedding + counts.position_embedding
+    head = counts.lm_head
+    ends = np.where(cfg.pp > 1, np.maximum(emb, head), emb + head) / tp_d + counts.final_norm
+    weights = layers_pp * ((attn + ffn_per_layer) * wb + small_per_layer * rb) + ends * rb
+    # KV cache
+    from tfx.model.presets import kv_bytes_per_token_per_layer
+    if mla is None:
+        per_tok = 2 * G_r * d * kvb
+    else:
+        per_tok = (mla.kv_lora_rank + mla.qk_rope_head_dim) * kvb * np.ones(n)
+    Br = -(-wl.batch // cfg.dp)
+    tokens = np.zeros(n)
+    for i in range(model.num_layers):
+        span = min(wl.context, model.sliding_window) if model.is_sliding_layer(i) else wl.context
+        tokens = tokens + (-(-span // cp_d))
+    tokens = tokens / model.num_layers * layers_pp
+    tokens = np.where(kvseq, tokens / rep, tokens)
+    kv = Br * tokens * per_tok
+    # activations: two live hidden-size buffers, the widest intermediate, logits in fp32
+    if model.is_moe:
+        width = max(model.intermediate_size if model.moe.first_dense_layers else 0,
+                    model.moe.expert_intermediate_size * model.moe.experts_per_token
+                    + model.moe.num_shared_experts * model.moe.shared_width)
+    else:
+        width = model.intermediate_size
+    inter = np.maximum(2 * width // tp_d, (model.num_attention_heads * d + 2 * model.num_kv_heads * d) // tp_d)
+    act = T * (2 * h + inter) * ab + Br * (-(-model.vocab_size // tp_d)) * 4.0
+    work = np.full(n, float(system.workspace))
+    return {"weights": weights.astype(float), "kv_cache": kv.astype(float), "activations": act.astype(float),
+            "workspace": work}
+
+
+def _matrix_params(model: ModelConfig, layer: int) -> int:
+    from tfx.model.presets import _layer_matrix_params
+    return _layer_matrix_params(model, layer, False)
+
+
+# --------------------------------------------------------------------------- #
+# Single configuration: result objects
+# --------------------------------------------------------------------------- #
+
+@dataclass
+class StageResult:
+    name: str
+    block: str
+    layers: float
+    compute_ns: float
+    memory_ns: float
+    comm_ns: float
+    launch_ns: float
+    total_ns: float
+    bound: str
+    formula: str
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class LatencyResult:
+    model: str
+    hw: str
+    workload: Workload
+    parallelism: Parallelism
+    devices: int
+    latency_ns: float
+    attention_ns: float
+    ffn_ns: float
+    stages: list
+    memory: dict
+    capacity: float
+    fits: bool
+    tokens_per_s: float
+    launches: float
+    notes: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"model": self.model, "hw": self.hw, "workload": self.workload.to_json(),
+                "parallelism": self.parallelism.to_json(), "label": self.parallelism.label(),
+                "devices": self.devices, "latency_ns": self.latency_ns,
+                "attention_ns": self.attention_ns, "ffn_ns": self.ffn_ns,
+                "tokens_per_s": self.tokens_per_s, "launches": self.launches,
+                "stages": [s.to_json() for s in self.stages],
+                "memory": {**self.memory, "total": sum(self.memory.values()), "capacity": self.capacity,
+                           "fits": self.fits},
+                "notes": list(self.notes)}
+
+
+def _bound(compute, memory, comm, launch, body) -> str:
+    if comm > 0 and comm >= max(body, launch):
+        return "comm"
+    if launch > body:
+        return "launch"
+    if body <= 0:
+        return "none"
+    if compute <= 0 and memory <= 0:
+        return "latency"
+    return "compute" if compute >= memory else "memory"
+
+
+def result_at(ev: Evaluation, i: int) -> LatencyResult:
+    sysm = ev.system
+    lns = sysm.launch_ns
+    stages = []
+    for s in ev.stages:
+        layers = s.layers
+        tot = float(s.total(lns)[i])
+        launch = float(s.launches[i] * lns * layers)
+        st = StageResult(s.name, s.block, float(layers), float(s.compute[i] * layers), float(s.memory[i] * layers),
+                         float(s.comm[i] * layers), launch, tot,
+                         _bound(s.compute[i], s.memory[i], s.comm[i], s.launches[i] * lns, s.body[i]),
+                         (s.formula(i) if s.formula else "") + (f"; x {layers:g} layers" if layers != 1 else "")
+                         + (f"; + {s.launches[i] * layers:g} launches x {lns / 1000:g} us" if s.launches[i] else ""))
+        stages.append(st)
+    par = ev.configs.parallelism(i, sysm.kind == "tiled")
+    lat = float(ev.latency()[i])
+    mem = {k: float(v[i]) for k, v in ev.memory.items()}
+    wl = ev.workload
+    devices = int(ev.configs.devices()[i])
+    tps = wl.batch * wl.new_tokens / (lat / 1e9) if lat > 0 else 0.0
+    notes = list(sysm.notes) + [f"launch cost: {sysm.launch_note}", f"capacity: {sysm.capacity_note}"]
+    return LatencyResult(ev.model.name, sysm.name, wl, par, devices, lat, float(ev.latency("attention")[i]),
+                         float(ev.latency("ffn")[i]), stages, mem, sysm.capacity,
+                         bool(sum(mem.values()) <= sysm.capacity), tps,
+                         float(sum(s.launches[i] * s.layers for s in ev.stages)), notes)
+
+
+def latency(model: ModelConfig | str, hw: str | System = "h200_sxm", workload: Workload | None = None,
+            parallelism: Parallelism | None = None, **system_kw) -> LatencyResult:
+    """Per-stage latency and memory per device of one step under one parallelism."""
+    model = load_model(model) if isinstance(model, str) else model
+    system = load_system(hw, **system_kw) if isinstance(hw, str) else hw
+    workload = workload or Workload()
+    parallelism = parallelism or Parallelism()
+    why = validate(model, workload, parallelism, system)
+    if why:
+        raise TfxError(f"parallelism {parallelism.label()} is not meaningful here: " + "; ".join(why))
+    ev = evaluate(model, workload, system, Configs.of([parallelism]))
+    return result_at(ev, 0)
+
+
+def memory(model: ModelConfig | str, hw: str | System = "h200_sxm", workload: Workload | None = None,
+           parallelism: Parallelism | None = None, **system_kw) -> dict:
+    """Memory per device (bytes) of one configuration, with the capacity and whether it fits."""
+    r = latency(model, hw, workload, parallelism, **system_kw)
+    return {**r.memory, "total": sum(r.memory.values()), "capacity": r.capacity, "fits": r.fits,
+            "devices": r.devices, "parallelism": r.parallelism.to_json()}

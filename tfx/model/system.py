@@ -1,0 +1,328 @@
+"""Workload, parallelism and the hardware system the model level runs on.
+
+* :class:`Workload`: prefill or decode, context, batch, dtypes.
+* :class:`Parallelism`: TP, CP, PP, DP, EP degrees, KV sharding, CP ring
+  variant, placements of the TP and CP groups on the hardware hierarchy.
+* :class:`System`: one profile seen as a machine of many devices: memory per
+  device, devices per node, the link of each placement level, the per-launch
+  cost under CUDA graphs.
+
+Rank order (inner to outer): TP, CP, DP, PP. A group whose span (stride x
+size) fits in a node runs on the intra-node link (NVLink; on ``sip``
+chip-to-chip), otherwise on the inter-node link (InfiniBand). ``place``
+overrides it: ``node`` (must fit), ``cross`` (one member per node). On the
+tiled ``sip`` TP and CP may also be placed *inside* one SIP, at ``cube`` level
+(the die-to-die links, at most 8) or ``pe`` level (PE-to-PE inside a cube up
+to 8, die-to-die beyond, at most 64): the group then shares one device, whose
+kernels run the group's whole (unsharded) work across its cubes and PEs, and
+only the group's collective crosses the on-package links.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from tfx.errors import TfxError
+from tfx.model.presets import DTYPE_BYTES, ModelConfig
+
+#: Per-launch cost under CUDA graphs when the profile states none
+#: (``launch.graph_overhead``): the gap between back-to-back graph nodes on
+#: Hopper is of the order of 1-2 us (kernel launch latency + prologue/epilogue
+#: ramp). An estimate, not measured here; see docs/model-latency.md.
+DEFAULT_GRAPH_LAUNCH_NS = {"gpu": 1500.0, "tiled": 2000.0}
+
+#: Memory a device keeps aside from weights, KV and activations: CUDA context,
+#: library workspaces (cuBLAS, attention split buffers), NCCL buffers. Estimate.
+DEFAULT_WORKSPACE_BYTES = {"gpu": 2 * 2**30, "tiled": 256 * 2**20}
+
+#: ``sip`` states no HBM capacity; this placeholder per PE (x 64 PEs = 128 GiB
+#: per SIP) is used until one is given (``capacity=``, ``--capacity``).
+DEFAULT_TILED_CAPACITY_PER_PE = 2 * 2**30
+
+MODES = ("decode", "prefill")
+KV_SHARDS = ("heads", "seq")
+CP_RINGS = ("kv", "q")
+GPU_PLACES = ("auto", "node", "cross")
+TILED_PLACES = ("auto", "device", "cube", "pe")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One forward step. Decode: one new token per sequence over ``context``
+    tokens (cached + new). Prefill: ``context`` new tokens per sequence."""
+
+    mode: str = "decode"
+    context: int = 8192
+    batch: int = 1
+    weight_dtype: str = "bf16"
+    act_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise TfxError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.context < 1 or self.batch < 1:
+            raise TfxError(f"context and batch must be >= 1, got {self.context}, {self.batch}")
+        for d in (self.weight_dtype, self.act_dtype, self.kv_dtype):
+            if d not in DTYPE_BYTES:
+                raise TfxError(f"unknown dtype {d!r}; known: {', '.join(DTYPE_BYTES)}")
+
+    @property
+    def new_tokens(self) -> int:
+        """New tokens per sequence in this step."""
+        return 1 if self.mode == "decode" else self.context
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    tp: int = 1
+    cp: int = 1
+    pp: int = 1
+    dp: int = 1
+    ep: int = 1
+    kv_shard: str = "heads"     # heads: KV heads across TP (replicated when G < TP); seq: replicas split the context
+    cp_ring: str = "kv"         # kv: rotate K/V; q: rotate Q with O/m/l
+    tp_place: str = "auto"
+    cp_place: str = "auto"
+
+    def __post_init__(self):
+        for name in ("tp", "cp", "pp", "dp", "ep"):
+            if getattr(self, name) < 1:
+                raise TfxError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.kv_shard not in KV_SHARDS:
+            raise TfxError(f"kv_shard must be one of {', '.join(KV_SHARDS)}, got {self.kv_shard!r}")
+        if self.cp_ring not in CP_RINGS:
+            raise TfxError(f"cp_ring must be one of {', '.join(CP_RINGS)}, got {self.cp_ring!r}")
+        for name in ("tp_place", "cp_place"):
+            if getattr(self, name) not in TILED_PLACES + GPU_PLACES:
+                raise TfxError(f"{name} must be one of {', '.join(dict.fromkeys(GPU_PLACES + TILED_PLACES))}")
+
+    def label(self) -> str:
+        parts = [f"tp{self.tp}", f"cp{self.cp}", f"pp{self.pp}", f"dp{self.dp}", f"ep{self.ep}"]
+        extra = []
+        if self.kv_shard != "heads":
+            extra.append(f"kv={self.kv_shard}")
+        if self.cp > 1:
+            extra.append(f"ring={self.cp_ring}")
+        if self.tp_place != "auto":
+            extra.append(f"tp@{self.tp_place}")
+        if self.cp_place != "auto":
+            extra.append(f"cp@{self.cp_place}")
+        return " ".join(parts + extra)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def parse(text: str) -> "Parallelism":
+        """``"tp=4,cp=2,pp=1,kv_shard=seq"`` (or ``tp4 cp2``) -> Parallelism."""
+        kw: dict = {}
+        for item in text.replace(",", " ").split():
+            if "=" in item:
+                k, v = item.split("=", 1)
+            else:
+                k = item.rstrip("0123456789")
+                v = item[len(k):]
+            k = k.strip().replace("-", "_")
+            aliases = {"kv": "kv_shard", "ring": "cp_ring", "cp_variant": "cp_ring"}
+            k = aliases.get(k, k)
+            if k not in Parallelism.__dataclass_fields__:
+                raise TfxError(f"unknown parallelism key {k!r} in {text!r}")
+            kw[k] = int(v) if k in ("tp", "cp", "pp", "dp", "ep") else v
+        return Parallelism(**kw)
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str
+    bandwidth: float    # B/s each way
+    latency_ns: float
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class System:
+    """A profile seen as a multi-device machine."""
+
+    profile: object
+    profile_key: tuple
+    kind: str
+    capacity: float                 # bytes per device
+    capacity_note: str
+    devices_per_node: int
+    intra: Link | None              # within a node
+    inter: Link | None              # across nodes
+    sub_links: dict = field(default_factory=dict)   # tiled: "pe" -> Link, "cube" -> Link
+    sub_units: dict = field(default_factory=dict)   # tiled: "pe" -> 64, "cube" -> 8, "pe_per_cube" -> 8
+    launch_ns: float = 1500.0
+    launch_note: str = ""
+    workspace: float = 0.0
+    notes: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    def to_json(self) -> dict:
+        return {"profile": self.profile.name, "kind": self.kind, "capacity": self.capacity,
+                "capacity_note": self.capacity_note, "devices_per_node": self.devices_per_node,
+                "intra": self.intra.to_json() if self.intra else None,
+                "inter": self.inter.to_json() if self.inter else None,
+                "sub_links": {k: v.to_json() for k, v in self.sub_links.items()},
+                "launch_ns": self.launch_ns, "launch_note": self.launch_note,
+                "workspace": self.workspace, "notes": list(self.notes)}
+
+
+def _link(profile, name: str, notes: list) -> Link | None:
+    if profile.get(f"links.{name}.bandwidth") is None:
+        return None
+    lat = profile.get(f"links.{name}.latency")
+    if lat is None:
+        notes.append(f"links.{name}.latency is not stated: taken as 0")
+        lat = 0.0
+    return Link(name, float(profile.value(f"links.{name}.bandwidth")), float(lat))
+
+
+def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str = "measured",
+                capacity: float | None = None, launch_ns: float | None = None) -> System:
+    """Load profile ``hw`` as a System.
+
+    ``bandwidth="measured"`` prices kernels at the profile's measured streaming
+    ceiling (``memory.gmem.bandwidth_measured``) when it states one, instead of
+    the datasheet figure: decode kernels stream and never reach the datasheet.
+    ``capacity`` (bytes) overrides the memory per device.
+    """
+    from tfx.hw import load_profile
+    knobs = dict(knobs or {})
+    notes: list[str] = []
+    base = load_profile(hw)
+    if bandwidth not in ("measured", "vendor"):
+        raise TfxError(f"bandwidth must be measured or vendor, got {bandwidth!r}")
+    if bandwidth == "measured" and base.get("memory.gmem.bandwidth_measured") is not None:
+        measured = float(base.value("memory.gmem.bandwidth_measured"))
+        key = next((k for k in knobs if k in ("memory.gmem.bandwidth", "gmem.bandwidth", "hbm.bandwidth",
+                                              "memory.hbm.bandwidth")), None)
+        factor = 1.0
+        if key is not None:
+            text = str(knobs.pop(key)).strip()
+            if text.startswith("x"):
+                factor = float(text[1:])
+            elif text.startswith("/"):
+                factor = 1.0 / float(text[1:])
+            else:          # an absolute value replaces the ceiling: keep it as given
+                knobs[key] = text
+                factor = None
+        if factor is not None:
+            knobs = {"memory.gmem.bandwidth": f"{measured * factor}", **knobs}
+        notes.append(f"kernels priced at the measured streaming bandwidth "
+                     f"{base.value('memory.gmem.bandwidth_measured') / 1e12:.3g} TB/s")
+    profile = base.with_knobs(knobs) if knobs else base
+    kind = "gpu" if profile.kind == "gpu" else "tiled"
+    if capacity is not None:
+        cap, cap_note = float(capacity), "given"
+    elif kind == "gpu":
+        cap, cap_note = float(profile.value("memory.gmem.capacity")), "memory.gmem.capacity"
+    else:
+        per_pe = profile.get("memory.hbm.capacity")
+        pes = profile.units_of("pe")
+        if per_pe is None:
+            per_pe = DEFAULT_TILED_CAPACITY_PER_PE
+            cap_note = (f"placeholder {per_pe / 2**30:g} GiB per PE x {pes} PEs "
+                        "(memory.hbm.capacity is not published; give --capacity)")
+        else:
+            cap_note = f"memory.hbm.capacity x {pes} PEs"
+        cap = float(per_pe) * pes
+    dpn = int(profile.get("system.devices_per_node", 1) or 1)
+    if kind == "gpu":
+        intra = _link(profile, "nvlink", notes) if dpn > 1 else None
+        inter = _link(profile, "ib", notes)
+        sub_links, sub_units = {}, {}
+    else:
+        intra = _link(profile, "c2c", notes)
+        inter = intra
+        sub_links = {"pe": _link(profile, "pe_pe", notes), "cube": _link(profile, "d2d", notes)}
+        sub_units = {"pe": profile.units_of("pe"), "cube": profile.units_of("cube"),
+                     "pe_per_cube": profile.units_of("pe") // profile.units_of("cube")}
+    graph = profile.get("launch.graph_overhead")
+    if launch_ns is not None:
+        lns, lnote = float(launch_ns), "given"
+    elif graph is not None:
+        lns, lnote = float(graph), "launch.graph_overhead"
+    else:
+        lns = DEFAULT_GRAPH_LAUNCH_NS[kind]
+        lnote = f"estimate {lns / 1000:g} us per kernel under CUDA graphs (profile states no launch.graph_overhead)"
+    key = (profile.name, tuple(sorted((str(k), str(v)) for k, v in knobs.items())))
+    return System(profile=profile, profile_key=key, kind=kind, capacity=cap, capacity_note=cap_note,
+                  devices_per_node=dpn, intra=intra, inter=inter, sub_links=sub_links,
+                  sub_units=sub_units, launch_ns=lns, launch_note=lnote,
+                  workspace=DEFAULT_WORKSPACE_BYTES[kind], notes=notes)
+
+
+def validate(model: ModelConfig, wl: Workload, par: Parallelism, system: System) -> list[str]:
+    """Reasons ``par`` is meaningless or impossible here (empty when it is fine)."""
+    why = []
+    if par.pp > model.num_layers:
+        why.append(f"pp {par.pp} > {model.num_layers} layers")
+    if par.tp > model.num_attention_heads:
+        why.append(f"tp {par.tp} > {model.num_attention_heads} query heads")
+    if par.dp > wl.batch:
+        why.append(f"dp {par.dp} > batch {wl.batch}: a replica without a sequence")
+    if par.cp > 1 and wl.mode == "prefill" and par.cp > wl.context:
+        why.append(f"cp {par.cp} > {wl.context} tokens")
+    if par.ep > 1:
+        if not model.is_moe:
+            why.append("ep > 1 on a dense model")
+        elif par.ep > model.moe.num_experts:
+            why.append(f"ep {par.ep} > {model.moe.num_experts} experts")
+        elif model.moe.num_experts % par.ep:
+            why.append(f"ep {par.ep} does not divide {model.moe.num_experts} experts")
+        if (par.tp * par.dp) % par.ep:
+            why.append(f"ep {par.ep} must divide tp x dp = {par.tp * par.dp} (the EP group is made of TP and DP ranks)")
+        elif par.ep > par.tp and par.dp == 1:
+            why.append("ep > tp spans data-parallel replicas but dp = 1")
+    if par.cp == 1 and par.cp_ring != "kv":
+        why.append("a CP ring variant with cp = 1")
+    if par.cp == 1 and par.cp_place != "auto":
+        why.append("a CP placement with cp = 1")
+    if par.tp == 1 and par.tp_place != "auto":
+        why.append("a TP placement with tp = 1")
+    if par.kv_shard == "seq" and (model.mla is None and par.tp <= model.num_kv_heads):
+        why.append("kv_shard=seq needs fewer KV heads than tp (nothing is replicated otherwise)")
+    if par.kv_shard == "seq" and model.mla is not None and par.tp == 1:
+        why.append("kv_shard=seq with tp = 1")
+    for name, place in (("tp", par.tp_place), ("cp", par.cp_place)):
+        if system.kind == "gpu" and place not in GPU_PLACES:
+            why.append(f"{name}_place {place!r} is for the tiled sip (GPU: {', '.join(GPU_PLACES)})")
+        if system.kind == "tiled" and place == "node" or system.kind == "tiled" and place == "cross":
+            why.append(f"{name}_place {place!r} is for GPUs (sip: {', '.join(TILED_PLACES)})")
+    if system.kind == "tiled":
+        sub = [(n, d, p) for n, d, p in (("tp", par.tp, par.tp_place), ("cp", par.cp, par.cp_place))
+               if p in ("cube", "pe")]
+        if sum(1 for _, _, p in sub if p == "cube") and any(
+                d > system.sub_units["cube"] for _, d, p in sub if p == "cube"):
+            why.append(f"a cube-level group larger than {system.sub_units['cube']} cubes")
+        total = 1
+        for _, d, _ in sub:
+            total *= d
+        if total > system.sub_units.get("pe", 1):
+            why.append(f"groups inside one SIP need {total} PEs > {system.sub_units['pe']}")
+    devices = device_count(par, system)
+    if devices > system.devices_per_node and system.inter is None:
+        why.append(f"{devices} devices need more than one node and profile {system.name} states no "
+                   "inter-node link (use h200_nvl8 for an NVLink node with InfiniBand)")
+    return why
+
+
+def device_count(par: Parallelism, system: System) -> int:
+    tp = 1 if par.tp_place in ("cube", "pe") else par.tp
+    cp = 1 if par.cp_place in ("cube", "pe") else par.cp
+    return tp * cp * par.pp * par.dp
+
+
+def with_defaults(par: Parallelism, **kw) -> Parallelism:
+    return replace(par, **kw)
