@@ -198,7 +198,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                                          spill_bytes_per_thread=spill_by_launch)
 
     metrics, precision = _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted,
-                                  blocks, vector)
+                                  blocks, vector, wave_info)
     if (not vector and occupancy is not None and occupancy.hint_budget is not None
             and occupancy.hint_budget.reachable and not _what_if):
         # What the hinted occupancy would have gained: the same kernel compiled to the budget.
@@ -316,6 +316,7 @@ def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             rows = emin(g0, -(-W // g1))
         coords = region.coords
         per_op = {}
+        window = 0
         for node in mesh.walk():
             if node.kind != "op" or node.op is None:
                 continue
@@ -338,11 +339,42 @@ def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             else:
                 distinct = W
             per_op[node.id] = ratio(distinct, W) if not is_array(distinct, W) else distinct / W
+            # The reuse needs, per k-step of the wave, each distinct tile resident in L2 while
+            # the CTAs that share it read it: distinct tiles x bytes x the loop's stages.
+            tile = sum(v for (kind, lvl, rw), v in node.per_exec.items() if kind == "traffic" and rw == "read")
+            loop = _enclosing_loop(mesh, node)
+            stages = (loop.stages or 1) if loop is not None and not is_array(loop.stages) else 1
+            window = window + distinct * tile * stages
+        fits = window <= l2.capacity
+        if not is_array(fits) and not fits:
+            per_op = {k: 1 for k in per_op}   # the window does not fit: every request goes to DRAM
+        elif is_array(fits):
+            per_op = {k: where(fits, v, 1) for k, v in per_op.items()}
+        per_op["__window__"] = (window, l2.capacity)
         out[mesh.id] = per_op
     return out
 
 
-def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted, blocks, vector):
+def _enclosing_loop(mesh: ScopeNode, target: ScopeNode):
+    """The innermost loop node of ``mesh``'s subtree that contains ``target``."""
+    found = None
+
+    def visit(node, loop):
+        nonlocal found
+        if node is target:
+            found = loop
+            return True
+        for c in node.children:
+            if visit(c, c if c.kind == "loop" else loop):
+                return True
+        return False
+
+    visit(mesh, None)
+    return found
+
+
+def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted, blocks, vector,
+             wave_info):
     m: dict[str, Any] = {}
     prec: dict[str, str] = {}
     dom_list = ("logical", "total", *domains)
@@ -428,6 +460,13 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
         m["occupancy.hint_met"] = occupancy.hint_met
     elif vector:
         m["occupancy.blocks_per_sm"] = blocks
+    for mesh_id, info in wave_info.items():
+        if "__window__" in info:
+            window, capacity = info["__window__"]
+            m["memory.l2.reuse_window"] = m.get("memory.l2.reuse_window", 0) + window if len(wave_info) > 1 else window
+            if not vector:
+                m["memory.l2.reuse_fits"] = bool(window <= capacity)
+            break
     waves = 0
     for lt in launches:
         waves = waves + lt.waves

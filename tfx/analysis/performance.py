@@ -175,7 +175,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
     units = m.units
     slots = units * resident
-    miss = dict(wave_info.get(mesh.id, {}))
+    miss = {k: v for k, v in wave_info.get(mesh.id, {}).items() if not k.startswith("__")}
     miss['__spill__'] = (spill_bytes_per_thread, threads)
     warps = ratio(threads, 32) if threads is not None else 4
     per_pos = _demand_of(unit_node, counter, m, miss, warps, positions)

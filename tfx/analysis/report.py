@@ -113,6 +113,11 @@ def summary(a) -> str:
                    + (f"  peak {format_bytes(_f(m[f'memory.peak.{lvl}']))}" if f"memory.peak.{lvl}" in m else ""))
     if a.footprint:
         out.append("  footprint: " + ", ".join(f"{t} {format_bytes(_f(b))}" for t, b in a.footprint.items()))
+    if "memory.l2.reuse_window" in m:
+        fits = m.get("memory.l2.reuse_fits")
+        out.append(f"  L2 reuse window: {format_bytes(_f(m['memory.l2.reuse_window']))} per wave must stay resident"
+                   f" ({'fits' if fits else 'does not fit'} in L2); hit ratio "
+                   f"{_f(m.get('performance.l2_hit_ratio', 0)) * 100:.1f}%")
     if a.occupancy is not None:
         out.append("  occupancy: " + a.occupancy.summary()
                    + (f" [resources {a.resources.origin}: {a.resources.threads} threads, "
