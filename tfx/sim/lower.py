@@ -1,0 +1,294 @@
+"""Lowering: the analysis' scope tree -> per-position command streams for the simulator.
+
+Every op node becomes a static ``OpInfo`` (engine, integer ns on that engine,
+ns on the unit's on-chip memory port, DMA descriptors, the value names it reads
+and writes). Durations come from the analysis' own per-unit rates
+(``tfx.analysis.performance.Machine`` and ``_op_demand``) so the simulation and
+the closed-form model agree on the steady state.
+
+``stream(unit_node, ...)`` yields the commands of one position in issue order:
+
+* a loop trip expands its body; a loop with ``stages S >= 2`` is software
+  pipelined: its hoistable loads (window operands only) of trip ``k + S - 1``
+  are issued before the rest of trip ``k`` (a prologue issues trips 0..S-2),
+  each into slot ``k % S`` of the loop's ring;
+* a ``composite { }`` block is ONE command whose inner ops the engine streams
+  in ``n`` sub-tiles (n = rows of its largest inner tile / tensor instruction
+  height);
+* every other op is one command; view ops (reshape, transpose, broadcast) are
+  free aliases, as in the analysis.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from tfx.analysis.performance import Machine, _engine_ns, _op_demand
+from tfx.ir.nodes import Capture, ValueRef, Window
+
+# Engine indices (events store the index; ENGINE_NAMES[i] is its name).
+DISPATCH, COPY, TENSOR, SMEM, VECTOR, SPECIAL = range(6)
+ENGINE_NAMES = ("dispatch", "copy", "tensor", "smem", "vector", "special")
+N_ENGINES = len(ENGINE_NAMES)
+VIEWS = ("reshape", "transpose", "broadcast")
+
+
+def ceil_ns(x) -> int:
+    """Integer ns, rounded up (a task never runs faster than the analysis' rate)."""
+    if isinstance(x, int):
+        return x
+    if isinstance(x, Fraction):
+        return math.ceil(x)
+    x = float(x)
+    r = round(x)
+    return int(r) if abs(x - r) < 1e-6 else math.ceil(x)
+
+
+@dataclass
+class OpInfo:
+    """Static facts of one op (or moving capture) node; shared by all its executions."""
+
+    idx: int                  # label index
+    label: str
+    engine: int
+    ns: int                   # ns on the engine (copy: DRAM/L2 transfer time over the unit's share)
+    smem: int                 # ns on the on-chip memory port
+    reads: tuple              # names (values and tensors) it reads
+    writes: tuple             # names it writes
+    view: bool = False        # free alias, no command
+    descs: tuple = ()         # copy: bytes of each DMA descriptor (contiguous runs)
+    is_load: bool = False     # reads global memory: completion waits out the memory latency
+    rows: int = 1             # rows of its result tile (composite streaming granularity)
+    dispatched: bool = True   # counts a command (single-op dispatch) outside composites
+    work: dict = field(default_factory=dict)   # engine -> demand ns (for utilization)
+
+
+class Lowering:
+    """Per-launch static op table for one profile and one representative share of bandwidth."""
+
+    def __init__(self, analysis, unit_node, active_units: int, miss: dict | None = None,
+                 warps=4, labels: list | None = None):
+        self.a = analysis
+        self.profile = analysis.profile
+        self.m = Machine(self.profile, unit_node.level)
+        self.active = max(int(active_units), 1)
+        self.miss = miss or {}
+        self.warps = warps
+        self.env = analysis.params
+        self.labels: list[str] = labels if labels is not None else []
+        self.infos: dict[str, OpInfo] = {}
+        info = analysis.module.info
+        self.result_types = {}
+        for k in info.values():
+            self.result_types.update(getattr(k, "result_types", {}) or {})
+        self.tensors = {}
+        for k in analysis.module.kernels:
+            for t in k.tensors:
+                self.tensors.setdefault(t.name, t)
+        p = self.profile
+        self.clock_ghz = self.m.clock_ghz
+        self.dispatch_single = ceil_ns(self.m.dispatch_single / self.clock_ghz) if self.m.dispatch_single else 0
+        self.dispatch_composite = (ceil_ns(self.m.dispatch_composite / self.clock_ghz)
+                                   if self.m.dispatch_composite else self.dispatch_single)
+        ch = p.get("dma.channels", None)
+        self.channels = int(ch) if ch else 0          # 0: no channel limit (GPU TMA / cp.async)
+        self.hold = bool(int(p.get("dma.hold_channel_for_round_trip", 0) or 0))
+        self.latency = ceil_ns(self.m.dram_latency or 0)
+        self.inst_m = self.m.inst[0] or 1
+
+    # ------------------------------------------------------------ static op facts
+    def label_id(self, text: str) -> int:
+        self.labels.append(text)
+        return len(self.labels) - 1
+
+    def info(self, node) -> OpInfo:
+        got = self.infos.get(node.id)
+        if got is not None:
+            return got
+        op = node.op
+        code = op.opcode if op is not None else "capture"
+        if op is not None and code in VIEWS:
+            src = tuple(o.name for o in op.operands if isinstance(o, ValueRef))
+            inf = OpInfo(self.label_id(node.label), node.label, VECTOR, 0, 0, src,
+                         (op.result,) if op.result else (), view=True, dispatched=False)
+            self.infos[node.id] = inf
+            return inf
+        d = _op_demand(node, None, self.m, self.miss, self.warps)
+        e = _engine_ns(d, self.m, 1, self.active)
+        reads, writes = self._names(node)
+        smem = ceil_ns(e["smem"])
+        work = {}
+        if code in ("load", "copy", "store", "capture", "send", "recv", "allreduce"):
+            engine = COPY
+            ns = ceil_ns(e["copy"])
+        elif e["tensor"]:
+            engine, ns = TENSOR, ceil_ns(e["tensor"])
+        elif e["special"] and not e["vector"]:
+            engine, ns = SPECIAL, ceil_ns(e["special"])
+        else:
+            engine, ns = VECTOR, ceil_ns(e["vector"] + e["special"])
+        work[ENGINE_NAMES[engine]] = ns
+        if smem:
+            work["smem"] = smem
+        is_load = engine == COPY and bool(d.global_loads)
+        descs = self._descriptors(node, ns) if engine == COPY else ()
+        inf = OpInfo(self.label_id(node.label), node.label, engine, ns, smem, reads, writes,
+                     descs=descs, is_load=is_load, rows=self._rows(op), work=work,
+                     dispatched=op is not None and self.m.dispatch_single is not None)
+        self.infos[node.id] = inf
+        return inf
+
+    def _names(self, node):
+        op = node.op
+        if op is None:  # moving capture: reads and writes the captured value's name
+            name = node.label.split()[1]
+            return (name,), (name,)
+        reads, writes = [], []
+        for o in op.operands:
+            if isinstance(o, ValueRef):
+                reads.append(o.name)
+            elif isinstance(o, Window):
+                reads.append("@" + o.tensor)
+                for ax in o.axes:
+                    if ax.kind == "gather" and ax.index:
+                        reads.append(ax.index)
+        if op.target is not None:
+            writes.append("@" + op.target.tensor)
+        if op.result:
+            writes.append(op.result)
+        return tuple(reads), tuple(writes)
+
+    def _rows(self, op) -> int:
+        if op is None:
+            return 1
+        ty = self.result_types.get(id(op))
+        if ty is None or not ty.shape:
+            return 1
+        try:
+            return max(int(ty.shape[0].evaluate(self.env)), 1)
+        except Exception:  # index-dependent shape: no streaming granularity from it
+            return 1
+
+    def _descriptors(self, node, ns: int) -> tuple:
+        """DMA descriptors of a copy: one per contiguous run of the global window, as
+        transfer ns each (summing to the op's copy ns). GPUs (no ``dma.channels``): one
+        bulk transfer per op (TMA / cp.async group)."""
+        if ns <= 0:
+            return (0,)
+        if not self.channels:
+            return (ns,)
+        op = node.op
+        win = None
+        if op is not None:
+            win = next((o for o in op.operands if isinstance(o, Window)), None) or op.target
+        runs = self._runs(win) if win is not None else 1
+        runs = max(1, min(runs, 1 << 16))
+        base, extra = divmod(ns, runs)
+        return tuple(base + 1 if i < extra else base for i in range(runs))
+
+    def _runs(self, win: Window) -> int:
+        """Contiguous runs of a window of a row-major tensor: the product of the extents of
+        the axes before the innermost axis that is not whole (trailing whole axes coalesce)."""
+        t = self.tensors.get(win.tensor)
+        if t is None:
+            return 1
+        try:
+            dims = [int(d.evaluate(self.env)) for d in t.type.shape]
+        except Exception:
+            return 1
+        sizes = []
+        for ax, full in zip(win.axes, dims):
+            if ax.kind == "full":
+                sizes.append((full, True))
+            elif ax.kind == "gather":
+                return 1
+            else:
+                try:
+                    s = int(ax.size.evaluate(self.env))
+                except Exception:
+                    return 1
+                strided = ax.stride is not None
+                sizes.append((s, s >= full and not strided))
+        # skip trailing whole axes, then the first partial axis is the run; the rest multiply
+        i = len(sizes) - 1
+        while i > 0 and sizes[i][1]:
+            i -= 1
+        runs = 1
+        for s, _ in sizes[:i]:
+            runs *= max(s, 1)
+        return runs
+
+    # ------------------------------------------------------------ command streams
+    def stream(self, node, tiles_cap: int | None = None):
+        """Commands of one position of ``node`` in issue order.
+
+        Yields ``("op", OpInfo, tile, ring)`` (ring: None or (ring key, stages)) and
+        ``("composite", label_id, [OpInfo...], n_subtiles, tile)``.
+        """
+        yield from self._block(node.children, 0, tiles_cap)
+
+    def _block(self, children, tile, cap):
+        for c in children:
+            k = c.kind
+            if k in ("op", "capture"):
+                if c.per_exec or (c.op is not None and c.op.opcode in VIEWS):
+                    yield ("op", self.info(c), tile, None)
+                elif c.op is not None and c.op.opcode not in VIEWS:
+                    # zero-cost op (e.g. a view-like op without demand) still carries names
+                    yield ("op", self.info(c), tile, None)
+            elif k == "loop":
+                yield from self._loop(c, cap)
+            elif k == "composite":
+                inner = [self.info(x) for x in c.walk() if x.kind in ("op", "capture") and x is not c]
+                inner = [i for i in inner]
+                rows = max((i.rows for i in inner if not i.view), default=1)
+                n = max(1, min(64, -(-rows // self.inst_m)))
+                lid = self.infos.get(c.id)
+                if lid is None:
+                    lid = OpInfo(self.label_id(c.label), c.label, DISPATCH, 0, 0, (), ())
+                    self.infos[c.id] = lid
+                yield ("composite", lid.idx, inner, n, tile)
+            else:  # nested mesh (warps/threads), call: their ops run in this unit, in order
+                yield from self._block(c.children, tile, cap)
+
+    def loop_trips(self, loop, cap=None) -> int:
+        t = loop.trips
+        try:
+            trips = math.ceil(Fraction(t)) if not isinstance(t, float) else math.ceil(t - 1e-9)
+        except (TypeError, ValueError):
+            trips = math.ceil(float(t))
+        trips = max(int(trips), 0)
+        if cap is not None:
+            trips = min(trips, cap)
+        return trips
+
+    def _loop(self, loop, cap):
+        trips = self.loop_trips(loop, cap)
+        stages = int(loop.stages or 1)
+        body = loop.children
+        if stages < 2:
+            for k in range(trips):
+                yield from self._block(body, k, cap)
+            return
+        hoist = [c for c in body if c.kind == "op" and c.op is not None
+                 and c.op.opcode in ("load", "copy") and c.per_exec
+                 and all(isinstance(o, Window) and all(ax.kind != "gather" for ax in o.axes)
+                         for o in c.op.operands)]
+        if not hoist:
+            for k in range(trips):
+                yield from self._block(body, k, cap)
+            return
+        hoisted = set(id(c) for c in hoist)
+        rest = [c for c in body if id(c) not in hoisted]
+        infos = [self.info(c) for c in hoist]
+        key = loop.id
+        for k in range(min(stages - 1, trips)):
+            for inf in infos:
+                yield ("op", inf, k, (key, stages))
+        for k in range(trips):
+            if k + stages - 1 < trips:
+                for inf in infos:
+                    yield ("op", inf, k + stages - 1, (key, stages))
+            yield from self._block(rest, k, cap)

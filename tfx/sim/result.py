@@ -1,0 +1,237 @@
+"""``SimResult``: what one simulation found; JSON, Chrome trace, text summary, timeline."""
+
+from __future__ import annotations
+
+import bisect
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfx.sim.lower import ENGINE_NAMES
+
+STALL_REASONS = ("data", "buffer", "dispatch", "hazard")
+
+
+class Timeline:
+    """The simulated events, sorted by start: tuples ``(start, end, engine, label, tile, unit)``.
+
+    ``engine`` indexes ``engines``; ``label`` indexes ``labels``. Times are integer ns
+    from the start of the kernel (launch overhead included).
+    """
+
+    def __init__(self, events: list, engines: list, labels: list):
+        self.events = events
+        self.engines = engines
+        self.labels = labels
+        self._starts = [e[0] for e in events]
+        self._maxdur = max((e[1] - e[0] for e in events), default=0)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def events_in(self, t0: int, t1: int, unit: int | None = 0) -> list:
+        """Events overlapping [t0, t1) (on ``unit``; None for every unit), by start."""
+        lo = bisect.bisect_left(self._starts, t0 - self._maxdur)
+        hi = bisect.bisect_left(self._starts, t1)
+        return [e for e in self.events[lo:hi]
+                if e[1] > t0 or (e[1] == e[0] and e[0] >= t0)
+                if unit is None or e[5] == unit]
+
+    def as_array(self):
+        """The events as a numpy structured array (start, end, engine, label, tile, unit)."""
+        import numpy as np
+        dt = np.dtype([("start", "i8"), ("end", "i8"), ("engine", "i2"), ("label", "i4"),
+                       ("tile", "i8"), ("unit", "i4")])
+        return np.array(self.events, dtype=dt)
+
+    def units(self) -> list:
+        return sorted({e[5] for e in self.events})
+
+
+@dataclass
+class BatchSim:
+    name: str
+    count: int                 # times this batch repeats (full waves)
+    makespan_ns: int           # one batch, extrapolated if --tiles capped it
+    simulated_ns: int          # what the event core ran
+    start_ns: int              # where its (first) events lie on the kernel's timeline
+    scale: float
+    work: list                 # demand ns per engine, one batch (simulated part)
+    occupied: list
+    stalls: dict
+    commands: int
+    descriptors: int
+    channel_busy: int
+    tasks: int
+
+
+@dataclass
+class LaunchSim:
+    scope: str
+    positions: int
+    units: int
+    resident: int
+    full_waves: int
+    tail_positions: int
+    launch_ns: int
+    makespan_ns: int = 0
+    batches: list = field(default_factory=list)
+    dma_channels: int = 0
+    hold: bool = False
+
+    def add_batch(self, name, b, count, span, start, scale) -> None:
+        self.batches.append(BatchSim(name=name, count=count, makespan_ns=span, simulated_ns=b.makespan,
+                                     start_ns=start, scale=scale, work=list(b.work),
+                                     occupied=list(b.occupied), stalls=dict(b.stalls),
+                                     commands=b.commands, descriptors=b.descriptors,
+                                     channel_busy=b.channel_busy, tasks=b.tasks))
+
+
+@dataclass
+class SimResult:
+    analysis: Any
+    mode: str
+    launches: list
+    makespan_ns: int
+    timeline: Timeline
+    tiles: int | None
+    wall_s: float
+    n_events: int
+
+    # ------------------------------------------------------------ totals (one unit)
+    def _sum(self, attr, i=None):
+        tot = 0
+        for ls in self.launches:
+            for b in ls.batches:
+                v = getattr(b, attr)
+                v = v[i] if i is not None else v
+                tot += v * b.count * b.scale
+        return tot
+
+    @property
+    def engines(self) -> dict:
+        """Per engine: busy ns (its work at the analysis' rates) and utilization of the makespan."""
+        out = {}
+        span = self.makespan_ns or 1
+        for i, name in enumerate(ENGINE_NAMES):
+            busy = int(round(self._sum("work", i)))
+            occ = int(round(self._sum("occupied", i)))
+            out[name] = {"busy_ns": busy, "occupied_ns": occ, "utilization": busy / span}
+        return out
+
+    @property
+    def stalls(self) -> dict:
+        return {r: int(round(sum(b.stalls[r] * b.count * b.scale for ls in self.launches
+                                 for b in ls.batches))) for r in STALL_REASONS}
+
+    @property
+    def commands(self) -> int:
+        return int(round(self._sum("commands")))
+
+    @property
+    def dispatch_ns(self) -> int:
+        return self.engines["dispatch"]["busy_ns"]
+
+    @property
+    def bottleneck_engine(self) -> str:
+        e = self.engines
+        return max(e, key=lambda k: e[k]["busy_ns"])
+
+    @property
+    def pipeline_efficiency(self) -> float:
+        """Busy of each batch's bottleneck engine over the batch's makespan (launch
+        overhead excluded), weighted over all batches: 1.0 is a bottleneck never idle."""
+        num = den = 0.0
+        for ls in self.launches:
+            for b in ls.batches:
+                num += max(b.work) * b.count * b.scale
+                den += b.makespan_ns * b.count
+        return num / den if den else 0.0
+
+    @property
+    def events(self) -> list:
+        return self.timeline.events
+
+    def comparison(self) -> dict:
+        m = self.analysis.metrics
+        pred = _plain(m.get("performance.predicted_ns"))
+        ideal = _plain(m.get("roofline.ideal_ns"))
+        return {
+            "predicted_ns": pred,
+            "roofline_ideal_ns": ideal,
+            "roofline_bound_by": m.get("roofline.bound_by"),
+            "analysis_bound_engine": m.get("performance.bound_engine"),
+            "sim_over_predicted": self.makespan_ns / pred if pred else None,
+            "sim_over_roofline": self.makespan_ns / ideal if ideal else None,
+        }
+
+    # ------------------------------------------------------------ output
+    def to_json(self, events: bool = True) -> dict:
+        a = self.analysis
+        out = {
+            "tool": "tfx", "command": "simulate", "kernel": a.kernel.name, "file": a.module.filename,
+            "profile": a.profile.name, "knobs": dict(a.knobs),
+            "parameters": {k: _plain(v) for k, v in a.params.items()},
+            "mode": self.mode,
+            "mode_detail": ("every unit simulated, DRAM bandwidth shared" if self.mode == "full" else
+                            "one representative unit with its share of bandwidth; waves extrapolated "
+                            "from the analysis' launches"),
+            "time_unit": "ns",
+            "tiles_cap": self.tiles,
+            "makespan_ns": self.makespan_ns,
+            "engines": self.engines,
+            "bottleneck_engine": self.bottleneck_engine,
+            "pipeline_efficiency": self.pipeline_efficiency,
+            "stalls": self.stalls,
+            "commands": self.commands,
+            "dispatch_ns": self.dispatch_ns,
+            "analysis": self.comparison(),
+            "launches": [{
+                "scope": ls.scope, "positions": ls.positions, "units": ls.units,
+                "resident": ls.resident, "full_waves": ls.full_waves,
+                "tail_positions": ls.tail_positions, "launch_ns": ls.launch_ns,
+                "makespan_ns": ls.makespan_ns, "dma_channels": ls.dma_channels or None,
+                "dma_hold_channel_for_round_trip": int(ls.hold),
+                "batches": [{"name": b.name, "count": b.count, "makespan_ns": b.makespan_ns,
+                             "simulated_ns": b.simulated_ns, "commands": b.commands,
+                             "dma_descriptors": b.descriptors, "tasks": b.tasks,
+                             "pipeline_efficiency": (max(b.work) * b.scale / b.makespan_ns
+                                                     if b.makespan_ns else 0.0)}
+                            for b in ls.batches],
+            } for ls in self.launches],
+            "engine_names": list(ENGINE_NAMES),
+            "event_count": self.n_events,
+        }
+        if events:
+            labels = self.timeline.labels
+            out["events"] = [{"engine": ENGINE_NAMES[e], "start": s, "end": t, "op": labels[l],
+                              "tile": tile, "unit": u}
+                             for (s, t, e, l, tile, u) in self.timeline.events]
+        return out
+
+    def chrome_trace(self) -> dict:
+        """Chrome Trace Event JSON (ui.perfetto.dev, chrome://tracing): pid = unit, tid = engine."""
+        labels = self.timeline.labels
+        evs = []
+        for u in self.timeline.units() or [0]:
+            evs.append({"ph": "M", "name": "process_name", "pid": u, "tid": 0,
+                        "args": {"name": f"unit {u} ({self.mode})"}})
+            for i, name in enumerate(ENGINE_NAMES):
+                evs.append({"ph": "M", "name": "thread_name", "pid": u, "tid": i, "args": {"name": name}})
+                evs.append({"ph": "M", "name": "thread_sort_index", "pid": u, "tid": i,
+                            "args": {"sort_index": i}})
+        for (s, t, e, l, tile, u) in self.timeline.events:
+            evs.append({"ph": "X", "name": labels[l], "cat": ENGINE_NAMES[e], "pid": u, "tid": e,
+                        "ts": s / 1000.0, "dur": (t - s) / 1000.0, "args": {"tile": tile}})
+        return {"traceEvents": evs, "displayTimeUnit": "ns",
+                "otherData": {"kernel": self.analysis.kernel.name, "profile": self.analysis.profile.name,
+                              "mode": self.mode, "makespan_ns": self.makespan_ns}}
+
+    def write_trace(self, path: str) -> None:
+        with open(path, "w") as f:
+            json.dump(self.chrome_trace(), f)
+
+
+def _plain(v):
+    from tfx.analysis.numbers import to_plain
+    return to_plain(v)

@@ -1,0 +1,148 @@
+"""``simulate(analysis)``: lower each launch and run the event core; extrapolate waves."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from tfx.analysis.numbers import cdiv, is_array
+from tfx.analysis.performance import _unit_mesh
+from tfx.errors import TfxError
+from tfx.sim import des
+from tfx.sim.lower import ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns
+from tfx.sim.result import LaunchSim, SimResult, Timeline
+
+
+def _wave_miss(analysis):
+    """The analysis' L2 miss ratio per load op (first touches in a wave), per launch."""
+    from tfx.analysis.analyze import _wave_reuse
+    blocks = 1
+    if analysis.occupancy is not None:
+        blocks = max(int(analysis.occupancy.blocks_per_sm), 1)
+    try:
+        return _wave_reuse(analysis.root, analysis.kernel, analysis.params, analysis.profile, blocks)
+    except Exception:  # pragma: no cover - the analysis computed it once already
+        return {}
+
+
+def simulate(analysis, full: bool = False, tiles: int | None = None, events: bool = True,
+             max_events: int | None = None) -> SimResult:
+    """Simulate ``analysis`` (an ``Analysis`` of one kernel, scalar parameters).
+
+    ``full``: every unit of the device (shared DRAM bandwidth); default: one
+    representative unit with its share of bandwidth, waves extrapolated from the
+    analysis' launches. ``tiles``: simulate at most that many trips of every loop
+    and extrapolate the rest linearly from the simulated steady state.
+    ``events=False`` keeps only counts (faster, less memory).
+    """
+    if any(is_array(v) for v in analysis.params.values()):
+        raise TfxError("simulate needs scalar parameters (one configuration), not a sweep")
+    profile = analysis.profile
+    if tiles is not None and tiles < 1:
+        raise TfxError(f"--tiles {tiles}: expected a positive number of trips")
+    miss_all = _wave_miss(analysis)
+    threads = None
+    if analysis.resources is not None and hasattr(analysis.resources, "threads"):
+        threads = analysis.resources.threads
+    warps = (threads / 32) if threads else 4
+    meshes = [c for c in analysis.root.children if c.kind == "mesh"]
+    launches = []
+    offset = 0
+    all_events = []
+    labels: list = []
+    t_wall = time.perf_counter()
+    n_events = 0
+    for mesh, lt in zip(meshes, analysis.launches):
+        unit_node = _unit_mesh(mesh, profile)
+        miss = dict(miss_all.get(mesh.id, {}))
+        positions = int(lt.positions)
+        units = int(lt.units)
+        resident = int(lt.resident)
+        slots = units * resident
+        full_waves = positions // slots
+        tail = positions - full_waves * slots
+        launch_ns = ceil_ns(profile.get("launch.overhead", 0.0) or 0)
+        ls = LaunchSim(scope=mesh.id, positions=positions, units=units, resident=resident,
+                       full_waves=full_waves, tail_positions=tail, launch_ns=launch_ns)
+        t0 = offset + launch_ns
+        if full:
+            probe = Lowering(analysis, unit_node, units, miss, warps)
+            shared = probe.m.dram_per_unit is None
+            lw = Lowering(analysis, unit_node, 1 if shared else units, miss, warps, labels=labels)
+            b = des.run(lw, lambda: lw.stream(unit_node, tiles), units=units, slots=resident,
+                        positions=positions, record=events, shared_dram=shared)
+            scale = _tile_scale(lw, unit_node, tiles)
+            span = _extrapolate(b.makespan, scale)
+            ls.add_batch("all units", b, 1, span, t0, scale)
+            _collect(all_events, b, t0, events)
+            n_events += len(b.events) if events else b.tasks
+            ls.makespan_ns = span
+        else:
+            batches = []
+            if full_waves:
+                batches.append(("full wave", resident, units, full_waves))
+            if tail:
+                r_tail = int(cdiv(tail, units))
+                batches.append(("tail wave", max(r_tail, 1), max(min(tail, units), 1), 1))
+            t = t0
+            for name, r, active, count in batches:
+                lw = Lowering(analysis, unit_node, active, miss, warps, labels=labels)
+                b = des.run(lw, lambda: lw.stream(unit_node, tiles), units=1, slots=r,
+                            positions=r, record=events)
+                scale = _tile_scale(lw, unit_node, tiles)
+                span = _extrapolate(b.makespan, scale)
+                ls.add_batch(name, b, count, span, t, scale)
+                _collect(all_events, b, t, events)
+                n_events += len(b.events) if events else b.tasks
+                t += span * count
+            ls.makespan_ns = t - t0
+        ls.dma_channels = lw.channels
+        ls.hold = lw.hold
+        launches.append(ls)
+        offset = t0 + ls.makespan_ns
+    wall = time.perf_counter() - t_wall
+    if events:
+        all_events.sort()
+    timeline = Timeline(all_events, list(ENGINE_NAMES), labels)
+    return SimResult(analysis=analysis, mode="full" if full else "representative",
+                     launches=launches, makespan_ns=offset, timeline=timeline, tiles=tiles,
+                     wall_s=wall, n_events=n_events)
+
+
+def _collect(out, b, t0, events):
+    if not events:
+        return
+    if t0:
+        out.extend((s + t0, e + t0, eng, lab, tile, unit) for (s, e, eng, lab, tile, unit) in b.events)
+    else:
+        out.extend(b.events)
+
+
+def _tile_scale(lw, unit_node, tiles):
+    """Full work / simulated work of one position (1.0 without a --tiles cap)."""
+    if tiles is None:
+        return 1.0
+    full = _work(lw, unit_node, None)
+    cap = _work(lw, unit_node, tiles)
+    return full / cap if cap else 1.0
+
+
+def _work(lw, unit_node, cap):
+    per = [0] * N_ENGINES
+    for cmd in lw.stream(unit_node, cap):
+        if cmd[0] == "op":
+            info = cmd[1]
+            per[info.engine] += info.ns
+            per[3] += info.smem
+            if info.dispatched and not info.view:
+                per[0] += lw.dispatch_single
+        else:
+            per[0] += lw.dispatch_composite
+            for info in cmd[2]:
+                per[info.engine] += info.ns
+                per[3] += info.smem
+    return max(per)
+
+
+def _extrapolate(span, scale):
+    return span if scale == 1.0 else int(math.ceil(span * scale))
