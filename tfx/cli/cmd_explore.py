@@ -1,0 +1,251 @@
+"""``tfx explore``: sweep tile parameters and hardware knobs; top-k, Pareto frontier, sensitivity.
+
+    tfx explore kernels/gemm.tile --hw h200_sxm --set M=8192 --set N=8192 --set K=4096
+    tfx explore kernels/gemm.tile --hw h200_sxm --sweep BM=64,128,256 --sweep STAGES=2..6
+    tfx explore kernels/gemm.tile --hw h200_sxm --knob-sweep hbm.bandwidth=x0.5,x1,x2 --sensitivity
+    tfx explore kernels/gemm.tile --hw h200_sxm --json > sweep.json
+    tfx explore kernels/gemm.tile --hw h200_sxm --csv sweep.csv
+    tfx explore kernels/gemm.tile --hw h200_sxm --scheduler tcp://10.0.0.5:8786
+
+Without ``--sweep`` every parameter with a declared domain (``param BM = 128 in {...}``)
+is swept, except those fixed with ``--set``. Values: ``64,128,256``, ``2..6``,
+``2..6:2``, ``16..256:x2``. See docs/explore.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.errors import TfxError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "explore",
+        help="sweep parameters and hardware knobs: top-k, Pareto frontier, knob sensitivity",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("file", metavar="FILE", help=".tile file")
+    p.add_argument("--hw", required=True, metavar="PROFILE", help="hardware profile name or .toml path")
+    p.add_argument("--kernel", metavar="NAME", help="kernel of FILE (default: the main one)")
+    p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
+                   help="fix parameter P to V (repeatable)")
+    p.add_argument("--knob", action="append", metavar="PATH=VALUE",
+                   help="a fixed what-if change to the profile (repeatable)")
+    p.add_argument("--sweep", action="append", metavar="P=VALUES",
+                   help="sweep parameter P: 64,128,256 or 2..6 or 2..6:2 or 16..256:x2 (repeatable)")
+    p.add_argument("--knob-sweep", action="append", metavar="PATH=V1,V2",
+                   help="sweep a knob: hbm.bandwidth=x0.5,x1,x2 (repeatable)")
+    p.add_argument("--objective", metavar="A,B", default=None,
+                   help="Pareto objectives, minimized: time,smem,regs,traffic,cost "
+                        "(default time,smem; time,cost with --knob-sweep)")
+    p.add_argument("--top", type=int, default=10, metavar="K", help="configurations in the top table (default 10)")
+    p.add_argument("--sensitivity", action="store_true",
+                   help="halve and double every numeric knob around the best configuration")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", metavar="OUT", help="write every configuration to OUT as CSV (- for stdout)")
+    p.add_argument("--scheduler", metavar="ADDR", help="dask.distributed scheduler address (default: in-process)")
+    p.add_argument("--chunk", type=int, default=None, metavar="N", help="configurations per chunk (default 262144)")
+    p.set_defaults(func=run)
+
+
+class _Progress:
+    """A rich progress bar on stderr that appears only once a sweep has run for a second."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        self.bar = None
+        self.task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or done >= total and self.bar is None:
+            return
+        if self.bar is None:
+            if time.perf_counter() - self.t0 < 1.0:
+                return
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeRemainingColumn)
+            self.bar = Progress(TextColumn("exploring"), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("explore", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def run(args) -> int:
+    from tfx.explore import explore, parse_knob_sweeps, parse_sweeps
+    from tfx.explore.space import DEFAULT_CHUNK
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+
+    fixed = parse_int_assignments(args.assignments, "--set")
+    sweeps = parse_sweeps(args.sweep) if args.sweep else None
+    knob_sweeps = parse_knob_sweeps(args.knob_sweep) or None
+    objectives = None
+    if args.objective:
+        objectives = tuple(o.strip() for o in args.objective.split(",") if o.strip())
+    if args.top < 0:
+        raise TfxError(f"--top {args.top}: expected a count >= 0")
+    chunk = args.chunk or DEFAULT_CHUNK
+    if chunk < 1:
+        raise TfxError(f"--chunk {chunk}: expected a count >= 1")
+    profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None)
+    module = parse_file(args.file)
+    progress = _Progress(enabled=not args.json and sys.stderr.isatty())
+    try:
+        result = explore(module, args.kernel, profile, sweeps, knob_sweeps, objectives, args.top,
+                         fixed=fixed, sensitivity=args.sensitivity, scheduler=args.scheduler,
+                         chunk_size=chunk, keep_columns=args.csv is not None, progress=progress)
+    finally:
+        progress.close()
+    if args.json:
+        emit_json(result.to_json())
+        return 0
+    if args.csv is not None:
+        _write_csv(result, args.csv)
+        if args.csv == "-":
+            return 0
+    _print_text(result)
+    return 0
+
+
+def _write_csv(result, path: str) -> None:
+    import csv
+    import io
+
+    import numpy as np
+
+    from tfx.explore.evaluate import COLUMNS
+    space = result.space
+    n = result.configs
+    params, knob = space.decode_many(np.arange(n))
+    cols = result.columns
+    header = ["index", *space.names, *space.knob_paths, "feasible", "reason",
+              "predicted_ns", "smem_per_cta", "regs_per_thread", "blocks_per_sm", "dram_bytes", "cost"]
+    combos = space.knob_combos
+    reasons = [""] + list(result.reasons)
+    buf = open(path, "w", newline="") if path != "-" else sys.stdout
+    try:
+        w = csv.writer(buf)
+        w.writerow(header)
+        names = ("time", "smem", "regs", "blocks", "traffic", "cost")
+        values = [cols[c] for c in names]
+        for i in range(n):
+            code = int(cols["code"][i])
+            row = [i, *(int(params[p][i]) for p in space.names),
+                   *(combos[int(knob[i])][k] for k in space.knob_paths),
+                   int(code == 0), reasons[code], *(_num(v[i]) for v in values)]
+            w.writerow(row)
+    finally:
+        if buf is not sys.stdout:
+            buf.close()
+            print(f"wrote {n:,} configurations to {path}", file=sys.stderr)
+
+
+def _num(x):
+    x = float(x)
+    return int(x) if x.is_integer() else repr(x)
+
+
+def _fmt_ns(ns) -> str:
+    from tfx.hw import format_time_ns
+    try:
+        return format_time_ns(ns)
+    except Exception:  # pragma: no cover
+        return f"{ns:,.0f} ns"
+
+
+def _print_text(r) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    swept = ", ".join(f"{n}[{len(v)}]" for n, v in zip(r.space.names, r.space.values)) or "none"
+    knobs = ", ".join(f"{p}[{len(v)}]" for p, v in zip(r.space.knob_paths, r.space.knob_values))
+    console.print(f"[bold]{r.kernel}[/bold] on {r.profile}: {r.configs:,} configurations "
+                  f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {r.seconds:.2f} s "
+                  f"({r.configs_per_second:,.0f}/s, {r.scheduler})")
+    if r.fixed:
+        console.print("fixed: " + ", ".join(f"{k}={v}" for k, v in r.fixed.items()))
+    console.print(f"feasible {r.feasible:,}; infeasible {r.configs - r.feasible:,}")
+    for reason, n in sorted(r.infeasible.items(), key=lambda kv: -kv[1]):
+        console.print(f"  {n:>10,}  {reason}")
+
+    def table(title, rows, extra=()):
+        t = Table(title=title, title_justify="left")
+        t.add_column("#", justify="right")
+        for n in r.space.names:
+            t.add_column(n, justify="right")
+        for p in r.space.knob_paths:
+            t.add_column(p, justify="right")
+        t.add_column("time", justify="right")
+        t.add_column("smem/CTA", justify="right")
+        t.add_column("regs", justify="right")
+        t.add_column("CTAs/SM", justify="right")
+        if r.space.knob_paths:
+            t.add_column("cost", justify="right")
+        for i, e in enumerate(rows, 1):
+            cells = [str(i), *(str(e["params"][n]) for n in r.space.names),
+                     *(e["knobs"][p] for p in r.space.knob_paths),
+                     _fmt_ns(e["predicted_ns"]), f"{e['smem_per_cta']:,}", str(e["regs_per_thread"]),
+                     str(e["blocks_per_sm"])]
+            if r.space.knob_paths:
+                cells.append(f"{e['cost']:g}")
+            t.add_row(*cells)
+        console.print(t)
+
+    if r.top:
+        table(f"top {len(r.top)} by predicted time", r.top)
+    if r.pareto:
+        # Configurations with equal objectives are all on the frontier; show one row per point.
+        seen, rows, dup = set(), [], 0
+        for e in r.pareto:
+            key = tuple(e["objectives"].values())
+            if key in seen:
+                dup += 1
+                continue
+            seen.add(key)
+            rows.append(e)
+        title = f"Pareto frontier ({' vs '.join(r.objectives)}): {len(rows)} points"
+        if dup:
+            title += f" (+{dup} configurations tied with them)"
+        table(title, rows[:40])
+        if len(rows) > 40:
+            console.print(f"... {len(rows) - 40} more points (--json lists them all)")
+    if not r.feasible:
+        console.print("[red]no feasible configuration[/red]")
+    if r.sensitivity:
+        s = r.sensitivity
+        b = s["baseline"]
+        where = ", ".join(f"{k}={v}" for k, v in b["params"].items())
+        t = Table(title=f"sensitivity around {where or 'the defaults'} ({_fmt_ns(b['predicted_ns'])}): "
+                        "each knob halved and doubled", title_justify="left")
+        for c in ("rank", "knob", "value", "/2", "x2"):
+            t.add_column(c, justify="right" if c not in ("knob",) else "left")
+        flat = 0
+        for i, e in enumerate(s["ranking"], 1):
+            h, d = e["halved"], e["doubled"]
+            if h["change"] == 0 and d["change"] == 0 and "infeasible" not in h and "infeasible" not in d:
+                flat += 1
+                continue
+            t.add_row(str(i), e["knob"], f"{e['value']:g}", _pct(h), _pct(d))
+        console.print(t)
+        if flat:
+            console.print(f"{flat} knobs change nothing; {len(s['skipped'])} refused a factor "
+                          f"({', '.join(s['skipped'])})" if s["skipped"] else f"{flat} knobs change nothing")
+
+
+def _pct(e) -> str:
+    if "infeasible" in e:
+        return f"{e['change'] * 100:+.1f}% (infeasible: {e['infeasible']})"
+    return f"{e['change'] * 100:+.1f}%"

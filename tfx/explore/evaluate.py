@@ -1,0 +1,301 @@
+"""Evaluating one chunk of the design space: one vectorized ``analyze`` call, the feasibility
+checks, and the chunk's local top-k and Pareto frontier.
+
+The chunk's swept parameters are broadcast arrays (``Space.grid``); every other
+parameter is a one-element array too, so the analysis runs entirely on arrays and
+never mixes exact Fractions with them. Metrics come back with partial shapes
+(a footprint of A depends on M and K only) and are broadcast to the chunk's grid
+and flattened in C order, which is the flat index order of the space.
+
+Feasibility: each configuration gets the first failing check in a fixed order
+(``Check`` list, built once per kernel), so per-reason counts add up to the
+infeasible total. The checks, in order:
+
+1. ``tile S > E (T)``: a window of tensor T is S elements wide on an axis of E
+   elements (a tile larger than the problem), for every static window size;
+2. ``STAGES > trips of loop k``: a pipelined loop has more stages than trips;
+3. GPU resources, as the CUDA occupancy calculator refuses a launch:
+   ``threads per CTA > max_threads_per_block``, ``registers per CTA > regs_per_block``,
+   ``smem per CTA > opt-in limit``; on a tiled accelerator, ``peak L per U > capacity``
+   for an on-chip level L of the executing unit U;
+4. ``occupancy 0``: no CTA fits on an SM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.occupancy import OccupancyLimits
+from tfx.explore.pareto import pareto_front, top_k
+from tfx.explore.space import Chunk, Space
+from tfx.ir.expr import to_text
+from tfx.ir.nodes import Op, Window, walk
+
+#: Per-configuration columns every chunk computes (objectives are chosen among them).
+COLUMNS = ("time", "smem", "regs", "traffic", "blocks", "cost")
+OBJECTIVES = {
+    "time": "predicted time, ns",
+    "smem": "shared memory (on-chip scratch) per CTA, bytes",
+    "regs": "registers per thread (estimated or declared)",
+    "traffic": "DRAM bytes moved (reads + writes, before L2 reuse)",
+    "cost": "hardware cost proxy: product of the swept knobs' factors",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str            # window | stages | threads | regs | smem | capacity | occupancy
+    reason: str
+    data: Any = None
+
+
+def build_checks(module, kernel, profile) -> list[Check]:
+    checks: list[Check] = []
+    seen: set[str] = set()
+    info = module.info[kernel.name]
+    tensors = {t.name: t for t in kernel.tensors}
+
+    def add(c: Check):
+        if c.reason not in seen:
+            seen.add(c.reason)
+            checks.append(c)
+        else:  # same text, another place: merge its data
+            i = next(i for i, x in enumerate(checks) if x.reason == c.reason)
+            checks[i] = Check(c.kind, c.reason, checks[i].data + c.data)
+
+    for s in walk(kernel.body):
+        if not isinstance(s, Op):
+            continue
+        windows = [o for o in s.operands if isinstance(o, Window)]
+        if s.target is not None:
+            windows.append(s.target)
+        for w in windows:
+            t = tensors.get(w.tensor)
+            if t is None:
+                continue
+            for a, dim in zip(w.axes, t.type.shape):
+                if a.kind != "range" or a.size is None or (a.size.free_names() & info.index_names):
+                    continue
+                if a.size.is_const() and dim.is_const():
+                    continue
+                add(Check("window", f"tile {to_text(a.size)} > {to_text(dim)} ({w.tensor})",
+                          ((a.size, dim),)))
+    for s in walk(kernel.body):
+        if type(s).__name__ == "LoopRegion" and s.stages is not None and not s.stages.is_const():
+            add(Check("stages", f"{to_text(s.stages)} > trips of loop {s.var}", (s,)))
+    if profile.kind == "gpu":
+        checks.append(Check("threads", "threads per CTA > max_threads_per_block"))
+        checks.append(Check("regs", "registers per CTA > regs_per_block"))
+        checks.append(Check("smem", "smem per CTA > opt-in limit"))
+        checks.append(Check("occupancy", "occupancy 0 (no CTA fits an SM)"))
+    else:
+        unit = _unit_level(profile)
+        for name, lvl in profile.memory_levels().items():
+            if lvl.scope == unit and lvl.capacity:
+                checks.append(Check("capacity", f"peak {name} per {unit} > capacity", (name, lvl.aliases)))
+    return checks
+
+
+def _unit_level(profile) -> str:
+    meshes = profile.mesh_levels()
+    if "cta" in meshes:
+        return meshes["cta"]
+    levels = profile.hierarchy_levels()
+    return levels[-1] if levels else "device"
+
+
+@dataclass
+class Context:
+    """Everything a chunk task needs (pickled once per worker with Dask)."""
+
+    module: Any
+    kernel_name: str
+    space: Space
+    fixed: dict                      # parameter -> int, passed as one-element arrays
+    profiles: list                   # one Profile per knob combination
+    costs: list                      # cost proxy per knob combination
+    objectives: tuple
+    top: int
+    keep: bool = False
+    checks: list = field(default_factory=list)
+    keep_metrics: bool = False       # also keep every analysis metric, as "metric:<name>" columns
+
+
+@dataclass
+class ChunkResult:
+    start: int
+    size: int
+    counts: np.ndarray               # [feasible, reason 0, reason 1, ...]
+    top_idx: np.ndarray
+    top_rows: np.ndarray             # len(top_idx) x len(COLUMNS)
+    pareto_idx: np.ndarray
+    pareto_rows: np.ndarray
+    columns: dict | None = None      # COLUMNS + "code", flat, when keep
+
+
+def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
+    cols, codes = evaluate_columns(ctx, chunk)
+    n = chunk.size
+    counts = np.bincount(codes, minlength=len(ctx.checks) + 1)[: len(ctx.checks) + 1]
+    feas = np.flatnonzero(codes == 0)
+    table = np.stack([cols[c] for c in COLUMNS], axis=1)
+    obj_cols = [COLUMNS.index(o) for o in ctx.objectives]
+    ti = top_k(cols["time"][feas], ctx.top, tiebreak=feas)
+    top_local = feas[ti]
+    pi = pareto_front(table[feas][:, obj_cols]) if feas.size else np.zeros(0, dtype=np.int64)
+    pareto_local = feas[pi]
+    return ChunkResult(
+        start=chunk.start, size=n, counts=counts,
+        top_idx=top_local + chunk.start, top_rows=table[top_local],
+        pareto_idx=pareto_local + chunk.start, pareto_rows=table[pareto_local],
+        columns=({**cols, "code": codes} if ctx.keep else None))
+
+
+def chunk_params(ctx: Context, chunk: Chunk) -> tuple[dict, tuple]:
+    grid, shape = ctx.space.grid(chunk)
+    ones = (1,) * len(shape)
+    params = {k: np.full(ones, v, dtype=np.int64) for k, v in ctx.fixed.items()}
+    params.update(grid)
+    return params, shape
+
+
+def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
+    """Flat per-configuration COLUMNS and feasibility codes (0 = feasible, i+1 = check i failed)."""
+    params, shape = chunk_params(ctx, chunk)
+    profile = ctx.profiles[chunk.knob]
+    kernel = ctx.module.kernel(ctx.kernel_name)
+    a = analyze(ctx.module, kernel, profile, params=params, check=False)
+    m = a.metrics
+
+    def flat(x, dtype=np.float64):
+        return np.broadcast_to(np.asarray(x, dtype=dtype), shape).reshape(-1)
+
+    cols: dict[str, np.ndarray] = {}
+    cols["time"] = flat(m["performance.predicted_ns"])
+    res = a.resources if isinstance(a.resources, dict) else _resources(a, kernel, profile)
+    if profile.kind == "gpu" and res is not None:
+        smem = np.asarray(res["smem"]) + np.asarray(res.get("static_smem", 0))
+        cols["smem"] = flat(smem)
+        cols["regs"] = flat(res["regs"])
+        cols["blocks"] = flat(m.get("occupancy.blocks_per_sm", 0))
+    else:
+        unit = _unit_level(profile)
+        onchip = [n for n, l in profile.memory_levels().items() if l.scope == unit and l.capacity]
+        peak = 0
+        for lvl, p in a.peaks.items():
+            name = profile.memory_level(lvl).name if _known_level(profile, lvl) else lvl
+            if name in onchip:
+                peak = np.maximum(peak, np.asarray(p.bytes, dtype=np.float64))
+        cols["smem"] = flat(peak)
+        cols["regs"] = np.zeros(chunk.size)
+        cols["blocks"] = np.ones(chunk.size)
+    dram = _dram_level(profile)
+    traffic = 0
+    for key, v in m.items():
+        parts = key.split(".")
+        if (len(parts) == 5 and parts[0] == "memory" and parts[1] == "traffic" and parts[3] == "total"
+                and parts[4] in ("read", "write") and _known_level(profile, parts[2])
+                and profile.memory_level(parts[2]).name == dram):
+            traffic = traffic + np.asarray(v, dtype=np.float64)
+    cols["traffic"] = flat(traffic)
+    cols["cost"] = np.full(chunk.size, float(ctx.costs[chunk.knob]))
+    codes = _codes(ctx, a, profile, shape, res)
+    if ctx.keep_metrics:
+        for key, v in m.items():
+            if isinstance(v, (np.ndarray, int, float)) and not isinstance(v, bool):
+                cols[f"metric:{key}"] = flat(v)
+    return cols, codes.reshape(-1)
+
+
+def _resources(a, kernel, profile) -> dict | None:
+    """threads/regs/smem per CTA as the analysis prices them (attrs, else estimates from the peaks),
+    for analyses whose vector mode does not return them."""
+    if profile.kind != "gpu":
+        return None
+    from tfx.analysis.analyze import BASE_REGISTERS
+    env = a.params
+
+    def attr(name, default):
+        at = kernel.attr(name)
+        return at.value.evaluate(env) if at is not None else default
+
+    out = {"threads": attr("threads", 128), "static_smem": attr("static_smem", 0)}
+    rmem = a.peaks["rmem"].bytes if "rmem" in a.peaks else 0
+    out["regs"] = attr("regs", None)
+    if out["regs"] is None:
+        out["regs"] = np.ceil(np.asarray(rmem, dtype=np.float64) / 4) + BASE_REGISTERS
+    out["smem"] = attr("smem", None)
+    if out["smem"] is None:
+        out["smem"] = np.ceil(np.asarray(a.peaks["smem"].bytes, dtype=np.float64)) if "smem" in a.peaks else 0
+    return out
+
+
+def _known_level(profile, name: str) -> bool:
+    try:
+        profile.memory_level(name)
+        return True
+    except Exception:
+        return False
+
+
+def _dram_level(profile) -> str | None:
+    levels = profile.memory_levels()
+    cache = next((l for l in levels.values() if l.caches), None)
+    if cache is not None:
+        return cache.caches
+    unit = _unit_level(profile)
+    return next((n for n, l in levels.items() if l.bandwidth is not None and l.scope in ("device", unit)), None)
+
+
+def _codes(ctx: Context, a, profile, shape, res) -> np.ndarray:
+    codes = np.zeros(shape, dtype=np.uint8 if len(ctx.checks) < 255 else np.uint16)
+    env = a.params
+    loops = {}
+    for node in a.root.walk():
+        if node.kind == "loop":
+            loops.setdefault(id(node.region), []).append(node)
+    limits = OccupancyLimits.from_profile(profile) if profile.kind == "gpu" else None
+    for i, c in enumerate(ctx.checks):
+        cond = None
+        if c.kind == "window":
+            for size, dim in c.data:
+                x = np.asarray(size.evaluate(env)) > np.asarray(dim.evaluate(env))
+                cond = x if cond is None else cond | x
+        elif c.kind == "stages":
+            for region in c.data:
+                for node in loops.get(id(region), ()):
+                    x = np.asarray(node.stages) > np.asarray(node.trips)
+                    cond = x if cond is None else cond | x
+        elif c.kind in ("threads", "regs", "smem") and res is not None:
+            L = limits
+            t = np.asarray(res["threads"], dtype=np.int64)
+            if c.kind == "threads":
+                cond = t > L.max_threads_per_block
+            elif c.kind == "regs":
+                r = np.minimum(np.asarray(res["regs"], dtype=np.int64), L.max_regs_per_thread)
+                wpc = -(-t // L.threads_per_warp)
+                per_warp = -(-(r * L.threads_per_warp) // L.reg_alloc_unit) * L.reg_alloc_unit
+                g = L.warp_alloc_granularity
+                cond = ((per_warp * (-(-wpc // g) * g) > L.regs_per_block)
+                        | (per_warp * wpc > L.regs_per_block) | (r > L.max_regs_per_thread))
+            else:
+                sm = np.asarray(res["smem"]) + np.asarray(res.get("static_smem", 0))
+                cond = sm > L.smem_per_block_optin
+        elif c.kind == "occupancy":
+            cond = np.asarray(a.metrics.get("occupancy.blocks_per_sm", 1)) == 0
+        elif c.kind == "capacity":
+            name, aliases = c.data
+            cap = profile.memory_level(name).capacity
+            for lvl, p in a.peaks.items():
+                if lvl == name or lvl in aliases:
+                    x = np.asarray(p.bytes, dtype=np.float64) > cap
+                    cond = x if cond is None else cond | x
+        if cond is None:
+            continue
+        cond = np.broadcast_to(cond, shape)
+        codes = np.where((codes == 0) & cond, i + 1, codes).astype(codes.dtype)
+    return codes

@@ -1,0 +1,251 @@
+"""``explore``: sweep a kernel's parameters and a profile's knobs; frontier, top-k, sensitivity."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from tfx.errors import TfxError
+from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
+                                  evaluate_chunk)
+from tfx.explore.pareto import pareto_front, top_k
+from tfx.explore.space import DEFAULT_CHUNK, Chunk, Space, build_space
+from tfx.ir.bind import bind
+from tfx.ir.nodes import Kernel, Module
+
+
+@dataclass
+class ExploreResult:
+    kernel: str
+    file: str
+    profile: str
+    space: Space
+    fixed: dict
+    objectives: tuple
+    configs: int
+    feasible: int
+    infeasible: dict                 # reason -> count (only reasons that occurred)
+    seconds: float
+    pareto: list                     # config dicts
+    top: list                        # config dicts, by predicted time
+    sensitivity: dict | None = None
+    scheduler: str = "in-process"
+    chunks: int = 0
+    columns: dict | None = None      # full flat columns (COLUMNS + "code"), when kept
+    reasons: list = field(default_factory=list)   # all checks' reasons, code i+1 -> reasons[i]
+
+    @property
+    def configs_per_second(self) -> float:
+        return self.configs / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_json(self) -> dict:
+        out = {
+            "tool": "tfx", "command": "explore", "kernel": self.kernel, "file": self.file,
+            "profile": self.profile, "fixed": dict(self.fixed), "space": self.space.to_json(),
+            "objectives": list(self.objectives),
+            "configs": self.configs, "feasible": self.feasible, "infeasible": dict(self.infeasible),
+            "seconds": round(self.seconds, 6), "configs_per_second": round(self.configs_per_second, 1),
+            "scheduler": self.scheduler, "chunks": self.chunks,
+            "pareto": self.pareto, "top": self.top,
+        }
+        if self.sensitivity is not None:
+            out["sensitivity"] = self.sensitivity
+        return out
+
+    def config(self, index: int) -> dict:
+        """One configuration by flat index: params, knobs, and (when columns were kept) its values."""
+        params, knob = self.space.decode(index)
+        d = {"index": int(index), "params": params, "knobs": self.space.knob_combos[knob]}
+        if self.columns is not None:
+            row = np.array([self.columns[c][index] for c in COLUMNS])
+            d.update(_values(row, self.objectives))
+            code = int(self.columns["code"][index])
+            d["feasible"] = code == 0
+            if code:
+                d["reason"] = self.reasons[code - 1]
+        return d
+
+
+def _plain(x: float):
+    x = float(x)
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x
+
+
+def _values(row, objectives) -> dict:
+    vals = dict(zip(COLUMNS, row))
+    return {
+        "objectives": {o: _plain(vals[o]) for o in objectives},
+        "predicted_ns": _plain(vals["time"]),
+        "smem_per_cta": _plain(vals["smem"]),
+        "regs_per_thread": _plain(vals["regs"]),
+        "blocks_per_sm": _plain(vals["blocks"]),
+        "dram_bytes": _plain(vals["traffic"]),
+        "cost": _plain(vals["cost"]),
+    }
+
+
+def knob_cost(base, profile, canonical_paths) -> float:
+    """The hardware cost proxy of a knob combination: the product over swept knobs of
+    new value / base value (x2 on a bandwidth costs 2; x0.5 saves half)."""
+    cost = 1.0
+    for path in canonical_paths:
+        old, new = base.value(path), profile.value(path)
+        cost *= float(new) / float(old) if old else 1.0
+    return cost
+
+
+def _fixed_params(module, kernel: Kernel, space: Space, fixed: Mapping[str, int]) -> dict:
+    """Values of every unswept parameter that does not derive from a swept one (as ints)."""
+    env = bind(module, kernel, dict(fixed))
+    depends = set(space.names)
+    out = {}
+    for p in kernel.params:
+        if p.name in space.names:
+            continue
+        if p.name in fixed:
+            out[p.name] = int(fixed[p.name])
+        elif p.default.free_names() & depends:
+            depends.add(p.name)         # recomputed from the swept values by bind
+        else:
+            out[p.name] = int(env[p.name])
+    return out
+
+
+def explore(module: Module, kernel: Kernel | str | None, profile,
+            sweeps: Mapping[str, list[int]] | None = None,
+            knob_sweeps: Mapping[str, list[str]] | None = None,
+            objectives: tuple[str, ...] | list[str] | None = None, top: int = 10, *,
+            fixed: Mapping[str, int] | None = None, sensitivity: bool = False,
+            scheduler: Any = None, chunk_size: int = DEFAULT_CHUNK, keep_columns: bool = False,
+            keep_metrics: bool = False,
+            progress: Callable[[int, int], None] | None = None) -> ExploreResult:
+    """Evaluate every configuration of the space and summarize it.
+
+    ``sweeps``: parameter -> values; None sweeps every declared domain (except ``fixed``).
+    ``knob_sweeps``: knob path (suffixes and aliases accepted) -> knob values (``x2``, ``3.2TB/s``).
+    ``keep_columns``: keep every configuration's COLUMNS and feasibility code (``result.columns``,
+    flat, indexed like the space); ``keep_metrics``: also every analysis metric.
+    ``objectives``: minimized, among ``OBJECTIVES``; None means ("time", "smem"), or
+    ("time", "cost") when knobs are swept. ``scheduler``: a ``dask.distributed`` scheduler
+    address or Client, None for in-process. ``progress(done, total)`` is called per chunk.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(kernel, Kernel):
+        kernel = module.kernel(kernel)
+    fixed = dict(fixed or {})
+    bind(module, kernel, fixed)  # refuses unknown names
+    if objectives is None:
+        objectives = ("time", "cost") if knob_sweeps else ("time", "smem")
+    objectives = tuple(objectives)
+    for o in objectives:
+        if o not in OBJECTIVES:
+            raise TfxError(f"unknown objective {o!r} (known: {', '.join(OBJECTIVES)})", where="--objective")
+    if len(set(objectives)) != len(objectives) or not objectives:
+        raise TfxError("objectives must be distinct and at least one", where="--objective")
+    if top < 0:
+        raise TfxError(f"--top {top}: expected a count >= 0", where="--top")
+    space = build_space(kernel, sweeps, fixed, knob_sweeps, profile)
+    profiles, costs = [], []
+    for combo in space.knob_combos:
+        prof = profile.with_knobs(combo) if combo else profile
+        profiles.append(prof)
+        costs.append(knob_cost(profile, prof, space.knob_canonical))
+    checks = build_checks(module, kernel, profile)
+    ctx = Context(module=module, kernel_name=kernel.name, space=space,
+                  fixed=_fixed_params(module, kernel, space, fixed), profiles=profiles, costs=costs,
+                  objectives=objectives, top=top, keep=keep_columns or keep_metrics, checks=checks,
+                  keep_metrics=keep_metrics)
+    chunks = space.chunks(chunk_size)
+    results = run_chunks(ctx, chunks, scheduler, progress)
+    res = _merge(ctx, results, chunks, space, kernel, module, profile, fixed, scheduler)
+    if sensitivity:
+        if res.top:
+            base_params = {**fixed, **res.top[0]["params"]}
+            base_knobs = res.top[0]["knobs"]
+        else:
+            base_params, base_knobs = dict(fixed), {}
+        from tfx.explore.sensitivity import sensitivity as sens
+        res.sensitivity = sens(module, kernel, profile.with_knobs(base_knobs) if base_knobs else profile,
+                               base_params, base_knobs=base_knobs)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def run_chunks(ctx: Context, chunks: list[Chunk], scheduler=None, progress=None) -> list[ChunkResult]:
+    total = sum(c.size for c in chunks)
+    done = 0
+    out: list[ChunkResult] = []
+    if scheduler is None:
+        for c in chunks:
+            out.append(evaluate_chunk(ctx, c))
+            done += c.size
+            if progress:
+                progress(done, total)
+        return out
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise TfxError("--scheduler needs dask.distributed: pip install 'tfx[dask]'",
+                       where="--scheduler") from None
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler) if own else scheduler
+    except Exception as exc:  # OSError, TimeoutError: an address nobody answers
+        raise TfxError(f"cannot reach the Dask scheduler {scheduler}: {exc}", where="--scheduler") from None
+    try:
+        [shared] = client.scatter([ctx], broadcast=True)
+        futures = [client.submit(evaluate_chunk, shared, c, pure=False) for c in chunks]
+        for fut in as_completed(futures):
+            r = fut.result()
+            out.append(r)
+            done += r.size
+            if progress:
+                progress(done, total)
+    finally:
+        if own:
+            client.close()
+    return out
+
+
+def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, scheduler) -> ExploreResult:
+    results = sorted(results, key=lambda r: r.start)
+    counts = np.zeros(len(ctx.checks) + 1, dtype=np.int64)
+    for r in results:
+        counts += r.counts
+    infeasible = {c.reason: int(n) for c, n in zip(ctx.checks, counts[1:]) if n}
+    obj_cols = [COLUMNS.index(o) for o in ctx.objectives]
+    width = len(COLUMNS)
+
+    def cat(attr, rows):
+        idx = np.concatenate([getattr(r, attr) for r in results]) if results else np.zeros(0, np.int64)
+        tab = np.concatenate([getattr(r, rows) for r in results]) if results else np.zeros((0, width))
+        return idx.astype(np.int64), tab.reshape(-1, width)
+
+    t_idx, t_rows = cat("top_idx", "top_rows")
+    sel = top_k(t_rows[:, 0], ctx.top, tiebreak=t_idx) if len(t_idx) else np.zeros(0, np.int64)
+    top = [_entry(space, int(t_idx[i]), t_rows[i], ctx.objectives) for i in sel]
+
+    p_idx, p_rows = cat("pareto_idx", "pareto_rows")
+    front = pareto_front(p_rows[:, obj_cols]) if len(p_idx) else np.zeros(0, np.int64)
+    keys = [p_idx[front]] + [p_rows[front, c] for c in reversed(obj_cols)]
+    front = front[np.lexsort(keys)]
+    pareto = [_entry(space, int(p_idx[i]), p_rows[i], ctx.objectives) for i in front]
+
+    columns = None
+    if ctx.keep:
+        columns = {k: np.concatenate([r.columns[k] for r in results]) for k in results[0].columns}
+    sched = "in-process" if scheduler is None else f"dask {scheduler if isinstance(scheduler, str) else 'client'}"
+    return ExploreResult(
+        kernel=kernel.name, file=module.filename, profile=profile.name, space=space, fixed=dict(fixed),
+        objectives=ctx.objectives, configs=int(counts.sum()), feasible=int(counts[0]),
+        infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
+        chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks])
+
+
+def _entry(space: Space, index: int, row, objectives) -> dict:
+    params, knob = space.decode(index)
+    return {"index": index, "params": params, "knobs": space.knob_combos[knob], **_values(row, objectives)}

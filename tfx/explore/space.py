@@ -1,0 +1,254 @@
+"""The design space: swept parameter values x knob combinations, its flat index and its chunks.
+
+A configuration is identified by one flat index into the cartesian product, knob
+combinations outermost, then the swept parameters in the kernel's declaration
+order (the last parameter varies fastest)::
+
+    index = knob_index * n_param_configs + ravel_multi_index(param value indices)
+
+Chunks are sub-grids of that product (a slice of one parameter's values, every
+value of the parameters after it, one value of those before it), so each chunk
+covers a contiguous range of flat indices and can be evaluated with broadcast
+arrays (``tfx.explore.evaluate``): an expression of BM and BN alone costs
+|BM| x |BN| operations, not one per configuration.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from tfx.errors import TfxError
+
+DEFAULT_CHUNK = 1 << 18   # 262,144 configurations per chunk bounds memory (~tens of MB)
+
+_RANGE = re.compile(r"^\s*(-?[0-9_xXa-fA-F]+)\s*\.\.\s*(-?[0-9_xXa-fA-F]+)\s*(?::\s*([x*]?)\s*([0-9_]+))?\s*$")
+
+
+def _int(text: str, where: str) -> int:
+    try:
+        return int(text.strip().replace("_", ""), 0)
+    except ValueError:
+        raise TfxError(f"{where}: {text.strip()!r} is not an integer") from None
+
+
+def parse_values(text: str, where: str = "--sweep") -> list[int]:
+    """``"64,128,256"``, ``"2..6"``, ``"2..6:2"``, ``"16..256:x2"`` (inclusive; ``x`` = geometric),
+    or several of those separated by commas. Duplicates are dropped, order kept."""
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise TfxError(f"{where}: empty value in {text!r}")
+        m = _RANGE.match(part)
+        if m and ".." in part:
+            lo, hi = _int(m.group(1), where), _int(m.group(2), where)
+            geometric = bool(m.group(3))
+            step = _int(m.group(4), where) if m.group(4) else (2 if geometric else 1)
+            if hi < lo:
+                raise TfxError(f"{where}: range {part!r} is empty (end below start)")
+            if (geometric and (step < 2 or lo <= 0)) or (not geometric and step < 1):
+                raise TfxError(f"{where}: range {part!r} needs a step >= 1 (or a factor >= 2 from a "
+                               "positive start)")
+            v = lo
+            while v <= hi:
+                out.append(v)
+                v = v * step if geometric else v + step
+                if len(out) > 10_000_000:
+                    raise TfxError(f"{where}: range {part!r} has too many values")
+        elif ".." in part:
+            raise TfxError(f"{where}: {part!r}: expected LO..HI or LO..HI:STEP or LO..HI:xFACTOR")
+        else:
+            out.append(_int(part, where))
+    seen: set[int] = set()
+    return [v for v in out if not (v in seen or seen.add(v))]
+
+
+def parse_sweeps(items: list[str] | None, flag: str = "--sweep") -> dict[str, list[int]]:
+    """``["BM=64,128", "STAGES=2..6"]`` -> ``{"BM": [64, 128], "STAGES": [2, 3, 4, 5, 6]}``."""
+    out: dict[str, list[int]] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise TfxError(f"{flag} {item!r}: expected NAME=VALUES")
+        name, values = (s.strip() for s in item.split("=", 1))
+        if not name or not values:
+            raise TfxError(f"{flag} {item!r}: expected NAME=VALUES")
+        if name in out:
+            raise TfxError(f"{flag} {name}: given twice")
+        out[name] = parse_values(values, f"{flag} {name}")
+    return out
+
+
+def parse_knob_sweeps(items: list[str] | None, flag: str = "--knob-sweep") -> dict[str, list[str]]:
+    """``["hbm.bandwidth=x0.5,x1,x2"]`` -> ``{"hbm.bandwidth": ["x0.5", "x1", "x2"]}``."""
+    out: dict[str, list[str]] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise TfxError(f"{flag} {item!r}: expected PATH=V1,V2,...")
+        name, values = (s.strip() for s in item.split("=", 1))
+        vals = [v.strip() for v in values.split(",")]
+        if not name or not values or any(not v for v in vals):
+            raise TfxError(f"{flag} {item!r}: expected PATH=V1,V2,...")
+        if name in out:
+            raise TfxError(f"{flag} {name}: given twice")
+        out[name] = list(dict.fromkeys(vals))
+    return out
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One sub-grid: knob combination, fixed value indices of the leading params, a slice of one."""
+
+    knob: int
+    lead: tuple[int, ...]        # value index of each parameter before ``axis``
+    axis: int                    # the sliced parameter (== len(lead))
+    lo: int
+    hi: int
+    start: int                   # first flat index
+    size: int
+
+
+@dataclass
+class Space:
+    names: list[str]                          # swept parameters, declaration order
+    values: list[np.ndarray]                  # their values (int64)
+    knob_paths: list[str] = field(default_factory=list)     # knob paths as the user wrote them
+    knob_canonical: list[str] = field(default_factory=list)
+    knob_values: list[list[str]] = field(default_factory=list)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(len(v) for v in self.values)
+
+    @property
+    def n_params(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def knob_combos(self) -> list[dict[str, str]]:
+        """Knob combinations in index order (the last knob varies fastest)."""
+        return [dict(zip(self.knob_paths, combo)) for combo in itertools.product(*self.knob_values)]
+
+    @property
+    def n_knobs(self) -> int:
+        return math.prod(len(v) for v in self.knob_values)
+
+    @property
+    def size(self) -> int:
+        return self.n_knobs * self.n_params
+
+    def decode(self, index: int) -> tuple[dict[str, int], int]:
+        """Swept parameter values and the knob-combination index of flat ``index``."""
+        index = int(index)
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        knob, rest = divmod(index, self.n_params)
+        params = {}
+        if self.names:
+            idx = np.unravel_index(rest, self.sizes)
+            params = {n: int(v[i]) for n, v, i in zip(self.names, self.values, idx)}
+        return params, knob
+
+    def decode_many(self, indices: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        indices = np.asarray(indices, dtype=np.int64)
+        knob, rest = np.divmod(indices, self.n_params)
+        params = {}
+        if self.names:
+            idx = np.unravel_index(rest, self.sizes)
+            params = {n: v[i] for n, v, i in zip(self.names, self.values, idx)}
+        return params, knob
+
+    def chunks(self, chunk_size: int = DEFAULT_CHUNK) -> list[Chunk]:
+        """Sub-grids of at most ``chunk_size`` configurations (at least one value of one param)."""
+        sizes = self.sizes
+        d = len(sizes)
+        inner = [1] * (d + 1)
+        for i in range(d - 1, -1, -1):
+            inner[i] = inner[i + 1] * sizes[i]
+        j = next(i for i in range(d + 1) if inner[i] <= max(chunk_size, 1))
+        out: list[Chunk] = []
+        for knob in range(self.n_knobs):
+            base = knob * self.n_params
+            if j == 0:   # the whole parameter grid in one chunk
+                out.append(Chunk(knob, (), 0, 0, sizes[0] if d else 1, base, inner[0]))
+                continue
+            axis = j - 1
+            step = max(1, chunk_size // inner[j])
+            for lead in itertools.product(*(range(s) for s in sizes[:axis])):
+                lead_flat = int(np.ravel_multi_index(lead, sizes[:axis])) if axis else 0
+                for lo in range(0, sizes[axis], step):
+                    hi = min(lo + step, sizes[axis])
+                    start = base + (lead_flat * sizes[axis] + lo) * inner[j]
+                    out.append(Chunk(knob, tuple(lead), axis, lo, hi, start, (hi - lo) * inner[j]))
+        return out
+
+    def grid(self, chunk: Chunk) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
+        """Broadcastable int64 arrays of one chunk's swept values, and the chunk's grid shape."""
+        d = len(self.names)
+        dims = max(d, 1)
+        out = {}
+        shape = []
+        for i, (name, vals) in enumerate(zip(self.names, self.values)):
+            if i < chunk.axis:
+                v = vals[chunk.lead[i]:chunk.lead[i] + 1]
+            elif i == chunk.axis:
+                v = vals[chunk.lo:chunk.hi]
+            else:
+                v = vals
+            s = [1] * dims
+            s[i] = len(v)
+            out[name] = np.ascontiguousarray(v, dtype=np.int64).reshape(s)
+            shape.append(len(v))
+        return out, tuple(shape) or (1,)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"params": {n: [int(x) for x in v] for n, v in zip(self.names, self.values)},
+                "knobs": {p: list(v) for p, v in zip(self.knob_paths, self.knob_values)},
+                "configs": self.size}
+
+
+def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[str, int],
+                knob_sweeps: Mapping[str, list[str]] | None, profile) -> Space:
+    """The space of ``sweeps`` (None: every declared domain not fixed) and ``knob_sweeps``."""
+    from tfx.hw.knobs import resolve_knob_path
+
+    names = [p.name for p in kernel.params]
+    if sweeps is None:
+        chosen: dict[str, list[int]] = {}
+        env: dict[str, Any] = {}
+        for p in kernel.params:
+            env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
+            if p.domain is not None and p.name not in fixed:
+                chosen[p.name] = p.domain.enumerate(env)
+    else:
+        chosen = {}
+        for name, vals in sweeps.items():
+            if name not in names:
+                import difflib
+                close = difflib.get_close_matches(name, names, n=1)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                raise TfxError(f"kernel {kernel.name} has no parameter {name!r} "
+                               f"(parameters: {', '.join(names)}){hint}", where=f"--sweep {name}")
+            if name in fixed:
+                raise TfxError(f"{name} is both swept and fixed with --set", where=f"--sweep {name}")
+            vals = [int(v) for v in vals]
+            if not vals:
+                raise TfxError(f"no values to sweep for {name}", where=f"--sweep {name}")
+            chosen[name] = list(dict.fromkeys(vals))
+    order = [n for n in names if n in chosen]
+    space = Space(order, [np.asarray(chosen[n], dtype=np.int64) for n in order])
+    for path, vals in (knob_sweeps or {}).items():
+        canonical = resolve_knob_path(profile, path.strip())
+        if canonical in space.knob_canonical:
+            raise TfxError(f"knob {path}: swept twice (as {canonical})", where="--knob-sweep")
+        if not vals:
+            raise TfxError(f"knob {path}: no values", where="--knob-sweep")
+        space.knob_paths.append(path.strip())
+        space.knob_canonical.append(canonical)
+        space.knob_values.append([str(v) for v in vals])
+    return space
