@@ -1,0 +1,101 @@
+"""Model level: the parallelism search (pruning, fit, Pareto, scopes) and the co-design sweep."""
+
+import time
+
+import numpy as np
+import pytest
+
+from tfx.model import load_model
+from tfx.model.latency import evaluate
+from tfx.model.search import enumerate_configs, hw_sweep, pareto, sensitivity, suggest
+from tfx.model.system import Parallelism, Workload, load_system
+
+
+def test_pruning_rules():
+    sysm = load_system("h200_nvl8")
+    dense = load_model("llama3.1-8b")
+    cfg, _ = enumerate_configs(dense, Workload("decode", 8192, 4), sysm, 1024)
+    assert (cfg.pp <= dense.num_layers).all()          # PP > layers
+    assert (cfg.ep == 1).all()                         # EP on a dense model
+    assert not (cfg.ringq & (cfg.cp == 1)).any()       # ring variants with CP = 1
+    assert (cfg.dp <= 4).all()                         # DP > batch
+    assert (cfg.devices() <= 1024).all()
+    assert not (cfg.kvseq & (cfg.tp <= dense.num_kv_heads)).any()
+    moe = load_model("mixtral-8x7b")
+    cfg, pruned = enumerate_configs(moe, Workload("decode", 8192, 4), sysm, 64)
+    assert (cfg.ep <= moe.moe.num_experts).all()
+    assert not ((cfg.ep > cfg.tp) & (cfg.dp == 1)).any()   # DP-scoped EP with DP = 1
+    assert ((cfg.tp * cfg.dp) % cfg.ep == 0).all()
+    assert pruned
+    # scope attn fixes the FFN-only knob, scope ffn the attention-only ones
+    a, _ = enumerate_configs(moe, Workload("decode", 8192, 4), sysm, 64, "attn")
+    f, _ = enumerate_configs(moe, Workload("decode", 8192, 4), sysm, 64, "ffn")
+    assert (a.ep == 1).all() and (f.cp == 1).all() and not f.kvseq.any() and not f.ringq.any()
+
+
+def test_suggest_returns_only_configurations_that_fit():
+    r = suggest("llama3.1-70b", "h200_nvl8", Workload("decode", 131072, 8), 64)
+    assert r.pareto and all(c.fits and c.memory_bytes <= r.capacity for c in r.pareto)
+    assert r.fitting < r.evaluated                   # TP = 1 cannot hold 70B + 128K x 8 of KV
+    lats = [c.latency_ns for c in r.pareto]
+    assert lats == sorted(lats)
+    # nothing on the frontier is dominated by another frontier point
+    for c in r.pareto:
+        for d in r.pareto:
+            assert not (d.latency_ns < c.latency_ns and d.devices <= c.devices
+                        and d.tokens_per_s_per_device >= c.tokens_per_s_per_device)
+
+
+def test_scopes_add_up_over_the_whole_space():
+    model = load_model("mixtral-8x7b")
+    sysm = load_system("h200_nvl8")
+    wl = Workload("decode", 8192, 8)
+    cfg, _ = enumerate_configs(model, wl, sysm, 64)
+    ev = evaluate(model, wl, sysm, cfg)
+    np.testing.assert_allclose(ev.latency("attention") + ev.latency("ffn"), ev.latency(), rtol=1e-12)
+
+
+def test_pareto_helper():
+    obj = np.array([[1, 3], [2, 2], [3, 1], [2, 3], [3, 3]])
+    assert sorted(pareto(obj).tolist()) == [0, 1, 2]
+
+
+def test_sensitivity_sweeps_one_knob_at_a_time():
+    s = sensitivity("llama3.1-70b", "h200_nvl8", Workload("decode", 8192, 1), Parallelism(tp=8), 16)
+    pp = {r["value"]: r for r in s["knobs"]["pp"] if r["meaningful"]}
+    assert pp[2]["latency_ns"] >= pp[1]["latency_ns"]          # PP never shortens one request
+    assert not next(r for r in s["knobs"]["ep"] if r["value"] == 2)["meaningful"]
+    assert not pp.get(1, {}).get("fits") is False
+
+
+def test_full_space_is_fast():
+    model = load_model("llama3.1-70b")
+    wl = Workload("decode", 8192, 64)
+    suggest(model, "h200_nvl8", wl, 1024)            # warms the per-shape kernel cache
+    t = time.perf_counter()
+    r = suggest(model, "h200_nvl8", wl, 1024)
+    assert time.perf_counter() - t < 2.0 and r.evaluated > 1000
+
+
+def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis():
+    """Llama 3.1 70B decode at 128K: doubling HBM bandwidth is the largest single-knob speed-up;
+    the analytic scaling stays within 20% of a full re-analysis with knobbed profiles."""
+    r = hw_sweep("llama3.1-70b", "h200_nvl8", Workload("decode", 131072, 1), 64, check=4)
+    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.3
+    assert all(k["speedup"] < 1.1 for k in r.ranking[1:])
+    for c in r.check:
+        assert abs(c["relative_error"]) < 0.2
+    assert r.pareto
+
+
+def test_sip_placements():
+    """On the sip, TP at cube level and CP at PE level stay inside one SIP (one device) and their
+    collectives use the die-to-die and PE-to-PE links."""
+    from tfx.model.latency import latency
+    r = latency("llama3.1-8b", "sip", Workload("decode", 8192, 1), Parallelism(tp=8, cp=8, tp_place="cube",
+                                                                             cp_place="pe"))
+    assert r.devices == 1
+    ar = next(s for s in r.stages if s.name == "tp_allreduce_attn")
+    assert "d2d" in ar.formula
+    r2 = latency("llama3.1-8b", "sip", Workload("decode", 8192, 1), Parallelism(tp=8))
+    assert r2.devices == 8 and "c2c" in next(s for s in r2.stages if s.name == "tp_allreduce_attn").formula

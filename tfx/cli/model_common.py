@@ -1,0 +1,66 @@
+"""Arguments and printing shared by the ``tfx model`` latency-level subcommands."""
+
+from __future__ import annotations
+
+from tfx.cli.common import parse_assignments
+from tfx.model.system import Parallelism, Workload, load_system
+
+
+def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
+    p.add_argument("--model", required=True, help="a preset name or a path to a preset TOML")
+    p.add_argument("--hw", default=hw_default, help=f"hardware profile (default {hw_default}; h200_nvl8, sip)")
+    p.add_argument("--mode", choices=("decode", "prefill"), default="decode")
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--ctx", type=int, default=8192, help="context tokens (decode: cached + new; prefill: prompt)")
+    p.add_argument("--weight-dtype", default="bf16")
+    p.add_argument("--act-dtype", default="bf16")
+    p.add_argument("--kv-dtype", default="bf16")
+    p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
+    p.add_argument("--bandwidth", choices=("measured", "vendor"), default="measured",
+                   help="price kernels at the measured streaming bandwidth (default) or the datasheet")
+    p.add_argument("--capacity", type=float, default=None, help="memory per device in GB (overrides the profile)")
+    p.add_argument("--launch-us", type=float, default=None, help="per-kernel launch cost under CUDA graphs, us")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_parallel_args(p) -> None:
+    for name in ("tp", "cp", "pp", "dp", "ep"):
+        p.add_argument(f"--{name}", type=int, default=1)
+    p.add_argument("--kv-shard", choices=("heads", "seq"), default="heads",
+                   help="heads: KV heads across TP (replicated when fewer than TP); seq: replicas split the context")
+    p.add_argument("--cp-ring", choices=("kv", "q"), default="kv", help="rotate K/V, or Q with O/m/l")
+    p.add_argument("--tp-place", default="auto", help="auto|node|cross (GPU); auto|device|cube|pe (sip)")
+    p.add_argument("--cp-place", default="auto", help="auto|node|cross (GPU); auto|device|cube|pe (sip)")
+    p.add_argument("--devices", type=int, default=None, help="check that the configuration uses this many devices")
+
+
+def workload(args) -> Workload:
+    return Workload(args.mode, args.ctx, args.batch, args.weight_dtype, args.act_dtype, args.kv_dtype)
+
+
+def parallelism(args) -> Parallelism:
+    return Parallelism(args.tp, args.cp, args.pp, args.dp, args.ep, args.kv_shard, args.cp_ring,
+                       args.tp_place, args.cp_place)
+
+
+def system(args):
+    return load_system(args.hw, knobs=parse_assignments(args.knob, "--knob"), bandwidth=args.bandwidth,
+                       capacity=args.capacity * 1e9 if args.capacity else None,
+                       launch_ns=args.launch_us * 1e3 if args.launch_us is not None else None)
+
+
+def fmt_ns(ns: float) -> str:
+    ns = float(ns)
+    if ns >= 1e6:
+        return f"{ns / 1e6:.3f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.1f} us"
+    return f"{ns:.0f} ns"
+
+
+def fmt_bytes(b: float) -> str:
+    b = float(b)
+    for div, s in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if abs(b) >= div:
+            return f"{b / div:.2f} {s}"
+    return f"{b:.0f} B"

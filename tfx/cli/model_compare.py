@@ -1,0 +1,56 @@
+"""``tfx model compare``: configurations side by side, per stage, best in each row marked."""
+
+from __future__ import annotations
+
+import json
+
+from tfx.cli.common import emit_json, read_text
+from tfx.cli.model_common import add_workload_args, fmt_ns
+from tfx.errors import TfxError
+from tfx.model.compare import compare_results
+from tfx.model.latency import latency
+from tfx.model.presets import load_model
+from tfx.model.system import Parallelism
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("compare", help="saved results or --config strings side by side")
+    p.add_argument("files", nargs="*", metavar="FILE", help="JSON saved by tfx model latency --save/--json")
+    p.add_argument("--config", action="append", default=[], metavar="CONFIG",
+                   help="a parallelism to evaluate, e.g. 'tp=8,cp=2' (needs --model)")
+    add_workload_args(p)
+    p._option_string_actions["--model"].required = False
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    results = []
+    for f in args.files:
+        try:
+            results.append(json.loads(read_text(f)))
+        except json.JSONDecodeError as exc:
+            raise TfxError(f"not JSON: {exc}", where=f) from None
+    if args.config:
+        if not args.model:
+            raise TfxError("--config needs --model")
+        from tfx.cli.model_common import system, workload
+        sysm, wl, model = system(args), workload(args), load_model(args.model)
+        for c in args.config:
+            results.append(latency(model, sysm, wl, Parallelism.parse(c)).to_json())
+    if len(results) < 1:
+        raise TfxError("nothing to compare: give FILEs or --config")
+    table = compare_results(results)
+    if args.json:
+        emit_json(table)
+        return 0
+    names = table["columns"]
+    w = max(14, *(len(n) for n in names))
+    print(f"  {'stage':<24}" + "".join(f" {n:>{w}}" for n in names))
+    for row in table["rows"]:
+        cells = []
+        for v, best in zip(row["values"], row["best"]):
+            text = "-" if v is None else (fmt_ns(v) if row["unit"] == "ns" else f"{v:,.4g}")
+            cells.append(f" {(text + (' *' if best else '  ')):>{w}}")
+        print(f"  {row['name']:<24}" + "".join(cells))
+    print("  * best in the row")
+    return 0

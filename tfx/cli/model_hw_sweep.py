@@ -1,0 +1,41 @@
+"""``tfx model hw-sweep``: hardware co-design over knobs x parallelism."""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json
+from tfx.cli.model_common import add_workload_args, fmt_ns, system, workload
+from tfx.model.presets import load_model
+from tfx.model.search import DEFAULT_FACTORS, HW_KNOBS, hw_sweep
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("hw-sweep", help="hardware co-design: fastest fitting parallelism per hardware point")
+    add_workload_args(p, hw_default="h200_nvl8")
+    p.add_argument("--devices", type=int, default=64)
+    p.add_argument("--factors", default=",".join(f"{f:g}" for f in DEFAULT_FACTORS),
+                   help="factors applied to every knob (comma separated)")
+    p.add_argument("--check", type=int, default=0, help="re-analyse this many sampled points in full")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    factors = tuple(float(x) for x in args.factors.split(","))
+    r = hw_sweep(load_model(args.model), system(args), workload(args), args.devices,
+                 {k: factors for k in HW_KNOBS}, args.check)
+    if args.json:
+        emit_json(r.to_json())
+        return 0
+    print(f"{r.model} on {r.hw}: {r.configs} configurations x {r.evaluations // max(r.configs, 1)} hardware points "
+          f"= {r.evaluations:,} evaluations in {r.seconds * 1e3:.0f} ms ({r.evals_per_s:,.0f}/s)")
+    print(f"baseline: {fmt_ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {r.baseline['devices']} devices")
+    print("doubling one knob (fastest fitting configuration re-chosen):")
+    for k in r.ranking:
+        print(f"  {k['knob']:<14} x{k['speedup']:.3f}  {fmt_ns(k['latency_ns'])}  {k['config']}")
+    print("Pareto, latency vs cost proxy:")
+    for p in r.pareto[:12]:
+        f = " ".join(f"{k}={v:g}" for k, v in p["factors"].items())
+        print(f"  {fmt_ns(p['latency_ns']):>11}  cost {p['cost']:8.2f}  {p['config']} ({p['devices']} dev)  {f}")
+    for c in r.check:
+        print(f"check: analytic {fmt_ns(c['analytic_ns'])} vs re-analysis {fmt_ns(c['reanalysis_ns'])} "
+              f"({c['relative_error'] * 100:+.1f}%)")
+    return 0

@@ -1,0 +1,63 @@
+"""``tfx model latency``: per-stage latency of one step under one parallelism."""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json
+from tfx.cli.model_common import (add_parallel_args, add_workload_args, fmt_bytes, fmt_ns, parallelism,
+                                  system, workload)
+from tfx.errors import TfxError
+from tfx.model.latency import latency
+from tfx.model.presets import load_model
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("latency", help="per-stage latency of a step on many devices",
+                              description="Per-stage latency (compute, memory, communication, bound, formula) "
+                                          "of one prefill or decode step.")
+    add_workload_args(p)
+    add_parallel_args(p)
+    p.add_argument("--save", metavar="FILE", help="save the result as JSON (for tfx model compare)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    r = latency(load_model(args.model), system(args), workload(args), parallelism(args))
+    if args.devices is not None and args.devices != r.devices:
+        raise TfxError(f"{r.parallelism.label()} uses {r.devices} devices, not --devices {args.devices}")
+    data = r.to_json()
+    if args.save:
+        import json
+        with open(args.save, "w") as f:
+            json.dump(data, f, indent=2)
+    if args.json:
+        emit_json(data)
+        return 0
+    print("\n".join(render(r)))
+    return 0
+
+
+def render(r) -> list[str]:
+    wl = r.workload
+    out = [f"{r.model} on {r.hw}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
+           f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
+           f"latency {fmt_ns(r.latency_ns)}  (attention {fmt_ns(r.attention_ns)}, ffn {fmt_ns(r.ffn_ns)}); "
+           f"{r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
+    out.append(f"  {'stage':<24} {'total':>11} {'compute':>11} {'memory':>11} {'comm':>11} {'launch':>10}  bound")
+    for s in r.stages:
+        if s.total_ns == 0:
+            continue
+        out.append(f"  {s.name:<24} {fmt_ns(s.total_ns):>11} {fmt_ns(s.compute_ns):>11} {fmt_ns(s.memory_ns):>11} "
+                   f"{fmt_ns(s.comm_ns):>11} {fmt_ns(s.launch_ns):>10}  {s.bound}")
+    out.append("")
+    m = r.memory
+    out.append("memory per device: " + ", ".join(f"{k} {fmt_bytes(v)}" for k, v in m.items())
+               + f"; total {fmt_bytes(sum(m.values()))} of {fmt_bytes(r.capacity)} "
+               + ("(fits)" if r.fits else "(DOES NOT FIT)"))
+    out.append("")
+    out.append("formulas:")
+    for s in r.stages:
+        if s.total_ns:
+            out.append(f"  {s.name}: {s.formula}")
+    for n in r.notes:
+        out.append(f"note: {n}")
+    return out

@@ -1,0 +1,26 @@
+"""``tfx model memory``: memory per device of one configuration against capacity."""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json
+from tfx.cli.model_common import add_parallel_args, add_workload_args, fmt_bytes, parallelism, system, workload
+from tfx.model.latency import memory
+from tfx.model.presets import load_model
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("memory", help="memory per device: weights, KV cache, activations, workspace")
+    add_workload_args(p)
+    add_parallel_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    m = memory(load_model(args.model), system(args), workload(args), parallelism(args))
+    if args.json:
+        emit_json(m)
+        return 0
+    for k in ("weights", "kv_cache", "activations", "workspace", "total", "capacity"):
+        print(f"  {k:<12} {fmt_bytes(m[k]):>12}  ({m[k]:,.0f} B)")
+    print(f"  {'fits':<12} {'yes' if m['fits'] else 'NO'}  on {m['devices']} device(s)")
+    return 0

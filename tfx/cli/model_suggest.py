@@ -1,0 +1,50 @@
+"""``tfx model suggest``: the Pareto frontier of parallelism configurations that fit."""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json
+from tfx.cli.model_common import add_workload_args, fmt_bytes, fmt_ns, system, workload
+from tfx.model.presets import load_model
+from tfx.model.search import sensitivity, suggest
+from tfx.model.system import Parallelism
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("suggest", help="parallelism configurations that fit; Pareto frontier")
+    add_workload_args(p, hw_default="h200_nvl8")
+    p.add_argument("--devices", type=int, default=8, help="at most this many devices")
+    p.add_argument("--scope", choices=("attn", "ffn", "both"), default="both")
+    p.add_argument("--top", type=int, default=0, help="show at most this many frontier points")
+    p.add_argument("--sensitivity", metavar="CONFIG", default=None,
+                   help="also sweep each knob alone from this baseline, e.g. 'tp=8,cp=2'")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    model = load_model(args.model)
+    sysm = system(args)
+    r = suggest(model, sysm, workload(args), args.devices, args.scope, args.top)
+    sens = None
+    if args.sensitivity:
+        sens = sensitivity(model, sysm, workload(args), Parallelism.parse(args.sensitivity), args.devices)
+    if args.json:
+        data = r.to_json()
+        if sens is not None:
+            data["sensitivity"] = sens
+        emit_json(data)
+        return 0
+    print(f"{r.model} on {r.hw} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
+          f"evaluated, {r.fitting} fit {fmt_bytes(r.capacity)} per device, in {r.seconds * 1e3:.0f} ms")
+    if r.pruned:
+        print("pruned: " + ", ".join(f"{k} ({v})" for k, v in r.pruned.items()))
+    print(f"  {'configuration':<40} {'devices':>7} {'latency':>11} {'tok/s/dev':>10} {'memory':>11}")
+    for c in r.pareto:
+        print(f"  {c.parallelism.label():<40} {c.devices:>7} {fmt_ns(c.latency_ns):>11} "
+              f"{c.tokens_per_s_per_device:>10.1f} {fmt_bytes(c.memory_bytes):>11}")
+    if sens:
+        print(f"sensitivity from {sens['baseline']}:")
+        for knob, rows in sens["knobs"].items():
+            cells = [f"{x['value']}: {fmt_ns(x['latency_ns'])}{'' if x['fits'] else ' (no fit)'}"
+                     for x in rows if x.get("meaningful")]
+            print(f"  {knob}: " + "; ".join(cells))
+    return 0
