@@ -201,11 +201,6 @@ def test_sensitivity_ranks_doubling():
 
 KERNELS = sorted(glob.glob(str(ROOT / "kernels" / "*.tile")))
 MAIN_METRICS = ("performance.predicted_ns", "memory.peak.smem", "occupancy.blocks_per_sm")
-# Known analysis-side vector/scalar mismatches (reported to the analysis owner, not explore's):
-# linear_coefficients is all-or-nothing over arrays, so a causal trip count
-# min(cdiv((pm+1)*BLOCK_M, BLOCK_N), cdiv(S, BLOCK_N)) that is affine for some configurations
-# of a chunk falls back to its stated bound for all of them (the scalar path takes the exact mean).
-KNOWN_MISMATCH = {"flash_prefill": "tfx.ir.expr.linear_coefficients is all-or-nothing over arrays"}
 
 
 def _close(a, b):
@@ -254,8 +249,6 @@ def test_vectorized_equals_scalar(path):
                 assert a.occupancy.feasible
             elif feasible_res is False:
                 assert not a.occupancy.feasible
-    if mismatches and Path(path).stem in KNOWN_MISMATCH:
-        pytest.xfail(f"{KNOWN_MISMATCH[Path(path).stem]}: {len(mismatches)} mismatches, e.g. {mismatches[0]}")
     assert not mismatches, mismatches[:3]
 
 

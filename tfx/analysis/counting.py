@@ -207,18 +207,25 @@ class Counter:
             span_expr = BinOp("-", lp.stop, lp.start)
             if r.regular:
                 last_value = r.first + (r.count - 1) * r.step
-                coeffs = linear_coefficients(span_expr, var, self.env, (r.first, last_value))
+                mask: list = []
+                coeffs = linear_coefficients(span_expr, var, self.env, (r.first, last_value), mask)
                 if coeffs is not None:
                     a, b = coeffs
                     first = a * r.first + b
-                    last = a * (r.first + (r.count - 1) * r.step) + b
+                    last = a * last_value + b
                     # Mean over the variable's values of max(0, cdiv(span, step)); exact when
                     # every span is a non-negative multiple of the step.
-                    exact = _all((first >= 0) & (last >= 0) & (a * r.step % step == 0) & (b % step == 0)) \
-                        if is_array(first) else (first >= 0 and last >= 0 and (a * r.step) % step == 0 and (b + a * r.first) % step == 0)
-                    if exact:
-                        mean = ratio(cdiv(first, step) + cdiv(last, step), 2)
-                        return mean, "exact", False
+                    ok = (first >= 0) & (last >= 0) & ((a * r.step) % step == 0) & ((b + a * r.first) % step == 0)
+                    for cond in mask:
+                        ok = ok & cond
+                    mean = cdiv(first, step) + cdiv(last, step)
+                    if is_array(ok, mean):
+                        # Where the closed form does not hold, fall back to the stated bound
+                        # (exactly as the scalar analysis of that configuration does).
+                        bound = emax(self.ev(lp.bound, ctx), 0) if lp.bound is not None else mean / 2
+                        return where(ok, mean / 2, bound), "exact", False
+                    if ok:
+                        return ratio(mean, 2), "exact", False
         if lp.bound is None:  # pragma: no cover - the verifier requires it
             raise self.module.error(f"loop {lp.var} needs a stated bound", lp.loc)
         return emax(self.ev(lp.bound, ctx), 0), "upper", False

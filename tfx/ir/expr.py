@@ -217,68 +217,78 @@ def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
     return e
 
 
-def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=None):
+def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=None, mask=None):
     """If ``e`` is affine in ``var`` (``a*var + b`` with a, b free of var), return (a, b).
 
     ``a`` and ``b`` are evaluated in ``env`` (which must not bind ``var``).
     Division of an affine form by a var-free divisor counts as affine only
-    when both coefficients divide exactly (checked elementwise for arrays:
-    where they do not, None is returned); ``cdiv`` when the slope divides
+    when both coefficients divide exactly; ``cdiv`` when the slope divides
     exactly. With ``var_range = (first, last)``, ``min``/``max`` of two affine
     forms is the form that wins at both ends (hence everywhere between).
     Returns None when not affine.
+
+    For array environments (sweeps) pass ``mask=[]``: where a condition holds
+    only for some elements, the affine form is returned anyway and the
+    condition (a bool array) is appended to ``mask``; the caller uses the form
+    only where every appended condition holds. Without ``mask`` an array that
+    fails anywhere gives None.
     """
+    def need(cond) -> bool:
+        """True when the form may be used: cond holds, everywhere or (with a mask) recorded."""
+        if _is_array(cond):
+            if bool(np.all(cond)):
+                return True
+            if mask is None:
+                return False
+            mask.append(cond)
+            return True
+        return bool(cond)
+
+    def rec(x):
+        return linear_coefficients(x, var, env, var_range, mask)
+
     if var not in e.free_names():
         return 0, e.evaluate(env)
     if isinstance(e, Name):
         return 1, 0
     if isinstance(e, Neg):
-        inner = linear_coefficients(e.operand, var, env, var_range)
+        inner = rec(e.operand)
         return None if inner is None else (-inner[0], -inner[1])
     if isinstance(e, BinOp):
         if e.op in "+-":
-            l = linear_coefficients(e.lhs, var, env, var_range)
-            r = linear_coefficients(e.rhs, var, env, var_range)
+            l, r = rec(e.lhs), rec(e.rhs)
             if l is None or r is None:
                 return None
             s = 1 if e.op == "+" else -1
             return l[0] + s * r[0], l[1] + s * r[1]
         if e.op == "*":
             if var not in e.lhs.free_names():
-                k = e.lhs.evaluate(env)
-                r = linear_coefficients(e.rhs, var, env, var_range)
+                k, r = e.lhs.evaluate(env), rec(e.rhs)
                 return None if r is None else (k * r[0], k * r[1])
             if var not in e.rhs.free_names():
-                k = e.rhs.evaluate(env)
-                l = linear_coefficients(e.lhs, var, env, var_range)
+                k, l = e.rhs.evaluate(env), rec(e.lhs)
                 return None if l is None else (k * l[0], k * l[1])
             return None
         if e.op == "/" and var not in e.rhs.free_names():
             d = e.rhs.evaluate(env)
-            l = linear_coefficients(e.lhs, var, env, var_range)
+            l = rec(e.lhs)
             if l is None:
                 return None
             a, b = l
-            exact = (a % d == 0) & (b % d == 0)
-            if _is_array(exact):
-                if not np.all(exact):
-                    return None
-            elif not exact:
+            if not need((a % d == 0) & (b % d == 0)):
                 return None
             return a // d, b // d
     if isinstance(e, Call) and e.func == "cdiv" and var not in e.args[1].free_names():
         d = e.args[1].evaluate(env)
-        l = linear_coefficients(e.args[0], var, env, var_range)
+        l = rec(e.args[0])
         if l is None:
             return None
         a, b = l
-        exact = a % d == 0
-        if not (bool(np.all(exact)) if _is_array(exact) else exact):
+        if not need(a % d == 0):
             return None
         return a // d, cdiv(b, d)
     if isinstance(e, Call) and e.func in ("min", "max") and var_range is not None:
-        l = linear_coefficients(e.args[0], var, env, var_range)
-        r = linear_coefficients(e.args[1], var, env, var_range)
+        l, r = rec(e.args[0]), rec(e.args[1])
         if l is None or r is None:
             return None
         first, last = var_range
@@ -286,9 +296,13 @@ def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=Non
         rf, rl = r[0] * first + r[1], r[0] * last + r[1]
         left_wins = (lf <= rf) & (ll <= rl) if e.func == "min" else (lf >= rf) & (ll >= rl)
         right_wins = (rf <= lf) & (rl <= ll) if e.func == "min" else (rf >= lf) & (rl >= ll)
-        if bool(np.all(left_wins)):
+        if _is_array(left_wins, right_wins):
+            if not need(left_wins | right_wins):
+                return None
+            return np.where(left_wins, l[0], r[0]), np.where(left_wins, l[1], r[1])
+        if left_wins:
             return l
-        if bool(np.all(right_wins)):
+        if right_wins:
             return r
         return None
     return None
