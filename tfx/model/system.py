@@ -249,10 +249,13 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
         sub_units = {"pe": profile.units_of("pe"), "cube": profile.units_of("cube"),
                      "pe_per_cube": profile.units_of("pe") // profile.units_of("cube")}
     graph = profile.get("launch.graph_overhead")
+    measured = _measured_graph_launch(profile.name) if kind == "gpu" else None
     if launch_ns is not None:
         lns, lnote = float(launch_ns), "given"
     elif graph is not None:
         lns, lnote = float(graph), "launch.graph_overhead"
+    elif measured is not None:
+        lns, lnote = measured
     else:
         lns = DEFAULT_GRAPH_LAUNCH_NS[kind]
         lnote = f"estimate {lns / 1000:g} us per kernel under CUDA graphs (profile states no launch.graph_overhead)"
@@ -261,6 +264,27 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
                   devices_per_node=dpn, intra=intra, inter=inter, sub_links=sub_links,
                   sub_units=sub_units, launch_ns=lns, launch_note=lnote,
                   workspace=DEFAULT_WORKSPACE_BYTES[kind], notes=notes)
+
+
+def _measured_graph_launch(profile_name: str):
+    """(ns, note) from calibration/h200/measured/launch.csv for H200 profiles: the spacing of
+    empty Triton kernels inside a 100-launch CUDA graph (the fixed cost a kernel pays on top of
+    its analysed body); None when the file is absent or not an H200."""
+    if not profile_name.startswith("h200"):
+        return None
+    import csv
+    from tfx.resources import REPO_ROOT
+    path = REPO_ROOT / "calibration" / "h200" / "measured" / "launch.csv"
+    try:
+        with open(path) as f:
+            for row in csv.DictReader(f):
+                if row["kernel"] == "triton_empty" and row["method"] == "cuda_graph_100":
+                    us = float(row["us_per_launch"])
+                    return us * 1e3, (f"measured {us:.3g} us per kernel inside a CUDA graph "
+                                      "(calibration/h200/measured/launch.csv, triton_empty cuda_graph_100)")
+    except (OSError, KeyError, ValueError):
+        return None
+    return None
 
 
 def validate(model: ModelConfig, wl: Workload, par: Parallelism, system: System) -> list[str]:
