@@ -52,6 +52,7 @@ class Batch:
         self.channel_busy = 0             # summed ns channels were held
         self.events = []                  # (start, end, engine, label, tile, unit)
         self.tasks = 0
+        self.dispatches = 0               # dispatch intervals (recorded as dispatch events)
 
 
 def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool = True,
@@ -80,6 +81,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
     heads = [0] * (units * N_ENG)
     busy = [0] * (units * N_ENG)
     eng_waiting = [False] * (units * N_ENG)
+    eng_idle = [0] * (units * N_ENG)       # when the engine last became free (for stall accounting)
     chans = [[0] * n_ch for _ in range(units)] if n_ch else None
     dram = [0] * (1 if shared_dram else units)
     tcm = [0] * units
@@ -104,6 +106,9 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
     c_load: list = []
     c_pos: list = []
     c_waiters: list = []
+    c_tasks: list = []
+    t_slot: list = []
+    t_end: list = []
 
     # positions
     p_stream: list = []
@@ -117,6 +122,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
     p_left: list = []             # outstanding commands
     p_exhausted: list = []
     p_done_at: list = []
+    p_slot: list = []             # pending ring-slot task deps of the pending command
     p_try: list = []              # time of the scheduled DISPATCH_TRY (or -1)
     queue_next = [0]              # next position to start
     free_slots = [[] for _ in range(units)]
@@ -139,6 +145,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
         p_exhausted.append(False)
         p_done_at.append(None)
         p_try.append(now)
+        p_slot.append(None)
         seq += 1
         push(heap, (now, DISPATCH_TRY, seq, p))
 
@@ -176,6 +183,11 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                 if blocked:
                     return
             # start the task
+            if t_slot[tid]:
+                dep_ready = max(t_end[d] for d in deps)
+                free_at = fl if fl > eng_idle[key] else eng_idle[key]
+                if dep_ready > free_at:
+                    b.stalls["buffer"] += dep_ready - free_at
             unit, e = divmod(key, N_ENG)
             ns = t_ns[tid]
             sm = t_smem[tid]
@@ -224,6 +236,8 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                 occ[e] += end - now
             h += 1
             heads[key] = h
+            t_end[tid] = end
+            eng_idle[key] = busy[key]
             if rec is not None:
                 rec((now, end, e, t_label[tid], t_tile[tid], unit))
             b.tasks += 1
@@ -267,6 +281,8 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
         t_floor.append(floor)
         t_done.append(False)
         t_waiters.append([])
+        t_slot.append(False)
+        t_end.append(-1)
         return tid
 
     def dispatch(p: int, now: int) -> None:
@@ -321,13 +337,16 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                         if w is not None and c_end[w] < 0:
                             deps.append((w, "data" if c_load[w] else "hazard"))
                     if rg is not None:
-                        # ring slot: the readers of this value's tile (tile - stages)
+                        # ring slot: the readers of this value's tile (tile - stages); the
+                        # command is dispatched and waits in its engine's queue (a semaphore)
+                        slot = []
                         for n in names_w:
                             old = readers.pop((n, tile - rg[1]), None)
                             if old:
                                 for r in old:
                                     if c_end[r] < 0:
-                                        deps.append((r, "buffer"))
+                                        slot.extend(c_tasks[r])
+                        p_slot[p] = slot or None
                     else:
                         for n in names_w:
                             w = writer.get(n)
@@ -369,7 +388,12 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                 floor = now + cost
                 c_load.append(info.is_load)
                 c_left.append(1)
-                tid = new_task(c, info, info.ns, info.smem, info.descs, tile, floor, None)
+                slot = p_slot[p] if rg is not None else None
+                tid = new_task(c, info, info.ns, info.smem, info.descs, tile, floor, slot)
+                if slot:
+                    t_slot[tid] = True
+                    p_slot[p] = None
+                c_tasks.append((tid,))
                 key = base + info.engine
                 if cost:
                     idle_from = busy[key] if busy[key] > now else now
@@ -396,6 +420,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                 floor = now + cost
                 c_load.append(any(i.is_load for i in inner))
                 local: dict = {}
+                all_tids: list = []
                 tids_by_key: dict = {}
                 count = 0
                 subs = [(_split(i.ns, nsub), _split(i.smem, nsub)) for i in inner]
@@ -415,6 +440,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                         else:
                             descs = ()
                         tid = new_task(c, info, ns_s, sm_s, descs, tile, floor, ddeps or None)
+                        all_tids.append(tid)
                         for out in info.writes:
                             local[out] = tid
                         key = base + info.engine
@@ -422,6 +448,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                         tids_by_key[key] = True
                         count += 1
                 c_left.append(count)
+                c_tasks.append(tuple(all_tids))
                 if count == 0:
                     c_end[c] = floor
                     p_left[p] -= 1
@@ -436,6 +463,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                     if floor > idle_from:
                         b.stalls["dispatch"] += floor - idle_from
             if cost:
+                b.dispatches += 1
                 work[DISPATCH] += cost
                 occ[DISPATCH] += cost
                 if rec is not None:

@@ -71,11 +71,12 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             lw = Lowering(analysis, unit_node, 1 if shared else units, miss, warps, labels=labels)
             b = des.run(lw, lambda: lw.stream(unit_node, tiles), units=units, slots=resident,
                         positions=positions, record=events, shared_dram=shared)
-            scale = _tile_scale(lw, unit_node, tiles)
-            span = _extrapolate(b.makespan, scale)
+            scale, span = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
+                lw, lambda: lw.stream(unit_node, cap), units=units, slots=resident,
+                positions=positions, record=False, shared_dram=shared).makespan)
             ls.add_batch("all units", b, 1, span, t0, scale)
             _collect(all_events, b, t0, events)
-            n_events += len(b.events) if events else b.tasks
+            n_events += b.tasks + b.dispatches
             ls.makespan_ns = span
         else:
             batches = []
@@ -89,11 +90,12 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
                 lw = Lowering(analysis, unit_node, active, miss, warps, labels=labels)
                 b = des.run(lw, lambda: lw.stream(unit_node, tiles), units=1, slots=r,
                             positions=r, record=events)
-                scale = _tile_scale(lw, unit_node, tiles)
-                span = _extrapolate(b.makespan, scale)
+                scale, span = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: des.run(
+                    lw, lambda: lw.stream(unit_node, cap), units=1, slots=r, positions=r,
+                    record=False).makespan)
                 ls.add_batch(name, b, count, span, t, scale)
                 _collect(all_events, b, t, events)
-                n_events += len(b.events) if events else b.tasks
+                n_events += b.tasks + b.dispatches
                 t += span * count
             ls.makespan_ns = t - t0
         ls.dma_channels = lw.channels
@@ -118,13 +120,26 @@ def _collect(out, b, t0, events):
         out.extend(b.events)
 
 
-def _tile_scale(lw, unit_node, tiles):
-    """Full work / simulated work of one position (1.0 without a --tiles cap)."""
+def _extrapolated(lw, unit_node, tiles, b, rerun):
+    """(work scale, makespan) of a batch simulated with every loop capped at ``tiles`` trips.
+
+    Linear in the bottleneck work W: a second run at half the cap gives the slope,
+    T(full) = T(cap) + (W_full - W_cap) * (T(cap) - T(cap/2)) / (W_cap - W_cap/2).
+    """
     if tiles is None:
-        return 1.0
+        return 1.0, b.makespan
     full = _work(lw, unit_node, None)
-    cap = _work(lw, unit_node, tiles)
-    return full / cap if cap else 1.0
+    w_cap = _work(lw, unit_node, tiles)
+    if not w_cap or full == w_cap:
+        return 1.0, b.makespan
+    half = max(tiles // 2, 1)
+    w_half = _work(lw, unit_node, half)
+    scale = full / w_cap
+    if w_half >= w_cap:
+        return scale, _extrapolate(b.makespan, scale)
+    t_half = rerun(half)
+    slope = (b.makespan - t_half) / (w_cap - w_half)
+    return scale, int(math.ceil(b.makespan + (full - w_cap) * max(slope, 0)))
 
 
 def _work(lw, unit_node, cap):

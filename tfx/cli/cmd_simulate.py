@@ -1,0 +1,137 @@
+"""``tfx simulate``: event-by-event pipeline simulation of one kernel on one profile.
+
+    tfx simulate kernels/gemm.tile --hw h200_sxm --set M=8192 --set N=8192 --set K=8192
+    tfx simulate kernels/sip_gemm.tile --hw sip --set TM=32 --set TN=3072 --set TK=32 \\
+        --knob dma.hold_channel_for_round_trip=0
+    tfx simulate kernels/sip_decode_attention.tile --hw sip --kernel decode_attention_composite \\
+        --json --no-events
+    tfx simulate kernels/gemm.tile --hw h200_sxm --trace gemm.trace.json   # open in ui.perfetto.dev
+
+Default: one representative SM/PE with its share of DRAM bandwidth, waves
+extrapolated from the analysis' launches; ``--full`` simulates every unit.
+Times are integer nanoseconds. See docs/simulator.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.errors import TfxError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("simulate", help="simulate the pipeline of one kernel event by event",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("file", metavar="FILE", help=".tile file")
+    p.add_argument("--hw", metavar="PROFILE", required=True, help="hardware profile name or path")
+    p.add_argument("--kernel", metavar="NAME", help="kernel of FILE (default: the main one)")
+    p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
+                   help="bind parameter P to integer V (repeatable)")
+    p.add_argument("--knob", action="append", metavar="K=V", dest="knobs",
+                   help="set or scale a profile fact: dma.hold_channel_for_round_trip=0, hbm.bandwidth=x2")
+    p.add_argument("--full", action="store_true", help="simulate every SM/PE instead of a representative one")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--no-events", action="store_true", help="JSON without the event list (event_count only)")
+    p.add_argument("--trace", metavar="OUT.json", help="write a Chrome Trace Event file (ui.perfetto.dev)")
+    p.add_argument("--tiles", type=int, metavar="N",
+                   help="simulate at most N trips of every loop and extrapolate the rest")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    from tfx.sim import simulate
+
+    params = parse_int_assignments(args.assignments, "--set")
+    knobs = parse_assignments(args.knobs, "--knob")
+    module = parse_file(args.file)
+    profile = load_profile(args.hw)
+    a = analyze(module, args.kernel, profile, params=params, knobs=knobs)
+    need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json
+    r = simulate(a, full=args.full, tiles=args.tiles, events=need_events)
+    if args.trace:
+        try:
+            r.write_trace(args.trace)
+        except OSError as exc:
+            raise TfxError(f"cannot write the trace: {exc.strerror}", where=args.trace) from None
+    if args.json:
+        emit_json(r.to_json(events=not args.no_events))
+        return 0
+    print_text(r, trace=args.trace)
+    return 0
+
+
+def _fmt(ns) -> str:
+    ns = float(ns)
+    if ns >= 1e6:
+        return f"{ns / 1e6:.3f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.2f} us"
+    return f"{ns:.0f} ns"
+
+
+def print_text(r, trace=None, width: int = 72) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    a = r.analysis
+    cmp = r.comparison()
+    mode = ("every unit simulated" if r.mode == "full"
+            else "one representative unit, waves extrapolated")
+    console.print(f"[bold]{a.kernel.name}[/bold] on [bold]{a.profile.name}[/bold] "
+                  f"({mode}; integer ns)")
+    console.print(f"  makespan      {_fmt(r.makespan_ns)}   analysis {_fmt(cmp['predicted_ns'])}"
+                  f"   roofline {_fmt(cmp['roofline_ideal_ns'])} ({cmp['roofline_bound_by']})")
+    console.print(f"  efficiency    {r.pipeline_efficiency * 100:.1f}% (bottleneck {r.bottleneck_engine} "
+                  f"busy / makespan)   commands {r.commands:,}   dispatch {_fmt(r.dispatch_ns)}")
+    t = Table(box=None, pad_edge=False, show_edge=False)
+    t.add_column("engine")
+    t.add_column("busy", justify="right")
+    t.add_column("util", justify="right")
+    for name, e in r.engines.items():
+        if e["busy_ns"]:
+            t.add_row(name, _fmt(e["busy_ns"]), f"{e['utilization'] * 100:.1f}%")
+    console.print(t)
+    st = r.stalls
+    console.print("  stalls        " + "   ".join(f"{k} {_fmt(v)}" for k, v in st.items()))
+    for ls in r.launches:
+        for b in ls.batches:
+            console.print(f"  {ls.scope}: {b.name} x{b.count}: {_fmt(b.makespan_ns)} "
+                          f"({b.commands} commands, {b.descriptors} DMA descriptors)")
+    _gantt(console, r, width)
+    if trace:
+        console.print(f"  trace written to {trace} (open in ui.perfetto.dev)")
+
+
+def _gantt(console, r, width: int) -> None:
+    tl = r.timeline
+    if not len(tl):
+        return
+    first = tl.events[0][0]
+    # the first few tiles: up to the end of tile 3 of the first unit, or the first 40 events
+    evs = [e for e in tl.events if e[5] == 0][:200]
+    end = first
+    for e in evs:
+        if e[4] <= 2:
+            end = max(end, e[1])
+    if end <= first:
+        end = max(e[1] for e in evs)
+    span = max(end - first, 1)
+    console.print(f"  first tiles, unit 0 ({_fmt(first)} .. {_fmt(end)}; digits = tile index mod 10):")
+    for i, name in enumerate(tl.engines):
+        row = [" "] * width
+        used = False
+        for e in evs:
+            if e[2] != i or e[0] >= end:
+                continue
+            a = int((e[0] - first) * width / span)
+            b = max(int((min(e[1], end) - first) * width / span), a + 1)
+            for x in range(max(a, 0), min(b, width)):
+                row[x] = str(e[4] % 10)
+            used = True
+        if used:
+            console.print(f"  {name:>9} |{''.join(row)}|", markup=False)
