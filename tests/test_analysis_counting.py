@@ -218,3 +218,34 @@ def test_l2_reuse_window_of_a_grouped_wave():
     assert a.metrics["memory.l2.reuse_fits"] is True
     expected_hit = 1 - (Fraction(1_073_741_824 * 40, 264) + 33_554_432) / 2_181_038_080
     assert a.metrics["performance.l2_hit_ratio"] == expected_hit
+
+
+TAIL = """kernel k {
+  param M = 1000
+  param BM = 128
+  tensor X : f32[M, 8] @gmem in
+  mesh cta[cdiv(M, BM)] as (pm) capture(X) {
+    %x = load X[pm * BM : min(BM, M - pm * BM), 0 : 8] -> smem
+  }
+}"""
+
+
+def test_tail_tile_written_with_min_is_summed_exactly():
+    """cdiv(1000, 128) = 8 CTAs; sizes min(128, 1000 - 128*pm): seven of 128 rows and one of
+    1000 - 896 = 104, together 1000 rows x 8 f32 = 32,000 B (not 8 * 128 * 32 = 32,768 B).
+    Per CTA: 32,000 / 8 = 4,000 B. The smem tile is allocated at its largest: 128*8*4 = 4,096 B."""
+    m = parse_text(TAIL, "t.tile")
+    a = analyze(m, None, load_profile("h200_sxm"))
+    assert a.metrics["memory.traffic.gmem.total.read"] == 32_000
+    assert a.metrics["memory.traffic.gmem.cta.read"] == 4_000
+    assert a.metrics["memory.peak.smem"] == 4_096
+    assert a.precision["memory.traffic.gmem.total.read"] == "exact"
+
+
+def test_tail_tile_sum_is_the_same_in_a_sweep():
+    """The vectorized walk gives the same 32,000 B for M = 1000 and, for M = 1024 (8 full
+    tiles), 1024 * 8 * 4 = 32,768 B."""
+    import numpy as np
+    m = parse_text(TAIL, "t.tile")
+    a = analyze(m, None, load_profile("h200_sxm"), {"M": np.array([1000, 1024])}, check=False)
+    assert list(a.metrics["memory.traffic.gmem.total.read"]) == [32_000, 32_768]

@@ -270,6 +270,14 @@ class Counter:
             return full, "exact"
         if axis.kind == "gather":
             return ctx.values[axis.index].elements, "exact"
+        size_vars = axis.size.free_names() & set(ctx.ranges)
+        if size_vars:
+            # A size that varies per position (a tail tile written min(BM, M - pm * BM)):
+            # its exact mean over the variable, when it is a min/max of affine forms.
+            mean = self.mean_of_min(axis.size, size_vars, ctx)
+            if mean is not None:
+                return mean, "exact"
+            return self.ev(axis.size, ctx), "upper"
         size = self.ev(axis.size, ctx)
         if axis.stride is not None:
             return size, "exact"
@@ -306,6 +314,56 @@ class Counter:
         if is_array(end):
             return size, "exact" if bool((end <= full).all()) else "upper"
         return size, "exact" if end <= full else "upper"
+
+    def mean_of_min(self, e: Expr, names, ctx: "_Ctx"):
+        """Mean of ``min(P, Q)`` (or ``max``) over one regular index variable, P and Q affine in it.
+
+        The two forms cross at most once: sum each side's arithmetic series on its side of
+        the crossing. None when the expression has another shape.
+        """
+        from tfx.ir.expr import Call
+        if len(names) != 1 or not (isinstance(e, Call) and e.func in ("min", "max")):
+            return None
+        (var,) = names
+        r = ctx.ranges[var]
+        if not r.regular:
+            return None
+        p = linear_coefficients(e.args[0], var, self.env)
+        q = linear_coefficients(e.args[1], var, self.env)
+        if p is None or q is None:
+            return None
+        n = r.count
+        # In terms of the i-th value (i = 0..n-1): f(i) = f0 + i * fs.
+        p0, ps = p[0] * r.first + p[1], p[0] * r.step
+        q0, qs = q[0] * r.first + q[1], q[0] * r.step
+        if e.func == "max":   # max(P, Q) = -min(-P, -Q)
+            p0, ps, q0, qs = -p0, -ps, -q0, -qs
+        d0, ds = p0 - q0, ps - qs          # P - Q; P is the min where it is <= 0
+
+        def series(f0, fs, lo, hi):        # sum of f(i) for lo <= i < hi
+            cnt = emax(hi - lo, 0)
+            return cnt * f0 + fs * ratio((lo + hi - 1) * cnt, 2) if not is_array(cnt, f0, fs) else \
+                cnt * f0 + fs * (lo + hi - 1) * cnt / 2
+
+        # k: the number of leading i where P <= Q (ds > 0), or the first i where it holds (ds < 0).
+        if is_array(d0, ds, n):
+            safe = where(ds == 0, 1, ds)
+            k_up = emin(emax(-d0 // safe + 1, 0), n)           # ds > 0: i < k_up use P
+            k_dn = emin(emax(-(-d0 // -safe), 0), n)           # ds < 0: i >= k_dn use P
+            total = where(ds > 0, series(p0, ps, 0, k_up) + series(q0, qs, k_up, n),
+                          where(ds < 0, series(q0, qs, 0, k_dn) + series(p0, ps, k_dn, n),
+                                where(d0 <= 0, series(p0, ps, 0, n), series(q0, qs, 0, n))))
+        elif ds > 0:
+            k = min(max(-d0 // ds + 1, 0), n)
+            total = series(p0, ps, 0, k) + series(q0, qs, k, n)
+        elif ds < 0:
+            k = min(max(-(-d0 // -ds), 0), n)
+            total = series(q0, qs, 0, k) + series(p0, ps, k, n)
+        else:
+            total = series(p0, ps, 0, n) if d0 <= 0 else series(q0, qs, 0, n)
+        if e.func == "max":
+            total = -total
+        return ratio(total, n) if not is_array(total, n) else total / n
 
     def window_elements(self, w: Window, ctx: "_Ctx"):
         dims = self.tensor_dims[w.tensor]

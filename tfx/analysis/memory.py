@@ -160,13 +160,17 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
         elif amount > prev.bytes:
             peaks[level] = LevelPeak(level, amount, scope_id)
 
+    # A tile whose shape varies per position (a tail tile) is allocated at its largest,
+    # which these shapes reach at the variables' first values (min(BM, M - pm*BM) at pm = 0).
+    first_env = {**counter.env, **{n: r[0] for n, r in index_ranges(counter.kernel, counter.env).items()}}
+
     def value_bytes(op):
         ty = counter.info.result_types.get(id(op))
         if ty is None:
             return None, 0
         elems = 1
         for d in ty.shape:
-            elems = elems * d.evaluate(counter.env)
+            elems = elems * d.evaluate(first_env)
         return ty.level, nbytes(ty.dtype.bits, elems)
 
     def uses_of(stmt) -> set:

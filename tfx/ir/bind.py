@@ -83,6 +83,18 @@ def _check_window(module, w: Window, env, dims, info, loc):
 def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
     tys = info.operand_types.get(id(op), ())
     loc = op.loc
+    shapes = [t.shape for t in tys if t is not None] + ([op.shape] if op.shape is not None else [])
+    if any(d.free_names() & info.index_names for shape in shapes for d in shape):
+        # A shape that varies per position (a tail tile's min(BM, M - pm*BM)) has no single
+        # value to check here; the analysis counts it per position.
+        for o in op.operands:
+            if isinstance(o, Window):
+                _check_window(module, o, env, tensor_dims[o.tensor], info, o.loc or loc)
+        return
+    if op.opcode in ("zeros", "fill", "recv"):
+        dims_ = _dims(op.shape, env)
+        if any(d <= 0 for d in dims_):
+            raise module.error(f"{op.opcode} of shape {list(dims_)}: every extent must be positive", loc)
 
     def dims(ty):
         return _dims(ty.shape, env)
