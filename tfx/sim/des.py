@@ -89,11 +89,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
     occ = b.occupied
 
     # tasks (parallel lists)
-    t_ns: list = []
-    t_smem: list = []
-    t_descs: list = []
-    t_load: list = []
-    t_label: list = []
+    t_spec: list = []             # (ns, smem, descs, label) per task
     t_tile: list = []
     t_cmd: list = []
     t_deps: list = []
@@ -189,10 +185,8 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                 if dep_ready > free_at:
                     b.stalls["buffer"] += dep_ready - free_at
             unit, e = divmod(key, N_ENG)
-            ns = t_ns[tid]
-            sm = t_smem[tid]
+            ns, sm, descs, label = t_spec[tid]
             if e == COPY:
-                descs = t_descs[tid]
                 cs = now
                 end = now
                 srv = 0 if shared_dram else unit
@@ -239,7 +233,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
             t_end[tid] = end
             eng_idle[key] = busy[key]
             if rec is not None:
-                rec((now, end, e, t_label[tid], t_tile[tid], unit))
+                rec((now, end, e, label, t_tile[tid], unit))
             b.tasks += 1
             seq += 1
             push(heap, (end, END, seq, tid))
@@ -268,13 +262,9 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
             if p_left[p] == 0 and p_exhausted[p] and p_done_at[p] is None:
                 position_finished(p, now)
 
-    def new_task(c, info: OpInfo, ns, smem, descs, tile, floor, deps) -> int:
-        tid = len(t_ns)
-        t_ns.append(ns)
-        t_smem.append(smem)
-        t_descs.append(descs)
-        t_load.append(info.is_load)
-        t_label.append(info.idx)
+    def new_task(c, info: OpInfo, ns, smem, descs, tile, floor, deps, spec=None) -> int:
+        tid = len(t_spec)
+        t_spec.append(spec if spec is not None else (ns, smem, descs, info.idx))
         t_tile.append(tile)
         t_cmd.append(c)
         t_deps.append(deps)
@@ -371,10 +361,14 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                     return
             # dispatch now: account the wait
             if deps:
-                last = max(deps, key=lambda x: c_end[x[0]])
                 waited = now - p_free[p]
                 if waited > 0:
-                    b.stalls[last[1]] += waited
+                    last, lt = None, -1
+                    for x in deps:
+                        if c_end[x[0]] > lt:
+                            lt = c_end[x[0]]
+                            last = x[1]
+                    b.stalls[last] += waited
             kind = cmd[0]
             c = len(c_left)
             c_pos.append(p)
@@ -389,7 +383,7 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
                 c_load.append(info.is_load)
                 c_left.append(1)
                 slot = p_slot[p] if rg is not None else None
-                tid = new_task(c, info, info.ns, info.smem, info.descs, tile, floor, slot)
+                tid = new_task(c, info, 0, 0, (), tile, floor, slot, info.spec)
                 if slot:
                     t_slot[tid] = True
                     p_slot[p] = None

@@ -64,6 +64,13 @@ class OpInfo:
     dispatched: bool = True   # counts a command (single-op dispatch) outside composites
     work: dict = field(default_factory=dict)   # engine -> demand ns (for utilization)
 
+    @property
+    def spec(self) -> tuple:
+        sp = self.__dict__.get("_spec")
+        if sp is None:
+            sp = self.__dict__["_spec"] = (self.ns, self.smem, self.descs, self.idx)
+        return sp
+
 
 class Lowering:
     """Per-launch static op table for one profile and one representative share of bandwidth."""
