@@ -77,7 +77,7 @@ def print_text(r, trace=None, width: int = 72) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     a = r.analysis
     cmp = r.comparison()
     mode = ("every unit simulated" if r.mode == "full"
