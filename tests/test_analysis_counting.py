@@ -249,3 +249,19 @@ def test_tail_tile_sum_is_the_same_in_a_sweep():
     m = parse_text(TAIL, "t.tile")
     a = analyze(m, None, load_profile("h200_sxm"), {"M": np.array([1000, 1024])}, check=False)
     assert list(a.metrics["memory.traffic.gmem.total.read"]) == [32_000, 32_768]
+
+
+def test_persistent_gemm_counts_every_tile_once_across_positions():
+    """persistent_gemm.tile at M = N = K = 8192, 128x256x64 tiles: TILES = 64 * 32 = 2048 tiles
+    over CTAS = 132 resident CTAs; CTA sm runs cdiv(2048 - sm, 132) tiles (16 for sm < 68,
+    15 after): 68*16 + 64*15 = 2048 in total, a floor sum, exact.
+    gmem reads: A once per column of tiles, B once per row of tiles:
+    2 B * (8192*8192*32 + 8192*8192*64) = 2 * 6,442,450,944 = 12,884,901,888 B.
+    (The scope-of-first-use bug reported 244 MB for such a kernel: a value's traffic must be
+    counted per executing position and loop trip.)"""
+    m = parse_file(bundled_kernel("persistent_gemm.tile"))
+    a = analyze(m, None, load_profile("h200_sxm"), {"M": 8192, "N": 8192, "K": 8192})
+    tile_loop = [n for n in a.root.walk() if n.kind == "loop" and n.label == "loop t"][0]
+    assert tile_loop.execs == 2048
+    assert tile_loop.precision == "exact"
+    assert a.metrics["memory.traffic.gmem.total.read"] == 12_884_901_888

@@ -21,8 +21,8 @@ from tfx.ir.expr import Expr, linear_coefficients
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, ValueRef, Window
 from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
-from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, is_array, nbytes, ratio,
-                                  where)
+from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, floor_sum, is_array, nbytes,
+                                  ratio, where)
 
 # Keys of per-execution quantities.
 #   ("flops", dtype, unit)      unit: tensor | vector | special
@@ -213,19 +213,21 @@ class Counter:
                     a, b = coeffs
                     first = a * r.first + b
                     last = a * last_value + b
-                    # Mean over the variable's values of max(0, cdiv(span, step)); exact when
-                    # every span is a non-negative multiple of the step.
-                    ok = (first >= 0) & (last >= 0) & ((a * r.step) % step == 0) & ((b + a * r.first) % step == 0)
+                    # Sum over the variable's n values of cdiv(span, step): with every span
+                    # non-negative (affine: both ends suffice) it is a floor sum, closed form.
+                    ok = (first >= 0) & (last >= 0) & (step >= 1)
                     for cond in mask:
                         ok = ok & cond
-                    mean = cdiv(first, step) + cdiv(last, step)
-                    if is_array(ok, mean):
-                        # Where the closed form does not hold, fall back to the stated bound
-                        # (exactly as the scalar analysis of that configuration does).
-                        bound = emax(self.ev(lp.bound, ctx), 0) if lp.bound is not None else mean / 2
-                        return where(ok, mean / 2, bound), "exact", False
-                    if ok:
-                        return ratio(mean, 2), "exact", False
+                    n = r.count
+                    if is_array(ok, first, n, step):
+                        import numpy as np
+                        safe_step = np.maximum(step, 1)
+                        total = floor_sum(np.maximum(n, 0), safe_step, a * r.step, first + safe_step - 1)
+                        bound = emax(self.ev(lp.bound, ctx), 0) if lp.bound is not None else total / np.maximum(n, 1)
+                        return where(ok, total / np.maximum(n, 1), bound), "exact", False
+                    if ok and n > 0:
+                        total = floor_sum(n, step, a * r.step, first + step - 1)
+                        return ratio(total, n), "exact", False
         if lp.bound is None:  # pragma: no cover - the verifier requires it
             raise self.module.error(f"loop {lp.var} needs a stated bound", lp.loc)
         return emax(self.ev(lp.bound, ctx), 0), "upper", False

@@ -32,6 +32,10 @@ def _axis_interval(axis, full, ranges, env):
     if not names:
         lo = axis.offset.evaluate(env)
         return emax(lo, 0), emin(lo + (size - 1) * stride + 1, full)
+    if _has_modulo_of(axis.offset, names):
+        # t % TILES_N wraps around: the offsets are not monotonic in t, so the endpoints do
+        # not bound them. Take the whole axis (the tiles of a round-robin loop cover it).
+        return 0, full
     lo_env, hi_env = dict(env), dict(env)
     for n in names:
         first, count, step = ranges[n]
@@ -41,6 +45,19 @@ def _axis_interval(axis, full, ranges, env):
     hi = axis.offset.evaluate(hi_env)
     lo, hi = emin(lo, hi), emax(lo, hi)
     return emax(lo, 0), emin(hi + (size - 1) * stride + 1, full)
+
+
+def _has_modulo_of(e, names) -> bool:
+    from tfx.ir.expr import BinOp, Call, Neg
+    if isinstance(e, BinOp):
+        if e.op == "%" and e.free_names() & names:
+            return True
+        return _has_modulo_of(e.lhs, names) or _has_modulo_of(e.rhs, names)
+    if isinstance(e, Neg):
+        return _has_modulo_of(e.operand, names)
+    if isinstance(e, Call):
+        return any(_has_modulo_of(a, names) for a in e.args)
+    return False
 
 
 def footprints(kernel: Kernel, env, counter_ranges) -> dict:
@@ -109,16 +126,25 @@ def index_ranges(kernel: Kernel, env) -> dict:
                     ranges[c] = (0, e.evaluate({**env, **{n: r[1] for n, r in ranges.items()}}), 1)
                 visit(s.body)
             elif isinstance(s, LoopRegion):
-                benv = {**env, **{n: r[0] + (r[1] - 1) * r[2] for n, r in ranges.items()}}
-                start = s.start.evaluate(benv) if not (s.start.free_names() - set(benv)) else 0
-                step = s.step.evaluate(benv)
+                lo_env = {**env, **{n: r[0] for n, r in ranges.items()}}
+                hi_env = {**env, **{n: r[0] + (r[1] - 1) * r[2] for n, r in ranges.items()}}
+                step = s.step.evaluate(hi_env)
+                lo = s.start.evaluate(lo_env)
+                start_hi = s.start.evaluate(hi_env)
                 if s.trip.kind == "runtime":
-                    count = s.trip.hi.evaluate(benv)
+                    count = s.trip.hi.evaluate(hi_env)
                 elif s.bound is not None:
-                    count = s.bound.evaluate(benv)
+                    count = s.bound.evaluate(hi_env)
                 else:
-                    count = emax(-((start - s.stop.evaluate(benv)) // step), 0)
-                ranges[s.var] = (start, emax(count, 1), step)
+                    count = emax(-((start_hi - s.stop.evaluate(hi_env)) // step), 0)
+                count = emax(count, 1)
+                if s.start.free_names() & set(ranges):
+                    # The start varies per position (t = sm, sm + CTAS, ...): over all positions
+                    # the variable takes every value from the lowest start to the highest end.
+                    hi = start_hi + (count - 1) * step
+                    ranges[s.var] = (lo, hi - lo + 1, 1)
+                else:
+                    ranges[s.var] = (lo, count, step)
                 visit(s.body)
             elif hasattr(s, "body"):
                 visit(s.body)

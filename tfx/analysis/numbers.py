@@ -98,3 +98,52 @@ def combine_precision(*ps: str) -> str:
         elif "estimate" in (out, p):
             out = "estimate"
     return out
+
+
+def floor_sum(n, m, a, b):
+    """sum_{i=0}^{n-1} floor((a*i + b) / m) for n >= 0, m >= 1, any integers a, b.
+
+    Euclid-like reduction in O(log m) steps (the classic floor-sum algorithm), so a
+    trip count like cdiv(TILES - sm, CTAS) sums over every position in closed form.
+    Works elementwise on numpy int arrays (iterating until every element is done).
+    """
+    if not is_array(n, m, a, b):
+        ans = 0
+        if a < 0:
+            a2 = a % m
+            ans -= n * (n - 1) // 2 * ((a2 - a) // m)
+            a = a2
+        if b < 0:
+            b2 = b % m
+            ans -= n * ((b2 - b) // m)
+            b = b2
+        while True:
+            if a >= m:
+                ans += n * (n - 1) // 2 * (a // m)
+                a %= m
+            if b >= m:
+                ans += n * (b // m)
+                b %= m
+            y_max = a * n + b
+            if y_max < m:
+                return ans
+            n, b, m, a = y_max // m, y_max % m, a, m
+    n, m, a, b = (np.array(x, dtype=np.int64) for x in np.broadcast_arrays(n, m, a, b))
+    ans = np.zeros_like(n)
+    a2 = a % m
+    ans -= np.where(a < 0, n * (n - 1) // 2 * ((a2 - a) // m), 0)
+    a = np.where(a < 0, a2, a)
+    b2 = b % m
+    ans -= np.where(b < 0, n * ((b2 - b) // m), 0)
+    b = np.where(b < 0, b2, b)
+    active = np.ones(n.shape, dtype=bool)
+    while active.any():
+        ans += np.where(active, n * (n - 1) // 2 * (a // np.maximum(m, 1)), 0)
+        a = np.where(active, a % np.maximum(m, 1), a)
+        ans += np.where(active, n * (b // np.maximum(m, 1)), 0)
+        b = np.where(active, b % np.maximum(m, 1), b)
+        y_max = a * n + b
+        active = active & (y_max >= m)
+        n, b, m, a = (np.where(active, y_max // np.maximum(m, 1), n), np.where(active, y_max % np.maximum(m, 1), b),
+                      np.where(active, a, m), np.where(active, m, a))
+    return ans

@@ -368,6 +368,11 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units):
     """ns of all trips of one execution of ``loop`` for r concurrent positions."""
     trips = loop.trips
+    if any(c.kind == "loop" for c in loop.walk() if c is not loop):
+        # An outer loop (a persistent kernel's tile loop): each trip runs its body in order,
+        # the inner loops with their own pipelines.
+        per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs)
+        return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = Demand()
     for c in loop.walk():
         if c is loop or not (c.kind in ("op", "capture") and c.per_exec):
