@@ -32,7 +32,7 @@ SHOW_DTYPES = ("bf16", "fp8", "nvfp4")
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "model", help="transformer model presets: list, show",
+        "model", help="transformer inference across devices: presets, latency, memory, suggest, hw-sweep, compare",
         description="Transformer model presets (models/*.toml or your own TOML file).")
     sub = parser.add_subparsers(dest="model_command", metavar="SUBCOMMAND",
                                 parser_class=type(parser))
