@@ -26,6 +26,7 @@ from typing import Any
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.errors import TfxError
+from tfx.hw.units import format_time_ns
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill")
 
@@ -207,24 +208,15 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("fill", fill_ns, "one memory latency before the first bytes arrive"),
             Term("waves", full_waves * t_full,
                  f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
-                 f"{float(waves):.2f} waves; {full_waves} full waves x {_fmt(t_full)} (bound by {bound})"),
+                 f"{float(waves):.2f} waves; {full_waves} full waves x {format_time_ns(float(t_full))} (bound by {bound})"),
             Term("tail wave", t_tail,
-                 f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {_fmt(t_tail)}"
+                 f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s)"))
     return lt
-
-
-def _fmt(ns) -> str:
-    ns = float(ns)
-    if ns >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.2f} us"
-    return f"{ns:.0f} ns"
 
 
 def _scalar(x):

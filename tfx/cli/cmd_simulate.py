@@ -18,6 +18,7 @@ from typing import Any
 
 from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
+from tfx.hw.units import format_time_ns
 
 
 def register(subparsers: Any) -> None:
@@ -65,12 +66,7 @@ def run(args) -> int:
 
 
 def _fmt(ns) -> str:
-    ns = float(ns)
-    if ns >= 1e6:
-        return f"{ns / 1e6:.3f} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.2f} us"
-    return f"{ns:.0f} ns"
+    return format_time_ns(float(ns))
 
 
 def print_text(r, trace=None, width: int = 72) -> None:
