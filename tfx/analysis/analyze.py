@@ -48,15 +48,9 @@ class Analysis:
         src = node.logical_sum if domain == "logical" else node.total
         div = 1 if domain in ("logical", "total") else self.domains[domain]
         out = {}
-        for (kind, a, b), v in src.items():
-            val = v if div == 1 else ratio(v, div)
-            if kind == "flops":
-                key = f"compute-cost.flops.{a}" if b != "special" else f"compute-cost.special.{a}"
-                out[key] = out.get(key, 0) + val
-            elif kind == "traffic":
-                out[f"memory.traffic.{a}.{b}"] = val
-            elif kind == "link":
-                out[f"link.{a}.bytes"] = val
+        for key, v in src.items():
+            name = metric_name(key)
+            out[name] = out.get(name, 0) + (v if div == 1 else ratio(v, div))
         return out
 
     def predicted_ns(self):
@@ -91,6 +85,21 @@ class Analysis:
             "warnings": list(self.warnings),
             "scopes": scope(self.root),
         }
+
+
+def metric_name(key: tuple, domain: str | None = None) -> str:
+    """The dotted metric name of a counted quantity, in one domain (or none, for scope records):
+    ("flops", "bf16", "tensor") -> compute-cost.flops.bf16[.<domain>];
+    ("flops", "f32", "special") -> compute-cost.special.f32[.<domain>];
+    ("traffic", "gmem", "read") -> memory.traffic.gmem[.<domain>].read;
+    ("link", "pe", "bytes") -> memory.traffic.link.pe[.<domain>]."""
+    kind, a, b = key
+    dom = f".{domain}" if domain else ""
+    if kind == "flops":
+        return f"compute-cost.{'special' if b == 'special' else 'flops'}.{a}{dom}"
+    if kind == "traffic":
+        return f"memory.traffic.{a}{dom}.{b}"
+    return f"memory.traffic.link.{a}{dom}"
 
 
 def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
@@ -378,18 +387,12 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
     m: dict[str, Any] = {}
     prec: dict[str, str] = {}
     dom_list = ("logical", "total", *domains)
-    for (kind, a, b), v in root.total.items():
-        logical = root.logical_sum.get((kind, a, b), 0)
+    for key, v in root.total.items():
+        logical = root.logical_sum.get(key, 0)
         for dom in dom_list:
-            val = logical if dom == "logical" else v if dom == "total" else (
-                ratio(v, domains[dom]) if not is_array(v, domains[dom]) else v / domains[dom])
-            if kind == "flops":
-                key = f"compute-cost.flops.{a}.{dom}" if b != "special" else f"compute-cost.special.{a}.{dom}"
-                m[key] = m.get(key, 0) + val
-            elif kind == "traffic":
-                m[f"memory.traffic.{a}.{dom}.{b}"] = val
-            elif kind == "link":
-                m[f"memory.traffic.link.{a}.{dom}"] = val
+            val = logical if dom == "logical" else v if dom == "total" else ratio(v, domains[dom])
+            name = metric_name(key, dom)
+            m[name] = m.get(name, 0) + val
     for k in m:
         prec[k] = root.precision
     for t, b in footprint.items():

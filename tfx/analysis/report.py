@@ -46,10 +46,10 @@ def op_records(a, node: ScopeNode, domain: str = "total") -> str:
             parts.append(f"{k.split('.')[-1]} {format_count(_f(v))}flop")
         elif k.startswith("compute-cost.special."):
             parts.append(f"sfu {format_count(_f(v))}")
-        elif k.startswith("memory.traffic."):
+        elif k.startswith("memory.traffic.") and not k.startswith("memory.traffic.link."):
             _, _, level, rw = k.split(".")
             parts.append(f"{level}:{'r' if rw == 'read' else 'w'} {format_bytes(_f(v))}")
-        elif k.startswith("link."):
+        elif k.startswith("memory.traffic.link."):
             parts.append(f"link {format_bytes(_f(v))}")
     return ", ".join(parts)
 
