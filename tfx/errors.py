@@ -54,3 +54,33 @@ class TfxError(Exception):
 
     def __str__(self) -> str:
         return self.headline()
+
+
+def read_text_file(path, expected: str = "a file", where: str | None = None) -> str:
+    """A text file's contents, or a one-line TfxError naming the file and what went wrong."""
+    from pathlib import Path
+    shown = where or str(path)
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TfxError("no such file", where=shown) from None
+    except IsADirectoryError:
+        raise TfxError(f"is a directory, expected {expected}", where=shown) from None
+    except UnicodeDecodeError:
+        raise TfxError("not a UTF-8 text file", where=shown) from None
+    except OSError as exc:
+        raise TfxError(f"cannot read: {exc.strerror}", where=shown) from None
+
+
+def toml_decode_error(exc, where: str, text: str) -> TfxError:
+    """tomllib says ``Invalid value (at line 3, column 9)``; turn it into file:line:col with the line."""
+    import re
+    message = str(exc)
+    match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    if not match:
+        return TfxError(f"invalid TOML: {message}", where=where)
+    line, col = int(match.group(1)), int(match.group(2))
+    lines = text.splitlines()
+    source_line = lines[line - 1] if 0 < line <= len(lines) else None
+    return TfxError(f"invalid TOML: {message[:match.start()].strip()}",
+                    where=SourceLocation(where, line, col), source_line=source_line)

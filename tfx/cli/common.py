@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from tfx.errors import TfxError
+from tfx.errors import TfxError, read_text_file
 
 
 def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
@@ -35,17 +34,7 @@ def parse_int_assignments(items: list[str] | None, flag: str) -> dict[str, int]:
 
 
 def read_text(path: str) -> str:
-    p = Path(path)
-    try:
-        return p.read_text()
-    except FileNotFoundError:
-        raise TfxError("no such file", where=path) from None
-    except IsADirectoryError:
-        raise TfxError("is a directory, expected a file", where=path) from None
-    except UnicodeDecodeError:
-        raise TfxError("not a UTF-8 text file", where=path) from None
-    except OSError as exc:
-        raise TfxError(f"cannot read: {exc.strerror}", where=path) from None
+    return read_text_file(path)
 
 
 def emit_json(obj: Any) -> None:

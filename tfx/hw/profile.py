@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import tomli_w
 
-from tfx.errors import SourceLocation, TfxError
+from tfx.errors import TfxError, read_text_file, toml_decode_error
 from tfx.hw.schema import DEVICE, PER_FILE_KEYS, Fact, check_complete, merge, parse_document
 from tfx.resources import bundled_dir
 
@@ -115,34 +114,16 @@ def _parse_file(path: Path) -> _ParsedFile:
     if cached is not None and cached[0] == key:
         return cached[1]
     shown = _display_path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise TfxError("not a UTF-8 text file", where=shown) from None
-    except OSError as exc:
-        raise TfxError(f"cannot read: {exc.strerror}", where=shown) from None
+    text = read_text_file(path, expected="a TOML file", where=shown)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _toml_error(exc, shown, text) from None
+        raise toml_decode_error(exc, shown, text) from None
     tree = parse_document(doc, shown)
     parsed = _ParsedFile(tree={k: v for k, v in tree.items() if k not in PER_FILE_KEYS},
                          name=tree.get("name"), base=tree.get("base"))
     _FILE_CACHE[path] = (key, parsed)
     return parsed
-
-
-def _toml_error(exc: tomllib.TOMLDecodeError, shown: str, text: str) -> TfxError:
-    """tomllib says ``Invalid value (at line 3, column 9)``; turn it into file:line:col."""
-    message = str(exc)
-    match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
-    if not match:
-        return TfxError(f"invalid TOML: {message}", where=shown)
-    line, col = int(match.group(1)), int(match.group(2))
-    lines = text.splitlines()
-    source_line = lines[line - 1] if 0 < line <= len(lines) else None
-    return TfxError(f"invalid TOML: {message[:match.start()].strip()}",
-                    where=SourceLocation(shown, line, col), source_line=source_line)
 
 
 def _load_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict:

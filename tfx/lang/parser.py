@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tfx.errors import SourceLocation, TfxError
+from tfx.errors import SourceLocation, TfxError, read_text_file
 from tfx.ir import ops as opcat
 from tfx.ir.expr import FUNCTIONS, BinOp, Call, Const, Expr, Name, Neg
 from tfx.ir.nodes import (KERNEL_ATTRS, ROLES, Attr, AxisSlice, Capture, Composite, Domain, Kernel,
@@ -621,15 +621,5 @@ def parse_text(text: str, filename: str = "<string>", verify: bool = True) -> Mo
 
 
 def parse_file(path: str | Path, verify: bool = True) -> Module:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise TfxError("no such file", where=str(path)) from None
-    except IsADirectoryError:
-        raise TfxError("is a directory, expected a .tile file", where=str(path)) from None
-    except UnicodeDecodeError:
-        raise TfxError("not a UTF-8 text file", where=str(path)) from None
-    except OSError as exc:
-        raise TfxError(f"cannot read: {exc.strerror}", where=str(path)) from None
+    text = read_text_file(path, expected="a .tile file")
     return parse_text(text, str(path), verify)

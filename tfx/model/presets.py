@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tfx.errors import SourceLocation, TfxError
+from tfx.errors import TfxError, read_text_file, toml_decode_error
 from tfx.resources import bundled_dir
 
 # --------------------------------------------------------------------------- #
@@ -434,35 +433,17 @@ def model_from_dict(data: dict, where: str, default_name: str = "") -> ModelConf
     )
 
 
-_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def load_model_file(path: str | Path) -> ModelConfig:
     """Load and validate one preset file."""
     p = Path(path)
     where = str(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise TfxError("no such file", where=where) from None
-    except IsADirectoryError:
-        raise TfxError("is a directory, expected a TOML file", where=where) from None
-    except UnicodeDecodeError:
-        raise TfxError("not a UTF-8 text file", where=where) from None
-    except OSError as exc:
-        raise TfxError(f"cannot read: {exc.strerror}", where=where) from None
+    text = read_text_file(p, expected="a TOML file", where=where)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        match = _TOML_POS.search(message)
-        if match:
-            line, col = int(match.group(1)), int(match.group(2))
-            lines = text.splitlines()
-            source_line = lines[line - 1] if 0 < line <= len(lines) else None
-            raise TfxError(_TOML_POS.sub("", message).strip(), where=SourceLocation(where, line, col),
-                           source_line=source_line) from None
-        raise TfxError(f"invalid TOML: {message}", where=where) from None
+        raise toml_decode_error(exc, where, text) from None
     return replace(model_from_dict(data, where, default_name=p.stem), source_path=str(p))
 
 
