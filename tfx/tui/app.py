@@ -50,7 +50,7 @@ class TfxApp(App):
         *(Binding(str(i + 1), f"pane('{p}')", TITLES[i][2:], id=f"pane.{p}", show=False)
           for i, p in enumerate(PANES)),
         Binding("f1", "help", "Help", id="app.help"),
-        Binding("ctrl+p", "command_palette", "Commands", id="app.palette"),
+        Binding("ctrl+p", "command_palette", "Commands", id="app.palette", show=False),
         Binding("d", "domain", "Domain", id="app.domain"),
         Binding("r", "reload", "Reload", id="app.reload"),
         Binding("ctrl+s", "export_svg", "SVG", id="app.export_svg", show=False),
@@ -85,6 +85,11 @@ class TfxApp(App):
         self.timings: list[float] = []      # submit -> panes repainted, seconds
         self._submitted: dict[int, float] = {}
         self.sim_events: list[core.Event] = []
+        if not sync:
+            # The resource tracker hands sys.stderr's fd to its process; start it before
+            # Textual replaces sys.stderr with a capture that has no file descriptor.
+            from multiprocessing import resource_tracker
+            resource_tracker.ensure_running()
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -246,11 +251,16 @@ class TfxApp(App):
     def _focus_pane(self, pane: str) -> None:
         target = {"ir": ScopeTree, "traffic": None, "roofline": ParamsTable, "timeline": GanttView,
                   "hardware": FactsTable}.get(pane)
+        # A pane with nothing focusable focuses the tab bar: otherwise Textual moves focus
+        # to a widget of another pane and TabbedContent follows it there.
+        from textual.widgets import Tabs
         try:
             if target is not None:
                 self.query_one(target).focus()
             elif pane == "traffic":
                 self.query_one("#traffic-table").focus()
+            else:
+                self.query_one(TabbedContent).query_one(Tabs).focus()
         except Exception:  # noqa: BLE001 - a pane not mounted yet
             pass
 
@@ -265,11 +275,13 @@ class TfxApp(App):
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}  "
                     f"[dim]{self.domain} gen {self.generation}[/dim]")
         self.query_one("#status", Static).update(text)
-        self.query_one("#diff", Static).update(self.last_diff)
+        self.query_one("#diff", Static).update(
+            self.last_diff or "[dim]edit a parameter (3) or a hardware fact (6); what moves shows here[/dim]")
 
     # ------------------------------------------------------------ actions
     def action_pane(self, pane: str) -> None:
         self.query_one(TabbedContent).active = pane
+        self._focus_pane(pane)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

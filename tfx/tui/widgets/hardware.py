@@ -21,21 +21,21 @@ class FactsTable(DataTable):
         Binding("w", "save", "Save as", id="hw.save"),
     ]
 
-    def _path(self) -> str | None:
+    def _fact_path(self) -> str | None:
         if self.row_count == 0:
             return None
         return str(self.get_row_at(self.cursor_row)[0])
 
     def action_edit(self) -> None:
-        if (p := self._path()):
+        if (p := self._fact_path()):
             self.app.prompt_knob(p)
 
     def action_nudge(self, factor: float) -> None:
-        if (p := self._path()):
+        if (p := self._fact_path()):
             self.app.nudge_knob(p, factor)
 
     def action_reset(self) -> None:
-        if (p := self._path()):
+        if (p := self._fact_path()):
             self.app.reset_knob(p)
 
     def action_reset_all(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.widgets import Static, Tree
 
 from tfx.tui.core import fmt_metric
@@ -31,7 +31,8 @@ class ScopeTree(Tree):
 class IRPane(Horizontal):
     DEFAULT_CSS = """
     IRPane { height: 1fr; }
-    IRPane #ir-text-scroll { width: 1fr; border-right: tall $panel; }
+    IRPane #ir-text-scroll { width: 1fr; border-right: tall $panel; overflow: auto auto; }
+    IRPane #ir-text { width: auto; }
     IRPane #ir-side { width: 1fr; }
     IRPane ScopeTree { height: 1fr; min-height: 5; }
     IRPane #ir-records-scroll { height: 1fr; border-top: tall $panel; }
@@ -44,7 +45,7 @@ class IRPane(Horizontal):
         self._tree_shape: tuple | None = None
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="ir-text-scroll"):
+        with ScrollableContainer(id="ir-text-scroll"):
             yield Static(id="ir-text")
         with Vertical(id="ir-side"):
             yield ScopeTree("scopes", id="ir-tree")
@@ -100,7 +101,8 @@ class IRPane(Horizontal):
         if not rec:
             t.append("no work or traffic in this scope\n", style="dim")
         for k in sorted(rec):
-            t.append(f"{k:<34} ", style="cyan")
+            short = k.replace("memory.traffic.", "").replace("compute-cost.", "")
+            t.append(f"{short:<18} ", style="cyan")
             t.append(fmt_metric(k, rec[k]) + "\n")
         return t
 

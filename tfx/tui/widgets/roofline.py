@@ -20,18 +20,18 @@ class ParamsTable(DataTable):
     ]
 
     def action_edit(self) -> None:
-        name = self._name()
+        name = self._param_name()
         if name:
             self.app.prompt_param(name)
 
     def action_scale(self, factor: float) -> None:
-        name = self._name()
+        name = self._param_name()
         if name:
             cur = self.app.analysis.params.get(name) if self.app.analysis else None
             if cur is not None:
                 self.app.set_param(name, str(max(1, int(num(cur) * factor))))
 
-    def _name(self) -> str | None:
+    def _param_name(self) -> str | None:
         if self.row_count == 0:
             return None
         return str(self.get_row_at(self.cursor_row)[0])
@@ -40,7 +40,7 @@ class ParamsTable(DataTable):
 class RooflinePane(Horizontal):
     DEFAULT_CSS = """
     RooflinePane { height: 1fr; }
-    RooflinePane ParamsTable { width: 26; height: 1fr; border-right: tall $panel; }
+    RooflinePane ParamsTable { width: 22; height: 1fr; border-right: tall $panel; }
     RooflinePane VerticalScroll { width: 1fr; height: 1fr; }
     """
 

@@ -1,0 +1,72 @@
+"""The explorer's headless pieces: braille canvas, Pareto front, Gantt rendering, diffs, traces."""
+
+from __future__ import annotations
+
+from tests.test_tui_support import run
+from tfx.tui.canvas import BrailleCanvas, pareto_front
+from tfx.tui.core import Event, chrome_trace, diff_summary, events_from
+
+
+def test_braille_corners_and_layers():
+    c = BrailleCanvas(2, 1)
+    c.set_range(0, 1, 0, 1)
+    assert c.point(0, 1) == (0, 0)          # top-left dot: bit 0x01
+    assert c.point(1, 0, layer=2) == (1, 0)  # bottom-right dot: bit 0x80
+    (text, layers), = c.rows()
+    assert text == chr(0x2801) + chr(0x2880)
+    assert layers == [0, 2]
+
+
+def test_pareto_front():
+    pts = [(1, 5), (2, 2), (3, 3), (4, 1), (2, 6)]
+    assert pareto_front(pts) == [0, 1, 3]
+
+
+def test_gantt_renders_only_the_viewport():
+    """A synthetic trace (a test fixture, not simulator output): 2 engines, 10,000 events."""
+    from textual.app import App
+    from tfx.tui.widgets.timeline import LABEL_W, GanttView
+    events = [Event("copy", i * 100.0, i * 100.0 + 60, "") for i in range(10_000)]
+    events += [Event("tensor", 0.0, 1000.0, "mma")]
+
+    class Host(App):
+        def compose(self):
+            yield GanttView(id="g")
+
+    async def go():
+        app = Host()
+        async with app.run_test(size=(60, 6)) as pilot:
+            g = app.query_one(GanttView)
+            g.set_events(events)
+            g.ns_per_cell = 50.0
+            g._resize()
+            await pilot.pause()
+            tensor = "".join(s.text for s in g.render_line(2))
+            assert tensor.startswith("tensor")
+            assert "mma" in tensor[LABEL_W:LABEL_W + 20]
+            copy = "".join(s.text for s in g.render_line(1))[LABEL_W:LABEL_W + 4]
+            assert copy == "█▌█▌"
+            assert len(g.busy_in("copy", 0, 1000)) == 10
+            await pilot.press("minus")
+            assert g.ns_per_cell == 100.0
+            await pilot.press("right")
+    run(go())
+
+
+def test_chrome_trace_and_events_from():
+    evs = events_from([{"engine": "copy", "start_ns": 0, "end_ns": 2000, "label": "load A"}])
+    tr = chrome_trace(evs)
+    x = [e for e in tr["traceEvents"] if e["ph"] == "X"][0]
+    assert x["ts"] == 0 and x["dur"] == 2.0 and x["name"] == "load A"
+
+
+def test_diff_summary_words():
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    from tfx.resources import bundled_kernel
+    m = parse_file(bundled_kernel("gemm.tile"))
+    p = load_profile("h200_sxm")
+    a, b = analyze(m, None, p), analyze(m, None, p, params={"STAGES": 4})
+    assert "smem peak 98.30 KB -> 131.07 KB (+33.3%)" in diff_summary(a, b, limit=9)
+    assert diff_summary(a, a) == "nothing moved"

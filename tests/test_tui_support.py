@@ -1,0 +1,63 @@
+"""Helpers for the explorer tests (not a test module itself: no test functions)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from tfx.resources import bundled_kernel
+
+PINNED_TEXTUAL = "8.2.8"
+SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots" / "tui"
+GEMM = str(bundled_kernel("gemm.tile"))
+
+
+def make_app(**kw):
+    from tfx.tui.app import TfxApp
+    kw.setdefault("sync", True)
+    kw.setdefault("blink", False)
+    app = TfxApp(kw.pop("kernel", GEMM), kw.pop("profile", "h200_sxm"), **kw)
+    app.animation_level = "none"    # the tab underline slides otherwise; snapshots race it
+    return app
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def compare_snapshot(name: str, svg: str) -> None:
+    """Compare ``svg`` with snapshots/tui/<name>.svg; TFX_UPDATE_SNAPSHOTS=1 rewrites it.
+
+    Regeneration is refused on any Textual but the pinned one: another version
+    renders differently and would silently move every golden file.
+    """
+    import re
+
+    import textual
+    # Rich names the SVG's CSS classes after a hash of the segments, styles' meta
+    # included, which differs from run to run; the drawing does not.
+    svg = re.sub(r"terminal-\d+", "terminal-0", svg)
+    path = SNAPSHOT_DIR / f"{name}.svg"
+    if os.environ.get("TFX_UPDATE_SNAPSHOTS") == "1":
+        if textual.__version__ != PINNED_TEXTUAL:
+            raise AssertionError(f"refusing to update snapshots with textual {textual.__version__}; "
+                                 f"they are made with {PINNED_TEXTUAL}")
+        SNAPSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(svg, encoding="utf-8")
+        return
+    assert path.exists(), f"no snapshot {path}; run with TFX_UPDATE_SNAPSHOTS=1"
+    expected = path.read_text(encoding="utf-8")
+    if _canonical(expected) != _canonical(svg):
+        out = Path("/tmp") / f"{name}.actual.svg"
+        out.write_text(svg, encoding="utf-8")
+        raise AssertionError(f"snapshot {name} differs; the new screen is in /tmp/{out.name}")
+
+
+def _canonical(svg: str) -> str:
+    """The SVG with each style class replaced by its definition: Rich numbers classes
+    in order of first use, which is not part of what the screen shows."""
+    import re
+    styles = dict(re.findall(r"\.terminal-0-(r\d+) \{([^}]*)\}", svg))
+    body = re.sub(r"\.terminal-0-r\d+ \{[^}]*\}\n?", "", svg)
+    return re.sub(r'class="terminal-0-(r\d+)"', lambda m: f'style="{styles.get(m.group(1), "")}"', body)
