@@ -222,7 +222,7 @@ class TfxApp(App):
             pane.show_unavailable(why)
             return
         try:
-            result = simulate(self.analysis)
+            result = simulate(self.analysis, tiles=16)   # 16 trips per loop, the rest extrapolated
         except TfxError as err:
             pane.show_unavailable(f"simulation failed: {err.headline()}")
             return
@@ -230,9 +230,20 @@ class TfxApp(App):
             pane.show_unavailable("the simulator is not available in this build "
                                   f"(tfx.sim.simulate failed: {type(exc).__name__}: {exc})")
             return
-        self.sim_events = core.events_from(result)
-        stalls = [str(s) for s in getattr(result, "stalls", []) or []]
-        pane.show_events(self.sim_events, f"{len(self.sim_events)} events from tfx.sim", stalls)
+        self.sim_result = result
+        tl = getattr(result, "timeline", None)
+        if tl is not None and hasattr(tl, "engines"):
+            self.sim_events = [core.Event(str(tl.engines[e[2]]), e[0], e[1], str(tl.labels[e[3]]))
+                               for e in tl.events if e[5] == 0 and e[1] > e[0]]
+        else:
+            self.sim_events = core.events_from(result)
+        stalls = getattr(result, "stalls", {}) or {}
+        stall_text = ("stalls (ns, all units): " + ", ".join(f"{k} {core.fmt_ns(v)}" for k, v in stalls.items())
+                      if isinstance(stalls, dict) else "")
+        caption = (f"tfx.sim: makespan {core.fmt_ns(getattr(result, 'makespan_ns', 0))}, "
+                   f"{len(self.sim_events)} events on unit 0 ({getattr(result, 'mode', '')}, "
+                   "16 trips per loop simulated)")
+        pane.show_events(self.sim_events, caption, [stall_text] if stall_text else [])
 
     def _show_explore(self) -> None:
         pane = self.query_one(ExplorePane)
@@ -401,7 +412,9 @@ class TfxApp(App):
                         severity="warning")
             return
         p = self._export_path(".trace.json")
-        p.write_text(json.dumps(core.chrome_trace(self.sim_events)) + "\n")
+        result = getattr(self, "sim_result", None)
+        trace = result.chrome_trace() if hasattr(result, "chrome_trace") else core.chrome_trace(self.sim_events)
+        p.write_text((trace if isinstance(trace, str) else json.dumps(trace)) + "\n")
         self.notify(f"saved {p}")
 
     def action_save_profile(self) -> None:
