@@ -60,3 +60,27 @@ def test_diff_of_two_profiles_lists_largest_change_first(capsys):
 def test_diff_of_identical_runs_reports_nothing(capsys):
     assert main(["diff", GEMM, GEMM]) == 0
     assert "no metric changed" in capsys.readouterr().out
+
+
+FP4_MMA = """kernel f4 {
+  tensor A : fp4e2m1[128, 128] @gmem in
+  tensor B : fp4e2m1[128, 128] @gmem in
+  mesh cta[1] as (c) capture(A, B) {
+    %a = load A[0 : 128, 0 : 128] -> smem
+    %b = load B[0 : 128, 0 : 128] -> smem
+    %acc = zeros f32[128, 128] @rmem
+    %c = mma %a, %b, %acc
+  }
+}
+"""
+
+
+def test_work_without_a_stated_rate_is_refused_by_name(tmp_path, capsys):
+    """Hopper has no fp4 tensor cores: the analysis names the missing fact instead of pricing
+    the mma at zero."""
+    path = tmp_path / "f4.tile"
+    path.write_text(FP4_MMA)
+    assert main(["analyze", str(path), "--hw", "h100_sxm"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith("h100_sxm:compute.tensor.fp4e2m1: error:")
+    assert "not priced at zero" in first
