@@ -205,18 +205,19 @@ def test_causal_trip_count_sum_is_exact():
 
 def test_l2_reuse_window_of_a_grouped_wave():
     """gemm.tile defaults on the H200: 2 CTAs/SM (registers) -> a wave of min(132*2, 1024) = 264
-    CTAs. Group-M order with GROUP_M = 8 walks 8 tile rows, so the wave spans 8 rows and
-    min(32, ceil(264/8) = 33) = 32 columns. Per k-step the A tiles of 8 rows and the B tiles of
-    32 columns (128*64*2 = 16,384 B each) must stay in L2, 3 stages deep:
-    (8 + 32) * 16,384 * 3 = 1,966,080 B, which fits in the 62,914,560 B L2.
-    DRAM reads are 8/264 of A's requests and 32/264 of B's (each 1,073,741,824 B), writes all
-    33,554,432 B: hit ratio = 1 - (1,073,741,824 * 40/264 + 33,554,432) / 2,181,038,080."""
+    CTAs. Group-M order with GROUP_M = 8 walks groups of 8 tile rows x all 32 tile columns
+    (256 CTAs) column by column: the wave fills one group and 8 CTAs of the next, so it spans
+    8 * ceil(264 / 256) = 16 rows and all 32 columns. Per k-step the A tiles of 16 rows and the
+    B tiles of 32 columns (128*64*2 = 16,384 B each) must stay in L2, 3 stages deep:
+    (16 + 32) * 16,384 * 3 = 2,359,296 B, which fits in the 62,914,560 B L2.
+    DRAM reads are 16/264 of A's requests and 32/264 of B's (each 1,073,741,824 B), writes all
+    33,554,432 B: hit ratio = 1 - (1,073,741,824 * 48/264 + 33,554,432) / 2,181,038,080."""
     m = parse_file(bundled_kernel("gemm.tile"))
     a = analyze(m, None, load_profile("h200_sxm"))
     assert a.metrics["occupancy.blocks_per_sm"] == 2
-    assert a.metrics["memory.l2.reuse_window"] == 1_966_080
+    assert a.metrics["memory.l2.reuse_window"] == 2_359_296
     assert a.metrics["memory.l2.reuse_fits"] is True
-    expected_hit = 1 - (Fraction(1_073_741_824 * 40, 264) + 33_554_432) / 2_181_038_080
+    expected_hit = 1 - (Fraction(1_073_741_824 * 48, 264) + 33_554_432) / 2_181_038_080
     assert a.metrics["performance.l2_hit_ratio"] == expected_hit
 
 

@@ -67,9 +67,11 @@ def test_decode_gemm_stage_from_the_kernel_analysis():
     """Llama 3.1 8B decode, batch 1, TP = 1 on h200_sxm, o_proj: C[1, 4096] = A[1, 4096] @ W[4096, 4096].
     Priced by gemm.tile at M=1 N=4096 K=4096 on the H200 with the measured 4238 GB/s: the
     weights are 4096 x 4096 x 2 B = 33,554,432 B -> 33,554,432 / 4238 GB/s = 7.92 us of memory
-    time; the best of the candidate tiles (BM=16 BN=64: 64 CTAs on 132 SMs, under half a wave)
-    predicts about 10.7 us without its 3 us launch. The stage is 32 layers x that body plus 32
-    launches x the per-launch cost. We recompute the candidates here, one scalar analyze each."""
+    time, a floor. Small decode GEMMs reach at least 60% of the copy bandwidth on this GPU
+    (the measured GEMM-only decode step of calibration/h200/measured/decode_step.csv moves its
+    weights at 3.1 TB/s, 73% of 4.24 TB/s), so the body lies between 7.92 us and
+    7.92 / 0.6 = 13.2 us. The stage is 32 layers x that body plus 32 launches x the per-launch
+    cost. We recompute the candidates here, one scalar analyze each."""
     prof = load_profile("h200_sxm").with_knobs({"memory.gmem.bandwidth": "4238GB/s"})
     mod = parse_file("kernels/gemm.tile")
     bodies = []
@@ -79,7 +81,7 @@ def test_decode_gemm_stage_from_the_kernel_analysis():
         ideal = max(a.metrics["roofline.compute_ns"], a.metrics["roofline.memory_ns"])
         bodies.append(max(float(a.metrics["performance.predicted_ns"]) - 3000.0, float(ideal)))
     body = min(bodies)
-    assert 7_900 < body < 12_000
+    assert 7_920 < body < 13_200
     r = latency("llama3.1-8b", "h200_sxm", Workload("decode", 8192, 1))
     st = next(s for s in r.stages if s.name == "o_proj")
     launch = load_system("h200_sxm").launch_ns

@@ -317,9 +317,13 @@ def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         g0 = extents[0]
         g1 = extents[1] if len(extents) > 1 else 1
         if region.swizzle is not None and len(extents) > 1:
+            # Group-M order: groups of G rows x all g1 columns, walked column by column.
+            # A wave inside one group spans G rows and ceil(W / G) columns; a wave larger
+            # than a group spans whole groups' rows and every column.
             G = emax(emin(region.swizzle.evaluate(env), g0), 1)
-            rows = emin(G, g0)
-            cols = emin(g1, -(-W // rows))
+            group = G * g1
+            rows = where(W <= group, emin(G, W), emin(g0, G * -(-W // group)))
+            cols = where(W <= group, emin(g1, -(-W // G)), g1)
         else:
             cols = emin(g1, W)
             rows = emin(g0, -(-W // g1))

@@ -87,6 +87,7 @@ class Machine:
             self.dram_per_unit = dram_level.bandwidth * eff / 1e9
         self.dram_latency = dram_level.latency_ns or 0.0
         self.l2_bw_device = (mems[self.l2].bandwidth / 1e9) if self.l2 and mems[self.l2].bandwidth else None
+        self.l2_latency = (mems[self.l2].latency_ns or self.dram_latency) if self.l2 else self.dram_latency
         self.onchip = {n for n, m in mems.items() if m.scope == self.unit_level and n != dram}
         self.onchip_bw = {}
         for n in self.onchip:
@@ -389,15 +390,19 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     has_loads = body.global_loads
-    lat = m.dram_latency
+    # A load waits one L2 latency on a hit and one DRAM latency on a miss.
+    miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
+        body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
+    lat = miss_ratio * m.dram_latency + (1 - miss_ratio) * m.l2_latency
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
-        piped_round = emax(_max_engine(e), lat / emax(stages - 1, 1) * (has_loads > 0))
+        piped_round = emax(_max_engine(e), (lat + one["copy"]) / emax(stages - 1, 1) * (has_loads > 0))
         single = lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values())
         serial_round = emax(_max_engine(e), single)
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), 0)
     elif stages >= 2:
-        round_ns = emax(_max_engine(e), lat / (stages - 1) if has_loads else 0)
+        # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
+        round_ns = emax(_max_engine(e), (lat + one["copy"]) / (stages - 1) if has_loads else 0)
         fill = (lat + e["copy"] / r) if has_loads else 0
     else:
         single = (lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values())
