@@ -2,6 +2,7 @@
 
     tfx open                                 # the bundled gemm.tile on h200_sxm
     tfx open kernels/gemm.tile --hw h100_sxm --set BM=64 --knob hbm.bandwidth=x2
+    tfx open --model llama3.1-70b [--hw h200_nvl8] [--mode decode] [--batch 1] [--ctx 8192]
 
 Textual is imported inside ``run`` only, so ``tfx --help`` stays fast.
 """
@@ -14,24 +15,41 @@ from tfx.cli.common import parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 from tfx.resources import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
 
+MODEL_PROFILE = "h200_nvl8"
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("open", help="explore a kernel in the terminal (TUI)",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("file", nargs="?", metavar="FILE",
                    help=f".tile file (default: the bundled {DEFAULT_KERNEL})")
-    p.add_argument("--hw", metavar="PROFILE", default=DEFAULT_PROFILE,
-                   help=f"hardware profile name or .toml path (default {DEFAULT_PROFILE})")
+    p.add_argument("--hw", metavar="PROFILE", default=None,
+                   help=f"hardware profile name or .toml path (default {DEFAULT_PROFILE}; "
+                        f"{MODEL_PROFILE} with --model)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
                    help="bind parameter P to the integer V (repeatable)")
     p.add_argument("--knob", action="append", metavar="K=V", dest="knobs",
                    help="change a hardware fact: K=3.2TB/s, K=x2, K=/2 (repeatable)")
     p.add_argument("--kernel", metavar="NAME", help="the kernel of FILE to open")
     p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
+    m = p.add_argument_group("model screen (--model; docs/explorer-model.md)")
+    m.add_argument("--model", metavar="NAME",
+                   help="open the model screen for this preset (or preset TOML) instead of a kernel; "
+                        f"--hw defaults to {MODEL_PROFILE} there")
+    m.add_argument("--mode", choices=("decode", "prefill"), default=None, help="decode (default) or prefill")
+    m.add_argument("--batch", type=int, default=None, metavar="N", help="sequences (default 1)")
+    m.add_argument("--ctx", type=int, default=None, metavar="N",
+                   help="context tokens (decode: cached + new; prefill: prompt; default 8192)")
+    m.add_argument("--config", metavar="SPEC", help="starting parallelism, e.g. tp=8,cp=2 (default all 1)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if getattr(args, "model", None):
+        return run_model(args)
+    extra = [f"--{n}" for n in ("mode", "batch", "ctx", "config") if getattr(args, n, None) is not None]
+    if extra:
+        raise TfxError(f"{', '.join(extra)} need --model (the model screen)")
     from pathlib import Path
     path = args.file or str(bundled_kernel(DEFAULT_KERNEL))
     if not Path(path).is_file():
@@ -39,6 +57,28 @@ def run(args) -> int:
     params = parse_int_assignments(args.assignments, "--set")
     knobs = parse_assignments(args.knobs, "--knob")
     from tfx.tui.app import TfxApp   # lazily: Textual costs ~130 ms to import
-    app = TfxApp(path, args.hw, knobs=knobs, params=params, kernel_name=args.kernel)
+    app = TfxApp(path, args.hw or DEFAULT_PROFILE, knobs=knobs, params=params, kernel_name=args.kernel)
+    app.run(mouse=not args.no_mouse)
+    return 0
+
+
+def run_model(args) -> int:
+    """``tfx open --model NAME``: check the preset, profile and workload here (a clear error
+    before the screen starts), then open the model screen."""
+    if args.file or args.assignments or args.knobs or args.kernel:
+        raise TfxError("--model opens the model screen; FILE, --set, --knob and --kernel are for kernels")
+    from tfx.model.presets import load_model
+    from tfx.model.system import Workload, load_system
+    load_model(args.model)
+    hw = args.hw or MODEL_PROFILE
+    load_system(hw)
+    mode = args.mode or "decode"
+    batch = 1 if args.batch is None else args.batch
+    ctx = 8192 if args.ctx is None else args.ctx
+    Workload(mode, ctx, batch)
+    from tfx.tui.model.core import make_knobs
+    knobs = make_knobs(args.model, hw, mode, batch, ctx, args.config)
+    from tfx.tui.model.app import ModelApp   # lazily: Textual
+    app = ModelApp(knobs)
     app.run(mouse=not args.no_mouse)
     return 0
