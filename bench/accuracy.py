@@ -105,6 +105,31 @@ def attention_rows(profile):
     return out
 
 
+def triton_attention_rows(profile):
+    """flash_prefill.tile and gqa_decode.tile vs Triton kernels with the same schedule and
+    parameters (measured/attention_triton_prefill.csv, attention_triton_decode.csv), with the
+    compiled kernels' resources (threads, registers, shared memory)."""
+    prefill = parse_file(ROOT / "kernels" / "flash_prefill.tile")
+    decode = parse_file(ROOT / "kernels" / "gqa_decode.tile")
+    out = []
+    for r in csv.DictReader(open(CAL / "measured" / "attention_triton_prefill.csv")):
+        if r["impl"] == "sdpa_default" or r["status"] != "ok":
+            continue
+        p = {k: int(r[k]) for k in ("B", "H", "S", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES")}
+        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"])}
+        a = analyze(prefill, None, profile, p, resources=res)
+        label = "prefill B{B} H{H} S{S} D{D} {BLOCK_M}x{BLOCK_N} w{WARPS} s{STAGES}".format(**p)
+        out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms"])))
+    for r in csv.DictReader(open(CAL / "measured" / "attention_triton_decode.csv")):
+        if r["impl"] == "sdpa_default" or r["status"] != "ok":
+            continue
+        p = {k: int(r[k]) for k in ("B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES")}
+        a = analyze(decode, None, profile, p)
+        label = "decode B{B} {HQ}/{HKV} SKV{SKV} sp{SPLITS} n{BLOCK_N} w{WARPS} s{STAGES}".format(**p)
+        out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms_total"])))
+    return out
+
+
 def report(title, rows):
     print(f"\n{title}")
     print(f"  {'case':<52} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
@@ -128,6 +153,8 @@ def main():
     report("gemm.tile vs Triton tiled GEMM (measured/gemm_triton.csv)", triton_rows(profile, args.rows))
     report("best gemm.tile configuration vs cuBLAS (gemm_library.csv)", library_rows(profile))
     report("attention kernels vs measured attention (measured/attention.csv)", attention_rows(profile))
+    report("attention kernels vs Triton kernels of the same schedule (measured/attention_triton_*.csv)",
+           triton_attention_rows(profile))
 
 
 if __name__ == "__main__":

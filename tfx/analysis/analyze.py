@@ -171,8 +171,17 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
             estimated = ceil_int(ratio(rmem_thread, 4) if not is_array(rmem_thread) else rmem_thread / 4) + BASE_REGISTERS
             spill_regs = emax(estimated - limits.max_regs_per_thread, 0)
-            spill_by_launch[mesh.id] = where(spill_regs > 0, rmem_thread, 0) if is_array(spill_regs) else (
-                rmem_thread if spill_regs > 0 else 0)
+            # How bad a spill is depends on what spills. When an mma accumulator alone does not
+            # fit a thread's registers, the tensor-core op cannot keep it resident: the whole
+            # tile set round-trips through local memory every k-step. Otherwise the compiler
+            # spills temporaries: only the excess registers round-trip.
+            acc_bytes = _accumulator_bytes_per_thread(mesh, counter, threads, spread)
+            acc_regs = ceil_int(ratio(acc_bytes, 4) if not is_array(acc_bytes) else acc_bytes / 4) + BASE_REGISTERS
+            catastrophic = acc_regs > limits.max_regs_per_thread
+            severe = where(catastrophic, rmem_thread, spill_regs * 4) if is_array(catastrophic, rmem_thread, spill_regs) \
+                else (rmem_thread if catastrophic else spill_regs * 4)
+            spill_by_launch[mesh.id] = where(spill_regs > 0, severe, 0) if is_array(spill_regs, severe) else (
+                severe if spill_regs > 0 else 0)
             if vector:
                 b, _ = blocks_per_sm_array(limits, r["threads"], regs, r["smem"], r.get("static_smem", 0))
                 blocks_by_launch[mesh.id] = b
@@ -192,9 +201,11 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             elif i == 0 and hint is not None and not occ.hint_met:
                 warnings.append(f"occupancy hint {hint} is not met: {occ.explanation()[-1]}")
             if spill_regs > 0:
+                what = (f"the mma accumulator alone needs about {acc_regs}: all {float(rmem_thread):,.0f} B/thread "
+                        "of tiles round-trip through local memory every k-step") if catastrophic else (
+                        f"{spill_regs * 4} B/thread of temporaries round-trip through local memory every k-step")
                 warnings.append(f"register spill{where_}: about {estimated} registers/thread needed, "
-                                f"{limits.max_regs_per_thread} available; the {float(rmem_thread):,.0f} B/thread of "
-                                "tiles round-trip through local memory every k-step")
+                                f"{limits.max_regs_per_thread} available; {what}")
         if vector:
             import numpy as np
             blocks_by_launch = {k: np.maximum(v, 1) for k, v in blocks_by_launch.items()}
@@ -235,6 +246,24 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings)
+
+
+def _accumulator_bytes_per_thread(mesh: ScopeNode, counter, threads, spread: bool):
+    """The largest mma accumulator tile of a launch, per thread (0 without an mma)."""
+    best = 0
+    for node in mesh.walk():
+        if node.kind == "op" and node.op is not None and node.op.opcode in ("mma", "dot"):
+            ty = counter.info.result_types.get(id(node.op))
+            if ty is None or ty.level != "rmem":
+                continue
+            elems = 1
+            for d in ty.shape:
+                elems = elems * d.evaluate(counter.env)
+            b = ratio(elems * ty.dtype.bits, 8)
+            if spread and threads is not None:
+                b = ratio(b, threads)
+            best = emax(best, b)
+    return best
 
 
 def _per_thread(peaks: dict, threads, spread: bool) -> dict:

@@ -16,8 +16,11 @@ from itertools import combinations
 
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, nbytes
+from tfx.ir.ops import BINARY, CAST, UNARY
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window, walk
 
+
+ELEMENTWISE = UNARY | BINARY | CAST
 
 # ---------------------------------------------------------------- footprint
 
@@ -215,10 +218,6 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
 
     def block(stmts, scope_id: str, stages, carried: frozenset, live_out: frozenset) -> dict:
         """Peak bytes per level over one execution of ``stmts``."""
-        alias: dict[str, str] = {}
-        defs: dict[str, tuple] = {}        # root name -> (index, level, bytes)
-        last: dict[str, int] = {}
-        n = len(stmts)
         flat = []
         for s_ in stmts:   # composites are transparent: their ops join this block
             if isinstance(s_, Composite):
@@ -227,24 +226,71 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
                 flat.append(s_)
         stmts = flat
         n = len(stmts)
+        # Pass 1: the last statement that uses each name (views resolved to their source).
+        view_src: dict[str, str] = {}
+        raw_last: dict[str, int] = {}
         for i, st in enumerate(stmts):
             for u in uses_of(st):
-                last[alias.get(u, u)] = i
-            if isinstance(st, Op) and st.result is not None:
-                if st.opcode in ("reshape", "transpose", "broadcast"):
-                    src = st.operands[0]
-                    alias[st.result] = alias.get(src.name, src.name) if isinstance(src, ValueRef) else st.result
+                raw_last[view_src.get(u, u)] = i
+            if isinstance(st, Op) and st.result is not None and st.opcode in ("reshape", "transpose", "broadcast"):
+                src = st.operands[0]
+                if isinstance(src, ValueRef):
+                    view_src[st.result] = view_src.get(src.name, src.name)
+        # Pass 2: storage. A view aliases its source; an update of a carried value or an
+        # accumulating mma writes in place; an elementwise op whose tile operand dies here
+        # (same level, at least as many bytes) reuses that operand's storage, as register
+        # allocators do.
+        alias: dict[str, str] = {}
+        defs: dict[str, tuple] = {}        # root name -> (index, level, bytes)
+        last: dict[str, int] = {}
+        for i, st in enumerate(stmts):
+            for u in uses_of(st):
+                r = alias.get(u, u)
+                last[r] = max(last.get(r, i), i)
+            if not (isinstance(st, Op) and st.result is not None):
+                continue
+            if st.opcode in ("reshape", "transpose", "broadcast"):
+                src = st.operands[0]
+                alias[st.result] = alias.get(src.name, src.name) if isinstance(src, ValueRef) else st.result
+                continue
+            if st.result in carried or st.result in defs or st.opcode in ("mma", "dot") and \
+                    any(isinstance(o, ValueRef) and o.name == st.result for o in st.operands):
+                last[st.result] = max(last.get(st.result, i), i)
+                continue  # in-place update of a value that already has storage
+            level, b = value_bytes(st)
+            if level is None:
+                continue
+            if st.opcode in ELEMENTWISE:
+                # The decision is structural (same shape expression, level, and no wider
+                # result), so one configuration and a whole sweep reuse the same storage.
+                result_type = counter.info.result_types.get(id(st))
+                operand_types = counter.info.operand_types.get(id(st), ())
+                donor = None
+                for o, oty in zip(st.operands, operand_types):
+                    if not isinstance(o, ValueRef) or oty is None or result_type is None:
+                        continue
+                    if oty.level != result_type.level or oty.shape != result_type.shape \
+                            or oty.dtype.bits < result_type.dtype.bits:
+                        continue
+                    root_name = alias.get(o.name, o.name)
+                    if raw_last.get(view_src.get(o.name, o.name)) != i or root_name in live_out:
+                        continue
+                    # A carried value may donate only when the loop reassigns it later in the
+                    # body (its old value is dead after this use).
+                    if root_name in carried and not any(
+                            isinstance(x, Op) and x.result == root_name for x in stmts[i + 1:]):
+                        continue
+                    if root_name in defs or root_name in carried:
+                        donor = root_name
+                        break
+                if donor is not None:
+                    alias[st.result] = donor
+                    last[donor] = max(last.get(donor, i), raw_last.get(st.result, i))
                     continue
-                if st.result in carried or st.result in defs or st.opcode in ("mma", "dot") and \
-                        any(isinstance(o, ValueRef) and o.name == st.result for o in st.operands):
-                    last[st.result] = max(last.get(st.result, i), i)
-                    continue  # in-place update of a value that already has storage
-                level, b = value_bytes(st)
-                if level is None:
-                    continue
-                copies = stages if st.opcode in ("load", "copy") else 1
-                defs[st.result] = (i, level, b * copies)
-                last.setdefault(st.result, i)
+            copies = stages if st.opcode in ("load", "copy") else 1
+            defs[st.result] = (i, level, b * copies)
+            last.setdefault(st.result, i)
+            last[st.result] = max(last[st.result], raw_last.get(st.result, i))
         for name in live_out | carried:
             root_name = alias.get(name, name)
             if root_name in defs:
