@@ -492,7 +492,9 @@ class ModelApp(App):
     # ------------------------------------------------------------ exports
     def _export_path(self, suffix: str) -> Path:
         label = self.good.short_label().replace(" ", "_").replace("=", "-").replace("@", "-")
-        return self.export_dir / f"tfx-{Path(self.good.model).stem}-{label}-{self.active_tab}{suffix}"
+        m = self.good.model
+        model = Path(m).stem if m.endswith(".toml") else m
+        return self.export_dir / f"tfx-{model}-{label}-{self.active_tab}{suffix}"
 
     def action_export_svg(self) -> None:
         p = self._export_path(".svg")
