@@ -1,0 +1,47 @@
+"""SVG snapshots of every tab of the model screen at 80x24 and 160x48 (snapshots/tui/model/).
+
+Regenerate with ``TFX_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_tui_model_snapshots.py``
+(refused on any Textual but 8.2.8). Llama 3.1 70B, decode, batch 1, 8K context, tp8 on
+h200_nvl8; jobs run inline and are shown before the screenshot; cursor blink is off.
+The Suggest tab shows a search of both blocks, the Compare tab two saved configurations
+(tp8 and tp4), the Hardware tab its sweep.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_tui_model_support import compare_snapshot, make_app, run
+from tfx.tui.model.app import TABS
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+@pytest.mark.parametrize("tab", TABS)
+def test_tab_snapshot(tab, size):
+    async def go():
+        app = make_app(config="tp=8")
+        async with app.run_test(size=size) as pilot:
+            await app.wait_for()
+            await pilot.pause()
+            if tab == "compare":
+                app.save_current("tp8")
+                app.set_knob("tp", "4")
+                app.save_current("tp4")
+                app.set_knob("tp", "8")
+            app.action_tab(tab)          # the digit keys are covered in test_tui_model.py
+            await pilot.pause()
+            assert app.active_tab == tab
+            if tab == "suggest":
+                app.action_suggest("both")
+                await app.wait_for("suggest")
+            if tab == "hardware":
+                await app.wait_for("sweep")
+            await app.wait_for()
+            await app.workers.wait_for_complete()
+            await pilot.wait_for_scheduled_animations()
+            for _ in range(3):      # focus moves and the footer's bindings settle
+                await pilot.pause()
+            await pilot.pause(0.3)  # a freshly shown tab repaints after its first layout
+            return app.export_screenshot(title=f"tfx open --model {tab}")
+    svg = run(go())
+    compare_snapshot(f"{tab}_{size[0]}x{size[1]}", svg)
