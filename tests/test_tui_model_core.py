@@ -58,7 +58,8 @@ def test_changed_and_short_labels():
     assert b.short_label() == "tp8 cp4 kv=seq ring=q"
     assert a.short_label() == "tp1"
     assert core.short_config("tp8 cp1 pp1 dp1 ep1") == "tp8"
-    assert core.short_config("tp1 cp4 pp1 dp1 ep1 ring=kv") == "cp4 ring=kv"
+    assert core.short_config("tp1 cp4 pp1 dp1 ep1 ring=kv") == "cp4"
+    assert core.short_config("tp1 cp4 pp1 dp1 ep1 ring=q") == "cp4 ring=q"
     assert core.make_knobs("llama3.1-70b", config="tp=8,cp=2").short_label() == "tp8 cp2"
 
 

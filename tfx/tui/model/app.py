@@ -406,7 +406,7 @@ class ModelApp(App):
         if s is None or not (0 <= row < len(s.pareto)):
             return
         c = s.pareto[row]
-        self.notify(f"loaded {c.parallelism.label()} ({c.devices} devices, {core.fmt_ns(c.latency_ns)}"
+        self.notify(f"loaded {core.short_config(c.parallelism.label())} ({c.devices} devices, {core.fmt_ns(c.latency_ns)}"
                     + (f"; {note})" if note else ")"), title="suggest", timeout=4)
         self.set_knobs(self.knobs.with_parallelism(c.parallelism))
 

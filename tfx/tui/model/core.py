@@ -97,8 +97,9 @@ def make_knobs(model: str, hw: str = "h200_nvl8", mode: str = "decode", batch: i
 
 
 def short_config(label: str) -> str:
-    """``tp8 cp1 pp1 dp1 ep1`` -> ``tp8``: a Parallelism label without its degrees of 1."""
-    parts = [p for p in label.split() if p not in ("tp1", "cp1", "pp1", "dp1", "ep1")]
+    """``tp8 cp4 pp1 dp1 ep1 ring=kv`` -> ``tp8 cp4``: a Parallelism label without its degrees
+    of 1 and the default ring (as ``Knobs.short_label``)."""
+    parts = [p for p in label.split() if p not in ("tp1", "cp1", "pp1", "dp1", "ep1", "ring=kv")]
     return " ".join(parts) or "tp1"
 
 
@@ -578,7 +579,7 @@ def sweep_pareto_rows(h) -> list[list[str]]:
 
 def sweep_caption(h) -> str:
     b = h.baseline
-    base = (f"baseline {fmt_ns(b['latency_ns'])} with {short_config(b['config'])} on {b['devices']} devices"
+    base = (f"baseline {fmt_ns(b['latency_ns'])} (co-design approximation) with {short_config(b['config'])} on {b['devices']} devices"
             if b.get("config") else "nothing fits at the base hardware")
     return f"{h.configs} configurations x {h.evaluations // max(h.configs, 1)} hardware points; {base}"
 
