@@ -205,6 +205,12 @@ class ModelApp(App):
         else:
             try:
                 out = await loop.run_in_executor(self._pool, core.run_job, job)
+            except cf.process.BrokenProcessPool:
+                # a worker died (killed, out of memory): a fresh pool, and this job in a thread
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = cf.ProcessPoolExecutor(max_workers=2,
+                                                    mp_context=multiprocessing.get_context("spawn"))
+                out = await loop.run_in_executor(None, core.run_job, job)
             except Exception as exc:  # noqa: BLE001 - a broken pool must not kill the app
                 out = core.Outcome(job.kind, job.generation, job.knobs, error=f"error: worker failed: {exc}")
         self.apply(out)
