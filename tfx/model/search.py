@@ -322,8 +322,11 @@ def codesign_latency(parts: SweepParts, compute_f, bw_f, intra_f, inter_f) -> np
     """
     cf = np.asarray(compute_f, dtype=float)[..., None, None]
     bf = np.asarray(bw_f, dtype=float)[..., None, None]
-    base = np.maximum(np.maximum(parts.compute, parts.memory), 1e-9)
-    kern = (parts.body * np.maximum(parts.compute / cf, parts.memory / bf) / base).sum(axis=-2)
+    base = np.maximum(parts.compute, parts.memory)
+    # A stage with neither a compute nor a memory term (a latency-bound merge) does not
+    # scale with either knob: it keeps its whole body.
+    scale = np.where(base > 0, np.maximum(parts.compute / cf, parts.memory / bf) / np.maximum(base, 1e-300), 1.0)
+    kern = (parts.body * scale).sum(axis=-2)
     li = np.asarray(intra_f, dtype=float)[..., None]
     le = np.asarray(inter_f, dtype=float)[..., None]
     return kern + parts.fixed + parts.comm_lat + parts.comm_intra / li + parts.comm_inter / le
