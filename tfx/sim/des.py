@@ -21,16 +21,29 @@ Model of one unit (SM / PE), see docs/simulator.md:
 
 Server reservations are made when tasks start, and tasks start in time order
 (the heap), so first-come is by simulated time.
+
+Speed. Every position of a batch runs the same command stream, and which earlier
+command a command depends on (by value name, ring slot or composite dataflow)
+follows from the stream order alone. So the stream is compiled once
+(:func:`compile_stream`) into flat per-command and per-task lists of ints: the
+dispatch cost, the candidate dependencies as command indices, the task
+durations, engines and descriptors. The event loop then only checks which of
+those candidates are still in flight (``c_end < 0``), with no name lookups and
+no per-task objects; a position's commands and tasks are ``p * NC + i`` and
+``p * NT + r`` in preallocated lists.
 """
 
 from __future__ import annotations
 
+import gc
 import heapq
+from itertools import count
 
-from tfx.sim.lower import COPY, DISPATCH, ENGINE_NAMES, SMEM, OpInfo
+from tfx.sim.lower import COPY, DISPATCH, ENGINE_NAMES, SMEM, SPECIAL, TENSOR, VECTOR
 
 END, DISPATCH_TRY, ENGINE_TRY = 0, 1, 2
 STALLS = ("data", "buffer", "dispatch", "hazard")
+S_DATA, S_BUFFER, S_DISPATCH, S_HAZARD = range(4)
 N_ENG = len(ENGINE_NAMES)
 
 
@@ -55,26 +68,215 @@ class Batch:
         self.dispatches = 0               # dispatch intervals (recorded as dispatch events)
 
 
-def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool = True,
-        shared_dram: bool = False) -> Batch:
-    """Simulate ``positions`` positions on ``units`` units with ``slots`` resident each.
+class Program:
+    """One position's command stream, compiled: parallel lists by command index ``i``
+    (``c_*``) and by task index ``r`` (``r_*``); a command's tasks are
+    ``c_t0[i] .. c_t0[i] + c_nt[i] - 1``."""
 
-    ``stream_factory()`` returns a fresh command iterator for one position.
-    Positions start in order on the first free slot (block scheduler).
+    __slots__ = ("c_comp", "c_cost", "c_label", "c_tile", "c_deps", "c_ring", "c_slot", "c_t0",
+                 "c_nt", "c_eng", "r_eng", "r_ns", "r_smem", "r_descs", "r_label", "r_tile",
+                 "r_deps", "r_cmd")
+
+    def __init__(self):
+        for s in self.__slots__:
+            setattr(self, s, [])
+
+    @property
+    def commands(self) -> int:
+        return len(self.c_cost)
+
+    @property
+    def tasks(self) -> int:
+        return len(self.r_eng)
+
+
+def compile_stream(lw, stream) -> Program:
+    """Compile one position's command stream (``Lowering.stream``) into a :class:`Program`.
+
+    Replays the dispatcher's bookkeeping in stream order: the last writer of every
+    name (views alias their source's writer; a ring load is also the writer of
+    ``(name, tile)``), the readers of every ring tile, and each composite's inner
+    dataflow. Dependencies are stored as candidates (every writer, every reader of
+    the slot's previous tile); the event loop keeps those still in flight when the
+    command reaches the dispatcher, as a dispatcher looking at its scoreboard would.
     """
+    pg = Program()
+    c_comp, c_cost, c_label, c_tile = pg.c_comp, pg.c_cost, pg.c_label, pg.c_tile
+    c_deps, c_ring, c_slot, c_t0, c_nt, c_eng = pg.c_deps, pg.c_ring, pg.c_slot, pg.c_t0, pg.c_nt, pg.c_eng
+    r_eng, r_ns, r_smem, r_descs = pg.r_eng, pg.r_ns, pg.r_smem, pg.r_descs
+    r_label, r_tile, r_deps, r_cmd = pg.r_label, pg.r_tile, pg.r_deps, pg.r_cmd
+    disp_single, disp_comp = lw.dispatch_single, lw.dispatch_composite
+    writer: dict = {}             # name or (name, tile) -> command index
+    readers: dict = {}            # (name, tile) -> [command indices] for ring values
+    ring: dict = {}               # name -> stages for ring values
+    c_load: list = []
+
+    for cmd in stream:
+        kind = cmd[0]
+        if kind == "op" and cmd[1].view:
+            info = cmd[1]
+            # a free alias: the result is ready when its source is
+            src = info.reads[0] if info.reads else None
+            if src is not None:
+                w = writer.get((src, cmd[2])) if src in ring else writer.get(src)
+                if w is None and src in ring:
+                    w = writer.get(src)
+                if w is not None:
+                    for out in info.writes:
+                        writer[out] = w
+            continue
+        i = len(c_cost)
+        deps = []
+        t0 = len(r_eng)
+        if kind == "op":
+            info, tile, rg = cmd[1], cmd[2], cmd[3]
+            for n in info.reads:
+                w = writer.get((n, tile)) if n in ring else None
+                if w is None:
+                    w = writer.get(n)
+                if w is not None:
+                    deps.append((w, S_DATA if c_load[w] else S_HAZARD))
+            slot = ()
+            if rg is not None:
+                # ring slot: the readers of this value's tile (tile - stages); the command
+                # is dispatched and waits in its engine's queue (a semaphore)
+                sl = []
+                for n in info.writes:
+                    old = readers.pop((n, tile - rg[1]), None)
+                    if old:
+                        sl.extend(old)
+                slot = tuple(sl)
+            else:
+                for n in info.writes:
+                    w = writer.get(n)
+                    if w is not None:
+                        deps.append((w, S_HAZARD))
+            c_comp.append(False)
+            c_cost.append(disp_single if info.dispatched else 0)
+            c_label.append(info.idx)
+            c_tile.append(tile)
+            c_ring.append(rg is not None)
+            c_slot.append(slot)
+            c_load.append(info.is_load)
+            c_eng.append(info.engine)
+            r_eng.append(info.engine)
+            r_ns.append(info.ns)
+            r_smem.append(info.smem)
+            r_descs.append(info.descs)
+            r_label.append(info.idx)
+            r_tile.append(tile)
+            r_deps.append(None)
+            r_cmd.append(i)
+            for n in info.reads:
+                if n in ring:
+                    readers.setdefault((n, tile), []).append(i)
+            if rg is not None:
+                for n in info.writes:
+                    ring[n] = rg[1]
+                    writer[(n, tile)] = i
+                    writer[n] = i
+            else:
+                for n in info.writes:
+                    writer[n] = i
+                    if n in ring:
+                        del ring[n]
+        else:
+            _, lid, inner, nsub, tile = cmd
+            seen = set()
+            for info in inner:
+                for n in info.reads + info.writes:
+                    if n in seen:
+                        continue
+                    seen.add(n)
+                    w = writer.get(n)
+                    if w is not None:
+                        deps.append((w, S_DATA if c_load[w] else S_HAZARD))
+            local: dict = {}
+            keys: dict = {}
+            subs = [(_split(x.ns, nsub), _split(x.smem, nsub)) for x in inner]
+            for s in range(nsub):
+                for j, info in enumerate(inner):
+                    if info.view:
+                        src = info.reads[0] if info.reads else None
+                        if src is not None and src in local:
+                            for out in info.writes:
+                                local[out] = local[src]
+                        continue
+                    ddeps = [local[n] for n in info.reads if n in local]
+                    ns_s, sm_s = subs[j][0][s], subs[j][1][s]
+                    if info.engine == COPY:
+                        k = max(1, len(info.descs) // nsub)
+                        descs = tuple(_split(ns_s, k)) if ns_s else (0,)
+                    else:
+                        descs = ()
+                    r = len(r_eng)
+                    r_eng.append(info.engine)
+                    r_ns.append(ns_s)
+                    r_smem.append(sm_s)
+                    r_descs.append(descs)
+                    r_label.append(info.idx)
+                    r_tile.append(tile)
+                    r_deps.append(tuple(ddeps) if ddeps else None)
+                    r_cmd.append(i)
+                    for out in info.writes:
+                        local[out] = r
+                    keys[info.engine] = True
+            c_comp.append(True)
+            c_cost.append(disp_comp)
+            c_label.append(lid)
+            c_tile.append(tile)
+            c_ring.append(False)
+            c_slot.append(())
+            c_load.append(any(x.is_load for x in inner))
+            c_eng.append(tuple(keys))
+            for info in inner:
+                for n in info.writes:
+                    writer[n] = i
+                    ring.pop(n, None)
+        c_deps.append(tuple(deps))
+        c_t0.append(t0)
+        c_nt.append(len(r_eng) - t0)
+    return pg
+
+
+def run(lw, program: Program, units: int, slots: int, positions: int, record: bool = True,
+        shared_dram: bool = False, offset: int = 0) -> Batch:
+    """Simulate ``positions`` positions of ``program`` on ``units`` units with ``slots`` resident each.
+
+    Positions start in order on the first free slot (block scheduler). Recorded
+    events are shifted by ``offset`` ns (where the batch starts on the kernel's timeline).
+    """
+    gc_was = gc.isenabled()
+    gc.disable()      # the loop allocates only acyclic tuples; collections would rescan them
+    try:
+        return _run(lw, program, units, slots, positions, record, shared_dram, offset)
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> Batch:
     b = Batch()
-    ev = b.events
-    rec = ev.append if record else None
+    rec = b.events.append if record else None
     heap: list = []
     push = heapq.heappush
     pop = heapq.heappop
-    seq = 0
+    replace = heapq.heapreplace
+    nxt = count(1).__next__
 
     n_ch = lw.channels
     hold = lw.hold
     lat = lw.latency
-    disp_single = lw.dispatch_single
-    disp_comp = lw.dispatch_composite
+
+    NC, NT = pg.commands, pg.tasks
+    c_t0, c_nt = pg.c_t0, pg.c_nt
+    # per command: (cost, tasks, composite, first task, ring, engine(s), label, tile, dep commands)
+    cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
+                   [tuple(j for j, _ in d) for d in pg.c_deps]))
+    c_sdeps, c_sslot = pg.c_deps, pg.c_slot
+    r_sdeps, r_cmd, r_eng = pg.r_deps, pg.r_cmd, pg.r_eng
+    r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
+              in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
 
     # per-unit engine state, flattened: key = unit * N_ENG + engine
     queues = [[] for _ in range(units * N_ENG)]
@@ -87,417 +289,431 @@ def run(lw, stream_factory, units: int, slots: int, positions: int, record: bool
     tcm = [0] * units
     work = b.work
     occ = b.occupied
+    st = [0, 0, 0, 0]                      # stalls, indexed like STALLS
+    cnt = [0, 0, 0]                        # descriptors, channel-busy ns, dispatches
 
-    # tasks (parallel lists)
-    t_spec: list = []             # (ns, smem, descs, label) per task
-    t_tile: list = []
-    t_cmd: list = []
-    t_deps: list = []
+    # tasks of started positions (global id p * NT + r)
     t_floor: list = []
     t_done: list = []
-    t_waiters: list = []
-    # commands
+    t_wait: list = []                      # engine keys waiting for the task (None: none)
+    t_end: list = []
+    t_deps: list = []                      # relative task ids it waits for (ring slot / dataflow)
+    t_slot: list = []
+    z_t, f_t, n_t, m_t = [0] * NT, [False] * NT, [None] * NT, [-1] * NT
+    # commands of started positions (global id p * NC + i)
     c_left: list = []
     c_end: list = []
-    c_load: list = []
-    c_pos: list = []
-    c_waiters: list = []
-    c_tasks: list = []
-    t_slot: list = []
-    t_end: list = []
+    c_wait: list = []                      # times the position waits for the command
+    z_c, m_c = [0] * NC, [-1] * NC
 
     # positions
-    p_stream: list = []
     p_unit: list = []
-    p_pending: list = []          # the peeked command (or None)
+    p_next: list = []             # index of its next command
     p_free: list = []             # dispatcher free since
-    p_deps: list = []             # hazard deps of the pending command (cmd ids) or None
-    p_writer: list = []           # name -> cmd id
-    p_readers: list = []          # (name, tile) -> [cmd ids] for ring values
-    p_ring: list = []             # name -> stages for ring values
+    p_deps: list = []             # in-flight deps of the next command [(cmd id, reason)] or None
+    p_slot: list = []             # ring-slot task deps of the next command (relative ids) or None
     p_left: list = []             # outstanding commands
     p_exhausted: list = []
     p_done_at: list = []
-    p_slot: list = []             # pending ring-slot task deps of the pending command
     p_try: list = []              # time of the scheduled DISPATCH_TRY (or -1)
-    queue_next = [0]              # next position to start
-    free_slots = [[] for _ in range(units)]
+    started = [0]
 
     def start_position(unit: int, now: int) -> None:
-        nonlocal seq
-        if queue_next[0] >= positions:
+        if started[0] >= positions:
             return
-        queue_next[0] += 1
-        p = len(p_stream)
-        p_stream.append(stream_factory())
+        p = started[0]
+        started[0] = p + 1
+        t_floor.extend(z_t)
+        t_done.extend(f_t)
+        t_wait.extend(n_t)
+        t_end.extend(m_t)
+        t_deps.extend(n_t)
+        t_slot.extend(f_t)
+        c_left.extend(z_c)
+        c_end.extend(m_c)
+        c_wait.extend(z_c)
         p_unit.append(unit)
-        p_pending.append(None)
+        p_next.append(0)
         p_free.append(now)
         p_deps.append(None)
-        p_writer.append({})
-        p_readers.append({})
-        p_ring.append({})
+        p_slot.append(None)
         p_left.append(0)
         p_exhausted.append(False)
         p_done_at.append(None)
         p_try.append(now)
-        p_slot.append(None)
-        seq += 1
-        push(heap, (now, DISPATCH_TRY, seq, p))
+        push(heap, (now, DISPATCH_TRY, nxt(), p))
 
-    def position_finished(p: int, now: int) -> None:
-        p_done_at[p] = now
-        start_position(p_unit[p], now)
-
-    def try_engine(key: int, now: int) -> None:
-        nonlocal seq
+    def try_copy(key: int, now: int) -> None:
+        """Start the copy engine's queued transfers that can start at ``now``."""
         q = queues[key]
         h = heads[key]
-        while h < len(q):
-            if busy[key] > now:
+        nq = len(q)
+        if h >= nq:
+            return
+        unit = -1
+        while h < nq:
+            bk = busy[key]
+            if bk > now:
                 if not eng_waiting[key]:
                     eng_waiting[key] = True
-                    seq += 1
-                    push(heap, (busy[key], ENGINE_TRY, seq, key))
+                    push(heap, (bk, ENGINE_TRY, nxt(), key))
                 return
             tid = q[h]
             fl = t_floor[tid]
             if fl > now:
                 if not eng_waiting[key]:
                     eng_waiting[key] = True
-                    seq += 1
-                    push(heap, (fl, ENGINE_TRY, seq, key))
+                    push(heap, (fl, ENGINE_TRY, nxt(), key))
                 return
+            r = tid % NT
             deps = t_deps[tid]
-            if deps:
-                blocked = False
+            if deps is not None:
+                tb = tid - r
                 for d in deps:
-                    if not t_done[d]:
-                        t_waiters[d].append(key)
-                        blocked = True
-                        break
-                if blocked:
-                    return
-            # start the task
-            if t_slot[tid]:
-                dep_ready = max(t_end[d] for d in deps)
-                free_at = fl if fl > eng_idle[key] else eng_idle[key]
-                if dep_ready > free_at:
-                    b.stalls["buffer"] += dep_ready - free_at
-            unit, e = divmod(key, N_ENG)
-            ns, sm, descs, label = t_spec[tid]
-            if e == COPY:
-                cs = now
-                end = now
+                    if not t_done[tb + d]:
+                        w = t_wait[tb + d]
+                        if w is None:
+                            t_wait[tb + d] = [key]
+                        else:
+                            w.append(key)
+                        return
+                if t_slot[tid]:
+                    dep_ready = t_end[tb + deps[0]] if len(deps) == 1 else max([t_end[tb + d] for d in deps])
+                    ei = eng_idle[key]
+                    if dep_ready > (fl if fl > ei else ei):
+                        st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+            # start the transfer
+            if unit < 0:
+                unit = key // N_ENG
                 srv = 0 if shared_dram else unit
-                dfree = dram[srv]
-                if n_ch:
-                    ch = chans[unit]
-                    for x in descs:
-                        i = ch.index(min(ch))
-                        c0 = ch[i]
-                        if c0 > cs:
-                            cs = c0
-                        ts = dfree if dfree > cs else cs
-                        dfree = ts + x
-                        land = dfree + lat
-                        ch[i] = land if hold else dfree
-                        b.channel_busy += ch[i] - cs
-                        if land > end:
-                            end = land
-                    b.descriptors += len(descs)
-                else:
-                    for x in descs:
-                        ts = dfree if dfree > cs else cs
-                        dfree = ts + x
-                    end = dfree + lat
-                    b.descriptors += len(descs)
-                dram[srv] = dfree
-                work[COPY] += ns
-                occ[COPY] += end - now
-                busy[key] = cs
+                ch = chans[unit] if n_ch else None
+            ns, sm, descs, nd, label, tile = r_spec[r]
+            cs = now
+            dfree = dram[srv]
+            if ch is not None:
+                end = now
+                held = 0
+                # the channels are alike: only the multiset of their free times matters,
+                # kept as a heap (the descriptor takes the earliest free one)
+                for x in descs:
+                    c0 = ch[0]
+                    if c0 > cs:
+                        cs = c0
+                    dfree = (dfree if dfree > cs else cs) + x
+                    land = dfree + lat
+                    if hold:
+                        replace(ch, land)
+                        held += land - cs
+                    else:
+                        replace(ch, dfree)
+                        held += dfree - cs
+                    if land > end:
+                        end = land
+                cnt[1] += held
             else:
-                end = now + ns
-                work[e] += ns
+                for x in descs:
+                    dfree = (dfree if dfree > cs else cs) + x
+                end = dfree + lat
+            cnt[0] += nd
+            dram[srv] = dfree
+            work[COPY] += ns
+            occ[COPY] += end - now
+            busy[key] = cs
             if sm:
-                s0 = tcm[unit] if tcm[unit] > now else now
-                tcm[unit] = s0 + sm
+                s0 = tcm[unit]
+                if now > s0:
+                    s0 = now
+                s0 += sm
+                tcm[unit] = s0
                 work[SMEM] += sm
-                if s0 + sm > end:
-                    end = s0 + sm
-            if e != COPY:
-                busy[key] = end
-                occ[e] += end - now
+                if s0 > end:
+                    end = s0
             h += 1
             heads[key] = h
             t_end[tid] = end
-            eng_idle[key] = busy[key]
+            eng_idle[key] = cs
             if rec is not None:
-                rec((now, end, e, label, t_tile[tid], unit))
-            b.tasks += 1
-            seq += 1
-            push(heap, (end, END, seq, tid))
-            if e != COPY:
-                return  # the END event retries this engine
-        return
+                rec((now + off, end + off, COPY, label, tile, unit))
+            push(heap, (end, END, nxt(), tid))
 
-    def finish_task(tid: int, now: int) -> None:
-        t_done[tid] = True
-        w = t_waiters[tid]
-        if w:
-            t_waiters[tid] = []
-            for key in w:
-                try_engine(key, now)
-        c = t_cmd[tid]
-        c_left[c] -= 1
-        if c_left[c] == 0:
-            c_end[c] = now
-            p = c_pos[c]
-            p_left[p] -= 1
-            cw = c_waiters[c]
-            if cw:
-                c_waiters[c] = []
-                for pp in cw:
-                    dispatch(pp, now)
-            if p_left[p] == 0 and p_exhausted[p] and p_done_at[p] is None:
-                position_finished(p, now)
+    def try_compute(key: int, now: int) -> None:
+        """Start the head task of a compute engine if it can start at ``now`` (its END retries)."""
+        h = heads[key]
+        q = queues[key]
+        if h >= len(q):
+            return
+        bk = busy[key]
+        if bk > now:
+            if not eng_waiting[key]:
+                eng_waiting[key] = True
+                push(heap, (bk, ENGINE_TRY, nxt(), key))
+            return
+        tid = q[h]
+        fl = t_floor[tid]
+        if fl > now:
+            if not eng_waiting[key]:
+                eng_waiting[key] = True
+                push(heap, (fl, ENGINE_TRY, nxt(), key))
+            return
+        r = tid % NT
+        deps = t_deps[tid]
+        if deps is not None:
+            tb = tid - r
+            for d in deps:
+                if not t_done[tb + d]:
+                    w = t_wait[tb + d]
+                    if w is None:
+                        t_wait[tb + d] = [key]
+                    else:
+                        w.append(key)
+                    return
+            if t_slot[tid]:
+                dep_ready = t_end[tb + deps[0]] if len(deps) == 1 else max([t_end[tb + d] for d in deps])
+                ei = eng_idle[key]
+                if dep_ready > (fl if fl > ei else ei):
+                    st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+        ns, sm, descs, nd, label, tile = r_spec[r]
+        unit = key // N_ENG
+        e = key - unit * N_ENG
+        end = now + ns
+        work[e] += ns
+        if sm:
+            s0 = tcm[unit]
+            if now > s0:
+                s0 = now
+            s0 += sm
+            tcm[unit] = s0
+            work[SMEM] += sm
+            if s0 > end:
+                end = s0
+        busy[key] = end
+        occ[e] += end - now
+        heads[key] = h + 1
+        t_end[tid] = end
+        eng_idle[key] = end
+        if rec is not None:
+            rec((now + off, end + off, e, label, tile, unit))
+        push(heap, (end, END, nxt(), tid))
 
-    def new_task(c, info: OpInfo, ns, smem, descs, tile, floor, deps, spec=None) -> int:
-        tid = len(t_spec)
-        t_spec.append(spec if spec is not None else (ns, smem, descs, info.idx))
-        t_tile.append(tile)
-        t_cmd.append(c)
-        t_deps.append(deps)
-        t_floor.append(floor)
-        t_done.append(False)
-        t_waiters.append([])
-        t_slot.append(False)
-        t_end.append(-1)
-        return tid
+    tries = [try_compute] * N_ENG
+    tries[COPY] = try_copy
+    tries = tries * units                  # by engine key
 
     def dispatch(p: int, now: int) -> None:
-        """Dispatch as many commands of position p as possible at time ``now``."""
-        nonlocal seq
-        stream = p_stream[p]
-        writer = p_writer[p]
-        readers = p_readers[p]
-        ring = p_ring[p]
+        """Dispatch as many commands of position p as possible at time ``now``.
+
+        The position's dispatcher state (next command, free time, outstanding count) is
+        kept in locals and written back on return: nothing called from here reads it.
+        """
+        cbase = p * NC
+        tbase = p * NT
         unit = p_unit[p]
-        base = unit * N_ENG
+        ubase = unit * N_ENG
+        pf = p_free[p]
+        i = p_next[p]
+        left = p_left[p]
         while True:
-            if p_free[p] > now:
-                if p_try[p] != p_free[p]:
-                    p_try[p] = p_free[p]
-                    seq += 1
-                    push(heap, (p_free[p], DISPATCH_TRY, seq, p))
+            if pf > now:
+                p_free[p] = pf
+                p_next[p] = i
+                p_left[p] = left
+                if p_try[p] != pf:
+                    p_try[p] = pf
+                    push(heap, (pf, DISPATCH_TRY, nxt(), p))
                 return
-            cmd = p_pending[p]
-            if cmd is None:
-                cmd = next(stream, None)
-                if cmd is None:
-                    p_exhausted[p] = True
-                    if p_left[p] == 0 and p_done_at[p] is None:
-                        position_finished(p, now)
-                    return
-                if cmd[0] == "op" and cmd[1].view:
-                    info = cmd[1]
-                    # a free alias: the result is ready when its source is
-                    src = info.reads[0] if info.reads else None
-                    if src is not None:
-                        w = writer.get((src, cmd[2])) if src in ring else writer.get(src)
-                        if w is None and src in ring:
-                            w = writer.get(src)
-                        for out in info.writes:
-                            if w is not None:
-                                writer[out] = w
-                    continue
-                p_pending[p] = cmd
-                p_deps[p] = None
+            if i >= NC:
+                p_free[p] = pf
+                p_next[p] = i
+                p_left[p] = left
+                p_exhausted[p] = True
+                if left == 0 and p_done_at[p] is None:
+                    p_done_at[p] = now
+                    start_position(unit, now)
+                return
+            cost, n, comp, t0, ring, eng, label, tile, sdj = cmd[i]
             deps = p_deps[p]
             if deps is None:
-                deps = []
-                kind = cmd[0]
-                if kind == "op":
-                    info, tile, rg = cmd[1], cmd[2], cmd[3]
-                    names_r, names_w = info.reads, info.writes
-                    for n in names_r:
-                        w = writer.get((n, tile)) if n in ring else None
-                        if w is None:
-                            w = writer.get(n)
-                        if w is not None and c_end[w] < 0:
-                            deps.append((w, "data" if c_load[w] else "hazard"))
-                    if rg is not None:
-                        # ring slot: the readers of this value's tile (tile - stages); the
-                        # command is dispatched and waits in its engine's queue (a semaphore)
-                        slot = []
-                        for n in names_w:
-                            old = readers.pop((n, tile - rg[1]), None)
-                            if old:
-                                for r in old:
-                                    if c_end[r] < 0:
-                                        slot.extend(c_tasks[r])
-                        p_slot[p] = slot or None
-                    else:
-                        for n in names_w:
-                            w = writer.get(n)
-                            if w is not None and c_end[w] < 0:
-                                deps.append((w, "hazard"))
-                else:
-                    inner = cmd[2]
-                    seen = set()
-                    for info in inner:
-                        for n in info.reads + info.writes:
-                            if n in seen:
-                                continue
-                            seen.add(n)
-                            w = writer.get(n)
-                            if w is not None and c_end[w] < 0:
-                                deps.append((w, "data" if c_load[w] else "hazard"))
-                p_deps[p] = deps
-            # blocked?
-            for (d, why) in deps:
-                if c_end[d] < 0:
-                    c_waiters[d].append(p)
-                    return
-            # dispatch now: account the wait
-            if deps:
-                waited = now - p_free[p]
+                # first look at command i: the ring slot's readers still in flight, then
+                # its dependencies (a command not blocked now waits for nothing)
+                if ring:
+                    slot = []
+                    for j in c_sslot[i]:
+                        if c_end[cbase + j] < 0:
+                            r0 = c_t0[j]
+                            slot.extend(range(r0, r0 + c_nt[j]))
+                    p_slot[p] = slot or None
+                for j in sdj:
+                    if c_end[cbase + j] < 0:
+                        # blocked: wait for the dependencies in flight now
+                        p_deps[p] = [(cbase + j2, why) for (j2, why) in c_sdeps[i] if c_end[cbase + j2] < 0]
+                        c_wait[cbase + j] += 1
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        return
+            else:
+                for (d, why) in deps:
+                    if c_end[d] < 0:
+                        c_wait[d] += 1
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        return
+                # dispatch now: account the wait to the last dependency to finish
+                waited = now - pf
                 if waited > 0:
                     last, lt = None, -1
-                    for x in deps:
-                        if c_end[x[0]] > lt:
-                            lt = c_end[x[0]]
-                            last = x[1]
-                    b.stalls[last] += waited
-            kind = cmd[0]
-            c = len(c_left)
-            c_pos.append(p)
-            c_end.append(-1)
-            c_waiters.append([])
-            p_left[p] += 1
-            b.commands += 1
-            if kind == "op":
-                info, tile, rg = cmd[1], cmd[2], cmd[3]
-                cost = disp_single if info.dispatched else 0
-                floor = now + cost
-                c_load.append(info.is_load)
-                c_left.append(1)
-                slot = p_slot[p] if rg is not None else None
-                tid = new_task(c, info, 0, 0, (), tile, floor, slot, info.spec)
-                if slot:
-                    t_slot[tid] = True
-                    p_slot[p] = None
-                c_tasks.append((tid,))
-                key = base + info.engine
-                if cost:
-                    idle_from = busy[key] if busy[key] > now else now
-                    if floor > idle_from:
-                        b.stalls["dispatch"] += floor - idle_from
+                    for (d, why) in deps:
+                        if c_end[d] > lt:
+                            lt = c_end[d]
+                            last = why
+                    st[last] += waited
+                p_deps[p] = None
+            c = cbase + i
+            i += 1
+            left += 1
+            pf = now + cost
+            c_left[c] = n
+            if not comp:
+                tid = tbase + t0
+                t_floor[tid] = pf
+                if ring:
+                    slot = p_slot[p]
+                    if slot:
+                        t_deps[tid] = slot
+                        t_slot[tid] = True
+                        p_slot[p] = None
+                key = ubase + eng
+                bk = busy[key]
                 queues[key].append(tid)
-                for n in info.reads:
-                    if n in ring:
-                        readers.setdefault((n, tile), []).append(c)
-                if rg is not None:
-                    for n in info.writes:
-                        ring[n] = rg[1]
-                        writer[(n, tile)] = c
-                        writer[n] = c
-                else:
-                    for n in info.writes:
-                        writer[n] = c
-                        if n in ring:
-                            del ring[n]
-                touched = (key,)
-            else:
-                _, lid, inner, nsub, tile = cmd
-                cost = disp_comp
-                floor = now + cost
-                c_load.append(any(i.is_load for i in inner))
-                local: dict = {}
-                all_tids: list = []
-                tids_by_key: dict = {}
-                count = 0
-                subs = [(_split(i.ns, nsub), _split(i.smem, nsub)) for i in inner]
-                for s in range(nsub):
-                    for j, info in enumerate(inner):
-                        if info.view:
-                            src = info.reads[0] if info.reads else None
-                            if src is not None and src in local:
-                                for out in info.writes:
-                                    local[out] = local[src]
-                            continue
-                        ddeps = [local[n] for n in info.reads if n in local]
-                        ns_s, sm_s = subs[j][0][s], subs[j][1][s]
-                        if info.engine == COPY:
-                            k = max(1, len(info.descs) // nsub)
-                            descs = tuple(_split(ns_s, k)) if ns_s else (0,)
-                        else:
-                            descs = ()
-                        tid = new_task(c, info, ns_s, sm_s, descs, tile, floor, ddeps or None)
-                        all_tids.append(tid)
-                        for out in info.writes:
-                            local[out] = tid
-                        key = base + info.engine
-                        queues[key].append(tid)
-                        tids_by_key[key] = True
-                        count += 1
-                c_left.append(count)
-                c_tasks.append(tuple(all_tids))
-                if count == 0:
-                    c_end[c] = floor
-                    p_left[p] -= 1
-                for info in inner:
-                    for n in info.writes:
-                        writer[n] = c
-                        ring.pop(n, None)
-                touched = tuple(tids_by_key)
                 if cost:
-                    idle = min((busy[k] for k in touched), default=now)
-                    idle_from = idle if idle > now else now
-                    if floor > idle_from:
-                        b.stalls["dispatch"] += floor - idle_from
+                    idle_from = bk if bk > now else now
+                    if pf > idle_from:
+                        st[S_DISPATCH] += pf - idle_from
+                    cnt[2] += 1
+                    work[DISPATCH] += cost
+                    occ[DISPATCH] += cost
+                    if rec is not None:
+                        rec((now + off, pf + off, DISPATCH, label, tile, unit))
+                    if not eng_waiting[key]:
+                        eng_waiting[key] = True
+                        push(heap, (pf if pf > bk else bk, ENGINE_TRY, nxt(), key))
+                elif bk <= now:
+                    tries[key](key, now)
+                elif not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    push(heap, (bk, ENGINE_TRY, nxt(), key))
+                continue
+            floor = pf
+            for r in range(t0, t0 + n):
+                tid = tbase + r
+                t_floor[tid] = floor
+                t_deps[tid] = r_sdeps[r]
+                queues[ubase + r_eng[r]].append(tid)
+            if n == 0:
+                c_end[c] = floor
+                left -= 1
+            touched = [ubase + e for e in eng]
             if cost:
-                b.dispatches += 1
+                idle = min([busy[k] for k in touched], default=now)
+                idle_from = idle if idle > now else now
+                if floor > idle_from:
+                    st[S_DISPATCH] += floor - idle_from
+                cnt[2] += 1
                 work[DISPATCH] += cost
                 occ[DISPATCH] += cost
                 if rec is not None:
-                    rec((now, floor, DISPATCH, cmd[1].idx if kind == "op" else cmd[1], tile, unit))
-            p_pending[p] = None
-            p_deps[p] = None
-            p_free[p] = floor
+                    rec((now + off, floor + off, DISPATCH, label, tile, unit))
             for key in touched:
                 if floor <= now and busy[key] <= now:
-                    try_engine(key, now)
+                    tries[key](key, now)
                 elif not eng_waiting[key]:
                     eng_waiting[key] = True
-                    seq += 1
-                    push(heap, (floor if floor > busy[key] else busy[key], ENGINE_TRY, seq, key))
+                    bk = busy[key]
+                    push(heap, (floor if floor > bk else bk, ENGINE_TRY, nxt(), key))
 
+    compute_keys = [(u * N_ENG + TENSOR, u * N_ENG + VECTOR, u * N_ENG + SPECIAL) for u in range(units)]
     for u in range(units):
         for _ in range(slots):
             start_position(u, 0)
-    now = 0
+    makespan = 0
     while heap:
         now, kind, _, arg = pop(heap)
         if kind == END:
-            finish_task(arg, now)
-            if now > b.makespan:
-                b.makespan = now
-            key = (p_unit[c_pos[t_cmd[arg]]]) * N_ENG
-            # retry the engine the task ran on (compute engines are busy until END)
-            # engine index is recoverable from the queue; cheap: try all non-copy engines idle
-            for e in (2, 3, 4, 5):
-                k2 = key + e
-                if heads[k2] < len(queues[k2]) and not eng_waiting[k2]:
-                    try_engine(k2, now)
+            t_done[arg] = True
+            w = t_wait[arg]
+            if w is not None:
+                t_wait[arg] = None
+                for key in w:
+                    tries[key](key, now)
+            p = arg // NT
+            c = p * NC + r_cmd[arg - p * NT]
+            left = c_left[c] - 1
+            c_left[c] = left
+            if left == 0:
+                c_end[c] = now
+                left = p_left[p] - 1
+                p_left[p] = left
+                cw = c_wait[c]
+                if cw:
+                    c_wait[c] = 0
+                    dispatch(p, now)
+                    while cw > 1:
+                        dispatch(p, now)
+                        cw -= 1
+                    left = p_left[p]
+                if left == 0 and p_exhausted[p] and p_done_at[p] is None:
+                    p_done_at[p] = now
+                    start_position(p_unit[p], now)
+            if now > makespan:
+                makespan = now
+            # retry the compute engines of the task's unit (a compute engine is busy until
+            # its task's END; the copy engine retries itself)
+            # (try_compute inlined up to the start: an idle engine's head that must wait is
+            # the common case on a busy unit)
+            for k in compute_keys[p_unit[p]]:
+                h = heads[k]
+                q = queues[k]
+                if h < len(q) and not eng_waiting[k]:
+                    bk = busy[k]
+                    if bk > now:
+                        eng_waiting[k] = True
+                        push(heap, (bk, ENGINE_TRY, nxt(), k))
+                        continue
+                    tid = q[h]
+                    fl = t_floor[tid]
+                    if fl > now:
+                        eng_waiting[k] = True
+                        push(heap, (fl, ENGINE_TRY, nxt(), k))
+                        continue
+                    deps = t_deps[tid]
+                    if deps is not None:
+                        tb = tid - tid % NT
+                        for d in deps:
+                            if not t_done[tb + d]:
+                                w = t_wait[tb + d]
+                                if w is None:
+                                    t_wait[tb + d] = [k]
+                                else:
+                                    w.append(k)
+                                break
+                        else:
+                            try_compute(k, now)
+                    else:
+                        try_compute(k, now)
         elif kind == DISPATCH_TRY:
             if p_try[arg] == now:
                 p_try[arg] = -1
             dispatch(arg, now)
         else:
             eng_waiting[arg] = False
-            try_engine(arg, now)
-    for p in range(len(p_stream)):
-        if p_done_at[p] is not None and p_done_at[p] > b.makespan:
-            b.makespan = p_done_at[p]
+            tries[arg](arg, now)
+    for p in range(len(p_unit)):
+        if p_done_at[p] is not None and p_done_at[p] > makespan:
+            makespan = p_done_at[p]
+    b.makespan = makespan
+    b.stalls = dict(zip(STALLS, st))
+    b.commands = sum(p_next)
+    b.tasks = len(t_end) - t_end.count(-1)
+    b.descriptors, b.channel_busy, b.dispatches = cnt
     return b

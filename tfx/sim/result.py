@@ -23,14 +23,17 @@ class Timeline:
         self.events = events
         self.engines = engines
         self.labels = labels
-        self._starts = [e[0] for e in events]
-        self._maxdur = max((e[1] - e[0] for e in events), default=0)
+        self._starts = None           # built on the first events_in (a timeline may never be queried)
+        self._maxdur = 0
 
     def __len__(self) -> int:
         return len(self.events)
 
     def events_in(self, t0: int, t1: int, unit: int | None = 0) -> list:
         """Events overlapping [t0, t1) (on ``unit``; None for every unit), by start."""
+        if self._starts is None:
+            self._starts = [e[0] for e in self.events]
+            self._maxdur = max((e[1] - e[0] for e in self.events), default=0)
         lo = bisect.bisect_left(self._starts, t0 - self._maxdur)
         hi = bisect.bisect_left(self._starts, t1)
         return [e for e in self.events[lo:hi]

@@ -69,13 +69,13 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             probe = Lowering(analysis, unit_node, units, miss, warps)
             shared = probe.m.dram_per_unit is None
             lw = Lowering(analysis, unit_node, 1 if shared else units, miss, warps, labels=labels)
-            b = des.run(lw, lambda: lw.stream(unit_node, tiles), units=units, slots=resident,
-                        positions=positions, record=events, shared_dram=shared)
+            b = des.run(lw, _program(lw, unit_node, tiles), units=units, slots=resident,
+                        positions=positions, record=events, shared_dram=shared, offset=t0)
             scale, span = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
-                lw, lambda: lw.stream(unit_node, cap), units=units, slots=resident,
+                lw, _program(lw, unit_node, cap), units=units, slots=resident,
                 positions=positions, record=False, shared_dram=shared).makespan)
             ls.add_batch("all units", b, 1, span, t0, scale)
-            _collect(all_events, b, t0, events)
+            all_events.extend(b.events)
             n_events += b.tasks + b.dispatches
             ls.makespan_ns = span
         else:
@@ -88,13 +88,13 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             t = t0
             for name, r, active, count in batches:
                 lw = Lowering(analysis, unit_node, active, miss, warps, labels=labels)
-                b = des.run(lw, lambda: lw.stream(unit_node, tiles), units=1, slots=r,
-                            positions=r, record=events)
+                b = des.run(lw, _program(lw, unit_node, tiles), units=1, slots=r,
+                            positions=r, record=events, offset=t)
                 scale, span = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: des.run(
-                    lw, lambda: lw.stream(unit_node, cap), units=1, slots=r, positions=r,
+                    lw, _program(lw, unit_node, cap), units=1, slots=r, positions=r,
                     record=False).makespan)
                 ls.add_batch(name, b, count, span, t, scale)
-                _collect(all_events, b, t, events)
+                all_events.extend(b.events)
                 n_events += b.tasks + b.dispatches
                 t += span * count
             ls.makespan_ns = t - t0
@@ -111,13 +111,9 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
                      wall_s=wall, n_events=n_events)
 
 
-def _collect(out, b, t0, events):
-    if not events:
-        return
-    if t0:
-        out.extend((s + t0, e + t0, eng, lab, tile, unit) for (s, e, eng, lab, tile, unit) in b.events)
-    else:
-        out.extend(b.events)
+def _program(lw, unit_node, cap):
+    """One position's command stream of ``unit_node``, compiled for the event core."""
+    return des.compile_stream(lw, lw.stream(unit_node, cap))
 
 
 def _extrapolated(lw, unit_node, tiles, b, rerun):
