@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.test_tui_support import GEMM, make_app, run
+from tests.test_tui_support import GEMM, make_app, run, shown
 from tfx.hw.units import format_time_ns
 
 
@@ -46,7 +46,7 @@ def test_param_edit_moves_smem_peak():
             await app.wait_for_generation()
             await pilot.pause()
             assert app.analysis.metrics["memory.peak.smem"] == 4 * (128 * 64 + 64 * 128) * 2
-            text = str(app.query_one("#roofline-text").render())
+            text = shown(app, "#roofline-text")
             assert "131.07 KB smem per CTA" in text
             assert table.get_row("STAGES")[1] == "4"
             assert "smem peak 98.30 KB -> 131.07 KB (+33.3%)" in app.last_diff
@@ -101,7 +101,7 @@ def test_knob_double_sm_count_halves_compute_roofline():
             expect = math.ceil(2 * 4096 ** 3 / (4096 * 264 * 1.98) + 4096 ** 2 / (256 * 264 * 1.98))
             assert expect == 64318
             assert app.analysis.metrics["roofline.compute_ns"] == expect
-            assert f"compute {format_time_ns(expect)}" in str(app.query_one("#roofline-text").render())
+            assert f"compute {format_time_ns(expect)}" in shown(app, "#roofline-text")
             assert "compute 128.63 us -> 64.32 us (-50.0%)" in app.last_diff
     run(go())
 

@@ -22,6 +22,11 @@ def make_app(**kw):
     return app
 
 
+def shown(app, selector: str) -> str:
+    """The text a widget shows, with runs of whitespace (line wraps included) made one space."""
+    return " ".join(str(app.query_one(selector).render()).split())
+
+
 def run(coro):
     return asyncio.run(coro)
 

@@ -9,25 +9,32 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 HELP = """\
-[b]tfx open[/b]: explore one kernel on one hardware profile. Every edit reruns the
-analysis in a worker process; the status line says what moved.
+[b]tfx open[/b]: one kernel on one hardware profile. Every edit reruns the
+analysis in a worker process; the line above the footer says what moved.
 
 [b]Anywhere[/b]
-  1..6        IR, Traffic, Roofline, Timeline, Explore, Hardware
-  ctrl+p      command palette: go to scope, set knob/parameter, switch profile, export
-  r           reload the kernel file from disk
-  d           domain: logical -> total -> cta -> warp -> thread
-  ctrl+s      save the screen as SVG      ctrl+j  save the analysis as JSON
-  f1          this help                   q       quit
+  1..6     IR, Traffic, Roofline, Timeline, Explore, Hardware
+  ctrl+p   commands: go to scope, set knob or parameter, switch profile
+  r        reload the kernel file from disk
+  d        counting domain: logical, total, cta, warp, thread
+  ctrl+s   save the screen (SVG)     ctrl+j  save the analysis (JSON)
+  ctrl+t   save the timeline (Chrome trace)
+  f1       this help                 q       quit
 
-[b]IR[/b]  up/down/enter in the scope tree; the records follow the selection.
-[b]Traffic[/b]  one row per scope; d switches the counting domain.
-[b]Roofline[/b]  left: kernel parameters (enter or e edits); right: bound, terms,
-  occupancy, the budget that meets the hint and what it would gain.
-[b]Timeline[/b]  +/- zoom, left/right pan, home/end; ctrl+t exports a Chrome trace.
-[b]Explore[/b]  up/down choose a point, enter loads its parameters.
-[b]Hardware[/b]  enter or e types a value (3.2TB/s, 1.2e12, x2, /2); x doubles, h halves,
-  z resets the fact, Z resets all, w saves a new profile under your config folder.
+[b]IR[/b]        up/down/enter in the scope tree; its records follow.
+[b]Traffic[/b]   one row per scope, in the counting domain (d).
+[b]Roofline[/b]  left, the kernel parameters: enter or e types a value,
+          x doubles, h halves; right, bound, terms, occupancy and
+          what the next occupancy would gain.
+[b]Timeline[/b]  +/- zoom, left/right pan, home/end.
+[b]Explore[/b]   sweeps the ticked parameters over their declared domains,
+          the others fixed where they are (the shape, by default).
+          up/down choose a row (marked on the scatter), enter loads
+          it as a parameter edit; s goes to the parameter list,
+          where space ticks or unticks one; escape comes back.
+[b]Hardware[/b]  enter or e types a value (3.2TB/s, 1.2e12, x2, /2);
+          x doubles, h halves, z resets the fact, Z resets all,
+          w saves a new profile under your config folder.
 
 [dim]escape or f1 closes[/dim]"""
 
@@ -40,7 +47,7 @@ class HelpScreen(ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%;
+    HelpScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1; }
     """
 

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tfx.tui.core import fmt_fact
+
+
+COLUMNS = ("fact", "value", "knob", "origin")
+
+
+def knob_label(text, base, path: str) -> str:
+    """The knob as the user wrote it (``3.2TB/s``, ``x2``); a bare number (what ``x``/``h``
+    send) as a factor of the profile's own value, ``x2`` or ``x0.5``."""
+    if text is None:
+        return ""
+    try:
+        value = float(text)
+        old = base.fact(path).value if base is not None else None
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return str(text)
+    if not old:
+        return str(text)
+    return f"x{value / float(old):.4g}"
 
 
 class FactsTable(DataTable):
@@ -17,7 +36,7 @@ class FactsTable(DataTable):
         Binding("x", "nudge(2)", "x2", id="hw.double"),
         Binding("h", "nudge(0.5)", "/2", id="hw.halve"),
         Binding("z", "reset", "Reset", id="hw.reset"),
-        Binding("Z", "reset_all", "Reset all", id="hw.reset_all"),
+        Binding("Z", "reset_all", "Reset all", id="hw.reset_all", show=False),
         Binding("w", "save", "Save as", id="hw.save"),
     ]
 
@@ -48,7 +67,7 @@ class FactsTable(DataTable):
 class HardwarePane(Vertical):
     DEFAULT_CSS = """
     HardwarePane { height: 1fr; }
-    HardwarePane #hw-caption { height: 1; }
+    HardwarePane #hw-caption { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     HardwarePane FactsTable { height: 1fr; }
     HardwarePane #hw-source { height: 2; color: $text-muted; }
     """
@@ -58,22 +77,39 @@ class HardwarePane(Vertical):
         yield FactsTable(id="facts-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="hw-source")
 
-    def show(self, profile, knobs: dict) -> None:
+    def show(self, profile, knobs: dict, base=None) -> None:
+        """Fill the table; when the facts are the same list as before (a knob edit), only the
+        cells that changed are rewritten, so a keystroke costs what it changes."""
         table = self.query_one(FactsTable)
-        row = table.cursor_row
-        if not table.columns:
-            table.add_columns("fact", "value", "origin", "knob")
-        table.clear()
-        self._facts = {}
-        for path, fact in profile.facts():
-            self._facts[path] = fact
-            table.add_row(path, fmt_fact(fact), fact.origin or "-", knobs.get(path, ""), key=path)
-        if 0 <= row < table.row_count:
-            table.move_cursor(row=row, animate=False)
+        self._facts = dict(profile.facts())
+        rows = [(path, fmt_fact(f), knob_label(knobs.get(path), base, path), f.origin or "-")
+                for path, f in self._facts.items()]
+        keys = tuple(r[0] for r in rows)
+        if keys != getattr(self, "_keys", None):
+            row = table.cursor_row
+            if not table.columns:
+                for c in COLUMNS:
+                    table.add_column(c, key=c)
+            table.clear()
+            for r in rows:
+                table.add_row(*r, key=r[0])
+            if 0 <= row < table.row_count:
+                table.move_cursor(row=row, animate=False)
+            self._keys = keys
+        else:
+            for new, old in zip(rows, self._rows):
+                for col, a, b in zip(COLUMNS[1:], new[1:], old[1:]):
+                    if a != b:
+                        table.update_cell(new[0], col, a, update_width=True)
+        self._rows = rows
         n = len(knobs)
-        self.query_one("#hw-caption", Static).update(
-            f"[b]{profile.name}[/b] ({profile.kind}) {profile.description[:60]}"
-            + (f"  [yellow]{n} knob{'s' if n != 1 else ''} set[/yellow]" if n else ""))
+        caption = Text(no_wrap=True, overflow="ellipsis")
+        caption.append(profile.name, style="bold")
+        caption.append(f" ({profile.kind}) ")
+        if n:
+            caption.append(f"{n} knob{'s' if n != 1 else ''} set  ", style="yellow")
+        caption.append(profile.description, style="dim")
+        self.query_one("#hw-caption", Static).update(caption)
         self._source()
 
     def _source(self) -> None:

@@ -30,10 +30,11 @@ class ScopeTree(Tree):
 
 class IRPane(Horizontal):
     DEFAULT_CSS = """
-    IRPane { height: 1fr; }
+    IRPane { height: 1fr; scrollbar-size: 1 1; }
+    IRPane ScrollableContainer, IRPane ScopeTree, IRPane VerticalScroll { scrollbar-size: 1 1; }
     IRPane #ir-text-scroll { width: 1fr; border-right: tall $panel; overflow: auto auto; }
     IRPane #ir-text { width: auto; }
-    IRPane #ir-side { width: 1fr; }
+    IRPane #ir-side { width: 1fr; max-width: 64; }
     IRPane ScopeTree { height: 1fr; min-height: 5; }
     IRPane #ir-records-scroll { height: 1fr; border-top: tall $panel; }
     """
@@ -96,7 +97,8 @@ class IRPane(Horizontal):
         if node is None:
             return t
         t.append(f"{node.label}", style="bold")
-        t.append(f"  [{dom}]  {node.kind}, line {node.line}, {node.execs} executions, {node.precision}\n")
+        t.append(f"  [{dom}]  {node.kind}, line {node.line}, {node.execs} "
+                 f"execution{'' if node.execs == 1 else 's'}, {node.precision}\n")
         rec = a.scope_records(node, dom)
         if not rec:
             t.append("no work or traffic in this scope\n", style="dim")

@@ -37,6 +37,23 @@ class ParamsTable(DataTable):
         return str(self.get_row_at(self.cursor_row)[0])
 
 
+PARAM_COLUMNS = ("param", "value", "set")
+
+
+class RooflineText(Static):
+    """The roofline, terms and occupancy text, wrapped to the widget's width with hanging
+    indents (a wrapped term's detail stays in its column)."""
+
+    def show(self, outcome) -> None:
+        self.outcome = outcome
+        self._width = self.size.width
+        self.update(roofline_text(outcome, self._width or None))
+
+    def on_resize(self) -> None:
+        if getattr(self, "outcome", None) is not None and self.size.width != self._width:
+            self.show(self.outcome)
+
+
 class RooflinePane(Horizontal):
     DEFAULT_CSS = """
     RooflinePane { height: 1fr; }
@@ -47,24 +64,52 @@ class RooflinePane(Horizontal):
     def compose(self) -> ComposeResult:
         yield ParamsTable(id="params-table", cursor_type="row")
         with VerticalScroll():
-            yield Static(id="roofline-text")
+            yield RooflineText(id="roofline-text")
 
     def show(self, outcome, overrides: dict) -> None:
+        """The parameters (only changed cells are rewritten after an edit) and the text."""
         a = outcome.analysis
         table = self.query_one(ParamsTable)
-        row = table.cursor_row
-        if table.columns == {} or not table.columns:
-            table.add_columns("param", "value", "")
-        table.clear()
-        for p in a.kernel.params:
-            table.add_row(p.name, str(a.params.get(p.name)), "*" if p.name in overrides else "",
-                          key=p.name)
-        if 0 <= row < table.row_count:
-            table.move_cursor(row=row, animate=False)
-        self.query_one("#roofline-text", Static).update(roofline_text(outcome))
+        rows = [(p.name, str(a.params.get(p.name)), "*" if p.name in overrides else "")
+                for p in a.kernel.params]
+        keys = tuple(r[0] for r in rows)
+        if keys != getattr(self, "_keys", None):
+            row = table.cursor_row
+            if not table.columns:
+                for c in PARAM_COLUMNS:
+                    table.add_column("" if c == "set" else c, key=c)
+            table.clear()
+            for r in rows:
+                table.add_row(*r, key=r[0])
+            if 0 <= row < table.row_count:
+                table.move_cursor(row=row, animate=False)
+            self._keys = keys
+        else:
+            for new, old in zip(rows, self._rows):
+                for col, x, y in zip(PARAM_COLUMNS[1:], new[1:], old[1:]):
+                    if x != y:
+                        table.update_cell(new[0], col, x, update_width=True)
+        self._rows = rows
+        self.query_one(RooflineText).show(outcome)
 
 
-def roofline_text(outcome) -> Text:
+def _wrap(t: Text, body: str, width: int | None, col: int = 0, indent: int = 2,
+          style: str = "") -> None:
+    """Append ``body`` and a newline to a line that already holds ``col`` cells; it wraps at
+    ``width`` and each continuation line starts at ``indent`` (a hanging indent)."""
+    import textwrap
+    if not width or col + len(body) <= width or width - max(col, indent) < 12:
+        t.append(body + "\n", style=style)
+        return
+    lead = len(body) - len(body.lstrip(" "))
+    first = textwrap.wrap(body, width - col, break_long_words=False, drop_whitespace=True)
+    t.append(" " * lead + (first[0] if first else "") + "\n", style=style)
+    rest = " ".join(body.split()[len(first[0].split()) if first else 0:])
+    for line in textwrap.wrap(rest, width - indent, break_long_words=False):
+        t.append(" " * indent + line + "\n", style=style)
+
+
+def roofline_text(outcome, width: int | None = None) -> Text:
     a = outcome.analysis
     m = a.metrics
     t = Text()
@@ -73,37 +118,46 @@ def roofline_text(outcome) -> Text:
     if "roofline.memory_level" in m:
         t.append(f" ({m['roofline.memory_level']})")
     t.append("\n")
-    t.append(f"  compute {fmt_ns(m['roofline.compute_ns'])}   memory {fmt_ns(m['roofline.memory_ns'])}"
-             f"   ideal {fmt_ns(m['roofline.ideal_ns'])}\n")
+    t.append("  ")
+    _wrap(t, f"compute {fmt_ns(m['roofline.compute_ns'])}   memory {fmt_ns(m['roofline.memory_ns'])}"
+          f"   ideal {fmt_ns(m['roofline.ideal_ns'])}", width, 2, 4)
     for k in sorted(k for k in m if k.startswith("roofline.memory_ns.")):
         t.append(f"    {k.split('.')[-1]:<6} {fmt_ns(m[k])}\n", style="dim")
+    pred = fmt_ns(m["performance.predicted_ns"])
     t.append("Predicted ", style="bold")
-    t.append(f"{fmt_ns(m['performance.predicted_ns'])}", style="bold")
-    t.append(f"  (bound engine {m.get('performance.bound_engine', '?')}, "
-             f"{num(m['performance.waves']):.2f} waves)\n")
+    t.append(pred, style="bold")
+    _wrap(t, f"  (bound engine {m.get('performance.bound_engine', '?')}, "
+          f"{num(m['performance.waves']):.2f} waves)", width, 10 + len(pred), 10)
     for term in a.terms:
         t.append(f"  {term.name:<10}", style="cyan")
-        t.append(f"{fmt_ns(term.ns):>10}  {term.detail}\n")
+        t.append(f"{fmt_ns(term.ns):>10}  ")
+        _wrap(t, term.detail, width, 24, 24)
     t.append("Occupancy ", style="bold")
     if a.occupancy is None:
         t.append("no occupancy model for this hardware\n")
     else:
         lines = a.occupancy.explanation()
-        t.append(lines[0] + "\n")
+        _wrap(t, lines[0], width, 10, 10)
         for line in lines[1:]:
-            t.append(f"  {line}\n")
+            t.append("  ")
+            _wrap(t, line, width, 2, 4)
         r = a.resources
-        t.append(f"  uses {r.threads} threads, {r.regs_per_thread} regs/thread, "
-                 f"{fmt_bytes(r.smem_dynamic + r.smem_static)} smem per CTA ({r.origin})\n", style="dim")
+        t.append("  ")
+        _wrap(t, f"uses {r.threads} threads, {r.regs_per_thread} regs/thread, "
+              f"{fmt_bytes(r.smem_dynamic + r.smem_static)} smem per CTA ({r.origin})", width, 2, 4,
+              style="dim")
     if outcome.hint is not None:
         t.append(f"At occupancy {outcome.hint}", style="bold")
         t.append(f" ({'the kernel' + chr(39) + 's hint' if a.occupancy and a.occupancy.hint else 'one more CTA/SM'})\n")
-        t.append(f"  {outcome.hint_note}\n")
+        t.append("  ")
+        _wrap(t, outcome.hint_note, width, 2, 4)
         h = outcome.hinted
         if h is not None:
             p0, p1 = num(m["performance.predicted_ns"]), num(h.metrics["performance.predicted_ns"])
-            t.append(f"  predicted {fmt_ns(p0)} -> {fmt_ns(p1)}{pct_change(p0, p1)}; "
-                     f"{h.occupancy.summary()}\n")
+            t.append("  ")
+            _wrap(t, f"predicted {fmt_ns(p0)} -> {fmt_ns(p1)}{pct_change(p0, p1)}; "
+                  f"{h.occupancy.summary()}", width, 2, 4)
     for w in a.warnings:
-        t.append(f"warning: {w}\n", style="yellow")
+        t.append("warning: ", style="yellow")
+        _wrap(t, str(w), width, 9, 2, style="yellow")
     return t

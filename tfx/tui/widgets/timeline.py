@@ -58,10 +58,20 @@ class GanttView(ScrollView, can_focus=True):
             self.ends_max[g] = acc
         self.t0 = min((e.start_ns for e in events), default=0.0)
         self.t1 = max((e.end_ns for e in events), default=1.0)
-        self.ns_per_cell = max((self.t1 - self.t0) / 60.0, 1e-3)
+        self._fit = True                  # the whole run fits the width until the user zooms
+        self.ns_per_cell = self._fit_scale()
         self._cache: OrderedDict = OrderedDict()
         self._version = getattr(self, "_version", 0) + 1
         self._resize()
+
+    def _fit_scale(self) -> float:
+        cells = max(self.size.width - LABEL_W - 1, 20) if self.size.width else 60
+        return max((self.t1 - self.t0) / cells, 1e-3)
+
+    def on_resize(self) -> None:
+        if getattr(self, "_fit", False):
+            self.ns_per_cell = self._fit_scale()
+            self._resize()
 
     def _resize(self) -> None:
         cells = int(math.ceil((self.t1 - self.t0) / self.ns_per_cell)) + 1
@@ -72,6 +82,7 @@ class GanttView(ScrollView, can_focus=True):
     def action_zoom(self, factor: float) -> None:
         width = max(self.size.width - LABEL_W, 1)
         center = self.t0 + (self.scroll_x + width / 2) * self.ns_per_cell
+        self._fit = False
         self.ns_per_cell = max(self.ns_per_cell * factor, 1e-3)
         self._resize()
         self.scroll_to(x=max(0, (center - self.t0) / self.ns_per_cell - width / 2), animate=False)
@@ -114,7 +125,7 @@ class GanttView(ScrollView, can_focus=True):
                 tick = f"|{format_time_ns(t)}"
                 text.append(tick.ljust(16)[:cells - i])
                 i += 16
-            label = f"{format_time_ns(self.ns_per_cell)}/c"[:LABEL_W - 1].ljust(LABEL_W)
+            label = f"{_short_ns(self.ns_per_cell)}/c"[:LABEL_W - 1].ljust(LABEL_W)
             return Strip([Segment(label, Style(dim=True)), Segment("".join(text), Style(dim=True))],
                          width).adjust_cell_length(width)
         idx = row - 1
@@ -148,6 +159,14 @@ class GanttView(ScrollView, can_focus=True):
         if run:
             segs.append(Segment("".join(run), run_style))
         return Strip(segs).adjust_cell_length(width)
+
+
+def _short_ns(v: float) -> str:
+    """Three significant digits and no space (``3.08us``), for the 8-cell axis label."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g}{unit}"
+    return f"{v:.3g}ns"
 
 
 class TimelinePane(Vertical):

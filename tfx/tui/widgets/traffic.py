@@ -21,24 +21,30 @@ class TrafficPane(Vertical):
         yield DataTable(id="traffic-table", zebra_stripes=True, cursor_type="row")
 
     def show(self, analysis, domain: str) -> None:
+        """Fill the table; with the same scopes and columns as before (an edit), only the
+        cells that changed are rewritten."""
         table = self.query_one(DataTable)
         tt = traffic_table(analysis, domain)
         self.scope_ids = tt.keys
-        row = table.cursor_row
-        cols = tuple(tt.columns)
-        if getattr(self, "_cols", None) != cols:
+        cols, keys = tuple(tt.columns), tuple(tt.keys)
+        if cols != getattr(self, "_cols", None) or keys != getattr(self, "_keys", None):
+            row = table.cursor_row
             table.clear(columns=True)
-            table.add_columns(*cols)
-            self._cols = cols
+            for c in cols:
+                table.add_column(c, key=c)
+            for key, r in zip(tt.keys, tt.rows):
+                table.add_row(*r, key=key)
+            if 0 <= row < len(tt.rows):
+                table.move_cursor(row=row, animate=False)
+            self._cols, self._keys = cols, keys
         else:
-            table.clear()
-        for key, r in zip(tt.keys, tt.rows):
-            table.add_row(*r, key=key)
-        if 0 <= row < len(tt.rows):
-            table.move_cursor(row=row, animate=False)
+            for key, new, old in zip(keys, tt.rows, self._rows):
+                for col, a, b in zip(cols, new, old):
+                    if a != b:
+                        table.update_cell(key, col, a, update_width=True)
+        self._rows = tt.rows
         self.query_one("#traffic-caption", Static).update(
-            f"domain [b]{domain}[/b] (d cycles logical/total/per-unit)  "
-            "time% = the scope's roofline time over the kernel's")
+            f"domain [b]{domain}[/b] (d cycles)  time% = the scope's roofline time over the kernel's")
 
     def cell(self, scope_id: str, column: str) -> str:
         table = self.query_one(DataTable)
