@@ -58,7 +58,8 @@ def test_knob_double_gmem_bandwidth_keeps_bytes():
 
     Bytes do not depend on bandwidth: gmem reads stay
     (M/BM)(N/BN)(K/BK) * (BM*BK + BK*BN) * 2 B = 32*32*64 * 16384 * 2 = 2,147,483,648 B
-    = "2.15 GB" in the Traffic pane; the knob column shows 9.6e12 B/s.
+    = "2.15 GB" in the Traffic pane. The value column shows 2 x 4.80 TB/s = 9.60 TB/s and
+    the knob column the factor, x2.
     """
     async def go():
         app = make_app()
@@ -72,7 +73,7 @@ def test_knob_double_gmem_bandwidth_keeps_bytes():
             await app.wait_for_generation()
             await pilot.pause()
             assert app.knobs == {"memory.gmem.bandwidth": "9600000000000.0"}
-            assert table.get_row("memory.gmem.bandwidth")[1] == "9.60 TB/s"
+            assert table.get_row("memory.gmem.bandwidth")[1:3] == ["9.60 TB/s", "x2"]
             await pilot.press("2")
             await pilot.pause()
             traffic = app.query_one("TrafficPane")
@@ -229,3 +230,179 @@ def test_save_profile_is_a_new_user_file(tmp_path, monkeypatch):
         save_profile(load_profile("h200_sxm"), "fast_hbm", tmp_path)
     assert load_profile(str(path)).value("memory.gmem.bandwidth") == 9.6e12
     assert [f.name for f in tmp_path.iterdir()] == ["fast_hbm.toml"]
+
+
+def _gemm_smem_infeasible(optin: int = 232448) -> int:
+    """Tile configurations of gemm.tile whose shared memory per CTA, STAGES copies of a
+    bf16 A tile (BM x BK) and B tile (BK x BN) = 2 * STAGES * BK * (BM + BN) bytes, exceed
+    the H200's opt-in limit of 227 KiB = 232,448 B; WARPS (3 values) and GROUP_M (4) do
+    not change it, so each such (BM, BN, BK, STAGES) counts 12 times."""
+    tiles = (16, 32, 64, 128, 256)
+    n = sum(1 for bm in tiles for bn in tiles for bk in (16, 32, 64, 128) for st in range(1, 7)
+            if 2 * st * bk * (bm + bn) > optin)
+    return 12 * n
+
+
+def test_explore_sweeps_the_tile_parameters_at_the_current_shape():
+    """Pane 5 sweeps gemm's tile parameters over their declared domains with the shape fixed:
+    5 (BM) x 5 (BN) x 4 (BK) x 3 (WARPS) x 6 (STAGES) x 4 (GROUP_M) = 7,200 configurations."""
+    async def go():
+        app = make_app(params={"M": 8192})
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause()
+            await app.wait_for_explore()
+            out = app.explore_outcome
+            assert out.error is None
+            assert out.job.sweep == ("BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")
+            assert out.job.fixed == (("M", 8192), ("N", 4096), ("K", 4096))
+            assert out.configs == 5 * 5 * 4 * 3 * 6 * 4 == 7200
+            bad = _gemm_smem_infeasible()
+            assert out.infeasible == {"smem per CTA > opt-in limit": bad}
+            assert out.feasible == 7200 - bad
+            times = [e["predicted_ns"] for e in out.top]
+            assert len(times) == 10 and times == sorted(times)
+            # the frontier: no feasible point is at least as good on both axes and better on one
+            pts = [tuple(p) for p in out.points.tolist()]
+            assert len(pts) == out.points_total
+            for e in out.pareto:
+                t, s = e["predicted_ns"], e["smem_per_cta"]
+                assert (t, s) in set(pts)
+                assert not any(x <= t and y <= s and (x, y) != (t, s) for x, y in pts)
+            table = app.query_one("#topk")
+            assert table.row_count == len(app.query_one("ExplorePane").rows)
+            sweep_list = app.query_one("#sweep-list")
+            assert sweep_list.checked == {"BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M"}
+    run(go())
+
+
+def test_explore_enter_loads_a_row_as_a_parameter_edit():
+    """Enter on the fastest row: its six parameters become parameter edits (marked in the
+    Roofline pane), every pane reanalyses, the diff line says what moved, and the sweep is
+    not rerun (only swept parameters moved)."""
+    from tfx.tui.core import fmt_ns
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause()
+            await app.wait_for_explore()
+            out = app.explore_outcome
+            best = out.top[0]
+            before = app.analysis.metrics["performance.predicted_ns"]
+            gen = app.generation
+            await pilot.press("enter")
+            await app.wait_for_generation()
+            await pilot.pause()
+            assert app.generation == gen + 1
+            assert {k: app.params[k] for k in best["params"]} == best["params"]
+            # the scalar analysis of the loaded point agrees with the sweep's value for it
+            assert app.analysis.metrics["performance.predicted_ns"] == best["predicted_ns"]
+            assert (f"predicted {fmt_ns(before)} -> {fmt_ns(best['predicted_ns'])}"
+                    in app.last_diff)
+            assert app.explore_outcome is out            # same space: no new sweep
+            assert str(app.query_one("#topk").get_row_at(0)[0]) == "1*"   # you are here
+            await pilot.press("3")
+            await pilot.pause()
+            params = app.query_one("#params-table")
+            for name, value in best["params"].items():
+                assert params.get_row(name)[1:] == [str(value), "*"]
+    run(go())
+
+
+def test_explore_toggle_a_parameter_reruns_the_sweep():
+    """s focuses the parameter list; space on BM (the 4th entry after M, N, K) stops
+    sweeping it: BM is fixed at 128 and the space shrinks 5-fold to 1,440."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause()
+            await app.wait_for_explore()
+            await pilot.press("s", "down", "down", "down", "space")
+            await pilot.pause()
+            await app.wait_for_explore()
+            out = app.explore_outcome
+            assert "BM" not in out.job.sweep
+            assert ("BM", 128) in out.job.fixed
+            assert out.configs == 7200 // 5 == 1440
+            await pilot.press("space")                  # and back
+            await pilot.pause()
+            await app.wait_for_explore()
+            assert app.explore_outcome.configs == 7200
+    run(go())
+
+
+def test_explore_stale_sweeps_are_dropped_and_refusals_shown(monkeypatch):
+    from tfx.tui import core
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause()
+            await app.wait_for_explore()
+            shown = app.explore_outcome
+            old = core.ExploreOutcome(job=core.ExploreJob("x", "", None, "h200_sxm"), configs=1)
+            app._explore_done(old)                      # a sweep of inputs since changed
+            assert app.explore_outcome is shown
+            # a space over the pane's limit is refused with its size, not swept
+            monkeypatch.setattr(core, "EXPLORE_LIMIT", 5000)
+            await pilot.press("s", "down", "down", "down", "space", "space")   # BM off, on
+            await pilot.pause()
+            await app.wait_for_explore()
+            assert app.explore_outcome.error == ("7,200 configurations: more than the 5,000 this "
+                                                 "pane sweeps; untick a parameter (or use tfx explore)")
+            assert shown_text(app).startswith("7,200 configurations: more than")
+            assert app.query_one("#topk").row_count == 0
+    run(go())
+
+
+def shown_text(app) -> str:
+    return " ".join(str(app.query_one("#explore-status").render()).split())
+
+
+def test_explore_in_the_process_pool():
+    async def go():
+        app = make_app(sync=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.wait_for_generation(1)
+            await pilot.press("5")
+            await pilot.pause()
+            await app.wait_for_explore(timeout=60)
+            assert app.explore_outcome.configs == 7200
+            await pilot.pause()
+            assert "7,200 configurations" in shown_text(app)
+    run(go())
+
+
+def test_knob_edit_updates_cells_in_place():
+    """A knob edit rewrites the changed cells of the Hardware table; its rows are not rebuilt."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            table = app.query_one("#facts-table")
+            rows = dict(table.rows)
+            await pilot.press("x")                 # hierarchy.sm.count 132 -> 264
+            await app.wait_for_generation()
+            await pilot.pause()
+            row = table.get_row("hierarchy.sm.count")
+            assert row[1:3] == ["264", "x2"]          # value, knob (a factor of the profile's 132)
+            assert all(table.rows[k] is r for k, r in rows.items())
+    run(go())
+
+
+def test_secondary_panes_mount_when_first_shown():
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert [p for p in ("ir", "traffic", "roofline", "timeline", "explore", "hardware")
+                    if app.pane_widget(p) is not None] == ["ir"]
+            await pilot.press("4")
+            await pilot.pause()
+            assert app.pane_widget("timeline") is not None
+            assert app.pane_widget("explore") is None
+    run(go())

@@ -70,3 +70,59 @@ def test_diff_summary_words():
     a, b = analyze(m, None, p), analyze(m, None, p, params={"STAGES": 4})
     assert "smem peak 98.30 KB -> 131.07 KB (+33.3%)" in diff_summary(a, b, limit=9)
     assert diff_summary(a, a) == "nothing moved"
+
+
+def test_diff_summary_hides_moves_below_the_shown_precision():
+    """215,480 ns and 215,483 ns both print as 215.48 us: that is not news."""
+    from types import SimpleNamespace
+    a = SimpleNamespace(metrics={"performance.predicted_ns": 215480, "occupancy.blocks_per_sm": 2})
+    b = SimpleNamespace(metrics={"performance.predicted_ns": 215483, "occupancy.blocks_per_sm": 2})
+    c = SimpleNamespace(metrics={"performance.predicted_ns": 215483, "occupancy.blocks_per_sm": 3})
+    assert diff_summary(a, b) == "nothing moved at the shown precision"
+    assert diff_summary(a, c) == "CTAs/SM 2 -> 3 (+50.0%)"
+
+
+def test_shape_params_are_the_tensor_extents():
+    """gemm: A[M, K], B[K, N], C[M, N]. gqa_decode: its scratch tensors' PARTIAL_ROWS
+    (B * HKV * SPLITS * GROUP) do not make SPLITS a shape. moe_w4a16: W[E, H, N] with
+    let N = 2 * I makes I a shape."""
+    from tfx.lang import parse_file
+    from tfx.resources import bundled_kernel
+    from tfx.tui.core import default_sweep, shape_params
+
+    def kernel(name):
+        return parse_file(bundled_kernel(f"{name}.tile")).kernel(None)
+
+    assert shape_params(kernel("gemm")) == {"M", "N", "K"}
+    assert default_sweep(kernel("gemm")) == ("BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")
+    assert shape_params(kernel("gqa_decode")) == {"B", "HQ", "HKV", "SKV", "D"}
+    assert default_sweep(kernel("gqa_decode")) == ("SPLITS", "BLOCK_N", "WARPS", "STAGES")
+    assert "I" in shape_params(kernel("moe_w4a16"))
+
+
+def test_explore_point_matches_the_sweep():
+    """The "current" marker: (predicted ns, smem per CTA) of one analysis equals the sweep's
+    value for the same configuration, on a GPU and on the tiled accelerator."""
+    from tfx.analysis.analyze import analyze
+    from tfx.explore import explore
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    from tfx.resources import bundled_kernel
+    from tfx.tui.core import explore_point
+    for name, prof, param in (("gemm", "h200_sxm", "BM"), ("sip_gemm", "sip", "TM")):
+        m = parse_file(bundled_kernel(f"{name}.tile"))
+        p = load_profile(prof)
+        a = analyze(m, None, p)
+        r = explore(m, None, p, sweeps={param: [int(a.params[param])]})
+        assert explore_point(a) == (r.top[0]["predicted_ns"], r.top[0]["smem_per_cta"])
+
+
+def test_app_import_leaves_secondary_panes_and_heavy_layers_for_later():
+    """`import tfx.tui.app` loads the IR pane only: the other panes, the analysis (numpy),
+    the simulator and the explorer are imported when first needed."""
+    import subprocess
+    import sys
+    code = ("import sys, tfx.tui.app; print(','.join(sorted(m for m in sys.modules if m in "
+            "('numpy', 'tfx.analysis', 'tfx.sim', 'tfx.explore') or m.startswith('tfx.tui.widgets.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "tfx.tui.widgets.ir"

@@ -6,15 +6,25 @@ in a thread would hold the GIL and keystrokes would wait); results whose
 generation is not the latest are dropped. ``sync=True`` runs jobs inline
 (tests). A failing job becomes a notification with the TfxError's first line
 and the last good state is restored; the app never dies of bad input.
+
+Start-up is arranged for a fast first paint: the worker processes are forked
+and the first job submitted in ``__init__``, before Textual starts, so the
+analysis runs on another core while the screen is built; only the IR pane is
+composed up front, the other panes (and their modules) are mounted the first
+time they are shown. The Explore pane's sweep is a second kind of job
+(``core.ExploreJob``) in the same pool, at most one in flight, stale ones
+dropped the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import importlib
 import json
-import multiprocessing
+import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -23,22 +33,32 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from tfx.errors import TfxError
 from tfx.tui import core
-from tfx.tui.commands import TfxCommands
-from tfx.tui.screens import HelpScreen, PromptScreen
-from tfx.tui.widgets.explore import ExplorePane
-from tfx.tui.widgets.hardware import FactsTable, HardwarePane
-from tfx.tui.widgets.ir import IRPane, ScopeTree
-from tfx.tui.widgets.roofline import ParamsTable, RooflinePane
-from tfx.tui.widgets.timeline import GanttView, TimelinePane
-from tfx.tui.widgets.traffic import TrafficPane
+from tfx.tui.widgets.ir import IRPane
 
 PANES = ("ir", "traffic", "roofline", "timeline", "explore", "hardware")
 TITLES = ("1 IR", "2 Traffic", "3 Roofline", "4 Timeline", "5 Explore", "6 Hardware")
+# pane -> (module, class): imported and mounted the first time the pane is shown
+PANE_WIDGETS = {
+    "ir": ("tfx.tui.widgets.ir", "IRPane"),
+    "traffic": ("tfx.tui.widgets.traffic", "TrafficPane"),
+    "roofline": ("tfx.tui.widgets.roofline", "RooflinePane"),
+    "timeline": ("tfx.tui.widgets.timeline", "TimelinePane"),
+    "explore": ("tfx.tui.widgets.explore", "ExplorePane"),
+    "hardware": ("tfx.tui.widgets.hardware", "HardwarePane"),
+}
+FOCUS = {"ir": "#ir-tree", "traffic": "#traffic-table", "roofline": "#params-table",
+         "timeline": "#gantt", "explore": "#topk", "hardware": "#facts-table"}
+WORKERS = 2     # one for analyses, one free while a sweep runs
+
+
+def _commands_provider():
+    from tfx.tui.commands import TfxCommands
+    return TfxCommands
 
 
 class TfxApp(App):
     TITLE = "tfx open"
-    COMMANDS = App.COMMANDS | {TfxCommands}
+    COMMANDS = App.COMMANDS | {_commands_provider}
     CSS = """
     #status { height: 1; background: $panel; padding: 0 1; }
     #diff { height: 1; padding: 0 1; color: $text-muted; }
@@ -80,16 +100,32 @@ class TfxApp(App):
         self.last_diff = ""
         self.good = (dict(self.knobs), dict(self.params), self.profile_name)
         self._dirty: set[str] = set(PANES)
+        self._mounted: set[str] = {"ir"}
         self._pool: cf.ProcessPoolExecutor | None = None
+        self._pool_failed = False
+        self._first: cf.Future | None = None
         self._base_profile = None
         self.timings: list[float] = []      # submit -> panes repainted, seconds
         self._submitted: dict[int, float] = {}
         self.sim_events: list[core.Event] = []
+        # the Explore pane's sweep: what it should show, what runs, what it shows
+        self.sweep: tuple | None = None     # swept parameter names (None: the kernel's tile params)
+        self._sweep_kernel: str | None = None
+        self._explore_want: core.ExploreJob | None = None
+        self._explore_running: core.ExploreJob | None = None
+        self.explore_outcome: core.ExploreOutcome | None = None
         if not sync:
-            # The resource tracker hands sys.stderr's fd to its process; start it before
-            # Textual replaces sys.stderr with a capture that has no file descriptor.
-            from multiprocessing import resource_tracker
-            resource_tracker.ensure_running()
+            # Fork the workers and start the first analysis now, while only this thread
+            # exists: it runs on another core while Textual builds the first screen.
+            self._pool = self._new_pool()
+            if self._pool is not None:
+                self.generation = 1
+                job = self.make_job()
+                self._submitted[1] = time.perf_counter()
+                try:
+                    self._first = self._pool.submit(core.run_job, job)
+                except (RuntimeError, BrokenProcessPool):
+                    self._first = None
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -97,34 +133,59 @@ class TfxApp(App):
         with TabbedContent(id="tabs", initial="ir"):
             with TabPane(TITLES[0], id="ir"):
                 yield IRPane(id="ir-pane")
-            with TabPane(TITLES[1], id="traffic"):
-                yield TrafficPane(id="traffic-pane")
-            with TabPane(TITLES[2], id="roofline"):
-                yield RooflinePane(id="roofline-pane")
-            with TabPane(TITLES[3], id="timeline"):
-                yield TimelinePane(id="timeline-pane")
-            with TabPane(TITLES[4], id="explore"):
-                yield ExplorePane(id="explore-pane")
-            with TabPane(TITLES[5], id="hardware"):
-                yield HardwarePane(id="hardware-pane")
+            for title, pane in zip(TITLES[1:], PANES[1:]):
+                yield TabPane(title, id=pane)      # filled the first time it is shown
         yield Static("", id="diff")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        if self.sync:
-            self.submit()
+        if self._first is not None:
+            self.run_worker(self._await_first(self._first), group="analysis", exit_on_error=False)
         else:
-            self.call_after_refresh(self._start)
-
-    def _start(self) -> None:
-        self.submit(first=True)
-        self._pool = cf.ProcessPoolExecutor(max_workers=1,
-                                            mp_context=multiprocessing.get_context("spawn"))
-        self._pool.submit(core.warm)
+            self.submit()
 
     async def on_unmount(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------ the worker pool
+    def _new_pool(self) -> cf.ProcessPoolExecutor | None:
+        """Two worker processes: forked while the process has one thread (at start-up,
+        on Linux), else spawned. None when no pool can be had (jobs then run in threads)."""
+        import multiprocessing
+        import threading
+        fork = sys.platform.startswith("linux") and threading.active_count() == 1
+        try:
+            if not fork:
+                # The resource tracker hands sys.stderr's fd to its process; Textual's
+                # replacement stderr has none, so a failure here means: no pool.
+                from multiprocessing import resource_tracker
+                resource_tracker.ensure_running()
+            ctx = multiprocessing.get_context("fork" if fork else "spawn")
+            return cf.ProcessPoolExecutor(max_workers=WORKERS, mp_context=ctx,
+                                          initializer=core.worker_init)
+        except Exception:  # noqa: BLE001 - no pool: the app still works, more slowly
+            self._pool_failed = True
+            return None
+
+    def _executor(self) -> cf.ProcessPoolExecutor | None:
+        if self._pool is None and not self._pool_failed:
+            self._pool = self._new_pool()
+        return self._pool
+
+    async def _call(self, fn, job):
+        """``fn(job)`` in a worker process (a thread when there is no pool)."""
+        loop = asyncio.get_running_loop()
+        pool = self._executor()
+        if pool is not None:
+            try:
+                return await loop.run_in_executor(pool, fn, job)
+            except (BrokenProcessPool, RuntimeError):
+                # a worker died (or the pool is shutting down): a new pool next time
+                if self._pool is pool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = None
+        return await loop.run_in_executor(None, fn, job)
 
     # ------------------------------------------------------------ jobs
     def make_job(self) -> core.Job:
@@ -132,7 +193,7 @@ class TfxApp(App):
                         self.profile_name, tuple(sorted(self.knobs.items())),
                         tuple(sorted(self.params.items())))
 
-    def submit(self, first: bool = False) -> int:
+    def submit(self) -> int:
         """Start analysing the current state; returns its generation."""
         self.generation += 1
         job = self.make_job()
@@ -140,18 +201,19 @@ class TfxApp(App):
         if self.sync:
             self.apply(core.run_job(job))
         else:
-            self.run_worker(self._run(job, first), group="analysis", exit_on_error=False)
+            self.run_worker(self._run(job), group="analysis", exit_on_error=False)
         return job.generation
 
-    async def _run(self, job: core.Job, first: bool) -> None:
-        loop = asyncio.get_running_loop()
-        if first or self._pool is None:   # the pool is still starting: a thread, once
-            out = await loop.run_in_executor(None, core.run_job, job)
-        else:
-            try:
-                out = await loop.run_in_executor(self._pool, core.run_job, job)
-            except Exception as exc:  # noqa: BLE001 - a broken pool must not kill the app
-                out = core.Outcome(job.generation, error=f"error: worker failed: {exc}")
+    async def _run(self, job: core.Job) -> None:
+        self.apply(await self._call(core.run_job, job))
+
+    async def _await_first(self, fut: cf.Future) -> None:
+        try:
+            out = await asyncio.wrap_future(fut)
+        except (BrokenProcessPool, RuntimeError):
+            self._pool = None
+            out = await asyncio.get_running_loop().run_in_executor(None, core.run_job,
+                                                                   self.make_job())
         self.apply(out)
 
     async def wait_for_generation(self, generation: int | None = None, timeout: float = 30) -> None:
@@ -161,6 +223,15 @@ class TfxApp(App):
         while self.shown_generation < generation:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"generation {generation} not shown")
+            await asyncio.sleep(0.005)
+
+    async def wait_for_explore(self, timeout: float = 30) -> None:
+        """Tests: wait until the Explore pane shows the sweep of the current inputs."""
+        deadline = time.monotonic() + timeout
+        while (self._explore_want is None or self.explore_outcome is None
+               or self.explore_outcome.job != self._explore_want):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the sweep was not shown")
             await asyncio.sleep(0.005)
 
     def apply(self, out: core.Outcome) -> None:
@@ -192,30 +263,45 @@ class TfxApp(App):
     def active_pane(self) -> str:
         return self.query_one(TabbedContent).active or "ir"
 
+    def pane_widget(self, pane: str):
+        """The pane's widget, or None while it has not been mounted."""
+        if pane not in self._mounted:
+            return None
+        return self.query_one(f"#{pane}-pane")
+
+    async def ensure_pane(self, pane: str) -> None:
+        """Import and mount the pane's widget the first time the pane is shown."""
+        if pane in self._mounted or pane not in PANE_WIDGETS:
+            return
+        module, cls = PANE_WIDGETS[pane]
+        widget = getattr(importlib.import_module(module), cls)(id=f"{pane}-pane")
+        self._mounted.add(pane)
+        await self.query_one(f"TabPane#{pane}", TabPane).mount(widget)
+
     def refresh_pane(self, pane: str) -> None:
-        if self.analysis is None or pane not in self._dirty:
+        if self.analysis is None or pane not in self._dirty or pane not in self._mounted:
             return
         self._dirty.discard(pane)
         a = self.analysis
+        w = self.pane_widget(pane)
         if pane == "ir":
-            self.query_one(IRPane).show(a, self._canonical_text(), self.domain)
+            w.show(a, self._canonical_text(), self.domain)
         elif pane == "traffic":
-            self.query_one(TrafficPane).show(a, self.domain)
+            w.show(a, self.domain)
         elif pane == "roofline":
-            self.query_one(RooflinePane).show(self.outcome, self.params)
+            w.show(self.outcome, self.params)
         elif pane == "timeline":
-            self._show_timeline()
+            self._show_timeline(w)
         elif pane == "explore":
-            self._show_explore()
+            self._show_explore(w)
         elif pane == "hardware":
-            self.query_one(HardwarePane).show(a.profile, self.knobs)
+            w.show(a.profile, self.knobs, self.base_profile())
 
     def _canonical_text(self) -> str:
         from tfx.lang import print_kernel
         return print_kernel(self.analysis.kernel)
 
-    def _show_timeline(self) -> None:
-        pane = self.query_one(TimelinePane)
+    def _show_timeline(self, pane) -> None:
         simulate, why = core.sim_status()
         if simulate is None:
             self.sim_events = []
@@ -238,63 +324,146 @@ class TfxApp(App):
         else:
             self.sim_events = core.events_from(result)
         stalls = getattr(result, "stalls", {}) or {}
-        stall_text = ("stalls (ns, all units): " + ", ".join(f"{k} {core.fmt_ns(v)}" for k, v in stalls.items())
+        stall_text = ("stalls (all units): " + ", ".join(f"{k} {core.fmt_ns(v)}" for k, v in stalls.items())
                       if isinstance(stalls, dict) else "")
         caption = (f"tfx.sim: makespan {core.fmt_ns(getattr(result, 'makespan_ns', 0))}, "
                    f"{len(self.sim_events)} events on unit 0 ({getattr(result, 'mode', '')}, "
                    "16 trips per loop simulated)")
         pane.show_events(self.sim_events, caption, [stall_text] if stall_text else [])
 
-    def _show_explore(self) -> None:
-        pane = self.query_one(ExplorePane)
+    # explore -------------------------------------------------------------
+    def _show_explore(self, pane) -> None:
         explore, why = core.explore_status()
         if explore is None:
-            pane.show_unavailable(why)
+            pane.show_message(why)
             return
-        pane.show_unavailable("the explorer is present but not wired to this pane yet; "
-                              "nothing is shown rather than invented data")
+        if self.kernel_text is None:          # a reload is on its way; apply() refreshes us
+            pane.show_running("reloading the kernel...")
+            self._dirty.add("explore")
+            return
+        k = self.analysis.kernel
+        names = core.sweepable(k)
+        if not names:
+            pane.show_message(f"no parameter of {k.name} declares a domain "
+                              "(param BM = 128 in {64, 128}); nothing to sweep")
+            return
+        if self.sweep is None or self._sweep_kernel != k.name:
+            self.sweep, self._sweep_kernel = core.default_sweep(k), k.name
+        pane.set_params(names, set(self.sweep), core.shape_params(k))
+        job = core.explore_job(self.analysis, self.kernel_path, self.kernel_text,
+                               self.kernel_name, self.profile_name, self.knobs, self.params,
+                               self.sweep)
+        self._explore_want = job
+        shown = self.explore_outcome
+        if shown is not None and shown.job == job:      # same space: only "you are here" moved
+            self._draw_explore(pane, shown)
+            return
+        self._start_sweep(pane)
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    def _start_sweep(self, pane) -> None:
+        job = self._explore_want
+        if self._explore_running is not None:     # one at a time; resubmitted when it returns
+            return
+        fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
+        pane.show_running(f"sweeping {', '.join(job.sweep) or 'nothing'}"
+                          + (f" with {fixed}" if fixed else "") + " in the worker process...")
+        if self.sync:
+            self._explore_done(core.run_explore(job))
+            return
+        self._explore_running = job
+        self.run_worker(self._sweep_worker(job), group="explore", exit_on_error=False)
+
+    async def _sweep_worker(self, job: core.ExploreJob) -> None:
+        try:
+            out = await self._call(core.run_explore, job)
+        finally:
+            self._explore_running = None
+        self._explore_done(out)
+
+    def _explore_done(self, out: core.ExploreOutcome) -> None:
+        pane = self.pane_widget("explore")
+        if out.job != self._explore_want:        # the inputs moved while it ran
+            shown = self.explore_outcome
+            if (self.active_pane == "explore" and pane is not None
+                    and (shown is None or shown.job != self._explore_want)):
+                self._start_sweep(pane)
+            return
+        self.explore_outcome = out
+        if pane is not None:
+            self._draw_explore(pane, out)
+
+    def _draw_explore(self, pane, out: core.ExploreOutcome) -> None:
+        if out.error is not None:
+            pane.show_message(out.error)
+            return
+        a = self.analysis
+        params = {k: int(core.num(v)) for k, v in a.params.items()} if a is not None else {}
+        pane.show_outcome(out, core.explore_point(a) if a is not None else None, params)
+
+    def explore_inputs_changed(self) -> None:
+        """The swept parameters were toggled in the pane's list."""
+        pane = self.pane_widget("explore")
+        if pane is None:
+            return
+        chosen = pane.swept()
+        if self.sweep is not None and set(chosen) == set(self.sweep):
+            return
+        self.sweep = tuple(chosen)
+        self._dirty.add("explore")
+        self.refresh_pane("explore")
+
+    def load_explore_point(self, params: dict) -> int | None:
+        """Enter on a top-k or frontier row: its parameters, as a normal parameter edit."""
+        cur = self.analysis.params if self.analysis is not None else {}
+        values = {k: int(v) for k, v in params.items()}
+        if all(core.num(cur.get(k, -1)) == v for k, v in values.items()):
+            self.notify("that is the current configuration", timeout=2)
+            return None
+        self.params.update(values)
+        self.notify("loaded " + " ".join(f"{k}={v}" for k, v in values.items()), timeout=3)
+        return self.submit()
+
+    # focus -----------------------------------------------------------------
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id or ""
+        await self.ensure_pane(pane)
         self.refresh_pane(pane)
         self._focus_pane(pane)
 
     def _focus_pane(self, pane: str) -> None:
-        target = {"ir": ScopeTree, "traffic": None, "roofline": ParamsTable, "timeline": GanttView,
-                  "hardware": FactsTable}.get(pane)
-        # A pane with nothing focusable focuses the tab bar: otherwise Textual moves focus
-        # to a widget of another pane and TabbedContent follows it there.
-        from textual.widgets import Tabs
         try:
-            if target is not None:
-                self.query_one(target).focus()
-            elif pane == "traffic":
-                self.query_one("#traffic-table").focus()
-            else:
-                self.query_one(TabbedContent).query_one(Tabs).focus()
+            self.query_one(FOCUS[pane]).focus()
         except Exception:  # noqa: BLE001 - a pane not mounted yet
             pass
 
     def _status(self) -> None:
         a = self.analysis
-        knobs = f"  {len(self.knobs)} knob(s)" if self.knobs else ""
+        n = len(self.knobs)
+        knobs = f"  {n} knob{'s' if n != 1 else ''}" if n else ""
         if a is None:
             text = f"{Path(self.kernel_path).name} on {self.profile_name}: no analysis"
         else:
             h = core.headline(a)
             text = (f"[b]{a.kernel.name}[/b] on [b]{a.profile.name}[/b]{knobs}  "
-                    f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}  "
-                    f"[dim]{self.domain} gen {self.generation}[/dim]")
+                    f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
         self.query_one("#status", Static).update(text)
         self.query_one("#diff", Static).update(
             self.last_diff or "[dim]edit a parameter (3) or a hardware fact (6); what moves shows here[/dim]")
 
     # ------------------------------------------------------------ actions
     def action_pane(self, pane: str) -> None:
-        self.query_one(TabbedContent).active = pane
-        self._focus_pane(pane)
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == pane:
+            self._focus_pane(pane)
+            return
+        # Park focus on the tab bar while the pane mounts: left on a widget of the old
+        # pane, Textual would move it back there and TabbedContent would follow.
+        from textual.widgets import Tabs
+        tabs.query_one(Tabs).focus()
+        tabs.active = pane      # TabActivated mounts, refreshes and focuses the pane
 
     def action_help(self) -> None:
+        from tfx.tui.screens import HelpScreen
         self.push_screen(HelpScreen())
 
     def action_domain(self) -> None:
@@ -303,6 +472,7 @@ class TfxApp(App):
         self._dirty |= {"ir", "traffic"}
         self.refresh_pane(self.active_pane)
         self._status()
+        self.notify(f"counting domain: {self.domain}", timeout=2)
 
     def action_reload(self) -> None:
         self.kernel_text = None    # the worker reads the file again
@@ -352,7 +522,9 @@ class TfxApp(App):
             self.submit()
 
     def prompt_knob(self, path: str) -> None:
+        from tfx.tui.screens import PromptScreen
         fact = self.current_fact(path)
+
         def done(value: str | None) -> None:
             if value:
                 self.set_knob(path, value)
@@ -371,7 +543,9 @@ class TfxApp(App):
         return self.submit()
 
     def prompt_param(self, name: str) -> None:
+        from tfx.tui.screens import PromptScreen
         cur = self.analysis.params.get(name) if self.analysis else ""
+
         def done(value: str | None) -> None:
             if value:
                 self.set_param(name, value)
@@ -382,9 +556,6 @@ class TfxApp(App):
         self.knobs.clear()
         self._base_profile = None
         self.submit()
-
-    def load_explore_point(self, row: int) -> None:  # pragma: no cover - needs tfx.explore
-        self.notify("the explorer is not available in this build", severity="warning")
 
     # exports -----------------------------------------------------------
     def _export_path(self, suffix: str) -> Path:
@@ -418,7 +589,9 @@ class TfxApp(App):
         self.notify(f"saved {p}")
 
     def action_save_profile(self) -> None:
+        from tfx.tui.screens import PromptScreen
         default = f"{self.base_profile().name}_edited"
+
         def done(value: str | None) -> None:
             if not value or self.analysis is None:
                 return

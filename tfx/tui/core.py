@@ -68,11 +68,16 @@ def _parse(path: str, text: str):
     return mod
 
 
-def warm() -> bool:
-    """Imported in a fresh worker process so the first real job is fast."""
-    import tfx.analysis.analyze  # noqa: F401
-    import tfx.lang  # noqa: F401
-    return True
+def worker_init() -> None:
+    """Run in each worker process: its stdout and stderr go to /dev/null, since they are
+    the terminal the app draws on (a stray warning would scribble over the screen)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def run_job(job: Job) -> Outcome:
@@ -329,7 +334,7 @@ def diff_summary(old, new, limit: int = 4) -> str:
     """What moved between two analyses: ``predicted 1.23 ms -> 0.98 ms (-20.3%)``; '' if nothing."""
     if old is None or new is None:
         return ""
-    parts = []
+    parts, hidden = [], False
     for key, name in DIFF_METRICS:
         if key not in old.metrics or key not in new.metrics:
             continue
@@ -338,10 +343,14 @@ def diff_summary(old, new, limit: int = 4) -> str:
             continue
         if isinstance(a, (str, bool)) or isinstance(b, (str, bool)) or a is None or b is None:
             parts.append(f"{name} {a} -> {b}")
-        else:
-            parts.append(f"{name} {fmt_metric(key, a)} -> {fmt_metric(key, b)}{pct_change(num(a), num(b))}")
+            continue
+        fa, fb = fmt_metric(key, a), fmt_metric(key, b)
+        if fa == fb:             # moved below the shown precision
+            hidden = True
+            continue
+        parts.append(f"{name} {fa} -> {fb}{pct_change(num(a), num(b))}")
     if not parts:
-        return "nothing moved"
+        return "nothing moved at the shown precision" if hidden else "nothing moved"
     return "; ".join(parts[:limit])
 
 
@@ -439,6 +448,159 @@ def explore_status() -> tuple[Any, str]:
     if fn is None:
         return None, "the explorer is not available in this build (tfx.explore has no explore())"
     return fn, ""
+
+
+# ---------------------------------------------------------------- the Explore pane's sweep
+
+EXPLORE_LIMIT = 4_000_000    # configurations one sweep of the pane may evaluate (~2 s on one core)
+EXPLORE_POINTS = 20_000      # distinct (time, smem) points sent back for the scatter
+
+
+def shape_params(kernel) -> set[str]:
+    """Parameters that size the problem: named, directly or through ``let``s, in the extents
+    of a tensor that is not scratch (``A : bf16[M, K]`` makes M and K shapes; BM is a tile)."""
+    lets = {l.name: l.value for l in kernel.lets}
+    params = {p.name: p for p in kernel.params}
+    seen: set[str] = set()
+    todo = [n for t in kernel.tensors if t.role != "scratch" for d in t.type.shape
+            for n in d.free_names()]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in lets:
+            todo.extend(lets[n].free_names())
+    return seen & set(params)
+
+
+def sweepable(kernel) -> list[str]:
+    """Parameters with a declared domain (``param BM = 128 in {...}``), in declaration order."""
+    return [p.name for p in kernel.params if p.domain is not None]
+
+
+def default_sweep(kernel) -> tuple[str, ...]:
+    """The tile parameters: every declared domain except the problem's shape."""
+    shapes = shape_params(kernel)
+    return tuple(n for n in sweepable(kernel) if n not in shapes)
+
+
+@dataclass(frozen=True)
+class ExploreJob:
+    """One sweep of the Explore pane: plain data, so it pickles to a worker process.
+
+    ``sweep`` names the swept parameters (each over its declared domain); ``fixed``
+    holds every other parameter the sweep must not move (the problem's shape at
+    its current value, and the user's own settings). Equal jobs give equal results,
+    so a job doubles as the key of what the pane shows.
+    """
+
+    kernel_path: str
+    kernel_text: str
+    kernel_name: str | None
+    profile: str
+    knobs: tuple = ()                # ((path, text), ...)
+    sweep: tuple = ()                # parameter names
+    fixed: tuple = ()                # ((name, int), ...)
+    top: int = 10
+
+
+@dataclass
+class ExploreOutcome:
+    job: ExploreJob
+    error: str | None = None
+    configs: int = 0
+    feasible: int = 0
+    infeasible: dict = field(default_factory=dict)    # reason -> count
+    seconds: float = 0.0
+    top: list = field(default_factory=list)           # tfx.explore entries, fastest first
+    pareto: list = field(default_factory=list)        # one entry per distinct frontier point
+    pareto_configs: int = 0                           # frontier configurations, ties included
+    points: Any = None                                # (n, 2) float array: (time ns, smem B), feasible
+    points_total: int = 0                             # distinct feasible points before thinning
+
+
+def explore_job(analysis, kernel_path: str, kernel_text: str, kernel_name: str | None,
+                profile: str, knobs: dict, overrides: dict, sweep, top: int = 10) -> ExploreJob:
+    """The sweep of ``sweep`` around ``analysis``: every other parameter with a domain, and
+    every parameter the user set, stays at the value the analysis used."""
+    kernel = analysis.kernel
+    sweep = tuple(n for n in (p.name for p in kernel.params) if n in set(sweep))
+    fixed = tuple((p.name, int(num(analysis.params[p.name]))) for p in kernel.params
+                  if p.name not in sweep and (p.domain is not None or p.name in overrides)
+                  and p.name in analysis.params)
+    return ExploreJob(kernel_path, kernel_text, kernel_name or kernel.name, profile,
+                      tuple(sorted(knobs.items())), sweep, fixed, top)
+
+
+def explore_point(a) -> tuple[float, float] | None:
+    """(predicted ns, shared memory per CTA) of one analysis, as ``tfx.explore`` measures a
+    configuration: static + dynamic smem on a GPU, else the peak of the executing unit's
+    on-chip memory."""
+    try:
+        t = num(a.metrics["performance.predicted_ns"])
+        prof = a.profile
+        r = a.resources
+        if prof.kind == "gpu" and r is not None:
+            return t, num(r.smem_dynamic + r.smem_static)
+        meshes = prof.mesh_levels()
+        unit = meshes.get("cta") or (prof.hierarchy_levels() or ["device"])[-1]
+        onchip = {n for n, l in prof.memory_levels().items() if l.scope == unit and l.capacity}
+        peak = 0.0
+        for lvl, pk in a.peaks.items():
+            name = prof.memory_level(lvl).name if _has_level(a, lvl) else lvl
+            if name in onchip:
+                peak = max(peak, num(pk.bytes))
+        return t, peak
+    except (AttributeError, KeyError, TypeError, TfxError):
+        return None
+
+
+def run_explore(job: ExploreJob) -> ExploreOutcome:
+    """The worker: ``tfx.explore.explore`` over ``job.sweep``; never raises for bad input."""
+    out = ExploreOutcome(job)
+    if not job.sweep:
+        out.error = "no parameter is swept: choose some in the list (space toggles)"
+        return out
+    try:
+        import numpy as np
+
+        from tfx.explore import explore
+        from tfx.explore.space import build_space
+        from tfx.hw import load_profile
+        module = _parse(job.kernel_path, job.kernel_text)
+        kernel = module.kernel(job.kernel_name)
+        profile = load_profile(job.profile, knobs=dict(job.knobs) or None)
+        fixed = dict(job.fixed)
+        size = build_space(kernel, None, fixed, None, profile).size
+        if size > EXPLORE_LIMIT:
+            out.configs = size
+            out.error = (f"{size:,} configurations: more than the {EXPLORE_LIMIT:,} this pane sweeps; "
+                         "untick a parameter (or use tfx explore)")
+            return out
+        r = explore(module, kernel, profile, top=job.top, fixed=fixed, keep_columns=True)
+    except TfxError as err:
+        out.error = err.headline()
+        return out
+    except (ArithmeticError, ValueError, KeyError, TypeError) as err:
+        out.error = f"error: explore failed: {type(err).__name__}: {err}"
+        return out
+    out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
+    out.top = r.top
+    seen = set()
+    for e in r.pareto:                      # ties share a point: one row per point
+        key = (e["predicted_ns"], e["smem_per_cta"])
+        if key not in seen:
+            seen.add(key)
+            out.pareto.append(e)
+    out.pareto_configs = len(r.pareto)
+    ok = r.columns["code"] == 0
+    pts = np.unique(np.stack([r.columns["time"][ok], r.columns["smem"][ok]], axis=1), axis=0)
+    out.points_total = len(pts)
+    if len(pts) > EXPLORE_POINTS:           # thin evenly; the frontier is drawn from out.pareto
+        pts = pts[np.linspace(0, len(pts) - 1, EXPLORE_POINTS).astype(np.int64)]
+    out.points = pts
+    return out
 
 
 def events_from(result: Any) -> list[Event]:
