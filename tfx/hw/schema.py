@@ -181,6 +181,10 @@ PROFILE_SPEC = TableSpec({
     "dispatch": TableSpec({
         "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),
         "composite": FactSpec("cycles", "nonnegative_int", "cycles to dispatch a composite command"),
+        "completion_latency": FactSpec(
+            "cycles", "nonnegative_int",
+            "cycles until the command processor sees a command finish (a command waiting on it "
+            "is dispatched no earlier)"),
     }, "command dispatch (tiled accelerators)"),
     "dma": TableSpec({
         "channels": _count("DMA channels per PE"),
