@@ -75,7 +75,7 @@ class Program:
 
     __slots__ = ("c_comp", "c_cost", "c_label", "c_tile", "c_deps", "c_ring", "c_slot", "c_t0",
                  "c_nt", "c_eng", "r_eng", "r_ns", "r_smem", "r_descs", "r_label", "r_tile",
-                 "r_deps", "r_cmd")
+                 "r_deps", "r_cmd", "r_slot")
 
     def __init__(self):
         for s in self.__slots__:
@@ -94,33 +94,53 @@ def compile_stream(lw, stream) -> Program:
     """Compile one position's command stream (``Lowering.stream``) into a :class:`Program`.
 
     Replays the dispatcher's bookkeeping in stream order: the last writer of every
-    name (views alias their source's writer; a ring load is also the writer of
-    ``(name, tile)``), the readers of every ring tile, and each composite's inner
-    dataflow. Dependencies are stored as candidates (every writer, every reader of
-    the slot's previous tile); the event loop keeps those still in flight when the
-    command reaches the dispatcher, as a dispatcher looking at its scoreboard would.
+    name (views alias their source's writer; a hoisted ring load is also the writer of
+    ``(name, tile)``), the readers of every load's buffer (through views too), and each
+    composite's inner dataflow. Dependencies are stored as candidates (every writer,
+    every reader of the buffer a load overwrites); the event loop keeps those still in
+    flight when the command reaches the dispatcher, as a dispatcher looking at its
+    scoreboard would.
+
+    Buffers: a load with ``ring = (key, S, hoisted)`` writes one of the ``S`` buffers of
+    its ring ``(key, op)``, the one its ``S``-th previous execution filled; it waits (in
+    the copy queue, like a semaphore) until every command that read that previous
+    contents has finished. ``S = stages`` for a pipelined loop's hoisted loads, 1 for
+    every other load (one buffer, overwritten by the next execution).
     """
     pg = Program()
     c_comp, c_cost, c_label, c_tile = pg.c_comp, pg.c_cost, pg.c_label, pg.c_tile
     c_deps, c_ring, c_slot, c_t0, c_nt, c_eng = pg.c_deps, pg.c_ring, pg.c_slot, pg.c_t0, pg.c_nt, pg.c_eng
     r_eng, r_ns, r_smem, r_descs = pg.r_eng, pg.r_ns, pg.r_smem, pg.r_descs
-    r_label, r_tile, r_deps, r_cmd = pg.r_label, pg.r_tile, pg.r_deps, pg.r_cmd
+    r_label, r_tile, r_deps, r_cmd, r_slot = pg.r_label, pg.r_tile, pg.r_deps, pg.r_cmd, pg.r_slot
     disp_single, disp_comp = lw.dispatch_single, lw.dispatch_composite
+    cp = lw.command_processor
     writer: dict = {}             # name or (name, tile) -> command index
-    readers: dict = {}            # (name, tile) -> [command indices] for ring values
-    ring: dict = {}               # name -> stages for ring values
+    readers: dict = {}            # load command index -> [commands that read its buffer]
+    hist: dict = {}               # (ring key, op) -> [its load commands, in order]
+    ring: dict = {}               # name -> stages for hoisted ring values (looked up by tile)
     c_load: list = []
+    c_buf: list = []              # command is a buffered load
+
+    def resolve(n, tile):
+        w = writer.get((n, tile)) if n in ring else None
+        return writer.get(n) if w is None else w
+
+    def add_reader(i, names, tile):
+        seen = ()
+        for n in names:
+            w = resolve(n, tile)
+            if w is not None and c_buf[w] and w not in seen:
+                readers.setdefault(w, []).append(i)
+                seen += (w,)
 
     for cmd in stream:
         kind = cmd[0]
         if kind == "op" and cmd[1].view:
             info = cmd[1]
-            # a free alias: the result is ready when its source is
+            # a free alias: the result is ready when its source is (and lives in its buffer)
             src = info.reads[0] if info.reads else None
             if src is not None:
-                w = writer.get((src, cmd[2])) if src in ring else writer.get(src)
-                if w is None and src in ring:
-                    w = writer.get(src)
+                w = resolve(src, cmd[2])
                 if w is not None:
                     for out in info.writes:
                         writer[out] = w
@@ -131,21 +151,21 @@ def compile_stream(lw, stream) -> Program:
         if kind == "op":
             info, tile, rg = cmd[1], cmd[2], cmd[3]
             for n in info.reads:
-                w = writer.get((n, tile)) if n in ring else None
-                if w is None:
-                    w = writer.get(n)
+                w = resolve(n, tile)
                 if w is not None:
                     deps.append((w, S_DATA if c_load[w] else S_HAZARD))
             slot = ()
             if rg is not None:
-                # ring slot: the readers of this value's tile (tile - stages); the command
-                # is dispatched and waits in its engine's queue (a semaphore)
-                sl = []
-                for n in info.writes:
-                    old = readers.pop((n, tile - rg[1]), None)
-                    if old:
-                        sl.extend(old)
-                slot = tuple(sl)
+                # its buffer: the readers of what the ring's S-th previous load put there
+                h = hist.setdefault((rg[0], info.idx), [])
+                if len(h) >= rg[1]:
+                    slot = tuple(readers.pop(h[-rg[1]], ()))
+                h.append(i)
+                if cp:
+                    # an in-order command processor issues the DMA only once its buffer
+                    # is free, and holds every later command meanwhile
+                    deps.extend((r, S_BUFFER) for r in slot)
+                    slot = ()
             else:
                 for n in info.writes:
                     w = writer.get(n)
@@ -155,9 +175,10 @@ def compile_stream(lw, stream) -> Program:
             c_cost.append(disp_single if info.dispatched else 0)
             c_label.append(info.idx)
             c_tile.append(tile)
-            c_ring.append(rg is not None)
+            c_ring.append(rg is not None and not cp)
             c_slot.append(slot)
             c_load.append(info.is_load)
+            c_buf.append(rg is not None)
             c_eng.append(info.engine)
             r_eng.append(info.engine)
             r_ns.append(info.ns)
@@ -167,10 +188,9 @@ def compile_stream(lw, stream) -> Program:
             r_tile.append(tile)
             r_deps.append(None)
             r_cmd.append(i)
-            for n in info.reads:
-                if n in ring:
-                    readers.setdefault((n, tile), []).append(i)
-            if rg is not None:
+            r_slot.append(False)
+            add_reader(i, info.reads, tile)
+            if rg is not None and rg[2]:
                 for n in info.writes:
                     ring[n] = rg[1]
                     writer[(n, tile)] = i
@@ -181,46 +201,19 @@ def compile_stream(lw, stream) -> Program:
                     if n in ring:
                         del ring[n]
         else:
-            _, lid, inner, nsub, tile = cmd
+            _, lid, inner, nsub, tile, segs = cmd
+            names = []
             seen = set()
             for info in inner:
                 for n in info.reads + info.writes:
-                    if n in seen:
-                        continue
-                    seen.add(n)
-                    w = writer.get(n)
-                    if w is not None:
-                        deps.append((w, S_DATA if c_load[w] else S_HAZARD))
-            local: dict = {}
-            keys: dict = {}
-            subs = [(_split(x.ns, nsub), _split(x.smem, nsub)) for x in inner]
-            for s in range(nsub):
-                for j, info in enumerate(inner):
-                    if info.view:
-                        src = info.reads[0] if info.reads else None
-                        if src is not None and src in local:
-                            for out in info.writes:
-                                local[out] = local[src]
-                        continue
-                    ddeps = [local[n] for n in info.reads if n in local]
-                    ns_s, sm_s = subs[j][0][s], subs[j][1][s]
-                    if info.engine == COPY:
-                        k = max(1, len(info.descs) // nsub)
-                        descs = tuple(_split(ns_s, k)) if ns_s else (0,)
-                    else:
-                        descs = ()
-                    r = len(r_eng)
-                    r_eng.append(info.engine)
-                    r_ns.append(ns_s)
-                    r_smem.append(sm_s)
-                    r_descs.append(descs)
-                    r_label.append(info.idx)
-                    r_tile.append(tile)
-                    r_deps.append(tuple(ddeps) if ddeps else None)
-                    r_cmd.append(i)
-                    for out in info.writes:
-                        local[out] = r
-                    keys[info.engine] = True
+                    if n not in seen:
+                        seen.add(n)
+                        names.append(n)
+            for n in names:
+                w = writer.get(n)
+                if w is not None:
+                    deps.append((w, S_DATA if c_load[w] else S_HAZARD))
+            keys = _composite_tasks(pg, i, segs, nsub, tile)
             c_comp.append(True)
             c_cost.append(disp_comp)
             c_label.append(lid)
@@ -228,7 +221,9 @@ def compile_stream(lw, stream) -> Program:
             c_ring.append(False)
             c_slot.append(())
             c_load.append(any(x.is_load for x in inner))
-            c_eng.append(tuple(keys))
+            c_buf.append(False)
+            c_eng.append(keys)
+            add_reader(i, names, tile)
             for info in inner:
                 for n in info.writes:
                     writer[n] = i
@@ -237,6 +232,91 @@ def compile_stream(lw, stream) -> Program:
         c_t0.append(t0)
         c_nt.append(len(r_eng) - t0)
     return pg
+
+
+def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
+    """The tasks of composite command ``i``: the engine's scheduler streams each segment
+    (a straight run of ops: one loop trip's body, or the ops between loops) op by op,
+    each op in ``nsub`` sub-tiles queued in order on its engine; sub-tile s of an op
+    waits for sub-tile s of its producers in the segment (so a consumer runs while its
+    producer streams the next sub-tiles) and for the whole producer of a value from an
+    earlier segment (a carried value chains from the previous trip's last sub-tile, in
+    the engine: no command round trip). A load inside a
+    loop fills one of the ring's S buffers (``segs`` gives (key, S)); it waits for every
+    task that read the buffer's previous contents, so with S >= 2 the DMA of trip j+1
+    overlaps the compute of trip j. Returns the engines touched, in first-use order.
+    """
+    r_eng, r_ns, r_smem, r_descs = pg.r_eng, pg.r_ns, pg.r_smem, pg.r_descs
+    r_label, r_tile, r_deps, r_cmd, r_slot = pg.r_label, pg.r_tile, pg.r_deps, pg.r_cmd, pg.r_slot
+    keys: dict = {}
+    last: dict = {}               # name -> task of its last writer (earlier segments)
+    lbuf: dict = {}               # name -> buffer (inner load execution) its value lives in
+    breaders: list = []           # buffer -> tasks that read it
+    hist: dict = {}               # (ring key, op) -> [buffers, in order]
+    for seg_tile, seg in segs:
+        t_seg = tile if seg_tile is None else seg_tile
+        subs = [(_split(x.ns, nsub), _split(x.smem, nsub)) for x, _ in seg]
+        fills = {}                # op position -> (buffer it fills, tasks it waits for)
+        for j, (info, buf) in enumerate(seg):
+            if buf is not None and not info.view:
+                b = len(breaders)
+                breaders.append([])
+                h = hist.setdefault((buf[0], info.idx), [])
+                prev = h[-buf[1]] if len(h) >= buf[1] else None
+                h.append(b)
+                fills[j] = (b, tuple(dict.fromkeys(breaders[prev])) if prev is not None else ())
+        cur_t = [{} for _ in range(nsub)]     # per sub-tile: name -> its writer in this segment
+        cur_b = [{} for _ in range(nsub)]
+        for j, (info, buf) in enumerate(seg):
+            fill = fills.get(j)
+            for s in range(nsub):
+                ct, cb = cur_t[s], cur_b[s]
+                if info.view:
+                    src = info.reads[0] if info.reads else None
+                    if src is not None:
+                        t = ct[src] if src in ct else last.get(src)
+                        bb = cb[src] if src in cb else lbuf.get(src)
+                        for out in info.writes:
+                            if t is not None:
+                                ct[out] = t
+                            cb[out] = bb
+                    continue
+                ddeps = []
+                rbufs = []
+                for n in info.reads:
+                    t = ct[n] if n in ct else last.get(n)
+                    if t is not None:
+                        ddeps.append(t)
+                    bb = cb[n] if n in cb else lbuf.get(n)
+                    if bb is not None:
+                        rbufs.append(bb)
+                if fill is not None:
+                    ddeps.extend(fill[1])
+                ns_s, sm_s = subs[j][0][s], subs[j][1][s]
+                if info.engine == COPY:
+                    k = max(1, len(info.descs) // nsub)
+                    descs = tuple(_split(ns_s, k)) if ns_s else (0,)
+                else:
+                    descs = ()
+                r = len(r_eng)
+                r_eng.append(info.engine)
+                r_ns.append(ns_s)
+                r_smem.append(sm_s)
+                r_descs.append(descs)
+                r_label.append(info.idx)
+                r_tile.append(t_seg)
+                r_deps.append(tuple(dict.fromkeys(ddeps)) if ddeps else None)
+                r_cmd.append(i)
+                r_slot.append(bool(fill and fill[1]))
+                for bb in dict.fromkeys(rbufs):
+                    breaders[bb].append(r)
+                for out in info.writes:
+                    ct[out] = r
+                    cb[out] = fill[0] if fill is not None else None
+                keys[info.engine] = True
+        last.update(cur_t[-1])
+        lbuf.update(cur_b[-1])
+    return tuple(keys)
 
 
 def run(lw, program: Program, units: int, slots: int, positions: int, record: bool = True,
@@ -267,6 +347,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     n_ch = lw.channels
     hold = lw.hold
     lat = lw.latency
+    rt = lw.completion                     # command completion -> command processor (ns)
 
     NC, NT = pg.commands, pg.tasks
     c_t0, c_nt = pg.c_t0, pg.c_nt
@@ -274,7 +355,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
                    [tuple(j for j, _ in d) for d in pg.c_deps]))
     c_sdeps, c_sslot = pg.c_deps, pg.c_slot
-    r_sdeps, r_cmd, r_eng = pg.r_deps, pg.r_cmd, pg.r_eng
+    r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
     r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
               in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
 
@@ -551,6 +632,19 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                         p_next[p] = i
                         p_left[p] = left
                         return
+                if rt and sdj:
+                    # finished, but the command processor sees it only rt later
+                    seen = max([c_end[cbase + j] for j in sdj]) + rt
+                    if seen > now:
+                        p_deps[p] = [(cbase + j2, why) for (j2, why) in c_sdeps[i]
+                                     if c_end[cbase + j2] + rt > now]
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        if p_try[p] != seen:
+                            p_try[p] = seen
+                            push(heap, (seen, DISPATCH_TRY, nxt(), p))
+                        return
             else:
                 for (d, why) in deps:
                     if c_end[d] < 0:
@@ -558,6 +652,16 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                         p_free[p] = pf
                         p_next[p] = i
                         p_left[p] = left
+                        return
+                if rt:
+                    seen = max([c_end[d] for d, _ in deps]) + rt
+                    if seen > now:
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        if p_try[p] != seen:
+                            p_try[p] = seen
+                            push(heap, (seen, DISPATCH_TRY, nxt(), p))
                         return
                 # dispatch now: account the wait to the last dependency to finish
                 waited = now - pf
@@ -609,6 +713,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 tid = tbase + r
                 t_floor[tid] = floor
                 t_deps[tid] = r_sdeps[r]
+                if r_slot[r]:
+                    t_slot[tid] = True
                 queues[ubase + r_eng[r]].append(tid)
             if n == 0:
                 c_end[c] = floor

@@ -11,10 +11,12 @@ the closed-form model agree on the steady state.
 * a loop trip expands its body; a loop with ``stages S >= 2`` is software
   pipelined: its hoistable loads (window operands only) of trip ``k + S - 1``
   are issued before the rest of trip ``k`` (a prologue issues trips 0..S-2),
-  each into slot ``k % S`` of the loop's ring;
-* a ``composite { }`` block is ONE command whose inner ops the engine streams
-  in ``n`` sub-tiles (n = rows of its largest inner tile / tensor instruction
-  height);
+  each into the next of the S buffers of the loop's ring; every other load has
+  one buffer, which its next execution overwrites;
+* a ``composite { }`` block is ONE command, loops inside it included, whose inner
+  ops the engine's scheduler streams in ``n`` sub-tiles (n = rows of its largest
+  inner tile / tensor instruction height), pipelining a loop's trips (its loads
+  fill max(stages, 2) buffers);
 * every other op is one command; view ops (reshape, transpose, broadcast) are
   free aliases, as in the analysis.
 """
@@ -102,6 +104,11 @@ class Lowering:
         ch = p.get("dma.channels", None)
         self.channels = int(ch) if ch else 0          # 0: no channel limit (GPU TMA / cp.async)
         self.hold = bool(int(p.get("dma.hold_channel_for_round_trip", 0) or 0))
+        # A command processor (tiled accelerators: dispatch.single_op stated) issues in order;
+        # a DMA waits there for its buffer. GPUs: warps issue, a load waits in the copy queue.
+        self.command_processor = self.m.dispatch_single is not None
+        cl = p.get("dispatch.completion_latency", None) if self.command_processor else None
+        self.completion = ceil_ns(cl / self.clock_ghz) if cl else 0
         self.latency = ceil_ns(self.m.dram_latency or 0)
         self.inst_m = self.m.inst[0] or 1
 
@@ -231,34 +238,77 @@ class Lowering:
     def stream(self, node, tiles_cap: int | None = None):
         """Commands of one position of ``node`` in issue order.
 
-        Yields ``("op", OpInfo, tile, ring)`` (ring: None or (ring key, stages)) and
-        ``("composite", label_id, [OpInfo...], n_subtiles, tile)``.
+        Yields ``("op", OpInfo, tile, ring)`` (ring: None, or ``(key, S, hoisted)`` for a
+        load: it fills one of the S buffers of its ring) and
+        ``("composite", label_id, [OpInfo...], n_subtiles, tile, segments)``.
         """
         yield from self._block(node.children, 0, tiles_cap)
+
+    @staticmethod
+    def _is_load(node) -> bool:
+        """A load/copy into an on-chip buffer (a value): it overwrites that buffer."""
+        op = node.op
+        return op is not None and op.opcode in ("load", "copy") and bool(op.result)
 
     def _block(self, children, tile, cap):
         for c in children:
             k = c.kind
             if k in ("op", "capture"):
-                if c.per_exec or (c.op is not None and c.op.opcode in VIEWS):
-                    yield ("op", self.info(c), tile, None)
-                elif c.op is not None and c.op.opcode not in VIEWS:
-                    # zero-cost op (e.g. a view-like op without demand) still carries names
-                    yield ("op", self.info(c), tile, None)
+                if c.per_exec or c.op is not None:
+                    # one buffer: the next execution of this load overwrites it
+                    yield ("op", self.info(c), tile, (c.id, 1, False) if self._is_load(c) else None)
             elif k == "loop":
                 yield from self._loop(c, cap)
             elif k == "composite":
-                inner = [self.info(x) for x in c.walk() if x.kind in ("op", "capture") and x is not c]
-                inner = [i for i in inner]
-                rows = max((i.rows for i in inner if not i.view), default=1)
-                n = max(1, min(64, -(-rows // self.inst_m)))
-                lid = self.infos.get(c.id)
-                if lid is None:
-                    lid = OpInfo(self.label_id(c.label), c.label, DISPATCH, 0, 0, (), ())
-                    self.infos[c.id] = lid
-                yield ("composite", lid.idx, inner, n, tile)
+                yield self._composite(c, tile, cap)
             else:  # nested mesh (warps/threads), call: their ops run in this unit, in order
                 yield from self._block(c.children, tile, cap)
+
+    def _composite(self, c, tile, cap):
+        """ONE command: every op inside (loops expanded trip by trip) streamed by the
+        engine's scheduler; see ``des._composite_tasks``."""
+        segs: list = []
+        self._segments(c.children, cap, None, None, segs)
+        inner = []
+        seen = set()
+        for _, seg in segs:
+            for info, _ in seg:
+                if id(info) not in seen:
+                    seen.add(id(info))
+                    inner.append(info)
+        rows = max((i.rows for i in inner if not i.view), default=1)
+        n = max(1, min(64, -(-rows // self.inst_m)))
+        lid = self.infos.get(c.id)
+        if lid is None:
+            lid = OpInfo(self.label_id(c.label), c.label, DISPATCH, 0, 0, (), ())
+            self.infos[c.id] = lid
+        return ("composite", lid.idx, inner, n, tile, segs)
+
+    def _segments(self, children, cap, ring, trip, out):
+        """Straight runs of a composite's ops, ``(trip, [(OpInfo, buffer ring)])``, in
+        execution order; a loop inside contributes one run per trip and its loads fill a
+        ring of max(stages, 2) buffers (the scheduler pipelines the trips)."""
+        cur: list = []
+        for x in children:
+            k = x.kind
+            if k in ("op", "capture"):
+                if x.per_exec or x.op is not None:
+                    buf = None
+                    if self._is_load(x):
+                        buf = ring if ring is not None else (x.id, 1)
+                    cur.append((self.info(x), buf))
+                continue
+            if cur:
+                out.append((trip, cur))
+                cur = []
+            if k == "loop":
+                r = (x.id, max(int(x.stages or 1), 2))
+                for t in range(self.loop_trips(x, cap)):
+                    self._segments(x.children, cap, r, t, out)
+            else:  # a nested composite, mesh or call: inline
+                self._segments(x.children, cap, ring, trip, out)
+        if cur:
+            out.append((trip, cur))
 
     def loop_trips(self, loop, cap=None) -> int:
         t = loop.trips
@@ -293,9 +343,9 @@ class Lowering:
         key = loop.id
         for k in range(min(stages - 1, trips)):
             for inf in infos:
-                yield ("op", inf, k, (key, stages))
+                yield ("op", inf, k, (key, stages, True))
         for k in range(trips):
             if k + stages - 1 < trips:
                 for inf in infos:
-                    yield ("op", inf, k + stages - 1, (key, stages))
+                    yield ("op", inf, k + stages - 1, (key, stages, True))
             yield from self._block(rest, k, cap)

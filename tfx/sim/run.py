@@ -149,9 +149,10 @@ def _work(lw, unit_node, cap):
                 per[0] += lw.dispatch_single
         else:
             per[0] += lw.dispatch_composite
-            for info in cmd[2]:
-                per[info.engine] += info.ns
-                per[3] += info.smem
+            for _, seg in cmd[5]:
+                for info, _ in seg:
+                    per[info.engine] += info.ns
+                    per[3] += info.smem
     return max(per)
 
 
