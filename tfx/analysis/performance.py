@@ -29,6 +29,7 @@ from tfx.errors import TfxError
 from tfx.hw.units import format_time_ns
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill")
+VIEWS = ("reshape", "transpose", "broadcast")
 
 
 @dataclass
@@ -311,8 +312,13 @@ def _max_engine(e: dict):
     return out
 
 
-def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, positions):
-    """(ns for r concurrent positions to run ``node``'s body once per position, engine ns)."""
+def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, positions,
+                in_composite=False):
+    """(ns for r concurrent positions to run ``node``'s body once per position, engine ns).
+
+    ``in_composite``: ``node`` lies inside a ``composite`` block, whose one command replaces
+    the single-op dispatches of everything inside it (see ``_composite_dispatch``).
+    """
     total = 0
     engines = {e: 0 for e in ENGINES}
     for c in node.children:
@@ -320,6 +326,8 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             if not c.per_exec:
                 continue
             d = _op_demand(c, counter, m, miss, warps)
+            if in_composite:
+                d.dispatch = 0
             e = _engine_ns(d, m, r, active_units)
             t = _max_engine(e)
             # A load's latency overlaps the other resident positions' transfers (and the next
@@ -335,36 +343,78 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
         elif c.kind == "loop":
-            t, e = _loop_time(c, counter, m, miss, warps, r, active_units)
+            t, e = _loop_time(c, counter, m, miss, warps, r, active_units, in_composite)
             k = ratio(c.execs, node.execs * c.trips) if not is_array(c.execs, node.execs, c.trips) else c.execs / (node.execs * c.trips)
             total = total + t * k
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
         else:  # nested mesh (warps/threads), composite, call: their ops run in this scope's order
-            t, e = _scope_time(c, counter, m, miss, warps, r, active_units, positions)
+            inner = in_composite or (c.kind == "composite" and _composite_dispatch(m) is not None)
+            t, e = _scope_time(c, counter, m, miss, warps, r, active_units, positions, inner)
+            if c.kind == "composite" and inner and not in_composite:
+                # ONE command for the whole block, loops inside included: its dispatch is one
+                # more engine demand, overlapping like an op's.
+                cost = _composite_dispatch(m) * r
+                e["dispatch"] = e["dispatch"] + cost
+                t = emax(t, cost)
             k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
             if c.kind == "mesh":
                 k = 1  # positions of an inner mesh run concurrently inside one unit
-                t = t
             total = total + t * k
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
-            if c.kind == "composite" and m.dispatch_composite is not None:
-                # One command for the whole block replaces its ops' single dispatches.
-                n_ops = sum(1 for x in c.walk() if x.kind == "op")
-                saved = (n_ops * m.dispatch_single - m.dispatch_composite) / m.clock_ghz * r
-                engines["dispatch"] = engines["dispatch"] - saved * k
-                total = total - saved * k
     return total, engines
 
 
-def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units):
-    """ns of all trips of one execution of ``loop`` for r concurrent positions."""
+def _composite_dispatch(m: Machine):
+    """ns to dispatch one composite command, or None where single-op dispatch is not modelled."""
+    if m.dispatch_single is None or m.dispatch_composite is None:
+        return None
+    return m.dispatch_composite / m.clock_ghz
+
+
+def _per(a, b):
+    """a / b for execution counts, scalar or array (0 where b is 0)."""
+    if is_array(a, b):
+        return a / emax(b, 1)
+    return ratio(a, b) if b else 0
+
+
+def _composite_dispatch_delta(node: ScopeNode, ref_execs, m: Machine, inside=False):
+    """Dispatch ns to add per execution of a node with ``ref_execs`` executions for the
+    composites in ``node``'s subtree: each outermost one pays ``dispatch.composite`` once per
+    execution, and every op inside it (each of its executions there, loops included) loses
+    its single-op dispatch. ``inside``: ``node`` itself lies in a composite (no cost here)."""
+    comp = _composite_dispatch(m)
+    if comp is None:
+        return 0
+    single = m.dispatch_single / m.clock_ghz
+    delta = 0
+    stack = [(node, inside)]
+    while stack:
+        x, ins = stack.pop()
+        if x.kind == "composite" and not ins:
+            delta = delta + comp * _per(x.execs, ref_execs)
+            ins = True
+        elif ins and x.kind == "op" and x.per_exec and x.op is not None and x.op.opcode not in VIEWS:
+            delta = delta - single * _per(x.execs, ref_execs)
+        stack.extend((ch, ins) for ch in x.children)
+    return delta
+
+
+def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
+    """ns of all trips of one execution of ``loop`` for r concurrent positions.
+
+    Composites in the body are one command per execution (``dispatch.composite``) instead of
+    their ops' single-op dispatches; inside a composite (``in_composite``) the body's ops
+    dispatch nothing.
+    """
     trips = loop.trips
     if any(c.kind == "loop" for c in loop.walk() if c is not loop):
         # An outer loop (a persistent kernel's tile loop): each trip runs its body in order,
         # the inner loops with their own pipelines.
-        per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs)
+        per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs,
+                                        in_composite)
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = Demand()
     for c in loop.walk():
@@ -373,6 +423,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         od = _op_demand(c, counter, m, miss, warps)
         k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
         body.add(od, k)
+    body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
     spill_bytes, threads = miss.get("__spill__", (0, None))
     has_mma = any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") for c in loop.walk())
     if has_mma and threads is not None:
