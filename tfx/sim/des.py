@@ -455,7 +455,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                         w = t_wait[tb + d]
                         if w is None:
                             t_wait[tb + d] = [key]
-                        else:
+                        elif key not in w:
                             w.append(key)
                         return
                 if t_slot[tid]:
@@ -545,7 +545,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     w = t_wait[tb + d]
                     if w is None:
                         t_wait[tb + d] = [key]
-                    else:
+                    elif key not in w:
                         w.append(key)
                     return
             if t_slot[tid]:
@@ -800,7 +800,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                                 w = t_wait[tb + d]
                                 if w is None:
                                     t_wait[tb + d] = [k]
-                                else:
+                                elif k not in w:
                                     w.append(k)
                                 break
                         else:
