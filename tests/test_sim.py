@@ -349,7 +349,7 @@ def test_sip_decode_attention_composite_cuts_commands():
     (22 ops less 6 free views: transpose, 3 reshapes, 2 broadcasts) + 3 stores = 1032.
     Composite attention launch: the same 5 + ONE composite for the whole KV loop + 3 stores = 9.
     The merge launch adds 13 to both on the representative PE (3 loads, 9 vector/special ops:
-    reduce max, sub, exp2, mul, reduce sum, mul, reduce sum, div, cast; 1 store; its 6 views
+    reduce max, sub, exp2, mul, reduce sum, mul, reduce sum, div, cast; 1 store; its 7 views
     are free). Totals 1045 and 22: 47.5x fewer commands; dispatch 1045 x 8 = 8360 ns against
     21 x 8 + 40 = 208 ns."""
     single = run(SIP_ATTN, "sip", "decode_attention_single_op", events=False)
