@@ -225,6 +225,19 @@ def test_tiles_cap_extrapolates():
     assert abs(capped.makespan_ns - full.makespan_ns) / full.makespan_ns < 0.1
 
 
+def test_tiles_cap_counts_commands_and_work_exactly():
+    """Capped at 16 of 64 blocks, the decode kernels still report every command and all the
+    work of the uncapped stream (a composite around the KV loop stays ONE command); the
+    makespan is extrapolated."""
+    for kernel, commands in (("decode_attention_single_op", 1045), ("decode_attention_composite", 22)):
+        full = run(SIP_ATTN, "sip", kernel, events=False)
+        capped = run(SIP_ATTN, "sip", kernel, events=False, tiles=16)
+        assert capped.commands == full.commands == commands
+        assert capped.engines["tensor"]["busy_ns"] == full.engines["tensor"]["busy_ns"]
+        assert capped.dispatch_ns == full.dispatch_ns
+        assert abs(capped.makespan_ns - full.makespan_ns) / full.makespan_ns < 0.02
+
+
 def test_full_mode_matches_representative_on_one_unit():
     a = run(TINY, TINY_HW)
     b = run(TINY, TINY_HW, full=True)

@@ -66,6 +66,11 @@ class BatchSim:
     descriptors: int
     channel_busy: int
     tasks: int
+    exact: bool = False        # work and commands are the uncapped stream's, not scaled
+
+    def k(self, attr: str) -> float:
+        """Factor from the simulated (capped) part to the whole batch for ``attr``."""
+        return 1.0 if self.exact and attr in ("work", "commands") else self.scale
 
 
 @dataclass
@@ -82,12 +87,17 @@ class LaunchSim:
     dma_channels: int = 0
     hold: bool = False
 
-    def add_batch(self, name, b, count, span, start, scale) -> None:
+    def add_batch(self, name, b, count, span, start, scale, exact=None, positions=1) -> None:
+        work, commands = list(b.work), b.commands
+        if exact is not None:   # capped run: the whole stream's work and commands, counted
+            work = [w * positions for w in exact[0]]
+            commands = exact[1] * positions
         self.batches.append(BatchSim(name=name, count=count, makespan_ns=span, simulated_ns=b.makespan,
-                                     start_ns=start, scale=scale, work=list(b.work),
+                                     start_ns=start, scale=scale, work=work,
                                      occupied=list(b.occupied), stalls=dict(b.stalls),
-                                     commands=b.commands, descriptors=b.descriptors,
-                                     channel_busy=b.channel_busy, tasks=b.tasks))
+                                     commands=commands, descriptors=b.descriptors,
+                                     channel_busy=b.channel_busy, tasks=b.tasks,
+                                     exact=exact is not None))
 
 
 @dataclass
@@ -108,7 +118,7 @@ class SimResult:
             for b in ls.batches:
                 v = getattr(b, attr)
                 v = v[i] if i is not None else v
-                tot += v * b.count * b.scale
+                tot += v * b.count * b.k(attr)
         return tot
 
     @property
@@ -147,7 +157,7 @@ class SimResult:
         num = den = 0.0
         for ls in self.launches:
             for b in ls.batches:
-                num += max(b.work) * b.count * b.scale
+                num += max(b.work) * b.count * b.k("work")
                 den += b.makespan_ns * b.count
         return num / den if den else 0.0
 
@@ -198,7 +208,7 @@ class SimResult:
                 "batches": [{"name": b.name, "count": b.count, "makespan_ns": b.makespan_ns,
                              "simulated_ns": b.simulated_ns, "commands": b.commands,
                              "dma_descriptors": b.descriptors, "tasks": b.tasks,
-                             "pipeline_efficiency": (max(b.work) * b.scale / b.makespan_ns
+                             "pipeline_efficiency": (max(b.work) * b.k("work") / b.makespan_ns
                                                      if b.makespan_ns else 0.0)}
                             for b in ls.batches],
             } for ls in self.launches],

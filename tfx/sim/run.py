@@ -71,10 +71,10 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             lw = Lowering(analysis, unit_node, 1 if shared else units, miss, warps, labels=labels)
             b = des.run(lw, _program(lw, unit_node, tiles), units=units, slots=resident,
                         positions=positions, record=events, shared_dram=shared, offset=t0)
-            scale, span = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
+            scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
                 lw, _program(lw, unit_node, cap), units=units, slots=resident,
                 positions=positions, record=False, shared_dram=shared).makespan)
-            ls.add_batch("all units", b, 1, span, t0, scale)
+            ls.add_batch("all units", b, 1, span, t0, scale, exact, positions)
             all_events.extend(b.events)
             n_events += b.tasks + b.dispatches
             ls.makespan_ns = span
@@ -90,10 +90,10 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
                 lw = Lowering(analysis, unit_node, active, miss, warps, labels=labels)
                 b = des.run(lw, _program(lw, unit_node, tiles), units=1, slots=r,
                             positions=r, record=events, offset=t)
-                scale, span = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: des.run(
+                scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: des.run(
                     lw, _program(lw, unit_node, cap), units=1, slots=r, positions=r,
                     record=False).makespan)
-                ls.add_batch(name, b, count, span, t, scale)
+                ls.add_batch(name, b, count, span, t, scale, exact, r)
                 all_events.extend(b.events)
                 n_events += b.tasks + b.dispatches
                 t += span * count
@@ -117,43 +117,53 @@ def _program(lw, unit_node, cap):
 
 
 def _extrapolated(lw, unit_node, tiles, b, rerun):
-    """(work scale, makespan) of a batch simulated with every loop capped at ``tiles`` trips.
+    """(work scale, makespan, exact) of a batch simulated with every loop capped at ``tiles`` trips.
 
     Linear in the bottleneck work W: a second run at half the cap gives the slope,
     T(full) = T(cap) + (W_full - W_cap) * (T(cap) - T(cap/2)) / (W_cap - W_cap/2).
+    ``exact``: (work per engine, commands) of one position's uncapped stream, or None when
+    nothing was capped (a composite around a loop stays one command however many trips).
     """
     if tiles is None:
-        return 1.0, b.makespan
-    full = _work(lw, unit_node, None)
-    w_cap = _work(lw, unit_node, tiles)
+        return 1.0, b.makespan, None
+    per_full, cmds_full = _totals(lw, unit_node, None)
+    full = max(per_full)
+    w_cap = max(_totals(lw, unit_node, tiles)[0])
     if not w_cap or full == w_cap:
-        return 1.0, b.makespan
+        return 1.0, b.makespan, None
+    exact = (per_full, cmds_full)
     half = max(tiles // 2, 1)
-    w_half = _work(lw, unit_node, half)
+    w_half = max(_totals(lw, unit_node, half)[0])
     scale = full / w_cap
     if w_half >= w_cap:
-        return scale, _extrapolate(b.makespan, scale)
+        return scale, _extrapolate(b.makespan, scale), exact
     t_half = rerun(half)
     slope = (b.makespan - t_half) / (w_cap - w_half)
-    return scale, int(math.ceil(b.makespan + (full - w_cap) * max(slope, 0)))
+    return scale, int(math.ceil(b.makespan + (full - w_cap) * max(slope, 0))), exact
 
 
-def _work(lw, unit_node, cap):
+def _totals(lw, unit_node, cap):
+    """(demand ns per engine, commands) of one position's stream with loops capped at ``cap``."""
     per = [0] * N_ENGINES
+    cmds = 0
     for cmd in lw.stream(unit_node, cap):
         if cmd[0] == "op":
             info = cmd[1]
+            if info.view:
+                continue
+            cmds += 1
             per[info.engine] += info.ns
             per[3] += info.smem
-            if info.dispatched and not info.view:
+            if info.dispatched:
                 per[0] += lw.dispatch_single
         else:
+            cmds += 1
             per[0] += lw.dispatch_composite
             for _, seg in cmd[5]:
                 for info, _ in seg:
                     per[info.engine] += info.ns
                     per[3] += info.smem
-    return max(per)
+    return per, cmds
 
 
 def _extrapolate(span, scale):
