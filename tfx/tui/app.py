@@ -12,14 +12,15 @@ and the first job submitted in ``__init__``, before Textual starts, so the
 analysis runs on another core while the screen is built; only the IR pane is
 composed up front, the other panes (and their modules) are mounted the first
 time they are shown. The Explore pane's sweep is a second kind of job
-(``core.ExploreJob``) in the same pool, at most one in flight, stale ones
-dropped the same way.
+(``core.ExploreJob``) in a worker of its own, so an analysis never waits behind
+a sweep; at most one sweep is in flight and stale ones are dropped the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import gc
 import importlib
 import json
 import sys
@@ -46,9 +47,10 @@ PANE_WIDGETS = {
     "explore": ("tfx.tui.widgets.explore", "ExplorePane"),
     "hardware": ("tfx.tui.widgets.hardware", "HardwarePane"),
 }
+FIRST_WAIT_S = 0.12    # on_mount waits this long at most for the first analysis
+
 FOCUS = {"ir": "#ir-tree", "traffic": "#traffic-table", "roofline": "#params-table",
          "timeline": "#gantt", "explore": "#topk", "hardware": "#facts-table"}
-WORKERS = 2     # one for analyses, one free while a sweep runs
 
 
 def _commands_provider():
@@ -101,7 +103,9 @@ class TfxApp(App):
         self.good = (dict(self.knobs), dict(self.params), self.profile_name)
         self._dirty: set[str] = set(PANES)
         self._mounted: set[str] = {"ir"}
-        self._pool: cf.ProcessPoolExecutor | None = None
+        # one worker process for analyses (it stays warm), one for the Explore pane's
+        # sweeps (an analysis never waits behind a sweep)
+        self._pools: dict[str, cf.ProcessPoolExecutor | None] = {"analysis": None, "explore": None}
         self._pool_failed = False
         self._first: cf.Future | None = None
         self._base_profile = None
@@ -117,13 +121,18 @@ class TfxApp(App):
         if not sync:
             # Fork the workers and start the first analysis now, while only this thread
             # exists: it runs on another core while Textual builds the first screen.
-            self._pool = self._new_pool()
-            if self._pool is not None:
+            # A fork-context pool forks at its first submit (then starts a thread), so
+            # both pools are made first and the sweep worker is started by a no-op.
+            pool = self._pools["analysis"] = self._new_pool()
+            sweeps = self._pools["explore"] = self._new_pool()
+            if pool is not None:
                 self.generation = 1
                 job = self.make_job()
                 self._submitted[1] = time.perf_counter()
                 try:
-                    self._first = self._pool.submit(core.run_job, job)
+                    self._first = pool.submit(core.run_job, job)
+                    if sweeps is not None:
+                        sweeps.submit(core.noop)
                 except (RuntimeError, BrokenProcessPool):
                     self._first = None
 
@@ -139,19 +148,37 @@ class TfxApp(App):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        if self._first is not None:
-            self.run_worker(self._await_first(self._first), group="analysis", exit_on_error=False)
+        # Everything made so far (Textual's widgets and styles, the imports) lives as long
+        # as the app: keep it out of the collector's full passes, which otherwise cost a
+        # keystroke ~45 ms now and then.
+        self.call_after_refresh(gc.freeze)
+        first = self._first
+        if first is not None:
+            # The worker started before Textual did and usually finishes while the screen
+            # is built; a short wait (the GIL released, so the result is unpickled meanwhile)
+            # puts the analysis in the first frame rather than in a second one.
+            cf.wait([first], timeout=FIRST_WAIT_S)
+        if first is not None and first.done() and first.exception() is None:
+            self.apply(first.result())
+        elif first is not None:
+            self.run_worker(self._await_first(first), group="analysis", exit_on_error=False)
         else:
             self.submit()
 
     async def on_unmount(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self._pools.values():
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------ the worker pool
+    @property
+    def _pool(self) -> cf.ProcessPoolExecutor | None:
+        """The analysis worker's pool (tests look at it)."""
+        return self._pools["analysis"]
+
     def _new_pool(self) -> cf.ProcessPoolExecutor | None:
-        """Two worker processes: forked while the process has one thread (at start-up,
-        on Linux), else spawned. None when no pool can be had (jobs then run in threads)."""
+        """One worker process: forked while the process has one thread (at start-up, on
+        Linux), else spawned. None when no pool can be had (jobs then run in threads)."""
         import multiprocessing
         import threading
         fork = sys.platform.startswith("linux") and threading.active_count() == 1
@@ -162,29 +189,29 @@ class TfxApp(App):
                 from multiprocessing import resource_tracker
                 resource_tracker.ensure_running()
             ctx = multiprocessing.get_context("fork" if fork else "spawn")
-            return cf.ProcessPoolExecutor(max_workers=WORKERS, mp_context=ctx,
+            return cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx,
                                           initializer=core.worker_init)
         except Exception:  # noqa: BLE001 - no pool: the app still works, more slowly
             self._pool_failed = True
             return None
 
-    def _executor(self) -> cf.ProcessPoolExecutor | None:
-        if self._pool is None and not self._pool_failed:
-            self._pool = self._new_pool()
-        return self._pool
+    def _executor(self, kind: str) -> cf.ProcessPoolExecutor | None:
+        if self._pools[kind] is None and not self._pool_failed:
+            self._pools[kind] = self._new_pool()
+        return self._pools[kind]
 
-    async def _call(self, fn, job):
-        """``fn(job)`` in a worker process (a thread when there is no pool)."""
+    async def _call(self, fn, job, kind: str = "analysis"):
+        """``fn(job)`` in the ``kind`` worker process (a thread when there is no pool)."""
         loop = asyncio.get_running_loop()
-        pool = self._executor()
+        pool = self._executor(kind)
         if pool is not None:
             try:
                 return await loop.run_in_executor(pool, fn, job)
             except (BrokenProcessPool, RuntimeError):
                 # a worker died (or the pool is shutting down): a new pool next time
-                if self._pool is pool:
+                if self._pools[kind] is pool:
                     pool.shutdown(wait=False, cancel_futures=True)
-                    self._pool = None
+                    self._pools[kind] = None
         return await loop.run_in_executor(None, fn, job)
 
     # ------------------------------------------------------------ jobs
@@ -211,7 +238,7 @@ class TfxApp(App):
         try:
             out = await asyncio.wrap_future(fut)
         except (BrokenProcessPool, RuntimeError):
-            self._pool = None
+            self._pools["analysis"] = None
             out = await asyncio.get_running_loop().run_in_executor(None, core.run_job,
                                                                    self.make_job())
         self.apply(out)
@@ -254,6 +281,11 @@ class TfxApp(App):
         self.refresh_pane(self.active_pane)
         self._status()
         self.shown_generation = out.generation
+        if old is None and not self.sync and self._pools["explore"] is not None:
+            try:   # the first screen is up: the sweep worker imports what it needs meanwhile
+                self._pools["explore"].submit(core.warm_explore)
+            except (RuntimeError, BrokenProcessPool):
+                pass
         t0 = self._submitted.pop(out.generation, None)
         if t0 is not None:
             self.timings.append(time.perf_counter() - t0)
@@ -375,7 +407,7 @@ class TfxApp(App):
 
     async def _sweep_worker(self, job: core.ExploreJob) -> None:
         try:
-            out = await self._call(core.run_explore, job)
+            out = await self._call(core.run_explore, job, "explore")
         finally:
             self._explore_running = None
         self._explore_done(out)

@@ -70,7 +70,10 @@ def _parse(path: str, text: str):
 
 def worker_init() -> None:
     """Run in each worker process: its stdout and stderr go to /dev/null, since they are
-    the terminal the app draws on (a stray warning would scribble over the screen)."""
+    the terminal the app draws on (a stray warning would scribble over the screen); what
+    a forked worker inherited is frozen out of the garbage collector's passes."""
+    import gc
+    gc.freeze()
     try:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 1)
@@ -78,6 +81,18 @@ def worker_init() -> None:
         os.close(fd)
     except OSError:
         pass
+
+
+def noop() -> None:
+    """Submitted once to start a worker process early (a fork-context pool forks at the
+    first submit)."""
+
+
+def warm_explore() -> None:
+    """Imported by the sweep worker once the first screen is up, so the first sweep is fast."""
+    import tfx.analysis.analyze  # noqa: F401
+    import tfx.explore  # noqa: F401
+    import tfx.lang  # noqa: F401
 
 
 def run_job(job: Job) -> Outcome:
