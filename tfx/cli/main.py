@@ -29,7 +29,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``only`` one: a command's module (and what it
+    imports) loads only when that command runs, so ``tfx open`` starts fast."""
     parser = _Parser(
         prog="tfx",
         description="tfx: a terminal explorer for the performance of tile kernels.",
@@ -37,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tfx {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"tfx.cli.cmd_{name}")
         except ModuleNotFoundError as exc:
@@ -48,8 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    only = first if first in COMMAND_MODULES and "-h" not in args_list[:1] else None
+    parser = build_parser(only)
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         if args.command is None:
             parser.print_help()
