@@ -99,6 +99,7 @@ class Machine:
         self.launch_ns = profile.get("launch.overhead", 0.0)
         self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
         self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+        self.iteration_ns = profile.get("pipeline.iteration_overhead", 0) / self.clock_ghz
         self.dispatch_single = profile.get("dispatch.single_op")
         self.dispatch_composite = profile.get("dispatch.composite")
 
@@ -437,7 +438,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA and
     # overlap only across co-resident CTAs. So a round lasts at least one position's sum.
     one = _engine_ns(body, m, 1, active_units)
-    e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"])
+    e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"] + m.iteration_ns)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     has_loads = body.global_loads

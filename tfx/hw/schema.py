@@ -178,6 +178,11 @@ PROFILE_SPEC = TableSpec({
     "launch": TableSpec({
         "overhead": FactSpec("time", "nonnegative", "host time per kernel launch"),
     }, "kernel launch"),
+    "pipeline": TableSpec({
+        "iteration_overhead": FactSpec("cycles", "nonnegative_int",
+                                       "cycles a loop trip spends on its own bookkeeping (barrier waits, "
+                                       "address updates, issue), serial with that position's compute"),
+    }, "software-pipelined loops"),
     "dispatch": TableSpec({
         "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),
         "composite": FactSpec("cycles", "nonnegative_int", "cycles to dispatch a composite command"),
