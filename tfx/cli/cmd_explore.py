@@ -43,6 +43,8 @@ def register(subparsers: Any) -> None:
                    help="Pareto objectives, minimized: time,smem,regs,traffic,cost "
                         "(default time,smem; time,cost with --knob-sweep)")
     p.add_argument("--top", type=int, default=10, metavar="K", help="configurations in the top table (default 10)")
+    p.add_argument("--all-params", action="store_true",
+                   help="also sweep the problem's shape parameters (by default they stay at their values)")
     p.add_argument("--sensitivity", action="store_true",
                    help="halve and double every numeric knob around the best configuration")
     out = p.add_mutually_exclusive_group()
@@ -101,6 +103,15 @@ def run(args) -> int:
         raise TfxError(f"--chunk {chunk}: expected a count >= 1")
     profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None)
     module = parse_file(args.file)
+    if not args.all_params:
+        # The problem's shape is the question, not an answer: keep shape parameters at their
+        # values unless --sweep names them (or --all-params sweeps every declared domain).
+        from tfx.ir.bind import bind
+        kernel = module.kernel(args.kernel)
+        defaults = bind(module, kernel, fixed)
+        for name in sorted(kernel.shape_parameters()):
+            if name not in fixed and not (sweeps and name in sweeps):
+                fixed[name] = int(defaults[name])
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     try:
         result = explore(module, args.kernel, profile, sweeps, knob_sweeps, objectives, args.top,

@@ -241,6 +241,23 @@ class Kernel:
     def attr(self, name: str) -> Attr | None:
         return next((a for a in self.attrs if a.name == name), None)
 
+    def shape_parameters(self) -> set[str]:
+        """Parameters that size the problem: named, directly or through ``let``s, in the
+        extents of a tensor that is not scratch (``A : bf16[M, K]`` makes M and K shapes;
+        BM is a tile parameter)."""
+        lets = {l.name: l.value for l in self.lets}
+        seen: set[str] = set()
+        todo = [n for t in self.tensors if t.role != "scratch" for d in t.type.shape
+                for n in d.free_names()]
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n in lets:
+                todo.extend(lets[n].free_names())
+        return seen & {p.name for p in self.params}
+
 
 @dataclass(frozen=True)
 class Module:

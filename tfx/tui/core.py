@@ -472,21 +472,8 @@ EXPLORE_POINTS = 20_000      # distinct (time, smem) points sent back for the sc
 
 
 def shape_params(kernel) -> set[str]:
-    """Parameters that size the problem: named, directly or through ``let``s, in the extents
-    of a tensor that is not scratch (``A : bf16[M, K]`` makes M and K shapes; BM is a tile)."""
-    lets = {l.name: l.value for l in kernel.lets}
-    params = {p.name: p for p in kernel.params}
-    seen: set[str] = set()
-    todo = [n for t in kernel.tensors if t.role != "scratch" for d in t.type.shape
-            for n in d.free_names()]
-    while todo:
-        n = todo.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n in lets:
-            todo.extend(lets[n].free_names())
-    return seen & set(params)
+    """Parameters that size the problem (see ``Kernel.shape_parameters``)."""
+    return kernel.shape_parameters()
 
 
 def sweepable(kernel) -> list[str]:
