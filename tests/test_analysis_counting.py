@@ -266,3 +266,34 @@ def test_persistent_gemm_counts_every_tile_once_across_positions():
     assert tile_loop.execs == 2048
     assert tile_loop.precision == "exact"
     assert a.metrics["memory.traffic.gmem.total.read"] == 12_884_901_888
+
+
+CALL = """kernel scale_rows {
+  param R = 4
+  param C = 8
+  tensor X : f32[R, C] @gmem in
+  tensor Y : f32[R, C] @gmem out
+  %x = load X[0 : R, 0 : C] -> rmem
+  %y = mul %x, 2.0
+  store %y -> Y[0 : R, 0 : C]
+}
+kernel main {
+  param N = 16
+  tensor X : f32[N, 8] @gmem in
+  tensor Y : f32[N, 8] @gmem out
+  mesh cta[N / 4] as (b) capture(X, Y) {
+    call scale_rows(X[b * 4 : 4, 0 : 8], Y[b * 4 : 4, 0 : 8]) with (R = 4, C = 8)
+  }
+}"""
+
+
+def test_a_device_function_is_counted_at_every_call():
+    """main (the kernel no other calls) runs N/4 = 4 CTAs, each calling scale_rows with R=4, C=8:
+    4 * 8 = 32 f32 multiplies and 32 * 4 B = 128 B of gmem reads per call, so 4 * 32 = 128 flops
+    and 4 * 128 = 512 B in total."""
+    m = parse_text(CALL, "call.tile")
+    a = analyze(m, None, load_profile("h200_sxm"))
+    assert a.kernel.name == "main"
+    assert a.metrics["compute-cost.flops.f32.total"] == 128
+    assert a.metrics["memory.traffic.gmem.total.read"] == 512
+    assert a.metrics["memory.traffic.gmem.total.write"] == 512
