@@ -79,13 +79,22 @@ def test_full_space_is_fast():
 
 def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis():
     """Llama 3.1 70B decode at 128K: doubling HBM bandwidth is the largest single-knob speed-up;
-    the analytic scaling stays within 20% of a full re-analysis with knobbed profiles."""
-    r = hw_sweep("llama3.1-70b", "h200_nvl8", Workload("decode", 131072, 1), 64, check=4)
-    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.3
+    the analytic scaling (a latency floor that does not scale + the rest that follows the
+    roofline, split by one re-analysis at 2 x bandwidth and compute) stays within 10% of a full
+    re-analysis with knobbed profiles, and the doubled-bandwidth point equals the re-analysis'
+    own figure (tp8 cp2 at 2 x HBM bandwidth: ~x1.2, not x2: launches, link latencies and
+    latency-bound small kernels do not scale)."""
+    wl = Workload("decode", 131072, 1)
+    r = hw_sweep("llama3.1-70b", "h200_nvl8", wl, 64, check=4)
+    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.15
     assert all(k["speedup"] < 1.1 for k in r.ranking[1:])
     for c in r.check:
-        assert abs(c["relative_error"]) < 0.2
+        assert abs(c["relative_error"]) < 0.1
     assert r.pareto
+    from tfx.model.latency import latency
+    fast = load_system("h200_nvl8", knobs={"memory.gmem.bandwidth": "x2"})
+    full = latency("llama3.1-70b", fast, wl, Parallelism.parse(r.ranking[0]["config"])).latency_ns
+    assert r.ranking[0]["latency_ns"] == pytest.approx(full, rel=0.03)
 
 
 def test_sip_placements():

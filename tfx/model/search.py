@@ -286,6 +286,7 @@ class SweepParts:
     body: np.ndarray       # (stages, configs) kernel body ns per layer x layers
     compute: np.ndarray    # (stages, configs)
     memory: np.ndarray     # (stages, configs)
+    floor: np.ndarray      # (stages, configs) the part of the body that does not scale (latencies)
     fixed: np.ndarray      # (configs,) launch costs
     comm_lat: np.ndarray   # (configs,) link latency terms
     comm_intra: np.ndarray  # (configs,) intra-node bandwidth terms
@@ -294,31 +295,51 @@ class SweepParts:
     devices: np.ndarray
 
 
+#: The co-design sweep re-analyses every kernel once with HBM bandwidth and tensor compute
+#: x FLOOR_FACTOR; with the base analysis this splits each body into a part that scales with
+#: the two knobs and one that does not (DRAM latency fills, latency-bound small kernels, L2,
+#: vector and SFU work): body = floor + rest, body at F = floor + rest / F.
+FLOOR_FACTOR = 2.0
+
+
+def floor_system(system: System) -> System:
+    """``system`` with HBM bandwidth and every tensor rate x FLOOR_FACTOR (see FLOOR_FACTOR)."""
+    from dataclasses import replace
+    knobs = {**knob_map(system, "mem_bandwidth", FLOOR_FACTOR), **knob_map(system, "compute", FLOOR_FACTOR)}
+    key = (system.profile_key, "floor", FLOOR_FACTOR)
+    return replace(system, profile=system.profile.with_knobs(knobs), profile_key=key)
+
+
 def sweep_parts(model, wl, system, cfg) -> SweepParts:
     ev = evaluate(model, wl, system, cfg)
     big = 1e12
     ev_intra = evaluate(model, wl, system, cfg, intra_scale=big)
     ev_inter = evaluate(model, wl, system, cfg, inter_scale=big)
+    ev_floor = evaluate(model, wl, floor_system(system), cfg)
     lns = system.launch_ns
     kern = [s for s in ev.stages if s.kind == "kernel"]
     body = np.stack([s.body * s.layers for s in kern])
     comp = np.stack([s.compute * s.layers for s in kern])
     mem = np.stack([s.memory * s.layers for s in kern])
+    body_f = np.stack([s.body * s.layers for s in ev_floor.stages if s.kind == "kernel"])
+    floor = np.clip((FLOOR_FACTOR * body_f - body) / (FLOOR_FACTOR - 1.0), 0.0, body)
     fixed = sum(s.launches * lns * s.layers for s in ev.stages)
     comm = lambda e: sum(s.comm * s.layers for s in e.stages if s.kind == "comm")
     c0, c_no_intra, c_no_inter = comm(ev), comm(ev_intra), comm(ev_inter)
     intra = np.maximum(c0 - c_no_intra, 0.0)
     inter = np.maximum(c0 - c_no_inter, 0.0)
     lat = np.maximum(c0 - intra - inter, 0.0)
-    return SweepParts(body, comp, mem, fixed, lat, intra, inter, ev.memory_total(), cfg.devices())
+    return SweepParts(body, comp, mem, floor, fixed, lat, intra, inter, ev.memory_total(), cfg.devices())
 
 
 def codesign_latency(parts: SweepParts, compute_f, bw_f, intra_f, inter_f) -> np.ndarray:
     """Latency for hardware factors (arrays broadcast against each other) x configurations (last axis).
 
-    Kernel stages: ``body x max(c / f_compute, m / f_bw) / max(c, m)`` (see
-    ``kernels.scale_time``); links: latency + intra / f_intra + inter / f_inter;
-    launches unchanged.
+    Kernel stages: ``floor + (body - floor) x max(c / f_compute, m / f_bw) / max(c, m)``
+    (see ``kernels.scale_time``): ``floor`` (from a re-analysis at FLOOR_FACTOR x bandwidth and
+    compute: DRAM latency fills, latency-bound small kernels) does not scale, the rest follows
+    the dominant roofline term; links: latency + intra / f_intra + inter / f_inter; launches
+    unchanged.
     """
     cf = np.asarray(compute_f, dtype=float)[..., None, None]
     bf = np.asarray(bw_f, dtype=float)[..., None, None]
@@ -326,7 +347,7 @@ def codesign_latency(parts: SweepParts, compute_f, bw_f, intra_f, inter_f) -> np
     # A stage with neither a compute nor a memory term (a latency-bound merge) does not
     # scale with either knob: it keeps its whole body.
     scale = np.where(base > 0, np.maximum(parts.compute / cf, parts.memory / bf) / np.maximum(base, 1e-300), 1.0)
-    kern = (parts.body * scale).sum(axis=-2)
+    kern = (parts.floor + (parts.body - parts.floor) * scale).sum(axis=-2)
     li = np.asarray(intra_f, dtype=float)[..., None]
     le = np.asarray(inter_f, dtype=float)[..., None]
     return kern + parts.fixed + parts.comm_lat + parts.comm_intra / li + parts.comm_inter / le
@@ -479,7 +500,8 @@ def check_against_reanalysis(model, wl, system, cfg, parts, fac, best_idx, sampl
         sys2 = load_system(hw_name, knobs=knobs, **system_kw)
         sub = cfg.take([c])
         full = float(evaluate(model, wl, sys2, sub).latency()[0])
-        sub_parts = SweepParts(parts.body[:, [c]], parts.compute[:, [c]], parts.memory[:, [c]], parts.fixed[[c]],
+        sub_parts = SweepParts(parts.body[:, [c]], parts.compute[:, [c]], parts.memory[:, [c]],
+                               parts.floor[:, [c]], parts.fixed[[c]],
                                parts.comm_lat[[c]], parts.comm_intra[[c]], parts.comm_inter[[c]], parts.mem[[c]],
                                parts.devices[[c]])
         approx = float(codesign_latency(sub_parts, factors["compute"], factors["mem_bandwidth"],
