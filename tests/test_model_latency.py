@@ -64,7 +64,8 @@ def test_tp_allreduce_stage_by_hand():
 
 
 def test_decode_gemm_stage_from_the_kernel_analysis():
-    """Llama 3.1 8B decode, batch 1, TP = 1 on h200_sxm, o_proj: C[1, 4096] = A[1, 4096] @ W[4096, 4096].
+    """Llama 3.1 8B decode, batch 1, TP = 1 on h200_sxm, fused kernels (one unsplit GEMM per
+    projection; eager split-K: tests/test_model_latency_eager.py), o_proj: C[1, 4096] = A[1, 4096] @ W[4096, 4096].
     Priced by gemm.tile at M=1 N=4096 K=4096 on the H200 with the measured 4238 GB/s: the
     weights are 4096 x 4096 x 2 B = 33,554,432 B -> 33,554,432 / 4238 GB/s = 7.92 us of memory
     time, a floor. Small decode GEMMs reach at least 60% of the copy bandwidth on this GPU
@@ -82,7 +83,7 @@ def test_decode_gemm_stage_from_the_kernel_analysis():
         bodies.append(max(float(a.metrics["performance.predicted_ns"]) - 3000.0, float(ideal)))
     body = min(bodies)
     assert 7_920 < body < 13_200
-    r = latency("llama3.1-8b", "h200_sxm", Workload("decode", 8192, 1))
+    r = latency("llama3.1-8b", "h200_sxm", Workload("decode", 8192, 1, kernels="fused"))
     st = next(s for s in r.stages if s.name == "o_proj")
     launch = load_system("h200_sxm").launch_ns
     assert st.total_ns == pytest.approx(32 * body + 32 * launch, rel=1e-9)
@@ -90,6 +91,7 @@ def test_decode_gemm_stage_from_the_kernel_analysis():
     assert st.bound == "memory"
 
 
+@pytest.mark.parametrize("kernels", ["eager", "fused"])
 @pytest.mark.parametrize("model,hw,wl,par", [
     ("llama3.1-8b", "h200_sxm", Workload("decode", 8192, 1), Parallelism()),
     ("llama3.1-70b", "h200_nvl8", Workload("decode", 131072, 4), Parallelism(tp=8, cp=2, dp=2, pp=2)),
@@ -99,8 +101,9 @@ def test_decode_gemm_stage_from_the_kernel_analysis():
     ("gemma2-9b", "h200_nvl8", Workload("prefill", 8192, 1), Parallelism(tp=2)),
     ("llama3.1-8b", "sip", Workload("decode", 8192, 1), Parallelism(tp=8, cp=8, tp_place="cube", cp_place="pe")),
 ])
-def test_attention_plus_ffn_is_the_whole(model, hw, wl, par):
-    r = latency(model, hw, wl, par)
+def test_attention_plus_ffn_is_the_whole(model, hw, wl, par, kernels):
+    from dataclasses import replace
+    r = latency(model, hw, replace(wl, kernels=kernels), par)
     assert r.attention_ns + r.ffn_ns == pytest.approx(r.latency_ns, rel=1e-12)
     assert sum(s.total_ns for s in r.stages) == pytest.approx(r.latency_ns, rel=1e-12)
     assert r.latency_ns > 0 and all(s.bound for s in r.stages)

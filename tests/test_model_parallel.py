@@ -77,14 +77,15 @@ def test_full_space_is_fast():
     assert time.perf_counter() - t < 2.0 and r.evaluated > 1000
 
 
-def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis():
+@pytest.mark.parametrize("kernels", ["eager", "fused"])
+def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis(kernels):
     """Llama 3.1 70B decode at 128K: doubling HBM bandwidth is the largest single-knob speed-up;
     the analytic scaling (a latency floor that does not scale + the rest that follows the
     roofline, split by one re-analysis at 2 x bandwidth and compute) stays within 10% of a full
     re-analysis with knobbed profiles, and the doubled-bandwidth point equals the re-analysis'
     own figure (tp8 cp2 at 2 x HBM bandwidth: ~x1.2, not x2: launches, link latencies and
     latency-bound small kernels do not scale)."""
-    wl = Workload("decode", 131072, 1)
+    wl = Workload("decode", 131072, 1, kernels=kernels)
     r = hw_sweep("llama3.1-70b", "h200_nvl8", wl, 64, check=4)
     assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.15
     assert all(k["speedup"] < 1.1 for k in r.ranking[1:])

@@ -15,6 +15,9 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--weight-dtype", default="bf16")
     p.add_argument("--act-dtype", default="bf16")
     p.add_argument("--kv-dtype", default="bf16")
+    p.add_argument("--kernels", choices=("eager", "fused"), default="eager",
+                   help="kernel structure of a step: eager = one kernel per PyTorch op (the measured "
+                        "CUDA-graph reference, default); fused = a serving engine's fused kernels")
     p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
     p.add_argument("--bandwidth", choices=("measured", "vendor"), default="measured",
                    help="price kernels at the measured streaming bandwidth (default) or the datasheet")
@@ -35,7 +38,8 @@ def add_parallel_args(p) -> None:
 
 
 def workload(args) -> Workload:
-    return Workload(args.mode, args.ctx, args.batch, args.weight_dtype, args.act_dtype, args.kv_dtype)
+    return Workload(args.mode, args.ctx, args.batch, args.weight_dtype, args.act_dtype, args.kv_dtype,
+                    getattr(args, "kernels", "eager"))
 
 
 def parallelism(args) -> Parallelism:

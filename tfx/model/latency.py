@@ -25,6 +25,22 @@ from tfx.model.system import Parallelism, System, Workload, device_count, load_s
 
 PLACE_CODE = {"auto": 0, "node": 1, "device": 1, "cross": 2, "cube": 3, "pe": 4}
 
+#: ``eager`` GEMMs on GPUs: cuBLAS splits K (a second, reduce kernel) when the output cut
+#: into the N x M = 64 x 8 tiles of its skinny kernels gives fewer tiles than SMs. Read off
+#: calibration/h200/measured/decode_kernels.csv (Llama 3.1 8B, M = 1 and 8): q, k, v, o and
+#: down (64, 16, 16, 64, 64 tiles) run nvjet ``splitK`` kernels + ``splitKreduce``; gate and
+#: up (224 tiles) and the lm head (2004) do not: 5 x 32 = 160 reduce kernels per step.
+SPLITK_TILE_N, SPLITK_TILE_M = 64, 8
+#: Split counts tried (the fastest analysed GEMM + reduce is kept, as for tile shapes).
+SPLITK_CANDIDATES = (2, 4, 8, 16)
+
+
+def splitk_rule(M, N, sms: int) -> np.ndarray:
+    """True where an eager (cuBLAS) GEMM of M tokens x N outputs runs split-K (see SPLITK_TILE_N)."""
+    M = np.asarray(M, dtype=np.int64)
+    N = np.asarray(N, dtype=np.int64)
+    return (-(-N // SPLITK_TILE_N)) * (-(-M // SPLITK_TILE_M)) < sms
+
 
 # --------------------------------------------------------------------------- #
 # Configuration arrays
@@ -96,11 +112,25 @@ def _arr(x, n) -> np.ndarray:
     return np.broadcast_to(np.asarray(x, dtype=float), (n,)).astype(float)
 
 
+def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows in sorted order, index of each row's distinct row): ``np.unique(a, axis=0,
+    return_inverse=True)`` through a lexsort (np.unique's structured sort is ~10x slower)."""
+    if len(a) == 0:
+        return a, np.zeros(0, dtype=np.int64)
+    order = np.lexsort(a.T[::-1])
+    srt = a[order]
+    new = np.ones(len(a), dtype=bool)
+    new[1:] = np.any(srt[1:] != srt[:-1], axis=1)
+    ids = np.cumsum(new) - 1
+    inv = np.empty(len(a), dtype=np.int64)
+    inv[order] = ids
+    return srt[new], inv
+
+
 def _price(fn, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray]:
     """Price the rows of ``shapes`` (n x k ints) with ``fn`` (a pricer method), each distinct row once."""
     shapes = np.asarray(shapes, dtype=np.int64)
-    uniq, inv = np.unique(shapes, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    uniq, inv = _unique_rows(shapes)
     costs = fn([tuple(int(x) for x in row) for row in uniq])
     ns = np.array([c.ns for c in costs])[inv]
     comp = np.array([c.compute_ns for c in costs])[inv]
@@ -286,8 +316,14 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     kinds = layer_kinds(model)
     multi = len(kinds) > 1
 
-    def gemm_stage(names_weights, M, N, K, block, layers, tag, label):
-        """One fused GEMM (M x K @ K x N) split over ``names_weights`` [(stage name, share)]."""
+    eager = wl.kernels == "eager"
+    sms = 0 if tiled else int(prof.units_of("sm"))
+
+    def gemm_stage(names_weights, M, N, K, block, layers, tag, label, count=1, splitk=True):
+        """One fused GEMM (M x K @ K x N) split over ``names_weights`` [(stage name, share)].
+
+        ``eager`` (one stage per GEMM): ``count`` GEMMs of this shape, each split-K with a
+        reduce kernel where cuBLAS would leave SMs idle (:func:`splitk_rule`)."""
         M = np.asarray(M, dtype=np.int64) * np.ones(n, dtype=np.int64)
         N = np.asarray(N, dtype=np.int64) * np.ones(n, dtype=np.int64)
         K = np.asarray(K, dtype=np.int64) * np.ones(n, dtype=np.int64)
@@ -296,6 +332,51 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
         rm = (Mf * Kf * ab + Kf * Nf * wb + Mf * Nf * ab) / (2 * (Mf * Kf + Kf * Nf + Mf * Nf))
         body = scale_time(ns, c, m, gemm_cs, rm * memory_scale)
         cc, mm = c * gemm_cs, m * rm * memory_scale
+        count = _arr(count, n)
+        if eager:
+            split = np.zeros(n, dtype=np.int64)
+            tiles = -(-N // SPLITK_TILE_N) * -(-M // SPLITK_TILE_M)
+            detail: dict = {}
+            use = splitk_rule(M, N, sms) if (splitk and not tiled) else np.zeros(n, dtype=bool)
+            if use.any():
+                best = np.full(n, np.inf)
+                for S in SPLITK_CANDIDATES:
+                    # S CTAs per output tile, each over K/S: the same CTAs as a GEMM N*S wide and K/S deep
+                    ns2, c2, m2, costs2, inv2 = _price(pr.gemm, np.stack([M, N * S, -(-K // S)], axis=1))
+                    # the reduce reads S fp32 partials of M x N and writes M x N bf16: a copy of
+                    # (4 S + 2) M N / 4 bf16-equivalent elements
+                    red = S * M * N + (M * N + 1) // 2
+                    ns3, c3, m3, costs3, inv3 = _price(pr.copy, red[:, None])
+                    g = scale_time(ns2, c2, m2, gemm_cs, rm * memory_scale)
+                    r3 = scale_time(ns3, c3, m3, compute_scale, memory_scale)
+                    take = use & (g + r3 < best)
+                    best = np.where(take, g + r3, best)
+                    split = np.where(take, S, split)
+                    body = np.where(take, g + r3, body)
+                    cc = np.where(take, c2 * gemm_cs, cc)
+                    mm = np.where(take, m2 * rm * memory_scale + m3 * memory_scale, mm)
+                    for i in np.nonzero(take)[0]:
+                        detail[int(i)] = (costs2[inv2[i]], costs3[inv3[i]], float(g[i]), float(r3[i]))
+            name = names_weights[0][0]
+
+            def fe(i, costs=costs, inv=inv, rm=rm, body=body, split=split, count=count, detail=detail,
+                   tiles=tiles):
+                k = costs[inv[i]]
+                scale = f" x dtype scale {rm[i]:.3g}" if abs(rm[i] - 1) > 1e-9 else ""
+                times = f"{count[i]:g} x " if count[i] != 1 else ""
+                if split[i]:
+                    kg, kr, g, r3 = detail[int(i)]
+                    return (f"{label}: {times}split-K {split[i]} ({tiles[i]} output tiles of "
+                            f"{SPLITK_TILE_N} x {SPLITK_TILE_M} < {sms} SMs, as cuBLAS): {kg.kernel}.tile "
+                            f"{kg.params} ({kg.config}) -> {_fmt_ns(g)} [compute {_fmt_ns(kg.compute_ns)}, "
+                            f"memory {_fmt_ns(kg.memory_ns)}, efficiency {kg.efficiency:.2f}]{scale} + reduce "
+                            f"{kr.kernel}.tile {kr.params} -> {_fmt_ns(r3)} = {_fmt_ns(body[i] * count[i])}")
+                return (f"{label}: {times}{k.kernel}.tile {k.params} ({k.config}) -> {_fmt_ns(k.ns)} body "
+                        f"[compute {_fmt_ns(k.compute_ns)}, memory {_fmt_ns(k.memory_ns)}, "
+                        f"efficiency {k.efficiency:.2f}]{scale} = {_fmt_ns(body[i] * count[i])}")
+            stages.append(VStage(name + tag, block, "kernel", layers, cc * count, mm * count, np.zeros(n),
+                                 body * count, count * np.where(split > 0, 2.0, 1.0), fe))
+            return
         for j, (name, share) in enumerate(names_weights):
             share = _arr(share, n)
             def f(i, name=name, share=share, costs=costs, inv=inv, rm=rm, body=body):
@@ -331,21 +412,108 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
         stages.append(VStage(name + tag, block, "comm", layers, np.zeros(n), np.zeros(n), t,
                              np.zeros(n), np.where(t > 0, launches, 0.0), formula))
 
+    def kernels_stage(name, block, layers, tag, what, parts):
+        """Several kernels of one stage, one launch each (``eager``): ``parts`` =
+        [(label, kernel, shape columns, memory ratio, count)], kernel in copy | rmsnorm | softmax;
+        for ``copy`` the one column is the bf16-equivalent element count (bytes read + written / 4)."""
+        body, cc, mm, launches = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+        priced = []
+        for label, kernel, cols, ratio_, cnt in parts:
+            cnt = _arr(cnt, n)
+            if not cnt.any():
+                continue
+            shape = np.stack([np.maximum(np.ceil(np.asarray(col, dtype=float) * np.ones(n)), 1).astype(np.int64)
+                              for col in cols], axis=1)
+            ns, c, m, costs, inv = _price(getattr(pr, kernel), shape)
+            r = ratio_ * memory_scale
+            b = scale_time(ns, c, m, compute_scale, r)
+            body, cc, mm, launches = body + cnt * b, cc + cnt * c * compute_scale, mm + cnt * m * r, launches + cnt
+            priced.append((label, costs, inv, b, cnt))
+
+        def f(i, priced=priced, body=body, launches=launches):
+            items = []
+            for label, costs, inv, b, cnt in priced:
+                if cnt[i]:
+                    k = costs[inv[i]]
+                    items.append(f"{label} ({k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''}"
+                                 f" {k.params}) {_fmt_ns(b[i])}" + (f" x {cnt[i]:g}" if cnt[i] != 1 else ""))
+            return (f"{what}: {launches[i]:g} kernel{'s' if launches[i] != 1 else ''}, " + " + ".join(items)
+                    + f" = {_fmt_ns(body[i])}")
+        stages.append(VStage(name + tag, block, "kernel", layers, cc, mm, np.zeros(n), body, launches, f))
+
+    def norm_parts(rows, width, label, count=1.0):
+        """One norm over ``rows`` x ``width`` as a plain PyTorch model writes it: RMSNorm by hand
+        (x.float(), pow(2), mean(-1), + eps, rsqrt, x * rsqrt, .to(bf16), w * x: 8 kernels; the
+        mean is a row reduction: softmax.tile at rows x width, one CTA per row moving the same
+        4 x rows x width bytes as the mean's f32 read), LayerNorm as F.layer_norm (1 kernel)."""
+        E = rows * width
+        if model.norm != "rmsnorm":
+            return [(f"{label}layer_norm", "rmsnorm", [rows, np.full(n, width)], 1.0, count)]
+        return [(f"{label}to f32", "copy", [1.5 * E], 1.0, count),
+                (f"{label}pow 2", "copy", [2.0 * E], 1.0, count),
+                (f"{label}mean", "softmax", [rows, np.full(n, width)], 1.0, count),
+                (f"{label}+ eps", "copy", [2.0 * rows], 1.0, count),
+                (f"{label}rsqrt", "copy", [2.0 * rows], 1.0, count),
+                (f"{label}x * rsqrt", "copy", [2.0 * E + rows], 1.0, count),
+                (f"{label}to bf16", "copy", [1.5 * E], 1.0, count),
+                (f"{label}w * x", "copy", [E + width / 2], 1.0, count)]
+
+    def rope_parts(E, label):
+        """RoPE on one tensor of E elements as x * cos + rotate_half(x) * sin: neg (half),
+        cat, two broadcast muls, add: 5 kernels."""
+        return [(f"{label} neg", "copy", [E / 2], 1.0, 1), (f"{label} cat", "copy", [E], 1.0, 1),
+                (f"{label} x cos", "copy", [E], 1.0, 1), (f"{label} x sin", "copy", [E], 1.0, 1),
+                (f"{label} add", "copy", [1.5 * E], 1.0, 1)]
+
     tp_bw, tp_lat, tp_lab = links["tp"]
     cp_bw, cp_lat, cp_lab = links["cp"]
     ep_bw, ep_lat, ep_lab = links["ep"]
     pp_bw, pp_lat, pp_lab = links["pp"]
 
     # ---- embedding (attention side: the input end of the step)
-    elem_stage("embedding", T * h / 2, "attention", 1, "", "token embedding gather, T x h reads + writes")
+    rope_model = model.position_embedding == "rope"
+    if eager:
+        pos = S_q if not decode else np.ones(n, dtype=np.int64)      # positions of this step per rank
+        rdim = mla.qk_rope_head_dim if mla is not None else d
+        parts = [("token rows", "copy", [T * h], 1.0, 1)]
+        if rope_model:
+            parts += [("cos rows", "copy", [pos * rdim], 1.0, 1), ("sin rows", "copy", [pos * rdim], 1.0, 1)]
+        else:
+            parts += [("position rows", "copy", [T * h], 1.0, 1), ("+ position", "copy", [1.5 * T * h], 1.0, 1)]
+        kernels_stage("embedding", "attention", 1, "", "embedding gather (index kernels: token rows"
+                      + (", cos/sin table rows)" if rope_model else "; learned positions gathered and added)"), parts)
+    else:
+        elem_stage("embedding", T * h / 2, "attention", 1, "", "token embedding gather, T x h reads + writes")
+    npl = model.norms_per_layer
+    n_attn_norms, n_ffn_norms = npl - npl // 2, npl // 2
 
     for label, is_moe, sliding, count in kinds:
         tag = f"[{label}]" if multi else ""
         span_full = min(wl.context, model.sliding_window) if sliding and model.sliding_window else wl.context
         # ---- attention block
-        elem_stage("attn_norm", None, "attention", count, tag, "rmsnorm T x h", kernel="rmsnorm",
-                   shape2=np.stack([T, np.full(n, h)], axis=1))
-        if mla is None:
+        if eager:
+            parts = norm_parts(T, h, "", n_attn_norms)
+            what = f"{n_attn_norms} {model.norm} T x h"
+            if mla is not None:
+                if mla.q_lora_rank:
+                    parts += norm_parts(T, mla.q_lora_rank, "q_a ")
+                parts += norm_parts(T, mla.kv_lora_rank, "kv_a ")
+                what += " + the MLA latent norms"
+            if model.qk_norm:
+                parts += norm_parts(T * Hq_r, d, "q ") + norm_parts(T * G_r, d, "k ")
+                what += " + per-head q/k norms"
+            kernels_stage("attn_norm", "attention", count, tag, what, parts)
+        else:
+            elem_stage("attn_norm", None, "attention", count, tag, "rmsnorm T x h", kernel="rmsnorm",
+                       shape2=np.stack([T, np.full(n, h)], axis=1))
+        if mla is None and eager:
+            gemm_stage([("q_proj", 1.0)], T, Hq_r * d, h, "attention", count, tag, "q projection, N = Hq/tp x d")
+            gemm_stage([("k_proj", 1.0)], T, G_r * d, h, "attention", count, tag, "k projection, N = max(G/tp, 1) d")
+            gemm_stage([("v_proj", 1.0)], T, G_r * d, h, "attention", count, tag, "v projection, N = max(G/tp, 1) d")
+            rope_el = T * (Hq_r + G_r) * d
+            kv_el = T * 2 * G_r * d
+            qk_dim = v_dim = d
+        elif mla is None:
             gemm_stage([("q_proj", Hq_r / (Hq_r + 2 * G_r)), ("k_proj", G_r / (Hq_r + 2 * G_r)),
                         ("v_proj", G_r / (Hq_r + 2 * G_r))],
                        T, (Hq_r + 2 * G_r) * d, h, "attention", count, tag,
@@ -367,9 +535,24 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             rope_el = T * (Hq_r + 1) * mla.qk_rope_head_dim
             kv_el = T * (mla.kv_lora_rank + mla.qk_rope_head_dim) / 2   # one latent, not K and V
             qk_dim, v_dim = mla.qk_head_dim, mla.v_head_dim
-        elem_stage("rope", rope_el, "attention", count, tag, "RoPE on q and k (read + write)")
-        elem_stage("kv_write", kv_el, "attention", count, tag, "append the new K/V to the cache",
-                   mem_ratio=kvb / 2)
+        if eager:
+            if rope_model:
+                if mla is None:
+                    parts = rope_parts(T * Hq_r * d, "q") + rope_parts(T * G_r * d, "k")
+                else:
+                    parts = rope_parts(T * Hq_r * mla.qk_rope_head_dim, "q_pe") + rope_parts(
+                        T * mla.qk_rope_head_dim, "k_pe")
+                kernels_stage("rope", "attention", count, tag, "RoPE, x * cos + rotate_half(x) * sin", parts)
+            if mla is None:
+                parts = [("K index_copy_", "copy", [T * G_r * d], kvb / 2, 1),
+                         ("V index_copy_", "copy", [T * G_r * d], kvb / 2, 1)]
+            else:
+                parts = [("latent index_copy_", "copy", [T * (mla.kv_lora_rank + mla.qk_rope_head_dim)], kvb / 2, 1)]
+            kernels_stage("kv_write", "attention", count, tag, "append the new K/V to the cache", parts)
+        else:
+            elem_stage("rope", rope_el, "attention", count, tag, "RoPE on q and k (read + write)")
+            elem_stage("kv_write", kv_el, "attention", count, tag, "append the new K/V to the cache",
+                       mem_ratio=kvb / 2)
 
         # ---- attention core
         if decode:
@@ -479,13 +662,36 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                     f"{_fmt_b(ar_bytes[i])} / {_fmt_bw(tp_bw[i])} + {2 * (cfg.tp[i] - 1)} x {tp_lat[i]:g} ns "
                     f"({tp_lab[i]}) = {_fmt_ns(t[i])}")
         comm_stage("tp_allreduce_attn", t_ar, "attention", count, tag, far)
+        if eager:
+            kernels_stage("attn_residual", "attention", count, tag, "x + attention output (fused into the "
+                          "next norm by a serving engine)", [("add", "copy", [1.5 * T * h], 1.0, 1)])
 
         # ---- FFN block
-        elem_stage("ffn_norm", None, "ffn", count, tag, "rmsnorm T x h", kernel="rmsnorm",
-                   shape2=np.stack([T, np.full(n, h)], axis=1))
+        if eager:
+            if n_ffn_norms:
+                kernels_stage("ffn_norm", "ffn", count, tag, f"{n_ffn_norms} {model.norm} T x h",
+                              norm_parts(T, h, "", n_ffn_norms))
+        else:
+            elem_stage("ffn_norm", None, "ffn", count, tag, "rmsnorm T x h", kernel="rmsnorm",
+                       shape2=np.stack([T, np.full(n, h)], axis=1))
         gated = model.ffn_gated
         mats = [("gate_proj", 0.5), ("up_proj", 0.5)] if gated else [("up_proj", 1.0)]
-        if not is_moe:
+
+        def act_parts(elements, label=""):
+            """The activation as the reference writes it: act(gate) (1 kernel), x up (1 more if gated)."""
+            parts = [(f"{label}{model.ffn_activation}", "copy", [elements], 1.0, 1)]
+            if gated:
+                parts.append((f"{label}x up", "copy", [1.5 * elements], 1.0, 1))
+            return parts
+
+        if not is_moe and eager:
+            I_r = -(-model.intermediate_size // tp_d)
+            for nm, _ in mats:
+                gemm_stage([(nm, 1.0)], T, I_r, h, "ffn", count, tag, f"{nm.split('_')[0]} projection, N = I/tp")
+            kernels_stage("activation", "ffn", count, tag, f"{model.ffn_activation}{' x up' if gated else ''}, "
+                          "T x I/tp", act_parts(T * I_r))
+            gemm_stage([("down_proj", 1.0)], T, h, I_r, "ffn", count, tag, "down projection, K = I/tp")
+        elif not is_moe:
             I_r = -(-model.intermediate_size // tp_d)
             gemm_stage(mats, T, (2 if gated else 1) * I_r, h, "ffn", count, tag, "fused gate/up GEMM, N = 2 I/tp")
             elem_stage("activation", T * I_r * (1.5 if gated else 1.0), "ffn", count, tag,
@@ -495,8 +701,6 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             moe = model.moe
             E, k_top = moe.num_experts, moe.experts_per_token
             gemm_stage([("router", 1.0)], T, E, h, "ffn", count, tag, "router logits (replicated)")
-            elem_stage("routing", None, "ffn", count, tag, "top-k softmax over experts", kernel="softmax",
-                       shape2=np.stack([T, np.full(n, E)], axis=1))
             e_dp = np.maximum(cfg.ep // tp_d, 1)                     # DP replicas inside the EP group
             tp_moe = np.maximum(tp_d // cfg.ep, 1)                   # ranks splitting one expert's width
             tokens_grp = T * e_dp
@@ -505,6 +709,16 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             per_exp = -(-assign // used)
             local = np.minimum(E // cfg.ep, -(-used // cfg.ep))
             Ie = -(-moe.expert_intermediate_size // tp_moe)
+            if eager:
+                # softmax, top-k, renormalise (sum, divide), cast to bf16: 5 kernels
+                kernels_stage("routing", "ffn", count, tag, "softmax, top-k, renormalise, cast", [
+                    ("softmax", "softmax", [T, np.full(n, E)], 1.0, 1),
+                    ("topk", "softmax", [T, np.full(n, E)], 1.0, 1),
+                    ("sum", "copy", [T * k_top], 1.0, 1), ("divide", "copy", [1.5 * T * k_top], 1.0, 1),
+                    ("to bf16", "copy", [T * k_top], 1.0, 1)])
+            else:
+                elem_stage("routing", None, "ffn", count, tag, "top-k softmax over experts", kernel="softmax",
+                           shape2=np.stack([T, np.full(n, E)], axis=1))
             a2a_bytes = T * k_top * h * ab / np.maximum(tp_d, 1)
             t_a2a = np.where(cfg.ep > tp_d, gather_ns(a2a_bytes, cfg.ep, ep_bw, ep_lat), 0.0)
             def fa2a(i, t=t_a2a):
@@ -514,30 +728,63 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                         f"{_fmt_b(a2a_bytes[i])} / {_fmt_bw(ep_bw[i])} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
                         f"({ep_lab[i]}) = {_fmt_ns(t[i])}")
             comm_stage("ep_dispatch", t_a2a, "ffn", count, tag, fa2a)
-            if moe.num_shared_experts:
+            if moe.num_shared_experts and eager:
+                Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
+                gemm_stage([("shared_gate_up", 1.0)], T, Is, h, "ffn", count, tag,
+                           "shared experts gate and up, width/tp each", count=len(mats))
+                kernels_stage("shared_activation", "ffn", count, tag, "shared experts activation, + routed",
+                              act_parts(T * Is) + [("+ routed", "copy", [1.5 * T * h], 1.0, 1)])
+                gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
+            elif moe.num_shared_experts:
                 Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
                 gemm_stage([("shared_gate_up", 1.0)], T, (2 if gated else 1) * Is, h, "ffn", count, tag,
                            "shared experts gate/up, width/tp")
                 elem_stage("shared_activation", T * Is * (1.5 if gated else 1.0), "ffn", count, tag,
                            "shared experts activation")
                 gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
-            gemm_stage([("expert_" + nm, sh) for nm, sh in mats], per_exp,
-                       (2 if gated else 1) * Ie * local, h, "ffn", count, tag,
-                       "grouped expert gate/up: M = tokens per expert, N = 2 I_e/tp_moe x local experts used")
-            elem_stage("expert_activation", per_exp * Ie * local * (1.5 if gated else 1.0), "ffn", count, tag,
-                       "expert activation")
-            gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
-                       "grouped expert down: N = h x local experts used, K = I_e/tp_moe")
+            if eager:
+                # A plain PyTorch MoE loops over the experts hit, behind a host sync (torch.where):
+                # it cannot be CUDA-graph captured, so the routed experts stay grouped GEMMs (one
+                # launch per matrix, no split-K); the ops around them are unfused.
+                for nm, _ in mats:
+                    gemm_stage([("expert_" + nm, 1.0)], per_exp, Ie * local, h, "ffn", count, tag,
+                               f"grouped expert {nm.split('_')[0]}: M = tokens per expert, N = I_e/tp_moe x "
+                               "local experts used", splitk=False)
+                kernels_stage("expert_activation", "ffn", count, tag, "expert activation",
+                              act_parts(per_exp * Ie * local))
+                gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
+                           "grouped expert down: N = h x local experts used, K = I_e/tp_moe", splitk=False)
+                kernels_stage("expert_combine", "ffn", count, tag, "x routing weight, sum over the top-k", [
+                    ("x weight", "copy", [1.5 * T * k_top * h], 1.0, 1),
+                    ("sum over k", "copy", [(T * k_top * h + T * h) / 2], 1.0, 1)])
+            else:
+                gemm_stage([("expert_" + nm, sh) for nm, sh in mats], per_exp,
+                           (2 if gated else 1) * Ie * local, h, "ffn", count, tag,
+                           "grouped expert gate/up: M = tokens per expert, N = 2 I_e/tp_moe x local experts used")
+                elem_stage("expert_activation", per_exp * Ie * local * (1.5 if gated else 1.0), "ffn", count,
+                           tag, "expert activation")
+                gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
+                           "grouped expert down: N = h x local experts used, K = I_e/tp_moe")
             comm_stage("ep_combine", t_a2a, "ffn", count, tag, fa2a)
         t_ar2 = allreduce_ns(ar_bytes, cfg.tp, tp_bw, tp_lat)
         comm_stage("tp_allreduce_ffn", t_ar2, "ffn", count, tag, far)
+        if eager:
+            kernels_stage("ffn_residual", "ffn", count, tag, "x + FFN output (fused into the next norm by a "
+                          "serving engine)", [("add", "copy", [1.5 * T * h], 1.0, 1)])
 
     # ---- the head (output end: counted on the FFN side) and pipeline hops
     T_last = Br
-    elem_stage("final_norm", None, "ffn", 1, "", "final rmsnorm", kernel="rmsnorm",
-               shape2=np.stack([T_last, np.full(n, h)], axis=1))
+    if eager:
+        kernels_stage("final_norm", "ffn", 1, "", f"final {model.norm}", norm_parts(T_last, h, ""))
+    else:
+        elem_stage("final_norm", None, "ffn", 1, "", "final rmsnorm", kernel="rmsnorm",
+                   shape2=np.stack([T_last, np.full(n, h)], axis=1))
     V_r = -(-model.vocab_size // tp_d)
     gemm_stage([("lm_head", 1.0)], T_last, V_r, h, "ffn", 1, "", "lm head, vocabulary over tp")
+    if eager and not tiled:
+        kernels_stage("gemm_memset", "ffn", 1, "", "the one memset node per step that comes with the cuBLAS "
+                      "GEMMs (in the measured full and GEMM-only graphs, not the attention-only one)",
+                      [("memset", "copy", [np.ones(n)], 1.0, 1)])
     lg_bytes = T_last * model.vocab_size * 4.0
     t_lg = gather_ns(lg_bytes, cfg.tp, tp_bw, tp_lat)
     comm_stage("logits_gather", t_lg, "ffn", 1, "",
@@ -684,6 +931,11 @@ class LatencyResult:
                 "notes": list(self.notes)}
 
 
+#: A kernel stage whose roofline terms explain less than this share of its body is ``latency``
+#: bound (small kernels: fills and DRAM round trips, not bandwidth or compute).
+LATENCY_BOUND_SHARE = 0.1
+
+
 def _bound(compute, memory, comm, launch, body) -> str:
     if comm > 0 and comm >= max(body, launch):
         return "comm"
@@ -691,7 +943,7 @@ def _bound(compute, memory, comm, launch, body) -> str:
         return "launch"
     if body <= 0:
         return "none"
-    if compute <= 0 and memory <= 0:
+    if max(compute, memory) < LATENCY_BOUND_SHARE * body:
         return "latency"
     return "compute" if compute >= memory else "memory"
 

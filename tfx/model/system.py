@@ -40,6 +40,13 @@ DEFAULT_WORKSPACE_BYTES = {"gpu": 2 * 2**30, "tiled": 256 * 2**20}
 DEFAULT_TILED_CAPACITY_PER_PE = 2 * 2**30
 
 MODES = ("decode", "prefill")
+#: Kernel structure of a step. ``eager``: one kernel per PyTorch op of a plain
+#: implementation (the measured reference, bench/h200/measure.py section 4:
+#: RMSNorm as 8 kernels, RoPE as 5 per tensor, unfused q/k/v and gate/up GEMMs,
+#: cuBLAS split-K reduce kernels, ...); ``fused``: a serving engine's fused
+#: kernels (fused qkv and gate/up GEMMs, one kernel per norm, RoPE, activation).
+#: Counts per layer in docs/model-latency.md.
+KERNELS = ("eager", "fused")
 KV_SHARDS = ("heads", "seq")
 CP_RINGS = ("kv", "q")
 GPU_PLACES = ("auto", "node", "cross")
@@ -49,7 +56,9 @@ TILED_PLACES = ("auto", "device", "cube", "pe")
 @dataclass(frozen=True)
 class Workload:
     """One forward step. Decode: one new token per sequence over ``context``
-    tokens (cached + new). Prefill: ``context`` new tokens per sequence."""
+    tokens (cached + new). Prefill: ``context`` new tokens per sequence.
+    ``kernels``: ``eager`` (one kernel per PyTorch op, the measured reference)
+    or ``fused`` (a serving engine's fused kernels); see :data:`KERNELS`."""
 
     mode: str = "decode"
     context: int = 8192
@@ -57,10 +66,13 @@ class Workload:
     weight_dtype: str = "bf16"
     act_dtype: str = "bf16"
     kv_dtype: str = "bf16"
+    kernels: str = "eager"
 
     def __post_init__(self):
         if self.mode not in MODES:
             raise TfxError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.kernels not in KERNELS:
+            raise TfxError(f"kernels must be one of {', '.join(KERNELS)}, got {self.kernels!r}")
         if self.context < 1 or self.batch < 1:
             raise TfxError(f"context and batch must be >= 1, got {self.context}, {self.batch}")
         for d in (self.weight_dtype, self.act_dtype, self.kv_dtype):
