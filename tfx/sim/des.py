@@ -355,6 +355,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
                    [tuple(j for j, _ in d) for d in pg.c_deps]))
     c_sdeps, c_sslot = pg.c_deps, pg.c_slot
+    c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY) for t0, n in zip(c_t0, c_nt)]
     r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
     r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
               in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
@@ -368,6 +369,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     chans = [[0] * n_ch for _ in range(units)] if n_ch else None
     dram = [0] * (1 if shared_dram else units)
     tcm = [0] * units
+    upend = [0] * units                    # compute tasks queued on the unit and not started
     work = b.work
     occ = b.occupied
     st = [0, 0, 0, 0]                      # stalls, indexed like STALLS
@@ -555,6 +557,33 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
         ns, sm, descs, nd, label, tile = r_spec[r]
         unit = key // N_ENG
+        upend[unit] -= 1
+        e = key - unit * N_ENG
+        end = now + ns
+        work[e] += ns
+        if sm:
+            s0 = tcm[unit]
+            if now > s0:
+                s0 = now
+            s0 += sm
+            tcm[unit] = s0
+            work[SMEM] += sm
+            if s0 > end:
+                end = s0
+        busy[key] = end
+        occ[e] += end - now
+        heads[key] = h + 1
+        t_end[tid] = end
+        eng_idle[key] = end
+        if rec is not None:
+            rec((now + off, end + off, e, label, tile, unit))
+        push(heap, (end, END, nxt(), tid))
+
+    def start_compute(key: int, h: int, tid: int, now: int) -> None:
+        """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
+        ns, sm, descs, nd, label, tile = r_spec[tid % NT]
+        unit = key // N_ENG
+        upend[unit] -= 1
         e = key - unit * N_ENG
         end = now + ns
         work[e] += ns
@@ -690,6 +719,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 key = ubase + eng
                 bk = busy[key]
                 queues[key].append(tid)
+                if eng != COPY:
+                    upend[unit] += 1
                 if cost:
                     idle_from = bk if bk > now else now
                     if pf > idle_from:
@@ -716,6 +747,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 if r_slot[r]:
                     t_slot[tid] = True
                 queues[ubase + r_eng[r]].append(tid)
+            upend[unit] += c_ncomp[c - cbase]
             if n == 0:
                 c_end[c] = floor
                 left -= 1
@@ -777,7 +809,10 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             # its task's END; the copy engine retries itself)
             # (try_compute inlined up to the start: an idle engine's head that must wait is
             # the common case on a busy unit)
-            for k in compute_keys[p_unit[p]]:
+            u = p_unit[p]
+            if not upend[u]:
+                continue
+            for k in compute_keys[u]:
                 h = heads[k]
                 q = queues[k]
                 if h < len(q) and not eng_waiting[k]:
@@ -804,9 +839,14 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                                     w.append(k)
                                 break
                         else:
-                            try_compute(k, now)
+                            if t_slot[tid]:
+                                dep_ready = max([t_end[tb + d] for d in deps])
+                                ei = eng_idle[k]
+                                if dep_ready > (fl if fl > ei else ei):
+                                    st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                            start_compute(k, h, tid, now)
                     else:
-                        try_compute(k, now)
+                        start_compute(k, h, tid, now)
         elif kind == DISPATCH_TRY:
             if p_try[arg] == now:
                 p_try[arg] = -1
