@@ -329,10 +329,49 @@ def run(lw, program: Program, units: int, slots: int, positions: int, record: bo
     gc_was = gc.isenabled()
     gc.disable()      # the loop allocates only acyclic tuples; collections would rescan them
     try:
+        if units > 1 and not shared_dram and positions <= units * slots:
+            return _run_independent(lw, program, units, slots, positions, record, offset)
         return _run(lw, program, units, slots, positions, record, shared_dram, offset)
     finally:
         if gc_was:
             gc.enable()
+
+
+def _run_independent(lw, pg: Program, units, slots, positions, record, off) -> Batch:
+    """Units that share nothing (each its own DRAM server, channels and on-chip port) and
+    start together: every position starts at 0 (unit u takes positions u * slots ..), so
+    the units holding the same number of positions run the same schedule, event for event.
+
+    Exact: a unit's events are ordered by (time, kind, push order) and every push comes from
+    one of its own events, so the other units' events never reorder them. Each distinct
+    load (``slots`` positions, and the partial unit, if any) is simulated once on one unit;
+    its events are replicated onto every unit with that load and its totals multiplied.
+    """
+    loads: dict = {}                      # positions on the unit -> its units
+    for u in range(units):
+        k = min(slots, max(0, positions - u * slots))
+        if k:
+            loads.setdefault(k, []).append(u)
+    b = Batch()
+    for k, us in loads.items():
+        one = _run(lw, pg, 1, k, k, record, False, off)
+        n = len(us)
+        if one.makespan > b.makespan:
+            b.makespan = one.makespan
+        for e in range(N_ENG):
+            b.work[e] += one.work[e] * n
+            b.occupied[e] += one.occupied[e] * n
+        for r in STALLS:
+            b.stalls[r] += one.stalls[r] * n
+        b.commands += one.commands * n
+        b.descriptors += one.descriptors * n
+        b.channel_busy += one.channel_busy * n
+        b.tasks += one.tasks * n
+        b.dispatches += one.dispatches * n
+        if record:
+            one.events.sort()             # then the copies come out sorted: unit is the last key
+            b.events += [(s, t, g, lb, tl, u) for (s, t, g, lb, tl, _) in one.events for u in us]
+    return b
 
 
 def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> Batch:
