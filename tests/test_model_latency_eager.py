@@ -126,10 +126,11 @@ def test_decode_step_against_h200_measurement(batch):
     * attention-only 15%: 4 kernels per layer; the model prices gqa_decode.tile (split-KV Triton,
       its own SPLITS choice) and copy.tile for index_copy_, the step runs cuDNN SDPA and ATen;
       the measured Triton split-KV vs SDPA at one shape differ by up to ~10% (attention_triton_decode.csv);
-    * full 12%: the GEMMs (60% of the step) carry the 10% spread (6% of the step); the per-launch
-      cost under graphs is 0.529 us for an empty Triton kernel and 1.157 us for a torch
-      elementwise kernel (launch.csv); the model takes the first, the difference is 0.63 us x 1485
-      = 0.93 ms = 9-11% of the step, one-sided (the model low). Together ~12%.
+    * full 12%: the reference itself moves by up to 11% between machines: the same script
+      re-run on two other H200s gave 7.78 and 7.25 ms at batch 1, 9.92 and 10.25 ms at batch 8
+      (docs/model-latency.md, probe scripts); and the per-launch cost under graphs is 0.529 us
+      for an empty Triton kernel, 1.157 us for a torch add_ (launch.csv): the model takes the
+      first, the other reading adds 0.63 us x 1485 = 0.93 ms (9-11% of the step).
     The fused engine structure (355 launches) is not this program: it comes out > 20% low."""
     rows = {r["variant"]: float(r["ms"]) for r in csv.DictReader(open(MEASURED / "decode_step.csv"))
             if r["batch"] == str(batch)}
