@@ -355,8 +355,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                     body = np.where(take, g + r3, body)
                     cc = np.where(take, c2 * gemm_cs, cc)
                     mm = np.where(take, m2 * rm * memory_scale + m3 * memory_scale, mm)
-                    for i in np.nonzero(take)[0]:
-                        detail[int(i)] = (costs2[inv2[i]], costs3[inv3[i]], float(g[i]), float(r3[i]))
+                    detail[S] = (costs2, inv2, costs3, inv3, g, r3)
             name = names_weights[0][0]
 
             def fe(i, costs=costs, inv=inv, rm=rm, body=body, split=split, count=count, detail=detail,
@@ -365,7 +364,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                 scale = f" x dtype scale {rm[i]:.3g}" if abs(rm[i] - 1) > 1e-9 else ""
                 times = f"{count[i]:g} x " if count[i] != 1 else ""
                 if split[i]:
-                    kg, kr, g, r3 = detail[int(i)]
+                    costs2, inv2, costs3, inv3, g, r3 = detail[int(split[i])]
+                    kg, kr, g, r3 = costs2[inv2[i]], costs3[inv3[i]], g[i], r3[i]
                     return (f"{label}: {times}split-K {split[i]} ({tiles[i]} output tiles of "
                             f"{SPLITK_TILE_N} x {SPLITK_TILE_M} < {sms} SMs, as cuBLAS): {kg.kernel}.tile "
                             f"{kg.params} ({kg.config}) -> {_fmt_ns(g)} [compute {_fmt_ns(kg.compute_ns)}, "
