@@ -319,6 +319,477 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
     return tuple(keys)
 
 
+_VERIFY_JUMPS = False     # recompute the state after each fast-forward jump and compare (slow)
+
+
+class _Periodic:
+    """Exact fast-forward of a periodic steady state (see docs/simulator.md, "Speed").
+
+    The loop calls :meth:`check` after an END of the reference position ``ck``. Two
+    checkpoints A and B, both right after such an END, are one period apart when the
+    whole simulation state at B is the state at A shifted: times by dT = T_B - T_A,
+    every position's commands by dc_p and tasks by dt_p. :meth:`canon` writes the state
+    relative to the checkpoint (times - T, command and task ids relative to the
+    position's next command and lowest unfinished task), keeping only what can still
+    decide something: a time that every later comparison sees as "past" is clamped
+    (an engine free before T is free; a command finished at or before T - completion
+    latency is done and old), everything else is exact. If the program is periodic as
+    well (each command and task that the next m periods touch is the one dc_p / dt_p
+    before it, loop tile + dtile), then the next m periods repeat A -> B exactly: the
+    run jumps ahead m periods, replaying A -> B's writes (every array entry, counter and
+    event that changed) m times shifted, and the heap, queues and engines shifted.
+    Anything that does not match exactly is simulated event by event, as before.
+    """
+
+    K = 16          # reference ENDs between detections
+    DMAX = 96       # longest period looked for, in reference ENDs
+    QLIM = 64       # longest engine queue compared
+    WLIM = 512      # most tasks of in-flight commands compared, per position
+    MAX_FAILS = 6   # failed checks before giving up on the reference position
+
+    def __init__(self, s: dict):
+        self.__dict__.update(s)
+        self.static: dict = {}
+        self.jumps: list = []
+        self.lo_c: dict = {}
+        self.lo_t: dict = {}
+        self.reset()
+
+    def reset(self) -> None:
+        self.snap = None
+        self.fails = 0
+        self.ck_due[0] = self.K
+
+    # ------------------------------------------------------------ detection
+    def check(self, now: int) -> int:
+        """Called when the reference position's END count reaches ``ck_due``; returns the
+        jump in ns (0: none)."""
+        n = len(self.ck_t)
+        if self.snap is not None:
+            return self._at_b(now, n)
+        if self.fails >= self.MAX_FAILS:
+            self.ck_due[0] = 1 << 60
+            return 0
+        lag = self._detect(n)
+        if not lag:
+            self.ck_due[0] = n + self.K
+            return 0
+        lag *= self.fails + 1
+        snap = self._snapshot(now)
+        if snap is None:
+            self.fails += 1
+            self.ck_due[0] = n + self.K
+            return 0
+        self.snap = snap
+        self.ck_due[0] = n + lag
+        return 0
+
+    def _detect(self, n: int) -> int:
+        """Smallest lag d (reference ENDs) over which the last 2d gaps between them (time,
+        task) repeat: a candidate period."""
+        w = min(n - 1, 3 * self.DMAX)
+        if w < 8:
+            return 0
+        t, r = self.ck_t, self.ck_r
+        g = [(t[i] - t[i - 1], r[i] - r[i - 1]) for i in range(n - w, n)]
+        for d in range(1, w // 3 + 1):
+            if g[-2 * d:] == g[-3 * d:-d]:
+                return d
+        return 0
+
+    def _fail(self, n: int) -> int:
+        self.snap = None
+        self.fails += 1
+        self.ck_due[0] = n + self.K
+        return 0
+
+    # ------------------------------------------------------------ state
+    def _refs(self, T: int):
+        """Active positions and their (lowest live command, lowest unfinished task, next command)."""
+        NC, NT, rt = self.NC, self.NT, self.rt
+        t_done, c_end, p_next, p_done_at = self.t_done, self.c_end, self.p_next, self.p_done_at
+        old = T - rt
+        refs = {}
+        for p in range(self.started[0]):
+            if p_done_at[p] is not None:
+                continue
+            tb = p * NT
+            lt = self.lo_t.get(p, 0)
+            while lt < NT and t_done[tb + lt]:
+                lt += 1
+            self.lo_t[p] = lt
+            cb = p * NC
+            pn = p_next[p]
+            lc = self.lo_c.get(p, 0)
+            while lc < pn:
+                ce = c_end[cb + lc]
+                if ce < 0 or ce > old:
+                    break
+                lc += 1
+            self.lo_c[p] = lc
+            refs[p] = (lc, lt, pn)
+        return refs
+
+    def canon(self, T: int, refs: dict):
+        """The state relative to T (see the class doc), or None when too large to compare."""
+        NC, NT = self.NC, self.NT
+        t_done, t_end, t_wait, t_deps, t_slot, t_floor = (self.t_done, self.t_end, self.t_wait,
+                                                          self.t_deps, self.t_slot, self.t_floor)
+        c_end, c_wait, c_t0, c_nt = self.c_end, self.c_wait, self.c_t0, self.c_nt
+        old = T - self.rt
+        lim = self.WLIM
+        queues, heads = self.queues, self.heads
+        for key in range(len(queues)):
+            if len(queues[key]) - heads[key] > self.QLIM:
+                return None
+
+        def task(p, r):
+            x = p * NT + r
+            te = t_end[x]
+            w = t_wait[x]
+            return (r - refs[p][1], t_done[x], te - T if te >= 0 else None,
+                    tuple(w) if w is not None else None)
+
+        heap_c = []
+        for (t, k, _, a) in sorted(self.heap):
+            if k == 0:
+                p = a // NT
+                if p not in refs:
+                    return None
+                a = (p, a - p * NT - refs[p][1])
+            heap_c.append((t - T, k, a))
+        keys_c = []
+        busy, eng_idle, eng_waiting = self.busy, self.eng_idle, self.eng_waiting
+        for key in range(len(busy)):
+            q = queues[key]
+            h = heads[key]
+            ei = eng_idle[key]
+            if h == len(q):
+                keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, T) - T))
+                continue
+            lo = min(ei, T)
+            m = T
+            qc = []
+            for x in q[h:]:
+                p = x // NT
+                if p not in refs:
+                    return None
+                r = x - p * NT
+                fl = t_floor[x]
+                if fl < m:
+                    m = fl
+                d = t_deps[x]
+                if d is not None:
+                    d = tuple(task(p, y) for y in d)
+                qc.append((p, r - refs[p][1], max(fl, lo) - T, d, t_slot[x]))
+            keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, m) - T, tuple(qc)))
+        units_c = ([max(v, T) - T for v in self.dram], [max(v, T) - T for v in self.tcm],
+                   [tuple(sorted(max(c, T) - T for c in ch)) for ch in self.chans] if self.chans else None)
+        pos_c = []
+        p_free, p_left, p_exhausted, p_try, p_deps, p_slot = (self.p_free, self.p_left, self.p_exhausted,
+                                                               self.p_try, self.p_deps, self.p_slot)
+        for p, (lc, lt, pn) in refs.items():
+            cb = p * NC
+            win = []
+            size = 0
+            for j in range(lc, pn):
+                ce = c_end[cb + j]
+                if ce < 0:
+                    t0, n = c_t0[j], c_nt[j]
+                    size += n
+                    if size > lim:
+                        return None
+                    win.append((None, c_wait[cb + j], tuple(task(p, r) for r in range(t0, t0 + n))))
+                elif ce <= old:
+                    win.append(0)
+                else:
+                    win.append((ce - T,))
+            dp = p_deps[p]
+            if dp is not None:
+                dp = tuple((d - cb - pn, why, c_end[d] - T if c_end[d] >= 0 else None) for d, why in dp)
+            sl = p_slot[p]
+            if sl is not None:
+                sl = tuple(task(p, r) for r in sl)
+            pt = p_try[p]
+            pos_c.append((p, p_free[p] - T, p_left[p], p_exhausted[p], pt - T if pt >= T else None,
+                          dp, sl, tuple(win)))
+        return (self.started[0], tuple(heap_c), tuple(keys_c), units_c, tuple(pos_c))
+
+    def _snapshot(self, T: int):
+        refs = self._refs(T)
+        c = self.canon(T, refs)
+        if c is None:
+            return None
+        NC, NT = self.NC, self.NT
+        c_t0, c_nt = self.c_t0, self.c_nt
+        pos = {}
+        for p, (lc, lt, pn) in refs.items():
+            cb, tb = p * NC, p * NT
+            ed = c_t0[pn - 1] + c_nt[pn - 1] if pn else 0
+            pos[p] = (lc, lt, pn, ed,
+                      self.c_left[cb + lc:cb + pn], self.c_end[cb + lc:cb + pn], self.c_wait[cb + lc:cb + pn],
+                      self.t_floor[tb + lt:tb + ed], self.t_done[tb + lt:tb + ed],
+                      [tuple(w) if w is not None else None for w in self.t_wait[tb + lt:tb + ed]],
+                      self.t_end[tb + lt:tb + ed], self.t_deps[tb + lt:tb + ed], self.t_slot[tb + lt:tb + ed],
+                      self.p_free[p], self.p_try[p])
+        keys = [(len(q), h, ei) for q, h, ei in zip(self.queues, self.heads, self.eng_idle)]
+        return dict(T=T, canon=c, pos=pos, keys=keys, n=len(self.ck_t),
+                    counters=(list(self.work), list(self.occ), list(self.st), list(self.cnt)),
+                    nev=len(self.events) if self.events is not None else 0)
+
+    # ------------------------------------------------------------ period B
+    def _at_b(self, T: int, n: int) -> int:
+        a = self.snap
+        refs = self._refs(T)
+        if set(refs) != set(a["pos"]):
+            return self._fail(n)
+        c = self.canon(T, refs)
+        if c is None or c != a["canon"]:
+            return self._fail(n)
+        dT = T - a["T"]
+        shifts = {}
+        dtile = None
+        cmd, c_t0, c_nt = self.cmd, self.c_t0, self.c_nt
+        for p, (lc, lt, pn) in refs.items():
+            lcA, ltA, pnA = a["pos"][p][:3]
+            dc, dt = pn - pnA, lt - ltA
+            if dc <= 0 or dt <= 0 or pnA >= self.NC or pn >= self.NC:
+                return self._fail(n)
+            d = cmd[pn][7] - cmd[pnA][7]
+            if dtile is None:
+                dtile = d
+            elif d != dtile:
+                return self._fail(n)
+            shifts[p] = (dc, dt)
+        m = None
+        for p, (lc, lt, pn) in refs.items():
+            dc, dt = shifts[p]
+            lcA, ltA, pnA = a["pos"][p][:3]
+            ok_c, um, ok_t = self._static(dc, dt, dtile)
+            x = lcA
+            while x < len(ok_c) and ok_c[x] and um[x] < lcA:
+                x += 1
+            mc = (x - 1 - pn) // dc + 1
+            ed = c_t0[pn - 1] + c_nt[pn - 1]
+            r = ltA
+            while r < len(ok_t) and ok_t[r]:
+                r += 1
+            mt = (r - ed) // dt + 1
+            mp = min(mc, mt)
+            if m is None or mp < m:
+                m = mp
+        if m is None or m < 1:
+            self.snap = None
+            self.ck_due[0] = n + self.K
+            return 0
+        self._apply(a, T, dT, m, shifts, dtile)
+        self.jumps.append((T, m, dT))
+        if _VERIFY_JUMPS:     # the jumped state must read exactly as B's did (tests, debugging)
+            T2 = T + m * dT
+            c2 = self.canon(T2, self._refs(T2))
+            assert c2 == c, "fast-forward: the state after the jump differs from B's"
+
+        self.snap = None
+        self.ck_t.clear()
+        self.ck_r.clear()
+        self.ck_due[0] = self.K
+        return m * dT
+
+    def _static(self, dc: int, dt: int, dtile: int):
+        """Per command x: x and x + dc alike (ok_c) and the largest dependency both share
+        unshifted (um; -1: none); per task r: r and r + dt alike (ok_t)."""
+        key = (dc, dt, dtile)
+        got = self.static.get(key)
+        if got is not None:
+            return got
+        NC, NT = self.NC, self.NT
+        cmd, c_sdeps, c_sslot = self.cmd, self.c_sdeps, self.c_sslot
+        ok_c = [False] * NC
+        um = [-1] * NC
+        for x in range(NC - dc):
+            y = x + dc
+            a, b = cmd[x], cmd[y]
+            if (a[0] != b[0] or a[1] != b[1] or a[2] != b[2] or a[4] != b[4] or a[5] != b[5]
+                    or a[6] != b[6] or b[3] != a[3] + dt or b[7] != a[7] + dtile):
+                continue
+            da, db = c_sdeps[x], c_sdeps[y]
+            sa, sb = c_sslot[x], c_sslot[y]
+            if len(da) != len(db) or len(sa) != len(sb):
+                continue
+            u = -1
+            good = True
+            for (ja, wa), (jb, wb) in zip(da, db):
+                if wa != wb:
+                    good = False
+                    break
+                if jb == ja + dc:
+                    continue
+                if jb == ja:
+                    u = max(u, ja)
+                    continue
+                good = False
+                break
+            if good:
+                for ja, jb in zip(sa, sb):
+                    if jb == ja + dc:
+                        continue
+                    if jb == ja:
+                        u = max(u, ja)
+                        continue
+                    good = False
+                    break
+            if good:
+                ok_c[x] = True
+                um[x] = u
+        ok_t = [False] * NT
+        r_spec, r_eng, r_slot, r_cmd, r_sdeps = self.r_spec, self.r_eng, self.r_slot, self.r_cmd, self.r_sdeps
+        for r in range(NT - dt):
+            s = r + dt
+            a, b = r_spec[r], r_spec[s]
+            if (r_eng[r] != r_eng[s] or r_slot[r] != r_slot[s] or r_cmd[s] != r_cmd[r] + dc
+                    or a[:5] != b[:5] or b[5] != a[5] + dtile):
+                continue
+            da, db = r_sdeps[r], r_sdeps[s]
+            if da is None or db is None:
+                if da is not db:
+                    continue
+            elif len(da) != len(db) or any(y != x + dt for x, y in zip(da, db)):
+                continue
+            ok_t[r] = True
+        got = self.static[key] = (ok_c, um, ok_t)
+        return got
+
+    def _apply(self, a: dict, T: int, dT: int, m: int, shifts: dict, dtile: int) -> None:
+        """Jump m periods ahead of B (time T): the state at T + m dT is B's, shifted.
+
+        Per position, with lc / lt the lowest live command / unfinished task (B: lcB, ltB;
+        A: one period lower): commands and tasks below lcB + m dc / ltB + m dt are finished
+        and old after the jump, filled period by period from A -> B's (end times + k dT);
+        the live window above is B's, moved m periods up. Queues replay A -> B's appends
+        m times; engines, servers and the heap shift by m dT; counters and recorded events
+        repeat A -> B's m times.
+        """
+        NC, NT = self.NC, self.NT
+        c_t0, c_nt = self.c_t0, self.c_nt
+        r_sdeps = self.r_sdeps
+        c_left, c_end, c_wait = self.c_left, self.c_end, self.c_wait
+        t_floor, t_done, t_wait, t_end, t_deps, t_slot = (self.t_floor, self.t_done, self.t_wait,
+                                                          self.t_end, self.t_deps, self.t_slot)
+        queues, heads, eng_idle = self.queues, self.heads, self.eng_idle
+        D = m * dT
+        # queued tasks' floors: exact above their engine's clamp (see canon), else left as they are
+        fclamp = {}
+        for key in range(len(queues)):
+            q = queues[key]
+            lo = min(eng_idle[key], T)
+            for x in q[heads[key]:]:
+                fclamp[x] = lo
+        # queued tasks' finished dependencies (end times read by a ring slot), moved with the jump
+        deps_end = []
+        for key in range(len(queues)):
+            q = queues[key]
+            for x in q[heads[key]:]:
+                d = t_deps[x]
+                if d is not None:
+                    p = x // NT
+                    tb = p * NT
+                    md = m * shifts[p][1]
+                    for y in d:
+                        if t_done[tb + y]:
+                            deps_end.append((tb + y + md, t_end[tb + y] + D))
+        for p, (dc, dt) in shifts.items():
+            lcA, ltA = a["pos"][p][:2]
+            lcB, ltB, pnB = self.lo_c[p], self.lo_t[p], self.p_next[p]
+            cb, tb = p * NC, p * NT
+            mc, mt = m * dc, m * dt
+            edB = c_t0[pnB - 1] + c_nt[pnB - 1]
+            # commands: the live window [lcB, pnB) moves up m periods ...
+            for arr, timed in ((c_left, False), (c_end, True), (c_wait, False)):
+                v = arr[cb + lcB:cb + pnB]
+                if timed:
+                    v = [x + D if x >= 0 else x for x in v]
+                arr[cb + lcB + mc:cb + pnB + mc] = v
+            # ... over commands finished and old: [lcB, lcB + m dc), A -> B's ends repeated
+            blk = c_end[cb + lcA:cb + lcB]
+            for k in range(1, m + 1):
+                kt = k * dT
+                c_end[cb + lcA + k * dc:cb + lcB + k * dc] = [x + kt for x in blk]
+            c_left[cb + lcB:cb + lcB + mc] = [0] * mc
+            c_wait[cb + lcB:cb + lcB + mc] = [0] * mc
+            # tasks: the live window [ltB, edB) moves up m periods ...
+            w_floor = t_floor[tb + ltB:tb + edB]
+            w_wait = t_wait[tb + ltB:tb + edB]
+            w_deps = t_deps[tb + ltB:tb + edB]
+            w_end = t_end[tb + ltB:tb + edB]
+            w_done = t_done[tb + ltB:tb + edB]
+            w_slot = t_slot[tb + ltB:tb + edB]
+            base = tb + ltB + mt
+            t_floor[base:base + len(w_floor)] = [
+                f + D if f > fclamp.get(tb + ltB + i, T) else f for i, f in enumerate(w_floor)]
+            t_wait[base:base + len(w_wait)] = [list(w) if w is not None else None for w in w_wait]
+            t_deps[base:base + len(w_deps)] = [
+                None if d is None else r_sdeps[ltB + i + mt] if d is r_sdeps[ltB + i] else [z + mt for z in d]
+                for i, d in enumerate(w_deps)]
+            t_end[base:base + len(w_end)] = [x + D if x >= 0 else x for x in w_end]
+            t_done[base:base + len(w_done)] = w_done
+            t_slot[base:base + len(w_slot)] = w_slot
+            # ... over tasks finished: [ltB, ltB + m dt), A -> B's ends repeated
+            blk = t_end[tb + ltA:tb + ltB]
+            for k in range(1, m + 1):
+                kt = k * dT
+                t_end[tb + ltA + k * dt:tb + ltB + k * dt] = [x + kt for x in blk]
+            t_done[tb + ltB:tb + ltB + mt] = [True] * mt
+            self.p_next[p] = pnB + mc
+            self.p_free[p] += D
+            if self.p_try[p] >= T:
+                self.p_try[p] += D
+            dp = self.p_deps[p]
+            if dp is not None:
+                self.p_deps[p] = [(d + mc, why) for d, why in dp]
+            sl = self.p_slot[p]
+            if sl is not None:
+                self.p_slot[p] = [r + mt for r in sl]
+            self.lo_c[p] = lcB + mc
+            self.lo_t[p] = ltB + mt
+        for x, v in deps_end:
+            t_end[x] = v
+        # queues: replay the appends, advance the heads
+        for key, (la, ha, eia) in enumerate(a["keys"]):
+            q = queues[key]
+            app = q[la:]
+            if app:
+                sh = [shifts[x // NT][1] for x in app]
+                for k in range(1, m + 1):
+                    q.extend([x + k * d for x, d in zip(app, sh)])
+            heads[key] += m * (heads[key] - ha)
+            if eng_idle[key] != eia:
+                eng_idle[key] += D
+        busy = self.busy
+        for key in range(len(busy)):
+            v = busy[key]
+            busy[key] = (v if v > T else T) + D
+        for lst in (self.dram, self.tcm):
+            for i, v in enumerate(lst):
+                lst[i] = (v if v > T else T) + D
+        if self.chans:
+            for ch in self.chans:
+                for i, v in enumerate(ch):
+                    ch[i] = (v if v > T else T) + D
+        heap = self.heap
+        for i, (t, k, s, x) in enumerate(heap):
+            heap[i] = (t + D, k, s, x + m * shifts[x // NT][1] if k == 0 else x)
+        wa, oa, sa, ca = a["counters"]
+        for lst, la in ((self.work, wa), (self.occ, oa), (self.st, sa), (self.cnt, ca)):
+            for i in range(len(lst)):
+                lst[i] += m * (lst[i] - la[i])
+        ev = self.events
+        if ev is not None and len(ev) > a["nev"]:
+            s_, e_, g_, l_, t_, u_ = zip(*ev[a["nev"]:])
+            for k in range(1, m + 1):
+                kt, kl = k * dT, k * dtile
+                ev.extend(zip(map(kt.__add__, s_), map(kt.__add__, e_), g_, l_, map(kl.__add__, t_), u_))
+
+
 def run(lw, program: Program, units: int, slots: int, positions: int, record: bool = True,
         shared_dram: bool = False, offset: int = 0) -> Batch:
     """Simulate ``positions`` positions of ``program`` on ``units`` units with ``slots`` resident each.
@@ -813,6 +1284,20 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     for u in range(units):
         for _ in range(slots):
             start_position(u, 0)
+    # steady-state fast-forward, checked after the reference position's ENDs
+    ck_t: list = []
+    ck_r: list = []
+    ck_due = [_Periodic.K]
+    ff = _Periodic(dict(
+        NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
+        r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
+        heads=heads, busy=busy, eng_waiting=eng_waiting, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm,
+        work=work, occ=occ, st=st, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
+        t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
+        p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,
+        p_done_at=p_done_at, p_try=p_try, started=started, events=b.events if record else None,
+        ck_t=ck_t, ck_r=ck_r, ck_due=ck_due))
+    ckp = started[0] - 1
     makespan = 0
     while heap:
         now, kind, _, arg = pop(heap)
@@ -842,6 +1327,14 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 if left == 0 and p_exhausted[p] and p_done_at[p] is None:
                     p_done_at[p] = now
                     start_position(p_unit[p], now)
+                    if p == ckp:
+                        # the reference position is done: the most recent one still running
+                        ckp = started[0] - 1
+                        while ckp >= 0 and p_done_at[ckp] is not None:
+                            ckp -= 1
+                        ck_t.clear()
+                        ck_r.clear()
+                        ff.reset()
             if now > makespan:
                 makespan = now
             # retry the compute engines of the task's unit (a compute engine is busy until
@@ -849,43 +1342,47 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             # (try_compute inlined up to the start: an idle engine's head that must wait is
             # the common case on a busy unit)
             u = p_unit[p]
-            if not upend[u]:
-                continue
-            for k in compute_keys[u]:
-                h = heads[k]
-                q = queues[k]
-                if h < len(q) and not eng_waiting[k]:
-                    bk = busy[k]
-                    if bk > now:
-                        eng_waiting[k] = True
-                        push(heap, (bk, ENGINE_TRY, nxt(), k))
-                        continue
-                    tid = q[h]
-                    fl = t_floor[tid]
-                    if fl > now:
-                        eng_waiting[k] = True
-                        push(heap, (fl, ENGINE_TRY, nxt(), k))
-                        continue
-                    deps = t_deps[tid]
-                    if deps is not None:
-                        tb = tid - tid % NT
-                        for d in deps:
-                            if not t_done[tb + d]:
-                                w = t_wait[tb + d]
-                                if w is None:
-                                    t_wait[tb + d] = [k]
-                                elif k not in w:
-                                    w.append(k)
-                                break
+            if upend[u]:
+                for k in compute_keys[u]:
+                    h = heads[k]
+                    q = queues[k]
+                    if h < len(q) and not eng_waiting[k]:
+                        bk = busy[k]
+                        if bk > now:
+                            eng_waiting[k] = True
+                            push(heap, (bk, ENGINE_TRY, nxt(), k))
+                            continue
+                        tid = q[h]
+                        fl = t_floor[tid]
+                        if fl > now:
+                            eng_waiting[k] = True
+                            push(heap, (fl, ENGINE_TRY, nxt(), k))
+                            continue
+                        deps = t_deps[tid]
+                        if deps is not None:
+                            tb = tid - tid % NT
+                            for d in deps:
+                                if not t_done[tb + d]:
+                                    w = t_wait[tb + d]
+                                    if w is None:
+                                        t_wait[tb + d] = [k]
+                                    elif k not in w:
+                                        w.append(k)
+                                    break
+                            else:
+                                if t_slot[tid]:
+                                    dep_ready = max([t_end[tb + d] for d in deps])
+                                    ei = eng_idle[k]
+                                    if dep_ready > (fl if fl > ei else ei):
+                                        st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                                start_compute(k, h, tid, now)
                         else:
-                            if t_slot[tid]:
-                                dep_ready = max([t_end[tb + d] for d in deps])
-                                ei = eng_idle[k]
-                                if dep_ready > (fl if fl > ei else ei):
-                                    st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
                             start_compute(k, h, tid, now)
-                    else:
-                        start_compute(k, h, tid, now)
+            if p == ckp:
+                ck_t.append(now)
+                ck_r.append(arg)
+                if len(ck_t) >= ck_due[0]:
+                    makespan += ff.check(now)
         elif kind == DISPATCH_TRY:
             if p_try[arg] == now:
                 p_try[arg] = -1
