@@ -319,7 +319,8 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
     return tuple(keys)
 
 
-_VERIFY_JUMPS = False     # recompute the state after each fast-forward jump and compare (slow)
+_VERIFY_JUMPS = False
+_DEBUG = False     # recompute the state after each fast-forward jump and compare (slow)
 
 
 class _Periodic:
@@ -341,11 +342,11 @@ class _Periodic:
     Anything that does not match exactly is simulated event by event, as before.
     """
 
-    K = 16          # reference ENDs between detections
     DMAX = 96       # longest period looked for, in reference ENDs
     QLIM = 64       # longest engine queue compared
     WLIM = 512      # most tasks of in-flight commands compared, per position
-    MAX_FAILS = 6   # failed checks before giving up on the reference position
+    MAX_FAILS = 6   # failed candidates before giving up on the reference position
+    H = 4           # states written down per candidate (periods up to H lags)
 
     def __init__(self, s: dict):
         self.__dict__.update(s)
@@ -356,49 +357,74 @@ class _Periodic:
         self.reset()
 
     def reset(self) -> None:
-        self.snap = None
+        self.hist = None            # tracking a candidate period: state -> snapshot, every `lag`
+        self.lag = 0
         self.fails = 0
+        self.g: list = []           # gaps between the reference ENDs (time, task)
+        self.gn = 0
+        # check about every 128 events: the reference position has about 1 END in `active`
+        active = sum(1 for x in self.p_done_at if x is None)
+        self.K = max(2, 128 // max(active, 1))
         self.ck_due[0] = self.K
 
     # ------------------------------------------------------------ detection
     def check(self, now: int) -> int:
         """Called when the reference position's END count reaches ``ck_due``; returns the
-        jump in ns (0: none)."""
+        jump in ns (0: none).
+
+        Cheap first: the gaps between the reference position's ENDs must repeat with some
+        lag d. Then the state is written down every d ENDs (at most H times) until it
+        equals one written before: the period (a multiple of d)."""
         n = len(self.ck_t)
-        if self.snap is not None:
-            return self._at_b(now, n)
-        if self.fails >= self.MAX_FAILS:
-            self.ck_due[0] = 1 << 60
-            return 0
-        lag = self._detect(n)
-        if not lag:
-            self.ck_due[0] = n + self.K
-            return 0
-        lag *= self.fails + 1
+        if self.hist is None:
+            if self.fails >= self.MAX_FAILS:
+                self.ck_due[0] = 1 << 60
+                return 0
+            lag = self._detect(n)
+            if not lag:
+                self.ck_due[0] = n + self.K
+                return 0
+            self.hist = {}
+            self.lag = lag
         snap = self._snapshot(now)
         if snap is None:
-            self.fails += 1
-            self.ck_due[0] = n + self.K
-            return 0
-        self.snap = snap
-        self.ck_due[0] = n + lag
+            return self._fail(n, "too large")
+        a = self.hist.get(snap["canon"])
+        if a is not None:
+            return self._jump(a, snap, now, n)
+        if len(self.hist) >= self.H:
+            return self._fail(n, "no period")
+        self.hist[snap["canon"]] = snap
+        if _DEBUG:
+            print("  snapshot", now, "lag", self.lag, "n", n)
+        self.ck_due[0] = n + self.lag
         return 0
 
     def _detect(self, n: int) -> int:
-        """Smallest lag d (reference ENDs) over which the last 2d gaps between them (time,
-        task) repeat: a candidate period."""
-        w = min(n - 1, 3 * self.DMAX)
-        if w < 8:
-            return 0
-        t, r = self.ck_t, self.ck_r
-        g = [(t[i] - t[i - 1], r[i] - r[i - 1]) for i in range(n - w, n)]
-        for d in range(1, w // 3 + 1):
-            if g[-2 * d:] == g[-3 * d:-d]:
+        """Smallest lag d (reference ENDs) over which the recent gaps between them (time,
+        task) repeat, at least max(d, 8) of them: a candidate period."""
+        t, r, g = self.ck_t, self.ck_r, self.g
+        i = self.gn
+        if i > n or i < 1:
+            g.clear()
+            i = 1
+        g.extend([(t[j] - t[j - 1], r[j] - r[j - 1]) for j in range(i, n)])
+        self.gn = n
+        if len(g) > 4 * self.DMAX:
+            del g[:len(g) - 3 * self.DMAX]
+        last = g[-1] if g else None
+        for d in range(1, self.DMAX + 1):
+            L = d if d > 8 else 8
+            if L + d > len(g):
+                break
+            if g[-1 - d] == last and g[-L:] == g[-L - d:-d]:
                 return d
         return 0
 
-    def _fail(self, n: int) -> int:
-        self.snap = None
+    def _fail(self, n: int, why: str = "") -> int:
+        if _DEBUG:
+            print("  fail", self.ck_t[-1] if self.ck_t else None, n, why)
+        self.hist = None
         self.fails += 1
         self.ck_due[0] = n + self.K
         return 0
@@ -450,14 +476,11 @@ class _Periodic:
             return (r - refs[p][1], t_done[x], te - T if te >= 0 else None,
                     tuple(w) if w is not None else None)
 
-        heap_c = []
-        for (t, k, _, a) in sorted(self.heap):
-            if k == 0:
-                p = a // NT
-                if p not in refs:
-                    return None
-                a = (p, a - p * NT - refs[p][1])
-            heap_c.append((t - T, k, a))
+        try:
+            heap_c = [(t - T, k, (a // NT, a % NT - refs[a // NT][1]) if k == 0 else a)
+                      for (t, k, _, a) in sorted(self.heap)]
+        except KeyError:            # an END of a finished position: cannot be
+            return None
         keys_c = []
         busy, eng_idle, eng_waiting = self.busy, self.eng_idle, self.eng_waiting
         for key in range(len(busy)):
@@ -483,27 +506,35 @@ class _Periodic:
                     d = tuple(task(p, y) for y in d)
                 qc.append((p, r - refs[p][1], max(fl, lo) - T, d, t_slot[x]))
             keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, m) - T, tuple(qc)))
-        units_c = ([max(v, T) - T for v in self.dram], [max(v, T) - T for v in self.tcm],
-                   [tuple(sorted(max(c, T) - T for c in ch)) for ch in self.chans] if self.chans else None)
+        units_c = (tuple([max(v, T) - T for v in self.dram]), tuple([max(v, T) - T for v in self.tcm]),
+                   tuple([tuple(sorted([max(c, T) - T for c in ch])) for ch in self.chans]) if self.chans else None)
         pos_c = []
         p_free, p_left, p_exhausted, p_try, p_deps, p_slot = (self.p_free, self.p_left, self.p_exhausted,
                                                                self.p_try, self.p_deps, self.p_slot)
         for p, (lc, lt, pn) in refs.items():
             cb = p * NC
+            tb = p * NT
             win = []
             size = 0
-            for j in range(lc, pn):
-                ce = c_end[cb + j]
+            for j, ce in enumerate(c_end[cb + lc:cb + pn], lc):
                 if ce < 0:
+                    # in flight: its tasks (finished ones' ends may be read by a ring slot)
                     t0, n = c_t0[j], c_nt[j]
+                    if n == 1:
+                        x = tb + t0
+                        te = t_end[x]
+                        w = t_wait[x]
+                        win.append((c_wait[cb + j], t_done[x], te - T if te >= 0 else None,
+                                    tuple(w) if w is not None else None))
+                        continue
                     size += n
                     if size > lim:
                         return None
-                    win.append((None, c_wait[cb + j], tuple(task(p, r) for r in range(t0, t0 + n))))
+                    win.append((c_wait[cb + j], tuple(task(p, r) for r in range(t0, t0 + n))))
                 elif ce <= old:
-                    win.append(0)
+                    win.append(None)        # finished and old: only "done" matters
                 else:
-                    win.append((ce - T,))
+                    win.append(ce - T)
             dp = p_deps[p]
             if dp is not None:
                 dp = tuple((d - cb - pn, why, c_end[d] - T if c_end[d] >= 0 else None) for d, why in dp)
@@ -520,32 +551,16 @@ class _Periodic:
         c = self.canon(T, refs)
         if c is None:
             return None
-        NC, NT = self.NC, self.NT
-        c_t0, c_nt = self.c_t0, self.c_nt
-        pos = {}
-        for p, (lc, lt, pn) in refs.items():
-            cb, tb = p * NC, p * NT
-            ed = c_t0[pn - 1] + c_nt[pn - 1] if pn else 0
-            pos[p] = (lc, lt, pn, ed,
-                      self.c_left[cb + lc:cb + pn], self.c_end[cb + lc:cb + pn], self.c_wait[cb + lc:cb + pn],
-                      self.t_floor[tb + lt:tb + ed], self.t_done[tb + lt:tb + ed],
-                      [tuple(w) if w is not None else None for w in self.t_wait[tb + lt:tb + ed]],
-                      self.t_end[tb + lt:tb + ed], self.t_deps[tb + lt:tb + ed], self.t_slot[tb + lt:tb + ed],
-                      self.p_free[p], self.p_try[p])
         keys = [(len(q), h, ei) for q, h, ei in zip(self.queues, self.heads, self.eng_idle)]
-        return dict(T=T, canon=c, pos=pos, keys=keys, n=len(self.ck_t),
+        return dict(T=T, canon=c, pos=refs, keys=keys,
                     counters=(list(self.work), list(self.occ), list(self.st), list(self.cnt)),
                     nev=len(self.events) if self.events is not None else 0)
 
     # ------------------------------------------------------------ period B
-    def _at_b(self, T: int, n: int) -> int:
-        a = self.snap
-        refs = self._refs(T)
-        if set(refs) != set(a["pos"]):
-            return self._fail(n)
-        c = self.canon(T, refs)
-        if c is None or c != a["canon"]:
-            return self._fail(n)
+    def _jump(self, a: dict, b: dict, T: int, n: int) -> int:
+        """The state at T (snapshot b) is the one at a["T"], shifted: jump as far as the
+        program repeats."""
+        refs = b["pos"]
         dT = T - a["T"]
         shifts = {}
         dtile = None
@@ -578,16 +593,18 @@ class _Periodic:
             mp = min(mc, mt)
             if m is None or mp < m:
                 m = mp
+                if _DEBUG:
+                    print("   limit", p, "mc", mc, "mt", mt, "lcA", lcA, "pn", pn, "x", x, "ltA", ltA, "ed", ed, "r", r, dc, dt)
         if m is None or m < 1:
-            self.snap = None
-            self.ck_due[0] = n + self.K
-            return 0
+            return self._fail(n, f"horizon {m}")
         self._apply(a, T, dT, m, shifts, dtile)
+        self.hist = None
+        self.fails = 0
         self.jumps.append((T, m, dT))
         if _VERIFY_JUMPS:     # the jumped state must read exactly as B's did (tests, debugging)
             T2 = T + m * dT
             c2 = self.canon(T2, self._refs(T2))
-            assert c2 == c, "fast-forward: the state after the jump differs from B's"
+            assert c2 == b["canon"], "fast-forward: the state after the jump differs from B's"
 
         self.snap = None
         self.ck_t.clear()
@@ -710,10 +727,8 @@ class _Periodic:
                     v = [x + D if x >= 0 else x for x in v]
                 arr[cb + lcB + mc:cb + pnB + mc] = v
             # ... over commands finished and old: [lcB, lcB + m dc), A -> B's ends repeated
-            blk = c_end[cb + lcA:cb + lcB]
-            for k in range(1, m + 1):
-                kt = k * dT
-                c_end[cb + lcA + k * dc:cb + lcB + k * dc] = [x + kt for x in blk]
+            blk = c_end[cb + lcA:cb + lcB]            # lcB - lcA = dc (the windows match)
+            c_end[cb + lcB:cb + lcB + mc] = [x + kt for kt in range(dT, D + 1, dT) for x in blk]
             c_left[cb + lcB:cb + lcB + mc] = [0] * mc
             c_wait[cb + lcB:cb + lcB + mc] = [0] * mc
             # tasks: the live window [ltB, edB) moves up m periods ...
@@ -734,10 +749,8 @@ class _Periodic:
             t_done[base:base + len(w_done)] = w_done
             t_slot[base:base + len(w_slot)] = w_slot
             # ... over tasks finished: [ltB, ltB + m dt), A -> B's ends repeated
-            blk = t_end[tb + ltA:tb + ltB]
-            for k in range(1, m + 1):
-                kt = k * dT
-                t_end[tb + ltA + k * dt:tb + ltB + k * dt] = [x + kt for x in blk]
+            blk = t_end[tb + ltA:tb + ltB]            # ltB - ltA = dt
+            t_end[tb + ltB:tb + ltB + mt] = [x + kt for kt in range(dT, D + 1, dT) for x in blk]
             t_done[tb + ltB:tb + ltB + mt] = [True] * mt
             self.p_next[p] = pnB + mc
             self.p_free[p] += D
@@ -753,15 +766,13 @@ class _Periodic:
             self.lo_t[p] = ltB + mt
         for x, v in deps_end:
             t_end[x] = v
-        # queues: replay the appends, advance the heads
+        # queues: what is queued at B, m periods up (what ran meanwhile is never read again:
+        # a queue is read from its head on)
         for key, (la, ha, eia) in enumerate(a["keys"]):
             q = queues[key]
-            app = q[la:]
-            if app:
-                sh = [shifts[x // NT][1] for x in app]
-                for k in range(1, m + 1):
-                    q.extend([x + k * d for x, d in zip(app, sh)])
-            heads[key] += m * (heads[key] - ha)
+            h = heads[key]
+            q[:] = [x + m * shifts[x // NT][1] for x in q[h:]]
+            heads[key] = 0
             if eng_idle[key] != eia:
                 eng_idle[key] += D
         busy = self.busy
@@ -783,11 +794,11 @@ class _Periodic:
             for i in range(len(lst)):
                 lst[i] += m * (lst[i] - la[i])
         ev = self.events
-        if ev is not None and len(ev) > a["nev"]:
-            s_, e_, g_, l_, t_, u_ = zip(*ev[a["nev"]:])
+        if ev is not None:
+            seg = ev[a["nev"]:]
             for k in range(1, m + 1):
                 kt, kl = k * dT, k * dtile
-                ev.extend(zip(map(kt.__add__, s_), map(kt.__add__, e_), g_, l_, map(kl.__add__, t_), u_))
+                ev.extend([(s + kt, e + kt, g, lb, tl + kl, u) for (s, e, g, lb, tl, u) in seg])
 
 
 def run(lw, program: Program, units: int, slots: int, positions: int, record: bool = True,
@@ -1287,7 +1298,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     # steady-state fast-forward, checked after the reference position's ENDs
     ck_t: list = []
     ck_r: list = []
-    ck_due = [_Periodic.K]
+    ck_due = [0]
     ff = _Periodic(dict(
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
         r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
