@@ -681,8 +681,8 @@ class _Periodic:
 
         Per position, with lc / lt the lowest live command / unfinished task (B: lcB, ltB;
         A: one period lower): commands and tasks below lcB + m dc / ltB + m dt are finished
-        and old after the jump, filled period by period from A -> B's (end times + k dT);
-        the live window above is B's, moved m periods up. Queues replay A -> B's appends
+        and old after the jump (marked so: an old end time; the end times that queued tasks
+        read are set exactly); the live window above is B's, moved m periods up. Queues replay A -> B's appends
         m times; engines, servers and the heap shift by m dT; counters and recorded events
         repeat A -> B's m times.
         """
@@ -714,6 +714,21 @@ class _Periodic:
                     for y in d:
                         if t_done[tb + y]:
                             deps_end.append((tb + y + md, t_end[tb + y] + D))
+        # the blocked dispatchers' dependencies and ring slots: their ends are read too
+        cmds_end = []
+        for p, (dc, dt) in shifts.items():
+            dp = self.p_deps[p]
+            if dp is not None:
+                cmds_end.extend((d + m * dc, c_end[d] + D) for d, _ in dp if c_end[d] >= 0)
+            tb = p * NT
+            sl = self.p_slot[p]
+            if sl is not None:
+                deps_end.extend((tb + r + m * dt, t_end[tb + r] + D) for r in sl if t_done[tb + r])
+            cb = p * NC
+            for j in range(self.lo_c[p], self.p_next[p]):
+                if c_end[cb + j] < 0 and c_nt[j] > 1:       # in flight: its finished tasks
+                    deps_end.extend((tb + r + m * dt, t_end[tb + r] + D)
+                                    for r in range(c_t0[j], c_t0[j] + c_nt[j]) if t_done[tb + r])
         for p, (dc, dt) in shifts.items():
             lcA, ltA = a["pos"][p][:2]
             lcB, ltB, pnB = self.lo_c[p], self.lo_t[p], self.p_next[p]
@@ -727,8 +742,8 @@ class _Periodic:
                     v = [x + D if x >= 0 else x for x in v]
                 arr[cb + lcB + mc:cb + pnB + mc] = v
             # ... over commands finished and old: [lcB, lcB + m dc), A -> B's ends repeated
-            blk = c_end[cb + lcA:cb + lcB]            # lcB - lcA = dc (the windows match)
-            c_end[cb + lcB:cb + lcB + mc] = [x + kt for kt in range(dT, D + 1, dT) for x in blk]
+            # (only "done" is read again from a finished, old command: any end <= T - rt does)
+            c_end[cb + lcB:cb + lcB + mc] = [min(c_end[cb + lcA:cb + lcB])] * mc
             c_left[cb + lcB:cb + lcB + mc] = [0] * mc
             c_wait[cb + lcB:cb + lcB + mc] = [0] * mc
             # tasks: the live window [ltB, edB) moves up m periods ...
@@ -749,8 +764,9 @@ class _Periodic:
             t_done[base:base + len(w_done)] = w_done
             t_slot[base:base + len(w_slot)] = w_slot
             # ... over tasks finished: [ltB, ltB + m dt), A -> B's ends repeated
-            blk = t_end[tb + ltA:tb + ltB]            # ltB - ltA = dt
-            t_end[tb + ltB:tb + ltB + mt] = [x + kt for kt in range(dT, D + 1, dT) for x in blk]
+            # (a finished task's end is read only by the queued tasks depending on it: set
+            # exactly below; the others only need to read as started)
+            t_end[tb + ltB:tb + ltB + mt] = [min(t_end[tb + ltA:tb + ltB])] * mt
             t_done[tb + ltB:tb + ltB + mt] = [True] * mt
             self.p_next[p] = pnB + mc
             self.p_free[p] += D
@@ -766,6 +782,8 @@ class _Periodic:
             self.lo_t[p] = ltB + mt
         for x, v in deps_end:
             t_end[x] = v
+        for x, v in cmds_end:
+            c_end[x] = v
         # queues: what is queued at B, m periods up (what ran meanwhile is never read again:
         # a queue is read from its head on)
         for key, (la, ha, eia) in enumerate(a["keys"]):
