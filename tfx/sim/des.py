@@ -38,6 +38,7 @@ from __future__ import annotations
 import gc
 import heapq
 from itertools import count
+from time import perf_counter
 
 from tfx.sim.lower import COPY, DISPATCH, ENGINE_NAMES, SMEM, SPECIAL, TENSOR, VECTOR
 
@@ -319,7 +320,10 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
     return tuple(keys)
 
 
-_VERIFY_JUMPS = False
+# Exact shortcuts (results are the same event for event; off: every event is simulated):
+# independent identical units are simulated once, periodic steady states jumped over.
+SHORTCUTS = True
+_VERIFY_JUMPS = False     # recompute the state after each fast-forward jump and compare (slow)
 _DEBUG = False     # recompute the state after each fast-forward jump and compare (slow)
 
 
@@ -352,8 +356,11 @@ class _Periodic:
         self.__dict__.update(s)
         self.static: dict = {}
         self.jumps: list = []
+        self.t_start = perf_counter()
+        self.spent = 0.0            # seconds spent writing states down
         self.lo_c: dict = {}
         self.lo_t: dict = {}
+        self.first_active = 0
         self.reset()
 
     def reset(self) -> None:
@@ -384,8 +391,20 @@ class _Periodic:
             if not lag:
                 self.ck_due[0] = n + self.K
                 return 0
+            # keep the cost of writing states down (which may find nothing: a state that
+            # drifts, never repeating exactly) under a few % of the run
+            if self.spent > 0.03 * (perf_counter() - self.t_start) + 0.002:
+                self.ck_due[0] = n + 8 * self.K
+                return 0
             self.hist = {}
             self.lag = lag
+        t = perf_counter()
+        jump = self._track(now, n)
+        # (a jump pays for the search)
+        self.spent = 0.0 if jump else self.spent + perf_counter() - t
+        return jump
+
+    def _track(self, now: int, n: int) -> int:
         snap = self._snapshot(now)
         if snap is None:
             return self._fail(n, "too large")
@@ -436,23 +455,35 @@ class _Periodic:
         t_done, c_end, p_next, p_done_at = self.t_done, self.c_end, self.p_next, self.p_done_at
         old = T - rt
         refs = {}
-        for p in range(self.started[0]):
+        p0 = self.first_active
+        while p0 < self.started[0] and p_done_at[p0] is not None:
+            p0 += 1
+        self.first_active = p0
+        lo_t, lo_c = self.lo_t, self.lo_c
+        for p in range(p0, self.started[0]):
             if p_done_at[p] is not None:
                 continue
             tb = p * NT
-            lt = self.lo_t.get(p, 0)
-            while lt < NT and t_done[tb + lt]:
-                lt += 1
-            self.lo_t[p] = lt
+            try:
+                lt = t_done.index(False, tb + lo_t.get(p, 0), tb + NT) - tb
+            except ValueError:
+                lt = NT
+            lo_t[p] = lt
             cb = p * NC
             pn = p_next[p]
-            lc = self.lo_c.get(p, 0)
+            lc = lo_c.get(p, 0)
+            # the commands below the lowest unfinished task's are finished: old if the latest is
+            b = self.r_cmd[lt] if lt < NT else pn
+            if b > pn:
+                b = pn
+            if b > lc and max(c_end[cb + lc:cb + b]) <= old:
+                lc = b
             while lc < pn:
                 ce = c_end[cb + lc]
                 if ce < 0 or ce > old:
                     break
                 lc += 1
-            self.lo_c[p] = lc
+            lo_c[p] = lc
             refs[p] = (lc, lt, pn)
         return refs
 
@@ -829,7 +860,7 @@ def run(lw, program: Program, units: int, slots: int, positions: int, record: bo
     gc_was = gc.isenabled()
     gc.disable()      # the loop allocates only acyclic tuples; collections would rescan them
     try:
-        if units > 1 and not shared_dram and positions <= units * slots:
+        if SHORTCUTS and units > 1 and not shared_dram and positions <= units * slots:
             return _run_independent(lw, program, units, slots, positions, record, offset)
         return _run(lw, program, units, slots, positions, record, shared_dram, offset)
     finally:
@@ -1326,7 +1357,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
         p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,
         p_done_at=p_done_at, p_try=p_try, started=started, events=b.events if record else None,
         ck_t=ck_t, ck_r=ck_r, ck_due=ck_due))
-    ckp = started[0] - 1
+    ckp = started[0] - 1 if SHORTCUTS else -1
     makespan = 0
     while heap:
         now, kind, _, arg = pop(heap)
@@ -1356,7 +1387,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 if left == 0 and p_exhausted[p] and p_done_at[p] is None:
                     p_done_at[p] = now
                     start_position(p_unit[p], now)
-                    if p == ckp:
+                    if p == ckp and SHORTCUTS:
                         # the reference position is done: the most recent one still running
                         ckp = started[0] - 1
                         while ckp >= 0 and p_done_at[ckp] is not None:
