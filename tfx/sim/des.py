@@ -611,15 +611,17 @@ class _Periodic:
         for p, (lc, lt, pn) in refs.items():
             dc, dt = shifts[p]
             lcA, ltA, pnA = a["pos"][p][:3]
-            ok_c, um, ok_t = self._static(dc, dt, dtile)
-            x = lcA
-            while x < len(ok_c) and ok_c[x] and um[x] < lcA:
-                x += 1
+            nb_c, ush, nb_t = self._static(dc, dt, dtile)
+            x = nb_c[lcA]             # first command from lcA on unlike the one dc later ...
+            for y, u in ush:          # ... or sharing a dependency that is not old at A
+                if y >= x:
+                    break
+                if y >= lcA and u >= lcA:
+                    x = y
+                    break
             mc = (x - 1 - pn) // dc + 1
             ed = c_t0[pn - 1] + c_nt[pn - 1]
-            r = ltA
-            while r < len(ok_t) and ok_t[r]:
-                r += 1
+            r = nb_t[ltA]
             mt = (r - ed) // dt + 1
             mp = min(mc, mt)
             if m is None or mp < m:
@@ -644,8 +646,10 @@ class _Periodic:
         return m * dT
 
     def _static(self, dc: int, dt: int, dtile: int):
-        """Per command x: x and x + dc alike (ok_c) and the largest dependency both share
-        unshifted (um; -1: none); per task r: r and r + dt alike (ok_t)."""
+        """Where the program repeats with this shift: per index, the first command (task) at
+        or after it that differs from the one dc (dt) later (a loop tile + dtile), and the
+        commands whose dependency is the same command in both (unshifted), with the largest
+        such dependency, ascending."""
         key = (dc, dt, dtile)
         got = self.static.get(key)
         if got is not None:
@@ -704,7 +708,15 @@ class _Periodic:
             elif len(da) != len(db) or any(y != x + dt for x, y in zip(da, db)):
                 continue
             ok_t[r] = True
-        got = self.static[key] = (ok_c, um, ok_t)
+        # first unlike entry at or after each index; the commands sharing a dependency
+        nb_c = [NC] * (NC + 1)
+        for x in range(NC - 1, -1, -1):
+            nb_c[x] = nb_c[x + 1] if ok_c[x] else x
+        nb_t = [NT] * (NT + 1)
+        for r in range(NT - 1, -1, -1):
+            nb_t[r] = nb_t[r + 1] if ok_t[r] else r
+        ush = [(x, u) for x, u in enumerate(um) if u >= 0]
+        got = self.static[key] = (nb_c, ush, nb_t)
         return got
 
     def _apply(self, a: dict, T: int, dT: int, m: int, shifts: dict, dtile: int) -> None:
