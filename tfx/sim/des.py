@@ -31,6 +31,16 @@ durations, engines and descriptors. The event loop then only checks which of
 those candidates are still in flight (``c_end < 0``), with no name lookups and
 no per-task objects; a position's commands and tasks are ``p * NC + i`` and
 ``p * NT + r`` in preallocated lists.
+
+Two exact shortcuts (``SHORTCUTS``; the results are the same event for event):
+
+* units that share nothing and start together (``--full`` with per-unit DRAM, sip)
+  run the same schedule: :func:`_run_independent` simulates each distinct load once
+  and replicates its events;
+* a periodic steady state is jumped over (:class:`_Periodic`): once the whole state,
+  written relative to now, repeats one period later and the program repeats as well,
+  the next periods repeat that one exactly, so the run jumps ahead whole periods,
+  repeating their events, counters and writes.
 """
 
 from __future__ import annotations
@@ -323,6 +333,7 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
 # Exact shortcuts (results are the same event for event; off: every event is simulated):
 # independent identical units are simulated once, periodic steady states jumped over.
 SHORTCUTS = True
+_NEVER = 1 << 60
 _VERIFY_JUMPS = False     # recompute the state after each fast-forward jump and compare (slow)
 _DEBUG = False     # recompute the state after each fast-forward jump and compare (slow)
 
@@ -330,20 +341,29 @@ _DEBUG = False     # recompute the state after each fast-forward jump and compar
 class _Periodic:
     """Exact fast-forward of a periodic steady state (see docs/simulator.md, "Speed").
 
-    The loop calls :meth:`check` after an END of the reference position ``ck``. Two
-    checkpoints A and B, both right after such an END, are one period apart when the
-    whole simulation state at B is the state at A shifted: times by dT = T_B - T_A,
-    every position's commands by dc_p and tasks by dt_p. :meth:`canon` writes the state
-    relative to the checkpoint (times - T, command and task ids relative to the
-    position's next command and lowest unfinished task), keeping only what can still
-    decide something: a time that every later comparison sees as "past" is clamped
-    (an engine free before T is free; a command finished at or before T - completion
-    latency is done and old), everything else is exact. If the program is periodic as
-    well (each command and task that the next m periods touch is the one dc_p / dt_p
-    before it, loop tile + dtile), then the next m periods repeat A -> B exactly: the
-    run jumps ahead m periods, replaying A -> B's writes (every array entry, counter and
-    event that changed) m times shifted, and the heap, queues and engines shifted.
-    Anything that does not match exactly is simulated event by event, as before.
+    The loop calls :meth:`check` after an END of the reference position ``ck`` (the most
+    recently started one still running). Two checkpoints A and B, both right after such
+    an END, are one period apart when the whole simulation state at B is the state at A
+    shifted: times by dT = T_B - T_A, every position's commands by dc_p and tasks by
+    dt_p. :meth:`canon` writes the state relative to the checkpoint (times - T, command
+    and task ids relative to the position's next command and lowest unfinished task;
+    the heap in order, without sequence numbers), keeping only what can still decide
+    something: a time that every later comparison sees as "past" is clamped (an engine
+    or server free before T is free at T; a command finished at or before
+    T - completion latency is done and old), everything else is exact. The program
+    must repeat as well (:meth:`_static`: each command and task the next m periods
+    touch is like the one dc_p / dt_p before it, loop tile + dtile, its dependencies
+    shifted too). Then the next m periods repeat A -> B exactly, and :meth:`_apply`
+    jumps to the state m periods after B: B's live state moved m periods up, the
+    commands and tasks finished meanwhile marked so, A -> B's counters and recorded
+    events repeated m times. Anything that does not match exactly is simulated event
+    by event, as before; ``_VERIFY_JUMPS`` recomputes the state after each jump and
+    asserts it reads exactly as B's.
+
+    Limits: engine queues longer than QLIM and positions with more than WLIM tasks in
+    flight (a composite streaming a whole loop) are not compared (no jump); a state that
+    drifts (a saturated shared DRAM queue slowly reordering) never repeats, and the
+    search then stays under a few % of the run.
     """
 
     DMAX = 96       # longest period looked for, in reference ENDs
@@ -385,7 +405,7 @@ class _Periodic:
         n = len(self.ck_t)
         if self.hist is None:
             if self.fails >= self.MAX_FAILS:
-                self.ck_due[0] = 1 << 60
+                self.ck_due[0] = _NEVER
                 return 0
             lag = self._detect(n)
             if not lag:
@@ -1450,7 +1470,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                                 start_compute(k, h, tid, now)
                         else:
                             start_compute(k, h, tid, now)
-            if p == ckp:
+            if p == ckp and ck_due[0] < _NEVER:     # (_NEVER: given up on this position)
                 ck_t.append(now)
                 ck_r.append(arg)
                 if len(ck_t) >= ck_due[0]:
