@@ -602,8 +602,7 @@ class _Periodic:
         c = self.canon(T, refs)
         if c is None:
             return None
-        keys = [(len(q), h, ei) for q, h, ei in zip(self.queues, self.heads, self.eng_idle)]
-        return dict(T=T, canon=c, pos=refs, keys=keys,
+        return dict(T=T, canon=c, pos=refs, eng_idle=list(self.eng_idle),
                     counters=(list(self.work), list(self.occ), list(self.st), list(self.cnt)),
                     nev=len(self.events) if self.events is not None else 0)
 
@@ -658,8 +657,6 @@ class _Periodic:
             T2 = T + m * dT
             c2 = self.canon(T2, self._refs(T2))
             assert c2 == b["canon"], "fast-forward: the state after the jump differs from B's"
-
-        self.snap = None
         self.ck_t.clear()
         self.ck_r.clear()
         self.ck_due[0] = self.K
@@ -744,10 +741,11 @@ class _Periodic:
 
         Per position, with lc / lt the lowest live command / unfinished task (B: lcB, ltB;
         A: one period lower): commands and tasks below lcB + m dc / ltB + m dt are finished
-        and old after the jump (marked so: an old end time; the end times that queued tasks
-        read are set exactly); the live window above is B's, moved m periods up. Queues replay A -> B's appends
-        m times; engines, servers and the heap shift by m dT; counters and recorded events
-        repeat A -> B's m times.
+        and old after the jump (marked so: an old end time; the end times still read, by
+        queued tasks, blocked dispatchers and commands in flight, are set exactly); the live
+        window above is B's, moved m periods up, and so are the queues from their heads;
+        engines, servers and the heap shift by m dT; counters and recorded events repeat
+        A -> B's m times.
         """
         NC, NT = self.NC, self.NT
         c_t0, c_nt = self.c_t0, self.c_nt
@@ -804,8 +802,8 @@ class _Periodic:
                 if timed:
                     v = [x + D if x >= 0 else x for x in v]
                 arr[cb + lcB + mc:cb + pnB + mc] = v
-            # ... over commands finished and old: [lcB, lcB + m dc), A -> B's ends repeated
-            # (only "done" is read again from a finished, old command: any end <= T - rt does)
+            # ... over commands finished and old: [lcB, lcB + m dc) (only "done" is read
+            # again from a finished, old command: any end <= T - rt does)
             c_end[cb + lcB:cb + lcB + mc] = [min(c_end[cb + lcA:cb + lcB])] * mc
             c_left[cb + lcB:cb + lcB + mc] = [0] * mc
             c_wait[cb + lcB:cb + lcB + mc] = [0] * mc
@@ -826,9 +824,8 @@ class _Periodic:
             t_end[base:base + len(w_end)] = [x + D if x >= 0 else x for x in w_end]
             t_done[base:base + len(w_done)] = w_done
             t_slot[base:base + len(w_slot)] = w_slot
-            # ... over tasks finished: [ltB, ltB + m dt), A -> B's ends repeated
-            # (a finished task's end is read only by the queued tasks depending on it: set
-            # exactly below; the others only need to read as started)
+            # ... over tasks finished: [ltB, ltB + m dt) (a finished task's end is read only
+            # by what depends on it: set exactly below; the others need only read as started)
             t_end[tb + ltB:tb + ltB + mt] = [min(t_end[tb + ltA:tb + ltB])] * mt
             t_done[tb + ltB:tb + ltB + mt] = [True] * mt
             self.p_next[p] = pnB + mc
@@ -849,7 +846,7 @@ class _Periodic:
             c_end[x] = v
         # queues: what is queued at B, m periods up (what ran meanwhile is never read again:
         # a queue is read from its head on)
-        for key, (la, ha, eia) in enumerate(a["keys"]):
+        for key, eia in enumerate(a["eng_idle"]):
             q = queues[key]
             h = heads[key]
             q[:] = [x + m * shifts[x // NT][1] for x in q[h:]]
