@@ -395,7 +395,7 @@ class _Periodic:
         self.ck_due[0] = self.K
 
     # ------------------------------------------------------------ detection
-    def check(self, now: int) -> int:
+    def check(self, now: int, ref: int) -> int:
         """Called when the reference position's END count reaches ``ck_due``; returns the
         jump in ns (0: none).
 
@@ -407,6 +407,9 @@ class _Periodic:
             if self.fails >= self.MAX_FAILS:
                 self.ck_due[0] = _NEVER
                 return 0
+            k0 = self.p_unit[ref] * self.N_ENG
+            if any(len(self.queues[k]) - self.heads[k] > self.QLIM for k in range(k0, k0 + self.N_ENG)):
+                return self._fail(n, "long queue")      # (the state is too large to compare)
             lag = self._detect(n)
             if not lag:
                 self.ck_due[0] = n + self.K
@@ -557,8 +560,10 @@ class _Periodic:
                     d = tuple(task(p, y) for y in d)
                 qc.append((p, r - refs[p][1], max(fl, lo) - T, d, t_slot[x]))
             keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, m) - T, tuple(qc)))
-        units_c = (tuple([max(v, T) - T for v in self.dram]), tuple([max(v, T) - T for v in self.tcm]),
-                   tuple([tuple(sorted([max(c, T) - T for c in ch])) for ch in self.chans]) if self.chans else None)
+        chans = None
+        if self.chans:
+            chans = tuple([tuple(sorted([max(c, T) - T for c in ch])) for ch in self.chans])
+        units_c = (tuple([max(v, T) - T for v in self.dram]), tuple([max(v, T) - T for v in self.tcm]), chans)
         pos_c = []
         p_free, p_left, p_exhausted, p_try, p_deps, p_slot = (self.p_free, self.p_left, self.p_exhausted,
                                                                self.p_try, self.p_deps, self.p_slot)
@@ -646,7 +651,8 @@ class _Periodic:
             if m is None or mp < m:
                 m = mp
                 if _DEBUG:
-                    print("   limit", p, "mc", mc, "mt", mt, "lcA", lcA, "pn", pn, "x", x, "ltA", ltA, "ed", ed, "r", r, dc, dt)
+                    print("   limit", p, "mc", mc, "mt", mt, "lcA", lcA, "pn", pn, "x", x, "ltA", ltA, "ed", ed,
+                          "r", r, dc, dt)
         if m is None or m < 1:
             return self._fail(n, f"horizon {m}")
         self._apply(a, T, dT, m, shifts, dtile)
@@ -1384,8 +1390,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
         work=work, occ=occ, st=st, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
         t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
         p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,
-        p_done_at=p_done_at, p_try=p_try, started=started, events=b.events if record else None,
-        ck_t=ck_t, ck_r=ck_r, ck_due=ck_due))
+        p_done_at=p_done_at, p_try=p_try, p_unit=p_unit, started=started,
+        events=b.events if record else None, ck_t=ck_t, ck_r=ck_r, ck_due=ck_due))
     ckp = started[0] - 1 if SHORTCUTS else -1
     makespan = 0
     while heap:
@@ -1471,7 +1477,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 ck_t.append(now)
                 ck_r.append(arg)
                 if len(ck_t) >= ck_due[0]:
-                    makespan += ff.check(now)
+                    makespan += ff.check(now, p)
         elif kind == DISPATCH_TRY:
             if p_try[arg] == now:
                 p_try[arg] = -1
