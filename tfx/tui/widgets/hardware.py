@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tfx.tui.core import fmt_fact
+from tfx.tui.widgets.tables import TableSync
 
 
 COLUMNS = ("fact", "value", "knob", "origin")
@@ -73,6 +74,7 @@ class HardwarePane(Vertical):
     """
 
     def compose(self) -> ComposeResult:
+        self._table_sync = TableSync()
         yield Static(id="hw-caption")
         yield FactsTable(id="facts-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="hw-source")
@@ -84,24 +86,7 @@ class HardwarePane(Vertical):
         self._facts = dict(profile.facts())
         rows = [(path, fmt_fact(f), knob_label(knobs.get(path), base, path), f.origin or "-")
                 for path, f in self._facts.items()]
-        keys = tuple(r[0] for r in rows)
-        if keys != getattr(self, "_keys", None):
-            row = table.cursor_row
-            if not table.columns:
-                for c in COLUMNS:
-                    table.add_column(c, key=c)
-            table.clear()
-            for r in rows:
-                table.add_row(*r, key=r[0])
-            if 0 <= row < table.row_count:
-                table.move_cursor(row=row, animate=False)
-            self._keys = keys
-        else:
-            for new, old in zip(rows, self._rows):
-                for col, a, b in zip(COLUMNS[1:], new[1:], old[1:]):
-                    if a != b:
-                        table.update_cell(new[0], col, a, update_width=True)
-        self._rows = rows
+        self._table_sync.show(table, COLUMNS, (r[0] for r in rows), rows)
         n = len(knobs)
         caption = Text(no_wrap=True, overflow="ellipsis")
         caption.append(profile.name, style="bold")

@@ -8,7 +8,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from tfx.tui.core import fmt_bytes, fmt_metric, fmt_ns, num, pct_change
+from tfx.tui.core import fmt_bytes, fmt_ns, num, pct_change
+from tfx.tui.widgets.tables import TableSync
 
 
 class ParamsTable(DataTable):
@@ -62,6 +63,7 @@ class RooflinePane(Horizontal):
     """
 
     def compose(self) -> ComposeResult:
+        self._table_sync = TableSync()
         yield ParamsTable(id="params-table", cursor_type="row")
         with VerticalScroll():
             yield RooflineText(id="roofline-text")
@@ -72,24 +74,7 @@ class RooflinePane(Horizontal):
         table = self.query_one(ParamsTable)
         rows = [(p.name, str(a.params.get(p.name)), "*" if p.name in overrides else "")
                 for p in a.kernel.params]
-        keys = tuple(r[0] for r in rows)
-        if keys != getattr(self, "_keys", None):
-            row = table.cursor_row
-            if not table.columns:
-                for c in PARAM_COLUMNS:
-                    table.add_column("" if c == "set" else c, key=c)
-            table.clear()
-            for r in rows:
-                table.add_row(*r, key=r[0])
-            if 0 <= row < table.row_count:
-                table.move_cursor(row=row, animate=False)
-            self._keys = keys
-        else:
-            for new, old in zip(rows, self._rows):
-                for col, x, y in zip(PARAM_COLUMNS[1:], new[1:], old[1:]):
-                    if x != y:
-                        table.update_cell(new[0], col, x, update_width=True)
-        self._rows = rows
+        self._table_sync.show(table, PARAM_COLUMNS, (r[0] for r in rows), rows, labels={"set": ""})
         self.query_one(RooflineText).show(outcome)
 
 

@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tfx.tui.core import traffic_table
+from tfx.tui.widgets.tables import TableSync
 
 
 class TrafficPane(Vertical):
@@ -17,6 +18,7 @@ class TrafficPane(Vertical):
     """
 
     def compose(self) -> ComposeResult:
+        self._table_sync = TableSync()
         yield Static(id="traffic-caption")
         yield DataTable(id="traffic-table", zebra_stripes=True, cursor_type="row")
 
@@ -26,27 +28,11 @@ class TrafficPane(Vertical):
         table = self.query_one(DataTable)
         tt = traffic_table(analysis, domain)
         self.scope_ids = tt.keys
-        cols, keys = tuple(tt.columns), tuple(tt.keys)
-        if cols != getattr(self, "_cols", None) or keys != getattr(self, "_keys", None):
-            row = table.cursor_row
-            table.clear(columns=True)
-            for c in cols:
-                table.add_column(c, key=c)
-            for key, r in zip(tt.keys, tt.rows):
-                table.add_row(*r, key=key)
-            if 0 <= row < len(tt.rows):
-                table.move_cursor(row=row, animate=False)
-            self._cols, self._keys = cols, keys
-        else:
-            for key, new, old in zip(keys, tt.rows, self._rows):
-                for col, a, b in zip(cols, new, old):
-                    if a != b:
-                        table.update_cell(key, col, a, update_width=True)
-        self._rows = tt.rows
+        self._table_sync.show(table, tt.columns, tt.keys, tt.rows)
         self.query_one("#traffic-caption", Static).update(
             f"domain [b]{domain}[/b] (d cycles)  time% = the scope's roofline time over the kernel's")
 
     def cell(self, scope_id: str, column: str) -> str:
         table = self.query_one(DataTable)
-        col = list(self._cols).index(column)
+        col = list(self._table_sync.columns).index(column)
         return str(table.get_row(scope_id)[col])
