@@ -40,6 +40,10 @@ analysis in a worker process; the line above the footer says what moved.
 
 
 class HelpScreen(ModalScreen[None]):
+    """A scrollable page of key help; subclasses set TEXT and WIDTH (the model screen's)."""
+
+    TEXT = HELP
+    WIDTH = 78
     BINDINGS = [
         Binding("escape", "dismiss", "Close", id="help.close"),
         Binding("f1", "dismiss", "Close", id="help.close_f1", show=False),
@@ -47,13 +51,15 @@ class HelpScreen(ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
+    HelpScreen > VerticalScroll { max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1; }
     """
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(HELP, markup=True)
+        scroll = VerticalScroll()
+        scroll.styles.width = self.WIDTH
+        with scroll:
+            yield Static(self.TEXT, markup=True)
 
 
 class PromptScreen(ModalScreen[str | None]):

@@ -19,17 +19,16 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
 from textual.worker import Worker, WorkerState
 
 from tfx.errors import TfxError
 from tfx.tui.model import core
 from tfx.tui.model.commands import ModelCommands
-from tfx.tui.model.panes import (ComparePane, CompareTable, HardwarePane, KnobsTable, LayoutPane, MemoryPane,
-                                 ParetoTable, StagesPane, StagesTable, SuggestPane)
-from tfx.tui.screens import PromptScreen
+from tfx.tui.model.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, StagesPane,
+                                 SuggestPane)
+from tfx.tui.screens import HelpScreen, PromptScreen
 
 TABS = ("layout", "suggest", "memory", "stages", "compare", "hardware")
 TITLES = ("1 Layout", "2 Suggest", "3 Memory", "4 Stages", "5 Compare", "6 Hardware")
@@ -61,21 +60,9 @@ latency and memory model in a worker process; the line above the footer says wha
 [dim]escape or f1 closes[/dim]"""
 
 
-class ModelHelpScreen(ModalScreen[None]):
-    BINDINGS = [
-        Binding("escape", "dismiss", "Close", id="model.help.close"),
-        Binding("f1", "dismiss", "Close", id="model.help.close_f1", show=False),
-        Binding("q", "dismiss", "Close", id="model.help.close_q", show=False),
-    ]
-    DEFAULT_CSS = """
-    ModelHelpScreen { align: center middle; }
-    ModelHelpScreen > VerticalScroll { width: 92; max-width: 100%; height: auto; max-height: 100%;
-        border: round $accent; background: $surface; padding: 0 1; }
-    """
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(HELP, markup=True)
+class ModelHelpScreen(HelpScreen):
+    TEXT = HELP
+    WIDTH = 92
 
 
 class ModelApp(App):
