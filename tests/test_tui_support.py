@@ -31,8 +31,9 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def compare_snapshot(name: str, svg: str) -> None:
-    """Compare ``svg`` with snapshots/tui/<name>.svg; TFX_UPDATE_SNAPSHOTS=1 rewrites it.
+def compare_snapshot(name: str, svg: str, directory: Path = SNAPSHOT_DIR) -> None:
+    """Compare ``svg`` with ``directory``/<name>.svg (snapshots/tui/ by default);
+    TFX_UPDATE_SNAPSHOTS=1 rewrites it.
 
     Regeneration is refused on any Textual but the pinned one: another version
     renders differently and would silently move every golden file.
@@ -43,20 +44,21 @@ def compare_snapshot(name: str, svg: str) -> None:
     # Rich names the SVG's CSS classes after a hash of the segments, styles' meta
     # included, which differs from run to run; the drawing does not.
     svg = re.sub(r"terminal-\d+", "terminal-0", svg)
-    path = SNAPSHOT_DIR / f"{name}.svg"
+    path = directory / f"{name}.svg"
     if os.environ.get("TFX_UPDATE_SNAPSHOTS") == "1":
         if textual.__version__ != PINNED_TEXTUAL:
             raise AssertionError(f"refusing to update snapshots with textual {textual.__version__}; "
                                  f"they are made with {PINNED_TEXTUAL}")
-        SNAPSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True)
         path.write_text(svg, encoding="utf-8")
         return
     assert path.exists(), f"no snapshot {path}; run with TFX_UPDATE_SNAPSHOTS=1"
     expected = path.read_text(encoding="utf-8")
     if _canonical(expected) != _canonical(svg):
-        out = Path("/tmp") / f"{name}.actual.svg"
+        label = str(path.relative_to(SNAPSHOT_DIR).with_suffix("")) if path.is_relative_to(SNAPSHOT_DIR) else name
+        out = Path("/tmp") / (label.replace("/", "_") + ".actual.svg")
         out.write_text(svg, encoding="utf-8")
-        raise AssertionError(f"snapshot {name} differs; the new screen is in /tmp/{out.name}")
+        raise AssertionError(f"snapshot {label} differs; the new screen is in {out}")
 
 
 def _canonical(svg: str) -> str:
