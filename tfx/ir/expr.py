@@ -94,10 +94,6 @@ def where(cond, a, b):
     return a if cond else b
 
 
-def round_up(a, unit):
-    return cdiv(a, unit) * unit
-
-
 @dataclass(frozen=True)
 class BinOp(Expr):
     op: str

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from tfx.ir.expr import Expr, cdiv, to_text
+from tfx.ir.expr import Expr, to_text
 
 
 class DType(Enum):
     """Element types with their storage width in bits.
 
     Packed types count bits, not whole bytes: nine fp4 values take 36 bits,
-    which is 5 bytes once rounded up.
+    which is 5 bytes once rounded up (tfx.analysis.numbers.nbytes).
     """
 
     F64 = ("f64", 64, "float")
@@ -38,10 +38,6 @@ class DType(Enum):
     @property
     def is_float(self) -> bool:
         return self.family == "float"
-
-    def bytes_for(self, elements):
-        """Bytes that ``elements`` values occupy, bit-packed then rounded up to a byte."""
-        return cdiv(elements * self.bits, 8)
 
 
 DTYPES = {d.text: d for d in DType}
