@@ -46,7 +46,7 @@ def test_shipped_profile_loads_and_shows(name, capsys):
     for path, fact in profile.facts():
         assert isinstance(fact, Fact)
         if fact.available:
-            assert fact.origin in ("vendor", "measured", "derived", "estimated", "reference"), path
+            assert fact.origin in ("vendor", "measured", "derived", "calibrated", "estimated", "reference"), path
             assert fact.source.strip(), path
         else:
             assert fact.value is None and fact.unavailable, path

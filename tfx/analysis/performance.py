@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfx.analysis.counting import ScopeNode
+from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.errors import TfxError
+from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.units import format_time_ns
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill")
@@ -102,6 +104,14 @@ class Machine:
         self.iteration_ns = profile.get("pipeline.iteration_overhead", 0) / self.clock_ghz
         self.dispatch_single = profile.get("dispatch.single_op")
         self.dispatch_composite = profile.get("dispatch.composite")
+        # An in-order command processor (dispatch.single_op stated) dispatches a command that
+        # waited on another only once it sees that one finish.
+        self.completion_ns = (profile.get("dispatch.completion_latency", 0) / self.clock_ghz
+                              if self.dispatch_single is not None else 0)
+        # DMA channels (tiled accelerators): each descriptor holds one for its transfer, and
+        # for the memory round trip too when the engine keeps it until the data lands.
+        self.dma_channels = int(profile.get("dma.channels", 0) or 0)
+        self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
 
     def rate(self, unit: str, dtype: str) -> float:
         """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""
@@ -129,6 +139,7 @@ class Demand:
     dispatch: Any = 0      # ns
     spill: Any = 0         # ns
     global_loads: Any = 0  # bytes loaded from global memory (for Little's law)
+    descriptors: Any = 0   # DMA descriptors (contiguous runs of global windows), with dma.channels
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -216,6 +227,15 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                  f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
+        if m.dma_channels and m.dma_hold and per_pos.descriptors:
+            transfer = _transfer_ns(per_pos, m, 1, units)
+            held = (transfer + per_pos.descriptors * m.dram_latency) / m.dma_channels
+            lt.terms.append(Term(
+                "dma", 0,
+                f"{int(per_pos.descriptors):,} DMA descriptors per {unit} each hold one of {m.dma_channels} "
+                f"channels through the {format_time_ns(m.dram_latency)} round trip: "
+                f"{format_time_ns(float(held))} of channel time against {format_time_ns(float(transfer))} "
+                f"of transfer" + (" (the copy engine's bound)" if held > transfer else "")))
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s)"))
@@ -257,6 +277,11 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Deman
                 d.vector = d.vector + amount / (m.rate("vector", _rate_dtype(dtype)) / 2)
     if m.dispatch_single is not None and op is not None and op.opcode not in ("reshape", "transpose", "broadcast"):
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
+    if m.dma_channels and counter is not None and op is not None and op.opcode in ("load", "store", "copy"):
+        for w in [o for o in op.operands if isinstance(o, Window)] + ([op.target] if op.target is not None else []):
+            dims = counter.tensor_dims.get(w.tensor)
+            if dims is not None:
+                d.descriptors = d.descriptors + contiguous_runs(w, dims, counter.env)
     return d
 
 
@@ -293,8 +318,8 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
     return d
 
 
-def _engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
-    """ns each engine of one unit needs for r concurrent positions each demanding d."""
+def _transfer_ns(d: Demand, m: Machine, r, active_units):
+    """ns the unit's share of DRAM (and L2) bandwidth needs for r positions' traffic."""
     if m.dram_per_unit is not None:
         dram_bw = m.dram_per_unit
     else:
@@ -302,6 +327,19 @@ def _engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
     copy = r * d.dram / dram_bw
     if m.l2_bw_device is not None:
         copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
+    return copy
+
+
+def _engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
+    """ns each engine of one unit needs for r concurrent positions each demanding d.
+
+    The copy engine takes the longer of the transfer and its DMA channels' occupancy:
+    every descriptor holds a channel for its transfer, plus the memory round trip when
+    ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time."""
+    copy = _transfer_ns(d, m, r, active_units)
+    if m.dma_channels and m.dma_hold:
+        held = r * d.descriptors * m.dram_latency
+        copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
     return {"copy": copy, "tensor": r * d.tensor, "smem": r * d.smem, "vector": r * d.vector,
             "special": r * d.special, "dispatch": r * d.dispatch, "spill": r * d.spill}
 
@@ -403,6 +441,73 @@ def _composite_dispatch_delta(node: ScopeNode, ref_execs, m: Machine, inside=Fal
     return delta
 
 
+def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units, in_composite):
+    """(ns of one trip's carried chain, commands that wait on a producer) of a loop on a
+    command processor.
+
+    The chain is the ops that depend, directly or through other ops, on a carried value:
+    trip j+1's chain starts only when trip j's has finished, so no pipelining beats it (the
+    loop's recurrence bound). Outside a composite every command of the chain is dispatched
+    only ``dispatch.completion_latency`` after its producer finishes; inside one the
+    scheduler chains tiles in the engine. The waiting commands are those that read the
+    result of the command dispatched just before them (the previous trip's last one for
+    the first): in order, that one cannot have finished yet (an older producer mostly has).
+    A composite in the body is one command made of its ops.
+    """
+    late = set(getattr(loop.region, "carry", ()) or ())
+    outside = not in_composite
+
+    def counted(x):               # an op that executes (views count nothing but alias a value)
+        return x.kind == "op" and x.op is not None and (x.per_exec or x.op.opcode in VIEWS)
+
+    def ops_of(node):
+        return [x for x in node.walk() if counted(x)]
+
+    commands = []                 # (its ops, dispatch cycles) per command, in issue order
+    for c in loop.children:
+        if counted(c):
+            commands.append(([c], m.dispatch_single))
+        elif c.kind == "composite":
+            commands.append((ops_of(c), m.dispatch_composite or m.dispatch_single))
+    chain = 0
+    waiting = 0
+    previous: set = set()         # the last command's results and their views
+    for trip in (0, 1):           # the second trip counts (the first sets `previous`)
+        for ops, dispatch in commands:
+            if len(ops) == 1 and ops[0].op.opcode in VIEWS:
+                op = ops[0].op
+                reads = [o.name for o in op.operands if isinstance(o, ValueRef)]
+                if op.result and any(n in late for n in reads):
+                    late.add(op.result)
+                if op.result and any(n in previous for n in reads):
+                    previous.add(op.result)
+                continue
+            made: set = set()
+            waits = False
+            cmd_late = False
+            for x in ops:
+                op = x.op
+                reads = [o.name for o in op.operands if isinstance(o, ValueRef)]
+                if any(n in previous and n not in made for n in reads):
+                    waits = True
+                if any(n in late for n in reads):
+                    if op.result:
+                        late.add(op.result)
+                    if trip and op.opcode not in VIEWS:
+                        cmd_late = True
+                        one = _engine_ns(_op_demand(x, counter, m, miss, warps), m, 1, active_units)
+                        one.pop("dispatch", None)
+                        chain = chain + _max_engine(one)
+                if op.result:
+                    made.add(op.result)
+            if trip:
+                waiting += waits
+                if cmd_late and outside:
+                    chain = chain + m.completion_ns + dispatch / m.clock_ghz
+            previous = made
+    return chain, waiting
+
+
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
@@ -434,30 +539,46 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         share = (m.l2_bw_device or m.dram_bw_device) / m.units
         body.spill = body.spill + 2 * spill_bytes * threads / share
     e = _engine_ns(body, m, r, active_units)
-    # One position's tensor, vector and special-function work depend on each other within a
-    # trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA and
-    # overlap only across co-resident CTAs. So a round lasts at least one position's sum.
     one = _engine_ns(body, m, 1, active_units)
-    e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"] + m.iteration_ns)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
+    serial_wait = 0
+    if m.dispatch_single is not None:
+        # A command processor: no trip beats the carried chain (with its completion
+        # latencies outside a composite); a composite's scheduler streams the loop one trip
+        # deep with double-buffered loads, so its engines overlap across trips; a serial
+        # single-op trip waits one completion latency per command that waits on a producer.
+        chain, waiting = _trip_chain(loop, counter, m, miss, warps, active_units, in_composite)
+        e["tensor"] = emax(e["tensor"], chain + m.iteration_ns)
+        if in_composite:
+            stages = emax(stages, 2) if is_array(stages) else max(stages, 2)
+        else:
+            serial_wait = waiting * m.completion_ns
+    else:
+        # One position's tensor, vector and special-function work depend on each other within
+        # a trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA
+        # and overlap only across co-resident CTAs. So a round lasts at least one position's sum.
+        e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"] + m.iteration_ns)
     has_loads = body.global_loads
     # A load waits one L2 latency on a hit and one DRAM latency on a miss.
     miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
         body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
     lat = miss_ratio * m.dram_latency + (1 - miss_ratio) * m.l2_latency
+    # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
+    # occupancy where that is longer (it already includes the round trips).
+    in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
-        piped_round = emax(_max_engine(e), (lat + one["copy"]) / emax(stages - 1, 1) * (has_loads > 0))
-        single = lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values())
+        piped_round = emax(_max_engine(e), in_flight / emax(stages - 1, 1) * (has_loads > 0))
+        single = lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
         serial_round = emax(_max_engine(e), single)
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), 0)
     elif stages >= 2:
         # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
-        round_ns = emax(_max_engine(e), (lat + one["copy"]) / (stages - 1) if has_loads else 0)
+        round_ns = emax(_max_engine(e), in_flight / (stages - 1) if has_loads else 0)
         fill = (lat + e["copy"] / r) if has_loads else 0
     else:
-        single = (lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values())
+        single = (lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
         round_ns = emax(_max_engine(e), single)
         fill = 0
     total = fill + trips * round_ns

@@ -30,7 +30,8 @@ from tfx.errors import TfxError
 from tfx.hw.units import (INTEGER_FAMILIES, UNIT_FAMILIES, accepted_units, canonical_unit,
                           family_of, to_canonical)
 
-ORIGINS = ("vendor", "measured", "derived", "estimated", "reference")
+# calibrated: fitted so the model reproduces an observation its source names (not measured itself)
+ORIGINS = ("vendor", "measured", "derived", "calibrated", "estimated", "reference")
 KINDS = ("gpu", "tiled")
 
 # Element types a compute engine may state a rate for: the IR's dtype names

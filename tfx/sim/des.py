@@ -255,7 +255,14 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
     the engine: no command round trip). A load inside a
     loop fills one of the ring's S buffers (``segs`` gives (key, S)); it waits for every
     task that read the buffer's previous contents, so with S >= 2 the DMA of trip j+1
-    overlaps the compute of trip j. Returns the engines touched, in first-use order.
+    overlaps the compute of trip j.
+
+    The trips of a loop are software pipelined one trip deep, as the scheduler of a
+    streaming engine does (FlashAttention-style): an op that depends on no carried value
+    (a load, ``q . K^T``, the row max of its scores) is "early", and each engine's queue
+    holds early(0), early(1), late(0), early(2), late(1), ...: the tensor engine computes
+    trip j+1's ``q . K^T`` while the vector unit runs trip j's softmax. Returns the engines
+    touched, in first-use order.
     """
     r_eng, r_ns, r_smem, r_descs = pg.r_eng, pg.r_ns, pg.r_smem, pg.r_descs
     r_label, r_tile, r_deps, r_cmd, r_slot = pg.r_label, pg.r_tile, pg.r_deps, pg.r_cmd, pg.r_slot
@@ -264,7 +271,12 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
     lbuf: dict = {}               # name -> buffer (inner load execution) its value lives in
     breaders: list = []           # buffer -> tasks that read it
     hist: dict = {}               # (ring key, op) -> [buffers, in order]
-    for seg_tile, seg in segs:
+    r0 = len(r_eng)
+    t_seg_of: list = []           # per task of this composite: its segment
+    t_late: list = []             # per task: depends on a carried value (late) or not (early)
+    seg_run: list = []            # per segment: (loop, trip) or None outside loops
+    for sj, (seg_tile, seg, seg_loop) in enumerate(segs):
+        seg_run.append((seg_loop, seg_tile) if seg_loop is not None and seg_tile is not None else None)
         t_seg = tile if seg_tile is None else seg_tile
         subs = [(_split(x.ns, nsub), _split(x.smem, nsub)) for x, _ in seg]
         fills = {}                # op position -> (buffer it fills, tasks it waits for)
@@ -294,10 +306,18 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
                     continue
                 ddeps = []
                 rbufs = []
+                late = False
                 for n in info.reads:
                     t = ct[n] if n in ct else last.get(n)
                     if t is not None:
                         ddeps.append(t)
+                        if t >= r0:
+                            # a carried value (an earlier trip of this loop) or a late one
+                            q = t - r0
+                            if t_late[q] or (t_seg_of[q] != sj and seg_run[sj] is not None
+                                             and seg_run[t_seg_of[q]] is not None
+                                             and seg_run[t_seg_of[q]][0] == seg_run[sj][0]):
+                                late = True
                     bb = cb[n] if n in cb else lbuf.get(n)
                     if bb is not None:
                         rbufs.append(bb)
@@ -319,6 +339,8 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
                 r_deps.append(tuple(dict.fromkeys(ddeps)) if ddeps else None)
                 r_cmd.append(i)
                 r_slot.append(bool(fill and fill[1]))
+                t_seg_of.append(sj)
+                t_late.append(late)
                 for bb in dict.fromkeys(rbufs):
                     breaders[bb].append(r)
                 for out in info.writes:
@@ -327,7 +349,57 @@ def _composite_tasks(pg: Program, i: int, segs, nsub: int, tile) -> tuple:
                 keys[info.engine] = True
         last.update(cur_t[-1])
         lbuf.update(cur_b[-1])
+    _pipeline_trips(pg, r0, t_seg_of, t_late, seg_run)
     return tuple(keys)
+
+
+def _pipeline_trips(pg: Program, r0: int, t_seg_of: list, t_late: list, seg_run: list) -> None:
+    """Reorder a composite's tasks (``r0`` on) one trip deep: within each run of
+    consecutive trips 0, 1, 2, ... of one loop, trip j+1's early tasks go before trip j's
+    late ones (see ``_composite_tasks``). Engines run their queues in task order, so this
+    is the scheduler's issue order; dependencies are renumbered. Kept only when every
+    task still comes after its dependencies (otherwise the plain order stays)."""
+    n = len(t_seg_of)
+    if n == 0 or not any(t_late):
+        return
+    by_seg: dict = {}
+    for q in range(n):
+        by_seg.setdefault(t_seg_of[q], []).append(q)
+    order: list = []
+    sj, nseg = 0, len(seg_run)
+    while sj < nseg:
+        run = [sj]
+        while (sj + 1 < nseg and seg_run[sj] is not None and seg_run[sj + 1] is not None
+               and seg_run[sj + 1][0] == seg_run[sj][0] and seg_run[sj + 1][1] == seg_run[sj][1] + 1):
+            sj += 1
+            run.append(sj)
+        sj += 1
+        pending: list = []            # late tasks of the previous trip
+        for s in run:
+            tasks = by_seg.get(s, ())
+            order.extend(q for q in tasks if not t_late[q])
+            order.extend(pending)
+            pending = [q for q in tasks if t_late[q]]
+        order.extend(pending)
+    if order == list(range(n)):
+        return
+    new_of = [0] * n
+    for pos, q in enumerate(order):
+        new_of[q] = pos
+    r_deps = pg.r_deps
+    for pos, q in enumerate(order):
+        deps = r_deps[r0 + q]
+        if deps is not None:
+            for d in deps:
+                if d >= r0 and new_of[d - r0] >= pos:
+                    return            # not a topological order: keep the plain one
+    for name in ("r_eng", "r_ns", "r_smem", "r_descs", "r_label", "r_tile", "r_deps", "r_cmd", "r_slot"):
+        col = getattr(pg, name)
+        col[r0:] = [col[r0 + q] for q in order]
+    for r in range(r0, r0 + n):
+        deps = r_deps[r]
+        if deps is not None:
+            r_deps[r] = tuple(r0 + new_of[d - r0] if d >= r0 else d for d in deps)
 
 
 # Exact shortcuts (results are the same event for event; off: every event is simulated):

@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.performance import Machine, _engine_ns, _op_demand
 from tfx.ir.nodes import Capture, ValueRef, Window
 
@@ -203,8 +204,7 @@ class Lowering:
         return tuple(base + 1 if i < extra else base for i in range(runs))
 
     def _runs(self, win: Window) -> int:
-        """Contiguous runs of a window of a row-major tensor: the product of the extents of
-        the axes before the innermost axis that is not whole (trailing whole axes coalesce)."""
+        """Contiguous runs of a window (``tfx.analysis.dma.contiguous_runs``)."""
         t = self.tensors.get(win.tensor)
         if t is None:
             return 1
@@ -212,27 +212,7 @@ class Lowering:
             dims = [int(d.evaluate(self.env)) for d in t.type.shape]
         except Exception:
             return 1
-        sizes = []
-        for ax, full in zip(win.axes, dims):
-            if ax.kind == "full":
-                sizes.append((full, True))
-            elif ax.kind == "gather":
-                return 1
-            else:
-                try:
-                    s = int(ax.size.evaluate(self.env))
-                except Exception:
-                    return 1
-                strided = ax.stride is not None
-                sizes.append((s, s >= full and not strided))
-        # skip trailing whole axes, then the first partial axis is the run; the rest multiply
-        i = len(sizes) - 1
-        while i > 0 and sizes[i][1]:
-            i -= 1
-        runs = 1
-        for s, _ in sizes[:i]:
-            runs *= max(s, 1)
-        return runs
+        return int(contiguous_runs(win, dims, self.env))
 
     # ------------------------------------------------------------ command streams
     def stream(self, node, tiles_cap: int | None = None):
@@ -271,7 +251,7 @@ class Lowering:
         self._segments(c.children, cap, None, None, segs)
         inner = []
         seen = set()
-        for _, seg in segs:
+        for _, seg, _ in segs:
             for info, _ in seg:
                 if id(info) not in seen:
                     seen.add(id(info))
@@ -285,9 +265,10 @@ class Lowering:
         return ("composite", lid.idx, inner, n, tile, segs)
 
     def _segments(self, children, cap, ring, trip, out):
-        """Straight runs of a composite's ops, ``(trip, [(OpInfo, buffer ring)])``, in
-        execution order; a loop inside contributes one run per trip and its loads fill a
-        ring of max(stages, 2) buffers (the scheduler pipelines the trips)."""
+        """Straight runs of a composite's ops, ``(trip, [(OpInfo, buffer ring)], loop)``, in
+        execution order; a loop inside contributes one run per trip (``loop``: its id, None
+        outside loops) and its loads fill a ring of max(stages, 2) buffers (the scheduler
+        pipelines the trips)."""
         cur: list = []
         for x in children:
             k = x.kind
@@ -299,7 +280,7 @@ class Lowering:
                     cur.append((self.info(x), buf))
                 continue
             if cur:
-                out.append((trip, cur))
+                out.append((trip, cur, ring[0] if ring is not None else None))
                 cur = []
             if k == "loop":
                 r = (x.id, max(int(x.stages or 1), 2))
@@ -308,7 +289,7 @@ class Lowering:
             else:  # a nested composite, mesh or call: inline
                 self._segments(x.children, cap, ring, trip, out)
         if cur:
-            out.append((trip, cur))
+            out.append((trip, cur, ring[0] if ring is not None else None))
 
     def loop_trips(self, loop, cap=None) -> int:
         t = loop.trips

@@ -159,7 +159,7 @@ def _totals(lw, unit_node, cap):
         else:
             cmds += 1
             per[0] += lw.dispatch_composite
-            for _, seg in cmd[5]:
+            for _, seg, _ in cmd[5]:
                 for info, _ in seg:
                     per[info.engine] += info.ns
                     per[3] += info.smem
