@@ -238,6 +238,20 @@ def test_tiles_cap_counts_commands_and_work_exactly():
         assert abs(capped.makespan_ns - full.makespan_ns) / full.makespan_ns < 0.02
 
 
+def test_full_mode_reports_per_unit_totals():
+    """sip_gemm at 128^3 tiles: 1024 output tiles on 64 PEs = 16 each, and the PEs share
+    nothing, so every PE runs the representative PE's schedule. --full simulates all 64 and
+    reports per unit (device totals / 64): the same commands (16 x (zeros + 32 x (2 loads +
+    mma) + cast + store) = 16 x 99 = 1584), busy time and efficiency as the representative
+    run, not 64 times them."""
+    rep = run(SIP_GEMM, "sip", events=False)
+    full = run(SIP_GEMM, "sip", events=False, full=True)
+    assert rep.commands == full.commands == 16 * (1 + 32 * 3 + 2)
+    assert rep.engines["tensor"]["busy_ns"] == full.engines["tensor"]["busy_ns"]
+    assert rep.pipeline_efficiency == pytest.approx(full.pipeline_efficiency)
+    assert full.pipeline_efficiency <= 1.0
+
+
 def test_full_mode_matches_representative_on_one_unit():
     a = run(TINY, TINY_HW)
     b = run(TINY, TINY_HW, full=True)
@@ -325,6 +339,57 @@ def test_cli_refusals(capsys):
     assert main(["simulate", TINY, "--hw", TINY_HW, "--tiles", "0"]) == 2
     assert "--tiles" in capsys.readouterr().err
     assert main(["simulate", TINY, "--hw", TINY_HW, "--knob", "dma.nonsense=1"]) == 2
+
+
+# ---------------------------------------------------------------- links between positions
+
+LINKS = str(DATA / "links.tile")
+LINKS_HW = str(DATA / "tiny_sip_2pe.toml")
+
+
+def test_send_and_recv_use_the_link_both_ways_at_once():
+    """links.tile `swap` on tiny_sip_2pe (2 PEs; HBM 16 B/ns + 100 ns; PE-to-PE link 16 B/ns
+    each way + 100 ns; dispatch 10 ns; completion latency 50 ns; launch 1000 ns). A 32x32
+    bf16 tile is 2048 B: 128 ns on HBM or on the link.
+      a     dispatch [0,10]   HBM [10,138]  lands 238
+      send  waits a (seen 288): dispatch [288,298], link out [298,426], lands 526
+      recv  reads nothing: dispatch [298,308]; the inbound direction is free (full duplex):
+            [308,436], lands 536
+      add   waits b (seen 586): dispatch [586,596]; 1024 elements / 128 bf16 lanes = 8 ns,
+            TCM 6 KiB = 6 ns: [596,604]
+      store waits c (seen 654): dispatch [654,664], HBM [664,792], lands 892
+    Makespan 1000 + 892 = 1892. Stalls: data 288 - 10 = 278 (send on the load), hazard
+    586 - 308 = 278 (add on the recv) + 654 - 596 = 58 (store on the add)."""
+    r = run(LINKS, LINKS_HW, "swap")
+    assert r.makespan_ns == 1892
+    link = [(s - 1000, e - 1000, lab) for s, e, lab, t in ev(r, "link")]
+    assert link == [(298, 526, "send"), (308, 536, "%b = recv")]
+    assert r.engines["link"]["busy_ns"] == 256
+    assert r.stalls["data"] == 278 and r.stalls["hazard"] == 278 + 58
+
+
+def test_allreduce_pays_the_ring_hops():
+    """links.tile `reduce`: a ring all-reduce over 2 PEs moves 2 (n - 1) / n = 1 x 2048 B
+    each way (128 ns) and crosses 2 (n - 1) = 2 hops of 100 ns.
+      a         dispatch [0,10], HBM [10,138], lands 238
+      allreduce waits a (seen 288): dispatch [288,298], link [298,426], lands 626
+      store     seen 676: dispatch [676,686], HBM [686,814], lands 914
+    Makespan 1914. The analysis sums the ops outside loops: load max(128, latency 100) = 128
+    + all-reduce 128 + 200 + store 128 = 584, plus launch 1000 and fill 100 = 1684."""
+    r = run(LINKS, LINKS_HW, "reduce")
+    assert r.makespan_ns == 1914
+    assert [(s - 1000, e - 1000) for s, e, *_ in ev(r, "link")] == [(298, 626)]
+    a = analyze(parse_file(LINKS), "reduce", load_profile(LINKS_HW))
+    assert a.metrics["performance.predicted_ns"] == 1684
+    assert a.metrics["memory.traffic.link.pe.total"] == 2 * 2048
+
+
+def test_link_bandwidth_is_a_knob():
+    """Doubling the link (32 B/ns) halves the swap's link transfers (64 ns each): the add
+    waits for b landing at 308 + 64 + 100 = 472, so everything after moves 64 ns earlier:
+    1892 - 64 = 1828."""
+    r = run(LINKS, LINKS_HW, "swap", knobs={"links.pe_pe.bandwidth": "x2"})
+    assert r.makespan_ns == 1828
 
 
 # ---------------------------------------------------------------- the two sip findings

@@ -503,6 +503,9 @@ class Counter:
                 result = v if code == "allreduce" else None
                 if code == "allreduce":
                     result = ValueInfo(result_type, v.dims, v.deps)
+                    # the ring's reduce-scatter: each position combines (n - 1) / n of the
+                    # elements on its vector unit
+                    add(("flops", v.type.dtype.text, "vector"), v.elements * (factor / 2))
         else:  # pragma: no cover
             raise TfxError(f"no cost rule for {code}")
         node.per_exec = q

@@ -30,7 +30,7 @@ from tfx.errors import TfxError
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.units import format_time_ns
 
-ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill")
+ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
 VIEWS = ("reshape", "transpose", "broadcast")
 
 
@@ -111,6 +111,21 @@ class Machine:
         # DMA channels (tiled accelerators): each descriptor holds one for its transfer, and
         # for the memory round trip too when the engine keeps it until the data lands.
         self.dma_channels = int(profile.get("dma.channels", 0) or 0)
+        # Interconnects by the mesh (or level) whose positions they join: (B/ns per endpoint
+        # and direction, all of its links together; one-way latency ns).
+        self.links = {}
+        level_of = profile.mesh_levels()
+        for path, scope in profile.settings():
+            if path.startswith("links.") and path.endswith(".scope"):
+                name = path[len("links."):-len(".scope")]
+                bw = profile.get(f"links.{name}.bandwidth", None)
+                if not bw:
+                    continue
+                bw = bw * (profile.get(f"links.{name}.count", 1) or 1) / 1e9
+                lat = profile.get(f"links.{name}.latency", 0) or 0
+                for mesh in [scope] + [ms for ms, lv in level_of.items() if lv == scope]:
+                    if mesh not in self.links or self.links[mesh][0] < bw:
+                        self.links[mesh] = (bw, lat)
         self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
 
     def rate(self, unit: str, dtype: str) -> float:
@@ -140,6 +155,9 @@ class Demand:
     spill: Any = 0         # ns
     global_loads: Any = 0  # bytes loaded from global memory (for Little's law)
     descriptors: Any = 0   # DMA descriptors (contiguous runs of global windows), with dma.channels
+    link: Any = 0          # ns on the unit's outbound interconnect (send; allreduce both ways)
+    link_in: Any = 0       # ns on its inbound direction (recv; allreduce): links are full duplex
+    link_latency: Any = 0  # ns: the latency of those transfers (hops x one-way), summed over ops
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -251,7 +269,17 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Deman
     op = node.op
     q = node.per_exec
     for (kind, a, b), amount in q.items():
-        if kind == "traffic":
+        if kind == "link":
+            bw, lat = m.links.get(a, (None, 0))
+            if bw:
+                if op.opcode != "recv":
+                    d.link = d.link + amount / bw
+                if op.opcode != "send":
+                    d.link_in = d.link_in + amount / bw
+                # a ring all-reduce over n positions is 2 (n - 1) hops; a send or recv one
+                hops = 2 * (node.units.get(a, 1) - 1) if op.opcode == "allreduce" else 1
+                d.link_latency = d.link_latency + lat * hops
+        elif kind == "traffic":
             level = a
             if level == m.dram or level in m.global_levels:
                 d.l2 = d.l2 + amount
@@ -341,7 +369,8 @@ def _engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
     return {"copy": copy, "tensor": r * d.tensor, "smem": r * d.smem, "vector": r * d.vector,
-            "special": r * d.special, "dispatch": r * d.dispatch, "spill": r * d.spill}
+            "special": r * d.special, "dispatch": r * d.dispatch, "spill": r * d.spill,
+            "link": r * emax(d.link, d.link_in)}
 
 
 def _max_engine(e: dict):
@@ -377,6 +406,8 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
                     t = emax(t, m.dram_latency)
             else:
                 t = where(d.global_loads > 0, emax(t, m.dram_latency), t)
+            # A transfer between positions lands one link latency after it leaves.
+            t = t + d.link_latency
             k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
             total = total + t * k
             for name, v in e.items():
@@ -569,7 +600,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
         piped_round = emax(_max_engine(e), in_flight / emax(stages - 1, 1) * (has_loads > 0))
-        single = lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+        single = (lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+                  + body.link_latency)
         serial_round = emax(_max_engine(e), single)
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), 0)
@@ -578,7 +610,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         round_ns = emax(_max_engine(e), in_flight / (stages - 1) if has_loads else 0)
         fill = (lat + e["copy"] / r) if has_loads else 0
     else:
-        single = (lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+        single = ((lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+                  + body.link_latency)
         round_ns = emax(_max_engine(e), single)
         fill = 0
     total = fill + trips * round_ns

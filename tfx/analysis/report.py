@@ -104,13 +104,17 @@ def summary(a) -> str:
                f"   roofline {format_time_ns(_f(m['roofline.ideal_ns']))} ({m.get('roofline.bound_by', '?')}-bound:"
                f" compute {format_time_ns(_f(m['roofline.compute_ns']))}, memory {format_time_ns(_f(m['roofline.memory_ns']))})")
     flops = [(k.split(".")[2], v) for k, v in m.items() if k.startswith("compute-cost.flops.") and k.endswith(".total")]
-    out.append("  work: " + ", ".join(f"{format_count(_f(v))} {d} flop" for d, v in flops))
-    levels = sorted({k.split(".")[2] for k in m if k.startswith("memory.traffic.")})
+    out.append("  work: " + (", ".join(f"{format_count(_f(v))} {d} flop" for d, v in flops) or "no arithmetic"))
+    levels = sorted({k.split(".")[2] for k in m if k.startswith("memory.traffic.")} - {"link"})
     for lvl in levels:
         r = m.get(f"memory.traffic.{lvl}.total.read", 0)
         w = m.get(f"memory.traffic.{lvl}.total.write", 0)
         out.append(f"  {lvl:<5} read {format_bytes(_f(r)):>10}  write {format_bytes(_f(w)):>10}"
                    + (f"  peak {format_bytes(_f(m[f'memory.peak.{lvl}']))}" if f"memory.peak.{lvl}" in m else ""))
+    links = sorted({k.split(".")[3] for k in m if k.startswith("memory.traffic.link.")})
+    if links:
+        out.append("  links " + ", ".join(f"{lk} {format_bytes(_f(m.get(f'memory.traffic.link.{lk}.total', 0)))}"
+                                          for lk in links) + " between positions")
     if a.footprint:
         out.append("  footprint: " + ", ".join(f"{t} {format_bytes(_f(b))}" for t, b in a.footprint.items()))
     if "memory.l2.reuse_window" in m:

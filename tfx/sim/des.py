@@ -50,7 +50,7 @@ import heapq
 from itertools import count
 from time import perf_counter
 
-from tfx.sim.lower import COPY, DISPATCH, ENGINE_NAMES, SMEM, SPECIAL, TENSOR, VECTOR
+from tfx.sim.lower import COPY, DISPATCH, ENGINE_NAMES, LINK, SMEM, SPECIAL, TENSOR, VECTOR
 
 END, DISPATCH_TRY, ENGINE_TRY = 0, 1, 2
 STALLS = ("data", "buffer", "dispatch", "hazard")
@@ -635,7 +635,8 @@ class _Periodic:
         chans = None
         if self.chans:
             chans = tuple([tuple(sorted([max(c, T) - T for c in ch])) for ch in self.chans])
-        units_c = (tuple([max(v, T) - T for v in self.dram]), tuple([max(v, T) - T for v in self.tcm]), chans)
+        units_c = (tuple([max(v, T) - T for v in self.dram]), tuple([max(v, T) - T for v in self.tcm]),
+                   tuple([max(v, T) - T for v in self.link_in]), chans)
         pos_c = []
         p_free, p_left, p_exhausted, p_try, p_deps, p_slot = (self.p_free, self.p_left, self.p_exhausted,
                                                                self.p_try, self.p_deps, self.p_slot)
@@ -935,7 +936,7 @@ class _Periodic:
         for key in range(len(busy)):
             v = busy[key]
             busy[key] = (v if v > T else T) + D
-        for lst in (self.dram, self.tcm):
+        for lst in (self.dram, self.tcm, self.link_in):
             for i, v in enumerate(lst):
                 lst[i] = (v if v > T else T) + D
         if self.chans:
@@ -1032,7 +1033,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
                    [tuple(j for j, _ in d) for d in pg.c_deps]))
     c_sdeps, c_sslot = pg.c_deps, pg.c_slot
-    c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY) for t0, n in zip(c_t0, c_nt)]
+    c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
+               for t0, n in zip(c_t0, c_nt)]
     r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
     r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
               in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
@@ -1046,6 +1048,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     chans = [[0] * n_ch for _ in range(units)] if n_ch else None
     dram = [0] * (1 if shared_dram else units)
     tcm = [0] * units
+    link_in = [0] * units                  # inbound link free time per unit (recv)
     upend = [0] * units                    # compute tasks queued on the unit and not started
     work = b.work
     occ = b.occupied
@@ -1282,8 +1285,72 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             rec((now + off, end + off, e, label, tile, unit))
         push(heap, (end, END, nxt(), tid))
 
+    def try_link(key: int, now: int) -> None:
+        """Start the link engine's queued transfers: each holds the unit's link for its
+        transfer and lands one link latency later (the link pipelines: the next transfer
+        starts when this one has left; a recv takes the inbound direction, ``link_in``).
+        Its retry is its own ENGINE_TRY, like the copy's."""
+        q = queues[key]
+        h = heads[key]
+        nq = len(q)
+        while h < nq:
+            tid = q[h]
+            r = tid % NT
+            spec = r_spec[r]
+            fl = t_floor[tid]
+            bk = busy[key] if not spec[2][1] else fl     # a recv does not wait for the sends
+            at = bk if bk > fl else fl
+            if at > now:
+                heads[key] = h
+                if not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    push(heap, (at, ENGINE_TRY, nxt(), key))
+                return
+            deps = t_deps[tid]
+            if deps is not None:
+                tb = tid - r
+                for d in deps:
+                    if not t_done[tb + d]:
+                        w = t_wait[tb + d]
+                        if w is None:
+                            t_wait[tb + d] = [key]
+                        elif key not in w:
+                            w.append(key)
+                        heads[key] = h
+                        return
+            ns, sm, descs, nd, label, tile = spec
+            unit = key // N_ENG
+            if descs[1]:
+                # a recv: the inbound direction (full duplex) carries it; sends go on meanwhile
+                s0 = link_in[unit]
+                sent = (now if now > s0 else s0) + ns
+                link_in[unit] = sent
+            else:
+                sent = now + ns
+                busy[key] = sent
+                eng_idle[key] = sent
+            end = sent + descs[0]
+            work[LINK] += ns
+            occ[LINK] += ns
+            if sm:
+                s0 = tcm[unit]
+                if now > s0:
+                    s0 = now
+                s0 += sm
+                tcm[unit] = s0
+                work[SMEM] += sm
+                if s0 > end:
+                    end = s0
+            h += 1
+            t_end[tid] = end
+            if rec is not None:
+                rec((now + off, end + off, LINK, label, tile, unit))
+            push(heap, (end, END, nxt(), tid))
+        heads[key] = h
+
     tries = [try_compute] * N_ENG
     tries[COPY] = try_copy
+    tries[LINK] = try_link
     tries = tries * units                  # by engine key
 
     def dispatch(p: int, now: int) -> None:
@@ -1396,7 +1463,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 key = ubase + eng
                 bk = busy[key]
                 queues[key].append(tid)
-                if eng != COPY:
+                if eng != COPY and eng != LINK:
                     upend[unit] += 1
                 if cost:
                     idle_from = bk if bk > now else now
@@ -1458,7 +1525,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     ff = _Periodic(dict(
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
         r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
-        heads=heads, busy=busy, eng_waiting=eng_waiting, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm,
+        heads=heads, busy=busy, eng_waiting=eng_waiting, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
         work=work, occ=occ, st=st, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
         t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
         p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,

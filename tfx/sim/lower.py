@@ -32,8 +32,8 @@ from tfx.analysis.performance import Machine, _engine_ns, _op_demand
 from tfx.ir.nodes import Capture, ValueRef, Window
 
 # Engine indices (events store the index; ENGINE_NAMES[i] is its name).
-DISPATCH, COPY, TENSOR, SMEM, VECTOR, SPECIAL = range(6)
-ENGINE_NAMES = ("dispatch", "copy", "tensor", "smem", "vector", "special")
+DISPATCH, COPY, TENSOR, SMEM, VECTOR, SPECIAL, LINK = range(7)
+ENGINE_NAMES = ("dispatch", "copy", "tensor", "smem", "vector", "special", "link")
 N_ENGINES = len(ENGINE_NAMES)
 VIEWS = ("reshape", "transpose", "broadcast")
 
@@ -61,7 +61,8 @@ class OpInfo:
     reads: tuple              # names (values and tensors) it reads
     writes: tuple             # names it writes
     view: bool = False        # free alias, no command
-    descs: tuple = ()         # copy: bytes of each DMA descriptor (contiguous runs)
+    descs: tuple = ()         # copy: ns of each DMA descriptor (contiguous runs);
+                              # link: (latency ns, 1 for the inbound direction (recv) else 0)
     is_load: bool = False     # reads global memory: completion waits out the memory latency
     rows: int = 1             # rows of its result tile (composite streaming granularity)
     dispatched: bool = True   # counts a command (single-op dispatch) outside composites
@@ -135,7 +136,12 @@ class Lowering:
         reads, writes = self._names(node)
         smem = ceil_ns(e["smem"])
         work = {}
-        if code in ("load", "copy", "store", "capture", "send", "recv", "allreduce"):
+        if code in ("send", "recv", "allreduce"):
+            # over the interconnect between positions (the DMA reads or writes memory
+            # alongside); lands one link latency after the transfer
+            engine = LINK
+            ns = ceil_ns(max(e["link"], e["copy"]))
+        elif code in ("load", "copy", "store", "capture"):
             engine = COPY
             ns = ceil_ns(e["copy"])
         elif e["tensor"]:
@@ -148,7 +154,8 @@ class Lowering:
         if smem:
             work["smem"] = smem
         is_load = engine == COPY and bool(d.global_loads)
-        descs = self._descriptors(node, ns) if engine == COPY else ()
+        descs = (self._descriptors(node, ns) if engine == COPY else
+                 (ceil_ns(d.link_latency), int(code == "recv")) if engine == LINK else ())
         inf = OpInfo(self.label_id(node.label), node.label, engine, ns, smem, reads, writes,
                      descs=descs, is_load=is_load, rows=self._rows(op), work=work,
                      dispatched=op is not None and self.m.dispatch_single is not None)

@@ -67,6 +67,7 @@ class BatchSim:
     channel_busy: int
     tasks: int
     exact: bool = False        # work and commands are the uncapped stream's, not scaled
+    units: int = 1             # units these numbers cover (--full: every unit of the device)
 
     def k(self, attr: str) -> float:
         """Factor from the simulated (capped) part to the whole batch for ``attr``."""
@@ -87,7 +88,7 @@ class LaunchSim:
     dma_channels: int = 0
     hold: bool = False
 
-    def add_batch(self, name, b, count, span, start, scale, exact=None, positions=1) -> None:
+    def add_batch(self, name, b, count, span, start, scale, exact=None, positions=1, units=1) -> None:
         work, commands = list(b.work), b.commands
         if exact is not None:   # capped run: the whole stream's work and commands, counted
             work = [w * positions for w in exact[0]]
@@ -97,7 +98,7 @@ class LaunchSim:
                                      occupied=list(b.occupied), stalls=dict(b.stalls),
                                      commands=commands, descriptors=b.descriptors,
                                      channel_busy=b.channel_busy, tasks=b.tasks,
-                                     exact=exact is not None))
+                                     exact=exact is not None, units=units))
 
 
 @dataclass
@@ -113,12 +114,14 @@ class SimResult:
 
     # ------------------------------------------------------------ totals (one unit)
     def _sum(self, attr, i=None):
+        """Over the whole kernel, per unit: the representative unit's, or with --full the
+        device's totals over its units."""
         tot = 0
         for ls in self.launches:
             for b in ls.batches:
                 v = getattr(b, attr)
                 v = v[i] if i is not None else v
-                tot += v * b.count * b.k(attr)
+                tot += v * b.count * b.k(attr) / b.units
         return tot
 
     @property
@@ -134,7 +137,7 @@ class SimResult:
 
     @property
     def stalls(self) -> dict:
-        return {r: int(round(sum(b.stalls[r] * b.count * b.scale for ls in self.launches
+        return {r: int(round(sum(b.stalls[r] * b.count * b.scale / b.units for ls in self.launches
                                  for b in ls.batches))) for r in STALL_REASONS}
 
     @property
@@ -157,7 +160,7 @@ class SimResult:
         num = den = 0.0
         for ls in self.launches:
             for b in ls.batches:
-                num += max(b.work) * b.count * b.k("work")
+                num += max(b.work) * b.count * b.k("work") / b.units
                 den += b.makespan_ns * b.count
         return num / den if den else 0.0
 
@@ -208,7 +211,7 @@ class SimResult:
                 "batches": [{"name": b.name, "count": b.count, "makespan_ns": b.makespan_ns,
                              "simulated_ns": b.simulated_ns, "commands": b.commands,
                              "dma_descriptors": b.descriptors, "tasks": b.tasks,
-                             "pipeline_efficiency": (max(b.work) * b.k("work") / b.makespan_ns
+                             "pipeline_efficiency": (max(b.work) * b.k("work") / b.units / b.makespan_ns
                                                      if b.makespan_ns else 0.0)}
                             for b in ls.batches],
             } for ls in self.launches],

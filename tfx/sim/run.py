@@ -74,7 +74,7 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
                 lw, _program(lw, unit_node, cap), units=units, slots=resident,
                 positions=positions, record=False, shared_dram=shared).makespan)
-            ls.add_batch("all units", b, 1, span, t0, scale, exact, positions)
+            ls.add_batch("all units", b, 1, span, t0, scale, exact, positions, units=units)
             all_events.extend(b.events)
             n_events += b.tasks + b.dispatches
             ls.makespan_ns = span
