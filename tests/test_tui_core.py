@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.test_tui_support import run
 from tfx.tui.canvas import BrailleCanvas, pareto_front
-from tfx.tui.core import Event, chrome_trace, diff_summary, events_from
+from tfx.tui.core import Event, diff_summary
 
 
 def test_braille_corners_and_layers():
@@ -51,13 +51,6 @@ def test_gantt_renders_only_the_viewport():
             assert g.ns_per_cell == 100.0
             await pilot.press("right")
     run(go())
-
-
-def test_chrome_trace_and_events_from():
-    evs = events_from([{"engine": "copy", "start_ns": 0, "end_ns": 2000, "label": "load A"}])
-    tr = chrome_trace(evs)
-    x = [e for e in tr["traceEvents"] if e["ph"] == "X"][0]
-    assert x["ts"] == 0 and x["dur"] == 2.0 and x["name"] == "load A"
 
 
 def test_diff_summary_words():

@@ -112,6 +112,7 @@ class TfxApp(App):
         self.timings: list[float] = []      # submit -> panes repainted, seconds
         self._submitted: dict[int, float] = {}
         self.sim_events: list[core.Event] = []
+        self.sim_result = None            # the Timeline pane's simulation (tfx.sim.SimResult)
         # the Explore pane's sweep: what it should show, what runs, what it shows
         self.sweep: tuple | None = None     # swept parameter names (None: the kernel's tile params)
         self._sweep_kernel: str | None = None
@@ -334,41 +335,25 @@ class TfxApp(App):
         return print_kernel(self.analysis.kernel)
 
     def _show_timeline(self, pane) -> None:
-        simulate, why = core.sim_status()
-        if simulate is None:
-            self.sim_events = []
-            pane.show_unavailable(why)
-            return
+        from tfx.sim import simulate  # loaded with the pane, not at start-up
         try:
             result = simulate(self.analysis, tiles=16)   # 16 trips per loop, the rest extrapolated
         except TfxError as err:
+            self.sim_result, self.sim_events = None, []
             pane.show_unavailable(f"simulation failed: {err.headline()}")
             return
-        except Exception as exc:  # noqa: BLE001 - the simulator's API may differ from what we expect
-            pane.show_unavailable("the simulator is not available in this build "
-                                  f"(tfx.sim.simulate failed: {type(exc).__name__}: {exc})")
-            return
         self.sim_result = result
-        tl = getattr(result, "timeline", None)
-        if tl is not None and hasattr(tl, "engines"):
-            self.sim_events = [core.Event(str(tl.engines[e[2]]), e[0], e[1], str(tl.labels[e[3]]))
-                               for e in tl.events if e[5] == 0 and e[1] > e[0]]
-        else:
-            self.sim_events = core.events_from(result)
-        stalls = getattr(result, "stalls", {}) or {}
-        stall_text = ("stalls (all units): " + ", ".join(f"{k} {core.fmt_ns(v)}" for k, v in stalls.items())
-                      if isinstance(stalls, dict) else "")
-        caption = (f"tfx.sim: makespan {core.fmt_ns(getattr(result, 'makespan_ns', 0))}, "
-                   f"{len(self.sim_events)} events on unit 0 ({getattr(result, 'mode', '')}, "
+        tl = result.timeline
+        self.sim_events = [core.Event(tl.engines[e[2]], e[0], e[1], tl.labels[e[3]])
+                           for e in tl.events if e[5] == 0 and e[1] > e[0]]
+        stall_text = "stalls per unit: " + ", ".join(f"{k} {core.fmt_ns(v)}" for k, v in result.stalls.items())
+        caption = (f"tfx.sim: makespan {core.fmt_ns(result.makespan_ns)}, "
+                   f"{len(self.sim_events)} events on unit 0 ({result.mode}, "
                    "16 trips per loop simulated)")
-        pane.show_events(self.sim_events, caption, [stall_text] if stall_text else [])
+        pane.show_events(self.sim_events, caption, [stall_text])
 
     # explore -------------------------------------------------------------
     def _show_explore(self, pane) -> None:
-        explore, why = core.explore_status()
-        if explore is None:
-            pane.show_message(why)
-            return
         if self.kernel_text is None:          # a reload is on its way; apply() refreshes us
             pane.show_running("reloading the kernel...")
             self._dirty.add("explore")
@@ -609,15 +594,11 @@ class TfxApp(App):
         self.notify(f"saved {p}")
 
     def action_export_trace(self) -> None:
-        simulate, why = core.sim_status()
-        if simulate is None or not self.sim_events:
-            self.notify(why or "no timeline to export (open the Timeline pane first)",
-                        severity="warning")
+        if self.sim_result is None:
+            self.notify("no timeline to export (open the Timeline pane first)", severity="warning")
             return
         p = self._export_path(".trace.json")
-        result = getattr(self, "sim_result", None)
-        trace = result.chrome_trace() if hasattr(result, "chrome_trace") else core.chrome_trace(self.sim_events)
-        p.write_text((trace if isinstance(trace, str) else json.dumps(trace)) + "\n")
+        p.write_text(json.dumps(self.sim_result.chrome_trace()) + "\n")
         self.notify(f"saved {p}")
 
     def action_save_profile(self) -> None:

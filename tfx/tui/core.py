@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tfx.errors import TfxError
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_quantity,
+from tfx.hw.units import (format_bytes, format_count, format_quantity,
                           format_time_ns)
 
 DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
@@ -92,7 +92,7 @@ def warm_explore() -> None:
     """Imported by the sweep worker once the first screen is up, so the first sweep is fast."""
     import tfx.analysis.analyze  # noqa: F401
     import tfx.explore  # noqa: F401
-    import tfx.lang  # noqa: F401
+    import tfx.lang  # noqa: F401  (the worker parses every job)
 
 
 def run_job(job: Job) -> Outcome:
@@ -442,29 +442,6 @@ class Event:
     label: str = ""
 
 
-def sim_status() -> tuple[Any, str]:
-    """``(simulate, "")`` when ``tfx.sim.simulate`` exists, else ``(None, why)``."""
-    try:
-        import tfx.sim as sim
-    except Exception as exc:  # noqa: BLE001 - an unfinished layer may fail in any way
-        return None, f"the simulator is not available in this build ({type(exc).__name__}: {exc})"
-    fn = getattr(sim, "simulate", None)
-    if fn is None:
-        return None, "the simulator is not available in this build (tfx.sim has no simulate())"
-    return fn, ""
-
-
-def explore_status() -> tuple[Any, str]:
-    try:
-        import tfx.explore as ex
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the explorer is not available in this build ({type(exc).__name__}: {exc})"
-    fn = getattr(ex, "explore", None)
-    if fn is None:
-        return None, "the explorer is not available in this build (tfx.explore has no explore())"
-    return fn, ""
-
-
 # ---------------------------------------------------------------- the Explore pane's sweep
 
 EXPLORE_LIMIT = 4_000_000    # configurations one sweep of the pane may evaluate (~2 s on one core)
@@ -603,30 +580,3 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         pts = pts[np.linspace(0, len(pts) - 1, EXPLORE_POINTS).astype(np.int64)]
     out.points = pts
     return out
-
-
-def events_from(result: Any) -> list[Event]:
-    """Events from a simulator result: objects or dicts with engine, start/end ns, label."""
-    raw = getattr(result, "events", result)
-    out = []
-    for e in raw or ():
-        get = (lambda k, d=None: e.get(k, d)) if isinstance(e, dict) else (lambda k, d=None: getattr(e, k, d))
-        start = get("start_ns", get("start"))
-        end = get("end_ns", get("end"))
-        if start is None or end is None:
-            continue
-        out.append(Event(str(get("engine", "?")), float(start), float(end),
-                         str(get("label", get("name", "")) or "")))
-    return out
-
-
-def chrome_trace(events: list[Event]) -> dict:
-    """Chrome trace-event JSON (``chrome://tracing``, Perfetto): one row per engine, times in us."""
-    engines = sorted({e.engine for e in events})
-    tid = {e: i for i, e in enumerate(engines)}
-    rows = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": tid[e], "args": {"name": e}}
-            for e in engines]
-    rows += [{"name": e.label or e.engine, "ph": "X", "pid": 0, "tid": tid[e.engine],
-              "ts": e.start_ns / 1000.0, "dur": (e.end_ns - e.start_ns) / 1000.0}
-             for e in events]
-    return {"traceEvents": rows, "displayTimeUnit": "ns"}
