@@ -1235,29 +1235,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 ei = eng_idle[key]
                 if dep_ready > (fl if fl > ei else ei):
                     st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
-        ns, sm, descs, nd, label, tile = r_spec[r]
-        unit = key // N_ENG
-        upend[unit] -= 1
-        e = key - unit * N_ENG
-        end = now + ns
-        work[e] += ns
-        if sm:
-            s0 = tcm[unit]
-            if now > s0:
-                s0 = now
-            s0 += sm
-            tcm[unit] = s0
-            work[SMEM] += sm
-            if s0 > end:
-                end = s0
-        busy[key] = end
-        occ[e] += end - now
-        heads[key] = h + 1
-        t_end[tid] = end
-        eng_idle[key] = end
-        if rec is not None:
-            rec((now + off, end + off, e, label, tile, unit))
-        push(heap, (end, END, nxt(), tid))
+        start_compute(key, h, tid, now)
 
     def start_compute(key: int, h: int, tid: int, now: int) -> None:
         """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
