@@ -111,6 +111,7 @@ class Machine:
         # DMA channels (tiled accelerators): each descriptor holds one for its transfer, and
         # for the memory round trip too when the engine keeps it until the data lands.
         self.dma_channels = int(profile.get("dma.channels", 0) or 0)
+        self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
         # Interconnects by the mesh (or level) whose positions they join: (B/ns per endpoint
         # and direction, all of its links together; one-way latency ns).
         self.links = {}
@@ -126,7 +127,6 @@ class Machine:
                 for mesh in [scope] + [ms for ms, lv in level_of.items() if lv == scope]:
                     if mesh not in self.links or self.links[mesh][0] < bw:
                         self.links[mesh] = (bw, lat)
-        self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
 
     def rate(self, unit: str, dtype: str) -> float:
         """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""
