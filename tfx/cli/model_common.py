@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfx.cli.common import parse_assignments
+from tfx.hw.units import format_bytes, format_time_ns
 from tfx.model.system import Parallelism, Workload, load_system
 
 
@@ -54,17 +55,8 @@ def system(args):
 
 
 def fmt_ns(ns: float) -> str:
-    ns = float(ns)
-    if ns >= 1e6:
-        return f"{ns / 1e6:.3f} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.1f} us"
-    return f"{ns:.0f} ns"
+    return format_time_ns(float(ns))
 
 
 def fmt_bytes(b: float) -> str:
-    b = float(b)
-    for div, s in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if abs(b) >= div:
-            return f"{b / div:.2f} {s}"
-    return f"{b:.0f} B"
+    return format_bytes(float(b), binary=True)

@@ -132,13 +132,28 @@ def _scaled(value: float, base: float, names: tuple[str, ...]) -> tuple[float, s
     return value / base ** index, names[index]
 
 
-def format_bytes(n: float, binary: bool | None = None) -> str:
+def _shown(value: float, base: float, names: tuple[str, ...], significant: int | None) -> str:
+    """``value`` scaled (``_scaled``) with two decimals, or with ``significant`` digits (as
+    formula text shows numbers: ``4.82 ms``, ``15 us``, ``123 ns``); a value that rounds up
+    to ``base`` moves to the next unit (``999.6 us`` -> ``1 ms``, not ``1e+03 us``)."""
+    scaled, name = _scaled(value, base, names)
+    if significant is None:
+        return f"{scaled:.2f} {name}"
+    text = f"{scaled:.{significant}g}"
+    if abs(float(text)) >= base and name != names[-1]:
+        scaled, name = scaled / base, names[names.index(name) + 1]
+        text = f"{scaled:.{significant}g}"
+    return f"{text} {name}"
+
+
+def format_bytes(n: float, binary: bool | None = None, significant: int | None = None) -> str:
     """Bytes with two decimals: ``80000000000`` -> ``"80.00 GB"``.
 
     ``binary=None`` (the default) picks binary prefixes when the value is an
     exact multiple of the binary unit it would be shown in (on-chip memories
     are sized in KiB: ``233472`` -> ``"228.00 KiB"``), decimal prefixes
     otherwise (HBM is sold in GB). Pass True/False to force one.
+    ``significant``: that many significant digits instead of two decimals.
     """
     if not math.isfinite(n):
         return f"{n} B"
@@ -149,22 +164,19 @@ def format_bytes(n: float, binary: bool | None = None) -> str:
         step = 1024 ** _BINARY_BYTES.index(name)
         binary = step > 1 and float(n).is_integer() and int(n) % step == 0
     if binary:
-        scaled, name = _scaled(n, 1024, _BINARY_BYTES)
-    else:
-        scaled, name = _scaled(n, 1000, _DECIMAL_BYTES)
-    return f"{scaled:.2f} {name}"
+        return _shown(n, 1024, _BINARY_BYTES, significant)
+    return _shown(n, 1000, _DECIMAL_BYTES, significant)
 
 
-def format_bandwidth(bytes_per_s: float) -> str:
+def format_bandwidth(bytes_per_s: float, significant: int | None = None) -> str:
     """B/s with decimal prefixes, as bandwidths are quoted: ``4.8e12`` -> ``"4.80 TB/s"``."""
-    scaled, name = _scaled(bytes_per_s, 1000, ("B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"))
-    return f"{scaled:.2f} {name}"
+    return _shown(bytes_per_s, 1000, ("B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"), significant)
 
 
-def format_time_ns(ns: float) -> str:
-    """Nanoseconds in the largest unit that keeps the number >= 1: ``2500`` -> ``"2.50 us"``."""
-    scaled, name = _scaled(ns, 1000, ("ns", "us", "ms", "s"))
-    return f"{scaled:.2f} {name}"
+def format_time_ns(ns: float, significant: int | None = None) -> str:
+    """Nanoseconds in the largest unit that keeps the number >= 1: ``2500`` -> ``"2.50 us"``
+    (``significant=3``: ``"2.5 us"``)."""
+    return _shown(ns, 1000, ("ns", "us", "ms", "s"), significant)
 
 
 def format_frequency(hz: float) -> str:

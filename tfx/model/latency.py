@@ -12,16 +12,16 @@ The formulas are written out in docs/model-latency.md.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tfx.errors import TfxError
-from tfx.model.kernels import KernelCost, pricer_for, scale_time
+from tfx.hw.units import format_bandwidth, format_bytes, format_time_ns
+from tfx.model.kernels import pricer_for, scale_time
 from tfx.model.presets import ModelConfig, dtype_bytes, load_model, param_counts
-from tfx.model.system import Parallelism, System, Workload, device_count, load_system, validate
+from tfx.model.system import Parallelism, System, Workload, load_system, validate
 
 PLACE_CODE = {"auto": 0, "node": 1, "device": 1, "cross": 2, "cube": 3, "pe": 4}
 
@@ -139,24 +139,16 @@ def _price(fn, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 def _fmt_ns(ns: float) -> str:
-    ns = float(ns)
-    if ns >= 1e6:
-        return f"{ns / 1e6:.3g} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.3g} us"
-    return f"{ns:.3g} ns"
+    """Times in formula text: three significant digits (``4.82 ms``)."""
+    return format_time_ns(float(ns), significant=3)
 
 
 def _fmt_b(b: float) -> str:
-    b = float(b)
-    for div, s in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if b >= div:
-            return f"{b / div:.3g} {s}"
-    return f"{b:.0f} B"
+    return format_bytes(float(b), binary=True, significant=3)
 
 
 def _fmt_bw(bw: float) -> str:
-    return f"{bw / 1e9:.4g} GB/s"
+    return format_bandwidth(float(bw), significant=4)
 
 
 # --------------------------------------------------------------------------- #
@@ -280,7 +272,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     tiled = system.kind == "tiled"
     ab, wb, kvb = (float(dtype_bytes(d)) for d in (wl.act_dtype, wl.weight_dtype, wl.kv_dtype))
     decode = wl.mode == "decode"
-    h, L = model.hidden_size, model.num_layers
+    h = model.hidden_size
     Hq, G = model.num_attention_heads, model.num_kv_heads
     d = model.head_dim
     mla = model.mla
@@ -848,7 +840,6 @@ def memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T) ->
     ends = np.where(cfg.pp > 1, np.maximum(emb, head), emb + head) / tp_d + counts.final_norm
     weights = layers_pp * ((attn + ffn_per_layer) * wb + small_per_layer * rb) + ends * rb
     # KV cache
-    from tfx.model.presets import kv_bytes_per_token_per_layer
     if mla is None:
         per_tok = 2 * G_r * d * kvb
     else:
