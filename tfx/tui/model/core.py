@@ -14,6 +14,7 @@ comparison table and the one-line diff.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
@@ -242,30 +243,17 @@ class Outcome:
     memory_notes: list = field(default_factory=list)   # latency: how weights and KV are counted
 
 
-_SYSTEMS: dict[str, Any] = {}
-_MODELS: dict[str, Any] = {}
-
-
+@functools.lru_cache(maxsize=8)
 def _system(hw: str):
+    """The loaded system of a profile name (kept: every keystroke re-prices on it)."""
     from tfx.model.system import load_system
-    s = _SYSTEMS.get(hw)
-    if s is None:
-        s = load_system(hw)
-        if len(_SYSTEMS) > 8:
-            _SYSTEMS.clear()
-        _SYSTEMS[hw] = s
-    return s
+    return load_system(hw)
 
 
+@functools.lru_cache(maxsize=16)
 def _model(name: str):
     from tfx.model.presets import load_model
-    m = _MODELS.get(name)
-    if m is None:
-        m = load_model(name)
-        if len(_MODELS) > 16:
-            _MODELS.clear()
-        _MODELS[name] = m
-    return m
+    return load_model(name)
 
 
 def warm(knobs: Knobs | None = None) -> bool:
