@@ -88,8 +88,11 @@ def test_h200_overrides_h100_memory_and_keeps_its_compute():
     assert h200.value("memory.gmem.capacity") == pytest.approx(141e9)
     # Inherited untouched: the same Fact, provenance included.
     for path in ("compute.tensor.bf16", "compute.vector.f32", "memory.smem.capacity",
-                 "occupancy.max_warps_per_sm", "memory.gmem.latency"):
+                 "occupancy.max_warps_per_sm", "memory.smem.latency"):
         assert h200.fact(path) == h100.fact(path), path
+    # Overridden with the same value and its own provenance: the H200 measurements it cites.
+    assert h200.value("memory.gmem.latency") == h100.value("memory.gmem.latency") == 700
+    assert "calibration/h200/measured/latency.csv" in h200.fact("memory.gmem.latency").source
     # Inherited settings and keys the child added.
     assert h200.memory_level("gmem").aliases == ("hbm", "dram", "global")
     assert h200.fact("memory.gmem.bandwidth_measured").origin == "measured"
