@@ -392,6 +392,15 @@ def test_link_bandwidth_is_a_knob():
     assert r.makespan_ns == 1828
 
 
+def test_a_transfer_no_link_carries_is_named_not_silently_free():
+    """h200_sxm states links only at device scope (NVLink, PCIe): a send between CTAs finds
+    no link, and the analysis says so instead of pricing it at zero without a word."""
+    a = analyze(parse_file(str(DATA / "cluster_swap.tile")), None, load_profile("h200_sxm"))
+    assert any("no link of h200_sxm joins the positions of `cta`" in w for w in a.warnings)
+    ok = analyze(parse_file(LINKS), "swap", load_profile(LINKS_HW))
+    assert not [w for w in ok.warnings if "no link" in w]
+
+
 # ---------------------------------------------------------------- the two sip findings
 
 SIP_GEMM = ROOT / "kernels" / "sip_gemm.tile"

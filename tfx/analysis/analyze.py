@@ -145,7 +145,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     footprint = memmod.footprints(kernel, env, ranges)
     spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
     peaks = _per_thread(memmod.peak_live(root, counter), threads, spread)
-    _capacity_checks(module, kernel, profile, peaks, warnings, vector)
+    _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
     # ---------------------------------------------------------------- occupancy, per launch
     # Each top-level mesh is one launch with resources of its own. Declared resources
@@ -301,7 +301,7 @@ def _resources(kernel, env, overrides, peaks, threads, limits):
     return out, origin
 
 
-def _capacity_checks(module, kernel, profile, peaks, warnings, vector) -> None:
+def _capacity_checks(module, kernel, profile, peaks, warnings, vector, root_total) -> None:
     if vector:
         return
     levels = profile.memory_levels()
@@ -317,6 +317,11 @@ def _capacity_checks(module, kernel, profile, peaks, warnings, vector) -> None:
         if peak.bytes > cap:
             warnings.append(f"peak {lvl} {float(peak.bytes):,.0f} B exceeds its capacity {cap:,.0f} B "
                             f"(reached in {peak.scope})")
+    from tfx.analysis.performance import links_by_mesh
+    links = links_by_mesh(profile)
+    for mesh in sorted({a for (kind, a, _) in root_total if kind == "link"} - set(links)):
+        warnings.append(f"no link of {profile.name} joins the positions of `{mesh}` (no links.<name> "
+                        f"with that scope): its transfers take no time")
 
 
 def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:

@@ -63,6 +63,26 @@ class LaunchTime:
     terms: list = field(default_factory=list)
 
 
+def links_by_mesh(profile) -> dict:
+    """Interconnects by the mesh (or level) whose positions they join: ``{name: (B/ns per
+    endpoint and direction, all of its links together, one-way latency ns)}``; the fastest
+    where several share a scope."""
+    links: dict = {}
+    level_of = profile.mesh_levels()
+    for path, scope in profile.settings():
+        if path.startswith("links.") and path.endswith(".scope"):
+            name = path[len("links."):-len(".scope")]
+            bw = profile.get(f"links.{name}.bandwidth", None)
+            if not bw:
+                continue
+            bw = bw * (profile.get(f"links.{name}.count", 1) or 1) / 1e9
+            lat = profile.get(f"links.{name}.latency", 0) or 0
+            for mesh in [scope] + [ms for ms, lv in level_of.items() if lv == scope]:
+                if mesh not in links or links[mesh][0] < bw:
+                    links[mesh] = (bw, lat)
+    return links
+
+
 class Machine:
     """The per-unit rates of one profile, in bytes/ns and flop/ns."""
 
@@ -112,21 +132,7 @@ class Machine:
         # for the memory round trip too when the engine keeps it until the data lands.
         self.dma_channels = int(profile.get("dma.channels", 0) or 0)
         self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
-        # Interconnects by the mesh (or level) whose positions they join: (B/ns per endpoint
-        # and direction, all of its links together; one-way latency ns).
-        self.links = {}
-        level_of = profile.mesh_levels()
-        for path, scope in profile.settings():
-            if path.startswith("links.") and path.endswith(".scope"):
-                name = path[len("links."):-len(".scope")]
-                bw = profile.get(f"links.{name}.bandwidth", None)
-                if not bw:
-                    continue
-                bw = bw * (profile.get(f"links.{name}.count", 1) or 1) / 1e9
-                lat = profile.get(f"links.{name}.latency", 0) or 0
-                for mesh in [scope] + [ms for ms, lv in level_of.items() if lv == scope]:
-                    if mesh not in self.links or self.links[mesh][0] < bw:
-                        self.links[mesh] = (bw, lat)
+        self.links = links_by_mesh(profile)
 
     def rate(self, unit: str, dtype: str) -> float:
         """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""
