@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfx.sim.lower import ENGINE_NAMES
+from tfx.sim.lower import COPY, ENGINE_NAMES
 
 STALL_REASONS = ("data", "buffer", "dispatch", "hazard")
 
@@ -88,14 +88,21 @@ class LaunchSim:
     dma_channels: int = 0
     hold: bool = False
 
-    def add_batch(self, name, b, count, span, start, scale, exact=None, positions=1, units=1) -> None:
+    def add_batch(self, name, b, count, span, start, scale, exact=None, positions=1, units=1,
+                  copy_share=1) -> None:
+        """``units``: units the batch's numbers cover (their totals are divided by it);
+        ``copy_share``: factor from the copy engine's task times to a unit's share of a shared
+        DRAM server (--full on a GPU: units)."""
         work, commands = list(b.work), b.commands
         if exact is not None:   # capped run: the whole stream's work and commands, counted
             work = [w * positions for w in exact[0]]
             commands = exact[1] * positions
+        occupied = list(b.occupied)
+        work[COPY] *= copy_share
+        occupied[COPY] *= copy_share
         self.batches.append(BatchSim(name=name, count=count, makespan_ns=span, simulated_ns=b.makespan,
                                      start_ns=start, scale=scale, work=work,
-                                     occupied=list(b.occupied), stalls=dict(b.stalls),
+                                     occupied=occupied, stalls=dict(b.stalls),
                                      commands=commands, descriptors=b.descriptors,
                                      channel_busy=b.channel_busy, tasks=b.tasks,
                                      exact=exact is not None, units=units))

@@ -74,7 +74,11 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
                 lw, _program(lw, unit_node, cap), units=units, slots=resident,
                 positions=positions, record=False, shared_dram=shared).makespan)
-            ls.add_batch("all units", b, 1, span, t0, scale, exact, positions, units=units)
+            # one shared DRAM server at the device's bandwidth: a transfer took bytes / device
+            # bandwidth, and a unit's share of that server (the representative mode's copy
+            # work) is units times as long
+            ls.add_batch("all units", b, 1, span, t0, scale, exact, positions, units=units,
+                         copy_share=units if shared else 1)
             all_events.extend(b.events)
             n_events += b.tasks + b.dispatches
             ls.makespan_ns = span
