@@ -252,6 +252,19 @@ def test_full_mode_reports_per_unit_totals():
     assert full.pipeline_efficiency <= 1.0
 
 
+def test_full_mode_counts_a_gpu_dram_server_per_unit_share():
+    """copy.tile on h200_sxm at N = 2^24: 2^24 bf16 read + written = 2 x 33,554,432 B =
+    67,108,864 B over one DRAM server at 4.8 TB/s x 0.883 = 4238.4 B/ns: at least
+    67,108,864 / 4238.4 = 15,834 ns of the server. --full reports each unit's share of that
+    server (units x each transfer's time at the device's bandwidth, as the representative
+    mode counts it), so the copy engine is the bottleneck and busy most of the kernel, not
+    1/132 of it."""
+    full = run(ROOT / "kernels" / "copy.tile", "h200_sxm", params={"N": 1 << 24}, full=True, events=False)
+    assert full.engines["copy"]["busy_ns"] >= 67_108_864 / (4800 * 0.883)
+    assert full.bottleneck_engine == "copy"
+    assert 0.8 < full.pipeline_efficiency <= 1.0
+
+
 def test_full_mode_matches_representative_on_one_unit():
     a = run(TINY, TINY_HW)
     b = run(TINY, TINY_HW, full=True)
