@@ -72,39 +72,43 @@ def test_composite_dispatch_inside_and_around_a_loop(tmp_path, trips):
     """tiny_sip: 10 ns per single-op command, 50 ns per composite, completion latency 50 ns,
     HBM 16 B/ns + 100 ns, TCM 1024 B/cycle, tensor 256 flop/cycle.
 
-    Per trip: loads a, b 2048 B each = 128 + 128 = 256 ns of copy; mma 2*32^3 / 256 = 256 ns;
+    Per trip: loads a, b 2048 B each = 128 + 128 ns of transfer; mma 2*32^3 / 256 = 256 ns;
     TCM 2 KiB + 2 KiB written by the loads + 12 KiB read/written by the mma = 16 KiB = 16 ns.
 
-    plain (no stages: a serial trip): latency 100 + copy 256 + tensor 256 + TCM 16 +
-    dispatch 3 x 10 + ONE completion wait (the mma reads b, the command just before it;
-    a and b read nothing) 50 = 708 ns per trip.
-    one composite per trip: the same, its dispatch 50 for the three 10s (+20 per trip); it
-    waits once too (it reads acc, written by the previous trip's composite, the command just
-    before it).
+    plain (no stages: the in-order command processor's recurrence): a dispatched [0,10],
+    transfer [10,138]; b dispatched [10,20], transfer [138,266], lands 366; the mma reads b:
+    dispatched 366 + 50 = 416, runs [426,682]; the next a overwrites the buffer the mma read:
+    dispatched 682 + 50 = 732. A period of 732 ns per trip; one trip spans 682 < 732, no fill.
+    one composite per trip (not in that recurrence: a composite in the body): latency 100 +
+    copy 256 + tensor 256 + TCM 16 + its dispatch 50 + one completion wait 50 = 728 per trip
+    (it reads acc, written by the previous trip's composite, the command just before it).
     one composite around the loop: the scheduler streams the trips with double-buffered
     loads and no completion waits: a round is max(copy 256, tensor 256, one trip's loads in
     flight 100 + 256 = 356) = 356, plus a fill of 100 + 256 = 356 once; the composite's 50
-    hides under the loop. So plain - around = 708 t - 356 (t + 1) = 352 t - 356."""
+    hides under the loop. So per_trip - plain = -4 per trip and plain - around =
+    732 t - 356 (t + 1) = 376 t - 356."""
     profile = load_profile(TINY_HW)
     plain = _predicted(_module(tmp_path, "plain"), profile, TRIPS=trips)
     per_trip = _predicted(_module(tmp_path, "per_trip"), profile, TRIPS=trips)
     around = _predicted(_module(tmp_path, "around"), profile, TRIPS=trips)
-    assert per_trip - plain == pytest.approx(20 * trips)
-    assert plain - around == pytest.approx(352 * trips - 356)
+    assert per_trip - plain == pytest.approx(-4 * trips)
+    assert plain - around == pytest.approx(376 * trips - 356)
     if trips > 1:
-        assert plain - _predicted(_module(tmp_path, "plain"), profile, TRIPS=trips - 1) == pytest.approx(708)
+        assert plain - _predicted(_module(tmp_path, "plain"), profile, TRIPS=trips - 1) == pytest.approx(732)
 
 
 def test_sip_decode_attention_completion_waits_and_composite_stream():
-    """CTX = 128K: 64 blocks per PE. The single-op KV loop is serial; of its 16 dispatched
-    ops per block, 9 read the result of the command just before them and wait one
-    completion latency (250 cycles = 250 ns): s_scaled (s), m_block (s_scaled), m_new
-    (m_block through its reshape), m_delta (m_new), alpha (m_delta), p (s_shifted), l_block
-    (p), l (l_rescaled), acc = mma (p_bf16). So completion latency 250 against 0 adds
-    64 x 9 x 250 = 144000 ns more to the single-op kernel than to the composite one (the
-    merge launch, the same in both, waits alike). Inside the composite the blocks stream:
-    tensor bound at 2 mmas x 4 rows padded to 32 x 128 x 256 x 2 / 2048 flop/ns = 2048 ns per
-    block, so halving CTX removes 32 x 2048 = 65536 ns."""
+    """CTX = 128K: 64 blocks per PE. The single-op KV loop is serial; in the in-order
+    recurrence 10 of its 16 dispatched commands per block wait for a command still running
+    and see it finish one completion latency (250 cycles = 250 ns) later: v (its buffer's
+    reader, the previous block's P.V), s_scaled (the mma s), m_block, m_new, m_delta, alpha,
+    p (s_shifted), l_block, l (l_rescaled) and acc = mma (p_bf16). k, the q.K^T mma,
+    s_shifted, l_rescaled, acc_rescaled and p_bf16 find their inputs long done. So
+    completion latency 250 against 0 adds 64 x 10 x 250 = 160000 ns more to the single-op
+    kernel than to the composite one (the merge launch, the same in both, waits alike).
+    Inside the composite the blocks stream: tensor bound at 2 mmas x 4 rows padded to
+    32 x 128 x 256 x 2 / 2048 flop/ns = 2048 ns per block, so halving CTX removes
+    32 x 2048 = 65536 ns."""
     module = parse_file(str(SIP_ATTN))
     profile = load_profile("sip")
 
@@ -117,7 +121,7 @@ def test_sip_decode_attention_completion_waits_and_composite_stream():
     no_rt = {"dispatch.completion_latency": "0"}
     waits_single = predicted(single) - predicted(single, **no_rt)
     waits_comp = predicted(comp) - predicted(comp, **no_rt)
-    assert waits_single - waits_comp == pytest.approx(144000)
+    assert waits_single - waits_comp == pytest.approx(160000)
     assert predicted(comp) - predicted(comp, CTX=65536) == pytest.approx(65536)
 
 

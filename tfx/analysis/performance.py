@@ -545,6 +545,85 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
     return chain, waiting
 
 
+def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
+    """(period, span of one trip) of a serial single-op loop on an in-order command
+    processor, or None when the body holds anything but plain ops (a composite, a mesh).
+
+    The command processor issues the body's commands in order, one dispatch each; a command
+    that reads a value (through views), overwrites a loaded buffer still being read, or
+    rewrites a value still being written waits for that command to finish and
+    ``dispatch.completion_latency`` more; it then starts once its engine is free (loads and
+    stores share the DMA and the DRAM transfer, send and recv the link's two directions) and
+    finishes after its time there, plus the memory or link latency for transfers. Three
+    trips of that recurrence: the period is the third trip's first dispatch less the
+    second's, the span the first trip's length. Arithmetic over the loop's ops only (arrays
+    of parameter values too), like the rest of the analysis.
+    """
+    kids = [c for c in loop.children if not (c.kind == "op" and c.op is None)]
+    if any(c.kind != "op" for c in kids if c.kind != "capture"):
+        return None
+    root_of: dict = {}            # a view's value -> the value it aliases
+    cmds = []                     # (reads, writes, is_load, engine, busy, duration, latency)
+    for c in kids:
+        if c.kind != "op" or c.op is None:
+            continue
+        op = c.op
+        reads = [root_of.get(o.name, o.name) for o in op.operands if isinstance(o, ValueRef)]
+        if op.opcode in VIEWS:
+            if op.result and reads:
+                root_of[op.result] = reads[0]
+            continue
+        if not c.per_exec:
+            continue
+        d = _op_demand(c, counter, m, miss, warps)
+        one = _engine_ns(d, m, 1, active_units)
+        kinds = {k[0] for k in c.per_exec} | {k[2] for k in c.per_exec if k[0] == "flops"}
+        if op.opcode in ("load", "store", "copy"):
+            engine, busy, lat = "copy", _transfer_ns(d, m, 1, active_units), m.dram_latency
+        elif op.opcode in ("send", "recv", "allreduce"):
+            engine = "link_in" if op.opcode == "recv" else "link"
+            busy, lat = one["link"], d.link_latency
+        else:
+            engine = "tensor" if "tensor" in kinds else "special" if ("special" in kinds and not one["vector"]) \
+                else "vector"
+            busy, lat = one["tensor"] + one["vector"] + one["special"], 0
+        dur = emax(busy, one["smem"])
+        writes = [op.result] if op.result else []
+        cmds.append((reads, writes, op.opcode in ("load", "copy") and bool(op.result), engine, busy, dur, lat))
+    if not cmds:
+        return None
+    cost = m.dispatch_single / m.clock_ghz
+    rt = m.completion_ns
+    free: dict = {}
+    writer: dict = {}             # value -> finish of its last writer
+    readers: dict = {}            # value -> finishes of the commands that read it since
+    first, last_end = [], []
+    t = 0                         # when the dispatcher is free
+    for trip in range(3):
+        end = 0
+        for i, (reads, writes, is_load, engine, busy, dur, lat) in enumerate(cmds):
+            ready = t
+            waits = [writer[n] for n in reads if n in writer]
+            for n in writes:
+                waits.extend(readers.get(n, ()) if is_load else [writer[n]] if n in writer else [])
+            for f in waits:
+                ready = emax(ready, f + rt)
+            if i == 0:
+                first.append(ready)
+            t = ready + cost
+            start = emax(t, free.get(engine, 0))
+            free[engine] = start + busy
+            finish = start + dur + lat
+            for n in reads:
+                readers.setdefault(n, []).append(finish)
+            for n in writes:
+                writer[n] = finish
+                readers[n] = []
+            end = emax(end, finish)
+        last_end.append(end)
+    return first[2] - first[1], last_end[0] - first[0]
+
+
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
@@ -604,17 +683,27 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
+    # A serial single-op loop on a command processor: the in-order recurrence of its trips.
+    in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
+                if m.dispatch_single is not None and not in_composite else None)
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
         piped_round = emax(_max_engine(e), in_flight / emax(stages - 1, 1) * (has_loads > 0))
-        single = (lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
-                  + body.link_latency)
-        serial_round = emax(_max_engine(e), single)
+        if in_order is not None:
+            serial_round = emax(_max_engine(e), in_order[0])
+            serial_fill = emax(in_order[1] - in_order[0], 0)
+        else:
+            single = (lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+                      + body.link_latency)
+            serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
-        fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), 0)
+        fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), serial_fill)
     elif stages >= 2:
         # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
         round_ns = emax(_max_engine(e), in_flight / (stages - 1) if has_loads else 0)
         fill = (lat + e["copy"] / r) if has_loads else 0
+    elif in_order is not None:
+        round_ns = emax(_max_engine(e), in_order[0])
+        fill = emax(in_order[1] - in_order[0], 0)
     else:
         single = ((lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
                   + body.link_latency)
