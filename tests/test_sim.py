@@ -477,6 +477,11 @@ def test_sip_decode_attention_composite_cuts_commands():
     21 x 8 + 40 = 208 ns."""
     single = run(SIP_ATTN, "sip", "decode_attention_single_op", events=False)
     comp = run(SIP_ATTN, "sip", "decode_attention_composite", events=False)
+    # one composite per block: 5 + 64 + 3 = 72, plus the merge's 13 = 85 (the report: 94);
+    # dispatch (5 + 3 + 13) x 8 + 64 x 40 = 168 + 2560 = 2728 ns
+    blocks = run(SIP_ATTN, "sip", "decode_attention_block_composites", events=False)
+    assert [b.commands for ls in blocks.launches for b in ls.batches] == [72, 13]
+    assert blocks.commands == 85 and blocks.dispatch_ns == 2728
     assert [b.commands for ls in single.launches for b in ls.batches] == [1032, 13]
     assert [b.commands for ls in comp.launches for b in ls.batches] == [9, 13]
     assert single.commands == 1045 and comp.commands == 22

@@ -79,19 +79,21 @@ def test_composite_dispatch_inside_and_around_a_loop(tmp_path, trips):
     transfer [10,138]; b dispatched [10,20], transfer [138,266], lands 366; the mma reads b:
     dispatched 366 + 50 = 416, runs [426,682]; the next a overwrites the buffer the mma read:
     dispatched 682 + 50 = 732. A period of 732 ns per trip; one trip spans 682 < 732, no fill.
-    one composite per trip (not in that recurrence: a composite in the body): latency 100 +
-    copy 256 + tensor 256 + TCM 16 + its dispatch 50 + one completion wait 50 = 728 per trip
-    (it reads acc, written by the previous trip's composite, the command just before it).
+    one composite per trip: one command of the recurrence, dispatched in 50 ns, which its
+    scheduler streams in 32 rows / 32-row instructions = 1 sub-tile, so nothing overlaps
+    inside: max(copy 256, tensor 256) + the other 256 / 1 + latency 100 = 612 ns; it reads
+    acc, written by the previous trip's composite, so it is dispatched 50 ns after that one
+    finishes: 50 + 612 + 50 = 712 ns per trip (the simulator: the same).
     one composite around the loop: the scheduler streams the trips with double-buffered
     loads and no completion waits: a round is max(copy 256, tensor 256, one trip's loads in
     flight 100 + 256 = 356) = 356, plus a fill of 100 + 256 = 356 once; the composite's 50
-    hides under the loop. So per_trip - plain = -4 per trip and plain - around =
+    hides under the loop. So per_trip - plain = -20 per trip and plain - around =
     732 t - 356 (t + 1) = 376 t - 356."""
     profile = load_profile(TINY_HW)
     plain = _predicted(_module(tmp_path, "plain"), profile, TRIPS=trips)
     per_trip = _predicted(_module(tmp_path, "per_trip"), profile, TRIPS=trips)
     around = _predicted(_module(tmp_path, "around"), profile, TRIPS=trips)
-    assert per_trip - plain == pytest.approx(-4 * trips)
+    assert per_trip - plain == pytest.approx(-20 * trips)
     assert plain - around == pytest.approx(376 * trips - 356)
     if trips > 1:
         assert plain - _predicted(_module(tmp_path, "plain"), profile, TRIPS=trips - 1) == pytest.approx(732)

@@ -546,8 +546,8 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
 
 
 def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
-    """(period, span of one trip) of a serial single-op loop on an in-order command
-    processor, or None when the body holds anything but plain ops (a composite, a mesh).
+    """(period, span of one trip) of a serial loop on an in-order command processor, or None
+    when the body holds anything but ops and loop-free composites.
 
     The command processor issues the body's commands in order, one dispatch each; a command
     that reads a value (through views), overwrites a loaded buffer still being read, or
@@ -556,15 +556,58 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     stores share the DMA and the DRAM transfer, send and recv the link's two directions) and
     finishes after its time there, plus the memory or link latency for transfers. Three
     trips of that recurrence: the period is the third trip's first dispatch less the
-    second's, the span the first trip's length. Arithmetic over the loop's ops only (arrays
-    of parameter values too), like the rest of the analysis.
+    second's, the span the first trip's length. A composite in the body is one command
+    (``dispatch.composite``) that its scheduler streams in n sub-tiles of the tensor
+    instruction's height (as the simulator does): the longer of its transfers and its
+    compute, plus one sub-tile of the shorter, plus one memory latency when it loads. Arithmetic over the loop's ops only (arrays of
+    parameter values too), like the rest of the analysis.
     """
     kids = [c for c in loop.children if not (c.kind == "op" and c.op is None)]
-    if any(c.kind != "op" for c in kids if c.kind != "capture"):
+    if any(c.kind not in ("op", "capture", "composite") for c in kids):
+        return None
+    if any(x.kind in ("loop", "mesh", "call") for c in kids if c.kind == "composite" for x in c.walk()):
         return None
     root_of: dict = {}            # a view's value -> the value it aliases
-    cmds = []                     # (reads, writes, is_load, engine, busy, duration, latency)
+    cmds = []                     # (reads, writes, is_load, engine, busy, duration, latency, dispatch)
+    single = m.dispatch_single / m.clock_ghz
     for c in kids:
+        if c.kind == "composite":
+            # one command: its scheduler streams its ops, the transfers beside the compute,
+            # after one memory latency when it loads
+            reads, writes, compute, copy, loads, rows = [], [], 0, 0, False, 1
+            for x in c.walk():
+                if x.kind != "op" or x.op is None:
+                    continue
+                xr = [root_of.get(o.name, o.name) for o in x.op.operands if isinstance(o, ValueRef)]
+                if x.op.opcode in VIEWS:
+                    if x.op.result and xr:
+                        root_of[x.op.result] = xr[0]
+                    continue
+                if not x.per_exec:
+                    continue
+                reads.extend(n for n in xr if n not in writes)
+                if x.op.result:
+                    writes.append(x.op.result)
+                ty = counter.info.result_types.get(id(x.op)) if counter is not None else None
+                if ty is not None and ty.shape:
+                    try:
+                        rows = emax(rows, ty.shape[0].evaluate(counter.env))
+                    except TfxError:          # an extent that depends on an index
+                        pass
+                d = _op_demand(x, counter, m, miss, warps)
+                one = _engine_ns(d, m, 1, active_units)
+                if x.op.opcode in ("load", "store", "copy"):
+                    copy = copy + one["copy"]
+                    loads = True
+                else:
+                    compute = compute + emax(one["tensor"] + one["vector"] + one["special"], one["smem"])
+            # n sub-tiles of instruction height stream through: the longer side runs whole,
+            # the shorter one's first (or last) sub-tile is exposed
+            n = emin(emax(cdiv(rows, m.inst[0] or 1), 1), 64)
+            dur = emax(compute, copy) + emin(compute, copy) / n + (m.dram_latency if loads else 0)
+            cost = (m.dispatch_composite or m.dispatch_single) / m.clock_ghz
+            cmds.append((reads, writes, False, "composite", dur, dur, 0, cost))
+            continue
         if c.kind != "op" or c.op is None:
             continue
         op = c.op
@@ -589,10 +632,10 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
             busy, lat = one["tensor"] + one["vector"] + one["special"], 0
         dur = emax(busy, one["smem"])
         writes = [op.result] if op.result else []
-        cmds.append((reads, writes, op.opcode in ("load", "copy") and bool(op.result), engine, busy, dur, lat))
+        cmds.append((reads, writes, op.opcode in ("load", "copy") and bool(op.result), engine, busy, dur, lat,
+                     single))
     if not cmds:
         return None
-    cost = m.dispatch_single / m.clock_ghz
     rt = m.completion_ns
     free: dict = {}
     writer: dict = {}             # value -> finish of its last writer
@@ -601,7 +644,7 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     t = 0                         # when the dispatcher is free
     for trip in range(3):
         end = 0
-        for i, (reads, writes, is_load, engine, busy, dur, lat) in enumerate(cmds):
+        for i, (reads, writes, is_load, engine, busy, dur, lat, cost) in enumerate(cmds):
             ready = t
             waits = [writer[n] for n in reads if n in writer]
             for n in writes:
