@@ -324,8 +324,8 @@ def test_cli_ok_lines_and_print(capsys):
     assert main(["check", *paths]) == 0
     assert capsys.readouterr().out == (
         f"{paths[0]}: ok (1 kernel: gemm)\n"
-        f"{paths[1]}: ok (3 kernels: decode_attention_single_op, decode_attention_composite, "
-        "decode_attention_block_composites)\n")
+        f"{paths[1]}: ok (3 kernels: decode_attention_single_op, decode_attention_block_composites, "
+        "decode_attention_composite)\n")
     assert main(["check", paths[0], "--print"]) == 0
     captured = capsys.readouterr()
     assert captured.err == f"{paths[0]}: ok (1 kernel: gemm)\n"
