@@ -21,7 +21,7 @@ it has: a tail wave costs the fraction of the machine it uses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
@@ -545,6 +545,72 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
     return chain, waiting
 
 
+class _Command(NamedTuple):
+    """One command of a trip, as the in-order recurrence sees it."""
+
+    reads: list                   # values it reads (views resolved to what they alias)
+    writes: list                  # values it writes
+    fills_buffer: bool            # a load: it overwrites the buffer its readers read
+    engine: str                   # what it occupies: copy, link, link_in, tensor, ..., composite
+    busy: Any                     # ns it occupies that engine
+    duration: Any                 # ns from its start to its result (on-chip port included)
+    latency: Any                  # ns more before a transfer's data lands
+    dispatch: Any                 # ns the processor spends issuing it
+
+
+def _op_command(c: ScopeNode, reads, counter, m: Machine, miss, warps, active_units) -> _Command:
+    op = c.op
+    d = _op_demand(c, counter, m, miss, warps)
+    one = _engine_ns(d, m, 1, active_units)
+    units = {k[2] for k in c.per_exec if k[0] == "flops"}
+    if op.opcode in ("load", "store", "copy"):
+        engine, busy, lat = "copy", _transfer_ns(d, m, 1, active_units), m.dram_latency
+    elif op.opcode in ("send", "recv", "allreduce"):
+        engine = "link_in" if op.opcode == "recv" else "link"
+        busy, lat = one["link"], d.link_latency
+    else:
+        engine = "tensor" if "tensor" in units else "special" if units == {"special"} else "vector"
+        busy, lat = one["tensor"] + one["vector"] + one["special"], 0
+    return _Command(reads, [op.result] if op.result else [], op.opcode in ("load", "copy") and bool(op.result),
+                    engine, busy, emax(busy, one["smem"]), lat, m.dispatch_single / m.clock_ghz)
+
+
+def _composite_command(c: ScopeNode, root_of: dict, counter, m: Machine, miss, warps, active_units) -> _Command:
+    """A composite as one command: its scheduler streams its ops in n sub-tiles of the tensor
+    instruction's height (as the simulator does), so it takes the longer of its transfers and
+    its compute, one sub-tile of the shorter, and one memory latency when it loads."""
+    reads, writes, compute, copy, loads, rows = [], [], 0, 0, False, 1
+    for x in c.walk():
+        if x.kind != "op" or x.op is None:
+            continue
+        xr = [root_of.get(o.name, o.name) for o in x.op.operands if isinstance(o, ValueRef)]
+        if x.op.opcode in VIEWS:
+            if x.op.result and xr:
+                root_of[x.op.result] = xr[0]
+            continue
+        if not x.per_exec:
+            continue
+        reads.extend(n for n in xr if n not in writes)
+        if x.op.result:
+            writes.append(x.op.result)
+        ty = counter.info.result_types.get(id(x.op)) if counter is not None else None
+        if ty is not None and ty.shape:
+            try:
+                rows = emax(rows, ty.shape[0].evaluate(counter.env))
+            except TfxError:          # an extent that depends on an index: no sub-tiling from it
+                pass
+        one = _engine_ns(_op_demand(x, counter, m, miss, warps), m, 1, active_units)
+        if x.op.opcode in ("load", "store", "copy"):
+            copy = copy + one["copy"]
+            loads = True
+        else:
+            compute = compute + emax(one["tensor"] + one["vector"] + one["special"], one["smem"])
+    n = emin(emax(cdiv(rows, m.inst[0] or 1), 1), 64)
+    dur = emax(compute, copy) + emin(compute, copy) / n + (m.dram_latency if loads else 0)
+    return _Command(reads, writes, False, "composite", dur, dur, 0,
+                    (m.dispatch_composite or m.dispatch_single) / m.clock_ghz)
+
+
 def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
     """(period, span of one trip) of a serial loop on an in-order command processor, or None
     when the body holds anything but ops and loop-free composites.
@@ -554,13 +620,10 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     rewrites a value still being written waits for that command to finish and
     ``dispatch.completion_latency`` more; it then starts once its engine is free (loads and
     stores share the DMA and the DRAM transfer, send and recv the link's two directions) and
-    finishes after its time there, plus the memory or link latency for transfers. Three
-    trips of that recurrence: the period is the third trip's first dispatch less the
-    second's, the span the first trip's length. A composite in the body is one command
-    (``dispatch.composite``) that its scheduler streams in n sub-tiles of the tensor
-    instruction's height (as the simulator does): the longer of its transfers and its
-    compute, plus one sub-tile of the shorter, plus one memory latency when it loads. Arithmetic over the loop's ops only (arrays of
-    parameter values too), like the rest of the analysis.
+    finishes after its time there, plus the memory or link latency for transfers. A
+    composite is one command (``_composite_command``). Three trips of that recurrence: the
+    period is the third trip's first dispatch less the second's, the span the first trip's
+    length. Arithmetic over the loop's ops only (arrays of parameter values too).
     """
     kids = [c for c in loop.children if not (c.kind == "op" and c.op is None)]
     if any(c.kind not in ("op", "capture", "composite") for c in kids):
@@ -568,98 +631,43 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     if any(x.kind in ("loop", "mesh", "call") for c in kids if c.kind == "composite" for x in c.walk()):
         return None
     root_of: dict = {}            # a view's value -> the value it aliases
-    cmds = []                     # (reads, writes, is_load, engine, busy, duration, latency, dispatch)
-    single = m.dispatch_single / m.clock_ghz
+    cmds: list[_Command] = []
     for c in kids:
         if c.kind == "composite":
-            # one command: its scheduler streams its ops, the transfers beside the compute,
-            # after one memory latency when it loads
-            reads, writes, compute, copy, loads, rows = [], [], 0, 0, False, 1
-            for x in c.walk():
-                if x.kind != "op" or x.op is None:
-                    continue
-                xr = [root_of.get(o.name, o.name) for o in x.op.operands if isinstance(o, ValueRef)]
-                if x.op.opcode in VIEWS:
-                    if x.op.result and xr:
-                        root_of[x.op.result] = xr[0]
-                    continue
-                if not x.per_exec:
-                    continue
-                reads.extend(n for n in xr if n not in writes)
-                if x.op.result:
-                    writes.append(x.op.result)
-                ty = counter.info.result_types.get(id(x.op)) if counter is not None else None
-                if ty is not None and ty.shape:
-                    try:
-                        rows = emax(rows, ty.shape[0].evaluate(counter.env))
-                    except TfxError:          # an extent that depends on an index
-                        pass
-                d = _op_demand(x, counter, m, miss, warps)
-                one = _engine_ns(d, m, 1, active_units)
-                if x.op.opcode in ("load", "store", "copy"):
-                    copy = copy + one["copy"]
-                    loads = True
-                else:
-                    compute = compute + emax(one["tensor"] + one["vector"] + one["special"], one["smem"])
-            # n sub-tiles of instruction height stream through: the longer side runs whole,
-            # the shorter one's first (or last) sub-tile is exposed
-            n = emin(emax(cdiv(rows, m.inst[0] or 1), 1), 64)
-            dur = emax(compute, copy) + emin(compute, copy) / n + (m.dram_latency if loads else 0)
-            cost = (m.dispatch_composite or m.dispatch_single) / m.clock_ghz
-            cmds.append((reads, writes, False, "composite", dur, dur, 0, cost))
-            continue
-        if c.kind != "op" or c.op is None:
-            continue
-        op = c.op
-        reads = [root_of.get(o.name, o.name) for o in op.operands if isinstance(o, ValueRef)]
-        if op.opcode in VIEWS:
-            if op.result and reads:
-                root_of[op.result] = reads[0]
-            continue
-        if not c.per_exec:
-            continue
-        d = _op_demand(c, counter, m, miss, warps)
-        one = _engine_ns(d, m, 1, active_units)
-        kinds = {k[0] for k in c.per_exec} | {k[2] for k in c.per_exec if k[0] == "flops"}
-        if op.opcode in ("load", "store", "copy"):
-            engine, busy, lat = "copy", _transfer_ns(d, m, 1, active_units), m.dram_latency
-        elif op.opcode in ("send", "recv", "allreduce"):
-            engine = "link_in" if op.opcode == "recv" else "link"
-            busy, lat = one["link"], d.link_latency
-        else:
-            engine = "tensor" if "tensor" in kinds else "special" if ("special" in kinds and not one["vector"]) \
-                else "vector"
-            busy, lat = one["tensor"] + one["vector"] + one["special"], 0
-        dur = emax(busy, one["smem"])
-        writes = [op.result] if op.result else []
-        cmds.append((reads, writes, op.opcode in ("load", "copy") and bool(op.result), engine, busy, dur, lat,
-                     single))
+            cmds.append(_composite_command(c, root_of, counter, m, miss, warps, active_units))
+        elif c.kind == "op" and c.op is not None:
+            reads = [root_of.get(o.name, o.name) for o in c.op.operands if isinstance(o, ValueRef)]
+            if c.op.opcode in VIEWS:
+                if c.op.result and reads:
+                    root_of[c.op.result] = reads[0]
+            elif c.per_exec:
+                cmds.append(_op_command(c, reads, counter, m, miss, warps, active_units))
     if not cmds:
         return None
     rt = m.completion_ns
-    free: dict = {}
+    free: dict = {}               # engine -> when it is free
     writer: dict = {}             # value -> finish of its last writer
     readers: dict = {}            # value -> finishes of the commands that read it since
     first, last_end = [], []
     t = 0                         # when the dispatcher is free
-    for trip in range(3):
+    for _ in range(3):
         end = 0
-        for i, (reads, writes, is_load, engine, busy, dur, lat, cost) in enumerate(cmds):
+        for i, cmd in enumerate(cmds):
+            waits = [writer[n] for n in cmd.reads if n in writer]
+            for n in cmd.writes:
+                waits.extend(readers.get(n, ()) if cmd.fills_buffer else [writer[n]] if n in writer else [])
             ready = t
-            waits = [writer[n] for n in reads if n in writer]
-            for n in writes:
-                waits.extend(readers.get(n, ()) if is_load else [writer[n]] if n in writer else [])
             for f in waits:
                 ready = emax(ready, f + rt)
             if i == 0:
                 first.append(ready)
-            t = ready + cost
-            start = emax(t, free.get(engine, 0))
-            free[engine] = start + busy
-            finish = start + dur + lat
-            for n in reads:
+            t = ready + cmd.dispatch
+            start = emax(t, free.get(cmd.engine, 0))
+            free[cmd.engine] = start + cmd.busy
+            finish = start + cmd.duration + cmd.latency
+            for n in cmd.reads:
                 readers.setdefault(n, []).append(finish)
-            for n in writes:
+            for n in cmd.writes:
                 writer[n] = finish
                 readers[n] = []
             end = emax(end, finish)
