@@ -138,9 +138,13 @@ def test_composite_dispatch_vectorized_equals_scalar(tmp_path, variant):
                             rel_tol=1e-9)
 
 
-def test_sip_decode_attention_composite_vectorized_equals_scalar():
+@pytest.mark.parametrize("name", ["decode_attention_single_op", "decode_attention_block_composites",
+                                  "decode_attention_composite"])
+def test_sip_decode_attention_vectorized_equals_scalar(name):
+    """The in-order recurrence, the composite as a command and the streamed loop price a
+    sweep (arrays of parameter values) exactly as one configuration at a time."""
     module = parse_file(str(SIP_ATTN))
-    kernel = module.kernel("decode_attention_composite")
+    kernel = module.kernel(name)
     profile = load_profile("sip")
     sweeps = {"CTX": [8192, 131072], "HQ": [8, 64], "HKV": [1, 8], "BLOCK": [64, 1024]}
     r = explore(module, kernel, profile, sweeps=sweeps, chunk_size=5, keep_metrics=True)
