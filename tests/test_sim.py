@@ -79,6 +79,15 @@ def test_two_tiles_two_stages_exact_schedule():
     assert r.engines["tensor"]["busy_ns"] == 512
     assert r.engines["copy"]["busy_ns"] == 5 * 128
     assert r.engines["dispatch"]["busy_ns"] == 90
+    # by op: mma0 waited 326 for b0's data, mma1 256 on mma0, cast 256 on mma1, store 16 on
+    # the cast; each command's engine idled 10 ns while it was dispatched (two loads of a,
+    # two of b, two mmas: 20 each)
+    assert r.stalls_by_op() == [
+        ("%acc = mma", "data", 326), ("%acc = mma", "hazard", 256), ("%c = cast", "hazard", 256),
+        ("%a = load", "dispatch", 20), ("%acc = mma", "dispatch", 20), ("%b = load", "dispatch", 20),
+        ("store", "hazard", 16), ("%acc = zeros", "dispatch", 10), ("%c = cast", "dispatch", 10),
+        ("store", "dispatch", 10)]
+    assert sum(ns for *_, ns in r.stalls_by_op()) == sum(st.values())
 
 
 def test_completion_latency_delays_every_waiting_command():

@@ -94,6 +94,9 @@ def print_text(r, trace=None, width: int = 72) -> None:
     console.print(t)
     st = r.stalls
     console.print("  stalls        " + "   ".join(f"{k} {_fmt(v)}" for k, v in st.items()))
+    worst = r.stalls_by_op(4)
+    if worst:
+        console.print("  waited most   " + "; ".join(f"{op} {_fmt(ns)} ({why})" for op, why, ns in worst))
     for ls in r.launches:
         for b in ls.batches:
             console.print(f"  {ls.scope}: {b.name} x{b.count}: {_fmt(b.makespan_ns)} "

@@ -71,6 +71,7 @@ class Batch:
         self.work = [0] * N_ENG           # demand ns per engine (dispatch: dispatch ns)
         self.occupied = [0] * N_ENG       # engine occupied ns (start..end of its tasks)
         self.stalls = dict.fromkeys(STALLS, 0)
+        self.stall_ops = []               # stalls per op label: [label * 4 + reason] (STALLS order)
         self.commands = 0
         self.descriptors = 0
         self.channel_busy = 0             # summed ns channels were held
@@ -681,7 +682,7 @@ class _Periodic:
         if c is None:
             return None
         return dict(T=T, canon=c, pos=refs, eng_idle=list(self.eng_idle),
-                    counters=(list(self.work), list(self.occ), list(self.st), list(self.cnt)),
+                    counters=(list(self.work), list(self.occ), list(self.st), list(self.cnt), list(self.stl)),
                     nev=len(self.events) if self.events is not None else 0)
 
     # ------------------------------------------------------------ period B
@@ -946,8 +947,8 @@ class _Periodic:
         heap = self.heap
         for i, (t, k, s, x) in enumerate(heap):
             heap[i] = (t + D, k, s, x + m * shifts[x // NT][1] if k == 0 else x)
-        wa, oa, sa, ca = a["counters"]
-        for lst, la in ((self.work, wa), (self.occ, oa), (self.st, sa), (self.cnt, ca)):
+        wa, oa, sa, ca, sla = a["counters"]
+        for lst, la in ((self.work, wa), (self.occ, oa), (self.st, sa), (self.cnt, ca), (self.stl, sla)):
             for i in range(len(lst)):
                 lst[i] += m * (lst[i] - la[i])
         ev = self.events
@@ -1002,6 +1003,11 @@ def _run_independent(lw, pg: Program, units, slots, positions, record, off) -> B
             b.occupied[e] += one.occupied[e] * n
         for r in STALLS:
             b.stalls[r] += one.stalls[r] * n
+        if len(b.stall_ops) < len(one.stall_ops):
+            b.stall_ops += [0] * (len(one.stall_ops) - len(b.stall_ops))
+        for i, v in enumerate(one.stall_ops):
+            if v:
+                b.stall_ops[i] += v * n
         b.commands += one.commands * n
         b.descriptors += one.descriptors * n
         b.channel_busy += one.channel_busy * n
@@ -1053,6 +1059,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     work = b.work
     occ = b.occupied
     st = [0, 0, 0, 0]                      # stalls, indexed like STALLS
+    stl = [0] * (4 * len(lw.labels))       # the same per op label: stl[label * 4 + reason]
     cnt = [0, 0, 0]                        # descriptors, channel-busy ns, dispatches
 
     # tasks of started positions (global id p * NT + r)
@@ -1145,6 +1152,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     ei = eng_idle[key]
                     if dep_ready > (fl if fl > ei else ei):
                         st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                        stl[r_spec[r][4] * 4 + S_BUFFER] += dep_ready - (fl if fl > ei else ei)
             # start the transfer
             if unit < 0:
                 unit = key // N_ENG
@@ -1235,6 +1243,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 ei = eng_idle[key]
                 if dep_ready > (fl if fl > ei else ei):
                     st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                    stl[r_spec[r][4] * 4 + S_BUFFER] += dep_ready - (fl if fl > ei else ei)
         start_compute(key, h, tid, now)
 
     def start_compute(key: int, h: int, tid: int, now: int) -> None:
@@ -1423,6 +1432,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                             lt = c_end[d]
                             last = why
                     st[last] += waited
+                    stl[label * 4 + last] += waited
                 p_deps[p] = None
             c = cbase + i
             i += 1
@@ -1447,6 +1457,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     idle_from = bk if bk > now else now
                     if pf > idle_from:
                         st[S_DISPATCH] += pf - idle_from
+                        stl[label * 4 + S_DISPATCH] += pf - idle_from
                     cnt[2] += 1
                     work[DISPATCH] += cost
                     occ[DISPATCH] += cost
@@ -1479,6 +1490,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 idle_from = idle if idle > now else now
                 if floor > idle_from:
                     st[S_DISPATCH] += floor - idle_from
+                    stl[label * 4 + S_DISPATCH] += floor - idle_from
                 cnt[2] += 1
                 work[DISPATCH] += cost
                 occ[DISPATCH] += cost
@@ -1504,7 +1516,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
         r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
         heads=heads, busy=busy, eng_waiting=eng_waiting, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
-        work=work, occ=occ, st=st, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
+        work=work, occ=occ, st=st, stl=stl, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
         t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
         p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,
         p_done_at=p_done_at, p_try=p_try, p_unit=p_unit, started=started,
@@ -1587,6 +1599,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                                     ei = eng_idle[k]
                                     if dep_ready > (fl if fl > ei else ei):
                                         st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                                        stl[r_spec[tid % NT][4] * 4 + S_BUFFER] += dep_ready - (fl if fl > ei else ei)
                                 start_compute(k, h, tid, now)
                         else:
                             start_compute(k, h, tid, now)
@@ -1607,6 +1620,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             makespan = p_done_at[p]
     b.makespan = makespan
     b.stalls = dict(zip(STALLS, st))
+    b.stall_ops = stl
     b.commands = sum(p_next)
     b.tasks = len(t_end) - t_end.count(-1)
     b.descriptors, b.channel_busy, b.dispatches = cnt

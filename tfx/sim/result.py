@@ -7,9 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfx.sim.des import STALLS as STALL_REASONS
 from tfx.sim.lower import COPY, ENGINE_NAMES
-
-STALL_REASONS = ("data", "buffer", "dispatch", "hazard")
 
 
 class Timeline:
@@ -62,6 +61,7 @@ class BatchSim:
     work: list                 # demand ns per engine, one batch (simulated part)
     occupied: list
     stalls: dict
+    stall_ops: list            # stalls per op label: [label * 4 + reason], reasons in STALLS order
     commands: int
     descriptors: int
     channel_busy: int
@@ -102,7 +102,7 @@ class LaunchSim:
         occupied[COPY] *= copy_share
         self.batches.append(BatchSim(name=name, count=count, makespan_ns=span, simulated_ns=b.makespan,
                                      start_ns=start, scale=scale, work=work,
-                                     occupied=occupied, stalls=dict(b.stalls),
+                                     occupied=occupied, stalls=dict(b.stalls), stall_ops=list(b.stall_ops),
                                      commands=commands, descriptors=b.descriptors,
                                      channel_busy=b.channel_busy, tasks=b.tasks,
                                      exact=exact is not None, units=units))
@@ -146,6 +146,23 @@ class SimResult:
     def stalls(self) -> dict:
         return {r: int(round(sum(b.stalls[r] * b.count * b.scale / b.units for ls in self.launches
                                  for b in ls.batches))) for r in STALL_REASONS}
+
+    def stalls_by_op(self, top: int | None = None) -> list:
+        """``[(op, reason, ns)]``, largest first: which op waited how long for what (per unit,
+        like ``stalls``; a command at the dispatcher, a load for its buffer, an engine idle
+        while a command was dispatched)."""
+        labels = self.timeline.labels
+        tot: dict = {}                # (op text, reason) -> ns; each batch has its own label ids
+        for ls in self.launches:
+            for b in ls.batches:
+                k = b.count * b.scale / b.units
+                for i, v in enumerate(b.stall_ops):
+                    if v:
+                        key = (labels[i // 4], STALL_REASONS[i % 4])
+                        tot[key] = tot.get(key, 0) + v * k
+        rows = sorted(((op, why, int(round(v))) for (op, why), v in tot.items() if int(round(v))),
+                      key=lambda x: (-x[2], x[0], x[1]))
+        return rows[:top] if top is not None else rows
 
     @property
     def commands(self) -> int:
@@ -206,6 +223,7 @@ class SimResult:
             "bottleneck_engine": self.bottleneck_engine,
             "pipeline_efficiency": self.pipeline_efficiency,
             "stalls": self.stalls,
+            "stalls_by_op": [{"op": op, "reason": why, "ns": ns} for op, why, ns in self.stalls_by_op(20)],
             "commands": self.commands,
             "dispatch_ns": self.dispatch_ns,
             "analysis": self.comparison(),

@@ -350,7 +350,10 @@ class TfxApp(App):
         caption = (f"tfx.sim: makespan {core.fmt_ns(result.makespan_ns)}, "
                    f"{len(self.sim_events)} events on unit 0 ({result.mode}, "
                    "16 trips per loop simulated)")
-        pane.show_events(self.sim_events, caption, [stall_text])
+        worst = result.stalls_by_op(3)
+        lines = [stall_text] + (["waited most: " + "; ".join(f"{op} {core.fmt_ns(ns)} ({why})"
+                                                             for op, why, ns in worst)] if worst else [])
+        pane.show_events(self.sim_events, caption, lines)
 
     # explore -------------------------------------------------------------
     def _show_explore(self, pane) -> None:
