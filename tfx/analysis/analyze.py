@@ -13,7 +13,7 @@ from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
-from tfx.analysis.performance import predict
+from tfx.analysis.performance import links_by_mesh, predict
 from tfx.errors import TfxError
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, MeshRegion, Module, Window
@@ -317,7 +317,6 @@ def _capacity_checks(module, kernel, profile, peaks, warnings, vector, root_tota
         if peak.bytes > cap:
             warnings.append(f"peak {lvl} {float(peak.bytes):,.0f} B exceeds its capacity {cap:,.0f} B "
                             f"(reached in {peak.scope})")
-    from tfx.analysis.performance import links_by_mesh
     links = links_by_mesh(profile)
     for mesh in sorted({a for (kind, a, _) in root_total if kind == "link"} - set(links)):
         warnings.append(f"no link of {profile.name} joins the positions of `{mesh}` (no links.<name> "

@@ -1113,6 +1113,17 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
         p_try.append(now)
         push(heap, (now, DISPATCH_TRY, nxt(), p))
 
+    def note_buffer_stall(key: int, tid: int, tb: int, deps, fl: int) -> None:
+        """Task ``tid`` waited for its ring slot: from when it could have started (its floor,
+        or when its engine went idle) to when the slot's last reader finished is a buffer
+        stall, charged to its op too. Only loads into a busy slot come here."""
+        dep_ready = max([t_end[tb + d] for d in deps])
+        ei = eng_idle[key]
+        since = fl if fl > ei else ei
+        if dep_ready > since:
+            st[S_BUFFER] += dep_ready - since
+            stl[r_spec[tid % NT][4] * 4 + S_BUFFER] += dep_ready - since
+
     def try_copy(key: int, now: int) -> None:
         """Start the copy engine's queued transfers that can start at ``now``."""
         q = queues[key]
@@ -1148,11 +1159,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                             w.append(key)
                         return
                 if t_slot[tid]:
-                    dep_ready = t_end[tb + deps[0]] if len(deps) == 1 else max([t_end[tb + d] for d in deps])
-                    ei = eng_idle[key]
-                    if dep_ready > (fl if fl > ei else ei):
-                        st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
-                        stl[r_spec[r][4] * 4 + S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                    note_buffer_stall(key, tid, tb, deps, fl)
             # start the transfer
             if unit < 0:
                 unit = key // N_ENG
@@ -1239,11 +1246,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                         w.append(key)
                     return
             if t_slot[tid]:
-                dep_ready = t_end[tb + deps[0]] if len(deps) == 1 else max([t_end[tb + d] for d in deps])
-                ei = eng_idle[key]
-                if dep_ready > (fl if fl > ei else ei):
-                    st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
-                    stl[r_spec[r][4] * 4 + S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                note_buffer_stall(key, tid, tb, deps, fl)
         start_compute(key, h, tid, now)
 
     def start_compute(key: int, h: int, tid: int, now: int) -> None:
@@ -1456,8 +1459,9 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 if cost:
                     idle_from = bk if bk > now else now
                     if pf > idle_from:
-                        st[S_DISPATCH] += pf - idle_from
-                        stl[label * 4 + S_DISPATCH] += pf - idle_from
+                        idled = pf - idle_from
+                        st[S_DISPATCH] += idled
+                        stl[label * 4 + S_DISPATCH] += idled
                     cnt[2] += 1
                     work[DISPATCH] += cost
                     occ[DISPATCH] += cost
@@ -1489,8 +1493,9 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 idle = min([busy[k] for k in touched], default=now)
                 idle_from = idle if idle > now else now
                 if floor > idle_from:
-                    st[S_DISPATCH] += floor - idle_from
-                    stl[label * 4 + S_DISPATCH] += floor - idle_from
+                    idled = floor - idle_from
+                    st[S_DISPATCH] += idled
+                    stl[label * 4 + S_DISPATCH] += idled
                 cnt[2] += 1
                 work[DISPATCH] += cost
                 occ[DISPATCH] += cost
@@ -1595,11 +1600,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                                     break
                             else:
                                 if t_slot[tid]:
-                                    dep_ready = max([t_end[tb + d] for d in deps])
-                                    ei = eng_idle[k]
-                                    if dep_ready > (fl if fl > ei else ei):
-                                        st[S_BUFFER] += dep_ready - (fl if fl > ei else ei)
-                                        stl[r_spec[tid % NT][4] * 4 + S_BUFFER] += dep_ready - (fl if fl > ei else ei)
+                                    note_buffer_stall(k, tid, tb, deps, fl)
                                 start_compute(k, h, tid, now)
                         else:
                             start_compute(k, h, tid, now)
