@@ -85,6 +85,9 @@ class _Progress:
 
 
 def run(args) -> int:
+    if args.csv not in (None, "-"):
+        from tfx.files import check_writable
+        check_writable(args.csv, what="the CSV")
     from tfx.explore import explore, parse_knob_sweeps, parse_sweeps
     from tfx.explore.space import DEFAULT_CHUNK
     from tfx.hw import load_profile
@@ -131,12 +134,8 @@ def run(args) -> int:
 
 
 def _write_csv(result, path: str) -> None:
-    import csv
-    import io
-
     import numpy as np
 
-    from tfx.explore.evaluate import COLUMNS
     space = result.space
     n = result.configs
     params, knob = space.decode_many(np.arange(n))
@@ -145,22 +144,27 @@ def _write_csv(result, path: str) -> None:
               "predicted_ns", "smem_per_cta", "regs_per_thread", "blocks_per_sm", "dram_bytes", "cost"]
     combos = space.knob_combos
     reasons = [""] + list(result.reasons)
-    buf = open(path, "w", newline="") if path != "-" else sys.stdout
-    try:
-        w = csv.writer(buf)
-        w.writerow(header)
-        names = ("time", "smem", "regs", "blocks", "traffic", "cost")
-        values = [cols[c] for c in names]
-        for i in range(n):
-            code = int(cols["code"][i])
-            row = [i, *(int(params[p][i]) for p in space.names),
-                   *(combos[int(knob[i])][k] for k in space.knob_paths),
-                   int(code == 0), reasons[code], *(_num(v[i]) for v in values)]
-            w.writerow(row)
-    finally:
-        if buf is not sys.stdout:
-            buf.close()
-            print(f"wrote {n:,} configurations to {path}", file=sys.stderr)
+    if path == "-":
+        _write_csv_rows(sys.stdout, header, n, params, knob, space, combos, reasons, cols)
+        return
+    from tfx.files import atomic_open
+    with atomic_open(path, what="the CSV", newline="") as buf:
+        _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols)
+    print(f"wrote {n:,} configurations to {path}", file=sys.stderr)
+
+
+def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols) -> None:
+    import csv
+    w = csv.writer(buf)
+    w.writerow(header)
+    names = ("time", "smem", "regs", "blocks", "traffic", "cost")
+    values = [cols[c] for c in names]
+    for i in range(n):
+        code = int(cols["code"][i])
+        row = [i, *(int(params[p][i]) for p in space.names),
+               *(combos[int(knob[i])][k] for k in space.knob_paths),
+               int(code == 0), reasons[code], *(_num(v[i]) for v in values)]
+        w.writerow(row)
 
 
 def _num(x):

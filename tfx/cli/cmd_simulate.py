@@ -46,6 +46,9 @@ def run(args) -> int:
     from tfx.lang import parse_file
     from tfx.sim import simulate
 
+    if args.trace:
+        from tfx.files import check_writable
+        check_writable(args.trace, what="the trace")
     params = parse_int_assignments(args.assignments, "--set")
     knobs = parse_assignments(args.knobs, "--knob")
     module = parse_file(args.file)
@@ -54,10 +57,7 @@ def run(args) -> int:
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json
     r = simulate(a, full=args.full, tiles=args.tiles, events=need_events)
     if args.trace:
-        try:
-            r.write_trace(args.trace)
-        except OSError as exc:
-            raise TfxError(f"cannot write the trace: {exc.strerror}", where=args.trace) from None
+        r.write_trace(args.trace)
     if args.json:
         emit_json(r.to_json(events=not args.no_events))
         return 0

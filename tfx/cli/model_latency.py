@@ -21,14 +21,16 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.save:
+        from tfx.files import check_writable
+        check_writable(args.save, what="the saved result")
     r = latency(load_model(args.model), system(args), workload(args), parallelism(args))
     if args.devices is not None and args.devices != r.devices:
         raise TfxError(f"{r.parallelism.label()} uses {r.devices} devices, not --devices {args.devices}")
     data = r.to_json()
     if args.save:
-        import json
-        with open(args.save, "w") as f:
-            json.dump(data, f, indent=2)
+        from tfx.files import write_json_atomic
+        write_json_atomic(args.save, data, what="the saved result")
     if args.json:
         emit_json(data)
         return 0

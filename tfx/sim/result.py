@@ -269,8 +269,9 @@ class SimResult:
                               "mode": self.mode, "makespan_ns": self.makespan_ns}}
 
     def write_trace(self, path: str) -> None:
-        with open(path, "w") as f:
-            json.dump(self.chrome_trace(), f)
+        """The Chrome trace, written atomically; an unwritable path is a one-line TfxError."""
+        from tfx.files import write_json_atomic
+        write_json_atomic(path, self.chrome_trace(), what="the trace", indent=None)
 
 
 def _plain(v):
