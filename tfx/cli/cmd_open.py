@@ -76,9 +76,9 @@ def run_model(args) -> int:
     batch = 1 if args.batch is None else args.batch
     ctx = 8192 if args.ctx is None else args.ctx
     Workload(mode, ctx, batch)
-    from tfx.tui.model.core import make_knobs
+    from tfx.tui.deployment.core import make_knobs
     knobs = make_knobs(args.model, hw, mode, batch, ctx, args.config)
-    from tfx.tui.model.app import ModelApp   # lazily: Textual
+    from tfx.tui.deployment.app import ModelApp   # lazily: Textual
     app = ModelApp(knobs)
     app.run(mouse=not args.no_mouse)
     return 0

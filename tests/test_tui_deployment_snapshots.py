@@ -1,6 +1,6 @@
-"""SVG snapshots of every tab of the model screen at 80x24 and 160x48 (snapshots/tui/model/).
+"""SVG snapshots of every tab of the model screen at 80x24 and 160x48 (snapshots/tui/deployment/).
 
-Regenerate with ``TFX_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_tui_model_snapshots.py``
+Regenerate with ``TFX_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_tui_deployment_snapshots.py``
 (refused on any Textual but 8.2.8). Llama 3.1 70B, decode, batch 1, 8K context, tp8 on
 h200_nvl8; jobs run inline and are shown before the screenshot; cursor blink is off.
 The Suggest tab shows a search of both blocks, the Compare tab two saved configurations
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_model_support import compare_snapshot, make_app, run
-from tfx.tui.model.app import TABS
+from tests.test_tui_deployment_support import compare_snapshot, make_app, run
+from tfx.tui.deployment.app import TABS
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
@@ -28,7 +28,7 @@ def test_tab_snapshot(tab, size):
                 app.set_knob("tp", "4")
                 app.save_current("tp4")
                 app.set_knob("tp", "8")
-            app.action_tab(tab)          # the digit keys are covered in test_tui_model.py
+            app.action_tab(tab)          # the digit keys are covered in test_tui_deployment.py
             await pilot.pause()
             assert app.active_tab == tab
             if tab == "suggest":

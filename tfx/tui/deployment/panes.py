@@ -1,7 +1,7 @@
 """The model screen's widgets: the knobs panel and the six tabs.
 
 Each pane has a ``show(...)`` that repaints it from plain results; the text
-and the rows come from ``tfx.tui.model.core`` so the tests and the screen agree.
+and the rows come from ``tfx.tui.deployment.core`` so the tests and the screen agree.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Static
 
-from tfx.tui.model import core
+from tfx.tui.deployment import core
 
 # styles of the memory parts (16-colour names: no truecolor assumed)
 PART_STYLE = {"weights": "cyan", "kv_cache": "magenta", "activations": "yellow", "workspace": "blue",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_model_support import make_app, notes, run
-from tfx.tui.model import core
-from tfx.tui.model.app import TABS
+from tests.test_tui_deployment_support import make_app, notes, run
+from tfx.tui.deployment import core
+from tfx.tui.deployment.app import TABS
 
 
 def _cell(app, table_id: str, row: str, col: int) -> str:

@@ -1,4 +1,4 @@
-"""The model screen's headless core (tfx.tui.model.core): no screen, no Textual."""
+"""The model screen's headless core (tfx.tui.deployment.core): no screen, no Textual."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from types import SimpleNamespace
 import pytest
 
 from tfx.errors import TfxError
-from tfx.tui.model import core
+from tfx.tui.deployment import core
 
 
 def test_core_does_not_import_textual():
-    code = ("import sys; from tfx.tui.model import core; "
+    code = ("import sys; from tfx.tui.deployment import core; "
             "o = core.run_job(core.Job('latency', 1, core.make_knobs('llama3.1-8b'))); assert o.error is None; "
             "print(','.join(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -24,9 +24,9 @@ from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
 from textual.worker import Worker, WorkerState
 
 from tfx.errors import TfxError
-from tfx.tui.model import core
-from tfx.tui.model.commands import ModelCommands
-from tfx.tui.model.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, StagesPane,
+from tfx.tui.deployment import core
+from tfx.tui.deployment.commands import ModelCommands
+from tfx.tui.deployment.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, StagesPane,
                                  SuggestPane)
 from tfx.tui.screens import HelpScreen, PromptScreen
 
