@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.nodes import Kernel, Module, Op, Window, walk
+from tfx.ir.nodes import Kernel, Module, Op, Scalar, Window, walk
 from tfx.ir.verify import KernelInfo
 
 
@@ -83,6 +83,12 @@ def _check_window(module, w: Window, env, dims, info, loc):
 def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
     tys = info.operand_types.get(id(op), ())
     loc = op.loc
+    for o in op.operands + ((op.fill_value,) if op.fill_value is not None else ()):
+        if isinstance(o, Scalar):
+            try:
+                o.value(env)
+            except TfxError as err:
+                raise module.error(err.message, o.loc or loc) from None
     shapes = [t.shape for t in tys if t is not None] + ([op.shape] if op.shape is not None else [])
     if any(d.free_names() & info.index_names for shape in shapes for d in shape):
         # A shape that varies per position (a tail tile's min(BM, M - pm*BM)) has no single

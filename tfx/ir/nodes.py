@@ -11,6 +11,8 @@ from typing import Iterator, Union
 
 from tfx.errors import SourceLocation
 from tfx.ir.expr import Expr
+from tfx.ir.scalar import ScalarExpr
+from tfx.ir.scalar import to_text as scalar_text
 from tfx.ir.types import DType, TileType
 
 Loc = SourceLocation | None
@@ -118,10 +120,20 @@ class ValueRef:
 
 @dataclass(frozen=True)
 class Scalar:
-    """A numeric literal operand (``0.125``, ``-inf``)."""
+    """A number operand: a literal (``0.125``, ``-inf``) or a real-valued expression of
+    parameters (``1.0 / N``, ``log2e / sqrt(D)``); see tfx.ir.scalar."""
 
-    text: str
+    expr: ScalarExpr
     loc: Loc = _loc()
+
+    @property
+    def text(self) -> str:
+        """Canonical text, as printed."""
+        return scalar_text(self.expr)
+
+    def value(self, env):
+        """The number under a binding of parameters and lets (float, or float array)."""
+        return self.expr.evaluate(env)
 
 
 Operand = Union[ValueRef, Window, Scalar]
@@ -144,7 +156,7 @@ class Op:
     axis: int | None = None                # reduce axis
     perm: tuple[int, ...] | None = None    # transpose permutation
     reduce_kind: str | None = None         # reduce: sum | max | min
-    fill_value: str | None = None          # fill literal
+    fill_value: "Scalar | None" = None     # fill value
     callee: str | None = None              # call
     bindings: tuple[tuple[str, Expr], ...] = ()  # call parameter bindings
     peer: str | None = None                # collectives: mesh level and offset, as text

@@ -21,6 +21,7 @@ from tfx.ir import ops as opcat
 from tfx.ir.expr import BinOp, Const, Expr, Name
 from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
+from tfx.ir.scalar import CONSTANTS as SCALAR_CONSTANTS
 from tfx.ir.types import MMA_ACCUMULATORS, DType, TileType
 
 STORAGE_LEVELS = {"gmem", "l2", "smem", "rmem", "hbm", "tcm"}
@@ -235,6 +236,21 @@ class Verifier:
         self.block(lp.body, inner)
 
     # ------------------------------------------------------------ ops
+    def scalar(self, s: Scalar, scope: _Scope, loc) -> None:
+        """A scalar operand is compile-time: it names parameters, lets and constants only."""
+        for name in sorted(s.expr.names()):
+            if name in self.consts or name in SCALAR_CONSTANTS:
+                continue
+            sym, _ = scope.lookup(name)
+            where = _scalar_loc(s.expr, name) or s.loc or loc
+            if sym is not None and sym.kind == "tensor":
+                raise self.error(f"{name} is a tensor: an operand reads a window of it, {name}[...]", where)
+            if sym is not None and sym.kind == "index":
+                raise self.error(f"{name} is a mesh coordinate or loop variable: scalar operands are "
+                                 "compile-time numbers of parameters, lets and constants", where)
+            raise self.error(f"unknown name {name!r} in a scalar operand: expected a parameter, let or "
+                             f"constant ({', '.join(SCALAR_CONSTANTS)})", where)
+
     def value_type(self, name: str, scope: _Scope, loc) -> TileType:
         sym, barrier = scope.lookup(name)
         if sym is None:
@@ -307,6 +323,9 @@ class Verifier:
         tys = tuple(self.operand_type(o, scope, loc) for o in op.operands)
         self.info.operand_types[id(op)] = tys
         code = op.opcode
+        for o in op.operands + ((op.fill_value,) if op.fill_value is not None else ()):
+            if isinstance(o, Scalar):
+                self.scalar(o, scope, loc)
         needs_result = code not in ("store", "send", "call")
         if needs_result and op.result is None:
             raise self.error(f"{code} produces a value: write %name = {code} ...", loc)
@@ -429,6 +448,18 @@ def _expr_loc(e: Expr, name: str):
             l = _expr_loc(child, name)
             if l is not None:
                 return l
+    return None
+
+
+def _scalar_loc(e, name: str):
+    from tfx.ir import scalar as sc
+    if isinstance(e, sc.Ref):
+        return e.loc if e.name == name else None
+    for child in (getattr(e, "args", None) or ()) + tuple(
+            c for c in (getattr(e, "lhs", None), getattr(e, "rhs", None), getattr(e, "operand", None)) if c is not None):
+        got = _scalar_loc(child, name)
+        if got is not None:
+            return got
     return None
 
 

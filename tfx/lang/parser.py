@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tfx.errors import SourceLocation, TfxError, read_text_file
 from tfx.ir import ops as opcat
+from tfx.ir import scalar as sc
 from tfx.ir.expr import FUNCTIONS, BinOp, Call, Const, Expr, Name, Neg
 from tfx.ir.nodes import (KERNEL_ATTRS, ROLES, Attr, AxisSlice, Capture, Composite, Domain, Kernel,
                           Let, LoopRegion, MeshRegion, Module, Op, Param, Scalar, Tensor, TripCount,
@@ -368,19 +369,73 @@ class Parser:
             return scalar
         raise self.error(f"expected an operand (%value, tensor window or number), found {self.describe(t)}")
 
-    def try_scalar(self) -> Scalar | None:
+    def starts_scalar(self) -> bool:
+        """Whether the current token can begin a scalar operand (a number expression)."""
         t = self.tok
-        neg = ""
-        if t.text == "-" and self.peek().kind in ("INT", "FLOAT") or (t.text == "-" and self.peek().text == "inf"):
-            neg = "-"
-            self.i += 1
+        if t.kind in ("INT", "FLOAT"):
+            return True
+        if t.kind == "PUNCT" and t.text in ("-", "("):
+            return True
+        return t.kind == "IDENT" and t.text not in KEYWORDS and self.peek().text != "["
+
+    def try_scalar(self) -> Scalar | None:
+        """A scalar operand: a real-valued expression of literals, parameters, lets and
+        constants (docs/language.md, "Scalar operands"), or None when none starts here."""
+        if not self.starts_scalar():
+            return None
+        start = self.tok
+        e = self.parse_sexpr(1, 0)
+        return Scalar(e, self.loc(start))
+
+    def parse_sexpr(self, min_prec: int, depth: int) -> sc.ScalarExpr:
+        if depth >= MAX_EXPR_DEPTH:
+            raise self.error(f"expression nests more than {MAX_EXPR_DEPTH} deep")
+        lhs = self.parse_sunary(depth + 1)
+        while True:
             t = self.tok
-        if t.kind in ("INT", "FLOAT") or (t.kind == "IDENT" and t.text == "inf"):
+            prec = sc.PRECEDENCE.get(t.text) if t.kind == "PUNCT" else None
+            if prec is None or prec < min_prec:
+                return lhs
             self.i += 1
-            return Scalar(neg + t.text.replace("_", ""), self.loc(t))
-        if neg:
-            self.i -= 1
-        return None
+            rhs = self.parse_sexpr(prec + 1, depth + 1)
+            lhs = sc.Bin(t.text, lhs, rhs, self.loc(t))
+
+    def parse_sunary(self, depth: int) -> sc.ScalarExpr:
+        t = self.tok
+        if depth >= MAX_EXPR_DEPTH:
+            raise self.error(f"expression nests more than {MAX_EXPR_DEPTH} deep", t)
+        if t.kind == "PUNCT" and t.text == "-":
+            self.i += 1
+            inner = self.parse_sunary(depth + 1)
+            if isinstance(inner, sc.Num) and not inner.text.startswith("-"):
+                return sc.Num("-" + inner.text, self.loc(t))
+            return sc.Neg(inner, self.loc(t))
+        if t.kind in ("INT", "FLOAT"):
+            self.i += 1
+            if t.kind == "INT":
+                self.int_value(t)   # refuse 007 and out-of-range literals alike
+            return sc.Num(t.text.replace("_", ""), self.loc(t))
+        if t.kind == "PUNCT" and t.text == "(":
+            self.i += 1
+            e = self.parse_sexpr(1, depth + 1)
+            self.expect(")", "')' to close the parenthesis")
+            return e
+        if t.kind == "IDENT" and t.text not in KEYWORDS:
+            self.i += 1
+            if self.at("("):
+                if t.text not in sc.FUNCTIONS:
+                    raise self.error(f"unknown function {t.text!r} in a scalar operand, expected one of: "
+                                     f"{', '.join(sc.FUNCTIONS)}", t)
+                self.i += 1
+                args = [self.parse_sexpr(1, depth + 1)]
+                while self.accept(","):
+                    args.append(self.parse_sexpr(1, depth + 1))
+                self.expect(")", f"')' to close {t.text}(...)")
+                if len(args) != sc.FUNCTIONS[t.text]:
+                    raise self.error(f"{t.text} takes {sc.FUNCTIONS[t.text]} arguments, found {len(args)}", t)
+                return sc.Func(t.text, tuple(args), self.loc(t))
+            return sc.Ref(t.text, self.loc(t))
+        raise self.error(f"expected a number, parameter or constant in a scalar operand, found {self.describe(t)}")
 
     def parse_window(self) -> Window:
         name = self.ident("a tensor name")
@@ -475,8 +530,8 @@ class Parser:
             if opcode == "fill":
                 s = self.try_scalar()
                 if s is None:
-                    raise self.error("expected the fill value (a number or -inf)")
-                fields["fill_value"] = s.text
+                    raise self.error("expected the fill value (a number, -inf or a scalar expression of parameters)")
+                fields["fill_value"] = s
             ty = self.parse_type()
             if ty.level is None:
                 raise self.error(f"expected '@level' after the shape of {opcode}")

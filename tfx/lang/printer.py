@@ -61,7 +61,7 @@ def print_op(op: Op) -> str:
     elif code == "zeros":
         body = f"zeros {op.dtype}{_shape(op.shape)} @{op.level}"
     elif code == "fill":
-        body = f"fill {op.fill_value} {op.dtype}{_shape(op.shape)} @{op.level}"
+        body = f"fill {op.fill_value.text} {op.dtype}{_shape(op.shape)} @{op.level}"
     elif code == "recv":
         body = f"recv {op.dtype}{_shape(op.shape)} @{op.level} from {op.peer}"
     elif code in ("reshape", "broadcast"):

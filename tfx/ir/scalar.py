@@ -1,0 +1,200 @@
+"""Scalar operands: real-valued expressions of parameters (``1.0 / N``, ``log2e / sqrt(D)``).
+
+A scalar operand of an elementwise op (or the value of ``fill``) is a number the
+kernel computes once, at compile time, from its parameters and lets: kernels
+write ``mul %sum_sq, 1.0 / N`` instead of the literal for one N. Arithmetic is
+real (float64): ``/`` is true division here, unlike index expressions where it
+floors. Names resolve to parameters and lets first, then to the constants below.
+The value never changes a count; ``tfx run`` (the executor) uses it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from tfx.errors import SourceLocation, TfxError
+
+CONSTANTS = {
+    "inf": math.inf,
+    "pi": math.pi,
+    "e": math.e,
+    "log2e": 1.0 / math.log(2.0),   # log2(e): exp(x) = exp2(x * log2e)
+    "ln2": math.log(2.0),
+}
+
+# name -> number of arguments
+FUNCTIONS = {"sqrt": 1, "rsqrt": 1, "exp": 1, "exp2": 1, "log": 1, "log2": 1,
+             "pow": 2, "min": 2, "max": 2}
+
+PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+class ScalarExpr:
+    """Base class; subclasses are frozen dataclasses compared structurally (locations ignored)."""
+
+    loc: SourceLocation | None
+
+    def names(self) -> set[str]:
+        """Parameter, let or constant names used."""
+        raise NotImplementedError
+
+    def evaluate(self, env: Mapping[str, Any]):
+        raise NotImplementedError
+
+
+def _loc():
+    return field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Num(ScalarExpr):
+    """A literal, kept as written (without ``_`` separators): ``0.5``, ``-1e-6``, ``3``."""
+
+    text: str
+    loc: SourceLocation | None = _loc()
+
+    def names(self):
+        return set()
+
+    def evaluate(self, env):
+        return float(int(self.text, 0)) if _is_int_text(self.text) else float(self.text)
+
+
+def _is_int_text(text: str) -> bool:
+    t = text.lstrip("-")
+    return t.isdigit() or t[:2].lower() == "0x"
+
+
+@dataclass(frozen=True)
+class Ref(ScalarExpr):
+    """A parameter or let (its integer value as a real), else a named constant."""
+
+    name: str
+    loc: SourceLocation | None = _loc()
+
+    def names(self):
+        return {self.name}
+
+    def evaluate(self, env):
+        if self.name in env:
+            v = env[self.name]
+            return v.astype(np.float64) if isinstance(v, np.ndarray) else float(v)
+        if self.name in CONSTANTS:
+            return CONSTANTS[self.name]
+        raise TfxError(f"unknown name {self.name!r} in a scalar operand", where=self.loc)
+
+
+@dataclass(frozen=True)
+class Neg(ScalarExpr):
+    operand: ScalarExpr
+    loc: SourceLocation | None = _loc()
+
+    def names(self):
+        return self.operand.names()
+
+    def evaluate(self, env):
+        return -self.operand.evaluate(env)
+
+
+@dataclass(frozen=True)
+class Bin(ScalarExpr):
+    op: str            # + - * /
+    lhs: ScalarExpr
+    rhs: ScalarExpr
+    loc: SourceLocation | None = _loc()
+
+    def names(self):
+        return self.lhs.names() | self.rhs.names()
+
+    def evaluate(self, env):
+        a, b = self.lhs.evaluate(env), self.rhs.evaluate(env)
+        if self.op == "+":
+            return a + b
+        if self.op == "-":
+            return a - b
+        if self.op == "*":
+            return a * b
+        if np.any(np.asarray(b) == 0):
+            raise TfxError(f"division by zero in the scalar operand {to_text(self)}", where=self.loc)
+        return a / b
+
+
+@dataclass(frozen=True)
+class Func(ScalarExpr):
+    func: str
+    args: tuple[ScalarExpr, ...]
+    loc: SourceLocation | None = _loc()
+
+    def names(self):
+        out: set[str] = set()
+        for a in self.args:
+            out |= a.names()
+        return out
+
+    def evaluate(self, env):
+        vals = [a.evaluate(env) for a in self.args]
+        x = vals[0]
+
+        def domain(ok, what):
+            if not np.all(ok):
+                raise TfxError(f"{self.func} of {_show(x)} in the scalar operand {to_text(self)}: {what}",
+                               where=self.loc)
+
+        f = self.func
+        if f in ("sqrt", "rsqrt"):
+            domain(np.asarray(x) > 0 if f == "rsqrt" else np.asarray(x) >= 0,
+                   "needs a positive argument" if f == "rsqrt" else "needs a non-negative argument")
+            r = np.sqrt(x)
+            return 1.0 / r if f == "rsqrt" else r
+        if f in ("log", "log2"):
+            domain(np.asarray(x) > 0, "needs a positive argument")
+            return np.log(x) if f == "log" else np.log2(x)
+        if f == "exp":
+            return np.exp(x)
+        if f == "exp2":
+            return np.exp2(x)
+        if f == "pow":
+            return np.power(x, vals[1])
+        if f == "min":
+            return np.minimum(x, vals[1])
+        if f == "max":
+            return np.maximum(x, vals[1])
+        raise AssertionError(f)
+
+
+def _show(x) -> str:
+    return "a value" if isinstance(x, np.ndarray) else repr(float(x))
+
+
+def to_text(e: ScalarExpr, parent_prec: int = 0, right: bool = False) -> str:
+    """Canonical text with the fewest parentheses that keep the tree."""
+    if isinstance(e, Num):
+        text = e.text
+        # A negative literal on the right of a binary operator reads fine (a - -1);
+        # as a left operand of * or / it needs no parentheses either (-1 * a).
+        return text
+    if isinstance(e, Ref):
+        return e.name
+    if isinstance(e, Neg):
+        return "-" + to_text(e.operand, 3)
+    if isinstance(e, Func):
+        return f"{e.func}(" + ", ".join(to_text(a) for a in e.args) + ")"
+    if isinstance(e, Bin):
+        prec = PRECEDENCE[e.op]
+        text = f"{to_text(e.lhs, prec)} {e.op} {to_text(e.rhs, prec, right=True)}"
+        if prec < parent_prec or (right and prec == parent_prec):
+            return f"({text})"
+        return text
+    raise AssertionError(type(e))
+
+
+ScalarExpr.__str__ = lambda self: to_text(self)  # type: ignore[assignment]
+
+
+def value(e: ScalarExpr, env: Mapping[str, Any]):
+    """The operand's value under ``env`` (a float, or a float array for sweeps)."""
+    return e.evaluate(env)
