@@ -7,7 +7,8 @@ import pytest
 
 from tfx.model import load_model
 from tfx.model.latency import evaluate
-from tfx.model.search import enumerate_configs, hw_sweep, pareto, sensitivity, suggest
+from tfx.explore.pareto import pareto_front
+from tfx.model.search import enumerate_configs, hw_sweep, sensitivity, suggest
 from tfx.model.system import Parallelism, Workload, load_system
 
 
@@ -55,9 +56,13 @@ def test_scopes_add_up_over_the_whole_space():
     np.testing.assert_allclose(ev.latency("attention") + ev.latency("ffn"), ev.latency(), rtol=1e-12)
 
 
-def test_pareto_helper():
-    obj = np.array([[1, 3], [2, 2], [3, 1], [2, 3], [3, 3]])
-    assert sorted(pareto(obj).tolist()) == [0, 1, 2]
+def test_pareto_is_the_explore_one():
+    """model.search ranks with explore.pareto: (2,3) is beaten by (2,2), (3,3) by all three
+    of the frontier; an exact duplicate of a frontier point stays on it (equal does not dominate)."""
+    from tfx.model import search
+    assert search.pareto_front is pareto_front
+    obj = np.array([[1, 3], [2, 2], [3, 1], [2, 3], [3, 3], [2, 2]])
+    assert pareto_front(obj).tolist() == [0, 1, 5, 2]
 
 
 def test_sensitivity_sweeps_one_knob_at_a_time():

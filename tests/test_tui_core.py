@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.test_tui_support import run
-from tfx.tui.canvas import BrailleCanvas, pareto_front
+from tfx.tui.canvas import BrailleCanvas
 from tfx.tui.core import Event, diff_summary
 
 
@@ -15,11 +15,6 @@ def test_braille_corners_and_layers():
     (text, layers), = c.rows()
     assert text == chr(0x2801) + chr(0x2880)
     assert layers == [0, 2]
-
-
-def test_pareto_front():
-    pts = [(1, 5), (2, 2), (3, 3), (4, 1), (2, 6)]
-    assert pareto_front(pts) == [0, 1, 3]
 
 
 def test_gantt_renders_only_the_viewport():

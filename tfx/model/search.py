@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tfx.errors import TfxError
+from tfx.explore.pareto import pareto_front
 from tfx.model.latency import Configs, Evaluation, evaluate, result_at
 from tfx.model.presets import ModelConfig, load_model
 from tfx.model.system import Parallelism, System, Workload, load_system, validate
@@ -124,22 +125,6 @@ def _code(place: str, tiled: bool) -> int:
     return {"auto": 0, "device": 1, "node": 1, "cross": 2, "cube": 3, "pe": 4}[place]
 
 
-def pareto(objectives: np.ndarray) -> np.ndarray:
-    """Indices of the non-dominated rows of ``objectives`` (all minimized)."""
-    obj = np.asarray(objectives, dtype=float)
-    order = np.lexsort(obj.T[::-1])
-    keep = []
-    for i in order:
-        dominated = False
-        for j in keep:
-            if np.all(obj[j] <= obj[i]) and np.any(obj[j] < obj[i]):
-                dominated = True
-                break
-        if not dominated:
-            keep.append(i)
-    return np.array(keep, dtype=np.int64)
-
-
 @dataclass
 class Candidate:
     parallelism: Parallelism
@@ -217,7 +202,7 @@ def suggest(model: ModelConfig | str, hw: str | System = "h200_nvl8", workload: 
         _, first = np.unique(np.round(obj, 6), axis=0, return_index=True)
         sub = idx[np.sort(first)]
         obj = np.stack([lat[sub], dev[sub], -tput[sub]], axis=1)
-        keep = sub[pareto(obj)]
+        keep = sub[pareto_front(obj)]
         keep = keep[np.argsort(lat[keep], kind="stable")]
         if top:
             keep = keep[:top]
@@ -437,7 +422,7 @@ def hw_sweep(model: ModelConfig | str, hw: str | System = "h200_nvl8", workload:
     front = []
     if len(pts):
         obj = np.stack([best.reshape(-1)[pts], cost.reshape(-1)[pts]], axis=1)
-        keep = pts[pareto(obj)]
+        keep = pts[pareto_front(obj)]
         keep = keep[np.argsort(best.reshape(-1)[keep])]
         for f in keep[:40]:
             ix = np.unravel_index(f, best.shape)

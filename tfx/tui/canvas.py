@@ -78,14 +78,3 @@ class BrailleCanvas:
 
     def text(self) -> str:
         return "\n".join(r for r, _ in self.rows())
-
-
-def pareto_front(points: list[tuple[float, float]]) -> list[int]:
-    """Indices of the points no other point beats on both coordinates (both minimised)."""
-    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
-    front, best = [], math.inf
-    for i in order:
-        if points[i][1] < best:
-            front.append(i)
-            best = points[i][1]
-    return front
