@@ -20,7 +20,9 @@ import numpy as np
 from tfx.errors import TfxError
 from tfx.hw.units import format_bandwidth, format_bytes, format_time_ns
 from tfx.model.kernels import pricer_for, scale_time
-from tfx.model.presets import ModelConfig, dtype_bytes, load_model, param_counts
+from tfx.model.loading import load_model
+from tfx.model.params import layer_matrix_params, param_counts
+from tfx.model.schema import ModelConfig, dtype_bytes
 from tfx.model.system import Parallelism, System, Workload, load_system, validate
 
 PLACE_CODE = {"auto": 0, "node": 1, "device": 1, "cross": 2, "cube": 3, "pe": 4}
@@ -262,60 +264,31 @@ class Evaluation:
         return self.memory_total() <= self.system.capacity
 
 
-def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
-             compute_scale: float = 1.0, memory_scale: float = 1.0, intra_scale: float = 1.0,
-             inter_scale: float = 1.0) -> Evaluation:
-    """Every stage for every configuration in ``cfg`` (numpy arrays over configurations)."""
-    n = len(cfg)
-    pr = pricer_for(system.profile, system.profile_key)
-    prof = system.profile
-    tiled = system.kind == "tiled"
-    ab, wb, kvb = (float(dtype_bytes(d)) for d in (wl.act_dtype, wl.weight_dtype, wl.kv_dtype))
-    decode = wl.mode == "decode"
-    h = model.hidden_size
-    Hq, G = model.num_attention_heads, model.num_kv_heads
-    d = model.head_dim
-    mla = model.mla
-    links = _links(system, cfg, intra_scale, inter_scale)
+class StageBuilder:
+    """The stage constructors of one :func:`evaluate` call, over all its configurations: each
+    prices its kernels with the profile's pricer (each distinct shape once), applies the dtype
+    and knob scales and appends :class:`VStage` rows to ``stages``.
 
-    # Ranks that share one device on the tiled accelerator run the group's whole work.
-    tp_d = np.where(cfg.tp_place >= 3, 1, cfg.tp)
-    cp_d = np.where(cfg.cp_place >= 3, 1, cfg.cp)
-    Br = -(-wl.batch // cfg.dp)                                  # sequences per replica
-    if decode:
-        T = Br.astype(np.int64)                                  # tokens per rank (CP ranks share the token)
-        S_q = np.ones(n, dtype=np.int64)
-    else:
-        S_q = -(-wl.context // cp_d)                             # query tokens per sequence per rank
-        T = Br * S_q
-    Hq_r = -(-Hq // tp_d)
-    if mla is None:
-        G_r = np.maximum(G // tp_d, 1)
-        rep = np.maximum(tp_d // G, 1)                           # TP ranks holding the same KV head
-    else:
-        G_r = np.ones(n, dtype=np.int64)
-        rep = tp_d.copy()                                        # the latent is shared by all heads
-    kvseq = cfg.kvseq & (rep > 1)
+    ``eager`` builds the step as a plain PyTorch model launches it (one kernel per op, split-K
+    GEMMs as cuBLAS picks them); otherwise as a fused serving engine (fused GEMMs shared by
+    their matrices, one kernel per norm or activation)."""
 
-    # dtype scalings of the bf16 kernels
-    try:
-        fp8_ratio = prof.peak_flops_per_s("tensor", "bf16") / prof.peak_flops_per_s("tensor", "fp8e4m3")
-    except TfxError:
-        fp8_ratio = 1.0
-    gemm_cs = (fp8_ratio if (wb <= 1 and ab <= 1) else 1.0) * compute_scale
+    def __init__(self, n: int, pricer, act_bytes: float, weight_bytes: float, gemm_compute_scale: float,
+                 compute_scale: float, memory_scale: float, eager: bool, sms: int, tiled: bool, norm: str):
+        self.n, self.pricer = n, pricer
+        self.act_bytes, self.weight_bytes = act_bytes, weight_bytes
+        self.gemm_compute_scale, self.compute_scale, self.memory_scale = gemm_compute_scale, compute_scale, memory_scale
+        self.eager, self.sms, self.tiled, self.norm = eager, sms, tiled, norm
+        self.stages: list[VStage] = []
 
-    stages: list[VStage] = []
-    kinds = layer_kinds(model)
-    multi = len(kinds) > 1
-
-    eager = wl.kernels == "eager"
-    sms = 0 if tiled else int(prof.units_of("sm"))
-
-    def gemm_stage(names_weights, M, N, K, block, layers, tag, label, count=1, splitk=True):
+    def gemm(self, names_weights, M, N, K, block, layers, tag, label, count=1, splitk=True):
         """One fused GEMM (M x K @ K x N) split over ``names_weights`` [(stage name, share)].
 
         ``eager`` (one stage per GEMM): ``count`` GEMMs of this shape, each split-K with a
         reduce kernel where cuBLAS would leave SMs idle (:func:`splitk_rule`)."""
+        n, pr, ab, wb, gemm_cs = self.n, self.pricer, self.act_bytes, self.weight_bytes, self.gemm_compute_scale
+        compute_scale, memory_scale, eager, sms, tiled, stages = (self.compute_scale, self.memory_scale, self.eager,
+                                                                  self.sms, self.tiled, self.stages)
         M = np.asarray(M, dtype=np.int64) * np.ones(n, dtype=np.int64)
         N = np.asarray(N, dtype=np.int64) * np.ones(n, dtype=np.int64)
         K = np.asarray(K, dtype=np.int64) * np.ones(n, dtype=np.int64)
@@ -381,7 +354,9 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             stages.append(VStage(name + tag, block, "kernel", layers, cc * share, mm * share, np.zeros(n),
                                  body * share, _arr(1.0 if j == 0 else 0.0, n), f))
 
-    def elem_stage(name, elements, block, layers, tag, what, mem_ratio=1.0, kernel="copy", shape2=None):
+    def elem(self, name, elements, block, layers, tag, what, mem_ratio=1.0, kernel="copy", shape2=None):
+        n, pr, compute_scale, memory_scale, stages = (self.n, self.pricer, self.compute_scale, self.memory_scale,
+                                                      self.stages)
         if kernel == "rmsnorm":
             ns, c, m, costs, inv = _price(pr.rmsnorm, shape2)
         elif kernel == "softmax":
@@ -400,14 +375,18 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
         stages.append(VStage(name + tag, block, "kernel", layers, c * compute_scale, m * r, np.zeros(n),
                              body, _arr(1.0, n), f))
 
-    def comm_stage(name, t, block, layers, tag, formula, launches=1.0):
-        stages.append(VStage(name + tag, block, "comm", layers, np.zeros(n), np.zeros(n), t,
-                             np.zeros(n), np.where(t > 0, launches, 0.0), formula))
 
-    def kernels_stage(name, block, layers, tag, what, parts):
+    def comm(self, name, t, block, layers, tag, formula, launches=1.0):
+        n = self.n
+        self.stages.append(VStage(name + tag, block, "comm", layers, np.zeros(n), np.zeros(n), t,
+                                  np.zeros(n), np.where(t > 0, launches, 0.0), formula))
+
+
+    def kernels(self, name, block, layers, tag, what, parts):
         """Several kernels of one stage, one launch each (``eager``): ``parts`` =
         [(label, kernel, shape columns, memory ratio, count)], kernel in copy | rmsnorm | softmax;
         for ``copy`` the one column is the bf16-equivalent element count (bytes read + written / 4)."""
+        n, pr, compute_scale, memory_scale = self.n, self.pricer, self.compute_scale, self.memory_scale
         body, cc, mm, launches = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
         priced = []
         for label, kernel, cols, ratio_, cnt in parts:
@@ -431,15 +410,16 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                                  f" {k.params}) {_fmt_ns(b[i])}" + (f" x {cnt[i]:g}" if cnt[i] != 1 else ""))
             return (f"{what}: {launches[i]:g} kernel{'s' if launches[i] != 1 else ''}, " + " + ".join(items)
                     + f" = {_fmt_ns(body[i])}")
-        stages.append(VStage(name + tag, block, "kernel", layers, cc, mm, np.zeros(n), body, launches, f))
+        self.stages.append(VStage(name + tag, block, "kernel", layers, cc, mm, np.zeros(n), body, launches, f))
 
-    def norm_parts(rows, width, label, count=1.0):
+    def norm_parts(self, rows, width, label, count=1.0):
         """One norm over ``rows`` x ``width`` as a plain PyTorch model writes it: RMSNorm by hand
         (x.float(), pow(2), mean(-1), + eps, rsqrt, x * rsqrt, .to(bf16), w * x: 8 kernels; the
         mean is a row reduction: softmax.tile at rows x width, one CTA per row moving the same
         4 x rows x width bytes as the mean's f32 read), LayerNorm as F.layer_norm (1 kernel)."""
+        n = self.n
         E = rows * width
-        if model.norm != "rmsnorm":
+        if self.norm != "rmsnorm":
             return [(f"{label}layer_norm", "rmsnorm", [rows, np.full(n, width)], 1.0, count)]
         return [(f"{label}to f32", "copy", [1.5 * E], 1.0, count),
                 (f"{label}pow 2", "copy", [2.0 * E], 1.0, count),
@@ -450,12 +430,66 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                 (f"{label}to bf16", "copy", [1.5 * E], 1.0, count),
                 (f"{label}w * x", "copy", [E + width / 2], 1.0, count)]
 
-    def rope_parts(E, label):
+    def rope_parts(self, E, label):
         """RoPE on one tensor of E elements as x * cos + rotate_half(x) * sin: neg (half),
         cat, two broadcast muls, add: 5 kernels."""
         return [(f"{label} neg", "copy", [E / 2], 1.0, 1), (f"{label} cat", "copy", [E], 1.0, 1),
                 (f"{label} x cos", "copy", [E], 1.0, 1), (f"{label} x sin", "copy", [E], 1.0, 1),
                 (f"{label} add", "copy", [1.5 * E], 1.0, 1)]
+
+
+def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
+             compute_scale: float = 1.0, memory_scale: float = 1.0, intra_scale: float = 1.0,
+             inter_scale: float = 1.0) -> Evaluation:
+    """Every stage for every configuration in ``cfg`` (numpy arrays over configurations)."""
+    n = len(cfg)
+    pr = pricer_for(system.profile, system.profile_key)
+    prof = system.profile
+    tiled = system.kind == "tiled"
+    ab, wb, kvb = (float(dtype_bytes(d)) for d in (wl.act_dtype, wl.weight_dtype, wl.kv_dtype))
+    decode = wl.mode == "decode"
+    h = model.hidden_size
+    Hq, G = model.num_attention_heads, model.num_kv_heads
+    d = model.head_dim
+    mla = model.mla
+    links = _links(system, cfg, intra_scale, inter_scale)
+
+    # Ranks that share one device on the tiled accelerator run the group's whole work.
+    tp_d = np.where(cfg.tp_place >= 3, 1, cfg.tp)
+    cp_d = np.where(cfg.cp_place >= 3, 1, cfg.cp)
+    Br = -(-wl.batch // cfg.dp)                                  # sequences per replica
+    if decode:
+        T = Br.astype(np.int64)                                  # tokens per rank (CP ranks share the token)
+        S_q = np.ones(n, dtype=np.int64)
+    else:
+        S_q = -(-wl.context // cp_d)                             # query tokens per sequence per rank
+        T = Br * S_q
+    Hq_r = -(-Hq // tp_d)
+    if mla is None:
+        G_r = np.maximum(G // tp_d, 1)
+        rep = np.maximum(tp_d // G, 1)                           # TP ranks holding the same KV head
+    else:
+        G_r = np.ones(n, dtype=np.int64)
+        rep = tp_d.copy()                                        # the latent is shared by all heads
+    kvseq = cfg.kvseq & (rep > 1)
+
+    # dtype scalings of the bf16 kernels
+    try:
+        fp8_ratio = prof.peak_flops_per_s("tensor", "bf16") / prof.peak_flops_per_s("tensor", "fp8e4m3")
+    except TfxError:
+        fp8_ratio = 1.0
+    gemm_cs = (fp8_ratio if (wb <= 1 and ab <= 1) else 1.0) * compute_scale
+
+    kinds = layer_kinds(model)
+    multi = len(kinds) > 1
+
+    eager = wl.kernels == "eager"
+    sms = 0 if tiled else int(prof.units_of("sm"))
+
+    sb = StageBuilder(n, pr, ab, wb, gemm_cs, compute_scale, memory_scale, eager, sms, tiled, model.norm)
+    stages = sb.stages
+    gemm_stage, elem_stage, comm_stage, kernels_stage = sb.gemm, sb.elem, sb.comm, sb.kernels
+    norm_parts, rope_parts = sb.norm_parts, sb.rope_parts
 
     tp_bw, tp_lat, tp_lab = links["tp"]
     cp_bw, cp_lat, cp_lab = links["cp"]
@@ -833,7 +867,7 @@ def memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T) ->
             ffn = m * (-(-model.intermediate_size // tp_d))
         ffn_sum = ffn_sum + ffn
     ffn_per_layer = ffn_sum / model.num_layers
-    small = counts.layers_total - sum(_matrix_params(model, i) for i in range(model.num_layers))
+    small = counts.layers_total - sum(layer_matrix_params(model, i, active=False) for i in range(model.num_layers))
     small_per_layer = small / model.num_layers
     emb = counts.embedding + counts.position_embedding
     head = counts.lm_head
@@ -864,11 +898,6 @@ def memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T) ->
     work = np.full(n, float(system.workspace))
     return {"weights": weights.astype(float), "kv_cache": kv.astype(float), "activations": act.astype(float),
             "workspace": work}
-
-
-def _matrix_params(model: ModelConfig, layer: int) -> int:
-    from tfx.model.presets import _layer_matrix_params
-    return _layer_matrix_params(model, layer, False)
 
 
 # --------------------------------------------------------------------------- #

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 
 from tfx.errors import TfxError
-from tfx.model.presets import DTYPE_BYTES, ModelConfig
+from tfx.model.schema import DTYPE_BYTES, ModelConfig
 
 #: Per-launch cost under CUDA graphs when the profile states none
 #: (``launch.graph_overhead``): the gap between back-to-back graph nodes on
