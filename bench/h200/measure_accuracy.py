@@ -1,0 +1,798 @@
+#!/usr/bin/env python3
+"""H200 truth for issue 15: Triton-tiled versions of the shipped kernels at random configurations.
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_accuracy.py OUTDIR
+Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
+    python3 bench/h200/measure_accuracy.py OUTDIR --plan
+
+Every CSV is in `tfx validate`'s format: columns `kernel` (the tile file the Triton kernel
+follows), `profile`, `measured_ms`, one column per kernel parameter by its tile name, `regs`,
+`spills`, `smem_bytes` (from the compiled kernel: n_regs, n_spills, metadata.shared), then
+annotations: family, shape, split (tune / heldout), seed, status, blocks_per_sm
+(cuOccupancyMaxActiveBlocksPerMultiprocessor), rel_err (vs torch in f32), error.
+
+    gemm.csv             bf16 and fp8 (e4m3, f32 accumulation, bf16 out) tiled GEMM
+                         (kernels/gemm.tile, kernels/gemm_fp8.tile); square and M <= 128 with
+                         transformer-layer N, K; fp8 with B K-major ([N, K], the wgmma layout)
+                         and, at one shape, B N-major ([K, N]) for the same configs (layout column)
+    persistent_gemm.csv  one CTA per SM walking the output tiles (kernels/persistent_gemm.tile)
+    attention.csv        FlashAttention-2 forward, causal (kernels/flash_prefill.tile) and not
+                         (kernels/flash_attention.tile)
+    decode.csv           split-KV GQA decode, partial + merge launches (kernels/gqa_decode.tile);
+                         measured_ms is both launches back to back; ms_split, ms_merge alone
+    rows.csv             rmsnorm and softmax row kernels (whole rows in registers, spilling
+                         configurations included)
+    gemm_m480.csv        bf16 GEMM M=480 N=14336 K=8192, BM=128, for the unique-bytes check
+                         (issue 17 defect 4): min_bytes = 2 (MK + KN + MN)
+    log.txt              everything printed
+
+Configurations are drawn at random (random.Random(seed)) from each kernel's tile parameter
+sets; each shape is tagged `tune` or `heldout` (figures are reported on held-out shapes).
+Timing: triton.testing.do_bench median (L2 cleared before every timed run), random inputs.
+"""
+import csv
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+import traceback
+import zlib
+
+PLAN_ONLY = "--plan" in sys.argv
+os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_acc")
+
+torch = None
+triton = None
+tl = None
+if not PLAN_ONLY:
+    import torch  # noqa: F811
+    import triton  # noqa: F811
+    import triton.language as tl  # noqa: F811
+
+T0 = time.time()
+GLOBAL_DEADLINE_S = float(os.environ.get("ACC_DEADLINE_S", "540"))
+PRECOMPILE_BUDGET_S = float(os.environ.get("ACC_PRECOMPILE_S", "200"))
+PROFILE = "h200_sxm"
+# A second campaign draws fresh configurations (seeds + offset) on the same shapes; all of its
+# rows are held out (nothing was tuned on those seeds).
+SEED_OFFSET = int(os.environ.get("ACC_SEED_OFFSET", "0"))
+SMEM_LIMIT = 232448
+LOG2E = 1.4426950408889634
+OUT = None
+_LOG = None
+
+
+def log(*a):
+    s = " ".join(str(x) for x in a)
+    line = f"[{time.time() - T0:7.1f}s] {s}"
+    print(line, flush=True)
+    if _LOG is not None:
+        _LOG.write(line + "\n")
+        _LOG.flush()
+
+
+def elapsed():
+    return time.time() - T0
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def next_pow2(x):
+    return 1 << (x - 1).bit_length()
+
+
+# ----------------------------------------------------------------------------------------------
+# The plan: families, shapes (tune / heldout), random configurations
+# ----------------------------------------------------------------------------------------------
+META = ["family", "shape", "split", "seed", "status", "blocks_per_sm", "rel_err", "error"]
+COMMON = ["kernel", "profile", "measured_ms"]
+RES = ["regs", "spills", "smem_bytes"]
+
+FILES = {
+    "gemm.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "layout"],
+    "persistent_gemm.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "NUM_SMS"],
+    "attention.csv": ["B", "H", "S", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES"],
+    "decode.csv": ["B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES", "ms_split", "ms_merge",
+                   "merge_regs", "merge_spills", "merge_smem_bytes"],
+    "rows.csv": ["M", "N", "BLOCK_M", "WARPS"],
+    "gemm_m480.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "min_bytes", "gbps_unique",
+                      "tflops"],
+}
+
+GEMM_BF16_SHAPES = [((4096, 4096, 4096), "tune"), ((2048, 2048, 2048), "heldout"),
+                    ((1024, 14336, 4096), "heldout"), ((16, 14336, 4096), "tune"),
+                    ((32, 28672, 4096), "heldout"), ((64, 4096, 14336), "heldout"),
+                    ((128, 4096, 4096), "tune"), ((128, 14336, 4096), "heldout")]
+GEMM_FP8_SHAPES = [((4096, 4096, 4096), "tune"), ((8192, 8192, 4096), "heldout"),
+                   ((2048, 2048, 2048), "heldout"), ((32, 4096, 4096), "tune"), ((128, 14336, 4096), "heldout")]
+PERSIST_SHAPES = [((4096, 4096, 4096), "tune"), ((8192, 8192, 4096), "heldout"),
+                  ((1024, 14336, 4096), "heldout"), ((2048, 2048, 8192), "heldout")]
+ATTN_SHAPES = [((1, 32, 4096, 128, 1), "tune"), ((4, 32, 2048, 128, 1), "heldout"),
+               ((2, 32, 8192, 64, 1), "heldout"), ((1, 16, 16384, 128, 1), "heldout"),
+               ((1, 32, 4096, 128, 0), "tune"), ((2, 32, 2048, 64, 0), "heldout"),
+               ((1, 32, 8192, 128, 0), "heldout")]
+DECODE_SHAPES = [((1, 32, 8, 32768), "tune"), ((8, 32, 8, 8192), "heldout"), ((1, 32, 8, 131072), "heldout"),
+                 ((32, 64, 8, 4096), "heldout"), ((4, 64, 8, 16384), "heldout")]
+RMS_SHAPES = [((4096, 4096), "tune"), ((4096, 16384), "heldout"), ((8192, 8192), "heldout"),
+              ((16384, 2048), "heldout")]
+SOFTMAX_SHAPES = [((4096, 4096), "tune"), ((8192, 16384), "heldout"), ((16384, 1024), "heldout"),
+                  ((4096, 8192), "heldout")]
+
+
+def gemm_smem(bm, bn, bk, st, elt):
+    # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
+    return st * (bm * bk + bk * bn) * elt
+
+
+def draw(rng, space, n, ok=lambda c: True):
+    """n distinct configurations drawn from the product of the value lists in ``space``."""
+    import itertools
+    combos = [c for c in itertools.product(*space) if ok(c)]
+    rng.shuffle(combos)
+    return combos[:n]
+
+
+def plan():
+    """[(file, family, kernel, split, seed, shape_label, params dict)] in measurement order."""
+    jobs = _plan()
+    if SEED_OFFSET:
+        jobs = [(f, fam, k, "heldout" if split != "model" else split, seed, sh, p)
+                for f, fam, k, split, seed, sh, p in jobs]
+    return jobs
+
+
+def _plan():
+    jobs = []
+    for bn, bk, w, st in [(256, 64, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (256, 64, 8, 4), (128, 128, 8, 3),
+                          (64, 64, 4, 4), (128, 64, 4, 3), (256, 128, 8, 2)]:
+        p = dict(M=480, N=14336, K=8192, BM=128, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=8,
+                 min_bytes=2 * (480 * 8192 + 8192 * 14336 + 480 * 14336))
+        jobs.append(("gemm_m480.csv", "gemm_m480", "kernels/gemm.tile", "model", 0, "480x14336x8192", p))
+    for fam, shapes, kern, elt in (("gemm_bf16", GEMM_BF16_SHAPES, "kernels/gemm.tile", 2),
+                                   ("gemm_fp8", GEMM_FP8_SHAPES, "kernels/gemm_fp8.tile", 1)):
+        for i, ((M, N, K), split) in enumerate(shapes):
+            seed = 1000 + 17 * i + (0 if fam == "gemm_bf16" else 500) + SEED_OFFSET
+            rng = random.Random(seed)
+            bms = [b for b in (16, 32, 64, 128, 256) if b <= max(16, next_pow2(M))] if M <= 128 else (64, 128, 256)
+            bks = (32, 64, 128) if elt == 2 else (64, 128)
+            space = (bms, (32, 64, 128, 256), bks, (2, 4, 8), (1, 2, 3, 4, 5), (1, 8))
+            n = 12 if M > 128 else 10
+            cfgs = draw(rng, space, n, lambda c: gemm_smem(c[0], c[1], c[2], c[4], elt) <= SMEM_LIMIT
+                        and c[0] * c[1] // (32 * c[3]) <= 512)
+            for bm, bn, bk, w, st, g in cfgs:
+                p = dict(M=M, N=N, K=K, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=g, layout="nk" if elt == 1 else "kn")
+                jobs.append(("gemm.csv", fam, kern, split, seed, f"{M}x{N}x{K}", p))
+                if fam == "gemm_fp8" and (M, N, K) == (4096, 4096, 4096):
+                    q = dict(p, layout="kn")
+                    jobs.append(("gemm.csv", fam + "_kn", "kernels/gemm_fp8_kn.tile", split, seed, f"{M}x{N}x{K}", q))
+    for i, ((M, N, K), split) in enumerate(PERSIST_SHAPES):
+        seed = 2000 + 17 * i + SEED_OFFSET
+        rng = random.Random(seed)
+        space = ((64, 128, 256), (64, 128, 256), (32, 64, 128), (4, 8), (2, 3, 4, 5), (132, 114, 78))
+        cfgs = draw(rng, space, 10, lambda c: gemm_smem(c[0], c[1], c[2], c[4], 2) <= SMEM_LIMIT
+                    and c[0] * c[1] // (32 * c[3]) <= 512)
+        for bm, bn, bk, w, st, sms in cfgs:
+            p = dict(M=M, N=N, K=K, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, NUM_SMS=sms)
+            jobs.append(("persistent_gemm.csv", "persistent_gemm", "kernels/persistent_gemm.tile", split, seed,
+                         f"{M}x{N}x{K}", p))
+    for i, ((B, H, S, D, causal), split) in enumerate(ATTN_SHAPES):
+        seed = 3000 + 17 * i + SEED_OFFSET
+        rng = random.Random(seed)
+        cfgs = draw(rng, ((64, 128), (32, 64, 128), (4, 8), (1, 2, 3, 4)), 12,
+                    lambda c: c[3] * 2 * c[1] * D * 2 + c[0] * D * 2 <= SMEM_LIMIT)
+        fam = "attention_causal" if causal else "attention_full"
+        kern = "kernels/flash_prefill.tile" if causal else "kernels/flash_attention.tile"
+        for bm, bn, w, st in cfgs:
+            p = dict(B=B, H=H, S=S, D=D, BLOCK_M=bm, BLOCK_N=bn, WARPS=w, STAGES=st)
+            jobs.append(("attention.csv", fam, kern, split, seed, f"B{B} H{H} S{S} D{D}", p))
+    for i, ((B, HQ, HKV, SKV), split) in enumerate(DECODE_SHAPES):
+        seed = 4000 + 17 * i + SEED_OFFSET
+        rng = random.Random(seed)
+        cfgs = draw(rng, ((1, 2, 4, 8, 16, 32, 64), (32, 64, 128), (2, 4, 8), (1, 2, 3)), 12)
+        for sp, bn, w, st in cfgs:
+            p = dict(B=B, HQ=HQ, HKV=HKV, SKV=SKV, D=128, SPLITS=sp, BLOCK_N=bn, WARPS=w, STAGES=st)
+            jobs.append(("decode.csv", "gqa_decode", "kernels/gqa_decode.tile", split, seed,
+                         f"B{B} HQ{HQ} HKV{HKV} SKV{SKV}", p))
+    for fam, shapes, kern, base in (("rmsnorm", RMS_SHAPES, "kernels/rmsnorm.tile", 5000),
+                                    ("softmax", SOFTMAX_SHAPES, "kernels/softmax.tile", 6000)):
+        for i, ((M, N), split) in enumerate(shapes):
+            seed = base + 17 * i + SEED_OFFSET
+            rng = random.Random(seed)
+            # values per thread capped at 1024 f32 (ptxas time); spilling ones stay in
+            cfgs = draw(rng, ((1, 2, 4, 8, 16), (1, 2, 4, 8, 16)), 14,
+                        lambda c: c[0] * next_pow2(N) // (32 * c[1]) <= 1024)
+            for bm, w in cfgs:
+                p = dict(M=M, N=N, BLOCK_M=bm, WARPS=w)
+                jobs.append(("rows.csv", fam, kern, split, seed, f"{M}x{N}", p))
+    return jobs
+
+
+def compile_key(job):
+    """What the compiled kernel depends on (configs with the same key share one compile)."""
+    f, fam, _, _, _, _, p = job
+    if f in ("gemm.csv", "gemm_m480.csv"):
+        return ("gemm", fam.startswith("gemm_fp8"), p["layout"] if "layout" in p else "kn", p["BM"], p["BN"],
+                p["BK"], p["WARPS"], p["STAGES"], p["GROUP_M"], p["M"] % 16 == 0, p["N"] % 16 == 0, p["K"] % 16 == 0)
+    if f == "persistent_gemm.csv":
+        return ("persistent", p["BM"], p["BN"], p["BK"], p["WARPS"], p["STAGES"], p["NUM_SMS"])
+    if f == "attention.csv":
+        return ("attn", fam == "attention_causal", p["D"], p["BLOCK_M"], p["BLOCK_N"], p["WARPS"], p["STAGES"])
+    if f == "decode.csv":
+        return ("decode", p["HQ"] // p["HKV"], p["SPLITS"], p["BLOCK_N"], p["WARPS"], p["STAGES"])
+    return (fam, next_pow2(p["N"]), p["BLOCK_M"], p["WARPS"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton kernels (each follows its tile file; comments name the mesh)
+# ----------------------------------------------------------------------------------------------
+if not PLAN_ONLY:
+
+    @triton.jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+        # kernels/gemm.tile: mesh cta[cdiv(M, BM), cdiv(N, BN)] swizzle(GROUP_M); K loop STAGES deep
+        pid = tl.program_id(axis=0)
+        num_pid_m = tl.cdiv(M, BLOCK_M)
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        num_pid_in_group = GROUP_M * num_pid_n
+        group_id = pid // num_pid_in_group
+        first_pid_m = group_id * GROUP_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        c = acc.to(c_ptr.dtype.element_ty)
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+    @triton.jit
+    def persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                          stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
+        # kernels/persistent_gemm.tile: mesh cta[min(NUM_SMS, TILES)]; tiles t = sm, sm + CTAS, ...
+        start = tl.program_id(0)
+        ctas = tl.num_programs(0)
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        tiles = tl.cdiv(M, BLOCK_M) * num_pid_n
+        offs_k = tl.arange(0, BLOCK_K)
+        for t in range(start, tiles, ctas):
+            pid_m = t // num_pid_n
+            pid_n = t % num_pid_n
+            offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+            offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+            a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+            b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(0, tl.cdiv(K, BLOCK_K)):
+                a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+                b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+                acc = tl.dot(a, b, acc)
+                a_ptrs += BLOCK_K * stride_ak
+                b_ptrs += BLOCK_K * stride_bk
+            offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+            offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+            c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+            tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+    @triton.jit
+    def flash_fwd_kernel(Q, K, V, O, LSE, qk_scale, S, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+        # kernels/flash_prefill.tile (CAUSAL) / flash_attention.tile: mesh cta[cdiv(S, BLOCK_M), B * H]
+        pm = tl.program_id(0)
+        bh = tl.program_id(1)
+        base = bh.to(tl.int64) * S * D
+        offs_m = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.arange(0, BLOCK_N)
+        offs_d = tl.arange(0, D)
+        q = tl.load(Q + base + offs_m[:, None] * D + offs_d[None, :])
+        m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+        l_i = tl.zeros([BLOCK_M], tl.float32)
+        acc = tl.zeros([BLOCK_M, D], tl.float32)
+        if CAUSAL:
+            n_trips = tl.minimum(tl.cdiv((pm + 1) * BLOCK_M, BLOCK_N), tl.cdiv(S, BLOCK_N))
+            n_full = (pm * BLOCK_M) // BLOCK_N
+        else:
+            n_trips = tl.cdiv(S, BLOCK_N)
+            n_full = n_trips
+        for j in range(0, n_full):
+            n = j * BLOCK_N + offs_n
+            k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
+            s = tl.dot(q, tl.trans(k)) * qk_scale
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            alpha = tl.exp2(m_i - m_new)
+            p = tl.exp2(s - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            m_i = m_new
+        if CAUSAL:
+            for j in range(n_full, n_trips):
+                n = j * BLOCK_N + offs_n
+                k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
+                s = tl.dot(q, tl.trans(k)) * qk_scale
+                s = tl.where(offs_m[:, None] >= n[None, :], s, float("-inf"))
+                m_new = tl.maximum(m_i, tl.max(s, 1))
+                alpha = tl.exp2(m_i - m_new)
+                p = tl.exp2(s - m_new[:, None])
+                l_i = l_i * alpha + tl.sum(p, 1)
+                v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
+                acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+                m_i = m_new
+        o = acc / l_i[:, None]
+        tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
+        tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
+
+    @triton.jit(do_not_specialize=["SPLITS", "HKV", "G"])
+    def decode_split_kernel(Q, Kc, Vc, OP, MLP, qk_scale, SKV, SPLIT_LEN, SPLITS, HKV, G,
+                            GP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr):
+        # kernels/gqa_decode.tile launch 1: mesh cta[B * HKV, SPLITS] as (bh, sp)
+        bh = tl.program_id(0)
+        sp = tl.program_id(1)
+        offs_g = tl.arange(0, GP)
+        offs_d = tl.arange(0, D)
+        offs_n = tl.arange(0, BLOCK_N)
+        gmask = offs_g < G
+        q = tl.load(Q + (bh * G + offs_g)[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
+        kv_base = bh.to(tl.int64) * SKV * D
+        start = sp * SPLIT_LEN
+        n_trips = tl.minimum(SPLIT_LEN // BLOCK_N, tl.cdiv(tl.maximum(SKV - start, 0), BLOCK_N))
+        m_i = tl.full([GP], float("-inf"), tl.float32)
+        l_i = tl.zeros([GP], tl.float32)
+        acc = tl.zeros([GP, D], tl.float32)
+        for j in range(0, n_trips):
+            n = start + j * BLOCK_N + offs_n
+            nmask = n < SKV
+            k = tl.load(Kc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
+            s = tl.dot(q, tl.trans(k)) * qk_scale
+            s = tl.where(nmask[None, :], s, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            alpha = tl.exp2(m_i - m_new)
+            p = tl.exp2(s - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(Vc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            m_i = m_new
+        row = (bh * SPLITS + sp) * G + offs_g
+        tl.store(OP + row[:, None] * D + offs_d[None, :], acc, mask=gmask[:, None])
+        tl.store(MLP + row * 2, m_i, mask=gmask)
+        tl.store(MLP + row * 2 + 1, l_i, mask=gmask)
+
+    @triton.jit(do_not_specialize=["G"])
+    def decode_merge_kernel(OP, MLP, O, G, SPLITS: tl.constexpr, GP: tl.constexpr, D: tl.constexpr):
+        # kernels/gqa_decode.tile launch 2: mesh cta[B * HKV] as (bh)
+        bh = tl.program_id(0)
+        offs_s = tl.arange(0, SPLITS)
+        offs_g = tl.arange(0, GP)
+        offs_d = tl.arange(0, D)
+        gmask = offs_g < G
+        rows = (bh * SPLITS + offs_s[:, None]) * G + offs_g[None, :]
+        m = tl.load(MLP + rows * 2, mask=gmask[None, :], other=0.0)
+        l = tl.load(MLP + rows * 2 + 1, mask=gmask[None, :], other=0.0)
+        m_max = tl.max(m, 0)
+        w = tl.exp2(m - m_max[None, :])
+        l_tot = tl.sum(l * w, 0)
+        acc = tl.zeros([GP, D], tl.float32)
+        for s in range(0, SPLITS):
+            r = (bh * SPLITS + s) * G + offs_g
+            ms = tl.load(MLP + r * 2, mask=gmask, other=0.0)
+            ws = tl.exp2(ms - m_max)
+            o = tl.load(OP + r[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
+            acc += o * ws[:, None]
+        out = acc / l_tot[:, None]
+        tl.store(O + (bh * G + offs_g)[:, None] * D + offs_d[None, :], out.to(O.dtype.element_ty), mask=gmask[:, None])
+
+    @triton.jit
+    def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        # kernels/rmsnorm.tile: mesh cta[cdiv(M, BLOCK_M)]; whole rows in registers
+        pm = tl.program_id(0)
+        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = tl.arange(0, BLOCK_N)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+        x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
+        inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
+        w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
+        y = x * inv[:, None] * w[None, :]
+        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        # kernels/softmax.tile: mesh cta[cdiv(M, BLOCK_M)]; whole rows in registers
+        pm = tl.program_id(0)
+        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = tl.arange(0, BLOCK_N)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+        x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
+        e = tl.exp(x - tl.max(x, 1)[:, None])
+        y = e * (1.0 / tl.sum(e, 1))[:, None]
+        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# launches: `bufs` holds the tensors of one shape; warmup=True compiles only
+# ----------------------------------------------------------------------------------------------
+def launch(job, bufs, warmup=False):
+    f, fam, _, _, _, _, p = job
+    if f in ("gemm.csv", "gemm_m480.csv", "persistent_gemm.csv"):
+        A, Bm, C = bufs["A"], bufs["B"], bufs["C"]
+        M, N, K = p["M"], p["N"], p["K"]
+        # layout kn: B is [K, N] (N contiguous); nk: B^T is stored [N, K] (K contiguous)
+        sbk, sbn = (N, 1) if p.get("layout", "kn") == "kn" else (1, K)
+        if f == "persistent_gemm.csv":
+            tiles = cdiv(M, p["BM"]) * cdiv(N, p["BN"])
+            grid = (min(p["NUM_SMS"], tiles),)
+            kern = persistent_kernel
+            kw = dict(BLOCK_M=p["BM"], BLOCK_N=p["BN"], BLOCK_K=p["BK"], NUM_SMS=p["NUM_SMS"])
+        else:
+            grid = (cdiv(M, p["BM"]) * cdiv(N, p["BN"]),)
+            kern = matmul_kernel
+            kw = dict(BLOCK_M=p["BM"], BLOCK_N=p["BN"], BLOCK_K=p["BK"], GROUP_M=p["GROUP_M"])
+        args = (A, Bm, C, M, N, K, K, 1, sbk, sbn, N, 1)
+        kw.update(num_warps=p["WARPS"], num_stages=p["STAGES"])
+        if warmup:
+            return [(kern.warmup(*args, **kw, grid=grid), p["WARPS"])]
+        kern[grid](*args, **kw)
+        return None
+    if f == "attention.csv":
+        B, H, S, D = p["B"], p["H"], p["S"], p["D"]
+        grid = (cdiv(S, p["BLOCK_M"]), B * H)
+        args = (bufs["q"], bufs["k"], bufs["v"], bufs["o"], bufs["lse"], LOG2E / math.sqrt(D), S)
+        kw = dict(D=D, BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], CAUSAL=fam == "attention_causal",
+                  num_warps=p["WARPS"], num_stages=p["STAGES"])
+        if warmup:
+            return [(flash_fwd_kernel.warmup(*args, **kw, grid=grid), p["WARPS"])]
+        flash_fwd_kernel[grid](*args, **kw)
+        return None
+    if f == "decode.csv":
+        return decode_launch(p, bufs, warmup, which="both")
+    M, N = p["M"], p["N"]
+    grid = (cdiv(M, p["BLOCK_M"]),)
+    kw = dict(BLOCK_M=p["BLOCK_M"], BLOCK_N=next_pow2(N), num_warps=p["WARPS"], num_stages=1)
+    if fam == "rmsnorm":
+        args = (bufs["X"], bufs["W"], bufs["Y"], M, N, 1.0 / N, 1e-6)
+        kern = rmsnorm_kernel
+    else:
+        args = (bufs["X"], bufs["Y"], M, N)
+        kern = softmax_kernel
+    if warmup:
+        return [(kern.warmup(*args, **kw, grid=grid), p["WARPS"])]
+    kern[grid](*args, **kw)
+    return None
+
+
+def decode_geometry(p):
+    G = p["HQ"] // p["HKV"]
+    GP = max(16, next_pow2(G))
+    split_len = cdiv(cdiv(p["SKV"], p["SPLITS"]), p["BLOCK_N"]) * p["BLOCK_N"]
+    return G, GP, split_len
+
+
+def decode_launch(p, bufs, warmup=False, which="both"):
+    B, HQ, HKV, SKV, D = p["B"], p["HQ"], p["HKV"], p["SKV"], p["D"]
+    G, GP, split_len = decode_geometry(p)
+    sp = p["SPLITS"]
+    op, mlp = bufs["op"][: B * HKV * sp * G], bufs["mlp"][: B * HKV * sp * G]
+    a1 = (bufs["q"], bufs["k"], bufs["v"], op, mlp, LOG2E / math.sqrt(D), SKV, split_len, sp, HKV, G)
+    k1 = dict(GP=GP, D=D, BLOCK_N=p["BLOCK_N"], num_warps=p["WARPS"], num_stages=p["STAGES"])
+    a2 = (op, mlp, bufs["o"], G)
+    k2 = dict(SPLITS=sp, GP=GP, D=D, num_warps=4, num_stages=1)
+    if warmup:
+        return [(decode_split_kernel.warmup(*a1, **k1, grid=(B * HKV, sp)), p["WARPS"]),
+                (decode_merge_kernel.warmup(*a2, **k2, grid=(B * HKV,)), 4)]
+    if which in ("both", "split"):
+        decode_split_kernel[(B * HKV, sp)](*a1, **k1)
+    if which in ("both", "merge"):
+        decode_merge_kernel[(B * HKV,)](*a2, **k2)
+    return None
+
+
+def make_bufs(job, tiny=False):
+    """The tensors of a job's shape (tiny: a few elements, for compiling in a worker)."""
+    f, fam, _, _, _, _, p = job
+    dev = "cuda"
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(zlib.crc32(job[5].encode()) & 0xFFFF)
+    bf = torch.bfloat16
+
+    def rnd(*shape, dtype=bf, scale=1.0):
+        if tiny:
+            return torch.empty(64, device=dev, dtype=dtype)
+        return (torch.randn(*shape, device=dev, dtype=torch.float32, generator=gen) * scale).to(dtype)
+    if f in ("gemm.csv", "gemm_m480.csv", "persistent_gemm.csv"):
+        M, N, K = p["M"], p["N"], p["K"]
+        dt = torch.float8_e4m3fn if fam.startswith("gemm_fp8") else bf
+        A = rnd(M, K, dtype=dt)
+        Bt = rnd(N, K, dtype=dt) if p.get("layout", "kn") == "nk" else rnd(K, N, dtype=dt)
+        C = torch.empty(64 if tiny else M * N, device=dev, dtype=bf)
+        return {"A": A, "B": Bt, "C": C}
+    if f == "attention.csv":
+        B, H, S, D = p["B"], p["H"], p["S"], p["D"]
+        q, k, v = (rnd(B, H, S, D) for _ in range(3))
+        return {"q": q, "k": k, "v": v, "o": torch.empty_like(q),
+                "lse": torch.empty(64 if tiny else B * H * S, device=dev, dtype=torch.float32)}
+    if f == "decode.csv":
+        B, HQ, HKV, SKV, D = p["B"], p["HQ"], p["HKV"], p["SKV"], p["D"]
+        rows = 64 if tiny else B * HQ * 64
+        return {"q": rnd(B, HQ, D), "k": rnd(B, HKV, SKV, D), "v": rnd(B, HKV, SKV, D),
+                "op": torch.empty(rows, D, device=dev, dtype=torch.float32),
+                "mlp": torch.empty(rows, 2, device=dev, dtype=torch.float32),
+                "o": torch.empty(64 if tiny else B * HQ * D, device=dev, dtype=bf)}
+    M, N = p["M"], p["N"]
+    return {"X": rnd(M, N), "W": rnd(N), "Y": torch.empty(64 if tiny else M * N, device=dev, dtype=bf)}
+
+
+def reference(job, bufs):
+    f, fam, _, _, _, _, p = job
+    if f in ("gemm.csv", "gemm_m480.csv", "persistent_gemm.csv"):
+        A, Bt = bufs["A"].float(), bufs["B"].float()
+        Bkn = Bt.t() if p.get("layout", "kn") == "nk" else Bt
+        return (A @ Bkn).reshape(-1)
+    if f == "attention.csv":
+        import torch.nn.functional as F
+        return F.scaled_dot_product_attention(bufs["q"], bufs["k"], bufs["v"],
+                                              is_causal=fam == "attention_causal").float().reshape(-1)
+    if f == "decode.csv":
+        import torch.nn.functional as F
+        q = bufs["q"].unsqueeze(2)
+        return F.scaled_dot_product_attention(q, bufs["k"], bufs["v"], enable_gqa=True).float().reshape(-1)
+    x = bufs["X"].float()
+    if fam == "rmsnorm":
+        return (x * torch.rsqrt((x * x).mean(1, keepdim=True) + 1e-6) * bufs["W"].float()).reshape(-1)
+    return torch.softmax(x, 1).reshape(-1)
+
+
+def output_of(job, bufs):
+    f = job[0]
+    if f in ("gemm.csv", "gemm_m480.csv", "persistent_gemm.csv"):
+        return bufs["C"]
+    if f == "attention.csv":
+        return bufs["o"].reshape(-1)
+    if f == "decode.csv":
+        return bufs["o"]
+    return bufs["Y"]
+
+
+def _compile_worker(job):
+    t = time.time()
+    try:
+        launch(job, make_bufs(job, tiny=True), warmup=True)
+        return compile_key(job), "ok", time.time() - t, ""
+    except Exception as e:
+        return compile_key(job), "compile_error", time.time() - t, repr(e)[:300]
+
+
+def precompile(jobs, budget_s):
+    """Compile one job per compile key in parallel processes into the shared Triton cache.
+    Returns the keys compiled (None when the pool could not run: then the main process compiles)."""
+    import multiprocessing as mp
+    uniq = {}
+    for j in jobs:
+        uniq.setdefault(compile_key(j), j)
+    todo = list(uniq.values())
+    nproc = max(1, min(len(todo), (os.cpu_count() or 4) - 2, 14))
+    log(f"precompiling {len(todo)} kernels in {nproc} processes (budget {budget_s:.0f}s)")
+    ok, errs = set(), {}
+    t = time.time()
+    pool = None
+    try:
+        pool = mp.get_context("spawn").Pool(nproc)
+        it = pool.imap_unordered(_compile_worker, todo, chunksize=1)
+        for _ in range(len(todo)):
+            left = budget_s - (time.time() - t)
+            if left <= 0:
+                raise TimeoutError("precompile budget spent")
+            key, st, dt, err = it.next(timeout=left)
+            if st == "ok":
+                ok.add(key)
+            else:
+                errs[key] = err
+                log("  compile error", key, err[:200])
+        log(f"  precompile done in {time.time() - t:.1f}s: {len(ok)} ok, {len(errs)} errors")
+    except Exception as e:
+        log("  precompile stopped:", repr(e)[:200], f"after {time.time() - t:.1f}s; {len(ok)} compiled")
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    return ok, errs
+
+
+_OCC_ERR = [False]
+
+
+def occupancy(kernel, threads, smem):
+    try:
+        from cuda.bindings import driver as cud
+        err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(kernel.function), threads, smem)
+        if int(err) != 0:
+            raise RuntimeError(str(err))
+        return int(n)
+    except Exception as e:
+        if not _OCC_ERR[0]:
+            log("occupancy query unavailable:", repr(e)[:200])
+            _OCC_ERR[0] = True
+        return ""
+
+
+def resources(k, warps):
+    from triton.runtime.autotuner import OutOfResources
+    info = {"smem_bytes": k.metadata.shared}
+    try:
+        k._init_handles()
+    except OutOfResources as e:
+        return info, str(e)[:200]
+    info["regs"] = k.n_regs
+    info["spills"] = k.n_spills
+    info["blocks_per_sm"] = occupancy(k, warps * 32, k.metadata.shared)
+    return info, None
+
+
+def bench(fn):
+    return float(triton.testing.do_bench(fn, warmup=5, rep=25, return_mode="median"))
+
+
+class Csv:
+    def __init__(self, name, cols):
+        self.f = open(os.path.join(OUT, name), "w", newline="")
+        self.w = csv.DictWriter(self.f, fieldnames=cols, extrasaction="ignore")
+        self.w.writeheader()
+        self.f.flush()
+        self.n = 0
+
+    def row(self, **kw):
+        for k, v in kw.items():
+            if isinstance(v, float):
+                kw[k] = f"{v:.6g}"
+        self.w.writerow(kw)
+        self.f.flush()
+        self.n += 1
+
+
+def row_base(job):
+    f, fam, kern, split, seed, shape, p = job
+    return dict(kernel=kern, profile=PROFILE, family=fam, shape=shape, split=split, seed=seed, **p)
+
+
+def run_all(jobs):
+    outs = {name: Csv(name, COMMON + cols + RES + META) for name, cols in FILES.items()}
+    if PLAN_ONLY:
+        for j in jobs:
+            outs[j[0]].row(**row_base(j), status="planned")
+        return {n: c.n for n, c in outs.items()}
+    ok, errs = precompile(jobs, PRECOMPILE_BUDGET_S)
+    by_shape = {}
+    for j in jobs:
+        by_shape.setdefault((j[0], j[1], j[5]), []).append(j)
+    dead = False
+    for (fname, fam, shape), group in by_shape.items():
+        out = outs[fname]
+        if dead or elapsed() > GLOBAL_DEADLINE_S:
+            for j in group:
+                out.row(**row_base(j), status="skipped_time_budget")
+            continue
+        try:
+            bufs = make_bufs(group[0])
+            ref = reference(group[0], bufs)
+            torch.cuda.synchronize()
+        except Exception as e:
+            log(f"{fam} {shape}: alloc/reference ERROR {repr(e)[:200]}")
+            for j in group:
+                out.row(**row_base(j), status="error", error=repr(e)[:200])
+            continue
+        log(f"{fam} {shape} ({group[0][3]}): {len(group)} configs")
+        for j in group:
+            key = compile_key(j)
+            base = row_base(j)
+            if elapsed() > GLOBAL_DEADLINE_S:
+                out.row(**base, status="skipped_time_budget")
+                continue
+            if key in errs or (ok and key not in ok):
+                out.row(**base, status="not_compiled", error=errs.get(key, "not compiled in the precompile budget"))
+                continue
+            try:
+                ks = launch(j, bufs, warmup=True)
+                info, oor = resources(*ks[0])
+                if len(ks) > 1:
+                    minfo, moor = resources(*ks[1])
+                    info.update(merge_regs=minfo.get("regs"), merge_spills=minfo.get("spills"),
+                                merge_smem_bytes=minfo.get("smem_bytes"))
+                    oor = oor or moor
+                if oor:
+                    out.row(**base, **info, status="out_of_resources", error=oor)
+                    continue
+                o = output_of(j, bufs)
+                o.fill_(float("nan"))
+                launch(j, bufs)
+                torch.cuda.synchronize()
+                got = o.float()[: ref.numel()]
+                rel = float((got - ref).norm() / ref.norm().clamp_min(1e-30)) if torch.isfinite(got).all() \
+                    else float("nan")
+                ms = bench(lambda: launch(j, bufs))
+                extra = {}
+                p = j[6]
+                if fname == "decode.csv":
+                    extra["ms_split"] = bench(lambda: decode_launch(p, bufs, which="split"))
+                    extra["ms_merge"] = bench(lambda: decode_launch(p, bufs, which="merge"))
+                if fname == "gemm_m480.csv":
+                    extra["gbps_unique"] = p["min_bytes"] / ms / 1e6
+                    extra["tflops"] = 2 * p["M"] * p["N"] * p["K"] / ms / 1e9
+                tol = 0.03 if j[1].startswith("gemm_fp8") else 0.02
+                status = "ok" if rel == rel and rel < tol else "wrong_result"
+                out.row(**base, **info, **extra, measured_ms=ms, rel_err=rel, status=status)
+                log(f"  {base['shape']} {p}: {ms:.4f} ms regs={info.get('regs')} spills={info.get('spills')} "
+                    f"smem={info.get('smem_bytes')} occ={info.get('blocks_per_sm')} rel={rel:.1e} {status}")
+            except Exception as e:
+                out.row(**base, status="error", error=repr(e)[:200])
+                log(f"  {j[6]}: ERROR {repr(e)[:300]}")
+                if "illegal" in repr(e).lower() or "cuda error" in repr(e).lower():
+                    dead = True
+                    break
+        bufs = ref = None
+        torch.cuda.empty_cache()
+    return {n: c.n for n, c in outs.items()}
+
+
+def env_report():
+    log("argv:", sys.argv, "date:", time.strftime("%Y-%m-%d %H:%M:%S %Z"), "python:", sys.version.split()[0])
+    if PLAN_ONLY:
+        return
+    log("torch:", torch.__version__, "cuda:", torch.version.cuda, "triton:", triton.__version__)
+    p = torch.cuda.get_device_properties(0)
+    log("device:", p.name, "sms:", p.multi_processor_count, "cc:", f"{p.major}.{p.minor}")
+    nvsmi()
+
+
+def nvsmi():
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,"
+                            "power.limit", "--format=csv"], capture_output=True, text=True, timeout=20)
+        log("nvidia-smi:", r.stdout.strip().replace("\n", " | "))
+    except Exception as e:
+        log("nvidia-smi failed:", repr(e))
+
+
+def main():
+    global OUT, _LOG
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    OUT = args[0] if args else "measured_out"
+    os.makedirs(OUT, exist_ok=True)
+    _LOG = open(os.path.join(OUT, "log.txt"), "w")
+    env_report()
+    jobs = plan()
+    only = [a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")]
+    if only:
+        jobs = [j for j in jobs if j[1] in only[0]]
+    log(f"{len(jobs)} configurations, {len({compile_key(j) for j in jobs})} distinct compiles")
+    try:
+        counts = run_all(jobs)
+    except Exception:
+        log("FAILED:", traceback.format_exc()[-2000:])
+        return 1
+    if not PLAN_ONLY:
+        nvsmi()
+    log("rows per file:", counts, f"total {elapsed():.0f}s")
+    _LOG.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
