@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from tfx.analysis import memory as memmod
 from tfx.analysis.counting import Counter, ScopeNode
-from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
+from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ns_at_rate, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
 from tfx.analysis.performance import links_by_mesh, predict
@@ -141,8 +141,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         domains["thread"] = domains["cta"] * threads
 
     # ---------------------------------------------------------------- memory
-    ranges = memmod.index_ranges(kernel, env)
-    footprint = memmod.footprints(kernel, env, ranges)
+    footprint, footprint_precision = memmod.footprints(kernel, env, counter.info)
     spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
     peaks = _per_thread(memmod.peak_live(root, counter), threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
@@ -217,7 +216,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     launches, predicted, terms = predict(root, counter, profile, blocks_by_launch, threads, wave_info,
                                          spill_bytes_per_thread=spill_by_launch)
 
-    metrics, precision = _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted,
+    metrics, precision = _metrics(root, domains, footprint, footprint_precision, peaks, profile, occupancy, launches, predicted,
                                   blocks, vector, wave_info)
     if (not vector and occupancy is not None and occupancy.hint_budget is not None
             and occupancy.hint_budget.reachable and not _what_if):
@@ -419,7 +418,7 @@ def _enclosing_loop(mesh: ScopeNode, target: ScopeNode):
     return found
 
 
-def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, predicted, blocks, vector,
+def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occupancy, launches, predicted, blocks, vector,
              wave_info):
     m: dict[str, Any] = {}
     prec: dict[str, str] = {}
@@ -434,7 +433,7 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
         prec[k] = root.precision
     for t, b in footprint.items():
         m[f"memory.footprint.{t}.logical"] = b
-        prec[f"memory.footprint.{t}.logical"] = "exact"
+        prec[f"memory.footprint.{t}.logical"] = footprint_precision[t]
     for lvl, p in peaks.items():
         m[f"memory.peak.{lvl}"] = p.bytes
         prec[f"memory.peak.{lvl}"] = "upper"
@@ -447,12 +446,12 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
         from tfx.analysis.performance import _rate_dtype
         dt = dtype if unit == "tensor" else _rate_dtype(dtype)
         try:
-            peak = profile.peak_flops_per_s(unit, dt) / 1e9
+            peak = profile.peak_flops_per_s(unit, dt)
         except TfxError:
             raise TfxError(f"profile {profile.name} states no {unit} rate for {dt}; "
                            "work without a stated rate is not priced at zero",
                            where=f"{profile.name}:compute.{unit}.{dt}") from None
-        compute_ns = compute_ns + v / peak
+        compute_ns = compute_ns + ns_at_rate(v, peak)
     memory_ns = 0
     mem_by_level = {}
     levels = profile.memory_levels()
@@ -462,19 +461,20 @@ def _metrics(root, domains, footprint, peaks, profile, occupancy, launches, pred
         if name is None:
             continue
         try:
-            bw = profile.memory_bandwidth(name, aggregate=True) / 1e9
+            bw = profile.memory_bandwidth(name, aggregate=True)
         except TfxError:
             continue
         moved = root.total.get(("traffic", lvl, "read"), 0) + root.total.get(("traffic", lvl, "write"), 0)
         if cache is not None and cache.caches == name:
             # Behind a cache the DRAM must move at least every byte once (the footprint);
             # every request crosses the cache at its bandwidth.
-            compulsory = sum(footprint.values()) if footprint else moved
-            t = compulsory / bw
+            # A footprint that is an upper bound (gathered rows) can exceed what is moved.
+            compulsory = emin(sum(footprint.values()), moved) if footprint else moved
+            t = ns_at_rate(compulsory, bw)
             if cache.bandwidth:
-                t = emax(t, moved / (cache.bandwidth / 1e9))
+                t = emax(t, ns_at_rate(moved, cache.bandwidth))
         else:
-            t = moved / bw
+            t = ns_at_rate(moved, bw)
         mem_by_level[lvl] = t
         m[f"roofline.memory_ns.{lvl}"] = ceil_int(t)
         memory_ns = emax(memory_ns, t)

@@ -245,7 +245,10 @@ class Counter:
         values: dict = {}
         self.region_captures(lp, node, ctx, values)
         for v in lp.carry:
-            values[v] = ctx.values[v]
+            # A carried value is a new value every trip (a recurrence): whatever reads it
+            # varies with the loop and cannot be hoisted out of it (docs/analysis.md, 1).
+            carried = ctx.values[v]
+            values[v] = ValueInfo(carried.type, carried.dims, carried.deps | {lp.var})
         ranges = dict(ctx.ranges)
         start = self.ev(lp.start, ctx)
         step = self.ev(lp.step, ctx)
@@ -398,9 +401,12 @@ class Counter:
         if isinstance(o, ValueRef):
             return ctx.values[o.name]
         if isinstance(o, Window):
-            n, _ = self.window_elements(o, ctx)
+            # A window used as a tile keeps its rank (one extent per axis), so an mma can
+            # read its rows and columns; its elements are the window's element count.
+            dims = tuple(self.axis_extent(a, full, ctx)[0]
+                         for a, full in zip(o.axes, self.tensor_dims[o.tensor]))
             t = self.tensor_types[o.tensor]
-            return ValueInfo(t, (n,), self.window_deps(o, ctx))
+            return ValueInfo(t, dims, self.window_deps(o, ctx))
         return None
 
     def dims_of(self, ty: TileType, ctx: "_Ctx") -> tuple:
@@ -419,6 +425,8 @@ class Counter:
         for o, v in zip(op.operands, operands):
             if v is not None:
                 deps |= v.deps
+            if isinstance(o, Window) and code not in ("load", "copy"):
+                node.precision = combine_precision(node.precision, self.window_elements(o, ctx)[1])
 
         def add(key, amount):
             q[key] = q.get(key, 0) + amount

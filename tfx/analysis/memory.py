@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, nbytes
@@ -24,9 +23,20 @@ ELEMENTWISE = UNARY | BINARY | CAST
 
 # ---------------------------------------------------------------- footprint
 
+@dataclass(frozen=True)
+class GatherRows:
+    """A gathered axis: which rows it reads is data, only how many is known.
+
+    ``rows`` bounds the distinct rows over the whole kernel: the index tile's elements
+    times the executions of the op (each execution may name new rows), at most the axis.
+    """
+
+    rows: object
+
+
 def _axis_interval(axis, full, ranges, env):
     """[lo, hi) covered by one window axis over all values of its index variables."""
-    if axis.kind in ("full", "gather"):
+    if axis.kind == "full":
         return 0, full
     size = axis.size.evaluate({**env, **{n: r[1] for n, r in ranges.items()}}) \
         if axis.size.free_names() & set(ranges) else axis.size.evaluate(env)
@@ -63,25 +73,53 @@ def _has_modulo_of(e, names) -> bool:
     return False
 
 
-def footprints(kernel: Kernel, env, counter_ranges) -> dict:
-    """Unique bytes per tensor: the union of the boxes its windows cover."""
+def footprints(kernel: Kernel, env, info) -> tuple[dict, dict]:
+    """Unique bytes per tensor and their precision: the union of the boxes its windows cover.
+
+    Index variables are scoped: two launches (or loops) that reuse a coordinate name each
+    cover their own range. A window with a gathered axis reads rows named by data: it
+    counts at most the rows its index tiles can name (``upper``); the others are exact.
+    """
+    value_types = {op.result: info.result_types[id(op)] for op in walk(kernel.body)
+                   if isinstance(op, Op) and op.result is not None and id(op) in info.result_types}
     boxes: dict[str, list] = {}
-    for op in (s for s in walk(kernel.body) if isinstance(s, Op)):
+    for op, ranges, execs in _ops_in_scope(kernel.body, env, {}, 1):
         windows = [o for o in op.operands if isinstance(o, Window)]
         if op.target is not None:
             windows.append(op.target)
+        first_env = {**env, **{n: r[0] for n, r in ranges.items()}}
         for w in windows:
             t = kernel.tensor(w.tensor)
             dims = [d.evaluate(env) for d in t.type.shape]
-            box = tuple(_axis_interval(a, full, counter_ranges, env) for a, full in zip(w.axes, dims))
-            boxes.setdefault(w.tensor, []).append(box)
-    out = {}
+            box = []
+            for a, full in zip(w.axes, dims):
+                if a.kind == "gather":
+                    index_elements = 1
+                    for d in value_types[a.index].shape:
+                        index_elements = index_elements * d.evaluate(first_env)
+                    box.append(GatherRows(emin(index_elements * execs, full)))
+                else:
+                    box.append(_axis_interval(a, full, ranges, env))
+            boxes.setdefault(w.tensor, []).append(tuple(box))
+    out, precision = {}, {}
     for name, bs in boxes.items():
         t = kernel.tensor(name)
         unique = _dedupe(bs)
-        elements = _union_volume(unique[:10])
+        exact = [b for b in unique if not any(isinstance(a, GatherRows) for a in b)]
+        gathered = [b for b in unique if any(isinstance(a, GatherRows) for a in b)]
+        elements = _union_volume(exact)
+        if gathered:
+            # Where gathered rows fall is data: they may miss every other box, so their
+            # volumes add (an upper bound), and no tensor holds more than all its elements.
+            whole = 1
+            for d in t.type.shape:
+                whole = whole * d.evaluate(env)
+            for b in gathered:
+                elements = elements + _volume(b)
+            elements = emin(elements, whole)
         out[name] = nbytes(t.type.dtype.bits, elements)
-    return out
+        precision[name] = "upper" if gathered else "exact"
+    return out, precision
 
 
 def _dedupe(boxes):
@@ -96,8 +134,12 @@ def _dedupe(boxes):
 
 def _volume(box):
     v = 1
-    for lo, hi in box:
-        v = v * emax(hi - lo, 0)
+    for axis in box:
+        if isinstance(axis, GatherRows):
+            v = v * axis.rows
+        else:
+            lo, hi = axis
+            v = v * emax(hi - lo, 0)
     return v
 
 
@@ -105,49 +147,138 @@ def _intersect(a, b):
     return tuple((emax(x0, y0), emin(x1, y1)) for (x0, x1), (y0, y1) in zip(a, b))
 
 
+# Inclusion-exclusion terms a sweep may evaluate before it counts point by point instead.
+_ARRAY_TERMS_BUDGET = 4096
+
+
 def _union_volume(boxes):
-    """Inclusion-exclusion over boxes (few per tensor in practice)."""
+    """Elements in the union of axis-aligned boxes ([lo, hi) per axis), exactly.
+
+    One configuration: a sweep over the first axis's distinct ends, each slab adding its
+    width times the union of the boxes spanning it (one axis fewer), polynomial in the
+    number of boxes. A sweep of configurations (numpy bounds): inclusion-exclusion that
+    skips every superset of an empty intersection (disjoint windows cost pairs, not
+    subsets); past a budget of terms, the scalar sweep per configuration.
+    """
+    if not boxes:
+        return 0
+    if any(is_array(lo, hi) for b in boxes for lo, hi in b):
+        return _union_volume_arrays(boxes)
+    return _union_volume_scalar(boxes)
+
+
+def _union_volume_scalar(boxes):
+    boxes = [b for b in boxes if all(hi > lo for lo, hi in b)]
+    if not boxes:
+        return 0
+    if len(boxes[0]) == 0:
+        return 1
+    if len(boxes) == 1:
+        return _volume(boxes[0])
+    cuts = sorted({e for b in boxes for e in b[0]})
     total = 0
-    for r in range(1, len(boxes) + 1):
-        sign = 1 if r % 2 else -1
-        for combo in combinations(boxes, r):
-            box = combo[0]
-            for other in combo[1:]:
-                box = _intersect(box, other)
-            total = total + sign * _volume(box)
+    for lo, hi in zip(cuts, cuts[1:]):
+        spanning = _dedupe([b[1:] for b in boxes if b[0][0] <= lo and b[0][1] >= hi])
+        if spanning:
+            total = total + (hi - lo) * _union_volume_scalar(spanning)
     return total
 
 
+def _union_volume_arrays(boxes):
+    import numpy as np
+    terms = 0
+    total = 0
+
+    def empty(v) -> bool:
+        return not np.any(v) if is_array(v) else v == 0
+
+    def add_intersections(start, box, sign):
+        nonlocal terms, total
+        for j in range(start, len(boxes)):
+            inter = boxes[j] if box is None else _intersect(box, boxes[j])
+            v = _volume(inter)
+            if empty(v):
+                continue   # so is every intersection that adds more boxes to this one
+            terms += 1
+            if terms > _ARRAY_TERMS_BUDGET:
+                raise _TooManyTerms
+            total = total + sign * v
+            add_intersections(j + 1, inter, -sign)
+
+    try:
+        add_intersections(0, None, 1)
+        return total
+    except _TooManyTerms:
+        pass
+    shape = np.broadcast_shapes(*(np.shape(x) for b in boxes for ax in b for x in ax))
+    bounds = [[(np.broadcast_to(lo, shape), np.broadcast_to(hi, shape)) for lo, hi in b] for b in boxes]
+    out = np.zeros(shape, dtype=np.float64)
+    for idx in np.ndindex(shape):
+        out[idx] = _union_volume_scalar([tuple((int(lo[idx]), int(hi[idx])) for lo, hi in b) for b in bounds])
+    return out
+
+
+class _TooManyTerms(Exception):
+    pass
+
+
+def _region_ranges(s, env, ranges) -> dict:
+    """The (first, count, step) of the variables a mesh or loop introduces, given the
+    enclosing ``ranges`` (trip counts at their bound)."""
+    out = {}
+    if isinstance(s, MeshRegion):
+        for c, e in zip(s.coords, s.extents):
+            out[c] = (0, e.evaluate({**env, **{n: r[1] for n, r in ranges.items()}}), 1)
+        return out
+    lo_env = {**env, **{n: r[0] for n, r in ranges.items()}}
+    hi_env = {**env, **{n: r[0] + (r[1] - 1) * r[2] for n, r in ranges.items()}}
+    step = s.step.evaluate(hi_env)
+    lo = s.start.evaluate(lo_env)
+    start_hi = s.start.evaluate(hi_env)
+    if s.trip.kind == "runtime":
+        count = s.trip.hi.evaluate(hi_env)
+    elif s.bound is not None:
+        count = s.bound.evaluate(hi_env)
+    else:
+        count = emax(-((start_hi - s.stop.evaluate(hi_env)) // step), 0)
+    count = emax(count, 1)
+    if s.start.free_names() & set(ranges):
+        # The start varies per position (t = sm, sm + CTAS, ...): over all positions
+        # the variable takes every value from the lowest start to the highest end.
+        hi = start_hi + (count - 1) * step
+        out[s.var] = (lo, hi - lo + 1, 1)
+    else:
+        out[s.var] = (lo, count, step)
+    return out
+
+
+def _ops_in_scope(stmts, env, ranges, execs):
+    """Every op with the index ranges in scope where it stands and a bound on its executions
+    (the product of the counts of the variables in scope)."""
+    for s in stmts:
+        if isinstance(s, Op):
+            yield s, ranges, execs
+        elif isinstance(s, (MeshRegion, LoopRegion)):
+            own = _region_ranges(s, env, ranges)
+            inner_execs = execs
+            for _, count, _ in own.values():
+                inner_execs = inner_execs * count
+            yield from _ops_in_scope(s.body, env, {**ranges, **own}, inner_execs)
+        elif hasattr(s, "body"):
+            yield from _ops_in_scope(s.body, env, ranges, execs)
+
+
 def index_ranges(kernel: Kernel, env) -> dict:
-    """(first, count, step) of every coordinate and induction variable, trips at their bound."""
+    """(first, count, step) of every coordinate and induction variable, trips at their bound.
+
+    One flat map: where two regions reuse a name, the later one wins (footprints scope them).
+    """
     ranges = {}
 
     def visit(stmts):
         for s in stmts:
-            if isinstance(s, MeshRegion):
-                for c, e in zip(s.coords, s.extents):
-                    ranges[c] = (0, e.evaluate({**env, **{n: r[1] for n, r in ranges.items()}}), 1)
-                visit(s.body)
-            elif isinstance(s, LoopRegion):
-                lo_env = {**env, **{n: r[0] for n, r in ranges.items()}}
-                hi_env = {**env, **{n: r[0] + (r[1] - 1) * r[2] for n, r in ranges.items()}}
-                step = s.step.evaluate(hi_env)
-                lo = s.start.evaluate(lo_env)
-                start_hi = s.start.evaluate(hi_env)
-                if s.trip.kind == "runtime":
-                    count = s.trip.hi.evaluate(hi_env)
-                elif s.bound is not None:
-                    count = s.bound.evaluate(hi_env)
-                else:
-                    count = emax(-((start_hi - s.stop.evaluate(hi_env)) // step), 0)
-                count = emax(count, 1)
-                if s.start.free_names() & set(ranges):
-                    # The start varies per position (t = sm, sm + CTAS, ...): over all positions
-                    # the variable takes every value from the lowest start to the highest end.
-                    hi = start_hi + (count - 1) * step
-                    ranges[s.var] = (lo, hi - lo + 1, 1)
-                else:
-                    ranges[s.var] = (lo, count, step)
+            if isinstance(s, (MeshRegion, LoopRegion)):
+                ranges.update(_region_ranges(s, env, ranges))
                 visit(s.body)
             elif hasattr(s, "body"):
                 visit(s.body)

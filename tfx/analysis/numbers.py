@@ -16,7 +16,7 @@ import numpy as np
 
 from tfx.ir.expr import cdiv, emax, emin, where  # re-exported helpers
 
-__all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "cdiv", "emin", "emax", "where",
+__all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "decimal_value", "ns_at_rate", "cdiv", "emin", "emax", "where",
            "PRECISIONS", "combine_precision", "Number"]
 
 Number = Any  # int | Fraction | float | np.ndarray
@@ -49,6 +49,30 @@ def nbytes(bits_per_element: int, elements: Number) -> Number:
     if isinstance(elements, int):
         return -(-(elements * bits_per_element) // 8)
     return ratio(elements * bits_per_element, 8)
+
+
+def decimal_value(x: Number) -> Number:
+    """A profile's float as the decimal it was written as, exactly.
+
+    Facts are parsed to floats (``4.8 TB/s`` -> 4.8e12); the shortest text that reads
+    back as the same float is the number the profile states, so Fraction of that text
+    is exact where Fraction(x) would carry the float's binary error.
+    """
+    if isinstance(x, float) and math.isfinite(x):
+        q = Fraction(repr(x))
+        return q.numerator if q.denominator == 1 else q
+    return x
+
+
+def ns_at_rate(amount: Number, per_second: Number) -> Number:
+    """Nanoseconds to process ``amount`` at ``per_second``: ``amount * 10**9 / rate``.
+
+    Exact (an int or a Fraction) for one configuration, so its ceiling is an exact lower
+    bound in whole ns however large the operands; float64 elementwise for sweeps.
+    """
+    if is_array(amount, per_second) or isinstance(amount, float):
+        return amount / (per_second / 1e9)
+    return ratio(amount * 10**9, decimal_value(per_second))
 
 
 def ceil_int(x: Number) -> Number:
