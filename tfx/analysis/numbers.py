@@ -8,6 +8,7 @@ that both paths agree.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any
@@ -59,9 +60,14 @@ def decimal_value(x: Number) -> Number:
     is exact where Fraction(x) would carry the float's binary error.
     """
     if isinstance(x, float) and math.isfinite(x):
-        q = Fraction(repr(x))
-        return q.numerator if q.denominator == 1 else q
+        return _decimal_of_float(x)
     return x
+
+
+@functools.lru_cache(maxsize=256)
+def _decimal_of_float(x: float) -> Number:
+    q = Fraction(repr(x))     # a profile has a few dozen rates: parse each once
+    return q.numerator if q.denominator == 1 else q
 
 
 def ns_at_rate(amount: Number, per_second: Number) -> Number:
