@@ -1,0 +1,96 @@
+"""Seeded random inputs for a kernel's tensors (docs/language.md, "Executing kernels").
+
+* float tensors: standard normal N(0, 1) by default, or uniform on [-1, 1) when asked
+  (``--dist NAME=uniform``), rounded to the tensor's dtype;
+* integer tensors whose values index rows through ``gather(...)`` (router tables):
+  a random permutation of 0..size-1, where values >= the extent of the indexed axis
+  become -1 (padding: a gather reads zeros there and a scatter drops the row), so
+  every row is addressed at most once;
+* other integer tensors: uniform integers in [-8, 8); bool tensors: fair coin flips;
+* ``out`` and ``scratch`` tensors start as NaN (floats) or 0 (integers), so an element
+  a kernel never writes shows up as NaN in the results and fails any check.
+
+Each tensor draws from its own generator seeded by (seed, crc32(name)), so adding a
+tensor to a kernel does not change the values of the others.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Mapping
+
+import numpy as np
+
+from tfx.errors import TfxError
+from tfx.execute.dtypes import round_to, storage
+from tfx.ir.nodes import Kernel, ValueRef, Window, walk_ops
+
+DISTRIBUTIONS = ("normal", "uniform")
+INPUT_ROLES = ("in", "inout")
+
+
+def tensor_shape(tensor, env: Mapping[str, Any]) -> tuple[int, ...]:
+    return tuple(int(d.evaluate(env)) for d in tensor.type.shape)
+
+
+def index_extents(kernel: Kernel, env: Mapping[str, Any]) -> dict[str, int]:
+    """Integer tensors whose loaded values are used as ``gather`` rows, with the smallest
+    extent of the axes they index (a value followed through load, copy and reshape)."""
+    source: dict[str, str] = {}      # %value -> integer tensor it was loaded from
+    out: dict[str, int] = {}
+    shapes = {t.name: tensor_shape(t, env) for t in kernel.tensors}
+    for op in walk_ops(kernel.body):
+        src = op.operands[0] if op.operands else None
+        if op.opcode in ("load", "copy", "reshape") and op.result:
+            if isinstance(src, Window) and kernel.tensor(src.tensor).type.dtype.family == "int":
+                source[op.result] = src.tensor
+            elif isinstance(src, ValueRef) and src.name in source:
+                source[op.result] = source[src.name]
+        windows = [o for o in op.operands if isinstance(o, Window)]
+        if op.target is not None:
+            windows.append(op.target)
+        for w in windows:
+            for axis_no, a in enumerate(w.axes):
+                if a.kind == "gather" and a.index in source:
+                    t = source[a.index]
+                    extent = shapes[w.tensor][axis_no]
+                    out[t] = min(out.get(t, extent), extent)
+    return out
+
+
+def generate_inputs(kernel: Kernel, env: Mapping[str, Any], seed: int = 0,
+                    dists: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+    """Every tensor of ``kernel`` at its starting value (inputs random, outputs NaN or 0)."""
+    dists = dict(dists or {})
+    for name, dist in dists.items():
+        if kernel.tensor(name) is None:
+            names = ", ".join(t.name for t in kernel.tensors)
+            raise TfxError(f"kernel {kernel.name} has no tensor {name!r} (tensors: {names})", where=f"--dist {name}")
+        if dist not in DISTRIBUTIONS:
+            raise TfxError(f"unknown distribution {dist!r}, expected normal or uniform", where=f"--dist {name}")
+    extents = index_extents(kernel, env)
+    out: dict[str, np.ndarray] = {}
+    for t in kernel.tensors:
+        shape = tensor_shape(t, env)
+        dtype = t.type.dtype
+        if t.role not in INPUT_ROLES:
+            fill = np.nan if dtype.family == "float" else 0
+            out[t.name] = np.full(shape, fill, dtype=storage(dtype))
+            continue
+        rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(t.name.encode())])
+        if dtype.family == "float":
+            if dists.get(t.name, "normal") == "uniform":
+                raw = rng.uniform(-1.0, 1.0, size=shape)
+            else:
+                raw = rng.standard_normal(size=shape)
+            out[t.name] = round_to(dtype, raw)
+        elif dtype.family == "bool":
+            out[t.name] = rng.integers(0, 2, size=shape).astype(bool)
+        elif t.name in extents:
+            size = int(np.prod(shape))
+            perm = rng.permutation(size)
+            out[t.name] = round_to(dtype, np.where(perm < extents[t.name], perm, -1).reshape(shape))
+        else:
+            out[t.name] = round_to(dtype, rng.integers(-8, 8, size=shape))
+    return out
+
