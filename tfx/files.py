@@ -74,9 +74,10 @@ def _new_file_mode(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike, what: str = "the output", newline: str | None = None
-                ) -> Iterator[IO[str]]:
-    """A text file handle whose contents replace ``path`` only when the block ends cleanly.
+def atomic_open(path: str | os.PathLike, what: str = "the output", newline: str | None = None,
+                binary: bool = False) -> Iterator[IO]:
+    """A text (or, with ``binary``, bytes) file handle whose contents replace ``path`` only
+    when the block ends cleanly.
 
     An exception inside the block leaves ``path`` as it was and removes the temporary file.
     Any OSError (opening, writing, renaming) becomes a one-line TfxError naming ``path``.
@@ -86,16 +87,17 @@ def atomic_open(path: str | os.PathLike, what: str = "the output", newline: str 
         target = Path(os.path.realpath(target))
     _check_target(target, what)
     shown = str(path)
+    mode, text_args = ("wb", {}) if binary else ("w", {"encoding": "utf-8", "newline": newline})
     try:
         if target.exists() and not target.is_file():  # /dev/null, a FIFO: no rename over them
-            with open(target, "w", encoding="utf-8", newline=newline) as fh:
+            with open(target, mode, **text_args) as fh:
                 yield fh
             return
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise TfxError(f"cannot write {what}: {_reason(exc)}", where=shown) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+        with os.fdopen(fd, mode, **text_args) as fh:
             yield fh
         os.chmod(tmp, _new_file_mode(target))
         os.replace(tmp, target)

@@ -16,7 +16,7 @@ from tfx.errors import TfxError
 
 # Order is the order ``tfx --help`` lists them.
 COMMAND_MODULES = [
-    "open", "check", "analyze", "diff", "occupancy", "simulate",
+    "open", "check", "run", "analyze", "diff", "occupancy", "simulate",
     "explore", "hw", "model",
 ]
 

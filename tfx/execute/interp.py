@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from tfx.errors import TfxError
 from tfx.execute.dtypes import is_int, round_to, storage
@@ -95,6 +96,8 @@ def _expand(mask: np.ndarray, ndim: int) -> np.ndarray:
 class Interpreter:
     """Runs one kernel of ``module`` on ``tensors`` (name -> array, updated in place)."""
 
+    _running = False
+
     def __init__(self, module: Module, kernel: Kernel, tensors: dict[str, np.ndarray]):
         self.module = module
         self.kernel = kernel
@@ -108,8 +111,17 @@ class Interpreter:
     # ------------------------------------------------------------ regions
     def run(self, env: Mapping[str, Any]) -> None:
         frame = Frame(Batch(1, ()), dict(env), {})
-        with np.errstate(all="ignore"):
+        # One BLAS thread: the executor's matmuls are tile-sized, and OpenBLAS's worker
+        # threads spinning against each other on a busy CPU made them 30x slower.
+        if Interpreter._running:       # a call's callee: the limits are in place
             self.block(self.kernel.body, frame)
+            return
+        Interpreter._running = True
+        try:
+            with np.errstate(all="ignore"), threadpool_limits(1, user_api="blas"):
+                self.block(self.kernel.body, frame)
+        finally:
+            Interpreter._running = False
 
     def block(self, stmts, fr: Frame) -> None:
         for s in stmts:

@@ -1,0 +1,208 @@
+"""``tfx run``: execute a kernel on seeded random data and check what it computes.
+
+    tfx run kernels/gemm.tile --set M=256 --set N=256 --set K=256
+    tfx run kernels/gemm.tile --set M=256 --set N=256 --set K=256 --out gemm.npz
+    tfx run kernels/sip_decode_attention.tile --kernel decode_attention_composite \\
+        --against decode_attention_single_op --set CTX=8192 --set HQ=8 --set HKV=8
+    tfx run kernels/gemm.tile --set M=64 --set N=64 --set K=64 --reference myref:gemm
+
+Interprets the kernel with numpy on random inputs (docs/language.md, "Executing
+kernels"): normal or uniform floats per tensor (``--dist NAME=uniform``), seeded by
+``--seed``. ``--out`` saves every tensor by name to an .npz (inputs as generated,
+outputs as computed, float32 or the integer type). ``--against KERNEL2`` runs
+another kernel of the file on the same inputs and compares their outputs;
+``--reference module:function`` imports ``module`` (from the current directory or
+the Python path) and calls ``function(inputs, params)``, which returns a dict of
+expected outputs by name: the only place tfx runs user code. Exit 0 when every
+compared output is within the tolerance derived from the dtypes, 1 when one is not
+(printing the worst element), 2 for bad input or a size too big for a CPU.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.errors import TfxError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="execute a kernel on random data and check its outputs",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("file", metavar="FILE", help=".tile file")
+    p.add_argument("--kernel", metavar="NAME", help="the kernel to run (default: the file's main kernel)")
+    p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
+                   help="bind parameter P to the integer V (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--dist", action="append", metavar="TENSOR=normal|uniform", dest="dists",
+                   help="distribution of a float input: normal N(0,1) (default) or uniform [-1,1)")
+    p.add_argument("--out", metavar="FILE.npz", help="save every tensor by name to an .npz file")
+    p.add_argument("--against", metavar="KERNEL2", help="compare with another kernel of the file on the same inputs")
+    p.add_argument("--reference", metavar="MODULE:FUNCTION",
+                   help="compare with a Python reference function(inputs, params) -> {output: array}")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def load_reference(spec: str):
+    """``module:function`` -> the callable; bad specs and import failures are one line."""
+    if spec.count(":") != 1 or not all(spec.split(":")):
+        raise TfxError(f"expected MODULE:FUNCTION, found {spec!r}", where="--reference")
+    mod_name, fn_name = spec.split(":")
+    if "" not in sys.path:
+        sys.path.insert(0, "")     # the current directory, as `python -m` does
+    try:
+        module = importlib.import_module(mod_name)
+    except Exception as exc:  # user code: any failure to import is bad input
+        raise TfxError(f"cannot import {mod_name}: {type(exc).__name__}: {exc}", where="--reference") from None
+    fn = getattr(module, fn_name, None)
+    if not callable(fn):
+        raise TfxError(f"{mod_name} has no function {fn_name!r}", where="--reference")
+    return fn
+
+
+def call_reference(fn, spec: str, result) -> dict[str, np.ndarray]:
+    inputs = {n: v.copy() for n, v in result.inputs.items()}
+    try:
+        expected = fn(inputs, dict(result.params))
+    except Exception as exc:
+        raise TfxError(f"the reference raised {type(exc).__name__}: {exc}", where=f"--reference {spec}") from None
+    if not isinstance(expected, dict):
+        raise TfxError(f"the reference returned {type(expected).__name__}, expected a dict of outputs by name",
+                       where=f"--reference {spec}")
+    if not expected:
+        raise TfxError("the reference returned no outputs", where=f"--reference {spec}")
+    try:
+        return {str(k): np.asarray(v, dtype=np.float64) for k, v in expected.items()}
+    except (TypeError, ValueError) as exc:
+        raise TfxError(f"the reference returned a value that is not an array: {exc}",
+                       where=f"--reference {spec}") from None
+
+
+def _save(path: str, arrays: dict[str, np.ndarray]) -> None:
+    from tfx.files import atomic_open
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    with atomic_open(path, what="the .npz", binary=True) as fh:
+        fh.write(buf.getvalue())
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _index(idx) -> str:
+    return "[" + ", ".join(str(i) for i in idx) + "]"
+
+
+def run(args) -> int:
+    from tfx.execute import check_outputs, derived_rtol, execute, rounding_dtypes
+    from tfx.lang import parse_file
+
+    overrides = parse_int_assignments(args.assignments, "--set")
+    dists = parse_assignments(args.dists, "--dist")
+    if args.against and args.reference:
+        raise TfxError("give --against or --reference, not both", where="--against")
+    if args.out:
+        from tfx.files import check_writable
+        check_writable(args.out, "the .npz")
+    reference = load_reference(args.reference) if args.reference else None
+    module = parse_file(args.file)
+    kernel = module.kernel(args.kernel)
+    other = module.kernel(args.against) if args.against else None
+    if other is not None:
+        _same_tensors(kernel, other, module)
+    known = {p.name for p in kernel.params} | ({p.name for p in other.params} if other else set())
+    for name in overrides:
+        if name not in known:
+            from tfx.ir.bind import bind
+            bind(module, kernel, {name: overrides[name]})    # raises, suggesting a close name
+    mine = {n: v for n, v in overrides.items() if kernel.param(n) is not None}
+
+    started = time.perf_counter()
+    result = execute(module, kernel, mine, seed=args.seed, dists=dists)
+    checks, against_label = [], None
+    if other is not None:
+        theirs = {n: v for n, v in overrides.items() if other.param(n) is not None}
+        twin = execute(module, other, theirs, seed=args.seed, dists=dists,
+                       inputs={n: v for n, v in result.inputs.items()})
+        rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(module, other))
+        checks = check_outputs(result, twin.outputs(), rtol)
+        against_label = f"kernel {other.name}"
+    elif reference is not None:
+        expected = call_reference(reference, args.reference, result)
+        rtol = derived_rtol(rounding_dtypes(module, kernel))
+        checks = check_outputs(result, expected, rtol)
+        against_label = f"reference {args.reference}"
+    seconds = time.perf_counter() - started
+    if args.out:
+        _save(args.out, result.arrays())
+    passed = all(c.passed for c in checks)
+    if args.json:
+        emit_json({
+            "file": args.file, "kernel": kernel.name, "params": result.params, "seed": args.seed,
+            "estimated_work": result.work.work, "seconds": seconds,
+            "tensors": [{"name": t.name, "role": t.role, "dtype": str(t.type.dtype),
+                         "shape": list(result.tensors[t.name].shape)} for t in kernel.tensors],
+            "against": against_label,
+            "checks": [c.to_json() for c in checks],
+            "pass": passed if checks else None,
+            "out": args.out,
+        })
+    else:
+        _print_text(args, kernel, result, checks, against_label, seconds)
+    return 0 if passed else 1
+
+
+def _same_tensors(kernel, other, module) -> None:
+    """Two kernels compared on the same inputs must declare the same tensors."""
+    mine = {t.name: (t.role, t.type.dtype) for t in kernel.tensors if t.role != "scratch"}
+    theirs = {t.name: (t.role, t.type.dtype) for t in other.tensors if t.role != "scratch"}
+    if mine != theirs:
+        diff = sorted(set(mine.items()) ^ set(theirs.items()))
+        name = diff[0][0]
+        raise TfxError(f"kernels {kernel.name} and {other.name} declare different tensors "
+                       f"(first difference: {name}); --against needs the same inputs and outputs",
+                       where=module.filename)
+
+
+def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
+    params = ", ".join(f"{n}={v}" for n, v in result.params.items())
+    print(f"{args.file}: {kernel.name} ({params}), seed {args.seed}: "
+          f"{result.work.work:.3g} element operations in {seconds:.2f} s")
+    for t in kernel.tensors:
+        a = result.tensors[t.name] if t.role != "in" else result.inputs[t.name]
+        stats = ""
+        if a.size and a.dtype.kind == "f":
+            finite = a[np.isfinite(a)]
+            unwritten = int(np.isnan(a).sum())
+            stats = (f"  min {_fmt(float(finite.min()))}  max {_fmt(float(finite.max()))}  "
+                     f"mean {_fmt(float(finite.mean()))}" if finite.size else "")
+            if unwritten and t.role != "in":
+                stats += f"  {unwritten} never written (NaN)"
+        elif a.size:
+            stats = f"  min {int(a.min())}  max {int(a.max())}"
+        print(f"  {t.name:<10} {t.role:<7} {str(t.type.dtype) + str(list(a.shape)):<24}{stats}")
+    if args.out:
+        print(f"saved {len(result.arrays())} arrays to {args.out}")
+    if against_label is None:
+        return
+    print(f"against {against_label} (tolerance rtol {_fmt(checks[0].rtol) if checks else '-'} "
+          "x (|want| + rms(want))):")
+    for c in checks:
+        verdict = "ok" if c.passed else "FAIL"
+        print(f"  {c.name:<10} max abs error {_fmt(c.max_abs)}  max rel error {_fmt(c.max_rel)}  {verdict}")
+        if not c.passed:
+            print(f"    worst at {c.name}{_index(c.worst_index)}: got {_fmt(c.got)}, want {_fmt(c.want)} "
+                  f"(allowed error {_fmt(c.allowed)})")
+    n_ok = sum(c.passed for c in checks)
+    print(f"{'pass' if n_ok == len(checks) else 'FAIL'}: {n_ok} of {len(checks)} outputs within tolerance")
