@@ -1,0 +1,282 @@
+"""The executor's semantics (tfx/execute, docs/language.md "Executing kernels"), each
+expected number derived by hand in the test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tfx.errors import TfxError
+from tfx.execute import derived_rtol, estimate, execute, rounding_dtypes
+from tfx.execute.check import compare
+from tfx.execute.dtypes import round_to
+from tfx.execute.inputs import generate_inputs, index_extents
+from tfx.ir.bind import bind
+from tfx.ir.types import DType
+from tfx.lang import parse_file, parse_text
+
+
+def run_text(text, inputs=None, overrides=None, kernel=None, **kw):
+    module = parse_text(text, "t.tile")
+    return execute(module, module.kernel(kernel), overrides, inputs=inputs, **kw)
+
+
+# ---------------------------------------------------------------- rounding
+
+def test_bf16_rounds_to_nearest_even():
+    """bf16 keeps 7 explicit mantissa bits: values near 1 are 2^-7 apart.
+    1 + 2^-8 is half-way between 1 and 1 + 2^-7: ties go to the even mantissa, 1.
+    1 + 3 * 2^-8 is half-way between 1 + 2^-7 (odd) and 1 + 2^-6 (even): 1.015625."""
+    got = round_to(DType.BF16, np.array([1 + 2 ** -8, 1 + 3 * 2 ** -8]))
+    assert got.tolist() == [1.0, 1.015625]
+
+
+def test_fp8e4m3_and_fp4_saturate_and_round():
+    """fp8e4m3 has no infinity: its largest finite value is 448 (1.75 x 2^8), so 1000 -> 448.
+    fp4e2m1's values are 0, 0.5, 1, 1.5, 2, 3, 4, 6: 2.4 -> 2, 2.6 -> 3, 100 -> 6."""
+    assert round_to(DType.FP8E4M3, np.array([1000.0, -1000.0])).tolist() == [448.0, -448.0]
+    assert round_to(DType.FP4E2M1, np.array([2.4, 2.6, 100.0])).tolist() == [2.0, 3.0, 6.0]
+
+
+def test_float_to_int_truncates_and_saturates():
+    """cvt.rzi.sat: 2.7 -> 2, -2.7 -> -2, 300 -> 127 and -300 -> -128 in int8, NaN -> 0."""
+    got = round_to(DType.INT8, np.array([2.7, -2.7, 300.0, -300.0, np.nan]))
+    assert got.tolist() == [2, -2, 127, -128, 0]
+
+
+# ---------------------------------------------------------------- ops
+
+MMA = """
+kernel acc {
+  param K = 257
+  tensor A : bf16[1, K] @gmem in
+  tensor B : bf16[K, 1] @gmem in
+  tensor C : f32[1, 1] @gmem out
+  tensor R : bf16[1] @gmem out
+  mesh cta[1] as (p) capture(A, B, C, R) {
+    %a = load A[:, :] -> smem
+    %b = load B[:, :] -> smem
+    %z = zeros f32[1, 1] @rmem
+    %c = mma %a, %b, %z
+    store %c -> C[:, :]
+    %r = reduce sum %a axis 1
+    store %r -> R[:]
+  }
+}
+"""
+
+
+def test_mma_and_reduce_accumulate_in_f32():
+    """A = [1, 2^-9 x 256], B = ones: the exact sum is 1 + 256 x 2^-9 = 1.5. A bf16
+    accumulator would lose every 2^-9 (half of bf16's 2^-7 step at 1 rounds to even, 1),
+    giving 1.0; f32 keeps them: 1.5, exactly representable in bf16 too (R)."""
+    a = np.full((1, 257), 2.0 ** -9)
+    a[0, 0] = 1.0
+    r = run_text(MMA, inputs={"A": a, "B": np.ones((257, 1))})
+    assert r.tensors["C"].tolist() == [[1.5]]
+    assert r.tensors["R"].tolist() == [1.5]
+
+
+WINDOWS = """
+kernel shift {
+  param N = 10
+  param BLOCK = 4
+  tensor X : f32[N] @gmem in
+  tensor Y : f32[N] @gmem out
+  mesh cta[cdiv(N, BLOCK)] as (p) capture(X, Y) {
+    %x = load X[p * BLOCK + 2 : BLOCK] -> rmem
+    store %x -> Y[p * BLOCK : BLOCK]
+  }
+}
+"""
+
+
+def test_windows_outside_the_tensor_read_zeros_and_drop_writes():
+    """3 positions (cdiv(10, 4)) read X[4p+2 .. 4p+5] and write Y[4p .. 4p+3].
+    X = 0..9: position 2 reads X[10], X[11], X[12], X[13] (outside: zeros) and writes
+    Y[8], Y[9] (Y[10], Y[11] are dropped). Y[i] = X[i + 2] = i + 2 for i < 8, else 0."""
+    r = run_text(WINDOWS, inputs={"X": np.arange(10.0)})
+    assert r.tensors["Y"].tolist() == [2, 3, 4, 5, 6, 7, 8, 9, 0, 0]
+
+
+CARRY = """
+kernel prefix {
+  tensor X : f32[3] @gmem in
+  tensor Y : f32[3] @gmem out
+  mesh cta[3] as (p) capture(X, Y) {
+    %acc = zeros f32[1] @rmem
+    loop i = 0 to p + 1 bound 3 carry(%acc) capture(X) {
+      %x = load X[i : 1] -> rmem
+      %acc = add %acc, %x
+    }
+    store %acc -> Y[p : 1]
+  }
+}
+"""
+
+
+def test_loops_with_trip_counts_per_position_and_carries():
+    """Position p runs p + 1 iterations, adding X[0..p]: X = [1, 2, 4] gives 1, 1 + 2 = 3,
+    1 + 2 + 4 = 7. The positions run together; a finished one keeps its carried value."""
+    r = run_text(CARRY, inputs={"X": [1.0, 2.0, 4.0]})
+    assert r.tensors["Y"].tolist() == [1.0, 3.0, 7.0]
+
+
+GATHER = """
+kernel route {
+  tensor X : f32[4, 2] @gmem in
+  tensor IDX : int32[3] @gmem in
+  tensor OUT : int32[3] @gmem in
+  tensor Y : f32[5, 2] @gmem out
+  mesh cta[1] as (p) capture(X, IDX, OUT, Y) {
+    %rows = load IDX[:] -> rmem
+    %slots = load OUT[:] -> rmem
+    %x = load X[gather(%rows), :] -> rmem
+    %y = mul %x, 10.0
+    store %y -> Y[gather(%slots), :]
+  }
+}
+"""
+
+
+def test_gather_and_scatter_with_padding():
+    """IDX = [2, -1, 0]: rows X[2], zeros (padding), X[0]; scattered x10 to OUT = [4, 0, -1]:
+    Y[4] = 10 X[2] = [40, 50], Y[0] = zeros, the third row dropped. X = [[0,1],[2,3],[4,5],[6,7]].
+    Rows 1..3 of Y are never written: NaN, as outputs start."""
+    r = run_text(GATHER, inputs={"X": np.arange(8.0).reshape(4, 2), "IDX": [2, -1, 0], "OUT": [4, 0, -1]})
+    y = r.tensors["Y"]
+    assert y[4].tolist() == [40.0, 50.0]
+    assert y[0].tolist() == [0.0, 0.0]
+    assert np.isnan(y[1:4]).all()
+
+
+CALL = """
+kernel twice {
+  param N = 4
+  tensor X : f32[N] @gmem in
+  tensor Y : f32[N] @gmem out
+  mesh cta[1] as (p) capture(X, Y) {
+    %x = load X[:] -> rmem
+    %y = add %x, %x
+    store %y -> Y[:]
+  }
+}
+
+kernel main {
+  tensor A : f32[8] @gmem in
+  tensor B : f32[8] @gmem out
+  mesh cta[2] as (p) capture(A, B) {
+    call twice(A[p * 4 : 4], B[p * 4 : 4]) with (N = 4)
+  }
+}
+"""
+
+
+def test_call_runs_the_callee_on_windows_and_writes_its_outputs_back():
+    """Each of 2 positions doubles its half: B = 2 A = 0, 2, ..., 14."""
+    r = run_text(CALL, inputs={"A": np.arange(8.0)}, kernel="main")
+    assert r.tensors["B"].tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
+
+
+LINKS = "tests/data/sim/links.tile"
+
+
+def test_allreduce_sums_over_the_level_and_send_recv_swap():
+    """links.tile: 2 PEs, PE p holds A[32p : 32]. `reduce`: each writes the sum of both
+    halves, so C[:32] = C[32:] = A[:32] + A[32:]. `swap`: PE p receives the other's tile
+    and adds it to its own: the same sums. A[r, c] = (32 r + c) mod 7: each sum is at most
+    6 + 6 = 12, an integer bf16 holds exactly, so the comparison is exact."""
+    module = parse_file(LINKS)
+    a = (np.arange(64 * 32) % 7).reshape(64, 32).astype(float)
+    want = a[:32] + a[32:]
+    for name in ("reduce", "swap"):
+        r = execute(module, module.kernel(name), inputs={"A": a})
+        assert np.array_equal(r.tensors["C"][:32], want)
+        assert np.array_equal(r.tensors["C"][32:], want)
+
+
+RUNTIME = """
+kernel rows {
+  param T = 8
+  param BM = 4
+  tensor X : f32[T] @gmem in
+  tensor Y : f32[T] @gmem out
+  mesh cta[1] as (p) capture(X, Y) {
+    loop r = 0 to runtime(0..cdiv(T, BM)) expect 1 capture(X, Y) {
+      %x = load X[r * BM : BM] -> rmem
+      store %x -> Y[r * BM : BM]
+    }
+  }
+}
+"""
+
+
+def test_runtime_loops_run_their_upper_bound():
+    """runtime(0..cdiv(8, 4)) runs 2 iterations (not the expected 1): Y is all of X."""
+    r = run_text(RUNTIME, inputs={"X": np.arange(8.0)})
+    assert r.tensors["Y"].tolist() == list(range(8))
+
+
+# ---------------------------------------------------------------- inputs, budget, tolerance
+
+def test_inputs_are_seeded_per_tensor_and_index_tables_are_permutations():
+    """moe_w4a16 at T=16, E=4, TOPK=2: ROW_TOKEN (4 x 16 = 64 entries) indexes X's 16 rows,
+    ROW_SLOT indexes Y's 16 x 2 = 32 rows: a permutation of 0..63 with values >= 16 (resp.
+    >= 32) set to -1, so exactly 16 (resp. 32) distinct valid entries."""
+    module = parse_file("kernels/moe_w4a16.tile")
+    k = module.kernel()
+    env = bind(module, k, {"T": 16, "E": 4, "TOPK": 2, "H": 64, "I": 32})
+    assert index_extents(k, env) == {"ROW_TOKEN": 16, "ROW_SLOT": 32}
+    first = generate_inputs(k, env, seed=3)
+    again = generate_inputs(k, env, seed=3)
+    other = generate_inputs(k, env, seed=4)
+    assert all(np.array_equal(first[n], again[n], equal_nan=True) for n in first)
+    assert not np.array_equal(first["X"], other["X"])
+    tokens = first["ROW_TOKEN"].reshape(-1)
+    assert sorted(tokens[tokens >= 0].tolist()) == list(range(16))
+    slots = first["ROW_SLOT"].reshape(-1)
+    assert sorted(slots[slots >= 0].tolist()) == list(range(32))
+    assert np.isnan(first["Y"]).all()
+
+
+def test_work_estimate_of_a_gemm():
+    """gemm at M = N = K = 256, BM = BN = 128, BK = 64: 2 x 2 = 4 positions, each:
+    zeros 128*128 = 16384; 4 K steps of (load a 128*64 = 8192, load b 64*128 = 8192,
+    mma 2*128*128*64 = 2097152) = 4 x 2113536 = 8454144; cast and store 16384 each.
+    Per position 16384 + 8454144 + 16384 + 16384 = 8503296; x 4 = 34013184.
+    Steps (ops dispatched): zeros, 4 x 3, cast, store = 15 (the positions run together)."""
+    module = parse_file("kernels/gemm.tile")
+    k = module.kernel()
+    w = estimate(module, k, bind(module, k, {"M": 256, "N": 256, "K": 256}))
+    assert w.work == 34013184
+    assert w.steps == 15
+
+
+def test_too_big_is_refused_with_what_to_shrink():
+    module = parse_file("kernels/gemm.tile")
+    with pytest.raises(TfxError) as err:
+        execute(module, module.kernel())
+    text = str(err.value)
+    assert "too big to run on a CPU" in text and "element operations" in text and "--set" in text
+
+
+def test_tolerance_is_derived_from_the_least_precise_rounding():
+    """gemm rounds to f32 (mma) and bf16 (cast, output): rtol = 4 x 2^-7 = 0.03125.
+    softmax likewise (bf16 output). An f32-only kernel (the MMA test's C is f32 but its R is
+    bf16): 0.03125 too; the f32 epsilon alone would give 4 x 2^-23."""
+    module = parse_file("kernels/gemm.tile")
+    assert derived_rtol(rounding_dtypes(module, module.kernel())) == 0.03125
+    assert derived_rtol({DType.F32}) == 4 * 2.0 ** -23
+
+
+def test_compare_reports_the_worst_element():
+    """want = [1, 2, 100], got = [1, 2.01, 90], rtol 0.01. rms(want) = sqrt((1 + 4 + 10000)/3)
+    = 57.77; allowed = 0.01 x (|want| + 57.77): 0.5877, 0.5977, 1.5777. Errors 0, 0.01, 10:
+    only the last fails, at index 2, rel error 10 / 100 = 0.1."""
+    c = compare("Y", np.array([1.0, 2.01, 90.0]), np.array([1.0, 2.0, 100.0]), 0.01)
+    assert not c.passed
+    assert c.worst_index == (2,)
+    assert (c.got, c.want) == (90.0, 100.0)
+    assert c.max_abs == pytest.approx(10.0)
+    assert c.max_rel == pytest.approx(0.1)
+    assert c.allowed == pytest.approx(0.01 * (100 + np.sqrt(10005 / 3)))
