@@ -111,8 +111,8 @@ def rmsnorm_ref(x, p):
 
 @pytest.mark.parametrize("sizes", [
     {"M": 8, "N": 8192},
-    pytest.param({"M": 64, "N": 256}, marks=pytest.mark.xfail(
-        strict=True, reason="rmsnorm.tile multiplies by 1/8192 whatever N is (issue 16 item 1)")),
+    # N = 256: the kernel's 1.0 / N must follow N (it was the literal 1/8192).
+    {"M": 64, "N": 256},
 ])
 def test_rmsnorm(sizes):
     run_and_check("kernels/rmsnorm.tile", None, sizes, rmsnorm_ref)
@@ -141,8 +141,7 @@ def flash_ref(x, p):
 
 
 _DIAGONAL = pytest.mark.xfail(strict=True, reason="flash_prefill.tile computes its diagonal blocks "
-                              "unmasked (no select yet) and folds 1/sqrt(128) in as a literal (issue 16 "
-                              "item 1, issue 12)")
+                              "unmasked: the causal select is not in the language yet (issue 12)")
 
 
 @pytest.mark.parametrize("sizes", [
@@ -170,8 +169,8 @@ def gqa_ref(x, p):
     # 5 splits of cdiv(cdiv(1024, 5), 64) x 64 = 256 tokens: splits 0-3 cover all 1024,
     # split 4 is empty (m = -inf, l = 0: its merge weight 2^(-inf - m*) is 0).
     {"B": 1, "HQ": 4, "HKV": 1, "SKV": 1024, "D": 128, "SPLITS": 5, "BLOCK_N": 64},
-    pytest.param({"B": 1, "HQ": 4, "HKV": 2, "SKV": 512, "D": 64, "SPLITS": 2}, marks=pytest.mark.xfail(
-        strict=True, reason="gqa_decode.tile folds log2(e)/sqrt(128) in as a literal (issue 16 item 1)")),
+    # D = 64: the scale log2e / sqrt(D) must follow D (it was the literal for 128).
+    {"B": 1, "HQ": 4, "HKV": 2, "SKV": 512, "D": 64, "SPLITS": 2},
 ])
 def test_gqa_decode(sizes):
     run_and_check("kernels/gqa_decode.tile", None, sizes, gqa_ref)
@@ -198,8 +197,8 @@ SIP_ATTENTION = ("decode_attention_single_op", "decode_attention_block_composite
     {"CTX": 8192, "HQ": 8, "HKV": 2, "D": 128, "BLOCK": 256},
     # 10 KV heads over 8 cubes: cubes 0 and 1 take two heads each (h = c, c + 8).
     {"CTX": 4096, "HQ": 10, "HKV": 10, "D": 128, "BLOCK": 128},
-    pytest.param({"CTX": 2048, "HQ": 4, "HKV": 2, "D": 64, "BLOCK": 64}, marks=pytest.mark.xfail(
-        strict=True, reason="sip_decode_attention.tile folds log2(e)/sqrt(128) in (issue 16 item 1)")),
+    # D = 64: the scale log2e / sqrt(D) must follow D.
+    {"CTX": 2048, "HQ": 4, "HKV": 2, "D": 64, "BLOCK": 64},
 ])
 def test_sip_decode_attention_with_the_pe_merge(kernel, sizes):
     run_and_check("kernels/sip_decode_attention.tile", kernel, sizes, sip_attention_ref)
