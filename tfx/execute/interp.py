@@ -292,6 +292,8 @@ class Interpreter:
                 handler = self.op_unary
             elif code in opcat.BINARY:
                 handler = self.op_binary
+            elif code in COMPARISONS:
+                handler = self.op_compare
             else:
                 raise self.module.error(f"tfx run cannot execute {code} yet", op.loc)
         value = handler(op, fr)
@@ -309,6 +311,9 @@ class Interpreter:
 
     def op_mma(self, op: Op, fr: Frame):
         a, b, acc = (self.operand(o, fr) for o in op.operands)
+        # Batched mma: a tile without the batch axis is shared by every batch entry.
+        rank = max(a.ndim, b.ndim, acc.ndim)
+        a, b, acc = (x.reshape(x.shape[:1] + (1,) * (rank - x.ndim) + x.shape[1:]) for x in (a, b, acc))
         out = self.result_dtype(op)
         if is_int(out):
             prod = np.matmul(a.astype(np.int64), b.astype(np.int64)) + acc.astype(np.int64)
@@ -344,6 +349,34 @@ class Interpreter:
             return round_to(dtype, FLOAT_BINARY[op.opcode](np.asarray(a, np.int64), np.asarray(b, np.int64)))
         a, b = _as_int(a), _as_int(b)
         return round_to(dtype, INT_BINARY[op.opcode](a, b))
+
+    def _tile_dtype(self, op: Op, which) -> DType:
+        types = self.info.operand_types[id(op)]
+        return next(types[i].dtype for i in which if types[i] is not None)
+
+    def op_compare(self, op: Op, fr: Frame):
+        """lt le gt ge eq ne: in the operands' dtype (a number is converted to it first)."""
+        dtype = self._tile_dtype(op, (0, 1))
+        a, b = (self.operand(o, fr) for o in op.operands)
+        a, b = (round_to(dtype, np.asarray(x)) if not isinstance(x, np.ndarray) else x for x in (a, b))
+        return COMPARISONS[op.opcode](a, b)
+
+    def op_select(self, op: Op, fr: Frame):
+        """``a where c else b``; a number choice is converted to the tile choice's dtype."""
+        dtype = self._tile_dtype(op, (1, 2))
+        c, a, b = (self.operand(o, fr) for o in op.operands)
+        a, b = (round_to(dtype, np.asarray(x)) for x in (a, b))
+        return np.where(c, a, b)
+
+    def op_iota(self, op: Op, fr: Frame):
+        """Element [i0, ..., in] is start + i_axis, converted to the dtype."""
+        shape = self.shape(op.shape, fr)
+        start = 0 if op.start is None else op.start.evaluate(fr.env)
+        start = np.asarray(start, dtype=np.int64).reshape((-1,) + (1,) * len(shape))
+        axis = np.arange(shape[op.axis], dtype=np.int64).reshape(
+            (1,) + tuple(n if k == op.axis else 1 for k, n in enumerate(shape)))
+        values = np.broadcast_to(start + axis, (fr.batch.size,) + shape)
+        return round_to(op.dtype, values)
 
     def op_reduce(self, op: Op, fr: Frame):
         x = self.operand(op.operands[0], fr)
@@ -547,3 +580,13 @@ def _int_pow(a, b):
 
 
 INT_BINARY = dict(FLOAT_BINARY, div=_int_div, pow=_int_pow)
+
+# Comparisons give bool; NaN compares false except with ne (IEEE, numpy).
+COMPARISONS = {
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}
