@@ -91,3 +91,15 @@ def test_bad_input_exits_2(capsys):
     assert "no kernel named 'nope'" in capsys.readouterr().err
     assert main(["run", GEMM, *SMALL, "--out", "/nonexistent/dir/x.npz"]) == 2
     assert "no such directory" in capsys.readouterr().err
+
+
+def test_against_a_kernel_of_another_file(capsys):
+    """Split-K (K = 2048 over 8 cubes) against the plain sip GEMM on the same A and B."""
+    argv = ["run", "kernels/sip_splitk_gemm.tile", "--against", "kernels/sip_gemm.tile:sip_gemm",
+            "--set", "M=64", "--set", "N=256", "--set", "K=2048", "--set", "TM=64", "--set", "TN=128",
+            "--set", "TK=64", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["against"] == "kernel sip_gemm" and report["pass"] is True
+    assert main(argv[:3] + ["kernels/sip_gemm.tile:nope"] + argv[4:]) == 2
+    assert "no kernel named 'nope'" in capsys.readouterr().err

@@ -10,7 +10,8 @@ Interprets the kernel with numpy on random inputs (docs/language.md, "Executing
 kernels"): normal or uniform floats per tensor (``--dist NAME=uniform``), seeded by
 ``--seed``. ``--out`` saves every tensor by name to an .npz (inputs as generated,
 outputs as computed, float32 or the integer type). ``--against KERNEL2`` runs
-another kernel of the file on the same inputs and compares their outputs;
+another kernel of the file on the same inputs and compares their outputs
+(``--against OTHER.tile[:KERNEL]`` takes it from another file: split-K vs plain GEMM);
 ``--reference module:function`` imports ``module`` (from the current directory or
 the Python path) and calls ``function(inputs, params)``, which returns a dict of
 expected outputs by name: the only place tfx runs user code. Exit 0 when every
@@ -46,7 +47,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dist", action="append", metavar="TENSOR=normal|uniform", dest="dists",
                    help="distribution of a float input: normal N(0,1) (default) or uniform [-1,1)")
     p.add_argument("--out", metavar="FILE.npz", help="save every tensor by name to an .npz file")
-    p.add_argument("--against", metavar="KERNEL2", help="compare with another kernel of the file on the same inputs")
+    p.add_argument("--against", metavar="KERNEL2",
+                   help="compare with another kernel on the same inputs: a kernel of FILE, or OTHER.tile[:KERNEL]")
     p.add_argument("--reference", metavar="MODULE:FUNCTION",
                    help="compare with a Python reference function(inputs, params) -> {output: array}")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -118,7 +120,7 @@ def run(args) -> int:
     reference = load_reference(args.reference) if args.reference else None
     module = parse_file(args.file)
     kernel = module.kernel(args.kernel)
-    other = module.kernel(args.against) if args.against else None
+    other_module, other = _against(module, args.against) if args.against else (module, None)
     if other is not None:
         _same_tensors(kernel, other, module)
     known = {p.name for p in kernel.params} | ({p.name for p in other.params} if other else set())
@@ -133,9 +135,9 @@ def run(args) -> int:
     checks, against_label = [], None
     if other is not None:
         theirs = {n: v for n, v in overrides.items() if other.param(n) is not None}
-        twin = execute(module, other, theirs, seed=args.seed, dists=dists,
+        twin = execute(other_module, other, theirs, seed=args.seed, dists=dists,
                        inputs={n: v for n, v in result.inputs.items()})
-        rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(module, other))
+        rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(other_module, other))
         checks = check_outputs(result, twin.outputs(), rtol)
         against_label = f"kernel {other.name}"
     elif reference is not None:
@@ -161,6 +163,16 @@ def run(args) -> int:
     else:
         _print_text(args, kernel, result, checks, against_label, seconds)
     return 0 if passed else 1
+
+
+def _against(module, spec: str):
+    """``KERNEL`` of the same file, or ``OTHER.tile`` / ``OTHER.tile:KERNEL``."""
+    from tfx.lang import parse_file
+    path, sep, name = spec.rpartition(":") if ".tile:" in spec else (spec, "", "")
+    if path.endswith(".tile"):
+        other_module = parse_file(path)
+        return other_module, other_module.kernel(name or None)
+    return module, module.kernel(spec)
 
 
 def _same_tensors(kernel, other, module) -> None:
