@@ -17,6 +17,7 @@ from tfx.analysis.performance import links_by_mesh, predict
 from tfx.errors import TfxError
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, MeshRegion, Module, Window
+from tfx.ir.ops import work_engine
 
 # Registers a thread needs besides its tiles: addresses, indices, loop counters,
 # barrier state. An estimate (kernels compiled by Triton/CUTLASS use 20-40).
@@ -91,12 +92,13 @@ def metric_name(key: tuple, domain: str | None = None) -> str:
     """The dotted metric name of a counted quantity, in one domain (or none, for scope records):
     ("flops", "bf16", "tensor") -> compute-cost.flops.bf16[.<domain>];
     ("flops", "f32", "special") -> compute-cost.special.f32[.<domain>];
+    ("flops", "int32", "compare") -> compute-cost.compare.int32[.<domain>] (select likewise);
     ("traffic", "gmem", "read") -> memory.traffic.gmem[.<domain>].read;
     ("link", "pe", "bytes") -> memory.traffic.link.pe[.<domain>]."""
     kind, a, b = key
     dom = f".{domain}" if domain else ""
     if kind == "flops":
-        return f"compute-cost.{'special' if b == 'special' else 'flops'}.{a}{dom}"
+        return f"compute-cost.{'flops' if b in ('tensor', 'vector') else b}.{a}{dom}"
     if kind == "traffic":
         return f"memory.traffic.{a}{dom}.{b}"
     return f"memory.traffic.link.{a}{dom}"
@@ -444,6 +446,7 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
         if kind != "flops":
             continue
         from tfx.analysis.performance import _rate_dtype
+        unit = work_engine(unit)
         dt = dtype if unit == "tensor" else _rate_dtype(dtype)
         try:
             peak = profile.peak_flops_per_s(unit, dt)

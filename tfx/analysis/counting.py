@@ -466,6 +466,18 @@ class Counter:
             add(("traffic", c.type.level, "write"), c.nbytes)
             result = ValueInfo(result_type, c.dims, frozenset(deps))
             node.per_exec_shape = (m, n, k)
+        elif code in opcat.COMPARE or code in opcat.SELECT:
+            # One comparison (or selection) per result element, its own work kind; a compare
+            # is counted in its operands' dtype, a select in its result's.
+            tiles = [v for v in operands if v is not None]
+            elems = tiles[0].elements
+            dtype = tiles[0].type.dtype.text if code in opcat.COMPARE else result_type.dtype.text
+            add(("flops", dtype, opcat.cost_class(code)), elems)
+            for v in tiles:
+                add(("traffic", v.type.level, "read"), v.nbytes)
+            res = ValueInfo(result_type, tiles[0].dims, frozenset(deps))
+            add(("traffic", result_type.level, "write"), res.nbytes)
+            result = res
         elif code in opcat.UNARY or code in opcat.BINARY or code == "cast":
             tiles = [v for v in operands if v is not None]
             out_dims = tiles[0].dims
@@ -485,8 +497,11 @@ class Counter:
             res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(deps))
             add(("traffic", result_type.level, "write"), res.nbytes)
             result = res
-        elif code in ("zeros", "fill"):
-            res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset())
+        elif code in ("zeros", "fill", "iota"):
+            # an iota that starts at a coordinate differs per position, like a window
+            start_deps = op.start.free_names() & self.info.index_names if op.start is not None else set()
+            deps |= start_deps
+            res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(start_deps))
             add(("traffic", result_type.level, "write"), res.nbytes)
             result = res
         elif code in opcat.VIEWS:

@@ -28,7 +28,7 @@ def human_metric(name: str, value) -> str:
         return f"{v:.1f}%"
     if name.endswith("ratio"):
         return f"{v * 100:.1f}%"
-    if "flops" in name or "special" in name:
+    if "flops" in name or "special" in name or name.startswith(("compute-cost.compare.", "compute-cost.select.")):
         return format_count(v)
     if isinstance(v, float) and not v.is_integer():
         return f"{v:.2f}"
@@ -46,6 +46,9 @@ def op_records(a, node: ScopeNode, domain: str = "total") -> str:
             parts.append(f"{k.split('.')[-1]} {format_count(_f(v))}flop")
         elif k.startswith("compute-cost.special."):
             parts.append(f"sfu {format_count(_f(v))}")
+        elif k.startswith(("compute-cost.compare.", "compute-cost.select.")):
+            kind = "cmp" if k.startswith("compute-cost.compare.") else "sel"
+            parts.append(f"{k.split('.')[-1]} {kind} {format_count(_f(v))}")
         elif k.startswith("memory.traffic.") and not k.startswith("memory.traffic.link."):
             _, _, level, rw = k.split(".")
             parts.append(f"{level}:{'r' if rw == 'read' else 'w'} {format_bytes(_f(v))}")

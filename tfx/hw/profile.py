@@ -34,6 +34,7 @@ DTYPE_ALIASES = {
     "e5m2": "fp8e5m2", "fp8_e5m2": "fp8e5m2",
     "fp4": "fp4e2m1", "e2m1": "fp4e2m1", "nvfp4": "fp4e2m1",
     "i8": "int8", "s8": "int8", "i32": "int32", "s32": "int32",
+    "int64": "i64", "s64": "i64",
 }
 
 

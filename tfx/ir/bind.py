@@ -97,7 +97,7 @@ def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
             if isinstance(o, Window):
                 _check_window(module, o, env, tensor_dims[o.tensor], info, o.loc or loc)
         return
-    if op.opcode in ("zeros", "fill", "recv"):
+    if op.opcode in ("zeros", "fill", "recv", "iota"):
         dims_ = _dims(op.shape, env)
         if any(d <= 0 for d in dims_):
             raise module.error(f"{op.opcode} of shape {list(dims_)}: every extent must be positive", loc)
@@ -116,8 +116,14 @@ def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
         if a[1] != b[0] or a[0] != c[0] or b[1] != c[1]:
             raise module.error(f"{code} shapes do not agree: a{list(a)} x b{list(b)} -> acc{list(c)} "
                                f"(expected a[M,K], b[K,N], acc[M,N])", loc)
-    elif code in opcat.BINARY:
+    elif code in opcat.BINARY or code in opcat.COMPARE or code in opcat.SELECT:
         tiles = [t for t in tys if t is not None]
+        if code in opcat.SELECT and len(tiles) >= 2:
+            for t in tiles[1:]:
+                if dims(t) != dims(tiles[0]):
+                    raise module.error(f"select shapes differ: condition {list(dims(tiles[0]))} and "
+                                       f"{list(dims(t))}; broadcast first", loc)
+            tiles = []
         if len(tiles) == 2 and dims(tiles[0]) != dims(tiles[1]):
             raise module.error(f"{code} shapes differ: {list(dims(tiles[0]))} and {list(dims(tiles[1]))}; "
                                "broadcast first", loc)

@@ -160,6 +160,7 @@ class Op:
     callee: str | None = None              # call
     bindings: tuple[tuple[str, Expr], ...] = ()  # call parameter bindings
     peer: str | None = None                # collectives: mesh level and offset, as text
+    start: Expr | None = None              # iota: the value at index 0 of its axis (default 0)
     loc: Loc = _loc()
 
 

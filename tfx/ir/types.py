@@ -23,6 +23,7 @@ class DType(Enum):
     FP8E4M3 = ("fp8e4m3", 8, "float")
     FP8E5M2 = ("fp8e5m2", 8, "float")
     FP4E2M1 = ("fp4e2m1", 4, "float")
+    I64 = ("i64", 64, "int")       # index tensors and offsets past 2^31
     INT32 = ("int32", 32, "int")
     INT8 = ("int8", 8, "int")
     BOOL = ("bool", 8, "bool")
@@ -41,6 +42,9 @@ class DType(Enum):
 
 
 DTYPES = {d.text: d for d in DType}
+
+# Element types an index tile (gather) or a runtime window start may have.
+INDEX_DTYPES = (DType.I64, DType.INT32, DType.INT8)
 
 # Accumulator dtypes an mma may produce for each operand dtype.
 MMA_ACCUMULATORS = {

@@ -22,7 +22,7 @@ from tfx.ir.expr import BinOp, Const, Expr, Name
 from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
 from tfx.ir.scalar import CONSTANTS as SCALAR_CONSTANTS
-from tfx.ir.types import MMA_ACCUMULATORS, DType, TileType
+from tfx.ir.types import INDEX_DTYPES, MMA_ACCUMULATORS, DType, TileType
 
 STORAGE_LEVELS = {"gmem", "l2", "smem", "rmem", "hbm", "tcm"}
 MESH_LEVELS = {"cta", "cluster", "warpgroup", "warp", "thread", "sip", "cube", "pe"}
@@ -278,8 +278,8 @@ class Verifier:
                 dims.append(full)
             elif axis.kind == "gather":
                 idx = self.value_type(axis.index, scope, w.loc)
-                if idx.dtype not in (DType.INT32, DType.INT8):
-                    raise self.error(f"gather index {axis.index} must be int32, found {idx.dtype}", w.loc)
+                if idx.dtype not in INDEX_DTYPES:
+                    raise self.error(f"gather index {axis.index} must be i64, int32 or int8, found {idx.dtype}", w.loc)
                 count: Expr = Const(1)
                 for d in idx.shape:
                     count = d if count == Const(1) else BinOp("*", count, d)
@@ -331,8 +331,9 @@ class Verifier:
             raise self.error(f"{code} produces a value: write %name = {code} ...", loc)
         if not needs_result and op.result is not None:
             raise self.error(f"{code} produces no value", loc)
-        # Only elementwise binaries take a number operand; everything else needs tiles.
-        if code not in opcat.BINARY and code not in opcat.MMA and code not in opcat.UNARY:
+        # Only elementwise ops take a number operand; everything else needs tiles.
+        if code not in opcat.BINARY and code not in opcat.COMPARE and code not in opcat.SELECT \
+                and code not in opcat.MMA and code not in opcat.UNARY:
             for o, t in zip(op.operands, tys):
                 if t is None and isinstance(o, Scalar):
                     raise self.error(f"{code} takes a tile (%value or tensor window), found the number {o.text}",
@@ -382,6 +383,40 @@ class Verifier:
                 if len(tiles[0].shape) != len(tiles[1].shape):
                     raise self.error(f"{code} operand ranks differ: {tiles[0]} and {tiles[1]}; broadcast first", loc)
             ty = tiles[0]
+        elif code in opcat.COMPARE:
+            tiles = [t for t in tys if t is not None]
+            if not tiles:
+                raise self.error(f"{code} needs at least one tile operand", loc)
+            if len(tiles) == 2:
+                if tiles[0].dtype != tiles[1].dtype:
+                    raise self.error(f"{code} operand dtypes differ: {tiles[0].dtype} and {tiles[1].dtype}", loc)
+                if len(tiles[0].shape) != len(tiles[1].shape):
+                    raise self.error(f"{code} operand ranks differ: {tiles[0]} and {tiles[1]}; broadcast first", loc)
+            ty = tiles[0].with_dtype(DType.BOOL)
+        elif code in opcat.SELECT:
+            cond, *branches = tys
+            if cond is None or cond.dtype != DType.BOOL:
+                found = f"the number {op.operands[0].text}" if cond is None else f"a {cond.dtype} tile"
+                raise self.error(f"select's condition must be a bool tile (from lt, le, gt, ge, eq, ne), found {found}", loc)
+            tiles = [t for t in branches if t is not None]
+            if not tiles:
+                raise self.error("select needs a tile among its two choices (both are numbers)", loc)
+            if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
+                raise self.error(f"select choices' dtypes differ: {tiles[0].dtype} and {tiles[1].dtype}", loc)
+            for t in tiles:
+                if len(t.shape) != len(cond.shape):
+                    raise self.error(f"select operand ranks differ: condition {cond} and {t}; broadcast first", loc)
+            ty = tiles[0]
+        elif code == "iota":
+            for d in op.shape:
+                self.check_expr(d, set(), f"the shape of {op.result}", scope, loc)
+            if op.start is not None:
+                self.check_expr(op.start, set(), f"the start of {op.result}", scope, loc)
+            if op.dtype == DType.BOOL:
+                raise self.error("iota counts in a number dtype (i64, int32, f32, ...), found bool", loc)
+            if not 0 <= op.axis < len(op.shape):
+                raise self.error(f"iota axis {op.axis} out of range for a rank-{len(op.shape)} tile", loc)
+            ty = TileType(op.dtype, op.shape, op.level)
         elif code == "reduce":
             t = tys[0]
             if t is None or not (0 <= op.axis < len(t.shape)):

@@ -507,7 +507,14 @@ class Parser:
             fields["operands"] = tuple(ops)
         elif opcode in opcat.UNARY:
             fields["operands"] = (self.parse_operand(),)
-        elif opcode in opcat.BINARY:
+        elif opcode in opcat.SELECT:
+            ops = [self.parse_operand()]
+            while self.accept(","):
+                ops.append(self.parse_operand())
+            if len(ops) != 3:
+                raise self.error(f"select takes 3 operands (condition, if true, if false), found {len(ops)}", t)
+            fields["operands"] = tuple(ops)
+        elif opcode in opcat.BINARY or opcode in opcat.COMPARE:
             a = self.parse_operand()
             self.expect(",", f"',' and the second operand of {opcode}")
             fields["operands"] = (a, self.parse_operand())
@@ -526,6 +533,15 @@ class Parser:
             if d.text not in DTYPES:
                 raise self.error(f"unknown dtype {d.text!r}, expected one of: {', '.join(DTYPES)}", d)
             fields["dtype"] = DTYPES[d.text]
+        elif opcode == "iota":
+            ty = self.parse_type()
+            if ty.level is None:
+                raise self.error("expected '@level' after the shape of iota")
+            fields.update(dtype=ty.dtype, shape=ty.shape, level=ty.level)
+            self.expect("axis", "'axis N': the axis along which the values count up")
+            fields["axis"] = self.int_literal("an axis number")
+            if self.accept("from"):
+                fields["start"] = self.parse_expr()
         elif opcode in ("zeros", "fill", "recv"):
             if opcode == "fill":
                 s = self.try_scalar()

@@ -62,6 +62,10 @@ def print_op(op: Op) -> str:
         body = f"zeros {op.dtype}{_shape(op.shape)} @{op.level}"
     elif code == "fill":
         body = f"fill {op.fill_value.text} {op.dtype}{_shape(op.shape)} @{op.level}"
+    elif code == "iota":
+        body = f"iota {op.dtype}{_shape(op.shape)} @{op.level} axis {op.axis}"
+        if op.start is not None:
+            body += f" from {to_text(op.start)}"
     elif code == "recv":
         body = f"recv {op.dtype}{_shape(op.shape)} @{op.level} from {op.peer}"
     elif code in ("reshape", "broadcast"):
