@@ -189,3 +189,22 @@ def test_i64_is_an_8_byte_integer_and_indexes_a_gather():
     assert op_node(root, "%idx = load").per_exec == {("traffic", "gmem", "read"): 128,
                                                      ("traffic", "rmem", "write"): 128}
     assert op_node(root, "%rows = load").per_exec[("traffic", "gmem", "read")] == 512
+
+
+def test_flash_prefill_masks_only_the_diagonal_blocks():
+    """Defaults: S = 4096, BLOCK_M = 128, BLOCK_N = 64, B * H = 128, so 32 x 128 = 4096 CTAs.
+    Query block pm runs stage 1 over pm * 128 / 64 = 2 pm unmasked blocks (mean over pm = 0..31:
+    31) and stage 2 over the 2 blocks the diagonal crosses: 4096 x 2 = 8192 masked trips, each
+    comparing and selecting 128 x 64 = 8192 elements: 8192 x 8192 = 67,108,864 of each kind.
+    The mma work is that of 31 + 2 = 33 blocks per CTA, as before masking:
+    2 mmas x 2 x 128 x 64 x 128 flop x 33 x 4096 = 566,935,683,072 bf16 flop."""
+    from tfx.lang import parse_file
+    from tfx.resources import bundled_kernel
+    m = parse_file(bundled_kernel("flash_prefill.tile"))
+    k = m.kernel()
+    root = Counter(m, k, bind(m, k)).run()
+    loops = [n for n in root.walk() if n.kind == "loop"]
+    assert [n.trips for n in loops] == [31, 2]
+    assert root.total[("flops", "int32", "compare")] == 67108864
+    assert root.total[("flops", "f32", "select")] == 67108864
+    assert root.total[("flops", "bf16", "tensor")] == 2 * 2 * 128 * 64 * 128 * 33 * 4096 == 566935683072
