@@ -92,14 +92,22 @@ def test_persistent_gemm_loops_from_its_sm_with_a_bound():
 
 
 def test_flash_prefill_causal_trip_count_depends_on_the_query_block():
+    """BLOCK_M = 128, BLOCK_N = 64, S = 4096: query block pm needs key blocks
+    0 .. cdiv((pm + 1) * 128, 64) = 2 pm + 2; stage 1 (unmasked) stops at pm * 128 / 64 = 2 pm,
+    stage 2 (masked) runs the last 2. Bounds: 4096 / 64 = 64 and cdiv(128, 64) + 1 = 3."""
     module, k = _kernel("flash_prefill.tile")
-    kv = next(s for s in walk(k.body) if isinstance(s, LoopRegion))
-    assert "pm" in kv.stop.free_names() and kv.bound is not None
+    stage1, stage2 = [s for s in walk(k.body) if isinstance(s, LoopRegion)]
+    assert "pm" in stage1.stop.free_names() and stage1.bound is not None
     env = dict(bind(module, k))
-    for pm, trips in ((0, 2), (1, 4), (31, 64)):
+    for pm, first, total in ((0, 0, 2), (1, 2, 4), (31, 62, 64)):
         env["pm"] = pm
-        assert kv.stop.evaluate(env) == trips
-    assert kv.bound.evaluate(env) == 64
+        assert stage1.stop.evaluate(env) == first
+        assert stage2.start.evaluate(env) == first
+        assert stage2.stop.evaluate(env) == total
+    assert stage1.bound.evaluate(env) == 64
+    assert stage2.bound.evaluate(env) == 3
+    assert {op.opcode for op in walk_ops(stage2.body)} >= {"iota", "ge", "select"}
+    assert not {op.opcode for op in walk_ops(stage1.body)} & {"iota", "ge", "select"}
 
 
 def test_gqa_decode_has_a_split_pass_and_a_merge_pass():
