@@ -3,9 +3,13 @@
 Rows: calibration/h200/bandwidth.csv (copy), calibration/h200/measured/gemm_triton.csv
 (Triton tiled GEMM configurations, the gemm.tile schedule; resources from the compiled
 kernels: threads, registers, shared memory), and calibration/h200/gemm_library.csv
-(cuBLAS vs the best gemm.tile configuration the model finds).
+(cuBLAS vs the best gemm.tile configuration the model finds); and, per family and shape,
+the issue 15 truth in calibration/h200/measured/issue15/ (Triton-tiled versions of the shipped
+kernels at random configurations with their compiled registers, spills and shared memory):
+median |error|, signed median error, Spearman rank correlation, the regret of the configuration
+ranked first, with the spilling rows apart. Figures are on the held-out rows unless --split says.
 
-    python3 bench/accuracy.py [--rows N]
+    python3 bench/accuracy.py [--rows N] [--split heldout|tune|all] [--only families]
 """
 
 from __future__ import annotations
@@ -130,6 +134,39 @@ def triton_attention_rows(profile):
     return out
 
 
+def measured_families(split="heldout", only=None):
+    """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
+    `tfx validate` prints)."""
+    from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
+    rows = []
+    for path in sorted((CAL / "measured" / "issue15").glob("run*/*.csv")):
+        if "retime" in path.name:
+            continue
+        rows += [r for r in read_measurements(path)
+                 if (split == "all" or r.notes.get("split") == split) and (not only or r.family in only)]
+    predictor = Predictor("h200_sxm")
+    compared = predictor.compare(rows)
+    by_family: dict = {}
+    for g in summarize(compared, predictor):
+        by_family.setdefault(g.family, []).append(g)
+    print(f"\nissue 15 truth per family and shape ({split} rows; calibration/h200/measured/issue15)")
+    for family, figs in by_family.items():
+        print(format_table(figs))
+        o = overall(figs)
+        clean = [c for c in compared if c.row.family == family and not c.spilling]
+        spill = [c for c in compared if c.row.family == family and c.spilling]
+        line = (f"  => {family}: median over shapes of median |error| {o['median_abs_error'] * 100:.1f}%, signed "
+                f"{o['median_error'] * 100:+.1f}%; min Spearman {o['min_spearman']:+.2f}; max regret "
+                f"{o['max_regret'] * 100:.1f}%; spilling ranked first wrongly in {o['spilling_first_wrongly']} shapes")
+        print(line)
+        for name, part in (("non-spilling", clean), ("spilling", spill)):
+            if part:
+                print(f"     {name} rows: {len(part)}, median |error| "
+                      f"{statistics.median(abs(c.error) for c in part) * 100:.1f}%, signed "
+                      f"{statistics.median(c.error for c in part) * 100:+.1f}%")
+    return by_family
+
+
 def report(title, rows):
     print(f"\n{title}")
     print(f"  {'case':<52} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
@@ -147,7 +184,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=None, help="limit the Triton rows")
     ap.add_argument("--hw", default="h200_sxm")
+    ap.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
+    ap.add_argument("--only", default=None, help="comma-separated families of the issue 15 truth")
+    ap.add_argument("--measured-only", action="store_true", help="only the issue 15 families")
     args = ap.parse_args()
+    if args.measured_only:
+        measured_families(args.split, args.only.split(",") if args.only else None)
+        return
     profile = load_profile(args.hw)
     report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))
     report("gemm.tile vs Triton tiled GEMM (measured/gemm_triton.csv)", triton_rows(profile, args.rows))
@@ -155,6 +198,7 @@ def main():
     report("attention kernels vs measured attention (measured/attention.csv)", attention_rows(profile))
     report("attention kernels vs Triton kernels of the same schedule (measured/attention_triton_*.csv)",
            triton_attention_rows(profile))
+    measured_families(args.split, args.only.split(",") if args.only else None)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from tfx.errors import TfxError
 # Order is the order ``tfx --help`` lists them.
 COMMAND_MODULES = [
     "open", "check", "run", "analyze", "diff", "occupancy", "simulate",
-    "explore", "hw", "model",
+    "explore", "hw", "model", "validate",
 ]
 
 

@@ -1,0 +1,139 @@
+"""tfx.analysis.measured (the measurements reader and the accuracy figures) and `tfx validate`.
+
+Every expected number is derived by hand in the test's comment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tfx.analysis.measured import (Compared, MeasuredRow, figures, read_measurements, read_ncu, spearman,
+                                   ranks)
+from tfx.cli.main import main
+from tfx.errors import SourceLocation, TfxError
+
+ROOT = Path(__file__).resolve().parent.parent
+GEMM = str(ROOT / "kernels" / "gemm.tile")
+
+
+def _write(tmp_path, text, name="m.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_ranks_share_ties():
+    # 5, 5, 7: the two fives hold positions 1 and 2 -> both rank 1.5; 7 is rank 3
+    assert ranks([5.0, 5.0, 7.0]) == [1.5, 1.5, 3.0]
+
+
+def test_spearman_by_hand():
+    # ranks x = 1 2 3 4, y = 1 3 2 4: d^2 = 0 + 1 + 1 + 0 = 2; rho = 1 - 6*2 / (4*(16-1)) = 1 - 12/60 = 0.8
+    assert spearman([1, 2, 3, 4], [10, 30, 20, 40]) == pytest.approx(0.8)
+    # reversed order: d^2 = 9 + 1 + 1 + 9 = 20; rho = 1 - 120/60 = -1
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 2], [1, 2]) is None          # fewer than 3 rows
+    assert spearman([1, 1, 1], [1, 2, 3]) is None    # a constant side has no ranking
+
+
+def _c(pred, meas, spills=0):
+    row = MeasuredRow(SourceLocation("x.csv", 2, 1), Path(GEMM), None, meas, {}, spills=spills)
+    return Compared(row, pred, bool(spills))
+
+
+def test_figures_regret_and_errors():
+    # predicted 1.0 / 2.0 / 3.0 ms, measured 1.5 / 1.0 / 3.0 ms
+    # errors: (1-1.5)/1.5 = -1/3, (2-1)/1 = +1, 0 -> |.| sorted 0, 1/3, 1: median 1/3; signed median 0
+    # ranked first: the 1.0 ms prediction, measured 1.5; best measured 1.0 -> regret 1.5/1.0 - 1 = 0.5
+    rows = [_c(1.0, 1.5), _c(2.0, 1.0), _c(3.0, 3.0)]
+    g = figures("f", "s", rows)
+    assert g.median_abs_error == pytest.approx(1 / 3)
+    assert g.median_error == pytest.approx(0.0)
+    assert g.regret == pytest.approx(0.5)
+    # ranks pred 1 2 3, measured 2 1 3: d^2 = 1 + 1 + 0 = 2 -> rho = 1 - 12/(3*8) = 0.5
+    assert g.spearman == pytest.approx(0.5)
+    assert not g.spill_ranked_first_wrongly
+
+
+def test_spilling_config_ranked_first_is_flagged():
+    # the spilling row is predicted fastest (0.5 ms) but measures 4.0; a clean row measures 1.0
+    g = figures("f", "s", [_c(0.5, 4.0, spills=100), _c(1.0, 1.0)])
+    assert g.spill_ranked_first_wrongly
+    assert g.n_spilling == 1
+    assert g.spilling_median_abs_error == pytest.approx(abs(0.5 - 4.0) / 4.0)   # 0.875
+
+
+def test_read_measurements_columns(tmp_path):
+    p = _write(tmp_path, f"kernel,profile,measured_ms,M,BM,regs,spills,smem_bytes,family,status\n"
+                         f"{GEMM},h200_sxm,0.25,1024,,168,0,49152,g,ok\n"
+                         f"{GEMM},h200_sxm,0.50,1024,64,,,,g,out_of_resources\n")
+    rows = read_measurements(p)
+    assert len(rows) == 1                        # the out_of_resources row is skipped
+    r = rows[0]
+    assert r.params == {"M": 1024}               # an empty BM means the default
+    assert (r.regs, r.spills, r.smem_bytes) == (168, 0, 49152)
+    assert r.resources() == {"regs": 168, "spills": 0, "smem": 49152}
+    assert r.family == "g" and r.where.line == 2
+    assert len(read_measurements(p, all_status=True)) == 2
+
+
+@pytest.mark.parametrize("text, where, words", [
+    ("kernel,BM\nx,1\n", ":1:1", "missing column 'measured_ms'"),
+    (f"kernel,measured_ms,FOO\n{GEMM},1.0,3\n", ":2:3", "column 'FOO' is neither a parameter"),
+    (f"kernel,measured_ms\n{GEMM},-1\n", ":2:2", "positive time"),
+    (f"kernel,measured_ms,BM\n{GEMM},1.0,12.5\n", ":2:3", "not a whole number"),
+    ("kernel,measured_ms\nnope.tile,1.0\n", ":2:1", "not found"),
+    (f"kernel,measured_ms\n{GEMM},1.0,7\n", ":2:1", "3 fields, the header has 2"),
+])
+def test_read_measurements_errors_name_the_cell(tmp_path, text, where, words):
+    p = _write(tmp_path, text)
+    with pytest.raises(TfxError) as exc:
+        read_measurements(p)
+    assert str(exc.value.where).endswith(where)
+    assert words in exc.value.message
+
+
+NCU = ('"ID","Kernel Name","Block Size","Grid Size","gpu__time_duration.sum","launch__registers_per_thread",'
+       '"launch__shared_mem_per_block_dynamic","launch__shared_mem_per_block_static"\n'
+       '"","","","","usecond","register/thread","Kbyte/block","byte/block"\n'
+       '"0","matmul_kernel","(256, 1, 1)","(224, 1, 1)","175.74","207","147","1,024"\n')
+
+
+def test_read_ncu_units(tmp_path):
+    p = _write(tmp_path, "==PROF== Connected\n" + NCU, "n.csv")
+    (launch,) = read_ncu(p)
+    # 175.74 usecond = 0.17574 ms; 147 Kbyte = 147000 B dynamic + 1,024 B static = 148024 B
+    assert launch.measured_ms == pytest.approx(0.17574)
+    assert launch.regs == 207
+    assert launch.smem_bytes == 148024
+    assert launch.where.line == 4                # the ==PROF== line counts
+    assert launch.kernel_name == "matmul_kernel"
+
+
+def test_read_ncu_refuses_unknown_unit(tmp_path):
+    p = _write(tmp_path, NCU.replace('"usecond"', '"fortnight"'), "n.csv")
+    with pytest.raises(TfxError, match="unit 'fortnight'"):
+        read_ncu(p)
+
+
+def test_validate_cli_json_and_errors(tmp_path, capsys):
+    p = _write(tmp_path, f"kernel,measured_ms,M,N,K,BM,BN\n{GEMM},0.30,4096,4096,4096,128,128\n"
+                         f"{GEMM},0.40,4096,4096,4096,64,64\n{GEMM},0.90,4096,4096,4096,32,32\n")
+    assert main(["validate", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (g,) = out["groups"]
+    assert g["rows"] == 3 and g["shape"] == "M=4096 N=4096 K=4096"   # grouped by the problem size
+    assert len(out["rows"]) == 3
+    bad = _write(tmp_path, "kernel,measured_ms\n", "bad.csv")
+    assert main(["validate", str(bad)]) == 2
+    assert "no rows" in capsys.readouterr().err
+
+
+def test_validate_ncu(tmp_path, capsys):
+    p = _write(tmp_path, NCU, "n.csv")
+    assert main(["validate", GEMM, "--ncu", str(p), "--set", "BM=128", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows"][0]["measured_ms"] == pytest.approx(0.17574)
+    assert main(["validate", GEMM, "--ncu", str(p), "--set", "NOPE=1"]) == 2

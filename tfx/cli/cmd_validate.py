@@ -1,0 +1,96 @@
+"""``tfx validate``: your measured kernel times beside tfx's predictions.
+
+    tfx validate MEASUREMENTS.csv [--hw h200_sxm] [--json] [--rows]
+    tfx validate --ncu NCU.csv KERNEL.tile --set P=V ... [--hw ...]
+
+The CSV (tfx.analysis.measured) has columns kernel, profile, measured_ms, one per kernel
+parameter, and optionally regs, spills, smem_bytes as compiled. Per (family, shape) group
+it prints median |error|, signed median error, Spearman rank correlation, the regret of
+the configuration tfx ranks first, and the spilling rows apart. ``--ncu`` reads Nsight
+Compute's raw CSV export (``ncu --csv --page raw``): each profiled launch is one row of
+KERNEL.tile at the --set parameters, with its registers and shared memory.
+"""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json, parse_int_assignments
+from tfx.errors import TfxError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("validate", help="measured times vs predicted: error, rank correlation, regret",
+                       description="Compare measured kernel times with tfx's predictions, per family and shape.")
+    p.add_argument("file", help="a measurements CSV (kernel, profile, measured_ms, parameters, "
+                                "[regs, spills, smem_bytes]); with --ncu, the .tile file the launches ran")
+    p.add_argument("--ncu", metavar="FILE", help="Nsight Compute raw CSV (ncu --csv --page raw)")
+    p.add_argument("--set", action="append", metavar="P=V", help="with --ncu: the kernel's parameters")
+    p.add_argument("--hw", default="h200_sxm", help="profile for rows without a profile column")
+    p.add_argument("--estimate", action="store_true",
+                   help="ignore the compiled regs/spills/smem_bytes columns (tfx's own estimate)")
+    p.add_argument("--rows", action="store_true", help="also list every row")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def _ncu_rows(args):
+    from pathlib import Path
+
+    from tfx.analysis.measured import MeasuredRow, read_ncu
+    from tfx.lang import parse_file
+    kernel_path = Path(args.file)
+    module = parse_file(kernel_path)
+    params = parse_int_assignments(args.set, "--set")
+    names = {p.name for p in module.kernel(None).params}
+    for k in params:
+        if k not in names:
+            raise TfxError(f"--set {k}: {kernel_path.name} has no parameter {k!r} ({', '.join(sorted(names))})")
+    rows = []
+    for launch in read_ncu(args.ncu):
+        rows.append(MeasuredRow(where=launch.where, kernel_path=kernel_path.resolve(), profile=None,
+                                measured_ms=launch.measured_ms, params=dict(params), regs=launch.regs,
+                                smem_bytes=launch.smem_bytes,
+                                notes={"family": kernel_path.stem, "shape": launch.kernel_name}))
+    if not rows:
+        raise TfxError("no launches in the Nsight Compute export", where=args.ncu)
+    return rows
+
+
+def run(args) -> int:
+    from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
+    if args.set and not args.ncu:
+        raise TfxError("--set goes with --ncu (a measurements CSV names its parameters in columns)")
+    rows = _ncu_rows(args) if args.ncu else read_measurements(args.file)
+    if not rows:
+        raise TfxError("no rows with status ok", where=args.file)
+    predictor = Predictor(args.hw)
+    compared = predictor.compare(rows, use_measured=not args.estimate)
+    figs = summarize(compared, predictor)
+    if args.json:
+        emit_json({"tool": "tfx", "command": "validate", "file": args.file, "hw": args.hw,
+                   "groups": [g.to_json() for g in figs], "overall": overall(figs),
+                   "rows": [{"where": str(c.row.where), "kernel": str(c.row.kernel_path), "params": c.row.params,
+                             "measured_ms": c.row.measured_ms, "predicted_ms": c.predicted_ms,
+                             "error": c.error, "spilling": c.spilling} for c in compared]})
+        return 0
+    print(f"{args.file}: {len(compared)} rows, {len(figs)} groups (profile {args.hw} where the CSV names none)")
+    print(format_table(figs))
+    for g in figs:
+        print(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({g.top.row.measured_ms:.4g} ms measured), "
+              f"best measured {_params(g.best)} ({g.best.row.measured_ms:.4g} ms)")
+    if args.rows:
+        print(f"\n  {'row':<28} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
+        for c in compared:
+            print(f"  {str(c.row.where):<28} {c.predicted_ms:12.4f} {c.row.measured_ms:12.4f} {c.error * 100:+7.1f}%"
+                  + ("  spills" if c.spilling else ""))
+    return 0
+
+
+def _params(c) -> str:
+    from tfx.analysis.measured import shape_parameters
+    skip = set()
+    try:
+        from tfx.lang import parse_file
+        skip = set(shape_parameters(parse_file(c.row.kernel_path)))
+    except TfxError:
+        pass
+    return c.row.label(skip) or "(defaults)"
