@@ -23,6 +23,41 @@ class SourceLocation:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+# What an error echoes is bounded whatever the input: a 1 MB source line or a 1 MB
+# --set value must not make a 2 MB error. Lines are cut around the caret.
+ECHO_MAX_CHARS = 120
+MAX_MESSAGE_CHARS = 400
+MAX_WHERE_CHARS = 200
+
+# Input files larger than this are refused before they are read (a kernel, a profile or
+# a preset is a few kilobytes; the largest shipped file is far below 1 MiB).
+MAX_INPUT_BYTES = 4 * 2 ** 20
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut to ``limit`` characters (saying how many were left out)."""
+    text = text.replace("\n", " ").replace("\r", " ")
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 25, 10)
+    return f"{text[:keep]}... ({len(text) - keep:,} more characters)"
+
+
+def echo_window(line: str, col: int, width: int = ECHO_MAX_CHARS) -> tuple[str, int]:
+    """The part of ``line`` to echo under an error, at most ``width`` characters around
+    1-based column ``col`` (``...`` marks a cut), and the caret's 0-based offset in it."""
+    if not line.isprintable():  # U+2028, NBSP, control characters: echo them as '?'
+        line = "".join(ch if ch.isprintable() else "?" for ch in line)
+    caret = max(col - 1, 0)
+    if len(line) <= width:
+        return line, min(caret, len(line))
+    start = max(0, min(caret - width // 2, len(line) - width))
+    piece = line[start:start + width]
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if start + width < len(line) else ""
+    return prefix + piece + suffix, len(prefix) + caret - start
+
+
 class TfxError(Exception):
     """Bad input: a malformed kernel, profile, knob, model or file.
 
@@ -39,16 +74,17 @@ class TfxError(Exception):
         self.notes = tuple(notes)
 
     def headline(self) -> str:
+        message = shorten(self.message, MAX_MESSAGE_CHARS)
         if self.where is None:
-            return f"error: {self.message}"
-        return f"{self.where}: error: {self.message}"
+            return f"error: {message}"
+        return f"{shorten(str(self.where), MAX_WHERE_CHARS)}: error: {message}"
 
     def render(self) -> str:
         lines = [self.headline()]
         if self.source_line is not None and isinstance(self.where, SourceLocation):
-            text = self.source_line.rstrip("\n")
+            text, caret = echo_window(self.source_line.rstrip("\n"), self.where.col)
             lines.append(f"  {text}")
-            lines.append("  " + " " * max(self.where.col - 1, 0) + "^")
+            lines.append("  " + " " * caret + "^")
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -61,7 +97,15 @@ def read_text_file(path, expected: str = "a file", where: str | None = None) -> 
     from pathlib import Path
     shown = where or str(path)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        size = Path(path).stat().st_size
+        if size > MAX_INPUT_BYTES and Path(path).is_file():
+            raise TfxError(f"file is {size:,} bytes; tfx reads at most {MAX_INPUT_BYTES:,} "
+                           f"({MAX_INPUT_BYTES // 2 ** 20} MiB) for {expected}", where=shown)
+        with open(path, encoding="utf-8") as fh:  # text mode: \r\n reads as \n
+            text = fh.read(MAX_INPUT_BYTES + 1)
+        if len(text) > MAX_INPUT_BYTES:  # a pipe, /dev/zero, or a file that grew meanwhile
+            raise TfxError(f"input is larger than {MAX_INPUT_BYTES:,} bytes", where=shown)
+        return text
     except FileNotFoundError:
         raise TfxError("no such file", where=shown) from None
     except IsADirectoryError:

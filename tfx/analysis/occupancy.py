@@ -85,6 +85,9 @@ class OccupancyLimits:
             lowest = 0 if f.name == "reserved_smem_per_block" else 1
             if value < lowest:
                 raise TfxError(f"occupancy limit {f.name} must be >= {lowest}, got {value}")
+        if self.max_threads_per_sm < self.threads_per_warp:  # else no warp slot: every ratio divides by 0
+            raise TfxError(f"occupancy limit max_threads_per_sm ({self.max_threads_per_sm}) is below "
+                           f"threads_per_warp ({self.threads_per_warp}): an SM would hold no warp")
 
     @classmethod
     def from_profile(cls, profile: Any) -> "OccupancyLimits":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 
 
@@ -20,7 +20,7 @@ def register(sub) -> None:
     add_kernel_args(p)
     p.add_argument("--resources", metavar="threads=T,regs=R,smem=S",
                    help="per-CTA resources (override the kernel's and the estimate)")
-    p.add_argument("--occupancy", type=int, metavar="N", help="occupancy hint (CTAs per SM)")
+    p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -48,7 +48,8 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     knobs = parse_assignments(args.knob, "--knob")
     if knobs:
         profile = profile.with_knobs(knobs)
-    return analyze(module, args.kernel, profile, parse_int_assignments(args.set, "--set"),
+    params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
+    return analyze(module, args.kernel, profile, params,
                    knobs=None, resources=resources, occupancy_hint=occupancy_hint)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from tfx.cli.common import parse_int_assignments
 from tfx.errors import TfxError
-from tfx.ir.bind import bind, check_shapes
+from tfx.ir.bind import bind, check_set_values, check_shapes
 from tfx.ir.nodes import Kernel, Module
 from tfx.lang import parse_file, print_kernel
 
@@ -69,7 +69,9 @@ def check_module(module: Module, kernels: list[Kernel], overrides: dict[str, int
     if unknown:
         bind(module, kernels[0], {unknown[0]: overrides[unknown[0]]})  # raises, naming the kernel's parameters
     for k in kernels:
-        env = bind(module, k, {n: v for n, v in overrides.items() if k.param(n) is not None})
+        mine = {n: v for n, v in overrides.items() if k.param(n) is not None}
+        check_set_values(module, k, mine)
+        env = bind(module, k, mine)
         check_shapes(module, k, env)
         if profile is not None:
             from tfx.ir.levels import check_levels

@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 
 
@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--objective", metavar="A,B", default=None,
                    help="Pareto objectives, minimized: time,smem,regs,traffic,cost "
                         "(default time,smem; time,cost with --knob-sweep)")
-    p.add_argument("--top", type=int, default=10, metavar="K", help="configurations in the top table (default 10)")
+    p.add_argument("--top", type=int_arg(0, 10 ** 6), default=10, metavar="K", help="configurations in the top table (default 10)")
     p.add_argument("--all-params", action="store_true",
                    help="also sweep the problem's shape parameters (by default they stay at their values)")
     p.add_argument("--sensitivity", action="store_true",
@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
     out.add_argument("--json", action="store_true", help="print JSON")
     out.add_argument("--csv", metavar="OUT", help="write every configuration to OUT as CSV (- for stdout)")
     p.add_argument("--scheduler", metavar="ADDR", help="dask.distributed scheduler address (default: in-process)")
-    p.add_argument("--chunk", type=int, default=None, metavar="N", help="configurations per chunk (default 262144)")
+    p.add_argument("--chunk", type=int_arg(1, 2 ** 24), default=None, metavar="N", help="configurations per chunk (default 262144)")
     p.set_defaults(func=run)
 
 
@@ -106,6 +106,7 @@ def run(args) -> int:
         raise TfxError(f"--chunk {chunk}: expected a count >= 1")
     profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None)
     module = parse_file(args.file)
+    check_set_domains(module, args.kernel, fixed)
     if not args.all_params:
         # The problem's shape is the question, not an answer: keep shape parameters at their
         # values unless --sweep names them (or --all-params sweeps every declared domain).

@@ -21,7 +21,7 @@ from tfx.analysis.occupancy import (
     LIMITER_NAMES, LIMITERS, Occupancy, OccupancyLimits, Resources, blocks_per_sm_array,
     compute_occupancy,
 )
-from tfx.cli.common import emit_json, parse_assignments, read_text
+from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError
 from tfx.resources import DEFAULT_PROFILE
 
@@ -47,13 +47,13 @@ def register(subparsers: Any) -> None:
                         help="CSV with columns threads,regs,smem[,static_smem]; - for stdin")
     source.add_argument("--ptxas", metavar="FILE", help="ptxas -v output")
     source.add_argument("--res-usage", metavar="FILE", help="cuobjdump -res-usage output")
-    p.add_argument("--threads", type=int, metavar="T", help="threads per CTA")
-    p.add_argument("--regs", type=int, metavar="R", help="registers per thread")
-    p.add_argument("--smem", type=int, default=0, metavar="S",
+    p.add_argument("--threads", type=int_arg(1, 2 ** 31 - 1), metavar="T", help="threads per CTA")
+    p.add_argument("--regs", type=int_arg(0, 2 ** 20), metavar="R", help="registers per thread")
+    p.add_argument("--smem", type=int_arg(0, 2 ** 40), default=0, metavar="S",
                    help="dynamic shared memory per CTA in bytes (default 0)")
-    p.add_argument("--static-smem", type=int, default=0, metavar="B",
+    p.add_argument("--static-smem", type=int_arg(0, 2 ** 40), default=0, metavar="B",
                    help="static shared memory per CTA in bytes (default 0)")
-    p.add_argument("--occupancy", type=int, metavar="N",
+    p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N",
                    help="occupancy hint: CTAs per SM the kernel should reach")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=run)

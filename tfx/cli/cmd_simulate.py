@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 from tfx.hw.units import format_time_ns
 
@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-events", action="store_true", help="JSON without the event list (event_count only)")
     p.add_argument("--trace", metavar="OUT.json", help="write a Chrome Trace Event file (ui.perfetto.dev)")
-    p.add_argument("--tiles", type=int, metavar="N",
+    p.add_argument("--tiles", type=int_arg(1, 2 ** 31 - 1), metavar="N",
                    help="simulate at most N trips of every loop and extrapolate the rest")
     p.set_defaults(func=run)
 
@@ -52,6 +52,7 @@ def run(args) -> int:
     params = parse_int_assignments(args.assignments, "--set")
     knobs = parse_assignments(args.knobs, "--knob")
     module = parse_file(args.file)
+    params = check_set_domains(module, args.kernel, params)
     profile = load_profile(args.hw)
     a = analyze(module, args.kernel, profile, params=params, knobs=knobs)
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json

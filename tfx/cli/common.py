@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
-from tfx.errors import TfxError, read_text_file
+from tfx.errors import TfxError, read_text_file, shorten
 
 
 def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
@@ -14,23 +15,73 @@ def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise TfxError(f"{flag} {item!r}: expected NAME=VALUE")
+            raise TfxError(f"{flag} {shorten(item)!r}: expected NAME=VALUE")
         name, value = item.split("=", 1)
         name, value = name.strip(), value.strip()
         if not name or not value:
-            raise TfxError(f"{flag} {item!r}: expected NAME=VALUE")
+            raise TfxError(f"{flag} {shorten(item)!r}: expected NAME=VALUE")
         out[name] = value
     return out
 
 
 def parse_int_assignments(items: list[str] | None, flag: str) -> dict[str, int]:
+    from tfx.literals import parse_int
     out = {}
     for name, value in parse_assignments(items, flag).items():
         try:
-            out[name] = int(value.replace("_", ""), 0)
-        except ValueError:
-            raise TfxError(f"{flag} {name}={value}: expected an integer") from None
+            out[name] = parse_int(value)
+        except ValueError as exc:
+            raise TfxError(f"{flag} {shorten(name)}={shorten(value)}: {exc}") from None
     return out
+
+
+def check_set_domains(module, kernel_name: str | None, params: dict[str, int]) -> dict[str, int]:
+    """``params`` (from ``--set``), after refusing a value outside its parameter's declared
+    domain with one line naming the domain (tfx.ir.bind.check_set_values)."""
+    if params:
+        from tfx.ir.bind import check_set_values
+        check_set_values(module, module.kernel(kernel_name), params)
+    return params
+
+
+def int_arg(lo: int, hi: int):
+    """An argparse ``type`` for a whole number in ``lo..hi`` (ASCII digits, explicit ceiling):
+    argparse turns the refusal into one line naming the option."""
+    import argparse
+
+    from tfx.literals import parse_int
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_int(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{shorten(text)!r}: {exc}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value}: expected a whole number in {lo:,}..{hi:,}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+def float_arg(lo: float, hi: float, lo_open: bool = False):
+    """An argparse ``type`` for a finite number in ``lo..hi`` (``(lo, hi]`` with ``lo_open``)."""
+    import argparse
+
+    from tfx.literals import parse_float
+
+    def parse(text: str) -> float:
+        try:
+            value = parse_float(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{shorten(text)!r}: {exc}") from None
+        low_ok = value > lo if lo_open else value >= lo
+        if not (math.isfinite(value) and low_ok and value <= hi):
+            bracket = "(" if lo_open else "["
+            raise argparse.ArgumentTypeError(f"{shorten(text)}: expected a finite number in "
+                                             f"{bracket}{lo:g}, {hi:g}]")
+        return value
+    parse.__name__ = "number"
+    return parse
 
 
 def read_text(path: str) -> str:

@@ -22,11 +22,11 @@ COMMAND_MODULES = [
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse exits 2 on usage errors already; keep its one-line message."""
+    """argparse exits 2 on usage errors already; print one line, not usage + error."""
 
     def error(self, message: str):  # pragma: no cover - exercised via CLI tests
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        from tfx.errors import shorten
+        self.exit(2, f"{self.prog}: error: {shorten(message, 300)} (see {self.prog} --help)\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

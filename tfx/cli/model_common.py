@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import parse_assignments
+from tfx.cli.common import float_arg, int_arg, parse_assignments
 from tfx.hw.units import format_bytes, format_time_ns
 from tfx.model.system import Parallelism, Workload, load_system
 
@@ -11,8 +11,8 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--model", required=True, help="a preset name or a path to a preset TOML")
     p.add_argument("--hw", default=hw_default, help=f"hardware profile (default {hw_default}; h200_nvl8, sip)")
     p.add_argument("--mode", choices=("decode", "prefill"), default="decode")
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--ctx", type=int, default=8192, help="context tokens (decode: cached + new; prefill: prompt)")
+    p.add_argument("--batch", type=int_arg(1, 2 ** 24), default=1)
+    p.add_argument("--ctx", type=int_arg(1, 2 ** 31 - 1), default=8192, help="context tokens (decode: cached + new; prefill: prompt)")
     p.add_argument("--weight-dtype", default="bf16")
     p.add_argument("--act-dtype", default="bf16")
     p.add_argument("--kv-dtype", default="bf16")
@@ -22,20 +22,20 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
     p.add_argument("--bandwidth", choices=("measured", "vendor"), default="measured",
                    help="price kernels at the measured streaming bandwidth (default) or the datasheet")
-    p.add_argument("--capacity", type=float, default=None, help="memory per device in GB (overrides the profile)")
-    p.add_argument("--launch-us", type=float, default=None, help="per-kernel launch cost under CUDA graphs, us")
+    p.add_argument("--capacity", type=float_arg(0, 1e6, lo_open=True), default=None, help="memory per device in GB (overrides the profile)")
+    p.add_argument("--launch-us", type=float_arg(0, 1e6), default=None, help="per-kernel launch cost under CUDA graphs, us")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def add_parallel_args(p) -> None:
     for name in ("tp", "cp", "pp", "dp", "ep"):
-        p.add_argument(f"--{name}", type=int, default=1)
+        p.add_argument(f"--{name}", type=int_arg(1, 2 ** 16), default=1)
     p.add_argument("--kv-shard", choices=("heads", "seq"), default="heads",
                    help="heads: KV heads across TP (replicated when fewer than TP); seq: replicas split the context")
     p.add_argument("--cp-ring", choices=("kv", "q"), default="kv", help="rotate K/V, or Q with O/m/l")
     p.add_argument("--tp-place", default="auto", help="auto|node|cross (GPU); auto|device|cube|pe (sip)")
     p.add_argument("--cp-place", default="auto", help="auto|node|cross (GPU); auto|device|cube|pe (sip)")
-    p.add_argument("--devices", type=int, default=None, help="check that the configuration uses this many devices")
+    p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=None, help="check that the configuration uses this many devices")
 
 
 def workload(args) -> Workload:

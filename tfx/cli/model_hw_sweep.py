@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json
+from tfx.cli.common import emit_json, int_arg
 from tfx.cli.model_common import add_workload_args, fmt_ns, system, workload
 from tfx.model.presets import load_model
 from tfx.model.search import DEFAULT_FACTORS, HW_KNOBS, hw_sweep
@@ -11,10 +11,10 @@ from tfx.model.search import DEFAULT_FACTORS, HW_KNOBS, hw_sweep
 def register(subparsers) -> None:
     p = subparsers.add_parser("hw-sweep", help="hardware co-design: fastest fitting parallelism per hardware point")
     add_workload_args(p, hw_default="h200_nvl8")
-    p.add_argument("--devices", type=int, default=64)
+    p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=64)
     p.add_argument("--factors", default=",".join(f"{f:g}" for f in DEFAULT_FACTORS),
                    help="factors applied to every knob (comma separated)")
-    p.add_argument("--check", type=int, default=0, help="re-analyse this many sampled points in full")
+    p.add_argument("--check", type=int_arg(0, 10 ** 6), default=0, help="re-analyse this many sampled points in full")
     p.set_defaults(func=run)
 
 

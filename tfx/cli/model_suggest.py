@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json
+from tfx.cli.common import emit_json, int_arg
 from tfx.cli.model_common import add_workload_args, fmt_bytes, fmt_ns, system, workload
 from tfx.model.presets import load_model
 from tfx.model.search import sensitivity, suggest
@@ -12,9 +12,9 @@ from tfx.model.system import Parallelism
 def register(subparsers) -> None:
     p = subparsers.add_parser("suggest", help="parallelism configurations that fit; Pareto frontier")
     add_workload_args(p, hw_default="h200_nvl8")
-    p.add_argument("--devices", type=int, default=8, help="at most this many devices")
+    p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=8, help="at most this many devices")
     p.add_argument("--scope", choices=("attn", "ffn", "both"), default="both")
-    p.add_argument("--top", type=int, default=0, help="show at most this many frontier points")
+    p.add_argument("--top", type=int_arg(0, 10 ** 6), default=0, help="show at most this many frontier points")
     p.add_argument("--sensitivity", metavar="CONFIG", default=None,
                    help="also sweep each knob alone from this baseline, e.g. 'tp=8,cp=2'")
     p.set_defaults(func=run)

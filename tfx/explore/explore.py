@@ -137,7 +137,10 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
     fixed = dict(fixed or {})
-    bind(module, kernel, fixed)  # refuses unknown names
+    # Refuses unknown names; then the kernel under its defaults (and --set) must pass what
+    # `tfx check` checks: 64-bit values, sane domain sizes, no zero divisor or zero-trip loop.
+    from tfx.ir.bind import check_shapes
+    check_shapes(module, kernel, bind(module, kernel, fixed))
     if objectives is None:
         objectives = ("time", "cost") if knob_sweeps else ("time", "smem")
     objectives = tuple(objectives)

@@ -25,16 +25,23 @@ import numpy as np
 
 from tfx.errors import TfxError
 
+INT64_MAX = 2 ** 63 - 1
+# Most values one swept parameter may take (a --sweep range or a declared domain).
+MAX_SWEEP_VALUES = 10_000_000
+# Most configurations one exploration evaluates: about 40 s at the 500,000 configurations/s
+# bench/explore_speed.py measures on one core; a larger space is refused before any work.
+MAX_CONFIGS = 20_000_000
 DEFAULT_CHUNK = 1 << 18   # 262,144 configurations per chunk bounds memory (~tens of MB)
 
 _RANGE = re.compile(r"^\s*(-?[0-9_xXa-fA-F]+)\s*\.\.\s*(-?[0-9_xXa-fA-F]+)\s*(?::\s*([x*]?)\s*([0-9_]+))?\s*$")
 
 
 def _int(text: str, where: str) -> int:
+    from tfx.literals import parse_int
     try:
-        return int(text.strip().replace("_", ""), 0)
-    except ValueError:
-        raise TfxError(f"{where}: {text.strip()!r} is not an integer") from None
+        return parse_int(text)
+    except ValueError as exc:
+        raise TfxError(f"{where}: {text.strip()!r}: {exc}") from None
 
 
 def parse_values(text: str, where: str = "--sweep") -> list[int]:
@@ -59,7 +66,7 @@ def parse_values(text: str, where: str = "--sweep") -> list[int]:
             while v <= hi:
                 out.append(v)
                 v = v * step if geometric else v + step
-                if len(out) > 10_000_000:
+                if len(out) > MAX_SWEEP_VALUES:
                     raise TfxError(f"{where}: range {part!r} has too many values")
         elif ".." in part:
             raise TfxError(f"{where}: {part!r}: expected LO..HI or LO..HI:STEP or LO..HI:xFACTOR")
@@ -224,6 +231,11 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
         for p in kernel.params:
             env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
             if p.domain is not None and p.name not in fixed:
+                size = p.domain.size(env)
+                if size > MAX_SWEEP_VALUES:
+                    raise TfxError(f"the domain of {p.name} has {size:,} values (at most "
+                                   f"{MAX_SWEEP_VALUES:,}): too many values to sweep; "
+                                   f"--set {p.name}=V or --sweep {p.name}=...", where=p.loc)
                 chosen[p.name] = p.domain.enumerate(env)
     else:
         chosen = {}
@@ -241,6 +253,9 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
                 raise TfxError(f"no values to sweep for {name}", where=f"--sweep {name}")
             chosen[name] = list(dict.fromkeys(vals))
     order = [n for n in names if n in chosen]
+    for n in order:
+        if any(not -INT64_MAX <= v <= INT64_MAX for v in chosen[n]):
+            raise TfxError(f"{n}: a value does not fit a 64-bit integer", where=f"--sweep {n}")
     space = Space(order, [np.asarray(chosen[n], dtype=np.int64) for n in order])
     for path, vals in (knob_sweeps or {}).items():
         canonical = resolve_knob_path(profile, path.strip())
@@ -251,4 +266,8 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
         space.knob_paths.append(path.strip())
         space.knob_canonical.append(canonical)
         space.knob_values.append([str(v) for v in vals])
+    if space.size > MAX_CONFIGS:
+        raise TfxError(f"the space has {space.size:,} configurations (at most {MAX_CONFIGS:,}, "
+                       f"about {MAX_CONFIGS // 500_000} s at 500,000 configurations/s); narrow it "
+                       "with --set, --sweep or fewer --knob-sweep values")
     return space

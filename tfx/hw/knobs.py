@@ -23,7 +23,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Mapping
 
-from tfx.errors import TfxError
+from tfx.errors import TfxError, shorten
+from tfx.literals import INT64_MAX, parse_float
 from tfx.hw.schema import Fact, FactSpec, constraint_problem, make_fact, spec_at
 from tfx.hw.units import accepted_units, canonical_unit, family_of, split_quantity
 
@@ -36,7 +37,7 @@ _FACTOR = re.compile(r"^\s*([x*/])\s*(.+?)\s*$")
 
 
 def _refuse(path: str, text: str, why: str) -> TfxError:
-    return TfxError(f"knob {path}={text}: {why}", where=KNOB_WHERE)
+    return TfxError(f"knob {shorten(path)}={shorten(text)}: {why}", where=KNOB_WHERE)
 
 
 def resolve_knob_path(profile: "Profile", path: str) -> str:
@@ -87,7 +88,7 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
     if factor_match:
         op, number_text = factor_match.groups()
         try:
-            factor = float(number_text)
+            factor = parse_float(number_text)
         except ValueError:
             raise _refuse(shown_path, text, f"expected a number after {op!r}") from None
         if not math.isfinite(factor) or factor <= 0:
@@ -105,6 +106,8 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
             raise _refuse(shown_path, text, "expected a number (1.2e12, 3.2TB/s) or a factor "
                                             "(x2, /2)")
         raw_value, raw_unit = quantity
+        if isinstance(raw_value, int) and abs(raw_value) > INT64_MAX:
+            raise _refuse(shown_path, text, "does not fit a 64-bit integer")
         if spec.family == "any":
             family = family_of(raw_unit) if raw_unit else None
             if raw_unit is None:
@@ -128,7 +131,7 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
         was = f"was unavailable: {old.unavailable}"
     fact = make_fact(raw_value, raw_unit, "estimated", f"knob {shown_path}={text} ({was})",
                      knob=text)
-    problem = constraint_problem(fact.value, spec.constraint)
+    problem = constraint_problem(fact.value, spec.constraint, family_of(raw_unit))
     if problem:
         raise _refuse(shown_path, text, f"{leaf} {problem}")
     return fact

@@ -271,8 +271,48 @@ def unavailable_fact(spec: FactSpec, reason: str) -> Fact:
                 unavailable=reason)
 
 
-def constraint_problem(value: float, constraint: str) -> str | None:
-    """Why ``value`` (canonical) breaks ``constraint``, or None if it is fine."""
+# The sane envelope of each family, in canonical units: (smallest value > 0, largest value).
+# Not a claim about any machine: far outside every real one (the shipped profiles span
+# 1..65536 counts, 32 GB/s..11 TB/s, 1..2.5 GHz), yet tight enough that no quotient or
+# product of facts overflows a float or a 64-bit integer (1e-320 B/s would make a transfer
+# take infinite time; 2**70 SMs no longer fits an int64 column). A value of 0 stays allowed
+# where the constraint allows it ("nonnegative").
+FAMILY_RANGES: dict[str, tuple[float, float]] = {
+    "bytes": (1, 2 ** 50),                  # 1 B .. 1 PiB
+    "bandwidth": (1e3, 1e18),               # 1 KB/s .. 1 EB/s
+    "frequency": (1e6, 1e11),               # 1 MHz .. 100 GHz
+    "time": (1e-3, 1e12),                   # 1 ps .. 1000 s
+    "flop_per_cycle": (1e-3, 1e8),
+    "bytes_per_cycle": (1e-3, 1e8),
+    "cycles": (1, 10 ** 9),
+    "count": (1, 2 ** 24),                  # 16,777,216: SMs, registers per SM, channels
+    "ratio": (1e-3, 1.0),                   # a fraction of a peak: 0.1% .. 100%
+    "flop_rate": (1e3, 1e21),
+}
+
+
+def _bound_text(value: float, family: str) -> str:
+    unit = canonical_unit(family)
+    number = f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
+    return number if unit in ("count", "ratio", "flag") else f"{number} {unit}"
+
+
+def range_problem(value: float, family: str | None, zero_allowed: bool = True) -> str | None:
+    """Why a finite canonical ``value`` is outside ``family``'s sane envelope, or None."""
+    bounds = FAMILY_RANGES.get(family or "")
+    if bounds is None or (value == 0 and zero_allowed):
+        return None
+    low, high = bounds
+    if abs(value) < low:
+        either = "0 or " if zero_allowed else ""
+        return f"must be {either}at least {_bound_text(low, family)}, got {value:g}"
+    if abs(value) > high:
+        return f"must be at most {_bound_text(high, family)}, got {value:g}"
+    return None
+
+
+def constraint_problem(value: float, constraint: str, family: str | None = None) -> str | None:
+    """Why ``value`` (canonical) breaks ``constraint`` or ``family``'s range, or None if fine."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value!r}"
     whole = float(value).is_integer()
@@ -284,7 +324,7 @@ def constraint_problem(value: float, constraint: str) -> str | None:
         "flag": value in (0, 1),
     }[constraint]
     if ok:
-        return None
+        return range_problem(value, family, zero_allowed=constraint.startswith("nonnegative"))
     return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value:g}"
 
 
@@ -420,6 +460,8 @@ def _parse_fact(value: Any, spec: FactSpec, path: tuple[str, ...], file: str) ->
     if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
         raise TfxError(f"expected `value` to be a finite number, got {_type_name(number)}",
                        where=f"{where}.value")
+    if isinstance(number, int) and abs(number) > 2 ** 63 - 1:
+        raise TfxError("`value` does not fit a 64-bit integer", where=f"{where}.value")
     if not isinstance(unit, str):
         raise TfxError(f"expected `unit` to be a string, got {_type_name(unit)}", where=f"{where}.unit")
     unit_family = family_of(unit)
@@ -435,7 +477,7 @@ def _parse_fact(value: Any, spec: FactSpec, path: tuple[str, ...], file: str) ->
         raise TfxError("expected `source` to be a non-empty string saying where the number "
                        "comes from", where=f"{where}.source")
     fact = make_fact(number, unit, origin, source)
-    problem = constraint_problem(fact.value, spec.constraint)
+    problem = constraint_problem(fact.value, spec.constraint, family_of(unit))
     if problem:
         raise TfxError(f"{path[-1]} {problem}", where=f"{where}.value")
     return fact
@@ -561,5 +603,5 @@ def _doc_of(path: str) -> str:
 
 
 __all__ = ["Fact", "FactSpec", "ORIGINS", "KINDS", "COMPUTE_DTYPES", "PROFILE_SPEC",
-           "parse_document", "check_complete", "merge", "spec_at", "constraint_problem",
+           "parse_document", "check_complete", "merge", "spec_at", "constraint_problem", "range_problem", "FAMILY_RANGES",
            "make_fact", "UNIT_FAMILIES", "INTEGER_FAMILIES"]

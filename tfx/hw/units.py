@@ -97,7 +97,8 @@ def to_canonical(value: float, unit: str) -> float:
     return result
 
 
-_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S.*?)?\s*$")
+_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S.*?)?\s*$",
+                       re.ASCII)  # ASCII: \d is 0-9, never another script's digit
 
 
 def split_quantity(text: str) -> tuple[float, str | None] | None:

@@ -13,8 +13,19 @@ from typing import Any, Mapping
 
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.nodes import Kernel, Module, Op, Scalar, Window, walk
+from tfx.ir.nodes import Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, Window, walk
 from tfx.ir.verify import KernelInfo
+
+# Every value the analysis evaluates must fit the int64 that sweeps evaluate in.
+INT64_MAX = 2 ** 63 - 1
+# A tensor's bytes stay below this, so byte counts summed over a handful of tensors and
+# multiplied by small factors still fit an int64 (and the numbers stay physical: 4 EiB).
+MAX_TENSOR_BYTES = 2 ** 62
+# Most values a declared domain may hold, the same ceiling as a --sweep range's.
+MAX_DOMAIN_VALUES = 10_000_000
+# Ceiling of an attribute (threads per CTA, registers, shared memory bytes, occupancy):
+# fits an int32, as CUDA's launch parameters do.
+MAX_ATTR_VALUE = 2 ** 31 - 1
 
 
 def bind(module: Module, kernel: Kernel, overrides: Mapping[str, Any] | None = None,
@@ -38,6 +49,44 @@ def bind(module: Module, kernel: Kernel, overrides: Mapping[str, Any] | None = N
     return env
 
 
+# ---------------------------------------------------------------- domains (the --set boundary)
+
+def domain_text(kernel: Kernel, name: str, env: Mapping[str, Any]) -> str | None:
+    """Parameter ``name``'s declared domain as a person reads it (``{16, 32, 64}``,
+    ``1..6``), evaluated under ``env``; None when it declares none. The explorer's edit
+    dialog shows this."""
+    p = kernel.param(name)
+    if p is None or p.domain is None:
+        return None
+    return p.domain.describe(env)
+
+
+def domain_problem(kernel: Kernel, name: str, value: int, env: Mapping[str, Any]) -> str | None:
+    """Why ``value`` may not be given to parameter ``name`` (outside its declared domain, and
+    not its default), or None when it may. ``env`` binds the other parameters."""
+    p = kernel.param(name)
+    if p is None or p.domain is None:
+        return None
+    if value == p.default.evaluate(env) or p.domain.contains(value, env):
+        return None
+    return f"{name}={value} is outside its declared domain {p.domain.describe(env)}"
+
+
+def check_set_values(module: Module, kernel: Kernel, overrides: Mapping[str, int],
+                     where: str = "--set") -> None:
+    """Refuse (one TfxError line naming the flag and the domain) a value given on the command
+    line that lies outside its parameter's declared domain. The Python API stays permissive:
+    a sweep may step outside on purpose; a person typing ``--set BM=100`` has a typo."""
+    scalar = {n: v for n, v in overrides.items() if isinstance(v, int)}
+    if not scalar:
+        return
+    env = bind(module, kernel, scalar, where=where)
+    for name, value in scalar.items():
+        problem = domain_problem(kernel, name, value, env)
+        if problem:
+            raise TfxError(problem, where=f"{where} {name}")
+
+
 def _dims(shape, env) -> tuple[int, ...]:
     return tuple(int(d.evaluate(env)) for d in shape)
 
@@ -45,15 +94,80 @@ def _dims(shape, env) -> tuple[int, ...]:
 def check_shapes(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> None:
     """Refuse shape mismatches and static out-of-bounds windows under ``env`` (scalar values)."""
     info: KernelInfo = module.info[kernel.name]
+    _check_values(module, kernel, env, info)
     for t in kernel.tensors:
         dims = _dims(t.type.shape, env)
         if any(d <= 0 for d in dims):
             raise module.error(f"tensor {t.name} has shape {list(dims)}: every extent must be positive", t.loc)
+        nbytes = _prod(dims) * t.type.dtype.bits // 8
+        if nbytes > MAX_TENSOR_BYTES:
+            raise module.error(f"tensor {t.name} has shape {list(dims)}: {nbytes:.3g} bytes, above the "
+                               f"{MAX_TENSOR_BYTES:.3g} (2^62) tfx can count", t.loc)
     tensor_dims = {t.name: _dims(t.type.shape, env) for t in kernel.tensors}
     for s in walk(kernel.body):
         if not isinstance(s, Op):
             continue
         _check_op(module, s, info, env, tensor_dims)
+
+
+def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None:
+    """What only values can show: 64-bit parameters and lets, sane domains and attributes,
+    no divisor that is zero, loops that run, meshes and stages of at least one."""
+    for p in kernel.params:
+        value = env[p.name]
+        if not -INT64_MAX <= value <= INT64_MAX:
+            raise module.error(f"parameter {p.name} = {value:.3g} does not fit a 64-bit integer", p.loc)
+        if p.domain is not None:
+            size = p.domain.size(env)
+            if size > MAX_DOMAIN_VALUES:
+                raise module.error(f"the domain of {p.name} has {size:,} values (at most "
+                                   f"{MAX_DOMAIN_VALUES:,}): too many values to sweep", p.loc)
+            ends = ([int(v.evaluate(env)) for v in p.domain.values] if p.domain.values is not None
+                    else [int(p.domain.lo.evaluate(env)), int(p.domain.hi.evaluate(env))])
+            if any(not -INT64_MAX <= v <= INT64_MAX for v in ends):
+                raise module.error(f"the domain of {p.name} holds a value that does not fit a "
+                                   "64-bit integer", p.loc)
+    for let in kernel.lets:
+        value = env[let.name]
+        if not -INT64_MAX <= value <= INT64_MAX:
+            raise module.error(f"let {let.name} = {value:.3g} does not fit a 64-bit integer", let.loc)
+    for attr in kernel.attrs:
+        value = int(attr.value.evaluate(env))
+        lowest = 1 if attr.name in ("threads", "occupancy") else 0
+        if not lowest <= value <= MAX_ATTR_VALUE:
+            raise module.error(f"attr {attr.name} = {value}: expected {lowest}..{MAX_ATTR_VALUE:,}", attr.loc)
+    for node, divisor, what, use_loc in info.divisors:
+        if not _static(divisor, info):
+            continue  # varies per position: evaluated (and refused there) when counted
+        if divisor.evaluate(env) == 0:
+            raise module.error(f"division by zero in {what} (the divisor is 0 with these parameters)",
+                               node.loc or use_loc)
+    for s in walk(kernel.body):
+        if isinstance(s, MeshRegion):
+            for i, e in enumerate(s.extents):
+                if _static(e, info) and int(e.evaluate(env)) < 1:
+                    raise module.error(f"mesh {s.level} extent {i} is {int(e.evaluate(env))}: "
+                                       "every extent must be >= 1", s.loc)
+            if s.swizzle is not None and _static(s.swizzle, info) and int(s.swizzle.evaluate(env)) < 1:
+                raise module.error(f"swizzle({int(s.swizzle.evaluate(env))}): the group must be >= 1",
+                                   s.loc)
+        elif isinstance(s, LoopRegion):
+            _check_loop(module, s, env, info)
+
+
+def _check_loop(module: Module, lp: LoopRegion, env, info: KernelInfo) -> None:
+    if lp.stages is not None and _static(lp.stages, info) and int(lp.stages.evaluate(env)) < 1:
+        raise module.error(f"loop {lp.var} has stages {int(lp.stages.evaluate(env))}: expected >= 1",
+                           lp.loc)
+    step = int(lp.step.evaluate(env)) if _static(lp.step, info) else None
+    if step is not None and step < 1:
+        raise module.error(f"loop {lp.var} has step {step}: expected >= 1", lp.loc)
+    if lp.stop is None or step is None or not (_static(lp.start, info) and _static(lp.stop, info)):
+        return  # runtime trip counts and per-position bounds: counted per position
+    start, stop = int(lp.start.evaluate(env)), int(lp.stop.evaluate(env))
+    if stop <= start:
+        raise module.error(f"loop {lp.var} = {start} to {stop} runs 0 times: a loop must run at least "
+                           "once (remove it, or change its bounds)", lp.loc)
 
 
 def _static(expr, info: KernelInfo) -> bool:

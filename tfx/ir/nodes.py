@@ -37,18 +37,70 @@ class Domain:
     step: Expr | None = None
     geometric: bool = False
 
-    def enumerate(self, env) -> list[int]:
-        if self.values is not None:
-            return [int(v.evaluate(env)) for v in self.values]
+    def _bounds(self, env) -> tuple[int, int, int]:
         lo, hi = int(self.lo.evaluate(env)), int(self.hi.evaluate(env))
         step = int(self.step.evaluate(env)) if self.step is not None else (2 if self.geometric else 1)
+        return lo, hi, step
+
+    def _degenerate(self, lo: int, step: int) -> bool:
+        """A step that would never move (+0, x1) or a geometric range from 0 or below: just lo."""
+        return step <= (1 if self.geometric else 0) or (lo <= 0 and self.geometric)
+
+    def size(self, env) -> int:
+        """How many values ``enumerate`` gives, computed without listing them."""
+        if self.values is not None:
+            return len(self.values)
+        lo, hi, step = self._bounds(env)
+        if self._degenerate(lo, step):
+            return 1
+        if hi < lo:
+            return 0
+        if not self.geometric:
+            return (hi - lo) // step + 1
+        n, v = 0, lo
+        while v <= hi:  # at most 64 rounds: step >= 2 from lo >= 1 passes 2**63 by then
+            n, v = n + 1, v * step
+        return n
+
+    def enumerate(self, env) -> list[int]:
+        """The values in order. Callers bound ``size(env)`` first: a range can be huge."""
+        if self.values is not None:
+            return [int(v.evaluate(env)) for v in self.values]
+        lo, hi, step = self._bounds(env)
         out, v = [], lo
-        if step <= (1 if self.geometric else 0) or lo <= 0 and self.geometric:
+        if self._degenerate(lo, step):
             return [lo]
         while v <= hi:
             out.append(v)
             v = v * step if self.geometric else v + step
         return out
+
+    def contains(self, value: int, env) -> bool:
+        """Whether ``value`` is one of the domain's values (without listing a range)."""
+        if self.values is not None:
+            return any(int(v.evaluate(env)) == value for v in self.values)
+        lo, hi, step = self._bounds(env)
+        if self._degenerate(lo, step):
+            return value == lo
+        if not lo <= value <= hi:
+            return False
+        if not self.geometric:
+            return (value - lo) % step == 0
+        v = lo
+        while v < value:
+            v *= step
+        return v == value
+
+    def describe(self, env) -> str:
+        """The domain as a person reads it, evaluated: ``{16, 32, 64}``, ``1..6``, ``16..256 step x2``."""
+        if self.values is not None:
+            shown = [str(int(v.evaluate(env))) for v in self.values[:12]]
+            more = f", ... ({len(self.values)} values)" if len(self.values) > 12 else ""
+            return "{" + ", ".join(shown) + more + "}"
+        lo, hi, step = self._bounds(env)
+        if self.geometric:
+            return f"{lo}..{hi} step x{step}"
+        return f"{lo}..{hi}" + (f" step {step}" if step != 1 else "")
 
 
 @dataclass(frozen=True)

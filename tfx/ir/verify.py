@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from tfx.errors import SourceLocation, TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.expr import BinOp, Const, Expr, Name
+from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg
 from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
 from tfx.ir.scalar import CONSTANTS as SCALAR_CONSTANTS
@@ -35,6 +35,9 @@ class KernelInfo:
     result_types: dict[int, TileType] = field(default_factory=dict)
     operand_types: dict[int, tuple] = field(default_factory=dict)   # TileType or None (scalars)
     index_names: set[str] = field(default_factory=set)              # coordinates and induction vars
+    # Every divisor (the right side of / and %, cdiv's second argument) with the node that
+    # divides: check_shapes evaluates those free of indices under the bound parameters.
+    divisors: list = field(default_factory=list)
 
 
 @dataclass
@@ -128,6 +131,12 @@ class Verifier:
     # ------------------------------------------------------------ expressions
     def check_expr(self, e: Expr, allowed: set[str], what: str, scope: _Scope | None = None,
                    use_loc=None) -> None:
+        for node, divisor in _divisions(e):
+            if not divisor.free_names():
+                if divisor.evaluate({}) == 0:
+                    raise self.error(f"division by zero in {what}", node.loc or use_loc)
+            else:
+                self.info.divisors.append((node, divisor, what, use_loc))
         for name in sorted(e.free_names()):
             if name in allowed or name in self.consts:
                 continue
@@ -468,6 +477,23 @@ class Verifier:
         else:  # pragma: no cover - the parser admits only catalogued opcodes
             raise self.error(f"unknown op {code!r}", loc)
         self.define(op, ty, scope)
+
+
+def _divisions(e: Expr):
+    """(node, divisor) for every division, modulo and cdiv in ``e``, without recursion."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, BinOp):
+            if node.op in ("/", "%"):
+                yield node, node.rhs
+            stack += [node.lhs, node.rhs]
+        elif isinstance(node, Call):
+            if node.func == "cdiv":
+                yield node, node.args[1]
+            stack += list(node.args)
+        elif isinstance(node, Neg):
+            stack.append(node.operand)
 
 
 def _expr_loc(e: Expr, name: str):

@@ -25,7 +25,7 @@ _TOKEN_RE = re.compile(r"""
   | (?P<int>0[xX][0-9a-fA-F_]+|\d[\d_]*)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<punct>\.\.|->|[{}()\[\],:=+\-*/%@])
-""", re.VERBOSE)
+""", re.VERBOSE | re.ASCII)  # ASCII: \d is 0-9 only, never an Arabic-Indic or other digit
 
 
 def tokenize(text: str, filename: str) -> tuple[list[Token], list[str]]:
@@ -33,6 +33,8 @@ def tokenize(text: str, filename: str) -> tuple[list[Token], list[str]]:
     lines = text.split("\n")
     tokens: list[Token] = []
     pos, line, line_start = 0, 1, 0
+    if text.startswith("\ufeff"):  # a UTF-8 byte order mark some editors write: not a token
+        pos = line_start = 1
     n = len(text)
     match = _TOKEN_RE.match
     while pos < n:

@@ -621,7 +621,10 @@ class Parser:
         finally:
             self.expr_nesting -= 1
         if self.expr_nesting == 0 and expr_depth(e) > MAX_EXPR_DEPTH:
-            raise self.error(f"expression nests more than {MAX_EXPR_DEPTH} deep", start)
+            # a flat chain (1 + 1 + ... + 1) is as deep as it is long: say so, not "nests"
+            raise self.error(f"expression is {expr_depth(e) - 1} operations deep (at most "
+                             f"{MAX_EXPR_DEPTH - 1}; a chain a + b + c counts one per operator); "
+                             "split it with let", start)
         return e
 
     def _parse_binary(self, min_prec: int) -> Expr:
