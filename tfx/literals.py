@@ -26,7 +26,7 @@ def parse_int(text: str) -> int:
     """
     t = text.strip()
     if not _INT.fullmatch(t):
-        raise ValueError("expected an integer (ASCII digits, or 0x hex)")
+        raise ValueError("expected an integer")
     try:
         value = int(t, 0)
     except ValueError:  # 007: a leading zero, refused as the language refuses it

@@ -56,7 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     first = next((a for a in args_list if not a.startswith("-")), None)
     only = first if first in COMMAND_MODULES and "-h" not in args_list[:1] else None
     parser = build_parser(only)
-    args = parser.parse_args(args_list)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # a usage error (one line already printed), --help, --version
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         if args.command is None:
             parser.print_help()
