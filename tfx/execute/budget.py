@@ -35,6 +35,7 @@ from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, 
 MAX_WORK = 2e10
 MAX_STEPS = 2e6
 MAX_MEMORY = 2 * 2 ** 30
+SUGGESTED_WORK = 1e9
 
 
 class _Zeros(dict):
@@ -130,17 +131,28 @@ def estimate(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> Work:
     return Work(work, steps, memory)
 
 
-def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int]) -> dict[str, int]:
-    """Shape parameters to shrink, greedily: halve the one whose halving cuts the estimate
-    most, until it fits (or nothing more can be halved). Only sizes that still bind and
-    shape-check are proposed."""
+def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int],
+            max_work: float = MAX_WORK, max_steps: float = MAX_STEPS) -> dict[str, int]:
+    """Parameters to shrink, greedily: halve the one whose halving cuts the estimate most
+    (a problem size before a tile size when they cut it alike), until it fits ``max_work``
+    and ``max_steps`` (or nothing more can be halved).
+    Only sizes that still bind and shape-check are proposed; {} when none fits."""
     current = dict(overrides)
     env = bind(module, kernel, current)
-    names = sorted(kernel.shape_parameters())
+    shapes = kernel.shape_parameters()
+    # Problem sizes first; tile sizes too, for the kernels whose tiles outgrow a small problem.
+    names = sorted(shapes) + sorted(p.name for p in kernel.params if p.name not in shapes)
     changed: dict[str, int] = {}
     est = estimate(module, kernel, env)
-    for _ in range(64):
-        if not est.over():
+
+    def over(w: Work) -> bool:
+        return bool(w.over()) or w.work > max_work or w.steps > max_steps
+
+    def ratio(w: Work) -> float:
+        return max(w.ratio(), w.work / max_work, w.steps / max_steps)
+
+    for _ in range(128):
+        if not over(est):
             break
         best = None
         for n in names:
@@ -154,15 +166,17 @@ def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int]) -> dic
                 t_est = estimate(module, kernel, tenv)
             except (TfxError, ZeroDivisionError, ValueError):
                 continue
-            key = (t_est.ratio(), -v)
+            key = (ratio(t_est), n not in shapes, -v)
             if best is None or key < best[0]:
                 best = (key, n, v // 2, tenv, t_est)
-        if best is None or best[0][0] >= est.ratio():
+        # A halving that leaves the estimate as it is may still open the way (the 64 PEs
+        # of sip_gemm each compute one whole tile until N and then TM shrink): take it.
+        if best is None or best[0][0] > ratio(est):
             break
         _, n, v, env, est = best
         current[n] = v
         changed[n] = v
-    return changed if not est.over() else {}
+    return changed if not over(est) else {}
 
 
 def refuse_if_too_big(module: Module, kernel: Kernel, env: Mapping[str, Any],
@@ -173,7 +187,8 @@ def refuse_if_too_big(module: Module, kernel: Kernel, env: Mapping[str, Any],
     if not over:
         return est
     names = sorted(kernel.shape_parameters(), key=lambda n: -int(env[n]))
-    hint = suggest(module, kernel, overrides)
+    # Propose sizes that run in about a second, not ones just under the limit.
+    hint = suggest(module, kernel, overrides, max_work=SUGGESTED_WORK)
     if hint:
         advice = "try " + " ".join(f"--set {n}={v}" for n, v in hint.items())
     else:

@@ -1,0 +1,94 @@
+"""The explorer's quick run-check (tfx.execute.quick) and the sizes `tfx run` proposes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfx.errors import TfxError
+from tfx.execute import estimate, execute
+from tfx.execute.quick import QUICK_WORK, quick_check, summary, twins
+from tfx.ir.bind import bind
+from tfx.lang import parse_file, parse_text
+
+
+def test_refusal_proposes_sizes_that_run_in_about_a_second():
+    """gemm at 4096^3 is ~1.4e11 operations. The proposal halves greedily until the work is
+    under 1e9: halving M or N cuts everything (mma, loads, zeros, cast, store), K only the
+    mma and loads, so M and N alternate (a tie goes to the larger value): M 2048, N 2048,
+    ..., M 256 (then 2 x 256 x 512 x 4096 = 1.07e9, still over), N 256
+    (2 x 256 x 256 x 4096 = 5.4e8 plus the loads: under)."""
+    module = parse_file("kernels/gemm.tile")
+    with pytest.raises(TfxError) as err:
+        execute(module, module.kernel())
+    assert str(err.value).endswith("try --set M=256 --set N=256")
+
+
+def test_quick_check_shrinks_and_checks_against_the_twins():
+    module = parse_file("kernels/sip_decode_attention.tile")
+    k = module.kernel("decode_attention_composite")
+    assert [t.name for t in twins(module, k)] == ["decode_attention_single_op",
+                                                  "decode_attention_block_composites"]
+    out = quick_check(module, "decode_attention_composite")
+    assert out["error"] is None and out["pass"] is True
+    assert [(o["name"], o["against"], o["max_abs_error"]) for o in out["outputs"]] == [
+        ("O", "decode_attention_single_op", 0.0), ("O", "decode_attention_block_composites", 0.0)]
+    # Each shrunk parameter is its default halved some times, and the run fits the limit.
+    defaults = {p.name: int(p.default.evaluate({})) for p in k.params}
+    for name, value in out["shrunk"].items():
+        assert value < defaults[name] and defaults[name] % value == 0
+    assert estimate(module, k, bind(module, k, out["shrunk"])).work <= QUICK_WORK
+
+
+LOSSY = """
+kernel halves {
+  param N = 16
+  param BLOCK = 4
+  tensor X : f32[N] @gmem in
+  tensor Y : f32[N] @gmem out
+  mesh cta[cdiv(N, BLOCK) - 1] as (p) capture(X, Y) {
+    %x = load X[p * BLOCK : BLOCK] -> rmem
+    store %x -> Y[p * BLOCK : BLOCK]
+  }
+}
+"""
+
+TWINS = """
+kernel scaled {
+  tensor X : f32[8] @gmem in
+  tensor Y : f32[8] @gmem out
+  mesh cta[1] as (p) capture(X, Y) {
+    %x = load X[:] -> rmem
+    %y = mul %x, 2.0
+    store %y -> Y[:]
+  }
+}
+
+kernel off {
+  tensor X : f32[8] @gmem in
+  tensor Y : f32[8] @gmem out
+  mesh cta[1] as (p) capture(X, Y) {
+    %x = load X[:] -> rmem
+    %y = add %x, %x
+    %z = add %y, 1.0
+    store %z -> Y[:]
+  }
+}
+"""
+
+
+def test_quick_check_finds_unwritten_outputs_and_twins_that_disagree():
+    """halves launches cdiv(16, 4) - 1 = 3 CTAs: Y[12..15] is never written, 4 NaN.
+    scaled vs off: 2x against 2x + 1, an error of exactly 1 everywhere; rtol is 4 x 2^-23
+    (both kernels are f32 only), so every element fails."""
+    out = quick_check(parse_text(LOSSY, "l.tile"))
+    assert out["pass"] is False and out["outputs"][0]["unwritten"] == 4
+    assert "4 elements never written" in summary(out)
+    out = quick_check(parse_text(TWINS, "t.tile"), "scaled")
+    (o,) = out["outputs"]
+    assert o["against"] == "off" and o["max_abs_error"] == 1.0 and o["pass"] is False
+    assert "FAIL" in summary(out)
+
+
+def test_quick_check_reports_bad_input_as_an_error_line():
+    out = quick_check(parse_file("kernels/gemm.tile"), "nope")
+    assert out["pass"] is False and "no kernel named 'nope'" in out["error"]
