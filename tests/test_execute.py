@@ -280,3 +280,37 @@ def test_compare_reports_the_worst_element():
     assert c.max_abs == pytest.approx(10.0)
     assert c.max_rel == pytest.approx(0.1)
     assert c.allowed == pytest.approx(0.01 * (100 + np.sqrt(10005 / 3)))
+
+
+MASK = """
+kernel mask {
+  tensor X : f32[3, 4] @gmem in
+  tensor Y : f32[3, 4] @gmem out
+  tensor C : bool[3, 4] @gmem out
+  tensor I : i64[3, 4] @gmem out
+  mesh cta[1] as (p) capture(X, Y, C, I) {
+    %x = load X[:, :] -> rmem
+    %rows = iota i64[3, 4] @rmem axis 0 from 1
+    %cols = iota i64[3, 4] @rmem axis 1
+    %keep = ge %rows, %cols
+    %y = select %keep, %x, -inf
+    store %y -> Y[:, :]
+    %pos = gt %x, 0.5
+    store %pos -> C[:, :]
+    store %rows -> I[:, :]
+  }
+}
+"""
+
+
+def test_iota_compare_and_select_mask_a_tile():
+    """rows = 1 + i (axis 0 from 1), cols = j: keep where 1 + i >= j, so row 0 keeps
+    columns 0, 1; row 1 keeps 0..2; row 2 keeps all four; the rest become -inf.
+    X = 0, 0.25, ..., 2.75 (row-major): gt 0.5 is true from element 3 (0.75) on."""
+    x = np.arange(12.0).reshape(3, 4) / 4
+    r = run_text(MASK, inputs={"X": x})
+    y = r.tensors["Y"]
+    inf = -np.inf
+    assert y.tolist() == [[0.0, 0.25, inf, inf], [1.0, 1.25, 1.5, inf], [2.0, 2.25, 2.5, 2.75]]
+    assert r.tensors["C"].reshape(-1).tolist() == [False] * 3 + [True] * 9
+    assert r.tensors["I"].dtype == np.int64 and r.tensors["I"][:, 0].tolist() == [1, 2, 3]

@@ -140,13 +140,12 @@ def flash_ref(x, p):
     return {"O": o, "LSE": lse}
 
 
-_DIAGONAL = pytest.mark.xfail(strict=True, reason="flash_prefill.tile computes its diagonal blocks "
-                              "unmasked: the causal select is not in the language yet (issue 12)")
-
 
 @pytest.mark.parametrize("sizes", [
-    pytest.param({"B": 1, "H": 2, "S": 256, "D": 128, "BLOCK_M": 64, "BLOCK_N": 32}, marks=_DIAGONAL),
-    pytest.param({"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 32, "BLOCK_N": 32}, marks=_DIAGONAL),
+    # BLOCK_M = 2 BLOCK_N: two diagonal blocks per query block, masked by iota/ge/select.
+    {"B": 1, "H": 2, "S": 256, "D": 128, "BLOCK_M": 64, "BLOCK_N": 32},
+    # D = 64: the scale log2e / sqrt(D) must follow D.
+    {"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 32, "BLOCK_N": 32},
 ])
 def test_flash_prefill_causal(sizes):
     run_and_check("kernels/flash_prefill.tile", None, sizes, flash_ref)
