@@ -314,3 +314,4 @@ def test_iota_compare_and_select_mask_a_tile():
     assert y.tolist() == [[0.0, 0.25, inf, inf], [1.0, 1.25, 1.5, inf], [2.0, 2.25, 2.5, 2.75]]
     assert r.tensors["C"].reshape(-1).tolist() == [False] * 3 + [True] * 9
     assert r.tensors["I"].dtype == np.int64 and r.tensors["I"][:, 0].tolist() == [1, 2, 3]
+

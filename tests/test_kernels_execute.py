@@ -251,3 +251,39 @@ def test_moe_w4a16_with_dequantisation(sizes):
     params = {p.name: int(p.default.evaluate({})) for p in module.kernel().params if p.default.is_const()}
     params.update(sizes)
     run_and_check("kernels/moe_w4a16.tile", None, sizes, moe_ref, inputs=moe_inputs(params, 1))
+
+
+@pytest.mark.parametrize("sizes", [
+    {"M": 128, "N": 128, "K": 256},
+    {"M": 96, "N": 160, "K": 64, "BM": 64, "BN": 64, "BK": 32},
+])
+def test_gemm_fp8_k_major(sizes):
+    """C = A @ B with B stored transposed as BT[N, K]; fp8 e4m3 inputs (N(0,1) rounded to
+    e4m3), f32 accumulation, bf16 output."""
+    run_and_check("kernels/gemm_fp8.tile", None, sizes, lambda x, p: {"C": x["A"] @ x["BT"].T})
+
+
+@pytest.mark.parametrize("sizes", [
+    {"M": 128, "N": 128, "K": 256},
+    {"M": 64, "N": 192, "K": 128, "BM": 32, "BN": 64, "BK": 64},
+])
+def test_gemm_fp8_n_major(sizes):
+    run_and_check("kernels/gemm_fp8_kn.tile", None, sizes, gemm_ref)
+
+
+def flash_full_ref(x, p):
+    b, h, s = p["B"], p["H"], p["S"]
+    o = np.zeros((b * h * s, p["D"]))
+    lse = np.zeros(b * h * s)
+    for bh in range(b * h):
+        rows = slice(bh * s, (bh + 1) * s)
+        o[rows], lse[rows] = attention(x["Q"][rows], x["K"][rows], x["V"][rows])
+    return {"O": o, "LSE": lse}
+
+
+@pytest.mark.parametrize("sizes", [
+    {"B": 1, "H": 2, "S": 256, "D": 128, "BLOCK_M": 64, "BLOCK_N": 32},
+    {"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 64, "BLOCK_N": 64},
+])
+def test_flash_attention_without_mask(sizes):
+    run_and_check("kernels/flash_attention.tile", None, sizes, flash_full_ref)
