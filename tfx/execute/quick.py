@@ -89,6 +89,18 @@ def quick_check(module: Module, kernel_name: str | None = None, overrides: Mappi
                 "seconds": time.perf_counter() - started}
 
 
+def run_check_job(job: tuple) -> dict[str, Any]:
+    """The explorer's job: ``(path, kernel name or None, {param: value})`` -> ``quick_check``'s
+    outcome. Plain data in and out, so it runs in a worker process."""
+    from tfx.lang import parse_file
+    path, kernel_name, params = job
+    try:
+        module = parse_file(path)
+    except TfxError as err:
+        return {"kernel": kernel_name, "outputs": [], "pass": False, "error": err.headline(), "seconds": 0.0}
+    return quick_check(module, kernel_name, dict(params or {}))
+
+
 def summary(outcome: Mapping[str, Any]) -> str:
     """One line per output, for a toast or a status line."""
     if outcome.get("error"):
@@ -107,4 +119,4 @@ def summary(outcome: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["quick_check", "small_sizes", "summary", "twins", "QUICK_WORK", "OUTPUT_ROLES"]
+__all__ = ["quick_check", "run_check_job", "small_sizes", "summary", "twins", "QUICK_WORK", "OUTPUT_ROLES"]
