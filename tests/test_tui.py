@@ -218,7 +218,7 @@ def test_exports(tmp_path):
 def test_save_profile_is_a_new_user_file(tmp_path, monkeypatch):
     from tfx.errors import TfxError
     from tfx.hw import load_profile
-    from tfx.tui.core import save_profile
+    from tfx.hw.user_profiles import save_user_profile as save_profile
     p = load_profile("h200_sxm", knobs={"memory.gmem.bandwidth": "x2"})
     with pytest.raises(TfxError, match="shipped profile"):
         save_profile(p, "h200_sxm", tmp_path)
@@ -226,7 +226,7 @@ def test_save_profile_is_a_new_user_file(tmp_path, monkeypatch):
     assert load_profile(str(path)).value("memory.gmem.bandwidth") == 9.6e12
     # a failed write leaves the earlier file intact
     monkeypatch.setattr("os.replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space left")))
-    with pytest.raises(TfxError, match="cannot save"):
+    with pytest.raises(TfxError, match="cannot write the profile: No space left"):
         save_profile(load_profile("h200_sxm"), "fast_hbm", tmp_path)
     assert load_profile(str(path)).value("memory.gmem.bandwidth") == 9.6e12
     assert [f.name for f in tmp_path.iterdir()] == ["fast_hbm.toml"]

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from tfx.cli.common import emit_json, parse_assignments
+from tfx.errors import TfxError
 from tfx.hw import Fact, list_profiles, load_profile
 from tfx.hw.units import format_count, format_quantity
 
@@ -59,10 +60,23 @@ def _console():
 
 
 def _list(args: argparse.Namespace) -> int:
+    from tfx.hw.user_profiles import list_user_profiles
     rows = []
     for name in list_profiles():
         profile = load_profile(name)
-        rows.append({"name": name, "kind": profile.kind, "description": profile.description})
+        rows.append({"name": name, "kind": profile.kind, "description": profile.description,
+                     "origin": "shipped"})
+    for name in list_user_profiles():      # saved from tfx open (w); --hw NAME loads them
+        if name in {r["name"] for r in rows}:
+            continue
+        try:
+            profile = load_profile(name)
+        except TfxError as err:
+            rows.append({"name": name, "kind": "?", "description": f"unreadable: {err.headline()}",
+                         "origin": "saved"})
+            continue
+        rows.append({"name": name, "kind": profile.kind, "description": profile.description,
+                     "origin": "saved"})
     if args.json:
         emit_json(rows)
         return 0

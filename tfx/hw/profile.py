@@ -89,10 +89,14 @@ def _resolve(name_or_path: str | os.PathLike, relative_to: Path | None = None) -
     if relative_to is not None:  # a user's profile next to its base wins over the bundled one
         candidates.append(relative_to / f"{text}{PROFILE_SUFFIX}")
     candidates.append(profiles_dir() / f"{text}{PROFILE_SUFFIX}")
+    from tfx.hw.user_profiles import list_user_profiles, user_profile_path
+    saved = user_profile_path(text)          # one the user saved (tfx open, w)
+    if saved is not None:
+        candidates.append(saved)
     for path in candidates:
         if path.is_file():
             return path.resolve()
-    known = list_profiles()
+    known = list_profiles() + list_user_profiles()
     close = difflib.get_close_matches(text, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise TfxError(f"unknown hardware profile {text!r} (known: {', '.join(known)}){hint}")

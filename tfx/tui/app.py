@@ -1,39 +1,39 @@
-"""The ``tfx open`` application: panes, bindings, the analysis worker and the edit loop.
+"""The ``tfx open`` application: panes, bindings and the edit loop.
 
-Every edit (knob, parameter, profile, reload) builds a ``core.Job`` with a new
-generation number and hands it to a ``ProcessPoolExecutor`` (pure-Python work
-in a thread would hold the GIL and keystrokes would wait); results whose
-generation is not the latest are dropped. ``sync=True`` runs jobs inline
-(tests). A failing job becomes a notification with the TfxError's first line
-and the last good state is restored; the app never dies of bad input.
+Every edit (knob, parameter, profile, reload) builds a ``core.Job`` and hands it
+to the app's ``JobRunner`` (``tfx.tui.jobs``, shared with the model screen): it
+runs in a worker process, comes back as a ``JobDone`` message, and a result that
+is no longer the latest is dropped. ``sync=True`` runs jobs inline (tests). A
+failing job becomes a notification with the TfxError's first line and the last
+good state is restored; the app never dies of bad input.
+
+Three kinds of job, each in a worker of its own so none waits behind another:
+``analysis`` (every edit), ``explore`` (the Explore pane's sweep; at most one in
+flight, a sweep of inputs since changed is dropped) and ``simulate`` (the
+Timeline pane's simulation, run when that pane shows a new analysis).
 
 Start-up is arranged for a fast first paint: the worker processes are forked
 and the first job submitted in ``__init__``, before Textual starts, so the
 analysis runs on another core while the screen is built; only the IR pane is
 composed up front, the other panes (and their modules) are mounted the first
-time they are shown. The Explore pane's sweep is a second kind of job
-(``core.ExploreJob``) in a worker of its own, so an analysis never waits behind
-a sweep; at most one sweep is in flight and stale ones are dropped the same way.
+time they are shown.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures as cf
 import gc
 import importlib
-import json
-import sys
 import time
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from tfx.errors import TfxError
 from tfx.tui import core
+from tfx.tui.base import ExplorerApp
+from tfx.tui.jobs import JobRunner
 from tfx.tui.widgets.ir import IRPane
 
 PANES = ("ir", "traffic", "roofline", "timeline", "explore", "hardware")
@@ -58,9 +58,9 @@ def _commands_provider():
     return TfxCommands
 
 
-class TfxApp(App):
+class TfxApp(ExplorerApp):
     TITLE = "tfx open"
-    COMMANDS = App.COMMANDS | {_commands_provider}
+    COMMANDS = ExplorerApp.COMMANDS | {_commands_provider}
     CSS = """
     #status { height: 1; background: $panel; padding: 0 1; }
     #diff { height: 1; padding: 0 1; color: $text-muted; }
@@ -94,8 +94,6 @@ class TfxApp(App):
         self.sync = sync
         self.cursor_blink_enabled = blink
         self.export_dir = Path(export_dir) if export_dir else Path.cwd()
-        self.generation = 0
-        self.shown_generation = -1
         self.outcome: core.Outcome | None = None
         self.analysis = None
         self.domain = "total"
@@ -104,38 +102,43 @@ class TfxApp(App):
         self._dirty: set[str] = set(PANES)
         self._mounted: set[str] = {"ir"}
         # one worker process for analyses (it stays warm), one for the Explore pane's
-        # sweeps (an analysis never waits behind a sweep)
-        self._pools: dict[str, cf.ProcessPoolExecutor | None] = {"analysis": None, "explore": None}
-        self._pool_failed = False
-        self._first: cf.Future | None = None
+        # sweeps and one for the Timeline pane's simulations
+        self.jobs = JobRunner({"analysis": 1, "explore": 1, "simulate": 1},
+                              {"analysis": "analysis", "explore": "explore", "simulate": "simulate"},
+                              sync=sync, initializer=core.worker_init)
+        self.jobs.app = self
         self._base_profile = None
         self.timings: list[float] = []      # submit -> panes repainted, seconds
         self._submitted: dict[int, float] = {}
         self.sim_events: list[core.Event] = []
         self.sim_result = None            # the Timeline pane's simulation (tfx.sim.SimResult)
+        self.sim_outcome: core.SimOutcome | None = None
         # the Explore pane's sweep: what it should show, what runs, what it shows
         self.sweep: tuple | None = None     # swept parameter names (None: the kernel's tile params)
         self._sweep_kernel: str | None = None
         self._explore_want: core.ExploreJob | None = None
-        self._explore_running: core.ExploreJob | None = None
         self.explore_outcome: core.ExploreOutcome | None = None
         if not sync:
             # Fork the workers and start the first analysis now, while only this thread
             # exists: it runs on another core while Textual builds the first screen.
             # A fork-context pool forks at its first submit (then starts a thread), so
-            # both pools are made first and the sweep worker is started by a no-op.
-            pool = self._pools["analysis"] = self._new_pool()
-            sweeps = self._pools["explore"] = self._new_pool()
-            if pool is not None:
-                self.generation = 1
-                job = self.make_job()
-                self._submitted[1] = time.perf_counter()
-                try:
-                    self._first = pool.submit(core.run_job, job)
-                    if sweeps is not None:
-                        sweeps.submit(core.noop)
-                except (RuntimeError, BrokenProcessPool):
-                    self._first = None
+            # every pool is made first and the other workers are started by a no-op.
+            self.jobs.start()
+            first = self.jobs.submit_early("analysis", core.run_job,
+                                           self.make_job(self.jobs.generation["analysis"] + 1))
+            if first is not None:
+                self._submitted[first] = time.perf_counter()
+            self.jobs.warm("explore", core.noop)
+            self.jobs.warm("simulate", core.noop)
+
+    # generations of the analysis (tests and the bench read them)
+    @property
+    def generation(self) -> int:
+        return self.jobs.generation["analysis"]
+
+    @property
+    def shown_generation(self) -> int:
+        return self.jobs.shown["analysis"]
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -153,108 +156,37 @@ class TfxApp(App):
         # as the app: keep it out of the collector's full passes, which otherwise cost a
         # keystroke ~45 ms now and then.
         self.call_after_refresh(gc.freeze)
-        first = self._first
-        if first is not None:
-            # The worker started before Textual did and usually finishes while the screen
-            # is built; a short wait (the GIL released, so the result is unpickled meanwhile)
-            # puts the analysis in the first frame rather than in a second one.
-            cf.wait([first], timeout=FIRST_WAIT_S)
-        if first is not None and first.done() and first.exception() is None:
-            self.apply(first.result())
-        elif first is not None:
-            self.run_worker(self._await_first(first), group="analysis", exit_on_error=False)
-        else:
+        # The worker started before Textual did and usually finishes while the screen is
+        # built; a short wait (the GIL released, so the result is unpickled meanwhile)
+        # puts the analysis in the first frame rather than in a second one.
+        if not self.jobs.collect_early(FIRST_WAIT_S, core.run_job, self.make_job):
             self.submit()
 
-    async def on_unmount(self) -> None:
-        for pool in self._pools.values():
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
-
-    # ------------------------------------------------------------ the worker pool
     @property
-    def _pool(self) -> cf.ProcessPoolExecutor | None:
+    def _pool(self):
         """The analysis worker's pool (tests look at it)."""
-        return self._pools["analysis"]
-
-    def _new_pool(self) -> cf.ProcessPoolExecutor | None:
-        """One worker process: forked while the process has one thread (at start-up, on
-        Linux), else spawned. None when no pool can be had (jobs then run in threads)."""
-        import multiprocessing
-        import threading
-        fork = sys.platform.startswith("linux") and threading.active_count() == 1
-        try:
-            if not fork:
-                # The resource tracker hands sys.stderr's fd to its process; Textual's
-                # replacement stderr has none, so a failure here means: no pool.
-                from multiprocessing import resource_tracker
-                resource_tracker.ensure_running()
-            ctx = multiprocessing.get_context("fork" if fork else "spawn")
-            return cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx,
-                                          initializer=core.worker_init)
-        except Exception:  # noqa: BLE001 - no pool: the app still works, more slowly
-            self._pool_failed = True
-            return None
-
-    def _executor(self, kind: str) -> cf.ProcessPoolExecutor | None:
-        if self._pools[kind] is None and not self._pool_failed:
-            self._pools[kind] = self._new_pool()
-        return self._pools[kind]
-
-    async def _call(self, fn, job, kind: str = "analysis"):
-        """``fn(job)`` in the ``kind`` worker process (a thread when there is no pool)."""
-        loop = asyncio.get_running_loop()
-        pool = self._executor(kind)
-        if pool is not None:
-            try:
-                return await loop.run_in_executor(pool, fn, job)
-            except (BrokenProcessPool, RuntimeError):
-                # a worker died (or the pool is shutting down): a new pool next time
-                if self._pools[kind] is pool:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    self._pools[kind] = None
-        return await loop.run_in_executor(None, fn, job)
+        return self.jobs.pools["analysis"]
 
     # ------------------------------------------------------------ jobs
-    def make_job(self) -> core.Job:
-        return core.Job(self.generation, self.kernel_path, self.kernel_text, self.kernel_name,
-                        self.profile_name, tuple(sorted(self.knobs.items())),
-                        tuple(sorted(self.params.items())))
+    def make_job(self, generation: int | None = None) -> core.Job:
+        return core.Job(self.generation if generation is None else generation, self.kernel_path,
+                        self.kernel_text, self.kernel_name, self.profile_name,
+                        tuple(sorted(self.knobs.items())), tuple(sorted(self.params.items())))
 
     def submit(self) -> int:
         """Start analysing the current state; returns its generation."""
-        self.generation += 1
-        job = self.make_job()
+        job = self.make_job(self.jobs.next_generation("analysis"))
         self._submitted[job.generation] = time.perf_counter()
-        if self.sync:
-            self.apply(core.run_job(job))
-        else:
-            self.run_worker(self._run(job), group="analysis", exit_on_error=False)
+        self.jobs.submit("analysis", core.run_job, job, job.generation)
         return job.generation
-
-    async def _run(self, job: core.Job) -> None:
-        self.apply(await self._call(core.run_job, job))
-
-    async def _await_first(self, fut: cf.Future) -> None:
-        try:
-            out = await asyncio.wrap_future(fut)
-        except (BrokenProcessPool, RuntimeError):
-            self._pools["analysis"] = None
-            out = await asyncio.get_running_loop().run_in_executor(None, core.run_job,
-                                                                   self.make_job())
-        self.apply(out)
 
     async def wait_for_generation(self, generation: int | None = None, timeout: float = 30) -> None:
         """Tests and the bench: wait until ``generation`` (default the latest) is shown."""
-        generation = self.generation if generation is None else generation
-        deadline = time.monotonic() + timeout
-        while self.shown_generation < generation:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"generation {generation} not shown")
-            await asyncio.sleep(0.005)
+        await self.jobs.wait_shown("analysis", generation, timeout)
 
     async def wait_for_explore(self, timeout: float = 30) -> None:
         """Tests: wait until the Explore pane shows the sweep of the current inputs."""
+        import asyncio
         deadline = time.monotonic() + timeout
         while (self._explore_want is None or self.explore_outcome is None
                or self.explore_outcome.job != self._explore_want):
@@ -262,11 +194,23 @@ class TfxApp(App):
                 raise TimeoutError("the sweep was not shown")
             await asyncio.sleep(0.005)
 
+    async def wait_for_timeline(self, timeout: float = 30) -> None:
+        """Tests: wait until the Timeline pane shows the simulation of the shown analysis."""
+        import asyncio
+        deadline = time.monotonic() + timeout
+        while self.sim_outcome is None or self.sim_outcome.generation != self.shown_generation:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the simulation was not shown")
+            await asyncio.sleep(0.005)
+
+    def done_analysis(self, out: core.Outcome) -> None:
+        self.apply(out)
+
     def apply(self, out: core.Outcome) -> None:
         if out.generation != self.generation:   # stale: a newer edit is on its way
             return
         if out.error is not None:
-            self.shown_generation = out.generation
+            self.jobs.mark_shown("analysis", out.generation)
             self.notify(out.error.splitlines()[0], title="analysis failed", severity="error", timeout=6)
             self.knobs, self.params, self.profile_name = (dict(self.good[0]), dict(self.good[1]),
                                                           self.good[2])
@@ -281,12 +225,10 @@ class TfxApp(App):
         self._dirty = set(PANES)
         self.refresh_pane(self.active_pane)
         self._status()
-        self.shown_generation = out.generation
-        if old is None and not self.sync and self._pools["explore"] is not None:
-            try:   # the first screen is up: the sweep worker imports what it needs meanwhile
-                self._pools["explore"].submit(core.warm_explore)
-            except (RuntimeError, BrokenProcessPool):
-                pass
+        self.jobs.mark_shown("analysis", out.generation)
+        if old is None:   # the first screen is up: the workers import what they need meanwhile
+            self.jobs.warm("explore", core.warm_explore)
+            self.jobs.warm("simulate", core.warm_simulate)
         t0 = self._submitted.pop(out.generation, None)
         if t0 is not None:
             self.timings.append(time.perf_counter() - t0)
@@ -335,14 +277,31 @@ class TfxApp(App):
         return print_kernel(self.analysis.kernel)
 
     def _show_timeline(self, pane) -> None:
-        from tfx.sim import simulate  # loaded with the pane, not at start-up
-        try:
-            result = simulate(self.analysis, tiles=16)   # 16 trips per loop, the rest extrapolated
-        except TfxError as err:
-            self.sim_result, self.sim_events = None, []
-            pane.show_unavailable(f"simulation failed: {err.headline()}")
+        """The simulation of the shown analysis: drawn when it is here, else started in the
+        simulation worker (``done_simulate`` draws it)."""
+        shown = self.sim_outcome
+        if shown is not None and shown.generation == self.shown_generation:
+            self._draw_timeline(pane, shown)
             return
-        self.sim_result = result
+        pane.show_unavailable("simulating (16 trips per loop) in the worker process...")
+        self.jobs.submit("simulate", core.run_simulation,
+                         core.SimJob(self.shown_generation, self.analysis, tiles=16))
+
+    def done_simulate(self, out: core.SimOutcome) -> None:
+        if out.generation != self.shown_generation:      # the analysis moved on meanwhile
+            return
+        self.sim_outcome = out
+        self.sim_result = out.result
+        pane = self.pane_widget("timeline")
+        if pane is not None:
+            self._draw_timeline(pane, out)
+
+    def _draw_timeline(self, pane, out: core.SimOutcome) -> None:
+        if out.error is not None:
+            self.sim_events = []
+            pane.show_unavailable(f"simulation failed: {out.error}")
+            return
+        result = out.result
         tl = result.timeline
         self.sim_events = [core.Event(tl.engines[e[2]], e[0], e[1], tl.labels[e[3]])
                            for e in tl.events if e[5] == 0 and e[1] > e[0]]
@@ -382,22 +341,14 @@ class TfxApp(App):
 
     def _start_sweep(self, pane) -> None:
         job = self._explore_want
-        if self._explore_running is not None:     # one at a time; resubmitted when it returns
+        if self.jobs.busy("explore"):             # one at a time; resubmitted when it returns
             return
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         pane.show_running(f"sweeping {', '.join(job.sweep) or 'nothing'}"
                           + (f" with {fixed}" if fixed else "") + " in the worker process...")
-        if self.sync:
-            self._explore_done(core.run_explore(job))
-            return
-        self._explore_running = job
-        self.run_worker(self._sweep_worker(job), group="explore", exit_on_error=False)
+        self.jobs.submit("explore", core.run_explore, job)
 
-    async def _sweep_worker(self, job: core.ExploreJob) -> None:
-        try:
-            out = await self._call(core.run_explore, job, "explore")
-        finally:
-            self._explore_running = None
+    def done_explore(self, out: core.ExploreOutcome) -> None:
         self._explore_done(out)
 
     def _explore_done(self, out: core.ExploreOutcome) -> None:
@@ -578,31 +529,27 @@ class TfxApp(App):
         self.submit()
 
     # exports -----------------------------------------------------------
-    def _export_path(self, suffix: str) -> Path:
-        stem = Path(self.kernel_path).stem
-        return self.export_dir / f"tfx-{stem}-{self.profile_name}-{self.active_pane}{suffix}"
-
-    def action_export_svg(self) -> None:
-        p = self._export_path(".svg")
-        self.save_screenshot(p.name, str(p.parent))
-        self.notify(f"saved {p}")
+    def export_stem(self, pane: bool = True) -> str:
+        """``tfx-<kernel>-<profile>[-<pane>]``, each part a safe file-name fragment (a
+        profile given as a path keeps only its name)."""
+        from tfx.files import safe_file_stem
+        parts = ["tfx", safe_file_stem(self.kernel_path), safe_file_stem(self.profile_name)]
+        return "-".join(parts + ([self.active_pane] if pane else []))
 
     def action_export_json(self) -> None:
         if self.analysis is None:
+            self.notify("no analysis to export yet", severity="warning")
             return
-        p = self._export_path(".json").with_name(self._export_path(".json").name.replace(
-            f"-{self.active_pane}", ""))
-        from tfx.cli.common import _json_default
-        p.write_text(json.dumps(self.analysis.to_json(), indent=2, default=_json_default) + "\n")
-        self.notify(f"saved {p}")
+        import json
+        self.export_text(".json", json.dumps(self.analysis.to_json(), indent=2) + "\n",
+                         stem=self.export_stem(pane=False))
 
     def action_export_trace(self) -> None:
         if self.sim_result is None:
             self.notify("no timeline to export (open the Timeline pane first)", severity="warning")
             return
-        p = self._export_path(".trace.json")
-        p.write_text(json.dumps(self.sim_result.chrome_trace()) + "\n")
-        self.notify(f"saved {p}")
+        import json
+        self.export_text(".trace.json", json.dumps(self.sim_result.chrome_trace()) + "\n")
 
     def action_save_profile(self) -> None:
         from tfx.tui.screens import PromptScreen
@@ -611,11 +558,13 @@ class TfxApp(App):
         def done(value: str | None) -> None:
             if not value or self.analysis is None:
                 return
+            from tfx.hw.user_profiles import save_user_profile
             try:
-                path = core.save_profile(self.analysis.profile, value)
+                path = save_user_profile(self.analysis.profile, value)
             except TfxError as err:
-                self.notify(err.headline(), severity="error")
+                self.notify(err.headline(), title="profile not saved", severity="error", timeout=8)
                 return
-            self.notify(f"saved {path}")
+            self.notify(f"saved {path}; tfx hw list shows it, --hw {value} uses it", timeout=6)
+        from tfx.hw.user_profiles import user_profiles_dir
         self.push_screen(PromptScreen("save profile as (name)", default,
-                                      f"written to {core.user_profiles_dir()}"), done)
+                                      f"written to {user_profiles_dir()}"), done)

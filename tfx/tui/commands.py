@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from tfx.tui.base import ListProvider
 
 
-class TfxCommands(Provider):
-    def _commands(self):
+class TfxCommands(ListProvider):
+    DISCOVER = ("export", "reload", "hardware", "switch", "pin")
+
+    def commands(self):
         app = self.app
         out = []
         for name, help_text, cb in (
@@ -37,15 +39,3 @@ class TfxCommands(Provider):
             out.append((f"switch profile: {name}", "rerun on this hardware",
                         partial(app.switch_profile, name)))
         return out
-
-    async def discover(self) -> Hits:
-        for name, help_text, cb in self._commands():
-            if name.startswith(("export", "reload", "hardware", "switch")):
-                yield DiscoveryHit(name, cb, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, help_text, cb in self._commands():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), cb, text=name, help=help_text)

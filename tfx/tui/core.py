@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -103,8 +102,8 @@ def run_job(job: Job) -> Outcome:
         from tfx.hw import load_profile
         text = job.kernel_text
         if text is None:
-            from tfx.cli.common import read_text
-            text = read_text(job.kernel_path)
+            from tfx.errors import read_text_file
+            text = read_text_file(job.kernel_path)
         out.source_text = text
         module = _parse(job.kernel_path, text)
         profile = load_profile(job.profile)
@@ -385,53 +384,6 @@ def knob_text(value) -> str:
     return repr(float(value))
 
 
-# ---------------------------------------------------------------- profiles on disk
-
-def user_profiles_dir() -> Path:
-    base = os.environ.get("TFX_USER_PROFILES")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(xdg) / "tfx" / "hw_profiles"
-
-
-def save_profile(profile, name: str, directory: Path | None = None) -> Path:
-    """Write ``profile`` (knobs applied) as ``<dir>/<name>.toml``; temp file then rename.
-
-    Refuses a name that would shadow a shipped profile, and never writes inside
-    ``hw_profiles/``. A failed write leaves any earlier file and the edits intact.
-    """
-    from tfx.hw.profile import list_profiles, profiles_dir
-    if not name or not all(c.isalnum() or c in "-_" for c in name):
-        raise TfxError(f"profile name {name!r}: use letters, digits, - and _")
-    if name in list_profiles():
-        raise TfxError(f"profile name {name!r} is a shipped profile; choose another name")
-    directory = Path(directory) if directory is not None else user_profiles_dir()
-    try:
-        if directory.resolve() == profiles_dir().resolve():
-            raise TfxError("refusing to write into the shipped hw_profiles/ folder")
-    except OSError:
-        pass
-    text = profile.to_toml(name=name, description=f"{profile.description} (edited in tfx open)")
-    target = directory / f"{name}.toml"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".toml.tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError as exc:
-        raise TfxError(f"cannot save profile: {exc.strerror or exc}", where=str(target)) from None
-    return target
-
-
 # ---------------------------------------------------------------- simulator / explorer adapters
 
 @dataclass(frozen=True)
@@ -440,6 +392,40 @@ class Event:
     start_ns: float
     end_ns: float
     label: str = ""
+
+
+@dataclass(frozen=True)
+class SimJob:
+    """The Timeline pane's simulation of one shown analysis (``generation``: the analysis's)."""
+
+    generation: int
+    analysis: Any                    # tfx.analysis.analyze.Analysis (it pickles)
+    tiles: int = 16                  # trips simulated per loop; the rest extrapolated
+
+
+@dataclass
+class SimOutcome:
+    generation: int
+    result: Any = None               # tfx.sim.SimResult
+    error: str | None = None         # the TfxError's first line
+
+
+def warm_simulate() -> None:
+    """Imported by the simulation worker once the first screen is up."""
+    import tfx.sim  # noqa: F401
+
+
+def run_simulation(job: SimJob) -> SimOutcome:
+    """The worker: ``tfx.sim.simulate`` of the analysis; never raises for bad input."""
+    out = SimOutcome(job.generation)
+    try:
+        from tfx.sim import simulate
+        out.result = simulate(job.analysis, tiles=job.tiles)
+    except TfxError as err:
+        out.error = err.headline()
+    except (ArithmeticError, ValueError, KeyError, TypeError, MemoryError) as err:  # a model bug
+        out.error = f"error: simulation failed: {type(err).__name__}: {err}"
+    return out
 
 
 # ---------------------------------------------------------------- the Explore pane's sweep

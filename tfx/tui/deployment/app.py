@@ -1,7 +1,8 @@
 """``tfx open --model``: the model screen (tabs, knobs panel, the three workers).
 
 Every knob edit builds a ``core.Job("latency", generation, knobs)`` and hands it
-to a ``ProcessPoolExecutor``; suggest and hw-sweep jobs go to the same pool
+to the app's ``JobRunner`` (``tfx.tui.jobs``, shared with ``tfx open``): two
+spawned worker processes; suggest and hw-sweep jobs go to the same workers
 with their own generation counters. A result whose generation is not the
 latest of its kind is dropped. ``sync=True`` runs jobs inline (tests). A
 failing job becomes a notification and the last good knobs come back; a
@@ -10,20 +11,17 @@ configuration that does not fit is shown (memory tab in red) with a warning.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures as cf
-import json
-import multiprocessing
 import time
 from pathlib import Path
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
-from textual.worker import Worker, WorkerState
 
 from tfx.errors import TfxError
+from tfx.tui.base import ExplorerApp
+from tfx.tui.jobs import JobRunner
 from tfx.tui.deployment import core
 from tfx.tui.deployment.commands import ModelCommands
 from tfx.tui.deployment.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, StagesPane,
@@ -65,9 +63,9 @@ class ModelHelpScreen(HelpScreen):
     WIDTH = 92
 
 
-class ModelApp(App):
+class ModelApp(ExplorerApp):
     TITLE = "tfx open --model"
-    COMMANDS = App.COMMANDS | {ModelCommands}
+    COMMANDS = ExplorerApp.COMMANDS | {ModelCommands}
     CSS = """
     #status { height: 1; background: $panel; padding: 0 1; }
     #diff { height: 1; padding: 0 1; color: $text-muted; }
@@ -109,8 +107,9 @@ class ModelApp(App):
         self.cursor_blink_enabled = blink
         self.export_dir = Path(export_dir) if export_dir else Path.cwd()
         self.max_devices = max_devices
-        self.generation = {"latency": 0, "suggest": 0, "sweep": 0}
-        self.shown = {"latency": -1, "suggest": -1, "sweep": -1}
+        self.jobs = JobRunner({"model": 2}, {"latency": "model", "suggest": "model", "sweep": "model"},
+                              sync=sync, start_method="spawn")
+        self.jobs.app = self
         self.result = None                # LatencyResult shown
         self.layout: list[str] = []
         self.memory_notes: list[str] = []
@@ -121,12 +120,19 @@ class ModelApp(App):
         self.last_diff = ""
         self.timings: list[float] = []    # submit -> repainted, seconds
         self._submitted: dict[int, float] = {}
-        self._pool: cf.ProcessPoolExecutor | None = None
-        if not sync:
-            # the resource tracker hands sys.stderr's fd to its process: start it before
-            # Textual replaces sys.stderr with a capture that has no file descriptor
-            from multiprocessing import resource_tracker
-            resource_tracker.ensure_running()
+
+    # generations by kind (tests and the bench read them)
+    @property
+    def generation(self) -> dict[str, int]:
+        return self.jobs.generation
+
+    @property
+    def shown(self) -> dict[str, int]:
+        return self.jobs.shown
+
+    @property
+    def _pool(self):
+        return self.jobs.pools["model"]
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -158,19 +164,14 @@ class ModelApp(App):
             self.call_after_refresh(self._start)
 
     def _start(self) -> None:
-        self.submit(first=True)
-        self._pool = cf.ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+        self.submit(first=True)       # in a thread: the spawned workers are still importing
+        self.jobs.start()
         for _ in range(2):
-            self._pool.submit(core.warm, self.knobs)
-
-    async def on_unmount(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self.jobs.warm("model", core.warm, self.knobs)
 
     # ------------------------------------------------------------ jobs
     def _job(self, kind: str, **kw) -> core.Job:
-        self.generation[kind] += 1
-        return core.Job(kind, self.generation[kind], self.knobs, max_devices=self.max_devices, **kw)
+        return core.Job(kind, self.jobs.next_generation(kind), self.knobs, max_devices=self.max_devices, **kw)
 
     def submit(self, first: bool = False) -> int:
         """Rerun latency and memory for the current knobs; returns the generation."""
@@ -180,48 +181,22 @@ class ModelApp(App):
         return job.generation
 
     def _dispatch(self, job: core.Job, first: bool = False) -> None:
-        if self.sync:
-            self.apply(core.run_job(job))
-        else:
-            self.run_worker(self._run(job, first), group=job.kind, exit_on_error=False)
-
-    async def _run(self, job: core.Job, first: bool) -> None:
-        loop = asyncio.get_running_loop()
-        if first or self._pool is None:     # the pool is still starting: a thread, once
-            out = await loop.run_in_executor(None, core.run_job, job)
-        else:
-            try:
-                out = await loop.run_in_executor(self._pool, core.run_job, job)
-            except cf.process.BrokenProcessPool:
-                # a worker died (killed, out of memory): a fresh pool, and this job in a thread
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = cf.ProcessPoolExecutor(max_workers=2,
-                                                    mp_context=multiprocessing.get_context("spawn"))
-                out = await loop.run_in_executor(None, core.run_job, job)
-            except Exception as exc:  # noqa: BLE001 - a broken pool must not kill the app
-                out = core.Outcome(job.kind, job.generation, job.knobs, error=f"error: worker failed: {exc}")
-        self.apply(out)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self.notify(f"{type(err).__name__}: {err}", title=f"{event.worker.group} failed",
-                        severity="error", timeout=6)
+        self.jobs.submit(job.kind, core.run_job, job, job.generation, in_thread=first)
 
     async def wait_for(self, kind: str = "latency", generation: int | None = None, timeout: float = 60) -> None:
         """Tests and the bench: wait until ``generation`` (default the latest) of ``kind`` is shown."""
-        generation = self.generation[kind] if generation is None else generation
-        deadline = time.monotonic() + timeout
-        while self.shown[kind] < generation:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{kind} generation {generation} not shown")
-            await asyncio.sleep(0.005)
+        await self.jobs.wait_shown(kind, generation, timeout)
 
     def apply(self, out: core.Outcome) -> None:
-        if out.generation != self.generation[out.kind]:
+        if not self.jobs.is_latest(out.kind, out.generation):
             return                          # stale: a newer request is on its way
-        self.shown[out.kind] = out.generation
+        self.jobs.mark_shown(out.kind, out.generation)
         {"latency": self._apply_latency, "suggest": self._apply_suggest, "sweep": self._apply_sweep}[out.kind](out)
+
+    def done_latency(self, out: core.Outcome) -> None:
+        self.apply(out)
+
+    done_suggest = done_sweep = done_latency
 
     def _apply_latency(self, out: core.Outcome) -> None:
         if out.error is not None:
@@ -483,22 +458,19 @@ class ModelApp(App):
         self.notify(f"deleted {gone.name!r}", timeout=3)
 
     # ------------------------------------------------------------ exports
-    def _export_path(self, suffix: str) -> Path:
+    def export_stem(self, tab: bool = True) -> str:
+        """``tfx-<model>-<configuration>[-<tab>]``, each part a safe file-name fragment."""
+        from tfx.files import safe_file_stem
         label = self.good.short_label().replace(" ", "_").replace("=", "-").replace("@", "-")
-        m = self.good.model
-        model = Path(m).stem if m.endswith(".toml") else m
-        return self.export_dir / f"tfx-{model}-{label}-{self.active_tab}{suffix}"
-
-    def action_export_svg(self) -> None:
-        p = self._export_path(".svg")
-        self.save_screenshot(p.name, str(p.parent))
-        self.notify(f"saved {p}")
+        parts = ["tfx", safe_file_stem(self.good.model), safe_file_stem(label)]
+        return "-".join(parts + ([self.active_tab] if tab else []))
 
     def action_export_json(self) -> None:
         if self.result is None:
+            self.notify("no result to export yet", severity="warning")
             return
-        p = self._export_path(".json")
-        p = p.with_name(p.name.replace(f"-{self.active_tab}", ""))
-        p.write_text(json.dumps(self.result.to_json(), indent=2) + "\n")
-        self.notify(f"saved {p} (tfx model compare reads it)")
-
+        import json
+        path = self.export_text(".json", json.dumps(self.result.to_json(), indent=2) + "\n",
+                                stem=self.export_stem(tab=False))
+        if path is not None:
+            self.notify("tfx model compare reads it", timeout=3)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from tfx.tui.base import ListProvider
 
 
-class ModelCommands(Provider):
-    def _commands(self):
+class ModelCommands(ListProvider):
+    DISCOVER = ("suggest", "hardware sweep", "save", "undo", "export")
+
+    def commands(self):
         app = self.app
         out = [
             ("suggest: attention", "search TP/CP for the attention (a on tab 2)", partial(app.run_suggest, "attn")),
@@ -27,15 +29,3 @@ class ModelCommands(Provider):
         for name in list_profiles():
             out.append((f"hardware profile: {name}", "rerun on this profile", partial(app.set_knob, "hw", name)))
         return out
-
-    async def discover(self) -> Hits:
-        for name, help_text, cb in self._commands():
-            if not name.startswith(("model:", "hardware profile:")):
-                yield DiscoveryHit(name, cb, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, help_text, cb in self._commands():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), cb, text=name, help=help_text)
