@@ -336,3 +336,57 @@ def test_cli_refuses_before_the_screen_starts(argv, message, capsys):
     from tfx.cli.main import main
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 13 item 21
+
+def test_typed_text_reaches_the_knob_prompt_not_the_bindings():
+    """Typing `nosuchmodel` on the knobs panel: `n` is no binding on the Layout tab, so it
+    opens the model knob's prompt with `n` typed and the rest follows into the prompt; `s`
+    (save) does not fire, nothing is saved, and the refusal names the text typed."""
+    async def go():
+        app = make_app(config="tp=8")
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.query_one("#knobs").select("model")
+            await pilot.press(*"nosuchmodel")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "PromptScreen"
+            assert app.screen.query_one("Input").value == "nosuchmodel"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.saved == [] and app.knobs.model == "llama3.1-70b"
+            assert any("model=nosuchmodel: unknown" in n for n in notes(app))
+            # a value for an integer knob: 9k = 9 x 1024 = 9216 context tokens
+            app.query_one("#knobs").select("ctx")
+            await pilot.press("9", "k", "enter")
+            await pilot.pause()
+            assert app.knobs.ctx == 9216
+    run(go())
+
+
+def test_compare_labels_stay_whole_at_80x24_and_left_moves_a_column_after_z():
+    """Three saved configurations at 80x24: the row labels column is fixed, so scrolling to
+    the last column keeps `latency` whole; after z hides the knobs panel, left moves the
+    column cursor (it used to switch tabs)."""
+    async def go():
+        app = make_app(config="tp=8")
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.save_current("eight")
+            app.set_knob("tp", "4")
+            await pilot.pause()
+            app.save_current("four")
+            app.set_knob("tp", "2")
+            await pilot.pause()
+            app.save_current("two")
+            await pilot.press("5")
+            await pilot.pause()
+            table = app.query_one("#compare-table")
+            assert table.fixed_columns == 1
+            await pilot.press("z")
+            await pilot.pause()
+            assert app.focused is table
+            table.move_cursor(column=3)
+            await pilot.press("left")
+            await pilot.pause()
+            assert app.active_tab == "compare" and table.cursor_column == 2
+    run(go())

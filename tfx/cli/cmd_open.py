@@ -59,6 +59,10 @@ def run(args) -> int:
     from tfx.tui.app import TfxApp   # lazily: Textual costs ~130 ms to import
     app = TfxApp(path, args.hw or DEFAULT_PROFILE, knobs=knobs, params=params, kernel_name=args.kernel)
     app.run(mouse=not args.no_mouse)
+    if app.first_error is not None:      # the first analysis failed: bad kernel, --hw, --knob, --set
+        import sys
+        print(app.first_error, file=sys.stderr)
+        return 2
     return 0
 
 

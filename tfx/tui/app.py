@@ -99,6 +99,8 @@ class TfxApp(ExplorerApp):
         self.domain = "total"
         self.last_diff = ""
         self.good = (dict(self.knobs), dict(self.params), self.profile_name)
+        self.analysis_generation = -1          # the generation of the analysis shown
+        self.first_error: str | None = None   # why the first analysis failed (tfx open exits 2)
         self._dirty: set[str] = set(PANES)
         self._mounted: set[str] = {"ir"}
         # one worker process for analyses (it stays warm), one for the Explore pane's
@@ -198,7 +200,7 @@ class TfxApp(ExplorerApp):
         """Tests: wait until the Timeline pane shows the simulation of the shown analysis."""
         import asyncio
         deadline = time.monotonic() + timeout
-        while self.sim_outcome is None or self.sim_outcome.generation != self.shown_generation:
+        while self.sim_outcome is None or self.sim_outcome.generation != self.analysis_generation:
             if time.monotonic() > deadline:
                 raise TimeoutError("the simulation was not shown")
             await asyncio.sleep(0.005)
@@ -211,6 +213,13 @@ class TfxApp(ExplorerApp):
             return
         if out.error is not None:
             self.jobs.mark_shown("analysis", out.generation)
+            if self.analysis is None:
+                # Nothing was ever analysed: the kernel, --hw, --knob or --set given on the
+                # command line is bad. tfx open says so in one line and exits 2 (cmd_open)
+                # instead of showing an empty explorer.
+                self.first_error = out.error.splitlines()[0]
+                self.exit(return_code=2)
+                return
             self.notify(out.error.splitlines()[0], title="analysis failed", severity="error", timeout=6)
             self.knobs, self.params, self.profile_name = (dict(self.good[0]), dict(self.good[1]),
                                                           self.good[2])
@@ -219,6 +228,7 @@ class TfxApp(ExplorerApp):
             return
         old = self.analysis
         self.outcome, self.analysis = out, out.analysis
+        self.analysis_generation = out.generation
         self.kernel_text = out.source_text if self.kernel_text is None else self.kernel_text
         self.good = (dict(self.knobs), dict(self.params), self.profile_name)
         self.last_diff = core.diff_summary(old, self.analysis) if old is not None else ""
@@ -280,15 +290,15 @@ class TfxApp(ExplorerApp):
         """The simulation of the shown analysis: drawn when it is here, else started in the
         simulation worker (``done_simulate`` draws it)."""
         shown = self.sim_outcome
-        if shown is not None and shown.generation == self.shown_generation:
+        if shown is not None and shown.generation == self.analysis_generation:
             self._draw_timeline(pane, shown)
             return
         pane.show_unavailable("simulating (16 trips per loop) in the worker process...")
         self.jobs.submit("simulate", core.run_simulation,
-                         core.SimJob(self.shown_generation, self.analysis, tiles=16))
+                         core.SimJob(self.analysis_generation, self.analysis, tiles=16))
 
     def done_simulate(self, out: core.SimOutcome) -> None:
-        if out.generation != self.shown_generation:      # the analysis moved on meanwhile
+        if out.generation != self.analysis_generation:   # the analysis moved on meanwhile
             return
         self.sim_outcome = out
         self.sim_result = out.result
@@ -472,9 +482,23 @@ class TfxApp(ExplorerApp):
         prof = self.analysis.profile if self.analysis is not None else self.base_profile()
         return prof.fact(path)
 
-    def set_knob(self, path: str, text: str) -> int:
+    def set_knob(self, path: str, text: str) -> int | None:
+        """Set a knob and rerun; a value equal to the profile's own drops the knob (the
+        ``*`` marker and the knob count follow)."""
+        if self._is_base_value(path, text):
+            if self.knobs.pop(path, None) is None:
+                return None
+            self.notify(f"{path} is back to the profile's value; knob removed", timeout=2)
+            return self.submit()
         self.knobs[path] = text
         return self.submit()
+
+    def _is_base_value(self, path: str, text: str) -> bool:
+        try:
+            base = self.base_profile()
+            return base.with_knobs({path: text}).fact(path).value == base.fact(path).value
+        except (TfxError, KeyError, ArithmeticError, ValueError):
+            return False          # the analysis says what is wrong with it
 
     def nudge_knob(self, path: str, factor: float) -> int | None:
         fact = self.current_fact(path)
@@ -523,9 +547,30 @@ class TfxApp(ExplorerApp):
         self.push_screen(PromptScreen(f"parameter {name} (now {cur})", str(cur)), done)
 
     def switch_profile(self, name: str) -> None:
+        """Rerun on another profile, keeping each knob the new profile has (a knob it
+        lacks, or refuses, is dropped and the toast names it)."""
+        from tfx.hw import load_profile
+        try:
+            new = load_profile(name)
+        except TfxError as err:
+            self.notify(err.headline(), title="profile not switched", severity="error", timeout=6)
+            return
+        kept, dropped = {}, []
+        for path, text in self.knobs.items():
+            try:
+                new.with_knobs({path: text})
+                kept[path] = text
+            except (TfxError, KeyError, ArithmeticError, ValueError):
+                dropped.append(f"{path}={text}")
         self.profile_name = name
-        self.knobs.clear()
+        self.knobs = kept
         self._base_profile = None
+        if kept or dropped:
+            words = [f"kept {len(kept)} knob{'s' if len(kept) != 1 else ''}"] if kept else []
+            if dropped:
+                words.append(f"dropped {', '.join(dropped)} ({name} has no such fact or refuses it)")
+            self.notify("; ".join(words), title=f"switched to {name}",
+                        severity="warning" if dropped else "information", timeout=6)
         self.submit()
 
     # exports -----------------------------------------------------------

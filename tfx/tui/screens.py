@@ -72,16 +72,19 @@ class PromptScreen(ModalScreen[str | None]):
         background: $surface; padding: 0 1; }
     """
 
-    def __init__(self, title: str, value: str = "", hint: str = "") -> None:
+    def __init__(self, title: str, value: str = "", hint: str = "", typed: str = "") -> None:
+        """``value``: the proposed text (selected, so typing replaces it); ``typed``: what
+        the user already typed to open the prompt (kept, the cursor after it)."""
         super().__init__()
         self.title_text = title
-        self.value = value
+        self.value = typed or value
+        self.typed = typed
         self.hint = hint
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text)
-            yield Input(value=self.value, id="prompt-input")
+            yield Input(value=self.value, id="prompt-input", select_on_focus=not self.typed)
             if self.hint:
                 yield Label(self.hint, classes="dim")
 
@@ -89,6 +92,18 @@ class PromptScreen(ModalScreen[str | None]):
         inp = self.query_one(Input)
         inp.cursor_blink = self.app.cursor_blink_enabled
         inp.focus()
+
+    def on_key(self, event) -> None:
+        """Keys typed before the input has focus (a fast typist, a paste) go into it, not to
+        the screen below or the bindings."""
+        inp = self.query_one(Input)
+        if not inp.has_focus and event.is_printable:
+            if inp.select_on_focus and inp.value == self.value and not self.typed:
+                inp.value = ""                  # typing replaces the proposal, as it would
+                inp.select_on_focus = False
+            inp.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip())

@@ -312,7 +312,19 @@ class ModelApp(ExplorerApp):
         table = self.query_one(KnobsTable)
         table.toggle_class("-hidden")
         if table.has_class("-hidden") and table.has_focus:
-            self.screen.focus_next()
+            self.focus_tab_content()
+
+    def focus_tab_content(self) -> None:
+        """Focus the active tab's first focusable widget (the Compare table, the Stages
+        table...), not the tab bar, where left/right would switch tabs."""
+        pane = self.query_one(f"#{self.active_tab}")
+        target = next((w for w in pane.query("*") if w.focusable), None)
+        if target is None and pane.focusable:
+            target = pane
+        if target is not None:
+            target.focus()
+        else:
+            self.set_focus(None)
 
     # ------------------------------------------------------------ actions: knobs
     def set_knobs(self, knobs: core.Knobs) -> int | None:
@@ -336,7 +348,7 @@ class ModelApp(ExplorerApp):
     def action_edit(self) -> None:
         self.prompt_knob(self.query_one(KnobsTable).field)
 
-    def prompt_knob(self, field: str) -> None:
+    def prompt_knob(self, field: str, typed: str = "") -> None:
         spec = core.SPEC[field]
         cur = str(getattr(self.knobs, field))
         opts = core.choices(field, self.knobs)
@@ -347,7 +359,7 @@ class ModelApp(ExplorerApp):
         def done(value: str | None) -> None:
             if value:
                 self.set_knob(field, value)
-        self.push_screen(PromptScreen(f"{spec.label} (now {cur})", cur, hint), done)
+        self.push_screen(PromptScreen(f"{spec.label} (now {cur})", cur, hint, typed=typed), done)
 
     def action_undo(self) -> None:
         if not self.undo:

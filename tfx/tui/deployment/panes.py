@@ -76,6 +76,19 @@ class KnobsTable(DataTable):
     def action_edit(self) -> None:
         self.app.prompt_knob(self.field)
 
+    def on_key(self, event) -> None:
+        """Typing on the panel edits the highlighted knob: a printable key that no enabled
+        binding takes opens its prompt with that key typed, so a value (``nosuchmodel``,
+        ``8192``) reaches the prompt instead of single-letter bindings."""
+        if not event.is_printable or event.character in (" ",):
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            return
+        event.stop()
+        event.prevent_default()
+        self.app.prompt_knob(self.field, typed=event.character)
+
 
 # ------------------------------------------------------------------ 1 layout
 
@@ -294,7 +307,8 @@ class ComparePane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="compare-caption")
-        yield CompareTable(id="compare-table", cursor_type="column", zebra_stripes=True)
+        # the row labels stay in view when the cursor scrolls to a later column
+        yield CompareTable(id="compare-table", cursor_type="column", zebra_stripes=True, fixed_columns=1)
 
     def show(self, saved: list) -> None:
         table = self.query_one(CompareTable)
