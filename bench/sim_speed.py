@@ -14,7 +14,7 @@ Targets (docs/simulator.md, "Speed"):
 
 Events are tasks run on an engine plus dispatch intervals (``SimResult.n_events``).
 Each case reports the median of ``--repeat`` runs of ``simulate`` as shipped, and the
-same with the exact shortcuts off (``tfx.sim.des.SHORTCUTS``: identical independent
+same with the exact shortcuts off (``tfx.sim.event_loop.SHORTCUTS``: identical independent
 units simulated once, periodic steady states jumped over), i.e. the event loop alone.
 ``--check`` compares the two results event for event (timeline, totals, JSON).
 """
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tfx.analysis.analyze import analyze  # noqa: E402
 from tfx.hw import load_profile  # noqa: E402
 from tfx.lang import parse_file  # noqa: E402
-from tfx.sim import des, simulate  # noqa: E402
+from tfx.sim import event_loop, simulate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 G4096 = {"M": 4096, "N": 4096, "K": 4096}
@@ -56,7 +56,7 @@ OTHERS = [
 
 
 def measure(a, full, repeat, shortcuts):
-    des.SHORTCUTS = shortcuts
+    event_loop.SHORTCUTS = shortcuts
     try:
         walls, r = [], None
         for _ in range(repeat):
@@ -66,7 +66,7 @@ def measure(a, full, repeat, shortcuts):
             walls.append(time.perf_counter() - t)
         return r, statistics.median(walls)
     finally:
-        des.SHORTCUTS = True
+        event_loop.SHORTCUTS = True
 
 
 def digest(r) -> str:

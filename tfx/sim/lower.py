@@ -253,7 +253,7 @@ class Lowering:
 
     def _composite(self, c, tile, cap):
         """ONE command: every op inside (loops expanded trip by trip) streamed by the
-        engine's scheduler; see ``des._composite_tasks``."""
+        engine's scheduler; see ``program._composite_tasks``."""
         segs: list = []
         self._segments(c.children, cap, None, None, segs)
         inner = []

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfx.sim.des import STALLS as STALL_REASONS
+from tfx.sim.program import STALLS as STALL_REASONS
 from tfx.sim.lower import COPY, ENGINE_NAMES
 
 

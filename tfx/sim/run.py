@@ -8,7 +8,8 @@ import time
 from tfx.analysis.numbers import cdiv, is_array
 from tfx.analysis.performance import _unit_mesh
 from tfx.errors import TfxError
-from tfx.sim import des
+from tfx.sim.event_loop import run as run_batch
+from tfx.sim.program import compile_stream
 from tfx.sim.lower import ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns
 from tfx.sim.result import LaunchSim, SimResult, Timeline
 
@@ -69,9 +70,9 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             probe = Lowering(analysis, unit_node, units, miss, warps)
             shared = probe.m.dram_per_unit is None
             lw = Lowering(analysis, unit_node, 1 if shared else units, miss, warps, labels=labels)
-            b = des.run(lw, _program(lw, unit_node, tiles), units=units, slots=resident,
+            b = run_batch(lw, _program(lw, unit_node, tiles), units=units, slots=resident,
                         positions=positions, record=events, shared_dram=shared, offset=t0)
-            scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: des.run(
+            scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: run_batch(
                 lw, _program(lw, unit_node, cap), units=units, slots=resident,
                 positions=positions, record=False, shared_dram=shared).makespan)
             # one shared DRAM server at the device's bandwidth: a transfer took bytes / device
@@ -92,9 +93,9 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             t = t0
             for name, r, active, count in batches:
                 lw = Lowering(analysis, unit_node, active, miss, warps, labels=labels)
-                b = des.run(lw, _program(lw, unit_node, tiles), units=1, slots=r,
+                b = run_batch(lw, _program(lw, unit_node, tiles), units=1, slots=r,
                             positions=r, record=events, offset=t)
-                scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: des.run(
+                scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: run_batch(
                     lw, _program(lw, unit_node, cap), units=1, slots=r, positions=r,
                     record=False).makespan)
                 ls.add_batch(name, b, count, span, t, scale, exact, r)
@@ -117,7 +118,7 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
 
 def _program(lw, unit_node, cap):
     """One position's command stream of ``unit_node``, compiled for the event core."""
-    return des.compile_stream(lw, lw.stream(unit_node, cap))
+    return compile_stream(lw, lw.stream(unit_node, cap))
 
 
 def _extrapolated(lw, unit_node, tiles, b, rerun):

@@ -1,0 +1,748 @@
+"""The discrete-event core: integer nanoseconds, a heap of (time, kind, seq, arg) tuples.
+
+Model of one unit (SM / PE), see docs/simulator.md:
+
+* each resident position (CTA / PE program) has an in-order **dispatcher**: a
+  command is dispatched when the dispatcher is free and no in-flight command
+  it depends on is unfinished (read-after-write on value names, write-after-write,
+  and, for loads into a staged loop's ring, the readers of the slot's previous
+  tile); dispatching costs ``dispatch.single_op`` or ``dispatch.composite`` cycles
+  (0 on GPUs: warp issue);
+* each **engine** (copy, tensor, vector, special) runs its queue in order; a task
+  starts when it is at the head, the engine is free and its inner producers (in a
+  composite's dataflow) have finished;
+* the **copy** engine splits a transfer into DMA descriptors on ``dma.channels``
+  channels (unlimited on GPUs); each descriptor's bytes cross the unit's DRAM
+  share (a first-come server, ns = bytes / share) and land ``latency`` later; a
+  channel is held until landing (``dma.hold_channel_for_round_trip = 1``) or only
+  for the transfer (0);
+* the on-chip memory port (``smem``: shared memory / TCM) is a first-come server
+  every task reserves for its on-chip bytes; a task ends no earlier than that.
+
+Server reservations are made when tasks start, and tasks start in time order
+(the heap), so first-come is by simulated time.
+
+Speed. Every position of a batch runs the same command stream, and which earlier
+command a command depends on (by value name, ring slot or composite dataflow)
+follows from the stream order alone. So the stream is compiled once
+(``tfx.sim.program.compile_stream``) into flat per-command and per-task lists of ints: the
+dispatch cost, the candidate dependencies as command indices, the task
+durations, engines and descriptors. The event loop then only checks which of
+those candidates are still in flight (``c_end < 0``), with no name lookups and
+no per-task objects; a position's commands and tasks are ``p * NC + i`` and
+``p * NT + r`` in preallocated lists.
+
+Two exact shortcuts (``SHORTCUTS``; the results are the same event for event):
+
+* units that share nothing and start together (``--full`` with per-unit DRAM, sip)
+  run the same schedule: :func:`_run_independent` simulates each distinct load once
+  and replicates its events;
+* a periodic steady state is jumped over (``tfx.sim.fast_forward.PeriodicFastForward``): once the whole state,
+  written relative to now, repeats one period later and the program repeats as well,
+  the next periods repeat that one exactly, so the run jumps ahead whole periods,
+  repeating their events, counters and writes.
+"""
+
+
+from __future__ import annotations
+
+import gc
+import heapq
+from itertools import count
+
+from tfx.sim.fast_forward import NEVER, PeriodicFastForward
+from tfx.sim.lower import COPY, DISPATCH, LINK, SMEM, SPECIAL, TENSOR, VECTOR
+from tfx.sim.program import N_ENG, STALLS, S_BUFFER, S_DISPATCH, Program
+
+# The heap's entries are (time, kind, seq, arg); kinds, in the order ties resolve:
+END, DISPATCH_TRY, ENGINE_TRY = 0, 1, 2
+
+# Exact shortcuts (results are the same event for event; off: every event is simulated):
+# independent identical units are simulated once, periodic steady states jumped over.
+SHORTCUTS = True
+
+
+class Batch:
+    """Result of simulating positions on units: times, work, stalls, events."""
+
+    def __init__(self):
+        self.makespan = 0
+        self.work = [0] * N_ENG           # demand ns per engine (dispatch: dispatch ns)
+        self.occupied = [0] * N_ENG       # engine occupied ns (start..end of its tasks)
+        self.stalls = dict.fromkeys(STALLS, 0)
+        self.stall_ops = []               # stalls per op label: [label * 4 + reason] (STALLS order)
+        self.commands = 0
+        self.descriptors = 0
+        self.channel_busy = 0             # summed ns channels were held
+        self.events = []                  # (start, end, engine, label, tile, unit)
+        self.tasks = 0
+        self.dispatches = 0               # dispatch intervals (recorded as dispatch events)
+
+
+def run(lw, program: Program, units: int, slots: int, positions: int, record: bool = True,
+        shared_dram: bool = False, offset: int = 0) -> Batch:
+    """Simulate ``positions`` positions of ``program`` on ``units`` units with ``slots`` resident each.
+
+    Positions start in order on the first free slot (block scheduler). Recorded
+    events are shifted by ``offset`` ns (where the batch starts on the kernel's timeline).
+    """
+    gc_was = gc.isenabled()
+    gc.disable()      # the loop allocates only acyclic tuples; collections would rescan them
+    try:
+        if SHORTCUTS and units > 1 and not shared_dram and positions <= units * slots:
+            return _run_independent(lw, program, units, slots, positions, record, offset)
+        return _run(lw, program, units, slots, positions, record, shared_dram, offset)
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _run_independent(lw, pg: Program, units, slots, positions, record, off) -> Batch:
+    """Units that share nothing (each its own DRAM server, channels and on-chip port) and
+    start together: every position starts at 0 (unit u takes positions u * slots ..), so
+    the units holding the same number of positions run the same schedule, event for event.
+
+    Exact: a unit's events are ordered by (time, kind, push order) and every push comes from
+    one of its own events, so the other units' events never reorder them. Each distinct
+    load (``slots`` positions, and the partial unit, if any) is simulated once on one unit;
+    its events are replicated onto every unit with that load and its totals multiplied.
+    """
+    loads: dict = {}                      # positions on the unit -> its units
+    for u in range(units):
+        k = min(slots, max(0, positions - u * slots))
+        if k:
+            loads.setdefault(k, []).append(u)
+    b = Batch()
+    for k, us in loads.items():
+        one = _run(lw, pg, 1, k, k, record, False, off)
+        n = len(us)
+        if one.makespan > b.makespan:
+            b.makespan = one.makespan
+        for e in range(N_ENG):
+            b.work[e] += one.work[e] * n
+            b.occupied[e] += one.occupied[e] * n
+        for r in STALLS:
+            b.stalls[r] += one.stalls[r] * n
+        if len(b.stall_ops) < len(one.stall_ops):
+            b.stall_ops += [0] * (len(one.stall_ops) - len(b.stall_ops))
+        for i, v in enumerate(one.stall_ops):
+            if v:
+                b.stall_ops[i] += v * n
+        b.commands += one.commands * n
+        b.descriptors += one.descriptors * n
+        b.channel_busy += one.channel_busy * n
+        b.tasks += one.tasks * n
+        b.dispatches += one.dispatches * n
+        if record:
+            one.events.sort()             # then the copies come out sorted: unit is the last key
+            b.events += [(s, t, g, lb, tl, u) for (s, t, g, lb, tl, _) in one.events for u in us]
+    return b
+
+
+def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> Batch:
+    b = Batch()
+    rec = b.events.append if record else None
+    heap: list = []
+    push = heapq.heappush
+    pop = heapq.heappop
+    replace = heapq.heapreplace
+    nxt = count(1).__next__
+
+    n_ch = lw.channels
+    hold = lw.hold
+    lat = lw.latency
+    rt = lw.completion                     # command completion -> command processor (ns)
+
+    NC, NT = pg.commands, pg.tasks
+    c_t0, c_nt = pg.c_t0, pg.c_nt
+    # per command: (cost, tasks, composite, first task, ring, engine(s), label, tile, dep commands)
+    cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
+                   [tuple(j for j, _ in d) for d in pg.c_deps]))
+    c_sdeps, c_sslot = pg.c_deps, pg.c_slot
+    c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
+               for t0, n in zip(c_t0, c_nt)]
+    r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
+    r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
+              in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
+
+    # per-unit engine state, flattened: key = unit * N_ENG + engine
+    queues = [[] for _ in range(units * N_ENG)]
+    heads = [0] * (units * N_ENG)
+    busy = [0] * (units * N_ENG)
+    eng_waiting = [False] * (units * N_ENG)
+    eng_idle = [0] * (units * N_ENG)       # when the engine last became free (for stall accounting)
+    chans = [[0] * n_ch for _ in range(units)] if n_ch else None
+    dram = [0] * (1 if shared_dram else units)
+    tcm = [0] * units
+    link_in = [0] * units                  # inbound link free time per unit (recv)
+    upend = [0] * units                    # compute tasks queued on the unit and not started
+    work = b.work
+    occ = b.occupied
+    st = [0, 0, 0, 0]                      # stalls, indexed like STALLS
+    stl = [0] * (4 * len(lw.labels))       # the same per op label: stl[label * 4 + reason]
+    cnt = [0, 0, 0]                        # descriptors, channel-busy ns, dispatches
+
+    # tasks of started positions (global id p * NT + r)
+    t_floor: list = []
+    t_done: list = []
+    t_wait: list = []                      # engine keys waiting for the task (None: none)
+    t_end: list = []
+    t_deps: list = []                      # relative task ids it waits for (ring slot / dataflow)
+    t_slot: list = []
+    z_t, f_t, n_t, m_t = [0] * NT, [False] * NT, [None] * NT, [-1] * NT
+    # commands of started positions (global id p * NC + i)
+    c_left: list = []
+    c_end: list = []
+    c_wait: list = []                      # times the position waits for the command
+    z_c, m_c = [0] * NC, [-1] * NC
+
+    # positions
+    p_unit: list = []
+    p_next: list = []             # index of its next command
+    p_free: list = []             # dispatcher free since
+    p_deps: list = []             # in-flight deps of the next command [(cmd id, reason)] or None
+    p_slot: list = []             # ring-slot task deps of the next command (relative ids) or None
+    p_left: list = []             # outstanding commands
+    p_exhausted: list = []
+    p_done_at: list = []
+    p_try: list = []              # time of the scheduled DISPATCH_TRY (or -1)
+    started = [0]
+
+    def start_position(unit: int, now: int) -> None:
+        if started[0] >= positions:
+            return
+        p = started[0]
+        started[0] = p + 1
+        t_floor.extend(z_t)
+        t_done.extend(f_t)
+        t_wait.extend(n_t)
+        t_end.extend(m_t)
+        t_deps.extend(n_t)
+        t_slot.extend(f_t)
+        c_left.extend(z_c)
+        c_end.extend(m_c)
+        c_wait.extend(z_c)
+        p_unit.append(unit)
+        p_next.append(0)
+        p_free.append(now)
+        p_deps.append(None)
+        p_slot.append(None)
+        p_left.append(0)
+        p_exhausted.append(False)
+        p_done_at.append(None)
+        p_try.append(now)
+        push(heap, (now, DISPATCH_TRY, nxt(), p))
+
+    def note_buffer_stall(key: int, tid: int, tb: int, deps, fl: int) -> None:
+        """Task ``tid`` waited for its ring slot: from when it could have started (its floor,
+        or when its engine went idle) to when the slot's last reader finished is a buffer
+        stall, charged to its op too. Only loads into a busy slot come here."""
+        dep_ready = max([t_end[tb + d] for d in deps])
+        ei = eng_idle[key]
+        since = fl if fl > ei else ei
+        if dep_ready > since:
+            st[S_BUFFER] += dep_ready - since
+            stl[r_spec[tid % NT][4] * 4 + S_BUFFER] += dep_ready - since
+
+    def try_copy(key: int, now: int) -> None:
+        """Start the copy engine's queued transfers that can start at ``now``."""
+        q = queues[key]
+        h = heads[key]
+        nq = len(q)
+        if h >= nq:
+            return
+        unit = -1
+        while h < nq:
+            bk = busy[key]
+            if bk > now:
+                if not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    push(heap, (bk, ENGINE_TRY, nxt(), key))
+                return
+            tid = q[h]
+            fl = t_floor[tid]
+            if fl > now:
+                if not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    push(heap, (fl, ENGINE_TRY, nxt(), key))
+                return
+            r = tid % NT
+            deps = t_deps[tid]
+            if deps is not None:
+                tb = tid - r
+                for d in deps:
+                    if not t_done[tb + d]:
+                        w = t_wait[tb + d]
+                        if w is None:
+                            t_wait[tb + d] = [key]
+                        elif key not in w:
+                            w.append(key)
+                        return
+                if t_slot[tid]:
+                    note_buffer_stall(key, tid, tb, deps, fl)
+            # start the transfer
+            if unit < 0:
+                unit = key // N_ENG
+                srv = 0 if shared_dram else unit
+                ch = chans[unit] if n_ch else None
+            ns, sm, descs, nd, label, tile = r_spec[r]
+            cs = now
+            dfree = dram[srv]
+            if ch is not None:
+                end = now
+                held = 0
+                # the channels are alike: only the multiset of their free times matters,
+                # kept as a heap (the descriptor takes the earliest free one)
+                for x in descs:
+                    c0 = ch[0]
+                    if c0 > cs:
+                        cs = c0
+                    dfree = (dfree if dfree > cs else cs) + x
+                    land = dfree + lat
+                    if hold:
+                        replace(ch, land)
+                        held += land - cs
+                    else:
+                        replace(ch, dfree)
+                        held += dfree - cs
+                    if land > end:
+                        end = land
+                cnt[1] += held
+            else:
+                for x in descs:
+                    dfree = (dfree if dfree > cs else cs) + x
+                end = dfree + lat
+            cnt[0] += nd
+            dram[srv] = dfree
+            work[COPY] += ns
+            occ[COPY] += end - now
+            busy[key] = cs
+            if sm:
+                s0 = tcm[unit]
+                if now > s0:
+                    s0 = now
+                s0 += sm
+                tcm[unit] = s0
+                work[SMEM] += sm
+                if s0 > end:
+                    end = s0
+            h += 1
+            heads[key] = h
+            t_end[tid] = end
+            eng_idle[key] = cs
+            if rec is not None:
+                rec((now + off, end + off, COPY, label, tile, unit))
+            push(heap, (end, END, nxt(), tid))
+
+    def try_compute(key: int, now: int) -> None:
+        """Start the head task of a compute engine if it can start at ``now`` (its END retries)."""
+        h = heads[key]
+        q = queues[key]
+        if h >= len(q):
+            return
+        bk = busy[key]
+        if bk > now:
+            if not eng_waiting[key]:
+                eng_waiting[key] = True
+                push(heap, (bk, ENGINE_TRY, nxt(), key))
+            return
+        tid = q[h]
+        fl = t_floor[tid]
+        if fl > now:
+            if not eng_waiting[key]:
+                eng_waiting[key] = True
+                push(heap, (fl, ENGINE_TRY, nxt(), key))
+            return
+        r = tid % NT
+        deps = t_deps[tid]
+        if deps is not None:
+            tb = tid - r
+            for d in deps:
+                if not t_done[tb + d]:
+                    w = t_wait[tb + d]
+                    if w is None:
+                        t_wait[tb + d] = [key]
+                    elif key not in w:
+                        w.append(key)
+                    return
+            if t_slot[tid]:
+                note_buffer_stall(key, tid, tb, deps, fl)
+        start_compute(key, h, tid, now)
+
+    def start_compute(key: int, h: int, tid: int, now: int) -> None:
+        """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
+        ns, sm, descs, nd, label, tile = r_spec[tid % NT]
+        unit = key // N_ENG
+        upend[unit] -= 1
+        e = key - unit * N_ENG
+        end = now + ns
+        work[e] += ns
+        if sm:
+            s0 = tcm[unit]
+            if now > s0:
+                s0 = now
+            s0 += sm
+            tcm[unit] = s0
+            work[SMEM] += sm
+            if s0 > end:
+                end = s0
+        busy[key] = end
+        occ[e] += end - now
+        heads[key] = h + 1
+        t_end[tid] = end
+        eng_idle[key] = end
+        if rec is not None:
+            rec((now + off, end + off, e, label, tile, unit))
+        push(heap, (end, END, nxt(), tid))
+
+    def try_link(key: int, now: int) -> None:
+        """Start the link engine's queued transfers: each holds the unit's link for its
+        transfer and lands one link latency later (the link pipelines: the next transfer
+        starts when this one has left; a recv takes the inbound direction, ``link_in``).
+        Its retry is its own ENGINE_TRY, like the copy's."""
+        q = queues[key]
+        h = heads[key]
+        nq = len(q)
+        while h < nq:
+            tid = q[h]
+            r = tid % NT
+            spec = r_spec[r]
+            fl = t_floor[tid]
+            bk = busy[key] if not spec[2][1] else fl     # a recv does not wait for the sends
+            at = bk if bk > fl else fl
+            if at > now:
+                heads[key] = h
+                if not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    push(heap, (at, ENGINE_TRY, nxt(), key))
+                return
+            deps = t_deps[tid]
+            if deps is not None:
+                tb = tid - r
+                for d in deps:
+                    if not t_done[tb + d]:
+                        w = t_wait[tb + d]
+                        if w is None:
+                            t_wait[tb + d] = [key]
+                        elif key not in w:
+                            w.append(key)
+                        heads[key] = h
+                        return
+            ns, sm, descs, nd, label, tile = spec
+            unit = key // N_ENG
+            if descs[1]:
+                # a recv: the inbound direction (full duplex) carries it; sends go on meanwhile
+                s0 = link_in[unit]
+                sent = (now if now > s0 else s0) + ns
+                link_in[unit] = sent
+            else:
+                sent = now + ns
+                busy[key] = sent
+                eng_idle[key] = sent
+            end = sent + descs[0]
+            work[LINK] += ns
+            occ[LINK] += ns
+            if sm:
+                s0 = tcm[unit]
+                if now > s0:
+                    s0 = now
+                s0 += sm
+                tcm[unit] = s0
+                work[SMEM] += sm
+                if s0 > end:
+                    end = s0
+            h += 1
+            t_end[tid] = end
+            if rec is not None:
+                rec((now + off, end + off, LINK, label, tile, unit))
+            push(heap, (end, END, nxt(), tid))
+        heads[key] = h
+
+    tries = [try_compute] * N_ENG
+    tries[COPY] = try_copy
+    tries[LINK] = try_link
+    tries = tries * units                  # by engine key
+
+    def dispatch(p: int, now: int) -> None:
+        """Dispatch as many commands of position p as possible at time ``now``.
+
+        The position's dispatcher state (next command, free time, outstanding count) is
+        kept in locals and written back on return: nothing called from here reads it.
+        """
+        cbase = p * NC
+        tbase = p * NT
+        unit = p_unit[p]
+        ubase = unit * N_ENG
+        pf = p_free[p]
+        i = p_next[p]
+        left = p_left[p]
+        while True:
+            if pf > now:
+                p_free[p] = pf
+                p_next[p] = i
+                p_left[p] = left
+                if p_try[p] != pf:
+                    p_try[p] = pf
+                    push(heap, (pf, DISPATCH_TRY, nxt(), p))
+                return
+            if i >= NC:
+                p_free[p] = pf
+                p_next[p] = i
+                p_left[p] = left
+                p_exhausted[p] = True
+                if left == 0 and p_done_at[p] is None:
+                    p_done_at[p] = now
+                    start_position(unit, now)
+                return
+            cost, n, comp, t0, ring, eng, label, tile, sdj = cmd[i]
+            deps = p_deps[p]
+            if deps is None:
+                # first look at command i: the ring slot's readers still in flight, then
+                # its dependencies (a command not blocked now waits for nothing)
+                if ring:
+                    slot = []
+                    for j in c_sslot[i]:
+                        if c_end[cbase + j] < 0:
+                            r0 = c_t0[j]
+                            slot.extend(range(r0, r0 + c_nt[j]))
+                    p_slot[p] = slot or None
+                for j in sdj:
+                    if c_end[cbase + j] < 0:
+                        # blocked: wait for the dependencies in flight now
+                        p_deps[p] = [(cbase + j2, why) for (j2, why) in c_sdeps[i] if c_end[cbase + j2] < 0]
+                        c_wait[cbase + j] += 1
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        return
+                if rt and sdj:
+                    # finished, but the command processor sees it only rt later
+                    seen = max([c_end[cbase + j] for j in sdj]) + rt
+                    if seen > now:
+                        p_deps[p] = [(cbase + j2, why) for (j2, why) in c_sdeps[i]
+                                     if c_end[cbase + j2] + rt > now]
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        if p_try[p] != seen:
+                            p_try[p] = seen
+                            push(heap, (seen, DISPATCH_TRY, nxt(), p))
+                        return
+            else:
+                for (d, why) in deps:
+                    if c_end[d] < 0:
+                        c_wait[d] += 1
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        return
+                if rt:
+                    seen = max([c_end[d] for d, _ in deps]) + rt
+                    if seen > now:
+                        p_free[p] = pf
+                        p_next[p] = i
+                        p_left[p] = left
+                        if p_try[p] != seen:
+                            p_try[p] = seen
+                            push(heap, (seen, DISPATCH_TRY, nxt(), p))
+                        return
+                # dispatch now: account the wait to the last dependency to finish
+                waited = now - pf
+                if waited > 0:
+                    last, lt = None, -1
+                    for (d, why) in deps:
+                        if c_end[d] > lt:
+                            lt = c_end[d]
+                            last = why
+                    st[last] += waited
+                    stl[label * 4 + last] += waited
+                p_deps[p] = None
+            c = cbase + i
+            i += 1
+            left += 1
+            pf = now + cost
+            c_left[c] = n
+            if not comp:
+                tid = tbase + t0
+                t_floor[tid] = pf
+                if ring:
+                    slot = p_slot[p]
+                    if slot:
+                        t_deps[tid] = slot
+                        t_slot[tid] = True
+                        p_slot[p] = None
+                key = ubase + eng
+                bk = busy[key]
+                queues[key].append(tid)
+                if eng != COPY and eng != LINK:
+                    upend[unit] += 1
+                if cost:
+                    idle_from = bk if bk > now else now
+                    if pf > idle_from:
+                        idled = pf - idle_from
+                        st[S_DISPATCH] += idled
+                        stl[label * 4 + S_DISPATCH] += idled
+                    cnt[2] += 1
+                    work[DISPATCH] += cost
+                    occ[DISPATCH] += cost
+                    if rec is not None:
+                        rec((now + off, pf + off, DISPATCH, label, tile, unit))
+                    if not eng_waiting[key]:
+                        eng_waiting[key] = True
+                        push(heap, (pf if pf > bk else bk, ENGINE_TRY, nxt(), key))
+                elif bk <= now:
+                    tries[key](key, now)
+                elif not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    push(heap, (bk, ENGINE_TRY, nxt(), key))
+                continue
+            floor = pf
+            for r in range(t0, t0 + n):
+                tid = tbase + r
+                t_floor[tid] = floor
+                t_deps[tid] = r_sdeps[r]
+                if r_slot[r]:
+                    t_slot[tid] = True
+                queues[ubase + r_eng[r]].append(tid)
+            upend[unit] += c_ncomp[c - cbase]
+            if n == 0:
+                c_end[c] = floor
+                left -= 1
+            touched = [ubase + e for e in eng]
+            if cost:
+                idle = min([busy[k] for k in touched], default=now)
+                idle_from = idle if idle > now else now
+                if floor > idle_from:
+                    idled = floor - idle_from
+                    st[S_DISPATCH] += idled
+                    stl[label * 4 + S_DISPATCH] += idled
+                cnt[2] += 1
+                work[DISPATCH] += cost
+                occ[DISPATCH] += cost
+                if rec is not None:
+                    rec((now + off, floor + off, DISPATCH, label, tile, unit))
+            for key in touched:
+                if floor <= now and busy[key] <= now:
+                    tries[key](key, now)
+                elif not eng_waiting[key]:
+                    eng_waiting[key] = True
+                    bk = busy[key]
+                    push(heap, (floor if floor > bk else bk, ENGINE_TRY, nxt(), key))
+
+    compute_keys = [(u * N_ENG + TENSOR, u * N_ENG + VECTOR, u * N_ENG + SPECIAL) for u in range(units)]
+    for u in range(units):
+        for _ in range(slots):
+            start_position(u, 0)
+    # steady-state fast-forward, checked after the reference position's ENDs
+    ck_t: list = []
+    ck_r: list = []
+    ck_due = [0]
+    ff = PeriodicFastForward(dict(
+        NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
+        r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
+        heads=heads, busy=busy, eng_waiting=eng_waiting, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
+        work=work, occ=occ, st=st, stl=stl, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
+        t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
+        p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,
+        p_done_at=p_done_at, p_try=p_try, p_unit=p_unit, started=started,
+        events=b.events if record else None, ck_t=ck_t, ck_r=ck_r, ck_due=ck_due))
+    ckp = started[0] - 1 if SHORTCUTS else -1
+    makespan = 0
+    while heap:
+        now, kind, _, arg = pop(heap)
+        if kind == END:
+            t_done[arg] = True
+            w = t_wait[arg]
+            if w is not None:
+                t_wait[arg] = None
+                for key in w:
+                    tries[key](key, now)
+            p = arg // NT
+            c = p * NC + r_cmd[arg - p * NT]
+            left = c_left[c] - 1
+            c_left[c] = left
+            if left == 0:
+                c_end[c] = now
+                left = p_left[p] - 1
+                p_left[p] = left
+                cw = c_wait[c]
+                if cw:
+                    c_wait[c] = 0
+                    dispatch(p, now)
+                    while cw > 1:
+                        dispatch(p, now)
+                        cw -= 1
+                    left = p_left[p]
+                if left == 0 and p_exhausted[p] and p_done_at[p] is None:
+                    p_done_at[p] = now
+                    start_position(p_unit[p], now)
+                    if p == ckp and SHORTCUTS:
+                        # the reference position is done: the most recent one still running
+                        ckp = started[0] - 1
+                        while ckp >= 0 and p_done_at[ckp] is not None:
+                            ckp -= 1
+                        ck_t.clear()
+                        ck_r.clear()
+                        ff.reset()
+            if now > makespan:
+                makespan = now
+            # retry the compute engines of the task's unit (a compute engine is busy until
+            # its task's END; the copy engine retries itself)
+            # (try_compute inlined up to the start: an idle engine's head that must wait is
+            # the common case on a busy unit)
+            u = p_unit[p]
+            if upend[u]:
+                for k in compute_keys[u]:
+                    h = heads[k]
+                    q = queues[k]
+                    if h < len(q) and not eng_waiting[k]:
+                        bk = busy[k]
+                        if bk > now:
+                            eng_waiting[k] = True
+                            push(heap, (bk, ENGINE_TRY, nxt(), k))
+                            continue
+                        tid = q[h]
+                        fl = t_floor[tid]
+                        if fl > now:
+                            eng_waiting[k] = True
+                            push(heap, (fl, ENGINE_TRY, nxt(), k))
+                            continue
+                        deps = t_deps[tid]
+                        if deps is not None:
+                            tb = tid - tid % NT
+                            for d in deps:
+                                if not t_done[tb + d]:
+                                    w = t_wait[tb + d]
+                                    if w is None:
+                                        t_wait[tb + d] = [k]
+                                    elif k not in w:
+                                        w.append(k)
+                                    break
+                            else:
+                                if t_slot[tid]:
+                                    note_buffer_stall(k, tid, tb, deps, fl)
+                                start_compute(k, h, tid, now)
+                        else:
+                            start_compute(k, h, tid, now)
+            if p == ckp and ck_due[0] < NEVER:     # (NEVER: given up on this position)
+                ck_t.append(now)
+                ck_r.append(arg)
+                if len(ck_t) >= ck_due[0]:
+                    makespan += ff.check(now, p)
+        elif kind == DISPATCH_TRY:
+            if p_try[arg] == now:
+                p_try[arg] = -1
+            dispatch(arg, now)
+        else:
+            eng_waiting[arg] = False
+            tries[arg](arg, now)
+    for p in range(len(p_unit)):
+        if p_done_at[p] is not None and p_done_at[p] > makespan:
+            makespan = p_done_at[p]
+    b.makespan = makespan
+    b.stalls = dict(zip(STALLS, st))
+    b.stall_ops = stl
+    b.commands = sum(p_next)
+    b.tasks = len(t_end) - t_end.count(-1)
+    b.descriptors, b.channel_busy, b.dispatches = cnt
+    return b
