@@ -217,7 +217,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             blocks_by_launch = {k: np.maximum(v, 1) for k, v in blocks_by_launch.items()}
 
     # ---------------------------------------------------------------- wave reuse (L2)
-    wave_info = _wave_reuse(root, kernel, env, profile, blocks_by_launch)
+    wave_info = wave_reuse(root, kernel, env, profile, blocks_by_launch)
 
     # ---------------------------------------------------------------- performance
     launches, predicted, terms = predict(root, counter, profile, blocks_by_launch, threads, wave_info,
@@ -329,7 +329,7 @@ def _capacity_checks(module, kernel, profile, peaks, warnings, vector, root_tota
                         f"with that scope): its transfers take no time")
 
 
-def _wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
+def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
     """Per top-level mesh: op id -> fraction of its gmem reads that miss L2 (first touches in a wave).
 
     A wave is ``units x resident`` consecutive positions in launch order; with a

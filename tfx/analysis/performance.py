@@ -189,7 +189,7 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
     return launches, total, terms
 
 
-def _unit_mesh(mesh: ScopeNode, profile) -> ScopeNode:
+def unit_mesh(mesh: ScopeNode, profile) -> ScopeNode:
     """The mesh whose positions occupy whole units: cta on a GPU; the innermost of cube>pe."""
     if profile.kind == "gpu":
         return mesh
@@ -203,7 +203,7 @@ def _unit_mesh(mesh: ScopeNode, profile) -> ScopeNode:
 
 def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
                  spill_bytes_per_thread=0) -> LaunchTime:
-    unit_node = _unit_mesh(mesh, profile)
+    unit_node = unit_mesh(mesh, profile)
     m = Machine(profile, unit_node.level)
     positions = unit_node.execs
     if isinstance(occupancy_blocks, dict):
@@ -270,7 +270,10 @@ def _scalar(x):
     return float(x)
 
 
-def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
+def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
+    """What one execution of op ``node`` asks of a unit's engines (bytes per level, flops per
+    engine, DMA descriptors); ``miss`` gives each load's L2 miss ratio. The simulator prices
+    its tasks with it, so both agree."""
     d = Demand()
     op = node.op
     q = node.per_exec
@@ -347,7 +350,7 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
     d = Demand()
     for c in node.walk():
         if c.kind in ("op", "capture") and c.per_exec:
-            od = _op_demand(c, counter, m, miss, warps)
+            od = op_demand(c, counter, m, miss, warps)
             d.add(od, ratio(c.execs, positions) if not is_array(c.execs, positions) else c.execs / positions)
     return d
 
@@ -364,7 +367,7 @@ def _transfer_ns(d: Demand, m: Machine, r, active_units):
     return copy
 
 
-def _engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
@@ -399,10 +402,10 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
         if c.kind in ("op", "capture"):
             if not c.per_exec:
                 continue
-            d = _op_demand(c, counter, m, miss, warps)
+            d = op_demand(c, counter, m, miss, warps)
             if in_composite:
                 d.dispatch = 0
-            e = _engine_ns(d, m, r, active_units)
+            e = engine_ns(d, m, r, active_units)
             t = _max_engine(e)
             # A load's latency overlaps the other resident positions' transfers (and the next
             # wave's): the op takes the longer of its transfer and one latency. The first
@@ -532,7 +535,7 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
                         late.add(op.result)
                     if trip and op.opcode not in VIEWS:
                         cmd_late = True
-                        one = _engine_ns(_op_demand(x, counter, m, miss, warps), m, 1, active_units)
+                        one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units)
                         one.pop("dispatch", None)
                         chain = chain + _max_engine(one)
                 if op.result:
@@ -560,8 +563,8 @@ class _Command(NamedTuple):
 
 def _op_command(c: ScopeNode, reads, counter, m: Machine, miss, warps, active_units) -> _Command:
     op = c.op
-    d = _op_demand(c, counter, m, miss, warps)
-    one = _engine_ns(d, m, 1, active_units)
+    d = op_demand(c, counter, m, miss, warps)
+    one = engine_ns(d, m, 1, active_units)
     units = {k[2] for k in c.per_exec if k[0] == "flops"}
     if op.opcode in ("load", "store", "copy"):
         engine, busy, lat = "copy", _transfer_ns(d, m, 1, active_units), m.dram_latency
@@ -599,7 +602,7 @@ def _composite_command(c: ScopeNode, root_of: dict, counter, m: Machine, miss, w
                 rows = emax(rows, ty.shape[0].evaluate(counter.env))
             except TfxError:          # an extent that depends on an index: no sub-tiling from it
                 pass
-        one = _engine_ns(_op_demand(x, counter, m, miss, warps), m, 1, active_units)
+        one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units)
         if x.op.opcode in ("load", "store", "copy"):
             copy = copy + one["copy"]
             loads = True
@@ -693,7 +696,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     for c in loop.walk():
         if c is loop or not (c.kind in ("op", "capture") and c.per_exec):
             continue
-        od = _op_demand(c, counter, m, miss, warps)
+        od = op_demand(c, counter, m, miss, warps)
         k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
         body.add(od, k)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
@@ -705,8 +708,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # unit's share of its bandwidth.
         share = (m.l2_bw_device or m.dram_bw_device) / m.units
         body.spill = body.spill + 2 * spill_bytes * threads / share
-    e = _engine_ns(body, m, r, active_units)
-    one = _engine_ns(body, m, 1, active_units)
+    e = engine_ns(body, m, r, active_units)
+    one = engine_ns(body, m, 1, active_units)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
@@ -743,7 +746,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             serial_round = emax(_max_engine(e), in_order[0])
             serial_fill = emax(in_order[1] - in_order[0], 0)
         else:
-            single = (lat * (has_loads > 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+            single = (lat * (has_loads > 0) + sum(engine_ns(body, m, 1, active_units).values()) + serial_wait
                       + body.link_latency)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
@@ -756,7 +759,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)
     else:
-        single = ((lat if has_loads else 0) + sum(_engine_ns(body, m, 1, active_units).values()) + serial_wait
+        single = ((lat if has_loads else 0) + sum(engine_ns(body, m, 1, active_units).values()) + serial_wait
                   + body.link_latency)
         round_ns = emax(_max_engine(e), single)
         fill = 0

@@ -3,7 +3,7 @@
 Every op node becomes a static ``OpInfo`` (engine, integer ns on that engine,
 ns on the unit's on-chip memory port, DMA descriptors, the value names it reads
 and writes). Durations come from the analysis' own per-unit rates
-(``tfx.analysis.performance.Machine`` and ``_op_demand``) so the simulation and
+(``tfx.analysis.performance.Machine`` and ``op_demand``) so the simulation and
 the closed-form model agree on the steady state.
 
 ``stream(unit_node, ...)`` yields the commands of one position in issue order:
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from tfx.analysis.dma import contiguous_runs
-from tfx.analysis.performance import Machine, _engine_ns, _op_demand
+from tfx.analysis.performance import Machine, engine_ns, op_demand
 from tfx.ir.nodes import Capture, ValueRef, Window
 
 # Engine indices (events store the index; ENGINE_NAMES[i] is its name).
@@ -131,8 +131,8 @@ class Lowering:
                          (op.result,) if op.result else (), view=True, dispatched=False)
             self.infos[node.id] = inf
             return inf
-        d = _op_demand(node, None, self.m, self.miss, self.warps)
-        e = _engine_ns(d, self.m, 1, self.active)
+        d = op_demand(node, None, self.m, self.miss, self.warps)
+        e = engine_ns(d, self.m, 1, self.active)
         reads, writes = self._names(node)
         smem = ceil_ns(e["smem"])
         work = {}

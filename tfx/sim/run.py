@@ -6,7 +6,7 @@ import math
 import time
 
 from tfx.analysis.numbers import cdiv, is_array
-from tfx.analysis.performance import _unit_mesh
+from tfx.analysis.performance import unit_mesh
 from tfx.errors import TfxError
 from tfx.sim.event_loop import run as run_batch
 from tfx.sim.program import compile_stream
@@ -16,12 +16,12 @@ from tfx.sim.result import LaunchSim, SimResult, Timeline
 
 def _wave_miss(analysis):
     """The analysis' L2 miss ratio per load op (first touches in a wave), per launch."""
-    from tfx.analysis.analyze import _wave_reuse
+    from tfx.analysis.analyze import wave_reuse
     blocks = 1
     if analysis.occupancy is not None:
         blocks = max(int(analysis.occupancy.blocks_per_sm), 1)
     try:
-        return _wave_reuse(analysis.root, analysis.kernel, analysis.params, analysis.profile, blocks)
+        return wave_reuse(analysis.root, analysis.kernel, analysis.params, analysis.profile, blocks)
     except Exception:  # pragma: no cover - the analysis computed it once already
         return {}
 
@@ -54,7 +54,7 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
     t_wall = time.perf_counter()
     n_events = 0
     for mesh, lt in zip(meshes, analysis.launches):
-        unit_node = _unit_mesh(mesh, profile)
+        unit_node = unit_mesh(mesh, profile)
         miss = dict(miss_all.get(mesh.id, {}))
         positions = int(lt.positions)
         units = int(lt.units)
