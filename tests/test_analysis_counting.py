@@ -12,7 +12,7 @@ from tfx.analysis.counting import Counter
 from tfx.hw import load_profile
 from tfx.ir.bind import bind
 from tfx.lang import parse_file, parse_text
-from tfx.resources import bundled_kernel
+from tfx.bundled import bundled_kernel
 
 
 def count(text: str, params=None):

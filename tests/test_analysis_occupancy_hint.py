@@ -3,7 +3,7 @@
 from tfx.analysis.analyze import analyze
 from tfx.hw import load_profile
 from tfx.lang import parse_file
-from tfx.resources import bundled_kernel
+from tfx.bundled import bundled_kernel
 
 
 def _moe(resources):

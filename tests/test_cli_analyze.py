@@ -3,7 +3,7 @@
 import json
 
 from tfx.cli.main import main
-from tfx.resources import bundled_kernel
+from tfx.bundled import bundled_kernel
 
 GEMM = str(bundled_kernel("gemm.tile"))
 

@@ -19,7 +19,7 @@ from tfx.errors import SourceLocation, TfxError
 from tfx.hw import (Fact, MemoryLevel, format_bandwidth, format_bytes, format_count,
                     format_time_ns, list_profiles, load_profile)
 from tfx.hw.units import split_quantity, to_canonical
-from tfx.resources import REPO_ROOT
+from tfx.bundled import REPO_ROOT
 
 SHIPPED = ["a100_sxm", "b200", "h100_sxm", "h200_nvl8", "h200_sxm", "rtx5070ti", "sip"]
 

@@ -199,7 +199,7 @@ def test_flash_prefill_masks_only_the_diagonal_blocks():
     The mma work is that of 31 + 2 = 33 blocks per CTA, as before masking:
     2 mmas x 2 x 128 x 64 x 128 flop x 33 x 4096 = 566,935,683,072 bf16 flop."""
     from tfx.lang import parse_file
-    from tfx.resources import bundled_kernel
+    from tfx.bundled import bundled_kernel
     m = parse_file(bundled_kernel("flash_prefill.tile"))
     k = m.kernel()
     root = Counter(m, k, bind(m, k)).run()

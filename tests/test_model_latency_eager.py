@@ -16,7 +16,7 @@ from tfx.lang import parse_file
 from tfx.model.latency import latency, splitk_rule
 from tfx.model.search import suggest
 from tfx.model.system import Parallelism, Workload, load_system
-from tfx.resources import REPO_ROOT
+from tfx.bundled import REPO_ROOT
 
 MEASURED = REPO_ROOT / "calibration" / "h200" / "measured"
 GEMM_STAGES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head",

@@ -23,7 +23,7 @@ from tfx.model import (
     routed_expert_load,
     weight_bytes,
 )
-from tfx.resources import bundled_dir
+from tfx.bundled import bundled_dir
 
 # --------------------------------------------------------------------------- #
 # The published figures, restated here so that an edit to a preset's

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tfx.analysis.occupancy import OccupancyLimits, compute_occupancy
-from tfx.analysis.resources import demangled_base_name, parse_ptxas_v, parse_res_usage
+from tfx.analysis.compiler_resources import demangled_base_name, parse_ptxas_v, parse_res_usage
 from tfx.errors import SourceLocation, TfxError
 
 DATA = Path(__file__).parent / "data" / "occupancy"

@@ -52,7 +52,7 @@ def test_diff_summary_words():
     from tfx.analysis.analyze import analyze
     from tfx.hw import load_profile
     from tfx.lang import parse_file
-    from tfx.resources import bundled_kernel
+    from tfx.bundled import bundled_kernel
     m = parse_file(bundled_kernel("gemm.tile"))
     p = load_profile("h200_sxm")
     a, b = analyze(m, None, p), analyze(m, None, p, params={"STAGES": 4})
@@ -75,7 +75,7 @@ def test_shape_params_are_the_tensor_extents():
     (B * HKV * SPLITS * GROUP) do not make SPLITS a shape. moe_w4a16: W[E, H, N] with
     let N = 2 * I makes I a shape."""
     from tfx.lang import parse_file
-    from tfx.resources import bundled_kernel
+    from tfx.bundled import bundled_kernel
     from tfx.tui.core import default_sweep, shape_params
 
     def kernel(name):
@@ -95,7 +95,7 @@ def test_explore_point_matches_the_sweep():
     from tfx.explore import explore
     from tfx.hw import load_profile
     from tfx.lang import parse_file
-    from tfx.resources import bundled_kernel
+    from tfx.bundled import bundled_kernel
     from tfx.tui.core import explore_point
     for name, prof, param in (("gemm", "h200_sxm", "BM"), ("sip_gemm", "sip", "TM")):
         m = parse_file(bundled_kernel(f"{name}.tile"))

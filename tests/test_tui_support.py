@@ -6,7 +6,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from tfx.resources import bundled_kernel
+from tfx.bundled import bundled_kernel
 
 PINNED_TEXTUAL = "8.2.8"
 SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots" / "tui"

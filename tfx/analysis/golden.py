@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tfx.resources import bundled_dir
+from tfx.bundled import bundled_dir
 
 SNAPSHOT_DIR = bundled_dir("snapshots") / "analyze"
 

@@ -23,7 +23,7 @@ from tfx.analysis.occupancy import (
 )
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError
-from tfx.resources import DEFAULT_PROFILE
+from tfx.bundled import DEFAULT_PROFILE
 
 CSV_REQUIRED = ("threads", "regs", "smem")
 CSV_OPTIONAL = ("static_smem",)
@@ -268,7 +268,7 @@ def _int_column(rows: list[list[str]], lines: list[int], col: int, column: str, 
 # --------------------------------------------------------------------------- compiler output
 
 def _run_compiler_output(args: argparse.Namespace, profile: Any, limits: OccupancyLimits) -> int:
-    from tfx.analysis.resources import parse_ptxas_v, parse_res_usage
+    from tfx.analysis.compiler_resources import parse_ptxas_v, parse_res_usage
 
     path = args.ptxas if args.ptxas is not None else args.res_usage
     name = "<stdin>" if path == "-" else path

@@ -13,7 +13,7 @@ from typing import Any
 
 from tfx.cli.common import parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
-from tfx.resources import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
+from tfx.bundled import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
 
 MODEL_PROFILE = "h200_nvl8"
 

@@ -19,7 +19,7 @@ import tomli_w
 
 from tfx.errors import TfxError, read_text_file, toml_decode_error
 from tfx.hw.schema import DEVICE, PER_FILE_KEYS, Fact, check_complete, merge, parse_document
-from tfx.resources import bundled_dir
+from tfx.bundled import bundled_dir
 
 PROFILE_SUFFIX = ".toml"
 

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from tfx.errors import TfxError
-from tfx.resources import bundled_dir
+from tfx.bundled import bundled_dir
 
 GEMM_CANDIDATES_GPU = (  # (BM, BN, BK, WARPS, STAGES)
     (16, 64, 128, 4, 4), (16, 128, 128, 4, 4), (32, 64, 64, 4, 4), (64, 64, 64, 4, 4),

@@ -12,7 +12,7 @@ from typing import Any
 from tfx.errors import TfxError, read_text_file, toml_decode_error
 from tfx.model.schema import (FFN_ACTIVATIONS, NORM_KINDS, POSITION_EMBEDDINGS, MLAConfig, ModelConfig,
                               MoEConfig, PublishedParams)
-from tfx.resources import bundled_dir
+from tfx.bundled import bundled_dir
 
 # --------------------------------------------------------------------------- #
 # Loading and validation

@@ -285,7 +285,7 @@ def _measured_graph_launch(profile_name: str):
     if not profile_name.startswith("h200"):
         return None
     import csv
-    from tfx.resources import REPO_ROOT
+    from tfx.bundled import REPO_ROOT
     path = REPO_ROOT / "calibration" / "h200" / "measured" / "launch.csv"
     try:
         with open(path) as f:
