@@ -9,6 +9,7 @@ after ``set_range``; each cell remembers the highest ``layer`` drawn into it
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 # dot (dx, dy) -> bit of the braille pattern (U+2800 + bits)
 _BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
@@ -78,3 +79,83 @@ class BrailleCanvas:
 
     def text(self) -> str:
         return "\n".join(r for r, _ in self.rows())
+
+
+# ---------------------------------------------------------------- log-log charts
+
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"))
+
+
+def tick_label(v: float) -> str:
+    """A tick value as people write it on an axis: ``100T``, ``2G``, ``10``, ``0.5``, ``0.01``."""
+    if v < 1:
+        return f"{v:.3g}"
+    for scale, prefix in _PREFIXES:
+        if v >= scale:
+            return f"{v / scale:g}{prefix}"
+    return f"{v:g}"
+
+
+def ticks(span: tuple[float, float], least: int = 3) -> list[float]:
+    """Tick values inside the log10 ``span``: the decades, with 2x and 5x added when
+    fewer than ``least`` decades fall inside."""
+    lo, hi = span
+    out = [10.0 ** e for e in range(math.ceil(lo), math.floor(hi) + 1)]
+    if len(out) < least:
+        out = sorted(m * 10.0 ** e for e in range(math.floor(lo), math.ceil(hi) + 1) for m in (1, 2, 5)
+                     if lo <= math.log10(m * 10.0 ** e) <= hi)
+    return out
+
+
+def log_span(lo: float, hi: float, margin: float = 1.5) -> tuple[float, float]:
+    """log10 bounds of [lo / margin, hi * margin] (at least one decade wide)."""
+    a, b = math.log10(lo / margin), math.log10(hi * margin)
+    if b - a < 1:
+        mid = (a + b) / 2
+        a, b = mid - 0.5, mid + 0.5
+    return a, b
+
+
+@dataclass
+class ChartRow:
+    label: str                  # the y axis label of this line ('' between ticks)
+    text: str                   # one character per cell
+    layers: list                # layer per cell (-1: empty)
+
+
+def loglog_rows(width: int, height: int, x_span: tuple[float, float], y_span: tuple[float, float],
+                lines: list[tuple[list[tuple[float, float]], int]],
+                marks: list[tuple[float, float, str, int]]) -> tuple[list[ChartRow], str]:
+    """A log-log chart on a braille canvas of ``width`` x ``height`` cells over log10 spans
+    ``x_span`` and ``y_span``: ``lines`` are polylines (data points, layer); ``marks`` are
+    single characters (x, y, char, layer) put over the cell of their point, later ones on
+    top. Returns the rows (each tick's label on its row) and the x axis line (each tick's
+    label under its column, those that would touch a neighbour left out)."""
+    c = BrailleCanvas(width, height)
+    c.set_range(10.0 ** x_span[0], 10.0 ** x_span[1], 10.0 ** y_span[0], 10.0 ** y_span[1],
+                logx=True, logy=True)
+    for pts, layer in lines:
+        for a, b in zip(pts, pts[1:]):
+            c.line(a, b, layer)
+    grid = [(list(text), layers) for text, layers in c.rows()]
+    for x, y, char, layer in marks:
+        d = c.dot_of(x, y)
+        if d is not None:
+            text, layers = grid[d[1] // 4]
+            text[d[0] // 2], layers[d[0] // 2] = char, layer
+    labels = [""] * height
+    for v in ticks(y_span):
+        d = c.dot_of(10.0 ** x_span[0], v)
+        if d is not None and not labels[d[1] // 4]:
+            labels[d[1] // 4] = tick_label(v)
+    rows = [ChartRow(labels[i], "".join(text), layers) for i, (text, layers) in enumerate(grid)]
+    axis = [" "] * width
+    for v in ticks(x_span):
+        d = c.dot_of(v, 10.0 ** y_span[0])
+        if d is None:
+            continue
+        text = tick_label(v)
+        col = min(max(d[0] // 2 - len(text) // 2, 0), width - len(text))
+        if all(ch == " " for ch in axis[max(col - 1, 0):col + len(text) + 1]):
+            axis[col:col + len(text)] = list(text)
+    return rows, "".join(axis)

@@ -566,3 +566,61 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         pts = pts[np.linspace(0, len(pts) - 1, EXPLORE_POINTS).astype(np.int64)]
     out.points = pts
     return out
+
+
+# ---------------------------------------------------------------- the roofline chart
+
+@dataclass
+class RooflineChart:
+    """What the Roofline pane's log-log chart draws, all derived from the analysis's own
+    roofline terms so the chart and the text agree: each level's roof has the bandwidth
+    ``bytes moved at that level / that level's memory time``, the flat roof is ``flops /
+    compute time``; arithmetic intensity is flops per byte at the binding level."""
+
+    peak: float                                   # flop/s, the flat roof
+    roofs: list = field(default_factory=list)     # (level, bytes/s), fastest last
+    level: str = ""                               # the level the x axis counts bytes at
+    kernel: tuple | None = None                   # (flop/byte, achieved flop/s at the prediction)
+    scopes: list = field(default_factory=list)    # (label, flop/byte, attainable flop/s)
+
+
+def _moved(total: dict, level: str) -> float:
+    return num(total.get(("traffic", level, "read"), 0)) + num(total.get(("traffic", level, "write"), 0))
+
+
+def _flops(total: dict) -> float:
+    return sum(num(v) for (k, _x, _y), v in total.items() if k == "flops")
+
+
+def roofline_chart(a) -> RooflineChart | None:
+    """The chart of one analysis, or None when there is nothing to draw (no flops, no bytes)."""
+    m = a.metrics
+    flops = _flops(a.root.total)
+    compute_ns = num(m.get("roofline.compute_ns", 0))
+    if flops <= 0 or not compute_ns > 0:
+        return None
+    roofs = []
+    for key in sorted(k for k in m if k.startswith("roofline.memory_ns.")):
+        level = key.rsplit(".", 1)[-1]
+        ns, moved = num(m[key]), _moved(a.root.total, level)
+        if ns > 0 and moved > 0:
+            roofs.append((level, moved / ns * 1e9))
+    if not roofs:
+        return None
+    roofs.sort(key=lambda r: r[1])
+    bound = str(m.get("roofline.memory_level", roofs[0][0]))
+    level = bound if any(r[0] == bound for r in roofs) else roofs[0][0]
+    peak = flops / compute_ns * 1e9
+    chart = RooflineChart(peak=peak, roofs=roofs, level=level)
+    moved = _moved(a.root.total, level)
+    predicted = num(m.get("performance.predicted_ns", 0))
+    if moved > 0 and predicted > 0:
+        chart.kernel = (flops / moved, flops / predicted * 1e9)
+    bandwidth = dict(roofs)
+    for _depth, node in scope_rows(a)[1:]:
+        f, b = _flops(node.total), _moved(node.total, level)
+        if f <= 0 or b <= 0:
+            continue
+        t = max([f / peak] + [_moved(node.total, lvl) / bw for lvl, bw in bandwidth.items()])
+        chart.scopes.append((node.label, f / b, f / t))
+    return chart

@@ -1,4 +1,10 @@
-"""Pane 3, Roofline & occupancy, with the kernel-parameter editor on its left."""
+"""Pane 3, Roofline & occupancy, with the kernel-parameter editor on its left.
+
+On the right, above the text: the roofline as a log-log chart (arithmetic intensity
+across, attainable flop/s up), one roof per memory level, the kernel's point (at its
+predicted time) and each scope's (at its roofline time), drawn on the braille canvas
+of ``tfx.tui.canvas`` (see ``core.roofline_chart`` for where each number comes from).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from tfx.tui.core import fmt_bytes, fmt_ns, num, pct_change
+from tfx.tui.canvas import log_span, loglog_rows
+from tfx.tui.core import fmt_bytes, fmt_ns, num, pct_change, roofline_chart
 from tfx.tui.widgets.tables import TableSync
 
 
@@ -55,6 +62,95 @@ class RooflineText(Static):
             self.show(self.outcome)
 
 
+ROOF_STYLES = ("cyan", "magenta", "yellow", "blue", "green", "red")
+SCOPE_LAYER, KERNEL_LAYER = 8, 9
+LAYER_STYLES = {SCOPE_LAYER: "bold white", KERNEL_LAYER: "bold red"}
+CHART_ROWS = 9              # canvas lines (36 dots up)
+LABEL_W = 5                 # "100T" and a space
+
+
+def chart_text(chart, width: int) -> Text:
+    """The chart as Rich text ``width`` cells wide: y labels, the canvas, the x axis and a legend."""
+    t = Text()
+    if chart is None:
+        t.append("no roofline chart: the kernel does no flops or moves no bytes\n", style="dim")
+        return t
+    cw = max(width - LABEL_W - 1, 10)
+    xs = [x for _l, x, _y in chart.scopes] + [chart.peak / bw for _l, bw in chart.roofs]
+    ys = [y for _l, _x, y in chart.scopes]
+    if chart.kernel is not None:
+        xs.append(chart.kernel[0])
+        ys.append(chart.kernel[1])
+    x_span = log_span(min(xs), max(xs), 2.0)
+    x_lo, x_hi = 10.0 ** x_span[0], 10.0 ** x_span[1]
+    ys += [min(chart.peak, bw * x_lo) for _l, bw in chart.roofs]
+    y_span = log_span(min(ys), chart.peak)
+    lines = []
+    for i, (_level, bw) in enumerate(chart.roofs):
+        ridge = chart.peak / bw
+        pts = [(x_lo, min(chart.peak, bw * x_lo))]
+        if x_lo < ridge < x_hi:
+            pts.append((ridge, chart.peak))
+        pts.append((x_hi, min(chart.peak, bw * x_hi)))
+        lines.append((pts, i % len(ROOF_STYLES)))
+    marks = [(x, y, "•", SCOPE_LAYER) for _l, x, y in chart.scopes]
+    if chart.kernel is not None:
+        marks.append((*chart.kernel, "●", KERNEL_LAYER))
+    rows, axis = loglog_rows(cw, CHART_ROWS, x_span, y_span, lines, marks)
+    t.append("Roofline chart", style="bold")
+    t.append("  flop/s vs flop/byte, log-log\n", style="dim")
+    for row in rows:
+        t.append(row.label.rjust(LABEL_W - 1)[:LABEL_W - 1] + " ", style="dim")
+        t.append("│", style="dim")
+        for ch, layer in zip(row.text, row.layers):
+            t.append(ch, style=LAYER_STYLES.get(layer, ROOF_STYLES[layer % len(ROOF_STYLES)]
+                                         if layer >= 0 else ""))
+        t.append("\n")
+    t.append(" " * LABEL_W + "└" + "─" * cw + "\n", style="dim")
+    t.append(" " * (LABEL_W + 1) + axis.rstrip() + "\n", style="dim")
+    t.append(" " * (LABEL_W + 1) + f"flop/byte at {chart.level}\n", style="dim")
+    legend = Text(" " * (LABEL_W + 1))
+    for i, (level, bw) in enumerate(chart.roofs):
+        legend.append("── ", style=ROOF_STYLES[i % len(ROOF_STYLES)])
+        legend.append(f"{level} {bw / 1e12:.3g} TB/s  ")
+    if legend.cell_len + 20 > width:          # the marks on a line of their own
+        t.append_text(legend)
+        t.append("\n")
+        legend = Text(" " * (LABEL_W + 1))
+    legend.append("● ", style=LAYER_STYLES[KERNEL_LAYER])
+    legend.append("kernel  ")
+    if chart.scopes:
+        legend.append("• ", style=LAYER_STYLES[SCOPE_LAYER])
+        legend.append("scopes")
+    t.append_text(legend)
+    t.append("\n")
+    return t
+
+
+class RooflineChartView(Static):
+    """The chart, redrawn at the widget's width."""
+
+    DEFAULT_CSS = "RooflineChartView { height: auto; }"
+
+    chart = None
+    _width = 0
+
+    def show(self, analysis) -> None:
+        self.chart = roofline_chart(analysis)
+        self._width = self.size.width
+        self.update(chart_text(self.chart, self._width or 60))
+        if not self._width:                 # not laid out yet: draw again at the real width
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        if self.size.width and self.size.width != self._width:
+            self._width = self.size.width
+            self.update(chart_text(self.chart, self._width))
+
+    def on_resize(self) -> None:
+        self._redraw()
+
+
 class RooflinePane(Horizontal):
     DEFAULT_CSS = """
     RooflinePane { height: 1fr; }
@@ -66,6 +162,7 @@ class RooflinePane(Horizontal):
         self._table_sync = TableSync()
         yield ParamsTable(id="params-table", cursor_type="row")
         with VerticalScroll():
+            yield RooflineChartView(id="roofline-chart")
             yield RooflineText(id="roofline-text")
 
     def show(self, outcome, overrides: dict) -> None:
@@ -75,6 +172,7 @@ class RooflinePane(Horizontal):
         rows = [(p.name, str(a.params.get(p.name)), "*" if p.name in overrides else "")
                 for p in a.kernel.params]
         self._table_sync.show(table, PARAM_COLUMNS, (r[0] for r in rows), rows, labels={"set": ""})
+        self.query_one(RooflineChartView).show(a)
         self.query_one(RooflineText).show(outcome)
 
 
