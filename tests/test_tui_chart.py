@@ -48,7 +48,7 @@ def test_gemm_chart_numbers():
 
 def test_no_chart_without_flops():
     """copy.tile moves bytes and does no arithmetic: nothing to put on a log-scale x axis."""
-    from tfx.resources import bundled_kernel
+    from tfx.bundled import bundled_kernel
     a = core.run_job(core.Job(1, str(bundled_kernel("copy.tile")), None, None, "h200_sxm")).analysis
     assert core.roofline_chart(a) is None
 
