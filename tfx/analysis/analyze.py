@@ -13,7 +13,7 @@ from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ns_at_rate, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
-from tfx.analysis.performance import links_by_mesh, predict
+from tfx.analysis.performance import links_by_mesh, mma_engine, predict
 from tfx.errors import TfxError
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, MeshRegion, Module, Window
@@ -452,6 +452,8 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
             continue
         from tfx.analysis.performance import _rate_dtype
         unit = work_engine(unit)
+        if unit == "tensor":
+            unit = mma_engine(profile, dtype)   # f32 without a tensor path: FMAs
         dt = dtype if unit == "tensor" else _rate_dtype(dtype)
         try:
             peak = profile.peak_flops_per_s(unit, dt)

@@ -457,15 +457,21 @@ class Counter:
             result = None
         elif code in opcat.MMA:
             a, b, c = operands
-            m, k = a.dims
-            n = b.dims[1]
-            add(("flops", a.type.dtype.text, "tensor"), 2 * m * n * k)
+            # Extents from the operand types (a window keeps its axes there): the last two
+            # axes are [M, K], [K, N], [M, N]; a 3-D accumulator's first axis is the batch,
+            # over which a 2-D (or batch-1) operand is shared.
+            tys = self.info.operand_types[id(op)]
+            (m, k), n = self.dims_of(tys[0], ctx)[-2:], self.dims_of(tys[1], ctx)[-1]
+            c_dims = self.dims_of(tys[2], ctx)
+            batch = c_dims[0] if len(c_dims) == 3 else 1
+            add(("flops", a.type.dtype.text, "tensor"), 2 * batch * m * n * k)
             add(("traffic", a.type.level, "read"), a.nbytes)
             add(("traffic", b.type.level, "read"), b.nbytes)
             add(("traffic", c.type.level, "read"), c.nbytes)
             add(("traffic", c.type.level, "write"), c.nbytes)
             result = ValueInfo(result_type, c.dims, frozenset(deps))
             node.per_exec_shape = (m, n, k)
+            node.per_exec_batch = batch
         elif code in opcat.COMPARE or code in opcat.SELECT:
             # One comparison (or selection) per result element, its own work kind; a compare
             # is counted in its operands' dtype, a select in its result's.

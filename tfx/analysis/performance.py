@@ -83,6 +83,20 @@ def links_by_mesh(profile) -> dict:
     return links
 
 
+# Operand dtypes whose mma runs as CUDA-core / vector-unit FMAs where the profile states no
+# tensor rate for them (an f32 GEMM on a GPU without an f32 tensor path, or on sip).
+FMA_MMA_DTYPES = ("f32", "f64")
+
+
+def mma_engine(profile, dtype: str) -> str:
+    """The engine that runs an ``mma`` on ``dtype`` operands: ``tensor`` where the profile
+    states a tensor rate for it; ``vector`` (fused multiply-adds at the vector unit's FMA
+    rate: 2 flop per FMA, the vector table's own units) for f32/f64 where it does not."""
+    if dtype in FMA_MMA_DTYPES and profile.get(f"compute.tensor.{dtype}") is None:
+        return "vector"
+    return "tensor"
+
+
 class Machine:
     """The per-unit rates of one profile, in bytes/ns and flop/ns."""
 
@@ -300,11 +314,17 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 d.smem = d.smem + ratio(amount, m.onchip_bw[level]) if not is_array(amount) else d.smem + amount / m.onchip_bw[level]
         elif kind == "flops":
             dtype, unit = a, b
-            if unit == "tensor":
+            if unit == "tensor" and mma_engine(m.profile, dtype) == "vector":
+                # No tensor path for this dtype: M*N*K FMAs on the vector unit, whose rate is
+                # stated in FMA flops (2 per FMA), so the 2*M*N*K flops divide by it directly;
+                # no tensor instruction padding, no tensor efficiency.
+                d.vector = d.vector + amount / m.rate("vector", dtype)
+            elif unit == "tensor":
                 shape = getattr(node, "per_exec_shape", None)
                 flops = amount
                 if shape is not None:
-                    flops = _padded_flops(shape, m, warps)
+                    # a batched mma issues its M x N x K instructions once per batch entry
+                    flops = _padded_flops(shape, m, warps) * getattr(node, "per_exec_batch", 1)
                 d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_eff)
             elif unit == "special":
                 d.special = d.special + amount / m.rate("special", _rate_dtype(dtype))
@@ -565,7 +585,8 @@ def _op_command(c: ScopeNode, reads, counter, m: Machine, miss, warps, active_un
     op = c.op
     d = op_demand(c, counter, m, miss, warps)
     one = engine_ns(d, m, 1, active_units)
-    units = {k[2] for k in c.per_exec if k[0] == "flops"}
+    units = {k[2] if k[2] != "tensor" else mma_engine(m.profile, k[1])
+             for k in c.per_exec if k[0] == "flops"}
     if op.opcode in ("load", "store", "copy"):
         engine, busy, lat = "copy", _transfer_ns(d, m, 1, active_units), m.dram_latency
     elif op.opcode in ("send", "recv", "allreduce"):

@@ -227,9 +227,16 @@ def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
     code = op.opcode
     if code in opcat.MMA:
         a, b, c = (dims(t) for t in tys[:3])
-        if a[1] != b[0] or a[0] != c[0] or b[1] != c[1]:
+        (m, k), (k2, n), (cm, cn) = a[-2:], b[-2:], c[-2:]
+        if k != k2 or m != cm or n != cn:
             raise module.error(f"{code} shapes do not agree: a{list(a)} x b{list(b)} -> acc{list(c)} "
                                f"(expected a[M,K], b[K,N], acc[M,N])", loc)
+        if len(c) == 3:
+            # a batch axis of 1 (or none) broadcasts over the accumulator's batch
+            for name, x in (("a", a), ("b", b)):
+                if len(x) == 3 and x[0] not in (c[0], 1):
+                    raise module.error(f"{code} batch sizes do not agree: {name}{list(x)} against "
+                                       f"acc{list(c)} (a batch of {c[0]}, or 1 to broadcast)", loc)
     elif code in opcat.BINARY or code in opcat.COMPARE or code in opcat.SELECT:
         tiles = [t for t in tys if t is not None]
         if code in opcat.SELECT and len(tiles) >= 2:

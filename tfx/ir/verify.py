@@ -366,8 +366,11 @@ class Verifier:
             a, b, c = tys
             if a is None or b is None or c is None:
                 raise self.error(f"{code} operands must be tiles", loc)
-            if len(a.shape) != 2 or len(b.shape) != 2 or len(c.shape) != 2:
-                raise self.error(f"{code} takes 2-D tiles: a[M,K], b[K,N], acc[M,N]", loc)
+            ranks = (len(a.shape), len(b.shape), len(c.shape))
+            if any(r not in (2, 3) for r in ranks) or len(c.shape) != max(ranks[:2]):
+                raise self.error(f"{code} takes 2-D tiles a[M,K], b[K,N], acc[M,N], or batched 3-D ones "
+                                 f"a[B,M,K], b[B,K,N], acc[B,M,N] (a 2-D a or b is shared by every batch "
+                                 f"entry); found ranks {ranks[0]}, {ranks[1]}, {ranks[2]}", loc)
             fp8 = {DType.FP8E4M3, DType.FP8E5M2}
             if a.dtype != b.dtype and not (a.dtype in fp8 and b.dtype in fp8):
                 raise self.error(f"{code} operand dtypes differ: {a.dtype} and {b.dtype}", loc)
