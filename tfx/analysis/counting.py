@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.expr import Expr, linear_coefficients
+from tfx.ir.expr import Expr, linear_coefficients, reads_in
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, ValueRef, Window
 from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
@@ -275,6 +275,10 @@ class Counter:
             return full, "exact"
         if axis.kind == "gather":
             return ctx.values[axis.index].elements, "exact"
+        if axis.kind == "runtime":
+            # Its start is data; the window still moves exactly `size` elements (a window that
+            # crosses the tensor's edge is the kernel's business, as for moving windows).
+            return self.ev(axis.size, ctx), "exact"
         size_vars = axis.size.free_names() & set(ctx.ranges)
         if size_vars:
             # A size that varies per position (a tail tile written min(BM, M - pm * BM)):
@@ -430,6 +434,15 @@ class Counter:
 
         def add(key, amount):
             q[key] = q.get(key, 0) + amount
+
+        # A window whose start is read at run time reads those elements first (a scalar
+        # load each: the element's bytes at its tensor's level).
+        for w in [o for o in op.operands if isinstance(o, Window)] + ([op.target] if op.target is not None else []):
+            for a in w.axes:
+                if a.kind == "runtime":
+                    for r in reads_in(a.offset):
+                        t = self.tensor_types[r.tensor]
+                        add(("traffic", t.level, "read"), nbytes(t.dtype.bits, 1))
 
         if code in ("load", "copy"):
             src = op.operands[0]

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, nbytes
-from tfx.ir.ops import BINARY, CAST, UNARY
-from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window, walk
+from tfx.ir.expr import Const, reads_in
+from tfx.ir.ops import ELEMENTWISE
+from tfx.ir.nodes import (AxisSlice, Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window,
+                          walk)
 
-
-ELEMENTWISE = UNARY | BINARY | CAST
 
 # ---------------------------------------------------------------- footprint
 
@@ -98,6 +98,16 @@ def footprints(kernel: Kernel, env, info) -> tuple[dict, dict]:
                     for d in value_types[a.index].shape:
                         index_elements = index_elements * d.evaluate(first_env)
                     box.append(GatherRows(emin(index_elements * execs, full)))
+                elif a.kind == "runtime":
+                    # a start read from data: each execution may land anywhere, like a gather
+                    # of `size` rows
+                    size = a.size.evaluate({**env, **{n: r[1] for n, r in ranges.items()}})
+                    box.append(GatherRows(emin(size * execs, full)))
+                    for r in reads_in(a.offset):   # the elements read for the start: exact
+                        rt = kernel.tensor(r.tensor)
+                        rbox = tuple(_axis_interval(AxisSlice("range", i, Const(1)), d.evaluate(env), ranges, env)
+                                     for i, d in zip(r.indices, rt.type.shape))
+                        boxes.setdefault(r.tensor, []).append(rbox)
                 else:
                     box.append(_axis_interval(a, full, ranges, env))
             boxes.setdefault(w.tensor, []).append(tuple(box))

@@ -176,13 +176,15 @@ def _static(expr, info: KernelInfo) -> bool:
 
 def _check_window(module, w: Window, env, dims, info, loc):
     for axis_no, (a, full) in enumerate(zip(w.axes, dims)):
-        if a.kind != "range":
+        if a.kind not in ("range", "runtime"):
             continue
         parts = [a.offset, a.size] + ([a.stride] if a.stride is not None else [])
         if _static(a.size, info):
             size = int(a.size.evaluate(env))
             if size <= 0:
                 raise module.error(f"window on {w.tensor} axis {axis_no} has size {size}: must be positive", loc)
+        if a.kind == "runtime":
+            continue  # where it lands is data: the kernel's business, as for moving windows
         if all(_static(p, info) for p in parts):
             off = int(a.offset.evaluate(env))
             size = int(a.size.evaluate(env))

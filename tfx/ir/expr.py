@@ -178,6 +178,45 @@ class Call(Expr):
         raise AssertionError(self.func)
 
 
+@dataclass(frozen=True)
+class Read(Expr):
+    """An element of an integer tensor read at run time: ``PAGE_TABLE[b, j]`` in a window's
+    offset (paged KV caches, MoE routing). Its value is data, unknown to the analysis; the
+    read itself costs the element's bytes. ``free_names`` are its indices' names (the
+    tensor is a tensor, not an integer name)."""
+
+    tensor: str
+    indices: tuple[Expr, ...]
+    loc: SourceLocation | None = field(default=None, compare=False, repr=False)
+
+    def free_names(self) -> set[str]:
+        out: set[str] = set()
+        for a in self.indices:
+            out |= a.free_names()
+        return out
+
+    def evaluate(self, env):
+        raise TfxError(f"{to_text(self)} is read at run time: its value is data, not known before "
+                       "the kernel runs", where=self.loc)
+
+
+def reads_in(e: Expr) -> list:
+    """The runtime reads (``Read`` nodes) in ``e``, outermost first."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Read):
+            out.append(x)
+            stack.extend(x.indices)
+        elif isinstance(x, BinOp):
+            stack += [x.rhs, x.lhs]
+        elif isinstance(x, Neg):
+            stack.append(x.operand)
+        elif isinstance(x, Call):
+            stack.extend(reversed(x.args))
+    return out
+
+
 def to_text(e: Expr, parent_prec: int = 0, right: bool = False) -> str:
     """Canonical text with the fewest parentheses that keep the tree."""
     if isinstance(e, Const):
@@ -188,6 +227,8 @@ def to_text(e: Expr, parent_prec: int = 0, right: bool = False) -> str:
         return "-" + to_text(e.operand, 3)
     if isinstance(e, Call):
         return f"{e.func}(" + ", ".join(to_text(a) for a in e.args) + ")"
+    if isinstance(e, Read):
+        return f"{e.tensor}[" + ", ".join(to_text(a) for a in e.indices) + "]"
     if isinstance(e, BinOp):
         prec = BINARY_PRECEDENCE[e.op]
         text = f"{to_text(e.lhs, prec)} {e.op} {to_text(e.rhs, prec, right=True)}"
@@ -210,6 +251,8 @@ def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
         return Neg(substitute(e.operand, mapping), e.loc)
     if isinstance(e, Call):
         return Call(e.func, tuple(substitute(a, mapping) for a in e.args), e.loc)
+    if isinstance(e, Read):
+        return Read(e.tensor, tuple(substitute(a, mapping) for a in e.indices), e.loc)
     return e
 
 
@@ -242,6 +285,9 @@ def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=Non
 
     def rec(x):
         return linear_coefficients(x, var, env, var_range, mask)
+
+    if reads_in(e):
+        return None   # a value read at run time: no closed form
 
     if var not in e.free_names():
         return 0, e.evaluate(env)

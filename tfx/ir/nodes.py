@@ -148,9 +148,12 @@ class Tensor:
 
 @dataclass(frozen=True)
 class AxisSlice:
-    """One axis of a window: ``off : size [: stride]``, ``:`` (whole axis) or ``gather(%idx)``."""
+    """One axis of a window: ``off : size [: stride]``, ``:`` (whole axis) or ``gather(%idx)``.
 
-    kind: str                     # "range" | "full" | "gather"
+    ``runtime``: an ``off : size`` whose offset reads tensor elements at run time
+    (``PAGES[b, j] * PAGE : PAGE``); the size is static, where it lands is data."""
+
+    kind: str                     # "range" | "full" | "gather" | "runtime"
     offset: Expr | None = None
     size: Expr | None = None
     stride: Expr | None = None    # None means 1

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from tfx.errors import SourceLocation, TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg
+from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg, reads_in, to_text
 from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
 from tfx.ir.scalar import CONSTANTS as SCALAR_CONSTANTS
@@ -130,8 +130,15 @@ class Verifier:
 
     # ------------------------------------------------------------ expressions
     def check_expr(self, e: Expr, allowed: set[str], what: str, scope: _Scope | None = None,
-                   use_loc=None) -> None:
+                   use_loc=None, reads_ok: bool = False) -> None:
+        for r in reads_in(e):
+            if not reads_ok:
+                raise self.error(f"{to_text(r)} reads a tensor at run time, which only a window's offset may do "
+                                 f"(found in {what})", r.loc or use_loc)
+            self.check_read(r, scope, what, use_loc)
         for node, divisor in _divisions(e):
+            if reads_in(divisor):
+                continue  # a divisor read at run time: data, checked by the run
             if not divisor.free_names():
                 if divisor.evaluate({}) == 0:
                     raise self.error(f"division by zero in {what}", node.loc or use_loc)
@@ -150,6 +157,24 @@ class Verifier:
                     raise self.error(f"{name!r} is a {sym.kind}, not an integer, in {what}", _expr_loc(e, name) or use_loc)
             raise self.error(f"unknown name {name!r} in {what}: expected a parameter, let, mesh coordinate or loop variable",
                              _expr_loc(e, name) or use_loc)
+
+    def check_read(self, r, scope, what: str, use_loc) -> None:
+        """A runtime read names a visible integer tensor with one index per axis."""
+        sym, barrier = scope.lookup(r.tensor) if scope is not None else (None, None)
+        loc = r.loc or use_loc
+        if sym is None:
+            raise self.error(f"unknown tensor {r.tensor!r} read in {what}", loc)
+        if barrier is not None:
+            raise self.isolation_error(r.tensor, sym, barrier, loc)
+        if sym.kind != "tensor":
+            raise self.error(f"{r.tensor} is a {sym.kind}; a runtime window start reads a tensor element", loc)
+        if sym.type.dtype not in INDEX_DTYPES:
+            raise self.error(f"a window start read from {r.tensor} needs an i64, int32 or int8 tensor, "
+                             f"found {sym.type.dtype}", loc)
+        if len(r.indices) != len(sym.type.shape):
+            raise self.error(f"{to_text(r)} has {len(r.indices)} indices, {r.tensor} has {len(sym.type.shape)} axes", loc)
+        for i in r.indices:
+            self.check_expr(i, set(), f"the read of {r.tensor}", scope, use_loc)
 
     def check_order(self, e: Expr, visible: set[str], what: str, rule: str) -> None:
         """Refuse a use of a parameter or let before its definition (binding evaluates in order)."""
@@ -296,7 +321,8 @@ class Verifier:
             else:
                 for part in (axis.offset, axis.size, axis.stride):
                     if part is not None:
-                        self.check_expr(part, set(), f"the window on {w.tensor}", scope, w.loc)
+                        self.check_expr(part, set(), f"the window on {w.tensor}", scope, w.loc,
+                                        reads_ok=part is axis.offset)
                 dims.append(axis.size)
         return TileType(tt.dtype, tuple(dims), level)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from tfx.errors import SourceLocation, TfxError, read_text_file
 from tfx.ir import ops as opcat
 from tfx.ir import scalar as sc
-from tfx.ir.expr import FUNCTIONS, BinOp, Call, Const, Expr, Name, Neg
+from tfx.ir.expr import FUNCTIONS, BinOp, Call, Const, Expr, Name, Neg, Read, reads_in
 from tfx.ir.nodes import (KERNEL_ATTRS, ROLES, Attr, AxisSlice, Capture, Composite, Domain, Kernel,
                           Let, LoopRegion, MeshRegion, Module, Op, Param, Scalar, Tensor, TripCount,
                           ValueRef, Window)
@@ -42,6 +42,8 @@ def expr_depth(e: Expr) -> int:
             stack.append((node.operand, d + 1))
         elif isinstance(node, Call):
             stack += [(a, d + 1) for a in node.args]
+        elif isinstance(node, Read):
+            stack += [(a, d + 1) for a in node.indices]
     return best
 
 
@@ -462,7 +464,7 @@ class Parser:
         stride = None
         if self.accept(":"):
             stride = self.parse_expr()
-        return AxisSlice("range", off, size, stride)
+        return AxisSlice("runtime" if reads_in(off) else "range", off, size, stride)
 
     def parse_shape_list(self) -> tuple[Expr, ...]:
         self.expect("[", "'[' and a shape")
@@ -670,6 +672,14 @@ class Parser:
                 if len(args) != FUNCTIONS[t.text]:
                     raise self.error(f"{t.text} takes {FUNCTIONS[t.text]} arguments, found {len(args)}", t)
                 return Call(t.text, tuple(args), self.loc(t))
+            if self.at("[") and t.text not in KEYWORDS:
+                # an element of an integer tensor, read at run time (a window's offset)
+                self.i += 1
+                idx = [self.parse_expr()]
+                while self.accept(","):
+                    idx.append(self.parse_expr())
+                self.expect("]", f"']' to close the read of {t.text}")
+                return Read(t.text, tuple(idx), self.loc(t))
             if self.at("(") and t.text not in KEYWORDS:
                 raise self.error(f"unknown function {t.text!r}, expected one of: {', '.join(FUNCTIONS)}", t)
             if t.text in KEYWORDS:
