@@ -240,16 +240,19 @@ def test_inputs_are_seeded_per_tensor_and_index_tables_are_permutations():
 
 
 def test_work_estimate_of_a_gemm():
-    """gemm at M = N = K = 256, BM = BN = 128, BK = 64: 2 x 2 = 4 positions, each:
-    zeros 128*128 = 16384; 4 K steps of (load a 128*64 = 8192, load b 64*128 = 8192,
-    mma 2*128*128*64 = 2097152) = 4 x 2113536 = 8454144; cast and store 16384 each.
-    Per position 16384 + 8454144 + 16384 + 16384 = 8503296; x 4 = 34013184.
-    Steps (ops dispatched): zeros, 4 x 3, cast, store = 15 (the positions run together)."""
+    """gemm at M = N = K = 256, BM = BN = 128, BK = 64: 2 x 2 = 4 positions, each with
+    4 K steps of mma 2*128*128*64 = 2097152 flops: 4 x 4 x 2097152 = 33554432 flops.
+    Elements per position: zeros 128*128 = 16384; 4 x (load a 128*64 + load b 64*128)
+    = 65536; cast and store 16384 each: 114688; x 4 = 458752; plus the tensors A, B, C of
+    65536 each (drawn or filled once): 458752 + 196608 = 655360.
+    Steps (ops dispatched): zeros, 4 x 3, cast, store = 15 (the positions run together).
+    Seconds: 33554432 x 5e-11 + 655360 x 2e-8 + 15 x 3e-5 = 0.0016777 + 0.0131072 + 0.00045
+    = 0.0152349216."""
     module = parse_file("kernels/gemm.tile")
     k = module.kernel()
     w = estimate(module, k, bind(module, k, {"M": 256, "N": 256, "K": 256}))
-    assert w.work == 34013184
-    assert w.steps == 15
+    assert (w.flops, w.elements, w.steps) == (33554432, 655360, 15)
+    assert w.seconds == pytest.approx(0.0152349216, rel=1e-9)
 
 
 def test_too_big_is_refused_with_what_to_shrink():
@@ -257,7 +260,8 @@ def test_too_big_is_refused_with_what_to_shrink():
     with pytest.raises(TfxError) as err:
         execute(module, module.kernel())
     text = str(err.value)
-    assert "too big to run on a CPU" in text and "element operations" in text and "--set" in text
+    assert "too big to run on a CPU" in text and "mma flops" in text and "on one CPU core" in text
+    assert "--set" in text
 
 
 def test_tolerance_is_derived_from_the_least_precise_rounding():

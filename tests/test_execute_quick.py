@@ -6,21 +6,32 @@ import pytest
 
 from tfx.errors import TfxError
 from tfx.execute import estimate, execute
-from tfx.execute.quick import QUICK_WORK, quick_check, summary, twins
+from tfx.execute.quick import QUICK_SECONDS, quick_check, summary, twins
 from tfx.ir.bind import bind
 from tfx.lang import parse_file, parse_text
 
 
 def test_refusal_proposes_sizes_that_run_in_about_a_second():
-    """gemm at 4096^3 is ~1.4e11 operations. The proposal halves greedily until the work is
-    under 1e9: halving M or N cuts everything (mma, loads, zeros, cast, store), K only the
-    mma and loads, so M and N alternate (a tie goes to the larger value): M 2048, N 2048,
-    ..., M 256 (then 2 x 256 x 512 x 4096 = 1.07e9, still over), N 256
-    (2 x 256 x 256 x 4096 = 5.4e8 plus the loads: under)."""
-    module = parse_file("kernels/gemm.tile")
+    """copy.tile at its default N = 2^28: per element a load, a store and the two tensors
+    X and Y (drawn / filled): 4 N elements x 2e-8 s = 21.5 s, over the 10 s limit (2 steps,
+    no flops). Halving N (the only size; BLOCK halvings leave the estimate unchanged and a
+    size goes first) until 8e-8 N <= 1 s: 2^24 gives 1.34 s, 2^23 = 8388608 gives 0.67 s."""
+    module = parse_file("kernels/copy.tile")
     with pytest.raises(TfxError) as err:
         execute(module, module.kernel())
-    assert str(err.value).endswith("try --set M=256 --set N=256")
+    assert "about 21 s on one CPU core (limit 10 s)" in str(err.value)
+    assert str(err.value).endswith("try --set N=8388608")
+
+
+def test_the_proposal_for_a_gemm_fits_and_halves_defaults():
+    module = parse_file("kernels/gemm.tile")
+    k = module.kernel()
+    with pytest.raises(TfxError) as err:
+        execute(module, k)
+    proposal = dict(item.split("=") for item in str(err.value).split("try --set ")[1].split(" --set "))
+    proposal = {n: int(v) for n, v in proposal.items()}
+    assert set(proposal) <= {"M", "N", "K"} and all(4096 % v == 0 for v in proposal.values())
+    assert estimate(module, k, bind(module, k, proposal)).seconds <= 1.0
 
 
 def test_quick_check_shrinks_and_checks_against_the_twins():
@@ -36,7 +47,7 @@ def test_quick_check_shrinks_and_checks_against_the_twins():
     defaults = {p.name: int(p.default.evaluate({})) for p in k.params}
     for name, value in out["shrunk"].items():
         assert value < defaults[name] and defaults[name] % value == 0
-    assert estimate(module, k, bind(module, k, out["shrunk"])).work <= QUICK_WORK
+    assert estimate(module, k, bind(module, k, out["shrunk"])).seconds <= QUICK_SECONDS
 
 
 LOSSY = """

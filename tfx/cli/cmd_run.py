@@ -152,7 +152,9 @@ def run(args) -> int:
     if args.json:
         emit_json({
             "file": args.file, "kernel": kernel.name, "params": result.params, "seed": args.seed,
-            "estimated_work": result.work.work, "seconds": seconds,
+            "estimate": {"mma_flops": result.work.flops, "element_operations": result.work.elements,
+                         "steps": result.work.steps, "seconds": result.work.seconds},
+            "seconds": seconds,
             "tensors": [{"name": t.name, "role": t.role, "dtype": str(t.type.dtype),
                          "shape": list(result.tensors[t.name].shape)} for t in kernel.tensors],
             "against": against_label,
@@ -190,7 +192,7 @@ def _same_tensors(kernel, other, module) -> None:
 def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
     params = ", ".join(f"{n}={v}" for n, v in result.params.items())
     print(f"{args.file}: {kernel.name} ({params}), seed {args.seed}: "
-          f"{result.work.work:.3g} element operations in {seconds:.2f} s")
+          f"{result.work.describe()}; ran in {seconds:.2f} s")
     for t in kernel.tensors:
         a = result.tensors[t.name] if t.role != "in" else result.inputs[t.name]
         stats = ""

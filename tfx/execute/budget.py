@@ -1,19 +1,24 @@
-"""How much a CPU run of a kernel costs, estimated before running it, and the refusal.
+"""How long a CPU run of a kernel takes, estimated before running it, and the refusal.
 
-The estimate walks the IR like the analysis does, without running anything:
+The estimate walks the IR like the analysis does, without running anything, and
+counts what the executor's time goes to:
 
-* ``work``: element operations: 2·M·N·K per mma, one per result element of every
-  other op (per element moved for loads, copies and stores), times the executions
-  of the enclosing meshes and loops (a loop's ``bound`` or runtime upper bound when
-  its trip count varies);
+* ``flops``: 2·M·N·K per mma (numpy's BLAS, one thread);
+* ``elements``: one per result element of every other op (per element moved for
+  loads, copies and stores), plus every tensor element once (inputs are drawn and
+  rounded, outputs filled);
 * ``steps``: ops the interpreter dispatches one at a time: meshes run their
-  positions together (a factor 1), except those whose tile shapes vary per
-  position, which run them one by one;
+  positions together (a factor 1), except those whose tile shapes vary per position,
+  which run them one by one;
 * ``memory``: bytes of the tensors as the executor holds them (float32, float64 or
-  the integer type), twice (the inputs are kept to report them).
+  the integer type), twice (the inputs are kept to report them);
 
-Coordinates and loop variables count as 0 where a shape depends on them (a tail
-tile ``min(BM, M - pm * BM)`` counts as a full one).
+each op times the executions of the enclosing meshes and loops (a loop's ``bound``,
+or a runtime loop's upper bound, when its trip count varies). ``seconds`` prices
+them at the rates of one laptop core running numpy (below), so a refusal can say
+how long the run would take and propose sizes that take about a second.
+Coordinates and loop variables count as 0 where a shape depends on them (a tail tile
+``min(BM, M - pm * BM)`` counts as a full one).
 """
 
 from __future__ import annotations
@@ -30,12 +35,17 @@ from tfx.ir import ops as opcat
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, walk
 
-# A CPU with numpy does ~1e9 simple element operations a second on one core; these
-# limits keep a run under a minute or so on a laptop.
-MAX_WORK = 2e10
-MAX_STEPS = 2e6
+# Rates of one core running numpy, measured with bench/run_speed.py's kernels on a
+# laptop-class x86 core: single-threaded sgemm ~20 GFLOP/s; an elementwise op with
+# its rounding to bf16 (ml_dtypes), a fancy-indexed gather or a drawn input ~20 ns an
+# element; one interpreted op ~30 us of Python.
+SECONDS_PER_FLOP = 5e-11
+SECONDS_PER_ELEMENT = 2e-8
+SECONDS_PER_STEP = 3e-5
+# Refused above 10 s or 2 GiB of tensors; proposed sizes aim at a second.
+MAX_SECONDS = 10.0
 MAX_MEMORY = 2 * 2 ** 30
-SUGGESTED_WORK = 1e9
+SUGGESTED_SECONDS = 1.0
 
 
 class _Zeros(dict):
@@ -47,22 +57,39 @@ class _Zeros(dict):
 
 @dataclass(frozen=True)
 class Work:
-    work: float
+    flops: float
+    elements: float
     steps: float
     memory: float
 
-    def over(self) -> list[str]:
+    @property
+    def seconds(self) -> float:
+        return (self.flops * SECONDS_PER_FLOP + self.elements * SECONDS_PER_ELEMENT
+                + self.steps * SECONDS_PER_STEP)
+
+    def describe(self) -> str:
+        return (f"{self.flops:.2g} mma flops, {self.elements:.2g} element operations, "
+                f"{self.steps:.2g} interpreted steps")
+
+    def over(self, max_seconds: float = MAX_SECONDS) -> list[str]:
         out = []
-        if self.work > MAX_WORK:
-            out.append(f"about {self.work:.2g} element operations (limit {MAX_WORK:.0e})")
-        if self.steps > MAX_STEPS:
-            out.append(f"about {self.steps:.2g} interpreted steps (limit {MAX_STEPS:.0e})")
+        if self.seconds > max_seconds:
+            out.append(f"{self.describe()}: about {_duration(self.seconds)} on one CPU core "
+                       f"(limit {_duration(max_seconds)})")
         if self.memory > MAX_MEMORY:
             out.append(f"{self.memory / 2 ** 30:.1f} GiB of tensors (limit {MAX_MEMORY / 2 ** 30:.0f} GiB)")
         return out
 
-    def ratio(self) -> float:
-        return max(self.work / MAX_WORK, self.steps / MAX_STEPS, self.memory / MAX_MEMORY)
+    def ratio(self, max_seconds: float = MAX_SECONDS) -> float:
+        return max(self.seconds / max_seconds, self.memory / MAX_MEMORY)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.2g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
 
 
 def _varies(module: Module, kernel: Kernel, region) -> bool:
@@ -83,30 +110,34 @@ def _elements(ty, env) -> float:
 def estimate(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> Work:
     info = module.info[kernel.name]
     zenv = _Zeros(env)
-    work = steps = 0.0
+    flops = elements = steps = 0.0
 
-    def op_work(op: Op, env) -> float:
+    def op_work(op: Op, env) -> tuple[float, float]:
+        """(mma flops, element operations) of one execution."""
         types = info.operand_types.get(id(op), ())
         if op.opcode in opcat.MMA:
-            a, b = types[0], types[1]
+            a, b, c = types[0], types[1], types[2]
             m, k = (int(d.evaluate(env)) for d in a.shape[-2:])
             n = int(b.shape[-1].evaluate(env))
-            batch = math.prod(int(d.evaluate(env)) for d in a.shape[:-2])
-            return 2.0 * batch * m * n * k
+            batch = math.prod(int(d.evaluate(env)) for d in c.shape[:-2])
+            return 2.0 * batch * m * n * k, 0.0
         if op.opcode == "store":
-            return _elements(types[0], env)
+            return 0.0, _elements(types[0], env)
         if op.opcode == "call":
             callee = module.kernel(op.callee)
             cenv = bind(module, callee, {n: int(e.evaluate(env)) for n, e in op.bindings})
-            return estimate(module, callee, cenv).work
-        return max(_elements(info.result_types.get(id(op)), env),
-                   max((_elements(t, env) for t in types), default=0.0))
+            w = estimate(module, callee, cenv)
+            return w.flops, w.elements
+        return 0.0, max(_elements(info.result_types.get(id(op)), env),
+                        max((_elements(t, env) for t in types), default=0.0))
 
     def rec(stmts, mult: float, step_mult: float) -> None:
-        nonlocal work, steps
+        nonlocal flops, elements, steps
         for s in stmts:
             if isinstance(s, Op):
-                work += mult * op_work(s, zenv)
+                f, e = op_work(s, zenv)
+                flops += mult * f
+                elements += mult * e
                 steps += step_mult
             elif isinstance(s, MeshRegion):
                 total = float(math.prod(max(int(e.evaluate(zenv)), 0) for e in s.extents))
@@ -127,16 +158,17 @@ def estimate(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> Work:
     memory = 0.0
     for t in kernel.tensors:
         n = math.prod(int(d.evaluate(env)) for d in t.type.shape)
+        elements += n
         memory += 2.0 * n * np.dtype(storage(t.type.dtype)).itemsize
-    return Work(work, steps, memory)
+    return Work(flops, elements, steps, memory)
 
 
 def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int],
-            max_work: float = MAX_WORK, max_steps: float = MAX_STEPS) -> dict[str, int]:
+            max_seconds: float = SUGGESTED_SECONDS) -> dict[str, int]:
     """Parameters to shrink, greedily: halve the one whose halving cuts the estimate most
-    (a problem size before a tile size when they cut it alike), until it fits ``max_work``
-    and ``max_steps`` (or nothing more can be halved).
-    Only sizes that still bind and shape-check are proposed; {} when none fits."""
+    (a problem size before a tile size when they cut it alike), until the run is estimated
+    at ``max_seconds`` or less (or nothing more can be halved). Only sizes that still bind
+    and shape-check are proposed; {} when none fits."""
     current = dict(overrides)
     env = bind(module, kernel, current)
     shapes = kernel.shape_parameters()
@@ -144,15 +176,8 @@ def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int],
     names = sorted(shapes) + sorted(p.name for p in kernel.params if p.name not in shapes)
     changed: dict[str, int] = {}
     est = estimate(module, kernel, env)
-
-    def over(w: Work) -> bool:
-        return bool(w.over()) or w.work > max_work or w.steps > max_steps
-
-    def ratio(w: Work) -> float:
-        return max(w.ratio(), w.work / max_work, w.steps / max_steps)
-
     for _ in range(128):
-        if not over(est):
+        if not est.over(max_seconds):
             break
         best = None
         for n in names:
@@ -166,17 +191,17 @@ def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int],
                 t_est = estimate(module, kernel, tenv)
             except (TfxError, ZeroDivisionError, ValueError):
                 continue
-            key = (ratio(t_est), n not in shapes, -v)
+            key = (t_est.ratio(max_seconds), n not in shapes, -v)
             if best is None or key < best[0]:
                 best = (key, n, v // 2, tenv, t_est)
         # A halving that leaves the estimate as it is may still open the way (the 64 PEs
         # of sip_gemm each compute one whole tile until N and then TM shrink): take it.
-        if best is None or best[0][0] > ratio(est):
+        if best is None or best[0][0] > est.ratio(max_seconds):
             break
         _, n, v, env, est = best
         current[n] = v
         changed[n] = v
-    return changed if not over(est) else {}
+    return changed if not est.over(max_seconds) else {}
 
 
 def refuse_if_too_big(module: Module, kernel: Kernel, env: Mapping[str, Any],
@@ -188,7 +213,7 @@ def refuse_if_too_big(module: Module, kernel: Kernel, env: Mapping[str, Any],
         return est
     names = sorted(kernel.shape_parameters(), key=lambda n: -int(env[n]))
     # Propose sizes that run in about a second, not ones just under the limit.
-    hint = suggest(module, kernel, overrides, max_work=SUGGESTED_WORK)
+    hint = suggest(module, kernel, overrides, SUGGESTED_SECONDS)
     if hint:
         advice = "try " + " ".join(f"--set {n}={v}" for n, v in hint.items())
     else:

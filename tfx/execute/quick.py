@@ -2,7 +2,7 @@
 
 ``quick_check(path, kernel, overrides)`` shrinks the kernel's shape parameters (halving
 the one that cuts the estimated work most, as ``tfx run``'s refusal suggests) until a
-run costs at most ``QUICK_WORK`` element operations, runs it on seeded random inputs and
+run is estimated at ``QUICK_SECONDS`` or less (tfx.execute.budget), runs it on seeded random inputs and
 checks it:
 
 * against each *twin*: another kernel of the file that declares the same non-scratch
@@ -27,9 +27,8 @@ from tfx.execute import OUTPUT_ROLES, check_outputs, derived_rtol, execute, roun
 from tfx.execute.budget import suggest
 from tfx.ir.nodes import Kernel, Module, walk_ops
 
-# A quick check should answer in about a second on a laptop.
-QUICK_WORK = 1e7
-QUICK_STEPS = 2e4
+# A quick check should answer within a keystroke or two (the estimate's seconds).
+QUICK_SECONDS = 0.2
 
 
 def twins(module: Module, kernel: Kernel) -> list[Kernel]:
@@ -48,7 +47,7 @@ def scatter_targets(kernel: Kernel) -> set[str]:
 def small_sizes(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
     """``overrides`` plus the halved shape parameters that bring a run under the quick limits."""
     overrides = dict(overrides or {})
-    return {**overrides, **suggest(module, kernel, overrides, QUICK_WORK, QUICK_STEPS)}
+    return {**overrides, **suggest(module, kernel, overrides, QUICK_SECONDS)}
 
 
 def quick_check(module: Module, kernel_name: str | None = None, overrides: Mapping[str, int] | None = None,
@@ -119,4 +118,4 @@ def summary(outcome: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["quick_check", "run_check_job", "small_sizes", "summary", "twins", "QUICK_WORK", "OUTPUT_ROLES"]
+__all__ = ["quick_check", "run_check_job", "small_sizes", "summary", "twins", "QUICK_SECONDS", "OUTPUT_ROLES"]
