@@ -14,7 +14,7 @@ from tfx.hw import load_profile
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import walk_ops
 from tfx.lang import parse_file, parse_text, print_module
-from tfx.resources import bundled_kernel
+from tfx.bundled import bundled_kernel
 from tfx.sim import simulate
 
 PAGED = """kernel paged {{
