@@ -319,3 +319,67 @@ def test_iota_compare_and_select_mask_a_tile():
     assert r.tensors["C"].reshape(-1).tolist() == [False] * 3 + [True] * 9
     assert r.tensors["I"].dtype == np.int64 and r.tensors["I"][:, 0].tolist() == [1, 2, 3]
 
+
+
+BATCHED = """
+kernel bmm {
+  tensor A : f32[2, 2, 3] @gmem in
+  tensor B : f32[3, 2] @gmem in
+  tensor C : f32[2, 2, 2] @gmem out
+  mesh cta[1] as (p) capture(A, B, C) {
+    %a = load A[:, :, :] -> smem
+    %b = load B[:, :] -> smem
+    %z = zeros f32[2, 2, 2] @rmem
+    %c = mma %a, %b, %z
+    store %c -> C[:, :, :]
+  }
+}
+"""
+
+
+def test_batched_mma_broadcasts_a_2d_operand_over_the_batch():
+    """A[0] = [[1,0,0],[0,1,0]], A[1] = [[0,0,1],[1,1,1]], B = [[1,2],[3,4],[5,6]] (f32 mma,
+    exact): C[0] = rows 0 and 1 of B = [[1,2],[3,4]]; C[1] = [row 2, sum of rows] =
+    [[5,6],[9,12]]."""
+    a = np.array([[[1, 0, 0], [0, 1, 0]], [[0, 0, 1], [1, 1, 1]]], dtype=float)
+    b = np.array([[1, 2], [3, 4], [5, 6]], dtype=float)
+    r = run_text(BATCHED, inputs={"A": a, "B": b})
+    assert r.tensors["C"].tolist() == [[[1, 2], [3, 4]], [[5, 6], [9, 12]]]
+
+
+PAGED = """
+kernel pages {
+  param PAGE = 2
+  tensor CACHE : f32[8, 1] @gmem in
+  tensor TABLE : i64[3] @gmem in
+  tensor Y : f32[6, 1] @gmem out
+  mesh cta[3] as (j) capture(CACHE, TABLE, Y) {
+    %x = load CACHE[TABLE[j] * PAGE : PAGE, :] -> rmem
+    store %x -> Y[j * PAGE : PAGE, :]
+  }
+}
+"""
+
+
+def test_window_starts_read_at_run_time():
+    """TABLE = [3, 0, 2], pages of 2 rows of CACHE = 0..7: Y = rows 6,7 then 0,1 then 4,5.
+    TABLE[1] = 4 puts the window at rows 8, 9 of an 8-row cache: an error naming the read."""
+    cache = np.arange(8.0).reshape(8, 1)
+    r = run_text(PAGED, inputs={"CACHE": cache, "TABLE": [3, 0, 2]})
+    assert r.tensors["Y"].reshape(-1).tolist() == [6, 7, 0, 1, 4, 5]
+    with pytest.raises(TfxError) as err:
+        run_text(PAGED, inputs={"CACHE": cache, "TABLE": [3, 4, 2]})
+    assert "starts at 8 (TABLE[j] = 4): [8, 9] leaves the axis of 8 elements" in str(err.value)
+
+
+def test_page_tables_are_drawn_inside_the_cache():
+    """paged_decode at B = 2, CTX = 64, PAGE = 16: MAX_PAGES = 4, CACHE_PAGES = 8, the cache
+    8 x 16 = 128 rows; K_CACHE[BLOCK_TABLE[b, j] * 16 : 16] stays inside for 0 <= v <= 7
+    (16 v + 15 <= 127). The table's 8 entries are a permutation of 0..7."""
+    from tfx.execute.inputs import runtime_ranges
+    module = parse_file("kernels/paged_decode.tile")
+    k = module.kernel()
+    env = bind(module, k, {"B": 2, "CTX": 64, "PAGE": 16})
+    assert runtime_ranges(k, env) == {"BLOCK_TABLE": (0, 7)}
+    table = generate_inputs(k, env, seed=1)["BLOCK_TABLE"]
+    assert sorted(table.reshape(-1).tolist()) == list(range(8))

@@ -287,3 +287,26 @@ def flash_full_ref(x, p):
 ])
 def test_flash_attention_without_mask(sizes):
     run_and_check("kernels/flash_attention.tile", None, sizes, flash_full_ref)
+
+
+def paged_ref(x, p):
+    """Sequence b's tokens are the pages BLOCK_TABLE[b, :] of the cache, in order; KV head
+    kh is columns kh*D .. (kh+1)*D - 1."""
+    b_, hq, hkv, d, page = p["B"], p["HQ"], p["HKV"], p["D"], p["PAGE"]
+    group = hq // hkv
+    o = np.zeros((b_ * hq, d))
+    for b in range(b_):
+        rows = np.concatenate([np.arange(pg * page, (pg + 1) * page) for pg in x["BLOCK_TABLE"][b]])
+        for kh in range(hkv):
+            cols = slice(kh * d, (kh + 1) * d)
+            qs = slice(b * hq + kh * group, b * hq + (kh + 1) * group)
+            o[qs], _ = attention(x["Q"][qs], x["K_CACHE"][rows, cols], x["V_CACHE"][rows, cols])
+    return {"O": o}
+
+
+@pytest.mark.parametrize("sizes", [
+    {"B": 2, "HQ": 8, "HKV": 2, "CTX": 1024, "PAGE": 16},
+    {"B": 3, "HQ": 4, "HKV": 4, "D": 64, "CTX": 256, "PAGE": 32},
+])
+def test_paged_decode(sizes):
+    run_and_check("kernels/paged_decode.tile", None, sizes, paged_ref)

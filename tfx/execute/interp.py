@@ -27,6 +27,8 @@ from tfx.execute.dtypes import is_int, round_to, storage
 from tfx.execute.peer import parse_peer
 from tfx.ir import ops as opcat
 from tfx.ir.bind import bind
+from tfx.ir.expr import BinOp, Name, Neg, Read, to_text
+from tfx.ir.expr import Call as ExprCall
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, ValueRef, Window, walk
 from tfx.ir.types import DType
 
@@ -106,6 +108,7 @@ class Interpreter:
         self.dtypes = {t.name: t.type.dtype for t in kernel.tensors}
         self.mailbox: list[dict] = []
         self._varies: dict[int, bool] = {}
+        self._op: Op | None = None
         self.dispatches = 0
 
     # ------------------------------------------------------------ regions
@@ -232,12 +235,69 @@ class Interpreter:
                 ix = rows.reshape(rows.shape[0], -1).astype(np.int64)
             else:
                 n = _uniform(a.size.evaluate(fr.env), f"the size of the window on {w.tensor}")
-                off = _column(a.offset.evaluate(fr.env), size)
+                offset = a.offset
+                if a.kind == "runtime":
+                    off = _column(self.runtime_offset(w, k, n, fr), size)
+                else:
+                    off = _column(offset.evaluate(fr.env), size)
                 stride = 1 if a.stride is None else _column(a.stride.evaluate(fr.env), size)
                 ix = off + np.arange(n, dtype=np.int64).reshape(1, n) * stride
             shape = (ix.shape[0],) + (1,) * k + (ix.shape[1],) + (1,) * (rank - k - 1)
             out.append(ix.reshape(shape))
         return tensor, out
+
+    def runtime_offset(self, w: Window, axis_no: int, n: int, fr: Frame):
+        """A window start that reads tensor elements (``PAGES[b, j] * PAGE``): each read is
+        replaced by the element's value now; a window that then leaves its tensor is an
+        error naming the value read (positions masked by a loop are not checked)."""
+        env = dict(fr.env)
+        seen: list[tuple[str, Any]] = []
+
+        def bind_reads(e):
+            if isinstance(e, Read):
+                idx = [bind_reads(i).evaluate(env) for i in e.indices]
+                table = self.tensors[e.tensor]
+                cols = [np.broadcast_to(np.asarray(i, dtype=np.int64), (fr.batch.size,)) for i in idx]
+                bad = np.zeros(fr.batch.size, bool)
+                for c, dim in zip(cols, table.shape):
+                    bad |= (c < 0) | (c >= dim)
+                if fr.batch.active is not None:
+                    bad &= fr.batch.active
+                if bad.any():
+                    f = int(np.flatnonzero(bad)[0])
+                    at = ", ".join(str(int(c[f])) for c in cols)
+                    raise self.module.error(f"{e.tensor}[{at}] is outside {e.tensor} "
+                                            f"{list(table.shape)}", self._op.loc if self._op else None)
+                clipped = tuple(np.clip(c, 0, dim - 1) for c, dim in zip(cols, table.shape))
+                name = f"{e.tensor}[#{len(seen)}]"
+                env[name] = table[clipped].astype(np.int64)
+                seen.append((to_text(e), env[name]))
+                return Name(name)
+            if isinstance(e, BinOp):
+                return BinOp(e.op, bind_reads(e.lhs), bind_reads(e.rhs))
+            if isinstance(e, Neg):
+                return Neg(bind_reads(e.operand))
+            if isinstance(e, ExprCall):
+                return ExprCall(e.func, tuple(bind_reads(x) for x in e.args))
+            return e
+
+        axis = w.axes[axis_no]
+        off = np.broadcast_to(np.asarray(bind_reads(axis.offset).evaluate(env), dtype=np.int64),
+                              (fr.batch.size,))
+        stride = 1 if axis.stride is None else np.asarray(axis.stride.evaluate(fr.env), dtype=np.int64)
+        dim = self.tensors[w.tensor].shape[axis_no]
+        last = off + (n - 1) * stride
+        bad = (off < 0) | (last >= dim)
+        if fr.batch.active is not None:
+            bad &= fr.batch.active
+        if bad.any():
+            f = int(np.flatnonzero(bad)[0])
+            reads = ", ".join(f"{text} = {int(np.broadcast_to(v, (fr.batch.size,))[f])}" for text, v in seen)
+            raise self.module.error(
+                f"the window on {w.tensor} axis {axis_no} starts at {int(off[f])} ({reads}): "
+                f"[{int(off[f])}, {int(last[f])}] leaves the axis of {dim} elements",
+                self._op.loc if self._op else None)
+        return off
 
     def read(self, w: Window, fr: Frame) -> np.ndarray:
         tensor, idx = self._indices(w, fr)
@@ -285,6 +345,7 @@ class Interpreter:
         return tuple(_uniform(e.evaluate(fr.env), "a tile shape") for e in exprs)
 
     def op(self, op: Op, fr: Frame) -> None:
+        self._op = op
         code = op.opcode
         handler = getattr(self, "op_" + code, None)
         if handler is None:
