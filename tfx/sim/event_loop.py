@@ -139,74 +139,92 @@ def _run_independent(lw, pg: Program, units, slots, positions, record, off) -> B
     return b
 
 
-def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> Batch:
-    b = Batch()
-    rec = b.events.append if record else None
-    heap: list = []
-    push = heapq.heappush
-    pop = heapq.heappop
-    replace = heapq.heapreplace
-    nxt = count(1).__next__
+class _RunState:
+    """What the event loop's handlers share: the program flattened into per-command and
+    per-task tuples, and the state of the units' engines, the positions, their commands
+    and tasks, as lists. Every name is bound once by each handler (a closure cell, as fast
+    as a local), and the lists are only ever mutated in place."""
 
-    n_ch = lw.channels
-    hold = lw.hold
-    lat = lw.latency
-    rt = lw.completion                     # command completion -> command processor (ns)
+    def __init__(self, lw, pg: Program, units, slots, positions, record, shared_dram, off):
+        b = Batch()
+        rec = b.events.append if record else None
+        heap: list = []
+        push = heapq.heappush
+        pop = heapq.heappop
+        replace = heapq.heapreplace
+        nxt = count(1).__next__
 
-    NC, NT = pg.commands, pg.tasks
-    c_t0, c_nt = pg.c_t0, pg.c_nt
-    # per command: (cost, tasks, composite, first task, ring, engine(s), label, tile, dep commands)
-    cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
-                   [tuple(j for j, _ in d) for d in pg.c_deps]))
-    c_sdeps, c_sslot = pg.c_deps, pg.c_slot
-    c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
-               for t0, n in zip(c_t0, c_nt)]
-    r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
-    r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
-              in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
+        n_ch = lw.channels
+        hold = lw.hold
+        lat = lw.latency
+        rt = lw.completion                     # command completion -> command processor (ns)
 
-    # per-unit engine state, flattened: key = unit * N_ENG + engine
-    queues = [[] for _ in range(units * N_ENG)]
-    heads = [0] * (units * N_ENG)
-    busy = [0] * (units * N_ENG)
-    eng_waiting = [False] * (units * N_ENG)
-    eng_idle = [0] * (units * N_ENG)       # when the engine last became free (for stall accounting)
-    chans = [[0] * n_ch for _ in range(units)] if n_ch else None
-    dram = [0] * (1 if shared_dram else units)
-    tcm = [0] * units
-    link_in = [0] * units                  # inbound link free time per unit (recv)
-    upend = [0] * units                    # compute tasks queued on the unit and not started
-    work = b.work
-    occ = b.occupied
-    st = [0, 0, 0, 0]                      # stalls, indexed like STALLS
-    stl = [0] * (4 * len(lw.labels))       # the same per op label: stl[label * 4 + reason]
-    cnt = [0, 0, 0]                        # descriptors, channel-busy ns, dispatches
+        NC, NT = pg.commands, pg.tasks
+        c_t0, c_nt = pg.c_t0, pg.c_nt
+        # per command: (cost, tasks, composite, first task, ring, engine(s), label, tile, dep commands)
+        cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
+                       [tuple(j for j, _ in d) for d in pg.c_deps]))
+        c_sdeps, c_sslot = pg.c_deps, pg.c_slot
+        c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
+                   for t0, n in zip(c_t0, c_nt)]
+        r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
+        r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
+                  in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
 
-    # tasks of started positions (global id p * NT + r)
-    t_floor: list = []
-    t_done: list = []
-    t_wait: list = []                      # engine keys waiting for the task (None: none)
-    t_end: list = []
-    t_deps: list = []                      # relative task ids it waits for (ring slot / dataflow)
-    t_slot: list = []
-    z_t, f_t, n_t, m_t = [0] * NT, [False] * NT, [None] * NT, [-1] * NT
-    # commands of started positions (global id p * NC + i)
-    c_left: list = []
-    c_end: list = []
-    c_wait: list = []                      # times the position waits for the command
-    z_c, m_c = [0] * NC, [-1] * NC
+        # per-unit engine state, flattened: key = unit * N_ENG + engine
+        queues = [[] for _ in range(units * N_ENG)]
+        heads = [0] * (units * N_ENG)
+        busy = [0] * (units * N_ENG)
+        eng_waiting = [False] * (units * N_ENG)
+        eng_idle = [0] * (units * N_ENG)       # when the engine last became free (for stall accounting)
+        chans = [[0] * n_ch for _ in range(units)] if n_ch else None
+        dram = [0] * (1 if shared_dram else units)
+        tcm = [0] * units
+        link_in = [0] * units                  # inbound link free time per unit (recv)
+        upend = [0] * units                    # compute tasks queued on the unit and not started
+        work = b.work
+        occ = b.occupied
+        st = [0, 0, 0, 0]                      # stalls, indexed like STALLS
+        stl = [0] * (4 * len(lw.labels))       # the same per op label: stl[label * 4 + reason]
+        cnt = [0, 0, 0]                        # descriptors, channel-busy ns, dispatches
 
-    # positions
-    p_unit: list = []
-    p_next: list = []             # index of its next command
-    p_free: list = []             # dispatcher free since
-    p_deps: list = []             # in-flight deps of the next command [(cmd id, reason)] or None
-    p_slot: list = []             # ring-slot task deps of the next command (relative ids) or None
-    p_left: list = []             # outstanding commands
-    p_exhausted: list = []
-    p_done_at: list = []
-    p_try: list = []              # time of the scheduled DISPATCH_TRY (or -1)
-    started = [0]
+        # tasks of started positions (global id p * NT + r)
+        t_floor: list = []
+        t_done: list = []
+        t_wait: list = []                      # engine keys waiting for the task (None: none)
+        t_end: list = []
+        t_deps: list = []                      # relative task ids it waits for (ring slot / dataflow)
+        t_slot: list = []
+        z_t, f_t, n_t, m_t = [0] * NT, [False] * NT, [None] * NT, [-1] * NT
+        # commands of started positions (global id p * NC + i)
+        c_left: list = []
+        c_end: list = []
+        c_wait: list = []                      # times the position waits for the command
+        z_c, m_c = [0] * NC, [-1] * NC
+
+        # positions
+        p_unit: list = []
+        p_next: list = []             # index of its next command
+        p_free: list = []             # dispatcher free since
+        p_deps: list = []             # in-flight deps of the next command [(cmd id, reason)] or None
+        p_slot: list = []             # ring-slot task deps of the next command (relative ids) or None
+        p_left: list = []             # outstanding commands
+        p_exhausted: list = []
+        p_done_at: list = []
+        p_try: list = []              # time of the scheduled DISPATCH_TRY (or -1)
+        started = [0]
+        # every name above is shared state: the handlers and the loop read them from here
+        vars(self).update((k, v) for k, v in locals().items() if k != "self")
+
+
+def _position_starter(s: _RunState):
+    """The handler that starts the next position on a unit's free slot."""
+    c_end, c_left, c_wait, f_t, heap, m_c = s.c_end, s.c_left, s.c_wait, s.f_t, s.heap, s.m_c
+    m_t, n_t, nxt, p_deps, p_done_at = s.m_t, s.n_t, s.nxt, s.p_deps, s.p_done_at
+    p_exhausted, p_free, p_left, p_next, p_slot = s.p_exhausted, s.p_free, s.p_left, s.p_next, s.p_slot
+    p_try, p_unit, positions, push, started = s.p_try, s.p_unit, s.positions, s.push, s.started
+    t_deps, t_done, t_end, t_floor, t_slot = s.t_deps, s.t_done, s.t_end, s.t_floor, s.t_slot
+    t_wait, z_c, z_t = s.t_wait, s.z_c, s.z_t
 
     def start_position(unit: int, now: int) -> None:
         if started[0] >= positions:
@@ -233,6 +251,13 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
         p_try.append(now)
         push(heap, (now, DISPATCH_TRY, nxt(), p))
 
+    return start_position
+
+
+def _buffer_stall_recorder(s: _RunState):
+    """The handler that charges a ring-slot wait to the buffer stalls."""
+    NT, eng_idle, r_spec, st, stl, t_end = s.NT, s.eng_idle, s.r_spec, s.st, s.stl, s.t_end
+
     def note_buffer_stall(key: int, tid: int, tb: int, deps, fl: int) -> None:
         """Task ``tid`` waited for its ring slot: from when it could have started (its floor,
         or when its engine went idle) to when the slot's last reader finished is a buffer
@@ -243,6 +268,96 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
         if dep_ready > since:
             st[S_BUFFER] += dep_ready - since
             stl[r_spec[tid % NT][4] * 4 + S_BUFFER] += dep_ready - since
+
+    return note_buffer_stall
+
+
+def _compute_starter(s: _RunState):
+    """The handler that starts a compute engine's head task."""
+    NT, busy, eng_idle, heads, heap, nxt, occ = s.NT, s.busy, s.eng_idle, s.heads, s.heap, s.nxt, s.occ
+    off, push, r_spec, rec, t_end, tcm, upend = s.off, s.push, s.r_spec, s.rec, s.t_end, s.tcm, s.upend
+    work = s.work
+
+    def start_compute(key: int, h: int, tid: int, now: int) -> None:
+        """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
+        ns, sm, descs, nd, label, tile = r_spec[tid % NT]
+        unit = key // N_ENG
+        upend[unit] -= 1
+        e = key - unit * N_ENG
+        end = now + ns
+        work[e] += ns
+        if sm:
+            s0 = tcm[unit]
+            if now > s0:
+                s0 = now
+            s0 += sm
+            tcm[unit] = s0
+            work[SMEM] += sm
+            if s0 > end:
+                end = s0
+        busy[key] = end
+        occ[e] += end - now
+        heads[key] = h + 1
+        t_end[tid] = end
+        eng_idle[key] = end
+        if rec is not None:
+            rec((now + off, end + off, e, label, tile, unit))
+        push(heap, (end, END, nxt(), tid))
+
+    return start_compute
+
+
+def _compute_engine(s: _RunState, note_buffer_stall, start_compute):
+    """The handler of the tensor, vector and special engines."""
+    NT, busy, eng_waiting, heads, heap, nxt = s.NT, s.busy, s.eng_waiting, s.heads, s.heap, s.nxt
+    push, queues, t_deps, t_done, t_floor = s.push, s.queues, s.t_deps, s.t_done, s.t_floor
+    t_slot, t_wait = s.t_slot, s.t_wait
+
+    def try_compute(key: int, now: int) -> None:
+        """Start the head task of a compute engine if it can start at ``now`` (its END retries)."""
+        h = heads[key]
+        q = queues[key]
+        if h >= len(q):
+            return
+        bk = busy[key]
+        if bk > now:
+            if not eng_waiting[key]:
+                eng_waiting[key] = True
+                push(heap, (bk, ENGINE_TRY, nxt(), key))
+            return
+        tid = q[h]
+        fl = t_floor[tid]
+        if fl > now:
+            if not eng_waiting[key]:
+                eng_waiting[key] = True
+                push(heap, (fl, ENGINE_TRY, nxt(), key))
+            return
+        r = tid % NT
+        deps = t_deps[tid]
+        if deps is not None:
+            tb = tid - r
+            for d in deps:
+                if not t_done[tb + d]:
+                    w = t_wait[tb + d]
+                    if w is None:
+                        t_wait[tb + d] = [key]
+                    elif key not in w:
+                        w.append(key)
+                    return
+            if t_slot[tid]:
+                note_buffer_stall(key, tid, tb, deps, fl)
+        start_compute(key, h, tid, now)
+
+    return try_compute
+
+
+def _copy_engine(s: _RunState, note_buffer_stall):
+    """The handler of the copy engine (DMA descriptors over channels, the DRAM share)."""
+    NT, busy, chans, cnt, dram, eng_idle = s.NT, s.busy, s.chans, s.cnt, s.dram, s.eng_idle
+    eng_waiting, heads, heap, hold, lat, n_ch = s.eng_waiting, s.heads, s.heap, s.hold, s.lat, s.n_ch
+    nxt, occ, off, push, queues, r_spec, rec = s.nxt, s.occ, s.off, s.push, s.queues, s.r_spec, s.rec
+    replace, shared_dram, t_deps, t_done, t_end = s.replace, s.shared_dram, s.t_deps, s.t_done, s.t_end
+    t_floor, t_slot, t_wait, tcm, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.work
 
     def try_copy(key: int, now: int) -> None:
         """Start the copy engine's queued transfers that can start at ``now``."""
@@ -334,66 +449,15 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 rec((now + off, end + off, COPY, label, tile, unit))
             push(heap, (end, END, nxt(), tid))
 
-    def try_compute(key: int, now: int) -> None:
-        """Start the head task of a compute engine if it can start at ``now`` (its END retries)."""
-        h = heads[key]
-        q = queues[key]
-        if h >= len(q):
-            return
-        bk = busy[key]
-        if bk > now:
-            if not eng_waiting[key]:
-                eng_waiting[key] = True
-                push(heap, (bk, ENGINE_TRY, nxt(), key))
-            return
-        tid = q[h]
-        fl = t_floor[tid]
-        if fl > now:
-            if not eng_waiting[key]:
-                eng_waiting[key] = True
-                push(heap, (fl, ENGINE_TRY, nxt(), key))
-            return
-        r = tid % NT
-        deps = t_deps[tid]
-        if deps is not None:
-            tb = tid - r
-            for d in deps:
-                if not t_done[tb + d]:
-                    w = t_wait[tb + d]
-                    if w is None:
-                        t_wait[tb + d] = [key]
-                    elif key not in w:
-                        w.append(key)
-                    return
-            if t_slot[tid]:
-                note_buffer_stall(key, tid, tb, deps, fl)
-        start_compute(key, h, tid, now)
+    return try_copy
 
-    def start_compute(key: int, h: int, tid: int, now: int) -> None:
-        """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
-        ns, sm, descs, nd, label, tile = r_spec[tid % NT]
-        unit = key // N_ENG
-        upend[unit] -= 1
-        e = key - unit * N_ENG
-        end = now + ns
-        work[e] += ns
-        if sm:
-            s0 = tcm[unit]
-            if now > s0:
-                s0 = now
-            s0 += sm
-            tcm[unit] = s0
-            work[SMEM] += sm
-            if s0 > end:
-                end = s0
-        busy[key] = end
-        occ[e] += end - now
-        heads[key] = h + 1
-        t_end[tid] = end
-        eng_idle[key] = end
-        if rec is not None:
-            rec((now + off, end + off, e, label, tile, unit))
-        push(heap, (end, END, nxt(), tid))
+
+def _link_engine(s: _RunState):
+    """The handler of the link engine (send / recv / allreduce transfers)."""
+    NT, busy, eng_idle, eng_waiting, heads = s.NT, s.busy, s.eng_idle, s.eng_waiting, s.heads
+    heap, link_in, nxt, occ, off, push = s.heap, s.link_in, s.nxt, s.occ, s.off, s.push
+    queues, r_spec, rec, t_deps, t_done, t_end = s.queues, s.r_spec, s.rec, s.t_deps, s.t_done, s.t_end
+    t_floor, t_wait, tcm, work = s.t_floor, s.t_wait, s.tcm, s.work
 
     def try_link(key: int, now: int) -> None:
         """Start the link engine's queued transfers: each holds the unit's link for its
@@ -458,10 +522,19 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             push(heap, (end, END, nxt(), tid))
         heads[key] = h
 
-    tries = [try_compute] * N_ENG
-    tries[COPY] = try_copy
-    tries[LINK] = try_link
-    tries = tries * units                  # by engine key
+    return try_link
+
+
+def _dispatcher(s: _RunState, start_position, tries):
+    """The handler of a position's in-order dispatcher."""
+    NC, NT, busy, c_end, c_left, c_ncomp = s.NC, s.NT, s.busy, s.c_end, s.c_left, s.c_ncomp
+    c_nt, c_sdeps, c_sslot, c_t0, c_wait, cmd = s.c_nt, s.c_sdeps, s.c_sslot, s.c_t0, s.c_wait, s.cmd
+    cnt, eng_waiting, heap, nxt, occ, off = s.cnt, s.eng_waiting, s.heap, s.nxt, s.occ, s.off
+    p_deps, p_done_at, p_exhausted, p_free = s.p_deps, s.p_done_at, s.p_exhausted, s.p_free
+    p_left, p_next, p_slot, p_try, p_unit = s.p_left, s.p_next, s.p_slot, s.p_try, s.p_unit
+    push, queues, r_eng, r_sdeps, r_slot, rec = s.push, s.queues, s.r_eng, s.r_sdeps, s.r_slot, s.rec
+    rt, st, stl, t_deps, t_floor, t_slot = s.rt, s.st, s.stl, s.t_deps, s.t_floor, s.t_slot
+    upend, work = s.upend, s.work
 
     def dispatch(p: int, now: int) -> None:
         """Dispatch as many commands of position p as possible at time ``now``.
@@ -628,6 +701,32 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     eng_waiting[key] = True
                     bk = busy[key]
                     push(heap, (floor if floor > bk else bk, ENGINE_TRY, nxt(), key))
+
+    return dispatch
+
+
+def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> Batch:
+    s = _RunState(lw, pg, units, slots, positions, record, shared_dram, off)
+    start_position = _position_starter(s)
+    note_buffer_stall = _buffer_stall_recorder(s)
+    start_compute = _compute_starter(s)
+    try_compute = _compute_engine(s, note_buffer_stall, start_compute)
+    try_copy = _copy_engine(s, note_buffer_stall)
+    try_link = _link_engine(s)
+    tries = [try_compute] * N_ENG
+    tries[COPY] = try_copy
+    tries[LINK] = try_link
+    tries = tries * units                  # by engine key
+    dispatch = _dispatcher(s, start_position, tries)
+    NC, NT, b, busy, c_end, c_left, c_nt = s.NC, s.NT, s.b, s.busy, s.c_end, s.c_left, s.c_nt
+    c_sdeps, c_sslot, c_t0, c_wait, chans, cmd = s.c_sdeps, s.c_sslot, s.c_t0, s.c_wait, s.chans, s.cmd
+    cnt, dram, eng_idle, eng_waiting, heads = s.cnt, s.dram, s.eng_idle, s.eng_waiting, s.heads
+    heap, link_in, nxt, occ, p_deps, p_done_at = s.heap, s.link_in, s.nxt, s.occ, s.p_deps, s.p_done_at
+    p_exhausted, p_free, p_left, p_next, p_slot = s.p_exhausted, s.p_free, s.p_left, s.p_next, s.p_slot
+    p_try, p_unit, pop, push, queues, r_cmd = s.p_try, s.p_unit, s.pop, s.push, s.queues, s.r_cmd
+    r_eng, r_sdeps, r_slot, r_spec, rt, st = s.r_eng, s.r_sdeps, s.r_slot, s.r_spec, s.rt, s.st
+    started, stl, t_deps, t_done, t_end = s.started, s.stl, s.t_deps, s.t_done, s.t_end
+    t_floor, t_slot, t_wait, tcm, upend, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.upend, s.work
 
     compute_keys = [(u * N_ENG + TENSOR, u * N_ENG + VECTOR, u * N_ENG + SPECIAL) for u in range(units)]
     for u in range(units):
