@@ -418,6 +418,80 @@ CASES = [
              {GR: 4096, RW: 4096, RR: 4096},
              ctas="4",
              links={("link", "cta", "bytes"): 6144}),
+    # ---------------------------------------------------------------- compare, select, iota (issue 12)
+    # ge of two f32[16, 16] tiles: 256 comparisons (work kind compare, f32); reads 2 * 1,024 B,
+    # writes a bool tile of 256 * 1 B = 256 B (then stored: 256 B).
+    CostCase("compare_ge_f32_16x16",
+             tensors("X : f32[16, 16] @gmem in", "Y : f32[16, 16] @gmem in", "M : bool[16, 16] @gmem out"),
+             """    %x = load X[:, :] -> rmem
+    %y = load Y[:, :] -> rmem
+    %m = ge %x, %y
+    store %m -> M[:, :]""",
+             {flops("f32", "compare"): 256},
+             {GR: 2048, RW: 2048 + 256, RR: 2048 + 256, GW: 256}),
+    # select of f32[8, 32] against -inf by a loaded bool mask: 256 selections (kind select, f32);
+    # reads the mask (256 B) and the one tile choice (1,024 B), writes 1,024 B.
+    CostCase("select_f32_8x32",
+             tensors("X : f32[8, 32] @gmem in", "M : bool[8, 32] @gmem in", "Y : f32[8, 32] @gmem out"),
+             """    %x = load X[:, :] -> rmem
+    %m = load M[:, :] -> rmem
+    %y = select %m, %x, -inf
+    store %y -> Y[:, :]""",
+             {flops("f32", "select"): 256},
+             {GR: 1024 + 256, RW: 1024 + 256 + 1024, RR: 256 + 1024 + 1024, GW: 1024}),
+    # A causal mask of one 4 x 4 block: two int32 iotas (64 B written each, no work), ge of them
+    # (16 int32 comparisons, reads 128 B, writes 16 B), select on a loaded f32 tile (16
+    # selections: reads 16 + 64 B, writes 64 B), stored (64 B).
+    CostCase("causal_mask_iota_ge_select",
+             tensors("S : f32[4, 4] @gmem in", "Y : f32[4, 4] @gmem out"),
+             """    %s = load S[:, :] -> rmem
+    %q = iota int32[4, 4] @rmem axis 0
+    %k = iota int32[4, 4] @rmem axis 1
+    %keep = ge %q, %k
+    %y = select %keep, %s, -inf
+    store %y -> Y[:, :]""",
+             {flops("int32", "compare"): 16, flops("f32", "select"): 16},
+             {GR: 64, RW: 64 + 64 + 64 + 16 + 64, RR: 128 + 16 + 64 + 64, GW: 64}),
+    # ---------------------------------------------------------------- i64, batched and f32 mma, runtime starts
+    # index_select with i64 indices: 3 * 8 = 24 B of index, 3 rows of 8 f32 (32 B) = 96 B.
+    CostCase("index_select_i64_indices",
+             tensors("T : f32[100, 8] @gmem in", "I : i64[3] @gmem in", "Y : f32[3, 8] @gmem out"),
+             """    %i = load I[:] -> rmem
+    %r = load T[gather(%i), :] -> rmem
+    store %r -> Y[:, :]""",
+             {},
+             {GR: 24 + 96, RW: 24 + 96, RR: 96, GW: 96}),
+    # Batched mma: a bf16[4, 16, 16] (2,048 B) by a shared b bf16[16, 8] (256 B) into acc
+    # f32[4, 16, 8] (2,048 B): 2 * B * M * N * K = 2 * 4 * 16 * 8 * 16 = 16,384 bf16 tensor flops.
+    # Loads: 2,048 + 256 B gmem -> smem; mma reads them from smem, reads and writes acc (rmem,
+    # zeroed first: 2,048 written).
+    CostCase("batched_mma_shared_b",
+             tensors("A : bf16[4, 16, 16] @gmem in", "B : bf16[16, 8] @gmem in"),
+             """    %a = load A[:, :, :] -> smem
+    %b = load B[:, :] -> smem
+    %acc = zeros f32[4, 16, 8] @rmem
+    %c = mma %a, %b, %acc""",
+             {flops("bf16", "tensor"): 16384},
+             {GR: 2048 + 256, SW: 2048 + 256, SR: 2048 + 256, RW: 2048 + 2048, RR: 2048}),
+    # f32 mma 8 x 8 x 8 (no f32 tensor rate on the H200: priced as FMAs, but counted as the
+    # mma's 2 * 8 * 8 * 8 = 1,024 f32 flops). Operands f32 windows in gmem (256 B each), acc
+    # f32[8, 8] in rmem (256 B): zeros writes it, mma reads and writes it.
+    CostCase("mma_f32_8x8x8",
+             tensors("A : f32[8, 8] @gmem in", "B : f32[8, 8] @gmem in"),
+             """    %acc = zeros f32[8, 8] @rmem
+    %c = mma A[:, :], B[:, :], %acc""",
+             {flops("f32", "tensor"): 1024},
+             {GR: 512, RW: 256 + 256, RR: 256}),
+    # A window whose start is read at run time (a page table): 4 CTAs each read their page
+    # number PT[c] (an i64: 8 B) and the 4-row page K[PT[c] * 4 : 4, :] of 16 bf16 (4 * 32 = 128
+    # B): gmem reads 4 * (8 + 128) = 544 B, smem writes 4 * 128 = 512 B.
+    CostCase("paged_window_runtime_start",
+             tensors("K : bf16[64, 16] @gmem in", "PT : i64[4] @gmem in"),
+             """    %k = load K[PT[c] * 4 : 4, :] -> smem""",
+             {},
+             {GR: 4 * (8 + 128), SW: 4 * 128},
+             ctas="4",
+             per_cta={GR: 136}),
 ]
 
 
