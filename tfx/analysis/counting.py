@@ -523,12 +523,15 @@ class Counter:
             res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(start_deps))
             add(("traffic", result_type.level, "write"), res.nbytes)
             result = res
+        elif code == "return":
+            # free: names the value the call produces (counting.call reads it back)
+            result = None
+            node.returned = op.operands[0].name
         elif code in opcat.VIEWS:
             v = operands[0]
             result = ValueInfo(result_type, self.dims_of(result_type, ctx), v.deps)
         elif code == "call":
-            self.call(op, node, ctx)
-            result = None
+            result = self.call(op, node, ctx, frozenset(deps))
         elif code in opcat.COLLECTIVES:
             if code == "recv":
                 res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset())
@@ -556,7 +559,9 @@ class Counter:
         if op.result is not None and result is not None:
             ctx.values[op.result] = result
 
-    def call(self, op: Op, node: ScopeNode, ctx: "_Ctx") -> None:
+    def call(self, op: Op, node: ScopeNode, ctx: "_Ctx", deps: frozenset = frozenset()) -> ValueInfo | None:
+        """Inline the callee's costs under ``node``; with ``%r = call``, the value its
+        ``return`` names, with the caller's type and the dependences of the arguments."""
         from tfx.ir.bind import bind
         callee = self.module.kernel(op.callee)
         overrides = {n: self.ev(e, ctx) for n, e in op.bindings}
@@ -567,6 +572,13 @@ class Counter:
         sub._ids = self._ids
         node.kind = "call"
         sub.block(callee.body, node, sub_ctx)
+        if op.result is None:
+            return None
+        for child in node.children:
+            if getattr(child, "returned", None) is not None:
+                child.returns_to = op.result   # the simulator aliases the callee's value to it
+        result_type = self.info.result_types[id(op)]
+        return ValueInfo(result_type, self.dims_of(result_type, ctx), deps)
 
 
 def _all(x) -> bool:

@@ -31,7 +31,7 @@ from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.units import format_time_ns
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
-VIEWS = ("reshape", "transpose", "broadcast")
+VIEWS = ("reshape", "transpose", "broadcast", "return")   # free: no command, no work
 
 
 @dataclass
@@ -332,7 +332,7 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 # Vector rates are stated in FMA flops (2 per lane per cycle); an elementwise
                 # op or a reduction step takes one lane-cycle per element.
                 d.vector = d.vector + amount / (m.rate("vector", _rate_dtype(dtype)) / 2)
-    if m.dispatch_single is not None and op is not None and op.opcode not in ("reshape", "transpose", "broadcast"):
+    if m.dispatch_single is not None and op is not None and op.opcode not in VIEWS:
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
     if m.dma_channels and counter is not None and op is not None and op.opcode in ("load", "store", "copy"):
         for w in [o for o in op.operands if isinstance(o, Window)] + ([op.target] if op.target is not None else []):

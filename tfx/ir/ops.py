@@ -8,7 +8,7 @@ Cost classes (docs/language.md, docs/analysis.md):
   select    - one selection per output element (select), on the vector unit
   special   - one special-function op per output element (exp, rsqrt, ...)
   reduce    - one flop per input element on the vector unit
-  view      - no data movement, no work (reshape, transpose, broadcast)
+  view      - no data movement, no work (reshape, transpose, broadcast, return)
   init      - writes its result's bytes at its level (zeros, fill, iota)
   call      - the callee's costs, inlined
   collective- bytes over links between mesh positions
@@ -30,7 +30,9 @@ REDUCE = {"reduce"}
 REDUCE_KINDS = {"sum", "max", "min"}
 CAST = {"cast"}
 INIT = {"zeros", "fill", "iota"}
-VIEWS = {"reshape", "transpose", "broadcast"}
+# `return %v` (a called kernel's last statement) is free like a view: it names the value the
+# call produces, moving nothing.
+VIEWS = {"reshape", "transpose", "broadcast", "return"}
 CALL = {"call"}
 COLLECTIVES = {"send", "recv", "allreduce"}
 

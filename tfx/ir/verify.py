@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from tfx.errors import SourceLocation, TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg, reads_in, to_text
+from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg, reads_in, substitute, to_text
 from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
 from tfx.ir.scalar import CONSTANTS as SCALAR_CONSTANTS
@@ -69,9 +69,10 @@ class _Scope:
 
 
 class Verifier:
-    def __init__(self, module: Module, lines: list[str]):
+    def __init__(self, module: Module, lines: list[str], busy: set | None = None):
         self.module = module
         self.lines = lines
+        self.busy = busy if busy is not None else set()   # kernels being verified (call cycles)
 
     def error(self, message: str, loc: SourceLocation | None, notes=()) -> TfxError:
         line = None
@@ -87,11 +88,16 @@ class Verifier:
                 raise self.error(f"duplicate kernel name {k.name!r} (first defined at line {seen[k.name].line})", k.loc)
             seen[k.name] = k.loc
         for k in self.module.kernels:
-            self.module.info[k.name] = self.verify_kernel(k)
+            if k.name not in self.module.info:   # a caller may have verified its callee already
+                self.module.info[k.name] = self.verify_kernel(k)
 
     def verify_kernel(self, k: Kernel) -> KernelInfo:
+        self.busy.add(k.name)
         self.info = KernelInfo()
         self.kernel = k
+        for i, s in enumerate(k.body):
+            if isinstance(s, Op) and s.opcode == "return" and i != len(k.body) - 1:
+                raise self.error("'return' must be the kernel's last statement", s.loc)
         consts: dict[str, SourceLocation | None] = {}
         for item in (*k.params, *k.lets):
             if item.name in consts:
@@ -269,6 +275,26 @@ class Verifier:
         self.info.index_names.add(lp.var)
         self.block(lp.body, inner)
 
+    def call_result_type(self, op: Op, callee: Kernel, loc) -> TileType:
+        """The type of ``%r = call K(...)``: K's returned value, its shape in the caller's terms
+        (K's parameters replaced by the call's bindings or K's defaults, its lets by their values)."""
+        ret = callee.body[-1] if callee.body else None
+        if not (isinstance(ret, Op) and ret.opcode == "return"):
+            raise self.error(f"{callee.name} returns no value (its last statement is not 'return %v'); "
+                             f"write 'call {callee.name}(...)' without a result", loc)
+        if callee.name not in self.module.info:
+            if callee.name in self.busy:
+                raise self.error(f"call cycle through kernel {callee.name}", loc)
+            self.module.info[callee.name] = Verifier(self.module, self.lines, self.busy).verify_kernel(callee)
+        ret_type = self.module.info[callee.name].operand_types[id(ret)][0]
+        bound = dict(op.bindings)
+        mapping: dict[str, Expr] = {}
+        for p in callee.params:
+            mapping[p.name] = bound[p.name] if p.name in bound else substitute(p.default, mapping)
+        for let in callee.lets:
+            mapping[let.name] = substitute(let.value, mapping)
+        return TileType(ret_type.dtype, tuple(substitute(d, mapping) for d in ret_type.shape), ret_type.level)
+
     # ------------------------------------------------------------ ops
     def scalar(self, s: Scalar, scope: _Scope, loc) -> None:
         """A scalar operand is compile-time: it names parameters, lets and constants only."""
@@ -361,10 +387,10 @@ class Verifier:
         for o in op.operands + ((op.fill_value,) if op.fill_value is not None else ()):
             if isinstance(o, Scalar):
                 self.scalar(o, scope, loc)
-        needs_result = code not in ("store", "send", "call")
+        needs_result = code not in ("store", "send", "call", "return")
         if needs_result and op.result is None:
             raise self.error(f"{code} produces a value: write %name = {code} ...", loc)
-        if not needs_result and op.result is not None:
+        if not needs_result and op.result is not None and code != "call":
             raise self.error(f"{code} produces no value", loc)
         # Only elementwise ops take a number operand; everything else needs tiles.
         if code not in opcat.BINARY and code not in opcat.COMPARE and code not in opcat.SELECT \
@@ -498,6 +524,14 @@ class Verifier:
             for arg, t in zip(tys, callee.tensors):
                 if arg is not None and arg.dtype != t.type.dtype:
                     raise self.error(f"argument for {t.name} of {op.callee} is {arg.dtype}, expected {t.type.dtype}", loc)
+            if op.result is None:
+                return
+            ty = self.call_result_type(op, callee, loc)
+        elif code == "return":
+            if scope.parent is not None:
+                raise self.error("'return' belongs at the kernel's top level, after its regions", loc)
+            if tys[0] is None:
+                raise self.error("return takes a value (%name)", loc)
             return
         elif code == "send":
             return

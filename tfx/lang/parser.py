@@ -561,6 +561,8 @@ class Parser:
             fields["operands"] = (self.parse_operand(),)
             self.expect("to", "'to [shape]'")
             fields["shape"] = self.parse_shape_list()
+        elif opcode == "return":
+            fields["operands"] = (ValueRef(self.value("the returned value (%name)").text, self.loc(self.peek(-1))),)
         elif opcode == "transpose":
             fields["operands"] = (self.parse_operand(),)
             if self.accept("perm"):

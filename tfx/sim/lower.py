@@ -35,7 +35,7 @@ from tfx.ir.nodes import Capture, ValueRef, Window
 DISPATCH, COPY, TENSOR, SMEM, VECTOR, SPECIAL, LINK = range(7)
 ENGINE_NAMES = ("dispatch", "copy", "tensor", "smem", "vector", "special", "link")
 N_ENGINES = len(ENGINE_NAMES)
-VIEWS = ("reshape", "transpose", "broadcast")
+VIEWS = ("reshape", "transpose", "broadcast", "return")
 
 
 def ceil_ns(x) -> int:
@@ -127,8 +127,10 @@ class Lowering:
         code = op.opcode if op is not None else "capture"
         if op is not None and code in VIEWS:
             src = tuple(o.name for o in op.operands if isinstance(o, ValueRef))
+            # `return %v` writes the calling op's result (an alias, like the views)
+            dst = (op.result,) if op.result else tuple(n for n in (getattr(node, "returns_to", None),) if n)
             inf = OpInfo(self.label_id(node.label), node.label, VECTOR, 0, 0, src,
-                         (op.result,) if op.result else (), view=True, dispatched=False)
+                         dst, view=True, dispatched=False)
             self.infos[node.id] = inf
             return inf
         d = op_demand(node, None, self.m, self.miss, self.warps)
