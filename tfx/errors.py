@@ -128,3 +128,29 @@ def toml_decode_error(exc, where: str, text: str) -> TfxError:
     source_line = lines[line - 1] if 0 < line <= len(lines) else None
     return TfxError(f"invalid TOML: {message[:match.start()].strip()}",
                     where=SourceLocation(where, line, col), source_line=source_line)
+
+
+# Deepest nesting of arrays and tables a TOML input may have: a profile nests 4 deep, a
+# preset 2; every later pass walks the tree recursively.
+MAX_TOML_DEPTH = 32
+
+
+def parse_toml(text: str, where: str) -> dict:
+    """``text`` as a TOML document, or a one-line TfxError: a syntax error at file:line:col,
+    or nesting deeper than MAX_TOML_DEPTH (which would otherwise exhaust the recursion
+    limit in the parser or in a later pass)."""
+    import tomllib
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise toml_decode_error(exc, where, text) from None
+    except RecursionError:
+        raise TfxError(f"invalid TOML: nests more than {MAX_TOML_DEPTH} deep", where=where) from None
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TOML_DEPTH:
+            raise TfxError(f"invalid TOML: nests more than {MAX_TOML_DEPTH} deep", where=where)
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return doc

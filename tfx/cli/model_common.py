@@ -22,7 +22,7 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
     p.add_argument("--bandwidth", choices=("measured", "vendor"), default="measured",
                    help="price kernels at the measured streaming bandwidth (default) or the datasheet")
-    p.add_argument("--capacity", type=float_arg(0, 1e6, lo_open=True), default=None, help="memory per device in GB (overrides the profile)")
+    p.add_argument("--capacity", type=float_arg(1e-6, 1e6), default=None, help="memory per device in GB (overrides the profile)")
     p.add_argument("--launch-us", type=float_arg(0, 1e6), default=None, help="per-kernel launch cost under CUDA graphs, us")
     p.add_argument("--json", action="store_true", help="print JSON")
 

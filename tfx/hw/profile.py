@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import difflib
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import tomli_w
 
-from tfx.errors import TfxError, read_text_file, toml_decode_error
+from tfx.errors import TfxError, parse_toml, read_text_file
 from tfx.hw.schema import DEVICE, PER_FILE_KEYS, Fact, check_complete, merge, parse_document
 from tfx.bundled import bundled_dir
 
@@ -120,10 +119,7 @@ def _parse_file(path: Path) -> _ParsedFile:
         return cached[1]
     shown = _display_path(path)
     text = read_text_file(path, expected="a TOML file", where=shown)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise toml_decode_error(exc, shown, text) from None
+    doc = parse_toml(text, shown)
     tree = parse_document(doc, shown)
     parsed = _ParsedFile(tree={k: v for k, v in tree.items() if k not in PER_FILE_KEYS},
                          name=tree.get("name"), base=tree.get("base"))

@@ -162,6 +162,11 @@ def _check_loop(module: Module, lp: LoopRegion, env, info: KernelInfo) -> None:
     step = int(lp.step.evaluate(env)) if _static(lp.step, info) else None
     if step is not None and step < 1:
         raise module.error(f"loop {lp.var} has step {step}: expected >= 1", lp.loc)
+    if lp.trip.kind == "runtime":
+        for label, e in (("runtime upper bound", lp.trip.hi), ("expected trip count", lp.trip.expect)):
+            if e is not None and _static(e, info) and int(e.evaluate(env)) < 1:
+                raise module.error(f"loop {lp.var}'s {label} is {int(e.evaluate(env))}: the prediction "
+                                   "needs at least 1 trip (remove the loop where it never runs)", lp.loc)
     if lp.stop is None or step is None or not (_static(lp.start, info) and _static(lp.stop, info)):
         return  # runtime trip counts and per-position bounds: counted per position
     start, stop = int(lp.start.evaluate(env)), int(lp.stop.evaluate(env))

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import difflib
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tfx.errors import TfxError, read_text_file, toml_decode_error
+from tfx.errors import TfxError, parse_toml, read_text_file
 from tfx.model.schema import (FFN_ACTIVATIONS, NORM_KINDS, POSITION_EMBEDDINGS, MLAConfig, ModelConfig,
                               MoEConfig, PublishedParams)
 from tfx.bundled import bundled_dir
@@ -114,12 +113,34 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+# Ceilings of the sizes and counts a preset states: far above every published model (the
+# largest shipped presets have 16,384 hidden, 126 layers, 256 experts, a 256k vocabulary),
+# low enough that weights, KV bytes and FLOPs computed from them stay exact in an int64
+# and the per-layer work stays bounded (num_layers = 2**63 would loop for ever).
+PRESET_CEILINGS = {
+    "hidden_size": 2 ** 20, "num_layers": 2 ** 14, "num_attention_heads": 2 ** 14,
+    "num_kv_heads": 2 ** 14, "head_dim": 2 ** 14, "intermediate_size": 2 ** 22,
+    "vocab_size": 2 ** 24, "max_position_embeddings": 2 ** 31, "sliding_window": 2 ** 31,
+    "norms_per_layer": 64,
+    "moe.num_experts": 2 ** 14, "moe.experts_per_token": 2 ** 14, "moe.expert_intermediate_size": 2 ** 22,
+    "moe.num_shared_experts": 2 ** 10, "moe.shared_expert_intermediate_size": 2 ** 22,
+    "moe.first_dense_layers": 2 ** 14,
+    "mla.kv_lora_rank": 2 ** 20, "mla.qk_nope_head_dim": 2 ** 14, "mla.qk_rope_head_dim": 2 ** 14,
+    "mla.v_head_dim": 2 ** 14, "mla.q_lora_rank": 2 ** 20,
+    "published_params.total": 10 ** 15, "published_params.active": 10 ** 15,
+    "published_params.non_embedding": 10 ** 15,
+}
+
+
 def _positive(table: dict, key: str, where: str, prefix: str = "", allow_zero: bool = False) -> None:
     if key in table:
         value = table[key]
         if value < 0 or (value == 0 and not allow_zero):
             bound = ">= 0" if allow_zero else "> 0"
             raise TfxError(f"must be {bound}, got {value}", where=f"{where}:{prefix}{key}")
+        ceiling = PRESET_CEILINGS.get(f"{prefix}{key}")
+        if ceiling is not None and value > ceiling:
+            raise TfxError(f"must be at most {ceiling:,}, got {value:.3g}", where=f"{where}:{prefix}{key}")
 
 
 def _sliding_layers(spec: str | list, num_layers: int, where: str) -> tuple[int, ...]:
@@ -152,7 +173,7 @@ def model_from_dict(data: dict, where: str, default_name: str = "") -> ModelConf
                 "intermediate_size", "vocab_size", "max_position_embeddings", "sliding_window"):
         _positive(data, key, where)
     _positive(data, "norms_per_layer", where, allow_zero=True)
-    if "rope_theta" in data and data["rope_theta"] <= 0:
+    if "rope_theta" in data and not 0 < data["rope_theta"] <= 1e15:  # nan fails both sides
         raise TfxError(f"must be > 0, got {data['rope_theta']}", where=f"{where}:rope_theta")
 
     def enum(key: str, allowed: tuple[str, ...], default: str) -> str:
@@ -269,10 +290,7 @@ def load_model_file(path: str | Path) -> ModelConfig:
     p = Path(path)
     where = str(path)
     text = read_text_file(p, expected="a TOML file", where=where)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise toml_decode_error(exc, where, text) from None
+    data = parse_toml(text, where)
     return replace(model_from_dict(data, where, default_name=p.stem), source_path=str(p))
 
 

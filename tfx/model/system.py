@@ -20,9 +20,11 @@ only the group's collective crosses the on-package links.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, replace
 
 from tfx.errors import TfxError
+from tfx.literals import parse_float
 from tfx.model.schema import DTYPE_BYTES, ModelConfig
 
 #: Per-launch cost under CUDA graphs when the profile states none
@@ -200,6 +202,17 @@ def _link(profile, name: str, notes: list) -> Link | None:
     return Link(name, float(profile.value(f"links.{name}.bandwidth")), float(lat))
 
 
+def _needed_link(profile, name: str, notes: list) -> Link:
+    """A link the tiled model places traffic on; a profile without it is refused by key."""
+    link = _link(profile, name, notes)
+    if link is None:
+        where = f"{profile.source_path or profile.name}:links.{name}.bandwidth"
+        raise TfxError(f"the model of a tiled accelerator needs links.{name} (chip-to-chip c2c, "
+                       "die-to-die d2d and PE-to-PE pe_pe links), and this profile has none",
+                       where=where)
+    return link
+
+
 def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str = "measured",
                 capacity: float | None = None, launch_ns: float | None = None) -> System:
     """Load profile ``hw`` as a System.
@@ -222,10 +235,15 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
         factor = 1.0
         if key is not None:
             text = str(knobs.pop(key)).strip()
-            if text.startswith("x"):
-                factor = float(text[1:])
-            elif text.startswith("/"):
-                factor = 1.0 / float(text[1:])
+            if text[:1] in ("x", "*", "/"):
+                try:
+                    factor = parse_float(text[1:])
+                except ValueError:
+                    factor = -1.0
+                if not (math.isfinite(factor) and factor > 0):
+                    raise TfxError(f"knob {key}={text}: a factor must be a finite number > 0", where="--knob")
+                if text[0] == "/":
+                    factor = 1.0 / factor
             else:          # an absolute value replaces the ceiling: keep it as given
                 knobs[key] = text
                 factor = None
@@ -255,9 +273,9 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
         inter = _link(profile, "ib", notes)
         sub_links, sub_units = {}, {}
     else:
-        intra = _link(profile, "c2c", notes)
+        intra = _needed_link(profile, "c2c", notes)
         inter = intra
-        sub_links = {"pe": _link(profile, "pe_pe", notes), "cube": _link(profile, "d2d", notes)}
+        sub_links = {"pe": _needed_link(profile, "pe_pe", notes), "cube": _needed_link(profile, "d2d", notes)}
         sub_units = {"pe": profile.units_of("pe"), "cube": profile.units_of("cube"),
                      "pe_per_cube": profile.units_of("pe") // profile.units_of("cube")}
     graph = profile.get("launch.graph_overhead")
