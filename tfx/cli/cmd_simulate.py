@@ -35,6 +35,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-events", action="store_true", help="JSON without the event list (event_count only)")
     p.add_argument("--trace", metavar="OUT.json", help="write a Chrome Trace Event file (ui.perfetto.dev)")
+    p.add_argument("--max-events", type=int_arg(1, 10 ** 12), metavar="N",
+                   help="work items the simulation may process (default 500,000, about 15 s); "
+                        "estimated before it runs")
     p.add_argument("--tiles", type=int_arg(1, 2 ** 31 - 1), metavar="N",
                    help="simulate at most N trips of every loop and extrapolate the rest")
     p.set_defaults(func=run)
@@ -56,7 +59,7 @@ def run(args) -> int:
     profile = load_profile(args.hw)
     a = analyze(module, args.kernel, profile, params=params, knobs=knobs)
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json
-    r = simulate(a, full=args.full, tiles=args.tiles, events=need_events)
+    r = simulate(a, full=args.full, tiles=args.tiles, events=need_events, max_events=args.max_events)
     if args.trace:
         r.write_trace(args.trace)
     if args.json:

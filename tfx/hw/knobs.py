@@ -131,7 +131,7 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
         was = f"was unavailable: {old.unavailable}"
     fact = make_fact(raw_value, raw_unit, "estimated", f"knob {shown_path}={text} ({was})",
                      knob=text)
-    problem = constraint_problem(fact.value, spec.constraint, family_of(raw_unit))
+    problem = constraint_problem(fact.value, spec.constraint, family_of(raw_unit), spec.ceiling)
     if problem:
         raise _refuse(shown_path, text, f"{leaf} {problem}")
     return fact

@@ -52,6 +52,7 @@ class FactSpec:
     family: str
     constraint: str  # "positive" | "nonnegative" | "positive_int" | "nonnegative_int" | "flag"
     doc: str
+    ceiling: float | None = None  # tighter than the family's range, where work grows with it
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,8 @@ PROFILE_SPEC = TableSpec({
             "is dispatched no earlier)"),
     }, "command dispatch (tiled accelerators)"),
     "dma": TableSpec({
-        "channels": _count("DMA channels per PE"),
+        # the simulator keeps one free time per channel and scans them per descriptor
+        "channels": FactSpec("count", "positive_int", "DMA channels per PE", ceiling=4096),
         "hold_channel_for_round_trip": FactSpec(
             "flag", "flag", "1: a read holds its channel until the data returns; 0: pipelined"),
     }, "DMA engines (tiled accelerators)"),
@@ -311,8 +313,9 @@ def range_problem(value: float, family: str | None, zero_allowed: bool = True) -
     return None
 
 
-def constraint_problem(value: float, constraint: str, family: str | None = None) -> str | None:
-    """Why ``value`` (canonical) breaks ``constraint`` or ``family``'s range, or None if fine."""
+def constraint_problem(value: float, constraint: str, family: str | None = None,
+                       ceiling: float | None = None) -> str | None:
+    """Why ``value`` (canonical) breaks ``constraint``, ``family``'s range or ``ceiling``, or None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value!r}"
     whole = float(value).is_integer()
@@ -324,6 +327,8 @@ def constraint_problem(value: float, constraint: str, family: str | None = None)
         "flag": value in (0, 1),
     }[constraint]
     if ok:
+        if ceiling is not None and value > ceiling:
+            return f"must be at most {ceiling:,g}, got {value:g}"
         return range_problem(value, family, zero_allowed=constraint.startswith("nonnegative"))
     return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value:g}"
 
@@ -477,7 +482,7 @@ def _parse_fact(value: Any, spec: FactSpec, path: tuple[str, ...], file: str) ->
         raise TfxError("expected `source` to be a non-empty string saying where the number "
                        "comes from", where=f"{where}.source")
     fact = make_fact(number, unit, origin, source)
-    problem = constraint_problem(fact.value, spec.constraint, family_of(unit))
+    problem = constraint_problem(fact.value, spec.constraint, family_of(unit), spec.ceiling)
     if problem:
         raise TfxError(f"{path[-1]} {problem}", where=f"{where}.value")
     return fact

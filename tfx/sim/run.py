@@ -26,6 +26,29 @@ def _wave_miss(analysis):
         return {}
 
 
+# Work items (commands, and the ops composites stream) one simulate may process unless
+# --max-events says otherwise: bench/sim_speed.py-style runs process about 30,000 items/s
+# on one core (gemm, K = 2^20: 196,620 items in 6.9 s), so this is about 15 s.
+DEFAULT_MAX_EVENTS = 500_000
+
+
+def check_event_budget(analysis, full: bool, tiles: int | None, max_events: int | None) -> int:
+    """The estimated work items of this simulation; TfxError (one line: the estimate and the
+    ways out) when above ``max_events`` (default DEFAULT_MAX_EVENTS)."""
+    budget = DEFAULT_MAX_EVENTS if max_events is None else int(max_events)
+    estimate = estimated_events(analysis, full, tiles)
+    if estimate <= budget:
+        return estimate
+    ways = []
+    if full:
+        ways.append("drop --full (representative mode simulates one unit)")
+    if tiles is None or tiles > 8:
+        ways.append("--tiles 8 (simulate 8 trips of every loop, extrapolate the rest)")
+    ways.append(f"--max-events {estimate} to run it anyway")
+    raise TfxError(f"simulating would process about {estimate:,} events, above the budget of "
+                   f"{budget:,}; " + ", or ".join(ways))
+
+
 def simulate(analysis, full: bool = False, tiles: int | None = None, events: bool = True,
              max_events: int | None = None) -> SimResult:
     """Simulate ``analysis`` (an ``Analysis`` of one kernel, scalar parameters).
@@ -34,13 +57,15 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
     representative unit with its share of bandwidth, waves extrapolated from the
     analysis' launches. ``tiles``: simulate at most that many trips of every loop
     and extrapolate the rest linearly from the simulated steady state.
-    ``events=False`` keeps only counts (faster, less memory).
+    ``events=False`` keeps only counts (faster, less memory). ``max_events``: the budget
+    of work items, estimated before anything runs (``check_event_budget``).
     """
     if any(is_array(v) for v in analysis.params.values()):
         raise TfxError("simulate needs scalar parameters (one configuration), not a sweep")
     profile = analysis.profile
     if tiles is not None and tiles < 1:
         raise TfxError(f"--tiles {tiles}: expected a positive number of trips")
+    check_event_budget(analysis, full, tiles, max_events)
     miss_all = _wave_miss(analysis)
     threads = None
     if analysis.resources is not None and hasattr(analysis.resources, "threads"):
@@ -131,7 +156,8 @@ def _extrapolated(lw, unit_node, tiles, b, rerun):
     """
     if tiles is None:
         return 1.0, b.makespan, None
-    per_full, cmds_full = _totals(lw, unit_node, None)
+    per_full = [0] * N_ENGINES
+    cmds_full = _closed_totals(lw, unit_node.children, None, per_full)[0]  # never walks the stream
     full = max(per_full)
     w_cap = max(_totals(lw, unit_node, tiles)[0])
     if not w_cap or full == w_cap:
@@ -169,6 +195,70 @@ def _totals(lw, unit_node, cap):
                     per[info.engine] += info.ns
                     per[3] += info.smem
     return per, cmds
+
+
+def _closed_totals(lw, children, cap, per, in_composite: bool = False) -> tuple[int, int]:
+    """``_totals`` in closed form: adds one position's demand per engine into ``per`` and
+    returns (commands, work items: the commands and the ops composites stream), multiplying
+    a loop body by its trips instead of walking them, so a 2^40-trip loop costs one step."""
+    cmds = items = 0
+    for c in children:
+        k = c.kind
+        if k in ("op", "capture"):
+            if not (c.per_exec or c.op is not None):
+                continue
+            info = lw.info(c)
+            if in_composite:
+                per[info.engine] += info.ns
+                per[3] += info.smem
+                items += 1
+            elif not info.view:
+                cmds += 1
+                items += 1
+                per[info.engine] += info.ns
+                per[3] += info.smem
+                if info.dispatched:
+                    per[0] += lw.dispatch_single
+        elif k == "loop":
+            trips = lw.loop_trips(c, cap)
+            body = [0] * N_ENGINES
+            n_cmds, n_items = _closed_totals(lw, c.children, cap, body, in_composite)
+            for e in range(N_ENGINES):
+                per[e] += trips * body[e]
+            cmds += trips * n_cmds
+            items += trips * n_items
+        elif k == "composite" and not in_composite:
+            per[0] += lw.dispatch_composite
+            _, n_items = _closed_totals(lw, c.children, cap, per, True)
+            cmds += 1
+            items += 1 + n_items
+        else:  # nested mesh, call (or a composite inside one): inline
+            n_cmds, n_items = _closed_totals(lw, c.children, cap, per, in_composite)
+            cmds += n_cmds
+            items += n_items
+    return cmds, items
+
+
+def estimated_events(analysis, full: bool = False, tiles: int | None = None) -> int:
+    """About how many work items (commands, and the ops composites stream) ``simulate`` would
+    process, from the scope tree in closed form: positions simulated x items per position."""
+    miss_all = _wave_miss(analysis)
+    threads = getattr(analysis.resources, "threads", None) if analysis.resources is not None else None
+    warps = (threads / 32) if threads else 4
+    meshes = [c for c in analysis.root.children if c.kind == "mesh"]
+    total = 0
+    for mesh, lt in zip(meshes, analysis.launches):
+        unit_node = _unit_mesh(mesh, analysis.profile)
+        lw = Lowering(analysis, unit_node, 1, dict(miss_all.get(mesh.id, {})), warps)
+        per_position = _closed_totals(lw, unit_node.children, tiles, [0] * N_ENGINES)[1]
+        positions, units, resident = int(lt.positions), int(lt.units), int(lt.resident)
+        if full:
+            simulated = positions
+        else:  # a full wave and a tail wave of one unit each
+            simulated = resident * (2 if positions % (units * resident) and positions > units * resident
+                                    else 1)
+        total += per_position * simulated * (2 if tiles is not None else 1)  # --tiles reruns at half
+    return total
 
 
 def _extrapolate(span, scale):
