@@ -248,7 +248,7 @@ def estimated_events(analysis, full: bool = False, tiles: int | None = None) -> 
     meshes = [c for c in analysis.root.children if c.kind == "mesh"]
     total = 0
     for mesh, lt in zip(meshes, analysis.launches):
-        unit_node = _unit_mesh(mesh, analysis.profile)
+        unit_node = unit_mesh(mesh, analysis.profile)
         lw = Lowering(analysis, unit_node, 1, dict(miss_all.get(mesh.id, {})), warps)
         per_position = _closed_totals(lw, unit_node.children, tiles, [0] * N_ENGINES)[1]
         positions, units, resident = int(lt.positions), int(lt.units), int(lt.resident)
