@@ -49,6 +49,19 @@ PANE_WIDGETS = {
 }
 FIRST_WAIT_S = 0.12    # on_mount waits this long at most for the first analysis
 
+WATCH_S = 0.5          # how often the kernel file is checked for edits made elsewhere
+
+
+def _file_stamp(path: str):
+    """What tells a file changed on disk: (mtime in ns, size); None when it cannot be read."""
+    import os
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 FOCUS = {"ir": "#ir-tree", "traffic": "#traffic-table", "roofline": "#params-table",
          "timeline": "#gantt", "explore": "#topk", "hardware": "#facts-table"}
 
@@ -75,6 +88,9 @@ class TfxApp(ExplorerApp):
         Binding("ctrl+p", "command_palette", "Commands", id="app.palette", show=False),
         Binding("d", "domain", "Domain", id="app.domain"),
         Binding("r", "reload", "Reload", id="app.reload"),
+        Binding("p", "pin", "Pin", id="app.pin"),
+        Binding("P", "unpin", "Unpin", id="app.unpin", show=False),
+        Binding("b", "pin_table", "A/B", id="app.pin_table", show=False),
         Binding("ctrl+s", "export_svg", "SVG", id="app.export_svg", show=False),
         Binding("ctrl+j", "export_json", "JSON", id="app.export_json", show=False),
         Binding("ctrl+t", "export_trace", "Trace", id="app.export_trace", show=False),
@@ -98,7 +114,9 @@ class TfxApp(ExplorerApp):
         self.analysis = None
         self.domain = "total"
         self.last_diff = ""
-        self.good = (dict(self.knobs), dict(self.params), self.profile_name)
+        self.good = (dict(self.knobs), dict(self.params), self.profile_name, None)
+        self.pin: core.Pin | None = None       # the A/B reference (p pins, P unpins)
+        self._kernel_stamp = _file_stamp(self.kernel_path)
         self.analysis_generation = -1          # the generation of the analysis shown
         self.first_error: str | None = None   # why the first analysis failed (tfx open exits 2)
         self._dirty: set[str] = set(PANES)
@@ -158,6 +176,7 @@ class TfxApp(ExplorerApp):
         # as the app: keep it out of the collector's full passes, which otherwise cost a
         # keystroke ~45 ms now and then.
         self.call_after_refresh(gc.freeze)
+        self.set_interval(WATCH_S, self.check_kernel_file)
         # The worker started before Textual did and usually finishes while the screen is
         # built; a short wait (the GIL released, so the result is unpickled meanwhile)
         # puts the analysis in the first frame rather than in a second one.
@@ -223,6 +242,9 @@ class TfxApp(ExplorerApp):
             self.notify(out.error.splitlines()[0], title="analysis failed", severity="error", timeout=6)
             self.knobs, self.params, self.profile_name = (dict(self.good[0]), dict(self.good[1]),
                                                           self.good[2])
+            # a broken kernel text (a reload, the file edited on disk) keeps the last good
+            # text: later edits analyse it, the shown analysis stays
+            self.kernel_text = self.good[3]
             self._base_profile = None
             self._status()
             return
@@ -230,7 +252,7 @@ class TfxApp(ExplorerApp):
         self.outcome, self.analysis = out, out.analysis
         self.analysis_generation = out.generation
         self.kernel_text = out.source_text if self.kernel_text is None else self.kernel_text
-        self.good = (dict(self.knobs), dict(self.params), self.profile_name)
+        self.good = (dict(self.knobs), dict(self.params), self.profile_name, self.kernel_text)
         self.last_diff = core.diff_summary(old, self.analysis) if old is not None else ""
         self._dirty = set(PANES)
         self.refresh_pane(self.active_pane)
@@ -428,8 +450,13 @@ class TfxApp(ExplorerApp):
             text = (f"[b]{a.kernel.name}[/b] on [b]{a.profile.name}[/b]{knobs}  "
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
         self.query_one("#status", Static).update(text)
-        self.query_one("#diff", Static).update(
-            self.last_diff or "[dim]edit a parameter (3) or a hardware fact (6); what moves shows here[/dim]")
+        if self.pin is not None and a is not None:
+            from rich.text import Text      # plain text: knob values are not markup
+            line = Text(core.pin_line(self.pin, a, self._shown_inputs()))
+        else:
+            line = self.last_diff or ("[dim]edit a parameter (3) or a hardware fact (6); what moves "
+                                      "shows here; p pins this analysis for A/B[/dim]")
+        self.query_one("#diff", Static).update(line)
 
     # ------------------------------------------------------------ actions
     def action_pane(self, pane: str) -> None:
@@ -457,8 +484,50 @@ class TfxApp(ExplorerApp):
 
     def action_reload(self) -> None:
         self.kernel_text = None    # the worker reads the file again
+        self._kernel_stamp = _file_stamp(self.kernel_path)
         self.submit()
         self.notify(f"reloading {self.kernel_path}", timeout=2)
+
+    def check_kernel_file(self) -> bool:
+        """Reload the kernel when its file changed on disk (a kernel author editing it in
+        another terminal); returns whether it did. A broken new text is a notification and
+        the last good analysis stays (``apply``)."""
+        stamp = _file_stamp(self.kernel_path)
+        if stamp is None or stamp == self._kernel_stamp:
+            return False
+        self._kernel_stamp = stamp
+        self.kernel_text = None
+        self.submit()
+        self.notify(f"{Path(self.kernel_path).name} changed on disk; reanalysing", timeout=2)
+        return True
+
+    # A/B ---------------------------------------------------------------
+    def _shown_inputs(self) -> core.Inputs:
+        """The inputs of the analysis shown (the last good state)."""
+        knobs, params, profile, text = self.good
+        return core.Inputs(profile, tuple(sorted(knobs.items())), tuple(sorted(params.items())), text or "")
+
+    def action_pin(self) -> None:
+        """Pin the shown analysis: every later edit is compared against it (p again re-pins)."""
+        if self.analysis is None:
+            return
+        self.pin = core.Pin(self.analysis, self._shown_inputs())
+        self.notify(f"pinned {self.analysis.kernel.name} on {self.analysis.profile.name}: later edits "
+                    "are compared with it (b: metric by metric, P unpins)", timeout=4)
+        self._status()
+
+    def action_unpin(self) -> None:
+        if self.pin is not None:
+            self.pin = None
+            self.notify("unpinned", timeout=2)
+            self._status()
+
+    def action_pin_table(self) -> None:
+        if self.pin is None or self.analysis is None:
+            self.notify("nothing pinned: p pins the shown analysis", severity="warning", timeout=3)
+            return
+        from tfx.tui.screens import PinScreen
+        self.push_screen(PinScreen(core.pin_report(self.pin, self.analysis, self._shown_inputs())))
 
     def goto_scope(self, scope_id: str) -> None:
         self.action_pane("ir")

@@ -624,3 +624,111 @@ def roofline_chart(a) -> RooflineChart | None:
         t = max([f / peak] + [_moved(node.total, lvl) / bw for lvl, bw in bandwidth.items()])
         chart.scopes.append((node.label, f / b, f / t))
     return chart
+
+
+# ---------------------------------------------------------------- A/B: the pinned analysis
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an analysis was made from, as the explorer edits it."""
+
+    profile: str
+    knobs: tuple = ()                # ((path, text), ...)
+    params: tuple = ()               # ((name, int), ...)
+    kernel_text: str = ""
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The A side of the explorer's A/B: an analysis and the inputs it was made from."""
+
+    analysis: Any
+    inputs: Inputs
+
+
+def input_changes(a: Inputs, b: Inputs, values_a: dict | None = None,
+                  values_b: dict | None = None) -> list[str]:
+    """What was edited between two states, in words: ``profile h200_sxm -> h100_sxm``,
+    ``STAGES 3 -> 4``, ``knob memory.gmem.bandwidth=x2``, ``kernel text (+2 -1 lines)``.
+    ``values_a``/``values_b``: each side's parameter values, for a parameter one side left
+    at the kernel's default."""
+    out = []
+    if a.profile != b.profile:
+        out.append(f"profile {a.profile} -> {b.profile}")
+    for kind, old, new in (("knob", dict(a.knobs), dict(b.knobs)), ("param", dict(a.params), dict(b.params))):
+        for k in sorted(set(old) | set(new)):
+            if old.get(k) == new.get(k):
+                continue
+            if kind == "knob":
+                out.append(f"knob {k}={new[k]}" if k in new else f"knob {k} reset")
+            else:
+                va = old.get(k, (values_a or {}).get(k, "default"))
+                vb = new.get(k, (values_b or {}).get(k, "default"))
+                out.append(f"{k} {va} -> {vb}")
+    if a.kernel_text != b.kernel_text:
+        import difflib
+        plus = minus = 0
+        for line in difflib.ndiff(a.kernel_text.splitlines(), b.kernel_text.splitlines()):
+            plus += line.startswith("+ ")
+            minus += line.startswith("- ")
+        out.append(f"kernel text (+{plus} -{minus} lines)")
+    return out
+
+
+def metric_changes(old, new) -> list[tuple[str, Any, Any, float | None]]:
+    """Every metric that differs, largest relative change first (new, gone or non-numeric
+    first of all): (metric, old, new, new/old or None). The rule of ``tfx diff``."""
+    ma = {k: v for k, v in old.metrics.items()}
+    mb = {k: v for k, v in new.metrics.items()}
+    rows = []
+    for name in sorted(set(ma) | set(mb)):
+        a, b = ma.get(name), mb.get(name)
+        if a == b:
+            continue
+        if isinstance(a, (int, float, Fraction)) and isinstance(b, (int, float, Fraction)) \
+                and not isinstance(a, bool) and not isinstance(b, bool):
+            fa, fb = num(a), num(b)
+            ratio = fb / fa if fa else math.inf
+            key = abs(math.log(ratio)) if 0 < ratio < math.inf else math.inf
+        else:
+            ratio, key = None, math.inf
+        rows.append((key, name, a, b, ratio))
+    rows.sort(key=lambda r: (-r[0], r[1]))
+    return [(name, a, b, ratio) for _k, name, a, b, ratio in rows]
+
+
+def pin_line(pin: Pin, a, inputs: Inputs) -> str:
+    """The line under the panes while an analysis is pinned: what was edited since the pin,
+    then what moved (the headline metrics)."""
+    edits = _edits(pin, a, inputs)
+    if not edits:
+        return "A/B vs pin: no edit since the pin (b: metric by metric, P unpins)"
+    moved = diff_summary(pin.analysis, a, limit=3)
+    shown = ", ".join(edits[:3]) + (f" +{len(edits) - 3} more" if len(edits) > 3 else "")
+    return f"A/B vs pin [{shown}]: {moved}"
+
+
+@dataclass
+class PinReport:
+    edits: list                      # input_changes
+    rows: list                       # (metric, pinned text, now text, change text)
+    unchanged: int                   # metrics equal on both sides
+
+
+def pin_report(pin: Pin, a, inputs: Inputs) -> PinReport:
+    """Metric by metric, the pinned analysis (A) against the shown one (B)."""
+    rows = []
+    for name, old, new, ratio in metric_changes(pin.analysis, a):
+        change = ("new" if old is None else "gone" if new is None else
+                  "" if ratio is None else "from 0" if math.isinf(ratio) else
+                  f"{(ratio - 1) * 100:+.1f}%")
+        rows.append((name, "absent" if old is None else fmt_metric(name, old),
+                     "absent" if new is None else fmt_metric(name, new), change))
+    total = len(set(pin.analysis.metrics) | set(a.metrics))
+    return PinReport(_edits(pin, a, inputs), rows, total - len(rows))
+
+
+def _edits(pin: Pin, a, inputs: Inputs) -> list[str]:
+    def values(x) -> dict:
+        return {k: int(num(v)) for k, v in x.params.items() if not math.isnan(num(v))}
+    return input_changes(pin.inputs, inputs, values(pin.analysis), values(a))

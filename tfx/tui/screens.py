@@ -15,7 +15,9 @@ analysis in a worker process; the line above the footer says what moved.
 [b]Anywhere[/b]
   1..6     IR, Traffic, Roofline, Timeline, Explore, Hardware
   ctrl+p   commands: go to scope, set knob or parameter, switch profile
-  r        reload the kernel file from disk
+  r        reload the kernel file (it also reloads by itself when saved)
+  p        pin this analysis: later edits are compared with it (A/B)
+  b        the A/B table, metric by metric   P  unpin
   d        counting domain: logical, total, cta, warp, thread
   ctrl+s   save the screen (SVG)     ctrl+j  save the analysis (JSON)
   ctrl+t   save the timeline (Chrome trace)
@@ -110,3 +112,43 @@ class PromptScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class PinScreen(ModalScreen[None]):
+    """A/B: every metric that differs between the pinned analysis and the shown one."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="pin.close"),
+        Binding("b", "dismiss", "Close", id="pin.close_b", show=False),
+        Binding("q", "dismiss", "Close", id="pin.close_q", show=False),
+    ]
+    DEFAULT_CSS = """
+    PinScreen { align: center middle; }
+    PinScreen > Vertical { width: 100%; max-width: 110; height: 100%; max-height: 40;
+        border: round $accent; background: $surface; padding: 0 1; }
+    PinScreen #pin-edits { height: auto; }
+    PinScreen DataTable { height: 1fr; }
+    """
+
+    def __init__(self, report) -> None:
+        super().__init__()
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import DataTable
+        r = self.report
+        edits = "; ".join(r.edits) if r.edits else "no edit since the pin"
+        from rich.text import Text
+        with Vertical():
+            yield Static(Text.assemble(("A/B", "bold"), f": A the pinned analysis, B the shown one. "
+                                       f"Edited: {edits}. {len(r.rows)} metrics differ, {r.unchanged} "
+                                       "equal. ", ("escape closes", "dim")), id="pin-edits")
+            yield DataTable(id="pin-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        from textual.widgets import DataTable
+        table = self.query_one(DataTable)
+        table.add_columns("metric", "A (pinned)", "B (now)", "change")
+        for row in self.report.rows:
+            table.add_row(*row)
+        table.focus()
