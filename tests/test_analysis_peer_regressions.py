@@ -292,3 +292,21 @@ def test_a_value_derived_from_a_carried_value_also_varies_with_the_loop():
     assert ops["%t = mul"].logical_sum[("flops", "f32", "vector")] == 64
     assert ops["%o = add"].logical_sum[("flops", "f32", "vector")] == 64
     assert ops["%z = exp"].logical_sum[("flops", "f32", "special")] == 16
+
+
+# ------------------------------------------------------------------ sweeps see the stages
+
+def test_l2_reuse_window_counts_the_stages_in_a_sweep_too():
+    """gemm.tile defaults: a wave spans 16 tile rows and 32 tile columns (see
+    test_l2_reuse_window_of_a_grouped_wave; with STAGES = 1 the CTA needs less smem, 3 CTAs/SM
+    make a wave of 396 CTAs: still 8 * ceil(396 / 256) = 16 rows). Per k-step 48 tiles of
+    128 * 64 * 2 = 16,384 B, times the stages: STAGES = 1 -> 786,432 B, STAGES = 3 ->
+    2,359,296 B. A sweep over STAGES must give the same (it ignored the stages: 786,432 twice,
+    so its L2 miss ratios and predictions differed from single configurations')."""
+    from tfx.bundled import bundled_kernel
+    from tfx.lang import parse_file
+    m = parse_file(bundled_kernel("gemm.tile"))
+    assert analyze(m, None, H200, {"STAGES": 1}).metrics["memory.l2.reuse_window"] == 48 * 16_384
+    assert analyze(m, None, H200, {"STAGES": 3}).metrics["memory.l2.reuse_window"] == 48 * 16_384 * 3
+    a = analyze(m, None, H200, {"STAGES": np.array([1, 3])}, check=False)
+    assert list(a.metrics["memory.l2.reuse_window"]) == [786_432, 2_359_296]

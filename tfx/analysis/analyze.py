@@ -395,7 +395,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             # the CTAs that share it read it: distinct tiles x bytes x the loop's stages.
             tile = sum(v for (kind, lvl, rw), v in node.per_exec.items() if kind == "traffic" and rw == "read")
             loop = _enclosing_loop(mesh, node)
-            stages = (loop.stages or 1) if loop is not None and not is_array(loop.stages) else 1
+            stages = loop.stages if loop is not None and loop.stages is not None else 1
             window = window + distinct * tile * stages
         fits = window <= l2.capacity
         if not is_array(fits) and not fits:
