@@ -89,12 +89,13 @@ def quick_check(module: Module, kernel_name: str | None = None, overrides: Mappi
 
 
 def run_check_job(job: tuple) -> dict[str, Any]:
-    """The explorer's job: ``(path, kernel name or None, {param: value})`` -> ``quick_check``'s
-    outcome. Plain data in and out, so it runs in a worker process."""
-    from tfx.lang import parse_file
-    path, kernel_name, params = job
+    """The explorer's job: ``(path, source text or None, kernel name or None, params)`` ->
+    ``quick_check``'s outcome (params: a dict or (name, value) pairs). Plain data in and out,
+    so it runs in a worker process. The text, when given, is what the explorer shows."""
+    from tfx.lang import parse_file, parse_text
+    path, text, kernel_name, params = job
     try:
-        module = parse_file(path)
+        module = parse_file(path) if text is None else parse_text(text, path)
     except TfxError as err:
         return {"kernel": kernel_name, "outputs": [], "pass": False, "error": err.headline(), "seconds": 0.0}
     return quick_check(module, kernel_name, dict(params or {}))

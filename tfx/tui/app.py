@@ -91,6 +91,7 @@ class TfxApp(ExplorerApp):
         Binding("p", "pin", "Pin", id="app.pin"),
         Binding("P", "unpin", "Unpin", id="app.unpin", show=False),
         Binding("b", "pin_table", "A/B", id="app.pin_table", show=False),
+        Binding("c", "run_check", "Check", id="app.run_check", show=False),
         Binding("ctrl+s", "export_svg", "SVG", id="app.export_svg", show=False),
         Binding("ctrl+j", "export_json", "JSON", id="app.export_json", show=False),
         Binding("ctrl+t", "export_trace", "Trace", id="app.export_trace", show=False),
@@ -124,7 +125,9 @@ class TfxApp(ExplorerApp):
         # one worker process for analyses (it stays warm), one for the Explore pane's
         # sweeps and one for the Timeline pane's simulations
         self.jobs = JobRunner({"analysis": 1, "explore": 1, "simulate": 1},
-                              {"analysis": "analysis", "explore": "explore", "simulate": "simulate"},
+                              {"analysis": "analysis", "explore": "explore", "simulate": "simulate",
+                               # tfx run's quick check shares the simulation's worker
+                               "runcheck": "simulate"},
                               sync=sync, initializer=core.worker_init)
         self.jobs.app = self
         self._base_profile = None
@@ -469,6 +472,19 @@ class TfxApp(ExplorerApp):
         from textual.widgets import Tabs
         tabs.query_one(Tabs).focus()
         tabs.active = pane      # TabActivated mounts, refreshes and focuses the pane
+
+    def action_run_check(self) -> None:
+        """Run the kernel at a small size on random data in a worker (tfx.execute.quick) and
+        toast the check: max error per output against its twins, or unwritten outputs."""
+        from tfx.execute.quick import run_check_job
+        job = (self.kernel_path, self.kernel_text, self.kernel_name, tuple(sorted(self.params.items())))
+        self.jobs.submit("runcheck", run_check_job, job)
+        self.notify("run check: running the kernel at a small size", timeout=2)
+
+    def done_runcheck(self, outcome: dict) -> None:
+        from tfx.execute.quick import summary
+        self.notify(summary(outcome), title="run check", timeout=12,
+                    severity="information" if outcome["pass"] else "error")
 
     def action_help(self) -> None:
         from tfx.tui.screens import HelpScreen
