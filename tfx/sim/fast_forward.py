@@ -432,14 +432,21 @@ class PeriodicFastForward:
         engines, servers and the heap shift by m dT; counters and recorded events repeat
         A -> B's m times.
         """
-        NC, NT = self.NC, self.NT
-        c_t0, c_nt = self.c_t0, self.c_nt
-        r_sdeps = self.r_sdeps
-        c_left, c_end, c_wait = self.c_left, self.c_end, self.c_wait
-        t_floor, t_done, t_wait, t_end, t_deps, t_slot = (self.t_floor, self.t_done, self.t_wait,
-                                                          self.t_end, self.t_deps, self.t_slot)
-        queues, heads, eng_idle = self.queues, self.heads, self.eng_idle
         D = m * dT
+        fclamp = self._floor_clamps(T)
+        deps_end, cmds_end = self._ends_still_read(D, m, shifts)
+        self._move_positions(a, T, D, m, shifts, fclamp)
+        t_end, c_end = self.t_end, self.c_end
+        for x, v in deps_end:
+            t_end[x] = v
+        for x, v in cmds_end:
+            c_end[x] = v
+        self._move_engines_and_servers(a, T, D, m, shifts)
+        self._repeat_counters_and_events(a, m, dT, dtile)
+
+    def _floor_clamps(self, T: int) -> dict:
+        """Queued task -> the time at or below which its floor is clamped (see :meth:`canon`)."""
+        queues, heads, eng_idle = self.queues, self.heads, self.eng_idle
         # queued tasks' floors: exact above their engine's clamp (see canon), else left as they are
         fclamp = {}
         for key in range(len(queues)):
@@ -447,6 +454,16 @@ class PeriodicFastForward:
             lo = min(eng_idle[key], T)
             for x in q[heads[key]:]:
                 fclamp[x] = lo
+        return fclamp
+
+    def _ends_still_read(self, D: int, m: int, shifts: dict) -> tuple:
+        """The end times that stay readable across the jump, at their places after it: (task
+        id, end) read by queued tasks' ring slots and by commands in flight, (command id,
+        end) read by blocked dispatchers."""
+        NC, NT = self.NC, self.NT
+        c_t0, c_nt, c_end = self.c_t0, self.c_nt, self.c_end
+        t_done, t_end, t_deps = self.t_done, self.t_end, self.t_deps
+        queues, heads = self.queues, self.heads
         # queued tasks' finished dependencies (end times read by a ring slot), moved with the jump
         deps_end = []
         for key in range(len(queues)):
@@ -475,6 +492,16 @@ class PeriodicFastForward:
                 if c_end[cb + j] < 0 and c_nt[j] > 1:       # in flight: its finished tasks
                     deps_end.extend((tb + r + m * dt, t_end[tb + r] + D)
                                     for r in range(c_t0[j], c_t0[j] + c_nt[j]) if t_done[tb + r])
+        return deps_end, cmds_end
+
+    def _move_positions(self, a: dict, T: int, D: int, m: int, shifts: dict, fclamp: dict) -> None:
+        """Each position's live commands and tasks m periods up, the ones passed over finished."""
+        NC, NT = self.NC, self.NT
+        c_t0, c_nt = self.c_t0, self.c_nt
+        r_sdeps = self.r_sdeps
+        c_left, c_end, c_wait = self.c_left, self.c_end, self.c_wait
+        t_floor, t_done, t_wait, t_end, t_deps, t_slot = (self.t_floor, self.t_done, self.t_wait,
+                                                          self.t_end, self.t_deps, self.t_slot)
         for p, (dc, dt) in shifts.items():
             lcA, ltA = a["pos"][p][:2]
             lcB, ltB, pnB = self.lo_c[p], self.lo_t[p], self.p_next[p]
@@ -525,10 +552,11 @@ class PeriodicFastForward:
                 self.p_slot[p] = [r + mt for r in sl]
             self.lo_c[p] = lcB + mc
             self.lo_t[p] = ltB + mt
-        for x, v in deps_end:
-            t_end[x] = v
-        for x, v in cmds_end:
-            c_end[x] = v
+
+    def _move_engines_and_servers(self, a: dict, T: int, D: int, m: int, shifts: dict) -> None:
+        """Queues, engines, servers, channels and the heap m periods up."""
+        NT = self.NT
+        queues, heads, eng_idle = self.queues, self.heads, self.eng_idle
         # queues: what is queued at B, m periods up (what ran meanwhile is never read again:
         # a queue is read from its head on)
         for key, eia in enumerate(a["eng_idle"]):
@@ -552,6 +580,9 @@ class PeriodicFastForward:
         heap = self.heap
         for i, (t, k, s, x) in enumerate(heap):
             heap[i] = (t + D, k, s, x + m * shifts[x // NT][1] if k == 0 else x)
+
+    def _repeat_counters_and_events(self, a: dict, m: int, dT: int, dtile: int) -> None:
+        """Counters and recorded events: A -> B's increments, m more times."""
         wa, oa, sa, ca, sla = a["counters"]
         for lst, la in ((self.work, wa), (self.occ, oa), (self.st, sa), (self.cnt, ca), (self.stl, sla)):
             for i in range(len(lst)):
