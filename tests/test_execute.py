@@ -202,7 +202,7 @@ kernel rows {
   tensor X : f32[T] @gmem in
   tensor Y : f32[T] @gmem out
   mesh cta[1] as (p) capture(X, Y) {
-    loop r = 0 to runtime(0..cdiv(T, BM)) expect 1 capture(X, Y) {
+    loop r = 0 to runtime(0..cdiv(T, BM)) capture(X, Y) {
       %x = load X[r * BM : BM] -> rmem
       store %x -> Y[r * BM : BM]
     }
@@ -211,10 +211,13 @@ kernel rows {
 """
 
 
-def test_runtime_loops_run_their_upper_bound():
-    """runtime(0..cdiv(8, 4)) runs 2 iterations (not the expected 1): Y is all of X."""
+def test_runtime_loops_run_their_expectation_else_their_upper_bound():
+    """runtime(0..cdiv(8, 4)) runs 2 iterations: Y is all of X. With `expect 1` it runs 1:
+    Y[0..3] = X[0..3], Y[4..7] never written (NaN)."""
     r = run_text(RUNTIME, inputs={"X": np.arange(8.0)})
     assert r.tensors["Y"].tolist() == list(range(8))
+    r = run_text(RUNTIME.replace("cdiv(T, BM))", "cdiv(T, BM)) expect 1"), inputs={"X": np.arange(8.0)})
+    assert r.tensors["Y"][:4].tolist() == [0, 1, 2, 3] and np.isnan(r.tensors["Y"][4:]).all()
 
 
 # ---------------------------------------------------------------- inputs, budget, tolerance
@@ -383,3 +386,43 @@ def test_page_tables_are_drawn_inside_the_cache():
     assert runtime_ranges(k, env) == {"BLOCK_TABLE": (0, 7)}
     table = generate_inputs(k, env, seed=1)["BLOCK_TABLE"]
     assert sorted(table.reshape(-1).tolist()) == list(range(8))
+
+
+CALL_VALUE = """
+kernel k_step {
+  param BM = 2
+  tensor A : f32[BM, 2] @smem in
+  tensor B : f32[2, 2] @smem in
+  tensor ACC : f32[BM, 2] @rmem in
+  %out = mma A[:, :], B[:, :], ACC[:, :]
+  return %out
+}
+
+kernel gemm {
+  tensor X : f32[4, 4] @gmem in
+  tensor W : f32[4, 2] @gmem in
+  tensor Y : f32[4, 2] @gmem out
+  mesh cta[2] as (pm) capture(X, W, Y) {
+    %acc = zeros f32[2, 2] @rmem
+    loop k = 0 to 2 carry(%acc) capture(X, W, pm) {
+      %x = load X[pm * 2 : 2, k * 2 : 2] -> smem
+      %w = load W[k * 2 : 2, :] -> smem
+      %acc = call k_step(%x, %w, %acc) with (BM = 2)
+    }
+    store %acc -> Y[pm * 2 : 2, :]
+  }
+}
+"""
+
+
+def test_a_call_returns_a_carried_accumulator():
+    """Two k-steps of a 2 x 2 x 2 mma through the call accumulate X @ W. X = 0..15 row-major,
+    W = [[1,0],[0,1],[1,0],[0,1]]: Y[i] = [X[i,0] + X[i,2], X[i,1] + X[i,3]]
+    = [0+2, 1+3], [4+6, 5+7], [8+10, 9+11], [12+14, 13+15]."""
+    x = np.arange(16.0).reshape(4, 4)
+    w = np.array([[1, 0], [0, 1], [1, 0], [0, 1]], dtype=float)
+    r = run_text(CALL_VALUE, inputs={"X": x, "W": w}, kernel="gemm")
+    assert r.tensors["Y"].tolist() == [[2, 4], [10, 12], [18, 20], [26, 28]]
+    # Run on its own, k_step ignores its return (it has no output tensor to write).
+    alone = run_text(CALL_VALUE, kernel="k_step")
+    assert alone.outputs() == {}

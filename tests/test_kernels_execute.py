@@ -216,15 +216,18 @@ def test_composites_equal_their_single_op_twin(composite):
 
 
 def moe_inputs(p, seed):
-    """A real routing: each token picks TOPK distinct experts; expert e's rows list its
-    tokens in order (padded with -1), the output slot of (token t, choice j) is t*TOPK + j."""
+    """A balanced routing, as the kernel's runtime trip count expects (T * TOPK / E rows per
+    expert, which the executor runs): (token t, choice j) goes to expert (t * TOPK + j) mod E,
+    TOPK consecutive experts, distinct since TOPK <= E; expert e's rows list its tokens in
+    order (padded with -1), shuffled among themselves; the output slot of (t, j) is t*TOPK + j."""
     t, e, topk = p["T"], p["E"], p["TOPK"]
     rng = np.random.default_rng(seed)
     token = np.full((e, t), -1)
     slot = np.full((e, t), -1)
     fill = [0] * e
-    for tok in range(t):
-        for j, ex in enumerate(rng.choice(e, size=topk, replace=False)):
+    for tok in rng.permutation(t):
+        for j in range(topk):
+            ex = (tok * topk + j) % e
             token[ex, fill[ex]] = tok
             slot[ex, fill[ex]] = tok * topk + j
             fill[ex] += 1

@@ -144,7 +144,7 @@ def estimate(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> Work:
                 rec(s.body, mult * total, step_mult * (total if _varies(module, kernel, s) else 1.0))
             elif isinstance(s, LoopRegion):
                 if s.trip.kind == "runtime":
-                    trips = int(s.trip.hi.evaluate(zenv))
+                    trips = int((s.trip.expect if s.trip.expect is not None else s.trip.hi).evaluate(zenv))
                 elif s.bound is not None:
                     trips = int(s.bound.evaluate(zenv))
                 else:

@@ -109,6 +109,7 @@ class Interpreter:
         self.mailbox: list[dict] = []
         self._varies: dict[int, bool] = {}
         self._op: Op | None = None
+        self.returned: np.ndarray | None = None     # what `return %v` named
         self.dispatches = 0
 
     # ------------------------------------------------------------ regions
@@ -197,9 +198,10 @@ class Interpreter:
         if np.any(np.asarray(step) <= 0):
             raise self.module.error(f"loop {lp.var}: the step must be positive to run it", lp.loc)
         if lp.trip.kind == "runtime":
-            # Data-dependent trip counts run their upper bound; rows beyond the data
-            # are the kernel's padding (gathers of index -1 read zeros, scatters drop).
-            trips = lp.trip.hi.evaluate(env)
+            # A data-dependent trip count runs the count predictions use: the stated
+            # expectation (the balanced case: T * TOPK / E rows per expert), else the
+            # upper bound. Running the bound would walk past a group's rows into the next.
+            trips = (lp.trip.expect if lp.trip.expect is not None else lp.trip.hi).evaluate(env)
         else:
             stop = lp.stop.evaluate(env)
             trips = np.maximum(0, -((start - stop) // step))
@@ -485,6 +487,7 @@ class Interpreter:
     # ------------------------------------------------------------ calls
     def op_call(self, op: Op, fr: Frame):
         callee = self.module.kernel(op.callee)
+        results: dict[int, np.ndarray] = {}
         for f in range(fr.batch.size):
             if fr.batch.active is not None and not fr.batch.active[f]:
                 continue
@@ -501,10 +504,29 @@ class Interpreter:
                         f"call {callee.name}: argument for {t.name} is {list(value.shape)}, "
                         f"the callee's tensor is {list(want)}", op.loc)
                 args[t.name] = np.array(round_to(t.type.dtype, value))
-            Interpreter(self.module, callee, args).run(cenv)
+            inner = Interpreter(self.module, callee, args)
+            inner.run(cenv)
             for o, t in zip(op.operands, callee.tensors):
+                # A window argument is written back; a %value argument is the callee's copy.
                 if t.role in ("out", "inout") and isinstance(o, Window):
                     self.write(o, one, args[t.name][None])
+            if op.result is not None:
+                if inner.returned is None:
+                    raise self.module.error(f"{callee.name} returned no value", op.loc)
+                results[f] = inner.returned[0]
+        if op.result is None:
+            return None
+        shape = next(iter(results.values())).shape if results else \
+            self.shape(self.info.result_types[id(op)].shape, fr)
+        out = np.zeros((fr.batch.size,) + tuple(shape), storage(self.result_dtype(op)))
+        for f, value in results.items():
+            out[f] = value
+        return out
+
+    def op_return(self, op: Op, fr: Frame):
+        """``return %v``: the value a ``call`` of this kernel produces (ignored when the
+        kernel runs on its own)."""
+        self.returned = self.operand(op.operands[0], fr)
 
     # ------------------------------------------------------------ collectives
     def _factor(self, level: str, fr: Frame, op: Op) -> tuple[int, list[int]]:
