@@ -111,3 +111,21 @@ def test_paged_decode_kernel():
     assert a.metrics["memory.traffic.gmem.total.read"] == 538181632
     assert a.metrics["memory.footprint.BLOCK_TABLE.logical"] == 65536
     assert a.metrics["compute-cost.flops.bf16.total"] == 2147483648
+
+
+def test_moe_grouped_kernel():
+    """Defaults T 4096, TOPK 8, E 64, H 4096, I 1536 (N 3072), BM 64, BN 128, BK 64:
+    64 x 3072 / 128 = 1536 CTAs, each over cdiv(4096 x 8, 64 x 64) = 8 row tiles (expected)
+    of 4096 / 64 = 64 k-steps. The activation load moves 64 x 64 x 2 = 8192 B and reads its
+    8 B expert start: 8200 B a step; the store reads the start once per row tile.
+    mma work: 1536 x 8 x 64 x (2 x 64 x 128 x 64) = 824,633,720,832 flop
+    = 2 x (T x TOPK) x H x N = 2 x 32,768 x 4096 x 3072."""
+    m = parse_file(bundled_kernel("moe_grouped.tile"))
+    k = m.kernel()
+    root = Counter(m, k, bind(m, k)).run()
+    x = next(n for n in root.walk() if n.label == "%x = load")
+    assert x.per_exec[("traffic", "gmem", "read")] == 8200
+    assert x.execs == 1536 * 8 * 64
+    store = next(n for n in root.walk() if n.label == "store")
+    assert store.per_exec[("traffic", "gmem", "read")] == 8
+    assert root.total[("flops", "bf16", "tensor")] == 824633720832 == 2 * 32768 * 4096 * 3072
