@@ -378,12 +378,13 @@ def test_window_starts_read_at_run_time():
 def test_page_tables_are_drawn_inside_the_cache():
     """paged_decode at B = 2, CTX = 64, PAGE = 16: MAX_PAGES = 4, CACHE_PAGES = 8, the cache
     8 x 16 = 128 rows; K_CACHE[BLOCK_TABLE[b, j] * 16 : 16] stays inside for 0 <= v <= 7
-    (16 v + 15 <= 127). The table's 8 entries are a permutation of 0..7."""
+    (16 v + 15 <= 127); one entry covers 16 rows = 16 / 16 = 1 value of v (span 1). The
+    table's 8 entries are a permutation of 0..7."""
     from tfx.execute.inputs import runtime_ranges
     module = parse_file("kernels/paged_decode.tile")
     k = module.kernel()
     env = bind(module, k, {"B": 2, "CTX": 64, "PAGE": 16})
-    assert runtime_ranges(k, env) == {"BLOCK_TABLE": (0, 7)}
+    assert runtime_ranges(k, env) == {"BLOCK_TABLE": (0, 7, 1)}
     table = generate_inputs(k, env, seed=1)["BLOCK_TABLE"]
     assert sorted(table.reshape(-1).tolist()) == list(range(8))
 

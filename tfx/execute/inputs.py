@@ -6,9 +6,11 @@
   a random permutation of 0..size-1, where values >= the extent of the indexed axis
   become -1 (padding: a gather reads zeros there and a scatter drops the row), so
   every row is addressed at most once;
-* integer tensors read in a window's start (``K_CACHE[BLOCK_TABLE[b, j] * PAGE : PAGE]``):
-  a random permutation of 0..size-1 folded into the values that keep the window inside
-  its tensor (lo + p mod (hi - lo + 1)), so a page table names distinct pages when it can;
+* integer tensors read in a window's start (``K_CACHE[BLOCK_TABLE[b, j] * PAGE : PAGE]``,
+  ``X[EXPERT_START[e] + r * BM : BM]``): a random permutation p of 0..size-1 placed on the
+  values that keep every window inside its tensor, ``span`` apart so that two entries'
+  windows never overlap when there is room (lo + (p mod slots) x span: distinct pages of
+  a page table, disjoint row groups of experts);
 * other integer tensors: uniform integers in [-8, 8); bool tensors: fair coin flips;
 * ``out`` and ``scratch`` tensors start as NaN (floats) or 0 (integers), so an element
   a kernel never writes shows up as NaN in the results and fails any check.
@@ -27,7 +29,7 @@ import numpy as np
 from tfx.errors import TfxError
 from tfx.execute.dtypes import round_to, storage
 from tfx.ir.expr import BinOp, Call, Name, Neg, linear_coefficients, reads_in
-from tfx.ir.nodes import Kernel, ValueRef, Window, walk_ops
+from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, ValueRef, Window, walk_ops
 
 DISTRIBUTIONS = ("normal", "uniform")
 INPUT_ROLES = ("in", "inout")
@@ -67,14 +69,48 @@ class _Zeros(dict):
         return 0
 
 
-def runtime_ranges(kernel: Kernel, env: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
-    """Integer tensors read in a window's start (``PAGES[b, j] * PAGE : PAGE``), with the
-    values that keep every such window inside its tensor: the start must be affine in the
-    read (``a * v + b``, coordinates and loop variables taken as 0), the range of v the
-    intersection over the windows that read the tensor."""
+def _index_maxima(kernel: Kernel, env: Mapping[str, Any]) -> dict[int, dict[str, int]]:
+    """For each op (by id), the largest value each enclosing coordinate and loop variable
+    takes (loops at the trip count the executor runs: a runtime loop's expectation)."""
+    out: dict[int, dict[str, int]] = {}
+
+    def rec(stmts, top: dict[str, int]) -> None:
+        for st in stmts:
+            if isinstance(st, MeshRegion):
+                inner = dict(top)
+                for c, e in zip(st.coords, st.extents):
+                    inner[c] = int(e.evaluate(_Zeros({**env, **top}))) - 1
+                rec(st.body, inner)
+            elif isinstance(st, LoopRegion):
+                z = _Zeros({**env, **top})
+                start, step = int(st.start.evaluate(z)), max(int(st.step.evaluate(z)), 1)
+                if st.trip.kind == "runtime":
+                    trips = int((st.trip.expect or st.trip.hi).evaluate(z))
+                elif st.bound is not None:
+                    trips = int(st.bound.evaluate(z))
+                else:
+                    trips = -((start - int(st.stop.evaluate(z))) // step)
+                rec(st.body, dict(top, **{st.var: start + max(trips - 1, 0) * step}))
+            elif isinstance(st, Composite):
+                rec(st.body, top)
+            else:
+                out[id(st)] = top
+
+    rec(kernel.body, {})
+    return out
+
+
+def runtime_ranges(kernel: Kernel, env: Mapping[str, Any]) -> dict[str, tuple[int, int, int]]:
+    """Integer tensors read in a window's start (``PAGES[b, j] * PAGE : PAGE``,
+    ``EXPERT_START[e] + r * BM : BM``) -> (lo, hi, span): the values v that keep every such
+    window inside its tensor at every position (the start must be affine in the read,
+    ``slope * v + base``; base taken at coordinates and loop variables 0 and at their
+    largest), and the span of v one entry's windows cover (``PAGE / PAGE`` = 1 page; an
+    expert's ``expect * BM`` rows), so entries ``span`` apart never overlap."""
     shapes = {t.name: tensor_shape(t, env) for t in kernel.tensors}
     zenv = _Zeros(env)
-    out: dict[str, tuple[int, int]] = {}
+    maxima = _index_maxima(kernel, env)
+    out: dict[str, tuple[int, int, int]] = {}
     for op in walk_ops(kernel.body):
         windows = [o for o in op.operands if isinstance(o, Window)]
         if op.target is not None:
@@ -87,19 +123,23 @@ def runtime_ranges(kernel: Kernel, env: Mapping[str, Any]) -> dict[str, tuple[in
                 if len(reads) != 1:
                     continue
                 var = "__read"
-                form = linear_coefficients(_replace_read(a.offset, reads[0], Name(var)), var, zenv)
-                if form is None or form[0] == 0:
+                start = _replace_read(a.offset, reads[0], Name(var))
+                low = linear_coefficients(start, var, zenv)
+                high = linear_coefficients(start, var, _Zeros({**env, **maxima.get(id(op), {})}))
+                if low is None or high is None or low[0] == 0:
                     continue
-                slope, base = int(form[0]), int(form[1])
+                slope = int(low[0])
+                base_lo, base_hi = sorted((int(low[1]), int(high[1])))
                 size = int(a.size.evaluate(zenv))
                 stride = 1 if a.stride is None else int(a.stride.evaluate(zenv))
                 dim = shapes[w.tensor][axis_no]
-                # 0 <= slope * v + base and slope * v + base + (size - 1) * stride < dim
-                lo_end, hi_end = -base, dim - 1 - (size - 1) * stride - base
+                # 0 <= slope * v + base_lo and slope * v + base_hi + (size - 1) * stride < dim
+                lo_end, hi_end = -base_lo, dim - 1 - (size - 1) * stride - base_hi
                 lo, hi = (-(-lo_end // slope), hi_end // slope) if slope > 0 else \
                     (-(-hi_end // slope), lo_end // slope)
-                prev = out.get(reads[0].tensor, (lo, hi))
-                out[reads[0].tensor] = (max(prev[0], lo), min(prev[1], hi))
+                span = max(1, -(-(base_hi - base_lo + size * stride) // abs(slope)))
+                prev = out.get(reads[0].tensor, (lo, hi, span))
+                out[reads[0].tensor] = (max(prev[0], lo), min(prev[1], hi), max(prev[2], span))
     return out
 
 
@@ -145,10 +185,10 @@ def generate_inputs(kernel: Kernel, env: Mapping[str, Any], seed: int = 0,
         elif dtype.family == "bool":
             out[t.name] = rng.integers(0, 2, size=shape).astype(bool)
         elif t.name in starts and starts[t.name][0] <= starts[t.name][1]:
-            lo, hi = starts[t.name]
-            size = int(np.prod(shape))
-            perm = rng.permutation(size)
-            out[t.name] = round_to(dtype, (lo + perm % (hi - lo + 1)).reshape(shape))
+            lo, hi, span = starts[t.name]
+            slots = (hi - lo) // span + 1
+            perm = rng.permutation(int(np.prod(shape)))
+            out[t.name] = round_to(dtype, (lo + (perm % slots) * span).reshape(shape))
         elif t.name in extents:
             size = int(np.prod(shape))
             perm = rng.permutation(size)
