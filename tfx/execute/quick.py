@@ -10,7 +10,8 @@ checks it:
   inputs, under the tolerance derived from the dtypes (``tfx.execute.check``);
 * with no twin, that every output element was written and is finite (an output starts
   as NaN, so an element the schedule never stores shows up; rows of an output written
-  by a scatter may stay unwritten, the random routing addressing only some of them).
+  where the data places them (a scatter, a window start read at run time) may stay
+  unwritten, the random routing addressing only some of them).
 
 It returns plain data (picklable: it runs in a worker process of the explorer).
 """
@@ -39,9 +40,10 @@ def twins(module: Module, kernel: Kernel) -> list[Kernel]:
 
 
 def scatter_targets(kernel: Kernel) -> set[str]:
-    """Tensors written through ``gather(...)`` rows (a scatter)."""
+    """Tensors whose rows the data places: written through ``gather(...)`` rows (a scatter)
+    or at a window start read at run time (an expert's row group)."""
     return {op.target.tensor for op in walk_ops(kernel.body)
-            if op.opcode == "store" and any(a.kind == "gather" for a in op.target.axes)}
+            if op.opcode == "store" and any(a.kind in ("gather", "runtime") for a in op.target.axes)}
 
 
 def small_sizes(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
@@ -74,7 +76,7 @@ def quick_check(module: Module, kernel_name: str | None = None, overrides: Mappi
                 floats = a.dtype.kind == "f"
                 unwritten = int(np.isnan(a).sum()) if floats else 0
                 infinite = int(np.isinf(a).sum()) if floats else 0
-                # Rows a scatter's random routing does not address stay NaN legitimately.
+                # Rows the random routing does not address stay NaN legitimately.
                 ok = infinite == 0 and (unwritten == 0 or name in scattered)
                 outputs.append({"name": name, "against": None, "max_abs_error": None, "max_rel_error": None,
                                 "pass": ok, "unwritten": unwritten, "infinite": infinite,
@@ -114,7 +116,7 @@ def summary(outcome: Mapping[str, Any]) -> str:
             lines.append(f"  {o['name']} vs {o['against']}: max abs error {o['max_abs_error']:.3g}, "
                          f"max rel {o['max_rel_error']:.3g}  {verdict}")
         else:
-            what = "in rows its scatter did not address" if o["scattered"] else "never written"
+            what = "in rows the routing did not address" if o["scattered"] else "never written"
             lines.append(f"  {o['name']}: {o['unwritten']} elements {what}, {o['infinite']} infinite  {verdict}")
     return "\n".join(lines)
 
