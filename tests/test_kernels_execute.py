@@ -313,3 +313,38 @@ def paged_ref(x, p):
 ])
 def test_paged_decode(sizes):
     run_and_check("kernels/paged_decode.tile", None, sizes, paged_ref)
+
+
+def moe_grouped_ref(x, p):
+    """Expert e's group starts at EXPERT_START[e] and runs the expected
+    cdiv(T * TOPK, E * BM) row tiles: Y_SORTED rows there = X_SORTED rows @ W[e]; the rows
+    no group covers are never written (NaN, as outputs start)."""
+    bm = p["BM"]
+    rows = -(-(p["T"] * p["TOPK"]) // (p["E"] * bm)) * bm
+    y = np.full((x["X_SORTED"].shape[0], 2 * p["I"]), np.nan)
+    for e, start in enumerate(x["EXPERT_START"]):
+        y[start:start + rows] = x["X_SORTED"][start:start + rows] @ x["W"][e]
+    return {"Y_SORTED": y}
+
+
+@pytest.mark.parametrize("sizes,starts", [
+    # 64 x 2 routed rows over 4 experts: 2 tiles of 16 rows each, groups at 0, 32, 64, 96 of
+    # ROWS = 128 + 4 x 16 = 192 (the last 64 rows are padding nobody writes).
+    ({"T": 64, "H": 256, "I": 64, "E": 4, "TOPK": 2, "BM": 16, "BN": 64, "BK": 64}, [0, 32, 64, 96]),
+    # Groups in another order, with gaps: 16 x 4 = 64 rows over 8 experts: 1 tile of 16 each,
+    # ROWS = 64 + 8 x 16 = 128.
+    ({"T": 16, "H": 128, "I": 64, "E": 8, "TOPK": 4, "BM": 16, "BN": 128, "BK": 32},
+     [112, 0, 48, 16, 96, 32, 80, 64]),
+])
+def test_moe_grouped_with_runtime_group_starts(sizes, starts):
+    run_and_check("kernels/moe_grouped.tile", None, sizes, moe_grouped_ref,
+                  inputs={"EXPERT_START": starts})
+
+
+def test_every_shipped_kernel_has_a_reference_here():
+    """A kernel added under kernels/ must be executed against a reference in this file."""
+    from pathlib import Path
+    here = Path(__file__).read_text()
+    shipped = sorted(p.name for p in (Path(__file__).parent.parent / "kernels").glob("*.tile"))
+    missing = [name for name in shipped if f'"kernels/{name}"' not in here]
+    assert not missing, missing
