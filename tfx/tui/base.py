@@ -1,4 +1,4 @@
-"""What both explorer apps share: the job runner's messages, exports, the palette.
+"""What both explorer apps share: the job runner's messages and exports.
 
 ``ExplorerApp`` is the base of ``TfxApp`` (``tfx open``) and ``ModelApp``
 (``tfx open --model``). It owns a ``JobRunner`` (``self.jobs``), dispatches its
@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from textual.app import App
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.worker import Worker, WorkerState
 
 from tfx.errors import TfxError
@@ -65,25 +64,3 @@ class ExplorerApp(App):
 
     def action_export_svg(self) -> None:
         self.export_text(".svg", self.export_screenshot())
-
-
-class ListProvider(Provider):
-    """A command palette over ``commands()``: (name, help, callback) triples; names that
-    start with one of ``DISCOVER`` are offered before anything is typed."""
-
-    DISCOVER: tuple[str, ...] = ()
-
-    def commands(self) -> list[tuple[str, str, Callable]]:
-        raise NotImplementedError
-
-    async def discover(self) -> Hits:
-        for name, help_text, cb in self.commands():
-            if name.startswith(self.DISCOVER):
-                yield DiscoveryHit(name, cb, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, help_text, cb in self.commands():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), cb, text=name, help=help_text)

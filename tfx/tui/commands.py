@@ -1,10 +1,36 @@
-"""The ctrl+p command palette: go to scope, set knob, set parameter, switch profile, export."""
+"""The ctrl+p command palettes: ``ListProvider`` (both apps' palettes are lists of
+(name, help, callback)) and the kernel explorer's: go to scope, set knob, set parameter,
+switch profile, pin, export. Imported when the palette first opens (textual.command is
+not needed for the first frame)."""
 
 from __future__ import annotations
 
 from functools import partial
+from typing import Callable
 
-from tfx.tui.base import ListProvider
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class ListProvider(Provider):
+    """A command palette over ``commands()``: (name, help, callback) triples; names that
+    start with one of ``DISCOVER`` are offered before anything is typed."""
+
+    DISCOVER: tuple[str, ...] = ()
+
+    def commands(self) -> list[tuple[str, str, Callable]]:
+        raise NotImplementedError
+
+    async def discover(self) -> Hits:
+        for name, help_text, cb in self.commands():
+            if name.startswith(self.DISCOVER):
+                yield DiscoveryHit(name, cb, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, cb in self.commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), cb, text=name, help=help_text)
 
 
 class TfxCommands(ListProvider):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from tfx.tui.base import ListProvider
+from tfx.tui.commands import ListProvider
 
 
 class ModelCommands(ListProvider):
