@@ -169,3 +169,25 @@ def test_compare_table_marks_the_best():
     assert by["devices"] == (["8", "4"], [False, True])
     assert by["latency"][1] == [r8.latency_ns < r4.latency_ns, r4.latency_ns < r8.latency_ns]
     assert core.compare_table([]) == (["row"], [])
+
+
+def test_group_link_is_the_latency_models_rule():
+    """System.group_link (what the Layout tab names) picks the link whose bandwidth the latency
+    model prices each group's collectives at (latency._links), on the GPU node and the sip,
+    for every placement: one rule, stated once in the model layer."""
+    import itertools
+
+    from tfx.model.latency import Configs, _links
+    from tfx.model.system import Parallelism, load_system
+    for hw, places in (("h200_nvl8", ("auto", "node", "cross")), ("sip", ("auto", "device", "cube", "pe"))):
+        system = load_system(hw)
+        pars = [Parallelism(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, tp_place=tpp, cp_place=cpp)
+                for tp, cp, pp, dp, ep, tpp, cpp in itertools.product(
+                    (1, 2, 8, 16), (1, 2, 4), (1, 2), (1, 2), (1,), places, places)]
+        cfg = Configs.of(pars)
+        links = _links(system, cfg)
+        for i, par in enumerate(pars):
+            for axis in ("tp", "cp", "ep", "pp"):
+                link, _where = system.group_link(par, axis)
+                expected = float(links[axis][0][i])
+                assert (link.bandwidth if link is not None else float("inf")) == expected, (hw, par, axis)

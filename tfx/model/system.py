@@ -182,6 +182,31 @@ class System:
     def name(self) -> str:
         return self.profile.name
 
+    def group_link(self, par: "Parallelism", axis: str) -> tuple["Link | None", str]:
+        """The link a parallel group's collectives run on, and where: ``(link, "node")``
+        inside a node, ``"cross"`` across nodes, ``"pe"``/``"cube"`` inside one SIP,
+        ``"device"`` between SIPs. ``axis`` is tp, cp, ep or pp. The scalar form of
+        ``latency._links``'s rule (tests check they agree): on a GPU a group spanning at
+        most one node's devices, not placed ``cross``, stays on the intra-node link; on the
+        tiled sip TP/CP placed at ``pe`` use the PE-to-PE link while the group (CP strided by
+        TP when TP is on PEs too) fits one cube's PEs, else the die-to-die link."""
+        if self.kind == "gpu":
+            e_dp = max(par.ep // max(par.tp, 1), 1)
+            span, place = {"tp": (par.tp, par.tp_place), "cp": (par.tp * par.cp, par.cp_place),
+                           "ep": (par.tp * par.cp * e_dp, "auto"),
+                           "pp": (par.tp * par.cp * par.dp * par.pp, "auto")}[axis]
+            if span <= self.devices_per_node and place != "cross":
+                return self.intra, "node"
+            return self.inter, "cross"
+        if axis in ("tp", "cp"):
+            deg, place = (par.tp, par.tp_place) if axis == "tp" else (par.cp, par.cp_place)
+            stride = par.tp if axis == "cp" and par.tp_place == "pe" else 1
+            if place == "pe" and deg * stride <= self.sub_units["pe_per_cube"]:
+                return self.sub_links["pe"], "pe"
+            if place in ("cube", "pe"):
+                return self.sub_links["cube"], "cube"
+        return self.intra, "device"
+
     def to_json(self) -> dict:
         return {"profile": self.profile.name, "kind": self.kind, "capacity": self.capacity,
                 "capacity_note": self.capacity_note, "devices_per_node": self.devices_per_node,

@@ -21,15 +21,13 @@ from typing import Any
 
 from tfx.errors import TfxError
 from tfx.hw.units import format_bytes, format_time_ns
+from tfx.model.schema import DTYPE_BYTES
+from tfx.model.system import CP_RINGS, GPU_PLACES, KV_SHARDS, MODES, TILED_PLACES, Parallelism  # noqa: F401
 
 # ---------------------------------------------------------------- knobs
 
-MODES = ("decode", "prefill")
-KV_SHARDS = ("heads", "seq")
-CP_RINGS = ("kv", "q")
-GPU_PLACES = ("auto", "node", "cross")
-TILED_PLACES = ("auto", "device", "cube", "pe")
-DTYPES = ("bf16", "fp16", "fp8", "int8", "nvfp4", "mxfp4", "fp4", "int4", "fp32")
+# The knobs' choices are the model's own (tfx.model.system), not a second list.
+DTYPES = tuple(DTYPE_BYTES)
 
 
 @dataclass(frozen=True)
@@ -104,7 +102,7 @@ def short_config(label: str) -> str:
     return " ".join(parts) or "tp1"
 
 
-PAR_FIELDS = ("tp", "cp", "pp", "dp", "ep", "kv_shard", "cp_ring", "tp_place", "cp_place")
+PAR_FIELDS = tuple(f.name for f in fields(Parallelism))
 WORKLOAD_FIELDS = ("model", "hw", "mode", "batch", "ctx", "weight_dtype", "act_dtype", "kv_dtype")
 
 
@@ -654,21 +652,17 @@ def layout_lines(model, k: Knobs, system, devices: int, max_nodes: int = 6) -> l
     return lines
 
 
-def _link_of(system, axis: str, par, span: int) -> str:
-    if system.kind == "tiled":
-        place = par.tp_place if axis == "TP" else par.cp_place if axis == "CP" else "device"
-        if place in ("cube", "pe"):
-            l = system.sub_links["pe" if place == "pe" else "cube"]
-            where = "PE-to-PE" if place == "pe" else "die-to-die"
-            return f"inside each SIP at {place} level ({where} {l.name}, {l.bandwidth / 1e9:.4g} GB/s)"
-        l = system.intra
-        return f"over {l.name} ({l.bandwidth / 1e9:.4g} GB/s, {l.latency_ns / 1e3:g} us)" if l else "no link"
-    place = par.tp_place if axis == "TP" else par.cp_place if axis == "CP" else "auto"
-    inside = span <= system.devices_per_node and place != "cross"
-    l = system.intra if inside else system.inter
-    if l is None:
-        return "on one device" if span == 1 else "needs a link the profile lacks"
-    return f"over {l.name} ({l.bandwidth / 1e9:.4g} GB/s, {l.latency_ns / 1e3:g} us)"
+def _link_of(system, axis: str, par) -> str:
+    """Which link the ``axis`` group uses and where, by the model's own rule
+    (``System.group_link``)."""
+    link, where = system.group_link(par, axis.lower())
+    if where in ("pe", "cube"):
+        what = "PE-to-PE" if where == "pe" else "die-to-die"
+        return (f"inside each SIP at {where} level ({what} {link.name}, "
+                f"{link.bandwidth / 1e9:.4g} GB/s)")
+    if link is None:
+        return "needs a link the profile lacks"
+    return f"over {link.name} ({link.bandwidth / 1e9:.4g} GB/s, {link.latency_ns / 1e3:g} us)"
 
 
 def holdings(model, k: Knobs, system) -> list[str]:
@@ -680,7 +674,7 @@ def holdings(model, k: Knobs, system) -> list[str]:
     # TP
     hq = -(-Hq // tp)
     if tp > 1:
-        out.append(f"TP {tp} {_link_of(system, 'TP', par, tp)}: rank i holds")
+        out.append(f"TP {tp} {_link_of(system, 'TP', par)}: rank i holds")
         out.append("  " + _share("i", hq, Hq, "q head", "q heads"))
         if model.mla is not None:
             out.append("  the MLA latent KV cache " + ("split by context over the TP ranks" if par.kv_shard == "seq"
@@ -709,7 +703,7 @@ def holdings(model, k: Knobs, system) -> list[str]:
         ring = ("K/V chunks rotate around the ring" if par.cp_ring == "kv" else "Q rotates with O/m/l")
         how = ("partial O/m/l all-gathered" if par.cp_ring == "kv" else "Q with O/m/l passed around the ring") \
             if k.mode == "decode" else ring
-        out.append(f"CP {par.cp} {_link_of(system, 'CP', par, tp * par.cp)}: rank j holds "
+        out.append(f"CP {par.cp} {_link_of(system, 'CP', par)}: rank j holds "
                    + _share("j", c, k.ctx, "context token", "context tokens") + f" of the KV cache; {how}")
     # PP
     if par.pp > 1:
@@ -719,8 +713,7 @@ def holdings(model, k: Knobs, system) -> list[str]:
             a, n = _split(L, par.pp, s)
             parts.append(f"{s}: {_rng(a, n)}")
         tail = "; ".join(parts[:4]) + ("; ..." if par.pp > 4 else "")
-        span = tp * par.cp * par.dp * par.pp
-        out.append(f"PP {par.pp} {_link_of(system, 'PP', par, span)}: stage s holds "
+        out.append(f"PP {par.pp} {_link_of(system, 'PP', par)}: stage s holds "
                    + _share("s", per, L, "layer", "layers")
                    + f" ({tail}); the embedding on stage 0, the lm head on stage {par.pp - 1}")
     else:
