@@ -137,12 +137,7 @@ def test_two_launches_reusing_a_coordinate_name_each_cover_their_own_range():
     assert a.metrics["memory.footprint.X.logical"] == 4096
 
 
-def test_two_meshes_of_an_mlp_count_the_whole_weight():
-    """Gate/up then down projections as two launches that both call their tile coordinate pn.
-    Launch 1: cta[W_UP / 64] over W_UP = 2 * I = 256 columns of Wgu bf16[H, 256], H = 64:
-    all 64 * 256 * 2 B = 32,768 B. Launch 2 (cta[H / 64] = 1 position, pn = 0) reads Wd.
-    With one shared range pn in [0, 1) Wgu's footprint was one 64-column tile: 8,192 B."""
-    a = run("""kernel mlp {
+MLP = """kernel mlp {
       param H = 64
       param I = 128
       tensor X : bf16[16, H] @gmem in
@@ -155,10 +150,23 @@ def test_two_meshes_of_an_mlp_count_the_whole_weight():
       mesh cta[H / 64] as (pn) capture(Wd) {
         %d = load Wd[0 : I, pn * 64 : 64] -> smem
       }
-    }""")
+    }"""
+
+
+def test_two_meshes_of_an_mlp_count_the_whole_weight():
+    """Gate/up then down projections as two launches that both call their tile coordinate pn.
+    Launch 1: cta[W_UP / 64] over W_UP = 2 * I = 256 columns of Wgu bf16[H, 256], H = 64:
+    all 64 * 256 * 2 B = 32,768 B. Launch 2 (cta[H / 64] = 1 position, pn = 0) reads Wd.
+    With one shared range pn in [0, 1) Wgu's footprint was one 64-column tile: 8,192 B."""
+    a = run(MLP)
     assert a.metrics["memory.footprint.Wgu.logical"] == 64 * 256 * 2
     # Wd: 128 rows x 64 cols x 2 B = 16,384 B.
     assert a.metrics["memory.footprint.Wd.logical"] == 16_384
+    # At Qwen3-1.7B's sizes (H = 2048, gate/up 2 * I = 6144 columns): Wgu is
+    # 2048 * 6144 * 2 = 25,165,824 B. The shared range (pn in [0, H / 64 = 32)) gave 32 tiles
+    # of 64 columns: 2048 * 2048 * 2 = 8,388,608 B, the number the issue reports.
+    a = run(MLP, {"H": 2048, "I": 3072})
+    assert a.metrics["memory.footprint.Wgu.logical"] == 2048 * 6144 * 2 == 25_165_824
 
 
 # ------------------------------------------------------------------ 4. mma on windows
