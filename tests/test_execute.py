@@ -267,13 +267,15 @@ def test_too_big_is_refused_with_what_to_shrink():
     assert "--set" in text
 
 
-def test_tolerance_is_derived_from_the_least_precise_rounding():
-    """gemm rounds to f32 (mma) and bf16 (cast, output): rtol = 4 x 2^-7 = 0.03125.
-    softmax likewise (bf16 output). An f32-only kernel (the MMA test's C is f32 but its R is
-    bf16): 0.03125 too; the f32 epsilon alone would give 4 x 2^-23."""
+def test_tolerance_is_derived_from_the_dtypes_and_the_sum_lengths():
+    """gemm rounds to f32 (mma) and bf16 (cast, output): ε_low = 2^-7, ε_high = 2^-23; at
+    K = 256 (the largest extent) rtol = 4 x 2^-7 + 256 x 2^-23 = 0.03125 + 0.000030517578125
+    = 0.031280517578125. An f32-only kernel over 1024 terms: 4 x 2^-23 + 1024 x 2^-23 =
+    1028 x 2^-23. Integers only: 0 (exact)."""
     module = parse_file("kernels/gemm.tile")
-    assert derived_rtol(rounding_dtypes(module, module.kernel())) == 0.03125
-    assert derived_rtol({DType.F32}) == 4 * 2.0 ** -23
+    assert derived_rtol(rounding_dtypes(module, module.kernel()), 256) == 0.031280517578125
+    assert derived_rtol({DType.F32}, 1024) == 1028 * 2.0 ** -23
+    assert derived_rtol({DType.INT32}, 1024) == 0.0
 
 
 def test_compare_reports_the_worst_element():

@@ -89,7 +89,8 @@ kernel off {
 
 def test_quick_check_finds_unwritten_outputs_and_twins_that_disagree():
     """halves launches cdiv(16, 4) - 1 = 3 CTAs: Y[12..15] is never written, 4 NaN.
-    scaled vs off: 2x against 2x + 1, an error of exactly 1 everywhere; rtol is 4 x 2^-23
+    scaled vs off: 2x against 2x + 1, an error of exactly 1 everywhere; rtol is
+    4 x 2^-23 + 8 x 2^-23 = 1.4e-6
     (both kernels are f32 only), so every element fails."""
     out = quick_check(parse_text(LOSSY, "l.tile"))
     assert out["pass"] is False and out["outputs"][0]["unwritten"] == 4

@@ -107,7 +107,7 @@ def _index(idx) -> str:
 
 
 def run(args) -> int:
-    from tfx.execute import check_outputs, derived_rtol, execute, rounding_dtypes
+    from tfx.execute import accumulation_terms, check_outputs, derived_rtol, execute, rounding_dtypes
     from tfx.lang import parse_file
 
     overrides = parse_int_assignments(args.assignments, "--set")
@@ -137,12 +137,13 @@ def run(args) -> int:
         theirs = {n: v for n, v in overrides.items() if other.param(n) is not None}
         twin = execute(other_module, other, theirs, seed=args.seed, dists=dists,
                        inputs={n: v for n, v in result.inputs.items()})
-        rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(other_module, other))
+        rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(other_module, other),
+                            accumulation_terms(result.tensors, twin.tensors))
         checks = check_outputs(result, twin.outputs(), rtol)
         against_label = f"kernel {other.name}"
     elif reference is not None:
         expected = call_reference(reference, args.reference, result)
-        rtol = derived_rtol(rounding_dtypes(module, kernel))
+        rtol = derived_rtol(rounding_dtypes(module, kernel), accumulation_terms(result.tensors))
         checks = check_outputs(result, expected, rtol)
         against_label = f"reference {args.reference}"
     seconds = time.perf_counter() - started

@@ -17,7 +17,7 @@ import numpy as np
 
 from tfx.errors import TfxError
 from tfx.execute.budget import Work, estimate, refuse_if_too_big
-from tfx.execute.check import OutputCheck, compare, derived_rtol, rounding_dtypes
+from tfx.execute.check import OutputCheck, accumulation_terms, compare, derived_rtol, rounding_dtypes
 from tfx.execute.dtypes import round_to
 from tfx.execute.inputs import INPUT_ROLES, generate_inputs, tensor_shape
 from tfx.execute.interp import Interpreter
@@ -109,4 +109,4 @@ def check_outputs(result: RunResult, expected: Mapping[str, np.ndarray], rtol: f
 
 
 __all__ = ["RunResult", "Work", "OutputCheck", "execute", "prepare", "check_outputs", "compare",
-           "derived_rtol", "rounding_dtypes", "generate_inputs", "estimate"]
+           "derived_rtol", "accumulation_terms", "rounding_dtypes", "generate_inputs", "estimate"]

@@ -1,9 +1,13 @@
 """Comparing computed outputs with expected ones, against a tolerance derived from dtypes.
 
-The tolerance of a comparison is ``rtol = 4 ε``, where ε is the machine epsilon of
-the least precise float dtype that an arithmetic op of the compared kernel(s)
-rounds its result to (mma, elementwise, reduce, cast, all-reduce; outputs'
-dtypes included): a bf16 GEMM gets 4 x 2^-7 = 1/32. Element i passes when
+The tolerance of a comparison is ``rtol = 4 ε_low + n ε_high``: ε_low is the machine
+epsilon of the least precise float dtype that an arithmetic op of the compared
+kernel(s) rounds its result to (mma, elementwise, reduce, cast, all-reduce; outputs'
+dtypes included), ε_high that of the most precise one (the accumulator), and n the
+largest extent of any tensor, a bound on how many terms a sum accumulates (two orders
+of summing n terms differ by up to n ε_high). A bf16 GEMM at K = 256 gets
+4 x 2^-7 + 256 x 2^-23 = 0.0312805; an f32-only kernel over 1024-element rows,
+4 x 2^-23 + 1024 x 2^-23. Element i passes when
 
     |got_i - want_i| <= rtol * (|want_i| + rms(want))
 
@@ -36,8 +40,17 @@ def rounding_dtypes(module: Module, kernel: Kernel) -> set[DType]:
     return out
 
 
-def derived_rtol(dtypes) -> float:
-    return RTOL_FACTOR * max((epsilon(d) for d in dtypes), default=0.0)
+def derived_rtol(dtypes, terms: int = 1) -> float:
+    """4 ε_low + terms ε_high over the float dtypes among ``dtypes`` (0 when none)."""
+    eps = [epsilon(d) for d in dtypes if epsilon(d) > 0]
+    if not eps:
+        return 0.0
+    return RTOL_FACTOR * max(eps) + terms * min(eps)
+
+
+def accumulation_terms(*tensor_sets) -> int:
+    """The largest extent of any tensor: a bound on the terms one sum accumulates."""
+    return max((max(a.shape, default=1) for tensors in tensor_sets for a in tensors.values()), default=1)
 
 
 @dataclass(frozen=True)

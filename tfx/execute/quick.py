@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from tfx.errors import TfxError
-from tfx.execute import OUTPUT_ROLES, check_outputs, derived_rtol, execute, rounding_dtypes
+from tfx.execute import OUTPUT_ROLES, accumulation_terms, check_outputs, derived_rtol, execute, rounding_dtypes
 from tfx.execute.budget import suggest
 from tfx.ir.nodes import Kernel, Module, walk_ops
 
@@ -65,7 +65,8 @@ def quick_check(module: Module, kernel_name: str | None = None, overrides: Mappi
         for other in others:
             mine = {n: v for n, v in sizes.items() if other.param(n) is not None}
             twin = execute(module, other, mine, seed=seed, inputs=result.inputs)
-            rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(module, other))
+            rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(module, other),
+                                accumulation_terms(result.tensors, twin.tensors))
             for c in check_outputs(result, twin.outputs(), rtol):
                 outputs.append({"name": c.name, "against": other.name, "max_abs_error": c.max_abs,
                                 "max_rel_error": c.max_rel, "pass": c.passed,
