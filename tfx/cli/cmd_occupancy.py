@@ -247,21 +247,36 @@ def _run_csv(args: argparse.Namespace, limits: OccupancyLimits) -> int:
     return 0
 
 
+# Largest value of each CSV column: an int32 thread count, a register file, 1 TiB of shared
+# memory; far above any GPU, and every product the calculator forms stays inside an int64.
+CSV_CEILINGS = {"threads": 2 ** 31 - 1, "regs": 2 ** 20, "smem": 2 ** 40, "static_smem": 2 ** 40}
+
+
 def _int_column(rows: list[list[str]], lines: list[int], col: int, column: str, name: str):
-    """One column as int64; the first cell that is not a whole number is named by line."""
+    """One column as int64; the first cell that is not a whole number (ASCII digits, at most
+    CSV_CEILINGS[column]) is named by line."""
     import numpy as np
 
+    from tfx.errors import shorten
+    from tfx.literals import parse_int
+
     cells = [row[col] for row in rows]
-    try:
-        return np.array([int(c) for c in cells], dtype=np.int64)
-    except ValueError:
-        pass
+    ceiling = CSV_CEILINGS.get(column, 2 ** 62)
+    if "".join(cells).isascii():  # fast path: int() would also take other scripts' digits
+        try:
+            values = np.array([int(c) for c in cells], dtype=np.int64)
+            if not len(values) or int(values.max()) <= ceiling:
+                return values
+        except (ValueError, OverflowError):
+            pass
     for cell, line in zip(cells, lines):  # slow path, only to find the culprit
         try:
-            int(cell)
-        except ValueError:
-            raise TfxError(f"column {column}: {cell.strip()!r} is not a whole number",
+            value = parse_int(cell)
+        except ValueError as exc:
+            raise TfxError(f"column {column}: {shorten(cell.strip())!r} is not a whole number ({exc})",
                            where=f"{name}:{line}") from None
+        if value > ceiling:
+            raise TfxError(f"column {column}: {value:.3g} is above {ceiling:,}", where=f"{name}:{line}")
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -349,6 +349,17 @@ def validate(model: ModelConfig, wl: Workload, par: Parallelism, system: System)
         why.append(f"pp {par.pp} > {model.num_layers} layers")
     if par.tp > model.num_attention_heads:
         why.append(f"tp {par.tp} > {model.num_attention_heads} query heads")
+    elif model.num_attention_heads % par.tp:
+        why.append(f"tp {par.tp} does not divide {model.num_attention_heads} query heads")
+    kv = model.num_kv_heads
+    if model.mla is None and par.kv_shard == "heads" and par.tp > 1:
+        # each rank holds whole KV heads: tp divides them, or (fewer heads) each is replicated
+        # on tp / kv ranks
+        if par.tp <= kv and kv % par.tp:
+            why.append(f"tp {par.tp} does not divide {kv} KV heads (a rank holds whole heads)")
+        elif par.tp > kv and par.tp % kv:
+            why.append(f"tp {par.tp} is not a multiple of {kv} KV heads (each head is replicated "
+                       "on tp / heads ranks)")
     if par.dp > wl.batch:
         why.append(f"dp {par.dp} > batch {wl.batch}: a replica without a sequence")
     if par.cp > 1 and wl.mode == "prefill" and par.cp > wl.context:
