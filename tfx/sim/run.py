@@ -254,9 +254,9 @@ def estimated_events(analysis, full: bool = False, tiles: int | None = None) -> 
         positions, units, resident = int(lt.positions), int(lt.units), int(lt.resident)
         if full:
             simulated = positions
-        else:  # a full wave and a tail wave of one unit each
-            simulated = resident * (2 if positions % (units * resident) and positions > units * resident
-                                    else 1)
+        else:  # simulate()'s batches: a full wave (resident positions) and a tail wave
+            full_waves, tail = divmod(positions, units * resident)
+            simulated = (resident if full_waves else 0) + (max(int(cdiv(tail, units)), 1) if tail else 0)
         total += per_position * simulated * (2 if tiles is not None else 1)  # --tiles reruns at half
     return total
 
