@@ -88,6 +88,10 @@ def test_bad_input_exits_2(capsys):
     assert "did you mean BK" in capsys.readouterr().err
     assert main(["run", GEMM, *SMALL, "--dist", "A=cauchy"]) == 2
     assert "unknown distribution 'cauchy'" in capsys.readouterr().err
+    assert main(["run", GEMM, *SMALL, "--dist", "C=uniform"]) == 2
+    assert "C is an out bf16 tensor: --dist draws float inputs only" in capsys.readouterr().err
+    assert main(["run", GEMM, *SMALL, "--dist", "A=uniform", "--json"]) == 0
+    capsys.readouterr()
     assert main(["run", GEMM, *SMALL, "--against", "nope"]) == 2
     assert "no kernel named 'nope'" in capsys.readouterr().err
     assert main(["run", GEMM, *SMALL, "--out", "/nonexistent/dir/x.npz"]) == 2

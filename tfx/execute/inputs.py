@@ -165,6 +165,11 @@ def generate_inputs(kernel: Kernel, env: Mapping[str, Any], seed: int = 0,
             raise TfxError(f"kernel {kernel.name} has no tensor {name!r} (tensors: {names})", where=f"--dist {name}")
         if dist not in DISTRIBUTIONS:
             raise TfxError(f"unknown distribution {dist!r}, expected normal or uniform", where=f"--dist {name}")
+        t = kernel.tensor(name)
+        if t.type.dtype.family != "float" or t.role not in INPUT_ROLES:
+            article = "an" if t.role[0] in "aeiou" else "a"
+            raise TfxError(f"{name} is {article} {t.role} {t.type.dtype} tensor: --dist draws float inputs only",
+                           where=f"--dist {name}")
     extents = index_extents(kernel, env)
     starts = runtime_ranges(kernel, env)
     out: dict[str, np.ndarray] = {}
