@@ -107,7 +107,12 @@ def summary(a) -> str:
                f"   roofline {format_time_ns(_f(m['roofline.ideal_ns']))} ({m.get('roofline.bound_by', '?')}-bound:"
                f" compute {format_time_ns(_f(m['roofline.compute_ns']))}, memory {format_time_ns(_f(m['roofline.memory_ns']))})")
     flops = [(k.split(".")[2], v) for k, v in m.items() if k.startswith("compute-cost.flops.") and k.endswith(".total")]
-    out.append("  work: " + (", ".join(f"{format_count(_f(v))} {d} flop" for d, v in flops) or "no arithmetic"))
+    # comparisons and selections (masking) are their own work kinds, listed after the flops
+    lanes = [(k.split(".")[1], k.split(".")[2], v) for k, v in m.items()
+             if k.startswith(("compute-cost.compare.", "compute-cost.select.")) and k.endswith(".total")]
+    work = [f"{format_count(_f(v))} {d} flop" for d, v in flops]
+    work += [f"{format_count(_f(v))} {d} {'cmp' if kind == 'compare' else 'sel'}" for kind, d, v in lanes]
+    out.append("  work: " + (", ".join(work) or "no arithmetic"))
     levels = sorted({k.split(".")[2] for k in m if k.startswith("memory.traffic.")} - {"link"})
     for lvl in levels:
         r = m.get(f"memory.traffic.{lvl}.total.read", 0)
