@@ -21,7 +21,8 @@ from tfx.hw import (Fact, MemoryLevel, format_bandwidth, format_bytes, format_co
 from tfx.hw.units import split_quantity, to_canonical
 from tfx.bundled import REPO_ROOT
 
-SHIPPED = ["a100_sxm", "b200", "h100_sxm", "h200_nvl8", "h200_sxm", "rtx5070ti", "sip"]
+SHIPPED = ["a100_40gb_hgx8", "a100_hgx8", "a100_sxm", "a100_sxm_40gb", "b200", "b200_hgx8", "h100_hgx8",
+           "h100_sxm", "h200_nvl8", "h200_sxm", "rtx5070ti", "sip"]
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:

@@ -89,8 +89,13 @@ def _list(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     knobs = parse_assignments(args.knob, "--knob")
     profile = load_profile(args.profile, knobs=knobs)
+    from tfx.hw.attainable import attainable_bandwidth
+    attainable = attainable_bandwidth(profile) if profile.kind == "gpu" else None
     if args.json:
-        emit_json(profile.to_json())
+        out = profile.to_json()
+        if attainable is not None:
+            out["attainable_bandwidth"] = attainable.to_json()
+        emit_json(out)
         return 0
 
     from rich.table import Table
@@ -100,6 +105,8 @@ def _show(args: argparse.Namespace) -> int:
     console.print(Text(f"{profile.name}  ({profile.kind})", style="bold"))
     console.print(Text(profile.description))
     console.print(Text(f"file: {profile.source_path}", style="dim"))
+    if attainable is not None:
+        console.print(Text(attainable.statement()))
     for path, text in profile.knobs.items():
         console.print(Text(f"knob: {path}={text}", style="yellow"))
 

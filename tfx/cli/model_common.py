@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tfx.cli.common import float_arg, int_arg, parse_assignments
 from tfx.hw.units import format_bytes, format_time_ns
-from tfx.model.system import Parallelism, Workload, load_system
+from tfx.model.system import (DEFAULT_RUNTIME, KERNELS, RUNTIMES, Parallelism, Workload, load_system,
+                              runtime_kernels)
 
 
 def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
@@ -16,12 +17,14 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--weight-dtype", default="bf16")
     p.add_argument("--act-dtype", default="bf16")
     p.add_argument("--kv-dtype", default="bf16")
-    p.add_argument("--kernels", choices=("eager", "fused"), default="eager",
-                   help="kernel structure of a step: eager = one kernel per PyTorch op (the measured "
-                        "CUDA-graph reference, default); fused = a serving engine's fused kernels")
+    p.add_argument("--runtime", "--kernels", dest="runtime", choices=(*RUNTIMES, *KERNELS), default=DEFAULT_RUNTIME,
+                   help="the runtime a step is priced for: engine = a serving engine's fused kernels under "
+                        "CUDA graphs (default); pytorch-graph = one kernel per PyTorch op, replayed as a CUDA "
+                        "graph (the measured reference). --kernels fused|eager are the older names")
     p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
-    p.add_argument("--bandwidth", choices=("measured", "vendor"), default="measured",
-                   help="price kernels at the measured streaming bandwidth (default) or the datasheet")
+    p.add_argument("--bandwidth", choices=("attainable", "datasheet", "measured", "vendor"), default="attainable",
+                   help="price kernels at the attainable bandwidth (datasheet x memory.gmem.efficiency, "
+                        "as `tfx hw show` states it; default) or the datasheet (measured/vendor: older names)")
     p.add_argument("--capacity", type=float_arg(1e-6, 1e6), default=None, help="memory per device in GB (overrides the profile)")
     p.add_argument("--launch-us", type=float_arg(0, 1e6), default=None, help="per-kernel launch cost under CUDA graphs, us")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -40,7 +43,7 @@ def add_parallel_args(p) -> None:
 
 def workload(args) -> Workload:
     return Workload(args.mode, args.ctx, args.batch, args.weight_dtype, args.act_dtype, args.kv_dtype,
-                    getattr(args, "kernels", "eager"))
+                    runtime_kernels(getattr(args, "runtime", DEFAULT_RUNTIME)))
 
 
 def parallelism(args) -> Parallelism:

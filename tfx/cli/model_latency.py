@@ -41,7 +41,8 @@ def run(args) -> int:
 def render(r) -> list[str]:
     wl = r.workload
     out = [f"{r.model} on {r.hw}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
-           f"kv {wl.kv_dtype}, {wl.kernels} kernels; {r.parallelism.label()} on {r.devices} device(s)",
+           f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
+           f"runtime {wl.runtime_description}",
            f"latency {fmt_ns(r.latency_ns)}  (attention {fmt_ns(r.attention_ns)}, ffn {fmt_ns(r.ffn_ns)}); "
            f"{r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
     out.append(f"  {'stage':<24} {'total':>11} {'compute':>11} {'memory':>11} {'comm':>11} {'launch':>10}  bound")

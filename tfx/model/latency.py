@@ -264,6 +264,46 @@ class Evaluation:
         return self.memory_total() <= self.system.capacity
 
 
+#: Tensor-core dtype of each low-precision activation dtype (both operands that narrow run
+#: on that path; a narrower weight with bf16 activations is dequantized in the GEMM's load).
+LOW_PRECISION_MMA = {"fp8": "fp8e4m3", "int8": "int8"}
+
+
+def gemm_path(profile, wl: Workload) -> tuple[str, float]:
+    """(the named GEMM path, compute-time ratio vs bf16) for ``wl``'s dtypes on ``profile``.
+
+    * weights and activations both 1 byte (fp8, int8): the profile's fp8/int8 tensor cores,
+      compute time x bf16 peak / that peak; refused where the profile states none (A100 has
+      no fp8 tensor cores): the refusal names the fallback, weight-only fp8 (``--act-dtype bf16``);
+    * a narrower weight with 2-byte activations (fp8, int8, int4 weights): weight-only
+      (w8a16 / w4a16, the weights dequantized to bf16 as they are loaded, as Marlin-style
+      kernels do), bf16 tensor-core time, the weight bytes at their dtype;
+    * otherwise bf16.
+    """
+    wb, ab = (float(dtype_bytes(d)) for d in (wl.weight_dtype, wl.act_dtype))
+    if ab <= 1 and wb <= 1:
+        mma = LOW_PRECISION_MMA.get(wl.act_dtype)
+        try:
+            if mma is None:
+                raise TfxError(f"no tensor-core path for {wl.act_dtype} activations")
+            ratio = profile.peak_flops_per_s("tensor", "bf16") / profile.peak_flops_per_s("tensor", mma)
+        except TfxError:
+            why = ""
+            if mma:
+                entry = next((f for p, f in profile.facts() if p == f"compute.tensor.{mma}"), None)
+                why = f" (compute.tensor.{mma}: {entry.unavailable})" if entry is not None and entry.unavailable else ""
+            raise TfxError(f"{wl.act_dtype} activations need {mma or wl.act_dtype} tensor cores, which profile "
+                           f"{profile.name} does not have{why}",
+                           notes=(f"price weight-only {wl.weight_dtype} instead: --act-dtype bf16 (weights "
+                                  f"dequantized to bf16 in the GEMM, bf16 tensor-core time)",)) from None
+        return f"{wl.weight_dtype} x {wl.act_dtype} on {mma} tensor cores", ratio
+    if wb < 2 <= ab:
+        bits = round(wb * 8)
+        return (f"weight-only w{bits}a{round(ab * 8)} ({wl.weight_dtype} weights dequantized to {wl.act_dtype} "
+                "in the GEMM's load, bf16 tensor cores)"), 1.0
+    return "bf16 tensor cores", 1.0
+
+
 class StageBuilder:
     """The stage constructors of one :func:`evaluate` call, over all its configurations: each
     prices its kernels with the profile's pricer (each distinct shape once), applies the dtype
@@ -473,12 +513,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
         rep = tp_d.copy()                                        # the latent is shared by all heads
     kvseq = cfg.kvseq & (rep > 1)
 
-    # dtype scalings of the bf16 kernels
-    try:
-        fp8_ratio = prof.peak_flops_per_s("tensor", "bf16") / prof.peak_flops_per_s("tensor", "fp8e4m3")
-    except TfxError:
-        fp8_ratio = 1.0
-    gemm_cs = (fp8_ratio if (wb <= 1 and ab <= 1) else 1.0) * compute_scale
+    # dtype scalings of the bf16 kernels, on the GEMM path the hardware has (gemm_path)
+    gemm_cs = gemm_path(prof, wl)[1] * compute_scale
 
     kinds = layer_kinds(model)
     multi = len(kinds) > 1
@@ -988,7 +1024,8 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
     wl = ev.workload
     devices = int(ev.configs.devices()[i])
     tps = wl.batch * wl.new_tokens / (lat / 1e9) if lat > 0 else 0.0
-    notes = list(sysm.notes) + [f"launch cost: {sysm.launch_note}", f"capacity: {sysm.capacity_note}"]
+    notes = list(sysm.notes) + [f"launch cost: {sysm.launch_note}", f"capacity: {sysm.capacity_note}",
+                                f"GEMM path: {gemm_path(sysm.profile, ev.workload)[0]}"]
     return LatencyResult(ev.model.name, sysm.name, wl, par, devices, lat, float(ev.latency("attention")[i]),
                          float(ev.latency("ffn")[i]), stages, mem, sysm.capacity,
                          bool(sum(mem.values()) <= sysm.capacity), tps,

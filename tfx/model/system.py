@@ -20,11 +20,9 @@ only the group's collective crosses the on-package links.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, replace
 
 from tfx.errors import TfxError
-from tfx.literals import parse_float
 from tfx.model.schema import DTYPE_BYTES, ModelConfig
 
 #: Per-launch cost under CUDA graphs when the profile states none
@@ -49,6 +47,34 @@ MODES = ("decode", "prefill")
 #: kernels (fused qkv and gate/up GEMMs, one kernel per norm, RoPE, activation).
 #: Counts per layer in docs/model-latency.md.
 KERNELS = ("eager", "fused")
+
+#: The runtime a step is priced for, by name: its kernel structure (:data:`KERNELS`) and
+#: how it launches. Shown on every latency output; docs/model-latency.md says how each
+#: was derived.
+#:
+#: * ``engine``: a serving engine (vLLM, TensorRT-LLM, SGLang, NIM) replaying CUDA graphs
+#:   of fused kernels: fused qkv and gate/up GEMMs, one kernel per norm, RoPE and
+#:   activation. Closest to what users run to serve: the default. A plain PyTorch step
+#:   compiled with torch.compile and replayed as a graph (311-419 kernels for the
+#:   issue-17 shapes) agrees with it within 1-14%.
+#: * ``pytorch-graph``: a plain PyTorch model (one kernel per op: RMSNorm as 8 kernels,
+#:   RoPE as 5 per tensor, unfused q/k/v and gate/up, cuBLAS split-K reduces) captured
+#:   once and replayed as a CUDA graph; measured in bench/h200/measure.py section 4.
+RUNTIMES = {
+    "engine": ("fused", "serving engine: fused kernels replayed as CUDA graphs (vLLM, TensorRT-LLM, SGLang)"),
+    "pytorch-graph": ("eager", "plain PyTorch ops, one kernel each, replayed as a CUDA graph"),
+}
+RUNTIME_OF_KERNELS = {kernels: name for name, (kernels, _) in RUNTIMES.items()}
+DEFAULT_RUNTIME = "engine"
+
+
+def runtime_kernels(name: str) -> str:
+    """The kernel structure of runtime ``name`` (``eager``/``fused`` accepted as their runtimes)."""
+    if name in KERNELS:
+        return name
+    if name not in RUNTIMES:
+        raise TfxError(f"unknown runtime {name!r}; known: {', '.join(RUNTIMES)}")
+    return RUNTIMES[name][0]
 KV_SHARDS = ("heads", "seq")
 CP_RINGS = ("kv", "q")
 GPU_PLACES = ("auto", "node", "cross")
@@ -68,7 +94,7 @@ class Workload:
     weight_dtype: str = "bf16"
     act_dtype: str = "bf16"
     kv_dtype: str = "bf16"
-    kernels: str = "eager"
+    kernels: str = "fused"
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -82,12 +108,21 @@ class Workload:
                 raise TfxError(f"unknown dtype {d!r}; known: {', '.join(DTYPE_BYTES)}")
 
     @property
+    def runtime(self) -> str:
+        """The named runtime of this step's kernel structure (:data:`RUNTIMES`)."""
+        return RUNTIME_OF_KERNELS[self.kernels]
+
+    @property
+    def runtime_description(self) -> str:
+        return f"{self.runtime} ({RUNTIMES[self.runtime][1]})"
+
+    @property
     def new_tokens(self) -> int:
         """New tokens per sequence in this step."""
         return 1 if self.mode == "decode" else self.context
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "runtime": self.runtime}
 
 
 @dataclass(frozen=True)
@@ -238,46 +273,31 @@ def _needed_link(profile, name: str, notes: list) -> Link:
     return link
 
 
-def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str = "measured",
+def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str = "attainable",
                 capacity: float | None = None, launch_ns: float | None = None) -> System:
     """Load profile ``hw`` as a System.
 
-    ``bandwidth="measured"`` prices kernels at the profile's measured streaming
-    ceiling (``memory.gmem.bandwidth_measured``) when it states one, instead of
-    the datasheet figure: decode kernels stream and never reach the datasheet.
-    ``capacity`` (bytes) overrides the memory per device.
+    ``bandwidth="attainable"`` prices kernels at the one attainable-bandwidth rule
+    (``tfx.hw.attainable``: datasheet x ``memory.gmem.efficiency``, measured on h200_sxm,
+    a sourced fraction elsewhere), which the kernel analysis applies itself;
+    ``"datasheet"`` sets the efficiency to 1 (the vendor figure). ``measured`` and
+    ``vendor`` are the older names of the two. ``capacity`` (bytes) overrides the
+    memory per device.
     """
     from tfx.hw import load_profile
+    from tfx.hw.attainable import attainable_bandwidth, dram_level
     knobs = dict(knobs or {})
     notes: list[str] = []
+    bandwidth = {"measured": "attainable", "vendor": "datasheet"}.get(bandwidth, bandwidth)
+    if bandwidth not in ("attainable", "datasheet"):
+        raise TfxError(f"bandwidth must be attainable or datasheet, got {bandwidth!r}")
     base = load_profile(hw)
-    if bandwidth not in ("measured", "vendor"):
-        raise TfxError(f"bandwidth must be measured or vendor, got {bandwidth!r}")
-    if bandwidth == "measured" and base.get("memory.gmem.bandwidth_measured") is not None:
-        measured = float(base.value("memory.gmem.bandwidth_measured"))
-        key = next((k for k in knobs if k in ("memory.gmem.bandwidth", "gmem.bandwidth", "hbm.bandwidth",
-                                              "memory.hbm.bandwidth")), None)
-        factor = 1.0
-        if key is not None:
-            text = str(knobs.pop(key)).strip()
-            if text[:1] in ("x", "*", "/"):
-                try:
-                    factor = parse_float(text[1:])
-                except ValueError:
-                    factor = -1.0
-                if not (math.isfinite(factor) and factor > 0):
-                    raise TfxError(f"knob {key}={text}: a factor must be a finite number > 0", where="--knob")
-                if text[0] == "/":
-                    factor = 1.0 / factor
-            else:          # an absolute value replaces the ceiling: keep it as given
-                knobs[key] = text
-                factor = None
-        if factor is not None:
-            knobs = {"memory.gmem.bandwidth": f"{measured * factor}", **knobs}
-        notes.append(f"kernels priced at the measured streaming bandwidth "
-                     f"{base.value('memory.gmem.bandwidth_measured') / 1e12:.3g} TB/s")
+    if base.kind == "gpu" and bandwidth == "datasheet":
+        knobs.setdefault(f"memory.{dram_level(base)}.efficiency", "1")
     profile = base.with_knobs(knobs) if knobs else base
     kind = "gpu" if profile.kind == "gpu" else "tiled"
+    if kind == "gpu":
+        notes.append("kernels priced at the " + attainable_bandwidth(profile).statement())
     if capacity is not None:
         cap, cap_note = float(capacity), "given"
     elif kind == "gpu":
@@ -402,10 +422,47 @@ def validate(model: ModelConfig, wl: Workload, par: Parallelism, system: System)
         if total > system.sub_units.get("pe", 1):
             why.append(f"groups inside one SIP need {total} PEs > {system.sub_units['pe']}")
     devices = device_count(par, system)
-    if devices > system.devices_per_node and system.inter is None:
+    if devices > system.devices_per_node and system.devices_per_node == 1 and system.kind == "gpu":
+        nodes = node_profiles_for(system.name)
+        use = (f"use {' or '.join(nodes)} ({'an' if len(nodes) == 1 else 'each an'} NVLink/NVSwitch node of "
+               f"{system.name} GPUs with a NIC per GPU)" if nodes else
+               "no bundled node profile is built on it: write one with `base`, links.nvlink, links.ib and "
+               "system.devices_per_node (see hw_profiles/h100_hgx8.toml)")
+        why.append(f"{devices} devices: profile {system.name} is a single GPU (system.devices_per_node = 1); {use}")
+    elif devices > system.devices_per_node and system.inter is None:
         why.append(f"{devices} devices need more than one node and profile {system.name} states no "
-                   "inter-node link (use h200_nvl8 for an NVLink node with InfiniBand)")
+                   "inter-node link (links.ib)")
     return why
+
+
+def node_profiles_for(profile_name: str) -> list[str]:
+    """Bundled multi-GPU node profiles built on ``profile_name``: the first single-GPU profile up
+    their ``base`` chain is it (h200_nvl8 is an H200 node, not an H100 one, though h200_sxm
+    itself inherits from h100_sxm). Sorted."""
+    import tomllib
+    from tfx.hw import list_profiles, profiles_dir
+
+    bases: dict[str, str] = {}
+    nodes: set[str] = set()
+    for name in list_profiles():
+        try:
+            data = tomllib.loads((profiles_dir() / f"{name}.toml").read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        if isinstance(data.get("base"), str):
+            bases[name] = data["base"]
+        dpn = data.get("system", {}).get("devices_per_node", {})
+        if isinstance(dpn, dict) and isinstance(dpn.get("value"), int) and dpn["value"] > 1:
+            nodes.add(name)
+    out = []
+    for node in sorted(nodes):
+        chip, seen = bases.get(node), {node}      # the first single-GPU profile up the chain
+        while chip in nodes and chip not in seen:
+            seen.add(chip)
+            chip = bases.get(chip)
+        if chip == profile_name:
+            out.append(node)
+    return out
 
 
 def device_count(par: Parallelism, system: System) -> int:

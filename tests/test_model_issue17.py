@@ -1,0 +1,138 @@
+"""Issue 17's defects: node profiles and the TP refusal, one attainable-bandwidth rule, dtype
+paths, the medium-batch GEMM memory term, and same-die facts. Every expected number is
+derived in the test's docstring from the profile facts it names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tfx.errors import TfxError
+from tfx.hw import list_profiles, load_profile
+from tfx.hw.attainable import attainable_bandwidth
+from tfx.model.kernels import KernelPricer
+from tfx.model.latency import gemm_path, latency
+from tfx.model.system import Parallelism, Workload, load_system, node_profiles_for
+
+# ----------------------------------------------------------------- defect 1: node profiles
+
+
+@pytest.mark.parametrize("chip,node", [("h100_sxm", "h100_hgx8"), ("h200_sxm", "h200_nvl8"),
+                                       ("a100_sxm", "a100_hgx8"), ("a100_sxm_40gb", "a100_40gb_hgx8"),
+                                       ("b200", "b200_hgx8")])
+def test_tp_on_a_single_gpu_profile_names_its_node_profile(chip, node):
+    """A single-GPU profile refuses TP 2 because it is one GPU, and names the node built on it
+    (h200_nvl8 is an H200 node, not an H100 one, though h200_sxm inherits from h100_sxm)."""
+    assert node_profiles_for(chip) == [node]
+    with pytest.raises(TfxError, match=f"profile {chip} is a single GPU .*use {node} "):
+        latency("llama3.1-8b", chip, Workload("decode", 8192, 1), Parallelism(tp=2))
+
+
+def test_tp2_on_an_h100_node_works_over_nvlink():
+    """h100_hgx8: NVLink 900 GB/s bidirectional = 450 GB/s each way, 1 us; the TP all-reduce of
+    one decode token (4096 x 2 B = 8,192 B) over 2 ranks is 2 x 1/2 x 8192 / 450 GB/s + 2 x 1 us
+    = 18.2 ns + 2,000 ns = 2,018.2 ns per layer."""
+    r = latency("llama3.1-8b", "h100_hgx8", Workload("decode", 8192, 1), Parallelism(tp=2))
+    assert r.devices == 2
+    ar = next(s for s in r.stages if s.name == "tp_allreduce_attn")
+    assert ar.comm_ns == pytest.approx(32 * (8192 / 450e9 * 1e9 + 2000.0), rel=1e-9)
+
+
+@pytest.mark.parametrize("node,nvlink,ib", [("h100_hgx8", 450e9, 400e9 / 8), ("a100_hgx8", 300e9, 200e9 / 8),
+                                            ("a100_40gb_hgx8", 300e9, 200e9 / 8), ("b200_hgx8", 900e9, 400e9 / 8)])
+def test_node_profiles_state_nvlink_and_a_nic_per_gpu(node, nvlink, ib):
+    """Each way per GPU: NVLink 900 / 600 / 1,800 GB/s bidirectional halved; one NIC per GPU,
+    NDR 400 Gb/s or HDR 200 Gb/s = 50 or 25 GB/s; 8 GPUs per node."""
+    s = load_system(node)
+    assert (s.intra.bandwidth, s.inter.bandwidth, s.devices_per_node) == (nvlink, ib, 8)
+
+
+def test_a100_40gb_is_the_80gb_part_with_less_memory():
+    """[DS] 40 GB HBM2 at 1,555 GB/s; everything else (108 SMs, 40 MB L2) from a100_sxm."""
+    small, big = load_profile("a100_sxm_40gb"), load_profile("a100_sxm")
+    assert small.value("memory.gmem.capacity") == 40e9 and small.value("memory.gmem.bandwidth") == 1555e9
+    assert small.units_of("sm") == big.units_of("sm") == 108
+    assert small.value("memory.l2.capacity") == big.value("memory.l2.capacity")
+
+
+# ----------------------------------------------------------------- defect 2: one bandwidth rule
+
+def test_one_attainable_bandwidth_rule_for_every_gpu_profile():
+    """attainable = datasheet x memory.gmem.efficiency on every GPU profile; h200_sxm's
+    efficiency is measured (4238 / 4800 GB/s = 0.883), the others carry the same 0.883 as a
+    sourced estimate: 4.8 TB/s x 0.883 = 4.2384 TB/s; 3.35 x 0.883 = 2.95805 TB/s;
+    1,555 GB/s x 0.883 = 1.373065 TB/s. The model prices kernels with the profile as it is
+    (no measured figure swapped in on top of the efficiency)."""
+    for name in list_profiles():
+        p = load_profile(name)
+        if p.kind != "gpu":
+            continue
+        a = attainable_bandwidth(p)
+        assert a.origin in ("measured", "estimated"), name
+        assert a.bandwidth == pytest.approx(p.value("memory.gmem.bandwidth") * p.value("memory.gmem.efficiency"))
+        assert load_system(name).profile.value("memory.gmem.bandwidth") == p.value("memory.gmem.bandwidth")
+    expect = {"h200_sxm": (4.2384e12, "measured"), "h100_sxm": (2.95805e12, "estimated"),
+              "a100_sxm_40gb": (1.373065e12, "estimated")}
+    for name, (bw, origin) in expect.items():
+        a = attainable_bandwidth(load_profile(name))
+        assert (a.bandwidth, a.origin) == (pytest.approx(bw, rel=1e-12), origin)
+    assert load_system("h200_sxm", bandwidth="datasheet").profile.value("memory.gmem.efficiency") == 1.0
+
+
+def test_hw_show_states_the_rule_with_provenance():
+    out = subprocess.run([sys.executable, "-m", "tfx.cli.main", "hw", "show", "h100_sxm"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "attainable gmem bandwidth 2.96 TB/s = datasheet 3.35 TB/s x efficiency 0.883 (estimated:" in out
+
+
+# ----------------------------------------------------------------- defects 3 and 5: dtype paths
+
+def test_fp8_on_a100_is_refused_and_names_the_fallback():
+    """A100 states compute.tensor.fp8e4m3 unavailable ("Ampere has no fp8 tensor cores")."""
+    with pytest.raises(TfxError, match="fp8 activations need fp8e4m3 tensor cores.*a100_sxm") as e:
+        latency("llama3.1-8b", "a100_sxm", Workload("decode", 8192, 1, "fp8", "fp8"))
+    assert "--act-dtype bf16" in " ".join(e.value.notes)
+    r = latency("llama3.1-8b", "a100_sxm", Workload("decode", 8192, 1, "fp8", "bf16"))
+    assert "GEMM path: weight-only w8a16" in " ".join(r.notes)
+
+
+def test_gemm_paths_by_hardware():
+    """H100 fp8 x fp8: 8192 / 4096 flop/cycle/SM -> compute time x 0.5; int4 weights with bf16
+    activations: weight-only w4a16 at bf16 tensor-core time (x 1)."""
+    h100 = load_profile("h100_sxm")
+    name, ratio = gemm_path(h100, Workload("decode", 8192, 1, "fp8", "fp8"))
+    assert ratio == 0.5 and "fp8e4m3" in name
+    name, ratio = gemm_path(h100, Workload("decode", 8192, 1, "int4", "bf16"))
+    assert ratio == 1.0 and name.startswith("weight-only w4a16")
+
+
+# ----------------------------------------------------------------- defects 4 and 6
+
+def test_medium_batch_gemm_memory_term_is_l2_requests_at_the_same_die_rate():
+    """gate/up of llama2-70b at TP 4: M = 480, N = 14336, K = 8192, chosen BM = 128, BN = 256.
+    The roofline's memory term is the tiles' L2 requests, not DRAM: A is read once per N tile
+    (14336 / 256 = 56 times: 56 x 480 x 8192 x 2 B = 440,401,920 B), B once per M tile
+    (ceil(480 / 128) = 4: 4 x 8192 x 14336 x 2 B = 939,524,096 B), C written once
+    (480 x 14336 x 2 B = 13,762,560 B): 1,393,688,576 B at the GH100 L2's 11 TB/s = 126,698.96 ns,
+    126,699 ns whole,
+    on both h100_sxm and h200_sxm (before: 253 us on h100_sxm at an estimated 5.5 TB/s). The
+    unique bytes, (480 x 8192 + 8192 x 14336 + 480 x 14336) x 2 = 256,507,904 B, at h100's
+    attainable 2.95805 TB/s take 86.7 us: the L2 term binds, as the kernel analysis models it."""
+    for hw in ("h100_sxm", "h200_sxm"):
+        c, = KernelPricer(load_profile(hw)).gemm([(480, 14336, 8192)])
+        assert "BM=128 BN=256" in c.config
+        assert c.memory_ns == 126_699        # the roofline rounds up to whole ns
+        assert c.memory_ns > 256_507_904 / 2958.05
+
+
+def test_same_die_facts_agree_between_h100_and_h200():
+    """Both GH100 with 132 SMs at 1980 MHz: the same L2 bandwidth (11 TB/s, measured on the H200,
+    derived for the H100), tensor rates and clock; they differ in memory (sourced per profile)."""
+    h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
+    for path in ("memory.l2.bandwidth", "clock.core", "compute.tensor.bf16", "compute.tensor.fp8e4m3",
+                 "memory.smem.bandwidth_per_cycle", "memory.gmem.efficiency"):
+        assert h100.value(path) == h200.value(path), path
+    assert h100.fact("memory.l2.bandwidth").origin == "derived"
+    assert h100.units_of("sm") == h200.units_of("sm") == 132
