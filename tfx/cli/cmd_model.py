@@ -25,7 +25,7 @@ from tfx.model.presets import (
 )
 
 # Order is the order ``tfx model --help`` lists them (after list and show).
-SUBCOMMAND_MODULES = ["latency", "memory", "suggest", "hw_sweep", "compare"]
+SUBCOMMAND_MODULES = ["latency", "memory", "suggest", "hw_sweep", "compare", "serve"]
 
 SHOW_DTYPES = ("bf16", "fp8", "nvfp4")
 

@@ -1,0 +1,80 @@
+"""``tfx model serve``: throughput per GPU, TTFT and TPOT for a request mix (tfx.model.serve);
+``--suggest`` searches for the most tokens/s per GPU under ``--ttft-ms`` / ``--tpot-ms``."""
+
+from __future__ import annotations
+
+from tfx.cli.common import emit_json
+from tfx.cli.model_common import add_parallel_args, add_workload_args, fmt_ns, parallelism, system, workload
+from tfx.model.presets import load_model
+from tfx.model.serve import MODES, RequestMix, serve, suggest
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("serve", help="serving: throughput per GPU, TTFT, TPOT for a request mix "
+                                            "(continuous batching with chunked prefill, or disaggregated pools)")
+    add_workload_args(p, hw_default="h200_nvl8")
+    add_parallel_args(p)
+    p.add_argument("--input", type=int, default=2048, help="prompt tokens per request (default 2048)")
+    p.add_argument("--output", type=int, default=256, help="generated tokens per request (default 256)")
+    p.add_argument("--concurrency", type=int, default=None, help="requests in flight (default 64)")
+    p.add_argument("--rate", type=float, default=None, help="arrival rate, requests/s (instead of --concurrency)")
+    p.add_argument("--serving", choices=MODES, default="chunked",
+                   help="chunked: continuous batching with chunked prefill (default); disaggregated: "
+                        "separate prefill and decode pools")
+    p.add_argument("--chunk", type=int, default=2048, help="prompt tokens per step with chunked prefill")
+    p.add_argument("--decode-tp", type=int, default=None, help="disaggregated: TP of the decode pool")
+    p.add_argument("--suggest", action="store_true",
+                   help="search TP, serving mode, chunk and concurrency for the most tokens/s per GPU")
+    p.add_argument("--ttft-ms", type=float, default=None, help="--suggest: TTFT bound, ms")
+    p.add_argument("--tpot-ms", type=float, default=None, help="--suggest: TPOT bound, ms")
+    p.set_defaults(func=run)
+
+
+def _mix(args) -> RequestMix:
+    conc = args.concurrency if args.concurrency is not None else (None if args.rate is not None else 64)
+    return RequestMix(args.input, args.output, conc, args.rate)
+
+
+def _lines(r) -> list[str]:
+    return [f"{r.model} on {r.hw}: {r.mode} serving, {r.parallelism} ({r.devices} GPU), runtime {r.runtime}",
+            f"  requests: input {r.mix.input}, output {r.mix.output}, "
+            + (f"concurrency {r.mix.concurrency}" if r.mix.rate is None else f"rate {r.mix.rate:g}/s")
+            + f" -> decode batch {r.batch}" + (f", {r.prefill_tokens_per_step:,.0f} prompt tokens per step "
+                                               f"(chunk {r.chunk})" if r.mode == "chunked" else ""),
+            f"  throughput {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU "
+            f"({r.requests_per_s_per_gpu:,.3f} requests/s per GPU)",
+            f"  TTFT {fmt_ns(r.ttft_ns)}   TPOT {fmt_ns(r.tpot_ns)}   "
+            + ("fits" if r.fits else "DOES NOT FIT") + " in memory"]
+
+
+def run(args) -> int:
+    model, sysm, wl = load_model(args.model), system(args), workload(args)
+    if args.suggest:
+        s = suggest(model, sysm, _mix(args), wl, args.ttft_ms, args.tpot_ms)
+        if args.json:
+            emit_json(s.to_json())
+            return 0
+        print(f"{s.feasible} of {s.candidates} configurations meet TTFT <= {args.ttft_ms} ms, "
+              f"TPOT <= {args.tpot_ms} ms and fit")
+        if s.best is None:
+            return 0
+        print("best:")
+        print("\n".join(_lines(s.best)))
+        print("frontier (tokens/s per GPU vs TPOT):")
+        for r in s.frontier:
+            print(f"  {r.output_tokens_per_s_per_gpu:>10,.1f} tok/s/GPU  TPOT {fmt_ns(r.tpot_ns):>10}  "
+                  f"TTFT {fmt_ns(r.ttft_ns):>10}  {r.mode} {r.parallelism} batch {r.batch}")
+        return 0
+    par = parallelism(args)
+    dpar = None
+    if args.decode_tp is not None:
+        from dataclasses import replace
+        dpar = replace(par, tp=args.decode_tp)
+    r = serve(model, sysm, _mix(args), par, wl, args.serving, args.chunk, dpar)
+    if args.json:
+        emit_json(r.to_json())
+        return 0
+    print("\n".join(_lines(r)))
+    for note in r.notes:
+        print(f"note: {note}")
+    return 0
