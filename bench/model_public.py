@@ -1,0 +1,147 @@
+"""tfx.model against public measurements no one here made: predictions side by side, errors.
+
+    python bench/model_public.py            # all cases, default runtime (engine)
+    python bench/model_public.py --runtime pytorch-graph
+
+Source (stored in this file, nothing is downloaded at run time):
+
+  [TRT09] NVIDIA TensorRT-LLM, "Performance of TensorRT-LLM", docs/source/performance.md,
+          data "generated using version 0.9.0" (gptSessionBenchmark, static batching):
+          https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/docs/source/performance.md
+          - "Peak Throughput" tables: batch, TP, input and output length -> output tokens/s per GPU;
+            H200 and H100 in FP8 (weights, activations and KV cache, per its build configs), A100
+            in FP16.
+          - "Low Latency" tables: batch 1, one output token -> 1st token latency (ms).
+          "LLaMA 7B" / "LLaMA 70B" there are Llama 2 (its build section: Llama2-7b, Llama2-70b).
+
+Conversions (what tfx computes for each row):
+
+  * 1st token latency, batch 1, input L: one prefill step of L tokens (the engine's context
+    phase; output length 1). Only the 2048-token rows are used: the 128-token rows (5-7 ms on
+    H100/H200 for about 1-2 ms of GPU work) are dominated by host-side engine overhead that
+    the step model does not price, so their conversion is not sound.
+  * Peak throughput, static batch B, input L, output O, TP t: the batch prefills once, then
+    runs O decode steps over contexts L+1 .. L+O. Decode step time is linear in the context
+    (the attention reads grow with it, the rest does not), so the O steps sum to
+    O x t_decode(B, L + O/2) exactly for a linear step:
+        time = t_prefill(B, L) + O x t_decode(B, L + O/2);  tokens/s/GPU = B x O / time / t.
+
+Hardware: h200_nvl8, h100_hgx8, a100_hgx8 (the 80 GB part: batch 256 of Llama 2 7B at 256
+tokens needs ~30 GB of KV in FP16 next to 13.5 GB of weights, and the 70B rows run TP 4-8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+URL = "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/docs/source/performance.md"
+
+# (hw, dtype, model, tp, input) -> 1st token latency ms, [TRT09] "Low Latency", batch 1
+TTFT = [
+    ("h200_nvl8", "fp8", "llama2-7b", 1, 2048, 30.2),
+    ("h200_nvl8", "fp8", "mistral-7b", 1, 2048, 31.7),
+    ("h200_nvl8", "fp8", "llama2-70b", 4, 2048, 103.0),
+    ("h200_nvl8", "fp8", "mixtral-8x7b", 2, 2048, 87.7),
+    ("h100_hgx8", "fp8", "llama2-7b", 1, 2048, 30.8),
+    ("h100_hgx8", "fp8", "mistral-7b", 1, 2048, 32.4),
+    ("h100_hgx8", "fp8", "llama2-70b", 8, 2048, 85.1),
+    ("h100_hgx8", "fp8", "mixtral-8x7b", 2, 2048, 89.5),
+    ("a100_hgx8", "bf16", "llama2-7b", 1, 2048, 132.4),
+    ("a100_hgx8", "bf16", "mistral-7b", 1, 2048, 139.6),
+    ("a100_hgx8", "bf16", "llama2-70b", 8, 2048, 249.2),
+    ("a100_hgx8", "bf16", "mixtral-8x7b", 2, 2048, 160.9),
+]
+
+# (hw, dtype, model, batch, tp, input, output) -> output tokens/s per GPU, [TRT09] "Peak Throughput"
+THROUGHPUT = [
+    ("h200_nvl8", "fp8", "llama2-7b", 896, 1, 128, 128, 20618),
+    ("h200_nvl8", "fp8", "llama2-7b", 120, 1, 128, 2048, 8348),
+    ("h200_nvl8", "fp8", "llama2-7b", 64, 1, 2048, 128, 2391),
+    ("h200_nvl8", "fp8", "llama2-7b", 56, 1, 2048, 2048, 3522),
+    ("h200_nvl8", "fp8", "llama2-70b", 1024, 1, 128, 128, 3989),
+    ("h200_nvl8", "fp8", "llama2-70b", 512, 2, 128, 2048, 3963),
+    ("h200_nvl8", "fp8", "llama2-70b", 64, 1, 2048, 128, 418),
+    ("h200_nvl8", "fp8", "llama2-70b", 64, 1, 2048, 2048, 1458),
+    ("h100_hgx8", "fp8", "llama2-7b", 896, 1, 128, 128, 19854),
+    ("h100_hgx8", "fp8", "llama2-7b", 120, 1, 128, 2048, 6944),
+    ("h100_hgx8", "fp8", "llama2-7b", 84, 1, 2048, 128, 2163),
+    ("h100_hgx8", "fp8", "llama2-7b", 56, 1, 2048, 2048, 2826),
+    ("h100_hgx8", "fp8", "llama2-70b", 1024, 2, 128, 128, 3214),
+    ("h100_hgx8", "fp8", "llama2-70b", 512, 4, 128, 2048, 2725),
+    ("h100_hgx8", "fp8", "llama2-70b", 96, 2, 2048, 128, 346),
+    ("h100_hgx8", "fp8", "llama2-70b", 64, 2, 2048, 2048, 1011),
+    ("a100_hgx8", "bf16", "llama2-7b", 256, 1, 128, 128, 5390),
+    ("a100_hgx8", "bf16", "llama2-7b", 32, 1, 128, 2048, 1484),
+    ("a100_hgx8", "bf16", "llama2-7b", 32, 1, 2048, 128, 533),
+    ("a100_hgx8", "bf16", "llama2-7b", 16, 1, 2048, 2048, 603),
+    ("a100_hgx8", "bf16", "llama2-70b", 1024, 4, 128, 128, 686),
+    ("a100_hgx8", "bf16", "llama2-70b", 512, 8, 128, 2048, 684),
+    ("a100_hgx8", "bf16", "llama2-70b", 96, 4, 2048, 128, 80),
+    ("a100_hgx8", "bf16", "llama2-70b", 64, 4, 2048, 2048, 289),
+]
+
+
+def workload(mode: str, context: int, batch: int, dtype: str, runtime: str):
+    from tfx.model.system import Workload, runtime_kernels
+    return Workload(mode, context, batch, dtype, dtype, dtype, runtime_kernels(runtime))
+
+
+def predict_ttft_ms(case, runtime: str) -> float:
+    from tfx.model.latency import latency
+    from tfx.model.system import Parallelism
+    hw, dtype, model, tp, length, _ = case
+    return latency(model, hw, workload("prefill", length, 1, dtype, runtime), Parallelism(tp=tp)).latency_ns / 1e6
+
+
+def predict_throughput(case, runtime: str) -> float:
+    from tfx.model.latency import latency
+    from tfx.model.system import Parallelism
+    hw, dtype, model, batch, tp, inp, out, _ = case
+    par = Parallelism(tp=tp)
+    pre = latency(model, hw, workload("prefill", inp, batch, dtype, runtime), par).latency_ns
+    dec = latency(model, hw, workload("decode", inp + out // 2, batch, dtype, runtime), par).latency_ns
+    return batch * out / ((pre + out * dec) / 1e9) / tp
+
+
+def rows(runtime: str) -> list[tuple[str, str, float, float]]:
+    """(kind, label, published, predicted) for every case."""
+    out = []
+    for case in TTFT:
+        hw, dtype, model, tp, length, ms = case
+        out.append(("prefill", f"{model} {hw} {dtype} tp{tp} 1st token @{length}", ms, predict_ttft_ms(case, runtime)))
+    for case in THROUGHPUT:
+        hw, dtype, model, batch, tp, inp, outl, tps = case
+        out.append(("throughput", f"{model} {hw} {dtype} tp{tp} b{batch} {inp}/{outl} tok/s/GPU", tps,
+                    predict_throughput(case, runtime)))
+    return out
+
+
+def error(published: float, predicted: float, kind: str) -> float:
+    """Signed error of the predicted *time* (+: tfx slower): throughput rows invert."""
+    return predicted / published - 1 if kind == "prefill" else published / predicted - 1
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runtime", default="engine", help="engine (default) or pytorch-graph")
+    args = ap.parse_args(argv)
+    print(f"source: TensorRT-LLM v0.9.0 performance tables, {URL}")
+    print(f"runtime: {args.runtime}; error = predicted time / published time - 1 (+: tfx slower)\n")
+    print(f"{'case':<58} {'published':>10} {'tfx':>10} {'error':>8}")
+    errs: dict[str, list[float]] = {"prefill": [], "throughput": []}
+    for kind, label, pub, pred in rows(args.runtime):
+        e = error(pub, pred, kind)
+        errs[kind].append(e)
+        print(f"{label:<58} {pub:>10,.1f} {pred:>10,.1f} {e * 100:>+7.1f}%")
+    every = errs["prefill"] + errs["throughput"]
+    print()
+    for kind, es in (*errs.items(), ("all", every)):
+        a = [abs(e) for e in es]
+        print(f"{kind:<11} {len(es):>3} cases: median |error| {statistics.median(a) * 100:5.1f}%, "
+              f"worst {max(a) * 100:5.1f}%, median signed {statistics.median(es) * 100:+5.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
