@@ -22,13 +22,15 @@ def test_digits_switch_tabs_in_order_and_every_tab_renders():
     async def go():
         app = make_app(config="tp=8")
         async with app.run_test(size=(80, 24)) as pilot:
-            assert TABS == ("layout", "suggest", "memory", "stages", "compare", "hardware")
-            for key, tab in zip("123456", TABS):
+            assert TABS == ("layout", "suggest", "memory", "stages", "compare", "hardware", "serve")
+            for key, tab in zip("1234567", TABS):
                 await pilot.press(key)
                 await pilot.pause()
                 assert app.active_tab == tab
             assert app.shown["latency"] == 1
             assert app.shown["sweep"] == 1          # the hardware tab ran its sweep when shown
+            await app.wait_for("serve")
+            assert app.shown["serve"] == 1          # the serve tab ran the serving view when shown
             assert app.focused is app.query_one("#knobs")
     run(go())
 

@@ -4,7 +4,7 @@ Regenerate with ``TFX_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_tui_deploym
 (refused on any Textual but 8.2.8). Llama 3.1 70B, decode, batch 1, 8K context, tp8 on
 h200_nvl8; jobs run inline and are shown before the screenshot; cursor blink is off.
 The Suggest tab shows a search of both blocks, the Compare tab two saved configurations
-(tp8 and tp4), the Hardware tab its sweep.
+(tp8 and tp4), the Hardware tab its sweep, the Serve tab both serving modes.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ def test_tab_snapshot(tab, size):
                 await app.wait_for("suggest")
             if tab == "hardware":
                 await app.wait_for("sweep")
+            if tab == "serve":
+                await app.wait_for("serve")
             await app.wait_for()
             await app.workers.wait_for_complete()
             await pilot.wait_for_scheduled_animations()

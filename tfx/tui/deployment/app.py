@@ -24,12 +24,12 @@ from tfx.tui.base import ExplorerApp
 from tfx.tui.jobs import JobRunner
 from tfx.tui.deployment import core
 from tfx.tui.deployment.commands import ModelCommands
-from tfx.tui.deployment.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, StagesPane,
-                                 SuggestPane)
+from tfx.tui.deployment.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, ServePane,
+                                 StagesPane, SuggestPane)
 from tfx.tui.screens import HelpScreen, PromptScreen
 
-TABS = ("layout", "suggest", "memory", "stages", "compare", "hardware")
-TITLES = ("1 Layout", "2 Suggest", "3 Memory", "4 Stages", "5 Compare", "6 Hardware")
+TABS = ("layout", "suggest", "memory", "stages", "compare", "hardware", "serve")
+TITLES = ("1 Layout", "2 Suggest", "3 Memory", "4 Stages", "5 Compare", "6 Hardware", "7 Serve")
 
 #: actions that only make sense on one tab (hidden from the footer elsewhere)
 TAB_ACTIONS = {"suggest": "suggest", "max_devices": ("suggest", "hardware"), "load_saved": "compare",
@@ -107,7 +107,8 @@ class ModelApp(ExplorerApp):
         self.cursor_blink_enabled = blink
         self.export_dir = Path(export_dir) if export_dir else Path.cwd()
         self.max_devices = max_devices
-        self.jobs = JobRunner({"model": 2}, {"latency": "model", "suggest": "model", "sweep": "model"},
+        self.jobs = JobRunner({"model": 2}, {"latency": "model", "suggest": "model", "sweep": "model",
+                                             "serve": "model"},
                               sync=sync, start_method="spawn")
         self.jobs.app = self
         self.result = None                # LatencyResult shown
@@ -147,6 +148,7 @@ class ModelApp(ExplorerApp):
                 yield StagesPane(id="stages")
                 yield ComparePane(id="compare")
                 yield HardwarePane(id="hardware")
+                yield ServePane(id="serve")
         yield Static("", id="diff")
         yield Footer()
 
@@ -191,12 +193,13 @@ class ModelApp(ExplorerApp):
         if not self.jobs.is_latest(out.kind, out.generation):
             return                          # stale: a newer request is on its way
         self.jobs.mark_shown(out.kind, out.generation)
-        {"latency": self._apply_latency, "suggest": self._apply_suggest, "sweep": self._apply_sweep}[out.kind](out)
+        {"latency": self._apply_latency, "suggest": self._apply_suggest, "sweep": self._apply_sweep,
+         "serve": self._apply_serve}[out.kind](out)
 
     def done_latency(self, out: core.Outcome) -> None:
         self.apply(out)
 
-    done_suggest = done_sweep = done_latency
+    done_suggest = done_sweep = done_serve = done_latency
 
     def _apply_latency(self, out: core.Outcome) -> None:
         if out.error is not None:
@@ -226,6 +229,8 @@ class ModelApp(ExplorerApp):
             self.timings.append(time.perf_counter() - t0)
         if self.active_tab == "hardware":
             self._sweep_if_stale()
+        if self.active_tab == "serve":
+            self._serve_if_stale()
 
     def _apply_suggest(self, out: core.Outcome) -> None:
         self.query_one(SuggestPane).show_devices(self.max_devices, False)
@@ -251,6 +256,19 @@ class ModelApp(ExplorerApp):
             return
         self.sweep_out = out
         self.query_one(HardwarePane).show(out)
+
+    def _apply_serve(self, out: core.Outcome) -> None:
+        if out.error is not None:
+            self.query_one(ServePane).show_state(f"[red]{out.error.splitlines()[0]}[/red]")
+            return
+        self.query_one(ServePane).show(out)
+
+    def _serve_if_stale(self) -> None:
+        if self._serve_requested != self.good:
+            self._serve_requested = self.good
+            self._dispatch(self._job("serve"))
+
+    _serve_requested = None
 
     # ------------------------------------------------------------ painting
     def _repaint(self) -> None:
@@ -280,6 +298,8 @@ class ModelApp(ExplorerApp):
         self.refresh_bindings()
         if name == "hardware":
             self._sweep_if_stale()
+        if name == "serve":
+            self._serve_if_stale()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         tabs = TAB_ACTIONS.get(action)

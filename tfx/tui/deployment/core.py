@@ -279,6 +279,8 @@ def run_job(job: Job) -> Outcome:
         elif job.kind == "sweep":
             from tfx.model.search import hw_sweep
             out.result = hw_sweep(model, system, wl, job.max_devices)
+        elif job.kind == "serve":
+            out.result = serve_both(model, system, k)
         else:
             raise TfxError(f"unknown job kind {job.kind!r}")
     except TfxError as err:
@@ -335,7 +337,36 @@ def status_line(k: Knobs, r) -> str:
         return f"[b]{k.model}[/b] on [b]{k.hw}[/b]: no result yet"
     fit = "fits" if r.fits else "[red]DOES NOT FIT[/red]"
     return (f"[b]{r.model}[/b] on [b]{r.hw}[/b]  [b]{fmt_ns(r.latency_ns)}[/b]  "
-            f"{short_config(r.parallelism.label())} = {r.devices} dev  {fmt_b(mem_total(r))}/dev {fit}")
+            f"{short_config(r.parallelism.label())} = {r.devices} dev  {fmt_b(mem_total(r))}/dev {fit}  "
+            f"[dim]runtime {r.workload.runtime}[/dim]")
+
+
+# ---------------------------------------------------------------- serve
+
+#: The request mix the Serve tab prices (tfx model serve changes it from the command line).
+SERVE_MIX = (2048, 256, 64)          # input tokens, output tokens, concurrency
+
+
+def serve_both(model, system, k: "Knobs") -> tuple:
+    """(chunked, disaggregated) ServeResults for the knobs' TP/CP/EP, one instance each."""
+    from tfx.model.serve import RequestMix, serve
+    par = replace(k.parallelism(), dp=1, pp=1)
+    mix = RequestMix(*SERVE_MIX)
+    return tuple(serve(model, system, mix, par, k.workload(), mode) for mode in ("chunked", "disaggregated"))
+
+
+def serve_lines(results) -> list[str]:
+    """The Serve tab's text (Rich markup): one block per serving mode."""
+    inp, outp, conc = SERVE_MIX
+    lines = [f"request mix: input {inp}, output {outp}, concurrency {conc}; runtime {results[0].runtime}", ""]
+    for r in results:
+        lines += [f"[b]{r.mode}[/b]  {short_config(r.parallelism)} ({r.devices} GPU)"
+                  + ("" if r.fits else "  [red]DOES NOT FIT[/red]"),
+                  f"  {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU   "
+                  f"TTFT {fmt_ns(r.ttft_ns)}   TPOT {fmt_ns(r.tpot_ns)}   decode batch {r.batch}", ""]
+    lines.append("[dim]tfx model serve --suggest --ttft-ms X --tpot-ms Y searches TP, mode, chunk and "
+                 "concurrency under an SLA[/dim]")
+    return lines
 
 
 # ---------------------------------------------------------------- memory

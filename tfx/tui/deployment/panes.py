@@ -377,3 +377,18 @@ class HardwarePane(Vertical):
             cost.add_column(c, key=c)
         for i, row in enumerate(core.sweep_pareto_rows(h)):
             cost.add_row(*row, key=str(i))
+
+
+class ServePane(VerticalScroll):
+    """Throughput per GPU, TTFT and TPOT of the current configuration served (tfx.model.serve)."""
+
+    DEFAULT_CSS = "ServePane { height: 1fr; padding: 0 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("the serving view runs when this tab opens", id="serve-text")
+
+    def show_state(self, text: str) -> None:
+        self.query_one("#serve-text", Static).update(text)
+
+    def show(self, out) -> None:
+        self.show_state("\n".join(core.serve_lines(out.result)))
