@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json
+from tfx.cli.common import emit_json, float_arg, int_arg
 from tfx.cli.model_common import add_parallel_args, add_workload_args, fmt_ns, parallelism, system, workload
 from tfx.model.presets import load_model
 from tfx.model.serve import MODES, RequestMix, serve, suggest
@@ -14,19 +14,19 @@ def register(subparsers) -> None:
                                             "(continuous batching with chunked prefill, or disaggregated pools)")
     add_workload_args(p, hw_default="h200_nvl8")
     add_parallel_args(p)
-    p.add_argument("--input", type=int, default=2048, help="prompt tokens per request (default 2048)")
-    p.add_argument("--output", type=int, default=256, help="generated tokens per request (default 256)")
-    p.add_argument("--concurrency", type=int, default=None, help="requests in flight (default 64)")
-    p.add_argument("--rate", type=float, default=None, help="arrival rate, requests/s (instead of --concurrency)")
+    p.add_argument("--input", type=int_arg(1, 2 ** 24), default=2048, help="prompt tokens per request (default 2048)")
+    p.add_argument("--output", type=int_arg(1, 2 ** 24), default=256, help="generated tokens per request (default 256)")
+    p.add_argument("--concurrency", type=int_arg(1, 2 ** 20), default=None, help="requests in flight (default 64)")
+    p.add_argument("--rate", type=float_arg(0, 1e9, lo_open=True), default=None, help="arrival rate, requests/s (instead of --concurrency)")
     p.add_argument("--serving", choices=MODES, default="chunked",
                    help="chunked: continuous batching with chunked prefill (default); disaggregated: "
                         "separate prefill and decode pools")
-    p.add_argument("--chunk", type=int, default=2048, help="prompt tokens per step with chunked prefill")
-    p.add_argument("--decode-tp", type=int, default=None, help="disaggregated: TP of the decode pool")
+    p.add_argument("--chunk", type=int_arg(1, 2 ** 24), default=2048, help="prompt tokens per step with chunked prefill")
+    p.add_argument("--decode-tp", type=int_arg(1, 1024), default=None, help="disaggregated: TP of the decode pool")
     p.add_argument("--suggest", action="store_true",
                    help="search TP, serving mode, chunk and concurrency for the most tokens/s per GPU")
-    p.add_argument("--ttft-ms", type=float, default=None, help="--suggest: TTFT bound, ms")
-    p.add_argument("--tpot-ms", type=float, default=None, help="--suggest: TPOT bound, ms")
+    p.add_argument("--ttft-ms", type=float_arg(0, 1e9, lo_open=True), default=None, help="--suggest: TTFT bound, ms")
+    p.add_argument("--tpot-ms", type=float_arg(0, 1e9, lo_open=True), default=None, help="--suggest: TPOT bound, ms")
     p.set_defaults(func=run)
 
 
