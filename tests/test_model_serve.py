@@ -101,3 +101,20 @@ def test_cli_serve_json():
     d = json.loads(out)
     assert d["batch"] == 64 and d["runtime"] == "engine" and d["mode"] == "chunked"
     assert math.isclose(d["output_tokens_per_s_per_gpu"], 64 / d["tpot_ns"] * 1e9, rel_tol=1e-12)
+
+
+def test_a_short_prompt_chunk_prices_finite():
+    """A chunked step of a few tokens prefills fewer rows than flash_prefill's BLOCK_M (128): its
+    causal stage 1 (blocks wholly below the diagonal) runs no trip. A loop of zero trips adds
+    nothing; it used to add 0/0 = NaN, which made the whole step NaN (and explore.pareto loop)."""
+    import numpy as np
+    r = latency("llama3.1-8b", SYS, Workload("prefill", 9, 1))
+    assert np.isfinite(r.latency_ns) and all(np.isfinite(s.total_ns) for s in r.stages)
+
+
+def test_pareto_refuses_nan():
+    import numpy as np
+
+    from tfx.explore.pareto import pareto_front
+    with pytest.raises(ValueError, match="NaN"):
+        pareto_front(np.array([[1.0, 2.0, float("nan")], [0.0, 1.0, 2.0]]))

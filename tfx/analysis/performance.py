@@ -443,7 +443,9 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
                 engines[name] = engines[name] + v * k
         elif c.kind == "loop":
             t, e = _loop_time(c, counter, m, miss, warps, r, active_units, in_composite)
-            k = ratio(c.execs, node.execs * c.trips) if not is_array(c.execs, node.execs, c.trips) else c.execs / (node.execs * c.trips)
+            # ratio, not "/": a loop that runs no trip at some parameter point (flash_prefill's
+            # stage 1 at S < BLOCK_M) has 0 executions over 0 trips and adds 0, not NaN
+            k = ratio(c.execs, node.execs * c.trips)
             total = total + t * k
             for name, v in e.items():
                 engines[name] = engines[name] + v * k

@@ -46,6 +46,8 @@ def pareto_front(points) -> np.ndarray:
     n, k = pts.shape
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    if np.isnan(pts).any():                # NaN is never >= itself: the sweep below would not end
+        raise ValueError("points contain NaN")
     if k == 1:
         idx = np.flatnonzero(pts[:, 0] == pts[:, 0].min())
         return idx.astype(np.int64)
