@@ -98,6 +98,18 @@ def test_fp8_on_a100_is_refused_and_names_the_fallback():
     assert "GEMM path: weight-only w8a16" in " ".join(r.notes)
 
 
+def test_fp8_gemms_are_analysed_on_the_fp8_kernel():
+    """fp8 x fp8 on h100_hgx8: every weight GEMM is gemm_fp8.tile analysed at its shape (not
+    gemm.tile scaled); the stage's time is that kernel's body, so it equals the pricer's own."""
+    from tfx.model.kernels import pricer_for
+    sysm = load_system("h100_hgx8")
+    r = latency("llama2-70b", sysm, Workload("prefill", 2048, 1, "fp8", "fp8", "fp8"), Parallelism(tp=8))
+    g = next(s for s in r.stages if s.name == "o_proj")
+    assert "gemm_fp8.tile M=2048 N=8192 K=1024" in g.formula      # K = 64 heads / 8 x 128
+    c, = pricer_for(sysm.profile, sysm.profile_key).gemm_fp8([(2048, 8192, 1024)])
+    assert g.total_ns == pytest.approx(80 * (c.ns + sysm.launch_ns), rel=1e-12)
+
+
 def test_gemm_paths_by_hardware():
     """H100 fp8 x fp8: 8192 / 4096 flop/cycle/SM -> compute time x 0.5; int4 weights with bf16
     activations: weight-only w4a16 at bf16 tensor-core time (x 1)."""

@@ -26,9 +26,11 @@ Kernels (GPU profiles / tiled ``sip``):
   softmax (router top-k): ``softmax.tile``. On ``sip`` (no tiled elementwise
   kernels) the bandwidth formula ``bytes / bw + latency``.
 
-All shipped kernels are bf16. Other dtypes scale the analysed time with
+fp8 x fp8 GEMMs are analysed on ``gemm_fp8.tile`` (fp8 operands, bf16 output).
+Every other kernel is bf16; other dtypes scale the analysed time with
 :func:`scale_time`: the memory term by the byte ratio of the traffic, the
-compute term by the peak-rate ratio, the time by the dominant scaled term.
+compute term by the peak-rate ratio, the time by the dominant scaled term
+(weight-only int4/fp8 GEMMs, fp8 KV reads, ...).
 """
 
 from __future__ import annotations
@@ -177,6 +179,18 @@ class KernelPricer:
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
         return self._price("gemm", shapes, lambda miss: self._best(
             "gemm", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm",
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
+
+    def gemm_fp8(self, shapes: list[tuple[int, int, int]]) -> list[KernelCost]:
+        """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] @ B[K,N] with fp8 e4m3 operands on one rank:
+        ``gemm_fp8.tile`` (B stored K-major, as fp8 tensor cores read it; the schedule of gemm.tile),
+        analysed at the shape: fp8 bytes and the fp8 tensor-core rate come from the kernel itself."""
+        if self.tiled:
+            raise TfxError("no fp8 GEMM kernel for tiled profiles")
+        shapes = [(max(1, int(m)), max(1, int(n)), max(1, int(k))) for m, n, k in shapes]
+        cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
+        return self._price("gemm_fp8", shapes, lambda miss: self._best(
+            "gemm_fp8", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm_fp8",
             lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
 
     # ------------------------------------------------------------------ attention

@@ -296,7 +296,8 @@ def gemm_path(profile, wl: Workload) -> tuple[str, float]:
                            f"{profile.name} does not have{why}",
                            notes=(f"price weight-only {wl.weight_dtype} instead: --act-dtype bf16 (weights "
                                   f"dequantized to bf16 in the GEMM, bf16 tensor-core time)",)) from None
-        return f"{wl.weight_dtype} x {wl.act_dtype} on {mma} tensor cores", ratio
+        kernel = " (gemm_fp8.tile analysed at each shape)" if wl.act_dtype == "fp8" and profile.kind == "gpu" else ""
+        return f"{wl.weight_dtype} x {wl.act_dtype} on {mma} tensor cores{kernel}", ratio
     if wb < 2 <= ab:
         bits = round(wb * 8)
         return (f"weight-only w{bits}a{round(ab * 8)} ({wl.weight_dtype} weights dequantized to {wl.act_dtype} "
@@ -314,8 +315,10 @@ class StageBuilder:
     their matrices, one kernel per norm or activation)."""
 
     def __init__(self, n: int, pricer, act_bytes: float, weight_bytes: float, gemm_compute_scale: float,
-                 compute_scale: float, memory_scale: float, eager: bool, sms: int, tiled: bool, norm: str):
+                 compute_scale: float, memory_scale: float, eager: bool, sms: int, tiled: bool, norm: str,
+                 gemm_kernel=None):
         self.n, self.pricer = n, pricer
+        self.gemm_kernel = gemm_kernel or pricer.gemm     # the pricer method of the step's GEMM path
         self.act_bytes, self.weight_bytes = act_bytes, weight_bytes
         self.gemm_compute_scale, self.compute_scale, self.memory_scale = gemm_compute_scale, compute_scale, memory_scale
         self.eager, self.sms, self.tiled, self.norm = eager, sms, tiled, norm
@@ -332,7 +335,7 @@ class StageBuilder:
         M = np.asarray(M, dtype=np.int64) * np.ones(n, dtype=np.int64)
         N = np.asarray(N, dtype=np.int64) * np.ones(n, dtype=np.int64)
         K = np.asarray(K, dtype=np.int64) * np.ones(n, dtype=np.int64)
-        ns, c, m, costs, inv = _price(pr.gemm, np.stack([M, N, K], axis=1))
+        ns, c, m, costs, inv = _price(self.gemm_kernel, np.stack([M, N, K], axis=1))
         Mf, Nf, Kf = M.astype(float), N.astype(float), K.astype(float)
         rm = (Mf * Kf * ab + Kf * Nf * wb + Mf * Nf * ab) / (2 * (Mf * Kf + Kf * Nf + Mf * Nf))
         body = scale_time(ns, c, m, gemm_cs, rm * memory_scale)
@@ -347,7 +350,7 @@ class StageBuilder:
                 best = np.full(n, np.inf)
                 for S in SPLITK_CANDIDATES:
                     # S CTAs per output tile, each over K/S: the same CTAs as a GEMM N*S wide and K/S deep
-                    ns2, c2, m2, costs2, inv2 = _price(pr.gemm, np.stack([M, N * S, -(-K // S)], axis=1))
+                    ns2, c2, m2, costs2, inv2 = _price(self.gemm_kernel, np.stack([M, N * S, -(-K // S)], axis=1))
                     # the reduce reads S fp32 partials of M x N and writes M x N bf16: a copy of
                     # (4 S + 2) M N / 4 bf16-equivalent elements
                     red = S * M * N + (M * N + 1) // 2
@@ -513,8 +516,11 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
         rep = tp_d.copy()                                        # the latent is shared by all heads
     kvseq = cfg.kvseq & (rep > 1)
 
-    # dtype scalings of the bf16 kernels, on the GEMM path the hardware has (gemm_path)
-    gemm_cs = gemm_path(prof, wl)[1] * compute_scale
+    # the GEMM path the hardware has (gemm_path): fp8 x fp8 analysed on gemm_fp8.tile (its own
+    # bytes and tensor rate); otherwise the bf16 kernel with dtype scalings
+    path_ratio = gemm_path(prof, wl)[1]          # refuses fp8 x fp8 where there are no fp8 tensor cores
+    fp8_kernel = ab <= 1 and wb <= 1 and wl.act_dtype == "fp8" and not tiled
+    gemm_cs = (1.0 if fp8_kernel else path_ratio) * compute_scale
 
     kinds = layer_kinds(model)
     multi = len(kinds) > 1
@@ -522,7 +528,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     eager = wl.kernels == "eager"
     sms = 0 if tiled else int(prof.units_of("sm"))
 
-    sb = StageBuilder(n, pr, ab, wb, gemm_cs, compute_scale, memory_scale, eager, sms, tiled, model.norm)
+    sb = StageBuilder(n, pr, 2.0 if fp8_kernel else ab, 2.0 if fp8_kernel else wb, gemm_cs, compute_scale,
+                      memory_scale, eager, sms, tiled, model.norm, pr.gemm_fp8 if fp8_kernel else None)
     stages = sb.stages
     gemm_stage, elem_stage, comm_stage, kernels_stage = sb.gemm, sb.elem, sb.comm, sb.kernels
     norm_parts, rope_parts = sb.norm_parts, sb.rope_parts
