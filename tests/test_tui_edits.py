@@ -120,19 +120,20 @@ def test_knob_back_to_its_original_value_is_no_knob():
 
 def test_profile_switch_keeps_the_knobs_the_new_profile_has_and_names_the_rest():
     """h200_sxm -> h100_sxm with two knobs: hierarchy.sm.count exists on both (kept, 264);
-    memory.gmem.efficiency exists only on the H200 profile (dropped, and the toast says so)."""
+    memory.gmem.bandwidth_measured exists only on the H200 profile (dropped, and the toast says
+    so; memory.gmem.efficiency is on every GPU profile since the one attainable-bandwidth rule)."""
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             app.set_knob("hierarchy.sm.count", "264")
-            app.set_knob("memory.gmem.efficiency", "0.5")
+            app.set_knob("memory.gmem.bandwidth_measured", "4TB/s")
             await pilot.pause()
             app.switch_profile("h100_sxm")
             await pilot.pause()
             assert app.profile_name == "h100_sxm"
             assert app.knobs == {"hierarchy.sm.count": "264"}
             assert app.analysis.profile.fact("hierarchy.sm.count").value == 264
-            assert any("kept 1 knob; dropped memory.gmem.efficiency=0.5" in n for n in notes(app))
+            assert any("kept 1 knob; dropped memory.gmem.bandwidth_measured=4TB/s" in n for n in notes(app))
     run(go())
 
 
