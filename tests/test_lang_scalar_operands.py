@@ -134,3 +134,34 @@ def test_shipped_kernels_compute_their_scales_from_parameters():
             assert scales and {s.text for s in scales} == {"log2e / sqrt(D)"}, (name, k.name)
             # D = 64: log2(e) / 8 = 0.18033688011...
             assert scales[0].value(bind(m, k, {"D": 64})) == pytest.approx(0.18033688011112042, rel=1e-12)
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_ATOMS = st.sampled_from(["N", "D", "0.5", "3", "1e-6", "0x10", "inf", "pi", "e", "log2e", "ln2", "2."])
+
+
+def _exprs(depth=3):
+    if depth == 0:
+        return _ATOMS
+    sub = _exprs(depth - 1)
+    return st.one_of(
+        _ATOMS,
+        st.builds(lambda a, op, b: f"{a} {op} {b}", sub, st.sampled_from(["+", "-", "*", "/"]), sub),
+        st.builds(lambda a: f"-{a}", sub),
+        st.builds(lambda a: f"({a})", sub),
+        st.builds(lambda f, a: f"{f}({a})", st.sampled_from(["sqrt", "exp", "log2", "rsqrt"]), sub),
+        st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(["pow", "min", "max"]), sub, sub),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(_exprs())
+def test_any_scalar_expression_round_trips(text):
+    """Printing keeps the tree: parse(print(parse(x))) == parse(x), and printing is a fixed point."""
+    m = parse_text(kernel(f"%y = mul %x, {text}"))
+    printed = print_module(m)
+    again = parse_text(printed)
+    assert again == m
+    assert print_module(again) == printed
