@@ -124,7 +124,10 @@ def summary(a) -> str:
         out.append("  links " + ", ".join(f"{lk} {format_bytes(_f(m.get(f'memory.traffic.link.{lk}.total', 0)))}"
                                           for lk in links) + " between positions")
     if a.footprint:
-        out.append("  footprint: " + ", ".join(f"{t} {format_bytes(_f(b))}" for t, b in a.footprint.items()))
+        # an upper bound (rows named by data: gathers, run-time starts) says so
+        out.append("  footprint: " + ", ".join(
+            f"{t} {'<= ' if a.precision.get(f'memory.footprint.{t}.logical') == 'upper' else ''}"
+            f"{format_bytes(_f(b))}" for t, b in a.footprint.items()))
     if "memory.l2.reuse_window" in m:
         fits = m.get("memory.l2.reuse_fits")
         out.append(f"  L2 reuse window: {format_bytes(_f(m['memory.l2.reuse_window']))} per wave must stay resident"
