@@ -104,15 +104,3 @@ def test_quick_check_finds_unwritten_outputs_and_twins_that_disagree():
 def test_quick_check_reports_bad_input_as_an_error_line():
     out = quick_check(parse_file("kernels/gemm.tile"), "nope")
     assert out["pass"] is False and "no kernel named 'nope'" in out["error"]
-
-
-def test_the_explorer_job_takes_and_returns_plain_data(tmp_path):
-    """gemm with BM = BN = 64 chosen in the explorer: the job keeps them and shrinks the sizes."""
-    import pickle
-    from tfx.execute.quick import run_check_job
-    job = ("kernels/gemm.tile", None, None, {"BM": 64, "BN": 64})
-    out = run_check_job(pickle.loads(pickle.dumps(job)))
-    assert pickle.loads(pickle.dumps(out)) == out
-    assert out["pass"] is True and out["params"]["BM"] == 64 and out["params"]["BN"] == 64
-    missing = run_check_job((str(tmp_path / "none.tile"), None, None, {}))
-    assert missing["pass"] is False and "none.tile" in missing["error"]

@@ -39,3 +39,15 @@ def test_run_check_compares_a_composite_with_its_single_op_twin_in_a_worker():
             assert any("O vs decode_attention_single_op: max abs error 0, max rel 0  ok" in m
                        for m in notes), notes
     run(go())
+
+
+def test_the_explorer_job_takes_and_returns_plain_data(tmp_path):
+    """gemm with BM = BN = 64 chosen in the explorer: the job keeps them and shrinks the sizes."""
+    import pickle
+    from tfx.tui.core import run_check
+    job = ("kernels/gemm.tile", None, None, {"BM": 64, "BN": 64})
+    out = run_check(pickle.loads(pickle.dumps(job)))
+    assert pickle.loads(pickle.dumps(out)) == out
+    assert out["pass"] is True and out["params"]["BM"] == 64 and out["params"]["BN"] == 64
+    missing = run_check((str(tmp_path / "none.tile"), None, None, {}))
+    assert missing["pass"] is False and "none.tile" in missing["error"]

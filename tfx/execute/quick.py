@@ -13,7 +13,8 @@ checks it:
   where the data places them (a scatter, a window start read at run time) may stay
   unwritten, the random routing addressing only some of them).
 
-It returns plain data (picklable: it runs in a worker process of the explorer).
+It returns plain data (picklable: the explorer runs it in a worker process, through
+``tfx.tui.core.run_check``, which parses the kernel text: this package sees only the IR).
 """
 
 from __future__ import annotations
@@ -91,19 +92,6 @@ def quick_check(module: Module, kernel_name: str | None = None, overrides: Mappi
                 "seconds": time.perf_counter() - started}
 
 
-def run_check_job(job: tuple) -> dict[str, Any]:
-    """The explorer's job: ``(path, source text or None, kernel name or None, params)`` ->
-    ``quick_check``'s outcome (params: a dict or (name, value) pairs). Plain data in and out,
-    so it runs in a worker process. The text, when given, is what the explorer shows."""
-    from tfx.lang import parse_file, parse_text
-    path, text, kernel_name, params = job
-    try:
-        module = parse_file(path) if text is None else parse_text(text, path)
-    except TfxError as err:
-        return {"kernel": kernel_name, "outputs": [], "pass": False, "error": err.headline(), "seconds": 0.0}
-    return quick_check(module, kernel_name, dict(params or {}))
-
-
 def summary(outcome: Mapping[str, Any]) -> str:
     """One line per output, for a toast or a status line."""
     if outcome.get("error"):
@@ -122,4 +110,4 @@ def summary(outcome: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["quick_check", "run_check_job", "small_sizes", "summary", "twins", "QUICK_SECONDS", "OUTPUT_ROLES"]
+__all__ = ["quick_check", "small_sizes", "summary", "twins", "QUICK_SECONDS", "OUTPUT_ROLES"]

@@ -476,9 +476,8 @@ class TfxApp(ExplorerApp):
     def action_run_check(self) -> None:
         """Run the kernel at a small size on random data in a worker (tfx.execute.quick) and
         toast the check: max error per output against its twins, or unwritten outputs."""
-        from tfx.execute.quick import run_check_job
         job = (self.kernel_path, self.kernel_text, self.kernel_name, tuple(sorted(self.params.items())))
-        self.jobs.submit("runcheck", run_check_job, job)
+        self.jobs.submit("runcheck", core.run_check, job)
         self.notify("run check: running the kernel at a small size", timeout=2)
 
     def done_runcheck(self, outcome: dict) -> None:

@@ -94,6 +94,20 @@ def warm_explore() -> None:
     import tfx.lang  # noqa: F401  (the worker parses every job)
 
 
+def run_check(job: tuple) -> dict:
+    """The run-check action's job (c): ``(path, source text or None, kernel name or None,
+    params)`` -> ``tfx.execute.quick.quick_check``'s outcome (plain data; params a dict or
+    (name, value) pairs). The text, when given, is what the explorer shows."""
+    from tfx.execute.quick import quick_check
+    from tfx.lang import parse_file, parse_text
+    path, text, kernel_name, params = job
+    try:
+        module = parse_file(path) if text is None else parse_text(text, path)
+    except TfxError as err:
+        return {"kernel": kernel_name, "outputs": [], "pass": False, "error": err.headline(), "seconds": 0.0}
+    return quick_check(module, kernel_name, dict(params or {}))
+
+
 def run_job(job: Job) -> Outcome:
     """The worker: parse, load the profile, analyse; never raises for bad input."""
     out = Outcome(job.generation)
