@@ -429,3 +429,27 @@ def test_a_call_returns_a_carried_accumulator():
     # Run on its own, k_step ignores its return (it has no output tensor to write).
     alone = run_text(CALL_VALUE, kernel="k_step")
     assert alone.outputs() == {}
+
+
+F16_ACC = """
+kernel acc16 {
+  tensor A : f16[1, 3] @gmem in
+  tensor B : f16[3, 1] @gmem in
+  tensor C : f16[1, 1] @gmem out
+  mesh cta[1] as (p) capture(A, B, C) {
+    %a = load A[:, :] -> smem
+    %b = load B[:, :] -> smem
+    %z = zeros f16[1, 1] @rmem
+    %c = mma %a, %b, %z
+    store %c -> C[:, :]
+  }
+}
+"""
+
+
+def test_an_f16_accumulator_rounds_every_step():
+    """A = [2048, 1, 1], B = ones. f16 values near 2048 are 2 apart: 2048 + 1 = 2049 is a tie,
+    rounding to the even 2048, twice: C = 2048. Summing in f32 and rounding once would give
+    2050 (representable)."""
+    r = run_text(F16_ACC, inputs={"A": [[2048.0, 1.0, 1.0]], "B": np.ones((3, 1))})
+    assert r.tensors["C"].tolist() == [[2048.0]]

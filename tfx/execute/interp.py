@@ -382,6 +382,13 @@ class Interpreter:
             prod = np.matmul(a.astype(np.int64), b.astype(np.int64)) + acc.astype(np.int64)
         elif out == DType.F64:
             prod = np.matmul(a.astype(np.float64), b.astype(np.float64)) + acc
+        elif out == DType.F16:
+            # An f16 accumulator sums in f16: each step's sum rounds (the products of
+            # f16 or fp8 operands are exact in f32). K steps of elementwise work.
+            prod = acc.astype(np.float32)
+            a32, b32 = a.astype(np.float32), b.astype(np.float32)
+            for k in range(a32.shape[-1]):
+                prod = round_to(out, prod + a32[..., :, k:k + 1] * b32[..., k:k + 1, :])
         else:
             # Products of the operand values, summed in f32 (the tensor core's accumulator).
             prod = np.matmul(a.astype(np.float32), b.astype(np.float32)) + acc.astype(np.float32)
