@@ -453,3 +453,28 @@ def test_an_f16_accumulator_rounds_every_step():
     2050 (representable)."""
     r = run_text(F16_ACC, inputs={"A": [[2048.0, 1.0, 1.0]], "B": np.ones((3, 1))})
     assert r.tensors["C"].tolist() == [[2048.0]]
+
+
+TAIL = """
+kernel tail {
+  param N = 10
+  param B = 4
+  tensor X : f32[N] @gmem in
+  tensor Y : f32[N] @gmem out
+  mesh cta[cdiv(N, B)] as (p) capture(X, Y) {
+    %x = load X[p * B : min(B, N - p * B)] -> rmem
+    %y = mul %x, 2.0
+    store %y -> Y[p * B : min(B, N - p * B)]
+  }
+}
+"""
+
+
+def test_tail_tiles_run_position_by_position():
+    """The last of cdiv(10, 4) = 3 positions has a 10 - 8 = 2-element tile: the shapes
+    differ, so the positions run one at a time (3 x 3 = 9 steps); Y = 2 X exactly."""
+    module = parse_text(TAIL, "t.tile")
+    k = module.kernel()
+    assert estimate(module, k, bind(module, k, {})).steps == 9
+    r = execute(module, k, inputs={"X": np.arange(10.0)})
+    assert r.tensors["Y"].tolist() == [2.0 * i for i in range(10)]
