@@ -31,6 +31,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--knob", action="append", metavar="K=V", dest="knobs",
                    help="change a hardware fact: K=3.2TB/s, K=x2, K=/2 (repeatable)")
     p.add_argument("--kernel", metavar="NAME", help="the kernel of FILE to open")
+    p.add_argument("--measured", metavar="CSV",
+                   help="measured times (the tfx validate CSV: kernel, profile, measured_ms, "
+                        "parameters) shown beside the prediction of the configuration on screen")
     p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
     m = p.add_argument_group("model screen (--model; docs/explorer-model.md)")
     m.add_argument("--model", metavar="NAME",
@@ -56,8 +59,13 @@ def run(args) -> int:
         raise TfxError("no such file", where=path)
     params = parse_int_assignments(args.assignments, "--set")
     knobs = parse_assignments(args.knobs, "--knob")
+    measured = None
+    if args.measured:                # read (and refused at file:line:col) before the screen starts
+        from tfx.analysis.measured import read_measurements
+        measured = read_measurements(args.measured)
     from tfx.tui.app import TfxApp   # lazily: Textual costs ~130 ms to import
-    app = TfxApp(path, args.hw or DEFAULT_PROFILE, knobs=knobs, params=params, kernel_name=args.kernel)
+    app = TfxApp(path, args.hw or DEFAULT_PROFILE, knobs=knobs, params=params, kernel_name=args.kernel,
+                 measured=measured)
     app.run(mouse=not args.no_mouse)
     if app.first_error is not None:      # the first analysis failed: bad kernel, --hw, --knob, --set
         import sys
@@ -69,8 +77,8 @@ def run(args) -> int:
 def run_model(args) -> int:
     """``tfx open --model NAME``: check the preset, profile and workload here (a clear error
     before the screen starts), then open the model screen."""
-    if args.file or args.assignments or args.knobs or args.kernel:
-        raise TfxError("--model opens the model screen; FILE, --set, --knob and --kernel are for kernels")
+    if args.file or args.assignments or args.knobs or args.kernel or getattr(args, "measured", None):
+        raise TfxError("--model opens the model screen; FILE, --set, --knob, --kernel and --measured are for kernels")
     from tfx.model.presets import load_model
     from tfx.model.system import Workload, load_system
     load_model(args.model)

@@ -100,7 +100,7 @@ class TfxApp(ExplorerApp):
 
     def __init__(self, kernel_path: str, profile: str, knobs: dict | None = None,
                  params: dict | None = None, kernel_name: str | None = None, sync: bool = False,
-                 blink: bool = True, export_dir: str | None = None) -> None:
+                 blink: bool = True, export_dir: str | None = None, measured: list | None = None) -> None:
         super().__init__()
         self.kernel_path = str(kernel_path)
         self.kernel_name = kernel_name
@@ -117,6 +117,7 @@ class TfxApp(ExplorerApp):
         self.last_diff = ""
         self.good = (dict(self.knobs), dict(self.params), self.profile_name, None)
         self.pin: core.Pin | None = None       # the A/B reference (p pins, P unpins)
+        self.measured = list(measured or [])   # tfx open --measured: tfx.analysis.measured rows
         self._kernel_stamp = _file_stamp(self.kernel_path)
         self.analysis_generation = -1          # the generation of the analysis shown
         self.first_error: str | None = None   # why the first analysis failed (tfx open exits 2)
@@ -299,7 +300,10 @@ class TfxApp(ExplorerApp):
         elif pane == "traffic":
             w.show(a, self.domain)
         elif pane == "roofline":
-            w.show(self.outcome, self.params)
+            w.show(self.outcome, self.params,
+                   core.measured_line(core.measured_view(self.measured, self.kernel_path,
+                                                         self.profile_name, a))
+                   if self.measured else None)
         elif pane == "timeline":
             self._show_timeline(w)
         elif pane == "explore":
@@ -452,6 +456,10 @@ class TfxApp(ExplorerApp):
             h = core.headline(a)
             text = (f"[b]{a.kernel.name}[/b] on [b]{a.profile.name}[/b]{knobs}  "
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
+            if self.measured:
+                view = core.measured_view(self.measured, self.kernel_path, self.profile_name, a)
+                text += (f"  measured [b]{core.fmt_ns(view.measured_ns)}[/b] ({view.error * 100:+.1f}%)"
+                         if view.row is not None else "  [dim]not measured here[/dim]")
         self.query_one("#status", Static).update(text)
         if self.pin is not None and a is not None:
             from rich.text import Text      # plain text: knob values are not markup

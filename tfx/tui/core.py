@@ -746,3 +746,50 @@ def _edits(pin: Pin, a, inputs: Inputs) -> list[str]:
     def values(x) -> dict:
         return {k: int(num(v)) for k, v in x.params.items() if not math.isnan(num(v))}
     return input_changes(pin.inputs, inputs, values(pin.analysis), values(a))
+
+
+# ---------------------------------------------------------------- measured beside predicted
+
+@dataclass
+class MeasuredView:
+    """The measurements (``tfx open --measured FILE``, read by ``tfx.analysis.measured``)
+    that concern the shown analysis: its kernel file on its profile."""
+
+    row: Any = None                  # the row at exactly these parameters, or None
+    others: int = 0                  # rows of this kernel and profile at other parameters
+    measured_ns: float | None = None
+    predicted_ns: float | None = None
+
+    @property
+    def error(self) -> float | None:
+        """predicted / measured - 1 (+: the prediction is slower than the measurement)."""
+        if self.measured_ns and self.predicted_ns is not None:
+            return self.predicted_ns / self.measured_ns - 1
+        return None
+
+
+def measured_view(rows: list, kernel_path: str, profile: str, a) -> MeasuredView:
+    """The row measured at the shown analysis's kernel, profile and parameters (a row's
+    empty parameter cells mean the kernel's default, as ``tfx validate`` reads them)."""
+    target = Path(kernel_path).resolve()
+    names = {profile, Path(profile).stem, a.profile.name}
+    params = {k: int(num(v)) for k, v in a.params.items() if not math.isnan(num(v))}
+    view = MeasuredView(predicted_ns=num(a.metrics["performance.predicted_ns"]))
+    for r in rows:
+        if Path(r.kernel_path).resolve() != target or (r.profile and r.profile not in names
+                                                        and Path(r.profile).stem not in names):
+            continue
+        if all(params.get(k) == v for k, v in r.params.items()) and view.row is None:
+            view.row, view.measured_ns = r, r.measured_ms * 1e6
+        else:
+            view.others += 1
+    return view
+
+
+def measured_line(view: MeasuredView) -> str:
+    if view.row is not None:
+        return (f"measured {fmt_ns(view.measured_ns)}, predicted {fmt_ns(view.predicted_ns)} "
+                f"({view.error * 100:+.1f}%; {view.row.where})")
+    if view.others:
+        return f"not measured at these parameters ({view.others} rows at others)"
+    return "no measurement of this kernel on this profile"

@@ -52,14 +52,14 @@ class RooflineText(Static):
     """The roofline, terms and occupancy text, wrapped to the widget's width with hanging
     indents (a wrapped term's detail stays in its column)."""
 
-    def show(self, outcome) -> None:
-        self.outcome = outcome
+    def show(self, outcome, measured: str | None = None) -> None:
+        self.outcome, self.measured = outcome, measured
         self._width = self.size.width
-        self.update(roofline_text(outcome, self._width or None))
+        self.update(roofline_text(outcome, self._width or None, measured))
 
     def on_resize(self) -> None:
         if getattr(self, "outcome", None) is not None and self.size.width != self._width:
-            self.show(self.outcome)
+            self.show(self.outcome, self.measured)
 
 
 ROOF_STYLES = ("cyan", "magenta", "yellow", "blue", "green", "red")
@@ -165,7 +165,7 @@ class RooflinePane(Horizontal):
             yield RooflineChartView(id="roofline-chart")
             yield RooflineText(id="roofline-text")
 
-    def show(self, outcome, overrides: dict) -> None:
+    def show(self, outcome, overrides: dict, measured: str | None = None) -> None:
         """The parameters (only changed cells are rewritten after an edit) and the text."""
         a = outcome.analysis
         table = self.query_one(ParamsTable)
@@ -173,7 +173,7 @@ class RooflinePane(Horizontal):
                 for p in a.kernel.params]
         self._table_sync.show(table, PARAM_COLUMNS, (r[0] for r in rows), rows, labels={"set": ""})
         self.query_one(RooflineChartView).show(a)
-        self.query_one(RooflineText).show(outcome)
+        self.query_one(RooflineText).show(outcome, measured)
 
 
 def _wrap(t: Text, body: str, width: int | None, col: int = 0, indent: int = 2,
@@ -185,14 +185,15 @@ def _wrap(t: Text, body: str, width: int | None, col: int = 0, indent: int = 2,
         t.append(body + "\n", style=style)
         return
     lead = len(body) - len(body.lstrip(" "))
-    first = textwrap.wrap(body, width - col, break_long_words=False, drop_whitespace=True)
+    first = textwrap.wrap(body, width - col, break_long_words=False, break_on_hyphens=False,
+                          drop_whitespace=True)
     t.append(" " * lead + (first[0] if first else "") + "\n", style=style)
     rest = " ".join(body.split()[len(first[0].split()) if first else 0:])
-    for line in textwrap.wrap(rest, width - indent, break_long_words=False):
+    for line in textwrap.wrap(rest, width - indent, break_long_words=False, break_on_hyphens=False):
         t.append(" " * indent + line + "\n", style=style)
 
 
-def roofline_text(outcome, width: int | None = None) -> Text:
+def roofline_text(outcome, width: int | None = None, measured: str | None = None) -> Text:
     a = outcome.analysis
     m = a.metrics
     t = Text()
@@ -211,6 +212,9 @@ def roofline_text(outcome, width: int | None = None) -> Text:
     t.append(pred, style="bold")
     _wrap(t, f"  (bound engine {m.get('performance.bound_engine', '?')}, "
           f"{num(m['performance.waves']):.2f} waves)", width, 10 + len(pred), 10)
+    if measured is not None:                   # tfx open --measured
+        t.append("Measured  ", style="bold")
+        _wrap(t, measured, width, 10, 10)
     for term in a.terms:
         t.append(f"  {term.name:<10}", style="cyan")
         t.append(f"{fmt_ns(term.ns):>10}  ")
