@@ -45,6 +45,8 @@ class TfxCommands(ListProvider):
             ("export: timeline as Chrome trace", "the simulator's events (ctrl+t)",
              app.action_export_trace),
             ("reload kernel from disk", "r", app.action_reload),
+            ("check: run the kernel small on random data", "c (tfx run's quick check)",
+             app.action_run_check),
             ("hardware: reset all knobs", "Z on the Hardware pane", app.reset_all_knobs),
             ("hardware: save profile as...", "w on the Hardware pane", app.action_save_profile),
         ):
