@@ -18,6 +18,12 @@ from tfx.lang import parse_file
 
 LOG2E = 1.0 / np.log(2.0)
 
+# The attention kernels mask no sequence tail: with a length that is not a multiple of
+# their blocks, the last block reads the next head's rows (or zeros past the tensor) into
+# its softmax. Strict: whoever adds the tail mask (iota, lt, select) removes the mark.
+_NO_TAIL_MASK = pytest.mark.xfail(strict=True, reason="no mask for a sequence tail: the last "
+                                  "block reads rows of the next head")
+
 
 def run_and_check(path, kernel, sizes, reference, inputs=None, seed=0):
     module = parse_file(path)
@@ -149,6 +155,8 @@ def flash_ref(x, p):
     {"B": 1, "H": 2, "S": 256, "D": 128, "BLOCK_M": 64, "BLOCK_N": 32},
     # D = 64: the scale log2e / sqrt(D) must follow D.
     {"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 32, "BLOCK_N": 32},
+    # S = 200: 200 = 6 x 32 + 8, a tail of 8 keys in the last block.
+    pytest.param({"B": 1, "H": 2, "S": 200, "D": 64, "BLOCK_M": 64, "BLOCK_N": 32}, marks=_NO_TAIL_MASK),
 ])
 def test_flash_prefill_causal(sizes):
     run_and_check("kernels/flash_prefill.tile", None, sizes, flash_ref)
@@ -173,6 +181,8 @@ def gqa_ref(x, p):
     {"B": 1, "HQ": 4, "HKV": 1, "SKV": 1024, "D": 128, "SPLITS": 5, "BLOCK_N": 64},
     # D = 64: the scale log2e / sqrt(D) must follow D (it was the literal for 128).
     {"B": 1, "HQ": 4, "HKV": 2, "SKV": 512, "D": 64, "SPLITS": 2},
+    # SKV = 1000: the last split's last block of 64 runs 24 rows into the next head.
+    pytest.param({"B": 2, "HQ": 8, "HKV": 2, "SKV": 1000, "D": 64, "SPLITS": 4}, marks=_NO_TAIL_MASK),
 ])
 def test_gqa_decode(sizes):
     run_and_check("kernels/gqa_decode.tile", None, sizes, gqa_ref)
@@ -201,6 +211,8 @@ SIP_ATTENTION = ("decode_attention_single_op", "decode_attention_block_composite
     {"CTX": 4096, "HQ": 10, "HKV": 10, "D": 128, "BLOCK": 128},
     # D = 64: the scale log2e / sqrt(D) must follow D.
     {"CTX": 2048, "HQ": 4, "HKV": 2, "D": 64, "BLOCK": 64},
+    # CTX = 8000: PE_CTX = 1000 tokens in 4 blocks of 256 (24 rows past each PE's share).
+    pytest.param({"CTX": 8000, "HQ": 8, "HKV": 2, "D": 64, "BLOCK": 256}, marks=_NO_TAIL_MASK),
 ])
 def test_sip_decode_attention_with_the_pe_merge(kernel, sizes):
     run_and_check("kernels/sip_decode_attention.tile", kernel, sizes, sip_attention_ref)
@@ -290,6 +302,7 @@ def flash_full_ref(x, p):
 @pytest.mark.parametrize("sizes", [
     {"B": 1, "H": 2, "S": 256, "D": 128, "BLOCK_M": 64, "BLOCK_N": 32},
     {"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 64, "BLOCK_N": 64},
+    pytest.param({"B": 1, "H": 2, "S": 200, "D": 64, "BLOCK_M": 64, "BLOCK_N": 32}, marks=_NO_TAIL_MASK),
 ])
 def test_flash_attention_without_mask(sizes):
     run_and_check("kernels/flash_attention.tile", None, sizes, flash_full_ref)
