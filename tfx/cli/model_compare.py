@@ -44,6 +44,9 @@ def run(args) -> int:
         emit_json(table)
         return 0
     names = table["columns"]
+    runtimes = sorted({r.get("workload", {}).get("runtime") or r.get("workload", {}).get("kernels", "?")
+                       for r in results})
+    print("runtime " + ", ".join(str(x) for x in runtimes))
     w = max(14, *(len(n) for n in names))
     print(f"  {'stage':<24}" + "".join(f" {n:>{w}}" for n in names))
     for row in table["rows"]:

@@ -27,6 +27,7 @@ def run(args) -> int:
         return 0
     print(f"{r.model} on {r.hw}: {r.configs} configurations x {r.evaluations // max(r.configs, 1)} hardware points "
           f"= {r.evaluations:,} evaluations in {r.seconds * 1e3:.0f} ms ({r.evals_per_s:,.0f}/s)")
+    print(f"runtime {workload(args).runtime_description}")
     print(f"baseline: {fmt_ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {r.baseline['devices']} devices")
     print("doubling one knob (fastest fitting configuration re-chosen):")
     for k in r.ranking:

@@ -35,6 +35,7 @@ def run(args) -> int:
         return 0
     print(f"{r.model} on {r.hw} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
           f"evaluated, {r.fitting} fit {fmt_bytes(r.capacity)} per device, in {r.seconds * 1e3:.0f} ms")
+    print(f"runtime {workload(args).runtime_description}")
     if r.pruned:
         print("pruned: " + ", ".join(f"{k} ({v})" for k, v in r.pruned.items()))
     print(f"  {'configuration':<40} {'devices':>7} {'latency':>11} {'tok/s/dev':>10} {'memory':>11}")
