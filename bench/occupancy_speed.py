@@ -5,14 +5,18 @@ against the vectorized ``blocks_per_sm_array``, on 100k random configurations.
 
 Both timings include what ``tfx occupancy --csv`` does around the model: parsing
 the CSV text and writing the annotated rows back as CSV. The scalar path is timed
-on a sample (it is ~100x slower) and reported per row.
+on a sample (it is ~100x slower) and reported per row. The last figure is the
+command itself (``tfx occupancy --hw h200_sxm --csv FILE``, in process, output to a
+buffer): the speed tests/test_occupancy_cli.py does not time, only checks is vectorised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import sys
+import tempfile
 import time
 
 from pathlib import Path
@@ -62,6 +66,22 @@ def scalar(text: str) -> str:
     return out.getvalue()
 
 
+def command_rate(text: str, rows: int) -> float:
+    """Rows per second of ``tfx occupancy --csv`` on the bundled H200 profile."""
+    from tfx.cli.main import main as tfx_main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "configs.csv"
+        path.write_text(text)
+        sink = io.StringIO()
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(sink):
+            rc = tfx_main(["occupancy", "--hw", "h200_sxm", "--csv", str(path)])
+        elapsed = time.perf_counter() - start
+    assert rc == 0 and sink.getvalue().count("\n") == rows + 1
+    return rows / elapsed
+
+
 def rate(fn, text: str, rows: int) -> float:
     start = time.perf_counter()
     fn(text)
@@ -80,6 +100,8 @@ def main() -> None:
     print(f"vectorized: {v:>12,.0f} rows/s  ({rows:,} rows, parse + model + write)")
     print(f"scalar:     {s:>12,.0f} rows/s  ({sample_rows:,}-row sample)")
     print(f"speed-up:   {v / s:>12.1f}x")
+    c = command_rate(text, rows)
+    print(f"tfx occupancy --csv: {c:>12,.0f} rows/s  ({rows:,} rows, {rows / c:.2f} s)")
 
 
 if __name__ == "__main__":
