@@ -153,3 +153,35 @@ def test_sip_decode_attention_vectorized_equals_scalar(name):
         params, _ = r.space.decode(i)
         a = analyze(module, kernel, profile, params=params, check=False)
         assert math.isclose(a.metrics["performance.predicted_ns"], float(times[i]), rel_tol=1e-9)
+
+
+PAGED_DECODE = ROOT / "kernels" / "paged_decode.tile"
+
+
+def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis():
+    """paged_decode on h200_sxm, defaults B=32, HKV=8 (256 CTAs), CTX=4096, PAGE=16 (256
+    trips of a 16 x 128 bf16 K page and V page, 4096 B each), D=128, GROUP=4.
+
+    ``capture(%q -> rmem)`` moves the query tile once per execution of the KV loop, i.e.
+    once per CTA (docs/language.md), not once per trip. The representative SM of the tail
+    wave runs cdiv(256, 132) = 2 CTAs, so its timeline holds 2 such moves (it held
+    2 x 256 = 512 when the simulator re-issued the capture every trip, each queued on the
+    copy engine behind the next trips' loads: a memory latency on every trip, 265 us).
+
+    Copy bound: each of the 132 active SMs gets 4.8 TB/s x 0.883 / 132 = 32.106 B/ns; a K
+    or V load moves its 4096 B page plus at most the page id's 8 B: ceil(4104 / 32.106) =
+    ceil(127.8) = 128 ns. 2 CTAs x 256 trips x 2 loads x 128 ns = 131,072 ns of copy, after
+    the 3,000 ns launch and one 700 ns memory latency: at least 134,772 ns. The pipeline
+    (3 stages, 2 CTAs: 2 x 2 x 8 KiB in flight over 700 ns = 46.8 B/ns > 32.1) keeps the
+    copy engine busy, so the simulation lands within 2% of that bound and of the analysis."""
+    a = analyze(parse_file(str(PAGED_DECODE)), None, load_profile("h200_sxm"))
+    from tfx.sim import simulate
+    r = simulate(a)
+    tl = r.timeline
+    moves = [e for e in tl.events if tl.labels[e[3]] == "capture %q -> rmem" and e[5] == 0]
+    assert len(moves) == 2
+    bound = 3_000 + 2 * 256 * 2 * 128 + 700
+    assert bound == 134_772
+    assert bound <= r.makespan_ns <= bound * 1.02
+    predicted = a.metrics["performance.predicted_ns"]
+    assert r.makespan_ns == pytest.approx(predicted, rel=0.02)

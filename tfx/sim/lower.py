@@ -49,6 +49,16 @@ def ceil_ns(x) -> int:
     return int(r) if abs(x - r) < 1e-6 else math.ceil(x)
 
 
+def split_captures(loop) -> tuple[list, list]:
+    """(moving captures, body) of a loop node. A capture ``%v -> level`` moves the value
+    once per execution of the loop, not per trip (docs/language.md, "Moving captures"; the
+    analysis counts it at the loop's enclosing execution count): the streams issue it once,
+    before the first trip, and only the body repeats."""
+    moves = [c for c in loop.children if c.kind == "capture" and c.per_exec]
+    body = [c for c in loop.children if c.kind != "capture"]
+    return moves, body
+
+
 @dataclass
 class OpInfo:
     """Static facts of one op (or moving capture) node; shared by all its executions."""
@@ -293,8 +303,12 @@ class Lowering:
                 cur = []
             if k == "loop":
                 r = (x.id, max(int(x.stages or 1), 2))
+                moves, body = split_captures(x)
+                if moves:   # once per execution of the loop, before its first trip
+                    out.append((trip, [(self.info(c), None) for c in moves],
+                                ring[0] if ring is not None else None))
                 for t in range(self.loop_trips(x, cap)):
-                    self._segments(x.children, cap, r, t, out)
+                    self._segments(body, cap, r, t, out)
             else:  # a nested composite, mesh or call: inline
                 self._segments(x.children, cap, ring, trip, out)
         if cur:
@@ -314,7 +328,9 @@ class Lowering:
     def _loop(self, loop, cap):
         trips = self.loop_trips(loop, cap)
         stages = int(loop.stages or 1)
-        body = loop.children
+        moves, body = split_captures(loop)
+        for c in moves:   # once per execution of the loop, before its first trip
+            yield ("op", self.info(c), 0, None)
         if stages < 2:
             for k in range(trips):
                 yield from self._block(body, k, cap)

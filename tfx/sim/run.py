@@ -10,7 +10,7 @@ from tfx.analysis.performance import unit_mesh
 from tfx.errors import TfxError
 from tfx.sim.event_loop import run as run_batch
 from tfx.sim.program import compile_stream
-from tfx.sim.lower import ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns
+from tfx.sim.lower import ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns, split_captures
 from tfx.sim.result import LaunchSim, SimResult, Timeline
 
 
@@ -221,8 +221,12 @@ def _closed_totals(lw, children, cap, per, in_composite: bool = False) -> tuple[
                     per[0] += lw.dispatch_single
         elif k == "loop":
             trips = lw.loop_trips(c, cap)
+            moves, children = split_captures(c)
+            n_cmds, n_items = _closed_totals(lw, moves, cap, per, in_composite)  # once
+            cmds += n_cmds
+            items += n_items
             body = [0] * N_ENGINES
-            n_cmds, n_items = _closed_totals(lw, c.children, cap, body, in_composite)
+            n_cmds, n_items = _closed_totals(lw, children, cap, body, in_composite)
             for e in range(N_ENGINES):
                 per[e] += trips * body[e]
             cmds += trips * n_cmds
