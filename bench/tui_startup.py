@@ -18,10 +18,15 @@ awaited, so the figures include everything a user waits for:
 * explore shown: from `5` to the frame with the sweep's summary (the sweep runs in the
   sweep worker process).
 
+The machine is shared: on a loaded one the wall times measure the run queue as much
+as the app, so first paint and analysis shown are also given as CPU time (user + system,
+from /proc: the app's process for first paint; the app and its worker processes for
+the analysis), which the load does not inflate.
+
 A keystroke waits for the app to settle (2 s after the analysis is shown, so the worker
 process has started, as it has for a person reading the first screen) and the first one
 of each kind is not counted (it warms the worker's caches). Medians over every sample.
-Targets: first paint < 600 ms, keystroke < 100 ms.
+Targets: first paint <= 400 ms, analysis shown <= 600 ms, keystroke < 100 ms.
 """
 
 from __future__ import annotations
@@ -199,6 +204,25 @@ class Session:
         os.close(self.fd)
 
 
+def _cpu_s(pid: int, tree: bool = False) -> float:
+    """User + system CPU seconds of ``pid`` (and of its descendants with ``tree``), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick      # utime, stime
+            if tree:
+                for task in os.listdir(f"/proc/{p}/task"):
+                    with open(f"/proc/{p}/task/{task}/children") as fh:
+                        todo += [int(c) for c in fh.read().split()]
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 def _row(screen: Screen, name: str) -> list[str] | None:
     for line in screen.lines():
         cells = line.split()
@@ -225,8 +249,10 @@ def one_run(cols: int, rows: int, keys: int, out: dict[str, list[float]], src: s
     s = Session(cols, rows, _argv(src), src)
     try:
         out["first paint"].append(s.wait_for(lambda sc: "1 IR" in sc.text()) - s.t0)
+        out["first paint, CPU"].append(_cpu_s(s.proc.pid))
         out["analysis shown"].append(
             s.wait_for(lambda sc: "predicted" in sc.lines()[0]) - s.t0)
+        out["analysis shown, CPU"].append(_cpu_s(s.proc.pid, tree=True))
         s.drain(2.0)                           # the worker process starts after first paint
         # knob: x / h on the first fact (hierarchy.sm.count: 132 <-> 264)
         t = s.press("6")
@@ -270,20 +296,23 @@ def main() -> None:
                     "(e.g. a `git worktree` of an older commit)")
     args = ap.parse_args()
     cols, rows = (int(v) for v in args.size.split("x"))
-    out: dict[str, list[float]] = {k: [] for k in ("first paint", "analysis shown", "Hardware mounted",
+    out: dict[str, list[float]] = {k: [] for k in ("first paint", "first paint, CPU", "analysis shown",
+                                                   "analysis shown, CPU", "Hardware mounted",
                                                    "knob keystroke", "Roofline mounted",
                                                    "param keystroke", "explore shown")}
     for _ in range(args.runs):
         one_run(cols, rows, args.keys, out, args.src)
-    targets = {"first paint": 600, "analysis shown": 600, "knob keystroke": 100,
-               "param keystroke": 100}
-    print(f"tfx open at {cols}x{rows}, {args.runs} runs x {args.keys} keystrokes (medians; min..max)")
+    targets = {"first paint": 400, "analysis shown": 600, "first paint, CPU": 400,
+               "analysis shown, CPU": 600, "knob keystroke": 100, "param keystroke": 100}
+    load = os.getloadavg()[0]
+    print(f"tfx open at {cols}x{rows}, {args.runs} runs x {args.keys} keystrokes (medians; min..max); "
+          f"load average {load:.1f} on {os.cpu_count()} cores")
     for name, xs in out.items():
         if not xs:
             continue
         ms = [x * 1000 for x in xs]
-        tgt = f"  (target < {targets[name]} ms)" if name in targets else ""
-        print(f"  {name:<17} {statistics.median(ms):7.0f} ms   {min(ms):5.0f}..{max(ms):.0f}{tgt}")
+        tgt = f"  (target <= {targets[name]} ms)" if name in targets else ""
+        print(f"  {name:<20} {statistics.median(ms):7.0f} ms   {min(ms):5.0f}..{max(ms):.0f}{tgt}")
 
 
 if __name__ == "__main__":
