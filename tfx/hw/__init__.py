@@ -9,12 +9,21 @@ See docs/architecture.md ("Hardware profiles") for the fact paths, and
 ``tfx.hw.schema`` for the file format.
 """
 
-from tfx.hw.knobs import apply_knobs, resolve_knob_path
-from tfx.hw.profile import (DTYPE_ALIASES, MemoryLevel, Profile, list_profiles, load_profile,
-                            normalize_dtype, profiles_dir)
-from tfx.hw.schema import COMPUTE_DTYPES, ORIGINS, Fact
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
-                          format_frequency, format_quantity, format_time_ns)
+import importlib
+
+# name -> the module that defines it. Loaded on first use (PEP 562), so importing one
+# submodule (tfx.hw.units, for formatting) does not load the profile schema and parser:
+# the explorer's first frame needs only the formatting.
+_WHERE = {
+    "apply_knobs": "knobs", "resolve_knob_path": "knobs",
+    "DTYPE_ALIASES": "profile", "MemoryLevel": "profile", "Profile": "profile",
+    "list_profiles": "profile", "load_profile": "profile", "normalize_dtype": "profile",
+    "profiles_dir": "profile",
+    "COMPUTE_DTYPES": "schema", "ORIGINS": "schema", "Fact": "schema",
+    "format_bandwidth": "units", "format_bytes": "units", "format_count": "units",
+    "format_flops": "units", "format_frequency": "units", "format_quantity": "units",
+    "format_time_ns": "units",
+}
 
 __all__ = [
     "load_profile", "list_profiles", "profiles_dir", "Profile", "Fact", "MemoryLevel",
@@ -22,3 +31,16 @@ __all__ = [
     "ORIGINS", "format_bytes", "format_bandwidth", "format_time_ns", "format_count",
     "format_frequency", "format_flops", "format_quantity",
 ]
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tfx.hw' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tfx.hw.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
