@@ -14,9 +14,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from tfx.analysis.analyze import analyze  # noqa: E402
-from tfx.analysis.golden import profile_for  # noqa: E402
+from golden import profile_for  # noqa: E402  (tests/golden.py)
 from tfx.hw import load_profile  # noqa: E402
 from tfx.lang import parse_file  # noqa: E402
 

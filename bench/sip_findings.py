@@ -25,7 +25,7 @@ def findings(profile, knobs: dict) -> dict:
     attn = parse_file(str(ROOT / "kernels" / "sip_decode_attention.tile"))
 
     def sim(module, kernel, params, extra):
-        return simulate(analyze(module, kernel, profile, params=params, knobs={**knobs, **extra}),
+        return simulate(analyze(module, kernel, profile.with_knobs({**knobs, **extra}), params=params),
                         events=False)
 
     held = sim(gemm, None, SMALL, {"dma.hold_channel_for_round_trip": "1"})

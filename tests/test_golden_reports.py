@@ -1,11 +1,11 @@
 """Golden text reports of `tfx analyze` for every shipped kernel.
 
-Regenerate with `python3 -m tfx.analysis.golden --update` and review the diff.
+Regenerate with `python3 tests/golden.py --update` and review the diff.
 """
 
 import pytest
 
-from tfx.analysis import golden
+import golden
 
 KERNELS = golden.kernels()
 
@@ -13,7 +13,7 @@ KERNELS = golden.kernels()
 @pytest.mark.parametrize("path", KERNELS, ids=[p.stem for p in KERNELS])
 def test_report_matches_golden(path):
     snap = golden.SNAPSHOT_DIR / (path.stem + ".txt")
-    assert snap.exists(), f"no golden report for {path.name}: run python3 -m tfx.analysis.golden --update"
+    assert snap.exists(), f"no golden report for {path.name}: run python3 tests/golden.py --update"
     assert golden.render(path) == snap.read_text()
 
 

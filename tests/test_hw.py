@@ -177,11 +177,14 @@ def test_split_quantity():
 
 
 def test_formatting_helpers():
-    assert format_bytes(228 * 1024) == "228.00 KiB"       # exact KiB multiple -> binary
-    assert format_bytes(80e9) == "80.00 GB"               # HBM sold in decimal GB
-    assert format_bytes(1020) == "1020 B"
-    assert format_bytes(3 * 2 ** 30) == "3.00 GiB"
-    assert format_bytes(1_500_000, binary=False) == "1.50 MB"
+    # One policy: decimal prefixes for every byte count, as for bandwidths.
+    assert format_bytes(228 * 1024) == "233.47 KB"        # 233,472 B / 1000 = 233.472 KB
+    assert format_bytes(80e9) == "80.00 GB"
+    assert format_bytes(999) == "999 B"                   # below 1000: whole bytes
+    assert format_bytes(1000) == "1.00 KB"
+    assert format_bytes(3 * 2 ** 30) == "3.22 GB"         # 3,221,225,472 B = 3.221 GB
+    assert format_bytes(1_500_000) == "1.50 MB"
+    assert format_bytes(1_500_000, significant=3) == "1.5 MB"
     assert format_bandwidth(4.8e12) == "4.80 TB/s"
     assert format_bandwidth(450e9) == "450.00 GB/s"
     assert format_time_ns(700) == "700.00 ns"
@@ -482,7 +485,7 @@ def test_cli_hw_show_text_has_human_units(capsys):
     row = next(line for line in out.splitlines() if line.startswith("memory.gmem.bandwidth "))
     assert "4.80 TB/s" in row and "vendor" in row
     row = next(line for line in out.splitlines() if line.startswith("memory.smem.capacity "))
-    assert "228.00 KiB" in row
+    assert "233.47 KB" in row                       # 228 KiB = 233,472 B, shown in decimal KB
 
 
 def test_cli_hw_without_subcommand_is_a_usage_error(capsys):

@@ -22,7 +22,7 @@ KERNELS = sorted((ROOT / "kernels").glob("*.tile"))
 
 
 def run(path, hw, kernel=None, params=None, knobs=None, **kw):
-    a = analyze(parse_file(str(path)), kernel, load_profile(hw), params=params or {}, knobs=knobs)
+    a = analyze(parse_file(str(path)), kernel, load_profile(hw).with_knobs(knobs), params=params or {})
     return simulate(a, **kw)
 
 

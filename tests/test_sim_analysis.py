@@ -117,7 +117,7 @@ def test_sip_decode_attention_completion_waits_and_composite_stream():
     def predicted(kernel, **params_knobs):
         knobs = {k: v for k, v in params_knobs.items() if "." in k}
         params = {k: v for k, v in params_knobs.items() if "." not in k}
-        return analyze(module, kernel, profile, params=params, knobs=knobs).metrics["performance.predicted_ns"]
+        return analyze(module, kernel, profile.with_knobs(knobs), params=params).metrics["performance.predicted_ns"]
 
     single, comp = "decode_attention_single_op", "decode_attention_composite"
     no_rt = {"dispatch.completion_latency": "0"}

@@ -47,7 +47,7 @@ def test_param_edit_moves_smem_peak():
             await pilot.pause()
             assert app.analysis.metrics["memory.peak.smem"] == 4 * (128 * 64 + 64 * 128) * 2
             text = shown(app, "#roofline-text")
-            assert "131.07 KB smem per CTA" in text
+            assert "131,072 B smem per CTA" in text       # an allocation: exact bytes (policy)
             assert table.get_row("STAGES")[1] == "4"
             assert "smem peak 98.30 KB -> 131.07 KB (+33.3%)" in app.last_diff
     run(go())
@@ -280,7 +280,7 @@ def test_explore_enter_loads_a_row_as_a_parameter_edit():
     """Enter on the fastest row: its six parameters become parameter edits (marked in the
     Roofline pane), every pane reanalyses, the diff line says what moved, and the sweep is
     not rerun (only swept parameters moved)."""
-    from tfx.tui.core import fmt_ns
+    from tfx.present.formatting import ns as fmt_ns
 
     async def go():
         app = make_app()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tests.test_tui_support import run
 from tfx.tui.canvas import BrailleCanvas
-from tfx.tui.core import Event, diff_summary
+from tfx.present.diff import summary as diff_summary
+from tfx.tui.core import Event
 
 
 def test_braille_corners_and_layers():

@@ -42,12 +42,12 @@ def test_tp_1_to_2_halves_the_sharded_weights_and_the_kv_cache():
       per layer, TP 1: attention 2 h Hq d + 2 h G d = 2*8192*64*128 + 2*8192*8*128 = 150,994,944
                        FFN 3 h I = 3*8192*28672 = 704,643,072; norms 2 h = 16,384
       TP 1: 80 * ((150,994,944 + 704,643,072) * 2 + 16,384 * 2) + (2 * 8192 * 128256 + 8192) * 2
-          = 136,904,704,000 + 4,202,708,992 = 141,107,412,992 B = 131.42 GiB
+          = 136,904,704,000 + 4,202,708,992 = 141,107,412,992 B = 141.11 GB
       TP 2: the matrices halve (32 q heads, 4 KV heads, 14336 FFN columns, 64128 vocabulary rows),
             the norms do not: 80 * (427,819,008 * 2 + 32,768) + (1,050,673,152 + 8192) * 2
-          = 68,453,662,720 + 2,101,362,688 = 70,555,025,408 B = 65.71 GiB
+          = 68,453,662,720 + 2,101,362,688 = 70,555,025,408 B = 70.56 GB
     KV cache per device: layers x ctx x 2 (K, V) x KV heads per rank x d x 2 B
-      TP 1: 80 * 8192 * 2 * 8 * 128 * 2 = 2,684,354,560 B = 2.50 GiB; TP 2 (4 heads): 1.25 GiB
+      TP 1: 80 * 8192 * 2 * 8 * 128 * 2 = 2,684,354,560 B = 2.68 GB; TP 2 (4 heads): 1,342,177,280 B = 1.34 GB
     """
     async def go():
         app = make_app()
@@ -55,20 +55,20 @@ def test_tp_1_to_2_halves_the_sharded_weights_and_the_kv_cache():
             await pilot.press("3")
             await pilot.pause()
             assert app.query_one("#knobs").field == "tp"
-            assert _cell(app, "memory-table", "weights", 1) == "131.42 GiB"
-            assert _cell(app, "memory-table", "kv_cache", 1) == "2.50 GiB"
+            assert _cell(app, "memory-table", "weights", 1) == "141.11 GB"
+            assert _cell(app, "memory-table", "kv_cache", 1) == "2.68 GB"
             assert app.result.memory["weights"] == 141_107_412_992
             await pilot.press("x")
             await app.wait_for()
             await pilot.pause()
             assert app.knobs.tp == 2 and app.result.devices == 2
             assert app.result.memory["weights"] == 70_555_025_408
-            assert _cell(app, "memory-table", "weights", 1) == "65.71 GiB"
-            assert _cell(app, "memory-table", "kv_cache", 1) == "1.25 GiB"
+            assert _cell(app, "memory-table", "weights", 1) == "70.56 GB"
+            assert _cell(app, "memory-table", "kv_cache", 1) == "1.34 GB"
             assert _cell(app, "knobs", "tp", 1) == "2"
             old, new = 141_107_412_992, 70_555_025_408
             assert app.last_diff.startswith("TP 1 -> 2: latency ")
-            assert "mem/dev 135.92 GiB -> 68.96 GiB (-49.3%)" in app.last_diff
+            assert "mem/dev 145.94 GB -> 74.05 GB (-49.3%)" in app.last_diff   # 135.92 GiB, 68.96 GiB in decimal GB
             del old, new
     run(go())
 
@@ -76,7 +76,7 @@ def test_tp_1_to_2_halves_the_sharded_weights_and_the_kv_cache():
 def test_typing_a_knob_value_and_the_kv_line():
     """Enter on the ctx row, type 32k: the KV cache grows 4x (8192 -> 32768 tokens).
 
-    At TP 8 each rank holds 1 KV head: 80 * 32768 * 2 * 1 * 128 * 2 = 1,342,177,280 B = 1.25 GiB.
+    At TP 8 each rank holds 1 KV head: 80 * 32768 * 2 * 1 * 128 * 2 = 1,342,177,280 B = 1.34 GB.
     """
     async def go():
         app = make_app(config="tp=8")
@@ -89,7 +89,7 @@ def test_typing_a_knob_value_and_the_kv_line():
             await pilot.pause()
             assert app.knobs.ctx == 32768
             assert app.result.memory["kv_cache"] == 80 * 32768 * 2 * 1 * 128 * 2
-            assert _cell(app, "memory-table", "kv_cache", 1) == "1.25 GiB"
+            assert _cell(app, "memory-table", "kv_cache", 1) == "1.34 GB"
             assert any("KV cache: 1 seq x 32768 tokens x 80 layers x 2 (K, V) x 1 kv head x 128 x 2 B"
                        " = 1,342,177,280 B" in line for line in app.memory_notes)
     run(go())
@@ -170,11 +170,11 @@ def test_invalid_parallelism_notifies_and_keeps_the_last_good_knobs():
 
 def test_a_configuration_that_does_not_fit_is_shown_with_a_warning():
     async def go():
-        app = make_app()                  # 70B at TP 1: 135.92 GiB > 131.32 GiB (141 GB)
+        app = make_app()                  # 70B at TP 1: 145.94 GB (135.92 GiB) > 141 GB
         async with app.run_test(size=(80, 24), notifications=True) as pilot:
             await pilot.pause()
             assert not app.result.fits
-            assert any("does not fit" in n and "135.92 GiB per device > 131.32 GiB" in n for n in notes(app))
+            assert any("does not fit" in n and "145.94 GB per device > 141.00 GB" in n for n in notes(app))
             assert "DOES NOT FIT" in str(app.query_one("#memory-caption").render())
     run(go())
 

@@ -72,7 +72,8 @@ def _fake(lat, weights, devices=1, fits=True):
 def test_diff_line():
     old, new = _fake(11.57e6, 2 * 2**30), _fake(9.80e6, 2**30)
     line = core.diff_line(old, new, core.Knobs(tp=4), core.Knobs(tp=8))
-    assert line == "TP 4 -> 8: latency 11.57 ms -> 9.80 ms (-15.3%); mem/dev 2.00 GiB -> 1.00 GiB (-50.0%)"
+    # 2 * 2**30 = 2,147,483,648 B = 2.15 GB; 2**30 = 1,073,741,824 B = 1.07 GB (decimal prefixes)
+    assert line == "TP 4 -> 8: latency 11.57 ms -> 9.80 ms (-15.3%); mem/dev 2.15 GB -> 1.07 GB (-50.0%)"
     assert core.diff_line(old, old) == "nothing moved"
 
 

@@ -10,14 +10,15 @@ from typing import Any, Mapping
 
 from tfx.analysis import memory as memmod
 from tfx.analysis.counting import Counter, ScopeNode
-from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ns_at_rate, ratio, to_plain, where
+from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
-from tfx.analysis.performance import links_by_mesh, mma_engine, predict
+from tfx.analysis.performance import links_by_mesh, predict
+from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
+from tfx.hw.units import format_bytes, format_time_ns
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, MeshRegion, Module, Window
-from tfx.ir.ops import work_engine
 
 # Registers a thread needs besides its tiles: addresses, indices, loop counters,
 # barrier state. An estimate (kernels compiled by Triton/CUTLASS use 20-40).
@@ -30,7 +31,6 @@ class Analysis:
     kernel: Kernel
     profile: Any
     params: dict
-    knobs: dict
     root: ScopeNode
     domains: dict                 # domain name -> divisor of the total (units of that level)
     metrics: dict                 # flat dotted name -> value
@@ -42,6 +42,14 @@ class Analysis:
     launches: list
     terms: list
     warnings: list = field(default_factory=list)
+    # scope id -> its own Roofline (tfx.analysis.roofline): its flops and bytes at the device's
+    # peaks, DRAM moving the tensors it touches once; empty for a sweep (array parameters)
+    scope_roofline: dict = field(default_factory=dict)
+
+    @property
+    def knobs(self) -> dict:
+        """The knobs applied to the profile (fact path -> the text given), in order."""
+        return dict(self.profile.knobs)
 
     # ------------------------------------------------------------ per-scope records
     def scope_records(self, node: ScopeNode, domain: str = "total") -> dict:
@@ -71,6 +79,8 @@ class Analysis:
                 d["stages"] = to_plain(node.stages)
             if node.kind == "mesh":
                 d["positions"] = to_plain(node.positions)
+            if node.id in self.scope_roofline:
+                d["roofline"] = self.scope_roofline[node.id].to_json()
             if node.children:
                 d["children"] = [scope(c) for c in node.children]
             return d
@@ -105,17 +115,16 @@ def metric_name(key: tuple, domain: str | None = None) -> str:
 
 
 def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
-            knobs: Mapping[str, str] | None = None, resources: Mapping[str, int] | None = None,
+            resources: Mapping[str, int] | None = None,
             occupancy_hint: int | None = None, check: bool = True, _what_if: bool = False) -> Analysis:
-    """Analyze ``kernel`` of ``module`` on ``profile`` (a loaded Profile).
+    """Analyze ``kernel`` of ``module`` on ``profile`` (a loaded Profile, knobs applied by
+    ``Profile.with_knobs``: the one place knobs are applied; the result remembers them).
 
     ``params`` override parameter defaults (ints, or numpy arrays for sweeps);
     ``resources`` (threads, regs, smem, static_smem) override the kernel's.
     """
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
-    if knobs:
-        profile = profile.with_knobs(knobs)
     env = bind(module, kernel, params or {})
     vector = any(is_array(v) for v in env.values())
     if check and not vector:
@@ -236,7 +245,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             budget["regs"] = min(r.regs_per_thread, b.max_regs_per_thread)
         if "shared memory" in b.blockers and b.max_smem_per_cta is not None:
             budget["smem"] = max(min(r.smem_dynamic, b.max_smem_per_cta - r.smem_static), 0)
-        hinted = analyze(module, kernel, profile, params, None, budget, None, check=False, _what_if=True)
+        hinted = analyze(module, kernel, profile, params, budget, None, check=False, _what_if=True)
         new_ns = hinted.metrics["performance.predicted_ns"]
         old_ns = metrics["performance.predicted_ns"]
         metrics["occupancy.hint_predicted_ns"] = new_ns
@@ -246,12 +255,40 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                           f"compiled for occupancy={b.hint} ({budget['threads']} threads, {budget['regs']} regs, "
                           f"{budget['smem'] + budget['static_smem']:,} B smem: "
                           f"{hinted.metrics['occupancy.blocks_per_sm']} CTAs/SM) it would take "
-                          f"{float(new_ns) / 1e3:,.2f} us, {float(old_ns) / float(new_ns):.2f}x "
+                          f"{format_time_ns(float(new_ns))}, {float(old_ns) / float(new_ns):.2f}x "
                           f"{'faster' if new_ns < old_ns else 'slower'}"))
-    return Analysis(module=module, kernel=kernel, profile=profile, params=env, knobs=dict(knobs or {}),
+    scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)
+    return Analysis(module=module, kernel=kernel, profile=profile, params=env,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
-                    warnings=warnings)
+                    warnings=warnings, scope_roofline=scope_roof)
+
+
+def tensors_touched(node: ScopeNode) -> set[str]:
+    """Names of the tensors a scope's ops read or write (through windows)."""
+    names = set()
+    for n in node.walk():
+        op = n.op
+        if op is None or not hasattr(op, "operands"):
+            continue
+        for o in op.operands:
+            if isinstance(o, Window):
+                names.add(o.tensor)
+        if getattr(op, "target", None) is not None:
+            names.add(op.target.tensor)
+    return names
+
+
+def _scope_rooflines(root: ScopeNode, profile, footprint: dict) -> dict:
+    """Each scope's roofline; the root's is the kernel's (footprint of every tensor)."""
+    out = {}
+    for node in root.walk():
+        if node is root:
+            fp = sum(footprint.values()) if footprint else None
+        else:
+            fp = sum(footprint[t] for t in tensors_touched(node) if t in footprint)
+        out[node.id] = roofline(node.total, profile, fp)
+    return out
 
 
 def _accumulator_bytes_per_thread(mesh: ScopeNode, counter, threads, spread: bool):
@@ -321,7 +358,7 @@ def _capacity_checks(module, kernel, profile, peaks, warnings, vector, root_tota
         if lvl == "smem" and profile.get("occupancy.smem_per_block_optin") is not None:
             cap = profile.value("occupancy.smem_per_block_optin")
         if peak.bytes > cap:
-            warnings.append(f"peak {lvl} {float(peak.bytes):,.0f} B exceeds its capacity {cap:,.0f} B "
+            warnings.append(f"peak {lvl} {format_bytes(float(peak.bytes))} exceeds its capacity {format_bytes(cap)} "
                             f"(reached in {peak.scope})")
     links = links_by_mesh(profile)
     for mesh in sorted({a for (kind, a, _) in root_total if kind == "link"} - set(links)):
@@ -445,63 +482,15 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
         m[f"memory.peak.{lvl}"] = p.bytes
         prec[f"memory.peak.{lvl}"] = "upper"
 
-    # Roofline over the whole kernel: device-aggregate rates.
-    compute_ns = 0
-    for (kind, dtype, unit), v in root.total.items():
-        if kind != "flops":
-            continue
-        from tfx.analysis.performance import _rate_dtype
-        unit = work_engine(unit)
-        if unit == "tensor":
-            unit = mma_engine(profile, dtype)   # f32 without a tensor path: FMAs
-        dt = dtype if unit == "tensor" else _rate_dtype(dtype)
-        try:
-            peak = profile.peak_flops_per_s(unit, dt)
-        except TfxError:
-            raise TfxError(f"profile {profile.name} states no {unit} rate for {dt}; "
-                           "work without a stated rate is not priced at zero",
-                           where=f"{profile.name}:compute.{unit}.{dt}") from None
-        compute_ns = compute_ns + ns_at_rate(v, peak)
-    memory_ns = 0
-    mem_by_level = {}
-    levels = profile.memory_levels()
-    cache = next((l for l in levels.values() if l.caches), None)
-    for lvl in {a for (kind, a, b) in root.total if kind == "traffic"}:
-        name = lvl if lvl in levels else next((n for n, l in levels.items() if lvl in l.aliases), None)
-        if name is None:
-            continue
-        try:
-            bw = profile.memory_bandwidth(name, aggregate=True)
-        except TfxError:
-            continue
-        moved = root.total.get(("traffic", lvl, "read"), 0) + root.total.get(("traffic", lvl, "write"), 0)
-        if cache is not None and cache.caches == name:
-            # Behind a cache the DRAM must move at least every byte once (the footprint);
-            # every request crosses the cache at its bandwidth.
-            # A footprint that is an upper bound (gathered rows) can exceed what is moved.
-            compulsory = emin(sum(footprint.values()), moved) if footprint else moved
-            t = ns_at_rate(compulsory, bw)
-            if cache.bandwidth:
-                t = emax(t, ns_at_rate(moved, cache.bandwidth))
-        else:
-            t = ns_at_rate(moved, bw)
-        mem_by_level[lvl] = t
-        m[f"roofline.memory_ns.{lvl}"] = ceil_int(t)
-        memory_ns = emax(memory_ns, t)
-    compute_ns = ceil_int(compute_ns)
-    memory_ns = ceil_int(memory_ns)
-    ideal = emax(compute_ns, memory_ns)
-    m["roofline.compute_ns"] = compute_ns
-    m["roofline.memory_ns"] = memory_ns
-    m["roofline.ideal_ns"] = ideal
-    if not vector:
-        if compute_ns and memory_ns and abs(compute_ns - memory_ns) <= 0.05 * max(compute_ns, memory_ns):
-            bound = "balanced"
-        else:
-            bound = "compute" if compute_ns > memory_ns else "memory"
-        m["roofline.bound_by"] = bound
-        if mem_by_level:
-            m["roofline.memory_level"] = max(mem_by_level, key=lambda k: mem_by_level[k])
+    # Roofline over the whole kernel: device-aggregate rates (tfx.analysis.roofline).
+    roof = roofline(root.total, profile, sum(footprint.values()) if footprint else None)
+    for name, t in roof.terms.items():
+        m[f"roofline.{'compute' if name in COMPUTE_UNITS else 'memory'}_ns.{name}"] = t
+    m["roofline.compute_ns"] = roof.compute_ns
+    m["roofline.memory_ns"] = roof.memory_ns
+    m["roofline.ideal_ns"] = ideal = roof.ideal_ns
+    if roof.bound_by is not None:
+        m["roofline.bound_by"] = roof.bound_by
     if occupancy is not None:
         m["occupancy.blocks_per_sm"] = occupancy.blocks_per_sm
         m["occupancy.limiter"] = occupancy.limiter
@@ -525,5 +514,6 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
     if not vector and launches:
         lt = launches[0]
         m["performance.bound_engine"] = lt.bound_engine
+        m["performance.bound_by"] = lt.bound_by
         m["performance.l2_hit_ratio"] = lt.l2_hit_ratio
     return m, prec

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
+from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.units import format_time_ns
@@ -61,6 +62,7 @@ class LaunchTime:
     bound_engine: Any
     l2_hit_ratio: Any
     terms: list = field(default_factory=list)
+    bound_by: Any = None   # the bound engine by the roofline's names (tfx.analysis.roofline.BOUNDS)
 
 
 def links_by_mesh(profile) -> dict:
@@ -81,20 +83,6 @@ def links_by_mesh(profile) -> dict:
                 if mesh not in links or links[mesh][0] < bw:
                     links[mesh] = (bw, lat)
     return links
-
-
-# Operand dtypes whose mma runs as CUDA-core / vector-unit FMAs where the profile states no
-# tensor rate for them (an f32 GEMM on a GPU without an f32 tensor path, or on sip).
-FMA_MMA_DTYPES = ("f32", "f64")
-
-
-def mma_engine(profile, dtype: str) -> str:
-    """The engine that runs an ``mma`` on ``dtype`` operands: ``tensor`` where the profile
-    states a tensor rate for it; ``vector`` (fused multiply-adds at the vector unit's FMA
-    rate: 2 flop per FMA, the vector table's own units) for f32/f64 where it does not."""
-    if dtype in FMA_MMA_DTYPES and profile.get(f"compute.tensor.{dtype}") is None:
-        return "vector"
-    return "tensor"
 
 
 class Machine:
@@ -248,11 +236,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     total = launch_ns + fill_ns + full_waves * t_full + t_tail
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
+    bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
     l2_total = per_pos.l2
     hit = 1 - ratio(per_pos.dram, l2_total) if not is_array(l2_total) and l2_total else 0
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
-                    total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit)
+                    total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
+                    bound_by=bound_by)
     if not is_array(total):
         unit = "CTA" if profile.kind == "gpu" else unit_node.level
         lt.terms = [
@@ -260,7 +250,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("fill", fill_ns, "one memory latency before the first bytes arrive"),
             Term("waves", full_waves * t_full,
                  f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
-                 f"{float(waves):.2f} waves; {full_waves} full waves x {format_time_ns(float(t_full))} (bound by {bound})"),
+                 f"{float(waves):.2f} waves; {full_waves} full waves x {format_time_ns(float(t_full))} (bound by {bound_by})"),
             Term("tail wave", t_tail,
                  f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),
@@ -282,6 +272,23 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
 def _scalar(x):
     return float(x)
+
+
+def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
+    """An engine by the roofline's names: the copy engine is bound by DRAM or by L2 (whichever
+    transfer is longer) or, when its DMA channels wait out the round trip, by latency; a
+    command processor is ``dispatch``; register spills go to local memory in DRAM."""
+    if engine == "copy":
+        if m.dma_channels and m.dma_hold and d.descriptors:
+            transfer = _transfer_ns(d, m, r, active_units)
+            held = (transfer + r * d.descriptors * m.dram_latency) / m.dma_channels
+            if held > transfer:
+                return "latency"
+        dram_bw = m.dram_per_unit if m.dram_per_unit is not None else m.dram_bw_device / active_units
+        dram = r * d.dram / dram_bw
+        l2 = r * d.l2 / (m.l2_bw_device / active_units) if m.l2_bw_device is not None else 0
+        return "l2" if l2 > dram else "dram"
+    return {"spill": "dram"}.get(engine, engine)
 
 
 def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
@@ -327,11 +334,11 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                     flops = _padded_flops(shape, m, warps) * getattr(node, "per_exec_batch", 1)
                 d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_eff)
             elif unit == "special":
-                d.special = d.special + amount / m.rate("special", _rate_dtype(dtype))
+                d.special = d.special + amount / m.rate("special", rate_dtype(dtype))
             else:
                 # Vector rates are stated in FMA flops (2 per lane per cycle); an elementwise
                 # op or a reduction step takes one lane-cycle per element.
-                d.vector = d.vector + amount / (m.rate("vector", _rate_dtype(dtype)) / 2)
+                d.vector = d.vector + amount / (m.rate("vector", rate_dtype(dtype)) / 2)
     if m.dispatch_single is not None and op is not None and op.opcode not in VIEWS:
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
     if m.dma_channels and counter is not None and op is not None and op.opcode in ("load", "store", "copy"):
@@ -340,12 +347,6 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
             if dims is not None:
                 d.descriptors = d.descriptors + contiguous_runs(w, dims, counter.env)
     return d
-
-
-def _rate_dtype(dtype: str) -> str:
-    # Vector units compute narrow floats at the f16/bf16 rate or wider; ints at the int32 rate.
-    return {"fp8e4m3": "f16", "fp8e5m2": "f16", "fp4e2m1": "f16", "tf32": "f32", "int8": "int32",
-            "bool": "int32"}.get(dtype, dtype)
 
 
 def _padded_flops(shape, m: Machine, warps):

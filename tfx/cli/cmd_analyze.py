@@ -44,17 +44,14 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     from tfx.hw import load_profile
     from tfx.lang import parse_file
     module = parse_file(args.file)
-    profile = load_profile(args.hw)
-    knobs = parse_assignments(args.knob, "--knob")
-    if knobs:
-        profile = profile.with_knobs(knobs)
+    profile = load_profile(args.hw).with_knobs(parse_assignments(args.knob, "--knob"))
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
     return analyze(module, args.kernel, profile, params,
-                   knobs=None, resources=resources, occupancy_hint=occupancy_hint)
+                   resources=resources, occupancy_hint=occupancy_hint)
 
 
 def run(args) -> int:
-    from tfx.analysis.report import render_text
+    from tfx.present.analysis_report import render_text
     if args.occupancy is not None and args.occupancy < 1:
         raise TfxError(f"--occupancy {args.occupancy}: expected a whole number >= 1")
     a = load_analysis(args, parse_resources(args.resources), args.occupancy)

@@ -8,10 +8,10 @@ that side's options: ``tfx diff kernels/gemm.tile kernels/gemm.tile --hw h100_sx
 from __future__ import annotations
 
 import json
-import math
 
 from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments, read_text
 from tfx.errors import TfxError
+from tfx.present.diff import changes, line
 
 
 def register(sub) -> None:
@@ -43,57 +43,8 @@ def _report(path: str, hw: str, sets: dict, knobs: dict, kernel) -> dict:
     from tfx.analysis.analyze import analyze
     from tfx.hw import load_profile
     from tfx.lang import parse_file
-    profile = load_profile(hw)
-    if knobs:
-        profile = profile.with_knobs(knobs)
+    profile = load_profile(hw).with_knobs(knobs)
     return analyze(parse_file(path), kernel, profile, sets).to_json()
-
-
-def _kind(name: str) -> str:
-    if name.startswith("memory."):
-        return "bytes"
-    if name.endswith("_ns") or ".memory_ns." in name:
-        return "ns"
-    return "count"
-
-
-def human(name: str, v) -> str:
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        return str(v)
-    kind = _kind(name)
-    if kind == "bytes":
-        for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-            if abs(v) >= scale:
-                return f"{v / scale:.2f} {unit}"
-        return f"{v:.0f} B"
-    if kind == "ns":
-        for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-            if abs(v) >= scale:
-                return f"{v / scale:.2f} {unit}"
-        return f"{v:.0f} ns"
-    if isinstance(v, float) and not v.is_integer():
-        return f"{v:.4g}"
-    return f"{int(v):,}"
-
-
-def compare(a: dict, b: dict) -> list[dict]:
-    """Changed metrics, largest relative change first (appearing/disappearing metrics first)."""
-    rows = []
-    for name in sorted(set(a["metrics"]) | set(b["metrics"])):
-        old, new = a["metrics"].get(name), b["metrics"].get(name)
-        if old == new:
-            continue
-        if isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool):
-            ratio = (new / old) if old else math.inf
-            change = abs(math.log(ratio)) if ratio not in (0, math.inf) and ratio > 0 else math.inf
-        else:
-            ratio, change = None, math.inf
-        rows.append({"scope": a.get("kernel", "?"), "metric": name, "old": old, "new": new,
-                     "ratio": ratio, "_change": change})
-    rows.sort(key=lambda r: (-r["_change"], r["metric"]))
-    for r in rows:
-        del r["_change"]
-    return rows
 
 
 def run(args) -> int:
@@ -102,16 +53,19 @@ def run(args) -> int:
     a = _report(args.a, args.hw, sets, knobs, args.kernel)
     b = _report(args.b, args.hw_b or args.hw, {**sets, **parse_int_assignments(args.set_b, "--set-b")},
                 {**knobs, **parse_assignments(args.knob_b, "--knob-b")}, args.kernel)
-    rows = compare(a, b)
+    rows = changes(a, b)
     if args.json:
-        emit_json({"a": {"file": a.get("file"), "profile": a.get("profile"), "parameters": a.get("parameters")},
-                   "b": {"file": b.get("file"), "profile": b.get("profile"), "parameters": b.get("parameters")},
-                   "changes": [{**r, "ratio": None if r["ratio"] in (None, math.inf) else r["ratio"]} for r in rows]})
+        side = ("file", "kernel", "profile", "knobs", "parameters")
+        emit_json({"a": {k: a.get(k) for k in side}, "b": {k: b.get(k) for k in side},
+                   "changes": [c.to_json() for c in rows]})
         return 0
-    print(f"A: {a.get('file')} {a.get('kernel')} on {a.get('profile')}  B: {b.get('file')} {b.get('kernel')} on {b.get('profile')}")
+
+    def knobs(r):
+        return f" with {', '.join(f'{k}={v}' for k, v in r['knobs'].items())}" if r.get("knobs") else ""
+    print(f"A: {a.get('file')} {a.get('kernel')} on {a.get('profile')}{knobs(a)}"
+          f"  B: {b.get('file')} {b.get('kernel')} on {b.get('profile')}{knobs(b)}")
     if not rows:
         print("no metric changed")
-    for r in rows:
-        ratio = "" if r["ratio"] is None else (" (new)" if r["ratio"] == math.inf else f" (x{r['ratio']:.3g})")
-        print(f"{r['scope']} {r['metric']} {human(r['metric'], r['old'])} -> {human(r['metric'], r['new'])}{ratio}")
+    for c in rows:
+        print(line(c))
     return 0

@@ -174,11 +174,8 @@ def _num(x):
 
 
 def _fmt_ns(ns) -> str:
-    from tfx.hw import format_time_ns
-    try:
-        return format_time_ns(ns)
-    except Exception:  # pragma: no cover
-        return f"{ns:,.0f} ns"
+    from tfx.present.formatting import ns as format_ns
+    return format_ns(ns)
 
 
 def _print_text(r) -> None:

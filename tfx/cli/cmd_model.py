@@ -75,10 +75,8 @@ def human_count(n: int | float) -> str:
 
 
 def human_bytes(n: int | float) -> str:
-    for div, suffix in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if abs(n) >= div:
-            return f"{n / div:.2f} {suffix}"
-    return f"{n:g} B"
+    from tfx.present.formatting import nbytes
+    return nbytes(n)
 
 
 def attention_summary(model: ModelConfig) -> str:

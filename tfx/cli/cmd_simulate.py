@@ -18,7 +18,6 @@ from typing import Any
 
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
-from tfx.hw.units import format_time_ns
 
 
 def register(subparsers: Any) -> None:
@@ -56,8 +55,8 @@ def run(args) -> int:
     knobs = parse_assignments(args.knobs, "--knob")
     module = parse_file(args.file)
     params = check_set_domains(module, args.kernel, params)
-    profile = load_profile(args.hw)
-    a = analyze(module, args.kernel, profile, params=params, knobs=knobs)
+    profile = load_profile(args.hw).with_knobs(knobs)
+    a = analyze(module, args.kernel, profile, params=params)
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json
     r = simulate(a, full=args.full, tiles=args.tiles, events=need_events, max_events=args.max_events)
     if args.trace:
@@ -70,7 +69,8 @@ def run(args) -> int:
 
 
 def _fmt(ns) -> str:
-    return format_time_ns(float(ns))
+    from tfx.present.formatting import ns as format_ns
+    return format_ns(ns)
 
 
 def print_text(r, trace=None, width: int = 72) -> None:
@@ -82,10 +82,12 @@ def print_text(r, trace=None, width: int = 72) -> None:
     cmp = r.comparison()
     mode = ("every unit simulated" if r.mode == "full"
             else "one representative unit, waves extrapolated")
-    console.print(f"[bold]{a.kernel.name}[/bold] on [bold]{a.profile.name}[/bold] "
-                  f"({mode}; integer ns)")
-    console.print(f"  makespan      {_fmt(r.makespan_ns)}   analysis {_fmt(cmp['predicted_ns'])}"
-                  f"   roofline {_fmt(cmp['roofline_ideal_ns'])} ({cmp['roofline_bound_by']})")
+    from tfx.present.analysis_report import inputs_line, parameters_line
+    from tfx.present.simulation import comparison_lines
+    console.print(f"{inputs_line(a)} ({mode}; integer ns)", markup=False)
+    console.print(f"  parameters: {parameters_line(a)}", markup=False)
+    for line in comparison_lines(r):
+        console.print("  " + line, markup=False)
     console.print(f"  efficiency    {r.pipeline_efficiency * 100:.1f}% (bottleneck {r.bottleneck_engine} "
                   f"busy / makespan)   commands {r.commands:,}   dispatch {_fmt(r.dispatch_ns)}")
     t = Table(box=None, pad_edge=False, show_edge=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfx.cli.common import float_arg, int_arg, parse_assignments
-from tfx.hw.units import format_bytes, format_time_ns
+from tfx.present import formatting as fmt
 from tfx.model.system import (DEFAULT_RUNTIME, KERNELS, RUNTIMES, Parallelism, Workload, load_system,
                               runtime_kernels)
 
@@ -58,8 +58,8 @@ def system(args):
 
 
 def fmt_ns(ns: float) -> str:
-    return format_time_ns(float(ns))
+    return fmt.ns(ns)
 
 
 def fmt_bytes(b: float) -> str:
-    return format_bytes(float(b), binary=True)
+    return fmt.nbytes(b)

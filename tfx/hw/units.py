@@ -29,7 +29,10 @@ be a trap. Per-cycle facts are stated per cycle; the vendor's TFLOP/s figure
 belongs in the fact's ``source``.
 
 The ``format_*`` helpers render canonical values for people (two decimals,
-scaled prefix). Other layers reuse them, so they are part of the public API.
+scaled prefix, decimal prefixes for bytes as for bandwidths). They are the
+primitives of the one formatting policy: the surfaces (CLI text, TUI panes,
+exports) reach them through ``tfx.present``, which adds the rules by metric
+name; lower layers use them directly for the sentences they write.
 """
 
 from __future__ import annotations
@@ -121,7 +124,6 @@ def split_quantity(text: str) -> tuple[float, str | None] | None:
 # ---------------------------------------------------------------- formatting
 
 _DECIMAL_BYTES = ("B", "KB", "MB", "GB", "TB", "PB")
-_BINARY_BYTES = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 
 
 def _scaled(value: float, base: float, names: tuple[str, ...]) -> tuple[float, str]:
@@ -147,25 +149,20 @@ def _shown(value: float, base: float, names: tuple[str, ...], significant: int |
     return f"{text} {name}"
 
 
-def format_bytes(n: float, binary: bool | None = None, significant: int | None = None) -> str:
-    """Bytes with two decimals: ``80000000000`` -> ``"80.00 GB"``.
+def format_bytes(n: float, significant: int | None = None) -> str:
+    """Bytes with decimal prefixes and two decimals: ``80000000000`` -> ``"80.00 GB"``.
 
-    ``binary=None`` (the default) picks binary prefixes when the value is an
-    exact multiple of the binary unit it would be shown in (on-chip memories
-    are sized in KiB: ``233472`` -> ``"228.00 KiB"``), decimal prefixes
-    otherwise (HBM is sold in GB). Pass True/False to force one.
-    ``significant``: that many significant digits instead of two decimals.
+    The one byte-unit policy of every surface (docs/architecture.md, "Units"): decimal
+    prefixes, powers of 1000, as bandwidths (B/s) and times are shown, so a size read
+    off the screen divided by a bandwidth read off the screen gives the time shown
+    (``228 KiB`` of shared memory reads ``233.47 KB``). JSON carries raw numbers with
+    the unit in the key name. ``significant``: that many significant digits instead of
+    two decimals.
     """
     if not math.isfinite(n):
         return f"{n} B"
-    if abs(n) < 1024:  # "1020 B" reads better than "1.02 KB" for a register file
+    if abs(n) < 1000:
         return f"{n:.0f} B" if float(n).is_integer() else f"{n:.2f} B"
-    if binary is None:
-        _, name = _scaled(n, 1024, _BINARY_BYTES)
-        step = 1024 ** _BINARY_BYTES.index(name)
-        binary = step > 1 and float(n).is_integer() and int(n) % step == 0
-    if binary:
-        return _shown(n, 1024, _BINARY_BYTES, significant)
     return _shown(n, 1000, _DECIMAL_BYTES, significant)
 
 

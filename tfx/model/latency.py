@@ -146,7 +146,7 @@ def _fmt_ns(ns: float) -> str:
 
 
 def _fmt_b(b: float) -> str:
-    return format_bytes(float(b), binary=True, significant=3)
+    return format_bytes(float(b), significant=3)
 
 
 def _fmt_bw(bw: float) -> str:

@@ -31,6 +31,9 @@ from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from tfx.errors import TfxError
+from tfx.present import analysis_report as report
+from tfx.present import diff
+from tfx.present import formatting as fmt
 from tfx.tui import core
 from tfx.tui.base import ExplorerApp
 from tfx.tui.jobs import JobRunner
@@ -257,7 +260,7 @@ class TfxApp(ExplorerApp):
         self.analysis_generation = out.generation
         self.kernel_text = out.source_text if self.kernel_text is None else self.kernel_text
         self.good = (dict(self.knobs), dict(self.params), self.profile_name, self.kernel_text)
-        self.last_diff = core.diff_summary(old, self.analysis) if old is not None else ""
+        self.last_diff = diff.summary(old, self.analysis) if old is not None else ""
         self._dirty = set(PANES)
         self.refresh_pane(self.active_pane)
         self._status()
@@ -344,12 +347,12 @@ class TfxApp(ExplorerApp):
         tl = result.timeline
         self.sim_events = [core.Event(tl.engines[e[2]], e[0], e[1], tl.labels[e[3]])
                            for e in tl.events if e[5] == 0 and e[1] > e[0]]
-        stall_text = "stalls per unit: " + ", ".join(f"{k} {core.fmt_ns(v)}" for k, v in result.stalls.items())
-        caption = (f"tfx.sim: makespan {core.fmt_ns(result.makespan_ns)}, "
+        stall_text = "stalls per unit: " + ", ".join(f"{k} {fmt.ns(v)}" for k, v in result.stalls.items())
+        caption = (f"tfx.sim: makespan {fmt.ns(result.makespan_ns)}, "
                    f"{len(self.sim_events)} events on unit 0 ({result.mode}, "
                    "16 trips per loop simulated)")
         worst = result.stalls_by_op(3)
-        lines = [stall_text] + (["waited most: " + "; ".join(f"{op} {core.fmt_ns(ns)} ({why})"
+        lines = [stall_text] + (["waited most: " + "; ".join(f"{op} {fmt.ns(ns)} ({why})"
                                                              for op, why, ns in worst)] if worst else [])
         pane.show_events(self.sim_events, caption, lines)
 
@@ -407,7 +410,7 @@ class TfxApp(ExplorerApp):
             pane.show_message(out.error)
             return
         a = self.analysis
-        params = {k: int(core.num(v)) for k, v in a.params.items()} if a is not None else {}
+        params = {k: int(fmt.num(v)) for k, v in a.params.items()} if a is not None else {}
         pane.show_outcome(out, core.explore_point(a) if a is not None else None, params)
 
     def explore_inputs_changed(self) -> None:
@@ -426,7 +429,7 @@ class TfxApp(ExplorerApp):
         """Enter on a top-k or frontier row: its parameters, as a normal parameter edit."""
         cur = self.analysis.params if self.analysis is not None else {}
         values = {k: int(v) for k, v in params.items()}
-        if all(core.num(cur.get(k, -1)) == v for k, v in values.items()):
+        if all(fmt.num(cur.get(k, -1)) == v for k, v in values.items()):
             self.notify("that is the current configuration", timeout=2)
             return None
         self.params.update(values)
@@ -453,7 +456,7 @@ class TfxApp(ExplorerApp):
         if a is None:
             text = f"{Path(self.kernel_path).name} on {self.profile_name}: no analysis"
         else:
-            h = core.headline(a)
+            h = report.headline(a)
             text = (f"[b]{a.kernel.name}[/b] on [b]{a.profile.name}[/b]{knobs}  "
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
             if self.measured:
@@ -498,7 +501,7 @@ class TfxApp(ExplorerApp):
         self.push_screen(HelpScreen())
 
     def action_domain(self) -> None:
-        doms = core.domains_of(self.analysis) if self.analysis else ["logical", "total"]
+        doms = report.domains_of(self.analysis) if self.analysis else ["logical", "total"]
         self.domain = doms[(doms.index(self.domain) + 1) % len(doms)] if self.domain in doms else "total"
         self._dirty |= {"ir", "traffic"}
         self.refresh_pane(self.active_pane)
@@ -615,7 +618,7 @@ class TfxApp(ExplorerApp):
         def done(value: str | None) -> None:
             if value:
                 self.set_knob(path, value)
-        self.push_screen(PromptScreen(f"knob {path} (now {core.fmt_fact(fact)})",
+        self.push_screen(PromptScreen(f"knob {path} (now {fmt.fact(fact)})",
                                       "", "a value with a unit (3.2TB/s), a number in "
                                       f"{fact.unit}, or x2, /2"), done)
 

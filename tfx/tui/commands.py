@@ -53,7 +53,7 @@ class TfxCommands(ListProvider):
             out.append((name, help_text, cb))
         a = app.analysis
         if a is not None:
-            from tfx.tui.core import scope_rows
+            from tfx.present.analysis_report import scope_rows
             for _, node in scope_rows(a):
                 out.append((f"go to scope: {node.label} (line {node.line})", node.id,
                             partial(app.goto_scope, node.id)))

@@ -11,18 +11,17 @@ below, so the panes and the tests agree on every number.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from tfx.errors import TfxError
-from tfx.hw.units import (format_bytes, format_count, format_quantity,
-                          format_time_ns)
+from tfx.present.analysis_report import scope_rows
+from tfx.present import diff
+from tfx.present import formatting as fmt
+from tfx.present.formatting import allocation, num
 
-DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
 
 
 # ---------------------------------------------------------------- jobs
@@ -120,10 +119,10 @@ def run_job(job: Job) -> Outcome:
             text = read_text_file(job.kernel_path)
         out.source_text = text
         module = _parse(job.kernel_path, text)
-        profile = load_profile(job.profile)
         knobs = dict(job.knobs)
+        profile = load_profile(job.profile).with_knobs(knobs)
         params = dict(job.params)
-        a = analyze(module, job.kernel_name, profile, params=params, knobs=knobs or None,
+        a = analyze(module, job.kernel_name, profile, params=params,
                     occupancy_hint=job.hint)
         out.analysis = a
         _hinted(out, module, job, profile, knobs, params)
@@ -149,7 +148,7 @@ def _hinted(out: Outcome, module, job: Job, profile, knobs, params) -> None:
         return
     budget = occ.hint_budget
     if budget is None or occ.hint is None:
-        a2 = analyze(module, job.kernel_name, profile, params=params, knobs=knobs or None,
+        a2 = analyze(module, job.kernel_name, profile, params=params,
                      occupancy_hint=hint)
         budget = a2.occupancy.hint_budget
     if budget is None or not budget.reachable:
@@ -167,219 +166,10 @@ def _hinted(out: Outcome, module, job: Job, profile, knobs, params) -> None:
         parts.append(f"{res['regs']} registers/thread (no spill assumed)")
     if "shared memory" in budget.blockers and budget.max_smem_per_cta is not None:
         res["smem"] = int(budget.max_smem_per_cta)
-        parts.append(f"{format_bytes(res['smem'])} shared memory/CTA")
-    out.hinted = analyze(module, job.kernel_name, profile, params=params, knobs=knobs or None,
+        parts.append(f"{allocation(res['smem'])} shared memory/CTA")
+    out.hinted = analyze(module, job.kernel_name, profile, params=params,
                          resources=res, occupancy_hint=hint)
     out.hint_note = ("rerun with " + " and ".join(parts)) if parts else "rerun at the hint"
-
-
-# ---------------------------------------------------------------- formatting
-
-def num(v: Any) -> float:
-    if isinstance(v, Fraction):
-        return float(v)
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def fmt_ns(v: Any) -> str:
-    return format_time_ns(num(v))
-
-
-def fmt_bytes(v: Any) -> str:
-    """Decimal prefixes, two decimals, as the traffic table shows them (KB/MB/GB)."""
-    return format_bytes(num(v), binary=False)
-
-
-def fmt_flops(v: Any) -> str:
-    x = num(v)
-    for unit, scale in (("Pflop", 1e15), ("Tflop", 1e12), ("Gflop", 1e9), ("Mflop", 1e6),
-                        ("Kflop", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.2f} {unit}"
-    return f"{x:.0f} flop" if float(x).is_integer() else f"{x:.2f} flop"
-
-
-def fmt_metric(name: str, v: Any) -> str:
-    if isinstance(v, str) or v is None or isinstance(v, bool):
-        return str(v)
-    if name.endswith("_ns") or "_ns." in name or name.endswith(".ns"):
-        return fmt_ns(v)
-    if name.startswith("memory."):
-        return fmt_bytes(v)
-    if name.startswith("compute-cost."):
-        return fmt_flops(v)
-    if name.endswith("ratio"):
-        return f"{num(v) * 100:.1f}%"
-    return format_count(num(v))
-
-
-def fmt_fact(fact) -> str:
-    if not fact.available:
-        return "unavailable"
-    return format_quantity(fact.value, fact.unit)
-
-
-def pct_change(old: float, new: float) -> str:
-    if old == 0:
-        return ""
-    return f" ({(new - old) / old * 100:+.1f}%)"
-
-
-# ---------------------------------------------------------------- derived views
-
-def scope_rows(a) -> list:
-    """(depth, node) for every scope of the tree, depth-first."""
-    out = []
-
-    def walk(n, d):
-        out.append((d, n))
-        for c in n.children:
-            walk(c, d + 1)
-
-    walk(a.root, 0)
-    return out
-
-
-def domains_of(a) -> list[str]:
-    return ["logical", "total", *[d for d in DOMAINS_ORDER[2:] if d in a.domains],
-            *[d for d in a.domains if d not in DOMAINS_ORDER]]
-
-
-def _tensors_touched(node) -> set[str]:
-    from tfx.ir.nodes import Window
-    names = set()
-    for n in node.walk():
-        op = n.op
-        if op is None or not hasattr(op, "operands"):
-            continue
-        for o in op.operands:
-            if isinstance(o, Window):
-                names.add(o.tensor)
-        if getattr(op, "target", None) is not None:
-            names.add(op.target.tensor)
-    return names
-
-
-def _scope_time_ns(a, node) -> float:
-    """A roofline time of one scope: max of its flops at peak and its bytes at each level's bandwidth."""
-    p = a.profile
-    t = 0.0
-    for (kind, x, y), v in node.total.items():
-        try:
-            if kind == "flops":
-                from tfx.analysis.performance import _rate_dtype
-                dt = x if y == "tensor" else _rate_dtype(x)
-                t = max(t, num(v) / (p.peak_flops_per_s(y, dt) / 1e9))
-            elif kind == "traffic":
-                lvl = p.memory_level(x)
-                bw = p.memory_bandwidth(lvl.name, aggregate=True) / 1e9
-                moved = num(node.total.get(("traffic", x, "read"), 0)) + num(
-                    node.total.get(("traffic", x, "write"), 0))
-                t = max(t, moved / bw)
-        except TfxError:
-            continue
-    return t
-
-
-@dataclass
-class TrafficTable:
-    columns: list[str]
-    rows: list[list[str]]
-    keys: list[str] = field(default_factory=list)   # scope ids
-
-
-def traffic_table(a, domain: str) -> TrafficTable:
-    """Rows: scopes; columns: flops per dtype, read/write per level, footprint, share of time."""
-    dtypes = sorted({(x, y == "special") for (k, x, y) in a.root.total if k == "flops"})
-    levels = []
-    for (k, x, y) in a.root.total:
-        if k == "traffic" and x not in levels:
-            levels.append(x)
-    order = {n: i for i, n in enumerate(a.profile.memory_levels())}
-    levels.sort(key=lambda l: order.get(a.profile.memory_level(l).name if _has_level(a, l) else l, 99))
-    cols = ["scope"]
-    cols += [f"{d}{' sfu' if s else ''} flop" for d, s in dtypes]
-    for l in levels:
-        cols += [f"{l} rd", f"{l} wr"]
-    cols += ["footprint", "time%"]
-    fp = a.footprint
-    root_t = _scope_time_ns(a, a.root) or 1.0
-    rows, keys = [], []
-    for depth, node in scope_rows(a):
-        rec = a.scope_records(node, domain)
-        r = ["  " * depth + node.label]
-        for d, s in dtypes:
-            key = f"compute-cost.special.{d}" if s else f"compute-cost.flops.{d}"
-            r.append(fmt_flops(rec[key]) if key in rec else "")
-        for l in levels:
-            for rw in ("read", "write"):
-                key = f"memory.traffic.{l}.{rw}"
-                r.append(fmt_bytes(rec[key]) if key in rec else "")
-        touched = _tensors_touched(node)
-        r.append(fmt_bytes(sum(num(fp[t]) for t in touched if t in fp)) if touched else "")
-        r.append(f"{_scope_time_ns(a, node) / root_t * 100:.1f}")
-        rows.append(r)
-        keys.append(node.id)
-    return TrafficTable(cols, rows, keys)
-
-
-def _has_level(a, name: str) -> bool:
-    try:
-        a.profile.memory_level(name)
-        return True
-    except TfxError:
-        return False
-
-
-def headline(a) -> dict[str, str]:
-    m = a.metrics
-    return {
-        "predicted": fmt_ns(m["performance.predicted_ns"]),
-        "bound": str(m.get("roofline.bound_by", "?")),
-        "occupancy": (f"{m['occupancy.blocks_per_sm']} CTA/SM ({num(m['occupancy.occupancy_pct']):.1f}%)"
-                      if "occupancy.occupancy_pct" in m else "n/a"),
-    }
-
-
-# metrics a diff reports, in order, with a name people read
-DIFF_METRICS = (
-    ("performance.predicted_ns", "predicted"),
-    ("roofline.compute_ns", "compute"),
-    ("roofline.memory_ns", "memory"),
-    ("memory.traffic.gmem.total.read", "gmem read"),
-    ("memory.peak.smem", "smem peak"),
-    ("occupancy.blocks_per_sm", "CTAs/SM"),
-    ("performance.waves", "waves"),
-    ("roofline.bound_by", "bound"),
-    ("occupancy.limiter", "limiter"),
-)
-
-
-def diff_summary(old, new, limit: int = 4) -> str:
-    """What moved between two analyses: ``predicted 1.23 ms -> 0.98 ms (-20.3%)``; '' if nothing."""
-    if old is None or new is None:
-        return ""
-    parts, hidden = [], False
-    for key, name in DIFF_METRICS:
-        if key not in old.metrics or key not in new.metrics:
-            continue
-        a, b = old.metrics[key], new.metrics[key]
-        if a == b:
-            continue
-        if isinstance(a, (str, bool)) or isinstance(b, (str, bool)) or a is None or b is None:
-            parts.append(f"{name} {a} -> {b}")
-            continue
-        fa, fb = fmt_metric(key, a), fmt_metric(key, b)
-        if fa == fb:             # moved below the shown precision
-            hidden = True
-            continue
-        parts.append(f"{name} {fa} -> {fb}{pct_change(num(a), num(b))}")
-    if not parts:
-        return "nothing moved at the shown precision" if hidden else "nothing moved"
-    return "; ".join(parts[:limit])
 
 
 # ---------------------------------------------------------------- knobs
@@ -527,12 +317,19 @@ def explore_point(a) -> tuple[float, float] | None:
         onchip = {n for n, l in prof.memory_levels().items() if l.scope == unit and l.capacity}
         peak = 0.0
         for lvl, pk in a.peaks.items():
-            name = prof.memory_level(lvl).name if _has_level(a, lvl) else lvl
+            name = _level_name(prof, lvl)
             if name in onchip:
                 peak = max(peak, num(pk.bytes))
         return t, peak
     except (AttributeError, KeyError, TypeError, TfxError):
         return None
+
+
+def _level_name(profile, level: str) -> str:
+    try:
+        return profile.memory_level(level).name
+    except TfxError:
+        return level
 
 
 def run_explore(job: ExploreJob) -> ExploreOutcome:
@@ -549,7 +346,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         from tfx.hw import load_profile
         module = _parse(job.kernel_path, job.kernel_text)
         kernel = module.kernel(job.kernel_name)
-        profile = load_profile(job.profile, knobs=dict(job.knobs) or None)
+        profile = load_profile(job.profile).with_knobs(dict(job.knobs))
         fixed = dict(job.fixed)
         size = build_space(kernel, None, fixed, None, profile).size
         if size > EXPLORE_LIMIT:
@@ -598,45 +395,40 @@ class RooflineChart:
     scopes: list = field(default_factory=list)    # (label, flop/byte, attainable flop/s)
 
 
-def _moved(total: dict, level: str) -> float:
-    return num(total.get(("traffic", level, "read"), 0)) + num(total.get(("traffic", level, "write"), 0))
-
-
-def _flops(total: dict) -> float:
-    return sum(num(v) for (k, _x, _y), v in total.items() if k == "flops")
-
-
 def roofline_chart(a) -> RooflineChart | None:
-    """The chart of one analysis, or None when there is nothing to draw (no flops, no bytes)."""
-    m = a.metrics
-    flops = _flops(a.root.total)
-    compute_ns = num(m.get("roofline.compute_ns", 0))
+    """The chart of one analysis from its rooflines (``Analysis.scope_roofline``), or None when
+    there is nothing to draw (no flops, no bytes). Each memory term's roof is the bandwidth
+    it was priced at (its bytes / its time), the flat roof the flops over the compute time;
+    each scope's point sits at its own roofline time."""
+    roof = a.scope_roofline.get(a.root.id)
+    if roof is None:
+        return None
+    flops, compute_ns = num(roof.flops), num(roof.compute_ns)
     if flops <= 0 or not compute_ns > 0:
         return None
     roofs = []
-    for key in sorted(k for k in m if k.startswith("roofline.memory_ns.")):
-        level = key.rsplit(".", 1)[-1]
-        ns, moved = num(m[key]), _moved(a.root.total, level)
-        if ns > 0 and moved > 0:
-            roofs.append((level, moved / ns * 1e9))
+    for level, moved in roof.bytes.items():
+        ns = num(roof.terms.get(level, 0))
+        if ns > 0 and num(moved) > 0:
+            roofs.append((level, num(moved) / ns * 1e9))
     if not roofs:
         return None
     roofs.sort(key=lambda r: r[1])
-    bound = str(m.get("roofline.memory_level", roofs[0][0]))
-    level = bound if any(r[0] == bound for r in roofs) else roofs[0][0]
+    level = roof.memory_level if any(r[0] == roof.memory_level for r in roofs) else roofs[0][0]
     peak = flops / compute_ns * 1e9
     chart = RooflineChart(peak=peak, roofs=roofs, level=level)
-    moved = _moved(a.root.total, level)
-    predicted = num(m.get("performance.predicted_ns", 0))
+    moved = num(roof.bytes[level])
+    predicted = num(a.metrics.get("performance.predicted_ns", 0))
     if moved > 0 and predicted > 0:
         chart.kernel = (flops / moved, flops / predicted * 1e9)
-    bandwidth = dict(roofs)
     for _depth, node in scope_rows(a)[1:]:
-        f, b = _flops(node.total), _moved(node.total, level)
-        if f <= 0 or b <= 0:
+        sr = a.scope_roofline.get(node.id)
+        if sr is None:
             continue
-        t = max([f / peak] + [_moved(node.total, lvl) / bw for lvl, bw in bandwidth.items()])
-        chart.scopes.append((node.label, f / b, f / t))
+        f, b, t = num(sr.flops), num(sr.bytes.get(level, 0)), num(sr.ideal_ns)
+        if f <= 0 or b <= 0 or t <= 0:
+            continue
+        chart.scopes.append((node.label, f / b, f / t * 1e9))
     return chart
 
 
@@ -689,35 +481,13 @@ def input_changes(a: Inputs, b: Inputs, values_a: dict | None = None,
     return out
 
 
-def metric_changes(old, new) -> list[tuple[str, Any, Any, float | None]]:
-    """Every metric that differs, largest relative change first (new, gone or non-numeric
-    first of all): (metric, old, new, new/old or None). The rule of ``tfx diff``."""
-    ma = {k: v for k, v in old.metrics.items()}
-    mb = {k: v for k, v in new.metrics.items()}
-    rows = []
-    for name in sorted(set(ma) | set(mb)):
-        a, b = ma.get(name), mb.get(name)
-        if a == b:
-            continue
-        if isinstance(a, (int, float, Fraction)) and isinstance(b, (int, float, Fraction)) \
-                and not isinstance(a, bool) and not isinstance(b, bool):
-            fa, fb = num(a), num(b)
-            ratio = fb / fa if fa else math.inf
-            key = abs(math.log(ratio)) if 0 < ratio < math.inf else math.inf
-        else:
-            ratio, key = None, math.inf
-        rows.append((key, name, a, b, ratio))
-    rows.sort(key=lambda r: (-r[0], r[1]))
-    return [(name, a, b, ratio) for _k, name, a, b, ratio in rows]
-
-
 def pin_line(pin: Pin, a, inputs: Inputs) -> str:
     """The line under the panes while an analysis is pinned: what was edited since the pin,
     then what moved (the headline metrics)."""
     edits = _edits(pin, a, inputs)
     if not edits:
         return "A/B vs pin: no edit since the pin (b: metric by metric, P unpins)"
-    moved = diff_summary(pin.analysis, a, limit=3)
+    moved = diff.summary(pin.analysis, a, limit=3)
     shown = ", ".join(edits[:3]) + (f" +{len(edits) - 3} more" if len(edits) > 3 else "")
     return f"A/B vs pin [{shown}]: {moved}"
 
@@ -732,12 +502,13 @@ class PinReport:
 def pin_report(pin: Pin, a, inputs: Inputs) -> PinReport:
     """Metric by metric, the pinned analysis (A) against the shown one (B)."""
     rows = []
-    for name, old, new, ratio in metric_changes(pin.analysis, a):
+    for c in diff.changes(pin.analysis, a):        # the one diff engine (tfx diff's)
+        name, old, new, ratio = c.metric, c.old, c.new, c.ratio
         change = ("new" if old is None else "gone" if new is None else
                   "" if ratio is None else "from 0" if math.isinf(ratio) else
                   f"{(ratio - 1) * 100:+.1f}%")
-        rows.append((name, "absent" if old is None else fmt_metric(name, old),
-                     "absent" if new is None else fmt_metric(name, new), change))
+        rows.append((name, "absent" if old is None else fmt.metric(name, old),
+                     "absent" if new is None else fmt.metric(name, new), change))
     total = len(set(pin.analysis.metrics) | set(a.metrics))
     return PinReport(_edits(pin, a, inputs), rows, total - len(rows))
 

@@ -298,7 +298,7 @@ def fmt_ns(ns: float) -> str:
 
 def fmt_b(b: float) -> str:
     """Binary prefixes, two decimals (GiB), as ``tfx model latency`` prints memory."""
-    return format_bytes(float(b), binary=True)
+    return format_bytes(float(b))
 
 
 def pct_change(old: float, new: float) -> str:

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
-from tfx.tui.core import fmt_bytes, fmt_ns
+from tfx.present.formatting import nbytes as fmt_bytes, ns as fmt_ns
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tfx.tui.core import fmt_fact
+from tfx.present.formatting import fact as fmt_fact
 from tfx.tui.widgets.tables import TableSync
 
 

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.widgets import Static, Tree
 
-from tfx.tui.core import fmt_metric
+from tfx.present.formatting import metric as fmt_metric
 
 
 def _label(node) -> str:

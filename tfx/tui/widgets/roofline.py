@@ -14,8 +14,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from tfx.present import analysis_report as report
+from tfx.present.formatting import allocation, bandwidth, ns as fmt_ns, num, pct_change
 from tfx.tui.canvas import log_span, loglog_rows
-from tfx.tui.core import fmt_bytes, fmt_ns, num, pct_change, roofline_chart
+from tfx.tui.core import roofline_chart
 from tfx.tui.widgets.tables import TableSync
 
 
@@ -112,7 +114,7 @@ def chart_text(chart, width: int) -> Text:
     legend = Text(" " * (LABEL_W + 1))
     for i, (level, bw) in enumerate(chart.roofs):
         legend.append("── ", style=ROOF_STYLES[i % len(ROOF_STYLES)])
-        legend.append(f"{level} {bw / 1e12:.3g} TB/s  ")
+        legend.append(f"{level} {bandwidth(bw, 3)}  ")
     if legend.cell_len + 20 > width:          # the marks on a line of their own
         t.append_text(legend)
         t.append("\n")
@@ -198,20 +200,19 @@ def roofline_text(outcome, width: int | None = None, measured: str | None = None
     m = a.metrics
     t = Text()
     t.append("Roofline  ", style="bold")
-    t.append(f"bound by {m.get('roofline.bound_by', '?')}")
-    if "roofline.memory_level" in m:
-        t.append(f" ({m['roofline.memory_level']})")
-    t.append("\n")
+    t.append(f"bound by {m.get('roofline.bound_by', '?')}\n")
     t.append("  ")
     _wrap(t, f"compute {fmt_ns(m['roofline.compute_ns'])}   memory {fmt_ns(m['roofline.memory_ns'])}"
           f"   ideal {fmt_ns(m['roofline.ideal_ns'])}", width, 2, 4)
-    for k in sorted(k for k in m if k.startswith("roofline.memory_ns.")):
-        t.append(f"    {k.split('.')[-1]:<6} {fmt_ns(m[k])}\n", style="dim")
+    for name, time, share in report.roofline_terms(a):
+        t.append(f"    {name:<8} {time:>10} {share:>7} of the ideal\n", style="dim")
     pred = fmt_ns(m["performance.predicted_ns"])
     t.append("Predicted ", style="bold")
     t.append(pred, style="bold")
-    _wrap(t, f"  (bound engine {m.get('performance.bound_engine', '?')}, "
+    _wrap(t, f"  (bound by {m.get('performance.bound_by', '?')}, "
           f"{num(m['performance.waves']):.2f} waves)", width, 10 + len(pred), 10)
+    t.append("  ")
+    _wrap(t, report.beyond_roofline(a), width, 2, 4)
     if measured is not None:                   # tfx open --measured
         t.append("Measured  ", style="bold")
         _wrap(t, measured, width, 10, 10)
@@ -231,7 +232,7 @@ def roofline_text(outcome, width: int | None = None, measured: str | None = None
         r = a.resources
         t.append("  ")
         _wrap(t, f"uses {r.threads} threads, {r.regs_per_thread} regs/thread, "
-              f"{fmt_bytes(r.smem_dynamic + r.smem_static)} smem per CTA ({r.origin})", width, 2, 4,
+              f"{allocation(r.smem_dynamic + r.smem_static)} smem per CTA ({r.origin})", width, 2, 4,
               style="dim")
     if outcome.hint is not None:
         t.append(f"At occupancy {outcome.hint}", style="bold")

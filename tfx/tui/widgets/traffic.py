@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tfx.tui.core import traffic_table
+from tfx.present.analysis_report import traffic_table
 from tfx.tui.widgets.tables import TableSync
 
 

@@ -1,7 +1,9 @@
 """Golden text reports of ``tfx analyze`` for every shipped kernel (snapshots/analyze/).
 
-    python3 -m tfx.analysis.golden            # check: exit 1 and list what differs
-    python3 -m tfx.analysis.golden --update   # regenerate; review the diff before committing
+Test tooling, kept beside the tests that use it (not in the package):
+
+    python3 tests/golden.py            # check: exit 1 and list what differs
+    python3 tests/golden.py --update   # regenerate; review the diff before committing
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def profile_for(kernel_path: Path) -> str:
 
 def render(kernel_path: Path) -> str:
     from tfx.analysis.analyze import analyze
-    from tfx.analysis.report import render_text
+    from tfx.present.analysis_report import render_text
     from tfx.hw import load_profile
     from tfx.lang import parse_file
     module = parse_file(kernel_path)

@@ -1,0 +1,114 @@
+"""The presentation package: one unit policy, the named bound, the one diff, the inputs a
+result remembers. Expected numbers are derived by hand in the comments."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+from tfx.present import analysis_report, diff
+from tfx.present import formatting as fmt
+from tfx.resources import bundled_kernel
+
+
+def gemm(knobs=None):
+    return analyze(parse_file(bundled_kernel("gemm.tile")), None,
+                   load_profile("h200_sxm").with_knobs(knobs or {}))
+
+
+def test_metric_formatting_by_name():
+    assert fmt.metric("performance.predicted_ns", 216_260) == "216.26 us"      # 216,260 ns / 1000
+    assert fmt.metric("memory.traffic.gmem.total.read", 2**31) == "2.15 GB"     # 2,147,483,648 B
+    assert fmt.metric("compute-cost.flops.bf16.total", 2 * 4096**3) == "137.44 Gflop"  # 2*4096^3
+    assert fmt.metric("compute-cost.special.f32.total", 2_097_152) == "2.10 Mop"
+    assert fmt.metric("performance.l2_hit_ratio", 0.895) == "89.5%"
+    assert fmt.metric("occupancy.occupancy_pct", 12.5) == "12.5%"
+    assert fmt.metric("occupancy.blocks_per_sm", 2) == "2"
+    assert fmt.metric("roofline.bound_by", "l2") == "l2"
+    assert fmt.allocation(98_304) == "98,304 B"
+    assert fmt.pct_change(200, 150) == " (-25.0%)"
+
+
+def test_gemm_roofline_names_l2_and_splits_the_gmem_term():
+    """gemm 4096^3 bf16 on the H200, BM = BN = 128, BK = 64:
+    l2: every gmem request crosses L2: A and B are each re-read N/BN = M/BM = 32 times:
+        2 x 32 x 4096 x 4096 x 2 B = 2,147,483,648 B read + C 33,554,432 B written
+        = 2,181,038,080 B / 11 TB/s (11,000 B/ns) = 198,276.2 -> 198,277 ns
+    dram: the footprint once, A + B + C = 3 x 33,554,432 = 100,663,296 B / 4,800 B/ns
+        = 20,971.5 -> 20,972 ns
+    tensor: 137,438,953,472 flop / (4096 flop/cycle x 132 SMs x 1.98 GHz = 1,070,530.56 flop/ns)
+        = 128,383.4 -> 128,384 ns; vector: the f32 cast, 251 ns; compute = 128,635 ns
+    The memory roof (198,277) beats compute: bound by l2."""
+    m = gemm().metrics
+    assert m["roofline.memory_ns.l2"] == 198_277
+    assert m["roofline.memory_ns.dram"] == 20_972
+    assert m["roofline.compute_ns.tensor"] == 128_384
+    assert m["roofline.memory_ns"] == m["roofline.ideal_ns"] == 198_277
+    assert m["roofline.bound_by"] == "l2"
+    assert "roofline.memory_ns.gmem" not in m
+
+
+def test_knobs_move_the_term_they_name_and_are_remembered():
+    """memory.l2.bandwidth x2: l2 = 2,181,038,080 B / 22,000 B/ns = 99,138.1 -> 99,139 ns, below
+    compute 128,635 (tensor 128,384 + vector 251): the bound becomes tensor.
+    memory.gmem.bandwidth x2: only dram halves, 100,663,296 / 9,600 = 10,485.8 -> 10,486 ns; l2
+    still binds at 198,277 ns."""
+    a = gemm({"memory.l2.bandwidth": "x2"})
+    assert a.metrics["roofline.memory_ns.l2"] == 99_139
+    assert a.metrics["roofline.bound_by"] == "tensor"
+    assert a.to_json()["knobs"] == {"memory.l2.bandwidth": "x2"}
+    assert analysis_report.inputs_line(a).endswith("on h200_sxm with memory.l2.bandwidth=x2")
+    b = gemm({"memory.gmem.bandwidth": "x2"})
+    assert b.metrics["roofline.memory_ns.dram"] == 10_486
+    assert b.metrics["roofline.ideal_ns"] == 198_277 and b.metrics["roofline.bound_by"] == "l2"
+
+
+def test_scope_rooflines_are_in_the_result():
+    """Each load of gemm moves 1,073,741,824 B through L2 (half of the l2 term above):
+    1,073,741,824 / 11,000 = 97,612.9 -> 97,613 ns; the mma's scope is its tensor time."""
+    a = gemm()
+    by_label = {}
+    for node in a.root.walk():
+        by_label.setdefault(node.label, node)
+    assert a.scope_roofline[a.root.id].ideal_ns == 198_277
+    assert a.scope_roofline[by_label["%a = load"].id].ideal_ns == 97_613
+    assert a.scope_roofline[by_label["%a = load"].id].bound_by == "l2"
+    assert a.scope_roofline[by_label["%acc = mma"].id].bound_by == "tensor"
+    scopes = a.to_json()["scopes"]
+    assert scopes["roofline"]["bound_by"] == "l2"
+
+
+def test_diff_engine_orders_by_relative_change_and_serves_both_surfaces():
+    a, b = gemm(), gemm({"memory.l2.bandwidth": "x2"})
+    rows = diff.changes(a, b.to_json())          # an Analysis against a saved report
+    names = [c.metric for c in rows]
+    # non-numeric changes (the bound's name) come first, then the largest |log ratio|:
+    # l2 99,139 / 198,277 = 0.5 (|log| 0.693) before ideal 128,635 / 198,277 = 0.649 (0.433)
+    assert names.index("roofline.bound_by") < names.index("roofline.memory_ns.l2") < names.index("roofline.ideal_ns")
+    l2 = next(c for c in rows if c.metric == "roofline.memory_ns.l2")
+    assert diff.line(l2) == "roofline.memory_ns.l2 198.28 us -> 99.14 us (x0.5)"
+    s = diff.summary(a, b)
+    assert "memory 198.28 us -> 128.38 us (-35.3%)" in s   # 128,384 / 198,277 - 1 = -35.25%
+    assert diff.summary(a, a) == "nothing moved"
+
+
+def test_tfx_diff_json_carries_both_sides_inputs(capsys):
+    from tfx.cli.main import main
+    rc = main(["diff", str(bundled_kernel("gemm.tile")), str(bundled_kernel("gemm.tile")),
+               "--knob-b", "memory.l2.bandwidth=x2", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["a"]["knobs"] == {} and out["b"]["knobs"] == {"memory.l2.bandwidth": "x2"}
+    assert {"metric": "roofline.bound_by", "old": "l2", "new": "tensor", "ratio": None} in out["changes"]
+
+
+@pytest.mark.parametrize("argv", [["analyze"], ["simulate"]])
+def test_text_header_names_the_knob(argv, capsys):
+    from tfx.cli.main import main
+    rc = main([*argv, str(bundled_kernel("copy.tile")), "--hw", "h200_sxm", "--knob", "memory.gmem.bandwidth=x2"])
+    assert rc == 0
+    assert "with memory.gmem.bandwidth=x2" in capsys.readouterr().out

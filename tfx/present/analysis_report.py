@@ -1,0 +1,275 @@
+"""An ``Analysis`` as text: the summary block, the annotated IR, the Traffic table's rows
+and the header line the explorer shows.
+
+Everything here reads the one Analysis object and formats through
+``tfx.present.formatting``; no number is recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tfx.present import formatting as fmt
+
+if TYPE_CHECKING:  # the explorer imports this module before it needs numpy (tfx.analysis)
+    from tfx.analysis.counting import ScopeNode
+
+DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
+
+
+def inputs_line(a) -> str:
+    """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
+    analysed, with every knob applied."""
+    return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
+            + (f" with {', '.join(f'{k}={v}' for k, v in a.knobs.items())}" if a.knobs else ""))
+
+
+def parameters_line(a) -> str:
+    from tfx.analysis.numbers import to_plain
+    return ", ".join(f"{k}={to_plain(v)}" for k, v in a.params.items())
+
+
+def roofline_line(a) -> str:
+    """``roofline 198.28 us, bound by l2 (compute 128.63 us, memory 198.28 us)``."""
+    m = a.metrics
+    return (f"roofline {fmt.ns(m['roofline.ideal_ns'])}, bound by {m.get('roofline.bound_by', '?')}"
+            f" (compute {fmt.ns(m['roofline.compute_ns'])}, memory {fmt.ns(m['roofline.memory_ns'])})")
+
+
+def roofline_terms(a) -> list[tuple[str, str, str]]:
+    """(term, time, share of the ideal) for each roofline term: compute units then memory
+    levels, each largest first."""
+    m = a.metrics
+    ideal = fmt.num(m["roofline.ideal_ns"]) or 1.0
+    out = []
+    for prefix in ("roofline.compute_ns.", "roofline.memory_ns."):
+        terms = sorted(((k[len(prefix):], v) for k, v in m.items() if k.startswith(prefix)),
+                       key=lambda kv: -fmt.num(kv[1]))
+        out += [(name, fmt.ns(v), fmt.percent(fmt.num(v) / ideal * 100)) for name, v in terms]
+    return out
+
+
+def roofline_breakdown(a) -> list[str]:
+    """``compute 128.63 us = tensor 128.38 us + vector 251.00 ns`` (compute units add up) and
+    ``memory 198.28 us = max(l2 198.28 us, smem 128.38 us, dram 20.97 us)`` (levels overlap)."""
+    m = a.metrics
+    out = []
+    for roof, prefix, join in (("compute", "roofline.compute_ns.", " + "), ("memory", "roofline.memory_ns.", ", ")):
+        terms = sorted(((k[len(prefix):], v) for k, v in m.items() if k.startswith(prefix)),
+                       key=lambda kv: -fmt.num(kv[1]))
+        if not terms:
+            continue
+        parts = join.join(f"{n} {fmt.ns(v)}" for n, v in terms)
+        if roof == "memory" and len(terms) > 1:
+            parts = f"max({parts})"
+        out.append(f"{roof:<7} {fmt.ns(m[f'roofline.{roof}_ns'])} = {parts}")
+    return out
+
+
+def beyond_roofline(a) -> str:
+    """How far the prediction sits above the roofline and what binds the schedule:
+    ``2.17 ms is 2.36x the roofline (917.53 us, +1.25 ms); the schedule is bound by dram``."""
+    m = a.metrics
+    pred, ideal = fmt.num(m["performance.predicted_ns"]), fmt.num(m["roofline.ideal_ns"])
+    bound = m.get("performance.bound_by")
+    tail = f"; the schedule is bound by {bound}" if bound else ""
+    if not ideal or pred <= ideal:
+        return f"{fmt.ns(pred)}, at the roofline{tail}"
+    return (f"{fmt.ns(pred)} is {fmt.times(pred / ideal)} the roofline ({fmt.ns(ideal)}, "
+            f"+{fmt.ns(pred - ideal)}){tail}")
+
+
+def op_records(a, node: ScopeNode, domain: str = "total") -> str:
+    """The records an op line ends with: flops and traffic in one domain."""
+    recs = a.scope_records(node, domain)
+    parts = []
+    for k, v in recs.items():
+        if not v:
+            continue
+        if k.startswith("compute-cost.flops."):
+            parts.append(f"{k.split('.')[-1]} {fmt.flop(v)}")
+        elif k.startswith("compute-cost.special."):
+            parts.append(f"sfu {fmt.ops(v)}")
+        elif k.startswith(("compute-cost.compare.", "compute-cost.select.")):
+            kind = "cmp" if k.startswith("compute-cost.compare.") else "sel"
+            parts.append(f"{k.split('.')[-1]} {kind} {fmt.ops(v)}")
+        elif k.startswith("memory.traffic.") and not k.startswith("memory.traffic.link."):
+            _, _, level, rw = k.split(".")
+            parts.append(f"{level}:{'r' if rw == 'read' else 'w'} {fmt.nbytes(v)}")
+        elif k.startswith("memory.traffic.link."):
+            parts.append(f"link {fmt.nbytes(v)}")
+    return ", ".join(parts)
+
+
+def annotated_ir(a, domain: str = "total") -> str:
+    """The canonical kernel text; each op line ends with its records, each region with its counts."""
+    from tfx.lang.printer import INDENT, print_kernel, print_op, region_header
+    lines: list[str] = []
+    k = a.kernel
+    header = print_kernel(k).split("\n")
+    # Header: everything before the body (params, lets, attrs, tensors).
+    body_start = next((i for i, l in enumerate(header) if l.startswith(INDENT + "mesh") or
+                       l.startswith(INDENT + "loop") or (l.startswith(INDENT + "%")) or
+                       l.startswith(INDENT + "store")), len(header) - 1)
+    lines.extend(header[:body_start])
+
+    def emit(node: ScopeNode, depth: int):
+        pad = INDENT * depth
+        for c in node.children:
+            if c.kind == "capture":
+                continue
+            if c.kind == "op":
+                text = pad + print_op(c.op)
+                recs = op_records(a, c, domain)
+                lines.append(f"{text:<60}  // x{fmt.count(c.execs)}" + (f"  {recs}" if recs else ""))
+            elif c.kind == "call":
+                lines.append(f"{pad + print_op(c.op):<60}  // {op_records(a, c, domain)}")
+            else:
+                info = ""
+                if c.kind == "mesh":
+                    info = f"{fmt.count(c.positions)} positions"
+                elif c.kind == "loop":
+                    info = f"{fmt.count(c.trips)} trips" + (f", {c.stages} stages" if c.stages and c.stages > 1 else "")
+                if c.precision != "exact":
+                    info += f", {c.precision}"
+                lines.append(f"{pad + region_header(c.region) + ' {':<60}  // {info}")
+                emit(c, depth + 1)
+                lines.append(pad + "}")
+
+    emit(a.root, 1)
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def summary(a) -> str:
+    m = a.metrics
+    out = [inputs_line(a), f"  parameters: {parameters_line(a)}",
+           f"  predicted {fmt.ns(m['performance.predicted_ns'])}   {roofline_line(a)}"]
+    out += [f"    {line}" for line in roofline_breakdown(a)]
+    flops = [(k.split(".")[2], v) for k, v in m.items() if k.startswith("compute-cost.flops.") and k.endswith(".total")]
+    out.append("  work: " + (", ".join(f"{fmt.flop(v)} {d}" for d, v in flops) or "no arithmetic"))
+    levels = sorted({k.split(".")[2] for k in m if k.startswith("memory.traffic.")} - {"link"})
+    for lvl in levels:
+        r = m.get(f"memory.traffic.{lvl}.total.read", 0)
+        w = m.get(f"memory.traffic.{lvl}.total.write", 0)
+        out.append(f"  {lvl:<5} read {fmt.nbytes(r):>10}  write {fmt.nbytes(w):>10}"
+                   + (f"  peak {fmt.nbytes(m[f'memory.peak.{lvl}'])}" if f"memory.peak.{lvl}" in m else ""))
+    links = sorted({k.split(".")[3] for k in m if k.startswith("memory.traffic.link.")})
+    if links:
+        out.append("  links " + ", ".join(f"{lk} {fmt.nbytes(m.get(f'memory.traffic.link.{lk}.total', 0))}"
+                                          for lk in links) + " between positions")
+    if a.footprint:
+        # an upper bound (rows named by data: gathers, run-time starts) says so
+        out.append("  footprint: " + ", ".join(
+            f"{t} {'<= ' if a.precision.get(f'memory.footprint.{t}.logical') == 'upper' else ''}"
+            f"{fmt.nbytes(b)}" for t, b in a.footprint.items()))
+    if "memory.l2.reuse_window" in m:
+        fits = m.get("memory.l2.reuse_fits")
+        out.append(f"  L2 reuse window: {fmt.nbytes(m['memory.l2.reuse_window'])} per wave must stay resident"
+                   f" ({'fits' if fits else 'does not fit'} in L2); hit ratio "
+                   f"{fmt.ratio_pct(m.get('performance.l2_hit_ratio', 0))}")
+    if a.occupancy is not None:
+        out.append("  occupancy: " + a.occupancy.summary()
+                   + (f" [resources {a.resources.origin}: {a.resources.threads} threads, "
+                      f"{a.resources.regs_per_thread} regs, {fmt.allocation(a.resources.smem_per_cta)} smem]"))
+        for line in a.occupancy.explanation()[1:]:
+            out.append(f"    {line}")
+    out.append("  predicted time: " + beyond_roofline(a))
+    for t in a.terms:
+        out.append(f"    {t.name:<10} {fmt.ns(t.ns):>10}  {t.detail}")
+    for w in a.warnings:
+        out.append(f"  warning: {w}")
+    return "\n".join(out)
+
+
+def render_text(a, domain: str = "total") -> str:
+    return summary(a) + "\n\n" + annotated_ir(a, domain) + "\n"
+
+
+# ---------------------------------------------------------------- the explorer's rows
+
+def headline(a) -> dict[str, str]:
+    """The explorer's header: predicted time, the named bound, occupancy."""
+    m = a.metrics
+    return {
+        "predicted": fmt.ns(m["performance.predicted_ns"]),
+        "bound": str(m.get("roofline.bound_by", "?")),
+        "occupancy": (f"{m['occupancy.blocks_per_sm']} CTA/SM ({fmt.percent(m['occupancy.occupancy_pct'])})"
+                      if "occupancy.occupancy_pct" in m else "n/a"),
+    }
+
+
+def scope_rows(a) -> list:
+    """(depth, node) for every scope of the tree, depth-first."""
+    out = []
+
+    def walk(n, d):
+        out.append((d, n))
+        for c in n.children:
+            walk(c, d + 1)
+
+    walk(a.root, 0)
+    return out
+
+
+def domains_of(a) -> list[str]:
+    return ["logical", "total", *[d for d in DOMAINS_ORDER[2:] if d in a.domains],
+            *[d for d in a.domains if d not in DOMAINS_ORDER]]
+
+
+@dataclass
+class TrafficTable:
+    columns: list[str]
+    rows: list[list[str]]
+    keys: list[str] = field(default_factory=list)   # scope ids
+
+
+def traffic_table(a, domain: str) -> TrafficTable:
+    """Rows: scopes; columns: flops per dtype, read/write per level, footprint, and the scope's
+    roofline time as a share of the kernel's (``Analysis.scope_roofline``) with its bound."""
+    from tfx.analysis.analyze import tensors_touched
+    from tfx.errors import TfxError
+    # (dtype, metric kind): flops (tensor and vector work), special, compare, select
+    dtypes = sorted({(x, "flops" if y in ("tensor", "vector") else y) for (k, x, y) in a.root.total if k == "flops"})
+    label = {"flops": "flop", "special": "sfu op", "compare": "cmp op", "select": "sel op"}
+    levels = []
+    for (k, x, y) in a.root.total:
+        if k == "traffic" and x not in levels:
+            levels.append(x)
+    order = {n: i for i, n in enumerate(a.profile.memory_levels())}
+
+    def level_order(l):
+        try:
+            return order.get(a.profile.memory_level(l).name, 99)
+        except TfxError:
+            return 99
+
+    levels.sort(key=level_order)
+    cols = ["scope"]
+    cols += [f"{d} {label.get(s, s + ' op')}" for d, s in dtypes]
+    for l in levels:
+        cols += [f"{l} rd", f"{l} wr"]
+    cols += ["footprint", "time%", "bound"]
+    fp = a.footprint
+    roof = a.scope_roofline
+    root_t = fmt.num(roof[a.root.id].ideal_ns) if a.root.id in roof else 0.0
+    rows, keys = [], []
+    for depth, node in scope_rows(a):
+        rec = a.scope_records(node, domain)
+        r = ["  " * depth + node.label]
+        for d, s in dtypes:
+            key = f"compute-cost.{s}.{d}"
+            r.append((fmt.flop if s == "flops" else fmt.ops)(rec[key]) if key in rec else "")
+        for l in levels:
+            for rw in ("read", "write"):
+                key = f"memory.traffic.{l}.{rw}"
+                r.append(fmt.nbytes(rec[key]) if key in rec else "")
+        touched = tensors_touched(node)
+        r.append(fmt.nbytes(sum(fmt.num(fp[t]) for t in touched if t in fp)) if touched else "")
+        sr = roof.get(node.id)
+        r.append(f"{fmt.num(sr.ideal_ns) / root_t * 100:.1f}" if sr is not None and root_t else "")
+        r.append(sr.bound_by or "" if sr is not None else "")
+        rows.append(r)
+        keys.append(node.id)
+    return TrafficTable(cols, rows, keys)

@@ -1,0 +1,129 @@
+"""The one unit policy, by quantity and by metric name.
+
+- bytes: decimal prefixes (``1.50 MB``), as bandwidths are quoted, so bytes divided by
+  a bandwidth on screen give the time on screen (``tfx.hw.units.format_bytes``);
+- times: ns, us, ms, s (``format_time_ns``);
+- work: flop with decimal prefixes (``137.44 Gflop``); special-function evaluations
+  likewise (``2.10 Mop``);
+- allocation sizes (a CTA's shared memory, occupancy budgets): exact bytes
+  (``98,304 B``), as ptxas reports them: a budget off by 4 bytes matters;
+- ratios: percent with one decimal;
+- counts: whole numbers with thousands separators.
+
+JSON never goes through here: it carries raw numbers with the unit in the key name
+(``predicted_ns``, ``memory.peak.smem`` in bytes).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
+                          format_frequency, format_quantity, format_time_ns)
+
+__all__ = ["num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
+           "allocation", "metric", "fact", "pct_change", "times", "format_bandwidth", "format_bytes",
+           "format_count", "format_flops", "format_frequency", "format_time_ns"]
+
+
+def num(v: Any) -> float:
+    """A result's number (int, Fraction, numpy scalar) as a float; NaN for anything else."""
+    if isinstance(v, Fraction):
+        return float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def ns(v: Any, significant: int | None = None) -> str:
+    return format_time_ns(num(v), significant)
+
+
+def nbytes(v: Any, significant: int | None = None) -> str:
+    return format_bytes(num(v), significant)
+
+
+def allocation(v: Any) -> str:
+    """An allocation size in exact bytes, as compilers report and occupancy budgets need them
+    (a CTA's shared memory, a register file): ``98304`` -> ``"98,304 B"``."""
+    return f"{int(num(v)):,} B"
+
+
+def bandwidth(v: Any, significant: int | None = None) -> str:
+    return format_bandwidth(num(v), significant)
+
+
+def _prefixed(x: float, unit: str) -> str:
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.2f} {prefix}{unit}"
+    return f"{x:.0f} {unit}" if float(x).is_integer() else f"{x:.2f} {unit}"
+
+
+def flop(v: Any) -> str:
+    """Floating-point operations: ``137438953472`` -> ``"137.44 Gflop"``."""
+    return _prefixed(num(v), "flop")
+
+
+def ops(v: Any) -> str:
+    """Special-function evaluations (exp, rsqrt, ...): ``2097152`` -> ``"2.10 Mop"``."""
+    return _prefixed(num(v), "op")
+
+
+def count(v: Any) -> str:
+    return format_count(num(v))
+
+
+def percent(v: Any) -> str:
+    """A value already in percent: ``37.5`` -> ``"37.5%"``."""
+    return f"{num(v):.1f}%"
+
+
+def ratio_pct(v: Any) -> str:
+    """A ratio in [0, 1] as percent: ``0.375`` -> ``"37.5%"``."""
+    return f"{num(v) * 100:.1f}%"
+
+
+def times(v: Any) -> str:
+    """A factor: ``2.4`` -> ``"2.40x"``."""
+    return f"{num(v):.2f}x"
+
+
+def metric(name: str, v: Any) -> str:
+    """A metric of ``Analysis.metrics`` (or its JSON) for people, by its dotted name."""
+    if isinstance(v, str) or v is None or isinstance(v, bool):
+        return str(v)
+    if name.endswith("_ns") or "_ns." in name or name.endswith(".ns"):
+        return ns(v)
+    if name.endswith("_pct"):
+        return percent(v)
+    if name.endswith("ratio"):
+        return ratio_pct(v)
+    if name.startswith("memory.") and not name.endswith("_fits"):
+        return nbytes(v)
+    if name.startswith(("compute-cost.special.", "compute-cost.compare.", "compute-cost.select.")):
+        return ops(v)
+    if name.startswith("compute-cost."):
+        return flop(v)
+    x = num(v)
+    if not float(x).is_integer():
+        return f"{x:,.2f}"
+    return count(v)
+
+
+def fact(f) -> str:
+    """A profile fact (``tfx.hw`` Fact) for people; ``unavailable`` when not stated."""
+    if not f.available:
+        return "unavailable"
+    return format_quantity(f.value, f.unit)
+
+
+def pct_change(old: Any, new: Any) -> str:
+    """`` (+12.5%)``: the relative change from ``old`` to ``new``; '' when ``old`` is 0."""
+    a, b = num(old), num(new)
+    if a == 0 or math.isnan(a) or math.isnan(b):
+        return ""
+    return f" ({(b - a) / a * 100:+.1f}%)"

@@ -1,0 +1,38 @@
+"""A simulation beside its analysis: the three times side by side, each with its named
+bound, and where the simulation departs from the prediction, by how much and why."""
+
+from __future__ import annotations
+
+from tfx.present import formatting as fmt
+
+
+def sim_bound(r) -> str:
+    """The simulator's busiest engine by the roofline's names (``tfx.analysis.roofline``):
+    its copy engine is the DRAM/L2 transfer the analysis names, ``dispatch`` the command
+    processor."""
+    engine = r.bottleneck_engine
+    if engine == "copy":
+        m = r.analysis.metrics
+        named = m.get("performance.bound_by")
+        return named if named in ("dram", "l2", "latency") else "dram"
+    return {"spill": "dram"}.get(engine, engine)
+
+
+def comparison_lines(r) -> list[str]:
+    """``simulated 165.23 us (bound by dram)   predicted 130.50 us (bound by dram)   roofline
+    111.85 us (bound by dram)`` and the gap's size and reason."""
+    m = r.analysis.metrics
+    sim, pred, ideal = r.makespan_ns, fmt.num(m["performance.predicted_ns"]), fmt.num(m["roofline.ideal_ns"])
+    out = [f"simulated {fmt.ns(sim)} (bound by {sim_bound(r)})   "
+           f"predicted {fmt.ns(pred)} (bound by {m.get('performance.bound_by', '?')})   "
+           f"roofline {fmt.ns(ideal)} (bound by {m.get('roofline.bound_by', '?')})"]
+    if ideal:
+        out.append(f"vs roofline: simulated {fmt.times(sim / ideal)}, predicted {fmt.times(pred / ideal)}")
+    if pred and sim != pred:
+        stalls = {k: v for k, v in r.stalls.items() if v}
+        why = (f"the simulator's {max(stalls, key=stalls.get)} stalls ({fmt.ns(max(stalls.values()))} "
+               f"summed over engines) are events the closed form averages"
+               if stalls else "the event order the closed form averages")
+        out.append(f"gap: simulated {'+' if sim > pred else '-'}{fmt.ns(abs(sim - pred))} "
+                   f"({fmt.times(sim / pred)} the prediction): {why}")
+    return out
