@@ -245,7 +245,7 @@ def test_memory_roofline_is_an_exact_integer_ceiling():
       }}
     }}""", check=False)
     assert a.metrics["memory.footprint.X.logical"] + a.metrics["memory.footprint.Y.logical"] == 8 * M
-    assert a.metrics["roofline.memory_ns.gmem"] == q
+    assert a.metrics["roofline.memory_ns.dram"] == q      # the footprint over DRAM (was the gmem term)
     assert math.ceil(8 * M / 4800.0) == q + 1      # the float quotient this replaces
 
 
