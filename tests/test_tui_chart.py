@@ -20,10 +20,10 @@ def test_gemm_chart_numbers():
     """gemm.tile, M = N = K = 4096 on h200_sxm.
 
     flops: the mma's 2 * 4096^3 = 137,438,953,472 bf16 plus the epilogue's 4096^2 = 16,777,216
-    f32 = 137,455,730,688. Bytes at the binding level (gmem): reads, each CTA's K/BK = 64 steps
+    f32 = 137,455,730,688. Bytes at the binding level (l2: every gmem request crosses L2): reads, each CTA's K/BK = 64 steps
     of a BM x BK and a BK x BN bf16 tile, (128*64 + 64*128) * 2 B = 32,768 B, over 1024 CTAs =
     2^31 = 2,147,483,648 B, plus the writes of C, 4096^2 * 2 B = 33,554,432 B: 2,181,038,080 B.
-    The gmem roof's bandwidth is that over the roofline's gmem term (at the profile's L2
+    The l2 roof's bandwidth is that over the roofline's l2 term (the profile's L2
     request rate, 11 TB/s): 2,181,038,080 B / 11e12 B/s = 198,276.2 ns, kept in whole ns
     (198,277), so the roof reads 11e12 to within 1 part in 10^5.
     Kernel point: x = 137,455,730,688 / 2,181,038,080 = 63.0231 flop/byte;
@@ -33,8 +33,11 @@ def test_gemm_chart_numbers():
     a = _gemm()
     c = core.roofline_chart(a)
     roofs = dict(c.roofs)
-    assert c.level == "gmem"
-    assert roofs["gmem"] == pytest.approx(11e12, rel=1e-5)
+    assert c.level == "l2"
+    assert roofs["l2"] == pytest.approx(11e12, rel=1e-5)
+    # the dram roof: the footprint A + B + C = 100,663,296 B over its term, 100,663,296 / 4,800
+    # B/ns = 20,971.5 -> 20,972 ns: 4.8e12 B/s to within 1 part in 10^4
+    assert roofs["dram"] == pytest.approx(4.8e12, rel=1e-4)
     assert c.kernel[0] == pytest.approx(137_455_730_688 / 2_181_038_080)
     assert c.kernel[0] == pytest.approx(63.0231, abs=1e-4)
     predicted = float(a.metrics["performance.predicted_ns"])
@@ -84,7 +87,7 @@ def test_the_roofline_pane_draws_the_chart():
             await pilot.pause()
             text = str(app.query_one("#roofline-chart").render())
             assert text.startswith("Roofline chart")
-            assert "flop/byte at gmem" in text and "● kernel" in text and "gmem 11 TB/s" in text
+            assert "flop/byte at l2" in text and "● kernel" in text and "l2 11 TB/s" in text
             await pilot.press("down", "down", "down", "down", "down", "down", "down", "x")  # STAGES 3 -> 6
             await app.wait_for_generation()
             await pilot.pause()
