@@ -12,7 +12,7 @@ from tfx.hw import load_profile
 from tfx.lang import parse_file
 from tfx.present import analysis_report, diff
 from tfx.present import formatting as fmt
-from tfx.resources import bundled_kernel
+from tfx.bundled import bundled_kernel
 
 
 def gemm(knobs=None):

@@ -79,7 +79,6 @@ def print_text(r, trace=None, width: int = 72) -> None:
 
     console = Console(highlight=False, soft_wrap=True)
     a = r.analysis
-    cmp = r.comparison()
     mode = ("every unit simulated" if r.mode == "full"
             else "one representative unit, waves extrapolated")
     from tfx.present.analysis_report import inputs_line, parameters_line

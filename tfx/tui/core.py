@@ -11,6 +11,7 @@ below, so the panes and the tests agree on every number.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
