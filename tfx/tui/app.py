@@ -461,7 +461,7 @@ class TfxApp(ExplorerApp):
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
             if self.measured:
                 view = core.measured_view(self.measured, self.kernel_path, self.profile_name, a)
-                text += (f"  measured [b]{core.fmt_ns(view.measured_ns)}[/b] ({view.error * 100:+.1f}%)"
+                text += (f"  measured [b]{fmt.ns(view.measured_ns)}[/b] ({view.error * 100:+.1f}%)"
                          if view.row is not None else "  [dim]not measured here[/dim]")
         self.query_one("#status", Static).update(text)
         if self.pin is not None and a is not None:

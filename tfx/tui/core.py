@@ -560,7 +560,7 @@ def measured_view(rows: list, kernel_path: str, profile: str, a) -> MeasuredView
 
 def measured_line(view: MeasuredView) -> str:
     if view.row is not None:
-        return (f"measured {fmt_ns(view.measured_ns)}, predicted {fmt_ns(view.predicted_ns)} "
+        return (f"measured {fmt.ns(view.measured_ns)}, predicted {fmt.ns(view.predicted_ns)} "
                 f"({view.error * 100:+.1f}%; {view.row.where})")
     if view.others:
         return f"not measured at these parameters ({view.others} rows at others)"
