@@ -481,6 +481,123 @@ class StageBuilder:
                 (f"{label} add", "copy", [1.5 * E], 1.0, 1)]
 
 
+def ffn_stages(sb: StageBuilder, model: ModelConfig, cfg: Configs, links: dict, T, tp_d, ab: float, count,
+               tag: str, is_moe: bool, n_ffn_norms: int, ar_bytes, far) -> None:
+    """The FFN block of one layer kind, appended to ``sb``: the norm(s); the dense MLP, or the MoE
+    router, routing, EP dispatch, shared and routed experts and EP combine; the TP all-reduce;
+    the residual add (``eager``). ``T`` tokens per rank, ``ab`` activation bytes, ``far`` the
+    all-reduce formula of the attention block (the same collective)."""
+    n, eager, h = sb.n, sb.eager, model.hidden_size
+    gemm_stage, elem_stage, comm_stage, kernels_stage = sb.gemm, sb.elem, sb.comm, sb.kernels
+    norm_parts = sb.norm_parts
+    tp_bw, tp_lat, _ = links["tp"]
+    ep_bw, ep_lat, ep_lab = links["ep"]
+    if eager:
+        if n_ffn_norms:
+            kernels_stage("ffn_norm", "ffn", count, tag, f"{n_ffn_norms} {model.norm} T x h",
+                          norm_parts(T, h, "", n_ffn_norms))
+    else:
+        elem_stage("ffn_norm", None, "ffn", count, tag, "rmsnorm T x h", kernel="rmsnorm",
+                   shape2=np.stack([T, np.full(n, h)], axis=1))
+    gated = model.ffn_gated
+    mats = [("gate_proj", 0.5), ("up_proj", 0.5)] if gated else [("up_proj", 1.0)]
+
+    def act_parts(elements, label=""):
+        """The activation as the reference writes it: act(gate) (1 kernel), x up (1 more if gated)."""
+        parts = [(f"{label}{model.ffn_activation}", "copy", [elements], 1.0, 1)]
+        if gated:
+            parts.append((f"{label}x up", "copy", [1.5 * elements], 1.0, 1))
+        return parts
+
+    if not is_moe and eager:
+        I_r = -(-model.intermediate_size // tp_d)
+        for nm, _ in mats:
+            gemm_stage([(nm, 1.0)], T, I_r, h, "ffn", count, tag, f"{nm.split('_')[0]} projection, N = I/tp")
+        kernels_stage("activation", "ffn", count, tag, f"{model.ffn_activation}{' x up' if gated else ''}, "
+                      "T x I/tp", act_parts(T * I_r))
+        gemm_stage([("down_proj", 1.0)], T, h, I_r, "ffn", count, tag, "down projection, K = I/tp")
+    elif not is_moe:
+        I_r = -(-model.intermediate_size // tp_d)
+        gemm_stage(mats, T, (2 if gated else 1) * I_r, h, "ffn", count, tag, "fused gate/up GEMM, N = 2 I/tp")
+        elem_stage("activation", T * I_r * (1.5 if gated else 1.0), "ffn", count, tag,
+                   f"{model.ffn_activation}{' x up' if gated else ''}, T x I/tp")
+        gemm_stage([("down_proj", 1.0)], T, h, I_r, "ffn", count, tag, "down projection, K = I/tp")
+    else:
+        moe = model.moe
+        E, k_top = moe.num_experts, moe.experts_per_token
+        gemm_stage([("router", 1.0)], T, E, h, "ffn", count, tag, "router logits (replicated)")
+        e_dp = np.maximum(cfg.ep // tp_d, 1)                     # DP replicas inside the EP group
+        tp_moe = np.maximum(tp_d // cfg.ep, 1)                   # ranks splitting one expert's width
+        tokens_grp = T * e_dp
+        assign = tokens_grp * k_top
+        used = np.minimum(E, assign)
+        per_exp = -(-assign // used)
+        local = np.minimum(E // cfg.ep, -(-used // cfg.ep))
+        Ie = -(-moe.expert_intermediate_size // tp_moe)
+        if eager:
+            # softmax, top-k, renormalise (sum, divide), cast to bf16: 5 kernels
+            kernels_stage("routing", "ffn", count, tag, "softmax, top-k, renormalise, cast", [
+                ("softmax", "softmax", [T, np.full(n, E)], 1.0, 1),
+                ("topk", "softmax", [T, np.full(n, E)], 1.0, 1),
+                ("sum", "copy", [T * k_top], 1.0, 1), ("divide", "copy", [1.5 * T * k_top], 1.0, 1),
+                ("to bf16", "copy", [T * k_top], 1.0, 1)])
+        else:
+            elem_stage("routing", None, "ffn", count, tag, "top-k softmax over experts", kernel="softmax",
+                       shape2=np.stack([T, np.full(n, E)], axis=1))
+        a2a_bytes = T * k_top * h * ab / np.maximum(tp_d, 1)
+        t_a2a = np.where(cfg.ep > tp_d, gather_ns(a2a_bytes, cfg.ep, ep_bw, ep_lat), 0.0)
+        def fa2a(i, t=t_a2a):
+            if cfg.ep[i] <= tp_d[i]:
+                return "ep within the TP group: tokens are already on every rank; no all-to-all"
+            return (f"all-to-all (n-1)/n x T k h bytes / tp / bw + (n-1) x lat = {cfg.ep[i] - 1}/{cfg.ep[i]} x "
+                    f"{_fmt_b(a2a_bytes[i])} / {_fmt_bw(ep_bw[i])} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
+                    f"({ep_lab[i]}) = {_fmt_ns(t[i])}")
+        comm_stage("ep_dispatch", t_a2a, "ffn", count, tag, fa2a)
+        if moe.num_shared_experts and eager:
+            Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
+            gemm_stage([("shared_gate_up", 1.0)], T, Is, h, "ffn", count, tag,
+                       "shared experts gate and up, width/tp each", count=len(mats))
+            kernels_stage("shared_activation", "ffn", count, tag, "shared experts activation, + routed",
+                          act_parts(T * Is) + [("+ routed", "copy", [1.5 * T * h], 1.0, 1)])
+            gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
+        elif moe.num_shared_experts:
+            Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
+            gemm_stage([("shared_gate_up", 1.0)], T, (2 if gated else 1) * Is, h, "ffn", count, tag,
+                       "shared experts gate/up, width/tp")
+            elem_stage("shared_activation", T * Is * (1.5 if gated else 1.0), "ffn", count, tag,
+                       "shared experts activation")
+            gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
+        if eager:
+            # A plain PyTorch MoE loops over the experts hit, behind a host sync (torch.where):
+            # it cannot be CUDA-graph captured, so the routed experts stay grouped GEMMs (one
+            # launch per matrix, no split-K); the ops around them are unfused.
+            for nm, _ in mats:
+                gemm_stage([("expert_" + nm, 1.0)], per_exp, Ie * local, h, "ffn", count, tag,
+                           f"grouped expert {nm.split('_')[0]}: M = tokens per expert, N = I_e/tp_moe x "
+                           "local experts used", splitk=False)
+            kernels_stage("expert_activation", "ffn", count, tag, "expert activation",
+                          act_parts(per_exp * Ie * local))
+            gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
+                       "grouped expert down: N = h x local experts used, K = I_e/tp_moe", splitk=False)
+            kernels_stage("expert_combine", "ffn", count, tag, "x routing weight, sum over the top-k", [
+                ("x weight", "copy", [1.5 * T * k_top * h], 1.0, 1),
+                ("sum over k", "copy", [(T * k_top * h + T * h) / 2], 1.0, 1)])
+        else:
+            gemm_stage([("expert_" + nm, sh) for nm, sh in mats], per_exp,
+                       (2 if gated else 1) * Ie * local, h, "ffn", count, tag,
+                       "grouped expert gate/up: M = tokens per expert, N = 2 I_e/tp_moe x local experts used")
+            elem_stage("expert_activation", per_exp * Ie * local * (1.5 if gated else 1.0), "ffn", count,
+                       tag, "expert activation")
+            gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
+                       "grouped expert down: N = h x local experts used, K = I_e/tp_moe")
+        comm_stage("ep_combine", t_a2a, "ffn", count, tag, fa2a)
+    t_ar2 = allreduce_ns(ar_bytes, cfg.tp, tp_bw, tp_lat)
+    comm_stage("tp_allreduce_ffn", t_ar2, "ffn", count, tag, far)
+    if eager:
+        kernels_stage("ffn_residual", "ffn", count, tag, "x + FFN output (fused into the next norm by a "
+                      "serving engine)", [("add", "copy", [1.5 * T * h], 1.0, 1)])
+
+
 def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
              compute_scale: float = 1.0, memory_scale: float = 1.0, intra_scale: float = 1.0,
              inter_scale: float = 1.0) -> Evaluation:
@@ -536,7 +653,6 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
 
     tp_bw, tp_lat, tp_lab = links["tp"]
     cp_bw, cp_lat, cp_lab = links["cp"]
-    ep_bw, ep_lat, ep_lab = links["ep"]
     pp_bw, pp_lat, pp_lab = links["pp"]
 
     # ---- embedding (attention side: the input end of the step)
@@ -736,110 +852,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                           "next norm by a serving engine)", [("add", "copy", [1.5 * T * h], 1.0, 1)])
 
         # ---- FFN block
-        if eager:
-            if n_ffn_norms:
-                kernels_stage("ffn_norm", "ffn", count, tag, f"{n_ffn_norms} {model.norm} T x h",
-                              norm_parts(T, h, "", n_ffn_norms))
-        else:
-            elem_stage("ffn_norm", None, "ffn", count, tag, "rmsnorm T x h", kernel="rmsnorm",
-                       shape2=np.stack([T, np.full(n, h)], axis=1))
-        gated = model.ffn_gated
-        mats = [("gate_proj", 0.5), ("up_proj", 0.5)] if gated else [("up_proj", 1.0)]
-
-        def act_parts(elements, label=""):
-            """The activation as the reference writes it: act(gate) (1 kernel), x up (1 more if gated)."""
-            parts = [(f"{label}{model.ffn_activation}", "copy", [elements], 1.0, 1)]
-            if gated:
-                parts.append((f"{label}x up", "copy", [1.5 * elements], 1.0, 1))
-            return parts
-
-        if not is_moe and eager:
-            I_r = -(-model.intermediate_size // tp_d)
-            for nm, _ in mats:
-                gemm_stage([(nm, 1.0)], T, I_r, h, "ffn", count, tag, f"{nm.split('_')[0]} projection, N = I/tp")
-            kernels_stage("activation", "ffn", count, tag, f"{model.ffn_activation}{' x up' if gated else ''}, "
-                          "T x I/tp", act_parts(T * I_r))
-            gemm_stage([("down_proj", 1.0)], T, h, I_r, "ffn", count, tag, "down projection, K = I/tp")
-        elif not is_moe:
-            I_r = -(-model.intermediate_size // tp_d)
-            gemm_stage(mats, T, (2 if gated else 1) * I_r, h, "ffn", count, tag, "fused gate/up GEMM, N = 2 I/tp")
-            elem_stage("activation", T * I_r * (1.5 if gated else 1.0), "ffn", count, tag,
-                       f"{model.ffn_activation}{' x up' if gated else ''}, T x I/tp")
-            gemm_stage([("down_proj", 1.0)], T, h, I_r, "ffn", count, tag, "down projection, K = I/tp")
-        else:
-            moe = model.moe
-            E, k_top = moe.num_experts, moe.experts_per_token
-            gemm_stage([("router", 1.0)], T, E, h, "ffn", count, tag, "router logits (replicated)")
-            e_dp = np.maximum(cfg.ep // tp_d, 1)                     # DP replicas inside the EP group
-            tp_moe = np.maximum(tp_d // cfg.ep, 1)                   # ranks splitting one expert's width
-            tokens_grp = T * e_dp
-            assign = tokens_grp * k_top
-            used = np.minimum(E, assign)
-            per_exp = -(-assign // used)
-            local = np.minimum(E // cfg.ep, -(-used // cfg.ep))
-            Ie = -(-moe.expert_intermediate_size // tp_moe)
-            if eager:
-                # softmax, top-k, renormalise (sum, divide), cast to bf16: 5 kernels
-                kernels_stage("routing", "ffn", count, tag, "softmax, top-k, renormalise, cast", [
-                    ("softmax", "softmax", [T, np.full(n, E)], 1.0, 1),
-                    ("topk", "softmax", [T, np.full(n, E)], 1.0, 1),
-                    ("sum", "copy", [T * k_top], 1.0, 1), ("divide", "copy", [1.5 * T * k_top], 1.0, 1),
-                    ("to bf16", "copy", [T * k_top], 1.0, 1)])
-            else:
-                elem_stage("routing", None, "ffn", count, tag, "top-k softmax over experts", kernel="softmax",
-                           shape2=np.stack([T, np.full(n, E)], axis=1))
-            a2a_bytes = T * k_top * h * ab / np.maximum(tp_d, 1)
-            t_a2a = np.where(cfg.ep > tp_d, gather_ns(a2a_bytes, cfg.ep, ep_bw, ep_lat), 0.0)
-            def fa2a(i, t=t_a2a):
-                if cfg.ep[i] <= tp_d[i]:
-                    return "ep within the TP group: tokens are already on every rank; no all-to-all"
-                return (f"all-to-all (n-1)/n x T k h bytes / tp / bw + (n-1) x lat = {cfg.ep[i] - 1}/{cfg.ep[i]} x "
-                        f"{_fmt_b(a2a_bytes[i])} / {_fmt_bw(ep_bw[i])} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
-                        f"({ep_lab[i]}) = {_fmt_ns(t[i])}")
-            comm_stage("ep_dispatch", t_a2a, "ffn", count, tag, fa2a)
-            if moe.num_shared_experts and eager:
-                Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
-                gemm_stage([("shared_gate_up", 1.0)], T, Is, h, "ffn", count, tag,
-                           "shared experts gate and up, width/tp each", count=len(mats))
-                kernels_stage("shared_activation", "ffn", count, tag, "shared experts activation, + routed",
-                              act_parts(T * Is) + [("+ routed", "copy", [1.5 * T * h], 1.0, 1)])
-                gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
-            elif moe.num_shared_experts:
-                Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
-                gemm_stage([("shared_gate_up", 1.0)], T, (2 if gated else 1) * Is, h, "ffn", count, tag,
-                           "shared experts gate/up, width/tp")
-                elem_stage("shared_activation", T * Is * (1.5 if gated else 1.0), "ffn", count, tag,
-                           "shared experts activation")
-                gemm_stage([("shared_down", 1.0)], T, h, Is, "ffn", count, tag, "shared experts down")
-            if eager:
-                # A plain PyTorch MoE loops over the experts hit, behind a host sync (torch.where):
-                # it cannot be CUDA-graph captured, so the routed experts stay grouped GEMMs (one
-                # launch per matrix, no split-K); the ops around them are unfused.
-                for nm, _ in mats:
-                    gemm_stage([("expert_" + nm, 1.0)], per_exp, Ie * local, h, "ffn", count, tag,
-                               f"grouped expert {nm.split('_')[0]}: M = tokens per expert, N = I_e/tp_moe x "
-                               "local experts used", splitk=False)
-                kernels_stage("expert_activation", "ffn", count, tag, "expert activation",
-                              act_parts(per_exp * Ie * local))
-                gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
-                           "grouped expert down: N = h x local experts used, K = I_e/tp_moe", splitk=False)
-                kernels_stage("expert_combine", "ffn", count, tag, "x routing weight, sum over the top-k", [
-                    ("x weight", "copy", [1.5 * T * k_top * h], 1.0, 1),
-                    ("sum over k", "copy", [(T * k_top * h + T * h) / 2], 1.0, 1)])
-            else:
-                gemm_stage([("expert_" + nm, sh) for nm, sh in mats], per_exp,
-                           (2 if gated else 1) * Ie * local, h, "ffn", count, tag,
-                           "grouped expert gate/up: M = tokens per expert, N = 2 I_e/tp_moe x local experts used")
-                elem_stage("expert_activation", per_exp * Ie * local * (1.5 if gated else 1.0), "ffn", count,
-                           tag, "expert activation")
-                gemm_stage([("expert_down", 1.0)], per_exp, h * local, Ie, "ffn", count, tag,
-                           "grouped expert down: N = h x local experts used, K = I_e/tp_moe")
-            comm_stage("ep_combine", t_a2a, "ffn", count, tag, fa2a)
-        t_ar2 = allreduce_ns(ar_bytes, cfg.tp, tp_bw, tp_lat)
-        comm_stage("tp_allreduce_ffn", t_ar2, "ffn", count, tag, far)
-        if eager:
-            kernels_stage("ffn_residual", "ffn", count, tag, "x + FFN output (fused into the next norm by a "
-                          "serving engine)", [("add", "copy", [1.5 * T * h], 1.0, 1)])
+        ffn_stages(sb, model, cfg, links, T, tp_d, ab, count, tag, is_moe, n_ffn_norms, ar_bytes, far)
 
     # ---- the head (output end: counted on the FFN side) and pipeline hops
     T_last = Br
