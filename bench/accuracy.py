@@ -50,7 +50,8 @@ def triton_rows(profile, limit=None):
         if r["impl"] != "triton_tutorial" or r["status"] != "ok" or r["run"] != "1":
             continue
         p = {k: int(r[k]) for k in ("M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")}
-        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"])}
+        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"]),
+               "spills": int(r["n_spills"])}
         a = analyze(m, None, profile, p, resources=res)
         label = "{M}x{N}x{K} {BM}x{BN}x{BK} w{WARPS} s{STAGES} g{GROUP_M}".format(**p)
         if int(r["n_spills"]):
@@ -120,7 +121,8 @@ def triton_attention_rows(profile):
         if r["impl"] == "sdpa_default" or r["status"] != "ok":
             continue
         p = {k: int(r[k]) for k in ("B", "H", "S", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES")}
-        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"])}
+        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"]),
+               "spills": int(r["n_spills"])}
         a = analyze(prefill, None, profile, p, resources=res)
         label = "prefill B{B} H{H} S{S} D{D} {BLOCK_M}x{BLOCK_N} w{WARPS} s{STAGES}".format(**p)
         out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms"])))

@@ -13,7 +13,7 @@ from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
-from tfx.analysis.performance import links_by_mesh, predict
+from tfx.analysis.performance import SpillInfo, links_by_mesh, predict, spill_fraction
 from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
 from tfx.hw.units import format_bytes, format_time_ns
@@ -195,8 +195,16 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             catastrophic = acc_regs > limits.max_regs_per_thread
             severe = where(catastrophic, rmem_thread, spill_regs * 4) if is_array(catastrophic, rmem_thread, spill_regs) \
                 else (rmem_thread if catastrophic else spill_regs * 4)
-            spill_by_launch[mesh.id] = where(spill_regs > 0, severe, 0) if is_array(spill_regs, severe) else (
+            spill_bytes = where(spill_regs > 0, severe, 0) if is_array(spill_regs, severe) else (
                 severe if spill_regs > 0 else 0)
+            compiled_spills = declared.get("spills") if declared else None
+            if compiled_spills is not None:
+                # The compiler's own count (ptxas, Triton's n_spills: 4-byte words of local
+                # memory per thread) replaces the estimate.
+                spill_bytes = 4 * compiled_spills
+            spill_by_launch[mesh.id] = SpillInfo(
+                spill_bytes, spill_fraction(spill_bytes, rmem_thread),
+                r["smem"] + r.get("static_smem", 0), compiled_spills is not None)
             if vector:
                 b, _ = blocks_per_sm_array(limits, r["threads"], regs, r["smem"], r.get("static_smem", 0))
                 blocks_by_launch[mesh.id] = b
@@ -215,7 +223,12 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                 warnings.append(f"infeasible{where_}: {occ.reason}")
             elif i == 0 and hint is not None and not occ.hint_met:
                 warnings.append(f"occupancy hint {hint} is not met: {occ.explanation()[-1]}")
-            if spill_regs > 0:
+            if compiled_spills:
+                warnings.append(f"register spill{where_} (compiled): {4 * compiled_spills:,} B/thread in local "
+                                f"memory, {float(spill_fraction(4 * compiled_spills, rmem_thread)) * 100:.0f}% "
+                                "of the thread's register tiles; every op on them moves that share of its "
+                                "register bytes through local memory")
+            elif spill_regs > 0 and compiled_spills is None:
                 what = (f"the mma accumulator alone needs about {acc_regs}: all {float(rmem_thread):,.0f} B/thread "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
                         f"{spill_regs * 4} B/thread of temporaries round-trip through local memory every k-step")

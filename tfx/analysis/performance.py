@@ -29,7 +29,7 @@ from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
 from tfx.ir.nodes import ValueRef, Window
-from tfx.hw.units import format_time_ns
+from tfx.hw.units import format_bytes, format_time_ns
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # free: no command, no work
@@ -149,6 +149,68 @@ class Machine:
         return per_unit * self.clock_ghz
 
 
+class SpillInfo(NamedTuple):
+    """One launch's register spill: what the compiler (or the estimate) puts in local memory."""
+
+    bytes_per_thread: Any         # local-memory bytes per thread holding spilled values
+    fraction: Any                 # that over the thread's live register tiles (0..1)
+    cta_smem: Any                 # shared memory per CTA (takes its share of the L1 SRAM)
+    compiled: bool = False        # from the compiler's count, not the estimate
+
+
+def spill_fraction(spill_bytes, rmem_bytes_per_thread):
+    """The share of a thread's live register tiles that sits in local memory: the spilled
+    bytes over the peak live tile bytes, at most 1 (0 without tiles or spills)."""
+    if is_array(spill_bytes, rmem_bytes_per_thread):
+        import numpy as np
+        rmem = np.maximum(rmem_bytes_per_thread, 1e-30)
+        return np.where(np.asarray(spill_bytes) > 0, np.minimum(np.asarray(spill_bytes) / rmem, 1.0), 0.0)
+    if not spill_bytes:
+        return 0
+    if not rmem_bytes_per_thread:
+        return 1
+    return min(ratio(spill_bytes, rmem_bytes_per_thread), 1)
+
+
+class LocalMemory(NamedTuple):
+    """Where a launch's spilled values live and the bandwidth one SM reaches them at."""
+
+    level: str                    # "L1", "L2" or "DRAM"
+    bytes_per_ns: Any             # per SM
+    working_set: Any              # local bytes of the resident CTAs of one SM
+    l1_free: Any                  # L1 bytes shared memory leaves per SM (None: no L1 fact)
+    beyond_l1: Any = None         # per SM, from L2 (or DRAM when the machine's set exceeds L2)
+    beyond_level: str = ""
+
+
+def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemory:
+    """Local memory is cached in L1 (what shared memory leaves of the SM's SRAM), then L2,
+    then DRAM. The spilled bytes of every resident CTA of an SM are its working set: they
+    are served at L1 bandwidth when they fit there, at the SM's share of L2 when the whole
+    machine's working set fits L2, else at its share of DRAM."""
+    working = spill.bytes_per_thread * (threads or 0) * resident
+    cap = m.profile.get("local.l1_capacity", None)
+    per_cycle = m.profile.get("local.l1_bandwidth_per_cycle", None)
+    l2_cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
+    lsu_l2 = m.profile.get("local.l2_bandwidth", None)
+    l2 = (lsu_l2 / 1e9 if lsu_l2 else (m.l2_bw_device or m.dram_bw_device)) / m.units
+    dram = m.dram_bw_device / m.units
+    free = None
+    if cap is not None and per_cycle is not None:
+        free = emax(cap - spill.cta_smem * resident, 0)
+    if is_array(working, free):
+        import numpy as np
+        l1_bw = per_cycle * m.clock_ghz if per_cycle is not None else l2
+        in_l1 = (working <= free) if free is not None else np.zeros_like(np.asarray(working), dtype=bool)
+        in_l2 = (working * m.units <= l2_cap) if l2_cap else np.zeros_like(in_l1)
+        beyond = np.where(in_l2, l2, dram)
+        return LocalMemory("mixed", np.where(in_l1, l1_bw, beyond), working, free, beyond, "mixed")
+    beyond, beyond_level = (l2, "L2") if l2_cap and working * m.units <= l2_cap else (dram, "DRAM")
+    if free is not None and working <= free:
+        return LocalMemory("L1", per_cycle * m.clock_ghz, working, free, beyond, beyond_level)
+    return LocalMemory(beyond_level, beyond, working, free, beyond, beyond_level)
+
+
 @dataclass
 class Demand:
     """What one position asks of its unit's engines for one execution of a scope."""
@@ -217,7 +279,19 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     units = m.units
     slots = units * resident
     miss = {k: v for k, v in wave_info.get(mesh.id, {}).items() if not k.startswith("__")}
-    miss['__spill__'] = (spill_bytes_per_thread, threads)
+    spill = spill_bytes_per_thread
+    if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
+        spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
+    local = None
+    has_spill = is_array(spill.fraction) or bool(spill.fraction)
+    if has_spill and profile.kind == "gpu" and threads is not None:
+        # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
+        on_sm = emin(resident, cdiv(positions, units)) if is_array(positions, resident) else min(resident, cdiv(positions, units))
+        local = local_memory(m, spill, threads, on_sm)
+        miss['__spill__'] = (spill.fraction, local.bytes_per_ns, spill.bytes_per_thread * threads,
+                             local.beyond_l1)
+    else:
+        miss['__spill__'] = (None, None, 0, None)
     warps = ratio(threads, 32) if threads is not None else 4
     per_pos = _demand_of(unit_node, counter, m, miss, warps, positions)
 
@@ -229,7 +303,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     t_full, engines = batch_time(resident, units)
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
-    t_tail, _ = batch_time(emax(r_tail, 1), emax(active_tail, 1))
+    t_tail, e_tail = batch_time(emax(r_tail, 1), emax(active_tail, 1))
+    t_tail_spill = e_tail.get("spill", 0)
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
     launch_ns = m.launch_ns
     fill_ns = m.dram_latency
@@ -264,6 +339,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"channels through the {format_time_ns(m.dram_latency)} round trip: "
                 f"{format_time_ns(float(held))} of channel time against {format_time_ns(float(transfer))} "
                 f"of transfer" + (" (the copy engine's bound)" if held > transfer else "")))
+        if local is not None and not is_array(spill.fraction):
+            spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)
+            where_l1 = (f"the {format_bytes(float(local.l1_free))} of L1 that shared memory leaves"
+                        if local.l1_free is not None else "no stated L1")
+            lt.terms.append(Term(
+                "spill", spill_ns,
+                f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
+                f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
+                f"of its register bytes through local memory; working set {format_bytes(float(local.working_set))} "
+                f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
+                f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s)"))
@@ -339,6 +425,14 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 # Vector rates are stated in FMA flops (2 per lane per cycle); an elementwise
                 # op or a reduction step takes one lane-cycle per element.
                 d.vector = d.vector + amount / (m.rate("vector", rate_dtype(dtype)) / 2)
+    spill = miss.get("__spill__")
+    if spill is not None and spill[0] is not None:
+        # A spilled share f of the thread's register tiles: every op moves f of the register
+        # bytes it reads and writes through local memory (a store when made, a load per use).
+        frac, local_bw = spill[0], spill[1]
+        rmem = sum(v for (kind, level, _), v in q.items() if kind == "traffic" and level == "rmem")
+        if rmem:
+            d.spill = d.spill + frac * rmem / local_bw
     if m.dispatch_single is not None and op is not None and op.opcode not in VIEWS:
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
     if m.dma_channels and counter is not None and op is not None and op.opcode in ("load", "store", "copy"):
@@ -724,14 +818,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
         body.add(od, k)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
-    spill_bytes, threads = miss.get("__spill__", (0, None))
-    has_mma = any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") for c in loop.walk())
-    if has_mma and threads is not None:
-        # A spilled accumulator is stored and reloaded around every k-step's mma. L1 is mostly
-        # given to shared memory by such kernels, so the local traffic goes to L2 at the
-        # unit's share of its bandwidth.
-        share = (m.l2_bw_device or m.dram_bw_device) / m.units
-        body.spill = body.spill + 2 * spill_bytes * threads / share
+    frac, _, cta_spill, beyond_l1 = miss.get("__spill__", (None, None, 0, None))
+    if frac is not None and any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
+                                for c in loop.walk()):
+        # Values the compiler evicted across a k-loop are its mma state: every trip reloads
+        # and re-stores all of them, whatever share of one op's bytes that is. The trip's
+        # operand tiles stream through the SM's L1/shared SRAM in between, so the evicted
+        # state does not stay in L1: it comes back from L2 (DRAM when the machine's spilled
+        # bytes exceed L2) at the rate the SMs' own loads and stores reach it.
+        body.spill = emax(body.spill, 2 * cta_spill / beyond_l1)
     e = engine_ns(body, m, r, active_units)
     one = engine_ns(body, m, 1, active_units)
     stages = loop.stages if loop.stages is not None else 1

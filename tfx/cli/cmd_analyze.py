@@ -18,8 +18,13 @@ def register(sub) -> None:
     p = sub.add_parser("analyze", help="work, traffic, footprint, occupancy, roofline and predicted time",
                        description="Analyze one kernel on one hardware profile.")
     add_kernel_args(p)
-    p.add_argument("--resources", metavar="threads=T,regs=R,smem=S",
-                   help="per-CTA resources (override the kernel's and the estimate)")
+    p.add_argument("--resources", metavar="threads=T,regs=R,smem=S,spills=W",
+                   help="per-CTA resources (override the kernel's and the estimate); spills: 4-byte "
+                        "words of local memory per thread as compiled")
+    p.add_argument("--ptxas", metavar="FILE",
+                   help="compiled registers, spills and static shared memory from ptxas -v output "
+                        "(replace the estimate; --resources wins where both give one)")
+    p.add_argument("--ptxas-kernel", metavar="NAME", help="which function of the --ptxas output")
     p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -30,13 +35,32 @@ def parse_resources(text: str | None) -> dict[str, int]:
     if not text:
         return {}
     out = parse_int_assignments([s for s in text.split(",") if s.strip()], "--resources")
-    allowed = {"threads", "regs", "smem", "static_smem"}
+    allowed = {"threads", "regs", "smem", "static_smem", "spills"}
     for k in out:
         if k not in allowed:
             raise TfxError(f"--resources {k}: expected one of {', '.join(sorted(allowed))}")
         if out[k] < 0 or (k == "threads" and out[k] < 1):
             raise TfxError(f"--resources {k}={out[k]}: must be positive")
     return out
+
+
+def ptxas_resources(path: str, name: str | None) -> dict[str, int]:
+    """regs, spills (local words per thread: the stack frame and spill stores, whichever is
+    larger, over 4 B) and static_smem of one function of ``ptxas -v`` output."""
+    from tfx.analysis.resources import parse_ptxas_v
+    from tfx.cli.common import read_text
+    found = parse_ptxas_v(read_text(path), path)
+    if name is not None:
+        found = [k for k in found if name in (k.name, k.base_name)]
+        if not found:
+            raise TfxError(f"--ptxas-kernel {name}: no such function in the ptxas output", where=path)
+    if len(found) != 1:
+        names = ", ".join(k.display_name for k in found) or "none"
+        raise TfxError(f"the ptxas output has {len(found)} functions ({names}): name one with --ptxas-kernel",
+                       where=path)
+    k = found[0]
+    local = max(k.stack_frame + k.local_bytes, k.spill_stores)
+    return {"regs": k.registers, "spills": -(-local // 4), "static_smem": k.smem_static}
 
 
 def load_analysis(args, resources=None, occupancy_hint=None):
@@ -54,7 +78,9 @@ def run(args) -> int:
     from tfx.present.analysis_report import render_text
     if args.occupancy is not None and args.occupancy < 1:
         raise TfxError(f"--occupancy {args.occupancy}: expected a whole number >= 1")
-    a = load_analysis(args, parse_resources(args.resources), args.occupancy)
+    resources = ptxas_resources(args.ptxas, args.ptxas_kernel) if args.ptxas else {}
+    resources.update(parse_resources(args.resources))
+    a = load_analysis(args, resources, args.occupancy)
     if args.json:
         emit_json(a.to_json())
         return 0

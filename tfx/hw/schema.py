@@ -180,6 +180,16 @@ PROFILE_SPEC = TableSpec({
     "launch": TableSpec({
         "overhead": FactSpec("time", "nonnegative", "host time per kernel launch"),
     }, "kernel launch"),
+    "local": TableSpec({
+        "l1_capacity": FactSpec("bytes", "positive",
+                                "per-SM SRAM of the L1 data cache and shared memory together: what shared "
+                                "memory leaves of it caches local memory (register spills)"),
+        "l1_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
+                                           "B/cycle per SM the L1 serves coalesced local loads and stores at"),
+        "l2_bandwidth": FactSpec("bandwidth", "positive",
+                                 "B/s the whole L2 serves the SMs' own loads and stores at (not bulk copies): "
+                                 "local memory that does not fit L1"),
+    }, "local memory: where spilled registers live"),
     "pipeline": TableSpec({
         "iteration_overhead": FactSpec("cycles", "nonnegative_int",
                                        "cycles a loop trip spends on its own bookkeeping (barrier waits, "

@@ -1,0 +1,123 @@
+"""Register spills for every kernel (performance.spill_fraction, local_memory, the spill term).
+
+Numbers from hw_profiles/h200_sxm.toml: local.l1_capacity 256 KiB = 262144 B,
+local.l1_bandwidth_per_cycle 128 B at 1.98 GHz = 253.44 B/ns per SM; local.l2_bandwidth
+5577 GB/s / 132 SMs = 42.25 B/ns per SM; DRAM 4800 GB/s x 0.883 / 132 = 32.109... B/ns."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.performance import Machine, SpillInfo, local_memory, spill_fraction
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+
+
+def test_spill_fraction():
+    assert spill_fraction(0, 1000) == 0
+    assert spill_fraction(250, 1000) == Fraction(1, 4)
+    assert spill_fraction(4000, 1000) == 1          # more spilled than the tiles: all of them
+    assert spill_fraction(100, 0) == 1              # spills without tiles: whatever there is
+
+
+def test_local_memory_levels():
+    m = Machine(H200, "cta")
+    # 100 B x 128 threads x 4 CTAs = 51200 B; L1 left = 262144 - 4 x 49152 = 65536: fits L1
+    lm = local_memory(m, SpillInfo(100, 0.1, 49152), 128, 4)
+    assert lm.level == "L1"
+    assert lm.working_set == 51200 and lm.l1_free == 65536
+    assert lm.bytes_per_ns == pytest.approx(128 * 1.98)
+    # 1000 B x 128 x 4 = 512000 B > 65536; x 132 SMs = 67.6 MB > L2's 62914560 B: DRAM
+    lm = local_memory(m, SpillInfo(1000, 1, 49152), 128, 4)
+    assert lm.level == "DRAM"
+    assert lm.bytes_per_ns == pytest.approx(4800 * 0.883 / 132)
+    # 500 B x 128 x 4 = 256000 B > L1 left; x 132 = 33.8 MB <= 62.9 MB: L2 at the LSU rate
+    lm = local_memory(m, SpillInfo(500, 1, 49152), 128, 4)
+    assert lm.level == "L2"
+    assert lm.bytes_per_ns == pytest.approx(5577 / 132)
+
+
+def test_rmsnorm_spill_term_by_hand():
+    """rmsnorm M=4096 N=16384 BLOCK_M=4 WARPS=2 as Triton compiled it (issue15/run1/rows.csv):
+    32 regs, 2120 spilled words = 8480 B/thread, 32 B smem.
+
+    Peak live rmem per thread 34817/4 B = 8704.25 (tfx's liveness), so f = 8480 / 8704.25.
+    Register bytes one CTA's ops move, with E = 4 x 16384 = 65536 tile elements and the
+    16384-element weight row: load x w 2E; load w w 2N; cast x r 2E w 4E; sq r 4E w 4E;
+    reduce r 4E; mul x_norm r 8E w 4E; cast w r 2N w 4N; mul y r 8E w 4E; cast y r 4E w 2E;
+    store r 2E -> 52E + 8N; the per-row scalars (reduce's write, mul, add, rsqrt: 16 B each
+    way) 7 x 16 = 112. Total 52 x 65536 + 8 x 16384 + 112 = 3,539,056 B.
+    The grid of 1024 CTAs fills no wave (132 x 32 slots): an SM holds ceil(1024/132) = 8.
+    Working set 8480 x 64 x 8 = 4,341,760 B > L1, x 132 > L2: DRAM at 4238.4/132 B/ns.
+    Spill term = 8 CTAs x f x 3,539,056 / (4238.4 / 132)."""
+    m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
+    a = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
+                resources={"regs": 32, "spills": 2120, "smem": 32})
+    (term,) = [t for t in a.terms if t.name == "spill"]
+    f = 8480 / 8704.25
+    expected = 8 * f * 3_539_056 / (4800 * 0.883 / 132)
+    assert float(term.ns) == pytest.approx(expected, rel=1e-9)
+    assert "DRAM" in term.detail and "compiled" in term.detail
+    assert any("register spill (compiled)" in w for w in a.warnings)
+
+
+def test_spilling_row_kernel_ranks_below_its_clean_neighbour():
+    """Measured on the H200 (issue15/run1/rows.csv, 4096x16384): BLOCK_M=1 WARPS=4, 251 regs,
+    no spill, 0.077 ms; BLOCK_M=4 WARPS=2, 32 regs and 2120 spilled words, 0.950 ms."""
+    m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
+    clean = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 1, "WARPS": 4},
+                    resources={"regs": 251, "spills": 0, "smem": 16})
+    spilled = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
+                      resources={"regs": 32, "spills": 2120, "smem": 32})
+    assert spilled.predicted_ns() > 5 * clean.predicted_ns()
+    assert not [t for t in clean.terms if t.name == "spill"]
+
+
+def test_gemm_k_loop_reloads_the_evicted_accumulator_every_trip():
+    """gemm 2048^3 BM=128 BN=256 BK=64 WARPS=4 STAGES=2 compiled with 194 spilled words
+    (issue15/run1/gemm.csv): 776 B x 128 threads = 99,328 B per CTA round-trip every one of
+    the 32 trips from L2 (the k-loop's operand tiles evict it from L1) at 5577/132 B/ns:
+    at least 32 x 2 x 99,328 / (5577/132) ns of spill per CTA."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 2048, "N": 2048, "K": 2048, "BM": 128, "BN": 256, "BK": 64, "WARPS": 4, "STAGES": 2}
+    a = analyze(m, None, H200, p, resources={"regs": 255, "spills": 194, "smem": 98304})
+    per_cta = 32 * 2 * 776 * 128 / (5577 / 132)
+    lt = a.launches[0]
+    # the batch holds `resident` CTAs per SM; its spill engine time is at least theirs
+    assert float(lt.engines["spill"]) >= lt.resident * per_cta * (1 - 1e-12)
+    b = analyze(m, None, H200, p, resources={"regs": 255, "spills": 0, "smem": 98304})
+    # the spill engine overlaps the copy and tensor engines: the trip takes the longest, so
+    # the launch (one CTA per SM: 64 tiles on 132 SMs) takes at least the spill time
+    assert a.predicted_ns() >= per_cta
+    assert b.predicted_ns() < per_cta / 2
+
+
+PTXAS = """ptxas info    : Compiling entry function 'rms' for 'sm_90a'
+ptxas info    : Function properties for rms
+    8480 bytes stack frame, 8480 bytes spill stores, 8480 bytes spill loads
+ptxas info    : Used 32 registers, 32 bytes smem
+"""
+
+
+def test_analyze_reads_compiled_spills_from_ptxas(tmp_path, capsys):
+    """--ptxas: 32 registers, 8480 B of stack frame = 2120 spilled words, 32 B static smem:
+    the same launch as test_rmsnorm_spill_term_by_hand (its spill term, 859.04 us)."""
+    from tfx.cli.cmd_analyze import ptxas_resources
+    from tfx.cli.main import main
+    f = tmp_path / "rms.ptxas"
+    f.write_text(PTXAS)
+    assert ptxas_resources(str(f), None) == {"regs": 32, "spills": 2120, "static_smem": 32}
+    rc = main(["analyze", str(ROOT / "kernels" / "rmsnorm.tile"), "--set", "N=16384", "--set", "M=4096",
+               "--set", "BLOCK_M=4", "--set", "WARPS=2", "--ptxas", str(f), "--resources", "smem=0"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "8,480 B/thread compiled in local memory" in out
+    assert main(["analyze", str(ROOT / "kernels" / "rmsnorm.tile"), "--ptxas", str(f),
+                 "--ptxas-kernel", "nope"]) == 2
