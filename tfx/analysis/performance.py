@@ -188,7 +188,7 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
     then DRAM. The spilled bytes of every resident CTA of an SM are its working set: they
     are served at L1 bandwidth when they fit there, at the SM's share of L2 when the whole
     machine's working set fits L2, else at its share of DRAM."""
-    working = spill.bytes_per_thread * (threads or 0) * resident
+    working = spill.bytes_per_thread * threads * resident
     cap = m.profile.get("local.l1_capacity", None)
     per_cycle = m.profile.get("local.l1_bandwidth_per_cycle", None)
     l2_cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
@@ -431,7 +431,7 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
         # bytes it reads and writes through local memory (a store when made, a load per use).
         frac, local_bw = spill[0], spill[1]
         rmem = sum(v for (kind, level, _), v in q.items() if kind == "traffic" and level == "rmem")
-        if rmem:
+        if is_array(rmem, frac, local_bw) or rmem:
             d.spill = d.spill + frac * rmem / local_bw
     if m.dispatch_single is not None and op is not None and op.opcode not in VIEWS:
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
