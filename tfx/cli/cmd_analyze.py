@@ -47,7 +47,7 @@ def parse_resources(text: str | None) -> dict[str, int]:
 def ptxas_resources(path: str, name: str | None) -> dict[str, int]:
     """regs, spills (local words per thread: the stack frame and spill stores, whichever is
     larger, over 4 B) and static_smem of one function of ``ptxas -v`` output."""
-    from tfx.analysis.resources import parse_ptxas_v
+    from tfx.analysis.compiler_resources import parse_ptxas_v
     from tfx.cli.common import read_text
     found = parse_ptxas_v(read_text(path), path)
     if name is not None:
