@@ -14,11 +14,23 @@ import sys
 from tfx import __version__
 from tfx.errors import TfxError
 
-# Order is the order ``tfx --help`` lists them.
-COMMAND_MODULES = [
-    "open", "check", "run", "analyze", "diff", "occupancy", "simulate",
-    "explore", "hw", "model", "validate",
-]
+# Order is the order ``tfx --help`` lists them; the one-line help ``tfx --help`` shows without
+# importing any command module (they import numpy and the analysis). Each module's
+# ``register`` states the same line (tests/test_cli_help.py keeps them equal).
+COMMAND_HELP = {
+    "open": "explore a kernel in the terminal (TUI)",
+    "check": "parse, verify and shape-check .tile files",
+    "run": "execute a kernel on random data and check its outputs",
+    "analyze": "work, traffic, footprint, occupancy, roofline and predicted time",
+    "diff": "compare two analyses metric by metric",
+    "occupancy": "CTAs per SM, the limiting resource, and the budget an occupancy hint needs",
+    "simulate": "simulate the pipeline of one kernel event by event",
+    "explore": "sweep parameters and hardware knobs: top-k, Pareto frontier, knob sensitivity",
+    "hw": "list and show hardware profiles",
+    "model": "transformer inference across devices: presets, latency, memory, suggest, hw-sweep, compare",
+    "validate": "measured times vs predicted: error, rank correlation, regret",
+}
+COMMAND_MODULES = list(COMMAND_HELP)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,9 +41,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {shorten(message, 300)} (see {self.prog} --help)\n")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, listing: bool = False) -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` one: a command's module (and what it
-    imports) loads only when that command runs, so ``tfx open`` starts fast."""
+    imports) loads only when that command runs, so ``tfx open`` starts fast.
+    ``listing``: the commands by name and help line only, no module imported (``tfx
+    --help``, ``tfx`` alone, an unknown command)."""
     parser = _Parser(
         prog="tfx",
         description="tfx: a terminal explorer for the performance of tile kernels.",
@@ -40,6 +54,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         if only is not None and name != only:
+            continue
+        if listing:
+            sub.add_parser(name, help=COMMAND_HELP[name], add_help=False)
             continue
         try:
             module = importlib.import_module(f"tfx.cli.cmd_{name}")
@@ -55,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     first = next((a for a in args_list if not a.startswith("-")), None)
     only = first if first in COMMAND_MODULES and "-h" not in args_list[:1] else None
-    parser = build_parser(only)
+    parser = build_parser(only, listing=only is None)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # a usage error (one line already printed), --help, --version

@@ -1,0 +1,33 @@
+"""`tfx --help` lists every command without importing numpy or any command module, and its
+help lines are the ones the modules register."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tfx.cli.main import COMMAND_HELP, build_parser
+
+
+def test_help_imports_no_numpy_and_no_command_module():
+    code = ("import sys\nfrom tfx.cli.main import main\nrc = main(['--help'])\n"
+            "bad = sorted(m for m in sys.modules if m == 'numpy' or m.startswith('tfx.cli.cmd_'))\n"
+            "print('IMPORTED', ','.join(bad), rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "IMPORTED  0"
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and line[4] != " "]
+    assert listed == list(COMMAND_HELP)
+
+
+def test_listing_help_equals_each_modules_own():
+    for name, line in COMMAND_HELP.items():
+        parser = build_parser(name)
+        sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+        (action,) = sub._choices_actions
+        assert (action.dest, action.help) == (name, line)
+
+
+def test_unknown_command_is_one_line_exit_2():
+    out = subprocess.run([sys.executable, "-m", "tfx.cli.main", "bogus"], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "invalid choice: 'bogus'" in out.stderr and "Traceback" not in out.stderr
