@@ -548,3 +548,64 @@ def test_sip_decode_attention_composite_pipelines_the_blocks():
     first_tensor = ev(r, "tensor")[0][0]
     last_tensor = [s for s, e, lab, t in ev(r, "tensor") if t == 63][-1]
     assert not [d for d in disp if first_tensor < d[0] < last_tensor]
+
+
+# ---------------------------------------------------------------- dependencies across a call
+
+CALLED_MMA = """
+kernel step {
+  tensor A : bf16[32, 32] @tcm in
+  tensor B : bf16[32, 32] @tcm in
+  tensor ACC : f32[32, 32] @tcm in
+
+  %out = mma A[:, :], B[:, :], ACC[:, :]
+  return %out
+}
+
+kernel caller {
+  tensor X : bf16[32, 32] @hbm in
+  tensor W : bf16[32, 32] @hbm in
+  tensor D : bf16[32, 32] @hbm in
+  tensor C : bf16[32, 32] @hbm out
+  tensor E : bf16[32, 32] @hbm out
+
+  mesh cube[1] as (c) capture(X, W, D, C, E) {
+    mesh pe[1] as (p) capture(X, W, D, C, E) {
+      %acc = zeros f32[32, 32] @tcm
+      %a = load X[:, :] -> tcm
+      %b = load W[:, :] -> tcm
+      %out = load D[:, :] -> tcm
+      %r = call step(%a, %b, %acc)
+      %c = cast %r to bf16
+      store %c -> C[:, :]
+      store %out -> E[:, :]
+    }
+  }
+}
+"""
+
+
+def test_a_called_kernel_waits_for_the_values_passed_to_it(tmp_path):
+    """step's mma reads its tensors A, B, ACC, which are the caller's %a, %b, %acc: it must
+    wait for the load of %b. And step's own %out is not the caller's %out (a third load).
+    tiny_sip, completion latency 0 (numbers as in test_two_tiles_two_stages_exact_schedule:
+    2048 B = 128 ns on the DRAM server + 100 ns latency, mma 256 ns, 10 ns per command):
+      zeros  dispatch [0,10]   vector [10,14]
+      a      dispatch [10,20]  DRAM [20,148]   lands 248
+      b      dispatch [20,30]  DRAM [148,276]  lands 376
+      out    dispatch [30,40]  DRAM [276,404]  lands 504
+      mma    waits b (data 40 -> 376), dispatch [376,386], tensor [386,642]
+    (Not linked to %a and %b, the mma sees no writer of A or B and runs at [50,306]; sharing
+    the caller's name %out, as the simulator used to, it waits for that load instead: dispatch
+    [504,514], tensor [514,770].)
+      cast   reads %r = step's %out: waits the mma (hazard), dispatch [642,652], vector
+             1024 elements / 64 lanes = 16 ns: [652,668]
+      store C  dispatch [668,678], DRAM [678,806], ack 906
+      store E  dispatch [678,688], DRAM [806,934], ack 1034
+    Launch 1000: the mma runs [1386,1642], makespan 1000 + 1034 = 2034."""
+    path = tmp_path / "called.tile"
+    path.write_text(CALLED_MMA)
+    r = run(path, TINY_HW, knobs=NO_RT)
+    assert [(s, e) for s, e, *_ in ev(r, "tensor")] == [(1386, 1642)]
+    assert [(s, e) for s, e, lab, _ in ev(r, "vector") if lab == "%c = cast"] == [(1652, 1668)]
+    assert r.makespan_ns == 2034

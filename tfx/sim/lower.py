@@ -123,6 +123,44 @@ class Lowering:
         self.completion = ceil_ns(cl / self.clock_ghz) if cl else 0
         self.latency = ceil_ns(self.m.dram_latency or 0)
         self.inst_m = self.m.inst[0] or 1
+        # Names inside called kernels, in the caller's terms (see _link_calls).
+        self.call_names: dict = {}       # node id -> (callee tensor -> caller name, local prefix)
+        self.return_names: dict = {}     # return node id -> the caller's result name
+        self._link_calls(unit_node, ({}, ""))
+
+    # ------------------------------------------------------------ names across calls
+    @staticmethod
+    def _renamed(name: str, scope: tuple) -> str:
+        args, prefix = scope
+        return args.get(name, name if name.startswith("@") or not prefix else prefix + name)
+
+    def _link_calls(self, node, scope: tuple) -> None:
+        """Name every value and tensor inside a called kernel as the dependency tracking of
+        the caller sees it: a callee tensor is the argument passed for it (``call K(%x, ...)``:
+        K's first tensor ``@A`` is the caller's ``%x``; a window ``T[...]``: the caller's
+        ``@T``), so the callee's reads wait for the caller's writer; the callee's own values
+        get the call's id as a prefix, so they never alias a caller value of the same name.
+        Nested calls compose (the argument names are already in the outer caller's terms)."""
+        for c in node.children:
+            if scope[0] or scope[1]:
+                self.call_names[c.id] = scope
+            inner = scope
+            if c.kind == "call" and c.op is not None:
+                callee = self.a.module.kernel(c.op.callee)
+                args = {}
+                for t, o in zip(callee.tensors, c.op.operands):
+                    name = o.name if isinstance(o, ValueRef) else "@" + o.tensor if isinstance(o, Window) else None
+                    if name is not None:
+                        args["@" + t.name] = self._renamed(name, scope)
+                inner = (args, f"{c.id}::")
+                for r in c.children:
+                    if getattr(r, "returns_to", None):
+                        self.return_names[r.id] = self._renamed(r.returns_to, scope)
+            self._link_calls(c, inner)
+
+    def _in_caller_terms(self, node, names: tuple) -> tuple:
+        scope = self.call_names.get(node.id)
+        return names if scope is None else tuple(self._renamed(n, scope) for n in names)
 
     # ------------------------------------------------------------ static op facts
     def label_id(self, text: str) -> int:
@@ -136,9 +174,10 @@ class Lowering:
         op = node.op
         code = op.opcode if op is not None else "capture"
         if op is not None and code in VIEWS:
-            src = tuple(o.name for o in op.operands if isinstance(o, ValueRef))
+            src = self._in_caller_terms(node, tuple(o.name for o in op.operands if isinstance(o, ValueRef)))
             # `return %v` writes the calling op's result (an alias, like the views)
-            dst = (op.result,) if op.result else tuple(n for n in (getattr(node, "returns_to", None),) if n)
+            dst = (self._in_caller_terms(node, (op.result,)) if op.result else
+                   tuple(n for n in (self.return_names.get(node.id),) if n))
             inf = OpInfo(self.label_id(node.label), node.label, VECTOR, 0, 0, src,
                          dst, view=True, dispatched=False)
             self.infos[node.id] = inf
@@ -177,8 +216,8 @@ class Lowering:
     def _names(self, node):
         op = node.op
         if op is None:  # moving capture: reads and writes the captured value's name
-            name = node.label.split()[1]
-            return (name,), (name,)
+            name = self._in_caller_terms(node, (node.label.split()[1],))
+            return name, name
         reads, writes = [], []
         for o in op.operands:
             if isinstance(o, ValueRef):
@@ -192,7 +231,7 @@ class Lowering:
             writes.append("@" + op.target.tensor)
         if op.result:
             writes.append(op.result)
-        return tuple(reads), tuple(writes)
+        return self._in_caller_terms(node, tuple(reads)), self._in_caller_terms(node, tuple(writes))
 
     def _rows(self, op) -> int:
         if op is None:
