@@ -62,6 +62,42 @@ def test_the_start_read_is_charged(idx, elem_bytes):
     assert root.total[("traffic", "gmem", "write")] == 131072
 
 
+KV_PAGED = """kernel kv {{
+  param PAGE = 16
+  tensor TABLE : i64[4, 8] @gmem {role}
+  tensor KC : bf16[64 * PAGE, 128] @gmem in
+  tensor VC : bf16[64 * PAGE, 128] @gmem in
+  tensor Y : bf16[4 * 8 * PAGE, 128] @gmem out
+  mesh cta[4] as (b) capture(TABLE, KC, VC, Y) {{
+    loop j = 0 to 8 capture(TABLE, KC, VC, Y, b) {{
+      %k = load KC[TABLE[b, j] * PAGE : PAGE, :] -> smem
+      %v = load VC[TABLE[b, j] * PAGE : PAGE, :] -> smem
+      %w = load VC[TABLE[b, 7 - j] * PAGE : PAGE, :] -> smem
+      %s = add %k, %v
+      %t = add %s, %w
+      store %t -> Y[(b * 8 + j) * PAGE : PAGE, :]
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("role, v_id_bytes", [("in", 0), ("inout", 8)])
+def test_one_read_per_start_element_per_trip(role, v_id_bytes):
+    """%k and %v start at the same TABLE[b, j]; %w at TABLE[b, 7 - j], another element.
+    A read-only (`in`) table's element named twice in one trip is one scalar load the compiler
+    keeps in a register: %k pays its 8 B, %v none, %w its own 8 B. An `inout` table may
+    change under the kernel, so every window pays its read. Each load moves 16 x 128 x 2 =
+    4096 B; 4 CTAs x 8 trips = 32 executions:
+      in:    32 x (4104 + 4096 + 4104) = 32 x 12,304 = 393,728 B of gmem read
+      inout: 32 x (3 x 4104)          = 32 x 12,312 = 393,984 B"""
+    _, root = counted(KV_PAGED.format(role=role))
+    per = {n.label: n.per_exec[("traffic", "gmem", "read")] for n in root.walk()
+           if n.label in ("%k = load", "%v = load", "%w = load")}
+    assert per == {"%k = load": 4104, "%v = load": 4096 + v_id_bytes, "%w = load": 4104}
+    assert root.total[("traffic", "gmem", "read")] == {"in": 393728, "inout": 393984}[role]
+
+
 def test_footprints():
     """TABLE: the 4 x 8 ids read, exactly: 32 x 8 B = 256 B. KC: where the pages land is data,
     so at most 32 executions x 16 rows = 512 of its 1024 rows x 128 x 2 B = 131,072 B (upper)."""
@@ -103,12 +139,14 @@ def test_refusals(old, new, message):
 def test_paged_decode_kernel():
     """Defaults B 32, HQ 32, HKV 8 (GROUP 4), D 128, CTX 4096, PAGE 16: 32 x 8 = 256 CTAs, each
     over 4096 / 16 = 256 pages. gmem read: K and V pages 2 x 256 x 256 x (16 x 128 x 2 B) =
-    536,870,912 B; two 8 B page ids per trip 256 x 256 x 16 = 1,048,576 B; Q 32 x 32 x 128 x 2
-    = 262,144 B: 538,181,632 B in all. Block table footprint 32 x 256 x 8 = 65,536 B.
+    536,870,912 B; one 8 B page id per trip (the K and V windows name the same
+    BLOCK_TABLE[b, j]: one read, see test_one_read_per_start_element_per_trip)
+    256 x 256 x 8 = 524,288 B; Q 32 x 32 x 128 x 2 = 262,144 B: 537,657,344 B in all.
+    Block table footprint 32 x 256 x 8 = 65,536 B.
     mma work: per trip 2 x (2 x 4 x 16 x 128) = 32,768 flop; x 65,536 trips = 2,147,483,648."""
     m = parse_file(bundled_kernel("paged_decode.tile"))
     a = analyze(m, None, load_profile("h200_sxm"))
-    assert a.metrics["memory.traffic.gmem.total.read"] == 538181632
+    assert a.metrics["memory.traffic.gmem.total.read"] == 537657344
     assert a.metrics["memory.footprint.BLOCK_TABLE.logical"] == 65536
     assert a.metrics["compute-cost.flops.bf16.total"] == 2147483648
 

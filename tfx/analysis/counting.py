@@ -99,6 +99,7 @@ class Counter:
         self.tensor_dims = {t.name: tuple(d.evaluate(self.env) for d in t.type.shape)
                             for t in kernel.tensors}
         self.tensor_types = {t.name: t.type for t in kernel.tensors}
+        self.tensor_roles = {t.name: t.role for t in kernel.tensors}
         self._ids: dict[str, int] = {}
 
     # ------------------------------------------------------------ entry
@@ -436,11 +437,19 @@ class Counter:
             q[key] = q.get(key, 0) + amount
 
         # A window whose start is read at run time reads those elements first (a scalar
-        # load each: the element's bytes at its tensor's level).
+        # load each: the element's bytes at its tensor's level). The same element of a
+        # read-only (`in`) tensor named again in the same region body (paged_decode's K and
+        # V windows both start at BLOCK_TABLE[b, j]) is one read: the compiler keeps the
+        # loaded scalar in a register (common subexpression; nothing can change it between),
+        # so it is charged to the first op that names it (docs/analysis.md, 3).
         for w in [o for o in op.operands if isinstance(o, Window)] + ([op.target] if op.target is not None else []):
             for a in w.axes:
                 if a.kind == "runtime":
                     for r in reads_in(a.offset):
+                        if self.tensor_roles.get(r.tensor) == "in":
+                            if r in ctx.start_reads:
+                                continue
+                            ctx.start_reads.add(r)
                         t = self.tensor_types[r.tensor]
                         add(("traffic", t.level, "read"), nbytes(t.dtype.bits, 1))
 
@@ -595,6 +604,9 @@ class _Ctx:
     precision: str
     units: dict
     depth: int
+    # Window-start elements of read-only tensors already read in this region body (one
+    # execution: a mesh position, a loop trip, a call); a composite shares its region's.
+    start_reads: set = field(default_factory=set)
 
     def child(self, **kw) -> "_Ctx":
         d = dict(self.__dict__)
