@@ -300,6 +300,11 @@ def test_16_set_values_checked(capsys, value, message):
     assert message in one_line(capsys, "analyze", GEMM, "--hw", "h200_sxm", "--set", value)
 
 
+def test_16_diff_checks_set_values_too(capsys):
+    line = one_line(capsys, "diff", GEMM, GEMM, "--hw", "h200_sxm", "--set", "BM=100")
+    assert line == "--set BM: error: BM=100 is outside its declared domain {16, 32, 64, 128, 256}"
+
+
 def test_16_default_outside_its_domain_may_still_be_set(tmp_path, capsys):
     # docs/language.md: a default need not lie in its domain; setting it back is not a typo
     path = kernel(tmp_path, Path(GEMM).read_text().replace("param BK = 64 in {16, 32, 64, 128}",

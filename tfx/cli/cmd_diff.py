@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments, read_text
+from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, read_text
 from tfx.errors import TfxError
 from tfx.present.diff import changes, line
 
@@ -44,7 +44,8 @@ def _report(path: str, hw: str, sets: dict, knobs: dict, kernel) -> dict:
     from tfx.hw import load_profile
     from tfx.lang import parse_file
     profile = load_profile(hw).with_knobs(knobs)
-    return analyze(parse_file(path), kernel, profile, sets).to_json()
+    module = parse_file(path)
+    return analyze(module, kernel, profile, check_set_domains(module, kernel, sets)).to_json()
 
 
 def run(args) -> int:
