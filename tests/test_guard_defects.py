@@ -88,6 +88,18 @@ def test_2_zero_trip_loop_is_refused_by_check(tmp_path, capsys, bounds):
         assert lines[0].startswith(f"{path}:5:5: error: loop i = {bounds} runs 0 times")
 
 
+def test_2_loop_with_no_trip_at_any_position_is_well_defined(tmp_path, capsys):
+    """Bounds that vary per position but meet everywhere (p to p): check cannot refuse it
+    without the positions, and the analysis gives it no time instead of dividing by its 0
+    trips. Only the mesh's launch remains: analyze and simulate exit 0."""
+    body = MESH_KERNEL.format(body="    loop i = p to p bound 1 capture(X) {\n"
+                                   "      %a = load X[0 : 16] -> smem\n    }")
+    path = kernel(tmp_path, body)
+    for argv in (["analyze", path, "--hw", "h200_sxm"], ["simulate", path, "--hw", "h200_sxm"]):
+        rc, _, err = run(capsys, *argv)
+        assert rc == 0, err
+
+
 # ------------------------------------------------------------------ 3: zero threads
 
 def test_3_warps_zero_is_outside_the_domain(capsys):

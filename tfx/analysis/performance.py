@@ -540,7 +540,9 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             t, e = _loop_time(c, counter, m, miss, warps, r, active_units, in_composite)
             # ratio, not "/": a loop that runs no trip at some parameter point (flash_prefill's
             # stage 1 at S < BLOCK_M) has 0 executions over 0 trips and adds 0, not NaN
-            k = ratio(c.execs, node.execs * c.trips)
+            # (a loop with no trip anywhere takes t = 0; its k would divide by 0 trips)
+            no_trip = not is_array(c.trips, node.execs) and c.trips * node.execs == 0
+            k = 0 if no_trip else ratio(c.execs, node.execs * c.trips)
             total = total + t * k
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
@@ -803,6 +805,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     their ops' single-op dispatches; inside a composite (``in_composite``) the body's ops
     dispatch nothing.
     """
+    if not is_array(loop.execs) and loop.execs == 0:
+        # no position runs it (its bounds meet everywhere, e.g. causal blocks below the
+        # diagonal of a one-block sequence): it takes no time, and each per-trip ratio
+        # below would divide by its 0 executions
+        return 0, {}
     trips = loop.trips
     if any(c.kind == "loop" for c in loop.walk() if c is not loop):
         # An outer loop (a persistent kernel's tile loop): each trip runs its body in order,
