@@ -139,14 +139,16 @@ def attention(q, k, v, mask=None):
 
 
 def flash_ref(x, p):
+    # The tensors are [B * H, S, D] (LSE [B * H, S]): one head per entry of axis 0.
     b, h, s, d = p["B"], p["H"], p["S"], p["D"]
+    q, k, v = (x[n].reshape(b * h * s, d) for n in ("Q", "K", "V"))
     o = np.zeros((b * h * s, d))
     lse = np.zeros(b * h * s)
     causal = np.tril(np.ones((s, s), dtype=bool))
     for bh in range(b * h):
         rows = slice(bh * s, (bh + 1) * s)
-        o[rows], lse[rows] = attention(x["Q"][rows], x["K"][rows], x["V"][rows], causal)
-    return {"O": o, "LSE": lse}
+        o[rows], lse[rows] = attention(q[rows], k[rows], v[rows], causal)
+    return {"O": o.reshape(b * h, s, d), "LSE": lse.reshape(b * h, s)}
 
 
 
@@ -156,7 +158,9 @@ def flash_ref(x, p):
     # D = 64: the scale log2e / sqrt(D) must follow D.
     {"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 32, "BLOCK_N": 32},
     # S = 200: 200 = 6 x 32 + 8, a tail of 8 keys in the last block.
-    pytest.param({"B": 1, "H": 2, "S": 200, "D": 64, "BLOCK_M": 64, "BLOCK_N": 32}, marks=_NO_TAIL_MASK),
+    # The tail: query block 3 holds rows 192..255, 56 of them past S, and the causal
+    # mask k_pos <= q_pos hides keys 200..223 of the last block from rows 192..199.
+    {"B": 1, "H": 2, "S": 200, "D": 64, "BLOCK_M": 64, "BLOCK_N": 32},
 ])
 def test_flash_prefill_causal(sizes):
     run_and_check("kernels/flash_prefill.tile", None, sizes, flash_ref)
@@ -290,19 +294,23 @@ def test_gemm_fp8_n_major(sizes):
 
 
 def flash_full_ref(x, p):
-    b, h, s = p["B"], p["H"], p["S"]
-    o = np.zeros((b * h * s, p["D"]))
+    # The tensors are [B * H, S, D] (LSE [B * H, S]): one head per entry of axis 0.
+    b, h, s, d = p["B"], p["H"], p["S"], p["D"]
+    q, k, v = (x[n].reshape(b * h * s, d) for n in ("Q", "K", "V"))
+    o = np.zeros((b * h * s, d))
     lse = np.zeros(b * h * s)
     for bh in range(b * h):
         rows = slice(bh * s, (bh + 1) * s)
-        o[rows], lse[rows] = attention(x["Q"][rows], x["K"][rows], x["V"][rows])
-    return {"O": o, "LSE": lse}
+        o[rows], lse[rows] = attention(q[rows], k[rows], v[rows])
+    return {"O": o.reshape(b * h, s, d), "LSE": lse.reshape(b * h, s)}
 
 
 @pytest.mark.parametrize("sizes", [
     {"B": 1, "H": 2, "S": 256, "D": 128, "BLOCK_M": 64, "BLOCK_N": 32},
     {"B": 2, "H": 1, "S": 128, "D": 64, "BLOCK_M": 64, "BLOCK_N": 64},
-    pytest.param({"B": 1, "H": 2, "S": 200, "D": 64, "BLOCK_M": 64, "BLOCK_N": 32}, marks=_NO_TAIL_MASK),
+    # S = 200 = 6 x 32 + 8: the last key block (j = 6) holds 8 keys and 24 positions past
+    # S, masked to -inf; query block 3 holds rows 192..255, whose 56 past S are not stored.
+    {"B": 1, "H": 2, "S": 200, "D": 64, "BLOCK_M": 64, "BLOCK_N": 32},
 ])
 def test_flash_attention_without_mask(sizes):
     run_and_check("kernels/flash_attention.tile", None, sizes, flash_full_ref)
