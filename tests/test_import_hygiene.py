@@ -25,3 +25,19 @@ print(",".join(bad))
 def test_no_textual_outside_tui():
     out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"textual imported: {out.stdout.strip()}"
+
+
+def test_tui_imports_no_cli():
+    """The explorer builds on the core layers, never on the CLI (issue 14 item 6): no module
+    of tfx/tui imports tfx.cli, at the top or inside a function (read from the source)."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent / "tfx" / "tui"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.relative_to(root)}:{node.lineno} {n}" for n in names
+                      if n == "tfx.cli" or n.startswith("tfx.cli.")]
+    assert found == []
