@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from tfx.present import analysis_report as report
@@ -129,28 +130,27 @@ def chart_text(chart, width: int) -> Text:
     return t
 
 
-class RooflineChartView(Static):
-    """The chart, redrawn at the widget's width."""
+class RooflineChartView(Widget):
+    """The chart, drawn at the widget's width each time it renders (so a frame never shows
+    it at a stale width), as tall as its text."""
 
     DEFAULT_CSS = "RooflineChartView { height: auto; }"
 
-    chart = None
-    _width = 0
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.chart = None
+        self.shown = False
 
     def show(self, analysis) -> None:
         self.chart = roofline_chart(analysis)
-        self._width = self.size.width
-        self.update(chart_text(self.chart, self._width or 60))
-        if not self._width:                 # not laid out yet: draw again at the real width
-            self.call_after_refresh(self._redraw)
+        self.shown = True
+        self.refresh(layout=True)
 
-    def _redraw(self) -> None:
-        if self.size.width and self.size.width != self._width:
-            self._width = self.size.width
-            self.update(chart_text(self.chart, self._width))
+    def render(self) -> Text:
+        return chart_text(self.chart, self.size.width or 60) if self.shown else Text("")
 
-    def on_resize(self) -> None:
-        self._redraw()
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(chart_text(self.chart, width).plain.splitlines()) if self.shown else 0
 
 
 class RooflinePane(Horizontal):
