@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.performance import Machine, SpillInfo, local_memory, spill_fraction
+from tfx.analysis.machine import Machine
+from tfx.analysis.performance import SpillInfo, local_memory, spill_fraction
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
+from tfx.analysis.machine import Machine
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
@@ -63,90 +64,6 @@ class LaunchTime:
     l2_hit_ratio: Any
     terms: list = field(default_factory=list)
     bound_by: Any = None   # the bound engine by the roofline's names (tfx.analysis.roofline.BOUNDS)
-
-
-def links_by_mesh(profile) -> dict:
-    """Interconnects by the mesh (or level) whose positions they join: ``{name: (B/ns per
-    endpoint and direction, all of its links together, one-way latency ns)}``; the fastest
-    where several share a scope."""
-    links: dict = {}
-    level_of = profile.mesh_levels()
-    for path, scope in profile.settings():
-        if path.startswith("links.") and path.endswith(".scope"):
-            name = path[len("links."):-len(".scope")]
-            bw = profile.get(f"links.{name}.bandwidth", None)
-            if not bw:
-                continue
-            bw = bw * (profile.get(f"links.{name}.count", 1) or 1) / 1e9
-            lat = profile.get(f"links.{name}.latency", 0) or 0
-            for mesh in [scope] + [ms for ms, lv in level_of.items() if lv == scope]:
-                if mesh not in links or links[mesh][0] < bw:
-                    links[mesh] = (bw, lat)
-    return links
-
-
-class Machine:
-    """The per-unit rates of one profile, in bytes/ns and flop/ns."""
-
-    def __init__(self, profile, mesh_level: str):
-        self.profile = profile
-        self.kind = profile.kind
-        self.clock_ghz = profile.clock_hz / 1e9
-        self.unit_level = profile.mesh_levels().get(mesh_level, mesh_level)
-        self.units = profile.units_of(self.unit_level)
-        mems = profile.memory_levels()
-        self.global_levels = {n for n, m in mems.items() if m.scope in ("device",) or
-                              (m.bandwidth is not None and m.scope == self.unit_level and m.capacity and m.capacity > 1 << 30)}
-        self.l2 = next((n for n, m in mems.items() if m.caches), None)
-        # DRAM level: the one the cache caches, or the global level with a B/s bandwidth.
-        dram = mems[self.l2].caches if self.l2 else next(
-            (n for n, m in mems.items() if m.bandwidth is not None and m.scope in ("device", self.unit_level)), None)
-        self.dram = dram
-        dram_level = mems[dram]
-        eff = profile.get(f"memory.{dram}.efficiency", 1.0)
-        if dram_level.scope == "device":
-            self.dram_bw_device = dram_level.bandwidth * eff / 1e9        # B/ns for the whole device
-            self.dram_per_unit = None
-        else:                                                              # per-PE HBM channels
-            self.dram_bw_device = dram_level.bandwidth * eff * self.units / 1e9
-            self.dram_per_unit = dram_level.bandwidth * eff / 1e9
-        self.dram_latency = dram_level.latency_ns or 0.0
-        self.l2_bw_device = (mems[self.l2].bandwidth / 1e9) if self.l2 and mems[self.l2].bandwidth else None
-        self.l2_latency = (mems[self.l2].latency_ns or self.dram_latency) if self.l2 else self.dram_latency
-        self.onchip = {n for n, m in mems.items() if m.scope == self.unit_level and n != dram}
-        self.onchip_bw = {}
-        for n in self.onchip:
-            try:
-                self.onchip_bw[n] = profile.memory_bandwidth(n) / 1e9
-            except TfxError:
-                pass
-        self.launch_ns = profile.get("launch.overhead", 0.0)
-        self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
-        self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
-        self.iteration_ns = profile.get("pipeline.iteration_overhead", 0) / self.clock_ghz
-        self.dispatch_single = profile.get("dispatch.single_op")
-        self.dispatch_composite = profile.get("dispatch.composite")
-        # An in-order command processor (dispatch.single_op stated) dispatches a command that
-        # waited on another only once it sees that one finish.
-        self.completion_ns = (profile.get("dispatch.completion_latency", 0) / self.clock_ghz
-                              if self.dispatch_single is not None else 0)
-        # DMA channels (tiled accelerators): each descriptor holds one for its transfer, and
-        # for the memory round trip too when the engine keeps it until the data lands.
-        self.dma_channels = int(profile.get("dma.channels", 0) or 0)
-        self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
-        self.links = links_by_mesh(profile)
-
-    def rate(self, unit: str, dtype: str) -> float:
-        """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""
-        try:
-            per_cycle = self.profile.flops_per_cycle(unit, dtype)
-            scope = self.profile.compute_scope(unit)
-        except TfxError as err:
-            raise TfxError(f"profile {self.profile.name} states no {unit} rate for {dtype}: "
-                           f"{err.message}; work without a stated rate is not priced at zero",
-                           where=f"{self.profile.name}:compute.{unit}.{dtype}") from None
-        per_unit = per_cycle * self.profile.units_of(scope) / self.units
-        return per_unit * self.clock_ghz
 
 
 class SpillInfo(NamedTuple):

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from tfx.analysis.dma import contiguous_runs
-from tfx.analysis.performance import Machine, engine_ns, op_demand
+from tfx.analysis.machine import Machine
+from tfx.analysis.performance import engine_ns, op_demand
 from tfx.ir.nodes import Capture, ValueRef, Window
 
 # Engine indices (events store the index; ENGINE_NAMES[i] is its name).

@@ -16,7 +16,7 @@ from tfx.sim.result import LaunchSim, SimResult, Timeline
 
 def _wave_miss(analysis):
     """The analysis' L2 miss ratio per load op (first touches in a wave), per launch."""
-    from tfx.analysis.analyze import wave_reuse
+    from tfx.analysis.l2_reuse import wave_reuse
     blocks = 1
     if analysis.occupancy is not None:
         blocks = max(int(analysis.occupancy.blocks_per_sm), 1)
