@@ -183,6 +183,15 @@ def test_8_huge_declared_domain_is_refused_like_a_sweep(tmp_path, capsys):
                         "10,000,000): too many values to sweep")
 
 
+def test_8_empty_declared_domain_is_refused(tmp_path, capsys):
+    # found by bench/fuzz.py seed 23: 1..0 holds no value and explore reduced an empty array
+    text = Path(GEMM).read_text().replace("param WARPS = 4 in {2, 4, 8}", "param WARPS = 4 in 1..0")
+    path = kernel(tmp_path, text)
+    for argv in (["check", path], ["explore", path, "--hw", "h200_sxm"]):
+        lines = refused(capsys, *argv)
+        assert lines[0] == f"{path}:13:9: error: the domain of WARPS is empty (1..0): nothing to sweep"
+
+
 def test_8_space_above_the_configuration_ceiling_is_refused(capsys):
     # 5,000 x 5,000 = 25,000,000 configurations > MAX_CONFIGS = 20,000,000
     line = one_line(capsys, "explore", GEMM, "--hw", "h200_sxm", "--sweep", "M=1..5000",

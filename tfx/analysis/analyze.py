@@ -146,7 +146,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         threads = attr_threads.value.evaluate(env)
     if resources and "threads" in resources:
         threads = resources["threads"]
-    fewest = None if threads is None else int(threads.min() if is_array(threads) else threads)
+    fewest = None
+    if threads is not None and not (is_array(threads) and threads.size == 0):
+        fewest = int(threads.min() if is_array(threads) else threads)
     if fewest is not None and fewest < 1 and attr_threads is not None:
         # a sweep (WARPS=0) can make it 0 for some configurations: refuse at the attribute
         raise TfxError(f"attr threads is {fewest} for some swept values; every configuration "

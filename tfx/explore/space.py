@@ -232,6 +232,9 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
             env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
             if p.domain is not None and p.name not in fixed:
                 size = p.domain.size(env)
+                if size == 0:
+                    raise TfxError(f"the domain of {p.name} is empty ({p.domain.describe(env)}): "
+                                   "nothing to sweep", where=p.loc)
                 if size > MAX_SWEEP_VALUES:
                     raise TfxError(f"the domain of {p.name} has {size:,} values (at most "
                                    f"{MAX_SWEEP_VALUES:,}): too many values to sweep; "

@@ -119,6 +119,9 @@ def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None
             raise module.error(f"parameter {p.name} = {value:.3g} does not fit a 64-bit integer", p.loc)
         if p.domain is not None:
             size = p.domain.size(env)
+            if size == 0:
+                raise module.error(f"the domain of {p.name} is empty ({p.domain.describe(env)}): "
+                                   "nothing to sweep", p.loc)
             if size > MAX_DOMAIN_VALUES:
                 raise module.error(f"the domain of {p.name} has {size:,} values (at most "
                                    f"{MAX_DOMAIN_VALUES:,}): too many values to sweep", p.loc)
