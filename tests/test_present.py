@@ -112,3 +112,16 @@ def test_text_header_names_the_knob(argv, capsys):
     rc = main([*argv, str(bundled_kernel("copy.tile")), "--hw", "h200_sxm", "--knob", "memory.gmem.bandwidth=x2"])
     assert rc == 0
     assert "with memory.gmem.bandwidth=x2" in capsys.readouterr().out
+
+
+def test_parameter_count_reads_as_model_cards_write_it():
+    # 8,030,261,248 / 1e9 = 8.030... -> three significant figures "8.03", suffix B (billion)
+    assert fmt.parameter_count(8_030_261_248) == "8.03B"
+    # 671e9 is below 1e12: 671e9 / 1e9 = 671 -> "671B"
+    assert fmt.parameter_count(671_000_000_000) == "671B"
+    # 1.5e12 / 1e12 = 1.5 -> "1.5T" (%.3g drops the trailing zero)
+    assert fmt.parameter_count(1_500_000_000_000) == "1.5T"
+    # 12,345 / 1e3 = 12.345 -> 3 significant figures "12.3" -> "12.3K"
+    assert fmt.parameter_count(12_345) == "12.3K"
+    # below a thousand: the number itself
+    assert fmt.parameter_count(950) == "950"

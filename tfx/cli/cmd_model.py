@@ -67,11 +67,8 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 # --------------------------------------------------------------------------- #
 
 def human_count(n: int | float) -> str:
-    """``8030261248`` -> ``8.03B``; three significant figures."""
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(n) >= div:
-            return f"{n / div:.3g}{suffix}"
-    return f"{n:g}"
+    from tfx.present.formatting import parameter_count
+    return parameter_count(n)
 
 
 def human_bytes(n: int | float) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
-from tfx.errors import TfxError
 
 
 def register(subparsers: Any) -> None:

@@ -24,7 +24,7 @@ from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_f
                           format_frequency, format_quantity, format_time_ns)
 
 __all__ = ["num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
-           "allocation", "metric", "fact", "pct_change", "times", "format_bandwidth", "format_bytes",
+           "allocation", "parameter_count", "metric", "fact", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
 
@@ -50,6 +50,16 @@ def allocation(v: Any) -> str:
     """An allocation size in exact bytes, as compilers report and occupancy budgets need them
     (a CTA's shared memory, a register file): ``98304`` -> ``"98,304 B"``."""
     return f"{int(num(v)):,} B"
+
+
+def parameter_count(v: Any) -> str:
+    """A model's parameter count as model cards write it, three significant figures with a
+    thousand-step suffix (B for billion): ``8030261248`` -> ``"8.03B"``, ``950`` -> ``"950"``."""
+    x = num(v)
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:g}"
 
 
 def bandwidth(v: Any, significant: int | None = None) -> str:
