@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_tui_deployment_support import make_app, notes, run
+from tfx.present import formatting as fmt
 from tfx.tui.deployment import core
 from tfx.tui.deployment.app import TABS
 
@@ -232,7 +233,7 @@ def test_save_and_compare_marks_the_best_of_each_row():
             row = table.get_row("latency")
             best = lat.index(min(lat))
             assert str(row[1 + best]).endswith(" *") and not str(row[2 - best]).endswith(" *")
-            assert str(row[1 + best]) == core.fmt_ns(min(lat)) + " *"
+            assert str(row[1 + best]) == fmt.ns(min(lat)) + " *"
             # load the first column back, then delete it
             table.focus()
             table.move_cursor(column=1)

@@ -22,6 +22,7 @@ from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
 from tfx.errors import TfxError
 from tfx.tui.base import ExplorerApp
 from tfx.tui.jobs import JobRunner
+from tfx.present import formatting as fmt
 from tfx.tui.deployment import core
 from tfx.tui.deployment.commands import ModelCommands
 from tfx.tui.deployment.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, ServePane,
@@ -220,7 +221,7 @@ class ModelApp(ExplorerApp):
         self._repaint()
         if not r.fits:
             self.clear_notifications()
-            self.notify(f"{core.fmt_b(core.mem_total(r))} per device > {core.fmt_b(r.capacity)}; "
+            self.notify(f"{fmt.nbytes(core.mem_total(r))} per device > {fmt.nbytes(r.capacity)}; "
                         "raise TP or PP, or 2 Suggest",
                         title=f"{core.short_config(r.parallelism.label())} does not fit", severity="warning",
                         timeout=5)
@@ -406,7 +407,7 @@ class ModelApp(ExplorerApp):
         if s is None or not (0 <= row < len(s.pareto)):
             return
         c = s.pareto[row]
-        self.notify(f"loaded {core.short_config(c.parallelism.label())} ({c.devices} devices, {core.fmt_ns(c.latency_ns)}"
+        self.notify(f"loaded {core.short_config(c.parallelism.label())} ({c.devices} devices, {fmt.ns(c.latency_ns)}"
                     + (f"; {note})" if note else ")"), title="suggest", timeout=4)
         self.set_knobs(self.knobs.with_parallelism(c.parallelism))
 

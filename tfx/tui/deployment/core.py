@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from tfx.errors import TfxError
-from tfx.hw.units import format_bytes, format_time_ns
 from tfx.model.schema import DTYPE_BYTES
+from tfx.present import formatting as fmt
 from tfx.model.system import CP_RINGS, GPU_PLACES, KV_SHARDS, MODES, TILED_PLACES, Parallelism  # noqa: F401
 
 # ---------------------------------------------------------------- knobs
@@ -292,21 +292,6 @@ def run_job(job: Job) -> Outcome:
 
 # ---------------------------------------------------------------- formatting
 
-def fmt_ns(ns: float) -> str:
-    return format_time_ns(float(ns))
-
-
-def fmt_b(b: float) -> str:
-    """Binary prefixes, two decimals (GiB), as ``tfx model latency`` prints memory."""
-    return format_bytes(float(b))
-
-
-def pct_change(old: float, new: float) -> str:
-    if old == 0:
-        return ""
-    return f" ({(new - old) / old * 100:+.1f}%)"
-
-
 def mem_total(result) -> float:
     return float(sum(result.memory.values()))
 
@@ -318,10 +303,10 @@ def diff_line(old, new, old_knobs: Knobs | None = None, new_knobs: Knobs | None 
     parts = []
     a, b = old.latency_ns, new.latency_ns
     if a != b:
-        parts.append(f"latency {fmt_ns(a)} -> {fmt_ns(b)}{pct_change(a, b)}")
+        parts.append(f"latency {fmt.ns(a)} -> {fmt.ns(b)}{fmt.pct_change(a, b)}")
     ma, mb = mem_total(old), mem_total(new)
     if ma != mb:
-        parts.append(f"mem/dev {fmt_b(ma)} -> {fmt_b(mb)}{pct_change(ma, mb)}")
+        parts.append(f"mem/dev {fmt.nbytes(ma)} -> {fmt.nbytes(mb)}{fmt.pct_change(ma, mb)}")
     if old.devices != new.devices:
         parts.append(f"devices {old.devices} -> {new.devices}")
     if old.fits != new.fits:
@@ -336,8 +321,8 @@ def status_line(k: Knobs, r) -> str:
     if r is None:
         return f"[b]{k.model}[/b] on [b]{k.hw}[/b]: no result yet"
     fit = "fits" if r.fits else "[red]DOES NOT FIT[/red]"
-    return (f"[b]{r.model}[/b] on [b]{r.hw}[/b]  [b]{fmt_ns(r.latency_ns)}[/b]  "
-            f"{short_config(r.parallelism.label())} = {r.devices} dev  {fmt_b(mem_total(r))}/dev {fit}  "
+    return (f"[b]{r.model}[/b] on [b]{r.hw}[/b]  [b]{fmt.ns(r.latency_ns)}[/b]  "
+            f"{short_config(r.parallelism.label())} = {r.devices} dev  {fmt.nbytes(mem_total(r))}/dev {fit}  "
             f"[dim]runtime {r.workload.runtime}[/dim]")
 
 
@@ -363,7 +348,7 @@ def serve_lines(results) -> list[str]:
         lines += [f"[b]{r.mode}[/b]  {short_config(r.parallelism)} ({r.devices} GPU)"
                   + ("" if r.fits else "  [red]DOES NOT FIT[/red]"),
                   f"  {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU   "
-                  f"TTFT {fmt_ns(r.ttft_ns)}   TPOT {fmt_ns(r.tpot_ns)}   decode batch {r.batch}", ""]
+                  f"TTFT {fmt.ns(r.ttft_ns)}   TPOT {fmt.ns(r.tpot_ns)}   decode batch {r.batch}", ""]
     lines.append("[dim]tfx model serve --suggest --ttft-ms X --tpot-ms Y searches TP, mode, chunk and "
                  "concurrency under an SLA[/dim]")
     return lines
@@ -464,7 +449,7 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
         rb = wb if wb >= 2 else 2.0
         rest = r.memory["weights"] - layers * (attn + ffn) * wb - ends * rb
         out.append(f"weights: {layers} layers x ({attn:,} attention + {ffn:,} FFN params per rank) x {wb:g} B"
-                   f" + {ends:,} embedding/lm head params x {rb:g} B + norms {fmt_b(rest)}")
+                   f" + {ends:,} embedding/lm head params x {rb:g} B + norms {fmt.nbytes(rest)}")
     if model.mla is None and model.sliding_window is None:
         b = -(-k.batch // par.dp)
         toks = -(-k.ctx // par.cp)
@@ -474,7 +459,7 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
             rep = f" (ctx/cp split over {tp // G} replicas)"
         kv = b * toks * layers * 2 * g_r * d * kvb
         out.append(f"KV cache: {b} seq x {toks:g} tokens{rep} x {layers} layers x 2 (K, V) x {g_r} kv head"
-                   f"{'s' if g_r > 1 else ''} x {d} x {kvb:g} B = {kv:,.0f} B = {fmt_b(kv)}")
+                   f"{'s' if g_r > 1 else ''} x {d} x {kvb:g} B = {kv:,.0f} B = {fmt.nbytes(kv)}")
     return out
 
 
@@ -492,14 +477,14 @@ def stage_rows(r) -> list[list[str]]:
         if s.total_ns == 0:
             continue
         share = s.total_ns / r.latency_ns * 100 if r.latency_ns else 0.0
-        rows.append([s.name, fmt_ns(s.total_ns), f"{share:.1f}%", s.bound, _ns_or_dash(s.compute_ns),
+        rows.append([s.name, fmt.ns(s.total_ns), f"{share:.1f}%", s.bound, _ns_or_dash(s.compute_ns),
                      _ns_or_dash(s.memory_ns), _ns_or_dash(s.comm_ns), _ns_or_dash(s.launch_ns),
                      "attn" if s.block == "attention" else s.block])
     return rows
 
 
 def _ns_or_dash(ns: float) -> str:
-    return fmt_ns(ns) if ns else "-"
+    return fmt.ns(ns) if ns else "-"
 
 
 def stage_by_name(r, name: str):
@@ -525,9 +510,9 @@ def _fmt_value(v, unit: str) -> str:
     if v is None:
         return "-"
     if unit == "ns":
-        return fmt_ns(v)
+        return fmt.ns(v)
     if unit == "B":
-        return fmt_b(v)
+        return fmt.nbytes(v)
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
@@ -557,8 +542,8 @@ def suggest_rows(s) -> list[list[str]]:
     """The Pareto frontier, fastest first: configuration, devices, latency of the scope,
     tokens/s per device and that as a share of the frontier's best (``eff``), memory/device."""
     best = max((c.tokens_per_s_per_device for c in s.pareto), default=0.0)
-    return [[short_config(c.parallelism.label()), str(c.devices), fmt_ns(c.latency_ns), f"{c.tokens_per_s_per_device:,.1f}",
-             f"{c.tokens_per_s_per_device / best * 100:.0f}%" if best else "-", fmt_b(c.memory_bytes)]
+    return [[short_config(c.parallelism.label()), str(c.devices), fmt.ns(c.latency_ns), f"{c.tokens_per_s_per_device:,.1f}",
+             f"{c.tokens_per_s_per_device / best * 100:.0f}%" if best else "-", fmt.nbytes(c.memory_bytes)]
             for c in s.pareto]
 
 
@@ -568,7 +553,7 @@ SCOPE_NAMES = {"attn": "attention", "ffn": "FFN", "both": "attention + FFN"}
 def suggest_caption(s) -> str:
     fastest = short_config(s.fastest.parallelism.label()) if s.fastest else "none fits"
     return (f"{SCOPE_NAMES.get(s.scope, s.scope)} on <= {s.max_devices} devices: {s.evaluated} configurations, "
-            f"{s.fitting} fit {fmt_b(s.capacity)}/device; fastest {fastest}")
+            f"{s.fitting} fit {fmt.nbytes(s.capacity)}/device; fastest {fastest}")
 
 
 # ---------------------------------------------------------------- hardware sweep
@@ -581,7 +566,7 @@ HW_SHORT = {"mem_bandwidth": "bw", "mem_capacity": "cap", "compute": "flops", "i
 
 def sweep_ranking_rows(h) -> list[list[str]]:
     return [[HW_NAMES.get(r["knob"], r["knob"]), f"x{r['speedup']:.3f}" if math.isfinite(r["speedup"]) else "-",
-             fmt_ns(r["latency_ns"]) if math.isfinite(r["latency_ns"]) else "no fit",
+             fmt.ns(r["latency_ns"]) if math.isfinite(r["latency_ns"]) else "no fit",
              short_config(r["config"]) if r["config"] else "-"]
             for r in h.ranking]
 
@@ -590,13 +575,13 @@ def sweep_pareto_rows(h) -> list[list[str]]:
     out = []
     for p in h.pareto:
         f = " ".join(f"{HW_SHORT.get(k, k)} x{v:g}" for k, v in p["factors"].items() if v != 1.0) or "base"
-        out.append([fmt_ns(p["latency_ns"]), f"{p['cost']:.2f}", str(p["devices"]), short_config(p["config"]), f])
+        out.append([fmt.ns(p["latency_ns"]), f"{p['cost']:.2f}", str(p["devices"]), short_config(p["config"]), f])
     return out
 
 
 def sweep_caption(h) -> str:
     b = h.baseline
-    base = (f"baseline {fmt_ns(b['latency_ns'])} (co-design approximation) with {short_config(b['config'])} on {b['devices']} devices"
+    base = (f"baseline {fmt.ns(b['latency_ns'])} (co-design approximation) with {short_config(b['config'])} on {b['devices']} devices"
             if b.get("config") else "nothing fits at the base hardware")
     return f"{h.configs} configurations x {h.evaluations // max(h.configs, 1)} hardware points; {base}"
 

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Static
 
+from tfx.present import formatting as fmt
 from tfx.tui.deployment import core
 
 # styles of the memory parts (16-colour names: no truecolor assumed)
@@ -203,17 +204,17 @@ class MemoryPane(Vertical):
         for c in ("part", "per device", "of cap", "bar"):
             table.add_column(c, key=c)
         for row in core.memory_rows(r, bar_w):
-            table.add_row(row.label, row.bytes and core.fmt_b(row.bytes) or "0 B", f"{row.share * 100:.1f}%",
+            table.add_row(row.label, row.bytes and fmt.nbytes(row.bytes) or "0 B", f"{row.share * 100:.1f}%",
                           Text(row.bar, style=PART_STYLE[row.key]), key=row.key)
         total = core.mem_total(r)
-        table.add_row(Text("total", style="bold"), Text(core.fmt_b(total), style="bold"),
+        table.add_row(Text("total", style="bold"), Text(fmt.nbytes(total), style="bold"),
                       Text(f"{total / r.capacity * 100:.1f}%", style="bold" if r.fits else "bold red"),
                       "", key="total")
-        table.add_row("capacity", core.fmt_b(r.capacity), "100.0%", "", key="capacity")
+        table.add_row("capacity", fmt.nbytes(r.capacity), "100.0%", "", key="capacity")
         fit = Text("fits", style="green") if r.fits else Text("DOES NOT FIT", style="bold red")
         cap = Text(f"memory per device, {r.parallelism.label()} on {r.devices} device"
                    f"{'s' if r.devices != 1 else ''}: ")
-        cap.append(f"{core.fmt_b(total)} of {core.fmt_b(r.capacity)} ")
+        cap.append(f"{fmt.nbytes(total)} of {fmt.nbytes(r.capacity)} ")
         cap.append_text(fit)
         self.query_one("#memory-caption", Static).update(cap)
         bar = Text()
@@ -269,8 +270,8 @@ class StagesPane(Vertical):
             table.add_row(*row[:3], Text(bound, style=style), *row[4:], key=row[0])
         _keep_cursor(table, key)
         self.query_one("#stages-caption", Static).update(
-            f"[b]{core.fmt_ns(r.latency_ns)}[/b] = attention {core.fmt_ns(r.attention_ns)} + "
-            f"FFN {core.fmt_ns(r.ffn_ns)}; {r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s")
+            f"[b]{fmt.ns(r.latency_ns)}[/b] = attention {fmt.ns(r.attention_ns)} + "
+            f"FFN {fmt.ns(r.ffn_ns)}; {r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s")
         self._formula()
 
     def _formula(self) -> None:
