@@ -7,6 +7,7 @@ import glob
 import itertools
 import json
 import math
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -216,7 +217,9 @@ def test_vectorized_equals_scalar(path):
         pytest.skip(f"does not parse yet: {err}")
     kernel = module.kernel(None)
     profile = load_profile("sip" if "sip" in Path(path).stem else "h200_sxm")
-    rng = np.random.default_rng(abs(hash(Path(path).stem)) % 2**32)
+    # A fixed seed per kernel, independent of PYTHONHASHSEED (str hash() is salted per
+    # process, so the old hash()-derived seed drew different samples on every CI run).
+    rng = np.random.default_rng(zlib.crc32(Path(path).stem.encode()))
     sweeps = {}
     for prm in kernel.params:
         if prm.domain is not None:
