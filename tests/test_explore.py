@@ -255,6 +255,34 @@ def test_vectorized_equals_scalar(path):
     assert not mismatches, mismatches[:3]
 
 
+def test_vectorized_equals_scalar_flash_prefill_edges():
+    """The corners of flash_prefill the random sample above may miss, every one checked:
+    the shortest sequence (S = 512) where query block pm = 0 runs a zero-trip stage 1
+    (0 * BLOCK_M / BLOCK_N = 0 blocks), stage 2's end clipped by min(..., cdiv(S, BLOCK_N)),
+    BLOCK_N both below and above BLOCK_M, every pipeline depth (STAGES 1..4, so the spill
+    and stage-buffer terms vary), and both warp counts and head sizes:
+    2 BLOCK_M x 3 BLOCK_N x 4 STAGES x 2 WARPS x 2 D = 96 configurations, B = 1, H = 8."""
+    from tfx.analysis.analyze import analyze
+    module = parse_file(ROOT / "kernels/flash_prefill.tile")
+    kernel = module.kernel(None)
+    profile = load_profile("h200_sxm")
+    sweeps = {"B": [1], "H": [8], "S": [512], "D": [64, 128], "BLOCK_M": [64, 128],
+              "BLOCK_N": [32, 64, 128], "WARPS": [4, 8], "STAGES": [1, 2, 3, 4]}
+    r = explore(module, kernel, profile, sweeps=sweeps, keep_metrics=True, chunk_size=7)
+    assert r.configs == 2 * 3 * 4 * 2 * 2 == 96
+    mismatches = []
+    for i in range(r.configs):
+        params, _ = r.space.decode(i)
+        a = analyze(module, kernel, profile, params=params, check=False)
+        if not _close(a.metrics["performance.predicted_ns"], r.columns["time"][i]):
+            mismatches.append((params, "time", a.metrics["performance.predicted_ns"], r.columns["time"][i]))
+        for k, v in a.metrics.items():
+            col = r.columns.get(f"metric:{k}")
+            if col is not None and not _close(v, col[i]):
+                mismatches.append((params, k, v, col[i]))
+    assert not mismatches, mismatches[:3]
+
+
 def test_chunking_does_not_change_results():
     m = parse_file(ROOT / "kernels/gemm.tile")
     p = load_profile("h200_sxm")
