@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from tfx.errors import TfxError
+from tfx.hw.attainable import dram_level
 from tfx.bundled import bundled_dir
 
 GEMM_CANDIDATES_GPU = (  # (BM, BN, BK, WARPS, STAGES)
@@ -223,7 +224,7 @@ class KernelPricer:
         flops = 2 * 2 * b * h * s * s * d / 2            # QK^T and PV, causal half
         bytes_ = 4 * b * h * s * d * 2                    # Q, K, V read, O written, bf16
         peak = self.profile.peak_flops_per_s("tensor", "bf16") / 1e9
-        bw = self.profile.memory_bandwidth(_dram(self.profile), aggregate=True) / 1e9
+        bw = self.profile.memory_bandwidth(dram_level(self.profile), aggregate=True) / 1e9
         c, m = flops / peak, bytes_ / bw
         return KernelCost("roofline formula", max(c, m), c, m, 1, "no tiled prefill kernel",
                           f"B={b} H={h} S={s} D={d}")
@@ -260,24 +261,11 @@ class KernelPricer:
             lambda c: f"BLOCK_M={c['BLOCK_M']} WARPS={c['WARPS']}"))
 
     def _bw_formula(self, label: str, nbytes: float, params: str) -> KernelCost:
-        level = _dram(self.profile)
+        level = dram_level(self.profile)
         bw = self.profile.memory_bandwidth(level, aggregate=True) / 1e9
         lat = float(self.profile.get(f"memory.{level}.latency", 0.0) or 0.0)
         m = nbytes / bw
         return KernelCost(label, m + lat, 0.0, m, 1, f"bytes / bw + latency ({lat:g} ns)", params)
-
-
-def _dram(profile) -> str:
-    levels = profile.memory_levels()
-    cached = next((l.caches for l in levels.values() if l.caches), None)
-    if cached:
-        return cached
-    for name in ("gmem", "hbm"):
-        try:
-            return profile.memory_level(name).name
-        except TfxError:
-            continue
-    raise TfxError(f"profile {profile.name} has no device memory level")
 
 
 _PRICERS: dict[tuple, KernelPricer] = {}
