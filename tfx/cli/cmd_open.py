@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfx.cli.common import parse_assignments, parse_int_assignments
+from tfx.cli.common import check_set_domains, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 from tfx.bundled import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
 
@@ -58,6 +58,9 @@ def run(args) -> int:
     if not Path(path).is_file():
         raise TfxError("no such file", where=path)
     params = parse_int_assignments(args.assignments, "--set")
+    if params:                       # refused here, as analyze refuses it, before the screen starts
+        from tfx.lang import parse_file
+        check_set_domains(parse_file(path), args.kernel, params)
     knobs = parse_assignments(args.knobs, "--knob")
     measured = None
     if args.measured:                # read (and refused at file:line:col) before the screen starts

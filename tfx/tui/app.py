@@ -629,8 +629,27 @@ class TfxApp(ExplorerApp):
         except ValueError:
             self.notify(f"parameter {name}={text}: expected an integer", severity="error")
             return None
+        problem = self._domain_problem(name, value)
+        if problem:      # as ``--set`` refuses it; the previous value and every other edit stay
+            self.notify(problem, severity="error")
+            return None
         self.params[name] = value
         return self.submit()
+
+    def _domain_problem(self, name: str, value: int) -> str | None:
+        """Why ``value`` is outside parameter ``name``'s declared domain (None when it is
+        not), judged under the other parameters of the last good analysis."""
+        from tfx.ir.bind import domain_problem
+        a = self.analysis
+        if a is None:
+            return None
+        return domain_problem(a.kernel, name, value, {**a.params, name: value})
+
+    def _domain_hint(self, name: str) -> str:
+        from tfx.ir.bind import domain_text
+        a = self.analysis
+        text = domain_text(a.kernel, name, a.params) if a is not None else None
+        return f"declared domain {text}" if text else ""
 
     def prompt_param(self, name: str) -> None:
         from tfx.tui.screens import PromptScreen
@@ -639,7 +658,7 @@ class TfxApp(ExplorerApp):
         def done(value: str | None) -> None:
             if value:
                 self.set_param(name, value)
-        self.push_screen(PromptScreen(f"parameter {name} (now {cur})", str(cur)), done)
+        self.push_screen(PromptScreen(f"parameter {name} (now {cur})", str(cur), self._domain_hint(name)), done)
 
     def switch_profile(self, name: str) -> None:
         """Rerun on another profile, keeping each knob the new profile has (a knob it

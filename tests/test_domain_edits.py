@@ -1,0 +1,50 @@
+"""Declared parameter domains are enforced on every surface a person types a value into
+(issue 13 item 16): ``tfx open --set`` and the explorer's parameter edit dialog refuse a
+value outside the domain with the same line ``tfx analyze --set`` prints."""
+
+from __future__ import annotations
+
+from tests.test_tui_support import GEMM, make_app, run
+from tfx.cli.main import main
+
+# kernels/gemm.tile declares ``param BM = 128 in {16, 32, 64, 128, 256}`` and
+# ``param STAGES = 3 in 1..6``: 100 is not a member of BM's set, 2 lies in STAGES' range.
+BM_REFUSAL = "BM=100 is outside its declared domain {16, 32, 64, 128, 256}"
+
+
+def test_open_set_outside_the_domain_is_one_line_and_exit_2(capsys):
+    rc = main(["open", GEMM, "--hw", "h200_sxm", "--set", "BM=100"])
+    _, err = capsys.readouterr()
+    assert rc == 2
+    assert err.strip().splitlines() == [f"--set BM: error: {BM_REFUSAL}"]
+
+
+def test_edit_dialog_shows_the_domain_and_refuses_outside_it():
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")                          # roofline tab, parameters table
+            await pilot.pause()
+            table = app.query_one("#params-table")
+            rows = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+            async def edit(name: str, text: str) -> list[str]:
+                table.focus()
+                table.move_cursor(row=rows.index(name))
+                await pilot.press("enter")
+                await pilot.pause()
+                labels = [str(w.render()) for w in app.screen.query("Label")]
+                await pilot.press(*text, "enter")
+                await pilot.pause()
+                return labels
+
+            labels = await edit("STAGES", "2")
+            assert "declared domain 1..6" in labels
+            assert app.params == {"STAGES": 2}
+            labels = await edit("BM", "100")
+            assert "declared domain {16, 32, 64, 128, 256}" in labels
+            assert any(n.message == BM_REFUSAL and n.severity == "error" for n in app._notifications)
+            assert app.params == {"STAGES": 2}              # BM keeps 128, STAGES keeps its edit
+            assert app.analysis.params["BM"] == 128
+            assert app.analysis.params["STAGES"] == 2
+    run(go())
