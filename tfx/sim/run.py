@@ -10,7 +10,7 @@ from tfx.analysis.performance import unit_mesh
 from tfx.errors import TfxError
 from tfx.sim.event_loop import run as run_batch
 from tfx.sim.program import compile_stream
-from tfx.sim.lower import ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns, split_captures
+from tfx.sim.lower import COPY, ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns, split_captures
 from tfx.sim.result import LaunchSim, SimResult, Timeline
 
 
@@ -99,7 +99,8 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
                         positions=positions, record=events, shared_dram=shared, offset=t0)
             scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: run_batch(
                 lw, _program(lw, unit_node, cap), units=units, slots=resident,
-                positions=positions, record=False, shared_dram=shared).makespan)
+                positions=positions, record=False, shared_dram=shared).makespan,
+                positions / units, units if shared else 1)
             # one shared DRAM server at the device's bandwidth: a transfer took bytes / device
             # bandwidth, and a unit's share of that server (the representative mode's copy
             # work) is units times as long
@@ -122,7 +123,7 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
                             positions=r, record=events, offset=t)
                 scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap, lw=lw, r=r: run_batch(
                     lw, _program(lw, unit_node, cap), units=1, slots=r, positions=r,
-                    record=False).makespan)
+                    record=False).makespan, r)
                 ls.add_batch(name, b, count, span, t, scale, exact, r)
                 all_events.extend(b.events)
                 n_events += b.tasks + b.dispatches
@@ -146,7 +147,17 @@ def _program(lw, unit_node, cap):
     return compile_stream(lw, lw.stream(unit_node, cap))
 
 
-def _extrapolated(lw, unit_node, tiles, b, rerun):
+def busy_floor_ns(work_per_position, positions_per_unit: float, copy_share: float = 1) -> int:
+    """The shortest makespan a unit's whole stream allows: each engine serves its commands
+    one at a time, so a batch lasts at least its busiest engine's work (``copy_share`` as in
+    LaunchSim.add_batch). Extrapolated makespans are floored here, so a reported
+    efficiency (busy / makespan) never exceeds 100%."""
+    busiest = max(w * positions_per_unit * (copy_share if i == COPY else 1)
+                  for i, w in enumerate(work_per_position))
+    return int(math.ceil(busiest))
+
+
+def _extrapolated(lw, unit_node, tiles, b, rerun, positions_per_unit=1, copy_share=1):
     """(work scale, makespan, exact) of a batch simulated with every loop capped at ``tiles`` trips.
 
     Linear in the bottleneck work W: a second run at half the cap gives the slope,
@@ -166,11 +177,14 @@ def _extrapolated(lw, unit_node, tiles, b, rerun):
     half = max(tiles // 2, 1)
     w_half = max(_totals(lw, unit_node, half)[0])
     scale = full / w_cap
+    floor = busy_floor_ns(per_full, positions_per_unit, copy_share)
     if w_half >= w_cap:
-        return scale, _extrapolate(b.makespan, scale), exact
+        return scale, max(_extrapolate(b.makespan, scale), floor), exact
     t_half = rerun(half)
     slope = (b.makespan - t_half) / (w_cap - w_half)
-    return scale, int(math.ceil(b.makespan + (full - w_cap) * max(slope, 0))), exact
+    # the slope of the short runs can undershoot (their pipeline fill is a larger share):
+    # never below the busiest engine's uncapped work
+    return scale, max(int(math.ceil(b.makespan + (full - w_cap) * max(slope, 0))), floor), exact
 
 
 def _totals(lw, unit_node, cap):
