@@ -379,6 +379,18 @@ class Verifier:
         scope.names[op.result] = _Symbol("value", ty, op.loc, reassignable=bool(existing and existing.reassignable))
         self.info.result_types[id(op)] = ty
 
+    def _elementwise_operands(self, code: str, tys, loc) -> TileType:
+        """The tile type of an elementwise op's operands: at least one tile; two tiles agree in dtype and rank."""
+        tiles = [t for t in tys if t is not None]
+        if not tiles:
+            raise self.error(f"{code} needs at least one tile operand", loc)
+        if len(tiles) == 2:
+            if tiles[0].dtype != tiles[1].dtype:
+                raise self.error(f"{code} operand dtypes differ: {tiles[0].dtype} and {tiles[1].dtype}", loc)
+            if len(tiles[0].shape) != len(tiles[1].shape):
+                raise self.error(f"{code} operand ranks differ: {tiles[0]} and {tiles[1]}; broadcast first", loc)
+        return tiles[0]
+
     def op(self, op: Op, scope: _Scope) -> None:
         loc = op.loc
         tys = tuple(self.operand_type(o, scope, loc) for o in op.operands)
@@ -438,25 +450,10 @@ class Verifier:
                 raise self.error(f"{code} needs a floating-point tile, found {tys[0].dtype}", loc)
             ty = tys[0]
         elif code in opcat.BINARY:
-            tiles = [t for t in tys if t is not None]
-            if not tiles:
-                raise self.error(f"{code} needs at least one tile operand", loc)
-            if len(tiles) == 2:
-                if tiles[0].dtype != tiles[1].dtype:
-                    raise self.error(f"{code} operand dtypes differ: {tiles[0].dtype} and {tiles[1].dtype}", loc)
-                if len(tiles[0].shape) != len(tiles[1].shape):
-                    raise self.error(f"{code} operand ranks differ: {tiles[0]} and {tiles[1]}; broadcast first", loc)
-            ty = tiles[0]
+            ty = self._elementwise_operands(code, tys, loc)
         elif code in opcat.COMPARE:
-            tiles = [t for t in tys if t is not None]
-            if not tiles:
-                raise self.error(f"{code} needs at least one tile operand", loc)
-            if len(tiles) == 2:
-                if tiles[0].dtype != tiles[1].dtype:
-                    raise self.error(f"{code} operand dtypes differ: {tiles[0].dtype} and {tiles[1].dtype}", loc)
-                if len(tiles[0].shape) != len(tiles[1].shape):
-                    raise self.error(f"{code} operand ranks differ: {tiles[0]} and {tiles[1]}; broadcast first", loc)
-            ty = tiles[0].with_dtype(DType.BOOL)
+            # A comparison checks its operands as an elementwise binary op does, and yields bool.
+            ty = self._elementwise_operands(code, tys, loc).with_dtype(DType.BOOL)
         elif code in opcat.SELECT:
             cond, *branches = tys
             if cond is None or cond.dtype != DType.BOOL:
