@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tfx.analysis.measured import spearman  # noqa: E402
 from tfx.hw import load_profile  # noqa: E402
 
 MEASURED = ROOT / "calibration" / "h200" / "measured"
@@ -46,28 +47,6 @@ def dram_latency_range():
     unloaded = min(float(r["ns_per_step"]) for r in rows if r["load"] == "none")
     saturated = max(float(r["ns_per_step"]) for r in rows)
     return unloaded, saturated
-
-
-def ranks(xs):
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    out = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = (i + j) / 2
-        i = j + 1
-    return out
-
-
-def spearman(xs, ys):
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    var = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-    return cov / var if var else 0.0
 
 
 def main():
