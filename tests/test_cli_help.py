@@ -31,3 +31,18 @@ def test_unknown_command_is_one_line_exit_2():
     out = subprocess.run([sys.executable, "-m", "tfx.cli.main", "bogus"], capture_output=True, text=True)
     assert out.returncode == 2
     assert "invalid choice: 'bogus'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_scalar_analysis_and_simulation_import_no_numpy():
+    """One configuration is analysed with Python ints and Fractions: `tfx analyze` and
+    `tfx simulate --json` of gemm never import numpy (tfx.arrays answers "is this an
+    array?" without it; issue 14 item 10). A sweep imports it."""
+    code = ("import sys, io, contextlib\nfrom tfx.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    a = main(['analyze', 'kernels/gemm.tile', '--hw', 'h200_sxm'])\n"
+            "    s = main(['simulate', 'kernels/gemm.tile', '--hw', 'h200_sxm', '--json', '--no-events'])\n"
+            "print(a, s, 'numpy' in sys.modules)\n"
+            "from tfx.arrays import is_array\nimport numpy\nprint(is_array(1, numpy.zeros(2)), is_array(1, 2.0))")
+    root = __import__("pathlib").Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    assert out.stdout.splitlines()[-2:] == ["0 0 False", "True False"]

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from tfx.analysis.numbers import is_array, where
 
 
@@ -44,7 +42,12 @@ def contiguous_runs(window, dims, env) -> Any:
     for s in sizes[:-1]:
         prefix.append(prefix[-1] * s)
     for i in range(len(sizes) - 1, -1, -1):
-        here = later_whole if i == 0 else np.logical_and(later_whole, np.logical_not(whole[i]))
+        if is_array(later_whole, whole[i]):
+            import numpy as np
+            here = later_whole if i == 0 else np.logical_and(later_whole, np.logical_not(whole[i]))
+            later_whole = np.logical_and(later_whole, whole[i])
+        else:
+            here = later_whole if i == 0 else (later_whole and not whole[i])
+            later_whole = later_whole and whole[i]
         runs = runs + where(here, prefix[i], 0) if is_array(here, prefix[i]) else runs + (prefix[i] if here else 0)
-        later_whole = np.logical_and(later_whole, whole[i])
     return runs if is_array(runs) else max(int(runs), 1)

@@ -13,8 +13,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
+from tfx.arrays import is_array, loaded_numpy
 from tfx.ir.expr import cdiv, emax, emin, where  # re-exported helpers
 
 __all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "decimal_value", "ns_at_rate", "cdiv", "emin", "emax", "where",
@@ -23,13 +22,10 @@ __all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "decimal_value
 Number = Any  # int | Fraction | float | np.ndarray
 
 
-def is_array(*xs) -> bool:
-    return any(isinstance(x, np.ndarray) for x in xs)
-
-
 def ratio(a: Number, b: Number) -> Number:
     """a / b, exactly for scalars (an int when it divides), elementwise for arrays."""
     if is_array(a, b):
+        import numpy as np
         return np.asarray(a, dtype=np.float64) / np.maximum(np.asarray(b, dtype=np.float64), 1e-300)
     if isinstance(a, float) or isinstance(b, float):
         return a / b
@@ -46,6 +42,7 @@ def nbytes(bits_per_element: int, elements: Number) -> Number:
     is converted exactly, without rounding: it is an average over executions.
     """
     if is_array(elements):
+        import numpy as np
         return np.ceil(np.asarray(elements, dtype=np.float64) * bits_per_element / 8)
     if isinstance(elements, int):
         return -(-(elements * bits_per_element) // 8)
@@ -84,6 +81,7 @@ def ns_at_rate(amount: Number, per_second: Number) -> Number:
 def ceil_int(x: Number) -> Number:
     """Integer ceiling (for times in ns)."""
     if is_array(x):
+        import numpy as np
         return np.ceil(x)
     if isinstance(x, int):
         return x
@@ -92,13 +90,15 @@ def ceil_int(x: Number) -> Number:
 
 def to_plain(x: Number) -> Any:
     """JSON-friendly: ints stay ints, integral Fractions become ints, others floats."""
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        v = float(x)
-        return int(v) if v.is_integer() and abs(v) < 2**53 else v
+    np = loaded_numpy()           # (no numpy value exists before numpy is imported)
+    if np is not None:
+        if isinstance(x, np.ndarray):
+            return x.tolist()
+        if isinstance(x, (np.integer,)):
+            return int(x)
+        if isinstance(x, (np.floating,)):
+            v = float(x)
+            return int(v) if v.is_integer() and abs(v) < 2**53 else v
     if isinstance(x, Fraction):
         return x.numerator if x.denominator == 1 else float(x)
     if isinstance(x, float) and x.is_integer() and abs(x) < 2**53:
@@ -158,6 +158,7 @@ def floor_sum(n, m, a, b):
             if y_max < m:
                 return ans
             n, b, m, a = y_max // m, y_max % m, a, m
+    import numpy as np
     n, m, a, b = (np.array(x, dtype=np.int64) for x in np.broadcast_arrays(n, m, a, b))
     ans = np.zeros_like(n)
     a2 = a % m

@@ -35,8 +35,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-import numpy as np
-
+from tfx.arrays import is_integer
 from tfx.errors import TfxError
 
 #: Limits in the order ties are named; a limiter code from ``blocks_per_sm_array``
@@ -79,7 +78,7 @@ class OccupancyLimits:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            if not is_integer(value):
                 raise TfxError(f"occupancy limit {f.name} must be an integer, got {value!r}")
             # Only the reserved shared memory may be zero (GPUs before sm_80 reserve none).
             lowest = 0 if f.name == "reserved_smem_per_block" else 1
@@ -130,7 +129,7 @@ class Resources:
         for name, lowest in (("threads", 1), ("regs_per_thread", 0), ("smem_dynamic", 0),
                              ("smem_static", 0), ("local_bytes", 0)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            if not is_integer(value):
                 raise TfxError(f"{name} must be an integer, got {value!r}")
             if value < lowest:
                 raise TfxError(f"{name} must be >= {lowest}, got {value}")
@@ -481,7 +480,7 @@ def compute_occupancy(limits: OccupancyLimits, resources: Resources,
     """CTAs per SM for ``resources`` on ``limits``, exactly as
     ``cudaOccupancyMaxActiveBlocksPerMultiprocessor`` counts them, with the limiter,
     what each limit needs for one more CTA and, for an unmet ``hint``, the budget."""
-    if hint is not None and (isinstance(hint, bool) or not isinstance(hint, (int, np.integer))
+    if hint is not None and (not is_integer(hint)
                              or hint < 1):
         raise TfxError(f"occupancy hint must be a whole number >= 1, got {hint!r}")
     res = resources
@@ -518,6 +517,7 @@ def blocks_per_sm_array(limits: OccupancyLimits, threads: Any, regs: Any,
                         smem_dynamic: Any, smem_static: Any = 0) -> tuple[np.ndarray, np.ndarray]:
     """``compute_occupancy`` over arrays (broadcast together): returns CTAs per SM (int64)
     and limiter codes (int8, indexes ``LIMITER_NAMES``), equal elementwise to the scalar path."""
+    import numpy as np
     t, r, sd, ss = np.broadcast_arrays(*(np.asarray(a) for a in (threads, regs, smem_dynamic, smem_static)))
     arrays = {}
     for name, a in (("threads", t), ("regs", r), ("smem_dynamic", sd), ("smem_static", ss)):

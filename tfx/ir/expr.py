@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import numpy as np
-
+from tfx.arrays import is_array as _is_array
 from tfx.errors import SourceLocation, TfxError
 
 
@@ -62,12 +61,9 @@ class Name(Expr):
 BINARY_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}
 
 
-def _is_array(*values) -> bool:
-    return any(isinstance(v, np.ndarray) for v in values)
-
-
 def floordiv(a, b):
     if _is_array(b):
+        import numpy as np
         return a // np.maximum(b, 1)
     if b == 0:
         raise TfxError("division by zero in an index expression")
@@ -80,16 +76,23 @@ def cdiv(a, b):
 
 
 def emin(a, b):
-    return np.minimum(a, b) if _is_array(a, b) else min(a, b)
+    if _is_array(a, b):
+        import numpy as np
+        return np.minimum(a, b)
+    return min(a, b)
 
 
 def emax(a, b):
-    return np.maximum(a, b) if _is_array(a, b) else max(a, b)
+    if _is_array(a, b):
+        import numpy as np
+        return np.maximum(a, b)
+    return max(a, b)
 
 
 def where(cond, a, b):
     """``a if cond else b``, elementwise for arrays."""
     if _is_array(cond, a, b):
+        import numpy as np
         return np.where(cond, a, b)
     return a if cond else b
 
@@ -165,12 +168,13 @@ class Call(Expr):
         if self.func == "log2":
             v = vals[0]
             if _is_array(v):
+                import numpy as np
                 return np.floor(np.log2(np.maximum(v, 1))).astype(np.int64)
             return max(int(v), 1).bit_length() - 1
         if self.func == "pow2":
             v = vals[0]
             # Results must fit the int64 that sweeps evaluate in; numpy refuses negative powers.
-            bad = np.any((v < 0) | (v > 62)) if _is_array(v) else not 0 <= v <= 62
+            bad = bool(((v < 0) | (v > 62)).any()) if _is_array(v) else not 0 <= v <= 62
             if bad:
                 shown = v if not _is_array(v) else "a value"
                 raise TfxError(f"pow2 of {shown}: the exponent must be in 0..62", where=self.loc)
@@ -275,7 +279,7 @@ def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=Non
     def need(cond) -> bool:
         """True when the form may be used: cond holds, everywhere or (with a mask) recorded."""
         if _is_array(cond):
-            if bool(np.all(cond)):
+            if bool(cond.all()):
                 return True
             if mask is None:
                 return False
@@ -341,6 +345,7 @@ def linear_coefficients(e: Expr, var: str, env: Mapping[str, Any], var_range=Non
         if _is_array(left_wins, right_wins):
             if not need(left_wins | right_wins):
                 return None
+            import numpy as np
             return np.where(left_wins, l[0], r[0]), np.where(left_wins, l[1], r[1])
         if left_wins:
             return l

@@ -14,8 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import numpy as np
-
+from tfx.arrays import is_array
 from tfx.errors import SourceLocation, TfxError
 
 CONSTANTS = {
@@ -82,7 +81,7 @@ class Ref(ScalarExpr):
     def evaluate(self, env):
         if self.name in env:
             v = env[self.name]
-            return v.astype(np.float64) if isinstance(v, np.ndarray) else float(v)
+            return v.astype(float) if is_array(v) else float(v)
         if self.name in CONSTANTS:
             return CONSTANTS[self.name]
         raise TfxError(f"unknown name {self.name!r} in a scalar operand", where=self.loc)
@@ -118,7 +117,7 @@ class Bin(ScalarExpr):
             return a - b
         if self.op == "*":
             return a * b
-        if np.any(np.asarray(b) == 0):
+        if ((b == 0).any() if is_array(b) else b == 0):
             raise TfxError(f"division by zero in the scalar operand {to_text(self)}", where=self.loc)
         return a / b
 
@@ -136,6 +135,7 @@ class Func(ScalarExpr):
         return out
 
     def evaluate(self, env):
+        import numpy as np        # (only kernels with scalar functions: their results are numpy's)
         vals = [a.evaluate(env) for a in self.args]
         x = vals[0]
 
@@ -167,7 +167,7 @@ class Func(ScalarExpr):
 
 
 def _show(x) -> str:
-    return "a value" if isinstance(x, np.ndarray) else repr(float(x))
+    return "a value" if is_array(x) else repr(float(x))
 
 
 def to_text(e: ScalarExpr, parent_prec: int = 0, right: bool = False) -> str:
