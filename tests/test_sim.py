@@ -351,6 +351,24 @@ def test_cli_json(capsys):
     assert "events" not in d and d["event_count"] == 18
 
 
+def test_cli_json_events_streamed_one_per_line(capsys):
+    """--json writes the events as pre-encoded lines (SimResult.events_json_lines), one
+    object per line after the indented summary: the document reads back exactly as
+    to_json(), key order included, and an op label with a quote stays valid JSON."""
+    assert main(["simulate", TINY, "--hw", TINY_HW, "--json", "--knob", "dispatch.completion_latency=0"]) == 0
+    text = capsys.readouterr().out
+    r = run(TINY, TINY_HW, knobs=NO_RT)
+    d = json.loads(text)
+    assert d == json.loads(json.dumps(r.to_json())) and list(d) == list(r.to_json())
+    lines = text.splitlines()
+    start = lines.index('  "events": [')
+    assert lines[start + 1] == ('    {"engine":"dispatch","start":1000,"end":1010,"op":"%acc = zeros",'
+                                '"tile":0,"unit":0},')
+    assert len(lines) == start + 1 + 18 + 2          # 18 events, "  ]" and "}"
+    r.timeline.labels[0] = 'say "hi"'
+    assert json.loads(r.events_json_lines()[0])["op"] == 'say "hi"'
+
+
 def test_cli_text(capsys):
     assert main(["simulate", TINY, "--hw", TINY_HW, "--set", "TRIPS=4"]) == 0
     out = capsys.readouterr().out

@@ -61,7 +61,8 @@ def run(args) -> int:
     if args.trace:
         r.write_trace(args.trace)
     if args.json:
-        emit_json(r.to_json(events=not args.no_events))
+        emit_json(r.to_json(events=False),
+                  last_array=None if args.no_events else ("events", r.events_json_lines()))
         return 0
     print_text(r, trace=args.trace)
     return 0
