@@ -28,11 +28,13 @@ def comparison_lines(r) -> list[str]:
            f"roofline {fmt.ns(ideal)} (bound by {m.get('roofline.bound_by', '?')})"]
     if ideal:
         out.append(f"vs roofline: simulated {fmt.times(sim / ideal)}, predicted {fmt.times(pred / ideal)}")
-    if pred and sim != pred:
-        stalls = {k: v for k, v in r.stalls.items() if v}
-        why = (f"the simulator's {max(stalls, key=stalls.get)} stalls ({fmt.ns(max(stalls.values()))} "
-               f"summed over engines) are events the closed form averages"
-               if stalls else "the event order the closed form averages")
+    gap = r.comparison()
+    if gap["gap_ns"]:
+        kinds = gap["gap_stalls"]
+        why = ("stalls the closed form averages: "
+               + ", ".join(f"{k['kind']} {fmt.ratio_pct(k['share'])} ({fmt.ns(k['ns'])})" for k in kinds)
+               + f" of {fmt.ns(sum(k['ns'] for k in kinds))} summed over engines"
+               if kinds else "the event order the closed form averages")
         out.append(f"gap: simulated {'+' if sim > pred else '-'}{fmt.ns(abs(sim - pred))} "
                    f"({fmt.times(sim / pred)} the prediction): {why}")
     return out

@@ -193,9 +193,13 @@ class SimResult:
         return self.timeline.events
 
     def comparison(self) -> dict:
+        """The analysis' times beside the simulation's, and the gap to the prediction with
+        the stall kinds behind it (``gap_stalls``: every kind with stall time, its share;
+        empty when the simulation equals the prediction)."""
         m = self.analysis.metrics
         pred = _plain(m.get("performance.predicted_ns"))
         ideal = _plain(m.get("roofline.ideal_ns"))
+        gap = self.makespan_ns - pred if pred else None
         return {
             "predicted_ns": pred,
             "roofline_ideal_ns": ideal,
@@ -203,6 +207,9 @@ class SimResult:
             "analysis_bound_engine": m.get("performance.bound_engine"),
             "sim_over_predicted": self.makespan_ns / pred if pred else None,
             "sim_over_roofline": self.makespan_ns / ideal if ideal else None,
+            "gap_ns": gap,
+            "gap_stalls": [{"kind": k, "ns": ns, "share": share} for k, ns, share in stall_shares(self.stalls)]
+                          if gap else [],
         }
 
     # ------------------------------------------------------------ output
@@ -284,6 +291,17 @@ class SimResult:
         """The Chrome trace, written atomically; an unwritable path is a one-line TfxError."""
         from tfx.files import write_json_atomic
         write_json_atomic(path, self.chrome_trace(), what="the trace", indent=None)
+
+
+def stall_shares(stalls: dict) -> list[tuple[str, int, float]]:
+    """``[(kind, ns, share)]``: every stall kind with stall time, largest first (ties in
+    ``STALLS`` order), with its share of all the stall time. Stall time is summed over a
+    unit's engines and positions, so it is not the gap itself: the shares say which kinds
+    of waiting the simulator saw where the closed form assumes average overlap."""
+    total = sum(v for v in stalls.values() if v > 0)
+    rows = [(kind, ns, ns / total) for kind, ns in stalls.items() if ns > 0]
+    rows.sort(key=lambda row: -row[1])
+    return rows
 
 
 def _plain(v):
