@@ -33,10 +33,13 @@ Ties are named in the order of ``LIMITERS``; ``Occupancy.limiters`` lists them a
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfx.arrays import is_integer
 from tfx.errors import TfxError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Limits in the order ties are named; a limiter code from ``blocks_per_sm_array``
 #: indexes ``LIMITER_NAMES`` (which ends with "infeasible").

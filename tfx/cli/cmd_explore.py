@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
+from tfx.present import formatting as fmt
 from tfx.errors import TfxError
 
 
@@ -173,11 +174,6 @@ def _num(x):
     return int(x) if x.is_integer() else repr(x)
 
 
-def _fmt_ns(ns) -> str:
-    from tfx.present.formatting import ns as format_ns
-    return format_ns(ns)
-
-
 def _print_text(r) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -210,7 +206,7 @@ def _print_text(r) -> None:
         for i, e in enumerate(rows, 1):
             cells = [str(i), *(str(e["params"][n]) for n in r.space.names),
                      *(e["knobs"][p] for p in r.space.knob_paths),
-                     _fmt_ns(e["predicted_ns"]), f"{e['smem_per_cta']:,}", str(e["regs_per_thread"]),
+                     fmt.ns(e["predicted_ns"]), f"{e['smem_per_cta']:,}", str(e["regs_per_thread"]),
                      str(e["blocks_per_sm"])]
             if r.space.knob_paths:
                 cells.append(f"{e['cost']:g}")
@@ -241,7 +237,7 @@ def _print_text(r) -> None:
         s = r.sensitivity
         b = s["baseline"]
         where = ", ".join(f"{k}={v}" for k, v in b["params"].items())
-        t = Table(title=f"sensitivity around {where or 'the defaults'} ({_fmt_ns(b['predicted_ns'])}): "
+        t = Table(title=f"sensitivity around {where or 'the defaults'} ({fmt.ns(b['predicted_ns'])}): "
                         "each knob halved and doubled", title_justify="left")
         for c in ("rank", "knob", "value", "/2", "x2"):
             t.add_column(c, justify="right" if c not in ("knob",) else "left")

@@ -16,7 +16,7 @@ import sys
 from tfx.cli.common import emit_json, parse_assignments
 from tfx.errors import TfxError
 from tfx.hw import Fact, list_profiles, load_profile
-from tfx.hw.units import format_count, format_quantity
+from tfx.present import formatting as fmt
 
 # Table width when stdout is not a terminal (pipes, tests): wide enough that
 # sources are not wrapped into many short lines.
@@ -133,14 +133,7 @@ def _fact_cells(path: str, fact: Fact) -> tuple:
     if not fact.available:
         return (path, "unavailable", fact.unit or "", "", fact.unavailable)
     origin = fact.origin if fact.knob is None else f"{fact.origin} (knob)"
-    return (path, _format_value(fact), fact.unit, origin, fact.source)
-
-
-def _format_value(fact: Fact) -> str:
-    """Human units for quantities with prefixes; a plain number where the unit column says it all."""
-    if fact.unit in ("B", "B/s", "ns", "Hz", "flop/s"):
-        return format_quantity(fact.value, fact.unit)
-    return format_count(fact.value)
+    return (path, fmt.fact_value(fact), fact.unit, origin, fact.source)
 
 
 __all__ = ["register", "run"]

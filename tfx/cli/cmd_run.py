@@ -31,6 +31,7 @@ import numpy as np
 
 from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
+from tfx.present import formatting as fmt
 
 
 def register(subparsers: Any) -> None:
@@ -96,10 +97,6 @@ def _save(path: str, arrays: dict[str, np.ndarray]) -> None:
     np.savez(buf, **arrays)
     with atomic_open(path, what="the .npz", binary=True) as fh:
         fh.write(buf.getvalue())
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
 
 
 def _index(idx) -> str:
@@ -200,8 +197,8 @@ def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
         if a.size and a.dtype.kind == "f":
             finite = a[np.isfinite(a)]
             unwritten = int(np.isnan(a).sum())
-            stats = (f"  min {_fmt(float(finite.min()))}  max {_fmt(float(finite.max()))}  "
-                     f"mean {_fmt(float(finite.mean()))}" if finite.size else "")
+            stats = (f"  min {fmt.general(float(finite.min()))}  max {fmt.general(float(finite.max()))}  "
+                     f"mean {fmt.general(float(finite.mean()))}" if finite.size else "")
             if unwritten and t.role != "in":
                 stats += f"  {unwritten} never written (NaN)"
         elif a.size:
@@ -211,13 +208,13 @@ def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
         print(f"saved {len(result.arrays())} arrays to {args.out}")
     if against_label is None:
         return
-    print(f"against {against_label} (tolerance rtol {_fmt(checks[0].rtol) if checks else '-'} "
+    print(f"against {against_label} (tolerance rtol {fmt.general(checks[0].rtol) if checks else '-'} "
           "x (|want| + rms(want))):")
     for c in checks:
         verdict = "ok" if c.passed else "FAIL"
-        print(f"  {c.name:<10} max abs error {_fmt(c.max_abs)}  max rel error {_fmt(c.max_rel)}  {verdict}")
+        print(f"  {c.name:<10} max abs error {fmt.general(c.max_abs)}  max rel error {fmt.general(c.max_rel)}  {verdict}")
         if not c.passed:
-            print(f"    worst at {c.name}{_index(c.worst_index)}: got {_fmt(c.got)}, want {_fmt(c.want)} "
-                  f"(allowed error {_fmt(c.allowed)})")
+            print(f"    worst at {c.name}{_index(c.worst_index)}: got {fmt.general(c.got)}, want {fmt.general(c.want)} "
+                  f"(allowed error {fmt.general(c.allowed)})")
     n_ok = sum(c.passed for c in checks)
     print(f"{'pass' if n_ok == len(checks) else 'FAIL'}: {n_ok} of {len(checks)} outputs within tolerance")

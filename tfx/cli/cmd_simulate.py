@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
+from tfx.present import formatting as fmt
 
 
 def register(subparsers: Any) -> None:
@@ -83,11 +84,6 @@ def _run(args) -> int:
     return 0
 
 
-def _fmt(ns) -> str:
-    from tfx.present.formatting import ns as format_ns
-    return format_ns(ns)
-
-
 def print_text(r, trace=None, width: int = 72) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -103,23 +99,23 @@ def print_text(r, trace=None, width: int = 72) -> None:
     for line in comparison_lines(r):
         console.print("  " + line, markup=False)
     console.print(f"  efficiency    {r.pipeline_efficiency * 100:.1f}% (bottleneck {r.bottleneck_engine} "
-                  f"busy / makespan)   commands {r.commands:,}   dispatch {_fmt(r.dispatch_ns)}")
+                  f"busy / makespan)   commands {r.commands:,}   dispatch {fmt.ns(r.dispatch_ns)}")
     t = Table(box=None, pad_edge=False, show_edge=False)
     t.add_column("engine")
     t.add_column("busy", justify="right")
     t.add_column("util", justify="right")
     for name, e in r.engines.items():
         if e["busy_ns"]:
-            t.add_row(name, _fmt(e["busy_ns"]), f"{e['utilization'] * 100:.1f}%")
+            t.add_row(name, fmt.ns(e["busy_ns"]), f"{e['utilization'] * 100:.1f}%")
     console.print(t)
     st = r.stalls
-    console.print("  stalls        " + "   ".join(f"{k} {_fmt(v)}" for k, v in st.items()))
+    console.print("  stalls        " + "   ".join(f"{k} {fmt.ns(v)}" for k, v in st.items()))
     worst = r.stalls_by_op(4)
     if worst:
-        console.print("  waited most   " + "; ".join(f"{op} {_fmt(ns)} ({why})" for op, why, ns in worst))
+        console.print("  waited most   " + "; ".join(f"{op} {fmt.ns(ns)} ({why})" for op, why, ns in worst))
     for ls in r.launches:
         for b in ls.batches:
-            console.print(f"  {ls.scope}: {b.name} x{b.count}: {_fmt(b.makespan_ns)} "
+            console.print(f"  {ls.scope}: {b.name} x{b.count}: {fmt.ns(b.makespan_ns)} "
                           f"({b.commands} commands, {b.descriptors} DMA descriptors)")
     _gantt(console, r, width)
     if trace:
@@ -140,7 +136,7 @@ def _gantt(console, r, width: int) -> None:
     if end <= first:
         end = max(e[1] for e in evs)
     span = max(end - first, 1)
-    console.print(f"  first tiles, unit 0 ({_fmt(first)} .. {_fmt(end)}; digits = tile index mod 10):")
+    console.print(f"  first tiles, unit 0 ({fmt.ns(first)} .. {fmt.ns(end)}; digits = tile index mod 10):")
     for i, name in enumerate(tl.engines):
         row = [" "] * width
         used = False

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tfx.cli.common import float_arg, int_arg, parse_assignments
-from tfx.present import formatting as fmt
 from tfx.model.system import (DEFAULT_RUNTIME, KERNELS, RUNTIMES, Parallelism, Workload, load_system,
                               runtime_kernels)
 
@@ -55,11 +54,3 @@ def system(args):
     return load_system(args.hw, knobs=parse_assignments(args.knob, "--knob"), bandwidth=args.bandwidth,
                        capacity=args.capacity * 1e9 if args.capacity else None,
                        launch_ns=args.launch_us * 1e3 if args.launch_us is not None else None)
-
-
-def fmt_ns(ns: float) -> str:
-    return fmt.ns(ns)
-
-
-def fmt_bytes(b: float) -> str:
-    return fmt.nbytes(b)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from tfx.cli.common import emit_json, read_text
-from tfx.cli.model_common import add_workload_args, fmt_ns
+from tfx.cli.model_common import add_workload_args
+from tfx.present import formatting as fmt
 from tfx.errors import TfxError
 from tfx.model.compare import compare_results
 from tfx.model.latency import latency
@@ -52,7 +53,7 @@ def run(args) -> int:
     for row in table["rows"]:
         cells = []
         for v, best in zip(row["values"], row["best"]):
-            text = "-" if v is None else (fmt_ns(v) if row["unit"] == "ns" else f"{v:,.4g}")
+            text = fmt.row_value(v, row["unit"])
             cells.append(f" {(text + (' *' if best else '  ')):>{w}}")
         print(f"  {row['name']:<24}" + "".join(cells))
     print("  * best in the row")

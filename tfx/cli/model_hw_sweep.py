@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json, int_arg
-from tfx.cli.model_common import add_workload_args, fmt_ns, system, workload
+from tfx.cli.model_common import add_workload_args, system, workload
+from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
 from tfx.model.search import DEFAULT_FACTORS, HW_KNOBS, hw_sweep
 
@@ -28,15 +29,15 @@ def run(args) -> int:
     print(f"{r.model} on {r.hw}: {r.configs} configurations x {r.evaluations // max(r.configs, 1)} hardware points "
           f"= {r.evaluations:,} evaluations in {r.seconds * 1e3:.0f} ms ({r.evals_per_s:,.0f}/s)")
     print(f"runtime {workload(args).runtime_description}")
-    print(f"baseline: {fmt_ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {r.baseline['devices']} devices")
+    print(f"baseline: {fmt.ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {r.baseline['devices']} devices")
     print("doubling one knob (fastest fitting configuration re-chosen):")
     for k in r.ranking:
-        print(f"  {k['knob']:<14} x{k['speedup']:.3f}  {fmt_ns(k['latency_ns'])}  {k['config']}")
+        print(f"  {k['knob']:<14} x{k['speedup']:.3f}  {fmt.ns(k['latency_ns'])}  {k['config']}")
     print("Pareto, latency vs cost proxy:")
     for p in r.pareto[:12]:
         f = " ".join(f"{k}={v:g}" for k, v in p["factors"].items())
-        print(f"  {fmt_ns(p['latency_ns']):>11}  cost {p['cost']:8.2f}  {p['config']} ({p['devices']} dev)  {f}")
+        print(f"  {fmt.ns(p['latency_ns']):>11}  cost {p['cost']:8.2f}  {p['config']} ({p['devices']} dev)  {f}")
     for c in r.check:
-        print(f"check: analytic {fmt_ns(c['analytic_ns'])} vs re-analysis {fmt_ns(c['reanalysis_ns'])} "
+        print(f"check: analytic {fmt.ns(c['analytic_ns'])} vs re-analysis {fmt.ns(c['reanalysis_ns'])} "
               f"({c['relative_error'] * 100:+.1f}%)")
     return 0

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json
-from tfx.cli.model_common import (add_parallel_args, add_workload_args, fmt_bytes, fmt_ns, parallelism,
-                                  system, workload)
+from tfx.cli.model_common import add_parallel_args, add_workload_args, parallelism, system, workload
 from tfx.errors import TfxError
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
+from tfx.present import formatting as fmt
 
 
 def register(subparsers) -> None:
@@ -43,18 +43,18 @@ def render(r) -> list[str]:
     out = [f"{r.model} on {r.hw}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
            f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
            f"runtime {wl.runtime_description}",
-           f"latency {fmt_ns(r.latency_ns)}  (attention {fmt_ns(r.attention_ns)}, ffn {fmt_ns(r.ffn_ns)}); "
+           f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "
            f"{r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
     out.append(f"  {'stage':<24} {'total':>11} {'compute':>11} {'memory':>11} {'comm':>11} {'launch':>10}  bound")
     for s in r.stages:
         if s.total_ns == 0:
             continue
-        out.append(f"  {s.name:<24} {fmt_ns(s.total_ns):>11} {fmt_ns(s.compute_ns):>11} {fmt_ns(s.memory_ns):>11} "
-                   f"{fmt_ns(s.comm_ns):>11} {fmt_ns(s.launch_ns):>10}  {s.bound}")
+        out.append(f"  {s.name:<24} {fmt.ns(s.total_ns):>11} {fmt.ns(s.compute_ns):>11} {fmt.ns(s.memory_ns):>11} "
+                   f"{fmt.ns(s.comm_ns):>11} {fmt.ns(s.launch_ns):>10}  {s.bound}")
     out.append("")
     m = r.memory
-    out.append("memory per device: " + ", ".join(f"{k} {fmt_bytes(v)}" for k, v in m.items())
-               + f"; total {fmt_bytes(sum(m.values()))} of {fmt_bytes(r.capacity)} "
+    out.append("memory per device: " + ", ".join(f"{k} {fmt.nbytes(v)}" for k, v in m.items())
+               + f"; total {fmt.nbytes(sum(m.values()))} of {fmt.nbytes(r.capacity)} "
                + ("(fits)" if r.fits else "(DOES NOT FIT)"))
     out.append("")
     out.append("formulas:")

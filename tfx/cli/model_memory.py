@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json
-from tfx.cli.model_common import add_parallel_args, add_workload_args, fmt_bytes, parallelism, system, workload
+from tfx.cli.model_common import add_parallel_args, add_workload_args, parallelism, system, workload
+from tfx.present import formatting as fmt
 from tfx.model.latency import memory
 from tfx.model.presets import load_model
 
@@ -21,6 +22,6 @@ def run(args) -> int:
         emit_json(m)
         return 0
     for k in ("weights", "kv_cache", "activations", "workspace", "total", "capacity"):
-        print(f"  {k:<12} {fmt_bytes(m[k]):>12}  ({m[k]:,.0f} B)")
+        print(f"  {k:<12} {fmt.nbytes(m[k]):>12}  ({m[k]:,.0f} B)")
     print(f"  {'fits':<12} {'yes' if m['fits'] else 'NO'}  on {m['devices']} device(s)")
     return 0

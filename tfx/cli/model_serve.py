@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json, float_arg, int_arg
-from tfx.cli.model_common import add_parallel_args, add_workload_args, fmt_ns, parallelism, system, workload
+from tfx.cli.model_common import add_parallel_args, add_workload_args, parallelism, system, workload
+from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
 from tfx.model.serve import MODES, RequestMix, serve, suggest
 
@@ -43,7 +44,7 @@ def _lines(r) -> list[str]:
                                                f"(chunk {r.chunk})" if r.mode == "chunked" else ""),
             f"  throughput {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU "
             f"({r.requests_per_s_per_gpu:,.3f} requests/s per GPU)",
-            f"  TTFT {fmt_ns(r.ttft_ns)}   TPOT {fmt_ns(r.tpot_ns)}   "
+            f"  TTFT {fmt.ns(r.ttft_ns)}   TPOT {fmt.ns(r.tpot_ns)}   "
             + ("fits" if r.fits else "DOES NOT FIT") + " in memory"]
 
 
@@ -62,8 +63,8 @@ def run(args) -> int:
         print("\n".join(_lines(s.best)))
         print("frontier (tokens/s per GPU vs TPOT):")
         for r in s.frontier:
-            print(f"  {r.output_tokens_per_s_per_gpu:>10,.1f} tok/s/GPU  TPOT {fmt_ns(r.tpot_ns):>10}  "
-                  f"TTFT {fmt_ns(r.ttft_ns):>10}  {r.mode} {r.parallelism} batch {r.batch}")
+            print(f"  {r.output_tokens_per_s_per_gpu:>10,.1f} tok/s/GPU  TPOT {fmt.ns(r.tpot_ns):>10}  "
+                  f"TTFT {fmt.ns(r.ttft_ns):>10}  {r.mode} {r.parallelism} batch {r.batch}")
         return 0
     par = parallelism(args)
     dpar = None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json, int_arg
-from tfx.cli.model_common import add_workload_args, fmt_bytes, fmt_ns, system, workload
+from tfx.cli.model_common import add_workload_args, system, workload
+from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
 from tfx.model.search import sensitivity, suggest
 from tfx.model.system import Parallelism
@@ -34,18 +35,18 @@ def run(args) -> int:
         emit_json(data)
         return 0
     print(f"{r.model} on {r.hw} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
-          f"evaluated, {r.fitting} fit {fmt_bytes(r.capacity)} per device, in {r.seconds * 1e3:.0f} ms")
+          f"evaluated, {r.fitting} fit {fmt.nbytes(r.capacity)} per device, in {r.seconds * 1e3:.0f} ms")
     print(f"runtime {workload(args).runtime_description}")
     if r.pruned:
         print("pruned: " + ", ".join(f"{k} ({v})" for k, v in r.pruned.items()))
     print(f"  {'configuration':<40} {'devices':>7} {'latency':>11} {'tok/s/dev':>10} {'memory':>11}")
     for c in r.pareto:
-        print(f"  {c.parallelism.label():<40} {c.devices:>7} {fmt_ns(c.latency_ns):>11} "
-              f"{c.tokens_per_s_per_device:>10.1f} {fmt_bytes(c.memory_bytes):>11}")
+        print(f"  {c.parallelism.label():<40} {c.devices:>7} {fmt.ns(c.latency_ns):>11} "
+              f"{c.tokens_per_s_per_device:>10.1f} {fmt.nbytes(c.memory_bytes):>11}")
     if sens:
         print(f"sensitivity from {sens['baseline']}:")
         for knob, rows in sens["knobs"].items():
-            cells = [f"{x['value']}: {fmt_ns(x['latency_ns'])}{'' if x['fits'] else ' (no fit)'}"
+            cells = [f"{x['value']}: {fmt.ns(x['latency_ns'])}{'' if x['fits'] else ' (no fit)'}"
                      for x in rows if x.get("meaningful")]
             print(f"  {knob}: " + "; ".join(cells))
     return 0

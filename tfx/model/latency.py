@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tfx.errors import TfxError
-from tfx.hw.units import format_bandwidth, format_bytes, format_time_ns
 from tfx.model.kernels import pricer_for, scale_time
 from tfx.model.loading import load_model
 from tfx.model.params import layer_matrix_params, param_counts
 from tfx.model.schema import ModelConfig, dtype_bytes
 from tfx.model.system import Parallelism, System, Workload, load_system, validate
+# formula text: times and sizes to three significant digits, bandwidths to four (4.82 ms)
+from tfx.present import formatting as fmt
 
 PLACE_CODE = {"auto": 0, "node": 1, "device": 1, "cross": 2, "cube": 3, "pe": 4}
 
@@ -138,19 +139,6 @@ def _price(fn, shapes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     comp = np.array([c.compute_ns for c in costs])[inv]
     mem = np.array([c.memory_ns for c in costs])[inv]
     return ns, comp, mem, costs, inv
-
-
-def _fmt_ns(ns: float) -> str:
-    """Times in formula text: three significant digits (``4.82 ms``)."""
-    return format_time_ns(float(ns), significant=3)
-
-
-def _fmt_b(b: float) -> str:
-    return format_bytes(float(b), significant=3)
-
-
-def _fmt_bw(bw: float) -> str:
-    return format_bandwidth(float(bw), significant=4)
 
 
 # --------------------------------------------------------------------------- #
@@ -376,12 +364,12 @@ class StageBuilder:
                     kg, kr, g, r3 = costs2[inv2[i]], costs3[inv3[i]], g[i], r3[i]
                     return (f"{label}: {times}split-K {split[i]} ({tiles[i]} output tiles of "
                             f"{SPLITK_TILE_N} x {SPLITK_TILE_M} < {sms} SMs, as cuBLAS): {kg.kernel}.tile "
-                            f"{kg.params} ({kg.config}) -> {_fmt_ns(g)} [compute {_fmt_ns(kg.compute_ns)}, "
-                            f"memory {_fmt_ns(kg.memory_ns)}, efficiency {kg.efficiency:.2f}]{scale} + reduce "
-                            f"{kr.kernel}.tile {kr.params} -> {_fmt_ns(r3)} = {_fmt_ns(body[i] * count[i])}")
-                return (f"{label}: {times}{k.kernel}.tile {k.params} ({k.config}) -> {_fmt_ns(k.ns)} body "
-                        f"[compute {_fmt_ns(k.compute_ns)}, memory {_fmt_ns(k.memory_ns)}, "
-                        f"efficiency {k.efficiency:.2f}]{scale} = {_fmt_ns(body[i] * count[i])}")
+                            f"{kg.params} ({kg.config}) -> {fmt.ns(g, 3)} [compute {fmt.ns(kg.compute_ns, 3)}, "
+                            f"memory {fmt.ns(kg.memory_ns, 3)}, efficiency {kg.efficiency:.2f}]{scale} + reduce "
+                            f"{kr.kernel}.tile {kr.params} -> {fmt.ns(r3, 3)} = {fmt.ns(body[i] * count[i], 3)}")
+                return (f"{label}: {times}{k.kernel}.tile {k.params} ({k.config}) -> {fmt.ns(k.ns, 3)} body "
+                        f"[compute {fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)}, "
+                        f"efficiency {k.efficiency:.2f}]{scale} = {fmt.ns(body[i] * count[i], 3)}")
             stages.append(VStage(name + tag, block, "kernel", layers, cc * count, mm * count, np.zeros(n),
                                  body * count, count * np.where(split > 0, 2.0, 1.0), fe))
             return
@@ -389,11 +377,11 @@ class StageBuilder:
             share = _arr(share, n)
             def f(i, name=name, share=share, costs=costs, inv=inv, rm=rm, body=body):
                 k = costs[inv[i]]
-                return (f"{label}: {k.kernel}.tile {k.params} ({k.config}) -> {_fmt_ns(k.ns)} body "
-                        f"[compute {_fmt_ns(k.compute_ns)}, memory {_fmt_ns(k.memory_ns)}, "
+                return (f"{label}: {k.kernel}.tile {k.params} ({k.config}) -> {fmt.ns(k.ns, 3)} body "
+                        f"[compute {fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)}, "
                         f"efficiency {k.efficiency:.2f}]" + (f" x dtype scale {rm[i]:.3g}" if abs(rm[i] - 1) > 1e-9 else "")
                         + (f"; share {share[i]:.3g} of the fused GEMM" if share[i] != 1 else "")
-                        + f" = {_fmt_ns(body[i] * share[i])}")
+                        + f" = {fmt.ns(body[i] * share[i], 3)}")
             stages.append(VStage(name + tag, block, "kernel", layers, cc * share, mm * share, np.zeros(n),
                                  body * share, _arr(1.0 if j == 0 else 0.0, n), f))
 
@@ -413,7 +401,7 @@ class StageBuilder:
         def f(i, costs=costs, inv=inv, body=body):
             k = costs[inv[i]]
             return (f"{what}: {k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''} "
-                    f"{k.params} ({k.config}) -> {_fmt_ns(body[i])} [memory {_fmt_ns(k.memory_ns * r)}, "
+                    f"{k.params} ({k.config}) -> {fmt.ns(body[i], 3)} [memory {fmt.ns(k.memory_ns * r, 3)}, "
                     f"efficiency {k.efficiency:.2f}]")
         stages.append(VStage(name + tag, block, "kernel", layers, c * compute_scale, m * r, np.zeros(n),
                              body, _arr(1.0, n), f))
@@ -450,9 +438,9 @@ class StageBuilder:
                 if cnt[i]:
                     k = costs[inv[i]]
                     items.append(f"{label} ({k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''}"
-                                 f" {k.params}) {_fmt_ns(b[i])}" + (f" x {cnt[i]:g}" if cnt[i] != 1 else ""))
+                                 f" {k.params}) {fmt.ns(b[i], 3)}" + (f" x {cnt[i]:g}" if cnt[i] != 1 else ""))
             return (f"{what}: {launches[i]:g} kernel{'s' if launches[i] != 1 else ''}, " + " + ".join(items)
-                    + f" = {_fmt_ns(body[i])}")
+                    + f" = {fmt.ns(body[i], 3)}")
         self.stages.append(VStage(name + tag, block, "kernel", layers, cc, mm, np.zeros(n), body, launches, f))
 
     def norm_parts(self, rows, width, label, count=1.0):
@@ -550,8 +538,8 @@ def ffn_stages(sb: StageBuilder, model: ModelConfig, cfg: Configs, links: dict, 
             if cfg.ep[i] <= tp_d[i]:
                 return "ep within the TP group: tokens are already on every rank; no all-to-all"
             return (f"all-to-all (n-1)/n x T k h bytes / tp / bw + (n-1) x lat = {cfg.ep[i] - 1}/{cfg.ep[i]} x "
-                    f"{_fmt_b(a2a_bytes[i])} / {_fmt_bw(ep_bw[i])} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
-                    f"({ep_lab[i]}) = {_fmt_ns(t[i])}")
+                    f"{fmt.nbytes(a2a_bytes[i], 3)} / {fmt.bandwidth(ep_bw[i], 4)} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
+                    f"({ep_lab[i]}) = {fmt.ns(t[i], 3)}")
         comm_stage("ep_dispatch", t_a2a, "ffn", count, tag, fa2a)
         if moe.num_shared_experts and eager:
             Is = -(-moe.num_shared_experts * moe.shared_width // tp_d)
@@ -765,8 +753,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                     how = ("half of the split-K main launch" if name != "softmax"
                            else "the split-merge launch (m*, 2^(m-m*), O / l)")
                     return (f"{name}: {how} of {k.kernel}.tile {k.params} ({k.config}) = "
-                            f"{_fmt_ns(part[i] * sh)} of {_fmt_ns(body[i])} [kernel compute "
-                            f"{_fmt_ns(k.compute_ns)}, memory {_fmt_ns(k.memory_ns)} x kv dtype {kv_ratio:g}]")
+                            f"{fmt.ns(part[i] * sh, 3)} of {fmt.ns(body[i], 3)} [kernel compute "
+                            f"{fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)} x kv dtype {kv_ratio:g}]")
                 stages.append(VStage(name + tag, "attention", "kernel", count, cc * sh if name != "softmax" else np.zeros(n),
                                      mm * sh if name != "softmax" else np.zeros(n), np.zeros(n), part * sh,
                                      _arr(launch if name != "softmax" else 1.0, n), f))
@@ -789,8 +777,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                 def f(i, name=name, sh=sh, costs=costs, inv=inv, body=body, frac=frac):
                     k = costs[inv[i]]
                     return (f"{name}: share {sh:.3g} (exp on the SFU vs 2 mma) of {k.kernel} {k.params} "
-                            f"({k.config}) {_fmt_ns(k.ns)}" + (f" x window {float(np.asarray(frac)):.3g}" if sliding else "")
-                            + f" / cp {int(cp_d[i])} = {_fmt_ns(body[i] * sh)}")
+                            f"({k.config}) {fmt.ns(k.ns, 3)}" + (f" x window {float(np.asarray(frac)):.3g}" if sliding else "")
+                            + f" / cp {int(cp_d[i])} = {fmt.ns(body[i] * sh, 3)}")
                 stages.append(VStage(name + tag, "attention", "kernel", count, cc * sh, mm * sh, np.zeros(n),
                                      body * sh, _arr(launch, n), f))
         # ---- CP ring / merge and seq-sharded KV merge
@@ -803,11 +791,11 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                 if cfg.cp[i] == 1:
                     return "cp = 1: no merge"
                 if cfg.ringq[i]:
-                    return (f"decode, rotate Q with O/m/l: (cp-1) x ((O/m/l {_fmt_b(oml_bytes[i])} + q) / bw + lat) "
-                            f"= {cfg.cp[i] - 1} x ... over {cp_lab[i]} {_fmt_bw(cp_bw[i])}, {cp_lat[i]:g} ns "
-                            f"= {_fmt_ns(t_q[i])}; the merge folds into the last hop")
-                return (f"decode, K/V stay: all-gather O/m/l partials (n-1)/n x {_fmt_b(oml_bytes[i] * cfg.cp[i])} / "
-                        f"{_fmt_bw(cp_bw[i])} + (n-1) x {cp_lat[i]:g} ns, n = {cfg.cp[i]} = {_fmt_ns(t_kv[i])}")
+                    return (f"decode, rotate Q with O/m/l: (cp-1) x ((O/m/l {fmt.nbytes(oml_bytes[i], 3)} + q) / bw + lat) "
+                            f"= {cfg.cp[i] - 1} x ... over {cp_lab[i]} {fmt.bandwidth(cp_bw[i], 4)}, {cp_lat[i]:g} ns "
+                            f"= {fmt.ns(t_q[i], 3)}; the merge folds into the last hop")
+                return (f"decode, K/V stay: all-gather O/m/l partials (n-1)/n x {fmt.nbytes(oml_bytes[i] * cfg.cp[i], 3)} / "
+                        f"{fmt.bandwidth(cp_bw[i], 4)} + (n-1) x {cp_lat[i]:g} ns, n = {cfg.cp[i]} = {fmt.ns(t_kv[i], 3)}")
             comm_stage("cp_merge", t_cp, "attention", count, tag, fcp)
         else:
             kv_chunk = Br * S_q * G_r * (2 * d if mla is None else (mla.kv_lora_rank + mla.qk_rope_head_dim)) * kvb
@@ -820,11 +808,11 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             def fcp(i, hop=hop, attn_step=attn_step, final=final, t_cp=t_cp, kv_chunk=kv_chunk, q_chunk=q_chunk):
                 if cfg.cp[i] == 1:
                     return "cp = 1: no ring"
-                what = (f"Q + O/m/l chunk {_fmt_b(q_chunk[i])}" if cfg.ringq[i] else f"K/V chunk {_fmt_b(kv_chunk[i])}")
+                what = (f"Q + O/m/l chunk {fmt.nbytes(q_chunk[i], 3)}" if cfg.ringq[i] else f"K/V chunk {fmt.nbytes(kv_chunk[i], 3)}")
                 return (f"prefill ring, rotate {'Q' if cfg.ringq[i] else 'K/V'}: (cp-1) x max(hop - attention step, 0)"
-                        f" + final O return; hop = {what} / {_fmt_bw(cp_bw[i])} + {cp_lat[i]:g} ns = {_fmt_ns(hop[i])}, "
-                        f"step = {_fmt_ns(attn_step[i])}, {cfg.cp[i] - 1} hops, final {_fmt_ns(final[i])} "
-                        f"= {_fmt_ns(t_cp[i])}")
+                        f" + final O return; hop = {what} / {fmt.bandwidth(cp_bw[i], 4)} + {cp_lat[i]:g} ns = {fmt.ns(hop[i], 3)}, "
+                        f"step = {fmt.ns(attn_step[i], 3)}, {cfg.cp[i] - 1} hops, final {fmt.ns(final[i], 3)} "
+                        f"= {fmt.ns(t_cp[i], 3)}")
             comm_stage("cp_ring", t_cp, "attention", count, tag, fcp)
         t_seq = np.where(kvseq, gather_ns(oml_bytes * rep, rep, tp_bw, tp_lat), 0.0)
         if kvseq.any():
@@ -832,8 +820,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                 if not kvseq[i]:
                     return "kv_shard=heads: nothing to merge"
                 return (f"KV split by sequence over the {rep[i]} TP ranks sharing a KV head: reduce-scatter "
-                        f"O/m/l (n-1)/n x {_fmt_b(oml_bytes[i] * rep[i])} / {_fmt_bw(tp_bw[i])} + (n-1) x "
-                        f"{tp_lat[i]:g} ns, n = {rep[i]} = {_fmt_ns(t_seq[i])}")
+                        f"O/m/l (n-1)/n x {fmt.nbytes(oml_bytes[i] * rep[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + (n-1) x "
+                        f"{tp_lat[i]:g} ns, n = {rep[i]} = {fmt.ns(t_seq[i], 3)}")
             comm_stage("kv_seq_merge", t_seq, "attention", count, tag, fseq)
 
         o_k = Hq_r * (v_dim if mla is not None else d)
@@ -844,8 +832,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             if cfg.tp[i] == 1:
                 return "tp = 1: no all-reduce"
             return (f"ring all-reduce 2(n-1)/n x bytes / bw + 2(n-1) x lat = 2 x {cfg.tp[i] - 1}/{cfg.tp[i]} x "
-                    f"{_fmt_b(ar_bytes[i])} / {_fmt_bw(tp_bw[i])} + {2 * (cfg.tp[i] - 1)} x {tp_lat[i]:g} ns "
-                    f"({tp_lab[i]}) = {_fmt_ns(t[i])}")
+                    f"{fmt.nbytes(ar_bytes[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + {2 * (cfg.tp[i] - 1)} x {tp_lat[i]:g} ns "
+                    f"({tp_lab[i]}) = {fmt.ns(t[i], 3)}")
         comm_stage("tp_allreduce_attn", t_ar, "attention", count, tag, far)
         if eager:
             kernels_stage("attn_residual", "attention", count, tag, "x + attention output (fused into the "
@@ -871,14 +859,14 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     t_lg = gather_ns(lg_bytes, cfg.tp, tp_bw, tp_lat)
     comm_stage("logits_gather", t_lg, "ffn", 1, "",
                lambda i: ("tp = 1" if cfg.tp[i] == 1 else
-                          f"all-gather fp32 logits (n-1)/n x {_fmt_b(lg_bytes[i])} / {_fmt_bw(tp_bw[i])} + (n-1) x "
-                          f"{tp_lat[i]:g} ns = {_fmt_ns(t_lg[i])}"))
+                          f"all-gather fp32 logits (n-1)/n x {fmt.nbytes(lg_bytes[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + (n-1) x "
+                          f"{tp_lat[i]:g} ns = {fmt.ns(t_lg[i], 3)}"))
     pp_bytes = T * h * ab
     t_pp = np.where(cfg.pp > 1, (cfg.pp - 1) * sendrecv_ns(pp_bytes, pp_bw, pp_lat), 0.0)
     comm_stage("pp_sendrecv", t_pp, "ffn", 1, "",
                lambda i: ("pp = 1" if cfg.pp[i] == 1 else
-                          f"(pp-1) x (T h bytes / bw + lat) = {cfg.pp[i] - 1} x ({_fmt_b(pp_bytes[i])} / "
-                          f"{_fmt_bw(pp_bw[i])} + {pp_lat[i]:g} ns) ({pp_lab[i]}) = {_fmt_ns(t_pp[i])}; "
+                          f"(pp-1) x (T h bytes / bw + lat) = {cfg.pp[i] - 1} x ({fmt.nbytes(pp_bytes[i], 3)} / "
+                          f"{fmt.bandwidth(pp_bw[i], 4)} + {pp_lat[i]:g} ns) ({pp_lab[i]}) = {fmt.ns(t_pp[i], 3)}; "
                           "a request still crosses every layer"), launches=2.0)
 
     memory = memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T)

@@ -24,7 +24,7 @@ from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_f
                           format_frequency, format_quantity, format_time_ns)
 
 __all__ = ["num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
-           "allocation", "parameter_count", "metric", "fact", "pct_change", "times", "format_bandwidth", "format_bytes",
+           "allocation", "parameter_count", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
 
@@ -97,6 +97,12 @@ def ratio_pct(v: Any) -> str:
     return f"{num(v) * 100:.1f}%"
 
 
+def general(v: Any, digits: int = 4) -> str:
+    """A dimensionless value (a tensor element, an error, a tolerance) to ``digits``
+    significant digits, exponent when needed: ``0.000123456`` -> ``"0.0001235"``."""
+    return f"{num(v):.{digits}g}"
+
+
 def times(v: Any) -> str:
     """A factor: ``2.4`` -> ``"2.40x"``."""
     return f"{num(v):.2f}x"
@@ -129,6 +135,30 @@ def fact(f) -> str:
     if not f.available:
         return "unavailable"
     return format_quantity(f.value, f.unit)
+
+
+def fact_value(f) -> str:
+    """A profile fact's value in a table whose unit column names the unit (``tfx hw show``):
+    bytes, bandwidths, times, frequencies and throughputs with their prefixed unit
+    (``4.80 TB/s``), anything else as a plain count (``132``)."""
+    if f.unit in ("B", "B/s", "ns", "Hz", "flop/s"):
+        return format_quantity(f.value, f.unit)
+    return format_count(f.value)
+
+
+def row_value(v: Any, unit: str) -> str:
+    """A cell of a comparison row with the row's unit (``tfx.model.compare``: ``ns``, ``B``,
+    ``count``): ``-`` for a missing value, times and bytes with prefixes, counts whole, any
+    other unit as the plain number (``%g``)."""
+    if v is None:
+        return "-"
+    if unit == "ns":
+        return ns(v)
+    if unit == "B":
+        return nbytes(v)
+    if unit == "count":
+        return count(v)
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 def pct_change(old: Any, new: Any) -> str:

@@ -506,16 +506,6 @@ def saved_from(name: str, knobs: Knobs, r) -> Saved:
     return Saved(name, knobs, data)
 
 
-def _fmt_value(v, unit: str) -> str:
-    if v is None:
-        return "-"
-    if unit == "ns":
-        return fmt.ns(v)
-    if unit == "B":
-        return fmt.nbytes(v)
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
 def compare_table(saved: list[Saved]) -> tuple[list[str], list[tuple[str, list[str], list[bool]]]]:
     """Columns and rows ``(name, cells, best flags)`` of ``compare_results`` over the saved
     configurations, with model, workload and parallelism rows on top."""
@@ -529,7 +519,7 @@ def compare_table(saved: list[Saved]) -> tuple[list[str], list[tuple[str, list[s
     rows.append(("workload", [f"{s.knobs.mode} b{s.knobs.batch} ctx {s.knobs.ctx}" for s in saved], none))
     rows.append(("config", [s.knobs.short_label() for s in saved], none))
     for row in cmp["rows"]:
-        rows.append((row["name"], [_fmt_value(v, row["unit"]) for v in row["values"]], list(row["best"])))
+        rows.append((row["name"], [fmt.row_value(v, row["unit"]) for v in row["values"]], list(row["best"])))
     return ["", *cmp["columns"]], rows
 
 

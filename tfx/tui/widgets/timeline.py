@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from tfx.hw.units import format_time_ns
+from tfx.present import formatting as fmt
 from tfx.tui.core import Event
 
 # ANSI (16-colour) names: no truecolor assumption.
@@ -122,7 +122,7 @@ class GanttView(ScrollView, can_focus=True):
             i = 0
             while i < cells:
                 t = self.t0 + (sx + i) * self.ns_per_cell
-                tick = f"|{format_time_ns(t)}"
+                tick = f"|{fmt.ns(t)}"
                 text.append(tick.ljust(16)[:cells - i])
                 i += 16
             label = f"{_short_ns(self.ns_per_cell)}/c"[:LABEL_W - 1].ljust(LABEL_W)
