@@ -38,7 +38,7 @@ def check(path: str, samples: int, seed: int, show: int) -> int:
     module = parse_file(path)
     kernel = module.kernel(None)
     profile = load_profile("sip" if "sip" in Path(path).stem else "h200_sxm")
-    sweeps = {p.name: p.domain.enumerate({}) for p in kernel.params if p.domain is not None}
+    sweeps = {p.name: p.sweep_domain.enumerate({}) for p in kernel.params if p.sweep_domain is not None}
     start = time.perf_counter()
     r = explore(module, kernel, profile, sweeps=sweeps, keep_metrics=True, chunk_size=997)
     rng = np.random.default_rng(seed)

@@ -222,8 +222,8 @@ def test_vectorized_equals_scalar(path):
     rng = np.random.default_rng(zlib.crc32(Path(path).stem.encode()))
     sweeps = {}
     for prm in kernel.params:
-        if prm.domain is not None:
-            vals = prm.domain.enumerate({})
+        if prm.sweep_domain is not None:
+            vals = prm.sweep_domain.enumerate({})
             sweeps[prm.name] = sorted(rng.choice(vals, min(3, len(vals)), replace=False).tolist())
     r = explore(module, kernel, profile, sweeps=sweeps, keep_metrics=True, chunk_size=97)
     sample = rng.choice(r.configs, min(20, r.configs), replace=False)

@@ -204,7 +204,7 @@ def test_8_space_above_the_configuration_ceiling_is_refused(capsys):
 def test_9_simulate_refuses_past_its_budget_with_the_ways_out(tmp_path, capsys):
     # K without a domain: K = 2^40 gives 2^40 / 64 = 2^34 trips x 3 commands per position
     path = kernel(tmp_path, Path(GEMM).read_text().replace(
-        "param K = 4096 in {512, 1024, 2048, 4096, 8192, 16384}", "param K = 4096"))
+        "param K = 4096 in 1..1048576 sweep {512, 1024, 2048, 4096, 8192, 16384}", "param K = 4096"))
     line = one_line(capsys, "simulate", path, "--hw", "h200_sxm", "--set", f"K={2 ** 40}")
     assert "above the budget of 500,000; --tiles 8" in line and "--max-events" in line
     rc, out, _ = run(capsys, "simulate", path, "--hw", "h200_sxm", "--set", f"K={2 ** 40}", "--tiles", "8",

@@ -51,9 +51,9 @@ def test_every_value_in_a_domain_is_accepted_alone(kernel_file):
     for kernel in module.kernels:
         defaults = bind(module, kernel)
         for p in kernel.params:
-            if p.domain is None:
+            if p.sweep_domain is None:
                 continue
-            for v in p.domain.enumerate(defaults)[:8]:
+            for v in p.sweep_domain.enumerate(defaults)[:8]:
                 env = bind(module, kernel, {p.name: v})
                 check_shapes(module, kernel, env)
 
@@ -62,7 +62,7 @@ def test_has_a_header_comment_and_documented_parameters(kernel_file):
     module = parse_file(kernel_file)
     for kernel in module.kernels:
         assert kernel.doc.count("\n") >= 2, f"{kernel.name}: header comment says what it models"
-        assert kernel.params and all(p.domain is not None for p in kernel.params), \
+        assert kernel.params and all(p.sweep_domain is not None for p in kernel.params), \
             f"{kernel.name}: every parameter has a sweep domain"
         regions = [s for s in walk(kernel.body) if isinstance(s, (MeshRegion, LoopRegion))]
         assert any(isinstance(s, MeshRegion) for s in regions)

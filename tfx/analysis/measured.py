@@ -111,6 +111,26 @@ def _int_cell(value: str, column: str, where: SourceLocation) -> int:
     return int(f)
 
 
+def _check_domains(module, params: dict[str, int], at) -> None:
+    """Refuse a row whose parameter lies outside its declared domain, at its cell, as
+    ``--set`` refuses it (tfx.ir.bind): a measurement of a shape the kernel does not model."""
+    from tfx.ir.bind import bind, domain_problem, unset_domain_problem
+    if not params:
+        return
+    kernel = module.kernel(None)
+    try:
+        env = bind(module, kernel, params)
+    except TfxError as err:
+        raise TfxError(err.message, where=at(next(iter(params)))) from None
+    for name, value in params.items():
+        problem = domain_problem(kernel, name, value, env)
+        if problem:
+            raise TfxError(problem, where=at(name))
+    found = unset_domain_problem(module, kernel, params, env)
+    if found:
+        raise TfxError(found[1], where=at(found[0]))
+
+
 def read_measurements(path: str | Path, text: str | None = None, all_status: bool = False) -> list[MeasuredRow]:
     """The rows of a measurements CSV (``status`` other than ``ok`` skipped unless ``all_status``).
 
@@ -153,8 +173,9 @@ def read_measurements(path: str | Path, text: str | None = None, all_status: boo
             continue
         kpath = _resolve_kernel(cells["kernel"], path, at("kernel"))
         if kpath not in kernels:
-            kernels[kpath] = {p.name for p in parse_file(kpath).kernel(None).params}
-        params_of = kernels[kpath]
+            kernels[kpath] = parse_file(kpath)
+        module = kernels[kpath]
+        params_of = {p.name for p in module.kernel(None).params}
         try:
             ms = float(cells["measured_ms"])
         except ValueError:
@@ -180,6 +201,7 @@ def read_measurements(path: str | Path, text: str | None = None, all_status: boo
                 raise TfxError(f"column {h!r} is neither a parameter of {kpath.name} "
                                f"({', '.join(sorted(params_of))}) nor one of {', '.join(RESOURCE_COLUMNS)} "
                                "or the annotations (family, shape, split, status, ...)", where=at(h))
+        _check_domains(module, params, at)
         rows.append(MeasuredRow(where=SourceLocation(name, line, 1), kernel_path=kpath,
                                 profile=notes.get("profile") or None, measured_ms=ms, params=params,
                                 regs=res.get("regs"), spills=res.get("spills"), smem_bytes=res.get("smem_bytes"),

@@ -13,7 +13,7 @@ KERNEL.tile at the --set parameters, with its registers and shared memory.
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments
 from tfx.errors import TfxError
 
 
@@ -44,6 +44,7 @@ def _ncu_rows(args):
     for k in params:
         if k not in names:
             raise TfxError(f"--set {k}: {kernel_path.name} has no parameter {k!r} ({', '.join(sorted(names))})")
+    check_set_domains(module, None, params)
     rows = []
     for launch in read_ncu(args.ncu):
         rows.append(MeasuredRow(where=launch.where, kernel_path=kernel_path.resolve(), profile=None,

@@ -221,8 +221,10 @@ class Space:
 
 def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[str, int],
                 knob_sweeps: Mapping[str, list[str]] | None, profile) -> Space:
-    """The space of ``sweeps`` (None: every declared domain not fixed) and ``knob_sweeps``."""
+    """The space of ``sweeps`` (None: every parameter's declared sweep, or its domain when it
+    declares none, except ``fixed``) and ``knob_sweeps``."""
     from tfx.hw.knobs import resolve_knob_path
+    from tfx.ir.bind import sweep_problem
 
     names = [p.name for p in kernel.params]
     if sweeps is None:
@@ -230,16 +232,16 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
         env: dict[str, Any] = {}
         for p in kernel.params:
             env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
-            if p.domain is not None and p.name not in fixed:
-                size = p.domain.size(env)
-                if size == 0:
-                    raise TfxError(f"the domain of {p.name} is empty ({p.domain.describe(env)}): "
-                                   "nothing to sweep", where=p.loc)
-                if size > MAX_SWEEP_VALUES:
-                    raise TfxError(f"the domain of {p.name} has {size:,} values (at most "
-                                   f"{MAX_SWEEP_VALUES:,}): too many values to sweep; "
-                                   f"--set {p.name}=V or --sweep {p.name}=...", where=p.loc)
-                chosen[p.name] = p.domain.enumerate(env)
+        for let in kernel.lets:   # a domain may name any parameter or let (HQ in HKV..8192 step HKV)
+            env[let.name] = let.value.evaluate(env)
+        for p in kernel.params:
+            sweep = p.sweep_domain
+            if sweep is not None and p.name not in fixed:
+                problem = sweep_problem(p, env)
+                if problem is not None:
+                    message, loc, notes = problem
+                    raise TfxError(message, where=loc, notes=notes)
+                chosen[p.name] = sweep.enumerate(env)
     else:
         chosen = {}
         for name, vals in sweeps.items():

@@ -61,6 +61,19 @@ def domain_text(kernel: Kernel, name: str, env: Mapping[str, Any]) -> str | None
     return p.domain.describe(env)
 
 
+def domain_hint(kernel: Kernel, name: str, env: Mapping[str, Any]) -> str:
+    """What the explorer's edit dialog tells about parameter ``name``: its declared domain
+    (the values it accepts) and, when declared apart, the sweep explore draws from:
+    ``declared domain 1..1048576, sweep {512, 1024, ...}``; "" when it declares neither."""
+    p = kernel.param(name)
+    if p is None:
+        return ""
+    parts = [f"declared domain {p.domain.describe(env)}" if p.domain is not None else "any value"]
+    if p.sweep is not None:
+        parts.append(f"sweep {p.sweep.describe(env)}")
+    return ", ".join(parts) if p.domain is not None or p.sweep is not None else ""
+
+
 def domain_problem(kernel: Kernel, name: str, value: int, env: Mapping[str, Any]) -> str | None:
     """Why ``value`` may not be given to parameter ``name`` (outside its declared domain, and
     not its default), or None when it may. ``env`` binds the other parameters."""
@@ -85,6 +98,30 @@ def check_set_values(module: Module, kernel: Kernel, overrides: Mapping[str, int
         problem = domain_problem(kernel, name, value, env)
         if problem:
             raise TfxError(problem, where=f"{where} {name}")
+    problem = unset_domain_problem(module, kernel, scalar, env)
+    if problem:
+        name, message = problem
+        raise TfxError(message, where=f"{where} {name}")
+
+
+def unset_domain_problem(module: Module, kernel: Kernel, given: Mapping[str, int],
+                         env: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A parameter left at its default whose domain, naming a given one, no longer holds it
+    (``--set HKV=3`` leaves HQ = 64 outside ``HKV..8192 step HKV``), as (the given name to
+    blame, message); None when there is none. A default that lies outside its domain as
+    declared is allowed, as a given default is."""
+    defaults = None
+    for p in kernel.params:
+        if p.name in given or p.domain is None or p.domain.contains(env[p.name], env):
+            continue
+        defaults = defaults if defaults is not None else bind(module, kernel)
+        if not p.domain.contains(defaults[p.name], defaults):
+            continue
+        named = [n for n in given if n in p.domain.free_names()] or list(given)
+        shown = ", ".join(f"{n}={given[n]}" for n in named)
+        return named[0], (f"with {shown}, {p.name}={env[p.name]} (its default) is outside its declared "
+                          f"domain {p.domain.describe(env)}: set {p.name} too")
+    return None
 
 
 def _dims(shape, env) -> tuple[int, ...]:
@@ -110,26 +147,66 @@ def check_shapes(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> None
         _check_op(module, s, info, env, tensor_dims)
 
 
+def _check_domains(module: Module, p, env, defaults) -> None:
+    """A parameter's domain and sweep under ``env``: every bound fits an int64; the domain
+    holds a value; the sweep holds 1..MAX_DOMAIN_VALUES values, each in the domain under the
+    parameters' defaults (``defaults``: a declaration is judged as written; with other values
+    set, a domain that names them, HQ's ``HKV..8192 step HKV``, may no longer hold the sweep of
+    a parameter that is not swept). A domain with a separate sweep is never listed, so it may
+    be as large as 64 bits allow."""
+    for what, d in (("domain", p.domain), ("sweep", p.sweep)):
+        if d is not None and any(not -INT64_MAX <= v <= INT64_MAX for v in d.extremes(env)):
+            raise module.error(f"the {what} of {p.name} holds a value that does not fit a "
+                               "64-bit integer", p.loc)
+    if p.domain is not None and p.sweep is not None and p.domain.size(env) == 0:
+        raise module.error(f"the domain of {p.name} is empty ({p.domain.describe(env)}): no value "
+                           "is valid", p.loc)
+    problem = sweep_problem(p, env, check_inside=False) or (
+        sweep_problem(p, defaults) if defaults is not None else None)
+    if problem is not None:
+        message, loc, notes = problem
+        raise module.error(message, loc, notes)
+
+
+def sweep_problem(p, env, check_inside: bool = True) -> tuple[str, object, tuple[str, ...]] | None:
+    """Why parameter ``p``'s sweep (its ``sweep``, else its domain) cannot be drawn from under
+    ``env``: empty, more than MAX_DOMAIN_VALUES values, or (``check_inside``) a value outside
+    the domain; as (message, source location, notes), or None. ``tfx check`` and
+    ``tfx explore`` refuse alike."""
+    sweep = p.sweep_domain
+    if sweep is None:
+        return None
+    what = "sweep" if p.sweep is not None else "domain"
+    size = sweep.size(env)
+    if size == 0:
+        return f"the {what} of {p.name} is empty ({sweep.describe(env)}): nothing to sweep", p.loc, ()
+    if size > MAX_DOMAIN_VALUES:
+        notes = () if p.sweep is not None else (
+            f"to accept every value of {sweep.describe(env)} but sweep a few, declare them apart: "
+            f"param {p.name} = ... in {sweep.describe(env)} sweep {{...}}",)
+        return (f"the {what} of {p.name} has {size:,} values (at most {MAX_DOMAIN_VALUES:,}): "
+                "too many values to sweep", p.loc, notes)
+    if check_inside and p.sweep is not None and p.domain is not None:
+        outside = p.sweep.first_outside(p.domain, env)
+        if outside is not None:
+            value, expr = outside
+            loc = (expr.loc if expr is not None else None) or p.sweep.loc or p.loc
+            return (f"the sweep of {p.name} holds {value}, outside its domain {p.domain.describe(env)}",
+                    loc, ())
+    return None
+
+
 def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None:
     """What only values can show: 64-bit parameters and lets, sane domains and attributes,
     no divisor that is zero, loops that run, meshes and stages of at least one."""
+    defaults = None
     for p in kernel.params:
         value = env[p.name]
         if not -INT64_MAX <= value <= INT64_MAX:
             raise module.error(f"parameter {p.name} = {value:.3g} does not fit a 64-bit integer", p.loc)
-        if p.domain is not None:
-            size = p.domain.size(env)
-            if size == 0:
-                raise module.error(f"the domain of {p.name} is empty ({p.domain.describe(env)}): "
-                                   "nothing to sweep", p.loc)
-            if size > MAX_DOMAIN_VALUES:
-                raise module.error(f"the domain of {p.name} has {size:,} values (at most "
-                                   f"{MAX_DOMAIN_VALUES:,}): too many values to sweep", p.loc)
-            ends = ([int(v.evaluate(env)) for v in p.domain.values] if p.domain.values is not None
-                    else [int(p.domain.lo.evaluate(env)), int(p.domain.hi.evaluate(env))])
-            if any(not -INT64_MAX <= v <= INT64_MAX for v in ends):
-                raise module.error(f"the domain of {p.name} holds a value that does not fit a "
-                                   "64-bit integer", p.loc)
+        if defaults is None and p.sweep is not None and p.domain is not None:
+            defaults = bind(module, kernel)
+        _check_domains(module, p, env, defaults)
     for let in kernel.lets:
         value = env[let.name]
         if not -INT64_MAX <= value <= INT64_MAX:

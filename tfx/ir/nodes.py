@@ -26,9 +26,14 @@ def _loc():
 
 @dataclass(frozen=True)
 class Domain:
-    """A parameter's sweep domain: a set of values, or a range lo..hi with a step.
+    """A set of integers a parameter is declared over: listed values, or a range lo..hi
+    with a step.
 
-    ``geometric`` ranges multiply by ``step`` instead of adding it (``16..256 x2``).
+    A parameter's *domain* (``in ...``) is the values it may take; its *sweep*
+    (``sweep ...``, or the domain when it declares none) the values ``tfx explore`` draws.
+    ``geometric`` ranges multiply by ``step`` instead of adding it (``16..256 step x2``).
+    A range may be huge (``1..2^40``): ``contains`` and ``size`` are arithmetic and only
+    ``enumerate`` lists values, so only a sweep is ever enumerated.
     """
 
     values: tuple[Expr, ...] | None = None
@@ -36,6 +41,17 @@ class Domain:
     hi: Expr | None = None
     step: Expr | None = None
     geometric: bool = False
+    loc: Loc = _loc()
+
+    def expressions(self) -> tuple[Expr, ...]:
+        """Every expression the domain is written with (values, or lo, hi and step)."""
+        if self.values is not None:
+            return self.values
+        return tuple(x for x in (self.lo, self.hi, self.step) if x is not None)
+
+    def free_names(self) -> set[str]:
+        """Parameters and lets the domain is written with."""
+        return set().union(*(e.free_names() for e in self.expressions()))
 
     def _bounds(self, env) -> tuple[int, int, int]:
         lo, hi = int(self.lo.evaluate(env)), int(self.hi.evaluate(env))
@@ -62,18 +78,30 @@ class Domain:
             n, v = n + 1, v * step
         return n
 
+    def iterate(self, env) -> Iterator[int]:
+        """The values in order, one at a time (a caller may stop early)."""
+        if self.values is not None:
+            for v in self.values:
+                yield int(v.evaluate(env))
+            return
+        lo, hi, step = self._bounds(env)
+        if self._degenerate(lo, step):
+            yield lo
+            return
+        v = lo
+        while v <= hi:
+            yield v
+            v = v * step if self.geometric else v + step
+
     def enumerate(self, env) -> list[int]:
         """The values in order. Callers bound ``size(env)`` first: a range can be huge."""
+        return list(self.iterate(env))
+
+    def extremes(self, env) -> list[int]:
+        """Values that bound every value of the domain: the listed values, or lo and hi."""
         if self.values is not None:
             return [int(v.evaluate(env)) for v in self.values]
-        lo, hi, step = self._bounds(env)
-        out, v = [], lo
-        if self._degenerate(lo, step):
-            return [lo]
-        while v <= hi:
-            out.append(v)
-            v = v * step if self.geometric else v + step
-        return out
+        return [int(self.lo.evaluate(env)), int(self.hi.evaluate(env))]
 
     def contains(self, value: int, env) -> bool:
         """Whether ``value`` is one of the domain's values (without listing a range)."""
@@ -87,9 +115,40 @@ class Domain:
         if not self.geometric:
             return (value - lo) % step == 0
         v = lo
-        while v < value:
+        while v < value:  # at most 64 rounds, as in size()
             v *= step
         return v == value
+
+    def first_outside(self, other: "Domain", env) -> tuple[int, Expr | None] | None:
+        """The first value of this domain that ``other`` does not contain, with the listed
+        expression that gives it (None for a range's value), or None when every value is in
+        ``other``. Never lists a huge range: an arithmetic range inside an arithmetic range
+        is answered by arithmetic; otherwise this domain is walked only until its first miss,
+        which comes within ``other.size + 1`` values when ``other`` is a list or geometric
+        (each hit is a distinct value of ``other``), and a geometric range has at most 64."""
+        if self.values is not None:
+            for e in self.values:
+                v = int(e.evaluate(env))
+                if not other.contains(v, env):
+                    return v, e
+            return None
+        lo, hi, step = self._bounds(env)
+        arithmetic = not self.geometric and not self._degenerate(lo, step) and hi >= lo
+        if arithmetic and other.values is None and not other.geometric:
+            olo, ohi, ostep = other._bounds(env)
+            if not other._degenerate(olo, ostep):
+                last = lo + (hi - lo) // step * step
+                if not (olo <= lo <= ohi and (lo - olo) % ostep == 0):
+                    return lo, None
+                if last > lo and step % ostep != 0:
+                    return lo + step, None            # lo is in, lo + step falls between
+                if last > ohi:
+                    return lo + ((ohi - lo) // step + 1) * step, None
+                return None
+        for v in self.iterate(env):
+            if not other.contains(v, env):
+                return v, None
+        return None
 
     def describe(self, env) -> str:
         """The domain as a person reads it, evaluated: ``{16, 32, 64}``, ``1..6``, ``16..256 step x2``."""
@@ -105,10 +164,23 @@ class Domain:
 
 @dataclass(frozen=True)
 class Param:
+    """``param NAME = DEFAULT [in DOMAIN] [sweep SWEEP]``.
+
+    ``domain``: the values the parameter may take (``--set``, the explorer's edit dialog and
+    ``tfx validate`` rows refuse others); None accepts any. ``sweep``: the values
+    ``tfx explore`` draws, when they differ from the domain (a problem size valid over
+    ``1..1048576`` swept over a few typical sizes); None sweeps the domain itself."""
+
     name: str
     default: Expr
     domain: Domain | None = None
+    sweep: Domain | None = None
     loc: Loc = _loc()
+
+    @property
+    def sweep_domain(self) -> Domain | None:
+        """What a sweep draws: the declared sweep, else the domain (a bare ``in {...}`` is both)."""
+        return self.sweep if self.sweep is not None else self.domain
 
 
 @dataclass(frozen=True)

@@ -111,9 +111,9 @@ class Verifier:
             self.check_expr(p.default, visible, f"the default of {p.name}")
             visible.add(p.name)
         for p in k.params:
-            if p.domain is not None:
-                for e in (p.domain.values or ()) + tuple(x for x in (p.domain.lo, p.domain.hi, p.domain.step) if x is not None):
-                    self.check_expr(e, visible, f"the domain of {p.name}")
+            for what, d in (("domain", p.domain), ("sweep", p.sweep)):
+                for e in d.expressions() if d is not None else ():
+                    self.check_expr(e, visible, f"the {what} of {p.name}")
         for l in k.lets:
             self.check_order(l.value, visible, f"let {l.name}", "a let may use parameters and earlier lets")
             self.check_expr(l.value, visible, f"let {l.name}")

@@ -191,18 +191,22 @@ class Parser:
         n = self.ident("a parameter name")
         self.expect("=")
         default = self.parse_expr()
-        domain = None
+        domain = sweep = None
         if self.accept("in"):
             domain = self.parse_domain()
-        return Param(n.text, default, domain, self.loc(n))
+        # ``sweep`` is significant only here (not reserved): no kernel item starts with it
+        if self.accept("sweep"):
+            sweep = self.parse_domain()
+        return Param(n.text, default, domain, sweep, self.loc(n))
 
     def parse_domain(self) -> Domain:
+        start = self.loc()
         if self.accept("{"):
             values = [self.parse_expr()]
             while self.accept(","):
                 values.append(self.parse_expr())
             self.expect("}", "'}' to close the value set")
-            return Domain(values=tuple(values))
+            return Domain(values=tuple(values), loc=start)
         lo = self.parse_expr()
         self.expect("..", "'..' in a range domain (lo..hi) or a set {a, b}")
         hi = self.parse_expr()
@@ -214,7 +218,7 @@ class Parser:
                 step, geometric = Const(int(t.text[1:]), self.loc(t)), True
             else:
                 step = self.parse_expr()
-        return Domain(lo=lo, hi=hi, step=step, geometric=geometric)
+        return Domain(lo=lo, hi=hi, step=step, geometric=geometric, loc=start)
 
     def parse_type(self) -> TileType:
         t = self.ident("a dtype")

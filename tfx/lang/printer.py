@@ -137,7 +137,7 @@ def print_kernel(k: Kernel) -> str:
     out.append(f"kernel {k.name} {{")
     groups = [
         [f"param {p.name} = {to_text(p.default)}" + (f" in {print_domain(p.domain)}" if p.domain else "")
-         for p in k.params],
+         + (f" sweep {print_domain(p.sweep)}" if p.sweep else "") for p in k.params],
         [f"let {l.name} = {to_text(l.value)}" for l in k.lets],
         [f"attr {a.name} = {to_text(a.value)}" for a in k.attrs],
         [f"tensor {t.name} : {t.type.dtype}{_shape(t.type.shape)} @{t.type.level} {t.role}" for t in k.tensors],

@@ -639,17 +639,24 @@ class TfxApp(ExplorerApp):
     def _domain_problem(self, name: str, value: int) -> str | None:
         """Why ``value`` is outside parameter ``name``'s declared domain (None when it is
         not), judged under the other parameters of the last good analysis."""
-        from tfx.ir.bind import domain_problem
+        from tfx.ir.bind import bind, domain_problem, unset_domain_problem
         a = self.analysis
         if a is None:
             return None
-        return domain_problem(a.kernel, name, value, {**a.params, name: value})
+        problem = domain_problem(a.kernel, name, value, {**a.params, name: value})
+        if problem is None:     # a default whose domain names this parameter (HQ's HKV..8192 step HKV)
+            given = {n: v for n, v in {**self.params, name: value}.items() if isinstance(v, int)}
+            try:
+                found = unset_domain_problem(a.module, a.kernel, given, bind(a.module, a.kernel, given))
+            except TfxError:
+                found = None    # the analysis itself says what is wrong with these values
+            problem = found[1] if found else None
+        return problem
 
     def _domain_hint(self, name: str) -> str:
-        from tfx.ir.bind import domain_text
+        from tfx.ir.bind import domain_hint
         a = self.analysis
-        text = domain_text(a.kernel, name, a.params) if a is not None else None
-        return f"declared domain {text}" if text else ""
+        return domain_hint(a.kernel, name, a.params) if a is not None else ""
 
     def prompt_param(self, name: str) -> None:
         from tfx.tui.screens import PromptScreen

@@ -245,8 +245,9 @@ def shape_params(kernel) -> set[str]:
 
 
 def sweepable(kernel) -> list[str]:
-    """Parameters with a declared domain (``param BM = 128 in {...}``), in declaration order."""
-    return [p.name for p in kernel.params if p.domain is not None]
+    """Parameters with values to sweep (``param BM = 128 in {...}``, ``... sweep {...}``), in
+    declaration order."""
+    return [p.name for p in kernel.params if p.sweep_domain is not None]
 
 
 def default_sweep(kernel) -> tuple[str, ...]:
@@ -297,7 +298,7 @@ def explore_job(analysis, kernel_path: str, kernel_text: str, kernel_name: str |
     kernel = analysis.kernel
     sweep = tuple(n for n in (p.name for p in kernel.params) if n in set(sweep))
     fixed = tuple((p.name, int(num(analysis.params[p.name]))) for p in kernel.params
-                  if p.name not in sweep and (p.domain is not None or p.name in overrides)
+                  if p.name not in sweep and (p.sweep_domain is not None or p.name in overrides)
                   and p.name in analysis.params)
     return ExploreJob(kernel_path, kernel_text, kernel_name or kernel.name, profile,
                       tuple(sorted(knobs.items())), sweep, fixed, top)
