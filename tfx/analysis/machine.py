@@ -67,6 +67,7 @@ class Machine:
                 pass
         self.launch_ns = profile.get("launch.overhead", 0.0)
         self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
+        self._tensor_eff_by_dtype: dict = {}
         self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
         self.iteration_ns = profile.get("pipeline.iteration_overhead", 0) / self.clock_ghz
         self.dispatch_single = profile.get("dispatch.single_op")
@@ -80,6 +81,14 @@ class Machine:
         self.dma_channels = int(profile.get("dma.channels", 0) or 0)
         self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
         self.links = links_by_mesh(profile)
+
+    def tensor_efficiency(self, dtype) -> float:
+        """Sustained fraction of the tensor peak for ``dtype`` (``compute.tensor.efficiency_<dtype>``,
+        else ``compute.tensor.efficiency``): fp8 settles at a lower power-limited clock than bf16."""
+        eff = self._tensor_eff_by_dtype.get(dtype)
+        if eff is None:
+            eff = self._tensor_eff_by_dtype[dtype] = self.profile.sustained_efficiency("tensor", dtype)
+        return eff
 
     def rate(self, unit: str, dtype: str) -> float:
         """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""

@@ -335,7 +335,7 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 if shape is not None:
                     # a batched mma issues its M x N x K instructions once per batch entry
                     flops = _padded_flops(shape, m, warps) * getattr(node, "per_exec_batch", 1)
-                d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_eff)
+                d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
             elif unit == "special":
                 d.special = d.special + amount / m.rate("special", rate_dtype(dtype))
             else:

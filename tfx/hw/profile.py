@@ -352,6 +352,19 @@ class Profile:
         per_cycle = self.flops_per_cycle(unit, dtype)
         return per_cycle * self.units_of(self.compute_scope(unit)) * self.clock_hz
 
+    def sustained_efficiency(self, unit: str, dtype: str) -> float:
+        """The fraction of ``unit``'s ``dtype`` peak a long run sustains (power-limited clock):
+        ``compute.<unit>.efficiency_<dtype>`` where stated, else ``compute.<unit>.efficiency``,
+        else 1."""
+        specific = self.get(f"compute.{unit}.efficiency_{normalize_dtype(dtype)}")
+        if specific is not None:
+            return float(specific)
+        return float(self.get(f"compute.{unit}.efficiency", 1.0) or 1.0)
+
+    def sustained_flops_per_s(self, unit: str, dtype: str) -> float:
+        """Peak x the sustained fraction: the rate a long compute-bound kernel can reach."""
+        return self.peak_flops_per_s(unit, dtype) * self.sustained_efficiency(unit, dtype)
+
     # -------------------------------------------------------------- changes
 
     def with_knobs(self, knobs: Mapping[str, str | float | int] | None) -> "Profile":

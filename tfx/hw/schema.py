@@ -130,6 +130,11 @@ def _compute_unit(doc: str, with_instruction_shape: bool) -> TableSpec:
                                  f"{dtype} flop per cycle per scope unit (dense)")
     fields["efficiency"] = FactSpec("ratio", "positive",
                                     "sustained fraction of the peak rate (power and issue limits, measured)")
+    for dtype in COMPUTE_DTYPES:
+        # A dtype whose sustained fraction differs (fp8 draws more power per cycle than bf16
+        # and settles at a lower clock under load): it replaces `efficiency` for that dtype.
+        fields[f"efficiency_{dtype}"] = FactSpec(
+            "ratio", "positive", f"sustained fraction of the {dtype} peak rate (default: `efficiency`)")
     if with_instruction_shape:
         for dim in "mnk":
             fields[f"instruction_{dim}"] = _count(

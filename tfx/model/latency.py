@@ -261,7 +261,8 @@ def gemm_path(profile, wl: Workload) -> tuple[str, float]:
     """(the named GEMM path, compute-time ratio vs bf16) for ``wl``'s dtypes on ``profile``.
 
     * weights and activations both 1 byte (fp8, int8): the profile's fp8/int8 tensor cores,
-      compute time x bf16 peak / that peak; refused where the profile states none (A100 has
+      compute time x bf16 sustained rate / that sustained rate (peak x the sustained fraction,
+      ``Profile.sustained_efficiency``); refused where the profile states none (A100 has
       no fp8 tensor cores): the refusal names the fallback, weight-only fp8 (``--act-dtype bf16``);
     * a narrower weight with 2-byte activations (fp8, int8, int4 weights): weight-only
       (w8a16 / w4a16, the weights dequantized to bf16 as they are loaded, as Marlin-style
@@ -274,7 +275,8 @@ def gemm_path(profile, wl: Workload) -> tuple[str, float]:
         try:
             if mma is None:
                 raise TfxError(f"no tensor-core path for {wl.act_dtype} activations")
-            ratio = profile.peak_flops_per_s("tensor", "bf16") / profile.peak_flops_per_s("tensor", mma)
+            # sustained rates: fp8 settles at a lower power-limited clock than bf16
+            ratio = profile.sustained_flops_per_s("tensor", "bf16") / profile.sustained_flops_per_s("tensor", mma)
         except TfxError:
             why = ""
             if mma:

@@ -449,8 +449,10 @@ def knob_map(system: System, knob: str, factor: float) -> dict:
     if knob == "compute":
         out = {}
         for path, _ in prof.facts():
-            if path.startswith("compute.tensor.") and path.split(".")[-1] not in (
-                    "instruction_m", "instruction_n", "instruction_k", "scope", "efficiency"):
+            leaf = path.split(".")[-1]
+            if path.startswith("compute.tensor.") and leaf not in (
+                    "instruction_m", "instruction_n", "instruction_k", "scope") \
+                    and not leaf.startswith("efficiency"):
                 if prof.get(path) is not None:
                     out[path] = f"x{factor}"
         return out
