@@ -1,8 +1,9 @@
 """``tfx`` entry point: builds the argument parser from the command modules.
 
-Each command lives in ``tfx/cli/cmd_<name>.py`` and defines ``register(subparsers)``,
-which adds its parser and sets ``func``. A module that is missing is skipped,
-so the CLI works while layers are still being built.
+Each command's module (``tfx.command_table``: ``tfx/cli/cmd_<name>.py``, and
+``tfx/tui/open_command.py`` for ``open``) defines ``register(subparsers)``, which adds its
+parser and sets ``func``. A module that is missing is skipped, so the CLI works while
+layers are still being built.
 """
 
 from __future__ import annotations
@@ -12,24 +13,12 @@ import importlib
 import sys
 
 from tfx import __version__
+from tfx.command_table import COMMANDS
 from tfx.errors import TfxError
 
-# Order is the order ``tfx --help`` lists them; the one-line help ``tfx --help`` shows without
-# importing any command module (they import numpy and the analysis). Each module's
-# ``register`` states the same line (tests/test_cli_help.py keeps them equal).
-COMMAND_HELP = {
-    "open": "explore a kernel in the terminal (TUI)",
-    "check": "parse, verify and shape-check .tile files",
-    "run": "execute a kernel on random data and check its outputs",
-    "analyze": "work, traffic, footprint, occupancy, roofline and predicted time",
-    "diff": "compare two analyses metric by metric",
-    "occupancy": "CTAs per SM, the limiting resource, and the budget an occupancy hint needs",
-    "simulate": "simulate the pipeline of one kernel event by event",
-    "explore": "sweep parameters and hardware knobs: top-k, Pareto frontier, knob sensitivity",
-    "hw": "list and show hardware profiles",
-    "model": "transformer inference across devices: presets, latency, memory, suggest, hw-sweep, compare",
-    "validate": "measured times vs predicted: error, rank correlation, regret",
-}
+# The commands, their modules and help lines: tfx.command_table (the explorer's ``open``
+# lives in tfx.tui, which this package never imports by name).
+COMMAND_HELP = {name: line for name, (_, line) in COMMANDS.items()}
 COMMAND_MODULES = list(COMMAND_HELP)
 
 
@@ -58,10 +47,11 @@ def build_parser(only: str | None = None, listing: bool = False) -> argparse.Arg
         if listing:
             sub.add_parser(name, help=COMMAND_HELP[name], add_help=False)
             continue
+        module_name = COMMANDS[name][0]
         try:
-            module = importlib.import_module(f"tfx.cli.cmd_{name}")
+            module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
-            if exc.name == f"tfx.cli.cmd_{name}":
+            if exc.name == module_name:
                 continue
             raise
         module.register(sub)

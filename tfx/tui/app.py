@@ -241,7 +241,7 @@ class TfxApp(ExplorerApp):
             self.jobs.mark_shown("analysis", out.generation)
             if self.analysis is None:
                 # Nothing was ever analysed: the kernel, --hw, --knob or --set given on the
-                # command line is bad. tfx open says so in one line and exits 2 (cmd_open)
+                # command line is bad. tfx open says so in one line and exits 2 (tfx.tui.open_command)
                 # instead of showing an empty explorer.
                 self.first_error = out.error.splitlines()[0]
                 self.exit(return_code=2)

@@ -1,17 +1,19 @@
-"""``tfx open``: the keyboard-first terminal explorer.
+"""``tfx open``: the keyboard-first terminal explorer, the explorer's own command.
 
     tfx open                                 # the bundled gemm.tile on h200_sxm
     tfx open kernels/gemm.tile --hw h100_sxm --set BM=64 --knob hbm.bandwidth=x2
     tfx open --model llama3.1-70b [--hw h200_nvl8] [--mode decode] [--batch 1] [--ctx 8192]
 
-Textual is imported inside ``run`` only, so ``tfx --help`` stays fast.
+Textual is imported inside ``run`` only, so ``tfx --help`` stays fast. The command
+table (``tfx.command_table``) names this module; the CLI package never imports the explorer,
+nor the explorer the CLI (tests/test_import_hygiene.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tfx.cli.common import check_set_domains, parse_assignments, parse_int_assignments
+from tfx.assignments import check_set_domains, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 from tfx.bundled import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
 

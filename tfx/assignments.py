@@ -1,0 +1,41 @@
+"""``NAME=VALUE`` command-line assignments (``--set``, ``--knob``), read the same way by
+every command: the CLI's (``tfx.cli``) and the explorer's ``tfx open`` (``tfx.tui``),
+which must not import each other (tests/test_import_hygiene.py)."""
+
+from __future__ import annotations
+
+from tfx.errors import TfxError, shorten
+
+
+def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
+    """``["A=1", "B=x2"]`` -> ``{"A": "1", "B": "x2"}``; refuses malformed items by name."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise TfxError(f"{flag} {shorten(item)!r}: expected NAME=VALUE")
+        name, value = item.split("=", 1)
+        name, value = name.strip(), value.strip()
+        if not name or not value:
+            raise TfxError(f"{flag} {shorten(item)!r}: expected NAME=VALUE")
+        out[name] = value
+    return out
+
+
+def parse_int_assignments(items: list[str] | None, flag: str) -> dict[str, int]:
+    from tfx.literals import parse_int
+    out = {}
+    for name, value in parse_assignments(items, flag).items():
+        try:
+            out[name] = parse_int(value)
+        except ValueError as exc:
+            raise TfxError(f"{flag} {shorten(name)}={shorten(value)}: {exc}") from None
+    return out
+
+
+def check_set_domains(module, kernel_name: str | None, params: dict[str, int]) -> dict[str, int]:
+    """``params`` (from ``--set``), after refusing a value outside its parameter's declared
+    domain with one line naming the domain (tfx.ir.bind.check_set_values)."""
+    if params:
+        from tfx.ir.bind import check_set_values
+        check_set_values(module, module.kernel(kernel_name), params)
+    return params
