@@ -6,8 +6,10 @@ times every executing mesh position) and its logical multiplier (the trips of
 the loops it varies in). Regions aggregate their children. See docs/analysis.md.
 
 Everything is closed-form: trip counts, extents and window unions are products
-and affine sums, never an enumeration of points. The walk works on scalar
-environments (exact) and numpy-array environments (vectorized sweeps) alike.
+and affine sums; the one enumeration is a trip count that is not affine in the few
+positions it varies over (at most MAX_ENUMERATED_POSITIONS of them, evaluated in one
+numpy pass). The walk works on scalar environments (exact) and numpy-array
+environments (vectorized sweeps) alike.
 """
 
 from __future__ import annotations
@@ -46,6 +48,23 @@ class ValueInfo:
     @property
     def nbytes(self):
         return nbytes(self.type.dtype.bits, self.elements)
+
+
+# Most positions (combinations of index variables) a trip count that is not affine in them
+# is evaluated at to get its exact mean; past it, the loop's stated bound (an upper bound).
+MAX_ENUMERATED_POSITIONS = 4096
+
+
+def _integral(*xs) -> bool:
+    """Every value a whole number (a Python or numpy int, or an integer array)."""
+    import numpy as np
+    for x in xs:
+        if is_array(x):
+            if not np.issubdtype(np.asarray(x).dtype, np.integer):
+                return False
+        elif not isinstance(x, (int, np.integer)):
+            return False
+    return True
 
 
 @dataclass
@@ -224,14 +243,67 @@ class Counter:
                         import numpy as np
                         safe_step = np.maximum(step, 1)
                         total = floor_sum(np.maximum(n, 0), safe_step, a * r.step, first + safe_step - 1)
-                        bound = emax(self.ev(lp.bound, ctx), 0) if lp.bound is not None else total / np.maximum(n, 1)
-                        return where(ok, total / np.maximum(n, 1), bound), "exact", False
+                        # where a span is negative (a position skips the loop) the floor sum
+                        # does not hold: the enumerated mean, else the stated bound
+                        if np.all(ok):
+                            return total / np.maximum(n, 1), "exact", False
+                        fallback = self.enumerated_mean_trips(lp, varying, ctx, step)
+                        if fallback is None:
+                            fallback = (emax(self.ev(lp.bound, ctx), 0) if lp.bound is not None
+                                        else total / np.maximum(n, 1))
+                        return where(ok, total / np.maximum(n, 1), fallback), "exact", False
                     if ok and n > 0:
                         total = floor_sum(n, step, a * r.step, first + step - 1)
                         return ratio(total, n), "exact", False
+        if step is not None:
+            mean = self.enumerated_mean_trips(lp, varying, ctx, step)
+            if mean is not None:
+                return mean, "exact", False
         if lp.bound is None:  # pragma: no cover - the verifier requires it
             raise self.module.error(f"loop {lp.var} needs a stated bound", lp.loc)
         return emax(self.ev(lp.bound, ctx), 0), "upper", False
+
+    def enumerated_mean_trips(self, lp: LoopRegion, varying: set, ctx: "_Ctx", step):
+        """The exact mean trips of a loop whose bounds are not affine in the index variables
+        they name (min, max, cdiv: gqa_decode's last split runs fewer blocks, its masked
+        tail loop 0 or 1 trips), by evaluating the trip count at every combination of those
+        variables' values, when they are regular and at most MAX_ENUMERATED_POSITIONS; None
+        otherwise (the caller falls back to the stated bound, an upper bound). One
+        configuration: one numpy evaluation over the positions. A sweep (parameter arrays):
+        one evaluation per position over the configurations, so memory stays a chunk's."""
+        import numpy as np
+        names = sorted(varying)
+        ranges = [ctx.ranges[n] for n in names]
+        if not all(r.regular and _integral(r.first, r.count, r.step) for r in ranges) or not _integral(step):
+            return None
+        counts = [int(np.max(r.count)) if is_array(r.count) else int(r.count) for r in ranges]
+        positions = 1
+        for c in counts:
+            positions *= max(c, 0)
+        if positions == 0 or positions > MAX_ENUMERATED_POSITIONS or np.any(np.asarray(step) < 1):
+            return None
+
+        def trips_at(values: dict):
+            env = {**self.env, **values}
+            span = lp.stop.evaluate(env) - lp.start.evaluate(env)
+            return np.maximum(-((-np.asarray(span)) // step), 0)
+
+        sweep = is_array(step, *(x for r in ranges for x in (r.first, r.count, r.step)),
+                         *self.env.values())
+        if not sweep:
+            grids = np.meshgrid(*(np.arange(c, dtype=np.int64) for c in counts), indexing="ij")
+            values = {n: r.first + g.ravel() * r.step for n, r, g in zip(names, ranges, grids)}
+            total = int(np.sum(np.broadcast_to(trips_at(values), (positions,))))
+            return ratio(total, positions)
+        total, valid_positions = 0, 0
+        for idx in np.ndindex(*counts):
+            valid = True
+            for i, r in zip(idx, ranges):
+                valid = valid & (i < r.count)       # a position past this configuration's extent
+            values = {n: r.first + i * r.step for n, r, i in zip(names, ranges, idx)}
+            total = total + np.where(valid, trips_at(values), 0)
+            valid_positions = valid_positions + np.where(valid, 1, 0)
+        return np.asarray(total, dtype=np.float64) / np.maximum(valid_positions, 1)
 
     def loop(self, lp: LoopRegion, parent: ScopeNode, ctx: "_Ctx") -> None:
         trips, prec, regular = self.trip_count(lp, ctx)

@@ -2,8 +2,8 @@
 the same wave read the same tile (docs/analysis.md, "performance"), and the window of
 tiles that must stay resident in L2 for that reuse to hold.
 
-Public: ``wave_reuse`` (the analysis and the simulator price loads with it) and
-``enclosing_loop``.
+Public: ``wave_reuse`` (the analysis and the simulator price loads with it),
+``enclosing_loop``, ``loops_between`` and ``running_share``.
 """
 
 from __future__ import annotations
@@ -76,11 +76,12 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                 distinct = W
             per_op[node.id] = ratio(distinct, W) if not is_array(distinct, W) else distinct / W
             # The reuse needs, per k-step of the wave, each distinct tile resident in L2 while
-            # the CTAs that share it read it: distinct tiles x bytes x the loop's stages.
+            # the CTAs that share it read it: distinct tiles x bytes x the loop's stages, for
+            # the share of the wave's CTAs that run the op at all.
             tile = sum(v for (kind, lvl, rw), v in node.per_exec.items() if kind == "traffic" and rw == "read")
             loop = enclosing_loop(mesh, node)
             stages = loop.stages if loop is not None and loop.stages is not None else 1
-            window = window + distinct * tile * stages
+            window = window + distinct * running_share(mesh, node) * tile * stages
         fits = window <= l2.capacity
         if not is_array(fits) and not fits:
             per_op = {k: 1 for k in per_op}   # the window does not fit: every request goes to DRAM
@@ -89,6 +90,38 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         per_op["__window__"] = (window, l2.capacity)
         out[mesh.id] = per_op
     return out
+
+
+def running_share(mesh: ScopeNode, target: ScopeNode):
+    """The share of ``mesh``'s positions that execute ``target``: the product, over the loops
+    between them, of min(1, the loop's mean trips per execution). A loop whose trip count is
+    0 at some positions and 1 at others (gqa_decode's masked tail block, ``bound 1``) runs at
+    exactly its mean share of them; one that runs at least once everywhere gives 1; a loop
+    with 0 trips everywhere gives 0, so its body's tiles claim no L2 (they were counted at
+    the loop's bound, inflating gqa_decode's window from 25.99 to 34.64 MB). Where a loop's
+    trips are uneven and some positions skip it, this is an upper bound on the share."""
+    share = 1
+    for loop in loops_between(mesh, target):
+        share = share * emin(loop.trips, 1)
+    return share
+
+
+def loops_between(mesh: ScopeNode, target: ScopeNode) -> list:
+    """The loop nodes of ``mesh``'s subtree that contain ``target``, outermost first."""
+    path: list = []
+
+    def visit(node) -> bool:
+        if node is target:
+            return True
+        for c in node.children:
+            if visit(c):
+                if c.kind == "loop":
+                    path.append(c)
+                return True
+        return False
+
+    visit(mesh)
+    return path[::-1]
 
 
 def enclosing_loop(mesh: ScopeNode, target: ScopeNode):
