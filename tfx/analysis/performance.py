@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
+from tfx.analysis import row_body
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
@@ -212,12 +213,26 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     warps = ratio(threads, 32) if threads is not None else 4
     per_pos = _demand_of(unit_node, counter, m, miss, warps, positions)
 
+    # A loop-free CTA body on a launch of more than one wave: resident CTAs overlap
+    # (tfx.analysis.row_body); one wave runs in lock step, priced op by op (row_body.applies).
+    straight = row_body.applies(unit_node, profile)
+    fills = positions > slots
+    body_times = {}
+
     def batch_time(r, active_units):
-        return _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+        if not straight or (not is_array(fills) and not fills):
+            return _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+        bt, e = _straight_batch(unit_node, counter, m, miss, warps, r, active_units)
+        if is_array(fills):
+            t_op, e_op = _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+            return where(fills, bt.ns, t_op), {k: where(fills, e.get(k, 0), e_op.get(k, 0)) for k in e_op}
+        body_times["last"] = bt
+        return bt.ns, e
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
     t_full, engines = batch_time(resident, units)
+    full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
     t_tail, e_tail = batch_time(emax(r_tail, 1), emax(active_tail, 1))
@@ -229,6 +244,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
+    if full_body is not None and full_body.chain > full_body.throughput:
+        bound_by = "latency"      # one CTA's serial chain sets the batch, not an engine
     l2_total = per_pos.l2
     hit = 1 - ratio(per_pos.dram, l2_total) if not is_array(l2_total) and l2_total else 0
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
@@ -256,6 +273,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"channels through the {format_time_ns(m.dram_latency)} round trip: "
                 f"{format_time_ns(float(held))} of channel time against {format_time_ns(float(transfer))} "
                 f"of transfer" + (" (the copy engine's bound)" if held > transfer else "")))
+        if full_body is not None:
+            lt.terms.append(Term("overlap", 0, row_body.describe(full_body, resident, format_time_ns)
+                                 + " (included in the waves above)"))
         if local is not None and not is_array(spill.fraction):
             spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)
             where_l1 = (f"the {format_bytes(float(local.l1_free))} of L1 that shared memory leaves"
@@ -271,6 +291,24 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s)"))
     return lt
+
+
+def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units):
+    """One residency batch of a loop-free CTA body (tfx.analysis.row_body): its ops'
+    demands, and the latency its loads wait (DRAM when any of them misses L2)."""
+    demands = []
+    latency = 0
+    for c in node.children:
+        if c.kind in ("op", "capture") and c.per_exec:
+            d = op_demand(c, counter, m, miss, warps)
+            k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
+            demands.append((d, k))
+            if is_array(d.global_loads, d.dram):
+                lat = where(d.global_loads > 0, where(d.dram > 0, m.dram_latency, m.l2_latency), 0)
+                latency = emax(latency, lat)
+            elif d.global_loads:
+                latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
+    return row_body.batch(demands, latency, engine_ns, r, active_units, m)
 
 
 def _scalar(x):

@@ -1,0 +1,107 @@
+"""tfx.analysis.row_body: a loop-free CTA body (row kernels) on a launch of more than one wave;
+the resident CTAs overlap, so a batch takes max(throughput, one CTA's chain). Every expected
+number is derived by hand below from the h200_sxm profile:
+
+    DRAM   4.8 TB/s x 0.883 (memory.gmem.efficiency) = 4,238.4 B/ns for the device
+    L2     11 TB/s = 11,000 B/ns for the device
+    vector bf16 512 flop/cycle x 1.98 GHz = 1,013.76 flop/ns; an elementwise op is one
+           lane-cycle per element (half the FMA rate): 506.88 elements/ns
+    DRAM latency 700 ns (memory.gmem.latency), launch 3 us (launch.overhead)
+The predicted time is rounded up to whole ns (analyze: ceil_int).
+"""
+
+import pytest
+
+from tfx.analysis import row_body
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_text
+
+ROWSCALE = """
+kernel rowscale {
+  param M = 1616
+  param N = 8192
+  param BLOCK_M = 4
+  attr threads = 256
+  tensor X : bf16[M, N] @gmem in
+  tensor Y : bf16[M, N] @gmem out
+  mesh cta[cdiv(M, BLOCK_M)] as (pm) capture(X, Y) {
+    %x = load X[pm * BLOCK_M : BLOCK_M, :] -> rmem
+    %y = mul %x, 2.0
+    store %y -> Y[pm * BLOCK_M : BLOCK_M, :]
+  }
+}
+"""
+# 255 registers x 256 threads: the whole 64K register file, one CTA per SM
+ONE_CTA = {"threads": 256, "regs": 255, "spills": 0, "smem": 0}
+
+
+def _analyze(params=None, resources=ONE_CTA):
+    return analyze(parse_text(ROWSCALE), None, load_profile("h200_sxm"), params or {}, resources=resources)
+
+
+def test_chain_sets_a_one_cta_batch():
+    """One CTA per SM: each CTA loads 4 x 8192 x 2 = 65,536 B and stores as many; its mul is
+    32,768 bf16 elements. Full batch (132 SMs active, r = 1):
+      load   max(65,536 / (4,238.4 / 132) = 2,041.05, 65,536 / (11,000 / 132) = 786.43) = 2,041.05 ns
+      store  the same 2,041.05 ns
+      mul    32,768 / 506.88 = 64.646 ns
+      throughput = memory 4,082.10 ns (vector 64.646 ns beside it)
+      chain      = 700 + 2,041.05 + 64.646 + 2,041.05 = 4,846.73 ns  > throughput: the chain sets it
+    404 CTAs = 3 full waves of 132 + a tail of 8 CTAs on 8 SMs (r = 1, 8 active):
+      throughput: 131,072 B over 4,238.4 / 8 = 529.8 B/ns = 247.40 ns
+      chain: each transfer at least the SM's own port, L2 over all 132 SMs:
+             65,536 / 83.333 = 786.43 ns (not 65,536 / 529.8 = 123.70 ns)
+             700 + 786.43 + 64.646 + 786.43 = 2,337.51 ns
+    total = 3,000 + 700 + 3 x 4,846.73 + 2,337.51 = 20,577.7, up to 20,578 ns"""
+    a = _analyze()
+    assert a.metrics["performance.predicted_ns"] == 20578
+    terms = {t.name: t for t in a.terms}
+    assert terms["waves"].ns == pytest.approx(3 * 4846.73, abs=0.01)
+    assert terms["tail wave"].ns == pytest.approx(2337.51, abs=0.01)
+    assert "bound by latency" in terms["waves"].detail
+    assert "one CTA's chain 4.85 us = latency 700.00 ns + copy 4.08 us + vector 64.65 ns" in terms["overlap"].detail
+    assert "set by the chain" in terms["overlap"].detail
+
+
+def test_throughput_sets_a_many_cta_batch():
+    """128 registers x 256 threads = 32,768: two CTAs per SM (r = 2). Full batch:
+      throughput = 2 x 131,072 / 32.109 = 8,164.17 ns; chain 4,846.73 ns (as above): throughput.
+    404 CTAs on 264 slots: 1 full wave + 140 CTAs: r = cdiv(140, 132) = 2 on 132 SMs, the same
+    8,164.17 ns. total = 3,000 + 700 + 8,164.17 + 8,164.17 = 20,028.3, up to 20,029 ns.
+    The per-op pricing it replaces summed the ops at r = 2: load 4,082.10 + mul 129.29 +
+    store 4,082.10 = 8,293.49 ns a batch (the CTAs in lock step)."""
+    a = _analyze(resources={"threads": 256, "regs": 128, "spills": 0, "smem": 0})
+    assert a.metrics["performance.predicted_ns"] == 20029
+    assert "set by the throughput" in {t.name: t for t in a.terms}["overlap"].detail
+
+
+def test_one_wave_keeps_the_lock_step_pricing():
+    """M = 528: 132 CTAs, one wave of one CTA per SM: they start together and run in lock
+    step, priced op by op (load max(2,041.05, 700) + mul 64.646 + store 2,041.05 = 4,146.75):
+    3,000 + 700 + 4,146.75 = 7,846.75, up to 7,847 ns, and no overlap term."""
+    a = _analyze({"M": 528})
+    assert a.metrics["performance.predicted_ns"] == 7847
+    assert "overlap" not in {t.name for t in a.terms}
+
+
+def test_a_loop_body_is_not_straight():
+    """A body with a loop (a k-loop GEMM) keeps the loop model: row_body.applies is False."""
+    gemm = parse_text("""
+kernel k {
+  param N = 1024
+  attr threads = 128
+  tensor X : bf16[N, N] @gmem in
+  tensor Y : bf16[N, 64] @gmem out
+  mesh cta[cdiv(N, 64)] as (pm) capture(X, Y) {
+    %acc = zeros bf16[64, 64] @rmem
+    loop k = 0 to cdiv(N, 64) carry(%acc) capture(X, pm) {
+      %t = load X[pm * 64 : 64, k * 64 : 64] -> rmem
+      %acc = add %acc, %t
+    }
+    store %acc -> Y[pm * 64 : 64, :]
+  }
+}
+""")
+    a = analyze(gemm, None, load_profile("h200_sxm"), {}, resources=ONE_CTA)
+    assert "overlap" not in {t.name for t in a.terms}

@@ -1,0 +1,117 @@
+"""A CTA body without a loop (row kernels: rmsnorm, softmax, copy): resident CTAs overlap.
+
+A row kernel's CTA runs one straight chain: load its rows, compute on them (reductions,
+elementwise), store the result; no software pipeline. One CTA alone waits a memory
+latency for its loads, moves its bytes, computes, and moves its result, in that order. The
+other CTAs resident on the same SM are independent of it and are at other points of the
+same chain, so the SM's engines serve all of them at once: while one CTA computes, another
+one's loads are in flight. Over a residency batch of r CTAs the SM is busy for the longer of
+
+    throughput  the busiest engine over the r CTAs' summed demand; the memory pipe carries
+                the global transfers and the local-memory (spill) traffic together, since
+                both are the SM's own loads and stores through its L1 to L2 and DRAM
+    chain       one CTA's serial path: one memory latency (its loads issue together: none
+                waits on another's value), then every op's own engine time one after
+                another (its loads' transfer, compute, spill traffic, its stores' transfer)
+
+This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
+unless an engine saturates first. It is the rule an unpipelined loop's round already
+follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
+engines)), applied to a body that runs once. Without it the body's ops were summed, each
+at the r CTAs' demand, as if the CTAs ran in lock step and no CTA computed while another
+loaded: a bandwidth-bound row kernel was priced at its bytes plus all of its compute.
+
+Source for the mechanism: Hong and Kim, "An analytical model for a GPU architecture with
+memory-level and thread-level parallelism awareness", ISCA 2009 (memory warp parallelism:
+memory periods of different warps overlap; a warp's own computation and memory period do
+not); the CUDA C++ Best Practices Guide, "Occupancy" (resident warps hide each other's
+latency).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis.numbers import emax, is_array
+
+VIEWS = ("reshape", "transpose", "broadcast", "return")
+# engines one CTA's chain waits on, in the order its ops run them
+CHAIN_ENGINES = ("copy", "spill", "tensor", "smem", "vector", "special", "dispatch", "link")
+
+
+def applies(body, profile) -> bool:
+    """A GPU CTA body of ops only (no loop, nested mesh, composite or call) that loads from
+    global memory: the straight chain this module prices.
+
+    The caller applies it to launches of more than one wave. The overlap is a steady state:
+    CTAs drift apart because each finished one is replaced at its own time. The CTAs of a
+    single wave all start at once and run the same chain in lock step (all load, then all
+    compute, then all store), which the per-op pricing describes: a launch of one wave or
+    less (a split-KV merge of B x HKV CTAs) keeps it."""
+    if profile.kind != "gpu":
+        return False
+    has_load = False
+    for c in body.children:
+        if c.kind not in ("op", "capture"):
+            return False
+        if c.kind == "op" and c.op is not None and c.op.opcode == "load":
+            has_load = True
+    return has_load
+
+
+class BodyTime(NamedTuple):
+    """One residency batch of a straight CTA body."""
+
+    ns: Any                       # max(throughput, chain)
+    throughput: Any               # the busiest engine over the r CTAs (memory = copy + spill)
+    bound: str                    # that engine's name ("memory" for copy + spill)
+    chain: Any                    # one CTA's serial path
+    latency: Any                  # the memory latency in the chain (0 without loads)
+    chain_parts: dict             # engine -> ns of one CTA's chain
+
+
+def batch(demands, latency, engine_ns, r, active_units, m) -> tuple[BodyTime, dict]:
+    """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
+    CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand."""
+    engines: dict = {}
+    chain_parts = {e: 0 for e in CHAIN_ENGINES}
+    for d, k in demands:
+        for name, v in engine_ns(d, m, r, active_units).items():
+            engines[name] = engines.get(name, 0) + v * k
+        one = engine_ns(d, m, 1, active_units)
+        if m.l2_bw_device is not None:
+            # one SM's own port to L2 caps its transfer however few SMs share DRAM: the
+            # L2 bandwidth over all SMs (a tail of 8 CTAs does not get 1/8 of the device)
+            one["copy"] = emax(one["copy"], d.l2 / (m.l2_bw_device / m.units))
+        for name in CHAIN_ENGINES:
+            chain_parts[name] = chain_parts[name] + one.get(name, 0) * k
+    memory = engines.get("copy", 0) + engines.get("spill", 0)
+    candidates = {"memory": memory}
+    for name, v in engines.items():
+        if name not in ("copy", "spill"):
+            candidates[name] = v
+    throughput = 0
+    bound = "memory"
+    for name, v in candidates.items():
+        if is_array(v, throughput):
+            throughput = emax(throughput, v)
+            bound = ""
+        elif v > throughput:
+            throughput, bound = v, name
+    chain = latency
+    for v in chain_parts.values():
+        chain = chain + v
+    ns = emax(throughput, chain)
+    return BodyTime(ns, throughput, bound, chain, latency, chain_parts), engines
+
+
+def describe(bt: BodyTime, r, fmt) -> str:
+    """The breakdown line: which side of max(throughput, chain) sets the batch, with values."""
+    parts = " + ".join(f"{name} {fmt(float(v))}" for name, v in bt.chain_parts.items() if float(v) > 0)
+    side = "chain" if float(bt.chain) > float(bt.throughput) else "throughput"
+    ctas = "1 CTA" if r == 1 else f"{r} CTAs"
+    return (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
+            f"({bt.bound} over {ctas}), one CTA's chain {fmt(float(bt.chain))} = latency "
+            f"{fmt(float(bt.latency))} + {parts}) = {fmt(float(bt.ns))}, set by the {side}")
+
+
