@@ -6,6 +6,7 @@ import math
 import sys
 from typing import Any
 
+from tfx.arrays import loaded_numpy
 from tfx.assignments import check_set_domains, parse_assignments, parse_int_assignments  # noqa: F401 (re-exported)
 from tfx.errors import read_text_file, shorten
 
@@ -62,13 +63,18 @@ def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None) -> None
 
     ``last_array``: (key, items already encoded as JSON text), written after ``obj``'s keys
     as one more key whose array holds one item per line (a simulation's events: see
-    ``SimResult.events_json_lines``)."""
-    import orjson
-    data = orjson.dumps(obj, default=_json_default,
-                        option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
-    if last_array is not None:
+    ``SimResult.events_json_lines``). Then ``obj`` is a small summary and the bulk is
+    already text, so the standard library's encoder writes the summary: importing orjson
+    (~30 ms) would cost more than it saves."""
+    if last_array is None:
+        import orjson
+        data = orjson.dumps(obj, default=_json_default,
+                            option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+    else:
+        import json
         key, items = last_array
-        head = orjson.dumps(key) + b": ["
+        data = json.dumps(_finite(obj), indent=2, ensure_ascii=False, default=_json_default).encode()
+        head = json.dumps(key, ensure_ascii=False).encode() + b": ["
         body = (b"\n    " + ",\n    ".join(items).encode() + b"\n  ]") if items else b"]"
         # obj's text ends with "\n}" (or is "{}"): the array goes in as its last key
         data = (data[:-2] + b",\n  " if data != b"{}" else b"{\n  ") + head + body + b"\n}"
@@ -81,17 +87,28 @@ def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None) -> None
         sys.stdout.write(data.decode() + "\n")
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float (which JSON cannot carry) as None, as orjson
+    writes them (the standard library would write NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _json_default(value: Any) -> Any:
-    try:
-        import numpy as np
+    np = loaded_numpy()          # (a numpy value exists only once numpy is imported)
+    if np is not None:
         if isinstance(value, np.integer):
             return int(value)
         if isinstance(value, np.floating):
-            return float(value)
+            v = float(value)
+            return v if math.isfinite(v) else None
         if isinstance(value, np.ndarray):
-            return value.tolist()
-    except ImportError:  # pragma: no cover
-        pass
+            return _finite(value.tolist())
     if hasattr(value, "to_json"):
         return value.to_json()
     from fractions import Fraction
