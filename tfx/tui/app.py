@@ -12,11 +12,11 @@ Three kinds of job, each in a worker of its own so none waits behind another:
 flight, a sweep of inputs since changed is dropped) and ``simulate`` (the
 Timeline pane's simulation, run when that pane shows a new analysis).
 
-Start-up is arranged for a fast first paint: the worker processes are forked
-and the first job submitted in ``__init__``, before Textual starts, so the
-analysis runs on another core while the screen is built; only the IR pane is
-composed up front, the other panes (and their modules) are mounted the first
-time they are shown.
+Start-up is arranged for a fast first paint: the worker processes are forked in
+``__init__``, before Textual starts its threads, and left idle; only the IR pane is
+composed up front, the other panes (and their modules) are mounted the first time
+they are shown. The first analysis runs in this process right after the first
+paint (``first_analysis``), then the workers import what later jobs need.
 """
 
 from __future__ import annotations
@@ -50,8 +50,6 @@ PANE_WIDGETS = {
     "explore": ("tfx.tui.widgets.explore", "ExplorePane"),
     "hardware": ("tfx.tui.widgets.hardware", "HardwarePane"),
 }
-FIRST_WAIT_S = 0.12    # on_mount waits this long at most for the first analysis
-
 WATCH_S = 0.5          # how often the kernel file is checked for edits made elsewhere
 
 
@@ -146,17 +144,13 @@ class TfxApp(ExplorerApp):
         self._explore_want: core.ExploreJob | None = None
         self.explore_outcome: core.ExploreOutcome | None = None
         if not sync:
-            # Fork the workers and start the first analysis now, while only this thread
-            # exists: it runs on another core while Textual builds the first screen.
-            # A fork-context pool forks at its first submit (then starts a thread), so
-            # every pool is made first and the other workers are started by a no-op.
+            # Fork the workers now, while only this thread exists (a fork-context pool
+            # forks at its first submit, then starts a thread: every pool is made first,
+            # then each worker is started by a no-op). They import what they need once
+            # the first analysis is shown (apply), so none competes with the first screen.
             self.jobs.start()
-            first = self.jobs.submit_early("analysis", core.run_job,
-                                           self.make_job(self.jobs.generation["analysis"] + 1))
-            if first is not None:
-                self._submitted[first] = time.perf_counter()
-            self.jobs.warm("explore", core.noop)
-            self.jobs.warm("simulate", core.noop)
+            for lane in ("analysis", "explore", "simulate"):
+                self.jobs.warm(lane, core.noop)
 
     # generations of the analysis (tests and the bench read them)
     @property
@@ -184,11 +178,20 @@ class TfxApp(ExplorerApp):
         # keystroke ~45 ms now and then.
         self.call_after_refresh(gc.freeze)
         self.set_interval(WATCH_S, self.check_kernel_file)
-        # The worker started before Textual did and usually finishes while the screen is
-        # built; a short wait (the GIL released, so the result is unpickled meanwhile)
-        # puts the analysis in the first frame rather than in a second one.
-        if not self.jobs.collect_early(FIRST_WAIT_S, core.run_job, self.make_job):
+        if self.sync:
             self.submit()
+        else:
+            self.call_after_refresh(self.first_analysis)
+
+    def first_analysis(self) -> None:
+        """The first analysis, here, right after the first paint (~70 ms of CPU for gemm).
+        Its result has to be unpickled in this process anyway, which imports the analysis
+        modules here too: run in the worker, the first analysis cost those imports twice
+        and the first frame waited for them; the analysis worker imports them once the
+        result is shown (apply), ready for the first edit."""
+        generation = self.jobs.next_generation("analysis")
+        self._submitted[generation] = time.perf_counter()
+        self.jobs.deliver("analysis", generation, core.run_job(self.make_job(generation)))
 
     @property
     def _pool(self):
@@ -265,12 +268,16 @@ class TfxApp(ExplorerApp):
         self.refresh_pane(self.active_pane)
         self._status()
         self.jobs.mark_shown("analysis", out.generation)
-        if old is None:   # the first screen is up: the workers import what they need meanwhile
-            self.jobs.warm("explore", core.warm_explore)
-            self.jobs.warm("simulate", core.warm_simulate)
+        if old is None:   # once the first analysis is on screen, the workers import what they need
+            self.call_after_refresh(self._warm_workers)
         t0 = self._submitted.pop(out.generation, None)
         if t0 is not None:
             self.timings.append(time.perf_counter() - t0)
+
+    def _warm_workers(self) -> None:
+        self.jobs.warm("analysis", core.warm_analysis)
+        self.jobs.warm("explore", core.warm_explore)
+        self.jobs.warm("simulate", core.warm_simulate)
 
     # ------------------------------------------------------------ panes
     @property

@@ -87,6 +87,13 @@ def noop() -> None:
     first submit)."""
 
 
+def warm_analysis() -> None:
+    """Imported by the analysis worker once the first screen is up, so the first edit is fast."""
+    import tfx.analysis.analyze  # noqa: F401
+    import tfx.hw  # noqa: F401
+    import tfx.lang  # noqa: F401
+
+
 def warm_explore() -> None:
     """Imported by the sweep worker once the first screen is up, so the first sweep is fast."""
     import tfx.analysis.analyze  # noqa: F401

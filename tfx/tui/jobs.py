@@ -17,8 +17,7 @@ in a thread would hold the GIL). The runner
 
 Start-up: a pool created while the process has one thread is forked (cheap, and the
 worker inherits what is already imported); ``start`` does that before Textual starts
-its threads, and ``submit_early`` starts the first job then, so it runs on another
-core while the first screen is built.
+its threads.
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ class JobRunner:
         self.pools: dict[str, cf.ProcessPoolExecutor | None] = {lane: None for lane in lanes}
         self.failed = False                   # no pool can be had: jobs run in threads
         self.app = None
-        self._early: tuple[str, int, cf.Future] | None = None
         if not sync and start_method == "spawn":
             # The resource tracker hands sys.stderr's fd to its process: start it now,
             # before Textual replaces sys.stderr with a capture that has no descriptor.
@@ -150,43 +148,6 @@ class JobRunner:
                                 exit_on_error=False)
         return generation
 
-    def submit_early(self, kind: str, fn: Callable, job: Any) -> int | None:
-        """Before the app runs: start ``fn(job)`` in its lane now; ``collect_early`` (in
-        ``on_mount``) picks it up. None when there is no pool (submit later instead)."""
-        pool = self.pool(self.routes[kind])
-        if pool is None:
-            return None
-        generation = self.next_generation(kind)
-        try:
-            self._early = (kind, generation, pool.submit(fn, job))
-        except (RuntimeError, BrokenProcessPool):
-            self.generation[kind] -= 1
-            return None
-        return generation
-
-    def collect_early(self, wait_s: float, fn: Callable, job_again: Callable[[], Any]) -> bool:
-        """Deliver the early job: at once when it finishes within ``wait_s`` (so its result
-        is in the first frame), else when it does. ``job_again()`` rebuilds the job when
-        the worker died. False when no early job was started."""
-        if self._early is None:
-            return False
-        kind, generation, fut = self._early
-        self._early = None
-        cf.wait([fut], timeout=wait_s)
-        if fut.done() and fut.exception() is None:
-            self.deliver(kind, generation, fut.result())
-            return True
-
-        async def later() -> None:
-            try:
-                out = await asyncio.wrap_future(fut)
-            except (BrokenProcessPool, RuntimeError):
-                self._drop(self.routes[kind], None)
-                out = await asyncio.get_running_loop().run_in_executor(None, fn, job_again())
-            self._finish(kind, generation, out)
-        self.app.run_worker(later(), group=kind, exit_on_error=False)
-        return True
-
     async def call(self, lane: str, fn: Callable, job: Any) -> Any:
         """``fn(job)`` in ``lane``'s worker process (a thread when there is no pool)."""
         loop = asyncio.get_running_loop()
@@ -222,7 +183,7 @@ class JobRunner:
         self.app.post_message(JobDone(kind, generation, out))
 
     def deliver(self, kind: str, generation: int, out: Any) -> None:
-        """Hand an outcome to the app now (sync mode, and the early job within the wait)."""
+        """Hand an outcome to the app now (sync mode, and the first analysis run in the app)."""
         if self.is_latest(kind, generation):
             self.app.on_job_done(JobDone(kind, generation, out))
 
