@@ -262,7 +262,11 @@ def _buffer_stall_recorder(s: _RunState):
         """Task ``tid`` waited for its ring slot: from when it could have started (its floor,
         or when its engine went idle) to when the slot's last reader finished is a buffer
         stall, charged to its op too. Only loads into a busy slot come here."""
-        dep_ready = max([t_end[tb + d] for d in deps])
+        dep_ready = 0
+        for d in deps:            # (a loop: most slots have one or two readers)
+            x = t_end[tb + d]
+            if x > dep_ready:
+                dep_ready = x
         ei = eng_idle[key]
         since = fl if fl > ei else ei
         if dep_ready > since:
@@ -577,7 +581,11 @@ def _dispatcher(s: _RunState, start_position, tries):
                     for j in c_sslot[i]:
                         if c_end[cbase + j] < 0:
                             r0 = c_t0[j]
-                            slot.extend(range(r0, r0 + c_nt[j]))
+                            n0 = c_nt[j]
+                            if n0 == 1:
+                                slot.append(r0)
+                            else:
+                                slot.extend(range(r0, r0 + n0))
                     p_slot[p] = slot or None
                 for j in sdj:
                     if c_end[cbase + j] < 0:
