@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.expr import Expr, linear_coefficients, reads_in
-from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, ValueRef, Window
+from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, ValueRef, Window
 from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
 from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, floor_sum, is_array, nbytes,
@@ -502,6 +502,8 @@ class Counter:
         for o, v in zip(op.operands, operands):
             if v is not None:
                 deps |= v.deps
+            elif isinstance(o, Scalar):    # a compare's bound may name coordinates
+                deps |= o.expr.names() & self.info.index_names
             if isinstance(o, Window) and code not in ("load", "copy"):
                 node.precision = combine_precision(node.precision, self.window_elements(o, ctx)[1])
 

@@ -79,16 +79,24 @@ def number(text: str) -> float:
         return float(t)
 
 
-def scalar_value(o, env) -> float:
-    """The value of a scalar operand (a literal, or an expression of parameters)."""
+def scalar_value(o, env):
+    """The value of a scalar operand (a literal, or an expression of parameters): a float,
+    or one float per position when it names a coordinate (a compare's bound)."""
     expr = getattr(o, "expr", None)
     if expr is not None:
-        return float(expr.evaluate(env))
+        v = np.asarray(expr.evaluate(env), dtype=np.float64)
+        return float(v) if v.ndim == 0 else v
     if isinstance(o, str):
         return number(o)
     if hasattr(o, "evaluate"):
         return float(o.evaluate(env))
     return number(o.text)
+
+
+def _per_position(x: np.ndarray, rank: int) -> np.ndarray:
+    """A number operand against tiles of ``rank`` axes (the batch first): one value, or one
+    per position (a compare's bound naming a coordinate) as a [B, 1, ..., 1] column."""
+    return x if x.ndim == 0 else x.reshape((-1,) + (1,) * (rank - 1))
 
 
 def _expand(mask: np.ndarray, ndim: int) -> np.ndarray:
@@ -428,7 +436,9 @@ class Interpreter:
         """lt le gt ge eq ne: in the operands' dtype (a number is converted to it first)."""
         dtype = self._tile_dtype(op, (0, 1))
         a, b = (self.operand(o, fr) for o in op.operands)
-        a, b = (round_to(dtype, np.asarray(x)) if not isinstance(x, np.ndarray) else x for x in (a, b))
+        rank = next(x.ndim for o, x in zip(op.operands, (a, b)) if isinstance(o, (ValueRef, Window)))
+        a, b = (x if isinstance(o, (ValueRef, Window)) else _per_position(round_to(dtype, np.asarray(x)), rank)
+                for o, x in zip(op.operands, (a, b)))
         return COMPARISONS[op.opcode](a, b)
 
     def op_select(self, op: Op, fr: Frame):

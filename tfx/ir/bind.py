@@ -285,7 +285,8 @@ def _check_op(module, op: Op, info: KernelInfo, env, tensor_dims) -> None:
     tys = info.operand_types.get(id(op), ())
     loc = op.loc
     for o in op.operands + ((op.fill_value,) if op.fill_value is not None else ()):
-        if isinstance(o, Scalar):
+        if isinstance(o, Scalar) and not (o.expr.names() & info.index_names):
+            # (a compare's bound that names a coordinate has a value per position: the run's)
             try:
                 o.value(env)
             except TfxError as err:

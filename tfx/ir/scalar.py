@@ -5,7 +5,9 @@ kernel computes once, at compile time, from its parameters and lets: kernels
 write ``mul %sum_sq, 1.0 / N`` instead of the literal for one N. Arithmetic is
 real (float64): ``/`` is true division here, unlike index expressions where it
 floors. Names resolve to parameters and lets first, then to the constants below.
-The value never changes a count; ``tfx run`` (the executor) uses it.
+The value never changes a count; ``tfx run`` (the executor) uses it. A compare's
+scalar may also name mesh coordinates and loop variables (the verifier allows it
+there only): evaluated under an environment holding them, it is one value per position.
 """
 
 from __future__ import annotations

@@ -296,18 +296,28 @@ class Verifier:
         return TileType(ret_type.dtype, tuple(substitute(d, mapping) for d in ret_type.shape), ret_type.level)
 
     # ------------------------------------------------------------ ops
-    def scalar(self, s: Scalar, scope: _Scope, loc) -> None:
-        """A scalar operand is compile-time: it names parameters, lets and constants only."""
+    def scalar(self, s: Scalar, scope: _Scope, loc, per_position: bool = False) -> None:
+        """A scalar operand is compile-time: it names parameters, lets and constants. A
+        compare's (``per_position``) may also name the mesh coordinates and loop variables in
+        scope, captured as any index use is: the bound a mask compares against, per position
+        (``lt %k_pos, CTX - p * PE_CTX``). A coordinate shadows a constant of its name."""
         for name in sorted(s.expr.names()):
-            if name in self.consts or name in SCALAR_CONSTANTS:
+            if name in self.consts:
                 continue
-            sym, _ = scope.lookup(name)
+            sym, barrier = scope.lookup(name)
             where = _scalar_loc(s.expr, name) or s.loc or loc
+            if sym is not None and sym.kind == "index":
+                if not per_position:
+                    raise self.error(f"{name} is a mesh coordinate or loop variable: scalar operands are "
+                                     "compile-time numbers of parameters, lets and constants (a "
+                                     "compare's may name coordinates)", where)
+                if barrier is not None:
+                    raise self.isolation_error(name, sym, barrier, where)
+                continue
+            if name in SCALAR_CONSTANTS:
+                continue
             if sym is not None and sym.kind == "tensor":
                 raise self.error(f"{name} is a tensor: an operand reads a window of it, {name}[...]", where)
-            if sym is not None and sym.kind == "index":
-                raise self.error(f"{name} is a mesh coordinate or loop variable: scalar operands are "
-                                 "compile-time numbers of parameters, lets and constants", where)
             raise self.error(f"unknown name {name!r} in a scalar operand: expected a parameter, let or "
                              f"constant ({', '.join(SCALAR_CONSTANTS)})", where)
 
@@ -398,7 +408,7 @@ class Verifier:
         code = op.opcode
         for o in op.operands + ((op.fill_value,) if op.fill_value is not None else ()):
             if isinstance(o, Scalar):
-                self.scalar(o, scope, loc)
+                self.scalar(o, scope, loc, per_position=code in opcat.COMPARE)
         needs_result = code not in ("store", "send", "call", "return")
         if needs_result and op.result is None:
             raise self.error(f"{code} produces a value: write %name = {code} ...", loc)
