@@ -31,13 +31,14 @@ def test_tp_on_a_single_gpu_profile_names_its_node_profile(chip, node):
 
 
 def test_tp2_on_an_h100_node_works_over_nvlink():
-    """h100_hgx8: NVLink 900 GB/s bidirectional = 450 GB/s each way, 1 us; the TP all-reduce of
-    one decode token (4096 x 2 B = 8,192 B) over 2 ranks is 2 x 1/2 x 8192 / 450 GB/s + 2 x 1 us
-    = 18.2 ns + 2,000 ns = 2,018.2 ns per layer."""
+    """h100_hgx8: NVLink 900 GB/s bidirectional = 450 GB/s each way line rate, of which NCCL
+    moves 370 (efficiency 0.822: 369.9 GB/s), 1 us; the TP all-reduce of one decode token
+    (4096 x 2 B = 8,192 B) over 2 ranks is 2 x 1/2 x 8192 / 369.9 GB/s + 2 x 1 us
+    = 22.15 ns + 2,000 ns = 2,022.15 ns per layer."""
     r = latency("llama3.1-8b", "h100_hgx8", Workload("decode", 8192, 1), Parallelism(tp=2))
     assert r.devices == 2
     ar = next(s for s in r.stages if s.name == "tp_allreduce_attn")
-    assert ar.comm_ns == pytest.approx(32 * (8192 / 450e9 * 1e9 + 2000.0), rel=1e-9)
+    assert ar.comm_ns == pytest.approx(32 * (8192 / 369.9e9 * 1e9 + 2000.0), rel=1e-9)
 
 
 @pytest.mark.parametrize("node,nvlink,ib", [("h100_hgx8", 450e9, 400e9 / 8), ("a100_hgx8", 300e9, 200e9 / 8),
@@ -46,7 +47,10 @@ def test_node_profiles_state_nvlink_and_a_nic_per_gpu(node, nvlink, ib):
     """Each way per GPU: NVLink 900 / 600 / 1,800 GB/s bidirectional halved; one NIC per GPU,
     NDR 400 Gb/s or HDR 200 Gb/s = 50 or 25 GB/s; 8 GPUs per node."""
     s = load_system(node)
-    assert (s.intra.bandwidth, s.inter.bandwidth, s.devices_per_node) == (nvlink, ib, 8)
+    assert s.profile.value("links.nvlink.bandwidth") == nvlink
+    assert (s.inter.bandwidth, s.devices_per_node) == (ib, 8)
+    # collectives move the line rate x NCCL's protocol efficiency (370 of 450 GB/s on NVLink4)
+    assert s.intra.bandwidth == pytest.approx(nvlink * 0.822, rel=1e-12)
 
 
 def test_a100_40gb_is_the_80gb_part_with_less_memory():
@@ -202,3 +206,26 @@ def test_the_kernel_analysis_prices_fp8_tensor_work_at_the_fp8_fraction():
         a = analyze(module, None, load_profile("h100_sxm").with_knobs(knobs), params=params)
         expected = 268_435_456 / (16_220.16 * eff) + 64 * 100 / 1.98
         assert a.launches[0].engines["tensor"] == pytest.approx(expected, rel=1e-9)
+
+
+# ----------------------------------------------------------------- residual stream, collectives
+
+
+def test_fp8_activations_all_reduce_the_gemm_output_in_bf16():
+    """Llama 2 70B prefill of 2048 tokens at TP 8 on h100_hgx8 with fp8 weights and activations:
+    fp8 is the GEMM's input only; gemm_fp8.tile writes bf16, so the all-reduce after o_proj moves
+    2048 x 8192 x 2 B = 33,554,432 B (not 16,777,216 at 1 B): 2 x 7/8 x 33,554,432 B / 369.9 GB/s
+    + 2 x 7 x 1 us = 158,759.9 ns + 14,000 ns = 172,759.9 ns per layer, x 80 layers."""
+    r = latency("llama2-70b", "h100_hgx8", Workload("prefill", 2048, 1, "fp8", "fp8", "fp8"), Parallelism(tp=8))
+    ar = next(s for s in r.stages if s.name == "tp_allreduce_attn")
+    per_layer = 2 * 7 / 8 * 33_554_432 / 369.9e9 * 1e9 + 14_000
+    assert ar.comm_ns == pytest.approx(80 * per_layer, rel=1e-9)
+
+
+def test_link_efficiency_is_stated_with_its_source_and_noted():
+    """h200_nvl8 states links.nvlink.efficiency 0.822 (derived, NCCL's 370 of 450 GB/s); the
+    system notes the collective rate 369.9 GB/s = 450 GB/s x 0.822."""
+    s = load_system("h200_nvl8")
+    fact = s.profile.fact("links.nvlink.efficiency")
+    assert fact.value == 0.822 and fact.origin == "derived" and "nccl-tests issue 212" in fact.source
+    assert any("links.nvlink.efficiency 0.822" in n for n in s.notes)

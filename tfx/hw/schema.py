@@ -218,6 +218,9 @@ PROFILE_SPEC = TableSpec({
         "scope": TextSpec("level one endpoint belongs to (device, cube, pe)"),
         "bandwidth": FactSpec("bandwidth", "positive", "B/s per endpoint, each direction"),
         "latency": FactSpec("time", "nonnegative", "one-way latency"),
+        "efficiency": FactSpec("ratio", "positive",
+                               "fraction of `bandwidth` (the line rate) a collective library moves "
+                               "data at: protocol overhead (model level)"),
         "count": _count("links per endpoint"),
     }, "one interconnect"), "interconnects"),
     "system": TableSpec({

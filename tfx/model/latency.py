@@ -597,6 +597,10 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     prof = system.profile
     tiled = system.kind == "tiled"
     ab, wb, kvb = (float(dtype_bytes(d)) for d in (wl.act_dtype, wl.weight_dtype, wl.kv_dtype))
+    # The residual stream between GEMMs stays 16-bit: 1-byte activations (fp8, int8) are
+    # quantized at each GEMM's input and the GEMM writes bf16 (gemm_fp8.tile's C), so the TP
+    # all-reduce of a GEMM's output and the PP hand-over of the hidden state move 2 B a value.
+    rb = max(ab, 2.0)
     decode = wl.mode == "decode"
     h = model.hidden_size
     Hq, G = model.num_attention_heads, model.num_kv_heads
@@ -828,7 +832,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
 
         o_k = Hq_r * (v_dim if mla is not None else d)
         gemm_stage([("o_proj", 1.0)], T, h, o_k, "attention", count, tag, "output projection, K = Hq/tp x d")
-        ar_bytes = T * h * ab
+        ar_bytes = T * h * rb
         t_ar = allreduce_ns(ar_bytes, cfg.tp, tp_bw, tp_lat)
         def far(i, t=t_ar):
             if cfg.tp[i] == 1:
@@ -863,7 +867,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                lambda i: ("tp = 1" if cfg.tp[i] == 1 else
                           f"all-gather fp32 logits (n-1)/n x {fmt.nbytes(lg_bytes[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + (n-1) x "
                           f"{tp_lat[i]:g} ns = {fmt.ns(t_lg[i], 3)}"))
-    pp_bytes = T * h * ab
+    pp_bytes = T * h * rb
     t_pp = np.where(cfg.pp > 1, (cfg.pp - 1) * sendrecv_ns(pp_bytes, pp_bw, pp_lat), 0.0)
     comm_stage("pp_sendrecv", t_pp, "ffn", 1, "",
                lambda i: ("pp = 1" if cfg.pp[i] == 1 else

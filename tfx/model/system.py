@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from tfx.errors import TfxError
 from tfx.model.schema import DTYPE_BYTES, ModelConfig
+from tfx.present import formatting as fmt
 
 #: Per-launch cost under CUDA graphs when the profile states none
 #: (``launch.graph_overhead``): the gap between back-to-back graph nodes on
@@ -259,7 +260,14 @@ def _link(profile, name: str, notes: list) -> Link | None:
     if lat is None:
         notes.append(f"links.{name}.latency is not stated: taken as 0")
         lat = 0.0
-    return Link(name, float(profile.value(f"links.{name}.bandwidth")), float(lat))
+    line = float(profile.value(f"links.{name}.bandwidth"))
+    eff = profile.get(f"links.{name}.efficiency")
+    if eff is None:
+        return Link(name, line, float(lat))
+    # collectives move data at the line rate less the library's protocol overhead
+    notes.append(f"collectives on {name} at {fmt.bandwidth(line * float(eff), 4)} = line rate "
+                 f"{fmt.bandwidth(line, 4)} x links.{name}.efficiency {float(eff):g}")
+    return Link(name, line * float(eff), float(lat))
 
 
 def _needed_link(profile, name: str, notes: list) -> Link:
