@@ -37,6 +37,12 @@ class ValueInfo:
     type: TileType
     dims: tuple           # concrete extents (numbers or arrays)
     deps: frozenset       # index variables the value varies with
+    # The axis that is contiguous where the tile was loaded from (a row-major window: its
+    # last axis; a 2-D transpose swaps it); None when unknown (computed in registers).
+    minor: Any = None
+    # The mma ops whose results flow into this value (elementwise ops carry them on), so an
+    # mma can tell that it consumes another's result (tfx.analysis.mma_layout: chained dots)
+    mma_src: tuple = ()
 
     @property
     def elements(self):
@@ -536,7 +542,8 @@ class Counter:
                 b = nbytes(t.dtype.bits, elems)
                 add(("traffic", t.level, "read"), b)
                 add(("traffic", op.to_level, "write"), b)
-                result = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(deps))
+                dims = self.dims_of(result_type, ctx)
+                result = ValueInfo(result_type, dims, frozenset(deps), minor=len(dims) - 1)
             else:
                 v = operands[0]
                 add(("traffic", v.type.level, "read"), v.nbytes)
@@ -565,9 +572,20 @@ class Counter:
             add(("traffic", b.type.level, "read"), b.nbytes)
             add(("traffic", c.type.level, "read"), c.nbytes)
             add(("traffic", c.type.level, "write"), c.nbytes)
-            result = ValueInfo(result_type, c.dims, frozenset(deps))
+            result = ValueInfo(result_type, c.dims, frozenset(deps), mma_src=(node,))
             node.per_exec_shape = (m, n, k)
             node.per_exec_batch = batch
+            # K-major operands (A contiguous along K, its last axis; B along K, its first of
+            # the last two), None where unknown: the tensor instruction may need one
+            # (tfx.analysis.mma_layout); chained mmas (one consumes the other's result) lay
+            # their warps out differently
+            node.mma_k_major = (None if a.minor is None else a.minor == len(a.dims) - 1,
+                                None if b.minor is None else b.minor == len(b.dims) - 2)
+            node.mma_bits = a.type.dtype.bits
+            producers = a.mma_src + b.mma_src
+            node.mma_chained = bool(producers)
+            for p_node in producers:
+                p_node.mma_chained = True
         elif code in opcat.COMPARE or code in opcat.SELECT:
             # One comparison (or selection) per result element, its own work kind; a compare
             # is counted in its operands' dtype, a select in its result's.
@@ -612,7 +630,11 @@ class Counter:
             node.returned = op.operands[0].name
         elif code in opcat.VIEWS:
             v = operands[0]
-            result = ValueInfo(result_type, self.dims_of(result_type, ctx), v.deps)
+            dims = self.dims_of(result_type, ctx)
+            # a 2-D transpose is a view: the contiguous axis is the other one now
+            minor = (1 - v.minor) if code == "transpose" and v.minor is not None and len(dims) == 2 else (
+                v.minor if code == "return" else None)
+            result = ValueInfo(result_type, dims, v.deps, minor=minor)
         elif code == "call":
             result = self.call(op, node, ctx, frozenset(deps))
         elif code in opcat.COLLECTIVES:
@@ -639,6 +661,13 @@ class Counter:
         node.per_exec = q
         node.logical = self.logical_multiplier(deps, ctx)
         parent.children.append(node)
+        if result is not None and code not in opcat.MMA and code not in ("load", "copy"):
+            carried = tuple(p for v in operands if v is not None for p in v.mma_src)
+            if carried:
+                seen: dict = {}
+                for p_node in result.mma_src + carried:      # ScopeNodes are not hashable
+                    seen.setdefault(id(p_node), p_node)
+                result.mma_src = tuple(seen.values())
         if op.result is not None and result is not None:
             ctx.values[op.result] = result
 

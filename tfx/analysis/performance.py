@@ -25,11 +25,13 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
+from tfx.analysis import load_trip, mma_layout
 from tfx.analysis.machine import Machine
 from tfx.analysis import row_body
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
+from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.units import format_bytes, format_time_ns
 
@@ -146,6 +148,7 @@ class Demand:
     link: Any = 0          # ns on the unit's outbound interconnect (send; allreduce both ways)
     link_in: Any = 0       # ns on its inbound direction (recv; allreduce): links are full duplex
     link_latency: Any = 0  # ns: the latency of those transfers (hops x one-way), summed over ops
+    unpipelined: Any = 0   # operands whose load the compiler cannot pipeline (register transposes)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -287,6 +290,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"of its register bytes through local memory; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
                 f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
+        if m.kind == "gpu":
+            lt.terms.extend(_mma_terms(unit_node, m, warps))
+            on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
+            lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm))
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s)"))
@@ -313,6 +320,50 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
 
 def _scalar(x):
     return float(x)
+
+
+def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, resident) -> list:
+    """The load-trip floor of each pipelined loop that loads (tfx.analysis.load_trip); a loop
+    node's executions count its trips, so the body's demand per execution is one trip's."""
+    facts = load_trip.facts(m) if m.dispatch_single is None else None
+    out = []
+    if facts is None:
+        return out
+    for c in unit_node.walk():
+        if c.kind != "loop" or c is unit_node or any(x.kind == "loop" for x in c.walk() if x is not c):
+            continue
+        stages = c.stages if c.stages is not None else 1
+        if is_array(stages, c.execs) or stages < 2 or not c.execs or not load_trip.applies(c):
+            continue
+        loads = 0
+        for x in c.walk():
+            if x is not c and x.kind in ("op", "capture") and x.per_exec:
+                loads = loads + op_demand(x, counter, m, miss, warps).global_loads * ratio(x.execs, c.execs)
+        if loads and not is_array(loads):
+            out.append(Term("load trip", 0, f"line {c.line}: " +
+                            load_trip.describe(float(loads), resident, facts)
+                            + " (included in the waves above)"))
+    return out
+
+
+def _mma_terms(unit_node: ScopeNode, m: Machine, warps) -> list:
+    """How each mma is laid on the tensor cores and what its operands cost (explanations;
+    their time is in the waves above)."""
+    out = []
+    for c in unit_node.walk():
+        shape = getattr(c, "per_exec_shape", None)
+        if c.kind != "op" or c.op is None or c.op.opcode not in opcat.MMA or shape is None:
+            continue
+        bits = getattr(c, "mma_bits", 16)
+        dtype = next((k[1] for k in c.per_exec if k[0] == "flops"), None)
+        if dtype is None or mma_engine(m.profile, dtype) == "vector":
+            continue
+        p = mma_layout.plan(shape, m.inst, warps, bits, getattr(c, "mma_chained", False))
+        rate = m.rate("tensor", dtype) * m.tensor_efficiency(dtype)
+        out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
+        for t in mma_layout.register_transposes(c, m.inst, bits, warps):
+            out.append(Term("transpose", 0, f"line {c.line}: " + mma_layout.describe_transpose(t, m.clock_ghz)))
+    return out
 
 
 def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
@@ -372,7 +423,8 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 flops = amount
                 if shape is not None:
                     # a batched mma issues its M x N x K instructions once per batch entry
-                    flops = _padded_flops(shape, m, warps) * getattr(node, "per_exec_batch", 1)
+                    flops = _padded_flops(shape, m, warps, getattr(node, "mma_bits", 16),
+                                          getattr(node, "mma_chained", False)) * getattr(node, "per_exec_batch", 1)
                 d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
             elif unit == "special":
                 d.special = d.special + amount / m.rate("special", rate_dtype(dtype))
@@ -388,6 +440,12 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
         rmem = sum(v for (kind, level, _), v in q.items() if kind == "traffic" and level == "rmem")
         if is_array(rmem, frac, local_bw) or rmem:
             d.spill = d.spill + frac * rmem / local_bw
+    if m.kind == "gpu" and op is not None and op.opcode in opcat.MMA:
+        # an 8-bit operand the warpgroup mma cannot read as stored: transposed in registers and
+        # stored to shared memory with bank conflicts (tfx.analysis.mma_layout)
+        for t in mma_layout.register_transposes(node, m.inst, getattr(node, "mma_bits", 16), warps):
+            d.smem = d.smem + t.cycles / m.clock_ghz
+            d.unpipelined = d.unpipelined + 1
     if m.dispatch_single is not None and op is not None and op.opcode not in VIEWS:
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
     if m.dma_channels and counter is not None and op is not None and op.opcode in ("load", "store", "copy"):
@@ -398,21 +456,11 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
     return d
 
 
-def _padded_flops(shape, m: Machine, warps):
-    """2*M*N*K with M, N, K rounded up to the tensor-core instruction shape.
-
-    On a GPU the CTA's M is split across warpgroups (4 warps each when the
-    instruction is a 64-row warpgroup op; across warps otherwise).
-    """
-    mm, nn, kk = shape
-    im, in_, ik = m.inst
-    if m.kind == "gpu":
-        groups = emax(warps // 4, 1) if im >= 64 else emax(warps, 1)
-        per = cdiv(mm, groups)
-        mm = cdiv(per, im) * im * groups
-    else:
-        mm = cdiv(mm, im) * im
-    return 2 * mm * (cdiv(nn, in_) * in_) * (cdiv(kk, ik) * ik)
+def _padded_flops(shape, m: Machine, warps, bits=16, chained=False):
+    """2*M*N*K with M, N, K rounded up to what the tensor instructions execute: on a GPU,
+    the warp layout the compiler picks (tfx.analysis.mma_layout: Triton's warpgroup or warp
+    mma, warps over M then N); elsewhere the instruction shape."""
+    return mma_layout.plan(shape, m.inst, warps, bits, chained, gpu=m.kind == "gpu").flops
 
 
 def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
@@ -811,6 +859,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # and overlap only across co-resident CTAs. So a round lasts at least one position's sum.
         e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"] + m.iteration_ns)
     has_loads = body.global_loads
+    trip_facts = load_trip.facts(m) if m.dispatch_single is None and load_trip.applies(loop) else None
+    if trip_facts is not None:
+        # one CTA's pipelined trip: its chain plus its bytes through the SM's L2 port
+        # (tfx.analysis.load_trip); r co-resident CTAs share the port
+        e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts))
     # A load waits one L2 latency on a hit and one DRAM latency on a miss.
     miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
         body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
@@ -818,6 +871,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
+    if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
+        # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
+        # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the
+        # latency, stores it transposed to its one shared buffer and runs the mma that reads
+        # it before the next trip may overwrite that buffer. One position's trip is that chain;
+        # co-resident positions overlap theirs, so the round is at least one chain.
+        chain = lat + _transfer_ns(body, m, 1, active_units) + one["smem"] + one["tensor"]
+        e["smem"] = emax(e["smem"], where(body.unpipelined > 0, chain, 0) if is_array(body.unpipelined) else chain)
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
                 if m.dispatch_single is not None and not in_composite else None)

@@ -199,6 +199,13 @@ PROFILE_SPEC = TableSpec({
         "iteration_overhead": FactSpec("cycles", "nonnegative_int",
                                        "cycles a loop trip spends on its own bookkeeping (barrier waits, "
                                        "address updates, issue), serial with that position's compute"),
+        "load_trip_overhead": FactSpec("cycles", "nonnegative_int",
+                                       "cycles one CTA's pipelined load trip takes beyond moving its bytes "
+                                       "(stage wait, barrier, mma issue, address update, async-copy issue) "
+                                       "when no other CTA overlaps it"),
+        "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
+                                                "B/cycle one SM's pipelined async copies (cp.async) bring "
+                                                "in from L2, shared by the CTAs it holds"),
     }, "software-pipelined loops"),
     "dispatch": TableSpec({
         "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),

@@ -1,0 +1,73 @@
+"""One CTA's pipelined load trip (tfx.analysis.load_trip; docs/analysis.md section 8, "load trip").
+
+H200 facts (hw_profiles/h200_sxm.toml [pipeline], from calibration/h200/measured/kloop):
+load_trip_overhead 242 cycles / 1.98 GHz = 122.22 ns; sm_load_bandwidth_per_cycle 65 B x 1.98
+= 128.7 B/ns per SM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import load_trip
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+
+
+def test_facts_from_the_profile():
+    f = load_trip.facts(Machine(H200, "cta"))
+    assert f.overhead_ns == pytest.approx(242 / 1.98)        # 122.2222 ns
+    assert f.port_bytes_per_ns == pytest.approx(65 * 1.98)   # 128.7 B/ns
+
+
+def test_floor_one_cta_and_shared_port():
+    f = load_trip.LoadTrip(242 / 1.98, 128.7)
+    # a 128x32x32 bf16 trip: (128 x 32 + 32 x 32) x 2 = 10240 B; alone: 122.22 + 10240 / 128.7
+    # = 122.22 + 79.565 = 201.79 ns
+    assert load_trip.floor_ns(10240, 1, 4, f) == pytest.approx(122.2222 + 79.5649, abs=1e-3)
+    # three CTAs share the port: 3 x 79.565 = 238.69 ns > one chain
+    assert load_trip.floor_ns(10240, 3, 4, f) == pytest.approx(3 * 79.5649, abs=1e-3)
+    # unpipelined (1 stage) or no loads: no floor
+    assert load_trip.floor_ns(10240, 1, 1, f) == 0
+    assert load_trip.floor_ns(0, 1, 3, f) == 0
+    arr = load_trip.floor_ns(np.array([10240, 10240, 0]), np.array([1, 3, 1]), np.array([4, 1, 3]), f)
+    assert arr == pytest.approx([201.7871, 0, 0], abs=1e-3)
+
+
+def test_no_facts_no_floor():
+    # the tiled accelerator states no load-trip facts
+    assert load_trip.facts(Machine(load_profile("sip"), "pe")) is None
+
+
+def test_gemm_small_tile_alone_on_its_sm_is_bound_by_the_trip():
+    """gemm.tile M = N = 512, K = 4096, BM = 256, BN = 16, BK = 128, 8 warps, 3 stages:
+    2 x 32 = 64 CTAs, one per SM. A trip loads (256 x 128 + 128 x 16) x 2 = 69,632 B: its
+    chain is 122.22 + 69632 / 128.7 = 663.27 ns; the 32 trips take at least 21,224.6 ns of the
+    copy engine (the tensor work, 2 x 256 x 16 x 128 = 1,048,576 flop at 6001.5 flop/ns, is
+    174.72 ns a trip)."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 512, "N": 512, "K": 4096, "BM": 256, "BN": 16, "BK": 128, "WARPS": 8, "STAGES": 3}
+    a = analyze(m, None, H200, p, check=False)
+    (lt,) = a.launches
+    assert lt.positions == 64 and lt.full_waves == 0
+    chain = 242 / 1.98 + 69632 / (65 * 1.98)
+    assert chain == pytest.approx(663.27, abs=0.01)
+    # the tail wave holds all 64 CTAs: its time is at least 32 trips of the chain
+    assert float(lt.tail_ns) >= 32 * chain
+
+
+def test_floor_only_in_gemm_k_loops():
+    # measured on a GEMM k-loop: attention's loop holds two chained mmas (QK^T feeds PV)
+    def loop_of(kernel, params=None):
+        a = analyze(parse_file(ROOT / "kernels" / kernel), None, H200, params or {}, check=False)
+        return [n for n in a.root.walk() if n.kind == "loop" and any(
+            x.op is not None and x.op.opcode == "mma" for x in n.walk())][-1]
+    assert load_trip.applies(loop_of("gemm.tile"))
+    assert not load_trip.applies(loop_of("flash_attention.tile"))

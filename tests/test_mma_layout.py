@@ -1,0 +1,112 @@
+"""The mma's warp layout and operand transposes (tfx.analysis.mma_layout; docs/analysis.md,
+"mma layout"). H200 facts: tensor instruction m64 n8 k16 (wgmma, bf16), 4096 bf16 and 8192
+fp8 flop/cycle per SM, tensor efficiency 0.74, clock 1.98 GHz."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.mma_layout import plan, register_transposes
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+WGMMA = (64, 8, 16)
+
+
+def test_warpgroups_go_side_by_side_in_n():
+    # 64 x 256 on 8 warps: warpsPerTileV3 starts 4 x 1; M = 64 is not > 16 x 4, so the
+    # second warpgroup goes on N: 4 x 2, each warpgroup 64 x 128, nothing padded:
+    # 2 x 64 x 256 x 32 = 1,048,576 flop (stacking them on M would pad to 128 rows, twice that)
+    p = plan((64, 256, 32), WGMMA, 8)
+    assert (p.path, p.warps_m, p.warps_n) == ("warpgroup", 4, 2)
+    assert p.flops == 1_048_576
+
+
+def test_warpgroups_stack_on_m_when_m_has_rows():
+    # 128 x 32 on 8 warps: 128 > 16 x 4, so M doubles to 8 warps (two warpgroups of 64 rows)
+    p = plan((128, 32, 32), WGMMA, 8)
+    assert (p.path, p.warps_m, p.warps_n, p.m) == ("warpgroup", 8, 1, 128)
+
+
+def test_small_m_takes_the_warp_mma():
+    # BM = 16 is no multiple of 64: mma.sync m16n8k16. warpsPerTileV2 on 4 warps with
+    # repetitions (16/16, 128/8) = (1, 16): 1 >= 16 is false, so N doubles twice: 1 x 4
+    # (reps N 16 -> 8 -> 4). M stays 16 rows (the old rule padded it to 64):
+    # 2 x 16 x 128 x 64 = 262,144 flop
+    p = plan((16, 128, 64), WGMMA, 4)
+    assert (p.path, p.warps_m, p.warps_n) == ("warp", 1, 4)
+    assert p.flops == 262_144
+
+
+def test_two_warps_or_shallow_fp8_k_take_the_warp_mma():
+    # num_warps % 4 != 0: no warpgroup. reps (64/16, 64/8) = (4, 8): N first -> 1 x 2
+    assert plan((64, 64, 32), WGMMA, 2)[:3] == ("warp", 1, 2)
+    # fp8 reads 32 bytes of K per row = 32 values: BK = 16 is too shallow for wgmma, and the
+    # warp mma's K is 32 deep too: 16 pads to 32 -> 2 x 64 x 64 x 32 = 262,144
+    p = plan((64, 64, 16), WGMMA, 4, bits=8)
+    assert p.path == "warp" and p.k == 32 and p.flops == 262_144
+
+
+def test_chained_dots_keep_the_m_split():
+    # attention's QK^T on 8 warps: every warp on M; two groups of four each take 64 / 2 = 32
+    # rows, padded to the 64-row instruction: 128 rows
+    p = plan((64, 64, 64), WGMMA, 8, chained=True)
+    assert (p.path, p.warps_m, p.m) == ("chained", 8, 128)
+
+
+def test_plan_over_arrays_matches_scalars():
+    shapes = [((64, 256, 32), 8), ((128, 32, 32), 8), ((16, 128, 64), 4), ((64, 64, 32), 2)]
+    arr = plan((np.array([s[0] for s, _ in shapes]), np.array([s[1] for s, _ in shapes]),
+                np.array([s[2] for s, _ in shapes])), WGMMA, np.array([w for _, w in shapes]))
+    for i, (s, w) in enumerate(shapes):
+        one = plan(s, WGMMA, w)
+        assert (arr.path[i], arr.warps_m[i], arr.warps_n[i], arr.flops[i]) == (one.path, one.warps_m,
+                                                                                one.warps_n, one.flops)
+
+
+def _mma_node(kernel, params):
+    a = analyze(parse_file(ROOT / "kernels" / kernel), None, H200, params, check=False)
+    return a, next(n for n in a.root.walk() if n.op is not None and n.op.opcode == "mma")
+
+
+def test_fp8_n_major_b_is_transposed_in_registers():
+    """gemm_fp8_kn loads B[K, N] as stored (N contiguous): the 8-bit warpgroup mma cannot
+    transpose it, so it goes through registers. 64 x 256 x 64, 4 warps: each thread loads
+    16 fp8 (16 B) along N, so 256 / 16 = 16 lanes of a warp lie along N, each on another row
+    of the K-major destination (64 B apart x 16 = 1024 B: the same bank): one warp store of
+    32 bytes takes 16 cycles. 64 x 256 / 32 = 512 stores x 16 = 8192 cycles per trip."""
+    params = {"M": 4096, "N": 4096, "K": 4096, "BM": 64, "BN": 256, "BK": 64, "WARPS": 4, "STAGES": 3}
+    _, node = _mma_node("gemm_fp8_kn.tile", params)
+    assert node.mma_k_major == (True, False)
+    (t,) = register_transposes(node, WGMMA, 8, 4)
+    assert (t.operand, t.conflict, t.cycles) == ("B", 16, 8192)
+    # gemm_fp8.tile loads B^T[N, K] and transposes the view: K-major, nothing to do
+    _, node = _mma_node("gemm_fp8.tile", params)
+    assert node.mma_k_major == (True, True)
+    assert register_transposes(node, WGMMA, 8, 4) == []
+    # bf16 B[K, N]: wgmma transposes 16-bit operands itself
+    _, node = _mma_node("gemm.tile", params)
+    assert node.mma_k_major == (True, False)
+    assert register_transposes(node, WGMMA, 16, 4) == []
+
+
+def test_fp8_n_major_trip_is_the_unpipelined_chain():
+    """The same config's k-loop: two CTAs per SM (the estimate's occupancy) each spend
+    8192 / 1.98 = 4137.37 ns of shared-memory cycles per trip on the transpose, so the
+    round of two is at least 8274.75 ns; the K-major kernel's round is far below
+    (64 x 256 x 64 x 2 flop x 2 CTAs / (8192 x 1.98 x 0.74) = 174.8 ns of tensor work)."""
+    params = {"M": 4096, "N": 4096, "K": 4096, "BM": 64, "BN": 256, "BK": 64, "WARPS": 4, "STAGES": 3}
+    res = {"threads": 128, "regs": 207, "smem": 28672, "spills": 0}
+    a = analyze(parse_file(ROOT / "kernels" / "gemm_fp8_kn.tile"), None, H200, params, resources=res, check=False)
+    b = analyze(parse_file(ROOT / "kernels" / "gemm_fp8.tile"), None, H200, params, resources=res, check=False)
+    (lt,) = a.launches
+    assert lt.resident == 2
+    # 64 trips per CTA: the smem engine of one full batch is at least 64 x 2 x 4137.37 ns
+    assert lt.engines["smem"] >= 64 * 2 * 8192 / 1.98 - 1e-6
+    assert float(a.metrics["performance.predicted_ns"]) > 5 * float(b.metrics["performance.predicted_ns"])

@@ -1,0 +1,61 @@
+"""One CTA's pipelined load trip on a GPU (docs/analysis.md, section 8, "load trip").
+
+A software-pipelined k-loop (Triton: cp.async copies S-1 trips ahead, one barrier and one mma
+per trip) cannot run a trip faster than its own chain: wait for the stage, barrier, issue the
+mma, update the addresses, issue the next copies (``pipeline.load_trip_overhead``), plus the
+trip's bytes through the SM's L2 read port (``pipeline.sm_load_bandwidth_per_cycle``).
+Measured on the H200 with one CTA alone on the GPU (bench/h200/measure_kloop.py,
+calibration/h200/measured/kloop): from 3 stages on, more stages no longer shorten a trip, so
+the trip is bound by that chain, not by the memory latency. Co-resident CTAs overlap their
+chains but share the port: r of them need at least r x bytes / port per round.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis.numbers import emax, is_array, where
+
+
+class LoadTrip(NamedTuple):
+    overhead_ns: float          # one CTA's chain beyond its bytes
+    port_bytes_per_ns: float    # one SM's L2 read port
+
+
+def facts(m) -> LoadTrip | None:
+    """The profile's load-trip facts, or None where it states none (then no floor)."""
+    cycles = m.profile.get("pipeline.load_trip_overhead", None)
+    per_cycle = m.profile.get("pipeline.sm_load_bandwidth_per_cycle", None)
+    if cycles is None or per_cycle is None or m.kind != "gpu":
+        return None
+    return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz)
+
+
+def applies(loop) -> bool:
+    """The floor is measured on a GEMM k-loop: a body with an mma, none of them chained to
+    another (attention's trip is one serial chain of two mmas and a softmax, priced by its
+    own terms)."""
+    mmas = [x for x in loop.walk() if x.kind == "op" and x.op is not None and x.op.opcode in ("mma", "dot")]
+    return bool(mmas) and not any(getattr(x, "mma_chained", False) for x in mmas)
+
+
+def floor_ns(loaded_bytes, r, stages, f: LoadTrip) -> Any:
+    """ns one round of r co-resident positions takes at least: one position's chain
+    (overhead + its bytes through the port) or the r positions' bytes through the port,
+    whichever is longer; 0 for an unpipelined loop (stages < 2) or one that loads nothing."""
+    one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
+    shared = r * loaded_bytes / f.port_bytes_per_ns
+    t = emax(one, shared)
+    if is_array(loaded_bytes, stages, t):
+        import numpy as np
+        return np.where((np.asarray(stages) >= 2) & (np.asarray(loaded_bytes) > 0), t, 0)
+    return t if stages >= 2 and loaded_bytes else 0
+
+
+def describe(loaded_bytes, r, f: LoadTrip) -> str:
+    one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
+    shared = r * loaded_bytes / f.port_bytes_per_ns
+    return (f"one CTA's pipelined trip: {f.overhead_ns:,.1f} ns of chain + {loaded_bytes:,.0f} B / "
+            f"{f.port_bytes_per_ns:,.1f} B/ns of the SM's L2 port = {one:,.1f} ns; {r} CTAs per SM share the "
+            f"port: {r} x {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} = {shared:,.1f} ns; a round takes "
+            f"at least {max(one, shared):,.1f} ns")

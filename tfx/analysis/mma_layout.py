@@ -1,0 +1,205 @@
+"""How a tile compiler lays one CTA's mma on the tensor cores (docs/analysis.md, "mma layout").
+
+Triton is the compiler the shipped GPU kernels are modelled on; on a GPU whose tensor
+instruction is a 64-row warpgroup op (Hopper's ``wgmma.mma_async m64nNk16``) it picks one of
+two paths per dot (triton-lang/triton, lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp
+and lib/Analysis/Utility.cpp ``supportMMA``):
+
+* **warpgroup mma** (MMAv3, ``wgmma``): when ``num_warps % 4 == 0``, the CTA's M is a multiple
+  of 64, N a multiple of 8 and K at least one instruction deep (32 bytes of K per row:
+  16 bf16, 32 fp8). ``warpsPerTileV3`` starts from 4 warps x 1 over (M, N) and doubles the M
+  side while M exceeds 16 rows per warp on it, else the N side: a 64 x 256 tile on 8 warps is
+  two warpgroups side by side in N (64 x 128 each), not stacked in M. A dot that feeds another
+  dot (attention's QK^T) puts every warp on M instead ("chained dot").
+* **warp mma** (MMAv2, ``mma.sync m16n8k16``) otherwise: ``warpsPerTileV2`` balances the
+  16-row and 8-column repetitions per warp (towards M on a tie); chained dots put every warp
+  on the larger side.
+
+The padded work is what those instructions execute: M rounded up to 16 rows per warp on M
+(64 per warpgroup), N to 8 columns per warp on N, K to the instruction's depth.
+
+A warpgroup mma reads its shared-memory operands K-major, except 16-bit ones which it can
+transpose on the fly (PTX ISA, wgmma: the transpose immediates are valid for .f16/.bf16
+only; AccelerateMatmul.cpp ``allowTranspose = isF16 || isBF16``). An 8-bit operand stored
+N-major (B[K, N] loaded as is) is therefore transposed in registers before its shared-memory
+store, and its pipelined load is disabled (Triton's warning in
+``getSharedMemoryMMAOperand``: "Registers will be transposed before SMEM store and the
+pipelined load for this operand will be disabled"). See ``register_transposes``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis.numbers import cdiv, emax, emin, is_array, where
+
+WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
+ROWS_PER_WARP_IN_GROUP = 16             # a warpgroup's 64 rows are 16 per warp
+VECTOR_BYTES = 16                       # a thread's widest global load (128 bits)
+LANES = 32
+
+
+class MmaPlan(NamedTuple):
+    """One dot as the compiler lays it out: which instruction path, warps over M and N, and
+    the M, N, K the instructions execute (the real extents rounded up)."""
+
+    path: str            # "warpgroup" (wgmma), "warp" (mma.sync) or "tile" (no GPU warp layout)
+    warps_m: Any
+    warps_n: Any
+    m: Any
+    n: Any
+    k: Any
+    depth: Any = 16      # K of one instruction
+
+    @property
+    def flops(self):
+        return 2 * self.m * self.n * self.k
+
+
+def _k_depth(inst_k, bits):
+    """K one instruction covers: the profile states it for 16-bit operands (32 bytes of a
+    row); the same bytes hold 32 fp8 or 8 tf32 values."""
+    return inst_k * 16 // bits if bits else inst_k
+
+
+def _warps_v3(mm, warps, chained):
+    """warpsPerTileV3: 4 x 1, then double M while M > 16 x warps on M, else N (chained: all on M)."""
+    if chained:
+        return warps, 1 + 0 * warps
+    wm, wn = 4 + 0 * mm, 1 + 0 * mm
+    for _ in range(5):                                  # at most 128 warps: 4 -> 128 in 5 doublings
+        more = wm * wn < warps
+        grow_m = more & (mm > ROWS_PER_WARP_IN_GROUP * wm) if is_array(more, mm, wm) else (
+            more and mm > ROWS_PER_WARP_IN_GROUP * wm)
+        grow_n = more & ~grow_m if is_array(more, grow_m) else (more and not grow_m)
+        wm = where(grow_m, wm * 2, wm) if is_array(grow_m) else (wm * 2 if grow_m else wm)
+        wn = where(grow_n, wn * 2, wn) if is_array(grow_n) else (wn * 2 if grow_n else wn)
+    return wm, wn
+
+
+def _warps_v2(mm, nn, warps, chained):
+    """warpsPerTileV2: repetitions of 16 rows and 8 columns; each doubling goes to the side
+    with more repetitions (M on a tie) and halves them (chained: all warps on the larger side)."""
+    if chained:
+        on_m = mm >= nn
+        one = 1 + 0 * warps
+        return (where(on_m, warps, one), where(on_m, one, warps)) if is_array(on_m, warps) else (
+            (warps, 1) if on_m else (1, warps))
+    rm, rn = cdiv(mm, WARP_MMA_M), cdiv(nn, WARP_MMA_N)
+    wm, wn = 1 + 0 * rm, 1 + 0 * rm
+    for _ in range(7):                                  # at most 128 warps
+        more = wm * wn < warps
+        if is_array(more, rm, rn):
+            import numpy as np
+            to_m = more & (rm >= rn)
+            to_n = more & ~(rm >= rn)
+            wm = np.where(to_m, wm * 2, wm)
+            rm = np.where(to_m & (rm != 1), rm // 2, rm)
+            wn = np.where(to_n, wn * 2, wn)
+            rn = np.where(to_n, rn // 2, rn)
+        elif more:
+            if rm >= rn:
+                wm *= 2
+                rm = rm // 2 if rm != 1 else rm
+            else:
+                wn *= 2
+                rn //= 2
+    return wm, wn
+
+
+def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
+    """The layout of one CTA's ``mma`` of ``shape`` (M, N, K) over ``warps`` warps.
+
+    ``inst`` is the hardware's tensor instruction (m, n, k); a 64-row instruction means a
+    warpgroup mma exists (wgmma), taken where Triton's supportMMA(op, 3) allows it.
+    Chained dots (attention's two mmas) keep the model's earlier rule, each group of four
+    warps taking an equal share of M rounded up to the instruction's rows: the attention
+    kernels' own pipeline terms are calibrated against it (their layout is the next step)."""
+    mm, nn, kk = shape
+    im, in_, ik = inst
+    depth = _k_depth(ik, bits) if gpu else ik
+    k_pad = cdiv(kk, depth) * depth
+    n_pad = cdiv(nn, in_) * in_
+    if not gpu:
+        return MmaPlan("tile", 1, 1, cdiv(mm, im) * im, n_pad, k_pad, depth)
+    if chained or im < 64:
+        groups = emax(warps // 4, 1) if im >= 64 else emax(warps, 1)
+        m_pad = cdiv(cdiv(mm, groups), im) * im * groups
+        return MmaPlan("chained" if chained else "warp", emax(warps, 1), 1, m_pad, n_pad,
+                       cdiv(kk, ik) * ik, ik)
+    v3 = (warps % 4 == 0) & (mm % 64 == 0) & (nn % 8 == 0) & (kk >= depth)
+    v3m, v3n = _warps_v3(mm, warps, chained)
+    v2m, v2n = _warps_v2(mm, nn, warps, chained)
+    m3 = cdiv(mm, ROWS_PER_WARP_IN_GROUP * v3m) * ROWS_PER_WARP_IN_GROUP * v3m
+    n3 = cdiv(nn, in_ * v3n) * in_ * v3n
+    m2 = cdiv(mm, WARP_MMA_M * v2m) * WARP_MMA_M * v2m
+    n2 = cdiv(nn, WARP_MMA_N * v2n) * WARP_MMA_N * v2n
+    if is_array(v3):
+        import numpy as np
+        return MmaPlan(np.where(v3, "warpgroup", "warp"), where(v3, v3m, v2m), where(v3, v3n, v2n),
+                       where(v3, m3, m2), where(v3, n3, n2), k_pad, depth)
+    if v3:
+        return MmaPlan("warpgroup", v3m, v3n, m3, n3, k_pad, depth)
+    return MmaPlan("warp", v2m, v2n, m2, n2, k_pad, depth)
+
+
+def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
+    """One line: the path, the warp layout, the padding and (given the unit's tensor rate)
+    the ns one execution takes (scalar plans)."""
+    inst = {"warpgroup": "wgmma m64nNk", "warp": "mma.sync m16n8k",
+            "chained": "chained dot, each group of 4 warps an equal share of M in 64-row steps, k"}.get(p.path, "tile k")
+    padded = tuple(int(x) for x in (p.m, p.n, p.k))
+    real = tuple(int(x) for x in shape)
+    pad = "no padding" if padded == real else "padded to {}x{}x{}".format(*padded)
+    text = (f"{real[0]}x{real[1]}x{real[2]} on {int(warps)} warps: {p.path} mma ({inst}{int(p.depth)}), "
+            f"warps {int(p.warps_m)} x {int(p.warps_n)} over M x N, {pad}")
+    if rate_flop_per_ns:
+        text += (f": 2 x {padded[0]} x {padded[1]} x {padded[2]} = {int(p.flops):,} flop / "
+                 f"{rate_flop_per_ns:,.1f} flop/ns = {p.flops / rate_flop_per_ns:,.2f} ns per execution")
+    return text
+
+
+class RegisterTranspose(NamedTuple):
+    """An 8-bit operand the warpgroup mma cannot read as stored: transposed in registers and
+    stored to shared memory one element per lane, its load not pipelined."""
+
+    operand: str          # "A" or "B"
+    rows: Any             # extent along K
+    cols: Any             # extent along its contiguous axis (N for B, M for A)
+    conflict: Any         # lanes of one warp store that hit the same bank
+    cycles: Any           # shared-memory cycles of the store per execution
+
+
+def register_transposes(node, inst, bits, warps) -> list:
+    """The operands of mma ``node`` that Triton transposes in registers (see the module
+    docstring): only on a warpgroup-mma GPU, for operands narrower than 16 bits that are not
+    K-major where they were loaded.
+
+    The tile was loaded with each thread holding one 16-byte vector along its contiguous axis,
+    so ``cols x bytes / 16`` lanes (at most 32) lie along that axis, each on another row of the
+    K-major destination. Rows of the destination are K x bytes apart, a multiple of 128 bytes
+    for every K >= 128 / bytes, so those lanes' one-byte stores fall in the same bank: each
+    warp store of 32 elements takes ``conflict`` shared-memory cycles instead of one, and the
+    tile's ``rows x cols`` elements take ``rows x cols / 32 x conflict`` cycles."""
+    majors = getattr(node, "mma_k_major", None)
+    shape = getattr(node, "per_exec_shape", None)
+    if majors is None or shape is None or inst[0] < 64 or not bits or bits >= 16:
+        return []
+    mm, nn, kk = shape
+    out = []
+    ebytes = max(bits // 8, 1)
+    for name, k_major, cols in (("A", majors[0], mm), ("B", majors[1], nn)):
+        if k_major is None or k_major:
+            continue
+        lanes = emin(emax(cdiv(cols * ebytes, VECTOR_BYTES), 1), LANES)
+        cycles = kk * cols / LANES * lanes
+        out.append(RegisterTranspose(name, kk, cols, lanes, cycles))
+    return out
+
+
+def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
+    return (f"operand {t.operand} ({int(t.rows)} x {int(t.cols)}, 8-bit, not K-major) is transposed in "
+            f"registers: {int(t.conflict)} lanes of each warp store share a bank, so "
+            f"{int(t.rows)} x {int(t.cols)} / 32 stores x {int(t.conflict)} cycles = {float(t.cycles):,.0f} "
+            f"shared-memory cycles = {float(t.cycles) / clock_ghz:,.2f} ns per trip; its load is not "
+            f"pipelined (a trip waits for it)")
