@@ -75,6 +75,21 @@ def test_sweep_is_not_reserved():
     assert module.kernel(None).param("sweep").domain.describe({}) == "{1, 2}"
 
 
+@pytest.mark.parametrize("header, col, word", [
+    # "  param M = 4096 sweep {512} " is 29 characters: the stray `in` at column 30
+    ("param M = 4096 sweep {512} in 1..1048576", 30, "in"),
+    # "  param M = 4096 in 1..1048576 sweep {512} " is 43 characters: the second sweep at 44
+    ("param M = 4096 in 1..1048576 sweep {512} sweep {1024}", 44, "sweep"),
+    # "  param M = 4096 in 1..1048576 " is 31 characters: the second `in` at 32
+    ("param M = 4096 in 1..1048576 in 1..2", 32, "in"),
+])
+def test_domain_and_sweep_once_each_in_order(header, col, word):
+    with pytest.raises(TfxError) as err:
+        parse_text(f"kernel k {{\n  {header}\n}}\n", "t.tile")
+    assert err.value.headline() == (f"t.tile:2:{col}: error: parameter M: {word!r} again or out of "
+                                    "order: write param M = DEFAULT in DOMAIN sweep VALUES (each at most once)")
+
+
 # ------------------------------------------------------------------ declaration checks
 
 def test_sweep_value_outside_the_domain_is_refused_at_the_value(tmp_path, capsys):

@@ -197,6 +197,10 @@ class Parser:
         # ``sweep`` is significant only here (not reserved): no kernel item starts with it
         if self.accept("sweep"):
             sweep = self.parse_domain()
+        for word in ("in", "sweep"):
+            if self.at(word):
+                raise self.error(f"parameter {n.text}: {word!r} again or out of order: write "
+                                 f"param {n.text} = DEFAULT in DOMAIN sweep VALUES (each at most once)")
         return Param(n.text, default, domain, sweep, self.loc(n))
 
     def parse_domain(self) -> Domain:
