@@ -51,6 +51,7 @@ PANE_WIDGETS = {
     "hardware": ("tfx.tui.widgets.hardware", "HardwarePane"),
 }
 WATCH_S = 0.5          # how often the kernel file is checked for edits made elsewhere
+WARM_AFTER_S = 0.3     # the workers warm up this long after the first analysis is shown
 
 
 def _file_stamp(path: str):
@@ -268,8 +269,11 @@ class TfxApp(ExplorerApp):
         self.refresh_pane(self.active_pane)
         self._status()
         self.jobs.mark_shown("analysis", out.generation)
-        if old is None:   # once the first analysis is on screen, the workers import what they need
-            self.call_after_refresh(self._warm_workers)
+        if old is None:
+            # the first analysis is on screen: the workers import what later jobs need,
+            # a moment later, so the terminal draws the frame first (on 2 cores the
+            # imports would compete with it); a person reads the screen longer than that
+            self.set_timer(WARM_AFTER_S, self._warm_workers)
         t0 = self._submitted.pop(out.generation, None)
         if t0 is not None:
             self.timings.append(time.perf_counter() - t0)
