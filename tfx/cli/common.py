@@ -70,21 +70,34 @@ def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None) -> None
         import orjson
         data = orjson.dumps(obj, default=_json_default,
                             option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
-    else:
-        import json
-        key, items = last_array
-        data = json.dumps(_finite(obj), indent=2, ensure_ascii=False, default=_json_default).encode()
-        head = json.dumps(key, ensure_ascii=False).encode() + b": ["
-        body = (b"\n    " + ",\n    ".join(items).encode() + b"\n  ]") if items else b"]"
-        # obj's text ends with "\n}" (or is "{}"): the array goes in as its last key
-        data = (data[:-2] + b",\n  " if data != b"{}" else b"{\n  ") + head + body + b"\n}"
+        _write_stdout([data, b"\n"])
+        return
+    import json
+    key, items = last_array
+    text = json.dumps(_finite(obj), indent=2, ensure_ascii=False, default=_json_default)
+    # obj's text ends with "\n}" (or is "{}"): the array goes in as its last key, written
+    # in chunks (one string of 200,000 events would be copied three times over)
+    head = (text[:-2] + ",\n  " if text != "{}" else "{\n  ") + json.dumps(key, ensure_ascii=False) + ": ["
+    if not items:
+        _write_stdout([(head + "]\n}\n").encode()])
+        return
+    step = 8192
+    chunks = [(head + "\n    ").encode()]
+    chunks += [(",\n    " if i else "").encode() + ",\n    ".join(items[i:i + step]).encode()
+               for i in range(0, len(items), step)]
+    chunks.append(b"\n  ]\n}\n")
+    _write_stdout(chunks)
+
+
+def _write_stdout(chunks: list[bytes]) -> None:
     out = getattr(sys.stdout, "buffer", None)
     if out is not None:
         sys.stdout.flush()
-        out.write(data + b"\n")
+        for chunk in chunks:
+            out.write(chunk)
         out.flush()
     else:                        # a text-only stream (a test's capture)
-        sys.stdout.write(data.decode() + "\n")
+        sys.stdout.write(b"".join(chunks).decode())
 
 
 def _finite(value: Any) -> Any:
