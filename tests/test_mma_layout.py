@@ -54,10 +54,19 @@ def test_two_warps_or_shallow_fp8_k_take_the_warp_mma():
 
 
 def test_chained_dots_keep_the_m_split():
-    # attention's QK^T on 8 warps: every warp on M; two groups of four each take 64 / 2 = 32
-    # rows, padded to the 64-row instruction: 128 rows
+    # attention's QK^T on 8 warps: a warpgroup mma (8 % 4 == 0, 64 % 64 == 0) with every warp
+    # on M (warpsPerTileV3 for a chained dot): 8 warps x 16 rows = 128 rows for the 64
     p = plan((64, 64, 64), WGMMA, 8, chained=True)
-    assert (p.path, p.warps_m, p.m) == ("chained", 8, 128)
+    assert (p.path, p.warps_m, p.m) == ("warpgroup", 8, 128)
+
+
+def test_chained_decode_group_runs_mma_sync_at_16_rows():
+    # gqa_decode's QK^T: GROUP = 4 query rows x BLOCK_N = 64 keys x D = 128 on 4 warps: 4 % 64
+    # != 0, so mma.sync; chained with M < N, every warp on N (warpsPerTileV2): 16 rows, 4 x 8 =
+    # 32 columns a step (64 is a multiple): 2 x 16 x 64 x 128 = 262,144 flop, not the 64-row
+    # warpgroup instruction's 1,048,576
+    p = plan((4, 64, 128), WGMMA, 4, chained=True)
+    assert (p.path, p.warps_m, p.warps_n, p.m, p.n, p.flops) == ("warp", 1, 4, 16, 64, 262_144)
 
 
 def test_plan_over_arrays_matches_scalars():

@@ -112,9 +112,9 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
 
     ``inst`` is the hardware's tensor instruction (m, n, k); a 64-row instruction means a
     warpgroup mma exists (wgmma), taken where Triton's supportMMA(op, 3) allows it.
-    Chained dots (attention's two mmas) keep the model's earlier rule, each group of four
-    warps taking an equal share of M rounded up to the instruction's rows: the attention
-    kernels' own pipeline terms are calibrated against it (their layout is the next step)."""
+    Chained dots (attention's two mmas) take the same two paths with every warp on M (on the
+    larger side for mma.sync): a decode GROUP of 4 query rows is one 16-row mma.sync, not a
+    64-row warpgroup instruction."""
     mm, nn, kk = shape
     im, in_, ik = inst
     depth = _k_depth(ik, bits) if gpu else ik
@@ -122,11 +122,9 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
     n_pad = cdiv(nn, in_) * in_
     if not gpu:
         return MmaPlan("tile", 1, 1, cdiv(mm, im) * im, n_pad, k_pad, depth)
-    if chained or im < 64:
-        groups = emax(warps // 4, 1) if im >= 64 else emax(warps, 1)
-        m_pad = cdiv(cdiv(mm, groups), im) * im * groups
-        return MmaPlan("chained" if chained else "warp", emax(warps, 1), 1, m_pad, n_pad,
-                       cdiv(kk, ik) * ik, ik)
+    if im < 64:
+        m_pad = cdiv(cdiv(mm, emax(warps, 1)), im) * im * emax(warps, 1)
+        return MmaPlan("warp", emax(warps, 1), 1, m_pad, n_pad, cdiv(kk, ik) * ik, ik)
     v3 = (warps % 4 == 0) & (mm % 64 == 0) & (nn % 8 == 0) & (kk >= depth)
     v3m, v3n = _warps_v3(mm, warps, chained)
     v2m, v2n = _warps_v2(mm, nn, warps, chained)
@@ -146,8 +144,7 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
 def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     """One line: the path, the warp layout, the padding and (given the unit's tensor rate)
     the ns one execution takes (scalar plans)."""
-    inst = {"warpgroup": "wgmma m64nNk", "warp": "mma.sync m16n8k",
-            "chained": "chained dot, each group of 4 warps an equal share of M in 64-row steps, k"}.get(p.path, "tile k")
+    inst = {"warpgroup": "wgmma m64nNk", "warp": "mma.sync m16n8k"}.get(p.path, "tile k")
     padded = tuple(int(x) for x in (p.m, p.n, p.k))
     real = tuple(int(x) for x in shape)
     pad = "no padding" if padded == real else "padded to {}x{}x{}".format(*padded)

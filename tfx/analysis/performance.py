@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from tfx.analysis import mma_path
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis import load_trip, mma_layout
@@ -232,6 +233,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         body_times["last"] = bt
         return bt.ns, e
 
+    miss["__notes__"] = {}            # loop id -> mma_path.LoopNote of the full batch (breakdown)
+
     full_waves = positions // slots
     tail = positions - full_waves * slots
     t_full, engines = batch_time(resident, units)
@@ -294,6 +297,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             lt.terms.extend(_mma_terms(unit_node, m, warps))
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
             lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm))
+        for note in miss["__notes__"].values():
+            for name, ns, detail in mma_path.breakdown_terms(note, full_waves, lambda x: format_time_ns(float(x))):
+                lt.terms.append(Term(name, ns, detail))
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s)"))
@@ -855,9 +861,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             serial_wait = waiting * m.completion_ns
     else:
         # One position's tensor, vector and special-function work depend on each other within
-        # a trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA
-        # and overlap only across co-resident CTAs. So a round lasts at least one position's sum.
-        e["tensor"] = emax(e["tensor"], one["tensor"] + one["vector"] + one["special"] + m.iteration_ns)
+        # a trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA.
+        # So a round lasts at least one position's sum; where a trip waits for its own mma,
+        # the co-resident CTAs run those chains in turn (tfx.analysis.mma_path.resident_chains).
+        chain_one = one["tensor"] + one["vector"] + one["special"] + m.iteration_ns
+        serial = m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
+        chain = mma_path.resident_chains(chain_one, r) if serial else chain_one
+        engines_alone = _max_engine(e)
+        e["tensor"] = emax(e["tensor"], chain)
     has_loads = body.global_loads
     trip_facts = load_trip.facts(m) if m.dispatch_single is None and load_trip.applies(loop) else None
     if trip_facts is not None:
@@ -879,11 +890,24 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # co-resident positions overlap theirs, so the round is at least one chain.
         chain = lat + _transfer_ns(body, m, 1, active_units) + one["smem"] + one["tensor"]
         e["smem"] = emax(e["smem"], where(body.unpipelined > 0, chain, 0) if is_array(body.unpipelined) else chain)
+    # Where a pipelined trip's prefetch waits behind its compute: Triton issues the copies of
+    # trip i+S-1 after the compute its warps wait for (tfx.analysis.mma_path.prefetch_wait),
+    # so each load's issue-to-use chain is that compute plus latency and transfer, spread over
+    # S-1 trips: with period T, T = waited + max(0, lat + fetch - (S-2) T), i.e.
+    # T = max(engines, (waited + lat + fetch) / (S-1)). docs/analysis.md works it out.
+    issue_chain = in_flight
+    waited = 0
+    if m.kind == "gpu" and m.dispatch_single is None:
+        def trip_tensor_ns(c):
+            k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
+            return op_demand(c, counter, m, miss, warps).tensor * k
+        waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
+        issue_chain = in_flight + waited
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
                 if m.dispatch_single is not None and not in_composite else None)
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
-        piped_round = emax(_max_engine(e), in_flight / emax(stages - 1, 1) * (has_loads > 0))
+        piped_round = emax(_max_engine(e), issue_chain / emax(stages - 1, 1) * (has_loads > 0))
         if in_order is not None:
             serial_round = emax(_max_engine(e), in_order[0])
             serial_fill = emax(in_order[1] - in_order[0], 0)
@@ -895,8 +919,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), serial_fill)
     elif stages >= 2:
         # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
-        round_ns = emax(_max_engine(e), in_flight / (stages - 1) if has_loads else 0)
+        round_ns = emax(_max_engine(e), issue_chain / (stages - 1) if has_loads else 0)
         fill = (lat + e["copy"] / r) if has_loads else 0
+        notes = miss.get("__notes__")
+        if notes is not None and m.dispatch_single is None and loop.id not in notes:
+            # What each mechanism adds to a round, for the breakdown: the chains of the
+            # resident CTAs in turn (over the engines and one CTA's chain), then the prefetch
+            # issued behind the compute (over the loads' plain S-1-deep pipeline).
+            plain_loads = in_flight / (stages - 1) if has_loads else 0
+            base = emax(emax(engines_alone, chain_one), plain_loads)
+            with_chain = emax(_max_engine(e), plain_loads)
+            notes[loop.id] = mma_path.LoopNote(
+                line=loop.line, trips=trips, resident=r, tensor=one["tensor"], vector=one["vector"],
+                special=one["special"], overhead=m.iteration_ns, serial=serial, engines=engines_alone,
+                in_flight=in_flight, waited=waited, stages=stages,
+                chain_ns=trips * (with_chain - base), prefetch_ns=trips * (round_ns - with_chain))
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)

@@ -1,0 +1,62 @@
+"""A pipelined loop's prefetch waits behind a synchronous mma (Triton's software pipeliner).
+
+Triton puts the prefetch of iteration i+S-1 after the body's compute (MatmulLoopPipeline.cpp,
+the prefetch cluster made with schedule.clusters.newAtBack()). With a synchronous mma (MMAv2,
+a CTA's mma rows not a multiple of 64) the load is issued only when the mma is done, so a trip
+lasts max(mma, (mma + latency + fetch) / (S-1)); an asynchronous warpgroup mma (MMAv3, rows a
+multiple of 64, warps a multiple of 4) lets the load go while it runs: max(mma, (latency +
+fetch) / (S-1)). The tests take one CTA of kernels/gemm.tile at STAGES=2 and compare K=8192
+with K=4096: 64 more trips, nothing else changes (one CTA, every tile read once: all misses).
+
+H200 profile (hw_profiles/h200_sxm.toml): 4096 bf16 flop/cycle x 1.98 GHz = 8110.08 flop/ns
+x 0.74 tensor efficiency = 6001.4592 flop/ns; DRAM latency 700 ns; DRAM 4.8 TB/s x 0.883 =
+4238.4 B/ns for the one active SM (L2 at 11,000 B/ns is faster).
+"""
+
+from pathlib import Path
+
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+GEMM = Path(__file__).resolve().parent.parent / "kernels" / "gemm.tile"
+
+
+def _extra_ns(bm, warps):
+    m = parse_file(str(GEMM))
+    prof = load_profile("h200_sxm")
+    t = []
+    for k in (4096, 8192):
+        p = {"M": bm, "N": 64, "K": k, "BM": bm, "BN": 64, "BK": 64, "WARPS": warps, "STAGES": 2, "GROUP_M": 1}
+        t.append(analyze(m, None, prof, p).metrics["performance.predicted_ns"])
+    return t[1] - t[0]
+
+
+def test_two_stage_synchronous_mma_pays_mma_latency_and_fetch_each_trip():
+    """BM=32: MMAv2 (32 % 64 != 0), so the trip is mma + latency + fetch.
+
+    mma.sync m16n8k16 with its 4 warps on N (tfx.analysis.mma_layout's warpsPerTileV2 on
+    32 x 64: 2 row repetitions against 8 column ones): 32 rows and 4 x 8 x 2 = 64 columns
+    need no padding: 2 x 32 x 64 x 64 = 262,144 flop / 6001.4592 = 43.6802 ns.
+    Fetch: A 32x64 + B 64x64 bf16 = 4096 + 8192 = 12,288 B / 4238.4 = 2.8992 ns. Trip:
+    43.6802 + 700 + 2.8992 = 746.5794 ns; 64 trips: 47,781.1 ns.
+    (Without the mechanism: 702.8992 ns a trip, 44,985.5 ns.)"""
+    assert _extra_ns(32, 4) == pytest.approx(64 * (262_144 / 6001.4592 + 700 + 12_288 / 4238.4), rel=1e-4)
+
+
+def test_two_stage_async_warpgroup_mma_overlaps_the_next_load():
+    """BM=64, 4 warps: MMAv3, the load overlaps the mma: the trip is max(mma, latency + fetch).
+
+    mma 87.3604 ns as above (64 rows, no padding); fetch: 8192 + 8192 = 16,384 B / 4238.4 =
+    3.8656 ns; latency + fetch = 703.8656 ns > 87.36; 64 trips: 45,047.4 ns."""
+    assert _extra_ns(64, 4) == pytest.approx(64 * (700 + 16_384 / 4238.4), rel=1e-4)
+
+
+def test_two_warps_rule_out_the_warpgroup_mma():
+    """BM=64 with 2 warps: 2 % 4 != 0, so MMAv2 and the chain includes the mma. warpsPerTileV2
+    on 64 x 64 (4 row against 8 column repetitions) puts both warps on N: no padding:
+    2 x 64 x 64 x 64 = 524,288 flop, 87.3604 ns; trip 87.3604 + 700 + 3.8656 = 791.2260 ns; 64 trips: 50,638.5 ns (45,047.4 if the load
+    overlapped the mma)."""
+    assert _extra_ns(64, 2) == pytest.approx(64 * (524_288 / 6001.4592 + 700 + 16_384 / 4238.4), rel=1e-4)
