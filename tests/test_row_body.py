@@ -105,3 +105,32 @@ kernel k {
 """)
     a = analyze(gemm, None, load_profile("h200_sxm"), {}, resources=ONE_CTA)
     assert "overlap" not in {t.name for t in a.terms}
+
+
+def _machine():
+    from tfx.analysis.machine import Machine
+    return Machine(load_profile("h200_sxm"), "cta")
+
+
+def test_reduction_chain_of_one_row_over_sixteen_warps():
+    """softmax's row max at N = 1024, one row, 16 warps (512 threads), f32: 16-byte vectors
+    of 4 floats, so cdiv(1024, 4) = 256 threads cover the row (t = min(512, 256) = 256);
+    each folds cdiv(1024, 256) = 4 elements: 3 dependent adds of pipeline.dependent_issue
+    4 cycles / 1.98 GHz = 2.0202 ns = 6.061 ns; 32 lanes: log2 32 = 5 shuffle steps of
+    (smem latency 15 + 2.0202) = 85.101 ns; 256 / 32 = 8 warps: 4 x 15 + log2 8 = 3 x 17.0202
+    = 111.061 ns. Chain 6.061 + 85.101 + 111.061 = 202.222 ns."""
+    assert row_body.reduction_chain_ns(1024, 1024, 4, 512, _machine()) == pytest.approx(202.222, abs=1e-3)
+
+
+def test_reduction_chain_in_one_warp_has_no_shared_memory_step():
+    """2 rows of 4096 f32 over one warp (32 threads): t = min(32, 1024) = 32, each thread
+    folds 4096 / 32 = 128 elements: 127 x 2.0202 = 256.566 ns; 5 shuffle steps 85.101 ns;
+    one warp: no shared-memory exchange. 341.667 ns."""
+    assert row_body.reduction_chain_ns(8192, 4096, 4, 32, _machine()) == pytest.approx(341.667, abs=1e-3)
+
+
+def test_no_reduction_chain_without_the_fact():
+    """A profile without pipeline.dependent_issue prices no chain (the sip accelerator)."""
+    from tfx.analysis.machine import Machine
+    m = Machine(load_profile("sip"), "pe")
+    assert row_body.reduction_chain_ns(8192, 4096, 4, 32, m) == 0

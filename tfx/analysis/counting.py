@@ -612,6 +612,10 @@ class Counter:
             result = res
         elif code == "reduce":
             v = operands[0]
+            # (operand elements, extent of the reduced axis, bytes per element): its
+            # dependent chain (tfx.analysis.row_body.reduction_chain_ns)
+            node.per_exec_reduce = (v.elements, v.dims[op.axis] if op.axis is not None else v.elements,
+                                    max(v.type.dtype.bits // 8, 1))
             add(("flops", v.type.dtype.text, "vector"), v.elements)
             add(("traffic", v.type.level, "read"), v.nbytes)
             res = ValueInfo(result_type, self.dims_of(result_type, ctx), frozenset(deps))

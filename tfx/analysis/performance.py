@@ -311,17 +311,21 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
     demands, and the latency its loads wait (DRAM when any of them misses L2)."""
     demands = []
     latency = 0
+    reduce_ns = 0
     for c in node.children:
         if c.kind in ("op", "capture") and c.per_exec:
             d = op_demand(c, counter, m, miss, warps)
             k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
             demands.append((d, k))
+            red = getattr(c, "per_exec_reduce", None)
+            if red is not None:
+                reduce_ns = reduce_ns + k * row_body.reduction_chain_ns(*red, warps * 32, m)
             if is_array(d.global_loads, d.dram):
                 lat = where(d.global_loads > 0, where(d.dram > 0, m.dram_latency, m.l2_latency), 0)
                 latency = emax(latency, lat)
             elif d.global_loads:
                 latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
-    return row_body.batch(demands, latency, engine_ns, r, active_units, m)
+    return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns)
 
 
 def _scalar(x):

@@ -32,11 +32,16 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import emax, is_array
+import math
+
+from tfx.analysis.numbers import cdiv, emax, emin, is_array, where
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
 # engines one CTA's chain waits on, in the order its ops run them
 CHAIN_ENGINES = ("copy", "spill", "tensor", "smem", "vector", "special", "dispatch", "link")
+WARP = 32
+VECTOR_BYTES = 16          # one thread's vector access: the compiler's blocked layout gives each
+                           # thread 16 B of a row per access (Triton: sizePerThread = 16 B / element)
 
 
 def applies(body, profile) -> bool:
@@ -70,11 +75,47 @@ class BodyTime(NamedTuple):
     chain_parts: dict             # engine -> ns of one CTA's chain
 
 
-def batch(demands, latency, engine_ns, r, active_units, m) -> tuple[BodyTime, dict]:
+def _log2(x):
+    if is_array(x):
+        import numpy as np
+        return np.ceil(np.log2(np.maximum(x, 1)))
+    return math.ceil(math.log2(max(x, 1)))
+
+
+def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
+    """ns of one reduce's dependent chain in one CTA (0 where the profile states no
+    ``pipeline.dependent_issue``). The CTA's threads cover the reduced axis in 16-byte
+    vectors: ``t = min(threads, extent / (16 / element bytes))`` threads per output, each
+    folding its ``extent / t`` elements one after another (a serial chain of dependent
+    adds: the compiler may not reassociate float adds), then a butterfly of log2(lanes)
+    warp shuffles (each a shared-memory crossbar trip plus the add), and where the axis
+    spans w > 1 warps the partials go through shared memory: store, barrier, load, log2(w)
+    more steps, and the result back to every thread (store, barrier, load): four
+    shared-memory latencies and the steps. Several outputs per thread interleave, so they
+    add throughput (the vector engine), not chain."""
+    dep_cycles = m.profile.get("pipeline.dependent_issue", None)
+    if dep_cycles is None:
+        return 0
+    dep = dep_cycles / m.clock_ghz
+    smem = m.profile.memory_levels().get("smem")
+    smem_lat = (smem.latency_ns or 0) if smem is not None else 0
+    per_vector = max(VECTOR_BYTES // max(elem_bytes, 1), 1)
+    t = emin(threads, emax(cdiv(extent, per_vector), 1))
+    serial = cdiv(extent, t) - 1
+    lanes = emin(t, WARP)
+    warps = cdiv(t, WARP)
+    steps = _log2(lanes)
+    cross = 4 * smem_lat + _log2(warps) * (smem_lat + dep)
+    cross = where(warps > 1, cross, 0) if is_array(warps) else (cross if warps > 1 else 0)
+    return serial * dep + steps * (smem_lat + dep) + cross
+
+
+def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
+    chain_parts["reduce"] = reduce_ns
     for d, k in demands:
         for name, v in engine_ns(d, m, r, active_units).items():
             engines[name] = engines.get(name, 0) + v * k

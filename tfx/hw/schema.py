@@ -206,6 +206,9 @@ PROFILE_SPEC = TableSpec({
         "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's pipelined async copies (cp.async) bring "
                                                 "in from L2, shared by the CTAs it holds"),
+        "dependent_issue": FactSpec("cycles", "nonnegative_int",
+                                    "cycles from an arithmetic instruction's issue to a dependent one's "
+                                    "(the step of a serial reduction chain)"),
     }, "software-pipelined loops"),
     "dispatch": TableSpec({
         "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),
