@@ -55,7 +55,7 @@ def read_text(path: str) -> str:
     return read_text_file(path)
 
 
-def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None) -> None:
+def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None, small: bool = False) -> None:
     """``obj`` on stdout as indented JSON, written by orjson: the standard library's encoder
     is pure Python once ``indent`` is set (``tfx simulate --full --json`` on gemm 4096^3 spent
     82% of its time in it; orjson writes the same text about 15x faster). Non-finite floats,
@@ -65,16 +65,20 @@ def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None) -> None
     as one more key whose array holds one item per line (a simulation's events: see
     ``SimResult.events_json_lines``). Then ``obj`` is a small summary and the bulk is
     already text, so the standard library's encoder writes the summary: importing orjson
-    (~30 ms) would cost more than it saves."""
-    if last_array is None:
+    (~30 ms) would cost more than it saves. ``small``: the same for an ``obj`` known to be
+    small (a simulation's summary without its events)."""
+    if last_array is None and not small:
         import orjson
         data = orjson.dumps(obj, default=_json_default,
                             option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
         _write_stdout([data, b"\n"])
         return
     import json
-    key, items = last_array
     text = json.dumps(_finite(obj), indent=2, ensure_ascii=False, default=_json_default)
+    if last_array is None:
+        _write_stdout([text.encode(), b"\n"])
+        return
+    key, items = last_array
     # obj's text ends with "\n}" (or is "{}"): the array goes in as its last key, written
     # in chunks (one string of 200,000 events would be copied three times over)
     head = (text[:-2] + ",\n  " if text != "{}" else "{\n  ") + json.dumps(key, ensure_ascii=False) + ": ["
