@@ -7,9 +7,10 @@ from __future__ import annotations
 from tests.test_tui_support import GEMM, make_app, run
 from tfx.cli.main import main
 
-# kernels/gemm.tile declares ``param BM = 128 in {16, 32, 64, 128, 256}`` and
-# ``param STAGES = 3 in 1..6``: 100 is not a member of BM's set, 2 lies in STAGES' range.
-BM_REFUSAL = "BM=100 is outside its declared domain {16, 32, 64, 128, 256}"
+# kernels/gemm.tile declares ``param BM = 128 in 16..512 step x2 sweep {16, ..., 256}`` and
+# ``param STAGES = 3 in 1..8 sweep 1..6``: 100 is not a power of two from 16 (16, 32, 64, 128,
+# 256, 512), 2 lies in STAGES' range.
+BM_REFUSAL = "BM=100 is outside its declared domain 16..512 step x2"
 
 
 def test_open_set_outside_the_domain_is_one_line_and_exit_2(capsys):
@@ -39,10 +40,10 @@ def test_edit_dialog_shows_the_domain_and_refuses_outside_it():
                 return labels
 
             labels = await edit("STAGES", "2")
-            assert "declared domain 1..6" in labels
+            assert "declared domain 1..8, sweep 1..6" in labels
             assert app.params == {"STAGES": 2}
             labels = await edit("BM", "100")
-            assert "declared domain {16, 32, 64, 128, 256}" in labels
+            assert "declared domain 16..512 step x2, sweep {16, 32, 64, 128, 256}" in labels
             assert any(n.message == BM_REFUSAL and n.severity == "error" for n in app._notifications)
             assert app.params == {"STAGES": 2}              # BM keeps 128, STAGES keeps its edit
             assert app.analysis.params["BM"] == 128

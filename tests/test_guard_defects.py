@@ -105,9 +105,9 @@ def test_2_loop_with_no_trip_at_any_position_is_well_defined(tmp_path, capsys):
 def test_3_warps_zero_is_outside_the_domain(capsys):
     for cmd in ("analyze", "simulate"):
         line = one_line(capsys, cmd, GEMM, "--hw", "h200_sxm", "--set", "WARPS=0")
-        assert line == "--set WARPS: error: WARPS=0 is outside its declared domain {2, 4, 8}"
+        assert line == "--set WARPS: error: WARPS=0 is outside its declared domain 1..32 step x2"
     line = one_line(capsys, "analyze", GEMM, "--hw", "h200_sxm", "--set", "WARPS=-4")
-    assert line == "--set WARPS: error: WARPS=-4 is outside its declared domain {2, 4, 8}"
+    assert line == "--set WARPS: error: WARPS=-4 is outside its declared domain 1..32 step x2"
 
 
 def test_3_attr_threads_zero_is_refused_by_check(tmp_path, capsys):
@@ -165,7 +165,7 @@ def test_5_fewer_threads_per_sm_than_a_warp_is_refused(capsys):
 # ------------------------------------------------------------------ 7, 8: domains
 
 def test_7_domain_value_above_64_bits_is_refused_by_check(tmp_path, capsys):
-    text = Path(GEMM).read_text().replace("param GROUP_M = 8 in {1, 4, 8, 16}",
+    text = Path(GEMM).read_text().replace("param GROUP_M = 8 in 1..64 sweep {1, 4, 8, 16}",
                                           "param GROUP_M = 8 in {1, pow2(62) * pow2(62)}")
     path = kernel(tmp_path, text)
     for argv in (["check", path], ["explore", path, "--hw", "h200_sxm"]):
@@ -175,7 +175,7 @@ def test_7_domain_value_above_64_bits_is_refused_by_check(tmp_path, capsys):
 
 
 def test_8_huge_declared_domain_is_refused_like_a_sweep(tmp_path, capsys):
-    text = Path(GEMM).read_text().replace("param STAGES = 3 in 1..6", "param STAGES = 3 in 1..1000000000")
+    text = Path(GEMM).read_text().replace("param STAGES = 3 in 1..8 sweep 1..6", "param STAGES = 3 in 1..1000000000")
     path = kernel(tmp_path, text)
     lines = refused(capsys, "explore", path, "--hw", "h200_sxm")
     # 1..1000000000 holds 1,000,000,000 values; the ceiling is 10,000,000 (MAX_DOMAIN_VALUES)
@@ -185,7 +185,7 @@ def test_8_huge_declared_domain_is_refused_like_a_sweep(tmp_path, capsys):
 
 def test_8_empty_declared_domain_is_refused(tmp_path, capsys):
     # found by bench/fuzz.py seed 23: 1..0 holds no value and explore reduced an empty array
-    text = Path(GEMM).read_text().replace("param WARPS = 4 in {2, 4, 8}", "param WARPS = 4 in 1..0")
+    text = Path(GEMM).read_text().replace("param WARPS = 4 in 1..32 step x2 sweep {2, 4, 8}", "param WARPS = 4 in 1..0")
     path = kernel(tmp_path, text)
     for argv in (["check", path], ["explore", path, "--hw", "h200_sxm"]):
         lines = refused(capsys, *argv)
@@ -312,10 +312,10 @@ def test_14_moe_experts_ceiling(tmp_path, capsys):
 @pytest.mark.parametrize("value, message", [
     ("BM=1267650600228229401496703205376", "--set BM=1267650600228229401496703205376: does not fit a 64-bit integer"),
     ("BM=٣", "--set BM=٣: expected an integer"),        # an Arabic-Indic three is not 3
-    ("BM=100", "BM=100 is outside its declared domain {16, 32, 64, 128, 256}"),
-    ("STAGES=0", "STAGES=0 is outside its declared domain 1..6"),
-    ("STAGES=-1", "STAGES=-1 is outside its declared domain 1..6"),
-    ("GROUP_M=0", "GROUP_M=0 is outside its declared domain {1, 4, 8, 16}"),
+    ("BM=100", "BM=100 is outside its declared domain 16..512 step x2"),
+    ("STAGES=0", "STAGES=0 is outside its declared domain 1..8"),
+    ("STAGES=-1", "STAGES=-1 is outside its declared domain 1..8"),
+    ("GROUP_M=0", "GROUP_M=0 is outside its declared domain 1..64"),
 ])
 def test_16_set_values_checked(capsys, value, message):
     assert message in one_line(capsys, "analyze", GEMM, "--hw", "h200_sxm", "--set", value)
@@ -323,12 +323,12 @@ def test_16_set_values_checked(capsys, value, message):
 
 def test_16_diff_checks_set_values_too(capsys):
     line = one_line(capsys, "diff", GEMM, GEMM, "--hw", "h200_sxm", "--set", "BM=100")
-    assert line == "--set BM: error: BM=100 is outside its declared domain {16, 32, 64, 128, 256}"
+    assert line == "--set BM: error: BM=100 is outside its declared domain 16..512 step x2"
 
 
 def test_16_default_outside_its_domain_may_still_be_set(tmp_path, capsys):
     # docs/language.md: a default need not lie in its domain; setting it back is not a typo
-    path = kernel(tmp_path, Path(GEMM).read_text().replace("param BK = 64 in {16, 32, 64, 128}",
+    path = kernel(tmp_path, Path(GEMM).read_text().replace("param BK = 64 in 16..512 step x2 sweep {16, 32, 64, 128}",
                                                            "param BK = 48 in {16, 32, 64, 128}"))
     assert run(capsys, "check", path, "--set", "BK=48")[0] == 0
     assert "BK=40 is outside" in one_line(capsys, "check", path, "--set", "BK=40")
@@ -349,10 +349,10 @@ def test_16_domain_api_for_the_edit_dialog():
     module = parse_file(GEMM)
     k = module.kernel(None)
     env = bind(module, k)
-    assert domain_text(k, "BM", env) == "{16, 32, 64, 128, 256}"
-    assert domain_text(k, "STAGES", env) == "1..6"
+    assert domain_text(k, "BM", env) == "16..512 step x2"
+    assert domain_text(k, "STAGES", env) == "1..8"
     assert domain_problem(k, "BM", 64, env) is None
-    assert domain_problem(k, "BM", 100, env) == "BM=100 is outside its declared domain {16, 32, 64, 128, 256}"
+    assert domain_problem(k, "BM", 100, env) == "BM=100 is outside its declared domain 16..512 step x2"
 
 
 def test_16_geometric_domain_contains_and_size_without_listing():
