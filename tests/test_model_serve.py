@@ -24,35 +24,61 @@ def parts(r):
     return core, head, r.latency_ns - core - head
 
 
-def test_chunked_step_is_the_sum_of_its_parts():
-    """input 2048, output 128, concurrency 64: c = 2048 x 64 / 128 = 1024 prompt tokens per step
-    (<= chunk 2048), so a step carries 64 + 1024 = 1088 tokens:
-    t = linear(1088 tokens, head of 64) + decode attention (64 sequences at 2048 + 64 = 2112)
-        + prompt attention(2048) x 1024 / 2048;
-    TTFT = ceil(2048 / 2048) = 1 step carrying a full 2048-token chunk; tokens/s/GPU = 64 / t."""
+def test_chunked_steps_are_priced_from_their_parts():
+    """input 2048, output 128, concurrency 64, chunk 2048: a prompt takes n = 1 chunk step of
+    q = 2048 tokens. A decode step runs 64 decode tokens; a chunk step the 63 other sequences'
+    decode tokens plus the 2048-token chunk:
+        t_decode = linear(64 tokens, head of 64) + decode attention (64 at 2048 + 64 = 2112)
+        t_chunk  = linear(63 + 2048 = 2111 tokens, head of 64) + decode attention (63 at 2112)
+                   + prompt attention(2048) x 2048 / 2048;
+    TTFT, TPOT and the rate are the closed loop's (closed_loop, tested by hand below) over those."""
+    from tfx.model.serve import closed_loop
     r = serve("llama3.1-8b", SYS, RequestMix(2048, 128, 64), Parallelism(tp=1))
     wl = Workload()
     pre = lambda T: latency("llama3.1-8b", SYS, Workload("prefill", T, 1))
     dec = lambda B, ctx: latency("llama3.1-8b", SYS, Workload("decode", ctx, B))
     head64 = parts(dec(64, 1))[1]
-    a_dec = parts(dec(64, 2112))[0]
-    a_pre = parts(pre(2048))[0]
-    step = parts(pre(1088))[2] + head64 + a_dec + a_pre * 1024 / 2048
-    full = parts(pre(64 + 2048))[2] + head64 + a_dec + a_pre
-    assert (r.batch, r.prefill_tokens_per_step) == (64, 1024)
-    assert r.tpot_ns == pytest.approx(step, rel=1e-12)
-    assert r.ttft_ns == pytest.approx(full, rel=1e-12)
-    assert r.output_tokens_per_s_per_gpu == pytest.approx(64 / step * 1e9, rel=1e-12)
+    t_dec = parts(pre(64))[2] + head64 + parts(dec(64, 2112))[0]
+    t_chunk = parts(pre(2111))[2] + head64 + parts(dec(63, 2112))[0] + parts(pre(2048))[0]
+    assert r.parts["decode_step_ns"] == pytest.approx(t_dec, rel=1e-12)
+    assert r.parts["chunk_step_ns"] == pytest.approx(t_chunk, rel=1e-12)
+    assert (r.parts["chunk_steps"], r.parts["chunk_tokens"], r.batch) == (1, 2048, 64)
+    ttft, tpot, rate = closed_loop(64, t_chunk, t_dec, t_chunk, 128)
+    assert (r.ttft_ns, r.tpot_ns) == (pytest.approx(ttft, rel=1e-12), pytest.approx(tpot, rel=1e-12))
+    assert r.output_tokens_per_s_per_gpu == pytest.approx(rate * 1e9 * 128, rel=1e-12)
+    assert t_dec < r.tpot_ns < t_chunk          # other prompts' chunks stretch some decode steps
+    assert r.ttft_ns >= t_chunk                 # its own chunk, plus any wait behind others
     assert r.runtime == wl.runtime == "engine"
 
 
-def test_chunk_cap_limits_the_decode_batch():
-    """input 4096, output 64, concurrency 256, chunk 512: c = 4096 x 256 / 64 = 16384 > 512, so
-    the batch is what one 512-token chunk per step can feed: 512 x 64 / 4096 = 8 sequences,
-    c = 4096 x 8 / 64 = 512; the prompt needs ceil(4096 / 512) = 8 chunk steps before its first token."""
+def test_closed_loop_by_hand():
+    """One customer: no one to wait for and no one else's chunks: TTFT = S = 300, TPOT = t_decode
+    = 10, rate = 1 / (S + (output - 1) x TPOT) = 1 / (300 + 10 x 10) = 1 / 400.
+    Two customers, chunk steps as long as decode steps (TPOT = 10 whatever the share), S = 100,
+    output 11 (think Z = 10 x 10 = 100): k = 1: R = 100, X = 1/200, Q = U = 1/2;
+    k = 2: R = 100 x (1 + 1/2) - 1/2 x 100/2 = 125 (the prompt in service has half its time
+    left), X = 2 / (125 + 100) = 2/225 (under the budget's 1/100).
+    Output 3 instead (Z = 20): k = 2 gives X = 2 / (R + 20) above 1/S = 1/100, so the budget
+    bounds it: X = 1/100 and R = 2 / X - Z = 200 - 20 = 180."""
+    from tfx.model.serve import closed_loop
+    assert closed_loop(1, 300.0, 10.0, 100.0, 11) == (300.0, 10.0, 1 / 400)
+    ttft, tpot, rate = closed_loop(2, 100.0, 10.0, 10.0, 11)
+    assert ttft == pytest.approx(125.0, rel=1e-12) and tpot == pytest.approx(10.0, rel=1e-12)
+    assert rate == pytest.approx(2 / 225, rel=1e-12)
+    ttft, tpot, rate = closed_loop(2, 100.0, 10.0, 10.0, 3)
+    assert (ttft, rate) == (pytest.approx(180.0, rel=1e-12), pytest.approx(1 / 100, rel=1e-12))
+
+
+def test_a_saturated_prefill_budget_bounds_the_request_rate():
+    """input 4096, output 64, concurrency 256, chunk 512: n = 8 chunk steps of 512 tokens per
+    prompt; 256 requests each spending 8 prefill steps of 72 keep the one prefill budget nearly
+    always busy: the request rate cannot pass 1 / S (S = 8 chunk steps) and TTFT is at least S."""
     r = serve("llama3.1-8b", SYS, RequestMix(4096, 64, 256), Parallelism(tp=1), chunk=512)
-    assert (r.batch, r.prefill_tokens_per_step) == (8, 512)
-    assert r.ttft_ns == pytest.approx(8 * r.tpot_ns, rel=1e-12)     # every step carries a full chunk
+    assert (r.parts["chunk_steps"], r.parts["chunk_tokens"], r.batch) == (8, 512, 256)
+    service = 8 * r.parts["chunk_step_ns"]
+    rate = r.requests_per_s_per_gpu / 1e9
+    assert rate * service <= 1.0 and r.parts["prefill_busy"] > 0.9
+    assert r.ttft_ns >= service
 
 
 def test_disaggregated_pools():
@@ -100,7 +126,9 @@ def test_cli_serve_json():
                           "--json"], capture_output=True, text=True, check=True).stdout
     d = json.loads(out)
     assert d["batch"] == 64 and d["runtime"] == "engine" and d["mode"] == "chunked"
-    assert math.isclose(d["output_tokens_per_s_per_gpu"], 64 / d["tpot_ns"] * 1e9, rel_tol=1e-12)
+    # Little's law over the closed loop: 64 requests, each TTFT + 127 x TPOT long, 128 tokens
+    assert math.isclose(d["output_tokens_per_s_per_gpu"], 64 * 128 / (d["ttft_ns"] + 127 * d["tpot_ns"]) * 1e9,
+                        rel_tol=1e-6)
 
 
 def test_a_short_prompt_chunk_prices_finite():

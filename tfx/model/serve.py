@@ -5,23 +5,37 @@ either a ``concurrency`` (requests in flight) or an arrival ``rate`` (requests/s
 deployments:
 
 **Continuous batching with chunked prefill** (vLLM, SGLang, TensorRT-LLM in-flight batching):
-every step runs the decode token of each of ``B`` running sequences plus up to ``chunk``
-prompt tokens. In the steady state requests finish as fast as they start, so a step carries
+a step runs the decode token of each running sequence, and a step that carries a prompt chunk
+runs up to ``chunk`` prompt tokens besides. Steps are discrete: the step cost is concave in its
+tokens (a few decode rows ride on one weight read; a chunk of ``chunk`` rows does not), so a
+step either carries a chunk or it does not; spreading the prompt work evenly over all steps
+would under-price the chunk steps. With ``B`` requests in flight, a prompt of ``input`` tokens
+takes ``n = ceil(input / chunk)`` chunk steps of ``q = ceil(input / n)`` tokens:
 
-    c = input x B / output   prompt tokens (capped at ``chunk``; then B = chunk x output / input)
-
-and its time is priced from the step model (``tfx.model.latency``) by parts:
-
-    t_step = linear(B + c) + attention_decode(B, input + output / 2) + attention_prefill(input) x c / input
+    t_decode = linear(B) + attention_decode(B, input + output / 2)
+    t_chunk  = linear(B - 1 + q) + attention_decode(B - 1, ...) + attention_prefill(input) x q / input
 
 ``linear(T)``: every stage but the attention core (GEMMs, norms, RoPE, KV write, all-reduces,
 launches) of a T-token step, from a prefill step of T tokens with the lm head of B sequences;
-``attention_decode``: the attention core of a decode step of B sequences at their mean
-context; ``attention_prefill(input)``: the attention core of one whole prompt, spread over the
-steps that carry its chunks (the chunks of one prompt do the same causal work as the prompt).
+``attention_decode``: the attention core of a decode step at the mean context;
+``attention_prefill(input)``: the attention core of one whole prompt, spread over its chunks.
 
-    TPOT = t_step;  TTFT = ceil(input / chunk) steps carrying a full chunk each;
-    output tokens/s per GPU = B / t_step / devices.
+The requests form a closed loop (each finishes its prompt, then its ``output - 1`` decode
+steps, and is replaced): prompts queue for the one prefill budget (service ``S = n x
+t_chunk``) while decoding requests are a delay of ``Z = (output - 1) x TPOT``. Mean-value
+analysis of that closed network over ``B`` customers gives the prompt's response time ``R``
+(its own chunks plus the wait behind other prompts) and the request rate ``X``:
+
+    R(k) = S x (1 + Q(k - 1)) - U(k - 1) x S / 2,  X(k) = k / (R(k) + Z),  Q(k) = X(k) x R(k),
+    U(k) = X(k) x S,  k = 1 .. B   (the prompt in service has S / 2 left: fixed chunk times)
+    U = X x S (the share of time a chunk step runs); a decoding request sees the others' share
+    u = U x (B - 1) / B, so its mean step is TPOT = 1 / (u / t_chunk + (1 - u) / t_decode)
+
+iterated with ``Z`` to a fixed point. TTFT = R(B); output tokens/s per GPU = X x output / devices.
+Mean-value analysis with the residual-service correction (Reiser and Lavenberg's MVA; the
+prompt in service has half its fixed service left) approximates the fixed chunk times; it
+bounds the wait where the prefill budget saturates (a closed loop never holds more than ``B``
+prompts).
 
 **Disaggregated prefill and decode pools** (DistServe, Dynamo, SGLang PD): a prefill instance
 runs each prompt alone (a prefill step of ``input`` tokens), ships its KV cache to a decode
@@ -32,8 +46,8 @@ batch-``B`` decode steps. Pools are sized so their request rates match; per GPU:
     output tokens/s per GPU = output / that;  TTFT = t_prefill + t_kv;  TPOT = t_decode.
 
 With an arrival ``rate`` the concurrency follows from Little's law, ``B = rate x (TTFT +
-output x TPOT)``, solved by fixed-point iteration. No queueing delay is modelled: TTFT is the
-time of the prompt's own work in a loaded system. ``suggest`` sweeps concurrency, chunk and
+output x TPOT)``, solved by fixed-point iteration. The disaggregated pools model no queueing:
+their TTFT is the prompt's own work. ``suggest`` sweeps concurrency, chunk and
 parallelism for the configuration with the most output tokens/s per GPU that meets
 ``TTFT <= ttft_ms`` and ``TPOT <= tpot_ms`` and fits memory.
 """
@@ -160,6 +174,37 @@ def _kv_transfer_ns(model: ModelConfig, system: System, wl: Workload, prompt: in
     return nbytes / link.bandwidth * 1e9 + link.latency_ns, f"{nbytes / 2**20:.1f} MiB over {link.name}"
 
 
+def closed_loop(customers: int, service_ns: float, t_decode: float, t_chunk: float, output: int,
+                iterations: int = 50) -> tuple[float, float, float]:
+    """(TTFT ns, TPOT ns, requests/ns) of ``customers`` requests cycling through one prefill
+    budget (service ``service_ns`` per prompt) and ``output - 1`` decode steps, by exact
+    mean-value analysis of the closed network (see the module docstring), iterated with the
+    decode delay: decode steps stretch while other prompts' chunks run."""
+    tpot = t_decode
+    for _ in range(iterations):
+        think = (output - 1) * tpot
+        queue = busy = 0.0
+        for k in range(1, customers + 1):
+            # the prompts queued ahead each take S; the one in service has S/2 left on average
+            # (deterministic service: residual E[S^2] / 2E[S] = S/2, not the memoryless S)
+            response = service_ns * (1.0 + queue) - busy * service_ns / 2
+            rate = k / (response + think)
+            if rate * service_ns > 1.0:
+                # the budget's capacity bounds the rate (the S/2 correction can overshoot it at
+                # saturation); the prompts not decoding wait at the budget (Little's law)
+                rate = 1.0 / service_ns
+                response = k / rate - think
+            queue = rate * response
+            busy = min(1.0, rate * service_ns)
+        share = min(1.0, rate * service_ns) * (customers - 1) / customers
+        new = 1.0 / (share / t_chunk + (1.0 - share) / t_decode) if t_chunk > 0 else t_decode
+        if abs(new - tpot) <= 1e-12 * tpot:
+            tpot = new
+            break
+        tpot = 0.5 * (tpot + new)         # damped: the decode delay and the queue pull opposite ways
+    return response, tpot, rate
+
+
 def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: RequestMix | None = None,
           parallelism: Parallelism | None = None, workload: Workload | None = None, mode: str = "chunked",
           chunk: int = 2048, decode_parallelism: Parallelism | None = None,
@@ -183,38 +228,39 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
     steps = step_model or StepModel(model, system, par, wl)
     devices = device_count(par, system)
     mean_ctx = mix.input + mix.output // 2
-    notes = [f"runtime {wl.runtime_description}", "no queueing delay: TTFT is the prompt's own work in a loaded system"]
+    notes = [f"runtime {wl.runtime_description}"]
 
     if mode == "chunked":
+        n_chunks = math.ceil(mix.input / chunk)
+        q = math.ceil(mix.input / n_chunks)
+
         def at(batch: int):
-            c = mix.input * batch / mix.output
-            if c > chunk:
-                batch = max(1, int(chunk * mix.output // mix.input))
-                c = mix.input * batch / mix.output
-            tokens = batch + math.ceil(c)
-            step = (steps.linear(tokens, batch) + steps.attention_decode(batch, mean_ctx)
-                    + steps.attention_prefill(mix.input) * c / mix.input)
-            full = min(chunk, mix.input)
-            step_full = (steps.linear(batch + full, batch) + steps.attention_decode(batch, mean_ctx)
-                         + steps.attention_prefill(mix.input) * full / mix.input)
-            ttft = math.ceil(mix.input / chunk) * step_full
-            return batch, c, step, ttft
+            t_dec = steps.linear(batch, batch) + steps.attention_decode(batch, mean_ctx)
+            others = batch - 1
+            t_chunk = (steps.linear(others + q, batch) + (steps.attention_decode(others, mean_ctx) if others else 0.0)
+                       + steps.attention_prefill(mix.input) * q / mix.input)
+            return (t_dec, t_chunk) + closed_loop(batch, n_chunks * t_chunk, t_dec, t_chunk, mix.output)
 
         batch = mix.concurrency if mix.concurrency is not None else 1
-        batch, c, step, ttft = at(batch)
+        t_dec, t_chunk, ttft, tpot, rate = at(batch)
         if mix.rate is not None:
             for _ in range(30):
-                want = max(1, round(mix.rate * (ttft + mix.output * step) / 1e9))
+                want = max(1, round(mix.rate * (ttft + mix.output * tpot) / 1e9))
                 if want == batch:
                     break
-                batch, c, step, ttft = at(want)
-        tps_gpu = batch / step * 1e9 / devices
+                batch = want
+                t_dec, t_chunk, ttft, tpot, rate = at(batch)
+        tps_gpu = rate * 1e9 * mix.output / devices
         dec = steps.decode(batch, mix.input + mix.output)
-        parts = {"linear_ns": steps.linear(batch + math.ceil(c), batch),
-                 "attention_decode_ns": steps.attention_decode(batch, mean_ctx),
-                 "attention_prefill_ns": steps.attention_prefill(mix.input) * c / mix.input}
-        return ServeResult(model.name, system.name, mode, wl.runtime, mix, par.label(), devices, chunk, batch, c,
-                           step, ttft, step, tps_gpu, tps_gpu / mix.output, dec.fits,
+        busy = min(1.0, rate * n_chunks * t_chunk)             # share of time a chunk step runs
+        parts = {"decode_step_ns": t_dec, "chunk_step_ns": t_chunk, "chunk_steps": n_chunks,
+                 "chunk_tokens": q, "prefill_busy": busy}
+        notes.append(f"{n_chunks} chunk step(s) of {q} prompt tokens per request; chunk steps run "
+                     f"{busy * 100:.1f}% of the time; TTFT includes the wait behind other prompts "
+                     "(closed-loop mean-value analysis)")
+        prompt_per_step = busy / t_chunk * q / (busy / t_chunk + (1 - busy) / t_dec) if t_chunk > 0 else 0.0
+        return ServeResult(model.name, system.name, mode, wl.runtime, mix, par.label(), devices, chunk, batch,
+                           prompt_per_step, tpot, ttft, tpot, tps_gpu, tps_gpu / mix.output, dec.fits,
                            sum(dec.memory.values()), dec.capacity, parts, notes)
 
     dpar = decode_parallelism or par
@@ -235,6 +281,7 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
             if want == batch:
                 break
             batch, t_dec = want, at(want)
+    notes.append("no queueing delay: TTFT is the prompt's own work in a loaded system")
     gpu_s = devices * t_pre + d_devices * mix.output * t_dec / batch
     tps_gpu = mix.output / gpu_s * 1e9
     dec = dsteps.decode(batch, mix.input + mix.output)
