@@ -61,19 +61,30 @@ def test_chain_sets_a_one_cta_batch():
     assert terms["tail wave"].ns == pytest.approx(2337.51, abs=0.01)
     assert "bound by latency" in terms["waves"].detail
     assert "one CTA's chain 4.85 us = latency 700.00 ns + copy 4.08 us + vector 64.65 ns" in terms["overlap"].detail
-    assert "set by the chain" in terms["overlap"].detail
+    assert "bound by the chain" in terms["overlap"].detail
 
 
-def test_throughput_sets_a_many_cta_batch():
-    """128 registers x 256 threads = 32,768: two CTAs per SM (r = 2). Full batch:
-      throughput = 2 x 131,072 / 32.109 = 8,164.17 ns; chain 4,846.73 ns (as above): throughput.
-    404 CTAs on 264 slots: 1 full wave + 140 CTAs: r = cdiv(140, 132) = 2 on 132 SMs, the same
-    8,164.17 ns. total = 3,000 + 700 + 8,164.17 + 8,164.17 = 20,028.3, up to 20,029 ns.
-    The per-op pricing it replaces summed the ops at r = 2: load 4,082.10 + mul 129.29 +
-    store 4,082.10 = 8,293.49 ns a batch (the CTAs in lock step)."""
+def test_two_ctas_queue_at_the_memory_pipe():
+    """128 registers x 256 threads = 32,768: two CTAs per SM (r = 2). Each CTA needs the
+    SM's memory pipe for service D = 131,072 / 32.109 = 4,082.08 ns and spends Z = 700 +
+    64.646 = 764.646 ns of its chain alone (latency, mul). Mean value analysis:
+      n = 1: R = 4,082.08, cycle 4,846.73, Q = 4,082.08 / 4,846.73 = 0.84223
+      n = 2: R = 4,082.08 x 1.84223 = 7,520.14, cycle = 7,520.14 + 764.65 = 8,284.79 ns
+    a batch of 2 takes 8,284.79 ns, between the overlap bound max(2 D = 8,164.17, chain
+    4,846.73) and the lock-step sum 8,293.49 (load 4,082.10 + mul 129.29 + store 4,082.10).
+    404 CTAs on 264 slots: 1 full wave + 140 CTAs (r = cdiv(140, 132) = 2 on 132 SMs, the
+    same 8,284.79). total = 3,000 + 700 + 2 x 8,284.79 = 20,269.6, up to 20,270 ns."""
     a = _analyze(resources={"threads": 256, "regs": 128, "spills": 0, "smem": 0})
-    assert a.metrics["performance.predicted_ns"] == 20029
-    assert "set by the throughput" in {t.name: t for t in a.terms}["overlap"].detail
+    assert a.metrics["performance.predicted_ns"] == 20270
+    assert "queue of 2 CTAs 8.28 us" in {t.name: t for t in a.terms}["overlap"].detail
+
+
+def test_mva_asymptotes():
+    """One customer: service + think. Many: r x service once the server saturates:
+    r = 32, D = 100, Z = 100: R(n) grows to about 32 x 100 - 100; the cycle is within 1 ns
+    of 3,200 = r x D."""
+    assert row_body.mva_cycle(1, 100.0, 50.0) == pytest.approx(150.0)
+    assert row_body.mva_cycle(32, 100.0, 100.0) == pytest.approx(3200.0, abs=1.0)
 
 
 def test_one_wave_keeps_the_lock_step_pricing():

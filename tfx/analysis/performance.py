@@ -251,7 +251,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
     if full_body is not None and full_body.chain > full_body.throughput:
-        bound_by = "latency"      # one CTA's serial chain sets the batch, not an engine
+        bound_by = "latency"      # one CTA's serial chain outlasts the engines: latency-bound
     l2_total = per_pos.l2
     hit = 1 - ratio(per_pos.dram, l2_total) if not is_array(l2_total) and l2_total else 0
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,

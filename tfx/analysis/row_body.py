@@ -14,6 +14,12 @@ one's loads are in flight. Over a residency batch of r CTAs the SM is busy for t
                 waits on another's value), then every op's own engine time one after
                 another (its loads' transfer, compute, spill traffic, its stores' transfer)
 
+and, between those two bounds, the r CTAs queueing at the memory pipe: each needs it for
+its own transfer (service D = its bytes at the SM's share) and spends the rest of its chain
+(Z = latency, compute, reductions) alone, a closed queue of r customers solved by mean value
+analysis (``mva_cycle``; the machine-repairman model). One CTA gives D + Z (the chain), many
+give r x D (the throughput); two CTAs mostly wait on each other (a row kernel at one or two
+CTAs per SM runs 20-30% over its bytes on the H200: calibration/h200/measured/issue15).
 This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
 unless an engine saturates first. It is the rule an unpipelined loop's round already
 follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
@@ -73,6 +79,7 @@ class BodyTime(NamedTuple):
     chain: Any                    # one CTA's serial path
     latency: Any                  # the memory latency in the chain (0 without loads)
     chain_parts: dict             # engine -> ns of one CTA's chain
+    queued: Any = 0               # the r CTAs queueing at the memory pipe (mva_cycle)
 
 
 def _log2(x):
@@ -142,17 +149,49 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple
     chain = latency
     for v in chain_parts.values():
         chain = chain + v
-    ns = emax(throughput, chain)
-    return BodyTime(ns, throughput, bound, chain, latency, chain_parts), engines
+    # The r CTAs share the SM's memory pipe and each spends the rest of its chain alone:
+    # a closed queue of r customers (mean value analysis, the machine-repairman model)
+    service = emax(memory / r, chain_parts["copy"] + chain_parts["spill"])
+    think = chain - chain_parts["copy"] - chain_parts["spill"]
+    queued = mva_cycle(r, service, think)
+    ns = emax(emax(throughput, chain), queued)
+    return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued), engines
+
+
+def mva_cycle(r, service, think):
+    """ns for each of r customers to complete one cycle of (queue at one server taking
+    ``service`` each, then ``think`` alone), i.e. r / throughput, by exact mean value analysis
+    (Reiser and Lavenberg, J. ACM 1980): R(n) = service x (1 + Q(n-1)), X(n) = n / (R(n) +
+    think), Q(n) = X(n) R(n). Between the asymptotes max(r x service, service + think)."""
+    if is_array(r, service, think):
+        import numpy as np
+        r_a = np.asarray(r)
+        n_max = int(np.max(r_a))
+        q = 0
+        out = 0
+        for n in range(1, n_max + 1):
+            resp = service * (1 + q)
+            x = n / (resp + think)
+            q = x * resp
+            out = np.where(r_a == n, n / x, out)
+        return out
+    q = 0
+    x = 1
+    for n in range(1, int(r) + 1):
+        resp = service * (1 + q)
+        x = n / (resp + think)
+        q = x * resp
+    return r / x
 
 
 def describe(bt: BodyTime, r, fmt) -> str:
-    """The breakdown line: which side of max(throughput, chain) sets the batch, with values."""
+    """The breakdown line: the batch is the longest of the throughput, one CTA's chain and
+    the r CTAs' queue at the memory pipe, with values."""
     parts = " + ".join(f"{name} {fmt(float(v))}" for name, v in bt.chain_parts.items() if float(v) > 0)
-    side = "chain" if float(bt.chain) > float(bt.throughput) else "throughput"
     ctas = "1 CTA" if r == 1 else f"{r} CTAs"
+    # the queue lies between the two bounds; the longer bound names what limits the batch
+    side = "chain" if float(bt.chain) > float(bt.throughput) else "throughput"
     return (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
             f"({bt.bound} over {ctas}), one CTA's chain {fmt(float(bt.chain))} = latency "
-            f"{fmt(float(bt.latency))} + {parts}) = {fmt(float(bt.ns))}, set by the {side}")
-
-
+            f"{fmt(float(bt.latency))} + {parts}, queue of {ctas} {fmt(float(bt.queued))} at the "
+            f"memory pipe) = {fmt(float(bt.ns))}, bound by the {side}")
