@@ -374,6 +374,28 @@ def test_moe_grouped_with_runtime_group_starts(sizes, starts):
                   inputs={"EXPERT_START": starts})
 
 
+@pytest.mark.parametrize("sizes", [
+    {"M": 32, "N": 128, "K": 256, "BM": 16, "BN": 64, "BK": 128},
+    # tails: 20 rows is not a multiple of BM = 16, 96 columns not of BN = 64
+    {"M": 20, "N": 96, "K": 384, "BM": 16, "BN": 64, "BK": 128},
+])
+def test_gemm_w4a16_with_group_scales(sizes):
+    """C = A @ (W x its group scale repeated over the group's 128 K rows): 4-bit weights
+    (inputs rounded to fp4 e2m1), bf16 activations and scales, f32 accumulation, bf16 output."""
+    run_and_check("kernels/gemm_w4a16.tile", None, sizes,
+                  lambda x, p: {"C": x["A"] @ (x["W"] * np.repeat(x["W_SCALE"], 128, axis=0))})
+
+
+@pytest.mark.parametrize("sizes", [
+    {"M": 32, "N": 128, "K": 256, "BM": 16, "BN": 64, "BK": 64},
+    {"M": 20, "N": 96, "K": 160, "BM": 16, "BN": 64, "BK": 64},
+])
+def test_gemm_w8a16_with_channel_scales(sizes):
+    """C = (A @ W) x the output channel's scale: fp8 e4m3 weights, bf16 activations."""
+    run_and_check("kernels/gemm_w8a16.tile", None, sizes,
+                  lambda x, p: {"C": (x["A"] @ x["W"]) * x["W_SCALE"]})
+
+
 def test_every_shipped_kernel_has_a_reference_here():
     """A kernel added under kernels/ must be executed against a reference in this file."""
     from pathlib import Path

@@ -229,3 +229,31 @@ def test_link_efficiency_is_stated_with_its_source_and_noted():
     fact = s.profile.fact("links.nvlink.efficiency")
     assert fact.value == 0.822 and fact.origin == "derived" and "nccl-tests issue 212" in fact.source
     assert any("links.nvlink.efficiency 0.822" in n for n in s.notes)
+
+
+# ----------------------------------------------------------------- weight-only GEMM kernels
+
+
+@pytest.mark.parametrize("wdtype,kernel", [("int4", "gemm_w4a16"), ("fp8", "gemm_w8a16"), ("nvfp4", "gemm_w4a16")])
+def test_weight_only_gemms_are_analysed_on_their_kernels(wdtype, kernel):
+    """int4 / nvfp4 weights with bf16 activations run gemm_w4a16.tile, fp8 weights gemm_w8a16.tile
+    (weights dequantized in registers, bf16 mma), each analysed at the stage's shape: Llama 3.1 8B
+    decode at batch 8, gate/up fused N = 2 x 14336 = 28672, K = 4096; the stage's time is the
+    kernel's body split half and half between gate and up (+ the launch, once)."""
+    from tfx.model.kernels import pricer_for
+    sysm = load_system("h100_hgx8")
+    r = latency("llama3.1-8b", sysm, Workload("decode", 2048, 8, wdtype, "bf16", "bf16"))
+    g = next(s for s in r.stages if s.name == "gate_proj")
+    assert f"{kernel}.tile M=8 N=28672 K=4096" in g.formula
+    c, = getattr(pricer_for(sysm.profile, sysm.profile_key), kernel)([(8, 28672, 4096)])
+    assert g.total_ns == pytest.approx(32 * (c.ns / 2 + sysm.launch_ns), rel=1e-12)
+    assert f"gemm_w{4 if kernel.endswith('w4a16') else 8}a16.tile analysed" in gemm_path(sysm.profile, r.workload)[0]
+
+
+def test_w4a16_rounds_k_up_to_whole_scale_groups():
+    """One bf16 scale per 128 K elements: K = 100 is priced as one whole group, K = 128; the
+    8-bit kernel (per-channel scale) keeps K = 100."""
+    p = KernelPricer(load_profile("h100_sxm"))
+    c4, = p.gemm_w4a16([(16, 4096, 100)])
+    c8, = p.gemm_w8a16([(16, 4096, 100)])
+    assert c4.params == "M=16 N=4096 K=128" and c8.params == "M=16 N=4096 K=100"

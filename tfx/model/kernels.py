@@ -26,8 +26,9 @@ Kernels (GPU profiles / tiled ``sip``):
   softmax (router top-k): ``softmax.tile``. On ``sip`` (no tiled elementwise
   kernels) the bandwidth formula ``bytes / bw + latency``.
 
-fp8 x fp8 GEMMs are analysed on ``gemm_fp8.tile`` (fp8 operands, bf16 output).
-Every other kernel is bf16; other dtypes scale the analysed time with
+fp8 x fp8 GEMMs are analysed on ``gemm_fp8.tile`` (fp8 operands, bf16 output); weight-only
+GEMMs (4-bit or 8-bit weights, bf16 activations) on ``gemm_w4a16.tile`` / ``gemm_w8a16.tile``
+(the weights converted to bf16 in registers before the bf16 mma). Every other kernel is bf16; other dtypes scale the analysed time with
 :func:`scale_time`: the memory term by the byte ratio of the traffic, the
 compute term by the peak-rate ratio, the time by the dominant scaled term
 (weight-only int4/fp8 GEMMs, fp8 KV reads, ...).
@@ -52,6 +53,10 @@ GEMM_CANDIDATES_GPU = (  # (BM, BN, BK, WARPS, STAGES)
 GEMM_CANDIDATES_TILED = (  # (TM, TN, TK, STAGES)
     (32, 128, 128, 2), (64, 128, 128, 2), (128, 128, 128, 2), (32, 512, 64, 2),
     (128, 256, 128, 2), (256, 256, 128, 2),
+)
+WEIGHT_ONLY_CANDIDATES_GPU = (  # (BM, BN, BK, WARPS, STAGES); BK a whole number of 128-element scale groups
+    (16, 64, 128, 4, 4), (16, 128, 128, 4, 3), (32, 64, 128, 4, 4), (64, 128, 128, 4, 3),
+    (128, 128, 128, 8, 3), (128, 256, 128, 8, 3),
 )
 DECODE_CANDIDATES_GPU = tuple((s, b) for s in (1, 4, 16, 32, 64, 128, 256) for b in (64, 128))  # SPLITS, BLOCK_N
 DECODE_CANDIDATES_TILED = (64, 128, 256, 512, 1024)  # BLOCK
@@ -193,6 +198,29 @@ class KernelPricer:
         return self._price("gemm_fp8", shapes, lambda miss: self._best(
             "gemm_fp8", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm_fp8",
             lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
+
+    def gemm_weight_only(self, shapes: list[tuple[int, int, int]], bits: int) -> list[KernelCost]:
+        """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] (bf16) @ dequant(W)[K,N] with ``bits``-bit
+        weights converted to bf16 in registers before the bf16 mma: ``gemm_w4a16.tile`` (4-bit,
+        one bf16 scale per 128 K elements; K rounded up to a whole group) or ``gemm_w8a16.tile``
+        (fp8 weights, one scale per output channel), analysed at the shape."""
+        if self.tiled:
+            raise TfxError("no weight-only GEMM kernel for tiled profiles")
+        name = {4: "gemm_w4a16", 8: "gemm_w8a16"}.get(bits)
+        if name is None:
+            raise TfxError(f"no weight-only GEMM kernel for {bits}-bit weights (4 or 8)")
+        group = 128 if bits == 4 else 1
+        shapes = [(max(1, int(m)), max(1, int(n)), -(-max(1, int(k)) // group) * group) for m, n, k in shapes]
+        cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in WEIGHT_ONLY_CANDIDATES_GPU]
+        return self._price(name, shapes, lambda miss: self._best(
+            name, None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, name,
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
+
+    def gemm_w4a16(self, shapes):
+        return self.gemm_weight_only(shapes, 4)
+
+    def gemm_w8a16(self, shapes):
+        return self.gemm_weight_only(shapes, 8)
 
     # ------------------------------------------------------------------ attention
     def decode_attention(self, shapes: list[tuple[int, int, int, int, int]]) -> list[KernelCost]:

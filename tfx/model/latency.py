@@ -289,9 +289,10 @@ def gemm_path(profile, wl: Workload) -> tuple[str, float]:
         kernel = " (gemm_fp8.tile analysed at each shape)" if wl.act_dtype == "fp8" and profile.kind == "gpu" else ""
         return f"{wl.weight_dtype} x {wl.act_dtype} on {mma} tensor cores{kernel}", ratio
     if wb < 2 <= ab:
-        bits = round(wb * 8)
+        bits = 4 if wb < 1 else 8
+        kernel = (f", gemm_w{bits}a16.tile analysed at each shape" if profile.kind == "gpu" else "")
         return (f"weight-only w{bits}a{round(ab * 8)} ({wl.weight_dtype} weights dequantized to {wl.act_dtype} "
-                "in the GEMM's load, bf16 tensor cores)"), 1.0
+                f"in the GEMM's load, bf16 tensor cores{kernel})"), 1.0
     return "bf16 tensor cores", 1.0
 
 
@@ -631,7 +632,12 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     # bytes and tensor rate); otherwise the bf16 kernel with dtype scalings
     path_ratio = gemm_path(prof, wl)[1]          # refuses fp8 x fp8 where there are no fp8 tensor cores
     fp8_kernel = ab <= 1 and wb <= 1 and wl.act_dtype == "fp8" and not tiled
-    gemm_cs = (1.0 if fp8_kernel else path_ratio) * compute_scale
+    # weight-only (4- or 8-bit weights, 16-bit activations): analysed on gemm_w4a16 / gemm_w8a16
+    weight_only = wb < 2 <= ab and not tiled
+    gemm_cs = (1.0 if fp8_kernel or weight_only else path_ratio) * compute_scale
+    own_kernel = fp8_kernel or weight_only          # the kernel prices its own bytes and rate
+    gemm_kernel = (pr.gemm_fp8 if fp8_kernel else (pr.gemm_w4a16 if wb < 1 else pr.gemm_w8a16)
+                   if weight_only else None)
 
     kinds = layer_kinds(model)
     multi = len(kinds) > 1
@@ -639,8 +645,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     eager = wl.kernels == "eager"
     sms = 0 if tiled else int(prof.units_of("sm"))
 
-    sb = StageBuilder(n, pr, 2.0 if fp8_kernel else ab, 2.0 if fp8_kernel else wb, gemm_cs, compute_scale,
-                      memory_scale, eager, sms, tiled, model.norm, pr.gemm_fp8 if fp8_kernel else None)
+    sb = StageBuilder(n, pr, 2.0 if own_kernel else ab, 2.0 if own_kernel else wb, gemm_cs, compute_scale,
+                      memory_scale, eager, sms, tiled, model.norm, gemm_kernel)
     stages = sb.stages
     gemm_stage, elem_stage, comm_stage, kernels_stage = sb.gemm, sb.elem, sb.comm, sb.kernels
     norm_parts, rope_parts = sb.norm_parts, sb.rope_parts
