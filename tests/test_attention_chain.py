@@ -111,6 +111,39 @@ def test_prefetch_wait_term_of_a_two_stage_attention_loop():
     assert t["prefetch wait"].ns == pytest.approx(15 * 127 * ((qk + softmax + in_flight) - chain), rel=1e-6)
 
 
+def test_unpipelined_wait_is_one_latency_and_one_transfer_at_one_stage_only():
+    """STAGES = 1: one L2 latency (200 ns) plus one CTA's transfer (16,384 B / 83.333 B/ns =
+    196.608 ns) = 396.608 ns a round; 0 from 2 stages on (the pipeliner prefetches)."""
+    fetch = 16_384 / (11_000 / 132)
+    assert mma_path.unpipelined_wait(1, 200, fetch) == pytest.approx(396.608, abs=1e-3)
+    assert mma_path.unpipelined_wait(2, 200, fetch) == 0
+    import numpy as np
+    got = mma_path.unpipelined_wait(np.array([1, 2, 3]), 200, fetch)
+    assert list(got) == pytest.approx([396.608, 0, 0], abs=1e-3)
+
+
+def test_load_wait_term_of_a_one_stage_attention_loop():
+    """The serial-chain config above at STAGES = 1 (same compiled resources: 4 CTAs per SM).
+    Triton prefetches nothing; the 4 CTAs' chains (4 x 365.629 = 1462.52 ns) end together and
+    they wait for their next K and V tiles together: latency 9/528 x 700 + 519/528 x 200 =
+    208.52 ns (a wave of 528 CTAs starts 9 heads of 64 query blocks, whose first reads miss)
+    plus one CTA's transfer 2 x 32 x 128 x 2 = 16,384 B / 83.333 = 196.61 ns: 405.13 ns a
+    round on top of the chains, which are the longest of everything else (the busiest engine
+    786.43 ns; one CTA alone 208.52 + 196.61 + 174.72 + 73.74 + 66.67 + its shared-memory
+    reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127 x 405.13 ns; the last key
+    block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait once: 3 x 405.13 ns."""
+    a = analyze(parse_file(str(KERNELS / "flash_attention.tile")), None, PROFILE,
+                dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=1),
+                resources=dict(threads=128, regs=126, smem=49152, spills=0))
+    waits = [t.ns for t in a.terms if t.name == "load wait"]
+    t = {t.name: t for t in a.terms}
+    latency = 9 / 528 * 700 + 519 / 528 * 200
+    assert latency == pytest.approx(208.52, abs=1e-2)
+    wait = latency + 2 * 32 * 128 * 2 / (11_000 / 132)
+    assert waits == pytest.approx([3 * 127 * wait, 3 * 1 * wait], rel=1e-6)
+    assert "serial chain" not in t and "prefetch wait" not in t
+
+
 # ------------------------------------------------------------------ causal trips, launch order
 def test_causal_trip_counts_are_exact_means_when_block_n_exceeds_block_m():
     """flash_prefill S=2048, BLOCK_M=64, BLOCK_N=128: query block pm runs floor(pm x 64 / 128)

@@ -172,6 +172,8 @@ class LoopNote(NamedTuple):
 def breakdown_terms(note: LoopNote, full_waves, fmt):
     """(name, ns, detail) of this loop's serial-chain and prefetch-wait terms, those that add
     time; ``fmt`` formats ns."""
+    if isinstance(note, WaitNote):
+        return wait_terms(note, full_waves, fmt)
     out = []
     one = note.tensor + note.vector + note.special + note.overhead
     if note.serial and note.chain_ns > 0:
@@ -190,3 +192,50 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
                     f"{fmt((note.waited + note.in_flight) / max(note.stages - 1, 1))} a trip; adds "
                     f"{fmt(note.prefetch_ns)} a wave (included in the waves above)"))
     return out
+
+
+def unpipelined_wait(stages, latency_ns, transfer_ns):
+    """ns a round of an unpipelined serial-chain loop (``stages`` < 2) waits for its loads:
+    one load latency plus one CTA's transfer of the trip's bytes; 0 where the loop is
+    pipelined (arrays elementwise).
+
+    Triton's software pipeliner leaves a loop whose num_stages is 1 as written (nothing is
+    prefetched: triton/lib/Dialect/TritonGPU/Transforms/Pipeliner/SoftwarePipeliner.cpp
+    pipelines only loops with 2 or more stages), so every trip loads its K and V tiles and
+    its warps wait for them before QK^T. The resident CTAs share the SM's pipes, so their
+    chains progress together and end together (``resident_chains``: r chains a round); then
+    each issues its next loads at the same point of its trip and they are in flight
+    together: one latency and one CTA's transfer a round, hidden behind no chain. (Were the
+    CTAs staggered, one CTA's wait would hide under the others' chains; the issue 15 tune
+    rows at 2 to 4 CTAs per SM, 25-40% slower at STAGES = 1 than at 3, say they are not.)"""
+    wait = latency_ns + transfer_ns
+    if is_array(stages, wait):
+        import numpy as np
+        return np.where(np.asarray(stages) < 2, wait, 0.0)
+    return wait if stages < 2 else 0
+
+
+class WaitNote(NamedTuple):
+    """An unpipelined serial-chain loop's load wait, for the predicted-time breakdown."""
+
+    line: Any
+    trips: Any
+    resident: Any
+    chain: Any                    # one CTA's chain a trip (tensor + vector + special + overhead)
+    latency: Any                  # the load latency (L2 hit / DRAM miss mix)
+    transfer: Any                 # one CTA's trip bytes through the SM's share of bandwidth
+    wait_ns: Any                  # what the waits add to the loop (ns, all trips of a wave)
+
+
+def wait_terms(note: WaitNote, full_waves, fmt):
+    """(name, ns, detail) of an unpipelined loop's load wait, where it adds time."""
+    if not note.wait_ns > 0:
+        return []
+    wait = note.latency + note.transfer
+    return [("load wait", full_waves * note.wait_ns,
+             f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each round the "
+             f"{note.resident} resident CTAs wait for their loads together, latency {fmt(note.latency)} + "
+             f"transfer {fmt(note.transfer)} = {fmt(wait)}, then run their chains ({note.resident} x "
+             f"{fmt(note.chain)} = {fmt(note.resident * note.chain)}): {fmt(note.resident * note.chain + wait)} "
+             f"a trip; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
+             f"(included in the waves above)")]

@@ -483,6 +483,13 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
     return d
 
 
+def _load_latency(body: Demand, m: Machine):
+    """ns a trip's load waits: one L2 latency on a hit and one DRAM latency on a miss."""
+    miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
+        body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
+    return miss_ratio * m.dram_latency + (1 - miss_ratio) * m.l2_latency
+
+
 def _transfer_ns(d: Demand, m: Machine, r, active_units):
     """ns the unit's share of DRAM (and L2) bandwidth needs for r positions' traffic."""
     if m.dram_per_unit is not None:
@@ -852,6 +859,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
+    unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
     if m.dispatch_single is not None:
         # A command processor: no trip beats the carried chain (with its completion
         # latencies outside a composite); a composite's scheduler streams the loop one trip
@@ -870,8 +878,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # the co-resident CTAs run those chains in turn (tfx.analysis.mma_path.resident_chains).
         chain_one = one["tensor"] + one["vector"] + one["special"] + m.iteration_ns
         serial = m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
-        chain = mma_path.resident_chains(chain_one, r) if serial else chain_one
+        if serial and (is_array(body.global_loads) or body.global_loads):
+            # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
+            # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
+            unpiped_lat, unpiped_fetch = _load_latency(body, m), _transfer_ns(body, m, 1, active_units)
+            unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_lat, unpiped_fetch)
+        chain = mma_path.resident_chains(chain_one, r) + unpiped_wait if serial else chain_one
         engines_alone = _max_engine(e)
+        tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         e["tensor"] = emax(e["tensor"], chain)
     has_loads = body.global_loads
     trip_facts = load_trip.facts(m) if m.dispatch_single is None and load_trip.applies(loop) else None
@@ -879,10 +893,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # one CTA's pipelined trip: its chain plus its bytes through the SM's L2 port
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
         e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts))
-    # A load waits one L2 latency on a hit and one DRAM latency on a miss.
-    miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
-        body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
-    lat = miss_ratio * m.dram_latency + (1 - miss_ratio) * m.l2_latency
+    lat = _load_latency(body, m)
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
@@ -946,5 +957,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                   + body.link_latency)
         round_ns = emax(_max_engine(e), single)
         fill = 0
+        notes = miss.get("__notes__")
+        if notes is not None and m.dispatch_single is None and unpiped_wait and loop.id not in notes:
+            # what the round's load wait adds over the chains in turn (the breakdown)
+            without = emax(_max_engine({**e, "tensor": tensor_no_wait}), single)
+            notes[loop.id] = mma_path.WaitNote(
+                line=loop.line, trips=trips, resident=r, chain=chain_one, latency=unpiped_lat,
+                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without))
     total = fill + trips * round_ns
     return total, {k: v * trips for k, v in e.items()}
