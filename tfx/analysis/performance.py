@@ -897,6 +897,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
+    serial_chain = 0
+    if trip_facts is not None:
+        # a GEMM k-loop: the load's round trip includes the chain that issues it, its bytes
+        # through the SM's port and a synchronous mma's compute (tfx.analysis.load_trip)
+        sync = mma_layout.synchronous(loop, m.inst, warps)
+        in_flight = emax(in_flight, load_trip.round_trip_ns(
+            lat, body.global_loads, _transfer_ns(body, m, 1, active_units),
+            sync * (one["tensor"] + one["vector"] + one["special"]), trip_facts))
+        serial_chain = trip_facts.overhead_ns
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
         # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the
@@ -928,7 +937,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             serial_fill = emax(in_order[1] - in_order[0], 0)
         else:
             single = (lat * (has_loads > 0) + sum(engine_ns(body, m, 1, active_units).values()) + serial_wait
-                      + body.link_latency)
+                      + body.link_latency + serial_chain)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), serial_fill)
@@ -954,7 +963,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         fill = emax(in_order[1] - in_order[0], 0)
     else:
         single = ((lat if has_loads else 0) + sum(engine_ns(body, m, 1, active_units).values()) + serial_wait
-                  + body.link_latency)
+                  + body.link_latency + serial_chain)
         round_ns = emax(_max_engine(e), single)
         fill = 0
         notes = miss.get("__notes__")
