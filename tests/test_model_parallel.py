@@ -89,10 +89,11 @@ def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis(kernels
     roofline, split by one re-analysis at 2 x bandwidth and compute) stays within 10% of a full
     re-analysis with knobbed profiles, and the doubled-bandwidth point equals the re-analysis'
     own figure (tp8 cp2 at 2 x HBM bandwidth: ~x1.2, not x2: launches, link latencies and
-    latency-bound small kernels do not scale)."""
+    latency-bound small kernels do not scale; nor does the decode GEMMs' pipelined load trip,
+    the SM's chain and L2 port measured in calibration/h200/measured/kloop: x1.13 since)."""
     wl = Workload("decode", 131072, 1, kernels=kernels)
     r = hw_sweep("llama3.1-70b", "h200_nvl8", wl, 64, check=4)
-    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.15
+    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.1
     assert all(k["speedup"] < 1.1 for k in r.ranking[1:])
     for c in r.check:
         # within 10% where no rate is halved; the all-halved corner (0.5x compute, bandwidth and

@@ -52,15 +52,15 @@ def floor_ns(loaded_bytes, r, stages, f: LoadTrip) -> Any:
     return t if stages >= 2 and loaded_bytes else 0
 
 
-def round_trip_ns(lat, loaded_bytes, transfer_ns, sync_compute_ns, f: LoadTrip) -> Any:
+def round_trip_ns(lat, loaded_bytes, transfer_ns, f: LoadTrip) -> Any:
     """One tile load's round trip in the pipeline (Little's law: S-1 of them in flight): the
-    trip's chain that issues it (overhead), the memory latency, its bytes at the slower of
-    the SM's port and the unit's share of L2/DRAM, and, when the mma is synchronous (the
-    warp mma: the warps that would issue the next copies wait for it), the trip's compute.
-    Measured: one CTA with one tile in flight (2 stages) takes ~330 ns + bytes / port from L2
-    (calibration/h200/measured/kloop: 386 ns for 8 KB, 660 ns for 40 KB), i.e. the chain,
-    the L2 latency and the bytes in series."""
-    return f.overhead_ns + lat + emax(transfer_ns, loaded_bytes / f.port_bytes_per_ns) + sync_compute_ns
+    trip's chain that issues it (overhead), the memory latency, and its bytes at the slower
+    of the SM's port and the unit's share of L2/DRAM. Measured: one CTA with one tile in
+    flight (2 stages) takes ~330 ns + bytes / port from L2 (calibration/h200/measured/kloop:
+    386 ns for 8 KB, 660 ns for 40 KB), i.e. the chain, the L2 latency and the bytes in
+    series. A synchronous warp mma adds nothing measurable: its 2-stage trip (16x64x64,
+    10 KB) took 391 ns, the warpgroup mma's (128x32x32, 10 KB) 430 ns."""
+    return f.overhead_ns + lat + emax(transfer_ns, loaded_bytes / f.port_bytes_per_ns)
 
 
 def describe(loaded_bytes, r, f: LoadTrip) -> str:

@@ -201,21 +201,3 @@ def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
             f"shared-memory cycles = {float(t.cycles) / clock_ghz:,.2f} ns per trip; its load is not "
             f"pipelined (a trip waits for it)")
 
-
-def synchronous(loop, inst, warps):
-    """1 where a loop's mma is the warp mma (mma.sync: the issuing warps wait for it), 0 for
-    the asynchronous warpgroup mma (wgmma runs while the warps issue the next copies);
-    elementwise over parameter arrays. Triton issues a trip's prefetches after its dot
-    (MatmulLoopPipeline.cpp), so a synchronous dot sits in every load's round trip."""
-    out = 0
-    for x in loop.walk():
-        shape = getattr(x, "per_exec_shape", None)
-        if x.kind != "op" or x.op is None or x.op.opcode not in ("mma", "dot") or shape is None:
-            continue
-        p = plan(shape, inst, warps, getattr(x, "mma_bits", 16), getattr(x, "mma_chained", False))
-        if is_array(p.path):
-            import numpy as np
-            out = np.maximum(out, (p.path == "warp").astype(int))
-        else:
-            out = max(out, int(p.path == "warp"))
-    return out

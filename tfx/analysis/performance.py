@@ -899,12 +899,10 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
     serial_chain = 0
     if trip_facts is not None:
-        # a GEMM k-loop: the load's round trip includes the chain that issues it, its bytes
-        # through the SM's port and a synchronous mma's compute (tfx.analysis.load_trip)
-        sync = mma_layout.synchronous(loop, m.inst, warps)
+        # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
+        # through the SM's port (tfx.analysis.load_trip)
         in_flight = emax(in_flight, load_trip.round_trip_ns(
-            lat, body.global_loads, _transfer_ns(body, m, 1, active_units),
-            sync * (one["tensor"] + one["vector"] + one["special"]), trip_facts))
+            lat, body.global_loads, _transfer_ns(body, m, 1, active_units), trip_facts))
         serial_chain = trip_facts.overhead_ns
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
