@@ -47,7 +47,7 @@ r = simulate(a, full=True)
 t3 = cpu()
 from tfx.cli.common import emit_json
 out, sys.stdout = sys.stdout, open(os.devnull, "w")
-emit_json(r.to_json(events=False), last_array=("events", r.events_json_lines()))
+emit_json(r.to_json(events=False), last_array=("events", r.events_json_chunks()))
 sys.stdout = out
 t4 = cpu()
 print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, r.n_events, "numpy" in sys.modules)

@@ -352,7 +352,7 @@ def test_cli_json(capsys):
 
 
 def test_cli_json_events_streamed_one_per_line(capsys):
-    """--json writes the events as pre-encoded lines (SimResult.events_json_lines), one
+    """--json writes the events as pre-encoded lines (SimResult.events_json_chunks), one
     object per line after the indented summary: the document reads back exactly as
     to_json(), key order included, and an op label with a quote stays valid JSON."""
     assert main(["simulate", TINY, "--hw", TINY_HW, "--json", "--knob", "dispatch.completion_latency=0"]) == 0
@@ -368,6 +368,25 @@ def test_cli_json_events_streamed_one_per_line(capsys):
     r.timeline.labels[0] = 'say "hi"'
     assert json.loads(r.events_json_lines()[0])["op"] == 'say "hi"'
 
+
+
+def test_events_json_chunks_split_and_large_numbers():
+    """The JSON lines come in chunks of ``step`` (18 events, step 5: 5 + 5 + 5 + 3) that
+    together are ``events_json_lines()``, each line the compact encoding of its event's
+    object; a tile or unit number past the 4096-entry text table (5000, -1) is formatted
+    as it is, not looked up."""
+    r = run(TINY, TINY_HW, knobs=NO_RT)
+    chunks = list(r.events_json_chunks(step=5))
+    assert [len(c) for c in chunks] == [5, 5, 5, 3]
+    lines = [line for c in chunks for line in c]
+    assert lines == r.events_json_lines()
+    expect = [json.dumps(e, separators=(",", ":")) for e in r.to_json()["events"]]
+    assert lines == expect
+    s, t, e, lb, _, _ = r.timeline.events[7]
+    r.timeline.events[7] = (s, t, e, lb, 5000, -1)
+    big = list(r.events_json_chunks(step=5))[1]
+    assert json.loads(big[2])["tile"] == 5000 and json.loads(big[2])["unit"] == -1
+    assert big[:2] == lines[5:7] and big[3:] == lines[8:10]
 
 def test_cli_text(capsys):
     assert main(["simulate", TINY, "--hw", TINY_HW, "--set", "TRIPS=4"]) == 0

@@ -78,7 +78,7 @@ def _run(args) -> int:
         r.write_trace(args.trace)
     if args.json:
         emit_json(r.to_json(events=False), small=True,
-                  last_array=None if args.no_events else ("events", r.events_json_lines()))
+                  last_array=None if args.no_events else ("events", r.events_json_chunks()))
         return 0
     print_text(r, trace=args.trace)
     return 0

@@ -61,9 +61,10 @@ def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None, small: 
     82% of its time in it; orjson writes the same text about 15x faster). Non-finite floats,
     which JSON cannot carry, are written as ``null``.
 
-    ``last_array``: (key, items already encoded as JSON text), written after ``obj``'s keys
-    as one more key whose array holds one item per line (a simulation's events: see
-    ``SimResult.events_json_lines``). Then ``obj`` is a small summary and the bulk is
+    ``last_array``: (key, chunks: lists of items already encoded as JSON text), written
+    after ``obj``'s keys as one more key whose array holds one item per line (a
+    simulation's events: see ``SimResult.events_json_chunks``); each chunk is written as
+    it comes, so a generator's chunks never live all at once. Then ``obj`` is a small summary and the bulk is
     already text, so the standard library's encoder writes the summary: importing orjson
     (~30 ms) would cost more than it saves. ``small``: the same for an ``obj`` known to be
     small (a simulation's summary without its events)."""
@@ -78,19 +79,27 @@ def emit_json(obj: Any, last_array: tuple[str, list[str]] | None = None, small: 
     if last_array is None:
         _write_stdout([text.encode(), b"\n"])
         return
-    key, items = last_array
-    # obj's text ends with "\n}" (or is "{}"): the array goes in as its last key, written
-    # in chunks (one string of 200,000 events would be copied three times over)
+    key, chunks = last_array
+    # obj's text ends with "\n}" (or is "{}"): the array goes in as its last key
     head = (text[:-2] + ",\n  " if text != "{}" else "{\n  ") + json.dumps(key, ensure_ascii=False) + ": ["
-    if not items:
-        _write_stdout([(head + "]\n}\n").encode()])
-        return
-    step = 8192
-    chunks = [(head + "\n    ").encode()]
-    chunks += [(",\n    " if i else "").encode() + ",\n    ".join(items[i:i + step]).encode()
-               for i in range(0, len(items), step)]
-    chunks.append(b"\n  ]\n}\n")
-    _write_stdout(chunks)
+    out = _stdout_bytes()
+    sep = "\n    "
+    for chunk in chunks:
+        if chunk:
+            out((head + sep + ",\n    ".join(chunk)).encode())
+            head, sep = "", ",\n    "
+    out((head + "]\n}\n").encode() if head else b"\n  ]\n}\n")
+    out(None)
+
+
+def _stdout_bytes():
+    """A writer of bytes to stdout (flushed by ``None``): its binary buffer where there is
+    one, else text (a test's capture)."""
+    buf = getattr(sys.stdout, "buffer", None)
+    if buf is not None:
+        sys.stdout.flush()
+        return lambda b: buf.write(b) if b is not None else buf.flush()
+    return lambda b: sys.stdout.write(b.decode()) if b is not None else sys.stdout.flush()
 
 
 def _write_stdout(chunks: list[bytes]) -> None:
