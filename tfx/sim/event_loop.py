@@ -162,9 +162,12 @@ class _RunState:
         NC, NT = pg.commands, pg.tasks
         c_t0, c_nt = pg.c_t0, pg.c_nt
         # per command: (cost, tasks, composite, first task, ring, engine(s), label, tile, dep commands)
+        # a dependency listed twice (an op reading one value twice) is one: the loop checks,
+        # waits for and charges a command's dependencies in order, so a repeat decides nothing
+        c_sdeps = [tuple(dict.fromkeys(d)) for d in pg.c_deps]
         cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
-                       [tuple(j for j, _ in d) for d in pg.c_deps]))
-        c_sdeps, c_sslot = pg.c_deps, pg.c_slot
+                       [tuple(dict.fromkeys(j for j, _ in d)) for d in c_sdeps]))
+        c_sslot = pg.c_slot
         c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
                    for t0, n in zip(c_t0, c_nt)]
         r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
@@ -590,7 +593,12 @@ def _dispatcher(s: _RunState, start_position, tries):
                 for j in sdj:
                     if c_end[cbase + j] < 0:
                         # blocked: wait for the dependencies in flight now
-                        p_deps[p] = [(cbase + j2, why) for (j2, why) in c_sdeps[i] if c_end[cbase + j2] < 0]
+                        # (a loop, not a comprehension: the list has a few entries)
+                        pd = []
+                        for (j2, why) in c_sdeps[i]:
+                            if c_end[cbase + j2] < 0:
+                                pd.append((cbase + j2, why))
+                        p_deps[p] = pd
                         c_wait[cbase + j] += 1
                         p_free[p] = pf
                         p_next[p] = i
