@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
+from tfx.cli.process_end import keep_until_exit
 from tfx.present import formatting as fmt
 
 
@@ -79,6 +80,7 @@ def _run(args) -> int:
     if args.json:
         emit_json(r.to_json(events=False), small=True,
                   last_array=None if args.no_events else ("events", r.events_json_chunks()))
+        keep_until_exit(r)            # (a process that ends now need not free its events)
         return 0
     print_text(r, trace=args.trace)
     return 0

@@ -85,4 +85,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    from tfx.cli.process_end import entry
+    entry()
