@@ -93,3 +93,26 @@ def test_two_stages_expose_the_round_trip():
     assert float(two.launches[0].tail_ns) >= 32 * (242 / 1.98 + 200 + 69632 / 128.7)
     assert float(two.metrics["performance.predicted_ns"]) > float(three.metrics["performance.predicted_ns"])
 
+
+
+def test_loaded_dram_round_trip_is_self_consistent():
+    """H200 [pipeline]: dram_round_trip_unloaded 205 ns, at the copy bandwidth 4238.4 B/ns
+    1582 ns: slope (1582 - 205) / 4238.4 = 0.324887 ns per B/ns. A 10,240 B trip all from DRAM
+    (miss 1) with 50 ns of share, one CTA on each of 132 SMs, 3 stages:
+    K = 122.2222 + 205 + 10240 / 128.7 = 406.787 ns; q = 0.324887 x 132 x 10240 = 439,143;
+    T = (406.787 + sqrt(406.787^2 + 4 x 2 x 439,143)) / 4 = (406.787 + 1917.97) / 4 = 581.19 ns,
+    so the round trip (S-1) T = 1162.38 ns; the SMs then draw 132 x 10240 / 581.19 = 2325.7 B/ns
+    and the loaded latency 205 + 0.324887 x 2325.7 = 960.6 ns closes the loop:
+    122.2222 + 960.6 + 79.565 = 1162.4."""
+    f = load_trip.LoadTrip(242 / 1.98, 128.7)
+    d = load_trip.DramRoundTrip(205, (1582 - 205) / 4238.4)
+    rt = load_trip.loaded_round_trip_ns(200, 1, 10240, 50, 10240, 1, 132, 3, f, d)
+    assert rt == pytest.approx(1162.38, abs=0.05)
+    t = rt / 2
+    bw = 132 * 10240 / t
+    assert rt == pytest.approx(242 / 1.98 + 205 + d.slope_ns_per_byte_ns * bw + 10240 / 128.7, rel=1e-9)
+    # all hits: no DRAM part, the plain round trip with the L2 latency
+    assert load_trip.loaded_round_trip_ns(200, 0, 10240, 50, 0, 1, 132, 3, f, d) == pytest.approx(
+        load_trip.round_trip_ns(200, 10240, 50, f))
+    h = Machine(H200, "cta")
+    assert load_trip.dram_facts(h) == (205, pytest.approx((1582 - 205) / 4238.4))

@@ -12,6 +12,7 @@ chains but share the port: r of them need at least r x bytes / port per round.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array, where
@@ -61,6 +62,38 @@ def round_trip_ns(lat, loaded_bytes, transfer_ns, f: LoadTrip) -> Any:
     series. A synchronous warp mma adds nothing measurable: its 2-stage trip (16x64x64,
     10 KB) took 391 ns, the warpgroup mma's (128x32x32, 10 KB) 430 ns."""
     return f.overhead_ns + lat + emax(transfer_ns, loaded_bytes / f.port_bytes_per_ns)
+
+
+class DramRoundTrip(NamedTuple):
+    base_ns: float              # a tile's DRAM round trip with no other traffic
+    slope_ns_per_byte_ns: float  # ns more per B/ns of DRAM bandwidth the SMs draw
+
+
+def dram_facts(m) -> DramRoundTrip | None:
+    """The loaded DRAM round trip of a pipelined tile load, or None (then the one latency)."""
+    base = m.profile.get("pipeline.dram_round_trip_unloaded", None)
+    at_copy = m.profile.get("pipeline.dram_round_trip_at_copy_bandwidth", None)
+    if base is None or at_copy is None or not m.dram_bw_device:
+        return None
+    return DramRoundTrip(base, (at_copy - base) / m.dram_bw_device)
+
+
+def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
+                         f: LoadTrip, d: DramRoundTrip) -> Any:
+    """One tile load's round trip when its DRAM part waits longer the more bandwidth the SMs
+    draw (queueing): L = base + slope x bandwidth, with bandwidth = active SMs x r CTAs x the
+    DRAM bytes of a trip / the trip time T, and (S-1) T = the round trip (Little's law). So
+    (S-1) T = K + miss x slope x U r D / T, K the round trip with L = base:
+    T = (K + sqrt(K^2 + 4 (S-1) miss slope U r D)) / (2 (S-1)); returns (S-1) T."""
+    s1 = emax(stages - 1, 1)
+    k = round_trip_ns(miss * d.base_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f)
+    q = miss * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
+    if is_array(k, q, s1):
+        import numpy as np
+        t = (k + np.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
+    else:
+        t = (k + math.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
+    return s1 * t
 
 
 def describe(loaded_bytes, r, f: LoadTrip) -> str:

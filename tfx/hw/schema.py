@@ -203,6 +203,12 @@ PROFILE_SPEC = TableSpec({
                                        "cycles one CTA's pipelined load trip takes beyond moving its bytes "
                                        "(stage wait, barrier, mma issue, address update, async-copy issue) "
                                        "when no other CTA overlaps it"),
+        "dram_round_trip_unloaded": FactSpec("time", "positive",
+                                             "a pipelined tile load's DRAM round trip with no other "
+                                             "traffic (the loaded curve's intercept)"),
+        "dram_round_trip_at_copy_bandwidth": FactSpec(
+            "time", "positive",
+            "the same round trip while the SMs draw the measured copy bandwidth: linear between"),
         "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's pipelined async copies (cp.async) bring "
                                                 "in from L2, shared by the CTAs it holds"),
