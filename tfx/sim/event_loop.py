@@ -168,6 +168,7 @@ class _RunState:
         cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
                        [tuple(dict.fromkeys(j for j, _ in d)) for d in c_sdeps]))
         c_sslot = pg.c_slot
+        pg_eng, pg_comp = pg.c_eng, pg.c_comp
         c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
                    for t0, n in zip(c_t0, c_nt)]
         r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
@@ -744,7 +745,11 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     started, stl, t_deps, t_done, t_end = s.started, s.stl, s.t_deps, s.t_done, s.t_end
     t_floor, t_slot, t_wait, tcm, upend, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.upend, s.work
 
-    compute_keys = [(u * N_ENG + TENSOR, u * N_ENG + VECTOR, u * N_ENG + SPECIAL) for u in range(units)]
+    # the compute engines the program uses, in retry order (an engine no task runs on never
+    # has a queued task: gemm has no special-function work, so its END retries two, not three)
+    on = set(r_eng) | {e for e, comp in zip(s.pg_eng, s.pg_comp) if not comp}
+    used = [e for e in (TENSOR, VECTOR, SPECIAL) if e in on]
+    compute_keys = [tuple(u * N_ENG + e for e in used) for u in range(units)]
     for u in range(units):
         for _ in range(slots):
             start_position(u, 0)
