@@ -167,6 +167,9 @@ class LoopNote(NamedTuple):
     stages: Any
     chain_ns: Any                 # what the chains in turn add to the loop (ns, all trips)
     prefetch_ns: Any              # what the late prefetch adds on top (ns, all trips)
+    path_ns: Any = 0              # one trip's dependent path at instruction latencies (tfx.analysis.trip_latency)
+    path_steps: Any = ()          # its steps: (label, latency ns, cost ns)
+    throughput: Any = 0           # one CTA's tensor + vector + special + overhead a trip
 
 
 def breakdown_terms(note: LoopNote, full_waves, fmt):
@@ -176,6 +179,12 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
         return wait_terms(note, full_waves, fmt)
     out = []
     one = note.tensor + note.vector + note.special + note.overhead
+    if note.path_steps:
+        from tfx.analysis import trip_latency
+        out.append(("dependent path", 0, trip_latency.detail(note.line, note.path_steps, note.path_ns,
+                                                             note.throughput, fmt)
+                    + " (its effect is in the serial chain and prefetch wait terms)"))
+        one = max(one, note.path_ns + note.overhead)
     if note.serial and note.chain_ns > 0:
         out.append(("serial chain", full_waves * note.chain_ns,
                     f"loop at line {note.line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's "

@@ -29,6 +29,7 @@ from tfx.analysis.dma import contiguous_runs
 from tfx.analysis import load_trip, mma_layout
 from tfx.analysis.machine import Machine
 from tfx.analysis import row_body
+from tfx.analysis import trip_latency
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
@@ -818,6 +819,13 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     return first[2] - first[1], last_end[0] - first[0]
 
 
+def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units):
+    """One CTA's tensor + vector + special-function ns of op ``c`` in one trip of ``loop``."""
+    k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
+    one = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units)
+    return (one["tensor"] + one["vector"] + one["special"]) * k
+
+
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
@@ -860,6 +868,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
+    path_ns, path_steps, throughput_one = 0, (), 0   # a serial trip's dependent path (GPU)
     if m.dispatch_single is not None:
         # A command processor: no trip beats the carried chain (with its completion
         # latencies outside a composite); a composite's scheduler streams the loop one trip
@@ -878,6 +887,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # the co-resident CTAs run those chains in turn (tfx.analysis.mma_path.resident_chains).
         chain_one = one["tensor"] + one["vector"] + one["special"] + m.iteration_ns
         serial = m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
+        # where one CTA's trip is short of work its dependent path at the measured
+        # instruction latencies sets it (tfx.analysis.trip_latency)
+        throughput_one = chain_one
+        path_ns, path_steps = trip_latency.critical_path_ns(
+            loop, m, warps, lambda c: _trip_compute_ns(c, loop, counter, m, miss, warps, active_units))
+        chain_one = emax(chain_one, path_ns + m.iteration_ns)
         if serial and (is_array(body.global_loads) or body.global_loads):
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
             # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
@@ -933,6 +948,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
             return op_demand(c, counter, m, miss, warps).tensor * k
         waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
+        if serial:
+            # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
+            waited = emax(waited, trip_latency.critical_path_ns(
+                loop, m, warps, lambda c: _trip_compute_ns(c, loop, counter, m, miss, warps, active_units),
+                waited_only=True)[0])
         issue_chain = in_flight + waited
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
@@ -964,7 +984,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 line=loop.line, trips=trips, resident=r, tensor=one["tensor"], vector=one["vector"],
                 special=one["special"], overhead=m.iteration_ns, serial=serial, engines=engines_alone,
                 in_flight=in_flight, waited=waited, stages=stages,
-                chain_ns=trips * (with_chain - base), prefetch_ns=trips * (round_ns - with_chain))
+                chain_ns=trips * (with_chain - base), prefetch_ns=trips * (round_ns - with_chain),
+                path_ns=path_ns, path_steps=path_steps, throughput=throughput_one)
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)

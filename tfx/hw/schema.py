@@ -216,6 +216,21 @@ PROFILE_SPEC = TableSpec({
                                     "cycles from an arithmetic instruction's issue to a dependent one's "
                                     "(the step of a serial reduction chain)"),
     }, "software-pipelined loops"),
+    "instruction_latency": TableSpec({
+        "mma_sync": FactSpec("cycles", "nonnegative_int",
+                             "cycles from a warp mma (mma.sync m16n8k16) to one that reads its result "
+                             "as accumulator"),
+        "shfl_sync": FactSpec("cycles", "nonnegative_int",
+                              "cycles from a warp shuffle (shfl.sync.bfly) to a dependent one"),
+        "bar_sync": FactSpec("cycles", "nonnegative_int",
+                             "cycles of one CTA barrier (bar.sync) that a 4-warp CTA's warps pass in turn"),
+        "ex2": FactSpec("cycles", "nonnegative_int",
+                        "cycles from a special-function exp2 (ex2.approx.f32) to a dependent one"),
+        "fma": FactSpec("cycles", "nonnegative_int",
+                        "cycles from an FP32 fused multiply-add to a dependent one"),
+        "smem_load": FactSpec("cycles", "nonnegative_int",
+                              "cycles of a shared-memory load round trip (ld.shared to a dependent ld.shared)"),
+    }, "dependent-instruction latencies (one warp's chain, no other work on the SM)"),
     "dispatch": TableSpec({
         "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),
         "composite": FactSpec("cycles", "nonnegative_int", "cycles to dispatch a composite command"),

@@ -1,0 +1,84 @@
+"""A serial trip's dependent path at measured instruction latencies (tfx.analysis.trip_latency;
+docs/analysis.md section 8, "dependent path").
+
+H200 facts (hw_profiles/h200_sxm.toml [instruction_latency], measured by
+bench/h200/measure_instr_latency.py into calibration/h200/measured/latency/instr_latency.csv):
+mma_sync 24, shfl_sync 24, bar_sync 20, ex2 17, fma 4, smem_load 23 cycles; clock 1.98 GHz."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import trip_latency
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+LAT = trip_latency.Latencies(mma_sync=24, shfl_sync=24, bar_sync=20, ex2=17, fma=4, smem_load=23)
+
+
+def test_profile_facts_are_the_measured_chains_rounded():
+    rows = {r["case"]: float(r["cycles_per_step"]) for r in csv.DictReader(
+        open(ROOT / "calibration/h200/measured/latency/instr_latency.csv"))}
+    f = trip_latency.facts(Machine(H200, "cta"))
+    # csv: mma_acc 24.13, shfl_bfly 24.02, bar_sync4 20.10, ex2 17.19, fma 4.15, lds 23.02
+    assert f == LAT
+    assert (round(rows["mma_acc"]), round(rows["shfl_bfly"]), round(rows["bar_sync4"]), round(rows["ex2"]),
+            round(rows["fma"]), round(rows["lds"])) == tuple(LAT)
+    # four independent accumulators pipeline under one latency: 24.95 cycles for 4 mmas
+    assert rows["mma_acc_x4"] < 1.1 * rows["mma_acc"]
+
+
+def test_no_facts_no_path():
+    assert trip_latency.facts(Machine(load_profile("sip"), "pe")) is None
+
+
+def test_reduce_cycles_by_hand():
+    # 128 columns over 2 warps: a thread holds 2 x cdiv(128, 8 x 2) = 16 values of a row:
+    # 15 x 4 = 60 serial; 2 shuffles x (24 + 4) = 56; across warps 2 x (20 + 23) + log2(2) x 4 = 90
+    assert trip_latency.reduce_cycles(128, 2, LAT) == 60 + 56 + 90 == 206
+    # 64 columns on 1 warp: 2 x 8 = 16 values: 60 + 56, nothing across warps
+    assert trip_latency.reduce_cycles(64, 1, LAT) == 116
+    # 32 columns over 4 warps: 2 x cdiv(32, 32) = 2 values: 4 + 56 + 2 x 43 + 2 x 4 = 154
+    got = trip_latency.reduce_cycles(np.array([128, 64, 32]), np.array([2, 1, 4]), LAT)
+    assert list(got) == [206, 116, 154]
+
+
+def _path_term(params):
+    a = analyze(parse_file(ROOT / "kernels" / "gqa_decode.tile"), None, H200, params, check=False)
+    return [t for t in a.terms if t.name == "dependent path"]
+
+
+def test_decode_trip_path_by_hand():
+    """gqa_decode B=1, HQ=32, HKV=8 (GROUP 4), D=128, BLOCK_N=128, 2 warps (1 x 2 over M x N,
+    mma.sync): QK^T 128 / 16 = 8 k-steps x 24 = 192 cycles = 96.97 ns (over its 87.36 ns of
+    tensor throughput); mul 4 cycles = 2.02 ns; reduce max 206 cycles (test above) = 104.04 ns;
+    max, sub 2.02 ns each; exp2 of 4 x 128 = 512 elements at 16 a cycle = 32 cycles = 16.16 ns
+    (its throughput, over 17 cycles of latency); cast 2.02 ns; PV 8 k-steps x 24 + P through
+    shared memory 20 + 23 = 235 cycles = 118.69 ns. The row sum and the rescales are off the
+    path. Sum: (192 + 4 + 206 + 4 + 4 + 32 + 4 + 235) / 1.98 = 681 / 1.98 = 343.94 ns."""
+    p = {"B": 1, "HQ": 32, "HKV": 8, "SKV": 131072, "D": 128, "SPLITS": 8, "BLOCK_N": 128,
+         "WARPS": 2, "STAGES": 3}
+    (t,) = _path_term(p)
+    assert t.ns == 0
+    assert "mma line 66: 8 k-steps x 24 (96.97 ns)" in t.detail
+    assert "reduce max line 68 over 128 columns (104.04 ns)" in t.detail
+    assert "exp2 line 75 (16.16 ns)" in t.detail
+    assert "P through shared memory 20 + 23 (118.69 ns)" in t.detail
+    assert "= 343.94 ns" in t.detail
+    assert "reduce sum" not in t.detail
+
+
+def test_attention_warpgroup_loop_keeps_its_throughput():
+    """flash attention's default tiles run the scores on a warpgroup mma, whose latency is not
+    measured: no path there (a path without its longest step would be none), the loop keeps
+    its throughput chain."""
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200, {}, check=False)
+    assert not [t for t in a.terms if t.name == "dependent path"]

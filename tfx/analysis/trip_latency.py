@@ -1,0 +1,181 @@
+"""The dependent chain of one trip of a serial loop at measured instruction latencies
+(docs/analysis.md, section 8).
+
+A trip that reads its own mma result (attention's and decode's QK^T -> softmax -> PV,
+tfx.analysis.mma_path.trip_waits_for_mma) cannot start an op before the ops it reads have
+finished. Where one CTA has little work a trip (a decode CTA: 4-16 query rows), that chain of
+latencies, not the engines' throughput, sets how long the trip's warps take: each op costs
+the longer of its one-CTA throughput time and its dependent latency, and the trip the
+longest path through the trip's dataflow (``critical_path_ns``). The latencies are the H200's
+own, measured by dependent chains timed with clock64 (profile table ``instruction_latency``,
+calibration/h200/measured/latency/instr_latency.csv):
+
+* a warp mma (mma.sync m16n8k16) walks K in ``ceil(K / 16)`` steps, each reading the previous
+  one's accumulator: ``ceil(K / 16) x mma_sync`` (its independent N tiles pipeline under that
+  latency: four of them take 24.95 cycles a step against 24.13 for one). A warpgroup mma's
+  latency is not measured: it costs its throughput only.
+* a row reduction over the mma accumulator layout (``warps_n`` warps over the row, 8 columns
+  per n-tile, 2 values of a row per thread and tile, the 4 lanes of a quad sharing a row):
+  ``per_thread - 1`` dependent FP32 steps, 2 butterfly shuffles (``shfl_sync + fma`` each)
+  and, where the row spans warps, the partials through shared memory twice (store, barrier,
+  load: ``2 x (bar_sync + smem_load)``) with ``log2(warps_n)`` more steps.
+* exp2: ``ex2``; any other elementwise op (mul, sub, max, select, cast): ``fma``.
+* an mma whose A operand the trip computed while the scores were split over warps along N
+  (``warps_n > 1``): every warp needs the whole row of P, so it goes through shared memory
+  first (``bar_sync + smem_load``).
+
+Everything is int/float or numpy arithmetic (explore's vectorized sweeps).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+from tfx.analysis import mma_layout, mma_path
+from tfx.analysis.numbers import cdiv, emax, is_array, where
+
+VIEWS = mma_path.VIEWS
+NO_WORK = ("load", "store", "zeros", "fill", "iota")
+QUAD_SHUFFLES = 2          # the 4 lanes of a quad hold one row of an mma accumulator: log2(4)
+N_TILE = 8                 # columns of one mma n-tile (m16n8 / wgmma n multiple of 8)
+VALUES_PER_TILE_ROW = 2    # values of one row a thread holds per n-tile
+
+
+class Latencies(NamedTuple):
+    """The profile's ``instruction_latency`` facts, in cycles."""
+
+    mma_sync: Any
+    shfl_sync: Any
+    bar_sync: Any
+    ex2: Any
+    fma: Any
+    smem_load: Any
+
+
+def facts(m) -> Latencies | None:
+    """The profile's measured latencies, or None where it states them not (the term is off)."""
+    vals = [m.profile.get(f"instruction_latency.{k}", None) for k in Latencies._fields]
+    if any(v is None for v in vals):
+        return None
+    return Latencies(*vals)
+
+
+def _log2(x):
+    import math
+    if is_array(x):
+        import numpy as np
+        return np.ceil(np.log2(np.maximum(x, 1)))
+    return math.ceil(math.log2(max(x, 1)))
+
+
+def reduce_cycles(extent, warps_n, lat: Latencies):
+    """Dependent cycles of one row reduction of ``extent`` columns laid out as an mma
+    accumulator over ``warps_n`` warps along the row (see the module docstring)."""
+    per_thread = VALUES_PER_TILE_ROW * cdiv(extent, N_TILE * warps_n)
+    local = emax(per_thread - 1, 0) * lat.fma
+    shuffles = QUAD_SHUFFLES * (lat.shfl_sync + lat.fma)
+    cross = 2 * (lat.bar_sync + lat.smem_load) + _log2(warps_n) * lat.fma
+    cross = where(warps_n > 1, cross, 0) if is_array(warps_n) else (cross if warps_n > 1 else 0)
+    return local + shuffles + cross
+
+
+def _reads(c):
+    from tfx.ir.nodes import ValueRef
+    return [o.name for o in c.op.operands if isinstance(o, ValueRef)]
+
+
+def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any], waited_only=False):
+    """(ns, steps): the longest dependent path through one trip of ``loop`` (each op the
+    longer of ``op_ns(c)``, one CTA's compute ns of op c a trip, and its latency), and for
+    scalars the path's steps as (label, ns of its latency, ns it costs); (0, ()) where the
+    profile has no ``instruction_latency`` facts or the loop does not wait for its own mma.
+    ``waited_only``: the path the trip's warps wait for before they go on (Triton issues the
+    next prefetch after it, tfx.analysis.mma_path.prefetch_wait): a properly async warpgroup
+    mma (``mma_path.properly_async``, attention's PV) runs on while they go on and costs 0."""
+    lat = facts(m)
+    if lat is None or m.kind != "gpu" or not mma_path.trip_waits_for_mma(loop):
+        return 0, ()
+    ghz = m.clock_ghz
+    ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    mmas = [c for c in ops if c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None]
+    scores = next((c for c in mmas if mma_path.used_in_trip(loop, c)), None)
+    if scores is None:
+        return 0, ()
+    plan = mma_layout.plan(scores.per_exec_shape, m.inst, warps, getattr(scores, "mma_bits", 16),
+                           getattr(scores, "mma_chained", False))
+    warps_n = plan.warps_n
+    scalar = not is_array(warps_n, warps)
+    produced = set()
+    ready: dict[str, Any] = {}
+    path: dict[str, tuple] = {}
+    end, end_path = 0, ()
+    for c in ops:
+        reads = [r for r in _reads(c) if r in ready]
+        start, start_path = 0, ()
+        for r in reads:
+            if scalar and not is_array(ready[r]):
+                if ready[r] > start:
+                    start, start_path = ready[r], path[r]
+            else:
+                start = emax(start, ready[r])
+        code = c.op.opcode
+        if code in VIEWS or code in NO_WORK:
+            cycles, label = 0, None
+        elif code in ("mma", "dot"):
+            shape = c.per_exec_shape
+            p = mma_layout.plan(shape, m.inst, warps, getattr(c, "mma_bits", 16), getattr(c, "mma_chained", False))
+            warp_path = 1 - mma_path.warpgroup_mma(c, warps, m)
+            steps = cdiv(p.k, p.depth)
+            cycles = warp_path * steps * lat.mma_sync
+            label = (f"mma line {c.line}: {steps} k-steps x {lat.mma_sync}" if is_array(warp_path) or warp_path
+                     else f"mma line {c.line}: warpgroup mma, its throughput")
+            a = _reads(c)[0] if _reads(c) else None
+            if a in produced:
+                relayout = lat.bar_sync + lat.smem_load
+                relayout = where(warps_n > 1, relayout, 0) if is_array(warps_n) else (relayout if warps_n > 1 else 0)
+                cycles = cycles + warp_path * relayout
+                if scalar and warps_n > 1:
+                    label += f" + P through shared memory {lat.bar_sync} + {lat.smem_load}"
+        elif code == "reduce":
+            red = getattr(c, "per_exec_reduce", None)
+            extent = red[1] if red is not None else plan.n
+            cycles = reduce_cycles(extent, warps_n, lat)
+            label = f"reduce {c.op.reduce_kind} line {c.line} over {extent} columns"
+        elif code == "exp2":
+            cycles, label = lat.ex2, f"exp2 line {c.line}"
+        elif code == "exp":
+            cycles, label = lat.fma + lat.ex2, f"exp line {c.line}"
+        else:
+            cycles, label = lat.fma, f"{code} line {c.line}"
+        latency_ns = cycles / ghz
+        cost = emax(op_ns(c), latency_ns) if label is not None else 0
+        if waited_only and code in ("mma", "dot"):
+            cost = cost * (1 - mma_path.properly_async(c, loop, m, warps))
+        finish = start + cost
+        if c.op.result:
+            ready[c.op.result] = finish
+            if code not in VIEWS:
+                produced.add(c.op.result)
+            if scalar and not is_array(finish):
+                path[c.op.result] = start_path + ((label, latency_ns, cost),) if label else start_path
+        if scalar and not is_array(finish):
+            if finish > end:
+                end = finish
+                end_path = path.get(c.op.result, start_path) if c.op.result else start_path
+        else:
+            end = emax(end, finish)
+    # Where the scores' mma is a warpgroup mma its own latency, the path's longest step, is
+    # not measured: a path without it would be no path; that loop keeps its throughput chain.
+    measured = 1 - mma_path.warpgroup_mma(scores, warps, m)
+    if is_array(measured):
+        return end * measured, ()
+    return (end, end_path if scalar else ()) if measured else (0, ())
+
+
+def detail(line, steps, total_ns, throughput_ns, fmt):
+    """The breakdown's text: the path's steps (latency, cost) and what the trip takes."""
+    parts = " + ".join(f"{label} ({fmt(cost)})" for label, _, cost in steps)
+    return (f"loop at line {line}: one trip's dependent path at the measured instruction latencies "
+            f"(cycles, instruction_latency.*; each step the longer of its latency and its throughput): "
+            f"{parts} = {fmt(total_ns)}; a CTA's trip = max(throughput sum {fmt(throughput_ns)}, "
+            f"path {fmt(total_ns)})")
