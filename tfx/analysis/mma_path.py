@@ -183,8 +183,9 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
         from tfx.analysis import trip_latency
         out.append(("dependent path", 0, trip_latency.detail(note.line, note.path_steps, note.path_ns,
                                                              note.throughput, fmt)
-                    + " (its effect is in the serial chain and prefetch wait terms)"))
-        one = max(one, note.path_ns + note.overhead)
+                    + f"; the {note.resident} resident CTAs' paths overlap: a round is at least "
+                      f"{fmt(note.path_ns + note.overhead)} with the overhead (its effect is in the waves, "
+                      f"the serial chain and prefetch wait terms)"))
     if note.serial and note.chain_ns > 0:
         out.append(("serial chain", full_waves * note.chain_ns,
                     f"loop at line {note.line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's "

@@ -868,7 +868,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
-    path_ns, path_steps, throughput_one = 0, (), 0   # a serial trip's dependent path (GPU)
+    path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
     if m.dispatch_single is not None:
         # A command processor: no trip beats the carried chain (with its completion
         # latencies outside a composite); a composite's scheduler streams the loop one trip
@@ -888,17 +888,19 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         chain_one = one["tensor"] + one["vector"] + one["special"] + m.iteration_ns
         serial = m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
         # where one CTA's trip is short of work its dependent path at the measured
-        # instruction latencies sets it (tfx.analysis.trip_latency)
+        # instruction latencies sets it (tfx.analysis.trip_latency); the resident CTAs'
+        # paths overlap (one issues while another waits), their throughput does not
         throughput_one = chain_one
         path_ns, path_steps = trip_latency.critical_path_ns(
             loop, m, warps, lambda c: _trip_compute_ns(c, loop, counter, m, miss, warps, active_units))
-        chain_one = emax(chain_one, path_ns + m.iteration_ns)
+        path_one = path_ns + m.iteration_ns
         if serial and (is_array(body.global_loads) or body.global_loads):
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
             # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
             unpiped_lat, unpiped_fetch = _load_latency(body, m), _transfer_ns(body, m, 1, active_units)
             unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_lat, unpiped_fetch)
-        chain = mma_path.resident_chains(chain_one, r) + unpiped_wait if serial else chain_one
+        chain = (emax(mma_path.resident_chains(chain_one, r), path_one) + unpiped_wait if serial
+                 else chain_one)
         engines_alone = _max_engine(e)
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         e["tensor"] = emax(e["tensor"], chain)
@@ -978,7 +980,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # resident CTAs in turn (over the engines and one CTA's chain), then the prefetch
             # issued behind the compute (over the loads' plain S-1-deep pipeline).
             plain_loads = in_flight / (stages - 1) if has_loads else 0
-            base = emax(emax(engines_alone, chain_one), plain_loads)
+            base = emax(emax(engines_alone, emax(chain_one, path_one)), plain_loads)
             with_chain = emax(_max_engine(e), plain_loads)
             notes[loop.id] = mma_path.LoopNote(
                 line=loop.line, trips=trips, resident=r, tensor=one["tensor"], vector=one["vector"],
