@@ -158,7 +158,7 @@ def test_sip_decode_attention_vectorized_equals_scalar(name):
 PAGED_DECODE = ROOT / "kernels" / "paged_decode.tile"
 
 
-def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis():
+def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis(tmp_path):
     """paged_decode on h200_sxm, defaults B=32, HKV=8 (256 CTAs), CTX=4096, PAGE=16 (256
     trips of a 16 x 128 bf16 K page and V page, 4096 B each), D=128, GROUP=4.
 
@@ -173,8 +173,20 @@ def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis
     ceil(127.8) = 128 ns. 2 CTAs x 256 trips x 2 loads x 128 ns = 131,072 ns of copy, after
     the 3,000 ns launch and one 700 ns memory latency: at least 134,772 ns. The pipeline
     (3 stages, 2 CTAs: 2 x 2 x 8 KiB in flight over 700 ns = 46.8 B/ns > 32.1) keeps the
-    copy engine busy, so the simulation lands within 2% of that bound and of the analysis."""
-    a = analyze(parse_file(str(PAGED_DECODE)), None, load_profile("h200_sxm"))
+    copy engine busy, so the simulation lands within 2% of that bound and of the analysis.
+
+    The analysis also prices a trip's dependent path at measured instruction latencies
+    (tfx.analysis.trip_latency: the next prefetch leaves after it), which the simulator does
+    not model; the agreement is checked on the profile without those facts, and the analysis
+    with them is slower (tests/test_trip_latency.py derives that path)."""
+    text = (ROOT / "hw_profiles" / "h200_sxm.toml").read_text()
+    start = text.index("[instruction_latency]\n")
+    end = text.index("\n[", start + 1) + 1
+    plain = tmp_path / "h200_sxm.toml"
+    plain.write_text(text[:start] + text[end:])
+    profile = load_profile(plain)
+    assert profile.get("instruction_latency.fma") is None
+    a = analyze(parse_file(str(PAGED_DECODE)), None, profile)
     from tfx.sim import simulate
     r = simulate(a)
     tl = r.timeline
@@ -185,3 +197,5 @@ def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis
     assert bound <= r.makespan_ns <= bound * 1.02
     predicted = a.metrics["performance.predicted_ns"]
     assert r.makespan_ns == pytest.approx(predicted, rel=0.02)
+    with_path = analyze(parse_file(str(PAGED_DECODE)), None, load_profile("h200_sxm"))
+    assert with_path.metrics["performance.predicted_ns"] > predicted
