@@ -116,3 +116,36 @@ def test_loaded_dram_round_trip_is_self_consistent():
         load_trip.round_trip_ns(200, 10240, 50, f))
     h = Machine(H200, "cta")
     assert load_trip.dram_facts(h) == (205, pytest.approx((1582 - 205) / 4238.4))
+
+
+def test_streaming_round_trip_on_a_decode_config():
+    """gqa_decode B1 HKV8 SPLITS8 BLOCK_N64 D128 STAGES1: 1 x 8 x 8 = 64 CTAs, one per SM
+    (U = 64, r = 1), each trip loading a K and a V tile of 64 x 128 bf16 = 2 x 16,384 =
+    32,768 B, all from DRAM (miss 1). Round facts so the root is exact: port 128 B/ns,
+    unloaded DRAM round trip 512 ns, slope 0.3125 ns per B/ns, no chain before the issue.
+    K = 512 + 32,768 / 128 = 512 + 256 = 768 ns (the transfer 100 ns < 256 ns of port);
+    q = 1 x 0.3125 x 64 x 1 x 32,768 = 655,360; S - 1 = 1:
+    T = (768 + sqrt(768^2 + 4 x 655,360)) / 2 = (768 + sqrt(589,824 + 2,621,440)) / 2
+      = (768 + sqrt(3,211,264)) / 2 = (768 + 1,792) / 2 = 1,280 ns.
+    Self-consistent: 64 CTAs x 32,768 B / 1,280 ns = 1,638.4 B/ns drawn, so the DRAM part is
+    512 + 0.3125 x 1,638.4 = 1,024 ns and 1,024 + 256 = 1,280 ns. The GEMM's measured chain
+    (999 ns here) is replaced by the chain passed (0): with it the answer would differ."""
+    f = load_trip.LoadTrip(overhead_ns=999.0, port_bytes_per_ns=128.0)
+    d = load_trip.DramRoundTrip(base_ns=512.0, slope_ns_per_byte_ns=0.3125)
+    t = load_trip.streaming_round_trip_ns(0.0, 200.0, 1.0, 32768, 100.0, 32768, 1, 64, 1, f, d)
+    assert t == 1280.0
+    drawn = 64 * 32768 / t
+    assert drawn == 1638.4
+    assert 512.0 + 0.3125 * drawn + 32768 / 128.0 == 1280.0
+
+
+def test_unpipelined_decode_waits_the_loaded_round_trip():
+    """gqa_decode B8 HQ32 HKV8 SKV8192 SPLITS4 BLOCK_N64 WARPS4: at STAGES 1 each trip waits
+    its loads' round trip, which on the H200 grows with the bandwidth all SMs draw (the
+    loaded round trip), so the kernel is slower than at STAGES 2, where the round trip hides
+    behind the previous trip (issue 15 truth: 0.0999 ms at STAGES 1, 0.0832 ms at STAGES 2)."""
+    m = parse_file(ROOT / "kernels" / "gqa_decode.tile")
+    p = {"B": 8, "HQ": 32, "HKV": 8, "SKV": 8192, "SPLITS": 4, "BLOCK_N": 64, "WARPS": 4}
+    one, two = (float(analyze(m, None, H200, dict(p, STAGES=s), check=False).metrics["performance.predicted_ns"])
+                for s in (1, 2))
+    assert one > two

@@ -40,6 +40,13 @@ def applies(loop) -> bool:
     return bool(mmas) and not any(getattr(x, "mma_chained", False) for x in mmas)
 
 
+def streams(loop) -> bool:
+    """A loop that loads from global memory: its loads make a round trip through L2/DRAM
+    whatever the trip computes, so their loaded DRAM round trip (``loaded_round_trip_ns``)
+    holds for it, not only for the GEMM k-loops whose trip floor ``applies`` to."""
+    return any(x.kind == "op" and x.op is not None and x.op.opcode == "load" for x in loop.walk())
+
+
 def floor_ns(loaded_bytes, r, stages, f: LoadTrip) -> Any:
     """ns one round of r co-resident positions takes at least: one position's chain
     (overhead + its bytes through the port) or the r positions' bytes through the port,
@@ -94,6 +101,22 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
     else:
         t = (k + math.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
     return s1 * t
+
+
+def streaming_round_trip_ns(chain_ns, lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
+                           stages, f: LoadTrip, d: DramRoundTrip) -> Any:
+    """The round trip of a load a loop that is not a GEMM k-loop streams (decode's KV loop):
+    the same measured facts (the loaded DRAM round trip, the bytes through the SM's port)
+    with the trip's own chain before the issue (``chain_ns``) in place of the GEMM's measured
+    one. Used for an unpipelined serial trip (``stages`` = 1, tfx.analysis.mma_path.
+    unpipelined_wait): its resident CTAs issue their loads together at the end of their
+    chains (chain_ns = 0, the chains are counted a round already) and wait one loaded round
+    trip, with one tile each in flight (Little's law as in ``loaded_round_trip_ns``, S-1 = 1):
+    T = (K + sqrt(K^2 + 4 miss slope U r D)) / 2, K = the unloaded round trip. Not applied to
+    pipelined decode trips: there it overshoots the high-bandwidth decode rows (B8 SKV131072
+    splits2 +25%), the linear queueing fit being measured on GEMM rows below 3.9 TB/s."""
+    return loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
+                                LoadTrip(chain_ns, f.port_bytes_per_ns), d)
 
 
 def describe(loaded_bytes, r, f: LoadTrip) -> str:

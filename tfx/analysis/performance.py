@@ -484,6 +484,22 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
     return d
 
 
+def _miss_share(body: Demand):
+    """The share of a trip's L2 traffic that misses to DRAM (arrays elementwise)."""
+    if is_array(body.dram, body.l2):
+        return body.dram / emax(body.l2, 1e-30)
+    return ratio(body.dram, body.l2) if body.l2 else 1
+
+
+def _streaming_facts(loop, m: Machine):
+    """(load-trip facts, loaded DRAM round trip) for a GPU loop that streams global loads,
+    or None where the profile states either not (tfx.analysis.load_trip)."""
+    if m.kind != "gpu" or m.dispatch_single is not None or not load_trip.streams(loop):
+        return None
+    f, d = load_trip.facts(m), load_trip.dram_facts(m)
+    return (f, d) if f is not None and d is not None else None
+
+
 def _load_latency(body: Demand, m: Machine):
     """ns a trip's load waits: one L2 latency on a hit and one DRAM latency on a miss."""
     miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
@@ -898,7 +914,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
             # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
             unpiped_lat, unpiped_fetch = _load_latency(body, m), _transfer_ns(body, m, 1, active_units)
-            unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_lat, unpiped_fetch)
+            unpiped_trip = unpiped_lat + unpiped_fetch
+            stream = _streaming_facts(loop, m)
+            if stream is not None:
+                # the resident CTAs' loads in flight together at the loaded DRAM round trip,
+                # issued at the end of their chains (tfx.analysis.load_trip.streaming_round_trip_ns)
+                unpiped_trip = emax(unpiped_trip, load_trip.streaming_round_trip_ns(
+                    0, m.l2_latency, _miss_share(body), body.global_loads, unpiped_fetch, body.dram,
+                    r, active_units, 1, *stream))
+            unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_trip, 0)
         chain = (emax(mma_path.resident_chains(chain_one, r), path_one) + unpiped_wait if serial
                  else chain_one)
         engines_alone = _max_engine(e)
