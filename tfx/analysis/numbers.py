@@ -78,6 +78,15 @@ def ns_at_rate(amount: Number, per_second: Number) -> Number:
     return ratio(amount * 10**9, decimal_value(per_second))
 
 
+def ceil_log2(x: Number) -> Number:
+    """ceil(log2(x)) for x >= 1 (values below 1 count as 1: 0 steps); arrays elementwise.
+    The steps of a butterfly or tree over x lanes."""
+    if is_array(x):
+        import numpy as np
+        return np.ceil(np.log2(np.maximum(x, 1)))
+    return math.ceil(math.log2(max(x, 1)))
+
+
 def ceil_int(x: Number) -> Number:
     """Integer ceiling (for times in ns)."""
     if is_array(x):

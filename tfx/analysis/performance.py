@@ -502,8 +502,7 @@ def _streaming_facts(loop, m: Machine):
 
 def _load_latency(body: Demand, m: Machine):
     """ns a trip's load waits: one L2 latency on a hit and one DRAM latency on a miss."""
-    miss_ratio = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
-        body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
+    miss_ratio = _miss_share(body)
     return miss_ratio * m.dram_latency + (1 - miss_ratio) * m.l2_latency
 
 
@@ -948,10 +947,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         if dram_trip is not None:
             # its DRAM part waits longer the more bandwidth the SMs draw (a loaded round trip,
             # solved with the trip time: tfx.analysis.load_trip.loaded_round_trip_ns)
-            miss_share = ratio(body.dram, body.l2) if not is_array(body.dram, body.l2) and body.l2 else (
-                body.dram / emax(body.l2, 1e-30) if is_array(body.dram, body.l2) else 1)
             in_flight = emax(in_flight, load_trip.loaded_round_trip_ns(
-                m.l2_latency, miss_share, body.global_loads, _transfer_ns(body, m, 1, active_units), body.dram,
+                m.l2_latency, _miss_share(body), body.global_loads, _transfer_ns(body, m, 1, active_units), body.dram,
                 r, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):

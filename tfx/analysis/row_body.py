@@ -38,9 +38,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import math
-
-from tfx.analysis.numbers import cdiv, emax, emin, is_array, where
+from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, is_array, where
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
 # engines one CTA's chain waits on, in the order its ops run them
@@ -82,12 +80,6 @@ class BodyTime(NamedTuple):
     queued: Any = 0               # the r CTAs queueing at the memory pipe (mva_cycle)
 
 
-def _log2(x):
-    if is_array(x):
-        import numpy as np
-        return np.ceil(np.log2(np.maximum(x, 1)))
-    return math.ceil(math.log2(max(x, 1)))
-
 
 def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
     """ns of one reduce's dependent chain in one CTA (0 where the profile states no
@@ -111,8 +103,8 @@ def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
     serial = cdiv(extent, t) - 1
     lanes = emin(t, WARP)
     warps = cdiv(t, WARP)
-    steps = _log2(lanes)
-    cross = 4 * smem_lat + _log2(warps) * (smem_lat + dep)
+    steps = ceil_log2(lanes)
+    cross = 4 * smem_lat + ceil_log2(warps) * (smem_lat + dep)
     cross = where(warps > 1, cross, 0) if is_array(warps) else (cross if warps > 1 else 0)
     return serial * dep + steps * (smem_lat + dep) + cross
 

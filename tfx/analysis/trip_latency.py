@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import mma_layout, mma_path
-from tfx.analysis.numbers import cdiv, emax, is_array, where
+from tfx.analysis.numbers import cdiv, ceil_log2, emax, is_array, where
 
 VIEWS = mma_path.VIEWS
 NO_WORK = ("load", "store", "zeros", "fill", "iota")
@@ -60,13 +60,6 @@ def facts(m) -> Latencies | None:
     return Latencies(*vals)
 
 
-def _log2(x):
-    import math
-    if is_array(x):
-        import numpy as np
-        return np.ceil(np.log2(np.maximum(x, 1)))
-    return math.ceil(math.log2(max(x, 1)))
-
 
 def reduce_cycles(extent, warps_n, lat: Latencies):
     """Dependent cycles of one row reduction of ``extent`` columns laid out as an mma
@@ -74,7 +67,7 @@ def reduce_cycles(extent, warps_n, lat: Latencies):
     per_thread = VALUES_PER_TILE_ROW * cdiv(extent, N_TILE * warps_n)
     local = emax(per_thread - 1, 0) * lat.fma
     shuffles = QUAD_SHUFFLES * (lat.shfl_sync + lat.fma)
-    cross = 2 * (lat.bar_sync + lat.smem_load) + _log2(warps_n) * lat.fma
+    cross = 2 * (lat.bar_sync + lat.smem_load) + ceil_log2(warps_n) * lat.fma
     cross = where(warps_n > 1, cross, 0) if is_array(warps_n) else (cross if warps_n > 1 else 0)
     return local + shuffles + cross
 
