@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""H200 facts behind fp8 dots on the warp-mma path (issue 15, gemm_fp8 at 2 warps or BM < 64).
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_fp8_mma.py OUTDIR
+
+Two parts, both physical facts, no GEMM configuration is timed:
+
+1. What Triton emits. Triton (AccelerateMatmul.cpp, decomposeMixedModeDotOp) promotes the
+   operands of an fp8 dot to fp16 on sm_90 when the dot does not take the warpgroup mma
+   ("promote operands for sm >= 90 when mma is not v3"). The script compiles the fp8 GEMM
+   k-loop of bench/h200/measure_accuracy.py at three tiles (2 warps, 4 warps with BM = 16: the
+   warp mma; 4 warps BM = 64: the warpgroup mma) and counts, in its PTX and SASS (Triton's own
+   cuobjdump), the mma instructions by type and the fp8 -> f16 conversions; the SASS of each
+   is written beside the CSV.
+
+2. Throughputs (CuPy RawKernel, NVRTC, inline PTX). Each warp runs `outer` x 16 steps of
+   independent instructions; clock64 and %globaltimer around the loop per block, %smid per
+   block; per-SM rate = the work of the blocks an SM held / the longest of their cycle counts.
+   Cases:
+     mma_f16     mma.sync.m16n8k16 f32.f16.f16.f32, 8 independent accumulators per warp
+     mma_bf16    the same in bf16
+     mma_e4m3    mma.sync.m16n8k32 f32.e4m3.e4m3.f32 (sm_89+ PTX; what Triton does not emit on sm_90)
+     cvt         cvt.rn.f16x2.e4m3x2 (fp8 pair -> f16 pair, Triton's FpToFp on sm_90), 8 chains
+     mix_R       per step 8 mma_f16 + R cvt (Triton's warp loop: per k16 step a wm x wn warp tile
+                 runs (wm/16)(wn/8) mmas and 4 (wm/16) + 2 (wn/8) conversions per thread: R = 12 is a
+                 64 x 32 warp tile, R = 48 a 16 x 8 one)
+   at 1-32 warps per block and 1-4 blocks per SM (132 x b blocks).
+Writes fp8_mma.csv (one row per case), triton_fp8_dot.csv and the SASS files, log.txt.
+"""
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+os.makedirs(OUT, exist_ok=True)
+LOG = open(os.path.join(OUT, "log.txt"), "w")
+T0 = time.time()
+
+
+def log(*a):
+    s = " ".join(str(x) for x in a)
+    print(f"[{time.time() - T0:6.1f}s] {s}", flush=True)
+    LOG.write(s + "\n")
+    LOG.flush()
+
+
+def smi():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,power.draw,driver_version",
+                               "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception as exc:  # noqa: BLE001
+        return f"nvidia-smi failed: {exc}"
+
+
+# ------------------------------------------------------------------------------------------------
+# 1. What Triton emits for an fp8 dot
+# ------------------------------------------------------------------------------------------------
+def triton_part():
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def fp8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        # the k-loop of measure_accuracy.py's matmul_kernel (B given as [K, N] strides over B^T [N, K])
+        pid = tl.program_id(axis=0)
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        pid_m = pid // num_pid_n
+        pid_n = pid % num_pid_n
+        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        c = acc.to(c_ptr.dtype.element_ty)
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :], c)
+
+    log("triton", triton.__version__, "torch", torch.__version__)
+    M = N = K = 1024
+    A = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+    BT = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+    C = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    cuobjdump = None
+    for cand in [os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump"), "cuobjdump"]:
+        if os.path.sep not in cand or os.path.exists(cand):
+            cuobjdump = cand
+            break
+    rows = []
+    for bm, bn, bk, warps, stages in ((64, 64, 128, 2, 5), (16, 32, 64, 4, 2), (64, 64, 128, 4, 4)):
+        name = f"fp8_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+        try:
+            k = fp8_matmul.warmup(A, BT, C, M, N, K, K, 1, 1, K, N, 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                  num_warps=warps, num_stages=stages, grid=(1,))
+            k._init_handles()
+            ptx = k.asm["ptx"]
+            ttgir = k.asm.get("ttgir", "")
+            with open(os.path.join(OUT, name + ".ttgir"), "w") as f:
+                f.write(ttgir)
+            sass = ""
+            cub = os.path.join(OUT, name + ".cubin")
+            with open(cub, "wb") as f:
+                f.write(k.asm["cubin"])
+            try:
+                sass = subprocess.run([cuobjdump, "-sass", cub], capture_output=True, text=True, timeout=60).stdout
+            except Exception as exc:  # noqa: BLE001
+                log(name, "cuobjdump failed", repr(exc)[:200])
+            os.remove(cub)
+            with open(os.path.join(OUT, name + ".sass"), "w") as f:
+                f.write(sass)
+            counts = {
+                "ptx_mma_sync_f16": len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16", ptx)),
+                "ptx_mma_sync_e4m3": len(re.findall(r"mma\.sync\.aligned\.m16n8k32[^\n]*e4m3", ptx)),
+                "ptx_wgmma": len(re.findall(r"wgmma\.mma_async", ptx)),
+                "ptx_cvt_f16x2_e4m3x2": len(re.findall(r"cvt\.rn\.f16x2\.e4m3x2", ptx)),
+                "ptx_ldmatrix": len(re.findall(r"ldmatrix", ptx)),
+                "sass_hmma": len(re.findall(r"\bHMMA\.", sass)),
+                "sass_hmma_16816_f32": len(re.findall(r"HMMA\.16816\.F32\b", sass)),
+                "sass_qmma_or_e4m3": len(re.findall(r"QMMA|E4M3", sass)),
+                "sass_hgmma": len(re.findall(r"HGMMA|QGMMA", sass)),
+                "sass_f2fp": len(re.findall(r"\bF2FP\.", sass)),
+                "sass_ldsm": len(re.findall(r"\bLDSM\b", sass)),
+                "sass_instructions": len(re.findall(r"/\*[0-9a-f]{4}\*/", sass)),
+                "ttgir_fp_to_fp": ttgir.count("tt.fp_to_fp"),
+                "ttgir_mma_v2": ttgir.count("versionMajor = 2"),
+                "ttgir_mma_v3": ttgir.count("versionMajor = 3"),
+                "regs": k.n_regs, "spills": k.n_spills, "shared": k.metadata.shared,
+            }
+            f2fp_kinds = sorted(set(re.findall(r"F2FP\.[A-Z0-9_.]+", sass)))
+            hmma_kinds = sorted(set(re.findall(r"H[G]?MMA\.[A-Z0-9_.]+", sass)))
+            log(name, counts, "F2FP kinds", f2fp_kinds, "MMA kinds", hmma_kinds)
+            rows.append(dict(kernel=name, BM=bm, BN=bn, BK=bk, WARPS=warps, STAGES=stages, **counts,
+                             f2fp_kinds=" ".join(f2fp_kinds), mma_kinds=" ".join(hmma_kinds)))
+        except Exception as exc:  # noqa: BLE001
+            log(name, "FAILED", repr(exc)[:600])
+    if rows:
+        with open(os.path.join(OUT, "triton_fp8_dot.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. Throughputs
+# ------------------------------------------------------------------------------------------------
+HEAD = r"""
+__device__ __forceinline__ unsigned long long gt() {
+    unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
+__device__ __forceinline__ unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); return s; }
+#define MMA_F16(d, a, b) asm volatile( \
+  "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#define MMA_BF16(d, a, b) asm volatile( \
+  "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#define MMA_E4M3(d, a, b) asm volatile( \
+  "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#define CVT(x) asm volatile("{.reg .b16 lo, hi; mov.b32 {lo, hi}, %0; cvt.rn.f16x2.e4m3x2 %0, lo;}" : "+r"(x))
+"""
+
+SETUP = r"""
+    unsigned tid = threadIdx.x + 977u * blockIdx.x;
+    float d[8][4];
+    for (int i = 0; i < 8; ++i) for (int j = 0; j < 4; ++j) d[i][j] = 0.f;
+    unsigned a[4], b[2], x[8];
+    for (int i = 0; i < 4; ++i) a[i] = 0x3c003800u ^ ((tid * 2654435761u + i * 40503u) & 0x03ff03ffu);
+    for (int i = 0; i < 2; ++i) b[i] = 0x3a003c00u ^ ((tid * 2246822519u + i * 7919u) & 0x03ff03ffu);
+    for (int i = 0; i < 8; ++i) x[i] = 0x38303830u ^ ((tid * 3266489917u + i * 668265263u) & 0x07070707u);
+"""
+SINK = "d[0][0]+d[1][1]+d[2][2]+d[3][3]+d[4][0]+d[5][1]+d[6][2]+d[7][3]+(float)(x[0]^x[1]^x[2]^x[3]^x[4]^x[5]^x[6]^x[7])"
+
+# per step: (body, mma flop, conversions (cvt instructions per thread))
+CASES = {
+    "mma_f16": ("".join(f"MMA_F16(d[{i}], a, b);" for i in range(8)), 8 * 4096, 0),
+    "mma_bf16": ("".join(f"MMA_BF16(d[{i}], a, b);" for i in range(8)), 8 * 4096, 0),
+    "mma_e4m3": ("".join(f"MMA_E4M3(d[{i}], a, b);" for i in range(8)), 8 * 8192, 0),
+    "cvt": ("".join(f"CVT(x[{i}]);" for i in range(8)), 0, 8),
+    "mix_4": ("".join(f"MMA_F16(d[{i}], a, b);" for i in range(8)) + "".join(f"CVT(x[{i}]);" for i in range(4)),
+              8 * 4096, 4),
+    "mix_12": ("".join(f"MMA_F16(d[{i}], a, b);" for i in range(8)) + "".join(f"CVT(x[{i % 8}]);" for i in range(12)),
+               8 * 4096, 12),
+    "mix_48": ("".join(f"MMA_F16(d[{i}], a, b);" for i in range(8)) + "".join(f"CVT(x[{i % 8}]);" for i in range(48)),
+               8 * 4096, 48),
+}
+
+# (case, warps per block, blocks per SM)
+PLAN = (
+    [("mma_f16", w, 1) for w in (1, 2, 4, 8, 16)] + [("mma_f16", 2, b) for b in (2, 3, 4)] + [("mma_f16", 4, 2)]
+    + [("mma_bf16", w, 1) for w in (1, 4, 8)]
+    + [("mma_e4m3", w, 1) for w in (1, 2, 4, 8)]
+    + [("cvt", w, 1) for w in (1, 2, 4, 8, 16, 32)]
+    + [(m, w, 1) for m in ("mix_4", "mix_12", "mix_48") for w in (2, 4, 8)]
+)
+
+
+def kernel_src(name, body, sink):
+    return HEAD + f"""
+extern "C" __global__ void k_{name}(int outer, float* out, unsigned long long* t, unsigned* sm) {{
+    {SETUP}
+    __syncthreads();
+    long long c0 = clock64(); unsigned long long g0 = gt();
+    for (int o = 0; o < outer; ++o) {{
+        #pragma unroll
+        for (int u = 0; u < 16; ++u) {{ {body} }}
+    }}
+    __syncthreads();
+    long long c1 = clock64(); unsigned long long g1 = gt();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = {sink};
+    if (threadIdx.x == 0) {{ t[2 * blockIdx.x] = (unsigned long long)(c1 - c0); t[2 * blockIdx.x + 1] = g1 - g0;
+                             sm[blockIdx.x] = smid(); }}
+}}
+"""
+
+
+def throughput_part(n_sm):
+    import cupy as cp
+    kernels = {}
+    rows = []
+    for case, warps, bps in PLAN:
+        body, flop, cvts = CASES[case]
+        try:
+            if case not in kernels:
+                kernels[case] = cp.RawKernel(kernel_src(case, body, SINK), f"k_{case}", options=("-arch=sm_90",))
+            k = kernels[case]
+            blocks = n_sm * bps
+            threads = 32 * warps
+            # about 2 ms of work per launch at the expected rates
+            outer = 512 if case != "cvt" else 256
+            out = cp.zeros(blocks * threads, dtype=cp.float32)
+            t = cp.zeros(2 * blocks, dtype=cp.uint64)
+            sm = cp.zeros(blocks, dtype=cp.uint32)
+            best = None
+            for rep in range(4):
+                e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+                e0.record()
+                k((blocks,), (threads,), (cp.int32(outer), out, t, sm))
+                e1.record()
+                e1.synchronize()
+                if rep == 0:
+                    continue
+                ms = cp.cuda.get_elapsed_time(e0, e1)
+                tt = t.get().reshape(-1, 2)
+                sms = sm.get()
+                per_sm = {}
+                for bi in range(blocks):
+                    per_sm.setdefault(int(sms[bi]), []).append((int(tt[bi, 0]), int(tt[bi, 1])))
+                steps = outer * 16
+                rates, cvt_rates, mhz, held = [], [], [], []
+                for s, lst in per_sm.items():
+                    cyc = max(c for c, _ in lst)
+                    ns = max(g for _, g in lst)
+                    held.append(len(lst))
+                    rates.append(len(lst) * warps * steps * flop / cyc)
+                    cvt_rates.append(len(lst) * warps * 32 * steps * cvts / cyc)
+                    mhz.append(cyc / ns * 1e3 if ns else 0)
+                r = dict(case=case, warps=warps, blocks_per_sm=bps, blocks=blocks, outer=outer,
+                         steps=steps, flop_per_warp_step=flop, cvt_per_thread_step=cvts,
+                         sms_used=len(per_sm), blocks_per_sm_min=min(held), blocks_per_sm_max=max(held),
+                         mma_flop_per_cycle_sm=statistics.median(rates),
+                         cvt_per_cycle_sm=statistics.median(cvt_rates),
+                         sm_mhz=statistics.median(mhz), kernel_ms=ms)
+                if best is None or ms < best["kernel_ms"]:
+                    best = r
+            rows.append(best)
+            log(f"{case:9s} w{warps:<2d} b{bps} sms={best['sms_used']} held {best['blocks_per_sm_min']}-"
+                f"{best['blocks_per_sm_max']}: {best['mma_flop_per_cycle_sm']:8.1f} mma flop/cycle/SM "
+                f"{best['cvt_per_cycle_sm']:6.2f} cvt/cycle/SM at {best['sm_mhz']:.0f} MHz, {best['kernel_ms']:.3f} ms")
+        except Exception as exc:  # noqa: BLE001
+            log(case, warps, bps, "FAILED", repr(exc)[:600])
+    if rows:
+        with open(os.path.join(OUT, "fp8_mma.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def main():
+    log("device:", smi())
+    try:
+        import cupy as cp
+        n_sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    except Exception as exc:  # noqa: BLE001
+        log("cupy failed", repr(exc)[:300])
+        n_sm = 132
+    log("SMs", n_sm)
+    throughput_part(n_sm)
+    log("device between:", smi())
+    triton_part()
+    log("device after:", smi())
+
+
+if __name__ == "__main__":
+    main()
