@@ -26,6 +26,9 @@ Two parts, both physical facts, no GEMM configuration is timed:
                  runs (wm/16)(wn/8) mmas and 4 (wm/16) + 2 (wn/8) conversions per thread: R = 12 is a
                  64 x 32 warp tile, R = 48 a 16 x 8 one)
    at 1-32 warps per block and 1-4 blocks per SM (132 x b blocks).
+3. Triton's warp-mma k-step (LDSM -> F2FP -> HMMA, the counts of part 1's SASS) for one warp tile
+   of (16 RM) x (8 RN) at 2, 4 and 8 warps per block, one block per SM: cycles per 32-deep k step
+   per warp on its sub-partition (fp8_warp_tile.csv). FP8_PART=tiles runs this part alone.
 Writes fp8_mma.csv (one row per case), triton_fp8_dot.csv and the SASS files, log.txt.
 """
 import csv
@@ -290,6 +293,113 @@ def throughput_part(n_sm):
                 w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
+# ------------------------------------------------------------------------------------------------
+# 3. Triton's warp-mma k-step for an fp8 dot, one warp tile at a time
+# ------------------------------------------------------------------------------------------------
+# Per 32-deep k step a warp with an (RM x 16) x (RN x 8) tile runs what Triton 3.6 emits on sm_90
+# (part 1's SASS: LDSM.16.M88.4 -> F2FP.F16.E4M3.UNPACK_B -> HMMA.16816.F32): RM ldmatrix.x4 of
+# A (16 rows x 32 fp8) and ceil(RN / 2) of B (two 8-column slices), 8 conversions per A slice and
+# 4 per B slice (each converts one 16-bit half: 2 fp8), 2 RM RN mma.sync m16n8k16 f16.
+TILE_HEAD = r"""
+#define LDSM4(r, addr) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" \
+  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory")
+#define CVT2(o0, o1, raw) asm volatile("{.reg .b16 lo, hi; mov.b32 {lo, hi}, %2; cvt.rn.f16x2.e4m3x2 %0, lo; cvt.rn.f16x2.e4m3x2 %1, hi;}" \
+  : "=r"(o0), "=r"(o1) : "r"(raw))
+"""
+
+
+def tile_src(rm, rn):
+    nb = (rn + 1) // 2
+    body = []
+    for i in range(rm):
+        body.append(f"LDSM4(ar[{i}], base + (({i} * 512 + o * 64) & 8191));")
+    for j in range(nb):
+        body.append(f"LDSM4(br[{j}], base + 8192 + (({j} * 512 + o * 64) & 8191));")
+    for i in range(rm):
+        for h in range(4):
+            body.append(f"CVT2(af[{i}][{2 * h}], af[{i}][{2 * h + 1}], ar[{i}][{h}]);")
+    for j in range(rn):
+        for h in range(2):
+            body.append(f"CVT2(bf[{j}][{2 * h}], bf[{j}][{2 * h + 1}], br[{j // 2}][{2 * (j % 2) + h}]);")
+    for kk in range(2):
+        for i in range(rm):
+            for j in range(rn):
+                body.append(f"MMA_F16(d[{i}][{j}], (&af[{i}][{4 * kk}]), (&bf[{j}][{2 * kk}]));")
+    return HEAD + TILE_HEAD + f"""
+extern "C" __global__ void k_tile(int outer, float* out, unsigned long long* t, unsigned* sm) {{
+    __shared__ __align__(16) unsigned char buf[16384];
+    for (int k = threadIdx.x; k < 16384; k += blockDim.x) buf[k] = (unsigned char)(0x30 + (k * 7) % 13);
+    unsigned base = (unsigned)__cvta_generic_to_shared(buf) + (threadIdx.x & 31) * 16;
+    float d[{rm}][{rn}][4];
+    for (int i = 0; i < {rm}; ++i) for (int j = 0; j < {rn}; ++j) for (int q = 0; q < 4; ++q) d[i][j][q] = 0.f;
+    unsigned ar[{rm}][4], br[{nb}][4], af[{rm}][8], bf[{rn}][4];
+    __syncthreads();
+    long long c0 = clock64(); unsigned long long g0 = gt();
+    #pragma unroll 4
+    for (int o = 0; o < outer; ++o) {{
+        {" ".join(body)}
+    }}
+    __syncthreads();
+    long long c1 = clock64(); unsigned long long g1 = gt();
+    float s = 0.f;
+    for (int i = 0; i < {rm}; ++i) for (int j = 0; j < {rn}; ++j) s += d[i][j][0] + d[i][j][3];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    if (threadIdx.x == 0) {{ t[2 * blockIdx.x] = (unsigned long long)(c1 - c0); t[2 * blockIdx.x + 1] = g1 - g0;
+                             sm[blockIdx.x] = smid(); }}
+}}
+"""
+
+
+TILES = [(1, 1), (1, 2), (2, 2), (1, 4), (2, 4), (4, 2), (4, 4), (2, 8)]
+
+
+def tile_part(n_sm):
+    import cupy as cp
+    rows = []
+    for rm, rn in TILES:
+        nb = (rn + 1) // 2
+        counts = dict(ldsm=rm + nb, f2fp=8 * rm + 4 * rn, hmma=2 * rm * rn)
+        try:
+            k = cp.RawKernel(tile_src(rm, rn), "k_tile", options=("-arch=sm_90",))
+        except Exception as exc:  # noqa: BLE001
+            log("tile", rm, rn, "FAILED to compile", repr(exc)[:400])
+            continue
+        for warps in (2, 4, 8):
+            try:
+                blocks, threads, outer = n_sm, 32 * warps, 4096
+                out = cp.zeros(blocks * threads, dtype=cp.float32)
+                t = cp.zeros(2 * blocks, dtype=cp.uint64)
+                sm = cp.zeros(blocks, dtype=cp.uint32)
+                cyc_best = None
+                for rep in range(4):
+                    k((blocks,), (threads,), (cp.int32(outer), out, t, sm))
+                    cp.cuda.Device().synchronize()
+                    if rep:
+                        tt = t.get().reshape(-1, 2)
+                        cyc = float(statistics.median(tt[:, 0]))
+                        mhz = float(statistics.median(tt[:, 0] / tt[:, 1] * 1e3))
+                        if cyc_best is None or cyc < cyc_best[0]:
+                            cyc_best = (cyc, mhz)
+                cyc, mhz = cyc_best
+                # warps of one block spread over the 4 sub-partitions: ceil(warps / 4) per SMSP
+                per_smsp = -(-warps // 4)
+                step = cyc / outer / per_smsp
+                r = dict(rm=rm, rn=rn, warp_tile=f"{16 * rm}x{8 * rn}", warps=warps, **counts,
+                         cycles_per_kstep_per_warp=step,
+                         mma_flop_per_cycle_sm=warps * outer * counts["hmma"] * 4096 / cyc, sm_mhz=mhz)
+                rows.append(r)
+                log(f"tile {16 * rm:>3}x{8 * rn:<3} w{warps}: {counts} {step:7.2f} cycles per k32 step per warp "
+                    f"(= {step / counts['hmma']:.2f} per HMMA), {r['mma_flop_per_cycle_sm']:.0f} flop/cycle/SM, {mhz:.0f} MHz")
+            except Exception as exc:  # noqa: BLE001
+                log("tile", rm, rn, warps, "FAILED", repr(exc)[:400])
+    if rows:
+        with open(os.path.join(OUT, "fp8_warp_tile.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
 def main():
     log("device:", smi())
     try:
@@ -299,7 +409,12 @@ def main():
         log("cupy failed", repr(exc)[:300])
         n_sm = 132
     log("SMs", n_sm)
+    if os.environ.get("FP8_PART", "all") == "tiles":
+        tile_part(n_sm)
+        log("device after:", smi())
+        return
     throughput_part(n_sm)
+    tile_part(n_sm)
     log("device between:", smi())
     triton_part()
     log("device after:", smi())
