@@ -312,9 +312,9 @@ def tile_src(rm, rn):
     nb = (rn + 1) // 2
     body = []
     for i in range(rm):
-        body.append(f"LDSM4(ar[{i}], base + (({i} * 512 + o * 64) & 8191));")
+        body.append(f"LDSM4(ar[{i}], base + (({i} * 512 + o * 64) & 4095));")
     for j in range(nb):
-        body.append(f"LDSM4(br[{j}], base + 8192 + (({j} * 512 + o * 64) & 8191));")
+        body.append(f"LDSM4(br[{j}], base + 8192 + (({j} * 512 + o * 64) & 4095));")
     for i in range(rm):
         for h in range(4):
             body.append(f"CVT2(af[{i}][{2 * h}], af[{i}][{2 * h + 1}], ar[{i}][{h}]);")
