@@ -24,7 +24,11 @@ Parts (one CSV each):
                 (non-causal, K and V of one head shared by every CTA, so L2-resident) for a
                 few tiles at D = 64 and 128 and r = 1..r_max: ns per round; EXP = 0 replaces
                 exp2 by a subtraction (what the special-function work costs in the chain).
+  attn_loads.csv the same trip with and without its copies (K, V loaded once before the loop;
+                QK^T's accumulator m_i x a runtime 0 so the invariant dot is not hoisted), and
+                sass.txt, the SASS of each such kernel with its opcode histogram (cuobjdump).
   log.txt       everything printed.
+CHAIN_PARTS=mma_rate,two_phase,attn_trip,attn_loads picks the parts (default: all).
 Times: triton.testing.do_bench median.
 """
 import csv
@@ -153,6 +157,101 @@ def attn_trip(Q, K, V, O, qk_scale, SKV, D: tl.constexpr, BLOCK_M: tl.constexpr,
     tl.store(O + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
 
 
+@triton.jit
+def attn_trip_noload(Q, K, V, O, qk_scale, zero, SKV, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr):
+    # attn_trip with K and V loaded once before the loop (no copies in the trip); QK^T's
+    # accumulator is m_i * zero (a runtime 0) so the compiler cannot hoist the invariant dot
+    pm = tl.program_id(0)
+    offs_m = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + offs_m[:, None] * D + offs_d[None, :])
+    k = tl.load(K + offs_n[:, None] * D + offs_d[None, :])
+    v = tl.load(V + offs_n[:, None] * D + offs_d[None, :])
+    m_i = tl.zeros([BLOCK_M], tl.float32) - 1e30
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, D], tl.float32)
+    for j in range(0, SKV // BLOCK_N):
+        s = tl.dot(q, tl.trans(k), tl.broadcast_to(m_i[:, None] * zero, (BLOCK_M, BLOCK_N))) * qk_scale
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    o = acc / l_i[:, None]
+    tl.store(O + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
+
+
+def sass_counts(k, tag):
+    """Opcode histogram of the compiled kernel's SASS (cuobjdump), written to sass.txt."""
+    import collections
+    import re
+    import tempfile
+    try:
+        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+            f.write(k.asm["cubin"])
+            path = f.name
+        out = subprocess.run(["cuobjdump", "-sass", path], capture_output=True, text=True, timeout=60).stdout
+    except Exception as e:  # noqa: BLE001
+        log("sass failed", tag, repr(e)[:200])
+        return
+    ops = collections.Counter()
+    for line in out.splitlines():
+        mm = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if mm:
+            ops[mm.group(2).split(".")[0]] += 1
+    with open(os.path.join(OUT, "sass.txt"), "a") as f:
+        f.write(f"== {tag}: {sum(ops.values())} instructions\n")
+        f.write(" ".join(f"{o}:{n}" for o, n in ops.most_common()) + "\n")
+        f.write(out + "\n")
+
+
+def part_attn2(rows):
+    """The FlashAttention-2 trip with and without its copies (attn_trip vs attn_trip_noload)."""
+    short, long = 4096, 12288
+    for D, BM, BN, W, S in [(128, 64, 32, 4, 3), (128, 128, 32, 4, 3), (64, 64, 64, 4, 3), (64, 64, 32, 4, 3),
+                            (128, 64, 64, 4, 3)]:
+        q = torch.randn(SMS * 8 * BM, D, device=DEV, dtype=torch.bfloat16)
+        kk = torch.randn(long, D, device=DEV, dtype=torch.bfloat16)
+        vv = torch.randn(long, D, device=DEV, dtype=torch.bfloat16)
+        o = torch.empty_like(q)
+        scale = 1.4426950408889634 / D ** 0.5
+        for loads in (1, 0):
+            if time.time() - T0 > DEADLINE_S:
+                log("deadline: stopping attn2")
+                return
+            try:
+                if loads:
+                    k = attn_trip.warmup(q, kk, vv, o, scale, short, D=D, BLOCK_M=BM, BLOCK_N=BN, EXP=1,
+                                         grid=(SMS,), num_warps=W, num_stages=S)
+                else:
+                    k = attn_trip_noload.warmup(q, kk, vv, o, scale, 0.0, short, D=D, BLOCK_M=BM, BLOCK_N=BN,
+                                                grid=(SMS,), num_warps=W, num_stages=S)
+                k._init_handles()
+            except Exception as e:  # noqa: BLE001
+                log("attn2 compile failed", D, BM, BN, W, S, loads, repr(e)[:300])
+                continue
+            sass_counts(k, f"D{D} {BM}x{BN} w{W} s{S} loads{loads}")
+            occ = occupancy(k, 32 * W, k.metadata.shared)
+            for r in range(1, min(occ or 1, 4) + 1):
+                if loads:
+                    def launch(skv, r=r):
+                        attn_trip[(SMS * r,)](q, kk, vv, o, scale, skv, D=D, BLOCK_M=BM, BLOCK_N=BN, EXP=1,
+                                              num_warps=W, num_stages=S)
+                else:
+                    def launch(skv, r=r):
+                        attn_trip_noload[(SMS * r,)](q, kk, vv, o, scale, 0.0, skv, D=D, BLOCK_M=BM, BLOCK_N=BN,
+                                                     num_warps=W, num_stages=S)
+                ns_trip, ts, tl_ = per_trip(launch, short, long, short // BN, long // BN)
+                row = {"D": D, "BLOCK_M": BM, "BLOCK_N": BN, "WARPS": W, "STAGES": S, "LOADS": loads, "r": r,
+                       "regs": k.n_regs, "spills": k.n_spills, "smem": k.metadata.shared, "occupancy": occ,
+                       "ns_per_round": round(ns_trip, 3), "ms_short": round(ts, 5), "ms_long": round(tl_, 5)}
+                rows.append(row)
+                log("attn2", row)
+
+
 def per_trip(launch, short, long, trips_short=None, trips_long=None):
     """ns per trip from two launches whose loops run ``short`` and ``long`` (their trip counts
     where the argument is not one)."""
@@ -265,8 +364,12 @@ def part_attn(rows):
 
 def main():
     log("device", torch.cuda.get_device_name(0), "sms", SMS, "torch", torch.__version__, "triton", triton.__version__)
-    for name, part in (("mma_rate.csv", part_mma_rate), ("two_phase.csv", part_two_phase),
-                       ("attn_trip.csv", part_attn)):
+    parts = (("mma_rate.csv", part_mma_rate), ("two_phase.csv", part_two_phase), ("attn_trip.csv", part_attn),
+             ("attn_loads.csv", part_attn2))
+    only = os.environ.get("CHAIN_PARTS")
+    for name, part in parts:
+        if only and name.split(".")[0] not in only.split(","):
+            continue
         rows = []
         t = time.time()
         try:
