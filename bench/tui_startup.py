@@ -1,6 +1,7 @@
 """Time to first paint of `tfx open` and from a keystroke to the frame that shows its result.
 
     python bench/tui_startup.py [--runs 5] [--keys 8] [--size 80x24]
+    python bench/tui_startup.py --against DIR [--runs 15]     # paired before/after, start-up only
 
 Each run starts `tfx open` (the bundled gemm.tile on h200_sxm) as a real process on a
 pseudo-terminal, exactly as a user would, and reads what it writes into a small screen
@@ -23,7 +24,12 @@ as the app, so first paint and analysis shown are also given as CPU time (user +
 from /proc: the app's process for first paint; the app and its worker processes for
 the analysis), which the load does not inflate. Byte code is cached (in a temporary
 ``PYTHONPYCACHEPREFIX``; one uncounted run writes it), as an installed tfx has it.
-``--startup-only``: first paint and analysis shown only. ``TFX_BENCH_COMPILE=1``: the
+``--startup-only``: first paint and analysis shown only. ``--against DIR``: another
+checkout (``git worktree add --detach DIR <commit>``), its runs alternating with this
+checkout's so both see the same load; prints both sides and the median of the paired
+differences. The app starts as the ``tfx`` console script beside this interpreter
+(the header names it); a version manager's shim found first on PATH (pyenv's) added
+~50 ms of wall time and ~20 ms of CPU that are no part of tfx. ``TFX_BENCH_COMPILE=1``: the
 environment's byte-code setting as it is (for before/after figures).
 
 A keystroke waits for the app to settle (2 s after the analysis is shown, so the worker
@@ -247,8 +253,19 @@ def _value_is(name: str, value: str):
     return pred
 
 
+def _launcher() -> str | None:
+    """The ``tfx`` console script of the interpreter running this bench (what installing
+    tfx puts beside python), else the first ``tfx`` on PATH. A version manager's shim
+    on PATH (pyenv's is a bash script that runs ``pyenv exec``) is not part of tfx: here
+    it cost ~50 ms of wall time and ~20 ms of CPU before Python started."""
+    beside = os.path.join(os.path.dirname(sys.executable), "tfx")
+    if os.access(beside, os.X_OK):
+        return beside
+    return shutil.which("tfx")
+
+
 def _argv(src: str | None) -> list[str]:
-    exe = shutil.which("tfx")
+    exe = _launcher()
     if exe and not src:
         return [exe, "open"]
     return [sys.executable, "-m", "tfx.cli.main", "open"]
@@ -306,10 +323,17 @@ def main() -> None:
     ap.add_argument("--size", default="80x24", help="terminal COLSxROWS (default 80x24)")
     ap.add_argument("--src", help="run `python -m tfx.cli.main` from this checkout instead "
                     "(e.g. a `git worktree` of an older commit)")
+    ap.add_argument("--against", metavar="DIR",
+                    help="paired before/after figures: alternate runs of this checkout and of the "
+                    "checkout DIR (both as `python -m tfx.cli.main`), startup only, and print "
+                    "each side's medians and the median of the paired differences")
     ap.add_argument("--startup-only", action="store_true",
                     help="first paint and analysis shown only (no keystrokes, no sweep)")
     args = ap.parse_args()
     cols, rows = (int(v) for v in args.size.split("x"))
+    if args.against:
+        paired(cols, rows, args.runs, os.path.abspath(args.against))
+        return
     out: dict[str, list[float]] = {k: [] for k in ("first paint", "first paint, CPU", "analysis shown",
                                                    "analysis shown, CPU", "Hardware mounted",
                                                    "knob keystroke", "Roofline mounted",
@@ -324,12 +348,40 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"tfx open at {cols}x{rows}, {args.runs} runs x {args.keys} keystrokes (medians; min..max); "
           f"load average {load:.1f} on {os.cpu_count()} cores")
+    print(f"  started as: {' '.join(_argv(args.src))}")
     for name, xs in out.items():
         if not xs:
             continue
         ms = [x * 1000 for x in xs]
         tgt = f"  (target <= {targets[name]} ms)" if name in targets else ""
         print(f"  {name:<20} {statistics.median(ms):7.0f} ms   {min(ms):5.0f}..{max(ms):.0f}{tgt}")
+
+
+STARTUP = ("first paint", "first paint, CPU", "analysis shown", "analysis shown, CPU")
+
+
+def paired(cols: int, rows: int, runs: int, against: str) -> None:
+    """``--against DIR``: runs of this checkout (A) and of DIR (B) alternate, so both
+    see the same load; the order within a pair alternates too. Both start as
+    ``python -m tfx.cli.main open`` (the same launcher)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sides = {"this": here, "against": against}
+    out = {side: {k: [] for k in STARTUP} for side in sides}
+    for src in sides.values():          # uncounted: writes each side's byte code
+        one_run(cols, rows, 0, {k: [] for k in STARTUP}, src, startup_only=True)
+    for i in range(runs):
+        order = ("this", "against") if i % 2 == 0 else ("against", "this")
+        for side in order:
+            one_run(cols, rows, 0, out[side], sides[side], startup_only=True)
+    print(f"tfx open at {cols}x{rows}, {runs} paired runs (medians; min..max); this = {here}, "
+          f"against = {against}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  {'':<20} {'this':>16} {'against':>16}   this - against (median of pairs)")
+    for name in STARTUP:
+        a = [x * 1000 for x in out["this"][name]]
+        b = [x * 1000 for x in out["against"][name]]
+        d = statistics.median(x - y for x, y in zip(a, b))
+        print(f"  {name:<20} {statistics.median(a):6.0f} ({min(a):4.0f}..{max(a):<4.0f})"
+              f" {statistics.median(b):6.0f} ({min(b):4.0f}..{max(b):<4.0f})   {d:+6.0f} ms")
 
 
 if __name__ == "__main__":

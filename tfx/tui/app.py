@@ -16,19 +16,22 @@ Start-up is arranged for a fast first paint: the worker processes are forked in
 ``__init__``, before Textual starts its threads, and left idle; only the IR pane is
 composed up front, the other panes (and their modules) are mounted the first time
 they are shown. The first analysis runs in this process right after the first
-paint (``first_analysis``), then the workers import what later jobs need.
+paint (``first_analysis``), then the workers import what later jobs need. Focus starts
+on the scope tree (``MainScreen``), the key bar is rebuilt only when its keys change
+(``KeyFooter``), and the garbage collector is paused until the first analysis is drawn
+(``tfx.tui.open_command.collector_paused``, ``startup_done``).
 """
 
 from __future__ import annotations
 
-import gc
 import importlib
 import time
 from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widgets import Static, TabbedContent, TabPane
 
 from tfx.errors import TfxError
 from tfx.present import analysis_report as report
@@ -37,6 +40,7 @@ from tfx.present import formatting as fmt
 from tfx.tui import core
 from tfx.tui.base import ExplorerApp
 from tfx.tui.jobs import JobRunner
+from tfx.tui.widgets.footer import KeyFooter
 from tfx.tui.widgets.ir import IRPane
 
 PANES = ("ir", "traffic", "roofline", "timeline", "explore", "hardware")
@@ -66,6 +70,14 @@ def _file_stamp(path: str):
 
 FOCUS = {"ir": "#ir-tree", "traffic": "#traffic-table", "roofline": "#params-table",
          "timeline": "#gantt", "explore": "#topk", "hardware": "#facts-table"}
+
+
+class MainScreen(Screen):
+    """The explorer's screen: focus starts on the IR pane's scope tree, where the IR pane
+    puts it (Textual's default, the first focusable widget, is the tab bar: focus then
+    moved, one more refresh and a rebuild of the key bar before the first analysis)."""
+
+    AUTO_FOCUS = FOCUS["ir"]
 
 
 def _commands_provider():
@@ -163,6 +175,9 @@ class TfxApp(ExplorerApp):
         return self.jobs.shown["analysis"]
 
     # ------------------------------------------------------------ layout
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         yield Static("tfx open: loading...", id="status")
         with TabbedContent(id="tabs", initial="ir"):
@@ -171,13 +186,9 @@ class TfxApp(ExplorerApp):
             for title, pane in zip(TITLES[1:], PANES[1:]):
                 yield TabPane(title, id=pane)      # filled the first time it is shown
         yield Static("", id="diff")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
-        # Everything made so far (Textual's widgets and styles, the imports) lives as long
-        # as the app: keep it out of the collector's full passes, which otherwise cost a
-        # keystroke ~45 ms now and then.
-        self.call_after_refresh(gc.freeze)
         self.set_interval(WATCH_S, self.check_kernel_file)
         if self.sync:
             self.submit()
@@ -270,6 +281,7 @@ class TfxApp(ExplorerApp):
         self._status()
         self.jobs.mark_shown("analysis", out.generation)
         if old is None:
+            self.call_after_refresh(self.startup_done)
             # the first analysis is on screen: the workers import what later jobs need,
             # a moment later, so the terminal draws the frame first (on 2 cores the
             # imports would compete with it); a person reads the screen longer than that

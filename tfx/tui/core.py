@@ -70,9 +70,12 @@ def _parse(path: str, text: str):
 def worker_init() -> None:
     """Run in each worker process: its stdout and stderr go to /dev/null, since they are
     the terminal the app draws on (a stray warning would scribble over the screen); what
-    a forked worker inherited is frozen out of the garbage collector's passes."""
+    a forked worker inherited is frozen out of the garbage collector's passes, and the
+    collector, which a worker forked while the app starts inherits paused
+    (``tfx.tui.open_command.collector_paused``), runs again."""
     import gc
     gc.freeze()
+    gc.enable()
     try:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 1)

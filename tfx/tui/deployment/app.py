@@ -17,7 +17,7 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
+from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
 from tfx.errors import TfxError
 from tfx.tui.base import ExplorerApp
@@ -28,6 +28,7 @@ from tfx.tui.deployment.commands import ModelCommands
 from tfx.tui.deployment.panes import (ComparePane, HardwarePane, KnobsTable, LayoutPane, MemoryPane, ServePane,
                                  StagesPane, SuggestPane)
 from tfx.tui.screens import HelpScreen, PromptScreen
+from tfx.tui.widgets.footer import KeyFooter
 
 TABS = ("layout", "suggest", "memory", "stages", "compare", "hardware", "serve")
 TITLES = ("1 Layout", "2 Suggest", "3 Memory", "4 Stages", "5 Compare", "6 Hardware", "7 Serve")
@@ -151,7 +152,7 @@ class ModelApp(ExplorerApp):
                 yield HardwarePane(id="hardware")
                 yield ServePane(id="serve")
         yield Static("", id="diff")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(KnobsTable).show(self.knobs, self.good)
@@ -215,6 +216,8 @@ class ModelApp(ExplorerApp):
             self.undo.append(old_knobs)
             del self.undo[:-50]
         self.result, self.good = r, out.knobs
+        if old is None:
+            self.call_after_refresh(self.startup_done)
         self.layout = out.layout
         self.memory_notes = out.memory_notes
         self.last_diff = core.diff_line(old, r, old_knobs, out.knobs) if old is not None else ""

@@ -1,0 +1,104 @@
+"""What makes `tfx open` start fast, kept honest (bench/tui_startup.py times it; no timing here).
+
+* The key bar is rebuilt only when the keys it shows change (Textual's ``Footer``
+  rebuilds on every ``bindings_updated``, four times for nothing before the first
+  analysis was on screen).
+* Focus starts on the IR pane's scope tree (no move from the tab bar, no extra refresh).
+* The cyclic garbage collector is paused while the explorer starts and runs again once
+  the first analysis is drawn, in the app and in its forked workers.
+"""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_tui_support import make_app, run
+
+
+def _keys(app) -> list:
+    from textual.widgets._footer import FooterKey
+    return list(app.query_one("KeyFooter").query(FooterKey))
+
+
+def test_key_bar_rebuilds_only_when_its_keys_change():
+    """IR pane, scope tree focused: the app's shown bindings f1 d r p q and the palette's
+    ctrl+p = 6 keys. Bindings published again, unchanged: the same 6 widgets stay.
+    Pane 3 focuses the parameter table, whose enter, x and h come first: 3 + 6 = 9 new keys."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            before = _keys(app)
+            assert [k.key for k in before] == ["f1", "d", "r", "p", "q", "ctrl+p"]
+            for _ in range(3):
+                app.screen.refresh_bindings()
+                await pilot.pause()
+            after = _keys(app)
+            assert len(after) == 6 and all(a is b for a, b in zip(after, before))
+            await pilot.press("3")
+            await pilot.pause()
+            keys = _keys(app)
+            assert [k.key for k in keys] == ["enter", "x", "h", "f1", "d", "r", "p", "q", "ctrl+p"]
+            assert not any(k is b for k in keys for b in before)
+    run(go())
+
+
+def test_focus_starts_on_the_scope_tree(monkeypatch):
+    """The first widget focused is the scope tree itself, not the tab bar (Textual's default)."""
+    from tfx.tui import app as app_module
+    focused = []
+    original = app_module.MainScreen.set_focus
+
+    def record(self, widget, *args, **kw):
+        focused.append(getattr(widget, "id", None))
+        return original(self, widget, *args, **kw)
+
+    monkeypatch.setattr(app_module.MainScreen, "set_focus", record)
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.focused.id == "ir-tree"
+    run(go())
+    while focused and focused[-1] is None:       # focus cleared as the app closes
+        focused.pop()
+    assert focused and set(focused) == {"ir-tree"}
+
+
+def test_collector_paused_while_starting_and_on_after_the_first_analysis():
+    from tfx.tui.open_command import collector_paused
+    assert gc.isenabled()
+    seen = {}
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            seen["after first analysis"] = gc.isenabled()
+
+    with collector_paused():
+        seen["paused"] = gc.isenabled()
+        run(go())
+    assert seen == {"paused": False, "after first analysis": True}
+    assert gc.isenabled()
+
+
+def test_collector_paused_is_undone_when_the_app_fails():
+    from tfx.tui.open_command import collector_paused
+    with pytest.raises(RuntimeError):
+        with collector_paused():
+            raise RuntimeError("the app died before its first analysis")
+    assert gc.isenabled()
+
+
+def test_a_worker_forked_while_paused_runs_the_collector():
+    """worker_init (every worker process) turns the collector back on: a worker forked
+    while the app starts inherits it paused, and a sweep makes plenty of cycles."""
+    code = ("import gc, sys; gc.disable(); from tfx.tui.core import worker_init; worker_init(); "
+            "sys.exit(0 if gc.isenabled() else 3)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
