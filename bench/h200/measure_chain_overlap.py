@@ -28,7 +28,9 @@ Parts (one CSV each):
                 QK^T's accumulator m_i x a runtime 0 so the invariant dot is not hoisted), and
                 sass.txt, the SASS of each such kernel with its opcode histogram (cuobjdump).
   log.txt       everything printed.
-CHAIN_PARTS=mma_rate,two_phase,attn_trip,attn_loads picks the parts (default: all).
+  mma_waited.csv one warpgroup mma group a trip that the next trip waits for (s = dot(a, b, s * c)),
+                A from registers (RS, as attention's PV) or from shared memory (SS), 1-4 CTAs per SM.
+CHAIN_PARTS=mma_rate,two_phase,attn_trip,attn_loads,mma_waited picks the parts (default: all).
 Times: triton.testing.do_bench median.
 """
 import csv
@@ -182,6 +184,56 @@ def attn_trip_noload(Q, K, V, O, qk_scale, zero, SKV, D: tl.constexpr, BLOCK_M: 
         m_i = m_new
     o = acc / l_i[:, None]
     tl.store(O + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
+
+
+@triton.jit
+def waited_group(A, B, O, iters, c, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, RS: tl.constexpr):
+    # one warpgroup mma group a trip whose result the next trip reads (s * c): the trip waits
+    # for it, as attention's trips do; RS: A scaled in registers first (the compiler keeps a
+    # computed A operand in registers: wgmma's RS form, attention's PV), else A from shared
+    pid = tl.program_id(0)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(A + rm[:, None] * K + rk[None, :])
+    if RS:
+        a = (a.to(tl.float32) * (c + 1.0)).to(tl.bfloat16)
+    b = tl.load(B + rk[:, None] * N + rn[None, :])
+    s = tl.zeros([M, N], tl.float32)
+    for i in range(iters):
+        s = tl.dot(a, b, s * c)
+    tl.store(O + pid * M * N + rm[:, None] * N + rn[None, :], s)
+
+
+def part_rs(rows):
+    """Waited warpgroup mma groups, A from registers (RS) or shared memory (SS), 1-4 CTAs per SM."""
+    ghz = 1.98
+    for K, N in ((32, 128), (64, 128), (128, 128), (64, 64), (128, 32)):
+        a = torch.randn(64, K, device=DEV, dtype=torch.bfloat16) * 0.01
+        b = torch.randn(K, N, device=DEV, dtype=torch.bfloat16) * 0.01
+        o = torch.empty(SMS * 8 * 64 * N, device=DEV, dtype=torch.float32)
+        for rs in (1, 0):
+            try:
+                k = waited_group.warmup(a, b, o, 16, 0.0, M=64, N=N, K=K, RS=rs, grid=(SMS,), num_warps=4,
+                                        num_stages=1)
+                k._init_handles()
+            except Exception as e:  # noqa: BLE001
+                log("rs compile failed", K, N, rs, repr(e)[:200])
+                continue
+            occ = occupancy(k, 128, k.metadata.shared)
+            for r in (1, 2, 4):
+                if occ is not None and r > occ:
+                    continue
+
+                def launch(it, r=r):
+                    waited_group[(SMS * r,)](a, b, o, it, 0.0, M=64, N=N, K=K, RS=rs, num_warps=4, num_stages=1)
+                ns, ts, tl_ = per_trip(launch, 512, 2560)
+                flop = 2 * 64 * N * K * r
+                row = {"K": K, "N": N, "RS": rs, "r": r, "regs": k.n_regs, "occupancy": occ,
+                       "ns_per_round": round(ns, 3), "fraction_of_4096_at_1.98GHz": round(flop / ns / (4096 * ghz), 4),
+                       "wgmma": wgmma_line(k)}
+                rows.append(row)
+                log("rs", row)
 
 
 def sass_counts(k, tag):
@@ -365,7 +417,7 @@ def part_attn(rows):
 def main():
     log("device", torch.cuda.get_device_name(0), "sms", SMS, "torch", torch.__version__, "triton", triton.__version__)
     parts = (("mma_rate.csv", part_mma_rate), ("two_phase.csv", part_two_phase), ("attn_trip.csv", part_attn),
-             ("attn_loads.csv", part_attn2))
+             ("attn_loads.csv", part_attn2), ("mma_waited.csv", part_rs))
     only = os.environ.get("CHAIN_PARTS")
     for name, part in parts:
         if only and name.split(".")[0] not in only.split(","):
