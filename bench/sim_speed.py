@@ -3,6 +3,8 @@
     python bench/sim_speed.py            # the targets, then the sip cases
     python bench/sim_speed.py --quick    # the targets only
     python bench/sim_speed.py --check    # also: the exact shortcuts change no result
+    python bench/sim_speed.py --reference save /tmp/simref    # every bundled case's JSON, hashed
+    python bench/sim_speed.py --reference check /tmp/simref   # ... and compared after a change
 
 Targets (docs/simulator.md, "Speed"):
 
@@ -18,12 +20,22 @@ and CPU time, which a loaded machine inflates less), and the
 same with the exact shortcuts off (``tfx.sim.event_loop.SHORTCUTS``: identical independent
 units simulated once, periodic steady states jumped over), i.e. the event loop alone.
 ``--check`` compares the two results event for event (timeline, totals, JSON).
+
+``--reference save|check DIR``: ``tfx simulate --json`` (the CLI, in this process) for
+every kernel of every bundled .tile file on every bundled profile, with ``--full`` and
+without, plus a few parameter and knob variants (partial waves, ``--tiles``, sip's
+channel hold): the SHA-256 of each output (or of the error line and exit status) is
+written to DIR/reference.json (save) or compared with it (check; exit 1 on any
+difference). A change to the simulator's speed must leave every digest as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import io
+import json
 import statistics
 import sys
 import time
@@ -78,12 +90,88 @@ def digest(r) -> str:
     return h.hexdigest()
 
 
+def reference_cases():
+    """(name, argv of ``tfx simulate``) for every bundled kernel x profile, full and
+    representative, and the variants that reach other paths of the simulator."""
+    from tfx.hw.profile import list_profiles
+    cases = []
+    for tile in sorted((ROOT / "kernels").glob("*.tile")):
+        names = [k.name for k in parse_file(str(tile)).kernels]
+        for kernel in names:
+            for hw in list_profiles():
+                for full in (True, False):
+                    argv = [str(tile), "--hw", hw, "--json"]
+                    if len(names) > 1:
+                        argv += ["--kernel", kernel]
+                    if full:
+                        argv.append("--full")
+                    cases.append((f"{tile.name}:{kernel}@{hw}{' --full' if full else ''}", argv))
+    gemm = str(ROOT / "kernels" / "gemm.tile")
+    for sets in (["M=1000", "N=3000", "K=512"], ["M=2048", "N=2048", "K=1024", "STAGES=1"],
+                 ["M=4096", "N=4096", "K=4096", "BM=64", "WARPS=8", "STAGES=4"]):
+        for full in (True, False):
+            argv = [gemm, "--hw", "h200_sxm", "--json"] + [x for v in sets for x in ("--set", v)]
+            cases.append(("gemm.tile " + " ".join(sets) + (" --full" if full else ""),
+                          argv + (["--full"] if full else [])))
+    cases.append(("gemm.tile --tiles 8 --full", [gemm, "--hw", "h200_sxm", "--json", "--full", "--tiles", "8"]))
+    for tile in ("sip_gemm.tile", "sip_decode_attention.tile", "sip_splitk_gemm.tile"):
+        cases.append((f"{tile} hold 0 --full", [str(ROOT / "kernels" / tile), "--hw", "sip", "--json", "--full",
+                                                "--knob", "dma.hold_channel_for_round_trip=0"]))
+    return cases
+
+
+def run_cli(argv) -> tuple[int, bytes]:
+    """(exit status, stdout + stderr bytes) of ``tfx simulate ARGV`` run in this process."""
+    from tfx.cli.main import main as cli_main
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = cli_main(["simulate"] + argv)
+        except SystemExit as e:
+            rc = e.code
+    out.flush()
+    return rc, out.buffer.getvalue() + err.getvalue().encode()
+
+
+def reference(action: str, where: str) -> int:
+    path = Path(where) / "reference.json"
+    old = json.loads(path.read_text()) if action == "check" else None
+    got, bad = {}, 0
+    t = time.process_time()
+    for name, argv in reference_cases():
+        rc, out = run_cli(argv)
+        got[name] = [rc, hashlib.sha256(out).hexdigest(), len(out)]
+        if old is not None and old.get(name) != got[name]:
+            bad += 1
+            print(f"DIFFERS: {name}: {old.get(name)} -> {got[name]}", flush=True)
+    if old is not None:
+        missing = sorted(set(old) - set(got))
+        bad += len(missing)
+        for name in missing:
+            print(f"MISSING: {name}")
+        print(f"{len(got)} cases, {bad} differ ({time.process_time() - t:.0f} s CPU)")
+        return 1 if bad else 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(got, indent=1, sort_keys=True))
+    ok = sum(1 for v in got.values() if v[0] == 0)
+    print(f"{len(got)} cases ({ok} simulated, {len(got) - ok} refused) written to {path} "
+          f"({time.process_time() - t:.0f} s CPU)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the target cases only")
     ap.add_argument("--repeat", type=int, default=5, help="runs per case (the median is reported)")
     ap.add_argument("--check", action="store_true", help="compare with the shortcuts off, event for event")
+    ap.add_argument("--reference", nargs=2, metavar=("save|check", "DIR"),
+                    help="hash every bundled case's simulate --json into DIR, or compare with it")
     args = ap.parse_args()
+    if args.reference:
+        if args.reference[0] not in ("save", "check"):
+            ap.error("--reference: save or check")
+        return reference(*args.reference)
     bad = 0
     for name, path, hw, kernel, params, full, target in TARGETS + ([] if args.quick else OTHERS):
         a = analyze(parse_file(str(ROOT / "kernels" / path)), kernel, load_profile(hw), params=params)
