@@ -49,15 +49,21 @@ def test_chain_sets_a_one_cta_batch():
       throughput = memory 4,082.10 ns (vector 64.646 ns beside it)
       chain      = 700 + 2,041.05 + 64.646 + 2,041.05 = 4,846.73 ns  > throughput: the chain sets it
     404 CTAs = 3 full waves of 132 + a tail of 8 CTAs on 8 SMs (r = 1, 8 active):
-      throughput: 131,072 B over 4,238.4 / 8 = 529.8 B/ns = 247.40 ns
-      chain: each transfer at least the SM's own port, L2 over all 132 SMs:
+      the first wave starts together and runs in lock step, op by op:
+             load max(2,041.04, latency 700) + mul 64.646 + store 2,041.04 = 4,146.73 ns
+             (65,536 x 132 / 4,238.4 = 2,041.04 exactly; the 2,041.05 above rounds up)
+      the other 2 full waves overlap: 2 x 4,846.73 = 9,693.46 ns; waves 13,840.19 ns
+      tail throughput: 131,072 B over 4,238.4 / 8 = 529.8 B/ns = 247.40 ns
+      tail chain: each transfer at least the SM's own port, L2 over all 132 SMs:
              65,536 / 83.333 = 786.43 ns (not 65,536 / 529.8 = 123.70 ns)
              700 + 786.43 + 64.646 + 786.43 = 2,337.51 ns
-    total = 3,000 + 700 + 3 x 4,846.73 + 2,337.51 = 20,577.7, up to 20,578 ns"""
+    total = 3,000 + 700 + 13,840.19 + 2,337.51 = 19,877.7, up to 19,878 ns"""
     a = _analyze()
-    assert a.metrics["performance.predicted_ns"] == 20578
+    assert a.metrics["performance.predicted_ns"] == 19878
     terms = {t.name: t for t in a.terms}
-    assert terms["waves"].ns == pytest.approx(3 * 4846.73, abs=0.01)
+    assert terms["waves"].ns == pytest.approx(4146.73 + 2 * 4846.73, abs=0.01)
+    assert "the first wave in lock step 4.15 us (its CTAs start together) + 2 full waves overlapping x 4.85 us" \
+        in terms["waves"].detail
     assert terms["tail wave"].ns == pytest.approx(2337.51, abs=0.01)
     assert "bound by latency" in terms["waves"].detail
     assert "one CTA's chain 4.85 us = latency 700.00 ns + copy 4.08 us + vector 64.65 ns" in terms["overlap"].detail
@@ -73,9 +79,10 @@ def test_two_ctas_queue_at_the_memory_pipe():
     a batch of 2 takes 8,284.79 ns, between the overlap bound max(2 D = 8,164.17, chain
     4,846.73) and the lock-step sum 8,293.49 (load 4,082.10 + mul 129.29 + store 4,082.10).
     404 CTAs on 264 slots: 1 full wave + 140 CTAs (r = cdiv(140, 132) = 2 on 132 SMs, the
-    same 8,284.79). total = 3,000 + 700 + 2 x 8,284.79 = 20,269.6, up to 20,270 ns."""
+    same 8,284.79). The one full wave is the first, in lock step: 8,293.49 ns.
+    total = 3,000 + 700 + 8,293.49 + 8,284.79 = 20,278.3, up to 20,279 ns."""
     a = _analyze(resources={"threads": 256, "regs": 128, "spills": 0, "smem": 0})
-    assert a.metrics["performance.predicted_ns"] == 20270
+    assert a.metrics["performance.predicted_ns"] == 20279
     assert "queue of 2 CTAs 8.28 us" in {t.name: t for t in a.terms}["overlap"].detail
 
 
@@ -85,6 +92,14 @@ def test_mva_asymptotes():
     of 3,200 = r x D."""
     assert row_body.mva_cycle(1, 100.0, 50.0) == pytest.approx(150.0)
     assert row_body.mva_cycle(32, 100.0, 100.0) == pytest.approx(3200.0, abs=1.0)
+
+
+def test_waves_ns_first_in_lock_step_then_overlap():
+    """3 full waves, the first 4,146.75 in lock step, then 2 x 4,846.73 = 13,840.21; one full
+    wave is only its first; none is 0 (a launch of less than a wave has only its tail)."""
+    assert row_body.waves_ns(3, 4146.75, 4846.73) == pytest.approx(13840.21)
+    assert row_body.waves_ns(1, 4146.75, 4846.73) == pytest.approx(4146.75)
+    assert row_body.waves_ns(0, 4146.75, 4846.73) == 0
 
 
 def test_one_wave_keeps_the_lock_step_pricing():

@@ -245,9 +245,16 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     t_tail, e_tail = batch_time(emax(r_tail, 1), emax(active_tail, 1))
     t_tail_spill = e_tail.get("spill", 0)
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
+    # The first full wave of a straight body starts together and runs in lock step, priced
+    # op by op as a launch of one wave is; the CTAs that follow start as slots free and
+    # overlap (row_body: "The first wave"). Without a full wave there is no first wave.
+    t_first = t_full
+    if straight:
+        t_first, _ = _scope_time(unit_node, counter, m, miss, warps, resident, units, positions)
+    waves_ns = row_body.waves_ns(full_waves, t_first, t_full)
     launch_ns = m.launch_ns
     fill_ns = m.dram_latency
-    total = launch_ns + fill_ns + full_waves * t_full + t_tail
+    total = launch_ns + fill_ns + waves_ns + t_tail
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -264,9 +271,12 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         lt.terms = [
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})"),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive"),
-            Term("waves", full_waves * t_full,
+            Term("waves", waves_ns,
                  f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
-                 f"{float(waves):.2f} waves; {full_waves} full waves x {format_time_ns(float(t_full))} (bound by {bound_by})"),
+                 f"{float(waves):.2f} waves; " + (
+                     row_body.describe_waves(full_waves, t_first, t_full, format_time_ns)
+                     if full_body is not None else
+                     f"{full_waves} full waves x {format_time_ns(float(t_full))}") + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
                  f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),

@@ -27,6 +27,17 @@ engines)), applied to a body that runs once. Without it the body's ops were summ
 at the r CTAs' demand, as if the CTAs ran in lock step and no CTA computed while another
 loaded: a bandwidth-bound row kernel was priced at its bytes plus all of its compute.
 
+The first wave. The CTAs of the first full wave do not overlap: the launch starts them
+all at once and they run the same chain, so they all load, then all compute, then all
+store, as a launch of one wave does (``applies``), and are priced op by op like it. Only
+the CTAs that follow start when a slot frees, at the times the first ones finish, and
+those times are spread by the first wave's queue at the memory pipe (its CTAs' loads are
+served one after another): from the second wave on the CTAs are at different points of
+the chain and overlap (``waves_ns``). A launch of a few waves is mostly its first wave (a
+softmax of 2.6 waves at 12 CTAs per SM: calibration/h200/measured/issue15); one of many
+waves is mostly overlap, and a launch of just over one wave no longer jumps from the lock
+step to the overlap.
+
 Source for the mechanism: Hong and Kim, "An analytical model for a GPU architecture with
 memory-level and thread-level parallelism awareness", ISCA 2009 (memory warp parallelism:
 memory periods of different warps overlap; a warp's own computation and memory period do
@@ -148,6 +159,27 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple
     queued = mva_cycle(r, service, think)
     ns = emax(emax(throughput, chain), queued)
     return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued), engines
+
+
+def waves_ns(full_waves, first_ns, batch_ns):
+    """ns of a launch's full waves: the first in lock step (``first_ns``, its ops priced one
+    after another at the resident CTAs' demand), the other ``full_waves - 1`` overlapping
+    (``batch_ns`` each); 0 without a full wave."""
+    if is_array(full_waves, first_ns, batch_ns):
+        return where(full_waves >= 1, first_ns + (full_waves - 1) * batch_ns, 0)
+    return first_ns + (full_waves - 1) * batch_ns if full_waves >= 1 else 0
+
+
+def describe_waves(full_waves, first_ns, batch_ns, fmt) -> str:
+    """The waves line of a straight body: the first full wave in lock step, then the
+    overlapping batches, with values."""
+    if full_waves < 1:
+        return "no full wave"
+    first = f"the first wave in lock step {fmt(float(first_ns))} (its CTAs start together)"
+    if full_waves == 1:
+        return first
+    return (f"{first} + {full_waves - 1} full waves overlapping x {fmt(float(batch_ns))} = "
+            f"{fmt(float(waves_ns(full_waves, first_ns, batch_ns)))}")
 
 
 def mva_cycle(r, service, think):
