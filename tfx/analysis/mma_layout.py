@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import cdiv, emax, emin, is_array, where
+from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, ratio, where
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 ROWS_PER_WARP_IN_GROUP = 16             # a warpgroup's 64 rows are 16 per warp
@@ -201,3 +201,103 @@ def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
             f"shared-memory cycles = {float(t.cycles) / clock_ghz:,.2f} ns per trip; its load is not "
             f"pipelined (a trip waits for it)")
 
+
+
+# ------------------------------------------------------------------ fp8 on the warp mma
+class WarpMmaFacts(NamedTuple):
+    """The profile's ``warp_mma`` facts (cycles of one SM sub-partition)."""
+
+    subpartitions: int
+    mma_cycles: Any          # tensor core cycles per mma.sync m16n8k16 f16
+    issue_cycles: Any        # warp-scheduler issue cycles an mma holds beside conversions
+    convert_cycles: Any      # cycles per warp instruction converting an fp8 pair to f16
+    clock_fraction: Any      # SM clock under sustained warp mma / clock.core
+
+
+def warp_mma_facts(profile) -> WarpMmaFacts | None:
+    """The facts of a GPU whose compiler promotes fp8 warp-mma operands to f16, or None
+    (``warp_mma.promotes_fp8`` unset or a fact missing: the mma keeps its tensor rate)."""
+    if not profile.get("warp_mma.promotes_fp8", 0):
+        return None
+    vals = [profile.get(f"warp_mma.{k}", None) for k in
+            ("subpartitions", "f16_mma_cycles", "mma_issue_cycles", "fp8_to_f16_cycles", "clock_fraction")]
+    if any(v is None for v in vals):
+        return None
+    return WarpMmaFacts(int(vals[0]), *vals[1:])
+
+
+class PromotedWarpMma(NamedTuple):
+    """One execution of an fp8 dot that takes the warp mma on a GPU whose compiler promotes
+    its operands (Triton on sm_90: ``decomposeMixedModeDotOp``): each warp converts its A rows
+    and B columns from fp8 to f16 in registers (cvt.rn.f16x2.e4m3x2, a pair per instruction)
+    and runs f16 mma.sync m16n8k16 on its own sub-partition's tensor core."""
+
+    warp_m: Any              # rows of one warp's tile
+    warp_n: Any              # columns of one warp's tile
+    k: Any                   # K padded to the f16 instruction's 16
+    mmas: Any                # mma.sync per warp
+    converts: Any            # conversion instructions per warp (each thread converts a pair)
+    tensor_cycles: Any       # mmas x f16_mma_cycles
+    issue_cycles: Any        # mmas x mma_issue_cycles + converts x fp8_to_f16_cycles
+    cycles: Any              # the longer: one warp's time on its sub-partition
+    warp_ns: Any             # cycles at the SM clock under warp mma
+    applies: Any = True      # per configuration of a sweep: the dot takes the warp mma
+
+
+def promoted_warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz) -> PromotedWarpMma | None:
+    """What an 8-bit dot on the warp path costs one warp, or None where it keeps the tensor
+    rate (warpgroup mma, 16-bit operands, no facts). On a sweep (arrays) ``applies`` says
+    which configurations take the warp mma; the other fields hold for those.
+
+    A warp holds ``M/warps_m`` rows and ``N/warps_n`` columns; K pads to 16. Per 16-deep step
+    it runs (rows/16)(cols/8) mma.sync and converts rows x 16 A values and cols x 16 B values,
+    two per instruction over 32 threads: rows x K / 64 + cols x K / 64 conversions. Its
+    sub-partition is busy the longer of its tensor core (``f16_mma_cycles`` per mma) and its
+    warp scheduler's issue (``mma_issue_cycles`` per mma, ``fp8_to_f16_cycles`` per conversion:
+    calibration/h200/measured/fp8_mma, within 2% of Triton's k-step for tiles of 32 x 16 and up)."""
+    if facts is None or not bits or bits >= 16:
+        return None
+    sweep = is_array(p.path, p.m, p.n, p.warps_m, p.warps_n, *shape)
+    if sweep:
+        import numpy as np
+        applies = np.asarray(p.path) == "warp"
+        if not applies.any():
+            return None
+        num = float
+        wm = np.asarray(p.m, dtype=np.float64) / p.warps_m
+        wn = np.asarray(p.n, dtype=np.float64) / p.warps_n
+        k = np.asarray(cdiv(shape[2], 16) * 16, dtype=np.float64)
+        mmas = np.ceil(wm / WARP_MMA_M) * np.ceil(wn / WARP_MMA_N) * (k / 16)
+    else:
+        if p.path != "warp":
+            return None
+        applies, num = True, decimal_value
+        wm, wn = p.m // p.warps_m, p.n // p.warps_n
+        k = cdiv(shape[2], 16) * 16
+        mmas = cdiv(wm, WARP_MMA_M) * cdiv(wn, WARP_MMA_N) * (k // 16)
+    converts = ratio(wm * k, 64) + ratio(wn * k, 64)
+    tensor = mmas * num(facts.mma_cycles)
+    issue = mmas * num(facts.issue_cycles) + converts * num(facts.convert_cycles)
+    cycles = emax(tensor, issue)
+    warp_ns = ratio(cycles, num(clock_ghz) * num(facts.clock_fraction))
+    return PromotedWarpMma(wm, wn, k, mmas, converts, tensor, issue, cycles, warp_ns, applies)
+
+
+def busiest_subpartition_warps(warps, resident, subpartitions):
+    """Warps on the busiest sub-partition of an SM holding ``resident`` CTAs of ``warps``:
+    ceil(resident x warps / subpartitions) (measured: three 2-warp CTAs reach 0.75 of the SM's
+    warp-mma rate, calibration/h200/measured/fp8_mma)."""
+    return cdiv(resident * warps, subpartitions)
+
+
+def describe_promoted(c: PromotedWarpMma, warps, resident, facts: WarpMmaFacts, clock_ghz) -> str:
+    busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
+    return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
+            f"{int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} mma.sync m16n8k16 f16 "
+            f"and {float(c.converts):,.0f} fp8 -> f16 pair conversions; its sub-partition needs "
+            f"max({int(c.mmas)} x {float(facts.mma_cycles):g} = {float(c.tensor_cycles):,.0f} tensor, "
+            f"{int(c.mmas)} x {float(facts.issue_cycles):g} + {float(c.converts):,.0f} x {float(facts.convert_cycles):g} = "
+            f"{float(c.issue_cycles):,.1f} issue) = {float(c.cycles):,.1f} cycles / "
+            f"({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) = {float(c.warp_ns):,.2f} ns; "
+            f"{int(resident)} CTAs x {int(warps)} warps on {facts.subpartitions} sub-partitions: the busiest holds "
+            f"{int(busiest)}, {float(c.warp_ns * busiest):,.2f} ns a round")

@@ -151,6 +151,7 @@ class Demand:
     link_in: Any = 0       # ns on its inbound direction (recv; allreduce): links are full duplex
     link_latency: Any = 0  # ns: the latency of those transfers (hops x one-way), summed over ops
     unpipelined: Any = 0   # operands whose load the compiler cannot pipeline (register transposes)
+    warp_tensor: Any = 0   # ns one warp's promoted fp8 warp mma keeps its sub-partition (mma_layout)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -305,8 +306,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
                 f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
         if m.kind == "gpu":
-            lt.terms.extend(_mma_terms(unit_node, m, warps))
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
+            lt.terms.extend(_mma_terms(unit_node, m, warps, on_sm))
             lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm))
         for note in miss["__notes__"].values():
             for name, ns, detail in mma_path.breakdown_terms(note, full_waves, lambda x: format_time_ns(float(x))):
@@ -367,7 +368,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
     return out
 
 
-def _mma_terms(unit_node: ScopeNode, m: Machine, warps) -> list:
+def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
     """How each mma is laid on the tensor cores and what its operands cost (explanations;
     their time is in the waves above)."""
     out = []
@@ -381,6 +382,13 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps) -> list:
             continue
         p = mma_layout.plan(shape, m.inst, warps, bits, getattr(c, "mma_chained", False))
         rate = m.rate("tensor", dtype) * m.tensor_efficiency(dtype)
+        promoted = _promoted_warp_mma(c, m, warps)
+        if promoted is not None:
+            f16 = p._replace(k=promoted.k, depth=16)        # the f16 instruction it runs
+            out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(f16, shape, warps)))
+            out.append(Term("fp8 warp mma", 0, f"line {c.line}: " + mma_layout.describe_promoted(
+                promoted, warps, resident, m.warp_mma, m.clock_ghz) + " (included in the waves above)"))
+            continue
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
         for t in mma_layout.register_transposes(c, m.inst, bits, warps):
             out.append(Term("transpose", 0, f"line {c.line}: " + mma_layout.describe_transpose(t, m.clock_ghz)))
@@ -446,7 +454,20 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                     # a batched mma issues its M x N x K instructions once per batch entry
                     flops = _padded_flops(shape, m, warps, getattr(node, "mma_bits", 16),
                                           getattr(node, "mma_chained", False)) * getattr(node, "per_exec_batch", 1)
-                d.tensor = d.tensor + flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
+                tensor_ns = flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
+                promoted = _promoted_warp_mma(node, m, warps)
+                if promoted is not None:
+                    # an fp8 dot on the warp mma runs as f16 mma.sync after converting its
+                    # operands (tfx.analysis.mma_layout.promoted_warp_mma): each warp keeps its
+                    # own sub-partition busy; the CTA's share of the SM is warps / sub-partitions
+                    per_warp = promoted.warp_ns * getattr(node, "per_exec_batch", 1)
+                    share = per_warp * ratio(warps, m.warp_mma.subpartitions)
+                    if is_array(promoted.applies):
+                        per_warp = where(promoted.applies, per_warp, 0)
+                        share = where(promoted.applies, share, tensor_ns)
+                    d.warp_tensor = d.warp_tensor + per_warp
+                    tensor_ns = share
+                d.tensor = d.tensor + tensor_ns
             elif unit == "special":
                 d.special = d.special + amount / m.rate("special", rate_dtype(dtype))
             else:
@@ -475,6 +496,16 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
             if dims is not None:
                 d.descriptors = d.descriptors + contiguous_runs(w, dims, counter.env)
     return d
+
+
+def _promoted_warp_mma(node: ScopeNode, m: Machine, warps):
+    """The promoted fp8 warp mma of mma ``node`` (tfx.analysis.mma_layout), or None."""
+    shape = getattr(node, "per_exec_shape", None)
+    bits = getattr(node, "mma_bits", 16)
+    if m.warp_mma is None or shape is None or not bits or bits >= 16:
+        return None
+    p = mma_layout.plan(shape, m.inst, warps, bits, getattr(node, "mma_chained", False))
+    return mma_layout.promoted_warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz)
 
 
 def _padded_flops(shape, m: Machine, warps, bits=16, chained=False):
@@ -528,17 +559,24 @@ def _transfer_ns(d: Demand, m: Machine, r, active_units):
     return copy
 
 
-def engine_ns(d: Demand, m: Machine, r, active_units) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units, warps=None) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
     every descriptor holds a channel for its transfer, plus the memory round trip when
-    ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time."""
+    ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time. Given the positions'
+    ``warps``, a promoted fp8 warp mma (``d.warp_tensor`` per warp) takes the busiest
+    sub-partition's warps, ceil(r x warps / sub-partitions), not their average."""
     copy = _transfer_ns(d, m, r, active_units)
     if m.dma_channels and m.dma_hold:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
-    return {"copy": copy, "tensor": r * d.tensor, "smem": r * d.smem, "vector": r * d.vector,
+    tensor = r * d.tensor
+    if warps is not None and m.warp_mma is not None and (is_array(d.warp_tensor) or d.warp_tensor):
+        sub = m.warp_mma.subpartitions
+        busiest = mma_layout.busiest_subpartition_warps(warps, r, sub)
+        tensor = tensor + (busiest - ratio(r * warps, sub)) * d.warp_tensor
+    return {"copy": copy, "tensor": tensor, "smem": r * d.smem, "vector": r * d.vector,
             "special": r * d.special, "dispatch": r * d.dispatch, "spill": r * d.spill,
             "link": r * emax(d.link, d.link_in)}
 
@@ -566,7 +604,7 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             d = op_demand(c, counter, m, miss, warps)
             if in_composite:
                 d.dispatch = 0
-            e = engine_ns(d, m, r, active_units)
+            e = engine_ns(d, m, r, active_units, warps)
             t = _max_engine(e)
             # A load's latency overlaps the other resident positions' transfers (and the next
             # wave's): the op takes the longer of its transfer and one latency. The first
@@ -700,7 +738,7 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
                         late.add(op.result)
                     if trip and op.opcode not in VIEWS:
                         cmd_late = True
-                        one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units)
+                        one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units, warps)
                         one.pop("dispatch", None)
                         chain = chain + _max_engine(one)
                 if op.result:
@@ -729,7 +767,7 @@ class _Command(NamedTuple):
 def _op_command(c: ScopeNode, reads, counter, m: Machine, miss, warps, active_units) -> _Command:
     op = c.op
     d = op_demand(c, counter, m, miss, warps)
-    one = engine_ns(d, m, 1, active_units)
+    one = engine_ns(d, m, 1, active_units, warps)
     units = {k[2] if k[2] != "tensor" else mma_engine(m.profile, k[1])
              for k in c.per_exec if k[0] == "flops"}
     if op.opcode in ("load", "store", "copy"):
@@ -768,7 +806,7 @@ def _composite_command(c: ScopeNode, root_of: dict, counter, m: Machine, miss, w
                 rows = emax(rows, ty.shape[0].evaluate(counter.env))
             except TfxError:          # an extent that depends on an index: no sub-tiling from it
                 pass
-        one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units)
+        one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units, warps)
         if x.op.opcode in ("load", "store", "copy"):
             copy = copy + one["copy"]
             loads = True
@@ -847,7 +885,7 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
 def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units):
     """One CTA's tensor + vector + special-function ns of op ``c`` in one trip of ``loop``."""
     k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
-    one = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units)
+    one = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)
     return (one["tensor"] + one["vector"] + one["special"]) * k
 
 
@@ -887,8 +925,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # state does not stay in L1: it comes back from L2 (DRAM when the machine's spilled
         # bytes exceed L2) at the rate the SMs' own loads and stores reach it.
         body.spill = emax(body.spill, 2 * cta_spill / beyond_l1)
-    e = engine_ns(body, m, r, active_units)
-    one = engine_ns(body, m, 1, active_units)
+    e = engine_ns(body, m, r, active_units, warps)
+    one = engine_ns(body, m, 1, active_units, warps)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
@@ -979,7 +1017,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if m.kind == "gpu" and m.dispatch_single is None:
         def trip_tensor_ns(c):
             k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
-            return op_demand(c, counter, m, miss, warps).tensor * k
+            return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * k
         waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
         if serial:
             # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
@@ -996,7 +1034,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             serial_round = emax(_max_engine(e), in_order[0])
             serial_fill = emax(in_order[1] - in_order[0], 0)
         else:
-            single = (lat * (has_loads > 0) + sum(engine_ns(body, m, 1, active_units).values()) + serial_wait
+            single = (lat * (has_loads > 0) + sum(engine_ns(body, m, 1, active_units, warps).values()) + serial_wait
                       + body.link_latency + serial_chain)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
@@ -1023,7 +1061,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)
     else:
-        single = ((lat if has_loads else 0) + sum(engine_ns(body, m, 1, active_units).values()) + serial_wait
+        single = ((lat if has_loads else 0) + sum(engine_ns(body, m, 1, active_units, warps).values()) + serial_wait
                   + body.link_latency + serial_chain)
         round_ns = emax(_max_engine(e), single)
         fill = 0

@@ -231,6 +231,24 @@ PROFILE_SPEC = TableSpec({
         "smem_load": FactSpec("cycles", "nonnegative_int",
                               "cycles of a shared-memory load round trip (ld.shared to a dependent ld.shared)"),
     }, "dependent-instruction latencies (one warp's chain, no other work on the SM)"),
+    "warp_mma": TableSpec({
+        "subpartitions": _count("sub-partitions of one SM, each with its own warp scheduler and tensor core: "
+                                "a warp's mma.sync runs on its own sub-partition's"),
+        "f16_mma_cycles": FactSpec("cycles", "positive",
+                                   "cycles one sub-partition's tensor core takes per mma.sync m16n8k16 f16 "
+                                   "(4096 flop) when its warps keep it busy"),
+        "mma_issue_cycles": FactSpec("cycles", "positive",
+                                     "cycles of its warp scheduler's issue one mma.sync m16n8k16 holds when "
+                                     "other instructions (conversions) are issued beside it"),
+        "fp8_to_f16_cycles": FactSpec("cycles", "positive",
+                                      "cycles one sub-partition takes per warp instruction converting a pair "
+                                      "of fp8 values to f16 (cvt.rn.f16x2.e4m3x2, 32 threads)"),
+        "clock_fraction": FactSpec("ratio", "positive",
+                                   "the SM clock under sustained warp mma over clock.core (power)"),
+        "promotes_fp8": FactSpec("flag", "flag",
+                                 "1: the compiler converts fp8 operands of a warp mma (not a warpgroup mma) "
+                                 "to f16 in registers and runs f16 mma.sync (Triton on sm_90)"),
+    }, "warp-level mma (mma.sync) on a GPU whose tensor instruction is a warpgroup one"),
     "dispatch": TableSpec({
         "single_op": FactSpec("cycles", "nonnegative_int", "cycles to dispatch one command"),
         "composite": FactSpec("cycles", "nonnegative_int", "cycles to dispatch a composite command"),
