@@ -28,7 +28,8 @@ Two parts, both physical facts, no GEMM configuration is timed:
    at 1-32 warps per block and 1-4 blocks per SM (132 x b blocks).
 3. Triton's warp-mma k-step (LDSM -> F2FP -> HMMA, the counts of part 1's SASS) for one warp tile
    of (16 RM) x (8 RN) at 2, 4 and 8 warps per block, one block per SM: cycles per 32-deep k step
-   per warp on its sub-partition (fp8_warp_tile.csv). FP8_PART=tiles runs this part alone.
+   per warp on its sub-partition (fp8_warp_tile.csv). FP8_PART=tiles runs this part alone;
+   FP8_PART=kn compiles part 1 with B stored N-major (gemm_fp8_kn) at three tiles instead.
 Writes fp8_mma.csv (one row per case), triton_fp8_dot.csv and the SASS files, log.txt.
 """
 import csv
@@ -63,7 +64,7 @@ def smi():
 # ------------------------------------------------------------------------------------------------
 # 1. What Triton emits for an fp8 dot
 # ------------------------------------------------------------------------------------------------
-def triton_part():
+def triton_part(kn=False):
     import torch
     import triton
     import triton.language as tl
@@ -96,7 +97,9 @@ def triton_part():
     log("triton", triton.__version__, "torch", torch.__version__)
     M = N = K = 1024
     A = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+    # K-major B: B^T stored [N, K] (strides of B: 1, K); N-major (gemm_fp8_kn): B stored [K, N]
     BT = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+    sbk, sbn = (N, 1) if kn else (1, K)
     C = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
     cuobjdump = None
     for cand in [os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump"), "cuobjdump"]:
@@ -104,10 +107,13 @@ def triton_part():
             cuobjdump = cand
             break
     rows = []
-    for bm, bn, bk, warps, stages in ((64, 64, 128, 2, 5), (16, 32, 64, 4, 2), (64, 64, 128, 4, 4)):
-        name = f"fp8_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+    tiles = ((64, 64, 128, 2, 5), (16, 32, 64, 4, 2), (64, 64, 128, 4, 4))
+    if kn:
+        tiles = ((128, 32, 128, 4, 2), (128, 64, 64, 4, 4), (64, 32, 128, 2, 2))
+    for bm, bn, bk, warps, stages in tiles:
+        name = f"fp8{'_kn' if kn else ''}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
         try:
-            k = fp8_matmul.warmup(A, BT, C, M, N, K, K, 1, 1, K, N, 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+            k = fp8_matmul.warmup(A, BT, C, M, N, K, K, 1, sbk, sbn, N, 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                                   num_warps=warps, num_stages=stages, grid=(1,))
             k._init_handles()
             ptx = k.asm["ptx"]
@@ -143,6 +149,21 @@ def triton_part():
                 "ttgir_mma_v3": ttgir.count("versionMajor = 3"),
                 "regs": k.n_regs, "spills": k.n_spills, "shared": k.metadata.shared,
             }
+            # the k-loop: between the last backward branch's target and that branch
+            lines = [ln for ln in sass.splitlines() if re.match(r"\s+/\*[0-9a-f]{4}\*/", ln)]
+            loop = []
+            for i, ln in enumerate(lines):
+                mb = re.search(r"BRA (0x[0-9a-f]+)", ln)
+                at = int(re.match(r"\s+/\*([0-9a-f]{4})\*/", ln).group(1), 16)
+                if mb and int(mb.group(1), 16) < at:
+                    target = int(mb.group(1), 16)
+                    loop = [x for x in lines[:i + 1] if int(re.match(r"\s+/\*([0-9a-f]{4})\*/", x).group(1), 16) >= target]
+            mnem = {}
+            for ln in loop:
+                mm = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", ln)
+                if mm:
+                    mnem[mm.group(1)] = mnem.get(mm.group(1), 0) + 1
+            log(name, "loop body", len(loop), "instructions:", dict(sorted(mnem.items(), key=lambda kv: -kv[1])))
             f2fp_kinds = sorted(set(re.findall(r"F2FP\.[A-Z0-9_.]+", sass)))
             hmma_kinds = sorted(set(re.findall(r"H[G]?MMA\.[A-Z0-9_.]+", sass)))
             log(name, counts, "F2FP kinds", f2fp_kinds, "MMA kinds", hmma_kinds)
@@ -409,6 +430,9 @@ def main():
         log("cupy failed", repr(exc)[:300])
         n_sm = 132
     log("SMs", n_sm)
+    if os.environ.get("FP8_PART", "all") == "kn":
+        triton_part(kn=True)
+        return
     if os.environ.get("FP8_PART", "all") == "tiles":
         tile_part(n_sm)
         log("device after:", smi())
