@@ -102,3 +102,46 @@ def test_a_worker_forked_while_paused_runs_the_collector():
     code = ("import gc, sys; gc.disable(); from tfx.tui.core import worker_init; worker_init(); "
             "sys.exit(0 if gc.isenabled() else 3)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_first_analysis_leaves_the_hint_rerun_for_later_with_the_same_result():
+    """gemm on h200_sxm keeps 3 x (128x64 + 64x128) x 2 B = 98,304 B of shared memory per
+    CTA: 2 CTAs fit the SM's 233,472 B (1,024 B reserved per CTA). The hint is one more CTA,
+    3, which leaves 233,472 / 3 - 1,024 = 76,800 B per CTA (600 allocation units of 128 B)."""
+    from dataclasses import replace
+
+    from tests.test_tui_support import GEMM
+    from tfx.tui import core
+    job = core.Job(1, GEMM, None, None, "h200_sxm")
+    full = core.run_job(job)
+    later_job = replace(job, later_hint=True)
+    later = core.run_job(later_job)
+    assert later.hint_pending and later.hint is None and later.hinted is None and later.hint_note == ""
+    assert later.analysis.metrics == full.analysis.metrics
+    core.finish_hint(later, later_job)
+    assert not later.hint_pending and not full.hint_pending
+    assert (later.hint, later.hint_note) == (full.hint, full.hint_note) == (
+        3, "rerun with 76,800 B shared memory/CTA")
+    assert later.hinted.metrics == full.hinted.metrics
+    core.finish_hint(later, later_job)            # once only
+    assert later.hint == 3
+
+
+def test_roofline_pane_after_the_in_app_first_analysis_reads_as_with_inline_jobs():
+    """The real start (first analysis in the app, the hint rerun after the first frame):
+    the Roofline pane shows the same lines as when every job runs inline."""
+    from tests.test_tui_support import shown
+    texts = {}
+
+    async def go(sync: bool):
+        app = make_app(sync=sync)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await app.wait_for_generation(1)
+            await pilot.press("3")
+            await pilot.pause()
+            texts[sync] = shown(app, "#roofline-text")
+
+    run(go(True))
+    run(go(False))
+    assert "At occupancy 3" in texts[True] and "rerun with 76,800 B shared memory/CTA" in texts[True]
+    assert texts[False] == texts[True]

@@ -39,6 +39,7 @@ class Job:
     knobs: tuple = ()                # ((path, text), ...)
     params: tuple = ()               # ((name, int), ...)
     hint: int | None = None          # occupancy hint; None: the kernel's, else one more CTA
+    later_hint: bool = False         # leave the occupancy-hint rerun to finish_hint
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Outcome:
     hint_note: str = ""              # what the hinted analysis assumes, or why there is none
     error: str | None = None         # the TfxError's first line
     source_text: str = ""            # the kernel text analysed
+    hint_pending: bool = False       # hint, hinted and hint_note wait for finish_hint
 
 
 _MODULE_CACHE: dict[tuple[str, str], Any] = {}
@@ -136,7 +138,10 @@ def run_job(job: Job) -> Outcome:
         a = analyze(module, job.kernel_name, profile, params=params,
                     occupancy_hint=job.hint)
         out.analysis = a
-        _hinted(out, module, job, profile, knobs, params)
+        if job.later_hint:
+            out.hint_pending = True
+        else:
+            _hinted(out, module, job, profile, params)
     except TfxError as err:
         out.error = err.headline()
     except (ArithmeticError, ValueError, KeyError, TypeError) as err:  # a model bug, not bad input
@@ -144,7 +149,24 @@ def run_job(job: Job) -> Outcome:
     return out
 
 
-def _hinted(out: Outcome, module, job: Job, profile, knobs, params) -> None:
+def finish_hint(out: Outcome, job: Job) -> None:
+    """The occupancy-hint rerun ``run_job`` left for later (``job.later_hint``: the first
+    analysis, run in the app before its first frame, which shows the IR pane, not this):
+    the Roofline pane's "At occupancy" lines. The same values as run_job's own; a
+    failure here is the note, since the analysis itself is shown already."""
+    if not out.hint_pending:
+        return
+    out.hint_pending = False
+    a = out.analysis
+    try:
+        _hinted(out, a.module, job, a.profile, dict(job.params))
+    except TfxError as err:
+        out.hint_note = f"not rerun: {err.headline()}"
+    except (ArithmeticError, ValueError, KeyError, TypeError) as err:  # a model bug, not bad input
+        out.hint_note = f"not rerun: {type(err).__name__}: {err}"
+
+
+def _hinted(out: Outcome, module, job: Job, profile, params) -> None:
     """Rerun the analysis with resources that meet the occupancy hint, when that is possible."""
     from tfx.analysis.analyze import analyze
     a = out.analysis
