@@ -108,7 +108,10 @@ def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis(kernels
     from tfx.model.latency import latency
     fast = load_system("h200_nvl8", knobs={"memory.gmem.bandwidth": "x2"})
     full = latency("llama3.1-70b", fast, wl, Parallelism.parse(r.ranking[0]["config"])).latency_ns
-    assert r.ranking[0]["latency_ns"] == pytest.approx(full, rel=0.03)
+    # 3.5% apart since one SM's DRAM ceiling (tfx.analysis.memory_parallelism): the few-CTA
+    # decode kernels' per-SM rate does not scale with HBM bandwidth, which the analytic split
+    # (a fixed latency floor + a roofline share) does not know
+    assert r.ranking[0]["latency_ns"] == pytest.approx(full, rel=0.04)
 
 
 def test_sip_placements():

@@ -13,7 +13,9 @@ x 0.74 tensor efficiency = 6001.4592 flop/ns; DRAM latency 700 ns; DRAM 4.8 TB/s
 4238.4 B/ns for the one active SM (L2 at 11,000 B/ns is faster). A GEMM k-loop's load round
 trip also holds the trip's chain, pipeline.load_trip_overhead 242 cycles / 1.98 GHz =
 122.2222 ns, and its bytes cross the SM's L2 port at 65 B x 1.98 = 128.7 B/ns, slower than the
-DRAM share (tfx.analysis.load_trip): CHAIN below.
+DRAM share (tfx.analysis.load_trip): CHAIN below. One SM alone brings DRAM bytes at most at
+pipeline.sm_dram_bandwidth_per_cycle 41 B x 1.98 GHz = 81.18 B/ns (tfx.analysis.memory_parallelism),
+slower than both the port and the device's 4238.4 B/ns: SM_DRAM below, the fetch of a tile.
 """
 
 from pathlib import Path
@@ -27,6 +29,7 @@ from tfx.lang import parse_file
 GEMM = Path(__file__).resolve().parent.parent / "kernels" / "gemm.tile"
 CHAIN = 242 / 1.98          # ns: the trip's chain in each load's round trip
 PORT = 65 * 1.98            # B/ns: the SM's L2 port
+SM_DRAM = 41 * 1.98         # B/ns: one SM's DRAM ceiling
 
 
 def _extra_ns(bm, warps):
@@ -45,24 +48,25 @@ def test_two_stage_synchronous_mma_pays_mma_latency_and_fetch_each_trip():
     mma.sync m16n8k16 with its 4 warps on N (tfx.analysis.mma_layout's warpsPerTileV2 on
     32 x 64: 2 row repetitions against 8 column ones): 32 rows and 4 x 8 x 2 = 64 columns
     need no padding: 2 x 32 x 64 x 64 = 262,144 flop / 6001.4592 = 43.6802 ns.
-    Fetch: A 32x64 + B 64x64 bf16 = 4096 + 8192 = 12,288 B / 128.7 (the port, slower than
-    the 4238.4 of DRAM) = 95.4779 ns. Trip: 43.6802 + 122.2222 + 700 + 95.4779 = 961.3803 ns;
-    64 trips: 61,528.3 ns. (Without the waited mma: 917.7001 ns a trip, 58,732.8 ns.)"""
-    assert _extra_ns(32, 4) == pytest.approx(64 * (262_144 / 6001.4592 + CHAIN + 700 + 12_288 / PORT), rel=1e-4)
+    Fetch: A 32x64 + B 64x64 bf16 = 4096 + 8192 = 12,288 B / 81.18 (one SM's DRAM ceiling,
+    slower than the port's 128.7 and the device's 4238.4) = 151.3673 ns. Trip: 43.6802 +
+    122.2222 + 700 + 151.3673 = 1017.2697 ns; 64 trips: 65,105.3 ns. (Without the waited mma:
+    973.5895 ns a trip, 62,309.7 ns.)"""
+    assert _extra_ns(32, 4) == pytest.approx(64 * (262_144 / 6001.4592 + CHAIN + 700 + 12_288 / SM_DRAM), rel=1e-4)
 
 
 def test_two_stage_async_warpgroup_mma_overlaps_the_next_load():
     """BM=64, 4 warps: MMAv3, the load overlaps the mma: the trip is max(mma, latency + fetch).
 
-    mma 87.3604 ns as above (64 rows, no padding); fetch: 8192 + 8192 = 16,384 B / 128.7 =
-    127.3039 ns; chain + latency + fetch = 122.2222 + 700 + 127.3039 = 949.5261 ns > 87.36;
-    64 trips: 60,769.7 ns."""
-    assert _extra_ns(64, 4) == pytest.approx(64 * (CHAIN + 700 + 16_384 / PORT), rel=1e-4)
+    mma 87.3604 ns as above (64 rows, no padding); fetch: 8192 + 8192 = 16,384 B / 81.18 (one
+    SM's DRAM ceiling) = 201.8231 ns; chain + latency + fetch = 122.2222 + 700 + 201.8231 =
+    1024.0453 ns > 87.36; 64 trips: 65,538.9 ns."""
+    assert _extra_ns(64, 4) == pytest.approx(64 * (CHAIN + 700 + 16_384 / SM_DRAM), rel=1e-4)
 
 
 def test_two_warps_rule_out_the_warpgroup_mma():
     """BM=64 with 2 warps: 2 % 4 != 0, so MMAv2 and the chain includes the mma. warpsPerTileV2
     on 64 x 64 (4 row against 8 column repetitions) puts both warps on N: no padding:
-    2 x 64 x 64 x 64 = 524,288 flop, 87.3604 ns; trip 87.3604 + 122.2222 + 700 + 127.3039 =
-    1036.8865 ns; 64 trips: 66,360.7 ns (60,769.7 if the load overlapped the mma)."""
-    assert _extra_ns(64, 2) == pytest.approx(64 * (524_288 / 6001.4592 + CHAIN + 700 + 16_384 / PORT), rel=1e-4)
+    2 x 64 x 64 x 64 = 524,288 flop, 87.3604 ns; trip 87.3604 + 122.2222 + 700 + 201.8231 =
+    1111.4057 ns; 64 trips: 71,130.0 ns (65,538.9 if the load overlapped the mma)."""
+    assert _extra_ns(64, 2) == pytest.approx(64 * (524_288 / 6001.4592 + CHAIN + 700 + 16_384 / SM_DRAM), rel=1e-4)

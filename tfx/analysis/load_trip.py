@@ -72,8 +72,9 @@ def round_trip_ns(lat, loaded_bytes, transfer_ns, f: LoadTrip) -> Any:
 
 
 class DramRoundTrip(NamedTuple):
-    base_ns: float              # a tile's DRAM round trip with no other traffic
+    base_ns: float              # the loaded line's intercept
     slope_ns_per_byte_ns: float  # ns more per B/ns of DRAM bandwidth the SMs draw
+    idle_ns: float | None = None  # the round trip with no other traffic: the line holds above it
 
 
 def dram_facts(m) -> DramRoundTrip | None:
@@ -82,7 +83,8 @@ def dram_facts(m) -> DramRoundTrip | None:
     at_copy = m.profile.get("pipeline.dram_round_trip_at_copy_bandwidth", None)
     if base is None or at_copy is None or not m.dram_bw_device:
         return None
-    return DramRoundTrip(base, (at_copy - base) / m.dram_bw_device)
+    return DramRoundTrip(base, (at_copy - base) / m.dram_bw_device,
+                         m.profile.get("pipeline.dram_round_trip_idle", None))
 
 
 def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
@@ -91,7 +93,12 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
     draw (queueing): L = base + slope x bandwidth, with bandwidth = active SMs x r CTAs x the
     DRAM bytes of a trip / the trip time T, and (S-1) T = the round trip (Little's law). So
     (S-1) T = K + miss x slope x U r D / T, K the round trip with L = base:
-    T = (K + sqrt(K^2 + 4 (S-1) miss slope U r D)) / (2 (S-1)); returns (S-1) T."""
+    T = (K + sqrt(K^2 + 4 (S-1) miss slope U r D)) / (2 (S-1)); returns (S-1) T.
+
+    Below the idle round trip (``idle_ns``, one SM alone) the line does not hold: the DRAM part
+    is max(idle, base + slope x bandwidth) (tfx.analysis.memory_parallelism). Both sides fall
+    as T grows, so the fixed point of the larger is the larger of the two fixed points:
+    (S-1) T = max(K_idle, the line's solution), K_idle the round trip with L = idle."""
     s1 = emax(stages - 1, 1)
     k = round_trip_ns(miss * d.base_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f)
     q = miss * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
@@ -100,6 +107,8 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
         t = (k + np.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
     else:
         t = (k + math.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
+    if d.idle_ns is not None:
+        return emax(s1 * t, round_trip_ns(miss * d.idle_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f))
     return s1 * t
 
 

@@ -28,7 +28,7 @@ from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis import load_trip, mma_layout
 from tfx.analysis.machine import Machine
-from tfx.analysis import row_body
+from tfx.analysis import memory_parallelism, row_body
 from tfx.analysis import trip_latency
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
@@ -308,7 +308,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if m.kind == "gpu":
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
             lt.terms.extend(_mma_terms(unit_node, m, warps, on_sm))
-            lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm))
+            lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm, min(positions, units)))
+            share = memory_parallelism.describe_share(m, min(positions, units))
+            if share is not None and m.dram_per_unit is None:
+                lt.terms.append(Term("sm dram share", 0, share + " (included in the waves above)"))
         for note in miss["__notes__"].values():
             for name, ns, detail in mma_path.breakdown_terms(note, full_waves, lambda x: format_time_ns(float(x))):
                 lt.terms.append(Term(name, ns, detail))
@@ -344,7 +347,7 @@ def _scalar(x):
     return float(x)
 
 
-def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, resident) -> list:
+def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, resident, active_units) -> list:
     """The load-trip floor of each pipelined loop that loads (tfx.analysis.load_trip); a loop
     node's executions count its trips, so the body's demand per execution is one trip's."""
     facts = load_trip.facts(m) if m.dispatch_single is None else None
@@ -357,14 +360,24 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         stages = c.stages if c.stages is not None else 1
         if is_array(stages, c.execs) or stages < 2 or not c.execs or not load_trip.applies(c):
             continue
-        loads = 0
+        body = Demand()
         for x in c.walk():
             if x is not c and x.kind in ("op", "capture") and x.per_exec:
-                loads = loads + op_demand(x, counter, m, miss, warps).global_loads * ratio(x.execs, c.execs)
+                body.add(op_demand(x, counter, m, miss, warps), ratio(x.execs, c.execs))
+        loads = body.global_loads
         if loads and not is_array(loads):
             out.append(Term("load trip", 0, f"line {c.line}: " +
                             load_trip.describe(float(loads), resident, facts)
                             + " (included in the waves above)"))
+            dram_trip = load_trip.dram_facts(m)
+            if dram_trip is not None and body.dram and not is_array(body.dram):
+                # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
+                fetch = _transfer_ns(body, m, 1, active_units)
+                rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, body.dram,
+                                                    resident, active_units, stages, facts, dram_trip)
+                out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
+                    float(body.dram), float(body.global_loads), float(fetch), resident, active_units, stages,
+                    float(rt), facts, dram_trip) + " (included in the waves above)"))
     return out
 
 
@@ -552,7 +565,8 @@ def _transfer_ns(d: Demand, m: Machine, r, active_units):
     if m.dram_per_unit is not None:
         dram_bw = m.dram_per_unit
     else:
-        dram_bw = m.dram_bw_device / active_units
+        # the active units' share, at most one SM's own DRAM rate (tfx.analysis.memory_parallelism)
+        dram_bw = memory_parallelism.sm_dram_share(m, active_units)
     copy = r * d.dram / dram_bw
     if m.l2_bw_device is not None:
         copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
@@ -996,7 +1010,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # its DRAM part waits longer the more bandwidth the SMs draw (a loaded round trip,
             # solved with the trip time: tfx.analysis.load_trip.loaded_round_trip_ns)
             in_flight = emax(in_flight, load_trip.loaded_round_trip_ns(
-                m.l2_latency, _miss_share(body), body.global_loads, _transfer_ns(body, m, 1, active_units), body.dram,
+                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2), body.global_loads,
+                _transfer_ns(body, m, 1, active_units), body.dram,
                 r, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):

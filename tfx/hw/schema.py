@@ -204,8 +204,14 @@ PROFILE_SPEC = TableSpec({
                                        "(stage wait, barrier, mma issue, address update, async-copy issue) "
                                        "when no other CTA overlaps it"),
         "dram_round_trip_unloaded": FactSpec("time", "positive",
-                                             "a pipelined tile load's DRAM round trip with no other "
-                                             "traffic (the loaded curve's intercept)"),
+                                             "the intercept of the loaded line of a pipelined tile load's "
+                                             "DRAM round trip (fitted where the SMs draw bandwidth)"),
+        "dram_round_trip_idle": FactSpec("time", "positive",
+                                         "a pipelined tile load's DRAM round trip with no other traffic "
+                                         "(one SM alone): the loaded line holds only above it"),
+        "sm_dram_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
+                                                "B/cycle one SM's loads bring in from DRAM at most, "
+                                                "however many bytes it keeps in flight"),
         "dram_round_trip_at_copy_bandwidth": FactSpec(
             "time", "positive",
             "the same round trip while the SMs draw the measured copy bandwidth: linear between"),

@@ -1,0 +1,89 @@
+"""Memory-level parallelism (tfx.analysis.memory_parallelism): one SM's DRAM ceiling, the idle
+DRAM round trip under the loaded line, and a trip waiting for its slowest load.
+
+H200 profile facts (hw_profiles/h200_sxm.toml [pipeline], calibration/h200/measured/mlp):
+sm_dram_bandwidth_per_cycle 41 B x 1.98 GHz = 81.18 B/ns; dram_round_trip_idle 660 ns; the
+loaded line 205 ns + (1582 - 205) / 4238.4 = 0.324887 ns per B/ns drawn; the trip's chain
+242 / 1.98 = 122.2222 ns; the SM's L2 port 65 x 1.98 = 128.7 B/ns; DRAM 4800 x 0.883 = 4238.4
+B/ns for the device.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import load_trip, memory_parallelism
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+H200 = load_profile("h200_sxm")
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+CHAIN = 242 / 1.98
+PORT = 65 * 1.98
+SM_DRAM = 41 * 1.98
+
+
+def test_one_sms_dram_ceiling_binds_only_when_few_sms_pull():
+    """16 SMs would share 4238.4 / 16 = 264.9 B/ns each, above one SM's 81.18: the ceiling
+    binds. 132 SMs share 4238.4 / 132 = 32.1091 B/ns each, below it: the share binds."""
+    m = Machine(H200, "cta")
+    assert memory_parallelism.sm_dram_bytes_per_ns(m) == pytest.approx(81.18)
+    assert memory_parallelism.sm_dram_share(m, 16) == pytest.approx(81.18)
+    assert memory_parallelism.sm_dram_share(m, 132) == pytest.approx(32.1091, rel=1e-5)
+    shares = memory_parallelism.sm_dram_share(m, np.array([16, 132]))
+    assert shares == pytest.approx([81.18, 32.1091], rel=1e-5)
+    assert "81.2 B/ns" in memory_parallelism.describe_share(m, 16)
+    assert memory_parallelism.describe_share(m, 132) is None
+
+
+def test_a_profile_without_the_fact_keeps_the_plain_share():
+    """A100 states no SM DRAM ceiling: the share is the device's bandwidth over the SMs."""
+    a100 = Machine(load_profile("a100_sxm"), "cta")
+    assert memory_parallelism.sm_dram_bytes_per_ns(a100) is None
+    assert memory_parallelism.sm_dram_share(a100, 8) == pytest.approx(a100.dram_bw_device / 8)
+
+
+def test_a_trip_with_any_dram_bytes_waits_the_dram_round_trip():
+    """The share of the round trip spent on DRAM is 1 as soon as one byte misses, 0 when all hit."""
+    assert memory_parallelism.trip_miss(8448, 40960) == 1.0
+    assert memory_parallelism.trip_miss(0, 40960) == 0.0
+    assert memory_parallelism.trip_miss(np.array([0, 1, 5000]), np.array([10, 10, 10])).tolist() == [0, 1, 1]
+
+
+def test_idle_round_trip_is_the_floor_of_the_loaded_line():
+    """One CTA on one SM, 10,240 B a trip all from DRAM, 3 stages, fetched at the SM's
+    ceiling: 10,240 / 81.18 = 126.1394 ns (over the port's 79.5649).
+    The loaded line alone: K = 122.2222 + 205 + 126.1394 = 453.3617 ns,
+    q = 0.324887 x 1 x 1 x 10,240 = 3326.84, T = (453.3617 + sqrt(453.3617^2 + 8 x 3326.84)) / 4
+    = 233.7957 ns, a round trip of 467.5914 ns: below the idle one. The idle floor:
+    122.2222 + 660 + 126.1394 = 908.3617 ns (measured 1 SM at 3 stages: 2 x 401.25 = 802.5 ns
+    for 16x64x64). At 132 SMs the loaded line (1162.38 ns, tests/test_load_trip.py) stays over
+    the floor 122.2222 + 660 + 79.5649 = 861.7871."""
+    f = load_trip.LoadTrip(CHAIN, PORT)
+    slope = (1582 - 205) / 4238.4
+    d = load_trip.DramRoundTrip(205, slope, 660)
+    fetch = 10240 / SM_DRAM
+    assert load_trip.loaded_round_trip_ns(200, 1, 10240, fetch, 10240, 1, 1, 3, f, d) == pytest.approx(908.3617, abs=1e-3)
+    line_only = load_trip.DramRoundTrip(205, slope)
+    assert load_trip.loaded_round_trip_ns(200, 1, 10240, fetch, 10240, 1, 1, 3, f, line_only) == pytest.approx(
+        467.5914, abs=1e-3)
+    assert load_trip.loaded_round_trip_ns(200, 1, 10240, 50, 10240, 1, 132, 3, f, d) == pytest.approx(1162.38, abs=0.05)
+    arr = load_trip.loaded_round_trip_ns(200, 1, 10240, np.array([fetch, 50]), 10240, 1, np.array([1, 132]), 3, f, d)
+    assert arr == pytest.approx([908.3617, 1162.38], abs=0.05)
+
+
+def test_breakdown_names_the_dram_round_trip_and_the_sm_ceiling():
+    """gqa_decode at B=1, HKV=8, SPLITS=2: 16 CTAs stream the KV cache, one per SM: each SM
+    gets 81.18 B/ns, not 4238.4 / 16 = 264.9; the whole grid 16 x 81.18 = 1299 B/ns."""
+    a = analyze(parse_file(str(KERNELS / "gqa_decode.tile")), None, H200,
+                {"B": 1, "HQ": 32, "HKV": 8, "SKV": 131072, "SPLITS": 2, "BLOCK_N": 128, "WARPS": 4, "STAGES": 3})
+    share = [t for t in a.terms if t.name == "sm dram share"]
+    assert share and "16 SMs pulling would be 264.9 B/ns" in share[0].detail
+    assert "reaches 1,299 B/ns" in share[0].detail
+    g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
+                {"M": 128, "N": 4096, "K": 4096, "BM": 128, "BN": 32, "BK": 128, "WARPS": 8, "STAGES": 5})
+    mp = [t for t in g.terms if t.name == "memory parallelism"]
+    assert mp and "max(idle 660, 205 + 0.3249" in mp[0].detail and "4 tiles in flight" in mp[0].detail

@@ -1,0 +1,89 @@
+"""Memory-level parallelism of pipelined loads on a GPU (docs/analysis.md, "memory-level parallelism").
+
+A pipelined loop keeps S-1 tiles in flight per CTA; by Little's law its SM moves bytes in flight /
+round trip. Three measured facts of the H200 decide how fast that is when a grid cannot fill
+the machine or its tiles stream from DRAM (calibration/h200/measured/mlp, bench/h200/
+measure_mlp.py: the k-loop of kernels/gemm.tile on 1, 8, 16, 33, 66 and 132 SMs, 1-5 stages,
+every byte from DRAM once; each CTA recorded its %smid, one CTA per SM):
+
+* **One SM's DRAM rate** (``pipeline.sm_dram_bandwidth_per_cycle``). An SM brings DRAM bytes
+  in at most ~41 B/cycle (81.5 B/ns at 1.98 GHz) however many tiles it has in flight: with 4-5
+  stages of 24-40 KB tiles on 1-16 SMs a trip takes tile bytes / 70-90 B/ns, not the 128.7 B/ns
+  its L2 port reaches (``pipeline.sm_load_bandwidth_per_cycle``). When all SMs pull, their share
+  of the device bandwidth (4238 GB/s / 132 = 32 B/ns) is below it; when few do (a decode step
+  at batch 1 on 8-32 SMs, a small grid), it is the SM's ceiling: ``sm_dram_share``.
+* **The idle round trip** (``pipeline.dram_round_trip_idle``). A tile's DRAM round trip with
+  no other traffic is ~660 ns beyond the trip's chain and its bytes through the port (median
+  of the six unpipelined-latency-bound runs on one SM: 601-747 ns), not the 205 ns intercept
+  of the loaded line (``dram_round_trip_unloaded``) fitted on 132-SM rows above 1.2 TB/s: the
+  round trip only grows with load above the idle one (``tfx.analysis.load_trip``).
+* **A trip waits for its slowest load**. ``cp.async.wait_group`` waits for the whole stage.
+  The L2 hits of ``tfx.analysis.l2_reuse`` are co-resident CTAs of one wave reading a tile at
+  the same k-step as the CTA whose read misses: their requests merge with that miss and wait
+  for DRAM too. So a trip with any DRAM bytes waits the DRAM round trip, whatever share of
+  its bytes hit (``trip_miss``); the hit share still saves DRAM bandwidth.
+
+Works on numpy arrays of parameter values (sweeps).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfx.analysis.numbers import emin, is_array
+
+
+def sm_dram_bytes_per_ns(m) -> float | None:
+    """One SM's DRAM ceiling in B/ns, or None where the profile states none (GPU only)."""
+    per_cycle = m.profile.get("pipeline.sm_dram_bandwidth_per_cycle", None)
+    if per_cycle is None or m.kind != "gpu":
+        return None
+    return per_cycle * m.clock_ghz
+
+
+def sm_dram_share(m, active_units) -> Any:
+    """B/ns of DRAM one unit reaches while ``active_units`` pull: its share of the device's
+    sustained bandwidth, at most one SM's own ceiling (``sm_dram_bytes_per_ns``)."""
+    share = m.dram_bw_device / active_units
+    cap = sm_dram_bytes_per_ns(m)
+    return share if cap is None else emin(share, cap)
+
+
+def trip_miss(dram_bytes, l2_bytes) -> Any:
+    """The share of a trip's round trip spent waiting on DRAM: 1 when any of its bytes come
+    from DRAM (the trip waits for its slowest load; its L2 hits merge with a co-resident
+    CTA's miss of the same step), 0 when all hit."""
+    if is_array(dram_bytes, l2_bytes):
+        import numpy as np
+        return np.where(np.asarray(dram_bytes) > 0, 1.0, 0.0) * (np.asarray(l2_bytes) * 0 + 1)
+    return 1.0 if dram_bytes else 0.0
+
+
+def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, stages, round_trip_ns, f, d) -> str:
+    """One line for the breakdown: the DRAM round trip a trip with DRAM bytes waits, solved
+    with the trip time (tfx.analysis.load_trip.loaded_round_trip_ns), and the round it sets."""
+    s1 = max(stages - 1, 1)
+    drawn = active_units * r * dram_bytes / (round_trip_ns / s1)
+    line = d.base_ns + d.slope_ns_per_byte_ns * drawn
+    idle = d.idle_ns if d.idle_ns is not None else 0
+    return (f"{dram_bytes:,.0f} of the trip's {loaded_bytes:,.0f} B come from DRAM, so the trip waits the DRAM "
+            f"round trip (its hits merge with a co-resident CTA's miss of the same step): "
+            f"{f.overhead_ns:,.1f} ns of chain + max(idle {idle:,.0f}, {d.base_ns:,.0f} + "
+            f"{d.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {line:,.0f}) ns + "
+            f"max({fetch_ns:,.1f}, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f}) ns = {round_trip_ns:,.1f} ns "
+            f"(solved with the trip time: {int(active_units)} SMs x {int(r)} CTAs x {dram_bytes:,.0f} B per "
+            f"{round_trip_ns / s1:,.1f} ns); {s1} tiles in flight: a round takes at least {round_trip_ns / s1:,.1f} ns")
+
+
+def describe_share(m, active_units) -> str | None:
+    """One line for the breakdown where one SM's DRAM ceiling binds (few SMs pull), else None."""
+    cap = sm_dram_bytes_per_ns(m)
+    if cap is None or is_array(active_units):
+        return None
+    share = m.dram_bw_device / active_units
+    if share <= cap:
+        return None
+    return (f"{m.dram_bw_device:,.1f} B/ns of DRAM over {int(active_units)} SMs pulling would be {share:,.1f} B/ns "
+            f"each, but one SM brings at most {cap:,.1f} B/ns "
+            f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {m.clock_ghz:.2f} GHz): "
+            f"the grid reaches {active_units * cap:,.0f} B/ns of DRAM at most")
