@@ -99,7 +99,7 @@ def test_collector_paused_is_undone_when_the_app_fails():
 def test_a_worker_forked_while_paused_runs_the_collector():
     """worker_init (every worker process) turns the collector back on: a worker forked
     while the app starts inherits it paused, and a sweep makes plenty of cycles."""
-    code = ("import gc, sys; gc.disable(); from tfx.tui.core import worker_init; worker_init(); "
+    code = ("import gc, sys; gc.disable(); from tfx.tui.jobs import worker_init; worker_init(); "
             "sys.exit(0 if gc.isenabled() else 3)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
@@ -145,3 +145,47 @@ def test_roofline_pane_after_the_in_app_first_analysis_reads_as_with_inline_jobs
     run(go(False))
     assert "At occupancy 3" in texts[True] and "rerun with 76,800 B shared memory/CTA" in texts[True]
     assert texts[False] == texts[True]
+
+
+def test_app_import_defines_no_dataclass_of_the_core():
+    """`import tfx.tui.app` leaves the explorer's core (a dozen dataclasses, each compiling
+    its generated methods) and the analysis report for the first analysis, after the
+    first frame: no dataclass of theirs is defined by the import."""
+    code = (
+        "import dataclasses, sys\n"
+        "made = []\n"
+        "real = dataclasses.dataclass\n"
+        "def spy(cls=None, **kw):\n"
+        "    def wrap(c):\n"
+        "        made.append(c.__module__)\n"
+        "        return real(c, **kw)\n"
+        "    return wrap if cls is None else wrap(cls)\n"
+        "dataclasses.dataclass = spy\n"
+        "import tfx.tui.app\n"
+        "print(sorted(set(m for m in made if m.startswith('tfx'))))\n"
+        "from tfx.tui import core\n"
+        "core.Job\n"
+        "print(sorted(set(m for m in made if m.startswith('tfx'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, after = out.stdout.splitlines()
+    assert before == "[]"
+    assert after == "['tfx.present.analysis_report', 'tfx.tui.core']"
+
+
+def test_a_lazy_module_is_the_module_every_import_and_pickle_finds():
+    code = (
+        "import pickle, sys\n"
+        "from tfx.tui.lazy import lazy_module\n"
+        "core = lazy_module('tfx.tui.core')\n"
+        "import tfx.tui.core\n"
+        "from tfx.tui import core as again\n"
+        "assert tfx.tui.core is core and again is core and sys.modules['tfx.tui.core'] is core\n"
+        "job = core.Job(1, 'k.tile', None, None, 'h200_sxm')\n"
+        "assert pickle.loads(pickle.dumps(job)) == job\n"
+        "assert lazy_module('tfx.tui.core') is core\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+    with pytest.raises(ModuleNotFoundError):
+        from tfx.tui.lazy import lazy_module
+        lazy_module("tfx.tui.no_such_module")

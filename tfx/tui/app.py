@@ -35,14 +35,17 @@ from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
 from tfx.errors import TfxError
-from tfx.present import analysis_report as report
-from tfx.present import diff
 from tfx.present import formatting as fmt
-from tfx.tui import core
 from tfx.tui.base import ExplorerApp
-from tfx.tui.jobs import JobRunner
+from tfx.tui.jobs import JobRunner, noop, worker_init
+from tfx.tui.lazy import lazy_module
 from tfx.tui.widgets.footer import KeyFooter
 from tfx.tui.widgets.ir import IRPane
+
+# first used by the first analysis, after the first frame (tfx.tui.lazy)
+core = lazy_module("tfx.tui.core")
+report = lazy_module("tfx.present.analysis_report")
+diff = lazy_module("tfx.present.diff")
 
 PANES = ("ir", "traffic", "roofline", "timeline", "explore", "hardware")
 TITLES = ("1 IR", "2 Traffic", "3 Roofline", "4 Timeline", "5 Explore", "6 Hardware")
@@ -145,7 +148,7 @@ class TfxApp(ExplorerApp):
                               {"analysis": "analysis", "explore": "explore", "simulate": "simulate",
                                # tfx run's quick check shares the simulation's worker
                                "runcheck": "simulate"},
-                              sync=sync, initializer=core.worker_init)
+                              sync=sync, initializer=worker_init)
         self.jobs.app = self
         self._base_profile = None
         self.timings: list[float] = []      # submit -> panes repainted, seconds
@@ -165,7 +168,7 @@ class TfxApp(ExplorerApp):
             # the first analysis is shown (apply), so none competes with the first screen.
             self.jobs.start()
             for lane in ("analysis", "explore", "simulate"):
-                self.jobs.warm(lane, core.noop)
+                self.jobs.warm(lane, noop)
 
     # generations of the analysis (tests and the bench read them)
     @property

@@ -12,7 +12,6 @@ below, so the panes and the tests agree on every number.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,29 +66,6 @@ def _parse(path: str, text: str):
             _MODULE_CACHE.clear()
         _MODULE_CACHE[key] = mod
     return mod
-
-
-def worker_init() -> None:
-    """Run in each worker process: its stdout and stderr go to /dev/null, since they are
-    the terminal the app draws on (a stray warning would scribble over the screen); what
-    a forked worker inherited is frozen out of the garbage collector's passes, and the
-    collector, which a worker forked while the app starts inherits paused
-    (``tfx.tui.open_command.collector_paused``), runs again."""
-    import gc
-    gc.freeze()
-    gc.enable()
-    try:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
-    except OSError:
-        pass
-
-
-def noop() -> None:
-    """Submitted once to start a worker process early (a fork-context pool forks at the
-    first submit)."""
 
 
 def warm_analysis() -> None:

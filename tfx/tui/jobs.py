@@ -24,12 +24,38 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import os
 import sys
 import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from textual.message import Message
+
+
+def worker_init() -> None:
+    """Run in each worker process of the kernel explorer: its stdout and stderr go to
+    /dev/null, since they are the terminal the app draws on (a stray warning would
+    scribble over the screen); what a forked worker inherited is frozen out of the
+    garbage collector's passes, and the collector, which a worker forked while the app
+    starts inherits paused (``tfx.tui.open_command.collector_paused``), runs again.
+    Here, not in ``tfx.tui.core``: the workers are forked before the first frame, and
+    the core (its job types, the presentation layer) is imported after it."""
+    import gc
+    gc.freeze()
+    gc.enable()
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def noop() -> None:
+    """Submitted once to start a worker process early (a fork-context pool forks at the
+    first submit)."""
 
 
 class JobDone(Message):
