@@ -87,3 +87,22 @@ def test_breakdown_names_the_dram_round_trip_and_the_sm_ceiling():
                 {"M": 128, "N": 4096, "K": 4096, "BM": 128, "BN": 32, "BK": 128, "WARPS": 8, "STAGES": 5})
     mp = [t for t in g.terms if t.name == "memory parallelism"]
     assert mp and "max(idle 660, 205 + 0.3249" in mp[0].detail and "4 tiles in flight" in mp[0].detail
+
+
+def test_reads_in_runs_under_a_line_take_longer_from_dram():
+    """gemm.tile 32x28672x4096, BM=32 BN=32 BK=64, 4 warps, 4 stages (6 CTAs per SM by the
+    estimate: a wave of 792 of the 896 CTAs). B's tile [64, 32] of B[4096, 28672] is 64 rows
+    of 32 bf16 = 64 B each, under a 128-byte line: its 4,096 B a trip, all from DRAM (M = BM:
+    read once), take 4238.4 / 3200 = 1.3245x their time at memory.gmem.bandwidth_short_runs
+    3.2 TB/s: 5,425.2 B of whole lines. A's tile [32, 64] has rows of 128 B: factor 1; it is
+    shared by the wave's 792 CTAs, 4,096 / 792 = 5.17 B from DRAM. Trip: 4,096 + 5.17 = 4,101 B
+    from DRAM taking the time of 5,425.2 + 5.17 = 5,430 B."""
+    g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
+                {"M": 32, "N": 28672, "K": 4096, "BM": 32, "BN": 32, "BK": 64, "WARPS": 4, "STAGES": 4})
+    mp = [t for t in g.terms if t.name == "memory parallelism"]
+    assert mp and "4,101 B take the time of 5,430 B of whole lines" in mp[0].detail
+    assert "come at 3.2 TB/s, not 4.24" in mp[0].detail
+    # BK=128: B's rows stay 64 B (BN=32); BN=64: 128-byte rows, no short runs
+    wide = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
+                   {"M": 32, "N": 28672, "K": 4096, "BM": 32, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 4})
+    assert not any("runs under 128 B" in t.detail for t in wide.terms)

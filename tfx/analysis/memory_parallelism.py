@@ -17,6 +17,11 @@ every byte from DRAM once; each CTA recorded its %smid, one CTA per SM):
   of the six unpipelined-latency-bound runs on one SM: 601-747 ns), not the 205 ns intercept
   of the loaded line (``dram_round_trip_unloaded``) fitted on 132-SM rows above 1.2 TB/s: the
   round trip only grows with load above the idle one (``tfx.analysis.load_trip``).
+* **Short runs from DRAM** (``memory.gmem.bandwidth_short_runs``). Reads whose contiguous runs
+  are shorter than a 128-byte line (a bf16 tile row of 32 elements: 64 B) reach 3.2 TB/s at
+  best (k-loops of 64-byte rows on 132 SMs x 1-14 CTAs: 1.0-3.2 TB/s), against 4.1-4.3 TB/s for
+  128-byte and longer rows: such a read's DRAM bytes take copy bandwidth / 3.2 TB/s = 1.32x
+  their time (``short_run_factor``; the DRAM bytes counted stay the same).
 * **A trip waits for its slowest load**. ``cp.async.wait_group`` waits for the whole stage.
   The L2 hits of ``tfx.analysis.l2_reuse`` are co-resident CTAs of one wave reading a tile at
   the same k-step as the CTA whose read misses: their requests merge with that miss and wait
@@ -87,3 +92,39 @@ def describe_share(m, active_units) -> str | None:
             f"each, but one SM brings at most {cap:,.1f} B/ns "
             f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {m.clock_ghz:.2f} GHz): "
             f"the grid reaches {active_units * cap:,.0f} B/ns of DRAM at most")
+
+
+def short_run_factor(m, window, dims, env, bits) -> Any:
+    """DRAM time of a read in runs shorter than a line over that of whole lines: the copy
+    bandwidth over ``memory.<dram>.bandwidth_short_runs`` where the window's contiguous run
+    (its innermost extent that is not a whole row) is under ``line`` bytes; 1 otherwise or
+    where the profile states no such fact."""
+    short = m.profile.get(f"memory.{m.dram}.bandwidth_short_runs", None)
+    if short is None or m.kind != "gpu":
+        return 1
+    from tfx.analysis.dma import contiguous_runs
+    runs = contiguous_runs(window, dims, env)
+    total = 1
+    for ax, full in zip(window.axes, dims):
+        if ax.kind == "full":
+            total = total * full
+        else:
+            try:
+                total = total * ax.size.evaluate(env)
+            except Exception:
+                return 1
+    run_bytes = total * bits / 8 / runs
+    slow = m.dram_bw_device / (short / 1e9)
+    if is_array(run_bytes):
+        import numpy as np
+        return np.where(np.asarray(run_bytes) < 128, slow, 1.0)
+    return slow if run_bytes < 128 else 1
+
+
+def describe_short_runs(m, dram_bytes, line_rate_bytes) -> str | None:
+    """A clause for the breakdown where some DRAM reads come in runs shorter than a line."""
+    short = m.profile.get(f"memory.{m.dram}.bandwidth_short_runs", None)
+    if short is None or not dram_bytes or line_rate_bytes <= dram_bytes * (1 + 1e-9):
+        return None
+    return (f"its DRAM reads in runs under 128 B come at {short / 1e12:g} TB/s, not {m.dram_bw_device / 1e3:,.2f}: "
+            f"{dram_bytes:,.0f} B take the time of {line_rate_bytes:,.0f} B of whole lines")

@@ -151,6 +151,7 @@ class Demand:
     link_in: Any = 0       # ns on its inbound direction (recv; allreduce): links are full duplex
     link_latency: Any = 0  # ns: the latency of those transfers (hops x one-way), summed over ops
     unpipelined: Any = 0   # operands whose load the compiler cannot pipeline (register transposes)
+    dram_lines: Any = 0    # DRAM bytes at the rate of whole-line reads (memory_parallelism.short_run_bytes)
     warp_tensor: Any = 0   # ns one warp's promoted fp8 warp mma keeps its sub-partition (mma_layout)
 
     def add(self, other: "Demand", k=1) -> None:
@@ -375,9 +376,10 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 fetch = _transfer_ns(body, m, 1, active_units)
                 rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, body.dram,
                                                     resident, active_units, stages, facts, dram_trip)
+                short = memory_parallelism.describe_short_runs(m, float(body.dram), float(body.dram_lines))
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
                     float(body.dram), float(body.global_loads), float(fetch), resident, active_units, stages,
-                    float(rt), facts, dram_trip) + " (included in the waves above)"))
+                    float(rt), facts, dram_trip) + (f"; {short}" if short else "") + " (included in the waves above)"))
     return out
 
 
@@ -449,6 +451,8 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 d.l2 = d.l2 + amount
                 ratio_miss = miss.get(node.id, 1) if b == "read" else 1
                 d.dram = d.dram + amount * ratio_miss
+                d.dram_lines = d.dram_lines + amount * ratio_miss * (
+                    _short_run_factor(op, counter, m) if b == "read" else 1)
                 if b == "read":
                     d.global_loads = d.global_loads + amount
             elif level in m.onchip_bw:
@@ -521,6 +525,18 @@ def _promoted_warp_mma(node: ScopeNode, m: Machine, warps):
     return mma_layout.promoted_warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz)
 
 
+def _short_run_factor(op, counter, m: Machine):
+    """How much longer a read's DRAM bytes take than whole-line reads (memory_parallelism)."""
+    if counter is None or op is None:
+        return 1
+    windows = [o for o in op.operands if isinstance(o, Window) and o.tensor in counter.tensor_dims]
+    if len(windows) != 1:
+        return 1
+    w = windows[0]
+    bits = counter.tensor_types[w.tensor].dtype.bits
+    return memory_parallelism.short_run_factor(m, w, counter.tensor_dims[w.tensor], counter.env, bits)
+
+
 def _padded_flops(shape, m: Machine, warps, bits=16, chained=False):
     """2*M*N*K with M, N, K rounded up to what the tensor instructions execute: on a GPU,
     the warp layout the compiler picks (tfx.analysis.mma_layout: Triton's warpgroup or warp
@@ -567,7 +583,7 @@ def _transfer_ns(d: Demand, m: Machine, r, active_units):
     else:
         # the active units' share, at most one SM's own DRAM rate (tfx.analysis.memory_parallelism)
         dram_bw = memory_parallelism.sm_dram_share(m, active_units)
-    copy = r * d.dram / dram_bw
+    copy = r * emax(d.dram, d.dram_lines) / dram_bw
     if m.l2_bw_device is not None:
         copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
     return copy

@@ -164,6 +164,9 @@ PROFILE_SPEC = TableSpec({
             "bandwidth", "positive",
             "a measured ceiling (streaming copy) per instance, beside the vendor `bandwidth`"),
         "latency": FactSpec("time", "nonnegative", "load-to-use latency"),
+        "bandwidth_short_runs": FactSpec(
+            "bandwidth", "positive",
+            "measured read bandwidth when every read's contiguous runs are shorter than a 128-byte line"),
         "efficiency": FactSpec("ratio", "positive",
                                "sustained fraction of `bandwidth` a streaming kernel achieves (measured)"),
         "channels": _count("independent channels per instance"),
