@@ -56,6 +56,7 @@ from tfx.sim.program import N_ENG, STALLS, S_BUFFER, S_DISPATCH, Program
 
 # The heap's entries are (time, kind, seq, arg); kinds, in the order ties resolve:
 END, DISPATCH_TRY, ENGINE_TRY = 0, 1, 2
+NEVER_ENDS = 1 << 62      # the end of a task not started yet, to compare with known ends
 
 # Exact shortcuts (results are the same event for event; off: every event is simulated):
 # independent identical units are simulated once, periodic steady states jumped over.
@@ -180,6 +181,9 @@ class _RunState:
         heads = [0] * (units * N_ENG)
         busy = [0] * (units * N_ENG)
         eng_waiting = [False] * (units * N_ENG)
+        # the head task waits for a task that has not finished (registered in its t_wait):
+        # nothing but that task's END can start it, so a try before then changes nothing
+        eng_blocked = [False] * (units * N_ENG)
         eng_idle = [0] * (units * N_ENG)       # when the engine last became free (for stall accounting)
         chans = [[0] * n_ch for _ in range(units)] if n_ch else None
         dram = [0] * (1 if shared_dram else units)
@@ -193,18 +197,18 @@ class _RunState:
         cnt = [0, 0, 0]                        # descriptors, channel-busy ns, dispatches
 
         # tasks of started positions (global id p * NT + r)
-        t_floor: list = []
-        t_done: list = []
-        t_wait: list = []                      # engine keys waiting for the task (None: none)
-        t_end: list = []
-        t_deps: list = []                      # relative task ids it waits for (ring slot / dataflow)
-        t_slot: list = []
-        z_t, f_t, n_t, m_t = [0] * NT, [False] * NT, [None] * NT, [-1] * NT
+        # (allocated for every position at once: each one starts before the batch ends)
+        n_t, n_c = positions * NT, positions * NC
+        t_floor = [0] * n_t
+        t_done = [False] * n_t
+        t_wait = [None] * n_t                  # engine keys waiting for the task (None: none)
+        t_end = [-1] * n_t                     # (-1: not started)
+        t_deps = [None] * n_t                  # relative task ids it waits for (ring slot / dataflow)
+        t_slot = [False] * n_t
         # commands of started positions (global id p * NC + i)
-        c_left: list = []
-        c_end: list = []
-        c_wait: list = []                      # times the position waits for the command
-        z_c, m_c = [0] * NC, [-1] * NC
+        c_left = [0] * n_c
+        c_end = [-1] * n_c                     # (-1: in flight or not dispatched)
+        c_wait = [0] * n_c                     # times the position waits for the command
 
         # positions
         p_unit: list = []
@@ -223,27 +227,15 @@ class _RunState:
 
 def _position_starter(s: _RunState):
     """The handler that starts the next position on a unit's free slot."""
-    c_end, c_left, c_wait, f_t, heap, m_c = s.c_end, s.c_left, s.c_wait, s.f_t, s.heap, s.m_c
-    m_t, n_t, nxt, p_deps, p_done_at = s.m_t, s.n_t, s.nxt, s.p_deps, s.p_done_at
+    heap, nxt, p_deps, p_done_at = s.heap, s.nxt, s.p_deps, s.p_done_at
     p_exhausted, p_free, p_left, p_next, p_slot = s.p_exhausted, s.p_free, s.p_left, s.p_next, s.p_slot
     p_try, p_unit, positions, push, started = s.p_try, s.p_unit, s.positions, s.push, s.started
-    t_deps, t_done, t_end, t_floor, t_slot = s.t_deps, s.t_done, s.t_end, s.t_floor, s.t_slot
-    t_wait, z_c, z_t = s.t_wait, s.z_c, s.z_t
 
     def start_position(unit: int, now: int) -> None:
         if started[0] >= positions:
             return
         p = started[0]
         started[0] = p + 1
-        t_floor.extend(z_t)
-        t_done.extend(f_t)
-        t_wait.extend(n_t)
-        t_end.extend(m_t)
-        t_deps.extend(n_t)
-        t_slot.extend(f_t)
-        c_left.extend(z_c)
-        c_end.extend(m_c)
-        c_wait.extend(z_c)
         p_unit.append(unit)
         p_next.append(0)
         p_free.append(now)
@@ -315,11 +307,14 @@ def _compute_starter(s: _RunState):
     return start_compute
 
 
-def _compute_engine(s: _RunState, note_buffer_stall, start_compute):
+def _compute_engine(s: _RunState, note_buffer_stall):
     """The handler of the tensor, vector and special engines."""
     NT, busy, eng_waiting, heads, heap, nxt = s.NT, s.busy, s.eng_waiting, s.heads, s.heap, s.nxt
     push, queues, t_deps, t_done, t_floor = s.push, s.queues, s.t_deps, s.t_done, s.t_floor
+    eng_blocked = s.eng_blocked
     t_slot, t_wait = s.t_slot, s.t_wait
+    eng_idle, occ, off, r_spec, rec, t_end, tcm, upend, work = (s.eng_idle, s.occ, s.off, s.r_spec, s.rec,
+                                                                s.t_end, s.tcm, s.upend, s.work)
 
     def try_compute(key: int, now: int) -> None:
         """Start the head task of a compute engine if it can start at ``now`` (its END retries)."""
@@ -351,21 +346,46 @@ def _compute_engine(s: _RunState, note_buffer_stall, start_compute):
                         t_wait[tb + d] = [key]
                     elif key not in w:
                         w.append(key)
+                    eng_blocked[key] = True
                     return
             if t_slot[tid]:
                 note_buffer_stall(key, tid, tb, deps, fl)
-        start_compute(key, h, tid, now)
+        # start_compute(key, h, tid, now), inlined (the tensor engine's tasks start here)
+        ns, sm, descs, nd, label, tile = r_spec[r]
+        unit = key // N_ENG
+        upend[unit] -= 1
+        e = key - unit * N_ENG
+        end = now + ns
+        work[e] += ns
+        if sm:
+            s0 = tcm[unit]
+            if now > s0:
+                s0 = now
+            s0 += sm
+            tcm[unit] = s0
+            work[SMEM] += sm
+            if s0 > end:
+                end = s0
+        busy[key] = end
+        occ[e] += end - now
+        heads[key] = h + 1
+        t_end[tid] = end
+        eng_idle[key] = end
+        if rec is not None:
+            rec((now + off, end + off, e, label, tile, unit))
+        push(heap, (end, END, nxt(), tid))
 
     return try_compute
 
 
-def _copy_engine(s: _RunState, note_buffer_stall):
+def _copy_engine(s: _RunState):
     """The handler of the copy engine (DMA descriptors over channels, the DRAM share)."""
     NT, busy, chans, cnt, dram, eng_idle = s.NT, s.busy, s.chans, s.cnt, s.dram, s.eng_idle
     eng_waiting, heads, heap, hold, lat, n_ch = s.eng_waiting, s.heads, s.heap, s.hold, s.lat, s.n_ch
     nxt, occ, off, push, queues, r_spec, rec = s.nxt, s.occ, s.off, s.push, s.queues, s.r_spec, s.rec
     replace, shared_dram, t_deps, t_done, t_end = s.replace, s.shared_dram, s.t_deps, s.t_done, s.t_end
     t_floor, t_slot, t_wait, tcm, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.work
+    eng_blocked, st, stl = s.eng_blocked, s.st, s.stl
 
     def try_copy(key: int, now: int) -> None:
         """Start the copy engine's queued transfers that can start at ``now``."""
@@ -400,9 +420,20 @@ def _copy_engine(s: _RunState, note_buffer_stall):
                             t_wait[tb + d] = [key]
                         elif key not in w:
                             w.append(key)
+                        eng_blocked[key] = True
                         return
                 if t_slot[tid]:
-                    note_buffer_stall(key, tid, tb, deps, fl)
+                    # note_buffer_stall, inlined (most loads of a pipelined loop come here)
+                    dep_ready = 0
+                    for d in deps:
+                        x = t_end[tb + d]
+                        if x > dep_ready:
+                            dep_ready = x
+                    ei = eng_idle[key]
+                    since = fl if fl > ei else ei
+                    if dep_ready > since:
+                        st[S_BUFFER] += dep_ready - since
+                        stl[r_spec[r][4] * 4 + S_BUFFER] += dep_ready - since
             # start the transfer
             if unit < 0:
                 unit = key // N_ENG
@@ -466,6 +497,7 @@ def _link_engine(s: _RunState):
     heap, link_in, nxt, occ, off, push = s.heap, s.link_in, s.nxt, s.occ, s.off, s.push
     queues, r_spec, rec, t_deps, t_done, t_end = s.queues, s.r_spec, s.rec, s.t_deps, s.t_done, s.t_end
     t_floor, t_wait, tcm, work = s.t_floor, s.t_wait, s.tcm, s.work
+    eng_blocked = s.eng_blocked
 
     def try_link(key: int, now: int) -> None:
         """Start the link engine's queued transfers: each holds the unit's link for its
@@ -498,6 +530,7 @@ def _link_engine(s: _RunState):
                             t_wait[tb + d] = [key]
                         elif key not in w:
                             w.append(key)
+                        eng_blocked[key] = True
                         heads[key] = h
                         return
             ns, sm, descs, nd, label, tile = spec
@@ -542,7 +575,7 @@ def _dispatcher(s: _RunState, start_position, tries):
     p_left, p_next, p_slot, p_try, p_unit = s.p_left, s.p_next, s.p_slot, s.p_try, s.p_unit
     push, queues, r_eng, r_sdeps, r_slot, rec = s.push, s.queues, s.r_eng, s.r_sdeps, s.r_slot, s.rec
     rt, st, stl, t_deps, t_floor, t_slot = s.rt, s.st, s.stl, s.t_deps, s.t_floor, s.t_slot
-    upend, work = s.upend, s.work
+    upend, work, eng_blocked, t_end = s.upend, s.work, s.eng_blocked, s.t_end
 
     def dispatch(p: int, now: int) -> None:
         """Dispatch as many commands of position p as possible at time ``now``.
@@ -594,13 +627,25 @@ def _dispatcher(s: _RunState, start_position, tries):
                 for j in sdj:
                     if c_end[cbase + j] < 0:
                         # blocked: wait for the dependencies in flight now
-                        # (a loop, not a comprehension: the list has a few entries)
+                        # (a loop, not a comprehension: the list has a few entries).
+                        # The dispatcher is woken by the END of the one it waits on and
+                        # looks again (dispatching at the END of the last to finish, whichever
+                        # it waits on): it waits on the one likely to finish last, so that
+                        # it is woken once: a started task's end is known, an unstarted
+                        # one's is later (ties: the later operand)
                         pd = []
+                        wake, latest = -1, -1
                         for (j2, why) in c_sdeps[i]:
-                            if c_end[cbase + j2] < 0:
-                                pd.append((cbase + j2, why))
+                            c2 = cbase + j2
+                            if c_end[c2] < 0:
+                                pd.append((c2, why))
+                                e2 = t_end[tbase + c_t0[j2] + c_nt[j2] - 1]
+                                if e2 < 0:
+                                    e2 = NEVER_ENDS
+                                if e2 >= latest:
+                                    wake, latest = c2, e2
                         p_deps[p] = pd
-                        c_wait[cbase + j] += 1
+                        c_wait[wake] += 1
                         p_free[p] = pf
                         p_next[p] = i
                         p_left[p] = left
@@ -681,7 +726,8 @@ def _dispatcher(s: _RunState, start_position, tries):
                         eng_waiting[key] = True
                         push(heap, (pf if pf > bk else bk, ENGINE_TRY, nxt(), key))
                 elif bk <= now:
-                    tries[key](key, now)
+                    if not eng_blocked[key]:
+                        tries[key](key, now)
                 elif not eng_waiting[key]:
                     eng_waiting[key] = True
                     push(heap, (bk, ENGINE_TRY, nxt(), key))
@@ -713,7 +759,8 @@ def _dispatcher(s: _RunState, start_position, tries):
                     rec((now + off, floor + off, DISPATCH, label, tile, unit))
             for key in touched:
                 if floor <= now and busy[key] <= now:
-                    tries[key](key, now)
+                    if not eng_blocked[key]:
+                        tries[key](key, now)
                 elif not eng_waiting[key]:
                     eng_waiting[key] = True
                     bk = busy[key]
@@ -727,8 +774,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     start_position = _position_starter(s)
     note_buffer_stall = _buffer_stall_recorder(s)
     start_compute = _compute_starter(s)
-    try_compute = _compute_engine(s, note_buffer_stall, start_compute)
-    try_copy = _copy_engine(s, note_buffer_stall)
+    try_compute = _compute_engine(s, note_buffer_stall)
+    try_copy = _copy_engine(s)
     try_link = _link_engine(s)
     tries = [try_compute] * N_ENG
     tries[COPY] = try_copy
@@ -744,6 +791,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     r_eng, r_sdeps, r_slot, r_spec, rt, st = s.r_eng, s.r_sdeps, s.r_slot, s.r_spec, s.rt, s.st
     started, stl, t_deps, t_done, t_end = s.started, s.stl, s.t_deps, s.t_done, s.t_end
     t_floor, t_slot, t_wait, tcm, upend, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.upend, s.work
+    eng_blocked = s.eng_blocked
 
     # the compute engines the program uses, in retry order (an engine no task runs on never
     # has a queued task: gemm has no special-function work, so its END retries two, not three)
@@ -760,7 +808,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     ff = PeriodicFastForward(dict(
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
         r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
-        heads=heads, busy=busy, eng_waiting=eng_waiting, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
+        heads=heads, busy=busy, eng_waiting=eng_waiting, eng_blocked=eng_blocked, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
         work=work, occ=occ, st=st, stl=stl, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
         t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
         p_free=p_free, p_deps=p_deps, p_slot=p_slot, p_left=p_left, p_exhausted=p_exhausted,
@@ -776,6 +824,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             if w is not None:
                 t_wait[arg] = None
                 for key in w:
+                    eng_blocked[key] = False
                     tries[key](key, now)
             p = arg // NT
             c = p * NC + r_cmd[arg - p * NT]
@@ -815,7 +864,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 for k in compute_keys[u]:
                     h = heads[k]
                     q = queues[k]
-                    if h < len(q) and not eng_waiting[k]:
+                    if h < len(q) and not eng_waiting[k] and not eng_blocked[k]:
                         bk = busy[k]
                         if bk > now:
                             eng_waiting[k] = True
@@ -837,6 +886,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                                         t_wait[tb + d] = [k]
                                     elif k not in w:
                                         w.append(k)
+                                    eng_blocked[k] = True
                                     break
                             else:
                                 if t_slot[tid]:

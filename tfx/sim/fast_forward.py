@@ -228,7 +228,7 @@ class PeriodicFastForward:
             return None
         keys_c = []
         queued = live = 0
-        busy, eng_idle, eng_waiting = self.busy, self.eng_idle, self.eng_waiting
+        busy, eng_idle, eng_waiting, eng_blocked = self.busy, self.eng_idle, self.eng_waiting, self.eng_blocked
         for key in range(len(busy)):
             q = queues[key]
             h = heads[key]
@@ -251,7 +251,7 @@ class PeriodicFastForward:
                 if d is not None:
                     d = tuple(task(p, y) for y in d)
                 qc.append((p, r - refs[p][1], max(fl, lo) - T, d, t_slot[x]))
-            keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, m) - T, tuple(qc)))
+            keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, m) - T, tuple(qc), eng_blocked[key]))
             queued += len(qc)
         chans = None
         if self.chans:
