@@ -169,6 +169,8 @@ class _RunState:
         cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
                        [tuple(dict.fromkeys(j for j, _ in d)) for d in c_sdeps]))
         c_sslot = pg.c_slot
+        # the same dependencies with the last task of each (the dispatcher's wake choice)
+        c_wdeps = [tuple((j, why, c_t0[j] + c_nt[j] - 1) for j, why in d) for d in c_sdeps]
         pg_eng, pg_comp = pg.c_eng, pg.c_comp
         c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
                    for t0, n in zip(c_t0, c_nt)]
@@ -422,6 +424,7 @@ def _copy_engine(s: _RunState):
                             w.append(key)
                         eng_blocked[key] = True
                         return
+                ns, sm, descs, nd, label, tile = r_spec[r]
                 if t_slot[tid]:
                     # note_buffer_stall, inlined (most loads of a pipelined loop come here)
                     dep_ready = 0
@@ -433,13 +436,14 @@ def _copy_engine(s: _RunState):
                     since = fl if fl > ei else ei
                     if dep_ready > since:
                         st[S_BUFFER] += dep_ready - since
-                        stl[r_spec[r][4] * 4 + S_BUFFER] += dep_ready - since
+                        stl[label * 4 + S_BUFFER] += dep_ready - since
+            else:
+                ns, sm, descs, nd, label, tile = r_spec[r]
             # start the transfer
             if unit < 0:
                 unit = key // N_ENG
                 srv = 0 if shared_dram else unit
                 ch = chans[unit] if n_ch else None
-            ns, sm, descs, nd, label, tile = r_spec[r]
             cs = now
             dfree = dram[srv]
             if ch is not None:
@@ -575,7 +579,7 @@ def _dispatcher(s: _RunState, start_position, tries):
     p_left, p_next, p_slot, p_try, p_unit = s.p_left, s.p_next, s.p_slot, s.p_try, s.p_unit
     push, queues, r_eng, r_sdeps, r_slot, rec = s.push, s.queues, s.r_eng, s.r_sdeps, s.r_slot, s.rec
     rt, st, stl, t_deps, t_floor, t_slot = s.rt, s.st, s.stl, s.t_deps, s.t_floor, s.t_slot
-    upend, work, eng_blocked, t_end = s.upend, s.work, s.eng_blocked, s.t_end
+    upend, work, eng_blocked, t_end, c_wdeps = s.upend, s.work, s.eng_blocked, s.t_end, s.c_wdeps
 
     def dispatch(p: int, now: int) -> None:
         """Dispatch as many commands of position p as possible at time ``now``.
@@ -635,11 +639,11 @@ def _dispatcher(s: _RunState, start_position, tries):
                         # one's is later (ties: the later operand)
                         pd = []
                         wake, latest = -1, -1
-                        for (j2, why) in c_sdeps[i]:
+                        for (j2, why, last) in c_wdeps[i]:
                             c2 = cbase + j2
                             if c_end[c2] < 0:
                                 pd.append((c2, why))
-                                e2 = t_end[tbase + c_t0[j2] + c_nt[j2] - 1]
+                                e2 = t_end[tbase + last]
                                 if e2 < 0:
                                     e2 = NEVER_ENDS
                                 if e2 >= latest:
@@ -862,9 +866,13 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             u = p_unit[p]
             if upend[u]:
                 for k in compute_keys[u]:
+                    # (an engine waiting for its ENGINE_TRY or blocked on a task is retried
+                    # by that: the common case, so looked at first)
+                    if eng_waiting[k] or eng_blocked[k]:
+                        continue
                     h = heads[k]
                     q = queues[k]
-                    if h < len(q) and not eng_waiting[k] and not eng_blocked[k]:
+                    if h < len(q):
                         bk = busy[k]
                         if bk > now:
                             eng_waiting[k] = True
