@@ -40,6 +40,7 @@ import gc
 import hashlib
 import io
 import json
+import os
 import statistics
 import sys
 import time
@@ -109,13 +110,13 @@ def reference_cases():
         for kernel in names:
             for hw in list_profiles():
                 for full in (True, False):
-                    argv = [str(tile), "--hw", hw, "--json"]
+                    argv = [f"kernels/{tile.name}", "--hw", hw, "--json"]
                     if len(names) > 1:
                         argv += ["--kernel", kernel]
                     if full:
                         argv.append("--full")
                     cases.append((f"{tile.name}:{kernel}@{hw}{' --full' if full else ''}", argv))
-    gemm = str(ROOT / "kernels" / "gemm.tile")
+    gemm = "kernels/gemm.tile"
     for sets in (["M=1000", "N=3000", "K=512"], ["M=2048", "N=2048", "K=1024", "STAGES=1"],
                  ["M=4096", "N=4096", "K=4096", "BM=64", "WARPS=8", "STAGES=4"]):
         for full in (True, False):
@@ -124,7 +125,7 @@ def reference_cases():
                           argv + (["--full"] if full else [])))
     cases.append(("gemm.tile --tiles 8 --full", [gemm, "--hw", "h200_sxm", "--json", "--full", "--tiles", "8"]))
     for tile in ("sip_gemm.tile", "sip_decode_attention.tile", "sip_splitk_gemm.tile"):
-        cases.append((f"{tile} hold 0 --full", [str(ROOT / "kernels" / tile), "--hw", "sip", "--json", "--full",
+        cases.append((f"{tile} hold 0 --full", [f"kernels/{tile}", "--hw", "sip", "--json", "--full",
                                                 "--knob", "dma.hold_channel_for_round_trip=0"]))
     return cases
 
@@ -144,7 +145,10 @@ def run_cli(argv) -> tuple[int, bytes]:
 
 
 def reference(action: str, where: str) -> int:
-    path = Path(where) / "reference.json"
+    path = Path(where).resolve() / "reference.json"
+    # the cases name their files relative to the repository, as the JSON prints them, so
+    # two checkouts (before and after a change) compare alike
+    os.chdir(ROOT)
     old = json.loads(path.read_text()) if action == "check" else None
     got, bad = {}, 0
     t = time.process_time()
