@@ -89,6 +89,8 @@ class BodyTime(NamedTuple):
     latency: Any                  # the memory latency in the chain (0 without loads)
     chain_parts: dict             # engine -> ns of one CTA's chain
     queued: Any = 0               # the r CTAs queueing at the memory pipe (mva_cycle)
+    dram_ns: Any = 0              # the r CTAs' DRAM bytes at the SM's DRAM share
+    l2_ns: Any = 0                # all their global bytes at the SM's share of L2
 
 
 
@@ -120,9 +122,49 @@ def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
     return serial * dep + steps * (smem_lat + dep) + cross
 
 
+def _is_load(d) -> bool:
+    """An op that reads global memory (at some point of a sweep): its transfer starts with the
+    CTA's loads, before the compute; the others' (stores) after it."""
+    if is_array(d.global_loads):
+        import numpy as np
+        return bool(np.any(np.asarray(d.global_loads) > 0))
+    return bool(d.global_loads)
+
+
+def _summed(demands, pick):
+    """One demand holding the DRAM and L2 bytes of the ``pick``ed ops together (per CTA)."""
+    total = None
+    for d, k in demands:
+        if not pick(d):
+            continue
+        if total is None:
+            total = type(d)()
+        total.dram = total.dram + d.dram * k
+        total.l2 = total.l2 + d.l2 * k
+        total.global_loads = total.global_loads + d.global_loads * k
+    return total
+
+
+def transfer_parts(total, engine_ns, m, r, active_units):
+    """(DRAM ns, L2 ns) of r CTAs' summed transfer ``total``, each priced alone by the copy
+    engine: its DRAM bytes at the SM's DRAM rate, all of its global bytes at its share of L2."""
+    dram_only, l2_only = type(total)(), type(total)()
+    dram_only.dram = total.dram
+    l2_only.l2 = total.l2
+    return engine_ns(dram_only, m, r, active_units)["copy"], engine_ns(l2_only, m, r, active_units)["copy"]
+
+
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
-    CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand."""
+    CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
+
+    The memory pipe has two resources that work at the same time: the SM's share of DRAM
+    moves the bytes that miss L2 and its share of L2 moves all of them, so the CTAs'
+    transfers take the longer of the two over their summed bytes (the roofline's rule over
+    memory levels), not the sum of each op's longer one: rmsnorm's weight row, read by every
+    CTA, hits L2 and streams beside the rows' DRAM traffic instead of after it. In the chain
+    a CTA's loads issue together and move together (the longer of their DRAM bytes at the
+    DRAM share and their bytes over the SM's port to L2), and so do its stores."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -130,12 +172,23 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple
         for name, v in engine_ns(d, m, r, active_units).items():
             engines[name] = engines.get(name, 0) + v * k
         one = engine_ns(d, m, 1, active_units)
-        if m.l2_bw_device is not None:
-            # one SM's own port to L2 caps its transfer however few SMs share DRAM: the
-            # L2 bandwidth over all SMs (a tail of 8 CTAs does not get 1/8 of the device)
-            one["copy"] = emax(one["copy"], d.l2 / (m.l2_bw_device / m.units))
         for name in CHAIN_ENGINES:
-            chain_parts[name] = chain_parts[name] + one.get(name, 0) * k
+            if name != "copy":
+                chain_parts[name] = chain_parts[name] + one.get(name, 0) * k
+    dram_ns = l2_ns = 0
+    total = _summed(demands, lambda d: True)
+    if total is not None:
+        engines["copy"] = engine_ns(total, m, r, active_units)["copy"]
+        dram_ns, l2_ns = transfer_parts(total, engine_ns, m, r, active_units)
+        for group in (_summed(demands, _is_load), _summed(demands, lambda d: not _is_load(d))):
+            if group is None:
+                continue
+            one = engine_ns(group, m, 1, active_units)["copy"]
+            if m.l2_bw_device is not None:
+                # one SM's own port to L2 caps its transfer however few SMs share DRAM: the
+                # L2 bandwidth over all SMs (a tail of 8 CTAs does not get 1/8 of the device)
+                one = emax(one, group.l2 / (m.l2_bw_device / m.units))
+            chain_parts["copy"] = chain_parts["copy"] + one
     memory = engines.get("copy", 0) + engines.get("spill", 0)
     candidates = {"memory": memory}
     for name, v in engines.items():
@@ -158,7 +211,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple
     think = chain - chain_parts["copy"] - chain_parts["spill"]
     queued = mva_cycle(r, service, think)
     ns = emax(emax(throughput, chain), queued)
-    return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued), engines
+    return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns), engines
 
 
 def waves_ns(full_waves, first_ns, batch_ns):
@@ -215,7 +268,13 @@ def describe(bt: BodyTime, r, fmt) -> str:
     ctas = "1 CTA" if r == 1 else f"{r} CTAs"
     # the queue lies between the two bounds; the longer bound names what limits the batch
     side = "chain" if float(bt.chain) > float(bt.throughput) else "throughput"
+    memory = ""
+    if bt.bound == "memory" and float(bt.l2_ns) > 0:
+        memory = f": max(DRAM {fmt(float(bt.dram_ns))}, L2 {fmt(float(bt.l2_ns))})"
+        spill = float(bt.throughput) - max(float(bt.dram_ns), float(bt.l2_ns))
+        if spill > 0.005:
+            memory += f" + spill {fmt(spill)}"
     return (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
-            f"({bt.bound} over {ctas}), one CTA's chain {fmt(float(bt.chain))} = latency "
+            f"({bt.bound} over {ctas}{memory}), one CTA's chain {fmt(float(bt.chain))} = latency "
             f"{fmt(float(bt.latency))} + {parts}, queue of {ctas} {fmt(float(bt.queued))} at the "
             f"memory pipe) = {fmt(float(bt.ns))}, bound by the {side}")
