@@ -70,45 +70,96 @@ def test_gemm_k_loop_is_properly_async_and_does_not_wait():
 
 
 # ------------------------------------------------------------------ the breakdown's two terms
+SMEM = 128 * 1.98                      # B/ns through one SM's shared-memory port
+WGMMA_WAIT = 88 / 1.98                 # ns: instruction_latency.wgmma_wait
+RS_GROUP = 50 / 1.98                   # ns: instruction_latency.wgmma_rs_group
+
+
+def mva(tensor, simt, delay, resident):
+    """Mean value analysis written out (tfx.analysis.chain_overlap): Q(0) = 0, then for each n
+    R = D (1 + Q), cycle = R_tensor + R_simt + delay, Q = n R / cycle."""
+    q_t = q_s = 0.0
+    for n in range(1, resident + 1):
+        r_t, r_s = tensor * (1 + q_t), simt * (1 + q_s)
+        cycle = r_t + r_s + delay
+        q_t, q_s = n * r_t / cycle, n * r_s / cycle
+    return cycle
+
+
 def test_serial_chain_term_of_four_resident_ctas():
     """flash_attention B1 H32 S4096 D128 at BLOCK_M=64, BLOCK_N=32, 4 warps, 2 stages, with the
-    compiled resources (126 regs, 48 KiB: 4 CTAs per SM). One CTA's trip:
-      tensor: QK^T 2 x 64 x 32 x 128 + PV 2 x 64 x 128 x 32 = 1,048,576 flop = 174.720 ns;
-      vector: mul, reduce max, sub, reduce sum, cast on 64 x 32 = 2048 each (10,240), max, sub,
-        mul, add on 64 (256), acc rescale 64 x 128 = 8192: 18,688 / 253.44 = 73.737 ns;
-      special: exp2 on 2048 + 64 = 2112 / 31.68 = 66.667 ns; overhead 50.505 ns:
-      chain 365.629 ns; 4 CTAs in turn: 1462.52 ns a trip.
-    Without the mechanism a round is the busiest engine: the L2 transfer of 4 CTAs' K and V
-    tiles, 4 x 2 x 32 x 128 x 2 = 65,536 B / 83.333 = 786.43 ns (over one CTA's chain and the
-    plain pipelined loads: latency 208.52 + 196.61 = 405.13 ns, see the prefetch test).
-    It adds 1462.52 - 786.43 = 676.09 ns over 127 trips = 85,864 ns a wave; 2048 CTAs over
-    528 slots: 3 full waves: 257,592 ns."""
+    compiled resources (126 regs, 48 KiB: 4 CTAs per SM). One CTA's trip on the stations:
+      tensor: QK^T reads Q (A, 64 x 16 x 2 = 2048 B) and K (B, 32 x 16 x 2 = 1024 B) from shared
+        memory for each of its 128 / 16 = 8 wgmma m64n32k16: 24,576 B / 253.44 = 96.970 ns,
+        longer than its 2 x 64 x 32 x 128 flop / 6001.46 = 87.360 ns; PV reads P from registers
+        (RS): 87.360 + 50 cycles = 112.613 ns; 209.583 ns (the trip's shared-memory port time,
+        K and V written 16,384 B + Q, K, V read 32,768 B = 193.94 ns, is shorter);
+      simt: vector 18,688 / 253.44 = 73.737 ns (mul, reduce max, sub, reduce sum, cast on 64 x 32;
+        max, sub, mul, add on 64; the acc rescale on 64 x 128) + special 2112 / 31.68 = 66.667 ns
+        + overhead 50.505 ns = 190.909 ns;
+      delay: the dependent path's latency beyond its ops' work: the waits for QK^T and PV,
+        2 x 88 cycles = 88.889 ns; reduce max over 32 columns, 2 x 32 / 8 = 8 values a thread:
+        7 x 4 + 2 x (24 + 4) = 84 cycles = 42.424 ns against its 2048 / 253.44 = 8.081 ns of
+        work: 34.343 ns; the row max (64 values, 0.253 ns of work) waits one fma, 4 cycles =
+        2.020 ns: 1.768 ns; 125.000 ns.
+    Four CTAs share the stations (mean value analysis, written out in ``mva``): 1039.95 ns a
+    round, against 4 x 525.49 = 2101.97 ns in turn. Without the mechanism a round is the busiest
+    engine: the L2 transfer of 4 CTAs' K and V tiles, 4 x 2 x 32 x 128 x 2 = 65,536 B / 83.333 =
+    786.43 ns (the prefetch, issued after 209.583 - 112.613 + 190.909 - 50.505 + 125 = 362.37 ns,
+    with its 405.13 ns in flight, is shorter). It adds 1039.95 - 786.43 ns over 127 trips a wave;
+    2048 CTAs over 528 slots: 3 full waves."""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2),
               dict(threads=128, regs=126, smem=49152, spills=0))
-    chain = 1_048_576 / TENSOR + 18_688 / VECTOR + 2112 / SPECIAL + OVERHEAD
-    assert chain == pytest.approx(365.629, abs=1e-3)
+    tensor = 8 * (2048 + 1024) / SMEM + (2 * 64 * 128 * 32 / TENSOR + RS_GROUP)
+    assert tensor == pytest.approx(209.583, abs=1e-3)
+    simt = 18_688 / VECTOR + 2112 / SPECIAL + OVERHEAD
+    assert simt == pytest.approx(190.909, abs=1e-3)
+    delay = 2 * WGMMA_WAIT + (84 / 1.98 - 2048 / VECTOR) + (4 / 1.98 - 64 / VECTOR)
+    assert delay == pytest.approx(125.000, abs=1e-3)
+    round_ns = mva(tensor, simt, delay, 4)
+    assert round_ns == pytest.approx(1039.95, abs=1e-2)
     busiest = 4 * 2 * 32 * 128 * 2 / (11_000 / 132)
-    assert t["serial chain"].ns == pytest.approx(3 * 127 * (4 * chain - busiest), rel=1e-6)
+    assert t["serial chain"].ns == pytest.approx(3 * 127 * (round_ns - busiest), rel=1e-6)
+    assert "prefetch wait" not in t
 
 
 def test_prefetch_wait_term_of_a_two_stage_attention_loop():
-    """flash_attention B1 H32 S8192 D128 at 128 x 64, 8 warps, 2 stages, 1 CTA per SM. The
-    prefetch is issued after QK^T (it waits: 2 x 128 x 64 x 128 = 2,097,152 flop = 349.44 ns)
-    and the softmax (vector 57,856 elements = 228.28 ns: five ops on 128 x 64 = 8192, four on
-    128, the acc rescale on 128 x 128 = 16,384; special 8192 + 128 = 8320 = 262.63 ns), not
-    after PV (properly async): 840.35 ns. The loads: K and V tiles 2 x 64 x 128 x 2 = 32,768 B
-    at the L2 share, 393.22 ns, after a latency: 3 of the 132 CTAs of a wave start a new head
-    (cols = 8192 / 128 = 64 pm per head: ceil(132 / 64) = 3 heads), so 3/132 of the reads
-    miss: 3/132 x 700 + 129/132 x 200 = 211.36 ns; in flight 604.58 ns. A trip:
-    (840.35 + 604.58) / 1 = 1444.93 ns against one CTA's chain 349.44 x 2 + 228.28 + 262.63
-    + 50.51 = 1240.30 ns: +204.63 ns over 127 trips, 2048 / 132 = 15 full waves."""
+    """flash_attention B1 H32 S8192 D128 at 128 x 64, 8 warps (two warpgroups of 64 rows),
+    2 stages, 1 CTA per SM. The CTA's stations: QK^T 2 x 128 x 64 x 128 = 2,097,152 flop =
+    349.44 ns (its operands, 2 x 8 wgmma m64n64k16 of 4096 B, 65,536 B / 253.44 = 258.59 ns,
+    come faster); PV from registers 349.44 + 25.25 = 374.69 ns: tensor 724.13 ns; vector 57,856
+    elements = 228.28 ns (five ops on 128 x 64 = 8192, four on 128, the acc rescale on
+    128 x 128 = 16,384), special 8192 + 128 = 8320 exp2 = 262.63 ns, overhead 50.51 ns: simt
+    541.41 ns. Each warpgroup's dependent path over its 64 rows (half of each op): the two mma
+    waits 88.89 ns, reduce max over 64 columns (2 x 64 / 8 = 16 values: 15 x 4 + 2 x 28 = 116
+    cycles = 58.59 ns against 4096 / 253.44 = 16.16 ns) 42.42 ns, the row max (64 values, 0.25
+    ns) 1.77 ns: 133.08 ns exposed; the two warpgroups overlap 1/2 x min(724.13, 541.41) =
+    270.71 ns of the chain: delay -137.63 ns; the CTA's trip 724.13 + 541.41 - 137.63 =
+    1127.92 ns. The prefetch leaves after QK^T and the softmax (840.35 ns: mma_path.
+    prefetch_wait; the chain less PV and the overhead, 349.44 + 490.91 - 137.63 = 702.72, is
+    shorter). The loads: K and V tiles 2 x 64 x 128 x 2 = 32,768 B at the L2 share, 393.22 ns,
+    after a latency: 3 of the 132 CTAs of a wave start a new head (64 query blocks per head:
+    ceil(132 / 64) = 3 heads), so 3/132 of the reads miss: 3/132 x 700 + 129/132 x 200 =
+    211.36 ns; in flight 604.58 ns. A trip: 840.35 + 604.58 = 1444.93 ns against the chain's
+    1127.92 ns: +317.01 ns over 127 trips, 2048 / 132 = 15 full waves."""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=2),
               dict(threads=256, regs=148, smem=98304, spills=0))
     qk = 2 * 128 * 64 * 128 / TENSOR
+    assert 16 * 4096 / SMEM < qk
+    tensor = qk + (qk + RS_GROUP)
     softmax = 57_856 / VECTOR + 8320 / SPECIAL
+    simt = softmax + OVERHEAD
+    exposed = 2 * WGMMA_WAIT + (116 / 1.98 - 4096 / VECTOR) + (4 / 1.98 - 64 / VECTOR)
+    assert exposed == pytest.approx(133.08, abs=1e-2)
+    delay = exposed - min(tensor, simt) / 2
+    round_ns = tensor + simt + delay
+    assert round_ns == pytest.approx(1127.92, abs=1e-2)
+    issue = qk + softmax
+    assert qk + softmax + delay < issue
     in_flight = (3 / 132 * 700 + 129 / 132 * 200) + 32_768 / (11_000 / 132)
-    chain = 2 * qk + softmax + OVERHEAD
-    assert t["prefetch wait"].ns == pytest.approx(15 * 127 * ((qk + softmax + in_flight) - chain), rel=1e-6)
+    assert issue + in_flight == pytest.approx(1444.93, abs=1e-2)
+    assert t["prefetch wait"].ns == pytest.approx(15 * 127 * ((issue + in_flight) - round_ns), rel=1e-6)
+    assert "serial chain" not in t          # 1127.92 ns is under one CTA's throughput sum, 1240.30
 
 
 def test_unpipelined_wait_is_one_latency_and_one_transfer_at_one_stage_only():

@@ -76,9 +76,40 @@ def test_decode_trip_path_by_hand():
     assert "reduce sum" not in t.detail
 
 
-def test_attention_warpgroup_loop_keeps_its_throughput():
-    """flash attention's default tiles run the scores on a warpgroup mma, whose latency is not
-    measured: no path there (a path without its longest step would be none), the loop keeps
+def test_attention_warpgroup_path_by_hand():
+    """flash_attention B1 H32 S4096 D128 at 64 x 32 on 4 warps (the warpgroup path): each step
+    the longer of its work and its latency; a warpgroup mma's latency is its tensor time
+    (mma_path.group_ns) plus the measured wait, instruction_latency.wgmma_wait = 88 cycles =
+    44.444 ns:
+      QK^T: 8 wgmma m64n32k16 reading 3072 B each from shared memory, 24,576 / 253.44 =
+        96.970 ns (over its 87.360 ns of flops) + 44.444 = 141.414 ns
+      mul (2048 values, 8.081 ns) + reduce max over 32 columns (84 cycles = 42.424 ns) + row
+        max (one fma, 2.020 ns) + sub (8.081) + exp2 (2048 / 31.68 = 64.646) + cast (8.081)
+      PV from registers: 87.360 + 50 cycles (25.253) + 44.444 = 157.057 ns
+    = 431.805 ns; of it latency no engine serves (exposed_ns): 44.444 x 2 + (42.424 - 8.081)
+    + (2.020 - 64 / 253.44) = 125.000 ns."""
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200,
+                dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2),
+                resources=dict(threads=128, regs=126, smem=49152, spills=0))
+    path = [t for t in a.terms if t.name == "dependent path"][0]
+    vec, wait = 2048 / 253.44, 88 / 1.98
+    expected = ((24_576 / 253.44 + wait) + vec + 84 / 1.98 + 4 / 1.98 + vec + 2048 / 31.68 + vec
+                + (2 * 64 * 128 * 32 / (4096 * 1.98 * 0.74) + 50 / 1.98 + wait))
+    assert expected == pytest.approx(431.805, abs=1e-3)
+    assert f"= {expected:.2f} ns" in path.detail
+    assert "mma line 55: warpgroup mma + its wait 88" in path.detail
+
+
+def test_warpgroup_loop_without_the_wait_fact_keeps_its_throughput(tmp_path):
+    """A profile that states no instruction_latency.wgmma_wait (the warpgroup mma's wait
+    unmeasured): no path there (a path without its longest step would be none), the loop keeps
     its throughput chain."""
-    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200, {}, check=False)
+    text = (ROOT / "hw_profiles" / "h200_sxm.toml").read_text()
+    lines = [ln for ln in text.splitlines() if not ln.startswith("wgmma_wait ")]
+    plain = tmp_path / "h200_sxm.toml"
+    plain.write_text("\n".join(lines) + "\n")
+    profile = load_profile(plain)
+    assert profile.get("instruction_latency.wgmma_wait", None) is None
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, profile, {}, check=False)
     assert not [t for t in a.terms if t.name == "dependent path"]
+

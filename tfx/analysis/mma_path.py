@@ -9,9 +9,11 @@ that here:
   i+S-1 after the compute the trip's warps wait for: every mma.sync, every warpgroup mma
   Triton cannot make "properly async" (``properly_async``) and the vector and
   special-function work (tfx.analysis.performance, ``_loop_time``);
-* serial chains (``resident_chains``): a trip whose own ops read its mma's result
-  (attention's QK^T -> softmax -> PV) runs that chain, and co-resident CTAs run theirs in
-  turn.
+* serial chains (``trip_waits_for_mma``): a trip whose own ops read its mma's result
+  (attention's QK^T -> softmax -> PV) runs that chain; how co-resident CTAs' chains overlap
+  is tfx.analysis.chain_overlap's;
+* what a warpgroup mma holds the tensor cores for (``group_ns``): its operands through
+  shared memory (SS) or its register-fed group cost (RS).
 
 Everything here is arithmetic over ints or numpy arrays (explore's vectorized sweeps).
 """
@@ -21,9 +23,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout
-from tfx.analysis.numbers import is_array
+from tfx.analysis.numbers import emax, is_array
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # as tfx.analysis.performance: no work
+WARPGROUP_ROWS = 64        # rows of one warpgroup mma instruction (wgmma m64nNk)
 
 
 def warpgroup_mma(node, warps, m):
@@ -133,21 +136,76 @@ def trip_waits_for_mma(loop):
     return False
 
 
-def resident_chains(chain, resident):
-    """ns of one round of ``resident`` co-resident CTAs whose trips each run ``chain`` (one
-    CTA's tensor + vector + special-function time and its trip overhead), when each trip
-    waits for its own mma (``trip_waits_for_mma``): the chains run one after another.
+def a_in_registers(loop, node):
+    """True when mma ``node``'s A operand is computed in the trip (through views), so the
+    compiler feeds it from registers (wgmma's RS form: attention's P in PV); an operand that
+    was loaded (to shared memory) is read from shared memory (the SS form: Q in QK^T)."""
+    ops = _body_ops(loop)
+    computed: set = set()
+    for c in ops[:ops.index(node)]:
+        if not c.op.result:
+            continue
+        reads = _reads(c)
+        if c.op.opcode in VIEWS:
+            if reads and reads[0] in computed:
+                computed.add(c.op.result)
+        elif c.op.opcode != "load":
+            computed.add(c.op.result)
+    reads = _reads(node)
+    return bool(reads) and reads[0] in computed
 
-    Why not overlapped: a CTA's warps wait for QK^T (Triton's ``warp_group_dot_wait
-    {pendings=0}``), run the softmax on the FP32 and special-function pipes, then issue PV;
-    one CTA's softmax could hide behind another's mma only if the warp schedulers issued
-    them in that order, and nothing makes them. FlashAttention-3 (Shah et al. 2024, section
-    3.1, "pingpong scheduling") has to force that order with named barriers between two
-    warpgroups to get the overlap; FlashAttention-2 kernels (Dao 2023) and Triton's, which
-    do no such scheduling, run them in turn. The issue 15 tune rows agree: their time per
-    CTA-trip over (tensor + vector + special) is 0.85-1.3 at 1 to 5 CTAs per SM
-    (docs/analysis.md section 8 works an example)."""
-    return chain * resident
+
+def group_ns(node, loop, m, warps, tensor_ns, smem_ns=None):
+    """ns one CTA's mma ``node`` holds the tensor cores a trip (arrays elementwise), where the
+    profile states the warpgroup-mma facts: ``tensor_ns`` (its flops at the tensor rate) or,
+    for a warpgroup mma reading A from shared memory (SS), the longer of that and its
+    operands through the SM's shared-memory port; a warpgroup mma reading A from registers
+    (RS) adds ``instruction_latency.wgmma_rs_group`` cycles once a trip.
+
+    Why: an SS warpgroup mma reads A (64 x 16 x 2 B = 2 KiB) and B (N x 16 x 2 B) from shared
+    memory for every m64nNk16 instruction; at N = 32 that is 3 KiB, 24 cycles at 128 B/cycle
+    against 16 cycles of tensor work, so the instruction waits for its operands (measured,
+    calibration/h200/measured/chain/mma_rate.csv: m64n32 at 0.60 of the 4096 flop/cycle peak,
+    N >= 64 at 0.79-0.85). An RS group's A fragments come from the issuing warps' registers
+    (measured, mma_waited.csv: N = 128 groups of 2, 4 and 8 k-steps at 103.1, 185.5 and
+    336.2 ns a CTA: 38.9 ns a step plus 25.4 ns = 50 cycles a group)."""
+    rs = m.profile.get("instruction_latency.wgmma_rs_group", None)
+    shape = getattr(node, "per_exec_shape", None)
+    if rs is None or shape is None or m.kind != "gpu":
+        return tensor_ns
+    bits = getattr(node, "mma_bits", 16)
+    p = mma_layout.plan(shape, m.inst, warps, bits, getattr(node, "mma_chained", False))
+    group = warpgroup_mma(node, warps, m)
+    a_reg = a_in_registers(loop, node)
+    smem_bw = m.onchip_bw.get("smem")
+    instructions = (p.m // WARPGROUP_ROWS) * (p.k // p.depth)
+    a_bytes = 0 if a_reg else WARPGROUP_ROWS * p.depth * bits // 8
+    b_bytes = p.n * p.depth * bits // 8
+    operands = instructions * (a_bytes + b_bytes) / smem_bw if smem_bw else 0
+    ss = emax(tensor_ns, operands) + (rs / m.clock_ghz if a_reg else 0)
+    # a warp mma's fragments come through the port by the warps' own loads (ldmatrix)
+    warp = emax(tensor_ns, smem_ns) if smem_ns is not None else tensor_ns
+    if is_array(group, ss, warp):
+        import numpy as np
+        return np.where(np.asarray(group) > 0, ss, warp)
+    return ss if group else warp
+
+
+def warpgroups(loop, m, warps):
+    """Warpgroups of one CTA that run a serial trip's chain side by side (arrays elementwise):
+    ``warps / 4`` where the trip's scores (the mma it reads, ``used_in_trip``) run on a
+    warpgroup mma with every warp on M (each warpgroup its own rows, or the same rows where
+    the layout replicates them: tfx.analysis.chain_overlap.replication), else 1."""
+    node = next((c for c in _body_ops(loop) if c.op.opcode in ("mma", "dot")
+                 and getattr(c, "per_exec_shape", None) is not None and used_in_trip(loop, c)), None)
+    if node is None or m.kind != "gpu":
+        return 1
+    group = warpgroup_mma(node, warps, m)
+    n = emax(warps // 4, 1)
+    if is_array(group, n):
+        import numpy as np
+        return np.where(np.asarray(group) > 0, n, 1)
+    return n if group else 1
 
 
 class LoopNote(NamedTuple):
@@ -170,6 +228,8 @@ class LoopNote(NamedTuple):
     path_ns: Any = 0              # one trip's dependent path at instruction latencies (tfx.analysis.trip_latency)
     path_steps: Any = ()          # its steps: (label, latency ns, cost ns)
     throughput: Any = 0           # one CTA's tensor + vector + special + overhead a trip
+    stations: Any = None          # a serial trip's chain_overlap.Stations
+    chain_round: Any = 0          # the resident CTAs' round of chains (chain_overlap.cycle_ns)
 
 
 def breakdown_terms(note: LoopNote, full_waves, fmt):
@@ -178,7 +238,6 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
     if isinstance(note, WaitNote):
         return wait_terms(note, full_waves, fmt)
     out = []
-    one = note.tensor + note.vector + note.special + note.overhead
     if note.path_steps:
         from tfx.analysis import trip_latency
         out.append(("dependent path", 0, trip_latency.detail(note.line, note.path_steps, note.path_ns,
@@ -186,14 +245,12 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
                     + f"; the {note.resident} resident CTAs' paths overlap: a round is at least "
                       f"{fmt(note.path_ns + note.overhead)} with the overhead (its effect is in the waves, "
                       f"the serial chain and prefetch wait terms)"))
-    if note.serial and note.chain_ns > 0:
+    if note.serial and note.chain_ns > 0 and note.stations is not None:
+        from tfx.analysis import chain_overlap
         out.append(("serial chain", full_waves * note.chain_ns,
-                    f"loop at line {note.line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's "
-                    f"chain = tensor {fmt(note.tensor)} + vector {fmt(note.vector)} + special {fmt(note.special)} "
-                    f"+ overhead {fmt(note.overhead)} = {fmt(one)}; {note.resident} CTAs per SM run theirs in turn: "
-                    f"{note.resident} x {fmt(one)} = {fmt(note.resident * one)} a trip vs the busiest engine's "
-                    f"{fmt(note.engines)}; adds {fmt(note.chain_ns)} over {float(note.trips):g} trips a wave "
-                    f"(included in the waves above)"))
+                    chain_overlap.detail(note.line, note.stations, note.resident, note.chain_round, fmt)
+                    + f" vs the busiest engine's {fmt(note.engines)}; adds {fmt(note.chain_ns)} over "
+                      f"{float(note.trips):g} trips a wave (included in the waves above)"))
     if note.waited and note.prefetch_ns > 0:
         out.append(("prefetch wait", full_waves * note.prefetch_ns,
                     f"loop at line {note.line}: Triton issues trip i+{note.stages}-1's loads after the compute its "
@@ -213,7 +270,7 @@ def unpipelined_wait(stages, latency_ns, transfer_ns):
     prefetched: triton/lib/Dialect/TritonGPU/Transforms/Pipeliner/SoftwarePipeliner.cpp
     pipelines only loops with 2 or more stages), so every trip loads its K and V tiles and
     its warps wait for them before QK^T. The resident CTAs share the SM's pipes, so their
-    chains progress together and end together (``resident_chains``: r chains a round); then
+    chains progress together and end together (tfx.analysis.chain_overlap: their round); then
     each issues its next loads at the same point of its trip and they are in flight
     together: one latency and one CTA's transfer a round, hidden behind no chain. (Were the
     CTAs staggered, one CTA's wait would hide under the others' chains; the issue 15 tune
@@ -231,7 +288,7 @@ class WaitNote(NamedTuple):
     line: Any
     trips: Any
     resident: Any
-    chain: Any                    # one CTA's chain a trip (tensor + vector + special + overhead)
+    chain: Any                    # the resident CTAs' round of chains (tfx.analysis.chain_overlap)
     latency: Any                  # the load latency (L2 hit / DRAM miss mix)
     transfer: Any                 # one CTA's trip bytes through the SM's share of bandwidth
     wait_ns: Any                  # what the waits add to the loop (ns, all trips of a wave)
@@ -245,7 +302,7 @@ def wait_terms(note: WaitNote, full_waves, fmt):
     return [("load wait", full_waves * note.wait_ns,
              f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each round the "
              f"{note.resident} resident CTAs wait for their loads together, latency {fmt(note.latency)} + "
-             f"transfer {fmt(note.transfer)} = {fmt(wait)}, then run their chains ({note.resident} x "
-             f"{fmt(note.chain)} = {fmt(note.resident * note.chain)}): {fmt(note.resident * note.chain + wait)} "
+             f"transfer {fmt(note.transfer)} = {fmt(wait)}, then run their chains ({fmt(note.chain)} a round "
+             f"of the {note.resident}): {fmt(note.chain + wait)} "
              f"a trip; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
              f"(included in the waves above)")]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import mma_path
+from tfx.analysis import chain_overlap, mma_path
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis import load_trip, mma_layout
@@ -960,6 +960,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
+    stations = None               # a serial trip's station demands (GPU, tfx.analysis.chain_overlap)
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
     if m.dispatch_single is not None:
@@ -977,15 +978,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # One position's tensor, vector and special-function work depend on each other within
         # a trip (softmax waits for QK^T, PV waits for softmax): they serialize inside a CTA.
         # So a round lasts at least one position's sum; where a trip waits for its own mma,
-        # the co-resident CTAs run those chains in turn (tfx.analysis.mma_path.resident_chains).
+        # the co-resident CTAs' chains share the tensor and SIMT stations in random order
+        # (tfx.analysis.chain_overlap: a closed queue solved by mean value analysis).
         chain_one = one["tensor"] + one["vector"] + one["special"] + m.iteration_ns
         serial = m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
         # where one CTA's trip is short of work its dependent path at the measured
         # instruction latencies sets it (tfx.analysis.trip_latency); the resident CTAs'
         # paths overlap (one issues while another waits), their throughput does not
         throughput_one = chain_one
-        path_ns, path_steps = trip_latency.critical_path_ns(
-            loop, m, warps, lambda c: _trip_compute_ns(c, loop, counter, m, miss, warps, active_units))
+        # each of a CTA's warpgroups runs the path over its own rows: its share of each op
+        # (tfx.analysis.mma_path.warpgroups)
+        groups = mma_path.warpgroups(loop, m, warps)
+
+        def group_compute_ns(c):
+            return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units) / groups
+        path_ns, path_steps = trip_latency.critical_path_ns(loop, m, warps, group_compute_ns)
         path_one = path_ns + m.iteration_ns
         if serial and (is_array(body.global_loads) or body.global_loads):
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
@@ -1000,8 +1007,19 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                     0, m.l2_latency, _miss_share(body), body.global_loads, unpiped_fetch, body.dram,
                     r, active_units, 1, *stream))
             unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_trip, 0)
-        chain = (emax(mma_path.resident_chains(chain_one, r), path_one) + unpiped_wait if serial
-                 else chain_one)
+        if serial:
+            def compute_ns(c):
+                return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units)
+
+            def smem_ns(c):       # one CTA's shared-memory port ns of op c a trip
+                k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
+                return op_demand(c, counter, m, miss, warps).smem * k
+            stations = chain_overlap.stations(loop, m, warps, one, compute_ns,
+                                              trip_latency.exposed_ns(loop, m, warps, group_compute_ns), smem_ns)
+            chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
+                         path_one) + unpiped_wait
+        else:
+            chain = chain_one
         engines_alone = _max_engine(e)
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         e["tensor"] = emax(e["tensor"], chain)
@@ -1052,9 +1070,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
         if serial:
             # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
-            waited = emax(waited, trip_latency.critical_path_ns(
-                loop, m, warps, lambda c: _trip_compute_ns(c, loop, counter, m, miss, warps, active_units),
-                waited_only=True)[0])
+            waited = emax(waited, trip_latency.critical_path_ns(loop, m, warps, group_compute_ns,
+                                                                waited_only=True)[0])
+            if stations is not None:
+                # ... and after the rest of the chain: Triton issues the copies last in the trip
+                # (tfx.analysis.chain_overlap.issue_ns)
+                waited = emax(waited, chain_overlap.issue_ns(loop, m, warps, stations, compute_ns))
         issue_chain = in_flight + waited
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
@@ -1087,7 +1108,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 special=one["special"], overhead=m.iteration_ns, serial=serial, engines=engines_alone,
                 in_flight=in_flight, waited=waited, stages=stages,
                 chain_ns=trips * (with_chain - base), prefetch_ns=trips * (round_ns - with_chain),
-                path_ns=path_ns, path_steps=path_steps, throughput=throughput_one)
+                path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
+                stations=stations, chain_round=chain if serial else 0)
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)
@@ -1101,7 +1123,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # what the round's load wait adds over the chains in turn (the breakdown)
             without = emax(_max_engine({**e, "tensor": tensor_no_wait}), single)
             notes[loop.id] = mma_path.WaitNote(
-                line=loop.line, trips=trips, resident=r, chain=chain_one, latency=unpiped_lat,
+                line=loop.line, trips=trips, resident=r, chain=chain - unpiped_wait, latency=unpiped_lat,
                 transfer=unpiped_fetch, wait_ns=trips * (round_ns - without))
     total = fill + trips * round_ns
     return total, {k: v * trips for k, v in e.items()}

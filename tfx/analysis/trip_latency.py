@@ -77,6 +77,13 @@ def _reads(c):
     return [o.name for o in c.op.operands if isinstance(o, ValueRef)]
 
 
+def wgmma_wait_cycles(m):
+    """``instruction_latency.wgmma_wait``: cycles a trip waits for its warpgroup mma past the
+    mma's own tensor time, or None where the profile states it not (such a loop keeps its
+    throughput chain)."""
+    return m.profile.get("instruction_latency.wgmma_wait", None)
+
+
 def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any], waited_only=False):
     """(ns, steps): the longest dependent path through one trip of ``loop`` (each op the
     longer of ``op_ns(c)``, one CTA's compute ns of op c a trip, and its latency), and for
@@ -85,43 +92,73 @@ def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any], waited_only=Fa
     ``waited_only``: the path the trip's warps wait for before they go on (Triton issues the
     next prefetch after it, tfx.analysis.mma_path.prefetch_wait): a properly async warpgroup
     mma (``mma_path.properly_async``, attention's PV) runs on while they go on and costs 0."""
+    ns, steps, _ = _walk(loop, m, warps, op_ns, waited_only)
+    return ns, steps
+
+
+def exposed_ns(loop, m, warps, op_ns: Callable[[Any], Any]):
+    """ns of the trip's critical path that is latency, not work: the sum over its steps of
+    (cost - throughput), where an op's latency outlasts its own work (a reduction's shuffle
+    chain, the wait for a warpgroup mma's result). No engine is busy for it, so another
+    resident CTA's work can fill it (tfx.analysis.chain_overlap: the chain's delay); 0 where
+    the path is not known (arrays elementwise)."""
+    return _walk(loop, m, warps, op_ns, False)[2]
+
+
+def _walk(loop, m, warps, op_ns, waited_only):
+    """(path ns, its steps for scalars, its exposed latency ns) of one trip of ``loop``."""
     lat = facts(m)
     if lat is None or m.kind != "gpu" or not mma_path.trip_waits_for_mma(loop):
-        return 0, ()
+        return 0, (), 0
     ghz = m.clock_ghz
+    wg_wait = wgmma_wait_cycles(m)
     ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
     mmas = [c for c in ops if c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None]
     scores = next((c for c in mmas if mma_path.used_in_trip(loop, c)), None)
     if scores is None:
-        return 0, ()
+        return 0, (), 0
     plan = mma_layout.plan(scores.per_exec_shape, m.inst, warps, getattr(scores, "mma_bits", 16),
                            getattr(scores, "mma_chained", False))
     warps_n = plan.warps_n
     scalar = not is_array(warps_n, warps)
     produced = set()
     ready: dict[str, Any] = {}
+    hidden: dict[str, Any] = {}   # exposed latency along the path that ends at each value
     path: dict[str, tuple] = {}
-    end, end_path = 0, ()
+    end, end_path, end_exposed = 0, (), 0
     for c in ops:
         reads = [r for r in _reads(c) if r in ready]
-        start, start_path = 0, ()
+        start, start_path, start_exposed = 0, (), 0
         for r in reads:
             if scalar and not is_array(ready[r]):
                 if ready[r] > start:
-                    start, start_path = ready[r], path[r]
+                    start, start_path, start_exposed = ready[r], path[r], hidden[r]
             else:
+                later = ready[r] > start
+                start_exposed = where(later, hidden[r], start_exposed)
                 start = emax(start, ready[r])
         code = c.op.opcode
+        work = op_ns(c)
         if code in VIEWS or code in NO_WORK:
             cycles, label = 0, None
         elif code in ("mma", "dot"):
             shape = c.per_exec_shape
             p = mma_layout.plan(shape, m.inst, warps, getattr(c, "mma_bits", 16), getattr(c, "mma_chained", False))
-            warp_path = 1 - mma_path.warpgroup_mma(c, warps, m)
+            group = mma_path.warpgroup_mma(c, warps, m)
+            warp_path = 1 - group
             steps = cdiv(p.k, p.depth)
             cycles = warp_path * steps * lat.mma_sync
             label = (f"mma line {c.line}: {steps} k-steps x {lat.mma_sync}" if is_array(warp_path) or warp_path
                      else f"mma line {c.line}: warpgroup mma, its throughput")
+            if wg_wait is not None:
+                # a warpgroup mma: its tensor time (operand-bound, RS group cost) plus the wait
+                # for its result (mma_path.group_ns, instruction_latency.wgmma_wait); ``op_ns``
+                # is one warpgroup's share where the CTA has several (mma_path.warpgroups)
+                groups = mma_path.warpgroups(loop, m, warps)
+                work = mma_path.group_ns(c, loop, m, warps, work * groups) / groups
+                cycles = cycles + group * (work * ghz + wg_wait)
+                if not is_array(group) and group:
+                    label = f"mma line {c.line}: warpgroup mma + its wait {wg_wait}"
             a = _reads(c)[0] if _reads(c) else None
             if a in produced:
                 relayout = lat.bar_sync + lat.smem_load
@@ -141,12 +178,14 @@ def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any], waited_only=Fa
         else:
             cycles, label = lat.fma, f"{code} line {c.line}"
         latency_ns = cycles / ghz
-        cost = emax(op_ns(c), latency_ns) if label is not None else 0
+        cost = emax(work, latency_ns) if label is not None else 0
         if waited_only and code in ("mma", "dot"):
             cost = cost * (1 - mma_path.properly_async(c, loop, m, warps))
+        exposed = emax(cost - work, 0) if label is not None else 0
         finish = start + cost
         if c.op.result:
             ready[c.op.result] = finish
+            hidden[c.op.result] = start_exposed + exposed
             if code not in VIEWS:
                 produced.add(c.op.result)
             if scalar and not is_array(finish):
@@ -155,14 +194,17 @@ def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any], waited_only=Fa
             if finish > end:
                 end = finish
                 end_path = path.get(c.op.result, start_path) if c.op.result else start_path
+                end_exposed = start_exposed + exposed
         else:
+            end_exposed = where(finish > end, start_exposed + exposed, end_exposed)
             end = emax(end, finish)
-    # Where the scores' mma is a warpgroup mma its own latency, the path's longest step, is
-    # not measured: a path without it would be no path; that loop keeps its throughput chain.
-    measured = 1 - mma_path.warpgroup_mma(scores, warps, m)
+    # Where the scores' mma is a warpgroup mma whose wait the profile does not state, the
+    # path's longest step is not known: a path without it would be no path; that loop keeps
+    # its throughput chain.
+    measured = 1 - mma_path.warpgroup_mma(scores, warps, m) if wg_wait is None else 1
     if is_array(measured):
-        return end * measured, ()
-    return (end, end_path if scalar else ()) if measured else (0, ())
+        return end * measured, (), end_exposed * measured
+    return (end, end_path if scalar else (), end_exposed) if measured else (0, (), 0)
 
 
 def detail(line, steps, total_ns, throughput_ns, fmt):

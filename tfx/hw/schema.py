@@ -239,6 +239,12 @@ PROFILE_SPEC = TableSpec({
                         "cycles from an FP32 fused multiply-add to a dependent one"),
         "smem_load": FactSpec("cycles", "nonnegative_int",
                               "cycles of a shared-memory load round trip (ld.shared to a dependent ld.shared)"),
+        "wgmma_wait": FactSpec("cycles", "nonnegative_int",
+                               "cycles a trip waits for a warpgroup mma's result past the mma's own "
+                               "tensor time (wgmma.wait_group after the group's last instruction)"),
+        "wgmma_rs_group": FactSpec("cycles", "nonnegative_int",
+                                   "cycles a warpgroup mma group reading A from registers (RS) holds the "
+                                   "tensor cores beyond its instructions, once a group"),
     }, "dependent-instruction latencies (one warp's chain, no other work on the SM)"),
     "warp_mma": TableSpec({
         "subpartitions": _count("sub-partitions of one SM, each with its own warp scheduler and tensor core: "

@@ -1,0 +1,147 @@
+"""How co-resident CTAs' serial chains share an SM (tfx.analysis.chain_overlap; docs/analysis.md
+section 8, "serial chains") and what a warpgroup mma holds the tensor cores for
+(tfx.analysis.mma_path.group_ns). Every expected number is derived by hand below; the H200
+facts: clock 1.98 GHz, bf16 tensor 4096 x 1.98 x 0.74 = 6001.4592 flop/ns per SM, shared
+memory 128 B/cycle = 253.44 B/ns, instruction_latency.wgmma_rs_group 50 cycles."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import chain_overlap, mma_path
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+TENSOR = 4096 * 1.98 * 0.74
+SMEM = 128 * 1.98
+
+
+def test_one_cta_runs_its_chain_alone():
+    """n = 1: R = D, so the cycle is tensor + simt + delay = 100 + 50 + 20."""
+    assert chain_overlap.cycle_ns(100, 50, 20, 1) == pytest.approx(170)
+
+
+def test_two_ctas_by_hand():
+    """n = 1: cycle 170, Q_tensor = 100 / 170, Q_simt = 50 / 170. n = 2: R_tensor =
+    100 (1 + 10/17) = 2700/17, R_simt = 50 (1 + 5/17) = 1100/17, cycle = 3800/17 + 20 =
+    4140/17 = 243.53 ns: less than 2 x 170 in turn, more than 2 x 100 on the busier station."""
+    got = chain_overlap.cycle_ns(100, 50, 20, 2)
+    assert got == pytest.approx(4140 / 17, rel=1e-12)
+    assert 2 * 100 < got < 2 * 170
+
+
+def test_many_ctas_saturate_the_busier_station():
+    """64 CTAs of 100 ns tensor and 50 ns SIMT: the tensor station is busy all the time, so a
+    round is at least 64 x 100 = 6400 ns, and the SIMT queue adds at most one SIMT visit."""
+    got = chain_overlap.cycle_ns(100, 50, 0, 64)
+    assert 6400 <= got <= 6400 + 50
+
+
+def test_arrays_elementwise():
+    got = chain_overlap.cycle_ns(np.array([100.0, 100.0]), 50.0, 20.0, np.array([1, 2]))
+    assert list(got) == pytest.approx([170, 4140 / 17])
+
+
+def test_two_phase_measurement_is_the_formula():
+    """calibration/h200/measured/chain: a 64x64x64 warpgroup mma alone runs at 76.574 ns a trip
+    (mma_rate.csv K=64 N=64 r=1); the exp2 pass over its 64 x 64 scores saturates the SIMT
+    station at 8 CTAs: 1628.609 / 8 = 203.576 ns a CTA (two_phase.csv E=1 r=8). By hand:
+      n=1: 280.150; Q = 0.27333, 0.72667
+      n=2: R = 76.574 x 1.27333 = 97.504, 203.576 x 1.72667 = 351.509: 449.01
+      n=3: Q = 2 x 97.504 / 449.01 = 0.43430, 1.56570: R = 109.830, 522.318: 632.15
+      n=4: Q = 0.52121, 2.47878: R = 116.485, 708.197: 824.68
+    against 290.5, 453.2, 655.3 and 850.2 ns measured (within 4%), where the chains in turn
+    would take 2 x, 3 x and 4 x 290.5."""
+    measured = {int(r["r"]): float(r["ns_per_round"]) for r in
+                csv.DictReader(open(ROOT / "calibration/h200/measured/chain/two_phase.csv")) if r["E"] == "1"}
+    mma = {(int(r["K"]), int(r["N"]), int(r["r"])): float(r["ns_per_round"]) for r in
+           csv.DictReader(open(ROOT / "calibration/h200/measured/chain/mma_rate.csv"))}
+    tensor, simt = mma[(64, 64, 1)], measured[8] / 8
+    assert (tensor, simt) == pytest.approx((76.574, 203.576), abs=1e-3)
+    by_hand = {1: 280.150, 2: 449.01, 3: 632.15, 4: 824.68}
+    for r, want in by_hand.items():
+        got = chain_overlap.cycle_ns(tensor, simt, 0, r)
+        assert got == pytest.approx(want, abs=0.02)
+        assert got == pytest.approx(measured[r], rel=0.04)
+        if r > 1:
+            assert measured[r] < 0.8 * r * measured[1]      # nowhere near in turn
+
+
+def _loop(params):
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200, params)
+    return [n for n in a.root.walk() if n.kind == "loop"][0]
+
+
+def _mmas(loop):
+    return [c for c in loop.walk() if c.kind == "op" and c.op is not None and c.op.opcode == "mma"]
+
+
+def test_ss_mma_waits_for_its_operands_at_n32():
+    """QK^T 64 x 32 x 128 on 4 warps: 8 wgmma m64n32k16, each reading A 64 x 16 x 2 = 2048 B and
+    B 32 x 16 x 2 = 1024 B from shared memory: 24,576 B / 253.44 B/ns = 96.970 ns, over its
+    2 x 64 x 32 x 128 / 6001.46 = 87.360 ns of flops (measured: m64n32 SS at 0.60 of peak,
+    calibration/h200/measured/chain/mma_rate.csv)."""
+    loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
+    qk, pv = _mmas(loop)
+    m = Machine(H200, "cta")
+    flops = 2 * 64 * 32 * 128 / TENSOR
+    assert not mma_path.a_in_registers(loop, qk)
+    assert mma_path.group_ns(qk, loop, m, 4, flops) == pytest.approx(24_576 / SMEM, rel=1e-12)
+    assert 24_576 / SMEM == pytest.approx(96.970, abs=1e-3)
+
+
+def test_rs_mma_pays_its_group_cost():
+    """PV 64 x 128 x 32: P is computed in the trip (registers, RS): its flops 87.360 ns plus
+    instruction_latency.wgmma_rs_group = 50 cycles = 25.253 ns = 112.613 ns; its B operand,
+    2 x 16 x 128 x 2 = 8192 B / 253.44 = 32.3 ns, comes faster."""
+    loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
+    qk, pv = _mmas(loop)
+    m = Machine(H200, "cta")
+    flops = 2 * 64 * 128 * 32 / TENSOR
+    assert mma_path.a_in_registers(loop, pv)
+    assert mma_path.group_ns(pv, loop, m, 4, flops) == pytest.approx(flops + 50 / 1.98, rel=1e-12)
+    assert flops + 50 / 1.98 == pytest.approx(112.613, abs=1e-3)
+
+
+def test_no_group_facts_no_group_cost():
+    """Without instruction_latency.wgmma_rs_group (the H100 profile states none) an mma holds
+    the tensor cores for its flops alone."""
+    h100 = load_profile("h100_sxm")
+    assert h100.get("instruction_latency.wgmma_rs_group", None) is None
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, h100,
+                dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
+    loop = [n for n in a.root.walk() if n.kind == "loop"][0]
+    qk, pv = _mmas(loop)
+    assert mma_path.group_ns(pv, loop, Machine(h100, "cta"), 4, 87.0) == 87.0
+
+
+def test_replication_of_64_rows_on_two_warpgroups():
+    """Triton puts every warp of a chained dot on M (warpsPerTileV3); a warpgroup mma covers 64
+    rows per warpgroup, so 64 rows on 8 warps (two warpgroups) are held, and their softmax run,
+    twice: 128 / 64 = 2. 128 rows on 8 warps and 64 rows on 4 warps: once."""
+    m = Machine(H200, "cta")
+    for bm, warps, copies in ((64, 8, 2), (128, 8, 1), (64, 4, 1)):
+        loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=bm, BLOCK_N=64, WARPS=warps, STAGES=2))
+        assert chain_overlap.replication(loop, m, warps) == copies
+
+
+def test_warpgroups_of_a_cta_overlap_their_chains():
+    """8 warps on a warpgroup mma with every warp on M: two warpgroups, each its own 64 rows of a
+    128-row tile (or both the same 64 rows: replication 2); 4 warps: one. Two warpgroups that
+    start the trip together overlap 1/2 x min(tensor, simt) of the CTA's chain (the second's mma
+    under the first's softmax): with tensor 724.13 and simt 541.41 ns (the 128 x 64, D = 128
+    tile of tests/test_attention_chain.py), 270.71 ns."""
+    m = Machine(H200, "cta")
+    for bm, warps, groups in ((128, 8, 2), (64, 8, 2), (64, 4, 1), (128, 4, 1)):
+        loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=bm, BLOCK_N=64, WARPS=warps, STAGES=2))
+        assert mma_path.warpgroups(loop, m, warps) == groups
+    tensor, simt = 724.13, 541.41
+    assert (2 - 1) / 2 * min(tensor, simt) == pytest.approx(270.705)

@@ -1,0 +1,179 @@
+"""How the serial chains of co-resident CTAs share one SM (docs/analysis.md, section 8).
+
+A trip that reads its own mma result (attention's QK^T -> softmax -> PV,
+tfx.analysis.mma_path.trip_waits_for_mma) is a chain: its warps wait for the tensor cores,
+then run the softmax on the FP32 and special-function pipes, then issue the next mma. With r
+CTAs on an SM the warp schedulers pick among the ready warps in no fixed order, so one CTA's
+softmax overlaps another's mma when their phases happen to differ, and queues behind it when
+they collide. That is a closed queueing network: r customers (the CTAs) cycling through
+
+* the tensor station (``tensor``): one CTA's mma time a trip (tfx.analysis.mma_path.group_ns:
+  operand-bound SS groups, the RS group cost, a warp mma's fragments through shared memory),
+  and no less than the trip's time on the SM's shared-memory port, which the mmas' operands
+  and the trip's copies share;
+* the SIMT station (``simt``): one CTA's vector + special-function time a trip plus the
+  trip's bookkeeping (pipeline.iteration_overhead), times ``replication`` where the mma's
+  layout holds each row in several warpgroups;
+* a delay (``delay``): the latency on the trip's dependent path that no engine serves (a
+  reduction's shuffle chain, the wait for a warpgroup mma's result:
+  tfx.analysis.trip_latency.exposed_ns), which other CTAs' work can fill.
+
+The round, the time in which each of the r CTAs completes one trip, is the network's cycle
+time by exact mean value analysis (Reiser and Lavenberg, "Mean-Value Analysis of Closed
+Multichain Queuing Networks", JACM 27(2), 1980; Lazowska et al., "Quantitative System
+Performance", 1984, ch. 6): with Q_s(0) = 0, for n = 1..r
+
+    R_s(n) = D_s x (1 + Q_s(n-1))          for the stations s = tensor, simt
+    cycle(n) = R_tensor(n) + R_simt(n) + delay
+    Q_s(n) = n x R_s(n) / cycle(n)
+
+One CTA runs its chain alone (cycle(1) = tensor + simt + delay); many saturate the busier
+station (cycle(r) -> r x max(tensor, simt)). Measured on the H200
+(calibration/h200/measured/chain/two_phase.csv: a 64x64x64 warpgroup mma, 76.6 ns, then
+one exp2 pass over its 64 x 64 scores, 203.6 ns): 290.5, 453.2, 655.3 and 850.2 ns a round
+at r = 1..4 against 280, 449, 632 and 825 from the formula (tests/test_chain_overlap.py);
+in turn would be 2, 3 and 4 x 290.5 = 581, 872 and 1162, fully overlapped r x 203.6 = 407,
+611 and 814. FlashAttention-3 (Shah et al. 2024, section 3.1) forces the overlap with named
+barriers between two warpgroups ("pingpong") to approach the full-overlap bound;
+FlashAttention-2 and Triton kernels, which schedule nothing, get the random-order overlap.
+
+The warpgroups of one CTA are one customer: the pipelined loop's CTA barrier after each wait
+for the copies (bar.sync in the trip's SASS,
+calibration/h200/measured/chain/sass_loop_d128_64x32_w4_s3.txt) starts them together every
+trip, so the CTAs, not the warpgroups, drift against each other. Inside the CTA its g
+warpgroups start the trip's chain together and share the stations: the second one's mma runs
+while the first one's softmax does, so the CTA's chain is shorter than its stations' sum by
+``(g - 1) / g x min(tensor, simt)`` (two equal halves: ``tensor/2 + simt/2 + max/2``), taken
+off the delay. Measured (attn_trip.csv): a 128 x 32 tile at D = 128 takes 672 ns a trip on 8
+warps and 732 on 4 at one CTA a SM, 1137 and 1171 ns a round at two (the formula: 685 and
+842, 1072 and 1157); 64 rows on 8 warps (two warpgroups holding the same rows,
+``replication``) take 1.39 x the 4-warp trip at 64 x 128 (the Triton prefill rows), not 2 x.
+
+Everything is int/float or numpy arithmetic (explore's vectorized sweeps); ``resident`` may be
+an array, up to the SM's CTA limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+from tfx.analysis import mma_layout, mma_path
+from tfx.analysis.numbers import emax, emin, is_array, where
+
+
+class Stations(NamedTuple):
+    """One CTA's demands a trip on the SM's shared stations (ns)."""
+
+    tensor: Any                   # tensor cores (mma_path.group_ns summed over the trip's mmas)
+    simt: Any                     # FP32 + special-function pipes and the trip's overhead
+    delay: Any                    # latency on the dependent path that no station serves, less ``overlap``
+    replication: Any = 1          # copies of each accumulator row the SIMT work runs on
+    mma: Any = 0                  # the trip's mmas alone (before the shared-memory port floor)
+    groups: Any = 1               # warpgroups of one CTA running the chain side by side
+    overlap: Any = 0              # what they overlap of it, taken off ``delay`` (stations())
+
+
+def cycle_ns(tensor, simt, delay, resident):
+    """ns of one round of ``resident`` CTAs whose trips each take ``tensor`` and ``simt`` ns on
+    two shared stations and ``delay`` ns of latency: exact mean value analysis of the closed
+    network (module docstring). Arrays elementwise; ``resident`` >= 1."""
+    if is_array(resident):
+        import numpy as np
+        n_max = int(np.max(resident))
+    else:
+        n_max = int(resident)
+    q_tensor = q_simt = 0
+    out = tensor + simt + delay
+    for n in range(1, max(n_max, 1) + 1):
+        r_tensor = tensor * (1 + q_tensor)
+        r_simt = simt * (1 + q_simt)
+        cycle = r_tensor + r_simt + delay
+        throughput = n / emax(cycle, 1e-30)
+        q_tensor, q_simt = throughput * r_tensor, throughput * r_simt
+        if is_array(resident, cycle):
+            out = where(resident == n, cycle, out)
+        elif resident == n:
+            out = cycle
+    return out
+
+
+def scores_mma(loop):
+    """The mma whose result the trip reads (attention's QK^T), or None."""
+    return next((c for c in loop.walk() if c.kind == "op" and c.op is not None
+                 and c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None
+                 and mma_path.used_in_trip(loop, c)), None)
+
+
+def replication(loop, m, warps):
+    """How many warpgroups hold each row of the scores' accumulator (arrays elementwise): a
+    warpgroup mma lays 64 rows on each warpgroup, so a 64-row tile on 8 warps (two
+    warpgroups, every warp on M for a chained dot: Triton's warpsPerTileV3) is computed, and
+    its elementwise softmax run, by both (mma_layout pads M to 128); 1 elsewhere. The
+    warp-mma path pads rows inside a warp's 16-row fragment and is left at 1."""
+    node = scores_mma(loop)
+    if node is None or m.kind != "gpu":
+        return 1
+    p = mma_layout.plan(node.per_exec_shape, m.inst, warps, getattr(node, "mma_bits", 16),
+                        getattr(node, "mma_chained", False))
+    rows = node.per_exec_shape[0]
+    group = mma_path.warpgroup_mma(node, warps, m)
+    copies = p.m / rows
+    if is_array(group, copies):
+        import numpy as np
+        return np.where(np.asarray(group) > 0, copies, 1)
+    return copies if group else 1
+
+
+def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, smem_ns=None) -> Stations:
+    """The trip's station demands for one CTA: ``one`` is its engine ns a trip (tensor,
+    vector, special, smem), ``tensor_ns(c)`` and ``smem_ns(c)`` one CTA's tensor and
+    shared-memory port ns of mma c a trip, ``delay`` the trip's exposed latency
+    (tfx.analysis.trip_latency.exposed_ns)."""
+    tensor = 0
+    for c in loop.walk():
+        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") and c.per_exec:
+            tensor = tensor + mma_path.group_ns(c, loop, m, warps, tensor_ns(c), smem_ns(c) if smem_ns else None)
+    # the mmas' operands and the trip's copies share the SM's shared-memory port: a CTA's
+    # tensor phase is no shorter than the trip's port time (tfx.analysis.performance's smem engine)
+    mma = emax(tensor, one["tensor"])
+    tensor = emax(mma, one["smem"])
+    copies = replication(loop, m, warps)
+    simt = (one["vector"] + one["special"]) * copies + m.iteration_ns
+    groups = mma_path.warpgroups(loop, m, warps)
+    overlap = (groups - 1) / groups * emin(tensor, simt)
+    return Stations(tensor, simt, delay - overlap, copies, mma, groups, overlap)
+
+
+def issue_ns(loop, m, warps, st: Stations, tensor_ns: Callable[[Any], Any]):
+    """ns of a CTA's trip before its next copies leave: Triton's pipeliner issues them last in
+    the trip (MatmulLoopPipeline.cpp: the prefetch cluster at the back; in the SASS after the
+    PV mma's issue and the CTA barrier), so after the trip's mma work (``st.mma``, not the
+    shared-memory port floor: the copies' own writes do not hold up their issue) except the
+    mmas that run on asynchronously (mma_path.properly_async: attention's PV), its vector
+    and special-function work and its exposed latency; the trip's bookkeeping
+    (pipeline.iteration_overhead) is left out as in mma_path.prefetch_wait."""
+    running = 0
+    for c in loop.walk():
+        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") and c.per_exec:
+            running = running + mma_path.properly_async(c, loop, m, warps) * mma_path.group_ns(
+                c, loop, m, warps, tensor_ns(c))
+    return emax(st.mma - running, 0) + st.simt - m.iteration_ns + st.delay
+
+
+def detail(line, st: Stations, resident, round_ns, fmt) -> str:
+    """The breakdown's text for one loop: the stations, the delay and the round (scalars)."""
+    r = int(resident)
+    one = st.tensor + st.simt + st.delay
+    copies = float(st.replication)
+    groups = int(st.groups)
+    latency = (f"exposed latency {fmt(st.delay)}" if groups == 1 else
+               f"exposed latency {fmt(st.delay + st.overlap)} - {groups} warpgroups' overlap "
+               f"({groups - 1}/{groups} x {fmt(min(st.tensor, st.simt))}) {fmt(st.overlap)}")
+    simt = (f"simt {fmt(st.simt)}" if copies == 1 else
+            f"simt {fmt(st.simt)} (vector + special x {copies:g}: each accumulator row on {copies:g} warpgroups)")
+    return (f"loop at line {line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's chain = "
+            f"tensor {fmt(st.tensor)} + {simt} + {latency} = {fmt(one)}; "
+            f"{r} CTAs per SM overlap their chains in random order (closed queue, mean value analysis: "
+            f"R_s(n) = D_s (1 + Q_s(n-1)), cycle = R_tensor + R_simt + delay): {fmt(round_ns)} a round "
+            f"vs {r} x {fmt(one)} = {fmt(r * one)} in turn and {fmt(r * max(st.tensor, st.simt))} "
+            f"on the busier station")
