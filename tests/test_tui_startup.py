@@ -189,3 +189,29 @@ def test_a_lazy_module_is_the_module_every_import_and_pickle_finds():
     with pytest.raises(ModuleNotFoundError):
         from tfx.tui.lazy import lazy_module
         lazy_module("tfx.tui.no_such_module")
+
+
+def test_the_first_analysis_runs_once_after_the_first_layout(monkeypatch):
+    """Not in sync mode: the app runs its first analysis itself when Textual says the first
+    frame is drawn (Ready), once, with the screen laid out at its size."""
+    from textual.geometry import Size
+
+    from tfx.tui import app as app_module
+    calls = []
+    original = app_module.TfxApp.first_analysis
+
+    def record(self):
+        calls.append(self.screen.outer_size)
+        return original(self)
+
+    monkeypatch.setattr(app_module.TfxApp, "first_analysis", record)
+
+    async def go():
+        app = make_app(sync=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.wait_for_generation(1)
+            await pilot.pause()
+            app.on_ready()                      # a second Ready would not analyse again
+            assert app.generation == 1 and app.analysis is not None
+    run(go())
+    assert calls == [Size(80, 24)]

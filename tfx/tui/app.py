@@ -16,7 +16,7 @@ Start-up is arranged for a fast first paint: the worker processes are forked in
 ``__init__``, before Textual starts its threads, and left idle; only the IR pane is
 composed up front, the other panes (and their modules) are mounted the first time
 they are shown. The first analysis runs in this process right after the first
-paint (``first_analysis``), then the workers import what later jobs need. Focus starts
+paint (``on_ready``, ``first_analysis``), then the workers import what later jobs need. Focus starts
 on the scope tree (``MainScreen``), the key bar is rebuilt only when its keys change
 (``KeyFooter``), and the garbage collector is paused until the first analysis is drawn
 (``tfx.tui.open_command.collector_paused``, ``startup_done``).
@@ -197,8 +197,14 @@ class TfxApp(ExplorerApp):
         self.set_interval(WATCH_S, self.check_kernel_file)
         if self.sync:
             self.submit()
-        else:
-            self.call_after_refresh(self.first_analysis)
+
+    def on_ready(self) -> None:
+        """Textual's Ready: the first frame is drawn. The first analysis runs now rather than
+        once the screen has settled: what start-up still owes the screen (the layout of what
+        mounted after the first frame, the key bar's keys) is then drawn with the analysis,
+        in one frame instead of ~3 full ones before it (~30 ms CPU less on the bench)."""
+        if not self.sync and self.generation == 0:
+            self.first_analysis()
 
     def first_analysis(self) -> None:
         """The first analysis, here, right after the first paint (~70 ms of CPU for gemm).
