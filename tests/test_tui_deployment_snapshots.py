@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_tui_deployment_support import compare_snapshot, make_app, run
+from tests.test_tui_support import settled_screenshot
 from tfx.tui.deployment.app import TABS
 
 
@@ -43,7 +44,7 @@ def test_tab_snapshot(tab, size):
             await pilot.wait_for_scheduled_animations()
             for _ in range(3):      # focus moves and the footer's bindings settle
                 await pilot.pause()
-            await pilot.pause(0.3)  # a freshly shown tab repaints after its first layout
-            return app.export_screenshot(title=f"tfx open --model {tab}")
+            # a freshly shown pane repaints after its first layout
+            return await settled_screenshot(app, pilot, f"tfx open --model {tab}")
     svg = run(go())
     compare_snapshot(f"{tab}_{size[0]}x{size[1]}", svg)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_tui_support import compare_snapshot, make_app, run
+from tests.test_tui_support import compare_snapshot, make_app, run, settled_screenshot
 
 PANES = ("ir", "traffic", "roofline", "timeline", "explore", "hardware")
 
@@ -29,7 +29,7 @@ def test_pane_snapshot(pane, size):
             await pilot.wait_for_scheduled_animations()
             for _ in range(3):   # focus moves and the footer's bindings settle
                 await pilot.pause()
-            await pilot.pause(0.3)   # a freshly shown pane repaints after its first layout
-            return app.export_screenshot(title=f"tfx open {pane}")
+            # a freshly shown pane repaints after its first layout
+            return await settled_screenshot(app, pilot, f"tfx open {pane}")
     svg = run(go())
     compare_snapshot(f"{pane}_{size[0]}x{size[1]}", svg)

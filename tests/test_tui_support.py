@@ -31,6 +31,23 @@ def run(coro):
     return asyncio.run(coro)
 
 
+async def settled_screenshot(app, pilot, title: str, rounds: int = 50) -> str:
+    """The screenshot once the screen stopped changing: two in a row 0.1 s apart are the
+    same (a freshly shown pane repaints after its first layout, and a scroll bar that
+    appears narrows the text it wraps; on a loaded machine one fixed pause was not always
+    enough). At most ``rounds`` tries; the last one otherwise."""
+    import re
+    previous = None
+    for _ in range(rounds):
+        await pilot.pause(0.1)
+        svg = app.export_screenshot(title=title)
+        shape = _canonical(re.sub(r"terminal-\d+", "terminal-0", svg))
+        if shape == previous:
+            return svg
+        previous = shape
+    return svg
+
+
 def compare_snapshot(name: str, svg: str, directory: Path = SNAPSHOT_DIR) -> None:
     """Compare ``svg`` with ``directory``/<name>.svg (snapshots/tui/ by default);
     TFX_UPDATE_SNAPSHOTS=1 rewrites it.
