@@ -215,3 +215,23 @@ def test_the_first_analysis_runs_once_after_the_first_layout(monkeypatch):
             assert app.generation == 1 and app.analysis is not None
     run(go())
     assert calls == [Size(80, 24)]
+
+
+def test_the_model_screen_runs_the_collector_again_after_its_first_result_even_refused():
+    """tfx open --model: the collector comes back after the first latency result is drawn,
+    also when that first configuration is refused (the screen stays open for the next
+    edit). ep=2 on the dense llama3.1-70b is refused (ep > 1 on a dense model)."""
+    from tests.test_tui_deployment_support import make_app as make_model_app
+    from tfx.tui.open_command import collector_paused
+    seen = {}
+
+    async def go(config):
+        app = make_model_app(config=config)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            seen[config] = (app.result is not None, gc.isenabled())
+
+    for config in (None, "ep=2"):
+        with collector_paused():
+            run(go(config))
+    assert seen == {None: (True, True), "ep=2": (False, True)}

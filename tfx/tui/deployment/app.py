@@ -204,6 +204,8 @@ class ModelApp(ExplorerApp):
     done_suggest = done_sweep = done_serve = done_latency
 
     def _apply_latency(self, out: core.Outcome) -> None:
+        if self.result is None:     # the first result, or its refusal, is being drawn
+            self.call_after_refresh(self.startup_done)
         if out.error is not None:
             self.notify(out.error.splitlines()[0], title="configuration refused", severity="error", timeout=6)
             self.knobs = self.good
@@ -216,8 +218,6 @@ class ModelApp(ExplorerApp):
             self.undo.append(old_knobs)
             del self.undo[:-50]
         self.result, self.good = r, out.knobs
-        if old is None:
-            self.call_after_refresh(self.startup_done)
         self.layout = out.layout
         self.memory_notes = out.memory_notes
         self.last_diff = core.diff_line(old, r, old_knobs, out.knobs) if old is not None else ""
