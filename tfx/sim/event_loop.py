@@ -668,15 +668,22 @@ def _dispatcher(s: _RunState, start_position, tries):
                             push(heap, (seen, DISPATCH_TRY, nxt(), p))
                         return
             else:
+                # still blocked? else the last to finish (the first of equal ends), which
+                # the wait is accounted to
+                last, lt = None, -1
                 for (d, why) in deps:
-                    if c_end[d] < 0:
+                    x = c_end[d]
+                    if x < 0:
                         c_wait[d] += 1
                         p_free[p] = pf
                         p_next[p] = i
                         p_left[p] = left
                         return
+                    if x > lt:
+                        lt = x
+                        last = why
                 if rt:
-                    seen = max([c_end[d] for d, _ in deps]) + rt
+                    seen = lt + rt
                     if seen > now:
                         p_free[p] = pf
                         p_next[p] = i
@@ -688,11 +695,6 @@ def _dispatcher(s: _RunState, start_position, tries):
                 # dispatch now: account the wait to the last dependency to finish
                 waited = now - pf
                 if waited > 0:
-                    last, lt = None, -1
-                    for (d, why) in deps:
-                        if c_end[d] > lt:
-                            lt = c_end[d]
-                            last = why
                     st[last] += waited
                     stl[label * 4 + last] += waited
                 p_deps[p] = None

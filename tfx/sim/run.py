@@ -106,7 +106,10 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
             # work) is units times as long
             ls.add_batch("all units", b, 1, span, t0, scale, exact, positions, units=units,
                          copy_share=units if shared else 1)
-            all_events.extend(b.events)
+            if all_events:
+                all_events.extend(b.events)
+            else:
+                all_events = b.events     # (the batch's own list: not copied)
             n_events += b.tasks + b.dispatches
             ls.makespan_ns = span
         else:
