@@ -274,6 +274,24 @@ def test_full_mode_counts_a_gpu_dram_server_per_unit_share():
     assert 0.8 < full.pipeline_efficiency <= 1.0
 
 
+def test_full_mode_gpu_dram_server_runs_at_the_device_bandwidth():
+    """--full on a GPU: every SM's transfers cross one DRAM server at the device's bandwidth
+    (4.8 TB/s x 0.883 = 4238.4 B/ns), not at one SM's own ceiling (41 B/cycle x 1.98 GHz =
+    81 B/ns: tfx.analysis.memory_parallelism, which binds only when few SMs pull). copy.tile
+    at N = 2^24, BLOCK 4096: 4096 positions, each loads and stores 4096 bf16 = 8192 B, each
+    transfer ceil(8192 / 4238.4) = ceil(1.93) = 2 ns of the server (at one SM's ceiling it
+    would be 101 ns): 8192 transfers = 16,384 ns of server. The last transfer lands 700 ns
+    (the DRAM latency) after its turn; the server idles at most one round trip (stores wait
+    for their loads to land). After the 3,000 ns launch:
+    16,384 + 700 <= makespan - 3,000 <= 16,384 + 700 + 700."""
+    full = run(ROOT / "kernels" / "copy.tile", "h200_sxm", params={"N": 1 << 24}, full=True)
+    assert full.launches[0].launch_ns == 3000
+    assert 16_384 + 700 <= full.makespan_ns - 3000 <= 16_384 + 1400
+    copies = [e for e in full.timeline.events if full.timeline.engines[e[2]] == "copy"]
+    assert len(copies) == 8192
+    assert copies[0][:2] == (3000, 3000 + 2 + 700)      # the first: 2 ns of server, 700 to land
+
+
 def test_full_mode_matches_representative_on_one_unit():
     a = run(TINY, TINY_HW)
     b = run(TINY, TINY_HW, full=True)

@@ -91,11 +91,17 @@ class Lowering:
     """Per-launch static op table for one profile and one representative share of bandwidth."""
 
     def __init__(self, analysis, unit_node, active_units: int, miss: dict | None = None,
-                 warps=4, labels: list | None = None):
+                 warps=4, labels: list | None = None, shared_by: int | None = None):
+        """``active_units``: the units pulling at once, whose share of the device's bandwidth
+        each transfer takes. ``shared_by``: instead, the transfers cross one DRAM server that
+        this many units share (``--full`` on a GPU): a transfer takes its bytes at those
+        units' combined rate, the device's bandwidth (or, where few units pull, their
+        combined per-SM ceilings: tfx.analysis.memory_parallelism.sm_dram_share)."""
         self.a = analysis
         self.profile = analysis.profile
         self.m = Machine(self.profile, unit_node.level)
-        self.active = max(int(active_units), 1)
+        self.shared_by = int(shared_by) if shared_by else None
+        self.active = self.shared_by or max(int(active_units), 1)
         self.miss = miss or {}
         self.warps = warps
         self.env = analysis.params
@@ -185,6 +191,9 @@ class Lowering:
             return inf
         d = op_demand(node, None, self.m, self.miss, self.warps)
         e = engine_ns(d, self.m, 1, self.active)
+        if self.shared_by:
+            # one unit's share at `active` units, times `active`: the whole server's rate
+            e["copy"] = e["copy"] / self.shared_by
         reads, writes = self._names(node)
         smem = ceil_ns(e["smem"])
         work = {}

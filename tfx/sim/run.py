@@ -94,7 +94,8 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
         if full:
             probe = Lowering(analysis, unit_node, units, miss, warps)
             shared = probe.m.dram_per_unit is None
-            lw = Lowering(analysis, unit_node, 1 if shared else units, miss, warps, labels=labels)
+            lw = Lowering(analysis, unit_node, units, miss, warps, labels=labels,
+                          shared_by=units if shared else None)
             b = run_batch(lw, _program(lw, unit_node, tiles), units=units, slots=resident,
                         positions=positions, record=events, shared_dram=shared, offset=t0)
             scale, span, exact = _extrapolated(lw, unit_node, tiles, b, lambda cap: run_batch(
