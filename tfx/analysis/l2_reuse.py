@@ -1,9 +1,11 @@
-"""L2 reuse within a wave: which gmem reads of a launch hit L2 because co-resident CTAs of
-the same wave read the same tile (docs/analysis.md, "performance"), and the window of
-tiles that must stay resident in L2 for that reuse to hold.
+"""L2 reuse within a wave and across waves: which gmem reads of a launch hit L2 because
+co-resident CTAs of the same wave read the same tile, or because the previous wave read it and
+it is still in L2 (docs/analysis.md, "performance" and "L2 reuse across waves"), and the
+windows of tiles that must stay resident in L2 for that reuse to hold.
 
 Public: ``wave_reuse`` (the analysis and the simulator price loads with it),
-``enclosing_loop``, ``loops_between`` and ``running_share``.
+``cross_wave_share``, ``straddle_share``, ``enclosing_loop``, ``loops_between`` and
+``running_share``.
 """
 
 from __future__ import annotations
@@ -14,13 +16,19 @@ from tfx.ir.nodes import MeshRegion, Window
 
 
 def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
-    """Per top-level mesh: op id -> fraction of its gmem reads that miss L2 (first touches in a wave).
+    """Per top-level mesh: op id -> fraction of its gmem reads that miss L2 (first touches in a
+    wave whose tile the previous wave did not leave in L2); ``__window__``: (bytes that must stay
+    resident for the reuse within a wave, L2 capacity); ``__cross__``: per op, the share of the
+    wave's CTAs whose tile the previous wave left in L2 (``cross_wave_share``, 0 where that wave's
+    tiles do not fit: ``__cross_window__``); ``__l2_only__``: per innermost loop, the share of its
+    trips whose every load hits such a tile (they wait the L2 round trip, not DRAM's:
+    tfx.analysis.memory_parallelism.trip_miss).
 
-    A wave is ``units x resident`` consecutive positions in launch order; with a
-    ``swizzle(G)`` the order walks G rows of the grid before moving a column
-    (Triton's group-M order). A load whose window depends only on the row
-    coordinate is re-read by every CTA of that row in the wave; only the first
-    read goes to DRAM.
+    A wave is ``units x resident`` consecutive positions in launch order: the last mesh
+    coordinate fastest; with a ``swizzle(G)`` the order walks G rows of the grid before moving a
+    column (Triton's group-M order). A load whose window depends only on the row coordinate is
+    re-read by every CTA of that row in the wave; only the first read goes to DRAM. The next
+    wave re-reads the rows and columns the two waves share (``cross_wave_share``).
     """
     out: dict = {}
     if profile.kind != "gpu":
@@ -29,6 +37,12 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
     l2 = next((l for l in levels.values() if l.caches), None)
     if l2 is None:
         return out
+    # A partitioned L2 keeps a tile every SM reads in each partition (the A100/H100
+    # whitepapers: "each L2 partition localizes and caches data for memory accesses from SMs
+    # in the GPCs directly connected to the partition"; Nsight Compute counts the far
+    # partition's copies as L2-to-L2 traffic): a previous wave's tiles have capacity /
+    # partitions of room.
+    partitions = profile.get(f"memory.{l2.name}.partitions", None) or 1
     units = profile.units_of(profile.mesh_levels().get("cta", "sm"))
     for mesh in (c for c in root.children if c.kind == "mesh"):
         region: MeshRegion = mesh.region
@@ -39,7 +53,8 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         W = emax(W, 1)
         g0 = extents[0]
         g1 = extents[1] if len(extents) > 1 else 1
-        if region.swizzle is not None and len(extents) > 1:
+        swizzled = region.swizzle is not None and len(extents) > 1
+        if swizzled:
             # Group-M order: groups of G rows x all g1 columns, walked column by column.
             # A wave inside one group spans G rows and ceil(W / G) columns; a wave larger
             # than a group spans whole groups' rows and every column.
@@ -47,12 +62,23 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             group = G * g1
             rows = where(W <= group, emin(G, W), emin(g0, G * -(-W // group)))
             cols = where(W <= group, emin(g1, -(-W // G)), g1)
+            # Across waves, a wave inside one group: the row advances fastest (period G), the
+            # column every G positions, and both restart every group of G x g1 positions. A
+            # wave of whole groups: every column recurs in each group (period G x g1), the
+            # rows advance a group at a time.
+            inside = W <= group
+            order = {"row": (inside, ("fast", G, group), ("slow", group, total)),
+                     "col": (inside, ("slow", G, group), ("fast", group, total))}
         else:
             cols = emin(g1, W)
             rows = emin(g0, -(-W // g1))
+            order = {"row": (True, ("slow", g1, total), None), "col": (True, ("fast", g1, total), None)}
         coords = region.coords
         per_op = {}
+        cross = {}
+        how = {}
         window = 0
+        cross_window = 0
         for node in mesh.walk():
             if node.kind != "op" or node.op is None:
                 continue
@@ -67,29 +93,155 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                             deps |= part.free_names()
             used = [c for c in coords if c in deps]
             if len(coords) >= 2 and used == [coords[0]]:
-                distinct = rows
+                distinct, kind = rows, order["row"]
             elif len(coords) >= 2 and used == [coords[1]]:
-                distinct = cols
+                distinct, kind = cols, order["col"]
             elif not used:
-                distinct = 1
+                distinct, kind = 1, (True, ("same", 1, total), None)
             else:
-                distinct = W
+                distinct, kind = W, None
             per_op[node.id] = ratio(distinct, W) if not is_array(distinct, W) else distinct / W
+            if kind is None:
+                cross[node.id] = 0
+            else:
+                cond, a, b = kind
+                share_a = cross_wave_share(a[0], W, a[1], a[2])
+                if b is None:
+                    cross[node.id] = share_a
+                elif is_array(cond):
+                    cross[node.id] = where(cond, share_a, cross_wave_share(b[0], W, b[1], b[2]))
+                else:
+                    cross[node.id] = share_a if cond else cross_wave_share(b[0], W, b[1], b[2])
+                if not is_array(cond):
+                    how[node.id] = (node.line, a if cond else b, W)
             # The reuse needs, per k-step of the wave, each distinct tile resident in L2 while
             # the CTAs that share it read it: distinct tiles x bytes x the loop's stages, for
             # the share of the wave's CTAs that run the op at all.
-            tile = sum(v for (kind, lvl, rw), v in node.per_exec.items() if kind == "traffic" and rw == "read")
+            tile = sum(v for (kind_, lvl, rw), v in node.per_exec.items() if kind_ == "traffic" and rw == "read")
             loop = enclosing_loop(mesh, node)
             stages = loop.stages if loop is not None and loop.stages is not None else 1
-            window = window + distinct * running_share(mesh, node) * tile * stages
+            share = running_share(mesh, node)
+            window = window + distinct * share * tile * stages
+            # The reuse across waves needs the previous wave's tiles still in L2 when the next
+            # wave reads them one loop later: the LRU stack distance (Mattson et al. 1970) of a
+            # tile is every distinct byte the wave reads between the two uses, its whole loop.
+            trips = loop.trips if loop is not None else 1
+            cross_window = cross_window + distinct * share * tile * trips
         fits = window <= l2.capacity
+        room = l2.capacity / partitions
+        cross_fits = cross_window <= room
         if not is_array(fits) and not fits:
             per_op = {k: 1 for k in per_op}   # the window does not fit: every request goes to DRAM
+            cross = {k: 0 for k in cross}
         elif is_array(fits):
             per_op = {k: where(fits, v, 1) for k, v in per_op.items()}
+            cross = {k: where(fits, v, 0) for k, v in cross.items()}
+        cross = {k: where(cross_fits, v, 0) if is_array(cross_fits, v) else (v if cross_fits else 0)
+                 for k, v in cross.items()}   # the previous wave's tiles were evicted: no reuse
+        # a tile the previous wave left in L2 is no first touch: only the rest go to DRAM
+        per_op = {k: v * (1 - cross[k]) if is_array(cross[k]) or cross[k] else v for k, v in per_op.items()}
+        l2_only: dict = {}
+        for node in mesh.walk():
+            if node.id in cross:
+                loop = enclosing_loop(mesh, node)
+                if loop is not None:
+                    l2_only[loop.id] = l2_only.get(loop.id, 1) * cross[node.id]
         per_op["__window__"] = (window, l2.capacity)
+        per_op["__cross_window__"] = (cross_window, room, partitions)
+        per_op["__cross__"] = cross
+        per_op["__cross_how__"] = how
+        per_op["__l2_only__"] = l2_only
         out[mesh.id] = per_op
     return out
+
+
+def cross_wave_share(kind: str, W, period, span):
+    """The share of a wave's W CTAs whose tile of a load the previous wave also read, for a
+    load that depends on one index of the launch order:
+
+    * ``fast``: an index that advances every position and wraps every ``period`` positions
+      (the column of a row-major grid). The wave reads min(W, period) distinct values; the
+      previous W positions read the same value ``period`` positions earlier for all but the
+      max(0, period - W) first ones: max(0, min(W, period) - max(0, period - W)) / min(W, period).
+    * ``slow``: an index that advances every ``period`` positions (the row). Only the value the
+      wave starts in can be shared with the previous wave: ``straddle_share``; 1 where the
+      index never advances within ``span`` (one row).
+    * ``same``: every position reads the same tile: 1.
+
+    Either way the first wave of each ``span`` positions (a swizzle group, the grid) follows no
+    wave that read the same rows and columns: x max(0, 1 - W / span)."""
+    if kind == "same":
+        share = 1
+    elif kind == "fast":
+        distinct = emin(W, period)
+        share = emax(distinct - emax(period - W, 0), 0) / distinct
+    else:
+        one_row = span <= period
+        share = where(one_row, 1, straddle_share(W, period)) if is_array(one_row) else (
+            1 if one_row else straddle_share(W, period))
+    return share * emax(1 - W / span, 0)
+
+
+def describe_cross(info: dict) -> list[str]:
+    """Lines for the breakdown: per load whose tiles the next wave re-reads, the share of the
+    wave's CTAs that find their tile left in L2 by the previous wave, the formula with its
+    values; and the reuse window against the L2 room (scalars only)."""
+    cross, how = info.get("__cross__", {}), info.get("__cross_how__", {})
+    if "__cross_window__" not in info or any(is_array(v) for v in cross.values()):
+        return []
+    window, room, partitions = info["__cross_window__"]
+    if is_array(window):
+        return []
+    out = []
+    fits = window <= room
+    for op, (line, (kind, period, span), W) in how.items():
+        if kind == "same":
+            continue
+        W, period, span = int(W), int(period), int(span)
+        if kind == "fast":
+            distinct = min(W, period)
+            raw = max(distinct - max(period - W, 0), 0) / distinct
+            formula = (f"an index that wraps every {period} positions: the previous {W} positions read "
+                       f"max(0, min({W}, {period}) - max(0, {period} - {W})) / {distinct} = {raw * 100:.1f}% of its tiles")
+        else:
+            raw = 1.0 if span <= period else straddle_share(W, period)
+            formula = (f"an index that advances every {period} positions: the wave shares with the previous one "
+                       f"the value it starts in, {raw * 100:.1f}% of its CTAs over the waves (straddle_share)")
+        first = max(1 - W / span, 0)
+        share = raw * first if fits else 0
+        if not raw:
+            continue
+        out.append(f"line {line}: {formula}; x (1 - {W} / {span} positions: the first wave of each run of "
+                   f"{span} follows none) = {raw * first * 100:.1f}%"
+                   + ("" if fits else " - but evicted: 0%"))
+    if out:
+        verdict = "fit" if fits else "do not fit"
+        part = f" / {partitions} partitions (each keeps its own copy)" if partitions > 1 else ""
+        out.append(f"the previous wave's tiles stay in L2 if its whole loop's distinct bytes (LRU stack distance) "
+                   f"fit: {window / 1e6:,.2f} MB vs {room / 1e6:,.2f} MB of L2{part}: they {verdict}")
+    return out
+
+
+def straddle_share(W, period):
+    """The mean share of a wave's W CTAs in the slow index the previous wave ended in. Wave i
+    starts at position iW; the value it starts in holds (-iW mod period) more positions, so
+    min(W, -iW mod period) of its CTAs share it. Over the waves, -iW mod period takes the
+    multiples of d = gcd(W, period) below the period equally often (n = period / d of them):
+    mean of min(W, j d), j = 0..n-1, = (d w (w - 1) / 2 + (n - w) W) / n with w = min(W / d, n);
+    over W: the share. (Exact over a whole period of waves: 132 CTAs on a 64-wide row: d = 4,
+    n = 16, w = 16: 4 x 16 x 15 / 2 / 16 = 30 CTAs, 30 / 132 = 22.7%.)"""
+    if is_array(W, period):
+        import numpy as np
+        Wi = np.asarray(W, dtype=np.int64)
+        fi = np.asarray(period, dtype=np.int64)
+        d = np.gcd(Wi, fi)
+    else:
+        import math
+        Wi, fi = int(W), int(period)
+        d = math.gcd(Wi, fi)
+    n = fi // d
+    w = emin(Wi // d, n)
+    return (d * w * (w - 1) / 2 + (n - w) * Wi) / (n * Wi)
 
 
 def running_share(mesh: ScopeNode, target: ScopeNode):

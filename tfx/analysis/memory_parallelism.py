@@ -54,14 +54,17 @@ def sm_dram_share(m, active_units) -> Any:
     return share if cap is None else emin(share, cap)
 
 
-def trip_miss(dram_bytes, l2_bytes) -> Any:
+def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
     """The share of a trip's round trip spent waiting on DRAM: 1 when any of its bytes come
     from DRAM (the trip waits for its slowest load; its L2 hits merge with a co-resident
-    CTA's miss of the same step), 0 when all hit."""
-    if is_array(dram_bytes, l2_bytes):
+    CTA's miss of the same step), 0 when all hit; less the share ``l2_only`` of trips whose
+    every tile the previous wave left in L2 (tfx.analysis.l2_reuse.cross_wave_share): they
+    have no miss to merge with and wait the L2 round trip."""
+    if is_array(dram_bytes, l2_bytes, l2_only):
         import numpy as np
-        return np.where(np.asarray(dram_bytes) > 0, 1.0, 0.0) * (np.asarray(l2_bytes) * 0 + 1)
-    return 1.0 if dram_bytes else 0.0
+        return (np.where(np.asarray(dram_bytes) > 0, 1.0, 0.0) * (np.asarray(l2_bytes) * 0 + 1)
+                * (1 - np.asarray(l2_only, dtype=float)))
+    return (1.0 - l2_only) if dram_bytes else 0.0
 
 
 def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, stages, round_trip_ns, f, d) -> str:
@@ -119,6 +122,12 @@ def short_run_factor(m, window, dims, env, bits) -> Any:
         import numpy as np
         return np.where(np.asarray(run_bytes) < 128, slow, 1.0)
     return slow if run_bytes < 128 else 1
+
+
+def describe_l2_only(l2_only) -> str:
+    """A clause for the breakdown: the share of trips that wait the L2 round trip instead."""
+    return (f"{l2_only * 100:.1f}% of the trips find every tile left in L2 by the previous wave (no miss to "
+            f"merge with) and wait the L2 round trip instead: the trip's miss share is {(1 - l2_only) * 100:.1f}%")
 
 
 def describe_short_runs(m, dram_bytes, line_rate_bytes) -> str | None:

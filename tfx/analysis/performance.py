@@ -28,7 +28,7 @@ from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis import load_trip, mma_layout
 from tfx.analysis.machine import Machine
-from tfx.analysis import memory_parallelism, row_body
+from tfx.analysis import l2_reuse, memory_parallelism, row_body
 from tfx.analysis import trip_latency
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
@@ -204,6 +204,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     units = m.units
     slots = units * resident
     miss = {k: v for k, v in wave_info.get(mesh.id, {}).items() if not k.startswith("__")}
+    # loop id -> share of its trips whose tiles the previous wave left in L2 (l2_reuse)
+    miss["__l2_only__"] = wave_info.get(mesh.id, {}).get("__l2_only__", {})
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -318,7 +320,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 lt.terms.append(Term(name, ns, detail))
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
-                                              f"(tiles re-read by co-resident {unit}s)"))
+                                              f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
+        for line in l2_reuse.describe_cross(wave_info.get(mesh.id, {})):
+            lt.terms.append(Term("l2 across waves", 0, line))
     return lt
 
 
@@ -377,6 +381,9 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, body.dram,
                                                     resident, active_units, stages, facts, dram_trip)
                 short = memory_parallelism.describe_short_runs(m, float(body.dram), float(body.dram_lines))
+                l2_only = miss.get("__l2_only__", {}).get(c.id, 0)
+                if l2_only and not is_array(l2_only):
+                    short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
                     float(body.dram), float(body.global_loads), float(fetch), resident, active_units, stages,
                     float(rt), facts, dram_trip) + (f"; {short}" if short else "") + " (included in the waves above)"))
@@ -1044,7 +1051,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # its DRAM part waits longer the more bandwidth the SMs draw (a loaded round trip,
             # solved with the trip time: tfx.analysis.load_trip.loaded_round_trip_ns)
             in_flight = emax(in_flight, load_trip.loaded_round_trip_ns(
-                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2), body.global_loads,
+                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.get("__l2_only__", {}).get(loop.id, 0)),
+                body.global_loads,
                 _transfer_ns(body, m, 1, active_units), body.dram,
                 r, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns

@@ -171,6 +171,8 @@ PROFILE_SPEC = TableSpec({
                                "sustained fraction of `bandwidth` a streaming kernel achieves (measured)"),
         "channels": _count("independent channels per instance"),
         "caches": TextSpec("the memory level this one caches (l2 caches gmem)"),
+        "partitions": _count("partitions of a cache that each keep their own copy of a line the SMs "
+                             "of both sides read (A100/H100: two L2 partitions)"),
         "aliases": NameListSpec("other names kernels and knobs may use (hbm for gmem)"),
     }, "one memory level"), "memory levels"),
     "compute": TableSpec({

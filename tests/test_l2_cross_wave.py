@@ -1,0 +1,117 @@
+"""L2 reuse across waves (tfx.analysis.l2_reuse.cross_wave_share, straddle_share, wave_reuse's
+``__cross__``/``__l2_only__``) and the trips that then wait the L2 round trip, not DRAM's
+(tfx.analysis.memory_parallelism.trip_miss).
+
+H200 facts used: L2 capacity 62,914,560 B (60 MiB) in 2 partitions (hw_profiles/h200_sxm.toml
+memory.l2): a previous wave's tiles have 62,914,560 / 2 = 31,457,280 B of room; 132 SMs.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import memory_parallelism
+from tfx.analysis.analyze import analyze
+from tfx.analysis.l2_reuse import cross_wave_share, describe_cross, straddle_share, wave_reuse
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+H200 = load_profile("h200_sxm")
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+
+
+def test_straddle_share_counts_the_ctas_in_the_row_the_previous_wave_ended_in():
+    """132 CTAs a wave on rows of 64: wave i starts at 132 i, (-132 i mod 64) CTAs remain in the
+    row the previous wave was in. 132 = 4 mod 64, so the remainders are 0, 60, 56, ..., 4: the
+    multiples of d = gcd(132, 64) = 4 below 64 (n = 16 of them), each at most 60 < 132 CTAs:
+    mean (0 + 4 + ... + 60) / 16 = 4 x 120 / 16 = 30 CTAs of 132."""
+    assert straddle_share(132, 64) == pytest.approx(30 / 132)
+
+
+def test_straddle_share_with_a_row_longer_than_the_wave():
+    """W = 4 CTAs on rows of 6: waves start at 0, 4, 8 (then 12 = 0 again): remainders 0, 2, 4,
+    each capped at W = 4: min(4, .) = 0, 2, 4, mean 2 CTAs of 4 = 0.5. The formula: d = 2,
+    n = 3, w = min(4 / 2, 3) = 2: (2 x 2 x 1 / 2 + (3 - 2) x 4) / 3 = 2."""
+    assert straddle_share(4, 6) == pytest.approx(0.5)
+    assert straddle_share(np.array([4, 132]), np.array([6, 64])) == pytest.approx([0.5, 30 / 132])
+
+
+def test_a_fast_index_is_shared_where_the_wave_covers_its_period():
+    """Columns of a row-major 32 x 64 grid (2048 positions), 132 CTAs a wave: the wave reads all
+    64 columns, and so did the previous 132 positions: 64 / 64 = 1, times the waves that follow
+    one, 1 - 132 / 2048 = 0.935546875. A 40-CTA wave on the same 64 columns: the previous 40
+    positions reached the same column 64 positions back only for 40 - (64 - 40) = 16 of its 40
+    CTAs: 0.4 x (1 - 40 / 2048) = 0.4 x 0.98046875 = 0.3921875."""
+    assert cross_wave_share("fast", 132, 64, 2048) == pytest.approx(0.935546875)
+    assert cross_wave_share("fast", 40, 64, 2048) == pytest.approx(0.3921875)
+    assert cross_wave_share("fast", 20, 64, 2048) == 0          # 20 - 44 < 0: nothing shared
+
+
+def test_a_slow_index_of_one_row_is_always_shared_and_a_wave_of_a_whole_run_shares_nothing():
+    """One row (span 224 <= period 224): every CTA of every later wave reads the same row tile:
+    1 x (1 - 132 / 224) = 92 / 224. A wave as long as the run follows no wave: 0."""
+    assert cross_wave_share("slow", 132, 224, 224) == pytest.approx(92 / 224)
+    assert cross_wave_share("same", 132, 1, 132) == 0
+
+
+def test_a_trip_whose_tiles_all_come_from_the_previous_wave_waits_the_l2_round_trip():
+    """trip_miss: 1 when any byte misses, less the share of trips whose every tile the
+    previous wave left in L2: 1 - 0.25 = 0.75; none when no byte misses."""
+    assert memory_parallelism.trip_miss(8448, 40960, 0.25) == 0.75
+    assert memory_parallelism.trip_miss(0, 40960, 0.25) == 0.0
+    assert memory_parallelism.trip_miss(np.array([0, 5, 5]), np.array([10, 10, 10]),
+                                        np.array([0.5, 0.5, 0])).tolist() == [0, 0.5, 1]
+
+
+def test_gemm_4096_group_8_one_cta_per_sm():
+    """gemm.tile 4096^3, 128 x 128 tiles, BK 64, GROUP_M 8: a 32 x 32 grid in groups of
+    8 rows x 32 columns = 256 positions; one CTA per SM: W = 132 <= 256 (inside a group).
+    Within the wave: rows min(8, 132) = 8, columns min(32, cdiv(132, 8) = 17) = 17.
+    A (row, advancing every position with period 8, span 256): the wave reads 8 rows, the
+    previous 132 read all 8: max(0, 8 - max(0, 8 - 132)) / 8 = 1, x (1 - 132 / 256) = 124 / 256
+    = 0.484375. B (column, advancing every 8 positions): straddle_share(132, 8): d = 4, n = 2,
+    w = 2: (4 x 2 x 1 / 2) / 2 = 2 CTAs of 132, x 124 / 256: 2 / 132 x 0.484375 = 0.0073390.
+    The previous wave's loop reads (8 + 17) tiles x 16,384 B x 64 trips = 26,214,400 B <=
+    31,457,280 B of room: they stay. DRAM share of A: 8 / 132 x (1 - 0.484375) = 8 / 256 =
+    0.03125; of B: 17 / 132 x (1 - 0.0073390) = 0.1278427. Trips that wait only L2:
+    0.484375 x 0.0073390 = 0.0035548."""
+    a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8})
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
+    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
+    assert info["__cross__"][load_a] == pytest.approx(0.484375)
+    assert info["__cross__"][load_b] == pytest.approx(2 / 132 * 0.484375)
+    assert info["__cross_window__"] == (26_214_400, 31_457_280, 2)
+    assert info[load_a] == pytest.approx(0.03125)
+    assert info[load_b] == pytest.approx(17 / 132 * (1 - 2 / 132 * 0.484375))
+    (l2_only,) = info["__l2_only__"].values()
+    assert l2_only == pytest.approx(0.484375 * 2 / 132 * 0.484375)
+    lines = describe_cross(info)
+    assert "= 48.4%" in lines[0] and "= 0.7%" in lines[1]
+    assert "26.21 MB vs 31.46 MB of L2 / 2 partitions" in lines[2] and "they fit" in lines[2]
+
+
+def test_the_previous_waves_tiles_evicted_when_its_loop_does_not_fit():
+    """gemm.tile 4096^3, 128 x 64 tiles, BK 128, GROUP_M 1 (row-major: groups of 1 row x 64
+    columns), one CTA per SM: W = 132 > 64, so the wave spans whole rows: 3 rows (cdiv(132, 64))
+    and 64 columns; their loop reads (3 x 32,768 + 64 x 16,384) B x 32 trips = 36,700,160 B >
+    31,457,280: evicted before the next wave, no share crosses, and the DRAM shares stay the
+    first touches of the wave: 3 / 132 and 64 / 132."""
+    a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200,
+                {"BM": 128, "BN": 64, "BK": 128, "GROUP_M": 1})
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
+    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
+    assert info["__cross_window__"][0] == 36_700_160
+    assert info["__cross__"] == {load_a: 0, load_b: 0}
+    assert info[load_a] == pytest.approx(3 / 132) and info[load_b] == pytest.approx(64 / 132)
+    assert "they do not fit" in describe_cross(info)[-1]
+
+
+def test_sweeps_agree_with_single_points():
+    """Arrays of parameters (the explorer's sweeps) give the same shares as each point alone."""
+    params = {"BM": np.array([128, 128]), "BN": np.array([128, 64]), "BK": np.array([64, 128]),
+              "GROUP_M": np.array([8, 1])}
+    a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, params)
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
+    load_a, _ = sorted(k for k in info if not k.startswith("__"))
+    assert np.asarray(info["__cross__"][load_a]) == pytest.approx([0.484375, 0])
