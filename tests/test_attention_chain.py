@@ -139,9 +139,12 @@ def test_prefetch_wait_term_of_a_two_stage_attention_loop():
     prefetch_wait; the chain less PV and the overhead, 349.44 + 490.91 - 137.63 = 702.72, is
     shorter). The loads: K and V tiles 2 x 64 x 128 x 2 = 32,768 B at the L2 share, 393.22 ns,
     after a latency: 3 of the 132 CTAs of a wave start a new head (64 query blocks per head:
-    ceil(132 / 64) = 3 heads), so 3/132 of the reads miss: 3/132 x 700 + 129/132 x 200 =
-    211.36 ns; in flight 604.58 ns. A trip: 840.35 + 604.58 = 1444.93 ns against the chain's
-    1127.92 ns: +317.01 ns over 127 trips, 2048 / 132 = 15 full waves."""
+    ceil(132 / 64) = 3 heads), so 3/132 of the reads are first touches; the head a wave starts
+    in is the one the previous wave ended in for straddle_share(132, 64) = 30/132 of its CTAs,
+    x (1 - 132/2048) of the waves (its K and V stay in L2: tfx.analysis.l2_reuse), so
+    3/132 x (1 - 30/132 x 1916/2048) = 1.7895% miss: 0.017895 x 700 + 0.982105 x 200 =
+    208.95 ns; in flight 602.17 ns. A trip: 840.35 + 602.17 = 1442.52 ns against the chain's
+    1127.92 ns: +314.60 ns over 127 trips, 2048 / 132 = 15 full waves."""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=2),
               dict(threads=256, regs=148, smem=98304, spills=0))
     qk = 2 * 128 * 64 * 128 / TENSOR
@@ -156,8 +159,9 @@ def test_prefetch_wait_term_of_a_two_stage_attention_loop():
     assert round_ns == pytest.approx(1127.92, abs=1e-2)
     issue = qk + softmax
     assert qk + softmax + delay < issue
-    in_flight = (3 / 132 * 700 + 129 / 132 * 200) + 32_768 / (11_000 / 132)
-    assert issue + in_flight == pytest.approx(1444.93, abs=1e-2)
+    miss = 3 / 132 * (1 - 30 / 132 * 1916 / 2048)
+    in_flight = (miss * 700 + (1 - miss) * 200) + 32_768 / (11_000 / 132)
+    assert issue + in_flight == pytest.approx(1442.52, abs=1e-2)
     assert t["prefetch wait"].ns == pytest.approx(15 * 127 * ((issue + in_flight) - round_ns), rel=1e-6)
     assert "serial chain" not in t          # 1127.92 ns is under one CTA's throughput sum, 1240.30
 
@@ -176,20 +180,24 @@ def test_unpipelined_wait_is_one_latency_and_one_transfer_at_one_stage_only():
 def test_load_wait_term_of_a_one_stage_attention_loop():
     """The serial-chain config above at STAGES = 1 (same compiled resources: 4 CTAs per SM).
     Triton prefetches nothing; the 4 CTAs' chains (4 x 365.629 = 1462.52 ns) end together and
-    they wait for their next K and V tiles together: latency 9/528 x 700 + 519/528 x 200 =
-    208.52 ns (a wave of 528 CTAs starts 9 heads of 64 query blocks, whose first reads miss)
-    plus one CTA's transfer 2 x 32 x 128 x 2 = 16,384 B / 83.333 = 196.61 ns: 405.13 ns a
-    round on top of the chains, which are the longest of everything else (the busiest engine
-    786.43 ns; one CTA alone 208.52 + 196.61 + 174.72 + 73.74 + 66.67 + its shared-memory
-    reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127 x 405.13 ns; the last key
-    block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait once: 3 x 405.13 ns."""
+    they wait for their next K and V tiles together: a wave of 528 CTAs starts 9 heads of 64
+    query blocks, whose first reads miss unless the previous wave read that head: the one it
+    starts in, for straddle_share(528, 64) = 24/528 of its CTAs (d = gcd(528, 64) = 16, n = 4,
+    w = 4: 16 x 4 x 3 / 2 / 4 = 24), x (1 - 528/2048) of the waves (tfx.analysis.l2_reuse):
+    miss 9/528 x (1 - 24/528 x 1520/2048) = 1.6471%, latency 0.016471 x 700 + 0.983529 x 200 =
+    208.24 ns, plus one CTA's transfer 2 x 32 x 128 x 2 = 16,384 B / 83.333 = 196.61 ns:
+    404.84 ns a round on top of the chains, which are the longest of everything else (the
+    busiest engine 786.43 ns; one CTA alone 208.24 + 196.61 + 174.72 + 73.74 + 66.67 + its
+    shared-memory reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127 x 404.84 ns; the
+    last key block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait once."""
     a = analyze(parse_file(str(KERNELS / "flash_attention.tile")), None, PROFILE,
                 dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=1),
                 resources=dict(threads=128, regs=126, smem=49152, spills=0))
     waits = [t.ns for t in a.terms if t.name == "load wait"]
     t = {t.name: t for t in a.terms}
-    latency = 9 / 528 * 700 + 519 / 528 * 200
-    assert latency == pytest.approx(208.52, abs=1e-2)
+    miss = 9 / 528 * (1 - 24 / 528 * 1520 / 2048)
+    latency = miss * 700 + (1 - miss) * 200
+    assert latency == pytest.approx(208.24, abs=1e-2)
     wait = latency + 2 * 32 * 128 * 2 / (11_000 / 132)
     assert waits == pytest.approx([3 * 127 * wait, 3 * 1 * wait], rel=1e-6)
     assert "serial chain" not in t and "prefetch wait" not in t
@@ -208,13 +216,16 @@ def test_flash_kernels_launch_query_blocks_fastest():
     """FlashAttention-2's grid is (query blocks, batch x heads) with the query block in
     blockIdx.x / program_id(0), which varies fastest: a wave holds every query block of a few
     heads, which share their K and V through L2. B4 H32 S2048 at BLOCK_M=64, BLOCK_N=128, one
-    CTA per SM: 132 CTAs cover ceil(132 / 32) = 5 heads, so 5/132 of the K and V reads miss
-    (the old order, heads fastest, put 128 heads in a wave: 3% hit). Per CTA: K and V over
-    7.5 + 1 trips of 2 x 128 x 128 x 2 B = 557,056 B, Q 64 x 128 x 2 = 16,384 B (its own, a
-    miss); writes O 16,384 B and LSE 256 B go to DRAM. Hit ratio of all requests:
-    1 - (16,384 + 557,056 x 5/132 + 16,640) / (573,440 + 16,640) = 0.90828."""
+    CTA per SM: 132 CTAs cover ceil(132 / 32) = 5 heads, so 5/132 of the K and V reads are
+    first touches in the wave (the old order, heads fastest, put 128 heads in a wave: 3% hit);
+    the head a wave starts in was read by the previous wave for straddle_share(132, 32) =
+    14/132 of its CTAs (d = 4, n = 8, w = 8: 4 x 8 x 7 / 2 / 8 = 14), x (1 - 132/4096) of the
+    waves, so 5/132 x (1 - 14/132 x 3964/4096) miss (tfx.analysis.l2_reuse). Per CTA: K and V
+    over 7.5 + 1 trips of 2 x 128 x 128 x 2 B = 557,056 B, Q 64 x 128 x 2 = 16,384 B (its own,
+    a miss); writes O 16,384 B and LSE 256 B go to DRAM. Hit ratio of all requests:
+    1 - (16,384 + 557,056 x 0.0339908 + 16,640) / (573,440 + 16,640) = 0.91195."""
     a = analyze(parse_file(str(KERNELS / "flash_prefill.tile")), None, PROFILE,
                 dict(B=4, H=32, S=2048, D=128, BLOCK_M=64, BLOCK_N=128, WARPS=4, STAGES=3),
                 resources=dict(threads=128, regs=255, smem=212992, spills=0))
-    expected = 1 - (16_384 + 557_056 * 5 / 132 + 16_640) / (573_440 + 16_640)
+    expected = 1 - (16_384 + 557_056 * 5 / 132 * (1 - 14 / 132 * 3964 / 4096) + 16_640) / (573_440 + 16_640)
     assert float(a.launches[0].l2_hit_ratio) == pytest.approx(expected, rel=1e-9)
