@@ -1,4 +1,4 @@
-"""fp8 dots on the warp mma (tfx.analysis.mma_layout.promoted_warp_mma; docs/analysis.md,
+"""fp8 dots on the warp mma (tfx.analysis.mma_layout.warp_mma, promoted; docs/analysis.md,
 "fp8 on the warp mma"). H200 facts (hw_profiles/h200_sxm.toml [warp_mma], measured in
 calibration/h200/measured/fp8_mma): 4 sub-partitions, 6 cycles per mma.sync m16n8k16 f16 on one
 sub-partition's tensor core, 3.93 issue cycles per mma and 2.14 per fp8 -> f16 pair conversion,
@@ -14,8 +14,7 @@ import pytest
 
 from tfx.analysis.analyze import analyze
 from tfx.analysis.machine import Machine
-from tfx.analysis.mma_layout import (busiest_subpartition_warps, plan, promoted_warp_mma,
-                                     warp_mma_facts)
+from tfx.analysis.mma_layout import busiest_subpartition_warps, plan, warp_mma, warp_mma_facts
 from tfx.analysis.performance import Demand, engine_ns
 from tfx.hw import load_profile
 from tfx.lang import parse_file
@@ -29,7 +28,7 @@ FACTS = warp_mma_facts(H200)
 def test_h200_states_the_measured_facts():
     assert FACTS is not None
     assert (FACTS.subpartitions, FACTS.mma_cycles, FACTS.issue_cycles, FACTS.convert_cycles,
-            FACTS.clock_fraction) == (4, 6, 3.93, 2.14, 0.907)
+            FACTS.clock_fraction, FACTS.promotes_fp8) == (4, 6, 3.93, 2.14, 0.907, True)
 
 
 def test_two_warp_64x64_tile_is_issue_bound():
@@ -41,7 +40,7 @@ def test_two_warp_64x64_tile_is_issue_bound():
     # 128 x 3.93 + 192 x 2.14 = 503.04 + 410.88 = 913.92 cycles, the longer;
     # 913.92 / (1.98 x 0.907 = 1.79586 GHz) = 508.904 ns
     p = plan((64, 64, 128), WGMMA, 2, bits=8)
-    c = promoted_warp_mma(p, (64, 64, 128), 8, FACTS, 1.98)
+    c = warp_mma(p, (64, 64, 128), 8, FACTS, 1.98)
     assert (c.warp_m, c.warp_n, c.k, c.mmas, c.converts) == (64, 32, 128, 128, 192)
     assert c.tensor_cycles == 768
     assert c.issue_cycles == Fraction("913.92") and c.cycles == Fraction("913.92")
@@ -55,7 +54,7 @@ def test_sixteen_row_tile_converts_six_pairs_per_mma():
     # + 8 x 64 / 64 = 8 = 24 (Triton's PTX: 4 mma.sync, 24 cvt.rn.f16x2.e4m3x2). Tensor
     # 4 x 6 = 24 cycles, issue 4 x 3.93 + 24 x 2.14 = 15.72 + 51.36 = 67.08 cycles
     p = plan((16, 32, 64), WGMMA, 4, bits=8)
-    c = promoted_warp_mma(p, (16, 32, 64), 8, FACTS, 1.98)
+    c = warp_mma(p, (16, 32, 64), 8, FACTS, 1.98)
     assert (c.warp_m, c.warp_n, c.mmas, c.converts) == (16, 8, 4, 24)
     assert c.tensor_cycles == 24 and c.cycles == Fraction("67.08")
 
@@ -66,16 +65,17 @@ def test_large_warp_tile_is_tensor_bound():
     # = 128 + 64 = 192. Tensor 256 x 6 = 1536 cycles; issue 256 x 3.93 + 192 x 2.14 =
     # 1006.08 + 410.88 = 1416.96: the tensor core binds
     p = plan((256, 64, 64), WGMMA, 2, bits=8)
-    c = promoted_warp_mma(p, (256, 64, 64), 8, FACTS, 1.98)
+    c = warp_mma(p, (256, 64, 64), 8, FACTS, 1.98)
     assert (c.warp_m, c.warp_n, c.mmas, c.converts) == (128, 64, 256, 192)
     assert c.issue_cycles == Fraction("1416.96") and c.cycles == 1536
 
 
-def test_warpgroup_and_sixteen_bit_dots_keep_the_tensor_rate():
+def test_warpgroup_dots_keep_the_tensor_rate_and_bf16_converts_nothing():
     # 64 x 64 x 128 on 4 warps is a warpgroup mma (fp8 read from shared memory, no conversion)
-    assert promoted_warp_mma(plan((64, 64, 128), WGMMA, 4, bits=8), (64, 64, 128), 8, FACTS, 1.98) is None
-    # bf16 on the warp mma runs as it is
-    assert promoted_warp_mma(plan((64, 64, 64), WGMMA, 2), (64, 64, 64), 16, FACTS, 1.98) is None
+    assert warp_mma(plan((64, 64, 128), WGMMA, 4, bits=8), (64, 64, 128), 8, FACTS, 1.98) is None
+    # bf16 on the warp mma runs as it is: no conversion, not promoted (tests/test_warp_mma.py)
+    c = warp_mma(plan((64, 64, 64), WGMMA, 2), (64, 64, 64), 16, FACTS, 1.98)
+    assert (c.converts, c.promoted) == (0, False)
     # a GPU without the facts (Ampere's profile: no warpgroup mma, no promotion stated)
     assert warp_mma_facts(load_profile("a100_sxm")) is None
 
@@ -109,10 +109,10 @@ def test_arrays_match_scalars():
     mm, nn, kk = (np.array(x) for x in zip(*shapes))
     w = np.array(warps)
     p = plan((mm, nn, kk), WGMMA, w, bits=8)
-    c = promoted_warp_mma(p, (mm, nn, kk), 8, FACTS, 1.98)
+    c = warp_mma(p, (mm, nn, kk), 8, FACTS, 1.98)
     assert list(c.applies) == [True, True, False, True]
     for i, (shape, wi) in enumerate(zip(shapes, warps)):
-        one = promoted_warp_mma(plan(shape, WGMMA, wi, bits=8), shape, 8, FACTS, 1.98)
+        one = warp_mma(plan(shape, WGMMA, wi, bits=8), shape, 8, FACTS, 1.98)
         if one is None:
             continue
         assert c.warp_ns[i] == pytest.approx(float(one.warp_ns))

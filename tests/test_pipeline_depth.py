@@ -46,13 +46,17 @@ def test_two_stage_synchronous_mma_pays_mma_latency_and_fetch_each_trip():
     """BM=32: MMAv2 (32 % 64 != 0), so the trip is mma + latency + fetch.
 
     mma.sync m16n8k16 with its 4 warps on N (tfx.analysis.mma_layout's warpsPerTileV2 on
-    32 x 64: 2 row repetitions against 8 column ones): 32 rows and 4 x 8 x 2 = 64 columns
-    need no padding: 2 x 32 x 64 x 64 = 262,144 flop / 6001.4592 = 43.6802 ns.
+    32 x 64: 2 row repetitions against 8 column ones): each warp 32 x 16, no padding. The warp
+    mma's own rate (tfx.analysis.mma_layout.warp_mma, [warp_mma] measured): (32/16)(16/8)(64/16)
+    = 16 mma.sync x 6 cycles = 96 cycles at 1.98 GHz x 0.907 = 1.79586 GHz: 53.4563 ns; one CTA's
+    4 warps sit one on each sub-partition, so that is the CTA's mma (the warpgroup rate would
+    give 262,144 flop / 6001.4592 = 43.68 ns).
     Fetch: A 32x64 + B 64x64 bf16 = 4096 + 8192 = 12,288 B / 81.18 (one SM's DRAM ceiling,
-    slower than the port's 128.7 and the device's 4238.4) = 151.3673 ns. Trip: 43.6802 +
-    122.2222 + 700 + 151.3673 = 1017.2697 ns; 64 trips: 65,105.3 ns. (Without the waited mma:
+    slower than the port's 128.7 and the device's 4238.4) = 151.3673 ns. Trip: 53.4563 +
+    122.2222 + 700 + 151.3673 = 1027.0458 ns; 64 trips: 65,730.9 ns. (Without the waited mma:
     973.5895 ns a trip, 62,309.7 ns.)"""
-    assert _extra_ns(32, 4) == pytest.approx(64 * (262_144 / 6001.4592 + CHAIN + 700 + 12_288 / SM_DRAM), rel=1e-4)
+    assert _extra_ns(32, 4) == pytest.approx(64 * (16 * 6 / (1.98 * 0.907) + CHAIN + 700 + 12_288 / SM_DRAM),
+                                             rel=1e-4)
 
 
 def test_two_stage_async_warpgroup_mma_overlaps_the_next_load():
@@ -66,7 +70,10 @@ def test_two_stage_async_warpgroup_mma_overlaps_the_next_load():
 
 def test_two_warps_rule_out_the_warpgroup_mma():
     """BM=64 with 2 warps: 2 % 4 != 0, so MMAv2 and the chain includes the mma. warpsPerTileV2
-    on 64 x 64 (4 row against 8 column repetitions) puts both warps on N: no padding:
-    2 x 64 x 64 x 64 = 524,288 flop, 87.3604 ns; trip 87.3604 + 122.2222 + 700 + 201.8231 =
-    1111.4057 ns; 64 trips: 71,130.0 ns (65,538.9 if the load overlapped the mma)."""
-    assert _extra_ns(64, 2) == pytest.approx(64 * (524_288 / 6001.4592 + CHAIN + 700 + 16_384 / SM_DRAM), rel=1e-4)
+    on 64 x 64 (4 row against 8 column repetitions) puts both warps on N: each warp 64 x 32,
+    (64/16)(32/8)(64/16) = 64 mma.sync x 6 cycles = 384 cycles / 1.79586 GHz = 213.8251 ns (two
+    warps use two of the SM's four sub-partitions: 2.4x the 87.36 ns of the warpgroup rate);
+    trip 213.8251 + 122.2222 + 700 + 201.8231 = 1237.8704 ns; 64 trips: 79,223.7 ns (65,538.9 if
+    the load overlapped the mma)."""
+    assert _extra_ns(64, 2) == pytest.approx(64 * (64 * 6 / (1.98 * 0.907) + CHAIN + 700 + 16_384 / SM_DRAM),
+                                             rel=1e-4)

@@ -58,21 +58,24 @@ def _path_term(params):
 
 def test_decode_trip_path_by_hand():
     """gqa_decode B=1, HQ=32, HKV=8 (GROUP 4), D=128, BLOCK_N=128, 2 warps (1 x 2 over M x N,
-    mma.sync): QK^T 128 / 16 = 8 k-steps x 24 = 192 cycles = 96.97 ns (over its 87.36 ns of
-    tensor throughput); mul 4 cycles = 2.02 ns; reduce max 206 cycles (test above) = 104.04 ns;
-    max, sub 2.02 ns each; exp2 of 4 x 128 = 512 elements at 16 a cycle = 32 cycles = 16.16 ns
-    (its throughput, over 17 cycles of latency); cast 2.02 ns; PV 8 k-steps x 24 + P through
-    shared memory 20 + 23 = 235 cycles = 118.69 ns. The row sum and the rescales are off the
-    path. Sum: (192 + 4 + 206 + 4 + 4 + 32 + 4 + 235) / 1.98 = 681 / 1.98 = 343.94 ns."""
+    mma.sync): QK^T 128 / 16 = 8 k-steps x 24 = 192 cycles = 96.97 ns of latency, under its
+    throughput: each warp's 16 x 64 tile runs (64/8) x 8 = 64 mma.sync x 6 cycles = 384 cycles
+    at the warp-mma clock 1.98 x 0.907 = 1.79586 GHz = 213.83 ns (tfx.analysis.mma_layout.warp_mma);
+    mul 4 cycles = 2.02 ns; reduce max 206 cycles (test above) = 104.04 ns; max, sub 2.02 ns
+    each; exp2 of 4 x 128 = 512 elements at 16 a cycle = 32 cycles = 16.16 ns (its throughput,
+    over 17 cycles of latency); cast 2.02 ns; PV 8 k-steps x 24 + P through shared memory
+    20 + 23 = 235 cycles = 118.69 ns of latency, under its 64 mma.sync = 213.83 ns. The row sum
+    and the rescales are off the path. Sum: 2 x 384 / 1.79586 + (4 + 206 + 4 + 4 + 32 + 4) / 1.98
+    = 427.65 + 128.28 = 555.93 ns."""
     p = {"B": 1, "HQ": 32, "HKV": 8, "SKV": 131072, "D": 128, "SPLITS": 8, "BLOCK_N": 128,
          "WARPS": 2, "STAGES": 3}
     (t,) = _path_term(p)
     assert t.ns == 0
-    assert "mma line 66: 8 k-steps x 24 (96.97 ns)" in t.detail
+    assert "mma line 66: 8 k-steps x 24 (213.83 ns)" in t.detail
     assert "reduce max line 68 over 128 columns (104.04 ns)" in t.detail
     assert "exp2 line 75 (16.16 ns)" in t.detail
-    assert "P through shared memory 20 + 23 (118.69 ns)" in t.detail
-    assert "= 343.94 ns" in t.detail
+    assert "P through shared memory 20 + 23 (213.83 ns)" in t.detail
+    assert "= 555.93 ns" in t.detail
     assert "reduce sum" not in t.detail
 
 

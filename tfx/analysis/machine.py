@@ -70,7 +70,7 @@ class Machine:
         self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
         self._tensor_eff_by_dtype: dict = {}
         self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
-        # fp8 dots on the warp mma promoted to f16 (tfx.analysis.mma_layout.promoted_warp_mma)
+        # the warp mma's own rate (mma.sync; fp8 promoted to f16): tfx.analysis.mma_layout.warp_mma
         self.warp_mma = mma_layout.warp_mma_facts(profile) if self.kind == "gpu" else None
         self.iteration_ns = profile.get("pipeline.iteration_overhead", 0) / self.clock_ghz
         self.dispatch_single = profile.get("dispatch.single_op")

@@ -203,59 +203,70 @@ def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
 
 
 
-# ------------------------------------------------------------------ fp8 on the warp mma
+# ------------------------------------------------------------------ the warp mma's own rate
 class WarpMmaFacts(NamedTuple):
     """The profile's ``warp_mma`` facts (cycles of one SM sub-partition)."""
 
     subpartitions: int
-    mma_cycles: Any          # tensor core cycles per mma.sync m16n8k16 f16
+    mma_cycles: Any          # tensor core cycles per mma.sync m16n8k16 f16/bf16
     issue_cycles: Any        # warp-scheduler issue cycles an mma holds beside conversions
-    convert_cycles: Any      # cycles per warp instruction converting an fp8 pair to f16
+    convert_cycles: Any      # cycles per warp instruction converting an fp8 pair to f16 (None: unstated)
     clock_fraction: Any      # SM clock under sustained warp mma / clock.core
+    promotes_fp8: bool = False   # fp8 warp-mma operands become f16 (Triton on sm_90)
 
 
 def warp_mma_facts(profile) -> WarpMmaFacts | None:
-    """The facts of a GPU whose compiler promotes fp8 warp-mma operands to f16, or None
-    (``warp_mma.promotes_fp8`` unset or a fact missing: the mma keeps its tensor rate)."""
-    if not profile.get("warp_mma.promotes_fp8", 0):
-        return None
+    """The facts of a GPU whose warp mma (mma.sync) has its own rate beside a warpgroup mma,
+    or None (a fact missing: every mma keeps the tensor rate). The fp8 promotion needs
+    ``promotes_fp8`` and ``fp8_to_f16_cycles`` as well."""
     vals = [profile.get(f"warp_mma.{k}", None) for k in
-            ("subpartitions", "f16_mma_cycles", "mma_issue_cycles", "fp8_to_f16_cycles", "clock_fraction")]
+            ("subpartitions", "f16_mma_cycles", "mma_issue_cycles", "clock_fraction")]
     if any(v is None for v in vals):
         return None
-    return WarpMmaFacts(int(vals[0]), *vals[1:])
+    convert = profile.get("warp_mma.fp8_to_f16_cycles", None)
+    promotes = bool(profile.get("warp_mma.promotes_fp8", 0)) and convert is not None
+    return WarpMmaFacts(int(vals[0]), vals[1], vals[2], convert, vals[3], promotes)
 
 
-class PromotedWarpMma(NamedTuple):
-    """One execution of an fp8 dot that takes the warp mma on a GPU whose compiler promotes
-    its operands (Triton on sm_90: ``decomposeMixedModeDotOp``): each warp converts its A rows
-    and B columns from fp8 to f16 in registers (cvt.rn.f16x2.e4m3x2, a pair per instruction)
-    and runs f16 mma.sync m16n8k16 on its own sub-partition's tensor core."""
+class WarpMma(NamedTuple):
+    """One execution of a dot that takes the warp mma (``plan(...).path == "warp"``) on a GPU
+    whose warp mma has its own measured rate: each warp runs mma.sync m16n8k16 f16/bf16 on its
+    own sub-partition's tensor core. An fp8 dot's operands are first converted to f16 in each
+    warp's registers (Triton on sm_90: ``decomposeMixedModeDotOp``; cvt.rn.f16x2.e4m3x2, a pair
+    per instruction); a 16-bit dot converts nothing."""
 
     warp_m: Any              # rows of one warp's tile
     warp_n: Any              # columns of one warp's tile
     k: Any                   # K padded to the f16 instruction's 16
     mmas: Any                # mma.sync per warp
-    converts: Any            # conversion instructions per warp (each thread converts a pair)
+    converts: Any            # conversion instructions per warp (each thread converts a pair); 0 for 16-bit
     tensor_cycles: Any       # mmas x f16_mma_cycles
     issue_cycles: Any        # mmas x mma_issue_cycles + converts x fp8_to_f16_cycles
     cycles: Any              # the longer: one warp's time on its sub-partition
     warp_ns: Any             # cycles at the SM clock under warp mma
     applies: Any = True      # per configuration of a sweep: the dot takes the warp mma
+    promoted: bool = False   # fp8 operands converted to f16
 
 
-def promoted_warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz) -> PromotedWarpMma | None:
-    """What an 8-bit dot on the warp path costs one warp, or None where it keeps the tensor
-    rate (warpgroup mma, 16-bit operands, no facts). On a sweep (arrays) ``applies`` says
-    which configurations take the warp mma; the other fields hold for those.
+def warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz) -> WarpMma | None:
+    """What a dot on the warp path costs one warp, or None where it keeps the tensor rate
+    (warpgroup mma, no facts, operands other than 16-bit or promoted fp8). On a sweep
+    (arrays) ``applies`` says which configurations take the warp mma; the other fields hold
+    for those.
 
     A warp holds ``M/warps_m`` rows and ``N/warps_n`` columns; K pads to 16. Per 16-deep step
-    it runs (rows/16)(cols/8) mma.sync and converts rows x 16 A values and cols x 16 B values,
-    two per instruction over 32 threads: rows x K / 64 + cols x K / 64 conversions. Its
-    sub-partition is busy the longer of its tensor core (``f16_mma_cycles`` per mma) and its
-    warp scheduler's issue (``mma_issue_cycles`` per mma, ``fp8_to_f16_cycles`` per conversion:
-    calibration/h200/measured/fp8_mma, within 2% of Triton's k-step for tiles of 32 x 16 and up)."""
-    if facts is None or not bits or bits >= 16:
+    it runs (rows/16)(cols/8) mma.sync; an fp8 dot also converts rows x 16 A values and
+    cols x 16 B values, two per instruction over 32 threads: rows x K / 64 + cols x K / 64
+    conversions. Its sub-partition is busy the longer of its tensor core (``f16_mma_cycles``
+    per mma) and its warp scheduler's issue (``mma_issue_cycles`` per mma,
+    ``fp8_to_f16_cycles`` per conversion: calibration/h200/measured/fp8_mma, within 2% of
+    Triton's k-step for tiles of 32 x 16 and up). A 16-bit dot's issue (3.93 of every 6
+    cycles on the H200) never binds: its tensor core does, at the SM clock under sustained
+    warp mma (``clock_fraction``)."""
+    if facts is None or not bits:
+        return None
+    promoted = bits == 8 and facts.promotes_fp8
+    if bits != 16 and not promoted:
         return None
     sweep = is_array(p.path, p.m, p.n, p.warps_m, p.warps_n, *shape)
     if sweep:
@@ -275,12 +286,14 @@ def promoted_warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock
         wm, wn = p.m // p.warps_m, p.n // p.warps_n
         k = cdiv(shape[2], 16) * 16
         mmas = cdiv(wm, WARP_MMA_M) * cdiv(wn, WARP_MMA_N) * (k // 16)
-    converts = ratio(wm * k, 64) + ratio(wn * k, 64)
+    converts = (ratio(wm * k, 64) + ratio(wn * k, 64)) if promoted else 0 * mmas
     tensor = mmas * num(facts.mma_cycles)
-    issue = mmas * num(facts.issue_cycles) + converts * num(facts.convert_cycles)
+    issue = mmas * num(facts.issue_cycles)
+    if promoted:
+        issue = issue + converts * num(facts.convert_cycles)
     cycles = emax(tensor, issue)
     warp_ns = ratio(cycles, num(clock_ghz) * num(facts.clock_fraction))
-    return PromotedWarpMma(wm, wn, k, mmas, converts, tensor, issue, cycles, warp_ns, applies)
+    return WarpMma(wm, wn, k, mmas, converts, tensor, issue, cycles, warp_ns, applies, promoted)
 
 
 def busiest_subpartition_warps(warps, resident, subpartitions):
@@ -290,14 +303,20 @@ def busiest_subpartition_warps(warps, resident, subpartitions):
     return cdiv(resident * warps, subpartitions)
 
 
-def describe_promoted(c: PromotedWarpMma, warps, resident, facts: WarpMmaFacts, clock_ghz) -> str:
+def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_ghz, dtype="f16") -> str:
+    """One line: one warp's mma.sync work on its sub-partition and the busiest sub-partition's
+    round (scalar costs)."""
     busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
-    return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
-            f"{int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} mma.sync m16n8k16 f16 "
-            f"and {float(c.converts):,.0f} fp8 -> f16 pair conversions; its sub-partition needs "
-            f"max({int(c.mmas)} x {float(facts.mma_cycles):g} = {float(c.tensor_cycles):,.0f} tensor, "
-            f"{int(c.mmas)} x {float(facts.issue_cycles):g} + {float(c.converts):,.0f} x {float(facts.convert_cycles):g} = "
-            f"{float(c.issue_cycles):,.1f} issue) = {float(c.cycles):,.1f} cycles / "
-            f"({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) = {float(c.warp_ns):,.2f} ns; "
-            f"{int(resident)} CTAs x {int(warps)} warps on {facts.subpartitions} sub-partitions: the busiest holds "
-            f"{int(busiest)}, {float(c.warp_ns * busiest):,.2f} ns a round")
+    at = (f" = {float(c.cycles):,.1f} cycles / ({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) "
+          f"= {float(c.warp_ns):,.2f} ns; {int(resident)} CTAs x {int(warps)} warps on {facts.subpartitions} "
+          f"sub-partitions: the busiest holds {int(busiest)}, {float(c.warp_ns * busiest):,.2f} ns a round")
+    if c.promoted:
+        return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
+                f"{int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} mma.sync m16n8k16 f16 "
+                f"and {float(c.converts):,.0f} fp8 -> f16 pair conversions; its sub-partition needs "
+                f"max({int(c.mmas)} x {float(facts.mma_cycles):g} = {float(c.tensor_cycles):,.0f} tensor, "
+                f"{int(c.mmas)} x {float(facts.issue_cycles):g} + {float(c.converts):,.0f} x "
+                f"{float(facts.convert_cycles):g} = {float(c.issue_cycles):,.1f} issue)" + at)
+    return (f"each warp's {int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} "
+            f"mma.sync m16n8k16 {dtype} on its own sub-partition's tensor core: {int(c.mmas)} x "
+            f"{float(facts.mma_cycles):g} cycles" + at)

@@ -152,7 +152,7 @@ class Demand:
     link_latency: Any = 0  # ns: the latency of those transfers (hops x one-way), summed over ops
     unpipelined: Any = 0   # operands whose load the compiler cannot pipeline (register transposes)
     dram_lines: Any = 0    # DRAM bytes at the rate of whole-line reads (memory_parallelism.short_run_bytes)
-    warp_tensor: Any = 0   # ns one warp's promoted fp8 warp mma keeps its sub-partition (mma_layout)
+    warp_tensor: Any = 0   # ns one warp's warp mma (mma.sync) keeps its sub-partition (mma_layout.warp_mma)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -404,12 +404,13 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
             continue
         p = mma_layout.plan(shape, m.inst, warps, bits, getattr(c, "mma_chained", False))
         rate = m.rate("tensor", dtype) * m.tensor_efficiency(dtype)
-        promoted = _promoted_warp_mma(c, m, warps)
-        if promoted is not None:
-            f16 = p._replace(k=promoted.k, depth=16)        # the f16 instruction it runs
+        warp = _warp_mma(c, m, warps)
+        if warp is not None:
+            f16 = p._replace(k=warp.k, depth=16)            # the f16 instruction it runs
             out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(f16, shape, warps)))
-            out.append(Term("fp8 warp mma", 0, f"line {c.line}: " + mma_layout.describe_promoted(
-                promoted, warps, resident, m.warp_mma, m.clock_ghz) + " (included in the waves above)"))
+            out.append(Term("fp8 warp mma" if warp.promoted else "warp mma", 0, f"line {c.line}: "
+                            + mma_layout.describe_warp_mma(warp, warps, resident, m.warp_mma, m.clock_ghz, dtype)
+                            + " (included in the waves above)"))
             continue
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
         for t in mma_layout.register_transposes(c, m.inst, bits, warps):
@@ -479,16 +480,17 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                     flops = _padded_flops(shape, m, warps, getattr(node, "mma_bits", 16),
                                           getattr(node, "mma_chained", False)) * getattr(node, "per_exec_batch", 1)
                 tensor_ns = flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
-                promoted = _promoted_warp_mma(node, m, warps)
-                if promoted is not None:
-                    # an fp8 dot on the warp mma runs as f16 mma.sync after converting its
-                    # operands (tfx.analysis.mma_layout.promoted_warp_mma): each warp keeps its
-                    # own sub-partition busy; the CTA's share of the SM is warps / sub-partitions
-                    per_warp = promoted.warp_ns * getattr(node, "per_exec_batch", 1)
+                warp = _warp_mma(node, m, warps)
+                if warp is not None:
+                    # a dot on the warp mma runs mma.sync at its own rate (an fp8 one as f16
+                    # after converting its operands: tfx.analysis.mma_layout.warp_mma): each
+                    # warp keeps its own sub-partition busy; the CTA's share of the SM is
+                    # warps / sub-partitions
+                    per_warp = warp.warp_ns * getattr(node, "per_exec_batch", 1)
                     share = per_warp * ratio(warps, m.warp_mma.subpartitions)
-                    if is_array(promoted.applies):
-                        per_warp = where(promoted.applies, per_warp, 0)
-                        share = where(promoted.applies, share, tensor_ns)
+                    if is_array(warp.applies):
+                        per_warp = where(warp.applies, per_warp, 0)
+                        share = where(warp.applies, share, tensor_ns)
                     d.warp_tensor = d.warp_tensor + per_warp
                     tensor_ns = share
                 d.tensor = d.tensor + tensor_ns
@@ -522,14 +524,15 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
     return d
 
 
-def _promoted_warp_mma(node: ScopeNode, m: Machine, warps):
-    """The promoted fp8 warp mma of mma ``node`` (tfx.analysis.mma_layout), or None."""
+def _warp_mma(node: ScopeNode, m: Machine, warps):
+    """The warp mma (mma.sync at its own rate) of mma ``node`` (tfx.analysis.mma_layout.warp_mma),
+    or None where it keeps the tensor rate."""
     shape = getattr(node, "per_exec_shape", None)
-    bits = getattr(node, "mma_bits", 16)
-    if m.warp_mma is None or shape is None or not bits or bits >= 16:
+    if m.warp_mma is None or shape is None:
         return None
+    bits = getattr(node, "mma_bits", 16)
     p = mma_layout.plan(shape, m.inst, warps, bits, getattr(node, "mma_chained", False))
-    return mma_layout.promoted_warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz)
+    return mma_layout.warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz)
 
 
 def _short_run_factor(op, counter, m: Machine):
@@ -602,7 +605,7 @@ def engine_ns(d: Demand, m: Machine, r, active_units, warps=None) -> dict:
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
     every descriptor holds a channel for its transfer, plus the memory round trip when
     ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time. Given the positions'
-    ``warps``, a promoted fp8 warp mma (``d.warp_tensor`` per warp) takes the busiest
+    ``warps``, a warp mma (``d.warp_tensor`` per warp) takes the busiest
     sub-partition's warps, ceil(r x warps / sub-partitions), not their average."""
     copy = _transfer_ns(d, m, r, active_units)
     if m.dma_channels and m.dma_hold:
@@ -919,11 +922,12 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     return first[2] - first[1], last_end[0] - first[0]
 
 
-def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units):
-    """One CTA's tensor + vector + special-function ns of op ``c`` in one trip of ``loop``."""
+def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units, resident=1):
+    """One CTA's tensor + vector + special-function ns of op ``c`` in one trip of ``loop``:
+    alone, or its share of a round of ``resident`` CTAs (a warp mma's busiest sub-partition)."""
     k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
-    one = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)
-    return (one["tensor"] + one["vector"] + one["special"]) * k
+    one = engine_ns(op_demand(c, counter, m, miss, warps), m, resident, active_units, warps)
+    return ratio(one["tensor"] + one["vector"] + one["special"], resident) * k
 
 
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
@@ -1021,7 +1025,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             def smem_ns(c):       # one CTA's shared-memory port ns of op c a trip
                 k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
                 return op_demand(c, counter, m, miss, warps).smem * k
-            stations = chain_overlap.stations(loop, m, warps, one, compute_ns,
+            def turn_ns(c):       # one CTA's turn on the tensor cores among the r resident
+                return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units, r if is_array(r) or r else 1)
+            # each CTA's turn on the tensor cores is its share of the round's: a warp mma's CTAs
+            # run on their own sub-partitions, the busiest of which sets the round (r CTAs of
+            # one or two warps share them, tfx.analysis.mma_layout.warp_mma), so a CTA's turn is
+            # not all its time alone; a warpgroup mma's share is its time alone
+            tensor_turn = ratio(e["tensor"], r) if is_array(r) or r else one["tensor"]
+            stations = chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
                                               trip_latency.exposed_ns(loop, m, warps, group_compute_ns), smem_ns)
             chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
                          path_one) + unpiped_wait
