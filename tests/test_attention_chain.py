@@ -123,7 +123,7 @@ def test_serial_chain_term_of_four_resident_ctas():
     assert "prefetch wait" not in t
 
 
-def test_prefetch_wait_term_of_a_two_stage_attention_loop():
+def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     """flash_attention B1 H32 S8192 D128 at 128 x 64, 8 warps (two warpgroups of 64 rows),
     2 stages, 1 CTA per SM. The CTA's stations: QK^T 2 x 128 x 64 x 128 = 2,097,152 flop =
     349.44 ns (its operands, 2 x 8 wgmma m64n64k16 of 4096 B, 65,536 B / 253.44 = 258.59 ns,
@@ -135,21 +135,30 @@ def test_prefetch_wait_term_of_a_two_stage_attention_loop():
     cycles = 58.59 ns against 4096 / 253.44 = 16.16 ns) 42.42 ns, the row max (64 values, 0.25
     ns) 1.77 ns: 133.08 ns exposed; the two warpgroups overlap 1/2 x min(724.13, 541.41) =
     270.71 ns of the chain: delay -137.63 ns; the CTA's trip 724.13 + 541.41 - 137.63 =
-    1127.92 ns. The prefetch leaves after QK^T and the softmax (840.35 ns: mma_path.
-    prefetch_wait; the chain less PV and the overhead, 349.44 + 490.91 - 137.63 = 702.72, is
-    shorter). The loads: K and V tiles 2 x 64 x 128 x 2 = 32,768 B at the L2 share, 393.22 ns,
-    after a latency: 3 of the 132 CTAs of a wave start a new head (64 query blocks per head:
-    ceil(132 / 64) = 3 heads), so 3/132 of the reads are first touches; the head a wave starts
-    in is the one the previous wave ended in for straddle_share(132, 64) = 30/132 of its CTAs,
-    x (1 - 132/2048) of the waves (its K and V stay in L2: tfx.analysis.l2_reuse), so
-    3/132 x (1 - 30/132 x 1916/2048) = 1.7895% miss: 0.017895 x 700 + 0.982105 x 200 =
-    208.95 ns; in flight 602.17 ns. A trip: 840.35 + 602.17 = 1442.52 ns against the chain's
-    1127.92 ns: +314.60 ns over 127 trips, 2048 / 132 = 15 full waves."""
+    1127.92 ns.
+
+    At 2 stages the copies issued at the end of a trip are the next trip's (tfx.analysis.
+    pipeline_depth): their round trip is the load-trip chain 242 / 1.98 = 122.22 ns, the
+    latency and K and V, 2 x 64 x 128 x 2 = 32,768 B, at the slower of the L2 share (83.333
+    B/ns: 393.22 ns) and the SM's port (65 x 1.98 = 128.7 B/ns: 254.61 ns). The latency: 3 of
+    the 132 CTAs of a wave start a new head (64 query blocks per head: ceil(132 / 64) = 3
+    heads), so 3/132 of the reads are first touches; the head a wave starts in is the one the
+    previous wave ended in for straddle_share(132, 64) = 30/132 of its CTAs, x (1 - 132/2048) of
+    the waves (its K and V stay in L2: tfx.analysis.l2_reuse), so 3/132 x (1 - 30/132 x
+    1916/2048) = 1.7895% miss: 0.017895 x 700 + 0.982105 x 200 = 208.95 ns; the round trip
+    122.22 + 208.95 + 393.22 = 724.39 ns; less PV, which runs on meanwhile (374.69 ns), for the
+    98.2105% of the bytes that hit L2: 343.44 ns, a delay of the CTA's chain. One CTA a SM: the
+    round is 1127.92 + 343.44 = 1471.36 ns, over the old floor, one CTA's throughput sum (its
+    tensor engine 2 x 349.44 + vector 228.28 + special 262.63 + overhead 50.51 = 1240.30 ns, the
+    largest without the delay): +231.06 ns over 127 trips, 2048 / 132 = 15 full waves. (The
+    prefetch wait, 840.35 ns of QK^T and softmax + 602.17 ns of latency and transfer = 1442.52
+    ns, no longer binds.)"""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=2),
               dict(threads=256, regs=148, smem=98304, spills=0))
     qk = 2 * 128 * 64 * 128 / TENSOR
     assert 16 * 4096 / SMEM < qk
-    tensor = qk + (qk + RS_GROUP)
+    pv = qk + RS_GROUP
+    tensor = qk + pv
     softmax = 57_856 / VECTOR + 8320 / SPECIAL
     simt = softmax + OVERHEAD
     exposed = 2 * WGMMA_WAIT + (116 / 1.98 - 4096 / VECTOR) + (4 / 1.98 - 64 / VECTOR)
@@ -157,13 +166,15 @@ def test_prefetch_wait_term_of_a_two_stage_attention_loop():
     delay = exposed - min(tensor, simt) / 2
     round_ns = tensor + simt + delay
     assert round_ns == pytest.approx(1127.92, abs=1e-2)
-    issue = qk + softmax
-    assert qk + softmax + delay < issue
     miss = 3 / 132 * (1 - 30 / 132 * 1916 / 2048)
-    in_flight = (miss * 700 + (1 - miss) * 200) + 32_768 / (11_000 / 132)
-    assert issue + in_flight == pytest.approx(1442.52, abs=1e-2)
-    assert t["prefetch wait"].ns == pytest.approx(15 * 127 * ((issue + in_flight) - round_ns), rel=1e-6)
-    assert "serial chain" not in t          # 1127.92 ns is under one CTA's throughput sum, 1240.30
+    trip = 242 / 1.98 + (miss * 700 + (1 - miss) * 200) + max(32_768 / (11_000 / 132), 32_768 / (65 * 1.98))
+    assert trip == pytest.approx(724.39, abs=1e-2)
+    depth = (trip - pv) * (1 - miss)
+    assert depth == pytest.approx(343.44, abs=1e-2)
+    throughput = 2 * qk + 57_856 / VECTOR + 8320 / SPECIAL + OVERHEAD
+    assert throughput == pytest.approx(1240.30, abs=1e-2)
+    assert t["pipeline depth"].ns == pytest.approx(15 * 127 * (round_ns + depth - throughput), rel=1e-4)
+    assert "prefetch wait" not in t and "serial chain" not in t
 
 
 def test_unpipelined_wait_is_one_latency_and_one_transfer_at_one_stage_only():
@@ -180,16 +191,19 @@ def test_unpipelined_wait_is_one_latency_and_one_transfer_at_one_stage_only():
 def test_load_wait_term_of_a_one_stage_attention_loop():
     """The serial-chain config above at STAGES = 1 (same compiled resources: 4 CTAs per SM).
     Triton prefetches nothing; the 4 CTAs' chains (4 x 365.629 = 1462.52 ns) end together and
-    they wait for their next K and V tiles together: a wave of 528 CTAs starts 9 heads of 64
-    query blocks, whose first reads miss unless the previous wave read that head: the one it
+    they wait for their next K and V tiles together, the copies' round trip (tfx.analysis.
+    pipeline_depth.round_trip_ns): the load-trip chain 242 / 1.98 = 122.22 ns, the latency and
+    one CTA's 2 x 32 x 128 x 2 = 16,384 B at the slower of the L2 share (/ 83.333 = 196.61 ns)
+    and the SM's port (/ 128.7 = 127.30 ns). The latency: a wave of 528 CTAs starts 9 heads of
+    64 query blocks, whose first reads miss unless the previous wave read that head: the one it
     starts in, for straddle_share(528, 64) = 24/528 of its CTAs (d = gcd(528, 64) = 16, n = 4,
     w = 4: 16 x 4 x 3 / 2 / 4 = 24), x (1 - 528/2048) of the waves (tfx.analysis.l2_reuse):
     miss 9/528 x (1 - 24/528 x 1520/2048) = 1.6471%, latency 0.016471 x 700 + 0.983529 x 200 =
-    208.24 ns, plus one CTA's transfer 2 x 32 x 128 x 2 = 16,384 B / 83.333 = 196.61 ns:
-    404.84 ns a round on top of the chains, which are the longest of everything else (the
-    busiest engine 786.43 ns; one CTA alone 208.24 + 196.61 + 174.72 + 73.74 + 66.67 + its
-    shared-memory reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127 x 404.84 ns; the
-    last key block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait once."""
+    208.24 ns: 122.22 + 208.24 + 196.61 = 527.07 ns a round on top of the chains, which are the
+    longest of everything else (the busiest engine 786.43 ns; one CTA alone 527.07 + 174.72 +
+    73.74 + 66.67 + its shared-memory reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127
+    x 527.07 ns; the last key block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait
+    once."""
     a = analyze(parse_file(str(KERNELS / "flash_attention.tile")), None, PROFILE,
                 dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=1),
                 resources=dict(threads=128, regs=126, smem=49152, spills=0))
@@ -198,7 +212,8 @@ def test_load_wait_term_of_a_one_stage_attention_loop():
     miss = 9 / 528 * (1 - 24 / 528 * 1520 / 2048)
     latency = miss * 700 + (1 - miss) * 200
     assert latency == pytest.approx(208.24, abs=1e-2)
-    wait = latency + 2 * 32 * 128 * 2 / (11_000 / 132)
+    wait = 242 / 1.98 + latency + max(2 * 32 * 128 * 2 / (11_000 / 132), 16_384 / (65 * 1.98))
+    assert wait == pytest.approx(527.07, abs=1e-2)
     assert waits == pytest.approx([3 * 127 * wait, 3 * 1 * wait], rel=1e-6)
     assert "serial chain" not in t and "prefetch wait" not in t
 

@@ -230,6 +230,8 @@ class LoopNote(NamedTuple):
     throughput: Any = 0           # one CTA's tensor + vector + special + overhead a trip
     stations: Any = None          # a serial trip's chain_overlap.Stations
     chain_round: Any = 0          # the resident CTAs' round of chains (chain_overlap.cycle_ns)
+    depth: Any = (0, 0, 0, 0, 0, 0)   # a 2-stage serial trip's copies (tfx.analysis.pipeline_depth): round
+                                      # trip, async mma, miss share, exposed delay, round with it, ns added
 
 
 def breakdown_terms(note: LoopNote, full_waves, fmt):
@@ -251,6 +253,12 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
                     chain_overlap.detail(note.line, note.stations, note.resident, note.chain_round, fmt)
                     + f" vs the busiest engine's {fmt(note.engines)}; adds {fmt(note.chain_ns)} over "
                       f"{float(note.trips):g} trips a wave (included in the waves above)"))
+    if note.serial and note.depth[5] > 0:
+        from tfx.analysis import pipeline_depth
+        trip, running, miss, exposed, round_ns, adds = note.depth
+        out.append(("pipeline depth", full_waves * adds,
+                    pipeline_depth.detail(note.line, trip, running, miss, exposed, note.resident, note.chain_round,
+                                          round_ns, fmt, adds, note.trips)))
     if note.waited and note.prefetch_ns > 0:
         out.append(("prefetch wait", full_waves * note.prefetch_ns,
                     f"loop at line {note.line}: Triton issues trip i+{note.stages}-1's loads after the compute its "

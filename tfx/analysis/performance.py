@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from tfx.analysis import chain_overlap, mma_path
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
-from tfx.analysis import load_trip, mma_layout
+from tfx.analysis import load_trip, mma_layout, pipeline_depth
 from tfx.analysis.machine import Machine
 from tfx.analysis import l2_reuse, memory_parallelism, row_body
 from tfx.analysis import trip_latency
@@ -973,6 +973,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     serial_wait = 0
     stations = None               # a serial trip's station demands (GPU, tfx.analysis.chain_overlap)
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
+    depth_delay = 0               # a 2-stage serial chain's exposed copy round trip (tfx.analysis.pipeline_depth)
+    depth_trip = depth_async = chain_no_depth = 0
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
     if m.dispatch_single is not None:
         # A command processor: no trip beats the carried chain (with its completion
@@ -1009,7 +1011,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
             # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
             unpiped_lat, unpiped_fetch = _load_latency(body, m), _transfer_ns(body, m, 1, active_units)
-            unpiped_trip = unpiped_lat + unpiped_fetch
+            # the copies' round trip: the issue and wait chain, the latency, the bytes at the
+            # slower of the SM's port and its share (tfx.analysis.pipeline_depth.round_trip_ns)
+            unpiped_trip = pipeline_depth.round_trip_ns(m, unpiped_lat, body.global_loads, unpiped_fetch)
             stream = _streaming_facts(loop, m)
             if stream is not None:
                 # the resident CTAs' loads in flight together at the loaded DRAM round trip,
@@ -1034,12 +1038,22 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             tensor_turn = ratio(e["tensor"], r) if is_array(r) or r else one["tensor"]
             stations = chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
                                               trip_latency.exposed_ns(loop, m, warps, group_compute_ns), smem_ns)
-            chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
+            if is_array(body.global_loads) or body.global_loads:
+                # at 2 stages the copies' round trip, less the mmas left running, is a delay of
+                # each CTA's chain that the other CTAs' chains fill (tfx.analysis.pipeline_depth)
+                depth_trip = pipeline_depth.round_trip_ns(m, _load_latency(body, m), body.global_loads,
+                                                          _transfer_ns(body, m, 1, active_units))
+                depth_async = pipeline_depth.async_mma_ns(loop, m, warps, compute_ns)
+                depth_delay = pipeline_depth.exposed_ns(stages, depth_trip, depth_async, _miss_share(body))
+            chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
+                                  path_one) + unpiped_wait
+            chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r),
                          path_one) + unpiped_wait
         else:
-            chain = chain_one
+            chain = chain_no_depth = chain_one
         engines_alone = _max_engine(e)
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
+        tensor_no_depth = emax(e["tensor"], chain_no_depth)
         e["tensor"] = emax(e["tensor"], chain)
     has_loads = body.global_loads
     trip_facts = load_trip.facts(m) if m.dispatch_single is None and load_trip.applies(loop) else None
@@ -1122,13 +1136,16 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             plain_loads = in_flight / (stages - 1) if has_loads else 0
             base = emax(emax(engines_alone, emax(chain_one, path_one)), plain_loads)
             with_chain = emax(_max_engine(e), plain_loads)
+            without_depth = emax(_max_engine({**e, "tensor": tensor_no_depth}), plain_loads)
             notes[loop.id] = mma_path.LoopNote(
                 line=loop.line, trips=trips, resident=r, tensor=one["tensor"], vector=one["vector"],
                 special=one["special"], overhead=m.iteration_ns, serial=serial, engines=engines_alone,
                 in_flight=in_flight, waited=waited, stages=stages,
-                chain_ns=trips * (with_chain - base), prefetch_ns=trips * (round_ns - with_chain),
+                chain_ns=trips * (without_depth - base), prefetch_ns=trips * (round_ns - with_chain),
                 path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
-                stations=stations, chain_round=chain if serial else 0)
+                stations=stations, chain_round=chain_no_depth if serial else 0,
+                depth=(depth_trip, depth_async, _miss_share(body), depth_delay, chain if serial else 0,
+                       trips * (with_chain - emax(without_depth, base))))
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)

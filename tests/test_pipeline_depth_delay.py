@@ -1,0 +1,92 @@
+"""What a 1- or 2-stage pipeline cannot hide (tfx.analysis.pipeline_depth; docs/analysis.md
+section 8, "pipeline depth").
+
+H200 facts (hw_profiles/h200_sxm.toml): clock 1.98 GHz; pipeline.load_trip_overhead 242
+cycles = 122.22 ns; sm_load_bandwidth_per_cycle 65 B x 1.98 = 128.7 B/ns per SM; bf16 tensor
+4096 flop/cycle x 1.98 x 0.74 = 6001.4592 flop/ns per SM; instruction_latency.wgmma_rs_group
+50 cycles = 25.25 ns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import pipeline_depth
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+TENSOR = 4096 * 1.98 * 0.74
+
+
+def test_round_trip_is_the_load_trips_chain_latency_and_bytes():
+    """16,384 B of K and V after 200 ns of L2 latency, 196.608 ns at the SM's L2 share
+    (11,000 / 132 = 83.333 B/ns): 122.22 + 200 + max(196.61, 16,384 / 128.7 = 127.30) =
+    518.83 ns; at a transfer share faster than the port, the port: 122.22 + 200 + 127.30 =
+    449.53 ns (the 2-stage GEMM k-loop alone, 8 KiB: 122.22 + 200 + 63.65 = 385.88 ns against
+    385.62 measured, calibration/h200/measured/kloop)."""
+    m = Machine(H200, "cta")
+    assert pipeline_depth.round_trip_ns(m, 200, 16_384, 196.608) == pytest.approx(518.830, abs=1e-3)
+    assert pipeline_depth.round_trip_ns(m, 200, 16_384, 50) == pytest.approx(449.527, abs=1e-3)
+    assert pipeline_depth.round_trip_ns(m, 200, 8192, 0) == pytest.approx(385.875, abs=1e-3)
+
+
+def test_round_trip_without_load_trip_facts_is_latency_and_transfer():
+    """A profile that states no load-trip facts (the sip accelerator): latency + transfer."""
+    m = Machine(load_profile("sip"), "pe")
+    assert pipeline_depth.round_trip_ns(m, 200, 16_384, 196.608) == pytest.approx(396.608)
+
+
+def test_exposed_only_at_two_stages_less_the_async_mma_for_the_l2_share():
+    """518.83 ns round trip, 112.61 ns of PV running on: 406.22 ns at 2 stages; a quarter of
+    the bytes from DRAM: 406.22 x 0.75 = 304.67 ns; none at 1 or 3 stages; never negative."""
+    assert pipeline_depth.exposed_ns(2, 518.83, 112.61) == pytest.approx(406.22)
+    assert pipeline_depth.exposed_ns(2, 518.83, 112.61, 0.25) == pytest.approx(304.665)
+    assert pipeline_depth.exposed_ns(1, 518.83, 112.61) == 0
+    assert pipeline_depth.exposed_ns(3, 518.83, 112.61) == 0
+    assert pipeline_depth.exposed_ns(2, 100.0, 112.61) == 0
+    got = pipeline_depth.exposed_ns(np.array([1, 2, 3, 2]), 518.83, 112.61, np.array([0, 0, 0, 1]))
+    assert list(got) == pytest.approx([0, 406.22, 0, 0])
+
+
+def _attention_loop(p):
+    a = analyze(parse_file(str(ROOT / "kernels" / "flash_attention.tile")), None, H200, p)
+    return next(n for n in a.root.walk() if n.kind == "loop")
+
+
+def test_async_mma_is_pv_alone():
+    """flash_attention D128 at 64 x 32 on 4 warps: QK^T is waited (the softmax reads it), PV
+    runs on from registers (RS): 2 x 64 x 32 x 128 = 524,288 flop / 6001.4592 = 87.36 ns +
+    the RS group 25.25 ns = 112.61 ns."""
+    loop = _attention_loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
+    m = Machine(H200, "cta")
+
+    def tensor_ns(c):
+        return 2 * 64 * 32 * 128 / TENSOR
+
+    assert pipeline_depth.async_mma_ns(loop, m, 4, tensor_ns) == pytest.approx(524_288 / TENSOR + 50 / 1.98)
+    assert 524_288 / TENSOR + 50 / 1.98 == pytest.approx(112.61, abs=1e-2)
+
+
+def test_two_stages_slower_than_three_by_the_exposed_round_trip_at_one_cta():
+    """One CTA per SM (resources that fit one), D128 64 x 32, 4 warps. At 3 stages a round is
+    the CTA's chain (tests/test_attention_chain.py: 525.49 ns at this tile); at 2 the chain
+    plus the exposed round trip: the round trip 122.22 + latency + 16,384 B at the slower of
+    the L2 share and the port, less PV (112.61 ns), for the hit share. The two analyses differ
+    by exactly that delay per trip: (pred(2) - pred(3)) / trips / waves = exposed."""
+    kernel = parse_file(str(ROOT / "kernels" / "flash_attention.tile"))
+    res = dict(threads=128, regs=126, smem=200_000, spills=0)
+    p = dict(B=1, H=33, S=256, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4)   # 33 x 4 = 132 CTAs, 8 trips
+    t2 = analyze(kernel, None, H200, {**p, "STAGES": 2}, resources=res)
+    depth = {t.name: t for t in t2.terms}["pipeline depth"]
+    # every one of the 132 CTAs starts a head: 33 of 132 at 4 query blocks a head; all CTAs of
+    # a head read the same K and V, the first of the 4 misses: 1/4 x 700 + 3/4 x 200 = 325 ns
+    latency = 0.25 * 700 + 0.75 * 200
+    trip = 242 / 1.98 + latency + 16_384 / (11_000 / 132)
+    exposed = (trip - (524_288 / TENSOR + 50 / 1.98)) * 0.75
+    assert f"{exposed:,.2f} ns a trip" in depth.detail

@@ -1,0 +1,89 @@
+"""What a shallow pipeline cannot hide (docs/analysis.md, section 8, "pipeline depth").
+
+Triton's software pipeliner (lib/Dialect/TritonGPU/Transforms/Pipeliner/: the loads of trip
+i+S-1 go in a cluster made last in the loop body, after the trip's compute; the next trip
+starts with ``async_wait`` for its own stage and a CTA barrier) gives a loop of S stages S-1
+tiles in flight. At S = 2 the copies issued at the end of trip i are the ones trip i+1 waits
+for at its top: nothing of the CTA runs while they travel except the mmas it left running
+asynchronously (a warpgroup mma whose result the trip does not read: attention's PV,
+tfx.analysis.mma_path.properly_async). At S = 1 nothing is prefetched at all.
+
+The copies' **round trip** is the same in every loop (``round_trip_ns``), measured on the
+GEMM k-loop (calibration/h200/measured/kloop, tfx.analysis.load_trip.round_trip_ns): the
+chain that issues and waits for them (address update, cp.async issue and commit, then
+cp.async.wait_group and bar.sync: ``pipeline.load_trip_overhead``), the L2 latency and the
+bytes at the slower of the SM's L2 port and its share of the bandwidth. One CTA of the
+2-stage GEMM k-loop, whose mma is asynchronous, waits exactly that a trip: 386 ns for 8 KiB
+and 660 ns for 40 KiB against 122.2 + 200 + bytes / 128.7 = 386 and 640.
+
+In a serial trip (attention: QK^T -> softmax -> PV, tfx.analysis.chain_overlap) the exposed
+part of that round trip, ``exposed_ns`` = round trip - the CTA's asynchronous mma time, is a
+**delay** of each CTA's cycle: its warps wait and the other resident CTAs' chains use the
+stations meanwhile. So it joins the chain's delay in chain_overlap's closed queue (an
+infinite-server station, the same mean value analysis), instead of a prefetch wait that no
+other CTA could fill. Measured (calibration/h200/measured/chain/attn_trip.csv, D = 128,
+64 x 32, 4 warps, 16 KiB of K and V a trip, L2-resident): 989, 1110, 1037 and 1227 ns a round
+at 1-4 CTAs per SM at 2 stages against 514, 642 and 955 at 3.
+
+Everything is int/float or numpy arithmetic (explore's vectorized sweeps).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tfx.analysis import load_trip, mma_path
+from tfx.analysis.numbers import emax, is_array
+
+
+def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
+    """ns from a trip's copy issue to the data in shared memory behind the wait and barrier:
+    ``load_trip.round_trip_ns`` where the profile states the load-trip facts, else the
+    latency and the transfer (arrays elementwise)."""
+    f = load_trip.facts(m) if m.dispatch_single is None else None
+    if f is None:
+        return lat + transfer_ns
+    return load_trip.round_trip_ns(lat, loaded_bytes, transfer_ns, f)
+
+
+def async_mma_ns(loop, m, warps, tensor_ns: Callable[[Any], Any]) -> Any:
+    """ns of one CTA's trip on mmas that run on while the trip goes on (mma_path.properly_async:
+    attention's PV), which the copies' flight overlaps."""
+    running = 0
+    for c in loop.walk():
+        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") and c.per_exec:
+            running = running + mma_path.properly_async(c, loop, m, warps) * mma_path.group_ns(
+                c, loop, m, warps, tensor_ns(c))
+    return running
+
+
+def exposed_ns(stages, round_trip, async_ns, miss=0) -> Any:
+    """ns of a trip's copy round trip that its CTA waits at S = 2: the round trip less its
+    asynchronous mmas, at least 0, for the share of its bytes that hit L2 (1 - ``miss``);
+    0 at other depths (S >= 3 keeps a whole trip more in hand, Little's law in
+    tfx.analysis.performance; S = 1 waits in lock step, tfx.analysis.mma_path.
+    unpipelined_wait). Arrays elementwise.
+
+    Why only the L2 share: the delay is measured on L2-resident copies (attn_trip.csv). Trips
+    that stream from DRAM (split-KV decode) keep the Little's-law prefetch of
+    tfx.analysis.performance: measured 2-stage decode kernels (calibration/h200/measured/
+    attention_triton_decode.csv, one 64 KiB K and V tile in flight a CTA) reach ~4 TB/s, which
+    a DRAM round trip in series with the chain cannot (as load_trip's loaded DRAM round trip
+    overshoots pipelined decode trips, docs/analysis.md)."""
+    wait = emax(round_trip - async_ns, 0) * (1 - miss)
+    if is_array(stages, wait):
+        import numpy as np
+        return np.where(np.asarray(stages) == 2, wait, 0.0)
+    return wait if stages == 2 else 0
+
+
+def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, round_ns, fmt, adds, trips) -> str:
+    """The breakdown's text of a 2-stage serial loop's exposed round trip (scalars)."""
+    hit = 1 - float(miss)
+    share = "" if hit == 1 else f" x {hit:.3f} of its bytes from L2"
+    return (f"loop at line {line}: STAGES = 2, the copies issued at the end of a trip are the ones the next "
+            f"trip waits for: (round trip {fmt(round_trip)} (issue and wait chain + latency + bytes) - the "
+            f"asynchronous mma the flight overlaps {fmt(async_ns)}){share} = {fmt(exposed)} a trip, a delay in "
+            f"each CTA's chain that the other {int(resident) - 1} resident CTAs' chains fill (the closed queue "
+            f"with it: {fmt(chain_round)} -> {fmt(round_ns)} a round); adds {fmt(adds)} over {float(trips):g} "
+            f"trips a wave (included in the waves above)")
