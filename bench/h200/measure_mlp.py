@@ -88,6 +88,21 @@ SMALLM_CTAS = [33, 132]
 RES_TILES = [(16, 32, 32, 4), (32, 32, 32, 2), (64, 32, 64, 4)]
 RES_STAGES = [2, 3, 5]
 RES_R = [1, 2, 4, 8, 14]
+# Overrides for a follow-up run without editing the script: MLP_PARTS=resident (which experiments),
+# MLP_RES_STAGES=1, MLP_RES_TILES="128x128x64x8;64x64x128x4" (BMxBNxBKxWARPS), MLP_RES_R=1,2,3,4.
+PARTS = set(os.environ.get("MLP_PARTS", "sms,smallm,resident").split(","))
+if "MLP_RES_STAGES" in os.environ:
+    RES_STAGES = [int(x) for x in os.environ["MLP_RES_STAGES"].split(",")]
+if "MLP_RES_TILES" in os.environ:
+    RES_TILES = [tuple(int(v) for v in t.split("x")) for t in os.environ["MLP_RES_TILES"].split(";")]
+if "MLP_RES_R" in os.environ:
+    RES_R = [int(x) for x in os.environ["MLP_RES_R"].split(",")]
+if "sms" not in PARTS:
+    SMS_TILES = []
+if "smallm" not in PARTS:
+    SMALLM_TILES = []
+if "resident" not in PARTS:
+    RES_TILES = []
 
 
 def kernels():
@@ -217,7 +232,7 @@ def main():
     except Exception as e:
         log("nvidia-smi:", repr(e))
     try:
-        compiled((16, 64, 64, 4, 2))
+        compiled((16, 64, 64, 4, 2) if "sms" in PARTS or "smallm" in PARTS else RES_TILES[0] + (RES_STAGES[0],))
     except Exception as e:
         RECORD[0] = False
         log("%smid not recorded (inline asm failed):", repr(e)[:300])
