@@ -58,25 +58,39 @@ def _path_term(params):
 
 def test_decode_trip_path_by_hand():
     """gqa_decode B=1, HQ=32, HKV=8 (GROUP 4), D=128, BLOCK_N=128, 2 warps (1 x 2 over M x N,
-    mma.sync): QK^T 128 / 16 = 8 k-steps x 24 = 192 cycles = 96.97 ns of latency, under its
+    mma.sync): QK^T 128 / 16 = 8 k-steps x 24 = 192 cycles of the mma clock (the latency was
+    timed while the SM ran at 0.907 of clock.core) = 192 / 0.907 = 211.69 core cycles = 106.91 ns
+    of latency, under its
     throughput: each warp's 16 x 64 tile runs (64/8) x 8 = 64 mma.sync x 6 cycles = 384 cycles
     at the warp-mma clock 1.98 x 0.907 = 1.79586 GHz = 213.83 ns (tfx.analysis.mma_layout.warp_mma);
     mul 4 cycles = 2.02 ns; reduce max 206 cycles (test above) = 104.04 ns; max, sub 2.02 ns
     each; exp2 of 4 x 128 = 512 elements at 16 a cycle = 32 cycles = 16.16 ns (its throughput,
-    over 17 cycles of latency); cast 2.02 ns; PV 8 k-steps x 24 + P through shared memory
-    20 + 23 = 235 cycles = 118.69 ns of latency, under its 64 mma.sync = 213.83 ns. The row sum
+    over 17 cycles of latency); cast 2.02 ns; PV 8 k-steps x 24 / 0.907 + P through shared memory
+    20 + 23 = 254.69 cycles = 128.63 ns of latency, under its 64 mma.sync = 213.83 ns. The row sum
     and the rescales are off the path. Sum: 2 x 384 / 1.79586 + (4 + 206 + 4 + 4 + 32 + 4) / 1.98
     = 427.65 + 128.28 = 555.93 ns."""
     p = {"B": 1, "HQ": 32, "HKV": 8, "SKV": 131072, "D": 128, "SPLITS": 8, "BLOCK_N": 128,
          "WARPS": 2, "STAGES": 3}
     (t,) = _path_term(p)
     assert t.ns == 0
-    assert "mma line 66: 8 k-steps x 24 (213.83 ns)" in t.detail
+    assert "mma line 66: 8 k-steps x 24 / 0.907 (the mma clock) (213.83 ns)" in t.detail
     assert "reduce max line 68 over 128 columns (104.04 ns)" in t.detail
     assert "exp2 line 75 (16.16 ns)" in t.detail
     assert "P through shared memory 20 + 23 (213.83 ns)" in t.detail
     assert "= 555.93 ns" in t.detail
     assert "reduce sum" not in t.detail
+
+
+def test_warp_mma_latency_counts_at_the_mma_clock():
+    """gqa_decode at its defaults (BLOCK_N 64, 4 warps: each warp's 16 x 16 tile runs only 2 x
+    8 = 16 mma.sync x 6 cycles = 96 cycles of work, 53.46 ns at 1.79586 GHz), so QK^T's step is
+    its latency: 8 k-steps x 24 cycles, timed by clock64 while the SM ran at the sustained-mma
+    clock (warp_mma.clock_fraction 0.907 of 1.98 GHz): 192 / (1.98 x 0.907) = 106.91 ns, not the
+    192 / 1.98 = 96.97 ns a core-clock count would give."""
+    a = analyze(parse_file(ROOT / "kernels" / "gqa_decode.tile"), None, H200, {}, check=False)
+    (t,) = [t for t in a.terms if t.name == "dependent path"]
+    assert 192 / (1.98 * 0.907) == pytest.approx(106.91, abs=5e-3)
+    assert "mma line 66: 8 k-steps x 24 / 0.907 (the mma clock) (106.91 ns)" in t.detail
 
 
 def test_attention_warpgroup_path_by_hand():

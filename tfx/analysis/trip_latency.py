@@ -147,8 +147,13 @@ def _walk(loop, m, warps, op_ns, waited_only):
             group = mma_path.warpgroup_mma(c, warps, m)
             warp_path = 1 - group
             steps = cdiv(p.k, p.depth)
-            cycles = warp_path * steps * lat.mma_sync
-            label = (f"mma line {c.line}: {steps} k-steps x {lat.mma_sync}" if is_array(warp_path) or warp_path
+            # mma_sync was timed in clock64 cycles while the SM ran at its sustained-mma clock
+            # (warp_mma.clock_fraction of clock.core): in core-clock cycles it is longer
+            wm = mma_layout.warp_mma_facts(m.profile)
+            frac = wm.clock_fraction if wm is not None else 1
+            cycles = warp_path * steps * lat.mma_sync / frac
+            at_clock = f" / {float(frac):g} (the mma clock)" if frac != 1 else ""
+            label = (f"mma line {c.line}: {steps} k-steps x {lat.mma_sync}{at_clock}" if is_array(warp_path) or warp_path
                      else f"mma line {c.line}: warpgroup mma, its throughput")
             if wg_wait is not None:
                 # a warpgroup mma: its tensor time (operand-bound, RS group cost) plus the wait
