@@ -365,10 +365,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         stages = c.stages if c.stages is not None else 1
         if is_array(stages, c.execs) or stages < 2 or not c.execs or not load_trip.applies(c):
             continue
-        body = Demand()
-        for x in c.walk():
-            if x is not c and x.kind in ("op", "capture") and x.per_exec:
-                body.add(op_demand(x, counter, m, miss, warps), ratio(x.execs, c.execs))
+        body = _trip_body(c, counter, m, miss, warps)
         loads = body.global_loads
         if loads and not is_array(loads):
             out.append(Term("load trip", 0, f"line {c.line}: " +
@@ -922,12 +919,26 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
     return first[2] - first[1], last_end[0] - first[0]
 
 
+def _trip_share(c, loop):
+    """Executions of op ``c`` per execution of ``loop``: its count in one trip (arrays
+    elementwise, where a loop no position runs counts as one execution)."""
+    return ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
+
+
+def _trip_body(loop: ScopeNode, counter, m: Machine, miss, warps) -> Demand:
+    """One trip's demand: each op of the loop's body at its executions per trip."""
+    body = Demand()
+    for c in loop.walk():
+        if c is not loop and c.kind in ("op", "capture") and c.per_exec:
+            body.add(op_demand(c, counter, m, miss, warps), _trip_share(c, loop))
+    return body
+
+
 def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units, resident=1):
     """One CTA's tensor + vector + special-function ns of op ``c`` in one trip of ``loop``:
     alone, or its share of a round of ``resident`` CTAs (a warp mma's busiest sub-partition)."""
-    k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
     one = engine_ns(op_demand(c, counter, m, miss, warps), m, resident, active_units, warps)
-    return ratio(one["tensor"] + one["vector"] + one["special"], resident) * k
+    return ratio(one["tensor"] + one["vector"] + one["special"], resident) * _trip_share(c, loop)
 
 
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
@@ -949,13 +960,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs,
                                         in_composite)
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
-    body = Demand()
-    for c in loop.walk():
-        if c is loop or not (c.kind in ("op", "capture") and c.per_exec):
-            continue
-        od = op_demand(c, counter, m, miss, warps)
-        k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
-        body.add(od, k)
+    body = _trip_body(loop, counter, m, miss, warps)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
     frac, _, cta_spill, beyond_l1 = miss.get("__spill__", (None, None, 0, None))
     if frac is not None and any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
@@ -1027,8 +1032,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units)
 
             def smem_ns(c):       # one CTA's shared-memory port ns of op c a trip
-                k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
-                return op_demand(c, counter, m, miss, warps).smem * k
+                return op_demand(c, counter, m, miss, warps).smem * _trip_share(c, loop)
             def turn_ns(c):       # one CTA's turn on the tensor cores among the r resident
                 return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units, r if is_array(r) or r else 1)
             # each CTA's turn on the tensor cores is its share of the round's: a warp mma's CTAs
@@ -1098,8 +1102,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     waited = 0
     if m.kind == "gpu" and m.dispatch_single is None:
         def trip_tensor_ns(c):
-            k = ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
-            return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * k
+            return (engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"]
+                    * _trip_share(c, loop))
         waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
         if serial:
             # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
