@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from tfx.analysis import mma_layout, mma_path
+from tfx.analysis import closed_queue, mma_layout, mma_path
 from tfx.analysis.numbers import emax, emin, is_array, where
 
 
@@ -76,25 +76,8 @@ class Stations(NamedTuple):
 def cycle_ns(tensor, simt, delay, resident):
     """ns of one round of ``resident`` CTAs whose trips each take ``tensor`` and ``simt`` ns on
     two shared stations and ``delay`` ns of latency: exact mean value analysis of the closed
-    network (module docstring). Arrays elementwise; ``resident`` >= 1."""
-    if is_array(resident):
-        import numpy as np
-        n_max = int(np.max(resident))
-    else:
-        n_max = int(resident)
-    q_tensor = q_simt = 0
-    out = tensor + simt + delay
-    for n in range(1, max(n_max, 1) + 1):
-        r_tensor = tensor * (1 + q_tensor)
-        r_simt = simt * (1 + q_simt)
-        cycle = r_tensor + r_simt + delay
-        throughput = n / emax(cycle, 1e-30)
-        q_tensor, q_simt = throughput * r_tensor, throughput * r_simt
-        if is_array(resident, cycle):
-            out = where(resident == n, cycle, out)
-        elif resident == n:
-            out = cycle
-    return out
+    network (module docstring, tfx.analysis.closed_queue). Arrays elementwise; ``resident`` >= 1."""
+    return closed_queue.cycle_ns(resident, (tensor, simt), delay)
 
 
 def scores_mma(loop):

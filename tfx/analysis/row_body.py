@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from tfx.analysis import closed_queue
 from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, is_array, where
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
@@ -237,28 +238,11 @@ def describe_waves(full_waves, first_ns, batch_ns, fmt) -> str:
 
 def mva_cycle(r, service, think):
     """ns for each of r customers to complete one cycle of (queue at one server taking
-    ``service`` each, then ``think`` alone), i.e. r / throughput, by exact mean value analysis
-    (Reiser and Lavenberg, J. ACM 1980): R(n) = service x (1 + Q(n-1)), X(n) = n / (R(n) +
-    think), Q(n) = X(n) R(n). Between the asymptotes max(r x service, service + think)."""
-    if is_array(r, service, think):
-        import numpy as np
-        r_a = np.asarray(r)
-        n_max = int(np.max(r_a))
-        q = 0
-        out = 0
-        for n in range(1, n_max + 1):
-            resp = service * (1 + q)
-            x = n / (resp + think)
-            q = x * resp
-            out = np.where(r_a == n, n / x, out)
-        return out
-    q = 0
-    x = 1
-    for n in range(1, int(r) + 1):
-        resp = service * (1 + q)
-        x = n / (resp + think)
-        q = x * resp
-    return r / x
+    ``service`` each, then ``think`` alone), by exact mean value analysis
+    (tfx.analysis.closed_queue, one station). Between the asymptotes max(r x service,
+    service + think); 0 where r is 0."""
+    cycle = closed_queue.cycle_ns(r, (service,), think)
+    return where(r >= 1, cycle, 0) if is_array(r, cycle) else (cycle if r >= 1 else 0)
 
 
 def describe(bt: BodyTime, r, fmt) -> str:
