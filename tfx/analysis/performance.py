@@ -23,13 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import chain_overlap, mma_path
+from tfx.analysis import (chain_overlap, l2_reuse, load_trip, memory_parallelism, mma_layout, mma_path,
+                          pipeline_depth, row_body, trip_latency)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
-from tfx.analysis import load_trip, mma_layout, pipeline_depth
 from tfx.analysis.machine import Machine
-from tfx.analysis import l2_reuse, memory_parallelism, row_body
-from tfx.analysis import trip_latency
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
