@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from tfx.arrays import is_array as _is_array
 from tfx.errors import SourceLocation, TfxError
+from tfx.ir.infix import binary_text, call_text, neg_text
 
 
 class Expr:
@@ -228,18 +229,13 @@ def to_text(e: Expr, parent_prec: int = 0, right: bool = False) -> str:
     if isinstance(e, Name):
         return e.name
     if isinstance(e, Neg):
-        return "-" + to_text(e.operand, 3)
+        return neg_text(to_text, e.operand)
     if isinstance(e, Call):
-        return f"{e.func}(" + ", ".join(to_text(a) for a in e.args) + ")"
+        return call_text(to_text, e.func, e.args)
     if isinstance(e, Read):
-        return f"{e.tensor}[" + ", ".join(to_text(a) for a in e.indices) + "]"
+        return call_text(to_text, e.tensor, e.indices, "[", "]")
     if isinstance(e, BinOp):
-        prec = BINARY_PRECEDENCE[e.op]
-        text = f"{to_text(e.lhs, prec)} {e.op} {to_text(e.rhs, prec, right=True)}"
-        # Left-associative: a right operand of equal precedence needs parentheses.
-        if prec < parent_prec or (right and prec == parent_prec):
-            return f"({text})"
-        return text
+        return binary_text(to_text, e.op, e.lhs, e.rhs, BINARY_PRECEDENCE[e.op], parent_prec, right)
     raise AssertionError(type(e))
 
 

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from tfx.arrays import is_array
 from tfx.errors import SourceLocation, TfxError
+from tfx.ir.infix import binary_text, call_text, neg_text
 
 CONSTANTS = {
     "inf": math.inf,
@@ -182,15 +183,11 @@ def to_text(e: ScalarExpr, parent_prec: int = 0, right: bool = False) -> str:
     if isinstance(e, Ref):
         return e.name
     if isinstance(e, Neg):
-        return "-" + to_text(e.operand, 3)
+        return neg_text(to_text, e.operand)
     if isinstance(e, Func):
-        return f"{e.func}(" + ", ".join(to_text(a) for a in e.args) + ")"
+        return call_text(to_text, e.func, e.args)
     if isinstance(e, Bin):
-        prec = PRECEDENCE[e.op]
-        text = f"{to_text(e.lhs, prec)} {e.op} {to_text(e.rhs, prec, right=True)}"
-        if prec < parent_prec or (right and prec == parent_prec):
-            return f"({text})"
-        return text
+        return binary_text(to_text, e.op, e.lhs, e.rhs, PRECEDENCE[e.op], parent_prec, right)
     raise AssertionError(type(e))
 
 
