@@ -47,6 +47,11 @@ def _shape(dims) -> str:
     return "[" + ", ".join(to_text(d) for d in dims) + "]"
 
 
+def _new_tile(op: Op) -> str:
+    """The type and level of a tile an op creates: ``f32[BM, BN] @reg``."""
+    return f"{op.dtype}{_shape(op.shape)} @{op.level}"
+
+
 def print_op(op: Op) -> str:
     code = op.opcode
     ops = ", ".join(print_operand(o) for o in op.operands)
@@ -59,15 +64,15 @@ def print_op(op: Op) -> str:
     elif code == "cast":
         body = f"cast {ops} to {op.dtype}"
     elif code == "zeros":
-        body = f"zeros {op.dtype}{_shape(op.shape)} @{op.level}"
+        body = f"zeros {_new_tile(op)}"
     elif code == "fill":
-        body = f"fill {op.fill_value.text} {op.dtype}{_shape(op.shape)} @{op.level}"
+        body = f"fill {op.fill_value.text} {_new_tile(op)}"
     elif code == "iota":
-        body = f"iota {op.dtype}{_shape(op.shape)} @{op.level} axis {op.axis}"
+        body = f"iota {_new_tile(op)} axis {op.axis}"
         if op.start is not None:
             body += f" from {to_text(op.start)}"
     elif code == "recv":
-        body = f"recv {op.dtype}{_shape(op.shape)} @{op.level} from {op.peer}"
+        body = f"recv {_new_tile(op)} from {op.peer}"
     elif code in ("reshape", "broadcast"):
         body = f"{code} {ops} to {_shape(op.shape)}"
     elif code == "transpose":
