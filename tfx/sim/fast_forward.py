@@ -14,6 +14,20 @@ VERIFY_JUMPS = False      # recompute the state after each fast-forward jump and
 DEBUG = False             # print the search: snapshots, failures, jumps
 
 
+def _shifted_or_shared(ja, jb, dc: int, u: int):
+    """Command indices of two commands dc apart, pairwise: each of jb is its ja shifted by dc
+    or the same command (shared by both, unshifted). Returns u raised to the largest shared
+    one, or None when some pair is neither."""
+    for a, b in zip(ja, jb):
+        if b == a + dc:
+            continue
+        if b == a:
+            u = max(u, a)
+            continue
+        return None
+    return u
+
+
 class PeriodicFastForward:
     """Exact fast-forward of a periodic steady state (see docs/simulator.md, "Speed").
 
@@ -388,29 +402,12 @@ class PeriodicFastForward:
             sa, sb = c_sslot[x], c_sslot[y]
             if len(da) != len(db) or len(sa) != len(sb):
                 continue
-            u = -1
-            good = True
-            for (ja, wa), (jb, wb) in zip(da, db):
-                if wa != wb:
-                    good = False
-                    break
-                if jb == ja + dc:
-                    continue
-                if jb == ja:
-                    u = max(u, ja)
-                    continue
-                good = False
-                break
-            if good:
-                for ja, jb in zip(sa, sb):
-                    if jb == ja + dc:
-                        continue
-                    if jb == ja:
-                        u = max(u, ja)
-                        continue
-                    good = False
-                    break
-            if good:
+            if any(wa != wb for (_, wa), (_, wb) in zip(da, db)):
+                continue
+            u = _shifted_or_shared([ja for ja, _ in da], [jb for jb, _ in db], dc, -1)
+            if u is not None:
+                u = _shifted_or_shared(sa, sb, dc, u)
+            if u is not None:
                 ok_c[x] = True
                 um[x] = u
         ok_t = [False] * NT
