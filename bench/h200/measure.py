@@ -32,14 +32,14 @@ Formulas (bf16 = 2 bytes):
                             (32 layers * 2 * B * 8 * ctx * 128 * 2)
     copy:      bytes = 2 * buffer bytes (read + write)
 """
-import csv
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 import traceback
+
+from common import Campaign, median_ms, sync
 
 CPU_TEST = "--cpu-test" in sys.argv
 if CPU_TEST:
@@ -58,76 +58,18 @@ try:
 except Exception:  # pragma: no cover
     HAVE_TRITON = False
 
-T0 = time.time()
 # the Triton CPU interpreter mishandles bf16 (numpy has none): the CPU logic test uses fp16
 DT = (torch.float16 if CPU_TEST else torch.bfloat16) if torch is not None else None
 GLOBAL_DEADLINE_S = 430.0          # whole script, seconds from start
 SECTION_MAX_S = {"gemm": 230.0, "launch": 25.0, "attention": 45.0, "decode": 85.0, "copy": 60.0}
-OUT = None
-_LOG = None
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    line = f"[{time.time() - T0:7.1f}s] {s}"
-    print(line, flush=True)
-    if _LOG is not None:
-        _LOG.write(line + "\n")
-        _LOG.flush()
-
-
-def elapsed():
-    return time.time() - T0
-
-
-class Csv:
-    def __init__(self, name, cols):
-        self.path = os.path.join(OUT, name)
-        self.cols = cols
-        self.f = open(self.path, "w", newline="")
-        self.w = csv.DictWriter(self.f, fieldnames=cols, extrasaction="ignore")
-        self.w.writeheader()
-        self.f.flush()
-        self.n = 0
-
-    def row(self, **kw):
-        for k, v in kw.items():
-            if isinstance(v, float):
-                kw[k] = f"{v:.6g}"
-        self.w.writerow(kw)
-        self.f.flush()
-        self.n += 1
-
-    def close(self):
-        self.f.close()
-
-
-class Deadline:
-    def __init__(self, name):
-        self.name = name
-        self.start = elapsed()
-        self.end = min(self.start + SECTION_MAX_S[name], GLOBAL_DEADLINE_S)
-
-    def over(self):
-        return elapsed() > self.end
-
-    def left(self):
-        return self.end - elapsed()
-
-
-def sync():
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
+RUN = Campaign(GLOBAL_DEADLINE_S, SECTION_MAX_S, nvsmi_fields="name,driver_version,clocks.sm,clocks.mem,"
+               "clocks.max.sm,temperature.gpu,power.draw,power.limit")
+log, elapsed, occupancy, nvsmi = RUN.log, RUN.elapsed, RUN.occupancy, RUN.nvsmi
 
 
 def bench(fn, warmup=10, rep=50):
     """Median ms per call."""
-    if CPU_TEST:
-        fn()
-        t = time.perf_counter()
-        fn()
-        return (time.perf_counter() - t) * 1e3
-    return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+    return median_ms(fn, warmup, rep, CPU_TEST)
 
 
 def rel_err(out, ref):
@@ -143,39 +85,7 @@ def rel_err(out, ref):
 # ----------------------------------------------------------------------------------------------
 if HAVE_TRITON:
 
-    @triton.jit
-    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                      GROUP_M: tl.constexpr):
-        # Triton tutorial 03 (matrix multiplication), one CTA per BLOCK_M x BLOCK_N tile.
-        pid = tl.program_id(axis=0)
-        num_pid_m = tl.cdiv(M, BLOCK_M)
-        num_pid_n = tl.cdiv(N, BLOCK_N)
-        num_pid_in_group = GROUP_M * num_pid_n
-        group_id = pid // num_pid_in_group
-        first_pid_m = group_id * GROUP_M
-        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-        pid_n = (pid % num_pid_in_group) // group_size_m
-        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-        offs_k = tl.arange(0, BLOCK_K)
-        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_K)):
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_ptrs += BLOCK_K * stride_ak
-            b_ptrs += BLOCK_K * stride_bk
-        c = acc.to(c_ptr.dtype.element_ty)
-        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
-        tl.store(c_ptrs, c, mask=c_mask)
+    from triton_kernels import matmul_kernel
 
     @triton.jit
     def empty_kernel(X):
@@ -334,29 +244,12 @@ def precompile(cfgs, budget_s):
     return ok, failed
 
 
-_OCC_ERR = [False]
-
-
-def occupancy(kernel, threads, smem):
-    try:
-        from cuda.bindings import driver as cud
-        err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(kernel.function), threads, smem)
-        if int(err) != 0:
-            raise RuntimeError(str(err))
-        return int(n)
-    except Exception as e:
-        if not _OCC_ERR[0]:
-            log("occupancy query unavailable:", repr(e)[:200])
-            _OCC_ERR[0] = True
-        return ""
-
-
 def gemm_section():
-    dl = Deadline("gemm")
+    dl = RUN.deadline("gemm")
     cols = ["impl", "run", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "status", "ms", "tflops",
             "n_regs", "n_spills", "shared_bytes", "blocks_per_sm", "grid_ctas", "flops", "min_bytes",
             "rel_err", "compile_s", "error"]
-    out = Csv("gemm_triton.csv", cols)
+    out = RUN.csv("gemm_triton.csv", cols)
     plan = gemm_plan(CPU_TEST)
     dev = "cpu" if CPU_TEST else "cuda"
     if not CPU_TEST:
@@ -459,8 +352,8 @@ def gemm_section():
 # 2. Launch overhead
 # ----------------------------------------------------------------------------------------------
 def launch_section():
-    dl = Deadline("launch")
-    out = Csv("launch.csv", ["kernel", "method", "grid", "num_warps", "n_launches", "us_per_launch",
+    dl = RUN.deadline("launch")
+    out = RUN.csv("launch.csv", ["kernel", "method", "grid", "num_warps", "n_launches", "us_per_launch",
                              "host_us_per_launch", "note"])
     x = torch.zeros(1, device="cuda", dtype=torch.float32)
     y = torch.zeros(1 << 20, device="cuda", dtype=torch.float32)
@@ -626,10 +519,10 @@ def splitkv_decode(q, k, v, nsplit, block_n=64, warps=4, stages=3):
 
 
 def attention_section():
-    dl = Deadline("attention")
+    dl = RUN.deadline("attention")
     cols = ["kind", "impl", "B", "HQ", "HKV", "SQ", "SKV", "D", "causal", "status", "ms", "flops", "bytes",
             "tflops", "gbps", "nsplit", "rel_err", "error"]
-    out = Csv("attention.csv", cols)
+    out = RUN.csv("attention.csv", cols)
     dev = "cpu" if CPU_TEST else "cuda"
     if not CPU_TEST:
         from torch.nn.attention import sdpa_kernel, SDPBackend
@@ -860,11 +753,11 @@ def kernel_category(name):
 
 
 def decode_section():
-    dl = Deadline("decode")
+    dl = RUN.deadline("decode")
     cols = ["batch", "ctx", "variant", "status", "ms", "kernels_per_step", "gemm_kernels", "graph_nodes",
             "weight_bytes", "kv_bytes", "min_bytes", "gbps_min_bytes", "share_of_full", "note"]
-    out = Csv("decode_step.csv", cols)
-    kout = Csv("decode_kernels.csv", ["batch", "category", "kernel", "count", "total_us"])
+    out = RUN.csv("decode_step.csv", cols)
+    kout = RUN.csv("decode_kernels.csv", ["batch", "category", "kernel", "count", "total_us"])
     dev = "cpu" if CPU_TEST else "cuda"
     cfg = LLAMA_TINY if CPU_TEST else LLAMA8B
     ctx = 256 if CPU_TEST else 8192
@@ -992,8 +885,8 @@ def decode_section():
 # 5. Copy bandwidth vs concurrency
 # ----------------------------------------------------------------------------------------------
 def copy_section():
-    dl = Deadline("copy")
-    out = Csv("copy_concurrency.csv", ["n_ctas", "block_bytes", "num_warps", "bytes_in_flight", "buffer_bytes",
+    dl = RUN.deadline("copy")
+    out = RUN.csv("copy_concurrency.csv", ["n_ctas", "block_bytes", "num_warps", "bytes_in_flight", "buffer_bytes",
                                        "bytes_moved", "status", "ms", "gbps", "n_regs", "blocks_per_sm",
                                        "rel_err", "note"])
     dev = "cpu" if CPU_TEST else "cuda"
@@ -1056,22 +949,9 @@ def env_report():
         nvsmi()
 
 
-def nvsmi():
-    try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,"
-                            "temperature.gpu,power.draw,power.limit", "--format=csv"],
-                           capture_output=True, text=True, timeout=20)
-        log("nvidia-smi:", r.stdout.strip().replace("\n", " | "))
-    except Exception as e:
-        log("nvidia-smi failed:", repr(e))
-
-
 def main():
-    global OUT, _LOG
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    OUT = args[0] if args else "measured_out"
-    os.makedirs(OUT, exist_ok=True)
-    _LOG = open(os.path.join(OUT, "log.txt"), "w")
+    RUN.open(args[0] if args else "measured_out", "log.txt")
     env_report()
     if torch is None or not HAVE_TRITON:
         log("torch/triton missing: nothing to do")
@@ -1108,7 +988,7 @@ def main():
         if not CPU_TEST:
             nvsmi()
     log("SUMMARY rows per section:", summary, f"total {elapsed():.0f}s")
-    _LOG.close()
+    RUN.close()
     return 0
 
 

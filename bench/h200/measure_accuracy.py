@@ -31,15 +31,15 @@ Configurations are drawn at random (random.Random(seed)) from each kernel's tile
 sets; each shape is tagged `tune` or `heldout` (figures are reported on held-out shapes).
 Timing: triton.testing.do_bench median (L2 cleared before every timed run), random inputs.
 """
-import csv
 import math
 import os
 import random
-import subprocess
 import sys
 import time
 import traceback
 import zlib
+
+from common import Campaign, median_ms
 
 PLAN_ONLY = "--plan" in sys.argv
 os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_acc")
@@ -52,7 +52,8 @@ if not PLAN_ONLY:
     import triton  # noqa: F811
     import triton.language as tl  # noqa: F811
 
-T0 = time.time()
+RUN = Campaign(nvsmi_fields="name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit")
+log, elapsed, occupancy, nvsmi = RUN.log, RUN.elapsed, RUN.occupancy, RUN.nvsmi
 GLOBAL_DEADLINE_S = float(os.environ.get("ACC_DEADLINE_S", "540"))
 PRECOMPILE_BUDGET_S = float(os.environ.get("ACC_PRECOMPILE_S", "200"))
 PROFILE = "h200_sxm"
@@ -61,21 +62,6 @@ PROFILE = "h200_sxm"
 SEED_OFFSET = int(os.environ.get("ACC_SEED_OFFSET", "0"))
 SMEM_LIMIT = 232448
 LOG2E = 1.4426950408889634
-OUT = None
-_LOG = None
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    line = f"[{time.time() - T0:7.1f}s] {s}"
-    print(line, flush=True)
-    if _LOG is not None:
-        _LOG.write(line + "\n")
-        _LOG.flush()
-
-
-def elapsed():
-    return time.time() - T0
 
 
 def cdiv(a, b):
@@ -232,36 +218,7 @@ def compile_key(job):
 # ----------------------------------------------------------------------------------------------
 if not PLAN_ONLY:
 
-    @triton.jit
-    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-        # kernels/gemm.tile: mesh cta[cdiv(M, BM), cdiv(N, BN)] swizzle(GROUP_M); K loop STAGES deep
-        pid = tl.program_id(axis=0)
-        num_pid_m = tl.cdiv(M, BLOCK_M)
-        num_pid_n = tl.cdiv(N, BLOCK_N)
-        num_pid_in_group = GROUP_M * num_pid_n
-        group_id = pid // num_pid_in_group
-        first_pid_m = group_id * GROUP_M
-        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-        pid_n = (pid % num_pid_in_group) // group_size_m
-        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-        offs_k = tl.arange(0, BLOCK_K)
-        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_K)):
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_ptrs += BLOCK_K * stride_ak
-            b_ptrs += BLOCK_K * stride_bk
-        c = acc.to(c_ptr.dtype.element_ty)
-        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-        tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+    from triton_kernels import decode_merge_kernel, decode_split_kernel, matmul_kernel
 
     @triton.jit
     def persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
@@ -339,65 +296,6 @@ if not PLAN_ONLY:
         o = acc / l_i[:, None]
         tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
         tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
-
-    @triton.jit(do_not_specialize=["SPLITS", "HKV", "G"])
-    def decode_split_kernel(Q, Kc, Vc, OP, MLP, qk_scale, SKV, SPLIT_LEN, SPLITS, HKV, G,
-                            GP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr):
-        # kernels/gqa_decode.tile launch 1: mesh cta[B * HKV, SPLITS] as (bh, sp)
-        bh = tl.program_id(0)
-        sp = tl.program_id(1)
-        offs_g = tl.arange(0, GP)
-        offs_d = tl.arange(0, D)
-        offs_n = tl.arange(0, BLOCK_N)
-        gmask = offs_g < G
-        q = tl.load(Q + (bh * G + offs_g)[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
-        kv_base = bh.to(tl.int64) * SKV * D
-        start = sp * SPLIT_LEN
-        n_trips = tl.minimum(SPLIT_LEN // BLOCK_N, tl.cdiv(tl.maximum(SKV - start, 0), BLOCK_N))
-        m_i = tl.full([GP], float("-inf"), tl.float32)
-        l_i = tl.zeros([GP], tl.float32)
-        acc = tl.zeros([GP, D], tl.float32)
-        for j in range(0, n_trips):
-            n = start + j * BLOCK_N + offs_n
-            nmask = n < SKV
-            k = tl.load(Kc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
-            s = tl.dot(q, tl.trans(k)) * qk_scale
-            s = tl.where(nmask[None, :], s, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(s, 1))
-            alpha = tl.exp2(m_i - m_new)
-            p = tl.exp2(s - m_new[:, None])
-            l_i = l_i * alpha + tl.sum(p, 1)
-            v = tl.load(Vc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
-            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-            m_i = m_new
-        row = (bh * SPLITS + sp) * G + offs_g
-        tl.store(OP + row[:, None] * D + offs_d[None, :], acc, mask=gmask[:, None])
-        tl.store(MLP + row * 2, m_i, mask=gmask)
-        tl.store(MLP + row * 2 + 1, l_i, mask=gmask)
-
-    @triton.jit(do_not_specialize=["G"])
-    def decode_merge_kernel(OP, MLP, O, G, SPLITS: tl.constexpr, GP: tl.constexpr, D: tl.constexpr):
-        # kernels/gqa_decode.tile launch 2: mesh cta[B * HKV] as (bh)
-        bh = tl.program_id(0)
-        offs_s = tl.arange(0, SPLITS)
-        offs_g = tl.arange(0, GP)
-        offs_d = tl.arange(0, D)
-        gmask = offs_g < G
-        rows = (bh * SPLITS + offs_s[:, None]) * G + offs_g[None, :]
-        m = tl.load(MLP + rows * 2, mask=gmask[None, :], other=0.0)
-        l = tl.load(MLP + rows * 2 + 1, mask=gmask[None, :], other=0.0)
-        m_max = tl.max(m, 0)
-        w = tl.exp2(m - m_max[None, :])
-        l_tot = tl.sum(l * w, 0)
-        acc = tl.zeros([GP, D], tl.float32)
-        for s in range(0, SPLITS):
-            r = (bh * SPLITS + s) * G + offs_g
-            ms = tl.load(MLP + r * 2, mask=gmask, other=0.0)
-            ws = tl.exp2(ms - m_max)
-            o = tl.load(OP + r[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
-            acc += o * ws[:, None]
-        out = acc / l_tot[:, None]
-        tl.store(O + (bh * G + offs_g)[:, None] * D + offs_d[None, :], out.to(O.dtype.element_ty), mask=gmask[:, None])
 
     @triton.jit
     def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
@@ -616,23 +514,6 @@ def precompile(jobs, budget_s):
     return ok, errs
 
 
-_OCC_ERR = [False]
-
-
-def occupancy(kernel, threads, smem):
-    try:
-        from cuda.bindings import driver as cud
-        err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(kernel.function), threads, smem)
-        if int(err) != 0:
-            raise RuntimeError(str(err))
-        return int(n)
-    except Exception as e:
-        if not _OCC_ERR[0]:
-            log("occupancy query unavailable:", repr(e)[:200])
-            _OCC_ERR[0] = True
-        return ""
-
-
 def resources(k, warps):
     from triton.runtime.autotuner import OutOfResources
     info = {"smem_bytes": k.metadata.shared}
@@ -647,24 +528,7 @@ def resources(k, warps):
 
 
 def bench(fn):
-    return float(triton.testing.do_bench(fn, warmup=5, rep=25, return_mode="median"))
-
-
-class Csv:
-    def __init__(self, name, cols):
-        self.f = open(os.path.join(OUT, name), "w", newline="")
-        self.w = csv.DictWriter(self.f, fieldnames=cols, extrasaction="ignore")
-        self.w.writeheader()
-        self.f.flush()
-        self.n = 0
-
-    def row(self, **kw):
-        for k, v in kw.items():
-            if isinstance(v, float):
-                kw[k] = f"{v:.6g}"
-        self.w.writerow(kw)
-        self.f.flush()
-        self.n += 1
+    return median_ms(fn, warmup=5, rep=25)
 
 
 def row_base(job):
@@ -673,7 +537,7 @@ def row_base(job):
 
 
 def run_all(jobs):
-    outs = {name: Csv(name, COMMON + cols + RES + META) for name, cols in FILES.items()}
+    outs = {name: RUN.csv(name, COMMON + cols + RES + META) for name, cols in FILES.items()}
     if PLAN_ONLY:
         for j in jobs:
             outs[j[0]].row(**row_base(j), status="planned")
@@ -761,21 +625,9 @@ def env_report():
     nvsmi()
 
 
-def nvsmi():
-    try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,"
-                            "power.limit", "--format=csv"], capture_output=True, text=True, timeout=20)
-        log("nvidia-smi:", r.stdout.strip().replace("\n", " | "))
-    except Exception as e:
-        log("nvidia-smi failed:", repr(e))
-
-
 def main():
-    global OUT, _LOG
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    OUT = args[0] if args else "measured_out"
-    os.makedirs(OUT, exist_ok=True)
-    _LOG = open(os.path.join(OUT, "log.txt"), "w")
+    RUN.open(args[0] if args else "measured_out", "log.txt")
     env_report()
     jobs = plan()
     only = [a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")]
@@ -790,7 +642,7 @@ def main():
     if not PLAN_ONLY:
         nvsmi()
     log("rows per file:", counts, f"total {elapsed():.0f}s")
-    _LOG.close()
+    RUN.close()
     return 0
 
 

@@ -46,13 +46,13 @@ Formulas (bf16 = 2 bytes):
           partial_bytes = 4*B*HQ*SPLITS*(D+2)           (O_PART + ML_PART, written by split, read by merge)
           gbps_total = min_bytes / ms_total; gbps_split = (K+V+q bytes + partial_bytes) / ms_split
 """
-import csv
 import math
 import os
-import subprocess
 import sys
 import time
 import traceback
+
+from common import Campaign, median_ms, sync
 
 CPU_TEST = "--cpu-test" in sys.argv
 if CPU_TEST:
@@ -71,77 +71,19 @@ try:
 except Exception:  # pragma: no cover
     HAVE_TRITON = False
 
-T0 = time.time()
 # the Triton CPU interpreter mishandles bf16 (numpy has none): the CPU logic test uses fp16
 DT = (torch.float16 if CPU_TEST else torch.bfloat16) if torch is not None else None
 LOG2E = 1.4426950408889634
 GLOBAL_DEADLINE_S = 340.0          # whole script, seconds from start
 SECTION_MAX_S = {"precompile": 110.0, "prefill": 150.0, "decode": 130.0}
-OUT = None
-_LOG = None
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    line = f"[{time.time() - T0:7.1f}s] {s}"
-    print(line, flush=True)
-    if _LOG is not None:
-        _LOG.write(line + "\n")
-        _LOG.flush()
-
-
-def elapsed():
-    return time.time() - T0
-
-
-class Csv:
-    def __init__(self, name, cols):
-        self.path = os.path.join(OUT, name)
-        self.cols = cols
-        self.f = open(self.path, "w", newline="")
-        self.w = csv.DictWriter(self.f, fieldnames=cols, extrasaction="ignore")
-        self.w.writeheader()
-        self.f.flush()
-        self.n = 0
-
-    def row(self, **kw):
-        for k, v in kw.items():
-            if isinstance(v, float):
-                kw[k] = f"{v:.6g}"
-        self.w.writerow(kw)
-        self.f.flush()
-        self.n += 1
-
-    def close(self):
-        self.f.close()
-
-
-class Deadline:
-    def __init__(self, name):
-        self.name = name
-        self.start = elapsed()
-        self.end = min(self.start + SECTION_MAX_S[name], GLOBAL_DEADLINE_S)
-
-    def over(self):
-        return elapsed() > self.end
-
-    def left(self):
-        return self.end - elapsed()
-
-
-def sync():
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
+RUN = Campaign(GLOBAL_DEADLINE_S, SECTION_MAX_S, nvsmi_fields="name,driver_version,clocks.sm,clocks.mem,"
+               "clocks.max.sm,temperature.gpu,power.draw,power.limit")
+log, elapsed, occupancy, nvsmi = RUN.log, RUN.elapsed, RUN.occupancy, RUN.nvsmi
 
 
 def bench(fn, warmup=10, rep=40):
     """Median ms per call (warmup/rep are milliseconds of running, as in do_bench)."""
-    if CPU_TEST:
-        fn()
-        t = time.perf_counter()
-        fn()
-        return (time.perf_counter() - t) * 1e3
-    return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+    return median_ms(fn, warmup, rep, CPU_TEST)
 
 
 def errs(out, ref):
@@ -208,66 +150,7 @@ if HAVE_TRITON:
         tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
         tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
 
-    # SPLITS, HKV, G only index rows (times the constexpr D): no value specialisation, fewer compiles
-    @triton.jit(do_not_specialize=["SPLITS", "HKV", "G"])
-    def decode_split_kernel(Q, Kc, Vc, OP, MLP, qk_scale, SKV, SPLIT_LEN, SPLITS, HKV, G,
-                            GP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr):
-        # kernels/gqa_decode.tile launch 1: mesh cta[B * HKV, SPLITS] as (bh, sp)
-        bh = tl.program_id(0)
-        sp = tl.program_id(1)
-        offs_g = tl.arange(0, GP)
-        offs_d = tl.arange(0, D)
-        offs_n = tl.arange(0, BLOCK_N)
-        gmask = offs_g < G
-        q = tl.load(Q + (bh * G + offs_g)[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
-        kv_base = bh.to(tl.int64) * SKV * D
-        start = sp * SPLIT_LEN
-        n_trips = tl.minimum(SPLIT_LEN // BLOCK_N, tl.cdiv(tl.maximum(SKV - start, 0), BLOCK_N))
-        m_i = tl.full([GP], float("-inf"), tl.float32)
-        l_i = tl.zeros([GP], tl.float32)
-        acc = tl.zeros([GP, D], tl.float32)
-        for j in range(0, n_trips):
-            n = start + j * BLOCK_N + offs_n
-            nmask = n < SKV
-            k = tl.load(Kc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
-            s = tl.dot(q, tl.trans(k)) * qk_scale                                       # (GP, BLOCK_N)
-            s = tl.where(nmask[None, :], s, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(s, 1))
-            alpha = tl.exp2(m_i - m_new)
-            p = tl.exp2(s - m_new[:, None])
-            l_i = l_i * alpha + tl.sum(p, 1)
-            v = tl.load(Vc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
-            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-            m_i = m_new
-        row = (bh * SPLITS + sp) * G + offs_g
-        tl.store(OP + row[:, None] * D + offs_d[None, :], acc, mask=gmask[:, None])
-        tl.store(MLP + row * 2, m_i, mask=gmask)
-        tl.store(MLP + row * 2 + 1, l_i, mask=gmask)
-
-    @triton.jit(do_not_specialize=["G"])
-    def decode_merge_kernel(OP, MLP, O, G, SPLITS: tl.constexpr, GP: tl.constexpr, D: tl.constexpr):
-        # kernels/gqa_decode.tile launch 2: mesh cta[B * HKV] as (bh)
-        bh = tl.program_id(0)
-        offs_s = tl.arange(0, SPLITS)
-        offs_g = tl.arange(0, GP)
-        offs_d = tl.arange(0, D)
-        gmask = offs_g < G
-        rows = (bh * SPLITS + offs_s[:, None]) * G + offs_g[None, :]                  # (SPLITS, GP)
-        m = tl.load(MLP + rows * 2, mask=gmask[None, :], other=0.0)
-        l = tl.load(MLP + rows * 2 + 1, mask=gmask[None, :], other=0.0)
-        m_max = tl.max(m, 0)                                                           # (GP,)
-        w = tl.exp2(m - m_max[None, :])
-        l_tot = tl.sum(l * w, 0)
-        acc = tl.zeros([GP, D], tl.float32)
-        for s in range(0, SPLITS):
-            r = (bh * SPLITS + s) * G + offs_g
-            ms = tl.load(MLP + r * 2, mask=gmask, other=0.0)
-            ws = tl.exp2(ms - m_max)
-            o = tl.load(OP + r[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
-            acc += o * ws[:, None]
-        out = acc / l_tot[:, None]
-        tl.store(O + (bh * G + offs_g)[:, None] * D + offs_d[None, :], out.to(O.dtype.element_ty),
-                 mask=gmask[:, None])
+    from triton_kernels import decode_merge_kernel, decode_split_kernel
 
 
 # ----------------------------------------------------------------------------------------------
@@ -378,23 +261,6 @@ def precompile(jobs, budget_s):
             pool.join()
 
 
-_OCC_ERR = [False]
-
-
-def occupancy(kernel, threads, smem):
-    try:
-        from cuda.bindings import driver as cud
-        err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(kernel.function), threads, smem)
-        if int(err) != 0:
-            raise RuntimeError(str(err))
-        return int(n)
-    except Exception as e:
-        if not _OCC_ERR[0]:
-            log("occupancy query unavailable:", repr(e)[:200])
-            _OCC_ERR[0] = True
-        return ""
-
-
 def resources(k, W):
     """Load the compiled kernel; (info dict, OutOfResources message or None)."""
     from triton.runtime.autotuner import OutOfResources
@@ -448,12 +314,12 @@ def lse_ref(q, k):
 
 
 def prefill_section(plan_cpu=None):
-    dl = Deadline("prefill")
+    dl = RUN.deadline("prefill")
     cols = ["impl", "B", "H", "S", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "status", "ms",
             "tflops_causal", "tflops_computed", "flops_causal", "flops_computed", "min_bytes", "kv_bytes_streamed",
             "grid_ctas", "n_regs", "n_spills", "shared_bytes", "blocks_per_sm", "max_abs_err", "rel_err",
             "lse_max_abs_err", "compile_s", "error"]
-    out = Csv("attention_triton_prefill.csv", cols)
+    out = RUN.csv("attention_triton_prefill.csv", cols)
     dev = "cpu" if CPU_TEST else "cuda"
     H = PF_H
     if CPU_TEST:
@@ -597,13 +463,13 @@ def decode_plan():
 
 
 def decode_section():
-    dl = Deadline("decode")
+    dl = RUN.deadline("decode")
     cols = ["impl", "B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES", "GROUP", "GP", "SPLIT_LEN",
             "status", "ms_total", "ms_split", "ms_merge", "gbps_total", "gbps_split", "tflops_total", "flops",
             "min_bytes", "partial_bytes", "grid_split", "grid_merge", "merge_warps", "n_regs", "n_spills",
             "shared_bytes", "blocks_per_sm", "merge_n_regs", "merge_n_spills", "merge_shared_bytes",
             "max_abs_err", "rel_err", "compile_s", "error"]
-    out = Csv("attention_triton_decode.csv", cols)
+    out = RUN.csv("attention_triton_decode.csv", cols)
     dev = "cpu" if CPU_TEST else "cuda"
     HKV, D = (DC_HKV, DC_D) if not CPU_TEST else (2, 32)
     gen = torch.Generator(device=dev)
@@ -754,22 +620,9 @@ def env_report():
         nvsmi()
 
 
-def nvsmi():
-    try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,"
-                            "temperature.gpu,power.draw,power.limit", "--format=csv"],
-                           capture_output=True, text=True, timeout=20)
-        log("nvidia-smi:", r.stdout.strip().replace("\n", " | "))
-    except Exception as e:
-        log("nvidia-smi failed:", repr(e))
-
-
 def main():
-    global OUT, _LOG
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    OUT = args[0] if args else "measured_attention_out"
-    os.makedirs(OUT, exist_ok=True)
-    _LOG = open(os.path.join(OUT, "attention_triton_log.txt"), "w")
+    RUN.open(args[0] if args else "measured_attention_out", "attention_triton_log.txt")
     env_report()
     if torch is None or not HAVE_TRITON:
         log("torch/triton missing: nothing to do")
@@ -806,7 +659,7 @@ def main():
         if not CPU_TEST:
             nvsmi()
     log("SUMMARY rows per section:", summary, f"total {elapsed():.0f}s")
-    _LOG.close()
+    RUN.close()
     return 0
 
 

@@ -341,7 +341,7 @@ def main():
     _LOG = open(os.path.join(OUT, "log.txt"), "w")
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0),
         "sms", torch.cuda.get_device_properties(0).multi_processor_count)
-    acc._LOG = _LOG
+    acc.RUN.log_file = _LOG
     acc.nvsmi()
     jobs = [(f, bm, w, v) for f in FAMILIES for (bm, w) in CONFIGS for v in VARIANTS]
     precompile(jobs, budget_s=min(150, DEADLINE_S / 2))

@@ -1,0 +1,149 @@
+"""What the H200 measurement scripts (bench/h200/measure*.py) share: a run's clock, log
+file, output folder and time budget, CSV files written a row at a time, the occupancy
+query, nvidia-smi readings and the median timing.
+
+Each script runs on its own on the device machine (``python3 bench/h200/measure_x.py
+OUTDIR``); Python puts the script's folder first on ``sys.path``, so ``import common``
+finds this file. Nothing here imports torch or triton when imported:
+``measure_accuracy.py --plan`` runs without them.
+"""
+import csv
+import os
+import subprocess
+import time
+
+
+class Campaign:
+    """One script's run: the clock starts where the script creates it; ``open`` makes the
+    output folder and the log file. ``global_deadline_s`` bounds the whole run and
+    ``section_max_s`` each named section (seconds from the start); ``nvsmi_fields`` are the
+    nvidia-smi columns the script logs."""
+
+    def __init__(self, global_deadline_s=None, section_max_s=None, nvsmi_fields=None):
+        self.t0 = time.time()
+        self.global_deadline_s = global_deadline_s
+        self.section_max_s = section_max_s or {}
+        self.nvsmi_fields = nvsmi_fields
+        self.out = None
+        self.log_file = None
+        self._occupancy_failed = False
+
+    def open(self, out, log_name):
+        self.out = out
+        os.makedirs(out, exist_ok=True)
+        self.log_file = open(os.path.join(out, log_name), "w")
+
+    def close(self):
+        self.log_file.close()
+
+    def log(self, *a):
+        """Print a line stamped with the seconds since the start, and append it to the log file."""
+        s = " ".join(str(x) for x in a)
+        line = f"[{time.time() - self.t0:7.1f}s] {s}"
+        print(line, flush=True)
+        if self.log_file is not None:
+            self.log_file.write(line + "\n")
+            self.log_file.flush()
+
+    def elapsed(self):
+        return time.time() - self.t0
+
+    def csv(self, name, cols):
+        return Csv(os.path.join(self.out, name), cols)
+
+    def deadline(self, section):
+        return Deadline(self, section)
+
+    def occupancy(self, kernel, threads, smem):
+        """Blocks of a compiled Triton kernel resident on one SM (the driver's
+        cuOccupancyMaxActiveBlocksPerMultiprocessor); "" where the query fails, whose first
+        failure is logged."""
+        try:
+            from cuda.bindings import driver as cud
+            err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(kernel.function), threads, smem)
+            if int(err) != 0:
+                raise RuntimeError(str(err))
+            return int(n)
+        except Exception as e:
+            if not self._occupancy_failed:
+                self.log("occupancy query unavailable:", repr(e)[:200])
+                self._occupancy_failed = True
+            return ""
+
+    def nvsmi(self):
+        """Log nvidia-smi's reading of ``nvsmi_fields`` (csv with its header, one line)."""
+        try:
+            r = subprocess.run(["nvidia-smi", f"--query-gpu={self.nvsmi_fields}", "--format=csv"],
+                               capture_output=True, text=True, timeout=20)
+            self.log("nvidia-smi:", r.stdout.strip().replace("\n", " | "))
+        except Exception as e:
+            self.log("nvidia-smi failed:", repr(e))
+
+
+class Csv:
+    """A CSV file written and flushed a row at a time, so partial results survive; floats
+    are written with 6 significant digits, columns a row lacks stay empty."""
+
+    def __init__(self, path, cols):
+        self.path = path
+        self.cols = cols
+        self.f = open(self.path, "w", newline="")
+        self.w = csv.DictWriter(self.f, fieldnames=cols, extrasaction="ignore")
+        self.w.writeheader()
+        self.f.flush()
+        self.n = 0
+
+    def row(self, **kw):
+        for k, v in kw.items():
+            if isinstance(v, float):
+                kw[k] = f"{v:.6g}"
+        self.w.writerow(kw)
+        self.f.flush()
+        self.n += 1
+
+    def close(self):
+        self.f.close()
+
+
+class Deadline:
+    """A section's end: its own budget from when it starts, capped by the run's."""
+
+    def __init__(self, run, name):
+        self.run = run
+        self.name = name
+        self.start = run.elapsed()
+        self.end = min(self.start + run.section_max_s[name], run.global_deadline_s)
+
+    def over(self):
+        return self.run.elapsed() > self.end
+
+    def left(self):
+        return self.end - self.run.elapsed()
+
+
+def sync():
+    import torch
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def median_ms(fn, warmup, rep, cpu_test=False):
+    """Median ms per call: triton.testing.do_bench (warmup and rep are milliseconds of
+    running; the L2 is cleared before every timed call). cpu_test (the Triton interpreter):
+    one call after one warm-up call, a logic test whose time means nothing."""
+    if cpu_test:
+        fn()
+        t = time.perf_counter()
+        fn()
+        return (time.perf_counter() - t) * 1e3
+    import triton
+    return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+
+
+def smi(fields):
+    """nvidia-smi's reading of ``fields`` (csv, no header), or why there is none."""
+    try:
+        return subprocess.run(["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception as exc:  # noqa: BLE001
+        return f"nvidia-smi failed: {exc}"

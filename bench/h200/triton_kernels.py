@@ -1,0 +1,102 @@
+"""Triton kernels that more than one H200 measurement script times (bench/h200/measure*.py).
+
+Imported only where triton is installed (measure_accuracy.py --plan runs without it). Each
+kernel follows a tile file of kernels/; its comment names the mesh.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # kernels/gemm.tile: mesh cta[cdiv(M, BM), cdiv(N, BN)] swizzle(GROUP_M); K loop STAGES deep
+    # (Triton tutorial 03, matrix multiplication: one CTA per BLOCK_M x BLOCK_N tile)
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+# SPLITS, HKV, G only index rows (times the constexpr D): no value specialisation, fewer compiles
+@triton.jit(do_not_specialize=["SPLITS", "HKV", "G"])
+def decode_split_kernel(Q, Kc, Vc, OP, MLP, qk_scale, SKV, SPLIT_LEN, SPLITS, HKV, G,
+                        GP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr):
+    # kernels/gqa_decode.tile launch 1: mesh cta[B * HKV, SPLITS] as (bh, sp)
+    bh = tl.program_id(0)
+    sp = tl.program_id(1)
+    offs_g = tl.arange(0, GP)
+    offs_d = tl.arange(0, D)
+    offs_n = tl.arange(0, BLOCK_N)
+    gmask = offs_g < G
+    q = tl.load(Q + (bh * G + offs_g)[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
+    kv_base = bh.to(tl.int64) * SKV * D
+    start = sp * SPLIT_LEN
+    n_trips = tl.minimum(SPLIT_LEN // BLOCK_N, tl.cdiv(tl.maximum(SKV - start, 0), BLOCK_N))
+    m_i = tl.full([GP], float("-inf"), tl.float32)
+    l_i = tl.zeros([GP], tl.float32)
+    acc = tl.zeros([GP, D], tl.float32)
+    for j in range(0, n_trips):
+        n = start + j * BLOCK_N + offs_n
+        nmask = n < SKV
+        k = tl.load(Kc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
+        s = tl.dot(q, tl.trans(k)) * qk_scale
+        s = tl.where(nmask[None, :], s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(Vc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    row = (bh * SPLITS + sp) * G + offs_g
+    tl.store(OP + row[:, None] * D + offs_d[None, :], acc, mask=gmask[:, None])
+    tl.store(MLP + row * 2, m_i, mask=gmask)
+    tl.store(MLP + row * 2 + 1, l_i, mask=gmask)
+
+
+@triton.jit(do_not_specialize=["G"])
+def decode_merge_kernel(OP, MLP, O, G, SPLITS: tl.constexpr, GP: tl.constexpr, D: tl.constexpr):
+    # kernels/gqa_decode.tile launch 2: mesh cta[B * HKV] as (bh)
+    bh = tl.program_id(0)
+    offs_s = tl.arange(0, SPLITS)
+    offs_g = tl.arange(0, GP)
+    offs_d = tl.arange(0, D)
+    gmask = offs_g < G
+    rows = (bh * SPLITS + offs_s[:, None]) * G + offs_g[None, :]
+    m = tl.load(MLP + rows * 2, mask=gmask[None, :], other=0.0)
+    l = tl.load(MLP + rows * 2 + 1, mask=gmask[None, :], other=0.0)
+    m_max = tl.max(m, 0)
+    w = tl.exp2(m - m_max[None, :])
+    l_tot = tl.sum(l * w, 0)
+    acc = tl.zeros([GP, D], tl.float32)
+    for s in range(0, SPLITS):
+        r = (bh * SPLITS + s) * G + offs_g
+        ms = tl.load(MLP + r * 2, mask=gmask, other=0.0)
+        ws = tl.exp2(ms - m_max)
+        o = tl.load(OP + r[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
+        acc += o * ws[:, None]
+    out = acc / l_tot[:, None]
+    tl.store(O + (bh * G + offs_g)[:, None] * D + offs_d[None, :], out.to(O.dtype.element_ty), mask=gmask[:, None])
