@@ -11,6 +11,7 @@ import csv
 import os
 import subprocess
 import time
+import traceback
 
 
 class Campaign:
@@ -53,6 +54,36 @@ class Campaign:
 
     def deadline(self, section):
         return Deadline(self, section)
+
+    def run_sections(self, sections, cpu_test=False):
+        """Run each (name, fn) in order while the run's deadline allows; fn returns its row
+        count. A section that raises is logged (and the device synchronised and its cache
+        emptied, off the CPU test) and the next one runs; nvidia-smi is read after each.
+        Returns {name: rows, "skipped" or "failed: ..."}, also logged."""
+        summary = {}
+        for name, fn in sections:
+            if self.elapsed() > self.global_deadline_s:
+                self.log(f"SKIP section {name}: global time budget spent")
+                summary[name] = "skipped"
+                continue
+            self.log(f"===== section {name} =====")
+            try:
+                summary[name] = fn()
+            except Exception as e:
+                summary[name] = "failed: " + repr(e)[:200]
+                self.log(f"section {name} FAILED: {repr(e)[:500]}")
+                traceback.print_exc()
+                if not cpu_test:
+                    try:
+                        import torch
+                        torch.cuda.synchronize()
+                        torch.cuda.empty_cache()
+                    except Exception:
+                        pass
+            if not cpu_test:
+                self.nvsmi()
+        self.log("SUMMARY rows per section:", summary, f"total {self.elapsed():.0f}s")
+        return summary
 
     def occupancy(self, kernel, threads, smem):
         """Blocks of a compiled Triton kernel resident on one SM (the driver's

@@ -959,35 +959,11 @@ def main():
     if not CPU_TEST and not torch.cuda.is_available():
         log("no CUDA device")
         return 1
-    summary = {}
     sections = [("gemm", gemm_section), ("launch", launch_section), ("attention", attention_section),
                 ("decode", decode_section), ("copy", copy_section)]
     only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
-    for name, fn in sections:
-        if only and name not in only[0].split(","):
-            continue
-        if CPU_TEST and name == "launch":
-            continue
-        if elapsed() > GLOBAL_DEADLINE_S:
-            log(f"SKIP section {name}: global time budget spent")
-            summary[name] = "skipped"
-            continue
-        log(f"===== section {name} =====")
-        try:
-            summary[name] = fn()
-        except Exception as e:
-            summary[name] = "failed: " + repr(e)[:200]
-            log(f"section {name} FAILED: {repr(e)[:500]}")
-            traceback.print_exc()
-            if not CPU_TEST:
-                try:
-                    torch.cuda.synchronize()
-                    torch.cuda.empty_cache()
-                except Exception:
-                    pass
-        if not CPU_TEST:
-            nvsmi()
-    log("SUMMARY rows per section:", summary, f"total {elapsed():.0f}s")
+    RUN.run_sections([(name, fn) for name, fn in sections if not (only and name not in only[0].split(","))
+                      and not (CPU_TEST and name == "launch")], CPU_TEST)
     RUN.close()
     return 0
 

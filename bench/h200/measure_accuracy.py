@@ -218,7 +218,7 @@ def compile_key(job):
 # ----------------------------------------------------------------------------------------------
 if not PLAN_ONLY:
 
-    from triton_kernels import decode_merge_kernel, decode_split_kernel, matmul_kernel
+    from triton_kernels import decode_merge_kernel, decode_split_kernel, flash_fwd_kernel, matmul_kernel
 
     @triton.jit
     def persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
@@ -248,54 +248,6 @@ if not PLAN_ONLY:
             offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
             c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
             tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
-
-    @triton.jit
-    def flash_fwd_kernel(Q, K, V, O, LSE, qk_scale, S, D: tl.constexpr, BLOCK_M: tl.constexpr,
-                         BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-        # kernels/flash_prefill.tile (CAUSAL) / flash_attention.tile: mesh cta[cdiv(S, BLOCK_M), B * H]
-        pm = tl.program_id(0)
-        bh = tl.program_id(1)
-        base = bh.to(tl.int64) * S * D
-        offs_m = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-        offs_n = tl.arange(0, BLOCK_N)
-        offs_d = tl.arange(0, D)
-        q = tl.load(Q + base + offs_m[:, None] * D + offs_d[None, :])
-        m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
-        l_i = tl.zeros([BLOCK_M], tl.float32)
-        acc = tl.zeros([BLOCK_M, D], tl.float32)
-        if CAUSAL:
-            n_trips = tl.minimum(tl.cdiv((pm + 1) * BLOCK_M, BLOCK_N), tl.cdiv(S, BLOCK_N))
-            n_full = (pm * BLOCK_M) // BLOCK_N
-        else:
-            n_trips = tl.cdiv(S, BLOCK_N)
-            n_full = n_trips
-        for j in range(0, n_full):
-            n = j * BLOCK_N + offs_n
-            k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
-            s = tl.dot(q, tl.trans(k)) * qk_scale
-            m_new = tl.maximum(m_i, tl.max(s, 1))
-            alpha = tl.exp2(m_i - m_new)
-            p = tl.exp2(s - m_new[:, None])
-            l_i = l_i * alpha + tl.sum(p, 1)
-            v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
-            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-            m_i = m_new
-        if CAUSAL:
-            for j in range(n_full, n_trips):
-                n = j * BLOCK_N + offs_n
-                k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
-                s = tl.dot(q, tl.trans(k)) * qk_scale
-                s = tl.where(offs_m[:, None] >= n[None, :], s, float("-inf"))
-                m_new = tl.maximum(m_i, tl.max(s, 1))
-                alpha = tl.exp2(m_i - m_new)
-                p = tl.exp2(s - m_new[:, None])
-                l_i = l_i * alpha + tl.sum(p, 1)
-                v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
-                acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-                m_i = m_new
-        o = acc / l_i[:, None]
-        tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
-        tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
 
     @triton.jit
     def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):

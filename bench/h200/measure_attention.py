@@ -50,7 +50,6 @@ import math
 import os
 import sys
 import time
-import traceback
 
 from common import Campaign, median_ms, sync
 
@@ -66,7 +65,7 @@ except Exception:  # pragma: no cover
     torch = None
 try:
     import triton
-    import triton.language as tl
+    import triton.language as tl  # noqa: F401  (as before: triton without its language is no triton)
     HAVE_TRITON = True
 except Exception:  # pragma: no cover
     HAVE_TRITON = False
@@ -101,56 +100,10 @@ def is_ctx_dead(e):
 
 
 # ----------------------------------------------------------------------------------------------
-# Triton kernels
+# Triton kernels (bench/h200/triton_kernels.py; flash_fwd_kernel runs with CAUSAL=True here)
 # ----------------------------------------------------------------------------------------------
 if HAVE_TRITON:
-
-    @triton.jit
-    def flash_fwd_kernel(Q, K, V, O, LSE, qk_scale, S,
-                         D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-        # kernels/flash_prefill.tile: mesh cta[cdiv(S, BLOCK_M), B * H] as (pm, bh)
-        pm = tl.program_id(0)
-        bh = tl.program_id(1)
-        base = bh.to(tl.int64) * S * D
-        offs_m = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-        offs_n = tl.arange(0, BLOCK_N)
-        offs_d = tl.arange(0, D)
-        q = tl.load(Q + base + offs_m[:, None] * D + offs_d[None, :])                  # (BLOCK_M, D)
-        m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
-        l_i = tl.zeros([BLOCK_M], tl.float32)
-        acc = tl.zeros([BLOCK_M, D], tl.float32)
-        n_trips = tl.minimum(tl.cdiv((pm + 1) * BLOCK_M, BLOCK_N), tl.cdiv(S, BLOCK_N))
-        n_full = (pm * BLOCK_M) // BLOCK_N          # key blocks entirely at or below the first query row
-        # off-diagonal blocks: no mask
-        for j in range(0, n_full):
-            n = j * BLOCK_N + offs_n
-            k = tl.load(K + base + n[:, None] * D + offs_d[None, :])                   # (BLOCK_N, D)
-            s = tl.dot(q, tl.trans(k)) * qk_scale                                       # (BLOCK_M, BLOCK_N)
-            m_new = tl.maximum(m_i, tl.max(s, 1))
-            alpha = tl.exp2(m_i - m_new)
-            p = tl.exp2(s - m_new[:, None])
-            l_i = l_i * alpha + tl.sum(p, 1)
-            v = tl.load(V + base + n[:, None] * D + offs_d[None, :])                   # (BLOCK_N, D)
-            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-            m_i = m_new
-        # diagonal blocks: computed in full, causal select in registers
-        for j in range(n_full, n_trips):
-            n = j * BLOCK_N + offs_n
-            k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
-            s = tl.dot(q, tl.trans(k)) * qk_scale
-            s = tl.where(offs_m[:, None] >= n[None, :], s, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(s, 1))
-            alpha = tl.exp2(m_i - m_new)
-            p = tl.exp2(s - m_new[:, None])
-            l_i = l_i * alpha + tl.sum(p, 1)
-            v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
-            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-            m_i = m_new
-        o = acc / l_i[:, None]
-        tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
-        tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
-
-    from triton_kernels import decode_merge_kernel, decode_split_kernel
+    from triton_kernels import decode_merge_kernel, decode_split_kernel, flash_fwd_kernel
 
 
 # ----------------------------------------------------------------------------------------------
@@ -165,7 +118,7 @@ def prefill_launch(q, k, v, o, lse, cfg, warmup=False):
     BM, BN, W, ST = cfg
     grid = (triton.cdiv(S, BM), B * H)
     args = (q, k, v, o, lse, LOG2E / math.sqrt(D), S)
-    kw = dict(D=D, BLOCK_M=BM, BLOCK_N=BN, num_warps=W, num_stages=ST)
+    kw = dict(D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True, num_warps=W, num_stages=ST)
     if warmup:
         return flash_fwd_kernel.warmup(*args, **kw, grid=grid)
     return flash_fwd_kernel[grid](*args, **kw)
@@ -635,30 +588,8 @@ def main():
     if not CPU_TEST and "--no-precompile" not in sys.argv:
         torch.cuda.init()
         precompile(compile_jobs(), SECTION_MAX_S["precompile"])
-    summary = {}
-    for name, fn in [("prefill", prefill_section), ("decode", decode_section)]:
-        if only and name not in only:
-            continue
-        if elapsed() > GLOBAL_DEADLINE_S:
-            log(f"SKIP section {name}: global time budget spent")
-            summary[name] = "skipped"
-            continue
-        log(f"===== section {name} =====")
-        try:
-            summary[name] = fn()
-        except Exception as e:
-            summary[name] = "failed: " + repr(e)[:200]
-            log(f"section {name} FAILED: {repr(e)[:500]}")
-            traceback.print_exc()
-            if not CPU_TEST:
-                try:
-                    torch.cuda.synchronize()
-                    torch.cuda.empty_cache()
-                except Exception:
-                    pass
-        if not CPU_TEST:
-            nvsmi()
-    log("SUMMARY rows per section:", summary, f"total {elapsed():.0f}s")
+    RUN.run_sections([(name, fn) for name, fn in [("prefill", prefill_section), ("decode", decode_section)]
+                      if not (only and name not in only)], CPU_TEST)
     RUN.close()
     return 0
 
