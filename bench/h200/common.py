@@ -18,13 +18,18 @@ class Campaign:
     """One script's run: the clock starts where the script creates it; ``open`` makes the
     output folder and the log file. ``global_deadline_s`` bounds the whole run and
     ``section_max_s`` each named section (seconds from the start); ``nvsmi_fields`` are the
-    nvidia-smi columns the script logs."""
+    nvidia-smi columns the script logs. A logged line starts with ``stamp`` formatted with
+    the seconds since the start (None: no stamp), in the log file too unless ``stamp_file``
+    is False."""
 
-    def __init__(self, global_deadline_s=None, section_max_s=None, nvsmi_fields=None):
+    def __init__(self, global_deadline_s=None, section_max_s=None, nvsmi_fields=None, stamp="[{:7.1f}s] ",
+                 stamp_file=True):
         self.t0 = time.time()
         self.global_deadline_s = global_deadline_s
         self.section_max_s = section_max_s or {}
         self.nvsmi_fields = nvsmi_fields
+        self.stamp = stamp
+        self.stamp_file = stamp_file
         self.out = None
         self.log_file = None
         self._occupancy_failed = False
@@ -38,12 +43,12 @@ class Campaign:
         self.log_file.close()
 
     def log(self, *a):
-        """Print a line stamped with the seconds since the start, and append it to the log file."""
+        """Print a line and append it to the log file (once open)."""
         s = " ".join(str(x) for x in a)
-        line = f"[{time.time() - self.t0:7.1f}s] {s}"
+        line = s if self.stamp is None else self.stamp.format(time.time() - self.t0) + s
         print(line, flush=True)
         if self.log_file is not None:
-            self.log_file.write(line + "\n")
+            self.log_file.write((line if self.stamp_file else s) + "\n")
             self.log_file.flush()
 
     def elapsed(self):

@@ -39,19 +39,15 @@ import subprocess
 import sys
 import time
 
+from common import Campaign
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
-os.makedirs(OUT, exist_ok=True)
 os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_chain")
-LOG = open(os.path.join(OUT, "log.txt"), "w")
-T0 = time.time()
+RUN = Campaign(stamp=None)
+RUN.open(OUT, "log.txt")
+log = RUN.log
+T0 = RUN.t0
 DEADLINE_S = float(os.environ.get("CHAIN_DEADLINE_S", "360"))
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    print(s, flush=True)
-    LOG.write(s + "\n")
-    LOG.flush()
 
 
 import torch  # noqa: E402

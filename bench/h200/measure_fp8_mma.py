@@ -38,27 +38,17 @@ import re
 import statistics
 import subprocess
 import sys
-import time
+
+from common import Campaign, smi as nvidia_smi
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
-os.makedirs(OUT, exist_ok=True)
-LOG = open(os.path.join(OUT, "log.txt"), "w")
-T0 = time.time()
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    print(f"[{time.time() - T0:6.1f}s] {s}", flush=True)
-    LOG.write(s + "\n")
-    LOG.flush()
+RUN = Campaign(stamp="[{:6.1f}s] ", stamp_file=False)   # the log file's lines without the stamp
+RUN.open(OUT, "log.txt")
+log = RUN.log
 
 
 def smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,power.draw,driver_version",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except Exception as exc:  # noqa: BLE001
-        return f"nvidia-smi failed: {exc}"
+    return nvidia_smi("name,clocks.sm,clocks.max.sm,power.draw,driver_version")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -24,19 +24,14 @@ Each case: median of 5 launches after one warm-up. Writes instr_latency.csv and 
 import csv
 import os
 import statistics
-import subprocess
 import sys
 
+from common import Campaign, smi as nvidia_smi
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
-os.makedirs(OUT, exist_ok=True)
-LOG = open(os.path.join(OUT, "log.txt"), "w")
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    print(s, flush=True)
-    LOG.write(s + "\n")
-    LOG.flush()
+RUN = Campaign(stamp=None)
+RUN.open(OUT, "log.txt")
+log = RUN.log
 
 
 import cupy as cp  # noqa: E402
@@ -97,11 +92,7 @@ extern "C" __global__ void k_{name}(float seed, int outer, float* out, unsigned 
 
 
 def smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,power.draw",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except Exception as exc:  # noqa: BLE001
-        return f"nvidia-smi failed: {exc}"
+    return nvidia_smi("name,clocks.sm,clocks.max.sm,power.draw")
 
 
 def main():

@@ -19,22 +19,17 @@ implied, streaming GB/s counting read + write) and log.txt.
 import csv
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
+from common import Campaign, smi as nvidia_smi
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
-os.makedirs(OUT, exist_ok=True)
-LOG = open(os.path.join(OUT, "log.txt"), "w")
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    print(s, flush=True)
-    LOG.write(s + "\n")
-    LOG.flush()
+RUN = Campaign(stamp=None)
+RUN.open(OUT, "log.txt")
+log = RUN.log
 
 
 import cupy as cp  # noqa: E402
@@ -102,11 +97,7 @@ def chain(ws_bytes: int, seed: int = 1):
 
 
 def smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except Exception as exc:  # noqa: BLE001
-        return f"nvidia-smi failed: {exc}"
+    return nvidia_smi("clocks.sm,clocks.mem,power.draw,temperature.gpu")
 
 
 def run_case(nxt, start, steps, load, buffers, n_sms, streamers=None):
