@@ -4,7 +4,7 @@ value outside the domain with the same line ``tfx analyze --set`` prints."""
 
 from __future__ import annotations
 
-from tests.test_tui_support import GEMM, make_app, run
+from tests.test_tui_support import GEMM, cursor_to, make_app, run
 from tfx.cli.main import main
 
 # kernels/gemm.tile declares ``param BM = 128 in 16..512 step x2 sweep {16, ..., 256}`` and
@@ -27,11 +27,10 @@ def test_edit_dialog_shows_the_domain_and_refuses_outside_it():
             await pilot.press("3")                          # roofline tab, parameters table
             await pilot.pause()
             table = app.query_one("#params-table")
-            rows = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
 
             async def edit(name: str, text: str) -> list[str]:
                 table.focus()
-                table.move_cursor(row=rows.index(name))
+                cursor_to(table, name)
                 await pilot.press("enter")
                 await pilot.pause()
                 labels = [str(w.render()) for w in app.screen.query("Label")]

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.test_tui_support import GEMM, make_app, run, shown
+from tests.test_tui_support import GEMM, cursor_to, make_app, run, shown
 from tfx.hw.units import format_time_ns
 
 
@@ -37,8 +37,7 @@ def test_param_edit_moves_smem_peak():
             await pilot.press("3")
             await pilot.pause()
             table = app.query_one("#params-table")
-            names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
-            table.move_cursor(row=names.index("STAGES"))
+            cursor_to(table, "STAGES")
             assert app.analysis.metrics["memory.peak.smem"] == 98304
             await pilot.press("enter")
             await pilot.pause()
@@ -67,8 +66,7 @@ def test_knob_double_gmem_bandwidth_keeps_bytes():
             await pilot.press("6")
             await pilot.pause()
             table = app.query_one("#facts-table")
-            paths = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
-            table.move_cursor(row=paths.index("memory.gmem.bandwidth"))
+            cursor_to(table, "memory.gmem.bandwidth")
             await pilot.press("x")
             await app.wait_for_generation()
             await pilot.pause()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_tui_deployment_support import make_app, notes, run
+from tests.test_tui_support import cursor_to, first_column
 from tfx.present import formatting as fmt
 from tfx.tui.deployment import core
 from tfx.tui.deployment.app import TABS
@@ -254,9 +255,9 @@ def test_stage_formula_follows_the_selected_row():
             await pilot.pause()
             table = app.query_one("#stages-table")
             table.focus()
-            names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+            names = first_column(table)
             assert names[0] == "embedding" and "tp_allreduce_attn" in names
-            table.move_cursor(row=names.index("tp_allreduce_attn"))
+            cursor_to(table, "tp_allreduce_attn")
             await pilot.pause()
             stage = core.stage_by_name(app.result, "tp_allreduce_attn")
             text = str(app.query_one("#formula").render())

@@ -40,11 +40,6 @@ def test_tab_snapshot(tab, size):
             if tab == "serve":
                 await app.wait_for("serve")
             await app.wait_for()
-            await app.workers.wait_for_complete()
-            await pilot.wait_for_scheduled_animations()
-            for _ in range(3):      # focus moves and the footer's bindings settle
-                await pilot.pause()
-            # a freshly shown pane repaints after its first layout
             return await settled_screenshot(app, pilot, f"tfx open --model {tab}")
     svg = run(go())
     compare_snapshot(f"{tab}_{size[0]}x{size[1]}", svg)

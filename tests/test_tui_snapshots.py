@@ -25,11 +25,6 @@ def test_pane_snapshot(pane, size):
             app.action_pane(pane)      # the digit keys are covered in test_tui.py
             await pilot.pause()
             assert app.active_pane == pane
-            await app.workers.wait_for_complete()
-            await pilot.wait_for_scheduled_animations()
-            for _ in range(3):   # focus moves and the footer's bindings settle
-                await pilot.pause()
-            # a freshly shown pane repaints after its first layout
             return await settled_screenshot(app, pilot, f"tfx open {pane}")
     svg = run(go())
     compare_snapshot(f"{pane}_{size[0]}x{size[1]}", svg)

@@ -31,12 +31,28 @@ def run(coro):
     return asyncio.run(coro)
 
 
+def first_column(table) -> list[str]:
+    """A DataTable's first column as shown, top to bottom."""
+    return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+
+def cursor_to(table, label: str) -> None:
+    """Move the table's cursor to the row whose first column shows ``label``."""
+    table.move_cursor(row=first_column(table).index(label))
+
+
 async def settled_screenshot(app, pilot, title: str, rounds: int = 50) -> str:
-    """The screenshot once the screen stopped changing: two in a row 0.1 s apart are the
-    same (a freshly shown pane repaints after its first layout, and a scroll bar that
-    appears narrows the text it wraps; on a loaded machine one fixed pause was not always
-    enough). At most ``rounds`` tries; the last one otherwise."""
+    """The screenshot once the screen stopped changing. First the workers finish, the
+    scheduled animations run and three pauses let focus moves and the footer's bindings
+    settle; then two screenshots in a row 0.1 s apart must be the same (a freshly shown
+    pane repaints after its first layout, and a scroll bar that appears narrows the text it
+    wraps; on a loaded machine one fixed pause was not always enough). At most ``rounds``
+    tries; the last one otherwise."""
     import re
+    await app.workers.wait_for_complete()
+    await pilot.wait_for_scheduled_animations()
+    for _ in range(3):
+        await pilot.pause()
     previous = None
     for _ in range(rounds):
         await pilot.pause(0.1)
