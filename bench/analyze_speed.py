@@ -7,9 +7,7 @@ Targets: gemm.tile under 20 ms; the largest kernel under 100 ms; M = 2**40 costs
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,15 +19,10 @@ from golden import profile_for  # noqa: E402  (tests/golden.py)
 from tfx.hw import load_profile  # noqa: E402
 from tfx.lang import parse_file  # noqa: E402
 
+from timing import median_ms  # noqa: E402  (bench/timing.py)
 
-def median_ms(fn, repeats=15) -> float:
-    fn()  # warm caches (profile TOML, imports)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+
+REPEATS = 15
 
 
 def main() -> None:
@@ -38,14 +31,14 @@ def main() -> None:
         module = parse_file(path)
         profile = load_profile(profile_for(path))
         for k in module.kernels:
-            a_ms = median_ms(lambda: analyze(module, k, profile))
-            p_ms = median_ms(lambda: analyze(parse_file(path), k.name, profile))
+            a_ms = median_ms(lambda: analyze(module, k, profile), REPEATS)
+            p_ms = median_ms(lambda: analyze(parse_file(path), k.name, profile), REPEATS)
             label = f"{path.stem}:{k.name}"
             print(f"{label:<48} {a_ms:30.2f} {p_ms:14.2f}")
     module = parse_file(ROOT / "kernels" / "gemm.tile")
     profile = load_profile("h200_sxm")
-    small = median_ms(lambda: analyze(module, None, profile, {"M": 4096}))
-    huge = median_ms(lambda: analyze(module, None, profile, {"M": 2 ** 40}))
+    small = median_ms(lambda: analyze(module, None, profile, {"M": 4096}), REPEATS)
+    huge = median_ms(lambda: analyze(module, None, profile, {"M": 2 ** 40}), REPEATS)
     print(f"\ngemm.tile M=4096: {small:.2f} ms   M=2**40: {huge:.2f} ms   ratio {huge / small:.2f}")
 
 

@@ -9,9 +9,7 @@ times binding the defaults and ``check_shapes``. Target: gemm.tile under 5 ms.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,18 +17,9 @@ sys.path.insert(0, str(ROOT))
 
 from tfx.ir.bind import bind, check_shapes  # noqa: E402
 from tfx.lang import parse_text  # noqa: E402
+from timing import median_ms  # noqa: E402  (bench/timing.py)
 
 TARGET_MS = {"gemm.tile": 5.0}
-
-
-def median_ms(fn, repeats: int) -> float:
-    fn()  # warm up imports and caches
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(samples)
 
 
 def main(argv=None) -> int:
