@@ -183,3 +183,21 @@ def smi(fields):
                               capture_output=True, text=True, timeout=20).stdout.strip()
     except Exception as exc:  # noqa: BLE001
         return f"nvidia-smi failed: {exc}"
+
+
+def compile_processes(n_jobs):
+    """How many spawned processes compile n_jobs kernels into the shared Triton cache: one a
+    job, leaving two CPUs to the rest, at most 14."""
+    return max(1, min(n_jobs, (os.cpu_count() or 4) - 2, 14))
+
+
+def results_in_budget(pool, worker, jobs, budget_s, t):
+    """worker(job) for every job in the pool's processes, each result as it arrives, waited
+    for only while budget_s seconds since t last: TimeoutError once they are spent (the
+    pool's lifetime stays with the caller)."""
+    it = pool.imap_unordered(worker, jobs, chunksize=1)
+    for _ in range(len(jobs)):
+        left = budget_s - (time.time() - t)
+        if left <= 0:
+            raise TimeoutError("precompile budget spent")
+        yield it.next(timeout=left)

@@ -39,7 +39,7 @@ import sys
 import time
 import traceback
 
-from common import Campaign, median_ms, sync
+from common import Campaign, compile_processes, median_ms, results_in_budget, sync
 
 CPU_TEST = "--cpu-test" in sys.argv
 if CPU_TEST:
@@ -211,7 +211,7 @@ def precompile(cfgs, budget_s):
     """Compile configs in parallel processes into the shared Triton cache.
     Returns (ok: set or None if the pool could not run, failed: {cfg: reason})."""
     import multiprocessing as mp
-    nproc = max(1, min(len(cfgs), (os.cpu_count() or 4) - 2, 14))
+    nproc = compile_processes(len(cfgs))
     log(f"precompiling {len(cfgs)} GEMM configs in {nproc} processes (budget {budget_s:.0f}s)")
     ok, failed, errs = set(), {}, {}
     t = time.time()
@@ -219,12 +219,7 @@ def precompile(cfgs, budget_s):
     try:
         ctx = mp.get_context("spawn")
         pool = ctx.Pool(nproc)
-        it = pool.imap_unordered(_compile_worker, cfgs, chunksize=1)
-        for _ in range(len(cfgs)):
-            left = budget_s - (time.time() - t)
-            if left <= 0:
-                raise TimeoutError("precompile budget spent")
-            cfg, st, dt, err = it.next(timeout=left)
+        for cfg, st, dt, err in results_in_budget(pool, _compile_worker, cfgs, budget_s, t):
             if st == "ok":
                 ok.add(cfg)
             else:   # not skipped: the main process retries it and records its own error

@@ -39,7 +39,7 @@ import time
 import traceback
 import zlib
 
-from common import Campaign, median_ms
+from common import Campaign, compile_processes, median_ms, results_in_budget
 
 PLAN_ONLY = "--plan" in sys.argv
 os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_acc")
@@ -438,19 +438,14 @@ def precompile(jobs, budget_s):
     for j in jobs:
         uniq.setdefault(compile_key(j), j)
     todo = list(uniq.values())
-    nproc = max(1, min(len(todo), (os.cpu_count() or 4) - 2, 14))
+    nproc = compile_processes(len(todo))
     log(f"precompiling {len(todo)} kernels in {nproc} processes (budget {budget_s:.0f}s)")
     ok, errs = set(), {}
     t = time.time()
     pool = None
     try:
         pool = mp.get_context("spawn").Pool(nproc)
-        it = pool.imap_unordered(_compile_worker, todo, chunksize=1)
-        for _ in range(len(todo)):
-            left = budget_s - (time.time() - t)
-            if left <= 0:
-                raise TimeoutError("precompile budget spent")
-            key, st, dt, err = it.next(timeout=left)
+        for key, st, dt, err in results_in_budget(pool, _compile_worker, todo, budget_s, t):
             if st == "ok":
                 ok.add(key)
             else:

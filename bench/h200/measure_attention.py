@@ -51,7 +51,7 @@ import os
 import sys
 import time
 
-from common import Campaign, median_ms, sync
+from common import Campaign, compile_processes, median_ms, results_in_budget, sync
 
 CPU_TEST = "--cpu-test" in sys.argv
 if CPU_TEST:
@@ -186,7 +186,7 @@ def precompile(jobs, budget_s):
     """Compile jobs in parallel processes into the shared Triton cache (what is not done in
     the budget is compiled later, on demand, by the main process)."""
     import multiprocessing as mp
-    nproc = max(1, min(len(jobs), (os.cpu_count() or 4) - 2, 14))
+    nproc = compile_processes(len(jobs))
     log(f"precompiling {len(jobs)} kernel configs in {nproc} processes (budget {budget_s:.0f}s)")
     n_ok, n_err = 0, 0
     t = time.time()
@@ -194,12 +194,7 @@ def precompile(jobs, budget_s):
     try:
         ctx = mp.get_context("spawn")
         pool = ctx.Pool(nproc)
-        it = pool.imap_unordered(_compile_worker, jobs, chunksize=1)
-        for _ in range(len(jobs)):
-            left = budget_s - (time.time() - t)
-            if left <= 0:
-                raise TimeoutError("precompile budget spent")
-            job, st, dt, err = it.next(timeout=left)
+        for job, st, dt, err in results_in_budget(pool, _compile_worker, jobs, budget_s, t):
             if st == "ok":
                 n_ok += 1
             else:

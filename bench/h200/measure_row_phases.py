@@ -43,6 +43,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 import measure_accuracy as acc  # noqa: E402  (the measured kernels)
+from common import compile_processes, results_in_budget  # noqa: E402
 
 T0 = time.time()
 DEADLINE_S = float(os.environ.get("ROW_DEADLINE_S", "300"))
@@ -205,17 +206,12 @@ def _compile_worker(job):
 
 def precompile(jobs, budget_s):
     import multiprocessing as mp
-    nproc = max(1, min(len(jobs), (os.cpu_count() or 4) - 2, 14))
+    nproc = compile_processes(len(jobs))
     log(f"precompiling {len(jobs)} kernels in {nproc} processes (budget {budget_s:.0f}s)")
     t = time.time()
     pool = mp.get_context("spawn").Pool(nproc)
     try:
-        it = pool.imap_unordered(_compile_worker, jobs, chunksize=1)
-        for _ in range(len(jobs)):
-            left = budget_s - (time.time() - t)
-            if left <= 0:
-                raise TimeoutError("precompile budget spent")
-            job, st, dt, err = it.next(timeout=left)
+        for job, st, dt, err in results_in_budget(pool, _compile_worker, jobs, budget_s, t):
             if st != "ok":
                 log("  compile error", job, err)
         log(f"  precompile done in {time.time() - t:.1f}s")
