@@ -106,6 +106,20 @@ class Campaign:
                 self._occupancy_failed = True
             return ""
 
+    def resources(self, k, warps, smem="shared_bytes", regs="n_regs", spills="n_spills"):
+        """Load a compiled Triton kernel: ({smem, regs, spills, blocks_per_sm} under these
+        column names, None), or ({smem}, the OutOfResources message) when it does not fit."""
+        from triton.runtime.autotuner import OutOfResources
+        info = {smem: k.metadata.shared}
+        try:
+            k._init_handles()
+        except OutOfResources as e:
+            return info, str(e)[:200]
+        info[regs] = k.n_regs
+        info[spills] = k.n_spills
+        info["blocks_per_sm"] = self.occupancy(k, warps * 32, k.metadata.shared)
+        return info, None
+
     def nvsmi(self):
         """Log nvidia-smi's reading of ``nvsmi_fields`` (csv with its header, one line)."""
         try:

@@ -64,7 +64,7 @@ GLOBAL_DEADLINE_S = 430.0          # whole script, seconds from start
 SECTION_MAX_S = {"gemm": 230.0, "launch": 25.0, "attention": 45.0, "decode": 85.0, "copy": 60.0}
 RUN = Campaign(GLOBAL_DEADLINE_S, SECTION_MAX_S, nvsmi_fields="name,driver_version,clocks.sm,clocks.mem,"
                "clocks.max.sm,temperature.gpu,power.draw,power.limit")
-log, elapsed, occupancy, nvsmi = RUN.log, RUN.elapsed, RUN.occupancy, RUN.nvsmi
+log, occupancy, nvsmi = RUN.log, RUN.occupancy, RUN.nvsmi
 
 
 def bench(fn, warmup=10, rep=50):

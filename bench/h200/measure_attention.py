@@ -77,7 +77,7 @@ GLOBAL_DEADLINE_S = 340.0          # whole script, seconds from start
 SECTION_MAX_S = {"precompile": 110.0, "prefill": 150.0, "decode": 130.0}
 RUN = Campaign(GLOBAL_DEADLINE_S, SECTION_MAX_S, nvsmi_fields="name,driver_version,clocks.sm,clocks.mem,"
                "clocks.max.sm,temperature.gpu,power.draw,power.limit")
-log, elapsed, occupancy, nvsmi = RUN.log, RUN.elapsed, RUN.occupancy, RUN.nvsmi
+log, nvsmi, resources = RUN.log, RUN.nvsmi, RUN.resources
 
 
 def bench(fn, warmup=10, rep=40):
@@ -207,20 +207,6 @@ def precompile(jobs, budget_s):
         if pool is not None:
             pool.terminate()
             pool.join()
-
-
-def resources(k, W):
-    """Load the compiled kernel; (info dict, OutOfResources message or None)."""
-    from triton.runtime.autotuner import OutOfResources
-    info = {"shared_bytes": k.metadata.shared}
-    try:
-        k._init_handles()
-    except OutOfResources as e:
-        return info, str(e)[:200]
-    info["n_regs"] = k.n_regs
-    info["n_spills"] = k.n_spills
-    info["blocks_per_sm"] = occupancy(k, W * 32, k.metadata.shared)
-    return info, None
 
 
 # ----------------------------------------------------------------------------------------------
