@@ -116,7 +116,7 @@ def dump_sass():
         tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
         from cupy.cuda import nvrtc
         prog = nvrtc.createProgram(SRC, "trip.cu", [], [])
-        nvrtc.compileProgram(prog, [b"-arch=compute_90"])
+        nvrtc.compileProgram(prog, ["-arch=compute_90"])     # str options (bytes failed: 2026-12-01 run)
         ptx = nvrtc.getPTX(prog)
         ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
         p_ptx, p_cubin = os.path.join(OUT, "trip.ptx"), os.path.join(OUT, "trip.cubin")

@@ -165,6 +165,7 @@ class RegisterTranspose(NamedTuple):
     cols: Any             # extent along its contiguous axis (N for B, M for A)
     conflict: Any         # lanes of one warp store that hit the same bank
     cycles: Any           # shared-memory cycles of the store per execution
+    applies: Any = 1      # 1 where the dot takes the warpgroup mma (arrays: per configuration), else 0
 
 
 def register_transposes(node, inst, bits, warps) -> list:
@@ -182,6 +183,16 @@ def register_transposes(node, inst, bits, warps) -> list:
     shape = getattr(node, "per_exec_shape", None)
     if majors is None or shape is None or inst[0] < 64 or not bits or bits >= 16:
         return []
+    path = plan(shape, inst, warps, bits, getattr(node, "mma_chained", False)).path
+    if is_array(path):
+        import numpy as np
+        applies = (np.asarray(path) == "warpgroup").astype(float)
+        if not applies.any():
+            return []
+    elif path != "warpgroup":
+        return []          # the warp mma reads the operand as stored: ``byte_gathers``
+    else:
+        applies = 1
     mm, nn, kk = shape
     out = []
     ebytes = max(bits // 8, 1)
@@ -189,9 +200,61 @@ def register_transposes(node, inst, bits, warps) -> list:
         if k_major is None or k_major:
             continue
         lanes = emin(emax(cdiv(cols * ebytes, VECTOR_BYTES), 1), LANES)
-        cycles = kk * cols / LANES * lanes
-        out.append(RegisterTranspose(name, kk, cols, lanes, cycles))
+        cycles = kk * cols / LANES * lanes * applies
+        out.append(RegisterTranspose(name, kk, cols, lanes, cycles, applies))
     return out
+
+
+class ByteGather(NamedTuple):
+    """An 8-bit operand a warp mma reads from shared memory as stored (not K-major): each
+    thread gathers its fragment a byte at a time (``LDS.U8``), one shared-memory wavefront
+    per warp instruction."""
+
+    operand: str          # "A" or "B"
+    per_warp: Any         # its columns (N for B, M for A) in one warp's tile
+    k: Any                # extent along K
+    loads: Any            # LDS.U8 per warp: per_warp x k / 32 lanes
+    wavefronts: Any       # per CTA: warps x loads (arrays: 0 where the dot takes the warpgroup mma)
+
+
+def byte_gathers(node, inst, bits, warps) -> list:
+    """The operands of mma ``node`` a warp mma gathers byte by byte (Triton 3.6 on sm_90, the
+    warp mma's fp8 operand stored N-major: calibration/h200/measured/fp8_mma,
+    fp8_kn_64x32x128_w2_s2.sass.txt: 128 LDS.U8 and 64 IMAD pairing the bytes per warp and trip
+    for B's 32 columns x 128 of K; no ldmatrix, which moves 16-bit rows). Each warp reads the
+    bytes of its own tile's columns over K, 32 a warp instruction, each instruction one
+    wavefront: Triton's swizzle of that shared buffer (vec 8, perPhase 4, maxPhase 4 in the
+    ttgir) puts the 8 distinct words of one LDS.U8 in 8 banks. Empty off the warp path."""
+    majors = getattr(node, "mma_k_major", None)
+    shape = getattr(node, "per_exec_shape", None)
+    if majors is None or shape is None or inst[0] < 64 or bits != 8:
+        return []
+    p = plan(shape, inst, warps, bits, getattr(node, "mma_chained", False))
+    if is_array(p.path):
+        import numpy as np
+        on_warp = (np.asarray(p.path) == "warp").astype(float)
+        if not on_warp.any():
+            return []
+    elif p.path != "warp":
+        return []
+    else:
+        on_warp = 1
+    k = cdiv(shape[2], 16) * 16
+    out = []
+    for name, k_major, per_warp in (("A", majors[0], ratio(p.m, p.warps_m)), ("B", majors[1], ratio(p.n, p.warps_n))):
+        if k_major is None or k_major:
+            continue
+        loads = ratio(per_warp * k, LANES)
+        out.append(ByteGather(name, per_warp, k, loads, loads * warps * on_warp))
+    return out
+
+
+def describe_gather(g: ByteGather, warps, resident, clock_ghz) -> str:
+    return (f"operand {g.operand} (8-bit, not K-major) is gathered a byte at a time by each warp: "
+            f"{int(g.per_warp)} x {int(g.k)} / 32 = {float(g.loads):,.0f} LDS.U8 per warp, one shared-memory "
+            f"wavefront each; {int(resident)} CTAs x {int(warps)} warps x {float(g.loads):,.0f} = "
+            f"{float(g.loads * warps * resident):,.0f} cycles of the SM's shared-memory pipe a round = "
+            f"{float(g.loads * warps * resident) / clock_ghz:,.2f} ns, in series with the warps' mma")
 
 
 def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:

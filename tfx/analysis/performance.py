@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from tfx.analysis import (chain_overlap, l2_reuse, load_trip, memory_parallelism, mma_layout, mma_path,
-                          pipeline_depth, row_body, trip_latency)
+                          pipeline_depth, row_body, transpose_trip, trip_latency)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -369,6 +369,12 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             out.append(Term("load trip", 0, f"line {c.line}: " +
                             load_trip.describe(float(loads), resident, facts)
                             + " (included in the waves above)"))
+            if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
+                one = engine_ns(body, m, 1, active_units, warps)
+                t = _transposed_trip(c, counter, m, miss, warps, resident, active_units, facts, one)
+                out.append(Term("transposed trip", 0, f"line {c.line}: " + transpose_trip.describe(
+                    t, resident, transpose_trip.round_ns(t, resident, one["smem"], one["tensor"]))
+                    + " (included in the waves above)"))
             dram_trip = load_trip.dram_facts(m)
             if dram_trip is not None and body.dram and not is_array(body.dram):
                 # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
@@ -406,6 +412,9 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
             out.append(Term("fp8 warp mma" if warp.promoted else "warp mma", 0, f"line {c.line}: "
                             + mma_layout.describe_warp_mma(warp, warps, resident, m.warp_mma, m.clock_ghz, dtype)
                             + " (included in the waves above)"))
+            for g in mma_layout.byte_gathers(c, m.inst, bits, warps):
+                out.append(Term("byte gather", 0, f"line {c.line}: " + mma_layout.describe_gather(
+                    g, warps, resident, _warp_mma_clock(m)) + " (included in the waves above)"))
             continue
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
         for t in mma_layout.register_transposes(c, m.inst, bits, warps):
@@ -508,7 +517,11 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
         # stored to shared memory with bank conflicts (tfx.analysis.mma_layout)
         for t in mma_layout.register_transposes(node, m.inst, getattr(node, "mma_bits", 16), warps):
             d.smem = d.smem + t.cycles / m.clock_ghz
-            d.unpipelined = d.unpipelined + 1
+            d.unpipelined = d.unpipelined + t.applies
+        # ... which a warp mma gathers a byte at a time instead: the SM's shared-memory pipe
+        # serves every warp's LDS.U8 in series with their mma (tfx.analysis.mma_layout.byte_gathers)
+        for g in mma_layout.byte_gathers(node, m.inst, getattr(node, "mma_bits", 16), warps):
+            d.tensor = d.tensor + g.wavefronts / _warp_mma_clock(m)
     if m.dispatch_single is not None and op is not None and op.opcode not in VIEWS:
         d.dispatch = d.dispatch + m.dispatch_single / m.clock_ghz
     if m.dma_channels and counter is not None and op is not None and op.opcode in ("load", "store", "copy"):
@@ -517,6 +530,11 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
             if dims is not None:
                 d.descriptors = d.descriptors + contiguous_runs(w, dims, counter.env)
     return d
+
+
+def _warp_mma_clock(m: Machine):
+    """GHz of the SM while its warps run mma.sync (warp_mma.clock_fraction of clock.core)."""
+    return m.clock_ghz * (m.warp_mma.clock_fraction if m.warp_mma is not None else 1)
 
 
 def _warp_mma(node: ScopeNode, m: Machine, warps):
@@ -939,6 +957,31 @@ def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units, re
     return ratio(one["tensor"] + one["vector"] + one["special"], resident) * _trip_share(c, loop)
 
 
+def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, trip_facts, one):
+    """One CTA's serial trip of a k-loop with a register-transposed operand
+    (tfx.analysis.transpose_trip): each load's loaded round trip with one tile in flight, the
+    transposed operand's byte stores and one CTA's mma."""
+    dram_trip = load_trip.dram_facts(m)
+    l2_only = miss.get("__l2_only__", {}).get(loop.id, 0)
+
+    def round_trip_ns(c):
+        d = Demand()
+        d.add(op_demand(c, counter, m, miss, warps), _trip_share(c, loop))
+        fetch = _transfer_ns(d, m, 1, active_units)
+        if dram_trip is None:
+            return load_trip.round_trip_ns(_load_latency(d, m), d.global_loads, fetch, trip_facts)
+        return load_trip.loaded_round_trip_ns(
+            m.l2_latency, memory_parallelism.trip_miss(d.dram, d.l2, l2_only), d.global_loads, fetch, d.dram,
+            r, active_units, 2, trip_facts, dram_trip)
+    stores = 0
+    for c in loop.walk():
+        if c.kind == "op" and c.op is not None and c.op.opcode in opcat.MMA:
+            for t in mma_layout.register_transposes(c, m.inst, getattr(c, "mma_bits", 16), warps):
+                stores = stores + t.cycles / m.clock_ghz * _trip_share(c, loop)
+    stages = loop.stages if loop.stages is not None else 1
+    return transpose_trip.trip(loop, m.inst, warps, stages, round_trip_ns, stores, one["tensor"])
+
+
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
@@ -1090,6 +1133,13 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # it before the next trip may overwrite that buffer. One position's trip is that chain;
         # co-resident positions overlap theirs, so the round is at least one chain.
         chain = lat + _transfer_ns(body, m, 1, active_units) + one["smem"] + one["tensor"]
+        wgmma = transpose_trip.warpgroup_share(loop, m.inst, warps)
+        if trip_facts is not None and (is_array(wgmma) or wgmma):
+            # on the warpgroup path no load is in flight across its trips: each load's round
+            # trip, the byte stores and the waited mma in series (tfx.analysis.transpose_trip)
+            t = _transposed_trip(loop, counter, m, miss, warps, r, active_units, trip_facts, one)
+            kn_round = transpose_trip.round_ns(t, r if is_array(r) or r else 1, one["smem"], one["tensor"])
+            chain = where(wgmma, kn_round, chain) if is_array(wgmma) else kn_round
         e["smem"] = emax(e["smem"], where(body.unpipelined > 0, chain, 0) if is_array(body.unpipelined) else chain)
     # Where a pipelined trip's prefetch waits behind its compute: Triton issues the copies of
     # trip i+S-1 after the compute its warps wait for (tfx.analysis.mma_path.prefetch_wait),
