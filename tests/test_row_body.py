@@ -209,3 +209,54 @@ def test_no_reduction_chain_without_the_fact():
     from tfx.analysis.machine import Machine
     m = Machine(load_profile("sip"), "pe")
     assert row_body.reduction_chain_ns(8192, 4096, 4, 32, m) == 0
+
+
+def test_reduction_chain_without_its_fold():
+    """The same row max as above with ``serial_fold=False`` (element_chain_ns counts the
+    fold with the ops that feed it): 202.222 - the 3 dependent adds 6.061 = 196.162 ns."""
+    m = _machine()
+    assert row_body.reduction_chain_ns(1024, 1024, 4, 512, m, serial_fold=False) == pytest.approx(196.162, abs=1e-3)
+
+
+def test_op_latency_at_the_measured_instruction_latencies():
+    """h200_sxm instruction_latency: fma 4, ex2 17 cycles. exp scales to base 2 and runs
+    ex2: 4 + 17 = 21; exp2: 17; a sub or a cast: one fma, 4; a view or a load: none."""
+    from tfx.analysis import trip_latency
+    lat = trip_latency.facts(_machine())
+    assert row_body.op_latency_cycles("exp", lat) == 21
+    assert row_body.op_latency_cycles("exp2", lat) == 17
+    assert row_body.op_latency_cycles("sub", lat) == 4
+    assert row_body.op_latency_cycles("cast", lat) == 4
+    assert row_body.op_latency_cycles("broadcast", lat) == 0
+    assert row_body.op_latency_cycles("load", lat) == 0
+
+
+def test_softmax_element_chain_sets_the_compute_of_its_chain():
+    """kernels/softmax.tile, M = 4096, N = 8192, BLOCK_M = 1, WARPS = 4 (128 threads), 128
+    compiled registers: 128 x 128 = 16,384 per CTA, 4 CTAs per SM (7.76 waves).
+    Element chain (row_body.element_chain_ns; fma 4, ex2 17 cycles): f32 elements in 16-byte
+    vectors of 4, t = min(128, 8192 / 4) = 128 threads, n = 8192 / 128 = 64 elements each.
+      cast (feed 4) -> reduce max: 64 x (4 + 4 the dependent max) = 512 cycles
+      sub (4 + 4 = 8; the broadcast row max arrives at 0) -> exp (8 + 4 + 17 = 29)
+                    -> reduce sum: 64 x (29 + 4) = 2,112 cycles
+      2,624 cycles / 1.98 GHz = 1,325.25 ns
+    The CTA's issue: vector cast 8192 bf16 / 506.88 = 16.162 ns, max, sub, sum, mul, cast
+    5 x 8192 f32 / 253.44 = 161.616 ns: 177.78 ns; special exp 8192 / (16 x 1.98 = 31.68) =
+    258.586 + recip 1 / 31.68 = 0.032: 258.62 ns. The chain's excess over the issue:
+    1,325.25 - 177.78 - 258.62 = 888.86 ns. The reductions keep their shuffles and barriers,
+    not the fold: per reduce 5 steps x (15 + 2.0202) = 85.101 ns + 4 warps: 4 x 15 + 2 x
+    17.0202 = 94.040 ns; two reduces 358.28 ns."""
+    from tfx.lang import parse_file
+    from pathlib import Path
+    src = Path(__file__).resolve().parent.parent / "kernels" / "softmax.tile"
+    a = analyze(parse_file(src), None, load_profile("h200_sxm"),
+                {"M": 4096, "N": 8192, "BLOCK_M": 1, "WARPS": 4},
+                resources={"threads": 128, "regs": 128, "spills": 0, "smem": 0})
+    overlap = {t.name: t for t in a.terms}["overlap"].detail
+    assert "4 CTAs resident per SM" in overlap
+    assert "vector 177.78 ns + special 258.62 ns + reduce 358.28 ns + element chain 888.86 ns" in overlap
+
+
+def test_no_element_chain_without_latency_facts():
+    """Without the profile's instruction_latency facts the term is off (0)."""
+    assert row_body.element_chain_ns(None, 128, _machine(), None) == 0

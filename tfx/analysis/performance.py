@@ -330,6 +330,7 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
     demands = []
     latency = 0
     reduce_ns = 0
+    instr_lat = trip_latency.facts(m) if m.kind == "gpu" else None   # measured instruction latencies
     for c in node.children:
         if c.kind in ("op", "capture") and c.per_exec:
             d = op_demand(c, counter, m, miss, warps)
@@ -337,13 +338,15 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
             demands.append((d, k))
             red = getattr(c, "per_exec_reduce", None)
             if red is not None:
-                reduce_ns = reduce_ns + k * row_body.reduction_chain_ns(*red, warps * 32, m)
+                reduce_ns = reduce_ns + k * row_body.reduction_chain_ns(*red, warps * 32, m,
+                                                                        serial_fold=instr_lat is None)
             if is_array(d.global_loads, d.dram):
                 lat = where(d.global_loads > 0, where(d.dram > 0, m.dram_latency, m.l2_latency), 0)
                 latency = emax(latency, lat)
             elif d.global_loads:
                 latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
-    return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns)
+    return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
+                          row_body.element_chain_ns(node, warps * 32, m, instr_lat))
 
 
 def _scalar(x):

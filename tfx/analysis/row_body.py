@@ -95,7 +95,7 @@ class BodyTime(NamedTuple):
 
 
 
-def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
+def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=True):
     """ns of one reduce's dependent chain in one CTA (0 where the profile states no
     ``pipeline.dependent_issue``). The CTA's threads cover the reduced axis in 16-byte
     vectors: ``t = min(threads, extent / (16 / element bytes))`` threads per output, each
@@ -105,7 +105,8 @@ def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
     spans w > 1 warps the partials go through shared memory: store, barrier, load, log2(w)
     more steps, and the result back to every thread (store, barrier, load): four
     shared-memory latencies and the steps. Several outputs per thread interleave, so they
-    add throughput (the vector engine), not chain."""
+    add throughput (the vector engine), not chain. ``serial_fold=False`` leaves the fold
+    out: ``element_chain_ns`` counts it with the ops that feed it."""
     dep_cycles = m.profile.get("pipeline.dependent_issue", None)
     if dep_cycles is None:
         return 0
@@ -120,7 +121,64 @@ def reduction_chain_ns(elements, extent, elem_bytes, threads, m):
     steps = ceil_log2(lanes)
     cross = 4 * smem_lat + ceil_log2(warps) * (smem_lat + dep)
     cross = where(warps > 1, cross, 0) if is_array(warps) else (cross if warps > 1 else 0)
-    return serial * dep + steps * (smem_lat + dep) + cross
+    return (serial * dep if serial_fold else 0) + steps * (smem_lat + dep) + cross
+
+
+def op_latency_cycles(opcode, lat):
+    """Cycles from an elementwise op's operand to its result, at the measured latencies
+    (``instruction_latency``; the conventions of tfx.analysis.trip_latency): exp2 one ``ex2``,
+    exp its base-2 scaling and the ``ex2`` (``fma + ex2``), any other elementwise op one
+    ``fma``; views and the ops that do no work on the vector unit take none."""
+    if opcode in VIEWS or opcode in ("load", "store", "zeros", "fill", "iota", "reduce"):
+        return 0
+    if opcode == "exp2":
+        return lat.ex2
+    if opcode == "exp":
+        return lat.fma + lat.ex2
+    return lat.fma
+
+
+def element_chain_ns(body, threads, m, lat):
+    """ns of the dependent chain one thread runs to feed the body's reductions (0 without
+    ``lat``, the profile's ``instruction_latency`` facts, or without a reduce).
+
+    A thread holds ``n = elements / t`` of a reduce's operand (``t = min(threads, elements /
+    (16 / element bytes))``: the 16-byte vectors it loaded, every row of the CTA's tile it
+    covers). A warp issues its instructions in order, and each element's value reaches the
+    reduction through the elementwise ops between the loaded tile (or a broadcast row
+    statistic) and the reduce, then the dependent add (or max) into the thread's
+    accumulator: ``n x (feed + fma)`` cycles, feed the sum of those ops' latencies along the
+    longest operand path (``op_latency_cycles``). Where the warp shares its sub-partition with
+    others they fill its stalls, so the CTA's compute takes the longer of this chain and its
+    issue time (``batch``: the ``element chain`` part is the excess). Measured
+    (calibration/h200/measured/row_phases, finding 3): softmax's max/exp/sum pass costs 40-50
+    SM cycles per element a thread holds at 1-2 CTAs per SM, whether those elements are one
+    row (BLOCK_M = 1) or two (BLOCK_M = 2: 64 elements 47 cycles, 128 elements 40), against
+    the 4 x 4 + 21 = 37 of cast, max, sub, exp and add here; the SFU's rate would give 2."""
+    if lat is None:
+        return 0
+    from tfx.ir.nodes import ValueRef
+    feed: dict = {}
+    total = 0
+    for c in body.children:
+        op = c.op if c.kind == "op" else None
+        if op is None:
+            continue
+        reads = [o.name for o in op.operands if isinstance(o, ValueRef)]
+        arrive = 0
+        for name in reads:
+            arrive = emax(arrive, feed.get(name, 0))
+        red = getattr(c, "per_exec_reduce", None)
+        if red is not None and c.per_exec:
+            elements, _, elem_bytes = red
+            per_vector = max(VECTOR_BYTES // max(elem_bytes, 1), 1)
+            t = emin(threads, emax(cdiv(elements, per_vector), 1))
+            k = c.execs / body.execs
+            total = total + k * cdiv(elements, t) * (arrive + lat.fma)
+        if op.result:
+            own = 0 if op.opcode in ("load", "reduce") else op_latency_cycles(op.opcode, lat)
+            feed[op.result] = 0 if op.opcode in ("load", "reduce") else arrive + own
+    return total / m.clock_ghz
 
 
 def _is_load(d) -> bool:
@@ -155,7 +213,8 @@ def transfer_parts(total, engine_ns, m, r, active_units):
     return engine_ns(dram_only, m, r, active_units)["copy"], engine_ns(l2_only, m, r, active_units)["copy"]
 
 
-def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple[BodyTime, dict]:
+def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
+          element_ns=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -165,7 +224,10 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple
     memory levels), not the sum of each op's longer one: rmsnorm's weight row, read by every
     CTA, hits L2 and streams beside the rows' DRAM traffic instead of after it. In the chain
     a CTA's loads issue together and move together (the longer of their DRAM bytes at the
-    DRAM share and their bytes over the SM's port to L2), and so do its stores."""
+    DRAM share and their bytes over the SM's port to L2), and so do its stores. Its compute
+    takes the longer of its issue (vector and SFU work at the SM's rates) and the dependent
+    chain its threads run to feed the reductions (``element_chain_ns``): the ``element
+    chain`` part is that chain's excess over the issue time."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -176,6 +238,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0) -> tuple
         for name in CHAIN_ENGINES:
             if name != "copy":
                 chain_parts[name] = chain_parts[name] + one.get(name, 0) * k
+    chain_parts["element chain"] = emax(element_ns - chain_parts["vector"] - chain_parts["special"], 0)
     dram_ns = l2_ns = 0
     total = _summed(demands, lambda d: True)
     if total is not None:
