@@ -151,10 +151,7 @@ class Call(Expr):
     loc: SourceLocation | None = field(default=None, compare=False, repr=False)
 
     def free_names(self) -> set[str]:
-        out: set[str] = set()
-        for a in self.args:
-            out |= a.free_names()
-        return out
+        return set().union(*(a.free_names() for a in self.args))
 
     def evaluate(self, env):
         vals = [a.evaluate(env) for a in self.args]
@@ -195,10 +192,7 @@ class Read(Expr):
     loc: SourceLocation | None = field(default=None, compare=False, repr=False)
 
     def free_names(self) -> set[str]:
-        out: set[str] = set()
-        for a in self.indices:
-            out |= a.free_names()
-        return out
+        return set().union(*(a.free_names() for a in self.indices))
 
     def evaluate(self, env):
         raise TfxError(f"{to_text(self)} is read at run time: its value is data, not known before "

@@ -132,10 +132,7 @@ class Func(ScalarExpr):
     loc: SourceLocation | None = _loc()
 
     def names(self):
-        out: set[str] = set()
-        for a in self.args:
-            out |= a.names()
-        return out
+        return set().union(*(a.names() for a in self.args))
 
     def evaluate(self, env):
         import numpy as np        # (only kernels with scalar functions: their results are numpy's)
@@ -176,10 +173,9 @@ def _show(x) -> str:
 def to_text(e: ScalarExpr, parent_prec: int = 0, right: bool = False) -> str:
     """Canonical text with the fewest parentheses that keep the tree."""
     if isinstance(e, Num):
-        text = e.text
         # A negative literal on the right of a binary operator reads fine (a - -1);
         # as a left operand of * or / it needs no parentheses either (-1 * a).
-        return text
+        return e.text
     if isinstance(e, Ref):
         return e.name
     if isinstance(e, Neg):
