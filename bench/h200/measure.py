@@ -72,6 +72,19 @@ def bench(fn, warmup=10, rep=50):
     return median_ms(fn, warmup, rep, CPU_TEST)
 
 
+def event_ms(fn, reps):
+    """Milliseconds of each of reps calls of fn, with CUDA events recorded around each call."""
+    vals = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        vals.append(s.elapsed_time(e))
+    return vals
+
+
 def rel_err(out, ref):
     o = out.float()
     r = ref.float()
@@ -420,14 +433,7 @@ def launch_section():
             for _ in range(5):
                 g.replay()
             sync()
-            vals = []
-            for _ in range(50):
-                s, e = ev(), ev()
-                s.record()
-                g.replay()
-                e.record()
-                e.synchronize()
-                vals.append(s.elapsed_time(e) * 1e3 / nl)
+            vals = [ms * 1e3 / nl for ms in event_ms(g.replay, 50)]
             # back-to-back replays (graph launch overhead amortised)
             s, e = ev(), ev()
             s.record()
@@ -470,14 +476,7 @@ def launch_section():
                     fn()
             g.replay()
             sync()
-            vals = []
-            for _ in range(20):
-                s, e = ev(), ev()
-                s.record()
-                g.replay()
-                e.record()
-                e.synchronize()
-                vals.append(s.elapsed_time(e) * 1e3 / nl)
+            vals = [ms * 1e3 / nl for ms in event_ms(g.replay, 20)]
             out.row(kernel="triton_empty", method="cuda_graph_20_grid_sweep", grid=grid, num_warps=warps,
                     n_launches=nl, us_per_launch=statistics.median(vals))
             log(f"empty grid={grid} warps={warps}: {statistics.median(vals):.3f} us/launch")
@@ -791,15 +790,7 @@ def decode_section():
                     continue
                 # eager timing
                 sync()
-                vals = []
-                for _ in range(5):
-                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    s.record()
-                    fn()
-                    e.record()
-                    e.synchronize()
-                    vals.append(s.elapsed_time(e))
-                eager_ms = statistics.median(vals)
+                eager_ms = statistics.median(event_ms(fn, 5))
                 # kernel count from the profiler (eager step)
                 nk = gk = ""
                 try:
@@ -844,15 +835,7 @@ def decode_section():
                 for _ in range(3):
                     g.replay()
                 sync()
-                vals = []
-                for _ in range(20):
-                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    s.record()
-                    g.replay()
-                    e.record()
-                    e.synchronize()
-                    vals.append(s.elapsed_time(e))
-                ms = statistics.median(vals)
+                ms = statistics.median(event_ms(g.replay, 20))
                 if name == "full":
                     full_ms = ms
                 share = ms / full_ms if full_ms else ""
