@@ -1,4 +1,4 @@
-"""The discrete-event core: integer nanoseconds, a heap of (time, kind, seq, arg) tuples.
+"""The discrete-event core: integer nanoseconds, a heap of (time, kind, seq, arg) entries.
 
 Model of one unit (SM / PE), see docs/simulator.md:
 
@@ -54,8 +54,34 @@ from tfx.sim.fast_forward import NEVER, PeriodicFastForward
 from tfx.sim.lower import COPY, DISPATCH, LINK, SMEM, SPECIAL, TENSOR, VECTOR
 from tfx.sim.program import N_ENG, STALLS, S_BUFFER, S_DISPATCH, Program
 
-# The heap's entries are (time, kind, seq, arg); kinds, in the order ties resolve:
+# The heap's entries are (time, kind, seq, arg), in that order, packed into one int:
+#     ((time * 4 + kind) << SEQ_BITS | seq) << ARG_BITS | arg     (fields added: no overlap)
+# so the heap compares plain ints (one comparison, not a tuple's two or three: the heap's
+# sift was a tenth of the run with tuples). seq is unique, so arg never decides the
+# order; it counts pushes of one kind (entries of one time and kind come out in push
+# order, as with one counter for all kinds, and a kind's counter yields kind and seq
+# already shifted in place). arg (a task id, engine key or position) is below
+# 2 ** ARG_BITS: the per-task lists would not fit in memory otherwise; SEQ_BITS holds
+# more pushes than a run can make. (30 and 90: whole digits of CPython's ints, so
+# taking the fields apart is cheap.)
 END, DISPATCH_TRY, ENGINE_TRY = 0, 1, 2
+ARG_BITS = 30
+SEQ_BITS = 58
+KIND_SHIFT = SEQ_BITS + ARG_BITS
+TIME_SHIFT = KIND_SHIFT + 2
+ARG_MASK = (1 << ARG_BITS) - 1
+KIND_MASK = 3 << KIND_SHIFT
+ENGINE_TRY_BIT = ENGINE_TRY << KIND_SHIFT       # (the kinds: 0, 1 and 2)
+
+
+def kind_counter(kind: int):
+    """The next (kind, seq) field of a heap entry of ``kind``: seq 1, 2, ... in place."""
+    return count((kind << SEQ_BITS | 1) << ARG_BITS, 1 << ARG_BITS).__next__
+
+
+def unpack_entry(e: int) -> tuple:
+    """(time, kind, arg) of a heap entry (the fast-forward reads the heap with it)."""
+    return e >> TIME_SHIFT, (e >> KIND_SHIFT) & 3, e & ARG_MASK
 NEVER_ENDS = 1 << 62      # the end of a task not started yet, to compare with known ends
 
 # Exact shortcuts (results are the same event for event; off: every event is simulated):
@@ -153,7 +179,8 @@ class _RunState:
         push = heapq.heappush
         pop = heapq.heappop
         replace = heapq.heapreplace
-        nxt = count(1).__next__
+        nxt_end, nxt_dispatch, nxt_engine = (kind_counter(END), kind_counter(DISPATCH_TRY),
+                                             kind_counter(ENGINE_TRY))
 
         n_ch = lw.channels
         hold = lw.hold
@@ -229,7 +256,7 @@ class _RunState:
 
 def _position_starter(s: _RunState):
     """The handler that starts the next position on a unit's free slot."""
-    heap, nxt, p_deps, p_done_at = s.heap, s.nxt, s.p_deps, s.p_done_at
+    heap, nxt_dispatch, p_deps, p_done_at = s.heap, s.nxt_dispatch, s.p_deps, s.p_done_at
     p_exhausted, p_free, p_left, p_next, p_slot = s.p_exhausted, s.p_free, s.p_left, s.p_next, s.p_slot
     p_try, p_unit, positions, push, started = s.p_try, s.p_unit, s.positions, s.push, s.started
 
@@ -247,7 +274,7 @@ def _position_starter(s: _RunState):
         p_exhausted.append(False)
         p_done_at.append(None)
         p_try.append(now)
-        push(heap, (now, DISPATCH_TRY, nxt(), p))
+        push(heap, (now << TIME_SHIFT) + nxt_dispatch() + p)
 
     return start_position
 
@@ -276,7 +303,8 @@ def _buffer_stall_recorder(s: _RunState):
 
 def _compute_starter(s: _RunState):
     """The handler that starts a compute engine's head task."""
-    NT, busy, eng_idle, heads, heap, nxt, occ = s.NT, s.busy, s.eng_idle, s.heads, s.heap, s.nxt, s.occ
+    NT, busy, eng_idle, heads, heap, occ = s.NT, s.busy, s.eng_idle, s.heads, s.heap, s.occ
+    nxt_end = s.nxt_end
     off, push, r_spec, rec, t_end, tcm, upend = s.off, s.push, s.r_spec, s.rec, s.t_end, s.tcm, s.upend
     work = s.work
 
@@ -304,14 +332,15 @@ def _compute_starter(s: _RunState):
         eng_idle[key] = end
         if rec is not None:
             rec((now + off, end + off, e, label, tile, unit))
-        push(heap, (end, END, nxt(), tid))
+        push(heap, (end << TIME_SHIFT) + nxt_end() + tid)
 
     return start_compute
 
 
 def _compute_engine(s: _RunState, note_buffer_stall):
     """The handler of the tensor, vector and special engines."""
-    NT, busy, eng_waiting, heads, heap, nxt = s.NT, s.busy, s.eng_waiting, s.heads, s.heap, s.nxt
+    NT, busy, eng_waiting, heads, heap = s.NT, s.busy, s.eng_waiting, s.heads, s.heap
+    nxt_end, nxt_engine = s.nxt_end, s.nxt_engine
     push, queues, t_deps, t_done, t_floor = s.push, s.queues, s.t_deps, s.t_done, s.t_floor
     eng_blocked = s.eng_blocked
     t_slot, t_wait = s.t_slot, s.t_wait
@@ -328,14 +357,14 @@ def _compute_engine(s: _RunState, note_buffer_stall):
         if bk > now:
             if not eng_waiting[key]:
                 eng_waiting[key] = True
-                push(heap, (bk, ENGINE_TRY, nxt(), key))
+                push(heap, (bk << TIME_SHIFT) + nxt_engine() + key)
             return
         tid = q[h]
         fl = t_floor[tid]
         if fl > now:
             if not eng_waiting[key]:
                 eng_waiting[key] = True
-                push(heap, (fl, ENGINE_TRY, nxt(), key))
+                push(heap, (fl << TIME_SHIFT) + nxt_engine() + key)
             return
         r = tid % NT
         deps = t_deps[tid]
@@ -375,7 +404,7 @@ def _compute_engine(s: _RunState, note_buffer_stall):
         eng_idle[key] = end
         if rec is not None:
             rec((now + off, end + off, e, label, tile, unit))
-        push(heap, (end, END, nxt(), tid))
+        push(heap, (end << TIME_SHIFT) + nxt_end() + tid)
 
     return try_compute
 
@@ -384,7 +413,8 @@ def _copy_engine(s: _RunState):
     """The handler of the copy engine (DMA descriptors over channels, the DRAM share)."""
     NT, busy, chans, cnt, dram, eng_idle = s.NT, s.busy, s.chans, s.cnt, s.dram, s.eng_idle
     eng_waiting, heads, heap, hold, lat, n_ch = s.eng_waiting, s.heads, s.heap, s.hold, s.lat, s.n_ch
-    nxt, occ, off, push, queues, r_spec, rec = s.nxt, s.occ, s.off, s.push, s.queues, s.r_spec, s.rec
+    nxt_end, nxt_engine, occ, off, push = s.nxt_end, s.nxt_engine, s.occ, s.off, s.push
+    queues, r_spec, rec = s.queues, s.r_spec, s.rec
     replace, shared_dram, t_deps, t_done, t_end = s.replace, s.shared_dram, s.t_deps, s.t_done, s.t_end
     t_floor, t_slot, t_wait, tcm, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.work
     eng_blocked, st, stl = s.eng_blocked, s.st, s.stl
@@ -402,14 +432,14 @@ def _copy_engine(s: _RunState):
             if bk > now:
                 if not eng_waiting[key]:
                     eng_waiting[key] = True
-                    push(heap, (bk, ENGINE_TRY, nxt(), key))
+                    push(heap, (bk << TIME_SHIFT) + nxt_engine() + key)
                 return
             tid = q[h]
             fl = t_floor[tid]
             if fl > now:
                 if not eng_waiting[key]:
                     eng_waiting[key] = True
-                    push(heap, (fl, ENGINE_TRY, nxt(), key))
+                    push(heap, (fl << TIME_SHIFT) + nxt_engine() + key)
                 return
             r = tid % NT
             deps = t_deps[tid]
@@ -490,7 +520,7 @@ def _copy_engine(s: _RunState):
             eng_idle[key] = cs
             if rec is not None:
                 rec((now + off, end + off, COPY, label, tile, unit))
-            push(heap, (end, END, nxt(), tid))
+            push(heap, (end << TIME_SHIFT) + nxt_end() + tid)
 
     return try_copy
 
@@ -498,7 +528,8 @@ def _copy_engine(s: _RunState):
 def _link_engine(s: _RunState):
     """The handler of the link engine (send / recv / allreduce transfers)."""
     NT, busy, eng_idle, eng_waiting, heads = s.NT, s.busy, s.eng_idle, s.eng_waiting, s.heads
-    heap, link_in, nxt, occ, off, push = s.heap, s.link_in, s.nxt, s.occ, s.off, s.push
+    heap, link_in, occ, off, push = s.heap, s.link_in, s.occ, s.off, s.push
+    nxt_end, nxt_engine = s.nxt_end, s.nxt_engine
     queues, r_spec, rec, t_deps, t_done, t_end = s.queues, s.r_spec, s.rec, s.t_deps, s.t_done, s.t_end
     t_floor, t_wait, tcm, work = s.t_floor, s.t_wait, s.tcm, s.work
     eng_blocked = s.eng_blocked
@@ -522,7 +553,7 @@ def _link_engine(s: _RunState):
                 heads[key] = h
                 if not eng_waiting[key]:
                     eng_waiting[key] = True
-                    push(heap, (at, ENGINE_TRY, nxt(), key))
+                    push(heap, (at << TIME_SHIFT) + nxt_engine() + key)
                 return
             deps = t_deps[tid]
             if deps is not None:
@@ -564,7 +595,7 @@ def _link_engine(s: _RunState):
             t_end[tid] = end
             if rec is not None:
                 rec((now + off, end + off, LINK, label, tile, unit))
-            push(heap, (end, END, nxt(), tid))
+            push(heap, (end << TIME_SHIFT) + nxt_end() + tid)
         heads[key] = h
 
     return try_link
@@ -574,7 +605,8 @@ def _dispatcher(s: _RunState, start_position, tries):
     """The handler of a position's in-order dispatcher."""
     NC, NT, busy, c_end, c_left, c_ncomp = s.NC, s.NT, s.busy, s.c_end, s.c_left, s.c_ncomp
     c_nt, c_sdeps, c_sslot, c_t0, c_wait, cmd = s.c_nt, s.c_sdeps, s.c_sslot, s.c_t0, s.c_wait, s.cmd
-    cnt, eng_waiting, heap, nxt, occ, off = s.cnt, s.eng_waiting, s.heap, s.nxt, s.occ, s.off
+    cnt, eng_waiting, heap, occ, off = s.cnt, s.eng_waiting, s.heap, s.occ, s.off
+    nxt_dispatch, nxt_engine = s.nxt_dispatch, s.nxt_engine
     p_deps, p_done_at, p_exhausted, p_free = s.p_deps, s.p_done_at, s.p_exhausted, s.p_free
     p_left, p_next, p_slot, p_try, p_unit = s.p_left, s.p_next, s.p_slot, s.p_try, s.p_unit
     push, queues, r_eng, r_sdeps, r_slot, rec = s.push, s.queues, s.r_eng, s.r_sdeps, s.r_slot, s.rec
@@ -601,7 +633,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                 p_left[p] = left
                 if p_try[p] != pf:
                     p_try[p] = pf
-                    push(heap, (pf, DISPATCH_TRY, nxt(), p))
+                    push(heap, (pf << TIME_SHIFT) + nxt_dispatch() + p)
                 return
             if i >= NC:
                 p_free[p] = pf
@@ -665,7 +697,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                         p_left[p] = left
                         if p_try[p] != seen:
                             p_try[p] = seen
-                            push(heap, (seen, DISPATCH_TRY, nxt(), p))
+                            push(heap, (seen << TIME_SHIFT) + nxt_dispatch() + p)
                         return
             else:
                 # still blocked? else the last to finish (the first of equal ends), which
@@ -690,7 +722,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                         p_left[p] = left
                         if p_try[p] != seen:
                             p_try[p] = seen
-                            push(heap, (seen, DISPATCH_TRY, nxt(), p))
+                            push(heap, (seen << TIME_SHIFT) + nxt_dispatch() + p)
                         return
                 # dispatch now: account the wait to the last dependency to finish
                 waited = now - pf
@@ -730,13 +762,13 @@ def _dispatcher(s: _RunState, start_position, tries):
                         rec((now + off, pf + off, DISPATCH, label, tile, unit))
                     if not eng_waiting[key]:
                         eng_waiting[key] = True
-                        push(heap, (pf if pf > bk else bk, ENGINE_TRY, nxt(), key))
+                        push(heap, ((pf if pf > bk else bk) << TIME_SHIFT) + nxt_engine() + key)
                 elif bk <= now:
                     if not eng_blocked[key]:
                         tries[key](key, now)
                 elif not eng_waiting[key]:
                     eng_waiting[key] = True
-                    push(heap, (bk, ENGINE_TRY, nxt(), key))
+                    push(heap, (bk << TIME_SHIFT) + nxt_engine() + key)
                 continue
             floor = pf
             for r in range(t0, t0 + n):
@@ -770,7 +802,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                 elif not eng_waiting[key]:
                     eng_waiting[key] = True
                     bk = busy[key]
-                    push(heap, (floor if floor > bk else bk, ENGINE_TRY, nxt(), key))
+                    push(heap, ((floor if floor > bk else bk) << TIME_SHIFT) + nxt_engine() + key)
 
     return dispatch
 
@@ -791,7 +823,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     NC, NT, b, busy, c_end, c_left, c_nt = s.NC, s.NT, s.b, s.busy, s.c_end, s.c_left, s.c_nt
     c_sdeps, c_sslot, c_t0, c_wait, chans, cmd = s.c_sdeps, s.c_sslot, s.c_t0, s.c_wait, s.chans, s.cmd
     cnt, dram, eng_idle, eng_waiting, heads = s.cnt, s.dram, s.eng_idle, s.eng_waiting, s.heads
-    heap, link_in, nxt, occ, p_deps, p_done_at = s.heap, s.link_in, s.nxt, s.occ, s.p_deps, s.p_done_at
+    heap, link_in, occ, p_deps, p_done_at = s.heap, s.link_in, s.occ, s.p_deps, s.p_done_at
+    nxt_engine = s.nxt_engine
     p_exhausted, p_free, p_left, p_next, p_slot = s.p_exhausted, s.p_free, s.p_left, s.p_next, s.p_slot
     p_try, p_unit, pop, push, queues, r_cmd = s.p_try, s.p_unit, s.pop, s.push, s.queues, s.r_cmd
     r_eng, r_sdeps, r_slot, r_spec, rt, st = s.r_eng, s.r_sdeps, s.r_slot, s.r_spec, s.rt, s.st
@@ -813,7 +846,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     ck_due = [0]
     ff = PeriodicFastForward(dict(
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
-        r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap, queues=queues,
+        r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap,
+        unpack_entry=unpack_entry, TIME_SHIFT=TIME_SHIFT, queues=queues,
         heads=heads, busy=busy, eng_waiting=eng_waiting, eng_blocked=eng_blocked, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
         work=work, occ=occ, st=st, stl=stl, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
         t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,
@@ -823,8 +857,10 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     ckp = started[0] - 1 if SHORTCUTS else -1
     makespan = 0
     while heap:
-        now, kind, _, arg = pop(heap)
-        if kind == END:
+        e = pop(heap)
+        now = e >> TIME_SHIFT
+        arg = e & ARG_MASK
+        if not e & KIND_MASK:                   # END
             t_done[arg] = True
             w = t_wait[arg]
             if w is not None:
@@ -878,13 +914,13 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                         bk = busy[k]
                         if bk > now:
                             eng_waiting[k] = True
-                            push(heap, (bk, ENGINE_TRY, nxt(), k))
+                            push(heap, (bk << TIME_SHIFT) + nxt_engine() + k)
                             continue
                         tid = q[h]
                         fl = t_floor[tid]
                         if fl > now:
                             eng_waiting[k] = True
-                            push(heap, (fl, ENGINE_TRY, nxt(), k))
+                            push(heap, (fl << TIME_SHIFT) + nxt_engine() + k)
                             continue
                         deps = t_deps[tid]
                         if deps is not None:
@@ -909,13 +945,13 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                 ck_r.append(arg)
                 if len(ck_t) >= ck_due[0]:
                     makespan += ff.check(now, p)
-        elif kind == DISPATCH_TRY:
+        elif e & ENGINE_TRY_BIT:
+            eng_waiting[arg] = False
+            tries[arg](arg, now)
+        else:                                   # DISPATCH_TRY
             if p_try[arg] == now:
                 p_try[arg] = -1
             dispatch(arg, now)
-        else:
-            eng_waiting[arg] = False
-            tries[arg](arg, now)
     for p in range(len(p_unit)):
         if p_done_at[p] is not None and p_done_at[p] > makespan:
             makespan = p_done_at[p]

@@ -235,9 +235,10 @@ class PeriodicFastForward:
             return (r - refs[p][1], t_done[x], te - T if te >= 0 else None,
                     tuple(w) if w is not None else None)
 
+        unpack = self.unpack_entry
         try:
             heap_c = [(t - T, k, (a // NT, a % NT - refs[a // NT][1]) if k == 0 else a)
-                      for (t, k, _, a) in sorted(self.heap)]
+                      for (t, k, a) in map(unpack, sorted(self.heap))]
         except KeyError:            # an END of a finished position: cannot be
             return None
         keys_c = []
@@ -592,9 +593,11 @@ class PeriodicFastForward:
             for ch in self.chans:
                 for i, v in enumerate(ch):
                     ch[i] = (v if v > T else T) + D
-        heap = self.heap
-        for i, (t, k, s, x) in enumerate(heap):
-            heap[i] = (t + D, k, s, x + m * shifts[x // NT][1] if k == 0 else x)
+        # (an entry's time and an END's task move; the order stays: all times move alike)
+        heap, unpack, dt = self.heap, self.unpack_entry, D << self.TIME_SHIFT
+        for i, e in enumerate(heap):
+            _, k, x = unpack(e)
+            heap[i] = e + dt + (m * shifts[x // NT][1] if k == 0 else 0)
 
     def _repeat_counters_and_events(self, a: dict, m: int, dT: int, dtile: int) -> None:
         """Counters and recorded events: A -> B's increments, m more times."""
