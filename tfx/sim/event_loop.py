@@ -196,6 +196,10 @@ class _RunState:
         cmd = list(zip(pg.c_cost, c_nt, pg.c_comp, c_t0, pg.c_ring, pg.c_eng, pg.c_label, pg.c_tile,
                        [tuple(dict.fromkeys(j for j, _ in d)) for d in c_sdeps]))
         c_sslot = pg.c_slot
+        # a ring slot read by one single-task command (every pipelined load of a GEMM):
+        # (that command, its task as the load's slot dependencies), looked up, not built
+        c_slot1 = [(sl[0], (c_t0[sl[0]],)) if len(sl) == 1 and c_nt[sl[0]] == 1 else None
+                   for sl in c_sslot]
         # the same dependencies with the last task of each (the dispatcher's wake choice)
         c_wdeps = [tuple((j, why, c_t0[j] + c_nt[j] - 1) for j, why in d) for d in c_sdeps]
         pg_eng, pg_comp = pg.c_eng, pg.c_comp
@@ -612,6 +616,7 @@ def _dispatcher(s: _RunState, start_position, tries):
     push, queues, r_eng, r_sdeps, r_slot, rec = s.push, s.queues, s.r_eng, s.r_sdeps, s.r_slot, s.rec
     rt, st, stl, t_deps, t_floor, t_slot = s.rt, s.st, s.stl, s.t_deps, s.t_floor, s.t_slot
     upend, work, eng_blocked, t_end, c_wdeps = s.upend, s.work, s.eng_blocked, s.t_end, s.c_wdeps
+    c_slot1, heads, t_done, t_wait = s.c_slot1, s.heads, s.t_done, s.t_wait
 
     def dispatch(p: int, now: int) -> None:
         """Dispatch as many commands of position p as possible at time ``now``.
@@ -649,17 +654,23 @@ def _dispatcher(s: _RunState, start_position, tries):
             if deps is None:
                 # first look at command i: the ring slot's readers still in flight, then
                 # its dependencies (a command not blocked now waits for nothing)
+                # (kept in `slot` while the command dispatches now; in p_slot if it waits)
+                slot = None
                 if ring:
-                    slot = []
-                    for j in c_sslot[i]:
-                        if c_end[cbase + j] < 0:
-                            r0 = c_t0[j]
-                            n0 = c_nt[j]
-                            if n0 == 1:
-                                slot.append(r0)
-                            else:
-                                slot.extend(range(r0, r0 + n0))
-                    p_slot[p] = slot or None
+                    one = c_slot1[i]
+                    if one is None:
+                        slot = []
+                        for j in c_sslot[i]:
+                            if c_end[cbase + j] < 0:
+                                r0 = c_t0[j]
+                                n0 = c_nt[j]
+                                if n0 == 1:
+                                    slot.append(r0)
+                                else:
+                                    slot.extend(range(r0, r0 + n0))
+                        slot = slot or None
+                    elif c_end[cbase + one[0]] < 0:
+                        slot = one[1]
                 for j in sdj:
                     if c_end[cbase + j] < 0:
                         # blocked: wait for the dependencies in flight now
@@ -682,6 +693,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                                     wake, latest = c2, e2
                         p_deps[p] = pd
                         c_wait[wake] += 1
+                        p_slot[p] = slot
                         p_free[p] = pf
                         p_next[p] = i
                         p_left[p] = left
@@ -692,6 +704,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                     if seen > now:
                         p_deps[p] = [(cbase + j2, why) for (j2, why) in c_sdeps[i]
                                      if c_end[cbase + j2] + rt > now]
+                        p_slot[p] = slot
                         p_free[p] = pf
                         p_next[p] = i
                         p_left[p] = left
@@ -730,6 +743,8 @@ def _dispatcher(s: _RunState, start_position, tries):
                     st[last] += waited
                     stl[label * 4 + last] += waited
                 p_deps[p] = None
+                slot = p_slot[p]
+                p_slot[p] = None
             c = cbase + i
             i += 1
             left += 1
@@ -738,15 +753,13 @@ def _dispatcher(s: _RunState, start_position, tries):
             if not comp:
                 tid = tbase + t0
                 t_floor[tid] = pf
-                if ring:
-                    slot = p_slot[p]
-                    if slot:
-                        t_deps[tid] = slot
-                        t_slot[tid] = True
-                        p_slot[p] = None
+                if slot:
+                    t_deps[tid] = slot
+                    t_slot[tid] = True
                 key = ubase + eng
                 bk = busy[key]
-                queues[key].append(tid)
+                q = queues[key]
+                q.append(tid)
                 if eng != COPY and eng != LINK:
                     upend[unit] += 1
                 if cost:
@@ -765,6 +778,19 @@ def _dispatcher(s: _RunState, start_position, tries):
                         push(heap, ((pf if pf > bk else bk) << TIME_SHIFT) + nxt_engine() + key)
                 elif bk <= now:
                     if not eng_blocked[key]:
+                        if slot and eng == COPY and heads[key] == len(q) - 1:
+                            # try_copy's first steps, inlined: a load at the head of an idle
+                            # copy engine whose slot's reader is still running waits for it
+                            # (the common case of a pipelined loop: the slot's MMA runs)
+                            x = tbase + slot[0]
+                            if not t_done[x]:
+                                w = t_wait[x]
+                                if w is None:
+                                    t_wait[x] = [key]
+                                elif key not in w:
+                                    w.append(key)
+                                eng_blocked[key] = True
+                                continue
                         tries[key](key, now)
                 elif not eng_waiting[key]:
                     eng_waiting[key] = True
