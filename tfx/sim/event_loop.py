@@ -206,7 +206,10 @@ class _RunState:
         c_ncomp = [sum(1 for r in range(t0, t0 + n) if pg.r_eng[r] != COPY and pg.r_eng[r] != LINK)
                    for t0, n in zip(c_t0, c_nt)]
         r_sdeps, r_cmd, r_eng, r_slot = pg.r_deps, pg.r_cmd, pg.r_eng, pg.r_slot
-        r_spec = [(ns, sm, descs, len(descs), label, tile) for ns, sm, descs, label, tile
+        # every command one task (no composite): task ids are command ids
+        one_task_each = r_cmd == list(range(NC))
+        # (sum(descs): a channel-less copy's descriptors queue back to back on its DRAM server)
+        r_spec = [(ns, sm, descs, len(descs), label, tile, sum(descs)) for ns, sm, descs, label, tile
                   in zip(pg.r_ns, pg.r_smem, pg.r_descs, pg.r_label, pg.r_tile)]
 
         # per-unit engine state, flattened: key = unit * N_ENG + engine
@@ -314,7 +317,7 @@ def _compute_starter(s: _RunState):
 
     def start_compute(key: int, h: int, tid: int, now: int) -> None:
         """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
-        ns, sm, descs, nd, label, tile = r_spec[tid % NT]
+        ns, sm, descs, nd, label, tile, dsum = r_spec[tid % NT]
         unit = key // N_ENG
         upend[unit] -= 1
         e = key - unit * N_ENG
@@ -386,7 +389,7 @@ def _compute_engine(s: _RunState, note_buffer_stall):
             if t_slot[tid]:
                 note_buffer_stall(key, tid, tb, deps, fl)
         # start_compute(key, h, tid, now), inlined (the tensor engine's tasks start here)
-        ns, sm, descs, nd, label, tile = r_spec[r]
+        ns, sm, descs, nd, label, tile, dsum = r_spec[r]
         unit = key // N_ENG
         upend[unit] -= 1
         e = key - unit * N_ENG
@@ -449,30 +452,30 @@ def _copy_engine(s: _RunState):
             deps = t_deps[tid]
             if deps is not None:
                 tb = tid - r
+                dep_ready = 0           # (the latest end of the deps, for a ring slot's stall)
                 for d in deps:
-                    if not t_done[tb + d]:
-                        w = t_wait[tb + d]
+                    x = tb + d
+                    if not t_done[x]:
+                        w = t_wait[x]
                         if w is None:
-                            t_wait[tb + d] = [key]
+                            t_wait[x] = [key]
                         elif key not in w:
                             w.append(key)
                         eng_blocked[key] = True
                         return
-                ns, sm, descs, nd, label, tile = r_spec[r]
+                    x = t_end[x]
+                    if x > dep_ready:
+                        dep_ready = x
+                ns, sm, descs, nd, label, tile, dsum = r_spec[r]
                 if t_slot[tid]:
                     # note_buffer_stall, inlined (most loads of a pipelined loop come here)
-                    dep_ready = 0
-                    for d in deps:
-                        x = t_end[tb + d]
-                        if x > dep_ready:
-                            dep_ready = x
                     ei = eng_idle[key]
                     since = fl if fl > ei else ei
                     if dep_ready > since:
                         st[S_BUFFER] += dep_ready - since
                         stl[label * 4 + S_BUFFER] += dep_ready - since
             else:
-                ns, sm, descs, nd, label, tile = r_spec[r]
+                ns, sm, descs, nd, label, tile, dsum = r_spec[r]
             # start the transfer
             if unit < 0:
                 unit = key // N_ENG
@@ -500,9 +503,11 @@ def _copy_engine(s: _RunState):
                     if land > end:
                         end = land
                 cnt[1] += held
+            elif nd:
+                # (the first descriptor waits for the server, the rest follow it: durations >= 0)
+                dfree = (dfree if dfree > cs else cs) + dsum
+                end = dfree + lat
             else:
-                for x in descs:
-                    dfree = (dfree if dfree > cs else cs) + x
                 end = dfree + lat
             cnt[0] += nd
             dram[srv] = dfree
@@ -572,7 +577,7 @@ def _link_engine(s: _RunState):
                         eng_blocked[key] = True
                         heads[key] = h
                         return
-            ns, sm, descs, nd, label, tile = spec
+            ns, sm, descs, nd, label, tile, dsum = spec
             unit = key // N_ENG
             if descs[1]:
                 # a recv: the inbound direction (full duplex) carries it; sends go on meanwhile
@@ -856,7 +861,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     r_eng, r_sdeps, r_slot, r_spec, rt, st = s.r_eng, s.r_sdeps, s.r_slot, s.r_spec, s.rt, s.st
     started, stl, t_deps, t_done, t_end = s.started, s.stl, s.t_deps, s.t_done, s.t_end
     t_floor, t_slot, t_wait, tcm, upend, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.upend, s.work
-    eng_blocked = s.eng_blocked
+    eng_blocked, one_task_each = s.eng_blocked, s.one_task_each
 
     # the compute engines the program uses, in retry order (an engine no task runs on never
     # has a queued task: gemm has no special-function work, so its END retries two, not three)
@@ -895,7 +900,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     eng_blocked[key] = False
                     tries[key](key, now)
             p = arg // NT
-            c = p * NC + r_cmd[arg - p * NT]
+            c = arg if one_task_each else p * NC + r_cmd[arg - p * NT]
             left = c_left[c] - 1
             c_left[c] = left
             if left == 0:
@@ -921,8 +926,9 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                         ck_t.clear()
                         ck_r.clear()
                         ff.reset()
-            if now > makespan:
-                makespan = now
+            # (the heap hands out times in order, and a jump moves every later one past
+            # makespan + jump: the latest END so far is this one)
+            makespan = now
             # retry the compute engines of the task's unit (a compute engine is busy until
             # its task's END; the copy engine retries itself)
             # (try_compute inlined up to the start: an idle engine's head that must wait is
