@@ -10,6 +10,7 @@ Public: ``wave_reuse`` (the analysis and the simulator price loads with it),
 
 from __future__ import annotations
 
+from tfx.analysis import launch_handoff
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
@@ -152,6 +153,13 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         per_op["__cross_how__"] = how
         per_op["__l2_only__"] = l2_only
         out[mesh.id] = per_op
+    # reads of what the previous launch stored and left in L2 (tfx.analysis.launch_handoff)
+    meshes = [c for c in root.children if c.kind == "mesh"]
+    for mesh_id, (ops, facts) in launch_handoff.handoff(meshes, units, blocks, l2.capacity / partitions).items():
+        per_op = out[mesh_id]
+        for op_id, share in ops.items():
+            per_op[op_id] = per_op[op_id] * (1 - share)
+        per_op["__handoff__"] = facts
     return out
 
 

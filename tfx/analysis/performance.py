@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, l2_reuse, load_trip, memory_parallelism, mma_layout, mma_path,
-                          pipeline_depth, row_body, transpose_trip, trip_latency)
+from tfx.analysis import (chain_overlap, decode_trip, l2_reuse, launch_handoff, load_trip, memory_parallelism,
+                          mma_layout, mma_path, pipeline_depth, row_body, transpose_trip, trip_latency)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -237,6 +237,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         return bt.ns, e
 
     miss["__notes__"] = {}            # loop id -> mma_path.LoopNote of the full batch (breakdown)
+    miss["__stream_notes__"] = {}     # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -321,6 +322,14 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
         for line in l2_reuse.describe_cross(wave_info.get(mesh.id, {})):
             lt.terms.append(Term("l2 across waves", 0, line))
+        for batches in miss["__stream_notes__"].values():
+            # the full waves' round trip, or the tail's where the launch has no full wave
+            lt.terms.append(Term("stream round trip", 0, (batches[0] if full_waves else batches[-1])[2]
+                                 + " (included in the waves above)"))
+        handed = wave_info.get(mesh.id, {}).get("__handoff__")
+        line = launch_handoff.describe(handed, lambda b: format_bytes(float(b))) if handed else None
+        if line:
+            lt.terms.append(Term("l2 hand-off", 0, line + " (included in the waves above)"))
     return lt
 
 
@@ -1164,6 +1173,18 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # ... and after the rest of the chain: Triton issues the copies last in the trip
                 # (tfx.analysis.chain_overlap.issue_ns)
                 waited = emax(waited, chain_overlap.issue_ns(loop, m, warps, stations, compute_ns))
+        stream_facts = decode_trip.facts(m) if serial and load_trip.streams(loop) else None
+        if stream_facts is not None:
+            # a streaming serial trip (decode's KV loop): the copies' round trip at the loaded DRAM
+            # latency, solved with the trip time, and the tile at the SM's own rate, not its share
+            # of the device (tfx.analysis.decode_trip)
+            stream_args = (waited, _miss_share(body), m.l2_latency, emax(body.dram, body.dram_lines), body.l2,
+                           body.global_loads, m.l2_bw_device / active_units, r, active_units, stages, stream_facts)
+            in_flight = decode_trip.round_trip_ns(*stream_args)
+            stream_notes = miss.get("__stream_notes__")
+            if stream_notes is not None and not is_array(*stream_args[:-1]) and stages >= 2:
+                stream_notes.setdefault(loop.id, []).append(
+                    (r, active_units, decode_trip.describe(loop.line, *stream_args)))
         issue_chain = in_flight + waited
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)

@@ -1,0 +1,133 @@
+"""The round trip of a streaming serial trip (tfx.analysis.decode_trip) and what one launch hands
+the next through L2 (tfx.analysis.launch_handoff), with every expected number derived by hand."""
+
+from pathlib import Path
+
+import pytest
+
+from tfx.analysis import decode_trip, launch_handoff
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.ir.nodes import LoopRegion, MeshRegion, walk_ops
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+GQA = parse_file(ROOT / "kernels" / "gqa_decode.tile")
+
+# Round facts: port 128 B/ns, one SM's DRAM rate 80 B/ns, loaded line 200 ns + 0.3 ns per B/ns
+# drawn, idle round trip 650 ns.
+ROUND = decode_trip.StreamFacts(128, 80, 200, 0.3, 650)
+
+
+def test_round_trip_solved_with_the_trip_time():
+    """waited 400 ns, 64,000 B a trip all from DRAM, L2 share 100 B/ns, 1 CTA on each of 100
+    SMs, 2 stages: fetch = max(64,000 / 80 = 800, 64,000 / 128 = 500, 64,000 / 100 = 640) = 800;
+    K = 400 + 200 + 800 = 1,400; q = 0.3 x 100 x 1 x 64,000 = 1,920,000;
+    T = (1,400 + sqrt(1,400^2 + 4 x 1,920,000)) / 2 = (1,400 + sqrt(9,640,000)) / 2
+      = (1,400 + 3,104.835) / 2 = 2,252.417; the idle floor 400 + 650 + 800 = 1,850 is below;
+    the round trip is T - waited = 1,852.417 ns (the loaded latency 1,052.417 ns: 200 + 0.3 x
+    6,400,000 / 2,252.417 = 200 + 852.417)."""
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 100, 2, ROUND)
+    assert got == pytest.approx(1852.4175, abs=1e-3)
+
+
+def test_round_trip_idle_floor_where_few_sms_draw():
+    """The same trip on 1 SM: q = 0.3 x 1 x 1 x 64,000 = 19,200; T = (1,400 + sqrt(1,960,000 +
+    76,800)) / 2 = (1,400 + 1,427.165) / 2 = 1,413.58 < the idle floor 400 + 650 + 800 = 1,850:
+    the round trip is 1,850 - 400 = 1,450 ns."""
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 1, 2, ROUND)
+    assert got == pytest.approx(1450.0, abs=1e-9)
+
+
+def test_deeper_pipeline_draws_more_and_waits_longer():
+    """3 stages (S-1 = 2): 2 T^2 - 1,400 T - 1,920,000 = 0, T = (1,400 + sqrt(1,960,000 +
+    8 x 1,920,000)) / 4 = (1,400 + sqrt(17,320,000)) / 4 = (1,400 + 4,161.730) / 4 = 1,390.433;
+    (S-1) T = 2,780.865, less the 400 ns waited: 2,380.865 ns."""
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 100, 3, ROUND)
+    assert got == pytest.approx(2380.8652, abs=1e-3)
+
+
+def test_l2_hits_keep_the_l2_latency():
+    """Half the bytes miss: K = 400 + 0.5 x 200 + 0.5 x 200 (L2) + 800 = 1,400 as above but
+    q = 0.5 x 0.3 x 100 x 64,000 = 960,000: T = (1,400 + sqrt(1,960,000 + 3,840,000)) / 2 =
+    (1,400 + 2,408.319) / 2 = 1,904.159; idle floor 400 + 0.5 x 650 + 0.5 x 200 + 800 = 1,625:
+    1,904.159 - 400 = 1,504.159 ns."""
+    got = decode_trip.round_trip_ns(400, 0.5, 200, 64_000, 64_000, 64_000, 100, 1, 100, 2, ROUND)
+    assert got == pytest.approx(1504.1595, abs=1e-3)
+
+
+def test_h200_facts():
+    """hw_profiles/h200_sxm.toml: port 65 B/cycle x 1.98 GHz = 128.7 B/ns; one SM's DRAM rate
+    41 x 1.98 = 81.18 B/ns; the loaded line 205 ns + (1582 - 205) / 4238.4 = 0.324887 ns per
+    B/ns; idle 660 ns."""
+    f = decode_trip.facts(Machine(H200, "cta"))
+    assert f.port_bytes_per_ns == pytest.approx(128.7)
+    assert f.sm_dram_bytes_per_ns == pytest.approx(81.18)
+    assert f.base_ns == 205 and f.idle_ns == 660
+    assert f.slope_ns_per_byte_ns == pytest.approx(1377 / 4238.4)
+
+
+def _terms(params, name):
+    a = analyze(GQA, None, H200, params, check=False)
+    return [t.detail for t in a.terms if t.name == name]
+
+
+def test_two_stage_64k_decode_trip_on_the_h200():
+    """gqa_decode B8 HQ32 HKV8 SKV32768 SPLITS16 BLOCK_N128 WARPS4 STAGES2 (Triton measured
+    0.2651 ms, ~4.2 TB/s with one 64 KiB tile in flight a CTA): 1,024 CTAs, one per SM (132 KB
+    of shared memory), every K and V byte from DRAM. A trip's copies leave after its chain,
+    398.66 ns (tfx.analysis.trip_latency / chain_overlap). fetch = max(65,536 / 81.18 =
+    807.29, 65,536 / 128.7 = 509.21, 65,536 / (11,000 / 132 = 83.33) = 786.43) = 807.29;
+    K = 398.66 + 205 + 807.29 = 1,410.95; q = 0.324887 x 132 x 65,536 = 2,810,521;
+    T = (1,410.95 + sqrt(1,990,780 + 11,242,084)) / 2 = (1,410.95 + 3,637.70) / 2 = 2,524.32;
+    the round trip 2,524.32 - 398.66 = 2,125.67 ns (at 3,427 B/ns drawn: 205 + 0.324887 x
+    3,427 = 1,318 ns of loaded latency). Before, 700 ns + 65,536 B at the share 32.11 B/ns =
+    2,741 ns: a trip of 3.14 us, the rows 60-70% too slow."""
+    got = decode_trip.round_trip_ns(398.66, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2,
+                                    decode_trip.facts(Machine(H200, "cta")))
+    assert got == pytest.approx(2125.67, abs=0.05)
+    lines = _terms(dict(B=8, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=128, WARPS=4, STAGES=2),
+                   "stream round trip")
+    assert len(lines) == 1
+    assert "after 398.66 ns" in lines[0] and "= 807.29 ns" in lines[0]
+    assert "2,125.67 ns" in lines[0] and "= 2,524.32 ns" in lines[0]
+
+
+def test_surviving_share():
+    """n = ceil(waves) groups; the last floor(room x n / bytes) + 1 survive:
+    135.81 MB over 3.88 waves, room 31.46 MB: n = 4, floor(31.46 x 4 / 135.81) = floor(0.927) = 0:
+    1 of 4 = 0.25; under one wave: n = 1, all of it; 60 MB over 8 waves, room 30 MB:
+    floor(30 x 8 / 60) + 1 = 5 of 8 = 0.625."""
+    assert launch_handoff.surviving_share(135.81e6, 3.88, 31.46e6) == 0.25
+    assert launch_handoff.surviving_share(135.81e6, 0.78, 31.46e6) == 1
+    assert launch_handoff.surviving_share(60e6, 8, 30e6) == 0.625
+
+
+def test_merge_reads_what_the_split_left_in_l2():
+    """gqa_decode B1 HQ32 SKV32768 SPLITS64 BLOCK_N128 WARPS2 STAGES3: 512 CTAs at one per SM
+    (139 KB of shared memory: 3.88 waves); the split launch moves K + V 2 x 8 x 32,768 x 128 x
+    2 = 134,217,728 B, q 512 x 4 x 128 x 2 = 524,288 B, O_PART 2,048 x 128 x 4 = 1,048,576 B and
+    ML_PART 2,048 x 2 x 4 = 16,384 B: 135,806,976 B; the L2 room 62.91 MB / 2 partitions =
+    31.46 MB; floor(31.46 x 4 / 135.81) + 1 = 1 of 4 groups: 25% of the merge's partial reads
+    hit L2. At SPLITS16 BLOCK_N64 the split is 128 CTAs, under one wave: all of them hit."""
+    line = _terms(dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=64, BLOCK_N=128, WARPS=2, STAGES=3),
+                  "l2 hand-off")
+    assert len(line) == 1
+    assert "135.81 MB" in line[0] and "3.88 waves" in line[0] and "25% of" in line[0]
+    line = _terms(dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=64, WARPS=4, STAGES=3),
+                  "l2 hand-off")
+    assert "100% of" in line[0]
+
+
+def test_merge_streams_one_partial_a_split():
+    """The merge launch loops over the SPLITS partials, one O_PART block a trip (the measured
+    Triton merge, num_stages=1), after the row statistics of all splits."""
+    k = GQA.kernel("gqa_decode")
+    meshes = [s for s in k.body if isinstance(s, MeshRegion)]
+    merge = meshes[1]
+    loops = [s for s in merge.body if isinstance(s, LoopRegion)]
+    assert len(loops) == 1 and loops[0].stages is None
+    loads = [op for op in walk_ops(loops[0].body) if op.opcode == "load"]
+    assert {w.tensor for op in loads for w in op.operands if hasattr(w, "tensor")} == {"O_PART", "ML_PART"}

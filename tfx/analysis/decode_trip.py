@@ -1,0 +1,105 @@
+"""The loads in flight of a streaming serial trip (decode's KV loop) on a GPU (docs/analysis.md,
+section 8, "the round trip of a streaming serial trip").
+
+A split-KV decode CTA streams its K and V tiles from DRAM S-1 trips ahead (Triton's cp.async
+pipeline) and its trip is a serial chain (QK^T, the softmax, PV). By Little's law a trip takes
+at least (what its warps do before the copies leave + the copies' round trip) / (S-1). That
+round trip is the DRAM's latency under the load the SMs put on it plus the tile's bytes at the
+rate one SM brings them in:
+
+* **The loaded latency.** The DRAM part of a tile's round trip grows with the bandwidth all SMs
+  draw (``pipeline.dram_round_trip_unloaded`` + slope x B/ns drawn, the kloop line of
+  ``tfx.analysis.load_trip``), and is never below the idle round trip one SM alone waits
+  (``pipeline.dram_round_trip_idle``, tfx.analysis.memory_parallelism). The bandwidth drawn is
+  U SMs x r CTAs x the trip's DRAM bytes per trip time T, so the round trip is solved with T.
+* **The tile's own transfer** runs at one SM's rate: the slower of its L2 read port
+  (``pipeline.sm_load_bandwidth_per_cycle``) and its DRAM ceiling
+  (``pipeline.sm_dram_bandwidth_per_cycle``), not at its share of the device bandwidth. The
+  share is a throughput bound the copy engine already enforces (r x bytes / share a round);
+  the waiting it stands for when every SM pulls is the queueing the loaded latency holds.
+  Counting both (the latency at 700 ns for a loaded system plus the bytes at the share) made
+  the 2-stage 64 KiB decode trips, which reach ~4 TB/s with one tile in flight a CTA, 60-85%
+  too slow.
+
+The L2-hit share of the trip keeps the L2 latency and its bytes at the SM's share of L2.
+Works on numpy arrays of parameter values (sweeps).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from tfx.analysis.numbers import emax, is_array
+
+
+class StreamFacts(NamedTuple):
+    port_bytes_per_ns: float        # one SM's L2 read port
+    sm_dram_bytes_per_ns: float     # one SM's DRAM ceiling
+    base_ns: float                  # the loaded line's intercept
+    slope_ns_per_byte_ns: float     # ns more per B/ns the SMs draw
+    idle_ns: float                  # the round trip one SM alone waits
+
+
+def facts(m) -> StreamFacts | None:
+    """The profile's facts for the streaming round trip, or None where it lacks one (GPU only)."""
+    if m.kind != "gpu" or not m.dram_bw_device:
+        return None
+    p = m.profile.get
+    port, ceiling = p("pipeline.sm_load_bandwidth_per_cycle", None), p("pipeline.sm_dram_bandwidth_per_cycle", None)
+    base, at_copy = p("pipeline.dram_round_trip_unloaded", None), p("pipeline.dram_round_trip_at_copy_bandwidth", None)
+    idle = p("pipeline.dram_round_trip_idle", None)
+    if None in (port, ceiling, base, at_copy, idle):
+        return None
+    return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, base, (at_copy - base) / m.dram_bw_device, idle)
+
+
+def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns,
+                  r, active_units, stages, f: StreamFacts) -> Any:
+    """ns of one tile's round trip (issue to arrival) in a serial trip whose copies leave after
+    ``waited_ns`` of the trip's chain, S-1 trips ahead (Little's law: (S-1) T = waited + round
+    trip). ``miss``: the share of the trip's wait that is DRAM's (1 when any byte misses:
+    tfx.analysis.memory_parallelism.trip_miss). With
+    K = waited + miss x base + (1 - miss) x L2 latency + fetch, fetch = max(DRAM bytes / the
+    SM's DRAM ceiling, loaded bytes / its port, L2 bytes / its L2 share), and
+    q = miss x slope x U x r x DRAM bytes: (S-1) T^2 - K T - q = 0,
+    T = (K + sqrt(K^2 + 4 (S-1) q)) / (2 (S-1)); the DRAM part at least the idle round trip.
+    Returns (S-1) T - waited."""
+    s1 = emax(stages - 1, 1)
+    fetch = emax(emax(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns),
+                 l2_bytes / l2_share_bytes_per_ns)
+    k = waited_ns + miss * f.base_ns + (1 - miss) * l2_latency_ns + fetch
+    q = miss * f.slope_ns_per_byte_ns * active_units * r * dram_bytes
+    if is_array(k, q, s1):
+        import numpy as np
+        t = (k + np.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
+    else:
+        t = (k + math.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
+    idle = waited_ns + miss * f.idle_ns + (1 - miss) * l2_latency_ns + fetch
+    return emax(s1 * t, idle) - waited_ns
+
+
+def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns,
+             r, active_units, stages, f: StreamFacts) -> str:
+    """One line for the breakdown: the round trip ``round_trip_ns`` solved, with its values."""
+    waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns, r, active_units = (
+        float(x) for x in (waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes,
+                           l2_share_bytes_per_ns, r, active_units))
+    s1 = max(stages - 1, 1)
+    in_flight = round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes,
+                              l2_share_bytes_per_ns, r, active_units, stages, f)
+    trip = (waited_ns + in_flight) / s1
+    drawn = active_units * r * dram_bytes / trip
+    loaded = f.base_ns + f.slope_ns_per_byte_ns * drawn
+    fetch = max(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns,
+                l2_bytes / l2_share_bytes_per_ns)
+    hits = f" + {1 - miss:.1%} x L2 {l2_latency_ns:,.0f}" if miss < 1 else ""
+    return (f"loop at line {line}: the copies of a trip leave after {waited_ns:,.2f} ns of its chain; their round "
+            f"trip waits DRAM's latency under the load all SMs put on it, max(idle {f.idle_ns:,.0f}, "
+            f"{f.base_ns:,.0f} + {f.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {loaded:,.0f}) ns"
+            f"{' x ' + format(miss, '.1%') if miss < 1 else ''}{hits}, solved with the trip time "
+            f"({int(active_units)} SMs x {int(r)} CTAs x {dram_bytes:,.0f} B per trip), plus the tile at one SM's rate, "
+            f"max({dram_bytes:,.0f} B / {f.sm_dram_bytes_per_ns:.1f} B/ns DRAM, {loaded_bytes:,.0f} B / "
+            f"{f.port_bytes_per_ns:.1f} B/ns port, L2 share) = {fetch:,.2f} ns, not at its share of the device "
+            f"(a throughput bound the copy engine keeps): {in_flight:,.2f} ns; {s1} tile(s) in flight: a trip takes "
+            f"at least ({waited_ns:,.2f} + {in_flight:,.2f}) / {s1} = {trip:,.2f} ns")

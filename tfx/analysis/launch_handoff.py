@@ -1,0 +1,100 @@
+"""What one launch hands the next through L2 (docs/analysis.md, section 8, "the hand-off between
+launches").
+
+A kernel of two launches (split-KV decode: the partial outputs and row statistics written by the
+split launch, read back by the merge launch; a split-K GEMM's partial tiles and their reduction)
+runs them back to back on one stream. The L2 is a write-back cache: the lines the first launch
+stores stay in L2 until other traffic evicts them, so the second launch's reads of them hit L2
+if no more than the L2's room was touched between the store and the read. Under LRU that is the
+store's stack distance (Mattson, Gecsei, Slutz and Traiger, "Evaluation techniques for storage
+hierarchies", IBM Systems Journal 1970): every distinct byte the first launch moves after it.
+
+A CTA stores its outputs as it ends, so the CTAs of the first launch's last wave store last and
+their lines survive; a CTA that ends ``k`` waves before the last is followed by about ``k``
+waves' bytes (the launch's global traffic / its waves). Of ``n = ceil(waves)`` groups of CTAs,
+``min(n, floor(room x n / bytes) + 1)`` end within the room: that share of the stored lines is
+still in L2. ``room`` is the L2 capacity over its partitions, as for the reuse across waves
+(tfx.analysis.l2_reuse: each partition caches the lines its own SMs read).
+
+Measured (calibration/h200/measured/issue15 decode.csv, the merge of 64 splits, a loop of one
+dependent load a split): alone after an L2 clear 44-48 us (0.69 us a split, DRAM); right after
+its split launch 26-27 us when that launch was under one wave (0.41 us a split) and 35-41 us
+after 3-5 waves (0.55-0.64 us a split), as the stack distance says: only the last wave's
+partials are still in L2 after a launch that streams 134-268 MB.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tfx.analysis.numbers import emax, is_array
+
+
+def stored_tensors(mesh) -> set:
+    """Names of the global tensors the launch ``mesh`` stores into."""
+    out = set()
+    for node in mesh.walk():
+        op = node.op if node.kind == "op" else None
+        if op is not None and op.opcode == "store" and getattr(op, "target", None) is not None:
+            out.add(op.target.tensor)
+    return out
+
+
+def global_bytes(mesh) -> Any:
+    """Bytes the launch moves through global memory (reads and writes)."""
+    return sum(v for (kind, level, _rw), v in mesh.total.items() if kind == "traffic" and level == "gmem")
+
+
+def surviving_share(total_bytes, waves, room) -> Any:
+    """Share of a launch's stored lines still in L2 when it ends: the CTAs of the last
+    ``floor(room x n / bytes) + 1`` of its ``n = ceil(waves)`` wave groups (arrays elementwise)."""
+    if is_array(total_bytes, waves, room):
+        import numpy as np
+        n = np.maximum(np.ceil(np.asarray(waves, dtype=float)), 1)
+        groups = np.floor(np.asarray(room) * n / np.maximum(np.asarray(total_bytes, dtype=float), 1)) + 1
+        return np.minimum(groups, n) / n
+    n = max(math.ceil(waves), 1)
+    groups = math.floor(room * n / max(total_bytes, 1)) + 1
+    return min(groups, n) / n
+
+
+def handoff(meshes, units, blocks, room) -> dict:
+    """mesh id -> (op id -> share of its reads that hit lines the previous launch stored and
+    left in L2, the facts for the breakdown), for each load of a later launch that reads a
+    tensor the launch just before it stored. ``meshes``: the kernel's top-level meshes in launch
+    order; ``blocks``: mesh id -> CTAs per SM."""
+    out: dict = {}
+    for prev, mesh in zip(meshes, meshes[1:]):
+        stored = stored_tensors(prev)
+        if not stored:
+            continue
+        resident = blocks.get(prev.id, 1) if isinstance(blocks, dict) else blocks
+        waves = prev.positions / emax(units * resident, 1) if is_array(prev.positions, resident) \
+            else prev.positions / max(units * resident, 1)
+        total = global_bytes(prev)
+        share = surviving_share(total, waves, room)
+        ops = {}
+        for node in mesh.walk():
+            op = node.op if node.kind == "op" else None
+            if op is None or op.opcode not in ("load", "copy"):
+                continue
+            if any(getattr(o, "tensor", None) in stored for o in op.operands):
+                ops[node.id] = share
+        if ops:
+            out[mesh.id] = (ops, (share, total, waves, room, prev.label, sorted(stored)))
+    return out
+
+
+def describe(facts, fmt_bytes) -> str | None:
+    """One line for the breakdown of the launch that reads what the previous one stored."""
+    share, total, waves, room, prev, tensors = facts
+    if is_array(share, total, waves):
+        return None
+    n = max(math.ceil(waves), 1)
+    groups = min(n, math.floor(room * n / max(total, 1)) + 1)
+    return (f"{', '.join(tensors)} stored by {prev} as its CTAs end: {fmt_bytes(total)} of global traffic over "
+            f"{waves:.2f} waves, {n} wave group(s) of {fmt_bytes(total / n)}; the last "
+            f"min({n}, floor({fmt_bytes(room)} of L2 room x {n} / {fmt_bytes(total)}) + 1) = {groups} leave "
+            f"their lines in L2 (LRU stack distance): {share * 100:.0f}% of this launch's reads of them hit L2")
+
