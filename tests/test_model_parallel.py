@@ -110,8 +110,10 @@ def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis(kernels
     full = latency("llama3.1-70b", fast, wl, Parallelism.parse(r.ranking[0]["config"])).latency_ns
     # 3.5% apart since one SM's DRAM ceiling (tfx.analysis.memory_parallelism): the few-CTA
     # decode kernels' per-SM rate does not scale with HBM bandwidth, which the analytic split
-    # (a fixed latency floor + a roofline share) does not know
-    assert r.ranking[0]["latency_ns"] == pytest.approx(full, rel=0.04)
+    # (a fixed latency floor + a roofline share) does not know; 4.5% since the decode trip's
+    # round trip carries its tile at that per-SM rate (tfx.analysis.decode_trip: 11.34 ms
+    # analytic against 11.88 ms re-analysed)
+    assert r.ranking[0]["latency_ns"] == pytest.approx(full, rel=0.05)
 
 
 def test_sip_placements():
