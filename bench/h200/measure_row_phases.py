@@ -43,9 +43,11 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 import measure_accuracy as acc  # noqa: E402  (the measured kernels)
-from common import compile_processes, results_in_budget  # noqa: E402
+from common import Campaign, compile_processes, results_in_budget  # noqa: E402
 
-T0 = time.time()
+RUN = Campaign(stamp="[{:6.1f}s] ", stamp_file=False)   # the log file's lines without the stamp
+log = RUN.log
+T0 = RUN.t0
 DEADLINE_S = float(os.environ.get("ROW_DEADLINE_S", "300"))
 M, N = 4096, 16384
 BASE = [(bm, w) for bm in (1, 2) for w in (1, 4, 8, 16)]
@@ -57,15 +59,6 @@ VARIANTS = ("plain", "stamped", "loadstamp")
 FAMILIES = ("rmsnorm", "softmax")
 SLOTS = 8   # int64 per CTA: start_gt, load_gt, reduced_gt, stored_gt, smid, start_clk, reduced_clk, stored_clk
 OUT = None
-_LOG = None
-
-
-def log(*a):
-    s = " ".join(str(x) for x in a)
-    print(f"[{time.time() - T0:6.1f}s] {s}", flush=True)
-    if _LOG is not None:
-        _LOG.write(s + "\n")
-        _LOG.flush()
 
 
 @triton.jit
@@ -331,13 +324,12 @@ def summarize(T, bm, variant):
 
 
 def main():
-    global OUT, _LOG
+    global OUT
     OUT = sys.argv[1] if len(sys.argv) > 1 else "row_phases_out"
-    os.makedirs(OUT, exist_ok=True)
-    _LOG = open(os.path.join(OUT, "log.txt"), "w")
+    RUN.open(OUT, "log.txt")
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0),
         "sms", torch.cuda.get_device_properties(0).multi_processor_count)
-    acc.RUN.log_file = _LOG
+    acc.RUN.log_file = RUN.log_file
     acc.nvsmi()
     jobs = [(f, bm, w, v) for f in FAMILIES for (bm, w) in CONFIGS for v in VARIANTS]
     precompile(jobs, budget_s=min(150, DEADLINE_S / 2))
