@@ -86,16 +86,20 @@ def test_warp_path_gathers_bytes_instead_of_transposing():
 
 
 def test_gather_prices_the_smem_pipe_on_the_warp_mma_clock():
-    """The same 2-warp config: the gathers add 256 wavefronts / (1.98 GHz x 0.907) = 142.55 ns
-    of a CTA's trip to its mma work (the SM's shared-memory pipe serves them while the warps'
-    mma waits); the K-major kernel (gemm_fp8.tile, ldmatrix) has none of it."""
-    params = {"BM": 64, "BN": 32, "BK": 128, "WARPS": 2, "STAGES": 2}
-    kn, _, _ = _nodes(params)
-    km = analyze(parse_file(ROOT / "kernels" / "gemm_fp8.tile"), None, H200, {**SHAPE, **params}, check=False)
+    """The same 2-warp config as compiled (64 threads, 124 registers, 12,288 B: 8 CTAs per SM):
+    the gathers take 8 CTAs x 2 warps x 128 = 2,048 wavefronts of the SM's shared-memory pipe a
+    round = 2048 / (1.98 GHz x 0.907 = 1.79586) = 1,140.40 ns, added to the warps' mma; the
+    K-major kernel (gemm_fp8.tile, ldmatrix) has none of it."""
+    params = {**SHAPE, "BM": 64, "BN": 32, "BK": 128, "WARPS": 2, "STAGES": 2}
+    res = {"threads": 64, "regs": 124, "smem": 12288, "spills": 0}
+    kn = analyze(parse_file(ROOT / "kernels" / "gemm_fp8_kn.tile"), None, H200, params, resources=res, check=False)
+    km = analyze(parse_file(ROOT / "kernels" / "gemm_fp8.tile"), None, H200, params, resources=res, check=False)
     terms = {t.name: t for t in kn.terms}
-    assert "byte gather" in terms and "transpose" not in terms
-    assert "256 cycles of the SM's shared-memory pipe" not in terms["byte gather"].detail    # r CTAs x that
-    assert "128 LDS.U8 per warp" in terms["byte gather"].detail
+    assert "transpose" not in terms
+    detail = terms["byte gather"].detail
+    assert "32 x 128 / 32 = 128 LDS.U8 per warp" in detail
+    assert "8 CTAs x 2 warps x 128 = 2,048 cycles" in detail and "= 1,140.40 ns" in detail
+    assert "byte gather" not in {t.name for t in km.terms}
     assert float(kn.metrics["performance.predicted_ns"]) > float(km.metrics["performance.predicted_ns"])
 
 
@@ -104,6 +108,10 @@ def test_serial_trip_in_the_breakdown():
     a, _, _ = _nodes({"BM": 128, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 2})
     terms = [t for t in a.terms if t.name == "transposed trip"]
     assert terms and "round trips A" in terms[0].detail and "+ B" in terms[0].detail
+    # B 64 x 64: 64 / 16 = 4 lanes a bank, 64 x 64 / 32 x 4 = 512 cycles / 1.98 GHz = 258.59 ns;
+    # the mma 2 x 128 x 64 x 64 = 1,048,576 flop at the fp8 wgmma's rate (
+    # 8192 flop/cycle x 1.98 GHz x fp8 efficiency 0.679 = 11,013.5 flop/ns) = 95.21 ns
+    assert "byte stores 258.6 ns + waited mma 95.2 ns" in terms[0].detail
     a, _, _ = _nodes({"BM": 128, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 4})
     (term,) = [t for t in a.terms if t.name == "transposed trip"]
     assert "A copied stages ahead" in term.detail
