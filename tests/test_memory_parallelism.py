@@ -106,3 +106,43 @@ def test_reads_in_runs_under_a_line_take_longer_from_dram():
     wide = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
                    {"M": 32, "N": 28672, "K": 4096, "BM": 32, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 4})
     assert not any("runs under 128 B" in t.detail for t in wide.terms)
+
+
+def test_a_tail_wave_draws_dram_with_its_own_ctas():
+    """A tail wave of t CTAs on 132 SMs holds ceil(t / 132) on its busiest SM but draws DRAM
+    bandwidth with t CTAs: 224 CTAs are 224 / 132 = 1.69697 a SM, not 2; a full wave of
+    264 = 132 x 2 is 2; never more than the r the SM holds."""
+    assert memory_parallelism.drawing_per_unit(224, 2, 132) == pytest.approx(1.69697, abs=1e-5)
+    assert memory_parallelism.drawing_per_unit(264, 2, 132) == 2
+    assert memory_parallelism.drawing_per_unit(None, 3, 132) == 3
+    assert memory_parallelism.drawing_per_unit(np.array([224, 600]), 2, 132) == pytest.approx([1.69697, 2], abs=1e-5)
+    assert memory_parallelism.drawing_text(2, 132) == "132 SMs x 2 CTAs"
+    assert memory_parallelism.drawing_text(224 / 132, 132) == "224 CTAs on 132 SMs"
+
+
+def test_the_loaded_round_trip_of_a_tail_wave():
+    """12,288 B a trip of which 4,133 B from DRAM, transfer 147.5 ns, 4 stages (3 in flight),
+    132 SMs. K = 122.2222 + 205 + max(147.5, 12,288 / 128.7 = 95.4779) = 474.7222 ns.
+    With the 224 CTAs of a tail wave: q = 0.3248867 x 224 x 4,133 = 300,777.55,
+    T = (474.7222 + sqrt(474.7222^2 + 12 x 300,777.55)) / 6 = 405.4932 ns, a round trip of
+    1,216.48 ns (224 x 4,133 / 405.4932 = 2,283.1 B/ns drawn). Counted as 2 CTAs on every SM
+    (264): q = 354,487.83, T = 431.8563, 1,295.57 ns. Both over the idle floor
+    122.2222 + 660 + 147.5 = 929.72 ns."""
+    f = load_trip.LoadTrip(CHAIN, PORT)
+    d = load_trip.DramRoundTrip(205, (1582 - 205) / 4238.4, 660)
+    tail = load_trip.loaded_round_trip_ns(200, 1, 12288, 147.5, 4133, 224 / 132, 132, 4, f, d)
+    assert tail == pytest.approx(1216.4796, abs=1e-3)
+    assert load_trip.loaded_round_trip_ns(200, 1, 12288, 147.5, 4133, 2, 132, 4, f, d) == pytest.approx(1295.5689, abs=1e-3)
+
+
+def test_breakdown_counts_the_tail_waves_ctas():
+    """gemm.tile 128x14336x4096 at 64x128x32, 4 warps, 4 stages (issue 15's fastest measured
+    configuration of that shape): 2 x 112 = 224 CTAs, under one wave; the memory-parallelism
+    line draws DRAM with those 224, not 132 x 2. A trip's DRAM bytes: B's 32 x 128 x 2 = 8,192 B
+    tile is read by the 2 CTAs of its column, 4,096 B from DRAM; A's 64 x 32 x 2 = 4,096 B tile
+    by the 112 CTAs of its row, 4,096 / 112 = 36.6 B: 4,132.6 = 4,133 B."""
+    g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
+                {"M": 128, "N": 14336, "K": 4096, "BM": 64, "BN": 128, "BK": 32, "WARPS": 4, "STAGES": 4},
+                resources={"threads": 128, "regs": 114, "smem": 49152, "spills": 0})
+    mp = [t for t in g.terms if t.name == "memory parallelism"]
+    assert mp and "224 CTAs on 132 SMs x 4,133 B" in mp[0].detail

@@ -54,6 +54,23 @@ def sm_dram_share(m, active_units) -> Any:
     return share if cap is None else emin(share, cap)
 
 
+def drawing_per_unit(drawing, r, active_units) -> Any:
+    """CTAs per SM whose loads draw DRAM bandwidth together: the CTAs in flight over the SMs
+    they run on. A full wave holds r on every SM; a tail wave of t CTAs holds ceil(t / SMs) on
+    the busiest SM (which sets its time) but draws with t CTAs, not ceil(t / SMs) x SMs:
+    224 CTAs on 132 SMs are 1.70 per SM, not 2. ``drawing`` None: r."""
+    if drawing is None:
+        return r
+    return emin(drawing / active_units, r) if is_array(drawing, r, active_units) else min(drawing / active_units, r)
+
+
+def drawing_text(r, active_units) -> str:
+    """'132 SMs x 2 CTAs', or for a tail wave's fractional share '224 CTAs on 132 SMs'."""
+    if float(r) == int(r):
+        return f"{int(active_units)} SMs x {int(r)} CTAs"
+    return f"{float(r) * active_units:,.0f} CTAs on {int(active_units)} SMs"
+
+
 def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
     """The share of a trip's round trip spent waiting on DRAM: 1 when any of its bytes come
     from DRAM (the trip waits for its slowest load; its L2 hits merge with a co-resident
@@ -79,7 +96,7 @@ def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, sta
             f"{f.overhead_ns:,.1f} ns of chain + max(idle {idle:,.0f}, {d.base_ns:,.0f} + "
             f"{d.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {line:,.0f}) ns + "
             f"max({fetch_ns:,.1f}, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f}) ns = {round_trip_ns:,.1f} ns "
-            f"(solved with the trip time: {int(active_units)} SMs x {int(r)} CTAs x {dram_bytes:,.0f} B per "
+            f"(solved with the trip time: {drawing_text(r, active_units)} x {dram_bytes:,.0f} B per "
             f"{round_trip_ns / s1:,.1f} ns); {s1} tiles in flight: a round takes at least {round_trip_ns / s1:,.1f} ns")
 
 

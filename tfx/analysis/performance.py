@@ -241,11 +241,14 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
+    miss["__drawing__"] = slots       # CTAs in flight together (their DRAM draw: memory_parallelism)
     t_full, engines = batch_time(resident, units)
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
+    miss["__drawing__"] = emax(tail, 1)
     t_tail, e_tail = batch_time(emax(r_tail, 1), emax(active_tail, 1))
+    miss["__drawing__"] = slots
     t_tail_spill = e_tail.get("spill", 0)
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
     # The first full wave of a straight body starts together and runs in lock step, priced
@@ -310,7 +313,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if m.kind == "gpu":
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
             lt.terms.extend(_mma_terms(unit_node, m, warps, on_sm))
-            lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm, min(positions, units)))
+            lt.terms.extend(_load_trip_terms(unit_node, counter, m, miss, warps, on_sm, min(positions, units),
+                                             ratio(min(positions, slots), min(positions, units))))
             share = memory_parallelism.describe_share(m, min(positions, units))
             if share is not None and m.dram_per_unit is None:
                 lt.terms.append(Term("sm dram share", 0, share + " (included in the waves above)"))
@@ -362,9 +366,12 @@ def _scalar(x):
     return float(x)
 
 
-def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, resident, active_units) -> list:
+def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, resident, active_units,
+                     drawing=None) -> list:
     """The load-trip floor of each pipelined loop that loads (tfx.analysis.load_trip); a loop
-    node's executions count its trips, so the body's demand per execution is one trip's."""
+    node's executions count its trips, so the body's demand per execution is one trip's.
+    ``drawing``: CTAs per SM whose loads draw DRAM bandwidth (memory_parallelism.drawing_per_unit)."""
+    drawing = resident if drawing is None else min(drawing, resident)
     facts = load_trip.facts(m) if m.dispatch_single is None else None
     out = []
     if facts is None:
@@ -392,13 +399,13 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
                 fetch = _transfer_ns(body, m, 1, active_units)
                 rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, body.dram,
-                                                    resident, active_units, stages, facts, dram_trip)
+                                                    drawing, active_units, stages, facts, dram_trip)
                 short = memory_parallelism.describe_short_runs(m, float(body.dram), float(body.dram_lines))
                 l2_only = miss.get("__l2_only__", {}).get(c.id, 0)
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
-                    float(body.dram), float(body.global_loads), float(fetch), resident, active_units, stages,
+                    float(body.dram), float(body.global_loads), float(fetch), drawing, active_units, stages,
                     float(rt), facts, dram_trip) + (f"; {short}" if short else "") + " (included in the waves above)"))
     return out
 
@@ -1026,6 +1033,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         body.spill = emax(body.spill, 2 * cta_spill / beyond_l1)
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
+    # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
+    r_draw = memory_parallelism.drawing_per_unit(miss.get("__drawing__"), r, active_units)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
@@ -1078,7 +1087,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # issued at the end of their chains (tfx.analysis.load_trip.streaming_round_trip_ns)
                 unpiped_trip = emax(unpiped_trip, load_trip.streaming_round_trip_ns(
                     0, m.l2_latency, _miss_share(body), body.global_loads, unpiped_fetch, body.dram,
-                    r, active_units, 1, *stream))
+                    r_draw, active_units, 1, *stream))
             unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_trip, 0)
         if serial:
             def compute_ns(c):
@@ -1136,7 +1145,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.get("__l2_only__", {}).get(loop.id, 0)),
                 body.global_loads,
                 _transfer_ns(body, m, 1, active_units), body.dram,
-                r, active_units, stages, trip_facts, dram_trip))
+                r_draw, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
