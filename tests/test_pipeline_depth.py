@@ -20,7 +20,10 @@ slower than both the port and the device's 4238.4 B/ns: SM_DRAM below, the fetch
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from tfx.analysis import load_trip, pipeline_depth
 
 from tfx.analysis.analyze import analyze
 from tfx.hw import load_profile
@@ -77,3 +80,55 @@ def test_two_warps_rule_out_the_warpgroup_mma():
     the load overlapped the mma)."""
     assert _extra_ns(64, 2) == pytest.approx(64 * (64 * 6 / (1.98 * 0.907) + CHAIN + 700 + 16_384 / SM_DRAM),
                                              rel=1e-4)
+
+
+def test_an_unpipelined_trip_waits_dram_when_it_first_reads_a_tile():
+    """memory_parallelism.first_reader_share: a trip waits DRAM when it is the first reader of
+    one of its tiles. A read by 32 CTAs of the wave (miss 1/32) and B by 8 (1/8):
+    1 - (31/32)(7/8) = 1 - 0.84765625 = 0.15234375; a private B (miss 1): 1."""
+    from tfx.analysis import memory_parallelism
+    assert memory_parallelism.first_reader_share([1 / 32, 1 / 8]) == pytest.approx(0.15234375)
+    assert memory_parallelism.first_reader_share([1 / 112, 1.0]) == 1.0
+    assert memory_parallelism.first_reader_share([]) == 0
+    arr = memory_parallelism.first_reader_share([np.array([1 / 32, 0.0]), np.array([1 / 8, 0.0])])
+    assert arr == pytest.approx([0.15234375, 0.0])
+
+
+def test_unpipelined_cycle_is_chain_round_trip_and_compute_in_series():
+    """H200 facts: chain 242 / 1.98 = 122.2222 ns, port 128.7 B/ns, DRAM line 205 ns + 0.3248867
+    ns per B/ns drawn ((1582 - 205) / 4238.4), idle 660 ns.
+    (a) gemm.tile 16x14336x4096 at 16x64x128, 4 warps, STAGES = 1: 224 CTAs on 132 SMs,
+    20,480 B a trip, 16,402 B from DRAM (B's private 16,384 + A's 1,024 / 56 = 18.3), transfer
+    510.83 ns, compute 215.07 ns, first-reader chance 1:
+    K = 122.2222 + 215.07 + 205 + max(510.83, 20,480 / 128.7 = 159.13) = 1,053.1222,
+    q = 0.3248867 x 224 x 16,402 = 1,193,649.5, T = (K + sqrt(K^2 + 4 q)) / 2 = 1,739.374 ns
+    (over the idle floor 122.2222 + 215.07 + 660 + 510.83 = 1,508.12).
+    (b) chance 0.15234375, 16,384 B, 1,272 B from DRAM, 2 CTAs on each of 132 SMs, transfer
+    197 ns, compute 304 ns, L2 200 ns: K = 122.2222 + 304 + 0.15234 x 205 + 0.84766 x 200 + 197
+    = 823.984, q = 0.15234375 x 0.3248867 x 264 x 1,272 = 16,620.64, the line gives
+    T = 843.684; the idle floor 122.2222 + 304 + 0.15234 x 660 + 0.84766 x 200 + 197 = 893.300
+    binds."""
+    f = load_trip.LoadTrip(242 / 1.98, 65 * 1.98)
+    d = load_trip.DramRoundTrip(205, (1582 - 205) / 4238.4, 660)
+    a = pipeline_depth.unpipelined_cycle_ns(200, 1.0, 20480, 510.83, 16402, 224 / 132, 132, 215.07, f, d)
+    assert a == pytest.approx(1739.3744, abs=1e-3)
+    b = pipeline_depth.unpipelined_cycle_ns(200, 0.15234375, 16384, 197, 1272, 2, 132, 304, f, d)
+    assert b == pytest.approx(893.3003, abs=1e-3)
+
+
+def test_breakdown_shows_the_unpipelined_trip():
+    """The same 1-stage configuration (a) in the breakdown: its 224 CTAs on 132 SMs and 1.74 us a
+    trip; the wave's other CTA on each SM overlaps its own (2 x the engines stays under the
+    trip), so 32 more trips (K = 8192 against 4096) add 32 x 1,739.374 = 55,659.97 ns to the
+    tail wave."""
+    def gemm(k):
+        return analyze(parse_file(str(GEMM)), None, load_profile("h200_sxm"),
+                       {"M": 16, "N": 14336, "K": k, "BM": 16, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 1},
+                       resources={"threads": 128, "regs": 72, "smem": 20480, "spills": 0})
+
+    def tail(a):
+        return float([x for x in a.terms if x.name == "tail wave"][0].ns)
+    g = gemm(4096)
+    t = [x for x in g.terms if x.name == "unpipelined trip"]
+    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 1.74 us a trip" in t[0].detail
+    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 1739.374, abs=0.5)

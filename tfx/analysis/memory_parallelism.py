@@ -64,6 +64,19 @@ def drawing_per_unit(drawing, r, active_units) -> Any:
     return emin(drawing / active_units, r) if is_array(drawing, r, active_units) else min(drawing / active_units, r)
 
 
+def first_reader_share(load_misses) -> Any:
+    """The chance that an unpipelined trip waits on DRAM: that it is the first reader of one of
+    its tiles, 1 - prod(1 - m) over its loads' miss ratios m (a load whose tile is read by n
+    CTAs of the wave and fetched from DRAM once misses for 1 / n of them; a tile read by one
+    CTA, B of a GEMM with M <= BM, misses always). An unpipelined trip requests its tiles only
+    when it needs them, so the tile's other readers come later than its round trip and hit
+    L2 (tfx.analysis.pipeline_depth.unpipelined_cycle_ns). Arrays elementwise."""
+    none = 1
+    for miss in load_misses:
+        none = none * (1 - miss)
+    return 1 - none
+
+
 def drawing_text(r, active_units) -> str:
     """'132 SMs x 2 CTAs', or for a tail wave's fractional share '224 CTAs on 132 SMs'."""
     if float(r) == int(r):

@@ -380,9 +380,22 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         if c.kind != "loop" or c is unit_node or any(x.kind == "loop" for x in c.walk() if x is not c):
             continue
         stages = c.stages if c.stages is not None else 1
-        if is_array(stages, c.execs) or stages < 2 or not c.execs or not load_trip.applies(c):
+        if is_array(stages, c.execs) or not c.execs or not load_trip.applies(c):
             continue
         body = _trip_body(c, counter, m, miss, warps)
+        dram_facts = load_trip.dram_facts(m)
+        if stages < 2:
+            if body.global_loads and not is_array(body.global_loads) and dram_facts is not None:
+                # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
+                first, fetch = _first_reader(c, miss), _transfer_ns(body, m, 1, active_units)
+                compute = _compute_one(body, m, active_units, warps)
+                cycle = pipeline_depth.unpipelined_cycle_ns(m.l2_latency, first, body.global_loads, fetch, body.dram,
+                                                            drawing, active_units, compute, facts, dram_facts)
+                out.append(Term("unpipelined trip", 0, pipeline_depth.describe_unpipelined(
+                    c.line, float(first), float(body.global_loads), float(body.dram), float(fetch), float(compute),
+                    float(cycle), resident, memory_parallelism.drawing_text(drawing, active_units), active_units,
+                    facts, lambda x: format_time_ns(float(x))) + " (included in the waves above)"))
+            continue
         loads = body.global_loads
         if loads and not is_array(loads):
             out.append(Term("load trip", 0, f"line {c.line}: " +
@@ -960,6 +973,19 @@ def _trip_share(c, loop):
     return ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
 
 
+def _first_reader(loop: ScopeNode, miss):
+    """The chance an unpipelined trip first reads one of its tiles from DRAM
+    (memory_parallelism.first_reader_share over its global loads' miss ratios)."""
+    loads = [c for c in loop.walk() if c is not loop and c.kind == "op" and c.op is not None
+             and c.op.opcode == "load" and c.per_exec]
+    return memory_parallelism.first_reader_share([miss.get(c.id, 1) for c in loads])
+
+
+def _compute_one(body: Demand, m: Machine, active_units, warps):
+    """One CTA's ns a trip on every engine but the copy (what follows its loads in series)."""
+    return sum(v for k, v in engine_ns(body, m, 1, active_units, warps).items() if k != "copy")
+
+
 def _trip_body(loop: ScopeNode, counter, m: Machine, miss, warps) -> Demand:
     """One trip's demand: each op of the loop's body at its executions per trip."""
     body = Demand()
@@ -1132,6 +1158,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
     serial_chain = 0
+    unpiped_cycle = None           # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth)
     if trip_facts is not None:
         # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
         # through the SM's port (tfx.analysis.load_trip)
@@ -1147,6 +1174,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 _transfer_ns(body, m, 1, active_units), body.dram,
                 r_draw, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
+        if dram_trip is not None:
+            # unpipelined (S = 1): chain, round trip and compute in series, DRAM when the trip
+            # first reads one of its tiles (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
+            unpiped_cycle = pipeline_depth.unpipelined_cycle_ns(
+                m.l2_latency, _first_reader(loop, miss), body.global_loads, _transfer_ns(body, m, 1, active_units),
+                body.dram, r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
         # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the
@@ -1206,6 +1239,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         else:
             single = (lat * (has_loads > 0) + sum(engine_ns(body, m, 1, active_units, warps).values()) + serial_wait
                       + body.link_latency + serial_chain)
+            if unpiped_cycle is not None:
+                single = where(has_loads > 0, unpiped_cycle + serial_wait + body.link_latency, single)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), serial_fill)
@@ -1237,6 +1272,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     else:
         single = ((lat if has_loads else 0) + sum(engine_ns(body, m, 1, active_units, warps).values()) + serial_wait
                   + body.link_latency + serial_chain)
+        if unpiped_cycle is not None and has_loads:
+            single = unpiped_cycle + serial_wait + body.link_latency
         round_ns = emax(_max_engine(e), single)
         fill = 0
         notes = miss.get("__notes__")

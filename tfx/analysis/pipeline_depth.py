@@ -25,6 +25,16 @@ other CTA could fill. Measured (calibration/h200/measured/chain/attn_trip.csv, D
 64 x 32, 4 warps, 16 KiB of K and V a trip, L2-resident): 989, 1110, 1037 and 1227 ns a round
 at 1-4 CTAs per SM at 2 stages against 514, 642 and 955 at 3.
 
+An unpipelined GEMM k-loop (S = 1, ``unpipelined_cycle_ns``) issues its loads at the top of
+each trip into registers, waits for all of them, stores them to shared memory and runs the mma:
+one CTA's trip is the chain, the round trip and the compute in series. Measured
+(calibration/h200/measured/mlp_stage1, one CTA per SM, L2-resident): 128x64x64 on 4 warps
+928 ns a trip at 1 stage against 616 at 2, 64x128x64 950 against 638: the 2-stage round trip
+plus the tile's compute (mma and the store to shared memory, ~270 ns). Its DRAM part is the
+loaded DRAM round trip of ``load_trip.loaded_round_trip_ns`` with one tile in flight, weighted
+by the chance that the trip is the first reader of one of its tiles
+(``memory_parallelism.first_reader_share``).
+
 Everything is int/float or numpy arithmetic (explore's vectorized sweeps).
 """
 
@@ -75,6 +85,34 @@ def exposed_ns(stages, round_trip, async_ns, miss=0) -> Any:
         import numpy as np
         return np.where(np.asarray(stages) == 2, wait, 0.0)
     return wait if stages == 2 else 0
+
+
+def unpipelined_cycle_ns(lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns,
+                         f: load_trip.LoadTrip, d: load_trip.DramRoundTrip) -> Any:
+    """One CTA's trip of an unpipelined GEMM k-loop (S = 1): the issue-and-wait chain, the
+    round trip of its tiles and its compute (mma, stores to shared memory) in series. The
+    round trip waits DRAM with the chance ``first_reader`` (memory_parallelism.
+    first_reader_share), else L2 (``lat``); its DRAM part is the loaded line, solved with the
+    whole trip as the period since a CTA keeps one tile in flight a trip (r CTAs per SM on
+    ``active_units`` SMs draw r x SMs x ``dram_bytes`` per trip):
+    T = (K + sqrt(K^2 + 4 p slope U r D)) / 2, K = chain + compute + p base + (1 - p) lat +
+    max(transfer, bytes / port), at least chain + compute + p idle + (1 - p) lat + max(...)
+    (load_trip.loaded_round_trip_ns with S - 1 = 1). Arrays elementwise."""
+    return load_trip.loaded_round_trip_ns(lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
+                                          1, load_trip.LoadTrip(f.overhead_ns + compute_ns, f.port_bytes_per_ns), d)
+
+
+def describe_unpipelined(line, first_reader, loaded_bytes, dram_bytes, transfer_ns, compute_ns, cycle_ns, r,
+                         drawing, active_units, f: load_trip.LoadTrip, fmt) -> str:
+    """The breakdown's line of an unpipelined GEMM k-loop (scalars)."""
+    port = max(transfer_ns, loaded_bytes / f.port_bytes_per_ns)
+    wait = cycle_ns - f.overhead_ns - compute_ns - port
+    return (f"line {line}: STAGES = 1: a trip loads its {loaded_bytes:,.0f} B, waits for them, then computes: "
+            f"{fmt(f.overhead_ns)} of chain + {fmt(compute_ns)} of compute + {fmt(wait)} of latency (the loaded "
+            f"DRAM round trip with the chance {first_reader * 100:.1f}% that the trip first reads one of its tiles, "
+            f"{dram_bytes:,.0f} B a trip from DRAM drawn by {drawing}; else L2) + max({fmt(transfer_ns)}, "
+            f"{loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns) = {fmt(cycle_ns)} a trip; {int(r)} CTAs per SM "
+            f"overlap theirs")
 
 
 def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, round_ns, fmt, adds, trips) -> str:
