@@ -43,7 +43,10 @@ import triton.language as tl
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEADLINE_S = float(os.environ.get("MLP_DEADLINE_S", "330"))
-KRES_L2 = 512            # K wraps here for the L2 variant
+KRES_L2 = int(os.environ.get("MLP_KRES", "512"))   # K wraps here for the L2 variant
+# MLP_CACHE=.cg: the loads skip L1 (a 1-stage loop's tl.load is an L1-allocating ld.global; with
+# K wrapping, a CTA would re-read its own tiles from L1, which a GEMM never does)
+CACHE_MOD = tl.constexpr(os.environ.get("MLP_CACHE", ""))
 
 
 def log(*a):
@@ -67,8 +70,8 @@ def kloop_kernel(a_ptr, b_ptr, c_ptr, sm_ptr, K, KRES, a_rows_per_cta, b_cols_pe
         # the hint keeps A 16-byte aligned for cp.async (measure_kloop.py: without it A's load
         # is not pipelined)
         kk = tl.multiple_of((k * BK) % KRES, BK)
-        a = tl.load(a_base + kk)
-        b = tl.load(b_base + kk.to(tl.int64) * ldb)
+        a = tl.load(a_base + kk, cache_modifier=CACHE_MOD)
+        b = tl.load(b_base + kk.to(tl.int64) * ldb, cache_modifier=CACHE_MOD)
         acc = tl.dot(a, b, acc)
     offs_cm = pid.to(tl.int64) * BM + offs_m
     tl.store(c_ptr + offs_cm[:, None] * BN + offs_n[None, :], acc.to(c_ptr.dtype.element_ty))
@@ -89,7 +92,8 @@ RES_TILES = [(16, 32, 32, 4), (32, 32, 32, 2), (64, 32, 64, 4)]
 RES_STAGES = [2, 3, 5]
 RES_R = [1, 2, 4, 8, 14]
 # Overrides for a follow-up run without editing the script: MLP_PARTS=resident (which experiments),
-# MLP_RES_STAGES=1, MLP_RES_TILES="128x128x64x8;64x64x128x4" (BMxBNxBKxWARPS), MLP_RES_R=1,2,3,4.
+# MLP_RES_STAGES=1, MLP_RES_TILES="128x128x64x8;64x64x128x4" (BMxBNxBKxWARPS), MLP_RES_R=1,2,3,4,
+# MLP_RES_VARIANTS=private (which of private, dram), MLP_KRES=128 (the private K wrap), MLP_CACHE=.cg.
 PARTS = set(os.environ.get("MLP_PARTS", "sms,smallm,resident").split(","))
 if "MLP_RES_STAGES" in os.environ:
     RES_STAGES = [int(x) for x in os.environ["MLP_RES_STAGES"].split(",")]
@@ -97,6 +101,7 @@ if "MLP_RES_TILES" in os.environ:
     RES_TILES = [tuple(int(v) for v in t.split("x")) for t in os.environ["MLP_RES_TILES"].split(";")]
 if "MLP_RES_R" in os.environ:
     RES_R = [int(x) for x in os.environ["MLP_RES_R"].split(",")]
+RES_VARIANTS = tuple(os.environ.get("MLP_RES_VARIANTS", "private,dram").split(","))
 if "sms" not in PARTS:
     SMS_TILES = []
 if "smallm" not in PARTS:
@@ -252,7 +257,7 @@ def main():
     for tile in RES_TILES:
         for st in RES_STAGES:
             for r in RES_R:
-                for variant in ("private", "dram"):
+                for variant in RES_VARIANTS:
                     plan.append(("resident", variant, tile, st, 132 * r, 8192, r))
     log(f"{len(plan)} runs planned")
     for i, (exp, variant, tile, st, n, kt, r) in enumerate(plan):
