@@ -223,6 +223,9 @@ class _RunState:
         eng_idle = [0] * (units * N_ENG)       # when the engine last became free (for stall accounting)
         chans = [[0] * n_ch for _ in range(units)] if n_ch else None
         dram = [0] * (1 if shared_dram else units)
+        # a copy engine's (unit, DRAM server, channels), by engine key
+        copy_at = [(key // N_ENG, 0 if shared_dram else key // N_ENG, chans[key // N_ENG] if n_ch else None)
+                   for key in range(units * N_ENG)]
         tcm = [0] * units
         link_in = [0] * units                  # inbound link free time per unit (recv)
         upend = [0] * units                    # compute tasks queued on the unit and not started
@@ -418,13 +421,13 @@ def _compute_engine(s: _RunState, note_buffer_stall):
 
 def _copy_engine(s: _RunState):
     """The handler of the copy engine (DMA descriptors over channels, the DRAM share)."""
-    NT, busy, chans, cnt, dram, eng_idle = s.NT, s.busy, s.chans, s.cnt, s.dram, s.eng_idle
-    eng_waiting, heads, heap, hold, lat, n_ch = s.eng_waiting, s.heads, s.heap, s.hold, s.lat, s.n_ch
+    NT, busy, cnt, dram, eng_idle = s.NT, s.busy, s.cnt, s.dram, s.eng_idle
+    eng_waiting, heads, heap, hold, lat = s.eng_waiting, s.heads, s.heap, s.hold, s.lat
     nxt_end, nxt_engine, occ, off, push = s.nxt_end, s.nxt_engine, s.occ, s.off, s.push
     queues, r_spec, rec = s.queues, s.r_spec, s.rec
-    replace, shared_dram, t_deps, t_done, t_end = s.replace, s.shared_dram, s.t_deps, s.t_done, s.t_end
+    replace, t_deps, t_done, t_end = s.replace, s.t_deps, s.t_done, s.t_end
     t_floor, t_slot, t_wait, tcm, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.work
-    eng_blocked, st, stl = s.eng_blocked, s.st, s.stl
+    eng_blocked, st, stl, copy_at = s.eng_blocked, s.st, s.stl, s.copy_at
 
     def try_copy(key: int, now: int) -> None:
         """Start the copy engine's queued transfers that can start at ``now``."""
@@ -478,9 +481,7 @@ def _copy_engine(s: _RunState):
                 ns, sm, descs, nd, label, tile, dsum = r_spec[r]
             # start the transfer
             if unit < 0:
-                unit = key // N_ENG
-                srv = 0 if shared_dram else unit
-                ch = chans[unit] if n_ch else None
+                unit, srv, ch = copy_at[key]
             cs = now
             dfree = dram[srv]
             if ch is not None:
@@ -900,9 +901,13 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
                     eng_blocked[key] = False
                     tries[key](key, now)
             p = arg // NT
-            c = arg if one_task_each else p * NC + r_cmd[arg - p * NT]
-            left = c_left[c] - 1
-            c_left[c] = left
+            if one_task_each:
+                c = arg             # (and its command's only task: c_left, read only here, is left)
+                left = 0
+            else:
+                c = p * NC + r_cmd[arg - p * NT]
+                left = c_left[c] - 1
+                c_left[c] = left
             if left == 0:
                 c_end[c] = now
                 left = p_left[p] - 1
