@@ -235,10 +235,10 @@ class PeriodicFastForward:
             return (r - refs[p][1], t_done[x], te - T if te >= 0 else None,
                     tuple(w) if w is not None else None)
 
-        unpack = self.unpack_entry
+        unpack = self.unpack_entries
         try:
             heap_c = [(t - T, k, (a // NT, a % NT - refs[a // NT][1]) if k == 0 else a)
-                      for (t, k, a) in map(unpack, sorted(self.heap))]
+                      for (t, k, a) in unpack(sorted(self.heap))]
         except KeyError:            # an END of a finished position: cannot be
             return None
         keys_c = []
@@ -594,9 +594,8 @@ class PeriodicFastForward:
                 for i, v in enumerate(ch):
                     ch[i] = (v if v > T else T) + D
         # (an entry's time and an END's task move; the order stays: all times move alike)
-        heap, unpack, dt = self.heap, self.unpack_entry, D << self.TIME_SHIFT
-        for i, e in enumerate(heap):
-            _, k, x = unpack(e)
+        heap, dt = self.heap, D << self.TIME_SHIFT
+        for i, (e, (_, k, x)) in enumerate(zip(heap, self.unpack_entries(heap))):
             heap[i] = e + dt + (m * shifts[x // NT][1] if k == 0 else 0)
 
     def _repeat_counters_and_events(self, a: dict, m: int, dT: int, dtile: int) -> None:
