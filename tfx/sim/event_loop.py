@@ -316,7 +316,6 @@ def _compute_starter(s: _RunState):
     NT, busy, eng_idle, heads, heap, occ = s.NT, s.busy, s.eng_idle, s.heads, s.heap, s.occ
     nxt_end = s.nxt_end
     off, push, r_spec, rec, t_end, tcm, upend = s.off, s.push, s.r_spec, s.rec, s.t_end, s.tcm, s.upend
-    work = s.work
 
     def start_compute(key: int, h: int, tid: int, now: int) -> None:
         """Start ``tid``, the head (index ``h``) of compute engine ``key``: the checks passed."""
@@ -325,14 +324,12 @@ def _compute_starter(s: _RunState):
         upend[unit] -= 1
         e = key - unit * N_ENG
         end = now + ns
-        work[e] += ns
         if sm:
             s0 = tcm[unit]
             if now > s0:
                 s0 = now
             s0 += sm
             tcm[unit] = s0
-            work[SMEM] += sm
             if s0 > end:
                 end = s0
         busy[key] = end
@@ -354,8 +351,8 @@ def _compute_engine(s: _RunState, note_buffer_stall):
     push, queues, t_deps, t_done, t_floor = s.push, s.queues, s.t_deps, s.t_done, s.t_floor
     eng_blocked = s.eng_blocked
     t_slot, t_wait = s.t_slot, s.t_wait
-    eng_idle, occ, off, r_spec, rec, t_end, tcm, upend, work = (s.eng_idle, s.occ, s.off, s.r_spec, s.rec,
-                                                                s.t_end, s.tcm, s.upend, s.work)
+    eng_idle, occ, off, r_spec, rec, t_end, tcm, upend = (s.eng_idle, s.occ, s.off, s.r_spec, s.rec,
+                                                          s.t_end, s.tcm, s.upend)
 
     def try_compute(key: int, now: int) -> None:
         """Start the head task of a compute engine if it can start at ``now`` (its END retries)."""
@@ -397,14 +394,12 @@ def _compute_engine(s: _RunState, note_buffer_stall):
         upend[unit] -= 1
         e = key - unit * N_ENG
         end = now + ns
-        work[e] += ns
         if sm:
             s0 = tcm[unit]
             if now > s0:
                 s0 = now
             s0 += sm
             tcm[unit] = s0
-            work[SMEM] += sm
             if s0 > end:
                 end = s0
         busy[key] = end
@@ -426,7 +421,7 @@ def _copy_engine(s: _RunState):
     nxt_end, nxt_engine, occ, off, push = s.nxt_end, s.nxt_engine, s.occ, s.off, s.push
     queues, r_spec, rec = s.queues, s.r_spec, s.rec
     replace, t_deps, t_done, t_end = s.replace, s.t_deps, s.t_done, s.t_end
-    t_floor, t_slot, t_wait, tcm, work = s.t_floor, s.t_slot, s.t_wait, s.tcm, s.work
+    t_floor, t_slot, t_wait, tcm = s.t_floor, s.t_slot, s.t_wait, s.tcm
     eng_blocked, st, stl, copy_at = s.eng_blocked, s.st, s.stl, s.copy_at
 
     def try_copy(key: int, now: int) -> None:
@@ -510,9 +505,7 @@ def _copy_engine(s: _RunState):
                 end = dfree + lat
             else:
                 end = dfree + lat
-            cnt[0] += nd
             dram[srv] = dfree
-            work[COPY] += ns
             occ[COPY] += end - now
             busy[key] = cs
             if sm:
@@ -521,7 +514,6 @@ def _copy_engine(s: _RunState):
                     s0 = now
                 s0 += sm
                 tcm[unit] = s0
-                work[SMEM] += sm
                 if s0 > end:
                     end = s0
             h += 1
@@ -538,10 +530,10 @@ def _copy_engine(s: _RunState):
 def _link_engine(s: _RunState):
     """The handler of the link engine (send / recv / allreduce transfers)."""
     NT, busy, eng_idle, eng_waiting, heads = s.NT, s.busy, s.eng_idle, s.eng_waiting, s.heads
-    heap, link_in, occ, off, push = s.heap, s.link_in, s.occ, s.off, s.push
+    heap, link_in, off, push = s.heap, s.link_in, s.off, s.push
     nxt_end, nxt_engine = s.nxt_end, s.nxt_engine
     queues, r_spec, rec, t_deps, t_done, t_end = s.queues, s.r_spec, s.rec, s.t_deps, s.t_done, s.t_end
-    t_floor, t_wait, tcm, work = s.t_floor, s.t_wait, s.tcm, s.work
+    t_floor, t_wait, tcm = s.t_floor, s.t_wait, s.tcm
     eng_blocked = s.eng_blocked
 
     def try_link(key: int, now: int) -> None:
@@ -590,15 +582,12 @@ def _link_engine(s: _RunState):
                 busy[key] = sent
                 eng_idle[key] = sent
             end = sent + descs[0]
-            work[LINK] += ns
-            occ[LINK] += ns
             if sm:
                 s0 = tcm[unit]
                 if now > s0:
                     s0 = now
                 s0 += sm
                 tcm[unit] = s0
-                work[SMEM] += sm
                 if s0 > end:
                     end = s0
             h += 1
@@ -992,6 +981,22 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     for p in range(len(p_unit)):
         if p_done_at[p] is not None and p_done_at[p] > makespan:
             makespan = p_done_at[p]
+    # a task's own work (its engine's and the on-chip port's ns, a copy's descriptors, the
+    # link's occupancy) is the same every time it runs: counted per task from which ran
+    # (a started task has an end; the fast-forward marks the tasks it jumps over so), not
+    # added task by task in the loop
+    for r in range(NT):
+        ran = t_end[r::NT]
+        k = len(ran) - ran.count(-1)
+        if k:
+            ns, sm, _, nd, _, _, _ = r_spec[r]
+            e = r_eng[r]
+            work[e] += ns * k
+            work[SMEM] += sm * k
+            if e == COPY:
+                cnt[0] += nd * k
+            elif e == LINK:
+                occ[LINK] += ns * k
     b.makespan = makespan
     b.stalls = dict(zip(STALLS, st))
     b.stall_ops = stl
