@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, decode_trip, l2_reuse, launch_handoff, load_trip, memory_parallelism,
+from tfx.analysis import (chain_overlap, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip, memory_parallelism,
                           mma_layout, mma_path, pipeline_depth, row_body, transpose_trip, trip_latency)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
@@ -76,6 +76,7 @@ class SpillInfo(NamedTuple):
     fraction: Any                 # that over the thread's live register tiles (0..1)
     cta_smem: Any                 # shared memory per CTA (takes its share of the L1 SRAM)
     compiled: bool = False        # from the compiler's count, not the estimate
+    regs: Any = None              # registers allocated per thread (tfx.analysis.spill_traffic)
 
 
 def spill_fraction(spill_bytes, rmem_bytes_per_thread):
@@ -215,6 +216,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         local = local_memory(m, spill, threads, on_sm)
         miss['__spill__'] = (spill.fraction, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
+        miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
     else:
         miss['__spill__'] = (None, None, 0, None)
     warps = ratio(threads, 32) if threads is not None else 4
@@ -567,6 +569,14 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
 def _warp_mma_clock(m: Machine):
     """GHz of the SM while its warps run mma.sync (warp_mma.clock_fraction of clock.core)."""
     return m.clock_ghz * (m.warp_mma.clock_fraction if m.warp_mma is not None else 1)
+
+
+def _loop_warp_mma(loop: ScopeNode, m: Machine, warps):
+    """The warp mma of the first dot in ``loop`` (None where it takes the warpgroup mma)."""
+    for c in loop.walk():
+        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot"):
+            return _warp_mma(c, m, warps)
+    return None
 
 
 def _warp_mma(node: ScopeNode, m: Machine, warps):
@@ -1056,7 +1066,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # operand tiles stream through the SM's L1/shared SRAM in between, so the evicted
         # state does not stay in L1: it comes back from L2 (DRAM when the machine's spilled
         # bytes exceed L2) at the rate the SMs' own loads and stores reach it.
-        body.spill = emax(body.spill, 2 * cta_spill / beyond_l1)
+        # On the warp mma a spilled accumulator is touched at every k-step of the trip
+        # (tfx.analysis.spill_traffic).
+        spb, regs = miss.get("__spill_regs__", (0, None))
+        trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps))
+        body.spill = emax(body.spill, trip.bytes_per_trip / beyond_l1)
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
     # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
