@@ -312,6 +312,14 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"of its register bytes through local memory; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
                 f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
+            for loop in unit_node.walk():
+                if loop.kind == "loop" and any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
+                                               for c in loop.walk()):
+                    trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
+                                                    _loop_warp_mma(loop, m, warps))
+                    lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
+                        trip, local.beyond_l1, local.beyond_level) + " (included in the waves above)"))
+                    break
         if m.kind == "gpu":
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
             lt.terms.extend(_mma_terms(unit_node, m, warps, on_sm))

@@ -47,6 +47,7 @@ class SpillTrip(NamedTuple):
     acc_spilled: Any             # accumulator words per thread in local memory
     ksteps: Any                  # warp-mma k-steps per trip (1 on the warpgroup mma)
     threads: Any
+    regs: Any = None             # registers allocated per thread
 
 
 def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
@@ -58,7 +59,7 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
     words = spill_bytes_per_thread / WORD
     once = 2 * threads * spill_bytes_per_thread
     if warp is None or regs is None:
-        return SpillTrip(once, words, 0, 0, 0, 1, threads)
+        return SpillTrip(once, words, 0, 0, 0, 1, threads, regs)
     acc = warp.warp_m * warp.warp_n / 32
     fragments = (warp.warp_m + warp.warp_n) * K_STEP * F16_BYTES / 32 / WORD
     ksteps = warp.k / K_STEP
@@ -68,7 +69,7 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
         moved = where(warp.applies, moved, once)
         acc_spilled = where(warp.applies, acc_spilled, 0)
         ksteps = where(warp.applies, ksteps, 1)
-    return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads)
+    return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads, regs)
 
 
 def describe(t: SpillTrip, rate_bytes_per_ns, level: str) -> str:
@@ -78,7 +79,7 @@ def describe(t: SpillTrip, rate_bytes_per_ns, level: str) -> str:
                 f"{t.threads} threads = {float(t.bytes_per_trip):,.0f} B a trip from {level} at "
                 f"{float(rate_bytes_per_ns):.1f} GB/s per SM")
     return (f"warp mma: accumulator {float(t.acc_words):,.0f} + one k-step's operands {float(t.fragment_words):,.0f} "
-            f"words per thread against the registers leave {float(t.acc_spilled):,.0f} accumulator words in local memory, "
+            f"words per thread over {float(t.regs):,.0f} registers: {float(t.acc_spilled):,.0f} accumulator words in local memory, "
             f"touched at each of {float(t.ksteps):.0f} k-steps: 2 x 4 B x {t.threads} threads x "
             f"({float(t.acc_spilled):,.0f} x {float(t.ksteps):.0f} + {float(t.spilled_words - t.acc_spilled):,.0f}) = "
             f"{float(t.bytes_per_trip):,.0f} B a trip from {level} at {float(rate_bytes_per_ns):.1f} GB/s per SM")
