@@ -626,6 +626,7 @@ def _dispatcher(s: _RunState, start_position, tries):
         pf = p_free[p]
         i = p_next[p]
         left = p_left[p]
+        deps = p_deps[p]            # (only the first command looked at can be waiting)
         while True:
             if pf > now:
                 p_free[p] = pf
@@ -645,7 +646,6 @@ def _dispatcher(s: _RunState, start_position, tries):
                     start_position(unit, now)
                 return
             cost, n, comp, t0, ring, eng, label, tile, sdj = cmd[i]
-            deps = p_deps[p]
             if deps is None:
                 # first look at command i: the ring slot's readers still in flight, then
                 # its dependencies (a command not blocked now waits for nothing)
@@ -737,7 +737,7 @@ def _dispatcher(s: _RunState, start_position, tries):
                 if waited > 0:
                     st[last] += waited
                     stl[label * 4 + last] += waited
-                p_deps[p] = None
+                p_deps[p] = deps = None
                 slot = p_slot[p]
                 p_slot[p] = None
             c = cbase + i
