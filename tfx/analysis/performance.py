@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from tfx.analysis import (chain_overlap, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip, memory_parallelism,
-                          mma_layout, mma_path, pipeline_depth, row_body, transpose_trip, trip_latency)
+                          mma_layout, mma_path, pipeline_depth, row_body, transpose_trip, trip_latency, uneven_tail)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -244,12 +244,16 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     full_waves = positions // slots
     tail = positions - full_waves * slots
     miss["__drawing__"] = slots       # CTAs in flight together (their DRAM draw: memory_parallelism)
+    miss["__loop_ns__"] = {}          # loop id -> its ns in one CTA of the full batch (uneven_tail)
     t_full, engines = batch_time(resident, units)
+    loop_ns = miss.pop("__loop_ns__")
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
     miss["__drawing__"] = emax(tail, 1)
+    miss["__loop_ns__"] = {}
     t_tail, e_tail = batch_time(emax(r_tail, 1), emax(active_tail, 1))
+    loop_ns_tail = miss.pop("__loop_ns__")
     miss["__drawing__"] = slots
     t_tail_spill = e_tail.get("spill", 0)
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
@@ -262,7 +266,20 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     waves_ns = row_body.waves_ns(full_waves, t_first, t_full)
     launch_ns = m.launch_ns
     fill_ns = m.dram_latency
-    total = launch_ns + fill_ns + waves_ns + t_tail
+    # CTAs of unequal trip counts (causal attention) drift apart after the first wave and the
+    # last ones launched end the launch (tfx.analysis.uneven_tail: list scheduling)
+    spreads = uneven_tail.spreads(unit_node, counter.env) if m.kind == "gpu" else None
+    uneven = uneven_tail.tail(spreads, loop_ns, t_full, positions, slots)
+    uneven_ns = longest = 0
+    if uneven is not None:
+        # more than a wave: list scheduling; one wave or less: they start together and the
+        # longest CTA ends the launch
+        longest = uneven_tail.longest_ns(spreads, loop_ns_tail, t_tail)
+        uneven_ns = where(positions > slots,
+                          where(uneven_tail.applies(uneven, positions, slots),
+                                emax(uneven.makespan_ns - (waves_ns + t_tail), 0), 0),
+                          emax(longest - t_tail, 0))
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -289,6 +306,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                  f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
+        if uneven_ns:
+            lt.terms.append(Term("uneven tail", uneven_ns,
+                                 uneven_tail.detail(uneven, waves_ns + t_tail, format_time_ns) if positions > slots
+                                 else uneven_tail.detail_one_wave(uneven, longest, t_tail, format_time_ns)))
         if m.dma_channels and m.dma_hold and per_pos.descriptors:
             transfer = _transfer_ns(per_pos, m, 1, units)
             held = (transfer + per_pos.descriptors * m.dram_latency) / m.dma_channels
@@ -731,6 +752,8 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             no_trip = not is_array(c.trips, node.execs) and c.trips * node.execs == 0
             k = 0 if no_trip else ratio(c.execs, node.execs * c.trips)
             total = total + t * k
+            if "__loop_ns__" in miss:
+                miss["__loop_ns__"][c.id] = t * k
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
         else:  # nested mesh (warps/threads), composite, call: their ops run in this scope's order
