@@ -58,7 +58,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import closed_queue, mma_layout, mma_path
-from tfx.analysis.numbers import emax, emin, is_array, where
+from tfx.analysis.numbers import emax, emin, is_array
 
 
 class Stations(NamedTuple):

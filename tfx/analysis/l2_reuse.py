@@ -216,7 +216,6 @@ def describe_cross(info: dict) -> list[str]:
             formula = (f"an index that advances every {period} positions: the wave shares with the previous one "
                        f"the value it starts in, {raw * 100:.1f}% of its CTAs over the waves (straddle_share)")
         first = max(1 - W / span, 0)
-        share = raw * first if fits else 0
         if not raw:
             continue
         out.append(f"line {line}: {formula}; x (1 - {W} / {span} positions: the first wave of each run of "

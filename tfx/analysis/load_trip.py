@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import emax, is_array, where
+from tfx.analysis.numbers import emax, is_array
 
 
 class LoadTrip(NamedTuple):

@@ -29,7 +29,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from tfx.errors import SourceLocation, TfxError, read_text_file
 

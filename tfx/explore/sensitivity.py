@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 
 from tfx.errors import TfxError
 from tfx.explore.evaluate import Context, build_checks, evaluate_columns

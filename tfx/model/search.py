@@ -23,7 +23,7 @@ import numpy as np
 
 from tfx.errors import TfxError
 from tfx.explore.pareto import pareto_front
-from tfx.model.latency import Configs, Evaluation, evaluate, result_at
+from tfx.model.latency import Configs, Evaluation, evaluate
 from tfx.model.presets import ModelConfig, load_model
 from tfx.model.system import Parallelism, System, Workload, load_system, validate
 
@@ -371,7 +371,6 @@ def hw_sweep(model: ModelConfig | str, hw: str | System = "h200_nvl8", workload:
     for k in HW_KNOBS:
         if 1.0 not in fac[k]:
             fac[k] = tuple(sorted(set(fac[k]) | {1.0}))
-    t_setup = time.perf_counter()
     cfg, _ = enumerate_configs(model, wl, system, max_devices, "both")
     parts = sweep_parts(model, wl, system, cfg)
     t0 = time.perf_counter()

@@ -30,7 +30,7 @@ from fractions import Fraction
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
 from tfx.analysis.performance import engine_ns, op_demand
-from tfx.ir.nodes import Capture, ValueRef, Window
+from tfx.ir.nodes import ValueRef, Window
 
 # Engine indices (events store the index; ENGINE_NAMES[i] is its name).
 DISPATCH, COPY, TENSOR, SMEM, VECTOR, SPECIAL, LINK = range(7)
