@@ -1,11 +1,12 @@
 """The round trip of a streaming serial trip (tfx.analysis.decode_trip) and what one launch hands
 the next through L2 (tfx.analysis.launch_handoff), with every expected number derived by hand."""
 
+import re
 from pathlib import Path
 
 import pytest
 
-from tfx.analysis import decode_trip, launch_handoff
+from tfx.analysis import decode_trip, launch_handoff, memory_parallelism
 from tfx.analysis.analyze import analyze
 from tfx.analysis.machine import Machine
 from tfx.hw import load_profile
@@ -58,6 +59,22 @@ def test_l2_hits_keep_the_l2_latency():
     assert got == pytest.approx(1504.1595, abs=1e-3)
 
 
+def test_tail_wave_draws_with_its_own_ctas():
+    """A tail wave of 224 CTAs on 132 SMs at r = ceil(224 / 132) = 2 a SM draws DRAM with its
+    224 CTAs (memory_parallelism.drawing_per_unit: 224 / 132 = 1.69697 a SM), not 2 x 132 = 264.
+    The trip of the first test on 132 SMs: K = 1,400 as there; q = 0.3 x 132 x (224 / 132) x
+    64,000 = 0.3 x 224 x 64,000 = 4,300,800; T = (1,400 + sqrt(1,960,000 + 17,203,200)) / 2 =
+    (1,400 + sqrt(19,163,200)) / 2 = (1,400 + 4,377.579) / 2 = 2,888.790; the round trip
+    2,888.790 - 400 = 2,488.790 ns. Drawing with 264 CTAs it was q = 0.3 x 264 x 64,000 =
+    5,068,800, T = (1,400 + sqrt(22,235,200)) / 2 = (1,400 + 4,715.422) / 2 = 3,057.711: 2,657.711."""
+    r_draw = memory_parallelism.drawing_per_unit(224, 2, 132)
+    assert r_draw == pytest.approx(224 / 132)
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, r_draw, 132, 2, ROUND)
+    assert got == pytest.approx(2488.790, abs=1e-3)
+    assert decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 2, 132, 2, ROUND) == pytest.approx(
+        2657.711, abs=1e-3)
+
+
 def test_h200_facts():
     """hw_profiles/h200_sxm.toml: port 65 B/cycle x 1.98 GHz = 128.7 B/ns; one SM's DRAM rate
     41 x 1.98 = 81.18 B/ns; the loaded line 205 ns + (1582 - 205) / 4238.4 = 0.324887 ns per
@@ -93,6 +110,22 @@ def test_two_stage_64k_decode_trip_on_the_h200():
     assert len(lines) == 1
     assert "after 398.66 ns" in lines[0] and "= 807.29 ns" in lines[0]
     assert "2,125.67 ns" in lines[0] and "= 2,524.32 ns" in lines[0]
+
+
+def test_decode_tail_wave_draws_with_its_ctas_on_the_h200():
+    """gqa_decode B1 HQ32 HKV8 SKV131072 SPLITS28 BLOCK_N32 WARPS8 STAGES3: B x HKV x SPLITS =
+    1 x 8 x 28 = 224 CTAs, under one wave, 2 on the busiest SM: the stream round trip draws with
+    224 CTAs on 132 SMs, each trip's K and V tiles 2 x 32 x 128 x 2 = 16,384 B from DRAM, so the
+    bandwidth drawn is 224 x 16,384 = 3,670,016 B per trip time T (the line's own T, rounded to
+    0.01 ns: within 0.5 B/ns of the printed figure); 2 x 132 = 264 CTAs would draw 18% more."""
+    lines = _terms(dict(B=1, HQ=32, HKV=8, SKV=131072, D=128, SPLITS=28, BLOCK_N=32, WARPS=8, STAGES=3),
+                   "stream round trip")
+    assert len(lines) == 1
+    assert "(224 CTAs on 132 SMs x 16,384 B per trip)" in lines[0]
+    drawn = float(re.search(r"x ([\d,]+) B/ns drawn", lines[0]).group(1).replace(",", ""))
+    trip = float(re.search(r"= ([\d,.]+) ns$", lines[0].removesuffix(" (included in the waves above)"))
+                 .group(1).replace(",", ""))
+    assert drawn == pytest.approx(3_670_016 / trip, abs=0.51)
 
 
 def test_surviving_share():

@@ -11,7 +11,9 @@ rate one SM brings them in:
   draw (``pipeline.dram_round_trip_unloaded`` + slope x B/ns drawn, the kloop line of
   ``tfx.analysis.load_trip``), and is never below the idle round trip one SM alone waits
   (``pipeline.dram_round_trip_idle``, tfx.analysis.memory_parallelism). The bandwidth drawn is
-  U SMs x r CTAs x the trip's DRAM bytes per trip time T, so the round trip is solved with T.
+  U SMs x r CTAs x the trip's DRAM bytes per trip time T, so the round trip is solved with T;
+  r is the CTAs per SM that draw together (``memory_parallelism.drawing_per_unit``, the rule of
+  the k-loop's loaded round trip): a tail wave of t CTAs draws with t, not ceil(t / U) x U.
 * **The tile's own transfer** runs at one SM's rate: the slower of its L2 read port
   (``pipeline.sm_load_bandwidth_per_cycle``) and its DRAM ceiling
   (``pipeline.sm_dram_bandwidth_per_cycle``), not at its share of the device bandwidth. The
@@ -30,6 +32,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from tfx.analysis import memory_parallelism
 from tfx.analysis.numbers import emax, is_array
 
 
@@ -62,7 +65,8 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
     tfx.analysis.memory_parallelism.trip_miss). With
     K = waited + miss x base + (1 - miss) x L2 latency + fetch, fetch = max(DRAM bytes / the
     SM's DRAM ceiling, loaded bytes / its port, L2 bytes / its L2 share), and
-    q = miss x slope x U x r x DRAM bytes: (S-1) T^2 - K T - q = 0,
+    q = miss x slope x U x r x DRAM bytes (r: CTAs per SM drawing DRAM, fractional in a tail
+    wave: memory_parallelism.drawing_per_unit): (S-1) T^2 - K T - q = 0,
     T = (K + sqrt(K^2 + 4 (S-1) q)) / (2 (S-1)); the DRAM part at least the idle round trip.
     Returns (S-1) T - waited."""
     s1 = emax(stages - 1, 1)
@@ -98,7 +102,8 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
             f"trip waits DRAM's latency under the load all SMs put on it, max(idle {f.idle_ns:,.0f}, "
             f"{f.base_ns:,.0f} + {f.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {loaded:,.0f}) ns"
             f"{' x ' + format(miss, '.1%') if miss < 1 else ''}{hits}, solved with the trip time "
-            f"({int(active_units)} SMs x {int(r)} CTAs x {dram_bytes:,.0f} B per trip), plus the tile at one SM's rate, "
+            f"({memory_parallelism.drawing_text(r, active_units)} x {dram_bytes:,.0f} B per trip), "
+            f"plus the tile at one SM's rate, "
             f"max({dram_bytes:,.0f} B / {f.sm_dram_bytes_per_ns:.1f} B/ns DRAM, {loaded_bytes:,.0f} B / "
             f"{f.port_bytes_per_ns:.1f} B/ns port, L2 share) = {fetch:,.2f} ns, not at its share of the device "
             f"(a throughput bound the copy engine keeps): {in_flight:,.2f} ns; {s1} tile(s) in flight: a trip takes "

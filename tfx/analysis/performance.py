@@ -1264,9 +1264,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         if stream_facts is not None:
             # a streaming serial trip (decode's KV loop): the copies' round trip at the loaded DRAM
             # latency, solved with the trip time, and the tile at the SM's own rate, not its share
-            # of the device (tfx.analysis.decode_trip)
+            # of the device (tfx.analysis.decode_trip); a tail wave draws with its own CTAs (r_draw)
             stream_args = (waited, _miss_share(body), m.l2_latency, emax(body.dram, body.dram_lines), body.l2,
-                           body.global_loads, m.l2_bw_device / active_units, r, active_units, stages, stream_facts)
+                           body.global_loads, m.l2_bw_device / active_units, r_draw, active_units, stages, stream_facts)
             in_flight = decode_trip.round_trip_ns(*stream_args)
             stream_notes = miss.get("__stream_notes__")
             if stream_notes is not None and not is_array(*stream_args[:-1]) and stages >= 2:
