@@ -3,6 +3,12 @@
 
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_spill_sass.py OUTDIR
+or without a GPU (pip install triton==3.6.0, the version of the issue-15 runs; its own ptxas
+and cuobjdump compile for sm_90):
+    python3 bench/h200/measure_spill_sass.py OUTDIR --cpu
+The --cpu path gives the JIT's specialization by hand (pointers and the multiples of 16 get
+tt.divisibility 16, the unit strides are the constant 1), as tools/compile.py does; its
+registers and spills are cuobjdump -res-usage's REG and STACK / 4.
 
 No kernel is timed. The script compiles bench/h200/triton_kernels.py's matmul_kernel (the
 kernel of the issue-15 gemm rows, launched as bench/h200/measure_accuracy.py launches it) at
@@ -85,32 +91,94 @@ def counts(lines, inside):
     return c
 
 
-def worker(c):
-    import torch
+def compile_cpu(c):
+    """The kernel compiled for sm_90 with no GPU: (asm, regs, spills, shared)."""
     import triton
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
     from triton_kernels import matmul_kernel
+    fam, M, N, K, bm, bn, bk, st, g, lay = c[:10]
+    ptr = "*fp8e4nv" if fam.startswith("gemm_fp8") else "*bf16"
+    sbk, sbn = (N, 1) if lay == "kn" else (1, K)
+    ints = dict(M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=sbk, stride_bn=sbn, stride_cm=N, stride_cn=1)
+    names = matmul_kernel.arg_names
+    sig = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": "*bf16"}
+    consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=g)
+    attrs = {(i,): [["tt.divisibility", 16]] for i in range(3)}
+    for key, v in ints.items():
+        if v == 1:
+            consts[key] = 1
+        else:
+            sig[key] = "i32"
+            if v % 16 == 0:
+                attrs[(names.index(key),)] = [["tt.divisibility", 16]]
+    sig = {key: sig.get(key, "constexpr") for key in names}
+    k = triton.compile(ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs),
+                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=WARPS, num_stages=st))
+    cub = os.path.join("/tmp", name_of(c) + ".cubin")
+    with open(cub, "wb") as f:
+        f.write(k.asm["cubin"])
+    usage = subprocess.run([cuobjdump_path(), "-res-usage", cub], capture_output=True, text=True, timeout=60).stdout
+    regs = int(re.search(r"REG:(\d+)", usage).group(1))
+    stack = int(re.search(r"STACK:(\d+)", usage).group(1))
+    return k.asm, regs, stack // 4, k.metadata.shared
+
+
+def cuobjdump_path():
+    import triton
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    return tool if os.path.exists(tool) else "cuobjdump"
+
+
+def local_touches(lines, inside):
+    """Words loaded and stored per local address ([R1+off]) inside the span."""
+    ld, st = {}, {}
+    for at, text in lines:
+        if not inside(at):
+            continue
+        op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
+        if op[:3] in ("LDL", "STL"):
+            words = {"": 1, ".64": 2, ".128": 4}.get(op[3:].replace(".LU", ""), 1)
+            mm = re.search(r"\[R1(?:\+(0x[0-9a-f]+))?\]", text)
+            base = int(mm.group(1) or "0", 16) if mm else -1
+            for j in range(words):
+                d = ld if op.startswith("LDL") else st
+                d[base + 4 * j] = d.get(base + 4 * j, 0) + 1
+    return ld, st
+
+
+def compile_gpu(c):
+    """The kernel compiled as measure_accuracy.py's launch compiles it: (asm, regs, spills, shared)."""
+    import torch
+    from triton_kernels import matmul_kernel
+    fam, M, N, K, bm, bn, bk, st, g, lay = c[:10]
+    dt = torch.float8_e4m3fn if fam.startswith("gemm_fp8") else torch.bfloat16
+    A = torch.empty(64, device="cuda", dtype=dt)
+    B = torch.empty(64, device="cuda", dtype=dt)
+    C = torch.empty(64, device="cuda", dtype=torch.bfloat16)
+    sbk, sbn = (N, 1) if lay == "kn" else (1, K)
+    grid = (((M + bm - 1) // bm) * ((N + bn - 1) // bn),)
+    k = matmul_kernel.warmup(A, B, C, M, N, K, K, 1, sbk, sbn, N, 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                             GROUP_M=g, num_warps=WARPS, num_stages=st, grid=grid)
+    k._init_handles()
+    return k.asm, k.n_regs, k.n_spills, k.metadata.shared
+
+
+def worker(c):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     fam, M, N, K, bm, bn, bk, st, g, lay, regs_meas, spills_meas = c
     name = name_of(c)
     t = time.time()
     try:
-        dt = torch.float8_e4m3fn if fam.startswith("gemm_fp8") else torch.bfloat16
-        A = torch.empty(64, device="cuda", dtype=dt)
-        B = torch.empty(64, device="cuda", dtype=dt)
-        C = torch.empty(64, device="cuda", dtype=torch.bfloat16)
-        sbk, sbn = (N, 1) if lay == "kn" else (1, K)
-        grid = (((M + bm - 1) // bm) * ((N + bn - 1) // bn),)
-        k = matmul_kernel.warmup(A, B, C, M, N, K, K, 1, sbk, sbn, N, 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                                 GROUP_M=g, num_warps=WARPS, num_stages=st, grid=grid)
-        k._init_handles()
+        if "--cpu" in sys.argv:
+            asm, n_regs, n_spills, shared = compile_cpu(c)
+        else:
+            asm, n_regs, n_spills, shared = compile_gpu(c)
         cub = os.path.join("/tmp", name + ".cubin")
         with open(cub, "wb") as f:
-            f.write(k.asm["cubin"])
-        tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
-        if not os.path.exists(tool):
-            tool = "cuobjdump"
-        sass = subprocess.run([tool, "-sass", cub], capture_output=True, text=True, timeout=120).stdout
-        ttgir = k.asm.get("ttgir", "")
+            f.write(asm["cubin"])
+        sass = subprocess.run([cuobjdump_path(), "-sass", cub], capture_output=True, text=True, timeout=120).stdout
+        ttgir = asm.get("ttgir", "")
         wpc = re.search(r"warpsPerCTA = \[(\d+), (\d+)\]", ttgir[ttgir.find("nvidia_mma"):] if "nvidia_mma" in ttgir else ttgir)
         lines = []
         for ln in sass.splitlines():
@@ -121,16 +189,20 @@ def worker(c):
         lo, hi = span if span else (1, 0)
         ins = counts(lines, lambda a: lo <= a <= hi)
         outs = counts(lines, lambda a: not (lo <= a <= hi))
+        ld, stw = local_touches(lines, lambda a: lo <= a <= hi)
         body = "\n".join(f"/*{a:04x}*/ {t}" for a, t in lines if lo <= a <= hi)
         row = dict(kernel=name, family=fam, M=M, N=N, K=K, BM=bm, BN=bn, BK=bk, WARPS=WARPS, STAGES=st,
                    GROUP_M=g, layout=lay, regs_measured=regs_meas, spills_measured=spills_meas,
-                   n_regs=k.n_regs, n_spills=k.n_spills, shared=k.metadata.shared,
+                   n_regs=n_regs, n_spills=n_spills, shared=shared,
                    mma_warps=("%sx%s" % wpc.groups()) if wpc else "",
                    loop_lo=f"{lo:#x}", loop_hi=f"{hi:#x}",
                    **{"loop_" + key: ins.get(key, 0) for key in
                       ("insns", "HMMA", "LDSM", "LDL_n", "LDL_bytes", "STL_n", "STL_bytes")},
                    **{"out_" + key: outs.get(key, 0) for key in
                       ("insns", "HMMA", "LDSM", "LDL_n", "LDL_bytes", "STL_n", "STL_bytes")},
+                   loop_LDL_words_distinct=len(ld), loop_STL_words_distinct=len(stw),
+                   loop_load_only_words=len(set(ld) - set(stw)),
+                   loop_reloads_beyond_once=sum(ld.values()) - len(ld),
                    compile_s=round(time.time() - t, 1), error="")
         return row, sass, body, ttgir
     except Exception as exc:  # noqa: BLE001
@@ -146,9 +218,12 @@ def main():
         print(s, flush=True)
         logf.write(s + "\n")
         logf.flush()
-    import torch
     import triton
-    log("torch", torch.__version__, "triton", triton.__version__, "gpu", torch.cuda.get_device_name(0))
+    if "--cpu" in sys.argv:
+        log("triton", triton.__version__, "compiled for sm_90 without a GPU (--cpu)")
+    else:
+        import torch
+        log("torch", torch.__version__, "triton", triton.__version__, "gpu", torch.cuda.get_device_name(0))
     t0 = time.time()
     rows = []
     tar = tarfile.open(os.path.join(OUT, "sass.tar.gz"), "w:gz")
