@@ -29,11 +29,10 @@ Works on numpy arrays of parameter values (sweeps).
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
-from tfx.analysis import memory_parallelism
-from tfx.analysis.numbers import emax, is_array
+from tfx.analysis import load_trip, memory_parallelism
+from tfx.analysis.numbers import emax
 
 
 class StreamFacts(NamedTuple):
@@ -45,16 +44,16 @@ class StreamFacts(NamedTuple):
 
 
 def facts(m) -> StreamFacts | None:
-    """The profile's facts for the streaming round trip, or None where it lacks one (GPU only)."""
-    if m.kind != "gpu" or not m.dram_bw_device:
+    """The profile's facts for the streaming round trip, or None where it lacks one (GPU only):
+    the loaded DRAM line of ``load_trip.dram_facts`` with the SM's port and DRAM ceiling."""
+    if m.kind != "gpu":
         return None
-    p = m.profile.get
-    port, ceiling = p("pipeline.sm_load_bandwidth_per_cycle", None), p("pipeline.sm_dram_bandwidth_per_cycle", None)
-    base, at_copy = p("pipeline.dram_round_trip_unloaded", None), p("pipeline.dram_round_trip_at_copy_bandwidth", None)
-    idle = p("pipeline.dram_round_trip_idle", None)
-    if None in (port, ceiling, base, at_copy, idle):
+    d = load_trip.dram_facts(m)
+    port, ceiling = (m.profile.get("pipeline.sm_load_bandwidth_per_cycle", None),
+                     m.profile.get("pipeline.sm_dram_bandwidth_per_cycle", None))
+    if d is None or d.idle_ns is None or None in (port, ceiling):
         return None
-    return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, base, (at_copy - base) / m.dram_bw_device, idle)
+    return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, d.base_ns, d.slope_ns_per_byte_ns, d.idle_ns)
 
 
 def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns,
@@ -69,18 +68,12 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
     wave: memory_parallelism.drawing_per_unit): (S-1) T^2 - K T - q = 0,
     T = (K + sqrt(K^2 + 4 (S-1) q)) / (2 (S-1)); the DRAM part at least the idle round trip.
     Returns (S-1) T - waited."""
-    s1 = emax(stages - 1, 1)
-    fetch = emax(emax(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns),
-                 l2_bytes / l2_share_bytes_per_ns)
-    k = waited_ns + miss * f.base_ns + (1 - miss) * l2_latency_ns + fetch
-    q = miss * f.slope_ns_per_byte_ns * active_units * r * dram_bytes
-    if is_array(k, q, s1):
-        import numpy as np
-        t = (k + np.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
-    else:
-        t = (k + math.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
-    idle = waited_ns + miss * f.idle_ns + (1 - miss) * l2_latency_ns + fetch
-    return emax(s1 * t, idle) - waited_ns
+    # load_trip's loaded round trip with the chain before the issue as its overhead and the
+    # tile's non-port transfer (DRAM ceiling, L2 share) as its transfer: the same K, q and idle floor
+    transfer = emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)
+    d = load_trip.DramRoundTrip(f.base_ns, f.slope_ns_per_byte_ns, f.idle_ns)
+    return load_trip.loaded_round_trip_ns(l2_latency_ns, miss, loaded_bytes, transfer, dram_bytes, r, active_units,
+                                          stages, load_trip.LoadTrip(waited_ns, f.port_bytes_per_ns), d) - waited_ns
 
 
 def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns,
