@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from tfx.analysis import closed_queue, mma_layout, mma_path
+from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth
 from tfx.analysis.numbers import emax, emin, is_array
 
 
@@ -82,8 +82,7 @@ def cycle_ns(tensor, simt, delay, resident):
 
 def scores_mma(loop):
     """The mma whose result the trip reads (attention's QK^T), or None."""
-    return next((c for c in loop.walk() if c.kind == "op" and c.op is not None
-                 and c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None
+    return next((c for c in loop.mma_ops() if getattr(c, "per_exec_shape", None) is not None
                  and mma_path.used_in_trip(loop, c)), None)
 
 
@@ -113,8 +112,8 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     shared-memory port ns of mma c a trip, ``delay`` the trip's exposed latency
     (tfx.analysis.trip_latency.exposed_ns)."""
     tensor = 0
-    for c in loop.walk():
-        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") and c.per_exec:
+    for c in loop.mma_ops():
+        if c.per_exec:
             tensor = tensor + mma_path.group_ns(c, loop, m, warps, tensor_ns(c), smem_ns(c) if smem_ns else None)
     # the mmas' operands and the trip's copies share the SM's shared-memory port: a CTA's
     # tensor phase is no shorter than the trip's port time (tfx.analysis.performance's smem engine)
@@ -135,11 +134,7 @@ def issue_ns(loop, m, warps, st: Stations, tensor_ns: Callable[[Any], Any]):
     mmas that run on asynchronously (mma_path.properly_async: attention's PV), its vector
     and special-function work and its exposed latency; the trip's bookkeeping
     (pipeline.iteration_overhead) is left out as in mma_path.prefetch_wait."""
-    running = 0
-    for c in loop.walk():
-        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") and c.per_exec:
-            running = running + mma_path.properly_async(c, loop, m, warps) * mma_path.group_ns(
-                c, loop, m, warps, tensor_ns(c))
+    running = pipeline_depth.async_mma_ns(loop, m, warps, tensor_ns)
     return emax(st.mma - running, 0) + st.simt - m.iteration_ns + st.delay
 
 

@@ -114,6 +114,10 @@ class ScopeNode:
         for c in self.children:
             yield from c.walk()
 
+    def mma_ops(self):
+        """The matrix-multiply op nodes (``mma`` and ``dot``) of this scope and below, in walk order."""
+        return (c for c in self.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot"))
+
 
 class Counter:
     def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any]):

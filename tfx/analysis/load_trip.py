@@ -36,7 +36,7 @@ def applies(loop) -> bool:
     """The floor is measured on a GEMM k-loop: a body with an mma, none of them chained to
     another (attention's trip is one serial chain of two mmas and a softmax, priced by its
     own terms)."""
-    mmas = [x for x in loop.walk() if x.kind == "op" and x.op is not None and x.op.opcode in ("mma", "dot")]
+    mmas = list(loop.mma_ops())
     return bool(mmas) and not any(getattr(x, "mma_chained", False) for x in mmas)
 
 

@@ -114,7 +114,7 @@ def prefetch_wait(loop, m, warps, tensor_ns, other_ns):
     work (``other_ns``). A loop whose every mma is properly async (a GEMM's k-loop on
     warpgroup mmas) issues it while the mmas run: 0. A loop with no mma waits for its vector
     work. ``tensor_ns(node)``: one position's tensor ns per trip of that mma."""
-    mmas = [c for c in loop.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")]
+    mmas = list(loop.mma_ops())
     if not mmas:
         return other_ns
     every_async = 1

@@ -334,8 +334,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
                 f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
             for loop in unit_node.walk():
-                if loop.kind == "loop" and any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
-                                               for c in loop.walk()):
+                if loop.kind == "loop" and any(loop.mma_ops()):
                     trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
                                                     _loop_warp_mma(loop, m, warps))
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
@@ -602,10 +601,8 @@ def _warp_mma_clock(m: Machine):
 
 def _loop_warp_mma(loop: ScopeNode, m: Machine, warps):
     """The warp mma of the first dot in ``loop`` (None where it takes the warpgroup mma)."""
-    for c in loop.walk():
-        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot"):
-            return _warp_mma(c, m, warps)
-    return None
+    c = next(loop.mma_ops(), None)
+    return None if c is None else _warp_mma(c, m, warps)
 
 
 def _warp_mma(node: ScopeNode, m: Machine, warps):
@@ -1090,8 +1087,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     body = _trip_body(loop, counter, m, miss, warps)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
     frac, _, cta_spill, beyond_l1 = miss.get("__spill__", (None, None, 0, None))
-    if frac is not None and any(c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
-                                for c in loop.walk()):
+    if frac is not None and any(loop.mma_ops()):
         # Values the compiler evicted across a k-loop are its mma state: every trip reloads
         # and re-stores all of them, whatever share of one op's bytes that is. The trip's
         # operand tiles stream through the SM's L1/shared SRAM in between, so the evicted

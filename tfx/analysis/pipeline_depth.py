@@ -60,8 +60,8 @@ def async_mma_ns(loop, m, warps, tensor_ns: Callable[[Any], Any]) -> Any:
     """ns of one CTA's trip on mmas that run on while the trip goes on (mma_path.properly_async:
     attention's PV), which the copies' flight overlaps."""
     running = 0
-    for c in loop.walk():
-        if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot") and c.per_exec:
+    for c in loop.mma_ops():
+        if c.per_exec:
             running = running + mma_path.properly_async(c, loop, m, warps) * mma_path.group_ns(
                 c, loop, m, warps, tensor_ns(c))
     return running

@@ -53,8 +53,7 @@ class TransposedTrip(NamedTuple):
 
 
 def _mma(loop):
-    return next((c for c in loop.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
-                 and getattr(c, "per_exec_shape", None) is not None), None)
+    return next((c for c in loop.mma_ops() if getattr(c, "per_exec_shape", None) is not None), None)
 
 
 def warpgroup_share(loop, inst, warps):
