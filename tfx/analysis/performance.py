@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from tfx.analysis import (chain_overlap, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip, memory_parallelism,
-                          mma_layout, mma_path, pipeline_depth, row_body, transpose_trip, trip_latency, uneven_tail)
+                          mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body, transpose_trip,
+                          trip_latency, uneven_tail)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -279,7 +280,20 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                           where(uneven_tail.applies(uneven, positions, slots),
                                 emax(uneven.makespan_ns - (waves_ns + t_tail), 0), 0),
                           emax(longest - t_tail, 0))
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns
+    # A persistent kernel's CTAs walk the tiles round-robin: the longest one runs the whole
+    # rounds and a last round with only TILES mod CTAS CTAs pulling (tfx.analysis.persistent_rounds)
+    rounds = persistent_rounds.find(unit_node, counter.env) if m.kind == "gpu" else None
+    rounds_ns = tile_full = tile_last = 0
+    if rounds is not None:
+        tile_full = where(tail > 0, persistent_rounds.tile_ns(rounds, loop_ns_tail),
+                          persistent_rounds.tile_ns(rounds, loop_ns))
+        miss["__drawing__"] = emax(rounds.extra, 1)
+        miss["__loop_ns__"] = {}
+        batch_time(emax(cdiv(rounds.extra, units), 1), emax(emin(rounds.extra, units), 1))
+        tile_last = persistent_rounds.tile_ns(rounds, miss.pop("__loop_ns__"))
+        miss["__drawing__"] = slots
+        rounds_ns = where(positions <= slots, persistent_rounds.extra_ns(rounds, tile_full, tile_last), 0)
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -310,6 +324,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             lt.terms.append(Term("uneven tail", uneven_ns,
                                  uneven_tail.detail(uneven, waves_ns + t_tail, format_time_ns) if positions > slots
                                  else uneven_tail.detail_one_wave(uneven, longest, t_tail, format_time_ns)))
+        if rounds is not None and positions <= slots:
+            lt.terms.append(Term("last round", rounds_ns,
+                                 persistent_rounds.detail(rounds, tile_full, tile_last, format_time_ns)))
         if m.dma_channels and m.dma_hold and per_pos.descriptors:
             transfer = _transfer_ns(per_pos, m, 1, units)
             held = (transfer + per_pos.descriptors * m.dram_latency) / m.dma_channels
