@@ -78,11 +78,12 @@ def test_tail_wave_draws_with_its_own_ctas():
 def test_h200_facts():
     """hw_profiles/h200_sxm.toml: port 65 B/cycle x 1.98 GHz = 128.7 B/ns; one SM's DRAM rate
     41 x 1.98 = 81.18 B/ns; the loaded line 205 ns + (1582 - 205) / 4238.4 = 0.324887 ns per
-    B/ns; idle 660 ns."""
+    B/ns; idle 557 ns (the median of (S-1) x T - 122.2 - bytes / 81.18 over the six 1-SM rows of
+    calibration/h200/measured/mlp: 554, 613, 659, 539, 560, 504 -> (554 + 560) / 2 = 557)."""
     f = decode_trip.facts(Machine(H200, "cta"))
     assert f.port_bytes_per_ns == pytest.approx(128.7)
     assert f.sm_dram_bytes_per_ns == pytest.approx(81.18)
-    assert f.base_ns == 205 and f.idle_ns == 660
+    assert f.base_ns == 205 and f.idle_ns == 557
     assert f.slope_ns_per_byte_ns == pytest.approx(1377 / 4238.4)
 
 

@@ -13,8 +13,9 @@ every byte from DRAM once; each CTA recorded its %smid, one CTA per SM):
   of the device bandwidth (4238 GB/s / 132 = 32 B/ns) is below it; when few do (a decode step
   at batch 1 on 8-32 SMs, a small grid), it is the SM's ceiling: ``sm_dram_share``.
 * **The idle round trip** (``pipeline.dram_round_trip_idle``). A tile's DRAM round trip with
-  no other traffic is ~660 ns beyond the trip's chain and its bytes through the port (median
-  of the six unpipelined-latency-bound runs on one SM: 601-747 ns), not the 205 ns intercept
+  no other traffic is ~557 ns beyond the trip's chain and its bytes at the SM's DRAM ceiling
+  (median of the six latency-bound runs on one SM: 504-659 ns; the transfer the model adds on
+  one SM is that ceiling's, so the fact is taken net of it), not the 205 ns intercept
   of the loaded line (``dram_round_trip_unloaded``) fitted on 132-SM rows above 1.2 TB/s: the
   round trip only grows with load above the idle one (``tfx.analysis.load_trip``).
 * **Short runs from DRAM** (``memory.gmem.bandwidth_short_runs``). Reads whose contiguous runs

@@ -109,6 +109,10 @@ def extra_ns(rounds: Rounds, tile_full, tile_last) -> Any:
     return longest - rounds.mean * tile_full
 
 
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
 def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
     """The breakdown's line (scalars)."""
     extra = int(rounds.extra)
@@ -118,9 +122,9 @@ def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
     longest = fewest * tile_full + (tile_last if extra else 0)
     mean = float(rounds.mean)
     if not extra:
-        return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full rounds: every CTA "
+        return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full round{_s(fewest)}: every CTA "
                 f"runs {fewest} tiles of {fmt(tile_full)}")
-    return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full rounds and a last round "
+    return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full round{_s(fewest)} and a last round "
             f"of {extra} tiles ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
             f"(all {ctas} CTAs pulling) + 1 x {fmt(tile_last)} (only {extra} pulling) = {fmt(longest)}, "
             f"against the mean CTA's {mean:.4g} x {fmt(tile_full)} = {fmt(mean * tile_full)}")
