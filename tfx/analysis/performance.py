@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip, memory_parallelism,
-                          mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body, transpose_trip,
-                          trip_latency, uneven_tail)
+from tfx.analysis import (chain_overlap, cta_launch, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
+                          memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
+                          transpose_trip, trip_latency, uneven_tail)
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -264,6 +264,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     t_first = t_full
     if straight:
         t_first, _ = _scope_time(unit_node, counter, m, miss, warps, resident, units, positions)
+        t_first = cta_launch.bound(t_first, resident, m)     # its CTAs start at the SM's launch rate
     waves_ns = row_body.waves_ns(full_waves, t_first, t_full)
     launch_ns = m.launch_ns
     fill_ns = m.dram_latency
@@ -299,6 +300,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
     if full_body is not None and full_body.chain > full_body.throughput:
         bound_by = "latency"      # one CTA's serial chain outlasts the engines: latency-bound
+    if full_body is not None and not is_array(full_body.ns) and cta_launch.binds(
+            max(full_body.throughput, full_body.chain, full_body.queued), resident, m):
+        bound_by = "the CTA launch rate"   # r short CTAs end faster than the SM starts them
     l2_total = per_pos.l2
     hit = 1 - ratio(per_pos.dram, l2_total) if not is_array(l2_total) and l2_total else 0
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
@@ -337,7 +341,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"{format_time_ns(float(held))} of channel time against {format_time_ns(float(transfer))} "
                 f"of transfer" + (" (the copy engine's bound)" if held > transfer else "")))
         if full_body is not None:
-            lt.terms.append(Term("overlap", 0, row_body.describe(full_body, resident, format_time_ns)
+            lt.terms.append(Term("overlap", 0, row_body.describe(full_body, resident, format_time_ns, m)
                                  + " (included in the waves above)"))
         if local is not None and not is_array(spill.fraction):
             spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)

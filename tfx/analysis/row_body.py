@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tfx.analysis import closed_queue
+from tfx.analysis import closed_queue, cta_launch
 from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, is_array, where
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
@@ -92,7 +92,7 @@ class BodyTime(NamedTuple):
     queued: Any = 0               # the r CTAs queueing at the memory pipe (mva_cycle)
     dram_ns: Any = 0              # the r CTAs' DRAM bytes at the SM's DRAM share
     l2_ns: Any = 0                # all their global bytes at the SM's share of L2
-
+    launch_floor: Any = 0         # r CTA launches at the SM's launch interval (cta_launch)
 
 
 def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=True):
@@ -274,8 +274,11 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     service = emax(memory / r, chain_parts["copy"] + chain_parts["spill"])
     think = chain - chain_parts["copy"] - chain_parts["spill"]
     queued = mva_cycle(r, service, think)
-    ns = emax(emax(throughput, chain), queued)
-    return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns), engines
+    # the SM starts its r CTAs no faster than its launch rate (tfx.analysis.cta_launch)
+    launch_floor = cta_launch.floor_ns(r, m)
+    ns = emax(emax(emax(throughput, chain), queued), launch_floor)
+    return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns,
+                    launch_floor), engines
 
 
 def waves_ns(full_waves, first_ns, batch_ns):
@@ -308,9 +311,10 @@ def mva_cycle(r, service, think):
     return where(r >= 1, cycle, 0) if is_array(r, cycle) else (cycle if r >= 1 else 0)
 
 
-def describe(bt: BodyTime, r, fmt) -> str:
+def describe(bt: BodyTime, r, fmt, m=None) -> str:
     """The breakdown line: the batch is the longest of the throughput, one CTA's chain and
-    the r CTAs' queue at the memory pipe, with values."""
+    the r CTAs' queue at the memory pipe, with values; where the SM's CTA launch rate sets
+    it (``m`` given), the launch floor's words (tfx.analysis.cta_launch) end the line."""
     parts = " + ".join(f"{name} {fmt(float(v))}" for name, v in bt.chain_parts.items() if float(v) > 0)
     ctas = "1 CTA" if r == 1 else f"{r} CTAs"
     # the queue lies between the two bounds; the longer bound names what limits the batch
@@ -321,7 +325,10 @@ def describe(bt: BodyTime, r, fmt) -> str:
         spill = float(bt.throughput) - max(float(bt.dram_ns), float(bt.l2_ns))
         if spill > 0.005:
             memory += f" + spill {fmt(spill)}"
-    return (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
+    line = (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
             f"({bt.bound} over {ctas}{memory}), one CTA's chain {fmt(float(bt.chain))} = latency "
             f"{fmt(float(bt.latency))} + {parts}, queue of {ctas} {fmt(float(bt.queued))} at the "
-            f"memory pipe) = {fmt(float(bt.ns))}, bound by the {side}")
+            f"memory pipe)")
+    if m is not None and float(bt.launch_floor) > max(float(bt.throughput), float(bt.chain), float(bt.queued)):
+        return f"{line}; {cta_launch.describe(r, m, fmt)}"
+    return f"{line} = {fmt(float(bt.ns))}, bound by the {side}"

@@ -189,6 +189,9 @@ PROFILE_SPEC = TableSpec({
     }, "CUDA occupancy calculator inputs"),
     "launch": TableSpec({
         "overhead": FactSpec("time", "nonnegative", "host time per kernel launch"),
+        "cta_interval": FactSpec("time", "positive",
+                                 "time between two CTA launches on one SM (the block scheduler's rate): "
+                                 "r resident CTAs that do little work take at least r of it"),
     }, "kernel launch"),
     "local": TableSpec({
         "l1_capacity": FactSpec("bytes", "positive",
