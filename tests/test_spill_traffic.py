@@ -1,7 +1,8 @@
 """The local-memory bytes a spilling k-loop trip moves (tfx.analysis.spill_traffic).
 
-Numbers from hw_profiles/h200_sxm.toml: local.l2_bandwidth 5577 GB/s / 132 SMs = 42.25 B/ns
-per SM. Every expected number below is derived in its docstring or comment."""
+Numbers from hw_profiles/h200_sxm.toml: local.l2_bandwidth 7360 GB/s / 132 SMs = 55.7575... B/ns
+per SM (calibration/h200/measured/spill_local). Every expected number below is derived in its
+docstring or comment."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.spill_traffic import kloop_trip
+import numpy as np
+import pytest
+
+from tfx.analysis.spill_traffic import in_series, kloop_trip
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -63,21 +67,47 @@ def test_accumulator_spill_is_at_most_the_compiled_frame():
     assert t.bytes_per_trip == 409_600
 
 
+def test_the_rest_of_a_spilling_trip_runs_after_its_local_traffic():
+    """in_series: local 100 ns, then the busiest of tensor 30, smem 50, copy 20 ns: 150 ns;
+    a trip whose copies are its longest part: 100 + 80 = 180 ns. Elementwise over a sweep."""
+    assert in_series(100, 30, 50, 20) == 150
+    assert in_series(100, 30, 50, 80) == 180
+    got = in_series(np.array([100.0, 10.0]), np.array([30.0, 40.0]), np.array([50.0, 5.0]), np.array([20.0, 0.0]))
+    assert list(got) == [150.0, 50.0]
+
+
 def test_fp8_gemm_spill_trip_in_the_analysis():
     """The configuration of test_warp_mma_spilled_accumulator_moves_at_every_k_step through
-    analyze: 1,949,184 B a trip at 42.25 B/ns (the working set, 6240 B x 64 threads = 399,360 B
-    per SM, exceeds the L1 that the estimated shared memory leaves, 114.69 KB; x 132 SMs =
-    52.7 MB fits L2's 62.9 MB) = 46,134.6 ns; 4096 / 128 = 32 trips a CTA;
-    512 CTAs on 132 SMs at 1 a SM: 3 full waves and a tail of 116, 4 rounds:
-    4 x 32 x 46,134.6 = 5,905,229 ns of spill at least (the epilogue's per-op share adds a
-    little). The spill trips bound the k-loop: measured 5.963 ms."""
+    analyze: 1,949,184 B a trip at 7360 / 132 = 55.7576 B/ns (the working set, 6240 B x 64
+    threads = 399,360 B per SM, exceeds the L1 that the estimated shared memory leaves; x 132
+    SMs = 52.7 MB fits L2's 62.9 MB) = 1,949,184 x 132 / 7360 = 34,958.2 ns. In series with it
+    the rest of the trip: its busiest engine is the warp mma, 1024 mma.sync x 6 cycles =
+    6,144 cycles at 1.98 GHz x 0.907 (warp_mma.clock_fraction) = 6144 / 1.79586 = 3,421.2 ns;
+    a round 34,958.2 + 3,421.2 = 38,379.4 ns. 4096 / 128 = 32 trips a CTA; 512 CTAs on 132
+    SMs at 1 a SM: 3 full waves and a tail of 116, 4 rounds: 4 x 32 x 38,379.4 =
+    4,912,563 ns of spill engine at least (the epilogue's per-op share adds a little).
+    Measured 5.963 ms (before: 4 x 32 x 1,949,184 / 42.25 = 5.91 ms of spill alone)."""
     m = parse_file(ROOT / "kernels" / "gemm_fp8.tile")
     p = {"M": 4096, "N": 4096, "K": 4096, "BM": 128, "BN": 256, "BK": 128, "WARPS": 2, "STAGES": 4,
          "GROUP_M": 8}
     a = analyze(m, None, H200, p, resources={"regs": 255, "spills": 1560}, check=False)
     trip = [t for t in a.terms if t.name == "spill trip"]
     assert len(trip) == 1
-    assert "(321 x 8 + 1,239) = 1,949,184 B a trip from L2 at 42.2 GB/s" in trip[0].detail
+    assert "(321 x 8 + 1,239) = 1,949,184 B a trip from L2 at 55.8 GB/s" in trip[0].detail
+    assert ("1 CTAs' local traffic 34,958.2 ns + 3,421.2 ns of mma, shared memory and copies = 38,379.4 ns a round"
+            in trip[0].detail)
     spill = [t for t in a.terms if t.name == "spill"][0]
-    per_trip = 1_949_184 / (5577 / 132)
-    assert 4 * 32 * per_trip <= float(spill.ns) <= 4 * 32 * per_trip * 1.01
+    local = 1_949_184 / (7360 / 132)
+    mma = 1024 * 6 / (1.98 * 0.907)
+    assert local == pytest.approx(34_958.2, abs=0.05) and mma == pytest.approx(3_421.2, abs=0.05)
+    assert 4 * 32 * (local + mma) <= float(spill.ns) <= 4 * 32 * (local + mma) * 1.01
+
+
+def test_non_spilling_trip_is_not_put_in_series():
+    """The same GEMM compiled without spills has no spill engine time and no spill terms."""
+    m = parse_file(ROOT / "kernels" / "gemm_fp8.tile")
+    p = {"M": 4096, "N": 4096, "K": 4096, "BM": 128, "BN": 256, "BK": 128, "WARPS": 2, "STAGES": 4,
+         "GROUP_M": 8}
+    a = analyze(m, None, H200, p, resources={"regs": 255, "spills": 0}, check=False)
+    assert not [t for t in a.terms if t.name in ("spill", "spill trip")]
+    assert float(a.launches[0].engines["spill"]) == 0

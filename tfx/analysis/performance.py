@@ -241,6 +241,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
     miss["__notes__"] = {}            # loop id -> mma_path.LoopNote of the full batch (breakdown)
     miss["__stream_notes__"] = {}     # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
+    miss["__spill_series__"] = {}     # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -353,13 +354,15 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
-                f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
+                f"{float(local.bytes_per_ns):.0f} GB/s per SM; a spilling k-loop's trip runs the rest of "
+                f"its round in series (spill trip) (included in the waves above)"))
             for loop in unit_node.walk():
                 if loop.kind == "loop" and any(loop.mma_ops()):
                     trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
                                                     _loop_warp_mma(loop, m, warps))
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
-                        trip, local.beyond_l1, local.beyond_level) + " (included in the waves above)"))
+                        trip, local.beyond_l1, local.beyond_level, miss["__spill_series__"].get(loop.id))
+                        + " (included in the waves above)"))
                     break
         if m.kind == "gpu":
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
@@ -1110,10 +1113,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     frac, _, cta_spill, beyond_l1 = miss.get("__spill__", (None, None, 0, None))
     if frac is not None and any(loop.mma_ops()):
         # Values the compiler evicted across a k-loop are its mma state: every trip reloads
-        # and re-stores all of them, whatever share of one op's bytes that is. The trip's
-        # operand tiles stream through the SM's L1/shared SRAM in between, so the evicted
-        # state does not stay in L1: it comes back from L2 (DRAM when the machine's spilled
-        # bytes exceed L2) at the rate the SMs' own loads and stores reach it.
+        # and re-stores all of them, whatever share of one op's bytes that is, priced from L2
+        # (DRAM when the machine's spilled bytes exceed L2) at the rate the SMs' own local
+        # loads and stores reach it (served from L1 they run only 12-15% faster: spill_traffic).
         # On the warp mma a spilled accumulator is touched at every k-step of the trip
         # (tfx.analysis.spill_traffic).
         spb, regs = miss.get("__spill_regs__", (0, None))
@@ -1121,6 +1123,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         body.spill = emax(body.spill, trip.bytes_per_trip / beyond_l1)
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
+    if frac is not None and any(loop.mma_ops()):
+        # ... and the rest of the trip waits for it: the reloads feed the mma, its results are
+        # stored (tfx.analysis.spill_traffic.in_series)
+        rest = emax(emax(e["tensor"], e["smem"]), e["copy"])
+        series = miss.get("__spill_series__")
+        if series is not None and loop.id not in series and not is_array(r, rest, e["spill"]):
+            series[loop.id] = (e["spill"], rest, r)
+        e["spill"] = spill_traffic.in_series(e["spill"], e["tensor"], e["smem"], e["copy"])
     # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
     r_draw = memory_parallelism.drawing_per_unit(miss.get("__drawing__"), r, active_units)
     stages = loop.stages if loop.stages is not None else 1

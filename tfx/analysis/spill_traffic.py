@@ -20,6 +20,23 @@ memory. What that costs depends on how often each spilled word is touched in one
 So a trip moves ``2 x threads x 4 B x (acc_spilled x ksteps + (spilled - acc_spilled))``
 with ``acc_spilled = clamp(acc + fragments - regs, 0, spilled)`` words per thread.
 
+**What a trip's local bytes cost** (``in_series``). Measured on the H200
+(calibration/h200/measured/spill_local, bench/h200/measure_spill_local.cu): local loads and
+stores whose working set is past L1 reach L2 at 55.8 B/ns per SM with 8 or more warps per SM
+(``local.l2_bandwidth`` 7360 GB/s); served from L1 they reach 62-65 B/ns, 12-15% more, so
+where the spilled set lives barely moves the price. Beside the mma pipe that traffic hides only
+where a warp has many reloads in flight before the mma that needs them. With a run of 16
+LDL.64 (8 accumulator fragments) before their mma.sync and the stores after, and as much mma
+time as local time (16 mma a fragment), 41-61% of the mma time hid behind the local traffic at
+2-4 warps per SM and 33-87% at 8-32 (a little mma beside much local traffic hid 50-100%).
+Triton's spilling k-loops reload in runs of 2-4 loads before the HMMA that consumes them (the
+median run in 13 of the 14 k-loop bodies of calibration/h200/measured/spill_sass; 27 in one)
+and store the result right after; on the
+warpgroup mma the spilled accumulator must wait for the asynchronous group before it is stored:
+the reloads, the mma and the stores are one dependent chain in each warp, with one or two warps
+per scheduler to hide it. So the trip's local time is added to the rest of its round (the
+busiest of its mma, shared-memory and copy engines), not overlapped with it.
+
 Sources: the k-loop body's SASS of Triton's warp-mma kernels
 (calibration/h200/measured/fp8_mma/*.sass.txt: per k-step one ldmatrix set, the F2FP
 conversions and (warp_m/16)(warp_n/8) HMMA.16816 over the whole accumulator); the
@@ -72,14 +89,29 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
     return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads, regs)
 
 
-def describe(t: SpillTrip, rate_bytes_per_ns, level: str) -> str:
-    """One line for the predicted-time breakdown."""
+def in_series(spill_ns, tensor_ns, smem_ns, copy_ns):
+    """ns of a spilling k-loop trip's local traffic with the rest of the trip in series after
+    it: ``spill + max(tensor, smem, copy)`` (the module's docstring says why), taken as the
+    trip's ``spill`` engine so that the round is at least that sum."""
+    return spill_ns + emax(emax(tensor_ns, smem_ns), copy_ns)
+
+
+def describe(t: SpillTrip, rate_bytes_per_ns, level: str, series=None) -> str:
+    """One line for the predicted-time breakdown. ``series``: (local ns, the rest of the
+    round in ns, resident CTAs) of one round of the trip (``in_series``), when known."""
     if not t.acc_words:
-        return (f"every spilled word reloaded and stored once a trip: 2 x {float(t.spilled_words):,.0f} words x 4 B x "
+        line = (f"every spilled word reloaded and stored once a trip: 2 x {float(t.spilled_words):,.0f} words x 4 B x "
                 f"{t.threads} threads = {float(t.bytes_per_trip):,.0f} B a trip from {level} at "
                 f"{float(rate_bytes_per_ns):.1f} GB/s per SM")
-    return (f"warp mma: accumulator {float(t.acc_words):,.0f} + one k-step's operands {float(t.fragment_words):,.0f} "
-            f"words per thread over {float(t.regs):,.0f} registers: {float(t.acc_spilled):,.0f} accumulator words in local memory, "
-            f"touched at each of {float(t.ksteps):.0f} k-steps: 2 x 4 B x {t.threads} threads x "
-            f"({float(t.acc_spilled):,.0f} x {float(t.ksteps):.0f} + {float(t.spilled_words - t.acc_spilled):,.0f}) = "
-            f"{float(t.bytes_per_trip):,.0f} B a trip from {level} at {float(rate_bytes_per_ns):.1f} GB/s per SM")
+    else:
+        line = (f"warp mma: accumulator {float(t.acc_words):,.0f} + one k-step's operands {float(t.fragment_words):,.0f} "
+                f"words per thread over {float(t.regs):,.0f} registers: {float(t.acc_spilled):,.0f} accumulator words in "
+                f"local memory, touched at each of {float(t.ksteps):.0f} k-steps: 2 x 4 B x {t.threads} threads x "
+                f"({float(t.acc_spilled):,.0f} x {float(t.ksteps):.0f} + {float(t.spilled_words - t.acc_spilled):,.0f}) = "
+                f"{float(t.bytes_per_trip):,.0f} B a trip from {level} at {float(rate_bytes_per_ns):.1f} GB/s per SM")
+    if series is None:
+        return line
+    local_ns, rest_ns, resident = series
+    return (line + f"; in series with the rest of the trip (the reloads feed its mma, its results are stored): "
+            f"{resident} CTAs' local traffic {float(local_ns):,.1f} ns + {float(rest_ns):,.1f} ns of mma, shared memory "
+            f"and copies = {float(local_ns + rest_ns):,.1f} ns a round")
