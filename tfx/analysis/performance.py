@@ -354,8 +354,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
-                f"{float(local.bytes_per_ns):.0f} GB/s per SM; a spilling k-loop's trip runs the rest of "
-                f"its round in series (spill trip) (included in the waves above)"))
+                f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
             for loop in unit_node.walk():
                 if loop.kind == "loop" and any(loop.mma_ops()):
                     trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
