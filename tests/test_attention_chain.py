@@ -145,14 +145,19 @@ def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     heads), so 3/132 of the reads are first touches; the head a wave starts in is the one the
     previous wave ended in for straddle_share(132, 64) = 30/132 of its CTAs, x (1 - 132/2048) of
     the waves (its K and V stay in L2: tfx.analysis.l2_reuse), so 3/132 x (1 - 30/132 x
-    1916/2048) = 1.7895% miss: 0.017895 x 700 + 0.982105 x 200 = 208.95 ns; the round trip
-    122.22 + 208.95 + 393.22 = 724.39 ns; less PV, which runs on meanwhile (374.69 ns), for the
-    98.2105% of the bytes that hit L2: 343.44 ns, a delay of the CTA's chain. One CTA a SM: the
-    round is 1127.92 + 343.44 = 1471.36 ns, over the old floor, one CTA's throughput sum (its
-    tensor engine 2 x 349.44 + vector 228.28 + special 262.63 + overhead 50.51 = 1240.30 ns, the
-    largest without the delay): +231.06 ns over 127 trips, 2048 / 132 = 15 full waves. (The
-    prefetch wait, 840.35 ns of QK^T and softmax + 602.17 ns of latency and transfer = 1442.52
-    ns, no longer binds.)"""
+    1916/2048) = 1.7895% miss: 0.017895 x 700 + 0.982105 x 200 = 208.95 ns. Of the 2048 CTAs
+    on 132 slots, 1 - 132/2048 = 93.5547% start after the first wave and drift apart: their
+    bytes come at the port, the first wave's at the share (pipeline_depth.
+    serial_copy_transfer_ns): 0.064453 x 393.22 + 0.935547 x 254.61 = 263.54 ns; the round
+    trip 122.22 + 208.95 + 263.54 = 594.71 ns; less PV, which runs on meanwhile (374.69 ns),
+    for the 98.2105% of the bytes that hit L2: 216.08 ns, a delay of the CTA's chain. One CTA
+    a SM: the round is 1127.92 + 216.08 = 1344.00 ns, over the old floor, one CTA's throughput
+    sum (its tensor engine 2 x 349.44 + vector 228.28 + special 262.63 + overhead 50.51 =
+    1240.30 ns, the largest without the delay): +103.70 ns over 127 trips, 2048 / 132 = 15
+    full waves. The prefetch wait still binds above it: 840.35 ns of QK^T and softmax + the
+    copies' streamed round trip (tfx.analysis.decode_trip, whose L2-resident bytes keep the
+    SM's L2 share: 0.017895 x 660 (DRAM's idle round trip) + 0.982105 x 200 + 393.22 = 601.45
+    ns) = 1441.80 ns a trip, +97.80 ns over the round with the delay."""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=2),
               dict(threads=256, regs=148, smem=98304, spills=0))
     qk = 2 * 128 * 64 * 128 / TENSOR
@@ -167,14 +172,20 @@ def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     round_ns = tensor + simt + delay
     assert round_ns == pytest.approx(1127.92, abs=1e-2)
     miss = 3 / 132 * (1 - 30 / 132 * 1916 / 2048)
-    trip = 242 / 1.98 + (miss * 700 + (1 - miss) * 200) + max(32_768 / (11_000 / 132), 32_768 / (65 * 1.98))
-    assert trip == pytest.approx(724.39, abs=1e-2)
+    drifted = 1 - 132 / 2048
+    transfer = (1 - drifted) * 32_768 / (11_000 / 132) + drifted * 32_768 / (65 * 1.98)
+    assert transfer == pytest.approx(263.54, abs=1e-2)
+    trip = 242 / 1.98 + (miss * 700 + (1 - miss) * 200) + transfer
+    assert trip == pytest.approx(594.71, abs=1e-2)
     depth = (trip - pv) * (1 - miss)
-    assert depth == pytest.approx(343.44, abs=1e-2)
+    assert depth == pytest.approx(216.08, abs=1e-2)
     throughput = 2 * qk + 57_856 / VECTOR + 8320 / SPECIAL + OVERHEAD
     assert throughput == pytest.approx(1240.30, abs=1e-2)
     assert t["pipeline depth"].ns == pytest.approx(15 * 127 * (round_ns + depth - throughput), rel=1e-4)
-    assert "prefetch wait" not in t and "serial chain" not in t
+    stream = miss * 660 + (1 - miss) * 200 + 32_768 / (11_000 / 132)
+    assert stream == pytest.approx(601.45, abs=1e-2)
+    assert t["prefetch wait"].ns == pytest.approx(15 * 127 * (840.35 + stream - (round_ns + depth)), rel=1e-4)
+    assert "serial chain" not in t
 
 
 def test_unpipelined_wait_is_one_latency_and_one_transfer_at_one_stage_only():
@@ -193,16 +204,19 @@ def test_load_wait_term_of_a_one_stage_attention_loop():
     Triton prefetches nothing; the 4 CTAs' chains (4 x 365.629 = 1462.52 ns) end together and
     they wait for their next K and V tiles together, the copies' round trip (tfx.analysis.
     pipeline_depth.round_trip_ns): the load-trip chain 242 / 1.98 = 122.22 ns, the latency and
-    one CTA's 2 x 32 x 128 x 2 = 16,384 B at the slower of the L2 share (/ 83.333 = 196.61 ns)
-    and the SM's port (/ 128.7 = 127.30 ns). The latency: a wave of 528 CTAs starts 9 heads of
+    one CTA's 2 x 32 x 128 x 2 = 16,384 B: the 1 - 528/2048 = 74.21875% of the 2048 CTAs that
+    start after the first wave drift apart and take them at the SM's port (/ 128.7 = 127.30 ns),
+    the first wave's at the slower of the L2 share (/ 83.333 = 196.61 ns) and the port
+    (pipeline_depth.serial_copy_transfer_ns): 0.2578125 x 196.61 + 0.7421875 x 127.30 = 145.17
+    ns. The latency: a wave of 528 CTAs starts 9 heads of
     64 query blocks, whose first reads miss unless the previous wave read that head: the one it
     starts in, for straddle_share(528, 64) = 24/528 of its CTAs (d = gcd(528, 64) = 16, n = 4,
     w = 4: 16 x 4 x 3 / 2 / 4 = 24), x (1 - 528/2048) of the waves (tfx.analysis.l2_reuse):
     miss 9/528 x (1 - 24/528 x 1520/2048) = 1.6471%, latency 0.016471 x 700 + 0.983529 x 200 =
-    208.24 ns: 122.22 + 208.24 + 196.61 = 527.07 ns a round on top of the chains, which are the
-    longest of everything else (the busiest engine 786.43 ns; one CTA alone 527.07 + 174.72 +
+    208.24 ns: 122.22 + 208.24 + 145.17 = 475.63 ns a round on top of the chains, which are the
+    longest of everything else (the busiest engine 786.43 ns; one CTA alone 475.63 + 174.72 +
     73.74 + 66.67 + its shared-memory reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127
-    x 527.07 ns; the last key block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait
+    x 475.63 ns; the last key block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait
     once."""
     a = analyze(parse_file(str(KERNELS / "flash_attention.tile")), None, PROFILE,
                 dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=1),
@@ -212,8 +226,9 @@ def test_load_wait_term_of_a_one_stage_attention_loop():
     miss = 9 / 528 * (1 - 24 / 528 * 1520 / 2048)
     latency = miss * 700 + (1 - miss) * 200
     assert latency == pytest.approx(208.24, abs=1e-2)
-    wait = 242 / 1.98 + latency + max(2 * 32 * 128 * 2 / (11_000 / 132), 16_384 / (65 * 1.98))
-    assert wait == pytest.approx(527.07, abs=1e-2)
+    drifted = 1 - 528 / 2048
+    wait = 242 / 1.98 + latency + (1 - drifted) * 16_384 / (11_000 / 132) + drifted * 16_384 / (65 * 1.98)
+    assert wait == pytest.approx(475.63, abs=1e-2)
     assert waits == pytest.approx([3 * 127 * wait, 3 * 1 * wait], rel=1e-6)
     assert "serial chain" not in t and "prefetch wait" not in t
 

@@ -90,3 +90,52 @@ def test_two_stages_slower_than_three_by_the_exposed_round_trip_at_one_cta():
     trip = 242 / 1.98 + latency + 16_384 / (11_000 / 132)
     exposed = (trip - (524_288 / TENSOR + 50 / 1.98)) * 0.75
     assert f"{exposed:,.2f} ns a trip" in depth.detail
+
+
+def test_drifted_share_is_the_ctas_after_the_first_wave():
+    """2048 CTAs on 132 slots: 1 - 132/2048 = 0.935546875 start after the first wave; a launch
+    of one wave or less (132 or 100 CTAs on 132 slots) none; arrays elementwise."""
+    assert pipeline_depth.drifted_share(2048, 132) == pytest.approx(0.935546875)
+    assert pipeline_depth.drifted_share(132, 132) == 0
+    assert pipeline_depth.drifted_share(100, 132) == 0
+    got = pipeline_depth.drifted_share(np.array([2048, 100, 264]), np.array([132, 132, 132]))
+    assert list(got) == pytest.approx([0.935546875, 0, 0.5])
+
+
+def test_serial_copies_of_drifted_ctas_come_at_the_port():
+    """64 KiB of K and V: the L2 share 65,536 / 83.333 = 786.43 ns, the port 65,536 / 128.7 =
+    509.22 ns, DRAM's share 7.2 ns (586 B / 81.2 B/ns). One wave (0 drifted): the share,
+    786.43; all drifted: max(7.2, 509.22) = 509.22; half: (786.43 + 509.22) / 2 = 647.83 ns. A
+    profile without load-trip facts (sip) keeps the share. The 2-stage exposed wait of the
+    one-wave microbenchmark (calibration/h200/measured/attn_stages, D128 64 x 128 w4, PV
+    374.69 ns): 122.22 + 200 + 786.43 - 374.69 = 733.97 ns against 653.5 measured; drifted:
+    122.22 + 200 + 509.22 - 374.69 = 456.75 ns."""
+    m = Machine(H200, "cta")
+    share, port = 65_536 / (11_000 / 132), 65_536 / (65 * 1.98)
+    assert share == pytest.approx(786.43, abs=1e-2) and port == pytest.approx(509.22, abs=1e-2)
+    assert pipeline_depth.serial_copy_transfer_ns(m, 65_536, share, 7.2, 0) == pytest.approx(786.432)
+    assert pipeline_depth.serial_copy_transfer_ns(m, 65_536, share, 7.2, 1) == pytest.approx(509.22, abs=1e-2)
+    assert pipeline_depth.serial_copy_transfer_ns(m, 65_536, share, 7.2, 0.5) == pytest.approx(647.83, abs=1e-2)
+    # DRAM-streamed bytes keep their DRAM share when it is the slower
+    assert pipeline_depth.serial_copy_transfer_ns(m, 65_536, 900.0, 900.0, 1) == pytest.approx(900.0)
+    assert pipeline_depth.serial_copy_transfer_ns(Machine(load_profile("sip"), "pe"), 65_536, share, 7.2, 1) == share
+    got = pipeline_depth.serial_copy_transfer_ns(m, 65_536, share, 7.2, np.array([0.0, 1.0]))
+    assert list(got) == pytest.approx([786.432, 509.22], abs=1e-2)
+    trip = pipeline_depth.round_trip_ns(m, 200, 65_536, pipeline_depth.serial_copy_transfer_ns(m, 65_536, share, 7.2, 0))
+    assert trip - 374.69 == pytest.approx(733.97, abs=1e-2)
+    trip = pipeline_depth.round_trip_ns(m, 200, 65_536, pipeline_depth.serial_copy_transfer_ns(m, 65_536, share, 7.2, 1))
+    assert trip - 374.69 == pytest.approx(456.75, abs=1e-2)
+
+
+def test_in_flight_is_latency_and_bytes_at_the_slower_of_port_and_transfer():
+    """200 ns + max(50, 16,384 / 128.7 = 127.30) = 327.30 ns; + max(196.61, 127.30) = 396.61;
+    sip (no load-trip facts): 200 + 196.61."""
+    m = Machine(H200, "cta")
+    assert pipeline_depth.in_flight_ns(m, 200, 16_384, 50) == pytest.approx(327.30, abs=1e-2)
+    assert pipeline_depth.in_flight_ns(m, 200, 16_384, 196.61) == pytest.approx(396.61)
+    assert pipeline_depth.in_flight_ns(Machine(load_profile("sip"), "pe"), 200, 16_384, 196.61) == pytest.approx(396.61)
+
+
+def test_drift_text_names_the_split():
+    assert "one wave" in pipeline_depth.drift_text(0)
+    assert "93.6% of CTAs started after the first wave" in pipeline_depth.drift_text(0.935546875)

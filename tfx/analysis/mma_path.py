@@ -232,6 +232,7 @@ class LoopNote(NamedTuple):
     chain_round: Any = 0          # the resident CTAs' round of chains (chain_overlap.cycle_ns)
     depth: Any = (0, 0, 0, 0, 0, 0)   # a 2-stage serial trip's copies (tfx.analysis.pipeline_depth): round
                                       # trip, async mma, miss share, exposed delay, round with it, ns added
+    drifted: Any = 0              # the launch's CTAs started after its first wave (pipeline_depth.drifted_share)
 
 
 def breakdown_terms(note: LoopNote, full_waves, fmt):
@@ -258,7 +259,7 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
         trip, running, miss, exposed, round_ns, adds = note.depth
         out.append(("pipeline depth", full_waves * adds,
                     pipeline_depth.detail(note.line, trip, running, miss, exposed, note.resident, note.chain_round,
-                                          round_ns, fmt, adds, note.trips)))
+                                          round_ns, fmt, adds, note.trips, note.drifted)))
     if note.waited and note.prefetch_ns > 0:
         out.append(("prefetch wait", full_waves * note.prefetch_ns,
                     f"loop at line {note.line}: Triton issues trip i+{note.stages}-1's loads after the compute its "
@@ -300,17 +301,20 @@ class WaitNote(NamedTuple):
     latency: Any                  # the load latency (L2 hit / DRAM miss mix)
     transfer: Any                 # one CTA's trip bytes through the SM's share of bandwidth
     wait_ns: Any                  # what the waits add to the loop (ns, all trips of a wave)
+    drifted: Any = 0              # the launch's CTAs started after its first wave (pipeline_depth.drifted_share)
 
 
 def wait_terms(note: WaitNote, full_waves, fmt):
     """(name, ns, detail) of an unpipelined loop's load wait, where it adds time."""
     if not note.wait_ns > 0:
         return []
+    from tfx.analysis import pipeline_depth
     wait = note.latency + note.transfer
     return [("load wait", full_waves * note.wait_ns,
              f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each round the "
              f"{note.resident} resident CTAs wait for their loads together, latency {fmt(note.latency)} + "
-             f"transfer {fmt(note.transfer)} = {fmt(wait)}, then run their chains ({fmt(note.chain)} a round "
+             f"transfer {fmt(note.transfer)} ({pipeline_depth.drift_text(note.drifted)}) = {fmt(wait)}, then run "
+             f"their chains ({fmt(note.chain)} a round "
              f"of the {note.resident}): {fmt(note.chain + wait)} "
              f"a trip; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
              f"(included in the waves above)")]

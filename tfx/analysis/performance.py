@@ -246,6 +246,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     full_waves = positions // slots
     tail = positions - full_waves * slots
     miss["__drawing__"] = slots       # CTAs in flight together (their DRAM draw: memory_parallelism)
+    # the CTAs that start after the first wave drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
+    miss["__drifted__"] = pipeline_depth.drifted_share(positions, slots)
     miss["__loop_ns__"] = {}          # loop id -> its ns in one CTA of the full batch (uneven_tail)
     t_full, engines = batch_time(resident, units)
     loop_ns = miss.pop("__loop_ns__")
@@ -690,15 +692,25 @@ def _load_latency(body: Demand, m: Machine):
     return miss_ratio * m.dram_latency + (1 - miss_ratio) * m.l2_latency
 
 
-def _transfer_ns(d: Demand, m: Machine, r, active_units):
-    """ns the unit's share of DRAM (and L2) bandwidth needs for r positions' traffic."""
+def _serial_transfer_ns(d: Demand, m: Machine, active_units, miss):
+    """ns one CTA's copies of a serial trip take after their latency: the first wave's at the
+    slower of the SM's shares and its port, the drifted CTAs' at the DRAM share and the port
+    (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)."""
+    return pipeline_depth.serial_copy_transfer_ns(m, d.global_loads, _transfer_ns(d, m, 1, active_units),
+                                                  _transfer_ns(d, m, 1, active_units, l2_share=False),
+                                                  miss.get("__drifted__", 0))
+
+
+def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True):
+    """ns the unit's share of DRAM (and L2, unless ``l2_share`` is False) bandwidth needs for
+    r positions' traffic."""
     if m.dram_per_unit is not None:
         dram_bw = m.dram_per_unit
     else:
         # the active units' share, at most one SM's own DRAM rate (tfx.analysis.memory_parallelism)
         dram_bw = memory_parallelism.sm_dram_share(m, active_units)
     copy = r * emax(d.dram, d.dram_lines) / dram_bw
-    if m.l2_bw_device is not None:
+    if m.l2_bw_device is not None and l2_share:
         copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
     return copy
 
@@ -1174,7 +1186,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         if serial and (is_array(body.global_loads) or body.global_loads):
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
             # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
-            unpiped_lat, unpiped_fetch = _load_latency(body, m), _transfer_ns(body, m, 1, active_units)
+            unpiped_lat = _load_latency(body, m)
+            unpiped_fetch = _serial_transfer_ns(body, m, active_units, miss)
             # the copies' round trip: the issue and wait chain, the latency, the bytes at the
             # slower of the SM's port and its share (tfx.analysis.pipeline_depth.round_trip_ns)
             unpiped_trip = pipeline_depth.round_trip_ns(m, unpiped_lat, body.global_loads, unpiped_fetch)
@@ -1205,7 +1218,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # at 2 stages the copies' round trip, less the mmas left running, is a delay of
                 # each CTA's chain that the other CTAs' chains fill (tfx.analysis.pipeline_depth)
                 depth_trip = pipeline_depth.round_trip_ns(m, _load_latency(body, m), body.global_loads,
-                                                          _transfer_ns(body, m, 1, active_units))
+                                                          _serial_transfer_ns(body, m, active_units, miss))
                 depth_async = pipeline_depth.async_mma_ns(loop, m, warps, compute_ns)
                 depth_delay = pipeline_depth.exposed_ns(stages, depth_trip, depth_async, _miss_share(body))
             chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
@@ -1228,6 +1241,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
+    if stations is not None:
+        # a serial trip's copies: at the SM's port where the launch's CTAs drift apart
+        # (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
+        in_flight = pipeline_depth.in_flight_ns(m, lat, body.global_loads,
+                                                _serial_transfer_ns(body, m, active_units, miss))
     serial_chain = 0
     unpiped_cycle = None           # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth)
     if trip_facts is not None:
@@ -1336,7 +1354,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
                 stations=stations, chain_round=chain_no_depth if serial else 0,
                 depth=(depth_trip, depth_async, _miss_share(body), depth_delay, chain if serial else 0,
-                       trips * (with_chain - emax(without_depth, base))))
+                       trips * (with_chain - emax(without_depth, base))), drifted=miss.get("__drifted__", 0))
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)
@@ -1353,6 +1371,6 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             without = emax(_max_engine({**e, "tensor": tensor_no_wait}), single)
             notes[loop.id] = mma_path.WaitNote(
                 line=loop.line, trips=trips, resident=r, chain=chain - unpiped_wait, latency=unpiped_lat,
-                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without))
+                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.get("__drifted__", 0))
     total = fill + trips * round_ns
     return total, {k: v * trips for k, v in e.items()}

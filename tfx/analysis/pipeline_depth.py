@@ -56,6 +56,58 @@ def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
     return load_trip.round_trip_ns(lat, loaded_bytes, transfer_ns, f)
 
 
+def drifted_share(positions, slots) -> Any:
+    """The share of a launch's CTAs that start after its first wave, 1 - slots / positions, at
+    least 0 (arrays elementwise): they start as slots free, so their trips drift apart from
+    the other SMs' (``serial_copy_transfer_ns``); the first wave's start together."""
+    if is_array(positions, slots):
+        import numpy as np
+        return np.maximum(1 - np.asarray(slots, dtype=float) / np.asarray(positions, dtype=float), 0.0)
+    return max(1 - slots / positions, 0) if positions else 0
+
+
+def serial_copy_transfer_ns(m, loaded_bytes, share_ns, dram_ns, drifted) -> Any:
+    """ns one CTA's copies of a serial trip (attention's K and V) take to arrive after their
+    latency (arrays elementwise): for the share ``drifted`` of the launch's CTAs that start
+    after its first wave (``drifted_share``) the slower of the SM's share of DRAM
+    (``dram_ns``) and its port (``loaded_bytes`` / pipeline.sm_load_bandwidth_per_cycle x
+    clock); for the first wave's the slower of the SM's share of DRAM and L2 (``share_ns``)
+    and the port. The profile without load-trip facts: ``share_ns``.
+
+    Why: a wave's CTAs start together and run the same trips, so at 2 stages (and 1) every SM
+    issues its K and V copies at the same point of the same trip and they travel together,
+    each at its share of the L2. Measured (calibration/h200/measured/attn_stages: one wave of
+    132 x r CTAs started together) at D = 128, 64 x 128 on 4 warps, one CTA a SM: 1,952.5 ns a
+    trip at 2 stages against 1,299 at 3, 653.5 ns more, against (122.22 + 200 + 65,536 B /
+    83.33 B/ns) - 374.69 ns of PV = 733.97 at the share, 456.75 at the port. CTAs that start
+    as slots free drift apart, so an SM's copies rarely coincide with all the others': the
+    issue-15 rows of that tile (31 waves) run 2 stages ~220 ns a trip slower than 3, 128 x 64
+    on 8 warps (15.5 waves) ~217 ns against 513.5 (4 stages) in the one-wave microbenchmark.
+    The L2's aggregate stays a bound of the round (the copy engine, tfx.analysis.performance.
+    engine_ns), and bytes streamed from DRAM (split-KV decode) keep their DRAM share: there
+    every SM streams all the time, drifted apart or not. Used for the 2-stage delay, the
+    1-stage load wait and the prefetch's in-flight copies of a serial trip; the streamed round
+    trip of tfx.analysis.decode_trip keeps the L2 share (docs/analysis.md section 8, "drifted
+    copies": applied there too it moves the default flash_prefill schedule away from the SDPA
+    rows)."""
+    f = load_trip.facts(m) if m.dispatch_single is None else None
+    if f is None:
+        return share_ns
+    port = loaded_bytes / f.port_bytes_per_ns
+    return (1 - drifted) * emax(share_ns, port) + drifted * emax(dram_ns, port)
+
+
+def in_flight_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
+    """One trip's copies from issue to arrival, without the chain that issues them (the
+    prefetch's Little's law in tfx.analysis.performance adds the compute they wait behind):
+    the latency and the bytes at the slower of the SM's port and ``transfer_ns``; the latency
+    and ``transfer_ns`` where the profile states no load-trip facts. Arrays elementwise."""
+    f = load_trip.facts(m) if m.dispatch_single is None else None
+    if f is None:
+        return lat + transfer_ns
+    return lat + emax(transfer_ns, loaded_bytes / f.port_bytes_per_ns)
+
+
 def async_mma_ns(loop, m, warps, tensor_ns: Callable[[Any], Any]) -> Any:
     """ns of one CTA's trip on mmas that run on while the trip goes on (mma_path.properly_async:
     attention's PV), which the copies' flight overlaps."""
@@ -115,12 +167,23 @@ def describe_unpipelined(line, first_reader, loaded_bytes, dram_bytes, transfer_
             f"overlap theirs")
 
 
-def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, round_ns, fmt, adds, trips) -> str:
+def drift_text(drifted) -> str:
+    """The breakdown's words for ``serial_copy_transfer_ns``'s split (a scalar share)."""
+    d = float(drifted)
+    if d <= 0:
+        return "bytes at the slower of the SM's L2 share and port: one wave, its CTAs in step"
+    return (f"bytes at the SM's port for the {d:.1%} of CTAs started after the first wave, which drift apart, "
+            f"at the slower of its L2 share and port for the first wave's")
+
+
+def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, round_ns, fmt, adds, trips,
+           drifted=0) -> str:
     """The breakdown's text of a 2-stage serial loop's exposed round trip (scalars)."""
     hit = 1 - float(miss)
     share = "" if hit == 1 else f" x {hit:.3f} of its bytes from L2"
     return (f"loop at line {line}: STAGES = 2, the copies issued at the end of a trip are the ones the next "
-            f"trip waits for: (round trip {fmt(round_trip)} (issue and wait chain + latency + bytes) - the "
+            f"trip waits for: (round trip {fmt(round_trip)} (issue and wait chain + latency + "
+            f"{drift_text(drifted)}) - the "
             f"asynchronous mma the flight overlaps {fmt(async_ns)}){share} = {fmt(exposed)} a trip, a delay in "
             f"each CTA's chain that the other {int(resident) - 1} resident CTAs' chains fill (the closed queue "
             f"with it: {fmt(chain_round)} -> {fmt(round_ns)} a round); adds {fmt(adds)} over {float(trips):g} "
