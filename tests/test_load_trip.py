@@ -149,3 +149,78 @@ def test_unpipelined_decode_waits_the_loaded_round_trip():
     one, two = (float(analyze(m, None, H200, dict(p, STAGES=s), check=False).metrics["performance.predicted_ns"])
                 for s in (1, 2))
     assert one > two
+
+
+# ---------------------------------------------------------------------------------- narrow copies
+# pipeline.narrow_copy_cycles = 16.5 cycles / 1.98 GHz = 8.3333 ns a warp-wide copy narrower than
+# 16 B a thread (calibration/h200/measured/mlp_l2_stage1: 798.4 ns / (6 x 16) = 8.32 ns).
+
+def test_narrow_copy_fact_from_the_profile():
+    f = load_trip.facts(Machine(H200, "cta"))
+    assert f.narrow_copy_ns == pytest.approx(16.5 / 1.98)     # 8.3333 ns
+
+
+def test_copy_width_is_tritons_vector():
+    # 32x32 bf16 = 1024 elements: 256 threads -> 1024 // 256 = 4 elements = 8 B
+    assert load_trip.copy_width_bytes(2048, 256, 2) == 8
+    # 128 threads -> 8 elements = 16 B; 64 threads -> 16 elements = 32 B, capped at 16
+    assert load_trip.copy_width_bytes(2048, 128, 2) == 16
+    assert load_trip.copy_width_bytes(2048, 64, 2) == 16
+    # 16x32 bf16 = 512 elements on 256 threads: 2 elements = 4 B
+    assert load_trip.copy_width_bytes(1024, 256, 2) == 4
+    # 16x16 bf16 = 256 elements on 256 threads: one element each, 2 B
+    assert load_trip.copy_width_bytes(512, 256, 2) == 2
+    # fp8 64x32 = 2048 elements on 256 threads: 8 elements = 8 B
+    assert load_trip.copy_width_bytes(2048, 256, 1) == 8
+
+
+def test_narrow_copies_count_warp_wide_instructions():
+    # 32x32 bf16 on 8 warps: 8 B a thread, 2048 / (256 x 8) = 1 copy a thread, once per warp: 8
+    assert load_trip.narrow_copies(2048, 256, 2) == (2048, 8)
+    # the same tile on 4 warps copies 16 B a thread: nothing narrow
+    assert load_trip.narrow_copies(2048, 128, 2) == (0, 0)
+    # 128x32 bf16 (8192 B) on 8 warps: 4096 elements // 256 = 16 elements, capped at 8 = 16 B
+    assert load_trip.narrow_copies(8192, 256, 2) == (0, 0)
+    # 16x32 bf16 on 8 warps: 4 B a thread, 1024 / (256 x 4) = 1 a thread -> 8
+    assert load_trip.narrow_copies(1024, 256, 2) == (1024, 8)
+    # 16x16 bf16 on 8 warps: 2 B a thread is no cp.async (4, 8 or 16 B): not counted
+    assert load_trip.narrow_copies(512, 256, 2) == (0, 0)
+    b, n = load_trip.narrow_copies(np.array([2048, 2048, 512]), np.array([256, 128, 256]), 2)
+    assert list(b) == [2048, 0, 0] and list(n) == [8, 0, 0]
+
+
+def test_port_time_of_narrow_and_wide_copies():
+    f = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98)
+    # 32x32x32 on 8 warps: A and B 8 B a thread, 8 + 8 = 16 copies x 8.3333 = 133.333 ns
+    assert load_trip.port_ns(4096, 4096, 16, f) == pytest.approx(133.3333, abs=1e-3)
+    # 16x32x32 on 4 warps: A 16x32 (1024 B, 512 elements // 128 = 4 = 8 B) narrow, 1 copy a
+    # thread x 4 warps = 4; B 32x32 (2048 B) at 16 B: 2048 / 128.7 + 4 x 8.3333 = 15.913 + 33.333
+    assert load_trip.port_ns(3072, 1024, 4, f) == pytest.approx(15.9129 + 33.3333, abs=1e-3)
+    # without the fact: bytes through the port
+    assert load_trip.port_ns(4096, 4096, 16, load_trip.LoadTrip(1, 128.7)) == pytest.approx(4096 / 128.7)
+
+
+def test_floor_with_narrow_copies_is_the_measured_round():
+    """mlp_l2_stage1: 6 CTAs of 32x32x32 on 8 warps per SM, 3 stages: 798.4 ns a round.
+    6 x 16 x 8.3333 = 800.0 ns > one CTA's chain 122.22 + 4096 / 128.7 = 154.05 ns."""
+    f = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98)
+    assert load_trip.floor_ns(4096, 6, 3, f, (4096, 16)) == pytest.approx(800.0, abs=1e-3)
+    # alone, the chain holds: max(154.05, 133.33)
+    assert load_trip.floor_ns(4096, 1, 3, f, (4096, 16)) == pytest.approx(122.2222 + 31.8260, abs=1e-3)
+
+
+def test_gemm_eight_warp_small_tile_pays_its_narrow_copies():
+    """gemm.tile M = 128, N = K = 4096, 32x32x32 on 8 warps, 4 stages: 4 x 128 = 512 CTAs, 8
+    resident per SM (one partial wave: the busiest SM holds ceil(512 / 132) = 4). Each trip's
+    A and B tiles are 2048 B at 8 B a thread: 16 warp-wide narrow copies, so a round of 4 CTAs
+    takes at least 4 x 16 x 8.3333 = 533.33 ns and the 4096 / 32 = 128 trips 68,266.7 ns. On 4
+    warps the same tiles copy 16 B a thread: the port's 4 x 4096 / 128.7 = 127.3 ns a round."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 128, "N": 4096, "K": 4096, "BM": 32, "BN": 32, "BK": 32, "WARPS": 8, "STAGES": 4}
+    a = analyze(m, None, H200, p, resources={"regs": 32, "spills": 0}, check=False)
+    assert a.metrics["performance.predicted_ns"] >= 4 * 16 * (16.5 / 1.98) * 128
+    text = " ".join(t.detail for t in a.terms if t.name == "load trip")
+    assert "16 warp-wide copies of 4,096 B" in text and "= 533.3 ns" in text
+    b = analyze(m, None, H200, {**p, "WARPS": 4}, resources={"regs": 47, "spills": 0}, check=False)
+    text4 = " ".join(t.detail for t in b.terms if t.name == "load trip")
+    assert "share the port" in text4 and "warp-wide" not in text4

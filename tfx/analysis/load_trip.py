@@ -8,6 +8,20 @@ Measured on the H200 with one CTA alone on the GPU (bench/h200/measure_kloop.py,
 calibration/h200/measured/kloop): from 3 stages on, more stages no longer shorten a trip, so
 the trip is bound by that chain, not by the memory latency. Co-resident CTAs overlap their
 chains but share the port: r of them need at least r x bytes / port per round.
+
+**Narrow copies.** Triton copies a [R, C] tile with one vector of min(16 B, R x C / threads
+elements) a thread (its coalescing pass: ``perThread = min(128 bits, max(elements / threads, 1))``),
+and a cp.async of 16 bytes is ``cp.async.cg`` (SASS LDGSTS.E.BYPASS.128, bypasses L1) while a
+narrower one can only be ``cp.async.ca`` (LDGSTS.E.64 / .E: allocates the line in L1; PTX
+allows .cg at 16 bytes alone). Triton 3.6.0's SASS of gemm 32x32x32 on 8 warps (8 B a thread)
+has LDGSTS.E.64, on 2 and 4 warps LDGSTS.E.BYPASS.128 (bench/h200/measure_l2_draw.py --cpu).
+Those narrow copies do not ride the port's byte rate: measured with 6 CTAs of 32x32x32 on 8
+warps per SM, every copy 8 B a thread, every byte from L2 (calibration/h200/measured/
+mlp_l2_stage1, 3 stages: 798.4 ns a round for 6 x 16 warp-wide copies), each warp-wide narrow
+copy holds the SM's load path 8.3 ns (``pipeline.narrow_copy_cycles`` = 16.5 cycles), whatever
+its bytes: 31 B/ns per SM for 8-byte copies against 128.7 for 16-byte ones. So r CTAs need
+r x (wide bytes / port + narrow copies x 8.3 ns) per round (``port_ns``); one CTA alone keeps
+its measured chain (192 ns a trip for that tile, not 122 + 16 x 8.3).
 """
 
 from __future__ import annotations
@@ -18,9 +32,14 @@ from typing import Any, NamedTuple
 from tfx.analysis.numbers import emax, is_array
 
 
+WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
+NARROWEST_COPY_BYTES = 4        # cp.async copies 4, 8 or 16 bytes (PTX ISA, cp.async)
+
+
 class LoadTrip(NamedTuple):
     overhead_ns: float          # one CTA's chain beyond its bytes
     port_bytes_per_ns: float    # one SM's L2 read port
+    narrow_copy_ns: float | None = None  # one warp-wide copy of < 16 B a thread on the SM's load path
 
 
 def facts(m) -> LoadTrip | None:
@@ -29,7 +48,46 @@ def facts(m) -> LoadTrip | None:
     per_cycle = m.profile.get("pipeline.sm_load_bandwidth_per_cycle", None)
     if cycles is None or per_cycle is None or m.kind != "gpu":
         return None
-    return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz)
+    narrow = m.profile.get("pipeline.narrow_copy_cycles", None)
+    return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz,
+                    None if narrow is None else narrow / m.clock_ghz)
+
+
+def copy_width_bytes(tile_bytes, threads, elem_bytes) -> Any:
+    """Bytes one thread copies per instruction of a tile of ``tile_bytes``: Triton's vector,
+    max(elements // threads, 1) elements, at most 16 bytes (arrays elementwise)."""
+    if is_array(tile_bytes, threads, elem_bytes):
+        import numpy as np
+        per_thread = np.maximum(np.floor_divide(np.asarray(tile_bytes) // elem_bytes, threads), 1)
+        return np.minimum(per_thread * elem_bytes, WIDE_COPY_BYTES)
+    per_thread = max(int(tile_bytes // elem_bytes) // int(threads), 1)
+    return min(per_thread * elem_bytes, WIDE_COPY_BYTES)
+
+
+def narrow_copies(tile_bytes, threads, elem_bytes) -> tuple[Any, Any]:
+    """(bytes, warp-wide instructions) of a tile's copy where each thread copies 4 or 8 bytes at
+    a time (cp.async.ca); (0, 0) for a tile copied in 16-byte vectors, and for one under 4 bytes
+    a thread, which is no cp.async (Triton loads it synchronously; not measured here).
+    Instructions: ceil(tile bytes / (threads x width)) per thread, once per warp (arrays
+    elementwise)."""
+    width = copy_width_bytes(tile_bytes, threads, elem_bytes)
+    if is_array(tile_bytes, threads, width):
+        import numpy as np
+        per_thread = np.ceil(np.asarray(tile_bytes) / (np.asarray(threads) * width))
+        narrow = (np.asarray(width) < WIDE_COPY_BYTES) & (np.asarray(width) >= NARROWEST_COPY_BYTES)
+        return (np.where(narrow, tile_bytes, 0), np.where(narrow, per_thread * np.asarray(threads) / 32, 0))
+    if width >= WIDE_COPY_BYTES or width < NARROWEST_COPY_BYTES or not tile_bytes:
+        return 0, 0
+    return tile_bytes, math.ceil(tile_bytes / (threads * width)) * threads / 32
+
+
+def port_ns(loaded_bytes, narrow_bytes, narrow_instructions, f: LoadTrip) -> Any:
+    """ns of one CTA's trip on the SM's load path, which co-resident CTAs share: its 16-byte
+    copies' bytes through the port and its narrow copies at ``narrow_copy_ns`` each (bytes
+    through the port alone where the profile states no narrow-copy fact)."""
+    if f.narrow_copy_ns is None:
+        return loaded_bytes / f.port_bytes_per_ns
+    return (loaded_bytes - narrow_bytes) / f.port_bytes_per_ns + narrow_instructions * f.narrow_copy_ns
 
 
 def applies(loop) -> bool:
@@ -47,12 +105,13 @@ def streams(loop) -> bool:
     return any(x.kind == "op" and x.op is not None and x.op.opcode == "load" for x in loop.walk())
 
 
-def floor_ns(loaded_bytes, r, stages, f: LoadTrip) -> Any:
+def floor_ns(loaded_bytes, r, stages, f: LoadTrip, narrow=(0, 0)) -> Any:
     """ns one round of r co-resident positions takes at least: one position's chain
-    (overhead + its bytes through the port) or the r positions' bytes through the port,
+    (overhead + its bytes through the port) or the r positions' trips on the SM's load path
+    (``port_ns``: ``narrow`` = (bytes, warp-wide instructions) of its copies narrower than 16 B),
     whichever is longer; 0 for an unpipelined loop (stages < 2) or one that loads nothing."""
     one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
-    shared = r * loaded_bytes / f.port_bytes_per_ns
+    shared = r * port_ns(loaded_bytes, narrow[0], narrow[1], f)
     t = emax(one, shared)
     if is_array(loaded_bytes, stages, t):
         import numpy as np
@@ -128,10 +187,17 @@ def streaming_round_trip_ns(chain_ns, lat, miss, loaded_bytes, transfer_ns, dram
                                 LoadTrip(chain_ns, f.port_bytes_per_ns), d)
 
 
-def describe(loaded_bytes, r, f: LoadTrip) -> str:
+def describe(loaded_bytes, r, f: LoadTrip, narrow=(0, 0)) -> str:
     one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
-    shared = r * loaded_bytes / f.port_bytes_per_ns
+    shared = r * port_ns(loaded_bytes, narrow[0], narrow[1], f)
+    if f.narrow_copy_ns is not None and narrow[1]:
+        wide = loaded_bytes - narrow[0]
+        share = (f"{r} CTAs per SM share its load path: {r} x ({wide:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns + "
+                 f"{narrow[1]:g} warp-wide copies of {narrow[0]:,.0f} B narrower than 16 B a thread (cp.async.ca) x "
+                 f"{f.narrow_copy_ns:.2f} ns) = {shared:,.1f} ns")
+    else:
+        share = (f"{r} CTAs per SM share the port: {r} x {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} = "
+                 f"{shared:,.1f} ns")
     return (f"one CTA's pipelined trip: {f.overhead_ns:,.1f} ns of chain + {loaded_bytes:,.0f} B / "
-            f"{f.port_bytes_per_ns:,.1f} B/ns of the SM's L2 port = {one:,.1f} ns; {r} CTAs per SM share the "
-            f"port: {r} x {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} = {shared:,.1f} ns; a round takes "
+            f"{f.port_bytes_per_ns:,.1f} B/ns of the SM's L2 port = {one:,.1f} ns; {share}; a round takes "
             f"at least {max(one, shared):,.1f} ns")

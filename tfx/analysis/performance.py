@@ -454,7 +454,8 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         loads = body.global_loads
         if loads and not is_array(loads):
             out.append(Term("load trip", 0, f"line {c.line}: " +
-                            load_trip.describe(float(loads), resident, facts)
+                            load_trip.describe(float(loads), resident, facts,
+                                               _narrow_copies(c, counter, m, miss, warps))
                             + " (included in the waves above)"))
             if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
                 one = engine_ns(body, m, 1, active_units, warps)
@@ -1046,6 +1047,25 @@ def _trip_share(c, loop):
     return ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
 
 
+def _narrow_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
+    """(bytes, warp-wide instructions) of one CTA's copies in a trip of ``loop`` that move fewer
+    than 16 bytes a thread (tfx.analysis.load_trip.narrow_copies), over its global loads."""
+    total_bytes, total_instructions = 0, 0
+    if counter is None:
+        return total_bytes, total_instructions
+    for c in loop.walk():
+        if c is loop or c.kind != "op" or c.op is None or c.op.opcode != "load" or not c.per_exec:
+            continue
+        windows = [o for o in c.op.operands if isinstance(o, Window) and o.tensor in counter.tensor_types]
+        if len(windows) != 1:
+            continue
+        tile = op_demand(c, counter, m, miss, warps).global_loads * _trip_share(c, loop)
+        elem = counter.tensor_types[windows[0].tensor].dtype.bits / 8
+        b, n = load_trip.narrow_copies(tile, 32 * warps, elem)
+        total_bytes, total_instructions = total_bytes + b, total_instructions + n
+    return total_bytes, total_instructions
+
+
 def _first_reader(loop: ScopeNode, miss):
     """The chance an unpipelined trip first reads one of its tiles from DRAM
     (memory_parallelism.first_reader_share over its global loads' miss ratios)."""
@@ -1236,7 +1256,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if trip_facts is not None:
         # one CTA's pipelined trip: its chain plus its bytes through the SM's L2 port
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
-        e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts))
+        e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts,
+                                                       _narrow_copies(loop, counter, m, miss, warps)))
     lat = _load_latency(body, m)
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).

@@ -226,6 +226,9 @@ PROFILE_SPEC = TableSpec({
         "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's pipelined async copies (cp.async) bring "
                                                 "in from L2, shared by the CTAs it holds"),
+        "narrow_copy_cycles": FactSpec("cycles", "positive",
+                                       "cycles one warp-wide async copy of fewer than 16 bytes a thread "
+                                       "(cp.async.ca) holds the SM's load path, whatever its bytes"),
         "dependent_issue": FactSpec("cycles", "nonnegative_int",
                                     "cycles from an arithmetic instruction's issue to a dependent one's "
                                     "(the step of a serial reduction chain)"),
