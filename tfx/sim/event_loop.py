@@ -868,7 +868,8 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     ff = PeriodicFastForward(dict(
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
         r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap,
-        unpack_entries=unpack_entries, TIME_SHIFT=TIME_SHIFT, queues=queues,
+        unpack_entries=unpack_entries, TIME_SHIFT=TIME_SHIFT, KIND_SHIFT=KIND_SHIFT, ARG_MASK=ARG_MASK,
+        one_task_each=one_task_each, queues=queues,
         heads=heads, busy=busy, eng_waiting=eng_waiting, eng_blocked=eng_blocked, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
         work=work, occ=occ, st=st, stl=stl, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
         t_deps=t_deps, t_slot=t_slot, c_left=c_left, c_end=c_end, c_wait=c_wait, p_next=p_next,

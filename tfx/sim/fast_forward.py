@@ -216,16 +216,20 @@ class PeriodicFastForward:
         return refs
 
     def canon(self, T: int, refs: dict):
-        """The state relative to T (see the class doc), or None when too large to compare."""
+        """The state relative to T (see the class doc), or None when too large to compare.
+
+        (Written for speed: it runs over every heap entry, engine and live command of
+        the batch at each state written down; one expression per item where it can.)"""
         NC, NT = self.NC, self.NT
         t_done, t_end, t_wait, t_deps, t_slot, t_floor = (self.t_done, self.t_end, self.t_wait,
                                                           self.t_deps, self.t_slot, self.t_floor)
         c_end, c_wait, c_t0, c_nt = self.c_end, self.c_wait, self.c_t0, self.c_nt
         old = T - self.rt
         lim = self.WLIM
+        qlim = self.QLIM
         queues, heads = self.queues, self.heads
-        for key in range(len(queues)):
-            if len(queues[key]) - heads[key] > self.QLIM:
+        for q, h in zip(queues, heads):
+            if len(q) - h > qlim:
                 return None
 
         def task(p, r):
@@ -235,23 +239,23 @@ class PeriodicFastForward:
             return (r - refs[p][1], t_done[x], te - T if te >= 0 else None,
                     tuple(w) if w is not None else None)
 
-        unpack = self.unpack_entries
+        # the heap in order, without sequence numbers: (time - T, kind, arg), an END's
+        # task as (position, task relative to the position's lowest unfinished one)
+        ts, ks, am = self.TIME_SHIFT, self.KIND_SHIFT, self.ARG_MASK
         try:
-            heap_c = [(t - T, k, (a // NT, a % NT - refs[a // NT][1]) if k == 0 else a)
-                      for (t, k, a) in unpack(sorted(self.heap))]
+            heap_c = [((e >> ts) - T, 0, (a // NT, a % NT - refs[a // NT][1])) if k == 0
+                      else ((e >> ts) - T, k, a)
+                      for e in sorted(self.heap) for k in [(e >> ks) & 3] for a in [e & am]]
         except KeyError:            # an END of a finished position: cannot be
             return None
         keys_c = []
         queued = live = 0
-        busy, eng_idle, eng_waiting, eng_blocked = self.busy, self.eng_idle, self.eng_waiting, self.eng_blocked
-        for key in range(len(busy)):
-            q = queues[key]
-            h = heads[key]
-            ei = eng_idle[key]
+        for key, (q, h, bk, ei, ew, eb) in enumerate(zip(queues, heads, self.busy, self.eng_idle,
+                                                        self.eng_waiting, self.eng_blocked)):
             if h == len(q):
-                keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, T) - T))
+                keys_c.append((bk - T if bk > T else 0, ew, ei - T if ei > T else 0))
                 continue
-            lo = min(ei, T)
+            lo = ei if ei < T else T
             m = T
             qc = []
             for x in q[h:]:
@@ -265,41 +269,51 @@ class PeriodicFastForward:
                 d = t_deps[x]
                 if d is not None:
                     d = tuple(task(p, y) for y in d)
-                qc.append((p, r - refs[p][1], max(fl, lo) - T, d, t_slot[x]))
-            keys_c.append((max(busy[key], T) - T, eng_waiting[key], max(ei, m) - T, tuple(qc), eng_blocked[key]))
+                qc.append((p, r - refs[p][1], (fl if fl > lo else lo) - T, d, t_slot[x]))
+            keys_c.append((bk - T if bk > T else 0, ew, (ei if ei > m else m) - T, tuple(qc), eb))
             queued += len(qc)
         chans = None
         if self.chans:
-            chans = tuple([tuple(sorted([max(c, T) - T for c in ch])) for ch in self.chans])
-        units_c = (tuple([max(v, T) - T for v in self.dram]), tuple([max(v, T) - T for v in self.tcm]),
-                   tuple([max(v, T) - T for v in self.link_in]), chans)
+            chans = tuple([tuple(sorted([c - T if c > T else 0 for c in ch])) for ch in self.chans])
+        units_c = (tuple([v - T if v > T else 0 for v in self.dram]),
+                   tuple([v - T if v > T else 0 for v in self.tcm]),
+                   tuple([v - T if v > T else 0 for v in self.link_in]), chans)
         pos_c = []
         p_free, p_left, p_exhausted, p_try, p_deps, p_slot = (self.p_free, self.p_left, self.p_exhausted,
                                                                self.p_try, self.p_deps, self.p_slot)
+        one_task_each = self.one_task_each
         for p, (lc, lt, pn) in refs.items():
             cb = p * NC
             tb = p * NT
-            win = []
             size = 0
-            for j, ce in enumerate(c_end[cb + lc:cb + pn], lc):
-                if ce < 0:
-                    # in flight: its tasks (finished ones' ends may be read by a ring slot)
-                    t0, n = c_t0[j], c_nt[j]
-                    if n == 1:
-                        x = tb + t0
-                        te = t_end[x]
-                        w = t_wait[x]
-                        win.append((c_wait[cb + j], t_done[x], te - T if te >= 0 else None,
-                                    tuple(w) if w is not None else None))
-                        continue
-                    size += n
-                    if size > lim:
-                        return None
-                    win.append((c_wait[cb + j], tuple(task(p, r) for r in range(t0, t0 + n))))
-                elif ce <= old:
-                    win.append(None)        # finished and old: only "done" matters
-                else:
-                    win.append(ce - T)
+            if one_task_each:
+                # (command j's task is task j: the window's lists side by side, one item each)
+                win = [(cw, dn, te - T if te >= 0 else None, tuple(w) if w is not None else None)
+                       if ce < 0 else None if ce <= old else ce - T
+                       for ce, cw, dn, te, w in zip(c_end[cb + lc:cb + pn], c_wait[cb + lc:cb + pn],
+                                                    t_done[tb + lc:tb + pn], t_end[tb + lc:tb + pn],
+                                                    t_wait[tb + lc:tb + pn])]
+            else:
+                win = []
+                for j, ce in enumerate(c_end[cb + lc:cb + pn], lc):
+                    if ce < 0:
+                        # in flight: its tasks (finished ones' ends may be read by a ring slot)
+                        t0, n = c_t0[j], c_nt[j]
+                        if n == 1:
+                            x = tb + t0
+                            te = t_end[x]
+                            w = t_wait[x]
+                            win.append((c_wait[cb + j], t_done[x], te - T if te >= 0 else None,
+                                        tuple(w) if w is not None else None))
+                            continue
+                        size += n
+                        if size > lim:
+                            return None
+                        win.append((c_wait[cb + j], tuple(task(p, r) for r in range(t0, t0 + n))))
+                    elif ce <= old:
+                        win.append(None)        # finished and old: only "done" matters
+                    else:
+                        win.append(ce - T)
             dp = p_deps[p]
             if dp is not None:
                 dp = tuple((d - cb - pn, why, c_end[d] - T if c_end[d] >= 0 else None) for d, why in dp)
@@ -465,11 +479,11 @@ class PeriodicFastForward:
         queues, heads, eng_idle = self.queues, self.heads, self.eng_idle
         # queued tasks' floors: exact above their engine's clamp (see canon), else left as they are
         fclamp = {}
-        for key in range(len(queues)):
-            q = queues[key]
-            lo = min(eng_idle[key], T)
-            for x in q[heads[key]:]:
-                fclamp[x] = lo
+        for q, h, ei in zip(queues, heads, eng_idle):
+            if h < len(q):
+                lo = ei if ei < T else T
+                for x in q[h:]:
+                    fclamp[x] = lo
         return fclamp
 
     def _ends_still_read(self, D: int, m: int, shifts: dict) -> tuple:
@@ -482,9 +496,10 @@ class PeriodicFastForward:
         queues, heads = self.queues, self.heads
         # queued tasks' finished dependencies (end times read by a ring slot), moved with the jump
         deps_end = []
-        for key in range(len(queues)):
-            q = queues[key]
-            for x in q[heads[key]:]:
+        for q, h in zip(queues, heads):
+            if h == len(q):
+                continue
+            for x in q[h:]:
                 d = t_deps[x]
                 if d is not None:
                     p = x // NT
@@ -525,11 +540,10 @@ class PeriodicFastForward:
             mc, mt = m * dc, m * dt
             edB = c_t0[pnB - 1] + c_nt[pnB - 1]
             # commands: the live window [lcB, pnB) moves up m periods ...
-            for arr, timed in ((c_left, False), (c_end, True), (c_wait, False)):
-                v = arr[cb + lcB:cb + pnB]
-                if timed:
-                    v = [x + D if x >= 0 else x for x in v]
-                arr[cb + lcB + mc:cb + pnB + mc] = v
+            c0, c1 = cb + lcB, cb + pnB
+            c_left[c0 + mc:c1 + mc] = c_left[c0:c1]
+            c_end[c0 + mc:c1 + mc] = [x + D if x >= 0 else x for x in c_end[c0:c1]]
+            c_wait[c0 + mc:c1 + mc] = c_wait[c0:c1]
             # ... over commands finished and old: [lcB, lcB + m dc) (only "done" is read
             # again from a finished, old command: any end <= T - rt does)
             c_end[cb + lcB:cb + lcB + mc] = [min(c_end[cb + lcA:cb + lcB])] * mc
@@ -545,7 +559,9 @@ class PeriodicFastForward:
             base = tb + ltB + mt
             t_floor[base:base + len(w_floor)] = [
                 f + D if f > fclamp.get(tb + ltB + i, T) else f for i, f in enumerate(w_floor)]
-            t_wait[base:base + len(w_wait)] = [list(w) if w is not None else None for w in w_wait]
+            # (a task's waiting list is copied: usually there is none)
+            t_wait[base:base + len(w_wait)] = (w_wait if w_wait.count(None) == len(w_wait) else
+                                               [list(w) if w is not None else None for w in w_wait])
             t_deps[base:base + len(w_deps)] = [
                 None if d is None else r_sdeps[ltB + i + mt] if d is r_sdeps[ltB + i] else [z + mt for z in d]
                 for i, d in enumerate(w_deps)]
@@ -575,28 +591,25 @@ class PeriodicFastForward:
         queues, heads, eng_idle = self.queues, self.heads, self.eng_idle
         # queues: what is queued at B, m periods up (what ran meanwhile is never read again:
         # a queue is read from its head on)
-        for key, eia in enumerate(a["eng_idle"]):
-            q = queues[key]
+        # (every list is updated in place: the event loop's handlers hold them)
+        up = {p: m * dt for p, (_, dt) in shifts.items()}       # a position's tasks move up
+        for key, q in enumerate(queues):
             h = heads[key]
-            q[:] = [x + m * shifts[x // NT][1] for x in q[h:]]
+            if h < len(q):
+                q[:] = [x + up[x // NT] for x in q[h:]]
+            else:
+                q.clear()
             heads[key] = 0
-            if eng_idle[key] != eia:
-                eng_idle[key] += D
-        busy = self.busy
-        for key in range(len(busy)):
-            v = busy[key]
-            busy[key] = (v if v > T else T) + D
-        for lst in (self.dram, self.tcm, self.link_in):
-            for i, v in enumerate(lst):
-                lst[i] = (v if v > T else T) + D
+        eng_idle[:] = [v + D if v != va else v for v, va in zip(eng_idle, a["eng_idle"])]
+        for lst in (self.busy, self.dram, self.tcm, self.link_in):
+            lst[:] = [(v if v > T else T) + D for v in lst]
         if self.chans:
             for ch in self.chans:
-                for i, v in enumerate(ch):
-                    ch[i] = (v if v > T else T) + D
+                ch[:] = [(v if v > T else T) + D for v in ch]
         # (an entry's time and an END's task move; the order stays: all times move alike)
         heap, dt = self.heap, D << self.TIME_SHIFT
-        for i, (e, (_, k, x)) in enumerate(zip(heap, self.unpack_entries(heap))):
-            heap[i] = e + dt + (m * shifts[x // NT][1] if k == 0 else 0)
+        km, am = 3 << self.KIND_SHIFT, self.ARG_MASK
+        heap[:] = [e + dt if e & km else e + dt + up[(e & am) // NT] for e in heap]
 
     def _repeat_counters_and_events(self, a: dict, m: int, dT: int, dtile: int) -> None:
         """Counters and recorded events: A -> B's increments, m more times."""
