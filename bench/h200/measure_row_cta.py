@@ -5,6 +5,7 @@ SM overlap their DRAM streams with the reduction, the compute and the stores.
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 ROWCTA_DEADLINE_S=100 python3 bench/h200/measure_row_cta.py OUTDIR
     python3 bench/h200/measure_row_cta.py --cpu     # compile a few kernels for sm_90, no GPU
+    python3 bench/h200/measure_row_cta.py --sass MODE:N:BLOCK_M:WARPS ...   # their SASS, no GPU
 
 One Triton kernel with the issue-15 row kernels' body (bench/h200/measure_accuracy.py's
 rmsnorm_kernel / softmax_kernel: a CTA holds BLOCK_M whole rows of N bf16 elements in
@@ -132,10 +133,45 @@ def compile_cpu(job):
            "eps": "fp32"}
     consts = dict(MODE=MODES[mode], BLOCK_M=bm, BLOCK_N=n, STAMP=stamp)
     sig = {k: sig.get(k, "constexpr") for k in names}
-    attrs = {(i,): [["tt.divisibility", 16]] for i in range(4)}
+    # the pointers and N divisible by 16, as the launch specializes them (M is not specialized)
+    attrs = {(i,): [["tt.divisibility", 16]] for i in (0, 1, 2, 3, 5)}
     k = triton.compile(ASTSource(fn=row_cta_kernel, signature=sig, constexprs=consts, attrs=attrs),
                        target=GPUTarget("cuda", 90, 32), options=dict(num_warps=w, num_stages=1))
-    return k.metadata.shared
+    return k
+
+
+MEMORY_OPS = ("LDG", "STG", "BAR", "LDS", "STS", "SHFL")
+
+
+def sass_summary(job):
+    """The compiled kernel's global and shared memory instructions, barriers and shuffles in
+    program order, runs of one opcode folded ("LDG.E.128x4"): where the weight row's load
+    sits against the reduction's barriers, and how wide it is."""
+    import re
+    import subprocess
+    import tempfile
+    k = compile_cpu(job)
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(k.asm["cubin"])
+        f.flush()
+        text = subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, check=True).stdout
+    runs = []
+    for line in text.splitlines():
+        m = re.search(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", line)
+        if m and m.group(1).split(".")[0] in MEMORY_OPS:
+            if runs and runs[-1][0] == m.group(1):
+                runs[-1][1] += 1
+            else:
+                runs.append([m.group(1), 1])
+    return " ".join(f"{op}x{n}" for op, n in runs)
+
+
+def main_sass(specs):
+    for spec in specs:
+        mode, n, bm, w = spec.split(":")
+        print(spec, sass_summary((mode, int(n), int(bm), int(w), False)), flush=True)
+    return 0
 
 
 def main_cpu():
@@ -144,7 +180,7 @@ def main_cpu():
     bad = 0
     for job in [j for j in jobs if j[1] == 16384][:4] + [j for j in jobs if j[4]][:3]:
         try:
-            print(name_of(job), "ok smem", compile_cpu(job), flush=True)
+            print(name_of(job), "ok smem", compile_cpu(job).metadata.shared, flush=True)
         except Exception as e:  # noqa: BLE001
             bad += 1
             print(name_of(job), "ERROR", repr(e)[:300], flush=True)
@@ -319,4 +355,6 @@ def summarize(a, np):
 if __name__ == "__main__":
     if "--cpu" in sys.argv:
         sys.exit(main_cpu())
+    if "--sass" in sys.argv:
+        sys.exit(main_sass(sys.argv[sys.argv.index("--sass") + 1:]))
     sys.exit(main_gpu(sys.argv[1] if len(sys.argv) > 1 else "row_cta_out"))
