@@ -84,3 +84,38 @@ def test_work_without_a_stated_rate_is_refused_by_name(tmp_path, capsys):
     first = capsys.readouterr().err.splitlines()[0]
     assert first.startswith("h100_sxm:compute.tensor.fp4e2m1: error:")
     assert "not priced at zero" in first
+
+
+def test_diff_text_names_each_sides_parameters(capsys):
+    """gemm.tile declares M=N=K=4096, BM=BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8.
+    --set BM=64 applies to both sides, --set-b BN=64 to B only: the sides differ, so each
+    gets its own line, A with BN=128 and B with BN=64; the knob of B is named on the
+    first line."""
+    assert main(["diff", GEMM, GEMM, "--hw", "h200_sxm", "--set", "BM=64", "--set-b", "BN=64",
+                 "--knob-b", "memory.l2.bandwidth=x2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("gemm on h200_sxm with memory.l2.bandwidth=x2")
+    assert " gemm on h200_sxm  B: " in out[0]
+    assert out[1] == "  parameters A: M=4096, N=4096, K=4096, BM=64, BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8"
+    assert out[2] == "  parameters B: M=4096, N=4096, K=4096, BM=64, BN=64, BK=64, WARPS=4, STAGES=3, GROUP_M=8"
+
+
+def test_diff_text_names_shared_parameters_once(capsys):
+    """Two profiles, the same parameters (the file's defaults with BM=64): one line."""
+    assert main(["diff", GEMM, GEMM, "--hw", "h200_sxm", "--hw-b", "h100_sxm", "--set", "BM=64"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "  parameters: M=4096, N=4096, K=4096, BM=64, BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8"
+
+
+def test_explore_remembers_its_knobs(capsys):
+    """--knob memory.l2.bandwidth=x2: the JSON carries it as given (path -> text) and the
+    text header names it after the profile."""
+    args = ["explore", GEMM, "--hw", "h200_sxm", "--knob", "memory.l2.bandwidth=x2", "--set", "M=512",
+            "--set", "N=512", "--set", "K=512", "--sweep", "BM=64,128", "--top", "1"]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["profile"] == "h200_sxm"
+    assert data["knobs"] == {"memory.l2.bandwidth": "x2"}
+    assert data["fixed"]["M"] == 512
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith("gemm on h200_sxm with memory.l2.bandwidth=x2: ")

@@ -11,7 +11,7 @@ import json
 
 from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, read_text
 from tfx.errors import TfxError
-from tfx.present.diff import changes, line
+from tfx.present.diff import changes, header, line
 
 
 def register(sub) -> None:
@@ -61,10 +61,8 @@ def run(args) -> int:
                    "changes": [c.to_json() for c in rows]})
         return 0
 
-    def knobs(r):
-        return f" with {', '.join(f'{k}={v}' for k, v in r['knobs'].items())}" if r.get("knobs") else ""
-    print(f"A: {a.get('file')} {a.get('kernel')} on {a.get('profile')}{knobs(a)}"
-          f"  B: {b.get('file')} {b.get('kernel')} on {b.get('profile')}{knobs(b)}")
+    for text in header(a, b):
+        print(text)
     if not rows:
         print("no metric changed")
     for c in rows:

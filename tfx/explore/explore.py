@@ -36,6 +36,7 @@ class ExploreResult:
     chunks: int = 0
     columns: dict | None = None      # full flat columns (COLUMNS + "code"), when kept
     reasons: list = field(default_factory=list)   # all checks' reasons, code i+1 -> reasons[i]
+    knobs: dict = field(default_factory=dict)     # --knob overrides applied to the profile, path -> text
 
     @property
     def configs_per_second(self) -> float:
@@ -44,7 +45,7 @@ class ExploreResult:
     def to_json(self) -> dict:
         out = {
             "tool": "tfx", "command": "explore", "kernel": self.kernel, "file": self.file,
-            "profile": self.profile, "fixed": dict(self.fixed), "space": self.space.to_json(),
+            "profile": self.profile, "knobs": dict(self.knobs), "fixed": dict(self.fixed), "space": self.space.to_json(),
             "objectives": list(self.objectives),
             "configs": self.configs, "feasible": self.feasible, "infeasible": dict(self.infeasible),
             "seconds": round(self.seconds, 6), "configs_per_second": round(self.configs_per_second, 1),
@@ -245,7 +246,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         kernel=kernel.name, file=module.filename, profile=profile.name, space=space, fixed=dict(fixed),
         objectives=ctx.objectives, configs=int(counts.sum()), feasible=int(counts[0]),
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
-        chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks])
+        chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
+        knobs=dict(profile.knobs))
 
 
 def _entry(space: Space, index: int, row, objectives) -> dict:

@@ -61,6 +61,28 @@ def changes(a, b) -> list[Change]:
     return out
 
 
+def _side(r: dict) -> str:
+    knobs = r.get("knobs") or {}
+    with_knobs = f" with {', '.join(f'{k}={v}' for k, v in knobs.items())}" if knobs else ""
+    return f"{r.get('file')} {r.get('kernel')} on {r.get('profile')}{with_knobs}"
+
+
+def _parameters(r: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in (r.get("parameters") or {}).items())
+
+
+def header(a: dict, b: dict) -> list[str]:
+    """What each side analysed (two results' JSON): file, kernel, profile and knobs on one
+    line, then the parameters, once when both sides share them, else one line a side."""
+    out = [f"A: {_side(a)}  B: {_side(b)}"]
+    pa, pb = _parameters(a), _parameters(b)
+    if pa == pb:
+        out.append(f"  parameters: {pa}" if pa else "  parameters: none")
+    else:
+        out += [f"  parameters A: {pa or 'none'}", f"  parameters B: {pb or 'none'}"]
+    return out
+
+
 def line(c: Change) -> str:
     """``performance.predicted_ns 216.26 us -> 198.28 us (x0.917)``."""
     tail = ""
