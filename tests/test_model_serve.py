@@ -93,6 +93,8 @@ def test_disaggregated_pools():
     assert r.ttft_ns == pytest.approx(t_pre + 5_370_709.12, rel=1e-12)
     assert r.tpot_ns == t_dec
     assert r.output_tokens_per_s_per_gpu == pytest.approx(128 / (t_pre + 128 * t_dec / 64) * 1e9, rel=1e-12)
+    # the note writes the bytes by the one unit policy (decimal): 268,435,456 B = 268.44 MB
+    assert any(n.endswith("KV transfer 268.44 MB over ib") for n in r.notes), r.notes
 
 
 def test_rate_solves_littles_law():
@@ -146,3 +148,11 @@ def test_pareto_refuses_nan():
     from tfx.explore.pareto import pareto_front
     with pytest.raises(ValueError, match="NaN"):
         pareto_front(np.array([[1.0, 2.0, float("nan")], [0.0, 1.0, 2.0]]))
+
+
+def test_the_tiled_capacity_placeholder_is_written_in_decimal_bytes():
+    """sip states no HBM capacity: 2 GiB = 2,147,483,648 B per PE is the placeholder, written
+    2.15 GB by the one unit policy, x 64 PEs = 137,438,953,472 B."""
+    s = load_system("sip")
+    assert s.capacity == 137_438_953_472
+    assert s.capacity_note.startswith("placeholder 2.15 GB per PE x 64 PEs ")

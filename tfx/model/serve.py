@@ -62,6 +62,7 @@ from tfx.model.kv import kv_bytes_per_token
 from tfx.model.latency import LatencyResult, latency
 from tfx.model.loading import load_model
 from tfx.model.schema import ModelConfig
+from tfx.present import formatting as fmt
 from tfx.model.system import Parallelism, System, Workload, device_count, load_system, validate
 
 #: The attention core of a step: what scales with context rather than with the step's tokens.
@@ -171,7 +172,7 @@ def _kv_transfer_ns(model: ModelConfig, system: System, wl: Workload, prompt: in
     link = system.inter or system.intra
     if link is None:
         return 0.0, "one GPU: no transfer"
-    return nbytes / link.bandwidth * 1e9 + link.latency_ns, f"{nbytes / 2**20:.1f} MiB over {link.name}"
+    return nbytes / link.bandwidth * 1e9 + link.latency_ns, f"{fmt.nbytes(nbytes)} over {link.name}"
 
 
 def closed_loop(customers: int, service_ns: float, t_decode: float, t_chunk: float, output: int,

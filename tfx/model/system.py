@@ -315,7 +315,7 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
         pes = profile.units_of("pe")
         if per_pe is None:
             per_pe = DEFAULT_TILED_CAPACITY_PER_PE
-            cap_note = (f"placeholder {per_pe / 2**30:g} GiB per PE x {pes} PEs "
+            cap_note = (f"placeholder {fmt.nbytes(per_pe)} per PE x {pes} PEs "
                         "(memory.hbm.capacity is not published; give --capacity)")
         else:
             cap_note = f"memory.hbm.capacity x {pes} PEs"

@@ -297,7 +297,7 @@ def mem_total(result) -> float:
 
 
 def diff_line(old, new, old_knobs: Knobs | None = None, new_knobs: Knobs | None = None) -> str:
-    """``tp 1 -> 2: latency 40.31 ms -> 21.59 ms (-46.4%); memory/device 133.92 GiB -> 67.21 GiB (-49.8%)``."""
+    """``tp 1 -> 2: latency 40.31 ms -> 21.59 ms (-46.4%); mem/dev 133.92 GB -> 67.21 GB (-49.8%)``."""
     if old is None or new is None:
         return ""
     parts = []
@@ -665,10 +665,10 @@ def _link_of(system, axis: str, par) -> str:
     if where in ("pe", "cube"):
         what = "PE-to-PE" if where == "pe" else "die-to-die"
         return (f"inside each SIP at {where} level ({what} {link.name}, "
-                f"{link.bandwidth / 1e9:.4g} GB/s)")
+                f"{fmt.bandwidth(link.bandwidth)})")
     if link is None:
         return "needs a link the profile lacks"
-    return f"over {link.name} ({link.bandwidth / 1e9:.4g} GB/s, {link.latency_ns / 1e3:g} us)"
+    return f"over {link.name} ({fmt.bandwidth(link.bandwidth)}, {fmt.ns(link.latency_ns)})"
 
 
 def holdings(model, k: Knobs, system) -> list[str]:
