@@ -225,3 +225,18 @@ def test_malformed_ptxas_exits_2_with_location(tmp_path, capsys):
     rc, _, err = run(capsys, "--hw", SM120, "--ptxas", str(src))
     assert rc == 2
     assert f"{src}:2:17: error:" in err
+
+
+def test_the_result_names_its_knobs(capsys):
+    """--knob occupancy.max_blocks_per_sm=1 caps the SM at one CTA: 256 threads are 8 warps,
+    8 of 64 = 12.5%; the text header and the JSON both name the knob as given."""
+    rc, out, _ = run(capsys, "--hw", "h200_sxm", "--threads", "256", "--regs", "32",
+                     "--knob", "occupancy.max_blocks_per_sm=1")
+    assert rc == 0
+    assert out.splitlines()[0].startswith("h200_sxm with occupancy.max_blocks_per_sm=1: 256 threads")
+    assert "1 CTA/SM (8 of 64 warps, 12.5%), limited by blocks" in out
+    rc, out, _ = run(capsys, "--hw", "h200_sxm", "--threads", "256", "--regs", "32",
+                     "--knob", "occupancy.max_blocks_per_sm=1", "--json")
+    data = json.loads(out)
+    assert data["knobs"] == {"occupancy.max_blocks_per_sm": "1"}
+    assert data["blocks_per_sm"] == 1

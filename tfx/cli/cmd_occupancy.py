@@ -88,10 +88,17 @@ def _run_one(args: argparse.Namespace, profile: Any, limits: OccupancyLimits) ->
     res = _cli_resources(args.threads, args.regs, args.smem, args.static_smem)
     occ = compute_occupancy(limits, res, hint=args.occupancy)
     if args.json:
-        emit_json({"profile": profile.name, **occ.to_json()})
+        emit_json({"profile": profile.name, "knobs": dict(profile.knobs), **occ.to_json()})
         return 0
-    _print_one(profile.name, occ)
+    _print_one(_shown(profile), occ)
     return 0
+
+
+def _shown(profile: Any) -> str:
+    """The profile as the text header names it, with every knob applied (``h200_sxm with
+    occupancy.max_blocks_per_sm=16``): the result remembers its inputs."""
+    knobs = ", ".join(f"{k}={v}" for k, v in profile.knobs.items())
+    return f"{profile.name} with {knobs}" if knobs else profile.name
 
 
 def _cli_resources(threads: int, regs: int, smem: int, static_smem: int) -> Resources:
@@ -295,12 +302,12 @@ def _run_compiler_output(args: argparse.Namespace, profile: Any, limits: Occupan
     results = [(k, {t: compute_occupancy(limits, k.resources(t, args.smem), hint=args.occupancy)
                     for t in sizes}) for k in kernels]
     if args.json:
-        emit_json({"profile": profile.name, "dynamic_smem": args.smem, "functions": [
+        emit_json({"profile": profile.name, "knobs": dict(profile.knobs), "dynamic_smem": args.smem, "functions": [
             {"function": k.to_json(),
              "occupancy": {str(t): o.to_json() for t, o in by_size.items()}}
             for k, by_size in results]})
         return 0
-    _print_kernels(profile.name, path, results, args)
+    _print_kernels(_shown(profile), path, results, args)
     return 0
 
 
