@@ -156,3 +156,18 @@ def test_the_tiled_capacity_placeholder_is_written_in_decimal_bytes():
     s = load_system("sip")
     assert s.capacity == 137_438_953_472
     assert s.capacity_note.startswith("placeholder 2.15 GB per PE x 64 PEs ")
+
+
+def test_model_results_remember_their_knobs(capsys):
+    """--knob memory.gmem.bandwidth=x2: latency and serve name it in the text header after the
+    profile and carry it in the JSON as given (path -> text); without a knob, no 'with'."""
+    from tfx.cli.main import main
+    knob = ["--knob", "memory.gmem.bandwidth=x2"]
+    for cmd, hw in (("latency", "h200_sxm"), ("serve", "h200_nvl8")):
+        base = ["model", cmd, "--model", "llama3.1-8b", "--hw", hw]
+        assert main([*base, *knob]) == 0
+        assert capsys.readouterr().out.startswith(f"llama3.1-8b on {hw} with memory.gmem.bandwidth=x2: ")
+        assert main([*base, *knob, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["knobs"] == {"memory.gmem.bandwidth": "x2"}
+        assert main(base) == 0
+        assert capsys.readouterr().out.startswith(f"llama3.1-8b on {hw}: ")

@@ -125,3 +125,11 @@ def test_parameter_count_reads_as_model_cards_write_it():
     assert fmt.parameter_count(12_345) == "12.3K"
     # below a thousand: the number itself
     assert fmt.parameter_count(950) == "950"
+
+
+def test_with_knobs_names_each_knob_as_given():
+    """Two knobs, in the order applied, joined by ', ' after ' with '; none -> ''."""
+    from tfx.present.formatting import with_knobs
+    assert with_knobs({"memory.l2.bandwidth": "x2", "launch.overhead": "/2"}) == \
+        " with memory.l2.bandwidth=x2, launch.overhead=/2"
+    assert with_knobs({}) == "" and with_knobs(None) == ""

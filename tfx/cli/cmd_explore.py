@@ -181,8 +181,8 @@ def _print_text(r) -> None:
     console = Console()
     swept = ", ".join(f"{n}[{len(v)}]" for n, v in zip(r.space.names, r.space.values)) or "none"
     knobs = ", ".join(f"{p}[{len(v)}]" for p, v in zip(r.space.knob_paths, r.space.knob_values))
-    applied = f" with {', '.join(f'{k}={v}' for k, v in r.knobs.items())}" if r.knobs else ""
-    console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{applied}: {r.configs:,} configurations "
+    from tfx.present.formatting import with_knobs
+    console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{with_knobs(r.knobs)}: {r.configs:,} configurations "
                   f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {r.seconds:.2f} s "
                   f"({r.configs_per_second:,.0f}/s, {r.scheduler})")
     if r.fixed:

@@ -97,8 +97,8 @@ def _run_one(args: argparse.Namespace, profile: Any, limits: OccupancyLimits) ->
 def _shown(profile: Any) -> str:
     """The profile as the text header names it, with every knob applied (``h200_sxm with
     occupancy.max_blocks_per_sm=16``): the result remembers its inputs."""
-    knobs = ", ".join(f"{k}={v}" for k, v in profile.knobs.items())
-    return f"{profile.name} with {knobs}" if knobs else profile.name
+    from tfx.present.formatting import with_knobs
+    return profile.name + with_knobs(profile.knobs)
 
 
 def _cli_resources(threads: int, regs: int, smem: int, static_smem: int) -> Resources:

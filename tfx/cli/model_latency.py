@@ -40,7 +40,7 @@ def run(args) -> int:
 
 def render(r) -> list[str]:
     wl = r.workload
-    out = [f"{r.model} on {r.hw}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
+    out = [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
            f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
            f"runtime {wl.runtime_description}",
            f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "

@@ -37,7 +37,7 @@ def _mix(args) -> RequestMix:
 
 
 def _lines(r) -> list[str]:
-    return [f"{r.model} on {r.hw}: {r.mode} serving, {r.parallelism} ({r.devices} GPU), runtime {r.runtime}",
+    return [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {r.mode} serving, {r.parallelism} ({r.devices} GPU), runtime {r.runtime}",
             f"  requests: input {r.mix.input}, output {r.mix.output}, "
             + (f"concurrency {r.mix.concurrency}" if r.mix.rate is None else f"rate {r.mix.rate:g}/s")
             + f" -> decode batch {r.batch}" + (f", {r.prefill_tokens_per_step:,.0f} prompt tokens per step "

@@ -994,9 +994,11 @@ class LatencyResult:
     tokens_per_s: float
     launches: float
     notes: list = field(default_factory=list)
+    knobs: dict = field(default_factory=dict)     # knobs applied to the profile, path -> text
 
     def to_json(self) -> dict:
-        return {"model": self.model, "hw": self.hw, "workload": self.workload.to_json(),
+        return {"model": self.model, "hw": self.hw, "knobs": dict(self.knobs),
+                "workload": self.workload.to_json(),
                 "parallelism": self.parallelism.to_json(), "label": self.parallelism.label(),
                 "devices": self.devices, "latency_ns": self.latency_ns,
                 "attention_ns": self.attention_ns, "ffn_ns": self.ffn_ns,
@@ -1049,7 +1051,8 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
     return LatencyResult(ev.model.name, sysm.name, wl, par, devices, lat, float(ev.latency("attention")[i]),
                          float(ev.latency("ffn")[i]), stages, mem, sysm.capacity,
                          bool(sum(mem.values()) <= sysm.capacity), tps,
-                         float(sum(s.launches[i] * s.layers for s in ev.stages)), notes)
+                         float(sum(s.launches[i] * s.layers for s in ev.stages)), notes,
+                         dict(sysm.profile.knobs))
 
 
 def latency(model: ModelConfig | str, hw: str | System = "h200_sxm", workload: Workload | None = None,

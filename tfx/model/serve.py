@@ -111,6 +111,7 @@ class ServeResult:
     capacity: float
     parts: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    knobs: dict = field(default_factory=dict)     # knobs applied to the profile, path -> text
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -262,7 +263,7 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
         prompt_per_step = busy / t_chunk * q / (busy / t_chunk + (1 - busy) / t_dec) if t_chunk > 0 else 0.0
         return ServeResult(model.name, system.name, mode, wl.runtime, mix, par.label(), devices, chunk, batch,
                            prompt_per_step, tpot, ttft, tpot, tps_gpu, tps_gpu / mix.output, dec.fits,
-                           sum(dec.memory.values()), dec.capacity, parts, notes)
+                           sum(dec.memory.values()), dec.capacity, parts, notes, dict(system.profile.knobs))
 
     dpar = decode_parallelism or par
     dsteps = steps if dpar == par else StepModel(model, system, dpar, wl)
@@ -293,7 +294,7 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
     return ServeResult(model.name, system.name, mode, wl.runtime, mix, f"{par.label()} | {dpar.label()}",
                        devices + d_devices, mix.input, batch, 0.0, t_dec, t_pre + t_kv, t_dec, tps_gpu,
                        tps_gpu / mix.output, dec.fits and pre.fits, sum(dec.memory.values()), dec.capacity,
-                       parts, notes)
+                       parts, notes, dict(system.profile.knobs))
 
 
 @dataclass

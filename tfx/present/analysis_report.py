@@ -22,7 +22,7 @@ def inputs_line(a) -> str:
     """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
     analysed, with every knob applied."""
     return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
-            + (f" with {', '.join(f'{k}={v}' for k, v in a.knobs.items())}" if a.knobs else ""))
+            + fmt.with_knobs(a.knobs))
 
 
 def parameters_line(a) -> str:

@@ -62,9 +62,7 @@ def changes(a, b) -> list[Change]:
 
 
 def _side(r: dict) -> str:
-    knobs = r.get("knobs") or {}
-    with_knobs = f" with {', '.join(f'{k}={v}' for k, v in knobs.items())}" if knobs else ""
-    return f"{r.get('file')} {r.get('kernel')} on {r.get('profile')}{with_knobs}"
+    return f"{r.get('file')} {r.get('kernel')} on {r.get('profile')}{fmt.with_knobs(r.get('knobs'))}"
 
 
 def _parameters(r: dict) -> str:

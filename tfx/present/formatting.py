@@ -23,9 +23,15 @@ from typing import Any
 from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
                           format_frequency, format_quantity, format_time_ns)
 
-__all__ = ["num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
+__all__ = ["with_knobs", "num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
+
+
+def with_knobs(knobs) -> str:
+    """The knobs applied to a profile, as a header names them after the profile's name:
+    ``{"memory.l2.bandwidth": "x2"}`` -> ``" with memory.l2.bandwidth=x2"``; '' for none."""
+    return f" with {', '.join(f'{k}={v}' for k, v in knobs.items())}" if knobs else ""
 
 
 def num(v: Any) -> float:
