@@ -137,3 +137,15 @@ def test_validate_ncu(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["rows"][0]["measured_ms"] == pytest.approx(0.17574)
     assert main(["validate", GEMM, "--ncu", str(p), "--set", "NOPE=1"]) == 2
+
+
+def test_validate_text_writes_times_by_the_one_unit_policy(tmp_path, capsys):
+    """Measured 0.30 ms = 300,000 ns: the text writes it 300.00 us (as analyze writes a
+    prediction), not '0.3 ms'; with one row that row is both ranked first and best; the --rows
+    table writes the measured time the same way."""
+    p = _write(tmp_path, f"kernel,measured_ms,M,N,K,BM,BN\n{GEMM},0.30,4096,4096,4096,128,128\n")
+    assert main(["validate", str(p), "--rows"]) == 0
+    out = capsys.readouterr().out
+    assert "(300.00 us measured), best measured " in out and out.count("(300.00 us)") == 1
+    row = next(line for line in out.splitlines() if line.lstrip().startswith(f"{p}:2:1"))
+    assert row.split()[-3:-1] == ["300.00", "us"]

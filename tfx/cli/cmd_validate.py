@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments
 from tfx.errors import TfxError
+from tfx.present import formatting as fmt
 
 
 def register(sub) -> None:
@@ -76,12 +77,14 @@ def run(args) -> int:
     print(f"{args.file}: {len(compared)} rows, {len(figs)} groups (profile {args.hw} where the CSV names none)")
     print(format_table(figs))
     for g in figs:
-        print(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({g.top.row.measured_ms:.4g} ms measured), "
-              f"best measured {_params(g.best)} ({g.best.row.measured_ms:.4g} ms)")
+        print(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "
+              f"best measured {_params(g.best)} ({fmt.ns(g.best.row.measured_ms * 1e6)})")
     if args.rows:
-        print(f"\n  {'row':<28} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
+        # times by the one unit policy (ns, us, ms, s), as every other surface writes them
+        print(f"\n  {'row':<28} {'predicted':>12} {'measured':>12} {'error':>8}")
         for c in compared:
-            print(f"  {str(c.row.where):<28} {c.predicted_ms:12.4f} {c.row.measured_ms:12.4f} {c.error * 100:+7.1f}%"
+            print(f"  {str(c.row.where):<28} {fmt.ns(c.predicted_ms * 1e6):>12} {fmt.ns(c.row.measured_ms * 1e6):>12} "
+                  f"{c.error * 100:+7.1f}%"
                   + ("  spills" if c.spilling else ""))
     return 0
 
