@@ -78,7 +78,12 @@ def _run(args) -> int:
     if args.trace:
         r.write_trace(args.trace)
     if args.json:
-        emit_json(r.to_json(events=False), small=True,
+        from tfx.present.simulation import sim_bound
+        data = r.to_json(events=False)
+        # the bound by the roofline's names (dram, l2, tensor, ...), beside the engine's name
+        data["bound_by"] = sim_bound(r)
+        data["analysis"]["predicted_bound_by"] = r.analysis.metrics.get("performance.bound_by")
+        emit_json(data, small=True,
                   last_array=None if args.no_events else ("events", r.events_json_chunks()))
         keep_until_exit(r)            # (a process that ends now need not free its events)
         return 0
@@ -95,13 +100,12 @@ def print_text(r, trace=None, width: int = 72) -> None:
     mode = ("every unit simulated" if r.mode == "full"
             else "one representative unit, waves extrapolated")
     from tfx.present.analysis_report import inputs_line, parameters_line
-    from tfx.present.simulation import comparison_lines
+    from tfx.present.simulation import comparison_lines, efficiency_line
     console.print(f"{inputs_line(a)} ({mode}; integer ns)", markup=False)
     console.print(f"  parameters: {parameters_line(a)}", markup=False)
     for line in comparison_lines(r):
         console.print("  " + line, markup=False)
-    console.print(f"  efficiency    {r.pipeline_efficiency * 100:.1f}% (bottleneck {r.bottleneck_engine} "
-                  f"busy / makespan)   commands {r.commands:,}   dispatch {fmt.ns(r.dispatch_ns)}")
+    console.print("  " + efficiency_line(r), markup=False)
     t = Table(box=None, pad_edge=False, show_edge=False)
     t.add_column("engine")
     t.add_column("busy", justify="right")

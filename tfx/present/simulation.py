@@ -38,3 +38,10 @@ def comparison_lines(r) -> list[str]:
         out.append(f"gap: simulated {'+' if sim > pred else '-'}{fmt.ns(abs(sim - pred))} "
                    f"({fmt.times(sim / pred)} the prediction): {why}")
     return out
+
+
+def efficiency_line(r) -> str:
+    """``efficiency 97.4% (copy engine busy / makespan; bound by l2)``: how busy the
+    bottleneck engine kept, with the bound named as everywhere else."""
+    return (f"efficiency    {fmt.ratio_pct(r.pipeline_efficiency)} ({r.bottleneck_engine} engine busy / "
+            f"makespan; bound by {sim_bound(r)})   commands {r.commands:,}   dispatch {fmt.ns(r.dispatch_ns)}")

@@ -395,6 +395,10 @@ class TfxApp(ExplorerApp):
         caption = (f"tfx.sim: makespan {fmt.ns(result.makespan_ns)}, "
                    f"{len(self.sim_events)} events on unit 0 ({result.mode}, "
                    "16 trips per loop simulated)")
+        from tfx.present.simulation import comparison_lines
+        # the simulated, predicted and roofline times side by side, each bound named as on
+        # every other surface, and the gap's reason (the same lines as `tfx simulate`)
+        caption = "\n".join([caption, *comparison_lines(result)])
         worst = result.stalls_by_op(3)
         lines = [stall_text] + (["waited most: " + "; ".join(f"{op} {fmt.ns(ns)} ({why})"
                                                              for op, why, ns in worst)] if worst else [])
