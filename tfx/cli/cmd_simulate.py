@@ -78,12 +78,7 @@ def _run(args) -> int:
     if args.trace:
         r.write_trace(args.trace)
     if args.json:
-        from tfx.present.simulation import sim_bound
-        data = r.to_json(events=False)
-        # the bound by the roofline's names (dram, l2, tensor, ...), beside the engine's name
-        data["bound_by"] = sim_bound(r)
-        data["analysis"]["predicted_bound_by"] = r.analysis.metrics.get("performance.bound_by")
-        emit_json(data, small=True,
+        emit_json(r.to_json(events=False), small=True,
                   last_array=None if args.no_events else ("events", r.events_json_chunks()))
         keep_until_exit(r)            # (a process that ends now need not free its events)
         return 0

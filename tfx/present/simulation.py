@@ -7,15 +7,8 @@ from tfx.present import formatting as fmt
 
 
 def sim_bound(r) -> str:
-    """The simulator's busiest engine by the roofline's names (``tfx.analysis.roofline``):
-    its copy engine is the DRAM/L2 transfer the analysis names, ``dispatch`` the command
-    processor."""
-    engine = r.bottleneck_engine
-    if engine == "copy":
-        m = r.analysis.metrics
-        named = m.get("performance.bound_by")
-        return named if named in ("dram", "l2", "latency") else "dram"
-    return {"spill": "dram"}.get(engine, engine)
+    """The simulator's busiest engine by the roofline's names (``SimResult.bound_by``)."""
+    return r.bound_by
 
 
 def comparison_lines(r) -> list[str]:

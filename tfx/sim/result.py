@@ -177,6 +177,18 @@ class SimResult:
         return max(e, key=lambda k: e[k]["busy_ns"])
 
     @property
+    def bound_by(self) -> str:
+        """The busiest engine by the roofline's names (``tfx.analysis.roofline``): the copy
+        engine is the DRAM/L2 transfer the analysis names (its ``performance.bound_by`` when
+        that is a memory level, else dram), a spill is DRAM traffic, any other engine
+        (tensor, vector, special, smem, dispatch) is its own name."""
+        engine = self.bottleneck_engine
+        if engine == "copy":
+            named = self.analysis.metrics.get("performance.bound_by")
+            return named if named in ("dram", "l2", "latency") else "dram"
+        return {"spill": "dram"}.get(engine, engine)
+
+    @property
     def pipeline_efficiency(self) -> float:
         """Busy of each batch's bottleneck engine over the batch's makespan (launch
         overhead excluded), weighted over all batches: 1.0 is a bottleneck never idle."""
@@ -203,6 +215,7 @@ class SimResult:
             "predicted_ns": pred,
             "roofline_ideal_ns": ideal,
             "roofline_bound_by": m.get("roofline.bound_by"),
+            "predicted_bound_by": m.get("performance.bound_by"),
             "analysis_bound_engine": m.get("performance.bound_engine"),
             "sim_over_predicted": self.makespan_ns / pred if pred else None,
             "sim_over_roofline": self.makespan_ns / ideal if ideal else None,
@@ -227,6 +240,7 @@ class SimResult:
             "makespan_ns": self.makespan_ns,
             "engines": self.engines,
             "bottleneck_engine": self.bottleneck_engine,
+            "bound_by": self.bound_by,
             "pipeline_efficiency": self.pipeline_efficiency,
             "stalls": self.stalls,
             "stalls_by_op": [{"op": op, "reason": why, "ns": ns} for op, why, ns in self.stalls_by_op(20)],
