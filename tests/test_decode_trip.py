@@ -1,6 +1,7 @@
 """The round trip of a streaming serial trip (tfx.analysis.decode_trip) and what one launch hands
 the next through L2 (tfx.analysis.launch_handoff), with every expected number derived by hand."""
 
+import csv
 import re
 from pathlib import Path
 
@@ -165,3 +166,79 @@ def test_merge_streams_one_partial_a_split():
     assert len(loops) == 1 and loops[0].stages is None
     loads = [op for op in walk_ops(loops[0].body) if op.opcode == "load"]
     assert {w.tensor for op in loads for w in op.operands if hasattr(w, "tensor")} == {"O_PART", "ML_PART"}
+
+
+# ------------------------------------------------------------------ the trip's in-order chain
+def _kv_loop(**params):
+    """The unmasked KV loop (line 60) of kernels/gqa_decode.tile at ``params``."""
+    base = dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=32, WARPS=4, STAGES=3)
+    a = analyze(GQA, None, H200, {**base, **params})
+    return [n for n in a.root.walk() if n.kind == "loop"][0]
+
+
+def test_chain_facts_of_the_h200():
+    """Measured latencies (instruction_latency: mma.sync 24, shfl 24, bar.sync 20, ex2 17, fma 4,
+    ld.shared 23), warp_mma.f16_mma_cycles 6, a warp's exp2 32 lanes x 4 sub-partitions / 16
+    special results a cycle = 8 cycles, the shared-memory port 128 B/cycle, 1.98 GHz."""
+    f = decode_trip.chain_facts(Machine(H200, "cta"))
+    assert (f.lat.mma_sync, f.lat.shfl_sync, f.lat.bar_sync, f.lat.ex2, f.lat.fma, f.lat.smem_load) == (
+        24, 24, 20, 17, 4, 23)
+    assert (f.mma_issue, f.sfu_issue, f.port_bytes_per_cycle, f.clock_ghz) == (6, 8, 128, 1.98)
+    assert decode_trip.chain_facts(Machine(load_profile("sip"), "pe")) is None
+
+
+def test_trip_chain_block_n32_four_warps_by_hand():
+    """BLOCK_N 32, 4 warps (GROUP 4 rows padded to one 16-row m-tile, all warps along N):
+    QK^T 16 x 32 x 128: 1 n-tile a warp, 8 k-steps, 8 + ceil(8 / 2) = 12 ldmatrix:
+      23 + max(8 x 24, 8 x 6) + 12 = 227;
+    PV 16 x 128 x 32: 128 / (8 x 4) = 4 n-tiles, 2 k-steps, 2 + 4 = 6 ldmatrix; P computed in
+      the trip goes through shared memory between two barriers: 23 + max(48, 48) + 6 + 41 = 118;
+    softmax, a thread's values (scores 16 x 32 / 128 = 4, acc 16 x 128 / 128 = 16, row vectors
+      2): mul 4, reduce max 204 (a row's 2 values: 1 x 4 + 2 x (24 + 4) = 60, across the 4 warps
+      2 x (20 + 23 + 1) + 2 x (24 + 4) = 144), max 2, sub 2, exp2 2 x 8 + 17 = 33, sub 4,
+      exp2 4 x 8 + 17 = 49, reduce sum 204, mul 2, add 2, mul acc 16, cast 4 / 2 = 2: 524;
+    overhead 30 + 2 x 20 + (16,384 B / (16 B x 128 lanes) = 8 copies) x 4 = 102;
+    one warp 345 + 524 + 102 = 971 cycles; reads (12 + 6) x 512 + 2 x 3 x 128 = 9,984 B a warp,
+    the port 4 x 9,984 / 128 = 312; one CTA's trip (971 + 312) / 1.98 = 647.98 ns (the SASS
+    schedule + port: 1,479 cycles; measured from L2, one CTA a SM: 706 ns)."""
+    loop = _kv_loop(BLOCK_N=32, WARPS=4)
+    m = Machine(H200, "cta")
+    c = decode_trip.trip_chain(loop, m, 4, 16384, decode_trip.chain_facts(m))
+    assert (c.mma_cycles, c.softmax_cycles, c.overhead_cycles, c.warp_cycles) == (345, 524, 102, 971)
+    assert (c.smem_read_bytes, c.port_cycles, c.copy_port_cycles) == (9984, 312, 128)
+    assert float(c.ns) == pytest.approx(1283 / 1.98, abs=1e-9)
+
+
+def test_trip_chain_counts_match_the_sass():
+    """The ldmatrix bytes a warp reads equal the SASS's (calibration/h200/measured/decode_sass,
+    smem_read_bytes_per_warp) for every BLOCK_N x WARPS: e.g. BLOCK_N 128, 2 warps: QK^T 8 n-tiles
+    x 8 k-steps: 8 + 32 = 40 ldmatrix, PV 8 n-tiles x 8 k-steps: 8 + 32 = 40: 80 x 512 + 768 =
+    41,728 B."""
+    m = Machine(H200, "cta")
+    f = decode_trip.chain_facts(m)
+    sass = {(int(r["BLOCK_N"]), int(r["WARPS"])): int(r["smem_read_bytes_per_warp"]) for r in
+            csv.DictReader(open(ROOT / "calibration/h200/measured/decode_sass/decode_sass.csv")) if r["STAGES"] == "3"}
+    for (bn, w), want in sass.items():
+        c = decode_trip.trip_chain(_kv_loop(BLOCK_N=bn, WARPS=w), m, w, 2 * bn * 128 * 2, f)
+        assert c.smem_read_bytes == want, (bn, w)
+    assert sass[(128, 2)] == 80 * 512 + 768
+
+
+def test_round_of_coresident_ctas_adds_their_port_time():
+    """Each other CTA's reads (312 cycles) and tile writes (16,384 / 128 = 128 cycles) pass the
+    one port: at 2 CTAs a SM 647.98 + 440 / 1.98 = 870.20 ns (measured 880), at 3 1,092.42 (1,065);
+    fractional r (a tail wave's mean) scales it: r = 1.5: 647.98 + 0.5 x 222.22 = 759.09."""
+    m = Machine(H200, "cta")
+    c = decode_trip.trip_chain(_kv_loop(BLOCK_N=32, WARPS=4), m, 4, 16384, decode_trip.chain_facts(m))
+    one = 1283 / 1.98
+    for r, want in ((1, one), (2, one + 440 / 1.98), (3, one + 880 / 1.98), (1.5, one + 220 / 1.98)):
+        assert float(decode_trip.round_ns(c, r)) == pytest.approx(want, abs=1e-9)
+
+
+def test_trip_chain_off_for_warps_along_m():
+    """A scores mma whose warps lie along M (flash attention's 64-row blocks) has no chain."""
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200,
+                dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
+    loop = [n for n in a.root.walk() if n.kind == "loop"][0]
+    m = Machine(H200, "cta")
+    assert decode_trip.trip_chain(loop, m, 4, 16384, decode_trip.chain_facts(m)) is None

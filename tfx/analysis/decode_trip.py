@@ -24,6 +24,12 @@ rate one SM brings them in:
   too slow.
 
 The L2-hit share of the trip keeps the L2 latency and its bytes at the SM's share of L2.
+
+**The trip's chain** (``trip_chain``, ``round_ns``): the SASS of the measured Triton decode
+kernels (calibration/h200/measured/decode_sass) shows a trip as one in-order instruction stream
+a warp issues, plus the warps' shared-memory reads meeting at the SM's port; its closed form
+from the tile's mma plans is a floor on the trip (one CTA) and on the round (r co-resident
+CTAs add their port time).
 Works on numpy arrays of parameter values (sweeps).
 """
 
@@ -32,7 +38,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import load_trip, memory_parallelism
-from tfx.analysis.numbers import emax
+from tfx.analysis.numbers import emax, is_array, where
 
 
 class StreamFacts(NamedTuple):
@@ -101,3 +107,174 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
             f"{f.port_bytes_per_ns:.1f} B/ns port, L2 share) = {fetch:,.2f} ns, not at its share of the device "
             f"(a throughput bound the copy engine keeps): {in_flight:,.2f} ns; {s1} tile(s) in flight: a trip takes "
             f"at least ({waited_ns:,.2f} + {in_flight:,.2f}) / {s1} = {trip:,.2f} ns")
+
+
+# --------------------------------------------------------------------------------------------
+# The trip's chain: one warp's in-order instruction stream (calibration/h200/measured/decode_sass)
+#
+# The SASS of the measured Triton decode kernels (Triton 3.6.0, sm_90, all 27 BLOCK_N x WARPS x
+# STAGES) shows a trip as one in-order stream each warp issues, not a dataflow path: an op
+# costs the warp the longer of its dependent latency and its instructions' issue, one after
+# the other. The trip's bookkeeping and copies, counted in that SASS:
+TRIP_BOOKKEEPING_CYCLES = 30   # DEPBAR + 14 uniform-datapath updates + the exit compare and branch, at their stall counts
+COPY_ISSUE_CYCLES = 4          # one 16-byte cp.async a lane (LDGSTS) + its 64-bit address (IMAD.WIDE, 3 stall cycles)
+SMEM_WORDS_PER_REDUCTION = 3   # a cross-warp reduction's LDS (its partials twice, the result once), 128 B a warp each
+FRAGMENT_BYTES = 512           # one ldmatrix.x4: 32 lanes x 16 B
+
+
+class ChainFacts(NamedTuple):
+    """The profile's facts for the in-order chain (cycles unless stated)."""
+    lat: Any                      # tfx.analysis.trip_latency.Latencies (measured)
+    mma_issue: Any                # warp_mma.f16_mma_cycles: an independent mma.sync's turn on the tensor core
+    sfu_issue: Any                # a warp's exp2: 32 lanes / (special f32 per SM / sub-partitions)
+    port_bytes_per_cycle: Any     # the SM's shared-memory port
+    clock_ghz: Any
+
+
+def chain_facts(m) -> ChainFacts | None:
+    """None where the profile lacks a fact (the term is off)."""
+    from tfx.analysis import mma_layout, trip_latency
+    lat = trip_latency.facts(m)
+    wm = mma_layout.warp_mma_facts(m.profile)
+    sfu = m.profile.get("compute.special.f32", None)
+    port = m.profile.get("memory.smem.bandwidth_per_cycle", None)
+    if m.kind != "gpu" or lat is None or wm is None or not sfu or not port:
+        return None
+    return ChainFacts(lat, wm.mma_cycles, 32 * wm.subpartitions / sfu, port, m.clock_ghz)
+
+
+class TripChain(NamedTuple):
+    """One trip of a warp-mma streaming trip (cycles, one warp) and what the CTA reads."""
+    mma_cycles: Any               # the mmas: fragments' latency + max(k-steps x latency, mmas x issue) + ldmatrix
+    softmax_cycles: Any           # the elementwise ops, exp2s and row reductions between them
+    overhead_cycles: Any          # bookkeeping, the tile wait's and the copy groups' barriers, the copies' issue
+    warp_cycles: Any              # their sum: one warp's in-order stream
+    smem_read_bytes: Any          # one warp's shared-memory reads (fragments + the reductions' partials)
+    port_cycles: Any              # the CTA's reads at the port: warps x smem_read_bytes / port
+    copy_port_cycles: Any         # the CTA's tile written by cp.async at the port
+    clock_ghz: Any
+    ns: Any                       # one CTA's trip: (warp_cycles + port_cycles) / clock (0 where it does not apply)
+
+
+def _reduce_cycles(per_row, warps_n, lat):
+    """Triton's row reduction over an mma layout: a thread's per_row values (dependent fma),
+    2 butterfly shuffles over the quad; across warps_n > 1 warps, the partials stored, a
+    barrier, loaded, log2(warps_n) more shuffle rounds, stored, a barrier, loaded."""
+    from tfx.analysis.numbers import ceil_log2
+    local = emax(per_row - 1, 0) * lat.fma + 2 * (lat.shfl_sync + lat.fma)
+    cross = 2 * (lat.bar_sync + lat.smem_load + 1) + ceil_log2(warps_n) * (lat.shfl_sync + lat.fma)
+    return local + where(warps_n > 1, cross, 0) if is_array(warps_n) else local + (cross if warps_n > 1 else 0)
+
+
+def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | None:
+    """The in-order chain of one trip of a streaming loop whose scores mma runs on the warp mma
+    with every warp along N (a decode CTA: 16 padded query rows), or None where it does not
+    apply (no facts, no such mma, a warpgroup mma, warps along M).
+
+    Per warp, each op in program order (counts as the SASS has them):
+    * an mma (m-tiles mt, n-tiles nt, k-steps ks of its warp tile): its first fragments'
+      ldmatrix latency + max(ks x mma latency, mt nt ks mmas x their issue) + one issue cycle
+      per ldmatrix.x4 (A: mt ks, Triton re-reads it from shared memory every trip; B: nt ks / 2);
+      an A operand the trip computed goes through shared memory between two barriers first;
+    * a row reduction: ``_reduce_cycles`` over 2 x nt values a row;
+    * exp2: its values a thread x the SFU issue + the ex2 latency; any other elementwise op
+      one issue cycle per value a thread (a cast packs two);
+    * the trip: its bookkeeping, two barriers (the tile wait's, and between the K and V copy
+      groups) and tile_bytes / (16 B x 32 lanes x warps) copies at COPY_ISSUE_CYCLES.
+    The warps run in lock step (a barrier at the trip's start, in each reduction, around P)
+    and their ldmatrix bursts meet at the SM's one shared-memory port: one CTA's trip is the
+    warp's stream + warps x its reads / port. Measured (decode_trip, one CTA a SM, 3 stages):
+    0.84-1.01 of it over the 9 BLOCK_N x WARPS."""
+    if f is None:
+        return None
+    from tfx.analysis import mma_layout, mma_path
+    from tfx.analysis.numbers import cdiv
+    lat = f.lat
+    ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    mmas = [c for c in ops if c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None]
+    scores = next((c for c in mmas if mma_path.used_in_trip(loop, c)), None)
+    if scores is None:
+        return None
+    plans = {id(c): mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
+                                    getattr(c, "mma_chained", False)) for c in mmas}
+    ps = plans[id(scores)]
+    applies = (ps.path == "warp") & (ps.warps_m == 1)
+    if not is_array(applies) and not applies:
+        return None
+    threads = 32 * warps
+    m_s, n_s, _ = scores.per_exec_shape
+    rows_per_thread = 2 * ps.m // 16          # two rows of each 16-row m-tile
+    per_row = 2 * ps.n // (8 * ps.warps_n)    # a row's values a thread holds
+    produced = set()
+    mma_c = soft = reads = 0
+    for c in ops:
+        code = c.op.opcode
+        if code in mma_path.VIEWS or code in ("load", "store", "zeros", "fill", "iota"):
+            continue
+        if code in ("mma", "dot") and id(c) in plans:
+            p = plans[id(c)]
+            mt, nt, ks = p.m // (16 * p.warps_m), p.n // (8 * p.warps_n), cdiv(p.k, p.depth)
+            ldsm = mt * ks + cdiv(nt * ks, 2)
+            cyc = lat.smem_load + emax(ks * lat.mma_sync, mt * nt * ks * f.mma_issue) + ldsm
+            a = [o.name for o in c.op.operands if hasattr(o, "name")][:1]
+            if a and a[0] in produced:
+                cyc = cyc + where(p.warps_n > 1, 2 * lat.bar_sync + 1, 0) if is_array(p.warps_n) else (
+                    cyc + (2 * lat.bar_sync + 1 if p.warps_n > 1 else 0))
+            mma_c = mma_c + cyc
+            reads = reads + ldsm * FRAGMENT_BYTES
+        elif code == "reduce":
+            soft = soft + _reduce_cycles(per_row, ps.warps_n, lat)
+            reads = reads + SMEM_WORDS_PER_REDUCTION * 32 * 4 * (ps.warps_n > 1)
+        else:
+            elems = sum(v for k, v in c.per_exec.items() if isinstance(k, tuple) and k[0] == "flops")
+            # a thread's values: the padded mma layout of the scores (or of another mma's result)
+            vals = cdiv(elems * ps.m, m_s * threads)
+            for q in mmas:
+                pq = plans[id(q)]
+                mq, nq, _ = q.per_exec_shape
+                vals = where(elems == mq * nq, pq.m * pq.n // threads, vals)
+            vals = emax(vals, rows_per_thread)
+            if code == "exp2":
+                cyc = vals * f.sfu_issue + lat.ex2
+            elif code == "exp":
+                cyc = vals * f.sfu_issue + lat.ex2 + lat.fma
+            elif code == "cast":
+                cyc = cdiv(vals, 2)
+            else:
+                cyc = vals
+            soft = soft + cyc
+        if c.op.result and code not in mma_path.VIEWS:
+            produced.add(c.op.result)
+    copies = cdiv(tile_bytes, 16 * threads)
+    over = TRIP_BOOKKEEPING_CYCLES + 2 * lat.bar_sync + copies * COPY_ISSUE_CYCLES
+    warp = mma_c + soft + over
+    port = warps * reads / f.port_bytes_per_cycle
+    copy_port = tile_bytes / f.port_bytes_per_cycle
+    ns = (warp + port) / f.clock_ghz
+    if is_array(applies):
+        ns = where(applies, ns, 0)
+    return TripChain(mma_c, soft, over, warp, reads, port, copy_port, f.clock_ghz, ns)
+
+
+def round_ns(chain: TripChain, r) -> Any:
+    """ns of a round of r co-resident CTAs (each one trip): one CTA's chain + each other CTA's
+    shared-memory traffic at the one port (its warps' reads + its tile's cp.async writes).
+    Measured (decode_trip, L2, BLOCK_N 32 8 warps): 1,150 ns at r = 2 (1,163), 1,498 at r = 3 (1,598)."""
+    extra = emax(r - 1, 0) * (chain.port_cycles + chain.copy_port_cycles) / chain.clock_ghz
+    return where(chain.ns > 0, chain.ns + extra, 0) if is_array(chain.ns, extra) else (
+        chain.ns + extra if chain.ns else 0)
+
+
+def describe_chain(line, chain: TripChain, r) -> str:
+    """One line for the breakdown: the chain's parts with their values."""
+    c = chain
+    rr = float(r)
+    extra = max(rr - 1, 0) * float(c.port_cycles + c.copy_port_cycles) / float(c.clock_ghz)
+    return (f"loop at line {line}: one warp issues a trip in order (decode_sass): mmas {float(c.mma_cycles):,.0f} + "
+            f"softmax {float(c.softmax_cycles):,.0f} + bookkeeping, barriers and copies {float(c.overhead_cycles):,.0f} "
+            f"= {float(c.warp_cycles):,.0f} cycles, plus the warps' shared-memory reads at the port "
+            f"{float(c.port_cycles):,.0f} cycles ({float(c.smem_read_bytes):,.0f} B a warp): one CTA's trip "
+            f"{float(c.ns):,.2f} ns at {float(c.clock_ghz):g} GHz"
+            + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
+               f"cycles of the other CTAs' reads and tile writes at the port) = {float(c.ns) + extra:,.2f} ns a round"
+               if rr > 1 else ""))

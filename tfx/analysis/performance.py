@@ -242,6 +242,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     miss["__notes__"] = {}            # loop id -> mma_path.LoopNote of the full batch (breakdown)
     miss["__stream_notes__"] = {}     # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     miss["__spill_series__"] = {}     # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
+    miss["__chain_notes__"] = {}      # loop id -> the trip chain's line per batch (tfx.analysis.decode_trip)
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -381,6 +382,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
         for line in l2_reuse.describe_cross(wave_info.get(mesh.id, {})):
             lt.terms.append(Term("l2 across waves", 0, line))
+        for lines in miss["__chain_notes__"].values():
+            # the full waves' round, or the tail's where the launch has no full wave
+            lt.terms.append(Term("trip chain", 0, (lines[0] if full_waves else lines[-1]) + " (included in the waves above)"))
         for batches in miss["__stream_notes__"].values():
             # the full waves' round trip, or the tail's where the launch has no full wave
             lt.terms.append(Term("stream round trip", 0, (batches[0] if full_waves else batches[-1])[2]
@@ -1172,6 +1176,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     depth_delay = 0               # a 2-stage serial chain's exposed copy round trip (tfx.analysis.pipeline_depth)
     depth_trip = depth_async = chain_no_depth = 0
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
+    trip_chain = None             # a warp-mma streaming trip's in-order chain (tfx.analysis.decode_trip)
+    chain_round = 0               # ... and a round of its r co-resident CTAs
     if m.dispatch_single is not None:
         # A command processor: no trip beats the carried chain (with its completion
         # latencies outside a composite); a composite's scheduler streams the loop one trip
@@ -1203,6 +1209,16 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units) / groups
         path_ns, path_steps = trip_latency.critical_path_ns(loop, m, warps, group_compute_ns)
         path_one = path_ns + m.iteration_ns
+        if serial and load_trip.streams(loop):
+            # a warp-mma streaming trip (decode's KV loop) is one in-order instruction stream a
+            # warp issues, plus its warps' shared-memory reads at the SM's port
+            # (tfx.analysis.decode_trip.trip_chain; calibration/h200/measured/decode_sass)
+            trip_chain = decode_trip.trip_chain(loop, m, warps, body.global_loads, decode_trip.chain_facts(m))
+            if trip_chain is not None:
+                path_one = emax(path_one, trip_chain.ns)
+                # r co-resident CTAs: each other CTA's shared-memory traffic passes the one port
+                # (tfx.analysis.decode_trip.round_ns)
+                chain_round = decode_trip.round_ns(trip_chain, r if is_array(r) or r else 1)
         if serial and (is_array(body.global_loads) or body.global_loads):
             # an unpipelined trip (STAGES = 1): the resident CTAs wait for their loads
             # together once a round, then run their chains (tfx.analysis.mma_path.unpipelined_wait)
@@ -1215,9 +1231,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             if stream is not None:
                 # the resident CTAs' loads in flight together at the loaded DRAM round trip,
                 # issued at the end of their chains (tfx.analysis.load_trip.streaming_round_trip_ns)
+                # Little's law over the whole round: where the chain is known (a warp-mma
+                # streaming trip, tfx.analysis.decode_trip) the CTAs draw their bytes once per
+                # chain + round trip, not once per round trip
                 unpiped_trip = emax(unpiped_trip, load_trip.streaming_round_trip_ns(
-                    0, m.l2_latency, _miss_share(body), body.global_loads, unpiped_fetch, body.dram,
-                    r_draw, active_units, 1, *stream))
+                    chain_round, m.l2_latency, _miss_share(body), body.global_loads, unpiped_fetch, body.dram,
+                    r_draw, active_units, 1, *stream) - chain_round)
             unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_trip, 0)
         if serial:
             def compute_ns(c):
@@ -1242,9 +1261,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 depth_async = pipeline_depth.async_mma_ns(loop, m, warps, compute_ns)
                 depth_delay = pipeline_depth.exposed_ns(stages, depth_trip, depth_async, _miss_share(body))
             chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
-                                  path_one) + unpiped_wait
+                                  emax(path_one, chain_round)) + unpiped_wait
             chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r),
-                         path_one) + unpiped_wait
+                         emax(path_one, chain_round)) + unpiped_wait
+            chain_notes = miss.get("__chain_notes__")
+            if trip_chain is not None and chain_notes is not None and not is_array(trip_chain.ns, r) and trip_chain.ns:
+                chain_notes.setdefault(loop.id, []).append(decode_trip.describe_chain(loop.line, trip_chain, r or 1))
         else:
             chain = chain_no_depth = chain_one
         engines_alone = _max_engine(e)
