@@ -204,9 +204,10 @@ def test_floor_with_narrow_copies_is_the_measured_round():
     """mlp_l2_stage1: 6 CTAs of 32x32x32 on 8 warps per SM, 3 stages: 798.4 ns a round.
     6 x 16 x 8.3333 = 800.0 ns > one CTA's chain 122.22 + 4096 / 128.7 = 154.05 ns."""
     f = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98)
-    assert load_trip.floor_ns(4096, 6, 3, f, (4096, 16)) == pytest.approx(800.0, abs=1e-3)
+    copies = load_trip.TripCopies(4096, 16, 0)
+    assert load_trip.floor_ns(4096, 6, 3, f, copies) == pytest.approx(800.0, abs=1e-3)
     # alone, the chain holds: max(154.05, 133.33)
-    assert load_trip.floor_ns(4096, 1, 3, f, (4096, 16)) == pytest.approx(122.2222 + 31.8260, abs=1e-3)
+    assert load_trip.floor_ns(4096, 1, 3, f, copies) == pytest.approx(122.2222 + 31.8260, abs=1e-3)
 
 
 def test_gemm_eight_warp_small_tile_pays_its_narrow_copies():
@@ -224,3 +225,53 @@ def test_gemm_eight_warp_small_tile_pays_its_narrow_copies():
     b = analyze(m, None, H200, {**p, "WARPS": 4}, resources={"regs": 47, "spills": 0}, check=False)
     text4 = " ".join(t.detail for t in b.terms if t.name == "load trip")
     assert "share the port" in text4 and "warp-wide" not in text4
+
+
+# ---------------------------------------------------------------------------------- unpipelined loads
+# pipeline.sync_load_cycles 21.8 / 1.98 = 11.0101 ns a warp-wide 16-byte load, sync_narrow_load_cycles
+# 15.4 / 1.98 = 7.7778 ns a 4-8-byte one (calibration/h200/measured/mlp_l2_stage1, 1 stage).
+
+def test_sync_load_facts_from_the_profile():
+    f = load_trip.facts(Machine(H200, "cta"))
+    assert f.sync_load_ns == pytest.approx(21.8 / 1.98)           # 11.0101 ns
+    assert f.sync_narrow_load_ns == pytest.approx(15.4 / 1.98)    # 7.7778 ns
+
+
+def test_trip_copies_by_width():
+    # 32x32 bf16 on 2 warps: 2048 B / (64 threads x 16 B) = 2 loads a thread, x 2 warps = 4 wide
+    assert load_trip.trip_copies(2048, 64, 2) == (0, 0, 4)
+    # on 8 warps: 8 B a thread, 8 narrow, no wide
+    assert load_trip.trip_copies(2048, 256, 2) == (2048, 8, 0)
+    both = load_trip.trip_copies(1024, 128, 2) + load_trip.trip_copies(2048, 128, 2)
+    # 16x32x32 on 4 warps: A 8 B a thread (4 narrow), B 16 B (2048 / (128 x 16) = 1 a thread x 4)
+    assert both == (1024, 4, 4)
+    arr = load_trip.trip_copies(np.array([2048, 2048]), np.array([64, 256]), 2)
+    assert list(arr.wide_instructions) == [4, 0] and list(arr.narrow_instructions) == [0, 8]
+
+
+def test_unpipelined_floor_is_the_measured_round():
+    """mlp_l2_stage1, 1 stage, 16x32x32 on 4 warps at 8 CTAs per SM, measured 599.0 ns a round:
+    8 x (4 x 7.7778 + 4 x 11.0101) = 8 x 75.152 = 601.21 ns. Pipelined (3 stages) the same
+    trip takes the cp.async floor instead."""
+    f = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98, 21.8 / 1.98, 15.4 / 1.98)
+    copies = load_trip.TripCopies(1024, 4, 4)
+    assert load_trip.floor_ns(3072, 8, 1, f, copies) == pytest.approx(8 * (4 * 7.7778 + 4 * 11.0101), abs=1e-2)
+    # 3 stages: 8 x (2048 / 128.7 + 4 x 8.3333) = 8 x 49.2463 = 393.97 ns
+    assert load_trip.floor_ns(3072, 8, 3, f, copies) == pytest.approx(393.97, abs=1e-2)
+    # without the facts an unpipelined loop has no floor
+    assert load_trip.floor_ns(3072, 8, 1, load_trip.LoadTrip(1, 128.7), copies) == 0
+    arr = load_trip.floor_ns(np.array([3072, 3072, 0]), 8, np.array([1, 3, 1]), f, copies)
+    assert arr == pytest.approx([601.21, 393.97, 0], abs=1e-2)
+
+
+def test_gemm_unpipelined_small_tiles_share_the_load_path():
+    """gemm.tile M = 128, N = 14336, K = 4096, 32x32x32 on 2 warps, 1 stage: 4 x 448 = 1792 CTAs,
+    16 resident a SM, ceil(1792 / 132) = 14 on the busiest; 8 warp-wide 16-byte loads a trip
+    (A and B 2048 B / (64 threads x 16 B) = 2 a thread x 2 warps each): a round takes at least
+    14 x 8 x 11.0101 = 1,233.1 ns, the 128 trips 157,838 ns."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 128, "N": 14336, "K": 4096, "BM": 32, "BN": 32, "BK": 32, "WARPS": 2, "STAGES": 1}
+    a = analyze(m, None, H200, p, resources={"regs": 64, "spills": 0}, check=False)
+    assert a.metrics["performance.predicted_ns"] >= 14 * 8 * (21.8 / 1.98) * 128
+    text = " ".join(t.detail for t in a.terms if t.name == "unpipelined trip")
+    assert "8 x 11.01 ns (16 B a thread)" in text and "at least 1,233.1 ns" in text

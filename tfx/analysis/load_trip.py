@@ -22,6 +22,15 @@ copy holds the SM's load path 8.3 ns (``pipeline.narrow_copy_cycles`` = 16.5 cyc
 its bytes: 31 B/ns per SM for 8-byte copies against 128.7 for 16-byte ones. So r CTAs need
 r x (wide bytes / port + narrow copies x 8.3 ns) per round (``port_ns``); one CTA alone keeps
 its measured chain (192 ns a trip for that tile, not 122 + 16 x 8.3).
+
+**Unpipelined loads.** At 1 stage Triton issues no cp.async: each thread loads its vector into
+registers (ld.global, allocating in L1) and stores it to shared memory. Their SM's load path is
+slower still, per warp-wide load: 11.0 ns for 16 bytes a thread (``pipeline.sync_load_cycles``,
+mlp_l2_stage1 32x32x32 on 2 warps at 12 CTAs per SM: 1057.1 ns a round / 96 loads; 46.5 B/ns)
+and 7.8 ns for 8 bytes (``pipeline.sync_narrow_load_cycles``, 32x32x32 on 8 warps at 8 CTAs:
+995.1 / 128); the mixed 16x32x32 on 4 warps (A 8, B 16 B a thread) checks them: 8 x (4 x 7.77
++ 4 x 11.01) = 600.9 ns against 599.0 measured at 8 CTAs. So r unpipelined CTAs need r x
+(loads x their ns) a round (``floor_ns`` at stages 1), whatever their chains overlap.
 """
 
 from __future__ import annotations
@@ -40,6 +49,19 @@ class LoadTrip(NamedTuple):
     overhead_ns: float          # one CTA's chain beyond its bytes
     port_bytes_per_ns: float    # one SM's L2 read port
     narrow_copy_ns: float | None = None  # one warp-wide copy of < 16 B a thread on the SM's load path
+    sync_load_ns: float | None = None    # one warp-wide unpipelined load of 16 B a thread
+    sync_narrow_load_ns: float | None = None  # ... of 4-8 B a thread
+
+
+class TripCopies(NamedTuple):
+    """One CTA's copies in a trip: the bytes and warp-wide instructions of those under 16 B a
+    thread (4 or 8), and the warp-wide instructions of the 16-byte ones."""
+    narrow_bytes: Any = 0
+    narrow_instructions: Any = 0
+    wide_instructions: Any = 0
+
+    def __add__(self, other):
+        return TripCopies(*(a + b for a, b in zip(self, other)))
 
 
 def facts(m) -> LoadTrip | None:
@@ -48,9 +70,11 @@ def facts(m) -> LoadTrip | None:
     per_cycle = m.profile.get("pipeline.sm_load_bandwidth_per_cycle", None)
     if cycles is None or per_cycle is None or m.kind != "gpu":
         return None
-    narrow = m.profile.get("pipeline.narrow_copy_cycles", None)
-    return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz,
-                    None if narrow is None else narrow / m.clock_ghz)
+    def ns(key):
+        c = m.profile.get(f"pipeline.{key}", None)
+        return None if c is None else c / m.clock_ghz
+    return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz, ns("narrow_copy_cycles"),
+                    ns("sync_load_cycles"), ns("sync_narrow_load_cycles"))
 
 
 def copy_width_bytes(tile_bytes, threads, elem_bytes) -> Any:
@@ -81,6 +105,28 @@ def narrow_copies(tile_bytes, threads, elem_bytes) -> tuple[Any, Any]:
     return tile_bytes, math.ceil(tile_bytes / (threads * width)) * threads / 32
 
 
+def trip_copies(tile_bytes, threads, elem_bytes) -> TripCopies:
+    """A tile's copy as ``TripCopies``: ``narrow_copies`` and, for a tile copied 16 B a thread,
+    its warp-wide instructions ceil(tile bytes / (threads x 16)) x warps (arrays elementwise)."""
+    nb, ni = narrow_copies(tile_bytes, threads, elem_bytes)
+    width = copy_width_bytes(tile_bytes, threads, elem_bytes)
+    if is_array(tile_bytes, threads, width):
+        import numpy as np
+        per_thread = np.ceil(np.asarray(tile_bytes) / (np.asarray(threads) * WIDE_COPY_BYTES))
+        wide = np.where(np.asarray(width) >= WIDE_COPY_BYTES, per_thread * np.asarray(threads) / 32, 0)
+        return TripCopies(nb, ni, wide)
+    wide = math.ceil(tile_bytes / (threads * WIDE_COPY_BYTES)) * threads / 32 if width >= WIDE_COPY_BYTES else 0
+    return TripCopies(nb, ni, wide)
+
+
+def sync_load_ns(copies: TripCopies, f: LoadTrip) -> Any:
+    """ns of one CTA's unpipelined trip on the SM's load path (its loads into registers), or 0
+    where the profile states no such fact."""
+    if f.sync_load_ns is None or f.sync_narrow_load_ns is None:
+        return 0
+    return copies.wide_instructions * f.sync_load_ns + copies.narrow_instructions * f.sync_narrow_load_ns
+
+
 def port_ns(loaded_bytes, narrow_bytes, narrow_instructions, f: LoadTrip) -> Any:
     """ns of one CTA's trip on the SM's load path, which co-resident CTAs share: its 16-byte
     copies' bytes through the port and its narrow copies at ``narrow_copy_ns`` each (bytes
@@ -105,18 +151,22 @@ def streams(loop) -> bool:
     return any(x.kind == "op" and x.op is not None and x.op.opcode == "load" for x in loop.walk())
 
 
-def floor_ns(loaded_bytes, r, stages, f: LoadTrip, narrow=(0, 0)) -> Any:
+def floor_ns(loaded_bytes, r, stages, f: LoadTrip, copies: TripCopies = TripCopies()) -> Any:
     """ns one round of r co-resident positions takes at least: one position's chain
     (overhead + its bytes through the port) or the r positions' trips on the SM's load path
-    (``port_ns``: ``narrow`` = (bytes, warp-wide instructions) of its copies narrower than 16 B),
-    whichever is longer; 0 for an unpipelined loop (stages < 2) or one that loads nothing."""
+    (``port_ns`` of ``copies``), whichever is longer; for an unpipelined loop (stages < 2) the
+    r positions' loads on the load path (``sync_load_ns``: their chains are the unpipelined
+    trip's); 0 for a loop that loads nothing."""
     one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
-    shared = r * port_ns(loaded_bytes, narrow[0], narrow[1], f)
+    shared = r * port_ns(loaded_bytes, copies.narrow_bytes, copies.narrow_instructions, f)
     t = emax(one, shared)
-    if is_array(loaded_bytes, stages, t):
+    sync = r * sync_load_ns(copies, f)
+    if is_array(loaded_bytes, stages, t, sync):
         import numpy as np
-        return np.where((np.asarray(stages) >= 2) & (np.asarray(loaded_bytes) > 0), t, 0)
-    return t if stages >= 2 and loaded_bytes else 0
+        return np.where(np.asarray(loaded_bytes) > 0, np.where(np.asarray(stages) >= 2, t, sync), 0)
+    if not loaded_bytes:
+        return 0
+    return t if stages >= 2 else sync
 
 
 def round_trip_ns(lat, loaded_bytes, transfer_ns, f: LoadTrip) -> Any:
@@ -187,8 +237,18 @@ def streaming_round_trip_ns(chain_ns, lat, miss, loaded_bytes, transfer_ns, dram
                                 LoadTrip(chain_ns, f.port_bytes_per_ns), d)
 
 
-def describe(loaded_bytes, r, f: LoadTrip, narrow=(0, 0)) -> str:
+def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
+    """A clause for an unpipelined trip's line: its loads on the SM's load path."""
+    one = sync_load_ns(copies, f)
+    return (f"its loads into registers hold the SM's load path {float(copies.wide_instructions):g} x "
+            f"{f.sync_load_ns:.2f} ns (16 B a thread) + {float(copies.narrow_instructions):g} x "
+            f"{f.sync_narrow_load_ns:.2f} ns (4-8 B) = {float(one):,.1f} ns a trip; {float(r):g} CTAs per SM: a round "
+            f"takes at least {float(r * one):,.1f} ns")
+
+
+def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) -> str:
     one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
+    narrow = copies
     shared = r * port_ns(loaded_bytes, narrow[0], narrow[1], f)
     if f.narrow_copy_ns is not None and narrow[1]:
         wide = loaded_bytes - narrow[0]

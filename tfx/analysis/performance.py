@@ -450,16 +450,19 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 compute = _compute_one(body, m, active_units, warps)
                 cycle = pipeline_depth.unpipelined_cycle_ns(m.l2_latency, first, body.global_loads, fetch, body.dram,
                                                             drawing, active_units, compute, facts, dram_facts)
+                copies = _trip_copies(c, counter, m, miss, warps)
+                sync = (f"; {load_trip.describe_sync(resident, copies, facts)}"
+                        if load_trip.sync_load_ns(copies, facts) else "")
                 out.append(Term("unpipelined trip", 0, pipeline_depth.describe_unpipelined(
                     c.line, float(first), float(body.global_loads), float(body.dram), float(fetch), float(compute),
                     float(cycle), resident, memory_parallelism.drawing_text(drawing, active_units), active_units,
-                    facts, lambda x: format_time_ns(float(x))) + " (included in the waves above)"))
+                    facts, lambda x: format_time_ns(float(x))) + sync + " (included in the waves above)"))
             continue
         loads = body.global_loads
         if loads and not is_array(loads):
             out.append(Term("load trip", 0, f"line {c.line}: " +
                             load_trip.describe(float(loads), resident, facts,
-                                               _narrow_copies(c, counter, m, miss, warps))
+                                               _trip_copies(c, counter, m, miss, warps))
                             + " (included in the waves above)"))
             if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
                 one = engine_ns(body, m, 1, active_units, warps)
@@ -1051,12 +1054,12 @@ def _trip_share(c, loop):
     return ratio(c.execs, loop.execs) if not is_array(c.execs, loop.execs) else c.execs / emax(loop.execs, 1)
 
 
-def _narrow_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
-    """(bytes, warp-wide instructions) of one CTA's copies in a trip of ``loop`` that move fewer
-    than 16 bytes a thread (tfx.analysis.load_trip.narrow_copies), over its global loads."""
-    total_bytes, total_instructions = 0, 0
+def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
+    """One CTA's copies in a trip of ``loop`` by width (tfx.analysis.load_trip.trip_copies),
+    over its global loads."""
+    total = load_trip.TripCopies()
     if counter is None:
-        return total_bytes, total_instructions
+        return total
     for c in loop.walk():
         if c is loop or c.kind != "op" or c.op is None or c.op.opcode != "load" or not c.per_exec:
             continue
@@ -1065,9 +1068,8 @@ def _narrow_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
             continue
         tile = op_demand(c, counter, m, miss, warps).global_loads * _trip_share(c, loop)
         elem = counter.tensor_types[windows[0].tensor].dtype.bits / 8
-        b, n = load_trip.narrow_copies(tile, 32 * warps, elem)
-        total_bytes, total_instructions = total_bytes + b, total_instructions + n
-    return total_bytes, total_instructions
+        total = total + load_trip.trip_copies(tile, 32 * warps, elem)
+    return total
 
 
 def _first_reader(loop: ScopeNode, miss):
@@ -1279,7 +1281,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # one CTA's pipelined trip: its chain plus its bytes through the SM's L2 port
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
         e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts,
-                                                       _narrow_copies(loop, counter, m, miss, warps)))
+                                                       _trip_copies(loop, counter, m, miss, warps)))
     lat = _load_latency(body, m)
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).

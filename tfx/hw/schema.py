@@ -229,6 +229,11 @@ PROFILE_SPEC = TableSpec({
         "narrow_copy_cycles": FactSpec("cycles", "positive",
                                        "cycles one warp-wide async copy of fewer than 16 bytes a thread "
                                        "(cp.async.ca) holds the SM's load path, whatever its bytes"),
+        "sync_load_cycles": FactSpec("cycles", "positive",
+                                     "cycles one warp-wide load into registers of 16 bytes a thread "
+                                     "(an unpipelined k-loop's ld.global) holds the SM's load path"),
+        "sync_narrow_load_cycles": FactSpec("cycles", "positive",
+                                            "the same for a load of 4-8 bytes a thread"),
         "dependent_issue": FactSpec("cycles", "nonnegative_int",
                                     "cycles from an arithmetic instruction's issue to a dependent one's "
                                     "(the step of a serial reduction chain)"),
