@@ -171,3 +171,23 @@ def test_model_results_remember_their_knobs(capsys):
         assert json.loads(capsys.readouterr().out)["knobs"] == {"memory.gmem.bandwidth": "x2"}
         assert main(base) == 0
         assert capsys.readouterr().out.startswith(f"llama3.1-8b on {hw}: ")
+
+
+def test_memory_and_suggest_remember_their_knobs(capsys):
+    """--knob memory.gmem.capacity=/2 on h200_nvl8 (141 GB an H200, vendor): 70.5 GB a device,
+    70,500,000,000 B; memory's header and suggest's name the knob, both JSONs carry it."""
+    from tfx.cli.main import main
+    knob = ["--knob", "memory.gmem.capacity=/2"]
+    base = ["--model", "llama3.1-8b", "--hw", "h200_nvl8", *knob]
+    assert main(["model", "memory", *base, "--tp", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2: tp2 cp1 pp1 dp1 ep1"
+    assert any(line.split()[:3] == ["capacity", "70.50", "GB"] for line in out)
+    assert main(["model", "memory", *base, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["model"], d["hw"], d["knobs"]) == ("llama3.1-8b", "h200_nvl8", {"memory.gmem.capacity": "/2"})
+    assert d["capacity"] == 70_500_000_000
+    assert main(["model", "suggest", *base, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["knobs"] == {"memory.gmem.capacity": "/2"}
+    assert main(["model", "suggest", *base]) == 0
+    assert capsys.readouterr().out.startswith("llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2 (<= 8 devices")

@@ -17,10 +17,13 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    m = memory(load_model(args.model), system(args), workload(args), parallelism(args))
+    model, sysm, par = load_model(args.model), system(args), parallelism(args)
+    m = memory(model, sysm, workload(args), par)
     if args.json:
-        emit_json(m)
+        # what was priced, as every result names it: model, profile and the knobs applied
+        emit_json({"model": model.name, "hw": sysm.name, "knobs": dict(sysm.profile.knobs), **m})
         return 0
+    print(f"{model.name} on {sysm.name}{fmt.with_knobs(sysm.profile.knobs)}: {par.label()}")
     for k in ("weights", "kv_cache", "activations", "workspace", "total", "capacity"):
         print(f"  {k:<12} {fmt.nbytes(m[k]):>12}  ({m[k]:,.0f} B)")
     print(f"  {'fits':<12} {'yes' if m['fits'] else 'NO'}  on {m['devices']} device(s)")

@@ -34,7 +34,7 @@ def run(args) -> int:
             data["sensitivity"] = sens
         emit_json(data)
         return 0
-    print(f"{r.model} on {r.hw} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
+    print(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
           f"evaluated, {r.fitting} fit {fmt.nbytes(r.capacity)} per device, in {r.seconds * 1e3:.0f} ms")
     print(f"runtime {workload(args).runtime_description}")
     if r.pruned:

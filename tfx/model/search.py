@@ -155,9 +155,11 @@ class SuggestResult:
     fastest: object
     seconds: float
     capacity: float
+    knobs: dict = field(default_factory=dict)     # knobs applied to the profile, path -> text
 
     def to_json(self) -> dict:
-        return {"model": self.model, "hw": self.hw, "workload": self.workload.to_json(), "scope": self.scope,
+        return {"model": self.model, "hw": self.hw, "knobs": dict(self.knobs),
+                "workload": self.workload.to_json(), "scope": self.scope,
                 "max_devices": self.max_devices, "evaluated": self.evaluated, "fitting": self.fitting,
                 "pruned": self.pruned, "capacity": self.capacity, "seconds": self.seconds,
                 "fastest": self.fastest.to_json() if self.fastest else None,
@@ -209,7 +211,8 @@ def suggest(model: ModelConfig | str, hw: str | System = "h200_nvl8", workload: 
         front = _candidates(ev, keep, lat, tput, mem, fits)
         fastest = _candidates(ev, [idx[np.argmin(lat[idx])]], lat, tput, mem, fits)[0]
     return SuggestResult(model.name, system.name, wl, scope, max_devices, len(cfg), int(fits.sum()), pruned,
-                         front, fastest, time.perf_counter() - t0, system.capacity)
+                         front, fastest, time.perf_counter() - t0, system.capacity,
+                         dict(system.profile.knobs))
 
 
 # --------------------------------------------------------------------------- #
