@@ -470,8 +470,9 @@ def _copy_engine(s: _RunState):
                     ei = eng_idle[key]
                     since = fl if fl > ei else ei
                     if dep_ready > since:
-                        st[S_BUFFER] += dep_ready - since
-                        stl[label * 4 + S_BUFFER] += dep_ready - since
+                        since = dep_ready - since
+                        st[S_BUFFER] += since
+                        stl[label * 4 + S_BUFFER] += since
             else:
                 ns, sm, descs, nd, label, tile, dsum = r_spec[r]
             # start the transfer
@@ -893,12 +894,11 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
             p = arg // NT
             if one_task_each:
                 c = arg             # (and its command's only task: c_left, read only here, is left)
-                left = 0
             else:
                 c = p * NC + r_cmd[arg - p * NT]
                 left = c_left[c] - 1
                 c_left[c] = left
-            if left == 0:
+            if one_task_each or left == 0:
                 c_end[c] = now
                 left = p_left[p] - 1
                 p_left[p] = left
