@@ -191,3 +191,7 @@ def test_memory_and_suggest_remember_their_knobs(capsys):
     assert json.loads(capsys.readouterr().out)["knobs"] == {"memory.gmem.capacity": "/2"}
     assert main(["model", "suggest", *base]) == 0
     assert capsys.readouterr().out.startswith("llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2 (<= 8 devices")
+    assert main(["model", "hw-sweep", *base, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["knobs"] == {"memory.gmem.capacity": "/2"}
+    assert main(["model", "hw-sweep", *base]) == 0
+    assert capsys.readouterr().out.startswith("llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2: ")
