@@ -13,7 +13,7 @@ from tfx.analysis.analyze import analyze
 import numpy as np
 import pytest
 
-from tfx.analysis.spill_traffic import in_series, kloop_trip
+from tfx.analysis.spill_traffic import in_series, kloop_trip, stored_once_share
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -111,3 +111,38 @@ def test_non_spilling_trip_is_not_put_in_series():
     a = analyze(m, None, H200, p, resources={"regs": 255, "spills": 0}, check=False)
     assert not [t for t in a.terms if t.name in ("spill", "spill trip")]
     assert float(a.launches[0].engines["spill"]) == 0
+
+
+def test_row_spill_under_the_registers_is_stored_once_and_loaded_once():
+    """88 spilled words (352 B) a thread under 255 registers, 32 threads: 2 x 352 x 32 = 22,528
+    B a CTA; over 200,000 register bytes that is a share of 22,528 / 200,000 = 0.11264, under
+    the per-op share 0.15, so it is taken."""
+    assert stored_once_share(0.15, 352, 32, 200_000, 255) == pytest.approx(0.11264)
+    # a per-op share already under it stays: 0.05 x 200,000 = 10,000 B < 22,528
+    assert stored_once_share(0.05, 352, 32, 200_000, 255) == 0.05
+
+
+def test_row_spill_over_the_registers_keeps_the_per_op_share():
+    """2120 spilled words under 32 registers: the frame exceeds the registers, every op's
+    operands pass through local memory: the per-op share 0.974 stays."""
+    assert stored_once_share(0.974, 8480, 64, 3_539_056, 32) == 0.974
+
+
+def test_stored_once_share_on_arrays():
+    """The two cases above side by side, elementwise."""
+    got = stored_once_share(np.array([0.15, 0.974]), np.array([352, 8480]), np.array([32, 64]),
+                            np.array([200_000, 3_539_056]), np.array([255, 32]))
+    assert got == pytest.approx([0.11264, 0.974])
+
+
+def test_row_spill_in_l1_at_the_measured_local_rate():
+    """kernels/rmsnorm.tile M=4096 N=4096 BLOCK_M=2 WARPS=1 as compiled (255 registers, 88
+    spilled words = 352 B a thread): 8 CTAs x 32 threads x 352 B = 90,112 B a SM fits L1, served
+    at local.l1_bandwidth_per_cycle 32 B/cycle (calibration/h200/measured/spill_local) x 1.98
+    GHz = 63.36 B/ns per SM."""
+    m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
+    a = analyze(m, None, H200, {"M": 4096, "N": 4096, "BLOCK_M": 2, "WARPS": 1},
+                resources={"threads": 32, "regs": 255, "spills": 88})
+    detail = [t.detail for t in a.terms if t.name == "spill"][0]
+    assert "working set 90.11 KB per SM (8 CTAs x 32 threads)" in detail
+    assert "served from L1 at 63 GB/s per SM" in detail

@@ -215,7 +215,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
         on_sm = emin(resident, cdiv(positions, units)) if is_array(positions, resident) else min(resident, cdiv(positions, units))
         local = local_memory(m, spill, threads, on_sm)
-        miss['__spill__'] = (spill.fraction, local.bytes_per_ns, spill.bytes_per_thread * threads,
+        share = spill.fraction
+        if not any(unit_node.mma_ops()) and spill.regs is not None:
+            # a loop-free (row) body that keeps most values in registers spills each value once
+            # (tfx.analysis.spill_traffic.stored_once_share)
+            share = spill_traffic.stored_once_share(share, spill.bytes_per_thread, threads,
+                                                    _register_bytes(unit_node, positions), spill.regs)
+        miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
     else:
@@ -355,7 +361,12 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 "spill", spill_ns,
                 f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
-                f"of its register bytes through local memory; working set {format_bytes(float(local.working_set))} "
+                f"of its register bytes through local memory"
+                + (f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
+                   f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "
+                   f"{float(share) * 100:.1f}% of the CTA's register bytes)"
+                   if not is_array(share) and share != spill.fraction else "")
+                + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
                 f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
             for loop in unit_node.walk():
@@ -676,6 +687,16 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
             od = op_demand(c, counter, m, miss, warps)
             d.add(od, ratio(c.execs, positions) if not is_array(c.execs, positions) else c.execs / positions)
     return d
+
+
+def _register_bytes(node: ScopeNode, positions):
+    """Register bytes the ops of one position read and write (their counted rmem traffic)."""
+    total = 0
+    for c in node.walk():
+        if c.kind in ("op", "capture") and c.per_exec:
+            rmem = sum(v for (kind, level, _), v in c.per_exec.items() if kind == "traffic" and level == "rmem")
+            total = total + rmem * (c.execs / positions if is_array(c.execs, positions) else ratio(c.execs, positions))
+    return total
 
 
 def _miss_share(body: Demand):
@@ -1154,10 +1175,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (DRAM when the machine's spilled bytes exceed L2) at the rate the SMs' own local
         # loads and stores reach it (served from L1 they run only 12-15% faster: spill_traffic).
         # On the warp mma a spilled accumulator is touched at every k-step of the trip
-        # (tfx.analysis.spill_traffic).
+        # (tfx.analysis.spill_traffic). That count replaces the body ops' per-op share: the
+        # SASS loads every spilled word once a trip (calibration/h200/measured/spill_sass),
+        # not a share of each op's operands.
         spb, regs = miss.get("__spill_regs__", (0, None))
         trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps))
-        body.spill = emax(body.spill, trip.bytes_per_trip / beyond_l1)
+        body.spill = trip.bytes_per_trip / beyond_l1
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
     if frac is not None and any(loop.mma_ops()):

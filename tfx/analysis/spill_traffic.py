@@ -89,6 +89,28 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
     return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads, regs)
 
 
+def stored_once_share(fraction, spill_bytes_per_thread, threads, register_bytes, regs):
+    """The share of a CTA's register bytes (``register_bytes``: what its ops read and write in
+    registers, per CTA) that moves through local memory, for a kernel without an mma.
+
+    Where the compiled frame is smaller than the registers allocated (``spilled words <
+    regs``: the compiler keeps most values in registers and spills the long-lived ones),
+    each spilled value is stored once after it is made and loaded once at its later use,
+    ``2 x spilled bytes x threads`` a CTA, when that is under the per-op share
+    ``fraction x register_bytes``. Source: the SASS of the issue-15 row kernels
+    (calibration/h200/measured/row_phases, docs/analysis.md section 8 (b)): LDL + STL move
+    1.8-2.3x the local frame where the compiler keeps 255 registers (a row stored once after
+    its load, loaded once after the reduction), 3.4-5.1x in the 32-64-register
+    configurations, whose frame exceeds their registers: there every op's operands pass
+    through local memory and the per-op share ``fraction`` stays."""
+    once = 2 * spill_bytes_per_thread * threads
+    capped = emin(fraction, once / emax(register_bytes, 1e-30))
+    few = spill_bytes_per_thread / WORD < regs
+    if is_array(few, capped, fraction):
+        return where(few, capped, fraction)
+    return capped if few else fraction
+
+
 def in_series(spill_ns, tensor_ns, smem_ns, copy_ns):
     """ns of a spilling k-loop trip's local traffic with the rest of the trip in series after
     it: ``spill + max(tensor, smem, copy)`` (the module's docstring says why), taken as the
