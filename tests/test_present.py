@@ -133,3 +133,50 @@ def test_with_knobs_names_each_knob_as_given():
     assert with_knobs({"memory.l2.bandwidth": "x2", "launch.overhead": "/2"}) == \
         " with memory.l2.bandwidth=x2, launch.overhead=/2"
     assert with_knobs({}) == "" and with_knobs(None) == ""
+
+
+def test_arithmetic_intensity_and_peak_fractions_per_scope(capsys):
+    """gemm M = N = K = 256, BM = BN = 128, BK = 64 on h200_sxm (2 x 2 CTAs, 4 k trips):
+    flops: mma 2 x 256^3 = 33,554,432 bf16 + the f32 cast, one per C element 256^2 = 65,536
+        = 33,619,968 flop.
+    dram: the footprint A + B + C = 3 x 256 x 256 x 2 B = 393,216 B / 4,800 B/ns = 81.92 -> 82 ns
+    l2: A and B each re-read N/BN = 2 times: 2 x 2 x 131,072 = 524,288 B + C 131,072 B written
+        = 655,360 B / 11,000 B/ns = 59.58 -> 60 ns
+    smem: the loads write 524,288 B and the mma reads them: 1,048,576 B / (128 B/cycle x 132
+        x 1.98 GHz = 33,454.08 B/ns) = 31.34 -> 32 ns
+    tensor: 33,554,432 / (4096 flop/cycle x 132 x 1.98 = 1,070,530.56 flop/ns) = 31.34 -> 32 ns
+    vector: 65,536 / (256 x 132 x 1.98 = 66,908.16) = 0.98 -> 1 ns
+    ideal = max(32 + 1, 82) = 82 ns, bound by dram, so intensity counts dram bytes (the chart's x):
+        33,619,968 / 393,216 = 85.5 flop/B; at l2 33,619,968 / 655,360 = 51.3 flop/B.
+    Fractions of each peak at 82 ns: dram 82/82 = 100.0%, l2 60/82 = 73.2%, tensor 32/82 = 39.0%,
+        smem 32/82 = 39.0%, vector 1/82 = 1.2%.
+    The k loop: mma flops only, 33,554,432; dram A + B = 262,144 B / 4,800 = 54.6 -> 55 ns;
+        l2 524,288 / 11,000 = 47.7 -> 48 ns: intensity 33,554,432 / 262,144 = 128 flop/B,
+        tensor 32/55 = 58.2%, l2 48/55 = 87.3%."""
+    from tfx.cli.main import main
+    a = analyze(parse_file(bundled_kernel("gemm.tile")), None, load_profile("h200_sxm"),
+                {"M": 256, "N": 256, "K": 256})
+    root = a.scope_roofline[a.root.id]
+    assert root.intensity_level() == "dram"
+    assert root.arithmetic_intensity() == {"dram": 85.5, "l2": 51.3, "smem": 33_619_968 / 1_048_576}
+    assert root.peak_fractions() == {"tensor": 32 / 82, "vector": 1 / 82, "dram": 1.0, "l2": 60 / 82,
+                                     "smem": 32 / 82}
+    tt = analysis_report.traffic_table(a, "total")
+    col = {c: i for i, c in enumerate(tt.columns)}
+    rows = {r[0].strip(): r for r in tt.rows}
+    assert rows["kernel gemm"][col["flop/B dram"]] == "85.5 flop/B"
+    assert rows["kernel gemm"][col["l2 peak%"]] == "73.2%"
+    assert rows["kernel gemm"][col["tensor peak%"]] == "39.0%"
+    assert rows["kernel gemm"][col["dram peak%"]] == "100.0%"
+    assert rows["loop k"][col["flop/B dram"]] == "128 flop/B"
+    assert rows["loop k"][col["tensor peak%"]] == "58.2%"
+    assert rows["loop k"][col["vector peak%"]] == ""            # the loop does no vector work
+    text = analysis_report.summary(a)
+    assert "  scopes at their roofline time: flop per dram byte; fraction of each peak" in text
+    assert "        loop k: 128 flop/B; tensor 58.2%, dram 100.0%, l2 87.3%, smem 58.2%" in text
+    rc = main(["analyze", str(bundled_kernel("gemm.tile")), "--set", "M=256", "--set", "N=256",
+               "--set", "K=256", "--json"])
+    assert rc == 0
+    roof = json.loads(capsys.readouterr().out)["scopes"]["roofline"]
+    assert roof["arithmetic_intensity_flop_per_byte"]["dram"] == 85.5
+    assert roof["peak_fraction"]["l2"] == 60 / 82

@@ -99,12 +99,44 @@ class Roofline:
     ideal_ns: Any = 0
     bound_by: str | None = None                   # None for a vector (sweep) roofline
 
+    def intensity_level(self) -> str | None:
+        """The level whose bytes arithmetic intensity counts (the Roofline chart's x axis):
+        the slowest memory term (``memory_level``) where it moves bytes, else the level priced
+        at the lowest bandwidth; None without priced bytes or for a sweep."""
+        if is_array(self.ideal_ns):
+            return None
+        priced = {lvl: float(b) / float(self.terms[lvl]) for lvl, b in self.bytes.items()
+                  if float(b) > 0 and float(self.terms.get(lvl, 0)) > 0}
+        if not priced:
+            return None
+        if self.memory_level in priced:
+            return self.memory_level
+        return min(priced, key=lambda lvl: priced[lvl])
+
+    def arithmetic_intensity(self) -> dict:
+        """Memory term -> flop per byte moved at it (terms that move no byte are left out;
+        {} without flops or for a sweep)."""
+        if is_array(self.ideal_ns) or not float(self.flops) > 0:
+            return {}
+        return {lvl: float(self.flops) / float(b) for lvl, b in self.bytes.items() if float(b) > 0}
+
+    def peak_fractions(self) -> dict:
+        """Term -> the fraction of its peak the scope runs at when it takes its roofline time:
+        (its work / the ideal time) / its peak rate = the term's time over the ideal time. The
+        binding term is 1; compute units share one SM's issue, so their fractions add up to
+        compute_ns / ideal_ns. {} for a sweep or a scope with no time."""
+        if is_array(self.ideal_ns) or not float(self.ideal_ns) > 0:
+            return {}
+        return {t: float(v) / float(self.ideal_ns) for t, v in self.terms.items()}
+
     def to_json(self) -> dict:
         from tfx.analysis.numbers import to_plain
         return {"terms_ns": {k: to_plain(v) for k, v in self.terms.items()},
                 "bytes": {k: to_plain(v) for k, v in self.bytes.items()}, "flops": to_plain(self.flops),
                 "compute_ns": to_plain(self.compute_ns), "memory_ns": to_plain(self.memory_ns),
-                "ideal_ns": to_plain(self.ideal_ns), "bound_by": self.bound_by}
+                "ideal_ns": to_plain(self.ideal_ns), "bound_by": self.bound_by,
+                "arithmetic_intensity_flop_per_byte": self.arithmetic_intensity(),
+                "peak_fraction": self.peak_fractions()}
 
 
 def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:

@@ -80,6 +80,43 @@ def beyond_roofline(a) -> str:
             f"+{fmt.ns(pred - ideal)}){tail}")
 
 
+def intensity_level(a) -> str | None:
+    """The memory level arithmetic intensity counts bytes at, for every scope: the kernel's
+    (``Roofline.intensity_level``, the Roofline chart's x axis); None without a roofline."""
+    roof = a.scope_roofline.get(a.root.id)
+    return roof.intensity_level() if roof is not None else None
+
+
+def scope_intensity(a, node, level: str | None) -> tuple[str, dict[str, str]]:
+    """One scope's arithmetic intensity at ``level`` and the fraction of each peak it runs at
+    when it takes its roofline time, formatted: ("63.0 flop/B", {"tensor": "64.7%", ...});
+    ("", {}) for a scope without a roofline (a sweep)."""
+    sr = a.scope_roofline.get(node.id)
+    if sr is None:
+        return "", {}
+    ai = sr.arithmetic_intensity().get(level) if level else None
+    return (fmt.intensity(ai) if ai is not None else "",
+            {t: fmt.ratio_pct(f) for t, f in sr.peak_fractions().items()})
+
+
+def scope_roofline_lines(a) -> list[str]:
+    """The summary's per-scope block: each region scope (the kernel, meshes, loops) with its
+    arithmetic intensity and the fraction of each peak at its roofline time."""
+    level = intensity_level(a)
+    if level is None:
+        return []
+    out = [f"  scopes at their roofline time: flop per {level} byte; fraction of each peak"]
+    for depth, node in scope_rows(a):
+        if node.kind == "op" or node.kind == "call" or node.kind == "capture":
+            continue
+        ai, fracs = scope_intensity(a, node, level)
+        if not fracs:
+            continue
+        out.append(f"    {'  ' * depth}{node.label}: {ai or '-'}; "
+                   + ", ".join(f"{t} {v}" for t, v in fracs.items()))
+    return out
+
+
 def op_records(a, node: ScopeNode, domain: str = "total") -> str:
     """The records an op line ends with: flops and traffic in one domain."""
     recs = a.scope_records(node, domain)
@@ -147,6 +184,7 @@ def summary(a) -> str:
     out = [inputs_line(a), f"  parameters: {parameters_line(a)}",
            f"  predicted {fmt.ns(m['performance.predicted_ns'])}   {roofline_line(a)}"]
     out += [f"    {line}" for line in roofline_breakdown(a)]
+    out += scope_roofline_lines(a)
     flops = [(k.split(".")[2], v) for k, v in m.items() if k.startswith("compute-cost.flops.") and k.endswith(".total")]
     out.append("  work: " + (", ".join(f"{fmt.flop(v)} {d}" for d, v in flops) or "no arithmetic"))
     levels = sorted({k.split(".")[2] for k in m if k.startswith("memory.traffic.")} - {"link"})
@@ -223,6 +261,7 @@ class TrafficTable:
     columns: list[str]
     rows: list[list[str]]
     keys: list[str] = field(default_factory=list)   # scope ids
+    note: str = ""                                  # what the derived columns mean
 
 
 def traffic_table(a, domain: str) -> TrafficTable:
@@ -253,6 +292,11 @@ def traffic_table(a, domain: str) -> TrafficTable:
     cols += ["footprint", "time%", "bound"]
     fp = a.footprint
     roof = a.scope_roofline
+    ai_level = intensity_level(a)
+    peak_terms = list(roof[a.root.id].terms) if a.root.id in roof else []
+    if ai_level is not None:
+        cols.append(f"flop/B {ai_level}")
+    cols += [f"{t} peak%" for t in peak_terms]
     root_t = fmt.num(roof[a.root.id].ideal_ns) if a.root.id in roof else 0.0
     rows, keys = [], []
     for depth, node in scope_rows(a):
@@ -270,6 +314,13 @@ def traffic_table(a, domain: str) -> TrafficTable:
         sr = roof.get(node.id)
         r.append(f"{fmt.num(sr.ideal_ns) / root_t * 100:.1f}" if sr is not None and root_t else "")
         r.append(sr.bound_by or "" if sr is not None else "")
+        ai, fracs = scope_intensity(a, node, ai_level)
+        if ai_level is not None:
+            r.append(ai)
+        r += [fracs.get(t, "") for t in peak_terms]
         rows.append(r)
         keys.append(node.id)
-    return TrafficTable(cols, rows, keys)
+    note = ("time% = the scope's roofline time over the kernel's"
+            + (f"; flop/B {ai_level} = flop per {ai_level} byte (the Roofline chart's x axis)" if ai_level else "")
+            + ("; peak% = each term's rate at the scope's roofline time over its peak" if peak_terms else ""))
+    return TrafficTable(cols, rows, keys, note)

@@ -8,6 +8,7 @@
 - allocation sizes (a CTA's shared memory, occupancy budgets): exact bytes
   (``98,304 B``), as ptxas reports them: a budget off by 4 bytes matters;
 - ratios: percent with one decimal;
+- arithmetic intensity: flop per byte, three significant figures (``63.0 flop/B``);
 - counts: whole numbers with thousands separators.
 
 JSON never goes through here: it carries raw numbers with the unit in the key name
@@ -24,7 +25,7 @@ from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_f
                           format_frequency, format_quantity, format_time_ns)
 
 __all__ = ["with_knobs", "num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
-           "allocation", "parameter_count", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
+           "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
 
@@ -101,6 +102,16 @@ def percent(v: Any) -> str:
 def ratio_pct(v: Any) -> str:
     """A ratio in [0, 1] as percent: ``0.375`` -> ``"37.5%"``."""
     return f"{num(v) * 100:.1f}%"
+
+
+def intensity(v: Any) -> str:
+    """Arithmetic intensity, flop per byte, to three significant figures with thousands
+    separators past them: ``63.0157`` -> ``"63.0 flop/B"``, ``4096`` -> ``"4,096 flop/B"``."""
+    x = num(v)
+    if abs(x) >= 100:
+        return f"{x:,.0f} flop/B"
+    r = float(f"{x:.3g}")                 # rounded first: 9.999 -> 10.0, not 10.00
+    return f"{r:.{max(0, 2 - math.floor(math.log10(abs(r)))) if r else 0}f} flop/B"
 
 
 def general(v: Any, digits: int = 4) -> str:

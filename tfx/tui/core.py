@@ -424,7 +424,7 @@ def roofline_chart(a) -> RooflineChart | None:
     if not roofs:
         return None
     roofs.sort(key=lambda r: r[1])
-    level = roof.memory_level if any(r[0] == roof.memory_level for r in roofs) else roofs[0][0]
+    level = roof.intensity_level()       # the level the Traffic pane's intensity counts, too
     peak = flops / compute_ns * 1e9
     chart = RooflineChart(peak=peak, roofs=roofs, level=level)
     moved = num(roof.bytes[level])

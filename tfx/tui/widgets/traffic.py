@@ -30,7 +30,7 @@ class TrafficPane(Vertical):
         self.scope_ids = tt.keys
         self._table_sync.show(table, tt.columns, tt.keys, tt.rows)
         self.query_one("#traffic-caption", Static).update(
-            f"domain [b]{domain}[/b] (d cycles)  time% = the scope's roofline time over the kernel's")
+            f"domain [b]{domain}[/b] (d cycles)  {tt.note}")
 
     def cell(self, scope_id: str, column: str) -> str:
         table = self.query_one(DataTable)
