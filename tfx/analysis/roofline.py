@@ -115,8 +115,8 @@ class Roofline:
 
     def arithmetic_intensity(self) -> dict:
         """Memory term -> flop per byte moved at it (terms that move no byte are left out;
-        {} without flops or for a sweep)."""
-        if is_array(self.ideal_ns) or not float(self.flops) > 0:
+        a copy is 0 flop/B; {} for a sweep)."""
+        if is_array(self.ideal_ns):
             return {}
         return {lvl: float(self.flops) / float(b) for lvl, b in self.bytes.items() if float(b) > 0}
 

@@ -105,6 +105,7 @@ def scope_roofline_lines(a) -> list[str]:
     level = intensity_level(a)
     if level is None:
         return []
+    order = list(a.scope_roofline[a.root.id].terms)    # every scope lists terms as the kernel does
     out = [f"  scopes at their roofline time: flop per {level} byte; fraction of each peak"]
     for depth, node in scope_rows(a):
         if node.kind == "op" or node.kind == "call" or node.kind == "capture":
@@ -113,7 +114,8 @@ def scope_roofline_lines(a) -> list[str]:
         if not fracs:
             continue
         out.append(f"    {'  ' * depth}{node.label}: {ai or '-'}; "
-                   + ", ".join(f"{t} {v}" for t, v in fracs.items()))
+                   + ", ".join(f"{t} {fracs[t]}" for t in sorted(
+                       fracs, key=lambda t: order.index(t) if t in order else len(order))))
     return out
 
 
