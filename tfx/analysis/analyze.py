@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from tfx.analysis import memory as memmod
+from tfx.analysis import roofline_gap
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
@@ -47,6 +48,8 @@ class Analysis:
     # scope id -> its own Roofline (tfx.analysis.roofline): its flops and bytes at the device's
     # peaks, DRAM moving the tensors it touches once; empty for a sweep (array parameters)
     scope_roofline: dict = field(default_factory=dict)
+    # the prediction's excess over the roofline by term (tfx.analysis.roofline_gap); None for a sweep
+    roofline_gap: Any = None
 
     @property
     def knobs(self) -> dict:
@@ -94,7 +97,8 @@ class Analysis:
             "metrics": {k: to_plain(v) for k, v in self.metrics.items()},
             "precision": dict(self.precision),
             "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
-            "performance": {"terms": [t.to_json() for t in self.terms]},
+            "performance": {"terms": [t.to_json() for t in self.terms],
+                            "roofline_gap": self.roofline_gap.to_json() if self.roofline_gap is not None else None},
             "warnings": list(self.warnings),
             "scopes": scope(self.root),
         }
@@ -275,10 +279,12 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                           f"{format_time_ns(float(new_ns))}, {float(old_ns) / float(new_ns):.2f}x "
                           f"{'faster' if new_ns < old_ns else 'slower'}"))
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)
+    gap = None if vector else roofline_gap.attribute(launches, metrics["performance.predicted_ns"],
+                                                     metrics["roofline.ideal_ns"])
     return Analysis(module=module, kernel=kernel, profile=profile, params=env,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
-                    warnings=warnings, scope_roofline=scope_roof)
+                    warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap)
 
 
 def tensors_touched(node: ScopeNode) -> set[str]:

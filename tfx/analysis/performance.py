@@ -45,6 +45,10 @@ class Term:
     name: str
     ns: Any
     detail: str
+    # its ns is time the roofline does not price and the prediction adds (launch overhead,
+    # the first bytes' latency, a serial chain's or a load's wait): the gap's attribution
+    # (tfx.analysis.roofline_gap); False for the waves' work and for notes of 0 ns
+    beyond_roofline: bool = False
 
     def to_json(self):
         from tfx.analysis.numbers import to_plain
@@ -322,8 +326,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     if not is_array(total):
         unit = "CTA" if profile.kind == "gpu" else unit_node.level
         lt.terms = [
-            Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})"),
-            Term("fill", fill_ns, "one memory latency before the first bytes arrive"),
+            Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
+            Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
             Term("waves", waves_ns,
                  f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
                  f"{float(waves):.2f} waves; " + (
@@ -337,10 +341,12 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if uneven_ns:
             lt.terms.append(Term("uneven tail", uneven_ns,
                                  uneven_tail.detail(uneven, waves_ns + t_tail, format_time_ns) if positions > slots
-                                 else uneven_tail.detail_one_wave(uneven, longest, t_tail, format_time_ns)))
+                                 else uneven_tail.detail_one_wave(uneven, longest, t_tail, format_time_ns),
+                                 beyond_roofline=True))
         if rounds is not None and positions <= slots:
             lt.terms.append(Term("last round", rounds_ns,
-                                 persistent_rounds.detail(rounds, tile_full, tile_last, format_time_ns)))
+                                 persistent_rounds.detail(rounds, tile_full, tile_last, format_time_ns),
+                                 beyond_roofline=True))
         if m.dma_channels and m.dma_hold and per_pos.descriptors:
             transfer = _transfer_ns(per_pos, m, 1, units)
             held = (transfer + per_pos.descriptors * m.dram_latency) / m.dma_channels
@@ -387,7 +393,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 lt.terms.append(Term("sm dram share", 0, share + " (included in the waves above)"))
         for note in miss["__notes__"].values():
             for name, ns, detail in mma_path.breakdown_terms(note, full_waves, lambda x: format_time_ns(float(x))):
-                lt.terms.append(Term(name, ns, detail))
+                # the serial chain's and the loads' waits: time beyond the busiest engine's
+                lt.terms.append(Term(name, ns, detail, beyond_roofline=True))
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))

@@ -77,7 +77,22 @@ def beyond_roofline(a) -> str:
     if not ideal or pred <= ideal:
         return f"{fmt.ns(pred)}, at the roofline{tail}"
     return (f"{fmt.ns(pred)} is {fmt.times(pred / ideal)} the roofline ({fmt.ns(ideal)}, "
-            f"+{fmt.ns(pred - ideal)}){tail}")
+            f"+{fmt.ns(pred - ideal)}{gap_causes(a)}){tail}")
+
+
+def gap_causes(a) -> str:
+    """``: tail wave 6.44 us, launch 3.00 us, fill 700 ns, not attributed 7.85 us``: the terms
+    that put the prediction above the roofline, largest first (tfx.analysis.roofline_gap);
+    empty at the roofline or for a sweep."""
+    g = getattr(a, "roofline_gap", None)
+    if g is None or not g.gap_ns:
+        return ""
+    parts = [f"{name} {fmt.ns(ns)}" for name, ns in g.terms]
+    if g.not_attributed_ns >= 0.5:
+        parts.append(f"not attributed {fmt.ns(g.not_attributed_ns)}")
+    elif g.not_attributed_ns <= -0.5:
+        parts.append(f"the terms overlap by {fmt.ns(-g.not_attributed_ns)}")
+    return ": " + ", ".join(parts)
 
 
 def intensity_level(a) -> str | None:

@@ -4,6 +4,7 @@ bound, and where the simulation departs from the prediction, by how much and why
 from __future__ import annotations
 
 from tfx.present import formatting as fmt
+from tfx.present.analysis_report import gap_causes
 
 
 def sim_bound(r) -> str:
@@ -20,7 +21,9 @@ def comparison_lines(r) -> list[str]:
            f"predicted {fmt.ns(pred)} (bound by {m.get('performance.bound_by', '?')})   "
            f"roofline {fmt.ns(ideal)} (bound by {m.get('roofline.bound_by', '?')})"]
     if ideal:
-        out.append(f"vs roofline: simulated {fmt.times(sim / ideal)}, predicted {fmt.times(pred / ideal)}")
+        # the prediction's excess by term, as on the analysis's predicted-time line
+        over = f" (+{fmt.ns(pred - ideal)}{gap_causes(r.analysis)})" if pred > ideal else ""
+        out.append(f"vs roofline: simulated {fmt.times(sim / ideal)}, predicted {fmt.times(pred / ideal)}{over}")
     gap = r.comparison()
     if gap["gap_ns"]:
         kinds = gap["gap_stalls"]

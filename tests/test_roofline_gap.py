@@ -1,0 +1,99 @@
+"""The prediction's excess over the roofline, by term (tfx.analysis.roofline_gap), on every
+surface. Expected numbers are derived by hand in the comments."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.performance import Term
+from tfx.analysis.roofline_gap import attribute, tail_excess_ns
+from tfx.bundled import bundled_kernel
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+from tfx.present import analysis_report
+
+
+def launch(terms, positions=0, units=1, resident=1, tail=0, batch_ns=0.0, tail_ns=0.0):
+    return SimpleNamespace(terms=terms, positions=positions, units=units, resident=resident,
+                           tail_positions=tail, batch_ns=batch_ns, tail_ns=tail_ns, total_ns=0.0)
+
+
+def test_tail_excess_is_the_tail_over_its_share_of_a_wave():
+    # 10 SMs x 2 resident = 20 slots; a tail of 5 CTAs takes 800 ns where a full wave takes
+    # 1000: its share of a wave is 5/20 x 1000 = 250 ns, so it runs 800 - 250 = 550 ns over
+    lt = launch([], units=10, resident=2, tail=5, batch_ns=1000.0, tail_ns=800.0)
+    assert tail_excess_ns(lt) == pytest.approx(550.0)
+    # no tail wave: nothing
+    assert tail_excess_ns(launch([], units=10, resident=2, tail=0, batch_ns=1000.0)) == 0.0
+
+
+def test_attribute_names_the_terms_beyond_the_roofline_largest_first():
+    # two launches; only the terms flagged beyond the roofline count, summed by name:
+    # launch 3000 + 3000 = 6000, fill 700 + 700 = 1400, pipeline depth 2500; "waves" (the
+    # work) and the 0-ns note do not count. Tail of the first launch: 4 slots, 1 CTA, a wave
+    # 400 ns, the tail 400 ns: 400 - 1/4 x 400 = 300 ns.
+    a = launch([Term("launch", 3000, "", True), Term("fill", 700, "", True), Term("waves", 9000, ""),
+                Term("pipeline depth", 2500, "", True), Term("overlap", 0, "")],
+               units=4, resident=1, tail=1, batch_ns=400.0, tail_ns=400.0)
+    b = launch([Term("launch", 3000, "", True), Term("fill", 700, "", True)])
+    # predicted 20,000, roofline 8,000: gap 12,000; named 6000 + 2500 + 1400 + 300 = 10,200;
+    # not attributed 12,000 - 10,200 = 1,800
+    g = attribute([a, b], 20_000, 8_000)
+    assert g.gap_ns == 12_000
+    assert g.terms == [("launch", 6000.0), ("pipeline depth", 2500.0), ("fill", 1400.0), ("tail wave", 300.0)]
+    assert g.not_attributed_ns == pytest.approx(1_800)
+    assert g.to_json()["not_attributed_ns"] == pytest.approx(1_800)
+    # at the roofline: no gap, no terms
+    assert attribute([a, b], 8_000, 8_000).terms == []
+
+
+def softmax():
+    return analyze(parse_file(bundled_kernel("softmax.tile")), None, load_profile("h200_sxm"))
+
+
+def test_softmax_gap_on_h200():
+    """softmax.tile (M = N = 4096, BLOCK_M = 2, WARPS = 4) on h200_sxm: 4096 / 2 = 2048 CTAs on
+    132 SMs x 4 resident = 528 slots: 3 full waves (1584 CTAs) and a tail of 464. The tail
+    puts ceil(464 / 132) = 4 CTAs on an SM, as a full wave does, so it takes a full wave's
+    time while doing 464 / 528 of its work: it runs 64 / 528 of a wave over. The launch adds
+    the 3 us launch overhead and the fill one DRAM latency, 700 ns (hw_profiles/h200_sxm.toml
+    memory.dram.latency)."""
+    a = softmax()
+    lt = a.launches[0]
+    assert (lt.positions, lt.units, lt.resident, lt.full_waves, lt.tail_positions) == (2048, 132, 4, 3, 464)
+    g = a.roofline_gap
+    names = dict(g.terms)
+    assert names["launch"] == 3000 and names["fill"] == 700
+    assert names["tail wave"] == pytest.approx(float(lt.batch_ns) * 64 / 528)
+    assert set(names) == {"launch", "fill", "tail wave"}
+    # the gap is the prediction over the roofline; what the terms leave is not attributed
+    gap = a.metrics["performance.predicted_ns"] - a.metrics["roofline.ideal_ns"]
+    assert g.gap_ns == pytest.approx(gap)
+    assert g.not_attributed_ns == pytest.approx(gap - 3000 - 700 - names["tail wave"])
+    assert g.not_attributed_ns > 0
+
+
+def test_softmax_gap_on_every_surface():
+    a = softmax()
+    g = a.roofline_gap
+    line = analysis_report.beyond_roofline(a)
+    # the terms in order, largest first: launch 3.00 us, fill 700.00 ns, the tail wave under 700 ns
+    causes = line.split(": ", 1)[1]
+    assert causes.index("launch 3.00 us") < causes.index("fill 700.00 ns") < causes.index("tail wave ")
+    assert "not attributed " in causes
+    assert f"not attributed {analysis_report.fmt.ns(g.not_attributed_ns)}" in line
+    js = json.loads(json.dumps(a.to_json()))["performance"]["roofline_gap"]
+    assert [t["name"] for t in js["terms"]] == ["launch", "fill", "tail wave"]
+    assert js["terms"][0]["ns"] == 3000
+
+
+def test_gap_terms_are_flagged_where_built():
+    """The terms whose ns the roofline does not price: launch and fill always; the waves (the
+    work itself) and the tail wave (part work) never, whole."""
+    flags = {t.name: t.beyond_roofline for t in softmax().launches[0].terms}
+    assert flags["launch"] and flags["fill"]
+    assert not flags["waves"] and not flags["tail wave"]

@@ -1,0 +1,58 @@
+"""Which terms of the predicted time put it above the roofline, and by how much.
+
+The roofline (tfx.analysis.roofline) prices the kernel's work at the device's aggregate
+rates; the prediction (tfx.analysis.performance) is a launch overhead, one memory latency,
+the waves and a tail wave. The gap between them is attributed to the terms whose ns the
+roofline does not price (``Term.beyond_roofline``: launch, fill, an uneven tail, a
+persistent kernel's last round, the serial chain's and the loads' waits inside the waves)
+and to the tail wave's quantization: a last wave of ``tail`` CTAs over ``slots`` would take
+``tail / slots`` of a full wave at the full waves' rate, and takes ``tail_ns``; the rest is
+its excess. What these terms do not cover (the waves' engines below their aggregate
+rates, the first wave's lock step) is said as not attributed, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tfx.analysis.numbers import is_array, to_plain
+
+
+@dataclass
+class RooflineGap:
+    gap_ns: float                                  # predicted - roofline (0 at the roofline)
+    terms: list = field(default_factory=list)      # (name, ns) beyond the roofline, largest first
+    not_attributed_ns: float = 0.0                 # gap - the terms' sum (negative where they overlap)
+
+    def to_json(self) -> dict:
+        return {"gap_ns": to_plain(self.gap_ns),
+                "terms": [{"name": n, "ns": to_plain(ns)} for n, ns in self.terms],
+                "not_attributed_ns": to_plain(self.not_attributed_ns)}
+
+
+def tail_excess_ns(lt) -> float:
+    """The tail wave's ns over its share of a full wave: ``tail_ns - tail / slots * batch_ns``
+    (0 without a tail, or where the tail runs at the full waves' rate or faster)."""
+    slots = lt.units * lt.resident
+    if not lt.tail_positions or not slots:
+        return 0.0
+    return max(float(lt.tail_ns) - float(lt.tail_positions) / float(slots) * float(lt.batch_ns), 0.0)
+
+
+def attribute(launches, predicted_ns, ideal_ns) -> RooflineGap | None:
+    """The gap of ``predicted_ns`` over ``ideal_ns`` by term; None for swept (array) values."""
+    if is_array(predicted_ns, ideal_ns) or any(is_array(lt.total_ns) for lt in launches):
+        return None
+    gap = max(float(predicted_ns) - float(ideal_ns), 0.0)
+    if not gap:
+        return RooflineGap(0.0)
+    sums: dict[str, float] = {}
+    for lt in launches:
+        for t in lt.terms:
+            if t.beyond_roofline and float(t.ns) > 0:
+                sums[t.name] = sums.get(t.name, 0.0) + float(t.ns)
+        tail = tail_excess_ns(lt)
+        if tail > 0:
+            sums["tail wave"] = sums.get("tail wave", 0.0) + tail
+    terms = sorted(sums.items(), key=lambda kv: -kv[1])
+    return RooflineGap(gap, terms, gap - sum(ns for _, ns in terms))
