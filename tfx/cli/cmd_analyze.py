@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 
@@ -9,7 +10,7 @@ from tfx.errors import TfxError
 def add_kernel_args(p, hw_required: bool = False) -> None:
     p.add_argument("file", help="a .tile file")
     p.add_argument("--kernel", help="which kernel of the file (default: the one no other calls)")
-    p.add_argument("--hw", default="h200_sxm", help="hardware profile: a shipped name or a TOML path")
+    p.add_argument("--hw", default=DEFAULT_PROFILE, help="hardware profile: a shipped name or a TOML path")
     p.add_argument("--set", action="append", metavar="P=V", help="override a kernel parameter")
     p.add_argument("--knob", action="append", metavar="K=V", help="override a profile fact (value or xF, /F)")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, read_text
 from tfx.errors import TfxError
 from tfx.present.diff import changes, header, line
@@ -20,7 +21,7 @@ def register(sub) -> None:
     p.add_argument("a", help="a .tile file or a saved `tfx analyze --json` report")
     p.add_argument("b", help="a .tile file or a saved report")
     p.add_argument("--kernel")
-    p.add_argument("--hw", default="h200_sxm", help="profile of side A (and B unless --hw-b)")
+    p.add_argument("--hw", default=DEFAULT_PROFILE, help="profile of side A (and B unless --hw-b)")
     p.add_argument("--hw-b", help="profile of side B")
     p.add_argument("--set", action="append", metavar="P=V", help="parameter of both sides")
     p.add_argument("--set-b", action="append", metavar="P=V", help="parameter of side B only")

@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any
 
+from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.present import formatting as fmt
 from tfx.errors import TfxError
@@ -30,7 +31,8 @@ def register(subparsers: Any) -> None:
         description=__doc__.split("\n\n")[0],
     )
     p.add_argument("file", metavar="FILE", help=".tile file")
-    p.add_argument("--hw", required=True, metavar="PROFILE", help="hardware profile name or .toml path")
+    p.add_argument("--hw", default=DEFAULT_PROFILE, metavar="PROFILE",
+                   help=f"hardware profile name or .toml path (default {DEFAULT_PROFILE}, as tfx analyze)")
     p.add_argument("--kernel", metavar="NAME", help="kernel of FILE (default: the main one)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
                    help="fix parameter P to V (repeatable)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.cli.process_end import keep_until_exit
 from tfx.present import formatting as fmt
@@ -25,7 +26,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("simulate", help="simulate the pipeline of one kernel event by event",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("file", metavar="FILE", help=".tile file")
-    p.add_argument("--hw", metavar="PROFILE", required=True, help="hardware profile name or path")
+    p.add_argument("--hw", metavar="PROFILE", default=DEFAULT_PROFILE,
+                   help=f"hardware profile name or path (default {DEFAULT_PROFILE}, as tfx analyze)")
     p.add_argument("--kernel", metavar="NAME", help="kernel of FILE (default: the main one)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
                    help="bind parameter P to integer V (repeatable)")

@@ -13,6 +13,7 @@ KERNEL.tile at the --set parameters, with its registers and shared memory.
 
 from __future__ import annotations
 
+from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments
 from tfx.errors import TfxError
 from tfx.present import formatting as fmt
@@ -25,7 +26,7 @@ def register(sub) -> None:
                                 "[regs, spills, smem_bytes]); with --ncu, the .tile file the launches ran")
     p.add_argument("--ncu", metavar="FILE", help="Nsight Compute raw CSV (ncu --csv --page raw)")
     p.add_argument("--set", action="append", metavar="P=V", help="with --ncu: the kernel's parameters")
-    p.add_argument("--hw", default="h200_sxm", help="profile for rows without a profile column")
+    p.add_argument("--hw", default=DEFAULT_PROFILE, help="profile for rows without a profile column")
     p.add_argument("--estimate", action="store_true",
                    help="ignore the compiled regs/spills/smem_bytes columns (tfx's own estimate)")
     p.add_argument("--rows", action="store_true", help="also list every row")
