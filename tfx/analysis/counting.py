@@ -118,6 +118,10 @@ class ScopeNode:
         """The matrix-multiply op nodes (``mma`` and ``dot``) of this scope and below, in walk order."""
         return (c for c in self.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot"))
 
+    def load_ops(self):
+        """The ``load`` op nodes of this scope and below, in walk (program) order."""
+        return (c for c in self.walk() if c.kind == "op" and c.op is not None and c.op.opcode == "load")
+
 
 class Counter:
     def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any]):

@@ -148,7 +148,7 @@ def streams(loop) -> bool:
     """A loop that loads from global memory: its loads make a round trip through L2/DRAM
     whatever the trip computes, so their loaded DRAM round trip (``loaded_round_trip_ns``)
     holds for it, not only for the GEMM k-loops whose trip floor ``applies`` to."""
-    return any(x.kind == "op" and x.op is not None and x.op.opcode == "load" for x in loop.walk())
+    return any(loop.load_ops())
 
 
 def floor_ns(loaded_bytes, r, stages, f: LoadTrip, copies: TripCopies = TripCopies()) -> Any:

@@ -249,6 +249,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         body_times["last"] = bt
         return bt.ns, e
 
+    def drawn_batch(r, active_units, drawing):
+        """``batch_time`` with ``drawing`` CTAs per SM drawing DRAM (memory_parallelism), and each
+        loop's ns in one CTA of the batch (uneven_tail, persistent_rounds); the draw returns to a
+        full wave's (``slots``) after it."""
+        miss["__drawing__"] = drawing
+        miss["__loop_ns__"] = {}
+        t, e = batch_time(r, active_units)
+        loop_ns = miss.pop("__loop_ns__")
+        miss["__drawing__"] = slots
+        return t, e, loop_ns
+
     miss["__notes__"] = {}            # loop id -> mma_path.LoopNote of the full batch (breakdown)
     miss["__stream_notes__"] = {}     # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     miss["__spill_series__"] = {}     # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
@@ -256,20 +267,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
-    miss["__drawing__"] = slots       # CTAs in flight together (their DRAM draw: memory_parallelism)
     # the CTAs that start after the first wave drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
     miss["__drifted__"] = pipeline_depth.drifted_share(positions, slots)
-    miss["__loop_ns__"] = {}          # loop id -> its ns in one CTA of the full batch (uneven_tail)
-    t_full, engines = batch_time(resident, units)
-    loop_ns = miss.pop("__loop_ns__")
+    t_full, engines, loop_ns = drawn_batch(resident, units, slots)   # a full wave's CTAs draw together
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
-    miss["__drawing__"] = emax(tail, 1)
-    miss["__loop_ns__"] = {}
-    t_tail, e_tail = batch_time(emax(r_tail, 1), emax(active_tail, 1))
-    loop_ns_tail = miss.pop("__loop_ns__")
-    miss["__drawing__"] = slots
+    t_tail, e_tail, loop_ns_tail = drawn_batch(emax(r_tail, 1), emax(active_tail, 1), emax(tail, 1))
     t_tail_spill = e_tail.get("spill", 0)
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
     # The first full wave of a straight body starts together and runs in lock step, priced
@@ -302,11 +306,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     if rounds is not None:
         tile_full = where(tail > 0, persistent_rounds.tile_ns(rounds, loop_ns_tail),
                           persistent_rounds.tile_ns(rounds, loop_ns))
-        miss["__drawing__"] = emax(rounds.extra, 1)
-        miss["__loop_ns__"] = {}
-        batch_time(emax(cdiv(rounds.extra, units), 1), emax(emin(rounds.extra, units), 1))
-        tile_last = persistent_rounds.tile_ns(rounds, miss.pop("__loop_ns__"))
-        miss["__drawing__"] = slots
+        _, _, last_ns = drawn_batch(emax(cdiv(rounds.extra, units), 1), emax(emin(rounds.extra, units), 1),
+                                    emax(rounds.extra, 1))
+        tile_last = persistent_rounds.tile_ns(rounds, last_ns)
         rounds_ns = where(positions <= slots, persistent_rounds.extra_ns(rounds, tile_full, tile_last), 0)
     total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns
     waves = ratio(positions, slots)
@@ -1088,8 +1090,8 @@ def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
     total = load_trip.TripCopies()
     if counter is None:
         return total
-    for c in loop.walk():
-        if c is loop or c.kind != "op" or c.op is None or c.op.opcode != "load" or not c.per_exec:
+    for c in loop.load_ops():
+        if not c.per_exec:
             continue
         windows = [o for o in c.op.operands if isinstance(o, Window) and o.tensor in counter.tensor_types]
         if len(windows) != 1:
@@ -1103,8 +1105,7 @@ def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
 def _first_reader(loop: ScopeNode, miss):
     """The chance an unpipelined trip first reads one of its tiles from DRAM
     (memory_parallelism.first_reader_share over its global loads' miss ratios)."""
-    loads = [c for c in loop.walk() if c is not loop and c.kind == "op" and c.op is not None
-             and c.op.opcode == "load" and c.per_exec]
+    loads = [c for c in loop.load_ops() if c.per_exec]
     return memory_parallelism.first_reader_share([miss.get(c.id, 1) for c in loads])
 
 

@@ -86,8 +86,7 @@ def transposed_results(loop, inst, warps) -> set:
 
 def loads(loop) -> list:
     """The global loads of one trip of ``loop`` (ops ``load`` of its body), in program order."""
-    return [c for c in loop.walk() if c is not loop and c.kind == "op" and c.op is not None
-            and c.op.opcode == "load"]
+    return list(loop.load_ops())
 
 
 def trip(loop, inst, warps, stages, round_trip_ns, stores_ns, mma_ns) -> TransposedTrip:
