@@ -3,6 +3,8 @@
 
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_accuracy.py OUTDIR
+A campaign held out in shape too (the alternative shape set) and in seed:
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt ACC_SEED_OFFSET=300 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -109,6 +111,29 @@ RMS_SHAPES = [((4096, 4096), "tune"), ((4096, 16384), "heldout"), ((8192, 8192),
 SOFTMAX_SHAPES = [((4096, 4096), "tune"), ((8192, 16384), "heldout"), ((16384, 1024), "heldout"),
                   ((4096, 8192), "heldout")]
 
+# ACC_SHAPE_SET=alt: a second set of shapes of the same families, chosen after the model was built on
+# the shapes above (session 6), so that a campaign on them is held out in shape as well as in seed.
+SHAPE_SET = os.environ.get("ACC_SHAPE_SET", "main")
+if SHAPE_SET == "alt":
+    GEMM_BF16_SHAPES = [((3072, 3072, 3072), "heldout"), ((2048, 8192, 4096), "heldout"),
+                        ((16, 28672, 4096), "heldout"), ((32, 4096, 14336), "heldout"),
+                        ((64, 14336, 4096), "heldout"), ((128, 28672, 4096), "heldout"),
+                        ((256, 4096, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((3072, 3072, 3072), "heldout"), ((8192, 4096, 8192), "heldout"),
+                       ((16, 14336, 4096), "heldout"), ((64, 4096, 4096), "heldout"),
+                       ((256, 14336, 4096), "heldout")]
+    PERSIST_SHAPES = [((3072, 3072, 3072), "heldout"), ((512, 14336, 4096), "heldout"),
+                      ((4096, 8192, 2048), "heldout")]
+    ATTN_SHAPES = [((2, 32, 4096, 128, 1), "heldout"), ((8, 16, 2048, 64, 1), "heldout"),
+                   ((1, 32, 8192, 128, 1), "heldout"), ((4, 32, 2048, 128, 0), "heldout"),
+                   ((1, 16, 16384, 64, 0), "heldout"), ((2, 32, 4096, 64, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 65536), "heldout"), ((16, 32, 8, 16384), "heldout"),
+                     ((64, 32, 8, 2048), "heldout"), ((1, 64, 8, 65536), "heldout")]
+    RMS_SHAPES = [((2048, 8192), "heldout"), ((32768, 4096), "heldout"), ((2048, 16384), "heldout"),
+                  ((8192, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((8192, 4096), "heldout"), ((2048, 16384), "heldout"), ((32768, 2048), "heldout"),
+                      ((8192, 8192), "heldout")]
+
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
@@ -134,7 +159,7 @@ def plan():
 
 def _plan():
     jobs = []
-    for bn, bk, w, st in [(256, 64, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (256, 64, 8, 4), (128, 128, 8, 3),
+    for bn, bk, w, st in [] if SHAPE_SET == "alt" else [(256, 64, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (256, 64, 8, 4), (128, 128, 8, 3),
                           (64, 64, 4, 4), (128, 64, 4, 3), (256, 128, 8, 2)]:
         p = dict(M=480, N=14336, K=8192, BM=128, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=8,
                  min_bytes=2 * (480 * 8192 + 8192 * 14336 + 480 * 14336))
