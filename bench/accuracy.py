@@ -136,13 +136,13 @@ def triton_attention_rows(profile):
     return out
 
 
-def measured_families(split="heldout", only=None):
+def measured_families(split="heldout", only=None, runs=None):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
     `tfx validate` prints)."""
     from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
     rows = []
     for path in sorted((CAL / "measured" / "issue15").glob("run*/*.csv")):
-        if "retime" in path.name:
+        if "retime" in path.name or (runs and path.parent.name not in runs):
             continue
         rows += [r for r in read_measurements(path)
                  if (split == "all" or r.notes.get("split") == split) and (not only or r.family in only)]
@@ -151,7 +151,8 @@ def measured_families(split="heldout", only=None):
     by_family: dict = {}
     for g in summarize(compared, predictor):
         by_family.setdefault(g.family, []).append(g)
-    print(f"\nissue 15 truth per family and shape ({split} rows; calibration/h200/measured/issue15)")
+    where = ", ".join(runs) if runs else "all runs"
+    print(f"\nissue 15 truth per family and shape ({split} rows of {where}; calibration/h200/measured/issue15)")
     for family, figs in by_family.items():
         print(format_table(figs))
         o = overall(figs)
@@ -189,9 +190,12 @@ def main():
     ap.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
     ap.add_argument("--only", default=None, help="comma-separated families of the issue 15 truth")
     ap.add_argument("--measured-only", action="store_true", help="only the issue 15 families")
+    ap.add_argument("--runs", default=None, help="comma-separated campaigns of the issue 15 truth (run1,run3); "
+                    "default all")
     args = ap.parse_args()
     if args.measured_only:
-        measured_families(args.split, args.only.split(",") if args.only else None)
+        measured_families(args.split, args.only.split(",") if args.only else None,
+                          args.runs.split(",") if args.runs else None)
         return
     profile = load_profile(args.hw)
     report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))
