@@ -43,12 +43,14 @@ os.makedirs(OUT, exist_ok=True)
 LOG = open(os.path.join(OUT, "log.txt" if not CPU else "cpu_log.txt"), "w")
 
 # (BM, BN, BK, WARPS) of the tensor part: a 2-warpgroup m64n256 tile and a 1-warpgroup m64n128 one
-MMA_TILES = [(128, 256, 64, 8), (128, 128, 64, 4)]
+MMA_TILES = [(128, 256, 64, 8), (128, 128, 64, 4), (256, 128, 64, 8)]
 MMA_SMS = [132, 114, 78, 66, 33, 1]
 MMA_KERNEL_NS = 4e6          # each kernel ~4 ms of mma
 # (BM, BN, BK, WARPS, STAGES) of the trip part
 TRIP_TILES = [(256, 128, 128, 8, 2), (128, 128, 128, 8, 2), (128, 128, 128, 8, 3), (128, 128, 128, 4, 3),
-              (256, 128, 64, 8, 2), (256, 128, 64, 8, 3), (128, 256, 32, 8, 2), (128, 256, 32, 8, 5)]
+              (256, 128, 64, 8, 2), (256, 128, 64, 8, 3), (128, 256, 32, 8, 2), (128, 256, 32, 8, 5),
+              (128, 128, 64, 8, 2), (128, 128, 64, 8, 3), (64, 256, 128, 4, 2), (256, 64, 128, 8, 2),
+              (64, 64, 128, 4, 2), (128, 64, 32, 4, 2)]
 TRIP_SMS = [78, 132]
 K_TOTAL = 16384
 KRES_L2 = 512
