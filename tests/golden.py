@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tfx.bundled import bundled_dir
+from tfx.bundled import REPO_ROOT, bundled_dir
 
-SNAPSHOT_DIR = bundled_dir("snapshots") / "analyze"
+SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "analyze"  # test data: never shipped
 
 
 def profile_for(kernel_path: Path) -> str:

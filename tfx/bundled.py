@@ -1,7 +1,13 @@
-"""Where the bundled kernels, hardware profiles and model presets live.
+"""Where the bundled kernels, hardware profiles, model presets and measurements live.
 
-In a checkout (or an editable install) they are the repository's top-level
-folders; that is the only layout tfx ships today.
+The repository keeps them in its top-level folders (kernels/, hw_profiles/, models/,
+calibration/): a checkout and an editable install read them there. A wheel can only carry
+files inside its packages, so the build copies the same files, at the same relative paths,
+into tfx/bundled_data/ (setup.py's build_py copies ``BUNDLED_FILES``; MANIFEST.in puts them
+in the sdist). ``BUNDLED_ROOT`` is that copy when it exists, else the repository.
+
+This module imports nothing but pathlib: setup.py reads ``BUNDLED_FILES`` from it without
+importing tfx (the build environment has none of tfx's dependencies).
 """
 
 from __future__ import annotations
@@ -9,11 +15,38 @@ from __future__ import annotations
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+PACKAGED_ROOT = Path(__file__).resolve().parent / "bundled_data"
+
+# Every file tfx reads from its own tree at run time, as globs relative to the repository
+# root. kernels, profiles and presets are looked up by name (tfx.hw.profile, tfx.model);
+# launch.csv gives H200 profiles their measured per-kernel launch cost (tfx.model.system);
+# the issue 15 campaigns are measurements in `tfx validate` format, kept as examples a user
+# can validate without a GPU (their kernel column names kernels/*.tile, which resolves beside
+# them here as in the repository).
+BUNDLED_FILES = (
+    "kernels/*.tile",
+    "hw_profiles/*.toml",
+    "models/*.toml",
+    "calibration/h200/measured/launch.csv",
+    "calibration/h200/measured/issue15/README.md",
+    "calibration/h200/measured/issue15/*.csv",
+    "calibration/h200/measured/issue15/run*/*.csv",
+)
+
+# The wheel's copy first: an installed tfx sits beside other distributions in
+# site-packages, where a stray top-level "models" or "kernels" folder is not ours.
+BUNDLED_ROOT = PACKAGED_ROOT if PACKAGED_ROOT.is_dir() else REPO_ROOT
 
 
 def bundled_dir(name: str) -> Path:
-    """The bundled folder ``name`` (``kernels``, ``hw_profiles``, ``models``)."""
-    return REPO_ROOT / name
+    """The bundled folder ``name`` (``kernels``, ``hw_profiles``, ``models``, ``calibration``)."""
+    return BUNDLED_ROOT / name
+
+
+def bundled_file(relative: str) -> Path:
+    """A bundled file by its path relative to the repository root
+    (``calibration/h200/measured/launch.csv``)."""
+    return BUNDLED_ROOT / relative
 
 
 def bundled_kernel(name: str) -> Path:

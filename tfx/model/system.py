@@ -356,8 +356,8 @@ def _measured_graph_launch(profile_name: str):
     if not profile_name.startswith("h200"):
         return None
     import csv
-    from tfx.bundled import REPO_ROOT
-    path = REPO_ROOT / "calibration" / "h200" / "measured" / "launch.csv"
+    from tfx.bundled import bundled_file
+    path = bundled_file("calibration/h200/measured/launch.csv")
     try:
         with open(path) as f:
             for row in csv.DictReader(f):
