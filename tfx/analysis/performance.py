@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, cta_launch, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
+from tfx.analysis import (chain_overlap, cta_launch, local_parallelism, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail)
 from tfx.analysis.counting import ScopeNode
@@ -213,18 +213,22 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
-    local = None
+    local = local_bound = None
     has_spill = is_array(spill.fraction) or bool(spill.fraction)
     if has_spill and profile.kind == "gpu" and threads is not None:
         # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
         on_sm = emin(resident, cdiv(positions, units)) if is_array(positions, resident) else min(resident, cdiv(positions, units))
         local = local_memory(m, spill, threads, on_sm)
+        if not any(unit_node.mma_ops()):
+            # few warps a SM: spilled values in DRAM come back at their latency's pace
+            local, local_bound = local_parallelism.in_local_memory(m, local, on_sm * ratio(threads, 32))
         share = spill.fraction
         if not any(unit_node.mma_ops()) and spill.regs is not None:
             # a loop-free (row) body that keeps most values in registers spills each value once
             # (tfx.analysis.spill_traffic.stored_once_share)
+            register_bytes = _register_bytes(unit_node, positions)
             share = spill_traffic.stored_once_share(share, spill.bytes_per_thread, threads,
-                                                    _register_bytes(unit_node, positions), spill.regs)
+                                                    register_bytes, spill.regs)
         miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
@@ -376,7 +380,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                    if not is_array(share) and share != spill.fraction else "")
                 + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
-                f"{float(local.bytes_per_ns):.0f} GB/s per SM (included in the waves above)"))
+                f"{float(local.bytes_per_ns):.0f} GB/s per SM"
+                + (f", bound by latency: {local_parallelism.describe(local_bound)}"
+                   if local_bound is not None and not is_array(local_bound.bytes_per_ns) and local_bound.bound else "")
+                + " (included in the waves above)"))
             for loop in unit_node.walk():
                 if loop.kind == "loop" and any(loop.mma_ops()):
                     trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,

@@ -202,6 +202,13 @@ PROFILE_SPEC = TableSpec({
         "l2_bandwidth": FactSpec("bandwidth", "positive",
                                  "B/s the whole L2 serves the SMs' own loads and stores at (not bulk copies): "
                                  "local memory that does not fit L1"),
+        "dram_round_bytes_per_warp": FactSpec("bytes", "positive",
+                                              "local bytes one warp loads and stores in one round of the "
+                                              "measurement that states dram_warp_round"),
+        "dram_warp_round": FactSpec("time", "positive",
+                                    "the part of a warp's round of local traffic at DRAM spent away from the "
+                                    "SM's DRAM share (latency, issue): with few warps a SM local traffic is "
+                                    "bound by it (tfx.analysis.local_parallelism)"),
     }, "local memory: where spilled registers live"),
     "pipeline": TableSpec({
         "iteration_overhead": FactSpec("cycles", "nonnegative_int",

@@ -1,0 +1,91 @@
+"""Compile the issue-15 Triton row kernels (bench/h200/measure_accuracy.py rmsnorm_kernel and
+softmax_kernel, copied here so that torch is not needed) for sm_90 on the CPU with Triton 3.6.0
+and count the SASS local traffic: regs, spills (STACK / 4), LDL / STL instructions and bytes per
+thread (the kernels are loop-free: static counts are per-thread dynamic counts).
+
+    pip install triton==3.6.0   # in a venv
+    python3 bench/h200/measure_row_spill_sass.py family,N,BLOCK_M,WARPS ... > out.jsonl
+
+Output: one JSON object a configuration (calibration/h200/measured/row_spill_sass)."""
+import json
+import os
+import re
+import subprocess
+import sys
+from multiprocessing import Pool
+
+OUT = os.environ.get("ROW_SASS_DIR", "/tmp/row_spill_sass")
+
+
+def _kernels():
+    """The measured kernels (bench/h200/measure_accuracy.py), defined here without torch."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        pm = tl.program_id(0)
+        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = tl.arange(0, BLOCK_N)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+        x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
+        inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
+        w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
+        y = x * inv[:, None] * w[None, :]
+        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        pm = tl.program_id(0)
+        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = tl.arange(0, BLOCK_N)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+        x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
+        e = tl.exp(x - tl.max(x, 1)[:, None])
+        y = e * (1.0 / tl.sum(e, 1))[:, None]
+        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+
+    return {"rmsnorm": rmsnorm_kernel, "softmax": softmax_kernel}
+
+
+def build(cfg):
+    fam, N, bm, w = cfg
+    import triton, triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    kern = _kernels()[fam]
+    names = kern.arg_names
+    if fam == 'rmsnorm':
+        sig = dict(X='*bf16', W='*bf16', Y='*bf16', M='i32', N='i32', inv_n='fp32', eps='fp32')
+    else:
+        sig = dict(X='*bf16', Y='*bf16', M='i32', N='i32')
+    consts = dict(BLOCK_M=bm, BLOCK_N=N)
+    attrs = {(names.index(k),): [["tt.divisibility", 16]] for k in ('X', 'W', 'Y', 'M', 'N') if k in names}
+    sig = {k: sig.get(k, 'constexpr') for k in names}
+    k = triton.compile(ASTSource(fn=kern, signature=sig, constexprs=consts, attrs=attrs),
+                       target=GPUTarget('cuda', 90, 32), options=dict(num_warps=w, num_stages=1))
+    tool = os.path.join(os.path.dirname(triton.__file__), 'backends', 'nvidia', 'bin', 'cuobjdump')
+    cub = os.path.join(OUT, f'{fam}_{N}_{bm}_{w}.cubin')
+    open(cub, 'wb').write(k.asm['cubin'])
+    usage = subprocess.run([tool, '-res-usage', cub], capture_output=True, text=True).stdout
+    sass = subprocess.run([tool, '-sass', cub], capture_output=True, text=True).stdout
+    open(cub.replace('.cubin', '.sass'), 'w').write(sass)
+    regs = int(re.search(r'REG:(\d+)', usage).group(1)); stack = int(re.search(r'STACK:(\d+)', usage).group(1))
+    ldl = stl = 0; n_ldl = n_stl = 0
+    for line in sass.splitlines():
+        m = re.search(r'\b(LDL|STL)(\.[\w.]+)?\s', line)
+        if not m: continue
+        mods = m.group(2) or ''
+        width = 16 if '.128' in mods else 8 if '.64' in mods else 2 if ('.U16' in mods or '.S16' in mods) else 1 if ('.U8' in mods or '.S8' in mods) else 4
+        if m.group(1) == 'LDL': ldl += width; n_ldl += 1
+        else: stl += width; n_stl += 1
+    return dict(fam=fam, N=N, bm=bm, w=w, regs=regs, spills=stack // 4, ldl=ldl, stl=stl, n_ldl=n_ldl, n_stl=n_stl)
+
+if __name__ == '__main__':
+    os.makedirs(OUT, exist_ok=True)
+    cfgs = [tuple([a[0]] + [int(x) for x in a[1:]]) for a in (s.split(',') for s in sys.argv[1:])]
+    with Pool(2) as p:
+        for r in p.imap(build, cfgs):
+            print(json.dumps(r), flush=True)

@@ -1,0 +1,64 @@
+"""tfx.analysis.local_parallelism: a row body's spilled values in DRAM come back at the pace
+of its warps' rounds. Expected numbers derived by hand from h200_sxm:
+
+    DRAM share of one SM: 4800 GB/s x 0.883 = 4238.4 GB/s / 132 SMs = 32.109091 B/ns
+    local.dram_round_bytes_per_warp 4096 B (spill_local: 32 threads x 8 LDL.64 and 8 STL.64)
+    local.dram_warp_round 802.0 ns
+    service a round D = 4096 / 32.109091 = 127.5651 ns
+
+Exact mean value analysis, Q(0) = 0, R(n) = D (1 + Q(n-1)), C(n) = R(n) + Z, Q(n) = n R(n) / C(n):
+
+    n = 1: R 127.5651, C 929.5651, Q 0.137231
+    n = 2: R 127.5651 x 1.137231 = 145.0710, C 947.0710, Q 2 x 145.0710 / 947.0710 = 0.306357
+    n = 3: R 127.5651 x 1.306357 = 166.6456, C 968.6456, Q 3 x 166.6456 / 968.6456 = 0.516119
+    n = 4: R 127.5651 x 1.516119 = 193.4040, C 995.4040
+    rate(n) = n x 4096 / C(n): 4.4064, 8.6498, 12.6858, 16.4596 B/ns (measured at 4 warps 16.46)
+"""
+
+import pytest
+
+from tfx.analysis import local_parallelism
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+SHARE = 4238.4 / 132
+
+
+def test_rates_of_a_closed_queue_of_warps():
+    assert local_parallelism.facts(load_profile("h200_sxm")) == (4096.0, 802.0)
+    for warps, expected in ((1, 4.4064), (2, 8.6498), (3, 12.6858), (4, 16.4596)):
+        assert local_parallelism.rate(warps, SHARE, 4096.0, 802.0) == pytest.approx(expected, abs=1e-4)
+
+
+def test_many_warps_reach_the_share():
+    """64 warps: 64 D = 8,164.2 ns of service against D + Z = 929.6, the queue is the share's."""
+    assert local_parallelism.rate(64, SHARE, 4096.0, 802.0) == pytest.approx(SHARE, rel=1e-6)
+    lb = local_parallelism.latency_bound(load_profile("h200_sxm"), 64, SHARE)
+    assert not lb.bound
+
+
+def test_no_facts_no_bound():
+    """h100_sxm states neither fact: the rate stays the share."""
+    assert local_parallelism.latency_bound(load_profile("h100_sxm"), 4, SHARE) is None
+
+
+def _spill_term(profile):
+    a = analyze(parse_file("kernels/rmsnorm.tile"), None, profile,
+                {"M": 1024, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
+                resources={"threads": 64, "regs": 32, "spills": 2120, "smem": 16})
+    return {t.name: t for t in a.terms}["spill"]
+
+
+def test_rmsnorm_under_a_wave_of_two_warp_ctas():
+    """rmsnorm M = 1024, N = 16384, BLOCK_M = 4, WARPS = 2 as compiled (32 registers, 2,120
+    spilled words: the measured Triton kernel's): 256 CTAs on 132 SMs, at most
+    cdiv(256, 132) = 2 on an SM (32 could fit), 2 x 2 = 4 warps: the local traffic runs at
+    16.4596 B/ns, not the share's 32.1091, so the spill term grows by 32.1091 / 16.4596 =
+    1.95077 over a profile whose round is (almost) free (Z = 0.001 ns)."""
+    base = load_profile("h200_sxm")
+    bound, free = _spill_term(base), _spill_term(base.with_knobs({"local.dram_warp_round": "0.001ns"}))
+    assert bound.ns / free.ns == pytest.approx(32.109091 / 16.4596, rel=1e-4)
+    assert ("bound by latency: 4 warps a SM, each moving 4,096 B a round (127.6 ns at the SM's DRAM share "
+            "32.1 B/ns, 802.0 ns of latency and issue): a closed queue of 4 draws 16.5 B/ns") in bound.detail
+    assert "bound by latency" not in free.detail

@@ -1,0 +1,116 @@
+"""Spilled registers in DRAM with few warps a SM: local traffic bound by its latency.
+
+A loop-free (row) body whose spilled values live past L2 moves them between the SM and
+DRAM in rounds: each warp issues a run of local loads, waits for them, works, stores the
+results and goes on. With enough warps on the SM their rounds overlap and the traffic runs
+at the SM's DRAM share; with few, each warp's round is mostly waiting, and the SM draws
+less. One SM's warps are the customers of a closed queue (tfx.analysis.closed_queue, exact
+mean value analysis): each round asks ``round_bytes`` of the SM's DRAM share (service
+``D = round_bytes / share``) and spends ``Z`` (latency and issue) away from it; ``n``
+warps move ``n x round_bytes / cycle(n)`` B/ns, at most the share.
+
+Measured (calibration/h200/measured/spill_local, bench/h200/measure_spill_local.cu): a
+per-thread array past L2 (138-554 MB a machine) walked in runs of 8 LDL.64, add, 8 STL.64
+(4,096 B a warp a round) moves 10.0 B/ns per SM at 2 warps, 16.46 at 4, 22-24 at 8 and
+22-28 at 16-32. ``local.dram_warp_round`` is the ``Z`` at which the queue over the
+profile's DRAM share gives the 4-warp rate (docs/analysis.md section 6, *local traffic
+bound by latency*). The issue-15 Triton rmsnorm and softmax configurations that spill
+everything (32-64 registers, under one wave) move their SASS's local and global bytes at
+2.1 TB/s (16 B/ns a SM) at 4 warps a SM, 2.6-2.9 TB/s at 8, 3.0-3.5 at 16-62.
+
+Only for bodies without an mma: a spilling k-loop reloads its accumulator beside the mma
+and is priced by tfx.analysis.spill_traffic.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis.closed_queue import cycle_ns
+from tfx.analysis.numbers import emax, emin, is_array, where
+
+
+class LatencyBound(NamedTuple):
+    """Local traffic of ``warps`` warps a SM against the SM's DRAM share."""
+
+    warps: Any                 # warps of the resident CTAs on one SM
+    round_bytes: float         # local bytes one warp moves a round
+    round_ns: float            # Z: the rest of a round (latency, issue)
+    share_bytes_per_ns: Any    # the SM's DRAM share
+    bytes_per_ns: Any          # what the warps draw: min(share, warps x round_bytes / cycle)
+
+    @property
+    def bound(self):
+        return self.bytes_per_ns < self.share_bytes_per_ns * (1 - 1e-9)
+
+
+def facts(profile):
+    """(round bytes, round ns) from the profile, or None where it states neither."""
+    round_bytes = profile.get("local.dram_round_bytes_per_warp", None)
+    round_ns = profile.get("local.dram_warp_round", None)
+    if round_bytes is None or round_ns is None:
+        return None
+    return float(round_bytes), float(round_ns)
+
+
+def rate(warps, share_bytes_per_ns, round_bytes, round_ns):
+    """B/ns one SM's ``warps`` warps move local bytes at, the closed queue's throughput
+    ``warps x round_bytes / cycle(warps)`` (at most the share; one warp at least)."""
+    service = round_bytes / share_bytes_per_ns
+    n = emax(warps, 1)
+    if is_array(n):
+        import numpy as np
+        n = np.rint(np.asarray(n, dtype=float))
+    else:
+        n = round(float(n))
+    cycle = cycle_ns(n, [service], round_ns)
+    return emin(n * round_bytes / cycle, share_bytes_per_ns)
+
+
+def latency_bound(profile, warps, share_bytes_per_ns) -> LatencyBound | None:
+    """The rate of a row body's local traffic at DRAM for ``warps`` warps a SM."""
+    f = facts(profile)
+    if f is None:
+        return None
+    round_bytes, round_ns = f
+    got = rate(warps, share_bytes_per_ns, round_bytes, round_ns)
+    return LatencyBound(warps, round_bytes, round_ns, share_bytes_per_ns, got)
+
+
+def describe(lb: LatencyBound) -> str:
+    w = float(lb.warps) if not is_array(lb.warps) else lb.warps
+    return (f"{w:.0f} warps a SM, each moving {lb.round_bytes:,.0f} B a round "
+            f"({lb.round_bytes / float(lb.share_bytes_per_ns):,.1f} ns at the SM's DRAM share "
+            f"{float(lb.share_bytes_per_ns):.1f} B/ns, {lb.round_ns:,.1f} ns of latency and issue): "
+            f"a closed queue of {w:.0f} draws {float(lb.bytes_per_ns):.1f} B/ns")
+
+
+def in_local_memory(m, local, warps):
+    """(``local`` with its rate latency-bound where the spilled values live in DRAM, the bound
+    or None). ``local``: performance.LocalMemory of the launch; ``warps``: the warps its
+    resident CTAs put on one SM."""
+    if m.kind != "gpu":
+        return local, None
+    share = m.dram_bw_device / m.units
+    lb = latency_bound(m.profile, warps, share)
+    if lb is None:
+        return local, None
+    if is_array(local.bytes_per_ns, local.working_set, warps):
+        import numpy as np
+        l2_cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
+        past_l2 = (np.asarray(local.working_set) * m.units > l2_cap) if l2_cap else np.ones_like(
+            np.asarray(local.working_set), dtype=bool)
+        in_l1 = (np.asarray(local.working_set) <= local.l1_free) if local.l1_free is not None else False
+        at_dram = past_l2 & ~np.asarray(in_l1, dtype=bool)
+    else:
+        at_dram = local.level == "DRAM"
+    return local._replace(bytes_per_ns=apply(local.bytes_per_ns, lb, at_dram)), lb
+
+
+def apply(bytes_per_ns, lb: LatencyBound | None, at_dram):
+    """``bytes_per_ns`` where the local traffic is not at DRAM, else the latency-bound rate."""
+    if lb is None:
+        return bytes_per_ns
+    if is_array(at_dram, bytes_per_ns, lb.bytes_per_ns):
+        return where(at_dram, lb.bytes_per_ns, bytes_per_ns)
+    return lb.bytes_per_ns if at_dram else bytes_per_ns
