@@ -58,13 +58,23 @@ def test_rmsnorm_spill_term_by_hand():
     way) 7 x 16 = 112. Total 52 x 65536 + 8 x 16384 + 112 = 3,539,056 B.
     The grid of 1024 CTAs fills no wave (132 x 32 slots): an SM holds ceil(1024/132) = 8.
     Working set 8480 x 64 x 8 = 4,341,760 B > L1, x 132 > L2: DRAM at 4238.4/132 B/ns.
-    Spill term = 8 CTAs x f x 3,539,056 / (4238.4 / 132)."""
+    The SM's 8 CTAs x 2 warps = 16 warps draw local bytes at the closed queue's rate
+    (tfx.analysis.local_parallelism: 4,096 B a round, D = 4096 / (4238.4 / 132) ns, Z = 802 ns;
+    the recursion R(n) = D (1 + Q(n-1)), Q(n) = n R(n) / (R(n) + Z) run to n = 16 below),
+    16 x 4096 / (R(16) + Z) = 32.0921 B/ns, 0.05% under the share.
+    Spill term = 8 CTAs x f x 3,539,056 / that rate."""
     m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
     a = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
                 resources={"regs": 32, "spills": 2120, "smem": 32})
     (term,) = [t for t in a.terms if t.name == "spill"]
     f = 8480 / 8704.25
-    expected = 8 * f * 3_539_056 / (4800 * 0.883 / 132)
+    d, q = 4096 / (4800 * 0.883 / 132), 0.0
+    for n in range(1, 17):
+        r = d * (1 + q)
+        q = n * r / (r + 802.0)
+    rate = 16 * 4096 / (r + 802.0)
+    assert rate == pytest.approx(32.0921, abs=1e-4)
+    expected = 8 * f * 3_539_056 / rate
     assert float(term.ns) == pytest.approx(expected, rel=1e-9)
     assert "DRAM" in term.detail and "compiled" in term.detail
     assert any("register spill (compiled)" in w for w in a.warnings)

@@ -104,7 +104,8 @@ def in_local_memory(m, local, warps):
         at_dram = past_l2 & ~np.asarray(in_l1, dtype=bool)
     else:
         at_dram = local.level == "DRAM"
-    return local._replace(bytes_per_ns=apply(local.bytes_per_ns, lb, at_dram)), lb
+    bounded = local._replace(bytes_per_ns=apply(local.bytes_per_ns, lb, at_dram))
+    return bounded, (lb if is_array(at_dram) or at_dram else None)
 
 
 def apply(bytes_per_ns, lb: LatencyBound | None, at_dram):
