@@ -215,7 +215,10 @@ def test_gemm_eight_warp_small_tile_pays_its_narrow_copies():
     resident per SM (one partial wave: the busiest SM holds ceil(512 / 132) = 4). Each trip's
     A and B tiles are 2048 B at 8 B a thread: 16 warp-wide narrow copies, so a round of 4 CTAs
     takes at least 4 x 16 x 8.3333 = 533.33 ns and the 4096 / 32 = 128 trips 68,266.7 ns. On 4
-    warps the same tiles copy 16 B a thread: the port's 4 x 4096 / 128.7 = 127.3 ns a round."""
+    warps the same tiles copy 16 B a thread, but their rows are 32 x 2 = 64 B: 2048 / (128 x 16)
+    = 1 copy a thread x 4 warps = 4 a tile, 8 short-row copies x 14.0 / 1.98 = 7.0707 ns =
+    56.566 ns a CTA, 4 x 56.566 = 226.26 ns a round (the port's 4 x 4096 / 128.7 = 127.3 ns
+    before)."""
     m = parse_file(ROOT / "kernels" / "gemm.tile")
     p = {"M": 128, "N": 4096, "K": 4096, "BM": 32, "BN": 32, "BK": 32, "WARPS": 8, "STAGES": 4}
     a = analyze(m, None, H200, p, resources={"regs": 32, "spills": 0}, check=False)
@@ -224,7 +227,8 @@ def test_gemm_eight_warp_small_tile_pays_its_narrow_copies():
     assert "16 warp-wide copies of 4,096 B" in text and "= 533.3 ns" in text
     b = analyze(m, None, H200, {**p, "WARPS": 4}, resources={"regs": 47, "spills": 0}, check=False)
     text4 = " ".join(t.detail for t in b.terms if t.name == "load trip")
-    assert "share the port" in text4 and "warp-wide" not in text4
+    assert "8 warp-wide 16-byte copies of 4,096 B in rows of at most 64 B x 7.07 ns" in text4
+    assert "= 226.3 ns" in text4 and "narrower than 16 B" not in text4
 
 
 # ---------------------------------------------------------------------------------- unpipelined loads
@@ -239,12 +243,12 @@ def test_sync_load_facts_from_the_profile():
 
 def test_trip_copies_by_width():
     # 32x32 bf16 on 2 warps: 2048 B / (64 threads x 16 B) = 2 loads a thread, x 2 warps = 4 wide
-    assert load_trip.trip_copies(2048, 64, 2) == (0, 0, 4)
+    assert load_trip.trip_copies(2048, 64, 2) == (0, 0, 4, 0, 0)
     # on 8 warps: 8 B a thread, 8 narrow, no wide
-    assert load_trip.trip_copies(2048, 256, 2) == (2048, 8, 0)
+    assert load_trip.trip_copies(2048, 256, 2) == (2048, 8, 0, 0, 0)
     both = load_trip.trip_copies(1024, 128, 2) + load_trip.trip_copies(2048, 128, 2)
     # 16x32x32 on 4 warps: A 8 B a thread (4 narrow), B 16 B (2048 / (128 x 16) = 1 a thread x 4)
-    assert both == (1024, 4, 4)
+    assert both == (1024, 4, 4, 0, 0)
     arr = load_trip.trip_copies(np.array([2048, 2048]), np.array([64, 256]), 2)
     assert list(arr.wide_instructions) == [4, 0] and list(arr.narrow_instructions) == [0, 8]
 
@@ -275,3 +279,54 @@ def test_gemm_unpipelined_small_tiles_share_the_load_path():
     assert a.metrics["performance.predicted_ns"] >= 14 * 8 * (21.8 / 1.98) * 128
     text = " ".join(t.detail for t in a.terms if t.name == "unpipelined trip")
     assert "8 x 11.01 ns (16 B a thread)" in text and "at least 1,233.1 ns" in text
+
+
+# ---------------------------------------------------------------------------------- short rows
+# pipeline.short_row_copy_cycles = 14.0 cycles / 1.98 GHz = 7.0707 ns a warp-wide 16-byte copy of
+# a tile whose rows are at most 64 B (calibration/h200/measured/l2_draw: 32x32x32 on 1 warp at 16
+# CTAs per SM, 903.6 ns a round / (16 x 8 copies) = 7.06 ns = 13.97 cycles).
+
+def test_short_row_fact_from_the_profile():
+    f = load_trip.facts(Machine(H200, "cta"))
+    assert f.short_row_copy_ns == pytest.approx(14.0 / 1.98)     # 7.0707 ns
+
+
+def test_trip_copies_by_row_length():
+    # 32x32 bf16 on 2 warps, rows of 32 x 2 = 64 B: the 4 wide copies are also short-row copies
+    assert load_trip.trip_copies(2048, 64, 2, 64) == (0, 0, 4, 2048, 4)
+    # 32x64 bf16 (rows of 128 B) on 2 warps: 4096 / (64 x 16) = 4 a thread x 2 warps = 8 wide, none short
+    assert load_trip.trip_copies(4096, 64, 2, 128) == (0, 0, 8, 0, 0)
+    # a narrow copy of short rows stays narrow (8 B a thread on 8 warps), counted once
+    assert load_trip.trip_copies(2048, 256, 2, 64) == (2048, 8, 0, 0, 0)
+    arr = load_trip.trip_copies(np.array([2048, 4096]), 64, 2, np.array([64, 128]))
+    assert list(arr.short_instructions) == [4, 0] and list(arr.short_bytes) == [2048, 0]
+
+
+def test_short_row_round_is_the_measured_one():
+    """l2_draw: 32x32x32 on 1 warp, 3 stages, 16 CTAs per SM, 903.6 ns a round. A and B are
+    2048 B in 64-byte rows on 32 threads: 2048 / (32 x 16) = 4 copies each, 8 a CTA:
+    16 x 8 x 7.0707 = 905.05 ns (the byte rate gave 16 x 4096 / 128.7 = 509.2 ns). The mixed
+    16x32x32 on 4 warps at 12 CTAs (measured 780.7 ns): A 1024 B at 8 B a thread, 4 narrow copies
+    x 8.3333; B 2048 B in 64-byte rows at 16 B, 4 short-row copies x 7.0707:
+    12 x (33.333 + 28.283) = 739.39 ns (the byte rate for B gave 12 x (15.913 + 33.333) = 590.96)."""
+    f = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98, None, None, 14.0 / 1.98)
+    one_warp = load_trip.TripCopies(0, 0, 8, 4096, 8)
+    assert load_trip.floor_ns(4096, 16, 3, f, one_warp) == pytest.approx(905.05, abs=1e-2)
+    mixed = load_trip.TripCopies(1024, 4, 4, 2048, 4)
+    assert load_trip.floor_ns(3072, 12, 3, f, mixed) == pytest.approx(739.39, abs=1e-2)
+    # without the fact the short rows ride the port: 12 x (2048 / 128.7 + 4 x 8.3333)
+    no_fact = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98)
+    assert load_trip.floor_ns(3072, 12, 3, no_fact, mixed) == pytest.approx(590.96, abs=1e-2)
+
+
+def test_gemm_short_rows_of_one_operand():
+    """gemm.tile 3072^3, 128x32x64 on 4 warps, 4 stages (the issue-15 run4 row, 72 registers,
+    81,920 B of shared memory: 2 CTAs per SM). A's rows are BK x 2 = 128 B: 16,384 B at the
+    port; B's are BN x 2 = 64 B: 4096 B / (128 x 16) = 2 copies a thread x 4 warps = 8
+    short-row copies: 2 x (16,384 / 128.7 + 8 x 7.0707) = 2 x (127.30 + 56.57) = 367.7 ns."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 3072, "N": 3072, "K": 3072, "BM": 128, "BN": 32, "BK": 64, "WARPS": 4, "STAGES": 4, "GROUP_M": 1}
+    a = analyze(m, None, H200, p, resources={"regs": 72, "spills": 0, "smem": 81920}, check=False)
+    text = " ".join(t.detail for t in a.terms if t.name == "load trip")
+    assert "2 x (16,384 B / 128.7 B/ns + 8 warp-wide 16-byte copies of 4,096 B in rows of at most 64 B" in text
+    assert "= 367.7 ns" in text

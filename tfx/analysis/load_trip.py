@@ -23,6 +23,22 @@ its bytes: 31 B/ns per SM for 8-byte copies against 128.7 for 16-byte ones. So r
 r x (wide bytes / port + narrow copies x 8.3 ns) per round (``port_ns``); one CTA alone keeps
 its measured chain (192 ns a trip for that tile, not 122 + 16 x 8.3).
 
+**Short rows.** Nor do 16-byte copies of short rows ride the byte rate. Measured with every
+byte from L2 (calibration/h200/measured/l2_draw, bench/h200/measure_l2_draw.py: saturated
+rounds over r x the warp-wide copies of a CTA's trip), k-loops whose tile rows are 64 bytes
+(BK = 32 bf16) cost 7.1-8.8 ns per warp-wide copy whatever its width: 16-byte copies
+(32x32x32 on 1, 2, 4 warps at 16, 16, 12 CTAs per SM: 7.06, 7.27, 8.55 ns), 8-byte ones
+(32x32x32 on 8 warps, 6 CTAs: 8.62) and 4-byte ones (16x16x32 on 8 warps, 8 CTAs: 7.82).
+A warp-wide 16-byte copy of 64-byte rows covers 8 rows, each its own half line, where the
+port's byte rate (128.7 B/ns) would take 512 / 128.7 = 3.98 ns; rows of 128 bytes and more
+come near the byte rate (64x128x64 on 4 warps: 4.63 ns a copy, 110.6 B/ns). So a 16-byte copy
+of a tile whose contiguous rows are at most ``SHORT_ROW_BYTES`` holds the load path
+``short_row_copy_ns`` (``pipeline.short_row_copy_cycles`` = 14.0 cycles = 7.06 ns, the
+fastest of those saturated rounds: a floor claims no more than the load path always takes;
+4-8-warp CTAs of the same tiles took up to 8.9 ns): r x (long-row bytes / port + narrow
+copies x 8.3 ns + short-row copies x 7.06 ns) per round. Not for the unpipelined loads below,
+whose 16-byte price was measured on 64-byte rows already.
+
 **Unpipelined loads.** At 1 stage Triton issues no cp.async: each thread loads its vector into
 registers (ld.global, allocating in L1) and stores it to shared memory. Their SM's load path is
 slower still, per warp-wide load: 11.0 ns for 16 bytes a thread (``pipeline.sync_load_cycles``,
@@ -43,6 +59,7 @@ from tfx.analysis.numbers import emax, is_array
 
 WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
 NARROWEST_COPY_BYTES = 4        # cp.async copies 4, 8 or 16 bytes (PTX ISA, cp.async)
+SHORT_ROW_BYTES = 64            # rows this short cost a copy instruction, not bytes (l2_draw, BK = 32 bf16)
 
 
 class LoadTrip(NamedTuple):
@@ -51,14 +68,18 @@ class LoadTrip(NamedTuple):
     narrow_copy_ns: float | None = None  # one warp-wide copy of < 16 B a thread on the SM's load path
     sync_load_ns: float | None = None    # one warp-wide unpipelined load of 16 B a thread
     sync_narrow_load_ns: float | None = None  # ... of 4-8 B a thread
+    short_row_copy_ns: float | None = None    # one warp-wide 16-byte copy of rows <= SHORT_ROW_BYTES
 
 
 class TripCopies(NamedTuple):
     """One CTA's copies in a trip: the bytes and warp-wide instructions of those under 16 B a
-    thread (4 or 8), and the warp-wide instructions of the 16-byte ones."""
+    thread (4 or 8), the warp-wide instructions of the 16-byte ones, and of those the bytes
+    and instructions whose tile rows are at most ``SHORT_ROW_BYTES`` long."""
     narrow_bytes: Any = 0
     narrow_instructions: Any = 0
     wide_instructions: Any = 0
+    short_bytes: Any = 0
+    short_instructions: Any = 0
 
     def __add__(self, other):
         return TripCopies(*(a + b for a, b in zip(self, other)))
@@ -74,7 +95,7 @@ def facts(m) -> LoadTrip | None:
         c = m.profile.get(f"pipeline.{key}", None)
         return None if c is None else c / m.clock_ghz
     return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz, ns("narrow_copy_cycles"),
-                    ns("sync_load_cycles"), ns("sync_narrow_load_cycles"))
+                    ns("sync_load_cycles"), ns("sync_narrow_load_cycles"), ns("short_row_copy_cycles"))
 
 
 def copy_width_bytes(tile_bytes, threads, elem_bytes) -> Any:
@@ -105,17 +126,24 @@ def narrow_copies(tile_bytes, threads, elem_bytes) -> tuple[Any, Any]:
     return tile_bytes, math.ceil(tile_bytes / (threads * width)) * threads / 32
 
 
-def trip_copies(tile_bytes, threads, elem_bytes) -> TripCopies:
+def trip_copies(tile_bytes, threads, elem_bytes, row_bytes=None) -> TripCopies:
     """A tile's copy as ``TripCopies``: ``narrow_copies`` and, for a tile copied 16 B a thread,
-    its warp-wide instructions ceil(tile bytes / (threads x 16)) x warps (arrays elementwise)."""
+    its warp-wide instructions ceil(tile bytes / (threads x 16)) x warps, counted again as
+    short-row copies where the tile's contiguous rows (``row_bytes``; None: unknown, long)
+    are at most ``SHORT_ROW_BYTES`` (arrays elementwise)."""
     nb, ni = narrow_copies(tile_bytes, threads, elem_bytes)
     width = copy_width_bytes(tile_bytes, threads, elem_bytes)
-    if is_array(tile_bytes, threads, width):
+    if is_array(tile_bytes, threads, width, row_bytes):
         import numpy as np
         per_thread = np.ceil(np.asarray(tile_bytes) / (np.asarray(threads) * WIDE_COPY_BYTES))
         wide = np.where(np.asarray(width) >= WIDE_COPY_BYTES, per_thread * np.asarray(threads) / 32, 0)
-        return TripCopies(nb, ni, wide)
+        if row_bytes is None:
+            return TripCopies(nb, ni, wide)
+        short = (np.asarray(row_bytes) <= SHORT_ROW_BYTES) & (wide > 0)
+        return TripCopies(nb, ni, wide, np.where(short, tile_bytes, 0), np.where(short, wide, 0))
     wide = math.ceil(tile_bytes / (threads * WIDE_COPY_BYTES)) * threads / 32 if width >= WIDE_COPY_BYTES else 0
+    if row_bytes is not None and row_bytes <= SHORT_ROW_BYTES and wide:
+        return TripCopies(nb, ni, wide, tile_bytes, wide)
     return TripCopies(nb, ni, wide)
 
 
@@ -127,13 +155,24 @@ def sync_load_ns(copies: TripCopies, f: LoadTrip) -> Any:
     return copies.wide_instructions * f.sync_load_ns + copies.narrow_instructions * f.sync_narrow_load_ns
 
 
-def port_ns(loaded_bytes, narrow_bytes, narrow_instructions, f: LoadTrip) -> Any:
+def port_ns(loaded_bytes, narrow_bytes, narrow_instructions, f: LoadTrip, short_bytes=0,
+            short_instructions=0) -> Any:
     """ns of one CTA's trip on the SM's load path, which co-resident CTAs share: its 16-byte
-    copies' bytes through the port and its narrow copies at ``narrow_copy_ns`` each (bytes
-    through the port alone where the profile states no narrow-copy fact)."""
+    copies' bytes through the port, its narrow copies at ``narrow_copy_ns`` each and its
+    16-byte copies of short rows at ``short_row_copy_ns`` each (bytes through the port where
+    the profile states no such fact)."""
     if f.narrow_copy_ns is None:
-        return loaded_bytes / f.port_bytes_per_ns
-    return (loaded_bytes - narrow_bytes) / f.port_bytes_per_ns + narrow_instructions * f.narrow_copy_ns
+        narrow_bytes, narrow_instructions = 0, 0
+    if f.short_row_copy_ns is None:
+        short_bytes, short_instructions = 0, 0
+    return ((loaded_bytes - narrow_bytes - short_bytes) / f.port_bytes_per_ns
+            + narrow_instructions * (f.narrow_copy_ns or 0) + short_instructions * (f.short_row_copy_ns or 0))
+
+
+def copies_port_ns(loaded_bytes, copies: TripCopies, f: LoadTrip) -> Any:
+    """``port_ns`` of one CTA's ``TripCopies``."""
+    return port_ns(loaded_bytes, copies.narrow_bytes, copies.narrow_instructions, f, copies.short_bytes,
+                   copies.short_instructions)
 
 
 def applies(loop) -> bool:
@@ -154,11 +193,11 @@ def streams(loop) -> bool:
 def floor_ns(loaded_bytes, r, stages, f: LoadTrip, copies: TripCopies = TripCopies()) -> Any:
     """ns one round of r co-resident positions takes at least: one position's chain
     (overhead + its bytes through the port) or the r positions' trips on the SM's load path
-    (``port_ns`` of ``copies``), whichever is longer; for an unpipelined loop (stages < 2) the
+    (``copies_port_ns``: narrow and short-row copies per instruction), whichever is longer; for an unpipelined loop (stages < 2) the
     r positions' loads on the load path (``sync_load_ns``: their chains are the unpipelined
     trip's); 0 for a loop that loads nothing."""
     one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
-    shared = r * port_ns(loaded_bytes, copies.narrow_bytes, copies.narrow_instructions, f)
+    shared = r * copies_port_ns(loaded_bytes, copies, f)
     t = emax(one, shared)
     sync = r * sync_load_ns(copies, f)
     if is_array(loaded_bytes, stages, t, sync):
@@ -248,13 +287,19 @@ def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
 
 def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) -> str:
     one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
-    narrow = copies
-    shared = r * port_ns(loaded_bytes, narrow[0], narrow[1], f)
-    if f.narrow_copy_ns is not None and narrow[1]:
-        wide = loaded_bytes - narrow[0]
-        share = (f"{r} CTAs per SM share its load path: {r} x ({wide:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns + "
-                 f"{narrow[1]:g} warp-wide copies of {narrow[0]:,.0f} B narrower than 16 B a thread (cp.async.ca) x "
-                 f"{f.narrow_copy_ns:.2f} ns) = {shared:,.1f} ns")
+    shared = r * copies_port_ns(loaded_bytes, copies, f)
+    narrow = f.narrow_copy_ns is not None and copies.narrow_instructions
+    short = f.short_row_copy_ns is not None and copies.short_instructions
+    if narrow or short:
+        wide = loaded_bytes - (copies.narrow_bytes if narrow else 0) - (copies.short_bytes if short else 0)
+        parts = [f"{wide:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns"] if wide > 0.5 else []
+        if narrow:
+            parts.append(f"{float(copies.narrow_instructions):g} warp-wide copies of {float(copies.narrow_bytes):,.0f} B "
+                         f"narrower than 16 B a thread (cp.async.ca) x {f.narrow_copy_ns:.2f} ns")
+        if short:
+            parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {float(copies.short_bytes):,.0f} B "
+                         f"in rows of at most {SHORT_ROW_BYTES} B x {f.short_row_copy_ns:.2f} ns")
+        share = f"{r} CTAs per SM share its load path: {r} x ({' + '.join(parts)}) = {shared:,.1f} ns"
     else:
         share = (f"{r} CTAs per SM share the port: {r} x {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} = "
                  f"{shared:,.1f} ns")

@@ -1092,8 +1092,8 @@ def _trip_share(c, loop):
 
 
 def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
-    """One CTA's copies in a trip of ``loop`` by width (tfx.analysis.load_trip.trip_copies),
-    over its global loads."""
+    """One CTA's copies in a trip of ``loop`` by width and row length
+    (tfx.analysis.load_trip.trip_copies), over its global loads."""
     total = load_trip.TripCopies()
     if counter is None:
         return total
@@ -1103,9 +1103,13 @@ def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
         windows = [o for o in c.op.operands if isinstance(o, Window) and o.tensor in counter.tensor_types]
         if len(windows) != 1:
             continue
-        tile = op_demand(c, counter, m, miss, warps).global_loads * _trip_share(c, loop)
+        per_exec = op_demand(c, counter, m, miss, warps).global_loads
+        tile = per_exec * _trip_share(c, loop)
         elem = counter.tensor_types[windows[0].tensor].dtype.bits / 8
-        total = total + load_trip.trip_copies(tile, 32 * warps, elem)
+        dims = counter.tensor_dims.get(windows[0].tensor)
+        # the tile's contiguous rows: its bytes over its runs (short rows cost a copy each)
+        row = per_exec / contiguous_runs(windows[0], dims, counter.env) if dims is not None else None
+        total = total + load_trip.trip_copies(tile, 32 * warps, elem, row)
     return total
 
 

@@ -236,6 +236,9 @@ PROFILE_SPEC = TableSpec({
         "narrow_copy_cycles": FactSpec("cycles", "positive",
                                        "cycles one warp-wide async copy of fewer than 16 bytes a thread "
                                        "(cp.async.ca) holds the SM's load path, whatever its bytes"),
+        "short_row_copy_cycles": FactSpec("cycles", "positive",
+                                          "cycles one warp-wide async copy of 16 bytes a thread holds the "
+                                          "SM's load path where the tile's rows are at most 64 bytes"),
         "sync_load_cycles": FactSpec("cycles", "positive",
                                      "cycles one warp-wide load into registers of 16 bytes a thread "
                                      "(an unpipelined k-loop's ld.global) holds the SM's load path"),
