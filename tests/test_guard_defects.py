@@ -137,12 +137,13 @@ def test_3_sweep_to_zero_threads_names_the_attribute_without_warnings(capsys):
     ("occupancy.max_blocks_per_sm=x1e9", "max_blocks_per_sm must be at most 16,777,216"),
 ])
 def test_4_6_facts_outside_the_sane_envelope_are_refused(capsys, knob, message):
+    path = knob.split("=")[0]
     for cmd in (["analyze", GEMM], ["explore", GEMM]):
         line = one_line(capsys, *cmd, "--hw", "h200_sxm", "--knob", knob)
-        assert line.startswith(f"--knob: error: knob {knob}: {message}"), line
+        assert line.startswith(f"--knob {path}: error: {message}"), line
     # model latency prices at the measured bandwidth: a factor knob on it is applied to that
     line = one_line(capsys, "model", "latency", "--model", "llama3.2-1b", "--hw", "h200_sxm", "--knob", knob)
-    assert line.startswith(f"--knob: error: knob {knob}: ") and message.split(" must")[-1] in line, line
+    assert line.startswith(f"--knob {path}: error: ") and message.split(" must")[-1] in line, line
 
 
 def test_4_tiny_fact_in_a_profile_file_is_refused_by_key(tmp_path, capsys):
@@ -232,7 +233,7 @@ def test_9_estimate_is_exact_for_gemm(tmp_path):
 def test_9_dma_channels_have_a_ceiling(capsys):
     line = one_line(capsys, "simulate", ROOT / "kernels" / "sip_gemm.tile", "--hw", "sip",
                     "--knob", "dma.channels=1099511627776")
-    assert line.startswith("--knob: error: knob dma.channels=1099511627776: channels must be at most 4,096")
+    assert line.startswith("--knob dma.channels: error: channels must be at most 4,096")
 
 
 # ------------------------------------------------------------------ 10, 25: written files
@@ -310,8 +311,9 @@ def test_14_moe_experts_ceiling(tmp_path, capsys):
 # ------------------------------------------------------------------ 16: absurd values
 
 @pytest.mark.parametrize("value, message", [
-    ("BM=1267650600228229401496703205376", "--set BM=1267650600228229401496703205376: does not fit a 64-bit integer"),
-    ("BM=٣", "--set BM=٣: expected an integer"),        # an Arabic-Indic three is not 3
+    ("BM=1267650600228229401496703205376",
+     "--set BM: error: does not fit a 64-bit integer, found '1267650600228229401496703205376'"),
+    ("BM=٣", "--set BM: error: expected an integer, found '٣'"),        # an Arabic-Indic three is not 3
     ("BM=100", "BM=100 is outside its declared domain 16..512 step x2"),
     ("STAGES=0", "STAGES=0 is outside its declared domain 1..8"),
     ("STAGES=-1", "STAGES=-1 is outside its declared domain 1..8"),
@@ -340,7 +342,8 @@ def test_16_default_outside_its_domain_may_still_be_set(tmp_path, capsys):
 ])
 def test_16_model_options_have_finite_ranges(capsys, flag, value):
     line = one_line(capsys, "model", "latency", "--model", "llama3.2-1b", flag, value)
-    assert line.startswith(f"tfx model latency: error: argument {flag}: {value}: expected a finite number in")
+    assert line.startswith(f"{flag}: error: expected a finite number in ")
+    assert line.endswith(f", found '{value}' (see tfx model latency --help)")
 
 
 def test_16_domain_api_for_the_edit_dialog():
@@ -410,10 +413,9 @@ def test_17_input_above_the_size_limit_is_refused_at_once(tmp_path, capsys):
 
 def test_19_option_type_errors_are_one_line(capsys):
     line = one_line(capsys, "occupancy", "--threads", "x")
-    assert line == ("tfx occupancy: error: argument --threads: 'x': expected an integer "
-                    "(see tfx occupancy --help)")
+    assert line == "--threads: error: expected an integer, found 'x' (see tfx occupancy --help)"
     assert one_line(capsys, "simulate", GEMM, "--tiles", "0").startswith(
-        "tfx simulate: error: argument --tiles: 0: expected a whole number in 1..")
+        "--tiles: error: expected a whole number in 1..")
 
 
 # ------------------------------------------------------------------ 24: --tp and KV heads

@@ -300,9 +300,9 @@ def test_cli_set_unknown_name(capsys):
 def test_cli_set_malformed_and_non_integer(capsys):
     path = str(KERNELS / "gemm.tile")
     assert main(["check", path, "--set", "BK"]) == 2
-    assert first_error_line(capsys) == "error: --set 'BK': expected NAME=VALUE"
+    assert first_error_line(capsys) == "--set: error: expected NAME=VALUE, found 'BK'"
     assert main(["check", path, "--set", "BK=sixty"]) == 2
-    assert first_error_line(capsys) == "error: --set BK=sixty: expected an integer"
+    assert first_error_line(capsys) == "--set BK: error: expected an integer, found 'sixty'"
 
 
 def test_cli_set_applies_to_the_kernels_that_have_the_parameter(capsys):

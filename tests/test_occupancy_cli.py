@@ -72,7 +72,8 @@ def test_missing_flags_and_bad_values_exit_2(capsys):
     rc, _, err = run(capsys, "--hw", SM120, "--threads", "128")
     assert rc == 2 and "--regs required" in err
     rc, _, err = run(capsys, "--hw", SM120, "--threads", "0", "--regs", "32")
-    assert rc == 2 and "argument --threads: 0: expected a whole number in 1.." in err
+    assert rc == 2 and err.startswith("--threads: error: expected a whole number in 1..")
+    assert err.rstrip().endswith(", found '0' (see tfx occupancy --help)")
     assert len(err.strip().splitlines()) == 1  # one line, not argparse's usage + error
 
 

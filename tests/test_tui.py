@@ -115,7 +115,7 @@ def test_impossible_knob_notifies_and_keeps_last_good_state():
             assert app.analysis is before
             assert app.knobs == {}
             notes = [n.message for n in app._notifications]
-            assert any("knob memory.gmem.bandwidth=-1" in m for m in notes), notes
+            assert "--knob memory.gmem.bandwidth: error: bandwidth must be a number > 0, got -1" in notes, notes
     run(go())
 
 

@@ -332,7 +332,7 @@ def test_help_palette_and_json_export(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["open", "--model", "no-such-model"], "no-such-model"),
-    (["open", "--ctx", "4096"], "--ctx need --model"),
+    (["open", "--ctx", "4096"], "--ctx: error: expected with --model (the model screen)"),
     (["open", "--model", "llama3.1-8b", "--set", "BM=64"], "are for kernels"),
     (["open", "--model", "llama3.1-8b", "--batch", "0"], "batch must be >= 1"),
 ])

@@ -4,19 +4,16 @@ which must not import each other (tests/test_import_hygiene.py)."""
 
 from __future__ import annotations
 
-from tfx.errors import TfxError, shorten
+from tfx.errors import argument_error
 
 
 def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
     """``["A=1", "B=x2"]`` -> ``{"A": "1", "B": "x2"}``; refuses malformed items by name."""
     out: dict[str, str] = {}
     for item in items or []:
-        if "=" not in item:
-            raise TfxError(f"{flag} {shorten(item)!r}: expected NAME=VALUE")
-        name, value = item.split("=", 1)
-        name, value = name.strip(), value.strip()
-        if not name or not value:
-            raise TfxError(f"{flag} {shorten(item)!r}: expected NAME=VALUE")
+        name, equals, value = (s.strip() for s in item.partition("="))
+        if not (name and equals and value):
+            raise argument_error(flag, "expected NAME=VALUE", found=item)
         out[name] = value
     return out
 
@@ -28,7 +25,7 @@ def parse_int_assignments(items: list[str] | None, flag: str) -> dict[str, int]:
         try:
             out[name] = parse_int(value)
         except ValueError as exc:
-            raise TfxError(f"{flag} {shorten(name)}={shorten(value)}: {exc}") from None
+            raise argument_error(flag, str(exc), name=name, found=value) from None
     return out
 
 

@@ -92,6 +92,20 @@ class TfxError(Exception):
         return self.headline()
 
 
+def argument_error(flag: str, message: str, name: str | None = None, found: str | None = None) -> TfxError:
+    """A refused command-line argument, in the form of every refused input (``where: error:
+    what was expected``): ``where`` is the option and the name it assigns, as ``file:key``
+    names a key (``--set BM``, ``--knob hbm.bandwidth``, or ``--occupancy`` alone); ``found``,
+    the text given, ends the message. The one constructor of these errors: the CLI's own
+    checks (tfx.cli) and the layers that parse an option's text (NAME=VALUE assignments,
+    knobs, sweeps) all build them here, and argparse's refusals are rewritten to the same
+    form (tfx.cli.main)."""
+    where = flag if name is None else f"{flag} {shorten(name)}"
+    if found is not None:
+        message = f"{message}, found {shorten(found)!r}"
+    return TfxError(message, where=where)
+
+
 def read_text_file(path, expected: str = "a file", where: str | None = None) -> str:
     """A text file's contents, or a one-line TfxError naming the file and what went wrong."""
     from pathlib import Path

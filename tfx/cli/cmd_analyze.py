@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 
 
 def add_kernel_args(p, hw_required: bool = False) -> None:
@@ -39,9 +39,10 @@ def parse_resources(text: str | None) -> dict[str, int]:
     allowed = {"threads", "regs", "smem", "static_smem", "spills"}
     for k in out:
         if k not in allowed:
-            raise TfxError(f"--resources {k}: expected one of {', '.join(sorted(allowed))}")
-        if out[k] < 0 or (k == "threads" and out[k] < 1):
-            raise TfxError(f"--resources {k}={out[k]}: must be positive")
+            raise argument_error("--resources", f"expected one of {', '.join(sorted(allowed))}", found=k)
+        lowest = 1 if k == "threads" else 0
+        if out[k] < lowest:
+            raise argument_error("--resources", f"expected a whole number >= {lowest}", name=k, found=str(out[k]))
     return out
 
 
@@ -54,7 +55,7 @@ def ptxas_resources(path: str, name: str | None) -> dict[str, int]:
     if name is not None:
         found = [k for k in found if name in (k.name, k.base_name)]
         if not found:
-            raise TfxError(f"--ptxas-kernel {name}: no such function in the ptxas output", where=path)
+            raise argument_error("--ptxas-kernel", f"no such function in the ptxas output {path}", name=name)
     if len(found) != 1:
         names = ", ".join(k.display_name for k in found) or "none"
         raise TfxError(f"the ptxas output has {len(found)} functions ({names}): name one with --ptxas-kernel",
@@ -78,7 +79,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
 def run(args) -> int:
     from tfx.present.analysis_report import render_text
     if args.occupancy is not None and args.occupancy < 1:
-        raise TfxError(f"--occupancy {args.occupancy}: expected a whole number >= 1")
+        raise argument_error("--occupancy", "expected a whole number >= 1", found=str(args.occupancy))
     resources = ptxas_resources(args.ptxas, args.ptxas_kernel) if args.ptxas else {}
     resources.update(parse_resources(args.resources))
     a = load_analysis(args, resources, args.occupancy)
@@ -86,6 +87,7 @@ def run(args) -> int:
         emit_json(a.to_json())
         return 0
     if args.domain not in ("logical", "total", *a.domains):
-        raise TfxError(f"--domain {args.domain}: expected one of logical, total, {', '.join(a.domains)}")
+        raise argument_error("--domain", f"expected one of logical, total, {', '.join(a.domains)}",
+                             found=args.domain)
     print(render_text(a, args.domain), end="")
     return 0

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from tfx.cli.common import parse_int_assignments
-from tfx.errors import TfxError
+from tfx.errors import argument_error
 from tfx.ir.bind import bind, check_set_values, check_shapes
 from tfx.ir.nodes import Kernel, Module
 from tfx.lang import parse_file, print_kernel
@@ -49,7 +49,7 @@ def _load_profile(name: str | None):
     try:
         from tfx.hw import load_profile
     except ImportError:
-        raise TfxError("--hw: hardware profiles are not available in this build") from None
+        raise argument_error("--hw", "hardware profiles are not available in this build") from None
     return load_profile(name)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.present import formatting as fmt
-from tfx.errors import TfxError
+from tfx.errors import argument_error
 
 
 def register(subparsers: Any) -> None:
@@ -103,10 +103,10 @@ def run(args) -> int:
     if args.objective:
         objectives = tuple(o.strip() for o in args.objective.split(",") if o.strip())
     if args.top < 0:
-        raise TfxError(f"--top {args.top}: expected a count >= 0")
+        raise argument_error("--top", "expected a count >= 0", found=str(args.top))
     chunk = args.chunk or DEFAULT_CHUNK
     if chunk < 1:
-        raise TfxError(f"--chunk {chunk}: expected a count >= 1")
+        raise argument_error("--chunk", "expected a count >= 1", found=str(chunk))
     profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None)
     module = parse_file(args.file)
     check_set_domains(module, args.kernel, fixed)

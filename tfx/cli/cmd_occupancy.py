@@ -22,7 +22,7 @@ from tfx.analysis.occupancy import (
     compute_occupancy,
 )
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.bundled import DEFAULT_PROFILE
 
 CSV_REQUIRED = ("threads", "regs", "smem")
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                        where=args.hw)
     limits = OccupancyLimits.from_profile(profile)
     if args.occupancy is not None and args.occupancy < 1:
-        raise TfxError(f"--occupancy {args.occupancy}: expected a whole number >= 1")
+        raise argument_error("--occupancy", "expected a whole number >= 1", found=str(args.occupancy))
     if args.csv is not None:
         return _run_csv(args, limits)
     if args.ptxas is not None or args.res_usage is not None:
@@ -105,7 +105,7 @@ def _cli_resources(threads: int, regs: int, smem: int, static_smem: int) -> Reso
     for flag, value, lowest in (("--threads", threads, 1), ("--regs", regs, 0),
                                 ("--smem", smem, 0), ("--static-smem", static_smem, 0)):
         if value < lowest:
-            raise TfxError(f"{flag} {value}: expected a whole number >= {lowest}")
+            raise argument_error(flag, f"expected a whole number >= {lowest}", found=str(value))
     return Resources(threads, regs, smem, static_smem, origin="cli")
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.present import formatting as fmt
 
 
@@ -45,7 +45,8 @@ def _ncu_rows(args):
     names = {p.name for p in module.kernel(None).params}
     for k in params:
         if k not in names:
-            raise TfxError(f"--set {k}: {kernel_path.name} has no parameter {k!r} ({', '.join(sorted(names))})")
+            raise argument_error("--set", f"{kernel_path.name} has no parameter {k!r} ({', '.join(sorted(names))})",
+                                 name=k)
     check_set_domains(module, None, params)
     rows = []
     for launch in read_ncu(args.ncu):
@@ -61,7 +62,7 @@ def _ncu_rows(args):
 def run(args) -> int:
     from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
     if args.set and not args.ncu:
-        raise TfxError("--set goes with --ncu (a measurements CSV names its parameters in columns)")
+        raise argument_error("--set", "expected only with --ncu (a measurements CSV names its parameters in columns)")
     rows = _ncu_rows(args) if args.ncu else read_measurements(args.file)
     if not rows:
         raise TfxError("no rows with status ok", where=args.file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import sys
 from typing import Any
 
@@ -22,9 +23,9 @@ def int_arg(lo: int, hi: int):
         try:
             value = parse_int(text)
         except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"{shorten(text)!r}: {exc}") from None
+            raise argparse.ArgumentTypeError(f"{exc}, found {shorten(text)!r}") from None
         if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value}: expected a whole number in {lo:,}..{hi:,}")
+            raise argparse.ArgumentTypeError(f"expected a whole number in {lo:,}..{hi:,}, found {shorten(text)!r}")
         return value
     parse.__name__ = "whole number"
     return parse
@@ -40,15 +41,47 @@ def float_arg(lo: float, hi: float, lo_open: bool = False):
         try:
             value = parse_float(text)
         except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"{shorten(text)!r}: {exc}") from None
+            raise argparse.ArgumentTypeError(f"{exc}, found {shorten(text)!r}") from None
         low_ok = value > lo if lo_open else value >= lo
         if not (math.isfinite(value) and low_ok and value <= hi):
             bracket = "(" if lo_open else "["
-            raise argparse.ArgumentTypeError(f"{shorten(text)}: expected a finite number in "
-                                             f"{bracket}{lo:g}, {hi:g}]")
+            raise argparse.ArgumentTypeError(f"expected a finite number in {bracket}{lo:g}, {hi:g}], "
+                                             f"found {shorten(text)!r}")
         return value
     parse.__name__ = "number"
     return parse
+
+
+# argparse's refusals of one option's value: ``argument --mode: invalid choice: 'x' (choose
+# from 'decode', 'prefill')`` and ``argument --batch: invalid int value: 'x'``.
+_ARGUMENT = re.compile(r"^argument (?P<names>\S+): (?P<what>.*)$", re.S)
+_CHOICE = re.compile(r"^invalid choice: (?P<found>.*) \(choose from (?P<choices>.*)\)$", re.S)
+_TYPE = re.compile(r"^invalid (?P<type>\w+) value: (?P<found>.*)$", re.S)
+_TYPE_NAMES = {"int": "an integer", "float": "a number"}
+
+
+def usage_error_line(prog: str, message: str) -> str:
+    """argparse's refusal as the one line every refused input gets, ``where: error: what was
+    expected`` (tfx.errors.argument_error builds tfx's own): where is the option when the
+    refusal is about one (``--mode: error: expected one of decode, prefill, found 'x'``),
+    else the command (``tfx analyze: error: the following arguments are required: file``);
+    then where its help is."""
+    where, what = prog, message
+    m = _ARGUMENT.match(message)
+    if m:
+        what = m["what"]
+        if (c := _CHOICE.match(what)):
+            # the choices without quotes, as every other "expected one of" line lists them
+            # (Python 3.12.8 and later print them so already)
+            choices = ", ".join(ch.strip("'") for ch in c["choices"].split(", "))
+            what = f"expected one of {choices}, found {c['found']}"
+        elif (t := _TYPE.match(what)):
+            what = f"expected {_TYPE_NAMES.get(t['type'], 'a ' + t['type'])}, found {t['found']}"
+        if m["names"].startswith("-"):
+            where = m["names"].split("/")[-1]      # -o/--out: the long spelling
+        else:                                      # a positional (COMMAND, FILE): after the command
+            what = f"{m['names']}: {what}"
+    return f"{shorten(where, 100)}: error: {shorten(what, 300)} (see {prog} --help)"
 
 
 def read_text(path: str) -> str:

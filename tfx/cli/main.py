@@ -23,11 +23,12 @@ COMMAND_MODULES = list(COMMAND_HELP)
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse exits 2 on usage errors already; print one line, not usage + error."""
+    """argparse exits 2 on usage errors already; print one line, not usage + error, in the
+    form of every refused input (tfx.cli.common.usage_error_line)."""
 
     def error(self, message: str):  # pragma: no cover - exercised via CLI tests
-        from tfx.errors import shorten
-        self.exit(2, f"{self.prog}: error: {shorten(message, 300)} (see {self.prog} --help)\n")
+        from tfx.cli.common import usage_error_line
+        self.exit(2, usage_error_line(self.prog, message) + "\n")
 
 
 def build_parser(only: str | None = None, listing: bool = False) -> argparse.ArgumentParser:

@@ -7,7 +7,7 @@ import json
 from tfx.cli.common import emit_json, read_text
 from tfx.cli.model_common import add_workload_args
 from tfx.present import formatting as fmt
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.model.compare import compare_results
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
@@ -33,7 +33,7 @@ def run(args) -> int:
             raise TfxError(f"not JSON: {exc}", where=f) from None
     if args.config:
         if not args.model:
-            raise TfxError("--config needs --model")
+            raise argument_error("--config", "expected with --model")
         from tfx.cli.model_common import system, workload
         sysm, wl, model = system(args), workload(args), load_model(args.model)
         for c in args.config:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
                                   evaluate_chunk)
 from tfx.explore.pareto import pareto_front, top_k
@@ -146,11 +146,11 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     objectives = tuple(objectives)
     for o in objectives:
         if o not in OBJECTIVES:
-            raise TfxError(f"unknown objective {o!r} (known: {', '.join(OBJECTIVES)})", where="--objective")
+            raise argument_error("--objective", f"expected one of {', '.join(OBJECTIVES)}", found=o)
     if len(set(objectives)) != len(objectives) or not objectives:
-        raise TfxError("objectives must be distinct and at least one", where="--objective")
+        raise argument_error("--objective", "expected distinct objectives, at least one")
     if top < 0:
-        raise TfxError(f"--top {top}: expected a count >= 0", where="--top")
+        raise argument_error("--top", "expected a count >= 0", found=str(top))
     space = build_space(kernel, sweeps, fixed, knob_sweeps, profile)
     profiles, costs = [], []
     for combo in space.knob_combos:
@@ -192,8 +192,7 @@ def run_chunks(ctx: Context, chunks: list[Chunk], scheduler=None, progress=None)
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise TfxError("--scheduler needs dask.distributed: pip install 'tfx[dask]'",
-                       where="--scheduler") from None
+        raise argument_error("--scheduler", "needs dask.distributed: pip install 'tfx[dask]'") from None
     own = not isinstance(scheduler, Client)
     try:
         client = Client(scheduler) if own else scheduler

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 
 INT64_MAX = 2 ** 63 - 1
 # Most values one swept parameter may take (a --sweep range or a declared domain).
@@ -41,7 +41,7 @@ def _int(text: str, where: str) -> int:
     try:
         return parse_int(text)
     except ValueError as exc:
-        raise TfxError(f"{where}: {text.strip()!r}: {exc}") from None
+        raise argument_error(where, str(exc), found=text.strip()) from None
 
 
 def parse_values(text: str, where: str = "--sweep") -> list[int]:
@@ -51,25 +51,26 @@ def parse_values(text: str, where: str = "--sweep") -> list[int]:
     for part in text.split(","):
         part = part.strip()
         if not part:
-            raise TfxError(f"{where}: empty value in {text!r}")
+            raise argument_error(where, "expected V1,V2,... without an empty value", found=text)
         m = _RANGE.match(part)
         if m and ".." in part:
             lo, hi = _int(m.group(1), where), _int(m.group(2), where)
             geometric = bool(m.group(3))
             step = _int(m.group(4), where) if m.group(4) else (2 if geometric else 1)
             if hi < lo:
-                raise TfxError(f"{where}: range {part!r} is empty (end below start)")
+                raise argument_error(where, f"range {part!r} is empty (end below start)")
             if (geometric and (step < 2 or lo <= 0)) or (not geometric and step < 1):
-                raise TfxError(f"{where}: range {part!r} needs a step >= 1 (or a factor >= 2 from a "
-                               "positive start)")
+                raise argument_error(where, f"range {part!r} needs a step >= 1 (or a factor >= 2 from a "
+                                            "positive start)")
             v = lo
             while v <= hi:
                 out.append(v)
                 v = v * step if geometric else v + step
                 if len(out) > MAX_SWEEP_VALUES:
-                    raise TfxError(f"{where}: range {part!r} has too many values")
+                    raise argument_error(where, f"range {part!r} has too many values (at most "
+                                                f"{MAX_SWEEP_VALUES:,})")
         elif ".." in part:
-            raise TfxError(f"{where}: {part!r}: expected LO..HI or LO..HI:STEP or LO..HI:xFACTOR")
+            raise argument_error(where, "expected LO..HI or LO..HI:STEP or LO..HI:xFACTOR", found=part)
         else:
             out.append(_int(part, where))
     seen: set[int] = set()
@@ -80,13 +81,11 @@ def parse_sweeps(items: list[str] | None, flag: str = "--sweep") -> dict[str, li
     """``["BM=64,128", "STAGES=2..6"]`` -> ``{"BM": [64, 128], "STAGES": [2, 3, 4, 5, 6]}``."""
     out: dict[str, list[int]] = {}
     for item in items or []:
-        if "=" not in item:
-            raise TfxError(f"{flag} {item!r}: expected NAME=VALUES")
-        name, values = (s.strip() for s in item.split("=", 1))
-        if not name or not values:
-            raise TfxError(f"{flag} {item!r}: expected NAME=VALUES")
+        name, equals, values = (s.strip() for s in item.partition("="))
+        if not (name and equals and values):
+            raise argument_error(flag, "expected NAME=VALUES", found=item)
         if name in out:
-            raise TfxError(f"{flag} {name}: given twice")
+            raise argument_error(flag, "given twice", name=name)
         out[name] = parse_values(values, f"{flag} {name}")
     return out
 
@@ -95,14 +94,12 @@ def parse_knob_sweeps(items: list[str] | None, flag: str = "--knob-sweep") -> di
     """``["hbm.bandwidth=x0.5,x1,x2"]`` -> ``{"hbm.bandwidth": ["x0.5", "x1", "x2"]}``."""
     out: dict[str, list[str]] = {}
     for item in items or []:
-        if "=" not in item:
-            raise TfxError(f"{flag} {item!r}: expected PATH=V1,V2,...")
-        name, values = (s.strip() for s in item.split("=", 1))
+        name, equals, values = (s.strip() for s in item.partition("="))
         vals = [v.strip() for v in values.split(",")]
-        if not name or not values or any(not v for v in vals):
-            raise TfxError(f"{flag} {item!r}: expected PATH=V1,V2,...")
+        if not (name and equals and values) or any(not v for v in vals):
+            raise argument_error(flag, "expected PATH=V1,V2,...", found=item)
         if name in out:
-            raise TfxError(f"{flag} {name}: given twice")
+            raise argument_error(flag, "given twice", name=name)
         out[name] = list(dict.fromkeys(vals))
     return out
 
@@ -260,14 +257,14 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
     order = [n for n in names if n in chosen]
     for n in order:
         if any(not -INT64_MAX <= v <= INT64_MAX for v in chosen[n]):
-            raise TfxError(f"{n}: a value does not fit a 64-bit integer", where=f"--sweep {n}")
+            raise argument_error("--sweep", "a value does not fit a 64-bit integer", name=n)
     space = Space(order, [np.asarray(chosen[n], dtype=np.int64) for n in order])
     for path, vals in (knob_sweeps or {}).items():
-        canonical = resolve_knob_path(profile, path.strip())
+        canonical = resolve_knob_path(profile, path.strip(), flag="--knob-sweep")
         if canonical in space.knob_canonical:
-            raise TfxError(f"knob {path}: swept twice (as {canonical})", where="--knob-sweep")
+            raise argument_error("--knob-sweep", f"swept twice (as {canonical})", name=path)
         if not vals:
-            raise TfxError(f"knob {path}: no values", where="--knob-sweep")
+            raise argument_error("--knob-sweep", "no values", name=path)
         space.knob_paths.append(path.strip())
         space.knob_canonical.append(canonical)
         space.knob_values.append([str(v) for v in vals])

@@ -23,7 +23,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Mapping
 
-from tfx.errors import TfxError, shorten
+from tfx.errors import TfxError, argument_error
 from tfx.literals import INT64_MAX, parse_float
 from tfx.hw.schema import Fact, FactSpec, constraint_problem, make_fact, spec_at
 from tfx.hw.units import accepted_units, canonical_unit, family_of, split_quantity
@@ -31,17 +31,17 @@ from tfx.hw.units import accepted_units, canonical_unit, family_of, split_quanti
 if TYPE_CHECKING:  # pragma: no cover
     from tfx.hw.profile import Profile
 
-KNOB_WHERE = "--knob"
-
 _FACTOR = re.compile(r"^\s*([x*/])\s*(.+?)\s*$")
 
 
-def _refuse(path: str, text: str, why: str) -> TfxError:
-    return TfxError(f"knob {shorten(path)}={shorten(text)}: {why}", where=KNOB_WHERE)
+def _refuse(path: str, why: str, found: str | None = None) -> TfxError:
+    """``--knob PATH: error: WHY[, found 'TEXT']`` (tfx.errors.argument_error); the
+    explorer's knob edits show the same line."""
+    return argument_error("--knob", why, name=path, found=found)
 
 
-def resolve_knob_path(profile: "Profile", path: str) -> str:
-    """The canonical fact path a knob names; TfxError (naming the knob) if none or several."""
+def resolve_knob_path(profile: "Profile", path: str, flag: str = "--knob") -> str:
+    """The canonical fact path a knob names; TfxError (naming ``flag`` and the knob) if none or several."""
     numeric = [p for p, _ in profile.facts()]
     # Every spelling a fact answers to: its path, and its paths through memory aliases.
     spellings: dict[str, str] = {p: p for p in numeric}
@@ -58,12 +58,10 @@ def resolve_knob_path(profile: "Profile", path: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise TfxError(f"knob {path}: ambiguous, matches {', '.join(matches)}", where=KNOB_WHERE)
+        raise argument_error(flag, f"ambiguous, matches {', '.join(matches)}", name=path)
     if profile.has(path):
-        raise TfxError(f"knob {path}: {profile.canonical_path(path)} is a setting, not a number",
-                       where=KNOB_WHERE)
-    raise TfxError(f"knob {path}: unknown fact in profile {profile.name}{_suggest(path, spellings)}",
-                   where=KNOB_WHERE)
+        raise argument_error(flag, f"{profile.canonical_path(path)} is a setting, not a number", name=path)
+    raise argument_error(flag, f"unknown fact in profile {profile.name}{_suggest(path, spellings)}", name=path)
 
 
 def _suggest(path: str, spellings: Mapping[str, str]) -> str:
@@ -90,12 +88,12 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
         try:
             factor = parse_float(number_text)
         except ValueError:
-            raise _refuse(shown_path, text, f"expected a number after {op!r}") from None
+            raise _refuse(shown_path, f"expected a number after {op!r}", text) from None
         if not math.isfinite(factor) or factor <= 0:
-            raise _refuse(shown_path, text, "a factor must be a finite number > 0")
+            raise _refuse(shown_path, "a factor must be a finite number > 0", text)
         if not old.available:
-            raise _refuse(shown_path, text, f"cannot scale an unavailable fact ({old.unavailable}); "
-                                            "give an absolute value")
+            raise _refuse(shown_path, f"cannot scale an unavailable fact ({old.unavailable}) by {text!r}; "
+                                      "give an absolute value")
         if op == "/":
             factor = 1 / factor
         raw_value = old.raw_value * factor
@@ -103,27 +101,26 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
     else:
         quantity = split_quantity(text)
         if quantity is None:
-            raise _refuse(shown_path, text, "expected a number (1.2e12, 3.2TB/s) or a factor "
-                                            "(x2, /2)")
+            raise _refuse(shown_path, "expected a number (1.2e12, 3.2TB/s) or a factor (x2, /2)", text)
         raw_value, raw_unit = quantity
         if isinstance(raw_value, int) and abs(raw_value) > INT64_MAX:
-            raise _refuse(shown_path, text, "does not fit a 64-bit integer")
+            raise _refuse(shown_path, "does not fit a 64-bit integer", text)
         if spec.family == "any":
             family = family_of(raw_unit) if raw_unit else None
             if raw_unit is None:
                 raw_unit = old.raw_unit or old.unit
             elif family is None:
-                raise _refuse(shown_path, text, f"unknown unit {raw_unit!r}")
+                raise _refuse(shown_path, f"unknown unit {raw_unit!r} in {text!r}")
         elif raw_unit is None:
             raw_unit = canonical_unit(spec.family)
         elif family_of(raw_unit) != spec.family:
-            raise _refuse(shown_path, text, f"unit {raw_unit!r} does not fit; expected "
-                                            f"{', '.join(accepted_units(spec.family))}")
+            raise _refuse(shown_path, f"unit {raw_unit!r} does not fit; expected "
+                                      f"{', '.join(accepted_units(spec.family))}", text)
     if isinstance(raw_value, float) and raw_value.is_integer() and spec.family in (
             "count", "flag", "cycles"):
         raw_value = int(raw_value)  # x2 of 132 SMs is 264 SMs, not 264.0
     if not math.isfinite(raw_value):
-        raise _refuse(shown_path, text, "expected a finite number")
+        raise _refuse(shown_path, "expected a finite number", text)
     leaf = path.rsplit(".", 1)[-1]
     if old.available:
         was = f"was {old.raw}, {old.origin}: {old.source}"
@@ -133,7 +130,8 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
                      knob=text)
     problem = constraint_problem(fact.value, spec.constraint, family_of(raw_unit), spec.ceiling)
     if problem:
-        raise _refuse(shown_path, text, f"{leaf} {problem}")
+        # the problem names the value it got; a factor's text says where that value came from
+        raise _refuse(shown_path, f"{leaf} {problem}" + (f" ({text} of {old.raw})" if factor_match else ""))
     return fact
 
 
@@ -144,7 +142,7 @@ def apply_knobs(profile: "Profile", knobs: Mapping[str, str | float | int]) -> "
     for shown_path, value in knobs.items():
         text = value if isinstance(value, str) else repr(value)
         if isinstance(value, bool):
-            raise _refuse(shown_path, str(value), "expected a number, not a boolean")
+            raise _refuse(shown_path, "expected a number, not a boolean", str(value))
         path = resolve_knob_path(profile, shown_path.strip())
         spec = spec_at(path)
         assert isinstance(spec, FactSpec), path

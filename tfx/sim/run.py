@@ -7,7 +7,7 @@ import time
 
 from tfx.analysis.numbers import cdiv, is_array
 from tfx.analysis.performance import unit_mesh
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.sim.event_loop import run as run_batch
 from tfx.sim.program import compile_stream
 from tfx.sim.lower import COPY, ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns, split_captures
@@ -64,7 +64,7 @@ def simulate(analysis, full: bool = False, tiles: int | None = None, events: boo
         raise TfxError("simulate needs scalar parameters (one configuration), not a sweep")
     profile = analysis.profile
     if tiles is not None and tiles < 1:
-        raise TfxError(f"--tiles {tiles}: expected a positive number of trips")
+        raise argument_error("--tiles", "expected a positive number of trips", found=str(tiles))
     check_event_budget(analysis, full, tiles, max_events)
     miss_all = _wave_miss(analysis)
     threads = None

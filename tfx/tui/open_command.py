@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tfx.assignments import check_set_domains, parse_assignments, parse_int_assignments
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.bundled import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
 
 MODEL_PROFILE = "h200_nvl8"
@@ -72,7 +72,7 @@ def run(args) -> int:
         return run_model(args)
     extra = [f"--{n}" for n in ("mode", "batch", "ctx", "config") if getattr(args, n, None) is not None]
     if extra:
-        raise TfxError(f"{', '.join(extra)} need --model (the model screen)")
+        raise argument_error(", ".join(extra), "expected with --model (the model screen)")
     from pathlib import Path
     path = args.file or str(bundled_kernel(DEFAULT_KERNEL))
     if not Path(path).is_file():
@@ -102,7 +102,8 @@ def run_model(args) -> int:
     """``tfx open --model NAME``: check the preset, profile and workload here (a clear error
     before the screen starts), then open the model screen."""
     if args.file or args.assignments or args.knobs or args.kernel or getattr(args, "measured", None):
-        raise TfxError("--model opens the model screen; FILE, --set, --knob, --kernel and --measured are for kernels")
+        raise argument_error("--model", "expected without FILE, --set, --knob, --kernel and --measured "
+                                        "(the model screen; they are for kernels)")
     from tfx.model.presets import load_model
     from tfx.model.system import Workload, load_system
     load_model(args.model)
