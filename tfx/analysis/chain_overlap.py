@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth
+from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth, wgmma_serial
 from tfx.analysis.numbers import emax, emin, is_array
 
 
@@ -71,6 +71,7 @@ class Stations(NamedTuple):
     mma: Any = 0                  # the trip's mmas alone (before the shared-memory port floor)
     groups: Any = 1               # warpgroups of one CTA running the chain side by side
     overlap: Any = 0              # what they overlap of it, taken off ``delay`` (stations())
+    serialized: Any = 0           # serialized wgmma waits added to ``delay`` (tfx.analysis.wgmma_serial)
 
 
 def cycle_ns(tensor, simt, delay, resident):
@@ -123,7 +124,11 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     simt = (one["vector"] + one["special"]) * copies + m.iteration_ns
     groups = mma_path.warpgroups(loop, m, warps)
     overlap = (groups - 1) / groups * emin(tensor, simt)
-    return Stations(tensor, simt, delay - overlap, copies, mma, groups, overlap)
+    # where ptxas serializes the trip's wgmmas (their registers exceed a thread's), each
+    # instruction's wait is latency too, less what the other row slabs' softmax hides
+    # (tfx.analysis.wgmma_serial)
+    serial = wgmma_serial.added_ns(loop, m, warps, simt - m.iteration_ns)
+    return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial)
 
 
 def issue_ns(loop, m, warps, st: Stations, tensor_ns: Callable[[Any], Any]):

@@ -100,7 +100,10 @@ def properly_async(node, loop, m, warps):
              and c.op.result and used_in_trip(loop, c)]
     if _read_before_a_wait(loop, node, waits):
         return 0
-    return warpgroup_mma(node, warps, m)
+    # a serialized wgmma (its trip's mma registers exceed a thread's) is waited at once
+    # (tfx.analysis.wgmma_serial)
+    from tfx.analysis import wgmma_serial
+    return warpgroup_mma(node, warps, m) * (1 - wgmma_serial.serialized(loop, m, warps))
 
 
 def prefetch_wait(loop, m, warps, tensor_ns, other_ns):
@@ -233,6 +236,9 @@ class LoopNote(NamedTuple):
     depth: Any = (0, 0, 0, 0, 0, 0)   # a 2-stage serial trip's copies (tfx.analysis.pipeline_depth): round
                                       # trip, async mma, miss share, exposed delay, round with it, ns added
     drifted: Any = 0              # the launch's CTAs started after its first wave (pipeline_depth.drifted_share)
+    loop: Any = None              # the loop, machine and warps, for terms derived from its ops (wgmma_serial)
+    machine: Any = None
+    warps: Any = None
 
 
 def breakdown_terms(note: LoopNote, full_waves, fmt):
@@ -254,6 +260,12 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
                     chain_overlap.detail(note.line, note.stations, note.resident, note.chain_round, fmt)
                     + f" vs the busiest engine's {fmt(note.engines)}; adds {fmt(note.chain_ns)} over "
                       f"{float(note.trips):g} trips a wave (included in the waves above)"))
+    if note.serial and note.stations is not None and note.loop is not None:
+        from tfx.analysis import wgmma_serial
+        if wgmma_serial.serialized(note.loop, note.machine, note.warps):
+            out.append(("serialized wgmma", 0, wgmma_serial.detail(
+                note.line, note.loop, note.machine, note.warps,
+                note.stations.simt - note.overhead, fmt)))
     if note.serial and note.depth[5] > 0:
         from tfx.analysis import pipeline_depth
         trip, running, miss, exposed, round_ns, adds = note.depth

@@ -1441,7 +1441,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
                 stations=stations, chain_round=chain_no_depth if serial else 0,
                 depth=(depth_trip, depth_async, _miss_share(body), depth_delay, chain if serial else 0,
-                       trips * (with_chain - emax(without_depth, base))), drifted=miss.get("__drifted__", 0))
+                       trips * (with_chain - emax(without_depth, base))), drifted=miss.get("__drifted__", 0),
+                loop=loop, machine=m, warps=warps)
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
         fill = emax(in_order[1] - in_order[0], 0)

@@ -268,6 +268,12 @@ PROFILE_SPEC = TableSpec({
         "wgmma_rs_group": FactSpec("cycles", "nonnegative_int",
                                    "cycles a warpgroup mma group reading A from registers (RS) holds the "
                                    "tensor cores beyond its instructions, once a group"),
+        "wgmma_serial": FactSpec("cycles", "nonnegative_int",
+                                 "cycles each instruction of a serialized warpgroup mma (ptxas waits for "
+                                 "every wgmma: its registers do not fit) waits past its own tensor time, "
+                                 "A from shared memory"),
+        "wgmma_serial_rs": FactSpec("cycles", "nonnegative_int",
+                                    "the same for a serialized warpgroup mma reading A from registers (RS)"),
     }, "dependent-instruction latencies (one warp's chain, no other work on the SM)"),
     "warp_mma": TableSpec({
         "subpartitions": _count("sub-partitions of one SM, each with its own warp scheduler and tensor core: "

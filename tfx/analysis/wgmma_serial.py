@@ -1,0 +1,169 @@
+"""Serialized warpgroup mmas: a serial trip whose mma registers do not fit a thread
+(docs/analysis.md, section 8, "Serialized warpgroup mmas").
+
+A warpgroup mma (wgmma.mma_async) keeps its accumulator, and an A operand read from
+registers (attention's P in PV), in the issuing threads' registers while it runs. Where a
+trip's warpgroup mmas together need more registers than a thread may have (255 on sm_90:
+``occupancy.max_regs_per_thread``), ptxas cannot keep the asynchronous pipeline and waits
+for every instruction before issuing the next: "(C7511) Potential Performance Loss:
+wgmma.mma_async instructions are serialized due to insufficient register resources for the
+wgmma pipeline" (calibration/h200/measured/wgmma_serial/README.md: Triton 3.6's flash-attention
+kernel of the issue-15 rows compiled for sm_90a; every HGMMA followed by
+``WARPGROUP.DEPBAR.LE gsb0, 0x0`` at 128 x 128 on 4 warps for D = 128, 32 of each a trip,
+and for D = 64; never where the registers fit, even at 255 compiled registers with spills:
+128 x 64 on 4 warps at D = 128, 64 x 128 at 4 and 8 warps).
+
+The registers counted (``pipeline_registers``), per thread, over the trip's warpgroup mmas:
+each accumulator, ``M x N / threads`` fp32 values (every warp of a chained dot on M,
+tfx.analysis.mma_layout), and each A operand fed from registers, ``M x K x bits / 32 /
+threads``. At 128 x 128 on 4 warps, D = 128: S 128 + O 128 + P 64 = 320 > 255; D = 64:
+128 + 64 + 64 = 256 > 255 (serialized); 128 x 64 at D = 128: 64 + 128 + 32 = 224 (not).
+
+What it costs (``extra_cycles``): each instruction of a serialized mma waits for its own
+result before the next issues. Measured (bench/h200/measure_wgmma_serial.py,
+calibration/h200/measured/wgmma_serial/wgmma_serial.csv: one warpgroup, one CTA a SM,
+``G`` wgmma a waited group): m64n128k16 from shared memory (SS) takes 65.5 ns a waited
+instruction against 36.7 ns a step in groups of 2-8 (102.1, 173.6, 322.9 ns): 28.8 ns =
+57 cycles a wait (``instruction_latency.wgmma_serial``, m64n64k16: 30.4 ns); with A from
+registers (RS, PV) 62.5 against 38.1 ns a step: 24.4 ns = 48 cycles
+(``instruction_latency.wgmma_serial_rs``). A dot of ``n`` instructions per warpgroup (its
+64-row slabs x k-steps) waits ``n - 1`` times more than the one wait for its result a
+non-serialized dot already has on the trip's path (tfx.analysis.trip_latency).
+
+What hides it (``hidden_ns``): the warpgroup's slabs (64 rows each, ``M / 64 /
+warpgroups``) run independent chains; ptxas interleaves one slab's softmax between another
+slab's serialized mma instructions (the SASS of 128 x 128 on 4 warps, D = 128: PV of rows
+0-63 issued between the exp2s of rows 64-127), so up to ``(slabs - 1) / slabs`` of the
+trip's vector and special-function work fills the waits.
+
+A serialized mma is not left running either: Triton's properly async PV waits too
+(tfx.analysis.mma_path.properly_async). GEMM k-loops are not touched here: their single
+accumulator is a spill question (tfx.analysis.spill_traffic). Everything is int/float or
+numpy arithmetic (explore's vectorized sweeps).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfx.analysis import mma_layout, mma_path
+from tfx.analysis.numbers import emax, emin, is_array
+
+WARPGROUP_ROWS = mma_path.WARPGROUP_ROWS
+ACC_BITS = 32              # fp32 accumulators
+
+
+def facts(m):
+    """(SS wait, RS wait) cycles, or None where the profile states them not (the term is off)."""
+    ss = m.profile.get("instruction_latency.wgmma_serial", None)
+    rs = m.profile.get("instruction_latency.wgmma_serial_rs", None)
+    cap = m.profile.get("occupancy.max_regs_per_thread", None)
+    if ss is None or rs is None or cap is None or m.kind != "gpu":
+        return None
+    return ss, rs, cap
+
+
+def _mmas(loop):
+    return [c for c in loop.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
+            and getattr(c, "per_exec_shape", None) is not None]
+
+
+def _plan(c, m, warps):
+    return mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
+                           getattr(c, "mma_chained", False))
+
+
+def pipeline_registers(loop, m, warps):
+    """Registers a thread holds for the trip's warpgroup mmas in flight: accumulators (fp32)
+    and register-fed A operands (arrays elementwise; 0 for mmas off the warpgroup path)."""
+    threads = 32 * warps
+    total = 0
+    for c in _mmas(loop):
+        p = _plan(c, m, warps)
+        group = mma_path.warpgroup_mma(c, warps, m)
+        acc = p.m * p.n * ACC_BITS // 32 / threads
+        a = p.m * p.k * getattr(c, "mma_bits", 16) // 32 / threads if mma_path.a_in_registers(loop, c) else 0
+        total = total + group * (acc + a)
+    return total
+
+
+def serialized(loop, m, warps):
+    """1 where ptxas serializes the trip's warpgroup mmas (a serial trip whose mma registers
+    exceed a thread's: module docstring), else 0 (arrays elementwise)."""
+    f = facts(m)
+    if f is None or not mma_path.trip_waits_for_mma(loop):
+        return 0
+    over = pipeline_registers(loop, m, warps) > f[2]
+    if is_array(over):
+        import numpy as np
+        return np.asarray(over, dtype=np.int64)
+    return int(bool(over))
+
+
+def instructions(c, loop, m, warps):
+    """wgmma instructions one warpgroup issues for mma ``c``: its 64-row slabs x k-steps."""
+    p = _plan(c, m, warps)
+    groups = mma_path.warpgroups(loop, m, warps)
+    slabs = emax(p.m // WARPGROUP_ROWS // groups, 1)
+    return slabs * (p.k // p.depth)
+
+
+def extra_cycles(c, loop, m, warps):
+    """Cycles the waits of serialized mma ``c`` add to the trip's path past the one wait
+    for its result (0 where not serialized; arrays elementwise)."""
+    f = facts(m)
+    if f is None:
+        return 0
+    wait = f[1] if mma_path.a_in_registers(loop, c) else f[0]
+    return (mma_path.warpgroup_mma(c, warps, m) * serialized(loop, m, warps)
+            * emax(instructions(c, loop, m, warps) - 1, 0) * wait)
+
+
+def slabs(loop, m, warps):
+    """64-row slabs of the scores' mma each warpgroup holds (1 where none)."""
+    node = next((c for c in _mmas(loop) if mma_path.used_in_trip(loop, c)), None)
+    if node is None:
+        return 1
+    p = _plan(node, m, warps)
+    return emax(p.m // WARPGROUP_ROWS // mma_path.warpgroups(loop, m, warps), 1)
+
+
+def waits_ns(loop, m, warps):
+    """ns of one trip's serialized waits (all its mmas), 0 where not serialized."""
+    total = 0
+    for c in _mmas(loop):
+        total = total + extra_cycles(c, loop, m, warps)
+    return total / m.clock_ghz
+
+
+def hidden_ns(loop, m, warps, simt_ns):
+    """ns of the serialized waits the other slabs' SIMT work fills: up to ``(slabs - 1) /
+    slabs`` of the trip's vector + special-function work ``simt_ns`` (module docstring)."""
+    s = slabs(loop, m, warps)
+    return emin(waits_ns(loop, m, warps), (s - 1) / s * simt_ns)
+
+
+def detail(line, loop, m, warps, simt_ns, fmt) -> str:
+    """The breakdown's text (scalars)."""
+    f = facts(m)
+    parts = []
+    for c in _mmas(loop):
+        n = instructions(c, loop, m, warps)
+        rs = mma_path.a_in_registers(loop, c)
+        parts.append(f"line {c.line}: {int(n)} wgmma a warpgroup, {int(n) - 1} more waits x "
+                     f"{f[1] if rs else f[0]} cycles ({'A from registers' if rs else 'shared memory'})")
+    s = int(slabs(loop, m, warps))
+    return (f"loop at line {line}: the trip's warpgroup mmas hold {float(pipeline_registers(loop, m, warps)):g} "
+            f"registers a thread (accumulators + register-fed A) > {int(f[2])}: ptxas waits for each "
+            f"instruction (C7511); " + "; ".join(parts) + f" = {fmt(waits_ns(loop, m, warps))} a trip, of which "
+            f"the other {s - 1} of {s} row slabs' SIMT work hides {fmt(hidden_ns(loop, m, warps, simt_ns))} "
+            f"(({s} - 1) / {s} x {fmt(simt_ns)}) (included in the serial chain)")
+
+
+def added_ns(loop, m, warps, simt_ns):
+    """ns the serialized waits add to one CTA's chain a trip: waits less what is hidden."""
+    return emax(waits_ns(loop, m, warps) - hidden_ns(loop, m, warps, simt_ns), 0)
+
+
+__all__ = ["serialized", "pipeline_registers", "instructions", "extra_cycles", "waits_ns", "hidden_ns",
+           "added_ns", "detail", "facts", "slabs"]
