@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from tfx.analysis import (chain_overlap, cta_launch, local_parallelism, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail)
+from tfx.analysis import drifted_stream
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -253,13 +254,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         body_times["last"] = bt
         return bt.ns, e
 
-    def drawn_batch(r, active_units, drawing):
+    def drawn_batch(r, active_units, drawing, lives=None):
         """``batch_time`` with ``drawing`` CTAs per SM drawing DRAM (memory_parallelism), and each
         loop's ns in one CTA of the batch (uneven_tail, persistent_rounds); the draw returns to a
-        full wave's (``slots``) after it."""
+        full wave's (``slots``) after it. ``lives``: a dict that receives one CTA's own path
+        through each streaming loop (tfx.analysis.drifted_stream)."""
         miss["__drawing__"] = drawing
         miss["__loop_ns__"] = {}
+        if lives is not None:
+            miss["__loop_life__"] = lives
         t, e = batch_time(r, active_units)
+        miss.pop("__loop_life__", None)
         loop_ns = miss.pop("__loop_ns__")
         miss["__drawing__"] = slots
         return t, e, loop_ns
@@ -273,7 +278,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     tail = positions - full_waves * slots
     # the CTAs that start after the first wave drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
     miss["__drifted__"] = pipeline_depth.drifted_share(positions, slots)
-    t_full, engines, loop_ns = drawn_batch(resident, units, slots)   # a full wave's CTAs draw together
+    full_lives = {}
+    t_full, engines, loop_ns = drawn_batch(resident, units, slots, full_lives)   # a full wave's CTAs draw together
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
@@ -287,13 +293,24 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     if straight:
         t_first, _ = _scope_time(unit_node, counter, m, miss, warps, resident, units, positions)
         t_first = cta_launch.bound(t_first, resident, m)     # its CTAs start at the SM's launch rate
-    waves_ns = row_body.waves_ns(full_waves, t_first, t_full)
+    # after the first wave a streaming body's CTAs drift apart: a batch takes the longer of its
+    # engines and one CTA's own path, not their sum phase by phase (tfx.analysis.drifted_stream)
+    life = (_drifted_life(unit_node, counter, m, miss, warps, resident, units, full_lives)
+            if full_lives and not straight else None)
+    drift = None if life is None else drifted_stream.Drift(t_full, _max_engine(engines), *life)
+    if drift is None:
+        waves_ns = row_body.waves_ns(full_waves, t_first, t_full)
+        t_mean = t_full
+    else:
+        waves_ns = drifted_stream.waves_ns(full_waves, t_first, drift, positions, slots)
+        t_mean = (where(positions > slots, drift.drifted, t_full) if is_array(positions, slots, drift.drifted, t_full)
+                  else (drift.drifted if positions > slots else t_full))
     launch_ns = m.launch_ns
     fill_ns = m.dram_latency
     # CTAs of unequal trip counts (causal attention) drift apart after the first wave and the
     # last ones launched end the launch (tfx.analysis.uneven_tail: list scheduling)
     spreads = uneven_tail.spreads(unit_node, counter.env) if m.kind == "gpu" else None
-    uneven = uneven_tail.tail(spreads, loop_ns, t_full, positions, slots)
+    uneven = uneven_tail.tail(spreads, loop_ns, t_mean, positions, slots)
     uneven_ns = longest = 0
     if uneven is not None:
         # more than a wave: list scheduling; one wave or less: they start together and the
@@ -339,6 +356,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                  f"{float(waves):.2f} waves; " + (
                      row_body.describe_waves(full_waves, t_first, t_full, format_time_ns)
                      if full_body is not None else
+                     row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
+                     if drifted_stream.applies(drift, full_waves, positions, slots) else
                      f"{full_waves} full waves x {format_time_ns(float(t_full))}") + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
                  f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
@@ -362,6 +381,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"channels through the {format_time_ns(m.dram_latency)} round trip: "
                 f"{format_time_ns(float(held))} of channel time against {format_time_ns(float(transfer))} "
                 f"of transfer" + (" (the copy engine's bound)" if held > transfer else "")))
+        if drifted_stream.applies(drift, full_waves, positions, slots):
+            lt.terms.append(Term("drifted waves", 0, drifted_stream.describe(
+                drift, full_waves, lambda x: format_time_ns(float(x))) + " (included in the waves above)"))
         if full_body is not None:
             lt.terms.append(Term("overlap", 0, row_body.describe(full_body, resident, format_time_ns, m)
                                  + " (included in the waves above)"))
@@ -421,6 +443,39 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if line:
             lt.terms.append(Term("l2 hand-off", 0, line + " (included in the waves above)"))
     return lt
+
+
+def _drifted_life(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, lives):
+    """(one CTA's own path through ``node``'s body, whether a streaming loop in it drifts) for
+    tfx.analysis.drifted_stream, or None where the body is not ops and loops the loops priced:
+    each op the longer of its engines but the copies' share and, for a load, one memory latency;
+    each loop its life from ``lives`` (``_loop_time``)."""
+    total, applies = 0, False
+    for c in node.children:
+        if c.kind in ("op", "capture"):
+            if not c.per_exec:
+                continue
+            d = op_demand(c, counter, m, miss, warps)
+            t = _max_engine({k: v for k, v in engine_ns(d, m, r, active_units, warps).items() if k != "copy"})
+            if is_array(d.global_loads):
+                t = where(d.global_loads > 0, emax(t, m.dram_latency), t)
+            elif d.global_loads:
+                t = emax(t, m.dram_latency)
+            k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
+            total = total + (t + d.link_latency) * k
+        elif c.kind == "loop":
+            no_trip = not is_array(c.trips, node.execs) and c.trips * node.execs == 0
+            if c.id not in lives:
+                if no_trip or (not is_array(c.execs) and c.execs == 0):
+                    continue          # no position runs it (decode's masked tail loop at most splits)
+                return None
+            life, drifts = lives[c.id]
+            k = 0 if no_trip else ratio(c.execs, node.execs * c.trips)
+            total = total + life * k
+            applies = applies | drifts if is_array(drifts) or is_array(applies) else (applies or drifts)
+        else:
+            return None
+    return total, applies
 
 
 def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units):
@@ -1209,7 +1264,10 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         series = miss.get("__spill_series__")
         if series is not None and loop.id not in series and not is_array(r, rest, e["spill"]):
             series[loop.id] = (e["spill"], rest, r)
+        spill_alone = e["spill"]
         e["spill"] = spill_traffic.in_series(e["spill"], e["tensor"], e["smem"], e["copy"])
+    else:
+        spill_alone = None        # no spilled mma state in series with the trip
     # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
     r_draw = memory_parallelism.drawing_per_unit(miss.get("__drawing__"), r, active_units)
     stages = loop.stages if loop.stages is not None else 1
@@ -1461,4 +1519,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 line=loop.line, trips=trips, resident=r, chain=chain - unpiped_wait, latency=unpiped_lat,
                 transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.get("__drifted__", 0))
     total = fill + trips * round_ns
+    lives = miss.get("__loop_life__")
+    if lives is not None and trip_chain is not None:
+        # one CTA's own path through a pipelined streaming trip, for the waves whose CTAs drift
+        # apart: its first tiles' latency, then each trip the longer of its chain's round (every
+        # engine but the copies' share) and its copies' round trip (tfx.analysis.drifted_stream)
+        own = _max_engine({k: v for k, v in e.items() if k not in ("copy", "spill")})
+        if spill_alone is not None:
+            # a spilling trip's local traffic in series with its chain, not with the copies' share
+            own = emax(own, spill_traffic.in_series(spill_alone, e["tensor"], e["smem"], 0))
+        life = drifted_stream.loop_life_ns(lat * (has_loads > 0), trips, own,
+                                           issue_chain / emax(stages - 1, 1) * (has_loads > 0))
+        if is_array(stages, trip_chain.ns, life, total):
+            applies = (stages >= 2) & (trip_chain.ns > 0)
+            lives[loop.id] = (where(applies, life, total), applies)
+        else:
+            applies = bool(stages >= 2 and trip_chain.ns)
+            lives[loop.id] = (life if applies else total, applies)
     return total, {k: v * trips for k, v in e.items()}
