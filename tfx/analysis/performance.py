@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, cta_launch, local_parallelism, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
+from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_parallelism, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail)
 from tfx.analysis import drifted_stream
@@ -552,6 +552,12 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 out.append(Term("transposed trip", 0, f"line {c.line}: " + transpose_trip.describe(
                     t, resident, transpose_trip.round_ns(t, resident, one["smem"], one["tensor"]))
                     + " (included in the waves above)"))
+            behind = _trip_wgmma_ns(c, counter, m, miss, warps, active_units)
+            if behind and not is_array(behind):
+                # the next copies leave after the trip's warpgroup mma (tfx.analysis.copy_behind_mma)
+                out.append(Term("copy behind mma", 0, copy_behind_mma.detail(
+                    c.line, stages, float(behind), float(loads), m, facts, lambda x: format_time_ns(float(x)))
+                    + " (included in the waves above)"))
             dram_trip = load_trip.dram_facts(m)
             if dram_trip is not None and body.dram and not is_array(body.dram):
                 # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
@@ -566,6 +572,22 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                     float(body.dram), float(body.global_loads), float(fetch), drawing, active_units, stages,
                     float(rt), facts, dram_trip) + (f"; {short}" if short else "") + " (included in the waves above)"))
     return out
+
+
+def _mma_efficiency(node: ScopeNode, m: Machine):
+    """The tensor efficiency the model prices mma ``node`` at (its flops' dtype)."""
+    for (kind, dtype, unit) in node.per_exec:
+        if kind == "flops" and unit == "tensor":
+            return m.tensor_efficiency(dtype)
+    return m.tensor_eff
+
+
+def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
+    """One CTA's properly asynchronous warpgroup mmas of a trip of ``loop`` at the tensor
+    cores' own rate (tfx.analysis.copy_behind_mma.mma_ns)."""
+    def tensor_ns(c):
+        return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * _trip_share(c, loop)
+    return copy_behind_mma.mma_ns(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
 
 
 def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
@@ -1441,6 +1463,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             return (engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"]
                     * _trip_share(c, loop))
         waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
+        if trip_facts is not None and not serial:
+            # a GEMM k-loop's next copies leave after the trip's warpgroup mma, then make their
+            # L2 round trip (tfx.analysis.copy_behind_mma)
+            in_flight = emax(in_flight, copy_behind_mma.chain_ns(
+                _trip_wgmma_ns(loop, counter, m, miss, warps, active_units), body.global_loads, m, trip_facts))
         if serial:
             # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
             waited = emax(waited, trip_latency.critical_path_ns(loop, m, warps, group_compute_ns,

@@ -244,6 +244,10 @@ PROFILE_SPEC = TableSpec({
                                      "(an unpipelined k-loop's ld.global) holds the SM's load path"),
         "sync_narrow_load_cycles": FactSpec("cycles", "positive",
                                             "the same for a load of 4-8 bytes a thread"),
+        "wgmma_clock_fraction": FactSpec("ratio", "positive",
+                                         "the SM clock while every SM runs warpgroup mmas (and nothing "
+                                         "else) over the profile's clock: the rate a k-loop's next copy "
+                                         "waits behind the trip's mma at"),
         "dependent_issue": FactSpec("cycles", "nonnegative_int",
                                     "cycles from an arithmetic instruction's issue to a dependent one's "
                                     "(the step of a serial reduction chain)"),
