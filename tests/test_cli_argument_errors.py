@@ -65,6 +65,9 @@ CASES = [
     (["model", "latency", "--model", "llama3-8b", "--mode", "x"],
      "--mode: error: expected one of decode, prefill, found 'x' (see tfx model latency --help)"),
     (["analyze"], "tfx analyze: error: the following arguments are required: file (see tfx analyze --help)"),
+    # an argument no parser takes: the command it was given to (it said `tfx: ... see tfx --help`)
+    (["analyze", GEMM, "--bogus"], "tfx analyze: error: unrecognized arguments: --bogus (see tfx analyze --help)"),
+    (["--bogus"], "tfx: error: unrecognized arguments: --bogus (see tfx --help)"),
 ]
 
 

@@ -153,3 +153,17 @@ def test_built_tfx_reads_its_own_copy_from_outside_the_repository(built, tmp_pat
 
     # launch.csv is found: the launch note is the measured one, not the estimate
     assert "(calibration/h200/measured/launch.csv, triton_empty cuda_graph_100)" in latency[1]
+
+
+def test_missing_kernel_path_names_the_shipped_copy(tmp_path, monkeypatch, capsys):
+    """`tfx analyze kernels/gemm.tile` outside the repository (the README's commands, typed
+    where an installed tfx keeps its kernels under tfx/bundled_data): the refusal says where
+    tfx's own gemm.tile is; a name tfx does not ship gets the plain refusal."""
+    from tfx.bundled import bundled_kernel
+    from tfx.cli.main import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["analyze", "kernels/gemm.tile"]) == 2
+    assert capsys.readouterr().err == ("kernels/gemm.tile: error: no such file\n"
+                                       f"  note: tfx ships gemm.tile as {bundled_kernel('gemm.tile')}\n")
+    assert main(["analyze", "kernels/not_shipped.tile"]) == 2
+    assert capsys.readouterr().err == "kernels/not_shipped.tile: error: no such file\n"

@@ -53,5 +53,22 @@ def bundled_kernel(name: str) -> Path:
     return bundled_dir("kernels") / name
 
 
+def bundled_twin(path: str | Path) -> Path | None:
+    """tfx's own copy of a kernel named by a path that is not there: ``kernels/gemm.tile``
+    typed outside the repository, where an installed tfx keeps it under tfx/bundled_data.
+    None when the path exists or tfx ships no kernel of that name."""
+    p = Path(path)
+    if p.suffix != ".tile" or p.exists():
+        return None
+    twin = bundled_kernel(p.name)
+    return twin if twin.is_file() else None
+
+
+def missing_kernel_notes(path: str | Path) -> tuple[str, ...]:
+    """The ``note:`` line of a refused kernel path that names a shipped kernel."""
+    twin = bundled_twin(path)
+    return (f"tfx ships {twin.name} as {twin}",) if twin is not None else ()
+
+
 DEFAULT_KERNEL = "gemm.tile"
 DEFAULT_PROFILE = "h200_sxm"

@@ -56,6 +56,7 @@ def build_parser(only: str | None = None, listing: bool = False) -> argparse.Arg
                 continue
             raise
         module.register(sub)
+    parser.command_parsers = sub.choices       # name -> parser: whose error an extra argument is
     return parser
 
 
@@ -65,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     only = first if first in COMMAND_MODULES and "-h" not in args_list[:1] else None
     parser = build_parser(only, listing=only is None)
     try:
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
+        if extra:    # refused by the command's parser, so the line points at that command's help
+            parser.command_parsers.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # a usage error (one line already printed), --help, --version
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):

@@ -715,5 +715,10 @@ def parse_text(text: str, filename: str = "<string>", verify: bool = True) -> Mo
 
 
 def parse_file(path: str | Path, verify: bool = True) -> Module:
-    text = read_text_file(path, expected="a .tile file")
+    try:
+        text = read_text_file(path, expected="a .tile file")
+    except TfxError as err:          # kernels/gemm.tile outside the repository: say where tfx's copy is
+        from tfx.bundled import missing_kernel_notes
+        err.notes += missing_kernel_notes(path)
+        raise
     return parse_text(text, str(path), verify)

@@ -76,7 +76,8 @@ def run(args) -> int:
     from pathlib import Path
     path = args.file or str(bundled_kernel(DEFAULT_KERNEL))
     if not Path(path).is_file():
-        raise TfxError("no such file", where=path)
+        from tfx.bundled import missing_kernel_notes
+        raise TfxError("no such file", where=path, notes=missing_kernel_notes(path))
     params = parse_int_assignments(args.assignments, "--set")
     if params:                       # refused here, as analyze refuses it, before the screen starts
         from tfx.lang import parse_file
