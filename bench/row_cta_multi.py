@@ -71,8 +71,13 @@ def load():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="softmax,rmsnorm,copy")
+    ap.add_argument("--grid", choices=("many", "wave"), default="many",
+                    help="many: the steady slot cycle; wave: the one-wave launch of 132 CTAs (lock step)")
     args = ap.parse_args()
     by, meta = load()
+    if args.grid == "wave":
+        one_wave(by, meta, args.only.split(","))
+        return
     for fam in args.only.split(","):
         errs = []
         print(f"\n{fam}: the slot cycle, r x (t(132 x 32r) - t(132 x 4r)) / 28r ns; DRAM = a CTA's bytes at the SM's share")
@@ -95,6 +100,29 @@ def main():
                   f"{dram:>7.0f} {meas:>9.0f} {meas / dram:>6.2f} {pred:>9.0f} {err * 100:>+6.1f}%")
         if errs:
             print(f"  => median |error| {statistics.median(errs) * 100:.1f}%, max {max(errs) * 100:.1f}%")
+
+
+def one_wave(by, meta, families):
+    """The one-wave grids (132 CTAs, one a SM, starting together): whole-launch time measured and
+    predicted, per configuration, with the values a thread holds (the compute chain's length)."""
+    for fam in families:
+        errs = []
+        print(f"\n{fam}: one wave of {SMS} CTAs (one a SM, in lock step), launch us")
+        print(f"  {'N':>5} {'BM':>3} {'warps':>5} {'vals':>4} {'regs':>4} {'measured':>9} {'predicted':>9} {'error':>7}")
+        keys = sorted({k for (f, k) in meta if f == fam},
+                      key=lambda s: tuple(int(x) for x in s[1:].replace("bm", " ").replace("w", " ").split()))
+        for key in keys:
+            m = meta[(fam, key)]
+            got = by.get((fam, key, SMS))
+            if got is None:
+                continue
+            err = got[1] / got[0] - 1
+            errs.append(err)
+            print(f"  {m['N']:>5} {m['BLOCK_M']:>3} {m['warps']:>5} {m['values_per_thread']:>4} {m['regs']:>4} "
+                  f"{got[0] / 1e3:>9.2f} {got[1] / 1e3:>9.2f} {err * 100:>+6.1f}%")
+        if errs:
+            print(f"  => median |error| {statistics.median(abs(e) for e in errs) * 100:.1f}%, "
+                  f"signed {statistics.median(errs) * 100:+.1f}%, max {max(abs(e) for e in errs) * 100:.1f}%")
 
 
 if __name__ == "__main__":

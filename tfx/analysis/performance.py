@@ -27,6 +27,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail)
 from tfx.analysis import drifted_stream
+from tfx.analysis import lockstep_chain
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -244,12 +245,24 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     fills = positions > slots
     body_times = {}
 
+    lockstep_notes = []               # (r, lockstep_chain.LockStep) per lock-step batch priced
+
+    def lockstep_time(r, active_units):
+        """op by op, plus one CTA's compute chain beyond the r CTAs' issue (lockstep_chain)"""
+        t, e = _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+        if straight:
+            bt, be = _straight_batch(unit_node, counter, m, miss, warps, r, active_units)
+            step = lockstep_chain.lock_step(bt.chain_parts, be)
+            lockstep_notes.append((r, step))
+            t = t + step.excess
+        return t, e
+
     def batch_time(r, active_units):
         if not straight or (not is_array(fills) and not fills):
-            return _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+            return lockstep_time(r, active_units)
         bt, e = _straight_batch(unit_node, counter, m, miss, warps, r, active_units)
         if is_array(fills):
-            t_op, e_op = _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+            t_op, e_op = lockstep_time(r, active_units)
             return where(fills, bt.ns, t_op), {k: where(fills, e.get(k, 0), e_op.get(k, 0)) for k in e_op}
         body_times["last"] = bt
         return bt.ns, e
@@ -284,14 +297,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
     t_tail, e_tail, loop_ns_tail = drawn_batch(emax(r_tail, 1), emax(active_tail, 1), emax(tail, 1))
+    tail_lock = lockstep_notes[-1] if lockstep_notes else None     # a launch of one wave or less
     t_tail_spill = e_tail.get("spill", 0)
     t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
     # The first full wave of a straight body starts together and runs in lock step, priced
     # op by op as a launch of one wave is; the CTAs that follow start as slots free and
     # overlap (row_body: "The first wave"). Without a full wave there is no first wave.
     t_first = t_full
+    first_lock = None
     if straight:
-        t_first, _ = _scope_time(unit_node, counter, m, miss, warps, resident, units, positions)
+        t_first, _ = lockstep_time(resident, units)
+        first_lock = lockstep_notes[-1]
         t_first = cta_launch.bound(t_first, resident, m)     # its CTAs start at the SM's launch rate
     # after the first wave a streaming body's CTAs drift apart: a batch takes the longer of its
     # engines and one CTA's own path, not their sum phase by phase (tfx.analysis.drifted_stream)
@@ -387,6 +403,12 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if full_body is not None:
             lt.terms.append(Term("overlap", 0, row_body.describe(full_body, resident, format_time_ns, m)
                                  + " (included in the waves above)"))
+        # the first full wave's lock step, or the one wave's of a launch without a full one
+        lock = first_lock if (full_waves and first_lock is not None) else (None if full_waves else tail_lock)
+        if lock is not None and float(lock[1].excess) > 0:
+            lt.terms.append(Term("lock step", 0, lockstep_chain.describe(
+                lock[1], lock[0], "the first wave" if full_waves else "the wave", format_time_ns)
+                + " (included in the waves above)"))
         if local is not None and not is_array(spill.fraction):
             spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)
             where_l1 = (f"the {format_bytes(float(local.l1_free))} of L1 that shared memory leaves"

@@ -1,0 +1,69 @@
+"""The compute chain of a straight CTA body whose CTAs run in lock step.
+
+A launch of one wave or less, the first full wave of a longer one and its last partial
+wave start their CTAs together: they all load, then all compute, then all store
+(tfx.analysis.row_body: "The first wave"). Op by op each phase is priced at the r
+resident CTAs' engine demand. The compute phase is also one CTA's serial path: its threads
+feed the reductions element after element (``row_body.element_chain_ns``) and the
+reductions run their shuffle and barrier chain (``row_body.reduction_chain_ns``), and no
+number of CTAs on the SM shortens that path. So the phase lasts the longer of the r CTAs'
+compute issue and one CTA's compute chain; the op-by-op sum holds the issue, and the chain's
+excess over it is added:
+
+    excess = max(0, reduce + max(issue_1, element chain) - issue_r)
+
+issue_1 the vector, SFU, dispatch and shared-memory time of one CTA, issue_r the same over
+the r CTAs. Measured (calibration/h200/measured/row_cta, one wave of 132 CTAs, one a SM:
+``python3 bench/row_cta_multi.py --one-wave``): softmax N = 16384 at 32, 64 and 128 values
+a thread (1 row, 16, 8, 4 warps) takes 7.62, 8.35 and 10.34 us where the op-by-op sum gives
+6.61 us for all three; the overlapped batches (``row_body.batch``) already price this chain.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis.numbers import emax
+
+# the engines of a CTA's compute phase (not its loads', stores' or local memory's)
+COMPUTE_ENGINES = ("tensor", "smem", "vector", "special", "dispatch", "link")
+
+
+class LockStep(NamedTuple):
+    """One lock-step batch's compute phase: one CTA's chain against the r CTAs' issue."""
+
+    issue_one: Any        # one CTA's compute engines (vector, SFU, dispatch, ...), ns
+    element_excess: Any   # the element chain beyond that issue (row_body's ``element chain`` part)
+    reduce: Any           # the reductions' shuffle and barrier chain
+    chain: Any            # issue_one + element_excess + reduce
+    issue: Any            # the r CTAs' compute engines, ns
+    excess: Any           # max(0, chain - issue): what the op-by-op sum lacks
+
+
+def lock_step(chain_parts: dict, engines: dict) -> LockStep:
+    """The compute phase of a lock-step batch: ``chain_parts`` of row_body.BodyTime (one CTA's
+    engines plus ``reduce`` and ``element chain``), ``engines`` the batch's engine ns over its
+    r CTAs."""
+    issue_one = 0
+    issue = 0
+    for name in COMPUTE_ENGINES:
+        issue_one = issue_one + chain_parts.get(name, 0)
+        issue = issue + engines.get(name, 0)
+    element = chain_parts.get("element chain", 0)
+    reduce = chain_parts.get("reduce", 0)
+    chain = issue_one + element + reduce
+    return LockStep(issue_one, element, reduce, chain, issue, emax(chain - issue, 0))
+
+
+def excess_ns(chain_parts: dict, engines: dict) -> Any:
+    """ns one CTA's compute chain outlasts the r CTAs' compute issue (``lock_step``)."""
+    return lock_step(chain_parts, engines).excess
+
+
+def describe(step: LockStep, r, which: str, fmt) -> str:
+    """The breakdown line: the lock-step compute phase with its values."""
+    ctas = "1 CTA" if r == 1 else f"{r} CTAs"
+    return (f"{which}'s CTAs compute together: one CTA's chain, issue {fmt(float(step.issue_one))} + element "
+            f"chain beyond it {fmt(float(step.element_excess))} + reductions {fmt(float(step.reduce))} = "
+            f"{fmt(float(step.chain))}, against the compute issue of {ctas} per SM {fmt(float(step.issue))}: "
+            f"+{fmt(float(step.excess))} a lock-step batch")
