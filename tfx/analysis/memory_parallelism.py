@@ -98,11 +98,15 @@ def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
     return (1.0 - l2_only) if dram_bytes else 0.0
 
 
-def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, stages, round_trip_ns, f, d) -> str:
+def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, stages, round_trip_ns, f, d,
+                        queue_bytes=None) -> str:
     """One line for the breakdown: the DRAM round trip a trip with DRAM bytes waits, solved
-    with the trip time (tfx.analysis.load_trip.loaded_round_trip_ns), and the round it sets."""
+    with the trip time (tfx.analysis.load_trip.loaded_round_trip_ns), and the round it sets.
+    ``queue_bytes``: the DRAM bytes as the queue counts them (tfx.analysis.strided_runs), if
+    not ``dram_bytes``."""
     s1 = max(stages - 1, 1)
-    drawn = active_units * r * dram_bytes / (round_trip_ns / s1)
+    queued = dram_bytes if queue_bytes is None else queue_bytes
+    drawn = active_units * r * queued / (round_trip_ns / s1)
     line = d.base_ns + d.slope_ns_per_byte_ns * drawn
     idle = d.idle_ns if d.idle_ns is not None else 0
     return (f"{dram_bytes:,.0f} of the trip's {loaded_bytes:,.0f} B come from DRAM, so the trip waits the DRAM "
@@ -110,7 +114,8 @@ def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, sta
             f"{f.overhead_ns:,.1f} ns of chain + max(idle {idle:,.0f}, {d.base_ns:,.0f} + "
             f"{d.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {line:,.0f}) ns + "
             f"max({fetch_ns:,.1f}, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f}) ns = {round_trip_ns:,.1f} ns "
-            f"(solved with the trip time: {drawing_text(r, active_units)} x {dram_bytes:,.0f} B per "
+            f"(solved with the trip time: {drawing_text(r, active_units)} x {queued:,.0f} B"
+            f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
             f"{round_trip_ns / s1:,.1f} ns); {s1} tiles in flight: a round takes at least {round_trip_ns / s1:,.1f} ns")
 
 

@@ -28,6 +28,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           transpose_trip, trip_latency, uneven_tail)
 from tfx.analysis import drifted_stream
 from tfx.analysis import lockstep_chain
+from tfx.analysis import strided_runs
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
@@ -159,6 +160,7 @@ class Demand:
     unpipelined: Any = 0   # operands whose load the compiler cannot pipeline (register transposes)
     dram_lines: Any = 0    # DRAM bytes at the rate of whole-line reads (memory_parallelism.short_run_bytes)
     warp_tensor: Any = 0   # ns one warp's warp mma (mma.sync) keeps its sub-partition (mma_layout.warp_mma)
+    dram_busy: Any = 0     # DRAM bytes at the device's busy time of whole lines (tfx.analysis.strided_runs)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -552,7 +554,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
                 first, fetch = _first_reader(c, miss), _transfer_ns(body, m, 1, active_units)
                 compute = _compute_one(body, m, active_units, warps)
-                cycle = pipeline_depth.unpipelined_cycle_ns(m.l2_latency, first, body.global_loads, fetch, body.dram,
+                cycle = pipeline_depth.unpipelined_cycle_ns(m.l2_latency, first, body.global_loads, fetch, _queue_bytes(body),
                                                             drawing, active_units, compute, facts, dram_facts)
                 copies = _trip_copies(c, counter, m, miss, warps)
                 sync = (f"; {load_trip.describe_sync(resident, copies, facts)}"
@@ -584,15 +586,19 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             if dram_trip is not None and body.dram and not is_array(body.dram):
                 # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
                 fetch = _transfer_ns(body, m, 1, active_units)
-                rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, body.dram,
+                rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, _queue_bytes(body),
                                                     drawing, active_units, stages, facts, dram_trip)
                 short = memory_parallelism.describe_short_runs(m, float(body.dram), float(body.dram_lines))
+                strided = strided_runs.describe(m, float(body.dram), float(_queue_bytes(body)), float(body.dram_lines))
+                if strided:
+                    short = (f"{short}; " if short else "") + strided
                 l2_only = miss.get("__l2_only__", {}).get(c.id, 0)
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
                     float(body.dram), float(body.global_loads), float(fetch), drawing, active_units, stages,
-                    float(rt), facts, dram_trip) + (f"; {short}" if short else "") + " (included in the waves above)"))
+                    float(rt), facts, dram_trip, float(_queue_bytes(body)))
+                    + (f"; {short}" if short else "") + " (included in the waves above)"))
     return out
 
 
@@ -684,8 +690,10 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
                 d.l2 = d.l2 + amount
                 ratio_miss = miss.get(node.id, 1) if b == "read" else 1
                 d.dram = d.dram + amount * ratio_miss
-                d.dram_lines = d.dram_lines + amount * ratio_miss * (
-                    _short_run_factor(op, counter, m) if b == "read" else 1)
+                short = _short_run_factor(op, counter, m) if b == "read" else 1
+                d.dram_lines = d.dram_lines + amount * ratio_miss * short
+                d.dram_busy = d.dram_busy + amount * ratio_miss * (
+                    _strided_factor(op, counter, m, short) if b == "read" else 1)
                 if b == "read":
                     d.global_loads = d.global_loads + amount
             elif level in m.onchip_bw:
@@ -785,6 +793,28 @@ def _short_run_factor(op, counter, m: Machine):
     w = windows[0]
     bits = counter.tensor_types[w.tensor].dtype.bits
     return memory_parallelism.short_run_factor(m, w, counter.tensor_dims[w.tensor], counter.env, bits)
+
+
+def _queue_bytes(d: Demand):
+    """The DRAM bytes of a trip as the loaded round trip's queue sees them: at the device's busy
+    time of whole lines, so K-major short runs that no neighbouring CTA continues count as the
+    bytes they keep DRAM busy for (tfx.analysis.strided_runs)."""
+    return emax(d.dram, d.dram_busy)
+
+
+def _strided_factor(op, counter, m: Machine, short):
+    """How much longer a read keeps the device's DRAM busy than whole-line reads: the strided-run
+    factor where its short runs advance with the pipelined trip only (tfx.analysis.strided_runs),
+    else ``short`` (the short-run factor)."""
+    if counter is None or op is None:
+        return short
+    windows = [o for o in op.operands if isinstance(o, Window) and o.tensor in counter.tensor_dims]
+    if len(windows) != 1:
+        return short
+    w = windows[0]
+    bits = counter.tensor_types[w.tensor].dtype.bits
+    staged, other = strided_runs.index_names(counter.kernel)
+    return strided_runs.factor(m, w, counter.tensor_dims[w.tensor], counter.env, bits, staged, other, short)
 
 
 def _padded_flops(shape, m: Machine, warps, bits=16, chained=False):
@@ -1254,7 +1284,7 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
         if dram_trip is None:
             return load_trip.round_trip_ns(_load_latency(d, m), d.global_loads, fetch, trip_facts)
         return load_trip.loaded_round_trip_ns(
-            m.l2_latency, memory_parallelism.trip_miss(d.dram, d.l2, l2_only), d.global_loads, fetch, d.dram,
+            m.l2_latency, memory_parallelism.trip_miss(d.dram, d.l2, l2_only), d.global_loads, fetch, _queue_bytes(d),
             r, active_units, 2, trip_facts, dram_trip)
     stores = 0
     for c in loop.walk():
@@ -1449,7 +1479,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             in_flight = emax(in_flight, load_trip.loaded_round_trip_ns(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.get("__l2_only__", {}).get(loop.id, 0)),
                 body.global_loads,
-                _transfer_ns(body, m, 1, active_units), body.dram,
+                _transfer_ns(body, m, 1, active_units), _queue_bytes(body),
                 r_draw, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
         if dram_trip is not None:
@@ -1457,7 +1487,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # first reads one of its tiles (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
             unpiped_cycle = pipeline_depth.unpipelined_cycle_ns(
                 m.l2_latency, _first_reader(loop, miss), body.global_loads, _transfer_ns(body, m, 1, active_units),
-                body.dram, r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
+                _queue_bytes(body), r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
         # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the

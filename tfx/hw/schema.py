@@ -167,6 +167,12 @@ PROFILE_SPEC = TableSpec({
         "bandwidth_short_runs": FactSpec(
             "bandwidth", "positive",
             "measured read bandwidth when every read's contiguous runs are shorter than a 128-byte line"),
+        "bandwidth_strided_runs": FactSpec(
+            "bandwidth", "positive",
+            "measured read bandwidth of 64-127-byte runs that no neighbouring CTA continues (K-major tiles)"),
+        "bandwidth_strided_sectors": FactSpec(
+            "bandwidth", "positive",
+            "measured read bandwidth of runs under 64 bytes that no neighbouring CTA continues"),
         "efficiency": FactSpec("ratio", "positive",
                                "sustained fraction of `bandwidth` a streaming kernel achieves (measured)"),
         "channels": _count("independent channels per instance"),
