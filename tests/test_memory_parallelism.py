@@ -157,9 +157,13 @@ def test_breakdown_counts_the_tail_waves_ctas():
     configuration of that shape): 2 x 112 = 224 CTAs, under one wave; the memory-parallelism
     line draws DRAM with those 224, not 132 x 2. A trip's DRAM bytes: B's 32 x 128 x 2 = 8,192 B
     tile is read by the 2 CTAs of its column, 4,096 B from DRAM; A's 64 x 32 x 2 = 4,096 B tile
-    by the 112 CTAs of its row, 4,096 / 112 = 36.6 B: 4,132.6 = 4,133 B."""
+    by the 112 CTAs of its row, 4,096 / 112 = 36.6 B: 4,132.6 = 4,133 B. A's rows are 64-B runs
+    advancing with k only, so its bytes keep DRAM busy as 36.57 x 4,238.4 / 2,120 = 73.12 B of
+    whole lines (tfx.analysis.strided_runs; B's 256-B rows are whole lines): the queue draws
+    4,096 + 73.12 = 4,169.1 = 4,169 B a trip."""
     g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
                 {"M": 128, "N": 14336, "K": 4096, "BM": 64, "BN": 128, "BK": 32, "WARPS": 4, "STAGES": 4},
                 resources={"threads": 128, "regs": 114, "smem": 49152, "spills": 0})
     mp = [t for t in g.terms if t.name == "memory parallelism"]
-    assert mp and "224 CTAs on 132 SMs x 4,133 B" in mp[0].detail
+    assert mp and "4,133 of the trip's 12,288 B come from DRAM" in mp[0].detail
+    assert "224 CTAs on 132 SMs x 4,169 B of whole-line DRAM time" in mp[0].detail
