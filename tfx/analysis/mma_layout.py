@@ -266,6 +266,91 @@ def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
 
 
 
+# ------------------------------------------------------------------ serialized warpgroup mma
+SERIAL_WGMMA_N = 256                    # the CTA's N at which ptxas serializes the fp8 dot
+SERIAL_WGMMA_WARPS = 8                  # ... on two warpgroups
+
+
+class SerialWgmmaFacts(NamedTuple):
+    trip_overhead_ns: float   # a serialized CTA trip's fixed part (stage wait, barrier, issue, last drain)
+    latency_ns: float         # each serialized wgmma's latency beyond its work at the SM's peak rate
+
+
+def serial_wgmma_facts(m) -> SerialWgmmaFacts | None:
+    """The profile's serialized-wgmma facts in ns, or None where it states none."""
+    over = m.profile.get("pipeline.wgmma_serial_trip_overhead", None)
+    lat = m.profile.get("pipeline.wgmma_serial_latency", None)
+    if over is None or lat is None or m.kind != "gpu":
+        return None
+    return SerialWgmmaFacts(over / m.clock_ghz, lat / m.clock_ghz)
+
+
+class SerialWgmma(NamedTuple):
+    """A warpgroup mma whose instructions ptxas issues one at a time, each waited to completion."""
+
+    instructions: Any     # wgmma instructions one warpgroup issues per execution
+    warpgroups: Any       # the CTA's warpgroups (they issue side by side)
+    applies: Any = 1      # 1 where serialized (arrays: per configuration), else 0
+
+
+def serialized_wgmma(node, inst, bits, warps) -> SerialWgmma | None:
+    """The serialized warpgroup mma of ``node``, or None. ptxas (Triton 3.6.0's, CUDA 12.8)
+    reports "(C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized due
+    to non wgmma instructions defining accumulator registers of a wgmma between start and end of
+    the pipeline stage" for the fp8 dot of two K-major operands (gemm_fp8.tile: A and B^T) at
+    N = 256 on 8 warps, and its SASS waits for every QGMMA before the next
+    (``WARPGROUP.DEPBAR.LE gsb0, 0x0`` after each), where Triton's ttgir pipelines the dot
+    (warp_group_dot_wait pendings = 1). Compiled for sm_90 on the CPU
+    (calibration/h200/measured/fp8_serial_trip/README.md): serialized at 64x256, 128x256 and
+    256x256 on 8 warps, BK 32-128, 2-4 stages; pipelined at N = 256 on 4 warps, at N <= 128 on 8
+    warps, for bf16 at 128x256 and 256x256 on 8 warps and for fp8 with B stored [K, N]
+    (transposed in registers: its QGMMAs wait once a trip, not each). A warpgroup issues
+    (its rows / 64) x (K / instruction depth) x ceil(its columns / 256) instructions."""
+    majors = getattr(node, "mma_k_major", None)
+    shape = getattr(node, "per_exec_shape", None)
+    if majors is None or shape is None or inst[0] < 64 or bits != 8 or not (majors[0] and majors[1]):
+        return None
+    if getattr(node, "mma_chained", False):
+        return None
+    p = plan(shape, inst, warps, bits)
+    on = (p.path == "warpgroup") & (warps == SERIAL_WGMMA_WARPS) & (p.n == SERIAL_WGMMA_N)
+    if is_array(on):
+        import numpy as np
+        on = np.asarray(on).astype(float)
+        if not on.any():
+            return None
+    elif not on:
+        return None
+    else:
+        on = 1
+    groups = ratio(warps, 4)
+    rows = ratio(p.m, ratio(p.warps_m, 4))           # a warpgroup spans 4 warps along M
+    cols = ratio(p.n, p.warps_n)
+    n_inst = ratio(rows, 64) * ratio(p.k, p.depth) * cdiv(cols, SERIAL_WGMMA_N)
+    return SerialWgmma(n_inst, groups, on)
+
+
+def serial_trip_ns(s: SerialWgmma, peak_ns, resident, facts: SerialWgmmaFacts) -> Any:
+    """A round's floor where ``resident`` CTAs each run a serialized trip: each CTA waits out
+    its trip's fixed part and, per instruction, its latency beyond the work, while the work of
+    all resident CTAs (``peak_ns`` each: the trip's flops at the SM's peak tensor rate) shares
+    the tensor cores: overhead + resident x peak_ns + instructions x latency (0 where not
+    serialized). Measured (calibration/h200/measured/fp8_serial_trip, one CTA, L2-resident):
+    128x256 at BK 32/64/128 and 64x256 at BK 64/128 on 8 warps, 392-873 ns a trip, within 9%."""
+    return s.applies * (facts.trip_overhead_ns + resident * peak_ns + s.instructions * facts.latency_ns)
+
+
+def describe_serial(s: SerialWgmma, shape, peak_rate, resident, facts: SerialWgmmaFacts) -> str:
+    flops = 2 * shape[0] * shape[1] * shape[2]
+    peak_ns = flops / peak_rate
+    total = float(serial_trip_ns(s, peak_ns, resident, facts))
+    return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])} fp8 on {int(s.warpgroups * 4)} warps: ptxas serializes "
+            f"the warpgroup mma (C7515: each of a warpgroup's {float(s.instructions):g} wgmma a trip waits for the "
+            f"previous one), so a round of {float(resident):g} CTAs takes at least {facts.trip_overhead_ns:,.1f} ns + "
+            f"{float(resident):g} x {flops:,.0f} flop / {peak_rate:,.1f} flop/ns (the SM's peak) + "
+            f"{float(s.instructions):g} x {facts.latency_ns:,.2f} ns of wgmma latency = {total:,.1f} ns")
+
+
 # ------------------------------------------------------------------ the warp mma's own rate
 class WarpMmaFacts(NamedTuple):
     """The profile's ``warp_mma`` facts (cycles of one SM sub-partition)."""

@@ -644,6 +644,11 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
                     g, warps, resident, _warp_mma_clock(m)) + " (included in the waves above)"))
             continue
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
+        serial = mma_layout.serialized_wgmma(c, m.inst, bits, warps)
+        facts = mma_layout.serial_wgmma_facts(m)
+        if serial is not None and facts is not None and not is_array(serial.applies):
+            out.append(Term("serialized wgmma", 0, f"line {c.line}: " + mma_layout.describe_serial(
+                serial, shape, m.rate("tensor", dtype), resident, facts) + " (included in the waves above)"))
         for t in mma_layout.register_transposes(c, m.inst, bits, warps):
             out.append(Term("transpose", 0, f"line {c.line}: " + mma_layout.describe_transpose(t, m.clock_ghz)))
     return out
@@ -793,6 +798,23 @@ def _short_run_factor(op, counter, m: Machine):
     w = windows[0]
     bits = counter.tensor_types[w.tensor].dtype.bits
     return memory_parallelism.short_run_factor(m, w, counter.tensor_dims[w.tensor], counter.env, bits)
+
+
+def _serial_wgmma_ns(loop, m: Machine, warps, r):
+    """The floor a round of r CTAs takes where ptxas serializes a k-loop's warpgroup mma
+    (tfx.analysis.mma_layout.serial_trip_ns), 0 where none is."""
+    facts = mma_layout.serial_wgmma_facts(m)
+    if facts is None:
+        return 0
+    out = 0
+    for c in loop.mma_ops():
+        dtype = next((k[1] for k in c.per_exec if k[0] == "flops"), None)
+        s = mma_layout.serialized_wgmma(c, m.inst, getattr(c, "mma_bits", 16), warps)
+        if s is None or dtype is None:
+            continue
+        peak_ns = _padded_flops(c.per_exec_shape, m, warps, 8) / m.rate("tensor", dtype) * _trip_share(c, loop)
+        out = emax(out, mma_layout.serial_trip_ns(s, peak_ns, r if is_array(r) or r else 1, facts))
+    return out
 
 
 def _queue_bytes(d: Demand):
@@ -1449,6 +1471,13 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         tensor_no_depth = emax(e["tensor"], chain_no_depth)
         e["tensor"] = emax(e["tensor"], chain)
+        serial_mma = _serial_wgmma_ns(loop, m, warps, r)
+        if is_array(serial_mma) or serial_mma:
+            # a warpgroup mma whose instructions ptxas serializes: each CTA's trip waits out
+            # every wgmma's latency (tfx.analysis.mma_layout.serialized_wgmma)
+            e["tensor"] = emax(e["tensor"], serial_mma)
+            tensor_no_wait = emax(tensor_no_wait, serial_mma)
+            tensor_no_depth = emax(tensor_no_depth, serial_mma)
     has_loads = body.global_loads
     trip_facts = load_trip.facts(m) if m.dispatch_single is None and load_trip.applies(loop) else None
     if trip_facts is not None:

@@ -239,6 +239,12 @@ PROFILE_SPEC = TableSpec({
         "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's pipelined async copies (cp.async) bring "
                                                 "in from L2, shared by the CTAs it holds"),
+        "wgmma_serial_trip_overhead": FactSpec("cycles", "positive",
+                                               "cycles of a k-loop trip whose warpgroup mmas ptxas serializes "
+                                               "(each waited before the next) beyond its wgmma work and latencies"),
+        "wgmma_serial_latency": FactSpec("cycles", "positive",
+                                         "cycles each serialized wgmma waits beyond its work at the SM's peak "
+                                         "tensor rate (its latency exposed)"),
         "narrow_copy_cycles": FactSpec("cycles", "positive",
                                        "cycles one warp-wide async copy of fewer than 16 bytes a thread "
                                        "(cp.async.ca) holds the SM's load path, whatever its bytes"),
