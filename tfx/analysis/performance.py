@@ -812,7 +812,7 @@ def _serial_wgmma_ns(loop, m: Machine, warps, r):
         s = mma_layout.serialized_wgmma(c, m.inst, getattr(c, "mma_bits", 16), warps)
         if s is None or dtype is None:
             continue
-        peak_ns = _padded_flops(c.per_exec_shape, m, warps, 8) / m.rate("tensor", dtype) * _trip_share(c, loop)
+        peak_ns = _padded_flops(c.per_exec_shape, m, warps, getattr(c, "mma_bits", 16)) / m.rate("tensor", dtype) * _trip_share(c, loop)
         out = emax(out, mma_layout.serial_trip_ns(s, peak_ns, r if is_array(r) or r else 1, facts))
     return out
 
