@@ -16,6 +16,21 @@ from typing import Any
 from tfx.analysis.numbers import is_array, where
 
 
+def contiguous_run_bytes(window, dims, env, bits) -> Any:
+    """Bytes of one contiguous run of ``window`` (its elements of ``bits`` over
+    ``contiguous_runs``); None when an extent cannot be evaluated."""
+    total = 1
+    for ax, full in zip(window.axes, dims):
+        if ax.kind == "full":
+            total = total * full
+        else:
+            try:
+                total = total * ax.size.evaluate(env)
+            except Exception:  # an extent that depends on an index
+                return None
+    return total * bits / 8 / contiguous_runs(window, dims, env)
+
+
 def contiguous_runs(window, dims, env) -> Any:
     """Runs of ``window`` (a ``tfx.ir.nodes.Window``) over a tensor of shape ``dims``
     (evaluated extents), parameters ``env``: the product of the window's extents before

@@ -141,18 +141,10 @@ def short_run_factor(m, window, dims, env, bits) -> Any:
     short = m.profile.get(f"memory.{m.dram}.bandwidth_short_runs", None)
     if short is None or m.kind != "gpu":
         return 1
-    from tfx.analysis.dma import contiguous_runs
-    runs = contiguous_runs(window, dims, env)
-    total = 1
-    for ax, full in zip(window.axes, dims):
-        if ax.kind == "full":
-            total = total * full
-        else:
-            try:
-                total = total * ax.size.evaluate(env)
-            except Exception:
-                return 1
-    run_bytes = total * bits / 8 / runs
+    from tfx.analysis.dma import contiguous_run_bytes
+    run_bytes = contiguous_run_bytes(window, dims, env, bits)
+    if run_bytes is None:
+        return 1
     slow = m.dram_bw_device / (short / 1e9)
     if is_array(run_bytes):
         import numpy as np

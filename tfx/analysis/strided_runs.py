@@ -83,18 +83,10 @@ def factor(m, window, dims, env, bits, staged, other, short_factor) -> Any:
     neighbour-continued short-run factor) otherwise."""
     if not advances_with_trip_only(window, staged, other):
         return short_factor
-    from tfx.analysis.dma import contiguous_runs
-    runs = contiguous_runs(window, dims, env)
-    total = 1
-    for ax, full in zip(window.axes, dims):
-        if ax.kind == "full":
-            total = total * full
-        else:
-            try:
-                total = total * ax.size.evaluate(env)
-            except Exception:
-                return short_factor
-    run_bytes = total * bits / 8 / runs
+    from tfx.analysis.dma import contiguous_run_bytes
+    run_bytes = contiguous_run_bytes(window, dims, env, bits)
+    if run_bytes is None:
+        return short_factor
     rate = rate_bytes_per_s(m, run_bytes)
     if rate is None:
         return short_factor
