@@ -55,11 +55,6 @@ def lock_step(chain_parts: dict, engines: dict) -> LockStep:
     return LockStep(issue_one, element, reduce, chain, issue, emax(chain - issue, 0))
 
 
-def excess_ns(chain_parts: dict, engines: dict) -> Any:
-    """ns one CTA's compute chain outlasts the r CTAs' compute issue (``lock_step``)."""
-    return lock_step(chain_parts, engines).excess
-
-
 def describe(step: LockStep, r, which: str, fmt) -> str:
     """The breakdown line: the lock-step compute phase with its values."""
     ctas = "1 CTA" if r == 1 else f"{r} CTAs"

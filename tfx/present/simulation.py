@@ -7,17 +7,12 @@ from tfx.present import formatting as fmt
 from tfx.present.analysis_report import gap_causes
 
 
-def sim_bound(r) -> str:
-    """The simulator's busiest engine by the roofline's names (``SimResult.bound_by``)."""
-    return r.bound_by
-
-
 def comparison_lines(r) -> list[str]:
     """``simulated 165.23 us (bound by dram)   predicted 130.50 us (bound by dram)   roofline
     111.85 us (bound by dram)`` and the gap's size and reason."""
     m = r.analysis.metrics
     sim, pred, ideal = r.makespan_ns, fmt.num(m["performance.predicted_ns"]), fmt.num(m["roofline.ideal_ns"])
-    out = [f"simulated {fmt.ns(sim)} (bound by {sim_bound(r)})   "
+    out = [f"simulated {fmt.ns(sim)} (bound by {r.bound_by})   "
            f"predicted {fmt.ns(pred)} (bound by {m.get('performance.bound_by', '?')})   "
            f"roofline {fmt.ns(ideal)} (bound by {m.get('roofline.bound_by', '?')})"]
     if ideal:
@@ -40,4 +35,4 @@ def efficiency_line(r) -> str:
     """``efficiency 97.4% (copy engine busy / makespan; bound by l2)``: how busy the
     bottleneck engine kept, with the bound named as everywhere else."""
     return (f"efficiency    {fmt.ratio_pct(r.pipeline_efficiency)} ({r.bottleneck_engine} engine busy / "
-            f"makespan; bound by {sim_bound(r)})   commands {r.commands:,}   dispatch {fmt.ns(r.dispatch_ns)}")
+            f"makespan; bound by {r.bound_by})   commands {r.commands:,}   dispatch {fmt.ns(r.dispatch_ns)}")

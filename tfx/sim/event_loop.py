@@ -79,9 +79,6 @@ def kind_counter(kind: int):
     return count((kind << SEQ_BITS | 1) << ARG_BITS, 1 << ARG_BITS).__next__
 
 
-def unpack_entries(entries) -> list:
-    """(time, kind, arg) of each heap entry (the fast-forward reads the heap with it)."""
-    return [(e >> TIME_SHIFT, (e >> KIND_SHIFT) & 3, e & ARG_MASK) for e in entries]
 NEVER_ENDS = 1 << 62      # the end of a task not started yet, to compare with known ends
 
 # Exact shortcuts (results are the same event for event; off: every event is simulated):
@@ -869,7 +866,7 @@ def _run(lw, pg: Program, units, slots, positions, record, shared_dram, off) -> 
     ff = PeriodicFastForward(dict(
         NC=NC, NT=NT, rt=rt, N_ENG=N_ENG, cmd=cmd, c_sdeps=c_sdeps, c_sslot=c_sslot, c_t0=c_t0, c_nt=c_nt,
         r_spec=r_spec, r_eng=r_eng, r_slot=r_slot, r_cmd=r_cmd, r_sdeps=r_sdeps, heap=heap,
-        unpack_entries=unpack_entries, TIME_SHIFT=TIME_SHIFT, KIND_SHIFT=KIND_SHIFT, ARG_MASK=ARG_MASK,
+        TIME_SHIFT=TIME_SHIFT, KIND_SHIFT=KIND_SHIFT, ARG_MASK=ARG_MASK,
         one_task_each=one_task_each, queues=queues,
         heads=heads, busy=busy, eng_waiting=eng_waiting, eng_blocked=eng_blocked, eng_idle=eng_idle, chans=chans, dram=dram, tcm=tcm, link_in=link_in,
         work=work, occ=occ, st=st, stl=stl, cnt=cnt, t_floor=t_floor, t_done=t_done, t_wait=t_wait, t_end=t_end,
