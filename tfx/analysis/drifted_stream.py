@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from tfx.analysis import row_body
 from tfx.analysis.numbers import emax, is_array, where
 
 
@@ -62,6 +63,13 @@ class Drift(NamedTuple):
             return where(self.applies, d, self.lock_step)
         return d if self.applies else self.lock_step
 
+    def batch(self, positions, slots) -> Any:
+        """ns of a batch after the first wave: drifted where the launch has more CTAs than
+        slots, else in lock step (every CTA starts together)."""
+        if is_array(positions, slots, self.drifted, self.lock_step):
+            return where(positions > slots, self.drifted, self.lock_step)
+        return self.drifted if positions > slots else self.lock_step
+
 
 def loop_life_ns(latency, trips, own_round, pipeline_round) -> Any:
     """One CTA's own path through a pipelined streaming loop: its first tiles' latency, then
@@ -75,14 +83,7 @@ def waves_ns(full_waves, first_ns, drift: Drift, positions, slots) -> Any:
     """ns of a launch's full waves: the first in lock step (``first_ns``), the other
     ``full_waves - 1`` drifted where there are more CTAs than slots and the body streams
     (``Drift.drifted``), else in lock step (``drift.lock_step``); 0 without a full wave."""
-    batch = drift.drifted
-    if is_array(positions, slots, batch, drift.lock_step):
-        batch = where(positions > slots, batch, drift.lock_step)
-    elif not positions > slots:
-        batch = drift.lock_step
-    if is_array(full_waves, first_ns, batch):
-        return where(full_waves >= 1, first_ns + (full_waves - 1) * batch, 0)
-    return first_ns + (full_waves - 1) * batch if full_waves >= 1 else 0
+    return row_body.waves_ns(full_waves, first_ns, drift.batch(positions, slots))
 
 
 def applies(drift: Drift | None, full_waves, positions, slots) -> bool:

@@ -320,9 +320,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         waves_ns = row_body.waves_ns(full_waves, t_first, t_full)
         t_mean = t_full
     else:
-        waves_ns = drifted_stream.waves_ns(full_waves, t_first, drift, positions, slots)
-        t_mean = (where(positions > slots, drift.drifted, t_full) if is_array(positions, slots, drift.drifted, t_full)
-                  else (drift.drifted if positions > slots else t_full))
+        t_mean = drift.batch(positions, slots)
+        waves_ns = row_body.waves_ns(full_waves, t_first, t_mean)
     launch_ns = m.launch_ns
     fill_ns = m.dram_latency
     # CTAs of unequal trip counts (causal attention) drift apart after the first wave and the
