@@ -46,6 +46,9 @@ CASES = [
     (["explore", GEMM, "--sweep", "BM=64", "--sweep", "BM=128"], "--sweep BM: error: given twice"),
     (["explore", GEMM, "--sweep", "BM=8..4"], "--sweep BM: error: range '8..4' is empty (end below start)"),
     (["explore", GEMM, "--knob-sweep", "qqq=x1,x2"], "--knob-sweep qqq: error: unknown fact in profile h200_sxm"),
+    # a bad swept value names the option it came from, as a bad swept path does
+    (["explore", GEMM, "--knob-sweep", "hbm.bandwidth=x1,zz"],
+     "--knob-sweep hbm.bandwidth: error: expected a number (1.2e12, 3.2TB/s) or a factor (x2, /2), found 'zz'"),
     (["explore", GEMM, "--objective", "speed"],
      "--objective: error: expected one of time, smem, regs, traffic, cost, found 'speed'"),
     # the commands' own checks

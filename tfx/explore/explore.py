@@ -154,7 +154,7 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     space = build_space(kernel, sweeps, fixed, knob_sweeps, profile)
     profiles, costs = [], []
     for combo in space.knob_combos:
-        prof = profile.with_knobs(combo) if combo else profile
+        prof = profile.with_knobs(combo, "--knob-sweep") if combo else profile
         profiles.append(prof)
         costs.append(knob_cost(profile, prof, space.knob_canonical))
     checks = build_checks(module, kernel, profile)

@@ -34,10 +34,10 @@ if TYPE_CHECKING:  # pragma: no cover
 _FACTOR = re.compile(r"^\s*([x*/])\s*(.+?)\s*$")
 
 
-def _refuse(path: str, why: str, found: str | None = None) -> TfxError:
-    """``--knob PATH: error: WHY[, found 'TEXT']`` (tfx.errors.argument_error); the
+def _refuse(path: str, why: str, found: str | None = None, flag: str = "--knob") -> TfxError:
+    """``FLAG PATH: error: WHY[, found 'TEXT']`` (tfx.errors.argument_error); the
     explorer's knob edits show the same line."""
-    return argument_error("--knob", why, name=path, found=found)
+    return argument_error(flag, why, name=path, found=found)
 
 
 def resolve_knob_path(profile: "Profile", path: str, flag: str = "--knob") -> str:
@@ -80,19 +80,21 @@ def _suggest(path: str, spellings: Mapping[str, str]) -> str:
     return f"; did you mean {', '.join(targets[:4])}?" if targets else ""
 
 
-def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) -> Fact:
-    """The Fact a knob ``text`` makes from ``old``; TfxError naming the knob if impossible."""
+def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str, flag: str = "--knob") -> Fact:
+    """The Fact a knob ``text`` makes from ``old``; TfxError naming ``flag`` and the knob if impossible."""
+    def refuse(path, why, found=None):
+        return _refuse(path, why, found, flag)
     factor_match = _FACTOR.match(text)
     if factor_match:
         op, number_text = factor_match.groups()
         try:
             factor = parse_float(number_text)
         except ValueError:
-            raise _refuse(shown_path, f"expected a number after {op!r}", text) from None
+            raise refuse(shown_path, f"expected a number after {op!r}", text) from None
         if not math.isfinite(factor) or factor <= 0:
-            raise _refuse(shown_path, "a factor must be a finite number > 0", text)
+            raise refuse(shown_path, "a factor must be a finite number > 0", text)
         if not old.available:
-            raise _refuse(shown_path, f"cannot scale an unavailable fact ({old.unavailable}) by {text!r}; "
+            raise refuse(shown_path, f"cannot scale an unavailable fact ({old.unavailable}) by {text!r}; "
                                       "give an absolute value")
         if op == "/":
             factor = 1 / factor
@@ -101,26 +103,26 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
     else:
         quantity = split_quantity(text)
         if quantity is None:
-            raise _refuse(shown_path, "expected a number (1.2e12, 3.2TB/s) or a factor (x2, /2)", text)
+            raise refuse(shown_path, "expected a number (1.2e12, 3.2TB/s) or a factor (x2, /2)", text)
         raw_value, raw_unit = quantity
         if isinstance(raw_value, int) and abs(raw_value) > INT64_MAX:
-            raise _refuse(shown_path, "does not fit a 64-bit integer", text)
+            raise refuse(shown_path, "does not fit a 64-bit integer", text)
         if spec.family == "any":
             family = family_of(raw_unit) if raw_unit else None
             if raw_unit is None:
                 raw_unit = old.raw_unit or old.unit
             elif family is None:
-                raise _refuse(shown_path, f"unknown unit {raw_unit!r} in {text!r}")
+                raise refuse(shown_path, f"unknown unit {raw_unit!r} in {text!r}")
         elif raw_unit is None:
             raw_unit = canonical_unit(spec.family)
         elif family_of(raw_unit) != spec.family:
-            raise _refuse(shown_path, f"unit {raw_unit!r} does not fit; expected "
+            raise refuse(shown_path, f"unit {raw_unit!r} does not fit; expected "
                                       f"{', '.join(accepted_units(spec.family))}", text)
     if isinstance(raw_value, float) and raw_value.is_integer() and spec.family in (
             "count", "flag", "cycles"):
         raw_value = int(raw_value)  # x2 of 132 SMs is 264 SMs, not 264.0
     if not math.isfinite(raw_value):
-        raise _refuse(shown_path, "expected a finite number", text)
+        raise refuse(shown_path, "expected a finite number", text)
     leaf = path.rsplit(".", 1)[-1]
     if old.available:
         was = f"was {old.raw}, {old.origin}: {old.source}"
@@ -131,23 +133,24 @@ def knob_fact(path: str, old: Fact, spec: FactSpec, text: str, shown_path: str) 
     problem = constraint_problem(fact.value, spec.constraint, family_of(raw_unit), spec.ceiling)
     if problem:
         # the problem names the value it got; a factor's text says where that value came from
-        raise _refuse(shown_path, f"{leaf} {problem}" + (f" ({text} of {old.raw})" if factor_match else ""))
+        raise refuse(shown_path, f"{leaf} {problem}" + (f" ({text} of {old.raw})" if factor_match else ""))
     return fact
 
 
-def apply_knobs(profile: "Profile", knobs: Mapping[str, str | float | int]) -> "Profile":
-    """A new profile with every knob applied; all-or-nothing (the first bad knob raises)."""
+def apply_knobs(profile: "Profile", knobs: Mapping[str, str | float | int], flag: str = "--knob") -> "Profile":
+    """A new profile with every knob applied; all-or-nothing (the first bad knob raises,
+    naming ``flag``: ``--knob``, or ``--knob-sweep`` for the explorer's swept values)."""
     changes: dict[str, Fact] = {}
     texts: dict[str, str] = {}
     for shown_path, value in knobs.items():
         text = value if isinstance(value, str) else repr(value)
         if isinstance(value, bool):
-            raise _refuse(shown_path, "expected a number, not a boolean", str(value))
-        path = resolve_knob_path(profile, shown_path.strip())
+            raise _refuse(shown_path, "expected a number, not a boolean", str(value), flag)
+        path = resolve_knob_path(profile, shown_path.strip(), flag)
         spec = spec_at(path)
         assert isinstance(spec, FactSpec), path
         old = changes.get(path) or profile.fact(path)
-        changes[path] = knob_fact(path, old, spec, text.strip(), shown_path)
+        changes[path] = knob_fact(path, old, spec, text.strip(), shown_path, flag)
         texts[path] = text.strip()
     if not changes:
         return profile

@@ -367,10 +367,11 @@ class Profile:
 
     # -------------------------------------------------------------- changes
 
-    def with_knobs(self, knobs: Mapping[str, str | float | int] | None) -> "Profile":
-        """A new Profile with ``knobs`` applied (see ``tfx.hw.knobs``); self is unchanged."""
+    def with_knobs(self, knobs: Mapping[str, str | float | int] | None, flag: str = "--knob") -> "Profile":
+        """A new Profile with ``knobs`` applied (see ``tfx.hw.knobs``; refusals name ``flag``);
+        self is unchanged."""
         from tfx.hw.knobs import apply_knobs
-        return apply_knobs(self, knobs or {})
+        return apply_knobs(self, knobs or {}, flag)
 
     def _replaced(self, changes: Mapping[str, Fact], knob_texts: Mapping[str, str]) -> "Profile":
         """A copy with the facts at canonical ``changes`` paths replaced."""
