@@ -1485,9 +1485,10 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts,
                                                        _trip_copies(loop, counter, m, miss, warps)))
     lat = _load_latency(body, m)
+    fetch = _transfer_ns(body, m, 1, active_units)      # one trip's bytes at the SM's shares
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
     # occupancy where that is longer (it already includes the round trips).
-    in_flight = emax(lat + _transfer_ns(body, m, 1, active_units), one["copy"])
+    in_flight = emax(lat + fetch, one["copy"])
     if stations is not None:
         # a serial trip's copies: at the SM's port where the launch's CTAs drift apart
         # (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
@@ -1499,7 +1500,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
         # through the SM's port (tfx.analysis.load_trip)
         in_flight = emax(in_flight, load_trip.round_trip_ns(
-            lat, body.global_loads, _transfer_ns(body, m, 1, active_units), trip_facts))
+            lat, body.global_loads, fetch, trip_facts))
         dram_trip = load_trip.dram_facts(m)
         if dram_trip is not None:
             # its DRAM part waits longer the more bandwidth the SMs draw (a loaded round trip,
@@ -1507,14 +1508,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             in_flight = emax(in_flight, load_trip.loaded_round_trip_ns(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.get("__l2_only__", {}).get(loop.id, 0)),
                 body.global_loads,
-                _transfer_ns(body, m, 1, active_units), _queue_bytes(body),
+                fetch, _queue_bytes(body),
                 r_draw, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
         if dram_trip is not None:
             # unpipelined (S = 1): chain, round trip and compute in series, DRAM when the trip
             # first reads one of its tiles (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
             unpiped_cycle = pipeline_depth.unpipelined_cycle_ns(
-                m.l2_latency, _first_reader(loop, miss), body.global_loads, _transfer_ns(body, m, 1, active_units),
+                m.l2_latency, _first_reader(loop, miss), body.global_loads, fetch,
                 _queue_bytes(body), r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
@@ -1522,7 +1523,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # latency, stores it transposed to its one shared buffer and runs the mma that reads
         # it before the next trip may overwrite that buffer. One position's trip is that chain;
         # co-resident positions overlap theirs, so the round is at least one chain.
-        chain = lat + _transfer_ns(body, m, 1, active_units) + one["smem"] + one["tensor"]
+        chain = lat + fetch + one["smem"] + one["tensor"]
         wgmma = transpose_trip.warpgroup_share(loop, m.inst, warps)
         if trip_facts is not None and (is_array(wgmma) or wgmma):
             # on the warpgroup path no load is in flight across its trips: each load's round
