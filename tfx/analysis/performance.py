@@ -787,16 +787,25 @@ def _warp_mma(node: ScopeNode, m: Machine, warps):
     return mma_layout.warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz)
 
 
-def _short_run_factor(op, counter, m: Machine):
-    """How much longer a read's DRAM bytes take than whole-line reads (memory_parallelism)."""
+def _read_window(op, counter):
+    """(window, tensor dims, element bits) of the one tensor window a read op moves; None where
+    there is no counter or not exactly one such window."""
     if counter is None or op is None:
-        return 1
+        return None
     windows = [o for o in op.operands if isinstance(o, Window) and o.tensor in counter.tensor_dims]
     if len(windows) != 1:
-        return 1
+        return None
     w = windows[0]
-    bits = counter.tensor_types[w.tensor].dtype.bits
-    return memory_parallelism.short_run_factor(m, w, counter.tensor_dims[w.tensor], counter.env, bits)
+    return w, counter.tensor_dims[w.tensor], counter.tensor_types[w.tensor].dtype.bits
+
+
+def _short_run_factor(op, counter, m: Machine):
+    """How much longer a read's DRAM bytes take than whole-line reads (memory_parallelism)."""
+    read = _read_window(op, counter)
+    if read is None:
+        return 1
+    w, dims, bits = read
+    return memory_parallelism.short_run_factor(m, w, dims, counter.env, bits)
 
 
 def _serial_wgmma_ns(loop, m: Machine, warps, r):
@@ -827,15 +836,12 @@ def _strided_factor(op, counter, m: Machine, short):
     """How much longer a read keeps the device's DRAM busy than whole-line reads: the strided-run
     factor where its short runs advance with the pipelined trip only (tfx.analysis.strided_runs),
     else ``short`` (the short-run factor)."""
-    if counter is None or op is None:
+    read = _read_window(op, counter)
+    if read is None:
         return short
-    windows = [o for o in op.operands if isinstance(o, Window) and o.tensor in counter.tensor_dims]
-    if len(windows) != 1:
-        return short
-    w = windows[0]
-    bits = counter.tensor_types[w.tensor].dtype.bits
+    w, dims, bits = read
     staged, other = strided_runs.index_names(counter.kernel)
-    return strided_runs.factor(m, w, counter.tensor_dims[w.tensor], counter.env, bits, staged, other, short)
+    return strided_runs.factor(m, w, dims, counter.env, bits, staged, other, short)
 
 
 def _padded_flops(shape, m: Machine, warps, bits=16, chained=False):
