@@ -191,8 +191,8 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | 
     from tfx.analysis.numbers import cdiv
     lat = f.lat
     ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
-    mmas = [c for c in ops if c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None]
-    scores = next((c for c in mmas if mma_path.used_in_trip(loop, c)), None)
+    mmas = mma_path.shaped_mmas(loop)
+    scores = mma_path.scores(loop)
     if scores is None:
         return None
     plans = {id(c): mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),

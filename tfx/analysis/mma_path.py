@@ -69,6 +69,17 @@ def used_in_trip(loop, node):
     return False
 
 
+def shaped_mmas(loop) -> list:
+    """The loop's mma ops with a per-execution shape, in walk order."""
+    return [c for c in _body_ops(loop) if c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None]
+
+
+def scores(loop):
+    """The trip's scores mma: the first shaped mma whose result the trip itself reads
+    (``used_in_trip``); None where there is none."""
+    return next((c for c in shaped_mmas(loop) if used_in_trip(loop, c)), None)
+
+
 def _read_before_a_wait(loop, node, waits):
     """True when an op before mma ``node`` reads the previous trip's result of it, other than
     as an mma's accumulator, before any of ``waits`` (mmas followed by a wait for all)."""
@@ -199,8 +210,7 @@ def warpgroups(loop, m, warps):
     ``warps / 4`` where the trip's scores (the mma it reads, ``used_in_trip``) run on a
     warpgroup mma with every warp on M (each warpgroup its own rows, or the same rows where
     the layout replicates them: tfx.analysis.chain_overlap.replication), else 1."""
-    node = next((c for c in _body_ops(loop) if c.op.opcode in ("mma", "dot")
-                 and getattr(c, "per_exec_shape", None) is not None and used_in_trip(loop, c)), None)
+    node = scores(loop)
     if node is None or m.kind != "gpu":
         return 1
     group = warpgroup_mma(node, warps, m)

@@ -113,8 +113,7 @@ def _walk(loop, m, warps, op_ns, waited_only):
     ghz = m.clock_ghz
     wg_wait = wgmma_wait_cycles(m)
     ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
-    mmas = [c for c in ops if c.op.opcode in ("mma", "dot") and getattr(c, "per_exec_shape", None) is not None]
-    scores = next((c for c in mmas if mma_path.used_in_trip(loop, c)), None)
+    scores = mma_path.scores(loop)
     if scores is None:
         return 0, (), 0
     plan = mma_layout.plan(scores.per_exec_shape, m.inst, warps, getattr(scores, "mma_bits", 16),

@@ -44,8 +44,6 @@ numpy arithmetic (explore's vectorized sweeps).
 
 from __future__ import annotations
 
-from typing import Any
-
 from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.numbers import emax, emin, is_array
 
@@ -63,11 +61,6 @@ def facts(m):
     return ss, rs, cap
 
 
-def _mmas(loop):
-    return [c for c in loop.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot")
-            and getattr(c, "per_exec_shape", None) is not None]
-
-
 def _plan(c, m, warps):
     return mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
                            getattr(c, "mma_chained", False))
@@ -78,7 +71,7 @@ def pipeline_registers(loop, m, warps):
     and register-fed A operands (arrays elementwise; 0 for mmas off the warpgroup path)."""
     threads = 32 * warps
     total = 0
-    for c in _mmas(loop):
+    for c in mma_path.shaped_mmas(loop):
         p = _plan(c, m, warps)
         group = mma_path.warpgroup_mma(c, warps, m)
         acc = p.m * p.n * ACC_BITS // 32 / threads
@@ -121,7 +114,7 @@ def extra_cycles(c, loop, m, warps):
 
 def slabs(loop, m, warps):
     """64-row slabs of the scores' mma each warpgroup holds (1 where none)."""
-    node = next((c for c in _mmas(loop) if mma_path.used_in_trip(loop, c)), None)
+    node = mma_path.scores(loop)
     if node is None:
         return 1
     p = _plan(node, m, warps)
@@ -131,7 +124,7 @@ def slabs(loop, m, warps):
 def waits_ns(loop, m, warps):
     """ns of one trip's serialized waits (all its mmas), 0 where not serialized."""
     total = 0
-    for c in _mmas(loop):
+    for c in mma_path.shaped_mmas(loop):
         total = total + extra_cycles(c, loop, m, warps)
     return total / m.clock_ghz
 
@@ -147,7 +140,7 @@ def detail(line, loop, m, warps, simt_ns, fmt) -> str:
     """The breakdown's text (scalars)."""
     f = facts(m)
     parts = []
-    for c in _mmas(loop):
+    for c in mma_path.shaped_mmas(loop):
         n = instructions(c, loop, m, warps)
         rs = mma_path.a_in_registers(loop, c)
         parts.append(f"line {c.line}: {int(n)} wgmma a warpgroup, {int(n) - 1} more waits x "
