@@ -5,6 +5,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_accuracy.py OUTDIR
 A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt ACC_SEED_OFFSET=300 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt2 ACC_SEED_OFFSET=400 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -135,6 +136,28 @@ if SHAPE_SET == "alt":
                       ((8192, 8192), "heldout")]
 
 
+# ACC_SHAPE_SET=alt2: a third set (session 7), chosen before that session changed the model.
+if SHAPE_SET == "alt2":
+    GEMM_BF16_SHAPES = [((6144, 6144, 6144), "heldout"), ((1536, 1536, 1536), "heldout"),
+                        ((4096, 14336, 4096), "heldout"), ((16, 4096, 4096), "heldout"),
+                        ((32, 14336, 4096), "heldout"), ((64, 28672, 4096), "heldout"),
+                        ((128, 8192, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 6144, 6144), "heldout"), ((4096, 14336, 4096), "heldout"),
+                       ((32, 14336, 4096), "heldout"), ((128, 4096, 4096), "heldout"),
+                       ((16, 4096, 14336), "heldout")]
+    PERSIST_SHAPES = [((6144, 6144, 6144), "heldout"), ((8192, 4096, 4096), "heldout"),
+                      ((256, 14336, 4096), "heldout")]
+    ATTN_SHAPES = [((1, 32, 2048, 128, 1), "heldout"), ((4, 16, 4096, 64, 1), "heldout"),
+                   ((1, 8, 32768, 128, 1), "heldout"), ((8, 32, 1024, 128, 0), "heldout"),
+                   ((2, 16, 8192, 64, 0), "heldout")]
+    DECODE_SHAPES = [((1, 32, 8, 16384), "heldout"), ((8, 64, 8, 32768), "heldout"),
+                     ((128, 32, 8, 1024), "heldout"), ((4, 32, 8, 131072), "heldout")]
+    RMS_SHAPES = [((16384, 8192), "heldout"), ((1024, 16384), "heldout"), ((65536, 4096), "heldout"),
+                  ((8192, 16384), "heldout")]
+    SOFTMAX_SHAPES = [((16384, 4096), "heldout"), ((4096, 16384), "heldout"), ((65536, 1024), "heldout"),
+                      ((1024, 32768), "heldout")]
+
+
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
     return st * (bm * bk + bk * bn) * elt
@@ -159,7 +182,7 @@ def plan():
 
 def _plan():
     jobs = []
-    for bn, bk, w, st in [] if SHAPE_SET == "alt" else [(256, 64, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (256, 64, 8, 4), (128, 128, 8, 3),
+    for bn, bk, w, st in [] if SHAPE_SET != "main" else [(256, 64, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (256, 64, 8, 4), (128, 128, 8, 3),
                           (64, 64, 4, 4), (128, 64, 4, 3), (256, 128, 8, 2)]:
         p = dict(M=480, N=14336, K=8192, BM=128, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=8,
                  min_bytes=2 * (480 * 8192 + 8192 * 14336 + 480 * 14336))
