@@ -426,3 +426,22 @@ def test_24_tp_must_split_kv_heads(capsys):
     assert line == ("error: parallelism tp3 cp1 pp1 dp1 ep1 is not meaningful here: tp 3 does not divide "
                     "32 query heads; tp 3 does not divide 8 KV heads (a rank holds whole heads)")
     assert run(capsys, "model", "memory", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--tp", "8")[0] == 0
+
+
+# ------------------------------------------------------------------ model --config text
+
+def test_model_config_text_refusals_name_the_option(capsys):
+    """A bad `--config` of `tfx model compare` was a ValueError traceback (tp=x) or a line with no
+    place (an unknown key): each is now the one-line refusal naming --config, exit 2."""
+    base = ("model", "compare", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--config")
+    assert one_line(capsys, *base, "tp=x") == "--config: error: tp: expected a whole number >= 1, found 'tp=x'"
+    assert one_line(capsys, *base, "tp=0") == "--config: error: tp: expected a whole number >= 1, found 'tp=0'"
+    assert one_line(capsys, *base, "tp=2,foo=3") == (
+        "--config: error: expected KEY=VALUE with KEY one of tp, cp, pp, dp, ep, kv_shard, cp_ring, "
+        "tp_place, cp_place, found 'foo=3'")
+    # tp 3 divides neither llama3.1-8b's 32 query heads nor its 8 KV heads (as test_24 above)
+    assert one_line(capsys, *base, "tp=3") == (
+        "--config: error: parallelism tp3 cp1 pp1 dp1 ep1 is not meaningful here: tp 3 does not divide "
+        "32 query heads; tp 3 does not divide 8 KV heads (a rank holds whole heads)")
+    assert one_line(capsys, "model", "suggest", "--model", "llama3.1-8b", "--hw", "h200_nvl8",
+                    "--sensitivity", "tp=y").startswith("--sensitivity: error: tp: expected a whole number")

@@ -37,7 +37,13 @@ def run(args) -> int:
         from tfx.cli.model_common import system, workload
         sysm, wl, model = system(args), workload(args), load_model(args.model)
         for c in args.config:
-            results.append(latency(model, sysm, wl, Parallelism.parse(c)).to_json())
+            try:
+                results.append(latency(model, sysm, wl, Parallelism.parse(c)).to_json())
+            except TfxError as exc:
+                if exc.where is not None:
+                    raise
+                # the configuration given is what was refused: name it as every refusal names its option
+                raise argument_error("--config", exc.message) from None
     if len(results) < 1:
         raise TfxError("nothing to compare: give FILEs or --config")
     table = compare_results(results)

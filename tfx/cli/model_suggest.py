@@ -27,7 +27,7 @@ def run(args) -> int:
     r = suggest(model, sysm, workload(args), args.devices, args.scope, args.top)
     sens = None
     if args.sensitivity:
-        sens = sensitivity(model, sysm, workload(args), Parallelism.parse(args.sensitivity), args.devices)
+        sens = sensitivity(model, sysm, workload(args), Parallelism.parse(args.sensitivity, "--sensitivity"), args.devices)
     if args.json:
         data = r.to_json()
         if sens is not None:

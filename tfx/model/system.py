@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.model.schema import DTYPE_BYTES, ModelConfig
 from tfx.present import formatting as fmt
 
@@ -167,8 +167,9 @@ class Parallelism:
         return asdict(self)
 
     @staticmethod
-    def parse(text: str) -> "Parallelism":
-        """``"tp=4,cp=2,pp=1,kv_shard=seq"`` (or ``tp4 cp2``) -> Parallelism."""
+    def parse(text: str, flag: str = "--config") -> "Parallelism":
+        """``"tp=4,cp=2,pp=1,kv_shard=seq"`` (or ``tp4 cp2``) -> Parallelism; ``flag`` is the
+        option the text came from, named by a refusal."""
         kw: dict = {}
         for item in text.replace(",", " ").split():
             if "=" in item:
@@ -180,8 +181,14 @@ class Parallelism:
             aliases = {"kv": "kv_shard", "ring": "cp_ring", "cp_variant": "cp_ring"}
             k = aliases.get(k, k)
             if k not in Parallelism.__dataclass_fields__:
-                raise TfxError(f"unknown parallelism key {k!r} in {text!r}")
-            kw[k] = int(v) if k in ("tp", "cp", "pp", "dp", "ep") else v
+                keys = ", ".join(Parallelism.__dataclass_fields__)
+                raise argument_error(flag, f"expected KEY=VALUE with KEY one of {keys}", found=item)
+            if k in ("tp", "cp", "pp", "dp", "ep"):
+                if not v.strip().isdigit() or int(v) < 1:
+                    raise argument_error(flag, f"{k}: expected a whole number >= 1", found=item)
+                kw[k] = int(v)
+            else:
+                kw[k] = v
         return Parallelism(**kw)
 
 
