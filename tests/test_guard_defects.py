@@ -445,3 +445,15 @@ def test_model_config_text_refusals_name_the_option(capsys):
         "32 query heads; tp 3 does not divide 8 KV heads (a rank holds whole heads)")
     assert one_line(capsys, "model", "suggest", "--model", "llama3.1-8b", "--hw", "h200_nvl8",
                     "--sensitivity", "tp=y").startswith("--sensitivity: error: tp: expected a whole number")
+
+
+def test_model_dtype_and_place_refusals_name_the_option(capsys):
+    """An unknown dtype or placement printed `error: ...` with no option named; argparse's choices
+    now refuse them in the one form (the known dtypes are tfx.model.schema.DTYPE_BYTES' keys)."""
+    base = ("model", "latency", "--model", "llama3.1-8b", "--hw", "h200_nvl8")
+    assert one_line(capsys, *base, "--weight-dtype", "int3") == (
+        "--weight-dtype: error: expected one of fp32, bf16, fp16, fp8, int8, fp4, int4, nvfp4, mxfp4, "
+        "found 'int3' (see tfx model latency --help)")
+    assert one_line(capsys, *base, "--tp-place", "zz") == (
+        "--tp-place: error: expected one of auto, node, cross, device, cube, pe, found 'zz' "
+        "(see tfx model latency --help)")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from tfx.cli.common import float_arg, int_arg, parse_assignments
-from tfx.model.system import (DEFAULT_RUNTIME, KERNELS, RUNTIMES, Parallelism, Workload, load_system,
-                              runtime_kernels)
+from tfx.model.schema import DTYPE_BYTES
+from tfx.model.system import (DEFAULT_RUNTIME, GPU_PLACES, KERNELS, RUNTIMES, TILED_PLACES,
+                              Parallelism, Workload, load_system, runtime_kernels)
+
+PLACES = tuple(dict.fromkeys(GPU_PLACES + TILED_PLACES))
 
 
 def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
@@ -13,9 +16,9 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--mode", choices=("decode", "prefill"), default="decode")
     p.add_argument("--batch", type=int_arg(1, 2 ** 24), default=1)
     p.add_argument("--ctx", type=int_arg(1, 2 ** 31 - 1), default=8192, help="context tokens (decode: cached + new; prefill: prompt)")
-    p.add_argument("--weight-dtype", default="bf16")
-    p.add_argument("--act-dtype", default="bf16")
-    p.add_argument("--kv-dtype", default="bf16")
+    p.add_argument("--weight-dtype", choices=tuple(DTYPE_BYTES), default="bf16")
+    p.add_argument("--act-dtype", choices=tuple(DTYPE_BYTES), default="bf16")
+    p.add_argument("--kv-dtype", choices=tuple(DTYPE_BYTES), default="bf16")
     p.add_argument("--runtime", "--kernels", dest="runtime", choices=(*RUNTIMES, *KERNELS), default=DEFAULT_RUNTIME,
                    help="the runtime a step is priced for: engine = a serving engine's fused kernels under "
                         "CUDA graphs (default); pytorch-graph = one kernel per PyTorch op, replayed as a CUDA "
@@ -35,8 +38,8 @@ def add_parallel_args(p) -> None:
     p.add_argument("--kv-shard", choices=("heads", "seq"), default="heads",
                    help="heads: KV heads across TP (replicated when fewer than TP); seq: replicas split the context")
     p.add_argument("--cp-ring", choices=("kv", "q"), default="kv", help="rotate K/V, or Q with O/m/l")
-    p.add_argument("--tp-place", default="auto", help="auto|node|cross (GPU); auto|device|cube|pe (sip)")
-    p.add_argument("--cp-place", default="auto", help="auto|node|cross (GPU); auto|device|cube|pe (sip)")
+    p.add_argument("--tp-place", choices=PLACES, default="auto", help="GPU: node|cross; sip: device|cube|pe")
+    p.add_argument("--cp-place", choices=PLACES, default="auto", help="GPU: node|cross; sip: device|cube|pe")
     p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=None, help="check that the configuration uses this many devices")
 
 
