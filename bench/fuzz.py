@@ -223,6 +223,10 @@ def make_case(rng: random.Random, tmp: Path, n: int, fact_paths: dict[str, list[
         ["model", "latency", "--model", "llama3.2-1b", "--capacity", v(), "--launch-us", v()],
         ["model", "memory", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--tp", v()],
         ["model", "latency", "--model", "llama3.1-8b", "--hw", "h200_nvl8", f"--{rng.choice(['tp', 'pp', 'cp', 'dp', 'ep'])}", v()],
+        ["model", "compare", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--config",
+         f"{rng.choice(['tp', 'pp', 'cp', 'kv', 'ring', 'tp_place', 'x'])}={v()}"],
+        ["model", "suggest", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--sensitivity", f"tp={v()}"],
+        ["model", "latency", "--model", "llama3.2-1b", f"--{rng.choice(['weight', 'act', 'kv'])}-dtype", v()],
         ["check", gemm, "--set", f"{rng.choice(params)}={v()}"],
     ])
     return "option", argv

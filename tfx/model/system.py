@@ -184,7 +184,7 @@ class Parallelism:
                 keys = ", ".join(Parallelism.__dataclass_fields__)
                 raise argument_error(flag, f"expected KEY=VALUE with KEY one of {keys}", found=item)
             if k in ("tp", "cp", "pp", "dp", "ep"):
-                if not v.strip().isdigit() or int(v) < 1:
+                if not (v.isascii() and v.isdigit()) or int(v) < 1:
                     raise argument_error(flag, f"{k}: expected a whole number >= 1", found=item)
                 kw[k] = int(v)
             else:
