@@ -6,6 +6,7 @@ Usage (on the device machine):
 A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt ACC_SEED_OFFSET=300 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt2 ACC_SEED_OFFSET=400 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt3 ACC_SEED_OFFSET=500 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -156,6 +157,28 @@ if SHAPE_SET == "alt2":
                   ((8192, 16384), "heldout")]
     SOFTMAX_SHAPES = [((16384, 4096), "heldout"), ((4096, 16384), "heldout"), ((65536, 1024), "heldout"),
                       ((1024, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt3: a fourth set, written down at session 7's start and measured at its end, so
+# that the model of that session is judged on shapes nobody looked at while changing it.
+if SHAPE_SET == "alt3":
+    GEMM_BF16_SHAPES = [((2560, 2560, 2560), "heldout"), ((8192, 8192, 8192), "heldout"),
+                        ((1024, 8192, 8192), "heldout"), ((16, 8192, 8192), "heldout"),
+                        ((32, 8192, 8192), "heldout"), ((64, 4096, 4096), "heldout"),
+                        ((128, 4096, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((2560, 2560, 2560), "heldout"), ((8192, 8192, 8192), "heldout"),
+                       ((64, 14336, 4096), "heldout"), ((128, 28672, 4096), "heldout"),
+                       ((16, 8192, 8192), "heldout")]
+    PERSIST_SHAPES = [((2048, 8192, 4096), "heldout"), ((5120, 5120, 5120), "heldout"),
+                      ((1024, 4096, 8192), "heldout")]
+    ATTN_SHAPES = [((2, 32, 1024, 128, 1), "heldout"), ((1, 32, 16384, 64, 1), "heldout"),
+                   ((16, 16, 1024, 64, 1), "heldout"), ((4, 32, 4096, 64, 0), "heldout"),
+                   ((1, 32, 2048, 128, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 8192), "heldout"), ((16, 64, 8, 4096), "heldout"),
+                     ((64, 32, 8, 8192), "heldout"), ((1, 32, 8, 65536), "heldout")]
+    RMS_SHAPES = [((4096, 8192), "heldout"), ((16384, 16384), "heldout"), ((2048, 4096), "heldout"),
+                  ((32768, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((8192, 2048), "heldout"), ((2048, 8192), "heldout"), ((32768, 4096), "heldout"),
+                      ((16384, 16384), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
