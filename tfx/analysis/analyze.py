@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from tfx.analysis import codegen as codegens
 from tfx.analysis import memory as memmod
 from tfx.analysis import roofline_gap
 from tfx.analysis.counting import Counter, ScopeNode
@@ -50,6 +51,8 @@ class Analysis:
     scope_roofline: dict = field(default_factory=dict)
     # the prediction's excess over the roofline by term (tfx.analysis.roofline_gap); None for a sweep
     roofline_gap: Any = None
+    # the code generator whose instruction patterns were priced (tfx.analysis.codegen)
+    codegen: str = "triton"
 
     @property
     def knobs(self) -> dict:
@@ -92,7 +95,7 @@ class Analysis:
 
         return {
             "tool": "tfx", "kernel": self.kernel.name, "file": self.module.filename,
-            "profile": self.profile.name, "knobs": dict(self.knobs),
+            "profile": self.profile.name, "knobs": dict(self.knobs), "codegen": self.codegen,
             "parameters": {k: to_plain(v) for k, v in self.params.items()},
             "metrics": {k: to_plain(v) for k, v in self.metrics.items()},
             "precision": dict(self.precision),
@@ -122,13 +125,17 @@ def metric_name(key: tuple, domain: str | None = None) -> str:
 
 def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
             resources: Mapping[str, int] | None = None,
-            occupancy_hint: int | None = None, check: bool = True, _what_if: bool = False) -> Analysis:
+            occupancy_hint: int | None = None, check: bool = True, _what_if: bool = False,
+            codegen: str | None = None) -> Analysis:
     """Analyze ``kernel`` of ``module`` on ``profile`` (a loaded Profile, knobs applied by
     ``Profile.with_knobs``: the one place knobs are applied; the result remembers them).
 
     ``params`` override parameter defaults (ints, or numpy arrays for sweeps);
-    ``resources`` (threads, regs, smem, static_smem) override the kernel's.
+    ``resources`` (threads, regs, smem, static_smem) override the kernel's; ``codegen``: the
+    code generator whose instructions are priced (``triton``, the default, or ``cutlass``:
+    tfx.analysis.codegen).
     """
+    cg = codegens.lookup(codegen)
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
     env = bind(module, kernel, params or {})
@@ -251,7 +258,10 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
 
     # ---------------------------------------------------------------- performance
     launches, predicted, terms = predict(root, counter, profile, blocks_by_launch, threads, wave_info,
-                                         spill_bytes_per_thread=spill_by_launch)
+                                         spill_bytes_per_thread=spill_by_launch, codegen=cg)
+    if cg.name != codegens.DEFAULT and profile.kind == "gpu":
+        from tfx.analysis.performance import Term
+        terms.insert(0, Term("code generator", 0, codegens.describe(cg)))
 
     metrics, precision = _metrics(root, domains, footprint, footprint_precision, peaks, profile, occupancy, launches, predicted,
                                   blocks, vector, wave_info)
@@ -266,7 +276,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             budget["regs"] = min(r.regs_per_thread, b.max_regs_per_thread)
         if "shared memory" in b.blockers and b.max_smem_per_cta is not None:
             budget["smem"] = max(min(r.smem_dynamic, b.max_smem_per_cta - r.smem_static), 0)
-        hinted = analyze(module, kernel, profile, params, budget, None, check=False, _what_if=True)
+        hinted = analyze(module, kernel, profile, params, budget, None, check=False, _what_if=True, codegen=cg)
         new_ns = hinted.metrics["performance.predicted_ns"]
         old_ns = metrics["performance.predicted_ns"]
         metrics["occupancy.hint_predicted_ns"] = new_ns
@@ -284,7 +294,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     return Analysis(module=module, kernel=kernel, profile=profile, params=env,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
-                    warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap)
+                    warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap, codegen=cg.name)
 
 
 def tensors_touched(node: ScopeNode) -> set[str]:

@@ -91,8 +91,11 @@ def facts(m) -> LoadTrip | None:
     per_cycle = m.profile.get("pipeline.sm_load_bandwidth_per_cycle", None)
     if cycles is None or per_cycle is None or m.kind != "gpu":
         return None
+    per_thread = getattr(m, "codegen", None) is None or m.codegen.per_thread_copies
+
     def ns(key):
-        c = m.profile.get(f"pipeline.{key}", None)
+        # per-thread copy instructions are the code generator's (tfx.analysis.codegen): TMA has none
+        c = m.profile.get(f"pipeline.{key}", None) if per_thread else None
         return None if c is None else c / m.clock_ghz
     return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz, ns("narrow_copy_cycles"),
                     ns("sync_load_cycles"), ns("sync_narrow_load_cycles"), ns("short_row_copy_cycles"))

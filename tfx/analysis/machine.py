@@ -7,7 +7,7 @@ Public: the analysis's performance model and the simulator both read rates from 
 
 from __future__ import annotations
 
-from tfx.analysis import mma_layout
+from tfx.analysis import codegen as codegens, mma_layout
 from tfx.errors import TfxError
 
 
@@ -34,8 +34,10 @@ def links_by_mesh(profile) -> dict:
 class Machine:
     """The per-unit rates of one profile, in bytes/ns and flop/ns."""
 
-    def __init__(self, profile, mesh_level: str):
+    def __init__(self, profile, mesh_level: str, codegen=None):
         self.profile = profile
+        # the code generator whose instruction patterns are priced (tfx.analysis.codegen)
+        self.codegen = codegens.lookup(codegen)
         self.kind = profile.kind
         self.clock_ghz = profile.clock_hz / 1e9
         self.unit_level = profile.mesh_levels().get(mesh_level, mesh_level)

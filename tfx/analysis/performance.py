@@ -168,8 +168,9 @@ class Demand:
 
 
 def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-            spill_bytes_per_thread=0) -> tuple[list, Any, list]:
-    """Per-launch times, the total predicted ns, and the explained terms."""
+            spill_bytes_per_thread=0, codegen=None) -> tuple[list, Any, list]:
+    """Per-launch times, the total predicted ns, and the explained terms; ``codegen``: the
+    code generator whose instructions are priced (tfx.analysis.codegen; None: Triton)."""
     launches = []
     terms: list[Term] = []
     total = 0
@@ -179,7 +180,7 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
                        where=counter.module.filename)
     for mesh in meshes:
         lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, wave_info,
-                          spill_bytes_per_thread)
+                          spill_bytes_per_thread, codegen)
         launches.append(lt)
         total = total + lt.total_ns
         terms.extend(lt.terms)
@@ -199,9 +200,9 @@ def unit_mesh(mesh: ScopeNode, profile) -> ScopeNode:
 
 
 def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-                 spill_bytes_per_thread=0) -> LaunchTime:
+                 spill_bytes_per_thread=0, codegen=None) -> LaunchTime:
     unit_node = unit_mesh(mesh, profile)
-    m = Machine(profile, unit_node.level)
+    m = Machine(profile, unit_node.level, codegen)
     positions = unit_node.execs
     if isinstance(occupancy_blocks, dict):
         occupancy_blocks = occupancy_blocks.get(mesh.id, 1)

@@ -27,6 +27,9 @@ def register(sub) -> None:
                         "(replace the estimate; --resources wins where both give one)")
     p.add_argument("--ptxas-kernel", metavar="NAME", help="which function of the --ptxas output")
     p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
+    p.add_argument("--codegen", choices=("triton", "cutlass"), default=None,
+                   help="the code generator whose instructions are priced: triton (default; per-thread "
+                        "cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, hand-pipelined wgmma)")
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -73,7 +76,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     profile = load_profile(args.hw).with_knobs(parse_assignments(args.knob, "--knob"))
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
     return analyze(module, args.kernel, profile, params,
-                   resources=resources, occupancy_hint=occupancy_hint)
+                   resources=resources, occupancy_hint=occupancy_hint, codegen=getattr(args, "codegen", None))
 
 
 def run(args) -> int:

@@ -26,6 +26,13 @@ Kernels (GPU profiles / tiled ``sip``):
   softmax (router top-k): ``softmax.tile``. On ``sip`` (no tiled elementwise
   kernels) the bandwidth formula ``bytes / bw + latency``.
 
+GEMMs are priced as compiled by ``GEMM_CODEGEN`` (``cutlass``, tfx.analysis.codegen): the
+GEMMs a serving engine (TensorRT-LLM, vLLM) or PyTorch (cuBLAS) runs on Hopper are CUTLASS 3 /
+cuBLAS mainloops, TMA copies and hand-pipelined wgmma, not Triton's per-thread copies and
+ptxas-scheduled wgmma; attention, decode and the elementwise kernels keep ``triton``, the
+compiler their measurements (calibration/h200) were made with. The chosen configuration's
+text and ``KernelCost.codegen`` name it.
+
 fp8 x fp8 GEMMs are analysed on ``gemm_fp8.tile`` (fp8 operands, bf16 output); weight-only
 GEMMs (4-bit or 8-bit weights, bf16 activations) on ``gemm_w4a16.tile`` / ``gemm_w8a16.tile``
 (the weights converted to bf16 in registers before the bf16 mma). Every other kernel is bf16; other dtypes scale the analysed time with
@@ -64,6 +71,9 @@ PREFILL_CANDIDATES_GPU = ((64, 2), (128, 2), (64, 3), (128, 3))  # BLOCK_N, STAG
 COPY_CANDIDATES = (1024, 4096, 16384)  # BLOCK
 RMSNORM_CANDIDATES = ((1, 4), (1, 8), (4, 8), (16, 8))  # BLOCK_M, WARPS
 SOFTMAX_CANDIDATES = ((1, 4), (4, 4))
+#: The code generator of the GEMMs the model prices (module docstring; tfx.analysis.codegen):
+#: serving engines and PyTorch ship CUTLASS / cuBLAS GEMMs.
+GEMM_CODEGEN = "cutlass"
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,7 @@ class KernelCost:
     config: str           # the chosen tile configuration, e.g. "BM=16 BN=64 BK=128 WARPS=4 STAGES=4"
     params: str           # the shape parameters, e.g. "M=1 N=6144 K=4096"
     parts: tuple = ()     # body time of each launch (mesh), launch overhead excluded
+    codegen: str | None = None   # the code generator priced (tfx.analysis.codegen); None: a formula
 
     @property
     def ideal_ns(self) -> float:
@@ -95,7 +106,7 @@ class KernelCost:
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "ns": self.ns, "compute_ns": self.compute_ns,
                 "memory_ns": self.memory_ns, "launches": self.launches, "config": self.config,
-                "params": self.params, "efficiency": self.efficiency}
+                "params": self.params, "efficiency": self.efficiency, "codegen": self.codegen}
 
 
 def scale_time(ns, compute_ns, memory_ns, compute_scale=1.0, memory_scale=1.0):
@@ -138,8 +149,9 @@ class KernelPricer:
 
     # ------------------------------------------------------------------ core
     def _best(self, file: str, kernel: str | None, shapes: list[dict], candidates: list[dict],
-              launches: int, label: str, cfg_text) -> list[KernelCost]:
-        """Analyze ``shapes x candidates`` in one vectorized call; keep the fastest per shape."""
+              launches: int, label: str, cfg_text, codegen: str | None = None) -> list[KernelCost]:
+        """Analyze ``shapes x candidates`` in one vectorized call, compiled by ``codegen``
+        (None: the analysis' default, Triton); keep the fastest per shape."""
         from tfx.analysis.analyze import analyze
         ns_, nc = len(shapes), len(candidates)
         params: dict[str, np.ndarray] = {}
@@ -147,7 +159,7 @@ class KernelPricer:
             params[key] = np.repeat(np.array([s[key] for s in shapes], dtype=np.int64), nc)
         for key in candidates[0]:
             params[key] = np.tile(np.array([c[key] for c in candidates], dtype=np.int64), ns_)
-        a = analyze(_module(file), kernel, self.profile, params=params, check=False)
+        a = analyze(_module(file), kernel, self.profile, params=params, check=False, codegen=codegen)
         self.analyze_calls += 1
         n = ns_ * nc
         pred = _metric(a, "performance.predicted_ns", n)
@@ -158,12 +170,13 @@ class KernelPricer:
         parts = [np.broadcast_to(np.asarray(lt.total_ns, dtype=float) - self.launch_ns, (n,)) for lt in a.launches]
         best = np.argmin(body, axis=1)
         out = []
+        suffix = f", {a.codegen}" if codegen is not None else ""
         for i, s in enumerate(shapes):
             j = int(best[i])
             k = i * nc + j
             out.append(KernelCost(label, float(body[i, j]), float(comp[k]), float(mem[k]), launches,
-                                  cfg_text(candidates[j]), " ".join(f"{key}={v}" for key, v in s.items()),
-                                  tuple(float(p[k]) for p in parts)))
+                                  cfg_text(candidates[j]) + suffix, " ".join(f"{key}={v}" for key, v in s.items()),
+                                  tuple(float(p[k]) for p in parts), a.codegen))
         return out
 
     def _price(self, kind: str, shapes: list[tuple], build) -> list[KernelCost]:
@@ -185,7 +198,7 @@ class KernelPricer:
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
         return self._price("gemm", shapes, lambda miss: self._best(
             "gemm", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm",
-            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), GEMM_CODEGEN))
 
     def gemm_fp8(self, shapes: list[tuple[int, int, int]]) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] @ B[K,N] with fp8 e4m3 operands on one rank:
@@ -197,7 +210,7 @@ class KernelPricer:
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
         return self._price("gemm_fp8", shapes, lambda miss: self._best(
             "gemm_fp8", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm_fp8",
-            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), GEMM_CODEGEN))
 
     def gemm_weight_only(self, shapes: list[tuple[int, int, int]], bits: int) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] (bf16) @ dequant(W)[K,N] with ``bits``-bit
@@ -214,7 +227,7 @@ class KernelPricer:
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in WEIGHT_ONLY_CANDIDATES_GPU]
         return self._price(name, shapes, lambda miss: self._best(
             name, None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, name,
-            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M")))
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), GEMM_CODEGEN))
 
     def gemm_w4a16(self, shapes):
         return self.gemm_weight_only(shapes, 4)

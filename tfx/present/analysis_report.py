@@ -20,9 +20,11 @@ DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
 
 def inputs_line(a) -> str:
     """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
-    analysed, with every knob applied."""
+    analysed, with every knob applied, and its code generator where it is not Triton
+    (``..., compiled as cutlass``: tfx.analysis.codegen)."""
+    codegen = getattr(a, "codegen", "triton")
     return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
-            + fmt.with_knobs(a.knobs))
+            + fmt.with_knobs(a.knobs) + (f", compiled as {codegen}" if codegen != "triton" else ""))
 
 
 def parameters_line(a) -> str:

@@ -1,0 +1,123 @@
+"""The code generator as a property of how a kernel is compiled (tfx.analysis.codegen): Triton's
+per-thread copy instructions and ptxas's serialized fp8 wgmma are priced under ``triton`` only;
+``cutlass`` (TMA copies, hand-pipelined wgmma) keeps every hardware term. Expected numbers by
+hand from hw_profiles/h200_sxm.toml (clock 1.98 GHz; pipeline.* facts)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tfx.analysis import codegen, load_trip, mma_layout
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.errors import TfxError
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+from tfx.model.kernels import GEMM_CODEGEN, KernelPricer
+
+CLOCK = 1.98   # GHz, clock.core of the H200 profile
+
+# gemm_fp8 128x256x64 on 8 warps: A 128 x 64 fp8 = 8,192 B and B^T 256 x 64 = 16,384 B a trip,
+# rows of 64 B (BK = 64 one-byte elements); 256 threads copy 16 B each instruction:
+# 24,576 / (256 x 16) = 6 copies a thread, 6 x 8 warps = 48 warp-wide copies, all short-row.
+FP8_TILE = dict(M=8192, N=8192, K=8192, BM=128, BN=256, BK=64, WARPS=8, STAGES=3, GROUP_M=8)
+TRIP_BYTES = 8192 + 16384
+SHORT_COPIES = 48
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return load_profile("h200_sxm")
+
+
+def test_lookup_and_refusal():
+    assert codegen.lookup(None) is codegen.TRITON
+    assert codegen.lookup("cutlass") is codegen.CUTLASS
+    assert codegen.DEFAULT == "triton"
+    with pytest.raises(TfxError, match="unknown code generator 'nvcc'; known: triton, cutlass"):
+        codegen.lookup("nvcc")
+
+
+def test_load_trip_facts_drop_per_thread_copies(h200):
+    tri = load_trip.facts(Machine(h200, "cta"))
+    cut = load_trip.facts(Machine(h200, "cta", "cutlass"))
+    # Triton: short_row_copy_cycles 14.0 / 1.98 GHz = 7.0707 ns; narrow 16.5 / 1.98 = 8.3333 ns;
+    # sync 21.8 / 1.98 = 11.0101 ns, sync narrow 15.4 / 1.98 = 7.7778 ns
+    assert tri.short_row_copy_ns == pytest.approx(14.0 / CLOCK)
+    assert tri.narrow_copy_ns == pytest.approx(16.5 / CLOCK)
+    assert tri.sync_load_ns == pytest.approx(21.8 / CLOCK)
+    assert tri.sync_narrow_load_ns == pytest.approx(15.4 / CLOCK)
+    assert (cut.short_row_copy_ns, cut.narrow_copy_ns, cut.sync_load_ns, cut.sync_narrow_load_ns) == (None,) * 4
+    # the hardware facts stay: chain 242 cycles / 1.98 = 122.22 ns, port 65 B/cycle x 1.98 = 128.7 B/ns
+    assert cut.overhead_ns == pytest.approx(242 / CLOCK) == tri.overhead_ns
+    assert cut.port_bytes_per_ns == pytest.approx(65 * CLOCK) == tri.port_bytes_per_ns
+
+
+def test_port_time_of_the_fp8_trip(h200):
+    copies = load_trip.TripCopies(0, 0, SHORT_COPIES, TRIP_BYTES, SHORT_COPIES)
+    tri = load_trip.facts(Machine(h200, "cta"))
+    cut = load_trip.facts(Machine(h200, "cta", "cutlass"))
+    # Triton: 48 short-row copies x 7.0707 ns = 339.39 ns; TMA: 24,576 B / 128.7 B/ns = 190.96 ns
+    assert load_trip.copies_port_ns(TRIP_BYTES, copies, tri) == pytest.approx(48 * 14.0 / CLOCK)
+    assert load_trip.copies_port_ns(TRIP_BYTES, copies, cut) == pytest.approx(24576 / (65 * CLOCK))
+
+
+def test_serialized_wgmma_is_tritons(h200):
+    f = mma_layout.serial_wgmma_facts(Machine(h200, "cta"))
+    # 500 cycles / 1.98 = 252.53 ns, 42 / 1.98 = 21.21 ns
+    assert f.trip_overhead_ns == pytest.approx(500 / CLOCK)
+    assert f.latency_ns == pytest.approx(42 / CLOCK)
+    assert mma_layout.serial_wgmma_facts(Machine(h200, "cta", "cutlass")) is None
+
+
+def test_analysis_names_its_code_generator(h200):
+    module = parse_file("kernels/gemm_fp8.tile")
+    tri = analyze(module, None, h200, FP8_TILE)
+    cut = analyze(module, None, h200, FP8_TILE, codegen="cutlass")
+    names = lambda a: [t.name for t in a.terms]
+    assert "serialized wgmma" in names(tri) and "code generator" not in names(tri)
+    assert "serialized wgmma" not in names(cut) and names(cut)[0] == "code generator"
+    assert tri.to_json()["codegen"] == "triton" and cut.to_json()["codegen"] == "cutlass"
+    line = next(t.detail for t in cut.terms if t.name == "load trip")
+    # one CTA a SM: chain 122.2 ns + 24,576 B / 128.7 B/ns = 313.2 ns; the port alone 191.0 ns
+    assert "122.2 ns of chain + 24,576 B / 128.7 B/ns of the SM's L2 port = 313.2 ns" in line
+    assert "1 x 24,576 B / 128.7 = 191.0 ns" in line and "rows of at most 64 B" not in line
+    tri_line = next(t.detail for t in tri.terms if t.name == "load trip")
+    assert "48 warp-wide 16-byte copies of 24,576 B in rows of at most 64 B x 7.07 ns) = 339.4 ns" in tri_line
+
+
+def test_bf16_rows_of_128_bytes_do_not_move(h200):
+    # gemm.tile 128x128x64 bf16: rows of 64 x 2 = 128 B (> 64: no short rows), 16-byte copies
+    # (no narrow ones), 3 stages (no unpipelined loads), bf16 (no C7515): both code generators
+    # price the same instructions, so the same time
+    module = parse_file("kernels/gemm.tile")
+    p = dict(M=4096, N=4096, K=4096, BM=128, BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8)
+    assert (analyze(module, None, h200, p).metrics["performance.predicted_ns"]
+            == analyze(module, None, h200, p, codegen="cutlass").metrics["performance.predicted_ns"])
+
+
+def test_model_prices_gemms_as_cutlass(h200):
+    assert GEMM_CODEGEN == "cutlass"
+    pr = KernelPricer(h200)
+    cost = pr.gemm_fp8([(8192, 8192, 8192)])[0]
+    assert cost.codegen == "cutlass" and cost.config.endswith(", cutlass")
+    assert cost.to_json()["codegen"] == "cutlass"
+    # the elementwise kernels keep the analysis' default
+    assert pr.copy([1 << 20])[0].codegen == "triton"
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "tfx.cli.main", *args], capture_output=True, text=True)
+
+
+def test_cli_codegen_flag():
+    r = run_cli("analyze", "kernels/gemm_fp8.tile", "--codegen", "cutlass", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["codegen"] == "cutlass"
+    r = run_cli("analyze", "kernels/gemm_fp8.tile", "--codegen", "cutlass")
+    assert r.stdout.splitlines()[0] == "kernel gemm_fp8 (kernels/gemm_fp8.tile) on h200_sxm, compiled as cutlass"
+    r = run_cli("analyze", "kernels/gemm_fp8.tile", "--codegen", "nvcc")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == ("--codegen: error: expected one of triton, cutlass, "
+                                                 "found 'nvcc' (see tfx analyze --help)")
