@@ -26,6 +26,11 @@ Conversions (what tfx computes for each row):
     O x t_decode(B, L + O/2) exactly for a linear step:
         time = t_prefill(B, L) + O x t_decode(B, L + O/2);  tokens/s/GPU = B x O / time / t.
 
+Kernels: the GEMMs are analysed as CUTLASS compiles them (tfx.model.kernels.GEMM_CODEGEN,
+tfx.analysis.codegen: TMA tile copies and hand-pipelined wgmma), as TensorRT-LLM's CUTLASS /
+cuBLASLt GEMMs run; Triton's per-thread copy instructions and ptxas's serialized fp8 wgmma are
+not priced on them (docs/analysis.md section 8, "Code generator").
+
 Hardware: h200_nvl8, h100_hgx8, a100_hgx8 (the 80 GB part: batch 256 of Llama 2 7B at 256
 tokens needs ~30 GB of KV in FP16 next to 13.5 GB of weights, and the 70B rows run TP 4-8).
 """
@@ -168,7 +173,9 @@ def main(argv=None) -> int:
     ap.add_argument("--runtime", default="engine", help="engine (default) or pytorch-graph")
     args = ap.parse_args(argv)
     print(f"source: TensorRT-LLM v0.9.0 performance tables, {URL}")
-    print(f"runtime: {args.runtime}; error = predicted time / published time - 1 (+: tfx slower)\n")
+    from tfx.model.kernels import GEMM_CODEGEN
+    print(f"runtime: {args.runtime}; GEMMs compiled as {GEMM_CODEGEN}; "
+          "error = predicted time / published time - 1 (+: tfx slower)\n")
     print(f"{'case':<58} {'published':>10} {'tfx':>10} {'error':>8}")
     errs: dict[str, list[float]] = {"prefill": [], "throughput": []}
     for kind, label, pub, pred in rows(args.runtime):
