@@ -36,13 +36,32 @@ slab's serialized mma instructions (the SASS of 128 x 128 on 4 warps, D = 128: P
 0-63 issued between the exp2s of rows 64-127), so up to ``(slabs - 1) / slabs`` of the
 trip's vector and special-function work fills the waits.
 
+Not the fp8 fact (``pipeline.wgmma_serial_latency``, 42 cycles; tfx.analysis.mma_layout's
+serialized fp8 trip): the two are different quantities, not two latencies of one instruction.
+57 cycles is one waited wgmma's latency past its own pipelined step, one warpgroup alone on the
+SM. The fp8 trips are 8-warp CTAs, two warpgroups whose serialized instructions share the
+tensor pipe, and a second warpgroup fills that wait (wgmma_serial.csv at r = 2 warpgroups a SM:
+m64n128k16 waited singly 73.2 ns a pair of instructions against 71.7 pipelined, max(2 x 36.7,
+36.7 + 28.8) = 73.4; at m64n64k16, whose 17.9 ns step cannot cover the wait, 50.2 against
+35.8: max(35.8, 48.3)). The 42 is the slope of a two-constant fit over the trip's flops at the
+SM's peak rate (500 + 42 cycles an instruction a warpgroup issues): of it, 2 x 128 x (1 / 0.876
+- 1) = 36.2 cycles are the two warpgroups' m64n256k32 instructions run at the wgmma clock
+(pipeline.wgmma_clock_fraction) rather than the peak the fit assumed; the serialized fp8
+trip's cost over its pipelined peer sits in the 500-cycle intercept (the trip's chain in series
+with an mma no longer left in flight), not in a per-instruction wait. Here the waits count in
+full only where one warpgroup holds several 64-row slabs (4 warps: 128 x 128), which is what
+C7511 serializes among the issue-15 rows.
+
 A serialized mma is not left running either: Triton's properly async PV waits too
 (tfx.analysis.mma_path.properly_async). GEMM k-loops are not touched here: their single
 accumulator is a spill question (tfx.analysis.spill_traffic). Everything is int/float or
-numpy arithmetic (explore's vectorized sweeps).
+numpy arithmetic (explore's vectorized sweeps). A trip's mmas are laid out once (``trip``) and every
+function reads that plan.
 """
 
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.numbers import emax, emin, is_array
@@ -61,44 +80,98 @@ def facts(m):
     return ss, rs, cap
 
 
-def _plan(c, m, warps):
-    return mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
-                           getattr(c, "mma_chained", False))
+class Mma(NamedTuple):
+    """One shaped mma of the trip, laid out once (tfx.analysis.mma_layout.plan)."""
+
+    node: Any
+    plan: Any                 # mma_layout's plan: padded M, N, K and the instruction depth
+    group: Any                # 1 where it runs as a warpgroup mma, else 0 (arrays elementwise)
+    a_in_registers: bool      # A fed from registers (RS: attention's P in PV)
+    instructions: Any         # wgmma a warpgroup issues for it: 64-row slabs x k-steps
 
 
-def pipeline_registers(loop, m, warps):
-    """Registers a thread holds for the trip's warpgroup mmas in flight: accumulators (fp32)
-    and register-fed A operands (arrays elementwise; 0 for mmas off the warpgroup path)."""
+class Trip(NamedTuple):
+    """A trip's warpgroup mmas as ptxas sees them: each laid out once per (loop, machine, warps)."""
+
+    mmas: tuple               # Mma per shaped mma, in walk order
+    registers: Any            # a thread's registers for them in flight (``pipeline_registers``)
+    slabs: Any                # 64-row slabs of the scores' mma a warpgroup holds
+
+
+def trip(loop, m, warps) -> Trip:
+    """The trip's mmas, each planned once (every function below reads this)."""
     threads = 32 * warps
-    total = 0
+    groups = mma_path.warpgroups(loop, m, warps)
+    scores = mma_path.scores(loop)
+    mmas, registers, slabs = [], 0, 1
     for c in mma_path.shaped_mmas(loop):
-        p = _plan(c, m, warps)
+        p = mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
+                            getattr(c, "mma_chained", False))
         group = mma_path.warpgroup_mma(c, warps, m)
+        rs = mma_path.a_in_registers(loop, c)
+        row_slabs = emax(p.m // WARPGROUP_ROWS // groups, 1)
+        mmas.append(Mma(c, p, group, rs, row_slabs * (p.k // p.depth)))
         acc = p.m * p.n * ACC_BITS // 32 / threads
-        a = p.m * p.k * getattr(c, "mma_bits", 16) // 32 / threads if mma_path.a_in_registers(loop, c) else 0
-        total = total + group * (acc + a)
-    return total
+        a = p.m * p.k * getattr(c, "mma_bits", 16) // 32 / threads if rs else 0
+        registers = registers + group * (acc + a)
+        if c is scores:
+            slabs = row_slabs
+    return Trip(tuple(mmas), registers, slabs)
 
 
-def serialized(loop, m, warps):
-    """1 where ptxas serializes the trip's warpgroup mmas (a serial trip whose mma registers
-    exceed a thread's: module docstring), else 0 (arrays elementwise)."""
+def _serialized(t: Trip, loop, m):
     f = facts(m)
     if f is None or not mma_path.trip_waits_for_mma(loop):
         return 0
-    over = pipeline_registers(loop, m, warps) > f[2]
+    over = t.registers > f[2]
     if is_array(over):
         import numpy as np
         return np.asarray(over, dtype=np.int64)
     return int(bool(over))
 
 
+def _extra_cycles(x: Mma, serial, f):
+    wait = f[1] if x.a_in_registers else f[0]
+    return x.group * serial * emax(x.instructions - 1, 0) * wait
+
+
+def _waits_ns(t: Trip, loop, m):
+    f = facts(m)
+    if f is None:
+        return 0
+    serial = _serialized(t, loop, m)
+    total = 0
+    for x in t.mmas:
+        total = total + _extra_cycles(x, serial, f)
+    return total / m.clock_ghz
+
+
+def _hidden_ns(t: Trip, waits, simt_ns):
+    return emin(waits, (t.slabs - 1) / t.slabs * simt_ns)
+
+
+def pipeline_registers(loop, m, warps):
+    """Registers a thread holds for the trip's warpgroup mmas in flight: accumulators (fp32)
+    and register-fed A operands (arrays elementwise; 0 for mmas off the warpgroup path)."""
+    return trip(loop, m, warps).registers
+
+
+def serialized(loop, m, warps):
+    """1 where ptxas serializes the trip's warpgroup mmas (a serial trip whose mma registers
+    exceed a thread's: module docstring), else 0 (arrays elementwise)."""
+    if facts(m) is None or not mma_path.trip_waits_for_mma(loop):
+        return 0
+    return _serialized(trip(loop, m, warps), loop, m)
+
+
+def _of(c, loop, m, warps):
+    t = trip(loop, m, warps)
+    return t, next(x for x in t.mmas if x.node is c)
+
+
 def instructions(c, loop, m, warps):
     """wgmma instructions one warpgroup issues for mma ``c``: its 64-row slabs x k-steps."""
-    p = _plan(c, m, warps)
-    groups = mma_path.warpgroups(loop, m, warps)
-    slabs = emax(p.m // WARPGROUP_ROWS // groups, 1)
-    return slabs * (p.k // p.depth)
+    return _of(c, loop, m, warps)[1].instructions
 
 
 def extra_cycles(c, loop, m, warps):
@@ -107,56 +180,52 @@ def extra_cycles(c, loop, m, warps):
     f = facts(m)
     if f is None:
         return 0
-    wait = f[1] if mma_path.a_in_registers(loop, c) else f[0]
-    return (mma_path.warpgroup_mma(c, warps, m) * serialized(loop, m, warps)
-            * emax(instructions(c, loop, m, warps) - 1, 0) * wait)
+    t, x = _of(c, loop, m, warps)
+    return _extra_cycles(x, _serialized(t, loop, m), f)
 
 
 def slabs(loop, m, warps):
     """64-row slabs of the scores' mma each warpgroup holds (1 where none)."""
-    node = mma_path.scores(loop)
-    if node is None:
-        return 1
-    p = _plan(node, m, warps)
-    return emax(p.m // WARPGROUP_ROWS // mma_path.warpgroups(loop, m, warps), 1)
+    return trip(loop, m, warps).slabs
 
 
 def waits_ns(loop, m, warps):
     """ns of one trip's serialized waits (all its mmas), 0 where not serialized."""
-    total = 0
-    for c in mma_path.shaped_mmas(loop):
-        total = total + extra_cycles(c, loop, m, warps)
-    return total / m.clock_ghz
+    return _waits_ns(trip(loop, m, warps), loop, m)
 
 
 def hidden_ns(loop, m, warps, simt_ns):
     """ns of the serialized waits the other slabs' SIMT work fills: up to ``(slabs - 1) /
     slabs`` of the trip's vector + special-function work ``simt_ns`` (module docstring)."""
-    s = slabs(loop, m, warps)
-    return emin(waits_ns(loop, m, warps), (s - 1) / s * simt_ns)
+    t = trip(loop, m, warps)
+    return _hidden_ns(t, _waits_ns(t, loop, m), simt_ns)
 
 
 def detail(line, loop, m, warps, simt_ns, fmt) -> str:
     """The breakdown's text (scalars)."""
     f = facts(m)
+    t = trip(loop, m, warps)
+    waits = _waits_ns(t, loop, m)
     parts = []
-    for c in mma_path.shaped_mmas(loop):
-        n = instructions(c, loop, m, warps)
-        rs = mma_path.a_in_registers(loop, c)
-        parts.append(f"line {c.line}: {int(n)} wgmma a warpgroup, {int(n) - 1} more waits x "
-                     f"{f[1] if rs else f[0]} cycles ({'A from registers' if rs else 'shared memory'})")
-    s = int(slabs(loop, m, warps))
-    return (f"loop at line {line}: the trip's warpgroup mmas hold {float(pipeline_registers(loop, m, warps)):g} "
+    for x in t.mmas:
+        n = x.instructions
+        parts.append(f"line {x.node.line}: {int(n)} wgmma a warpgroup, {int(n) - 1} more waits x "
+                     f"{f[1] if x.a_in_registers else f[0]} cycles "
+                     f"({'A from registers' if x.a_in_registers else 'shared memory'})")
+    s = int(t.slabs)
+    return (f"loop at line {line}: the trip's warpgroup mmas hold {float(t.registers):g} "
             f"registers a thread (accumulators + register-fed A) > {int(f[2])}: ptxas waits for each "
-            f"instruction (C7511); " + "; ".join(parts) + f" = {fmt(waits_ns(loop, m, warps))} a trip, of which "
-            f"the other {s - 1} of {s} row slabs' SIMT work hides {fmt(hidden_ns(loop, m, warps, simt_ns))} "
+            f"instruction (C7511); " + "; ".join(parts) + f" = {fmt(waits)} a trip, of which "
+            f"the other {s - 1} of {s} row slabs' SIMT work hides {fmt(_hidden_ns(t, waits, simt_ns))} "
             f"(({s} - 1) / {s} x {fmt(simt_ns)}) (included in the serial chain)")
 
 
 def added_ns(loop, m, warps, simt_ns):
     """ns the serialized waits add to one CTA's chain a trip: waits less what is hidden."""
-    return emax(waits_ns(loop, m, warps) - hidden_ns(loop, m, warps, simt_ns), 0)
+    t = trip(loop, m, warps)
+    waits = _waits_ns(t, loop, m)
+    return emax(waits - _hidden_ns(t, waits, simt_ns), 0)
 
 
 __all__ = ["serialized", "pipeline_registers", "instructions", "extra_cycles", "waits_ns", "hidden_ns",
-           "added_ns", "detail", "facts", "slabs"]
+           "added_ns", "detail", "facts", "slabs", "trip", "Trip", "Mma"]
