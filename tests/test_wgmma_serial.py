@@ -129,3 +129,21 @@ def test_array_waits_match_scalars():
     w = wgmma_serial.added_ns(loop, m, np.array([4, 8]), np.array([1000.0, 1000.0]))
     assert w[0] == pytest.approx(1575 / 1.98 - 500.0)
     assert w[1] == 0
+
+
+def test_each_mma_is_planned_once_a_call(monkeypatch):
+    """added_ns lays out the trip once: one mma_layout.plan per shaped mma (QK^T, PV) and one
+    more for the CTA's warpgroups (mma_path.warpgroups plans the scores' mma): 3 calls, where it
+    planned 13 before (extra_cycles re-planned every mma through serialized, twice over)."""
+    from tfx.analysis import mma_layout
+    m = Machine(PROFILE, "cta")
+    loop = _loop(128, 128, 128, 4)
+    calls = []
+    real = mma_layout.plan
+
+    def counting(*a, **k):
+        calls.append(a[0])
+        return real(*a, **k)
+    monkeypatch.setattr(mma_layout, "plan", counting)
+    assert wgmma_serial.added_ns(loop, m, 4, 1000.0) == pytest.approx(1575 / 1.98 - 500.0)
+    assert len(calls) == 3

@@ -35,8 +35,15 @@ def warpgroup_mma(node, warps, m):
     elementwise."""
     if m.kind != "gpu" or m.inst[0] < 64:
         return 0
-    plan = mma_layout.plan(node.per_exec_shape, m.inst, warps, getattr(node, "mma_bits", 16),
-                           getattr(node, "mma_chained", False))
+    return on_warpgroup(mma_layout.plan(node.per_exec_shape, m.inst, warps, getattr(node, "mma_bits", 16),
+                                        getattr(node, "mma_chained", False)), m)
+
+
+def on_warpgroup(plan, m):
+    """1 where mma_layout's ``plan`` is the warpgroup mma on machine ``m``, else 0 (arrays
+    elementwise): ``warpgroup_mma`` for a caller that already holds the plan."""
+    if m.kind != "gpu" or m.inst[0] < 64:
+        return 0
     ok = plan.path == "warpgroup"
     if is_array(ok):
         import numpy as np

@@ -107,7 +107,7 @@ def trip(loop, m, warps) -> Trip:
     for c in mma_path.shaped_mmas(loop):
         p = mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
                             getattr(c, "mma_chained", False))
-        group = mma_path.warpgroup_mma(c, warps, m)
+        group = mma_path.on_warpgroup(p, m)
         rs = mma_path.a_in_registers(loop, c)
         row_slabs = emax(p.m // WARPGROUP_ROWS // groups, 1)
         mmas.append(Mma(c, p, group, rs, row_slabs * (p.k // p.depth)))
