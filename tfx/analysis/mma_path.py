@@ -331,19 +331,26 @@ class WaitNote(NamedTuple):
     transfer: Any                 # one CTA's trip bytes through the SM's share of bandwidth
     wait_ns: Any                  # what the waits add to the loop (ns, all trips of a wave)
     drifted: Any = 0              # the launch's CTAs started after its first wave (pipeline_depth.drifted_share)
+    wait: Any = None              # the round's whole wait (with the copies' issue and wait chain), if known
+    one_cta: Any = None           # the one-CTA sum of every engine that no longer floors it (unpipelined_chain)
 
 
 def wait_terms(note: WaitNote, full_waves, fmt):
     """(name, ns, detail) of an unpipelined loop's load wait, where it adds time."""
     if not note.wait_ns > 0:
         return []
-    from tfx.analysis import pipeline_depth
+    from tfx.analysis import pipeline_depth, unpipelined_chain
     wait = note.latency + note.transfer
+    issue = ""
+    if note.wait is not None and note.wait > wait:
+        issue = f" + the copies' issue and wait {fmt(note.wait - wait)}"
+        wait = note.wait
+    floor = unpipelined_chain.detail(note.one_cta, fmt) if note.one_cta is not None else ""
     return [("load wait", full_waves * note.wait_ns,
              f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each round the "
              f"{note.resident} resident CTAs wait for their loads together, latency {fmt(note.latency)} + "
-             f"transfer {fmt(note.transfer)} ({pipeline_depth.drift_text(note.drifted)}) = {fmt(wait)}, then run "
+             f"transfer {fmt(note.transfer)} ({pipeline_depth.drift_text(note.drifted)}){issue} = {fmt(wait)}, then run "
              f"their chains ({fmt(note.chain)} a round "
              f"of the {note.resident}): {fmt(note.chain + wait)} "
-             f"a trip; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
+             f"a trip{floor}; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
              f"(included in the waves above)")]

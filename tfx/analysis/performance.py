@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_parallelism, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
-                          transpose_trip, trip_latency, uneven_tail)
+                          transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
 from tfx.analysis import lockstep_chain
 from tfx.analysis import strided_runs
@@ -1590,6 +1590,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                       + body.link_latency + serial_chain)
             if unpiped_cycle is not None:
                 single = where(has_loads > 0, unpiped_cycle + serial_wait + body.link_latency, single)
+            single = unpipelined_chain.floor_ns(single, stations)     # (tfx.analysis.unpipelined_chain)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), serial_fill)
@@ -1624,6 +1625,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                   + body.link_latency + serial_chain)
         if unpiped_cycle is not None and has_loads:
             single = unpiped_cycle + serial_wait + body.link_latency
+        # a serial chain's trip is its load wait, then its chains: the one-CTA sum of every engine
+        # is no floor (tfx.analysis.unpipelined_chain)
+        one_cta, single = single, unpipelined_chain.floor_ns(single, stations)
         round_ns = emax(_max_engine(e), single)
         fill = 0
         notes = miss.get("__notes__")
@@ -1632,7 +1636,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             without = emax(_max_engine({**e, "tensor": tensor_no_wait}), single)
             notes[loop.id] = mma_path.WaitNote(
                 line=loop.line, trips=trips, resident=r, chain=chain - unpiped_wait, latency=unpiped_lat,
-                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.get("__drifted__", 0))
+                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.get("__drifted__", 0),
+                wait=unpiped_wait, one_cta=one_cta if unpipelined_chain.applies(stations) else None)
     total = fill + trips * round_ns
     lives = miss.get("__loop_life__")
     if lives is not None and trip_chain is not None:
