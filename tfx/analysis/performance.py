@@ -28,6 +28,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
 from tfx.analysis import lockstep_chain
+from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.dma import contiguous_runs
@@ -570,6 +571,11 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                             load_trip.describe(float(loads), resident, facts,
                                                _trip_copies(c, counter, m, miss, warps))
                             + " (included in the waves above)"))
+            wt = _warp_trip(c, counter, m, miss, warps, resident, body, stages, facts)
+            if wt is not None and not is_array(wt.issue):
+                # the warps issue the mma, then their copies (tfx.analysis.warp_trip)
+                out.append(Term("warp-mma trip", 0, warp_trip.describe(c.line, wt, lambda x: format_time_ns(float(x)))
+                                + " (included in the waves above)"))
             if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
                 one = engine_ns(body, m, 1, active_units, warps)
                 t = _transposed_trip(c, counter, m, miss, warps, resident, active_units, facts, one)
@@ -769,6 +775,28 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
 def _warp_mma_clock(m: Machine):
     """GHz of the SM while its warps run mma.sync (warp_mma.clock_fraction of clock.core)."""
     return m.clock_ghz * (m.warp_mma.clock_fraction if m.warp_mma is not None else 1)
+
+
+def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
+    """The stations of a pipelined warp-mma k-loop's trip (tfx.analysis.warp_trip), or None
+    where no dot of the trip takes the warp mma, the loop is not pipelined or loads nothing."""
+    if trip_facts is None or m.warp_mma is None:
+        return None
+    warp = _loop_warp_mma(loop, m, warps)
+    if warp is None or not (is_array(body.global_loads) or body.global_loads):
+        return None
+    piped = (stages >= 2) if is_array(stages) else (1 if stages >= 2 else 0)
+    if not is_array(piped) and not piped:
+        return None
+    copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
+    applies = warp.applies * piped if is_array(warp.applies, piped) else 1
+    return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies)
+
+
+def _warp_trip_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
+    """A round of the warp-mma trip's closed queue (tfx.analysis.warp_trip.round_ns), or None."""
+    t = _warp_trip(loop, counter, m, miss, warps, r, body, stages, trip_facts)
+    return None if t is None else warp_trip.round_ns(t)
 
 
 def _loop_warp_mma(loop: ScopeNode, m: Machine, warps):
@@ -1491,6 +1519,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
         e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts,
                                                        _trip_copies(loop, counter, m, miss, warps)))
+        warp_round = _warp_trip_round(loop, counter, m, miss, warps, r, body, stages, trip_facts)
+        if warp_round is not None:
+            # the warps issue the mma themselves, then their copies, in series; the resident
+            # CTAs queue at the sub-partitions and the load path (tfx.analysis.warp_trip)
+            e["tensor"] = emax(e["tensor"], warp_round)
     lat = _load_latency(body, m)
     fetch = _transfer_ns(body, m, 1, active_units)      # one trip's bytes at the SM's shares
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held

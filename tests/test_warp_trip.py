@@ -1,0 +1,104 @@
+"""A warp-mma k-loop trip: the warps issue the mma, then their copies, in series; the resident
+CTAs in a closed queue over the sub-partitions and the SM's load path (tfx.analysis.warp_trip;
+docs/analysis.md, "warp-mma trip"). H200 facts: 4 sub-partitions, 3.93 issue cycles per
+mma.sync and 2.14 per fp8 -> f16 pair conversion, the SM at 0.907 of 1.98 GHz under warp mma
+(hw_profiles/h200_sxm.toml [warp_mma]); a warp-wide 16-byte copy of rows of 64 B or less holds
+the load path 14.0 cycles at 1.98 GHz (pipeline.short_row_copy_cycles)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import warp_trip
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+FP8 = parse_file(ROOT / "kernels" / "gemm_fp8.tile")
+
+
+def test_one_cta_takes_its_issue_then_its_copies():
+    # 2 warps of 100 ns of mma each, 40 ns of copies, alone on the SM: the busiest
+    # sub-partition holds ceil(1 x 2 / 4) = 1 warp, its queued share 1 x 100 / 1 = 100 ns, its own
+    # issue ceil(2 / 4) x 100 = 100 ns, no delay beyond; one customer: 100 + 40 + 0 = 140 ns
+    t = warp_trip.stations(100, 2, 1, 4, 40)
+    assert (t.busiest, t.issue, t.delay, t.own_warps) == (1, 100, 0, 1)
+    assert warp_trip.round_ns(t) == 140
+
+
+def test_eight_warps_hold_two_warps_on_each_subpartition():
+    # 8 warps of 10 ns: one CTA's warps sit 2 to a sub-partition, its own issue 2 x 10 = 20 ns;
+    # 3 CTAs: the busiest holds ceil(24 / 4) = 6 warps, a CTA's share 6 x 10 / 3 = 20 ns, delay 0
+    t = warp_trip.stations(10, 8, 3, 4, 5)
+    assert (t.busiest, t.own_warps, t.issue, t.delay) == (6, 2, 20, 0)
+
+
+def test_many_ctas_saturate_the_busier_station():
+    # 4-warp CTAs of 10 ns each on the sub-partitions (busiest ceil(8 x 4 / 4) = 8 warps, a CTA's
+    # share 8 x 10 / 8 = 10 ns, delay 1 x 10 - 10 = 0) and 100 ns of copies: 8 CTAs saturate
+    # the load path, so the round lies between its 8 x 100 = 800 ns and that plus one CTA's
+    # other station, 800 + 10 = 810 ns (the network's asymptote and its one-customer excess)
+    t = warp_trip.stations(10, 4, 8, 4, 100)
+    assert t.issue == 10 and t.delay == 0
+    assert 800 <= warp_trip.round_ns(t) <= 810
+
+
+def test_two_warp_fp8_trip_by_hand():
+    # issue15 gemm_fp8 8192x8192x4096, 64x128x64 on 2 warps, 4 stages, 232 registers (4 CTAs a
+    # SM): warps 1 x 2, each 64 x 64 over K = 64: (64/16)(64/8)(64/16) = 128 mma.sync and
+    # 64 x 64 / 64 + 64 x 64 / 64 = 128 conversions: issue 128 x 3.93 + 128 x 2.14 = 776.96
+    # cycles (> 128 x 6 = 768 of tensor) / (1.98 x 0.907 GHz) = 432.640 ns a warp.
+    # Busiest sub-partition ceil(4 x 2 / 4) = 2 warps: a CTA's share 2 x 432.640 / 4 = 216.320 ns;
+    # own issue 1 x 432.640, delay 432.640 - 216.320 = 216.320 ns. Copies: A 64 x 64 B + B^T
+    # 128 x 64 B = 12,288 B in rows of 64 B, 12,288 / (32 x 16 B) = 24 warp-wide copies x 14.0 /
+    # 1.98 = 169.697 ns. Mean value analysis (D1 = 216.320, D2 = 169.697, Z = 216.320):
+    #   n=1: R = 216.320, 169.697; cycle 602.336; Q = 0.35913, 0.28173
+    #   n=2: R = 216.320 x 1.35913 = 294.008, 169.697 x 1.28173 = 217.506; cycle 727.833;
+    #        Q = 2 x 294.008 / 727.833 = 0.80790, 2 x 217.506 / 727.833 = 0.59768
+    #   n=3: R = 391.084, 271.122; cycle 878.525; Q = 1.33548, 0.92583
+    #   n=4: R = 216.320 x 2.33548 = 505.210, 169.697 x 1.92583 = 326.807; cycle 1,048.337 ns
+    # (the engines' max gave the busiest sub-partition's 2 x 432.640 = 865.28 ns; measured about
+    # 1,129 ns a round: 1.1245 ms over 15.52 waves of 64 trips)
+    warp_ns = Fraction("776.96") / (Fraction("1.98") * Fraction("0.907"))
+    copies = 24 * Fraction(14) / Fraction("1.98")
+    t = warp_trip.stations(warp_ns, 2, 4, 4, copies)
+    assert round(float(t.issue), 3) == 216.320 and round(float(t.delay), 3) == 216.320
+    assert round(float(warp_trip.round_ns(t)), 3) == 1048.337
+
+
+def test_breakdown_line_of_the_analysed_row():
+    a = analyze(FP8, None, H200, {"M": 8192, "N": 8192, "K": 4096, "BM": 64, "BN": 128, "BK": 64,
+                                  "WARPS": 2, "STAGES": 4},
+                resources={"threads": 64, "regs": 232, "smem": 36864, "spills": 0})
+    text = {t.name: t.detail for t in a.terms}["warp-mma trip"]
+    assert "4 CTAs take turns at the sub-partitions (each 2 x 432.64 ns / 4 = 216.32 ns)" in text
+    assert "the load path (each 169.70 ns)" in text
+    assert "1 x 432.64 ns - 216.32 ns = 216.32 ns" in text
+    assert "cycles in 1.05 us a round" in text
+
+
+def test_warpgroup_and_unpipelined_trips_have_none():
+    # 128x128x64 on 4 warps takes the warpgroup mma: its copies overlap the asynchronous wgmma
+    a = analyze(FP8, None, H200, {"M": 4096, "N": 4096, "K": 4096, "BM": 128, "BN": 128, "BK": 64,
+                                  "WARPS": 4, "STAGES": 3})
+    assert "warp-mma trip" not in {t.name for t in a.terms}
+    # one stage: no cp.async (the unpipelined trip prices its loads)
+    a = analyze(FP8, None, H200, {"M": 4096, "N": 4096, "K": 4096, "BM": 64, "BN": 64, "BK": 64,
+                                  "WARPS": 2, "STAGES": 1})
+    assert "warp-mma trip" not in {t.name for t in a.terms}
+
+
+def test_arrays_match_scalars():
+    cases = [(100, 2, 1, 40), (10, 8, 3, 5), (10, 4, 8, 100), (432.64, 2, 4, 169.7)]
+    w, warps, r, c = (np.array(x, dtype=float) for x in zip(*cases))
+    t = warp_trip.stations(w, warps.astype(int), r, 4, c, np.array([1, 1, 0, 1]))
+    out = warp_trip.round_ns(t)
+    for i, (wi, wa, ri, ci) in enumerate(cases):
+        one = warp_trip.round_ns(warp_trip.stations(wi, wa, ri, 4, ci))
+        assert out[i] == pytest.approx(0 if i == 2 else float(one))

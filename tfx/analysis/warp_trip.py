@@ -1,0 +1,91 @@
+"""A warp-mma k-loop trip: the warps issue their mma, then their copies, in series
+(docs/analysis.md, section 8, "warp-mma trip").
+
+On the warpgroup mma (wgmma) a CTA's warps issue the trip's mma and it runs on the tensor
+cores by itself while the same warps issue the next stage's copies: the tensor cores and the
+SM's load path overlap, and a round of r CTAs takes the longer of the two (the engines' max).
+On the warp mma (mma.sync: 2-warp CTAs, or BM < 64) there is nothing to run by itself: each
+warp's instruction stream is the mma (per k-step its ldmatrix, the fp8 -> f16 conversions and
+the mma.sync, the warp's sub-partition busy for their whole issue time,
+tfx.analysis.mma_layout.warp_mma), and Triton's trip issues the next stage's cp.async copies
+at its end (calibration/h200/measured/fp8_mma, fp8_64x64x128_w2_s5.sass.txt: after the k-steps'
+LDSM, F2FP and HMMA a CTA barrier, then the 16 LDGSTS of the next stage among the trip's last
+two HMMA; fp8_16x32x64_w4_s2.sass.txt the same on 4 warps). Those copies pass the SM's one load path, which all
+resident CTAs share (tfx.analysis.load_trip: 16-byte copies at the port's 128.7 B/ns, copies of
+rows of 64 B or less at 7.06 ns and narrow copies at 8.3 ns per warp-wide instruction); a warp
+waits for its copies to be taken before its next instruction. So one CTA's trip is its issue
+time, then its copies' time on the load path, and the CTA barrier of the next trip starts its
+warps together again.
+
+r co-resident CTAs doing that share two stations in no fixed order: a closed queueing network
+(tfx.analysis.closed_queue, exact mean value analysis, as the attention chains of
+tfx.analysis.chain_overlap) of r customers, the CTAs, each trip through
+
+* the sub-partitions (``issue``): a CTA's share of the busiest sub-partition's round,
+  ``busiest x warp_ns / r`` (busiest = ceil(r x warps / 4) warps,
+  mma_layout.busiest_subpartition_warps), so that r CTAs saturate it at the warp-mma round
+  the engines already price;
+* the load path (``copies``): the CTA's copies (load_trip.copies_port_ns);
+* a delay (``delay``): the rest of one CTA's own issue time, its warps' tiles side by side on
+  their sub-partitions (``ceil(warps / 4) x warp_ns`` in all) beyond its queued share.
+
+One CTA alone takes its issue time plus its copies; many saturate the busier station:
+cycle(r) -> max(busiest x warp_ns, r x copies). Between the two the CTAs' copies and issue
+collide. Held-out (issue15 gemm_fp8 8192x8192x4096, 64x128x64 on 2 warps, 4 stages, 4 CTAs a SM,
+measured 1.1245 ms: about 1,129 ns a round of 64 trips over 15.5 waves) the engines' max gave
+865.3 ns (the busiest sub-partition's two warps), the network gives 1,048.2 ns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis import closed_queue
+from tfx.analysis.mma_layout import busiest_subpartition_warps
+from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio
+
+
+class WarpTrip(NamedTuple):
+    """One CTA's demands a trip of a warp-mma k-loop (ns), and what they come from."""
+
+    issue: Any            # its queued share of the busiest sub-partition: busiest x warp_ns / resident
+    copies: Any           # its copies on the SM's load path
+    delay: Any            # the rest of its own issue time: ceil(warps / 4) x warp_ns - issue
+    resident: Any         # CTAs on the SM
+    busiest: Any          # warps on the busiest sub-partition
+    warp_ns: Any          # one warp's mma issue time a trip (mma_layout.warp_mma)
+    own_warps: Any        # ceil(warps / 4): one CTA's warps on each of its sub-partitions
+    applies: Any = 1      # 1 where the dot takes the warp mma (arrays: per configuration), else 0
+
+
+def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1) -> WarpTrip:
+    """The trip's stations for ``resident`` CTAs of ``warps`` warps whose warps each issue
+    ``warp_ns`` of mma a trip and whose copies take ``copies_ns`` of the SM's load path
+    (arrays elementwise). ``resident`` counts whole CTAs, at least one."""
+    r = emax(ceil_int(resident), 1)
+    busiest = busiest_subpartition_warps(warps, r, subpartitions)
+    own = cdiv(warps, subpartitions)
+    issue = ratio(warp_ns * busiest, r)
+    delay = emax(warp_ns * own - issue, 0)
+    return WarpTrip(issue, copies_ns, delay, r, busiest, warp_ns, own, applies)
+
+
+def round_ns(t: WarpTrip) -> Any:
+    """A round of the resident CTAs' trips: the cycle of the closed network (module
+    docstring); 0 where the dot does not take the warp mma."""
+    cycle = closed_queue.cycle_ns(t.resident, [t.issue, t.copies], t.delay)
+    if is_array(cycle, t.applies):
+        import numpy as np
+        return np.where(np.asarray(t.applies) > 0, cycle, 0)
+    return cycle if t.applies else 0
+
+
+def describe(line, t: WarpTrip, fmt) -> str:
+    """One line of the breakdown (scalar trips)."""
+    r = int(t.resident)
+    return (f"line {line}: the warps issue the mma themselves (mma.sync), then the next stage's copies "
+            f"on the SM's load path, in series: {r} CTAs take turns at the sub-partitions (each "
+            f"{int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
+            f"{fmt(t.copies)}), each CTA's own issue beyond its turn {int(t.own_warps)} x {fmt(t.warp_ns)} - "
+            f"{fmt(t.issue)} = {fmt(t.delay)}: a closed queue of {r} CTAs (mean value analysis) "
+            f"cycles in {fmt(round_ns(t))} a round")
