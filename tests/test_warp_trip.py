@@ -102,3 +102,13 @@ def test_arrays_match_scalars():
     for i, (wi, wa, ri, ci) in enumerate(cases):
         one = warp_trip.round_ns(warp_trip.stations(wi, wa, ri, 4, ci))
         assert out[i] == pytest.approx(0 if i == 2 else float(one))
+
+
+def test_hand_scheduled_copies_have_none():
+    # CUTLASS's TMA producer warp copies for the mma warps (tfx.analysis.codegen): no per-thread
+    # copies in series with the mma, so the term does not apply and the round is the engines' max
+    params = {"M": 8192, "N": 8192, "K": 4096, "BM": 64, "BN": 128, "BK": 64, "WARPS": 2, "STAGES": 4}
+    res = {"threads": 64, "regs": 232, "smem": 36864, "spills": 0}
+    a = analyze(FP8, None, H200, params, resources=res, codegen="cutlass")
+    assert "warp-mma trip" not in {t.name for t in a.terms}
+    assert "warp-mma trip" in {t.name for t in analyze(FP8, None, H200, params, resources=res).terms}

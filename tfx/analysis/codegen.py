@@ -11,7 +11,8 @@ does those flops. A few terms price instructions only one code generator emits:
   instructions hold the SM's load path for their own time: narrow copies
   (``pipeline.narrow_copy_cycles``), 16-byte copies of rows of 64 bytes or less
   (``pipeline.short_row_copy_cycles``) and unpipelined loads (``pipeline.sync_load_cycles``,
-  ``sync_narrow_load_cycles``), all measured on Triton kernels.
+  ``sync_narrow_load_cycles``), all measured on Triton kernels. On the warp mma the same warps
+  issue the mma and then those copies, in series (``tfx.analysis.warp_trip``).
 * **serialized fp8 wgmma** (``tfx.analysis.mma_layout.serialized_wgmma``): Triton's fp8 dot of
   two K-major operands at N = 256 on 8 warps, which ptxas serializes (C7515: non-wgmma
   instructions define accumulator registers inside the pipeline stage).

@@ -780,8 +780,8 @@ def _warp_mma_clock(m: Machine):
 def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
     """The stations of a pipelined warp-mma k-loop's trip (tfx.analysis.warp_trip), or None
     where no dot of the trip takes the warp mma, the loop is not pipelined or loads nothing."""
-    if trip_facts is None or m.warp_mma is None:
-        return None
+    if trip_facts is None or m.warp_mma is None or not m.codegen.per_thread_copies:
+        return None                # a TMA producer warp copies for the mma warps (tfx.analysis.codegen)
     warp = _loop_warp_mma(loop, m, warps)
     if warp is None or not (is_array(body.global_loads) or body.global_loads):
         return None
