@@ -121,3 +121,25 @@ def test_cli_codegen_flag():
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1] == ("--codegen: error: expected one of triton, cutlass, "
                                                  "found 'nvcc' (see tfx analyze --help)")
+
+
+def test_workload_gemm_codegen():
+    from tfx.model.latency import latency
+    from tfx.model.system import Workload
+    with pytest.raises(TfxError, match="gemm_codegen must be one of cutlass, triton, got 'nvcc'"):
+        Workload(gemm_codegen="nvcc")
+    assert Workload().gemm_codegen == "cutlass" and Workload().to_json()["gemm_codegen"] == "cutlass"
+    # llama2-7b fp8 prefill of 2,048 tokens on the H200: its fused qkv GEMM (M = 2048, N = 12288,
+    # K = 4096) picks 128x128x64 on 4 warps, whose A and B^T tiles have 64-byte rows (BK = 64
+    # fp8): Triton's short-row copies price every GEMM of the step slower, cutlass does not
+    fp8 = dict(mode="prefill", context=2048, batch=1, weight_dtype="fp8", act_dtype="fp8", kv_dtype="fp8")
+    res = {cg: latency("llama2-7b", "h200_nvl8", Workload(**fp8, gemm_codegen=cg)) for cg in ("cutlass", "triton")}
+    assert res["triton"].latency_ns > res["cutlass"].latency_ns
+    for cg, r in res.items():
+        q = next(s for s in r.stages if s.name == "q_proj")
+        assert f"(BM=128 BN=128 BK=64 WARPS=4 STAGES=3, {cg})" in q.formula
+        assert r.to_json()["workload"]["gemm_codegen"] == cg
+    r = run_cli("model", "latency", "--model", "llama2-7b", "--gemm-codegen", "nvcc")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == ("--gemm-codegen: error: expected one of cutlass, triton, "
+                                                 "found 'nvcc' (see tfx model latency --help)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tfx.cli.common import float_arg, int_arg, parse_assignments
 from tfx.model.schema import DTYPE_BYTES
-from tfx.model.system import (DEFAULT_RUNTIME, GPU_PLACES, KERNELS, RUNTIMES, TILED_PLACES,
+from tfx.model.system import (DEFAULT_RUNTIME, GEMM_CODEGENS, GPU_PLACES, KERNELS, RUNTIMES, TILED_PLACES,
                               Parallelism, Workload, load_system, runtime_kernels)
 
 PLACES = tuple(dict.fromkeys(GPU_PLACES + TILED_PLACES))
@@ -23,6 +23,9 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
                    help="the runtime a step is priced for: engine = a serving engine's fused kernels under "
                         "CUDA graphs (default); pytorch-graph = one kernel per PyTorch op, replayed as a CUDA "
                         "graph (the measured reference). --kernels fused|eager are the older names")
+    p.add_argument("--gemm-codegen", choices=GEMM_CODEGENS, default=GEMM_CODEGENS[0],
+                   help="the code generator the GEMMs are priced as: cutlass (default: serving engines' and "
+                        "cuBLAS' TMA copies and hand-pipelined wgmma) or triton (Triton-compiled GEMMs)")
     p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
     p.add_argument("--bandwidth", choices=("attainable", "datasheet", "measured", "vendor"), default="attainable",
                    help="price kernels at the attainable bandwidth (datasheet x memory.gmem.efficiency, "
@@ -45,7 +48,8 @@ def add_parallel_args(p) -> None:
 
 def workload(args) -> Workload:
     return Workload(args.mode, args.ctx, args.batch, args.weight_dtype, args.act_dtype, args.kv_dtype,
-                    runtime_kernels(getattr(args, "runtime", DEFAULT_RUNTIME)))
+                    runtime_kernels(getattr(args, "runtime", DEFAULT_RUNTIME)),
+                    getattr(args, "gemm_codegen", GEMM_CODEGENS[0]))
 
 
 def parallelism(args) -> Parallelism:

@@ -72,7 +72,8 @@ COPY_CANDIDATES = (1024, 4096, 16384)  # BLOCK
 RMSNORM_CANDIDATES = ((1, 4), (1, 8), (4, 8), (16, 8))  # BLOCK_M, WARPS
 SOFTMAX_CANDIDATES = ((1, 4), (4, 4))
 #: The code generator of the GEMMs the model prices (module docstring; tfx.analysis.codegen):
-#: serving engines and PyTorch ship CUTLASS / cuBLAS GEMMs.
+#: serving engines and PyTorch ship CUTLASS / cuBLAS GEMMs. A workload may name another
+#: (tfx.model.system.Workload.gemm_codegen, ``--gemm-codegen``).
 GEMM_CODEGEN = "cutlass"
 
 
@@ -187,8 +188,8 @@ class KernelPricer:
         return [self._cache[(kind, s)] for s in shapes]
 
     # ------------------------------------------------------------------ GEMM
-    def gemm(self, shapes: list[tuple[int, int, int]]) -> list[KernelCost]:
-        """(M, N, K) -> cost of C[M,N] = A[M,K] @ B[K,N] in bf16 on one rank."""
+    def gemm(self, shapes: list[tuple[int, int, int]], codegen: str = GEMM_CODEGEN) -> list[KernelCost]:
+        """(M, N, K) -> cost of C[M,N] = A[M,K] @ B[K,N] in bf16 on one rank, compiled by ``codegen``."""
         shapes = [(max(1, int(m)), max(1, int(n)), max(1, int(k))) for m, n, k in shapes]
         if self.tiled:
             cands = [dict(TM=a, TN=b, TK=c, STAGES=d) for a, b, c, d in GEMM_CANDIDATES_TILED]
@@ -196,11 +197,11 @@ class KernelPricer:
                 "sip_gemm", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "sip_gemm",
                 lambda c: " ".join(f"{k}={v}" for k, v in c.items())))
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
-        return self._price("gemm", shapes, lambda miss: self._best(
+        return self._price(f"gemm/{codegen}", shapes, lambda miss: self._best(
             "gemm", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm",
-            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), GEMM_CODEGEN))
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
-    def gemm_fp8(self, shapes: list[tuple[int, int, int]]) -> list[KernelCost]:
+    def gemm_fp8(self, shapes: list[tuple[int, int, int]], codegen: str = GEMM_CODEGEN) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] @ B[K,N] with fp8 e4m3 operands on one rank:
         ``gemm_fp8.tile`` (B stored K-major, as fp8 tensor cores read it; the schedule of gemm.tile),
         analysed at the shape: fp8 bytes and the fp8 tensor-core rate come from the kernel itself."""
@@ -208,11 +209,12 @@ class KernelPricer:
             raise TfxError("no fp8 GEMM kernel for tiled profiles")
         shapes = [(max(1, int(m)), max(1, int(n)), max(1, int(k))) for m, n, k in shapes]
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
-        return self._price("gemm_fp8", shapes, lambda miss: self._best(
+        return self._price(f"gemm_fp8/{codegen}", shapes, lambda miss: self._best(
             "gemm_fp8", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm_fp8",
-            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), GEMM_CODEGEN))
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
-    def gemm_weight_only(self, shapes: list[tuple[int, int, int]], bits: int) -> list[KernelCost]:
+    def gemm_weight_only(self, shapes: list[tuple[int, int, int]], bits: int,
+                         codegen: str = GEMM_CODEGEN) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] (bf16) @ dequant(W)[K,N] with ``bits``-bit
         weights converted to bf16 in registers before the bf16 mma: ``gemm_w4a16.tile`` (4-bit,
         one bf16 scale per 128 K elements; K rounded up to a whole group) or ``gemm_w8a16.tile``
@@ -225,15 +227,15 @@ class KernelPricer:
         group = 128 if bits == 4 else 1
         shapes = [(max(1, int(m)), max(1, int(n)), -(-max(1, int(k)) // group) * group) for m, n, k in shapes]
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in WEIGHT_ONLY_CANDIDATES_GPU]
-        return self._price(name, shapes, lambda miss: self._best(
+        return self._price(f"{name}/{codegen}", shapes, lambda miss: self._best(
             name, None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, name,
-            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), GEMM_CODEGEN))
+            lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
-    def gemm_w4a16(self, shapes):
-        return self.gemm_weight_only(shapes, 4)
+    def gemm_w4a16(self, shapes, codegen: str = GEMM_CODEGEN):
+        return self.gemm_weight_only(shapes, 4, codegen)
 
-    def gemm_w8a16(self, shapes):
-        return self.gemm_weight_only(shapes, 8)
+    def gemm_w8a16(self, shapes, codegen: str = GEMM_CODEGEN):
+        return self.gemm_weight_only(shapes, 8, codegen)
 
     # ------------------------------------------------------------------ attention
     def decode_attention(self, shapes: list[tuple[int, int, int, int, int]]) -> list[KernelCost]:

@@ -12,6 +12,7 @@ The formulas are written out in docs/model-latency.md.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -636,8 +637,11 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     weight_only = wb < 2 <= ab and not tiled
     gemm_cs = (1.0 if fp8_kernel or weight_only else path_ratio) * compute_scale
     own_kernel = fp8_kernel or weight_only          # the kernel prices its own bytes and rate
-    gemm_kernel = (pr.gemm_fp8 if fp8_kernel else (pr.gemm_w4a16 if wb < 1 else pr.gemm_w8a16)
-                   if weight_only else None)
+    gemm_method = (pr.gemm_fp8 if fp8_kernel else (pr.gemm_w4a16 if wb < 1 else pr.gemm_w8a16)
+                   if weight_only else pr.gemm)
+    # the step's GEMMs as their code generator compiles them (Workload.gemm_codegen); sip's
+    # tiled GEMM has none
+    gemm_kernel = gemm_method if tiled else functools.partial(gemm_method, codegen=wl.gemm_codegen)
 
     kinds = layer_kinds(model)
     multi = len(kinds) > 1
