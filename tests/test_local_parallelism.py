@@ -54,11 +54,26 @@ def test_rmsnorm_under_a_wave_of_two_warp_ctas():
     """rmsnorm M = 1024, N = 16384, BLOCK_M = 4, WARPS = 2 as compiled (32 registers, 2,120
     spilled words: the measured Triton kernel's): 256 CTAs on 132 SMs, at most
     cdiv(256, 132) = 2 on an SM (32 could fit), 2 x 2 = 4 warps: the local traffic runs at
-    16.4596 B/ns, not the share's 32.1091, so the spill term grows by 32.1091 / 16.4596 =
-    1.95077 over a profile whose round is (almost) free (Z = 0.001 ns)."""
+    16.4596 B/ns, not the 22.8394 that 8 warps or fewer reach past L2 as measured
+    (local.dram_bandwidth_8_warps 3,014.8 GB/s / 132, local_parallelism.ceiling: the free
+    queue's share 32.1091 is capped there), so the spill term grows by 22.8394 / 16.4596 =
+    1.38760 over a profile whose round is (almost) free (Z = 0.001 ns)."""
     base = load_profile("h200_sxm")
     bound, free = _spill_term(base), _spill_term(base.with_knobs({"local.dram_warp_round": "0.001ns"}))
-    assert bound.ns / free.ns == pytest.approx(32.109091 / 16.4596, rel=1e-4)
+    assert bound.ns / free.ns == pytest.approx(3014.8 / 132 / 16.4596, rel=1e-4)
     assert ("bound by latency: 4 warps a SM, each moving 4,096 B a round (127.6 ns at the SM's DRAM share "
             "32.1 B/ns, 802.0 ns of latency and issue): a closed queue of 4 draws 16.5 B/ns") in bound.detail
     assert "bound by latency" not in free.detail
+
+
+def test_the_measured_ceiling_between_8_and_16_warps():
+    """local.dram_bandwidth 3,374.7 GB/s and local.dram_bandwidth_8_warps 3,014.8 GB/s over 132
+    SMs: 25.56591 and 22.83939 B/ns. 4 warps: 22.83939 (8 or fewer); 8: 22.83939; 16 and 64:
+    25.56591; 12 warps: 22.83939 x (25.56591 / 22.83939)^(log2 12 - 3) = 22.83939 x
+    1.119378^0.5849625 = 22.83939 x exp(0.5849625 x 0.112772 (ln 1.119378) = 0.065968) = 22.83939 x
+    1.068193 = 24.39687. h100_sxm states neither: the share."""
+    p = load_profile("h200_sxm")
+    few, many = 3014.8 / 132, 3374.7 / 132
+    for warps, expected in ((4, few), (8, few), (16, many), (64, many), (12, 24.39687)):
+        assert local_parallelism.ceiling(p, warps, SHARE, 132) == pytest.approx(expected, rel=1e-6)
+    assert local_parallelism.ceiling(load_profile("h100_sxm"), 12, 20.0, 132) == 20.0

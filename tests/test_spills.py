@@ -61,8 +61,12 @@ def test_rmsnorm_spill_term_by_hand():
     The SM's 8 CTAs x 2 warps = 16 warps draw local bytes at the closed queue's rate
     (tfx.analysis.local_parallelism: 4,096 B a round, D = 4096 / (4238.4 / 132) ns, Z = 802 ns;
     the recursion R(n) = D (1 + Q(n-1)), Q(n) = n R(n) / (R(n) + Z) run to n = 16 below),
-    16 x 4096 / (R(16) + Z) = 32.0921 B/ns, 0.05% under the share.
-    Spill term = 8 CTAs x f x 3,539,056 / that rate."""
+    16 x 4096 / (R(16) + Z) = 32.0921 B/ns, 0.05% under the share, and at most what 16 warps'
+    local traffic reaches past L2 as measured (local_parallelism.ceiling: local.dram_bandwidth
+    3,374.7 GB/s / 132 = 25.56591 B/ns): 25.56591 B/ns.
+    The frame (2120 words) reaches the 32 registers (tfx.analysis.row_spill): the CTA's local
+    traffic is at most 4.355 x 8480 B x 64 threads = 2,363,468.8 B = 0.667826 of 3,539,056,
+    under f = 0.974237. Spill term = 8 CTAs x 2,363,468.8 / 25.56591."""
     m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
     a = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
                 resources={"regs": 32, "spills": 2120, "smem": 32})
@@ -74,7 +78,8 @@ def test_rmsnorm_spill_term_by_hand():
         q = n * r / (r + 802.0)
     rate = 16 * 4096 / (r + 802.0)
     assert rate == pytest.approx(32.0921, abs=1e-4)
-    expected = 8 * f * 3_539_056 / rate
+    assert f * 3_539_056 > 4.355 * 8480 * 64            # the frame's traffic is the smaller
+    expected = 8 * 4.355 * 8480 * 64 / (3374.7 / 132)
     assert float(term.ns) == pytest.approx(expected, rel=1e-9)
     assert "DRAM" in term.detail and "compiled" in term.detail
     assert any("register spill (compiled)" in w for w in a.warnings)

@@ -85,6 +85,25 @@ def describe(lb: LatencyBound) -> str:
             f"a closed queue of {w:.0f} draws {float(lb.bytes_per_ns):.1f} B/ns")
 
 
+def ceiling(profile, warps, share_bytes_per_ns, units):
+    """B/ns one SM's local loads and stores past L2 reach with ``warps`` warps a SM, as measured
+    (calibration/h200/measured/spill_local: runs of 8 LDL.64, add, 8 STL.64, working sets
+    138-1107 MB a machine): ``local.dram_bandwidth_8_warps`` / SMs at 8 warps or fewer (median
+    22.84 B/ns, where the queue over the DRAM share says 27.7), ``local.dram_bandwidth`` / SMs
+    at 16 or more (25.57, against the share 32.1), geometric in the warps between; never above
+    the share. The share where the profile states neither."""
+    many = profile.get("local.dram_bandwidth", None)
+    if many is None:
+        return share_bytes_per_ns
+    few = profile.get("local.dram_bandwidth_8_warps", None)
+    many = many / 1e9 / units
+    few = few / 1e9 / units if few is not None else many
+    import numpy as np
+    w = np.clip(np.log2(np.maximum(np.asarray(warps, dtype=float), 1.0)), 3.0, 4.0) - 3.0
+    got = emin(few * (many / few) ** w, share_bytes_per_ns)
+    return got if is_array(warps, share_bytes_per_ns) else float(got)
+
+
 def in_local_memory(m, local, warps):
     """(``local`` with its rate latency-bound where the spilled values live in DRAM, the bound
     or None). ``local``: performance.LocalMemory of the launch; ``warps``: the warps its
@@ -92,6 +111,7 @@ def in_local_memory(m, local, warps):
     if m.kind != "gpu":
         return local, None
     share = m.dram_bw_device / m.units
+    top = ceiling(m.profile, warps, share, m.units)
     lb = latency_bound(m.profile, warps, share)
     if lb is None:
         return local, None
@@ -104,14 +124,19 @@ def in_local_memory(m, local, warps):
         at_dram = past_l2 & ~np.asarray(in_l1, dtype=bool)
     else:
         at_dram = local.level == "DRAM"
-    bounded = local._replace(bytes_per_ns=apply(local.bytes_per_ns, lb, at_dram))
+    capped = emin(local.bytes_per_ns, top)
+    at_dram_rate = where(at_dram, capped, local.bytes_per_ns) if is_array(at_dram, capped) else (
+        capped if at_dram else local.bytes_per_ns)
+    bounded = local._replace(bytes_per_ns=apply(at_dram_rate, lb, at_dram))
     return bounded, (lb if is_array(at_dram) or at_dram else None)
 
 
 def apply(bytes_per_ns, lb: LatencyBound | None, at_dram):
-    """``bytes_per_ns`` where the local traffic is not at DRAM, else the latency-bound rate."""
+    """``bytes_per_ns`` where the local traffic is not at DRAM, else the latency-bound rate
+    (at most ``bytes_per_ns``: past L2, the measured ``ceiling`` of local traffic)."""
     if lb is None:
         return bytes_per_ns
+    bound = emin(lb.bytes_per_ns, bytes_per_ns)
     if is_array(at_dram, bytes_per_ns, lb.bytes_per_ns):
-        return where(at_dram, lb.bytes_per_ns, bytes_per_ns)
-    return lb.bytes_per_ns if at_dram else bytes_per_ns
+        return where(at_dram, bound, bytes_per_ns)
+    return bound if at_dram else bytes_per_ns

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_parallelism, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
+from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_parallelism, row_spill, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
@@ -235,6 +235,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             register_bytes = _register_bytes(unit_node, positions)
             share = spill_traffic.stored_once_share(share, spill.bytes_per_thread, threads,
                                                     register_bytes, spill.regs)
+            # ... and one whose frame reaches its registers moves a multiple of the frame (row_spill)
+            share = row_spill.frame_share(share, spill.bytes_per_thread, threads, register_bytes, spill.regs)
         miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
@@ -421,9 +423,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory"
-                + (f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
-                   f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "
-                   f"{float(share) * 100:.1f}% of the CTA's register bytes)"
+                + ((row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share)
+                    if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
+                    f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
+                    f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "
+                    f"{float(share) * 100:.1f}% of the CTA's register bytes)")
                    if not is_array(share) and share != spill.fraction else "")
                 + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "

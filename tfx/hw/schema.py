@@ -208,6 +208,13 @@ PROFILE_SPEC = TableSpec({
         "l2_bandwidth": FactSpec("bandwidth", "positive",
                                  "B/s the whole L2 serves the SMs' own loads and stores at (not bulk copies): "
                                  "local memory that does not fit L1"),
+        "dram_bandwidth": FactSpec("bandwidth", "positive",
+                                   "B/s the SMs' own local loads and stores reach past L2 with many warps a "
+                                   "SM (register spills in DRAM), where it is below the DRAM share"),
+        "dram_bandwidth_8_warps": FactSpec("bandwidth", "positive",
+                                           "B/s the SMs' own local loads and stores reach past L2 with 8 warps "
+                                           "a SM (with local.dram_bandwidth: the measured rates between 8 and "
+                                           "16 warps)"),
         "dram_round_bytes_per_warp": FactSpec("bytes", "positive",
                                               "local bytes one warp loads and stores in one round of the "
                                               "measurement that states dram_warp_round"),

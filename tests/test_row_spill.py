@@ -1,0 +1,105 @@
+"""tfx.analysis.row_spill: a row body whose compiled frame reaches its registers moves
+FRAME_TRAFFIC = 4.355 x the frame through local memory. Expected numbers derived by hand.
+
+softmax.tile, M = 8192, N = 16384, BLOCK_M = 1, WARPS = 1 as compiled (64 registers, 724
+spilled words: the measured Triton kernel's, calibration/h200/measured/issue15):
+
+    frame 724 x 4 B = 2,896 B a thread; 724 >= 64 registers: the frame reaches them
+    register bytes an op reads and writes, per row element (the annotated IR's rmem traffic):
+        load w 2, cast r 2 w 4, max r 4, sub r 4 + 4 w 4, exp r 4 w 4, sum r 4,
+        mul r 4 + 4 w 4, cast r 4 w 2, store r 2                       = 56 B
+    per row: max w 4, sum w 4, recip r 4 w 4                          = 16 B
+    one CTA (one row of 16,384): 56 x 16,384 + 16 = 917,520 B
+    the per-op share: 2,896 B over the thread's peak live tiles (x 1,024 B + x_f32 2,048 B
+        = 3,072 B): 0.942708
+    the frame's traffic: 4.355 x 2,896 x 32 = 403,586.56 B a CTA = 0.439867 of 917,520
+    min(0.942708, 0.439867) = 0.439867 (44.0%)
+
+The SASS of that kernel (row_spill_sass) moves 5,800 + 3,992 = 9,792 B a thread, 313,344 B a
+CTA: the per-op share charged 0.942708 x 917,520 = 864,959 B (2.76x), the frame 403,587 (1.29x).
+
+Local traffic past L2: local.dram_bandwidth 3,374.7 GB/s / 132 SMs = 25.5659 B/ns per SM,
+under the DRAM share 4,238.4 / 132 = 32.1091.
+"""
+
+import pytest
+
+from tfx.analysis import row_spill
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+
+def test_the_frame_sets_the_share_where_it_reaches_the_registers():
+    share = row_spill.frame_share(0.942708, 2896.0, 32, 917520.0, 64)
+    assert share == pytest.approx(403586.56 / 917520, rel=1e-9)
+    assert share == pytest.approx(0.439867, abs=1e-6)
+
+
+def test_a_frame_under_the_registers_keeps_its_share():
+    """255 registers and 56 spilled words (softmax 8192 (1, 1)): 56 < 255, share unchanged."""
+    assert not row_spill.applies(224.0, 255)
+    assert row_spill.frame_share(0.25, 224.0, 32, 917520.0, 255) == 0.25
+
+
+def test_a_smaller_per_op_share_stays():
+    """A frame of 64 words at 64 registers over a large body: 4.355 x 256 x 32 = 35,676.16 B
+    is 0.97 of 36,700 B, above the per-op share 0.5, which stays."""
+    assert row_spill.applies(256.0, 64)
+    assert row_spill.frame_share(0.5, 256.0, 32, 36700.0, 64) == 0.5
+
+
+def test_arrays_elementwise():
+    import numpy as np
+    got = row_spill.frame_share(np.array([0.942708, 0.25]), np.array([2896.0, 224.0]), 32,
+                                np.array([917520.0, 917520.0]), np.array([64, 255]))
+    assert got[0] == pytest.approx(0.439867, abs=1e-6)
+    assert got[1] == 0.25
+
+
+def _softmax_1_1(profile="h200_sxm"):
+    a = analyze(parse_file("kernels/softmax.tile"), None, load_profile(profile),
+                {"M": 8192, "N": 16384, "BLOCK_M": 1, "WARPS": 1},
+                resources={"threads": 32, "regs": 64, "spills": 724, "smem": 0})
+    return {t.name: t for t in a.terms}["spill"]
+
+
+def test_the_spill_line_states_the_frame_traffic_and_the_local_dram_rate():
+    detail = _softmax_1_1().detail
+    assert ("(the 724 spilled words reach the 64 registers: the compiled code's loads and stores move "
+            "4.355 x the frame, 4.355 x 2,896 B x 32 threads = 403,587 B a CTA, 44.0% of the CTA's "
+            "register bytes)") in detail
+    # 25.5659 B/ns per SM, printed to the GB/s
+    assert "served from DRAM at 26 GB/s per SM" in detail
+
+
+def test_a_profile_without_the_local_dram_rate_keeps_the_share():
+    """h100_sxm states no local.dram_bandwidth: its spilled values in DRAM are served at the SM's
+    DRAM share 3,350 GB/s x its efficiency / 132 SMs, as before (no 26 GB/s)."""
+    assert load_profile("h100_sxm").get("local.dram_bandwidth", None) is None
+    assert load_profile("h200_sxm").get("local.dram_bandwidth", None) == pytest.approx(3374.7e9)
+
+
+def test_the_constants_are_their_sources_medians():
+    """FRAME_TRAFFIC: the median of (LDL + STL bytes) / (4 x spilled words) over the kernels of
+    row_spill_sass whose spilled words reach their registers (52 kernels: an even count, the mean
+    of the 26th and 27th, 4.2841 and 4.4266 = 4.35535). local.dram_bandwidth(_8_warps): medians
+    of spill_local's local8 rows past twice L2 (working set x 132 >= 138 MB) at 16 or more warps
+    a SM (39 rows, 25.566 B/ns) and at 8 (18 rows, (22.27 + 23.41) / 2 = 22.84 B/ns), x 132 SMs."""
+    import csv
+    import statistics
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent / "calibration" / "h200" / "measured"
+    with open(root / "row_spill_sass" / "row_spill_sass.csv", newline="") as f:
+        ratios = [float(r["local_over_frame"]) for r in csv.DictReader(f) if int(r["spills"]) >= int(r["regs"])]
+    assert len(ratios) == 52
+    assert statistics.median(ratios) == pytest.approx(row_spill.FRAME_TRAFFIC, abs=5e-4)
+    with open(root / "spill_local" / "spill_local.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["mode"] == "local8" and int(r["working_set_per_sm"]) * 132 >= 138e6]
+    warps = lambda r: int(r["threads"]) // 32 * int(r["max_ctas_on_sm"])  # noqa: E731
+    many = [float(r["local_B_per_ns_per_sm"]) for r in rows if warps(r) >= 16]
+    eight = [float(r["local_B_per_ns_per_sm"]) for r in rows if warps(r) == 8]
+    assert (len(many), len(eight)) == (39, 18)
+    p = load_profile("h200_sxm")
+    assert statistics.median(many) * 132 == pytest.approx(p.get("local.dram_bandwidth") / 1e9, abs=0.1)
+    assert statistics.median(eight) * 132 == pytest.approx(p.get("local.dram_bandwidth_8_warps") / 1e9, abs=0.1)
