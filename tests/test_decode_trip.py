@@ -5,6 +5,7 @@ import csv
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tfx.analysis import decode_trip, launch_handoff, memory_parallelism
@@ -107,11 +108,96 @@ def test_two_stage_64k_decode_trip_on_the_h200():
     got = decode_trip.round_trip_ns(398.66, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2,
                                     decode_trip.facts(Machine(H200, "cta")))
     assert got == pytest.approx(2125.67, abs=0.05)
+
+
+def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
+    """The same configuration as the model prices it now: the copies leave after the CTA's
+    whole in-order chain (Triton issues them last, decode_sass): one CTA a SM, its trip chain at
+    BLOCK_N 128, 4 warps, (1,415 + 792) cycles / 1.98 GHz = 1,114.65 ns (the `trip chain`
+    line). The trip waits for K (32,768 of its 65,536 B, 50%) before QK^T and for V after the
+    softmax, so the round trip carries K's bytes: max(32,768 / 128.7 = 254.61 port, 32,768 /
+    83.33 = 393.22 L2 share) = 393.22 ns, not the tile at the DRAM ceiling (807.29).
+    Its DRAM part: the idle round trip 557 + the pointer chase's growth under load (latency.csv:
+    341 ns unloaded, 446 at 1,974 B/ns, 555 at 3,086, 884 at 3,898: +105, +214, +543). The 132
+    CTAs draw c = 132 x 65,536 = 8,650,752 B a trip time T. On the segment 3,086-3,898 B/ns:
+    slope 329 / 812 = 0.405172 ns per B/ns, delay = 214 + 0.405172 (b - 3,086) = -1,036.362 +
+    0.405172 b; T = 1,114.65 + 557 - 1,036.362 + 393.216 + 0.405172 c / T: K = 1,028.50,
+    q = 0.405172 x 8,650,752 = 3,505,046, T = (1,028.50 + sqrt(1,028.50^2 + 4q)) / 2 =
+    (1,028.50 + 3,883.04) / 2 = 2,455.77 ns, drawn 8,650,752 / 2,455.77 = 3,522.6 B/ns (inside
+    the segment: the fixed point), delay 390.91 ns; the round trip 2,455.77 - 1,114.65 =
+    1,341.12 ns. (The GEMM k-loop's line, 205 + 0.324887 x drawn, gave 1,624.33.)"""
+    f = decode_trip.facts(Machine(H200, "cta"))
+    assert f.queue == (pytest.approx((0, 0)), pytest.approx((1974, 105)), pytest.approx((3086, 214)),
+                       pytest.approx((3898, 543)))
+    got = decode_trip.round_trip_ns(2207 / 1.98, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2, f, 0.5)
+    assert got == pytest.approx(1341.12, abs=0.01)
     lines = _terms(dict(B=8, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=128, WARPS=4, STAGES=2),
                    "stream round trip")
     assert len(lines) == 1
-    assert "after 398.66 ns" in lines[0] and "= 807.29 ns" in lines[0]
-    assert "2,125.67 ns" in lines[0] and "= 2,524.32 ns" in lines[0]
+    assert "after 1,114.65 ns" in lines[0] and "(50% of the 65,536 B tile" in lines[0]
+    assert "3,523 B/ns drawn 390.9" in lines[0] and "= 947.9 ns" in lines[0]
+    assert "= 393.22 ns" in lines[0] and "1,341.12 ns" in lines[0] and "= 2,455.77 ns" in lines[0]
+
+
+def test_first_group_on_the_gemm_line_where_no_queue_is_stated():
+    """Without the latency-under-load facts the first group keeps the k-loop's line: K =
+    1,114.65 + 205 + 393.22 = 1,712.86; q = 0.324887 x 132 x 65,536 = 2,810,515; T = (1,712.86 +
+    sqrt(1,712.86^2 + 4q)) / 2 = (1,712.86 + 3,765.10) / 2 = 2,738.98 ns, the round trip
+    2,738.98 - 1,114.65 = 1,624.33 ns."""
+    f = decode_trip.facts(Machine(H200, "cta"))._replace(queue=None)
+    got = decode_trip.round_trip_ns(2207 / 1.98, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2, f, 0.5)
+    assert got == pytest.approx(1624.33, abs=0.01)
+
+
+def test_queue_delay_between_and_beyond_the_points():
+    """Points (0, 0), (1,000, 100), (2,000, 400): 500 B/ns -> 50; 1,500 -> 250; 3,000 beyond the
+    last -> 400 + 1,000 x 300 / 1,000 = 700; arrays elementwise."""
+    q = ((0.0, 0.0), (1000.0, 100.0), (2000.0, 400.0))
+    assert decode_trip.queue_delay_ns(500, q) == pytest.approx(50)
+    assert decode_trip.queue_delay_ns(1500, q) == pytest.approx(250)
+    assert decode_trip.queue_delay_ns(3000, q) == pytest.approx(700)
+    assert list(decode_trip.queue_delay_ns(np.array([500.0, 3000.0]), q)) == pytest.approx([50, 700])
+
+
+def test_first_group_fixed_point_by_hand():
+    """ROUND's facts with the queue above, waited 400, all from DRAM, 1 CTA on 10 SMs, 64,000 B
+    a trip, half waited first (fetch 32,000 / 128 = 250 over 32,000 / 1,000 = 32 at the L2
+    share), 2 stages: c = 640,000 B. Segment 0-1,000 (slope 0.1): T = 400 + 650 + 250 + 0.1 c / T,
+    K = 1,300, T = (1,300 + sqrt(1,690,000 + 256,000)) / 2 = (1,300 + 1,395.0) / 2 = 1,347.50,
+    drawn 475.0 B/ns (inside): the round trip 947.50 ns (delay 47.50)."""
+    q = ((0.0, 0.0), (1000.0, 100.0), (2000.0, 400.0))
+    f = ROUND._replace(queue=q)
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 1_000, 1, 10, 2, f, 0.5)
+    want = (1300 + (1300 ** 2 + 4 * 0.1 * 640_000) ** 0.5) / 2 - 400
+    assert got == pytest.approx(want, abs=1e-9) and want == pytest.approx(947.50, abs=0.01)
+
+
+def test_first_group_round_trip_takes_its_bytes_through_the_port():
+    """ROUND's facts, half the tile waited for first, 1 SM (the idle floor binds): K's 32,000 B
+    take max(32,000 / 128 = 250 through the port, 32,000 / 100 = 320 at the L2 share) = 320 ns;
+    the idle floor 400 + 650 + 320 = 1,370 ns; the line: K = 400 + 200 + 320 =
+    920, q = 0.3 x 1 x 64,000 = 19,200, T = (920 + sqrt(846,400 + 76,800)) / 2 = (920 + 960.83)
+    / 2 = 940.42 < 1,370: the round trip 1,370 - 400 = 970 ns (whole tile: 1,450)."""
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 1, 2, ROUND, 0.5)
+    assert got == pytest.approx(970.0, abs=1e-9)
+    # an L2 share above the port: the port binds, 32,000 / 128 = 250: 400 + 650 + 250 - 400 = 900
+    got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 1_000, 1, 1, 2, ROUND, 0.5)
+    assert got == pytest.approx(900.0, abs=1e-9)
+
+
+def test_first_wait_share_of_the_decode_trip():
+    """gqa_decode's KV loop loads K and V tiles of equal size (BLOCK_N x D bf16 each, 8,192 B at
+    BLOCK_N 32): its scores mma reads q and K (through a reshape and a transpose), so K's share
+    is 8,192 / 16,384 = 1/2, in the unmasked loop (line 60) and the masked tail (line 90). The
+    merge's loop over the splits (line 145) has no mma: 1. A GEMM k-loop, whose first mma reads
+    both of its loads, keeps 1."""
+    a = analyze(GQA, None, H200, dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=32,
+                                      WARPS=4, STAGES=3))
+    shares = {n.line: decode_trip.first_wait_share(n) for n in a.root.walk() if n.kind == "loop"}
+    assert shares == {60: pytest.approx(0.5, abs=1e-12), 90: pytest.approx(0.5, abs=1e-12), 145: 1}
+    gemm = analyze(parse_file(ROOT / "kernels" / "gemm.tile"), None, H200, {})
+    kloops = [n for n in gemm.root.walk() if n.kind == "loop" and any(n.load_ops())]
+    assert kloops and all(decode_trip.first_wait_share(n) == 1 for n in kloops)
 
 
 def test_decode_tail_wave_draws_with_its_ctas_on_the_h200():
@@ -124,7 +210,7 @@ def test_decode_tail_wave_draws_with_its_ctas_on_the_h200():
                    "stream round trip")
     assert len(lines) == 1
     assert "(224 CTAs on 132 SMs x 16,384 B per trip)" in lines[0]
-    drawn = float(re.search(r"x ([\d,]+) B/ns drawn", lines[0]).group(1).replace(",", ""))
+    drawn = float(re.search(r"(?:x|at) ([\d,]+) B/ns drawn", lines[0]).group(1).replace(",", ""))
     trip = float(re.search(r"= ([\d,.]+) ns$", lines[0].removesuffix(" (included in the waves above)"))
                  .group(1).replace(",", ""))
     assert drawn == pytest.approx(3_670_016 / trip, abs=0.51)

@@ -47,11 +47,20 @@ class StreamFacts(NamedTuple):
     base_ns: float                  # the loaded line's intercept
     slope_ns_per_byte_ns: float     # ns more per B/ns the SMs draw
     idle_ns: float                  # the round trip one SM alone waits
+    # the DRAM latency's growth with the bandwidth streamed, measured by a pointer chase:
+    # ((B/ns, ns over the unloaded latency), ...) from (0, 0), linear between; None: not stated
+    queue: tuple | None = None
+
+
+QUEUE_POINTS = (("dram_latency_loaded_low_at", "dram_latency_loaded_low"),
+                ("dram_latency_loaded_high_at", "dram_latency_loaded_high"),
+                ("dram_latency_saturated_at", "dram_latency_saturated"))
 
 
 def facts(m) -> StreamFacts | None:
     """The profile's facts for the streaming round trip, or None where it lacks one (GPU only):
-    the loaded DRAM line of ``load_trip.dram_facts`` with the SM's port and DRAM ceiling."""
+    the loaded DRAM line of ``load_trip.dram_facts`` with the SM's port and DRAM ceiling, and the
+    DRAM latency under load (``pipeline.dram_latency_*``) where the profile states it."""
     if m.kind != "gpu":
         return None
     d = load_trip.dram_facts(m)
@@ -59,11 +68,60 @@ def facts(m) -> StreamFacts | None:
                      m.profile.get("pipeline.sm_dram_bandwidth_per_cycle", None))
     if d is None or d.idle_ns is None or None in (port, ceiling):
         return None
-    return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, d.base_ns, d.slope_ns_per_byte_ns, d.idle_ns)
+    unloaded = m.profile.get("pipeline.dram_latency_unloaded", None)
+    points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None)) for at, ns in QUEUE_POINTS]
+    queue = None
+    if unloaded is not None and all(a is not None and v is not None for a, v in points):
+        queue = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
+    return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, d.base_ns, d.slope_ns_per_byte_ns, d.idle_ns,
+                       queue)
+
+
+def queue_delay_ns(drawn, queue) -> Any:
+    """ns the DRAM latency grows by while the SMs draw ``drawn`` B/ns: linear between the
+    measured points of ``queue``, the last segment's slope beyond the last (arrays elementwise)."""
+    import numpy as np
+    (b0, d0), (b1, d1) = queue[-2], queue[-1]
+    x = np.asarray(drawn, dtype=float)
+    bs, ds = [b for b, _ in queue], [d for _, d in queue]
+    out = np.where(x > b1, d1 + (x - b1) * (d1 - d0) / (b1 - b0), np.interp(x, bs, ds))
+    return out if is_array(drawn) else float(out)
+
+
+def first_group_round_trip_ns(waited_ns, miss, l2_latency_ns, fetch_ns, dram_bytes, r, active_units, stages,
+                              f: StreamFacts) -> Any:
+    """The round trip of the copy group a streaming trip waits for first (``first_wait_share``)
+    when the profile states the DRAM latency under load (``f.queue``): its DRAM part is the idle
+    round trip one SM waits (``f.idle_ns``) plus the latency's growth at the bandwidth all SMs
+    draw (``queue_delay_ns``), its transfer ``fetch_ns``; with S-1 trips in flight,
+    (S-1) T = waited + miss x (idle + delay(U r D / T)) + (1 - miss) x L2 latency + fetch.
+    On the segment of the measured curve where delay = a + s x drawn this is
+    (S-1) T^2 - K T - miss s U r D = 0 (K = waited + miss (idle + a) + (1 - miss) L2 + fetch),
+    solved on every segment; the one whose drawn bandwidth U r D / T falls inside it is the fixed
+    point (the left side grows with T and the right side falls: one crossing). Returns (S-1) T -
+    waited."""
+    import numpy as np
+    s1 = emax(stages - 1, 1)
+    c = active_units * r * dram_bytes                   # B per trip time the SMs draw
+    q = f.queue
+    best = None
+    for i, (lo, at_lo) in enumerate(q):
+        # segment i: from point i to point i + 1, the last one on with the last slope
+        j = min(i + 1, len(q) - 1)
+        hi = q[i + 1][0] if i + 1 < len(q) else float("inf")
+        slope = (q[j][1] - q[j - 1][1]) / (q[j][0] - q[j - 1][0])
+        k = waited_ns + miss * (f.idle_ns + at_lo - slope * lo) + (1 - miss) * l2_latency_ns + fetch_ns
+        t = (k + np.sqrt(k * k + 4 * s1 * miss * slope * c)) / (2 * s1)
+        drawn = c / np.maximum(t, 1e-30)
+        inside = (drawn >= lo) & (drawn <= hi)
+        best = np.where(inside, t, np.nan) if best is None else np.where(np.isnan(best) & inside, t, best)
+    t = np.where(np.isnan(best), (waited_ns + f.idle_ns + fetch_ns) / s1, best)
+    out = s1 * t - waited_ns
+    return out if is_array(waited_ns, miss, fetch_ns, dram_bytes, r, active_units, stages) else float(out)
 
 
 def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns,
-                  r, active_units, stages, f: StreamFacts) -> Any:
+                  r, active_units, stages, f: StreamFacts, first_share=1) -> Any:
     """ns of one tile's round trip (issue to arrival) in a serial trip whose copies leave after
     ``waited_ns`` of the trip's chain, S-1 trips ahead (Little's law: (S-1) T = waited + round
     trip). ``miss``: the share of the trip's wait that is DRAM's (1 when any byte misses:
@@ -73,38 +131,111 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
     q = miss x slope x U x r x DRAM bytes (r: CTAs per SM drawing DRAM, fractional in a tail
     wave: memory_parallelism.drawing_per_unit): (S-1) T^2 - K T - q = 0,
     T = (K + sqrt(K^2 + 4 (S-1) q)) / (2 (S-1)); the DRAM part at least the idle round trip.
-    Returns (S-1) T - waited."""
+    Returns (S-1) T - waited.
+
+    ``first_share`` < 1 (``first_wait_share``: the trip waits for its copy groups one at a
+    time) prices the group the trip waits for first: its bytes through the SM's port (and its
+    L2 share), not the tile's at the SM's DRAM ceiling; the load all SMs put on DRAM keeps the
+    whole tile. Where the profile states the DRAM latency under load (``f.queue``) that group's
+    DRAM part is the idle round trip plus the latency's measured growth, not the GEMM k-loop's
+    line (``first_group_round_trip_ns``)."""
     # load_trip's loaded round trip with the chain before the issue as its overhead and the
     # tile's non-port transfer (DRAM ceiling, L2 share) as its transfer: the same K, q and idle floor
-    transfer = emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)
+    transfer = where(first_share < 1, first_share * l2_bytes / l2_share_bytes_per_ns,
+                     emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)) if is_array(
+        first_share) else (first_share * l2_bytes / l2_share_bytes_per_ns if first_share < 1 else
+                           emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns))
     d = load_trip.DramRoundTrip(f.base_ns, f.slope_ns_per_byte_ns, f.idle_ns)
-    return load_trip.loaded_round_trip_ns(l2_latency_ns, miss, loaded_bytes, transfer, dram_bytes, r, active_units,
-                                          stages, load_trip.LoadTrip(waited_ns, f.port_bytes_per_ns), d) - waited_ns
+    line = load_trip.loaded_round_trip_ns(l2_latency_ns, miss, first_share * loaded_bytes, transfer, dram_bytes, r,
+                                          active_units, stages, load_trip.LoadTrip(waited_ns, f.port_bytes_per_ns),
+                                          d) - waited_ns
+    if f.queue is None or not (is_array(first_share) or first_share < 1):
+        return line
+    fetch = emax(transfer, first_share * loaded_bytes / f.port_bytes_per_ns)
+    first = first_group_round_trip_ns(waited_ns, miss, l2_latency_ns, fetch, dram_bytes, r, active_units, stages, f)
+    return where(first_share < 1, first, line) if is_array(first_share) else first
+
+
+def first_wait_share(loop) -> Any:
+    """The share of a streaming trip's global-load bytes that its first mma waits for: the
+    loads whose tiles reach the trip's scores mma (``mma_path.scores``) through views, over all
+    its global loads; 1 where every load feeds it (a GEMM k-loop) or none is found.
+
+    Why: Triton's decode trip waits for its copy groups one at a time (calibration/h200/
+    measured/decode_sass: the K group's wait before QK^T, the V group's after the softmax,
+    before PV), so the next trip starts when K has landed; V has QK^T and the softmax to
+    arrive in. Measured (calibration/h200/measured/decode_trip, one CTA a SM on 16 SMs, DRAM):
+    a 2-stage trip less the 3-stage one (its chain) is 582-612 ns for a 16 KiB tile, 636-673
+    for 32 KiB, 652-726 for 64 KiB: the idle round trip (557 ns) and the K half through the
+    port (64-255 ns), not the whole tile at the SM's 81.2 B/ns DRAM ceiling (759-1,364 ns)."""
+    from tfx.analysis import mma_path
+    from tfx.ir.nodes import ValueRef
+    scores = mma_path.scores(loop)
+    ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    if scores is None:
+        return 1
+
+    def read_bytes(c):
+        return sum(v for k, v in c.per_exec.items()
+                   if isinstance(k, tuple) and k[0] == "traffic" and k[2] == "read" and k[1] != "smem"
+                   and k[1] != "rmem")
+    loads = {c.op.result: c for c in ops if c.op.opcode == "load" and c.op.result}
+    made_by = {c.op.result: c for c in ops if c.op.result}
+    fed, todo, seen = set(), [o.name for o in scores.op.operands if isinstance(o, ValueRef)], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in loads:
+            fed.add(name)
+        elif name in made_by and made_by[name].op.opcode in mma_path.VIEWS:
+            todo += [o.name for o in made_by[name].op.operands if isinstance(o, ValueRef)]
+    total = sum(read_bytes(c) for c in loads.values())
+    first = sum(read_bytes(loads[n]) for n in fed)
+    if not fed or is_array(total, first):
+        return 1 if not fed else where(total > 0, first / emax(total, 1e-30), 1)
+    return first / total if total else 1
 
 
 def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns,
-             r, active_units, stages, f: StreamFacts) -> str:
+             r, active_units, stages, f: StreamFacts, first_share=1) -> str:
     """One line for the breakdown: the round trip ``round_trip_ns`` solved, with its values."""
     waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes, l2_share_bytes_per_ns, r, active_units = (
         float(x) for x in (waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes,
                            l2_share_bytes_per_ns, r, active_units))
+    first_share = float(first_share)
     s1 = max(stages - 1, 1)
     in_flight = round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_bytes,
-                              l2_share_bytes_per_ns, r, active_units, stages, f)
+                              l2_share_bytes_per_ns, r, active_units, stages, f, first_share)
     trip = (waited_ns + in_flight) / s1
     drawn = active_units * r * dram_bytes / trip
     loaded = f.base_ns + f.slope_ns_per_byte_ns * drawn
-    fetch = max(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns,
-                l2_bytes / l2_share_bytes_per_ns)
+    if first_share < 1:
+        fetch = first_share * max(loaded_bytes / f.port_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)
+        fetch_text = (f"plus the first-waited copy group ({first_share:.0%} of the {loaded_bytes:,.0f} B tile: the "
+                      f"rest is waited for after the softmax) through the SM's port, "
+                      f"max({first_share * loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns, L2 share) = "
+                      f"{fetch:,.2f} ns")
+    else:
+        fetch = max(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns,
+                    l2_bytes / l2_share_bytes_per_ns)
+        fetch_text = (f"plus the tile at one SM's rate, max({dram_bytes:,.0f} B / {f.sm_dram_bytes_per_ns:.1f} B/ns "
+                      f"DRAM, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns port, L2 share) = {fetch:,.2f} ns")
     hits = f" + {1 - miss:.1%} x L2 {l2_latency_ns:,.0f}" if miss < 1 else ""
+    if first_share < 1 and f.queue is not None:
+        delay = queue_delay_ns(drawn, f.queue)
+        dram_text = (f"the idle round trip {f.idle_ns:,.0f} + the DRAM latency's growth at {drawn:,.0f} B/ns drawn "
+                     f"{delay:,.1f} (a pointer chase under streaming load, linear between the measured points) = "
+                     f"{f.idle_ns + delay:,.1f} ns")
+    else:
+        dram_text = (f"max(idle {f.idle_ns:,.0f}, {f.base_ns:,.0f} + {f.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} "
+                     f"B/ns drawn = {loaded:,.0f}) ns")
     return (f"loop at line {line}: the copies of a trip leave after {waited_ns:,.2f} ns of its chain; their round "
-            f"trip waits DRAM's latency under the load all SMs put on it, max(idle {f.idle_ns:,.0f}, "
-            f"{f.base_ns:,.0f} + {f.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {loaded:,.0f}) ns"
+            f"trip waits DRAM's latency under the load all SMs put on it, {dram_text}"
             f"{' x ' + format(miss, '.1%') if miss < 1 else ''}{hits}, solved with the trip time "
             f"({memory_parallelism.drawing_text(r, active_units)} x {dram_bytes:,.0f} B per trip), "
-            f"plus the tile at one SM's rate, "
-            f"max({dram_bytes:,.0f} B / {f.sm_dram_bytes_per_ns:.1f} B/ns DRAM, {loaded_bytes:,.0f} B / "
-            f"{f.port_bytes_per_ns:.1f} B/ns port, L2 share) = {fetch:,.2f} ns, not at its share of the device "
+            f"{fetch_text}, not at its share of the device "
             f"(a throughput bound the copy engine keeps): {in_flight:,.2f} ns; {s1} tile(s) in flight: a trip takes "
             f"at least ({waited_ns:,.2f} + {in_flight:,.2f}) / {s1} = {trip:,.2f} ns")
 

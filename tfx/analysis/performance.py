@@ -1602,15 +1602,28 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # (tfx.analysis.chain_overlap.issue_ns)
                 waited = emax(waited, chain_overlap.issue_ns(loop, m, warps, stations, compute_ns))
         stream_facts = decode_trip.facts(m) if serial and load_trip.streams(loop) else None
+        if trip_chain is not None:
+            # Triton issues a streaming trip's next copies last, after the warp's whole in-order
+            # chain (decode_sass), so they leave when the CTA's chain ends: with r co-resident
+            # CTAs sharing the port, after the round (tfx.analysis.decode_trip.round_ns)
+            waited = emax(waited, chain_round)
         if stream_facts is not None:
             # a streaming serial trip (decode's KV loop): the copies' round trip at the loaded DRAM
             # latency, solved with the trip time, and the tile at the SM's own rate, not its share
-            # of the device (tfx.analysis.decode_trip); a tail wave draws with its own CTAs (r_draw)
+            # of the device (tfx.analysis.decode_trip); a tail wave draws with its own CTAs (r_draw);
+            # where the trip waits for its copy groups one at a time, the first group's round trip
+            # (decode_trip.first_wait_share)
+            first_share = 1
+            if trip_chain is not None:
+                first_share = decode_trip.first_wait_share(loop)
+                if is_array(trip_chain.ns):   # a sweep: only where the chain applies (as the scalar path)
+                    first_share = where(trip_chain.ns > 0, first_share, 1)
             stream_args = (waited, _miss_share(body), m.l2_latency, emax(body.dram, body.dram_lines), body.l2,
-                           body.global_loads, m.l2_bw_device / active_units, r_draw, active_units, stages, stream_facts)
+                           body.global_loads, m.l2_bw_device / active_units, r_draw, active_units, stages, stream_facts,
+                           first_share)
             in_flight = decode_trip.round_trip_ns(*stream_args)
             stream_notes = miss.get("__stream_notes__")
-            if stream_notes is not None and not is_array(*stream_args[:-1]) and stages >= 2:
+            if stream_notes is not None and not is_array(*stream_args[:-2], stream_args[-1]) and stages >= 2:
                 stream_notes.setdefault(loop.id, []).append(
                     (r, active_units, decode_trip.describe(loop.line, *stream_args)))
         issue_chain = in_flight + waited

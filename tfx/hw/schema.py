@@ -237,6 +237,23 @@ PROFILE_SPEC = TableSpec({
         "dram_round_trip_idle": FactSpec("time", "positive",
                                          "a pipelined tile load's DRAM round trip with no other traffic "
                                          "(one SM alone): the loaded line holds only above it"),
+        "dram_latency_unloaded": FactSpec("time", "positive",
+                                          "one dependent load's DRAM latency with no other traffic "
+                                          "(a pointer chase)"),
+        "dram_latency_loaded_low": FactSpec("time", "positive",
+                                            "the same latency while other SMs stream "
+                                            "dram_latency_loaded_low_at of DRAM bandwidth"),
+        "dram_latency_loaded_low_at": FactSpec("bandwidth", "positive",
+                                               "the DRAM bandwidth streamed at dram_latency_loaded_low"),
+        "dram_latency_loaded_high": FactSpec("time", "positive",
+                                             "the same latency at dram_latency_loaded_high_at"),
+        "dram_latency_loaded_high_at": FactSpec("bandwidth", "positive",
+                                                "the DRAM bandwidth streamed at dram_latency_loaded_high"),
+        "dram_latency_saturated": FactSpec("time", "positive",
+                                           "the same latency with the DRAM saturated (at "
+                                           "dram_latency_saturated_at): linear between the points"),
+        "dram_latency_saturated_at": FactSpec("bandwidth", "positive",
+                                              "the DRAM bandwidth streamed at dram_latency_saturated"),
         "sm_dram_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's loads bring in from DRAM at most, "
                                                 "however many bytes it keeps in flight"),
