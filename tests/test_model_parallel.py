@@ -90,11 +90,16 @@ def test_codesign_70b_128k_is_hbm_bandwidth_bound_and_matches_reanalysis(kernels
     re-analysis with knobbed profiles, and the doubled-bandwidth point equals the re-analysis'
     own figure (tp8 cp2 at 2 x HBM bandwidth: ~x1.2, not x2: launches, link latencies and
     latency-bound small kernels do not scale; nor does the decode GEMMs' pipelined load trip,
-    the SM's chain and L2 port measured in calibration/h200/measured/kloop: x1.13 since)."""
+    the SM's chain and L2 port measured in calibration/h200/measured/kloop: x1.13 since). Since
+    the loaded DRAM line's K holds the tile's bytes through the port only (load_trip.
+    loaded_round_trip_ns: the tile at the SM's DRAM share was counted twice, and it was the part
+    of the M = 1 GEMMs' trip that halves at 2 x bandwidth), fused x1.127 -> x1.098 (13.25 ->
+    12.72 ms, 11.75 -> 11.59 ms at 2 x; eager x1.124 -> x1.123), the other knobs <= x1.001: the
+    bar between them is 1.05."""
     wl = Workload("decode", 131072, 1, kernels=kernels)
     r = hw_sweep("llama3.1-70b", "h200_nvl8", wl, 64, check=4)
-    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.1
-    assert all(k["speedup"] < 1.1 for k in r.ranking[1:])
+    assert r.ranking[0]["knob"] == "mem_bandwidth" and r.ranking[0]["speedup"] > 1.05
+    assert all(k["speedup"] < 1.05 for k in r.ranking[1:])
     for c in r.check:
         # within 10% where no rate is halved; the all-halved corner (0.5x compute, bandwidth and
         # NVLink, tp8 cp4) comes out 11.4% low: the analytic split keeps a latency floor fixed that

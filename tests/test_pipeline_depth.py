@@ -99,28 +99,39 @@ def test_unpipelined_cycle_is_chain_round_trip_and_compute_in_series():
     ns per B/ns drawn ((1582 - 205) / 4238.4), idle 660 ns.
     (a) gemm.tile 16x14336x4096 at 16x64x128, 4 warps, STAGES = 1: 224 CTAs on 132 SMs,
     20,480 B a trip, 16,402 B from DRAM (B's private 16,384 + A's 1,024 / 56 = 18.3), transfer
-    510.83 ns, compute 215.07 ns, first-reader chance 1:
-    K = 122.2222 + 215.07 + 205 + max(510.83, 20,480 / 128.7 = 159.13) = 1,053.1222,
-    q = 0.3248867 x 224 x 16,402 = 1,193,649.5, T = (K + sqrt(K^2 + 4 q)) / 2 = 1,739.374 ns
-    (over the idle floor 122.2222 + 215.07 + 660 + 510.83 = 1,508.12).
+    510.83 ns, compute 215.07 ns, first-reader chance 1. The line's K holds the tile's bytes
+    through the port only (the line was fitted net of bytes / port; load_trip.
+    loaded_round_trip_ns), the idle floor keeps the transfer:
+    K = 122.2222 + 215.07 + 205 + 20,480 / 128.7 (= 159.1298) = 701.4220,
+    q = 0.3248867 x 224 x 16,402 = 1,193,649.5, K^2 + 4 q = 491,992.8 + 4,774,598.1 = 5,266,590.8,
+    sqrt = 2,294.905, T = (701.4220 + 2,294.905) / 2 = 1,498.164 ns, under the idle floor
+    122.2222 + 215.07 + 660 + max(510.83, 159.13) = 1,508.1222, which binds.
     (b) chance 0.15234375, 16,384 B, 1,272 B from DRAM, 2 CTAs on each of 132 SMs, transfer
-    197 ns, compute 304 ns, L2 200 ns: K = 122.2222 + 304 + 0.15234 x 205 + 0.84766 x 200 + 197
-    = 823.984, q = 0.15234375 x 0.3248867 x 264 x 1,272 = 16,620.64, the line gives
-    T = 843.684; the idle floor 122.2222 + 304 + 0.15234 x 660 + 0.84766 x 200 + 197 = 893.300
+    197 ns, compute 304 ns, L2 200 ns: K = 122.2222 + 304 + 0.15234375 x 205 (= 31.2305)
+    + 0.84765625 x 200 (= 169.5313) + 16,384 / 128.7 (= 127.3038) = 754.2878,
+    q = 0.15234375 x 0.3248867 x 264 x 1,272 = 16,620.64, K^2 + 4 q = 568,950.0 + 66,482.6
+    = 635,432.6, sqrt = 797.140, the line gives T = (754.2878 + 797.140) / 2 = 775.714; the idle
+    floor 122.2222 + 304 + 0.15234375 x 660 + 0.84765625 x 200 + max(197, 127.30) = 893.300
     binds."""
     f = load_trip.LoadTrip(242 / 1.98, 65 * 1.98)
     d = load_trip.DramRoundTrip(205, (1582 - 205) / 4238.4, 660)
     a = pipeline_depth.unpipelined_cycle_ns(200, 1.0, 20480, 510.83, 16402, 224 / 132, 132, 215.07, f, d)
-    assert a == pytest.approx(1739.3744, abs=1e-3)
+    assert a == pytest.approx(1508.1222, abs=1e-3)
     b = pipeline_depth.unpipelined_cycle_ns(200, 0.15234375, 16384, 197, 1272, 2, 132, 304, f, d)
     assert b == pytest.approx(893.3003, abs=1e-3)
 
 
 def test_breakdown_shows_the_unpipelined_trip():
-    """The same 1-stage configuration (a) in the breakdown: its 224 CTAs on 132 SMs and 1.74 us a
-    trip; the wave's other CTA on each SM overlaps its own (2 x the engines stays under the
-    trip), so 32 more trips (K = 8192 against 4096) add 32 x 1,739.374 = 55,659.97 ns to the
-    tail wave."""
+    """The same 1-stage configuration (a) in the breakdown, with the profile's idle round trip
+    (pipeline.dram_round_trip_idle = 557 ns, not the 660 of the test above): its 224 CTAs on 132
+    SMs; A's 4,096 B a trip shared by the 224 CTAs, so 16,384 + 4,096 / 224 = 16,402.29 B a trip
+    from DRAM: K = 122.2222 + 215.07 + 205 + 20,480 / 128.7 (= 159.1298) = 701.4220,
+    q = 0.3248867 x 224 x 16,402.29 = 1,193,670.3, K^2 + 4 q = 491,992.8 + 4,774,681.2
+    = 5,266,674.0, sqrt = 2,294.924, T = (701.4220 + 2,294.924) / 2 = 1,498.173 ns, over the
+    idle floor 122.2222 + 215.07 + 557 + 510.83 = 1,405.12: 1.50 us a trip. The wave's other CTA
+    on each SM overlaps its own (2 x the engines stays under the trip: 2 x 440.4 = 880.8 ns of
+    the load path), so 32 more trips (K = 8192 against 4096) add 32 x 1,498.173 = 47,941.53 ns
+    to the tail wave."""
     def gemm(k):
         return analyze(parse_file(str(GEMM)), None, load_profile("h200_sxm"),
                        {"M": 16, "N": 14336, "K": k, "BM": 16, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 1},
@@ -130,5 +141,5 @@ def test_breakdown_shows_the_unpipelined_trip():
         return float([x for x in a.terms if x.name == "tail wave"][0].ns)
     g = gemm(4096)
     t = [x for x in g.terms if x.name == "unpipelined trip"]
-    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 1.74 us a trip" in t[0].detail
-    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 1739.374, abs=0.5)
+    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 1.50 us a trip" in t[0].detail
+    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 1498.173, abs=0.5)

@@ -85,12 +85,17 @@ def test_the_loaded_round_trip_counts_busy_bytes():
     2,048 B from DRAM): 2,080 DRAM bytes in 64-B runs advancing with k only, so the queue counts
     2,080 x 4,238.4 / 2,120 = 4,158.43 B of whole-line DRAM time (the transfer keeps the short-run
     rate: 2,080 x 4,238.4 / 3,200 = 2,754.96 B / (4,238.4 / 128 = 33.1125 B/ns) = 83.20 ns).
-    K = 242 / 1.98 = 122.22 chain + 205 + max(83.20, 6,144 / 128.7 = 47.74) = 410.42 ns;
+    The loaded line holds the trip's bytes through the SM's port only (it was fitted with bytes /
+    port subtracted; the 83.20 ns at the DRAM share is in its queueing):
+    K = 242 / 1.98 = 122.22 chain + 205 + 6,144 / 128.7 = 47.74 = 374.96 ns;
     slope = (1,582 - 205) / 4,238.4 = 0.324887 ns per B/ns; q = 0.324887 x 128 x 1 x 4,158.43 =
-    172,930.4; T = (410.42 + sqrt(410.42^2 + 4 x 4 x 172,930.4)) / (2 x 4) = 265.46 ns, a round
-    trip of 4 x 265.46 = 1,061.85 ns (with the bytes themselves, 2,080: 207.05 ns a trip, where
-    the hardware takes (23.17 - 3.7) / 64 = 304 ns). The drawn bandwidth: 128 x 4,158.43 / 265.46
-    = 2,005 B/ns, 205 + 0.324887 x 2,005 = 856 ns."""
+    172,930.4; T = (374.96 + sqrt(374.96^2 + 4 x 4 x 172,930.4)) / (2 x 4) = (374.96 +
+    sqrt(140,595.86 + 2,766,886.64 = 2,907,482.50) = 1,705.13) / 8 = 260.01 ns, a round trip of
+    4 x 260.01 = 1,040.05 ns (with the bytes themselves, 2,080: q = 86,497.85, T = (374.96 +
+    sqrt(140,595.86 + 1,383,965.57) = 1,234.73) / 8 = 201.21 ns a trip, where the hardware takes
+    (23.17 - 3.7) / 64 = 304 ns). The drawn bandwidth: 128 x 4,158.43 / 260.01 = 2,047 B/ns,
+    205 + 0.324887 x 2,047.13 = 870.09 ns, + 47.74 = 917.83 ns; over the idle branch, which keeps
+    the transfer: 557 + max(83.20, 47.74) = 640.20 ns (122.22 + 640.20 = 762.42 ns a round trip)."""
     p = {"M": 64, "N": 4096, "K": 4096, "BM": 32, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 5, "GROUP_M": 8}
     g = analyze(parse_file(str(KERNELS / "gemm_fp8.tile")), None, H200, p,
                 resources={"threads": 128, "regs": 67, "spills": 0, "smem": 24576})
@@ -98,8 +103,8 @@ def test_the_loaded_round_trip_counts_busy_bytes():
     assert len(mp) == 1
     d = mp[0].detail
     assert "2,080 of the trip's 6,144 B come from DRAM" in d
-    assert "0.3249 x 2,005 B/ns drawn = 856) ns" in d
-    assert "= 1,061.9 ns" in d and "128 SMs x 1 CTAs x 4,158 B of whole-line DRAM time per 265.5 ns" in d
+    assert "0.3249 x 2,047 B/ns drawn = 870 ns" in d
+    assert "= 1,040.0 ns" in d and "128 SMs x 1 CTAs x 4,158 B of whole-line DRAM time per 260.0 ns" in d
     assert "keep DRAM busy as at 2.12 TB/s (64-127 B)" in d
     assert "counts its 2,080 DRAM bytes as 4,158 B of whole lines" in d
     assert "2,080 B take the time of 2,755 B of whole lines" in d

@@ -21,7 +21,9 @@ rate one SM brings them in:
   the waiting it stands for when every SM pulls is the queueing the loaded latency holds.
   Counting both (the latency at 700 ns for a loaded system plus the bytes at the share) made
   the 2-stage 64 KiB decode trips, which reach ~4 TB/s with one tile in flight a CTA, 60-85%
-  too slow.
+  too slow. On the loaded line itself the tile counts only its time through the port: the line
+  was fitted with that alone subtracted (load_trip.loaded_round_trip_ns); the idle floor, fitted
+  with the tile at one SM's DRAM ceiling, keeps the one-SM rate.
 
 The L2-hit share of the trip keeps the L2 latency and its bytes at the SM's share of L2.
 
@@ -220,8 +222,12 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
     else:
         fetch = max(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns,
                     l2_bytes / l2_share_bytes_per_ns)
-        fetch_text = (f"plus the tile at one SM's rate, max({dram_bytes:,.0f} B / {f.sm_dram_bytes_per_ns:.1f} B/ns "
-                      f"DRAM, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns port, L2 share) = {fetch:,.2f} ns")
+        # the loaded line was fitted with only the port time subtracted: on it the tile counts
+        # its port time; the idle floor keeps the tile at one SM's rate (load_trip)
+        fetch_text = (f"plus the tile through the SM's port, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns = "
+                      f"{loaded_bytes / f.port_bytes_per_ns:,.2f} ns on the loaded line (which holds the rest of its "
+                      f"transfer), at the idle floor the tile at one SM's rate, max({dram_bytes:,.0f} B / "
+                      f"{f.sm_dram_bytes_per_ns:.1f} B/ns DRAM, port, L2 share) = {fetch:,.2f} ns")
     hits = f" + {1 - miss:.1%} x L2 {l2_latency_ns:,.0f}" if miss < 1 else ""
     if first_share < 1 and f.queue is not None:
         delay = queue_delay_ns(drawn, f.queue)

@@ -245,13 +245,19 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
     DRAM bytes of a trip / the trip time T, and (S-1) T = the round trip (Little's law). So
     (S-1) T = K + miss x slope x U r D / T, K the round trip with L = base:
     T = (K + sqrt(K^2 + 4 (S-1) miss slope U r D)) / (2 (S-1)); returns (S-1) T.
+    K holds the tile's bytes through the SM's port only, as the line was fitted
+    (``pipeline.dram_round_trip_unloaded``: implied round trip - chain - bytes / port): the
+    rest of the transfer, at the SM's share of DRAM, is inside the line's queueing already,
+    and adding it again counted it twice (a 16 KB trip at 132 SMs' 32 B/ns share: ~385 ns).
 
     Below the idle round trip (``idle_ns``, one SM alone) the line does not hold: the DRAM part
     is max(idle, base + slope x bandwidth) (tfx.analysis.memory_parallelism). Both sides fall
     as T grows, so the fixed point of the larger is the larger of the two fixed points:
-    (S-1) T = max(K_idle, the line's solution), K_idle the round trip with L = idle."""
+    (S-1) T = max(K_idle, the line's solution), K_idle the round trip with L = idle and the
+    transfer (``pipeline.dram_round_trip_idle`` was fitted with the tile at one SM's DRAM
+    ceiling subtracted, so there the transfer stays)."""
     s1 = emax(stages - 1, 1)
-    k = round_trip_ns(miss * d.base_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f)
+    k = round_trip_ns(miss * d.base_ns + (1 - miss) * lat, loaded_bytes, 0, f)   # port only: see above
     q = miss * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
     if is_array(k, q, s1):
         import numpy as np

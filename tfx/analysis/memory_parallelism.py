@@ -108,12 +108,20 @@ def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, sta
     queued = dram_bytes if queue_bytes is None else queue_bytes
     drawn = active_units * r * queued / (round_trip_ns / s1)
     line = d.base_ns + d.slope_ns_per_byte_ns * drawn
-    idle = d.idle_ns if d.idle_ns is not None else 0
+    port = loaded_bytes / f.port_bytes_per_ns
+    # the line was fitted with only the port time subtracted, so it holds the rest of the
+    # transfer; the idle round trip was fitted with the transfer at one SM's ceiling
+    # (load_trip.loaded_round_trip_ns): the larger of the two branches binds
+    loaded = (f"{d.base_ns:,.0f} + {d.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {line:,.0f} ns + "
+              f"{loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns = {line + port:,.1f}")
+    if d.idle_ns is not None:
+        idle = f"idle {d.idle_ns:,.0f} + max({fetch_ns:,.1f}, {port:,.1f}) = {d.idle_ns + max(fetch_ns, port):,.1f}"
+        wait = f"max({loaded}, {idle}) ns"
+    else:
+        wait = f"{loaded} ns"
     return (f"{dram_bytes:,.0f} of the trip's {loaded_bytes:,.0f} B come from DRAM, so the trip waits the DRAM "
             f"round trip (its hits merge with a co-resident CTA's miss of the same step): "
-            f"{f.overhead_ns:,.1f} ns of chain + max(idle {idle:,.0f}, {d.base_ns:,.0f} + "
-            f"{d.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {line:,.0f}) ns + "
-            f"max({fetch_ns:,.1f}, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f}) ns = {round_trip_ns:,.1f} ns "
+            f"{f.overhead_ns:,.1f} ns of chain + {wait} = {round_trip_ns:,.1f} ns "
             f"(solved with the trip time: {drawing_text(r, active_units)} x {queued:,.0f} B"
             f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
             f"{round_trip_ns / s1:,.1f} ns); {s1} tiles in flight: a round takes at least {round_trip_ns / s1:,.1f} ns")

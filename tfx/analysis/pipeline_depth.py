@@ -148,7 +148,8 @@ def unpipelined_cycle_ns(lat, first_reader, loaded_bytes, transfer_ns, dram_byte
     whole trip as the period since a CTA keeps one tile in flight a trip (r CTAs per SM on
     ``active_units`` SMs draw r x SMs x ``dram_bytes`` per trip):
     T = (K + sqrt(K^2 + 4 p slope U r D)) / 2, K = chain + compute + p base + (1 - p) lat +
-    max(transfer, bytes / port), at least chain + compute + p idle + (1 - p) lat + max(...)
+    bytes / port (the loaded line holds the rest of the transfer: load_trip.loaded_round_trip_ns),
+    at least chain + compute + p idle + (1 - p) lat + max(transfer, bytes / port)
     (load_trip.loaded_round_trip_ns with S - 1 = 1). Arrays elementwise."""
     return load_trip.loaded_round_trip_ns(lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
                                           1, load_trip.LoadTrip(f.overhead_ns + compute_ns, f.port_bytes_per_ns), d)
@@ -157,13 +158,14 @@ def unpipelined_cycle_ns(lat, first_reader, loaded_bytes, transfer_ns, dram_byte
 def describe_unpipelined(line, first_reader, loaded_bytes, dram_bytes, transfer_ns, compute_ns, cycle_ns, r,
                          drawing, active_units, f: load_trip.LoadTrip, fmt) -> str:
     """The breakdown's line of an unpipelined GEMM k-loop (scalars)."""
-    port = max(transfer_ns, loaded_bytes / f.port_bytes_per_ns)
-    wait = cycle_ns - f.overhead_ns - compute_ns - port
+    port = loaded_bytes / f.port_bytes_per_ns
+    wait = cycle_ns - f.overhead_ns - compute_ns
     return (f"line {line}: STAGES = 1: a trip loads its {loaded_bytes:,.0f} B, waits for them, then computes: "
-            f"{fmt(f.overhead_ns)} of chain + {fmt(compute_ns)} of compute + {fmt(wait)} of latency (the loaded "
+            f"{fmt(f.overhead_ns)} of chain + {fmt(compute_ns)} of compute + {fmt(wait)} of round trip (the loaded "
             f"DRAM round trip with the chance {first_reader * 100:.1f}% that the trip first reads one of its tiles, "
-            f"{dram_bytes:,.0f} B a trip from DRAM drawn by {drawing}; else L2) + max({fmt(transfer_ns)}, "
-            f"{loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns) = {fmt(cycle_ns)} a trip; {int(r)} CTAs per SM "
+            f"{dram_bytes:,.0f} B a trip from DRAM drawn by {drawing}, else L2; its bytes {loaded_bytes:,.0f} B / "
+            f"{f.port_bytes_per_ns:,.1f} B/ns = {fmt(port)} through the port on the loaded line, at least the idle "
+            f"round trip with max({fmt(transfer_ns)}, {fmt(port)})) = {fmt(cycle_ns)} a trip; {int(r)} CTAs per SM "
             f"overlap theirs")
 
 
