@@ -447,6 +447,27 @@ def test_model_config_text_refusals_name_the_option(capsys):
                     "--sensitivity", "tp=y").startswith("--sensitivity: error: tp: expected a whole number")
 
 
+def test_model_config_refusals_blame_the_option_only_for_its_own_faults(capsys):
+    """`tfx model compare --config` relabelled every placeless refusal of the whole step as the
+    option's, dropping its notes: a dtype the profile cannot run is not --config's fault. Only the
+    option's own text (a value the parallelism refuses, a parallelism the model cannot split by)
+    names it; the same holds for `tfx model suggest --sensitivity`."""
+    # a100_hgx8 has no fp8e4m3 tensor cores (hw_profiles: compute.tensor.fp8e4m3): refused by the
+    # step, not by tp=1, so the line is placeless and keeps its note
+    lines = refused(capsys, "model", "compare", "--model", "llama3.1-8b", "--hw", "a100_hgx8",
+                    "--config", "tp=1", "--weight-dtype", "fp8", "--act-dtype", "fp8")
+    assert lines == [
+        "error: fp8 activations need fp8e4m3 tensor cores, which profile a100_hgx8 does not have "
+        "(compute.tensor.fp8e4m3: Ampere has no fp8 tensor cores)",
+        "  note: price weight-only fp8 instead: --act-dtype bf16 (weights dequantized to bf16 in the GEMM, "
+        "bf16 tensor-core time)"]
+    base = ("model", "compare", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--config")
+    assert one_line(capsys, *base, "tp=2,tp_place=zz") == (
+        "--config: error: tp_place must be one of auto, node, cross, device, cube, pe, got 'zz'")
+    assert one_line(capsys, "model", "suggest", "--model", "llama3.1-8b", "--hw", "h200_nvl8",
+                    "--sensitivity", "kv=x") == "--sensitivity: error: kv_shard must be one of heads, seq, got 'x'"
+
+
 def test_model_dtype_and_place_refusals_name_the_option(capsys):
     """An unknown dtype or placement printed `error: ...` with no option named; argparse's choices
     now refuse them in the one form (the known dtypes are tfx.model.schema.DTYPE_BYTES' keys)."""

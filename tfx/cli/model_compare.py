@@ -11,7 +11,7 @@ from tfx.errors import TfxError, argument_error
 from tfx.model.compare import compare_results
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
-from tfx.model.system import Parallelism
+from tfx.model.system import Parallelism, not_meaningful_message, validate
 
 
 def register(subparsers) -> None:
@@ -37,13 +37,14 @@ def run(args) -> int:
         from tfx.cli.model_common import system, workload
         sysm, wl, model = system(args), workload(args), load_model(args.model)
         for c in args.config:
-            try:
-                results.append(latency(model, sysm, wl, Parallelism.parse(c)).to_json())
-            except TfxError as exc:
-                if exc.where is not None:
-                    raise
+            par = Parallelism.parse(c, "--config")
+            why = validate(model, wl, par, sysm)
+            if why:
                 # the configuration given is what was refused: name it as every refusal names its option
-                raise argument_error("--config", exc.message) from None
+                raise argument_error("--config", not_meaningful_message(par, why))
+            # any other refusal (fp8 on a GPU without fp8 tensor cores, say) is not --config's: it
+            # keeps its own place and notes
+            results.append(latency(model, sysm, wl, par).to_json())
     if len(results) < 1:
         raise TfxError("nothing to compare: give FILEs or --config")
     table = compare_results(results)

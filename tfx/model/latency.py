@@ -23,7 +23,7 @@ from tfx.model.kernels import pricer_for, scale_time
 from tfx.model.loading import load_model
 from tfx.model.params import layer_matrix_params, param_counts
 from tfx.model.schema import ModelConfig, dtype_bytes
-from tfx.model.system import Parallelism, System, Workload, load_system, validate
+from tfx.model.system import Parallelism, System, Workload, load_system, not_meaningful_message, validate
 # formula text: times and sizes to three significant digits, bandwidths to four (4.82 ms)
 from tfx.present import formatting as fmt
 
@@ -1068,7 +1068,7 @@ def latency(model: ModelConfig | str, hw: str | System = "h200_sxm", workload: W
     parallelism = parallelism or Parallelism()
     why = validate(model, workload, parallelism, system)
     if why:
-        raise TfxError(f"parallelism {parallelism.label()} is not meaningful here: " + "; ".join(why))
+        raise TfxError(not_meaningful_message(parallelism, why))
     ev = evaluate(model, workload, system, Configs.of([parallelism]))
     return result_at(ev, 0)
 

@@ -155,7 +155,8 @@ class Parallelism:
             raise TfxError(f"cp_ring must be one of {', '.join(CP_RINGS)}, got {self.cp_ring!r}")
         for name in ("tp_place", "cp_place"):
             if getattr(self, name) not in TILED_PLACES + GPU_PLACES:
-                raise TfxError(f"{name} must be one of {', '.join(dict.fromkeys(GPU_PLACES + TILED_PLACES))}")
+                raise TfxError(f"{name} must be one of {', '.join(dict.fromkeys(GPU_PLACES + TILED_PLACES))}, "
+                               f"got {getattr(self, name)!r}")
 
     def label(self) -> str:
         parts = [f"tp{self.tp}", f"cp{self.cp}", f"pp{self.pp}", f"dp{self.dp}", f"ep{self.ep}"]
@@ -196,7 +197,11 @@ class Parallelism:
                 kw[k] = int(v)
             else:
                 kw[k] = v
-        return Parallelism(**kw)
+        try:
+            return Parallelism(**kw)
+        except TfxError as exc:
+            # a value the dataclass refuses (kv=x, tp_place=zz) came from this option's text
+            raise argument_error(flag, exc.message) from None
 
 
 @dataclass(frozen=True)
@@ -455,6 +460,11 @@ def validate(model: ModelConfig, wl: Workload, par: Parallelism, system: System)
         why.append(f"{devices} devices need more than one node and profile {system.name} states no "
                    "inter-node link (links.ib)")
     return why
+
+
+def not_meaningful_message(par: Parallelism, why: list[str]) -> str:
+    """The refusal of a parallelism :func:`validate` found reasons against."""
+    return f"parallelism {par.label()} is not meaningful here: " + "; ".join(why)
 
 
 def node_profiles_for(profile_name: str) -> list[str]:
