@@ -15,7 +15,8 @@ from tfx.analysis.machine import Machine
 from tfx.errors import TfxError
 from tfx.hw import load_profile
 from tfx.lang import parse_file
-from tfx.model.kernels import GEMM_CODEGEN, KernelPricer
+from tfx.model.kernels import KernelPricer
+from tfx.model.system import DEFAULT_GEMM_CODEGEN
 
 CLOCK = 1.98   # GHz, clock.core of the H200 profile
 
@@ -99,7 +100,7 @@ def test_bf16_rows_of_128_bytes_do_not_move(h200):
 
 
 def test_model_prices_gemms_as_cutlass(h200):
-    assert GEMM_CODEGEN == "cutlass"
+    assert DEFAULT_GEMM_CODEGEN == "cutlass"
     pr = KernelPricer(h200)
     cost = pr.gemm_fp8([(8192, 8192, 8192)])[0]
     assert cost.codegen == "cutlass" and cost.config.endswith(", cutlass")
@@ -126,7 +127,7 @@ def test_cli_codegen_flag():
 def test_workload_gemm_codegen():
     from tfx.model.latency import latency
     from tfx.model.system import Workload
-    with pytest.raises(TfxError, match="gemm_codegen must be one of cutlass, triton, got 'nvcc'"):
+    with pytest.raises(TfxError, match="gemm_codegen must be one of triton, cutlass, got 'nvcc'"):
         Workload(gemm_codegen="nvcc")
     assert Workload().gemm_codegen == "cutlass" and Workload().to_json()["gemm_codegen"] == "cutlass"
     # llama2-7b fp8 prefill of 2,048 tokens on the H200: its fused qkv GEMM (M = 2048, N = 12288,
@@ -141,5 +142,44 @@ def test_workload_gemm_codegen():
         assert r.to_json()["workload"]["gemm_codegen"] == cg
     r = run_cli("model", "latency", "--model", "llama2-7b", "--gemm-codegen", "nvcc")
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines()[-1] == ("--gemm-codegen: error: expected one of cutlass, triton, "
+    assert r.stderr.strip().splitlines()[-1] == ("--gemm-codegen: error: expected one of triton, cutlass, "
                                                  "found 'nvcc' (see tfx model latency --help)")
+
+
+def test_one_default_and_one_list_of_code_generators():
+    """The model level's GEMM default is one constant (tfx.model.system.DEFAULT_GEMM_CODEGEN),
+    used by the Workload, the pricer's GEMM methods and --gemm-codegen; the one list of code
+    generators (tfx.analysis.codegen.CODEGENS) is what both --codegen and --gemm-codegen accept."""
+    import inspect
+    from tfx.analysis import codegen
+    from tfx.model.system import Workload
+    assert Workload().gemm_codegen == DEFAULT_GEMM_CODEGEN
+    for name in ("gemm", "gemm_fp8", "gemm_weight_only", "gemm_w4a16", "gemm_w8a16"):
+        assert inspect.signature(getattr(KernelPricer, name)).parameters["codegen"].default == DEFAULT_GEMM_CODEGEN
+    assert tuple(codegen.CODEGENS) == ("triton", "cutlass") and codegen.DEFAULT == "triton"
+
+
+def test_cutlass_breakdown_line_names_every_term_it_drops():
+    """cutlass drops three Triton-only terms (codegen.py's docstring): load_trip's per-thread
+    copies, the warp-mma trip (performance._warp_trip returns None without per-thread copies)
+    and ptxas's serialized fp8 wgmma; the `code generator` line names each."""
+    from tfx.analysis import codegen
+    line = codegen.describe(codegen.CUTLASS)
+    assert "per-thread copy instructions" in line
+    assert "the warp-mma trip's copies" in line
+    assert "serialized fp8 wgmma (C7515)" in line
+    assert codegen.describe(codegen.TRITON) == f"triton ({codegen.TRITON.description})"
+
+
+def test_model_text_names_the_gemm_code_generator():
+    """`tfx model latency` / `compare` text name the GEMMs' code generator on the runtime line
+    (the JSON has workload.gemm_codegen); sip runs its own sip_gemm kernel, which has none."""
+    engine = "runtime engine (serving engine: fused kernels replayed as CUDA graphs (vLLM, TensorRT-LLM, SGLang))"
+    base = ("model", "latency", "--model", "llama3.1-8b")
+    assert run_cli(*base, "--hw", "h200_nvl8").stdout.splitlines()[1] == engine + "; GEMMs compiled as cutlass"
+    assert (run_cli(*base, "--hw", "h200_nvl8", "--gemm-codegen", "triton").stdout.splitlines()[1]
+            == engine + "; GEMMs compiled as triton")
+    assert run_cli(*base, "--hw", "sip").stdout.splitlines()[1] == engine + "; GEMMs as the tiled sip_gemm kernel"
+    r = run_cli("model", "compare", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--config", "tp=1",
+                "--gemm-codegen", "triton")
+    assert r.stdout.splitlines()[0] == "runtime engine; GEMMs compiled as triton"

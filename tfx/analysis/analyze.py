@@ -52,7 +52,7 @@ class Analysis:
     # the prediction's excess over the roofline by term (tfx.analysis.roofline_gap); None for a sweep
     roofline_gap: Any = None
     # the code generator whose instruction patterns were priced (tfx.analysis.codegen)
-    codegen: str = "triton"
+    codegen: str = codegens.DEFAULT
 
     @property
     def knobs(self) -> dict:

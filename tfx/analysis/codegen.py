@@ -12,7 +12,8 @@ does those flops. A few terms price instructions only one code generator emits:
   (``pipeline.narrow_copy_cycles``), 16-byte copies of rows of 64 bytes or less
   (``pipeline.short_row_copy_cycles``) and unpipelined loads (``pipeline.sync_load_cycles``,
   ``sync_narrow_load_cycles``), all measured on Triton kernels. On the warp mma the same warps
-  issue the mma and then those copies, in series (``tfx.analysis.warp_trip``).
+  issue the mma and then those copies, in series (``tfx.analysis.warp_trip``); under TMA a
+  producer warp copies for the mma warps, so that trip is not priced either.
 * **serialized fp8 wgmma** (``tfx.analysis.mma_layout.serialized_wgmma``): Triton's fp8 dot of
   two K-major operands at N = 256 on 8 warps, which ptxas serializes (C7515: non-wgmma
   instructions define accumulator registers inside the pipeline stage).
@@ -75,6 +76,8 @@ def describe(cg: Codegen) -> str:
     if not cg.per_thread_copies:
         left_out.append("per-thread copy instructions (narrow copies, short rows, unpipelined loads: "
                         "TMA copies a tile with one instruction)")
+        left_out.append("the warp-mma trip's copies behind the mma warps' mma.sync (a TMA producer "
+                        "warp copies for them)")
     if not cg.serializes_fp8_wgmma:
         left_out.append("ptxas's serialized fp8 wgmma (C7515)")
     return (f"{cg.name} ({cg.description}): Triton's " + "; ".join(left_out) + " do not apply"

@@ -91,7 +91,7 @@ def facts(m) -> LoadTrip | None:
     per_cycle = m.profile.get("pipeline.sm_load_bandwidth_per_cycle", None)
     if cycles is None or per_cycle is None or m.kind != "gpu":
         return None
-    per_thread = getattr(m, "codegen", None) is None or m.codegen.per_thread_copies
+    per_thread = m.codegen.per_thread_copies
 
     def ns(key):
         # per-thread copy instructions are the code generator's (tfx.analysis.codegen): TMA has none

@@ -282,7 +282,7 @@ def serial_wgmma_facts(m) -> SerialWgmmaFacts | None:
     lat = m.profile.get("pipeline.wgmma_serial_latency", None)
     if over is None or lat is None or m.kind != "gpu":
         return None
-    if getattr(m, "codegen", None) is not None and not m.codegen.serializes_fp8_wgmma:
+    if not m.codegen.serializes_fp8_wgmma:
         return None                      # hand-scheduled wgmma (tfx.analysis.codegen)
     return SerialWgmmaFacts(over / m.clock_ghz, lat / m.clock_ghz)
 

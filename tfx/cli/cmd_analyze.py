@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tfx.analysis.codegen import CODEGENS
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError, argument_error
@@ -27,7 +28,7 @@ def register(sub) -> None:
                         "(replace the estimate; --resources wins where both give one)")
     p.add_argument("--ptxas-kernel", metavar="NAME", help="which function of the --ptxas output")
     p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
-    p.add_argument("--codegen", choices=("triton", "cutlass"), default=None,
+    p.add_argument("--codegen", choices=tuple(CODEGENS), default=None,
                    help="the code generator whose instructions are priced: triton (default; per-thread "
                         "cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, hand-pipelined wgmma)")
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tfx.cli.common import float_arg, int_arg, parse_assignments
 from tfx.model.schema import DTYPE_BYTES
-from tfx.model.system import (DEFAULT_RUNTIME, GEMM_CODEGENS, GPU_PLACES, KERNELS, RUNTIMES, TILED_PLACES,
+from tfx.analysis.codegen import CODEGENS
+from tfx.model.system import (DEFAULT_GEMM_CODEGEN, DEFAULT_RUNTIME, GPU_PLACES, KERNELS, RUNTIMES, TILED_PLACES,
                               Parallelism, Workload, load_system, runtime_kernels)
 
 PLACES = tuple(dict.fromkeys(GPU_PLACES + TILED_PLACES))
@@ -23,7 +24,7 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
                    help="the runtime a step is priced for: engine = a serving engine's fused kernels under "
                         "CUDA graphs (default); pytorch-graph = one kernel per PyTorch op, replayed as a CUDA "
                         "graph (the measured reference). --kernels fused|eager are the older names")
-    p.add_argument("--gemm-codegen", choices=GEMM_CODEGENS, default=GEMM_CODEGENS[0],
+    p.add_argument("--gemm-codegen", choices=tuple(CODEGENS), default=DEFAULT_GEMM_CODEGEN,
                    help="the code generator the GEMMs are priced as: cutlass (default: serving engines' and "
                         "cuBLAS' TMA copies and hand-pipelined wgmma) or triton (Triton-compiled GEMMs)")
     p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
@@ -46,10 +47,26 @@ def add_parallel_args(p) -> None:
     p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=None, help="check that the configuration uses this many devices")
 
 
+def gemm_text(gemm_codegen: str, kind: str | None) -> str:
+    """The runtime line's account of the step's GEMMs: the code generator they are priced as on
+    a GPU (Workload.gemm_codegen); a tiled profile runs its own sip_gemm kernel, which has none."""
+    return f"GEMMs compiled as {gemm_codegen}" if kind != "tiled" else "GEMMs as the tiled sip_gemm kernel"
+
+
+def profile_kind(hw: str) -> str | None:
+    """``gpu`` or ``tiled`` for a saved result's profile name, None where it no longer loads."""
+    from tfx.errors import TfxError
+    from tfx.hw import load_profile
+    try:
+        return "gpu" if load_profile(hw).kind == "gpu" else "tiled"
+    except TfxError:
+        return None
+
+
 def workload(args) -> Workload:
     return Workload(args.mode, args.ctx, args.batch, args.weight_dtype, args.act_dtype, args.kv_dtype,
                     runtime_kernels(getattr(args, "runtime", DEFAULT_RUNTIME)),
-                    getattr(args, "gemm_codegen", GEMM_CODEGENS[0]))
+                    getattr(args, "gemm_codegen", DEFAULT_GEMM_CODEGEN))
 
 
 def parallelism(args) -> Parallelism:

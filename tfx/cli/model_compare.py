@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tfx.cli.common import emit_json, read_text
-from tfx.cli.model_common import add_workload_args
+from tfx.cli.model_common import add_workload_args, gemm_text, profile_kind
 from tfx.present import formatting as fmt
 from tfx.errors import TfxError, argument_error
 from tfx.model.compare import compare_results
@@ -54,7 +54,9 @@ def run(args) -> int:
     names = table["columns"]
     runtimes = sorted({r.get("workload", {}).get("runtime") or r.get("workload", {}).get("kernels", "?")
                        for r in results})
-    print("runtime " + ", ".join(str(x) for x in runtimes))
+    gemms = sorted({gemm_text(r.get("workload", {}).get("gemm_codegen", "?"), profile_kind(str(r.get("hw", ""))))
+                    for r in results})
+    print("runtime " + ", ".join(str(x) for x in runtimes) + "; " + ", ".join(gemms))
     w = max(14, *(len(n) for n in names))
     print(f"  {'stage':<24}" + "".join(f" {n:>{w}}" for n in names))
     for row in table["rows"]:

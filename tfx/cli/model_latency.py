@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json
-from tfx.cli.model_common import add_parallel_args, add_workload_args, parallelism, system, workload
+from tfx.cli.model_common import add_parallel_args, add_workload_args, gemm_text, parallelism, system, workload
 from tfx.errors import TfxError
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
@@ -24,7 +24,8 @@ def run(args) -> int:
     if args.save:
         from tfx.files import check_writable
         check_writable(args.save, what="the saved result")
-    r = latency(load_model(args.model), system(args), workload(args), parallelism(args))
+    sysm = system(args)
+    r = latency(load_model(args.model), sysm, workload(args), parallelism(args))
     if args.devices is not None and args.devices != r.devices:
         raise TfxError(f"{r.parallelism.label()} uses {r.devices} devices, not --devices {args.devices}")
     data = r.to_json()
@@ -34,15 +35,16 @@ def run(args) -> int:
     if args.json:
         emit_json(data)
         return 0
-    print("\n".join(render(r)))
+    print("\n".join(render(r, sysm.kind)))
     return 0
 
 
-def render(r) -> list[str]:
+def render(r, kind: str | None = None) -> list[str]:
+    """The text of one result; ``kind`` (``gpu``/``tiled``) says what the GEMMs ran as."""
     wl = r.workload
     out = [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
            f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
-           f"runtime {wl.runtime_description}",
+           f"runtime {wl.runtime_description}; {gemm_text(wl.gemm_codegen, kind)}",
            f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "
            f"{r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
     out.append(f"  {'stage':<24} {'total':>11} {'compute':>11} {'memory':>11} {'comm':>11} {'launch':>10}  bound")

@@ -26,7 +26,8 @@ Kernels (GPU profiles / tiled ``sip``):
   softmax (router top-k): ``softmax.tile``. On ``sip`` (no tiled elementwise
   kernels) the bandwidth formula ``bytes / bw + latency``.
 
-GEMMs are priced as compiled by ``GEMM_CODEGEN`` (``cutlass``, tfx.analysis.codegen): the
+GEMMs are priced as compiled by ``tfx.model.system.DEFAULT_GEMM_CODEGEN`` (``cutlass``,
+tfx.analysis.codegen) unless the workload names another (``Workload.gemm_codegen``): the
 GEMMs a serving engine (TensorRT-LLM, vLLM) or PyTorch (cuBLAS) runs on Hopper are CUTLASS 3 /
 cuBLAS mainloops, TMA copies and hand-pipelined wgmma, not Triton's per-thread copies and
 ptxas-scheduled wgmma; attention, decode and the elementwise kernels keep ``triton``, the
@@ -51,6 +52,7 @@ import numpy as np
 
 from tfx.errors import TfxError
 from tfx.hw.attainable import dram_level
+from tfx.model.system import DEFAULT_GEMM_CODEGEN
 from tfx.bundled import bundled_dir
 
 GEMM_CANDIDATES_GPU = (  # (BM, BN, BK, WARPS, STAGES)
@@ -71,10 +73,6 @@ PREFILL_CANDIDATES_GPU = ((64, 2), (128, 2), (64, 3), (128, 3))  # BLOCK_N, STAG
 COPY_CANDIDATES = (1024, 4096, 16384)  # BLOCK
 RMSNORM_CANDIDATES = ((1, 4), (1, 8), (4, 8), (16, 8))  # BLOCK_M, WARPS
 SOFTMAX_CANDIDATES = ((1, 4), (4, 4))
-#: The code generator of the GEMMs the model prices (module docstring; tfx.analysis.codegen):
-#: serving engines and PyTorch ship CUTLASS / cuBLAS GEMMs. A workload may name another
-#: (tfx.model.system.Workload.gemm_codegen, ``--gemm-codegen``).
-GEMM_CODEGEN = "cutlass"
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,9 @@ class KernelCost:
     compute_ns: float     # roofline compute term
     memory_ns: float      # roofline memory term
     launches: int         # kernel launches (meshes) this call makes
-    config: str           # the chosen tile configuration, e.g. "BM=16 BN=64 BK=128 WARPS=4 STAGES=4"
+    # the chosen tile configuration, and for a GEMM priced as a named code generator (``codegen=``
+    # given) that name after a comma, e.g. "BM=16 BN=64 BK=128 WARPS=4 STAGES=4, cutlass"
+    config: str
     params: str           # the shape parameters, e.g. "M=1 N=6144 K=4096"
     parts: tuple = ()     # body time of each launch (mesh), launch overhead excluded
     codegen: str | None = None   # the code generator priced (tfx.analysis.codegen); None: a formula
@@ -188,7 +188,7 @@ class KernelPricer:
         return [self._cache[(kind, s)] for s in shapes]
 
     # ------------------------------------------------------------------ GEMM
-    def gemm(self, shapes: list[tuple[int, int, int]], codegen: str = GEMM_CODEGEN) -> list[KernelCost]:
+    def gemm(self, shapes: list[tuple[int, int, int]], codegen: str = DEFAULT_GEMM_CODEGEN) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] = A[M,K] @ B[K,N] in bf16 on one rank, compiled by ``codegen``."""
         shapes = [(max(1, int(m)), max(1, int(n)), max(1, int(k))) for m, n, k in shapes]
         if self.tiled:
@@ -201,7 +201,7 @@ class KernelPricer:
             "gemm", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm",
             lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
-    def gemm_fp8(self, shapes: list[tuple[int, int, int]], codegen: str = GEMM_CODEGEN) -> list[KernelCost]:
+    def gemm_fp8(self, shapes: list[tuple[int, int, int]], codegen: str = DEFAULT_GEMM_CODEGEN) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] @ B[K,N] with fp8 e4m3 operands on one rank:
         ``gemm_fp8.tile`` (B stored K-major, as fp8 tensor cores read it; the schedule of gemm.tile),
         analysed at the shape: fp8 bytes and the fp8 tensor-core rate come from the kernel itself."""
@@ -214,7 +214,7 @@ class KernelPricer:
             lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
     def gemm_weight_only(self, shapes: list[tuple[int, int, int]], bits: int,
-                         codegen: str = GEMM_CODEGEN) -> list[KernelCost]:
+                         codegen: str = DEFAULT_GEMM_CODEGEN) -> list[KernelCost]:
         """(M, N, K) -> cost of C[M,N] (bf16) = A[M,K] (bf16) @ dequant(W)[K,N] with ``bits``-bit
         weights converted to bf16 in registers before the bf16 mma: ``gemm_w4a16.tile`` (4-bit,
         one bf16 scale per 128 K elements; K rounded up to a whole group) or ``gemm_w8a16.tile``
@@ -231,10 +231,10 @@ class KernelPricer:
             name, None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, name,
             lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
-    def gemm_w4a16(self, shapes, codegen: str = GEMM_CODEGEN):
+    def gemm_w4a16(self, shapes, codegen: str = DEFAULT_GEMM_CODEGEN):
         return self.gemm_weight_only(shapes, 4, codegen)
 
-    def gemm_w8a16(self, shapes, codegen: str = GEMM_CODEGEN):
+    def gemm_w8a16(self, shapes, codegen: str = DEFAULT_GEMM_CODEGEN):
         return self.gemm_weight_only(shapes, 8, codegen)
 
     # ------------------------------------------------------------------ attention

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+from tfx.analysis.codegen import CODEGENS, CUTLASS
 from tfx.errors import TfxError, argument_error
 from tfx.model.schema import DTYPE_BYTES, ModelConfig
 from tfx.present import formatting as fmt
@@ -76,8 +77,11 @@ def runtime_kernels(name: str) -> str:
     if name not in RUNTIMES:
         raise TfxError(f"unknown runtime {name!r}; known: {', '.join(RUNTIMES)}")
     return RUNTIMES[name][0]
-#: The code generators a step's GEMMs can be priced as (tfx.analysis.codegen.CODEGENS).
-GEMM_CODEGENS = ("cutlass", "triton")
+#: The code generator the model level prices a step's GEMMs as, unless a workload names another
+#: of tfx.analysis.codegen.CODEGENS (``Workload.gemm_codegen``, ``--gemm-codegen``, the default of
+#: tfx.model.kernels): the GEMMs serving engines (TensorRT-LLM, vLLM) and PyTorch (cuBLAS) ship on
+#: Hopper are CUTLASS 3 / cuBLAS mainloops (tfx.analysis.codegen's docstring).
+DEFAULT_GEMM_CODEGEN = CUTLASS.name
 KV_SHARDS = ("heads", "seq")
 CP_RINGS = ("kv", "q")
 GPU_PLACES = ("auto", "node", "cross")
@@ -100,15 +104,15 @@ class Workload:
     kernels: str = "fused"
     # the code generator of the step's GEMMs (tfx.analysis.codegen): cutlass, as serving engines
     # and PyTorch (cuBLAS) ship them; triton for Triton-compiled GEMMs (torch.compile's, say)
-    gemm_codegen: str = "cutlass"
+    gemm_codegen: str = DEFAULT_GEMM_CODEGEN
 
     def __post_init__(self):
         if self.mode not in MODES:
             raise TfxError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.kernels not in KERNELS:
             raise TfxError(f"kernels must be one of {', '.join(KERNELS)}, got {self.kernels!r}")
-        if self.gemm_codegen not in GEMM_CODEGENS:
-            raise TfxError(f"gemm_codegen must be one of {', '.join(GEMM_CODEGENS)}, got {self.gemm_codegen!r}")
+        if self.gemm_codegen not in CODEGENS:
+            raise TfxError(f"gemm_codegen must be one of {', '.join(CODEGENS)}, got {self.gemm_codegen!r}")
         if self.context < 1 or self.batch < 1:
             raise TfxError(f"context and batch must be >= 1, got {self.context}, {self.batch}")
         for d in (self.weight_dtype, self.act_dtype, self.kv_dtype):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tfx.analysis import codegen as codegens  # names only: imports no numpy
 from tfx.present import formatting as fmt
 
 if TYPE_CHECKING:  # the explorer imports this module before it needs numpy (tfx.analysis)
@@ -22,9 +23,9 @@ def inputs_line(a) -> str:
     """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
     analysed, with every knob applied, and its code generator where it is not Triton
     (``..., compiled as cutlass``: tfx.analysis.codegen)."""
-    codegen = getattr(a, "codegen", "triton")
+    codegen = getattr(a, "codegen", codegens.DEFAULT)
     return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
-            + fmt.with_knobs(a.knobs) + (f", compiled as {codegen}" if codegen != "triton" else ""))
+            + fmt.with_knobs(a.knobs) + (f", compiled as {codegen}" if codegen != codegens.DEFAULT else ""))
 
 
 def parameters_line(a) -> str:
