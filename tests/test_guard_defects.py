@@ -468,6 +468,18 @@ def test_model_config_refusals_blame_the_option_only_for_its_own_faults(capsys):
                     "--sensitivity", "kv=x") == "--sensitivity: error: kv_shard must be one of heads, seq, got 'x'"
 
 
+def test_codegen_on_a_tiled_profile_is_refused(capsys):
+    """`tfx analyze kernels/sip_gemm.tile --hw sip --codegen cutlass` said `compiled as cutlass` while
+    nothing changed: the code generators differ only in GPU instructions (tfx.analysis.codegen), so
+    a non-default one on the tiled sip is refused in the one-line form; the default still runs."""
+    sip_gemm = ROOT / "kernels" / "sip_gemm.tile"
+    assert one_line(capsys, "analyze", sip_gemm, "--hw", "sip", "--codegen", "cutlass") == (
+        "--codegen: error: a code generator other than triton prices GPU instructions (TMA copies, wgmma) "
+        "and sip is a tiled profile, found 'cutlass'")
+    rc, out, _ = run(capsys, "analyze", sip_gemm, "--hw", "sip", "--codegen", "triton")
+    assert rc == 0 and out.splitlines()[0] == f"kernel sip_gemm ({sip_gemm}) on sip"
+
+
 def test_model_dtype_and_place_refusals_name_the_option(capsys):
     """An unknown dtype or placement printed `error: ...` with no option named; argparse's choices
     now refuse them in the one form (the known dtypes are tfx.model.schema.DTYPE_BYTES' keys)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.analysis.codegen import CODEGENS
+from tfx.analysis.codegen import CODEGENS, DEFAULT as DEFAULT_CODEGEN
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError, argument_error
@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--ptxas-kernel", metavar="NAME", help="which function of the --ptxas output")
     p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
     p.add_argument("--codegen", choices=tuple(CODEGENS), default=None,
-                   help="the code generator whose instructions are priced: triton (default; per-thread "
+                   help="the code generator whose GPU instructions are priced: triton (default; per-thread "
                         "cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, hand-pipelined wgmma)")
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -76,8 +76,15 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     module = parse_file(args.file)
     profile = load_profile(args.hw).with_knobs(parse_assignments(args.knob, "--knob"))
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
+    codegen = getattr(args, "codegen", None)
+    if codegen not in (None, DEFAULT_CODEGEN) and profile.kind != "gpu":
+        # the code generators differ only in GPU instructions (per-thread cp.async vs TMA copies,
+        # ptxas-scheduled vs hand-pipelined wgmma): on another kind nothing would change, yet the
+        # header would claim the kernel compiled as it
+        raise argument_error("--codegen", f"a code generator other than {DEFAULT_CODEGEN} prices GPU instructions "
+                             f"(TMA copies, wgmma) and {profile.name} is a {profile.kind} profile", found=codegen)
     return analyze(module, args.kernel, profile, params,
-                   resources=resources, occupancy_hint=occupancy_hint, codegen=getattr(args, "codegen", None))
+                   resources=resources, occupancy_hint=occupancy_hint, codegen=codegen)
 
 
 def run(args) -> int:
