@@ -77,3 +77,59 @@ def test_the_measured_ceiling_between_8_and_16_warps():
     for warps, expected in ((4, few), (8, few), (16, many), (64, many), (12, 24.39687)):
         assert local_parallelism.ceiling(p, warps, SHARE, 132) == pytest.approx(expected, rel=1e-6)
     assert local_parallelism.ceiling(load_profile("h100_sxm"), 12, 20.0, 132) == 20.0
+
+
+def _spill_detail(m_rows, warps):
+    a = analyze(parse_file("kernels/rmsnorm.tile"), None, load_profile("h200_sxm"),
+                {"M": m_rows, "N": 16384, "BLOCK_M": 4, "WARPS": warps},
+                resources={"threads": 32 * warps, "regs": 32, "spills": 2120, "smem": 16})
+    return {t.name: t for t in a.terms}["spill"].detail
+
+
+def test_the_measured_ceiling_binds_and_is_named():
+    """rmsnorm M = 1024, N = 16384, BLOCK_M = 4, WARPS = 4 (32 registers, 2,120 spilled words):
+    256 CTAs on 132 SMs, cdiv(256, 132) = 2 on an SM, 2 x 4 = 8 warps. The closed queue of 8
+    draws 27.7 B/ns (the profile's local.dram_warp_round source), above the measured ceiling at 8
+    warps or fewer, local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 = 22.839 B/ns (both under the
+    share 32.1): the traffic runs at 22.8 (printed 23 GB/s) and the line names the ceiling, not the
+    queue."""
+    detail = _spill_detail(1024, 4)
+    assert ("served from DRAM at 23 GB/s per SM, bound by the measured rate of local traffic past L2 "
+            "at 8 warps a SM: local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 SMs = 22.8 B/ns "
+            "(8 warps or fewer) (included") in detail
+    assert "closed queue" not in detail and "bound by latency" not in detail
+
+
+def test_the_ceiling_between_8_and_16_warps_names_both_facts():
+    """M = 1584: 1584 / 4 = 396 CTAs, cdiv(396, 132) = 3 on an SM x 4 warps = 12 warps: the ceiling
+    24.39687 B/ns (test_the_measured_ceiling_between_8_and_16_warps), printed 24 GB/s; the queue
+    of 12 is above it (27.7 at 8 already, a closed queue's rate grows with its customers)."""
+    detail = _spill_detail(1584, 4)
+    assert ("served from DRAM at 24 GB/s per SM, bound by the measured rate of local traffic past L2 "
+            "at 12 warps a SM: between local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 SMs = 22.8 B/ns "
+            "at 8 warps and local.dram_bandwidth 3,374.7 GB/s / 132 SMs = 25.6 B/ns at 16, geometric in "
+            "log2 of the warps (included") in detail
+
+
+def test_the_ceiling_applies_without_the_round():
+    """A profile that states the ceiling but not the round (local.dram_warp_round): the traffic at
+    DRAM still stops at the ceiling, 4 warps: 3,014.8 / 132 = 22.83939 B/ns from the share
+    32.10909, and the bound names it."""
+    from types import SimpleNamespace
+
+    from tfx.analysis.performance import LocalMemory
+
+    h200 = load_profile("h200_sxm")
+
+    class NoRound:
+        def get(self, key, default=None):
+            return default if key == "local.dram_warp_round" else h200.get(key, default)
+
+    m = SimpleNamespace(kind="gpu", dram_bw_device=4238.4, units=132, profile=NoRound())
+    local = LocalMemory("DRAM", SHARE, 1e6, 262e3, SHARE, "DRAM")
+    got, bound = local_parallelism.in_local_memory(m, local, 4)
+    assert got.bytes_per_ns == pytest.approx(3014.8 / 132, rel=1e-9)
+    assert bound.queue is None and bound.binding == "ceiling"
+    assert local_parallelism.describe_bound(bound) == (
+        "bound by the measured rate of local traffic past L2 at 4 warps a SM: "
+        "local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 SMs = 22.8 B/ns (8 warps or fewer)")

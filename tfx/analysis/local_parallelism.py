@@ -1,4 +1,5 @@
-"""Spilled registers in DRAM with few warps a SM: local traffic bound by its latency.
+"""Spilled registers in DRAM with few warps a SM: local traffic bound by its latency or by its
+measured rate past L2.
 
 A loop-free (row) body whose spilled values live past L2 moves them between the SM and
 DRAM in rounds: each warp issues a run of local loads, waits for them, works, stores the
@@ -17,6 +18,12 @@ profile's DRAM share gives the 4-warp rate (docs/analysis.md section 6, *local t
 bound by latency*). The issue-15 Triton rmsnorm and softmax configurations that spill
 everything (32-64 registers, under one wave) move their SASS's local and global bytes at
 2.1 TB/s (16 B/ns a SM) at 4 warps a SM, 2.6-2.9 TB/s at 8, 3.0-3.5 at 16-62.
+
+Past L2 the local traffic also stays under what the benchmark measured (``ceiling``:
+``local.dram_bandwidth_8_warps`` per SM at 8 warps or fewer, ``local.dram_bandwidth`` at 16 or
+more, geometric between), below the DRAM share: the rate is the least of the rate the traffic
+had, that ceiling and the queue's, and the breakdown names whichever of the two binds
+(``describe``). The ceiling applies where the profile states the ceiling but not the round.
 
 Only for bodies without an mma: a spilling k-loop reloads its accumulator beside the mma
 and is priced by tfx.analysis.spill_traffic.
@@ -90,8 +97,9 @@ def ceiling(profile, warps, share_bytes_per_ns, units):
     (calibration/h200/measured/spill_local: runs of 8 LDL.64, add, 8 STL.64, working sets
     138-1107 MB a machine): ``local.dram_bandwidth_8_warps`` / SMs at 8 warps or fewer (median
     22.84 B/ns, where the queue over the DRAM share says 27.7), ``local.dram_bandwidth`` / SMs
-    at 16 or more (25.57, against the share 32.1), geometric in the warps between; never above
-    the share. The share where the profile states neither."""
+    at 16 or more (25.57, against the share 32.1), geometric in log2 of the warps between (the
+    8-warp figure is ``local.dram_bandwidth``'s where the profile states only that); never above
+    the share. The share where the profile does not state ``local.dram_bandwidth``."""
     many = profile.get("local.dram_bandwidth", None)
     if many is None:
         return share_bytes_per_ns
@@ -104,16 +112,70 @@ def ceiling(profile, warps, share_bytes_per_ns, units):
     return got if is_array(warps, share_bytes_per_ns) else float(got)
 
 
+def _describe_ceiling(profile, warps, units) -> str:
+    """The measured fact(s) behind ``ceiling`` at ``warps`` warps a SM, with their values."""
+    many = profile.get("local.dram_bandwidth", None)
+    few = profile.get("local.dram_bandwidth_8_warps", None)
+    n = round(float(warps))
+
+    def fact(name, value):
+        return f"{name} {value / 1e9:,.1f} GB/s / {units} SMs = {value / 1e9 / units:.1f} B/ns"
+    if few is None or n >= 16:
+        return fact("local.dram_bandwidth", many) + (" (16 warps or more)" if few is not None else "")
+    if n <= 8:
+        return fact("local.dram_bandwidth_8_warps", few) + " (8 warps or fewer)"
+    return (f"between {fact('local.dram_bandwidth_8_warps', few)} at 8 warps and "
+            f"{fact('local.dram_bandwidth', many)} at 16, geometric in log2 of the warps")
+
+
+class LocalBound(NamedTuple):
+    """What sets the rate of a row body's local traffic at DRAM: the least of the rate it had
+    (``before_bytes_per_ns``), the measured ``ceiling`` past L2 and the closed queue's rate
+    (``queue``, None where the profile states no round)."""
+
+    warps: Any
+    before_bytes_per_ns: Any
+    queue: LatencyBound | None
+    ceiling_bytes_per_ns: Any
+    ceiling_fact: str | None     # the facts behind the ceiling (None: the ceiling is the share)
+    bytes_per_ns: Any            # the rate the traffic runs at
+
+    @property
+    def binding(self):
+        """"queue", "ceiling" or None (the rate the traffic had stands); scalars only."""
+        got = float(self.bytes_per_ns)
+        if got >= float(self.before_bytes_per_ns) * (1 - 1e-9):
+            return None
+        if self.queue is not None and self.queue.bound and float(self.queue.bytes_per_ns) <= got * (1 + 1e-9):
+            return "queue"
+        return "ceiling" if self.ceiling_fact is not None else None
+
+    @property
+    def bound(self):
+        return self.binding is not None
+
+
+def describe_bound(b: LocalBound) -> str:
+    """The breakdown's words for the bound that sets the rate (scalars; "" where none binds)."""
+    if b.binding == "queue":
+        return "bound by latency: " + describe(b.queue)
+    if b.binding == "ceiling":
+        return (f"bound by the measured rate of local traffic past L2 at {float(b.warps):.0f} warps a SM: "
+                f"{b.ceiling_fact}")
+    return ""
+
+
 def in_local_memory(m, local, warps):
-    """(``local`` with its rate latency-bound where the spilled values live in DRAM, the bound
-    or None). ``local``: performance.LocalMemory of the launch; ``warps``: the warps its
-    resident CTAs put on one SM."""
+    """(``local`` with its rate capped where the spilled values live in DRAM, a LocalBound or
+    None). ``local``: performance.LocalMemory of the launch; ``warps``: the warps its resident
+    CTAs put on one SM. Past L2 the rate is at most the measured ``ceiling`` and, where the
+    profile states the round, the closed queue's ``latency_bound``."""
     if m.kind != "gpu":
         return local, None
     share = m.dram_bw_device / m.units
     top = ceiling(m.profile, warps, share, m.units)
     lb = latency_bound(m.profile, warps, share)
-    if lb is None:
+    if lb is None and m.profile.get("local.dram_bandwidth", None) is None:
         return local, None
     if is_array(local.bytes_per_ns, local.working_set, warps):
         import numpy as np
@@ -128,7 +190,11 @@ def in_local_memory(m, local, warps):
     at_dram_rate = where(at_dram, capped, local.bytes_per_ns) if is_array(at_dram, capped) else (
         capped if at_dram else local.bytes_per_ns)
     bounded = local._replace(bytes_per_ns=apply(at_dram_rate, lb, at_dram))
-    return bounded, (lb if is_array(at_dram) or at_dram else None)
+    if not (is_array(at_dram) or at_dram):
+        return bounded, None
+    fact = (None if m.profile.get("local.dram_bandwidth", None) is None or is_array(warps)
+            else _describe_ceiling(m.profile, warps, m.units))
+    return bounded, LocalBound(warps, local.bytes_per_ns, lb, top, fact, bounded.bytes_per_ns)
 
 
 def apply(bytes_per_ns, lb: LatencyBound | None, at_dram):

@@ -432,7 +432,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
                 f"{float(local.bytes_per_ns):.0f} GB/s per SM"
-                + (f", bound by latency: {local_parallelism.describe(local_bound)}"
+                + (f", {local_parallelism.describe_bound(local_bound)}"
                    if local_bound is not None and not is_array(local_bound.bytes_per_ns) and local_bound.bound else "")
                 + " (included in the waves above)"))
             for loop in unit_node.walk():
