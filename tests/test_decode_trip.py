@@ -150,6 +150,24 @@ def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
     assert "after 1,114.65 ns" in lines[0] and "(50% of the 65,536 B tile" in lines[0]
     assert "3,523 B/ns drawn 390.9" in lines[0] and "= 947.9 ns" in lines[0]
     assert "= 393.22 ns" in lines[0] and "1,341.12 ns" in lines[0] and "= 2,455.77 ns" in lines[0]
+    assert ("through the SM's port and its L2 share, max(32,768 B / 128.7 B/ns = 254.61 port, 32,768 B / "
+            "83.3 B/ns L2 share = 393.22) = 393.22 ns") in lines[0]
+
+
+@pytest.mark.parametrize("knob", [{"pipeline.dram_latency_loaded_high_at": "1974GB/s"},
+                                  {"pipeline.dram_latency_loaded_low_at": "3500GB/s"},
+                                  {"pipeline.dram_latency_saturated": "500ns"}])
+def test_latency_points_out_of_order_give_no_queue(knob):
+    """The latency-under-load points must rise: 0 < low_at (1,974) < high_at (3,086) <
+    saturated_at (3,898) GB/s, delays over the unloaded 341 ns not falling (+105, +214, +543).
+    high_at equal to low_at (a zero-width segment: a division by 0), low_at 3,500 above high_at,
+    or the saturated latency 500 ns below the high 555 (a falling segment: no fixed point) leave
+    no queue, so the first group keeps the k-loop's line (finite)."""
+    f = decode_trip.facts(Machine(H200.with_knobs(knob), "cta"))
+    assert f is not None and f.queue is None
+    assert decode_trip.queue_is_valid(decode_trip.facts(Machine(H200, "cta")).queue)
+    got = decode_trip.round_trip_ns(2207 / 1.98, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2, f, 0.5)
+    assert got == pytest.approx(1524.53, abs=0.01)    # test_first_group_on_the_gemm_line_where_no_queue_is_stated
 
 
 def test_first_group_on_the_gemm_line_where_no_queue_is_stated():
@@ -192,11 +210,19 @@ def test_first_group_fixed_point_by_hand():
 def test_first_group_round_trip_takes_its_bytes_through_the_port():
     """ROUND's facts, half the tile waited for first, 1 SM (the idle floor binds): K's 32,000 B
     take max(32,000 / 128 = 250 through the port, 32,000 / 100 = 320 at the L2 share) = 320 ns;
-    the idle floor 400 + 650 + 320 = 1,370 ns; the line: K = 400 + 200 + 320 =
-    920, q = 0.3 x 1 x 64,000 = 19,200, T = (920 + sqrt(846,400 + 76,800)) / 2 = (920 + 960.83)
-    / 2 = 940.42 < 1,370: the round trip 1,370 - 400 = 970 ns (whole tile: 1,450)."""
+    the idle floor 400 + 650 + 320 = 1,370 ns; the line's K takes the group through the port
+    only (load_trip.loaded_round_trip_ns): K = 400 + 200 + 250 = 850, q = 0.3 x 1 x 64,000 =
+    19,200, T = (850 + sqrt(722,500 + 76,800)) / 2 = (850 + sqrt(799,300) = 894.04) / 2 = 872.02
+    < 1,370: the round trip 1,370 - 400 = 970 ns (whole tile: 1,450). Its line (no latency
+    points): the port time on the loaded line, the L2 share's 32,000 B / 100 B/ns at the idle
+    floor; the trip (400 + 970) / 1 = 1,370."""
     got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 1, 2, ROUND, 0.5)
     assert got == pytest.approx(970.0, abs=1e-9)
+    text = decode_trip.describe(60, 400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 1, 2, ROUND, 0.5)
+    assert ("through the SM's port, 32,000 B / 128.0 B/ns = 250.00 ns on the loaded line (which holds the rest "
+            "of its transfer), at the idle floor max(port, 32,000 B / 100.0 B/ns L2 share = 320.00) = 320.00 ns"
+            ) in text
+    assert text.endswith("(400.00 + 970.00) / 1 = 1,370.00 ns")
     # an L2 share above the port: the port binds, 32,000 / 128 = 250: 400 + 650 + 250 - 400 = 900
     got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 1_000, 1, 1, 2, ROUND, 0.5)
     assert got == pytest.approx(900.0, abs=1e-9)

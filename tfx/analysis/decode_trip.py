@@ -74,9 +74,22 @@ def facts(m) -> StreamFacts | None:
     points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None)) for at, ns in QUEUE_POINTS]
     queue = None
     if unloaded is not None and all(a is not None and v is not None for a, v in points):
-        queue = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
+        curve = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
+        if queue_is_valid(curve):
+            queue = curve
     return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, d.base_ns, d.slope_ns_per_byte_ns, d.idle_ns,
                        queue)
+
+
+def queue_is_valid(curve) -> bool:
+    """Whether the latency-under-load points ((0, 0), low, high, saturated as (B/ns, ns over the
+    unloaded latency)) make a curve ``first_group_round_trip_ns`` can solve: bandwidths strictly
+    rising from 0 (0 < low_at < high_at < saturated_at: the segments' slopes and np.interp
+    divide by their differences) and delays not falling (each segment's slope >= 0: then the
+    round trip falls as the trip time grows, so exactly one segment holds the fixed point)."""
+    ats, delays = [a for a, _ in curve], [d for _, d in curve]
+    return (all(a < b for a, b in zip(ats, ats[1:]))
+            and all(a <= b for a, b in zip(delays, delays[1:])))
 
 
 def queue_delay_ns(drawn, queue) -> Any:
@@ -100,8 +113,9 @@ def first_group_round_trip_ns(waited_ns, miss, l2_latency_ns, fetch_ns, dram_byt
     On the segment of the measured curve where delay = a + s x drawn this is
     (S-1) T^2 - K T - miss s U r D = 0 (K = waited + miss (idle + a) + (1 - miss) L2 + fetch),
     solved on every segment; the one whose drawn bandwidth U r D / T falls inside it is the fixed
-    point (the left side grows with T and the right side falls: one crossing). Returns (S-1) T -
-    waited."""
+    point (the left side grows with T and the right side falls: one crossing, ``queue_is_valid``;
+    a drawn bandwidth on a shared end within rounding counts for the first segment). Returns
+    (S-1) T - waited."""
     import numpy as np
     s1 = emax(stages - 1, 1)
     c = active_units * r * dram_bytes                   # B per trip time the SMs draw
@@ -115,10 +129,9 @@ def first_group_round_trip_ns(waited_ns, miss, l2_latency_ns, fetch_ns, dram_byt
         k = waited_ns + miss * (f.idle_ns + at_lo - slope * lo) + (1 - miss) * l2_latency_ns + fetch_ns
         t = (k + np.sqrt(k * k + 4 * s1 * miss * slope * c)) / (2 * s1)
         drawn = c / np.maximum(t, 1e-30)
-        inside = (drawn >= lo) & (drawn <= hi)
+        inside = (drawn >= lo * (1 - 1e-9)) & (drawn <= hi * (1 + 1e-9))
         best = np.where(inside, t, np.nan) if best is None else np.where(np.isnan(best) & inside, t, best)
-    t = np.where(np.isnan(best), (waited_ns + f.idle_ns + fetch_ns) / s1, best)
-    out = s1 * t - waited_ns
+    out = s1 * best - waited_ns
     return out if is_array(waited_ns, miss, fetch_ns, dram_bytes, r, active_units, stages) else float(out)
 
 
@@ -128,12 +141,13 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
     ``waited_ns`` of the trip's chain, S-1 trips ahead (Little's law: (S-1) T = waited + round
     trip). ``miss``: the share of the trip's wait that is DRAM's (1 when any byte misses:
     tfx.analysis.memory_parallelism.trip_miss). With
-    K = waited + miss x base + (1 - miss) x L2 latency + fetch, fetch = max(DRAM bytes / the
-    SM's DRAM ceiling, loaded bytes / its port, L2 bytes / its L2 share), and
+    K = waited + miss x base + (1 - miss) x L2 latency + loaded bytes / the SM's port (the line
+    was fitted with only the port time subtracted: load_trip.loaded_round_trip_ns), and
     q = miss x slope x U x r x DRAM bytes (r: CTAs per SM drawing DRAM, fractional in a tail
     wave: memory_parallelism.drawing_per_unit): (S-1) T^2 - K T - q = 0,
-    T = (K + sqrt(K^2 + 4 (S-1) q)) / (2 (S-1)); the DRAM part at least the idle round trip.
-    Returns (S-1) T - waited.
+    T = (K + sqrt(K^2 + 4 (S-1) q)) / (2 (S-1)); at least the idle floor, waited + miss x idle +
+    (1 - miss) x L2 latency + fetch, fetch = max(DRAM bytes / the SM's DRAM ceiling, loaded
+    bytes / its port, L2 bytes / its L2 share). Returns (S-1) T - waited.
 
     ``first_share`` < 1 (``first_wait_share``: the trip waits for its copy groups one at a
     time) prices the group the trip waits for first: its bytes through the SM's port (and its
@@ -141,8 +155,9 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
     whole tile. Where the profile states the DRAM latency under load (``f.queue``) that group's
     DRAM part is the idle round trip plus the latency's measured growth, not the GEMM k-loop's
     line (``first_group_round_trip_ns``)."""
-    # load_trip's loaded round trip with the chain before the issue as its overhead and the
-    # tile's non-port transfer (DRAM ceiling, L2 share) as its transfer: the same K, q and idle floor
+    # load_trip's loaded round trip with the chain before the issue as its overhead: its K takes
+    # the (first-waited) bytes through the port only, q the whole tile's DRAM load, and its idle
+    # floor the transfer below (the DRAM ceiling and the L2 share; the first group's L2 share)
     transfer = where(first_share < 1, first_share * l2_bytes / l2_share_bytes_per_ns,
                      emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)) if is_array(
         first_share) else (first_share * l2_bytes / l2_share_bytes_per_ns if first_share < 1 else
@@ -214,11 +229,20 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
     drawn = active_units * r * dram_bytes / trip
     loaded = f.base_ns + f.slope_ns_per_byte_ns * drawn
     if first_share < 1:
-        fetch = first_share * max(loaded_bytes / f.port_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)
-        fetch_text = (f"plus the first-waited copy group ({first_share:.0%} of the {loaded_bytes:,.0f} B tile: the "
-                      f"rest is waited for after the softmax) through the SM's port, "
-                      f"max({first_share * loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns, L2 share) = "
-                      f"{fetch:,.2f} ns")
+        first_port = first_share * loaded_bytes / f.port_bytes_per_ns
+        first_l2 = first_share * l2_bytes / l2_share_bytes_per_ns
+        fetch = max(first_port, first_l2)
+        group = (f"plus the first-waited copy group ({first_share:.0%} of the {loaded_bytes:,.0f} B tile: the "
+                 f"rest is waited for after the softmax) through the SM's port")
+        port_text = f"{first_share * loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns = {first_port:,.2f}"
+        l2_text = (f"{first_share * l2_bytes:,.0f} B / {l2_share_bytes_per_ns:.1f} B/ns L2 share = "
+                   f"{first_l2:,.2f}")
+        if f.queue is not None:
+            fetch_text = f"{group} and its L2 share, max({port_text} port, {l2_text}) = {fetch:,.2f} ns"
+        else:
+            # as the whole tile's: the loaded line takes the port time, the idle floor the transfer
+            fetch_text = (f"{group}, {port_text} ns on the loaded line (which holds the rest of its transfer), "
+                          f"at the idle floor max(port, {l2_text}) = {fetch:,.2f} ns")
     else:
         fetch = max(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns,
                     l2_bytes / l2_share_bytes_per_ns)
