@@ -109,8 +109,21 @@ def test_breakdown_names_the_dram_round_trip_and_the_sm_ceiling():
     g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
                 {"M": 128, "N": 4096, "K": 4096, "BM": 128, "BN": 32, "BK": 128, "WARPS": 8, "STAGES": 5})
     mp = [t for t in g.terms if t.name == "memory parallelism"]
-    # both branches named (the line with the bytes through the port, the idle one with the transfer)
-    assert mp and "205 + 0.3249" in mp[0].detail and "idle 557" in mp[0].detail and "4 tiles in flight" in mp[0].detail
+    # both branches named (the line with the bytes through the port, the idle one with the transfer).
+    # gemm 128x4096x4096, BM 128 BN 32 BK 128, 5 stages: 128 CTAs, one a SM; a trip reads A's
+    # [128, 128] (32,768 B, shared by the 128 CTAs: 256 B each from DRAM) and B's [128, 32]
+    # (8,192 B from DRAM in 64-byte rows, under a line: x 4238.4 / 3200 = 10,850.3 B of time):
+    # 40,960 B a trip, 8,448 from DRAM taking the time of 11,106.3. Slope (1582 - 205) / 4238.4
+    # = 0.324887 ns per B/ns. K = 122.2 chain + 205 + 40,960 / 128.7 (= 318.26, the port) =
+    # 645.46; q = 0.324887 x 128 x 11,106.3 = 461,861; S - 1 = 4:
+    # T = (645.46 + sqrt(645.46^2 + 16 x 461,861)) / 8 = (645.46 + sqrt(416,618 + 7,389,780)) / 8
+    #   = (645.46 + 2,793.99) / 8 = 429.93 ns; drawn 128 x 11,106.3 / 429.93 = 3,306.6 B/ns,
+    # the loaded latency 205 + 0.324887 x 3,306.6 = 1,279.3, + 318.26 = 1,597.5; the idle floor
+    # 557 + max(40,960 / (11,000 / 128 = 85.9375) = 476.6 L2 share, 318.3 port) = 1,033.6;
+    # 122.2 + max(1,597.5, 1,033.6) = 1,719.7 = 4 x 429.93.
+    assert mp and ("122.2 ns of chain + max(205 + 0.3249 x 3,307 B/ns drawn = 1,279 ns + 40,960 B / 128.7 B/ns "
+                   "= 1,597.5, idle 557 + max(476.6, 318.3) = 1,033.6) ns = 1,719.7 ns") in mp[0].detail
+    assert "4 tiles in flight: a round takes at least 429.9 ns" in mp[0].detail
 
 
 def test_reads_in_runs_under_a_line_take_longer_from_dram():
