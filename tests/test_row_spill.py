@@ -103,3 +103,15 @@ def test_the_constants_are_their_sources_medians():
     p = load_profile("h200_sxm")
     assert statistics.median(many) * 132 == pytest.approx(p.get("local.dram_bandwidth") / 1e9, abs=0.1)
     assert statistics.median(eight) * 132 == pytest.approx(p.get("local.dram_bandwidth_8_warps") / 1e9, abs=0.1)
+
+
+def test_one_predicate_splits_the_frame_at_the_registers():
+    """spill_traffic.frame_under_registers and row_spill.applies are one test and its negation
+    (4-byte words): 124 B = 31 words under 32 registers, 128 B = 32 words reach them; arrays
+    elementwise."""
+    import numpy as np
+
+    from tfx.analysis import spill_traffic
+    assert spill_traffic.frame_under_registers(124.0, 32) and not row_spill.applies(124.0, 32)
+    assert not spill_traffic.frame_under_registers(128.0, 32) and row_spill.applies(128.0, 32)
+    assert list(row_spill.applies(np.array([124.0, 128.0]), 32)) == [False, True]

@@ -33,14 +33,15 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, emin, is_array, where
+from tfx.analysis.spill_traffic import WORD, frame_under_registers
 
-WORD = 4                        # bytes of one spilled word (Triton's n_spills, ptxas' frame / 4)
 FRAME_TRAFFIC = 4.355           # LDL + STL bytes over the frame, median of row_spill_sass's 52 kernels
 
 
 def applies(spill_bytes_per_thread, regs) -> Any:
     """Whether the compiled frame reaches the registers allocated (``spilled words >= regs``)."""
-    return spill_bytes_per_thread / WORD >= regs
+    return ~frame_under_registers(spill_bytes_per_thread, regs) if is_array(spill_bytes_per_thread, regs) else (
+        not frame_under_registers(spill_bytes_per_thread, regs))
 
 
 def frame_share(share, spill_bytes_per_thread, threads, register_bytes, regs):

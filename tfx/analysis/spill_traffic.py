@@ -89,6 +89,13 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
     return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads, regs)
 
 
+def frame_under_registers(spill_bytes_per_thread, regs) -> Any:
+    """Whether the compiled frame is smaller than the registers allocated (``spilled words <
+    regs``): the compiler keeps most values in registers and spills the long-lived ones. Its
+    negation is where the frame reaches the registers (tfx.analysis.row_spill.applies)."""
+    return spill_bytes_per_thread / WORD < regs
+
+
 def stored_once_share(fraction, spill_bytes_per_thread, threads, register_bytes, regs):
     """The share of a CTA's register bytes (``register_bytes``: what its ops read and write in
     registers, per CTA) that moves through local memory, for a kernel without an mma.
@@ -100,12 +107,13 @@ def stored_once_share(fraction, spill_bytes_per_thread, threads, register_bytes,
     ``fraction x register_bytes``. Source: the SASS of the issue-15 row kernels
     (calibration/h200/measured/row_phases, docs/analysis.md section 8 (b)): LDL + STL move
     1.8-2.3x the local frame where the compiler keeps 255 registers (a row stored once after
-    its load, loaded once after the reduction), 3.4-5.1x in the 32-64-register
-    configurations, whose frame exceeds their registers: there every op's operands pass
-    through local memory and the per-op share ``fraction`` stays."""
+    its load, loaded once after the reduction). Where the frame reaches the registers (the
+    32-64-register configurations, 3.4-5.1x the frame) the per-op share ``fraction`` is
+    returned unchanged: tfx.analysis.row_spill.frame_share caps it there, at
+    ``row_spill.FRAME_TRAFFIC`` (4.355) x the frame."""
     once = 2 * spill_bytes_per_thread * threads
     capped = emin(fraction, once / emax(register_bytes, 1e-30))
-    few = spill_bytes_per_thread / WORD < regs
+    few = frame_under_registers(spill_bytes_per_thread, regs)
     if is_array(few, capped, fraction):
         return where(few, capped, fraction)
     return capped if few else fraction
