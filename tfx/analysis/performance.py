@@ -1414,6 +1414,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
     trip_chain = None             # a warp-mma streaming trip's in-order chain (tfx.analysis.decode_trip)
     chain_round = 0               # ... and a round of its r co-resident CTAs
+    # the tensor engine's round without the unpipelined load wait / the 2-stage depth delay (the
+    # breakdown's notes; GPU): every other floor on e["tensor"] is folded into them too
+    tensor_no_wait = tensor_no_depth = None
     if m.dispatch_single is not None:
         # A command processor: no trip beats the carried chain (with its completion
         # latencies outside a composite); a composite's scheduler streams the loop one trip
@@ -1528,6 +1531,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # the warps issue the mma themselves, then their copies, in series; the resident
             # CTAs queue at the sub-partitions and the load path (tfx.analysis.warp_trip)
             e["tensor"] = emax(e["tensor"], warp_round)
+            if tensor_no_wait is not None:
+                tensor_no_wait = emax(tensor_no_wait, warp_round)
+                tensor_no_depth = emax(tensor_no_depth, warp_round)
     lat = _load_latency(body, m)
     fetch = _transfer_ns(body, m, 1, active_units)      # one trip's bytes at the SM's shares
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
