@@ -177,15 +177,7 @@ def in_local_memory(m, local, warps):
     lb = latency_bound(m.profile, warps, share)
     if lb is None and m.profile.get("local.dram_bandwidth", None) is None:
         return local, None
-    if is_array(local.bytes_per_ns, local.working_set, warps):
-        import numpy as np
-        l2_cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
-        past_l2 = (np.asarray(local.working_set) * m.units > l2_cap) if l2_cap else np.ones_like(
-            np.asarray(local.working_set), dtype=bool)
-        in_l1 = (np.asarray(local.working_set) <= local.l1_free) if local.l1_free is not None else False
-        at_dram = past_l2 & ~np.asarray(in_l1, dtype=bool)
-    else:
-        at_dram = local.level == "DRAM"
+    at_dram = local.at_dram      # where performance.local_memory put the values
     capped = emin(local.bytes_per_ns, top)
     at_dram_rate = where(at_dram, capped, local.bytes_per_ns) if is_array(at_dram, capped) else (
         capped if at_dram else local.bytes_per_ns)

@@ -111,6 +111,12 @@ class LocalMemory(NamedTuple):
     l1_free: Any                  # L1 bytes shared memory leaves per SM (None: no L1 fact)
     beyond_l1: Any = None         # per SM, from L2 (or DRAM when the machine's set exceeds L2)
     beyond_level: str = ""
+    dram_mask: Any = None         # level "mixed" (arrays): where the values live in DRAM
+
+    @property
+    def at_dram(self) -> Any:
+        """Whether the spilled values live in DRAM (past L1 and L2); elementwise for arrays."""
+        return self.level == "DRAM" if self.dram_mask is None else self.dram_mask
 
 
 def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemory:
@@ -134,7 +140,8 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
         in_l1 = (working <= free) if free is not None else np.zeros_like(np.asarray(working), dtype=bool)
         in_l2 = (working * m.units <= l2_cap) if l2_cap else np.zeros_like(in_l1)
         beyond = np.where(in_l2, l2, dram)
-        return LocalMemory("mixed", np.where(in_l1, l1_bw, beyond), working, free, beyond, "mixed")
+        return LocalMemory("mixed", np.where(in_l1, l1_bw, beyond), working, free, beyond, "mixed",
+                           ~np.asarray(in_l1, dtype=bool) & ~np.asarray(in_l2, dtype=bool))
     beyond, beyond_level = (l2, "L2") if l2_cap and working * m.units <= l2_cap else (dram, "DRAM")
     if free is not None and working <= free:
         return LocalMemory("L1", per_cycle * m.clock_ghz, working, free, beyond, beyond_level)
