@@ -118,7 +118,11 @@ def narrow_copies(tile_bytes, threads, elem_bytes) -> tuple[Any, Any]:
     a thread, which is no cp.async (Triton loads it synchronously; not measured here).
     Instructions: ceil(tile bytes / (threads x width)) per thread, once per warp (arrays
     elementwise)."""
-    width = copy_width_bytes(tile_bytes, threads, elem_bytes)
+    return _narrow_copies(tile_bytes, threads, copy_width_bytes(tile_bytes, threads, elem_bytes))
+
+
+def _narrow_copies(tile_bytes, threads, width) -> tuple[Any, Any]:
+    """``narrow_copies`` for a copy ``width`` already chosen (trip_copies needs it too)."""
     if is_array(tile_bytes, threads, width):
         import numpy as np
         per_thread = np.ceil(np.asarray(tile_bytes) / (np.asarray(threads) * width))
@@ -134,8 +138,8 @@ def trip_copies(tile_bytes, threads, elem_bytes, row_bytes=None) -> TripCopies:
     its warp-wide instructions ceil(tile bytes / (threads x 16)) x warps, counted again as
     short-row copies where the tile's contiguous rows (``row_bytes``; None: unknown, long)
     are at most ``SHORT_ROW_BYTES`` (arrays elementwise)."""
-    nb, ni = narrow_copies(tile_bytes, threads, elem_bytes)
     width = copy_width_bytes(tile_bytes, threads, elem_bytes)
+    nb, ni = _narrow_copies(tile_bytes, threads, width)
     if is_array(tile_bytes, threads, width, row_bytes):
         import numpy as np
         per_thread = np.ceil(np.asarray(tile_bytes) / (np.asarray(threads) * WIDE_COPY_BYTES))
