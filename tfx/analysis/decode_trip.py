@@ -159,9 +159,7 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
     # the (first-waited) bytes through the port only, q the whole tile's DRAM load, and its idle
     # floor the transfer below (the DRAM ceiling and the L2 share; the first group's L2 share)
     transfer = where(first_share < 1, first_share * l2_bytes / l2_share_bytes_per_ns,
-                     emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns)) if is_array(
-        first_share) else (first_share * l2_bytes / l2_share_bytes_per_ns if first_share < 1 else
-                           emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns))
+                     emax(dram_bytes / f.sm_dram_bytes_per_ns, l2_bytes / l2_share_bytes_per_ns))
     d = load_trip.DramRoundTrip(f.base_ns, f.slope_ns_per_byte_ns, f.idle_ns)
     line = load_trip.loaded_round_trip_ns(l2_latency_ns, miss, first_share * loaded_bytes, transfer, dram_bytes, r,
                                           active_units, stages, load_trip.LoadTrip(waited_ns, f.port_bytes_per_ns),
@@ -170,7 +168,7 @@ def round_trip_ns(waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_b
         return line
     fetch = emax(transfer, first_share * loaded_bytes / f.port_bytes_per_ns)
     first = first_group_round_trip_ns(waited_ns, miss, l2_latency_ns, fetch, dram_bytes, r, active_units, stages, f)
-    return where(first_share < 1, first, line) if is_array(first_share) else first
+    return where(first_share < 1, first, line)
 
 
 def first_wait_share(loop) -> Any:

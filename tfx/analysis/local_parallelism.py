@@ -179,8 +179,7 @@ def in_local_memory(m, local, warps):
         return local, None
     at_dram = local.at_dram      # where performance.local_memory put the values
     capped = emin(local.bytes_per_ns, top)
-    at_dram_rate = where(at_dram, capped, local.bytes_per_ns) if is_array(at_dram, capped) else (
-        capped if at_dram else local.bytes_per_ns)
+    at_dram_rate = where(at_dram, capped, local.bytes_per_ns)
     bounded = local._replace(bytes_per_ns=apply(at_dram_rate, lb, at_dram))
     if not (is_array(at_dram) or at_dram):
         return bounded, None
@@ -194,7 +193,4 @@ def apply(bytes_per_ns, lb: LatencyBound | None, at_dram):
     (at most ``bytes_per_ns``: past L2, the measured ``ceiling`` of local traffic)."""
     if lb is None:
         return bytes_per_ns
-    bound = emin(lb.bytes_per_ns, bytes_per_ns)
-    if is_array(at_dram, bytes_per_ns, lb.bytes_per_ns):
-        return where(at_dram, bound, bytes_per_ns)
-    return bound if at_dram else bytes_per_ns
+    return where(at_dram, emin(lb.bytes_per_ns, bytes_per_ns), bytes_per_ns)
