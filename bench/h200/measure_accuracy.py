@@ -7,6 +7,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt ACC_SEED_OFFSET=300 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt2 ACC_SEED_OFFSET=400 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt3 ACC_SEED_OFFSET=500 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt4 ACC_SEED_OFFSET=600 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt5 ACC_SEED_OFFSET=700 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -179,6 +181,49 @@ if SHAPE_SET == "alt3":
                   ((32768, 8192), "heldout")]
     SOFTMAX_SHAPES = [((8192, 2048), "heldout"), ((2048, 8192), "heldout"), ((32768, 4096), "heldout"),
                       ((16384, 16384), "heldout")]
+
+# ACC_SHAPE_SET=alt4: a fifth set (session 8), measured at that session's start before any model change.
+if SHAPE_SET == "alt4":
+    GEMM_BF16_SHAPES = [((4096, 4096, 8192), "heldout"), ((3584, 3584, 3584), "heldout"),
+                        ((2048, 14336, 4096), "heldout"), ((16, 14336, 8192), "heldout"),
+                        ((32, 4096, 8192), "heldout"), ((64, 8192, 4096), "heldout"),
+                        ((128, 8192, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 8192, 4096), "heldout"), ((3584, 3584, 3584), "heldout"),
+                       ((32, 8192, 8192), "heldout"), ((128, 8192, 4096), "heldout"),
+                       ((16, 28672, 4096), "heldout")]
+    PERSIST_SHAPES = [((3584, 3584, 3584), "heldout"), ((4096, 14336, 4096), "heldout"),
+                      ((512, 8192, 8192), "heldout")]
+    ATTN_SHAPES = [((1, 32, 8192, 64, 1), "heldout"), ((4, 16, 2048, 128, 1), "heldout"),
+                   ((8, 32, 512, 128, 1), "heldout"), ((2, 32, 8192, 128, 0), "heldout"),
+                   ((1, 16, 4096, 64, 0), "heldout")]
+    DECODE_SHAPES = [((4, 32, 8, 32768), "heldout"), ((32, 32, 8, 2048), "heldout"),
+                     ((8, 64, 8, 8192), "heldout"), ((2, 64, 8, 65536), "heldout")]
+    RMS_SHAPES = [((16384, 4096), "heldout"), ((1024, 8192), "heldout"), ((4096, 2048), "heldout"),
+                  ((8192, 16384), "heldout")]
+    SOFTMAX_SHAPES = [((4096, 2048), "heldout"), ((16384, 8192), "heldout"), ((1024, 16384), "heldout"),
+                      ((65536, 2048), "heldout")]
+
+# ACC_SHAPE_SET=alt5: a sixth set, written down at session 8's start and measured at its end, so
+# that the model of that session is judged on shapes nobody looked at while changing it.
+if SHAPE_SET == "alt5":
+    GEMM_BF16_SHAPES = [((5120, 5120, 5120), "heldout"), ((1024, 4096, 4096), "heldout"),
+                        ((4096, 28672, 4096), "heldout"), ((16, 8192, 4096), "heldout"),
+                        ((32, 28672, 4096), "heldout"), ((64, 4096, 14336), "heldout"),
+                        ((128, 14336, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((5120, 5120, 5120), "heldout"), ((2048, 8192, 8192), "heldout"),
+                       ((16, 14336, 8192), "heldout"), ((64, 28672, 4096), "heldout"),
+                       ((128, 8192, 8192), "heldout")]
+    PERSIST_SHAPES = [((4096, 4096, 8192), "heldout"), ((1024, 28672, 4096), "heldout"),
+                      ((6144, 4096, 4096), "heldout")]
+    ATTN_SHAPES = [((4, 32, 1024, 64, 1), "heldout"), ((1, 16, 8192, 128, 1), "heldout"),
+                   ((2, 16, 16384, 64, 1), "heldout"), ((8, 16, 2048, 128, 0), "heldout"),
+                   ((1, 32, 16384, 64, 0), "heldout")]
+    DECODE_SHAPES = [((8, 32, 8, 65536), "heldout"), ((32, 64, 8, 8192), "heldout"),
+                     ((2, 32, 8, 4096), "heldout"), ((128, 64, 8, 2048), "heldout")]
+    RMS_SHAPES = [((65536, 8192), "heldout"), ((8192, 1024), "heldout"), ((512, 16384), "heldout"),
+                  ((32768, 16384), "heldout")]
+    SOFTMAX_SHAPES = [((32768, 8192), "heldout"), ((8192, 1024), "heldout"), ((512, 32768), "heldout"),
+                      ((2048, 65536), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
