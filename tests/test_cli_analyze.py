@@ -90,12 +90,12 @@ def test_diff_text_names_each_sides_parameters(capsys):
     """gemm.tile declares M=N=K=4096, BM=BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8.
     --set BM=64 applies to both sides, --set-b BN=64 to B only: the sides differ, so each
     gets its own line, A with BN=128 and B with BN=64; the knob of B is named on the
-    first line."""
+    first line, each side's code generator (the default, triton) after it."""
     assert main(["diff", GEMM, GEMM, "--hw", "h200_sxm", "--set", "BM=64", "--set-b", "BN=64",
                  "--knob-b", "memory.l2.bandwidth=x2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].endswith("gemm on h200_sxm with memory.l2.bandwidth=x2")
-    assert " gemm on h200_sxm  B: " in out[0]
+    assert out[0].endswith("gemm on h200_sxm with memory.l2.bandwidth=x2, compiled as triton")
+    assert " gemm on h200_sxm, compiled as triton  B: " in out[0]
     assert out[1] == "  parameters A: M=4096, N=4096, K=4096, BM=64, BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8"
     assert out[2] == "  parameters B: M=4096, N=4096, K=4096, BM=64, BN=64, BK=64, WARPS=4, STAGES=3, GROUP_M=8"
 
@@ -118,4 +118,4 @@ def test_explore_remembers_its_knobs(capsys):
     assert data["knobs"] == {"memory.l2.bandwidth": "x2"}
     assert data["fixed"]["M"] == 512
     assert main(args) == 0
-    assert capsys.readouterr().out.startswith("gemm on h200_sxm with memory.l2.bandwidth=x2: ")
+    assert capsys.readouterr().out.startswith("gemm on h200_sxm with memory.l2.bandwidth=x2, compiled as triton: ")

@@ -145,7 +145,7 @@ def test_built_tfx_reads_its_own_copy_from_outside_the_repository(built, tmp_pat
     names = [ln.split()[0] for ln in listed[1].splitlines() if ln.strip()]
     assert sorted(names) == sorted(p.stem for p in (REPO_ROOT / "hw_profiles").glob("*.toml"))
 
-    assert analyzed[1].splitlines()[0] == f"kernel gemm ({kernel}) on h200_sxm"
+    assert analyzed[1].splitlines()[0] == f"kernel gemm ({kernel}) on h200_sxm, compiled as triton"
 
     # the CSV names kernels/gemm.tile: it resolves beside the bundled copy, not in the cwd
     rows = sum(1 for ln in csv_path.read_text().splitlines()[1:] if ln.strip())

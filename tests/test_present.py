@@ -61,7 +61,7 @@ def test_knobs_move_the_term_they_name_and_are_remembered():
     assert a.metrics["roofline.memory_ns.l2"] == 99_139
     assert a.metrics["roofline.bound_by"] == "tensor"
     assert a.to_json()["knobs"] == {"memory.l2.bandwidth": "x2"}
-    assert analysis_report.inputs_line(a).endswith("on h200_sxm with memory.l2.bandwidth=x2")
+    assert analysis_report.inputs_line(a).endswith("on h200_sxm with memory.l2.bandwidth=x2, compiled as triton")
     b = gemm({"memory.gmem.bandwidth": "x2"})
     assert b.metrics["roofline.memory_ns.dram"] == 10_486
     assert b.metrics["roofline.ideal_ns"] == 198_277 and b.metrics["roofline.bound_by"] == "l2"

@@ -51,8 +51,9 @@ class Analysis:
     scope_roofline: dict = field(default_factory=dict)
     # the prediction's excess over the roofline by term (tfx.analysis.roofline_gap); None for a sweep
     roofline_gap: Any = None
-    # the code generator whose instruction patterns were priced (tfx.analysis.codegen)
-    codegen: str = codegens.DEFAULT
+    # the code generator whose instruction patterns were priced (tfx.analysis.codegen); None on
+    # a tiled profile, whose kernels its own tool chain compiles
+    codegen: str | None = codegens.DEFAULT
 
     @property
     def knobs(self) -> dict:
@@ -136,6 +137,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     tfx.analysis.codegen).
     """
     cg = codegens.lookup(codegen)
+    codegens.check_profile(cg, profile)
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
     env = bind(module, kernel, params or {})
@@ -294,7 +296,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     return Analysis(module=module, kernel=kernel, profile=profile, params=env,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
-                    warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap, codegen=cg.name)
+                    warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
+                    codegen=codegens.priced_name(cg, profile))
 
 
 def tensors_touched(node: ScopeNode) -> set[str]:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 
 
 class Codegen(NamedTuple):
@@ -68,6 +68,34 @@ def lookup(name: str | Codegen | None) -> Codegen:
     if cg is None:
         raise TfxError(f"unknown code generator {name!r}; known: {', '.join(CODEGENS)}")
     return cg
+
+
+def refusal(name: str | Codegen | None, profile) -> str | None:
+    """Why ``name`` cannot be the code generator of a kernel on ``profile`` (None when it can).
+
+    The code generators differ only in GPU instructions (per-thread cp.async vs TMA copies,
+    ptxas-scheduled vs hand-pipelined wgmma): a tiled accelerator (sip) runs its kernels as its
+    own tool chain lowers them, so a named code generator other than the default would change
+    nothing, yet every surface would claim the kernel compiled as it."""
+    cg = lookup(name)
+    if cg.name == DEFAULT or profile.kind == "gpu":
+        return None
+    return (f"a code generator other than {DEFAULT} prices GPU instructions (TMA copies, wgmma) "
+            f"and {profile.name} is a {profile.kind} profile")
+
+
+def check_profile(name: str | Codegen | None, profile, where: str = "--codegen") -> None:
+    """The one refusal of a code generator on a profile it cannot compile for: every surface
+    (tfx analyze, explore, diff, simulate, validate, the explorer) raises or shows this line."""
+    why = refusal(name, profile)
+    if why is not None:
+        raise argument_error(where, why, found=lookup(name).name)
+
+
+def priced_name(name: str | Codegen | None, profile) -> str | None:
+    """The code generator a result on ``profile`` names: ``triton`` or ``cutlass`` on a GPU,
+    None on a tiled profile (its kernels are its own tool chain's: neither applies)."""
+    return lookup(name).name if profile.kind == "gpu" else None
 
 
 def describe(cg: Codegen) -> str:

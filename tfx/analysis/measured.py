@@ -285,6 +285,7 @@ class Compared:
     row: MeasuredRow
     predicted_ms: float
     spilling: bool                # the compiled kernel spills (or, without its count, the estimate does)
+    codegen: str | None = "triton"  # the code generator priced (Analysis.codegen; None on a tiled profile)
 
     @property
     def error(self) -> float:
@@ -295,8 +296,9 @@ class Compared:
 class Predictor:
     """Predicts measured rows with ``analyze``, parsing each kernel file and profile once."""
 
-    def __init__(self, default_profile: str | None = "h200_sxm"):
+    def __init__(self, default_profile: str | None = "h200_sxm", codegen: str | None = None):
         self.default_profile = default_profile
+        self.codegen = codegen        # priced for every row (tfx.analysis.codegen; None: the default)
         self._modules: dict = {}
         self._profiles: dict = {}
 
@@ -324,7 +326,8 @@ class Predictor:
         profile = self.profile(row.profile, row.where)
         res = row.resources() if use_measured else {}
         try:
-            return analyze(module, None, profile, row.params, resources=res or None, check=False)
+            return analyze(module, None, profile, row.params, resources=res or None, check=False,
+                           codegen=self.codegen)
         except TfxError as err:
             raise TfxError(f"{row.kernel_path.name}: {err.message}", where=row.where) from None
 
@@ -333,7 +336,7 @@ class Predictor:
         for r in rows:
             a = self.analysis(r, use_measured)
             spills = r.spills if r.spills is not None else a.metrics.get("occupancy.spilled_registers", 0)
-            out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills)))
+            out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen))
         return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.analysis.codegen import CODEGENS, DEFAULT as DEFAULT_CODEGEN
+from tfx.analysis.codegen import check_profile as check_codegen
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError, argument_error
@@ -14,6 +14,16 @@ def add_kernel_args(p, hw_required: bool = False) -> None:
     p.add_argument("--hw", default=DEFAULT_PROFILE, help="hardware profile: a shipped name or a TOML path")
     p.add_argument("--set", action="append", metavar="P=V", help="override a kernel parameter")
     p.add_argument("--knob", action="append", metavar="K=V", help="override a profile fact (value or xF, /F)")
+
+
+def add_codegen_arg(p, flag: str = "--codegen", side: str = "") -> None:
+    """The code generator option of every command that prices a kernel (analyze, explore, diff,
+    simulate, validate; tfx open takes the same)."""
+    from tfx.analysis.codegen import CODEGENS
+    p.add_argument(flag, choices=tuple(CODEGENS), default=None,
+                   help=f"the code generator whose GPU instructions are priced{side}: triton (default; "
+                        "per-thread cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, "
+                        "hand-pipelined wgmma); refused on a tiled profile (its own tool chain compiles)")
 
 
 def register(sub) -> None:
@@ -28,9 +38,7 @@ def register(sub) -> None:
                         "(replace the estimate; --resources wins where both give one)")
     p.add_argument("--ptxas-kernel", metavar="NAME", help="which function of the --ptxas output")
     p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
-    p.add_argument("--codegen", choices=tuple(CODEGENS), default=None,
-                   help="the code generator whose GPU instructions are priced: triton (default; per-thread "
-                        "cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, hand-pipelined wgmma)")
+    add_codegen_arg(p)
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -77,12 +85,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     profile = load_profile(args.hw).with_knobs(parse_assignments(args.knob, "--knob"))
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
     codegen = getattr(args, "codegen", None)
-    if codegen not in (None, DEFAULT_CODEGEN) and profile.kind != "gpu":
-        # the code generators differ only in GPU instructions (per-thread cp.async vs TMA copies,
-        # ptxas-scheduled vs hand-pipelined wgmma): on another kind nothing would change, yet the
-        # header would claim the kernel compiled as it
-        raise argument_error("--codegen", f"a code generator other than {DEFAULT_CODEGEN} prices GPU instructions "
-                             f"(TMA copies, wgmma) and {profile.name} is a {profile.kind} profile", found=codegen)
+    check_codegen(codegen, profile)        # the one refusal on a tiled profile (tfx.analysis.codegen)
     return analyze(module, args.kernel, profile, params,
                    resources=resources, occupancy_hint=occupancy_hint, codegen=codegen)
 

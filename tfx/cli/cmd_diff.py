@@ -2,7 +2,9 @@
 
 Each side is a saved ``tfx analyze --json`` report or a kernel file analyzed with
 that side's options: ``tfx diff kernels/gemm.tile kernels/gemm.tile --hw h100_sxm --hw-b h200_sxm``,
-``tfx diff gemm.tile gemm.tile --set-b BM=256``, ``tfx diff old.json new.json``.
+``tfx diff gemm.tile gemm.tile --set-b BM=256``, ``tfx diff old.json new.json``,
+``tfx diff gemm_fp8.tile gemm_fp8.tile --codegen-b cutlass`` (the same kernel as Triton and as
+CUTLASS compile it).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import json
 
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, read_text
-from tfx.errors import TfxError
+from tfx.errors import TfxError, argument_error
 from tfx.present.diff import changes, header, line
 
 
@@ -27,13 +29,21 @@ def register(sub) -> None:
     p.add_argument("--set-b", action="append", metavar="P=V", help="parameter of side B only")
     p.add_argument("--knob", action="append", metavar="K=V", help="knob of both sides")
     p.add_argument("--knob-b", action="append", metavar="K=V", help="knob of side B only")
+    from tfx.cli.cmd_analyze import add_codegen_arg
+    add_codegen_arg(p, side=" on both sides")
+    add_codegen_arg(p, "--codegen-b", side=" on side B only")
     p.add_argument("--all", action="store_true", help="also list unchanged metrics")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
-def _report(path: str, hw: str, sets: dict, knobs: dict, kernel) -> dict:
+def _report(path: str, hw: str, sets: dict, knobs: dict, kernel, codegen: tuple | None = None) -> dict:
+    """One side's analysis JSON; ``codegen``: (the option that named it, its value) or None."""
     if path.endswith(".json"):
+        if codegen is not None:
+            # a saved report was priced as it names ("codegen"): nothing here could change that
+            raise argument_error(codegen[0], f"expected with a .tile side; the saved report {path} names "
+                                 "its own code generator", found=codegen[1])
         try:
             data = json.loads(read_text(path))
         except json.JSONDecodeError as exc:
@@ -44,20 +54,26 @@ def _report(path: str, hw: str, sets: dict, knobs: dict, kernel) -> dict:
     from tfx.analysis.analyze import analyze
     from tfx.hw import load_profile
     from tfx.lang import parse_file
+    from tfx.analysis.codegen import check_profile
     profile = load_profile(hw).with_knobs(knobs)
+    if codegen is not None:
+        check_profile(codegen[1], profile, codegen[0])
     module = parse_file(path)
-    return analyze(module, kernel, profile, check_set_domains(module, kernel, sets)).to_json()
+    return analyze(module, kernel, profile, check_set_domains(module, kernel, sets),
+                   codegen=None if codegen is None else codegen[1]).to_json()
 
 
 def run(args) -> int:
     sets = parse_int_assignments(args.set, "--set")
     knobs = parse_assignments(args.knob, "--knob")
-    a = _report(args.a, args.hw, sets, knobs, args.kernel)
+    cg_a = ("--codegen", args.codegen) if args.codegen else None
+    cg_b = ("--codegen-b", args.codegen_b) if args.codegen_b else cg_a
+    a = _report(args.a, args.hw, sets, knobs, args.kernel, cg_a)
     b = _report(args.b, args.hw_b or args.hw, {**sets, **parse_int_assignments(args.set_b, "--set-b")},
-                {**knobs, **parse_assignments(args.knob_b, "--knob-b")}, args.kernel)
+                {**knobs, **parse_assignments(args.knob_b, "--knob-b")}, args.kernel, cg_b)
     rows = changes(a, b)
     if args.json:
-        side = ("file", "kernel", "profile", "knobs", "parameters")
+        side = ("file", "kernel", "profile", "knobs", "codegen", "parameters")
         emit_json({"a": {k: a.get(k) for k in side}, "b": {k: b.get(k) for k in side},
                    "changes": [c.to_json() for c in rows]})
         return 0

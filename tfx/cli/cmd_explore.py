@@ -48,6 +48,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--top", type=int_arg(0, 10 ** 6), default=10, metavar="K", help="configurations in the top table (default 10)")
     p.add_argument("--all-params", action="store_true",
                    help="also sweep the problem's shape parameters (by default they stay at their values)")
+    from tfx.cli.cmd_analyze import add_codegen_arg
+    add_codegen_arg(p, side=" (every configuration ranked as it compiles them)")
     p.add_argument("--sensitivity", action="store_true",
                    help="halve and double every numeric knob around the best configuration")
     out = p.add_mutually_exclusive_group()
@@ -123,7 +125,8 @@ def run(args) -> int:
     try:
         result = explore(module, args.kernel, profile, sweeps, knob_sweeps, objectives, args.top,
                          fixed=fixed, sensitivity=args.sensitivity, scheduler=args.scheduler,
-                         chunk_size=chunk, keep_columns=args.csv is not None, progress=progress)
+                         chunk_size=chunk, keep_columns=args.csv is not None, progress=progress,
+                         codegen=args.codegen)
     finally:
         progress.close()
     if args.json:
@@ -184,7 +187,8 @@ def _print_text(r) -> None:
     swept = ", ".join(f"{n}[{len(v)}]" for n, v in zip(r.space.names, r.space.values)) or "none"
     knobs = ", ".join(f"{p}[{len(v)}]" for p, v in zip(r.space.knob_paths, r.space.knob_values))
     from tfx.present.formatting import with_knobs
-    console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{with_knobs(r.knobs)}: {r.configs:,} configurations "
+    console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{with_knobs(r.knobs)}{fmt.compiled_as(r.codegen)}: "
+                  f"{r.configs:,} configurations "
                   f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {r.seconds:.2f} s "
                   f"({r.configs_per_second:,.0f}/s, {r.scheduler})")
     if r.fixed:
@@ -218,6 +222,8 @@ def _print_text(r) -> None:
 
     if r.top:
         table(f"top {len(r.top)} by predicted time", r.top)
+    if r.near_tie is not None:
+        console.print(r.near_tie.summary(len(r.top)), markup=False, soft_wrap=True)
     if r.pareto:
         # Configurations with equal objectives are all on the frontier; show one row per point.
         seen, rows, dup = set(), [], 0

@@ -33,6 +33,8 @@ def register(subparsers: Any) -> None:
                    help="bind parameter P to integer V (repeatable)")
     p.add_argument("--knob", action="append", metavar="K=V", dest="knobs",
                    help="set or scale a profile fact: dma.hold_channel_for_round_trip=0, hbm.bandwidth=x2")
+    from tfx.cli.cmd_analyze import add_codegen_arg
+    add_codegen_arg(p, side=" (the analysis the simulation starts from and is compared with)")
     p.add_argument("--full", action="store_true", help="simulate every SM/PE instead of a representative one")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-events", action="store_true", help="JSON without the event list (event_count only)")
@@ -74,7 +76,9 @@ def _run(args) -> int:
     module = parse_file(args.file)
     params = check_set_domains(module, args.kernel, params)
     profile = load_profile(args.hw).with_knobs(knobs)
-    a = analyze(module, args.kernel, profile, params=params)
+    from tfx.analysis.codegen import check_profile
+    check_profile(args.codegen, profile)
+    a = analyze(module, args.kernel, profile, params=params, codegen=args.codegen)
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json
     r = simulate(a, full=args.full, tiles=args.tiles, events=need_events, max_events=args.max_events)
     if args.trace:

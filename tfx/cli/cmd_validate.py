@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--hw", default=DEFAULT_PROFILE, help="profile for rows without a profile column")
     p.add_argument("--estimate", action="store_true",
                    help="ignore the compiled regs/spills/smem_bytes columns (tfx's own estimate)")
+    from tfx.cli.cmd_analyze import add_codegen_arg
+    add_codegen_arg(p, side=" for every row (rows on a tiled profile refuse all but the default)")
     p.add_argument("--rows", action="store_true", help="also list every row")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
@@ -66,17 +68,23 @@ def run(args) -> int:
     rows = _ncu_rows(args) if args.ncu else read_measurements(args.file)
     if not rows:
         raise TfxError("no rows with status ok", where=args.file)
-    predictor = Predictor(args.hw)
+    from tfx.analysis.codegen import lookup
+    predictor = Predictor(args.hw, args.codegen)
     compared = predictor.compare(rows, use_measured=not args.estimate)
     figs = summarize(compared, predictor)
+    # the rows on a GPU are priced as this code generator compiles them (tiled rows: their own)
+    codegen = lookup(args.codegen).name
     if args.json:
-        emit_json({"tool": "tfx", "command": "validate", "file": args.file, "hw": args.hw,
+        emit_json({"tool": "tfx", "command": "validate", "file": args.file, "hw": args.hw, "codegen": codegen,
                    "groups": [g.to_json() for g in figs], "overall": overall(figs),
                    "rows": [{"where": str(c.row.where), "kernel": str(c.row.kernel_path), "params": c.row.params,
                              "measured_ms": c.row.measured_ms, "predicted_ms": c.predicted_ms,
-                             "error": c.error, "spilling": c.spilling} for c in compared]})
+                             "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
+                            for c in compared]})
         return 0
-    print(f"{args.file}: {len(compared)} rows, {len(figs)} groups (profile {args.hw} where the CSV names none)")
+    on_gpu = any(c.codegen is not None for c in compared)
+    print(f"{args.file}: {len(compared)} rows, {len(figs)} groups (profile {args.hw} where the CSV names none)"
+          + (fmt.compiled_as(codegen) if on_gpu else ""))
     print(format_table(figs))
     for g in figs:
         print(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "

@@ -30,6 +30,7 @@ import numpy as np
 
 from tfx.analysis.analyze import analyze
 from tfx.analysis.occupancy import OccupancyLimits
+from tfx.explore.near_tie import near_times
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.space import Chunk, Space
 from tfx.ir.expr import to_text
@@ -123,6 +124,7 @@ class Context:
     keep: bool = False
     checks: list = field(default_factory=list)
     keep_metrics: bool = False       # also keep every analysis metric, as "metric:<name>" columns
+    codegen: str | None = None       # the code generator priced (tfx.analysis.codegen; None: triton)
 
 
 @dataclass
@@ -135,6 +137,7 @@ class ChunkResult:
     pareto_idx: np.ndarray
     pareto_rows: np.ndarray
     columns: dict | None = None      # COLUMNS + "code", flat, when keep
+    near: np.ndarray = field(default_factory=lambda: np.zeros(0))   # feasible times near the best (near_tie)
 
 
 def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
@@ -152,7 +155,7 @@ def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
         start=chunk.start, size=n, counts=counts,
         top_idx=top_local + chunk.start, top_rows=table[top_local],
         pareto_idx=pareto_local + chunk.start, pareto_rows=table[pareto_local],
-        columns=({**cols, "code": codes} if ctx.keep else None))
+        columns=({**cols, "code": codes} if ctx.keep else None), near=near_times(cols["time"][feas]))
 
 
 def chunk_params(ctx: Context, chunk: Chunk) -> tuple[dict, tuple]:
@@ -168,7 +171,7 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
     params, shape = chunk_params(ctx, chunk)
     profile = ctx.profiles[chunk.knob]
     kernel = ctx.module.kernel(ctx.kernel_name)
-    a = analyze(ctx.module, kernel, profile, params=params, check=False)
+    a = analyze(ctx.module, kernel, profile, params=params, check=False, codegen=ctx.codegen)
     m = a.metrics
 
     def flat(x, dtype=np.float64):

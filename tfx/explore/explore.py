@@ -11,6 +11,7 @@ import numpy as np
 from tfx.errors import TfxError, argument_error
 from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
                                   evaluate_chunk)
+from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.space import DEFAULT_CHUNK, Chunk, Space, build_space
 from tfx.ir.bind import bind
@@ -37,6 +38,12 @@ class ExploreResult:
     columns: dict | None = None      # full flat columns (COLUMNS + "code"), when kept
     reasons: list = field(default_factory=list)   # all checks' reasons, code i+1 -> reasons[i]
     knobs: dict = field(default_factory=dict)     # --knob overrides applied to the profile, path -> text
+    # the code generator every configuration was priced as (tfx.analysis.codegen): triton or
+    # cutlass on a GPU, None on a tiled profile (its own tool chain)
+    codegen: str | None = None
+    # how many of the fastest configurations lie within the re-timing noise of the best
+    # (tfx.explore.near_tie); None when none is feasible
+    near_tie: NearTie | None = None
 
     @property
     def configs_per_second(self) -> float:
@@ -45,12 +52,14 @@ class ExploreResult:
     def to_json(self) -> dict:
         out = {
             "tool": "tfx", "command": "explore", "kernel": self.kernel, "file": self.file,
-            "profile": self.profile, "knobs": dict(self.knobs), "fixed": dict(self.fixed), "space": self.space.to_json(),
+            "profile": self.profile, "knobs": dict(self.knobs), "codegen": self.codegen,
+            "fixed": dict(self.fixed), "space": self.space.to_json(),
             "objectives": list(self.objectives),
             "configs": self.configs, "feasible": self.feasible, "infeasible": dict(self.infeasible),
             "seconds": round(self.seconds, 6), "configs_per_second": round(self.configs_per_second, 1),
             "scheduler": self.scheduler, "chunks": self.chunks,
             "pareto": self.pareto, "top": self.top,
+            "near_tie": None if self.near_tie is None else self.near_tie.to_json(),
         }
         if self.sensitivity is not None:
             out["sensitivity"] = self.sensitivity
@@ -122,7 +131,8 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
             fixed: Mapping[str, int] | None = None, sensitivity: bool = False,
             scheduler: Any = None, chunk_size: int = DEFAULT_CHUNK, keep_columns: bool = False,
             keep_metrics: bool = False,
-            progress: Callable[[int, int], None] | None = None) -> ExploreResult:
+            progress: Callable[[int, int], None] | None = None,
+            codegen: str | None = None) -> ExploreResult:
     """Evaluate every configuration of the space and summarize it.
 
     ``sweeps``: parameter -> values; None sweeps every declared domain (except ``fixed``).
@@ -132,7 +142,11 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     ``objectives``: minimized, among ``OBJECTIVES``; None means ("time", "smem"), or
     ("time", "cost") when knobs are swept. ``scheduler``: a ``dask.distributed`` scheduler
     address or Client, None for in-process. ``progress(done, total)`` is called per chunk.
+    ``codegen``: the code generator every configuration is priced as (tfx.analysis.codegen;
+    None: the default); refused on a profile it cannot compile for.
     """
+    from tfx.analysis import codegen as codegens
+    codegens.check_profile(codegen, profile)
     t0 = time.perf_counter()
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
@@ -161,7 +175,7 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     ctx = Context(module=module, kernel_name=kernel.name, space=space,
                   fixed=_fixed_params(module, kernel, space, fixed), profiles=profiles, costs=costs,
                   objectives=objectives, top=top, keep=keep_columns or keep_metrics, checks=checks,
-                  keep_metrics=keep_metrics)
+                  keep_metrics=keep_metrics, codegen=codegen)
     chunks = space.chunks(chunk_size)
     results = run_chunks(ctx, chunks, scheduler, progress)
     res = _merge(ctx, results, chunks, space, kernel, module, profile, fixed, scheduler)
@@ -173,7 +187,7 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
             base_params, base_knobs = dict(fixed), {}
         from tfx.explore.sensitivity import sensitivity as sens
         res.sensitivity = sens(module, kernel, profile.with_knobs(base_knobs) if base_knobs else profile,
-                               base_params, base_knobs=base_knobs)
+                               base_params, base_knobs=base_knobs, codegen=codegen)
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -237,6 +251,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
     front = front[np.lexsort(keys)]
     pareto = [_entry(space, int(p_idx[i]), p_rows[i], ctx.objectives) for i in front]
 
+    kept = np.concatenate([r.near for r in results]) if results else np.zeros(0)
+    from tfx.analysis import codegen as codegens
     columns = None
     if ctx.keep:
         columns = {k: np.concatenate([r.columns[k] for r in results]) for k in results[0].columns}
@@ -246,7 +262,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         objectives=ctx.objectives, configs=int(counts.sum()), feasible=int(counts[0]),
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
-        knobs=dict(profile.knobs))
+        knobs=dict(profile.knobs), codegen=codegens.priced_name(ctx.codegen, profile),
+        near_tie=near_tie(kept))
 
 
 def _entry(space: Space, index: int, row, objectives) -> dict:

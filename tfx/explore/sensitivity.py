@@ -63,8 +63,9 @@ def knob_paths(profile) -> list[str]:
 
 
 def sensitivity(module, kernel, profile, params: dict, base_knobs: dict | None = None,
-                factors: tuple[str, str] = ("/2", "x2")) -> dict:
-    """Relative change of the predicted time per knob, halved and doubled, ranked."""
+                factors: tuple[str, str] = ("/2", "x2"), codegen: str | None = None) -> dict:
+    """Relative change of the predicted time per knob, halved and doubled, ranked; each priced
+    as ``codegen`` compiles the kernel (tfx.analysis.codegen; None: the default)."""
     env = bind(module, kernel, params)
     fixed = {p.name: int(env[p.name]) for p in kernel.params}
     paths = knob_paths(profile)
@@ -85,7 +86,7 @@ def sensitivity(module, kernel, profile, params: dict, base_knobs: dict | None =
     space = Space([], [])
     ctx = Context(module=module, kernel_name=kernel.name, space=space, fixed=fixed, profiles=profiles,
                   costs=[1.0] * len(profiles), objectives=("time",), top=1,
-                  checks=build_checks(module, kernel, profile))
+                  checks=build_checks(module, kernel, profile), codegen=codegen)
     times, reasons = [], []
     for i in range(len(profiles)):
         cols, codes = evaluate_columns(ctx, Chunk(i, (), 0, 0, 1, i, 1))

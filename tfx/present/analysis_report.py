@@ -21,11 +21,11 @@ DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
 
 def inputs_line(a) -> str:
     """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
-    analysed, with every knob applied, and its code generator where it is not Triton
-    (``..., compiled as cutlass``: tfx.analysis.codegen)."""
+    analysed, with every knob applied, and on a GPU the code generator priced
+    (``..., compiled as triton``: tfx.analysis.codegen; a tiled profile has none)."""
     codegen = getattr(a, "codegen", codegens.DEFAULT)
     return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
-            + fmt.with_knobs(a.knobs) + (f", compiled as {codegen}" if codegen != codegens.DEFAULT else ""))
+            + fmt.with_knobs(a.knobs) + fmt.compiled_as(codegen))
 
 
 def parameters_line(a) -> str:

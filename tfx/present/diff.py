@@ -62,7 +62,8 @@ def changes(a, b) -> list[Change]:
 
 
 def _side(r: dict) -> str:
-    return f"{r.get('file')} {r.get('kernel')} on {r.get('profile')}{fmt.with_knobs(r.get('knobs'))}"
+    return (f"{r.get('file')} {r.get('kernel')} on {r.get('profile')}{fmt.with_knobs(r.get('knobs'))}"
+            f"{fmt.compiled_as(r.get('codegen'))}")
 
 
 def _parameters(r: dict) -> str:

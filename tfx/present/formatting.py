@@ -24,7 +24,7 @@ from typing import Any
 from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
                           format_frequency, format_quantity, format_time_ns)
 
-__all__ = ["with_knobs", "num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
+__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
@@ -33,6 +33,19 @@ def with_knobs(knobs) -> str:
     """The knobs applied to a profile, as a header names them after the profile's name:
     ``{"memory.l2.bandwidth": "x2"}`` -> ``" with memory.l2.bandwidth=x2"``; '' for none."""
     return f" with {', '.join(f'{k}={v}' for k, v in knobs.items())}" if knobs else ""
+
+
+def compiled_as(codegen: str | None) -> str:
+    """The code generator a header names after the profile (and its knobs): ``"triton"`` ->
+    ``", compiled as triton"``; '' for None (a tiled profile: its own tool chain's kernels).
+    Every surface that prices a kernel names it so (tfx.analysis.codegen): the ranking and the
+    times are that code generator's."""
+    return f", compiled as {codegen}" if codegen else ""
+
+
+def within_pct(v: Any) -> str:
+    """A relative band or gap to one decimal of a percent: ``0.018336`` -> ``"1.8%"``."""
+    return f"{num(v) * 100:.1f}%"
 
 
 def num(v: Any) -> float:

@@ -105,6 +105,7 @@ class TfxApp(ExplorerApp):
         Binding("f1", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.palette", show=False),
         Binding("d", "domain", "Domain", id="app.domain"),
+        Binding("g", "codegen", "Codegen", id="app.codegen", show=False),
         Binding("r", "reload", "Reload", id="app.reload"),
         Binding("p", "pin", "Pin", id="app.pin"),
         Binding("P", "unpin", "Unpin", id="app.unpin", show=False),
@@ -118,13 +119,17 @@ class TfxApp(ExplorerApp):
 
     def __init__(self, kernel_path: str, profile: str, knobs: dict | None = None,
                  params: dict | None = None, kernel_name: str | None = None, sync: bool = False,
-                 blink: bool = True, export_dir: str | None = None, measured: list | None = None) -> None:
+                 blink: bool = True, export_dir: str | None = None, measured: list | None = None,
+                 codegen: str | None = None) -> None:
         super().__init__()
         self.kernel_path = str(kernel_path)
         self.kernel_name = kernel_name
         self.profile_name = str(profile)
         self.knobs: dict[str, str] = dict(knobs or {})
         self.params: dict[str, int] = dict(params or {})
+        # the code generator every pane prices (tfx.analysis.codegen; None: the default, triton);
+        # g cycles it, tfx open --codegen sets it
+        self.codegen: str | None = codegen
         self.kernel_text: str | None = None
         self.sync = sync
         self.cursor_blink_enabled = blink
@@ -133,7 +138,7 @@ class TfxApp(ExplorerApp):
         self.analysis = None
         self.domain = "total"
         self.last_diff = ""
-        self.good = (dict(self.knobs), dict(self.params), self.profile_name, None)
+        self.good = (dict(self.knobs), dict(self.params), self.profile_name, None, self.codegen)
         self.pin: core.Pin | None = None       # the A/B reference (p pins, P unpins)
         self.measured = list(measured or [])   # tfx open --measured: tfx.analysis.measured rows
         self._kernel_stamp = _file_stamp(self.kernel_path)
@@ -233,7 +238,8 @@ class TfxApp(ExplorerApp):
     def make_job(self, generation: int | None = None) -> core.Job:
         return core.Job(self.generation if generation is None else generation, self.kernel_path,
                         self.kernel_text, self.kernel_name, self.profile_name,
-                        tuple(sorted(self.knobs.items())), tuple(sorted(self.params.items())))
+                        tuple(sorted(self.knobs.items())), tuple(sorted(self.params.items())),
+                        codegen=self.codegen)
 
     def submit(self) -> int:
         """Start analysing the current state; returns its generation."""
@@ -286,6 +292,7 @@ class TfxApp(ExplorerApp):
             # a broken kernel text (a reload, the file edited on disk) keeps the last good
             # text: later edits analyse it, the shown analysis stays
             self.kernel_text = self.good[3]
+            self.codegen = self.good[4]
             self._base_profile = None
             self._status()
             return
@@ -293,7 +300,7 @@ class TfxApp(ExplorerApp):
         self.outcome, self.analysis = out, out.analysis
         self.analysis_generation = out.generation
         self.kernel_text = out.source_text if self.kernel_text is None else self.kernel_text
-        self.good = (dict(self.knobs), dict(self.params), self.profile_name, self.kernel_text)
+        self.good = (dict(self.knobs), dict(self.params), self.profile_name, self.kernel_text, self.codegen)
         self.last_diff = diff.summary(old, self.analysis) if old is not None else ""
         self._dirty = set(PANES)
         self.refresh_pane(self.active_pane)
@@ -421,7 +428,7 @@ class TfxApp(ExplorerApp):
         pane.set_params(names, set(self.sweep), core.shape_params(k))
         job = core.explore_job(self.analysis, self.kernel_path, self.kernel_text,
                                self.kernel_name, self.profile_name, self.knobs, self.params,
-                               self.sweep)
+                               self.sweep, codegen=self.codegen)
         self._explore_want = job
         shown = self.explore_outcome
         if shown is not None and shown.job == job:      # same space: only "you are here" moved
@@ -505,7 +512,7 @@ class TfxApp(ExplorerApp):
             text = f"{Path(self.kernel_path).name} on {self.profile_name}: no analysis"
         else:
             h = report.headline(a)
-            text = (f"[b]{a.kernel.name}[/b] on [b]{a.profile.name}[/b]{knobs}  "
+            text = (f"[b]{a.kernel.name}[/b] on [b]{a.profile.name}[/b]{fmt.compiled_as(a.codegen)}{knobs}  "
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
             if self.measured:
                 view = core.measured_view(self.measured, self.kernel_path, self.profile_name, a)
@@ -556,6 +563,36 @@ class TfxApp(ExplorerApp):
         self._status()
         self.notify(f"counting domain: {self.domain}", timeout=2)
 
+    def action_codegen(self) -> None:
+        """g: the next code generator (tfx.analysis.codegen.CODEGENS, in order); every pane
+        follows (the analysis, the Roofline pane's hint, the Timeline's simulation, the Explore
+        pane's ranking). Refused, in the one line of every surface, on a tiled profile."""
+        from tfx.analysis.codegen import CODEGENS, DEFAULT
+        names = list(CODEGENS)
+        now = self.codegen or DEFAULT
+        self.set_codegen(names[(names.index(now) + 1) % len(names)])
+
+    def set_codegen(self, name: str) -> int | None:
+        """Price every pane as ``name`` compiles the kernel; a refusal is a notification and
+        nothing changes."""
+        from tfx.analysis.codegen import check_profile
+        try:
+            prof = self.analysis.profile if self.analysis is not None else self.base_profile()
+            check_profile(name, prof, where="codegen")
+        except TfxError as err:
+            self.notify(err.headline(), title="code generator not changed", severity="error", timeout=6)
+            return None
+        if name == (self.codegen or self._default_codegen()):
+            return None
+        self.codegen = name
+        self.notify(f"compiled as {name}: every pane reprices", timeout=2)
+        return self.submit()
+
+    @staticmethod
+    def _default_codegen() -> str:
+        from tfx.analysis.codegen import DEFAULT
+        return DEFAULT
+
     def action_reload(self) -> None:
         self.kernel_text = None    # the worker reads the file again
         self._kernel_stamp = _file_stamp(self.kernel_path)
@@ -578,8 +615,9 @@ class TfxApp(ExplorerApp):
     # A/B ---------------------------------------------------------------
     def _shown_inputs(self) -> core.Inputs:
         """The inputs of the analysis shown (the last good state)."""
-        knobs, params, profile, text = self.good
-        return core.Inputs(profile, tuple(sorted(knobs.items())), tuple(sorted(params.items())), text or "")
+        knobs, params, profile, text, codegen = self.good
+        return core.Inputs(profile, tuple(sorted(knobs.items())), tuple(sorted(params.items())), text or "",
+                           codegen)
 
     def action_pin(self) -> None:
         """Pin the shown analysis: every later edit is compared against it (p again re-pins)."""
@@ -731,6 +769,13 @@ class TfxApp(ExplorerApp):
                 kept[path] = text
             except (TfxError, KeyError, ArithmeticError, ValueError):
                 dropped.append(f"{path}={text}")
+        from tfx.analysis.codegen import refusal
+        if self.codegen is not None and refusal(self.codegen, new) is not None:
+            # a tiled profile compiles its own kernels: the chosen code generator does not apply
+            self.notify(f"code generator {self.codegen} dropped: {name} is a {new.kind} profile "
+                        "(its own tool chain compiles)", title=f"switched to {name}", severity="warning",
+                        timeout=6)
+            self.codegen = None
         self.profile_name = name
         self.knobs = kept
         self._base_profile = None

@@ -34,7 +34,7 @@ class ListProvider(Provider):
 
 
 class TfxCommands(ListProvider):
-    DISCOVER = ("export", "reload", "hardware", "switch", "pin")
+    DISCOVER = ("export", "reload", "hardware", "switch", "pin", "code generator")
 
     def commands(self):
         app = self.app
@@ -62,6 +62,10 @@ class TfxCommands(ListProvider):
                             partial(app.prompt_param, p.name)))
         for path in app.knob_paths():
             out.append((f"set knob: {path}", "type a value, x2 or /2", partial(app.prompt_knob, path)))
+        from tfx.analysis.codegen import CODEGENS
+        for cg in CODEGENS.values():
+            out.append((f"code generator: {cg.name}", f"g cycles; {cg.description}",
+                        partial(app.set_codegen, cg.name)))
         from tfx.hw.profile import list_profiles
         for name in list_profiles():
             out.append((f"switch profile: {name}", "rerun on this hardware",

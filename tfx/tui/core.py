@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfx.analysis.codegen import DEFAULT as DEFAULT_CODEGEN  # names only: imports no numpy
 from tfx.errors import TfxError
 from tfx.present.analysis_report import scope_rows
 from tfx.present import diff
@@ -39,6 +40,7 @@ class Job:
     params: tuple = ()               # ((name, int), ...)
     hint: int | None = None          # occupancy hint; None: the kernel's, else one more CTA
     later_hint: bool = False         # leave the occupancy-hint rerun to finish_hint
+    codegen: str | None = None       # the code generator priced (tfx.analysis.codegen; None: the default)
 
 
 @dataclass
@@ -112,7 +114,7 @@ def run_job(job: Job) -> Outcome:
         profile = load_profile(job.profile).with_knobs(knobs)
         params = dict(job.params)
         a = analyze(module, job.kernel_name, profile, params=params,
-                    occupancy_hint=job.hint)
+                    occupancy_hint=job.hint, codegen=job.codegen)
         out.analysis = a
         if job.later_hint:
             out.hint_pending = True
@@ -158,7 +160,7 @@ def _hinted(out: Outcome, module, job: Job, profile, params) -> None:
     budget = occ.hint_budget
     if budget is None or occ.hint is None:
         a2 = analyze(module, job.kernel_name, profile, params=params,
-                     occupancy_hint=hint)
+                     occupancy_hint=hint, codegen=job.codegen)
         budget = a2.occupancy.hint_budget
     if budget is None or not budget.reachable:
         out.hint_note = (budget.sentence if budget is not None
@@ -177,7 +179,7 @@ def _hinted(out: Outcome, module, job: Job, profile, params) -> None:
         res["smem"] = int(budget.max_smem_per_cta)
         parts.append(f"{allocation(res['smem'])} shared memory/CTA")
     out.hinted = analyze(module, job.kernel_name, profile, params=params,
-                         resources=res, occupancy_hint=hint)
+                         resources=res, occupancy_hint=hint, codegen=job.codegen)
     out.hint_note = ("rerun with " + " and ".join(parts)) if parts else "rerun at the hint"
 
 
@@ -282,6 +284,7 @@ class ExploreJob:
     sweep: tuple = ()                # parameter names
     fixed: tuple = ()                # ((name, int), ...)
     top: int = 10
+    codegen: str | None = None       # every configuration priced as it compiles them (None: the default)
 
 
 @dataclass
@@ -297,10 +300,13 @@ class ExploreOutcome:
     pareto_configs: int = 0                           # frontier configurations, ties included
     points: Any = None                                # (n, 2) float array: (time ns, smem B), feasible
     points_total: int = 0                             # distinct feasible points before thinning
+    codegen: str | None = None                        # ExploreResult.codegen (None: a tiled profile)
+    near_tie: Any = None                              # ExploreResult.near_tie (tfx.explore.near_tie)
 
 
 def explore_job(analysis, kernel_path: str, kernel_text: str, kernel_name: str | None,
-                profile: str, knobs: dict, overrides: dict, sweep, top: int = 10) -> ExploreJob:
+                profile: str, knobs: dict, overrides: dict, sweep, top: int = 10,
+                codegen: str | None = None) -> ExploreJob:
     """The sweep of ``sweep`` around ``analysis``: every other parameter with a domain, and
     every parameter the user set, stays at the value the analysis used."""
     kernel = analysis.kernel
@@ -309,7 +315,7 @@ def explore_job(analysis, kernel_path: str, kernel_text: str, kernel_name: str |
                   if p.name not in sweep and (p.sweep_domain is not None or p.name in overrides)
                   and p.name in analysis.params)
     return ExploreJob(kernel_path, kernel_text, kernel_name or kernel.name, profile,
-                      tuple(sorted(knobs.items())), sweep, fixed, top)
+                      tuple(sorted(knobs.items())), sweep, fixed, top, codegen)
 
 
 def explore_point(a) -> tuple[float, float] | None:
@@ -364,7 +370,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
             out.error = (f"{size:,} configurations: more than the {EXPLORE_LIMIT:,} this pane sweeps; "
                          "untick a parameter (or use tfx explore)")
             return out
-        r = explore(module, kernel, profile, top=job.top, fixed=fixed, keep_columns=True)
+        r = explore(module, kernel, profile, top=job.top, fixed=fixed, keep_columns=True, codegen=job.codegen)
     except TfxError as err:
         out.error = err.headline()
         return out
@@ -373,6 +379,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         return out
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
+    out.codegen, out.near_tie = r.codegen, r.near_tie
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point
         key = (e["predicted_ns"], e["smem_per_cta"])
@@ -452,6 +459,7 @@ class Inputs:
     knobs: tuple = ()                # ((path, text), ...)
     params: tuple = ()               # ((name, int), ...)
     kernel_text: str = ""
+    codegen: str | None = None       # the code generator chosen (None: the default)
 
 
 @dataclass(frozen=True)
@@ -471,6 +479,8 @@ def input_changes(a: Inputs, b: Inputs, values_a: dict | None = None,
     out = []
     if a.profile != b.profile:
         out.append(f"profile {a.profile} -> {b.profile}")
+    if (a.codegen or DEFAULT_CODEGEN) != (b.codegen or DEFAULT_CODEGEN):
+        out.append(f"codegen {a.codegen or DEFAULT_CODEGEN} -> {b.codegen or DEFAULT_CODEGEN}")
     for kind, old, new in (("knob", dict(a.knobs), dict(b.knobs)), ("param", dict(a.params), dict(b.params))):
         for k in sorted(set(old) | set(new)):
             if old.get(k) == new.get(k):

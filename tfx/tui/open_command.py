@@ -54,6 +54,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--measured", metavar="CSV",
                    help="measured times (the tfx validate CSV: kernel, profile, measured_ms, "
                         "parameters) shown beside the prediction of the configuration on screen")
+    from tfx.analysis.codegen import CODEGENS
+    p.add_argument("--codegen", choices=tuple(CODEGENS), default=None,
+                   help="the code generator every pane prices: triton (default; per-thread cp.async "
+                        "copies) or cutlass (TMA copies, hand-pipelined wgmma); g switches it; "
+                        "refused on a tiled profile")
     p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
     m = p.add_argument_group("model screen (--model; docs/explorer-model.md)")
     m.add_argument("--model", metavar="NAME",
@@ -83,6 +88,11 @@ def run(args) -> int:
         from tfx.lang import parse_file
         check_set_domains(parse_file(path), args.kernel, params)
     knobs = parse_assignments(args.knobs, "--knob")
+    codegen = getattr(args, "codegen", None)
+    if codegen is not None:          # refused here, in the one line of every surface, before the screen
+        from tfx.analysis.codegen import check_profile
+        from tfx.hw import load_profile
+        check_profile(codegen, load_profile(args.hw or DEFAULT_PROFILE))
     measured = None
     if args.measured:                # read (and refused at file:line:col) before the screen starts
         from tfx.analysis.measured import read_measurements
@@ -90,7 +100,7 @@ def run(args) -> int:
     with collector_paused():
         from tfx.tui.app import TfxApp   # lazily: Textual costs ~130 ms to import
         app = TfxApp(path, args.hw or DEFAULT_PROFILE, knobs=knobs, params=params,
-                     kernel_name=args.kernel, measured=measured)
+                     kernel_name=args.kernel, measured=measured, codegen=codegen)
         app.run(mouse=not args.no_mouse)
     if app.first_error is not None:      # the first analysis failed: bad kernel, --hw, --knob, --set
         import sys
@@ -102,9 +112,11 @@ def run(args) -> int:
 def run_model(args) -> int:
     """``tfx open --model NAME``: check the preset, profile and workload here (a clear error
     before the screen starts), then open the model screen."""
-    if args.file or args.assignments or args.knobs or args.kernel or getattr(args, "measured", None):
-        raise argument_error("--model", "expected without FILE, --set, --knob, --kernel and --measured "
-                                        "(the model screen; they are for kernels)")
+    if (args.file or args.assignments or args.knobs or args.kernel or getattr(args, "measured", None)
+            or getattr(args, "codegen", None)):
+        raise argument_error("--model", "expected without FILE, --set, --knob, --kernel, --measured and "
+                                        "--codegen (the model screen; they are for kernels; its GEMMs' "
+                                        "code generator is --gemm-codegen of tfx model)")
     from tfx.model.presets import load_model
     from tfx.model.system import Workload, load_system
     load_model(args.model)

@@ -19,6 +19,7 @@ analysis in a worker process; the line above the footer says what moved.
   p        pin this analysis: later edits are compared with it (A/B)
   b        the A/B table, metric by metric   P  unpin
   d        counting domain: logical, total, cta, warp, thread
+  g        code generator: triton, cutlass (every pane reprices)
   c        run check: execute the kernel small on random data (tfx run)
   ctrl+s   save the screen (SVG)     ctrl+j  save the analysis (JSON)
   ctrl+t   save the timeline (Chrome trace)

@@ -240,7 +240,7 @@ class ExplorePane(Vertical):
     BINDINGS = [Binding("s", "focus_sweep", "Sweep params", id="explore.params")]
     DEFAULT_CSS = """
     ExplorePane { height: 1fr; }
-    ExplorePane #explore-status { height: auto; max-height: 2; text-wrap: nowrap;
+    ExplorePane #explore-status { height: auto; max-height: 3; text-wrap: nowrap;
         text-overflow: ellipsis; }
     ExplorePane #explore-top { height: 1fr; min-height: 6; }
     ExplorePane TopTable { height: 1fr; min-height: 4; }
@@ -309,7 +309,8 @@ class ExplorePane(Vertical):
         self.query_one(Scatter).set_current(current_point)
 
     def _summary(self, out) -> Text:
-        """Two lines, each cut with an ellipsis rather than wrapped."""
+        """Three lines, each cut with an ellipsis rather than wrapped: the counts, the near tie
+        at the top (the sentence tfx explore prints, from the sweep's own result), what is fixed."""
         job = out.job
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{out.configs:,} configurations", style="bold")
@@ -320,6 +321,10 @@ class ExplorePane(Vertical):
         if out.points_total > len(out.points if out.points is not None else ()):
             t.append(f"; {len(out.points):,} of {out.points_total:,} points drawn", style="dim")
         t.append("\n")
+        tie = getattr(out, "near_tie", None)
+        if tie is not None:
+            t.append(tie.summary(), style="bold yellow" if tie.tied else "dim")
+            t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append(f"fixed {fixed}" if fixed else "nothing fixed", style="dim")
         if out.infeasible:
