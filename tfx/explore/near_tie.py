@@ -89,8 +89,8 @@ class NearTie:
         if self.tied:
             more = (f" ({shown} listed: --top {self.configs} lists them all)"
                     if shown is not None and shown < self.configs else "")
-            return (f"near tie: top {self.configs} within {band} of the best (the re-timing noise): "
-                    f"their order is noise, measure them{more}")
+            return (f"near tie: top {self.configs} within {band} of the best, the re-timing noise: "
+                    f"measure them (their order is noise){more}")
         if self.next_gap is None:
             return "one feasible configuration"
         return (f"top pick {within_pct(self.next_gap)} ahead of the next: outside the {band} "
