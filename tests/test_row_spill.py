@@ -115,3 +115,55 @@ def test_one_predicate_splits_the_frame_at_the_registers():
     assert spill_traffic.frame_under_registers(124.0, 32) and not row_spill.applies(124.0, 32)
     assert not spill_traffic.frame_under_registers(128.0, 32) and row_spill.applies(128.0, 32)
     assert list(row_spill.applies(np.array([124.0, 128.0]), 32)) == [False, True]
+
+
+# A streamed spill (row_spill.STREAMING_REGISTERS): rmsnorm.tile M = 8192, N = 16384, BLOCK_M = 1,
+# WARPS = 1 as compiled (168 registers, 732 spilled words; calibration/h200/measured/issue15
+# run5/run7, measured 0.6126-0.6129 ms):
+#
+#     frame 732 x 4 B = 2,928 B a thread; 732 >= 168 registers: the frame reaches them, and
+#     168 >= 128: a streamed spill. The body has one reduce (the row sum of squares):
+#     2 x max(1, 1) = 2 x the frame = 2 x 2,928 x 32 = 187,392 B a CTA (the SASS: 2,592 + 2,640
+#     = 5,232 B a thread = 167,424 B a CTA; the corpus median 4.355 charged 408,046 B).
+#     register bytes an op reads and writes, per row element (the annotated IR's rmem traffic):
+#         load x w 2, load w w 2, cast x r 2 w 4, sq r 4 w 4, sum r 4, mul (x, 1/rms) r 8 w 4,
+#         cast w r 2 w 4, mul (., w) r 8 w 4, cast r 4 w 2, store r 2          = 60 B
+#     per row: sum w 4, mul r 4 w 4, add r 4 w 4, rsqrt r 4 w 4                  = 28 B
+#     one CTA (one row of 16,384): 60 x 16,384 + 28 = 983,068 B
+#     share: 187,392 / 983,068 = 0.190620 (19.1%)
+
+
+def test_frame_traffic_by_register_class():
+    """2 x max(1, reductions) at 128 registers or more, 4.355 below."""
+    assert row_spill.frame_traffic(168, 1) == 2.0        # rmsnorm: the row sum
+    assert row_spill.frame_traffic(168, 2) == 4.0        # softmax: the row max and the row sum
+    assert row_spill.frame_traffic(128, 0) == 2.0        # no reduction: stored once, loaded once
+    assert row_spill.frame_traffic(127, 1) == 4.355      # under the boundary: the corpus median
+    assert row_spill.frame_traffic(64, 2) == 4.355
+
+
+def test_a_streamed_spill_moves_twice_the_frame_per_reduction():
+    share = row_spill.frame_share(0.57, 2928.0, 32, 983068.0, 168, 1)
+    assert share == pytest.approx(187392 / 983068, rel=1e-9)
+    assert share == pytest.approx(0.190620, abs=1e-6)
+    # softmax (8, 1) at N = 2048 (168 registers, 646 words): 4 x 2,584 x 32 = 330,752 B a CTA
+    assert row_spill.frame_share(1.0, 2584.0, 32, 1e6, 168, 2) == pytest.approx(330752 / 1e6, rel=1e-9)
+
+
+def test_streamed_spill_arrays_elementwise():
+    import numpy as np
+    got = row_spill.frame_share(np.array([0.57, 0.942708]), np.array([2928.0, 2896.0]), 32,
+                                np.array([983068.0, 917520.0]), np.array([168, 64]), 1)
+    assert got[0] == pytest.approx(0.190620, abs=1e-6)
+    assert got[1] == pytest.approx(0.439867, abs=1e-6)
+
+
+def test_the_spill_line_states_the_streamed_spill():
+    a = analyze(parse_file("kernels/rmsnorm.tile"), None, load_profile("h200_sxm"),
+                {"M": 8192, "N": 16384, "BLOCK_M": 1, "WARPS": 1},
+                resources={"threads": 32, "regs": 168, "spills": 732, "smem": 0})
+    detail = {t.name: t for t in a.terms}["spill"].detail
+    assert ("(the 732 spilled words reach the 168 registers, 128 or more: a streamed spill, each spilled tile "
+            "stored once before each of the body's 1 reduction(s) and loaded once after: the loads and stores "
+            "move 2 x 1 = 2 x the frame, 2 x 2,928 B x 32 threads = 187,392 B a CTA, 19.1% of the CTA's "
+            "register bytes)") in detail

@@ -243,7 +243,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             share = spill_traffic.stored_once_share(share, spill.bytes_per_thread, threads,
                                                     register_bytes, spill.regs)
             # ... and one whose frame reaches its registers moves a multiple of the frame (row_spill)
-            share = row_spill.frame_share(share, spill.bytes_per_thread, threads, register_bytes, spill.regs)
+            share = row_spill.frame_share(share, spill.bytes_per_thread, threads, register_bytes, spill.regs,
+                                          _reductions(unit_node))
         miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
@@ -430,7 +431,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory"
-                + ((row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share)
+                + ((row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, _reductions(unit_node))
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
                     f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
                     f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "
@@ -899,6 +900,11 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
             od = op_demand(c, counter, m, miss, warps)
             d.add(od, ratio(c.execs, positions) if not is_array(c.execs, positions) else c.execs / positions)
     return d
+
+
+def _reductions(node: ScopeNode) -> int:
+    """The reduce ops of one position's body (a row kernel's row statistics)."""
+    return sum(1 for c in node.walk() if c.kind == "op" and c.op is not None and c.op.opcode == "reduce")
 
 
 def _register_bytes(node: ScopeNode, positions):

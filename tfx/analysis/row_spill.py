@@ -21,6 +21,19 @@ Below the registers (a frame under the registers allocated, 128-255 registers) e
 is stored once and loaded once (tfx.analysis.spill_traffic.stored_once_share, 2x the frame;
 the SASS median is 2.08): that rule is unchanged.
 
+A streamed spill where the compiler kept many registers (``STREAMING_REGISTERS``): the four
+kernels of the corpus whose frame reaches registers it allocated at 168-255 (rmsnorm (1, 1) at
+N = 16384, softmax (8, 1) at 2048, (4, 1) at 4096, (16, 1) at 1024) move 1.79, 3.48, 3.76 and
+3.18 x the frame, not the 3.2-5.4 of the 32-72-register ones. Their SASS stores only values
+that live across a reduction (the loaded row, its f32 copy, their addresses: rmsnorm (1, 1)
+stores 660 words and loads 648 against its 732-word frame) and loads each back once after it;
+the 32-72-register code also spills the products and unpacked halves inside a phase (FMUL,
+PRMT results) and stores reloaded words again. A tile that crosses ``k`` reductions is stored
+once before each and loaded once after it: ``2 x max(1, k)`` x the frame, rmsnorm's one row
+sum 2 (SASS 1.79), softmax's row max and row sum 4 (SASS 3.18-3.76). The corpus has no kernel
+whose frame reaches its registers between 73 and 167 registers, so any boundary there splits
+it alike; 128 is half of the 255 a thread can hold.
+
 What this does not see: the ratio moves with the elements a thread holds (3.3-3.5 at 256,
 3.4-4.9 at 512, 4.9-5.4 at 1024 for softmax; rmsnorm 2.2-4.2, 3.2-4.9, 3.6-4.9), which
 the compiler's schedule sets and no count of the configuration gives; rows priced with
@@ -36,6 +49,17 @@ from tfx.analysis.numbers import emax, emin, is_array, where
 from tfx.analysis.spill_traffic import WORD, frame_under_registers
 
 FRAME_TRAFFIC = 4.355           # LDL + STL bytes over the frame, median of row_spill_sass's 52 kernels
+STREAMING_REGISTERS = 128       # from here on a frame reaching the registers is a streamed spill (docstring)
+
+
+def frame_traffic(regs, reductions=0) -> Any:
+    """LDL + STL bytes over the frame where it reaches the registers: ``2 x max(1,
+    reductions)`` (each spilled tile stored once before each reduction it crosses and loaded
+    once after it) at ``STREAMING_REGISTERS`` or more, else the corpus median FRAME_TRAFFIC."""
+    streamed = 2.0 * max(int(reductions), 1)
+    if is_array(regs):
+        return where(regs >= STREAMING_REGISTERS, streamed, FRAME_TRAFFIC)
+    return streamed if regs >= STREAMING_REGISTERS else FRAME_TRAFFIC
 
 
 def applies(spill_bytes_per_thread, regs) -> Any:
@@ -44,22 +68,28 @@ def applies(spill_bytes_per_thread, regs) -> Any:
         not frame_under_registers(spill_bytes_per_thread, regs))
 
 
-def frame_share(share, spill_bytes_per_thread, threads, register_bytes, regs):
+def frame_share(share, spill_bytes_per_thread, threads, register_bytes, regs, reductions=0):
     """The share of a CTA's register bytes (``register_bytes``: what its ops read and write
     in registers) that moves through local memory: where the frame reaches the registers,
-    at most ``FRAME_TRAFFIC x spilled bytes x threads`` of them; elsewhere ``share``."""
-    framed = emin(share, FRAME_TRAFFIC * spill_bytes_per_thread * threads / emax(register_bytes, 1e-30))
+    at most ``frame_traffic(regs, reductions) x spilled bytes x threads`` of them; elsewhere
+    ``share``. ``reductions``: the reduce ops of the row body."""
+    ratio = frame_traffic(regs, reductions)
+    framed = emin(share, ratio * spill_bytes_per_thread * threads / emax(register_bytes, 1e-30))
     full = applies(spill_bytes_per_thread, regs)
     if is_array(full, framed, share):
         return where(full, framed, share)
     return framed if full else share
 
 
-def describe(spill_bytes_per_thread, threads, regs, share) -> str:
+def describe(spill_bytes_per_thread, threads, regs, share, reductions=0) -> str:
     """The clause of the spill line where the frame sets the traffic."""
     words = float(spill_bytes_per_thread) / WORD
-    return (f" (the {words:,.0f} spilled words reach the {float(regs):.0f} registers: the compiled code's "
-            f"loads and stores move {FRAME_TRAFFIC} x the frame, {FRAME_TRAFFIC} x "
+    ratio = frame_traffic(float(regs), reductions)
+    k = max(int(reductions), 1)
+    how = (f", {STREAMING_REGISTERS} or more: a streamed spill, each spilled tile stored once before each of "
+           f"the body's {k} reduction(s) and loaded once after: the loads and stores move 2 x {k} = {ratio:g} x the frame"
+           if float(regs) >= STREAMING_REGISTERS else f": the compiled code's loads and stores move {ratio:g} x the frame")
+    return (f" (the {words:,.0f} spilled words reach the {float(regs):.0f} registers{how}, {ratio:g} x "
             f"{float(spill_bytes_per_thread):,.0f} B x {threads} threads = "
-            f"{FRAME_TRAFFIC * float(spill_bytes_per_thread) * threads:,.0f} B a CTA, "
+            f"{ratio * float(spill_bytes_per_thread) * threads:,.0f} B a CTA, "
             f"{float(share) * 100:.1f}% of the CTA's register bytes)")

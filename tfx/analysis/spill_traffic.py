@@ -110,7 +110,7 @@ def stored_once_share(fraction, spill_bytes_per_thread, threads, register_bytes,
     its load, loaded once after the reduction). Where the frame reaches the registers (the
     32-64-register configurations, 3.4-5.1x the frame) the per-op share ``fraction`` is
     returned unchanged: tfx.analysis.row_spill.frame_share caps it there, at
-    ``row_spill.FRAME_TRAFFIC`` (4.355) x the frame."""
+    ``row_spill.frame_traffic`` x the frame (4.355; 2 per reduction at 128 registers or more)."""
     once = 2 * spill_bytes_per_thread * threads
     capped = emin(fraction, once / emax(register_bytes, 1e-30))
     few = frame_under_registers(spill_bytes_per_thread, regs)
