@@ -9,8 +9,11 @@ fetch) / (S-1)). The tests take one CTA of kernels/gemm.tile at STAGES=2 and com
 with K=4096: 64 more trips, nothing else changes (one CTA, every tile read once: all misses).
 
 H200 profile (hw_profiles/h200_sxm.toml): 4096 bf16 flop/cycle x 1.98 GHz = 8110.08 flop/ns
-x 0.74 tensor efficiency = 6001.4592 flop/ns; DRAM latency 700 ns; DRAM 4.8 TB/s x 0.883 =
-4238.4 B/ns for the one active SM (L2 at 11,000 B/ns is faster). A GEMM k-loop's load round
+x 0.74 tensor efficiency = 6001.4592 flop/ns; DRAM 4.8 TB/s x 0.883 = 4238.4 B/ns for the one
+active SM (L2 at 11,000 B/ns is faster). A GEMM k-loop's load waits the measured DRAM round trip
+(tfx.analysis.load_trip.loaded_round_trip_ns), not the profile's estimated 700 ns latency: one SM
+alone draws too little for the loaded line (205 ns + 0.3249 ns per B/ns drawn: under 500 ns
+here) to reach the idle round trip, pipeline.dram_round_trip_idle 557 ns, which binds: IDLE. A GEMM k-loop's load round
 trip also holds the trip's chain, pipeline.load_trip_overhead 242 cycles / 1.98 GHz =
 122.2222 ns, and its bytes cross the SM's L2 port at 65 B x 1.98 = 128.7 B/ns, slower than the
 DRAM share (tfx.analysis.load_trip): CHAIN below. One SM alone brings DRAM bytes at most at
@@ -33,6 +36,7 @@ GEMM = Path(__file__).resolve().parent.parent / "kernels" / "gemm.tile"
 CHAIN = 242 / 1.98          # ns: the trip's chain in each load's round trip
 PORT = 65 * 1.98            # B/ns: the SM's L2 port
 SM_DRAM = 41 * 1.98         # B/ns: one SM's DRAM ceiling
+IDLE = 557                  # ns: the idle DRAM round trip beyond the chain and the fetch
 
 
 def _extra_ns(bm, warps):
@@ -56,9 +60,11 @@ def test_two_stage_synchronous_mma_pays_mma_latency_and_fetch_each_trip():
     give 262,144 flop / 6001.4592 = 43.68 ns).
     Fetch: A 32x64 + B 64x64 bf16 = 4096 + 8192 = 12,288 B / 81.18 (one SM's DRAM ceiling,
     slower than the port's 128.7 and the device's 4238.4) = 151.3673 ns. Trip: 53.4563 +
-    122.2222 + 700 + 151.3673 = 1027.0458 ns; 64 trips: 65,730.9 ns. (Without the waited mma:
-    973.5895 ns a trip, 62,309.7 ns.)"""
-    assert _extra_ns(32, 4) == pytest.approx(64 * (16 * 6 / (1.98 * 0.907) + CHAIN + 700 + 12_288 / SM_DRAM),
+    122.2222 + 557 + 151.3673 = 884.0458 ns; 64 trips: 56,578.9 ns. (Without the waited mma:
+    830.5895 ns a trip, 53,157.7 ns. The loaded line instead: 122.2222 + 205 + 12,288 / 128.7 =
+    422.70 ns plus its queue of 0.3249 x 12,288 B per trip, T = (422.70 + sqrt(422.70^2 + 4 x
+    3,992.2)) / 2 = 431.94 ns, under the idle round trip.)"""
+    assert _extra_ns(32, 4) == pytest.approx(64 * (16 * 6 / (1.98 * 0.907) + CHAIN + IDLE + 12_288 / SM_DRAM),
                                              rel=1e-4)
 
 
@@ -66,9 +72,9 @@ def test_two_stage_async_warpgroup_mma_overlaps_the_next_load():
     """BM=64, 4 warps: MMAv3, the load overlaps the mma: the trip is max(mma, latency + fetch).
 
     mma 87.3604 ns as above (64 rows, no padding); fetch: 8192 + 8192 = 16,384 B / 81.18 (one
-    SM's DRAM ceiling) = 201.8231 ns; chain + latency + fetch = 122.2222 + 700 + 201.8231 =
-    1024.0453 ns > 87.36; 64 trips: 65,538.9 ns."""
-    assert _extra_ns(64, 4) == pytest.approx(64 * (CHAIN + 700 + 16_384 / SM_DRAM), rel=1e-4)
+    SM's DRAM ceiling) = 201.8231 ns; chain + idle round trip + fetch = 122.2222 + 557 + 201.8231
+    = 881.0453 ns > 87.36; 64 trips: 56,386.9 ns."""
+    assert _extra_ns(64, 4) == pytest.approx(64 * (CHAIN + IDLE + 16_384 / SM_DRAM), rel=1e-4)
 
 
 def test_two_warps_rule_out_the_warpgroup_mma():
@@ -76,9 +82,9 @@ def test_two_warps_rule_out_the_warpgroup_mma():
     on 64 x 64 (4 row against 8 column repetitions) puts both warps on N: each warp 64 x 32,
     (64/16)(32/8)(64/16) = 64 mma.sync x 6 cycles = 384 cycles / 1.79586 GHz = 213.8251 ns (two
     warps use two of the SM's four sub-partitions: 2.4x the 87.36 ns of the warpgroup rate);
-    trip 213.8251 + 122.2222 + 700 + 201.8231 = 1237.8704 ns; 64 trips: 79,223.7 ns (65,538.9 if
+    trip 213.8251 + 122.2222 + 557 + 201.8231 = 1094.8704 ns; 64 trips: 70,071.7 ns (56,386.9 if
     the load overlapped the mma)."""
-    assert _extra_ns(64, 2) == pytest.approx(64 * (64 * 6 / (1.98 * 0.907) + CHAIN + 700 + 16_384 / SM_DRAM),
+    assert _extra_ns(64, 2) == pytest.approx(64 * (64 * 6 / (1.98 * 0.907) + CHAIN + IDLE + 16_384 / SM_DRAM),
                                              rel=1e-4)
 
 

@@ -1562,13 +1562,17 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if trip_facts is not None:
         # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
         # through the SM's port (tfx.analysis.load_trip)
-        in_flight = emax(in_flight, load_trip.round_trip_ns(
-            lat, body.global_loads, fetch, trip_facts))
         dram_trip = load_trip.dram_facts(m)
+        if dram_trip is None or stations is not None:
+            in_flight = emax(in_flight, load_trip.round_trip_ns(
+                lat, body.global_loads, fetch, trip_facts))
         if dram_trip is not None:
             # its DRAM part waits longer the more bandwidth the SMs draw (a loaded round trip,
-            # solved with the trip time: tfx.analysis.load_trip.loaded_round_trip_ns)
-            in_flight = emax(in_flight, load_trip.loaded_round_trip_ns(
+            # solved with the trip time: tfx.analysis.load_trip.loaded_round_trip_ns); this
+            # measured round trip replaces the one estimated DRAM latency (700 ns on the H200,
+            # which bound one SM's trips above the idle round trip they were measured at:
+            # docs/analysis.md, "The measured round trip replaces the estimated latency")
+            in_flight = emax(one["copy"] if stations is None else in_flight, load_trip.loaded_round_trip_ns(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.get("__l2_only__", {}).get(loop.id, 0)),
                 body.global_loads,
                 fetch, _queue_bytes(body),
