@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""H200: how deep a small-M bf16 k-loop's pipeline pays off, by warps, at 64 and 132 SMs (issue 15, smallm8).
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 DEPTH_DEADLINE_S=100 python3 bench/h200/measure_stream_depth.py OUTDIR
+
+Why: the held-out small-M GEMMs at 4-5 stages run slower than the model's Little's law with S-1
+tiles in flight (issue15 run6 16x8192x8192 and run7 32x4096x8192 at 16x128x32 on 2 warps, 5
+stages, 64 CTAs: ~340 ns a trip measured, 262 and 205 ns predicted), while 2-3-stage rows of the
+same shapes run as predicted or faster. Two questions, one kernel: (1) does a trip still shorten
+from 4 to 5 and 6 stages, and does it depend on the CTA's warps (how many threads issue the
+copies); (2) does a B tile that two CTAs read at the same k-step (`pair`, the M = 2 x BM grid:
+half the DRAM bytes, the other half L2 hits merged with the first reader's miss) shorten the
+trip as the model's lower DRAM draw says, or not.
+
+The kernel is measure_b_runs.py's small-M k-loop (bf16, B [K, N] row-major, A [16, K] shared by
+all CTAs from L2, tl.dot into f32) with the trip count a runtime argument, so each row's
+ns_per_trip = (t(256 trips) - t(64 trips)) / 192: no launch or prologue in it. Tiles 16x128x32
+(9 KiB a trip) and 16x128x64 (18 KiB), 2/4/8 warps, 2-6 stages; variants `own` (each CTA its own
+B columns) at 64 and 132 CTAs and `pair` at 64 CTAs (CTA i reads B columns of tile i mod 32).
+%smid is recorded (sms_used). Timing: triton.testing.do_bench median, L2 cleared before each run.
+Output: stream_depth.csv, log.txt.
+"""
+import csv
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+import torch
+import triton
+import triton.language as tl
+
+T0 = time.time()
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+DEADLINE_S = float(os.environ.get("DEPTH_DEADLINE_S", "100"))
+BM = 16
+TRIP_COUNTS = (64, 256)
+TILES = [(128, 32), (128, 64)]
+WARPS = [2, 4, 8]
+STAGES = [2, 3, 4, 5, 6]
+VARIANTS = [("own", 64), ("pair", 64), ("own", 132)]
+
+
+def log(*a):
+    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
+    print(line, flush=True)
+    with open(os.path.join(OUT, "log.txt"), "a") as f:
+        f.write(line + "\n")
+
+
+@triton.jit
+def depth_kernel(a_ptr, b_ptr, c_ptr, sm_ptr, trips, tiles_n, lda, ldb, BM: tl.constexpr, BN: tl.constexpr,
+                 BK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs_m = tl.arange(0, BM)
+    offs_n = (pid % tiles_n) * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_base = a_ptr + offs_m[:, None] * lda + offs_k[None, :]
+    b_base = b_ptr + offs_k[:, None] * ldb + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, trips):
+        kk = k * BK
+        a = tl.load(a_base + kk)
+        b = tl.load(b_base + kk * ldb)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + pid * BM * BN + offs_m[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+    smid = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [pid], dtype=tl.int32, is_pure=False, pack=1)
+    tl.store(sm_ptr + pid, smid)
+
+
+def make(bn, bk, ctas, tiles_n):
+    k, n = max(TRIP_COUNTS) * bk, tiles_n * bn
+    a = torch.randn((BM, k), device="cuda").to(torch.bfloat16)
+    b = torch.randn((k, n), device="cuda").to(torch.bfloat16)
+    c = torch.empty(ctas * BM * bn, device="cuda", dtype=torch.float32)
+    sm = torch.full((ctas,), -1, device="cuda", dtype=torch.int32)
+    return a, b, c, sm
+
+
+def launch(bn, bk, w, st, ctas, tiles_n, bufs, trips, warm=False):
+    a, b, c, sm = bufs
+    args = (a, b, c, sm, trips, tiles_n, a.stride(0), b.stride(0))
+    kw = dict(BM=BM, BN=bn, BK=bk, num_warps=w, num_stages=st)
+    if warm:
+        return depth_kernel.warmup(*args, grid=(ctas,), **kw)
+    return depth_kernel[(ctas,)](*args, **kw)
+
+
+def configs():
+    for bn, bk in TILES:
+        for w in WARPS:
+            for st in STAGES:
+                yield bn, bk, w, st
+
+
+def _compile_worker(cfg):
+    bn, bk, w, st = cfg
+    t = time.time()
+    try:
+        launch(bn, bk, w, st, 16, 16, make(bn, bk, 16, 16), 64, warm=True)
+        return cfg, "ok", time.time() - t, ""
+    except Exception as e:
+        return cfg, "error", time.time() - t, repr(e)[:300]
+
+
+def precompile(cfgs, budget_s=60):
+    import multiprocessing as mp
+    nproc = max(1, min(len(cfgs), (os.cpu_count() or 4) - 2, 14))
+    log(f"precompiling {len(cfgs)} kernels in {nproc} processes")
+    t = time.time()
+    pool = mp.get_context("spawn").Pool(nproc)
+    bad = set()
+    try:
+        it = pool.imap_unordered(_compile_worker, cfgs, chunksize=1)
+        for _ in range(len(cfgs)):
+            cfg, st, dt, err = it.next(timeout=max(1, budget_s - (time.time() - t)))
+            if st != "ok":
+                bad.add(cfg)
+                log("  compile error", cfg, err)
+        log(f"  precompile done in {time.time() - t:.1f}s")
+    except Exception as e:
+        log("  precompile stopped:", repr(e)[:200])
+    finally:
+        pool.terminate()
+        pool.join()
+    return bad
+
+
+COLS = ["variant", "BM", "BN", "BK", "WARPS", "STAGES", "ctas", "b_tiles", "sms_used", "trip_bytes",
+        "dram_bytes_per_trip", "us_64_trips", "us_256_trips", "ns_per_trip", "implied_round_trip_ns",
+        "l2_to_sm_tb_s", "dram_tb_s", "regs", "spills", "smem_bytes", "status"]
+
+
+def run_one(w, cfg, variant, ctas):
+    bn, bk, warps, st = cfg
+    tiles_n = ctas // 2 if variant == "pair" else ctas
+    trip = (BM * bk + bk * bn) * 2
+    row = dict(variant=variant, BM=BM, BN=bn, BK=bk, WARPS=warps, STAGES=st, ctas=ctas, b_tiles=tiles_n,
+               trip_bytes=trip, dram_bytes_per_trip=round(bk * bn * 2 * tiles_n / ctas))
+    try:
+        bufs = make(bn, bk, ctas, tiles_n)
+        k = launch(bn, bk, warps, st, ctas, tiles_n, bufs, TRIP_COUNTS[0])
+        torch.cuda.synchronize()
+        ids = bufs[3].tolist()
+        us = []
+        for trips in TRIP_COUNTS:
+            ms = triton.testing.do_bench(lambda: launch(bn, bk, warps, st, ctas, tiles_n, bufs, trips), warmup=3,
+                                         rep=12, return_mode="median")
+            us.append(ms * 1e3)
+        per_trip = (us[1] - us[0]) * 1e3 / (TRIP_COUNTS[1] - TRIP_COUNTS[0])
+        row.update(sms_used=len(set(ids)), us_64_trips=round(us[0], 3), us_256_trips=round(us[1], 3),
+                   ns_per_trip=round(per_trip, 2), implied_round_trip_ns=round((st - 1) * per_trip, 1),
+                   l2_to_sm_tb_s=round(ctas * trip / per_trip / 1e3, 3),
+                   dram_tb_s=round(tiles_n * bk * bn * 2 / per_trip / 1e3, 3),
+                   regs=k.n_regs, spills=k.n_spills, smem_bytes=k.metadata.shared, status="ok")
+        del bufs
+    except Exception as e:
+        row.update(status="error: " + repr(e)[:160].replace("\n", " "))
+        log(traceback.format_exc()[-400:])
+    w.writerow(row)
+    log({k: row.get(k) for k in ("variant", "BN", "BK", "WARPS", "STAGES", "ctas", "sms_used", "ns_per_trip",
+                                 "implied_round_trip_ns", "dram_tb_s", "status")})
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    log("device", torch.cuda.get_device_name(0), "SMs", torch.cuda.get_device_properties(0).multi_processor_count,
+        "torch", torch.__version__, "triton", triton.__version__)
+    smi = ["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,power.limit,driver_version", "--format=csv"]
+    try:
+        log(subprocess.run(smi, capture_output=True, text=True, timeout=20).stdout.strip())
+    except Exception as e:
+        log("nvidia-smi:", repr(e))
+    cfgs = list(configs())
+    bad = precompile(cfgs)
+    f = open(os.path.join(OUT, "stream_depth.csv"), "w", newline="")
+    w = csv.DictWriter(f, fieldnames=COLS)
+    w.writeheader()
+    # the held-out-like 64-CTA rows first (own, then pair), then 132 CTAs
+    plan = [(c, v, n) for v, n in VARIANTS for c in cfgs]
+    log(f"{len(plan)} runs planned")
+    for i, (cfg, variant, n) in enumerate(plan):
+        if time.time() - T0 > DEADLINE_S:
+            log(f"deadline: stopping after {i} of {len(plan)} runs")
+            break
+        if cfg in bad:
+            continue
+        run_one(w, cfg, variant, n)
+        f.flush()
+    f.close()
+    try:
+        log(subprocess.run(smi, capture_output=True, text=True, timeout=20).stdout.strip())
+    except Exception as e:
+        log("nvidia-smi:", repr(e))
+    log("done")
+
+
+if __name__ == "__main__":
+    main()
