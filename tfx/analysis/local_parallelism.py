@@ -25,6 +25,10 @@ more, geometric between), below the DRAM share: the rate is the least of the rat
 had, that ceiling and the queue's, and the breakdown names whichever of the two binds
 (``describe``). The ceiling applies where the profile states the ceiling but not the round.
 
+Spilled values that fit L2 come back the same way at L2's pace (``l2_latency_bound``: the queue
+over the SM's L2 share, ``local.l2_bandwidth`` / SMs, with ``local.l2_warp_round``): spill_local's
+walk in L2 draws 28.9 B/ns a SM at 2 warps, 46.8 at 4 and 55.2-55.8 at 8.
+
 Only for bodies without an mma: a spilling k-loop reloads its accumulator beside the mma
 and is priced by tfx.analysis.spill_traffic.
 """
@@ -43,8 +47,9 @@ class LatencyBound(NamedTuple):
     warps: Any                 # warps of the resident CTAs on one SM
     round_bytes: float         # local bytes one warp moves a round
     round_ns: float            # Z: the rest of a round (latency, issue)
-    share_bytes_per_ns: Any    # the SM's DRAM share
+    share_bytes_per_ns: Any    # the SM's DRAM share (its L2 share where level is "L2")
     bytes_per_ns: Any          # what the warps draw: min(share, warps x round_bytes / cycle)
+    level: str = "DRAM"        # where the spilled values live
 
     @property
     def bound(self):
@@ -55,6 +60,17 @@ def facts(profile):
     """(round bytes, round ns) from the profile, or None where it states neither."""
     round_bytes = profile.get("local.dram_round_bytes_per_warp", None)
     round_ns = profile.get("local.dram_warp_round", None)
+    if round_bytes is None or round_ns is None:
+        return None
+    return float(round_bytes), float(round_ns)
+
+
+def l2_facts(profile):
+    """(round bytes, round ns) of local traffic served from L2, or None where the profile states
+    no ``local.l2_warp_round`` (the round's bytes are the same walk's,
+    ``local.dram_round_bytes_per_warp``)."""
+    round_bytes = profile.get("local.dram_round_bytes_per_warp", None)
+    round_ns = profile.get("local.l2_warp_round", None)
     if round_bytes is None or round_ns is None:
         return None
     return float(round_bytes), float(round_ns)
@@ -84,10 +100,21 @@ def latency_bound(profile, warps, share_bytes_per_ns) -> LatencyBound | None:
     return LatencyBound(warps, round_bytes, round_ns, share_bytes_per_ns, got)
 
 
+def l2_latency_bound(profile, warps, l2_share_bytes_per_ns) -> LatencyBound | None:
+    """The rate of a row body's local traffic served from L2 for ``warps`` warps a SM: the
+    same closed queue over the SM's L2 share with the L2 round's ``local.l2_warp_round``."""
+    f = l2_facts(profile)
+    if f is None:
+        return None
+    round_bytes, round_ns = f
+    got = rate(warps, l2_share_bytes_per_ns, round_bytes, round_ns)
+    return LatencyBound(warps, round_bytes, round_ns, l2_share_bytes_per_ns, got, "L2")
+
+
 def describe(lb: LatencyBound) -> str:
     w = float(lb.warps) if not is_array(lb.warps) else lb.warps
     return (f"{w:.0f} warps a SM, each moving {lb.round_bytes:,.0f} B a round "
-            f"({lb.round_bytes / float(lb.share_bytes_per_ns):,.1f} ns at the SM's DRAM share "
+            f"({lb.round_bytes / float(lb.share_bytes_per_ns):,.1f} ns at the SM's {lb.level} share "
             f"{float(lb.share_bytes_per_ns):.1f} B/ns, {lb.round_ns:,.1f} ns of latency and issue): "
             f"a closed queue of {w:.0f} draws {float(lb.bytes_per_ns):.1f} B/ns")
 
@@ -172,20 +199,48 @@ def in_local_memory(m, local, warps):
     profile states the round, the closed queue's ``latency_bound``."""
     if m.kind != "gpu":
         return local, None
+    local, l2_bound = _at_l2(m, local, warps)
     share = m.dram_bw_device / m.units
     top = ceiling(m.profile, warps, share, m.units)
     lb = latency_bound(m.profile, warps, share)
     if lb is None and m.profile.get("local.dram_bandwidth", None) is None:
-        return local, None
+        return local, l2_bound
     at_dram = local.at_dram      # where performance.local_memory put the values
     capped = emin(local.bytes_per_ns, top)
     at_dram_rate = where(at_dram, capped, local.bytes_per_ns)
     bounded = local._replace(bytes_per_ns=apply(at_dram_rate, lb, at_dram))
     if not (is_array(at_dram) or at_dram):
-        return bounded, None
+        return bounded, l2_bound
     fact = (None if m.profile.get("local.dram_bandwidth", None) is None or is_array(warps)
             else _describe_ceiling(m.profile, warps, m.units))
     return bounded, LocalBound(warps, local.bytes_per_ns, lb, top, fact, bounded.bytes_per_ns)
+
+
+def _at_l2(m, local, warps):
+    """(``local`` with the L2 closed queue's rate where its values live in L2, past L1; a
+    LocalBound for a scalar launch the queue binds, else None). Measured
+    (calibration/h200/measured/spill_local, local8 under 17 MB a machine): the walk draws
+    28.9 B/ns a SM at 2 warps, 46.8 at 4, 55.2-55.8 at 8, which the queue over the SM's L2
+    share (``local.l2_bandwidth`` / SMs) with ``local.l2_warp_round`` gives (28.83, 46.84,
+    55.55)."""
+    if m.profile.get("local.l2_bandwidth", None) is None:
+        return local, None
+    l2_share = m.profile.get("local.l2_bandwidth") / 1e9 / m.units
+    lb = l2_latency_bound(m.profile, warps, l2_share)
+    if lb is None:
+        return local, None
+    if local.dram_mask is None:
+        if local.level != "L2":
+            return local, None
+        got = emin(local.bytes_per_ns, lb.bytes_per_ns)
+        bound = LocalBound(warps, local.bytes_per_ns, lb, local.bytes_per_ns, None, got)
+        return local._replace(bytes_per_ns=got), (bound if bound.bound else None)
+    import numpy as np
+    in_l1 = (np.asarray(local.working_set) <= np.asarray(local.l1_free) if local.l1_free is not None
+             else np.zeros_like(np.asarray(local.dram_mask), dtype=bool))
+    at_l2 = ~np.asarray(in_l1, dtype=bool) & ~np.asarray(local.dram_mask, dtype=bool)
+    return local._replace(bytes_per_ns=where(at_l2, emin(local.bytes_per_ns, lb.bytes_per_ns),
+                                             local.bytes_per_ns)), None
 
 
 def apply(bytes_per_ns, lb: LatencyBound | None, at_dram):

@@ -218,6 +218,10 @@ PROFILE_SPEC = TableSpec({
         "dram_round_bytes_per_warp": FactSpec("bytes", "positive",
                                               "local bytes one warp loads and stores in one round of the "
                                               "measurement that states dram_warp_round"),
+        "l2_warp_round": FactSpec("time", "positive",
+                                  "the part of a warp's round of local traffic served from L2 spent away from "
+                                  "the SM's L2 share (latency, issue): with few warps a SM local traffic in L2 "
+                                  "is bound by it (tfx.analysis.local_parallelism)"),
         "dram_warp_round": FactSpec("time", "positive",
                                     "the part of a warp's round of local traffic at DRAM spent away from the "
                                     "SM's DRAM share (latency, issue): with few warps a SM local traffic is "
