@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_parallelism, row_spill, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
+from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_parallelism, row_spill, spill_chain, spill_traffic, decode_trip, l2_reuse, launch_handoff, load_trip,
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
@@ -248,6 +248,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
+        l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("pipeline.dram_latency_unloaded", None)
+        if spill.regs is not None and m.l2 and l2_ns is not None and dram_ns is not None:
+            # a 32-register k-loop's chain of local round trips (tfx.analysis.spill_chain)
+            miss['__spill_chain__'] = (threads, m.profile.memory_levels()[m.l2].capacity, float(l2_ns), float(dram_ns))
     else:
         miss['__spill__'] = (None, None, 0, None)
     warps = ratio(threads, 32) if threads is not None else 4
@@ -450,6 +454,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
                         trip, local.beyond_l1, local.beyond_level, miss["__spill_series__"].get(loop.id))
                         + " (included in the waves above)"))
+                    chain = _spill_chain(loop, m, miss, warps, on_sm, min(positions, units))
+                    if chain is not None and not is_array(chain.ns) and chain.ns:
+                        lt.terms.append(Term("spill chain", 0, f"line {loop.line}: " + spill_chain.describe(chain)
+                                             + " (included in the waves above)"))
                     break
         if m.kind == "gpu":
             on_sm = min(resident, cdiv(positions, units))      # CTAs an SM holds at once
@@ -809,6 +817,26 @@ def _warp_trip_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, body,
     """A round of the warp-mma trip's closed queue (tfx.analysis.warp_trip.round_ns), or None."""
     t = _warp_trip(loop, counter, m, miss, warps, r, body, stages, trip_facts)
     return None if t is None else warp_trip.round_ns(t)
+
+
+def _spill_chain(loop: ScopeNode, m: Machine, miss, warps, r, active_units):
+    """The chain of local round trips of a spilling warp-mma k-loop compiled to 32 registers
+    (tfx.analysis.spill_chain) while ``r`` CTAs a SM on ``active_units`` SMs hold their spilled
+    frames, or None where it does not apply or the profile lacks a fact."""
+    facts = miss.get("__spill_chain__")
+    warp = _loop_warp_mma(loop, m, warps)
+    if facts is None or warp is None:
+        return None
+    spb, regs = miss.get("__spill_regs__", (0, None))
+    if regs is None:
+        return None
+    on = spill_chain.applies(regs, spb)
+    on = on & warp.applies if is_array(on, warp.applies) else (on and bool(warp.applies))
+    if not is_array(on) and not on:
+        return None
+    threads, l2_cap, l2_ns, dram_ns = facts
+    c = spill_chain.trip_chain(warp.mmas, regs, spb, spb * threads * r * active_units, l2_cap, l2_ns, dram_ns)
+    return c._replace(ns=where(on, c.ns, 0), applies=on) if is_array(on) else c
 
 
 def _loop_warp_mma(loop: ScopeNode, m: Machine, warps):
@@ -1413,6 +1441,10 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             series[loop.id] = (e["spill"], rest, r)
         spill_alone = e["spill"]
         e["spill"] = spill_traffic.in_series(e["spill"], e["tensor"], e["smem"], e["copy"])
+        chain = _spill_chain(loop, m, miss, warps, r, active_units)
+        if chain is not None:
+            # ... and a 32-register loop waits each reload's round trip in turn (tfx.analysis.spill_chain)
+            e["spill"] = emax(e["spill"], chain.ns)
     else:
         spill_alone = None        # no spilled mma state in series with the trip
     # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs

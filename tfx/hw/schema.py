@@ -208,6 +208,9 @@ PROFILE_SPEC = TableSpec({
         "l2_bandwidth": FactSpec("bandwidth", "positive",
                                  "B/s the whole L2 serves the SMs' own loads and stores at (not bulk copies): "
                                  "local memory that does not fit L1"),
+        "l2_latency": FactSpec("time", "positive",
+                               "one dependent load's round trip from L2 with no other traffic (a pointer "
+                               "chase): a local load that misses L1 waits it (tfx.analysis.spill_chain)"),
         "dram_bandwidth": FactSpec("bandwidth", "positive",
                                    "B/s the SMs' own local loads and stores reach past L2 with many warps a "
                                    "SM (register spills in DRAM), where it is below the DRAM share"),
