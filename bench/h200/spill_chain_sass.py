@@ -13,11 +13,20 @@ Compiles bench/h200/triton_kernels.py's matmul_kernel on the CPU (bench/h200/mea
 which waits for it and every earlier LDL. Per kernel: the HMMAs and LDL a trip, the waits a trip
 and their median distance (instructions between the load and its first use).
 
+Also the share of those waits that cover a load of a word last stored in an earlier trip (or
+before the loop): walking the body in order, a local word is "near" once the trip has stored it;
+a wait is far when any load it waits for read a word not yet stored in the trip.
+
 Writes chain.csv (one row a kernel), log.txt and sass.tar.gz (each kernel's k-loop body).
 No kernel is run or timed.
+
+    python3 bench/h200/spill_chain_sass.py --tar calibration/h200/measured/spill_chain/sass.tar.gz
+recomputes the wait columns of chain.csv from the stored loop bodies (prints the CSV).
 """
 import csv
+import io
 import os
+import re
 import statistics
 import sys
 import tarfile
@@ -25,7 +34,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.argv += [] if "--cpu" in sys.argv else ["--cpu"]          # measure_spill_sass.worker reads it
+if "--cpu" not in sys.argv:
+    sys.argv.append("--cpu")                                  # measure_spill_sass.worker reads it
 
 import measure_spill_sass as mss                              # noqa: E402
 import spill_sass_waits as ssw                                # noqa: E402
@@ -49,7 +59,50 @@ CONFIGS = [
 ]
 
 
+ADDR = re.compile(r"\[R1(?:\+(0x[0-9a-f]+))?\]")
+
+
+def far_waits(parsed):
+    """(waits, far waits) of a loop body: a wait is far when a load it covers read a local word
+    the trip has not stored yet (stored in an earlier trip, or before the loop)."""
+    stored, pending = set(), []
+    waits = far = 0
+    for i, (op, ops) in enumerate(parsed):
+        touched = ssw.read(op, ops) | ssw.written(op, ops)
+        hit = [k for k, (_, rs, _) in enumerate(pending) if rs & touched]
+        if hit:
+            last = max(hit)
+            waits += 1
+            far += any(f for _, _, f in pending[:last + 1])
+            pending = pending[last + 1:]
+        if op.startswith(("LDL", "STL")):
+            m = ADDR.search(" ".join(ops))
+            off = int(m.group(1) or "0", 16) if m else None
+            if op.startswith("LDL"):
+                pending.append((i, ssw.written(op, ops), off not in stored))
+            else:
+                stored.add(off)
+    return waits, far
+
+
+def from_tar(path):
+    """chain.csv's wait columns recomputed from a sass.tar.gz of loop bodies (stdout)."""
+    out = csv.writer(sys.stdout)
+    out.writerow(["kernel", "loop_HMMA", "loop_LDL", "LDL_waits", "waits_per_HMMA", "far_waits", "far_wait_share"])
+    with tarfile.open(path) as tar:
+        for member in sorted(tar.getmembers(), key=lambda m: m.name):
+            text = tar.extractfile(member).read().decode()
+            parsed = [p for p in (ssw.parse(ln) for ln in io.StringIO(text)) if p]
+            hmma = sum(op.startswith("HMMA") for op, _ in parsed)
+            waits, far = far_waits(parsed)
+            out.writerow([member.name[:-len(".loop.sass")], hmma, sum(op.startswith("LDL") for op, _ in parsed),
+                          waits, round(waits / max(hmma, 1), 3), far, round(far / max(waits, 1), 3)])
+    return 0
+
+
 def main():
+    if "--tar" in sys.argv:
+        return from_tar(sys.argv[sys.argv.index("--tar") + 1])
     out = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "."
     os.makedirs(out, exist_ok=True)
     only = os.environ.get("CHAIN_ONLY")
@@ -73,6 +126,7 @@ def main():
                    loop_STL=row["loop_STL_n"], loop_STL_bytes=row["loop_STL_bytes"], LDL_waits=len(ldl),
                    LDL_median_distance=statistics.median(ldl) if ldl else "",
                    waits_per_HMMA=round(len(ldl) / max(row["loop_HMMA"], 1), 3),
+                   far_waits=far_waits(parsed)[1], far_wait_share=round(far_waits(parsed)[1] / max(len(ldl), 1), 3),
                    compile_s=round(time.time() - t, 1))
         print(rec, file=log, flush=True)
         rows.append(rec)

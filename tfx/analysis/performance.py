@@ -248,7 +248,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
-        l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("pipeline.dram_latency_unloaded", None)
+        l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("local.dram_latency", None)
         if spill.regs is not None and m.l2 and l2_ns is not None and dram_ns is not None:
             # a 32-register k-loop's chain of local round trips (tfx.analysis.spill_chain)
             miss['__spill_chain__'] = (threads, m.profile.memory_levels()[m.l2].capacity, float(l2_ns), float(dram_ns))

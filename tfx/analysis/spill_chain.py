@@ -12,30 +12,39 @@ a warp's trip takes at least ``waits x latency``, whatever the bandwidth, and th
 every resident CTA wait side by side (each on its own chain), so the floor does not grow
 with the CTAs an SM holds; the bandwidth bound (tfx.analysis.spill_traffic) does.
 
-The round trip is L2's where the machine's spilled frames fit L2, DRAM's where they do not;
-in between a load hits L2 in the share of the frames L2 holds, ``min(1, L2 / working set)``
-(the machine's working set: spilled bytes x threads x the CTAs resident at once), so a wait
-costs ``hit x L2 latency + (1 - hit) x DRAM latency``, both measured unloaded on the H200
-(calibration/h200/measured/latency.csv: a dependent load 146.3 ns from L2 over 4 MiB, 341.1 ns
-from DRAM over 1 GiB).
+The round trip (calibration/h200/measured/ldl_chase, bench/h200/measure_ldl_chase.cu: a
+dependent chain of coalesced LDL through a per-thread frame, 2-warp CTAs on every SM) is 17.5 ns
+from L1, 130.0 ns from L2 (the machine's frames 34.6 MB) and 315-385 ns, median 357.3, once the
+machine's frames pass L2 (69 MB and more: there is no gradual share, the frames are walked
+whole and L2 keeps none of them). A spilling k-loop's reloads are not all that far: most read a
+word the same trip stored a few hundred instructions before, which L2 still holds; a wait lasts
+as long as its farthest load. In the SASS a share ``FAR_WAIT_SHARE`` of the waits (median
+0.576 over the census) covers a load of a word last stored in an earlier trip (or before the
+loop). So a wait costs the L2 round trip where the machine's spilled frames (spilled bytes x
+threads x the CTAs resident at once) fit L2, else ``far x past-L2 + (1 - far) x L2``.
 
 Measured against (issue15 run1-run7, one CTA a SM: the chain alone): bf16 128x4096x4096
 128x128x64 (32 CTAs, 511 waits a trip, the frames 13.6 MB in L2) 4.338 ms = 64 trips of 67.8
 us, 132.7 ns a wait; 1536^3 256x128x64 (72 CTAs, 1109 waits, 62.1 MB against L2's 62.9) 24
-trips of 146.7 us, 132.3 ns a wait: the L2 round trip, 9% under its idle latency (some
-reloads hit L1). Not fitted to them: both latencies are the pointer chase's.
+trips of 146.7 us, 132.3 ns a wait: the chase's 130.0. Past L2 (1-2 CTAs a SM): 2560^3
+256x128x64 247 ns a wait, 256x128x128 256, 128x256x32 270, 6144^3 128x256x128 250-287 (4.4 rounds of 2 CTAs), against
+0.576 x 357.3 + 0.424 x 130.0 = 260.9. Not fitted to them: the latencies are the chase's, the
+shares the SASS's.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import emax, emin, is_array, where
+from tfx.analysis.numbers import is_array, where
 
 # Median of LDL waits per HMMA in the k-loop bodies of the 13 issue-15 kernels compiled to 32
 # registers (calibration/h200/measured/spill_chain/chain.csv, column waits_per_HMMA; see
 # the README there for the sorted values and the median's arithmetic).
 WAITS_PER_MMA = 2.102
+# Median share of those waits that cover a load of a word last stored in an earlier trip
+# (chain.csv, column far_wait_share; the README there sorts them).
+FAR_WAIT_SHARE = 0.576
 CHAIN_REGS = 32      # the allocation of every kernel of the census (ptxas's, for all 13)
 
 
@@ -44,8 +53,8 @@ class SpillChain(NamedTuple):
 
     mmas: Any             # mma.sync a warp issues a trip
     waits: Any            # WAITS_PER_MMA x mmas
-    l2_hit: Any           # share of the reloads L2 holds
-    latency_ns: Any       # one wait: hit x L2 + (1 - hit) x DRAM
+    past_l2: Any          # the machine's spilled frames exceed L2
+    latency_ns: Any       # one wait: L2's, or far x past L2 + (1 - far) x L2
     ns: Any               # waits x latency: the trip's floor
     working_set: Any      # the machine's spilled bytes (all resident CTAs)
     l2_capacity: Any
@@ -61,27 +70,30 @@ def applies(regs, spill_bytes_per_thread) -> Any:
     return regs <= CHAIN_REGS and spill_bytes_per_thread > 0
 
 
-def l2_hit(working_set, l2_capacity) -> Any:
-    """The share of the spilled frames L2 holds: ``min(1, L2 / working set)``."""
-    return emin(1.0, l2_capacity / emax(working_set, 1e-30))
+def wait_ns(working_set, l2_capacity, l2_ns, past_l2_ns) -> Any:
+    """One wait's round trip: L2's where the frames fit it, else its far share past L2."""
+    far = FAR_WAIT_SHARE * past_l2_ns + (1 - FAR_WAIT_SHARE) * l2_ns
+    past = working_set > l2_capacity
+    return where(past, far, l2_ns) if is_array(past) else (far if past else l2_ns)
 
 
 def trip_chain(mmas, regs, spill_bytes_per_thread, working_set, l2_capacity, l2_ns, dram_ns) -> SpillChain:
     """The floor of one k-loop trip of a warp that issues ``mmas`` mma.sync a trip."""
-    hit = l2_hit(working_set, l2_capacity)
-    latency = hit * l2_ns + (1 - hit) * dram_ns
+    latency = wait_ns(working_set, l2_capacity, l2_ns, dram_ns)
     waits = WAITS_PER_MMA * mmas
     on = applies(regs, spill_bytes_per_thread)
     ns = waits * latency
     ns = where(on, ns, 0) if is_array(on, ns) else (ns if on else 0)
-    return SpillChain(mmas, waits, hit, latency, ns, working_set, l2_capacity, l2_ns, dram_ns, on)
+    return SpillChain(mmas, waits, working_set > l2_capacity, latency, ns, working_set, l2_capacity, l2_ns,
+                      dram_ns, on)
 
 
 def describe(c: SpillChain) -> str:
     """The breakdown's line."""
+    frames = (f"{float(c.working_set) / 1e6:,.1f} MB of spilled frames "
+              f"{'past' if bool(c.past_l2) else 'within'} L2's {float(c.l2_capacity) / 1e6:,.1f} MB")
+    wait = (f"{FAR_WAIT_SHARE} x {c.dram_ns:.1f} ns past L2 + {1 - FAR_WAIT_SHARE:.3f} x {c.l2_ns:.1f} ns from L2 = "
+            f"{float(c.latency_ns):.1f} ns" if bool(c.past_l2) else f"{c.l2_ns:.1f} ns from L2")
     return (f"compiled to {CHAIN_REGS} registers, each warp reloads every mma.sync's operands from local memory: "
             f"{WAITS_PER_MMA} waits an mma x {float(c.mmas):,.0f} mma a trip = {float(c.waits):,.0f} round trips of "
-            f"{float(c.l2_hit) * 100:.0f}% x {c.l2_ns:.1f} ns (L2) + {(1 - float(c.l2_hit)) * 100:.0f}% x "
-            f"{c.dram_ns:.1f} ns (DRAM; L2 holds min(1, {float(c.l2_capacity) / 1e6:,.1f} MB / "
-            f"{float(c.working_set) / 1e6:,.1f} MB of spilled frames)) = {float(c.latency_ns):.1f} ns: "
-            f"a trip takes at least {float(c.ns):,.1f} ns")
+            f"{wait} ({frames}): a trip takes at least {float(c.ns):,.1f} ns")

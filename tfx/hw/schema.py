@@ -209,8 +209,10 @@ PROFILE_SPEC = TableSpec({
                                  "B/s the whole L2 serves the SMs' own loads and stores at (not bulk copies): "
                                  "local memory that does not fit L1"),
         "l2_latency": FactSpec("time", "positive",
-                               "one dependent load's round trip from L2 with no other traffic (a pointer "
-                               "chase): a local load that misses L1 waits it (tfx.analysis.spill_chain)"),
+                               "one dependent local load's round trip from L2 (a chase through per-thread "
+                               "frames that fit L2): a reload that misses L1 waits it (tfx.analysis.spill_chain)"),
+        "dram_latency": FactSpec("time", "positive",
+                                 "the same round trip once the machine's frames pass L2 (tfx.analysis.spill_chain)"),
         "dram_bandwidth": FactSpec("bandwidth", "positive",
                                    "B/s the SMs' own local loads and stores reach past L2 with many warps a "
                                    "SM (register spills in DRAM), where it is below the DRAM share"),
