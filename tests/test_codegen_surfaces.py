@@ -186,6 +186,11 @@ def test_explorer_g_reprices_every_pane(priced):
             out = app.explore_outcome
             assert out.job.codegen == "cutlass" and out.codegen == "cutlass"
             assert out.near_tie.summary() in shown(app, "#explore-status")
+            from tests.test_tui_support import first_column
+            tied = sum(e["near_tie"] for e in out.top)
+            assert tied == (min(out.near_tie.configs, len(out.top)) if out.near_tie.tied else 0)
+            assert [c.endswith("≈") for c in first_column(app.query_one("#topk"))][:len(out.top)] == (
+                [True] * tied + [False] * (len(out.top) - tied))
             await pilot.press("g")                 # cutlass -> triton: the pin has no edit left
             await app.wait_for_generation()
             await pilot.pause()

@@ -100,6 +100,7 @@ def test_explore_counts_the_tie_by_hand():
     for chunk in (1, 3):
         r = toy_knob_sweep(chunk_size=chunk)
         assert [e["predicted_ns"] for e in r.top] == [25731, 25967, 26701]
+        assert [e["near_tie"] for e in r.top] == [True, True, False]
         t = r.near_tie
         assert (t.configs, t.best_ns, t.slowest_ns) == (2, 25731, 25967)
         assert t.next_gap == pytest.approx(970 / 25731, rel=1e-12)
@@ -134,5 +135,12 @@ def test_cli_text_and_json_say_it_from_one_result(capsys):
     assert (tie["configs"], tie["tied"], tie["best_ns"], tie["slowest_ns"]) == (2, True, 25731, 25967)
     assert tie["band"] == RETIMING_NOISE and "gemm_m480_retime.csv" in tie["band_source"]
     assert tie["summary"] == sentence
+    assert [e["near_tie"] for e in data["top"]] == [True, True, False]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert sentence in text.splitlines()
+    # the top table marks the two tied rows: "1≈" and "2≈", not "3"
+    ranks = [line.split("│")[1].strip() for line in text.splitlines() if line.startswith("│")][:3]
+    assert ranks == ["1≈", "2≈", "3"]
     assert main([*args, "--top", "1"]) == 0
     assert sentence + " (1 listed: --top 2 lists them all)" in capsys.readouterr().out.splitlines()

@@ -211,7 +211,8 @@ def _print_text(r) -> None:
         if r.space.knob_paths:
             t.add_column("cost", justify="right")
         for i, e in enumerate(rows, 1):
-            cells = [str(i), *(str(e["params"][n]) for n in r.space.names),
+            # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
+            cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
                      *(e["knobs"][p] for p in r.space.knob_paths),
                      fmt.ns(e["predicted_ns"]), f"{e['smem_per_cta']:,}", str(e["regs_per_thread"]),
                      str(e["blocks_per_sm"])]

@@ -252,6 +252,10 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
     pareto = [_entry(space, int(p_idx[i]), p_rows[i], ctx.objectives) for i in front]
 
     kept = np.concatenate([r.near for r in results]) if results else np.zeros(0)
+    tie = near_tie(kept)
+    for e in top:
+        # each row of the top table says whether it is in the near tie (tfx.explore.near_tie)
+        e["near_tie"] = bool(tie is not None and tie.tied and e["predicted_ns"] <= tie.slowest_ns)
     from tfx.analysis import codegen as codegens
     columns = None
     if ctx.keep:
@@ -263,7 +267,7 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
         knobs=dict(profile.knobs), codegen=codegens.priced_name(ctx.codegen, profile),
-        near_tie=near_tie(kept))
+        near_tie=tie)
 
 
 def _entry(space: Space, index: int, row, objectives) -> dict:

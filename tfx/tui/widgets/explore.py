@@ -286,7 +286,8 @@ class ExplorePane(Vertical):
         names = list(job.sweep)
         top_ids = {e["index"] for e in out.top}
         front_pts = {(e["predicted_ns"], e["smem_per_cta"]) for e in out.pareto}
-        rows = [dict(e, rank=str(i + 1)) for i, e in enumerate(out.top)]
+        # ≈: a top row within the re-timing noise of the best (the status's near-tie line)
+        rows = [dict(e, rank=f"{i + 1}≈" if e.get("near_tie") else str(i + 1)) for i, e in enumerate(out.top)]
         rows += [dict(e, rank="") for e in out.pareto if e["index"] not in top_ids]
         self.rows = rows
         t = self.query_one(TopTable)
