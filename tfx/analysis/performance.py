@@ -28,6 +28,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
 from tfx.analysis import lockstep_chain
+from tfx.analysis import load_rounds
 from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis.counting import ScopeNode
@@ -575,15 +576,20 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
                 first, fetch = _first_reader(c, miss), _transfer_ns(body, m, 1, active_units)
                 compute = _compute_one(body, m, active_units, warps)
-                cycle = pipeline_depth.unpipelined_cycle_ns(m.l2_latency, first, body.global_loads, fetch, _queue_bytes(body),
-                                                            drawing, active_units, compute, facts, dram_facts)
+                n_rounds = _load_rounds(c, m, warps)
+                cycle = _unpipelined_cycle(n_rounds, m, first, body.global_loads, fetch, _queue_bytes(body),
+                                           drawing, active_units, compute, facts, dram_facts)
                 copies = _trip_copies(c, counter, m, miss, warps)
                 sync = (f"; {load_trip.describe_sync(resident, copies, facts)}"
                         if load_trip.sync_load_ns(copies, facts) else "")
                 out.append(Term("unpipelined trip", 0, pipeline_depth.describe_unpipelined(
                     c.line, float(first), float(body.global_loads), float(body.dram), float(fetch), float(compute),
                     float(cycle), resident, memory_parallelism.drawing_text(drawing, active_units), active_units,
-                    facts, lambda x: format_time_ns(float(x))) + sync + " (included in the waves above)"))
+                    facts, lambda x: format_time_ns(float(x)))
+                    + load_rounds.describe(n_rounds, cycle, first, m.l2_latency, _queue_bytes(body), drawing,
+                                           active_units, load_rounds.facts(m), lambda x: format_time_ns(float(x)))
+                    + sync
+                    + " (included in the waves above)"))
             continue
         loads = body.global_loads
         if loads and not is_array(loads):
@@ -1343,6 +1349,27 @@ def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
     return total
 
 
+def _load_rounds(loop: ScopeNode, m: Machine, warps):
+    """The dependent load rounds of an unpipelined trip of ``loop`` (tfx.analysis.load_rounds):
+    the compiled table's for the loop's dot under a code generator whose threads copy the tiles
+    (Triton), else 1."""
+    c = next(loop.mma_ops(), None)
+    shape = getattr(c, "per_exec_shape", None)
+    if shape is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
+        return 1
+    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
+    return load_rounds.rounds(shape, getattr(c, "mma_bits", 16), bool(b_k_major), warps)
+
+
+def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_bytes, r, active_units, compute,
+                       facts, dram_facts):
+    """One CTA's unpipelined GEMM trip: its load rounds at the pointer chase's DRAM latency where
+    the profile states it (tfx.analysis.load_rounds), else one loaded round trip
+    (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)."""
+    return load_rounds.cycle_ns(n_rounds, m.l2_latency, first, loaded_bytes, fetch, dram_bytes, r, active_units,
+                                compute, facts, dram_facts, load_rounds.facts(m))
+
+
 def _first_reader(loop: ScopeNode, miss):
     """The chance an unpipelined trip first reads one of its tiles from DRAM
     (memory_parallelism.first_reader_share over its global loads' miss ratios)."""
@@ -1613,8 +1640,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         if dram_trip is not None:
             # unpipelined (S = 1): chain, round trip and compute in series, DRAM when the trip
             # first reads one of its tiles (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
-            unpiped_cycle = pipeline_depth.unpipelined_cycle_ns(
-                m.l2_latency, _first_reader(loop, miss), body.global_loads, fetch,
+            unpiped_cycle = _unpipelined_cycle(
+                _load_rounds(loop, m, warps), m, _first_reader(loop, miss), body.global_loads, fetch,
                 _queue_bytes(body), r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in

@@ -1,0 +1,97 @@
+"""The load rounds of an unpipelined GEMM trip (tfx.analysis.load_rounds), derived by hand."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tfx.analysis import load_rounds, load_trip, pipeline_depth
+
+# Round numbers, so the arithmetic can be done by hand: a chain of 100 ns, a port of 100 B/ns,
+# a loaded DRAM line 200 ns + 0 ns per B/ns with an idle floor of 500 ns, and a pointer chase
+# of 300 ns unloaded that grows 100 ns by 2,000 B/ns, 200 by 3,000, 500 by 4,000.
+CHAIN = load_trip.LoadTrip(100, 100)
+FLAT_LINE = load_trip.DramRoundTrip(200, 0, 500)
+CHASE = load_rounds.RoundFacts(300, ((0.0, 0.0), (2000.0, 100.0), (3000.0, 200.0), (4000.0, 500.0)))
+# one CTA's trip: 10,000 B through the port, transfer 150 ns, 10,000 B from DRAM, 1 CTA on
+# 100 SMs, 50 ns of compute; L2 latency 200 ns; p = 1 (every trip first reads a tile)
+TRIP = dict(lat=200, first_reader=1, loaded_bytes=10_000, transfer_ns=150, dram_bytes=10_000, r=1,
+            active_units=100, compute_ns=50)
+
+
+def test_one_round_is_the_floor_of_the_loaded_round_trip():
+    # K = 100 + 50 + 200 + 10,000 / 100 = 450; q = 0 (a flat line); floor = 100 + 50 + 500 +
+    # max(150, 100) = 800: T = max(450, 800) = 800
+    assert load_rounds.cycle_ns(1, **TRIP, f=CHAIN, d=FLAT_LINE, rf=CHASE) == pytest.approx(800, abs=1e-6)
+
+
+def test_one_round_on_the_loaded_line_is_pipeline_depths_trip():
+    # slope 0.1 ns per B/ns, idle 100: q = 0.1 x 100 x 1 x 10,000 = 100,000, K = 450:
+    # T = (450 + sqrt(450^2 + 4 x 100,000)) / 2 = (450 + sqrt(602,500)) / 2 = (450 + 776.2087) / 2
+    # = 613.1044; the floor 100 + 50 + 100 + 150 = 400 is below
+    line = load_trip.DramRoundTrip(200, 0.1, 100)
+    t = load_rounds.cycle_ns(1, **TRIP, f=CHAIN, d=line, rf=CHASE)
+    assert t == pytest.approx((450 + math.sqrt(602_500)) / 2, abs=1e-6)
+    assert t == pytest.approx(613.1044, abs=1e-3)
+    # n = 1 is the trip pipeline_depth priced before the rounds
+    assert t == pytest.approx(pipeline_depth.unpipelined_cycle_ns(200, 1, 10_000, 150, 10_000, 1, 100, 50, CHAIN, line),
+                              abs=1e-6)
+
+
+def test_three_rounds_add_two_dependent_latencies_at_the_drawn_bandwidth():
+    # first round 800 (above); the SMs draw c / T, c = 100 x 1 x 10,000 = 1,000,000 B a trip; on
+    # the chase's first segment the delay is 100 / 2,000 x drawn = 50,000 / T, so
+    # T = 800 + 2 x (300 + 50,000 / T): T^2 - 1,400 T - 100,000 = 0,
+    # T = (1,400 + sqrt(1,960,000 + 400,000)) / 2 = (1,400 + 1,536.2292) / 2 = 1,468.1146;
+    # drawn = 1,000,000 / 1,468.11 = 681 B/ns, inside the first segment (0..2,000)
+    t = load_rounds.cycle_ns(3, **TRIP, f=CHAIN, d=FLAT_LINE, rf=CHASE)
+    assert t == pytest.approx((1400 + math.sqrt(2_360_000)) / 2, abs=1e-6)
+    assert t == pytest.approx(1468.1146, abs=1e-3)
+
+
+def test_later_rounds_hit_l2_with_the_rest_of_the_chance():
+    # p = 0.5: first round K = 100 + 50 + 0.5 x 200 + 0.5 x 200 + 100 = 450, floor = 100 + 50 +
+    # 0.5 x 500 + 0.5 x 200 + 150 = 650; the later round 0.5 x (300 + delay) + 0.5 x 200, the
+    # SMs drawing 0.5's share is not separate (c keeps the trip's DRAM bytes), delay = 50,000 / T:
+    # T = 650 + 250 + 25,000 / T: T^2 - 900 T - 25,000 = 0, T = (900 + sqrt(810,000 + 100,000)) / 2
+    # = (900 + 953.9392) / 2 = 926.9696
+    t = load_rounds.cycle_ns(2, **{**TRIP, "first_reader": 0.5}, f=CHAIN, d=FLAT_LINE, rf=CHASE)
+    assert t == pytest.approx((900 + math.sqrt(910_000)) / 2, abs=1e-6)
+
+
+def test_rounds_elementwise_over_a_sweep():
+    t = load_rounds.cycle_ns(np.array([1, 3]), **TRIP, f=CHAIN, d=FLAT_LINE, rf=CHASE)
+    assert t == pytest.approx([800, (1400 + math.sqrt(2_360_000)) / 2], abs=1e-6)
+
+
+def test_the_table_gives_a_configuration_its_rounds_and_others_one():
+    table = {(16, False, 16, 128, 64, 2): 9, (8, True, 64, 256, 64, 4): 4}
+    assert load_rounds.rounds((16, 128, 64), 16, False, 2, table) == 9
+    assert load_rounds.rounds((16, 128, 64), 16, False, 4, table) == 1      # not compiled: one round
+    assert load_rounds.rounds((64, 256, 64), 8, True, 4, table) == 4
+    got = load_rounds.rounds((np.array([16, 64]), np.array([128, 256]), np.array([64, 64])), 16, False,
+                             np.array([2, 4]), table)
+    assert list(got) == [9, 1]
+
+
+def test_the_compiled_table_holds_the_sass_of_the_worst_row():
+    # calibration/h200/measured/unpipelined_rounds: gemm.tile bf16 (B [K, N]) 16x128x64 on 2 warps,
+    # A's 2 LDG.E.128 then B's 16 in 8 pairs, each pair stored before the next leaves: 9 rounds;
+    # 64x128x32 on 2 warps issues its 12 loads at once: 1 round
+    assert load_rounds.rounds((16, 128, 64), 16, False, 2) == 9
+    assert load_rounds.rounds((64, 128, 32), 16, False, 2) == 1
+
+
+def test_the_breakdown_names_the_rounds_of_a_triton_trip_only():
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    prof = load_profile("h200_sxm")
+    mod = parse_file("kernels/gemm.tile")
+    params = dict(M=32, N=8192, K=8192, BM=16, BN=128, BK=64, WARPS=2, STAGES=1, GROUP_M=1)
+
+    def line(codegen):
+        a = analyze(mod, None, prof, params, codegen=codegen)
+        return next(t.detail for t in a.terms if t.name == "unpipelined trip")
+    assert "9 dependent rounds" in line(None)
+    assert "dependent rounds" not in line("cutlass")

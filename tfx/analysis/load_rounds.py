@@ -1,0 +1,150 @@
+"""The load rounds of an unpipelined GEMM trip (docs/analysis.md, section 8, "Load rounds of an
+unpipelined trip").
+
+At STAGES = 1 Triton 3.6 (sm_90) loads a k-loop trip's tiles into registers and stores them to
+shared memory: its PTX issues every ``ld.global`` of the trip, then every ``st.shared``. ptxas
+does not keep that order: it sinks each load next to its store and reuses a few destination
+registers, so a thread issues its loads in groups and its stores wait for each group before the
+next one is issued. A trip is then ``rounds`` dependent round trips in series, not one
+(calibration/h200/measured/unpipelined_rounds: the k-loop SASS of every 1-stage configuration of
+the issue-15 GEMM space, walked in issue order; a load's round is 1 + the highest round of the
+loads already waited for when it issues). E.g. gemm.tile bf16 16x128x64 on 2 warps (96
+registers): A's two LDG.E.128, then B's sixteen in eight pairs, each pair stored (STS.128)
+before the next pair leaves: 9 rounds. 64x128x32 on 2 warps (228 registers) issues its 12 loads
+at once: 1 round.
+
+How many loads ptxas keeps in flight is its scheduler's choice (not the registers left beside
+the accumulator: the 9-round kernel above has 64 of its 96 free), so the rounds are a fact of
+the code generator, measured per tile configuration by compiling it (``ROUNDS``:
+tfx/analysis/triton_load_rounds.py, written by bench/h200/unpipelined_rounds.py). A
+configuration outside that table, or another code generator, takes one round (the trip as
+before).
+
+A trip of n rounds (``cycle_ns``): the chain and compute, then n round trips in series, each the
+latency of a load (DRAM with the chance p that the trip first reads one of its tiles
+(memory_parallelism.first_reader_share), else L2) and the trip's bytes through the SM's port
+once (each round moves its own share). Every round's DRAM latency grows with the bandwidth the
+SMs draw (the loaded line of load_trip.loaded_round_trip_ns, slope x U r D / T with T the whole
+trip), so T = K + n q / T:
+T = (K + sqrt(K^2 + 4 n q)) / 2, K = chain + compute + n (p base + (1 - p) lat) + bytes / port,
+q = p slope U r D; at least chain + compute + n (p idle + (1 - p) lat) + max(transfer, bytes /
+port). At n = 1 it is pipeline_depth.unpipelined_cycle_ns. Everything is int/float or numpy
+arithmetic (explore's vectorized sweeps).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis import decode_trip, load_trip
+from tfx.analysis.numbers import emax, is_array, where
+
+
+def rounds(shape, bits, b_k_major, warps, table=None) -> Any:
+    """The dependent load rounds of one unpipelined trip of a dot of ``shape`` (BM, BN, BK) in
+    ``bits``-bit operands, B K-major or not, on ``warps`` warps: the table's entry, 1 where it
+    has none (arrays elementwise)."""
+    if table is None:
+        from tfx.analysis.triton_load_rounds import ROUNDS as table
+    bm, bn, bk = shape
+    if is_array(bm, bn, bk, warps):
+        import numpy as np
+        bm, bn, bk, w = np.broadcast_arrays(*(np.asarray(v) for v in (bm, bn, bk, warps)))
+        out = np.ones(bm.shape, dtype=float)
+        for i in np.ndindex(bm.shape):
+            out[i] = table.get((int(bits), bool(b_k_major), int(bm[i]), int(bn[i]), int(bk[i]), int(w[i])), 1)
+        return out
+    return table.get((int(bits), bool(b_k_major), int(bm), int(bn), int(bk), int(warps)), 1)
+
+
+class RoundFacts(NamedTuple):
+    """The DRAM latency one dependent load waits (a pointer chase: pipeline.dram_latency_*)."""
+    unloaded_ns: float
+    # ((B/ns the SMs draw, ns over the unloaded latency), ...) from (0, 0), linear between
+    queue: tuple
+
+
+def facts(m) -> RoundFacts | None:
+    """The profile's pointer-chase DRAM latency, unloaded and under load, or None where it
+    states no valid curve (then a trip keeps the loaded line of pipeline_depth)."""
+    unloaded = m.profile.get("pipeline.dram_latency_unloaded", None)
+    points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None))
+              for at, ns in decode_trip.QUEUE_POINTS]
+    if unloaded is None or any(a is None or v is None for a, v in points):
+        return None
+    curve = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
+    return RoundFacts(unloaded, curve) if decode_trip.queue_is_valid(curve) else None
+
+
+def queue_delay_ns(drawn, rf: RoundFacts) -> Any:
+    """ns a dependent load's DRAM latency grows by while the SMs draw ``drawn`` B/ns: linear
+    between the pointer chase's points, the last segment's slope beyond (arrays elementwise;
+    a scalar without numpy, as the scalar analysis runs)."""
+    if is_array(drawn):
+        return decode_trip.queue_delay_ns(drawn, rf.queue)
+    q = rf.queue
+    for (b0, d0), (b1, d1) in zip(q, q[1:]):
+        if drawn <= b1:
+            return d0 + (drawn - b0) * (d1 - d0) / (b1 - b0)
+    (b0, d0), (b1, d1) = q[-2], q[-1]
+    return d1 + (drawn - b1) * (d1 - d0) / (b1 - b0)
+
+
+def cycle_ns(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns,
+             f: load_trip.LoadTrip, d: load_trip.DramRoundTrip, rf: RoundFacts | None) -> Any:
+    """One CTA's trip of an unpipelined GEMM k-loop of ``n`` load rounds (module docstring):
+    T = max(K + q / T, floor) + (n - 1) (p (L0 + delay(U r D / T)) + (1 - p) lat), the first
+    round the loaded round trip of pipeline_depth.unpipelined_cycle_ns (K = chain + compute +
+    p base + (1 - p) lat + bytes / port, q = p slope U r D, floor = chain + compute + p idle +
+    (1 - p) lat + max(transfer, bytes / port)), each later round one dependent load's latency
+    (the pointer chase's L0 and its growth with the bandwidth drawn). Both sides fall as T grows,
+    so the fixed point is unique: found by bisection (arrays elementwise)."""
+    p = first_reader
+    over = f.overhead_ns + compute_ns
+    port = loaded_bytes / f.port_bytes_per_ns
+    k = over + p * d.base_ns + (1 - p) * lat + port
+    q = p * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
+    floor = over + p * (d.idle_ns if d.idle_ns is not None else d.base_ns) + (1 - p) * lat + emax(transfer_ns, port)
+    c = active_units * r * dram_bytes                  # B the SMs draw per trip time
+    extra = emax(n - 1, 0)
+    lo = emax(k, floor)                                 # the right side at T -> infinity (no queueing)
+    if rf is not None:
+        lo = lo + extra * (p * rf.unloaded_ns + (1 - p) * lat)
+    arrays = is_array(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns)
+
+    def side(t):
+        first = emax(k + q / t, floor)
+        if rf is None:
+            return first
+        return first + extra * (p * (rf.unloaded_ns + queue_delay_ns(c / t, rf)) + (1 - p) * lat)
+
+    hi = side(lo)                                       # side falls as t grows: the fixed point is in [lo, hi]
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        above = side(mid) > mid
+        if arrays:
+            lo, hi = where(above, mid, lo), where(above, hi, mid)
+        elif above:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def describe(n, cycle, first_reader, lat, dram_bytes, r, active_units, rf: RoundFacts | None, fmt) -> str:
+    """The breakdown's clause (scalars): the later rounds and what each waits."""
+    n = float(n)
+    if n <= 1 or rf is None:
+        return ""
+    p = float(first_reader)
+    drawn = float(active_units) * float(r) * float(dram_bytes) / float(cycle)
+    delay = float(queue_delay_ns(drawn, rf))
+    each = p * (rf.unloaded_ns + delay) + (1 - p) * float(lat)
+    return (f"; ptxas issues the trip's loads in {n:g} dependent rounds (each group stored to shared memory "
+            f"before the next leaves: tfx.analysis.load_rounds): the first is the loaded round trip, each of the "
+            f"other {n - 1:g} one dependent load's latency, {p:.3f} x (DRAM {fmt(rf.unloaded_ns)} + "
+            f"{fmt(delay)} at the {drawn:,.1f} B/ns the SMs draw) + {1 - p:.3f} x L2 {fmt(lat)} = {fmt(each)}, "
+            f"{fmt((n - 1) * each)} in all")
+
+
+__all__ = ["RoundFacts", "facts", "rounds", "cycle_ns", "describe"]
