@@ -49,11 +49,12 @@ def rounds(shape, bits, b_k_major, warps, table=None) -> Any:
     bm, bn, bk = shape
     if is_array(bm, bn, bk, warps):
         import numpy as np
-        bm, bn, bk, w = np.broadcast_arrays(*(np.asarray(v) for v in (bm, bn, bk, warps)))
-        out = np.ones(bm.shape, dtype=float)
-        for i in np.ndindex(bm.shape):
-            out[i] = table.get((int(bits), bool(b_k_major), int(bm[i]), int(bn[i]), int(bk[i]), int(w[i])), 1)
-        return out
+        keys = np.stack([a.ravel() for a in np.broadcast_arrays(*(np.asarray(v) for v in (bm, bn, bk, warps)))],
+                        axis=1)
+        shape = np.broadcast(*(np.asarray(v) for v in (bm, bn, bk, warps))).shape
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        found = np.array([table.get((int(bits), bool(b_k_major), *map(int, u)), 1) for u in uniq], dtype=float)
+        return found[inverse.ravel()].reshape(shape)
     return table.get((int(bits), bool(b_k_major), int(bm), int(bn), int(bk), int(warps)), 1)
 
 
