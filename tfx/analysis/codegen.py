@@ -11,7 +11,8 @@ does those flops. A few terms price instructions only one code generator emits:
   instructions hold the SM's load path for their own time: narrow copies
   (``pipeline.narrow_copy_cycles``), 16-byte copies of rows of 64 bytes or less
   (``pipeline.short_row_copy_cycles``) and unpipelined loads (``pipeline.sync_load_cycles``,
-  ``sync_narrow_load_cycles``), all measured on Triton kernels. On the warp mma the same warps
+  ``sync_narrow_load_cycles``), all measured on Triton kernels; at 1 stage ptxas issues those
+  loads in dependent rounds (``tfx.analysis.load_rounds``, compiled per tile). On the warp mma the same warps
   issue the mma and then those copies, in series (``tfx.analysis.warp_trip``); under TMA a
   producer warp copies for the mma warps, so that trip is not priced either.
 * **serialized fp8 wgmma** (``tfx.analysis.mma_layout.serialized_wgmma``): Triton's fp8 dot of
