@@ -1353,7 +1353,8 @@ def _load_rounds(loop: ScopeNode, m: Machine, warps):
     """The dependent load rounds of an unpipelined trip of ``loop`` (tfx.analysis.load_rounds):
     the compiled table's for the loop's dot under a code generator whose threads copy the tiles
     (Triton), else 1."""
-    c = next(loop.mma_ops(), None)
+    mmas = list(loop.mma_ops())
+    c = mmas[0] if len(mmas) == 1 else None     # a GEMM k-loop's one dot (the table's kernels)
     shape = getattr(c, "per_exec_shape", None)
     if shape is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
         return 1
