@@ -131,7 +131,12 @@ def triton_attention_rows(profile):
         if r["impl"] == "sdpa_default" or r["status"] != "ok":
             continue
         p = {k: int(r[k]) for k in ("B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES")}
-        a = analyze(decode, None, profile, p)
+        # the split kernel's compiled resources, as for the prefill rows above: without them the
+        # model's register estimate (37 a thread at BLOCK_N 32, 8 warps; 56-241 compiled) seats
+        # more CTAs a SM than run (6 vs 4), and the round of the co-resident CTAs is priced wrong
+        res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"]),
+               "spills": int(r["n_spills"])}
+        a = analyze(decode, None, profile, p, resources=res)
         label = "decode B{B} {HQ}/{HKV} SKV{SKV} sp{SPLITS} n{BLOCK_N} w{WARPS} s{STAGES}".format(**p)
         out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms_total"])))
     return out
