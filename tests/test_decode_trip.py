@@ -371,3 +371,53 @@ def test_trip_chain_off_for_warps_along_m():
     loop = [n for n in a.root.walk() if n.kind == "loop"][0]
     m = Machine(H200, "cta")
     assert decode_trip.trip_chain(loop, m, 4, 16384, decode_trip.chain_facts(m)) is None
+
+
+def test_coresident_trips_queue_at_the_port_while_they_wait_for_copies():
+    """BLOCK_N 32, 4 warps: one CTA's chain c = 1,283 / 1.98 = 647.98 ns, a CTA-trip's port demand
+    D = (312 + 128) / 1.98 = 222.22 ns; a round trip held at 600 ns. Two CTAs, 2 stages: the
+    closed queue over the port with delay c - D + RT: cycle(1) = c + RT = 1,247.98, Q(1) = D /
+    cycle(1), cycle(2) = D (1 + Q(1)) + c - D + RT = c + RT + D^2 / (c + RT) = 1,287.55 ns, over the
+    round c + D = 870.20: the copies leave cycle(2) - RT = c + D^2 / (c + RT) = 687.55 ns into the
+    trip (lock step: after the round, 870.20, a trip of 1,470.20). Three stages: the delay is
+    c - D (the round trip hides behind c at 2 tiles in flight), cycle(2) = c + D^2 / c = 724.19,
+    under the round, so the round binds: the copies leave 2 x 870.20 - 600 = 1,140.40 ns in,
+    a trip (1,140.40 + 600) / 2 = 870.20. A tail wave's mean r = 1.5, 2 stages: halfway between
+    cycle(1) and cycle(2), 1,267.77, less 600 = 667.77. One CTA and 1 stage keep the lock step."""
+    m = Machine(H200, "cta")
+    chain = decode_trip.trip_chain(_kv_loop(BLOCK_N=32, WARPS=4), m, 4, 16384, decode_trip.chain_facts(m))
+    c, d = 1283 / 1.98, 440 / 1.98
+
+    def rt(w):
+        return 600.0
+
+    two = c + d * d / (c + 600)
+    assert two == pytest.approx(687.55, abs=0.01)
+    got = decode_trip.co_resident_wait_ns(c, c + d, chain, 2, 2, rt)
+    assert float(got) == pytest.approx(two, abs=1e-9)
+    three = decode_trip.co_resident_wait_ns(c, c + d, chain, 2, 3, rt)
+    assert float(three) == pytest.approx(2 * (c + d) - 600, abs=1e-9)
+    assert float(three) == pytest.approx(1140.40, abs=0.01)
+    half = decode_trip.co_resident_wait_ns(c, c + 0.5 * d, chain, 1.5, 2, rt)
+    assert float(half) == pytest.approx((c + 600 + two + 600) / 2 - 600, abs=1e-9)
+    assert float(half) == pytest.approx(667.77, abs=0.01)
+    assert decode_trip.co_resident_wait_ns(c, 123.0, chain, 1, 2, rt) == 123.0
+    assert decode_trip.co_resident_wait_ns(c, 456.0, chain, 4, 1, rt) == 456.0
+
+
+def test_coresident_wait_is_the_same_in_a_sweep():
+    """Arrays of r and stages give, element by element, what the scalars give."""
+    import numpy as np
+    m = Machine(H200, "cta")
+    chain = decode_trip.trip_chain(_kv_loop(BLOCK_N=32, WARPS=4), m, 4, 16384, decode_trip.chain_facts(m))
+    c = 1283 / 1.98
+
+    def rt(w):
+        return 600.0 + 0 * w
+
+    rs, ss = np.array([1, 2, 3, 1.5, 4]), np.array([2, 2, 3, 2, 1])
+    lock = c + (rs - 1) * 440 / 1.98
+    arr = decode_trip.co_resident_wait_ns(c + 0 * rs, lock, chain, rs, ss, rt)
+    for i in range(len(rs)):
+        one = decode_trip.co_resident_wait_ns(c, float(lock[i]), chain, float(rs[i]), int(ss[i]), rt)
+        assert float(arr[i]) == pytest.approx(float(one), abs=1e-9), i

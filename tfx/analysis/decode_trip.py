@@ -32,6 +32,12 @@ kernels (calibration/h200/measured/decode_sass) shows a trip as one in-order ins
 a warp issues, plus the warps' shared-memory reads meeting at the SM's port; its closed form
 from the tile's mma plans is a floor on the trip (one CTA) and on the round (r co-resident
 CTAs add their port time).
+
+**Co-resident trips** (``co_resident_wait_ns``): where a trip waits for its copies' round trip,
+the r CTAs of an SM do not keep the lock step of the round: while one waits, the others run
+their chains, and they queue only at the port. A closed queue (tfx.analysis.closed_queue) over
+the port's per-CTA demand with the rest of the chain and the round trip as the delay; never
+below the round (calibration/h200/measured/decode_trip, 2-stage trips from L2 at r = 1..4).
 Works on numpy arrays of parameter values (sweeps).
 """
 
@@ -437,3 +443,58 @@ def describe_chain(line, chain: TripChain, r) -> str:
             + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
                f"cycles of the other CTAs' reads and tile writes at the port) = {float(c.ns) + extra:,.2f} ns a round"
                if rr > 1 else ""))
+
+
+QUEUE_SOLVES = 6     # fixed-point steps of the co-resident wait with its round trip (converged to < 0.1 ns)
+
+
+def co_resident_wait_ns(waited_ns, lockstep_ns, chain: TripChain, r, stages, round_trip_of) -> Any:
+    """ns before the copies of a trip leave that, with the round trip ``round_trip_of(waited)``
+    (``round_trip_ns`` at the other arguments), gives the trip of r co-resident CTAs:
+    (S-1) T = waited + round trip, T = max(the round (``round_ns``), cycle(r)) with cycle the
+    closed queue (tfx.analysis.closed_queue.cycle_ns) of r CTAs over the SM's port, demand
+    D = (a warp's reads x warps + the tile's writes) / port / clock a CTA-trip, and the delay
+    c - D + max(0, (c + RT) / (S-1) - c) (c: one CTA's chain ``waited_ns``): the rest of its
+    chain, and what the round trip adds beyond the chain at S-1 tiles in flight. Solved by
+    fixed point (the round trip depends on the bandwidth drawn, hence on T); a fractional r (a
+    tail wave's mean) takes the cycle between those of its two counts. One CTA
+    (r <= 1) and a 1-stage trip (each trip waits its own load) keep ``lockstep_ns``, the wait
+    behind the round.
+
+    Why: the lock step (the copies of all r CTAs leave after the round, then all wait) holds
+    while trips are chain-bound (3 stages from L2: 907 / 1,206 / 1,503 ns at r = 1..3 for
+    BLOCK_N 64, 4 warps, a round's port demand apart), but where a trip waits for its copies
+    the waiting CTAs leave the port to the others (2 stages from L2, the same kernel: 1,501 /
+    1,617 / 1,709 / 1,981 ns at r = 1..4; lock step c + (r-1) D + RT +16% to +32%, this -2% to
+    +4%; BLOCK_N 128: 2,026 / 2,635 at r = 2, 3 against 2,115 / 2,569)."""
+    import numpy as np
+    from tfx.analysis import closed_queue
+    d = (chain.port_cycles + chain.copy_port_cycles) / chain.clock_ghz
+    rnd = round_ns(chain, r)
+    s1 = emax(stages - 1, 1)
+    w = waited_ns
+    for _ in range(QUEUE_SOLVES):
+        rt = round_trip_of(w)
+        delay = waited_ns - d + emax(s1 * 0, (waited_ns + rt) / s1 - waited_ns)
+        lo = np.floor(r)
+        queued = closed_queue.cycle_ns(lo, [d], delay)
+        # a tail wave's mean r between two counts: its cycle between theirs
+        queued = queued + (r - lo) * (closed_queue.cycle_ns(lo + 1, [d], delay) - queued)
+        t = emax(rnd, queued)
+        w = s1 * t - rt
+    applies = (r > 1) & (stages >= 2)
+    return where(applies, w, lockstep_ns) if is_array(applies, w) else (w if applies else lockstep_ns)
+
+
+def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stages) -> str:
+    """The clause the stream round trip's line gets where ``co_resident_wait_ns`` moved the
+    copies' leaving time off the round's lock step ("" where it did not)."""
+    waited_ns, lockstep_ns, queued_ns, r = float(waited_ns), float(lockstep_ns), float(queued_ns), float(r)
+    if not (r > 1 and stages >= 2) or abs(queued_ns - lockstep_ns) < 1e-9:
+        return ""
+    d = float(chain.port_cycles + chain.copy_port_cycles) / float(chain.clock_ghz)
+    return (f"; the {r:g} CTAs a SM do not wait in lock step: they queue at the port (a closed queue of {r:g} over "
+            f"{d:,.2f} ns a CTA-trip of reads and tile writes; delay: one CTA's chain "
+            f"{waited_ns:,.2f} ns less that, plus what the round trip adds at {int(stages) - 1} tile(s) in flight; never under "
+            f"the round), so the copies leave {queued_ns:,.2f} ns into the trip, not after the round's "
+            f"{lockstep_ns:,.2f}")

@@ -1685,10 +1685,13 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # (tfx.analysis.chain_overlap.issue_ns)
                 waited = emax(waited, chain_overlap.issue_ns(loop, m, warps, stations, compute_ns))
         stream_facts = decode_trip.facts(m) if serial and load_trip.streams(loop) else None
+        one_chain = None
         if trip_chain is not None:
             # Triton issues a streaming trip's next copies last, after the warp's whole in-order
             # chain (decode_sass), so they leave when the CTA's chain ends: with r co-resident
-            # CTAs sharing the port, after the round (tfx.analysis.decode_trip.round_ns)
+            # CTAs sharing the port, after the round (tfx.analysis.decode_trip.round_ns), unless
+            # the round trip lets them queue (co_resident_wait_ns, below)
+            one_chain = emax(waited, trip_chain.ns)
             waited = emax(waited, chain_round)
         if stream_facts is not None:
             # a streaming serial trip (decode's KV loop): the copies' round trip at the loaded DRAM
@@ -1704,11 +1707,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             stream_args = (waited, _miss_share(body), m.l2_latency, emax(body.dram, body.dram_lines), body.l2,
                            body.global_loads, m.l2_bw_device / active_units, r_draw, active_units, stages, stream_facts,
                            first_share)
+            queue_text = ""
+            if trip_chain is not None:
+                # r co-resident CTAs whose trips wait for their copies queue at the port rather
+                # than keep the round's lock step (tfx.analysis.decode_trip.co_resident_wait_ns)
+                lockstep = waited
+                waited = decode_trip.co_resident_wait_ns(
+                    one_chain, lockstep, trip_chain, r, stages, lambda w: decode_trip.round_trip_ns(w, *stream_args[1:]))
+                stream_args = (waited,) + stream_args[1:]
+                if not is_array(waited, lockstep, r, stages):
+                    queue_text = decode_trip.describe_queue(one_chain, lockstep, waited, trip_chain, r, stages)
             in_flight = decode_trip.round_trip_ns(*stream_args)
             stream_notes = miss.get("__stream_notes__")
             if stream_notes is not None and not is_array(*stream_args[:-2], stream_args[-1]) and stages >= 2:
                 stream_notes.setdefault(loop.id, []).append(
-                    (r, active_units, decode_trip.describe(loop.line, *stream_args)))
+                    (r, active_units, decode_trip.describe(loop.line, *stream_args) + queue_text))
         issue_chain = in_flight + waited
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
