@@ -482,7 +482,7 @@ def co_resident_wait_ns(waited_ns, lockstep_ns, chain: TripChain, r, stages, rou
         queued = queued + (r - lo) * (closed_queue.cycle_ns(lo + 1, [d], delay) - queued)
         t = emax(rnd, queued)
         w = s1 * t - rt
-    applies = (r > 1) & (stages >= 2)
+    applies = (r > 1) & (stages >= 2) & (chain.ns > 0)     # in a sweep: only where the chain applies
     return where(applies, w, lockstep_ns) if is_array(applies, w) else (w if applies else lockstep_ns)
 
 
