@@ -121,3 +121,35 @@ def test_analyze_without_the_facts_keeps_the_bandwidth_price():
     p = {"M": 128, "N": 4096, "K": 4096, "BM": 128, "BN": 128, "BK": 64, "WARPS": 2, "STAGES": 1, "GROUP_M": 8}
     a = analyze(m, None, load_profile("h100_sxm"), p, resources={"regs": 32, "spills": 1660}, check=False)
     assert not [t for t in a.terms if t.name == "spill chain"]
+
+
+def _chain_line(spills):
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 2560, "N": 2560, "K": 2560, "BM": 128, "BN": 256, "BK": 32, "WARPS": 2, "STAGES": 1, "GROUP_M": 8}
+    a = analyze(m, None, H200, p, resources={"regs": 32, "spills": spills}, check=False)
+    chain = [t for t in a.terms if t.name == "spill chain"]
+    assert len(chain) == 1
+    return chain[0].detail
+
+
+def test_the_frames_are_the_grid_s_ctas_not_the_machine_s_slots():
+    """2560^3 BM=128 BN=256: (2560/128) x (2560/256) = 20 x 10 = 200 CTAs; at up to 9 a SM
+    (shared memory), cdiv(200, 132) = 2 a SM, but 2 x 132 = 264 slots hold only the 200 CTAs
+    there are. 2040 words: 8,160 B x 64 threads x 200 = 104,448,000 B = 104.4 MB (264 would
+    make it 137.9 MB). A warp's 128 x 128 tile over K 32: (128/16) x (128/8) x (32/16) = 256
+    mma a trip, 2.102 x 256 = 538.112 waits of 0.576 x 357.3 + 0.424 x 130.0 = 260.9248 ns."""
+    assert 8_160 * 64 * 200 == 104_448_000
+    d = _chain_line(2040)
+    assert "(104.4 MB of spilled frames past L2's 62.9 MB)" in d
+    assert "538 round trips of 0.576 x 357.3 ns past L2 + 0.424 x 130.0 ns from L2 = 260.9 ns" in d
+
+
+def test_frames_that_fit_l2_only_by_the_grid_s_count_wait_l2_s_round_trip():
+    """The same GEMM at 1024 spilled words: 4,096 B x 64 x 200 = 52,428,800 B <= L2's
+    62,914,560 B, where 264 slots' worth (69,206,016 B) would be past it: each of the
+    538.112 waits is L2's 130.0 ns, 538.112 x 130.0 = 69,954.56 ns a trip (not 260.9 ns a
+    wait)."""
+    assert 4_096 * 64 * 200 == 52_428_800 <= L2 < 4_096 * 64 * 264 == 69_206_016
+    d = _chain_line(1024)
+    assert "538 round trips of 130.0 ns from L2 (52.4 MB of spilled frames within L2's 62.9 MB)" in d
+    assert "a trip takes at least 69,954.6 ns" in d

@@ -252,7 +252,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("local.dram_latency", None)
         if spill.regs is not None and m.l2 and l2_ns is not None and dram_ns is not None:
             # a 32-register k-loop's chain of local round trips (tfx.analysis.spill_chain)
-            miss['__spill_chain__'] = (threads, m.profile.memory_levels()[m.l2].capacity, float(l2_ns), float(dram_ns))
+            miss['__spill_chain__'] = (threads, m.profile.memory_levels()[m.l2].capacity, float(l2_ns), float(dram_ns),
+                                       positions)
     else:
         miss['__spill__'] = (None, None, 0, None)
     warps = ratio(threads, 32) if threads is not None else 4
@@ -828,7 +829,8 @@ def _warp_trip_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, body,
 def _spill_chain(loop: ScopeNode, m: Machine, miss, warps, r, active_units):
     """The chain of local round trips of a spilling warp-mma k-loop compiled to 32 registers
     (tfx.analysis.spill_chain) while ``r`` CTAs a SM on ``active_units`` SMs hold their spilled
-    frames, or None where it does not apply or the profile lacks a fact."""
+    frames (no more than the grid's CTAs: 200 CTAs at 2 a SM on 132 SMs hold 200 frames, not
+    264), or None where it does not apply or the profile lacks a fact."""
     facts = miss.get("__spill_chain__")
     warp = _loop_warp_mma(loop, m, warps)
     if facts is None or warp is None:
@@ -840,8 +842,10 @@ def _spill_chain(loop: ScopeNode, m: Machine, miss, warps, r, active_units):
     on = on & warp.applies if is_array(on, warp.applies) else (on and bool(warp.applies))
     if not is_array(on) and not on:
         return None
-    threads, l2_cap, l2_ns, dram_ns = facts
-    c = spill_chain.trip_chain(warp.mmas, regs, spb, spb * threads * r * active_units, l2_cap, l2_ns, dram_ns)
+    threads, l2_cap, l2_ns, dram_ns, positions = facts
+    slots = r * active_units
+    ctas = emin(positions, slots) if is_array(positions, slots) else min(positions, slots)
+    c = spill_chain.trip_chain(warp.mmas, regs, spb, spb * threads * ctas, l2_cap, l2_ns, dram_ns)
     return c._replace(ns=where(on, c.ns, 0), applies=on) if is_array(on) else c
 
 

@@ -21,7 +21,7 @@ word the same trip stored a few hundred instructions before, which L2 still hold
 as long as its farthest load. In the SASS a share ``FAR_WAIT_SHARE`` of the waits (median
 0.576 over the census) covers a load of a word last stored in an earlier trip (or before the
 loop). So a wait costs the L2 round trip where the machine's spilled frames (spilled bytes x
-threads x the CTAs resident at once) fit L2, else ``far x past-L2 + (1 - far) x L2``.
+threads x the CTAs resident at once: CTAs a SM x SMs, no more than the grid's) fit L2, else ``far x past-L2 + (1 - far) x L2``.
 
 Measured against (issue15 run1-run7, one CTA a SM: the chain alone): bf16 128x4096x4096
 128x128x64 (32 CTAs, 511 waits a trip, the frames 13.6 MB in L2) 4.338 ms = 64 trips of 67.8
@@ -56,7 +56,7 @@ class SpillChain(NamedTuple):
     past_l2: Any          # the machine's spilled frames exceed L2
     latency_ns: Any       # one wait: L2's, or far x past L2 + (1 - far) x L2
     ns: Any               # waits x latency: the trip's floor
-    working_set: Any      # the machine's spilled bytes (all resident CTAs)
+    working_set: Any      # the machine's spilled bytes (all resident CTAs, at most the grid's)
     l2_capacity: Any
     l2_ns: float
     dram_ns: float
