@@ -137,7 +137,9 @@ class ChunkResult:
     pareto_idx: np.ndarray
     pareto_rows: np.ndarray
     columns: dict | None = None      # COLUMNS + "code", flat, when keep
-    near: np.ndarray = field(default_factory=lambda: np.zeros(0))   # feasible times near the best (near_tie)
+    # feasible times near the best (near_tie), per alternative group: (knob index, the problem
+    # shape's values) -> near_times; only configurations of one group are alternatives to each other
+    near: dict = field(default_factory=dict)
 
 
 def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
@@ -155,7 +157,35 @@ def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
         start=chunk.start, size=n, counts=counts,
         top_idx=top_local + chunk.start, top_rows=table[top_local],
         pareto_idx=pareto_local + chunk.start, pareto_rows=table[pareto_local],
-        columns=({**cols, "code": codes} if ctx.keep else None), near=near_times(cols["time"][feas]))
+        columns=({**cols, "code": codes} if ctx.keep else None), near=_near_groups(ctx, chunk, feas, cols["time"]))
+
+
+def shape_names(ctx: Context) -> list[str]:
+    """The swept parameters that size the problem (``--all-params``, or ``--sweep M=...``)."""
+    shapes = ctx.module.kernel(ctx.kernel_name).shape_parameters()
+    return [n for n in ctx.space.names if n in shapes]
+
+
+def tie_group(knob: int, params: dict, shapes: list[str]) -> tuple:
+    """The alternative group of a configuration: its knob point and its problem shape. Two
+    hardware points or two problem sizes are not alternatives a person picks between."""
+    return (int(knob), *(int(params[n]) for n in shapes))
+
+
+def _near_groups(ctx: Context, chunk: Chunk, feas: np.ndarray, time: np.ndarray) -> dict:
+    """near_times of the chunk's feasible times, per alternative group (one chunk holds one
+    knob point, but may hold several problem shapes)."""
+    shapes = shape_names(ctx)
+    t = time[feas]
+    if not feas.size:
+        return {}
+    if not shapes:
+        return {(int(chunk.knob),): near_times(t)}
+    params, _ = ctx.space.decode_many(feas + chunk.start)
+    keys = np.stack([params[n] for n in shapes], axis=1)
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return {(chunk.knob, *(int(v) for v in u)): near_times(t[inverse == g]) for g, u in enumerate(uniq)}
 
 
 def chunk_params(ctx: Context, chunk: Chunk) -> tuple[dict, tuple]:

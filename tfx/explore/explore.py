@@ -10,6 +10,7 @@ import numpy as np
 
 from tfx.errors import TfxError, argument_error
 from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
+                                  shape_names, tie_group,
                                   evaluate_chunk)
 from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
@@ -251,11 +252,25 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
     front = front[np.lexsort(keys)]
     pareto = [_entry(space, int(p_idx[i]), p_rows[i], ctx.objectives) for i in front]
 
-    kept = np.concatenate([r.near for r in results]) if results else np.zeros(0)
-    tie = near_tie(kept)
+    # The tie is counted among the alternatives to the best configuration: those on its knob
+    # point and problem shape (a --knob-sweep hardware point or an --all-params problem size is
+    # not a configuration a person picks instead of it).
+    shapes = shape_names(ctx)
+    groups: dict = {}
+    for r in results:
+        for key, times in r.near.items():
+            groups.setdefault(key, []).append(times)
+    if top:
+        params, knob = space.decode(top[0]["index"])
+        group = tie_group(knob, params, shapes)
+    else:
+        group = min(groups, key=lambda k: min(float(t.min()) for t in groups[k]), default=None)
+    tie = near_tie(np.concatenate(groups[group]) if group in groups else np.zeros(0))
     for e in top:
         # each row of the top table says whether it is in the near tie (tfx.explore.near_tie)
-        e["near_tie"] = bool(tie is not None and tie.tied and e["predicted_ns"] <= tie.slowest_ns)
+        params, knob = space.decode(e["index"])
+        e["near_tie"] = bool(tie is not None and tie.tied and e["predicted_ns"] <= tie.slowest_ns
+                             and tie_group(knob, params, shapes) == group)
     from tfx.analysis import codegen as codegens
     columns = None
     if ctx.keep:
