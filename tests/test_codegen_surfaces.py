@@ -64,7 +64,15 @@ def test_diff_side_b_and_validate_refuse_on_sip(capsys, tmp_path):
         f"{rows}:2:1: error: sip_gemm.tile: {REFUSAL}")
     # the default is the tiled profile's own pricing: it runs, and its JSON names no code generator
     rc, out, _ = run(capsys, "validate", rows, "--json")
-    assert rc == 0 and json.loads(out)["rows"][0]["codegen"] is None
+    data = json.loads(out)
+    assert rc == 0 and data["rows"][0]["codegen"] is None
+    # the file names none either (a file of tiled rows only), as its text does (no "compiled as")
+    assert data["codegen"] is None
+    rc, out, _ = run(capsys, "validate", rows)
+    assert rc == 0 and "triton" not in out and "cutlass" not in out
+    # triton spelled out is the default: accepted on the tiled profile and named nowhere
+    rc, out, _ = run(capsys, "validate", rows, "--json", "--codegen", "triton")
+    assert rc == 0 and json.loads(out)["codegen"] is None
 
 
 def test_open_refuses_before_the_screen(capsys):

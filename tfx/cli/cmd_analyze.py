@@ -23,7 +23,8 @@ def add_codegen_arg(p, flag: str = "--codegen", side: str = "") -> None:
     p.add_argument(flag, choices=tuple(CODEGENS), default=None,
                    help=f"the code generator whose GPU instructions are priced{side}: triton (default; "
                         "per-thread cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, "
-                        "hand-pipelined wgmma); refused on a tiled profile (its own tool chain compiles)")
+                        "hand-pipelined wgmma); on a tiled profile its own tool chain compiles: cutlass is refused, "
+                        "triton (the default, spelled out) is accepted and results name no code generator")
 
 
 def register(sub) -> None:

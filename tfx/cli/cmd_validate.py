@@ -72,8 +72,10 @@ def run(args) -> int:
     predictor = Predictor(args.hw, args.codegen)
     compared = predictor.compare(rows, use_measured=not args.estimate)
     figs = summarize(compared, predictor)
-    # the rows on a GPU are priced as this code generator compiles them (tiled rows: their own)
-    codegen = lookup(args.codegen).name
+    # the rows on a GPU are priced as this code generator compiles them (tiled rows: their own
+    # tool chain's, so a file of tiled rows names none, as its rows do)
+    on_gpu = any(c.codegen is not None for c in compared)
+    codegen = lookup(args.codegen).name if on_gpu else None
     if args.json:
         emit_json({"tool": "tfx", "command": "validate", "file": args.file, "hw": args.hw, "codegen": codegen,
                    "groups": [g.to_json() for g in figs], "overall": overall(figs),
@@ -82,7 +84,6 @@ def run(args) -> int:
                              "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
                             for c in compared]})
         return 0
-    on_gpu = any(c.codegen is not None for c in compared)
     print(f"{args.file}: {len(compared)} rows, {len(figs)} groups (profile {args.hw} where the CSV names none)"
           + (fmt.compiled_as(codegen) if on_gpu else ""))
     print(format_table(figs))
