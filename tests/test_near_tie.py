@@ -52,7 +52,7 @@ def test_tie_by_hand():
     assert t.tied
     assert t.summary() == ("near tie: top 3 within 25.0% of the best, the re-timing noise: "
                            "measure them (their order is noise)")
-    assert t.summary(shown=2).endswith("(their order is noise) (2 listed: --top 3 lists them all)")
+    assert t.summary(shown=2).endswith("(their order is noise) (2 listed: a top of 3 lists them all)")
     assert t.summary(shown=3) == t.summary()
 
 
@@ -161,5 +161,26 @@ def test_cli_text_and_json_say_it_from_one_result(capsys):
     # the top table marks the two tied rows: "1≈" and "2≈", not "3"
     ranks = [line.split("│")[1].strip() for line in text.splitlines() if line.startswith("│")][:3]
     assert ranks == ["1≈", "2≈", "3"]
+    # with --top 1 every surface says that one row of the two is listed, in the same sentence
+    longer = sentence + " (1 listed: a top of 2 lists them all)"
     assert main([*args, "--top", "1"]) == 0
-    assert sentence + " (1 listed: --top 2 lists them all)" in capsys.readouterr().out.splitlines()
+    assert longer in capsys.readouterr().out.splitlines()
+    assert main([*args, "--top", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["near_tie"]["summary"] == longer
+
+
+def test_summary_rounding_and_zero_best():
+    """100,000 and 101,840 ns: 101,840 > 100,000 x 1.018337 = 101,833.7, outside; the gap
+    0.0184 and the band 0.018337 both print "1.8%" to one decimal, so both get two: 1.84% vs
+    1.83%. Times 0 and 5 ns: two feasible configurations, the 0 ns best inside alone, 5 outside
+    (a gap from 0 has no ratio). One time: the only feasible configuration."""
+    assert near_tie(np.array([100000.0, 101840.0])).summary() == (
+        "top pick 1.84% ahead of the next: outside the 1.83% re-timing noise")
+    zero = near_tie(np.array([0.0, 5.0]))
+    assert (zero.configs, zero.next_gap, zero.alone) == (1, None, False)
+    assert zero.summary() == "top pick ahead of the next (it takes 0 ns): outside the 1.8% re-timing noise"
+    one = near_tie(np.array([7.0]))
+    assert (one.alone, one.summary()) == (True, "one feasible configuration")
+    # a gap that rounds apart from the band keeps one decimal: 103,000 / 100,000 - 1 = 3.0%
+    assert near_tie(np.array([100000.0, 103000.0])).summary() == (
+        "top pick 3.0% ahead of the next: outside the 1.8% re-timing noise")

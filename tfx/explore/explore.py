@@ -60,7 +60,7 @@ class ExploreResult:
             "seconds": round(self.seconds, 6), "configs_per_second": round(self.configs_per_second, 1),
             "scheduler": self.scheduler, "chunks": self.chunks,
             "pareto": self.pareto, "top": self.top,
-            "near_tie": None if self.near_tie is None else self.near_tie.to_json(),
+            "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
         }
         if self.sensitivity is not None:
             out["sensitivity"] = self.sensitivity

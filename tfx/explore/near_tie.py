@@ -2,8 +2,8 @@
 measurement noise of the best one.
 
 A person picks a configuration from ``tfx explore``'s top table and then times it. Two
-configurations whose predicted times differ by less than two timings of *one* configuration
-differ from each other cannot be told apart by that timing, so the order the model gives them
+configurations whose predicted times are closer than two timings of *one* configuration are to
+each other cannot be told apart by timing them, so the order the model gives them
 is not a claim anyone can check, and picking the first blindly is a coin toss: measure them.
 
 The band is the measured re-timing noise, not a model error and not a held-out row: the eight
@@ -64,13 +64,15 @@ class NearTie:
     ``configs``: feasible configurations predicted within ``band`` of the best (the best
     included, so 1 means the first pick stands alone); ``slowest_ns``: the slowest of them;
     ``next_gap``: how much slower the first configuration outside the band is than the best
-    (None when every feasible configuration is inside, or there is only one)."""
+    (None when every feasible configuration is inside, or there is only one, or the best takes
+    0 ns); ``alone``: the best is the only feasible configuration."""
 
     band: float
     configs: int
     best_ns: float
     slowest_ns: float
     next_gap: float | None
+    alone: bool = False
 
     @property
     def tied(self) -> bool:
@@ -83,23 +85,16 @@ class NearTie:
 
     def summary(self, shown: int | None = None) -> str:
         """The one sentence every surface shows (tfx explore's text and JSON, the explorer's
-        Explore pane); ``shown``: rows the top table lists, to say when the tie is longer."""
-        from tfx.present.formatting import within_pct
-        band = within_pct(self.band)
-        if self.tied:
-            more = (f" ({shown} listed: --top {self.configs} lists them all)"
-                    if shown is not None and shown < self.configs else "")
-            return (f"near tie: top {self.configs} within {band} of the best, the re-timing noise: "
-                    f"measure them (their order is noise){more}")
-        if self.next_gap is None:
-            return "one feasible configuration"
-        return (f"top pick {within_pct(self.next_gap)} ahead of the next: outside the {band} "
-                "re-timing noise")
+        Explore pane), written by tfx.present.formatting.near_tie_sentence; ``shown``: rows the
+        top table lists, to say when the tie is longer."""
+        from tfx.present.formatting import near_tie_sentence
+        return near_tie_sentence(self, shown)
 
-    def to_json(self) -> dict:
+    def to_json(self, shown: int | None = None) -> dict:
         return {"band": self.band, "band_source": NOISE_SOURCE, "configs": self.configs,
                 "tied": self.tied, "best_ns": _plain(self.best_ns), "slowest_ns": _plain(self.slowest_ns),
-                "spread": self.spread, "next_gap": self.next_gap, "summary": self.summary()}
+                "spread": self.spread, "next_gap": self.next_gap,
+                "alone": self.alone, "summary": self.summary(shown)}
 
 
 def near_tie(kept: np.ndarray, band: float = RETIMING_NOISE) -> NearTie | None:
@@ -113,7 +108,7 @@ def near_tie(kept: np.ndarray, band: float = RETIMING_NOISE) -> NearTie | None:
     outside = t[inside.size:]
     gap = float(outside[0]) / best - 1 if outside.size and best else None
     return NearTie(band=band, configs=int(inside.size), best_ns=best, slowest_ns=float(inside[-1]),
-                   next_gap=gap)
+                   next_gap=gap, alone=bool(inside.size == 1 and outside.size == 0))
 
 
 def _plain(x: float):

@@ -197,3 +197,26 @@ def pct_change(old: Any, new: Any) -> str:
     if a == 0 or math.isnan(a) or math.isnan(b):
         return ""
     return f" ({(b - a) / a * 100:+.1f}%)"
+
+
+def near_tie_sentence(tie, shown: int | None = None) -> str:
+    """The near-tie sentence of every surface (tfx explore's text and JSON, the Explore pane)
+    for a ``tfx.explore.near_tie.NearTie``; ``shown``: rows the top table lists.
+
+    The gap and the band are percents to one decimal; where the two would print the same
+    (a gap of 1.84% against the 1.83% band), both get two decimals so the line does not read
+    "1.8% ahead ... outside the 1.8%"."""
+    band = within_pct(tie.band)
+    if tie.tied:
+        more = (f" ({shown} listed: a top of {tie.configs} lists them all)"
+                if shown is not None and shown < tie.configs else "")
+        return (f"near tie: top {tie.configs} within {band} of the best, the re-timing noise: "
+                f"measure them (their order is noise){more}")
+    if tie.alone:
+        return "one feasible configuration"
+    if tie.next_gap is None:       # the best takes 0 ns: any slower one is infinitely far behind
+        return f"top pick ahead of the next (it takes 0 ns): outside the {band} re-timing noise"
+    gap = within_pct(tie.next_gap)
+    if gap == band:
+        gap, band = f"{num(tie.next_gap) * 100:.2f}%", f"{num(tie.band) * 100:.2f}%"
+    return f"top pick {gap} ahead of the next: outside the {band} re-timing noise"

@@ -324,7 +324,7 @@ class ExplorePane(Vertical):
         t.append("\n")
         tie = getattr(out, "near_tie", None)
         if tie is not None:
-            t.append(tie.summary(), style="bold yellow" if tie.tied else "dim")
+            t.append(tie.summary(len(out.top)), style="bold yellow" if tie.tied else "dim")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append(f"fixed {fixed}" if fixed else "nothing fixed", style="dim")
