@@ -108,6 +108,24 @@ def test_explore_ranks_as_the_code_generator_compiles(priced, capsys):
     assert capsys.readouterr().out.startswith("gemm_fp8 on h200_sxm, compiled as cutlass: 4 configurations")
 
 
+
+def test_explore_csv_names_the_code_generator(tmp_path, capsys):
+    """--csv: each of the 2 configurations (BN 128, 256) names cutlass in its last column; on the
+    tiled profile the column is empty (no code generator applies)."""
+    fixed = {k: v for k, v in FP8_TILE.items() if k != "BN"}
+    sets = [a for k, v in fixed.items() for a in ("--set", f"{k}={v}")]
+    out = tmp_path / "cg.csv"
+    assert main(["explore", str(FP8), *sets, "--sweep", "BN=128,256", "--codegen", "cutlass",
+                 "--csv", str(out)]) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["codegen"] for r in rows] == ["cutlass", "cutlass"]
+    assert main(["explore", str(SIP_GEMM), "--hw", "sip", "--csv", str(out)]) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and {r["codegen"] for r in rows} == {""}
+
+
 def test_explore_sensitivity_follows(priced):
     """--sensitivity reprices around the best configuration under the same code generator: its
     baseline is the top configuration's time."""
@@ -184,7 +202,10 @@ def test_explorer_g_reprices_every_pane(priced):
             await pilot.pause()
             assert app.analysis.codegen == "cutlass"
             app.finish_hint()                      # the Roofline pane's occupancy rerun follows too
-            assert app.outcome.hinted is None or app.outcome.hinted.codegen == "cutlass"
+            # the fp8 tile runs 1 CTA/SM of 8 warps; the hint (2) needs 65,536 registers / (2 x 256
+            # threads) = 128 a thread, so the rerun happens, and it prices cutlass too
+            assert app.outcome.hint_note == "rerun with 128 registers/thread (no spill assumed)"
+            assert app.outcome.hinted is not None and app.outcome.hinted.codegen == "cutlass"
             assert float(app.analysis.metrics["performance.predicted_ns"]) == priced["cutlass"]
             assert shown(app, "#status").startswith("gemm_fp8 on h200_sxm, compiled as cutlass predicted")
             assert shown(app, "#diff").startswith("A/B vs pin [codegen triton -> cutlass]: predicted")

@@ -36,3 +36,14 @@ def check_set_domains(module, kernel_name: str | None, params: dict[str, int]) -
         from tfx.ir.bind import check_set_values
         check_set_values(module, module.kernel(kernel_name), params)
     return params
+
+
+def add_codegen_arg(p, flag: str = "--codegen", side: str = "") -> None:
+    """The code generator option of every command that prices a kernel (analyze, explore, diff,
+    simulate, validate, and tfx open: one spelling, one help)."""
+    from tfx.analysis.codegen import CODEGENS
+    p.add_argument(flag, choices=tuple(CODEGENS), default=None,
+                   help=f"the code generator whose GPU instructions are priced{side}: triton (default; "
+                        "per-thread cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, "
+                        "hand-pipelined wgmma); on a tiled profile its own tool chain compiles: cutlass is refused, "
+                        "triton (the default, spelled out) is accepted and results name no code generator")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from tfx.analysis.codegen import DEFAULT
 from tfx.errors import SourceLocation, TfxError, read_text_file
 
 REQUIRED = ("kernel", "measured_ms")
@@ -285,7 +286,7 @@ class Compared:
     row: MeasuredRow
     predicted_ms: float
     spilling: bool                # the compiled kernel spills (or, without its count, the estimate does)
-    codegen: str | None = "triton"  # the code generator priced (Analysis.codegen; None on a tiled profile)
+    codegen: str | None = DEFAULT   # the code generator priced (Analysis.codegen; None on a tiled profile)
 
     @property
     def error(self) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfx.analysis.codegen import check_profile as check_codegen
+from tfx.assignments import add_codegen_arg  # noqa: F401  (shared with tfx open; cli modules import it here)
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError, argument_error
@@ -14,17 +15,6 @@ def add_kernel_args(p, hw_required: bool = False) -> None:
     p.add_argument("--hw", default=DEFAULT_PROFILE, help="hardware profile: a shipped name or a TOML path")
     p.add_argument("--set", action="append", metavar="P=V", help="override a kernel parameter")
     p.add_argument("--knob", action="append", metavar="K=V", help="override a profile fact (value or xF, /F)")
-
-
-def add_codegen_arg(p, flag: str = "--codegen", side: str = "") -> None:
-    """The code generator option of every command that prices a kernel (analyze, explore, diff,
-    simulate, validate; tfx open takes the same)."""
-    from tfx.analysis.codegen import CODEGENS
-    p.add_argument(flag, choices=tuple(CODEGENS), default=None,
-                   help=f"the code generator whose GPU instructions are priced{side}: triton (default; "
-                        "per-thread cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, "
-                        "hand-pipelined wgmma); on a tiled profile its own tool chain compiles: cutlass is refused, "
-                        "triton (the default, spelled out) is accepted and results name no code generator")
 
 
 def register(sub) -> None:

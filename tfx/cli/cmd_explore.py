@@ -148,19 +148,21 @@ def _write_csv(result, path: str) -> None:
     params, knob = space.decode_many(np.arange(n))
     cols = result.columns
     header = ["index", *space.names, *space.knob_paths, "feasible", "reason",
-              "predicted_ns", "smem_per_cta", "regs_per_thread", "blocks_per_sm", "dram_bytes", "cost"]
+              "predicted_ns", "smem_per_cta", "regs_per_thread", "blocks_per_sm", "dram_bytes", "cost",
+              "codegen"]
     combos = space.knob_combos
     reasons = [""] + list(result.reasons)
     if path == "-":
-        _write_csv_rows(sys.stdout, header, n, params, knob, space, combos, reasons, cols)
+        _write_csv_rows(sys.stdout, header, n, params, knob, space, combos, reasons, cols, result.codegen)
         return
     from tfx.files import atomic_open
     with atomic_open(path, what="the CSV", newline="") as buf:
-        _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols)
+        _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, result.codegen)
     print(f"wrote {n:,} configurations to {path}", file=sys.stderr)
 
 
-def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols) -> None:
+def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, codegen) -> None:
+    # every row names the code generator it was ranked as (empty on a tiled profile: none applies)
     import csv
     w = csv.writer(buf)
     w.writerow(header)
@@ -170,7 +172,7 @@ def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols) 
         code = int(cols["code"][i])
         row = [i, *(int(params[p][i]) for p in space.names),
                *(combos[int(knob[i])][k] for k in space.knob_paths),
-               int(code == 0), reasons[code], *(_num(v[i]) for v in values)]
+               int(code == 0), reasons[code], *(_num(v[i]) for v in values), codegen or ""]
         w.writerow(row)
 
 

@@ -54,11 +54,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--measured", metavar="CSV",
                    help="measured times (the tfx validate CSV: kernel, profile, measured_ms, "
                         "parameters) shown beside the prediction of the configuration on screen")
-    from tfx.analysis.codegen import CODEGENS
-    p.add_argument("--codegen", choices=tuple(CODEGENS), default=None,
-                   help="the code generator every pane prices: triton (default; per-thread cp.async "
-                        "copies) or cutlass (TMA copies, hand-pipelined wgmma); g switches it; "
-                        "refused on a tiled profile")
+    from tfx.assignments import add_codegen_arg
+    add_codegen_arg(p, side=" (every pane; g switches it)")
     p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
     m = p.add_argument_group("model screen (--model; docs/explorer-model.md)")
     m.add_argument("--model", metavar="NAME",
