@@ -36,6 +36,10 @@ from tfx.errors import SourceLocation, TfxError, read_text_file
 
 REQUIRED = ("kernel", "measured_ms")
 RESOURCE_COLUMNS = ("regs", "spills", "smem_bytes")
+#: Registers one thread may use on every NVIDIA GPU since sm_35 (CUDA C Programming Guide,
+#: "Technical Specifications per Compute Capability": maximum number of 32-bit registers per
+#: thread, 255); a compiled kernel reports 1..255, so anything else in a CSV is a typo.
+MAX_REGS_PER_THREAD = 255
 # Columns that describe a row without changing its prediction.
 ANNOTATIONS = frozenset({
     "profile", "family", "shape", "split", "seed", "status", "error", "note", "layout",
@@ -196,6 +200,9 @@ def read_measurements(path: str | Path, text: str | None = None, all_status: boo
                     res[h] = _int_cell(v, h, at(h))
                     if res[h] < 0:
                         raise TfxError(f"column {h!r} must not be negative, found {v!r}", where=at(h))
+                    if h == "regs" and not 1 <= res[h] <= MAX_REGS_PER_THREAD:
+                        raise TfxError(f"column 'regs' must be 1..{MAX_REGS_PER_THREAD} registers per thread "
+                                       f"(the hardware's per-thread maximum), found {v!r}", where=at(h))
             elif h in ANNOTATIONS:
                 notes[h] = v
             elif v != "":

@@ -49,6 +49,22 @@ def parse_resources(text: str | None) -> dict[str, int]:
     return out
 
 
+def _check_regs(resources: dict, profile) -> None:
+    """regs must be 1..the profile's per-thread maximum (255 where it states none): the analysis
+    would otherwise clamp 300 to 255 and price 0 registers, silently."""
+    if "regs" not in resources:
+        return
+    from tfx.analysis.measured import MAX_REGS_PER_THREAD
+    from tfx.analysis.occupancy import OccupancyLimits
+    try:
+        most = int(OccupancyLimits.from_profile(profile).max_regs_per_thread)
+    except (TfxError, KeyError, AttributeError, TypeError):    # a profile without occupancy limits
+        most = MAX_REGS_PER_THREAD
+    if not 1 <= resources["regs"] <= most:
+        raise argument_error("--resources", f"expected 1..{most} registers per thread (the {profile.name} "
+                             "per-thread maximum)", name="regs", found=str(resources["regs"]))
+
+
 def ptxas_resources(path: str, name: str | None) -> dict[str, int]:
     """regs, spills (local words per thread: the stack frame and spill stores, whichever is
     larger, over 4 B) and static_smem of one function of ``ptxas -v`` output."""
@@ -75,6 +91,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     module = parse_file(args.file)
     profile = load_profile(args.hw).with_knobs(parse_assignments(args.knob, "--knob"))
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
+    _check_regs(resources, profile)
     codegen = getattr(args, "codegen", None)
     check_codegen(codegen, profile)        # the one refusal on a tiled profile (tfx.analysis.codegen)
     return analyze(module, args.kernel, profile, params,
