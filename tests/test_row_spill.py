@@ -31,6 +31,10 @@ from tfx.lang import parse_file
 
 
 def test_the_frame_sets_the_share_where_it_reaches_the_registers():
+    """softmax 8192x16384 (1, 1): 64 registers < 128, so FRAME_TRAFFIC 4.355; 724 words x 4 B =
+    2,896 B a thread; 4.355 x 2,896 x 32 threads = 403,586.56 B a CTA; over its 917,520 register
+    bytes (56 B x 16,384 + 16, module docstring) = 0.4398667, under the per-op 0.942708."""
+    assert 4.355 * 2_896 * 32 == pytest.approx(403_586.56)
     share = row_spill.frame_share(0.942708, 2896.0, 32, 917520.0, 64)
     assert share == pytest.approx(403586.56 / 917520, rel=1e-9)
     assert share == pytest.approx(0.439867, abs=1e-6)
@@ -167,3 +171,42 @@ def test_the_spill_line_states_the_streamed_spill():
             "stored once before each of the body's 1 reduction(s) and loaded once after: the loads and stores "
             "move 2 x 1 = 2 x the frame, 2 x 2,928 B x 32 threads = 187,392 B a CTA, 19.1% of the CTA's "
             "register bytes)") in detail
+
+
+def test_the_corpus_register_classes_meet_at_128():
+    """The corpus's frames that reach their registers sit at 32-72 and 168-255 registers: the
+    top of the low class (72: rmsnorm N 2048 (8, 1)) takes the corpus median FRAME_TRAFFIC
+    4.355 whatever its reductions; the bottom of the high one (168: rmsnorm (1, 1) at 16384,
+    softmax (8, 1) at 2048) takes 2 x k: 2 x 1 = 2 for rmsnorm's row sum, 2 x 2 = 4 for
+    softmax's row max and row sum."""
+    import numpy as np
+    assert row_spill.frame_traffic(72, 1) == 4.355
+    assert row_spill.frame_traffic(72, 2) == 4.355
+    assert row_spill.frame_traffic(168, 1) == 2.0
+    assert row_spill.frame_traffic(168, 2) == 4.0
+    assert list(row_spill.frame_traffic(np.array([72, 168]), 2)) == [4.355, 4.0]
+
+
+def test_the_constant_s_two_medians():
+    """The 52 kernels' median (26th and 27th: (4.2841 + 4.4266) / 2 = 4.35535) is FRAME_TRAFFIC;
+    the 48 it applies to (under 128 registers) give (4.4266 + 4.4281) / 2 = 4.42735, the figure
+    the module's comment quotes for why 4.355 stands."""
+    import csv
+    import statistics
+    rows = [r for r in csv.DictReader(open("calibration/h200/measured/row_spill_sass/row_spill_sass.csv"))
+            if row_spill.applies(int(r["spills"]) * 4, int(r["regs"]))]
+    ratio = [(int(r["LDL_bytes"]) + int(r["STL_bytes"])) / (4 * int(r["spills"])) for r in rows]
+    low = [x for x, r in zip(ratio, rows) if int(r["regs"]) < row_spill.STREAMING_REGISTERS]
+    assert len(rows) == 52 and len(low) == 48
+    assert statistics.median(ratio) == pytest.approx(4.35535, abs=5e-5)
+    assert statistics.median(low) == pytest.approx(4.42735, abs=5e-5)
+
+
+def test_a_streamed_spill_without_a_reduction_says_so():
+    """A copy-like body (no reduce op) at 168 registers with 100 spilled words (400 B): stored
+    once, loaded once, 2 x 400 B x 32 threads = 25,600 B a CTA."""
+    d = row_spill.describe(400.0, 32, 168, 0.25, 0)
+    assert "no reduction: stored once, loaded once = 2 x the frame, 2 x 400 B x 32 threads = 25,600 B a CTA" in d
+    assert "reduction(s)" not in d
+    one = row_spill.describe(400.0, 32, 168, 0.25, 1)
+    assert "each of the body's 1 reduction(s) and loaded once after: the loads and stores move 2 x 1 = 2 x" in one
