@@ -231,7 +231,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     has_spill = is_array(spill.fraction) or bool(spill.fraction)
     if has_spill and profile.kind == "gpu" and threads is not None:
         # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
-        on_sm = emin(resident, cdiv(positions, units)) if is_array(positions, resident) else min(resident, cdiv(positions, units))
+        on_sm = emin(resident, cdiv(positions, units))
         local = local_memory(m, spill, threads, on_sm)
         if not any(unit_node.mma_ops()):
             # few warps a SM: spilled values in DRAM come back at their latency's pace
@@ -844,7 +844,7 @@ def _spill_chain(loop: ScopeNode, m: Machine, miss, warps, r, active_units):
         return None
     threads, l2_cap, l2_ns, dram_ns, positions = facts
     slots = r * active_units
-    ctas = emin(positions, slots) if is_array(positions, slots) else min(positions, slots)
+    ctas = emin(positions, slots)
     c = spill_chain.trip_chain(warp.mmas, regs, spb, spb * threads * ctas, l2_cap, l2_ns, dram_ns)
     return c._replace(ns=where(on, c.ns, 0), applies=on) if is_array(on) else c
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from tfx.analysis.codegen import check_profile as check_codegen
 from tfx.assignments import add_codegen_arg  # noqa: F401  (shared with tfx open; cli modules import it here)
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
@@ -93,7 +92,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
     _check_regs(resources, profile)
     codegen = getattr(args, "codegen", None)
-    check_codegen(codegen, profile)        # the one refusal on a tiled profile (tfx.analysis.codegen)
+    # analyze() refuses a code generator the profile cannot compile for (tfx.analysis.codegen.check_profile)
     return analyze(module, args.kernel, profile, params,
                    resources=resources, occupancy_hint=occupancy_hint, codegen=codegen)
 
