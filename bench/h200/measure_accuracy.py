@@ -9,6 +9,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt3 ACC_SEED_OFFSET=500 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt4 ACC_SEED_OFFSET=600 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt5 ACC_SEED_OFFSET=700 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt6 ACC_SEED_OFFSET=800 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt7 ACC_SEED_OFFSET=900 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -27,6 +29,11 @@ annotations: family, shape, split (tune / heldout), seed, status, blocks_per_sm
                          (kernels/flash_attention.tile)
     decode.csv           split-KV GQA decode, partial + merge launches (kernels/gqa_decode.tile);
                          measured_ms is both launches back to back; ms_split, ms_merge alone
+    ms_graph             (decode.csv every row; gemm.csv and rows.csv rows under 50 us) the same
+                         launch(es) timed inside a CUDA graph, L2 cleared before each as do_bench
+                         does, minus a graph of the clears alone: the GPU's time without the host's
+                         launch cost, to tell a host-bound timing from the kernel (run8's decode
+                         merges timed 11-26 us where earlier campaigns timed 4-13 us)
     rows.csv             rmsnorm and softmax row kernels (whole rows in registers, spilling
                          configurations included)
     gemm_m480.csv        bf16 GEMM M=480 N=14336 K=8192, BM=128, for the unique-bytes check
@@ -86,12 +93,12 @@ COMMON = ["kernel", "profile", "measured_ms"]
 RES = ["regs", "spills", "smem_bytes"]
 
 FILES = {
-    "gemm.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "layout"],
+    "gemm.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "layout", "ms_graph"],
     "persistent_gemm.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "NUM_SMS"],
     "attention.csv": ["B", "H", "S", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES"],
     "decode.csv": ["B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES", "ms_split", "ms_merge",
-                   "merge_regs", "merge_spills", "merge_smem_bytes"],
-    "rows.csv": ["M", "N", "BLOCK_M", "WARPS"],
+                   "merge_regs", "merge_spills", "merge_smem_bytes", "ms_graph"],
+    "rows.csv": ["M", "N", "BLOCK_M", "WARPS", "ms_graph"],
     "gemm_m480.csv": ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "min_bytes", "gbps_unique",
                       "tflops"],
 }
@@ -224,6 +231,47 @@ if SHAPE_SET == "alt5":
                   ((32768, 16384), "heldout")]
     SOFTMAX_SHAPES = [((32768, 8192), "heldout"), ((8192, 1024), "heldout"), ((512, 32768), "heldout"),
                       ((2048, 65536), "heldout")]
+
+# ACC_SHAPE_SET=alt6: a seventh set (session 9), measured at that session's start before any model change.
+if SHAPE_SET == "alt6":
+    GEMM_BF16_SHAPES = [((6144, 6144, 4096), "heldout"), ((1536, 8192, 4096), "heldout"),
+                        ((16, 4096, 14336), "heldout"), ((32, 14336, 4096), "heldout"),
+                        ((64, 28672, 4096), "heldout"), ((128, 4096, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 6144, 6144), "heldout"), ((3072, 3072, 3072), "heldout"),
+                       ((32, 14336, 4096), "heldout"), ((64, 8192, 8192), "heldout"),
+                       ((128, 28672, 4096), "heldout")]
+    PERSIST_SHAPES = [((5120, 5120, 5120), "heldout"), ((2048, 14336, 4096), "heldout"),
+                      ((3072, 8192, 4096), "heldout")]
+    ATTN_SHAPES = [((2, 32, 4096, 128, 1), "heldout"), ((16, 32, 1024, 128, 1), "heldout"),
+                   ((1, 8, 32768, 128, 1), "heldout"), ((4, 32, 4096, 64, 0), "heldout"),
+                   ((2, 16, 8192, 128, 0), "heldout")]
+    DECODE_SHAPES = [((1, 32, 8, 65536), "heldout"), ((16, 32, 8, 16384), "heldout"),
+                     ((4, 64, 8, 4096), "heldout"), ((64, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((32768, 4096), "heldout"), ((2048, 16384), "heldout"), ((4096, 1024), "heldout"),
+                  ((16384, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((16384, 4096), "heldout"), ((4096, 16384), "heldout"), ((65536, 1024), "heldout"),
+                      ((1024, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt7: an eighth set, written down at session 9's start and measured at its end, so
+# that the model of that session is judged on shapes nobody looked at while changing it.
+if SHAPE_SET == "alt7":
+    GEMM_BF16_SHAPES = [((4096, 8192, 8192), "heldout"), ((2048, 4096, 14336), "heldout"),
+                        ((16, 14336, 14336), "heldout"), ((32, 8192, 14336), "heldout"),
+                        ((64, 14336, 4096), "heldout"), ((128, 8192, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 4096, 8192), "heldout"), ((8192, 4096, 8192), "heldout"),
+                       ((16, 4096, 14336), "heldout"), ((32, 28672, 4096), "heldout"),
+                       ((128, 4096, 14336), "heldout")]
+    PERSIST_SHAPES = [((8192, 8192, 8192), "heldout"), ((2048, 8192, 4096), "heldout"),
+                      ((3072, 14336, 4096), "heldout")]
+    ATTN_SHAPES = [((8, 32, 2048, 64, 1), "heldout"), ((1, 32, 16384, 128, 1), "heldout"),
+                   ((2, 8, 8192, 128, 1), "heldout"), ((1, 32, 2048, 128, 0), "heldout"),
+                   ((4, 16, 4096, 64, 0), "heldout")]
+    DECODE_SHAPES = [((1, 32, 8, 16384), "heldout"), ((64, 64, 8, 2048), "heldout"),
+                     ((16, 32, 8, 32768), "heldout"), ((2, 64, 8, 8192), "heldout")]
+    RMS_SHAPES = [((8192, 4096), "heldout"), ((1024, 16384), "heldout"), ((32768, 2048), "heldout"),
+                  ((2048, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((8192, 4096), "heldout"), ((2048, 16384), "heldout"), ((32768, 1024), "heldout"),
+                      ((4096, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
@@ -585,6 +633,48 @@ def bench(fn):
     return median_ms(fn, warmup=5, rep=25)
 
 
+GRAPH_UNDER_MS = 0.05    # gemm/rows rows faster than this also get ms_graph (decode: every row)
+_FLUSH = []
+
+
+def graph_ms(fn, n=10, reps=15):
+    """ms per call of ``fn`` timed inside a CUDA graph: n x (clear the L2 the way do_bench does:
+    zero a 256 MB buffer; fn) minus n x (clear) alone, each the median of ``reps`` replays. The
+    host's launch cost is gone; only the GPU's time between the kernels remains."""
+    if not _FLUSH:
+        _FLUSH.append(torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda"))
+    cache = _FLUSH[0]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):          # warm-up off the capture (Triton's first call compiles)
+        fn()
+        cache.zero_()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+
+    def replay_ms(with_fn):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(n):
+                cache.zero_()
+                if with_fn:
+                    fn()
+        g.replay()
+        torch.cuda.synchronize()
+        vals = []
+        for _ in range(reps):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            g.replay()
+            e.record()
+            e.synchronize()
+            vals.append(s.elapsed_time(e))
+        vals.sort()
+        return vals[len(vals) // 2]
+
+    return (replay_ms(True) - replay_ms(False)) / n
+
+
 def row_base(job):
     f, fam, kern, split, seed, shape, p = job
     return dict(kernel=kern, profile=PROFILE, family=fam, shape=shape, split=split, seed=seed, **p)
@@ -650,6 +740,11 @@ def run_all(jobs):
                 if fname == "decode.csv":
                     extra["ms_split"] = bench(lambda: decode_launch(p, bufs, which="split"))
                     extra["ms_merge"] = bench(lambda: decode_launch(p, bufs, which="merge"))
+                if fname == "decode.csv" or (fname in ("gemm.csv", "rows.csv") and ms < GRAPH_UNDER_MS):
+                    try:
+                        extra["ms_graph"] = graph_ms(lambda: launch(j, bufs))
+                    except Exception as ge:   # a timing aid: never lose the row for it
+                        log(f"  graph timing failed: {repr(ge)[:160]}")
                 if fname == "gemm_m480.csv":
                     extra["gbps_unique"] = p["min_bytes"] / ms / 1e6
                     extra["tflops"] = 2 * p["M"] * p["N"] * p["K"] / ms / 1e9

@@ -44,7 +44,7 @@ MAX_REGS_PER_THREAD = 255
 ANNOTATIONS = frozenset({
     "profile", "family", "shape", "split", "seed", "status", "error", "note", "layout",
     "blocks_per_sm", "rel_err", "ms_split", "ms_merge", "merge_regs", "merge_spills",
-    "merge_smem_bytes", "min_bytes", "gbps_unique", "tflops",
+    "merge_smem_bytes", "min_bytes", "gbps_unique", "tflops", "ms_graph",
 })
 
 
