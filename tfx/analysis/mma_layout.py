@@ -156,6 +156,18 @@ def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     return text
 
 
+def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key) -> str:
+    """One line: the tensor rate an mma of ``dtype`` is priced at where the profile states that
+    dtype's own sustained fraction (``key``, ``compute.tensor.efficiency_<dtype>``): the SM's peak
+    (``per_cycle`` flop/cycle at ``clock_ghz``) times it. fp8 on the H200: 8192 x 1.98 = 16,220.2
+    flop/ns x 0.700 (cuBLAS fp8 / bf16 at 8192^3 in one session, 1.892, x bf16's 0.74 / 2;
+    calibration/h200/measured/fp8_rate) = 11,354.1 flop/ns (docs/analysis.md section 8)."""
+    peak = per_cycle * clock_ghz
+    return (f"{dtype} on the tensor cores: {per_cycle:,.0f} flop/cycle x {clock_ghz:g} GHz = "
+            f"{peak:,.1f} flop/ns per SM at peak x {fraction:.3f} sustained ({key}) = "
+            f"{peak * fraction:,.1f} flop/ns")
+
+
 class RegisterTranspose(NamedTuple):
     """An 8-bit operand the warpgroup mma cannot read as stored: transposed in registers and
     stored to shared memory one element per lane, its load not pipelined."""

@@ -39,6 +39,7 @@ from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
+from tfx.hw.profile import normalize_dtype
 from tfx.hw.units import format_bytes, format_time_ns
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
@@ -677,6 +678,12 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
                     g, warps, resident, _warp_mma_clock(m)) + " (included in the waves above)"))
             continue
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
+        key = f"compute.tensor.efficiency_{normalize_dtype(dtype)}"
+        if m.profile.get(key, None) is not None:
+            # the dtype's own sustained fraction (fp8: its cuBLAS rate against bf16's, fp8_rate)
+            per_cycle = m.rate("tensor", dtype) / m.clock_ghz
+            out.append(Term("tensor rate", 0, f"line {c.line}: " + mma_layout.describe_sustained_rate(
+                normalize_dtype(dtype), per_cycle, m.clock_ghz, m.tensor_efficiency(dtype), key)))
         serial = mma_layout.serialized_wgmma(c, m.inst, bits, warps)
         facts = mma_layout.serial_wgmma_facts(m)
         if serial is not None and facts is not None and not is_array(serial.applies):
