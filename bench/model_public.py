@@ -40,6 +40,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
+from pathlib import Path
+
+# this checkout's tfx first (an editable install of another worktree would be measured instead)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 URL = "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/docs/source/performance.md"
 

@@ -6,11 +6,16 @@ Targets (docs/model-latency.md): the full suggest space in < 1 s, the 1.4M-evalu
 in < 5 s, both with the default eager kernel structure (~1,500 kernels per 8B step).
 """
 
+import sys
 import time
+from pathlib import Path
 
-from tfx.model import load_model
-from tfx.model.search import HW_KNOBS, hw_sweep, suggest
-from tfx.model.system import Workload, load_system
+# this checkout's tfx first (an editable install of another worktree would be timed instead)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tfx.model import load_model  # noqa: E402
+from tfx.model.search import HW_KNOBS, hw_sweep, suggest  # noqa: E402
+from tfx.model.system import Workload, load_system  # noqa: E402
 
 
 def main() -> None:

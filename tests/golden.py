@@ -11,7 +11,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tfx.bundled import REPO_ROOT, bundled_dir
+# Run as a script (python3 tests/golden.py), sys.path[0] is tests/ and an editable install elsewhere
+# (another worktree) would be checked instead of this checkout: put this checkout first.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tfx.bundled import REPO_ROOT, bundled_dir  # noqa: E402
 
 SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "analyze"  # test data: never shipped
 
