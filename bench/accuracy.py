@@ -173,7 +173,44 @@ def measured_families(split="heldout", only=None, runs=None):
                 print(f"     {name} rows: {len(part)}, median |error| "
                       f"{statistics.median(abs(c.error) for c in part) * 100:.1f}%, signed "
                       f"{statistics.median(c.error for c in part) * 100:+.1f}%")
+    graph_summaries(compared)
     return by_family
+
+
+def graph_summaries(compared):
+    """The same figures against ``ms_graph`` where a CSV has it (run9 on: the launch(es) timed inside
+    a CUDA graph with the L2 cleared before each as do_bench does, minus the clears alone;
+    bench/h200/measure_accuracy.py graph_ms): a family whose figures are good here and bad against
+    measured_ms is timed host-bound by do_bench, not mispredicted. Only the rows with ms_graph count
+    (gemm and rows: those under 50 us), so a shape's figures may be over a subset; the family column
+    reads ``<family>@graph`` so that a parser of the tables above tells the two apart."""
+    from dataclasses import replace
+
+    from tfx.analysis.measured import Compared, figures, format_table, overall
+    by_family: dict = {}
+    for c in compared:
+        g = c.row.notes.get("ms_graph")
+        if g:
+            row = replace(c.row, measured_ms=float(g))
+            by_family.setdefault(c.row.family, []).append((Compared(row, c.predicted_ms, c.spilling, c.codegen),
+                                                           c.row.measured_ms - float(g)))
+    if not by_family:
+        return
+    print("\nthe same against ms_graph (the launches in a CUDA graph: no host launch cost), rows that have it")
+    for family, pairs in by_family.items():
+        groups: dict = {}
+        for c, _ in pairs:
+            groups.setdefault(c.row.shape, []).append(c)
+        figs = [figures(f"{family}@graph", shape, rows) for shape, rows in groups.items()]
+        print(format_table(figs))
+        o = overall(figs)
+        sp = f"{o['min_spearman']:+.2f}" if o["min_spearman"] is not None else "-"
+        gap = sorted(d * 1e3 for _, d in pairs)
+        print(f"  => {family}@graph: median over shapes of median |error| {o['median_abs_error'] * 100:.1f}%, signed "
+              f"{o['median_error'] * 100:+.1f}%; min Spearman {sp}; max regret {o['max_regret'] * 100:.1f}%; "
+              f"{len(pairs)} rows")
+        print(f"     measured_ms - ms_graph: median {statistics.median(gap):.1f} us, max {gap[-1]:.1f} us "
+              f"(a few us: a stream launch against a graph node; tens: do_bench waited for the host's launches)")
 
 
 def report(title, rows):
