@@ -325,7 +325,11 @@ class Predictor:
             try:
                 self._profiles[name] = load_profile(name)
             except TfxError as err:
-                raise TfxError(err.message, where=where) from None
+                if err.where is None:        # an unknown name: the row (or --hw) that gave it
+                    raise TfxError(err.message, where=where, notes=err.notes) from None
+                # a fault inside the profile's file keeps its file:key; the row is a note
+                raise TfxError(err.message, where=err.where, source_line=err.source_line,
+                               notes=err.notes + ((f"the profile of row {where}",) if where else ())) from None
         return self._profiles[name]
 
     def analysis(self, row: MeasuredRow, use_measured: bool = True):

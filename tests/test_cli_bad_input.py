@@ -1,0 +1,34 @@
+"""Bad input found by bench/bad_input.py (session 9, audit9): each case ends with exit 2 and
+one line naming the place (file:line:col, file:key or the option) and what was expected, no
+traceback. Each expected line is written from the input by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tfx.bundled import bundled_dir, bundled_kernel
+from tfx.cli.main import main
+
+GEMM = str(bundled_kernel("gemm.tile"))
+
+
+def refusal(argv, capsys) -> list[str]:
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert "Traceback" not in err
+    return err.rstrip("\n").split("\n")
+
+
+def test_validate_names_the_key_of_a_bad_hw_profile_not_the_csv_row(tmp_path, capsys):
+    """validate --hw P.toml, P with an unknown key 'bandwith' under [memory.gmem]: the line names
+    P.toml:memory.gmem.bandwith (as analyze, simulate, hw show do), not the CSV row that first
+    needed the profile (was 'rows.csv:2:1: error: unknown key ...'); the row is a note."""
+    text = (bundled_dir("hw_profiles") / "h200_sxm.toml").read_text()
+    profile = tmp_path / "p.toml"
+    profile.write_text(text.replace("[memory.gmem]", "[memory.gmem]\nbandwith = 1", 1))
+    rows = tmp_path / "rows.csv"
+    rows.write_text(f"kernel,measured_ms,M,N,K\n{GEMM},0.1,64,64,64\n")
+    lines = refusal(["validate", str(rows), "--hw", str(profile)], capsys)
+    assert lines[0].startswith(f"{profile}:memory.gmem.bandwith: error: unknown key 'bandwith' in memory.gmem")
+    assert lines[1:] == [f"  note: the profile of row {rows}:2:1"]
