@@ -32,3 +32,35 @@ def test_validate_names_the_key_of_a_bad_hw_profile_not_the_csv_row(tmp_path, ca
     lines = refusal(["validate", str(rows), "--hw", str(profile)], capsys)
     assert lines[0].startswith(f"{profile}:memory.gmem.bandwith: error: unknown key 'bandwith' in memory.gmem")
     assert lines[1:] == [f"  note: the profile of row {rows}:2:1"]
+
+
+def test_model_compare_refuses_json_that_is_no_saved_result(tmp_path, capsys):
+    """model compare reads latency_ns, stages and memory of each saved result: any other JSON was
+    an AttributeError ([1, 2]) or KeyError ({"hello": 1}) traceback with exit 1."""
+    a_list = tmp_path / "list.json"
+    a_list.write_text("[1, 2]")
+    assert refusal(["model", "compare", str(a_list)], capsys) == [
+        f"{a_list}: error: expected a result saved by tfx model latency --save/--json (a JSON object), "
+        "found a JSON list"]
+    other = tmp_path / "other.json"
+    other.write_text('{"hello": 1}')
+    assert refusal(["model", "compare", str(other)], capsys) == [
+        f"{other}: error: expected a result saved by tfx model latency --save/--json: no key 'latency_ns'"]
+    text = tmp_path / "text.json"
+    text.write_text('{"latency_ns": "fast", "stages": [], "memory": {}}')
+    assert refusal(["model", "compare", str(text)], capsys) == [
+        f"{text}:latency_ns: error: expected a result saved by tfx model latency --save/--json: "
+        'latency_ns a finite number >= 0, found "fast"']
+    # JSON that does not parse: file:line:col of the fault ('{"kernel": ' ends at column 12 of line 1)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"kernel": ')
+    assert refusal(["model", "compare", str(broken)], capsys) == [f"{broken}:1:12: error: not JSON: Expecting value"]
+
+
+def test_model_compare_still_reads_a_saved_result(tmp_path, capsys):
+    saved = tmp_path / "s.json"
+    assert main(["model", "latency", "--model", "llama3.2-1b", "--save", str(saved)]) == 0
+    capsys.readouterr()
+    assert main(["model", "compare", str(saved), str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "#2" in out and "latency" in out

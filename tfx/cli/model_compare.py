@@ -7,7 +7,7 @@ import json
 from tfx.cli.common import emit_json, read_text
 from tfx.cli.model_common import add_workload_args, gemm_text, profile_kind
 from tfx.present import formatting as fmt
-from tfx.errors import TfxError, argument_error
+from tfx.errors import SourceLocation, TfxError, argument_error
 from tfx.model.compare import compare_results
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
@@ -24,13 +24,53 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+SAVED = "a result saved by tfx model latency --save/--json"
+
+
+def check_saved(obj, path: str) -> dict:
+    """``obj`` if it holds what compare_results reads of a saved result (latency_ns; stages,
+    each with a name and total_ns; memory.total; attention_ns, ffn_ns, devices where given),
+    else one line at ``path:key`` saying what was expected (was a KeyError or AttributeError
+    traceback for any other JSON)."""
+    import math
+
+    def number(value, key, optional=False):
+        if value is None and optional:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise TfxError(f"expected {SAVED}: {key} a finite number >= 0, found {json.dumps(value)[:40]}",
+                           where=f"{path}:{key}")
+
+    if not isinstance(obj, dict):
+        raise TfxError(f"expected {SAVED} (a JSON object), found a JSON {type(obj).__name__}", where=path)
+    for key in ("latency_ns", "stages", "memory"):
+        if key not in obj:
+            raise TfxError(f"expected {SAVED}: no key {key!r}", where=path)
+    number(obj["latency_ns"], "latency_ns")
+    for key in ("attention_ns", "ffn_ns", "devices"):
+        number(obj.get(key), key, optional=True)
+    if not isinstance(obj["memory"], dict):
+        raise TfxError(f"expected {SAVED}: memory an object", where=f"{path}:memory")
+    number(obj["memory"].get("total"), "memory.total", optional=True)
+    if not isinstance(obj["stages"], list):
+        raise TfxError(f"expected {SAVED}: stages a list", where=f"{path}:stages")
+    for i, st in enumerate(obj["stages"]):
+        if not isinstance(st, dict) or not isinstance(st.get("name"), str):
+            raise TfxError(f"expected {SAVED}: each stage an object with a name", where=f"{path}:stages[{i}]")
+        number(st.get("total_ns"), f"stages[{i}].total_ns")
+    if not isinstance(obj.get("workload", {}), dict):
+        raise TfxError(f"expected {SAVED}: workload an object", where=f"{path}:workload")
+    return obj
+
+
 def run(args) -> int:
     results = []
     for f in args.files:
         try:
-            results.append(json.loads(read_text(f)))
+            obj = json.loads(read_text(f))
         except json.JSONDecodeError as exc:
-            raise TfxError(f"not JSON: {exc}", where=f) from None
+            raise TfxError(f"not JSON: {exc.msg}", where=SourceLocation(f, exc.lineno, exc.colno)) from None
+        results.append(check_saved(obj, f))
     if args.config:
         if not args.model:
             raise argument_error("--config", "expected with --model")
