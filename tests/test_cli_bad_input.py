@@ -64,3 +64,16 @@ def test_model_compare_still_reads_a_saved_result(tmp_path, capsys):
     assert main(["model", "compare", str(saved), str(saved)]) == 0
     out = capsys.readouterr().out
     assert "#2" in out and "latency" in out
+
+
+def test_model_hw_sweep_refuses_factors_that_are_no_positive_numbers(capsys):
+    """--factors 1,abc was a ValueError traceback (exit 1); --factors 0,1 divided by zero (a numpy
+    RuntimeWarning on stderr) and printed a sweep. A factor scales every knob: finite and > 0."""
+    base = ["model", "hw-sweep", "--model", "llama3.2-1b"]
+    for text, bad in (("1,abc", "abc"), ("0,1", "0"), ("1,-2", "-2"), ("inf", "inf"), ("1,", "")):
+        assert refusal(base + ["--factors", text], capsys) == [
+            f"--factors: error: expected finite numbers > 0 separated by commas, found {bad!r} "
+            "(see tfx model hw-sweep --help)"]
+    # 2 factors for each of the knobs: the sweep runs (the default, 5 factors, as well)
+    assert main(base + ["--factors", "1,2", "--json"]) == 0
+    assert main(base + ["--json"]) == 0

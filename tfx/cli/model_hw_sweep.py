@@ -9,18 +9,40 @@ from tfx.model.presets import load_model
 from tfx.model.search import DEFAULT_FACTORS, HW_KNOBS, hw_sweep
 
 
+def factors_arg(text: str) -> tuple[float, ...]:
+    """``--factors 0.5,1,2``: finite numbers > 0, each scales every knob (a factor of 0 or
+    less has no meaning: it divided by zero, with a numpy warning, 'abc' was a ValueError
+    traceback)."""
+    import argparse
+    import math
+
+    from tfx.errors import shorten
+    from tfx.literals import parse_float
+    out = []
+    for item in text.split(","):
+        try:
+            value = parse_float(item)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"expected finite numbers > 0 separated by commas, "
+                                             f"found {shorten(item.strip())!r}")
+        out.append(value)
+    return tuple(out)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("hw-sweep", help="hardware co-design: fastest fitting parallelism per hardware point")
     add_workload_args(p, hw_default="h200_nvl8")
     p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=64)
-    p.add_argument("--factors", default=",".join(f"{f:g}" for f in DEFAULT_FACTORS),
+    p.add_argument("--factors", type=factors_arg, default=DEFAULT_FACTORS,
                    help="factors applied to every knob (comma separated)")
     p.add_argument("--check", type=int_arg(0, 10 ** 6), default=0, help="re-analyse this many sampled points in full")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    factors = tuple(float(x) for x in args.factors.split(","))
+    factors = args.factors
     r = hw_sweep(load_model(args.model), system(args), workload(args), args.devices,
                  {k: factors for k in HW_KNOBS}, args.check)
     if args.json:
