@@ -77,3 +77,16 @@ def test_model_hw_sweep_refuses_factors_that_are_no_positive_numbers(capsys):
     # 2 factors for each of the knobs: the sweep runs (the default, 5 factors, as well)
     assert main(base + ["--factors", "1,2", "--json"]) == 0
     assert main(base + ["--json"]) == 0
+
+
+def test_open_model_bounds_batch_and_ctx_as_tfx_model_does(capsys):
+    """tfx open --model M --batch 0 said 'error: context and batch must be >= 1, got 8192, 0'
+    (no option named); tfx model latency names --batch and its range 1..2**24 = 16,777,216.
+    Both now take the same bounds (tfx.assignments.BATCH_RANGE, CONTEXT_RANGE: 1..2**31 - 1 =
+    2,147,483,647)."""
+    for cmd in (["open"], ["model", "latency"]):
+        help_of = " ".join(["tfx"] + cmd)
+        assert refusal(cmd + ["--model", "llama3.2-1b", "--batch", "0"], capsys) == [
+            f"--batch: error: expected a whole number in 1..16,777,216, found '0' (see {help_of} --help)"]
+        assert refusal(cmd + ["--model", "llama3.2-1b", "--ctx", "-1"], capsys) == [
+            f"--ctx: error: expected a whole number in 1..2,147,483,647, found '-1' (see {help_of} --help)"]

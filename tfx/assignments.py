@@ -47,3 +47,29 @@ def add_codegen_arg(p, flag: str = "--codegen", side: str = "") -> None:
                         "per-thread cp.async copies, ptxas-scheduled wgmma) or cutlass (TMA copies, "
                         "hand-pipelined wgmma); on a tiled profile its own tool chain compiles: cutlass is refused, "
                         "triton (the default, spelled out) is accepted and results name no code generator")
+
+
+def int_arg(lo: int, hi: int):
+    """An argparse ``type`` for a whole number in ``lo..hi`` (ASCII digits, explicit ceiling):
+    argparse turns the refusal into one line naming the option. Here, not in tfx.cli, so that
+    ``tfx open`` (tfx.tui) bounds its options as the CLI does."""
+    import argparse
+
+    from tfx.errors import shorten
+    from tfx.literals import parse_int
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_int(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{exc}, found {shorten(text)!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"expected a whole number in {lo:,}..{hi:,}, found {shorten(text)!r}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+# a workload's bounds, the same for tfx model and tfx open --model
+BATCH_RANGE = (1, 2 ** 24)
+CONTEXT_RANGE = (1, 2 ** 31 - 1)

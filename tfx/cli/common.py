@@ -8,27 +8,8 @@ import sys
 from typing import Any
 
 from tfx.arrays import loaded_numpy
-from tfx.assignments import check_set_domains, parse_assignments, parse_int_assignments  # noqa: F401 (re-exported)
+from tfx.assignments import check_set_domains, int_arg, parse_assignments, parse_int_assignments  # noqa: F401 (re-exported)
 from tfx.errors import read_text_file, shorten
-
-
-def int_arg(lo: int, hi: int):
-    """An argparse ``type`` for a whole number in ``lo..hi`` (ASCII digits, explicit ceiling):
-    argparse turns the refusal into one line naming the option."""
-    import argparse
-
-    from tfx.literals import parse_int
-
-    def parse(text: str) -> int:
-        try:
-            value = parse_int(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"{exc}, found {shorten(text)!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"expected a whole number in {lo:,}..{hi:,}, found {shorten(text)!r}")
-        return value
-    parse.__name__ = "whole number"
-    return parse
 
 
 def float_arg(lo: float, hi: float, lo_open: bool = False):

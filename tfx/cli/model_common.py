@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tfx.assignments import BATCH_RANGE, CONTEXT_RANGE
 from tfx.cli.common import float_arg, int_arg, parse_assignments
 from tfx.model.schema import DTYPE_BYTES
 from tfx.analysis.codegen import CODEGENS
@@ -15,8 +16,8 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--model", required=True, help="a preset name or a path to a preset TOML")
     p.add_argument("--hw", default=hw_default, help=f"hardware profile (default {hw_default}; h200_nvl8, sip)")
     p.add_argument("--mode", choices=("decode", "prefill"), default="decode")
-    p.add_argument("--batch", type=int_arg(1, 2 ** 24), default=1)
-    p.add_argument("--ctx", type=int_arg(1, 2 ** 31 - 1), default=8192, help="context tokens (decode: cached + new; prefill: prompt)")
+    p.add_argument("--batch", type=int_arg(*BATCH_RANGE), default=1)
+    p.add_argument("--ctx", type=int_arg(*CONTEXT_RANGE), default=8192, help="context tokens (decode: cached + new; prefill: prompt)")
     p.add_argument("--weight-dtype", choices=tuple(DTYPE_BYTES), default="bf16")
     p.add_argument("--act-dtype", choices=tuple(DTYPE_BYTES), default="bf16")
     p.add_argument("--kv-dtype", choices=tuple(DTYPE_BYTES), default="bf16")

@@ -14,7 +14,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any
 
-from tfx.assignments import check_set_domains, parse_assignments, parse_int_assignments
+from tfx.assignments import (BATCH_RANGE, CONTEXT_RANGE, check_set_domains, int_arg, parse_assignments,
+                             parse_int_assignments)
 from tfx.errors import TfxError, argument_error
 from tfx.bundled import DEFAULT_KERNEL, DEFAULT_PROFILE, bundled_kernel
 
@@ -62,8 +63,8 @@ def register(subparsers: Any) -> None:
                    help="open the model screen for this preset (or preset TOML) instead of a kernel; "
                         f"--hw defaults to {MODEL_PROFILE} there")
     m.add_argument("--mode", choices=("decode", "prefill"), default=None, help="decode (default) or prefill")
-    m.add_argument("--batch", type=int, default=None, metavar="N", help="sequences (default 1)")
-    m.add_argument("--ctx", type=int, default=None, metavar="N",
+    m.add_argument("--batch", type=int_arg(*BATCH_RANGE), default=None, metavar="N", help="sequences (default 1)")
+    m.add_argument("--ctx", type=int_arg(*CONTEXT_RANGE), default=None, metavar="N",
                    help="context tokens (decode: cached + new; prefill: prompt; default 8192)")
     m.add_argument("--config", metavar="SPEC", help="starting parallelism, e.g. tp=8,cp=2 (default all 1)")
     p.set_defaults(func=run)
