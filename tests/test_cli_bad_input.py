@@ -90,3 +90,16 @@ def test_open_model_bounds_batch_and_ctx_as_tfx_model_does(capsys):
             f"--batch: error: expected a whole number in 1..16,777,216, found '0' (see {help_of} --help)"]
         assert refusal(cmd + ["--model", "llama3.2-1b", "--ctx", "-1"], capsys) == [
             f"--ctx: error: expected a whole number in 1..2,147,483,647, found '-1' (see {help_of} --help)"]
+
+
+def test_run_refuses_a_set_value_outside_its_domain_by_name(capsys):
+    """copy.tile declares N in 1..1099511627776 (2**40) and gemm.tile BM in 16..512 step x2: run
+    --set N=0 said 'copy.tile:15:3: error: mesh cta extent 0 is 0' (the mesh, not the --set that
+    made it 0); run now refuses as check and analyze do."""
+    copy = str(bundled_kernel("copy.tile"))
+    assert refusal(["run", copy, "--set", "N=0"], capsys) == [
+        "--set N: error: N=0 is outside its declared domain 1..1099511627776"]
+    assert refusal(["check", copy, "--set", "N=0"], capsys) == [
+        "--set N: error: N=0 is outside its declared domain 1..1099511627776"]
+    assert refusal(["run", GEMM, "--set", "M=64", "--set", "BM=48"], capsys) == [
+        "--set BM: error: BM=48 is outside its declared domain 16..512 step x2"]

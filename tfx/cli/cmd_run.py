@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.cli.common import emit_json, parse_assignments, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments
 from tfx.errors import TfxError
 from tfx.present import formatting as fmt
 
@@ -126,6 +126,11 @@ def run(args) -> int:
             from tfx.ir.bind import bind
             bind(module, kernel, {name: overrides[name]})    # raises, suggesting a close name
     mine = {n: v for n, v in overrides.items() if kernel.param(n) is not None}
+    # a value outside its declared domain: refused by name, as check, analyze and open refuse it
+    # (was 'copy.tile:15:3: error: mesh cta extent 0 is 0' for --set N=0, naming no --set)
+    check_set_domains(module, kernel.name, mine)
+    if other is not None:
+        check_set_domains(other_module, other.name, {n: v for n, v in overrides.items() if other.param(n) is not None})
 
     started = time.perf_counter()
     result = execute(module, kernel, mine, seed=args.seed, dists=dists)
