@@ -103,3 +103,25 @@ def test_run_refuses_a_set_value_outside_its_domain_by_name(capsys):
         "--set N: error: N=0 is outside its declared domain 1..1099511627776"]
     assert refusal(["run", GEMM, "--set", "M=64", "--set", "BM=48"], capsys) == [
         "--set BM: error: BM=48 is outside its declared domain 16..512 step x2"]
+
+
+def test_explore_text_piped_shows_every_time_whole_and_as_its_json_says(capsys, monkeypatch):
+    """Piped (not a terminal), rich assumed 80 columns: a sweep of six parameters squeezed the
+    table until the time column read '212.… us'. Piped text now has room: each top row's time
+    is fmt.ns of the predicted_ns the JSON of the same sweep gives, and nothing is elided."""
+    import json
+
+    from tfx.present import formatting as fmt
+    monkeypatch.delenv("COLUMNS", raising=False)
+    argv = ["explore", GEMM, "--sweep", "BM=64,128", "--sweep", "BN=128", "--sweep", "BK=64", "--sweep", "WARPS=4",
+            "--sweep", "STAGES=3", "--sweep", "GROUP_M=8", "--top", "2"]
+    assert main(argv + ["--json"]) == 0
+    top = json.loads(capsys.readouterr().out)["top"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out
+    rows = [line for line in out.split("\n") if line.startswith("│")][:2]
+    for row, entry in zip(rows, top):
+        cells = [c.strip() for c in row.strip("│").split("│")]
+        assert cells[1:7] == [str(entry["params"][p]) for p in ("BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")]
+        assert cells[7] == fmt.ns(entry["predicted_ns"])

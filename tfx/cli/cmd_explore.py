@@ -181,11 +181,18 @@ def _num(x):
     return int(x) if x.is_integer() else repr(x)
 
 
+WIDE_OUTPUT = 200     # columns of the text written to a pipe or a file
+
+
 def _print_text(r) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
+    if not console.is_terminal and "COLUMNS" not in __import__("os").environ:
+        # piped or redirected: rich assumes 80 columns and squeezed a table of six swept
+        # parameters until the time column read '212.… us'; a file has no width to fit
+        console = Console(width=WIDE_OUTPUT)
     swept = ", ".join(f"{n}[{len(v)}]" for n, v in zip(r.space.names, r.space.values)) or "none"
     knobs = ", ".join(f"{p}[{len(v)}]" for p, v in zip(r.space.knob_paths, r.space.knob_values))
     from tfx.present.formatting import with_knobs
@@ -206,7 +213,7 @@ def _print_text(r) -> None:
             t.add_column(n, justify="right")
         for p in r.space.knob_paths:
             t.add_column(p, justify="right")
-        t.add_column("time", justify="right")
+        t.add_column("time", justify="right", min_width=9)     # '999.99 us': a terminal squeezes the headers, not it
         t.add_column("smem/CTA", justify="right")
         t.add_column("regs", justify="right")
         t.add_column("CTAs/SM", justify="right")
