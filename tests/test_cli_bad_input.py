@@ -125,3 +125,18 @@ def test_explore_text_piped_shows_every_time_whole_and_as_its_json_says(capsys, 
         cells = [c.strip() for c in row.strip("│").split("│")]
         assert cells[1:7] == [str(entry["params"][p]) for p in ("BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")]
         assert cells[7] == fmt.ns(entry["predicted_ns"])
+
+
+def test_a_folder_given_for_a_file_is_named_a_folder_everywhere(tmp_path, capsys):
+    """check/analyze/... say 'is a directory, expected a .tile file' for a folder; --hw FOLDER
+    said 'no such hardware profile file' and tfx open FOLDER 'no such file' (it exists)."""
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    assert refusal(["analyze", str(folder)], capsys) == [f"{folder}: error: is a directory, expected a .tile file"]
+    assert refusal(["open", str(folder)], capsys) == [f"{folder}: error: is a directory, expected a .tile file"]
+    for argv in (["hw", "show", str(folder)], ["analyze", GEMM, "--hw", str(folder)],
+                 ["occupancy", "--threads", "128", "--regs", "32", "--hw", str(folder)]):
+        assert refusal(argv, capsys) == [f"{folder}: error: is a directory, expected a hardware profile (.toml) file"]
+    # a path that is not there is still 'no such ... file'
+    assert refusal(["hw", "show", str(tmp_path / "p.toml")], capsys) == [
+        f"{tmp_path / 'p.toml'}: error: no such hardware profile file"]

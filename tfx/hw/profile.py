@@ -81,6 +81,8 @@ def _resolve(name_or_path: str | os.PathLike, relative_to: Path | None = None) -
         path = Path(text)
         if relative_to is not None and not path.is_absolute():
             path = relative_to / path
+        if path.is_dir():     # as every file tfx reads refuses a folder (tfx.errors.read_text_file)
+            raise TfxError("is a directory, expected a hardware profile (.toml) file", where=str(path))
         if not path.is_file():
             raise TfxError("no such hardware profile file", where=str(path))
         return path.resolve()

@@ -78,6 +78,8 @@ def run(args) -> int:
         raise argument_error(", ".join(extra), "expected with --model (the model screen)")
     from pathlib import Path
     path = args.file or str(bundled_kernel(DEFAULT_KERNEL))
+    if Path(path).is_dir():          # as check, analyze and the others refuse a folder
+        raise TfxError("is a directory, expected a .tile file", where=path)
     if not Path(path).is_file():
         from tfx.bundled import missing_kernel_notes
         raise TfxError("no such file", where=path, notes=missing_kernel_notes(path))
