@@ -140,3 +140,13 @@ def test_a_folder_given_for_a_file_is_named_a_folder_everywhere(tmp_path, capsys
     # a path that is not there is still 'no such ... file'
     assert refusal(["hw", "show", str(tmp_path / "p.toml")], capsys) == [
         f"{tmp_path / 'p.toml'}: error: no such hardware profile file"]
+
+
+def test_run_refusal_writes_bytes_in_decimal_units(capsys):
+    """copy.tile at its default N = 268,435,456: X and Y held as float32, twice (inputs kept):
+    2 tensors x N x 4 B x 2 = 4,294,967,296 B = 4.29 GB, over the limit 2 x 2**30 =
+    2,147,483,648 B = 2.15 GB. The line said '4.0 GiB of tensors (limit 2 GiB)', binary units
+    beside every other surface's decimal ones."""
+    lines = refusal(["run", str(bundled_kernel("copy.tile"))], capsys)
+    assert "; 4.29 GB of tensors (limit 2.15 GB); " in lines[0]
+    assert "GiB" not in lines[0]

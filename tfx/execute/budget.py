@@ -77,7 +77,10 @@ class Work:
             out.append(f"{self.describe()}: about {_duration(self.seconds)} on one CPU core "
                        f"(limit {_duration(max_seconds)})")
         if self.memory > MAX_MEMORY:
-            out.append(f"{self.memory / 2 ** 30:.1f} GiB of tensors (limit {MAX_MEMORY / 2 ** 30:.0f} GiB)")
+            # bytes by the one unit policy (decimal prefixes: tfx.hw.units.format_bytes, as
+            # tfx.present.formatting.nbytes writes them); was '4.0 GiB ... (limit 2 GiB)'
+            from tfx.hw.units import format_bytes
+            out.append(f"{format_bytes(self.memory)} of tensors (limit {format_bytes(MAX_MEMORY)})")
         return out
 
     def ratio(self, max_seconds: float = MAX_SECONDS) -> float:
