@@ -334,7 +334,7 @@ def test_help_palette_and_json_export(tmp_path):
     (["open", "--model", "no-such-model"], "no-such-model"),
     (["open", "--ctx", "4096"], "--ctx: error: expected with --model (the model screen)"),
     (["open", "--model", "llama3.1-8b", "--set", "BM=64"], "are for kernels"),
-    (["open", "--model", "llama3.1-8b", "--batch", "0"], "batch must be >= 1"),
+    (["open", "--model", "llama3.1-8b", "--batch", "0"], "--batch: error: expected a whole number in 1..16,777,216, found '0'"),
 ])
 def test_cli_refuses_before_the_screen_starts(argv, message, capsys):
     from tfx.cli.main import main
