@@ -62,6 +62,26 @@ def test_later_rounds_hit_l2_with_the_rest_of_the_chance():
 def test_rounds_elementwise_over_a_sweep():
     t = load_rounds.cycle_ns(np.array([1, 3]), **TRIP, f=CHAIN, d=FLAT_LINE, rf=CHASE)
     assert t == pytest.approx([800, (1400 + math.sqrt(2_360_000)) / 2], abs=1e-6)
+    # a sweep of one-round trips only: the closed form everywhere, 800 as above
+    t = load_rounds.cycle_ns(np.array([1, 1]), **TRIP, f=CHAIN, d=FLAT_LINE, rf=CHASE)
+    assert list(t) == [800, 800]
+
+
+def test_no_pointer_chase_prices_the_first_round_alone():
+    # a profile without the chase's curve: the later rounds are not charged, 3 rounds = 1 = 800
+    assert load_rounds.cycle_ns(3, **TRIP, f=CHAIN, d=FLAT_LINE, rf=None) == pytest.approx(800, abs=1e-6)
+    got = load_rounds.cycle_ns(np.array([1, 3]), **TRIP, f=CHAIN, d=FLAT_LINE, rf=None)
+    assert got == pytest.approx([800, 800], abs=1e-6)
+
+
+def test_no_idle_round_trip_floors_the_first_round_at_the_lines_base():
+    # no idle round trip stated: floor = 100 + 50 + 200 (the base) + max(150, 100) = 500 over
+    # K = 450 (q = 0): T = 500. pipeline_depth.unpipelined_cycle_ns has no floor without the idle
+    # round trip (its T = K = 450); only profiles that state it (h200_sxm does) agree.
+    line = load_trip.DramRoundTrip(200, 0, None)
+    assert load_rounds.cycle_ns(1, **TRIP, f=CHAIN, d=line, rf=CHASE) == pytest.approx(500, abs=1e-9)
+    assert pipeline_depth.unpipelined_cycle_ns(200, 1, 10_000, 150, 10_000, 1, 100, 50, CHAIN, line) == \
+        pytest.approx(450, abs=1e-9)
 
 
 def test_the_table_gives_a_configuration_its_rounds_and_others_one():

@@ -28,12 +28,15 @@ SMs draw (the loaded line of load_trip.loaded_round_trip_ns, slope x U r D / T w
 trip), so T = K + n q / T:
 T = (K + sqrt(K^2 + 4 n q)) / 2, K = chain + compute + n (p base + (1 - p) lat) + bytes / port,
 q = p slope U r D; at least chain + compute + n (p idle + (1 - p) lat) + max(transfer, bytes /
-port). At n = 1 it is pipeline_depth.unpipelined_cycle_ns. Everything is int/float or numpy
+port). At n = 1 it is the closed form max((K + sqrt(K^2 + 4 q)) / 2, floor), pipeline_depth.
+unpipelined_cycle_ns where the profile states the idle round trip (without it this floor takes
+the line's base, which pipeline_depth's has no floor for). Everything is int/float or numpy
 arithmetic (explore's vectorized sweeps).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from tfx.analysis import decode_trip, load_trip
@@ -98,26 +101,44 @@ def cycle_ns(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, act
     round the loaded round trip of pipeline_depth.unpipelined_cycle_ns (K = chain + compute +
     p base + (1 - p) lat + bytes / port, q = p slope U r D, floor = chain + compute + p idle +
     (1 - p) lat + max(transfer, bytes / port)), each later round one dependent load's latency
-    (the pointer chase's L0 and its growth with the bandwidth drawn). Both sides fall as T grows,
-    so the fixed point is unique: found by bisection (arrays elementwise)."""
+    (the pointer chase's L0 and its growth with the bandwidth drawn). A trip of one round (or
+    no pointer chase in the profile) is the first round alone, in closed form:
+    T = max((K + sqrt(K^2 + 4 q)) / 2, floor). With later rounds both sides fall as T grows, so
+    the fixed point is unique: found by bisection, on the configurations of more than one round
+    only (arrays elementwise)."""
     p = first_reader
     over = f.overhead_ns + compute_ns
     port = loaded_bytes / f.port_bytes_per_ns
     k = over + p * d.base_ns + (1 - p) * lat + port
     q = p * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
     floor = over + p * (d.idle_ns if d.idle_ns is not None else d.base_ns) + (1 - p) * lat + emax(transfer_ns, port)
-    c = active_units * r * dram_bytes                  # B the SMs draw per trip time
-    extra = emax(n - 1, 0)
-    lo = emax(k, floor)                                 # the right side at T -> infinity (no queueing)
-    if rf is not None:
-        lo = lo + extra * (p * rf.unloaded_ns + (1 - p) * lat)
     arrays = is_array(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns)
+    if not arrays:
+        one = emax((k + math.sqrt(k * k + 4 * q)) / 2, floor)
+        return one if rf is None or n <= 1 else _rounds_ns(n, p, lat, k, q, floor, r, active_units, dram_bytes, rf)
+    import numpy as np
+    n, p, lat, k, q, floor, r, active_units, dram_bytes = np.broadcast_arrays(
+        *(np.asarray(v, dtype=float) for v in (n, p, lat, k, q, floor, r, active_units, dram_bytes)))
+    one = np.maximum((k + np.sqrt(k * k + 4 * q)) / 2, floor)
+    later = n > 1
+    if rf is None or not later.any():
+        return one
+    out = one.copy()
+    out[later] = _rounds_ns(*(v[later] for v in (n, p, lat, k, q, floor, r, active_units, dram_bytes)), rf)
+    return out
+
+
+def _rounds_ns(n, p, lat, k, q, floor, r, active_units, dram_bytes, rf: RoundFacts) -> Any:
+    """``cycle_ns``'s fixed point for n > 1 rounds, by bisection (scalars, or arrays of equal
+    shape): the first round at T (max(K + q / T, floor)), then n - 1 dependent loads at the
+    pointer chase's latency for the bandwidth c / T the SMs draw."""
+    c = active_units * r * dram_bytes                  # B the SMs draw per trip time
+    extra = n - 1
+    lo = emax(k, floor) + extra * (p * rf.unloaded_ns + (1 - p) * lat)   # the right side at T -> infinity
+    arrays = is_array(lo)
 
     def side(t):
-        first = emax(k + q / t, floor)
-        if rf is None:
-            return first
-        return first + extra * (p * (rf.unloaded_ns + queue_delay_ns(c / t, rf)) + (1 - p) * lat)
+        return emax(k + q / t, floor) + extra * (p * (rf.unloaded_ns + queue_delay_ns(c / t, rf)) + (1 - p) * lat)
 
     hi = side(lo)                                       # side falls as t grows: the fixed point is in [lo, hi]
     for _ in range(60):
