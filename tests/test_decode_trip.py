@@ -194,6 +194,18 @@ def test_queue_delay_between_and_beyond_the_points():
     assert list(decode_trip.queue_delay_ns(np.array([500.0, 3000.0]), q)) == pytest.approx([50, 700])
 
 
+def test_queue_delay_scalar_is_the_arrays_float():
+    """The scalar branch (no numpy: load_rounds' bisection) and np.interp give the same float: on
+    the points (0 -> 0, 1,000 -> 100, 2,000 -> 400), between them (1,234.5 -> 100 + 234.5 x 0.3
+    = 170.35) and beyond (2,500 -> 400 + 500 x 0.3 = 550)."""
+    q = ((0.0, 0.0), (1000.0, 100.0), (2000.0, 400.0))
+    xs = [0.0, 1000.0, 1234.5, 2000.0, 2500.0]
+    scalars = [decode_trip.queue_delay_ns(x, q) for x in xs]
+    assert scalars == list(decode_trip.queue_delay_ns(np.array(xs), q))
+    assert scalars == pytest.approx([0, 100, 170.35, 400, 550], abs=1e-9)
+    assert all(type(v) is float for v in scalars)
+
+
 def test_first_group_fixed_point_by_hand():
     """ROUND's facts with the queue above, waited 400, all from DRAM, 1 CTA on 10 SMs, 64,000 B
     a trip, half waited first (fetch 32,000 / 128 = 250 over 32,000 / 1,000 = 32 at the L2

@@ -100,13 +100,24 @@ def queue_is_valid(curve) -> bool:
 
 def queue_delay_ns(drawn, queue) -> Any:
     """ns the DRAM latency grows by while the SMs draw ``drawn`` B/ns: linear between the
-    measured points of ``queue``, the last segment's slope beyond the last (arrays elementwise)."""
-    import numpy as np
+    measured points of ``queue``, the last segment's slope beyond the last (arrays elementwise;
+    a scalar without numpy, as the scalar analysis and load_rounds' bisection run it, in
+    np.interp's arithmetic so both give the same float)."""
     (b0, d0), (b1, d1) = queue[-2], queue[-1]
-    x = np.asarray(drawn, dtype=float)
-    bs, ds = [b for b, _ in queue], [d for _, d in queue]
-    out = np.where(x > b1, d1 + (x - b1) * (d1 - d0) / (b1 - b0), np.interp(x, bs, ds))
-    return out if is_array(drawn) else float(out)
+    if is_array(drawn):
+        import numpy as np
+        x = np.asarray(drawn, dtype=float)
+        bs, ds = [b for b, _ in queue], [d for _, d in queue]
+        return np.where(x > b1, d1 + (x - b1) * (d1 - d0) / (b1 - b0), np.interp(x, bs, ds))
+    x = float(drawn)
+    if x > b1:
+        return d1 + (x - b1) * (d1 - d0) / (b1 - b0)
+    if x <= queue[0][0]:
+        return float(queue[0][1])                      # np.interp holds the first point's value left of it
+    for (lo, at_lo), (hi, at_hi) in zip(queue, queue[1:]):
+        if x < hi:
+            return (at_hi - at_lo) / (hi - lo) * (x - lo) + at_lo
+    return float(d1)                                   # x on the last point
 
 
 def first_group_round_trip_ns(waited_ns, miss, l2_latency_ns, fetch_ns, dram_bytes, r, active_units, stages,

@@ -80,20 +80,6 @@ def facts(m) -> RoundFacts | None:
     return RoundFacts(unloaded, curve) if decode_trip.queue_is_valid(curve) else None
 
 
-def queue_delay_ns(drawn, rf: RoundFacts) -> Any:
-    """ns a dependent load's DRAM latency grows by while the SMs draw ``drawn`` B/ns: linear
-    between the pointer chase's points, the last segment's slope beyond (arrays elementwise;
-    a scalar without numpy, as the scalar analysis runs)."""
-    if is_array(drawn):
-        return decode_trip.queue_delay_ns(drawn, rf.queue)
-    q = rf.queue
-    for (b0, d0), (b1, d1) in zip(q, q[1:]):
-        if drawn <= b1:
-            return d0 + (drawn - b0) * (d1 - d0) / (b1 - b0)
-    (b0, d0), (b1, d1) = q[-2], q[-1]
-    return d1 + (drawn - b1) * (d1 - d0) / (b1 - b0)
-
-
 def cycle_ns(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns,
              f: load_trip.LoadTrip, d: load_trip.DramRoundTrip, rf: RoundFacts | None) -> Any:
     """One CTA's trip of an unpipelined GEMM k-loop of ``n`` load rounds (module docstring):
@@ -138,7 +124,7 @@ def _rounds_ns(n, p, lat, k, q, floor, r, active_units, dram_bytes, rf: RoundFac
     arrays = is_array(lo)
 
     def side(t):
-        return emax(k + q / t, floor) + extra * (p * (rf.unloaded_ns + queue_delay_ns(c / t, rf)) + (1 - p) * lat)
+        return emax(k + q / t, floor) + extra * (p * (rf.unloaded_ns + decode_trip.queue_delay_ns(c / t, rf.queue)) + (1 - p) * lat)
 
     hi = side(lo)                                       # side falls as t grows: the fixed point is in [lo, hi]
     for _ in range(60):
@@ -160,7 +146,7 @@ def describe(n, cycle, first_reader, lat, dram_bytes, r, active_units, rf: Round
         return ""
     p = float(first_reader)
     drawn = float(active_units) * float(r) * float(dram_bytes) / float(cycle)
-    delay = float(queue_delay_ns(drawn, rf))
+    delay = float(decode_trip.queue_delay_ns(drawn, rf.queue))
     each = p * (rf.unloaded_ns + delay) + (1 - p) * float(lat)
     return (f"; ptxas issues the trip's loads in {n:g} dependent rounds (each group stored to shared memory "
             f"before the next leaves: tfx.analysis.load_rounds): the first is the loaded round trip, each of the "
