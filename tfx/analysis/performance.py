@@ -228,7 +228,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
-    local = local_bound = None
+    local = local_bound = reductions = None
     has_spill = is_array(spill.fraction) or bool(spill.fraction)
     if has_spill and profile.kind == "gpu" and threads is not None:
         # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
@@ -238,6 +238,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             # few warps a SM: spilled values in DRAM come back at their latency's pace
             local, local_bound = local_parallelism.in_local_memory(m, local, on_sm * ratio(threads, 32))
         share = spill.fraction
+        # the body's reduce ops, walked once: the frame's share and its breakdown line (row_spill)
+        reductions = _reductions(unit_node) if spill.regs is not None else None
         if not any(unit_node.mma_ops()) and spill.regs is not None:
             # a loop-free (row) body that keeps most values in registers spills each value once
             # (tfx.analysis.spill_traffic.stored_once_share)
@@ -246,7 +248,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                                     register_bytes, spill.regs)
             # ... and one whose frame reaches its registers moves a multiple of the frame (row_spill)
             share = row_spill.frame_share(share, spill.bytes_per_thread, threads, register_bytes, spill.regs,
-                                          _reductions(unit_node))
+                                          reductions)
         miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
                              local.beyond_l1)
         miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
@@ -438,7 +440,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory"
-                + ((row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, _reductions(unit_node))
+                + ((row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, reductions)
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
                     f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
                     f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "
