@@ -127,15 +127,6 @@ def test_serial_copies_of_drifted_ctas_come_at_the_port():
     assert trip - 374.69 == pytest.approx(456.75, abs=1e-2)
 
 
-def test_in_flight_is_latency_and_bytes_at_the_slower_of_port_and_transfer():
-    """200 ns + max(50, 16,384 / 128.7 = 127.30) = 327.30 ns; + max(196.61, 127.30) = 396.61;
-    sip (no load-trip facts): 200 + 196.61."""
-    m = Machine(H200, "cta")
-    assert pipeline_depth.in_flight_ns(m, 200, 16_384, 50) == pytest.approx(327.30, abs=1e-2)
-    assert pipeline_depth.in_flight_ns(m, 200, 16_384, 196.61) == pytest.approx(396.61)
-    assert pipeline_depth.in_flight_ns(Machine(load_profile("sip"), "pe"), 200, 16_384, 196.61) == pytest.approx(396.61)
-
-
 def test_drift_text_names_the_split():
     assert "one wave" in pipeline_depth.drift_text(0)
     assert "93.6% of CTAs started after the first wave" in pipeline_depth.drift_text(0.935546875)

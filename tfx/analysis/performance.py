@@ -1626,10 +1626,10 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # occupancy where that is longer (it already includes the round trips).
     in_flight = emax(lat + fetch, one["copy"])
     if stations is not None:
-        # a serial trip's copies: at the SM's port where the launch's CTAs drift apart
-        # (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
-        in_flight = pipeline_depth.in_flight_ns(m, lat, body.global_loads,
-                                                _serial_transfer_ns(body, m, active_units, miss))
+        # a serial trip's copies: the latency, then their bytes at the SM's port where the
+        # launch's CTAs drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns, at
+        # least the port's time wherever the profile states the load-trip facts)
+        in_flight = lat + _serial_transfer_ns(body, m, active_units, miss)
     serial_chain = 0
     unpiped_cycle = None           # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth)
     if trip_facts is not None:

@@ -97,17 +97,6 @@ def serial_copy_transfer_ns(m, loaded_bytes, share_ns, dram_ns, drifted) -> Any:
     return (1 - drifted) * emax(share_ns, port) + drifted * emax(dram_ns, port)
 
 
-def in_flight_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
-    """One trip's copies from issue to arrival, without the chain that issues them (the
-    prefetch's Little's law in tfx.analysis.performance adds the compute they wait behind):
-    the latency and the bytes at the slower of the SM's port and ``transfer_ns``; the latency
-    and ``transfer_ns`` where the profile states no load-trip facts. Arrays elementwise."""
-    f = load_trip.facts(m) if m.dispatch_single is None else None
-    if f is None:
-        return lat + transfer_ns
-    return lat + emax(transfer_ns, loaded_bytes / f.port_bytes_per_ns)
-
-
 def async_mma_ns(loop, m, warps, tensor_ns: Callable[[Any], Any]) -> Any:
     """ns of one CTA's trip on mmas that run on while the trip goes on (mma_path.properly_async:
     attention's PV), which the copies' flight overlaps."""
