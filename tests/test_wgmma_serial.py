@@ -44,7 +44,7 @@ def _mmas(loop):
 def test_which_trips_serialize(d, bm, bn, warps, regs, serial):
     m = Machine(PROFILE, "cta")
     loop = _loop(d, bm, bn, warps)
-    assert wgmma_serial.pipeline_registers(loop, m, warps) == pytest.approx(regs)
+    assert wgmma_serial.trip(loop, m, warps).registers == pytest.approx(regs)
     assert wgmma_serial.serialized(loop, m, warps) == serial
 
 
@@ -63,16 +63,18 @@ def test_waits_and_what_the_other_slab_hides():
     = 16 wgmma, 15 more waits x 57 = 855 cycles; PV (A = P from registers): 2 x 128 / 16 = 16,
     15 x 48 = 720 cycles; 1575 cycles / 1.98 GHz = 795.4545 ns a trip. The other slab's SIMT
     work hides up to (2 - 1) / 2 of it: with 1000 ns of vector + special work a trip, 500 ns,
-    so 295.4545 ns are added; with 2000 ns all 795.4545 are hidden."""
+    so 295.4545 ns are added; with 2000 ns all 795.4545 are hidden, with none none is."""
     m = Machine(PROFILE, "cta")
     loop = _loop(128, 128, 128, 4)
     qk, pv = _mmas(loop)
-    assert wgmma_serial.instructions(qk, loop, m, 4) == 16
-    assert wgmma_serial.instructions(pv, loop, m, 4) == 16
-    assert wgmma_serial.extra_cycles(qk, loop, m, 4) == 15 * 57
-    assert wgmma_serial.extra_cycles(pv, loop, m, 4) == 15 * 48
-    assert wgmma_serial.waits_ns(loop, m, 4) == pytest.approx(1575 / 1.98)
-    assert wgmma_serial.hidden_ns(loop, m, 4, 1000.0) == pytest.approx(500.0)
+    t = wgmma_serial.trip(loop, m, 4)
+    assert [(x.node, x.instructions, x.a_in_registers) for x in t.mmas] == [(qk, 16, False), (pv, 16, True)]
+    assert t.slabs == 2
+    detail = wgmma_serial.detail(7, loop, m, 4, 1000.0, lambda x: f"{float(x):.4f} ns")
+    assert "16 wgmma a warpgroup, 15 more waits x 57 cycles (shared memory)" in detail
+    assert "16 wgmma a warpgroup, 15 more waits x 48 cycles (A from registers)" in detail
+    assert f"= {1575 / 1.98:.4f} ns a trip" in detail and "hides 500.0000 ns" in detail
+    assert wgmma_serial.added_ns(loop, m, 4, 0.0) == pytest.approx(1575 / 1.98)
     assert wgmma_serial.added_ns(loop, m, 4, 1000.0) == pytest.approx(1575 / 1.98 - 500.0)
     assert wgmma_serial.added_ns(loop, m, 4, 2000.0) == pytest.approx(0.0)
 
@@ -82,14 +84,14 @@ def test_d64_waits():
     15 x 48 = 720: 1119 cycles = 565.1515 ns a trip."""
     m = Machine(PROFILE, "cta")
     loop = _loop(64, 128, 128, 4)
-    assert wgmma_serial.waits_ns(loop, m, 4) == pytest.approx(1119 / 1.98)
+    assert wgmma_serial.added_ns(loop, m, 4, 0.0) == pytest.approx(1119 / 1.98)
 
 
 def test_unserialized_trip_adds_nothing_and_pv_stays_async():
     m = Machine(PROFILE, "cta")
     loop = _loop(128, 128, 64, 8)
     qk, pv = _mmas(loop)
-    assert wgmma_serial.waits_ns(loop, m, 8) == 0
+    assert wgmma_serial.added_ns(loop, m, 8, 0.0) == 0
     assert mma_path.properly_async(pv, loop, m, 8) == 1
 
 

@@ -13,13 +13,13 @@ kernel of the issue-15 rows compiled for sm_90a; every HGMMA followed by
 and for D = 64; never where the registers fit, even at 255 compiled registers with spills:
 128 x 64 on 4 warps at D = 128, 64 x 128 at 4 and 8 warps).
 
-The registers counted (``pipeline_registers``), per thread, over the trip's warpgroup mmas:
+The registers counted (``Trip.registers``), per thread, over the trip's warpgroup mmas:
 each accumulator, ``M x N / threads`` fp32 values (every warp of a chained dot on M,
 tfx.analysis.mma_layout), and each A operand fed from registers, ``M x K x bits / 32 /
 threads``. At 128 x 128 on 4 warps, D = 128: S 128 + O 128 + P 64 = 320 > 255; D = 64:
 128 + 64 + 64 = 256 > 255 (serialized); 128 x 64 at D = 128: 64 + 128 + 32 = 224 (not).
 
-What it costs (``extra_cycles``): each instruction of a serialized mma waits for its own
+What it costs (``_extra_cycles``): each instruction of a serialized mma waits for its own
 result before the next issues. Measured (bench/h200/measure_wgmma_serial.py,
 calibration/h200/measured/wgmma_serial/wgmma_serial.csv: one warpgroup, one CTA a SM,
 ``G`` wgmma a waited group): m64n128k16 from shared memory (SS) takes 65.5 ns a waited
@@ -30,7 +30,7 @@ registers (RS, PV) 62.5 against 38.1 ns a step: 24.4 ns = 48 cycles
 64-row slabs x k-steps) waits ``n - 1`` times more than the one wait for its result a
 non-serialized dot already has on the trip's path (tfx.analysis.trip_latency).
 
-What hides it (``hidden_ns``): the warpgroup's slabs (64 rows each, ``M / 64 /
+What hides it (``_hidden_ns``): the warpgroup's slabs (64 rows each, ``M / 64 /
 warpgroups``) run independent chains; ptxas interleaves one slab's softmax between another
 slab's serialized mma instructions (the SASS of 128 x 128 on 4 warps, D = 128: PV of rows
 0-63 issued between the exp2s of rows 64-127), so up to ``(slabs - 1) / slabs`` of the
@@ -94,7 +94,7 @@ class Trip(NamedTuple):
     """A trip's warpgroup mmas as ptxas sees them: each laid out once per (loop, machine, warps)."""
 
     mmas: tuple               # Mma per shaped mma, in walk order
-    registers: Any            # a thread's registers for them in flight (``pipeline_registers``)
+    registers: Any            # a thread's registers for them in flight (module docstring)
     slabs: Any                # 64-row slabs of the scores' mma a warpgroup holds
 
 
@@ -150,55 +150,12 @@ def _hidden_ns(t: Trip, waits, simt_ns):
     return emin(waits, (t.slabs - 1) / t.slabs * simt_ns)
 
 
-def pipeline_registers(loop, m, warps):
-    """Registers a thread holds for the trip's warpgroup mmas in flight: accumulators (fp32)
-    and register-fed A operands (arrays elementwise; 0 for mmas off the warpgroup path)."""
-    return trip(loop, m, warps).registers
-
-
 def serialized(loop, m, warps):
     """1 where ptxas serializes the trip's warpgroup mmas (a serial trip whose mma registers
     exceed a thread's: module docstring), else 0 (arrays elementwise)."""
     if facts(m) is None or not mma_path.trip_waits_for_mma(loop):
         return 0
     return _serialized(trip(loop, m, warps), loop, m)
-
-
-def _of(c, loop, m, warps):
-    t = trip(loop, m, warps)
-    return t, next(x for x in t.mmas if x.node is c)
-
-
-def instructions(c, loop, m, warps):
-    """wgmma instructions one warpgroup issues for mma ``c``: its 64-row slabs x k-steps."""
-    return _of(c, loop, m, warps)[1].instructions
-
-
-def extra_cycles(c, loop, m, warps):
-    """Cycles the waits of serialized mma ``c`` add to the trip's path past the one wait
-    for its result (0 where not serialized; arrays elementwise)."""
-    f = facts(m)
-    if f is None:
-        return 0
-    t, x = _of(c, loop, m, warps)
-    return _extra_cycles(x, _serialized(t, loop, m), f)
-
-
-def slabs(loop, m, warps):
-    """64-row slabs of the scores' mma each warpgroup holds (1 where none)."""
-    return trip(loop, m, warps).slabs
-
-
-def waits_ns(loop, m, warps):
-    """ns of one trip's serialized waits (all its mmas), 0 where not serialized."""
-    return _waits_ns(trip(loop, m, warps), loop, m)
-
-
-def hidden_ns(loop, m, warps, simt_ns):
-    """ns of the serialized waits the other slabs' SIMT work fills: up to ``(slabs - 1) /
-    slabs`` of the trip's vector + special-function work ``simt_ns`` (module docstring)."""
-    t = trip(loop, m, warps)
-    return _hidden_ns(t, _waits_ns(t, loop, m), simt_ns)
 
 
 def detail(line, loop, m, warps, simt_ns, fmt) -> str:
@@ -227,5 +184,4 @@ def added_ns(loop, m, warps, simt_ns):
     return emax(waits - _hidden_ns(t, waits, simt_ns), 0)
 
 
-__all__ = ["serialized", "pipeline_registers", "instructions", "extra_cycles", "waits_ns", "hidden_ns",
-           "added_ns", "detail", "facts", "slabs", "trip", "Trip", "Mma"]
+__all__ = ["serialized", "added_ns", "detail", "facts", "trip", "Trip", "Mma"]
