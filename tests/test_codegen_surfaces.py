@@ -215,6 +215,7 @@ def test_explorer_g_reprices_every_pane(priced):
             out = app.explore_outcome
             assert out.job.codegen == "cutlass" and out.codegen == "cutlass"
             assert out.near_tie.summary() in shown(app, "#explore-status")
+            assert ", compiled as cutlass" in shown(app, "#explore-status")     # the sweep's own result names it
             from tests.test_tui_support import first_column
             tied = sum(e["near_tie"] for e in out.top)
             assert tied == (min(out.near_tie.configs, len(out.top)) if out.near_tie.tied else 0)

@@ -45,15 +45,16 @@ class Analysis:
     resources: Any
     launches: list
     terms: list
+    # the code generator whose instruction patterns were priced (tfx.analysis.codegen.priced_name:
+    # the one analyze() was given, codegen.DEFAULT where none); None on a tiled profile, whose
+    # kernels its own tool chain compiles. No default here: a result names what was priced.
+    codegen: str | None
     warnings: list = field(default_factory=list)
     # scope id -> its own Roofline (tfx.analysis.roofline): its flops and bytes at the device's
     # peaks, DRAM moving the tensors it touches once; empty for a sweep (array parameters)
     scope_roofline: dict = field(default_factory=dict)
     # the prediction's excess over the roofline by term (tfx.analysis.roofline_gap); None for a sweep
     roofline_gap: Any = None
-    # the code generator whose instruction patterns were priced (tfx.analysis.codegen); None on
-    # a tiled profile, whose kernels its own tool chain compiles
-    codegen: str | None = codegens.DEFAULT
 
     @property
     def knobs(self) -> dict:

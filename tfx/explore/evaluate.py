@@ -124,7 +124,7 @@ class Context:
     keep: bool = False
     checks: list = field(default_factory=list)
     keep_metrics: bool = False       # also keep every analysis metric, as "metric:<name>" columns
-    codegen: str | None = None       # the code generator priced (tfx.analysis.codegen; None: triton)
+    codegen: str | None = None       # the code generator priced (tfx.analysis.codegen; None: codegen.DEFAULT)
 
 
 @dataclass

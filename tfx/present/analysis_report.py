@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tfx.analysis import codegen as codegens  # names only: imports no numpy
 from tfx.present import formatting as fmt
 
 if TYPE_CHECKING:  # the explorer imports this module before it needs numpy (tfx.analysis)
@@ -23,9 +22,8 @@ def inputs_line(a) -> str:
     """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
     analysed, with every knob applied, and on a GPU the code generator priced
     (``..., compiled as triton``: tfx.analysis.codegen; a tiled profile has none)."""
-    codegen = getattr(a, "codegen", codegens.DEFAULT)
     return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
-            + fmt.with_knobs(a.knobs) + fmt.compiled_as(codegen))
+            + fmt.with_knobs(a.knobs) + fmt.compiled_as(a.codegen))
 
 
 def parameters_line(a) -> str:

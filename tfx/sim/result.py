@@ -229,7 +229,7 @@ class SimResult:
         a = self.analysis
         out = {
             "tool": "tfx", "command": "simulate", "kernel": a.kernel.name, "file": a.module.filename,
-            "profile": a.profile.name, "knobs": dict(a.knobs), "codegen": getattr(a, "codegen", None),
+            "profile": a.profile.name, "knobs": dict(a.knobs), "codegen": a.codegen,
             "parameters": {k: _plain(v) for k, v in a.params.items()},
             "mode": self.mode,
             "mode_detail": ("every unit simulated, DRAM bandwidth shared" if self.mode == "full" else

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
-from tfx.present.formatting import nbytes as fmt_bytes, ns as fmt_ns
+from tfx.present.formatting import compiled_as, nbytes as fmt_bytes, ns as fmt_ns
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -311,7 +311,8 @@ class ExplorePane(Vertical):
 
     def _summary(self, out) -> Text:
         """Three lines, each cut with an ellipsis rather than wrapped: the counts, the near tie
-        at the top (the sentence tfx explore prints, from the sweep's own result), what is fixed."""
+        at the top (the sentence tfx explore prints, from the sweep's own result), what is fixed
+        and the code generator the sweep priced (its own result's, as tfx explore's header)."""
         job = out.job
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{out.configs:,} configurations", style="bold")
@@ -322,12 +323,12 @@ class ExplorePane(Vertical):
         if out.points_total > len(out.points if out.points is not None else ()):
             t.append(f"; {len(out.points):,} of {out.points_total:,} points drawn", style="dim")
         t.append("\n")
-        tie = getattr(out, "near_tie", None)
+        tie = out.near_tie
         if tie is not None:
             t.append(tie.summary(len(out.top)), style="bold yellow" if tie.tied else "dim")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
-        t.append(f"fixed {fixed}" if fixed else "nothing fixed", style="dim")
+        t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")
         if out.infeasible:
             t.append("; infeasible: " + ", ".join(f"{n:,} {why}" for why, n in out.infeasible.items()),
                      style="dim")
