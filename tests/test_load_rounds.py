@@ -115,3 +115,20 @@ def test_the_breakdown_names_the_rounds_of_a_triton_trip_only():
         return next(t.detail for t in a.terms if t.name == "unpipelined trip")
     assert "9 dependent rounds" in line(None)
     assert "dependent rounds" not in line("cutlass")
+
+
+def test_one_latency_curve_for_the_rounds_and_the_streaming_trip():
+    """hw_profiles/h200_sxm.toml: pointer chase 341 ns unloaded, 446 at 1,974 GB/s, 555 at
+    3,086, 884 at 3,898: the curve over the unloaded latency is (0, 0), (1,974 B/ns, 105 ns),
+    (3,086, 214), (3,898, 543), read once (decode_trip.latency_queue) for both users."""
+    from tfx.analysis import decode_trip
+    from tfx.analysis.machine import Machine
+    from tfx.hw import load_profile
+    m = Machine(load_profile("h200_sxm"), "cta")
+    rf = load_rounds.facts(m)
+    assert rf.unloaded_ns == 341
+    assert [pt for xy in rf.queue for pt in xy] == pytest.approx([0, 0, 1974, 105, 3086, 214, 3898, 543])
+    assert decode_trip.facts(m).queue == rf.queue
+    # a profile without the curve: neither has one
+    sip = Machine(load_profile("sip"), "pe")
+    assert load_rounds.facts(sip) is None and decode_trip.latency_queue(sip) is None

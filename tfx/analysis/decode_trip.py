@@ -65,6 +65,19 @@ QUEUE_POINTS = (("dram_latency_loaded_low_at", "dram_latency_loaded_low"),
                 ("dram_latency_saturated_at", "dram_latency_saturated"))
 
 
+def latency_queue(m) -> tuple | None:
+    """(the unloaded pointer-chase DRAM latency, its growth under load as ((B/ns, ns over the
+    unloaded latency), ...) from (0, 0)) where the profile states every point
+    (``pipeline.dram_latency_*``) and they make a valid curve (``queue_is_valid``), else None.
+    Shared by the streaming round trip here and tfx.analysis.load_rounds' dependent rounds."""
+    unloaded = m.profile.get("pipeline.dram_latency_unloaded", None)
+    points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None)) for at, ns in QUEUE_POINTS]
+    if unloaded is None or any(a is None or v is None for a, v in points):
+        return None
+    curve = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
+    return (unloaded, curve) if queue_is_valid(curve) else None
+
+
 def facts(m) -> StreamFacts | None:
     """The profile's facts for the streaming round trip, or None where it lacks one (GPU only):
     the loaded DRAM line of ``load_trip.dram_facts`` with the SM's port and DRAM ceiling, and the
@@ -76,13 +89,8 @@ def facts(m) -> StreamFacts | None:
                      m.profile.get("pipeline.sm_dram_bandwidth_per_cycle", None))
     if d is None or d.idle_ns is None or None in (port, ceiling):
         return None
-    unloaded = m.profile.get("pipeline.dram_latency_unloaded", None)
-    points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None)) for at, ns in QUEUE_POINTS]
-    queue = None
-    if unloaded is not None and all(a is not None and v is not None for a, v in points):
-        curve = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
-        if queue_is_valid(curve):
-            queue = curve
+    lq = latency_queue(m)
+    queue = lq[1] if lq is not None else None
     return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, d.base_ns, d.slope_ns_per_byte_ns, d.idle_ns,
                        queue)
 

@@ -71,13 +71,8 @@ class RoundFacts(NamedTuple):
 def facts(m) -> RoundFacts | None:
     """The profile's pointer-chase DRAM latency, unloaded and under load, or None where it
     states no valid curve (then a trip keeps the loaded line of pipeline_depth)."""
-    unloaded = m.profile.get("pipeline.dram_latency_unloaded", None)
-    points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None))
-              for at, ns in decode_trip.QUEUE_POINTS]
-    if unloaded is None or any(a is None or v is None for a, v in points):
-        return None
-    curve = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
-    return RoundFacts(unloaded, curve) if decode_trip.queue_is_valid(curve) else None
+    lq = decode_trip.latency_queue(m)
+    return RoundFacts(*lq) if lq is not None else None
 
 
 def cycle_ns(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns,
