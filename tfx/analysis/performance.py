@@ -28,7 +28,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
 from tfx.analysis import lockstep_chain
-from tfx.analysis import load_rounds
+from tfx.analysis import fragment_chain, load_rounds
 from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis.counting import ScopeNode
@@ -604,7 +604,10 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             wt = _warp_trip(c, counter, m, miss, warps, resident, body, stages, facts)
             if wt is not None and not is_array(wt.issue):
                 # the warps issue the mma, then their copies (tfx.analysis.warp_trip)
+                fc = _fragment_chain(c, m, warps, stages)
                 out.append(Term("warp-mma trip", 0, warp_trip.describe(c.line, wt, lambda x: format_time_ns(float(x)))
+                                + (fragment_chain.describe(fc, lambda x: format_time_ns(float(x)))
+                                   if fc is not None and not is_array(fc.ns) else "")
                                 + " (included in the waves above)"))
             if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
                 one = engine_ns(body, m, 1, active_units, warps)
@@ -826,7 +829,27 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
         return None
     copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
     applies = warp.applies * piped if is_array(warp.applies, piped) else 1
-    return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies)
+    chain = _fragment_chain(loop, m, warps, stages)
+    return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies,
+                              0 if chain is None else chain.ns)
+
+
+def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages):
+    """One warp's serialized fragment chain a trip of ``loop`` (tfx.analysis.fragment_chain):
+    the compiled table's for the loop's one dot under a code generator whose threads copy the
+    tiles (Triton), at the SM's clock under warp mma; None where there is none or the profile
+    lacks the ldmatrix or mma latency."""
+    mmas = list(loop.mma_ops())
+    c = mmas[0] if len(mmas) == 1 else None     # a GEMM k-loop's one dot (the table's kernels)
+    shape = getattr(c, "per_exec_shape", None)
+    lat = fragment_chain.facts(m)
+    if shape is None or lat is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
+        return None
+    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
+    n_ldsm, n_mma = fragment_chain.counts(shape, warps, stages, getattr(c, "mma_bits", 16), bool(b_k_major))
+    if not is_array(n_ldsm) and not n_ldsm and not n_mma:
+        return None
+    return fragment_chain.chain(n_ldsm, n_mma, *lat, _warp_mma_clock(m))
 
 
 def _warp_trip_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):

@@ -56,18 +56,22 @@ class WarpTrip(NamedTuple):
     warp_ns: Any          # one warp's mma issue time a trip (mma_layout.warp_mma)
     own_warps: Any        # ceil(warps / 4): one CTA's warps on each of its sub-partitions
     applies: Any = 1      # 1 where the dot takes the warp mma (arrays: per configuration), else 0
+    chain: Any = 0        # one warp's serialized fragment chain a trip (tfx.analysis.fragment_chain), 0: none
 
 
-def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1) -> WarpTrip:
+def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1, chain_ns=0) -> WarpTrip:
     """The trip's stations for ``resident`` CTAs of ``warps`` warps whose warps each issue
     ``warp_ns`` of mma a trip and whose copies take ``copies_ns`` of the SM's load path
-    (arrays elementwise). ``resident`` counts whole CTAs, at least one."""
+    (arrays elementwise). ``resident`` counts whole CTAs, at least one. ``chain_ns``: each
+    warp's serialized fragment chain (tfx.analysis.fragment_chain): its own time a trip is at
+    least that latency, which the sub-partition spends idle, so the delay is the longer of its
+    own issue and its chain, beyond its queued share."""
     r = emax(ceil_int(resident), 1)
     busiest = busiest_subpartition_warps(warps, r, subpartitions)
     own = cdiv(warps, subpartitions)
     issue = ratio(warp_ns * busiest, r)
-    delay = emax(warp_ns * own - issue, 0)
-    return WarpTrip(issue, copies_ns, delay, r, busiest, warp_ns, own, applies)
+    delay = emax(emax(warp_ns * own, chain_ns) - issue, 0)
+    return WarpTrip(issue, copies_ns, delay, r, busiest, warp_ns, own, applies, chain_ns)
 
 
 def round_ns(t: WarpTrip) -> Any:
@@ -86,6 +90,8 @@ def describe(line, t: WarpTrip, fmt) -> str:
     return (f"line {line}: the warps issue the mma themselves (mma.sync), then the next stage's copies "
             f"on the SM's load path, in series: {r} CTAs take turns at the sub-partitions (each "
             f"{int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
-            f"{fmt(t.copies)}), each CTA's own issue beyond its turn {int(t.own_warps)} x {fmt(t.warp_ns)} - "
-            f"{fmt(t.issue)} = {fmt(t.delay)}: a closed queue of {r} CTAs (mean value analysis) "
+            f"{fmt(t.copies)}), each CTA's own issue beyond its turn "
+            + (f"max({int(t.own_warps)} x {fmt(t.warp_ns)}, its warps' fragment chain {fmt(t.chain)}) - "
+               if float(t.chain) > 0 else f"{int(t.own_warps)} x {fmt(t.warp_ns)} - ")
+            + f"{fmt(t.issue)} = {fmt(t.delay)}: a closed queue of {r} CTAs (mean value analysis) "
             f"cycles in {fmt(round_ns(t))} a round")

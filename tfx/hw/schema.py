@@ -311,6 +311,9 @@ PROFILE_SPEC = TableSpec({
                         "cycles from an FP32 fused multiply-add to a dependent one"),
         "smem_load": FactSpec("cycles", "nonnegative_int",
                               "cycles of a shared-memory load round trip (ld.shared to a dependent ld.shared)"),
+        "ldmatrix": FactSpec("cycles", "nonnegative_int",
+                             "cycles from a warp's ldmatrix (.x4, .x4.trans) to an instruction that reads "
+                             "its fragment (a pointer chase through ldmatrix)"),
         "wgmma_wait": FactSpec("cycles", "nonnegative_int",
                                "cycles a trip waits for a warpgroup mma's result past the mma's own "
                                "tensor time (wgmma.wait_group after the group's last instruction)"),
