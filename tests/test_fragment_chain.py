@@ -110,3 +110,16 @@ def test_a_tma_code_generator_has_no_chain():
     a = analyze(GEMM, None, H200, dict(M=32, N=4096, K=8192, BM=16, BN=128, BK=32, WARPS=2, STAGES=5, GROUP_M=1),
                 codegen="cutlass")
     assert "fragment chain" not in " ".join(t.detail for t in a.terms)
+
+
+def test_a_dot_fed_by_a_register_conversion_has_no_chain():
+    # gemm_w8a16 at the held-out row's tile (16x128x32, 2 warps, 5 stages): its W tile is copied to
+    # registers and cast to bf16 before the dot, a k-loop the census (kernels/gemm.tile's, both
+    # operands straight from shared memory) never compiled, so no chain is priced; the plain bf16
+    # GEMM at the same tile has its 8 x (34 + 24) = 464-cycle chain (test above)
+    w8a16 = parse_file(ROOT / "kernels" / "gemm_w8a16.tile")
+    params = dict(M=32, N=4096, K=8192, BM=16, BN=128, BK=32, WARPS=2, STAGES=5, GROUP_M=1)
+    a = analyze(w8a16, None, H200, params, resources={"threads": 64, "regs": 96, "spills": 0})
+    assert "fragment chain" not in " ".join(t.detail for t in a.terms)
+    plain = analyze(GEMM, None, H200, params, resources={"threads": 64, "regs": 96, "spills": 0})
+    assert "fragment chain" in " ".join(t.detail for t in plain.terms)
