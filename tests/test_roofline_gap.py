@@ -44,7 +44,7 @@ def test_attribute_names_the_terms_beyond_the_roofline_largest_first():
     # not attributed 12,000 - 10,200 = 1,800
     g = attribute([a, b], 20_000, 8_000)
     assert g.gap_ns == 12_000
-    assert g.terms == [("launch", 6000.0), ("pipeline depth", 2500.0), ("fill", 1400.0), ("tail wave", 300.0)]
+    assert g.terms == [("launch", 6000.0), ("pipeline depth", 2500.0), ("fill", 1400.0), ("tail-wave excess", 300.0)]
     assert g.not_attributed_ns == pytest.approx(1_800)
     assert g.to_json()["not_attributed_ns"] == pytest.approx(1_800)
     # at the roofline: no gap, no terms
@@ -68,12 +68,12 @@ def test_softmax_gap_on_h200():
     g = a.roofline_gap
     names = dict(g.terms)
     assert names["launch"] == 3000 and names["fill"] == 700
-    assert names["tail wave"] == pytest.approx(float(lt.batch_ns) * 64 / 528)
-    assert set(names) == {"launch", "fill", "tail wave"}
+    assert names["tail-wave excess"] == pytest.approx(float(lt.batch_ns) * 64 / 528)
+    assert set(names) == {"launch", "fill", "tail-wave excess"}
     # the gap is the prediction over the roofline; what the terms leave is not attributed
     gap = a.metrics["performance.predicted_ns"] - a.metrics["roofline.ideal_ns"]
     assert g.gap_ns == pytest.approx(gap)
-    assert g.not_attributed_ns == pytest.approx(gap - 3000 - 700 - names["tail wave"])
+    assert g.not_attributed_ns == pytest.approx(gap - 3000 - 700 - names["tail-wave excess"])
     assert g.not_attributed_ns > 0
 
 

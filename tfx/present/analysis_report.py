@@ -82,7 +82,7 @@ def beyond_roofline(a) -> str:
 
 
 def gap_causes(a) -> str:
-    """``: tail wave 6.44 us, launch 3.00 us, fill 700 ns, not attributed 7.85 us``: the terms
+    """``: tail-wave excess 6.44 us, launch 3.00 us, fill 700 ns, not attributed 7.85 us``: the terms
     that put the prediction above the roofline, largest first (tfx.analysis.roofline_gap);
     empty at the roofline or for a sweep."""
     g = getattr(a, "roofline_gap", None)
