@@ -81,13 +81,13 @@ def test_softmax_gap_on_every_surface():
     a = softmax()
     g = a.roofline_gap
     line = analysis_report.beyond_roofline(a)
-    # the terms in order, largest first: launch 3.00 us, fill 700.00 ns, the tail wave under 700 ns
+    # the terms in order, largest first: launch 3.00 us, fill 700.00 ns, the tail-wave excess under 700 ns
     causes = line.split(": ", 1)[1]
-    assert causes.index("launch 3.00 us") < causes.index("fill 700.00 ns") < causes.index("tail wave ")
+    assert causes.index("launch 3.00 us") < causes.index("fill 700.00 ns") < causes.index("tail-wave excess ")
     assert "not attributed " in causes
     assert f"not attributed {analysis_report.fmt.ns(g.not_attributed_ns)}" in line
     js = json.loads(json.dumps(a.to_json()))["performance"]["roofline_gap"]
-    assert [t["name"] for t in js["terms"]] == ["launch", "fill", "tail wave"]
+    assert [t["name"] for t in js["terms"]] == ["launch", "fill", "tail-wave excess"]
     assert js["terms"][0]["ns"] == 3000
 
 
