@@ -3,23 +3,15 @@ are made up here; each expected median is worked out in a comment."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from tfx.analysis.measured import Compared, MeasuredRow
 from tfx.errors import SourceLocation
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_script import load_bench
 
 
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = load("accuracy_classes")
+bench = load_bench("accuracy_classes")
 
 
 def row(line, params, measured_ms, predicted_ms, spills=0, shape="64x64x64"):

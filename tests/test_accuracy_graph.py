@@ -3,23 +3,15 @@ no host launch cost). The rows are made up here; each expected figure is worked 
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from tfx.analysis.measured import Compared, MeasuredRow
 from tfx.errors import SourceLocation
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_script import load_bench
 
 
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = load("accuracy")
+bench = load_bench("accuracy")
 
 
 def row(line, measured_ms, predicted_ms, graph_ms=None, family="gqa_decode"):

@@ -11,17 +11,12 @@ import pytest
 from tfx.model.latency import latency
 from tfx.model.system import Parallelism, Workload, load_system
 
+from bench_script import load_bench
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = load("model_multigpu")
+bench = load_bench("model_multigpu")
 
 COLL = ("collective,gpus,bytes,iters,median_us,p10_us,p90_us,algbw_gbps,busbw_gbps\n"
         "all_reduce,2,1048576,200,5.0,4.9,5.2,209.7,209.7\n"

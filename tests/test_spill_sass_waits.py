@@ -1,15 +1,5 @@
 """bench/h200/spill_sass_waits.py: the LDL -> first-use distances of a k-loop body."""
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("spill_sass_waits", ROOT / "bench" / "h200" / "spill_sass_waits.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from bench_script import load_bench
 
 
 BODY = """/*0000*/ LDL R11, [R1+0x1c] ;
@@ -24,7 +14,7 @@ BODY = """/*0000*/ LDL R11, [R1+0x1c] ;
 
 
 def test_waits_distances_and_exposure():
-    m = load()
+    m = load_bench("h200/spill_sass_waits")
     body = [p for p in (m.parse(ln) for ln in BODY.splitlines()) if p]
     # LDL.64 R12 writes R12-R13; the IADD3 at index 3 reads R13: one wait covering both LDLs
     # (in order), 3 - 1 = 2 instructions after the later one; the MOV of R11 at index 7 finds
@@ -39,7 +29,7 @@ def test_waits_distances_and_exposure():
 
 
 def test_unreadable_archive_exits_2(tmp_path, capsys):
-    m = load()
+    m = load_bench("h200/spill_sass_waits")
     bad = tmp_path / "x.tar.gz"
     bad.write_text("not a tar")
     assert m.main([str(bad)]) == 2

@@ -1,16 +1,5 @@
 """bench/h200/unpipelined_sass_windows.py: loads a thread keeps in flight in a 1-stage k-loop."""
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("unpipelined_sass_windows",
-                                                  ROOT / "bench" / "h200" / "unpipelined_sass_windows.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from bench_script import load_bench
 
 
 # Four 16-byte loads (R48-R51, R16-R19, R52-R55, R40-R43), stored as they come back; the
@@ -27,7 +16,7 @@ BODY = """        /*0ea0*/              @!P0 LDG.E.128 R48, desc[UR6][R40.64] ;
 
 
 def test_pending_loads_at_each_wait():
-    m = load()
+    m = load_bench("h200/unpipelined_sass_windows")
     n, waits = m.pending_windows(BODY)
     # 4 LDGs. The STS of R48 waits with 3 pending (R48, R16, R52) and retires the first;
     # the LDG into R40 overwrites none pending; the STS of R16 then finds 3 pending (R16, R52,
@@ -37,7 +26,7 @@ def test_pending_loads_at_each_wait():
 
 
 def test_a_load_whose_address_is_a_pending_load_waits():
-    m = load()
+    m = load_bench("h200/unpipelined_sass_windows")
     body = """ /*0000*/ LDG.E.128 R4, desc[UR6][R2.64] ;
  /*0010*/ LDG.E.64 R8, desc[UR6][R4.64] ;
  /*0020*/ STS.64 [R1], R8 ;
