@@ -841,13 +841,13 @@ def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages):
     lacks the ldmatrix or mma latency."""
     mmas = list(loop.mma_ops())
     c = mmas[0] if len(mmas) == 1 else None     # a GEMM k-loop's one dot (the table's kernels)
-    if any(n.kind == "op" and n.op is not None and n.op.opcode == "cast" for n in loop.walk()):
-        # the table's kernels feed the dot straight from shared memory; an operand converted in
-        # registers first (gemm_w8a16, gemm_w4a16: cast) compiles to another k-loop, not censused
-        return None
     shape = getattr(c, "per_exec_shape", None)
     lat = fragment_chain.facts(m)
     if shape is None or lat is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
+        return None
+    if any(n.kind == "op" and n.op is not None and n.op.opcode == "cast" for n in loop.walk()):
+        # the table's kernels feed the dot straight from shared memory; an operand converted in
+        # registers first (gemm_w8a16, gemm_w4a16: cast) compiles to another k-loop, not censused
         return None
     b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
     n_ldsm, n_mma = fragment_chain.counts(shape, warps, stages, getattr(c, "mma_bits", 16), bool(b_k_major))
