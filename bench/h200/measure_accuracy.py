@@ -11,6 +11,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt5 ACC_SEED_OFFSET=700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt6 ACC_SEED_OFFSET=800 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt7 ACC_SEED_OFFSET=900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt8 ACC_SEED_OFFSET=1000 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt9 ACC_SEED_OFFSET=1100 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -272,6 +274,47 @@ if SHAPE_SET == "alt7":
                   ((2048, 8192), "heldout")]
     SOFTMAX_SHAPES = [((8192, 4096), "heldout"), ((2048, 16384), "heldout"), ((32768, 1024), "heldout"),
                       ((4096, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt8: a ninth set (session 10), measured at that session's start before any model change.
+if SHAPE_SET == "alt8":
+    GEMM_BF16_SHAPES = [((3072, 8192, 8192), "heldout"), ((1024, 28672, 4096), "heldout"),
+                        ((16, 28672, 8192), "heldout"), ((32, 4096, 4096), "heldout"),
+                        ((64, 8192, 14336), "heldout"), ((128, 14336, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 4096, 8192), "heldout"), ((2048, 14336, 4096), "heldout"),
+                       ((16, 8192, 4096), "heldout"), ((64, 14336, 8192), "heldout"),
+                       ((128, 8192, 14336), "heldout")]
+    PERSIST_SHAPES = [((4096, 8192, 8192), "heldout"), ((1024, 14336, 8192), "heldout"),
+                      ((6144, 6144, 4096), "heldout")]
+    ATTN_SHAPES = [((4, 32, 2048, 128, 1), "heldout"), ((1, 16, 32768, 64, 1), "heldout"),
+                   ((8, 8, 4096, 128, 1), "heldout"), ((8, 16, 1024, 128, 0), "heldout"),
+                   ((2, 32, 8192, 64, 0), "heldout")]
+    DECODE_SHAPES = [((8, 32, 8, 16384), "heldout"), ((32, 32, 8, 4096), "heldout"),
+                     ((1, 64, 8, 32768), "heldout"), ((128, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((8192, 2048), "heldout"), ((1024, 4096), "heldout"), ((16384, 1024), "heldout"),
+                  ((512, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((2048, 4096), "heldout"), ((16384, 2048), "heldout"), ((1024, 65536), "heldout"),
+                      ((65536, 4096), "heldout")]
+
+# ACC_SHAPE_SET=alt9: a tenth set, written down at session 10's start and measured at its end, so
+# that the model of that session is judged on shapes nobody looked at while changing it.
+if SHAPE_SET == "alt9":
+    GEMM_BF16_SHAPES = [((2048, 2048, 8192), "heldout"), ((4096, 6144, 4096), "heldout"),
+                        ((16, 4096, 8192), "heldout"), ((32, 14336, 8192), "heldout"),
+                        ((64, 4096, 8192), "heldout"), ((128, 28672, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 4096, 14336), "heldout"), ((2560, 8192, 8192), "heldout"),
+                       ((32, 4096, 8192), "heldout"), ((64, 4096, 14336), "heldout"),
+                       ((128, 14336, 8192), "heldout")]
+    PERSIST_SHAPES = [((2560, 8192, 8192), "heldout"), ((1536, 4096, 8192), "heldout"),
+                      ((8192, 14336, 4096), "heldout")]
+    ATTN_SHAPES = [((2, 32, 2048, 64, 1), "heldout"), ((1, 32, 4096, 128, 1), "heldout"),
+                   ((4, 8, 16384, 128, 1), "heldout"), ((2, 32, 4096, 128, 0), "heldout"),
+                   ((8, 16, 8192, 64, 0), "heldout")]
+    DECODE_SHAPES = [((4, 32, 8, 16384), "heldout"), ((64, 32, 8, 4096), "heldout"),
+                     ((1, 64, 8, 16384), "heldout"), ((16, 64, 8, 8192), "heldout")]
+    RMS_SHAPES = [((1024, 2048), "heldout"), ((131072, 1024), "heldout"), ((2048, 32768), "heldout"),
+                  ((65536, 2048), "heldout")]
+    SOFTMAX_SHAPES = [((1024, 2048), "heldout"), ((131072, 1024), "heldout"), ((512, 65536), "heldout"),
+                      ((16384, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
