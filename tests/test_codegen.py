@@ -82,11 +82,12 @@ def test_analysis_names_its_code_generator(h200):
     assert "serialized wgmma" not in names(cut) and names(cut)[0] == "code generator"
     assert tri.to_json()["codegen"] == "triton" and cut.to_json()["codegen"] == "cutlass"
     line = next(t.detail for t in cut.terms if t.name == "load trip")
-    # one CTA a SM: chain 122.2 ns + 24,576 B / 128.7 B/ns = 313.2 ns; the port alone 191.0 ns
-    assert "122.2 ns of chain + 24,576 B / 128.7 B/ns of the SM's L2 port = 313.2 ns" in line
-    assert "1 x 24,576 B / 128.7 = 191.0 ns" in line and "rows of at most 64 B" not in line
+    # one CTA a SM: chain 242 / 1.98 = 122.22 ns + 24,576 B / 128.7 B/ns = 190.96 -> 313.18 ns;
+    # the port alone 190.96 ns (24,576 B printed 24.58 KB, four significant digits)
+    assert "122.22 ns of chain + 24.58 KB / 128.7 GB/s of the SM's L2 port = 313.18 ns" in line
+    assert "1 x 24.58 KB / 128.7 GB/s = 190.96 ns" in line and "rows of at most 64 B" not in line
     tri_line = next(t.detail for t in tri.terms if t.name == "load trip")
-    assert "48 warp-wide 16-byte copies of 24,576 B in rows of at most 64 B x 7.07 ns) = 339.4 ns" in tri_line
+    assert "48 warp-wide 16-byte copies of 24.58 KB in rows of at most 64 B x 7.07 ns) = 339.39 ns" in tri_line
 
 
 def test_bf16_rows_of_128_bytes_do_not_move(h200):

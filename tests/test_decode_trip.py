@@ -147,11 +147,14 @@ def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
     lines = _terms(dict(B=8, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=128, WARPS=4, STAGES=2),
                    "stream round trip")
     assert len(lines) == 1
-    assert "after 1,114.65 ns" in lines[0] and "(50% of the 65,536 B tile" in lines[0]
-    assert "3,523 B/ns drawn 390.9" in lines[0] and "= 947.9 ns" in lines[0]
-    assert "= 393.22 ns" in lines[0] and "1,341.12 ns" in lines[0] and "= 2,455.77 ns" in lines[0]
-    assert ("through the SM's port and its L2 share, max(32,768 B / 128.7 B/ns = 254.61 port, 32,768 B / "
-            "83.3 B/ns L2 share = 393.22) = 393.22 ns") in lines[0]
+    # the one unit policy: times two decimals (1,114.65 ns = 1.11 us, 557 + 390.91 = 947.91 ns,
+    # 1,341.12 ns = 1.34 us, 2,455.77 ns = 2.46 us), bytes and rates four significant digits
+    # (65,536 B = 65.54 KB, 3,523 B/ns = 3.523 TB/s, 11,000 / 132 = 83.33 GB/s)
+    assert "after 1.11 us" in lines[0] and "(50% of the 65.54 KB tile" in lines[0]
+    assert "3.523 TB/s drawn 390.91 ns" in lines[0] and "= 947.91 ns" in lines[0]
+    assert "= 393.22 ns" in lines[0] and ": 1.34 us;" in lines[0] and "= 2.46 us" in lines[0]
+    assert ("through the SM's port and its L2 share, max(32.77 KB / 128.7 GB/s = 254.61 ns port, 32.77 KB / "
+            "83.33 GB/s L2 share = 393.22 ns) = 393.22 ns") in lines[0]
 
 
 @pytest.mark.parametrize("knob", [{"pipeline.dram_latency_loaded_high_at": "1974GB/s"},
@@ -231,10 +234,10 @@ def test_first_group_round_trip_takes_its_bytes_through_the_port():
     got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 1, 2, ROUND, 0.5)
     assert got == pytest.approx(970.0, abs=1e-9)
     text = decode_trip.describe(60, 400, 1, 200, 64_000, 64_000, 64_000, 100, 1, 1, 2, ROUND, 0.5)
-    assert ("through the SM's port, 32,000 B / 128.0 B/ns = 250.00 ns on the loaded line (which holds the rest "
-            "of its transfer), at the idle floor max(port, 32,000 B / 100.0 B/ns L2 share = 320.00) = 320.00 ns"
+    assert ("through the SM's port, 32 KB / 128 GB/s = 250.00 ns on the loaded line (which holds the rest "
+            "of its transfer), at the idle floor max(port, 32 KB / 100 GB/s L2 share = 320.00 ns) = 320.00 ns"
             ) in text
-    assert text.endswith("(400.00 + 970.00) / 1 = 1,370.00 ns")
+    assert text.endswith("(400.00 ns + 970.00 ns) / 1 = 1.37 us")
     # an L2 share above the port: the port binds, 32,000 / 128 = 250: 400 + 650 + 250 - 400 = 900
     got = decode_trip.round_trip_ns(400, 1, 200, 64_000, 64_000, 64_000, 1_000, 1, 1, 2, ROUND, 0.5)
     assert got == pytest.approx(900.0, abs=1e-9)
@@ -260,15 +263,15 @@ def test_decode_tail_wave_draws_with_its_ctas_on_the_h200():
     1 x 8 x 28 = 224 CTAs, under one wave, 2 on the busiest SM: the stream round trip draws with
     224 CTAs on 132 SMs, each trip's K and V tiles 2 x 32 x 128 x 2 = 16,384 B from DRAM, so the
     bandwidth drawn is 224 x 16,384 = 3,670,016 B per trip time T (the line's own T, rounded to
-    0.01 ns: within 0.5 B/ns of the printed figure); 2 x 132 = 264 CTAs would draw 18% more."""
+    printed to two decimals of a us and the bandwidth to four digits: within 0.6% of each other);
+    2 x 132 = 264 CTAs would draw 18% more."""
     lines = _terms(dict(B=1, HQ=32, HKV=8, SKV=131072, D=128, SPLITS=28, BLOCK_N=32, WARPS=8, STAGES=3),
                    "stream round trip")
     assert len(lines) == 1
-    assert "(224 CTAs on 132 SMs x 16,384 B per trip)" in lines[0]
-    drawn = float(re.search(r"(?:x|at) ([\d,]+) B/ns drawn", lines[0]).group(1).replace(",", ""))
-    trip = float(re.search(r"a trip takes at least \([\d,. +]+\) / \d+ = ([\d,.]+) ns", lines[0])
-                 .group(1).replace(",", ""))
-    assert drawn == pytest.approx(3_670_016 / trip, abs=0.51)
+    assert "(224 CTAs on 132 SMs x 16.38 KB per trip)" in lines[0]
+    drawn = float(re.search(r"(?:x|at) ([\d.]+) TB/s drawn", lines[0]).group(1)) * 1000      # B/ns
+    trip = float(re.search(r"a trip takes at least \([\w. +]+\) / \d+ = ([\d.]+) us", lines[0]).group(1)) * 1000
+    assert drawn == pytest.approx(3_670_016 / trip, rel=0.006)
 
 
 def test_surviving_share():

@@ -405,7 +405,8 @@ def test_17_input_above_the_size_limit_is_refused_at_once(tmp_path, capsys):
     path = tmp_path / "huge.tile"
     path.write_bytes(b"// " + b"x" * (4 * 2 ** 20) + b"\n")
     line = one_line(capsys, "check", path)
-    assert line == (f"{path}: error: file is 4,194,308 bytes; tfx reads at most 4,194,304 (4 MiB) "
+    # 4 x 2**20 + 4 = 4,194,308 B; the limit 4 x 2**20 = 4,194,304 B, by the one unit policy 4.19 MB
+    assert line == (f"{path}: error: file is 4,194,308 B; tfx reads at most 4,194,304 B (4.19 MB) "
                     "for a .tile file")
 
 

@@ -224,11 +224,11 @@ def test_gemm_eight_warp_small_tile_pays_its_narrow_copies():
     a = analyze(m, None, H200, p, resources={"regs": 32, "spills": 0}, check=False)
     assert a.metrics["performance.predicted_ns"] >= 4 * 16 * (16.5 / 1.98) * 128
     text = " ".join(t.detail for t in a.terms if t.name == "load trip")
-    assert "16 warp-wide copies of 4,096 B" in text and "= 533.3 ns" in text
+    assert "16 warp-wide copies of 4.096 KB" in text and "= 533.33 ns" in text   # one unit policy
     b = analyze(m, None, H200, {**p, "WARPS": 4}, resources={"regs": 47, "spills": 0}, check=False)
     text4 = " ".join(t.detail for t in b.terms if t.name == "load trip")
-    assert "8 warp-wide 16-byte copies of 4,096 B in rows of at most 64 B x 7.07 ns" in text4
-    assert "= 226.3 ns" in text4 and "narrower than 16 B" not in text4
+    assert "8 warp-wide 16-byte copies of 4.096 KB in rows of at most 64 B x 7.07 ns" in text4
+    assert "= 226.26 ns" in text4 and "narrower than 16 B" not in text4
 
 
 # ---------------------------------------------------------------------------------- unpipelined loads
@@ -278,7 +278,7 @@ def test_gemm_unpipelined_small_tiles_share_the_load_path():
     a = analyze(m, None, H200, p, resources={"regs": 64, "spills": 0}, check=False)
     assert a.metrics["performance.predicted_ns"] >= 14 * 8 * (21.8 / 1.98) * 128
     text = " ".join(t.detail for t in a.terms if t.name == "unpipelined trip")
-    assert "8 x 11.01 ns (16 B a thread)" in text and "at least 1,233.1 ns" in text
+    assert "8 x 11.01 ns (16 B a thread)" in text and "at least 1.23 us" in text   # 1,233.1 ns
 
 
 # ---------------------------------------------------------------------------------- short rows
@@ -328,5 +328,6 @@ def test_gemm_short_rows_of_one_operand():
     p = {"M": 3072, "N": 3072, "K": 3072, "BM": 128, "BN": 32, "BK": 64, "WARPS": 4, "STAGES": 4, "GROUP_M": 1}
     a = analyze(m, None, H200, p, resources={"regs": 72, "spills": 0, "smem": 81920}, check=False)
     text = " ".join(t.detail for t in a.terms if t.name == "load trip")
-    assert "2 x (16,384 B / 128.7 B/ns + 8 warp-wide 16-byte copies of 4,096 B in rows of at most 64 B" in text
-    assert "= 367.7 ns" in text
+    # bytes and rates to four significant digits (16.38 KB, 4.096 KB, 128.7 GB/s), times two decimals
+    assert "2 x (16.38 KB / 128.7 GB/s + 8 warp-wide 16-byte copies of 4.096 KB in rows of at most 64 B" in text
+    assert "= 367.7" in text

@@ -61,8 +61,10 @@ def test_rmsnorm_under_a_wave_of_two_warp_ctas():
     base = load_profile("h200_sxm")
     bound, free = _spill_term(base), _spill_term(base.with_knobs({"local.dram_warp_round": "0.001ns"}))
     assert bound.ns / free.ns == pytest.approx(3014.8 / 132 / 16.4596, rel=1e-4)
-    assert ("bound by latency: 4 warps a SM, each moving 4,096 B a round (127.6 ns at the SM's DRAM share "
-            "32.1 B/ns, 802.0 ns of latency and issue): a closed queue of 4 draws 16.5 B/ns") in bound.detail
+    # one unit policy (tfx.hw.units): 4,096 B -> 4.096 KB (four significant digits in a formula), 4096 / 32.109091 = 127.565 ns -> 127.57 ns,
+    # 32.109091 B/ns = 32.11 GB/s, 16.4596 B/ns = 16.46 GB/s
+    assert ("bound by latency: 4 warps a SM, each moving 4.096 KB a round (127.57 ns at the SM's DRAM share "
+            "32.11 GB/s, 802.00 ns of latency and issue): a closed queue of 4 draws 16.46 GB/s") in bound.detail
     assert "bound by latency" not in free.detail
 
 
@@ -91,23 +93,24 @@ def test_the_measured_ceiling_binds_and_is_named():
     256 CTAs on 132 SMs, cdiv(256, 132) = 2 on an SM, 2 x 4 = 8 warps. The closed queue of 8
     draws 27.7 B/ns (the profile's local.dram_warp_round source), above the measured ceiling at 8
     warps or fewer, local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 = 22.839 B/ns (both under the
-    share 32.1): the traffic runs at 22.8 (printed 23 GB/s) and the line names the ceiling, not the
-    queue."""
+    share 32.1): the traffic runs at 22.8 (printed 22.84 GB/s) and the line names the ceiling, not the
+    queue (3,014.8 GB/s printed 3.015 TB/s)."""
     detail = _spill_detail(1024, 4)
-    assert ("served from DRAM at 23 GB/s per SM, bound by the measured rate of local traffic past L2 "
-            "at 8 warps a SM: local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 SMs = 22.8 B/ns "
+    assert ("served from DRAM at 22.84 GB/s per SM, bound by the measured rate of local traffic past L2 "
+            "at 8 warps a SM: local.dram_bandwidth_8_warps 3.015 TB/s / 132 SMs = 22.84 GB/s "
             "(8 warps or fewer) (included") in detail
     assert "closed queue" not in detail and "bound by latency" not in detail
 
 
 def test_the_ceiling_between_8_and_16_warps_names_both_facts():
     """M = 1584: 1584 / 4 = 396 CTAs, cdiv(396, 132) = 3 on an SM x 4 warps = 12 warps: the ceiling
-    24.39687 B/ns (test_the_measured_ceiling_between_8_and_16_warps), printed 24 GB/s; the queue
-    of 12 is above it (27.7 at 8 already, a closed queue's rate grows with its customers)."""
+    24.39687 B/ns (test_the_measured_ceiling_between_8_and_16_warps), printed 24.4 GB/s (four significant digits, %g drops the 0); the queue
+    of 12 is above it (27.7 at 8 already, a closed queue's rate grows with its customers).
+    3,374.7 / 132 = 25.566 B/ns, printed 25.57 GB/s; 3,374.7 GB/s printed 3.375 TB/s."""
     detail = _spill_detail(1584, 4)
-    assert ("served from DRAM at 24 GB/s per SM, bound by the measured rate of local traffic past L2 "
-            "at 12 warps a SM: between local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 SMs = 22.8 B/ns "
-            "at 8 warps and local.dram_bandwidth 3,374.7 GB/s / 132 SMs = 25.6 B/ns at 16, geometric in "
+    assert ("served from DRAM at 24.4 GB/s per SM, bound by the measured rate of local traffic past L2 "
+            "at 12 warps a SM: between local.dram_bandwidth_8_warps 3.015 TB/s / 132 SMs = 22.84 GB/s "
+            "at 8 warps and local.dram_bandwidth 3.375 TB/s / 132 SMs = 25.57 GB/s at 16, geometric in "
             "log2 of the warps (included") in detail
 
 
@@ -132,7 +135,7 @@ def test_the_ceiling_applies_without_the_round():
     assert bound.queue is None and bound.binding == "ceiling"
     assert local_parallelism.describe_bound(bound) == (
         "bound by the measured rate of local traffic past L2 at 4 warps a SM: "
-        "local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 SMs = 22.8 B/ns (8 warps or fewer)")
+        "local.dram_bandwidth_8_warps 3.015 TB/s / 132 SMs = 22.84 GB/s (8 warps or fewer)")
 
 
 # Spilled values in L2 (local_parallelism.l2_latency_bound, local.l2_warp_round 190.2 ns): the
@@ -164,14 +167,15 @@ def test_a_two_warp_launch_in_l2_is_bound_by_its_rounds():
     """rmsnorm.tile M = 4096, N = 2048, BLOCK_M = 16, one warp (64 registers, 1,808 spilled
     words; issue15 run7): 256 CTAs, two a SM; 2 x 32 x 7,232 B = 462,848 B a SM past the
     262,144 B of L1, 132 x 462,848 = 61.1 MB under the 62.9 MB L2: served from L2, at the
-    queue's 28.8320 B/ns for 2 warps instead of the L2 share 55.76."""
+    queue's 28.8320 B/ns for 2 warps instead of the L2 share 55.76. Printed by the one unit policy:
+    4096 / 55.757576 = 73.46 ns, 28.83 GB/s, 55.76 GB/s, 4.096 KB (four significant digits)."""
     a = analyze(parse_file("kernels/rmsnorm.tile"), None, load_profile("h200_sxm"),
                 {"M": 4096, "N": 2048, "BLOCK_M": 16, "WARPS": 1},
                 resources={"threads": 32, "regs": 64, "spills": 1808, "smem": 0})
     detail = {t.name: t for t in a.terms}["spill"].detail
-    assert ("served from L2 at 29 GB/s per SM, bound by latency: 2 warps a SM, each moving 4,096 B a round "
-            "(73.5 ns at the SM's L2 share 55.8 B/ns, 190.2 ns of latency and issue): a closed queue of 2 "
-            "draws 28.8 B/ns") in detail
+    assert ("served from L2 at 28.83 GB/s per SM, bound by latency: 2 warps a SM, each moving 4.096 KB a round "
+            "(73.46 ns at the SM's L2 share 55.76 GB/s, 190.20 ns of latency and issue): a closed queue of 2 "
+            "draws 28.83 GB/s") in detail
 
 
 def test_a_sweep_caps_only_its_l2_configurations_by_the_l2_round():

@@ -35,7 +35,7 @@ def test_one_sms_dram_ceiling_binds_only_when_few_sms_pull():
     assert memory_parallelism.sm_dram_share(m, 132) == pytest.approx(32.1091, rel=1e-5)
     shares = memory_parallelism.sm_dram_share(m, np.array([16, 132]))
     assert shares == pytest.approx([81.18, 32.1091], rel=1e-5)
-    assert "81.2 B/ns" in memory_parallelism.describe_share(m, 16)
+    assert "81.18 GB/s" in memory_parallelism.describe_share(m, 16)   # 81.18 B/ns, four digits
     assert memory_parallelism.describe_share(m, 132) is None
 
 
@@ -104,8 +104,9 @@ def test_breakdown_names_the_dram_round_trip_and_the_sm_ceiling():
     a = analyze(parse_file(str(KERNELS / "gqa_decode.tile")), None, H200,
                 {"B": 1, "HQ": 32, "HKV": 8, "SKV": 131072, "SPLITS": 2, "BLOCK_N": 128, "WARPS": 4, "STAGES": 3})
     share = [t for t in a.terms if t.name == "sm dram share"]
-    assert share and "16 SMs pulling would be 264.9 B/ns" in share[0].detail
-    assert "reaches 1,299 B/ns" in share[0].detail
+    # printed by the one unit policy, four significant digits: 264.9 GB/s, 1,298.9 B/ns = 1.299 TB/s
+    assert share and "16 SMs pulling would be 264.9 GB/s" in share[0].detail
+    assert "reaches 1.299 TB/s" in share[0].detail
     g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
                 {"M": 128, "N": 4096, "K": 4096, "BM": 128, "BN": 32, "BK": 128, "WARPS": 8, "STAGES": 5})
     mp = [t for t in g.terms if t.name == "memory parallelism"]
@@ -121,9 +122,14 @@ def test_breakdown_names_the_dram_round_trip_and_the_sm_ceiling():
     # the loaded latency 205 + 0.324887 x 3,306.6 = 1,279.3, + 318.26 = 1,597.5; the idle floor
     # 557 + max(40,960 / (11,000 / 128 = 85.9375) = 476.6 L2 share, 318.3 port) = 1,033.6;
     # 122.2 + max(1,597.5, 1,033.6) = 1,719.7 = 4 x 429.93.
-    assert mp and ("122.2 ns of chain + max(205 + 0.3249 x 3,307 B/ns drawn = 1,279 ns + 40,960 B / 128.7 B/ns "
-                   "= 1,597.5, idle 557 + max(476.6, 318.3) = 1,033.6) ns = 1,719.7 ns") in mp[0].detail
-    assert "4 tiles in flight: a round takes at least 429.9 ns" in mp[0].detail
+    # Printed by the one unit policy (times ns/us two decimals, bytes and rates four digits):
+    # 122.22 ns, 205.00 ns, 3,306.6 B/ns = 3.307 TB/s, 1,279.3 = 1.28 us, 40,960 B = 40.96 KB,
+    # 1,597.5 = 1.60 us, 318.26 ns, 1,033.6 = 1.03 us, 1,719.7 = 1.72 us.
+    assert mp and ("122.22 ns of chain + max(205.00 ns + 0.3249 ns per GB/s x 3.307 TB/s drawn = 1.28 us + "
+                   "40.96 KB / 128.7 GB/s = 1.60 us, idle 557.00 ns + max(") in mp[0].detail
+    assert ", 318.26 ns) = 1.03 us) = 1.72 us" in mp[0].detail
+    # unrounded: K = 645.48174, q = 461,861.249, T = (K + sqrt(K^2 + 16 q)) / 8 = 429.93501 -> 429.94
+    assert "4 tiles in flight: a round takes at least 429.94 ns" in mp[0].detail
 
 
 def test_reads_in_runs_under_a_line_take_longer_from_dram():
@@ -137,8 +143,9 @@ def test_reads_in_runs_under_a_line_take_longer_from_dram():
     g = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
                 {"M": 32, "N": 28672, "K": 4096, "BM": 32, "BN": 32, "BK": 64, "WARPS": 4, "STAGES": 4})
     mp = [t for t in g.terms if t.name == "memory parallelism"]
-    assert mp and "4,101 B take the time of 5,430 B of whole lines" in mp[0].detail
-    assert "come at 3.2 TB/s, not 4.24" in mp[0].detail
+    # four significant digits: 4.101 KB, 5,430 B = 5.43 KB; 4,238.4 B/ns = 4.238 TB/s
+    assert mp and "4.101 KB take the time of 5.43 KB of whole lines" in mp[0].detail
+    assert "come at 3.2 TB/s, not 4.238 TB/s" in mp[0].detail
     # BK=128: B's rows stay 64 B (BN=32); BN=64: 128-byte rows, no short runs
     wide = analyze(parse_file(str(KERNELS / "gemm.tile")), None, H200,
                    {"M": 32, "N": 28672, "K": 4096, "BM": 32, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 4})
@@ -188,5 +195,6 @@ def test_breakdown_counts_the_tail_waves_ctas():
                 {"M": 128, "N": 14336, "K": 4096, "BM": 64, "BN": 128, "BK": 32, "WARPS": 4, "STAGES": 4},
                 resources={"threads": 128, "regs": 114, "smem": 49152, "spills": 0})
     mp = [t for t in g.terms if t.name == "memory parallelism"]
-    assert mp and "4,133 of the trip's 12,288 B come from DRAM" in mp[0].detail
-    assert "224 CTAs on 132 SMs x 4,169 B of whole-line DRAM time" in mp[0].detail
+    # four significant digits: 4.133 KB, 12.29 KB, 4.169 KB
+    assert mp and "4.133 KB of the trip's 12.29 KB come from DRAM" in mp[0].detail
+    assert "224 CTAs on 132 SMs x 4.169 KB of whole-line DRAM time" in mp[0].detail

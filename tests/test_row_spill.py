@@ -73,8 +73,8 @@ def test_the_spill_line_states_the_frame_traffic_and_the_local_dram_rate():
     assert ("(the 724 spilled words reach the 64 registers: the compiled code's loads and stores move "
             "4.355 x the frame, 4.355 x 2,896 B x 32 threads = 403,587 B a CTA, 44.0% of the CTA's "
             "register bytes)") in detail
-    # 25.5659 B/ns per SM, printed to the GB/s
-    assert "served from DRAM at 26 GB/s per SM" in detail
+    # 25.5659 B/ns per SM, printed to four significant digits by the one unit policy
+    assert "served from DRAM at 25.57 GB/s per SM" in detail
 
 
 def test_a_profile_without_the_local_dram_rate_keeps_the_share():

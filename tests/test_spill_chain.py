@@ -109,8 +109,8 @@ def test_analyze_prices_the_32_register_gemm_at_its_chain():
     a = analyze(m, None, H200, p, resources={"regs": 32, "spills": 1660}, check=False)
     chain = [t for t in a.terms if t.name == "spill chain"]
     assert len(chain) == 1
-    assert "2.102 waits an mma x 256 mma a trip = 538 round trips of 130.0 ns from L2" in chain[0].detail
-    assert "a trip takes at least 69,954.6 ns" in chain[0].detail
+    assert "2.102 waits an mma x 256 mma a trip = 538 round trips of 130.00 ns from L2" in chain[0].detail
+    assert "a trip takes at least 69.95 us" in chain[0].detail   # 69,954.56 ns, two decimals of a us
     ns = float(a.metrics["performance.predicted_ns"])
     assert 64 * 69_954.56 <= ns <= 64 * 69_954.56 * 1.01
 
@@ -140,8 +140,10 @@ def test_the_frames_are_the_grid_s_ctas_not_the_machine_s_slots():
     mma a trip, 2.102 x 256 = 538.112 waits of 0.576 x 357.3 + 0.424 x 130.0 = 260.9248 ns."""
     assert 8_160 * 64 * 200 == 104_448_000
     d = _chain_line(2040)
-    assert "(104.4 MB of spilled frames past L2's 62.9 MB)" in d
-    assert "538 round trips of 0.576 x 357.3 ns past L2 + 0.424 x 130.0 ns from L2 = 260.9 ns" in d
+    # the one unit policy: bytes to four significant digits (62,914,560 B = 62.91 MB), times
+    # to two decimals (260.9248 = 260.92 ns)
+    assert "(104.4 MB of spilled frames past L2's 62.91 MB)" in d
+    assert "538 round trips of 0.576 x 357.30 ns past L2 + 0.424 x 130.00 ns from L2 = 260.92 ns" in d
 
 
 def test_frames_that_fit_l2_only_by_the_grid_s_count_wait_l2_s_round_trip():
@@ -151,5 +153,6 @@ def test_frames_that_fit_l2_only_by_the_grid_s_count_wait_l2_s_round_trip():
     wait)."""
     assert 4_096 * 64 * 200 == 52_428_800 <= L2 < 4_096 * 64 * 264 == 69_206_016
     d = _chain_line(1024)
-    assert "538 round trips of 130.0 ns from L2 (52.4 MB of spilled frames within L2's 62.9 MB)" in d
-    assert "a trip takes at least 69,954.6 ns" in d
+    # 52,428,800 B = 52.43 MB, 62,914,560 B = 62.91 MB; 69,954.56 ns = 69.95 us
+    assert "538 round trips of 130.00 ns from L2 (52.43 MB of spilled frames within L2's 62.91 MB)" in d
+    assert "a trip takes at least 69.95 us" in d

@@ -93,8 +93,9 @@ def test_fp8_gemm_spill_trip_in_the_analysis():
     a = analyze(m, None, H200, p, resources={"regs": 255, "spills": 1560}, check=False)
     trip = [t for t in a.terms if t.name == "spill trip"]
     assert len(trip) == 1
-    assert "(321 x 8 + 1,239) = 1,949,184 B a trip from L2 at 55.8 GB/s" in trip[0].detail
-    assert ("1 CTAs' local traffic 34,958.2 ns + 3,421.2 ns of mma, shared memory and copies = 38,379.4 ns a round"
+    assert "(321 x 8 + 1,239) = 1.949 MB a trip from L2 at 55.76 GB/s" in trip[0].detail   # four digits
+    # 34,958.2 + 3,421.2 = 38,379.4 ns, printed in us to two decimals by the one unit policy
+    assert ("1 CTAs' local traffic 34.96 us + 3.42 us of mma, shared memory and copies = 38.38 us a round"
             in trip[0].detail)
     spill = [t for t in a.terms if t.name == "spill"][0]
     local = 1_949_184 / (7360 / 132)
@@ -145,4 +146,4 @@ def test_row_spill_in_l1_at_the_measured_local_rate():
                 resources={"threads": 32, "regs": 255, "spills": 88})
     detail = [t.detail for t in a.terms if t.name == "spill"][0]
     assert "working set 90.11 KB per SM (8 CTAs x 32 threads)" in detail
-    assert "served from L1 at 63 GB/s per SM" in detail
+    assert "served from L1 at 63.36 GB/s per SM" in detail

@@ -102,12 +102,14 @@ def test_the_loaded_round_trip_counts_busy_bytes():
     mp = [t for t in g.terms if t.name == "memory parallelism"]
     assert len(mp) == 1
     d = mp[0].detail
-    assert "2,080 of the trip's 6,144 B come from DRAM" in d
-    assert "0.3249 x 2,047 B/ns drawn = 870 ns" in d
-    assert "= 1,040.0 ns" in d and "128 SMs x 1 CTAs x 4,158 B of whole-line DRAM time per 260.0 ns" in d
+    # printed by the one unit policy (bytes and rates four significant digits, times two decimals):
+    # 2.08 KB, 6.144 KB, 2,047.13 B/ns = 2.047 TB/s, 870.09 ns, 1,040.05 ns = 1.04 us, 4.158 KB, 260.01 ns
+    assert "2.08 KB of the trip's 6.144 KB come from DRAM" in d
+    assert "0.3249 ns per GB/s x 2.047 TB/s drawn = 870.09 ns" in d
+    assert "= 1.04 us" in d and "128 SMs x 1 CTAs x 4.158 KB of whole-line DRAM time per 260.01 ns" in d
     assert "keep DRAM busy as at 2.12 TB/s (64-127 B)" in d
-    assert "counts its 2,080 DRAM bytes as 4,158 B of whole lines" in d
-    assert "2,080 B take the time of 2,755 B of whole lines" in d
+    assert "counts its 2.08 KB of DRAM bytes as 4.158 KB of whole lines" in d
+    assert "2.08 KB take the time of 2.755 KB of whole lines" in d
 
 
 def test_runs_of_whole_lines_queue_their_bytes():
@@ -116,5 +118,5 @@ def test_runs_of_whole_lines_queue_their_bytes():
     p = {"M": 64, "N": 4096, "K": 4096, "BM": 32, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 5, "GROUP_M": 8}
     g = analyze(parse_file(str(KERNELS / "gemm_fp8.tile")), None, H200, p)
     d = [t for t in g.terms if t.name == "memory parallelism"][0].detail
-    assert "4,160 of the trip's" in d and "keep DRAM busy" not in d and "of whole-line DRAM time" not in d
-    assert "x 4,160 B per" in d
+    assert "4.16 KB of the trip's" in d and "keep DRAM busy" not in d and "of whole-line DRAM time" not in d
+    assert "x 4.16 KB per" in d

@@ -111,7 +111,7 @@ def test_serial_trip_in_the_breakdown():
     # B 64 x 64: 64 / 16 = 4 lanes a bank, 64 x 64 / 32 x 4 = 512 cycles / 1.98 GHz = 258.59 ns;
     # the mma 2 x 128 x 64 x 64 = 1,048,576 flop at the fp8 wgmma's rate (
     # 8192 flop/cycle x 1.98 GHz x fp8 efficiency 0.700 = 11,354.1 flop/ns) = 92.35 ns
-    assert "byte stores 258.6 ns + waited mma 92.4 ns" in terms[0].detail
+    assert "byte stores 258.59 ns + waited mma 92.35 ns" in terms[0].detail
     a, _, _ = _nodes({"BM": 128, "BN": 64, "BK": 64, "WARPS": 4, "STAGES": 4})
     (term,) = [t for t in a.terms if t.name == "transposed trip"]
     assert "A copied stages ahead" in term.detail

@@ -30,7 +30,7 @@ MAX_MESSAGE_CHARS = 400
 MAX_WHERE_CHARS = 200
 
 # Input files larger than this are refused before they are read (a kernel, a profile or
-# a preset is a few kilobytes; the largest shipped file is far below 1 MiB).
+# a preset is a few kilobytes; the largest shipped file is far below 1 MB).
 MAX_INPUT_BYTES = 4 * 2 ** 20
 
 
@@ -113,8 +113,11 @@ def read_text_file(path, expected: str = "a file", where: str | None = None) -> 
     try:
         size = Path(path).stat().st_size
         if size > MAX_INPUT_BYTES and Path(path).is_file():
-            raise TfxError(f"file is {size:,} bytes; tfx reads at most {MAX_INPUT_BYTES:,} "
-                           f"({MAX_INPUT_BYTES // 2 ** 20} MiB) for {expected}", where=shown)
+            # exact bytes, as a limit is read (off by 4 bytes matters), and the one unit policy's
+            # decimal prefixes beside them (tfx.hw.units.format_bytes): was '(4 MiB)'
+            from tfx.hw.units import format_bytes
+            raise TfxError(f"file is {size:,} B; tfx reads at most {MAX_INPUT_BYTES:,} B "
+                           f"({format_bytes(MAX_INPUT_BYTES)}) for {expected}", where=shown)
         with open(path, encoding="utf-8") as fh:  # text mode: \r\n reads as \n
             text = fh.read(MAX_INPUT_BYTES + 1)
         if len(text) > MAX_INPUT_BYTES:  # a pipe, /dev/zero, or a file that grew meanwhile

@@ -46,6 +46,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tfx.analysis import load_trip, mma_path
+from tfx.hw.units import formula_bytes, formula_rate
 
 
 def clock_fraction(m) -> float | None:
@@ -85,6 +86,6 @@ def detail(line, stages, mma, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> st
     per = (mma + trip) / s1
     return (f"line {line}: the next copies leave after the trip's warpgroup mma, {fmt(mma)} at the tensor "
             f"cores' own rate (clock x {clock_fraction(m):g}), then make their L2 round trip "
-            f"{f.overhead_ns:,.1f} ns of chain + {m.l2_latency:,.0f} ns + {loaded_bytes:,.0f} B / "
-            f"{f.port_bytes_per_ns:,.1f} B/ns = {fmt(trip)}: ({fmt(mma)} + {fmt(trip)}) / ({int(stages)} - 1) = "
+            f"{fmt(f.overhead_ns)} of chain + {fmt(m.l2_latency)} + {formula_bytes(loaded_bytes)} / "
+            f"{formula_rate(f.port_bytes_per_ns)} = {fmt(trip)}: ({fmt(mma)} + {fmt(trip)}) / ({int(stages)} - 1) = "
             f"{fmt(per)} a trip at least")

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import load_trip, memory_parallelism
 from tfx.analysis.numbers import emax, is_array, where
+from tfx.hw.units import format_time_ns as T, formula_bytes as B, formula_rate as BW
 
 
 class StreamFacts(NamedTuple):
@@ -255,42 +256,41 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
         first_port = first_share * loaded_bytes / f.port_bytes_per_ns
         first_l2 = first_share * l2_bytes / l2_share_bytes_per_ns
         fetch = max(first_port, first_l2)
-        group = (f"plus the first-waited copy group ({first_share:.0%} of the {loaded_bytes:,.0f} B tile: the "
+        group = (f"plus the first-waited copy group ({first_share:.0%} of the {B(loaded_bytes)} tile: the "
                  f"rest is waited for after the softmax) through the SM's port")
-        port_text = f"{first_share * loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns = {first_port:,.2f}"
-        l2_text = (f"{first_share * l2_bytes:,.0f} B / {l2_share_bytes_per_ns:.1f} B/ns L2 share = "
-                   f"{first_l2:,.2f}")
+        port_text = f"{B(first_share * loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(first_port)}"
+        l2_text = f"{B(first_share * l2_bytes)} / {BW(l2_share_bytes_per_ns)} L2 share = {T(first_l2)}"
         if f.queue is not None:
-            fetch_text = f"{group} and its L2 share, max({port_text} port, {l2_text}) = {fetch:,.2f} ns"
+            fetch_text = f"{group} and its L2 share, max({port_text} port, {l2_text}) = {T(fetch)}"
         else:
             # as the whole tile's: the loaded line takes the port time, the idle floor the transfer
-            fetch_text = (f"{group}, {port_text} ns on the loaded line (which holds the rest of its transfer), "
-                          f"at the idle floor max(port, {l2_text}) = {fetch:,.2f} ns")
+            fetch_text = (f"{group}, {port_text} on the loaded line (which holds the rest of its transfer), "
+                          f"at the idle floor max(port, {l2_text}) = {T(fetch)}")
     else:
         fetch = max(dram_bytes / f.sm_dram_bytes_per_ns, loaded_bytes / f.port_bytes_per_ns,
                     l2_bytes / l2_share_bytes_per_ns)
         # the loaded line was fitted with only the port time subtracted: on it the tile counts
         # its port time; the idle floor keeps the tile at one SM's rate (load_trip)
-        fetch_text = (f"plus the tile through the SM's port, {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:.1f} B/ns = "
-                      f"{loaded_bytes / f.port_bytes_per_ns:,.2f} ns on the loaded line (which holds the rest of its "
-                      f"transfer), at the idle floor the tile at one SM's rate, max({dram_bytes:,.0f} B / "
-                      f"{f.sm_dram_bytes_per_ns:.1f} B/ns DRAM, port, L2 share) = {fetch:,.2f} ns")
-    hits = f" + {1 - miss:.1%} x L2 {l2_latency_ns:,.0f}" if miss < 1 else ""
+        fetch_text = (f"plus the tile through the SM's port, {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = "
+                      f"{T(loaded_bytes / f.port_bytes_per_ns)} on the loaded line (which holds the rest of its "
+                      f"transfer), at the idle floor the tile at one SM's rate, max({B(dram_bytes)} / "
+                      f"{BW(f.sm_dram_bytes_per_ns)} DRAM, port, L2 share) = {T(fetch)}")
+    hits = f" + {1 - miss:.1%} x L2 {T(l2_latency_ns)}" if miss < 1 else ""
     if first_share < 1 and f.queue is not None:
         delay = queue_delay_ns(drawn, f.queue)
-        dram_text = (f"the idle round trip {f.idle_ns:,.0f} + the DRAM latency's growth at {drawn:,.0f} B/ns drawn "
-                     f"{delay:,.1f} (a pointer chase under streaming load, linear between the measured points) = "
-                     f"{f.idle_ns + delay:,.1f} ns")
+        dram_text = (f"the idle round trip {T(f.idle_ns)} + the DRAM latency's growth at {BW(drawn)} drawn "
+                     f"{T(delay)} (a pointer chase under streaming load, linear between the measured points) = "
+                     f"{T(f.idle_ns + delay)}")
     else:
-        dram_text = (f"max(idle {f.idle_ns:,.0f}, {f.base_ns:,.0f} + {f.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} "
-                     f"B/ns drawn = {loaded:,.0f}) ns")
-    return (f"loop at line {line}: the copies of a trip leave after {waited_ns:,.2f} ns of its chain; their round "
+        dram_text = (f"max(idle {T(f.idle_ns)}, {T(f.base_ns)} + {f.slope_ns_per_byte_ns:.4f} ns per GB/s x "
+                     f"{BW(drawn)} drawn = {T(loaded)})")
+    return (f"loop at line {line}: the copies of a trip leave after {T(waited_ns)} of its chain; their round "
             f"trip waits DRAM's latency under the load all SMs put on it, {dram_text}"
             f"{' x ' + format(miss, '.1%') if miss < 1 else ''}{hits}, solved with the trip time "
-            f"({memory_parallelism.drawing_text(r, active_units)} x {dram_bytes:,.0f} B per trip), "
+            f"({memory_parallelism.drawing_text(r, active_units)} x {B(dram_bytes)} per trip), "
             f"{fetch_text}, not at its share of the device "
-            f"(a throughput bound the copy engine keeps): {in_flight:,.2f} ns; {s1} tile(s) in flight: a trip takes "
-            f"at least ({waited_ns:,.2f} + {in_flight:,.2f}) / {s1} = {trip:,.2f} ns")
+            f"(a throughput bound the copy engine keeps): {T(in_flight)}; {s1} tile(s) in flight: a trip takes "
+            f"at least ({T(waited_ns)} + {T(in_flight)}) / {s1} = {T(trip)}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,10 +457,10 @@ def describe_chain(line, chain: TripChain, r) -> str:
     return (f"loop at line {line}: one warp issues a trip in order (decode_sass): mmas {float(c.mma_cycles):,.0f} + "
             f"softmax {float(c.softmax_cycles):,.0f} + bookkeeping, barriers and copies {float(c.overhead_cycles):,.0f} "
             f"= {float(c.warp_cycles):,.0f} cycles, plus the warps' shared-memory reads at the port "
-            f"{float(c.port_cycles):,.0f} cycles ({float(c.smem_read_bytes):,.0f} B a warp): one CTA's trip "
-            f"{float(c.ns):,.2f} ns at {float(c.clock_ghz):g} GHz"
+            f"{float(c.port_cycles):,.0f} cycles ({B(c.smem_read_bytes)} a warp): one CTA's trip "
+            f"{T(float(c.ns))} at {float(c.clock_ghz):g} GHz"
             + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
-               f"cycles of the other CTAs' reads and tile writes at the port) = {float(c.ns) + extra:,.2f} ns a round"
+               f"cycles of the other CTAs' reads and tile writes at the port) = {T(float(c.ns) + extra)} a round"
                if rr > 1 else ""))
 
 
@@ -513,7 +513,7 @@ def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stage
         return ""
     d = float(chain.port_cycles + chain.copy_port_cycles) / float(chain.clock_ghz)
     return (f"; the {r:g} CTAs a SM do not wait in lock step: they queue at the port (a closed queue of {r:g} over "
-            f"{d:,.2f} ns a CTA-trip of reads and tile writes; delay: one CTA's chain "
-            f"{waited_ns:,.2f} ns less that, plus what the round trip adds at {int(stages) - 1} tile(s) in flight; never under "
-            f"the round), so the copies leave {queued_ns:,.2f} ns into the trip, not after the round's "
-            f"{lockstep_ns:,.2f}")
+            f"{T(d)} a CTA-trip of reads and tile writes; delay: one CTA's chain "
+            f"{T(waited_ns)} less that, plus what the round trip adds at {int(stages) - 1} tile(s) in flight; never under "
+            f"the round), so the copies leave {T(queued_ns)} into the trip, not after the round's "
+            f"{T(lockstep_ns)}")

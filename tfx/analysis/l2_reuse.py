@@ -14,6 +14,7 @@ from tfx.analysis import launch_handoff
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
+from tfx.hw.units import formula_bytes
 
 
 def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
@@ -225,7 +226,7 @@ def describe_cross(info: dict) -> list[str]:
         verdict = "fit" if fits else "do not fit"
         part = f" / {partitions} partitions (each keeps its own copy)" if partitions > 1 else ""
         out.append(f"the previous wave's tiles stay in L2 if its whole loop's distinct bytes (LRU stack distance) "
-                   f"fit: {window / 1e6:,.2f} MB vs {room / 1e6:,.2f} MB of L2{part}: they {verdict}")
+                   f"fit: {formula_bytes(window)} vs {formula_bytes(room)} of L2{part}: they {verdict}")
     return out
 
 

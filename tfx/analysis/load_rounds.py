@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import decode_trip, load_trip
 from tfx.analysis.numbers import emax, is_array, where
+from tfx.hw.units import formula_rate
 
 
 def rounds(shape, bits, b_k_major, warps, table=None) -> Any:
@@ -146,7 +147,7 @@ def describe(n, cycle, first_reader, lat, dram_bytes, r, active_units, rf: Round
     return (f"; ptxas issues the trip's loads in {n:g} dependent rounds (each group stored to shared memory "
             f"before the next leaves: tfx.analysis.load_rounds): the first is the loaded round trip, each of the "
             f"other {n - 1:g} one dependent load's latency, {p:.3f} x (DRAM {fmt(rf.unloaded_ns)} + "
-            f"{fmt(delay)} at the {drawn:,.1f} B/ns the SMs draw) + {1 - p:.3f} x L2 {fmt(lat)} = {fmt(each)}, "
+            f"{fmt(delay)} at the {formula_rate(drawn)} the SMs draw) + {1 - p:.3f} x L2 {fmt(lat)} = {fmt(each)}, "
             f"{fmt((n - 1) * each)} in all")
 
 

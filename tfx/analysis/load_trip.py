@@ -55,6 +55,7 @@ import math
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array
+from tfx.hw.units import format_time_ns as T, formula_bytes as B, formula_rate as BW
 
 
 WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
@@ -293,9 +294,9 @@ def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
     """A clause for an unpipelined trip's line: its loads on the SM's load path."""
     one = sync_load_ns(copies, f)
     return (f"its loads into registers hold the SM's load path {float(copies.wide_instructions):g} x "
-            f"{f.sync_load_ns:.2f} ns (16 B a thread) + {float(copies.narrow_instructions):g} x "
-            f"{f.sync_narrow_load_ns:.2f} ns (4-8 B) = {float(one):,.1f} ns a trip; {float(r):g} CTAs per SM: a round "
-            f"takes at least {float(r * one):,.1f} ns")
+            f"{T(f.sync_load_ns)} (16 B a thread) + {float(copies.narrow_instructions):g} x "
+            f"{T(f.sync_narrow_load_ns)} (4-8 B) = {T(float(one))} a trip; {float(r):g} CTAs per SM: a round "
+            f"takes at least {T(float(r * one))}")
 
 
 def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) -> str:
@@ -305,17 +306,16 @@ def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) ->
     short = f.short_row_copy_ns is not None and copies.short_instructions
     if narrow or short:
         wide = loaded_bytes - (copies.narrow_bytes if narrow else 0) - (copies.short_bytes if short else 0)
-        parts = [f"{wide:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns"] if wide > 0.5 else []
+        parts = [f"{B(wide)} / {BW(f.port_bytes_per_ns)}"] if wide > 0.5 else []
         if narrow:
-            parts.append(f"{float(copies.narrow_instructions):g} warp-wide copies of {float(copies.narrow_bytes):,.0f} B "
-                         f"narrower than 16 B a thread (cp.async.ca) x {f.narrow_copy_ns:.2f} ns")
+            parts.append(f"{float(copies.narrow_instructions):g} warp-wide copies of {B(copies.narrow_bytes)} "
+                         f"narrower than 16 B a thread (cp.async.ca) x {T(f.narrow_copy_ns)}")
         if short:
-            parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {float(copies.short_bytes):,.0f} B "
-                         f"in rows of at most {SHORT_ROW_BYTES} B x {f.short_row_copy_ns:.2f} ns")
-        share = f"{r} CTAs per SM share its load path: {r} x ({' + '.join(parts)}) = {shared:,.1f} ns"
+            parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {B(copies.short_bytes)} "
+                         f"in rows of at most {SHORT_ROW_BYTES} B x {T(f.short_row_copy_ns)}")
+        share = f"{r} CTAs per SM share its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"
     else:
-        share = (f"{r} CTAs per SM share the port: {r} x {loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} = "
-                 f"{shared:,.1f} ns")
-    return (f"one CTA's pipelined trip: {f.overhead_ns:,.1f} ns of chain + {loaded_bytes:,.0f} B / "
-            f"{f.port_bytes_per_ns:,.1f} B/ns of the SM's L2 port = {one:,.1f} ns; {share}; a round takes "
-            f"at least {max(one, shared):,.1f} ns")
+        share = f"{r} CTAs per SM share the port: {r} x {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(shared)}"
+    return (f"one CTA's pipelined trip: {T(f.overhead_ns)} of chain + {B(loaded_bytes)} / "
+            f"{BW(f.port_bytes_per_ns)} of the SM's L2 port = {T(one)}; {share}; a round takes "
+            f"at least {T(max(one, shared))}")

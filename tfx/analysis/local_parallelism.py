@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.closed_queue import cycle_ns
 from tfx.analysis.numbers import emax, emin, is_array, where
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_time_ns, formula_bytes, formula_rate
 
 
 class LatencyBound(NamedTuple):
@@ -113,10 +114,10 @@ def l2_latency_bound(profile, warps, l2_share_bytes_per_ns) -> LatencyBound | No
 
 def describe(lb: LatencyBound) -> str:
     w = float(lb.warps) if not is_array(lb.warps) else lb.warps
-    return (f"{w:.0f} warps a SM, each moving {lb.round_bytes:,.0f} B a round "
-            f"({lb.round_bytes / float(lb.share_bytes_per_ns):,.1f} ns at the SM's {lb.level} share "
-            f"{float(lb.share_bytes_per_ns):.1f} B/ns, {lb.round_ns:,.1f} ns of latency and issue): "
-            f"a closed queue of {w:.0f} draws {float(lb.bytes_per_ns):.1f} B/ns")
+    return (f"{w:.0f} warps a SM, each moving {formula_bytes(lb.round_bytes)} a round "
+            f"({format_time_ns(lb.round_bytes / float(lb.share_bytes_per_ns))} at the SM's {lb.level} share "
+            f"{formula_rate(lb.share_bytes_per_ns)}, {format_time_ns(lb.round_ns)} of latency "
+            f"and issue): a closed queue of {w:.0f} draws {formula_rate(lb.bytes_per_ns)}")
 
 
 def ceiling(profile, warps, share_bytes_per_ns, units):
@@ -146,7 +147,7 @@ def _describe_ceiling(profile, warps, units) -> str:
     n = round(float(warps))
 
     def fact(name, value):
-        return f"{name} {value / 1e9:,.1f} GB/s / {units} SMs = {value / 1e9 / units:.1f} B/ns"
+        return f"{name} {format_bandwidth(value, FORMULA_DIGITS)} / {units} SMs = {format_bandwidth(value / units, FORMULA_DIGITS)}"
     if few is None or n >= 16:
         return fact("local.dram_bandwidth", many) + (" (16 warps or more)" if few is not None else "")
     if n <= 8:

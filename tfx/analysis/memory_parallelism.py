@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emin, is_array
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_time_ns as T, formula_bytes as B, formula_rate as BW
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -112,19 +113,19 @@ def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, sta
     # the line was fitted with only the port time subtracted, so it holds the rest of the
     # transfer; the idle round trip was fitted with the transfer at one SM's ceiling
     # (load_trip.loaded_round_trip_ns): the larger of the two branches binds
-    loaded = (f"{d.base_ns:,.0f} + {d.slope_ns_per_byte_ns:.4f} x {drawn:,.0f} B/ns drawn = {line:,.0f} ns + "
-              f"{loaded_bytes:,.0f} B / {f.port_bytes_per_ns:,.1f} B/ns = {line + port:,.1f}")
+    loaded = (f"{T(d.base_ns)} + {d.slope_ns_per_byte_ns:.4f} ns per GB/s x {BW(drawn)} drawn = {T(line)} + "
+              f"{B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(line + port)}")
     if d.idle_ns is not None:
-        idle = f"idle {d.idle_ns:,.0f} + max({fetch_ns:,.1f}, {port:,.1f}) = {d.idle_ns + max(fetch_ns, port):,.1f}"
-        wait = f"max({loaded}, {idle}) ns"
+        idle = f"idle {T(d.idle_ns)} + max({T(fetch_ns)}, {T(port)}) = {T(d.idle_ns + max(fetch_ns, port))}"
+        wait = f"max({loaded}, {idle})"
     else:
-        wait = f"{loaded} ns"
-    return (f"{dram_bytes:,.0f} of the trip's {loaded_bytes:,.0f} B come from DRAM, so the trip waits the DRAM "
+        wait = loaded
+    return (f"{B(dram_bytes)} of the trip's {B(loaded_bytes)} come from DRAM, so the trip waits the DRAM "
             f"round trip (its hits merge with a co-resident CTA's miss of the same step): "
-            f"{f.overhead_ns:,.1f} ns of chain + {wait} = {round_trip_ns:,.1f} ns "
-            f"(solved with the trip time: {drawing_text(r, active_units)} x {queued:,.0f} B"
+            f"{T(f.overhead_ns)} of chain + {wait} = {T(round_trip_ns)} "
+            f"(solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
             f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
-            f"{round_trip_ns / s1:,.1f} ns); {s1} tiles in flight: a round takes at least {round_trip_ns / s1:,.1f} ns")
+            f"{T(round_trip_ns / s1)}); {s1} tiles in flight: a round takes at least {T(round_trip_ns / s1)}")
 
 
 def describe_share(m, active_units) -> str | None:
@@ -135,10 +136,10 @@ def describe_share(m, active_units) -> str | None:
     share = m.dram_bw_device / active_units
     if share <= cap:
         return None
-    return (f"{m.dram_bw_device:,.1f} B/ns of DRAM over {int(active_units)} SMs pulling would be {share:,.1f} B/ns "
-            f"each, but one SM brings at most {cap:,.1f} B/ns "
+    return (f"{BW(m.dram_bw_device)} of DRAM over {int(active_units)} SMs pulling would be {BW(share)} "
+            f"each, but one SM brings at most {BW(cap)} "
             f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {m.clock_ghz:.2f} GHz): "
-            f"the grid reaches {active_units * cap:,.0f} B/ns of DRAM at most")
+            f"the grid reaches {BW(active_units * cap)} of DRAM at most")
 
 
 def short_run_factor(m, window, dims, env, bits) -> Any:
@@ -171,5 +172,5 @@ def describe_short_runs(m, dram_bytes, line_rate_bytes) -> str | None:
     short = m.profile.get(f"memory.{m.dram}.bandwidth_short_runs", None)
     if short is None or not dram_bytes or line_rate_bytes <= dram_bytes * (1 + 1e-9):
         return None
-    return (f"its DRAM reads in runs under 128 B come at {short / 1e12:g} TB/s, not {m.dram_bw_device / 1e3:,.2f}: "
-            f"{dram_bytes:,.0f} B take the time of {line_rate_bytes:,.0f} B of whole lines")
+    return (f"its DRAM reads in runs under 128 B come at {format_bandwidth(short, FORMULA_DIGITS)}, not {BW(m.dram_bw_device)}: "
+            f"{B(dram_bytes)} take the time of {B(line_rate_bytes)} of whole lines")

@@ -40,7 +40,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import format_bytes, format_time_ns
+from tfx.hw.units import format_bytes, format_time_ns, formula_rate
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # free: no command, no work
@@ -448,7 +448,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                    if not is_array(share) and share != spill.fraction else "")
                 + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
-                f"{float(local.bytes_per_ns):.0f} GB/s per SM"
+                f"{formula_rate(local.bytes_per_ns)} per SM"
                 + (f", {local_parallelism.describe_bound(local_bound)}"
                    if local_bound is not None and not is_array(local_bound.bytes_per_ns) and local_bound.bound else "")
                 + " (included in the waves above)"))

@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 from tfx.analysis import load_trip, mma_path
 from tfx.analysis.numbers import emax, is_array
+from tfx.hw.units import formula_bytes, formula_rate
 
 
 def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
@@ -149,11 +150,11 @@ def describe_unpipelined(line, first_reader, loaded_bytes, dram_bytes, transfer_
     """The breakdown's line of an unpipelined GEMM k-loop (scalars)."""
     port = loaded_bytes / f.port_bytes_per_ns
     wait = cycle_ns - f.overhead_ns - compute_ns
-    return (f"line {line}: STAGES = 1: a trip loads its {loaded_bytes:,.0f} B, waits for them, then computes: "
+    return (f"line {line}: STAGES = 1: a trip loads its {formula_bytes(loaded_bytes)}, waits for them, then computes: "
             f"{fmt(f.overhead_ns)} of chain + {fmt(compute_ns)} of compute + {fmt(wait)} of round trip (the loaded "
             f"DRAM round trip with the chance {first_reader * 100:.1f}% that the trip first reads one of its tiles, "
-            f"{dram_bytes:,.0f} B a trip from DRAM drawn by {drawing}, else L2; its bytes {loaded_bytes:,.0f} B / "
-            f"{f.port_bytes_per_ns:,.1f} B/ns = {fmt(port)} through the port on the loaded line, at least the idle "
+            f"{formula_bytes(dram_bytes)} a trip from DRAM drawn by {drawing}, else L2; its bytes "
+            f"{formula_bytes(loaded_bytes)} / {formula_rate(f.port_bytes_per_ns)} = {fmt(port)} through the port on the loaded line, at least the idle "
             f"round trip with max({fmt(transfer_ns)}, {fmt(port)})) = {fmt(cycle_ns)} a trip; {int(r)} CTAs per SM "
             f"overlap theirs")
 

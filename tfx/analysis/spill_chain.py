@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import is_array, where
+from tfx.hw.units import format_time_ns, formula_bytes
 
 # Median of LDL waits per HMMA in the k-loop bodies of the 13 issue-15 kernels compiled to 32
 # registers (calibration/h200/measured/spill_chain/chain.csv, column waits_per_HMMA; see
@@ -90,10 +91,11 @@ def trip_chain(mmas, regs, spill_bytes_per_thread, working_set, l2_capacity, l2_
 
 def describe(c: SpillChain) -> str:
     """The breakdown's line."""
-    frames = (f"{float(c.working_set) / 1e6:,.1f} MB of spilled frames "
-              f"{'past' if bool(c.past_l2) else 'within'} L2's {float(c.l2_capacity) / 1e6:,.1f} MB")
-    wait = (f"{FAR_WAIT_SHARE} x {c.dram_ns:.1f} ns past L2 + {1 - FAR_WAIT_SHARE:.3f} x {c.l2_ns:.1f} ns from L2 = "
-            f"{float(c.latency_ns):.1f} ns" if bool(c.past_l2) else f"{c.l2_ns:.1f} ns from L2")
+    frames = (f"{formula_bytes(float(c.working_set))} of spilled frames "
+              f"{'past' if bool(c.past_l2) else 'within'} L2's {formula_bytes(float(c.l2_capacity))}")
+    wait = (f"{FAR_WAIT_SHARE} x {format_time_ns(c.dram_ns)} past L2 + {1 - FAR_WAIT_SHARE:.3f} x "
+            f"{format_time_ns(c.l2_ns)} from L2 = {format_time_ns(float(c.latency_ns))}" if bool(c.past_l2)
+            else f"{format_time_ns(c.l2_ns)} from L2")
     return (f"compiled to {CHAIN_REGS} registers, each warp reloads every mma.sync's operands from local memory: "
             f"{WAITS_PER_MMA} waits an mma x {float(c.mmas):,.0f} mma a trip = {float(c.waits):,.0f} round trips of "
-            f"{wait} ({frames}): a trip takes at least {float(c.ns):,.1f} ns")
+            f"{wait} ({frames}): a trip takes at least {format_time_ns(float(c.ns))}")

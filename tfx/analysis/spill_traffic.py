@@ -48,6 +48,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, emin, is_array, where
+from tfx.hw.units import format_time_ns, formula_bytes, formula_rate
 
 WORD = 4                 # bytes of one register (Triton's n_spills counts 4-byte words)
 K_STEP = 16              # the warp mma's K per instruction (m16n8k16 f16/bf16; fp8 promoted to f16)
@@ -131,17 +132,17 @@ def describe(t: SpillTrip, rate_bytes_per_ns, level: str, series=None) -> str:
     round in ns, resident CTAs) of one round of the trip (``in_series``), when known."""
     if not t.acc_words:
         line = (f"every spilled word reloaded and stored once a trip: 2 x {float(t.spilled_words):,.0f} words x 4 B x "
-                f"{t.threads} threads = {float(t.bytes_per_trip):,.0f} B a trip from {level} at "
-                f"{float(rate_bytes_per_ns):.1f} GB/s per SM")
+                f"{t.threads} threads = {formula_bytes(float(t.bytes_per_trip))} a trip from {level} at "
+                f"{formula_rate(rate_bytes_per_ns)} per SM")
     else:
         line = (f"warp mma: accumulator {float(t.acc_words):,.0f} + one k-step's operands {float(t.fragment_words):,.0f} "
                 f"words per thread over {float(t.regs):,.0f} registers: {float(t.acc_spilled):,.0f} accumulator words in "
                 f"local memory, touched at each of {float(t.ksteps):.0f} k-steps: 2 x 4 B x {t.threads} threads x "
                 f"({float(t.acc_spilled):,.0f} x {float(t.ksteps):.0f} + {float(t.spilled_words - t.acc_spilled):,.0f}) = "
-                f"{float(t.bytes_per_trip):,.0f} B a trip from {level} at {float(rate_bytes_per_ns):.1f} GB/s per SM")
+                f"{formula_bytes(float(t.bytes_per_trip))} a trip from {level} at {formula_rate(rate_bytes_per_ns)} per SM")
     if series is None:
         return line
     local_ns, rest_ns, resident = series
     return (line + f"; in series with the rest of the trip (the reloads feed its mma, its results are stored): "
-            f"{resident} CTAs' local traffic {float(local_ns):,.1f} ns + {float(rest_ns):,.1f} ns of mma, shared memory "
-            f"and copies = {float(local_ns + rest_ns):,.1f} ns a round")
+            f"{resident} CTAs' local traffic {format_time_ns(float(local_ns))} + {format_time_ns(float(rest_ns))} of mma, "
+            f"shared memory and copies = {format_time_ns(float(local_ns + rest_ns))} a round")

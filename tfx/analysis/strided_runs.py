@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import is_array
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, formula_bytes, formula_rate
 from tfx.ir.nodes import LoopRegion, MeshRegion, walk
 
 LINE_BYTES = 128          # a whole L2 line: runs of it or longer are not short
@@ -106,6 +107,6 @@ def describe(m, dram_bytes, queue_bytes, line_rate_bytes) -> str | None:
         return None
     sec = m.profile.get(f"memory.{m.dram}.bandwidth_strided_sectors", rs)
     return (f"its reads in runs under 128 B that advance with the trip only (no neighbouring CTA continues "
-            f"them) keep DRAM busy as at {rs / 1e12:g} TB/s (64-127 B) or {sec / 1e12:g} TB/s (under 64 B), not "
-            f"{m.dram_bw_device / 1e3:,.2f}: the round trip's queue counts its {dram_bytes:,.0f} DRAM bytes as "
-            f"{queue_bytes:,.0f} B of whole lines")
+            f"them) keep DRAM busy as at {format_bandwidth(rs, FORMULA_DIGITS)} (64-127 B) or {format_bandwidth(sec, FORMULA_DIGITS)} (under 64 B), "
+            f"not {formula_rate(m.dram_bw_device)}: the round trip's queue counts its "
+            f"{formula_bytes(dram_bytes)} of DRAM bytes as {formula_bytes(queue_bytes)} of whole lines")

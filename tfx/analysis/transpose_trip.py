@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue, mma_layout
 from tfx.analysis.numbers import is_array
+from tfx.hw.units import format_time_ns
 
 
 class TransposedTrip(NamedTuple):
@@ -131,11 +132,11 @@ def describe(t: TransposedTrip, r, round_ns_value) -> str:
     """One line for the breakdown (scalar trips): the chain and the round of r CTAs."""
     serial = [(n, ns) for n, ns, s in t.round_trips if not is_array(s) and s]
     ahead = [n for n, _, s in t.round_trips if not is_array(s) and not s]
-    loads = " + ".join(f"{name} {float(ns):,.1f}" for name, ns in serial)
-    text = (f"an operand transposed in registers is loaded and waited inside the trip: round trips {loads} ns "
-            f"+ byte stores {float(t.stores_ns):,.1f} ns + waited mma {float(t.mma_ns):,.1f} ns = "
-            f"{float(t.chain_ns):,.1f} ns per CTA")
+    loads = " + ".join(f"{name} {format_time_ns(float(ns))}" for name, ns in serial)
+    text = (f"an operand transposed in registers is loaded and waited inside the trip: round trips {loads} "
+            f"+ byte stores {format_time_ns(float(t.stores_ns))} + waited mma {format_time_ns(float(t.mma_ns))} = "
+            f"{format_time_ns(float(t.chain_ns))} per CTA")
     if ahead:
         text += f" ({', '.join(ahead)} copied stages ahead, not in the chain)"
     return (text + f"; {int(r)} resident CTAs overlap their chains and share the shared-memory pipe and tensor "
-            f"cores (mean value analysis): a round takes at least {float(round_ns_value):,.1f} ns")
+            f"cores (mean value analysis): a round takes at least {format_time_ns(float(round_ns_value))}")

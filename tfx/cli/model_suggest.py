@@ -35,7 +35,7 @@ def run(args) -> int:
         emit_json(data)
         return 0
     print(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
-          f"evaluated, {r.fitting} fit {fmt.nbytes(r.capacity)} per device, in {r.seconds * 1e3:.0f} ms")
+          f"evaluated, {r.fitting} fit {fmt.nbytes(r.capacity)} per device, in {fmt.ns(r.seconds * 1e9)}")
     print(f"runtime {workload(args).runtime_description}")
     if r.pruned:
         print("pruned: " + ", ".join(f"{k} ({v})" for k, v in r.pruned.items()))

@@ -42,7 +42,7 @@ from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, 
 SECONDS_PER_FLOP = 5e-11
 SECONDS_PER_ELEMENT = 2e-8
 SECONDS_PER_STEP = 3e-5
-# Refused above 10 s or 2 GiB of tensors; proposed sizes aim at a second.
+# Refused above 10 s or 2 x 2**30 B (2.15 GB) of tensors; proposed sizes aim at a second.
 MAX_SECONDS = 10.0
 MAX_MEMORY = 2 * 2 ** 30
 SUGGESTED_SECONDS = 1.0
@@ -74,8 +74,9 @@ class Work:
     def over(self, max_seconds: float = MAX_SECONDS) -> list[str]:
         out = []
         if self.seconds > max_seconds:
-            out.append(f"{self.describe()}: about {_duration(self.seconds)} on one CPU core "
-                       f"(limit {_duration(max_seconds)})")
+            from tfx.hw.units import format_duration_s
+            out.append(f"{self.describe()}: about {format_duration_s(self.seconds)} on one CPU core "
+                       f"(limit {format_duration_s(max_seconds)})")
         if self.memory > MAX_MEMORY:
             # bytes by the one unit policy (decimal prefixes: tfx.hw.units.format_bytes, as
             # tfx.present.formatting.nbytes writes them); was '4.0 GiB ... (limit 2 GiB)'
@@ -85,14 +86,6 @@ class Work:
 
     def ratio(self, max_seconds: float = MAX_SECONDS) -> float:
         return max(self.seconds / max_seconds, self.memory / MAX_MEMORY)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.2g} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.0f} h"
 
 
 def _varies(module: Module, kernel: Kernel, region) -> bool:

@@ -159,6 +159,7 @@ def format_bytes(n: float, significant: int | None = None) -> str:
     the unit in the key name. ``significant``: that many significant digits instead of
     two decimals.
     """
+    n = float(n)
     if not math.isfinite(n):
         return f"{n} B"
     if abs(n) < 1000:
@@ -168,13 +169,47 @@ def format_bytes(n: float, significant: int | None = None) -> str:
 
 def format_bandwidth(bytes_per_s: float, significant: int | None = None) -> str:
     """B/s with decimal prefixes, as bandwidths are quoted: ``4.8e12`` -> ``"4.80 TB/s"``."""
-    return _shown(bytes_per_s, 1000, ("B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"), significant)
+    return _shown(float(bytes_per_s), 1000, ("B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"), significant)
+
+
+#: Significant digits of a byte count or a rate inside a formula of the predicted time's breakdown
+#: (``24.58 KB / 128.7 GB/s = 191.0 ns``), so the reader can redo the arithmetic: two decimals
+#: would print 4,101 B and 4,096 B alike.
+FORMULA_DIGITS = 4
+
+
+def format_bandwidth_per_ns(bytes_per_ns: float, significant: int | None = None) -> str:
+    """A rate in B/ns, the unit the analysis computes in (1 B/ns = 1 GB/s), as every bandwidth
+    is shown: ``128.7`` -> ``"128.70 GB/s"``, ``3307`` -> ``"3.31 TB/s"``."""
+    return format_bandwidth(float(bytes_per_ns) * 1e9, significant)
+
+
+def formula_bytes(n: float) -> str:
+    """Bytes inside a breakdown formula, ``FORMULA_DIGITS`` significant digits: ``4101`` ->
+    ``"4.101 KB"``."""
+    return format_bytes(float(n), FORMULA_DIGITS)
+
+
+def formula_rate(bytes_per_ns: float) -> str:
+    """A rate in B/ns inside a breakdown formula: ``128.7`` -> ``"128.7 GB/s"``."""
+    return format_bandwidth_per_ns(bytes_per_ns, FORMULA_DIGITS)
 
 
 def format_time_ns(ns: float, significant: int | None = None) -> str:
     """Nanoseconds in the largest unit that keeps the number >= 1: ``2500`` -> ``"2.50 us"``
     (``significant=3``: ``"2.5 us"``)."""
-    return _shown(ns, 1000, ("ns", "us", "ms", "s"), significant)
+    return _shown(float(ns), 1000, ("ns", "us", "ms", "s"), significant)
+
+
+def format_duration_s(seconds: float) -> str:
+    """How long a job of tfx's own would take, as a person plans around it: ``21.3`` ->
+    ``"21 s"``, ``600`` -> ``"10 min"``, ``36000`` -> ``"10 h"`` (two significant digits of a
+    second under two minutes)."""
+    if seconds < 120:
+        return f"{seconds:.2g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
 
 
 def format_frequency(hz: float) -> str:

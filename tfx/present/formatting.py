@@ -9,7 +9,12 @@
   (``98,304 B``), as ptxas reports them: a budget off by 4 bytes matters;
 - ratios: percent with one decimal;
 - arithmetic intensity: flop per byte, three significant figures (``63.0 flop/B``);
-- counts: whole numbers with thousands separators.
+- counts: whole numbers with thousands separators;
+- inside a formula of the predicted time's breakdown (written by tfx.analysis with the same
+  low-level helpers, ``tfx.hw.units``): times as above, bytes and rates to four significant
+  digits (``24.58 KB / 128.7 GB/s = 190.96 ns``; ``formula_bytes``, ``formula_rate``); a rate
+  the analysis holds in B/ns is shown as a bandwidth (1 B/ns = 1 GB/s), never as ``B/ns``;
+- durations of tfx's own jobs (an execution budget): ``21 s``, ``10 min`` (``format_duration_s``).
 
 JSON never goes through here: it carries raw numbers with the unit in the key name
 (``predicted_ns``, ``memory.peak.smem`` in bytes).
@@ -24,7 +29,7 @@ from typing import Any
 from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
                           format_frequency, format_quantity, format_time_ns)
 
-__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
+__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
@@ -60,6 +65,16 @@ def num(v: Any) -> float:
 
 def ns(v: Any, significant: int | None = None) -> str:
     return format_time_ns(num(v), significant)
+
+
+def ns_compact(v: Any) -> str:
+    """A time in the fewest cells, for an axis label: three significant digits, no space
+    (``3084.2`` -> ``"3.08us"``, ``512`` -> ``"512ns"``)."""
+    x = num(v)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}ns"
 
 
 def nbytes(v: Any, significant: int | None = None) -> str:

@@ -125,7 +125,7 @@ class GanttView(ScrollView, can_focus=True):
                 tick = f"|{fmt.ns(t)}"
                 text.append(tick.ljust(16)[:cells - i])
                 i += 16
-            label = f"{_short_ns(self.ns_per_cell)}/c"[:LABEL_W - 1].ljust(LABEL_W)
+            label = f"{fmt.ns_compact(self.ns_per_cell)}/c"[:LABEL_W - 1].ljust(LABEL_W)
             return Strip([Segment(label, Style(dim=True)), Segment("".join(text), Style(dim=True))],
                          width).adjust_cell_length(width)
         idx = row - 1
@@ -159,14 +159,6 @@ class GanttView(ScrollView, can_focus=True):
         if run:
             segs.append(Segment("".join(run), run_style))
         return Strip(segs).adjust_cell_length(width)
-
-
-def _short_ns(v: float) -> str:
-    """Three significant digits and no space (``3.08us``), for the 8-cell axis label."""
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(v) >= scale:
-            return f"{v / scale:.3g}{unit}"
-    return f"{v:.3g}ns"
 
 
 class TimelinePane(Vertical):

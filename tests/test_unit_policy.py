@@ -1,0 +1,54 @@
+"""One unit policy on every surface (tfx.present.formatting; docs/architecture.md, "Units").
+
+The predicted time's breakdown lines are written in tfx.analysis with the low-level helpers
+(tfx.hw.units) that tfx.present.formatting wraps: bytes with decimal prefixes, bandwidths in
+B/s with decimal prefixes (a rate the analysis holds in B/ns shows as GB/s: 1 B/ns = 1e9 B/s),
+times in ns/us/ms/s. Before session 10 several lines wrote rates as ``128.7 B/ns`` beside
+``23 GB/s per SM`` for the same unit, and ``(4 MiB)`` beside decimal MB everywhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tfx.hw.units import format_duration_s, formula_bytes, formula_rate
+from tfx.present import formatting as fmt
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_formula_numbers_keep_four_significant_digits():
+    """4,101 B and 4,096 B differ in a formula: 4.101 KB vs 4.096 KB (two decimals would print
+    4.10 KB for both); the SM's L2 port 65 B/cycle x 1.98 GHz = 128.7 B/ns = 128.7 GB/s; the
+    DRAM 4800 GB/s x 0.883 = 4,238.4 B/ns = 4.238 TB/s; 522.4 B stays in bytes."""
+    assert formula_bytes(4101) == "4.101 KB" and formula_bytes(4096) == "4.096 KB"
+    assert formula_rate(65 * 1.98) == "128.7 GB/s"
+    assert formula_rate(4800 * 0.883) == "4.238 TB/s"
+    assert formula_bytes(522.4) == "522.40 B"
+
+
+def test_compact_axis_times_and_durations():
+    """The timeline's axis label: 3,084.2 ns = 3.08 us in three digits, no space; 512 ns;
+    1.5e9 ns = 1.5 s. A budget's duration: 21.3 s -> '21 s' (two digits), 600 s = 10 min,
+    36,000 s = 10 h."""
+    assert fmt.ns_compact(3084.2) == "3.08us" and fmt.ns_compact(512) == "512ns"
+    assert fmt.ns_compact(1.5e9) == "1.5s"
+    assert format_duration_s(21.3) == "21 s" and format_duration_s(600) == "10 min"
+    assert format_duration_s(36_000) == "10 h"
+
+
+def test_no_surface_writes_binary_prefixes_or_bytes_per_ns():
+    """Every golden report (tfx analyze on the bundled kernels) and every f-string of tfx that
+    puts a unit after a value: no 'B/ns', 'MiB' or 'GiB' (tfx.hw.units, which parses those
+    units from profiles and knobs, is the one exception)."""
+    for path in sorted((ROOT / "snapshots" / "analyze").glob("*.txt")):
+        text = path.read_text()
+        for unit in ("B/ns", "MiB", "GiB"):
+            assert unit not in text, f"{path.name}: {unit}"
+    pattern = re.compile(r"\}\s*(B/ns|MiB|GiB)\b")
+    for path in sorted((ROOT / "tfx").rglob("*.py")):
+        if path.name == "units.py" and path.parent.name == "hw":
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            assert not pattern.search(line), f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
