@@ -70,17 +70,20 @@ def test_first_analysis_failing_exits_2_with_one_line(kw, line):
 
 
 def test_tfx_open_on_a_malformed_kernel_exits_2(tmp_path, capsys, monkeypatch):
-    """The CLI path: the app starts its workers, the first analysis fails, tfx open prints the
-    one line (file:line:col) and returns 2; no screen stays up."""
+    """The CLI path: tfx open refuses the kernel before the app starts (session 10: it used to
+    start the screen and its workers, then fail the first analysis), with the refusal of every
+    command: file:line:col, the echoed line and its caret; returns 2, the app never runs."""
     from tfx.cli.main import main
     from tfx.tui.app import TfxApp
     bad = tmp_path / "bad.tile"
-    bad.write_text("kernel k() {\n  %a = frobnicate\n}\n")
-    run_headless = TfxApp.run
-    monkeypatch.setattr(TfxApp, "run", lambda self, **kw: run_headless(self, headless=True, **kw))
+    bad.write_text("kernel k {\n  %a = frobnicate\n}\n")
+    started = []
+    monkeypatch.setattr(TfxApp, "run", lambda self, **kw: started.append(self))
     assert main(["open", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{bad}:") and "error:" in err[0]
+    assert not started
+    assert err[0].startswith(f"{bad}:2:") and "error:" in err[0]
+    assert len(err) == 3 and err[1].strip() == "%a = frobnicate" and err[2].strip() == "^"
 
 
 def test_a_later_failure_keeps_the_last_good_state():

@@ -84,21 +84,17 @@ def run(args) -> int:
         from tfx.bundled import missing_kernel_notes
         raise TfxError("no such file", where=path, notes=missing_kernel_notes(path))
     params = parse_int_assignments(args.assignments, "--set")
-    if params:                       # refused here, as analyze refuses it, before the screen starts
-        from tfx.lang import parse_file
-        check_set_domains(parse_file(path), args.kernel, params)
     knobs = parse_assignments(args.knobs, "--knob")
     codegen = getattr(args, "codegen", None)
-    if codegen is not None:          # refused here, in the one line of every surface, before the screen
-        from tfx.analysis.codegen import check_profile
-        from tfx.hw import load_profile
-        check_profile(codegen, load_profile(args.hw or DEFAULT_PROFILE))
+    checked = check_in_background(check_inputs, path, args.kernel, args.hw or DEFAULT_PROFILE, knobs,
+                                  params, codegen)
     measured = None
     if args.measured:                # read (and refused at file:line:col) before the screen starts
         from tfx.analysis.measured import read_measurements
         measured = read_measurements(args.measured)
     with collector_paused():
         from tfx.tui.app import TfxApp   # lazily: Textual costs ~130 ms to import
+        checked()                    # the inputs' refusal, if any, before the first frame
         app = TfxApp(path, args.hw or DEFAULT_PROFILE, knobs=knobs, params=params,
                      kernel_name=args.kernel, measured=measured, codegen=codegen)
         app.run(mouse=not args.no_mouse)
@@ -107,6 +103,66 @@ def run(args) -> int:
         print(app.first_error, file=sys.stderr)
         return 2
     return 0
+
+
+def check_inputs(path: str, kernel_name: str | None, hw: str, knobs: dict, params: dict,
+                 codegen: str | None) -> None:
+    """Refuse a bad kernel file (one that does not parse), ``--kernel``, ``--hw``, ``--knob``,
+    ``--set`` or ``--codegen`` here, in the one line of every command, before the screen starts:
+    the explorer used to draw its screen, run the first analysis and only then exit 2 with the
+    refusal. The work is the first analysis' own (imports, the parse, the profile's TOML; the
+    profile stays cached by path), done before the first frame instead of after it."""
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    module = parse_file(path)
+    module.kernel(kernel_name)
+    profile = load_profile(hw)
+    if knobs:
+        profile = profile.with_knobs(knobs)
+    check_set_domains(module, kernel_name, params)
+    if codegen is not None:
+        from tfx.analysis.codegen import check_profile
+        check_profile(codegen, profile)
+
+
+def check_in_background(check, *args):
+    """Run ``check(*args)`` in a forked child while this process imports Textual; the function
+    returned waits for it and raises its TfxError here. The check's imports, parse and profile
+    load (~120 ms of CPU on the bench machine, the first analysis' own work) then cost the first
+    frame nothing on a second core, where run inline they delayed it by that much
+    (bench/tui_startup.py, paired). Inline where there is no fork or other threads exist."""
+    import os
+    import threading
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        check(*args)
+        return lambda: None
+    import pickle
+    import sys
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                     # the child: check, report, leave
+        code = 0
+        try:
+            os.close(read_end)
+            try:
+                check(*args)
+            except TfxError as err:
+                with os.fdopen(write_end, "wb") as out:
+                    pickle.dump(err, out)
+        except BaseException:                        # a bug: the app's first analysis reports it
+            code = 1
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    os.close(write_end)
+
+    def wait() -> None:
+        with os.fdopen(read_end, "rb") as inp:
+            data = inp.read()
+        os.waitpid(pid, 0)
+        if data:
+            raise pickle.loads(data)
+    return wait
 
 
 def run_model(args) -> int:
