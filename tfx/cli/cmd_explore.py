@@ -214,7 +214,7 @@ def _print_text(r) -> None:
         for p in r.space.knob_paths:
             t.add_column(p, justify="right")
         t.add_column("time", justify="right", min_width=9)     # '999.99 us': a terminal squeezes the headers, not it
-        t.add_column("smem/CTA", justify="right")
+        t.add_column("smem/CTA", justify="right", min_width=9)  # '196,608 B', as 'time
         t.add_column("regs", justify="right")
         t.add_column("CTAs/SM", justify="right")
         if r.space.knob_paths:
@@ -223,7 +223,7 @@ def _print_text(r) -> None:
             # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
             cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
                      *(e["knobs"][p] for p in r.space.knob_paths),
-                     fmt.ns(e["predicted_ns"]), f"{e['smem_per_cta']:,}", str(e["regs_per_thread"]),
+                     fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]), str(e["regs_per_thread"]),
                      str(e["blocks_per_sm"])]
             if r.space.knob_paths:
                 cells.append(f"{e['cost']:g}")

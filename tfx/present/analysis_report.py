@@ -251,7 +251,7 @@ def headline(a) -> dict[str, str]:
     return {
         "predicted": fmt.ns(m["performance.predicted_ns"]),
         "bound": str(m.get("roofline.bound_by", "?")),
-        "occupancy": (f"{m['occupancy.blocks_per_sm']} CTA/SM ({fmt.percent(m['occupancy.occupancy_pct'])})"
+        "occupancy": (f"{fmt.ctas_per_sm(m['occupancy.blocks_per_sm'])} ({fmt.percent(m['occupancy.occupancy_pct'])})"
                       if "occupancy.occupancy_pct" in m else "n/a"),
     }
 

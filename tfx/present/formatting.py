@@ -29,7 +29,7 @@ from typing import Any
 from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
                           format_frequency, format_quantity, format_time_ns)
 
-__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
+__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
@@ -75,6 +75,13 @@ def ns_compact(v: Any) -> str:
         if abs(x) >= scale:
             return f"{x / scale:.3g}{unit}"
     return f"{x:.3g}ns"
+
+
+def ctas_per_sm(n: Any) -> str:
+    """Resident CTAs per SM as every surface writes them: ``1`` -> ``"1 CTA/SM"``, ``2`` ->
+    ``"2 CTAs/SM"`` (tfx.analysis.occupancy's summary, the explorer's header)."""
+    k = int(num(n))
+    return f"{k} CTA/SM" if k == 1 else f"{k} CTAs/SM"
 
 
 def nbytes(v: Any, significant: int | None = None) -> str:

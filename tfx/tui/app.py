@@ -376,9 +376,9 @@ class TfxApp(ExplorerApp):
         if shown is not None and shown.generation == self.analysis_generation:
             self._draw_timeline(pane, shown)
             return
-        pane.show_unavailable("simulating (16 trips per loop) in the worker process...")
+        pane.show_unavailable("simulating in the worker process...")
         self.jobs.submit("simulate", core.run_simulation,
-                         core.SimJob(self.analysis_generation, self.analysis, tiles=16))
+                         core.SimJob(self.analysis_generation, self.analysis))
 
     def done_simulate(self, out: core.SimOutcome) -> None:
         if out.generation != self.analysis_generation:   # the analysis moved on meanwhile
@@ -399,9 +399,10 @@ class TfxApp(ExplorerApp):
         self.sim_events = [core.Event(tl.engines[e[2]], e[0], e[1], tl.labels[e[3]])
                            for e in tl.events if e[5] == 0 and e[1] > e[0]]
         stall_text = "stalls per unit: " + ", ".join(f"{k} {fmt.ns(v)}" for k, v in result.stalls.items())
+        trips = (f"{result.tiles} trips per loop simulated, the rest extrapolated" if result.tiles
+                 else "every trip simulated, as tfx simulate")
         caption = (f"tfx.sim: makespan {fmt.ns(result.makespan_ns)}, "
-                   f"{len(self.sim_events)} events on unit 0 ({result.mode}, "
-                   "16 trips per loop simulated)")
+                   f"{len(self.sim_events)} events on unit 0 ({result.mode}, {trips})")
         from tfx.present.simulation import comparison_lines
         # the simulated, predicted and roofline times side by side, each bound named as on
         # every other surface, and the gap's reason (the same lines as `tfx simulate`)

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
-from tfx.present.formatting import compiled_as, nbytes as fmt_bytes, ns as fmt_ns
+from tfx.present.formatting import allocation, compiled_as, nbytes as fmt_bytes, ns as fmt_ns
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -293,12 +293,12 @@ class ExplorePane(Vertical):
         t = self.query_one(TopTable)
         cursor = t.cursor_row
         t.clear(columns=True)
-        t.add_columns("#", *names, "time", "smem/CTA", "CTA/SM", "front")
+        t.add_columns("#", *names, "time", "smem/CTA", "CTAs/SM", "front")
         for r in rows:
             on_front = (r["predicted_ns"], r["smem_per_cta"]) in front_pts
             here = all(current_params.get(n) == r["params"].get(n) for n in names)
             t.add_row(r["rank"] + ("*" if here else ""), *(str(r["params"][n]) for n in names),
-                      fmt_ns(r["predicted_ns"]), fmt_bytes(r["smem_per_cta"]),
+                      fmt_ns(r["predicted_ns"]), allocation(r["smem_per_cta"]),
                       str(r["blocks_per_sm"]), "yes" if on_front else "")
         if rows:
             t.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
