@@ -23,6 +23,7 @@ from tfx.ir.expr import Expr, linear_coefficients, reads_in
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, ValueRef, Window
 from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
+from tfx.analysis import mma_path
 from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, floor_sum, is_array, nbytes,
                                   ratio, where)
 
@@ -221,6 +222,7 @@ class Counter:
                      precision=ctx.precision, units=units, depth=ctx.depth + 1)
         self.block(m.body, node, inner)
         self.export_values(m, ctx, inner)
+        mma_path.mark_operands(node)      # an mma outside any loop: its operands' sources
 
     def trip_count(self, lp: LoopRegion, ctx: "_Ctx"):
         """Mean trips per execution of the loop, the precision, and whether it is regular."""
@@ -347,6 +349,8 @@ class Counter:
                      values=values, precision=precision, units=ctx.units, depth=ctx.depth + 1)
         self.block(lp.body, node, inner)
         self.export_values(lp, ctx, inner)
+        # where each mma of the trip reads its operands from, once (tfx.analysis.mma_path.mark_operands)
+        mma_path.mark_operands(node)
 
     def export_values(self, region, outer: "_Ctx", inner: "_Ctx") -> None:
         """After a loop, a carried value names its final value (with the loop's dependences)."""

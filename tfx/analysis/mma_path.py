@@ -157,13 +157,21 @@ def trip_waits_for_mma(loop):
     return False
 
 
-def a_in_registers(loop, node):
-    """True when mma ``node``'s A operand is computed in the trip (through views), so the
-    compiler feeds it from registers (wgmma's RS form: attention's P in PV); an operand that
-    was loaded (to shared memory) is read from shared memory (the SS form: Q in QK^T)."""
-    ops = _body_ops(loop)
+def mark_operands(region) -> None:
+    """Sets the fact ``mma_from_smem`` on each mma op of ``region`` (a loop's trip, or a mesh
+    body) that an inner region has not marked yet: (A, B), each True where the operand comes
+    straight from shared memory (loaded, then through views only) and False where an op of the
+    trip before the mma computes it (a cast or a multiply of dequantised weights, a copy to
+    registers, attention's P), so the compiler feeds it from registers. Computed once, as the
+    scope tree is built (tfx.analysis.counting, innermost region first); read through
+    ``a_in_registers`` (wgmma's SS or RS form) and ``fed_from_smem`` (the fragment chain's and
+    the load rounds' compiled tables: tfx.analysis.fragment_chain, tfx.analysis.load_rounds)."""
+    from tfx.ir.nodes import ValueRef
     computed: set = set()
-    for c in ops[:ops.index(node)]:
+    for c in _body_ops(region):
+        if c.op.opcode in ("mma", "dot") and getattr(c, "mma_from_smem", None) is None:
+            c.mma_from_smem = tuple(not (isinstance(o, ValueRef) and o.name in computed)
+                                    for o in c.op.operands[:2])
         if not c.op.result:
             continue
         reads = _reads(c)
@@ -172,8 +180,26 @@ def a_in_registers(loop, node):
                 computed.add(c.op.result)
         elif c.op.opcode != "load":
             computed.add(c.op.result)
-    reads = _reads(node)
-    return bool(reads) and reads[0] in computed
+
+
+def _from_smem(node) -> tuple:
+    """``mma_from_smem`` of mma ``node`` (``mark_operands``); (False, False) where unmarked."""
+    return getattr(node, "mma_from_smem", None) or (False, False)
+
+
+def a_in_registers(node) -> bool:
+    """True when mma ``node``'s A operand is computed in the trip (through views), so the
+    compiler feeds it from registers (wgmma's RS form: attention's P in PV); an operand that
+    was loaded (to shared memory) is read from shared memory (the SS form: Q in QK^T)."""
+    return not _from_smem(node)[0]
+
+
+def fed_from_smem(node) -> bool:
+    """True when both operands of mma ``node`` come straight from shared memory
+    (``mark_operands``): the dots of the fragment chain's and the load rounds' compiled tables
+    (Triton GEMM k-loops); a dot fed by a register cast (gemm_w8a16, gemm_w4a16) compiles to
+    another k-loop, in neither census."""
+    return all(_from_smem(node))
 
 
 def group_ns(node, loop, m, warps, tensor_ns, smem_ns=None):
@@ -197,7 +223,7 @@ def group_ns(node, loop, m, warps, tensor_ns, smem_ns=None):
     bits = getattr(node, "mma_bits", 16)
     p = mma_layout.plan(shape, m.inst, warps, bits, getattr(node, "mma_chained", False))
     group = warpgroup_mma(node, warps, m)
-    a_reg = a_in_registers(loop, node)
+    a_reg = a_in_registers(node)
     smem_bw = m.onchip_bw.get("smem")
     instructions = (p.m // WARPGROUP_ROWS) * (p.k // p.depth)
     a_bytes = 0 if a_reg else WARPGROUP_ROWS * p.depth * bits // 8

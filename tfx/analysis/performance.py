@@ -309,6 +309,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     miss["__stream_notes__"] = {}     # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     miss["__spill_series__"] = {}     # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     miss["__chain_notes__"] = {}      # loop id -> the trip chain's line per batch (tfx.analysis.decode_trip)
+    miss["__fragment_chains__"] = {}  # loop id -> its fragment_chain.Chain or None, computed once (_fragment_chain)
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -604,7 +605,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             wt = _warp_trip(c, counter, m, miss, warps, resident, body, stages, facts)
             if wt is not None and not is_array(wt.issue):
                 # the warps issue the mma, then their copies (tfx.analysis.warp_trip)
-                fc = _fragment_chain(c, m, warps, stages)
+                fc = wt.fragments             # the chain the trip was timed with (one per loop)
                 out.append(Term("warp-mma trip", 0, warp_trip.describe(c.line, wt, lambda x: format_time_ns(float(x)))
                                 + (fragment_chain.describe(fc, lambda x: format_time_ns(float(x)))
                                    if fc is not None and not is_array(fc.ns) else "")
@@ -829,26 +830,43 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
         return None
     copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
     applies = warp.applies * piped if is_array(warp.applies, piped) else 1
-    chain = _fragment_chain(loop, m, warps, stages)
+    chain = _fragment_chain(loop, m, warps, stages, miss)
     return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies,
-                              0 if chain is None else chain.ns)
+                              0 if chain is None else chain.ns)._replace(fragments=chain)
 
 
-def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages):
-    """One warp's serialized fragment chain a trip of ``loop`` (tfx.analysis.fragment_chain):
-    the compiled table's for the loop's one dot under a code generator whose threads copy the
-    tiles (Triton), at the SM's clock under warp mma; None where there is none or the profile
-    lacks the ldmatrix or mma latency."""
+def _censused_dot(loop: ScopeNode, m: Machine):
+    """The one dot of ``loop`` where the compiled tables of Triton GEMM k-loops speak for it
+    (tfx.analysis.fragment_chain, tfx.analysis.load_rounds): a GPU whose code generator's
+    threads copy the tiles, a loop of one shaped dot whose operands come straight from shared
+    memory (tfx.analysis.mma_path.fed_from_smem: not gemm_w8a16's or gemm_w4a16's register
+    cast); else None."""
+    if m.kind != "gpu" or not m.codegen.per_thread_copies:
+        return None
     mmas = list(loop.mma_ops())
-    c = mmas[0] if len(mmas) == 1 else None     # a GEMM k-loop's one dot (the table's kernels)
-    shape = getattr(c, "per_exec_shape", None)
+    c = mmas[0] if len(mmas) == 1 else None     # a GEMM k-loop's one dot (the tables' kernels)
+    if getattr(c, "per_exec_shape", None) is None or not mma_path.fed_from_smem(c):
+        return None
+    return c
+
+
+def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages, miss):
+    """One warp's serialized fragment chain a trip of ``loop`` (tfx.analysis.fragment_chain):
+    the compiled table's for the loop's censused dot (``_censused_dot``), at the SM's clock
+    under warp mma; None where there is none or the profile lacks the ldmatrix or mma latency.
+    Computed once a loop per launch (``miss``'s memo), whatever batches time the loop."""
+    memo = miss.setdefault("__fragment_chains__", {})
+    if loop.id not in memo:
+        memo[loop.id] = _fragment_chain_of(loop, m, warps, stages)
+    return memo[loop.id]
+
+
+def _fragment_chain_of(loop: ScopeNode, m: Machine, warps, stages):
     lat = fragment_chain.facts(m)
-    if shape is None or lat is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
+    c = _censused_dot(loop, m) if lat is not None else None
+    if c is None:
         return None
-    if any(n.kind == "op" and n.op is not None and n.op.opcode == "cast" for n in loop.walk()):
-        # the table's kernels feed the dot straight from shared memory; an operand converted in
-        # registers first (gemm_w8a16, gemm_w4a16: cast) compiles to another k-loop, not censused
-        return None
+    shape = c.per_exec_shape
     b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
     n_ldsm, n_mma = fragment_chain.counts(shape, warps, stages, getattr(c, "mma_bits", 16), bool(b_k_major))
     if not is_array(n_ldsm) and not n_ldsm and not n_mma:
@@ -1393,13 +1411,11 @@ def _load_rounds(loop: ScopeNode, m: Machine, warps):
     """The dependent load rounds of an unpipelined trip of ``loop`` (tfx.analysis.load_rounds):
     the compiled table's for the loop's dot under a code generator whose threads copy the tiles
     (Triton), else 1."""
-    mmas = list(loop.mma_ops())
-    c = mmas[0] if len(mmas) == 1 else None     # a GEMM k-loop's one dot (the table's kernels)
-    shape = getattr(c, "per_exec_shape", None)
-    if shape is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
+    c = _censused_dot(loop, m)
+    if c is None:
         return 1
     b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
-    return load_rounds.rounds(shape, getattr(c, "mma_bits", 16), bool(b_k_major), warps)
+    return load_rounds.rounds(c.per_exec_shape, getattr(c, "mma_bits", 16), bool(b_k_major), warps)
 
 
 def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_bytes, r, active_units, compute,

@@ -57,6 +57,7 @@ class WarpTrip(NamedTuple):
     own_warps: Any        # ceil(warps / 4): one CTA's warps on each of its sub-partitions
     applies: Any = 1      # 1 where the dot takes the warp mma (arrays: per configuration), else 0
     chain: Any = 0        # one warp's serialized fragment chain a trip (tfx.analysis.fragment_chain), 0: none
+    fragments: Any = None  # ... and the fragment_chain.Chain it is the time of (the breakdown's clause), None: none
 
 
 def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1, chain_ns=0) -> WarpTrip:

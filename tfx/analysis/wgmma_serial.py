@@ -108,7 +108,7 @@ def trip(loop, m, warps) -> Trip:
         p = mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
                             getattr(c, "mma_chained", False))
         group = mma_path.on_warpgroup(p, m)
-        rs = mma_path.a_in_registers(loop, c)
+        rs = mma_path.a_in_registers(c)
         row_slabs = emax(p.m // WARPGROUP_ROWS // groups, 1)
         mmas.append(Mma(c, p, group, rs, row_slabs * (p.k // p.depth)))
         acc = p.m * p.n * ACC_BITS // 32 / threads
