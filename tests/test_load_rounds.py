@@ -74,14 +74,51 @@ def test_no_pointer_chase_prices_the_first_round_alone():
     assert got == pytest.approx([800, 800], abs=1e-6)
 
 
-def test_no_idle_round_trip_floors_the_first_round_at_the_lines_base():
-    # no idle round trip stated: floor = 100 + 50 + 200 (the base) + max(150, 100) = 500 over
-    # K = 450 (q = 0): T = 500. pipeline_depth.unpipelined_cycle_ns has no floor without the idle
-    # round trip (its T = K = 450); only profiles that state it (h200_sxm does) agree.
+def test_no_idle_round_trip_no_floor_in_either():
+    # no idle round trip stated: the loaded line alone, K = 100 + 50 + 200 (the base) + 10,000 / 100
+    # = 450 (q = 0): T = 450 in load_rounds and in pipeline_depth alike (one source:
+    # load_trip.loaded_line). The base with the transfer, 100 + 50 + 200 + max(150, 100) = 500, is no
+    # floor: the line's base was fitted with the bytes through the port only (the transfer counted twice)
     line = load_trip.DramRoundTrip(200, 0, None)
-    assert load_rounds.cycle_ns(1, **TRIP, f=CHAIN, d=line, rf=CHASE) == pytest.approx(500, abs=1e-9)
+    assert load_rounds.cycle_ns(1, **TRIP, f=CHAIN, d=line, rf=CHASE) == pytest.approx(450, abs=1e-9)
     assert pipeline_depth.unpipelined_cycle_ns(200, 1, 10_000, 150, 10_000, 1, 100, 50, CHAIN, line) == \
         pytest.approx(450, abs=1e-9)
+    assert load_trip.loaded_line(200, 1, 10_000, 150, 10_000, 1, 100, load_trip.LoadTrip(150, 100), line) == \
+        (450, 0, None)
+    # three rounds on that line: T = 450 + 2 x (300 + 50,000 / T) (the chase as in the test above):
+    # T^2 - 1,050 T - 100,000 = 0, T = (1,050 + sqrt(1,102,500 + 400,000)) / 2 = (1,050 + 1,225.7651) / 2
+    # = 1,137.8826; drawn 1,000,000 / 1,137.88 = 879 B/ns, on the chase's first segment
+    assert load_rounds.cycle_ns(3, **TRIP, f=CHAIN, d=line, rf=CHASE) == \
+        pytest.approx((1050 + math.sqrt(1_502_500)) / 2, abs=1e-6)
+    got = load_rounds.cycle_ns(np.array([1, 3]), **TRIP, f=CHAIN, d=line, rf=CHASE)
+    assert got == pytest.approx([450, (1050 + math.sqrt(1_502_500)) / 2], abs=1e-6)
+
+
+def test_a_profile_without_the_idle_round_trip_prices_one_unpipelined_trip(tmp_path):
+    """A synthetic profile: h200_sxm without pipeline.dram_round_trip_idle (no shipped profile
+    lacks it). Its facts: chain 242 cycles / 1.98 GHz = 122.22 ns, port 65 B/cycle x 1.98 =
+    128.7 B/ns, base 205 ns. A trip of 12,870 B (100 ns through the port, 150 ns of transfer), every
+    trip first reading a tile (p = 1), no DRAM bytes drawn (q = 0), 50 ns of compute:
+    T = 122.22 + 50 + 205 + 100 = 477.22 ns, in load_rounds and pipeline_depth alike. With the idle
+    round trip (h200_sxm, 557 ns) both take the floor 122.22 + 50 + 557 + max(150, 100) = 879.22."""
+    from tfx.analysis.machine import Machine
+    from tfx.bundled import bundled_dir
+    from tfx.hw import load_profile
+    text = (bundled_dir("hw_profiles") / "h200_sxm.toml").read_text()
+    lines = [ln for ln in text.splitlines() if not ln.startswith("dram_round_trip_idle")]
+    assert len(lines) == len(text.splitlines()) - 1
+    (tmp_path / "no_idle.toml").write_text("\n".join(lines) + "\n")
+    chain = 242 / 1.98
+    for profile, want in ((load_profile(tmp_path / "no_idle.toml"), chain + 50 + 205 + 100),
+                          (load_profile("h200_sxm"), chain + 50 + 557 + 150)):
+        m = Machine(profile, "cta")
+        f, d = load_trip.facts(m), load_trip.dram_facts(m)
+        assert f.overhead_ns == pytest.approx(chain) and f.port_bytes_per_ns == pytest.approx(128.7)
+        assert d.base_ns == 205
+        trip = dict(lat=200, first_reader=1, loaded_bytes=12_870, transfer_ns=150, dram_bytes=0, r=1,
+                    active_units=132, compute_ns=50)
+        assert load_rounds.cycle_ns(1, **trip, f=f, d=d, rf=load_rounds.facts(m)) == pytest.approx(want, abs=1e-9)
+        assert pipeline_depth.unpipelined_cycle_ns(*trip.values(), f, d) == pytest.approx(want, abs=1e-9)
 
 
 def test_the_table_gives_a_configuration_its_rounds_and_others_one():

@@ -29,9 +29,9 @@ trip), so T = K + n q / T:
 T = (K + sqrt(K^2 + 4 n q)) / 2, K = chain + compute + n (p base + (1 - p) lat) + bytes / port,
 q = p slope U r D; at least chain + compute + n (p idle + (1 - p) lat) + max(transfer, bytes /
 port). At n = 1 it is the closed form max((K + sqrt(K^2 + 4 q)) / 2, floor), pipeline_depth.
-unpipelined_cycle_ns where the profile states the idle round trip (without it this floor takes
-the line's base, which pipeline_depth's has no floor for). Everything is int/float or numpy
-arithmetic (explore's vectorized sweeps).
+unpipelined_cycle_ns: K, q and the floor come from one place (load_trip.loaded_line), and a
+profile that states no idle round trip has no floor in either (the loaded line alone).
+Everything is int/float or numpy arithmetic (explore's vectorized sweeps).
 """
 
 from __future__ import annotations
@@ -82,18 +82,19 @@ def cycle_ns(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, act
     T = max(K + q / T, floor) + (n - 1) (p (L0 + delay(U r D / T)) + (1 - p) lat), the first
     round the loaded round trip of pipeline_depth.unpipelined_cycle_ns (K = chain + compute +
     p base + (1 - p) lat + bytes / port, q = p slope U r D, floor = chain + compute + p idle +
-    (1 - p) lat + max(transfer, bytes / port)), each later round one dependent load's latency
+    (1 - p) lat + max(transfer, bytes / port), or none without an idle round trip: all three
+    from load_trip.loaded_line), each later round one dependent load's latency
     (the pointer chase's L0 and its growth with the bandwidth drawn). A trip of one round (or
     no pointer chase in the profile) is the first round alone, in closed form:
     T = max((K + sqrt(K^2 + 4 q)) / 2, floor). With later rounds both sides fall as T grows, so
     the fixed point is unique: found by bisection, on the configurations of more than one round
     only (arrays elementwise)."""
     p = first_reader
-    over = f.overhead_ns + compute_ns
-    port = loaded_bytes / f.port_bytes_per_ns
-    k = over + p * d.base_ns + (1 - p) * lat + port
-    q = p * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
-    floor = over + p * (d.idle_ns if d.idle_ns is not None else d.base_ns) + (1 - p) * lat + emax(transfer_ns, port)
+    # the first round is pipeline_depth's unpipelined trip, from the same pieces (one source)
+    k, q, floor = load_trip.loaded_line(lat, p, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
+                                        load_trip.LoadTrip(f.overhead_ns + compute_ns, f.port_bytes_per_ns), d)
+    if floor is None:
+        floor = k              # no idle round trip stated: the loaded line alone (K + q / T >= K)
     arrays = is_array(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns)
     if not arrays:
         one = emax((k + math.sqrt(k * k + 4 * q)) / 2, floor)

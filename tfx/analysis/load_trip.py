@@ -262,16 +262,28 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
     transfer (``pipeline.dram_round_trip_idle`` was fitted with the tile at one SM's DRAM
     ceiling subtracted, so there the transfer stays)."""
     s1 = emax(stages - 1, 1)
-    k = round_trip_ns(miss * d.base_ns + (1 - miss) * lat, loaded_bytes, 0, f)   # port only: see above
-    q = miss * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
+    k, q, floor = loaded_line(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, f, d)
     if is_array(k, q, s1):
         import numpy as np
         t = (k + np.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
     else:
         t = (k + math.sqrt(k * k + 4 * s1 * q)) / (2 * s1)
-    if d.idle_ns is not None:
-        return emax(s1 * t, round_trip_ns(miss * d.idle_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f))
-    return s1 * t
+    return s1 * t if floor is None else emax(s1 * t, floor)
+
+
+def loaded_line(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, f: LoadTrip,
+                d: DramRoundTrip) -> tuple:
+    """(K, q, floor) of ``loaded_round_trip_ns``, the one source of its pieces (also the first
+    load round of tfx.analysis.load_rounds): K the round trip at the line's base with the bytes
+    through the SM's port only, q = miss x slope x U r D, and floor the idle round trip with
+    the transfer, or None where the profile states no idle round trip (then the line holds
+    alone: its base with the transfer would count the transfer twice, as K's docstring says).
+    Arrays elementwise."""
+    k = round_trip_ns(miss * d.base_ns + (1 - miss) * lat, loaded_bytes, 0, f)   # port only: see above
+    q = miss * d.slope_ns_per_byte_ns * active_units * r * dram_bytes
+    floor = (None if d.idle_ns is None else
+             round_trip_ns(miss * d.idle_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f))
+    return k, q, floor
 
 
 def streaming_round_trip_ns(chain_ns, lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
