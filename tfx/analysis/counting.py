@@ -115,13 +115,26 @@ class ScopeNode:
         for c in self.children:
             yield from c.walk()
 
+    def body_ops(self) -> list:
+        """The op nodes (with an op) of this scope and below, in walk (program) order. Built at
+        the first ask, once the scope is complete (the counter asks only then), and kept: the
+        time model asks a loop for its ops again and again. A shared list: callers do not change it."""
+        ops = self.__dict__.get("_memo_ops")
+        if ops is None:
+            ops = self._memo_ops = [c for c in self.walk() if c.kind == "op" and c.op is not None]
+        return ops
+
     def mma_ops(self):
         """The matrix-multiply op nodes (``mma`` and ``dot``) of this scope and below, in walk order."""
-        return (c for c in self.walk() if c.kind == "op" and c.op is not None and c.op.opcode in ("mma", "dot"))
+        return (c for c in self.body_ops() if c.op.opcode in ("mma", "dot"))
 
     def load_ops(self):
         """The ``load`` op nodes of this scope and below, in walk (program) order."""
-        return (c for c in self.walk() if c.kind == "op" and c.op is not None and c.op.opcode == "load")
+        return (c for c in self.body_ops() if c.op.opcode == "load")
+
+    def __getstate__(self):
+        # what is kept to answer again (``_memo_*``) is rebuilt after a pickle, not carried
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_memo_")}
 
 
 class Counter:

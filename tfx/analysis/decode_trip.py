@@ -212,7 +212,7 @@ def first_wait_share(loop) -> Any:
     from tfx.analysis import mma_path
     from tfx.ir.nodes import ValueRef
     scores = mma_path.scores(loop)
-    ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    ops = loop.body_ops()
     if scores is None:
         return 1
 
@@ -374,7 +374,7 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | 
     from tfx.analysis import mma_layout, mma_path
     from tfx.analysis.numbers import cdiv
     lat = f.lat
-    ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    ops = loop.body_ops()
     mmas = mma_path.shaped_mmas(loop)
     scores = mma_path.scores(loop)
     if scores is None:

@@ -52,7 +52,7 @@ def on_warpgroup(plan, m):
 
 
 def _body_ops(loop):
-    return [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    return loop.body_ops()
 
 
 def _reads(c):
@@ -62,7 +62,14 @@ def _reads(c):
 
 def used_in_trip(loop, node):
     """True when an op after mma ``node`` in the loop body reads its result (through views)
-    in the same trip: anything but carrying it to the next trip."""
+    in the same trip: anything but carrying it to the next trip. Kept on the node a loop."""
+    memo = node.__dict__.setdefault("_memo_used_in_trip", {})
+    if loop.id not in memo:
+        memo[loop.id] = _used_in_trip(loop, node)
+    return memo[loop.id]
+
+
+def _used_in_trip(loop, node):
     ops = _body_ops(loop)
     aliases = {node.op.result}
     for c in ops[ops.index(node) + 1:]:

@@ -20,6 +20,7 @@ it has: a tail wave costs the fraction of the machine it uses.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -260,6 +261,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     else:
         miss['__spill__'] = (None, None, 0, None)
     warps = ratio(threads, 32) if threads is not None else 4
+    # op id -> its Demand: what an op asks is fixed for the launch (its miss ratio, the spill
+    # share, warps), and the trip's chains ask it again and again (op_demand)
+    miss["__demands__"] = {}
     per_pos = _demand_of(unit_node, counter, m, miss, warps, positions)
 
     # A loop-free CTA body on a launch of more than one wave: resident CTAs overlap
@@ -720,7 +724,18 @@ def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
 def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
     """What one execution of op ``node`` asks of a unit's engines (bytes per level, flops per
     engine, DMA descriptors); ``miss`` gives each load's L2 miss ratio. The simulator prices
-    its tasks with it, so both agree."""
+    its tasks with it, so both agree. Within a launch (``miss["__demands__"]``, _launch_time)
+    computed once an op: the Demand returned is shared, and callers do not change it."""
+    memo = miss.get("__demands__")
+    if memo is None:
+        return _op_demand(node, counter, m, miss, warps)
+    d = memo.get(node.id)
+    if d is None:
+        d = memo[node.id] = _op_demand(node, counter, m, miss, warps)
+    return d
+
+
+def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
     d = Demand()
     op = node.op
     q = node.per_exec
@@ -1098,7 +1113,7 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
                 continue
             d = op_demand(c, counter, m, miss, warps)
             if in_composite:
-                d.dispatch = 0
+                d = dataclasses.replace(d, dispatch=0)      # op_demand's is shared: a copy
             e = engine_ns(d, m, r, active_units, warps)
             t = _max_engine(e)
             # A load's latency overlaps the other resident positions' transfers (and the next

@@ -170,8 +170,8 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     moved_at: dict[str, Any] = {}
     for lvl in dict.fromkeys(a for (kind, a, _) in totals if kind == "traffic"):
         name = lvl if lvl in levels else next((n for n, l in levels.items() if lvl in l.aliases), None)
-        if name is None:
-            continue
+        if name is None or (levels[name].bandwidth is None and levels[name].bandwidth_per_cycle is None):
+            continue          # a level without a stated bandwidth (registers) is not a roof
         try:
             bw = profile.memory_bandwidth(name, aggregate=True)
         except TfxError:

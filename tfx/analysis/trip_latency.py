@@ -112,7 +112,7 @@ def _walk(loop, m, warps, op_ns, waited_only):
         return 0, (), 0
     ghz = m.clock_ghz
     wg_wait = wgmma_wait_cycles(m)
-    ops = [c for c in loop.walk() if c.kind == "op" and c.op is not None]
+    ops = loop.body_ops()
     scores = mma_path.scores(loop)
     if scores is None:
         return 0, (), 0

@@ -193,6 +193,9 @@ class Profile:
         self._alias_to_memory = {
             alias: mem for mem, level in tree["memory"].items() for alias in level.get("aliases", ())
         }
+        # name -> MemoryLevel, built at the first ask: a Profile never changes (with_knobs makes
+        # a new one), and the analysis asks for the levels hundreds of times
+        self._levels: dict[str, MemoryLevel] = {}
 
     def __repr__(self) -> str:
         knobs = f", knobs={self.knobs}" if self.knobs else ""
@@ -306,6 +309,12 @@ class Profile:
     def memory_level(self, name: str) -> MemoryLevel:
         """One memory level by name or alias (``hbm`` finds ``gmem`` on a GPU)."""
         real = self._alias_to_memory.get(name, name)
+        got = self._levels.get(real)
+        if got is None:
+            got = self._levels[real] = self._memory_level(name, real)
+        return got
+
+    def _memory_level(self, name: str, real: str) -> MemoryLevel:
         level = self._tree["memory"].get(real)
         if level is None:
             known = sorted([*self._tree["memory"], *self._alias_to_memory])

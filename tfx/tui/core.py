@@ -159,9 +159,10 @@ def _hinted(out: Outcome, module, job: Job, profile, params) -> None:
         return
     budget = occ.hint_budget
     if budget is None or occ.hint is None:
-        a2 = analyze(module, job.kernel_name, profile, params=params,
-                     occupancy_hint=hint, codegen=job.codegen)
-        budget = a2.occupancy.hint_budget
+        # the budget for the hint: the occupancy of the same resources under it (what a whole
+        # analysis with occupancy_hint=hint computed, and a prediction with it, thrown away)
+        from tfx.analysis.occupancy import OccupancyLimits, compute_occupancy
+        budget = compute_occupancy(OccupancyLimits.from_profile(profile), occ.resources, hint).hint_budget
     if budget is None or not budget.reachable:
         out.hint_note = (budget.sentence if budget is not None
                          else f"no budget lets {hint} CTAs share an SM")

@@ -43,7 +43,9 @@ class IRPane(Horizontal):
         super().__init__(**kw)
         self.selected_id: str | None = None
         self._scopes: dict[str, object] = {}
-        self._tree_shape: tuple | None = None
+        self._tree_shape: tuple | None = None     # (scope id, has children) in walk order
+        self._tree_labels: tuple = ()              # the tree's labels, in the same order
+        self._tree_nodes: dict = {}                # scope id -> its TreeNode
 
     def compose(self) -> ComposeResult:
         with ScrollableContainer(id="ir-text-scroll"):
@@ -56,24 +58,34 @@ class IRPane(Horizontal):
     def show(self, analysis, text: str, domain: str) -> None:
         self._analysis, self._domain = analysis, domain
         tree = self.query_one(ScopeTree)
-        shape = tuple((n.id, _label(n)) for n in analysis.root.walk())
+        nodes = list(analysis.root.walk())
+        shape = tuple((n.id, bool(n.children)) for n in nodes)
+        labels = tuple(_label(n) for n in nodes)
         if shape != self._tree_shape:
-            self._tree_shape = shape
+            self._tree_shape, self._tree_labels = shape, labels
             self._scopes = {}
             tree.clear()
             tree.root.set_label(_label(analysis.root))
             tree.root.data = analysis.root.id
+            self._tree_nodes = {analysis.root.id: tree.root}
 
             def add(parent, node):
                 for c in node.children:
                     if c.children:
-                        child = parent.add(_label(c), data=c.id, expand=True)
+                        child = self._tree_nodes[c.id] = parent.add(_label(c), data=c.id, expand=True)
                         add(child, c)
                     else:
-                        parent.add_leaf(_label(c), data=c.id)
+                        self._tree_nodes[c.id] = parent.add_leaf(_label(c), data=c.id)
 
             add(tree.root, analysis.root)
             tree.root.expand()
+        elif labels != self._tree_labels:
+            # the same scopes with other trip counts (an edit of a tile size): relabel them in
+            # place, cursor and folds kept, instead of building the tree again
+            for (nid, _), label, old in zip(shape, labels, self._tree_labels):
+                if label != old:
+                    self._tree_nodes[nid].set_label(label)
+            self._tree_labels = labels
         self._scopes = {n.id: n for n in analysis.root.walk()}
         if self.selected_id not in self._scopes:
             self.selected_id = analysis.root.id

@@ -1,0 +1,39 @@
+"""What the keystroke speed-ups (bench/keystroke_speed.py) keep equal: each shortcut answers as
+the long way did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.occupancy import OccupancyLimits, compute_occupancy
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+from tfx.tui import core
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_memory_levels_are_built_once_a_profile_and_knobs_make_their_own():
+    p = load_profile("h200_sxm")
+    assert p.memory_level("gmem") is p.memory_level("gmem")
+    # a knob makes a new profile with its own levels: gmem's 4.8 TB/s halved is 2.4 TB/s there
+    q = p.with_knobs({"memory.gmem.bandwidth": "/2"})
+    assert q.memory_level("gmem").bandwidth * 2 == p.memory_level("gmem").bandwidth
+    assert p.memory_levels()["gmem"] is p.memory_level("gmem")
+
+
+def test_the_hint_budget_without_a_second_analysis():
+    # tfx open's Roofline pane: the budget for one more CTA a SM, from the occupancy of the same
+    # resources under the hint, is what a whole analysis with occupancy_hint gave (gemm's defaults:
+    # 2 CTAs a SM, the hint 3, which shared memory blocks: 233,472 B a SM / 3 - 1,024 B reserved a
+    # CTA = 76,800 B a CTA)
+    module = parse_file(ROOT / "kernels" / "gemm.tile")
+    profile = load_profile("h200_sxm")
+    a = analyze(module, None, profile)
+    hint = a.occupancy.blocks_per_sm + 1
+    assert hint == 3
+    whole = analyze(module, None, profile, occupancy_hint=hint).occupancy.hint_budget
+    assert compute_occupancy(OccupancyLimits.from_profile(profile), a.occupancy.resources, hint).hint_budget == whole
+    out = core.run_job(core.Job(1, str(ROOT / "kernels" / "gemm.tile"), None, None, "h200_sxm"))
+    assert out.hint == 3 and out.hint_note == "rerun with 76,800 B shared memory/CTA"
