@@ -93,7 +93,7 @@ def test_ss_mma_waits_for_its_operands_at_n32():
     qk, pv = _mmas(loop)
     m = Machine(H200, "cta")
     flops = 2 * 64 * 32 * 128 / TENSOR
-    assert not mma_path.a_in_registers(loop, qk)
+    assert not mma_path.a_in_registers(qk)
     assert mma_path.group_ns(qk, loop, m, 4, flops) == pytest.approx(24_576 / SMEM, rel=1e-12)
     assert 24_576 / SMEM == pytest.approx(96.970, abs=1e-3)
 
@@ -106,7 +106,7 @@ def test_rs_mma_pays_its_group_cost():
     qk, pv = _mmas(loop)
     m = Machine(H200, "cta")
     flops = 2 * 64 * 128 * 32 / TENSOR
-    assert mma_path.a_in_registers(loop, pv)
+    assert mma_path.a_in_registers(pv)
     assert mma_path.group_ns(pv, loop, m, 4, flops) == pytest.approx(flops + 50 / 1.98, rel=1e-12)
     assert flops + 50 / 1.98 == pytest.approx(112.613, abs=1e-3)
 
