@@ -52,3 +52,16 @@ def test_no_surface_writes_binary_prefixes_or_bytes_per_ns():
             continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
             assert not pattern.search(line), f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+
+
+def test_profile_facts_keep_the_digits_they_are_stated_with():
+    """h200_sxm states memory.gmem.efficiency 0.883 (4238 / 4800 GB/s) and
+    pipeline.wgmma_clock_fraction 0.876 (1.735 / 1.98 GHz); the breakdown multiplies by them
+    ('x efficiency 0.883', 'clock x 0.876'), so `tfx hw show` and the Hardware pane (fmt.fact)
+    write them so too, not 0.88 and 0.88. A whole number keeps its separators: 4,096 flop/cycle."""
+    from tfx.hw import load_profile
+    p = load_profile("h200_sxm")
+    assert fmt.fact_value(p.fact("memory.gmem.efficiency")) == "0.883"
+    assert fmt.fact(p.fact("memory.gmem.efficiency")) == "0.883 ratio"
+    assert fmt.fact_value(p.fact("pipeline.wgmma_clock_fraction")) == "0.876"
+    assert fmt.fact(p.fact("compute.tensor.bf16")) == "4,096 flop/cycle"

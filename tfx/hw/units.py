@@ -246,4 +246,14 @@ def format_quantity(value: float, unit: str) -> str:
         return format_flops(value)
     if unit == "count":
         return format_count(value)
-    return f"{format_count(value)} {unit}"
+    return f"{format_plain(value)} {unit}"
+
+
+def format_plain(value: float) -> str:
+    """A fact in a unit without prefixes (a ratio, flop/cycle, B/cycle): whole numbers with
+    thousands separators, others to six significant digits, as the profile states them:
+    ``0.883`` -> ``"0.883"`` (two decimals printed the measured DRAM efficiency 0.88 beside
+    'x efficiency 0.883' and the wgmma clock fraction 0.876 as 0.88), ``4096`` -> ``"4,096"``."""
+    if float(value).is_integer():
+        return format_count(value)
+    return format(float(value), ",.6g")

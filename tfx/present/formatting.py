@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
-                          format_frequency, format_quantity, format_time_ns)
+                          format_frequency, format_plain, format_quantity, format_time_ns)
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
@@ -195,7 +195,7 @@ def fact_value(f) -> str:
     (``4.80 TB/s``), anything else as a plain count (``132``)."""
     if f.unit in ("B", "B/s", "ns", "Hz", "flop/s"):
         return format_quantity(f.value, f.unit)
-    return format_count(f.value)
+    return format_plain(f.value)
 
 
 def row_value(v: Any, unit: str) -> str:
