@@ -92,3 +92,22 @@ def test_explore_tables_write_shared_memory_as_an_allocation(capsys):
             cells = [str(c) for c in table.get_row_at(0)]
             assert cells[1:4] == ["256", "128", "64"] and "147,456 B" in cells
     run(go())
+
+
+def test_the_header_names_the_bound_of_the_predicted_time(capsys):
+    """rmsnorm.tile's defaults (M = N = 8192, BLOCK_M 4, 8 warps) on h200_sxm: the roofline is
+    DRAM's, the predicted time is set by the latency (one CTA a SM). `tfx simulate` writes
+    'predicted 118.80 us (bound by latency)   roofline ... (bound by dram)'; the explorer's header
+    wrote 'predicted 118.80 us  dram-bound'. It names the predicted time's bound now."""
+    from tfx.cli.main import main
+    assert main(["simulate", "kernels/rmsnorm.tile", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["analysis"]
+    assert (cli["predicted_bound_by"], cli["roofline_bound_by"]) == ("latency", "dram")
+
+    async def go():
+        app = make_app(kernel="kernels/rmsnorm.tile")
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            status = shown(app, "#status")
+            assert "latency-bound" in status and "dram-bound" not in status
+    run(go())

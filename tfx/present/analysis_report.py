@@ -246,11 +246,15 @@ def render_text(a, domain: str = "total") -> str:
 # ---------------------------------------------------------------- the explorer's rows
 
 def headline(a) -> dict[str, str]:
-    """The explorer's header: predicted time, the named bound, occupancy."""
+    """The explorer's header: predicted time, the bound of that time, occupancy. The bound is
+    the schedule's (``performance.bound_by``), as `tfx analyze`, `tfx simulate` and the Roofline
+    pane name it beside the predicted time ('predicted 118.80 us (bound by latency)'); the
+    header named the roofline's ('dram-bound' for rmsnorm's default, whose roofline is DRAM's
+    but whose predicted time the latency sets)."""
     m = a.metrics
     return {
         "predicted": fmt.ns(m["performance.predicted_ns"]),
-        "bound": str(m.get("roofline.bound_by", "?")),
+        "bound": str(m.get("performance.bound_by") or m.get("roofline.bound_by", "?")),
         "occupancy": (f"{fmt.ctas_per_sm(m['occupancy.blocks_per_sm'])} ({fmt.percent(m['occupancy.occupancy_pct'])})"
                       if "occupancy.occupancy_pct" in m else "n/a"),
     }
