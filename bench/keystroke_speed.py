@@ -10,8 +10,9 @@ STAGES (else the first swept tile parameter, else the first parameter) toggled b
 default and the next value of its sweep, as ``x``/``h`` or a typed value would. Timed, in this
 one process:
 
-* analysis: the worker's job (``core.run_job``: the analysis and the occupancy-hint reruns the
-  Roofline pane shows), and the pickle round trip that carries its Outcome to the app;
+* analysis: the worker's job (``core.run_job`` of ``app.analysis_job``: the analysis; the
+  occupancy-hint rerun the Roofline pane shows runs there only while that pane is shown, else
+  when it is drawn, under others), and the pickle round trip that carries its Outcome to the app;
 * active: the app applying the outcome (the status line, the diff line and the active pane, IR,
   redrawn) and Textual's paint of the screen (``pilot.pause``); answer = analysis + active, what a
   person waits for;
@@ -83,7 +84,7 @@ async def measure(path: Path, kernel_name: str, keys: int, size: tuple[int, int]
             value = other if i % 2 == 0 else default
             c0, w0 = time.process_time(), time.perf_counter()
             # the worker's side, as the analysis process runs it, and the result's trip back
-            job = replace(app.make_job(app.generation + 1), params=tuple(sorted({**app.params, name: value}.items())))
+            job = replace(app.analysis_job(app.generation + 1), params=tuple(sorted({**app.params, name: value}.items())))
             out = pickle.loads(pickle.dumps(core.run_job(job)))
             c1 = time.process_time()
             if out.error is not None:

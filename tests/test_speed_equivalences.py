@@ -3,6 +3,7 @@ the long way did."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tfx.analysis.analyze import analyze
@@ -37,3 +38,39 @@ def test_the_hint_budget_without_a_second_analysis():
     assert compute_occupancy(OccupancyLimits.from_profile(profile), a.occupancy.resources, hint).hint_budget == whole
     out = core.run_job(core.Job(1, str(ROOT / "kernels" / "gemm.tile"), None, None, "h200_sxm"))
     assert out.hint == 3 and out.hint_note == "rerun with 76,800 B shared memory/CTA"
+
+
+def test_an_edit_leaves_the_hint_rerun_to_the_roofline_pane_and_it_reads_as_the_worker_s():
+    """An edit while the IR pane is shown runs one analysis (the hint rerun is half as much
+    again); the Roofline pane, drawn later, reruns it from the pickled outcome (as it comes back
+    from the worker process) with the same values as the worker's whole job. gemm at STAGES=4
+    keeps 4 x (128x64 + 64x128) x 2 B = 131,072 B of shared memory per CTA: 1 CTA fits the SM's
+    233,472 B, the hint is 2, which leaves 233,472 / 2 - 1,024 = 115,712 B per CTA."""
+    import pickle
+
+    from tests.test_tui_support import GEMM, make_app, run
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert app.active_pane == "ir"
+            job = app.analysis_job(app.generation + 1)
+            assert job.later_hint
+            job = replace(job, params=(("STAGES", 4),))
+            out = pickle.loads(pickle.dumps(core.run_job(job)))
+            assert out.hint_pending and out.hinted is None and out.hint is None
+            app.params["STAGES"] = 4
+            app.jobs.generation["analysis"] = job.generation
+            app.apply(out)
+            assert app.outcome.hint_pending            # not drawn: not computed
+            await pilot.press("3")                     # the Roofline pane
+            await pilot.pause()
+            assert not app.outcome.hint_pending
+            whole = core.run_job(replace(job, later_hint=False))
+            assert (out.hint, out.hint_note) == (whole.hint, whole.hint_note) == (
+                2, "rerun with 115,712 B shared memory/CTA")
+            assert out.hinted.metrics == whole.hinted.metrics
+            # while the Roofline pane is shown an edit's job reruns the hint in the worker
+            assert not app.analysis_job(app.generation + 1).later_hint
+    run(go())

@@ -143,7 +143,6 @@ class TfxApp(ExplorerApp):
         self.measured = list(measured or [])   # tfx open --measured: tfx.analysis.measured rows
         self._kernel_stamp = _file_stamp(self.kernel_path)
         self.analysis_generation = -1          # the generation of the analysis shown
-        self._hint_job: core.Job | None = None  # the first analysis's job (finish_hint)
         self.first_error: str | None = None   # why the first analysis failed (tfx open exits 2)
         self._dirty: set[str] = set(PANES)
         self._mounted: set[str] = {"ir"}
@@ -221,13 +220,13 @@ class TfxApp(ExplorerApp):
         self._submitted[generation] = time.perf_counter()
         # the occupancy-hint rerun (two more analyses, ~15 ms) feeds the Roofline pane only:
         # it runs once the first screen is drawn (finish_hint)
-        self._hint_job = replace(self.make_job(generation), later_hint=True)
-        self.jobs.deliver("analysis", generation, core.run_job(self._hint_job))
+        self.jobs.deliver("analysis", generation,
+                          core.run_job(replace(self.make_job(generation), later_hint=True)))
 
     def finish_hint(self) -> None:
         """Complete the shown outcome's occupancy-hint rerun if the first analysis left it."""
         if self.outcome is not None and self.outcome.hint_pending:
-            core.finish_hint(self.outcome, self._hint_job)
+            core.finish_hint(self.outcome)
 
     @property
     def _pool(self):
@@ -241,9 +240,15 @@ class TfxApp(ExplorerApp):
                         tuple(sorted(self.knobs.items())), tuple(sorted(self.params.items())),
                         codegen=self.codegen)
 
+    def analysis_job(self, generation: int) -> core.Job:
+        """The job of an edit: the occupancy-hint rerun (a second analysis, about half the
+        cost of a keystroke) feeds the Roofline pane only; it runs in the worker while that
+        pane is shown, else when the pane is next drawn (refresh_pane -> finish_hint)."""
+        return replace(self.make_job(generation), later_hint=self.active_pane != "roofline")
+
     def submit(self) -> int:
         """Start analysing the current state; returns its generation."""
-        job = self.make_job(self.jobs.next_generation("analysis"))
+        job = self.analysis_job(self.jobs.next_generation("analysis"))
         self._submitted[job.generation] = time.perf_counter()
         self.jobs.submit("analysis", core.run_job, job, job.generation)
         return job.generation

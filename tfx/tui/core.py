@@ -53,6 +53,7 @@ class Outcome:
     error: str | None = None         # the TfxError's first line
     source_text: str = ""            # the kernel text analysed
     hint_pending: bool = False       # hint, hinted and hint_note wait for finish_hint
+    hint_job: Any = None             # the Job finish_hint reruns (while hint_pending)
 
 
 _MODULE_CACHE: dict[tuple[str, str], Any] = {}
@@ -117,7 +118,7 @@ def run_job(job: Job) -> Outcome:
                     occupancy_hint=job.hint, codegen=job.codegen)
         out.analysis = a
         if job.later_hint:
-            out.hint_pending = True
+            out.hint_pending, out.hint_job = True, job
         else:
             _hinted(out, module, job, profile, params)
     except TfxError as err:
@@ -127,17 +128,23 @@ def run_job(job: Job) -> Outcome:
     return out
 
 
-def finish_hint(out: Outcome, job: Job) -> None:
-    """The occupancy-hint rerun ``run_job`` left for later (``job.later_hint``: the first
-    analysis, run in the app before its first frame, which shows the IR pane, not this):
-    the Roofline pane's "At occupancy" lines. The same values as run_job's own; a
-    failure here is the note, since the analysis itself is shown already."""
+def finish_hint(out: Outcome, job: Job | None = None) -> None:
+    """The occupancy-hint rerun ``run_job`` left for later (``job.later_hint``, default the
+    outcome's own job: every analysis the explorer runs while the Roofline pane is not
+    shown, and the first one, run in the app before its first frame): the Roofline pane's
+    "At occupancy" lines, computed when that pane is drawn. The same values as run_job's
+    own; a failure here is the note, since the analysis itself is shown already."""
     if not out.hint_pending:
         return
-    out.hint_pending = False
-    a = out.analysis
+    job = out.hint_job if job is None else job
+    out.hint_pending, out.hint_job = False, None
     try:
-        _hinted(out, a.module, job, a.profile, dict(job.params))
+        # the module parsed again (cached in this process), not the analysis's: a module that
+        # came back from the worker through pickle does not bind again
+        from tfx.hw import load_profile
+        module = _parse(job.kernel_path, out.source_text)
+        profile = load_profile(job.profile).with_knobs(dict(job.knobs))
+        _hinted(out, module, job, profile, dict(job.params))
     except TfxError as err:
         out.hint_note = f"not rerun: {err.headline()}"
     except (ArithmeticError, ValueError, KeyError, TypeError) as err:  # a model bug, not bad input
