@@ -74,3 +74,27 @@ def test_an_edit_leaves_the_hint_rerun_to_the_roofline_pane_and_it_reads_as_the_
             # while the Roofline pane is shown an edit's job reruns the hint in the worker
             assert not app.analysis_job(app.generation + 1).later_hint
     run(go())
+
+
+def test_one_walk_of_a_trip_gives_its_path_and_exposed_latency_as_two_did():
+    """tfx.analysis.performance walks a serial trip once for its dependent path and the path's
+    exposed latency (trip_latency.walk), where it walked it twice (critical_path_ns, exposed_ns),
+    asking each op's ns once in a walk. gqa_decode at 2 warps, every op 10 ns of work."""
+    from tfx.analysis import trip_latency
+    from tfx.analysis.machine import Machine
+    profile = load_profile("h200_sxm")
+    p = {"B": 1, "HQ": 32, "HKV": 8, "SKV": 131072, "D": 128, "SPLITS": 8, "BLOCK_N": 128,
+         "WARPS": 2, "STAGES": 3}
+    a = analyze(parse_file(ROOT / "kernels" / "gqa_decode.tile"), None, profile, p, check=False)
+    loop = next(c for c in a.root.walk() if c.kind == "loop" and c.line == 60)   # the KV loop
+    m = Machine(profile, "cta")
+    asked = []
+
+    def op_ns(c):
+        asked.append(id(c))
+        return 10.0
+    ns, steps, exposed = trip_latency.walk(loop, m, 2, op_ns)
+    assert sorted(asked) == sorted(set(asked)) and len(asked) == len(loop.body_ops())
+    assert (ns, steps) == trip_latency.critical_path_ns(loop, m, 2, op_ns)
+    assert exposed == trip_latency.exposed_ns(loop, m, 2, op_ns)
+    assert ns > 0 and exposed > 0 and steps

@@ -1588,9 +1588,18 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.mma_path.warpgroups)
         groups = mma_path.warpgroups(loop, m, warps)
 
+        trip_ns: dict[int, Any] = {}
+
+        def compute_ns(c):    # one CTA's compute ns of op c a trip, once an op: the trip's
+            v = trip_ns.get(id(c))     # paths and chains below read it again and again
+            if v is None:
+                v = trip_ns[id(c)] = _trip_compute_ns(c, loop, counter, m, miss, warps, active_units)
+            return v
+
         def group_compute_ns(c):
-            return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units) / groups
-        path_ns, path_steps = trip_latency.critical_path_ns(loop, m, warps, group_compute_ns)
+            return compute_ns(c) / groups
+        # the trip's dependent path and its exposed latency, one walk (tfx.analysis.trip_latency)
+        path_ns, path_steps, path_exposed = trip_latency.walk(loop, m, warps, group_compute_ns)
         path_one = path_ns + m.iteration_ns
         if serial and load_trip.streams(loop):
             # a warp-mma streaming trip (decode's KV loop) is one in-order instruction stream a
@@ -1622,9 +1631,6 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                     r_draw, active_units, 1, *stream) - chain_round)
             unpiped_wait = mma_path.unpipelined_wait(stages, unpiped_trip, 0)
         if serial:
-            def compute_ns(c):
-                return _trip_compute_ns(c, loop, counter, m, miss, warps, active_units)
-
             def smem_ns(c):       # one CTA's shared-memory port ns of op c a trip
                 return op_demand(c, counter, m, miss, warps).smem * _trip_share(c, loop)
             def turn_ns(c):       # one CTA's turn on the tensor cores among the r resident
@@ -1635,7 +1641,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # not all its time alone; a warpgroup mma's share is its time alone
             tensor_turn = ratio(e["tensor"], r) if is_array(r) or r else one["tensor"]
             stations = chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
-                                              trip_latency.exposed_ns(loop, m, warps, group_compute_ns), smem_ns)
+                                              path_exposed, smem_ns)
             if is_array(body.global_loads) or body.global_loads:
                 # at 2 stages the copies' round trip, less the mmas left running, is a delay of
                 # each CTA's chain that the other CTAs' chains fill (tfx.analysis.pipeline_depth)

@@ -105,6 +105,12 @@ def exposed_ns(loop, m, warps, op_ns: Callable[[Any], Any]):
     return _walk(loop, m, warps, op_ns, False)[2]
 
 
+def walk(loop, m, warps, op_ns: Callable[[Any], Any]):
+    """(ns, steps, exposed ns): ``critical_path_ns`` and ``exposed_ns`` of one walk of the trip
+    (tfx.analysis.performance reads both of the same trip)."""
+    return _walk(loop, m, warps, op_ns, False)
+
+
 def _walk(loop, m, warps, op_ns, waited_only):
     """(path ns, its steps for scalars, its exposed latency ns) of one trip of ``loop``."""
     lat = facts(m)
