@@ -129,21 +129,25 @@ def test_unpipelined_cycle_is_chain_round_trip_and_compute_in_series():
 
 def test_breakdown_shows_the_unpipelined_trip():
     """The same 1-stage configuration (a) in the breakdown, with the profile's idle round trip
-    (pipeline.dram_round_trip_idle = 557 ns, not the 660 of the test above): its 224 CTAs on 132
-    SMs; A's 4,096 B a trip shared by the 224 CTAs, so 16,384 + 4,096 / 224 = 16,402.29 B a trip
-    from DRAM: K = 122.2222 + 215.07 + 205 + 20,480 / 128.7 (= 159.1298) = 701.4220,
-    q = 0.3248867 x 224 x 16,402.29 = 1,193,670.3, K^2 + 4 q = 491,992.8 + 4,774,681.2
-    = 5,266,674.0, sqrt = 2,294.924, T = (701.4220 + 2,294.924) / 2 = 1,498.173 ns, over the
-    idle floor 122.2222 + 215.07 + 557 + 510.83 = 1,405.12: 1.50 us for the first load round.
+    (pipeline.dram_round_trip_idle = 557 ns, not the 660 of the test above) and the compute the
+    model gives it: the copies' 20,480 B written at 128 B x 1.98 GHz = 253.44 B/ns (80.81 ns) in
+    series with the mma, whose operand reads (warps 1 x 4: (4 x 16 + 1 x 64) x 128 x 2 B =
+    32,768 B at 128 B x 1.98 GHz x 0.907 = 229.87 B/ns, 142.55 ns) overlap its tensor work
+    (16 mma.sync x 6 cycles / 1.796 GHz = 53.46 ns): 80.81 + max(53.46, 142.55) = 223.36 ns
+    (tests/test_operand_reads.py). Its 224 CTAs on 132 SMs; A's 4,096 B a trip shared by the
+    224 CTAs, so 16,384 + 4,096 / 224 = 16,402.29 B a trip from DRAM:
+    K = 122.2222 + 223.36 + 205 + 20,480 / 128.7 (= 159.1298) = 709.710,
+    q = 0.3248867 x 224 x 16,402.29 = 1,193,670.3, K^2 + 4 q = 503,688.5 + 4,774,681.2
+    = 5,278,369.7, sqrt = 2,297.470, T = (709.710 + 2,297.470) / 2 = 1,503.59 ns, over the
+    idle floor 122.2222 + 223.36 + 557 + 510.83 = 1,413.41: 1.50 us for the first load round.
     Triton's SASS of this tile issues its loads in 3 dependent rounds (4/4/2,
     tfx.analysis.load_rounds): 2 more, each a dependent DRAM load, 341 ns + 105 / 1,974 ns per B/ns
-    the 224 CTAs draw (224 x 16,402.29 = 3,674,113 B a trip): T = 1,405.12 + 2 x 341 +
-    2 x 0.0531915 x 3,674,113 / T = 2,087.12 + 390,863.1 / T (the first round's line, 701.42 +
-    1,193,670.3 / T = 1,229.6, stays under its floor), T = (2,087.12 + sqrt(2,087.12^2 +
-    4 x 390,863.1)) / 2 = 2,260.07 ns: 2.26 us a trip (drawn 1,625.7 B/ns, on the chase's first
-    segment). The wave's other CTA on each SM overlaps its own (2 x the engines stays under the
-    trip: 2 x 440.4 = 880.8 ns of the load path), so 32 more trips (K = 8192 against 4096) add
-    32 x 2,260.07 = 72,322.1 ns to the tail wave."""
+    the 224 CTAs draw (224 x 16,402.29 = 3,674,113 B a trip): T = 1,413.41 + 2 x 341 +
+    2 x 0.0531915 x 3,674,113 / T = 2,095.41 + 390,863.2 / T (the first round's line, 709.71 +
+    1,193,670.3 / T, stays under its floor), T = (2,095.41 + sqrt(2,095.41^2 +
+    4 x 390,863.2)) / 2 = 2,267.77 ns: 2.27 us a trip. The wave's other CTA on each SM overlaps
+    its own (2 x the engines stays under the trip), so 32 more trips (K = 8192 against 4096)
+    add 32 x 2,267.77 = 72,568.6 ns to the tail wave."""
     def gemm(k):
         return analyze(parse_file(str(GEMM)), None, load_profile("h200_sxm"),
                        {"M": 16, "N": 14336, "K": k, "BM": 16, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 1},
@@ -153,6 +157,7 @@ def test_breakdown_shows_the_unpipelined_trip():
         return float([x for x in a.terms if x.name == "tail wave"][0].ns)
     g = gemm(4096)
     t = [x for x in g.terms if x.name == "unpipelined trip"]
-    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 2.26 us a trip" in t[0].detail
+    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 2.27 us a trip" in t[0].detail
+    assert "223.36 ns of compute" in t[0].detail
     assert "3 dependent rounds" in t[0].detail
-    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 2260.065, abs=0.5)
+    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 2267.766, abs=0.5)

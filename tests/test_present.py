@@ -54,12 +54,16 @@ def test_gemm_roofline_names_l2_and_splits_the_gmem_term():
 
 def test_knobs_move_the_term_they_name_and_are_remembered():
     """memory.l2.bandwidth x2: l2 = 2,181,038,080 B / 22,000 B/ns = 99,138.1 -> 99,139 ns, below
-    compute 128,635 (tensor 128,384 + vector 251): the bound becomes tensor.
+    compute 128,635 (tensor 128,384 + vector 251) and below shared memory, which binds: each trip
+    the one warpgroup's two m64 wgmma read B twice and A once, (128 + 2 x 128) x 64 x 2 = 49,152 B
+    (tests/test_operand_reads.py), and the copies write 32,768 B; x 65,536 trips = 5,368,709,120 B
+    / (128 B x 132 SMs x 1.98 GHz = 33,454.08 B/ns) = 160,479.4 -> 160,480 ns.
     memory.gmem.bandwidth x2: only dram halves, 100,663,296 / 9,600 = 10,485.8 -> 10,486 ns; l2
     still binds at 198,277 ns."""
     a = gemm({"memory.l2.bandwidth": "x2"})
     assert a.metrics["roofline.memory_ns.l2"] == 99_139
-    assert a.metrics["roofline.bound_by"] == "tensor"
+    assert a.metrics["roofline.memory_ns.smem"] == 160_480
+    assert a.metrics["roofline.bound_by"] == "smem"
     assert a.to_json()["knobs"] == {"memory.l2.bandwidth": "x2"}
     assert analysis_report.inputs_line(a).endswith("on h200_sxm with memory.l2.bandwidth=x2, compiled as triton")
     b = gemm({"memory.gmem.bandwidth": "x2"})
@@ -87,12 +91,13 @@ def test_diff_engine_orders_by_relative_change_and_serves_both_surfaces():
     rows = diff.changes(a, b.to_json())          # an Analysis against a saved report
     names = [c.metric for c in rows]
     # non-numeric changes (the bound's name) come first, then the largest |log ratio|:
-    # l2 99,139 / 198,277 = 0.5 (|log| 0.693) before ideal 128,635 / 198,277 = 0.649 (0.433)
+    # l2 99,139 / 198,277 = 0.5 (|log| 0.693) before ideal 160,480 / 198,277 = 0.809 (0.211):
+    # the ideal is now the smem term (test_knobs_move_the_term_they_name_and_are_remembered)
     assert names.index("roofline.bound_by") < names.index("roofline.memory_ns.l2") < names.index("roofline.ideal_ns")
     l2 = next(c for c in rows if c.metric == "roofline.memory_ns.l2")
     assert diff.line(l2) == "roofline.memory_ns.l2 198.28 us -> 99.14 us (x0.5)"
     s = diff.summary(a, b)
-    assert "memory 198.28 us -> 128.38 us (-35.3%)" in s   # 128,384 / 198,277 - 1 = -35.25%
+    assert "memory 198.28 us -> 160.48 us (-19.1%)" in s   # 160,480 / 198,277 - 1 = -19.06%
     assert diff.summary(a, a) == "nothing moved"
 
 
@@ -103,7 +108,7 @@ def test_tfx_diff_json_carries_both_sides_inputs(capsys):
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert out["a"]["knobs"] == {} and out["b"]["knobs"] == {"memory.l2.bandwidth": "x2"}
-    assert {"metric": "roofline.bound_by", "old": "l2", "new": "tensor", "ratio": None} in out["changes"]
+    assert {"metric": "roofline.bound_by", "old": "l2", "new": "smem", "ratio": None} in out["changes"]
 
 
 @pytest.mark.parametrize("argv", [["analyze"], ["simulate"]])
@@ -142,25 +147,27 @@ def test_arithmetic_intensity_and_peak_fractions_per_scope(capsys):
     dram: the footprint A + B + C = 3 x 256 x 256 x 2 B = 393,216 B / 4,800 B/ns = 81.92 -> 82 ns
     l2: A and B each re-read N/BN = 2 times: 2 x 2 x 131,072 = 524,288 B + C 131,072 B written
         = 655,360 B / 11,000 B/ns = 59.58 -> 60 ns
-    smem: the loads write 524,288 B and the mma reads them: 1,048,576 B / (128 B/cycle x 132
-        x 1.98 GHz = 33,454.08 B/ns) = 31.34 -> 32 ns
+    smem: the loads write 524,288 B and the mma's one warpgroup (4 warps) reads A once and B
+        twice (two m64 instructions, tests/test_operand_reads.py): (128 + 2 x 128) x 64 x 2 =
+        49,152 B x 16 executions = 786,432 B; 1,310,720 B / (128 B/cycle x 132 x 1.98 GHz =
+        33,454.08 B/ns) = 39.18 -> 40 ns
     tensor: 33,554,432 / (4096 flop/cycle x 132 x 1.98 = 1,070,530.56 flop/ns) = 31.34 -> 32 ns
     vector: 65,536 / (256 x 132 x 1.98 = 66,908.16) = 0.98 -> 1 ns
     ideal = max(32 + 1, 82) = 82 ns, bound by dram, so intensity counts dram bytes (the chart's x):
         33,619,968 / 393,216 = 85.5 flop/B; at l2 33,619,968 / 655,360 = 51.3 flop/B.
     Fractions of each peak at 82 ns: dram 82/82 = 100.0%, l2 60/82 = 73.2%, tensor 32/82 = 39.0%,
-        smem 32/82 = 39.0%, vector 1/82 = 1.2%.
+        smem 40/82 = 48.8%, vector 1/82 = 1.2%.
     The k loop: mma flops only, 33,554,432; dram A + B = 262,144 B / 4,800 = 54.6 -> 55 ns;
         l2 524,288 / 11,000 = 47.7 -> 48 ns: intensity 33,554,432 / 262,144 = 128 flop/B,
-        tensor 32/55 = 58.2%, l2 48/55 = 87.3%."""
+        tensor 32/55 = 58.2%, l2 48/55 = 87.3%, smem 40/55 = 72.7%."""
     from tfx.cli.main import main
     a = analyze(parse_file(bundled_kernel("gemm.tile")), None, load_profile("h200_sxm"),
                 {"M": 256, "N": 256, "K": 256})
     root = a.scope_roofline[a.root.id]
     assert root.intensity_level() == "dram"
-    assert root.arithmetic_intensity() == {"dram": 85.5, "l2": 51.3, "smem": 33_619_968 / 1_048_576}
+    assert root.arithmetic_intensity() == {"dram": 85.5, "l2": 51.3, "smem": 33_619_968 / 1_310_720}
     assert root.peak_fractions() == {"tensor": 32 / 82, "vector": 1 / 82, "dram": 1.0, "l2": 60 / 82,
-                                     "smem": 32 / 82}
+                                     "smem": 40 / 82}
     tt = analysis_report.traffic_table(a, "total")
     col = {c: i for i, c in enumerate(tt.columns)}
     rows = {r[0].strip(): r for r in tt.rows}
@@ -173,7 +180,7 @@ def test_arithmetic_intensity_and_peak_fractions_per_scope(capsys):
     assert rows["loop k"][col["vector peak%"]] == ""            # the loop does no vector work
     text = analysis_report.summary(a)
     assert "  scopes at their roofline time: flop per dram byte; fraction of each peak" in text
-    assert "        loop k: 128 flop/B; tensor 58.2%, dram 100.0%, l2 87.3%, smem 58.2%" in text
+    assert "        loop k: 128 flop/B; tensor 58.2%, dram 100.0%, l2 87.3%, smem 72.7%" in text
     rc = main(["analyze", str(bundled_kernel("gemm.tile")), "--set", "M=256", "--set", "N=256",
                "--set", "K=256", "--json"])
     assert rc == 0

@@ -118,13 +118,21 @@ def test_resident_chains_take_each_ctas_share_of_the_subpartitions():
     1,282.95 / 6 = 213.83 ns; saturated, 6 x 213.83 = 1.28 us on the busier station (with
     the demand alone it would be 6 x 427.65 = 2.57 us: each sub-partition charged twice). The
     SIMT station: 73.74 + 66.67 + 50.51 = 190.91 ns.
+    Each dot's station time is no shorter than its operands through the shared-memory port
+    (mma_path.group_ns; tests/test_operand_reads.py): QK^T's warps 2 x 1 each read all of
+    K^T, (1 x 64 + 2 x 32) x 128 x 2 B = 32,768 B at 128 B x 1.98 GHz x 0.907 = 229.87 B/ns:
+    142.55 ns, over its 106.91 ns share; PV reads V once (8,192 B: 35.64 ns, under its share).
+    So six CTAs' chain holds 142.55 + 106.91 = 249.46 ns of tensor station, 6 x 249.46 =
+    1.50 us on the busier station; the busiest engine is the port, 6 x (16,384 B of copies /
+    253.44 + 142.55 + 35.64) = 6 x 242.84 = 1.46 us.
     Three CTAs (65,536 + 1,024 B: 233,472 / 66,560 = 3 per SM): 6 warps, the busiest
-    sub-partition holds 2: a share of 2 x 427.65 / 3 = 285.10 ns, 3 x 285.10 = 855.30 ns on
-    the busier station."""
+    sub-partition holds 2: a share of 2 x 427.65 / 3 = 285.10 ns (QK^T's 142.55 = its reads),
+    3 x 285.10 = 855.30 ns on the busier station."""
     six = _attention(36_864)["serial chain"][0][1]
-    assert f"one CTA's chain = tensor {3 * 2 * DOT / 6:.2f} ns + simt {SOFTMAX:.2f} ns" in six
-    assert "one CTA's chain = tensor 213.83 ns + simt 190.91 ns" in six
-    assert "1.28 us on the busier station vs the busiest engine's 1.28 us" in six
+    reads = 32_768 / (128 * 1.98 * 0.907)
+    assert f"one CTA's chain = tensor {reads + 3 * 2 * DOT / 6 / 2:.2f} ns + simt {SOFTMAX:.2f} ns" in six
+    assert "one CTA's chain = tensor 249.46 ns + simt 190.91 ns" in six
+    assert "1.50 us on the busier station vs the busiest engine's 1.46 us" in six
     three = _attention(65_536)["serial chain"][0][1]
     assert "one CTA's chain = tensor 285.10 ns + simt 190.91 ns" in three
     assert "855.30 ns on the busier station" in three

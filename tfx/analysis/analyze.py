@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from tfx.analysis import codegen as codegens
 from tfx.analysis import memory as memmod
+from tfx.analysis import mma_layout
 from tfx.analysis import roofline_gap
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
@@ -147,13 +148,6 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         check_shapes(module, kernel, env)
         from tfx.ir.levels import check_levels
         check_levels(module, kernel, profile)
-    counter = Counter(module, kernel, env)
-    root = counter.run()
-    warnings: list[str] = []
-
-    # ---------------------------------------------------------------- domains
-    domains: dict[str, Any] = {}
-    top_meshes = [c for c in root.children if c.kind == "mesh"]
     threads = None
     attr_threads = kernel.attr("threads")
     if attr_threads is not None:
@@ -167,6 +161,14 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         # a sweep (WARPS=0) can make it 0 for some configurations: refuse at the attribute
         raise TfxError(f"attr threads is {fewest} for some swept values; every configuration "
                        "needs at least 1 thread per CTA", where=attr_threads.loc)
+    # an mma's shared-memory operands as its warps read them (tfx.analysis.mma_layout.shared_reads)
+    counter = Counter(module, kernel, env, operand_reads=mma_layout.shared_reads(profile, threads))
+    root = counter.run()
+    warnings: list[str] = []
+
+    # ---------------------------------------------------------------- domains
+    domains: dict[str, Any] = {}
+    top_meshes = [c for c in root.children if c.kind == "mesh"]
     for node in root.walk():
         if node.kind == "mesh":
             domains[node.level] = emax(domains.get(node.level, 0), node.execs) if is_array(node.execs) else max(domains.get(node.level, 0), node.execs)

@@ -24,6 +24,7 @@ from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, 
 from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
 from tfx.analysis import mma_path
+from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, floor_sum, is_array, nbytes,
                                   ratio, where)
 
@@ -138,7 +139,11 @@ class ScopeNode:
 
 
 class Counter:
-    def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any]):
+    def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any], operand_reads=None):
+        # ``operand_reads(node)``: an mma node's shared-memory reads as its warps issue them
+        # (tfx.analysis.mma_layout.OperandReads), or None to keep A and B read once; given by
+        # analyze() from the profile and the CTA's warps (mma_layout.shared_reads)
+        self.operand_reads = operand_reads
         self.module = module
         self.kernel = kernel
         self.info: KernelInfo = module.info[kernel.name]
@@ -155,8 +160,30 @@ class Counter:
                          line=self.kernel.loc.line if self.kernel.loc else None, execs=1)
         ctx = _Ctx(execs=1, loops=(), ranges={}, values={}, precision="exact", units={}, depth=0)
         self.block(self.kernel.body, root, ctx)
+        if self.operand_reads is not None:
+            # after the walk: an mma learns it is chained only when a later one reads its result
+            for node in root.mma_ops():
+                self.shared_operand_reads(node)
         aggregate(root)
         return root
+
+    def shared_operand_reads(self, node: ScopeNode) -> None:
+        """Replace the once-read bytes of an mma's shared-memory operands by the bytes its warps
+        read (docs/analysis.md section 3, "mma operands in shared memory"): each warp (or
+        warpgroup) reads its own tile's rows of A and columns of B, so the readers side by side
+        re-read them. Kept on the node (``operand_reads``) for the breakdown's line."""
+        once = getattr(node, "mma_operands", None)
+        reads = self.operand_reads(node) if once is not None else None
+        if reads is None:
+            return
+        changed = False
+        for (level, nbytes), again in zip(once, (reads.a_bytes, reads.b_bytes)):
+            if level == SHARED_LEVEL:
+                key = ("traffic", level, "read")
+                node.per_exec[key] = node.per_exec[key] + again - nbytes
+                changed = True
+        if changed:
+            node.operand_reads = reads
 
     def new_id(self, parent: ScopeNode, label: str) -> str:
         base = f"{parent.id}/{label}"
@@ -600,6 +627,7 @@ class Counter:
             result = ValueInfo(result_type, c.dims, frozenset(deps), mma_src=(node,))
             node.per_exec_shape = (m, n, k)
             node.per_exec_batch = batch
+            node.mma_operands = ((a.type.level, a.nbytes), (b.type.level, b.nbytes))
             # K-major operands (A contiguous along K, its last axis; B along K, its first of
             # the last two), None where unknown: the tensor instruction may need one
             # (tfx.analysis.mma_layout); chained mmas (one consumes the other's result) lay

@@ -168,6 +168,125 @@ def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key) -> str:
             f"{peak * fraction:,.1f} flop/ns")
 
 
+# ------------------------------------------------------------------ operand reads from shared memory
+SHARED_LEVEL = "smem"                   # the level whose mma operands each warp (warpgroup) reads for itself
+WARPGROUP_M = 64                        # rows of one wgmma instruction
+WGMMA_MAX_N = 256                       # the widest wgmma instruction (m64n256)
+DEFAULT_WARPS = 4                       # a CTA's warps where the kernel states no threads
+
+
+def warps_of(threads):
+    """A CTA's warps: threads / 32, or DEFAULT_WARPS where the kernel states none (the one rule
+    the counted operand reads and the predicted time share)."""
+    return ratio(threads, 32) if threads is not None else DEFAULT_WARPS
+
+
+class OperandReads(NamedTuple):
+    """The shared-memory bytes one execution of a dot reads as its warps issue it: each warp
+    (mma.sync) or warpgroup (wgmma) reads the operand rows and columns of its own tile, so
+    those side by side re-read the same rows: A once per reader along N, B once per reader
+    along M. A warp the layout duplicates (more warps than 16 x 8 tiles) reloads its rows."""
+
+    path: Any            # "warp" (each warp's ldmatrix) or "warpgroup" (each warpgroup's wgmma)
+    warps_m: Any
+    warps_n: Any
+    a_readers: Any       # readers of each row of A: the warps (warpgroups) side by side along N
+    b_readers: Any       # readers of each column of B: the warps (warpgroups) stacked along M
+    rows: Any            # A's rows as read (M padded to 16 a warp on M: a duplicate reloads them)
+    cols: Any            # B's columns as read (N padded to 8 a warp on N)
+    k: Any               # K as read (padded to the instruction's depth)
+    bits: Any
+    a_bytes: Any         # a_readers x rows x k x bits / 8
+    b_bytes: Any         # b_readers x cols x k x bits / 8
+
+
+def operand_reads(shape, inst, warps, bits=16, chained=False) -> OperandReads | None:
+    """The shared-memory reads of one execution of a dot of ``shape`` (M, N, K) on ``warps``
+    warps laid out as Triton lays it on a warpgroup-mma GPU (``plan``), or None off a GPU layout.
+
+    On the warp mma every warp loads its own fragments (Triton's
+    SharedToDotOperandMMAv2OrV3.cpp ``loadArg``: each warp's ldmatrix.x4 at its
+    ``warpM = warpId_M mod (M / 16)`` rows and ``warpN = warpId_N mod (N / 8)`` columns, so a
+    warp beyond the tile's 16-row (8-column) repetitions wraps onto the rows another warp
+    holds and loads them again): A's ``rows x K`` are read by each of the ``warps_n`` warps
+    along N, B's ``K x cols`` by each of the ``warps_m`` along M. Checked against the SASS of
+    all 344 warp-mma compiles of calibration/h200/measured/fragment_chain: every warp's
+    LDSM.16.M88.4 / MT88.4 count x 512 B is ``(rows / warps_m + cols / warps_n) x K x 2 B``.
+    On the warpgroup mma each warpgroup's wgmma reads its 64-row slab of A and its columns of
+    B from shared memory (both operands' descriptors: PTX ISA, wgmma.mma_async), one m64nNk
+    instruction per 64 rows and at most 256 columns: B is read once per 64-row instruction
+    along M (``M / 64``: a warpgroup of 128 rows issues two), A once per warpgroup along N."""
+    p = plan(shape, inst, warps, bits, chained)
+    if not is_array(p.path) and p.path == "tile":
+        return None
+    group = (p.path == "warpgroup") if not is_array(p.path) else (
+        __import__("numpy").asarray(p.path) == "warpgroup")
+    # a warpgroup issues one instruction per 64 rows and per WGMMA_MAX_N columns of its tile,
+    # each reading its operands: B once per 64-row instruction along M, A once per warpgroup
+    # (and instruction) along N
+    group_b = ratio(p.m, WARPGROUP_M)
+    group_a = p.warps_n * cdiv(ratio(p.n, p.warps_n), WGMMA_MAX_N)
+    if is_array(group, p.warps_m, group_b, group_a):
+        b_readers, a_readers = where(group, group_b, p.warps_m), where(group, group_a, p.warps_n)
+    else:
+        b_readers, a_readers = (group_b, group_a) if group else (p.warps_m, p.warps_n)
+    a_bytes = ratio(a_readers * p.m * p.k * bits, 8)
+    b_bytes = ratio(b_readers * p.n * p.k * bits, 8)
+    return OperandReads(p.path, p.warps_m, p.warps_n, a_readers, b_readers, p.m, p.n, p.k, bits, a_bytes, b_bytes)
+
+
+def shared_reads(profile, threads):
+    """The counting layer's hook (tfx.analysis.counting.Counter, ``operand_reads``): a function
+    of an mma node giving its OperandReads, or None where the layout is not reproduced: off a
+    GPU, or on a GPU without both a 64-row warpgroup instruction and a warp mma of its own
+    rate beside it (``warp_mma`` facts: sm_90, whose two paths Triton's warpsPerTileV2/V3 lay
+    out; a Blackwell tcgen05 mma, issued once for the CTA, reads its operands once). A batched
+    dot (Triton puts every warp on the batch) keeps the IR's count."""
+    if profile.kind != "gpu" or warp_mma_facts(profile) is None:
+        return None
+    inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+    if inst[0] < 64:
+        return None
+    warps = warps_of(threads)
+
+    def reads(node):
+        shape = getattr(node, "per_exec_shape", None)
+        batch = getattr(node, "per_exec_batch", 1)
+        if shape is None or is_array(batch) or batch != 1:
+            return None
+        return operand_reads(shape, inst, warps, getattr(node, "mma_bits", 16), getattr(node, "mma_chained", False))
+    return reads
+
+
+def describe_reads(r: OperandReads, shape, shared=(True, True)) -> str:
+    """One line: who reads an mma's shared-memory operands (``shared``: A, B in shared memory),
+    how often, and the bytes, against each read once (scalar reads)."""
+    warp = r.path == "warp"
+    who, how = ("warp", "ldmatrix") if warp else ("warpgroup", "wgmma")
+    size = r.bits / 8
+    parts, terms, once = [], [], 0
+    a_by, b_by = ("warp", "warp") if warp else ("instruction", "64-row instruction")
+
+    def by(n, one):
+        return f"{float(n):g} {one}" + ("" if n == 1 else "s")
+    if shared[0]:
+        pad = (f" ({int(shape[0])} rows padded to {int(r.rows)}: the warps on M past them reload them)"
+               if int(r.rows) > int(shape[0]) else "")
+        parts.append(f"A's {int(r.rows)} x {int(r.k)}{pad} read by {by(r.a_readers, a_by)} side by side along N")
+        terms.append(f"{float(r.a_readers):g} x {int(r.rows)}")
+        once += shape[0] * shape[2] * size
+    if shared[1]:
+        pad = f" ({int(shape[1])} columns padded to {int(r.cols)})" if int(r.cols) > int(shape[1]) else ""
+        parts.append(f"B's {int(r.k)} x {int(r.cols)}{pad} by {by(r.b_readers, b_by)} along M")
+        terms.append(f"{float(r.b_readers):g} x {int(r.cols)}")
+        once += shape[2] * shape[1] * size
+    total = float((r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0))
+    return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])}: each {who} reads its own operands from shared memory "
+            f"({how}, warps {int(r.warps_m)} x {int(r.warps_n)} over M x N): " + ", ".join(parts) + ": ("
+            + " + ".join(terms) + f") x {int(r.k)} x {float(size):g} B = {total:,.0f} B an execution, "
+            f"{total / float(once):.2f}x the {float(once):,.0f} B read once")
+
+
 class RegisterTranspose(NamedTuple):
     """An 8-bit operand the warpgroup mma cannot read as stored: transposed in registers and
     stored to shared memory one element per lane, its load not pipelined."""

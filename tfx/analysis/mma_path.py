@@ -227,15 +227,13 @@ def group_ns(node, loop, m, warps, tensor_ns, smem_ns=None):
     shape = getattr(node, "per_exec_shape", None)
     if rs is None or shape is None or m.kind != "gpu":
         return tensor_ns
-    bits = getattr(node, "mma_bits", 16)
-    p = mma_layout.plan(shape, m.inst, warps, bits, getattr(node, "mma_chained", False))
     group = warpgroup_mma(node, warps, m)
     a_reg = a_in_registers(node)
     smem_bw = m.onchip_bw.get("smem")
-    instructions = (p.m // WARPGROUP_ROWS) * (p.k // p.depth)
-    a_bytes = 0 if a_reg else WARPGROUP_ROWS * p.depth * bits // 8
-    b_bytes = p.n * p.depth * bits // 8
-    operands = instructions * (a_bytes + b_bytes) / smem_bw if smem_bw else 0
+    # its operands as counted (tfx.analysis.counting, Counter.shared_operand_reads): each
+    # warpgroup's instructions read its 64-row slab of A (none where A is computed in
+    # registers, at rmem) and its columns of B
+    operands = node.per_exec.get(("traffic", mma_layout.SHARED_LEVEL, "read"), 0) / smem_bw if smem_bw else 0
     ss = emax(tensor_ns, operands) + (rs / m.clock_ghz if a_reg else 0)
     # a warp mma's fragments come through the port by the warps' own loads (ldmatrix)
     warp = emax(tensor_ns, smem_ns) if smem_ns is not None else tensor_ns

@@ -33,6 +33,7 @@ from tfx.analysis import fragment_chain, load_rounds
 from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis.counting import ScopeNode
+from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
 from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
@@ -172,6 +173,7 @@ class Demand:
     dram_lines: Any = 0    # DRAM bytes at the rate of whole-line reads (memory_parallelism.short_run_bytes)
     warp_tensor: Any = 0   # ns one warp's warp mma (mma.sync) keeps its sub-partition (mma_layout.warp_mma)
     dram_busy: Any = 0     # DRAM bytes at the device's busy time of whole lines (tfx.analysis.strided_runs)
+    operand_reads: Any = 0  # ns of ``smem``: an mma's operands read at the port while it runs (Counter.shared_operand_reads)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -260,7 +262,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                        positions)
     else:
         miss['__spill__'] = (None, None, 0, None)
-    warps = ratio(threads, 32) if threads is not None else 4
+    warps = mma_layout.warps_of(threads)
     # op id -> its Demand: what an op asks is fixed for the launch (its miss ratio, the spill
     # share, warps), and the trip's chains ask it again and again (op_demand)
     miss["__demands__"] = {}
@@ -662,6 +664,26 @@ def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_uni
     return copy_behind_mma.mma_ns(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
 
 
+def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
+    """The ``operand reads`` line of mma ``c``: its shared-memory operands as its warps read them
+    (counted by tfx.analysis.counting, Counter.shared_operand_reads; scalar analyses)."""
+    r = getattr(c, "operand_reads", None)
+    bw = m.onchip_bw.get(SHARED_LEVEL)
+    if r is None or not bw or is_array(r.a_bytes, r.b_bytes):
+        return []
+    shared = tuple(level == SHARED_LEVEL for level, _ in c.mma_operands)
+    read = (r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0)
+    frac = float(_operand_clock_fraction(c, m, warps))
+    rate = bw * frac
+    at = (f"{float(read):,.0f} B / ({bw / m.clock_ghz:g} B/cycle x {m.clock_ghz:g} GHz x {frac:g} under warp mma = "
+          f"{rate:,.2f} GB/s)" if frac != 1 else f"{float(read):,.0f} B / {bw:,.2f} GB/s")
+    port = float(read) / rate
+    return [Term("operand reads", 0, f"line {c.line}: " + mma_layout.describe_reads(r, c.per_exec_shape, shared)
+                 + f"; {at} = {port:,.2f} ns of the SM's shared-memory port an execution"
+                 + (f", x {int(resident)} CTAs a SM = {port * int(resident):,.2f} ns a round" if resident > 1 else "")
+                 + " (in the smem engine above)")]
+
+
 def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
     """How each mma is laid on the tensor cores and what its operands cost (explanations;
     their time is in the waves above)."""
@@ -677,9 +699,11 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
         p = mma_layout.plan(shape, m.inst, warps, bits, getattr(c, "mma_chained", False))
         rate = m.rate("tensor", dtype) * m.tensor_efficiency(dtype)
         warp = _warp_mma(c, m, warps)
+        reads = _operand_reads_term(c, m, warps, resident)
         if warp is not None:
             f16 = p._replace(k=warp.k, depth=16)            # the f16 instruction it runs
             out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(f16, shape, warps)))
+            out.extend(reads)
             out.append(Term("fp8 warp mma" if warp.promoted else "warp mma", 0, f"line {c.line}: "
                             + mma_layout.describe_warp_mma(warp, warps, resident, m.warp_mma, m.clock_ghz, dtype)
                             + " (included in the waves above)"))
@@ -688,6 +712,7 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
                     g, warps, resident, _warp_mma_clock(m)) + " (included in the waves above)"))
             continue
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
+        out.extend(reads)
         key = f"compute.tensor.efficiency_{normalize_dtype(dtype)}"
         if m.profile.get(key, None) is not None:
             # the dtype's own sustained fraction (fp8: its cuBLAS rate against bf16's, fp8_rate)
@@ -763,7 +788,14 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Deman
                 if b == "read":
                     d.global_loads = d.global_loads + amount
             elif level in m.onchip_bw:
-                d.smem = d.smem + ratio(amount, m.onchip_bw[level]) if not is_array(amount) else d.smem + amount / m.onchip_bw[level]
+                port = ratio(amount, m.onchip_bw[level]) if not is_array(amount) else amount / m.onchip_bw[level]
+                if b == "read" and op is not None and op.opcode in opcat.MMA:
+                    # an mma's operands, read while it runs (Counter.shared_operand_reads); a warp
+                    # mma's warps load theirs by ldmatrix with the SM at its clock under warp mma
+                    # (warp_mma.clock_fraction), as the byte gathers below
+                    port = port / _operand_clock_fraction(node, m, warps)
+                    d.operand_reads = d.operand_reads + port
+                d.smem = d.smem + port
         elif kind == "flops":
             dtype, unit = a, b
             if unit == "tensor" and mma_engine(m.profile, dtype) == "vector":
@@ -825,6 +857,18 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Deman
             if dims is not None:
                 d.descriptors = d.descriptors + contiguous_runs(w, dims, counter.env)
     return d
+
+
+def _operand_clock_fraction(node: ScopeNode, m: Machine, warps):
+    """The SM clock, as a fraction of clock.core, at which mma ``node``'s warps read its
+    operands from shared memory: warp_mma.clock_fraction where it takes the warp mma (the SM
+    runs at 1783-1799 of 1980 MHz whenever mma.sync runs: the `warp mma` term), else 1; arrays
+    per configuration."""
+    warp = _warp_mma(node, m, warps)
+    if warp is None:
+        return 1
+    f = m.warp_mma.clock_fraction
+    return where(warp.applies, f, 1) if is_array(warp.applies) else f
 
 
 def _warp_mma_clock(m: Machine):
@@ -1450,8 +1494,13 @@ def _first_reader(loop: ScopeNode, miss):
 
 
 def _compute_one(body: Demand, m: Machine, active_units, warps):
-    """One CTA's ns a trip on every engine but the copy (what follows its loads in series)."""
-    return sum(v for k, v in engine_ns(body, m, 1, active_units, warps).items() if k != "copy")
+    """One CTA's ns a trip on every engine but the copy (what follows its loads in series). The
+    mma's operand reads at the shared-memory port (``body.operand_reads``) overlap its tensor
+    work (each warp's ldmatrix of the next k-step under the mma of this one; a wgmma reads its
+    operands as it runs), so those two count as max(tensor, reads); the port's other work (the
+    copies' writes) stays in series."""
+    e = engine_ns(body, m, 1, active_units, warps)
+    return sum(v for k, v in e.items() if k != "copy") - emin(e["tensor"], body.operand_reads)
 
 
 def _trip_body(loop: ScopeNode, counter, m: Machine, miss, warps) -> Demand:
