@@ -416,6 +416,26 @@ class Module:
             line = self.source_lines[loc.line - 1]
         return TfxError(message, loc or self.filename, line, tuple(notes))
 
+    # The verifier's facts (KernelInfo) are keyed by id(op), which a copy made by pickle (a worker
+    # process's Analysis coming back) or deepcopy does not keep: they travel keyed by each op's
+    # place in its kernel's walk and are keyed by the new ops' ids on the way in, so that such a
+    # copy binds and analyzes again.
+    def __getstate__(self):
+        state = {name: getattr(self, name) for name in ("kernels", "filename", "doc", "source_lines")}
+        state["info"] = {name: _rekey_info(info, self._ops_of(name), by_place=True)
+                         for name, info in self.info.items()}
+        return state
+
+    def __setstate__(self, state):
+        info = state.pop("info")
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "info", {name: _rekey_info(i, self._ops_of(name), by_place=False)
+                                          for name, i in info.items()})
+
+    def _ops_of(self, name: str) -> list:
+        return next((list(walk_ops(k.body)) for k in self.kernels if k.name == name), [])
+
     def kernel(self, name: str | None = None) -> Kernel:
         from tfx.errors import TfxError
         if name is None:
@@ -445,3 +465,17 @@ def walk_ops(stmts) -> Iterator[Op]:
     for s in walk(stmts):
         if isinstance(s, Op):
             yield s
+
+
+def _rekey_info(info, ops: list, by_place: bool):
+    """A KernelInfo with its id(op)-keyed tables keyed by place in ``ops`` (``by_place``) or back
+    by the ids of ``ops``; an entry whose op is not in ``ops`` cannot travel and is left out."""
+    from dataclasses import replace
+    if not hasattr(info, "operand_types"):
+        return info
+    if by_place:
+        key = {id(op): i for i, op in enumerate(ops)}
+    else:
+        key = {i: id(op) for i, op in enumerate(ops)}
+    return replace(info, result_types={key[k]: v for k, v in info.result_types.items() if k in key},
+                   operand_types={key[k]: v for k, v in info.operand_types.items() if k in key})

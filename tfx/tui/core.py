@@ -139,8 +139,8 @@ def finish_hint(out: Outcome, job: Job | None = None) -> None:
     job = out.hint_job if job is None else job
     out.hint_pending, out.hint_job = False, None
     try:
-        # the module parsed again (cached in this process), not the analysis's: a module that
-        # came back from the worker through pickle does not bind again
+        # the module of the same text, parsed once in this process (cached): the analysis's own
+        # would serve as well now that a module keeps its verifier facts through pickle
         from tfx.hw import load_profile
         module = _parse(job.kernel_path, out.source_text)
         profile = load_profile(job.profile).with_knobs(dict(job.knobs))
