@@ -141,6 +141,15 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
     return MmaPlan("warp", v2m, v2n, m2, n2, k_pad, depth)
 
 
+def on_path(path, name):
+    """Where a plan's ``path`` (a string, or an array of them for a sweep) is ``name``: a bool,
+    or a bool array per configuration."""
+    if is_array(path):
+        import numpy as np
+        return np.asarray(path) == name
+    return path == name
+
+
 def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     """One line: the path, the warp layout, the padding and (given the unit's tensor rate)
     the ns one execution takes (scalar plans)."""
@@ -219,8 +228,7 @@ def operand_reads(shape, inst, warps, bits=16, chained=False) -> OperandReads | 
     p = plan(shape, inst, warps, bits, chained)
     if not is_array(p.path) and p.path == "tile":
         return None
-    group = (p.path == "warpgroup") if not is_array(p.path) else (
-        __import__("numpy").asarray(p.path) == "warpgroup")
+    group = on_path(p.path, "warpgroup")
     # a warpgroup issues one instruction per 64 rows and per WGMMA_MAX_N columns of its tile,
     # each reading its operands: B once per 64-row instruction along M, A once per warpgroup
     # (and instruction) along N
@@ -316,8 +324,7 @@ def register_transposes(node, inst, bits, warps) -> list:
         return []
     path = plan(shape, inst, warps, bits, getattr(node, "mma_chained", False)).path
     if is_array(path):
-        import numpy as np
-        applies = (np.asarray(path) == "warpgroup").astype(float)
+        applies = on_path(path, "warpgroup").astype(float)
         if not applies.any():
             return []
     elif path != "warpgroup":
@@ -362,8 +369,7 @@ def byte_gathers(node, inst, bits, warps) -> list:
         return []
     p = plan(shape, inst, warps, bits, getattr(node, "mma_chained", False))
     if is_array(p.path):
-        import numpy as np
-        on_warp = (np.asarray(p.path) == "warp").astype(float)
+        on_warp = on_path(p.path, "warp").astype(float)
         if not on_warp.any():
             return []
     elif p.path != "warp":
