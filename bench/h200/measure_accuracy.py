@@ -13,6 +13,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt7 ACC_SEED_OFFSET=900 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt8 ACC_SEED_OFFSET=1000 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt9 ACC_SEED_OFFSET=1100 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt10 ACC_SEED_OFFSET=1200 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt11 ACC_SEED_OFFSET=1300 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -315,6 +317,48 @@ if SHAPE_SET == "alt9":
                   ((65536, 2048), "heldout")]
     SOFTMAX_SHAPES = [((1024, 2048), "heldout"), ((131072, 1024), "heldout"), ((512, 65536), "heldout"),
                       ((16384, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt10: an eleventh set (session 11), measured at that session's start before any model change.
+if SHAPE_SET == "alt10":
+    GEMM_BF16_SHAPES = [((4096, 4096, 14336), "heldout"), ((1024, 8192, 4096), "heldout"),
+                        ((16, 8192, 14336), "heldout"), ((32, 8192, 4096), "heldout"),
+                        ((64, 14336, 8192), "heldout"), ((128, 14336, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((8192, 8192, 2048), "heldout"), ((3072, 8192, 4096), "heldout"),
+                       ((16, 14336, 14336), "heldout"), ((32, 8192, 14336), "heldout"),
+                       ((128, 4096, 8192), "heldout")]
+    PERSIST_SHAPES = [((3072, 3072, 8192), "heldout"), ((2048, 4096, 14336), "heldout"),
+                      ((6144, 8192, 4096), "heldout")]
+    ATTN_SHAPES = [((2, 16, 8192, 128, 1), "heldout"), ((4, 32, 1024, 128, 1), "heldout"),
+                   ((16, 8, 2048, 64, 1), "heldout"), ((1, 32, 16384, 128, 0), "heldout"),
+                   ((4, 8, 8192, 128, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 32768), "heldout"), ((32, 64, 8, 2048), "heldout"),
+                     ((8, 32, 8, 4096), "heldout"), ((1, 32, 8, 8192), "heldout")]
+    RMS_SHAPES = [((4096, 32768), "heldout"), ((32768, 1024), "heldout"), ((1024, 32768), "heldout"),
+                  ((24576, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((24576, 2048), "heldout"), ((2048, 32768), "heldout"), ((8192, 1024), "heldout"),
+                      ((1024, 4096), "heldout")]
+
+# ACC_SHAPE_SET=alt11: a twelfth set, written down at session 11's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt11":
+    GEMM_BF16_SHAPES = [((8192, 4096, 8192), "heldout"), ((1536, 14336, 4096), "heldout"),
+                        ((16, 4096, 28672), "heldout"), ((32, 28672, 8192), "heldout"),
+                        ((64, 8192, 8192), "heldout"), ((128, 28672, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 14336, 8192), "heldout"), ((1536, 1536, 8192), "heldout"),
+                       ((16, 28672, 8192), "heldout"), ((64, 4096, 28672), "heldout"),
+                       ((128, 14336, 14336), "heldout")]
+    PERSIST_SHAPES = [((4096, 4096, 14336), "heldout"), ((1024, 8192, 14336), "heldout"),
+                      ((3072, 6144, 6144), "heldout")]
+    ATTN_SHAPES = [((1, 32, 8192, 64, 1), "heldout"), ((8, 32, 1024, 64, 1), "heldout"),
+                   ((2, 16, 16384, 128, 1), "heldout"), ((16, 32, 512, 128, 0), "heldout"),
+                   ((1, 8, 32768, 128, 0), "heldout")]
+    DECODE_SHAPES = [((4, 32, 8, 65536), "heldout"), ((128, 64, 8, 1024), "heldout"),
+                     ((16, 32, 8, 4096), "heldout"), ((2, 32, 8, 16384), "heldout")]
+    RMS_SHAPES = [((8192, 32768), "heldout"), ((65536, 1024), "heldout"), ((512, 32768), "heldout"),
+                  ((12288, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((12288, 8192), "heldout"), ((65536, 2048), "heldout"), ((512, 16384), "heldout"),
+                      ((2048, 1024), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
