@@ -44,6 +44,34 @@ from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
 from tfx.hw.units import format_bytes, format_time_ns, formula_rate
 
+@dataclass(eq=False, repr=False)
+class LaunchMiss(dict):
+    """One launch's L2 miss ratio per load op id (the mapping: tfx.analysis.l2_reuse), with
+    what its timing keeps for the launch beside it (the fields; ``_launch_time`` sets them).
+    Outside a launch (the simulator's tasks: ``op_demand``) the fields keep their defaults."""
+    l2_only: dict = field(default_factory=dict)   # loop id -> share of its trips whose tiles the previous wave left in L2
+    spill: tuple = (None, None, 0, None)          # (spilled share, local bytes/ns, CTA spill bytes, beyond L1)
+    spill_regs: tuple = (0, None)                 # (spill bytes per thread, registers compiled to)
+    spill_chain: tuple | None = None              # spill_chain's facts: (threads, L2 bytes, L2 ns, DRAM ns, positions)
+    demands: dict | None = None                   # op id -> its Demand, computed once (op_demand); None: no memo
+    fragment_chains: dict = field(default_factory=dict)  # loop id -> its fragment_chain.Chain or None (_fragment_chain)
+    drawing: Any = None                           # CTAs a SM drawing DRAM in the batch being timed (memory_parallelism)
+    loop_ns: dict | None = None                   # loop id -> its ns in one CTA of the batch being timed
+    loop_life: dict | None = None                 # loop id -> one CTA's own path through it (drifted_stream)
+    drifted: Any = 0                              # share of CTAs that start after the first wave (pipeline_depth)
+    notes: dict | None = None                     # loop id -> mma_path.LoopNote of the full batch (breakdown)
+    stream_notes: dict | None = None              # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
+    spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
+    chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
+
+    @classmethod
+    def of(cls, ratios, **fields) -> "LaunchMiss":
+        """``ratios`` (op id -> miss ratio) with ``fields`` set."""
+        miss = cls(**fields)
+        miss.update(ratios)
+        return miss
+
+
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # free: no command, no work
 
@@ -225,9 +253,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
     units = m.units
     slots = units * resident
-    miss = {k: v for k, v in wave_info.get(mesh.id, {}).items() if not k.startswith("__")}
-    # loop id -> share of its trips whose tiles the previous wave left in L2 (l2_reuse)
-    miss["__l2_only__"] = wave_info.get(mesh.id, {}).get("__l2_only__", {})
+    miss = LaunchMiss.of({k: v for k, v in wave_info.get(mesh.id, {}).items() if not k.startswith("__")},
+                         l2_only=wave_info.get(mesh.id, {}).get("__l2_only__", {}))
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -252,20 +279,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             # ... and one whose frame reaches its registers moves a multiple of the frame (row_spill)
             share = row_spill.frame_share(share, spill.bytes_per_thread, threads, register_bytes, spill.regs,
                                           reductions)
-        miss['__spill__'] = (share, local.bytes_per_ns, spill.bytes_per_thread * threads,
-                             local.beyond_l1)
-        miss['__spill_regs__'] = (spill.bytes_per_thread, spill.regs)
+        miss.spill = (share, local.bytes_per_ns, spill.bytes_per_thread * threads, local.beyond_l1)
+        miss.spill_regs = (spill.bytes_per_thread, spill.regs)
         l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("local.dram_latency", None)
         if spill.regs is not None and m.l2 and l2_ns is not None and dram_ns is not None:
             # a 32-register k-loop's chain of local round trips (tfx.analysis.spill_chain)
-            miss['__spill_chain__'] = (threads, m.profile.memory_levels()[m.l2].capacity, float(l2_ns), float(dram_ns),
-                                       positions)
-    else:
-        miss['__spill__'] = (None, None, 0, None)
+            miss.spill_chain = (threads, m.profile.memory_levels()[m.l2].capacity, float(l2_ns), float(dram_ns),
+                            positions)
     warps = mma_layout.warps_of(threads)
     # op id -> its Demand: what an op asks is fixed for the launch (its miss ratio, the spill
     # share, warps), and the trip's chains ask it again and again (op_demand)
-    miss["__demands__"] = {}
+    miss.demands = {}
     per_pos = _demand_of(unit_node, counter, m, miss, warps, positions)
 
     # A loop-free CTA body on a launch of more than one wave: resident CTAs overlap
@@ -301,26 +325,20 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         loop's ns in one CTA of the batch (uneven_tail, persistent_rounds); the draw returns to a
         full wave's (``slots``) after it. ``lives``: a dict that receives one CTA's own path
         through each streaming loop (tfx.analysis.drifted_stream)."""
-        miss["__drawing__"] = drawing
-        miss["__loop_ns__"] = {}
-        if lives is not None:
-            miss["__loop_life__"] = lives
+        miss.drawing = drawing
+        miss.loop_ns = loop_ns = {}
+        miss.loop_life = lives
         t, e = batch_time(r, active_units)
-        miss.pop("__loop_life__", None)
-        loop_ns = miss.pop("__loop_ns__")
-        miss["__drawing__"] = slots
+        miss.loop_life = miss.loop_ns = None
+        miss.drawing = slots
         return t, e, loop_ns
 
-    miss["__notes__"] = {}            # loop id -> mma_path.LoopNote of the full batch (breakdown)
-    miss["__stream_notes__"] = {}     # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
-    miss["__spill_series__"] = {}     # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
-    miss["__chain_notes__"] = {}      # loop id -> the trip chain's line per batch (tfx.analysis.decode_trip)
-    miss["__fragment_chains__"] = {}  # loop id -> its fragment_chain.Chain or None, computed once (_fragment_chain)
+    miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
     # the CTAs that start after the first wave drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
-    miss["__drifted__"] = pipeline_depth.drifted_share(positions, slots)
+    miss.drifted = pipeline_depth.drifted_share(positions, slots)
     full_lives = {}
     t_full, engines, loop_ns = drawn_batch(resident, units, slots, full_lives)   # a full wave's CTAs draw together
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
@@ -464,7 +482,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
                                                     _loop_warp_mma(loop, m, warps))
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
-                        trip, local.beyond_l1, local.beyond_level, miss["__spill_series__"].get(loop.id))
+                        trip, local.beyond_l1, local.beyond_level, miss.spill_series.get(loop.id))
                         + " (included in the waves above)"))
                     chain = _spill_chain(loop, m, miss, warps, on_sm, min(positions, units))
                     if chain is not None and not is_array(chain.ns) and chain.ns:
@@ -479,7 +497,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             share = memory_parallelism.describe_share(m, min(positions, units))
             if share is not None and m.dram_per_unit is None:
                 lt.terms.append(Term("sm dram share", 0, share + " (included in the waves above)"))
-        for note in miss["__notes__"].values():
+        for note in miss.notes.values():
             for name, ns, detail in mma_path.breakdown_terms(note, full_waves, lambda x: format_time_ns(float(x))):
                 # the serial chain's and the loads' waits: time beyond the busiest engine's
                 lt.terms.append(Term(name, ns, detail, beyond_roofline=True))
@@ -488,10 +506,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
         for line in l2_reuse.describe_cross(wave_info.get(mesh.id, {})):
             lt.terms.append(Term("l2 across waves", 0, line))
-        for lines in miss["__chain_notes__"].values():
+        for lines in miss.chain_notes.values():
             # the full waves' round, or the tail's where the launch has no full wave
             lt.terms.append(Term("trip chain", 0, (lines[0] if full_waves else lines[-1]) + " (included in the waves above)"))
-        for batches in miss["__stream_notes__"].values():
+        for batches in miss.stream_notes.values():
             # the full waves' round trip, or the tail's where the launch has no full wave
             lt.terms.append(Term("stream round trip", 0, (batches[0] if full_waves else batches[-1])[2]
                                  + " (included in the waves above)"))
@@ -638,7 +656,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 strided = strided_runs.describe(m, float(body.dram), float(_queue_bytes(body)), float(body.dram_lines))
                 if strided:
                     short = (f"{short}; " if short else "") + strided
-                l2_only = miss.get("__l2_only__", {}).get(c.id, 0)
+                l2_only = miss.l2_only.get(c.id, 0)
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
@@ -746,12 +764,12 @@ def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
     return {"spill": "dram"}.get(engine, engine)
 
 
-def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
+def op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) -> Demand:
     """What one execution of op ``node`` asks of a unit's engines (bytes per level, flops per
     engine, DMA descriptors); ``miss`` gives each load's L2 miss ratio. The simulator prices
-    its tasks with it, so both agree. Within a launch (``miss["__demands__"]``, _launch_time)
+    its tasks with it, so both agree. Within a launch (``miss.demands``, _launch_time)
     computed once an op: the Demand returned is shared, and callers do not change it."""
-    memo = miss.get("__demands__")
+    memo = miss.demands
     if memo is None:
         return _op_demand(node, counter, m, miss, warps)
     d = memo.get(node.id)
@@ -760,7 +778,7 @@ def op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand
     return d
 
 
-def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Demand:
+def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) -> Demand:
     d = Demand()
     op = node.op
     q = node.per_exec
@@ -831,8 +849,8 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: dict, warps) -> Deman
                 # Vector rates are stated in FMA flops (2 per lane per cycle); an elementwise
                 # op or a reduction step takes one lane-cycle per element.
                 d.vector = d.vector + amount / (m.rate("vector", rate_dtype(dtype)) / 2)
-    spill = miss.get("__spill__")
-    if spill is not None and spill[0] is not None:
+    spill = miss.spill
+    if spill[0] is not None:
         # A spilled share f of the thread's register tiles: every op moves f of the register
         # bytes it reads and writes through local memory (a store when made, a load per use).
         frac, local_bw = spill[0], spill[1]
@@ -913,8 +931,8 @@ def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages, miss):
     """One warp's serialized fragment chain a trip of ``loop`` (tfx.analysis.fragment_chain):
     the compiled table's for the loop's censused dot (``_censused_dot``), at the SM's clock
     under warp mma; None where there is none or the profile lacks the ldmatrix or mma latency.
-    Computed once a loop per launch (``miss``'s memo), whatever batches time the loop."""
-    memo = miss.setdefault("__fragment_chains__", {})
+    Computed once a loop per launch (``miss.fragment_chains``), whatever batches time the loop."""
+    memo = miss.fragment_chains
     if loop.id not in memo:
         memo[loop.id] = _fragment_chain_of(loop, m, warps, stages)
     return memo[loop.id]
@@ -944,11 +962,11 @@ def _spill_chain(loop: ScopeNode, m: Machine, miss, warps, r, active_units):
     (tfx.analysis.spill_chain) while ``r`` CTAs a SM on ``active_units`` SMs hold their spilled
     frames (no more than the grid's CTAs: 200 CTAs at 2 a SM on 132 SMs hold 200 frames, not
     264), or None where it does not apply or the profile lacks a fact."""
-    facts = miss.get("__spill_chain__")
+    facts = miss.spill_chain
     warp = _loop_warp_mma(loop, m, warps)
     if facts is None or warp is None:
         return None
-    spb, regs = miss.get("__spill_regs__", (0, None))
+    spb, regs = miss.spill_regs
     if regs is None:
         return None
     on = spill_chain.applies(regs, spb)
@@ -1096,7 +1114,7 @@ def _serial_transfer_ns(d: Demand, m: Machine, active_units, miss):
     (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)."""
     return pipeline_depth.serial_copy_transfer_ns(m, d.global_loads, _transfer_ns(d, m, 1, active_units),
                                                   _transfer_ns(d, m, 1, active_units, l2_share=False),
-                                                  miss.get("__drifted__", 0))
+                                                  miss.drifted)
 
 
 def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True):
@@ -1182,8 +1200,8 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             no_trip = not is_array(c.trips, node.execs) and c.trips * node.execs == 0
             k = 0 if no_trip else ratio(c.execs, node.execs * c.trips)
             total = total + t * k
-            if "__loop_ns__" in miss:
-                miss["__loop_ns__"][c.id] = t * k
+            if miss.loop_ns is not None:
+                miss.loop_ns[c.id] = t * k
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
         else:  # nested mesh (warps/threads), composite, call: their ops run in this scope's order
@@ -1524,7 +1542,7 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
     (tfx.analysis.transpose_trip): each load's loaded round trip with one tile in flight, the
     transposed operand's byte stores and one CTA's mma."""
     dram_trip = load_trip.dram_facts(m)
-    l2_only = miss.get("__l2_only__", {}).get(loop.id, 0)
+    l2_only = miss.l2_only.get(loop.id, 0)
 
     def round_trip_ns(c):
         d = Demand()
@@ -1565,7 +1583,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = _trip_body(loop, counter, m, miss, warps)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
-    frac, _, cta_spill, beyond_l1 = miss.get("__spill__", (None, None, 0, None))
+    frac, _, cta_spill, beyond_l1 = miss.spill
     if frac is not None and any(loop.mma_ops()):
         # Values the compiler evicted across a k-loop are its mma state: every trip reloads
         # and re-stores all of them, whatever share of one op's bytes that is, priced from L2
@@ -1575,7 +1593,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.spill_traffic). That count replaces the body ops' per-op share: the
         # SASS loads every spilled word once a trip (calibration/h200/measured/spill_sass),
         # not a share of each op's operands.
-        spb, regs = miss.get("__spill_regs__", (0, None))
+        spb, regs = miss.spill_regs
         trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps))
         body.spill = trip.bytes_per_trip / beyond_l1
     e = engine_ns(body, m, r, active_units, warps)
@@ -1584,7 +1602,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # ... and the rest of the trip waits for it: the reloads feed the mma, its results are
         # stored (tfx.analysis.spill_traffic.in_series)
         rest = emax(emax(e["tensor"], e["smem"]), e["copy"])
-        series = miss.get("__spill_series__")
+        series = miss.spill_series
         if series is not None and loop.id not in series and not is_array(r, rest, e["spill"]):
             series[loop.id] = (e["spill"], rest, r)
         spill_alone = e["spill"]
@@ -1596,7 +1614,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     else:
         spill_alone = None        # no spilled mma state in series with the trip
     # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
-    r_draw = memory_parallelism.drawing_per_unit(miss.get("__drawing__"), r, active_units)
+    r_draw = memory_parallelism.drawing_per_unit(miss.drawing, r, active_units)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
@@ -1702,7 +1720,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                                   emax(path_one, chain_round)) + unpiped_wait
             chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r),
                          emax(path_one, chain_round)) + unpiped_wait
-            chain_notes = miss.get("__chain_notes__")
+            chain_notes = miss.chain_notes
             if trip_chain is not None and chain_notes is not None and not is_array(trip_chain.ns, r) and trip_chain.ns:
                 chain_notes.setdefault(loop.id, []).append(decode_trip.describe_chain(loop.line, trip_chain, r or 1))
         else:
@@ -1759,7 +1777,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # which bound one SM's trips above the idle round trip they were measured at:
             # docs/analysis.md, "The measured round trip replaces the estimated latency")
             in_flight = emax(one["copy"] if stations is None else in_flight, load_trip.loaded_round_trip_ns(
-                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.get("__l2_only__", {}).get(loop.id, 0)),
+                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
                 fetch, _queue_bytes(body),
                 r_draw, active_units, stages, trip_facts, dram_trip))
@@ -1844,7 +1862,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 if not is_array(waited, lockstep, r, stages):
                     queue_text = decode_trip.describe_queue(one_chain, lockstep, waited, trip_chain, r, stages)
             in_flight = decode_trip.round_trip_ns(*stream_args)
-            stream_notes = miss.get("__stream_notes__")
+            stream_notes = miss.stream_notes
             if stream_notes is not None and not is_array(*stream_args[:-2], stream_args[-1]) and stages >= 2:
                 stream_notes.setdefault(loop.id, []).append(
                     (r, active_units, decode_trip.describe(loop.line, *stream_args) + queue_text))
@@ -1870,7 +1888,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
         round_ns = emax(_max_engine(e), issue_chain / (stages - 1) if has_loads else 0)
         fill = (lat + e["copy"] / r) if has_loads else 0
-        notes = miss.get("__notes__")
+        notes = miss.notes
         if notes is not None and m.dispatch_single is None and loop.id not in notes:
             # What each mechanism adds to a round, for the breakdown: the chains of the
             # resident CTAs in turn (over the engines and one CTA's chain), then the prefetch
@@ -1887,7 +1905,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
                 stations=stations, chain_round=chain_no_depth if serial else 0,
                 depth=(depth_trip, depth_async, _miss_share(body), depth_delay, chain if serial else 0,
-                       trips * (with_chain - emax(without_depth, base))), drifted=miss.get("__drifted__", 0),
+                       trips * (with_chain - emax(without_depth, base))), drifted=miss.drifted,
                 loop=loop, machine=m, warps=warps)
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])
@@ -1902,16 +1920,16 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         one_cta, single = single, unpipelined_chain.floor_ns(single, stations)
         round_ns = emax(_max_engine(e), single)
         fill = 0
-        notes = miss.get("__notes__")
+        notes = miss.notes
         if notes is not None and m.dispatch_single is None and unpiped_wait and loop.id not in notes:
             # what the round's load wait adds over the chains in turn (the breakdown)
             without = emax(_max_engine({**e, "tensor": tensor_no_wait}), single)
             notes[loop.id] = mma_path.WaitNote(
                 line=loop.line, trips=trips, resident=r, chain=chain - unpiped_wait, latency=unpiped_lat,
-                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.get("__drifted__", 0),
+                transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.drifted,
                 wait=unpiped_wait, one_cta=one_cta if unpipelined_chain.applies(stations) else None)
     total = fill + trips * round_ns
-    lives = miss.get("__loop_life__")
+    lives = miss.loop_life
     if lives is not None and trip_chain is not None:
         # one CTA's own path through a pipelined streaming trip, for the waves whose CTAs drift
         # apart: its first tiles' latency, then each trip the longer of its chain's round (every

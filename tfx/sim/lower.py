@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
-from tfx.analysis.performance import engine_ns, op_demand
+from tfx.analysis.performance import LaunchMiss, engine_ns, op_demand
 from tfx.ir.nodes import ValueRef, Window
 
 # Engine indices (events store the index; ENGINE_NAMES[i] is its name).
@@ -102,7 +102,7 @@ class Lowering:
         self.m = Machine(self.profile, unit_node.level)
         self.shared_by = int(shared_by) if shared_by else None
         self.active = self.shared_by or max(int(active_units), 1)
-        self.miss = miss or {}
+        self.miss = LaunchMiss.of(miss or {})
         self.warps = warps
         self.env = analysis.params
         self.labels: list[str] = labels if labels is not None else []
