@@ -10,7 +10,7 @@ Public: ``wave_reuse`` (the analysis and the simulator price loads with it),
 
 from __future__ import annotations
 
-from tfx.analysis import launch_handoff
+from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
@@ -31,6 +31,12 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
     column (Triton's group-M order). A load whose window depends only on the row coordinate is
     re-read by every CTA of that row in the wave; only the first read goes to DRAM. The next
     wave re-reads the rows and columns the two waves share (``cross_wave_share``).
+
+    A persistent kernel's one-coordinate mesh whose loads read its tile walk's variable, not
+    the coordinate (``loop t = sm to TILES step CTAS``): a wave is a round of W consecutive
+    tiles, and each load's index of ``t`` (``t % P``, ``t / P``) gives its distinct tiles and
+    its recurrence (tfx.analysis.tile_walk); ``__walk__``: (the Rounds, W, per op (line,
+    tensor, WalkIndex)) for the breakdown.
     """
     out: dict = {}
     if profile.kind != "gpu":
@@ -76,6 +82,10 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             rows = emin(g0, -(-W // g1))
             order = {"row": (True, ("slow", g1, total), None), "col": (True, ("fast", g1, total), None)}
         coords = region.coords
+        # a persistent kernel's tile walk (loop t = sm to TILES step CTAS): a wave is a round of
+        # W consecutive tiles, and a load that reads t, not sm, follows t's order (tile_walk)
+        rounds = persistent_rounds.find(mesh, env) if len(coords) == 1 else None
+        walked = {}
         per_op = {}
         cross = {}
         how = {}
@@ -94,7 +104,14 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                         if part is not None:
                             deps |= part.free_names()
             used = [c for c in coords if c in deps]
-            if len(coords) >= 2 and used == [coords[0]]:
+            index = (tile_walk.walk_index(windows, rounds.loop_var, env)
+                     if rounds is not None and not used else None)
+            if index is not None:
+                distinct = tile_walk.distinct(index, W, rounds.tiles)
+                kind = (None if index.kind == "each" else
+                        (True, (index.kind, index.period, rounds.tiles), None))
+                walked[node.id] = (node.line, windows[0].tensor, index)
+            elif len(coords) >= 2 and used == [coords[0]]:
                 distinct, kind = rows, order["row"]
             elif len(coords) >= 2 and used == [coords[1]]:
                 distinct, kind = cols, order["col"]
@@ -152,6 +169,8 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         per_op["__cross_window__"] = (cross_window, room, partitions)
         per_op["__cross__"] = cross
         per_op["__cross_how__"] = how
+        if walked:
+            per_op["__walk__"] = (rounds, W, walked)
         per_op["__l2_only__"] = l2_only
         out[mesh.id] = per_op
     # reads of what the previous launch stored and left in L2 (tfx.analysis.launch_handoff)

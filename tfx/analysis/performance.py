@@ -32,6 +32,7 @@ from tfx.analysis import lockstep_chain
 from tfx.analysis import fragment_chain, load_rounds
 from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
+from tfx.analysis import tile_walk
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.dma import contiguous_runs
@@ -504,6 +505,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
+        for line in tile_walk.describe_walk(wave_info.get(mesh.id, {})):
+            lt.terms.append(Term("l2 tile walk", 0, line))
         for line in l2_reuse.describe_cross(wave_info.get(mesh.id, {})):
             lt.terms.append(Term("l2 across waves", 0, line))
         for lines in miss.chain_notes.values():

@@ -42,6 +42,8 @@ class Rounds(NamedTuple):
     fewest: Any                   # trips of the last position (floor(TILES / CTAS) when uneven)
     mean: Any                     # mean trips over the positions (the counted trips)
     extra: Any                    # positions that run one trip more (TILES mod CTAS)
+    loop_var: str | None = None   # the loop's variable (t): position sm runs t = sm + i x ctas
+    tiles: Any = None             # the positions the loop walks over all CTAs (TILES)
 
 
 def _cdiv(a, b):
@@ -89,7 +91,7 @@ def find(unit_node, env) -> Rounds | None:
             extra = np.rint(extra)
         else:
             extra = round(float(extra))
-        return Rounds(c.id, c.line, var, n, fewest, mean, extra)
+        return Rounds(c.id, c.line, var, n, fewest, mean, extra, lp.var, fewest * n + extra)
     return None
 
 

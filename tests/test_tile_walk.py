@@ -1,0 +1,112 @@
+"""L2 reuse of a persistent kernel's tile walk (tfx.analysis.tile_walk; docs/analysis.md,
+"L2 reuse of a tile walk"): kernels/persistent_gemm.tile's CTAs walk t = sm + i x CTAS, so a
+round is CTAS consecutive tiles of the row-major TILES_M x TILES_N grid; A follows
+t / TILES_N (its row), B t % TILES_N (its column).
+
+H200 facts used: 132 SMs; L2 62,914,560 B (60 MiB) in 2 partitions, so the previous round's
+tiles have 31,457,280 B of room (hw_profiles/h200_sxm.toml memory.l2).
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis import tile_walk
+from tfx.analysis.analyze import analyze
+from tfx.analysis.l2_reuse import wave_reuse
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+H200 = load_profile("h200_sxm")
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+PERSISTENT = parse_file(KERNELS / "persistent_gemm.tile")
+
+# issue15/run8's 1024x28672x4096 row (measured 822.4 us, 8 warps; 824.7 us on 4 warps)
+WIDE = {"M": 1024, "N": 28672, "K": 4096, "BM": 64, "BN": 256, "BK": 64, "WARPS": 8, "STAGES": 3,
+        "NUM_SMS": 132}
+
+
+def _walk(params):
+    a = analyze(PERSISTENT, None, H200, params)
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
+    rounds, W, walked = info["__walk__"]
+    ops = {tensor: op for op, (_, tensor, _) in walked.items()}
+    return a, info, rounds, W, walked, ops
+
+
+def test_slow_index_rows_a_round_spans_on_average():
+    """132 consecutive tiles on rows of 112: round i starts 132 i mod 112 = 20 i mod 112 tiles
+    into a row, the multiples of gcd(132, 112) = 4 below 112 (28 of them, equally often), and
+    spans ceil((o + 132) / 112) rows: 3 rows for o = 96, 100, 104, 108, 2 for the other 24:
+    (4 x 3 + 24 x 2) / 28 = 60 / 28 = 2.142857; the closed form (132 + 112 - 4) / 112 =
+    240 / 112, the same. A grid of only 2 rows (224 tiles) caps it at 2. 114 tiles on rows of
+    224: gcd 2, (114 + 224 - 2) / 224 = 336 / 224 = 1.5."""
+    assert tile_walk.slow_distinct(132, 112, 1792) == pytest.approx(240 / 112)
+    brute = sum(math.ceil((o + 132) / 112) for o in range(0, 112, 4)) / 28
+    assert brute == pytest.approx(240 / 112)
+    assert tile_walk.slow_distinct(132, 112, 224) == 2
+    assert tile_walk.slow_distinct(114, 224, 1792) == pytest.approx(1.5)
+    assert np.asarray(tile_walk.slow_distinct(np.array([132, 114]), np.array([112, 224]),
+                                              np.array([1792, 1792]))) == pytest.approx([240 / 112, 1.5])
+
+
+def test_the_walks_indices_are_read_from_the_windows():
+    """A[t / TILES_N * BM : BM, k * BK : BK]: slow, period TILES_N = 28672 / 256 = 112;
+    B[k * BK : BK, t % TILES_N * BN : BN]: fast, period 112; the round is the mesh's 132 CTAs
+    over TILES = 16 x 112 = 1,792 tiles."""
+    _, _, rounds, W, walked, ops = _walk(WIDE)
+    assert (rounds.loop_var, rounds.var, W, rounds.tiles) == ("t", "sm", 132, 1792)
+    index_a, index_b = walked[ops["A"]][2], walked[ops["B"]][2]
+    assert (index_a.kind, index_a.period, index_a.text) == ("slow", 112, "t / TILES_N")
+    assert (index_b.kind, index_b.period, index_b.text) == ("fast", 112, "t % TILES_N")
+
+
+def test_wide_gemm_streams_b_from_dram_each_round():
+    """1024x28672x4096, 64 x 256 x 64, 132 CTAs (the issue-15 row predicted 547 us with every
+    load taken as one tile all CTAs share, a 98.0% hit ratio; measured 822-825 us).
+    Within a round: A 240/112 = 2.142857 rows of 132 reads, 1.623%; B min(132, 112) = 112
+    columns of 132, 84.85%. Across rounds: B's column recurs 112 tiles later, but the round's
+    loop reads 112 x 32,768 B (64 x 256 x 2) x 64 trips = 234,881,024 B of B and
+    2.142857 x 8,192 B x 64 = 1,123,474.3 B of A = 236,004,498.3 B > 31,457,280 B: evicted, so
+    B's DRAM bytes are 114,688 reads x 32,768 B x 112 / 132 = 3,188,687,236 B (3.19 GB, 13.6
+    times B's 234.88 MB). The round's window at 3 stages: (112 x 32,768 + 2.142857 x 8,192) x 3
+    = 11,062,710.9 B <= 62,914,560: the within-round hits hold."""
+    a, info, _, _, _, ops = _walk(WIDE)
+    assert info[ops["A"]] == pytest.approx(240 / 112 / 132)
+    assert info[ops["B"]] == pytest.approx(112 / 132)
+    assert info["__cross__"] == {ops["A"]: 0, ops["B"]: 0}
+    assert info["__cross_window__"][0] == pytest.approx(112 * 32768 * 64 + 240 / 112 * 8192 * 64)
+    assert info["__window__"][0] == pytest.approx((112 * 32768 + 240 / 112 * 8192) * 3)
+    # the breakdown shows the arithmetic
+    lines = [t.detail for t in a.terms if t.name == "l2 tile walk"]
+    assert lines[0].startswith("line 36: CTA sm walks t = sm + i x 132")
+    assert "(132 + 112 - 4) / 112 = 2.14 values on average" in lines[1] and "= 1.6% of its reads" in lines[1]
+    assert "min(132, 112) = 112 distinct tiles, 112 / 132 = 84.8% of its reads from DRAM" in lines[2]
+
+
+def test_a_narrow_gemm_keeps_b_across_rounds():
+    """8192x512x512, 128 x 128 x 64: a 64 x 4 grid of 256 tiles, 132 CTAs. B's column (period 4)
+    repeats within the round: 4 distinct of 132; the previous 132 tiles read all 4 columns:
+    max(0, min(132, 4) - max(0, 4 - 132)) / 4 = 1, x (1 - 132 / 256) = 0.484375. A's row:
+    (132 + 4 - 4) / 4 = 33 rows, the one a round starts in shared only where it starts
+    mid-row, and 132 = 0 mod 4 never does: straddle_share(132, 4) = 0. The round's loop reads
+    (4 + 33) x 16,384 B x 8 trips = 4,849,664 B <= 31,457,280: kept. B's DRAM share:
+    4 / 132 x (1 - 0.484375) = 4 / 132 x 66 / 128 = 1 / 64 (B's 256 reads of a 4-column
+    footprint: each byte once); A's 33 / 132 = 1 / 4 (each row once)."""
+    _, info, _, _, _, ops = _walk({"M": 8192, "N": 512, "K": 512, "BM": 128, "BN": 128, "BK": 64,
+                                   "WARPS": 8, "STAGES": 3, "NUM_SMS": 132})
+    assert info["__cross__"][ops["B"]] == pytest.approx(0.484375)
+    assert info["__cross__"][ops["A"]] == 0
+    assert info["__cross_window__"][0] == pytest.approx((4 + 33) * 16384 * 8)
+    assert info[ops["B"]] == pytest.approx(1 / 64)
+    assert info[ops["A"]] == pytest.approx(1 / 4)
+
+
+def test_a_mesh_kernel_has_no_walk():
+    """gemm.tile's loads name its mesh coordinates: no tile walk, no ``__walk__``."""
+    a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, {"BM": 128, "BN": 128, "BK": 64})
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
+    assert "__walk__" not in info
+    assert not [t for t in a.terms if t.name == "l2 tile walk"]
