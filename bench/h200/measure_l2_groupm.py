@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""H200: how much of a tiled GEMM's operand traffic DRAM serves, by launch order (issue 15).
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_l2_groupm.py OUTDIR
+
+A physical fact for the L2-reuse model, not held-out rows. gemm11 (session 11, docs/analysis.md)
+found the GROUP_M = 1 launches whose waves span several tile rows 30-35% faster in the model than
+on the hardware (run12 128x28672x8192 64x256x32 w8 s5: predicted 137.9 us, measured 211.3), and
+the persistent tile walk's B-streaming rows priced through a count nobody measured (persist11).
+Here Nsight Compute counts, for the same configurations at GROUP_M = 1, 2, 8 (and two persistent
+walks), the bytes DRAM delivers (dram__bytes_read.sum) and L2's read hit rate
+(lts__t_sector_op_read_hit_rate.pct), with ncu's default cache control (L2 flushed before the
+profiled launch, as do_bench clears it), beside do_bench's median time of the same launch.
+
+The kernels are measure_accuracy.py's (matmul_kernel: Triton's grouped-launch GEMM; the persistent
+kernel); each configuration runs in a child process under ncu (--one ...), profiling its second
+launch (the first compiles).
+
+Columns (l2_groupm.csv): kernel, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M (persistent: 0),
+NUM_SMS (grouped: 0), measured_ms (do_bench median, no profiler), ncu_ms (gpu__time_duration),
+dram_read_bytes, l2_read_sectors, l2_read_hit_pct, min_bytes (A + B read once: 2 (MK + KN)),
+dram_over_min, status. ncu_raw.txt: ncu's CSV of every child.
+"""
+import csv
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "lts__t_sectors_op_read.sum",
+           "lts__t_sector_op_read_hit_rate.pct"]
+
+# (kernel, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M or NUM_SMS)
+GROUPED = [
+    (128, 28672, 8192, 64, 256, 32, 8, 5), (128, 28672, 8192, 64, 128, 64, 4, 4),
+    (1024, 14336, 4096, 64, 256, 64, 8, 5), (4096, 28672, 4096, 64, 128, 32, 8, 3),
+    (2048, 8192, 4096, 64, 256, 64, 4, 5), (6144, 6144, 6144, 64, 128, 32, 4, 4),
+    (4096, 4096, 4096, 128, 128, 64, 4, 4), (1024, 28672, 4096, 128, 128, 64, 4, 4),
+]
+CONFIGS = [("gemm", *c, g) for c in GROUPED for g in (1, 2, 8)]
+CONFIGS += [("persistent", 1024, 28672, 4096, 64, 256, 64, 8, 3, 132),
+            ("persistent", 8192, 8192, 4096, 64, 64, 32, 4, 5, 114),
+            ("persistent", 4096, 4096, 4096, 128, 128, 64, 4, 4, 132),
+            ("persistent", 1024, 14336, 8192, 128, 128, 64, 8, 3, 132)]
+COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
+           "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
+           "status"]
+
+
+def job_of(cfg):
+    kind, M, N, K, BM, BN, BK, W, S, X = cfg
+    p = dict(M=M, N=N, K=K, BM=BM, BN=BN, BK=BK, WARPS=W, STAGES=S)
+    if kind == "persistent":
+        p["NUM_SMS"] = X
+        return ("persistent_gemm.csv", "persistent_gemm", "kernels/persistent_gemm.tile", "x", 0, f"{M}x{N}x{K}", p)
+    p["GROUP_M"] = X
+    p["layout"] = "kn"
+    return ("gemm.csv", "gemm_bf16", "kernels/gemm.tile", "x", 0, f"{M}x{N}x{K}", p)
+
+
+def run_one(cfg):
+    """Child: launch the configuration twice (ncu profiles the second)."""
+    import measure_accuracy as acc
+    import torch
+    job = job_of(cfg)
+    bufs = acc.make_bufs(job)
+    for _ in range(2):
+        acc.launch(job, bufs)
+    torch.cuda.synchronize()
+
+
+def find_ncu():
+    for c in [shutil.which("ncu")] + sorted(glob.glob("/usr/local/cuda*/bin/ncu")) + \
+            sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu")):
+        if c and os.path.exists(c):
+            return c
+    return None
+
+
+def parse_ncu(text):
+    """The metrics of the last data row of ncu's --csv --page raw output (first row names, second units)."""
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    if len(lines) < 3:
+        return None
+    rows = list(csv.reader(lines))
+    head, units, data = rows[0], rows[1], rows[-1]
+    out = {}
+    for m in METRICS:
+        if m in head:
+            i = head.index(m)
+            v = float(data[i].replace(",", ""))
+            u = units[i]
+            if m == "gpu__time_duration.sum":
+                v *= {"ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "nsecond": 1e-6}.get(u, 1e-6)
+            elif m == "dram__bytes_read.sum":
+                v *= {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}.get(u, 1)
+            out[m] = v
+    return out
+
+
+def main():
+    if "--one" in sys.argv:
+        i = sys.argv.index("--one")
+        a = sys.argv[i + 1:]
+        run_one((a[0], *map(int, a[1:])))
+        return
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    import measure_accuracy as acc
+    import torch
+    ncu = find_ncu()
+    print(f"ncu: {ncu}; torch {torch.__version__}; {torch.cuda.get_device_name()}", flush=True)
+    raw = open(os.path.join(out, "ncu_raw.txt"), "w")
+    with open(os.path.join(out, "l2_groupm.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for cfg in CONFIGS:
+            kind, M, N, K, BM, BN, BK, W, S, X = cfg
+            row = dict(kernel=kind, M=M, N=N, K=K, BM=BM, BN=BN, BK=BK, WARPS=W, STAGES=S,
+                       GROUP_M=X if kind == "gemm" else 0, NUM_SMS=X if kind == "persistent" else 0,
+                       min_bytes=2 * (M * K + K * N), status="ok")
+            try:
+                job = job_of(cfg)
+                bufs = acc.make_bufs(job)
+                row["measured_ms"] = f"{acc.bench(lambda: acc.launch(job, bufs)):.5f}"
+                del bufs
+                torch.cuda.empty_cache()
+                if ncu:
+                    cmd = [ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "-k",
+                           "regex:(matmul|persistent)_kernel", "--launch-skip", "1", "--launch-count", "1",
+                           sys.executable, os.path.abspath(__file__), "--one", kind] + [str(v) for v in cfg[1:]]
+                    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=HERE)
+                    raw.write(f"### {cfg}\n{r.stdout}\n{r.stderr[-2000:]}\n")
+                    m = parse_ncu(r.stdout)
+                    if m:
+                        row["ncu_ms"] = f"{m.get('gpu__time_duration.sum', float('nan')):.5f}"
+                        row["dram_read_bytes"] = int(m.get("dram__bytes_read.sum", 0))
+                        row["l2_read_sectors"] = int(m.get("lts__t_sectors_op_read.sum", 0))
+                        row["l2_read_hit_pct"] = f"{m.get('lts__t_sector_op_read_hit_rate.pct', float('nan')):.2f}"
+                        row["dram_over_min"] = f"{row['dram_read_bytes'] / row['min_bytes']:.3f}"
+                    else:
+                        row["status"] = "ncu_failed"
+                else:
+                    row["status"] = "no_ncu"
+            except Exception as e:  # keep going: one failure must not lose the rest
+                row["status"] = f"error: {type(e).__name__}: {str(e)[:120]}"
+            w.writerow([row.get(c, "") for c in COLUMNS])
+            f.flush()
+            print(f"[{time.time() - t0:6.1f}s] {cfg}: {row}", flush=True)
+            if time.time() - t0 > float(os.environ.get("L2G_DEADLINE_S", "400")):
+                print("deadline: stopping", flush=True)
+                break
+    raw.close()
+
+
+if __name__ == "__main__":
+    main()
