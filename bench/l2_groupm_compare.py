@@ -1,0 +1,23 @@
+#!/usr/bin/env python3
+"""The model's DRAM bytes (gmem read x (1 - l2 hit ratio)) beside Nsight Compute's, for
+calibration/h200/measured/l2_groupm/l2_groupm.csv (bench/h200/measure_l2_groupm.py).
+
+Usage: python3 bench/l2_groupm_compare.py [CSV]"""
+import csv, sys
+from fractions import Fraction
+from tfx.lang import parse_file
+from tfx.hw import load_profile
+from tfx.analysis.analyze import analyze
+prof = load_profile('h200_sxm')
+mods = {'gemm': parse_file('kernels/gemm.tile'), 'persistent': parse_file('kernels/persistent_gemm.tile')}
+for r in csv.DictReader(open(sys.argv[1] if len(sys.argv) > 1 else "calibration/h200/measured/l2_groupm/l2_groupm.csv")):
+    p = {k: int(r[k]) for k in ('M','N','K','BM','BN','BK','WARPS','STAGES')}
+    if r['kernel'] == 'gemm': p['GROUP_M'] = int(r['GROUP_M'])
+    else: p['NUM_SMS'] = int(r['NUM_SMS'])
+    a = analyze(mods[r['kernel']], None, prof, p, check=False)
+    tot = a.metrics['memory.traffic.gmem.total.read']
+    h = a.metrics['performance.l2_hit_ratio']
+    h = float(Fraction(str(h))) if not isinstance(h, float) else h
+    dram = tot * (1 - h)
+    pred = a.metrics['performance.predicted_ns'] / 1e3
+    print(f"{r['kernel'][:4]} {r['M']}x{r['N']}x{r['K']} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} G{r['GROUP_M']} dram meas {int(r['dram_read_bytes'])/1e9:6.3f} model {dram/1e9:6.3f} ratio {dram/int(r['dram_read_bytes']):5.2f}  time meas {float(r['measured_ms'])*1e3:7.1f} pred {pred:7.1f} {100*(pred/float(r['measured_ms'])/1e3-1):+5.1f}%")
