@@ -10,10 +10,11 @@ number of CTAs on the SM shortens that path. So the phase lasts the longer of th
 compute issue and one CTA's compute chain; the op-by-op sum holds the issue, and the chain's
 excess over it is added:
 
-    excess = max(0, reduce + max(issue_1, element chain) - issue_r)
+    excess = max(0, reduce + issue_1 + element excess - issue_r)
 
 issue_1 the vector, SFU, dispatch and shared-memory time of one CTA, issue_r the same over
-the r CTAs. Measured (calibration/h200/measured/row_cta, one wave of 132 CTAs, one a SM:
+the r CTAs, the element excess row_body's ``element chain`` part: over the phases a reduce
+closes, the sum of max(0, the chain feeding that reduce - its phase's issue). Measured (calibration/h200/measured/row_cta, one wave of 132 CTAs, one a SM:
 ``python3 bench/row_cta_multi.py --one-wave``): softmax N = 16384 at 32, 64 and 128 values
 a thread (1 row, 16, 8, 4 warps) takes 7.62, 8.35 and 10.34 us where the op-by-op sum gives
 6.61 us for all three; the overlapped batches (``row_body.batch``) already price this chain.

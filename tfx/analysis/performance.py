@@ -311,17 +311,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             t = t + step.excess
         return t, e
 
-    def batch_time(r, active_units):
+    def batch_time(r, active_units, successor=False):
         if not straight or (not is_array(fills) and not fills):
             return lockstep_time(r, active_units)
-        bt, e = _straight_batch(unit_node, counter, m, miss, warps, r, active_units)
+        bt, e = _straight_batch(unit_node, counter, m, miss, warps, r, active_units, successor)
         if is_array(fills):
             t_op, e_op = lockstep_time(r, active_units)
             return where(fills, bt.ns, t_op), {k: where(fills, e.get(k, 0), e_op.get(k, 0)) for k in e_op}
         body_times["last"] = bt
         return bt.ns, e
 
-    def drawn_batch(r, active_units, drawing, lives=None):
+    def drawn_batch(r, active_units, drawing, lives=None, successor=False):
         """``batch_time`` with ``drawing`` CTAs per SM drawing DRAM (memory_parallelism), and each
         loop's ns in one CTA of the batch (uneven_tail, persistent_rounds); the draw returns to a
         full wave's (``slots``) after it. ``lives``: a dict that receives one CTA's own path
@@ -329,7 +329,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         miss.drawing = drawing
         miss.loop_ns = loop_ns = {}
         miss.loop_life = lives
-        t, e = batch_time(r, active_units)
+        t, e = batch_time(r, active_units, successor)
         miss.loop_life = miss.loop_ns = None
         miss.drawing = slots
         return t, e, loop_ns
@@ -341,7 +341,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # the CTAs that start after the first wave drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
     miss.drifted = pipeline_depth.drifted_share(positions, slots)
     full_lives = {}
-    t_full, engines, loop_ns = drawn_batch(resident, units, slots, full_lives)   # a full wave's CTAs draw together
+    # a full wave's CTAs draw together; the CTAs of the waves that follow take their slots
+    t_full, engines, loop_ns = drawn_batch(resident, units, slots, full_lives, successor=True)
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
@@ -556,10 +557,13 @@ def _drifted_life(node: ScopeNode, counter, m: Machine, miss, warps, r, active_u
     return total, applies
 
 
-def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units):
+def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, successor=False):
     """One residency batch of a loop-free CTA body (tfx.analysis.row_body): its ops'
-    demands, and the latency its loads wait (DRAM when any of them misses L2)."""
+    demands, and the latency its loads wait (DRAM when any of them misses L2).
+    ``successor``: a CTA takes each slot after this batch's (row_body.batch: posted stores)."""
     demands = []
+    phases = []                       # each demand's phase (row_body.op_phases: reduces close them)
+    phase = 0
     latency = 0
     reduce_ns = 0
     instr_lat = trip_latency.facts(m) if m.kind == "gpu" else None   # measured instruction latencies
@@ -568,6 +572,9 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
             d = op_demand(c, counter, m, miss, warps)
             k = ratio(c.execs, node.execs) if not is_array(c.execs, node.execs) else c.execs / node.execs
             demands.append((d, k))
+            phases.append(phase)
+            if c.kind == "op" and c.op is not None and c.op.opcode == "reduce":
+                phase += 1
             red = getattr(c, "per_exec_reduce", None)
             if red is not None:
                 reduce_ns = reduce_ns + k * row_body.reduction_chain_ns(*red, warps * 32, m,
@@ -578,7 +585,8 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
             elif d.global_loads:
                 latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
-                          row_body.element_chain_ns(node, warps * 32, m, instr_lat))
+                          row_body.element_chain_phases(node, warps * 32, m, instr_lat), phases,
+                          successor=successor)
 
 
 def _scalar(x):

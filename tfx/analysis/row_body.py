@@ -93,6 +93,7 @@ class BodyTime(NamedTuple):
     dram_ns: Any = 0              # the r CTAs' DRAM bytes at the SM's DRAM share
     l2_ns: Any = 0                # all their global bytes at the SM's share of L2
     launch_floor: Any = 0         # r CTA launches at the SM's launch interval (cta_launch)
+    posted: Any = 0               # one CTA's stores at its port to L2 (posted; 0 where not)
 
 
 def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=True):
@@ -155,10 +156,28 @@ def element_chain_ns(body, threads, m, lat):
     SM cycles per element a thread holds at 1-2 CTAs per SM, whether those elements are one
     row (BLOCK_M = 1) or two (BLOCK_M = 2: 64 elements 47 cycles, 128 elements 40), against
     the 4 x 4 + 21 = 37 of cast, max, sub, exp and add here; the SFU's rate would give 2."""
+    chains = element_chain_phases(body, threads, m, lat)
+    total = 0
+    for v in chains:
+        total = total + v
+    return total
+
+
+def element_chain_phases(body, threads, m, lat) -> list:
+    """``element_chain_ns`` per phase: entry k is the chain that feeds the (k+1)-th reduce in
+    program order, ns (an empty list without ``lat``). Phase k holds the ops after the k-th
+    reduce up to and including the (k+1)-th: a warp issues its instructions in order (CUDA
+    C++ Programming Guide, "SIMT Architecture": a warp executes one common instruction at a
+    time), and the ops after a reduce wait for its result, which reaches the threads through
+    shuffles and, where the reduced axis spans warps, a ``bar.sync`` that no warp passes
+    before all have arrived (PTX ISA, "bar"). So a phase's chain overlaps only that phase's
+    issue (``batch``: the ``element chain`` part sums each phase's excess), not the issue of
+    the ops after its reduce (softmax's normalization, rmsnorm's scaling and store)."""
     if lat is None:
-        return 0
+        return []
     from tfx.ir.nodes import ValueRef
     feed: dict = {}
+    chains: list = []
     total = 0
     for c in body.children:
         op = c.op if c.kind == "op" else None
@@ -175,10 +194,13 @@ def element_chain_ns(body, threads, m, lat):
             t = emin(threads, emax(cdiv(elements, per_vector), 1))
             k = c.execs / body.execs
             total = total + k * cdiv(elements, t) * (arrive + lat.fma)
+        if op.opcode == "reduce":
+            chains.append(total / m.clock_ghz)
+            total = 0
         if op.result:
             own = 0 if op.opcode in ("load", "reduce") else op_latency_cycles(op.opcode, lat)
             feed[op.result] = 0 if op.opcode in ("load", "reduce") else arrive + own
-    return total / m.clock_ghz
+    return chains
 
 
 def _is_load(d) -> bool:
@@ -214,7 +236,7 @@ def transfer_parts(total, engine_ns, m, r, active_units):
 
 
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
-          element_ns=0) -> tuple[BodyTime, dict]:
+          element_ns=0, phases=None, successor=False) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -227,7 +249,24 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     DRAM share and their bytes over the SM's port to L2), and so do its stores. Its compute
     takes the longer of its issue (vector and SFU work at the SM's rates) and the dependent
     chain its threads run to feed the reductions (``element_chain_ns``): the ``element
-    chain`` part is that chain's excess over the issue time."""
+    chain`` part is that chain's excess over the issue time. Given ``phases`` (each demand's
+    phase, parallel to ``demands``) and ``element_ns`` per phase (``element_chain_phases``),
+    the excess is taken phase by phase: the sum over k of max(0, chain_k - issue_k).
+
+    ``successor``: the batch is followed by more CTAs in its slots (a full wave of a launch
+    that fills more). Then one CTA alone on its SM (r = 1) posts its stores: a store writes no
+    register, so no later instruction waits on it (the SASS sets a read barrier on its source
+    registers only), and the CTA's slot frees once its stores have left the SM at its port to
+    L2; the L2 is write-back (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
+    Microbenchmarking", 2018), so the write-back to DRAM drains while the next CTA loads. Its chain holds its stores' bytes at
+    that port instead of their DRAM time, and it queues behind no other CTA (its cycle is
+    that chain); the throughput bound still moves every byte through DRAM. Measured
+    (calibration/h200/measured/row_phases, finding (a); cta_cost): one 16-warp rmsnorm CTA a
+    SM issues its 64 KB of stores in 1.15 us and the next CTA starts 0.35 us later, a 4.44 us
+    cycle for 128 KB of DRAM traffic (4.08 us at the SM's share), where the serial chain
+    with the stores at their DRAM time gave 5.81. At two or more CTAs a SM the other CTAs'
+    loads compete with the drain in the same pipe, which the queue (``mva_cycle``) prices
+    with the stores in each CTA's service; a tail batch has no successor and keeps them."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -238,20 +277,40 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
         for name in CHAIN_ENGINES:
             if name != "copy":
                 chain_parts[name] = chain_parts[name] + one.get(name, 0) * k
-    chain_parts["element chain"] = emax(element_ns - chain_parts["vector"] - chain_parts["special"], 0)
-    dram_ns = l2_ns = 0
+    if phases is None:
+        chain_parts["element chain"] = emax(element_ns - chain_parts["vector"] - chain_parts["special"], 0)
+    else:
+        # per phase (element_chain_phases): the chain feeding its reduce against the vector and
+        # SFU issue of that phase's ops only; the ops after the last reduce add issue alone
+        issue = [0] * len(element_ns)
+        for (d, k), p in zip(demands, phases):
+            if p < len(issue):
+                one = engine_ns(d, m, 1, active_units)
+                issue[p] = issue[p] + (one.get("vector", 0) + one.get("special", 0)) * k
+        excess = 0
+        for chain_p, issue_p in zip(element_ns, issue):
+            excess = excess + emax(chain_p - issue_p, 0)
+        chain_parts["element chain"] = excess
+    dram_ns = l2_ns = posted = 0
     total = _summed(demands, lambda d: True)
     if total is not None:
         engines["copy"] = engine_ns(total, m, r, active_units)["copy"]
         dram_ns, l2_ns = transfer_parts(total, engine_ns, m, r, active_units)
-        for group in (_summed(demands, _is_load), _summed(demands, lambda d: not _is_load(d))):
+        for stores, group in ((False, _summed(demands, _is_load)), (True, _summed(demands, lambda d: not _is_load(d)))):
             if group is None:
                 continue
             one = engine_ns(group, m, 1, active_units)["copy"]
             if m.l2_bw_device is not None:
                 # one SM's own port to L2 caps its transfer however few SMs share DRAM: the
                 # L2 bandwidth over all SMs (a tail of 8 CTAs does not get 1/8 of the device)
-                one = emax(one, group.l2 / (m.l2_bw_device / m.units))
+                port = group.l2 / (m.l2_bw_device / m.units)
+                if stores and successor:
+                    # one CTA alone on its SM posts its stores: their bytes leave at its port
+                    # to L2, the write-back to DRAM drains under its successor's loads
+                    posted = where(r == 1, port, 0) if is_array(r) else (port if r == 1 else 0)
+                    one = where(r == 1, port, emax(one, port)) if is_array(r) else (port if r == 1 else emax(one, port))
+                else:
+                    one = emax(one, port)
             chain_parts["copy"] = chain_parts["copy"] + one
     memory = engines.get("copy", 0) + engines.get("spill", 0)
     candidates = {"memory": memory}
@@ -274,11 +333,14 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     service = emax(memory / r, chain_parts["copy"] + chain_parts["spill"])
     think = chain - chain_parts["copy"] - chain_parts["spill"]
     queued = mva_cycle(r, service, think)
+    if successor:
+        # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
+        queued = where(r == 1, chain, queued) if is_array(r, queued) else (chain if r == 1 else queued)
     # the SM starts its r CTAs no faster than its launch rate (tfx.analysis.cta_launch)
     launch_floor = cta_launch.floor_ns(r, m)
     ns = emax(emax(emax(throughput, chain), queued), launch_floor)
     return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns,
-                    launch_floor), engines
+                    launch_floor, posted), engines
 
 
 def waves_ns(full_waves, first_ns, batch_ns):
@@ -316,6 +378,9 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
     the r CTAs' queue at the memory pipe, with values; where the SM's CTA launch rate sets
     it (``m`` given), the launch floor's words (tfx.analysis.cta_launch) end the line."""
     parts = " + ".join(f"{name} {fmt(float(v))}" for name, v in bt.chain_parts.items() if float(v) > 0)
+    if float(bt.posted) > 0:
+        parts += (f" (its stores posted: {fmt(float(bt.posted))} at its port to L2, the write-back to DRAM "
+                  f"under the next CTA's loads)")
     ctas = "1 CTA" if r == 1 else f"{r} CTAs"
     # the queue lies between the two bounds; the longer bound names what limits the batch
     side = "chain" if float(bt.chain) > float(bt.throughput) else "throughput"
