@@ -55,7 +55,7 @@ def _on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("argv, line", [
-    (["open", GEMM, "--hw", "h999"], "error: unknown hardware profile 'h999'"),
+    (["open", GEMM, "--hw", "h999"], "--hw: error: unknown hardware profile 'h999'"),
     (["open", GEMM, "--kernel", "nope"], "gemm.tile: error: no kernel named 'nope' (this file has: gemm)"),
     (["open", GEMM, "--knob", "nosuch=x2"], "--knob nosuch: error: unknown fact in profile h200_sxm"),
     (["open", GEMM, "--knob", "hbm.bandwidth=0"], "--knob hbm.bandwidth: error: bandwidth must be a number > 0"),

@@ -304,8 +304,10 @@ class Compared:
 class Predictor:
     """Predicts measured rows with ``analyze``, parsing each kernel file and profile once."""
 
-    def __init__(self, default_profile: str | None = "h200_sxm", codegen: str | None = None):
+    def __init__(self, default_profile: str | None = "h200_sxm", codegen: str | None = None,
+                 default_option: str | None = None):
         self.default_profile = default_profile
+        self.default_option = default_option   # the option that gave default_profile (validate's --hw)
         self.codegen = codegen        # priced for every row (tfx.analysis.codegen; None: the default)
         self._modules: dict = {}
         self._profiles: dict = {}
@@ -318,6 +320,7 @@ class Predictor:
 
     def profile(self, name: str | None, where=None):
         from tfx.hw import load_profile
+        option = None if name else self.default_option
         name = name or self.default_profile
         if name is None:
             raise TfxError("no profile column and no --hw: which hardware was this measured on?", where=where)
@@ -325,7 +328,10 @@ class Predictor:
             try:
                 self._profiles[name] = load_profile(name)
             except TfxError as err:
-                if err.where is None:        # an unknown name: the row (or --hw) that gave it
+                if err.where is None and option is not None:   # an unknown --hw: the option, the row a note
+                    raise TfxError(err.message, where=option,
+                                   notes=err.notes + ((f"the profile of row {where}",) if where else ())) from None
+                if err.where is None:        # an unknown name: the row that gave it
                     raise TfxError(err.message, where=where, notes=err.notes) from None
                 # a fault inside the profile's file keeps its file:key; the row is a note
                 raise TfxError(err.message, where=err.where, source_line=err.source_line,

@@ -88,7 +88,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     from tfx.hw import load_profile
     from tfx.lang import parse_file
     module = parse_file(args.file)
-    profile = load_profile(args.hw).with_knobs(parse_assignments(args.knob, "--knob"))
+    profile = load_profile(args.hw, option="--hw").with_knobs(parse_assignments(args.knob, "--knob"))
     params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
     _check_regs(resources, profile)
     codegen = getattr(args, "codegen", None)

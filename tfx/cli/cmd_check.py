@@ -50,7 +50,7 @@ def _load_profile(name: str | None):
         from tfx.hw import load_profile
     except ImportError:
         raise argument_error("--hw", "hardware profiles are not available in this build") from None
-    return load_profile(name)
+    return load_profile(name, option="--hw")
 
 
 def selected_kernels(module: Module, name: str | None) -> list[Kernel]:

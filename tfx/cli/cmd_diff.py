@@ -37,8 +37,10 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _report(path: str, hw: str, sets: dict, knobs: dict, kernel, codegen: tuple | None = None) -> dict:
-    """One side's analysis JSON; ``codegen``: (the option that named it, its value) or None."""
+def _report(path: str, hw: str, sets: dict, knobs: dict, kernel, codegen: tuple | None = None,
+            hw_option: str = "--hw") -> dict:
+    """One side's analysis JSON; ``codegen``: (the option that named it, its value) or None;
+    ``hw_option``: the option that named ``hw`` (--hw, or side B's --hw-b)."""
     if path.endswith(".json"):
         if codegen is not None:
             # a saved report was priced as it names ("codegen"): nothing here could change that
@@ -55,7 +57,7 @@ def _report(path: str, hw: str, sets: dict, knobs: dict, kernel, codegen: tuple 
     from tfx.hw import load_profile
     from tfx.lang import parse_file
     from tfx.analysis.codegen import check_profile
-    profile = load_profile(hw).with_knobs(knobs)
+    profile = load_profile(hw, option=hw_option).with_knobs(knobs)
     if codegen is not None:
         check_profile(codegen[1], profile, codegen[0])
     module = parse_file(path)
@@ -70,7 +72,8 @@ def run(args) -> int:
     cg_b = ("--codegen-b", args.codegen_b) if args.codegen_b else cg_a
     a = _report(args.a, args.hw, sets, knobs, args.kernel, cg_a)
     b = _report(args.b, args.hw_b or args.hw, {**sets, **parse_int_assignments(args.set_b, "--set-b")},
-                {**knobs, **parse_assignments(args.knob_b, "--knob-b")}, args.kernel, cg_b)
+                {**knobs, **parse_assignments(args.knob_b, "--knob-b")}, args.kernel, cg_b,
+                "--hw-b" if args.hw_b else "--hw")
     rows = changes(a, b)
     if args.json:
         side = ("file", "kernel", "profile", "knobs", "codegen", "parameters")

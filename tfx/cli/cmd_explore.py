@@ -109,7 +109,7 @@ def run(args) -> int:
     chunk = args.chunk or DEFAULT_CHUNK
     if chunk < 1:
         raise argument_error("--chunk", "expected a count >= 1", found=str(chunk))
-    profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None)
+    profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None, option="--hw")
     module = parse_file(args.file)
     check_set_domains(module, args.kernel, fixed)
     if not args.all_params:

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     # `tfx --help` should not pay for loading it.
     from tfx.hw import load_profile
 
-    profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None)
+    profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None, option="--hw")
     if getattr(profile, "kind", "gpu") != "gpu":
         raise TfxError(f"occupancy needs a GPU profile; {profile.name} is {profile.kind!r}",
                        where=args.hw)

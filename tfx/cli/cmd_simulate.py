@@ -75,7 +75,7 @@ def _run(args) -> int:
     knobs = parse_assignments(args.knobs, "--knob")
     module = parse_file(args.file)
     params = check_set_domains(module, args.kernel, params)
-    profile = load_profile(args.hw).with_knobs(knobs)
+    profile = load_profile(args.hw, option="--hw").with_knobs(knobs)
     # analyze() refuses a code generator the profile cannot compile for (tfx.analysis.codegen.check_profile)
     a = analyze(module, args.kernel, profile, params=params, codegen=args.codegen)
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json

@@ -69,7 +69,7 @@ def run(args) -> int:
     if not rows:
         raise TfxError("no rows with status ok", where=args.file)
     from tfx.analysis.codegen import lookup
-    predictor = Predictor(args.hw, args.codegen)
+    predictor = Predictor(args.hw, args.codegen, default_option="--hw")
     compared = predictor.compare(rows, use_measured=not args.estimate)
     figs = summarize(compared, predictor)
     # the rows on a GPU are priced as this code generator compiles them (tiled rows: their own

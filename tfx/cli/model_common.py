@@ -78,4 +78,4 @@ def parallelism(args) -> Parallelism:
 def system(args):
     return load_system(args.hw, knobs=parse_assignments(args.knob, "--knob"), bandwidth=args.bandwidth,
                        capacity=args.capacity * 1e9 if args.capacity else None,
-                       launch_ns=args.launch_us * 1e3 if args.launch_us is not None else None)
+                       launch_ns=args.launch_us * 1e3 if args.launch_us is not None else None, option="--hw")

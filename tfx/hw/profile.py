@@ -74,8 +74,10 @@ def _looks_like_path(text: str) -> bool:
     return text.endswith(PROFILE_SUFFIX) or os.sep in text or "/" in text
 
 
-def _resolve(name_or_path: str | os.PathLike, relative_to: Path | None = None) -> Path:
-    """The file a profile name or path refers to; TfxError if there is none."""
+def _resolve(name_or_path: str | os.PathLike, relative_to: Path | None = None,
+             option: str | None = None) -> Path:
+    """The file a profile name or path refers to; TfxError if there is none (an unknown name
+    refused as ``option``'s, the command-line option that gave it, where there is one)."""
     text = os.fspath(name_or_path)
     if _looks_like_path(text):
         path = Path(text)
@@ -100,7 +102,7 @@ def _resolve(name_or_path: str | os.PathLike, relative_to: Path | None = None) -
     known = list_profiles() + list_user_profiles()
     close = difflib.get_close_matches(text, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise TfxError(f"unknown hardware profile {text!r} (known: {', '.join(known)}){hint}")
+    raise TfxError(f"unknown hardware profile {text!r} (known: {', '.join(known)}){hint}", where=option)
 
 
 @dataclass(frozen=True)
@@ -146,14 +148,17 @@ def _load_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict:
 
 
 def load_profile(name_or_path: str | os.PathLike,
-                 knobs: Mapping[str, str | float | int] | None = None) -> "Profile":
+                 knobs: Mapping[str, str | float | int] | None = None,
+                 option: str | None = None) -> "Profile":
     """Load a bundled profile by name or a profile file by path, then apply ``knobs``.
 
     ``knobs`` maps a fact path (or unique suffix / alias spelling) to an
     absolute value (``1.2e12``, ``"3.2TB/s"``) or a factor (``"x2"``, ``"/2"``);
-    see ``tfx.hw.knobs``.
+    see ``tfx.hw.knobs``. ``option``: the command-line option that gave ``name_or_path``
+    (``--hw``), which the refusal of an unknown name names (``--hw: error: unknown hardware
+    profile 'nope' ...``); a path's or a file's fault names the file as it is.
     """
-    path = _resolve(name_or_path)
+    path = _resolve(name_or_path, option=option)
     tree = _load_tree(path)
     shown = _display_path(path)
     check_complete(tree, shown)

@@ -305,7 +305,8 @@ def _needed_link(profile, name: str, notes: list) -> Link:
 
 
 def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str = "attainable",
-                capacity: float | None = None, launch_ns: float | None = None) -> System:
+                capacity: float | None = None, launch_ns: float | None = None,
+                option: str | None = None) -> System:
     """Load profile ``hw`` as a System.
 
     ``bandwidth="attainable"`` prices kernels at the one attainable-bandwidth rule
@@ -313,7 +314,7 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
     a sourced fraction elsewhere), which the kernel analysis applies itself;
     ``"datasheet"`` sets the efficiency to 1 (the vendor figure). ``measured`` and
     ``vendor`` are the older names of the two. ``capacity`` (bytes) overrides the
-    memory per device.
+    memory per device. ``option``: the command-line option that gave ``hw`` (tfx.hw.load_profile).
     """
     from tfx.hw import load_profile
     from tfx.hw.attainable import attainable_bandwidth, dram_level
@@ -322,7 +323,7 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
     bandwidth = {"measured": "attainable", "vendor": "datasheet"}.get(bandwidth, bandwidth)
     if bandwidth not in ("attainable", "datasheet"):
         raise TfxError(f"bandwidth must be attainable or datasheet, got {bandwidth!r}")
-    base = load_profile(hw)
+    base = load_profile(hw, option=option)
     if base.kind == "gpu" and bandwidth == "datasheet":
         knobs.setdefault(f"memory.{dram_level(base)}.efficiency", "1")
     profile = base.with_knobs(knobs) if knobs else base

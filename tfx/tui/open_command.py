@@ -116,7 +116,7 @@ def check_inputs(path: str, kernel_name: str | None, hw: str, knobs: dict, param
     from tfx.lang import parse_file
     module = parse_file(path)
     module.kernel(kernel_name)
-    profile = load_profile(hw)
+    profile = load_profile(hw, option="--hw")
     if knobs:
         profile = profile.with_knobs(knobs)
     check_set_domains(module, kernel_name, params)
@@ -177,7 +177,7 @@ def run_model(args) -> int:
     from tfx.model.system import Workload, load_system
     load_model(args.model)
     hw = args.hw or MODEL_PROFILE
-    load_system(hw)
+    load_system(hw, option="--hw")
     mode = args.mode or "decode"
     batch = 1 if args.batch is None else args.batch
     ctx = 8192 if args.ctx is None else args.ctx
