@@ -119,8 +119,11 @@ def test_every_surface_reads_the_one_count():
     line = next(t.detail for t in a.terms if t.name == "operand reads")
     assert "(4 x 32 + 2 x 32) x 128 x 2 B = 49,152 B an execution, 3.00x the 16,384 B read once" in line
     # the warps read at the SM's clock under warp mma: 128 B x 1.98 GHz x 0.907 = 229.87 B/ns,
-    # 49,152 / 229.87 = 213.83 ns a CTA; 6 CTAs a SM: 1,282.95 ns a round
-    assert "= 229.87 GB/s) = 213.83 ns" in line and "x 6 CTAs a SM = 1,282.95 ns a round" in line
+    # 49,152 / 229.87 = 213.83 ns a CTA; 6 CTAs a SM: 1,282.95 ns a round. Written by the unit
+    # policy (tfx.hw.units): the rate inside the formula to 4 significant digits, 229.87 -> 229.9
+    # GB/s (formula_rate); times by format_time_ns, 1,282.95 ns -> 1.28 us (was '229.87 GB/s',
+    # '1,282.95 ns', written by hand)
+    assert "= 229.9 GB/s) = 213.83 ns" in line and "x 6 CTAs a SM = 1.28 us a round" in line
 
 
 def test_a_sweep_counts_what_each_configuration_counts():

@@ -54,6 +54,27 @@ def test_no_surface_writes_binary_prefixes_or_bytes_per_ns():
             assert not pattern.search(line), f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
 
 
+def test_no_f_string_writes_a_time_or_a_rate_by_hand():
+    """A time or a bandwidth in an f-string goes through tfx.hw.units (format_time_ns, formula_rate,
+    format_bandwidth..., or tfx.present.formatting's ns/bandwidth): '{port:,.2f} ns' printed
+    1,282.95 ns where the policy writes 1.28 us, '{rate:,.2f} GB/s' 229.87 GB/s inside a formula
+    whose rates carry 4 significant digits (229.9 GB/s), and '{lat:g} ns' 1000 ns for 1 us.
+    Exempt: the formatters themselves (tfx/hw/units.py; formatting.ns_compact writes '512ns');
+    a slope in 'ns per GB/s' (a coefficient, not a time); an option echoed as the user typed it
+    ('TTFT <= {args.ttft_ms} ms')."""
+    pattern = re.compile(r"\}\s*(ns|us|µs|ms|B/s|KB/s|MB/s|GB/s|TB/s)\b(?! per GB/s)")
+    echoed = re.compile(r"\{args\.\w+\}\s*(ns|us|ms)\b")
+    found = []
+    for path in sorted((ROOT / "tfx").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ("tfx/hw/units.py", "tfx/present/formatting.py"):
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(echoed.sub("", line)):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert found == []
+
+
 def test_profile_facts_keep_the_digits_they_are_stated_with():
     """h200_sxm states memory.gmem.efficiency 0.883 (4238 / 4800 GB/s) and
     pipeline.wgmma_clock_fraction 0.876 (1.735 / 1.98 GHz); the breakdown multiplies by them
@@ -78,3 +99,13 @@ def test_the_validation_table_writes_every_percent_to_one_decimal():
                         spill_ranked_first_wrongly=False)
     row = format_table([g]).splitlines()[1]
     assert row.split()[-1] == "11.3%" and "4.7%" in row and "-2.2%" in row and "1.7%" in row
+
+
+def test_the_models_launch_costs_are_written_as_times():
+    """calibration/h200/measured/launch.csv states triton_empty cuda_graph_100 at 0.52928 us a
+    launch: 529.28 ns, three significant digits as the model's formulas write times -> '529 ns'
+    (was '0.529 us' by hand, and '1 launches x 0.52928 us' in the stage formula); a profile without
+    a measurement (b200) takes the GPU estimate, 1,500 ns -> '1.5 us'."""
+    from tfx.model.system import load_system
+    assert load_system("h200_sxm").launch_note.startswith("measured 529 ns per kernel inside a CUDA graph")
+    assert load_system("b200").launch_note.startswith("estimate 1.5 us per kernel under CUDA graphs")

@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, ratio, where
+from tfx.hw.units import format_time_ns
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 ROWS_PER_WARP_IN_GROUP = 16             # a warpgroup's 64 rows are 16 per warp
@@ -161,7 +162,7 @@ def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
             f"warps {int(p.warps_m)} x {int(p.warps_n)} over M x N, {pad}")
     if rate_flop_per_ns:
         text += (f": 2 x {padded[0]} x {padded[1]} x {padded[2]} = {int(p.flops):,} flop / "
-                 f"{rate_flop_per_ns:,.1f} flop/ns = {p.flops / rate_flop_per_ns:,.2f} ns per execution")
+                 f"{rate_flop_per_ns:,.1f} flop/ns = {format_time_ns(p.flops / rate_flop_per_ns)} per execution")
     return text
 
 
@@ -391,14 +392,14 @@ def describe_gather(g: ByteGather, warps, resident, clock_ghz) -> str:
             f"{int(g.per_warp)} x {int(g.k)} / 32 = {float(g.loads):,.0f} LDS.U8 per warp, one shared-memory "
             f"wavefront each; {int(resident)} CTAs x {int(warps)} warps x {float(g.loads):,.0f} = "
             f"{float(g.loads * warps * resident):,.0f} cycles of the SM's shared-memory pipe a round = "
-            f"{float(g.loads * warps * resident) / clock_ghz:,.2f} ns, in series with the warps' mma")
+            f"{format_time_ns(float(g.loads * warps * resident) / clock_ghz)}, in series with the warps' mma")
 
 
 def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
     return (f"operand {t.operand} ({int(t.rows)} x {int(t.cols)}, 8-bit, not K-major) is transposed in "
             f"registers: {int(t.conflict)} lanes of each warp store share a bank, so "
             f"{int(t.rows)} x {int(t.cols)} / 32 stores x {int(t.conflict)} cycles = {float(t.cycles):,.0f} "
-            f"shared-memory cycles = {float(t.cycles) / clock_ghz:,.2f} ns per trip; its load is not "
+            f"shared-memory cycles = {format_time_ns(float(t.cycles) / clock_ghz)} per trip; its load is not "
             f"pipelined (a trip waits for it)")
 
 
@@ -485,9 +486,9 @@ def describe_serial(s: SerialWgmma, shape, peak_rate, resident, facts: SerialWgm
     total = float(serial_trip_ns(s, peak_ns, resident, facts))
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])} fp8 on {int(s.warpgroups * 4)} warps: ptxas serializes "
             f"the warpgroup mma (C7515: each of a warpgroup's {float(s.instructions):g} wgmma a trip waits for the "
-            f"previous one), so a round of {float(resident):g} CTAs takes at least {facts.trip_overhead_ns:,.1f} ns + "
+            f"previous one), so a round of {float(resident):g} CTAs takes at least {format_time_ns(facts.trip_overhead_ns)} + "
             f"{float(resident):g} x {flops:,.0f} flop / {peak_rate:,.1f} flop/ns (the SM's peak) + "
-            f"{float(s.instructions):g} x {facts.latency_ns:,.2f} ns of wgmma latency = {total:,.1f} ns")
+            f"{float(s.instructions):g} x {format_time_ns(facts.latency_ns)} of wgmma latency = {format_time_ns(total)}")
 
 
 # ------------------------------------------------------------------ the warp mma's own rate
@@ -595,8 +596,8 @@ def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_gh
     round (scalar costs)."""
     busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
     at = (f" = {float(c.cycles):,.1f} cycles / ({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) "
-          f"= {float(c.warp_ns):,.2f} ns; {int(resident)} CTAs x {int(warps)} warps on {facts.subpartitions} "
-          f"sub-partitions: the busiest holds {int(busiest)}, {float(c.warp_ns * busiest):,.2f} ns a round")
+          f"= {format_time_ns(float(c.warp_ns))}; {int(resident)} CTAs x {int(warps)} warps on {facts.subpartitions} "
+          f"sub-partitions: the busiest holds {int(busiest)}, {format_time_ns(float(c.warp_ns * busiest))} a round")
     if c.promoted:
         return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
                 f"{int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} mma.sync m16n8k16 f16 "

@@ -705,11 +705,11 @@ def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
     frac = float(_operand_clock_fraction(c, m, warps))
     rate = bw * frac
     at = (f"{float(read):,.0f} B / ({bw / m.clock_ghz:g} B/cycle x {m.clock_ghz:g} GHz x {frac:g} under warp mma = "
-          f"{rate:,.2f} GB/s)" if frac != 1 else f"{float(read):,.0f} B / {bw:,.2f} GB/s")
+          f"{formula_rate(rate)})" if frac != 1 else f"{float(read):,.0f} B / {formula_rate(bw)}")
     port = float(read) / rate
     return [Term("operand reads", 0, f"line {c.line}: " + mma_layout.describe_reads(r, c.per_exec_shape, shared)
-                 + f"; {at} = {port:,.2f} ns of the SM's shared-memory port an execution"
-                 + (f", x {int(resident)} CTAs a SM = {port * int(resident):,.2f} ns a round" if resident > 1 else "")
+                 + f"; {at} = {format_time_ns(port)} of the SM's shared-memory port an execution"
+                 + (f", x {int(resident)} CTAs a SM = {format_time_ns(port * int(resident))} a round" if resident > 1 else "")
                  + " (in the smem engine above)")]
 
 

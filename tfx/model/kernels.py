@@ -52,6 +52,7 @@ import numpy as np
 
 from tfx.errors import TfxError
 from tfx.hw.attainable import dram_level
+from tfx.hw.units import format_time_ns
 from tfx.model.system import DEFAULT_GEMM_CODEGEN
 from tfx.bundled import bundled_dir
 
@@ -308,7 +309,7 @@ class KernelPricer:
         bw = self.profile.memory_bandwidth(level, aggregate=True) / 1e9
         lat = float(self.profile.get(f"memory.{level}.latency", 0.0) or 0.0)
         m = nbytes / bw
-        return KernelCost(label, m + lat, 0.0, m, 1, f"bytes / bw + latency ({lat:g} ns)", params)
+        return KernelCost(label, m + lat, 0.0, m, 1, f"bytes / bw + latency ({format_time_ns(lat, 3)})", params)
 
 
 _PRICERS: dict[tuple, KernelPricer] = {}

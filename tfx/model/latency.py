@@ -542,7 +542,7 @@ def ffn_stages(sb: StageBuilder, model: ModelConfig, cfg: Configs, links: dict, 
             if cfg.ep[i] <= tp_d[i]:
                 return "ep within the TP group: tokens are already on every rank; no all-to-all"
             return (f"all-to-all (n-1)/n x T k h bytes / tp / bw + (n-1) x lat = {cfg.ep[i] - 1}/{cfg.ep[i]} x "
-                    f"{fmt.nbytes(a2a_bytes[i], 3)} / {fmt.bandwidth(ep_bw[i], 4)} + {cfg.ep[i] - 1} x {ep_lat[i]:g} ns "
+                    f"{fmt.nbytes(a2a_bytes[i], 3)} / {fmt.bandwidth(ep_bw[i], 4)} + {cfg.ep[i] - 1} x {fmt.ns(ep_lat[i], 3)} "
                     f"({ep_lab[i]}) = {fmt.ns(t[i], 3)}")
         comm_stage("ep_dispatch", t_a2a, "ffn", count, tag, fa2a)
         if moe.num_shared_experts and eager:
@@ -808,10 +808,10 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                     return "cp = 1: no merge"
                 if cfg.ringq[i]:
                     return (f"decode, rotate Q with O/m/l: (cp-1) x ((O/m/l {fmt.nbytes(oml_bytes[i], 3)} + q) / bw + lat) "
-                            f"= {cfg.cp[i] - 1} x ... over {cp_lab[i]} {fmt.bandwidth(cp_bw[i], 4)}, {cp_lat[i]:g} ns "
+                            f"= {cfg.cp[i] - 1} x ... over {cp_lab[i]} {fmt.bandwidth(cp_bw[i], 4)}, {fmt.ns(cp_lat[i], 3)} "
                             f"= {fmt.ns(t_q[i], 3)}; the merge folds into the last hop")
                 return (f"decode, K/V stay: all-gather O/m/l partials (n-1)/n x {fmt.nbytes(oml_bytes[i] * cfg.cp[i], 3)} / "
-                        f"{fmt.bandwidth(cp_bw[i], 4)} + (n-1) x {cp_lat[i]:g} ns, n = {cfg.cp[i]} = {fmt.ns(t_kv[i], 3)}")
+                        f"{fmt.bandwidth(cp_bw[i], 4)} + (n-1) x {fmt.ns(cp_lat[i], 3)}, n = {cfg.cp[i]} = {fmt.ns(t_kv[i], 3)}")
             comm_stage("cp_merge", t_cp, "attention", count, tag, fcp)
         else:
             kv_chunk = Br * S_q * G_r * (2 * d if mla is None else (mla.kv_lora_rank + mla.qk_rope_head_dim)) * kvb
@@ -826,7 +826,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                     return "cp = 1: no ring"
                 what = (f"Q + O/m/l chunk {fmt.nbytes(q_chunk[i], 3)}" if cfg.ringq[i] else f"K/V chunk {fmt.nbytes(kv_chunk[i], 3)}")
                 return (f"prefill ring, rotate {'Q' if cfg.ringq[i] else 'K/V'}: (cp-1) x max(hop - attention step, 0)"
-                        f" + final O return; hop = {what} / {fmt.bandwidth(cp_bw[i], 4)} + {cp_lat[i]:g} ns = {fmt.ns(hop[i], 3)}, "
+                        f" + final O return; hop = {what} / {fmt.bandwidth(cp_bw[i], 4)} + {fmt.ns(cp_lat[i], 3)} = {fmt.ns(hop[i], 3)}, "
                         f"step = {fmt.ns(attn_step[i], 3)}, {cfg.cp[i] - 1} hops, final {fmt.ns(final[i], 3)} "
                         f"= {fmt.ns(t_cp[i], 3)}")
             comm_stage("cp_ring", t_cp, "attention", count, tag, fcp)
@@ -837,7 +837,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                     return "kv_shard=heads: nothing to merge"
                 return (f"KV split by sequence over the {rep[i]} TP ranks sharing a KV head: reduce-scatter "
                         f"O/m/l (n-1)/n x {fmt.nbytes(oml_bytes[i] * rep[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + (n-1) x "
-                        f"{tp_lat[i]:g} ns, n = {rep[i]} = {fmt.ns(t_seq[i], 3)}")
+                        f"{fmt.ns(tp_lat[i], 3)}, n = {rep[i]} = {fmt.ns(t_seq[i], 3)}")
             comm_stage("kv_seq_merge", t_seq, "attention", count, tag, fseq)
 
         o_k = Hq_r * (v_dim if mla is not None else d)
@@ -848,7 +848,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
             if cfg.tp[i] == 1:
                 return "tp = 1: no all-reduce"
             return (f"ring all-reduce 2(n-1)/n x bytes / bw + 2(n-1) x lat = 2 x {cfg.tp[i] - 1}/{cfg.tp[i]} x "
-                    f"{fmt.nbytes(ar_bytes[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + {2 * (cfg.tp[i] - 1)} x {tp_lat[i]:g} ns "
+                    f"{fmt.nbytes(ar_bytes[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + {2 * (cfg.tp[i] - 1)} x {fmt.ns(tp_lat[i], 3)} "
                     f"({tp_lab[i]}) = {fmt.ns(t[i], 3)}")
         comm_stage("tp_allreduce_attn", t_ar, "attention", count, tag, far)
         if eager:
@@ -876,13 +876,13 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
     comm_stage("logits_gather", t_lg, "ffn", 1, "",
                lambda i: ("tp = 1" if cfg.tp[i] == 1 else
                           f"all-gather fp32 logits (n-1)/n x {fmt.nbytes(lg_bytes[i], 3)} / {fmt.bandwidth(tp_bw[i], 4)} + (n-1) x "
-                          f"{tp_lat[i]:g} ns = {fmt.ns(t_lg[i], 3)}"))
+                          f"{fmt.ns(tp_lat[i], 3)} = {fmt.ns(t_lg[i], 3)}"))
     pp_bytes = T * h * rb
     t_pp = np.where(cfg.pp > 1, (cfg.pp - 1) * sendrecv_ns(pp_bytes, pp_bw, pp_lat), 0.0)
     comm_stage("pp_sendrecv", t_pp, "ffn", 1, "",
                lambda i: ("pp = 1" if cfg.pp[i] == 1 else
                           f"(pp-1) x (T h bytes / bw + lat) = {cfg.pp[i] - 1} x ({fmt.nbytes(pp_bytes[i], 3)} / "
-                          f"{fmt.bandwidth(pp_bw[i], 4)} + {pp_lat[i]:g} ns) ({pp_lab[i]}) = {fmt.ns(t_pp[i], 3)}; "
+                          f"{fmt.bandwidth(pp_bw[i], 4)} + {fmt.ns(pp_lat[i], 3)}) ({pp_lab[i]}) = {fmt.ns(t_pp[i], 3)}; "
                           "a request still crosses every layer"), launches=2.0)
 
     memory = memory_per_device(model, wl, system, cfg, tp_d, cp_d, G_r, rep, kvseq, T)
@@ -1042,7 +1042,7 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
                          float(s.comm[i] * layers), launch, tot,
                          _bound(s.compute[i], s.memory[i], s.comm[i], s.launches[i] * lns, s.body[i]),
                          (s.formula(i) if s.formula else "") + (f"; x {layers:g} layers" if layers != 1 else "")
-                         + (f"; + {s.launches[i] * layers:g} launches x {lns / 1000:g} us" if s.launches[i] else ""))
+                         + (f"; + {s.launches[i] * layers:g} launches x {fmt.ns(lns, 3)}" if s.launches[i] else ""))
         stages.append(st)
     par = ev.configs.parallelism(i, sysm.kind == "tiled")
     lat = float(ev.latency()[i])

@@ -365,7 +365,7 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
         lns, lnote = measured
     else:
         lns = DEFAULT_GRAPH_LAUNCH_NS[kind]
-        lnote = f"estimate {lns / 1000:g} us per kernel under CUDA graphs (profile states no launch.graph_overhead)"
+        lnote = f"estimate {fmt.ns(lns, 3)} per kernel under CUDA graphs (profile states no launch.graph_overhead)"
     key = (profile.name, tuple(sorted((str(k), str(v)) for k, v in knobs.items())))
     return System(profile=profile, profile_key=key, kind=kind, capacity=cap, capacity_note=cap_note,
                   devices_per_node=dpn, intra=intra, inter=inter, sub_links=sub_links,
@@ -387,7 +387,7 @@ def _measured_graph_launch(profile_name: str):
             for row in csv.DictReader(f):
                 if row["kernel"] == "triton_empty" and row["method"] == "cuda_graph_100":
                     us = float(row["us_per_launch"])
-                    return us * 1e3, (f"measured {us:.3g} us per kernel inside a CUDA graph "
+                    return us * 1e3, (f"measured {fmt.ns(us * 1e3, 3)} per kernel inside a CUDA graph "
                                       "(calibration/h200/measured/launch.csv, triton_empty cuda_graph_100)")
     except (OSError, KeyError, ValueError):
         return None
