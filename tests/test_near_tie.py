@@ -140,10 +140,12 @@ def test_explore_tie_matches_every_column_across_chunks():
     assert r.near_tie.next_gap == pytest.approx(outside.min() / best - 1, rel=1e-12)
 
 
-def test_cli_text_and_json_say_it_from_one_result(capsys):
+def test_cli_text_and_json_say_it_from_one_result(capsys, monkeypatch):
     """The toy sweep's tie of 2 (test_explore_counts_the_tie_by_hand), band 0.018337 -> "1.8%":
     the JSON's summary is the sentence the text prints; with --top 1 the text adds that one row of
-    the two is listed."""
+    the two is listed. Piped text, as a pipe gets it (pytest-xdist's workers set COLUMNS=80, where
+    a table too wide for 80 columns is drawn without rules: cmd_explore.fit_table)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
     args = ["explore", str(DATA / "tile2d.tile"), "--hw", str(DATA / "toy_gpu.toml"), "--sweep", "BM=32",
             "--sweep", "BN=64", "--sweep", "WARPS=2,4", "--knob-sweep", "memory.gmem.bandwidth=x1.02,x1.05,x1.06"]
     sentence = ("near tie: top 2 within 1.8% of the best, the re-timing noise: measure them "

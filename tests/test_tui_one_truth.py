@@ -69,11 +69,13 @@ def test_the_header_writes_ctas_per_sm_as_every_surface():
     run(go())
 
 
-def test_explore_tables_write_shared_memory_as_an_allocation(capsys):
+def test_explore_tables_write_shared_memory_as_an_allocation(capsys, monkeypatch):
     """The smem/CTA column is an allocation: exact bytes with the unit (tfx.present.formatting:
     '98,304 B'), in `tfx explore` (it printed a bare 147,456) and in the Explore pane (it
     printed 147.46 KB). The best gemm 4096^3 tile, 256 x 128 x 64 in 3 stages:
-    (256 + 128) x 64 x 2 B x 3 = 147,456 B."""
+    (256 + 128) x 64 x 2 B x 3 = 147,456 B. Piped text, as a pipe gets it (pytest-xdist's workers
+    set COLUMNS=80, where gemm's table is drawn without rules: cmd_explore.fit_table)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
     from tfx.cli.main import main
     assert main(["explore", "kernels/gemm.tile", "--top", "1"]) == 0
     out = capsys.readouterr().out

@@ -184,6 +184,48 @@ def _num(x):
 WIDE_OUTPUT = 200     # columns of the text written to a pipe or a file
 
 
+def config_table(r, title: str, rows):
+    """The table of configurations ``rows`` (the top, the Pareto frontier) of explore result ``r``:
+    its swept parameters and knobs, then time, smem/CTA, regs, CTAs/SM (and cost under knob sweeps)."""
+    from rich.table import Table
+    t = Table(title=title, title_justify="left")
+    t.add_column("#", justify="right")
+    for n in r.space.names:
+        t.add_column(n, justify="right")
+    for p in r.space.knob_paths:
+        t.add_column(p, justify="right")
+    # '999.99 us', '196,608 B': never wrapped; a narrow terminal squeezes the headers before them
+    t.add_column("time", justify="right", no_wrap=True)
+    t.add_column("smem/CTA", justify="right", no_wrap=True)
+    t.add_column("regs", justify="right")
+    t.add_column("CTAs/SM", justify="right")
+    if r.space.knob_paths:
+        t.add_column("cost", justify="right")
+    for i, e in enumerate(rows, 1):
+        # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
+        cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
+                 *(e["knobs"][p] for p in r.space.knob_paths),
+                 fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]), str(e["regs_per_thread"]),
+                 str(e["blocks_per_sm"])]
+        if r.space.knob_paths:
+            cells.append(f"{e['cost']:g}")
+        t.add_row(*cells)
+    return t
+
+
+def fit_table(t, width: int):
+    """``t`` as it is where its columns fit ``width``; else without its outer edges and vertical
+    rules, two characters between columns instead of three (gemm's 11 columns: 58 characters of
+    cells take 92 with the rules, 80 without; at 80 the last, CTAs/SM, was cropped whole). What
+    still does not fit squeezes the headers ('GROU…') before the times and sizes."""
+    from rich import box
+    from rich.console import Console
+    natural = Console(width=10_000).measure(t).maximum
+    if natural > width:
+        t.box, t.show_edge, t.collapse_padding = box.SIMPLE_HEAD, False, True
+    return t
+
+
 def _print_text(r) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -206,29 +248,8 @@ def _print_text(r) -> None:
     for reason, n in sorted(r.infeasible.items(), key=lambda kv: -kv[1]):
         console.print(f"  {n:>10,}  {reason}")
 
-    def table(title, rows, extra=()):
-        t = Table(title=title, title_justify="left")
-        t.add_column("#", justify="right")
-        for n in r.space.names:
-            t.add_column(n, justify="right")
-        for p in r.space.knob_paths:
-            t.add_column(p, justify="right")
-        t.add_column("time", justify="right", min_width=9)     # '999.99 us': a terminal squeezes the headers, not it
-        t.add_column("smem/CTA", justify="right", min_width=9)  # '196,608 B', as 'time
-        t.add_column("regs", justify="right")
-        t.add_column("CTAs/SM", justify="right")
-        if r.space.knob_paths:
-            t.add_column("cost", justify="right")
-        for i, e in enumerate(rows, 1):
-            # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
-            cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
-                     *(e["knobs"][p] for p in r.space.knob_paths),
-                     fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]), str(e["regs_per_thread"]),
-                     str(e["blocks_per_sm"])]
-            if r.space.knob_paths:
-                cells.append(f"{e['cost']:g}")
-            t.add_row(*cells)
-        console.print(t)
+    def table(title, rows):
+        console.print(fit_table(config_table(r, title, rows), console.width))
 
     if r.top:
         table(f"top {len(r.top)} by predicted time", r.top)
