@@ -43,7 +43,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import format_bytes, format_time_ns, formula_rate
+from tfx.hw.units import format_bytes, format_count, format_time_ns, formula_rate
 
 @dataclass(eq=False, repr=False)
 class LaunchMiss(dict):
@@ -417,15 +417,17 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
             Term("waves", waves_ns,
-                 f"{positions} {unit}s on {units} {m.unit_level}s x {resident} resident = "
+                 f"{format_count(positions)} {unit}s on {format_count(units)} {m.unit_level}s x "
+                 f"{format_count(resident)} resident = "
                  f"{float(waves):.2f} waves; " + (
                      row_body.describe_waves(full_waves, t_first, t_full, format_time_ns)
                      if full_body is not None else
                      row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
                      if drifted_stream.applies(drift, full_waves, positions, slots) else
-                     f"{full_waves} full waves x {format_time_ns(float(t_full))}") + f" (bound by {bound_by})"),
+                     f"{format_count(full_waves)} full waves x {format_time_ns(float(t_full))}")
+                 + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
-                 f"{tail} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
+                 f"{format_count(tail)} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
         if uneven_ns:
