@@ -524,14 +524,16 @@ class TfxApp(ExplorerApp):
                 view = core.measured_view(self.measured, self.kernel_path, self.profile_name, a)
                 text += (f"  measured [b]{fmt.ns(view.measured_ns)}[/b] ({view.error * 100:+.1f}%)"
                          if view.row is not None else "  [dim]not measured here[/dim]")
-        self.query_one("#status", Static).update(text)
+        # one line each (#status, #diff: height 1, the screen's width): a new text repaints them
+        # in place, no layout of the screen
+        self.query_one("#status", Static).update(text, layout=False)
         if self.pin is not None and a is not None:
             from rich.text import Text      # plain text: knob values are not markup
             line = Text(core.pin_line(self.pin, a, self._shown_inputs()))
         else:
             line = self.last_diff or ("[dim]edit a parameter (3) or a hardware fact (6); what moves "
                                       "shows here; p pins this analysis for A/B[/dim]")
-        self.query_one("#diff", Static).update(line)
+        self.query_one("#diff", Static).update(line, layout=False)
 
     # ------------------------------------------------------------ actions
     def action_pane(self, pane: str) -> None:

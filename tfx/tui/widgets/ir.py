@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -46,6 +47,8 @@ class IRPane(Horizontal):
         self._tree_shape: tuple | None = None     # (scope id, has children) in walk order
         self._tree_labels: tuple = ()              # the tree's labels, in the same order
         self._tree_nodes: dict = {}                # scope id -> its TreeNode
+        self._text_shown: tuple | None = None      # (text, marked line) the IR text shows
+        self._text_size: tuple | None = None       # its (lines, widest line's cells)
 
     def compose(self) -> ComposeResult:
         with ScrollableContainer(id="ir-text-scroll"):
@@ -95,13 +98,29 @@ class IRPane(Horizontal):
     def _render_all(self) -> None:
         node = self._scopes.get(self.selected_id)
         line = getattr(node, "line", None)
-        out = Text(no_wrap=True)
-        for i, src in enumerate(self._text.splitlines(), 1):
-            style = "reverse" if i == line else ""
-            out.append(f"{i:3} ", style="dim")
-            out.append(src + "\n", style=style)
-        self.query_one("#ir-text", Static).update(out)
-        self.query_one("#ir-records", Static).update(self._records(node))
+        # the kernel's text with the selected scope's line marked: a keystroke (an edit of a
+        # parameter's value, which the canonical text does not show) leaves it as it was, and
+        # the Static is not touched. Else its size (no_wrap, width auto: lines and widest line)
+        # decides the layout: the same size repaints it in place. A layout of the whole screen
+        # was most of the app's side of a keystroke (bench/keystroke_speed.py)
+        if (self._text, line) != self._text_shown:
+            out = Text(no_wrap=True)
+            for i, src in enumerate(self._text.splitlines(), 1):
+                style = "reverse" if i == line else ""
+                out.append(f"{i:3} ", style="dim")
+                out.append(src + "\n", style=style)
+            lines = out.plain.splitlines()
+            size = (len(lines), max(map(cell_len, lines), default=0))
+            self.query_one("#ir-text", Static).update(out, layout=size != self._text_size)
+            self._text_shown, self._text_size = (self._text, line), size
+        # the records fold at the side's width: laid out again only where their height moves
+        # (Textual's own measure of the new text at the width they have)
+        records = self.query_one("#ir-records", Static)
+        width = records.content_size.width
+        records.update(self._records(node), layout=not width)
+        if width and records.get_content_height(records.content_size, self.app.size, width) != \
+                records.content_size.height:
+            records.refresh(layout=True)
 
     def _records(self, node) -> Text:
         a, dom = self._analysis, self._domain
