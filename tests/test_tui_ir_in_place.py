@@ -74,3 +74,51 @@ def test_records_of_another_height_are_laid_out():
             want = records.get_content_height(records.content_size, app.size, records.content_size.width)
             assert after == want and after != before
     run(go())
+
+
+def test_the_panes_not_shown_are_redrawn_without_a_layout(monkeypatch):
+    """After an edit, the Traffic, Roofline and Hardware panes redrawn while the IR pane is shown
+    (as bench/keystroke_speed.py's 'others'): the Traffic caption (height 1), the Hardware
+    caption and fact source (heights 1 and 2) repaint in place; the roofline chart and text,
+    in a pane not shown (no width), wait for the layout that showing their pane does. None asks
+    for a layout (on main all five did: traffic-caption, roofline-chart, roofline-text,
+    hw-caption, hw-source)."""
+    from textual.widget import Widget
+    asked = []
+    refresh = Widget.refresh
+
+    def spy(self, *regions, repaint=True, layout=False, recompose=False):
+        if layout and watching:
+            asked.append(self.id or type(self).__name__)
+        return refresh(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    monkeypatch.setattr(Widget, "refresh", spy)
+    watching = False
+
+    async def go():
+        nonlocal watching
+        app = make_app(kernel=str(bundled_kernel("gqa_decode.tile")))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            for key in ("2", "3", "6", "1"):      # mount the Traffic, Roofline and Hardware panes
+                await pilot.press(key)
+                await pilot.pause()
+            _keystroke(app, "STAGES", 4)          # the first edit marks STAGES set ('*'): the
+            await pilot.pause()                   # parameter table's column widens, a layout
+            for pane in ("traffic", "roofline", "hardware"):
+                app.refresh_pane(pane)
+            await pilot.pause()
+            _keystroke(app, "STAGES", 3)
+            await pilot.pause()
+            watching = True
+            for pane in ("traffic", "roofline", "hardware"):
+                app.refresh_pane(pane)
+            await pilot.pause()
+            watching = False
+            assert asked == []
+            await pilot.press("3")                # shown: the roofline text is laid out whole,
+            await pilot.pause()                   # as tall as Textual measures its text
+            text = app.query_one("#roofline-text")
+            size = text.content_size
+            assert size.height == text.get_content_height(size, app.size, size.width) > 0
+    run(go())

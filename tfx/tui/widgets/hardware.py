@@ -94,7 +94,9 @@ class HardwarePane(Vertical):
         if n:
             caption.append(f"{n} knob{'s' if n != 1 else ''} set  ", style="yellow")
         caption.append(profile.description, style="dim")
-        self.query_one("#hw-caption", Static).update(caption)
+        # #hw-caption (height 1) and #hw-source (height 2) at the pane's width: a new text
+        # repaints in place, no layout of the screen
+        self.query_one("#hw-caption", Static).update(caption, layout=False)
         self._source()
 
     def _source(self) -> None:
@@ -104,7 +106,7 @@ class HardwarePane(Vertical):
         path = str(table.get_row_at(table.cursor_row)[0])
         f = self._facts.get(path)
         text = (f.source or f.unavailable or "") if f is not None else ""
-        self.query_one("#hw-source", Static).update(f"{path}: {text}")
+        self.query_one("#hw-source", Static).update(f"{path}: {text}", layout=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if getattr(self, "_facts", None):

@@ -10,6 +10,7 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical, Vertic
 from textual.widgets import Static, Tree
 
 from tfx.present.formatting import metric as fmt_metric
+from tfx.tui.widgets import layout_if_resized
 
 
 def _label(node) -> str:
@@ -114,13 +115,9 @@ class IRPane(Horizontal):
             self.query_one("#ir-text", Static).update(out, layout=size != self._text_size)
             self._text_shown, self._text_size = (self._text, line), size
         # the records fold at the side's width: laid out again only where their height moves
-        # (Textual's own measure of the new text at the width they have)
         records = self.query_one("#ir-records", Static)
-        width = records.content_size.width
-        records.update(self._records(node), layout=not width)
-        if width and records.get_content_height(records.content_size, self.app.size, width) != \
-                records.content_size.height:
-            records.refresh(layout=True)
+        records.update(self._records(node), layout=False)
+        layout_if_resized(records)
 
     def _records(self, node) -> Text:
         a, dom = self._analysis, self._domain

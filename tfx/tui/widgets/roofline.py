@@ -19,6 +19,7 @@ from tfx.present import analysis_report as report
 from tfx.present.formatting import allocation, bandwidth, ns as fmt_ns, num, pct_change
 from tfx.tui.canvas import log_span, loglog_rows
 from tfx.tui.core import roofline_chart
+from tfx.tui.widgets import layout_if_resized
 from tfx.tui.widgets.tables import TableSync
 
 
@@ -58,7 +59,9 @@ class RooflineText(Static):
     def show(self, outcome, measured: str | None = None) -> None:
         self.outcome, self.measured = outcome, measured
         self._width = self.size.width
-        self.update(roofline_text(outcome, self._width or None, measured))
+        # wrapped to the pane's width: laid out again only where its count of lines moves
+        self.update(roofline_text(outcome, self._width or None, measured), layout=False)
+        layout_if_resized(self)
 
     def on_resize(self) -> None:
         if getattr(self, "outcome", None) is not None and self.size.width != self._width:
@@ -144,7 +147,8 @@ class RooflineChartView(Widget):
     def show(self, analysis) -> None:
         self.chart = roofline_chart(analysis)
         self.shown = True
-        self.refresh(layout=True)
+        self.refresh()
+        layout_if_resized(self)
 
     def render(self) -> Text:
         return chart_text(self.chart, self.size.width or 60) if self.shown else Text("")

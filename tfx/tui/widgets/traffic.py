@@ -29,8 +29,9 @@ class TrafficPane(Vertical):
         tt = traffic_table(analysis, domain)
         self.scope_ids = tt.keys
         self._table_sync.show(table, tt.columns, tt.keys, tt.rows)
+        # height 1, the pane's width: a new caption repaints in place (no layout of the screen)
         self.query_one("#traffic-caption", Static).update(
-            f"domain [b]{domain}[/b] (d cycles)  {tt.note}")
+            f"domain [b]{domain}[/b] (d cycles)  {tt.note}", layout=False)
 
     def cell(self, scope_id: str, column: str) -> str:
         table = self.query_one(DataTable)
