@@ -8,19 +8,11 @@ from __future__ import annotations
 import pytest
 
 from tfx.bundled import bundled_kernel
-from tfx.cli.main import main
 from tfx.hw import list_profiles
 from tfx.hw.user_profiles import list_user_profiles
+from test_cli_bad_input import refusal   # exit 2, no traceback, the lines of stderr
 
 GEMM = str(bundled_kernel("gemm.tile"))
-
-
-def refusal(argv, capsys) -> list[str]:
-    rc = main(argv)
-    err = capsys.readouterr().err
-    assert rc == 2, err
-    assert "Traceback" not in err
-    return err.rstrip("\n").split("\n")
 
 
 def unknown(flag: str, name: str) -> str:

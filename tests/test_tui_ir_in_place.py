@@ -23,36 +23,42 @@ def _keystroke(app, name, value):
     app.apply(out)
 
 
+def layout_requests(monkeypatch):
+    """The ids of the widgets that ask Textual for a layout while ``watch[0]`` is True:
+    (asked, watch)."""
+    from textual.widget import Widget
+    asked: list = []
+    watch = [False]
+    refresh = Widget.refresh
+
+    def spy(self, *regions, repaint=True, layout=False, recompose=False):
+        if layout and watch[0]:
+            asked.append(self.id or type(self).__name__)
+        return refresh(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    monkeypatch.setattr(Widget, "refresh", spy)
+    return asked, watch
+
+
 def test_an_edit_of_as_many_digits_lays_nothing_out(monkeypatch):
     """gqa_decode's STAGES 3 -> 4 -> 3: the IR text (the kernel's canonical text, which shows the
     parameter's default) is as it was, the kernel scope's records keep their lines, the status
     and diff lines are one line each: no widget asks for a layout (on main: ir-text, ir-records,
     status and diff, each keystroke)."""
-    from textual.widget import Widget
-    asked = []
-    refresh = Widget.refresh
-
-    def spy(self, *regions, repaint=True, layout=False, recompose=False):
-        if layout and watching:
-            asked.append(self.id or type(self).__name__)
-        return refresh(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
-
-    monkeypatch.setattr(Widget, "refresh", spy)
-    watching = False
+    asked, watch = layout_requests(monkeypatch)
 
     async def go():
-        nonlocal watching
         app = make_app(kernel=str(bundled_kernel("gqa_decode.tile")))
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             _keystroke(app, "STAGES", 4)          # the first edit: its sizes are recorded
             await pilot.pause()
-            watching = True
+            watch[0] = True
             _keystroke(app, "STAGES", 3)
             await pilot.pause()
             _keystroke(app, "STAGES", 4)
             await pilot.pause()
-            watching = False
+            watch[0] = False
             assert asked == []
     run(go())
 
@@ -83,20 +89,9 @@ def test_the_panes_not_shown_are_redrawn_without_a_layout(monkeypatch):
     in a pane not shown (no width), wait for the layout that showing their pane does. None asks
     for a layout (on main all five did: traffic-caption, roofline-chart, roofline-text,
     hw-caption, hw-source)."""
-    from textual.widget import Widget
-    asked = []
-    refresh = Widget.refresh
-
-    def spy(self, *regions, repaint=True, layout=False, recompose=False):
-        if layout and watching:
-            asked.append(self.id or type(self).__name__)
-        return refresh(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
-
-    monkeypatch.setattr(Widget, "refresh", spy)
-    watching = False
+    asked, watch = layout_requests(monkeypatch)
 
     async def go():
-        nonlocal watching
         app = make_app(kernel=str(bundled_kernel("gqa_decode.tile")))
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
@@ -110,11 +105,11 @@ def test_the_panes_not_shown_are_redrawn_without_a_layout(monkeypatch):
             await pilot.pause()
             _keystroke(app, "STAGES", 3)
             await pilot.pause()
-            watching = True
+            watch[0] = True
             for pane in ("traffic", "roofline", "hardware"):
                 app.refresh_pane(pane)
             await pilot.pause()
-            watching = False
+            watch[0] = False
             assert asked == []
             await pilot.press("3")                # shown: the roofline text is laid out whole,
             await pilot.pause()                   # as tall as Textual measures its text
