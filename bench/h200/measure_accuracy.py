@@ -15,6 +15,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt9 ACC_SEED_OFFSET=1100 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt10 ACC_SEED_OFFSET=1200 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt11 ACC_SEED_OFFSET=1300 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt12 ACC_SEED_OFFSET=1400 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt13 ACC_SEED_OFFSET=1500 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -359,6 +361,48 @@ if SHAPE_SET == "alt11":
                   ((12288, 8192), "heldout")]
     SOFTMAX_SHAPES = [((12288, 8192), "heldout"), ((65536, 2048), "heldout"), ((512, 16384), "heldout"),
                       ((2048, 1024), "heldout")]
+
+
+# ACC_SHAPE_SET=alt12: a thirteenth set (session 12), measured at that session's start before any model change.
+if SHAPE_SET == "alt12":
+    GEMM_BF16_SHAPES = [((6144, 4096, 8192), "heldout"), ((2048, 14336, 4096), "heldout"),
+                        ((16, 14336, 4096), "heldout"), ((32, 4096, 14336), "heldout"),
+                        ((64, 28672, 4096), "heldout"), ((128, 8192, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 6144, 4096), "heldout"), ((2048, 8192, 14336), "heldout"),
+                       ((32, 28672, 4096), "heldout"), ((64, 14336, 8192), "heldout"),
+                       ((128, 8192, 28672), "heldout")]
+    PERSIST_SHAPES = [((4096, 8192, 8192), "heldout"), ((2048, 2048, 14336), "heldout"),
+                      ((5120, 5120, 4096), "heldout")]
+    ATTN_SHAPES = [((2, 32, 4096, 64, 1), "heldout"), ((1, 16, 32768, 128, 1), "heldout"),
+                   ((8, 8, 4096, 128, 1), "heldout"), ((4, 16, 4096, 64, 0), "heldout"),
+                   ((2, 8, 16384, 128, 0), "heldout")]
+    DECODE_SHAPES = [((8, 32, 8, 16384), "heldout"), ((64, 64, 8, 2048), "heldout"),
+                     ((1, 32, 8, 65536), "heldout"), ((32, 32, 8, 4096), "heldout")]
+    RMS_SHAPES = [((16384, 16384), "heldout"), ((98304, 1024), "heldout"), ((2048, 16384), "heldout"),
+                  ((4096, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((32768, 4096), "heldout"), ((4096, 16384), "heldout"), ((1024, 32768), "heldout"),
+                      ((16384, 1024), "heldout")]
+
+# ACC_SHAPE_SET=alt13: a fourteenth set, written down at session 12's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt13":
+    GEMM_BF16_SHAPES = [((3072, 8192, 8192), "heldout"), ((8192, 14336, 4096), "heldout"),
+                        ((16, 28672, 4096), "heldout"), ((32, 8192, 28672), "heldout"),
+                        ((64, 4096, 14336), "heldout"), ((128, 4096, 28672), "heldout")]
+    GEMM_FP8_SHAPES = [((8192, 4096, 4096), "heldout"), ((1024, 14336, 8192), "heldout"),
+                       ((16, 8192, 28672), "heldout"), ((32, 14336, 4096), "heldout"),
+                       ((128, 28672, 4096), "heldout")]
+    PERSIST_SHAPES = [((2048, 8192, 4096), "heldout"), ((6144, 6144, 8192), "heldout"),
+                      ((1024, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((4, 16, 8192, 64, 1), "heldout"), ((1, 64, 4096, 128, 1), "heldout"),
+                   ((32, 8, 1024, 128, 1), "heldout"), ((2, 16, 8192, 64, 0), "heldout"),
+                   ((8, 32, 2048, 128, 0), "heldout")]
+    DECODE_SHAPES = [((1, 64, 8, 32768), "heldout"), ((16, 32, 8, 16384), "heldout"),
+                     ((256, 32, 8, 1024), "heldout"), ((4, 64, 8, 8192), "heldout")]
+    RMS_SHAPES = [((16384, 8192), "heldout"), ((49152, 2048), "heldout"), ((1536, 32768), "heldout"),
+                  ((8192, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((8192, 16384), "heldout"), ((49152, 1024), "heldout"), ((1024, 65536), "heldout"),
+                      ((4096, 8192), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
