@@ -3,6 +3,10 @@
 
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_l2_groupm.py OUTDIR
+Session 12's second set (L2_SET=s12): the GROUP_M = 1 rows its campaigns rank first wrongly, beside
+their GROUP_M = 8 twins, and two reuse-distance sweeps (grouped G1 at M = 1024 and a persistent
+64x64 walk over N), so that a survival falling with reuse distance has points on both sides of L2:
+    PYTHONUNBUFFERED=1 L2_SET=s12 python3 bench/h200/measure_l2_groupm.py OUTDIR
 
 A physical fact for the L2-reuse model, not held-out rows. gemm11 (session 11, docs/analysis.md)
 found the GROUP_M = 1 launches whose waves span several tile rows 30-35% faster in the model than
@@ -48,6 +52,22 @@ CONFIGS += [("persistent", 1024, 28672, 4096, 64, 256, 64, 8, 3, 132),
             ("persistent", 8192, 8192, 4096, 64, 64, 32, 4, 5, 114),
             ("persistent", 4096, 4096, 4096, 128, 128, 64, 4, 4, 132),
             ("persistent", 1024, 14336, 8192, 128, 128, 64, 8, 3, 132)]
+if os.environ.get("L2_SET") == "s12":
+    # (M, N, K, BM, BN, BK, WARPS, STAGES) at GROUP_M 1 and 8: run15/run14/run12 rows ranked or
+    # priced wrongly (small BM at small M: each B tile read by M / BM co-resident tile rows)
+    GROUPED12 = [
+        (64, 28672, 4096, 16, 64, 32, 4, 5), (64, 28672, 4096, 16, 64, 128, 2, 2),
+        (64, 28672, 4096, 32, 256, 128, 8, 3), (128, 28672, 14336, 32, 256, 32, 4, 5),
+        (2048, 14336, 4096, 64, 256, 64, 8, 4), (2048, 14336, 4096, 128, 32, 32, 4, 3),
+        (16, 14336, 4096, 16, 64, 128, 4, 3),
+    ]
+    CONFIGS = [("gemm", *c, g) for c in GROUPED12 for g in (1, 8)]
+    # reuse distance sweep, grouped G1: a wave's B strips re-read by the next tile row after N / BN tiles
+    CONFIGS += [("gemm", 1024, n, 4096, 128, 128, 64, 4, 4, 1) for n in (4096, 8192, 14336)]
+    # reuse distance sweep, persistent 64x64x32 walk on 114 SMs (l2_groupm's 2.16x overcount) over N
+    CONFIGS += [("persistent", 8192, n, 4096, 64, 64, 32, 4, 5, 114) for n in (2048, 4096, 6144, 12288)]
+    CONFIGS += [("persistent", 4096, 8192, 8192, 128, 128, 64, 8, 3, 132),
+                ("persistent", 2048, 2048, 14336, 64, 128, 64, 4, 4, 132)]
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
            "status"]
