@@ -142,9 +142,10 @@ def triton_attention_rows(profile):
     return out
 
 
-def measured_families(split="heldout", only=None, runs=None):
+def measured_families(split="heldout", only=None, runs=None, local_bytes=False):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
-    `tfx validate` prints)."""
+    `tfx validate` prints). ``local_bytes``: the spilling row kernels take their compiled
+    LDL + STL bytes (bench/row_local_bytes.py) as the ``local_bytes`` resource."""
     from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
     rows = []
     for path in sorted((CAL / "measured" / "issue15").glob("run*/*.csv")):
@@ -152,13 +153,22 @@ def measured_families(split="heldout", only=None, runs=None):
             continue
         rows += [r for r in read_measurements(path)
                  if (split == "all" or r.notes.get("split") == split) and (not only or r.family in only)]
+    if local_bytes:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from row_local_bytes import Missing, with_local_bytes
+        try:
+            rows = with_local_bytes(rows)
+        except Missing as e:
+            print(str(e), file=sys.stderr)
+            sys.exit(2)
     predictor = Predictor("h200_sxm")
     compared = predictor.compare(rows)
     by_family: dict = {}
     for g in summarize(compared, predictor):
         by_family.setdefault(g.family, []).append(g)
     where = ", ".join(runs) if runs else "all runs"
-    print(f"\nissue 15 truth per family and shape ({split} rows of {where}; calibration/h200/measured/issue15)")
+    print(f"\nissue 15 truth per family and shape ({split} rows of {where}; calibration/h200/measured/issue15"
+          + ("; the row kernels' compiled local bytes, bench/row_local_bytes.py)" if local_bytes else ")"))
     for family, figs in by_family.items():
         print(format_table(figs))
         o = overall(figs)
@@ -235,10 +245,12 @@ def main():
     ap.add_argument("--measured-only", action="store_true", help="only the issue 15 families")
     ap.add_argument("--runs", default=None, help="comma-separated campaigns of the issue 15 truth (run1,run3); "
                     "default all")
+    ap.add_argument("--local-bytes", action="store_true", help="the spilling row kernels' compiled LDL + STL "
+                    "bytes as the local_bytes resource (calibration/h200/measured/row_spill_sass)")
     args = ap.parse_args()
     if args.measured_only:
         measured_families(args.split, args.only.split(",") if args.only else None,
-                          args.runs.split(",") if args.runs else None)
+                          args.runs.split(",") if args.runs else None, args.local_bytes)
         return
     profile = load_profile(args.hw)
     report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))

@@ -79,8 +79,21 @@ def test_read_measurements_columns(tmp_path):
     assert len(read_measurements(p, all_status=True)) == 2
 
 
+def test_read_measurements_takes_the_compiled_local_bytes(tmp_path):
+    """``local_bytes`` (LDL + STL bytes a thread of the SASS) is a compiled resource like spills:
+    read as a whole number, handed to analyze under the same name; empty means not given."""
+    p = _write(tmp_path, f"kernel,measured_ms,M,regs,spills,smem_bytes,local_bytes\n"
+                         f"{GEMM},0.25,1024,32,1150,8,13632\n"
+                         f"{GEMM},0.25,1024,168,0,8,\n")
+    a, b = read_measurements(p)
+    assert a.local_bytes == 13632 and b.local_bytes is None
+    assert a.resources() == {"regs": 32, "spills": 1150, "smem": 8, "local_bytes": 13632}
+    assert "local_bytes" not in b.resources()
+
+
 @pytest.mark.parametrize("text, where, words", [
     ("kernel,BM\nx,1\n", ":1:1", "missing column 'measured_ms'"),
+    (f"kernel,measured_ms,local_bytes\n{GEMM},1.0,-4\n", ":2:3", "column 'local_bytes' must not be negative"),
     (f"kernel,measured_ms,FOO\n{GEMM},1.0,3\n", ":2:3", "column 'FOO' is neither a parameter"),
     (f"kernel,measured_ms\n{GEMM},-1\n", ":2:2", "positive time"),
     (f"kernel,measured_ms,BM\n{GEMM},1.0,12.5\n", ":2:3", "not a whole number"),

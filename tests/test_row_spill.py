@@ -210,3 +210,36 @@ def test_a_streamed_spill_without_a_reduction_says_so():
     assert "reduction(s)" not in d
     one = row_spill.describe(400.0, 32, 168, 0.25, 1)
     assert "each of the body's 1 reduction(s) and loaded once after: the loads and stores move 2 x 1 = 2 x" in one
+
+
+def test_the_compiled_local_bytes_replace_the_frame():
+    """Where the compiled code's LDL + STL bytes are given (``local_bytes``), they are the CTA's
+    local traffic: the SASS of softmax 8192x16384 (1, 1) moves 5,800 + 3,992 = 9,792 B a thread
+    (row_spill_sass), x 32 threads = 313,344 B a CTA, over the 917,520 register bytes = 0.341512
+    (34.2%), in place of the frame's 403,586.56 B (module docstring)."""
+    assert 9_792 * 32 == 313_344
+    assert row_spill.compiled_share(9792.0, 32, 917520.0) == pytest.approx(313344 / 917520, rel=1e-12)
+    assert row_spill.compiled_share(9792.0, 32, 917520.0) == pytest.approx(0.341512, abs=1e-6)
+
+
+def _softmax_1_1_compiled(local_bytes):
+    a = analyze(parse_file("kernels/softmax.tile"), None, load_profile("h200_sxm"),
+                {"M": 8192, "N": 16384, "BLOCK_M": 1, "WARPS": 1},
+                resources={"threads": 32, "regs": 64, "spills": 724, "smem": 0, "local_bytes": local_bytes})
+    return {t.name: t for t in a.terms}["spill"]
+
+
+def test_the_spill_term_charges_the_compiled_local_bytes():
+    """8,192 one-warp CTAs, 32 a SM on 132 SMs: one full wave of 4,224 and a tail of 3,968, at
+    most ceil(3,968 / 132) = 31 a SM: the busiest SM runs 32 + 31 = 63 CTAs. Each moves 313,344 B
+    of local traffic at local.dram_bandwidth 3,374.7 GB/s / 132 = 25.565909 B/ns:
+    63 x 313,344 / 25.565909 = 19,740,672 / 25.565909 = 772,148.3 ns (with the frame's
+    403,586.56 B a CTA: 63 x 403,586.56 / 25.565909 = 994,525.7 ns)."""
+    assert 8192 - 132 * 32 == 3968 and -(-3968 // 132) == 31
+    spill = _softmax_1_1_compiled(9792)
+    assert float(spill.ns) == pytest.approx(63 * 313_344 / (3374.7 / 132), rel=1e-6)
+    assert float(spill.ns) == pytest.approx(772_148.3, abs=0.5)
+    assert float(_softmax_1_1().ns) == pytest.approx(994_525.7, abs=0.5)
+    assert ("(the compiled code's local loads and stores move 9,792 B a thread x 32 threads = 313,344 B a CTA, "
+            "34.2% of the CTA's register bytes)") in spill.detail
+    assert "4.355 x the frame" not in spill.detail

@@ -224,7 +224,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                 spill_bytes = 4 * compiled_spills
             spill_by_launch[mesh.id] = SpillInfo(
                 spill_bytes, spill_fraction(spill_bytes, rmem_thread),
-                r["smem"] + r.get("static_smem", 0), compiled_spills is not None, regs)
+                r["smem"] + r.get("static_smem", 0), compiled_spills is not None, regs,
+                declared.get("local_bytes") if declared else None)
             if vector:
                 b, _ = blocks_per_sm_array(limits, r["threads"], regs, r["smem"], r.get("static_smem", 0))
                 blocks_by_launch[mesh.id] = b

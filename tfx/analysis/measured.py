@@ -8,9 +8,12 @@ One reader for every surface (``tfx validate``, ``bench/accuracy.py``, the explo
     profile       a hardware profile name or file (empty: the command's --hw)
     measured_ms   the measured time of one launch sequence of the kernel, in ms
     <parameter>   one column per kernel parameter, by its name (empty: the default)
-    regs, spills, smem_bytes
+    regs, spills, smem_bytes, local_bytes
                   optional, as compiled: registers per thread, spilled 4-byte words per thread
-                  (ptxas' "spill stores"/Triton's n_spills), shared memory per CTA in bytes
+                  (ptxas' "spill stores"/Triton's n_spills), shared memory per CTA in bytes,
+                  and the bytes a thread's local loads and stores move (LDL + STL of the
+                  SASS, by their widths; static counts of a loop-free kernel are what a
+                  thread executes)
 
 and, optionally, annotations (ANNOTATIONS) that group and filter rows: ``family`` and
 ``shape`` name the group a row is judged in; rows whose ``status`` is not ``ok`` are skipped.
@@ -35,7 +38,7 @@ from tfx.analysis.codegen import DEFAULT
 from tfx.errors import SourceLocation, TfxError, read_text_file
 
 REQUIRED = ("kernel", "measured_ms")
-RESOURCE_COLUMNS = ("regs", "spills", "smem_bytes")
+RESOURCE_COLUMNS = ("regs", "spills", "smem_bytes", "local_bytes")
 #: Registers one thread may use on every NVIDIA GPU since sm_35 (CUDA C Programming Guide,
 #: "Technical Specifications per Compute Capability": maximum number of 32-bit registers per
 #: thread, 255); a compiled kernel reports 1..255, so anything else in a CSV is a typo.
@@ -60,6 +63,7 @@ class MeasuredRow:
     regs: int | None = None
     spills: int | None = None
     smem_bytes: int | None = None
+    local_bytes: int | None = None    # LDL + STL bytes a thread of the compiled code
     notes: dict = field(default_factory=dict)
 
     @property
@@ -85,6 +89,8 @@ class MeasuredRow:
             out["spills"] = self.spills
         if self.smem_bytes is not None:
             out["smem"] = self.smem_bytes
+        if self.local_bytes is not None:
+            out["local_bytes"] = self.local_bytes
         return out
 
     def label(self, shape_params: Iterable[str] = ()) -> str:
@@ -213,6 +219,7 @@ def read_measurements(path: str | Path, text: str | None = None, all_status: boo
         rows.append(MeasuredRow(where=SourceLocation(name, line, 1), kernel_path=kpath,
                                 profile=notes.get("profile") or None, measured_ms=ms, params=params,
                                 regs=res.get("regs"), spills=res.get("spills"), smem_bytes=res.get("smem_bytes"),
+                                local_bytes=res.get("local_bytes"),
                                 notes=notes))
     return rows
 

@@ -119,6 +119,7 @@ class SpillInfo(NamedTuple):
     cta_smem: Any                 # shared memory per CTA (takes its share of the L1 SRAM)
     compiled: bool = False        # from the compiler's count, not the estimate
     regs: Any = None              # registers allocated per thread (tfx.analysis.spill_traffic)
+    local_bytes: Any = None       # LDL + STL bytes a thread of the compiled code (None: not given)
 
 
 def spill_fraction(spill_bytes, rmem_bytes_per_thread):
@@ -280,6 +281,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             # ... and one whose frame reaches its registers moves a multiple of the frame (row_spill)
             share = row_spill.frame_share(share, spill.bytes_per_thread, threads, register_bytes, spill.regs,
                                           reductions)
+            if spill.local_bytes is not None:
+                # the compiled code's own local loads and stores, where given, replace both rules
+                share = row_spill.compiled_share(spill.local_bytes, threads, register_bytes)
         miss.spill = (share, local.bytes_per_ns, spill.bytes_per_thread * threads, local.beyond_l1)
         miss.spill_regs = (spill.bytes_per_thread, spill.regs)
         l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("local.dram_latency", None)
@@ -469,7 +473,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory"
-                + ((row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, reductions)
+                + ((row_spill.describe_compiled(spill.local_bytes, threads, share)
+                    if spill.local_bytes is not None and spill.regs is not None else
+                    row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, reductions)
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
                     f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
                     f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "

@@ -34,6 +34,11 @@ sum 2 (SASS 1.79), softmax's row max and row sum 4 (SASS 3.18-3.76). The corpus 
 whose frame reaches its registers between 73 and 167 registers, so any boundary there splits
 it alike; 128 is half of the 255 a thread can hold.
 
+Where the compiled code's own local traffic is given (the ``local_bytes`` resource: LDL + STL
+bytes a thread of its SASS), it replaces these estimates (``compiled_share``): the ratio to the
+frame is 2.3-5.4 across the corpus and sets the spilled rows' order, which the frame alone
+does not give (docs/analysis.md section 8 (p)).
+
 What this does not see: the ratio moves with the elements a thread holds (3.3-3.5 at 256,
 3.4-4.9 at 512, 4.9-5.4 at 1024 for softmax; rmsnorm 2.2-4.2, 3.2-4.9, 3.6-4.9), which
 the compiler's schedule sets and no count of the configuration gives; rows priced with
@@ -86,6 +91,22 @@ def frame_share(share, spill_bytes_per_thread, threads, register_bytes, regs, re
     if is_array(full, framed, share):
         return where(full, framed, share)
     return framed if full else share
+
+
+def compiled_share(local_bytes_per_thread, threads, register_bytes) -> Any:
+    """The share of a CTA's register bytes that moves through local memory where the compiled
+    code's own local traffic is given: ``local_bytes_per_thread`` (the LDL + STL bytes of its
+    SASS, each instruction by its width) x ``threads`` over the CTA's ``register_bytes``. It
+    replaces both the frame's multiple and the stored-once rule, at any registers: those
+    estimate what this counts (docs/analysis.md section 8 (p))."""
+    return local_bytes_per_thread * threads / emax(register_bytes, 1e-30)
+
+
+def describe_compiled(local_bytes_per_thread, threads, share) -> str:
+    """The clause of the spill line where the compiled code's local traffic is given."""
+    b = float(local_bytes_per_thread)
+    return (f" (the compiled code's local loads and stores move {b:,.0f} B a thread x {threads} threads = "
+            f"{b * threads:,.0f} B a CTA, {float(share) * 100:.1f}% of the CTA's register bytes)")
 
 
 def describe(spill_bytes_per_thread, threads, regs, share, reductions=0) -> str:

@@ -4,7 +4,7 @@
     tfx validate --ncu NCU.csv KERNEL.tile --set P=V ... [--hw ...]
 
 The CSV (tfx.analysis.measured) has columns kernel, profile, measured_ms, one per kernel
-parameter, and optionally regs, spills, smem_bytes as compiled. Per (family, shape) group
+parameter, and optionally regs, spills, smem_bytes, local_bytes as compiled. Per (family, shape) group
 it prints median |error|, signed median error, Spearman rank correlation, the regret of
 the configuration tfx ranks first, and the spilling rows apart. ``--ncu`` reads Nsight
 Compute's raw CSV export (``ncu --csv --page raw``): each profiled launch is one row of
@@ -23,7 +23,7 @@ def register(sub) -> None:
     p = sub.add_parser("validate", help="measured times vs predicted: error, rank correlation, regret",
                        description="Compare measured kernel times with tfx's predictions, per family and shape.")
     p.add_argument("file", help="a measurements CSV (kernel, profile, measured_ms, parameters, "
-                                "[regs, spills, smem_bytes]); with --ncu, the .tile file the launches ran")
+                                "[regs, spills, smem_bytes, local_bytes]); with --ncu, the .tile file the launches ran")
     p.add_argument("--ncu", metavar="FILE", help="Nsight Compute raw CSV (ncu --csv --page raw)")
     p.add_argument("--set", action="append", metavar="P=V", help="with --ncu: the kernel's parameters")
     p.add_argument("--hw", default=DEFAULT_PROFILE, help="profile for rows without a profile column")
