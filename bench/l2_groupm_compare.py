@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""The model's DRAM bytes (gmem read x (1 - l2 hit ratio)) beside Nsight Compute's, for
+"""The model's DRAM read bytes beside Nsight Compute's (dram__bytes_read.sum), for
 calibration/h200/measured/l2_groupm/l2_groupm.csv (bench/h200/measure_l2_groupm.py).
+
+The model's hit ratio (performance.l2_hit_ratio) is 1 - DRAM bytes / L2 bytes over reads and
+writes, and the model sends every stored byte on to DRAM, so its DRAM read bytes are
+(gmem read + gmem write) x (1 - hit) - gmem write (until session 12 this printed gmem read x
+(1 - hit), which counted a share of C's stores as reads: 1024x28672x4096 128x128x64 G8 0.301 GB
+for 0.247 read).
 
 Usage: python3 bench/l2_groupm_compare.py [CSV]"""
 import csv, sys
@@ -16,8 +22,9 @@ for r in csv.DictReader(open(sys.argv[1] if len(sys.argv) > 1 else "calibration/
     else: p['NUM_SMS'] = int(r['NUM_SMS'])
     a = analyze(mods[r['kernel']], None, prof, p, check=False)
     tot = a.metrics['memory.traffic.gmem.total.read']
+    wr = a.metrics['memory.traffic.gmem.total.write']
     h = a.metrics['performance.l2_hit_ratio']
     h = float(Fraction(str(h))) if not isinstance(h, float) else h
-    dram = tot * (1 - h)
+    dram = (tot + wr) * (1 - h) - wr
     pred = a.metrics['performance.predicted_ns'] / 1e3
     print(f"{r['kernel'][:4]} {r['M']}x{r['N']}x{r['K']} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} G{r['GROUP_M']} dram meas {int(r['dram_read_bytes'])/1e9:6.3f} model {dram/1e9:6.3f} ratio {dram/int(r['dram_read_bytes']):5.2f}  time meas {float(r['measured_ms'])*1e3:7.1f} pred {pred:7.1f} {100*(pred/float(r['measured_ms'])/1e3-1):+5.1f}%")

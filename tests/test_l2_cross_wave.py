@@ -6,6 +6,7 @@ H200 facts used: L2 capacity 62,914,560 B (60 MiB) in 2 partitions (hw_profiles/
 memory.l2): a previous wave's tiles have 62,914,560 / 2 = 31,457,280 B of room; 132 SMs.
 """
 
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -95,15 +96,21 @@ def test_the_previous_waves_tiles_evicted_when_its_loop_does_not_fit():
     """gemm.tile 4096^3, 128 x 64 tiles, BK 128, GROUP_M 1 (row-major: groups of 1 row x 64
     columns), one CTA per SM: W = 132 > 64, so the wave spans whole rows: 3 rows (cdiv(132, 64))
     and 64 columns; their loop reads (3 x 32,768 + 64 x 16,384) B x 32 trips = 36,700,160 B >
-    31,457,280: evicted before the next wave, no share crosses, and the DRAM shares stay the
-    first touches of the wave: 3 / 132 and 64 / 132."""
+    31,457,280: evicted before the next wave, no share crosses, and the DRAM shares are the
+    launch's first touches, counted over its waves exactly (tile_walk.slow_visits /
+    fast_visits): 32 x 64 = 2,048 positions, 2048 // 132 = 15 full waves (1,980 positions) and a
+    last one of 68; rows 15 + 1980 // 64 - (15 x gcd(132, 64) = 60) // 64 = 15 + 30 - 0 = 45,
+    the last wave 2047 // 64 - 30 + 1 = 2 more: 47 / 2,048 (a wave's 3 / 132 = 2.27%, exact
+    2.29%: waves starting mid-row span 3 rows, 4 when they start past 60 % 64); columns 15 x 64
+    + min(68, 64) = 1,024 / 2,048 = 1 / 2 (64 / 132 = 48.5%: the last wave reads all 64 with
+    68 CTAs)."""
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200,
                 {"BM": 128, "BN": 64, "BK": 128, "GROUP_M": 1})
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
     load_a, load_b = sorted(k for k in info if not k.startswith("__"))
     assert info["__cross_window__"][0] == 36_700_160
     assert info["__cross__"] == {load_a: 0, load_b: 0}
-    assert info[load_a] == pytest.approx(3 / 132) and info[load_b] == pytest.approx(64 / 132)
+    assert info[load_a] == Fraction(47, 2048) and info[load_b] == Fraction(1, 2)
     assert "they do not fit" in describe_cross(info)[-1]
 
 
@@ -113,5 +120,30 @@ def test_sweeps_agree_with_single_points():
               "GROUP_M": np.array([8, 1])}
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, params)
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
-    load_a, _ = sorted(k for k in info if not k.startswith("__"))
+    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
     assert np.asarray(info["__cross__"][load_a]) == pytest.approx([0.484375, 0])
+    # the DRAM shares too: GROUP_M 8 the wave's (8 / 132 x (1 - 0.484375), 17 / 132 x (1 -
+    # 2 / 132 x 0.484375), the worked example above), GROUP_M 1 the launch's exact 47 / 2,048
+    # and 1 / 2 (the test above)
+    assert np.asarray(info[load_a]) == pytest.approx([8 / 132 * (1 - 0.484375), 47 / 2048])
+    assert np.asarray(info[load_b]) == pytest.approx([17 / 132 * (1 - 2 / 132 * 0.484375), 1 / 2])
+
+
+def test_a_group_of_one_rows_last_wave_reads_its_own_columns():
+    """128x28672x8192, 64 x 128 x 64, GROUP_M 1, 2 CTAs a SM (l2_groupm's row: Nsight Compute
+    counted 869 MB from DRAM): a 2 x 224 grid of 448 positions in waves of 264. Wave 0 (0-263)
+    reads rows 0 and 1 and all 224 columns; wave 1 (264-447, 184 CTAs) row 1 and 184 columns.
+    The previous wave's loop, (2 x 8,192 + 224 x 16,384) B x 128 trips = 471,859,200 B >
+    31,457,280, is evicted: nothing crosses, and the first touches are rows 1 + 264 // 224 -
+    8 // 224 = 2, + 447 // 224 - 1 + 1 = 1: 3 of 448; columns 224 + min(184, 224) = 408 of 448
+    (a wave's share, 224 / 264, counted 380.1: the last wave's columns as shared as a full
+    wave's). DRAM bytes: 408 x 128 x 16,384 + 3 x 128 x 8,192 = 855,638,016 + 3,145,728 =
+    858,783,744 B (the wave's share: 801.0 MB)."""
+    a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200,
+                {"M": 128, "N": 28672, "K": 8192, "BM": 64, "BN": 128, "BK": 64, "WARPS": 4,
+                 "STAGES": 4, "GROUP_M": 1})
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 2).values()
+    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
+    assert info["__cross_window__"][0] == 471_859_200
+    assert info[load_a] == Fraction(3, 448) and info[load_b] == Fraction(408, 448)
+    assert 448 * 128 * (info[load_b] * 16384 + info[load_a] * 8192) == 858_783_744

@@ -8,6 +8,7 @@ tiles have 31,457,280 B of room (hw_profiles/h200_sxm.toml memory.l2).
 """
 
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,34 @@ def test_slow_index_rows_a_round_spans_on_average():
                                               np.array([1792, 1792]))) == pytest.approx([240 / 112, 1.5])
 
 
+def _waves(total, W):
+    """The launch's waves as (first, last) positions: W consecutive positions each."""
+    return [(s, min(s + W, total) - 1) for s in range(0, total, W)]
+
+
+def test_visits_count_each_waves_values_exactly():
+    """A 2 x 224 grid (448 positions) in waves of 264 (128x28672x8192, 64 x 128, 2 CTAs on 132
+    SMs): the row index advances every 224 positions. Wave 0 (0-263) spans rows 0 and 1, wave
+    1 (264-447) row 1 only: 3 (wave, row) pairs; the closed form: F = 448 // 264 = 1, d =
+    gcd(264, 224) = 8, 1 + 264 // 224 - 8 // 224 = 1 + 1 - 0 = 2, the last wave 447 // 224 -
+    264 // 224 + 1 = 1 - 1 + 1 = 1: 3. Its column (period 224): 1 x min(264, 224) + min(184,
+    224) = 408 (the lock-step wave's 224 / 264 over 448 positions counted 380.1). The walk of
+    1,792 tiles in rounds of 132 on rows of 112: 29 rows, 1,532 columns (the test below).
+    Every count against the waves enumerated: rows floor(last / P) - floor(first / P) + 1,
+    columns min(size, P)."""
+    assert tile_walk.slow_visits(448, 264, 224) == 3
+    assert tile_walk.fast_visits(448, 264, 224) == 408
+    assert tile_walk.slow_visits(1792, 132, 112) == 29
+    assert tile_walk.fast_visits(1792, 132, 112) == 1532
+    for total, W, P in [(448, 264, 224), (1792, 132, 112), (1024, 132, 32), (4608, 528, 48),
+                        (896, 132, 56), (256, 132, 4), (14336, 528, 224), (100, 7, 10)]:
+        waves = _waves(total, W)
+        assert tile_walk.slow_visits(total, W, P) == sum(b // P - a // P + 1 for a, b in waves)
+        assert tile_walk.fast_visits(total, W, P) == sum(min(b - a + 1, P) for a, b in waves)
+    got = tile_walk.slow_visits(np.array([448, 1792]), np.array([264, 132]), np.array([224, 112]))
+    assert list(np.asarray(got)) == [3, 29]
+
+
 def test_the_walks_indices_are_read_from_the_windows():
     """A[t / TILES_N * BM : BM, k * BK : BK]: slow, period TILES_N = 28672 / 256 = 112;
     B[k * BK : BK, t % TILES_N * BN : BN]: fast, period 112; the round is the mesh's 132 CTAs
@@ -66,16 +95,21 @@ def test_the_walks_indices_are_read_from_the_windows():
 def test_wide_gemm_streams_b_from_dram_each_round():
     """1024x28672x4096, 64 x 256 x 64, 132 CTAs (the issue-15 row predicted 547 us with every
     load taken as one tile all CTAs share, a 98.0% hit ratio; measured 822-825 us).
-    Within a round: A 240/112 = 2.142857 rows of 132 reads, 1.623%; B min(132, 112) = 112
-    columns of 132, 84.85%. Across rounds: B's column recurs 112 tiles later, but the round's
-    loop reads 112 x 32,768 B (64 x 256 x 2) x 64 trips = 234,881,024 B of B and
-    2.142857 x 8,192 B x 64 = 1,123,474.3 B of A = 236,004,498.3 B > 31,457,280 B: evicted, so
-    B's DRAM bytes are 114,688 reads x 32,768 B x 112 / 132 = 3,188,687,236 B (3.19 GB, 13.6
-    times B's 234.88 MB). The round's window at 3 stages: (112 x 32,768 + 2.142857 x 8,192) x 3
-    = 11,062,710.9 B <= 62,914,560: the within-round hits hold."""
+    Within a round: A 240/112 = 2.142857 rows of 132 reads; B min(132, 112) = 112 columns of
+    132. Across rounds: B's column recurs 112 tiles later, but the round's loop reads 112 x
+    32,768 B (64 x 256 x 2) x 64 trips = 234,881,024 B of B and 2.142857 x 8,192 B x 64 =
+    1,123,474.3 B of A = 236,004,498.3 B > 31,457,280 B: evicted, so every round's first touches
+    go to DRAM, counted over the walk's 1,792 tiles exactly: 1792 // 132 = 13 full rounds and a
+    last one of 1792 - 1716 = 76 tiles. A: 13 + 1716 // 112 - (13 x 4) // 112 = 13 + 15 - 0 =
+    28 rows in the full rounds, the last (tiles 1716-1791) 1791 // 112 - 15 + 1 = 1 more: 29 /
+    1,792 = 1.618% (a round's mean 240 / 112 / 132 = 1.623%); B: 13 x 112 + min(76, 112) =
+    1,532 / 1,792 = 85.49% (112 / 132 = 84.85%), B's DRAM bytes 1,532 x 32,768 B x 64 =
+    3,212,836,864 B (3.21 GB; Nsight Compute measured 3.23 GB for A and B, l2_groupm). The
+    round's window at 3 stages: (112 x 32,768 + 2.142857 x 8,192) x 3 = 11,062,710.9 B <=
+    62,914,560: the within-round hits hold."""
     a, info, _, _, _, ops = _walk(WIDE)
-    assert info[ops["A"]] == pytest.approx(240 / 112 / 132)
-    assert info[ops["B"]] == pytest.approx(112 / 132)
+    assert info[ops["A"]] == Fraction(29, 1792)
+    assert info[ops["B"]] == Fraction(1532, 1792)
     assert info["__cross__"] == {ops["A"]: 0, ops["B"]: 0}
     assert info["__cross_window__"][0] == pytest.approx(112 * 32768 * 64 + 240 / 112 * 8192 * 64)
     assert info["__window__"][0] == pytest.approx((112 * 32768 + 240 / 112 * 8192) * 3)
@@ -84,6 +118,8 @@ def test_wide_gemm_streams_b_from_dram_each_round():
     assert lines[0].startswith("line 36: CTA sm walks t = sm + i x 132")
     assert "(132 + 112 - 4) / 112 = 2.14 values on average" in lines[1] and "= 1.6% of its reads" in lines[1]
     assert "min(132, 112) = 112 distinct tiles, 112 / 132 = 84.8% of its reads from DRAM" in lines[2]
+    assert "13 full rounds and a last one of 76 tiles: (13 x 112 + 76) / 1,792 = 85.5%" in lines[2]
+    assert "13 full rounds and a last one of 76 tiles: 29 values / 1,792 = 1.6%" in lines[1]
 
 
 def test_a_narrow_gemm_keeps_b_across_rounds():

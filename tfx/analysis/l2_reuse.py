@@ -62,6 +62,14 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         g0 = extents[0]
         g1 = extents[1] if len(extents) > 1 else 1
         swizzled = region.swizzle is not None and len(extents) > 1
+        # Row-major order (no swizzle, or a group of one row): a load's first touches over the
+        # whole launch, its full waves and the last one, exactly (tile_walk.slow_visits /
+        # fast_visits), where a wave's ceil(W / g1) rows miss the row a wave starting mid-row adds
+        # and the last wave's columns are shared by fewer CTAs than a full wave's.
+        row_major = (True if not swizzled else
+                     (region.swizzle.evaluate(env) == 1 if len(extents) > 1 else True))
+        launch_rows = _share(tile_walk.slow_visits(total, W, g1), total)
+        launch_cols = _share(tile_walk.fast_visits(total, W, g1), total)
         if swizzled:
             # Group-M order: groups of G rows x all g1 columns, walked column by column.
             # A wave inside one group spans G rows and ceil(W / G) columns; a wave larger
@@ -87,6 +95,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         rounds = persistent_rounds.find(mesh, env) if len(coords) == 1 else None
         walked = {}
         per_op = {}
+        exact = {}        # op id -> its first touches over the whole launch, exactly (row-major order)
         cross = {}
         how = {}
         window = 0
@@ -106,20 +115,26 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             used = [c for c in coords if c in deps]
             index = (tile_walk.walk_index(windows, rounds.loop_var, env)
                      if rounds is not None and not used else None)
+            first = None      # the launch's share of first touches where it is exact, else distinct / W
             if index is not None:
                 distinct = tile_walk.distinct(index, W, rounds.tiles)
+                first = tile_walk.launch_share(index, W, rounds.tiles)
                 kind = (None if index.kind == "each" else
                         (True, (index.kind, index.period, rounds.tiles), None))
                 walked[node.id] = (node.line, windows[0].tensor, index)
             elif len(coords) >= 2 and used == [coords[0]]:
                 distinct, kind = rows, order["row"]
+                first = where(row_major, launch_rows, _share(rows, W))
             elif len(coords) >= 2 and used == [coords[1]]:
                 distinct, kind = cols, order["col"]
+                first = where(row_major, launch_cols, _share(cols, W))
             elif not used:
                 distinct, kind = 1, (True, ("same", 1, total), None)
             else:
                 distinct, kind = W, None
             per_op[node.id] = ratio(distinct, W) if not is_array(distinct, W) else distinct / W
+            if first is not None:
+                exact[node.id] = first
             if kind is None:
                 cross[node.id] = 0
             else:
@@ -157,8 +172,10 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             cross = {k: where(fits, v, 0) for k, v in cross.items()}
         cross = {k: where(cross_fits, v, 0) if is_array(cross_fits, v) else (v if cross_fits else 0)
                  for k, v in cross.items()}   # the previous wave's tiles were evicted: no reuse
-        # a tile the previous wave left in L2 is no first touch: only the rest go to DRAM
-        per_op = {k: v * (1 - cross[k]) if is_array(cross[k]) or cross[k] else v for k, v in per_op.items()}
+        # a tile the previous wave left in L2 is no first touch: only the rest go to DRAM; where
+        # nothing crosses the waves, a row-major launch's first touches are counted exactly, its
+        # last, shorter wave included (tile_walk.slow_visits / fast_visits)
+        per_op = {k: _first_touches(v, cross[k], exact.get(k), fits) for k, v in per_op.items()}
         l2_only: dict = {}
         for node in mesh.walk():
             if node.id in cross:
@@ -181,6 +198,24 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             per_op[op_id] = per_op[op_id] * (1 - share)
         per_op["__handoff__"] = facts
     return out
+
+
+def _first_touches(wave_share, cross, exact, fits):
+    """A load's DRAM share: a wave's first touches less what the previous wave left in L2
+    (``wave_share`` x (1 - ``cross``)); where nothing crosses and the reuse window fits, the
+    launch's exact first touches (``exact``) where the order gives them."""
+    kept = wave_share * (1 - cross) if is_array(cross) or cross else wave_share
+    if exact is None:
+        return kept
+    if is_array(cross, exact, fits):
+        import numpy as np
+        return np.where(np.asarray(fits, dtype=bool) & (np.asarray(cross) == 0), exact, kept)
+    return exact if (fits and not cross) else kept
+
+
+def _share(part, whole):
+    """part / whole, exact for scalars (numbers.ratio), elementwise for arrays."""
+    return ratio(part, whole) if not is_array(part, whole) else part / whole
 
 
 def cross_wave_share(kind: str, W, period, span):

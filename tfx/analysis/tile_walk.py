@@ -114,6 +114,36 @@ def slow_distinct(W, period, tiles) -> Any:
     return emin(mean, cdiv(tiles, period))
 
 
+def slow_visits(total, W, period) -> Any:
+    """Exact (wave, value) pairs of an index that advances every ``period`` positions over a
+    launch of ``total`` positions walked in waves (rounds) of W consecutive positions: F = total
+    // W full waves and a last one of total - F W. Wave i covers positions iW .. iW + W - 1,
+    values floor(iW / P) .. floor((iW + W - 1) / P); floor((iW + W - 1) / P) = floor((i + 1) W / P)
+    less 1 where P divides (i + 1) W, so the full waves' sum telescopes to
+    F + floor(F W / P) - #{i <= F: P | i W} = F + floor(F W / P) - floor(F d / P), d = gcd(W, P)
+    (P | i W exactly when P / d divides i); the last wave adds floor((total - 1) / P) -
+    floor(F W / P) + 1. Over many waves it is (W + P - d) / P a wave (``slow_distinct``).
+    A 2 x 224 grid in waves of 264: F = 1, d = 8: 1 + 1 - 0 = 2 rows, the last 184 positions
+    1 more: 3."""
+    F = total // W
+    rest = total - F * W
+    d = _gcd(W, period)
+    full = F + (F * W) // period - (F * d) // period
+    last = (total - 1) // period - (F * W) // period + 1
+    if is_array(rest, last):
+        import numpy as np
+        return full + np.where(np.asarray(rest) > 0, last, 0)
+    return full + (last if rest > 0 else 0)
+
+
+def fast_visits(total, W, period) -> Any:
+    """Exact (wave, value) pairs of an index that advances every position and wraps every
+    ``period`` over a launch of ``total`` positions in waves of W: each full wave reads
+    min(W, P) values, the last (total - F W) positions min(total - F W, P)."""
+    F = total // W
+    return F * emin(W, period) + emin(total - F * W, period)
+
+
 def distinct(index: WalkIndex, W, tiles) -> Any:
     """Distinct tiles of a load over a round of W consecutive tiles of the walk."""
     if index.kind == "fast":
@@ -123,15 +153,29 @@ def distinct(index: WalkIndex, W, tiles) -> Any:
     return W
 
 
+def launch_share(index: WalkIndex, W, tiles) -> Any:
+    """The share of the walk's tile reads that are a round's first read of their tile, exact over
+    the whole walk (its full rounds and the last, shorter one): visits / tiles."""
+    from tfx.analysis.numbers import ratio
+    if index.kind == "each":
+        return 1
+    visits = (fast_visits if index.kind == "fast" else slow_visits)(tiles, W, index.period)
+    return ratio(visits, tiles) if not is_array(visits, tiles) else visits / tiles
+
+
 def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
     """The breakdown's clause for one load of the walk (scalars)."""
     W, tiles = int(W), int(tiles)
     if index.kind == "fast":
         P = int(index.period)
         n = min(W, P)
+        F, rest = tiles // W, tiles % W
+        visits = int(fast_visits(tiles, W, P))
         return (f"line {line}: {tensor} follows {index.text} (wraps every {P:,} tiles): a round of {W} "
                 f"consecutive tiles reads min({W}, {P:,}) = {n:,} distinct tiles, {n:,} / {W} = "
-                f"{n / W * 100:.1f}% of its reads from DRAM")
+                f"{n / W * 100:.1f}% of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
+                f"({F:,} x {n:,}{f' + {min(rest, P):,}' if rest else ''}) / {tiles:,} = "
+                f"{visits / tiles * 100:.1f}%")
     if index.kind == "slow":
         P = int(index.period)
         d = int(_gcd(W, P))
@@ -139,12 +183,21 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         rows = -(-tiles // P)
         n = float(slow_distinct(W, P, tiles))
         cap = "" if n == mean else f", at most the walk's {rows:,}"
+        F, rest = tiles // W, tiles % W
+        visits = int(slow_visits(tiles, W, P))
         return (f"line {line}: {tensor} follows {index.text} (advances every {P:,} tiles): a round of {W} "
                 f"consecutive tiles starts a multiple of gcd({W}, {P:,}) = {d} tiles into a value and spans "
                 f"({W} + {P:,} - {d}) / {P:,} = {mean:.2f} values on average{cap}: {n:.2f} distinct tiles, "
-                f"{n:.2f} / {W} = {n / W * 100:.1f}% of its reads from DRAM")
+                f"{n:.2f} / {W} = {n / W * 100:.1f}% of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
+                f"{visits:,} values / {tiles:,} = {visits / tiles * 100:.1f}%")
     return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {W} tiles is its own, "
             f"every read from DRAM")
+
+
+def _over_walk(F, rest, tiles) -> str:
+    """The clause naming the walk's rounds for the exact count (slow_visits / fast_visits)."""
+    last = f" and a last one of {rest:,} tiles" if rest else ""
+    return f"counted over the walk's {F:,} full rounds{last}"
 
 
 def header(rounds, W) -> str:
