@@ -81,6 +81,37 @@ def test_idle_round_trip_is_the_floor_of_the_loaded_line():
     assert arr == pytest.approx([908.3617, 1162.38], abs=0.05)
 
 
+def test_the_idle_floor_takes_the_tile_at_the_sms_own_rate():
+    """calibration/h200/measured/kloop, dram row 128x128x64, 8 warps, 2 stages: 132 CTAs, one a
+    SM, 32,768 B a trip all from DRAM, one tile in flight, measured 1,388.0 ns a trip.
+    The loaded line: K = 122.2222 + 205 + 32,768 / 128.7 (= 254.6076) = 581.8298 ns,
+    q = 0.3248867 x 132 x 32,768 = 1,405,257.35, S - 1 = 1:
+    T = (581.8298 + sqrt(581.8298^2 + 4 x 1,405,257.35)) / 2
+      = (581.8298 + sqrt(338,525.96 + 5,621,029.40 = 5,959,555.36) = 2,441.2201) / 2 = 1,511.5249 ns
+    (2,861.6 B/ns drawn; +8.9%). The idle floor with the tile at the SM's share of the device,
+    4238.4 / 132 = 32.1091 B/ns: 122.2222 + 557 + 32,768 / 32.1091 (= 1,020.5210) = 1,699.7432
+    ns, over the line (+22.5%); at the SM's own ceiling 81.18 B/ns: 122.2222 + 557 + 32,768 /
+    81.18 (= 403.6462) = 1,082.8684, under it: the line's 1,511.5249 holds.
+    The model's transfer for that floor (performance._own_transfer_ns): DRAM bytes at the
+    ceiling, L2 bytes at the SM's L2 share 11,000 / 132 = 83.3333 B/ns (32,768 / 83.3333 =
+    393.2160): max(403.6462, 393.2160) = 403.6462; the copy engine's transfer at the shares
+    (performance._transfer_ns) stays max(1,020.5210, 393.2160) = 1,020.5210. A profile without
+    the ceiling (A100) keeps the share."""
+    from tfx.analysis.performance import Demand, _own_transfer_ns, _transfer_ns
+    h = Machine(H200, "cta")
+    f, d = load_trip.facts(h), load_trip.dram_facts(h)
+    assert memory_parallelism.own_dram_rate(h, 132) == pytest.approx(81.18)
+    a100 = Machine(load_profile("a100_sxm"), "cta")
+    assert memory_parallelism.own_dram_rate(a100, 8) == pytest.approx(a100.dram_bw_device / 8)
+    tile = Demand(dram=32768, l2=32768, global_loads=32768)
+    assert _own_transfer_ns(tile, h, 132) == pytest.approx(403.6462, abs=1e-3)
+    assert _transfer_ns(tile, h, 1, 132) == pytest.approx(1020.5210, abs=1e-3)
+    own = load_trip.loaded_round_trip_ns(200, 1, 32768, _own_transfer_ns(tile, h, 132), 32768, 1, 132, 2, f, d)
+    assert own == pytest.approx(1511.5249, abs=1e-3)
+    share = load_trip.loaded_round_trip_ns(200, 1, 32768, _transfer_ns(tile, h, 1, 132), 32768, 1, 132, 2, f, d)
+    assert share == pytest.approx(1699.7432, abs=1e-3)
+
+
 def test_profile_idle_reproduces_its_calibration_row():
     """The profile's idle round trip is derived with the model's own transfer: one CTA alone on
     one SM at 3 stages, 16x64x64 bf16, 10,240 B a trip all from DRAM (calibration/h200/measured/

@@ -56,6 +56,21 @@ def sm_dram_share(m, active_units) -> Any:
     return share if cap is None else emin(share, cap)
 
 
+def own_dram_rate(m, active_units) -> Any:
+    """B/ns one SM brings its own tile in from DRAM while it is in flight: its ceiling
+    (``sm_dram_bytes_per_ns``) however many SMs pull, not its share of the device's bandwidth
+    (``sm_dram_share``); the share where the profile states no ceiling. The share is a throughput
+    bound, which the copy engine already enforces on a round (r x bytes / share); the waiting it
+    stands for when every SM pulls is the queueing of the loaded round trip
+    (tfx.analysis.load_trip.loaded_round_trip_ns). So the idle floor of that round trip, fitted
+    with the tile at one SM's ceiling (``pipeline.dram_round_trip_idle``), keeps the ceiling:
+    with the share as well the 2-stage k-loops of 20-40 KB tiles on 132 SMs (one tile in
+    flight a CTA) were priced 14-26% slow (calibration/h200/measured/kloop, docs/analysis.md
+    section 8, "The idle round trip")."""
+    cap = sm_dram_bytes_per_ns(m)
+    return sm_dram_share(m, active_units) if cap is None else cap
+
+
 def drawing_per_unit(drawing, r, active_units) -> Any:
     """CTAs per SM whose loads draw DRAM bandwidth together: the CTAs in flight over the SMs
     they run on. A full wave holds r on every SM; a tail wave of t CTAs holds ceil(t / SMs) on

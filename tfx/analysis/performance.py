@@ -668,7 +668,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             dram_trip = load_trip.dram_facts(m)
             if dram_trip is not None and body.dram and not is_array(body.dram):
                 # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
-                fetch = _transfer_ns(body, m, 1, active_units)
+                fetch = _own_transfer_ns(body, m, active_units)
                 rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, _queue_bytes(body),
                                                     drawing, active_units, stages, facts, dram_trip)
                 short = memory_parallelism.describe_short_runs(m, float(body.dram), float(body.dram_lines))
@@ -1147,6 +1147,19 @@ def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True):
     copy = r * emax(d.dram, d.dram_lines) / dram_bw
     if m.l2_bw_device is not None and l2_share:
         copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
+    return copy
+
+
+def _own_transfer_ns(d: Demand, m: Machine, active_units):
+    """ns one trip's bytes take at the rates one SM gets while its tile is in flight: its DRAM
+    bytes at the SM's own DRAM rate (memory_parallelism.own_dram_rate: the ceiling, not the
+    device's share) and its L2 bytes at its share of the L2, as ``_transfer_ns`` counts them
+    (whole-line bytes, one position); the transfer of the loaded DRAM round trip's idle floor."""
+    if m.dram_per_unit is not None:
+        return _transfer_ns(d, m, 1, active_units)
+    copy = emax(d.dram, d.dram_lines) / memory_parallelism.own_dram_rate(m, active_units)
+    if m.l2_bw_device is not None:
+        copy = emax(copy, d.l2 / (m.l2_bw_device / active_units))
     return copy
 
 
@@ -1795,10 +1808,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # measured round trip replaces the one estimated DRAM latency (700 ns on the H200,
             # which bound one SM's trips above the idle round trip they were measured at:
             # docs/analysis.md, "The measured round trip replaces the estimated latency")
+            # (its idle floor's transfer at the SM's own DRAM rate: _own_transfer_ns)
             in_flight = emax(one["copy"] if stations is None else in_flight, load_trip.loaded_round_trip_ns(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
-                fetch, _queue_bytes(body),
+                _own_transfer_ns(body, m, active_units), _queue_bytes(body),
                 r_draw, active_units, stages, trip_facts, dram_trip))
         serial_chain = trip_facts.overhead_ns
         if dram_trip is not None:
