@@ -53,7 +53,7 @@ CASES = [
      "--objective: error: expected one of time, smem, regs, traffic, cost, found 'speed'"),
     # the commands' own checks
     (["analyze", GEMM, "--resources", "bogus=1"],
-     "--resources: error: expected one of regs, smem, spills, static_smem, threads, found 'bogus'"),
+     "--resources: error: expected one of local_bytes, regs, smem, spills, static_smem, threads, found 'bogus'"),
     (["analyze", GEMM, "--resources", "regs=-1"], "--resources regs: error: expected a whole number >= 0, found '-1'"),
     (["analyze", GEMM, "--resources", "threads=0"],
      "--resources threads: error: expected a whole number >= 1, found '0'"),

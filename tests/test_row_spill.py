@@ -243,3 +243,15 @@ def test_the_spill_term_charges_the_compiled_local_bytes():
     assert ("(the compiled code's local loads and stores move 9,792 B a thread x 32 threads = 313,344 B a CTA, "
             "34.2% of the CTA's register bytes)") in spill.detail
     assert "4.355 x the frame" not in spill.detail
+
+
+def test_the_cli_takes_the_compiled_local_bytes(capsys):
+    """`tfx analyze --resources ...,local_bytes=9792` reaches the same spill line: 63 x 313,344 B
+    / 25.565909 B/ns = 772.15 us (test_the_spill_term_charges_the_compiled_local_bytes)."""
+    from tfx.cli.main import main
+    rc = main(["analyze", "kernels/softmax.tile", "--set", "M=8192", "--set", "N=16384", "--set", "BLOCK_M=1",
+               "--set", "WARPS=1", "--resources", "threads=32,regs=64,spills=724,smem=0,local_bytes=9792"])
+    out = capsys.readouterr().out
+    assert rc in (0, None)
+    assert "spill       772.15 us" in out
+    assert "the compiled code's local loads and stores move 9,792 B a thread x 32 threads = 313,344 B a CTA" in out

@@ -22,7 +22,8 @@ def register(sub) -> None:
     add_kernel_args(p)
     p.add_argument("--resources", metavar="threads=T,regs=R,smem=S,spills=W",
                    help="per-CTA resources (override the kernel's and the estimate); spills: 4-byte "
-                        "words of local memory per thread as compiled")
+                        "words of local memory per thread as compiled; local_bytes: the bytes a "
+                        "thread's local loads and stores move (LDL + STL of the SASS)")
     p.add_argument("--ptxas", metavar="FILE",
                    help="compiled registers, spills and static shared memory from ptxas -v output "
                         "(replace the estimate; --resources wins where both give one)")
@@ -38,7 +39,7 @@ def parse_resources(text: str | None) -> dict[str, int]:
     if not text:
         return {}
     out = parse_int_assignments([s for s in text.split(",") if s.strip()], "--resources")
-    allowed = {"threads", "regs", "smem", "static_smem", "spills"}
+    allowed = {"threads", "regs", "smem", "static_smem", "spills", "local_bytes"}
     for k in out:
         if k not in allowed:
             raise argument_error("--resources", f"expected one of {', '.join(sorted(allowed))}", found=k)
