@@ -123,6 +123,47 @@ def test_serial_chain_term_of_four_resident_ctas():
     assert "prefetch wait" not in t
 
 
+def test_serial_chain_of_a_64_row_tile_on_8_warps():
+    """flash_attention B1 H32 S4096 D128 at BLOCK_M=64, BLOCK_N=32, 8 warps, 3 stages, with the
+    compiled resources (89 regs, 64 KiB: 2 CTAs per SM). As Triton 3.6.0 lays it (its ttgir and
+    SASS, bench/h200/compile_attn_sass.py f,128,64,32,8,3): QK^T feeds PV, so its 8 warps go on
+    M and both warpgroups compute the same 64 rows, each as 2 x 8 wgmma m64n16k16
+    (mmaVersionToInstrShape: maxN = 32 / (8 / 4) = 16); PV only reads P: warps 4 x 2, each
+    warpgroup 64 x 64 of the 64 x 128 accumulator, 2 wgmma m64n64k16 (RS).
+      tensor: QK^T 2 x 128 x 32 x 128 = 1,048,576 flop = 174.72 ns, its operands through the
+        port longer: A 2 warpgroups x 2 instructions x 64 x 128 x 2 B + B 2 x 128 x 32 x 2 B =
+        81,920 B / 253.44 = 323.23 ns; PV 2 x 64 x 128 x 32 = 524,288 flop = 87.36 ns + the RS
+        group 50 cycles = 112.61 ns; 435.84 ns (the trip's port time, 81,920 + PV's V 8,192 +
+        K and V written 16,384 = 106,496 B = 420.20 ns, is shorter);
+      simt: the scores' ops run on both warpgroups (vector 10,496 elements: mul, reduce max,
+        sub, reduce sum, cast on 64 x 32, max, sub, mul, add on 64; special 2,112 exp2), the
+        acc rescale on PV's 64 x 128 = 8,192 once: 2 x (10,496 / 253.44 + 2,112 / 31.68) +
+        8,192 / 253.44 + overhead 50.505 = 298.99 ns;
+      delay: each warpgroup's dependent path over its 64 rows (half of each op's work): the two
+        mma waits 88.889 ns, reduce max over 32 columns 84 cycles = 42.424 ns against 2048 / 2 /
+        253.44 = 4.040 ns, the row max 2.020 ns against 0.126 ns: 129.167 ns, less the two
+        warpgroups' overlap 1/2 x min(435.84, 298.99) = 149.49 ns.
+    Two CTAs share the stations (mva, delay 129.167 - 149.495 = -20.328 ns): one alone 435.84 +
+    298.99 - 20.33 = 714.50 ns, queues 435.84 / 714.50 = 0.6100 and 298.99 / 714.50 = 0.4185;
+    two: 435.84 x 1.6100 + 298.99 x 1.4185 - 20.33 = 701.70 + 424.11 - 20.33 = 1105.48 ns a round,
+    over the busiest engine, the port's 2 x 106,496 / 253.44 = 840.40 ns: +265.08 ns over 127
+    trips, 2048 / 264 = 7 full waves."""
+    t = terms("flash_attention.tile", dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=8, STAGES=3),
+              dict(threads=256, regs=89, smem=65536, spills=0))
+    qk_ops = (2 * 2 * 64 * 128 * 2 + 2 * 128 * 32 * 2) / SMEM
+    assert qk_ops == pytest.approx(323.23, abs=1e-2) and qk_ops > 2 * 128 * 32 * 128 / TENSOR
+    tensor = qk_ops + 2 * 64 * 128 * 32 / TENSOR + RS_GROUP
+    assert tensor == pytest.approx(435.84, abs=1e-2)
+    simt = 2 * (10_496 / VECTOR + 2112 / SPECIAL) + 8192 / VECTOR + OVERHEAD
+    assert simt == pytest.approx(298.99, abs=1e-2)
+    exposed = 2 * WGMMA_WAIT + (84 / 1.98 - 1024 / VECTOR) + (4 / 1.98 - 32 / VECTOR)
+    assert exposed == pytest.approx(129.167, abs=1e-3)
+    round_ns = mva(tensor, simt, exposed - min(tensor, simt) / 2, 2)
+    assert round_ns == pytest.approx(1105.48, abs=1e-2)
+    port = 2 * (81_920 + 8192 + 16_384) / SMEM
+    assert t["serial chain"].ns == pytest.approx(7 * 127 * (round_ns - port), rel=1e-6)
+
+
 def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     """flash_attention B1 H32 S8192 D128 at 128 x 64, 8 warps (two warpgroups of 64 rows),
     2 stages, 1 CTA per SM. The CTA's stations: QK^T 2 x 128 x 64 x 128 = 2,097,152 flop =

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.mma_layout import plan, register_transposes
+from tfx.analysis.mma_layout import FEEDS, READS, instruction_n, operand_reads, plan, register_transposes
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -58,6 +58,55 @@ def test_chained_dots_keep_the_m_split():
     # on M (warpsPerTileV3 for a chained dot): 8 warps x 16 rows = 128 rows for the 64
     p = plan((64, 64, 64), WGMMA, 8, chained=True)
     assert (p.path, p.warps_m, p.m) == ("warpgroup", 8, 128)
+
+
+def test_only_the_dot_that_feeds_another_puts_every_warp_on_m():
+    # warpsPerTileV3 asks whether a dot's forward slice holds a dot; warpsPerTileV2 looks both
+    # ways. Attention at 64 x 32, D = 128 on 8 warps (the ttgir of Triton 3.6.0,
+    # bench/h200/compile_attn_sass.py f,128,64,32,8,3: #mma warpsPerCTA [8, 1] for QK^T,
+    # #mma1 [4, 2] for PV): QK^T feeds PV, so its 8 warps go on M, 8 x 16 = 128 rows for 64;
+    # PV only reads QK^T's P: 4 x 1, M = 64 is not > 16 x 4, so the second warpgroup goes on
+    # N: 4 x 2, nothing padded, 2 x 64 x 128 x 32 = 524,288 flop (stacked: 1,048,576)
+    qk = plan((64, 32, 128), WGMMA, 8, chained=FEEDS)
+    assert (qk.path, qk.warps_m, qk.warps_n, qk.m) == ("warpgroup", 8, 1, 128)
+    pv = plan((64, 128, 32), WGMMA, 8, chained=READS)
+    assert (pv.path, pv.warps_m, pv.warps_n, pv.m) == ("warpgroup", 4, 2, 64)
+    assert pv.flops == 524_288
+    # on the warp mma (two warps: no warpgroup) a dot that only reads another is chained too:
+    # all warps on the larger side, M = 64 >= N = 32 -> 2 x 1
+    assert plan((64, 32, 64), WGMMA, 2, chained=READS)[:3] == ("warp", 2, 1)
+
+
+def test_instruction_n_leaves_a_column_split_to_spare_warps():
+    # mmaVersionToInstrShape v3: nWarps = max(warps / max(M / 16, 1), 1), maxN = max(N / nWarps,
+    # 8), the widest multiple of 8 <= min(maxN, 256) dividing N.
+    # 64 x 32 on 8 warps: 8 / (64 / 16) = 2 -> maxN 16: m64n16 (the SASS: 16 HGMMA.64x16x16)
+    assert instruction_n((64, 32, 128), 8) == 16
+    # 64 x 128 (PV) on 8 warps: 128 / 2 = 64 (HGMMA.64x64x16); 64 x 64: 32
+    assert instruction_n((64, 128, 32), 8) == 64
+    assert instruction_n((64, 64, 128), 8) == 32
+    # 4 warps, or 128 rows on 8 warps: nWarps = 1, the whole N (64 x 32 w4: HGMMA.64x32x16)
+    assert instruction_n((64, 32, 128), 4) == 32
+    assert instruction_n((128, 32, 128), 8) == 32
+    # capped at 256; N = 96 on 4 warps: 96 (a multiple of 8 dividing 96)
+    assert instruction_n((128, 512, 64), 4) == 256
+    assert instruction_n((64, 96, 64), 4) == 96
+    np.testing.assert_array_equal(instruction_n((np.array([64, 64, 128]), np.array([32, 128, 256]), 64),
+                                                np.array([8, 8, 4])), [16, 64, 256])
+
+
+def test_each_instruction_along_n_reads_a_again():
+    # QK^T 64 x 32 x 128 on 8 warps (FEEDS): warps 8 x 1 (two warpgroups holding the same 64
+    # rows, padded to 128), each issuing 32 / 16 = 2 m64n16 instructions per k-step, each reading
+    # its A slab: A 2 x 128 rows x 128 x 2 B = 65,536 B; B (128 x 32) once per 64-row
+    # instruction along M, 2: 16,384 B; 81,920 B an execution (one m64n32 a warpgroup would
+    # read 49,152)
+    r = operand_reads((64, 32, 128), WGMMA, 8, chained=FEEDS)
+    assert (r.a_readers, r.b_readers) == (2, 2)
+    assert r.a_bytes + r.b_bytes == 81_920
+    # at 4 warps the one m64n32 instruction reads A once: 64 x 128 x 2 + 128 x 32 x 2 = 24,576
+    r = operand_reads((64, 32, 128), WGMMA, 4, chained=FEEDS)
+    assert (r.a_readers, r.b_readers, r.a_bytes + r.b_bytes) == (1, 1, 24_576)
 
 
 def test_chained_decode_group_runs_mma_sync_at_16_rows():

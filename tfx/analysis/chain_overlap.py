@@ -107,11 +107,56 @@ def replication(loop, m, warps):
     return copies if group else 1
 
 
-def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, smem_ns=None) -> Stations:
+def accumulator_ops(loop, m, warps) -> list:
+    """(op, copies) for each op of the trip that computes another mma's accumulator (through
+    views: attention's ``acc * alpha`` before PV) where that mma's layout holds each row in
+    ``copies`` warpgroups, other than the scores' ``replication``: such an op runs in the
+    accumulator's layout, not the scores'. On the warpgroup mma only a dot that feeds another
+    puts every warp on M (tfx.analysis.mma_layout.feeds_dot), so a 64-row tile on 8 warps
+    computes its scores twice (both warpgroups hold all 64 rows) but lays PV's 64 x D
+    accumulator over the two warpgroups side by side (warps 4 x 2: the ttgir's #mma1 of
+    bench/h200/compile_attn_sass.py f,128,64,32,8,3, 32 fp32 values a thread): its rescale
+    runs once. Empty where every layout replicates alike (arrays: per configuration)."""
+    scores = scores_mma(loop)
+    if scores is None or m.kind != "gpu":
+        return []
+    from tfx.ir.nodes import ValueRef
+    ops = loop.body_ops()
+    made = {c.op.result: c for c in ops if c.op.result}
+    rep = replication(loop, m, warps)
+    out = []
+    for c in loop.mma_ops():
+        if c is scores or getattr(c, "per_exec_shape", None) is None or len(c.op.operands) < 3:
+            continue
+        acc = c.op.operands[2]
+        src = made.get(acc.name) if isinstance(acc, ValueRef) else None
+        while src is not None and src.op.opcode in mma_path.VIEWS:
+            first = src.op.operands[0] if src.op.operands else None
+            src = made.get(first.name) if isinstance(first, ValueRef) else None
+        if src is None or src.op.opcode in ("mma", "dot", "load"):
+            continue
+        p = mma_layout.plan(c.per_exec_shape, m.inst, warps, getattr(c, "mma_bits", 16),
+                            getattr(c, "mma_chained", False))
+        group = mma_path.warpgroup_mma(c, warps, m)
+        copies = p.m / c.per_exec_shape[0]
+        if is_array(group, copies):
+            import numpy as np
+            copies = np.where(np.asarray(group) > 0, copies, 1)
+        elif not group:
+            copies = 1
+        differs = copies != rep
+        if not (differs.any() if is_array(differs) else differs):
+            continue
+        out.append((src, copies))
+    return out
+
+
+def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, smem_ns=None,
+             simt_ns=None) -> Stations:
     """The trip's station demands for one CTA: ``one`` is its engine ns a trip (tensor,
     vector, special, smem), ``tensor_ns(c)`` and ``smem_ns(c)`` one CTA's tensor and
-    shared-memory port ns of mma c a trip, ``delay`` the trip's exposed latency
-    (tfx.analysis.trip_latency.exposed_ns)."""
+    shared-memory port ns of mma c a trip, ``simt_ns(c)`` its vector + special-function ns of
+    op c a trip, ``delay`` the trip's exposed latency (tfx.analysis.trip_latency.exposed_ns)."""
     tensor = 0
     for c in loop.mma_ops():
         if c.per_exec:
@@ -122,6 +167,10 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     tensor = emax(mma, one["smem"])
     copies = replication(loop, m, warps)
     simt = (one["vector"] + one["special"]) * copies + m.iteration_ns
+    if simt_ns is not None:
+        # an op in another mma's accumulator layout runs on that layout's copies of each row
+        for c, acc_copies in accumulator_ops(loop, m, warps):
+            simt = simt + simt_ns(c) * (acc_copies - copies)
     groups = mma_path.warpgroups(loop, m, warps)
     overlap = (groups - 1) / groups * emin(tensor, simt)
     # where ptxas serializes the trip's wgmmas (their registers exceed a thread's), each

@@ -23,7 +23,7 @@ from tfx.ir.expr import Expr, linear_coefficients, reads_in
 from tfx.ir.nodes import Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, ValueRef, Window
 from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
-from tfx.analysis import mma_path
+from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, floor_sum, is_array, nbytes,
                                   ratio, where)
@@ -635,10 +635,14 @@ class Counter:
             node.mma_k_major = (None if a.minor is None else a.minor == len(a.dims) - 1,
                                 None if b.minor is None else b.minor == len(b.dims) - 2)
             node.mma_bits = a.type.dtype.bits
+            # (Triton's warpsPerTileV2 looks both ways, its warpsPerTileV3 only at the dot's
+            # forward slice: mma_layout.FEEDS for a dot whose result another reads, READS for
+            # one that only reads another's)
             producers = a.mma_src + b.mma_src
-            node.mma_chained = bool(producers)
+            if getattr(node, "mma_chained", False) != mma_layout.FEEDS:
+                node.mma_chained = mma_layout.READS if producers else False
             for p_node in producers:
-                p_node.mma_chained = True
+                p_node.mma_chained = mma_layout.FEEDS
         elif code in opcat.COMPARE or code in opcat.SELECT:
             # One comparison (or selection) per result element, its own work kind; a compare
             # is counted in its operands' dtype, a select in its result's.

@@ -9,11 +9,14 @@ and lib/Analysis/Utility.cpp ``supportMMA``):
   of 64, N a multiple of 8 and K at least one instruction deep (32 bytes of K per row:
   16 bf16, 32 fp8). ``warpsPerTileV3`` starts from 4 warps x 1 over (M, N) and doubles the M
   side while M exceeds 16 rows per warp on it, else the N side: a 64 x 256 tile on 8 warps is
-  two warpgroups side by side in N (64 x 128 each), not stacked in M. A dot that feeds another
-  dot (attention's QK^T) puts every warp on M instead ("chained dot").
+  two warpgroups side by side in N (64 x 128 each), not stacked in M. A dot whose result
+  another dot reads (attention's QK^T; ``getForwardSlice``) puts every warp on M instead
+  ("chained dot"); the dot that reads it (PV) is laid out as any other. Each warpgroup issues
+  m64nNk instructions of Triton's own N (``instruction_n``: a 64-row QK^T on 8 warps takes
+  N / 2), so A is read once per instruction along N.
 * **warp mma** (MMAv2, ``mma.sync m16n8k16``) otherwise: ``warpsPerTileV2`` balances the
-  16-row and 8-column repetitions per warp (towards M on a tie); chained dots put every warp
-  on the larger side.
+  16-row and 8-column repetitions per warp (towards M on a tie); chained dots (either side:
+  ``getSlice`` looks both ways) put every warp on the larger side.
 
 The padded work is what those instructions execute: M rounded up to 16 rows per warp on M
 (64 per warpgroup), N to 8 columns per warp on N, K to the instruction's depth.
@@ -35,6 +38,13 @@ from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, rati
 from tfx.hw.units import format_time_ns
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
+# How a dot is chained to another (counting's ``mma_chained``): FEEDS, its result is read by
+# another dot (attention's QK^T); READS, it only reads another's result (attention's PV);
+# False, neither. Triton's warpsPerTileV2 looks both ways (AccelerateMatmul.cpp: getSlice of the
+# dot, backward and forward), its warpsPerTileV3 only forward (getForwardSlice of the dot's
+# result), so on the warpgroup mma only a dot that FEEDS puts every warp on M. ``True`` (a
+# caller that does not tell them apart) counts as FEEDS.
+FEEDS, READS = "feeds", "reads"
 ROWS_PER_WARP_IN_GROUP = 16             # a warpgroup's 64 rows are 16 per warp
 VECTOR_BYTES = 16                       # a thread's widest global load (128 bits)
 LANES = 32
@@ -63,9 +73,16 @@ def _k_depth(inst_k, bits):
     return inst_k * 16 // bits if bits else inst_k
 
 
+def feeds_dot(chained) -> bool:
+    """True where a dot's result is read by another dot (``FEEDS``, or ``True``): the chained
+    dot of Triton's warpsPerTileV3, which looks at the dot's forward slice only."""
+    return chained is True or chained == FEEDS
+
+
 def _warps_v3(mm, warps, chained):
-    """warpsPerTileV3: 4 x 1, then double M while M > 16 x warps on M, else N (chained: all on M)."""
-    if chained:
+    """warpsPerTileV3: 4 x 1, then double M while M > 16 x warps on M, else N (a dot that
+    feeds another: all on M; ``chained`` is counting's ``mma_chained``)."""
+    if feeds_dot(chained):
         return warps, 1 + 0 * warps
     wm, wn = 4 + 0 * mm, 1 + 0 * mm
     for _ in range(5):                                  # at most 128 warps: 4 -> 128 in 5 doublings
@@ -210,6 +227,30 @@ class OperandReads(NamedTuple):
     b_bytes: Any         # b_readers x cols x k x bits / 8
 
 
+def instruction_n(shape, warps, inst_n=8):
+    """N of the m64nNk instruction Triton's warpgroup mma issues for a dot of ``shape`` (M, N,
+    K) on ``warps`` warps (lib/Dialect/TritonGPU/Transforms/Utility.cpp,
+    ``mmaVersionToInstrShape``, version 3): the widest multiple of ``inst_n`` (8) up to
+    WGMMA_MAX_N that divides N and is at most ``maxN = max(N / nWarps, 8)``, ``nWarps =
+    max(warps / max(M / 16, 1), 1)``: the warps left over once every 16 rows has one. It does
+    not follow the warp layout: a 64-row dot that feeds another on 8 warps (every warp on M,
+    each warpgroup holding all 64 rows) still takes nWarps = 8 / 4 = 2, so each warpgroup issues
+    two N / 2 instructions per k-step, each reading A again (attention's 64 x 32 QK^T on 8
+    warps: 16 HGMMA.64x16x16 a warpgroup a trip in the SASS of Triton 3.6.0, not 8 of 64x32;
+    bench/h200/compile_attn_sass.py f,128,64,32,8,3). Arrays elementwise."""
+    mm, nn = shape[0], shape[1]
+    n_warps = emax(ratio(warps, emax(ratio(mm, ROWS_PER_WARP_IN_GROUP) // 1, 1)) // 1, 1)
+    max_n = emin(emax(ratio(nn, n_warps) // 1, inst_n), WGMMA_MAX_N)
+    if is_array(nn, max_n):
+        import numpy as np
+        nn_a, max_a = np.asarray(nn), np.asarray(max_n)
+        out = np.full(np.broadcast(nn_a, max_a).shape, inst_n)
+        for n in range(inst_n, WGMMA_MAX_N + 1, inst_n):      # widest last: it wins
+            out = np.where((nn_a % n == 0) & (n <= max_a), n, out)
+        return out
+    return next((n for n in range(int(max_n) - int(max_n) % inst_n, 0, -inst_n) if nn % n == 0), inst_n)
+
+
 def operand_reads(shape, inst, warps, bits=16, chained=False) -> OperandReads | None:
     """The shared-memory reads of one execution of a dot of ``shape`` (M, N, K) on ``warps``
     warps laid out as Triton lays it on a warpgroup-mma GPU (``plan``), or None off a GPU layout.
@@ -224,17 +265,19 @@ def operand_reads(shape, inst, warps, bits=16, chained=False) -> OperandReads | 
     LDSM.16.M88.4 / MT88.4 count x 512 B is ``(rows / warps_m + cols / warps_n) x K x 2 B``.
     On the warpgroup mma each warpgroup's wgmma reads its 64-row slab of A and its columns of
     B from shared memory (both operands' descriptors: PTX ISA, wgmma.mma_async), one m64nNk
-    instruction per 64 rows and at most 256 columns: B is read once per 64-row instruction
-    along M (``M / 64``: a warpgroup of 128 rows issues two), A once per warpgroup along N."""
+    instruction per 64 rows and per ``instruction_n`` columns (Triton's instruction N, at most
+    256): B is read once per 64-row instruction along M (``M / 64``: a warpgroup of 128 rows
+    issues two), A once per instruction along N (a 64-row dot that feeds another on 8 warps
+    issues two N / 2 instructions a warpgroup, so A is read twice by each)."""
     p = plan(shape, inst, warps, bits, chained)
     if not is_array(p.path) and p.path == "tile":
         return None
     group = on_path(p.path, "warpgroup")
-    # a warpgroup issues one instruction per 64 rows and per WGMMA_MAX_N columns of its tile,
-    # each reading its operands: B once per 64-row instruction along M, A once per warpgroup
-    # (and instruction) along N
+    # a warpgroup issues one instruction per 64 rows and per instruction_n columns of its
+    # tile, each reading its operands: B once per 64-row instruction along M, A once per
+    # instruction along N
     group_b = ratio(p.m, WARPGROUP_M)
-    group_a = p.warps_n * cdiv(ratio(p.n, p.warps_n), WGMMA_MAX_N)
+    group_a = p.warps_n * cdiv(ratio(p.n, p.warps_n), instruction_n(shape, warps, inst[1]))
     if is_array(group, p.warps_m, group_b, group_a):
         b_readers, a_readers = where(group, group_b, p.warps_m), where(group, group_a, p.warps_n)
     else:

@@ -1739,8 +1739,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # one or two warps share them, tfx.analysis.mma_layout.warp_mma), so a CTA's turn is
             # not all its time alone; a warpgroup mma's share is its time alone
             tensor_turn = ratio(e["tensor"], r) if is_array(r) or r else one["tensor"]
+            def simt_ns(c):       # one CTA's vector + special-function ns of op c a trip
+                alone = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)
+                return (alone["vector"] + alone["special"]) * _trip_share(c, loop)
             stations = chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
-                                              path_exposed, smem_ns)
+                                              path_exposed, smem_ns, simt_ns)
             if is_array(body.global_loads) or body.global_loads:
                 # at 2 stages the copies' round trip, less the mmas left running, is a delay of
                 # each CTA's chain that the other CTAs' chains fill (tfx.analysis.pipeline_depth)
