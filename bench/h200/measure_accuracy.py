@@ -761,7 +761,14 @@ def resources(k, warps):
 
 
 def bench(fn):
-    return median_ms(fn, warmup=5, rep=25)
+    """do_bench's median over 25 ms of runs, and over at least ten runs for launches longer than
+    2.5 ms: at 25 ms a 10 ms launch is timed twice, and one clock excursion is then the median
+    (session 12: run15's causal S32768 64x64 w4 s3 read 11.63 ms, 9.55 ms timed again;
+    calibration/h200/measured/l2_attention). Campaigns run1..run16 were timed at 25 ms alone."""
+    ms = median_ms(fn, warmup=5, rep=25)
+    if ms > 2.5:
+        ms = median_ms(fn, warmup=5, rep=10 * ms)
+    return ms
 
 
 GRAPH_UNDER_MS = 0.05    # gemm/rows rows faster than this also get ms_graph (decode: every row)
