@@ -313,7 +313,7 @@ def per_trip(launch, short, long, trips_short=None, trips_long=None):
 def part_mma_rate(rows):
     ghz = 1.98
     for K in (64, 128):
-        for N in (32, 64, 128, 256):
+        for N in MMA_N:
             a = torch.randn(64, K, device=DEV, dtype=torch.bfloat16) * 0.01
             b = torch.randn(K, N, device=DEV, dtype=torch.bfloat16) * 0.01
             o = torch.empty(SMS * 8 * 64 * N, device=DEV, dtype=torch.float32)
@@ -376,6 +376,12 @@ ATTN_TILES = [  # (D, BLOCK_M, BLOCK_N, WARPS, STAGES, EXP)
     (128, 64, 32, 4, 3, 1), (128, 64, 64, 4, 3, 1), (128, 128, 32, 4, 3, 1), (128, 128, 32, 8, 3, 1),
     (128, 128, 64, 8, 3, 1), (128, 64, 32, 4, 2, 1), (128, 64, 32, 4, 3, 0),
 ]
+# Overrides (defaults: the lists above, as measured in calibration/h200/measured/chain):
+# CHAIN_MMA_N=16,32 the N of part_mma_rate's m64nNk16 (SS) loops; CHAIN_ATTN_TILES=
+# "128,64,32,8,3,1;128,64,32,4,3,1" the (D, BLOCK_M, BLOCK_N, WARPS, STAGES, EXP) of part_attn.
+MMA_N = tuple(int(n) for n in os.environ.get("CHAIN_MMA_N", "32,64,128,256").split(","))
+if os.environ.get("CHAIN_ATTN_TILES"):
+    ATTN_TILES = [tuple(int(x) for x in t.split(",")) for t in os.environ["CHAIN_ATTN_TILES"].split(";") if t]
 
 
 def part_attn(rows):
