@@ -1,5 +1,5 @@
 """L2 reuse across waves (tfx.analysis.l2_reuse.cross_wave_share, straddle_share, wave_reuse's
-``__cross__``/``__l2_only__``) and the trips that then wait the L2 round trip, not DRAM's
+``cross``/``l2_only`` fields) and the trips that then wait the L2 round trip, not DRAM's
 (tfx.analysis.memory_parallelism.trip_miss).
 
 H200 facts used: L2 capacity 62,914,560 B (60 MiB) in 2 partitions (hw_profiles/h200_sxm.toml
@@ -79,13 +79,13 @@ def test_gemm_4096_group_8_one_cta_per_sm():
     0.484375 x 0.0073390 = 0.0035548."""
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8})
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
-    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
-    assert info["__cross__"][load_a] == pytest.approx(0.484375)
-    assert info["__cross__"][load_b] == pytest.approx(2 / 132 * 0.484375)
-    assert info["__cross_window__"] == (26_214_400, 31_457_280, 2)
+    load_a, load_b = sorted(info)
+    assert info.cross[load_a] == pytest.approx(0.484375)
+    assert info.cross[load_b] == pytest.approx(2 / 132 * 0.484375)
+    assert info.cross_window == (26_214_400, 31_457_280, 2)
     assert info[load_a] == pytest.approx(0.03125)
     assert info[load_b] == pytest.approx(17 / 132 * (1 - 2 / 132 * 0.484375))
-    (l2_only,) = info["__l2_only__"].values()
+    (l2_only,) = info.l2_only.values()
     assert l2_only == pytest.approx(0.484375 * 2 / 132 * 0.484375)
     lines = describe_cross(info)
     assert "= 48.4%" in lines[0] and "= 0.7%" in lines[1]
@@ -107,9 +107,9 @@ def test_the_previous_waves_tiles_evicted_when_its_loop_does_not_fit():
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200,
                 {"BM": 128, "BN": 64, "BK": 128, "GROUP_M": 1})
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
-    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
-    assert info["__cross_window__"][0] == 36_700_160
-    assert info["__cross__"] == {load_a: 0, load_b: 0}
+    load_a, load_b = sorted(info)
+    assert info.cross_window[0] == 36_700_160
+    assert info.cross == {load_a: 0, load_b: 0}
     assert info[load_a] == Fraction(47, 2048) and info[load_b] == Fraction(1, 2)
     assert "they do not fit" in describe_cross(info)[-1]
 
@@ -120,8 +120,8 @@ def test_sweeps_agree_with_single_points():
               "GROUP_M": np.array([8, 1])}
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, params)
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
-    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
-    assert np.asarray(info["__cross__"][load_a]) == pytest.approx([0.484375, 0])
+    load_a, load_b = sorted(info)
+    assert np.asarray(info.cross[load_a]) == pytest.approx([0.484375, 0])
     # the DRAM shares too: GROUP_M 8 the wave's (8 / 132 x (1 - 0.484375), 17 / 132 x (1 -
     # 2 / 132 x 0.484375), the worked example above), GROUP_M 1 the launch's exact 47 / 2,048
     # and 1 / 2 (the test above)
@@ -143,7 +143,19 @@ def test_a_group_of_one_rows_last_wave_reads_its_own_columns():
                 {"M": 128, "N": 28672, "K": 8192, "BM": 64, "BN": 128, "BK": 64, "WARPS": 4,
                  "STAGES": 4, "GROUP_M": 1})
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 2).values()
-    load_a, load_b = sorted(k for k in info if not k.startswith("__"))
-    assert info["__cross_window__"][0] == 471_859_200
+    load_a, load_b = sorted(info)
+    assert info.cross_window[0] == 471_859_200
     assert info[load_a] == Fraction(3, 448) and info[load_b] == Fraction(408, 448)
     assert 448 * 128 * (info[load_b] * 16384 + info[load_a] * 8192) == 858_783_744
+
+
+def test_the_waves_facts_are_named_fields_not_keys():
+    """wave_reuse's result maps only load op ids to their DRAM shares; the wave facts are
+    WaveReuse's fields (they were keys ``__window__``, ``__cross__``, ... in the same mapping).
+    gemm.tile's default launch (8192^3, 128 x 256 x 64, GROUP_M 8) has two loads, A and B."""
+    a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, {})
+    (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
+    assert len(info) == 2 and not [k for k in info if str(k).startswith("__")]
+    assert info.window is not None and info.cross_window[1:] == (31_457_280, 2)
+    assert set(info.cross) == set(info) and info.walk is None and info.handoff is None
+

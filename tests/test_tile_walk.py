@@ -32,7 +32,7 @@ WIDE = {"M": 1024, "N": 28672, "K": 4096, "BM": 64, "BN": 256, "BK": 64, "WARPS"
 def _walk(params):
     a = analyze(PERSISTENT, None, H200, params)
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
-    rounds, W, walked = info["__walk__"]
+    rounds, W, walked = info.walk
     ops = {tensor: op for op, (_, tensor, _) in walked.items()}
     return a, info, rounds, W, walked, ops
 
@@ -110,9 +110,9 @@ def test_wide_gemm_streams_b_from_dram_each_round():
     a, info, _, _, _, ops = _walk(WIDE)
     assert info[ops["A"]] == Fraction(29, 1792)
     assert info[ops["B"]] == Fraction(1532, 1792)
-    assert info["__cross__"] == {ops["A"]: 0, ops["B"]: 0}
-    assert info["__cross_window__"][0] == pytest.approx(112 * 32768 * 64 + 240 / 112 * 8192 * 64)
-    assert info["__window__"][0] == pytest.approx((112 * 32768 + 240 / 112 * 8192) * 3)
+    assert info.cross == {ops["A"]: 0, ops["B"]: 0}
+    assert info.cross_window[0] == pytest.approx(112 * 32768 * 64 + 240 / 112 * 8192 * 64)
+    assert info.window[0] == pytest.approx((112 * 32768 + 240 / 112 * 8192) * 3)
     # the breakdown shows the arithmetic
     lines = [t.detail for t in a.terms if t.name == "l2 tile walk"]
     assert lines[0].startswith("line 36: CTA sm walks t = sm + i x 132")
@@ -133,16 +133,16 @@ def test_a_narrow_gemm_keeps_b_across_rounds():
     footprint: each byte once); A's 33 / 132 = 1 / 4 (each row once)."""
     _, info, _, _, _, ops = _walk({"M": 8192, "N": 512, "K": 512, "BM": 128, "BN": 128, "BK": 64,
                                    "WARPS": 8, "STAGES": 3, "NUM_SMS": 132})
-    assert info["__cross__"][ops["B"]] == pytest.approx(0.484375)
-    assert info["__cross__"][ops["A"]] == 0
-    assert info["__cross_window__"][0] == pytest.approx((4 + 33) * 16384 * 8)
+    assert info.cross[ops["B"]] == pytest.approx(0.484375)
+    assert info.cross[ops["A"]] == 0
+    assert info.cross_window[0] == pytest.approx((4 + 33) * 16384 * 8)
     assert info[ops["B"]] == pytest.approx(1 / 64)
     assert info[ops["A"]] == pytest.approx(1 / 4)
 
 
 def test_a_mesh_kernel_has_no_walk():
-    """gemm.tile's loads name its mesh coordinates: no tile walk, no ``__walk__``."""
+    """gemm.tile's loads name its mesh coordinates: no tile walk (``WaveReuse.walk`` None)."""
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, {"BM": 128, "BN": 128, "BK": 64})
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
-    assert "__walk__" not in info
+    assert info.walk is None
     assert not [t for t in a.terms if t.name == "l2 tile walk"]

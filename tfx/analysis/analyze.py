@@ -444,8 +444,8 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
     elif vector:
         m["occupancy.blocks_per_sm"] = blocks
     for mesh_id, info in wave_info.items():
-        if "__window__" in info:
-            window, capacity = info["__window__"]
+        if info.window is not None:
+            window, capacity = info.window
             m["memory.l2.reuse_window"] = m.get("memory.l2.reuse_window", 0) + window if len(wave_info) > 1 else window
             if not vector:
                 m["memory.l2.reuse_fits"] = bool(window <= capacity)

@@ -3,12 +3,15 @@ co-resident CTAs of the same wave read the same tile, or because the previous wa
 it is still in L2 (docs/analysis.md, "performance" and "L2 reuse across waves"), and the
 windows of tiles that must stay resident in L2 for that reuse to hold.
 
-Public: ``wave_reuse`` (the analysis and the simulator price loads with it),
-``cross_wave_share``, ``straddle_share``, ``enclosing_loop``, ``loops_between`` and
-``running_share``.
+Public: ``wave_reuse`` (the analysis and the simulator price loads with it) and its result
+``WaveReuse``, ``kept_across_waves``, ``cross_wave_share``, ``straddle_share``,
+``enclosing_loop``, ``loops_between`` and ``running_share``.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
 
 from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
@@ -17,14 +20,50 @@ from tfx.ir.nodes import MeshRegion, Window
 from tfx.hw.units import formula_bytes
 
 
+@dataclass(eq=False, repr=False)
+class WaveReuse(dict):
+    """One launch's share of each load's gmem reads that go to DRAM, per load op id (the
+    mapping: first touches in a wave whose tile the previous wave did not leave in L2), with the
+    wave facts its timing and breakdown read (the fields). Only op ids iterate."""
+    window: tuple | None = None        # (bytes that must stay resident for the reuse within a wave, L2 capacity)
+    cross_window: tuple | None = None  # (the previous wave's whole loop of distinct bytes, the L2 room, partitions)
+    cross: dict = field(default_factory=dict)      # op id -> share of the wave's CTAs whose tile the previous wave left in L2
+    cross_how: dict = field(default_factory=dict)  # op id -> (line, (kind, period, span), W), for the breakdown
+    walk: tuple | None = None          # (Rounds, W, op id -> (line, tensor, WalkIndex)): a persistent kernel's tile walk
+    l2_only: dict = field(default_factory=dict)    # loop id -> share of its trips whose every load the previous wave left
+    handoff: Any = None                # what the previous launch stored and left in L2 (launch_handoff's facts)
+
+    @classmethod
+    def of(cls, ratios, **fields) -> "WaveReuse":
+        """``ratios`` (op id -> DRAM share) with ``fields`` set."""
+        out = cls(**fields)
+        out.update(ratios)
+        return out
+
+
+def kept_across_waves(distance, room):
+    """1 where the previous wave's tiles are still in L2 when the next wave reads them, else 0:
+    their LRU stack distance (every distinct byte read between the two uses: the previous
+    wave's whole loop) against the L2 room. The one place both a mesh's waves and a tile walk's
+    rounds (tile_walk) decide it. A step: a trace of the l2_groupm launches through one LRU of
+    the room reproduces Nsight Compute's DRAM bytes where every partition reads the tiles
+    (4096^3 128 x 128 x 64 at 1.22 x the room keeps nothing: 0.309 GB traced, 0.305-0.308
+    delivered; random replacement keeps 0.180), while a walk whose tiles one SM reads keeps a
+    share that falls smoothly with the distance (l2_groupm_s12: 0.80 at 1.06 x the room, 0.60
+    at 1.56, 0.62 at 1.94): docs/analysis.md, "Not modelled: GROUP_M = 1 and the lock step's
+    limits"."""
+    fits = distance <= room
+    return where(fits, 1, 0) if is_array(fits) else (1 if fits else 0)
+
+
 def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
-    """Per top-level mesh: op id -> fraction of its gmem reads that miss L2 (first touches in a
-    wave whose tile the previous wave did not leave in L2); ``__window__``: (bytes that must stay
-    resident for the reuse within a wave, L2 capacity); ``__cross__``: per op, the share of the
-    wave's CTAs whose tile the previous wave left in L2 (``cross_wave_share``, 0 where that wave's
-    tiles do not fit: ``__cross_window__``); ``__l2_only__``: per innermost loop, the share of its
-    trips whose every load hits such a tile (they wait the L2 round trip, not DRAM's:
-    tfx.analysis.memory_parallelism.trip_miss).
+    """Per top-level mesh, a ``WaveReuse``: op id -> fraction of its gmem reads that miss L2
+    (first touches in a wave whose tile the previous wave did not leave in L2); its ``window``:
+    (bytes that must stay resident for the reuse within a wave, L2 capacity); ``cross``: per op,
+    the share of the wave's CTAs whose tile the previous wave left in L2 (``cross_wave_share``,
+    0 where that wave's tiles do not fit: ``cross_window``, ``kept_across_waves``); ``l2_only``:
+    per innermost loop, the share of its trips whose every load hits such a tile (they wait the
+    L2 round trip, not DRAM's: tfx.analysis.memory_parallelism.trip_miss).
 
     A wave is ``units x resident`` consecutive positions in launch order: the last mesh
     coordinate fastest; with a ``swizzle(G)`` the order walks G rows of the grid before moving a
@@ -35,7 +74,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
     A persistent kernel's one-coordinate mesh whose loads read its tile walk's variable, not
     the coordinate (``loop t = sm to TILES step CTAS``): a wave is a round of W consecutive
     tiles, and each load's index of ``t`` (``t % P``, ``t / P``) gives its distinct tiles and
-    its recurrence (tfx.analysis.tile_walk); ``__walk__``: (the Rounds, W, per op (line,
+    its recurrence (tfx.analysis.tile_walk); ``walk``: (the Rounds, W, per op (line,
     tensor, WalkIndex)) for the breakdown.
     """
     out: dict = {}
@@ -89,6 +128,10 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             cols = emin(g1, W)
             rows = emin(g0, -(-W // g1))
             order = {"row": (True, ("slow", g1, total), None), "col": (True, ("fast", g1, total), None)}
+        # a row-major wave's rows, for the bytes it keeps resident: the exact mean over the waves,
+        # (W + g1 - gcd(W, g1)) / g1 (a wave starting mid-row spans one more than ceil(W / g1)
+        # where it ends past the row; tile_walk.slow_distinct, as a tile walk's round)
+        rows = where(row_major, tile_walk.slow_distinct(W, g1, total), rows)
         coords = region.coords
         # a persistent kernel's tile walk (loop t = sm to TILES step CTAS): a wave is a round of
         # W consecutive tiles, and a load that reads t, not sm, follows t's order (tile_walk)
@@ -163,14 +206,14 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             cross_window = cross_window + distinct * share * tile * trips
         fits = window <= l2.capacity
         room = l2.capacity / partitions
-        cross_fits = cross_window <= room
+        kept = kept_across_waves(cross_window, room)
         if not is_array(fits) and not fits:
             per_op = {k: 1 for k in per_op}   # the window does not fit: every request goes to DRAM
             cross = {k: 0 for k in cross}
         elif is_array(fits):
             per_op = {k: where(fits, v, 1) for k, v in per_op.items()}
             cross = {k: where(fits, v, 0) for k, v in cross.items()}
-        cross = {k: where(cross_fits, v, 0) if is_array(cross_fits, v) else (v if cross_fits else 0)
+        cross = {k: v * kept if is_array(kept, v) else (v if kept else 0)
                  for k, v in cross.items()}   # the previous wave's tiles were evicted: no reuse
         # a tile the previous wave left in L2 is no first touch: only the rest go to DRAM; where
         # nothing crosses the waves, a row-major launch's first touches are counted exactly, its
@@ -182,21 +225,17 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                 loop = enclosing_loop(mesh, node)
                 if loop is not None:
                     l2_only[loop.id] = l2_only.get(loop.id, 1) * cross[node.id]
-        per_op["__window__"] = (window, l2.capacity)
-        per_op["__cross_window__"] = (cross_window, room, partitions)
-        per_op["__cross__"] = cross
-        per_op["__cross_how__"] = how
-        if walked:
-            per_op["__walk__"] = (rounds, W, walked)
-        per_op["__l2_only__"] = l2_only
-        out[mesh.id] = per_op
+        out[mesh.id] = WaveReuse.of(per_op, window=(window, l2.capacity),
+                                    cross_window=(cross_window, room, partitions), cross=cross,
+                                    cross_how=how, walk=(rounds, W, walked) if walked else None,
+                                    l2_only=l2_only)
     # reads of what the previous launch stored and left in L2 (tfx.analysis.launch_handoff)
     meshes = [c for c in root.children if c.kind == "mesh"]
     for mesh_id, (ops, facts) in launch_handoff.handoff(meshes, units, blocks, l2.capacity / partitions).items():
         per_op = out[mesh_id]
         for op_id, share in ops.items():
             per_op[op_id] = per_op[op_id] * (1 - share)
-        per_op["__handoff__"] = facts
+        per_op.handoff = facts
     return out
 
 
@@ -245,14 +284,14 @@ def cross_wave_share(kind: str, W, period, span):
     return share * emax(1 - W / span, 0)
 
 
-def describe_cross(info: dict) -> list[str]:
+def describe_cross(info: WaveReuse) -> list[str]:
     """Lines for the breakdown: per load whose tiles the next wave re-reads, the share of the
     wave's CTAs that find their tile left in L2 by the previous wave, the formula with its
     values; and the reuse window against the L2 room (scalars only)."""
-    cross, how = info.get("__cross__", {}), info.get("__cross_how__", {})
-    if "__cross_window__" not in info or any(is_array(v) for v in cross.values()):
+    cross, how = info.cross, info.cross_how
+    if info.cross_window is None or any(is_array(v) for v in cross.values()):
         return []
-    window, room, partitions = info["__cross_window__"]
+    window, room, partitions = info.cross_window
     if is_array(window):
         return []
     out = []

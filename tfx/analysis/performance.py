@@ -255,8 +255,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
     units = m.units
     slots = units * resident
-    miss = LaunchMiss.of({k: v for k, v in wave_info.get(mesh.id, {}).items() if not k.startswith("__")},
-                         l2_only=wave_info.get(mesh.id, {}).get("__l2_only__", {}))
+    reuse = wave_info.get(mesh.id)
+    if reuse is None:
+        reuse = l2_reuse.WaveReuse()
+    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only)
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -514,9 +516,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if hit:
             lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
-        for line in tile_walk.describe_walk(wave_info.get(mesh.id, {})):
+        for line in tile_walk.describe_walk(reuse):
             lt.terms.append(Term("l2 tile walk", 0, line))
-        for line in l2_reuse.describe_cross(wave_info.get(mesh.id, {})):
+        for line in l2_reuse.describe_cross(reuse):
             lt.terms.append(Term("l2 across waves", 0, line))
         for lines in miss.chain_notes.values():
             # the full waves' round, or the tail's where the launch has no full wave
@@ -525,7 +527,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             # the full waves' round trip, or the tail's where the launch has no full wave
             lt.terms.append(Term("stream round trip", 0, (batches[0] if full_waves else batches[-1])[2]
                                  + " (included in the waves above)"))
-        handed = wave_info.get(mesh.id, {}).get("__handoff__")
+        handed = reuse.handoff
         line = launch_handoff.describe(handed, lambda b: format_bytes(float(b))) if handed else None
         if line:
             lt.terms.append(Term("l2 hand-off", 0, line + " (included in the waves above)"))

@@ -207,23 +207,23 @@ def header(rounds, W) -> str:
             f"{int(rounds.tiles):,} a round, and only the first read of a tile in a round goes to DRAM")
 
 
-def describe_walk(info: dict) -> list[str]:
+def describe_walk(info) -> list[str]:
     """Lines for the breakdown (the ``l2 tile walk`` term) from ``l2_reuse.wave_reuse``'s entry
     of one launch: the round, then per load of the walk its distinct tiles a round and the
     share of its reads that go to DRAM once the previous round's tiles are counted (the ``l2
     across waves`` lines say which of those stay). Scalars only."""
-    walk = info.get("__walk__")
+    walk = info.walk
     if walk is None:
         return []
     rounds, W, walked = walk
     if is_array(W, rounds.tiles) or any(is_array(index.period) for _, _, index in walked.values()):
         return []
-    window, capacity = info.get("__window__", (0, None))
+    window, capacity = info.window or (0, None)
     if capacity is not None and not is_array(window) and window > capacity:
         return [header(rounds, W) + f"; but the round's tiles ({formula_bytes(window)}) do not fit the "
                 f"L2's {formula_bytes(capacity)}: every read goes to DRAM"]
     out = [header(rounds, W)]
-    cross = info.get("__cross__", {})
+    cross = info.cross
     for op, (line, tensor, index) in walked.items():
         text = describe(line, tensor, index, W, rounds.tiles)
         kept = cross.get(op, 0)
