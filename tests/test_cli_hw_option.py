@@ -61,3 +61,16 @@ def test_validate_names_hw_for_rows_without_a_profile_and_the_row_for_rows_with_
     named.write_text(f"kernel,profile,measured_ms,M,N,K\n{GEMM},nope,0.1,64,64,64\n")
     assert refusal(["validate", str(named)], capsys) == [
         unknown(f"{named}:2:1", "nope")]
+
+
+def test_hw_show_names_itself_for_an_unknown_name(capsys):
+    """`tfx hw show nope` (session 12, audit12): the line was 'error: unknown hardware profile ...'
+    with no place; the name is the command's positional, so the command is the place, as
+    usage_error_line names the command for a positional."""
+    assert refusal(["hw", "show", "nope"], capsys) == [unknown("tfx hw show", "nope")]
+
+
+def test_hw_show_names_a_missing_path_by_the_file(tmp_path, capsys):
+    missing = tmp_path / "nope.toml"
+    assert refusal(["hw", "show", str(missing)], capsys) == [
+        f"{missing}: error: no such hardware profile file"]

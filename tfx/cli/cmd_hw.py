@@ -88,7 +88,9 @@ def _list(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     knobs = parse_assignments(args.knob, "--knob")
-    profile = load_profile(args.profile, knobs=knobs)
+    # an unknown name is refused as the command's positional (``tfx hw show: error: unknown
+    # hardware profile 'nope' (known: ...)``), as --hw names itself; a path names its file
+    profile = load_profile(args.profile, knobs=knobs, option="tfx hw show")
     from tfx.hw.attainable import attainable_bandwidth
     attainable = attainable_bandwidth(profile) if profile.kind == "gpu" else None
     if args.json:

@@ -181,7 +181,7 @@ def show_json(model: ModelConfig) -> dict:
 
 
 def run_show(args) -> int:
-    model = load_model(args.model)
+    model = load_model(args.model, option="tfx model show")
     if args.json:
         emit_json(show_json(model))
         return 0

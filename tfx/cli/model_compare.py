@@ -75,7 +75,7 @@ def run(args) -> int:
         if not args.model:
             raise argument_error("--config", "expected with --model")
         from tfx.cli.model_common import system, workload
-        sysm, wl, model = system(args), workload(args), load_model(args.model)
+        sysm, wl, model = system(args), workload(args), load_model(args.model, option="--model")
         for c in args.config:
             par = Parallelism.parse(c, "--config")
             why = validate(model, wl, par, sysm)

@@ -43,7 +43,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     factors = args.factors
-    r = hw_sweep(load_model(args.model), system(args), workload(args), args.devices,
+    r = hw_sweep(load_model(args.model, option="--model"), system(args), workload(args), args.devices,
                  {k: factors for k in HW_KNOBS}, args.check)
     if args.json:
         emit_json(r.to_json())

@@ -25,7 +25,7 @@ def run(args) -> int:
         from tfx.files import check_writable
         check_writable(args.save, what="the saved result")
     sysm = system(args)
-    r = latency(load_model(args.model), sysm, workload(args), parallelism(args))
+    r = latency(load_model(args.model, option="--model"), sysm, workload(args), parallelism(args))
     if args.devices is not None and args.devices != r.devices:
         raise TfxError(f"{r.parallelism.label()} uses {r.devices} devices, not --devices {args.devices}")
     data = r.to_json()

@@ -17,7 +17,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    model, sysm, par = load_model(args.model), system(args), parallelism(args)
+    model, sysm, par = load_model(args.model, option="--model"), system(args), parallelism(args)
     m = memory(model, sysm, workload(args), par)
     if args.json:
         # what was priced, as every result names it: model, profile and the knobs applied

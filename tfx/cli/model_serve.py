@@ -49,7 +49,7 @@ def _lines(r) -> list[str]:
 
 
 def run(args) -> int:
-    model, sysm, wl = load_model(args.model), system(args), workload(args)
+    model, sysm, wl = load_model(args.model, option="--model"), system(args), workload(args)
     if args.suggest:
         s = suggest(model, sysm, _mix(args), wl, args.ttft_ms, args.tpot_ms)
         if args.json:

@@ -22,7 +22,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    model = load_model(args.model)
+    model = load_model(args.model, option="--model")
     sysm = system(args)
     r = suggest(model, sysm, workload(args), args.devices, args.scope, args.top)
     sens = None

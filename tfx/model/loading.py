@@ -303,8 +303,11 @@ def list_models() -> list[str]:
     return sorted(p.stem for p in models_dir().glob("*.toml"))
 
 
-def load_model(name_or_path: str | Path) -> ModelConfig:
-    """A bundled preset by name (``llama3.1-8b``) or any preset file by path."""
+def load_model(name_or_path: str | Path, option: str | None = None) -> ModelConfig:
+    """A bundled preset by name (``llama3.1-8b``) or any preset file by path. ``option``: the
+    command-line option (``--model``) or command (``tfx model show``) that gave the name, which
+    the one-line refusal of an unknown name names, as an unknown --hw names the option; a
+    path's or a file's fault names the file."""
     text = str(name_or_path)
     p = Path(text)
     if text.endswith(".toml") or p.exists() or "/" in text:
@@ -314,5 +317,6 @@ def load_model(name_or_path: str | Path) -> ModelConfig:
         return load_model_file(bundled)
     names = list_models()
     close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)
-    notes = (f"did you mean {', '.join(close)}?",) if close else ("`tfx model list` shows the presets",)
-    raise TfxError(f"unknown model {text!r}", notes=notes)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise TfxError(f"unknown model {text!r}, expected a preset name (tfx model list) or a path to a "
+                   f"preset TOML{hint}", where=option)

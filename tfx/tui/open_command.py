@@ -175,7 +175,7 @@ def run_model(args) -> int:
                                         "code generator is --gemm-codegen of tfx model)")
     from tfx.model.presets import load_model
     from tfx.model.system import Workload, load_system
-    load_model(args.model)
+    load_model(args.model, option="--model")
     hw = args.hw or MODEL_PROFILE
     load_system(hw, option="--hw")
     mode = args.mode or "decode"
