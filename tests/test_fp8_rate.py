@@ -47,26 +47,28 @@ def _gemm_fp8(**kw):
 
 
 def test_the_breakdown_states_the_fp8_tensor_rate():
-    """8192 flop/cycle x 1.98 GHz = 16,220.16 flop/ns per SM; x 0.700 = 11,354.112 flop/ns; one
+    """8192 flop/cycle x 1.98 GHz = 16,220.16 flop/ns per SM = 16.22 TFLOP/s (four significant
+    digits, as every rate in a formula); x 0.700 = 11,354.112 flop/ns = 11.35 TFLOP/s; one
     256x128x64 execution, 2 x 256 x 128 x 64 = 4,194,304 flop, takes 4,194,304 / 11,354.112 =
     369.41 ns."""
     terms = {t.name: t for t in _gemm_fp8().terms}
     assert terms["tensor rate"].detail == (
-        "line 32: fp8e4m3 on the tensor cores: 8,192 flop/cycle x 1.98 GHz = 16,220.2 flop/ns per SM "
-        "at peak x 0.700 sustained (compute.tensor.efficiency_fp8e4m3) = 11,354.1 flop/ns")
-    assert "4,194,304 flop / 11,354.1 flop/ns = 369.41 ns per execution" in terms["mma layout"].detail
+        "line 32: fp8e4m3 on the tensor cores: 8,192 flop/cycle x 1.98 GHz = 16.22 TFLOP/s per SM "
+        "at peak x 0.700 sustained (compute.tensor.efficiency_fp8e4m3) = 11.35 TFLOP/s")
+    assert "4,194,304 flop / 11.35 TFLOP/s = 369.41 ns per execution" in terms["mma layout"].detail
 
 
 def test_bf16_states_no_fraction_of_its_own_so_no_rate_line():
     """h200_sxm states compute.tensor.efficiency (0.74) and no efficiency_bf16: the bf16 GEMM's
     breakdown keeps its mma layout line (2 x 128 x 128 x 64 = 2,097,152 flop at 4096 x 1.98
-    = 8,110.08 x 0.74 = 6,001.46 flop/ns = 349.44 ns) and adds no rate line."""
+    = 8,110.08 x 0.74 = 6,001.46 flop/ns, written 6.001 TFLOP/s; 2,097,152 / 6,001.4592 = 349.44 ns)
+    and adds no rate line."""
     a = analyze(parse_file(ROOT / "kernels" / "gemm.tile"), None, H200,
                 dict(M=4096, N=4096, K=4096, BM=128, BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8), check=False)
     names = [t.name for t in a.terms]
     assert "tensor rate" not in names
     (layout,) = [t for t in a.terms if t.name == "mma layout"]
-    assert "2,097,152 flop / 6,001.5 flop/ns = 349.44 ns per execution" in layout.detail
+    assert "2,097,152 flop / 6.001 TFLOP/s = 349.44 ns per execution" in layout.detail
 
 
 def test_the_pipelined_trip_of_the_8192x8192x4096_tie_moves_with_the_fraction():

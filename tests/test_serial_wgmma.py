@@ -94,7 +94,8 @@ def test_breakdown_names_the_serialized_wgmma():
     a, _ = _mma("gemm_fp8.tile", {"BM": 128, "BN": 256, "BK": 64, "WARPS": 8, "STAGES": 4})
     t = [x for x in a.terms if x.name == "serialized wgmma"]
     assert len(t) == 1 and "C7515" in t[0].detail and "= 553.54 ns" in t[0].detail
-    # the trip overhead 500 cycles / 1.98 GHz = 252.525 ns, two decimals (format_time_ns)
-    assert "252.53 ns + 1 x 4,194,304 flop / 16,220.2 flop/ns" in t[0].detail
+    # the trip overhead 500 cycles / 1.98 GHz = 252.525 ns, two decimals (format_time_ns); the SM's
+    # peak 8,192 flop/cycle x 1.98 GHz = 16,220.16 flop/ns = 16.22 TFLOP/s (formula_flop_rate)
+    assert "252.53 ns + 1 x 4,194,304 flop / 16.22 TFLOP/s" in t[0].detail
     a, _ = _mma("gemm_fp8.tile", {"BM": 128, "BN": 256, "BK": 64, "WARPS": 4, "STAGES": 4})
     assert not [x for x in a.terms if x.name == "serialized wgmma"]

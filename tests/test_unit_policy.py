@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tfx.hw.units import format_duration_s, formula_bytes, formula_rate
+from tfx.hw.units import format_duration_s, formula_bytes, formula_flop_rate, formula_rate
 from tfx.present import formatting as fmt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +26,18 @@ def test_formula_numbers_keep_four_significant_digits():
     assert formula_rate(65 * 1.98) == "128.7 GB/s"
     assert formula_rate(4800 * 0.883) == "4.238 TB/s"
     assert formula_bytes(522.4) == "522.40 B"
+
+
+def test_formula_flop_rates_are_flop_per_second_with_four_digits():
+    """A tensor rate the analysis holds in flop/ns is written as every rate is, per second with a
+    decimal prefix and four significant digits (mma_layout wrote '6,001.5 flop/ns' by hand):
+    bf16 4,096 flop/cycle x 1.98 GHz x 0.74 = 6,001.4592 flop/ns = 6.0014592e12 flop/s ->
+    '6.001 TFLOP/s'; fp8 8,192 x 1.98 = 16,220.16 -> '16.22 TFLOP/s', x 0.700 = 11,354.112 ->
+    '11.35 TFLOP/s'; 950 flop/ns = 950 GFLOP/s stays under the next prefix."""
+    assert formula_flop_rate(4096 * 1.98 * 0.74) == "6.001 TFLOP/s"
+    assert formula_flop_rate(8192 * 1.98) == "16.22 TFLOP/s"
+    assert formula_flop_rate(8192 * 1.98 * 0.700) == "11.35 TFLOP/s"
+    assert formula_flop_rate(950) == "950 GFLOP/s"
 
 
 def test_compact_axis_times_and_durations():
@@ -58,11 +70,12 @@ def test_no_f_string_writes_a_time_or_a_rate_by_hand():
     """A time or a bandwidth in an f-string goes through tfx.hw.units (format_time_ns, formula_rate,
     format_bandwidth..., or tfx.present.formatting's ns/bandwidth): '{port:,.2f} ns' printed
     1,282.95 ns where the policy writes 1.28 us, '{rate:,.2f} GB/s' 229.87 GB/s inside a formula
-    whose rates carry 4 significant digits (229.9 GB/s), and '{lat:g} ns' 1000 ns for 1 us.
+    whose rates carry 4 significant digits (229.9 GB/s), '{lat:g} ns' 1000 ns for 1 us, and
+    '{rate:,.1f} flop/ns' 6,001.5 flop/ns where formula_flop_rate writes 6.001 TFLOP/s.
     Exempt: the formatters themselves (tfx/hw/units.py; formatting.ns_compact writes '512ns');
     a slope in 'ns per GB/s' (a coefficient, not a time); an option echoed as the user typed it
     ('TTFT <= {args.ttft_ms} ms')."""
-    pattern = re.compile(r"\}\s*(ns|us|µs|ms|B/s|KB/s|MB/s|GB/s|TB/s)\b(?! per GB/s)")
+    pattern = re.compile(r"\}\s*(ns|us|µs|ms|B/s|KB/s|MB/s|GB/s|TB/s|flop/ns|[GTP]?FLOP/s)\b(?! per GB/s)")
     echoed = re.compile(r"\{args\.\w+\}\s*(ns|us|ms)\b")
     found = []
     for path in sorted((ROOT / "tfx").rglob("*.py")):

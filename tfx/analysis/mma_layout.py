@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, ratio, where
-from tfx.hw.units import format_time_ns
+from tfx.hw.units import format_time_ns, formula_flop_rate
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 # How a dot is chained to another (counting's ``mma_chained``): FEEDS, its result is read by
@@ -179,7 +179,7 @@ def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
             f"warps {int(p.warps_m)} x {int(p.warps_n)} over M x N, {pad}")
     if rate_flop_per_ns:
         text += (f": 2 x {padded[0]} x {padded[1]} x {padded[2]} = {int(p.flops):,} flop / "
-                 f"{rate_flop_per_ns:,.1f} flop/ns = {format_time_ns(p.flops / rate_flop_per_ns)} per execution")
+                 f"{formula_flop_rate(rate_flop_per_ns)} = {format_time_ns(p.flops / rate_flop_per_ns)} per execution")
     return text
 
 
@@ -187,12 +187,13 @@ def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key) -> str:
     """One line: the tensor rate an mma of ``dtype`` is priced at where the profile states that
     dtype's own sustained fraction (``key``, ``compute.tensor.efficiency_<dtype>``): the SM's peak
     (``per_cycle`` flop/cycle at ``clock_ghz``) times it. fp8 on the H200: 8192 x 1.98 = 16,220.2
-    flop/ns x 0.700 (cuBLAS fp8 / bf16 at 8192^3 in one session, 1.892, x bf16's 0.74 / 2;
-    calibration/h200/measured/fp8_rate) = 11,354.1 flop/ns (docs/analysis.md section 8)."""
+    flop/ns (16.22 TFLOP/s) x 0.700 (cuBLAS fp8 / bf16 at 8192^3 in one session, 1.892, x bf16's
+    0.74 / 2; calibration/h200/measured/fp8_rate) = 11,354.1 flop/ns, written 11.35 TFLOP/s
+    (tfx.hw.units.formula_flop_rate; docs/analysis.md section 8)."""
     peak = per_cycle * clock_ghz
     return (f"{dtype} on the tensor cores: {per_cycle:,.0f} flop/cycle x {clock_ghz:g} GHz = "
-            f"{peak:,.1f} flop/ns per SM at peak x {fraction:.3f} sustained ({key}) = "
-            f"{peak * fraction:,.1f} flop/ns")
+            f"{formula_flop_rate(peak)} per SM at peak x {fraction:.3f} sustained ({key}) = "
+            f"{formula_flop_rate(peak * fraction)}")
 
 
 # ------------------------------------------------------------------ operand reads from shared memory
@@ -530,7 +531,7 @@ def describe_serial(s: SerialWgmma, shape, peak_rate, resident, facts: SerialWgm
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])} fp8 on {int(s.warpgroups * 4)} warps: ptxas serializes "
             f"the warpgroup mma (C7515: each of a warpgroup's {float(s.instructions):g} wgmma a trip waits for the "
             f"previous one), so a round of {float(resident):g} CTAs takes at least {format_time_ns(facts.trip_overhead_ns)} + "
-            f"{float(resident):g} x {flops:,.0f} flop / {peak_rate:,.1f} flop/ns (the SM's peak) + "
+            f"{float(resident):g} x {flops:,.0f} flop / {formula_flop_rate(peak_rate)} (the SM's peak) + "
             f"{float(s.instructions):g} x {format_time_ns(facts.latency_ns)} of wgmma latency = {format_time_ns(total)}")
 
 

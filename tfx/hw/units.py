@@ -218,11 +218,20 @@ def format_frequency(hz: float) -> str:
     return f"{scaled:.2f} {name}"
 
 
-def format_flops(flop_per_s: float) -> str:
-    """``9.894e14`` -> ``"989.40 TFLOP/s"``."""
-    scaled, name = _scaled(flop_per_s, 1000,
-                           ("flop/s", "KFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"))
-    return f"{scaled:.2f} {name}"
+_FLOP_RATES = ("flop/s", "KFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s")
+
+
+def format_flops(flop_per_s: float, significant: int | None = None) -> str:
+    """``9.894e14`` -> ``"989.40 TFLOP/s"`` (``significant=4``: ``"989.4 TFLOP/s"``)."""
+    return _shown(float(flop_per_s), 1000, _FLOP_RATES, significant)
+
+
+def formula_flop_rate(flop_per_ns: float) -> str:
+    """A tensor or vector rate in flop/ns, the unit the analysis computes in (1 flop/ns =
+    1 GFLOP/s), inside a breakdown formula, as every rate is shown: flop/s with decimal
+    prefixes and ``FORMULA_DIGITS`` significant digits, as formula_rate writes B/ns as GB/s:
+    ``6001.4592`` (4,096 flop/cycle x 1.98 GHz x 0.74) -> ``"6.001 TFLOP/s"``."""
+    return format_flops(float(flop_per_ns) * 1e9, FORMULA_DIGITS)
 
 
 def format_count(n: float) -> str:
