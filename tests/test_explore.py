@@ -154,6 +154,21 @@ def test_hand_derived_sweep_on_toy_gpu():
         assert e["params"]["BM"] != 128
 
 
+def test_a_tile_of_no_element_is_infeasible(recwarn):
+    """A sweep may step outside a declared domain (the Python API and --sweep are permissive), but
+    BM = 0 or -64 is no tile: gemm at BM in {-64, 0, 64} x BK in {0, 64} was 6 configurations, all
+    feasible, BM = -64 ranked 3rd at 12.54 ms with numpy's division-by-zero warnings on stderr.
+    Each configuration gets the first failing check, in window order: A[pm * BM : BM, k * BK : BK]
+    names BM before BK, so the 2 x 2 with BM < 1 fail on BM (4), BM = 64 with BK = 0 on BK (1),
+    BM = 64, BK = 64 is the one feasible configuration."""
+    m = parse_file(ROOT / "kernels/gemm.tile")
+    r = explore(m, None, load_profile("h200_sxm"), sweeps={"BM": [-64, 0, 64], "BK": [0, 64]})
+    assert r.configs == 6
+    assert r.infeasible == {"tile BM < 1 (A)": 4, "tile BK < 1 (A)": 1}
+    assert r.feasible == 1 and [e["params"] for e in r.top] == [{"BM": 64, "BK": 64}]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_infeasible_reasons_gemm():
     m = parse_file(ROOT / "kernels/gemm.tile")
     p = load_profile("h200_sxm")

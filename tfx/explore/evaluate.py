@@ -11,8 +11,11 @@ Feasibility: each configuration gets the first failing check in a fixed order
 (``Check`` list, built once per kernel), so per-reason counts add up to the
 infeasible total. The checks, in order:
 
-1. ``tile S > E (T)``: a window of tensor T is S elements wide on an axis of E
-   elements (a tile larger than the problem), for every static window size;
+1. ``tile S < 1 (T)``: a window of tensor T is less than one element wide (a --sweep may
+   step outside a declared domain on purpose, but BM = 0 or -64 is no tile: it was priced,
+   ranked feasible and warned of by numpy's division by zero); then ``tile S > E (T)``: a
+   window of tensor T is S elements wide on an axis of E elements (a tile larger than the
+   problem), for every static window size;
 2. ``STAGES > trips of loop k``: a pipelined loop has more stages than trips;
 3. GPU resources, as the CUDA occupancy calculator refuses a launch:
    ``threads per CTA > max_threads_per_block``, ``registers per CTA > regs_per_block``,
@@ -49,7 +52,7 @@ OBJECTIVES = {
 
 @dataclass(frozen=True)
 class Check:
-    kind: str            # window | stages | threads | regs | smem | capacity | occupancy
+    kind: str            # empty | window | stages | threads | regs | smem | capacity | occupancy
     reason: str
     data: Any = None
 
@@ -68,6 +71,7 @@ def build_checks(module, kernel, profile) -> list[Check]:
             i = next(i for i, x in enumerate(checks) if x.reason == c.reason)
             checks[i] = Check(c.kind, c.reason, checks[i].data + c.data)
 
+    swept_windows = []       # (window, axis size, the tensor's dimension) of every non-constant size
     for s in walk(kernel.body):
         if not isinstance(s, Op):
             continue
@@ -83,8 +87,12 @@ def build_checks(module, kernel, profile) -> list[Check]:
                     continue
                 if a.size.is_const() and dim.is_const():
                     continue
-                add(Check("window", f"tile {to_text(a.size)} > {to_text(dim)} ({w.tensor})",
-                          ((a.size, dim),)))
+                swept_windows.append((w, a.size, dim))
+    for w, size, dim in swept_windows:
+        if not size.is_const():
+            add(Check("empty", f"tile {to_text(size)} < 1 ({w.tensor})", (size,)))
+    for w, size, dim in swept_windows:
+        add(Check("window", f"tile {to_text(size)} > {to_text(dim)} ({w.tensor})", ((size, dim),)))
     for s in walk(kernel.body):
         if type(s).__name__ == "LoopRegion" and s.stages is not None and not s.stages.is_const():
             add(Check("stages", f"{to_text(s.stages)} > trips of loop {s.var}", (s,)))
@@ -201,7 +209,11 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
     params, shape = chunk_params(ctx, chunk)
     profile = ctx.profiles[chunk.knob]
     kernel = ctx.module.kernel(ctx.kernel_name)
-    a = analyze(ctx.module, kernel, profile, params=params, check=False, codegen=ctx.codegen)
+    # one vectorized analysis prices the chunk's infeasible configurations beside the rest (a
+    # tile of 0 elements divides by zero); their codes set them apart, so numpy's warnings of
+    # them are noise on stderr
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = analyze(ctx.module, kernel, profile, params=params, check=False, codegen=ctx.codegen)
     m = a.metrics
 
     def flat(x, dtype=np.float64):
@@ -294,7 +306,11 @@ def _codes(ctx: Context, a, profile, shape, res) -> np.ndarray:
     limits = OccupancyLimits.from_profile(profile) if profile.kind == "gpu" else None
     for i, c in enumerate(ctx.checks):
         cond = None
-        if c.kind == "window":
+        if c.kind == "empty":
+            for size in c.data:
+                x = np.asarray(size.evaluate(env)) < 1
+                cond = x if cond is None else cond | x
+        elif c.kind == "window":
             for size, dim in c.data:
                 x = np.asarray(size.evaluate(env)) > np.asarray(dim.evaluate(env))
                 cond = x if cond is None else cond | x
