@@ -71,6 +71,22 @@ CASES = [
     # an argument no parser takes: the command it was given to (it said `tfx: ... see tfx --help`)
     (["analyze", GEMM, "--bogus"], "tfx analyze: error: unrecognized arguments: --bogus (see tfx analyze --help)"),
     (["--bogus"], "tfx: error: unrecognized arguments: --bogus (see tfx --help)"),
+    # a subcommand's extra argument is that subcommand's (session 12: `tfx model: ... see tfx model
+    # --help` for hw-sweep, which takes no --tp)
+    (["model", "hw-sweep", "--model", "llama3.1-8b", "--tp", "3"],
+     "tfx model hw-sweep: error: unrecognized arguments: --tp 3 (see tfx model hw-sweep --help)"),
+    (["hw", "show", "h200_sxm", "--bogus"], "tfx hw show: error: unrecognized arguments: --bogus (see tfx hw show --help)"),
+    # refusals that named no place (session 12): the command, or the options that made the value
+    (["model", "compare"], "tfx model compare: error: nothing to compare: expected FILEs or --config"),
+    (["occupancy", "--threads", "128"], "tfx occupancy: error: --regs required (or --csv, --ptxas, --res-usage)"),
+    # tp 2 on h200_nvl8 (8 GPUs a node) is 2 devices x cp 1 x pp 1 x dp 1
+    (["model", "latency", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--tp", "2", "--devices", "4"],
+     "--devices: error: tp2 cp1 pp1 dp1 ep1 uses 2 devices, found '4'"),
+    # llama3.1-8b is dense (no experts): ep 2 is refused, and named with --tp beside it
+    (["model", "memory", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--tp", "2", "--ep", "2"],
+     "--tp, --ep: error: parallelism tp2 cp1 pp1 dp1 ep2 is not meaningful here: ep > 1 on a dense model"),
+    (["model", "serve", "--model", "llama3.1-8b", "--pp", "2"],
+     "--pp: error: the serving view prices one model instance: give tp/cp/ep (replicas are more instances)"),
 ]
 
 

@@ -424,7 +424,8 @@ def test_19_option_type_errors_are_one_line(capsys):
 def test_24_tp_must_split_kv_heads(capsys):
     line = one_line(capsys, "model", "memory", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--tp", "3")
     # llama3.1-8b: 32 query heads, 8 KV heads; 3 divides neither
-    assert line == ("error: parallelism tp3 cp1 pp1 dp1 ep1 is not meaningful here: tp 3 does not divide "
+    # the line names the option that gave the parallelism (session 12: it named no place)
+    assert line == ("--tp: error: parallelism tp3 cp1 pp1 dp1 ep1 is not meaningful here: tp 3 does not divide "
                     "32 query heads; tp 3 does not divide 8 KV heads (a rank holds whole heads)")
     assert run(capsys, "model", "memory", "--model", "llama3.1-8b", "--hw", "h200_nvl8", "--tp", "8")[0] == 0
 

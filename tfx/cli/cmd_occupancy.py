@@ -84,7 +84,7 @@ def _run_one(args: argparse.Namespace, profile: Any, limits: OccupancyLimits) ->
     missing = [flag for flag, value in (("--threads", args.threads), ("--regs", args.regs))
                if value is None]
     if missing:
-        raise TfxError(f"{' and '.join(missing)} required (or --csv, --ptxas, --res-usage)")
+        raise TfxError(f"{' and '.join(missing)} required (or --csv, --ptxas, --res-usage)", where="tfx occupancy")
     res = _cli_resources(args.threads, args.regs, args.smem, args.static_smem)
     occ = compute_occupancy(limits, res, hint=args.occupancy)
     if args.json:

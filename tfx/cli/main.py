@@ -60,6 +60,17 @@ def build_parser(only: str | None = None, listing: bool = False) -> argparse.Arg
     return parser
 
 
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the subcommand ``args`` chose under ``parser`` (``tfx model hw-sweep``, ``tfx
+    hw show``): an extra argument is that one's to refuse, not ``tfx model``'s."""
+    while True:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, sub.dest, None) if sub is not None else None
+        if chosen not in getattr(sub, "choices", {}):
+            return parser
+        parser = sub.choices[chosen]
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     first = next((a for a in args_list if not a.startswith("-")), None)
@@ -67,8 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(only, listing=only is None)
     try:
         args, extra = parser.parse_known_args(args_list)
-        if extra:    # refused by the command's parser, so the line points at that command's help
-            parser.command_parsers.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        if extra:    # refused by the (sub)command's parser, so the line points at that command's help
+            _innermost(parser.command_parsers.get(args.command, parser), args).error(
+                f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # a usage error (one line already printed), --help, --version
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):

@@ -37,14 +37,28 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
+#: The options that make a Parallelism, with their defaults (add_parallel_args).
+PARALLEL_DEFAULTS = {"tp": 1, "cp": 1, "pp": 1, "dp": 1, "ep": 1, "kv_shard": "heads", "cp_ring": "kv",
+                     "tp_place": "auto", "cp_place": "auto"}
+
+
+def parallel_where(args) -> str:
+    """Where a refused parallelism came from, as a refusal names its place: the parallelism
+    options given other values than their defaults (``--tp``, ``--tp, --ep``); ``--tp`` where
+    none were (the defaults are one device, always meaningful)."""
+    given = [f"--{name.replace('_', '-')}" for name, default in PARALLEL_DEFAULTS.items()
+             if getattr(args, name, default) != default]
+    return ", ".join(given) or "--tp"
+
+
 def add_parallel_args(p) -> None:
     for name in ("tp", "cp", "pp", "dp", "ep"):
-        p.add_argument(f"--{name}", type=int_arg(1, 2 ** 16), default=1)
-    p.add_argument("--kv-shard", choices=("heads", "seq"), default="heads",
+        p.add_argument(f"--{name}", type=int_arg(1, 2 ** 16), default=PARALLEL_DEFAULTS[name])
+    p.add_argument("--kv-shard", choices=("heads", "seq"), default=PARALLEL_DEFAULTS["kv_shard"],
                    help="heads: KV heads across TP (replicated when fewer than TP); seq: replicas split the context")
-    p.add_argument("--cp-ring", choices=("kv", "q"), default="kv", help="rotate K/V, or Q with O/m/l")
-    p.add_argument("--tp-place", choices=PLACES, default="auto", help="GPU: node|cross; sip: device|cube|pe")
-    p.add_argument("--cp-place", choices=PLACES, default="auto", help="GPU: node|cross; sip: device|cube|pe")
+    p.add_argument("--cp-ring", choices=("kv", "q"), default=PARALLEL_DEFAULTS["cp_ring"], help="rotate K/V, or Q with O/m/l")
+    p.add_argument("--tp-place", choices=PLACES, default=PARALLEL_DEFAULTS["tp_place"], help="GPU: node|cross; sip: device|cube|pe")
+    p.add_argument("--cp-place", choices=PLACES, default=PARALLEL_DEFAULTS["cp_place"], help="GPU: node|cross; sip: device|cube|pe")
     p.add_argument("--devices", type=int_arg(1, 2 ** 20), default=None, help="check that the configuration uses this many devices")
 
 

@@ -86,7 +86,7 @@ def run(args) -> int:
             # keeps its own place and notes
             results.append(latency(model, sysm, wl, par).to_json())
     if len(results) < 1:
-        raise TfxError("nothing to compare: give FILEs or --config")
+        raise TfxError("nothing to compare: expected FILEs or --config", where="tfx model compare")
     table = compare_results(results)
     if args.json:
         emit_json(table)

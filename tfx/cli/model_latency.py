@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json
-from tfx.cli.model_common import add_parallel_args, add_workload_args, gemm_text, parallelism, system, workload
-from tfx.errors import TfxError
+from tfx.cli.model_common import (add_parallel_args, add_workload_args, gemm_text, parallel_where, parallelism,
+                                  system, workload)
+from tfx.errors import argument_error
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
 from tfx.present import formatting as fmt
@@ -25,9 +26,11 @@ def run(args) -> int:
         from tfx.files import check_writable
         check_writable(args.save, what="the saved result")
     sysm = system(args)
-    r = latency(load_model(args.model, option="--model"), sysm, workload(args), parallelism(args))
+    r = latency(load_model(args.model, option="--model"), sysm, workload(args), parallelism(args),
+                where=parallel_where(args))
     if args.devices is not None and args.devices != r.devices:
-        raise TfxError(f"{r.parallelism.label()} uses {r.devices} devices, not --devices {args.devices}")
+        raise argument_error("--devices", f"{r.parallelism.label()} uses {r.devices} devices",
+                             found=str(args.devices))
     data = r.to_json()
     if args.save:
         from tfx.files import write_json_atomic

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json
-from tfx.cli.model_common import add_parallel_args, add_workload_args, parallelism, system, workload
+from tfx.cli.model_common import add_parallel_args, add_workload_args, parallel_where, parallelism, system, workload
 from tfx.present import formatting as fmt
 from tfx.model.latency import memory
 from tfx.model.presets import load_model
@@ -18,7 +18,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     model, sysm, par = load_model(args.model, option="--model"), system(args), parallelism(args)
-    m = memory(model, sysm, workload(args), par)
+    m = memory(model, sysm, workload(args), par, where=parallel_where(args))
     if args.json:
         # what was priced, as every result names it: model, profile and the knobs applied
         emit_json({"model": model.name, "hw": sysm.name, "knobs": dict(sysm.profile.knobs), **m})

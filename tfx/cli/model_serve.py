@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from tfx.cli.common import emit_json, float_arg, int_arg
-from tfx.cli.model_common import add_parallel_args, add_workload_args, parallelism, system, workload
+from tfx.cli.model_common import add_parallel_args, add_workload_args, parallel_where, parallelism, system, workload
 from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
 from tfx.model.serve import MODES, RequestMix, serve, suggest
@@ -71,7 +71,7 @@ def run(args) -> int:
     if args.decode_tp is not None:
         from dataclasses import replace
         dpar = replace(par, tp=args.decode_tp)
-    r = serve(model, sysm, _mix(args), par, wl, args.serving, args.chunk, dpar)
+    r = serve(model, sysm, _mix(args), par, wl, args.serving, args.chunk, dpar, where=parallel_where(args))
     if args.json:
         emit_json(r.to_json())
         return 0

@@ -1060,22 +1060,23 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
 
 
 def latency(model: ModelConfig | str, hw: str | System = "h200_sxm", workload: Workload | None = None,
-            parallelism: Parallelism | None = None, **system_kw) -> LatencyResult:
-    """Per-stage latency and memory per device of one step under one parallelism."""
+            parallelism: Parallelism | None = None, where: str | None = None, **system_kw) -> LatencyResult:
+    """Per-stage latency and memory per device of one step under one parallelism. ``where``: the
+    command-line options that gave ``parallelism`` (``--tp``), which its refusal names."""
     model = load_model(model) if isinstance(model, str) else model
     system = load_system(hw, **system_kw) if isinstance(hw, str) else hw
     workload = workload or Workload()
     parallelism = parallelism or Parallelism()
     why = validate(model, workload, parallelism, system)
     if why:
-        raise TfxError(not_meaningful_message(parallelism, why))
+        raise TfxError(not_meaningful_message(parallelism, why), where=where)
     ev = evaluate(model, workload, system, Configs.of([parallelism]))
     return result_at(ev, 0)
 
 
 def memory(model: ModelConfig | str, hw: str | System = "h200_sxm", workload: Workload | None = None,
-           parallelism: Parallelism | None = None, **system_kw) -> dict:
+           parallelism: Parallelism | None = None, where: str | None = None, **system_kw) -> dict:
     """Memory per device (bytes) of one configuration, with the capacity and whether it fits."""
-    r = latency(model, hw, workload, parallelism, **system_kw)
+    r = latency(model, hw, workload, parallelism, where, **system_kw)
     return {**r.memory, "total": sum(r.memory.values()), "capacity": r.capacity, "fits": r.fits,
             "devices": r.devices, "parallelism": r.parallelism.to_json()}

@@ -63,7 +63,8 @@ from tfx.model.latency import LatencyResult, latency
 from tfx.model.loading import load_model
 from tfx.model.schema import ModelConfig
 from tfx.present import formatting as fmt
-from tfx.model.system import Parallelism, System, Workload, device_count, load_system, validate
+from tfx.model.system import (Parallelism, System, Workload, device_count, load_system, not_meaningful_message,
+                              validate)
 
 #: The attention core of a step: what scales with context rather than with the step's tokens.
 ATTENTION_CORE = ("qk_t", "softmax", "pv", "cp_merge", "cp_ring", "kv_seq_merge")
@@ -210,8 +211,9 @@ def closed_loop(customers: int, service_ns: float, t_decode: float, t_chunk: flo
 def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: RequestMix | None = None,
           parallelism: Parallelism | None = None, workload: Workload | None = None, mode: str = "chunked",
           chunk: int = 2048, decode_parallelism: Parallelism | None = None,
-          step_model: StepModel | None = None) -> ServeResult:
-    """The serving figures of one configuration (see the module docstring)."""
+          step_model: StepModel | None = None, where: str | None = None) -> ServeResult:
+    """The serving figures of one configuration (see the module docstring). ``where``: the
+    command-line options that gave ``parallelism``, which its refusal names."""
     model = load_model(model) if isinstance(model, str) else model
     system = load_system(hw) if isinstance(hw, str) else hw
     mix = mix or RequestMix()
@@ -222,11 +224,12 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
     if chunk < 1:
         raise TfxError(f"chunk must be >= 1 token, got {chunk}")
     if par.dp != 1 or par.pp != 1:
-        raise TfxError("the serving view prices one model instance: give tp/cp/ep (replicas are more instances)")
+        raise TfxError("the serving view prices one model instance: give tp/cp/ep (replicas are more instances)",
+                       where=where)
     probe = replace(wl, mode="decode", context=mix.input + mix.output, batch=1)
     why = validate(model, probe, par, system)
     if why:
-        raise TfxError(f"parallelism {par.label()} is not meaningful here: " + "; ".join(why))
+        raise TfxError(not_meaningful_message(par, why), where=where)
     steps = step_model or StepModel(model, system, par, wl)
     devices = device_count(par, system)
     mean_ctx = mix.input + mix.output // 2
