@@ -45,11 +45,11 @@ def run(args) -> int:
 def render(r, kind: str | None = None) -> list[str]:
     """The text of one result; ``kind`` (``gpu``/``tiled``) says what the GEMMs ran as."""
     wl = r.workload
-    out = [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {wl.mode}, batch {wl.batch}, context {wl.context}, weights {wl.weight_dtype}, "
+    out = [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {wl.mode}, batch {fmt.count(wl.batch)}, context {fmt.count(wl.context)}, weights {wl.weight_dtype}, "
            f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
            f"runtime {wl.runtime_description}; {gemm_text(wl.gemm_codegen, kind)}",
            f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "
-           f"{r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
+           f"{fmt.count(r.launches)} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
     out.append(f"  {'stage':<24} {'total':>11} {'compute':>11} {'memory':>11} {'comm':>11} {'launch':>10}  bound")
     for s in r.stages:
         if s.total_ns == 0:

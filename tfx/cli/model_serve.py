@@ -37,11 +37,11 @@ def _mix(args) -> RequestMix:
 
 
 def _lines(r) -> list[str]:
-    return [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {r.mode} serving, {r.parallelism} ({r.devices} GPU), runtime {r.runtime}",
-            f"  requests: input {r.mix.input}, output {r.mix.output}, "
-            + (f"concurrency {r.mix.concurrency}" if r.mix.rate is None else f"rate {r.mix.rate:g}/s")
-            + f" -> decode batch {r.batch}" + (f", {r.prefill_tokens_per_step:,.0f} prompt tokens per step "
-                                               f"(chunk {r.chunk})" if r.mode == "chunked" else ""),
+    return [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {r.mode} serving, {r.parallelism} ({r.devices} GPU{'s' if r.devices != 1 else ''}), runtime {r.runtime}",
+            f"  requests: input {fmt.count(r.mix.input)}, output {fmt.count(r.mix.output)}, "
+            + (f"concurrency {fmt.count(r.mix.concurrency)}" if r.mix.rate is None else f"rate {r.mix.rate:g}/s")
+            + f" -> decode batch {fmt.count(r.batch)}" + (f", {r.prefill_tokens_per_step:,.0f} prompt tokens per step "
+                                                          f"(chunk {fmt.count(r.chunk)})" if r.mode == "chunked" else ""),
             f"  throughput {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU "
             f"({r.requests_per_s_per_gpu:,.3f} requests/s per GPU)",
             f"  TTFT {fmt.ns(r.ttft_ns)}   TPOT {fmt.ns(r.tpot_ns)}   "

@@ -331,9 +331,10 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
     if kind == "gpu":
         notes.append("kernels priced at the " + attainable_bandwidth(profile).statement())
     if capacity is not None:
-        cap, cap_note = float(capacity), "given"
+        cap, cap_note = float(capacity), f"given, {fmt.nbytes(float(capacity))} per device (--capacity)"
     elif kind == "gpu":
-        cap, cap_note = float(profile.value("memory.gmem.capacity")), "memory.gmem.capacity"
+        cap = float(profile.value("memory.gmem.capacity"))
+        cap_note = f"{fmt.nbytes(cap)} per device (memory.gmem.capacity)"
     else:
         per_pe = profile.get("memory.hbm.capacity")
         pes = profile.units_of("pe")
@@ -342,7 +343,7 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
             cap_note = (f"placeholder {fmt.nbytes(per_pe)} per PE x {pes} PEs "
                         "(memory.hbm.capacity is not published; give --capacity)")
         else:
-            cap_note = f"memory.hbm.capacity x {pes} PEs"
+            cap_note = f"{fmt.nbytes(float(per_pe))} per PE x {pes} PEs (memory.hbm.capacity)"
         cap = float(per_pe) * pes
     dpn = int(profile.get("system.devices_per_node", 1) or 1)
     if kind == "gpu":
@@ -358,9 +359,9 @@ def load_system(hw: str = "h200_sxm", knobs: dict | None = None, bandwidth: str 
     graph = profile.get("launch.graph_overhead")
     measured = _measured_graph_launch(profile.name) if kind == "gpu" else None
     if launch_ns is not None:
-        lns, lnote = float(launch_ns), "given"
+        lns, lnote = float(launch_ns), f"given, {fmt.ns(float(launch_ns), 3)} per kernel (--launch-us)"
     elif graph is not None:
-        lns, lnote = float(graph), "launch.graph_overhead"
+        lns, lnote = float(graph), f"{fmt.ns(float(graph), 3)} per kernel under CUDA graphs (launch.graph_overhead)"
     elif measured is not None:
         lns, lnote = measured
     else:

@@ -573,7 +573,8 @@ def sweep_caption(h) -> str:
     b = h.baseline
     base = (f"baseline {fmt.ns(b['latency_ns'])} (co-design approximation) with {short_config(b['config'])} on {b['devices']} devices"
             if b.get("config") else "nothing fits at the base hardware")
-    return f"{h.configs} configurations x {h.evaluations // max(h.configs, 1)} hardware points; {base}"
+    return (f"{fmt.count(h.configs)} configurations x {fmt.count(h.evaluations // max(h.configs, 1))} hardware points; "
+            f"{base}")
 
 
 # ---------------------------------------------------------------- layout

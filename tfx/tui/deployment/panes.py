@@ -271,7 +271,7 @@ class StagesPane(Vertical):
         _keep_cursor(table, key)
         self.query_one("#stages-caption", Static).update(
             f"[b]{fmt.ns(r.latency_ns)}[/b] = attention {fmt.ns(r.attention_ns)} + "
-            f"FFN {fmt.ns(r.ffn_ns)}; {r.launches:g} launches; {r.tokens_per_s:,.1f} tokens/s")
+            f"FFN {fmt.ns(r.ffn_ns)}; {fmt.count(r.launches)} launches; {r.tokens_per_s:,.1f} tokens/s")
         self._formula()
 
     def _formula(self) -> None:
