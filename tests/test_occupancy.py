@@ -211,6 +211,8 @@ def test_zero_shared_memory_does_not_limit_without_reservation():
 @pytest.mark.parametrize("threads, regs, smem, words", [
     (1025, 32, 0, "1,025 threads per CTA exceed the maximum of 1,024"),
     (128, 256, 0, "256 registers per thread exceed the maximum of 255"),
+    # a count past a thousand with its separator, as the threads above (it printed '100000 registers')
+    (128, 100000, 0, "100,000 registers per thread exceed the maximum of 255"),
     # 232,449 B: one byte over the opt-in maximum 232,448.
     (128, 32, 232449, "exceed the opt-in maximum of 232,448 B"),
     # 1024 threads * 65 regs: 65*32 = 2080 -> 2304 per warp, * 32 warps = 73,728 > 65,536.

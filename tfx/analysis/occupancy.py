@@ -306,11 +306,11 @@ def _infeasible_reason(limits: OccupancyLimits, res: Resources, warps_per_cta: i
         return (f"{res.threads:,} threads per CTA exceed the maximum of "
                 f"{limits.max_threads_per_block:,}")
     if res.regs_per_thread > limits.max_regs_per_thread:
-        return (f"{res.regs_per_thread} registers per thread exceed the maximum of "
-                f"{limits.max_regs_per_thread}")
+        return (f"{res.regs_per_thread:,} registers per thread exceed the maximum of "
+                f"{limits.max_regs_per_thread:,}")
     if not _registers_fit_one_cta(limits, per_warp, warps_per_cta):
         needed = per_warp * _round_up(warps_per_cta, limits.warp_alloc_granularity)
-        return (f"one CTA of {res.threads:,} threads at {res.regs_per_thread} registers needs "
+        return (f"one CTA of {res.threads:,} threads at {res.regs_per_thread:,} registers needs "
                 f"{needed:,} registers; a CTA may have {limits.regs_per_block:,}")
     if res.smem_per_cta > limits.smem_per_block_optin:
         return (f"{res.smem_per_cta:,} B of shared memory per CTA exceed the opt-in maximum "

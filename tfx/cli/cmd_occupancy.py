@@ -115,7 +115,7 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
     res, lim = occ.resources, occ.limits
     console = _console()
     console.print(
-        f"[bold]{profile_name}[/]: {res.threads:,} threads, {res.regs_per_thread} registers/thread, "
+        f"[bold]{profile_name}[/]: {res.threads:,} threads, {res.regs_per_thread:,} registers/thread, "
         f"{res.smem_per_cta:,} B shared memory per CTA"
         + (f" ({res.smem_static:,} static + {res.smem_dynamic:,} dynamic)" if res.smem_static else ""))
     style = "bold red" if not occ.feasible else "bold"
