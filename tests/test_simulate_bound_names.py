@@ -23,8 +23,17 @@ def test_simulate_names_the_bound_as_the_roofline_does(capsys):
     assert data["bound_by"] == "l2"
     assert data["analysis"]["roofline_bound_by"] == "l2"
     assert data["analysis"]["predicted_bound_by"] == "l2"
+    # the efficiency's denominator is the waves' makespan (launch excluded), the util's the whole
+    # makespan: one launch, its waves' makespan = makespan - launch_ns; both ratios are the copy
+    # engine's busy time over their own denominator
+    (launch,) = data["launches"]
+    copy = data["engines"]["copy"]
+    assert launch["makespan_ns"] == data["makespan_ns"] - launch["launch_ns"]
+    assert abs(data["pipeline_efficiency"] - copy["busy_ns"] / launch["makespan_ns"]) < 1e-5
+    assert abs(copy["utilization"] - copy["busy_ns"] / data["makespan_ns"]) < 1e-5
     assert main(["simulate", GEMM, "--hw", "h200_sxm"]) == 0
     out = capsys.readouterr().out
     eff = next(line for line in out.splitlines() if line.lstrip().startswith("efficiency"))
-    assert "(copy engine busy / makespan; bound by l2)" in eff
+    # the waves' makespan: the efficiency leaves the launch out, the engine table's util does not
+    assert "(copy engine busy / the waves' makespan; bound by l2)" in eff
     assert "bottleneck copy" not in out
