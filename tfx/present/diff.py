@@ -71,9 +71,10 @@ def _parameters(r: dict) -> str:
 
 
 def header(a: dict, b: dict) -> list[str]:
-    """What each side analysed (two results' JSON): file, kernel, profile and knobs on one
-    line, then the parameters, once when both sides share them, else one line a side."""
-    out = [f"A: {_side(a)}  B: {_side(b)}"]
+    """What each side analysed (two results' JSON): file, kernel, profile and knobs, one line a
+    side (both on one line took 116 columns for two bundled kernels), then the parameters, once
+    when both sides share them, else one line a side."""
+    out = [f"A: {_side(a)}", f"B: {_side(b)}"]
     pa, pb = _parameters(a), _parameters(b)
     if pa == pb:
         out.append(f"  parameters: {pa}" if pa else "  parameters: none")
