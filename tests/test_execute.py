@@ -256,6 +256,9 @@ def test_work_estimate_of_a_gemm():
     w = estimate(module, k, bind(module, k, {"M": 256, "N": 256, "K": 256}))
     assert (w.flops, w.elements, w.steps) == (33554432, 655360, 15)
     assert w.seconds == pytest.approx(0.0152349216, rel=1e-9)
+    # written as `tfx analyze` writes work (33,554,432 flop = 33.55 Mflop) and counts with
+    # separators (it wrote '3.4e+07 mma flops, 6.6e+05 element operations')
+    assert w.describe() == "33.55 Mflop of mma, 655,360 element operations, 15 interpreted steps"
 
 
 def test_too_big_is_refused_with_what_to_shrink():
@@ -263,7 +266,8 @@ def test_too_big_is_refused_with_what_to_shrink():
     with pytest.raises(TfxError) as err:
         execute(module, module.kernel())
     text = str(err.value)
-    assert "too big to run on a CPU" in text and "mma flops" in text and "on one CPU core" in text
+    # 4096^3 at its defaults: 2 x 4096^3 = 137,438,953,472 flop = 137.44 Gflop
+    assert "too big to run on a CPU" in text and "137.44 Gflop of mma" in text and "on one CPU core" in text
     assert "--set" in text
 
 

@@ -68,8 +68,12 @@ class Work:
                 + self.steps * SECONDS_PER_STEP)
 
     def describe(self) -> str:
-        return (f"{self.flops:.2g} mma flops, {self.elements:.2g} element operations, "
-                f"{self.steps:.2g} interpreted steps")
+        """``33.55 Mflop of mma, 655,360 element operations, 15 interpreted steps``: flops as
+        `tfx analyze` writes work (decimal prefixes), counts with thousands separators (it wrote
+        '3.4e+07 mma flops, 6.6e+05 element operations')."""
+        from tfx.hw.units import format_count, format_prefixed_count
+        return (f"{format_prefixed_count(self.flops, 'flop')} of mma, {format_count(round(self.elements))} element operations, "
+                f"{format_count(round(self.steps))} interpreted steps")
 
     def over(self, max_seconds: float = MAX_SECONDS) -> list[str]:
         out = []

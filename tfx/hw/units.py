@@ -234,6 +234,17 @@ def formula_flop_rate(flop_per_ns: float) -> str:
     return format_flops(float(flop_per_ns) * 1e9, FORMULA_DIGITS)
 
 
+def format_prefixed_count(n: float, unit: str) -> str:
+    """A count of ``unit`` with a decimal prefix and two decimals, as work is written:
+    ``137438953472, "flop"`` -> ``"137.44 Gflop"``, ``2097152, "op"`` -> ``"2.10 Mop"``; below
+    1,000 a whole count is written whole (``0 flop``)."""
+    x = float(n)
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.2f} {prefix}{unit}"
+    return f"{x:.0f} {unit}" if x.is_integer() else f"{x:.2f} {unit}"
+
+
 def format_count(n: float) -> str:
     """Whole numbers with thousands separators (``65536`` -> ``"65,536"``), others two decimals."""
     if float(n).is_integer():

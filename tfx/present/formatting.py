@@ -26,7 +26,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops,
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops, format_prefixed_count,
                           format_frequency, format_plain, format_quantity, format_time_ns)
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
@@ -109,10 +109,7 @@ def bandwidth(v: Any, significant: int | None = None) -> str:
 
 
 def _prefixed(x: float, unit: str) -> str:
-    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.2f} {prefix}{unit}"
-    return f"{x:.0f} {unit}" if float(x).is_integer() else f"{x:.2f} {unit}"
+    return format_prefixed_count(x, unit)
 
 
 def flop(v: Any) -> str:
