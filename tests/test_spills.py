@@ -138,3 +138,14 @@ def test_analyze_reads_compiled_spills_from_ptxas(tmp_path, capsys):
     assert "8,480 B/thread compiled in local memory" in out
     assert main(["analyze", str(ROOT / "kernels" / "rmsnorm.tile"), "--ptxas", str(f),
                  "--ptxas-kernel", "nope"]) == 2
+
+
+def test_a_spill_warning_writes_its_counts_with_separators():
+    """gemm at BM = BN = 256 on 2 warps: the f32 accumulator, 256 x 256 x 4 B = 262,144 B over
+    2 x 32 = 64 threads, is 4,096 B = 1,024 registers a thread, + BASE_REGISTERS 32 = 1,056 > 255:
+    the catastrophic spill. The warning printed 'about 1056 registers/thread' (session 12: counts
+    with separators, as its '4,096 B/thread' beside them)."""
+    a = analyze(parse_file(ROOT / "kernels" / "gemm.tile"), None, H200,
+                dict(BM=256, BN=256, WARPS=2), check=False)
+    (w,) = [w for w in a.warnings if w.startswith("register spill")]
+    assert "255 available; the mma accumulator alone needs about 1,056: " in w

@@ -250,11 +250,11 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                                 "of the thread's register tiles; every op on them moves that share of its "
                                 "register bytes through local memory")
             elif spill_regs > 0 and compiled_spills is None:
-                what = (f"the mma accumulator alone needs about {acc_regs}: all {float(rmem_thread):,.0f} B/thread "
+                what = (f"the mma accumulator alone needs about {acc_regs:,}: all {float(rmem_thread):,.0f} B/thread "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
-                        f"{spill_regs * 4} B/thread of temporaries round-trip through local memory every k-step")
-                warnings.append(f"register spill{where_}: about {estimated} registers/thread needed, "
-                                f"{limits.max_regs_per_thread} available; {what}")
+                        f"{spill_regs * 4:,} B/thread of temporaries round-trip through local memory every k-step")
+                warnings.append(f"register spill{where_}: about {estimated:,} registers/thread needed, "
+                                f"{limits.max_regs_per_thread:,} available; {what}")
         if vector:
             import numpy as np
             blocks_by_launch = {k: np.maximum(v, 1) for k, v in blocks_by_launch.items()}
