@@ -213,6 +213,27 @@ def test_sensitivity_ranks_doubling():
     assert s["baseline"]["predicted_ns"] == r.top[0]["predicted_ns"]
 
 
+def test_sensitivity_states_each_knobs_value_in_its_unit(capsys):
+    """The table wrote each knob's value with %g: clock.core 1.98e+09, memory.l2.capacity
+    6.29146e+07, compute.tensor.bf16 4096, where `tfx hw show` writes the same facts 1.98 GHz,
+    62.91 MB, 4,096 flop/cycle (h200_sxm: 1980 MHz; 62,914,560 B = 62.91 MB; 4.8 TB/s = 4.80 TB/s);
+    the JSON now names each value's canonical unit beside it."""
+    import re
+
+    from tfx.cli.main import main
+    argv = ["explore", str(ROOT / "kernels/gemm.tile"), "--sweep", "BM=128", "--sensitivity"]
+    assert main([*argv, "--json"]) == 0
+    ranking = {e["knob"]: e for e in json.loads(capsys.readouterr().out)["sensitivity"]["ranking"]}
+    assert (ranking["clock.core"]["value"], ranking["clock.core"]["unit"]) == (1.98e9, "Hz")
+    assert (ranking["memory.l2.capacity"]["value"], ranking["memory.l2.capacity"]["unit"]) == (62914560, "B")
+    assert main(argv) == 0
+    rows = {m[1]: m[2] for m in re.finditer(r"│\s+\d+ │ (\S+)\s+│\s+([^│]+?) │", capsys.readouterr().out)}
+    assert rows["clock.core"] == "1.98 GHz"
+    assert rows["memory.l2.capacity"] == "62.91 MB"
+    assert rows["compute.tensor.bf16"] == "4,096 flop/cycle"
+    assert rows["memory.gmem.bandwidth"] == "4.80 TB/s"
+
+
 # ------------------------------------------------------------------ vectorized == scalar
 
 KERNELS = sorted(glob.glob(str(ROOT / "kernels" / "*.tile")))

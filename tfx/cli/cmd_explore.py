@@ -287,7 +287,7 @@ def _print_text(r) -> None:
             if h["change"] == 0 and d["change"] == 0 and "infeasible" not in h and "infeasible" not in d:
                 flat += 1
                 continue
-            t.add_row(str(i), e["knob"], f"{e['value']:g}", _pct(h), _pct(d))
+            t.add_row(str(i), e["knob"], fmt.format_quantity(e["value"], e["unit"]), _pct(h), _pct(d))
         console.print(t)
         if flat:
             console.print(f"{flat} knobs change nothing; {len(s['skipped'])} refused a factor "

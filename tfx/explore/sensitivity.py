@@ -96,7 +96,10 @@ def sensitivity(module, kernel, profile, params: dict, base_knobs: dict | None =
     base = times[0]
     by_path: dict[str, dict] = {}
     for (path, f), t, why in zip(labels[1:], times[1:], reasons[1:]):
-        e = by_path.setdefault(path, {"knob": path, "value": profile.value(path)})
+        # the value with its canonical unit, as `tfx hw show` states it (the table wrote 1.98e+09
+        # for clock.core and 6.29146e+07 for memory.l2.capacity; the JSON gave no unit)
+        e = by_path.setdefault(path, {"knob": path, "value": profile.value(path),
+                                      "unit": profile.fact(path).unit})
         key = "halved" if f == factors[0] else "doubled"
         e[key] = {"predicted_ns": _plain(t), "change": (t - base) / base if base else 0.0,
                   **({"infeasible": why} if why else {})}
