@@ -4,6 +4,7 @@ traceback. Each expected line is written from the input by hand."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tfx.bundled import bundled_dir, bundled_kernel
@@ -64,6 +65,34 @@ def test_model_compare_still_reads_a_saved_result(tmp_path, capsys):
     assert main(["model", "compare", str(saved), str(saved)]) == 0
     out = capsys.readouterr().out
     assert "#2" in out and "latency" in out
+
+
+def test_model_compare_names_what_each_column_priced(tmp_path, capsys):
+    """The JSON had the columns' labels and rows only: two saved results on different profiles or
+    knobs read 'tp1 cp1 pp1 dp1 ep1' and 'tp1 cp1 pp1 dp1 ep1 #2', nothing else. Each column now
+    names its model, profile, knobs and workload (session 12, audit12), in the JSON and a line each."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["model", "latency", "--model", "llama3.2-1b", "--save", str(a)]) == 0
+    assert main(["model", "latency", "--model", "llama3.2-1b", "--knob", "hbm.bandwidth=x2", "--ctx", "16384",
+                 "--save", str(b)]) == 0
+    capsys.readouterr()
+    assert main(["model", "compare", str(a), str(b), "--json"]) == 0
+    priced = json.loads(capsys.readouterr().out)["priced"]
+    assert [(p["column"], p["hw"], p["knobs"], p["workload"]["context"]) for p in priced] == [
+        ("tp1 cp1 pp1 dp1 ep1", "h200_sxm", {}, 8192),
+        ("tp1 cp1 pp1 dp1 ep1 #2", "h200_sxm", {"memory.gmem.bandwidth": "x2"}, 16384)]
+    assert main(["model", "compare", str(a), str(b)]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "tp1 cp1 pp1 dp1 ep1: llama3.2-1b on h200_sxm: decode, batch 1, context 8,192, weights bf16, kv bf16",
+        "tp1 cp1 pp1 dp1 ep1 #2: llama3.2-1b on h200_sxm with memory.gmem.bandwidth=x2: decode, batch 1, "
+        "context 16,384, weights bf16, kv bf16"]
+
+
+def test_model_compare_refuses_knobs_that_are_no_object(tmp_path, capsys):
+    saved = tmp_path / "k.json"
+    saved.write_text('{"latency_ns": 1, "stages": [], "memory": {"total": 1}, "knobs": [1, 2]}')
+    assert refusal(["model", "compare", str(saved)], capsys) == [
+        f"{saved}:knobs: error: expected a result saved by tfx model latency --save/--json: knobs an object"]
 
 
 def test_model_hw_sweep_refuses_factors_that_are_no_positive_numbers(capsys):

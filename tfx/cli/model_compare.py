@@ -58,9 +58,23 @@ def check_saved(obj, path: str) -> dict:
         if not isinstance(st, dict) or not isinstance(st.get("name"), str):
             raise TfxError(f"expected {SAVED}: each stage an object with a name", where=f"{path}:stages[{i}]")
         number(st.get("total_ns"), f"stages[{i}].total_ns")
-    if not isinstance(obj.get("workload", {}), dict):
-        raise TfxError(f"expected {SAVED}: workload an object", where=f"{path}:workload")
+    for key in ("workload", "knobs"):
+        if not isinstance(obj.get(key) or {}, dict):
+            raise TfxError(f"expected {SAVED}: {key} an object", where=f"{path}:{key}")
     return obj
+
+
+def priced_line(p: dict) -> str:
+    """``tp2 cp1 pp1 dp1 ep1: llama3.1-8b on h200_nvl8: decode, batch 1, context 8,192, weights
+    bf16, kv bf16``: what one column priced, as tfx model latency's first line says it."""
+    wl = p["workload"]
+    what = ", ".join(x for x in (
+        str(wl["mode"]) if "mode" in wl else "",
+        f"batch {fmt.count(wl['batch'])}" if isinstance(wl.get("batch"), (int, float)) else "",
+        f"context {fmt.count(wl['context'])}" if isinstance(wl.get("context"), (int, float)) else "",
+        f"weights {wl['weight_dtype']}" if "weight_dtype" in wl else "",
+        f"kv {wl['kv_dtype']}" if "kv_dtype" in wl else "") if x)
+    return f"{p['column']}: {p['model'] or '?'} on {p['hw'] or '?'}{fmt.with_knobs(p['knobs'])}" + (f": {what}" if what else "")
 
 
 def run(args) -> int:
@@ -92,6 +106,8 @@ def run(args) -> int:
         emit_json(table)
         return 0
     names = table["columns"]
+    for p in table["priced"]:
+        print(priced_line(p))
     runtimes = sorted({r.get("workload", {}).get("runtime") or r.get("workload", {}).get("kernels", "?")
                        for r in results})
     gemms = sorted({gemm_text(r.get("workload", {}).get("gemm_codegen", "?"), profile_kind(str(r.get("hw", ""))))

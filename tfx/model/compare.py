@@ -38,4 +38,10 @@ def compare_results(results: list[dict]) -> dict:
         if all(v in (None, 0) for v in vals):
             continue
         add(n, vals)
-    return {"columns": cols, "rows": rows}
+    # what each column priced, as every result names it: model, profile, knobs, workload and
+    # parallelism (the JSON had the columns' labels only, and 'tp1 cp1 pp1 dp1 ep1 #2' of two saved
+    # results told neither their profiles nor their knobs apart)
+    priced = [{"column": c, "model": r.get("model"), "hw": r.get("hw"), "knobs": dict(r.get("knobs") or {}),
+               "workload": dict(r.get("workload") or {}), "parallelism": r.get("parallelism")}
+              for c, r in zip(cols, results)]
+    return {"columns": cols, "priced": priced, "rows": rows}
