@@ -144,6 +144,21 @@ def test_validate_cli_json_and_errors(tmp_path, capsys):
     assert "no rows" in capsys.readouterr().err
 
 
+def test_validate_names_estimate_in_its_json_and_header(tmp_path, capsys):
+    """--estimate prices the rows without the CSV's compiled regs/spills/smem_bytes: the JSON did
+    not say so and the header read '3 rows, 1 groups' for both (session 12, audit12)."""
+    p = _write(tmp_path, f"kernel,measured_ms,M,N,K,BM,BN\n{GEMM},0.30,4096,4096,4096,128,128\n"
+                         f"{GEMM},0.40,4096,4096,4096,64,64\n{GEMM},0.90,4096,4096,4096,32,32\n")
+    assert main(["validate", str(p), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["estimate"] is False
+    assert main(["validate", str(p), "--json", "--estimate"]) == 0
+    assert json.loads(capsys.readouterr().out)["estimate"] is True
+    assert main(["validate", str(p), "--estimate"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"{p}: 3 rows, 1 group (profile h200_sxm where the CSV names none), compiled as triton; resources "
+        "estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)")
+
+
 def test_validate_ncu(tmp_path, capsys):
     p = _write(tmp_path, NCU, "n.csv")
     assert main(["validate", GEMM, "--ncu", str(p), "--set", "BM=128", "--json"]) == 0

@@ -77,15 +77,21 @@ def run(args) -> int:
     on_gpu = any(c.codegen is not None for c in compared)
     codegen = lookup(args.codegen).name if on_gpu else None
     if args.json:
-        emit_json({"tool": "tfx", "command": "validate", "file": args.file, "hw": args.hw, "codegen": codegen,
+        # every option that changes a prediction is named: --estimate prices the rows without the
+        # CSV's compiled regs/spills/smem_bytes (the JSON did not say so), --ncu names the export
+        emit_json({"tool": "tfx", "command": "validate", "file": args.file, "ncu": args.ncu, "hw": args.hw,
+                   "codegen": codegen, "estimate": bool(args.estimate),
                    "groups": [g.to_json() for g in figs], "overall": overall(figs),
                    "rows": [{"where": str(c.row.where), "kernel": str(c.row.kernel_path), "params": c.row.params,
                              "measured_ms": c.row.measured_ms, "predicted_ms": c.predicted_ms,
                              "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
                             for c in compared]})
         return 0
-    print(f"{args.file}: {len(compared)} rows, {len(figs)} groups (profile {args.hw} where the CSV names none)"
-          + (fmt.compiled_as(codegen) if on_gpu else ""))
+    print(f"{args.file}: {len(compared):,} row{'s' if len(compared) != 1 else ''}, {len(figs):,} "
+          f"group{'s' if len(figs) != 1 else ''} (profile {args.hw} where the CSV names none)"
+          + (fmt.compiled_as(codegen) if on_gpu else "")
+          + ("; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)"
+             if args.estimate else ""))
     print(format_table(figs))
     for g in figs:
         print(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "
