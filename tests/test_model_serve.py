@@ -194,4 +194,5 @@ def test_memory_and_suggest_remember_their_knobs(capsys):
     assert main(["model", "hw-sweep", *base, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["knobs"] == {"memory.gmem.capacity": "/2"}
     assert main(["model", "hw-sweep", *base]) == 0
-    assert capsys.readouterr().out.startswith("llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2: ")
+    # then the device limit (--devices, 64 by default), as suggest names its own
+    assert capsys.readouterr().out.startswith("llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2 (<= 64 devices): ")

@@ -30,6 +30,12 @@ def test_hw_sweep_counts_its_hardware_points(capsys):
     # the five default factors: 5^5 = 3,125 hardware points
     first = _out(capsys, "model", "hw-sweep", "--model", "llama3.2-1b", "--hw", "h200_nvl8").splitlines()[0]
     assert " configurations x 3,125 hardware points = " in first
+    # the device limit is named (default 64), in the text and the JSON, as suggest names its own
+    assert first.startswith("llama3.2-1b on h200_nvl8 (<= 64 devices): ")
+    import json
+    data = json.loads(_out(capsys, "model", "hw-sweep", "--model", "llama3.2-1b", "--hw", "h200_nvl8",
+                           "--devices", "4", "--json"))
+    assert data["max_devices"] == 4
 
 
 def test_serve_writes_every_token_count_alike(capsys):

@@ -48,7 +48,8 @@ def run(args) -> int:
     if args.json:
         emit_json(r.to_json())
         return 0
-    print(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {fmt.count(r.configs)} configurations x "
+    print(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {fmt.count(r.max_devices)} devices): "
+          f"{fmt.count(r.configs)} configurations x "
           f"{fmt.count(r.evaluations // max(r.configs, 1))} hardware points "
           f"= {r.evaluations:,} evaluations in {fmt.ns(r.seconds * 1e9)} ({r.evals_per_s:,.0f}/s)")
     print(f"runtime {workload(args).runtime_description}")

@@ -356,10 +356,12 @@ class HwSweepResult:
     pareto: list
     check: list = field(default_factory=list)
     knobs: dict = field(default_factory=dict)     # knobs applied to the base profile, path -> text
+    max_devices: int = 64                         # configurations on at most this many devices (--devices)
 
     def to_json(self) -> dict:
         return {"model": self.model, "hw": self.hw, "knobs": dict(self.knobs),
-                "workload": self.workload.to_json(), "factors": self.factors, "configs": self.configs, "evaluations": self.evaluations,
+                "workload": self.workload.to_json(), "max_devices": self.max_devices, "factors": self.factors,
+                "configs": self.configs, "evaluations": self.evaluations,
                 "seconds": self.seconds, "evals_per_s": self.evals_per_s, "baseline": self.baseline,
                 "knob_ranking": self.ranking, "pareto": self.pareto, "check": self.check,
                 "cost_weights": COST_WEIGHTS}
@@ -441,7 +443,7 @@ def hw_sweep(model: ModelConfig | str, hw: str | System = "h200_nvl8", workload:
                                           hw if isinstance(hw, str) else system.name)
     return HwSweepResult(model.name, system.name, wl, {k: list(v) for k, v in fac.items()}, len(cfg),
                          evaluations, seconds, evaluations / seconds if seconds > 0 else float("inf"),
-                         baseline, ranking, front, checks, dict(system.profile.knobs))
+                         baseline, ranking, front, checks, dict(system.profile.knobs), max_devices)
 
 
 def knob_map(system: System, knob: str, factor: float) -> dict:
