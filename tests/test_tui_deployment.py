@@ -92,7 +92,7 @@ def test_typing_a_knob_value_and_the_kv_line():
             assert app.knobs.ctx == 32768
             assert app.result.memory["kv_cache"] == 80 * 32768 * 2 * 1 * 128 * 2
             assert _cell(app, "memory-table", "kv_cache", 1) == "1.34 GB"
-            assert any("KV cache: 1 seq x 32768 tokens x 80 layers x 2 (K, V) x 1 kv head x 128 x 2 B"
+            assert any("KV cache: 1 seq x 32,768 tokens x 80 layers x 2 (K, V) x 1 kv head x 128 x 2 B"
                        " = 1,342,177,280 B" in line for line in app.memory_notes)
     run(go())
 

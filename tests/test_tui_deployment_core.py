@@ -116,10 +116,11 @@ def test_layout_of_tp8_cp4_on_four_nodes():
     assert "TP 8 over nvlink (369.90 GB/s, 1.00 us): rank i holds" in text
     assert "q heads 8i..8i+7 (8 of 64)" in text
     assert "kv head i (1 of 8)" in text
-    assert "FFN columns 3584i..3584i+3583 (3584 of 28672)" in text
-    assert "vocabulary rows 16032i.. (16032 of 128256)" in text
-    assert "CP 4 over ib (50.00 GB/s, 2.00 us): rank j holds context tokens 2048j..2048j+2047 (2048 of 8192)" in text
-    assert lines[-1] == ("each device: 80 layers, 8 q heads, 1 kv head, 2048 context tokens x 1 sequence")
+    # the index ranges as expressions, the counts with separators (session 12: '(3584 of 28672)')
+    assert "FFN columns 3584i..3584i+3583 (3,584 of 28,672)" in text
+    assert "vocabulary rows 16032i.. (16,032 of 128,256)" in text
+    assert "CP 4 over ib (50.00 GB/s, 2.00 us): rank j holds context tokens 2048j..2048j+2047 (2,048 of 8,192)" in text
+    assert lines[-1] == ("each device: 80 layers, 8 q heads, 1 kv head, 2,048 context tokens x 1 sequence")
 
 
 def test_layout_of_experts_and_pipeline():

@@ -343,7 +343,9 @@ def serve_both(model, system, k: "Knobs") -> tuple:
 def serve_lines(results) -> list[str]:
     """The Serve tab's text (Rich markup): one block per serving mode."""
     inp, outp, conc = SERVE_MIX
-    lines = [f"request mix: input {inp}, output {outp}, concurrency {conc}; runtime {results[0].runtime}", ""]
+    # counts with separators, as tfx model serve writes the same mix (input 2,048)
+    lines = [f"request mix: input {fmt.count(inp)}, output {fmt.count(outp)}, concurrency {fmt.count(conc)}; "
+             f"runtime {results[0].runtime}", ""]
     for r in results:
         lines += [f"[b]{r.mode}[/b]  {short_config(r.parallelism)} ({r.devices} GPU)"
                   + ("" if r.fits else "  [red]DOES NOT FIT[/red]"),
@@ -458,7 +460,7 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
             toks = toks / (tp // G)
             rep = f" (ctx/cp split over {tp // G} replicas)"
         kv = b * toks * layers * 2 * g_r * d * kvb
-        out.append(f"KV cache: {b} seq x {toks:g} tokens{rep} x {layers} layers x 2 (K, V) x {g_r} kv head"
+        out.append(f"KV cache: {fmt.count(b)} seq x {fmt.count(toks)} tokens{rep} x {layers} layers x 2 (K, V) x {g_r} kv head"
                    f"{'s' if g_r > 1 else ''} x {d} x {kvb:g} B = {kv:,.0f} B = {fmt.nbytes(kv)}")
     return out
 
@@ -587,14 +589,15 @@ class Axis:
 
 
 def _share(var: str, size: int, total: int, noun: str, plural: str) -> str:
-    """``q heads 8i..8i+7 (8 of 64)``, or ``expert e (1 of 8)`` for one each."""
+    """``q heads 8i..8i+7 (8 of 64)``, or ``expert e (1 of 8)`` for one each: the index range as
+    an expression, the counts with separators (``(3,584 of 28,672)``)."""
     if size == 1:
-        return f"{noun} {var} (1 of {total})"
-    return f"{plural} {size}{var}..{size}{var}+{size - 1} ({size} of {total})"
+        return f"{noun} {var} (1 of {fmt.count(total)})"
+    return f"{plural} {size}{var}..{size}{var}+{size - 1} ({fmt.count(size)} of {fmt.count(total)})"
 
 
 def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    return f"{fmt.count(count)} {noun}{'' if count == 1 else 's'}"
 
 
 def _rng(start: int, count: int) -> str:
@@ -701,7 +704,7 @@ def holdings(model, k: Knobs, system) -> list[str]:
             w = -(-width // tp)
             out.append("  " + _share("i", w, width, "FFN column", "FFN columns") + " of gate/up, rows of down")
         v = -(-model.vocab_size // tp)
-        out.append(f"  vocabulary rows {v}i.. ({v} of {model.vocab_size}) of the embedding and lm head")
+        out.append(f"  vocabulary rows {v}i.. ({fmt.count(v)} of {fmt.count(model.vocab_size)}) of the embedding and lm head")
     else:
         out.append(f"TP 1: every device holds all {Hq} q heads, {G} kv heads, the whole FFN and vocabulary")
     # CP
