@@ -64,9 +64,13 @@ def test_rmsnorm_spill_term_by_hand():
     16 x 4096 / (R(16) + Z) = 32.0921 B/ns, 0.05% under the share, and at most what 16 warps'
     local traffic reaches past L2 as measured (local_parallelism.ceiling: local.dram_bandwidth
     3,374.7 GB/s / 132 = 25.56591 B/ns): 25.56591 B/ns.
-    The frame (2120 words) reaches the 32 registers (tfx.analysis.row_spill): the CTA's local
-    traffic is at most 4.355 x 8480 B x 64 threads = 2,363,468.8 B = 0.667826 of 3,539,056,
-    under f = 0.974237. Spill term = 8 CTAs x 2,363,468.8 / 25.56591."""
+    The frame (2120 words) reaches the 32 registers, under 128 (tfx.analysis.row_spill, docs/
+    analysis.md section 8 (q)): the body's estimate, 4 x 16384 / 64 = 1,024 elements a thread; the
+    2 warps span the 16,384-element row (16,384 / 256 = 64 >= 2), so a thread holds all 4 rows;
+    32 registers leave none past the 32 the spilled code runs in, so every further row's product
+    goes to local memory: 1,024 x (26.625 + (12 x 1 + 4 x 1) x (1 - 1/4)) = 1,024 x 38.625 =
+    39,552 B a thread (its SASS 24,420 + 16,700 = 41,120), x 64 threads = 2,531,328 B a CTA =
+    0.715250 of 3,539,056, under f = 0.974237. Spill term = 8 CTAs x 2,531,328 / 25.56591."""
     m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
     a = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
                 resources={"regs": 32, "spills": 2120, "smem": 32})
@@ -78,8 +82,9 @@ def test_rmsnorm_spill_term_by_hand():
         q = n * r / (r + 802.0)
     rate = 16 * 4096 / (r + 802.0)
     assert rate == pytest.approx(32.0921, abs=1e-4)
-    assert f * 3_539_056 > 4.355 * 8480 * 64            # the frame's traffic is the smaller
-    expected = 8 * 4.355 * 8480 * 64 / (3374.7 / 132)
+    assert 1024 * (26.625 + 16 * 0.75) * 64 == 2_531_328
+    assert f * 3_539_056 > 2_531_328                     # the estimate is the smaller
+    expected = 8 * 2_531_328 / (3374.7 / 132)
     assert float(term.ns) == pytest.approx(expected, rel=1e-9)
     assert "DRAM" in term.detail and "compiled" in term.detail
     assert any("register spill (compiled)" in w for w in a.warnings)

@@ -262,7 +262,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
-    local = local_bound = reductions = None
+    local = local_bound = reductions = estimated = None
     has_spill = is_array(spill.fraction) or bool(spill.fraction)
     if has_spill and profile.kind == "gpu" and threads is not None:
         # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
@@ -286,6 +286,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             if spill.local_bytes is not None:
                 # the compiled code's own local loads and stores, where given, replace both rules
                 share = row_spill.compiled_share(spill.local_bytes, threads, register_bytes)
+            else:
+                # ... else, under STREAMING_REGISTERS, their estimate from the body (row_spill, section 8 (q))
+                share, estimated = _estimated_share(unit_node, share, spill, threads, register_bytes)
         miss.spill = (share, local.bytes_per_ns, spill.bytes_per_thread * threads, local.beyond_l1)
         miss.spill_regs = (spill.bytes_per_thread, spill.regs)
         l2_ns, dram_ns = m.profile.get("local.l2_latency", None), m.profile.get("local.dram_latency", None)
@@ -477,6 +480,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 f"of its register bytes through local memory"
                 + ((row_spill.describe_compiled(spill.local_bytes, threads, share)
                     if spill.local_bytes is not None and spill.regs is not None else
+                    row_spill.describe_estimated(*estimated, spill.regs, threads, share)
+                    if estimated is not None else
                     row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, reductions)
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
                     f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
@@ -1090,6 +1095,28 @@ def _demand_of(node: ScopeNode, counter, m, miss, warps, positions) -> Demand:
             od = op_demand(c, counter, m, miss, warps)
             d.add(od, ratio(c.execs, positions) if not is_array(c.execs, positions) else c.execs / positions)
     return d
+
+
+def _estimated_share(unit_node: ScopeNode, share, spill, threads, register_bytes):
+    """(share, facts): a spilled row body whose frame reaches fewer than STREAMING_REGISTERS
+    registers moves the local bytes row_spill.estimated_local_bytes counts from its body, in place
+    of the frame's multiple (docs/analysis.md section 8 (q)); facts (bytes, elements, rows a
+    thread, per-row and vector broadcasts) for the spill line where one configuration is asked,
+    else None."""
+    facts = row_spill.body_facts(unit_node.body_ops())
+    if facts is None:
+        return share, None
+    on = row_spill.estimate_applies(spill.bytes_per_thread, spill.regs)
+    if not is_array(on) and not on:
+        return share, None
+    elements, rows, per_row, vectors = facts
+    per_thread = elements / threads
+    held = row_spill.rows_per_thread(rows, elements / emax(rows, 1e-30), ratio(threads, 32))
+    local_bytes = row_spill.estimated_local_bytes(per_thread, held, spill.regs, per_row, vectors)
+    estimated = row_spill.compiled_share(local_bytes, threads, register_bytes)
+    if is_array(on, estimated, share):
+        return where(on, estimated, share), None
+    return estimated, (local_bytes, per_thread, held, per_row, vectors)
 
 
 def _reductions(node: ScopeNode) -> int:

@@ -39,6 +39,27 @@ bytes a thread of its SASS), it replaces these estimates (``compiled_share``): t
 frame is 2.3-5.4 across the corpus and sets the spilled rows' order, which the frame alone
 does not give (docs/analysis.md section 8 (p)).
 
+Where the compiled code's traffic is not given (the campaigns record ``regs`` and ``spills``
+only), a frame that reaches fewer than ``STREAMING_REGISTERS`` registers takes an estimate of
+it from the body (``estimated_local_bytes``, docs/analysis.md section 8 (q)): bytes a row element
+a thread, not a multiple of the frame. The SASS of the row kernels moves about the same bytes an
+element whatever the elements a thread (rmsnorm at 32 registers: 38.5-44.0 B at 4-16 rows a
+thread over 256-1024 elements, whose frames hold 2.07-3.05 words an element), and what changes
+them is the rows a thread holds: with one row the statistics' products stream into the next
+op; with ``R`` rows the compiler emits the normalization row by row as each row's statistic
+arrives, reloading the row's f32 input, storing its product and reloading it for the next op
+(3 x 4 B an element: ``PRODUCT_BYTES``) for the ``R - 1`` rows whose product is not consumed at
+once, and a vector broadcast over the rows (rmsnorm's weight) is reloaded for each further row
+(4 B an element: ``VECTOR_BYTES``). Where the registers beyond the 32 the spilled code runs in
+(``RUN_REGISTERS``: the fewest the corpus's spilled kernels allocate) hold a row's ``c``
+elements a thread, the product needs no local memory: the share of it that goes there is
+``max(0, 1 - (regs - 32) / c)``. One row's bytes ``ONE_ROW_BYTES`` are the SASS's: 26.625 B an
+element at 48 registers or fewer (rmsnorm (1, 2) at N = 32768, the one 32-register one-row
+kernel: 6,944 + 6,688 B over 512 elements), 19.754 at 56-72 (the median of the six one-row
+kernels there, (19.711 + 19.797) / 2). Against the 78 kernels of row_spill_sass (both files)
+whose frame reaches fewer than 128 registers: median |error| 4.4%, worst 35.9% (the frame's
+multiple: 12.7%, 94.8%).
+
 What this does not see: the ratio moves with the elements a thread holds (3.3-3.5 at 256,
 3.4-4.9 at 512, 4.9-5.4 at 1024 for softmax; rmsnorm 2.2-4.2, 3.2-4.9, 3.6-4.9), which
 the compiler's schedule sets and no count of the configuration gives; rows priced with
@@ -72,6 +93,110 @@ def frame_traffic(regs, reductions=0) -> Any:
     if is_array(regs):
         return where(regs >= STREAMING_REGISTERS, streamed, FRAME_TRAFFIC)
     return streamed if regs >= STREAMING_REGISTERS else FRAME_TRAFFIC
+
+
+# Estimated local bytes of a spilled row body (docstring; docs/analysis.md section 8 (q)).
+RUN_REGISTERS = 32              # the fewest registers the corpus's spilled row kernels allocate
+LOW_CLASS_REGISTERS = 48        # the top of the corpus's low register class (none at 49-55)
+ONE_ROW_BYTES_LOW = 26.625      # SASS: rmsnorm (1, 2), N = 32768, 32 regs: (6,944 + 6,688) / 512
+ONE_ROW_BYTES_MID = 19.754      # SASS median of the six one-row kernels at 56-72 registers
+PRODUCT_BYTES = 12.0            # a further row's f32 input reloaded, its product stored and reloaded
+VECTOR_BYTES = 4.0              # a row vector's f32 value reloaded for a further row
+WARP_ROW_ELEMENTS = 256         # a warp's span of a row: 32 lanes x 8 two-byte elements (16 B loads)
+
+
+def rows_per_thread(rows, row_length, warps) -> Any:
+    """The rows of a CTA's [rows, row_length] tile one thread holds: Triton's blocked layout
+    puts 32 lanes x 8 elements (a 16 B vector) along the row and its warps along the row as
+    far as the row spans them (``row_length / 256``), the rest along the rows."""
+    along = emin(emax(row_length / WARP_ROW_ELEMENTS, 1), warps)
+    return emax(rows / (warps / along), 1)
+
+
+def estimated_local_bytes(elements_per_thread, rows, regs, per_row, vectors) -> Any:
+    """LDL + STL bytes a thread of a spilled row body whose frame reaches its registers
+    (module docstring): ``elements x (one row's bytes + (12 x per_row + 4 x vectors) x (1 -
+    1 / rows) x the product's spilled share)``. ``rows``: the rows a thread holds;
+    ``per_row``: the reduce results broadcast back over their rows; ``vectors``: the other
+    broadcasts (a row vector over the rows)."""
+    one = where(regs <= LOW_CLASS_REGISTERS, ONE_ROW_BYTES_LOW, ONE_ROW_BYTES_MID) if is_array(regs) else (
+        ONE_ROW_BYTES_LOW if regs <= LOW_CLASS_REGISTERS else ONE_ROW_BYTES_MID)
+    further = ((PRODUCT_BYTES * per_row + VECTOR_BYTES * vectors) * (1 - 1 / rows)
+               * product_share(elements_per_thread, rows, regs))
+    return elements_per_thread * (one + further)
+
+
+def product_share(elements_per_thread, rows, regs) -> Any:
+    """The share of a further row's product that goes to local memory: none where the registers
+    beyond ``RUN_REGISTERS`` hold the row's elements a thread, ``1 - (regs - 32) / c`` where
+    they hold part of them."""
+    per_row_elements = elements_per_thread / rows
+    return emax(1 - emax(regs - RUN_REGISTERS, 0) / emax(per_row_elements, 1e-30), 0)
+
+
+def estimate_applies(spill_bytes_per_thread, regs) -> Any:
+    """Whether the estimate stands in for the frame's multiple: the frame reaches the registers
+    and they are fewer than ``STREAMING_REGISTERS``."""
+    reach = applies(spill_bytes_per_thread, regs)
+    return reach & (regs < STREAMING_REGISTERS) if is_array(reach, regs) else bool(reach) and regs < STREAMING_REGISTERS
+
+
+def body_facts(ops) -> tuple | None:
+    """(tile elements, rows, per-row broadcasts, vector broadcasts) of a row body's op nodes
+    (tfx.analysis.counting ScopeNodes, program order), or None without a reduce. The tile is the
+    widest reduce's operand (its vector flops, one an element), its rows the reduce's f32
+    results (its register writes / 4 B); a broadcast whose source comes from a reduce is
+    per-row, any other a vector broadcast."""
+    made = {c.op.result: c.op for c in ops if c.op.result}
+    from_reduce: dict = {}
+
+    def derived(name) -> bool:
+        if name in from_reduce:
+            return from_reduce[name]
+        op = made.get(name)
+        from_reduce[name] = False
+        got = op is not None and (op.opcode == "reduce" or any(
+            derived(o.name) for o in op.operands if hasattr(o, "name") and isinstance(o.name, str)
+            and o.name.startswith("%")))
+        from_reduce[name] = got
+        return got
+
+    reduces = [c for c in ops if c.op.opcode == "reduce"]
+    if not reduces:
+        return None
+    best = None
+    for c in reduces:
+        flops = sum(v for k, v in c.per_exec.items() if k[0] == "flops")
+        writes = sum(v for k, v in c.per_exec.items() if k[0] == "traffic" and k[1] == "rmem" and k[2] == "write")
+        if best is None or float(flops if not is_array(flops) else flops.max()) > float(
+                best[0] if not is_array(best[0]) else best[0].max()):
+            best = (flops, writes / WORD)
+    per_row = vectors = 0
+    for c in ops:
+        if c.op.opcode == "broadcast" and c.op.operands:
+            src = getattr(c.op.operands[0], "name", None)
+            if isinstance(src, str) and derived(src):
+                per_row += 1
+            else:
+                vectors += 1
+    return best[0], best[1], per_row, vectors
+
+
+def describe_estimated(local_bytes_per_thread, elements_per_thread, rows, per_row, vectors, regs, threads,
+                       share) -> str:
+    """The clause of the spill line where the body's estimate sets the traffic."""
+    e, r, b = float(elements_per_thread), float(rows), float(local_bytes_per_thread)
+    one = ONE_ROW_BYTES_LOW if float(regs) <= LOW_CLASS_REGISTERS else ONE_ROW_BYTES_MID
+    part = float(product_share(e, r, float(regs)))
+    if r <= 1:
+        how = f"{e:,.0f} row elements a thread of one row x {one:g} B an element (its products stream into the next op)"
+    else:
+        how = (f"{e:,.0f} row elements a thread of {r:,.0f} rows x ({one:g} B an element + ({PRODUCT_BYTES:g} x "
+               f"{per_row} per-row product(s) + {VECTOR_BYTES:g} x {vectors} row vector(s)) x (1 - 1/{r:,.0f})"
+               + (f" x {part:.3f} of a row's product past the registers" if part < 1 else "") + " for the further rows)")
+    return (f" (the frame reaches the {float(regs):.0f} registers: the local loads and stores estimated from the body, "
+            f"{how} = {b:,.0f} B a thread x {threads} threads = {b * threads:,.0f} B a CTA, "
+            f"{float(share) * 100:.1f}% of the CTA's register bytes)")
 
 
 def applies(spill_bytes_per_thread, regs) -> Any:
