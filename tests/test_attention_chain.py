@@ -184,21 +184,22 @@ def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     B/ns: 393.22 ns) and the SM's port (65 x 1.98 = 128.7 B/ns: 254.61 ns). The latency: 3 of
     the 132 CTAs of a wave start a new head (64 query blocks per head: ceil(132 / 64) = 3
     heads), so 3/132 of the reads are first touches; the head a wave starts in is the one the
-    previous wave ended in for straddle_share(132, 64) = 30/132 of its CTAs, x (1 - 132/2048) of
-    the waves (its K and V stay in L2: tfx.analysis.l2_reuse), so 3/132 x (1 - 30/132 x
-    1916/2048) = 1.7895% miss: 0.017895 x 700 + 0.982105 x 200 = 208.95 ns. Of the 2048 CTAs
-    on 132 slots, 1 - 132/2048 = 93.5547% start after the first wave and drift apart: their
-    bytes come at the port, the first wave's at the share (pipeline_depth.
-    serial_copy_transfer_ns): 0.064453 x 393.22 + 0.935547 x 254.61 = 263.54 ns; the round
-    trip 122.22 + 208.95 + 263.54 = 594.71 ns; less PV, which runs on meanwhile (374.69 ns),
-    for the 98.2105% of the bytes that hit L2: 216.08 ns, a delay of the CTA's chain. One CTA
-    a SM: the round is 1127.92 + 216.08 = 1344.00 ns, over the old floor, one CTA's throughput
-    sum (its tensor engine 2 x 349.44 + vector 228.28 + special 262.63 + overhead 50.51 =
-    1240.30 ns, the largest without the delay): +103.70 ns over 127 trips, 2048 / 132 = 15
-    full waves. The prefetch wait still binds above it: 840.35 ns of QK^T and softmax + the
-    copies' streamed round trip (tfx.analysis.decode_trip, whose L2-resident bytes keep the
-    SM's L2 share: 0.017895 x 557 (DRAM's idle round trip) + 0.982105 x 200 + 393.22 = 599.60
-    ns) = 1439.95 ns a trip, +95.95 ns over the round with the delay."""
+    previous wave ended in whenever the wave starts mid-head (132 i mod 64 = 4 i mod 64: all but
+    1 - gcd(132, 64) / 64 = 15/16 of the waves), x (1 - 132/2048) (its K and V stay in L2:
+    tfx.analysis.l2_reuse.cross_value_share), so (3 - 15/16 x 1916/2048) / 132 = 2.122925 /
+    132 = 1.6083% miss: 0.016083 x 700 + 0.983917 x 200 = 208.04 ns. Of the 2048 CTAs on 132
+    slots, 1 - 132/2048 = 93.5547% start after the first wave and drift apart: their bytes
+    come at the port, the first wave's at the share (pipeline_depth.serial_copy_transfer_ns):
+    0.064453 x 393.22 + 0.935547 x 254.61 = 263.54 ns; the round trip 122.22 + 208.04 + 263.54
+    = 593.80 ns; less PV, which runs on meanwhile (374.69 ns), for the 98.3917% of the bytes
+    that hit L2: 215.59 ns, a delay of the CTA's chain. One CTA a SM: the round is 1127.92 +
+    215.59 = 1343.51 ns, over the old floor, one CTA's throughput sum (its tensor engine 2 x
+    349.44 + vector 228.28 + special 262.63 + overhead 50.51 = 1240.30 ns, the largest without
+    the delay): +103.21 ns over 127 trips, 2048 / 132 = 15 full waves. The prefetch wait still
+    binds above it: 840.35 ns of QK^T and softmax + the copies' streamed round trip
+    (tfx.analysis.decode_trip, whose L2-resident bytes keep the SM's L2 share: 0.016083 x 557
+    (DRAM's idle round trip) + 0.983917 x 200 + 393.22 = 598.96 ns) = 1439.31 ns a trip,
+    +95.80 ns over the round with the delay."""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=2),
               dict(threads=256, regs=148, smem=98304, spills=0))
     qk = 2 * 128 * 64 * 128 / TENSOR
@@ -212,19 +213,19 @@ def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     delay = exposed - min(tensor, simt) / 2
     round_ns = tensor + simt + delay
     assert round_ns == pytest.approx(1127.92, abs=1e-2)
-    miss = 3 / 132 * (1 - 30 / 132 * 1916 / 2048)
+    miss = (3 - 15 / 16 * 1916 / 2048) / 132
     drifted = 1 - 132 / 2048
     transfer = (1 - drifted) * 32_768 / (11_000 / 132) + drifted * 32_768 / (65 * 1.98)
     assert transfer == pytest.approx(263.54, abs=1e-2)
     trip = 242 / 1.98 + (miss * 700 + (1 - miss) * 200) + transfer
-    assert trip == pytest.approx(594.71, abs=1e-2)
+    assert trip == pytest.approx(593.80, abs=1e-2)
     depth = (trip - pv) * (1 - miss)
-    assert depth == pytest.approx(216.08, abs=1e-2)
+    assert depth == pytest.approx(215.59, abs=1e-2)
     throughput = 2 * qk + 57_856 / VECTOR + 8320 / SPECIAL + OVERHEAD
     assert throughput == pytest.approx(1240.30, abs=1e-2)
     assert t["pipeline depth"].ns == pytest.approx(15 * 127 * (round_ns + depth - throughput), rel=1e-4)
     stream = miss * 557 + (1 - miss) * 200 + 32_768 / (11_000 / 132)
-    assert stream == pytest.approx(599.60, abs=1e-2)
+    assert stream == pytest.approx(598.96, abs=1e-2)
     assert t["prefetch wait"].ns == pytest.approx(15 * 127 * (840.35 + stream - (round_ns + depth)), rel=1e-4)
     assert "serial chain" not in t
 
@@ -251,25 +252,25 @@ def test_load_wait_term_of_a_one_stage_attention_loop():
     (pipeline_depth.serial_copy_transfer_ns): 0.2578125 x 196.61 + 0.7421875 x 127.30 = 145.17
     ns. The latency: a wave of 528 CTAs starts 9 heads of
     64 query blocks, whose first reads miss unless the previous wave read that head: the one it
-    starts in, for straddle_share(528, 64) = 24/528 of its CTAs (d = gcd(528, 64) = 16, n = 4,
-    w = 4: 16 x 4 x 3 / 2 / 4 = 24), x (1 - 528/2048) of the waves (tfx.analysis.l2_reuse):
-    miss 9/528 x (1 - 24/528 x 1520/2048) = 1.6471%, latency 0.016471 x 700 + 0.983529 x 200 =
-    208.24 ns: 122.22 + 208.24 + 145.17 = 475.63 ns a round on top of the chains, which are the
-    longest of everything else (the busiest engine 786.43 ns; one CTA alone 475.63 + 174.72 +
-    73.74 + 66.67 + its shared-memory reads < 1462.52). Over 127 trips and 3 full waves: 3 x 127
-    x 475.63 ns; the last key block's loop (1 trip, its masked chain 4 x 389.87 ns) the same wait
-    once."""
+    starts in, whenever the wave starts mid-head (528 i mod 64 = 16 i mod 64: 1 - gcd(528, 64)
+    / 64 = 3/4 of the waves), x (1 - 528/2048) (tfx.analysis.l2_reuse.cross_value_share): miss
+    (9 - 3/4 x 1520/2048) / 528 = 8.443359 / 528 = 1.5991%, latency 0.015991 x 700 + 0.984009 x
+    200 = 208.00 ns: 122.22 + 208.00 + 145.17 = 475.39 ns a round on top of the chains, which
+    are the longest of everything else (the busiest engine 786.43 ns; one CTA alone 475.39 +
+    174.72 + 73.74 + 66.67 + its shared-memory reads < 1462.52). Over 127 trips and 3 full
+    waves: 3 x 127 x 475.39 ns; the last key block's loop (1 trip, its masked chain 4 x 389.87
+    ns) the same wait once."""
     a = analyze(parse_file(str(KERNELS / "flash_attention.tile")), None, PROFILE,
                 dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=1),
                 resources=dict(threads=128, regs=126, smem=49152, spills=0))
     waits = [t.ns for t in a.terms if t.name == "load wait"]
     t = {t.name: t for t in a.terms}
-    miss = 9 / 528 * (1 - 24 / 528 * 1520 / 2048)
+    miss = (9 - 3 / 4 * 1520 / 2048) / 528
     latency = miss * 700 + (1 - miss) * 200
-    assert latency == pytest.approx(208.24, abs=1e-2)
+    assert latency == pytest.approx(208.00, abs=1e-2)
     drifted = 1 - 528 / 2048
     wait = 242 / 1.98 + latency + (1 - drifted) * 16_384 / (11_000 / 132) + drifted * 16_384 / (65 * 1.98)
-    assert wait == pytest.approx(475.63, abs=1e-2)
+    assert wait == pytest.approx(475.39, abs=1e-2)
     assert waits == pytest.approx([3 * 127 * wait, 3 * 1 * wait], rel=1e-6)
     assert "serial chain" not in t and "prefetch wait" not in t
 
@@ -289,14 +290,16 @@ def test_flash_kernels_launch_query_blocks_fastest():
     heads, which share their K and V through L2. B4 H32 S2048 at BLOCK_M=64, BLOCK_N=128, one
     CTA per SM: 132 CTAs cover ceil(132 / 32) = 5 heads, so 5/132 of the K and V reads are
     first touches in the wave (the old order, heads fastest, put 128 heads in a wave: 3% hit);
-    the head a wave starts in was read by the previous wave for straddle_share(132, 32) =
-    14/132 of its CTAs (d = 4, n = 8, w = 8: 4 x 8 x 7 / 2 / 8 = 14), x (1 - 132/4096) of the
-    waves, so 5/132 x (1 - 14/132 x 3964/4096) miss (tfx.analysis.l2_reuse). Per CTA: K and V
-    over 7.5 + 1 trips of 2 x 128 x 128 x 2 B = 557,056 B, Q 64 x 128 x 2 = 16,384 B (its own,
-    a miss); writes O 16,384 B and LSE 256 B go to DRAM. Hit ratio of all requests:
-    1 - (16,384 + 557,056 x 0.0339908 + 16,640) / (573,440 + 16,640) = 0.91195."""
+    the head a wave starts in was read by the previous wave (for straddle_share(132, 32) =
+    14/132 of its CTAs), and it is one of the wave's 5 heads whenever the wave starts mid-head:
+    132 i mod 32 = 4 i mod 32, all but 1 - gcd(132, 32) / 32 = 7/8 of the waves, x (1 -
+    132/4096) (tfx.analysis.l2_reuse.cross_value_share), so (5 - 7/8 x 3964/4096) / 132 =
+    0.0314636 of the reads miss. Per CTA: K and V over 7.5 + 1 trips of 2 x 128 x 128 x 2 B =
+    557,056 B, Q 64 x 128 x 2 = 16,384 B (its own, a miss); writes O 16,384 B and LSE 256 B go
+    to DRAM. Hit ratio of all requests: 1 - (16,384 + 557,056 x 0.0314636 + 16,640) / (573,440
+    + 16,640) = 0.91433."""
     a = analyze(parse_file(str(KERNELS / "flash_prefill.tile")), None, PROFILE,
                 dict(B=4, H=32, S=2048, D=128, BLOCK_M=64, BLOCK_N=128, WARPS=4, STAGES=3),
                 resources=dict(threads=128, regs=255, smem=212992, spills=0))
-    expected = 1 - (16_384 + 557_056 * 5 / 132 * (1 - 14 / 132 * 3964 / 4096) + 16_640) / (573_440 + 16_640)
+    expected = 1 - (16_384 + 557_056 * (5 - 7 / 8 * 3964 / 4096) / 132 + 16_640) / (573_440 + 16_640)
     assert float(a.launches[0].l2_hit_ratio) == pytest.approx(expected, rel=1e-9)

@@ -14,7 +14,8 @@ import pytest
 
 from tfx.analysis import memory_parallelism
 from tfx.analysis.analyze import analyze
-from tfx.analysis.l2_reuse import cross_wave_share, describe_cross, straddle_share, wave_reuse
+from tfx.analysis.l2_reuse import (cross_value_share, cross_wave_share, describe_cross, straddle_share,
+                                   wave_reuse)
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -75,8 +76,13 @@ def test_gemm_4096_group_8_one_cta_per_sm():
     w = 2: (4 x 2 x 1 / 2) / 2 = 2 CTAs of 132, x 124 / 256: 2 / 132 x 0.484375 = 0.0073390.
     The previous wave's loop reads (8 + 17) tiles x 16,384 B x 64 trips = 26,214,400 B <=
     31,457,280 B of room: they stay. DRAM share of A: 8 / 132 x (1 - 0.484375) = 8 / 256 =
-    0.03125; of B: 17 / 132 x (1 - 0.0073390) = 0.1278427. Trips that wait only L2:
-    0.484375 x 0.0073390 = 0.0035548."""
+    0.03125 (an index that advances every position: its values' share is its CTAs'). Of B, by
+    its values, not its
+    CTAs (cross_value_share): wave i starts 132 i mod 8 = 4 i mod 8 into a column, so half the
+    waves (1 - gcd(132, 8) / 8 = 1 - 4 / 8) share the column they start in, 1 of 17:
+    0.5 / 17 x 0.484375 of the wave's columns; (17 - 0.5 x 0.484375) / 132 = 16.7578125 / 132 =
+    0.126953125 (the CTA share would leave 17 / 132 x (1 - 0.0073390) = 0.1278427). Trips that
+    wait only L2 (CTAs): 0.484375 x 0.0073390 = 0.0035548."""
     a = analyze(parse_file(KERNELS / "gemm.tile"), None, H200, {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8})
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
     load_a, load_b = sorted(info)
@@ -84,7 +90,7 @@ def test_gemm_4096_group_8_one_cta_per_sm():
     assert info.cross[load_b] == pytest.approx(2 / 132 * 0.484375)
     assert info.cross_window == (26_214_400, 31_457_280, 2)
     assert info[load_a] == pytest.approx(0.03125)
-    assert info[load_b] == pytest.approx(17 / 132 * (1 - 2 / 132 * 0.484375))
+    assert info[load_b] == 16.7578125 / 132
     (l2_only,) = info.l2_only.values()
     assert l2_only == pytest.approx(0.484375 * 2 / 132 * 0.484375)
     lines = describe_cross(info)
@@ -122,11 +128,10 @@ def test_sweeps_agree_with_single_points():
     (info,) = wave_reuse(a.root, a.kernel, a.params, a.profile, 1).values()
     load_a, load_b = sorted(info)
     assert np.asarray(info.cross[load_a]) == pytest.approx([0.484375, 0])
-    # the DRAM shares too: GROUP_M 8 the wave's (8 / 132 x (1 - 0.484375), 17 / 132 x (1 -
-    # 2 / 132 x 0.484375), the worked example above), GROUP_M 1 the launch's exact 47 / 2,048
-    # and 1 / 2 (the test above)
+    # the DRAM shares too: GROUP_M 8 the wave's (8 / 132 x (1 - 0.484375), 16.7578125 / 132,
+    # the worked example above), GROUP_M 1 the launch's exact 47 / 2,048 and 1 / 2 (the test above)
     assert np.asarray(info[load_a]) == pytest.approx([8 / 132 * (1 - 0.484375), 47 / 2048])
-    assert np.asarray(info[load_b]) == pytest.approx([17 / 132 * (1 - 2 / 132 * 0.484375), 1 / 2])
+    assert np.asarray(info[load_b]) == pytest.approx([16.7578125 / 132, 1 / 2])
 
 
 def test_a_group_of_one_rows_last_wave_reads_its_own_columns():
@@ -158,4 +163,27 @@ def test_the_waves_facts_are_named_fields_not_keys():
     assert len(info) == 2 and not [k for k in info if str(k).startswith("__")]
     assert info.window is not None and info.cross_window[1:] == (31_457_280, 2)
     assert set(info.cross) == set(info) and info.walk is None and info.handoff is None
+
+
+def test_a_slow_index_keeps_the_value_a_wave_starts_in_not_its_ctas():
+    """cross_value_share against cross_wave_share for an index advancing every P positions.
+    flash_prefill-like: 264 CTAs a wave on heads of 512 q-blocks (span 8,192): d = gcd(264, 512)
+    = 8; a wave spans (264 + 512 - 8) / 512 = 1.5 heads on average and starts mid-head unless
+    264 i = 0 mod 512, i.e. 1 - 8 / 512 = 63 / 64 of the waves share one head: 63 / 64 / 1.5 =
+    0.65625 of the wave's heads, x (1 - 264 / 8192) = 0.9677734 -> 0.6351. Their new heads:
+    1.5 - 63 / 64 x 0.9677734 = 0.5473 a wave, W / P = 0.515625 but for the first wave of the
+    span: each head's K and V once. The CTA share (straddle_share: d = 8, n = 64, w = 33:
+    (8 x 33 x 32 / 2 + 31 x 264) / (64 x 264) = 12,408 / 16,896 = 0.734375, x 0.9677734) would
+    leave 1.5 x (1 - 0.7107) = 0.434 heads a wave: fewer than the heads there are. An index of
+    one value (span <= period) keeps it whole: 1 x (1 - W / span); a fast one agrees with the
+    CTA share."""
+    first = 1 - 264 / 8192
+    assert cross_value_share("slow", 264, 512, 8192, 1.5) == pytest.approx(63 / 64 / 1.5 * first)
+    assert straddle_share(264, 512) == pytest.approx(12408 / 16896)
+    assert 1.5 - 1.5 * cross_value_share("slow", 264, 512, 8192, 1.5) == pytest.approx(1.5 - 63 / 64 * first)
+    assert cross_value_share("slow", 100, 512, 400, 1) == pytest.approx(1 - 100 / 400)
+    assert cross_value_share("fast", 132, 8, 256, 8) == cross_wave_share("fast", 132, 8, 256)
+    got = cross_value_share("slow", np.array([264, 132]), np.array([512, 8]), np.array([8192, 256]),
+                            np.array([1.5, 17]))
+    assert np.asarray(got) == pytest.approx([63 / 64 / 1.5 * first, 0.5 / 17 * 124 / 256])
 

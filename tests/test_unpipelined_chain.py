@@ -32,25 +32,26 @@ def test_one_stage_round_of_one_cta_is_the_wait_and_the_chain():
     SM (256 x 148 = 37,888 of 65,536 registers). Its chain alone is the one derived in
     tests/test_attention_chain.py for the same tile: 724.13 (tensor) + 541.41 (simt) - 137.63
     (delay less the two warpgroups' overlap) = 1127.92 ns. The wait: the load-trip chain 122.22
-    ns + the latency (3 of a wave's 132 CTAs start a head; 30/132 of them follow the previous
-    wave's head for 1916/2048 of the waves: 3/132 x (1 - 30/132 x 1916/2048) = 1.7895% miss,
-    0.017895 x 700 + 0.982105 x 200 = 208.95 ns) + K and V, 32,768 B, for the 1 - 132/2048 =
+    ns + the latency (3 of a wave's 132 CTAs start a head; the one it starts in is the previous
+    wave's whenever it starts mid-head, 1 - gcd(132, 64) / 64 = 15/16 of the waves, x 1916/2048:
+    (3 - 15/16 x 1916/2048) / 132 = 1.6083% miss (tfx.analysis.l2_reuse.cross_value_share),
+    0.016083 x 700 + 0.983917 x 200 = 208.04 ns) + K and V, 32,768 B, for the 1 - 132/2048 =
     93.5547% of CTAs that drift apart at the port (254.61 ns) and the first wave's at the L2
-    share (393.22 ns): 263.54 ns; 594.71 ns. A round is 1127.92 + 594.71 = 1722.63 ns, which
+    share (393.22 ns): 263.54 ns; 593.80 ns. A round is 1127.92 + 593.80 = 1721.72 ns, which
     the one-CTA sum of latency and every engine in series (over 2 us: both tiles' transfer again
     at the L2 share, the shared-memory port, both warpgroups' mma and softmax end to end) no
     longer floors: the load wait adds exactly the wait over the chain, 15 full waves x 127
-    trips x 594.71 ns, and the last key block's loop (1 trip) the same wait once."""
+    trips x 593.80 ns, and the last key block's loop (1 trip) the same wait once."""
     a = analyze(parse_file(str(KERNELS / "flash_attention.tile")), None, PROFILE,
                 dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=1),
                 resources=dict(threads=256, regs=148, smem=98304, spills=0))
-    miss = 3 / 132 * (1 - 30 / 132 * 1916 / 2048)
+    miss = (3 - 15 / 16 * 1916 / 2048) / 132
     latency = miss * 700 + (1 - miss) * 200
-    assert latency == pytest.approx(208.95, abs=1e-2)
+    assert latency == pytest.approx(208.04, abs=1e-2)
     drifted = 1 - 132 / 2048
     transfer = (1 - drifted) * 32_768 / (11_000 / 132) + drifted * 32_768 / (65 * 1.98)
     wait = 242 / 1.98 + latency + transfer
-    assert wait == pytest.approx(594.71, abs=1e-2)
+    assert wait == pytest.approx(593.80, abs=1e-2)
     waits = [t for t in a.terms if t.name == "load wait"]
     assert [t.ns for t in waits] == pytest.approx([15 * 127 * wait, 15 * 1 * wait], rel=1e-4)
     assert "is not a floor" in waits[0].detail and "1.72 us a trip" in waits[0].detail

@@ -122,7 +122,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             # wave of whole groups: every column recurs in each group (period G x g1), the
             # rows advance a group at a time.
             inside = W <= group
-            order = {"row": (inside, ("fast", G, group), ("slow", group, total)),
+            order = {"row": (inside, ("fast", G, group), ("slow", group, total, False)),
                      "col": (inside, ("slow", G, group), ("fast", group, total))}
         else:
             cols = emin(g1, W)
@@ -140,6 +140,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         per_op = {}
         exact = {}        # op id -> its first touches over the whole launch, exactly (row-major order)
         cross = {}
+        values = {}       # op id -> share of the wave's distinct tiles the previous wave read (cross_value_share)
         how = {}
         window = 0
         cross_window = 0
@@ -180,17 +181,22 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                 exact[node.id] = first
             if kind is None:
                 cross[node.id] = 0
+                values[node.id] = 0
             else:
                 cond, a, b = kind
                 share_a = cross_wave_share(a[0], W, a[1], a[2])
+                value_a = cross_value_share(a[0], W, a[1], a[2], distinct, *a[3:])
                 if b is None:
                     cross[node.id] = share_a
+                    values[node.id] = value_a
                 elif is_array(cond):
                     cross[node.id] = where(cond, share_a, cross_wave_share(b[0], W, b[1], b[2]))
+                    values[node.id] = where(cond, value_a, cross_value_share(b[0], W, b[1], b[2], distinct, *b[3:]))
                 else:
                     cross[node.id] = share_a if cond else cross_wave_share(b[0], W, b[1], b[2])
+                    values[node.id] = value_a if cond else cross_value_share(b[0], W, b[1], b[2], distinct, *b[3:])
                 if not is_array(cond):
-                    how[node.id] = (node.line, a if cond else b, W)
+                    how[node.id] = (node.line, (a if cond else b)[:3], W)
             # The reuse needs, per k-step of the wave, each distinct tile resident in L2 while
             # the CTAs that share it read it: distinct tiles x bytes x the loop's stages, for
             # the share of the wave's CTAs that run the op at all.
@@ -215,10 +221,12 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             cross = {k: where(fits, v, 0) for k, v in cross.items()}
         cross = {k: v * kept if is_array(kept, v) else (v if kept else 0)
                  for k, v in cross.items()}   # the previous wave's tiles were evicted: no reuse
+        values = {k: v * kept * (where(fits, 1, 0) if is_array(fits) else (1 if fits else 0))
+                  if is_array(kept, v, fits) else (v if kept and fits else 0) for k, v in values.items()}
         # a tile the previous wave left in L2 is no first touch: only the rest go to DRAM; where
         # nothing crosses the waves, a row-major launch's first touches are counted exactly, its
         # last, shorter wave included (tile_walk.slow_visits / fast_visits)
-        per_op = {k: _first_touches(v, cross[k], exact.get(k), fits) for k, v in per_op.items()}
+        per_op = {k: _first_touches(v, values[k], exact.get(k), fits) for k, v in per_op.items()}
         l2_only: dict = {}
         for node in mesh.walk():
             if node.id in cross:
@@ -282,6 +290,34 @@ def cross_wave_share(kind: str, W, period, span):
         share = where(one_row, 1, straddle_share(W, period)) if is_array(one_row) else (
             1 if one_row else straddle_share(W, period))
     return share * emax(1 - W / span, 0)
+
+
+def cross_value_share(kind: str, W, period, span, distinct, by_value=True):
+    """The share of a wave's distinct tiles of a load that the previous wave also read (what
+    leaves DRAM: each tile is one first touch however many CTAs read it), beside
+    ``cross_wave_share``'s share of the wave's CTAs that read such a tile (what waits only L2):
+
+    * ``same`` and ``fast``: the two agree (one tile; or each CTA its own tile where W <= the
+      period, every tile shared where W > it);
+    * ``slow``: the previous wave ends in the value this wave starts in whenever the wave starts
+      mid-value: wave i starts iW mod P into a value, the multiples of d = gcd(W, P) below P
+      equally often, only 0 of them at a value's start, so 1 - d / P of the waves share one of
+      their ``distinct`` values: (1 - d / P) / distinct (1 where the index never advances within
+      ``span``). 132 CTAs on rows of 32 tiles: d = 4, 7 / 8 of the waves share 1 of their 5
+      rows, where 13.3% of their CTAs (straddle_share) read it. So a wave's new values are
+      distinct - (1 - d / P) = W / P over the waves (W + P - d) / P: each value once. Where a
+      value is several of the wave's tiles (a wave of whole swizzle groups: the group index, G
+      rows, against rows counted ceil(W / (G g1)) x G), ``by_value`` False keeps the CTAs'
+      share (``cross_wave_share``).
+
+    Either way x max(0, 1 - W / span): the first wave of each span follows none."""
+    if kind != "slow" or not by_value:
+        return cross_wave_share(kind, W, period, span)
+    d = tile_walk._gcd(W, period)
+    first = emax(1 - W / span, 0)
+    one_row = span <= period
+    shared = emin((1 - d / period) / distinct, 1)
+    return (where(one_row, 1, shared) if is_array(one_row, shared) else (1 if one_row else shared)) * first
 
 
 def describe_cross(info: WaveReuse) -> list[str]:
