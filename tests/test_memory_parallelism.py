@@ -229,3 +229,56 @@ def test_breakdown_counts_the_tail_waves_ctas():
     # four significant digits: 4.133 KB, 12.29 KB, 4.169 KB
     assert mp and "4.133 KB of the trip's 12.29 KB come from DRAM" in mp[0].detail
     assert "224 CTAs on 132 SMs x 4.169 KB of whole-line DRAM time" in mp[0].detail
+
+
+def test_the_breakdown_prints_the_round_trip_priced_with_the_trips_miss_share():
+    """A 2-stage trip of 16,384 B, all of it counted by the queue as DRAM bytes, 1 CTA a SM on
+    132 SMs, where 25% of the trips find every tile left in L2 by the previous wave (trip_miss
+    = 0.75) and wait the L2's 200 ns instead; the idle floor's transfer 200 ns.
+    K = 122.2222 + 0.75 x 205 + 0.25 x 200 + 16,384 / 128.7 (= 127.3038)
+      = 122.2222 + 153.75 + 50 + 127.3038 = 453.2760 ns,
+    q = 0.75 x 0.3248867 x 132 x 16,384 = 526,971.51,
+    T = (453.2760 + sqrt(453.2760^2 (= 205,459.16) + 4 x 526,971.51 (= 2,107,886.02)
+      = 2,313,345.18) (= 1,520.9685)) / 2 = 987.1223 ns;
+    the idle floor 122.2222 + 0.75 x 557 + 0.25 x 200 + max(200, 127.3038) = 789.9722, under it.
+    The line renders that value: drawn 132 x 16,384 / 987.1223 = 2,190.90 B/ns (2.191 TB/s),
+    205 + 0.3248867 x 2,190.90 = 916.79 ns, 0.75 x 916.79 + 0.25 x 200 = 737.60 ns, + 127.30 =
+    864.90 ns; idle branch 0.75 x 557 + 0.25 x 200 + 200 = 667.75 ns; 122.22 + 864.90 = 987.12 ns.
+    Solved with miss = 1 (what the line printed before it rendered the priced trip) it would be
+    K = 122.2222 + 205 + 127.3038 = 454.5260, q = 702,628.68:
+    (454.5260 + sqrt(206,593.88 + 2,810,514.71 = 3,017,108.59) (= 1,736.9826)) / 2 = 1,095.7543."""
+    f, d = load_trip.facts(Machine(H200, "cta")), load_trip.dram_facts(Machine(H200, "cta"))
+    t = load_trip.loaded_trip(200, memory_parallelism.trip_miss(16384, 16384, 0.25), 16384, 200, 16384, 1, 132, 2,
+                              f, d)
+    assert t.miss == 0.75
+    assert t.ns == pytest.approx(987.1223, abs=1e-3)
+    assert load_trip.loaded_round_trip_ns(200, 1.0, 16384, 200, 16384, 1, 132, 2, f, d) == pytest.approx(
+        1095.7543, abs=1e-3)
+    text = memory_parallelism.describe_round_trip(16384, t, f, d)
+    assert ("122.22 ns of chain + max(0.7500 x (205.00 ns + 0.3249 ns per GB/s x 2.191 TB/s drawn = 916.79 ns) "
+            "+ 0.2500 x 200.00 ns of L2 = 737.60 ns + 16.38 KB / 128.7 GB/s = 864.90 ns, "
+            "0.7500 x idle 557.00 ns + 0.2500 x 200.00 ns of L2 + max(200.00 ns, 127.30 ns) = 667.75 ns) "
+            "= 987.12 ns") in text
+    assert "1 tiles in flight: a round takes at least 987.12 ns" in text
+    # every trip waiting DRAM keeps the unmixed text: 454.5260 + 0.3248867 x 132 x 16,384 /
+    # 1,095.7543 (= 1,973.70 B/ns) ... = 1,095.75 ns
+    whole = load_trip.loaded_trip(200, 1.0, 16384, 200, 16384, 1, 132, 2, f, d)
+    assert "122.22 ns of chain + max(205.00 ns + 0.3249 ns per GB/s x 1.974 TB/s drawn" in \
+        memory_parallelism.describe_round_trip(16384, whole, f, d)
+    assert "= 1.10 us (solved" in memory_parallelism.describe_round_trip(16384, whole, f, d)
+
+
+def test_the_breakdown_renders_the_batch_it_shows():
+    """_priced_trip picks the priced trip of the batch whose draw the breakdown shows (the full
+    wave's 132 SMs x 2 CTAs, not the tail's 5 CTAs on 5 SMs), None where none was priced."""
+    from tfx.analysis.performance import LaunchMiss, _priced_trip
+
+    class Loop:
+        id = 7
+    full = load_trip.LoadedTrip(200, 1.0, 16384, 200, 16384, 2, 132, 2, 1000.0)
+    tail = load_trip.LoadedTrip(200, 1.0, 16384, 200, 16384, 1, 5, 2, 800.0)
+    miss = LaunchMiss.of({}, dram_trips={7: [full, tail]})
+    assert _priced_trip(miss, Loop, 2, 132) is full
+    assert _priced_trip(miss, Loop, 1, 5) is tail
+    assert _priced_trip(miss, Loop, 1, 132) is None
+    assert _priced_trip(LaunchMiss.of({}), Loop, 2, 132) is None

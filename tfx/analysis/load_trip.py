@@ -271,6 +271,28 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
     return s1 * t if floor is None else emax(s1 * t, floor)
 
 
+class LoadedTrip(NamedTuple):
+    """One priced loaded round trip (``loaded_trip``): its inputs and the value the model
+    used, kept so that the breakdown renders the round trip that was priced."""
+    lat: Any                    # the latency of the trips that wait no DRAM (the L2's)
+    miss: Any                   # the share of trips that wait DRAM (memory_parallelism.trip_miss)
+    loaded_bytes: Any
+    transfer_ns: Any            # the idle floor's transfer
+    dram_bytes: Any             # DRAM bytes as the queue counts them
+    r: Any                      # CTAs a SM drawing DRAM
+    active_units: Any
+    stages: Any
+    ns: Any                     # (S-1) T, ``loaded_round_trip_ns``
+
+
+def loaded_trip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
+                f: LoadTrip, d: DramRoundTrip) -> LoadedTrip:
+    """``loaded_round_trip_ns`` with the inputs it was solved from."""
+    return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
+                      loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
+                                           stages, f, d))
+
+
 def loaded_line(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, f: LoadTrip,
                 d: DramRoundTrip) -> tuple:
     """(K, q, floor) of ``loaded_round_trip_ns``, the one source of its pieces (also the first

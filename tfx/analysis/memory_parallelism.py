@@ -114,24 +114,38 @@ def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
     return (1.0 - l2_only) if dram_bytes else 0.0
 
 
-def describe_round_trip(dram_bytes, loaded_bytes, fetch_ns, r, active_units, stages, round_trip_ns, f, d,
-                        queue_bytes=None) -> str:
+def describe_round_trip(dram_bytes, t, f, d) -> str:
     """One line for the breakdown: the DRAM round trip a trip with DRAM bytes waits, solved
-    with the trip time (tfx.analysis.load_trip.loaded_round_trip_ns), and the round it sets.
-    ``queue_bytes``: the DRAM bytes as the queue counts them (tfx.analysis.strided_runs), if
-    not ``dram_bytes``."""
-    s1 = max(stages - 1, 1)
-    queued = dram_bytes if queue_bytes is None else queue_bytes
+    with the trip time, as the model priced it (``t``: tfx.analysis.load_trip.LoadedTrip, the
+    inputs and the value of tfx.analysis.load_trip.loaded_round_trip_ns), and the round it
+    sets. ``t.dram_bytes``: the DRAM bytes as the queue counts them (tfx.analysis.strided_runs),
+    ``dram_bytes`` the trip's own. Where a share of the trips waits the L2 round trip instead
+    (``t.miss`` < 1, ``trip_miss``), each branch is that mix: miss x DRAM's + (1 - miss) x L2's."""
+    miss = float(t.miss)
+    s1 = max(t.stages - 1, 1)
+    queued, loaded_bytes, fetch_ns, r, active_units = (float(t.dram_bytes), float(t.loaded_bytes),
+                                                       float(t.transfer_ns), t.r, t.active_units)
+    round_trip_ns = float(t.ns)
     drawn = active_units * r * queued / (round_trip_ns / s1)
     line = d.base_ns + d.slope_ns_per_byte_ns * drawn
     port = loaded_bytes / f.port_bytes_per_ns
+    lat = float(t.lat)
+    mixed = miss < 1
     # the line was fitted with only the port time subtracted, so it holds the rest of the
     # transfer; the idle round trip was fitted with the transfer at one SM's ceiling
     # (load_trip.loaded_round_trip_ns): the larger of the two branches binds
-    loaded = (f"{T(d.base_ns)} + {d.slope_ns_per_byte_ns:.4f} ns per GB/s x {BW(drawn)} drawn = {T(line)} + "
-              f"{B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(line + port)}")
+    text = f"{T(d.base_ns)} + {d.slope_ns_per_byte_ns:.4f} ns per GB/s x {BW(drawn)} drawn = {T(line)}"
+    if mixed:
+        line = miss * line + (1 - miss) * lat
+        text = f"{miss:.4f} x ({text}) + {1 - miss:.4f} x {T(lat)} of L2 = {T(line)}"
+    loaded = f"{text} + {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(line + port)}"
     if d.idle_ns is not None:
-        idle = f"idle {T(d.idle_ns)} + max({T(fetch_ns)}, {T(port)}) = {T(d.idle_ns + max(fetch_ns, port))}"
+        if mixed:
+            idle_ns = miss * d.idle_ns + (1 - miss) * lat
+            idle_text = f"{miss:.4f} x idle {T(d.idle_ns)} + {1 - miss:.4f} x {T(lat)} of L2"
+        else:
+            idle_ns, idle_text = d.idle_ns, f"idle {T(d.idle_ns)}"
+        idle = f"{idle_text} + max({T(fetch_ns)}, {T(port)}) = {T(idle_ns + max(fetch_ns, port))}"
         wait = f"max({loaded}, {idle})"
     else:
         wait = loaded

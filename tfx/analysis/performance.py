@@ -21,6 +21,7 @@ it has: a tail wave costs the fraction of the machine it uses.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -64,6 +65,7 @@ class LaunchMiss(dict):
     stream_notes: dict | None = None              # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
+    dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -344,6 +346,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         return t, e, loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
+    miss.dram_trips = {}
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -673,11 +676,10 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                     c.line, stages, float(behind), float(loads), m, facts, lambda x: format_time_ns(float(x)))
                     + " (included in the waves above)"))
             dram_trip = load_trip.dram_facts(m)
-            if dram_trip is not None and body.dram and not is_array(body.dram):
-                # the round trip a trip with DRAM bytes waits (tfx.analysis.memory_parallelism)
-                fetch = _own_transfer_ns(body, m, active_units)
-                rt = load_trip.loaded_round_trip_ns(m.l2_latency, 1.0, body.global_loads, fetch, _queue_bytes(body),
-                                                    drawing, active_units, stages, facts, dram_trip)
+            priced = _priced_trip(miss, c, drawing, active_units)
+            if dram_trip is not None and body.dram and not is_array(body.dram) and priced is not None:
+                # the round trip a trip with DRAM bytes waits, as the batch was priced with it
+                # (tfx.analysis.memory_parallelism)
                 short = memory_parallelism.describe_short_runs(m, float(body.dram), float(body.dram_lines))
                 strided = strided_runs.describe(m, float(body.dram), float(_queue_bytes(body)), float(body.dram_lines))
                 if strided:
@@ -686,10 +688,20 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
-                    float(body.dram), float(body.global_loads), float(fetch), drawing, active_units, stages,
-                    float(rt), facts, dram_trip, float(_queue_bytes(body)))
+                    float(body.dram), priced, facts, dram_trip)
                     + (f"; {short}" if short else "") + " (included in the waves above)"))
     return out
+
+
+def _priced_trip(miss, loop: ScopeNode, drawing, active_units):
+    """The loaded round trip ``_loop_time`` priced ``loop`` with in the batch the breakdown
+    shows (``drawing`` CTAs a SM drawing DRAM on ``active_units`` SMs: the full wave's, or the
+    one wave's of a launch without a full one), or None where none was priced."""
+    for t in (miss.dram_trips or {}).get(loop.id, ()):
+        # (the breakdown's share of a tail wave is exact, the priced one a float)
+        if float(t.active_units) == float(active_units) and math.isclose(float(t.r), float(drawing), rel_tol=1e-12):
+            return t
+    return None
 
 
 def _mma_efficiency(node: ScopeNode, m: Machine):
@@ -1841,11 +1853,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # which bound one SM's trips above the idle round trip they were measured at:
             # docs/analysis.md, "The measured round trip replaces the estimated latency")
             # (its idle floor's transfer at the SM's own DRAM rate: _own_transfer_ns)
-            in_flight = emax(one["copy"] if stations is None else in_flight, load_trip.loaded_round_trip_ns(
+            loaded = load_trip.loaded_trip(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
                 _own_transfer_ns(body, m, active_units), _queue_bytes(body),
-                r_draw, active_units, stages, trip_facts, dram_trip))
+                r_draw, active_units, stages, trip_facts, dram_trip)
+            in_flight = emax(one["copy"] if stations is None else in_flight, loaded.ns)
+            if miss.dram_trips is not None and not is_array(*loaded):
+                # the breakdown's memory-parallelism line renders this one (_load_trip_terms)
+                miss.dram_trips.setdefault(loop.id, []).append(loaded)
         serial_chain = trip_facts.overhead_ns
         if dram_trip is not None:
             # unpipelined (S = 1): chain, round trip and compute in series, DRAM when the trip
