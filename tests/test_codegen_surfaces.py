@@ -165,7 +165,10 @@ def test_simulate_starts_from_the_code_generators_analysis(priced, capsys):
     assert data["codegen"] == "cutlass"
     assert data["analysis"]["predicted_ns"] == priced["cutlass"]
     assert main(["simulate", str(FP8), *SETS, "--codegen", "cutlass", "--tiles", "4"]) == 0
-    assert capsys.readouterr().out.startswith(f"kernel gemm_fp8 ({FP8}) on h200_sxm, compiled as cutlass (")
+    # analyze's first line, then how it was simulated on its own line
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"kernel gemm_fp8 ({FP8}) on h200_sxm, compiled as cutlass",
+        "  one representative unit, waves extrapolated; integer ns"]
 
 
 def test_validate_predicts_as_the_code_generator_compiles(priced, capsys, tmp_path):

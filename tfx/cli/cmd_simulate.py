@@ -101,7 +101,10 @@ def print_text(r, trace=None, width: int = 72) -> None:
             else "one representative unit, waves extrapolated")
     from tfx.present.analysis_report import inputs_line, parameters_line
     from tfx.present.simulation import comparison_lines, efficiency_line
-    console.print(f"{inputs_line(a)} ({mode}; integer ns)", markup=False)
+    # the inputs as analyze's first line names them, then how it was simulated on a line of its
+    # own (both on one line took 121 columns for gemm)
+    console.print(inputs_line(a), markup=False)
+    console.print(f"  {mode}; integer ns", markup=False)
     console.print(f"  parameters: {parameters_line(a)}", markup=False)
     for line in comparison_lines(r):
         console.print("  " + line, markup=False)
