@@ -86,16 +86,46 @@ def _mmas(loop):
 
 def test_ss_mma_waits_for_its_operands_at_n32():
     """QK^T 64 x 32 x 128 on 4 warps: 8 wgmma m64n32k16, each reading A 64 x 16 x 2 = 2048 B and
-    B 32 x 16 x 2 = 1024 B from shared memory: 24,576 B / 253.44 B/ns = 96.970 ns, over its
-    2 x 64 x 32 x 128 / 6001.46 = 87.360 ns of flops (measured: m64n32 SS at 0.60 of peak,
-    calibration/h200/measured/chain/mma_rate.csv)."""
+    B 32 x 16 x 2 = 1024 B from shared memory, at the port's 128 B a cycle of the SM clock
+    under the mmas (warp_mma.clock_fraction 0.907 of 1.98 GHz: 128 x 1.98 x 0.907 = 229.870
+    B/ns): 24,576 B / 229.870 = 106.913 ns, over its 2 x 64 x 32 x 128 / 6001.46 = 87.360 ns
+    of flops. Measured: that very dot (K = 128, N = 32) alone on one CTA a SM takes 106.824 ns a
+    round (calibration/h200/measured/chain_s12/mma_rate.csv; 0.60 of the 4096 flop/cycle peak,
+    as the older measured/chain/mma_rate.csv's 106.605), within 0.1%; at the profile's 1.98
+    GHz the port would give 24,576 / 253.44 = 96.970 ns, 9.2% fast."""
     loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
     qk, pv = _mmas(loop)
     m = Machine(H200, "cta")
     flops = 2 * 64 * 32 * 128 / TENSOR
     assert not mma_path.a_in_registers(qk)
-    assert mma_path.group_ns(qk, loop, m, 4, flops) == pytest.approx(24_576 / SMEM, rel=1e-12)
-    assert 24_576 / SMEM == pytest.approx(96.970, abs=1e-3)
+    got = mma_path.group_ns(qk, loop, m, 4, flops)
+    assert got == pytest.approx(24_576 / (SMEM * 0.907), rel=1e-12)
+    assert got == pytest.approx(106.913, abs=1e-3)
+    measured = {(int(r["K"]), int(r["N"]), int(r["r"])): float(r["ns_per_round"]) for r in
+                csv.DictReader(open(ROOT / "calibration/h200/measured/chain_s12/mma_rate.csv"))}
+    assert measured[(128, 32, 1)] == pytest.approx(106.824, abs=1e-3)
+    assert got == pytest.approx(measured[(128, 32, 1)], rel=0.001)
+
+
+def test_ss_mma_at_n16_reads_a_per_instruction():
+    """m64n16k16 (Triton's instruction for a 64 x 32 QK^T on 8 warps, mma_layout.instruction_n):
+    A 2048 B + B 16 x 16 x 2 = 512 B = 2,560 B an instruction for its 2 x 64 x 16 x 16 = 32,768
+    flop, 11.137 ns at 229.870 B/ns: 32,768 / 11.137 = 2,942.3 flop/ns a SM. Measured
+    (calibration/h200/measured/chain_s12/mma_rate.csv, K = 64 and 128, r = 1, 2, 4): 2,921.6 -
+    2,974.3 flop/ns. The 8-warp QK^T issues 2 warpgroups x 2 x 8 of them a trip: 32 x 2,560 =
+    81,920 B, 356.375 ns (its flops, 2 x 128 x 32 x 128 / 6001.46 = 174.72 ns, are shorter)."""
+    loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=8, STAGES=3))
+    qk, pv = _mmas(loop)
+    got = mma_path.group_ns(qk, loop, Machine(H200, "cta"), 8, 2 * 128 * 32 * 128 / TENSOR)
+    assert got == pytest.approx(81_920 / (SMEM * 0.907), rel=1e-12)
+    assert got == pytest.approx(356.375, abs=1e-3)
+    per = got / 32
+    assert per == pytest.approx(11.137, abs=1e-3)
+    assert 32_768 / per == pytest.approx(2942.3, abs=0.1)
+    rows = [float(r["flop_per_ns_per_sm"]) for r in
+            csv.DictReader(open(ROOT / "calibration/h200/measured/chain_s12/mma_rate.csv")) if r["N"] == "16"]
+    assert len(rows) == 6 and min(rows) == pytest.approx(2921.6) and max(rows) == pytest.approx(2974.3)
+    assert min(rows) < 32_768 / per < max(rows)
 
 
 def test_rs_mma_pays_its_group_cost():

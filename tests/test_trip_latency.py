@@ -98,21 +98,22 @@ def test_attention_warpgroup_path_by_hand():
     the longer of its work and its latency; a warpgroup mma's latency is its tensor time
     (mma_path.group_ns) plus the measured wait, instruction_latency.wgmma_wait = 88 cycles =
     44.444 ns:
-      QK^T: 8 wgmma m64n32k16 reading 3072 B each from shared memory, 24,576 / 253.44 =
-        96.970 ns (over its 87.360 ns of flops) + 44.444 = 141.414 ns
+      QK^T: 8 wgmma m64n32k16 reading 3072 B each from shared memory at the port's 128 B a
+        cycle of the mma clock (warp_mma.clock_fraction: 128 x 1.98 x 0.907 = 229.870 B/ns),
+        24,576 / 229.870 = 106.913 ns (over its 87.360 ns of flops) + 44.444 = 151.357 ns
       mul (2048 values, 8.081 ns) + reduce max over 32 columns (84 cycles = 42.424 ns) + row
         max (one fma, 2.020 ns) + sub (8.081) + exp2 (2048 / 31.68 = 64.646) + cast (8.081)
       PV from registers: 87.360 + 50 cycles (25.253) + 44.444 = 157.057 ns
-    = 431.805 ns; of it latency no engine serves (exposed_ns): 44.444 x 2 + (42.424 - 8.081)
+    = 441.747 ns; of it latency no engine serves (exposed_ns): 44.444 x 2 + (42.424 - 8.081)
     + (2.020 - 64 / 253.44) = 125.000 ns."""
     a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200,
                 dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2),
                 resources=dict(threads=128, regs=126, smem=49152, spills=0))
     path = [t for t in a.terms if t.name == "dependent path"][0]
     vec, wait = 2048 / 253.44, 88 / 1.98
-    expected = ((24_576 / 253.44 + wait) + vec + 84 / 1.98 + 4 / 1.98 + vec + 2048 / 31.68 + vec
+    expected = ((24_576 / (253.44 * 0.907) + wait) + vec + 84 / 1.98 + 4 / 1.98 + vec + 2048 / 31.68 + vec
                 + (2 * 64 * 128 * 32 / (4096 * 1.98 * 0.74) + 50 / 1.98 + wait))
-    assert expected == pytest.approx(431.805, abs=1e-3)
+    assert expected == pytest.approx(441.747, abs=1e-3)
     assert f"= {expected:.2f} ns" in path.detail
     assert "mma line 55: warpgroup mma + its wait 88" in path.detail
 

@@ -222,7 +222,16 @@ def group_ns(node, loop, m, warps, tensor_ns, smem_ns=None):
     calibration/h200/measured/chain/mma_rate.csv: m64n32 at 0.60 of the 4096 flop/cycle peak,
     N >= 64 at 0.79-0.85). An RS group's A fragments come from the issuing warps' registers
     (measured, mma_waited.csv: N = 128 groups of 2, 4 and 8 k-steps at 103.1, 185.5 and
-    336.2 ns a CTA: 38.9 ns a step plus 25.4 ns = 50 cycles a group)."""
+    336.2 ns a CTA: 38.9 ns a step plus 25.4 ns = 50 cycles a group).
+
+    The port's 128 B a cycle are cycles of the SM clock the mma runs at, not the profile's
+    1.98 GHz: the operand-bound instructions were measured at 229.1-232.4 B/ns a SM (median
+    229.5; calibration/h200/measured/chain_s12/mma_rate.csv, m64n16k16 at 2,922-2,974 flop/ns
+    = 2,560 B per 32,768 flop, m64n32k16 at 4,851-4,951 = 3,072 B per 65,536; the older
+    measured/chain/mma_rate.csv m64n32 rows 4,864-4,918), which is 128 B a cycle at 1.793 GHz:
+    the SM clock the profile measured with every SM running mmas that leave the tensor pipe
+    partly idle (``warp_mma.clock_fraction`` = 0.907: 1.795 GHz), so the operands come at
+    ``smem x clock_fraction`` (253.44 x 0.907 = 229.87 B/ns)."""
     rs = m.profile.get("instruction_latency.wgmma_rs_group", None)
     shape = getattr(node, "per_exec_shape", None)
     if rs is None or shape is None or m.kind != "gpu":
@@ -230,6 +239,10 @@ def group_ns(node, loop, m, warps, tensor_ns, smem_ns=None):
     group = warpgroup_mma(node, warps, m)
     a_reg = a_in_registers(node)
     smem_bw = m.onchip_bw.get("smem")
+    # ... at the SM clock under the mmas (warp_mma.clock_fraction; 1 where the profile has none)
+    wm = mma_layout.warp_mma_facts(m.profile)
+    if smem_bw and wm is not None:
+        smem_bw = smem_bw * wm.clock_fraction
     # its operands as counted (tfx.analysis.counting, Counter.shared_operand_reads): each
     # warpgroup's instructions read its 64-row slab of A (none where A is computed in
     # registers, at rmem) and its columns of B
