@@ -3,6 +3,7 @@
 
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_cta_timeline.py OUTDIR
+    PYTHONUNBUFFERED=1 CTA_SET=s12b python3 bench/h200/measure_cta_timeline.py OUTDIR   (drift12's rows)
 
 A physical fact for the L2-reuse model. groupm12 (docs/analysis.md, "Not modelled: GROUP_M = 1
 and the lock step's limits") found that the readers of one B tile in a GROUP_M = 1 launch fetch
@@ -26,12 +27,18 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-# (M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M)
-CONFIGS = [(128, 28672, 8192, 64, 256, 32, 8, 5, g) for g in (1, 2)]
-CONFIGS += [(2048, 8192, 4096, 64, 256, 64, 4, 5, g) for g in (1, 2)]
-CONFIGS += [(4096, 4096, 4096, 128, 128, 64, 4, 4, g) for g in (1, 2)]
-CONFIGS += [(6144, 6144, 6144, 64, 128, 32, 4, 4, g) for g in (1, 2)]
-CONFIGS += [(64, 28672, 4096, 16, 64, 32, 4, 5, g) for g in (1, 8)]
+# (dtype, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M); fp8: e4m3 with B K-major ([N, K]), as the
+# issue15 campaigns measure it
+CONFIGS = [("bf16", 128, 28672, 8192, 64, 256, 32, 8, 5, g) for g in (1, 2)]
+CONFIGS += [("bf16", 2048, 8192, 4096, 64, 256, 64, 4, 5, g) for g in (1, 2)]
+CONFIGS += [("bf16", 4096, 4096, 4096, 128, 128, 64, 4, 4, g) for g in (1, 2)]
+CONFIGS += [("bf16", 6144, 6144, 6144, 64, 128, 32, 4, 4, g) for g in (1, 2)]
+CONFIGS += [("bf16", 64, 28672, 4096, 16, 64, 32, 4, 5, g) for g in (1, 8)]
+if os.environ.get("CTA_SET") == "s12b":
+    # drift12's request: the G1 rows its drift term over-counts (fp8 with BK 64-128, 2-warp CTAs)
+    CONFIGS = [(*c, g) for c in [("fp8", 128, 8192, 28672, 64, 64, 64, 8, 3), ("bf16", 64, 14336, 8192, 16, 256, 64, 2, 3),
+                                 ("fp8", 4096, 14336, 8192, 64, 256, 128, 4, 2), ("fp8", 128, 28672, 4096, 32, 128, 64, 2, 4)]
+               for g in (1, 8)]
 
 
 def kernels():
@@ -97,12 +104,16 @@ def main():
     print(f"torch {torch.__version__} triton {triton.__version__} {torch.cuda.get_device_name()}", flush=True)
     summary = []
     for cfg in CONFIGS:
-        M, N, K, BM, BN, BK, W, S, G = cfg
-        name = f"{M}x{N}x{K}_{BM}x{BN}x{BK}_w{W}_s{S}_g{G}"
+        dt, M, N, K, BM, BN, BK, W, S, G = cfg
+        name = f"{'fp8_' if dt == 'fp8' else ''}{M}x{N}x{K}_{BM}x{BN}x{BK}_w{W}_s{S}_g{G}"
         row = dict(config=name, M=M, N=N, K=K, BM=BM, BN=BN, BK=BK, WARPS=W, STAGES=S, GROUP_M=G, status="ok")
         try:
-            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+            if dt == "fp8":
+                a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+                b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn).t()   # [K, N] view of [N, K]
+            else:
+                a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+                b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
             c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
             grid_n = cdiv(M, BM) * cdiv(N, BN)
             rec = torch.zeros(grid_n, 4, device="cuda", dtype=torch.int64)

@@ -7,6 +7,9 @@ Session 12's second set (L2_SET=s12): the GROUP_M = 1 rows its campaigns rank fi
 their GROUP_M = 8 twins, and two reuse-distance sweeps (grouped G1 at M = 1024 and a persistent
 64x64 walk over N), so that a survival falling with reuse distance has points on both sides of L2:
     PYTHONUNBUFFERED=1 L2_SET=s12 python3 bench/h200/measure_l2_groupm.py OUTDIR
+A third (L2_SET=s12b): the GROUP_M = 1 rows drift12's drift term over-counts (fp8 e4m3 with B K-major,
+2-warp CTAs) beside their GROUP_M = 8 twins, and run12's one-wave regret row:
+    PYTHONUNBUFFERED=1 L2_SET=s12b python3 bench/h200/measure_l2_groupm.py OUTDIR
 
 A physical fact for the L2-reuse model, not held-out rows. gemm11 (session 11, docs/analysis.md)
 found the GROUP_M = 1 launches whose waves span several tile rows 30-35% faster in the model than
@@ -68,6 +71,13 @@ if os.environ.get("L2_SET") == "s12":
     CONFIGS += [("persistent", 8192, n, 4096, 64, 64, 32, 4, 5, 114) for n in (2048, 4096, 6144, 12288)]
     CONFIGS += [("persistent", 4096, 8192, 8192, 128, 128, 64, 8, 3, 132),
                 ("persistent", 2048, 2048, 14336, 64, 128, 64, 4, 4, 132)]
+if os.environ.get("L2_SET") == "s12b":
+    # drift12's request (docs/analysis.md, the GROUP_M = 1 drift term tried): the G1 rows its term
+    # over-counts (fp8 with BK 64-128, 2-warp CTAs), each beside its G8 twin
+    CONFIGS = [(kind, *c, g) for kind, *c in [
+        ("gemm_fp8", 128, 8192, 28672, 64, 64, 64, 8, 3), ("gemm", 64, 14336, 8192, 16, 256, 64, 2, 3),
+        ("gemm_fp8", 4096, 14336, 8192, 64, 256, 128, 4, 2), ("gemm_fp8", 128, 28672, 4096, 32, 128, 64, 2, 4),
+        ("gemm", 128, 28672, 8192, 64, 256, 32, 8, 5)] for g in (1, 8)]
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
            "status"]
@@ -80,6 +90,9 @@ def job_of(cfg):
         p["NUM_SMS"] = X
         return ("persistent_gemm.csv", "persistent_gemm", "kernels/persistent_gemm.tile", "x", 0, f"{M}x{N}x{K}", p)
     p["GROUP_M"] = X
+    if kind == "gemm_fp8":   # e4m3 with B K-major ([N, K]), as the issue15 campaigns measure it
+        p["layout"] = "nk"
+        return ("gemm.csv", "gemm_fp8", "kernels/gemm_fp8.tile", "x", 0, f"{M}x{N}x{K}", p)
     p["layout"] = "kn"
     return ("gemm.csv", "gemm_bf16", "kernels/gemm.tile", "x", 0, f"{M}x{N}x{K}", p)
 
@@ -144,8 +157,8 @@ def main():
         for cfg in CONFIGS:
             kind, M, N, K, BM, BN, BK, W, S, X = cfg
             row = dict(kernel=kind, M=M, N=N, K=K, BM=BM, BN=BN, BK=BK, WARPS=W, STAGES=S,
-                       GROUP_M=X if kind == "gemm" else 0, NUM_SMS=X if kind == "persistent" else 0,
-                       min_bytes=2 * (M * K + K * N), status="ok")
+                       GROUP_M=X if kind != "persistent" else 0, NUM_SMS=X if kind == "persistent" else 0,
+                       min_bytes=(1 if kind == "gemm_fp8" else 2) * (M * K + K * N), status="ok")
             try:
                 job = job_of(cfg)
                 bufs = acc.make_bufs(job)
