@@ -106,7 +106,7 @@ def test_the_loaded_round_trip_counts_busy_bytes():
     # 2.08 KB, 6.144 KB, 2,047.13 B/ns = 2.047 TB/s, 870.09 ns, 1,040.05 ns = 1.04 us, 4.158 KB, 260.01 ns
     assert "2.08 KB of the trip's 6.144 KB come from DRAM" in d
     assert "0.3249 ns per GB/s x 2.047 TB/s drawn = 870.09 ns" in d
-    assert "= 1.04 us" in d and "128 SMs x 1 CTAs x 4.158 KB of whole-line DRAM time per 260.01 ns" in d
+    assert "= 1.04 us" in d and "128 SMs x 1 CTA x 4.158 KB of whole-line DRAM time per 260.01 ns" in d
     assert "keep DRAM busy as at 2.12 TB/s (64-127 B)" in d
     assert "counts its 2.08 KB of DRAM bytes as 4.158 KB of whole lines" in d
     assert "2.08 KB take the time of 2.755 KB of whole lines" in d

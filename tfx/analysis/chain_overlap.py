@@ -59,6 +59,7 @@ from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth, wgmma_serial
 from tfx.analysis.numbers import emax, emin, is_array
+from tfx.hw.units import format_counted
 
 
 class Stations(NamedTuple):
@@ -205,7 +206,7 @@ def detail(line, st: Stations, resident, round_ns, fmt) -> str:
             f"simt {fmt(st.simt)} (vector + special x {copies:g}: each accumulator row on {copies:g} warpgroups)")
     return (f"loop at line {line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's chain = "
             f"tensor {fmt(st.tensor)} + {simt} + {latency} = {fmt(one)}; "
-            f"{r} CTAs per SM overlap their chains in random order (closed queue, mean value analysis: "
+            f"{format_counted(r, 'CTA')} per SM overlap their chains in random order (closed queue, mean value analysis: "
             f"R_s(n) = D_s (1 + Q_s(n-1)), cycle = R_tensor + R_simt + delay): {fmt(round_ns)} a round "
             f"vs {r} x {fmt(one)} = {fmt(r * one)} in turn and {fmt(r * max(st.tensor, st.simt))} "
             f"on the busier station")

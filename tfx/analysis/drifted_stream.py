@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import row_body
 from tfx.analysis.numbers import emax, is_array, where
+from tfx.hw.units import format_counted
 
 
 class Drift(NamedTuple):
@@ -101,5 +102,5 @@ def describe(drift: Drift, full_waves, fmt) -> str:
     return (f"after the first wave the CTAs start as slots free and drift apart: a CTA's prologue (its loads' "
             f"latency, its pipeline's first tiles) overlaps the other CTAs' streams, so a batch takes "
             f"max(throughput {fmt(float(drift.throughput))}, one CTA's life {fmt(float(drift.life))}) = {fmt(d)} "
-            f"({bound}), not {fmt(lock)} in lock step: {full_waves - 1} waves x {fmt(lock - d)} = "
+            f"({bound}), not {fmt(lock)} in lock step: {format_counted(full_waves - 1, 'wave')} x {fmt(lock - d)} = "
             f"{fmt((full_waves - 1) * (lock - d))} less")

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emin, is_array
-from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_time_ns as T, formula_bytes as B, formula_rate as BW
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -97,7 +97,7 @@ def first_reader_share(load_misses) -> Any:
 def drawing_text(r, active_units) -> str:
     """'132 SMs x 2 CTAs', or for a tail wave's fractional share '224 CTAs on 132 SMs'."""
     if float(r) == int(r):
-        return f"{int(active_units)} SMs x {int(r)} CTAs"
+        return f"{format_counted(int(active_units), 'SM')} x {format_counted(int(r), 'CTA')}"
     return f"{float(r) * active_units:,.0f} CTAs on {int(active_units)} SMs"
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, ratio, where
-from tfx.hw.units import format_time_ns, formula_flop_rate
+from tfx.hw.units import format_counted, format_time_ns, formula_flop_rate
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 # How a dot is chained to another (counting's ``mma_chained``): FEEDS, its result is read by
@@ -434,7 +434,7 @@ def byte_gathers(node, inst, bits, warps) -> list:
 def describe_gather(g: ByteGather, warps, resident, clock_ghz) -> str:
     return (f"operand {g.operand} (8-bit, not K-major) is gathered a byte at a time by each warp: "
             f"{int(g.per_warp)} x {int(g.k)} / 32 = {float(g.loads):,.0f} LDS.U8 per warp, one shared-memory "
-            f"wavefront each; {int(resident)} CTAs x {int(warps)} warps x {float(g.loads):,.0f} = "
+            f"wavefront each; {format_counted(int(resident), 'CTA')} x {int(warps)} warps x {float(g.loads):,.0f} = "
             f"{float(g.loads * warps * resident):,.0f} cycles of the SM's shared-memory pipe a round = "
             f"{format_time_ns(float(g.loads * warps * resident) / clock_ghz)}, in series with the warps' mma")
 
@@ -530,7 +530,7 @@ def describe_serial(s: SerialWgmma, shape, peak_rate, resident, facts: SerialWgm
     total = float(serial_trip_ns(s, peak_ns, resident, facts))
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])} fp8 on {int(s.warpgroups * 4)} warps: ptxas serializes "
             f"the warpgroup mma (C7515: each of a warpgroup's {float(s.instructions):g} wgmma a trip waits for the "
-            f"previous one), so a round of {float(resident):g} CTAs takes at least {format_time_ns(facts.trip_overhead_ns)} + "
+            f"previous one), so a round of {float(resident):g} {'CTA' if float(resident) == 1 else 'CTAs'} takes at least {format_time_ns(facts.trip_overhead_ns)} + "
             f"{float(resident):g} x {flops:,.0f} flop / {formula_flop_rate(peak_rate)} (the SM's peak) + "
             f"{float(s.instructions):g} x {format_time_ns(facts.latency_ns)} of wgmma latency = {format_time_ns(total)}")
 
@@ -640,7 +640,7 @@ def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_gh
     round (scalar costs)."""
     busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
     at = (f" = {float(c.cycles):,.1f} cycles / ({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) "
-          f"= {format_time_ns(float(c.warp_ns))}; {int(resident)} CTAs x {int(warps)} warps on {facts.subpartitions} "
+          f"= {format_time_ns(float(c.warp_ns))}; {format_counted(int(resident), 'CTA')} x {int(warps)} warps on {facts.subpartitions} "
           f"sub-partitions: the busiest holds {int(busiest)}, {format_time_ns(float(c.warp_ns * busiest))} a round")
     if c.promoted:
         return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "

@@ -44,7 +44,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import format_bytes, format_count, format_time_ns, formula_rate
+from tfx.hw.units import format_bytes, format_count, format_counted, format_time_ns, formula_rate, level_noun
 
 @dataclass(eq=False, repr=False)
 class LaunchMiss(dict):
@@ -424,22 +424,22 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
                     bound_by=bound_by)
     if not is_array(total):
-        unit = "CTA" if profile.kind == "gpu" else unit_node.level
+        unit = "CTA" if profile.kind == "gpu" else level_noun(unit_node.level)
         lt.terms = [
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
             Term("waves", waves_ns,
-                 f"{format_count(positions)} {unit}s on {format_count(units)} {m.unit_level}s x "
+                 f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
                  f"{format_count(resident)} resident = "
                  f"{float(waves):.2f} waves; " + (
                      row_body.describe_waves(full_waves, t_first, t_full, format_time_ns)
                      if full_body is not None else
                      row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
                      if drifted_stream.applies(drift, full_waves, positions, slots) else
-                     f"{format_count(full_waves)} full waves x {format_time_ns(float(t_full))}")
+                     f"{format_counted(full_waves, 'full wave')} x {format_time_ns(float(t_full))}")
                  + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
-                 f"{format_count(tail)} {unit}s in the last wave ({float(ratio(tail, slots)):.2f} of a wave) take {format_time_ns(float(t_tail))}"
+                 f"{format_counted(tail, unit)} in the last wave ({float(ratio(tail, slots)):.2f} of a wave) {'takes' if tail == 1 else 'take'} {format_time_ns(float(t_tail))}"
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
         if uneven_ns:

@@ -51,6 +51,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue, cta_launch
 from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, is_array, where
+from tfx.hw.units import format_counted
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
 # engines one CTA's chain waits on, in the order its ops run them
@@ -360,7 +361,7 @@ def describe_waves(full_waves, first_ns, batch_ns, fmt) -> str:
     first = f"the first wave in lock step {fmt(float(first_ns))} (its CTAs start together)"
     if full_waves == 1:
         return first
-    return (f"{first} + {full_waves - 1} full waves overlapping x {fmt(float(batch_ns))} = "
+    return (f"{first} + {format_counted(full_waves - 1, 'full wave')} overlapping x {fmt(float(batch_ns))} = "
             f"{fmt(float(waves_ns(full_waves, first_ns, batch_ns)))}")
 
 

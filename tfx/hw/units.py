@@ -252,6 +252,23 @@ def format_count(n: float) -> str:
     return f"{n:,.2f}"
 
 
+def format_counted(n: float, noun: str, plural: str | None = None) -> str:
+    """A count and its noun as a person writes them: singular at exactly one, else the plural
+    (``noun + "s"`` unless given): ``1, "full wave"`` -> ``"1 full wave"``, ``132, "SM"`` ->
+    ``"132 SMs"``, ``0, "full wave"`` -> ``"0 full waves"``, ``1.5, "wave"`` -> ``"1.50 waves"``."""
+    return f"{format_count(n)} {noun if float(n) == 1 else (plural or noun + 's')}"
+
+
+# hierarchy and mesh levels whose profile names are acronyms people write in capitals
+_LEVEL_ACRONYMS = {"sm": "SM", "pe": "PE", "cta": "CTA", "tpc": "TPC", "gpc": "GPC"}
+
+
+def level_noun(level: str) -> str:
+    """A profile's hierarchy or mesh level as prose names it: ``"sm"`` -> ``"SM"``, ``"pe"`` ->
+    ``"PE"``; a word stays as it is (``"cube"``, ``"warp"``)."""
+    return _LEVEL_ACRONYMS.get(level, level)
+
+
 def format_quantity(value: float, unit: str) -> str:
     """A canonical value of any family for people: picks the matching helper."""
     if unit == "B":
