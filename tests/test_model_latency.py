@@ -163,3 +163,21 @@ def test_cli_compare_marks_best(tmp_path):
     table = json.loads(out)
     row = next(r for r in table["rows"] if r["name"] == "latency")
     assert row["best"] == [True, False]
+
+
+def test_cli_compare_text_columns_apart():
+    """tfx model compare's text: two columns labelled 'tp1 cp1 pp1 dp1 ep1' and 'tp2 cp1 pp1 dp1 ep1'
+    (19 characters each) ran into one ('... ep1 tp2 ...', one space). Now a column is 2 spaces, the
+    label or value right-aligned in 19, then 2 for the best mark: the header is '  ' + 'stage'
+    padded to 24 + '  ' + label 1 + '  ' + '  ' + label 2 (trailing spaces dropped) =
+    2 + 24 + 2 + 19 + 4 + 19 = 70 characters, the labels 4 spaces apart; every value ends where its
+    label ends (columns 2 + 24 + 2 + 19 = 47 and 47 + 4 + 19 = 70)."""
+    out = subprocess.run([sys.executable, "-m", "tfx.cli.main", "model", "compare", "--model", "llama3.1-8b",
+                          "--hw", "h200_nvl8", "--config", "tp=1", "--config", "tp=2"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    header = next(line for line in out if line.startswith("  stage"))
+    assert header == "  stage" + " " * 19 + "  tp1 cp1 pp1 dp1 ep1    tp2 cp1 pp1 dp1 ep1"
+    assert len(header) == 70
+    latency = next(line for line in out if line.startswith("  latency "))
+    assert latency[46] != " " and latency[47] == " " and latency[69] != " "
+    assert latency[70:] in ("", " *")

@@ -113,13 +113,15 @@ def run(args) -> int:
     gemms = sorted({gemm_text(r.get("workload", {}).get("gemm_codegen", "?"), profile_kind(str(r.get("hw", ""))))
                     for r in results})
     print("runtime " + ", ".join(str(x) for x in runtimes) + "; " + ", ".join(gemms))
-    w = max(14, *(len(n) for n in names))
-    print(f"  {'stage':<24}" + "".join(f" {n:>{w}}" for n in names))
+    # A column is two spaces, its value right-aligned under its label, then the best mark (' *'):
+    # labels of 19 characters ('tp1 cp1 pp1 dp1 ep1') are 4 spaces apart, not 1 (they ran into one)
+    w = max(12, *(len(n) for n in names))
+    print((f"  {'stage':<24}" + "".join(f"  {n:>{w}}  " for n in names)).rstrip())
     for row in table["rows"]:
         cells = []
         for v, best in zip(row["values"], row["best"]):
             text = fmt.row_value(v, row["unit"])
-            cells.append(f" {(text + (' *' if best else '  ')):>{w}}")
-        print(f"  {row['name']:<24}" + "".join(cells))
+            cells.append(f"  {text:>{w}}{' *' if best else '  '}")
+        print((f"  {row['name']:<24}" + "".join(cells)).rstrip())
     print("  * best in the row")
     return 0
