@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from tfx.bundled import DEFAULT_PROFILE
-from tfx.cli.common import check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
+from tfx.cli.common import WIDE_OUTPUT, check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.present import formatting as fmt
 from tfx.errors import argument_error
 
@@ -179,9 +179,6 @@ def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, 
 def _num(x):
     x = float(x)
     return int(x) if x.is_integer() else repr(x)
-
-
-WIDE_OUTPUT = 200     # columns of the text written to a pipe or a file
 
 
 def config_table(r, title: str, rows):

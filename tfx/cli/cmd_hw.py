@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tfx.cli.common import emit_json, parse_assignments
+from tfx.cli.common import emit_json, output_width, parse_assignments
 from tfx.errors import TfxError
 from tfx.hw import Fact, list_profiles, load_profile
 from tfx.present import formatting as fmt
@@ -80,9 +80,17 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(rows)
         return 0
+    import textwrap
     width = max((len(r["name"]) for r in rows), default=0)
+    # a description past the output's width wraps at words under its own column (sip's took 115
+    # columns at 80); a pipe (WIDE_OUTPUT) keeps each profile on one line
+    indent = " " * (width + 2 + 5 + 2)
+    room = max(output_width() - len(indent), 20)
     for row in rows:
-        print(f"{row['name']:<{width}}  {row['kind']:<5}  {row['description']}")
+        lines = textwrap.wrap(row["description"], room, break_on_hyphens=False, break_long_words=False) or [""]
+        print(f"{row['name']:<{width}}  {row['kind']:<5}  {lines[0]}".rstrip())
+        for more in lines[1:]:
+            print(indent + more)
     return 0
 
 

@@ -12,6 +12,23 @@ from tfx.assignments import check_set_domains, int_arg, parse_assignments, parse
 from tfx.errors import read_text_file, shorten
 
 
+WIDE_OUTPUT = 200     # columns of the text written to a pipe or a file
+
+
+def output_width() -> int:
+    """Columns the text output fits, as ``tfx explore`` decides them: ``$COLUMNS`` where set, the
+    terminal's width on a terminal, else ``WIDE_OUTPUT`` (a pipe or a file has no width to fit:
+    a table keeps its wide form and a line stays whole)."""
+    import os
+    import shutil
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return WIDE_OUTPUT
+
+
 def float_arg(lo: float, hi: float, lo_open: bool = False):
     """An argparse ``type`` for a finite number in ``lo..hi`` (``(lo, hi]`` with ``lo_open``)."""
     import argparse
