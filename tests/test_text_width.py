@@ -6,6 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tfx.cli.main import main
+from tfx.cli.model_latency import stage_table
+from tfx.model import load_model
+from tfx.model.latency import latency
+from tfx.model.system import Parallelism, Workload, load_system
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMM = str(ROOT / "kernels" / "gemm.tile")
@@ -34,4 +38,25 @@ def test_hw_list_wraps_descriptions_under_their_column(capsys, monkeypatch):
     out = _out(capsys, monkeypatch, None, "hw", "list")
     sip = next(line for line in out if line.startswith("sip "))
     assert len(sip) == 115 and sip.endswith("8 cubes x 8 PEs, per-PE HBM 256 B/ns and 1 MiB TCM")
+
+
+def test_model_latency_stage_table_fits_80_columns():
+    """llama3-8b decode on h200_sxm (batch 1, context 8,192, TP 1). The wide table: 2 + 'stage'
+    in 24 + 4 x (1 + 11) + (1 + 10) + 2 + 'bound' = 2 + 24 + 48 + 11 + 7 = 92 for the header, 94
+    for a 'latency' row: past 80. Narrow, each column as wide as its widest cell, 2 apart: the
+    longest stage names are 'activation' and 'final_norm' (10); a time is 'x.xx ns' (7) to
+    'xxx.xx us' (9): total, memory and launch reach 9 (a GEMM's hundreds of us; 529.28 ns of
+    launch), compute 8 (tens of us at batch 1), comm 7 (one device: '0.00 ns'); the bound
+    'latency' (7). Rows take 2 + 10 + (2 + 9) + (2 + 8) + (2 + 9) + (2 + 7) + (2 + 9) + 2 + 7
+    = 73 at most; the header, 'bound' (5), 71."""
+    r = latency(load_model("llama3-8b"), load_system("h200_sxm"), Workload(mode="decode", batch=1, context=8192),
+                Parallelism())
+    wide = stage_table(r)
+    assert wide[0] == "  stage" + " " * 19 + "       total     compute      memory        comm     launch  bound"
+    assert max(map(len, wide)) == 94
+    narrow = stage_table(r, 80)
+    assert narrow[0] == ("  stage     " + "  " + "    total" + "  " + " compute" + "  " + "   memory"
+                         + "  " + "   comm" + "  " + "   launch" + "  bound")
+    assert len(narrow[0]) == 71 and max(map(len, narrow)) == 73
+    assert [line.split()[0] for line in narrow] == [line.split()[0] for line in wide]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json
+from tfx.cli.common import WIDE_OUTPUT, emit_json, output_width
 from tfx.cli.model_common import (add_parallel_args, add_workload_args, gemm_text, parallel_where, parallelism,
                                   system, workload)
 from tfx.errors import argument_error
@@ -38,24 +38,36 @@ def run(args) -> int:
     if args.json:
         emit_json(data)
         return 0
-    print("\n".join(render(r, sysm.kind)))
+    print("\n".join(render(r, sysm.kind, output_width())))
     return 0
 
 
-def render(r, kind: str | None = None) -> list[str]:
-    """The text of one result; ``kind`` (``gpu``/``tiled``) says what the GEMMs ran as."""
+def stage_table(r, width: int = WIDE_OUTPUT) -> list[str]:
+    """The stage table: as it was (stage in 24, the times in 11, launch in 10) where that fits
+    ``width``; else each column as wide as its widest cell, two spaces apart (llama3-8b decode:
+    2 + 24 + 4 x 12 + 11 + 2 + 7 = 94 columns wide, 2 + 10 + 11 + 10 + 11 + 9 + 11 + 2 + 7 = 73
+    narrow)."""
+    header = ("stage", "total", "compute", "memory", "comm", "launch", "bound")
+    rows = [(s.name, fmt.ns(s.total_ns), fmt.ns(s.compute_ns), fmt.ns(s.memory_ns), fmt.ns(s.comm_ns),
+             fmt.ns(s.launch_ns), s.bound) for s in r.stages if s.total_ns != 0]
+    wide = [f"  {c[0]:<24} {c[1]:>11} {c[2]:>11} {c[3]:>11} {c[4]:>11} {c[5]:>10}  {c[6]}" for c in (header, *rows)]
+    if max(map(len, wide)) <= width:
+        return wide
+    w = [max(len(c[i]) for c in (header, *rows)) for i in range(len(header))]
+    return [(f"  {c[0]:<{w[0]}}" + "".join(f"  {c[i]:>{w[i]}}" for i in range(1, 6)) + f"  {c[6]}").rstrip()
+            for c in (header, *rows)]
+
+
+def render(r, kind: str | None = None, width: int = WIDE_OUTPUT) -> list[str]:
+    """The text of one result; ``kind`` (``gpu``/``tiled``) says what the GEMMs ran as; the stage
+    table fits ``width`` columns (tfx.cli.common.output_width: the terminal's, a pipe's WIDE_OUTPUT)."""
     wl = r.workload
     out = [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {wl.mode}, batch {fmt.count(wl.batch)}, context {fmt.count(wl.context)}, weights {wl.weight_dtype}, "
            f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
            f"runtime {wl.runtime_description}; {gemm_text(wl.gemm_codegen, kind)}",
            f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "
            f"{fmt.count(r.launches)} launches; {r.tokens_per_s:,.1f} tokens/s", ""]
-    out.append(f"  {'stage':<24} {'total':>11} {'compute':>11} {'memory':>11} {'comm':>11} {'launch':>10}  bound")
-    for s in r.stages:
-        if s.total_ns == 0:
-            continue
-        out.append(f"  {s.name:<24} {fmt.ns(s.total_ns):>11} {fmt.ns(s.compute_ns):>11} {fmt.ns(s.memory_ns):>11} "
-                   f"{fmt.ns(s.comm_ns):>11} {fmt.ns(s.launch_ns):>10}  {s.bound}")
+    out += stage_table(r, width)
     out.append("")
     m = r.memory
     out.append("memory per device: " + ", ".join(f"{k} {fmt.nbytes(v)}" for k, v in m.items())
