@@ -60,3 +60,15 @@ def test_model_latency_stage_table_fits_80_columns():
     assert len(narrow[0]) == 71 and max(map(len, narrow)) == 73
     assert [line.split()[0] for line in narrow] == [line.split()[0] for line in wide]
 
+
+def test_simulate_prints_its_three_times_one_a_line_at_80(capsys, monkeypatch):
+    """gemm at its defaults: 'simulated T (bound by l2)   predicted T (bound by l2)   roofline T
+    (bound by l2)' is 2 + 104 = 106 columns (three 'label xxx.xx us (bound by l2)' of 33, 33 and
+    32, 3 spaces between): at 80 the three go one a line, the labels padded to 'simulated' (9)."""
+    out = _out(capsys, monkeypatch, 80, "simulate", GEMM, "--hw", "h200_sxm")
+    at = next(i for i, line in enumerate(out) if line.startswith("  simulated "))
+    assert out[at + 1].startswith("  predicted ") and out[at + 2].startswith("  roofline  ")
+    assert all(len(out[at + i]) == 2 + 9 + 1 + 9 + 14 for i in range(3))   # 'xxx.xx us' + ' (bound by l2)'
+    out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
+    line = next(line for line in out if line.startswith("  simulated "))
+    assert "(bound by l2)   predicted " in line and "(bound by l2)   roofline " in line and len(line) == 106

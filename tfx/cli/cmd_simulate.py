@@ -100,13 +100,19 @@ def print_text(r, trace=None, width: int = 72) -> None:
     mode = ("every unit simulated" if r.mode == "full"
             else "one representative unit, waves extrapolated")
     from tfx.present.analysis_report import inputs_line, parameters_line
-    from tfx.present.simulation import comparison_lines, efficiency_line
+    from tfx.cli.common import output_width
+    from tfx.present.simulation import comparison_lines, comparison_times, efficiency_line
     # the inputs as analyze's first line names them, then how it was simulated on a line of its
     # own (both on one line took 121 columns for gemm)
     console.print(inputs_line(a), markup=False)
     console.print(f"  {mode}; integer ns", markup=False)
     console.print(f"  parameters: {parameters_line(a)}", markup=False)
-    for line in comparison_lines(r):
+    lines = comparison_lines(r)
+    if 2 + len(lines[0]) > output_width():
+        # the three times one a line where the one line does not fit (gemm's took 106 columns at 80);
+        # a pipe (WIDE_OUTPUT) keeps them on one
+        lines = [f"{label:<9} {text}" for label, text in comparison_times(r)] + lines[1:]
+    for line in lines:
         console.print("  " + line, markup=False)
     console.print("  " + efficiency_line(r), markup=False)
     t = Table(box=None, pad_edge=False, show_edge=False)

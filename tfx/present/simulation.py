@@ -7,14 +7,22 @@ from tfx.present import formatting as fmt
 from tfx.present.analysis_report import gap_causes
 
 
+def comparison_times(r) -> list[tuple[str, str]]:
+    """``[("simulated", "165.23 us (bound by dram)"), ("predicted", ...), ("roofline", ...)]``: the
+    three times of comparison_lines' first line, for a narrow terminal to print one a line."""
+    m = r.analysis.metrics
+    pred, ideal = fmt.num(m["performance.predicted_ns"]), fmt.num(m["roofline.ideal_ns"])
+    return [("simulated", f"{fmt.ns(r.makespan_ns)} (bound by {r.bound_by})"),
+            ("predicted", f"{fmt.ns(pred)} (bound by {m.get('performance.bound_by', '?')})"),
+            ("roofline", f"{fmt.ns(ideal)} (bound by {m.get('roofline.bound_by', '?')})")]
+
+
 def comparison_lines(r) -> list[str]:
     """``simulated 165.23 us (bound by dram)   predicted 130.50 us (bound by dram)   roofline
     111.85 us (bound by dram)`` and the gap's size and reason."""
     m = r.analysis.metrics
     sim, pred, ideal = r.makespan_ns, fmt.num(m["performance.predicted_ns"]), fmt.num(m["roofline.ideal_ns"])
-    out = [f"simulated {fmt.ns(sim)} (bound by {r.bound_by})   "
-           f"predicted {fmt.ns(pred)} (bound by {m.get('performance.bound_by', '?')})   "
-           f"roofline {fmt.ns(ideal)} (bound by {m.get('roofline.bound_by', '?')})"]
+    out = ["   ".join(f"{label} {text}" for label, text in comparison_times(r))]
     if ideal:
         # the prediction's excess by term, as on the analysis's predicted-time line
         over = f" (+{fmt.ns(pred - ideal)}{gap_causes(r.analysis)})" if pred > ideal else ""
