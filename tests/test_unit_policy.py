@@ -122,3 +122,16 @@ def test_the_models_launch_costs_are_written_as_times():
     from tfx.model.system import load_system
     assert load_system("h200_sxm").launch_note.startswith("measured 529 ns per kernel inside a CUDA graph")
     assert load_system("b200").launch_note.startswith("estimate 1.5 us per kernel under CUDA graphs")
+
+
+def test_a_stage_of_one_launch_says_launch():
+    """llama3-8b decode on h200_sxm: the embedding gather runs once a step, 1 launch of 529.28 ns
+    (written 529 ns, three significant digits) -> '; + 1 launch x 529 ns' (it read '1 launches');
+    attn_norm runs once in each of the 32 layers -> '; + 32 launches x 529 ns'."""
+    from tfx.model import load_model
+    from tfx.model.latency import latency
+    from tfx.model.system import Parallelism, Workload, load_system
+    r = latency(load_model("llama3-8b"), load_system("h200_sxm"), Workload(), Parallelism())
+    formula = {s.name: s.formula for s in r.stages}
+    assert formula["embedding"].endswith("; + 1 launch x 529 ns")
+    assert formula["attn_norm"].endswith("; x 32 layers; + 32 launches x 529 ns")

@@ -1042,7 +1042,8 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
                          float(s.comm[i] * layers), launch, tot,
                          _bound(s.compute[i], s.memory[i], s.comm[i], s.launches[i] * lns, s.body[i]),
                          (s.formula(i) if s.formula else "") + (f"; x {layers:g} layers" if layers != 1 else "")
-                         + (f"; + {s.launches[i] * layers:g} launches x {fmt.ns(lns, 3)}" if s.launches[i] else ""))
+                         + (f"; + {s.launches[i] * layers:g} launch{'' if s.launches[i] * layers == 1 else 'es'} x {fmt.ns(lns, 3)}"
+                            if s.launches[i] else ""))
         stages.append(st)
     par = ev.configs.parallelism(i, sysm.kind == "tiled")
     lat = float(ev.latency()[i])
