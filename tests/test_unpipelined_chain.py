@@ -55,3 +55,7 @@ def test_one_stage_round_of_one_cta_is_the_wait_and_the_chain():
     waits = [t for t in a.terms if t.name == "load wait"]
     assert [t.ns for t in waits] == pytest.approx([15 * 127 * wait, 15 * 1 * wait], rel=1e-4)
     assert "is not a floor" in waits[0].detail and "1.72 us a trip" in waits[0].detail
+    # 1 CTA a SM: the line's verbs and pronouns in the singular (it read 'the 1 resident CTAs
+    # wait for their loads together ... then run their chains (... a round of the 1)')
+    assert "each round the 1 resident CTA waits for its loads, latency 208.04 ns + " in waits[0].detail
+    assert "then runs its chain (1.13 us a round): 1.72 us " in waits[0].detail

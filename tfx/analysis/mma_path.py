@@ -390,11 +390,15 @@ def wait_terms(note: WaitNote, full_waves, fmt):
         issue = f" + the copies' issue and wait {fmt(note.wait - wait)}"
         wait = note.wait
     floor = unpipelined_chain.detail(note.one_cta, fmt) if note.one_cta is not None else ""
+    one = note.resident == 1
     return [("load wait", full_waves * note.wait_ns,
              f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each round the "
-             f"{note.resident} resident CTAs wait for their loads together, latency {fmt(note.latency)} + "
-             f"transfer {fmt(note.transfer)} ({pipeline_depth.drift_text(note.drifted)}){issue} = {fmt(wait)}, then run "
-             f"their chains ({fmt(note.chain)} a round "
-             f"of the {note.resident}): {fmt(note.chain + wait)} "
+             + (f"1 resident CTA waits for its loads" if one else
+                f"{note.resident} resident CTAs wait for their loads together")
+             + f", latency {fmt(note.latency)} + "
+             f"transfer {fmt(note.transfer)} ({pipeline_depth.drift_text(note.drifted)}){issue} = {fmt(wait)}, then "
+             + (f"runs its chain ({fmt(note.chain)} a round)" if one else
+                f"run their chains ({fmt(note.chain)} a round of the {note.resident})")
+             + f": {fmt(note.chain + wait)} "
              f"a trip{floor}; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
              f"(included in the waves above)")]
