@@ -17,6 +17,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt11 ACC_SEED_OFFSET=1300 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt12 ACC_SEED_OFFSET=1400 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt13 ACC_SEED_OFFSET=1500 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt14 ACC_SEED_OFFSET=1600 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt15 ACC_SEED_OFFSET=1700 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -403,6 +405,48 @@ if SHAPE_SET == "alt13":
                   ((8192, 4096), "heldout")]
     SOFTMAX_SHAPES = [((8192, 16384), "heldout"), ((49152, 1024), "heldout"), ((1024, 65536), "heldout"),
                       ((4096, 8192), "heldout")]
+
+
+# ACC_SHAPE_SET=alt14: a fifteenth set (session 13), measured at that session's start before any model change.
+if SHAPE_SET == "alt14":
+    GEMM_BF16_SHAPES = [((5120, 8192, 4096), "heldout"), ((1024, 28672, 8192), "heldout"),
+                        ((16, 4096, 14336), "heldout"), ((32, 28672, 8192), "heldout"),
+                        ((64, 8192, 8192), "heldout"), ((128, 14336, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 14336, 4096), "heldout"), ((3072, 3072, 8192), "heldout"),
+                       ((16, 14336, 8192), "heldout"), ((64, 8192, 28672), "heldout"),
+                       ((128, 4096, 14336), "heldout")]
+    PERSIST_SHAPES = [((3072, 8192, 8192), "heldout"), ((4096, 14336, 4096), "heldout"),
+                      ((1536, 6144, 8192), "heldout")]
+    ATTN_SHAPES = [((8, 16, 2048, 64, 1), "heldout"), ((2, 32, 16384, 128, 1), "heldout"),
+                   ((16, 8, 2048, 128, 1), "heldout"), ((1, 32, 16384, 64, 0), "heldout"),
+                   ((4, 32, 4096, 128, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 32768), "heldout"), ((32, 64, 8, 4096), "heldout"),
+                     ((128, 32, 8, 2048), "heldout"), ((8, 64, 8, 8192), "heldout")]
+    RMS_SHAPES = [((32768, 8192), "heldout"), ((131072, 1024), "heldout"), ((3072, 16384), "heldout"),
+                  ((6144, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((16384, 8192), "heldout"), ((32768, 2048), "heldout"), ((2048, 32768), "heldout"),
+                      ((8192, 4096), "heldout")]
+
+# ACC_SHAPE_SET=alt15: a sixteenth set, written down at session 13's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt15":
+    GEMM_BF16_SHAPES = [((2048, 6144, 8192), "heldout"), ((4096, 28672, 4096), "heldout"),
+                        ((16, 8192, 8192), "heldout"), ((32, 14336, 8192), "heldout"),
+                        ((64, 14336, 8192), "heldout"), ((128, 28672, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 8192, 4096), "heldout"), ((2048, 4096, 28672), "heldout"),
+                       ((16, 28672, 8192), "heldout"), ((32, 8192, 14336), "heldout"),
+                       ((64, 4096, 4096), "heldout")]
+    PERSIST_SHAPES = [((8192, 4096, 8192), "heldout"), ((3072, 14336, 4096), "heldout"),
+                      ((2048, 4096, 28672), "heldout")]
+    ATTN_SHAPES = [((1, 32, 32768, 64, 1), "heldout"), ((4, 64, 2048, 128, 1), "heldout"),
+                   ((16, 16, 1024, 64, 1), "heldout"), ((8, 16, 4096, 128, 0), "heldout"),
+                   ((1, 64, 8192, 64, 0), "heldout")]
+    DECODE_SHAPES = [((4, 32, 8, 32768), "heldout"), ((64, 32, 8, 8192), "heldout"),
+                     ((512, 32, 8, 512), "heldout"), ((2, 64, 8, 16384), "heldout")]
+    RMS_SHAPES = [((24576, 4096), "heldout"), ((65536, 2048), "heldout"), ((1024, 16384), "heldout"),
+                  ((4096, 32768), "heldout")]
+    SOFTMAX_SHAPES = [((24576, 4096), "heldout"), ((131072, 1024), "heldout"), ((512, 65536), "heldout"),
+                      ((2048, 16384), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
