@@ -169,3 +169,71 @@ def test_one_latency_curve_for_the_rounds_and_the_streaming_trip():
     # a profile without the curve: neither has one
     sip = Machine(load_profile("sip"), "pe")
     assert load_rounds.facts(sip) is None and decode_trip.latency_queue(sip) is None
+
+
+def test_a_compile_that_spills_a_few_words_keeps_its_rounds():
+    # calibration/h200/measured/unpipelined_rounds/grid.csv: bf16 32x256x128 on 2 warps compiles
+    # to 255 registers and 40 spilled words (the B tile's row pointers, each reloaded right before
+    # the LDG it addresses); its 72 LDG.E.128 a thread leave in 13 dependent groups,
+    # 8+6+8+8+2+4+3+3+4+6+6+6+8 = 72: 13 rounds. bf16 128x128x64 on 2 warps compiles to 32
+    # registers and 1,660 words (the frame reaches the registers): not in the table, 1 round.
+    assert load_rounds.rounds((32, 256, 128), 16, False, 2) == 13
+    assert load_rounds.rounds((128, 128, 64), 16, False, 2) == 1
+
+
+def test_the_table_keeps_compiles_whose_frame_is_under_their_registers(tmp_path):
+    """bench/h200/unpipelined_rounds.py's emit: a row enters where spills_compiled <
+    regs_compiled (0 < 96; 40 < 255), not where the frame reaches the registers (1,660 >= 32)."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location(
+        "unpipelined_rounds", Path(__file__).resolve().parents[1] / "bench" / "h200" / "unpipelined_rounds.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    head = "family,BM,BN,BK,WARPS,layout,regs_compiled,spills_compiled,rounds\n"
+    rows = ("gemm_bf16,16,128,64,2,kn,96,0,9\n"
+            "gemm_bf16,32,256,128,2,kn,255,40,13\n"
+            "gemm_bf16,128,128,64,2,kn,32,1660,15\n")
+    (tmp_path / "r.csv").write_text(head + rows)
+    ns: dict = {}
+    exec(mod.emit([tmp_path / "r.csv"]), ns)
+    assert ns["ROUNDS"] == {(16, False, 16, 128, 64, 2): 9, (16, False, 32, 256, 128, 2): 13}
+
+
+def test_the_spilling_32_row_trip_of_thirteen_rounds():
+    """issue15 run17 gemm_bf16 32x28672x8192, 32x256x128 on 2 warps, 1 stage (255 registers, 40
+    spilled words; measured 541.9 us, 64 trips: (541.9 - 3.7) / 64 = 8.41 us a trip), at about
+    its facts in round numbers: one CTA on each of 112 SMs, p = 1, a trip loads 73,728 B (A's
+    32 x 128 x 2 = 8,192 + B's 128 x 256 x 2 = 65,536), 65,536 + 8,192 / 112 = 65,609 B of them
+    from DRAM (A's tile read by all 112 CTAs, fetched once), chain 122 ns, compute 1,470 ns,
+    transfer 1,734 ns, port 128.7 B/ns, the H200's idle round trip 557 ns, slope 0.3249.
+    First round: the floor 122 + 1,470 + 557 + max(1,734, 73,728 / 128.7 = 572.9) = 3,883 ns;
+    the loaded line K = 122 + 1,470 + 205 + 572.9 = 2,369.9, q = 0.3249 x 112 x 65,609 =
+    2,387,400, so K + q / T at T ~ 8,500 is 2,651 < 3,883: the floor.
+    Twelve later rounds, each the pointer chase 341 ns + 105 / 1,974 ns per B/ns of the
+    112 x 65,609 = 7,348,208 B a trip the SMs draw: T = 3,883 + 12 x 341 + 12 x (105 / 1,974) x
+    7,348,208 / T = 7,975 + 4,690,350 / T, T^2 - 7,975 T - 4,690,350 = 0,
+    T = (7,975 + sqrt(63,600,625 + 18,761,400)) / 2 = (7,975 + 9,075.35) / 2 = 8,525.2 ns
+    (drawn 7,348,208 / 8,525.2 = 862 B/ns: the chase's first segment). With one round the trip
+    was the floor, 3,883 ns."""
+    f = load_trip.LoadTrip(122, 128.7)
+    d = load_trip.DramRoundTrip(205, 0.3249, 557)
+    chase = load_rounds.RoundFacts(341, ((0.0, 0.0), (1974.0, 105.0), (3086.0, 214.0), (3898.0, 543.0)))
+    trip = dict(lat=200, first_reader=1, loaded_bytes=73_728, transfer_ns=1734, dram_bytes=65_609, r=1,
+                active_units=112, compute_ns=1470)
+    c = 12 * 105 / 1974 * 112 * 65_609
+    want = (122 + 1470 + 557 + 1734 + 12 * 341 + math.sqrt((122 + 1470 + 557 + 1734 + 12 * 341) ** 2 + 4 * c)) / 2
+    assert want == pytest.approx(8525.2, abs=0.1)
+    assert load_rounds.cycle_ns(13, **trip, f=f, d=d, rf=chase) == pytest.approx(want, abs=1e-6)
+    assert load_rounds.cycle_ns(1, **trip, f=f, d=d, rf=chase) == pytest.approx(3883, abs=1e-9)
+
+
+def test_the_breakdown_names_the_spilling_compiles_rounds():
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    a = analyze(parse_file("kernels/gemm.tile"), None, load_profile("h200_sxm"),
+                dict(M=32, N=28672, K=8192, BM=32, BN=256, BK=128, WARPS=2, STAGES=1, GROUP_M=1),
+                resources=dict(threads=64, regs=255, spills=40, smem=73728))
+    line = next(t.detail for t in a.terms if t.name == "unpipelined trip")
+    assert "13 dependent rounds" in line

@@ -163,12 +163,18 @@ if __name__ == "__main__" and "--emit" not in sys.argv:
 
 def emit(paths) -> str:
     """tfx/analysis/triton_load_rounds.py from rounds CSVs: (bits, B K-major, BM, BN, BK, warps)
-    -> rounds, for the configurations that compile without spilling (a spilling trip's local
-    traffic is priced by tfx.analysis.spill_traffic; its rounds wait on that traffic too)."""
+    -> rounds, for the configurations whose compiled frame is smaller than their registers
+    (spills_compiled < regs_compiled): the non-spilling ones and the 255-register ones that spill
+    a few long-lived words (32x256x128 bf16 on 2 warps: 40 words, the B tile's row pointers, each
+    reloaded from local memory just before the LDG it addresses; its 72 loads a thread leave in 13
+    dependent groups as in a non-spilling compile). The compiles whose frame reaches their
+    registers (the 32-register ones, 924-6310 words, which wait on their local loads between
+    groups: 15-60 "rounds"; the 4-8-warp ones at 255 registers with 256-744 words) take one round:
+    their trip is tfx.analysis.spill_traffic's."""
     table = {}
     for path in paths:
         for r in csv.DictReader(open(path)):
-            if int(r["spills_compiled"]) or not int(r["rounds"]):
+            if int(r["spills_compiled"]) >= int(r["regs_compiled"]) or not int(r["rounds"]):
                 continue
             key = (8 if r["family"].startswith("gemm_fp8") else 16, r["layout"] == "nk",
                    int(r["BM"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]))
@@ -176,7 +182,8 @@ def emit(paths) -> str:
     lines = ['"""The dependent load rounds of an unpipelined (1-stage) Triton 3.6.0 GEMM k-loop trip on sm_90,',
              "by tile configuration (tfx.analysis.load_rounds): (operand bits, B K-major, BM, BN, BK, warps) ->",
              "rounds. Written by `python3 bench/h200/unpipelined_rounds.py --emit CSV...` from the compiled SASS",
-             'of calibration/h200/measured/unpipelined_rounds (non-spilling configurations only)."""', "",
+             "of calibration/h200/measured/unpipelined_rounds (configurations whose compiled spill frame is",
+             'smaller than their registers)."""', "",
              "ROUNDS = {"]
     for key in sorted(table):
         lines.append(f"    {key!r}: {table[key]},")

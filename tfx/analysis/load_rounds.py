@@ -11,7 +11,12 @@ the issue-15 GEMM space, walked in issue order; a load's round is 1 + the highes
 loads already waited for when it issues). E.g. gemm.tile bf16 16x128x64 on 2 warps (96
 registers): A's two LDG.E.128, then B's sixteen in eight pairs, each pair stored (STS.128)
 before the next pair leaves: 9 rounds. 64x128x32 on 2 warps (228 registers) issues its 12 loads
-at once: 1 round.
+at once: 1 round. A compile that spills a few long-lived words beside its registers (frame <
+registers) groups its loads the same way: 32x256x128 on 2 warps (255 registers, 40 spilled
+words: the B tile's row pointers, each reloaded from local memory right before the LDG it
+addresses) issues its 72 loads a thread in 13 dependent rounds. The compiles whose frame reaches
+their registers (32 registers, 924-6310 words) wait on their local loads between groups; their
+trip is tfx.analysis.spill_traffic's and they keep one round here.
 
 How many loads ptxas keeps in flight is its scheduler's choice (not the registers left beside
 the accumulator: the 9-round kernel above has 64 of its 96 free), so the rounds are a fact of
