@@ -83,11 +83,17 @@ def test_two_ctas_queue_at_the_memory_pipe():
     a batch of 2 takes 8,284.79 ns, between the overlap bound max(2 D = 8,164.17, chain
     4,846.73) and the lock-step sum 8,293.49 (load 4,082.10 + mul 129.29 + store 4,082.10).
     404 CTAs on 264 slots: 1 full wave + 140 CTAs (r = cdiv(140, 132) = 2 on 132 SMs, the
-    same 8,284.79). The one full wave is the first, in lock step: 8,293.49 ns.
-    total = 3,000 + 700 + 8,293.49 + 8,284.79 = 20,278.3, up to 20,279 ns."""
+    same 8,284.79: a tail has no successor, so its CTAs queue). The one full wave is the
+    first, in lock step: 8,293.49 ns.
+    total = 3,000 + 700 + 8,293.49 + 8,284.79 = 20,278.3, up to 20,279 ns.
+    A full batch (more CTAs follow in its slots) of this body, whose one load comes before any
+    reduce, alternates instead (row_body.alternation_ns): max(2 x 4,082.08 = 8,164.17,
+    4,082.08 + 764.65 = 4,846.73) = 8,164.17 ns, which the overlap line prints."""
     a = _analyze(resources={"threads": 256, "regs": 128, "spills": 0, "smem": 0})
     assert a.metrics["performance.predicted_ns"] == 20279
-    assert "queue of 2 CTAs 8.28 us" in {t.name: t for t in a.terms}["overlap"].detail
+    assert ("2 CTAs alternating at the memory pipe (each CTA's reads all come before its first reduction: "
+            "one's transfer runs under the other's compute), max(2 x 4.08 us, 4.08 us + 764.65 ns) = 8.16 us"
+            in {t.name: t for t in a.terms}["overlap"].detail)
 
 
 ROWWEIGHT = """
@@ -312,3 +318,86 @@ def test_rmsnorm_one_cta_posts_its_stores_and_its_scaling_waits_for_the_sum():
     assert (_rmsnorm(16, 112).metrics["performance.predicted_ns"]
             < _rmsnorm(8, 238).metrics["performance.predicted_ns"])
 
+
+
+def _softmax_two_a_sm(spills=0):
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "softmax.tile"
+    return analyze(parse_file(src), None, load_profile("h200_sxm"),
+                   {"M": 16384, "N": 16384, "BLOCK_M": 1, "WARPS": 16},
+                   resources={"threads": 512, "regs": 63, "spills": spills, "smem": 64})
+
+
+def test_alternation_bound_by_hand():
+    """Two CTAs alternating at the memory pipe take max(2 x service, service + think):
+    service 2,041.04 and think 2,031.45 ns: max(4,082.08, 4,072.49) = 4,082.08 ns; a CTA
+    whose own path is longer, service 1,000 and think 1,500 ns: max(2,000, 2,500) = 2,500 ns."""
+    assert row_body.alternation_ns(2041.04, 2031.45) == pytest.approx(4082.08, abs=1e-9)
+    assert row_body.alternation_ns(1000.0, 1500.0) == pytest.approx(2500.0, abs=1e-9)
+
+
+def test_two_softmax_ctas_alternate_at_the_memory_pipe():
+    """kernels/softmax.tile, M = N = 16384, BLOCK_M = 1, 16 warps, 63 registers (issue-15 run6:
+    measured 274.2 us): 512 x 64 (63 rounded up to 8) = 32,768 registers, two CTAs a SM. Its one
+    load (X) comes before both reduces, so the two alternate.
+      service (a CTA at the memory pipe): X and Y 2 x 32,768 = 65,536 B of DRAM at the SM's
+        share 4,238.4 / 132 = 32.1091 B/ns: 2,041.04 ns (loads and stores each 1,020.52, over
+        their 393.22 ns at the SM's L2 share 83.333)
+      think, the rest of its chain: latency 700
+        + vector: cast 16,384 bf16 / 506.88 = 32.323, max, sub, sum, mul, cast f32 5 x 16,384
+          / 253.44 = 323.232: 355.556 ns
+        + special: exp 16,384 / 31.68 = 517.172 + recip 1 / 31.68 = 0.032: 517.204 ns
+        + reductions, each t = min(512, 16,384 / 4) = 512 threads: 5 shuffle steps x (15 +
+          2.0202) = 85.101 + 16 warps 4 x 15 + 4 x 17.0202 = 128.081: 213.182; two 426.364 ns
+        + element chain, n = 16,384 / 512 = 32 elements a thread: phase 0 (cast, max) 32 x 8 =
+          256 cycles = 129.293 ns over its issue 32.323 + 64.646 = 96.970: 32.323; phase 1 (sub,
+          exp, sum) 32 x 33 = 1,056 cycles = 533.333 ns under its issue 64.646 + 517.172 +
+          64.646 = 646.465: 0; 32.323 ns
+        = 700 + 355.556 + 517.204 + 426.364 + 32.323 = 2,031.45 ns
+      alternation: max(2 x 2,041.04 = 4,082.08, 2,041.04 + 2,031.45 = 4,072.49) = 4,082.08 ns,
+      the throughput 4,082.08 as well: the batch is 4.08 us. The queue of two customers it
+      replaces: Q(1) = 2,041.04 / 4,072.49 = 0.50118, R(2) = 2,041.04 x 1.50118 = 3,063.97,
+      cycle 3,063.97 + 2,031.45 = 5,095.42 ns (5.10 us, 25% over the DRAM time)."""
+    detail = {t.name: t for t in _softmax_two_a_sm().terms}["overlap"].detail
+    assert "2 CTAs resident per SM" in detail
+    assert ("2 CTAs alternating at the memory pipe (each CTA's reads all come before its first reduction: "
+            "one's transfer runs under the other's compute), max(2 x 2.04 us, 2.04 us + 2.03 us) = 4.08 us) "
+            "= 4.08 us") in detail
+    waves = {t.name: t for t in _softmax_two_a_sm().terms}["waves"].detail
+    assert "61 full waves overlapping x 4.08 us" in waves
+
+
+def test_spilled_softmax_keeps_the_queue():
+    """The same softmax with 8 words a thread spilled: its chain reloads spilled values after
+    the reductions (row_spill), reads that do not come first, so the two CTAs queue:
+    the line names the queue, not the alternation."""
+    detail = {t.name: t for t in _softmax_two_a_sm(spills=8).terms}["overlap"].detail
+    assert "queue of 2 CTAs" in detail
+    assert "alternating" not in detail
+
+
+def test_rmsnorm_weight_row_after_the_sum_keeps_the_queue():
+    """kernels/rmsnorm.tile loads W after the row sum (as the measured Triton kernel does), a
+    read in the chain after its reduction: at M = N = 16384, one row, 16 warps, 62 registers
+    (two CTAs a SM) the CTAs queue (row_codegen: with W after the sum 132.1 us at 6144 x 16384,
+    W first 102.2, no W 100.8)."""
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile"
+    a = analyze(parse_file(src), None, load_profile("h200_sxm"),
+                {"M": 16384, "N": 16384, "BLOCK_M": 1, "WARPS": 16},
+                resources={"threads": 512, "regs": 62, "spills": 0, "smem": 64})
+    detail = {t.name: t for t in a.terms}["overlap"].detail
+    assert "queue of 2 CTAs" in detail
+    assert "alternating" not in detail
+
+
+def test_reads_first():
+    """A body whose global reads all lie in phase 0 (before its first reduce) reads first;
+    one with a read in phase 1 (after it) does not; a store (no global reads) anywhere is fine."""
+    from tfx.analysis.performance import Demand
+    load, store = Demand(), Demand()
+    load.global_loads = 1
+    assert row_body.reads_first([(load, 1), (store, 1)], [0, 1])
+    assert not row_body.reads_first([(load, 1), (load, 1)], [0, 1])

@@ -604,7 +604,7 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
                 latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
                           row_body.element_chain_phases(node, warps * 32, m, instr_lat), phases,
-                          successor=successor)
+                          successor=successor, first_reads=row_body.reads_first(demands, phases))
 
 
 def _scalar(x):

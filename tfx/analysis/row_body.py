@@ -19,7 +19,9 @@ its own transfer (service D = its bytes at the SM's share) and spends the rest o
 (Z = latency, compute, reductions) alone, a closed queue of r customers solved by mean value
 analysis (``mva_cycle``; the machine-repairman model). One CTA gives D + Z (the chain), many
 give r x D (the throughput); two CTAs mostly wait on each other (a row kernel at one or two
-CTAs per SM runs 20-30% over its bytes on the H200: calibration/h200/measured/issue15).
+CTAs per SM runs 20-30% over its bytes on the H200: calibration/h200/measured/issue15), except
+two whose reads all come before their compute, which alternate: one's transfer under the
+other's compute, max(2 D, D + Z) a pair (``alternation_ns``).
 This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
 unless an engine saturates first. It is the rule an unpipelined loop's round already
 follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
@@ -95,6 +97,9 @@ class BodyTime(NamedTuple):
     l2_ns: Any = 0                # all their global bytes at the SM's share of L2
     launch_floor: Any = 0         # r CTA launches at the SM's launch interval (cta_launch)
     posted: Any = 0               # one CTA's stores at its port to L2 (posted; 0 where not)
+    service: Any = 0              # one CTA's time at the memory pipe (the queue's D)
+    think: Any = 0                # the rest of its chain (the queue's Z)
+    alternating: Any = False      # two CTAs alternate at the memory pipe (``alternation_ns``)
 
 
 def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=True):
@@ -236,8 +241,38 @@ def transfer_parts(total, engine_ns, m, r, active_units):
     return engine_ns(dram_only, m, r, active_units)["copy"], engine_ns(l2_only, m, r, active_units)["copy"]
 
 
+def reads_first(demands, phases) -> bool:
+    """Every op of the body that reads global memory lies before its first reduce (in phase 0
+    of ``element_chain_phases``): the CTA issues all its reads at its start and its chain after
+    them touches no global memory (softmax, a copy; not the measured rmsnorm, whose weight row
+    is loaded after the row sum)."""
+    return not any(p > 0 and _is_load(d) for (d, _), p in zip(demands, phases))
+
+
+def alternation_ns(service, think):
+    """ns for two CTAs on one SM to complete a cycle each when they alternate at the memory
+    pipe: each one's transfer (``service``) runs while the other spends the rest of its chain
+    (``think``) away from it, so the pair takes the longer of the pipe's two transfers and one
+    CTA's own path, ``max(2 x service, service + think)``.
+
+    Requests at the pipe are served in the order they arrive. A CTA that issues all its reads
+    at its start (``reads_first``) and starts even a little after the other has its requests
+    behind the other's: the earlier one's transfer ends first, it computes while the later one's
+    transfer runs, and its successor's reads queue behind that transfer, so any offset grows
+    until one CTA's compute lies under the other's transfer (the first wave, started together,
+    runs in lock step: ``waves_ns``). Measured (calibration/h200/measured/row_cta, finding
+    (3); docs/analysis.md 8 (s)): softmax at 16 warps cycles two CTAs in 1.05-1.08 x the DRAM
+    time of their bytes at N = 1024-16384, where the mean value analysis of the queue gives
+    1.24; row_codegen: rmsnorm with its weight row loaded first, two one-row CTAs a SM (6144 x
+    16384, 8 and 16 warps) 101.8 and 102.2 us, 2 x service over its 23.27 waves and the launch
+    98.7 us. A chain that reads again after its reduction does not keep the alternation (the
+    measured rmsnorm with the weight row after the row sum: 128.0-132.1 us there), nor one that
+    reloads spilled values from local memory after it; those keep the queue (``mva_cycle``)."""
+    return emax(2 * service, service + think)
+
+
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
-          element_ns=0, phases=None, successor=False) -> tuple[BodyTime, dict]:
+          element_ns=0, phases=None, successor=False, first_reads=False) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -267,7 +302,11 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     cycle for 128 KB of DRAM traffic (4.08 us at the SM's share), where the serial chain
     with the stores at their DRAM time gave 5.81. At two or more CTAs a SM the other CTAs'
     loads compete with the drain in the same pipe, which the queue (``mva_cycle``) prices
-    with the stores in each CTA's service; a tail batch has no successor and keeps them."""
+    with the stores in each CTA's service; a tail batch has no successor and keeps them.
+
+    ``first_reads``: every global read of the body comes before its first reduce
+    (``reads_first``). Then two CTAs a SM with a successor, and no spill traffic in their
+    chain, alternate at the memory pipe (``alternation_ns``) instead of queueing."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -334,6 +373,14 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     service = emax(memory / r, chain_parts["copy"] + chain_parts["spill"])
     think = chain - chain_parts["copy"] - chain_parts["spill"]
     queued = mva_cycle(r, service, think)
+    alternating = False
+    if successor and first_reads:
+        # two CTAs whose reads all precede their compute alternate at the memory pipe; spilled
+        # values reloaded after the reduction are reads in the chain as well (row_spill)
+        no_spill = chain_parts["spill"] <= 0
+        alternating = (r == 2) & no_spill if is_array(r, no_spill) else (r == 2 and bool(no_spill))
+        queued = where(alternating, alternation_ns(service, think), queued) if is_array(alternating) else (
+            alternation_ns(service, think) if alternating else queued)
     if successor:
         # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
         queued = where(r == 1, chain, queued) if is_array(r, queued) else (chain if r == 1 else queued)
@@ -341,7 +388,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     launch_floor = cta_launch.floor_ns(r, m)
     ns = emax(emax(emax(throughput, chain), queued), launch_floor)
     return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns,
-                    launch_floor, posted), engines
+                    launch_floor, posted, service, think, alternating), engines
 
 
 def waves_ns(full_waves, first_ns, batch_ns):
@@ -391,10 +438,15 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
         spill = float(bt.throughput) - max(float(bt.dram_ns), float(bt.l2_ns))
         if spill > 0.005:
             memory += f" + spill {fmt(spill)}"
+    if not is_array(bt.alternating) and bt.alternating:
+        queue = (f"{ctas} alternating at the memory pipe (each CTA's reads all come before its first "
+                 f"reduction: one's transfer runs under the other's compute), max(2 x {fmt(float(bt.service))}, "
+                 f"{fmt(float(bt.service))} + {fmt(float(bt.think))}) = {fmt(float(bt.queued))}")
+    else:
+        queue = f"queue of {ctas} {fmt(float(bt.queued))} at the memory pipe"
     line = (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
             f"({bt.bound} over {ctas}{memory}), one CTA's chain {fmt(float(bt.chain))} = latency "
-            f"{fmt(float(bt.latency))} + {parts}, queue of {ctas} {fmt(float(bt.queued))} at the "
-            f"memory pipe)")
+            f"{fmt(float(bt.latency))} + {parts}, {queue})")
     if m is not None and float(bt.launch_floor) > max(float(bt.throughput), float(bt.chain), float(bt.queued)):
         return f"{line}; {cta_launch.describe(r, m, fmt)}"
     return f"{line} = {fmt(float(bt.ns))}, bound by the {side}"
