@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""H200: what a 2-stage flash-attention trip costs over a 3-stage one, by where the CTA runs, and
+when each CTA of run17's causal B16 H8 S2048 D128 rows runs (issue 15, session 13, attn13b).
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_attn_trip_s13.py OUTDIR
+
+Why (docs/analysis.md section 8, attn13's finding "where the run17 attention misses come from"):
+the issue-15 full-attention rows' rounds at 2 stages exceed the 3-stage ones by 121-279 ns (least
+squares over S), the model adds 304-595 ns, while the one-wave microbenchmark
+(../attn_stages) measured 394-693 ns. Which of the three conditions (one CTA alone, every SM in
+lock step, CTAs drifted apart over many waves) the issue-15 rows follow was not measured; and the
+8-warp 1-stage tiles at one CTA a SM miss by 3.8-5.7 us a CTA outside their trips.
+
+Part A (trip.csv): measure_attn_stages.py's attn_trip_heads (the inner loop of triton_kernels.py's
+flash_fwd_kernel, non-causal, K and V of head pid % 4, L2-resident after a warm launch) with each
+CTA's %smid and %globaltimer at its start, before its loop, after its loop and at its end. For
+tiles (D = 128) 64x64 w4, 64x128 w4, 128x64 w8, 128x128 w8 at 2 and 3 stages (and 128x128 w8 / 128x64
+w8 at 1 stage) in four conditions:
+  alone1  grid 1: one CTA on one SM, the GPU otherwise idle;
+  alone2  grid 132 x 2, only the CTAs that land on SM 0 run trips (the others run none): two CTAs
+          sharing one SM, the other SMs idle (where 2 fit);
+  wave    grid 132 x r: every SM holds r CTAs, all started together (attn_stages' condition);
+  drift   grid 132 x r x 8: eight waves, CTAs start as slots free (the issue-15 rows' condition);
+          only CTAs started after the first wave's are kept.
+Each condition runs at 2048 and 8192 keys; a trip is the difference of the median loop spans
+(t_loop_exit - t_loop_entry over the kept CTAs) over the difference of trips, so whatever the
+loop's entry and exit cost cancels. ns_per_trip_8192 (the long span / trips) is given too.
+
+Part B (timeline_<cfg>.csv.gz): triton_kernels.py's flash_fwd_kernel, causal, B16 H8 S2048 D128
+(run17's shape of the 13.3% regret), with the same four stamps a CTA (start, before the first
+loop, after the second, after the stores) and %smid; L2 cleared before each of 3 recorded launches
+(do_bench's condition). Configurations: 128x128 w8 s1, 128x64 w8 s1, 64x64 w8 s1, 64x64 w4 s2,
+64x64 w4 s3, 64x128 w4 s1, 64x128 w4 s3, 128x128 w8 s3. timeline_summary.csv: do_bench medians of
+the plain and the stamped kernel, makespan, per-CTA medians of prologue / loop / epilogue, the
+median gap on an SM between one CTA's end and the next CTA's start.
+
+Microbenchmarks of mechanisms, not rows of the issue-15 truth. Writes trip.csv, trip_ctas.csv,
+timeline_*.csv.gz, timeline_summary.csv, log.txt, env.txt.
+"""
+import csv
+import gzip
+import math
+import multiprocessing as mp
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_attn_trip_s13")
+DEADLINE_S = float(os.environ.get("TRIP_DEADLINE_S", "240"))
+SHORT, LONG = 2048, 8192
+HEADS = 4
+WAVES = 8
+# (BLOCK_M, BLOCK_N, WARPS, STAGES), D = 128
+TRIP_CFGS = [(64, 64, 4, 2), (64, 64, 4, 3), (64, 128, 4, 2), (64, 128, 4, 3), (128, 64, 8, 2), (128, 64, 8, 3),
+             (128, 128, 8, 2), (128, 128, 8, 3), (128, 128, 8, 1), (128, 64, 8, 1)]
+TL_CFGS = [(128, 128, 8, 1), (64, 64, 4, 2), (64, 128, 4, 1), (64, 64, 4, 3), (64, 128, 4, 3), (128, 64, 8, 1),
+           (64, 64, 8, 1), (128, 128, 8, 3)]
+TL_SHAPE = (16, 8, 2048, 128)   # B, H, S, D
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+
+@triton.jit
+def _stamp(pid):
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [pid], dtype=tl.int64, is_pure=False,
+                                     pack=1)
+
+
+@triton.jit(do_not_specialize=["HEADS", "ONLY_SM"])
+def attn_trip_stamped(Q, K, V, O, REC, qk_scale, SKV, HEADS, ONLY_SM, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr):
+    # measure_attn_stages.py's attn_trip_heads with %smid and four %globaltimer stamps
+    pm = tl.program_id(0)
+    t0 = _stamp(pm)
+    sm = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [pm], dtype=tl.int32, is_pure=False, pack=1)
+    kv = (pm % HEADS).to(tl.int64) * SKV * D
+    trips = SKV // BLOCK_N
+    trips = tl.where((ONLY_SM < 0) | (sm == ONLY_SM), trips, 0)
+    offs_m = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, D], tl.float32)
+    t1 = _stamp(pm)
+    for j in range(0, trips):
+        n = j * BLOCK_N + offs_n
+        k = tl.load(K + kv + n[:, None] * D + offs_d[None, :])
+        s = tl.dot(q, tl.trans(k)) * qk_scale
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + kv + n[:, None] * D + offs_d[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    t2 = _stamp(pm)
+    o = acc / l_i[:, None]
+    tl.store(O + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
+    t3 = _stamp(pm)
+    base = REC + pm.to(tl.int64) * 6
+    tl.store(base + 0, sm.to(tl.int64))
+    tl.store(base + 1, t0)
+    tl.store(base + 2, t1)
+    tl.store(base + 3, t2)
+    tl.store(base + 4, t3)
+    tl.store(base + 5, trips.to(tl.int64))
+
+
+@triton.jit
+def flash_fwd_stamped(Q, K, V, O, LSE, REC, qk_scale, S, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    # triton_kernels.py's flash_fwd_kernel with %smid and four %globaltimer stamps
+    pm = tl.program_id(0)
+    bh = tl.program_id(1)
+    t0 = _stamp(pm)
+    sm = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [pm], dtype=tl.int32, is_pure=False, pack=1)
+    base = bh.to(tl.int64) * S * D
+    offs_m = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + base + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, D], tl.float32)
+    if CAUSAL:
+        n_trips = tl.minimum(tl.cdiv((pm + 1) * BLOCK_M, BLOCK_N), tl.cdiv(S, BLOCK_N))
+        n_full = (pm * BLOCK_M) // BLOCK_N
+    else:
+        n_trips = tl.cdiv(S, BLOCK_N)
+        n_full = n_trips
+    t1 = _stamp(pm)
+    for j in range(0, n_full):
+        n = j * BLOCK_N + offs_n
+        k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
+        s = tl.dot(q, tl.trans(k)) * qk_scale
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    if CAUSAL:
+        for j in range(n_full, n_trips):
+            n = j * BLOCK_N + offs_n
+            k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
+            s = tl.dot(q, tl.trans(k)) * qk_scale
+            s = tl.where(offs_m[:, None] >= n[None, :], s, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            alpha = tl.exp2(m_i - m_new)
+            p = tl.exp2(s - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(V + base + n[:, None] * D + offs_d[None, :])
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            m_i = m_new
+    t2 = _stamp(pm)
+    o = acc / l_i[:, None]
+    tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
+    tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
+    t3 = _stamp(pm)
+    rec = REC + (bh.to(tl.int64) * tl.num_programs(0) + pm) * 6
+    tl.store(rec + 0, sm.to(tl.int64))
+    tl.store(rec + 1, t0)
+    tl.store(rec + 2, t1)
+    tl.store(rec + 3, t2)
+    tl.store(rec + 4, t3)
+    tl.store(rec + 5, n_trips.to(tl.int64))
+
+
+LOG2E = 1.4426950408889634
+
+
+def trip_bufs(BM):
+    import torch
+    q = torch.randn(132 * 2 * WAVES * BM, 128, device="cuda", dtype=torch.bfloat16)
+    kk = torch.randn(HEADS * LONG, 128, device="cuda", dtype=torch.bfloat16)
+    vv = torch.randn(HEADS * LONG, 128, device="cuda", dtype=torch.bfloat16)
+    return q, kk, vv, torch.empty_like(q)
+
+
+def tl_bufs():
+    import torch
+    B, H, S, D = TL_SHAPE
+    q, k, v = (torch.randn(B * H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    return q, k, v, torch.empty_like(q), torch.empty(B * H, S, device="cuda", dtype=torch.float32)
+
+
+def compile_job(job):
+    """Compile one kernel in a worker (fills the shared Triton cache)."""
+    kind, (BM, BN, W, S) = job
+    t = time.time()
+    try:
+        import torch
+        if kind == "trip":
+            q, kk, vv, o = trip_bufs(BM)
+            rec = torch.zeros(8, 6, device="cuda", dtype=torch.int64)
+            attn_trip_stamped.warmup(q, kk, vv, o, rec, 0.1, SHORT, HEADS, -1, D=128, BLOCK_M=BM, BLOCK_N=BN,
+                                     grid=(1,), num_warps=W, num_stages=S)
+        else:
+            from triton_kernels import flash_fwd_kernel
+            q, k, v, o, lse = tl_bufs()
+            rec = torch.zeros(8, 6, device="cuda", dtype=torch.int64)
+            Bz, H, Sq, D = TL_SHAPE
+            grid = (triton.cdiv(Sq, BM), Bz * H)
+            flash_fwd_stamped.warmup(q, k, v, o, lse, rec, 0.1, Sq, D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True,
+                                     grid=grid, num_warps=W, num_stages=S)
+            flash_fwd_kernel.warmup(q, k, v, o, lse, 0.1, Sq, D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True,
+                                    grid=grid, num_warps=W, num_stages=S)
+        return job, round(time.time() - t, 1), ""
+    except Exception as e:  # noqa: BLE001
+        return job, round(time.time() - t, 1), repr(e)[:300]
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main():
+    t0 = time.time()
+    os.makedirs(OUT, exist_ok=True)
+    logf = open(os.path.join(OUT, "log.txt"), "w")
+
+    def log(*a):
+        s = f"[{time.time() - t0:6.1f}s] " + " ".join(str(x) for x in a)
+        print(s, flush=True)
+        logf.write(s + "\n")
+        logf.flush()
+
+    import torch
+    log("device", torch.cuda.get_device_name(0), "torch", torch.__version__, "triton", triton.__version__)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    jobs = [("tl", c) for c in TL_CFGS] + [("trip", c) for c in TRIP_CFGS]
+    with mp.get_context("spawn").Pool(min(len(jobs), max(1, (os.cpu_count() or 4) - 2))) as pool:
+        for job, secs, err in pool.imap_unordered(compile_job, jobs):
+            log("compiled", job, secs, "s", err)
+    try:
+        from cuda.bindings import driver as cud
+    except Exception:  # noqa: BLE001
+        cud = None
+
+    def occupancy(k, W):
+        try:
+            k._init_handles()
+            err, occ = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(k.function), 32 * W,
+                                                                        k.metadata.shared)
+            return int(occ)
+        except Exception:  # noqa: BLE001
+            return max(1, min(8, (227 * 1024) // max(1, k.metadata.shared)))
+
+    # ---------------- Part B first: the run17 rows' timelines (the request's core) -------------
+    from triton_kernels import flash_fwd_kernel
+    Bz, H, Sq, D = TL_SHAPE
+    q, k, v, o, lse = tl_bufs()
+    flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    tl_cols = ["config", "ctas", "regs", "smem", "occupancy", "plain_us", "stamped_us", "makespan_us",
+               "median_cta_us", "median_prologue_ns", "median_loop_ns", "median_epilogue_ns",
+               "median_handover_ns", "median_ns_per_trip", "status"]
+    summ = []
+    for BM, BN, W, S in TL_CFGS:
+        name = f"c_b16h8s2048d128_{BM}x{BN}_w{W}_s{S}"
+        row = dict(config=name, status="ok")
+        if time.time() - t0 > DEADLINE_S:
+            log("deadline: skip", name)
+            break
+        try:
+            grid = (triton.cdiv(Sq, BM), Bz * H)
+            ctas = grid[0] * grid[1]
+            rec = torch.zeros(ctas, 6, device="cuda", dtype=torch.int64)
+            scale = LOG2E / math.sqrt(D)
+            kw = dict(D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True, num_warps=W, num_stages=S)
+            kern = flash_fwd_stamped.warmup(q, k, v, o, lse, rec, scale, Sq, **kw, grid=grid)
+            row.update(ctas=ctas, regs=kern.n_regs, smem=kern.metadata.shared, occupancy=occupancy(kern, W))
+
+            def plain():
+                flash_fwd_kernel[grid](q, k, v, o, lse, scale, Sq, **kw)
+
+            def inst():
+                flash_fwd_stamped[grid](q, k, v, o, lse, rec, scale, Sq, **kw)
+            row["plain_us"] = round(triton.testing.do_bench(plain, warmup=5, rep=40, return_mode="median") * 1e3, 2)
+            row["stamped_us"] = round(triton.testing.do_bench(inst, warmup=5, rep=40, return_mode="median") * 1e3, 2)
+            rows = []
+            for launch in range(3):
+                flush.zero_()
+                torch.cuda.synchronize()
+                inst()
+                torch.cuda.synchronize()
+                r = rec.cpu().tolist()
+                tmin = min(x[1] for x in r)
+                for i, (smid, a, b, c, d, n) in enumerate(r):
+                    rows.append((launch, i % grid[0], i // grid[0], smid, n, a - tmin, b - tmin, c - tmin, d - tmin))
+            with gzip.open(os.path.join(OUT, f"timeline_{name}.csv.gz"), "wt", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["launch", "pm", "bh", "smid", "trips", "t_start_ns", "t_loop_ns", "t_loop_end_ns",
+                            "t_end_ns"])
+                w.writerows(rows)
+            l0 = [x for x in rows if x[0] == 1]   # the middle launch
+            row["makespan_us"] = round(max(x[8] for x in l0) / 1e3, 2)
+            row["median_cta_us"] = round(med([x[8] - x[5] for x in l0]) / 1e3, 3)
+            row["median_prologue_ns"] = med([x[6] - x[5] for x in l0])
+            row["median_loop_ns"] = med([x[7] - x[6] for x in l0])
+            row["median_epilogue_ns"] = med([x[8] - x[7] for x in l0])
+            row["median_ns_per_trip"] = round(med([(x[7] - x[6]) / x[4] for x in l0 if x[4] >= 8]), 1)
+            by_sm = {}
+            for x in l0:
+                by_sm.setdefault(x[3], []).append((x[5], x[8]))
+            gaps = []
+            occ = row["occupancy"]
+            for v_ in by_sm.values():
+                v_.sort()
+                ends = sorted(e for _, e in v_)
+                # each CTA after the SM's first `occ` starts when some slot frees: gap to the latest end before it
+                for s_, _ in v_[occ:]:
+                    prev = [e for e in ends if e <= s_ + 64]
+                    if prev:
+                        gaps.append(s_ - max(prev))
+            row["median_handover_ns"] = med(gaps)
+            del rec
+        except Exception as e:  # noqa: BLE001
+            row["status"] = f"error: {type(e).__name__}: {str(e)[:300]}"
+        summ.append(row)
+        log("timeline", row)
+    with open(os.path.join(OUT, "timeline_summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(tl_cols)
+        for row in summ:
+            w.writerow([row.get(c, "") for c in tl_cols])
+    del q, k, v, o, lse
+    torch.cuda.empty_cache()
+
+    # ---------------- Part A: trip times by condition -------------------------------------------
+    cols = ["BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "grid", "ctas_kept", "regs", "smem",
+            "occupancy", "span_short_ns", "span_long_ns", "ns_per_trip", "ns_per_trip_8192", "sm0_ctas", "status"]
+    f = open(os.path.join(OUT, "trip.csv"), "w", newline="")
+    wr = csv.DictWriter(f, fieldnames=cols)
+    wr.writeheader()
+    fc = gzip.open(os.path.join(OUT, "trip_ctas.csv.gz"), "wt", newline="")
+    wc = csv.writer(fc)
+    wc.writerow(["BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "skv", "launch", "pid", "smid", "trips",
+                 "t_start_ns", "t_loop_ns", "t_loop_end_ns", "t_end_ns"])
+    for BM, BN, W, S in TRIP_CFGS:
+        q, kk, vv, o = trip_bufs(BM)
+        scale = LOG2E / math.sqrt(128)
+        rec = torch.zeros(132 * 2 * WAVES, 6, device="cuda", dtype=torch.int64)
+        try:
+            kern = attn_trip_stamped.warmup(q, kk, vv, o, rec, scale, SHORT, HEADS, -1, D=128, BLOCK_M=BM, BLOCK_N=BN,
+                                            grid=(1,), num_warps=W, num_stages=S)
+            occ = occupancy(kern, W)
+        except Exception as e:  # noqa: BLE001
+            log("failed", (BM, BN, W, S), repr(e)[:200])
+            continue
+        conds = [("alone1", 1, 1, -1)]
+        if occ >= 2:
+            conds.append(("alone2", 2, sms * 2, 0))
+        conds += [("wave", r, sms * r, -1) for r in (1, 2) if r <= occ]
+        conds += [("drift", occ if occ <= 2 else 2, sms * min(occ, 2) * WAVES, -1)]
+        for cond, r, grid_n, only in conds:
+            if time.time() - t0 > DEADLINE_S:
+                log("deadline: stop")
+                break
+            row = dict(BLOCK_M=BM, BLOCK_N=BN, WARPS=W, STAGES=S, condition=cond, r=r, grid=grid_n, regs=kern.n_regs,
+                       smem=kern.metadata.shared, occupancy=occ, status="ok")
+            try:
+                spans = {}
+                for skv in (SHORT, LONG):
+                    def launch():
+                        attn_trip_stamped[(grid_n,)](q, kk, vv, o, rec, scale, skv, HEADS, only, D=128, BLOCK_M=BM,
+                                                     BLOCK_N=BN, num_warps=W, num_stages=S)
+                    launch()
+                    torch.cuda.synchronize()
+                    per = []
+                    for li in range(3):
+                        launch()
+                        torch.cuda.synchronize()
+                        r_ = rec[:grid_n].cpu().tolist()
+                        tmin = min(x[1] for x in r_)
+                        run = [x for x in r_ if x[5] > 0]
+                        if cond == "alone2":
+                            row["sm0_ctas"] = len(run)
+                        if cond == "drift":   # keep CTAs started after the first wave's starts
+                            starts = sorted(x[1] for x in r_)
+                            cut = starts[min(len(starts) - 1, sms * r)]
+                            run = [x for x in run if x[1] >= cut]
+                        for pid, x in enumerate(r_):
+                            if x[5] > 0 and (li == 1 or cond != "drift"):
+                                wc.writerow([BM, BN, W, S, cond, r, skv, li, pid, x[0], x[5], x[1] - tmin, x[2] - tmin,
+                                             x[3] - tmin, x[4] - tmin])
+                        per.append(med([x[3] - x[2] for x in run]))
+                        row["ctas_kept"] = len(run)
+                    spans[skv] = med(per)
+                row["span_short_ns"] = spans[SHORT]
+                row["span_long_ns"] = spans[LONG]
+                row["ns_per_trip"] = round((spans[LONG] - spans[SHORT]) / ((LONG - SHORT) // BN), 1)
+                row["ns_per_trip_8192"] = round(spans[LONG] / (LONG // BN), 1)
+            except Exception as e:  # noqa: BLE001
+                row["status"] = f"error: {type(e).__name__}: {str(e)[:300]}"
+            wr.writerow(row)
+            f.flush()
+            log("trip", row)
+        del q, kk, vv, o, rec
+        torch.cuda.empty_cache()
+    f.close()
+    fc.close()
+    try:
+        res = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw",
+                              "--format=csv"], capture_output=True, text=True, timeout=20)
+        open(os.path.join(OUT, "env.txt"), "w").write(res.stdout + f"torch {torch.__version__} triton "
+                                                      f"{triton.__version__}\n")
+        log(res.stdout.strip())
+    except Exception as e:  # noqa: BLE001
+        log("nvidia-smi failed", repr(e)[:100])
+    log("total", round(time.time() - t0, 1), "s")
+
+
+if __name__ == "__main__":
+    main()
