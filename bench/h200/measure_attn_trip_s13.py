@@ -35,6 +35,11 @@ loop, after the second, after the stores) and %smid; L2 cleared before each of 3
 the plain and the stamped kernel, makespan, per-CTA medians of prologue / loop / epilogue, the
 median gap on an SM between one CTA's end and the next CTA's start.
 
+TRIP_PARTS=A or B runs one part; TRIP_CONDS (comma-separated) picks Part A's conditions, where
+alone1_cold, wave_cold and drift_cold clear the L2 (a 256 MiB write) before each recorded launch, as
+do_bench does (K and V start in DRAM; 1-stage tiles are left out then); the CSV is then named
+trip_<conds>.csv.
+
 Microbenchmarks of mechanisms, not rows of the issue-15 truth. Writes trip.csv, trip_ctas.csv,
 timeline_*.csv.gz, timeline_summary.csv, log.txt, env.txt.
 """
@@ -256,6 +261,8 @@ def main():
         except Exception:  # noqa: BLE001
             return max(1, min(8, (227 * 1024) // max(1, k.metadata.shared)))
 
+    parts = os.environ.get("TRIP_PARTS", "AB")
+    conds_wanted = os.environ.get("TRIP_CONDS", "alone1,alone2,wave,drift").split(",")
     # ---------------- Part B first: the run17 rows' timelines (the request's core) -------------
     from triton_kernels import flash_fwd_kernel
     Bz, H, Sq, D = TL_SHAPE
@@ -265,7 +272,7 @@ def main():
                "median_cta_us", "median_prologue_ns", "median_loop_ns", "median_epilogue_ns",
                "median_handover_ns", "median_ns_per_trip", "status"]
     summ = []
-    for BM, BN, W, S in TL_CFGS:
+    for BM, BN, W, S in (TL_CFGS if "B" in parts else []):
         name = f"c_b16h8s2048d128_{BM}x{BN}_w{W}_s{S}"
         row = dict(config=name, status="ok")
         if time.time() - t0 > DEADLINE_S:
@@ -278,6 +285,7 @@ def main():
             scale = LOG2E / math.sqrt(D)
             kw = dict(D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True, num_warps=W, num_stages=S)
             kern = flash_fwd_stamped.warmup(q, k, v, o, lse, rec, scale, Sq, **kw, grid=grid)
+            kern._init_handles()
             row.update(ctas=ctas, regs=kern.n_regs, smem=kern.metadata.shared, occupancy=occupancy(kern, W))
 
             def plain():
@@ -335,18 +343,22 @@ def main():
             w.writerow([row.get(c, "") for c in tl_cols])
     del q, k, v, o, lse
     torch.cuda.empty_cache()
+    default_conds = conds_wanted == ["alone1", "alone2", "wave", "drift"]
+    trip_csv = "trip.csv" if default_conds else f"trip_{'_'.join(conds_wanted)}.csv"
 
     # ---------------- Part A: trip times by condition -------------------------------------------
     cols = ["BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "grid", "ctas_kept", "regs", "smem",
             "occupancy", "span_short_ns", "span_long_ns", "ns_per_trip", "ns_per_trip_8192", "sm0_ctas", "status"]
-    f = open(os.path.join(OUT, "trip.csv"), "w", newline="")
+    f = open(os.path.join(OUT, trip_csv), "w", newline="")
     wr = csv.DictWriter(f, fieldnames=cols)
     wr.writeheader()
-    fc = gzip.open(os.path.join(OUT, "trip_ctas.csv.gz"), "wt", newline="")
+    fc = gzip.open(os.path.join(OUT, trip_csv.replace(".csv", "_ctas.csv.gz")), "wt", newline="")
     wc = csv.writer(fc)
     wc.writerow(["BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "skv", "launch", "pid", "smid", "trips",
                  "t_start_ns", "t_loop_ns", "t_loop_end_ns", "t_end_ns"])
-    for BM, BN, W, S in TRIP_CFGS:
+    for BM, BN, W, S in (TRIP_CFGS if "A" in parts else []):
+        if S == 1 and "cold" in ",".join(conds_wanted):
+            continue
         q, kk, vv, o = trip_bufs(BM)
         scale = LOG2E / math.sqrt(128)
         rec = torch.zeros(132 * 2 * WAVES, 6, device="cuda", dtype=torch.int64)
@@ -362,6 +374,8 @@ def main():
             conds.append(("alone2", 2, sms * 2, 0))
         conds += [("wave", r, sms * r, -1) for r in (1, 2) if r <= occ]
         conds += [("drift", occ if occ <= 2 else 2, sms * min(occ, 2) * WAVES, -1)]
+        conds += [(c + "_cold", r, g, on) for c, r, g, on in conds if c != "alone2"]
+        conds = [c for c in conds if c[0] in conds_wanted]
         for cond, r, grid_n, only in conds:
             if time.time() - t0 > DEADLINE_S:
                 log("deadline: stop")
@@ -378,6 +392,9 @@ def main():
                     torch.cuda.synchronize()
                     per = []
                     for li in range(3):
+                        if cond.endswith("_cold"):   # do_bench's condition: K and V start in DRAM
+                            flush.zero_()
+                            torch.cuda.synchronize()
                         launch()
                         torch.cuda.synchronize()
                         r_ = rec[:grid_n].cpu().tolist()
@@ -385,12 +402,12 @@ def main():
                         run = [x for x in r_ if x[5] > 0]
                         if cond == "alone2":
                             row["sm0_ctas"] = len(run)
-                        if cond == "drift":   # keep CTAs started after the first wave's starts
+                        if cond.startswith("drift"):   # keep CTAs started after the first wave's starts
                             starts = sorted(x[1] for x in r_)
                             cut = starts[min(len(starts) - 1, sms * r)]
                             run = [x for x in run if x[1] >= cut]
                         for pid, x in enumerate(r_):
-                            if x[5] > 0 and (li == 1 or cond != "drift"):
+                            if x[5] > 0 and (li == 1 or not cond.startswith("drift")):
                                 wc.writerow([BM, BN, W, S, cond, r, skv, li, pid, x[0], x[5], x[1] - tmin, x[2] - tmin,
                                              x[3] - tmin, x[4] - tmin])
                         per.append(med([x[3] - x[2] for x in run]))
