@@ -17,7 +17,7 @@ from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
-from tfx.hw.units import formula_bytes
+from tfx.hw.units import format_counted, formula_bytes
 
 
 @dataclass(eq=False, repr=False)
@@ -339,11 +339,11 @@ def describe_cross(info: WaveReuse) -> list[str]:
         if kind == "fast":
             distinct = min(W, period)
             raw = max(distinct - max(period - W, 0), 0) / distinct
-            formula = (f"an index that wraps every {period} positions: the previous {W} positions read "
+            formula = (f"an index that wraps every {format_counted(period, 'position')}: the previous {W} positions read "
                        f"max(0, min({W}, {period}) - max(0, {period} - {W})) / {distinct} = {raw * 100:.1f}% of its tiles")
         else:
             raw = 1.0 if span <= period else straddle_share(W, period)
-            formula = (f"an index that advances every {period} positions: the wave shares with the previous one "
+            formula = (f"an index that advances every {format_counted(period, 'position')}: the wave shares with the previous one "
                        f"the value it starts in, {raw * 100:.1f}% of its CTAs over the waves (straddle_share)")
         first = max(1 - W / span, 0)
         if not raw:
