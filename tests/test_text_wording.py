@@ -30,3 +30,45 @@ def test_l2_across_waves_index_that_wraps_every_position():
     assert line == ("line 30: an index that wraps every 1 position: the previous 32 positions read "
                     "max(0, min(32, 1) - max(0, 1 - 32)) / 1 = 100.0% of its tiles; x (1 - 32 / 32 positions: "
                     "the first wave of each run of 32 follows none) = 0.0%")
+
+
+def test_annotated_ir_one_trip():
+    """flash_attention's last loop runs j = cdiv(S, BLOCK_N) - 1 to cdiv(S, BLOCK_N): one trip,
+    annotated '// 1 trip' (it read '// 1 trips'); the loop before it, 0 to cdiv(S, BLOCK_N) - 1 at
+    S = 4096, BLOCK_N = 64: 4096 / 64 - 1 = 63 trips, 2 stages."""
+    from tfx.present.analysis_report import annotated_ir
+    ir = annotated_ir(_analysis("flash_attention")).splitlines()
+    assert any(line.endswith("carry(%m, %l, %acc) capture(K, V, bh, %q, %s_zero) {  // 1 trip") for line in ir)
+    assert any(line.endswith("{  // 63 trips, 2 stages") for line in ir)
+
+
+def test_occupancy_hint_one_cta_per_sm():
+    """persistent_gemm (attr occupancy = 1) on rtx5070ti: 147,456 B of shared memory a CTA exceed
+    the opt-in maximum of 101,376 B. One CTA may use at most 102,400 B per SM - 1,024 B reserved =
+    101,376 B: the sentence's verb agrees with '1 CTA' ('1 CTA needs', it read '1 CTA need'), and
+    the hint term compiles for it: '101,376 B smem: 1 CTA/SM' (it read '1 CTAs/SM')."""
+    a = _analysis("persistent_gemm", "rtx5070ti")
+    assert a.occupancy.explanation()[1] == ("occupancy=1 is unattainable as compiled (limited by shared memory); "
+                                            "1 CTA needs at most 101,376 B of shared memory per CTA (uses 147,456 B)")
+    hint = _details(a, "hint")[0]
+    assert hint.startswith("compiled for occupancy=1 (256 threads, 160 regs, 101,376 B smem: 1 CTA/SM) it would take ")
+
+
+def test_model_device_counts(capsys):
+    """llama3-8b at the default parallelism (tp1 cp1 pp1 dp1 ep1) runs on 1 x 1 x 1 x 1 = 1
+    device: 'on 1 device' (it read 'on 1 device(s)'); at tp 2 on h200_nvl8, 2 devices."""
+    from tfx.cli.main import main
+    assert main(["model", "latency", "--model", "llama3-8b"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("; tp1 cp1 pp1 dp1 ep1 on 1 device")
+    assert main(["model", "memory", "--model", "llama3-8b", "--hw", "h200_nvl8", "--tp", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "  fits         yes  on 2 devices"
+
+
+def test_explore_pareto_one_point(capsys, monkeypatch):
+    """copy's 24 configurations (BLOCK x WARPS) all use 0 B of shared memory, so the time vs smem
+    frontier holds only the fastest time: 1 point (it read '1 points')."""
+    from tfx.cli.main import main
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["explore", str(ROOT / "kernels" / "copy.tile")]) == 0
+    out = capsys.readouterr().out
+    assert "Pareto frontier (time vs smem): 1 point" in out and "1 points" not in out

@@ -21,7 +21,7 @@ from tfx.analysis.machine import links_by_mesh
 from tfx.analysis.performance import SpillInfo, predict, spill_fraction
 from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
-from tfx.hw.units import format_bytes, format_time_ns
+from tfx.hw.units import format_bytes, format_counted, format_time_ns
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, Module, Window
 
@@ -291,7 +291,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         terms.append(Term("hint", new_ns - old_ns,
                           f"compiled for occupancy={b.hint} ({budget['threads']} threads, {budget['regs']} regs, "
                           f"{budget['smem'] + budget['static_smem']:,} B smem: "
-                          f"{hinted.metrics['occupancy.blocks_per_sm']} CTAs/SM) it would take "
+                          f"{format_counted(hinted.metrics['occupancy.blocks_per_sm'], 'CTA/SM', 'CTAs/SM')}) it would take "
                           f"{format_time_ns(float(new_ns))}, {float(old_ns) / float(new_ns):.2f}x "
                           f"{'faster' if new_ns < old_ns else 'slower'}"))
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)

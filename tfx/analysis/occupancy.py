@@ -371,8 +371,13 @@ def max_smem_for(limits: OccupancyLimits, ctas: int) -> int | None:
     return most if most >= 0 else None
 
 
-def _ctas(n: int) -> str:
-    return f"{n} CTA" if n == 1 else f"{n} CTAs"
+def _ctas(n: int, verb: str = "") -> str:
+    """``n`` CTAs and the verb that follows them, agreeing: ``(1, "need")`` -> ``"1 CTA needs"``,
+    ``(3, "need")`` -> ``"3 CTAs need"``; ``"are"``/``"do"`` become ``"is"``/``"does"`` at one."""
+    if n != 1:
+        return f"{n} CTAs" + (f" {verb}" if verb else "")
+    one = {"are": "is", "do": "does"}.get(verb, verb + "s" if verb else "")
+    return "1 CTA" + (f" {one}" if one else "")
 
 
 def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) -> Requirement:
@@ -383,36 +388,36 @@ def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) 
         budget = budget if budget >= 1 else None
         used, unit = res.threads, "threads"
         what = "threads per CTA"
-        sentence = (f"{_ctas(ctas)} need at most {budget:,} {what}; this kernel uses {used:,}"
-                    if budget else f"{_ctas(ctas)} exceed the SM's {limits.max_threads_per_sm:,} threads")
+        sentence = (f"{_ctas(ctas, 'need')} at most {budget:,} {what}; this kernel uses {used:,}"
+                    if budget else f"{_ctas(ctas, 'exceed')} the SM's {limits.max_threads_per_sm:,} threads")
     elif limit == "warps":
         warps = limits.warps_per_sm // ctas
         budget = warps * tpw if warps >= 1 else None
         used, unit = res.threads, "threads"
         used_warps = _ceil_div(res.threads, tpw)
-        sentence = (f"{_ctas(ctas)} need at most {warps} warps ({budget:,} threads) per CTA; "
+        sentence = (f"{_ctas(ctas, 'need')} at most {warps} warps ({budget:,} threads) per CTA; "
                     f"this kernel uses {used_warps} ({res.threads:,} threads)"
-                    if budget else f"{_ctas(ctas)} exceed the SM's {limits.warps_per_sm} warps")
+                    if budget else f"{_ctas(ctas, 'exceed')} the SM's {limits.warps_per_sm} warps")
     elif limit == "blocks":
         budget = None if ctas > limits.max_blocks_per_sm else limits.max_blocks_per_sm
         used, unit = ctas, "CTAs"
-        sentence = (f"{_ctas(ctas)} exceed the hardware maximum of "
+        sentence = (f"{_ctas(ctas, 'exceed')} the hardware maximum of "
                     f"{limits.max_blocks_per_sm} CTAs per SM, whatever their size"
                     if budget is None else
-                    f"{_ctas(ctas)} are within the hardware maximum of {limits.max_blocks_per_sm}")
+                    f"{_ctas(ctas, 'are')} within the hardware maximum of {limits.max_blocks_per_sm}")
     elif limit == "registers":
         budget = max_regs_for(limits, res.threads, ctas)
         used, unit = res.regs_per_thread, "registers/thread"
-        sentence = (f"{_ctas(ctas)} need at most {budget} registers per thread; "
+        sentence = (f"{_ctas(ctas, 'need')} at most {budget} registers per thread; "
                     f"this kernel uses {used}" if budget else
-                    f"{_ctas(ctas)} of {res.threads:,} threads do not fit the register file "
+                    f"{_ctas(ctas)} of {res.threads:,} threads {'does' if ctas == 1 else 'do'} not fit the register file "
                     f"even at one register per thread")
     elif limit == "shared memory":
         budget = max_smem_for(limits, ctas)
         used, unit = res.smem_per_cta, "B"
-        sentence = (f"{_ctas(ctas)} need at most {budget:,} B of shared memory per CTA; "
+        sentence = (f"{_ctas(ctas, 'need')} at most {budget:,} B of shared memory per CTA; "
                     f"this kernel uses {used:,} B" if budget is not None else
-                    f"{_ctas(ctas)} do not fit: the {limits.reserved_smem_per_block:,} B reserved "
+                    f"{_ctas(ctas, 'do')} not fit: the {limits.reserved_smem_per_block:,} B reserved "
                     f"per CTA alone exceed {limits.smem_per_sm:,} B")
     else:  # pragma: no cover - internal misuse
         raise ValueError(f"unknown limit {limit!r}")
@@ -464,7 +469,7 @@ def hint_budget(limits: OccupancyLimits, res: Resources, hint: int,
                     f"(limited by {_and_list(blockers)})")
     else:
         sentence = (f"occupancy={hint} is unattainable as compiled (limited by "
-                    f"{_and_list(blockers)}); {_ctas(hint)} need "
+                    f"{_and_list(blockers)}); {_ctas(hint, 'need')} "
                     + " and ".join(c for c in clauses if c))
     return HintBudget(hint, threads_max, regs_max, smem_max, blockers, reachable, sentence)
 

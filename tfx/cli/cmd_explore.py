@@ -263,12 +263,12 @@ def _print_text(r) -> None:
                 continue
             seen.add(key)
             rows.append(e)
-        title = f"Pareto frontier ({' vs '.join(r.objectives)}): {len(rows)} points"
+        title = f"Pareto frontier ({' vs '.join(r.objectives)}): {fmt.counted(len(rows), 'point')}"
         if dup:
-            title += f" (+{dup} configurations tied with them)"
+            title += f" (+{fmt.counted(dup, 'configuration')} tied with them)"
         table(title, rows[:40])
         if len(rows) > 40:
-            console.print(f"... {len(rows) - 40} more points (--json lists them all)")
+            console.print(f"... {fmt.counted(len(rows) - 40, 'more point')} (--json lists them all)")
     if not r.feasible:
         console.print("[red]no feasible configuration[/red]")
     if r.sensitivity:

@@ -63,7 +63,7 @@ def render(r, kind: str | None = None, width: int = WIDE_OUTPUT) -> list[str]:
     table fits ``width`` columns (tfx.cli.common.output_width: the terminal's, a pipe's WIDE_OUTPUT)."""
     wl = r.workload
     out = [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {wl.mode}, batch {fmt.count(wl.batch)}, context {fmt.count(wl.context)}, weights {wl.weight_dtype}, "
-           f"kv {wl.kv_dtype}; {r.parallelism.label()} on {r.devices} device(s)",
+           f"kv {wl.kv_dtype}; {r.parallelism.label()} on {fmt.counted(r.devices, 'device')}",
            f"runtime {wl.runtime_description}; {gemm_text(wl.gemm_codegen, kind)}",
            f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "
            f"{fmt.count(r.launches)} launches; {r.tokens_per_s:,.1f} tokens/s", ""]

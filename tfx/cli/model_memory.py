@@ -26,5 +26,5 @@ def run(args) -> int:
     print(f"{model.name} on {sysm.name}{fmt.with_knobs(sysm.profile.knobs)}: {par.label()}")
     for k in ("weights", "kv_cache", "activations", "workspace", "total", "capacity"):
         print(f"  {k:<12} {fmt.nbytes(m[k]):>12}  ({m[k]:,.0f} B)")
-    print(f"  {'fits':<12} {'yes' if m['fits'] else 'NO'}  on {m['devices']} device(s)")
+    print(f"  {'fits':<12} {'yes' if m['fits'] else 'NO'}  on {fmt.counted(m['devices'], 'device')}")
     return 0

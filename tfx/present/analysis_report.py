@@ -183,9 +183,9 @@ def annotated_ir(a, domain: str = "total") -> str:
             else:
                 info = ""
                 if c.kind == "mesh":
-                    info = f"{fmt.count(c.positions)} positions"
+                    info = fmt.counted(c.positions, "position")
                 elif c.kind == "loop":
-                    info = f"{fmt.count(c.trips)} trips" + (f", {c.stages} stages" if c.stages and c.stages > 1 else "")
+                    info = fmt.counted(c.trips, "trip") + (f", {c.stages} stages" if c.stages and c.stages > 1 else "")
                 if c.precision != "exact":
                     info += f", {c.precision}"
                 lines.append(f"{pad + region_header(c.region) + ' {':<60}  // {info}")

@@ -26,10 +26,10 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_flops, format_prefixed_count,
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_counted, format_flops, format_prefixed_count,
                           format_frequency, format_plain, format_quantity, format_time_ns)
 
-__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
+__all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "counted", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
            "format_count", "format_flops", "format_frequency", "format_time_ns"]
 
@@ -80,8 +80,13 @@ def ns_compact(v: Any) -> str:
 def ctas_per_sm(n: Any) -> str:
     """Resident CTAs per SM as every surface writes them: ``1`` -> ``"1 CTA/SM"``, ``2`` ->
     ``"2 CTAs/SM"`` (tfx.analysis.occupancy's summary, the explorer's header)."""
-    k = int(num(n))
-    return f"{k} CTA/SM" if k == 1 else f"{k} CTAs/SM"
+    return format_counted(int(num(n)), "CTA/SM", "CTAs/SM")
+
+
+def counted(v: Any, noun: str, plural: str | None = None) -> str:
+    """A count and its noun, singular at exactly one (tfx.hw.units.format_counted): ``1, "trip"``
+    -> ``"1 trip"``, ``1024, "position"`` -> ``"1,024 positions"``."""
+    return format_counted(num(v), noun, plural)
 
 
 def nbytes(v: Any, significant: int | None = None) -> str:
