@@ -72,3 +72,12 @@ def test_explore_pareto_one_point(capsys, monkeypatch):
     assert main(["explore", str(ROOT / "kernels" / "copy.tile")]) == 0
     out = capsys.readouterr().out
     assert "Pareto frontier (time vs smem): 1 point" in out and "1 points" not in out
+
+
+def test_load_wait_over_one_trip_a_wave():
+    """flash_attention's loop at line 77 (j = cdiv(S, BLOCK_N) - 1 to cdiv(S, BLOCK_N), no stages:
+    Triton prefetches nothing) makes 1 trip, so its load wait adds its wait 'over 1 trip a wave'
+    (it read 'over 1 trips a wave')."""
+    line = _details(_analysis("flash_attention"), "load wait")[0]
+    assert line.startswith("loop at line 77: STAGES = 1, Triton prefetches nothing: ")
+    assert line.endswith(" over 1 trip a wave (included in the waves above)")

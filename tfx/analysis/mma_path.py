@@ -320,7 +320,7 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
         out.append(("serial chain", full_waves * note.chain_ns,
                     chain_overlap.detail(note.line, note.stations, note.resident, note.chain_round, fmt)
                     + f" vs the busiest engine's {fmt(note.engines)}; adds {fmt(note.chain_ns)} over "
-                      f"{float(note.trips):g} trips a wave (included in the waves above)"))
+                      f"{float(note.trips):g} trip{'' if note.trips == 1 else 's'} a wave (included in the waves above)"))
     if note.serial and note.stations is not None and note.loop is not None:
         from tfx.analysis import wgmma_serial
         if wgmma_serial.serialized(note.loop, note.machine, note.warps):
@@ -400,5 +400,5 @@ def wait_terms(note: WaitNote, full_waves, fmt):
              + (f"runs its chain ({fmt(note.chain)} a round)" if one else
                 f"run their chains ({fmt(note.chain)} a round of the {note.resident})")
              + f": {fmt(note.chain + wait)} "
-             f"a trip{floor}; adds {fmt(note.wait_ns)} over {float(note.trips):g} trips a wave "
+             f"a trip{floor}; adds {fmt(note.wait_ns)} over {float(note.trips):g} trip{'' if note.trips == 1 else 's'} a wave "
              f"(included in the waves above)")]
