@@ -13,3 +13,11 @@ import pytest
 @pytest.fixture(autouse=True)
 def _private_user_profiles(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TFX_USER_PROFILES", str(tmp_path_factory.mktemp("user_profiles")))
+
+
+@pytest.fixture(autouse=True)
+def _text_as_a_pipe_gets_it(monkeypatch):
+    """Text outputs as a pipe gets them, every line whole (tfx.cli.common.text_width is None),
+    unless a test sets COLUMNS itself (tests/test_text_width.py, the tutorial's 80 columns):
+    pytest-xdist's workers set COLUMNS=80, so a report's lines differed between -n 0 and -n 2."""
+    monkeypatch.delenv("COLUMNS", raising=False)

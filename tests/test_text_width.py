@@ -72,3 +72,57 @@ def test_simulate_prints_its_three_times_one_a_line_at_80(capsys, monkeypatch):
     out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
     line = next(line for line in out if line.startswith("  simulated "))
     assert "(bound by l2)   predicted " in line and "(bound by l2)   roofline " in line and len(line) == 106
+
+
+def test_wrap_breaks_at_words_keeps_a_number_with_its_unit():
+    """'  predicted 216.26 us   roofline 198.28 us' (42 columns) at 30: '  predicted 216.26 us' is 21;
+    adding '   roofline' makes 32 > 30, so the break comes there; the continuation starts at the
+    indent 2 + 4 = 6: '      roofline 198.28 us' (24). At 18, '  predicted 216.26' would fit
+    (2 + 9 + 1 + 6 = 18) but a number keeps its unit: '  predicted' (11), then '      216.26 us'
+    (15), and so on. No width (a pipe) or a line that fits: the line as it is."""
+    from tfx.present.layout import wrap
+    line = "  predicted 216.26 us   roofline 198.28 us"
+    assert wrap(line, 30) == ["  predicted 216.26 us", "      roofline 198.28 us"]
+    assert wrap(line, 18) == ["  predicted", "      216.26 us", "      roofline", "      198.28 us"]
+    assert wrap(line, None) == [line] and wrap(line, 42) == [line]
+
+
+def test_analyze_fits_80_columns_but_its_code(capsys, monkeypatch):
+    """gemm at its defaults. '  parameters: M=4096, N=4096, K=4096, BM=128, BN=128, BK=64,
+    WARPS=4, STAGES=3,' is 2 + 12 + 65 = 79 columns; ' GROUP_M=8' would make 89, so it goes on a
+    line of its own at the indent 2 + 4 = 6. The mesh's header '  mesh cta[cdiv(M, BM), cdiv(N,
+    BN)] as (pm, pn) swizzle(GROUP_M) capture(A, B, C) {' is 84 columns of code: its comment
+    '1,024 positions' (32 x 32 CTAs) goes on the line above at its indent, '  // 1,024
+    positions', and the code stays whole, the one line past 80. The load of A: 'x65,536' (1,024
+    CTAs x 64 trips) with its traffic above it: 65,536 x 128 x 64 x 2 B = 1.07 GB read from gmem
+    and written to smem. A pipe keeps each line whole (89 columns)."""
+    out = _out(capsys, monkeypatch, 80, "analyze", GEMM)
+    at = out.index("  parameters: M=4096, N=4096, K=4096, BM=128, BN=128, BK=64, WARPS=4, STAGES=3,")
+    assert out[at + 1] == "      GROUP_M=8"
+    mesh = next(i for i, line in enumerate(out) if line.startswith("  mesh cta["))
+    assert out[mesh - 1] == "  // 1,024 positions" and len(out[mesh]) == 84
+    load = out.index("      %a = load A[pm * BM : BM, k * BK : BK] -> smem")
+    assert out[load - 1] == "      // x65,536  gmem:r 1.07 GB, smem:w 1.07 GB"
+    assert [line for line in out if len(line) > 80] == [out[mesh]]
+    out = _out(capsys, monkeypatch, None, "analyze", GEMM)
+    assert "  parameters: M=4096, N=4096, K=4096, BM=128, BN=128, BK=64, WARPS=4, STAGES=3, GROUP_M=8" in out
+
+
+def test_simulate_fits_80_columns(capsys, monkeypatch):
+    """gemm at its defaults. '  vs roofline: simulated 1.10x, predicted 1.09x (+17.99 us:
+    tail-wave excess' is 76 columns; ' 6.44 us,' would make 85, so the line breaks there and
+    goes on 6 columns in (its indent 2 + 4). The chart's rows are '  ' + the engine in 9 + ' |' +
+    cells + '|': 14 + 72 = 86 columns wide, so at 80 the cells are 80 - 14 = 66. The batches
+    write their counts with separators and their nouns ('390 commands, 258 DMA descriptors').
+    A pipe keeps the vs-roofline line whole and the chart's 72 cells."""
+    out = _out(capsys, monkeypatch, 80, "simulate", GEMM, "--hw", "h200_sxm")
+    assert max(map(len, out)) <= 80
+    at = out.index("  vs roofline: simulated 1.10x, predicted 1.09x (+17.99 us: tail-wave excess")
+    assert out[at + 1].startswith("      6.44 us, launch 3.00 us")
+    chart = [line for line in out if line.startswith("       copy |")]
+    assert len(chart) == 1 and len(chart[0]) == 80
+    assert "  gemm/mesh cta: full wave x3: " in "\n".join(out)
+    out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
+    vs = next(line for line in out if line.startswith("  vs roofline: "))
+    assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, launch 3.00 us, fill 700.00 ns, not attributed 7.84 us)")
+    assert len(next(line for line in out if line.startswith("       copy |"))) == 86

@@ -111,5 +111,6 @@ def run(args) -> int:
     if args.domain not in ("logical", "total", *a.domains):
         raise argument_error("--domain", f"expected one of logical, total, {', '.join(a.domains)}",
                              found=args.domain)
-    print(render_text(a, args.domain), end="")
+    from tfx.cli.common import text_width
+    print(render_text(a, args.domain, text_width()), end="")
     return 0

@@ -100,21 +100,28 @@ def print_text(r, trace=None, width: int = 72) -> None:
     mode = ("every unit simulated" if r.mode == "full"
             else "one representative unit, waves extrapolated")
     from tfx.present.analysis_report import inputs_line, parameters_line
-    from tfx.cli.common import output_width
+    from tfx.cli.common import output_width, text_width
+    from tfx.present.layout import keep, wrap
     from tfx.present.simulation import comparison_lines, comparison_times, efficiency_line
+    cols = text_width()
+
+    def say(line: str, hang: int | None = None) -> None:
+        # a line past the terminal's width wraps at words (a pipe keeps it whole)
+        for part in wrap(line, cols, hang):
+            console.print(part, markup=False)
     # the inputs as analyze's first line names them, then how it was simulated on a line of its
     # own (both on one line took 121 columns for gemm)
-    console.print(inputs_line(a), markup=False)
+    say(inputs_line(a))
     console.print(f"  {mode}; integer ns", markup=False)
-    console.print(f"  parameters: {parameters_line(a)}", markup=False)
+    say(f"  parameters: {parameters_line(a)}")
     lines = comparison_lines(r)
     if 2 + len(lines[0]) > output_width():
         # the three times one a line where the one line does not fit (gemm's took 106 columns at 80);
         # a pipe (WIDE_OUTPUT) keeps them on one
         lines = [f"{label:<9} {text}" for label, text in comparison_times(r)] + lines[1:]
     for line in lines:
-        console.print("  " + line, markup=False)
-    console.print("  " + efficiency_line(r), markup=False)
+        say("  " + line)
+    say("  " + efficiency_line(r), 16)
     t = Table(box=None, pad_edge=False, show_edge=False)
     t.add_column("engine")
     t.add_column("busy", justify="right")
@@ -124,15 +131,17 @@ def print_text(r, trace=None, width: int = 72) -> None:
             t.add_row(name, fmt.ns(e["busy_ns"]), f"{e['utilization'] * 100:.1f}%")
     console.print(t)
     st = r.stalls
-    console.print("  stalls        " + "   ".join(f"{k} {fmt.ns(v)}" for k, v in st.items()))
+    say("  stalls        " + "   ".join(keep(f"{k} {fmt.ns(v)}") for k, v in st.items()), 16)
     worst = r.stalls_by_op(4)
     if worst:
-        console.print("  waited most   " + "; ".join(f"{op} {fmt.ns(ns)} ({why})" for op, why, ns in worst))
+        say("  waited most   " + "; ".join(keep(f"{op} {fmt.ns(ns)} ({why})") for op, why, ns in worst), 16)
     for ls in r.launches:
         for b in ls.batches:
-            console.print(f"  {ls.scope}: {b.name} x{b.count}: {fmt.ns(b.makespan_ns)} "
-                          f"({b.commands} commands, {b.descriptors} DMA descriptors)")
-    _gantt(console, r, width)
+            say(f"  {ls.scope}: {b.name} x{fmt.count(b.count)}: {fmt.ns(b.makespan_ns)} "
+                f"({fmt.counted(b.commands, 'command')}, {fmt.counted(b.descriptors, 'DMA descriptor')})")
+    # the chart's cells: 72, fewer where '  dispatch |' + the cells + '|' (14 + cells) would pass
+    # the terminal's width
+    _gantt(console, r, width if cols is None else max(min(width, cols - 14), 20))
     if trace:
         console.print(f"  trace written to {trace} (open in ui.perfetto.dev)")
 

@@ -29,6 +29,17 @@ def output_width() -> int:
     return WIDE_OUTPUT
 
 
+def text_width() -> int | None:
+    """Columns a line of prose wraps at (tfx.present.layout.wrap): ``output_width()`` where
+    ``$COLUMNS`` is set or on a terminal; None for a pipe or a file, where each line stays whole
+    (a script greps it) as tables keep their wide form there."""
+    import os
+    columns = os.environ.get("COLUMNS", "")
+    if (columns.isdigit() and int(columns) > 0) or sys.stdout.isatty():
+        return output_width()
+    return None
+
+
 def float_arg(lo: float, hi: float, lo_open: bool = False):
     """An argparse ``type`` for a finite number in ``lo..hi`` (``(lo, hi]`` with ``lo_open``)."""
     import argparse

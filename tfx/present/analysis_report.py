@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tfx.present import formatting as fmt
+from tfx.present.layout import wrap, wrap_all
 
 if TYPE_CHECKING:  # the explorer imports this module before it needs numpy (tfx.analysis)
     from tfx.analysis.counting import ScopeNode
@@ -157,8 +158,12 @@ def op_records(a, node: ScopeNode, domain: str = "total") -> str:
     return ", ".join(parts)
 
 
-def annotated_ir(a, domain: str = "total") -> str:
-    """The canonical kernel text; each op line ends with its records, each region with its counts."""
+def annotated_ir(a, domain: str = "total", width: int | None = None) -> str:
+    """The canonical kernel text; each op line ends with its records, each region with its counts.
+    Where a line with its comment is wider than ``width`` (an 80-column terminal), the comment
+    goes on lines of its own just above it, at its indent (``// x65,536  gmem:r 1.07 GB, ...``);
+    the code itself stays whole. ``width`` None (a pipe, the TUI, the golden reports): every
+    comment at column 62 of its line."""
     from tfx.lang.printer import INDENT, print_kernel, print_op, region_header
     lines: list[str] = []
     k = a.kernel
@@ -169,6 +174,15 @@ def annotated_ir(a, domain: str = "total") -> str:
                        l.startswith(INDENT + "store")), len(header) - 1)
     lines.extend(header[:body_start])
 
+    def line(pad: str, text: str, comment: str) -> None:
+        whole = f"{text:<60}  // {comment}"
+        if width is None or len(whole) <= width:
+            lines.append(whole)
+            return
+        room = max(width - len(pad) - 3, 20)
+        lines.extend(f"{pad}// {part}" for part in wrap(comment, room, 0))
+        lines.append(text)
+
     def emit(node: ScopeNode, depth: int):
         pad = INDENT * depth
         for c in node.children:
@@ -177,9 +191,9 @@ def annotated_ir(a, domain: str = "total") -> str:
             if c.kind == "op":
                 text = pad + print_op(c.op)
                 recs = op_records(a, c, domain)
-                lines.append(f"{text:<60}  // x{fmt.count(c.execs)}" + (f"  {recs}" if recs else ""))
+                line(pad, text, f"x{fmt.count(c.execs)}" + (f"  {recs}" if recs else ""))
             elif c.kind == "call":
-                lines.append(f"{pad + print_op(c.op):<60}  // {op_records(a, c, domain)}")
+                line(pad, pad + print_op(c.op), op_records(a, c, domain))
             else:
                 info = ""
                 if c.kind == "mesh":
@@ -188,7 +202,7 @@ def annotated_ir(a, domain: str = "total") -> str:
                     info = fmt.counted(c.trips, "trip") + (f", {c.stages} stages" if c.stages and c.stages > 1 else "")
                 if c.precision != "exact":
                     info += f", {c.precision}"
-                lines.append(f"{pad + region_header(c.region) + ' {':<60}  // {info}")
+                line(pad, pad + region_header(c.region) + " {", info)
                 emit(c, depth + 1)
                 lines.append(pad + "}")
 
@@ -197,7 +211,14 @@ def annotated_ir(a, domain: str = "total") -> str:
     return "\n".join(lines)
 
 
-def summary(a) -> str:
+# where a breakdown term's detail starts: 4 + the name in 10 + 1 + the time in 10 + 2; a detail
+# past the width continues there
+TERM_DETAIL_COLUMN = 27
+
+
+def summary(a, width: int | None = None) -> str:
+    """The summary block; each line past ``width`` wraps at words (tfx.present.layout.wrap), a
+    breakdown term's detail under its column (TERM_DETAIL_COLUMN); None keeps every line whole."""
     m = a.metrics
     out = [inputs_line(a), f"  parameters: {parameters_line(a)}",
            f"  predicted {fmt.ns(m['performance.predicted_ns'])}   {roofline_line(a)}"]
@@ -232,15 +253,17 @@ def summary(a) -> str:
         for line in a.occupancy.explanation()[1:]:
             out.append(f"    {line}")
     out.append("  predicted time: " + beyond_roofline(a))
+    out = wrap_all(out, width)
     for t in a.terms:
-        out.append(f"    {t.name:<10} {fmt.ns(t.ns):>10}  {t.detail}")
-    for w in a.warnings:
-        out.append(f"  warning: {w}")
+        out += wrap(f"    {t.name:<10} {fmt.ns(t.ns):>10}  {t.detail}", width, TERM_DETAIL_COLUMN)
+    out += wrap_all((f"  warning: {w}" for w in a.warnings), width)
     return "\n".join(out)
 
 
-def render_text(a, domain: str = "total") -> str:
-    return summary(a) + "\n\n" + annotated_ir(a, domain) + "\n"
+def render_text(a, domain: str = "total", width: int | None = None) -> str:
+    """``tfx analyze``'s text: the summary, a blank line, the annotated IR; ``width`` the
+    columns it fits (tfx.cli.common.text_width; None: every line whole)."""
+    return summary(a, width) + "\n\n" + annotated_ir(a, domain, width) + "\n"
 
 
 # ---------------------------------------------------------------- the explorer's rows
