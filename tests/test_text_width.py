@@ -126,3 +126,21 @@ def test_simulate_fits_80_columns(capsys, monkeypatch):
     vs = next(line for line in out if line.startswith("  vs roofline: "))
     assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, launch 3.00 us, fill 700.00 ns, not attributed 7.84 us)")
     assert len(next(line for line in out if line.startswith("       copy |"))) == 86
+
+
+def test_model_compare_numbers_its_columns_where_they_do_not_fit(capsys, monkeypatch):
+    """llama3-70b on h200_nvl8 at tp 2, 4, 8: the table as it was takes 2 + 24 (stage) + 3 x (2 +
+    19 + 2) = 95 columns (labels 'tp2 cp1 pp1 dp1 ep1', 19): past 80, so the columns are #1..#3,
+    each as wide as its widest value ('266.82 us', 9), the stage as its longest name
+    ('tp_allreduce_attn', 17): 2 + 17 + 3 x 13 = 58. Each priced line starts with its number:
+    '#1 ' 3 + 'tp2 cp1 pp1 dp1 ep1' 19 + ': llama3-70b on h200_nvl8' 25 + ': decode,' 9 + ' batch 1,'
+    9 + ' context 8,192,' 15 = 80; ' weights' would pass 80, so 'weights bf16, kv bf16' goes on
+    the next line, 4 in. Two configurations fit as they were: 2 + 24 + 2 x 23 = 72."""
+    args = ["model", "compare", "--model", "llama3-70b", "--hw", "h200_nvl8"]
+    out = _out(capsys, monkeypatch, 80, *args, "--config", "tp=2", "--config", "tp=4", "--config", "tp=8")
+    assert out[:2] == ["#1 tp2 cp1 pp1 dp1 ep1: llama3-70b on h200_nvl8: decode, batch 1, context 8,192,",
+                       "    weights bf16, kv bf16"]
+    header = "  " + "stage".ljust(17) + "".join("  " + f"#{i}".rjust(9) + "  " for i in (1, 2, 3))
+    assert header.rstrip() in out and max(map(len, out)) <= 80
+    out = _out(capsys, monkeypatch, 80, *args, "--config", "tp=2", "--config", "tp=4")
+    assert ("  " + "stage".ljust(24) + "".join("  " + f"tp{n} cp1 pp1 dp1 ep1  " for n in (2, 4))).rstrip() in out

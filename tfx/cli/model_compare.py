@@ -105,23 +105,44 @@ def run(args) -> int:
     if args.json:
         emit_json(table)
         return 0
+    print("\n".join(render(table, results)))
+    return 0
+
+
+def render(table: dict, results: list[dict], width: int | None = None, text: int | None = None) -> list[str]:
+    """The text of a comparison: what each column priced, the runtime, the table of rows with the
+    best of each marked. The table as it was (stage in 24, each column as wide as the longest
+    label, 19 for 'tp1 cp1 pp1 dp1 ep1', 4 spaces apart) where it fits ``width`` (default
+    tfx.cli.common.output_width); else the columns are numbered #1, #2, ... (each priced line
+    starts with its number and label) and each is as wide as its widest value, the stage as wide
+    as the longest name (llama3-70b, 4 configurations: 2 + 24 + 4 x 23 = 118 columns; narrow
+    2 + 17 + 4 x (2 + 9 + 2) = 71). Prose lines wrap at ``text`` (tfx.cli.common.text_width)."""
+    from tfx.cli.common import output_width, text_width
+    from tfx.present.layout import wrap
+    width = output_width() if width is None else width
+    text = text_width() if text is None else text
     names = table["columns"]
-    for p in table["priced"]:
-        print(priced_line(p))
+    w = max(12, *(len(n) for n in names))
+    cell_texts = [[fmt.row_value(v, row["unit"]) for v in row["values"]] for row in table["rows"]]
+    numbered = 2 + 24 + len(names) * (2 + w + 2) > width
+    out = []
+    for i, p in enumerate(table["priced"]):
+        out += wrap((f"#{i + 1} " if numbered else "") + priced_line(p), text)
     runtimes = sorted({r.get("workload", {}).get("runtime") or r.get("workload", {}).get("kernels", "?")
                        for r in results})
     gemms = sorted({gemm_text(r.get("workload", {}).get("gemm_codegen", "?"), profile_kind(str(r.get("hw", ""))))
                     for r in results})
-    print("runtime " + ", ".join(str(x) for x in runtimes) + "; " + ", ".join(gemms))
+    out += wrap("runtime " + ", ".join(str(x) for x in runtimes) + "; " + ", ".join(gemms), text)
     # A column is two spaces, its value right-aligned under its label, then the best mark (' *'):
     # labels of 19 characters ('tp1 cp1 pp1 dp1 ep1') are 4 spaces apart, not 1 (they ran into one)
-    w = max(12, *(len(n) for n in names))
-    print((f"  {'stage':<24}" + "".join(f"  {n:>{w}}  " for n in names)).rstrip())
-    for row in table["rows"]:
-        cells = []
-        for v, best in zip(row["values"], row["best"]):
-            text = fmt.row_value(v, row["unit"])
-            cells.append(f"  {text:>{w}}{' *' if best else '  '}")
-        print((f"  {row['name']:<24}" + "".join(cells)).rstrip())
-    print("  * best in the row")
-    return 0
+    labels, stage = names, 24
+    if numbered:
+        labels = [f"#{i + 1}" for i in range(len(names))]
+        w = max(len(c) for c in (*labels, *(c for row in cell_texts for c in row)))
+        stage = max(len(x) for x in ("stage", *(row["name"] for row in table["rows"])))
+    out.append((f"  {'stage':<{stage}}" + "".join(f"  {n:>{w}}  " for n in labels)).rstrip())
+    for row, texts in zip(table["rows"], cell_texts):
+        cells = [f"  {t:>{w}}{' *' if best else '  '}" for t, best in zip(texts, row["best"])]
+        out.append((f"  {row['name']:<{stage}}" + "".join(cells)).rstrip())
+    out.append("  * best in the row")
+    return out
