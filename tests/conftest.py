@@ -19,5 +19,9 @@ def _private_user_profiles(tmp_path_factory, monkeypatch):
 def _text_as_a_pipe_gets_it(monkeypatch):
     """Text outputs as a pipe gets them, every line whole (tfx.cli.common.text_width is None),
     unless a test sets COLUMNS itself (tests/test_text_width.py, the tutorial's 80 columns):
-    pytest-xdist's workers set COLUMNS=80, so a report's lines differed between -n 0 and -n 2."""
-    monkeypatch.delenv("COLUMNS", raising=False)
+    pytest-xdist's workers set COLUMNS=80, so a report's lines differed between -n 0 and -n 2.
+    Set, then deleted: the process environment may hold a COLUMNS that os.environ does not list
+    (put there by os.putenv; a subprocess inherits it), and deleting what os.environ lists
+    unsets it there too."""
+    monkeypatch.setenv("COLUMNS", "0")
+    monkeypatch.delenv("COLUMNS")

@@ -144,3 +144,24 @@ def test_model_compare_numbers_its_columns_where_they_do_not_fit(capsys, monkeyp
     assert header.rstrip() in out and max(map(len, out)) <= 80
     out = _out(capsys, monkeypatch, 80, *args, "--config", "tp=2", "--config", "tp=4")
     assert ("  " + "stage".ljust(24) + "".join("  " + f"tp{n} cp1 pp1 dp1 ep1  " for n in (2, 4))).rstrip() in out
+
+
+def test_model_latency_fits_80_columns_at_tp8_prefill(capsys, monkeypatch):
+    """llama3-8b prefill on h200_nvl8 at tp 8: the stage column takes 'tp_allreduce_attn' (17),
+    and the times reach 'xxx.xx us' (9) in total, compute, memory and launch (hundreds of us a
+    stage at 8,192 prompt tokens), comm 'xx.xx ms' (8): 2 + 17 + 5 x 2 + 4 x 9 + 8 + 2 + 7
+    ('compute', 'latency') = 82 > 80 two apart with the table's indent, 80 without it: the table
+    starts at column 0. The first line, 'llama3-8b on h200_nvl8: prefill, batch 1, context 8,192,
+    weights bf16, kv bf16;' (79), wraps before 'tp8 cp1 pp1 dp1 ep1 on 8 devices'. deepseek-v3
+    at the same: 'tp_allreduce_attn[dense]' (24) does not fit even one apart, so it takes a line
+    of its own, its times under the other rows'. Every line fits 80."""
+    out = _out(capsys, monkeypatch, 80, "model", "latency", "--model", "llama3-8b", "--mode", "prefill",
+               "--hw", "h200_nvl8", "--tp", "8")
+    assert out[:2] == ["llama3-8b on h200_nvl8: prefill, batch 1, context 8,192, weights bf16, kv bf16;",
+                       "    tp8 cp1 pp1 dp1 ep1 on 8 devices"]
+    assert max(map(len, out)) <= 80
+    assert any(line.startswith("stage ") for line in out) and any(line.startswith("tp_allreduce_attn ") for line in out)
+    out = _out(capsys, monkeypatch, 80, "model", "latency", "--model", "deepseek-v3", "--mode", "prefill",
+               "--hw", "h200_nvl8", "--tp", "8")
+    at = out.index("tp_allreduce_attn[dense]")
+    assert out[at + 1].startswith(" " * 20) and out[at + 1].endswith("  comm") and max(map(len, out)) <= 80
