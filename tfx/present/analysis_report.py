@@ -162,8 +162,10 @@ def annotated_ir(a, domain: str = "total", width: int | None = None) -> str:
     """The canonical kernel text; each op line ends with its records, each region with its counts.
     Where a line with its comment is wider than ``width`` (an 80-column terminal), the comment
     goes on lines of its own just above it, at its indent (``// x65,536  gmem:r 1.07 GB, ...``);
-    the code itself stays whole. ``width`` None (a pipe, the TUI, the golden reports): every
-    comment at column 62 of its line."""
+    code wider than ``width`` breaks at spaces, continuing 4 columns in (the language reads
+    whitespace, newlines included, as one space: the text still parses), and a source comment
+    continues as ``// ...``. ``width`` None (a pipe, the TUI, the golden reports): every line
+    whole, each comment at column 62 of its line."""
     from tfx.lang.printer import INDENT, print_kernel, print_op, region_header
     lines: list[str] = []
     k = a.kernel
@@ -172,7 +174,16 @@ def annotated_ir(a, domain: str = "total", width: int | None = None) -> str:
     body_start = next((i for i, l in enumerate(header) if l.startswith(INDENT + "mesh") or
                        l.startswith(INDENT + "loop") or (l.startswith(INDENT + "%")) or
                        l.startswith(INDENT + "store")), len(header) - 1)
-    lines.extend(header[:body_start])
+
+    def code(text: str) -> None:
+        body = text.lstrip(" ")
+        if width is None or len(text) <= width:
+            lines.append(text)
+        elif body.startswith("//"):
+            pad = text[:len(text) - len(body)] + "// "
+            lines.extend(pad + part for part in wrap(body[2:].lstrip(" "), max(width - len(pad), 20), 0))
+        else:
+            lines.extend(wrap(text, width))
 
     def line(pad: str, text: str, comment: str) -> None:
         whole = f"{text:<60}  // {comment}"
@@ -181,7 +192,7 @@ def annotated_ir(a, domain: str = "total", width: int | None = None) -> str:
             return
         room = max(width - len(pad) - 3, 20)
         lines.extend(f"{pad}// {part}" for part in wrap(comment, room, 0))
-        lines.append(text)
+        code(text)
 
     def emit(node: ScopeNode, depth: int):
         pad = INDENT * depth
@@ -206,6 +217,8 @@ def annotated_ir(a, domain: str = "total", width: int | None = None) -> str:
                 emit(c, depth + 1)
                 lines.append(pad + "}")
 
+    for text in header[:body_start]:
+        code(text)
     emit(a.root, 1)
     lines.append("}")
     return "\n".join(lines)
