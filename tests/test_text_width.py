@@ -191,3 +191,20 @@ def test_annotated_ir_at_80_columns_still_parses(capsys, monkeypatch):
     def code(k):
         return [line for line in print_kernel(k).splitlines() if not line.lstrip().startswith("//")]
     assert code(again.kernels[0]) == code(parse_file(path).kernels[0])
+
+
+def test_hw_show_and_occupancy_fit_80_columns(capsys, monkeypatch):
+    """tfx hw show and tfx occupancy sized their rich tables 160 columns wide whenever stdout was
+    not a terminal, $COLUMNS or not. At 80 the facts of h200_sxm do not fit a table beside a
+    30-column source (the longest fact, 'memory.gmem.bandwidth_strided_sectors', is 37): a fact a
+    line, 'path  value  unit  origin' (h200's 132 SMs, measured), the source 4 in below it. The
+    occupancy table (gemm's 128 threads, 160 registers, 98,304 B) wraps its cells within 80. A
+    pipe keeps the ruled 160-column table."""
+    out = _out(capsys, monkeypatch, 80, "hw", "show", "h200_sxm")
+    at = out.index("hierarchy.sm.count  132  count  measured")
+    assert out[at + 1] == "    calibration/h200/device.txt: sms 132"
+    assert max(map(len, out)) <= 80
+    out = _out(capsys, monkeypatch, 80, "occupancy", "--threads", "128", "--regs", "160", "--smem", "98304")
+    assert out[1] == "2 CTAs/SM (8 of 64 warps, 12.5%), limited by shared memory" and max(map(len, out)) <= 80
+    out = _out(capsys, monkeypatch, None, "hw", "show", "h200_sxm")
+    assert any(line.startswith("fact ") for line in out) and max(map(len, out)) == 160

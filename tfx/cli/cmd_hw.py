@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _console():
     from rich.console import Console
-    width = None if sys.stdout.isatty() else PIPE_WIDTH
-    return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False)
+    from tfx.cli.common import console_width
+    return Console(file=sys.stdout, width=console_width(PIPE_WIDTH), highlight=False, soft_wrap=False)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -120,21 +120,39 @@ def _show(args: argparse.Namespace) -> int:
     for path, text in profile.knobs.items():
         console.print(Text(f"knob: {path}={text}", style="yellow"))
 
+    rows = []
+    for path, entry in profile.entries():
+        if path in ("kind", "description"):  # already in the header above the table
+            continue
+        if isinstance(entry, Fact):
+            rows.append((_fact_cells(path, entry), None))
+        else:
+            value = ", ".join(entry) if isinstance(entry, tuple) else str(entry)
+            rows.append(((path, value, "", "", ""), "dim"))
+    from tfx.cli.common import text_width
+    width = text_width()
+    if width is not None and 2 + max(len(r[0]) for r, _ in rows) + 2 + max(len(r[1]) for r, _ in rows) + 30 > width:
+        # too narrow for the table beside a 30-column source (80: 'memory.gmem.bandwidth_strided_sectors'
+        # is 37 and the values reach 17): a fact a line, 'path  value  unit  origin', its source
+        # below it, 4 in, wrapped at words
+        from tfx.present.layout import wrap
+        for (path, value, unit, origin, source), style in rows:
+            head = "  ".join(x for x in (path, value, unit, origin) if x)
+            for part in wrap(head, width):
+                console.print(Text(part, style=style or ""))
+            if source:
+                for part in wrap("    " + source, width, 4):
+                    console.print(Text(part, style="dim"))
+        return 0
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     table.add_column("fact", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("unit", no_wrap=True)
     table.add_column("origin", no_wrap=True)
     table.add_column("source", overflow="fold", min_width=30)
-    for path, entry in profile.entries():
-        if path in ("kind", "description"):  # already in the header above the table
-            continue
+    for cells, style in rows:
         # Cells are Text, not markup strings: sources such as "[DS] 4.8 TB/s" contain brackets.
-        if isinstance(entry, Fact):
-            table.add_row(*(Text(cell) for cell in _fact_cells(path, entry)))
-        else:
-            value = ", ".join(entry) if isinstance(entry, tuple) else str(entry)
-            table.add_row(Text(path), Text(value), Text(""), Text(""), Text(""), style="dim")
+        table.add_row(*(Text(cell) for cell in cells), style=style)
     console.print(table)
     return 0
 

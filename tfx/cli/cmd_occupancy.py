@@ -180,8 +180,10 @@ def _or_none(value: int | None, suffix: str = "") -> str:
 def _console():
     from rich.console import Console
 
-    # Piped output keeps full rows rather than wrapping at rich's default 80 columns.
-    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
+    # Piped output keeps full rows rather than wrapping at rich's default 80 columns; $COLUMNS
+    # (or a terminal) sets the width
+    from tfx.cli.common import console_width
+    return Console(width=console_width(160), highlight=False)
 
 
 # --------------------------------------------------------------------------- CSV

@@ -40,6 +40,14 @@ def text_width() -> int | None:
     return None
 
 
+def console_width(pipe: int) -> int | None:
+    """The width a rich Console of a command takes: None (rich's own: ``$COLUMNS``, else the
+    terminal's) where ``$COLUMNS`` is set or on a terminal, else ``pipe`` (a pipe or a file keeps
+    full rows; rich would assume 80 columns). tfx hw show and tfx occupancy passed ``pipe``
+    whenever stdout was not a terminal, so COLUMNS=80 got their 160-column tables."""
+    return None if text_width() is not None else pipe
+
+
 def float_arg(lo: float, hi: float, lo_open: bool = False):
     """An argparse ``type`` for a finite number in ``lo..hi`` (``(lo, hi]`` with ``lo_open``)."""
     import argparse
