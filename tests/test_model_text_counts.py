@@ -47,7 +47,7 @@ def test_serve_writes_every_token_count_alike(capsys):
     assert lines[0].startswith("llama3.2-1b on h200_sxm: chunked serving, tp1 cp1 pp1 dp1 ep1 (1 GPU), ")
     assert lines[1].startswith("  requests: input 16,384, output 2,048, concurrency 1,024 -> decode batch ")
     assert lines[1].endswith(" prompt tokens per step (chunk 2,048)")
-    assert "note: 8 chunk step(s) of 2,048 prompt tokens per request; " in text
+    assert "note: 8 chunk steps of 2,048 prompt tokens per request; " in text
 
 
 def test_the_launch_and_capacity_notes_state_their_values():

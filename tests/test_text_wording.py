@@ -81,3 +81,11 @@ def test_load_wait_over_one_trip_a_wave():
     line = _details(_analysis("flash_attention"), "load wait")[0]
     assert line.startswith("loop at line 77: STAGES = 1, Triton prefetches nothing: ")
     assert line.endswith(" over 1 trip a wave (included in the waves above)")
+
+
+def test_serve_one_chunk_step(capsys):
+    """deepseek-v3's default serve: prompts of 2,048 tokens in chunks of 2,048: ceil(2048 / 2048) =
+    1 chunk step a request ('1 chunk step of 2,048', it read '1 chunk step(s)')."""
+    from tfx.cli.main import main
+    assert main(["model", "serve", "--model", "deepseek-v3"]) == 0
+    assert "note: 1 chunk step of 2,048 prompt tokens per request; " in capsys.readouterr().out

@@ -485,16 +485,23 @@ def overall(figs: list[GroupFigures]) -> dict:
             "spilling_first_wrongly": sum(g.spill_ranked_first_wrongly for g in figs)}
 
 
-def format_table(figs: list[GroupFigures]) -> str:
-    """The per-group table every text surface prints."""
-    lines = [f"  {'family':<18} {'shape':<26} {'rows':>4} {'med|err|':>8} {'med err':>8} {'spearman':>8} "
-             f"{'regret':>7} {'spill':>5} {'spill med|err|':>14}"]
+def format_table(figs: list[GroupFigures], width: int | None = None) -> str:
+    """The per-group table every text surface prints. Where its rows (2 + 18 + 1 + 26 + 1 + 60 =
+    108 columns) pass ``width`` (an 80-column terminal), each group's family and shape go on a
+    line of their own above its figures, which keep their columns (2 + 2 + 60 = 64)."""
+    numbers = (f"{'rows':>4} {'med|err|':>8} {'med err':>8} {'spearman':>8} "
+               f"{'regret':>7} {'spill':>5} {'spill med|err|':>14}")
+    narrow = width is not None and 2 + 18 + 1 + 26 + 1 + len(numbers) > width
+    lines = ([f"  family shape", f"    {numbers}"] if narrow else
+             [f"  {'family':<18} {'shape':<26} " + numbers])
     for g in figs:
         sp = f"{g.spearman:+.2f}" if g.spearman is not None else "-"
         # one decimal of a percent, as every other column (was 0 decimals: '11%' beside '4.7%')
         smed = f"{g.spilling_median_abs_error * 100:.1f}%" if g.spilling_median_abs_error is not None else "-"
         flag = " SPILL FIRST" if g.spill_ranked_first_wrongly else ""
-        lines.append(f"  {g.family:<18} {g.shape[:26]:<26} {g.n:>4} {g.median_abs_error * 100:>7.1f}% "
-                     f"{g.median_error * 100:>+7.1f}% {sp:>8} {g.regret * 100:>6.1f}% {g.n_spilling:>5} "
-                     f"{smed:>14}{flag}")
+        figures = (f"{g.n:>4} {g.median_abs_error * 100:>7.1f}% "
+                   f"{g.median_error * 100:>+7.1f}% {sp:>8} {g.regret * 100:>6.1f}% {g.n_spilling:>5} "
+                   f"{smed:>14}{flag}")
+        lines += ([f"  {g.family} {g.shape}", f"    {figures}"] if narrow else
+                  [f"  {g.family:<18} {g.shape[:26]:<26} " + figures])
     return "\n".join(lines)

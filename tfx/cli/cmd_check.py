@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from tfx.cli.common import parse_int_assignments
+from tfx.cli.common import parse_int_assignments, say
 from tfx.errors import argument_error
 from tfx.ir.bind import bind, check_set_values, check_shapes
 from tfx.ir.nodes import Kernel, Module
@@ -90,10 +90,10 @@ def run(args) -> int:
         noun = "kernel" if len(kernels) == 1 else "kernels"
         line = f"{path}: ok ({len(kernels)} {noun}: {names})"
         if args.print_canonical:
-            print(line, file=sys.stderr)
+            say(line, file=sys.stderr)
             canonical.append("\n".join(print_kernel(k) for k in kernels))
         else:
-            print(line)
+            say(line)
     if canonical:
         sys.stdout.write("\n".join(canonical))
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from tfx.bundled import DEFAULT_PROFILE
-from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, read_text
+from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, read_text, say
 from tfx.errors import TfxError, argument_error
 from tfx.present.diff import changes, header, line
 
@@ -82,9 +82,9 @@ def run(args) -> int:
         return 0
 
     for text in header(a, b):
-        print(text)
+        say(text)
     if not rows:
-        print("no metric changed")
+        say("no metric changed")
     for c in rows:
-        print(line(c))
+        say(line(c))
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from tfx.cli.common import emit_json
+from tfx.cli.common import emit_json, say
 from tfx.model.presets import (
     ModelConfig,
     ParamCounts,
@@ -158,7 +158,7 @@ def run_list(args) -> int:
     for row in table:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]),
                  row[2].rjust(widths[2]), row[3].rjust(widths[3]), row[4]]
-        print("  ".join(cells).rstrip())
+        say("  ".join(cells).rstrip())
     return 0
 
 
@@ -185,7 +185,9 @@ def run_show(args) -> int:
     if args.json:
         emit_json(show_json(model))
         return 0
-    print("\n".join(show_lines(model)))
+    for line in show_lines(model):
+        # a row's value continues under its column (2 + 28 + 1 = 31)
+        say(line, 31 if line.startswith("  ") and len(line) > 31 and line[30] == " " else None)
     return 0
 
 

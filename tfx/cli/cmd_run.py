@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, say
 from tfx.errors import TfxError
 from tfx.present import formatting as fmt
 
@@ -194,7 +194,7 @@ def _same_tensors(kernel, other, module) -> None:
 
 def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
     params = ", ".join(f"{n}={v}" for n, v in result.params.items())
-    print(f"{args.file}: {kernel.name} ({params}), seed {args.seed}: "
+    say(f"{args.file}: {kernel.name} ({params}), seed {args.seed}: "
           f"{result.work.describe()}; ran in {seconds:.2f} s")
     for t in kernel.tensors:
         a = result.tensors[t.name] if t.role != "in" else result.inputs[t.name]
@@ -208,18 +208,18 @@ def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
                 stats += f"  {unwritten} never written (NaN)"
         elif a.size:
             stats = f"  min {int(a.min())}  max {int(a.max())}"
-        print(f"  {t.name:<10} {t.role:<7} {str(t.type.dtype) + str(list(a.shape)):<24}{stats}")
+        say(f"  {t.name:<10} {t.role:<7} {str(t.type.dtype) + str(list(a.shape)):<24}{stats}")
     if args.out:
-        print(f"saved {len(result.arrays())} arrays to {args.out}")
+        say(f"saved {len(result.arrays())} arrays to {args.out}")
     if against_label is None:
         return
-    print(f"against {against_label} (tolerance rtol {fmt.general(checks[0].rtol) if checks else '-'} "
+    say(f"against {against_label} (tolerance rtol {fmt.general(checks[0].rtol) if checks else '-'} "
           "x (|want| + rms(want))):")
     for c in checks:
         verdict = "ok" if c.passed else "FAIL"
-        print(f"  {c.name:<10} max abs error {fmt.general(c.max_abs)}  max rel error {fmt.general(c.max_rel)}  {verdict}")
+        say(f"  {c.name:<10} max abs error {fmt.general(c.max_abs)}  max rel error {fmt.general(c.max_rel)}  {verdict}")
         if not c.passed:
-            print(f"    worst at {c.name}{_index(c.worst_index)}: got {fmt.general(c.got)}, want {fmt.general(c.want)} "
+            say(f"    worst at {c.name}{_index(c.worst_index)}: got {fmt.general(c.got)}, want {fmt.general(c.want)} "
                   f"(allowed error {fmt.general(c.allowed)})")
     n_ok = sum(c.passed for c in checks)
-    print(f"{'pass' if n_ok == len(checks) else 'FAIL'}: {n_ok} of {len(checks)} outputs within tolerance")
+    say(f"{'pass' if n_ok == len(checks) else 'FAIL'}: {n_ok} of {len(checks)} outputs within tolerance")

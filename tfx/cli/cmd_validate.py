@@ -14,7 +14,7 @@ KERNEL.tile at the --set parameters, with its registers and shared memory.
 from __future__ import annotations
 
 from tfx.bundled import DEFAULT_PROFILE
-from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments
+from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments, say
 from tfx.errors import TfxError, argument_error
 from tfx.present import formatting as fmt
 
@@ -87,20 +87,21 @@ def run(args) -> int:
                              "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
                             for c in compared]})
         return 0
-    print(f"{args.file}: {len(compared):,} row{'s' if len(compared) != 1 else ''}, {len(figs):,} "
+    say(f"{args.file}: {len(compared):,} row{'s' if len(compared) != 1 else ''}, {len(figs):,} "
           f"group{'s' if len(figs) != 1 else ''} (profile {args.hw} where the CSV names none)"
           + (fmt.compiled_as(codegen) if on_gpu else "")
           + ("; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)"
              if args.estimate else ""))
-    print(format_table(figs))
+    from tfx.cli.common import text_width
+    print(format_table(figs, text_width()))
     for g in figs:
-        print(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "
+        say(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "
               f"best measured {_params(g.best)} ({fmt.ns(g.best.row.measured_ms * 1e6)})")
     if args.rows:
         # times by the one unit policy (ns, us, ms, s), as every other surface writes them
-        print(f"\n  {'row':<28} {'predicted':>12} {'measured':>12} {'error':>8}")
+        say(f"\n  {'row':<28} {'predicted':>12} {'measured':>12} {'error':>8}")
         for c in compared:
-            print(f"  {str(c.row.where):<28} {fmt.ns(c.predicted_ms * 1e6):>12} {fmt.ns(c.row.measured_ms * 1e6):>12} "
+            say(f"  {str(c.row.where):<28} {fmt.ns(c.predicted_ms * 1e6):>12} {fmt.ns(c.row.measured_ms * 1e6):>12} "
                   f"{c.error * 100:+7.1f}%"
                   + ("  spills" if c.spilling else ""))
     return 0

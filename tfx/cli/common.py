@@ -40,6 +40,17 @@ def text_width() -> int | None:
     return None
 
 
+def say(text: str = "", hang: int | None = None, file=None) -> None:
+    """Print ``text`` (one line or several) as ``print`` would, each line past ``text_width()``
+    wrapped at words (tfx.present.layout.wrap: continuation ``hang`` in, default 4 past its
+    indent); a pipe gets every line whole."""
+    from tfx.present.layout import wrap
+    width = text_width()
+    for line in str(text).split("\n"):
+        for part in wrap(line, width, hang):
+            print(part, file=file)
+
+
 def console_width(pipe: int) -> int | None:
     """The width a rich Console of a command takes: None (rich's own: ``$COLUMNS``, else the
     terminal's) where ``$COLUMNS`` is set or on a terminal, else ``pipe`` (a pipe or a file keeps

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json, int_arg
+from tfx.cli.common import emit_json, int_arg, say
 from tfx.cli.model_common import add_workload_args, system, workload
 from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
@@ -48,20 +48,20 @@ def run(args) -> int:
     if args.json:
         emit_json(r.to_json())
         return 0
-    print(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {fmt.count(r.max_devices)} devices): "
+    say(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {fmt.count(r.max_devices)} devices): "
           f"{fmt.count(r.configs)} configurations x "
           f"{fmt.count(r.evaluations // max(r.configs, 1))} hardware points "
           f"= {r.evaluations:,} evaluations in {fmt.ns(r.seconds * 1e9)} ({r.evals_per_s:,.0f}/s)")
-    print(f"runtime {workload(args).runtime_description}")
-    print(f"baseline: {fmt.ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {r.baseline['devices']} devices")
-    print("doubling one knob (fastest fitting configuration re-chosen):")
+    say(f"runtime {workload(args).runtime_description}")
+    say(f"baseline: {fmt.ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {fmt.counted(r.baseline['devices'], 'device')}")
+    say("doubling one knob (fastest fitting configuration re-chosen):")
     for k in r.ranking:
-        print(f"  {k['knob']:<14} x{k['speedup']:.3f}  {fmt.ns(k['latency_ns'])}  {k['config']}")
-    print("Pareto, latency vs cost proxy:")
+        say(f"  {k['knob']:<14} x{k['speedup']:.3f}  {fmt.ns(k['latency_ns'])}  {k['config']}")
+    say("Pareto, latency vs cost proxy:")
     for p in r.pareto[:12]:
         f = " ".join(f"{k}={v:g}" for k, v in p["factors"].items())
-        print(f"  {fmt.ns(p['latency_ns']):>11}  cost {p['cost']:8.2f}  {p['config']} ({p['devices']} dev)  {f}")
+        say(f"  {fmt.ns(p['latency_ns']):>11}  cost {p['cost']:8.2f}  {p['config']} ({p['devices']} dev)  {f}", 30)
     for c in r.check:
-        print(f"check: analytic {fmt.ns(c['analytic_ns'])} vs re-analysis {fmt.ns(c['reanalysis_ns'])} "
+        say(f"check: analytic {fmt.ns(c['analytic_ns'])} vs re-analysis {fmt.ns(c['reanalysis_ns'])} "
               f"({c['relative_error'] * 100:+.1f}%)")
     return 0

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json, float_arg, int_arg
+from tfx.cli.common import emit_json, float_arg, int_arg, say
 from tfx.cli.model_common import add_parallel_args, add_workload_args, parallel_where, parallelism, system, workload
 from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
@@ -55,15 +55,15 @@ def run(args) -> int:
         if args.json:
             emit_json(s.to_json())
             return 0
-        print(f"{s.feasible} of {s.candidates} configurations meet TTFT <= {args.ttft_ms} ms, "
+        say(f"{s.feasible} of {s.candidates} configurations meet TTFT <= {args.ttft_ms} ms, "
               f"TPOT <= {args.tpot_ms} ms and fit")
         if s.best is None:
             return 0
-        print("best:")
-        print("\n".join(_lines(s.best)))
-        print("frontier (tokens/s per GPU vs TPOT):")
+        say("best:")
+        say("\n".join(_lines(s.best)))
+        say("frontier (tokens/s per GPU vs TPOT):")
         for r in s.frontier:
-            print(f"  {r.output_tokens_per_s_per_gpu:>10,.1f} tok/s/GPU  TPOT {fmt.ns(r.tpot_ns):>10}  "
+            say(f"  {r.output_tokens_per_s_per_gpu:>10,.1f} tok/s/GPU  TPOT {fmt.ns(r.tpot_ns):>10}  "
                   f"TTFT {fmt.ns(r.ttft_ns):>10}  {r.mode} {r.parallelism} batch {r.batch}")
         return 0
     par = parallelism(args)
@@ -75,7 +75,7 @@ def run(args) -> int:
     if args.json:
         emit_json(r.to_json())
         return 0
-    print("\n".join(_lines(r)))
+    say("\n".join(_lines(r)))
     for note in r.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
     return 0

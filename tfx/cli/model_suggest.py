@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfx.cli.common import emit_json, int_arg
+from tfx.cli.common import emit_json, int_arg, say
 from tfx.cli.model_common import add_workload_args, system, workload
 from tfx.present import formatting as fmt
 from tfx.model.presets import load_model
@@ -34,19 +34,24 @@ def run(args) -> int:
             data["sensitivity"] = sens
         emit_json(data)
         return 0
-    print(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {r.max_devices} devices, scope {r.scope}): {r.evaluated} configurations "
-          f"evaluated, {r.fitting} fit {fmt.nbytes(r.capacity)} per device, in {fmt.ns(r.seconds * 1e9)}")
-    print(f"runtime {workload(args).runtime_description}")
+    say(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {fmt.counted(r.max_devices, 'device')}, scope {r.scope}): "
+        f"{fmt.counted(r.evaluated, 'configuration')} evaluated, {fmt.count(r.fitting)} fit {fmt.nbytes(r.capacity)} "
+        f"per device, in {fmt.ns(r.seconds * 1e9)}")
+    say(f"runtime {workload(args).runtime_description}")
     if r.pruned:
-        print("pruned: " + ", ".join(f"{k} ({v})" for k, v in r.pruned.items()))
-    print(f"  {'configuration':<40} {'devices':>7} {'latency':>11} {'tok/s/dev':>10} {'memory':>11}")
+        say("pruned: " + ", ".join(f"{k} ({v})" for k, v in r.pruned.items()))
+    # the configuration in 40 where the row fits (2 + 40 + 1 + 7 + 1 + 11 + 1 + 10 + 1 + 11 = 85
+    # columns), else as wide as its longest label ('tp4 cp2 pp1 dp1 ep1 ring=kv', 27: 72)
+    from tfx.cli.common import output_width
+    cw = 40 if 85 <= output_width() else max(len("configuration"), *(len(c.parallelism.label()) for c in r.pareto))
+    say(f"  {'configuration':<{cw}} {'devices':>7} {'latency':>11} {'tok/s/dev':>10} {'memory':>11}")
     for c in r.pareto:
-        print(f"  {c.parallelism.label():<40} {c.devices:>7} {fmt.ns(c.latency_ns):>11} "
-              f"{c.tokens_per_s_per_device:>10.1f} {fmt.nbytes(c.memory_bytes):>11}")
+        say(f"  {c.parallelism.label():<{cw}} {c.devices:>7} {fmt.ns(c.latency_ns):>11} "
+            f"{c.tokens_per_s_per_device:>10.1f} {fmt.nbytes(c.memory_bytes):>11}")
     if sens:
-        print(f"sensitivity from {sens['baseline']}:")
+        say(f"sensitivity from {sens['baseline']}:")
         for knob, rows in sens["knobs"].items():
             cells = [f"{x['value']}: {fmt.ns(x['latency_ns'])}{'' if x['fits'] else ' (no fit)'}"
                      for x in rows if x.get("meaningful")]
-            print(f"  {knob}: " + "; ".join(cells))
+            say(f"  {knob}: " + "; ".join(cells))
     return 0
