@@ -181,7 +181,8 @@ def test_memory_and_suggest_remember_their_knobs(capsys):
     base = ["--model", "llama3.1-8b", "--hw", "h200_nvl8", *knob]
     assert main(["model", "memory", *base, "--tp", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2: tp2 cp1 pp1 dp1 ep1"
+    assert out[0] == ("llama3.1-8b on h200_nvl8 with memory.gmem.capacity=/2: decode, batch 1, context 8,192, "
+                      "weights bf16, kv bf16; tp2 cp1 pp1 dp1 ep1")
     assert any(line.split()[:3] == ["capacity", "70.50", "GB"] for line in out)
     assert main(["model", "memory", *base, "--json"]) == 0
     d = json.loads(capsys.readouterr().out)

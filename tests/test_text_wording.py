@@ -89,3 +89,22 @@ def test_serve_one_chunk_step(capsys):
     from tfx.cli.main import main
     assert main(["model", "serve", "--model", "deepseek-v3"]) == 0
     assert "note: 1 chunk step of 2,048 prompt tokens per request; " in capsys.readouterr().out
+
+
+def test_model_memory_names_its_workload(capsys):
+    """tfx model memory's KV cache depends on --batch and --ctx, and its JSON named neither (nor the
+    dtypes). llama3-8b at batch 8, context 4,096: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 B
+    = 131,072 B a token, x 8 x 4,096 tokens = 4,294,967,296 B; the text's first line names the
+    workload as tfx model latency's does."""
+    import json
+    from tfx.cli.main import main
+    args = ["model", "memory", "--model", "llama3-8b", "--batch", "8", "--ctx", "4096"]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["workload"]["batch"], data["workload"]["context"], data["workload"]["kv_dtype"]) == (8, 4096, "bf16")
+    assert data["kv_cache"] == 4294967296
+    assert main(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("llama3-8b on h200_sxm: decode, batch 8, context 4,096, weights bf16, kv bf16; "
+                      "tp1 cp1 pp1 dp1 ep1")
+    assert out[2] == "  kv_cache          4.29 GB  (4,294,967,296 B)"
