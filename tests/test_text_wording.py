@@ -108,3 +108,17 @@ def test_model_memory_names_its_workload(capsys):
     assert out[0] == ("llama3-8b on h200_sxm: decode, batch 8, context 4,096, weights bf16, kv bf16; "
                       "tp1 cp1 pp1 dp1 ep1")
     assert out[2] == "  kv_cache          4.29 GB  (4,294,967,296 B)"
+
+
+def test_model_serve_names_its_dtypes(capsys):
+    """tfx model serve --kv-dtype fp8 priced an fp8 KV cache but neither its text nor its JSON said
+    so: the JSON carries 'workload' (the dtypes, runtime, kernels and GEMM code generator; the
+    request mix sets the batch and context), the first line ends 'weights bf16, kv fp8'."""
+    import json
+    from tfx.cli.main import main
+    args = ["model", "serve", "--model", "llama3-8b", "--kv-dtype", "fp8"]
+    assert main([*args, "--json"]) == 0
+    wl = json.loads(capsys.readouterr().out)["workload"]
+    assert (wl["weight_dtype"], wl["kv_dtype"]) == ("bf16", "fp8") and "context" not in wl
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(", runtime engine, weights bf16, kv fp8")

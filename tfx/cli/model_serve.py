@@ -37,7 +37,10 @@ def _mix(args) -> RequestMix:
 
 
 def _lines(r) -> list[str]:
-    return [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {r.mode} serving, {r.parallelism} ({r.devices} GPU{'s' if r.devices != 1 else ''}), runtime {r.runtime}",
+    wl = r.workload
+    dtypes = (f", weights {wl['weight_dtype']}, kv {wl['kv_dtype']}" if "weight_dtype" in wl and "kv_dtype" in wl else "")
+    return [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {r.mode} serving, {r.parallelism} "
+            f"({fmt.counted(r.devices, 'GPU')}), runtime {r.runtime}{dtypes}",
             f"  requests: input {fmt.count(r.mix.input)}, output {fmt.count(r.mix.output)}, "
             + (f"concurrency {fmt.count(r.mix.concurrency)}" if r.mix.rate is None else f"rate {r.mix.rate:g}/s")
             + f" -> decode batch {fmt.count(r.batch)}" + (f", {r.prefill_tokens_per_step:,.0f} prompt tokens per step "

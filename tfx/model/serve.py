@@ -113,11 +113,19 @@ class ServeResult:
     parts: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     knobs: dict = field(default_factory=dict)     # knobs applied to the profile, path -> text
+    # what the steps were priced with (Workload.to_json() less mode, batch and context, which the
+    # request mix sets): dtypes, runtime, kernels, GEMM code generator
+    workload: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["mix"] = asdict(self.mix)
         return d
+
+
+def _priced_with(wl: Workload) -> dict:
+    """The workload's fields a serving result was priced with: all but mode, batch and context."""
+    return {k: v for k, v in wl.to_json().items() if k not in ("mode", "batch", "context")}
 
 
 def _split(r: LatencyResult) -> tuple[float, float, float]:
@@ -266,7 +274,8 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
         prompt_per_step = busy / t_chunk * q / (busy / t_chunk + (1 - busy) / t_dec) if t_chunk > 0 else 0.0
         return ServeResult(model.name, system.name, mode, wl.runtime, mix, par.label(), devices, chunk, batch,
                            prompt_per_step, tpot, ttft, tpot, tps_gpu, tps_gpu / mix.output, dec.fits,
-                           sum(dec.memory.values()), dec.capacity, parts, notes, dict(system.profile.knobs))
+                           sum(dec.memory.values()), dec.capacity, parts, notes, dict(system.profile.knobs),
+                           _priced_with(wl))
 
     dpar = decode_parallelism or par
     dsteps = steps if dpar == par else StepModel(model, system, dpar, wl)
@@ -297,7 +306,7 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
     return ServeResult(model.name, system.name, mode, wl.runtime, mix, f"{par.label()} | {dpar.label()}",
                        devices + d_devices, mix.input, batch, 0.0, t_dec, t_pre + t_kv, t_dec, tps_gpu,
                        tps_gpu / mix.output, dec.fits and pre.fits, sum(dec.memory.values()), dec.capacity,
-                       parts, notes, dict(system.profile.knobs))
+                       parts, notes, dict(system.profile.knobs), _priced_with(wl))
 
 
 @dataclass
