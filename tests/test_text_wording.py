@@ -122,3 +122,13 @@ def test_model_serve_names_its_dtypes(capsys):
     assert (wl["weight_dtype"], wl["kv_dtype"]) == ("bf16", "fp8") and "context" not in wl
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines()[0].endswith(", runtime engine, weights bf16, kv fp8")
+
+
+def test_elapsed_times_through_the_time_formatter():
+    """Elapsed times of tfx's own work are written as every time is (tfx.hw.units.format_time_ns,
+    as tfx model suggest and hw-sweep write theirs): tfx run's 'ran in', tfx explore's 'in' and the
+    explorer's run check printed '{s:.2f} s' by hand ('0.75 s', '0.10 s'). 0.75 s = 750,000,000 ns
+    -> '750.00 ms'; 0.1 s -> '100.00 ms'."""
+    from tfx.execute.quick import summary
+    line = summary({"kernel": "gemm", "shrunk": {"M": 64}, "pass": True, "seconds": 0.75, "outputs": []})
+    assert line == "run check gemm at M=64: pass (750.00 ms)"

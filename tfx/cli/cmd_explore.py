@@ -237,7 +237,7 @@ def _print_text(r) -> None:
     from tfx.present.formatting import with_knobs
     console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{with_knobs(r.knobs)}{fmt.compiled_as(r.codegen)}: "
                   f"{r.configs:,} configurations "
-                  f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {r.seconds:.2f} s "
+                  f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {fmt.ns(r.seconds * 1e9)} "
                   f"({r.configs_per_second:,.0f}/s, {r.scheduler})")
     if r.fixed:
         console.print("fixed: " + ", ".join(f"{k}={v}" for k, v in r.fixed.items()))

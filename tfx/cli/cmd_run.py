@@ -195,7 +195,7 @@ def _same_tensors(kernel, other, module) -> None:
 def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
     params = ", ".join(f"{n}={v}" for n, v in result.params.items())
     say(f"{args.file}: {kernel.name} ({params}), seed {args.seed}: "
-          f"{result.work.describe()}; ran in {seconds:.2f} s")
+          f"{result.work.describe()}; ran in {fmt.ns(seconds * 1e9)}")
     for t in kernel.tensors:
         a = result.tensors[t.name] if t.role != "in" else result.inputs[t.name]
         stats = ""

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from tfx.errors import TfxError
+from tfx.hw.units import format_time_ns
 from tfx.execute import OUTPUT_ROLES, accumulation_terms, check_outputs, derived_rtol, execute, rounding_dtypes
 from tfx.execute.budget import suggest
 from tfx.ir.nodes import Kernel, Module, walk_ops
@@ -98,7 +99,7 @@ def summary(outcome: Mapping[str, Any]) -> str:
         return f"run check: {outcome['error']}"
     sizes = ", ".join(f"{n}={v}" for n, v in outcome["shrunk"].items()) or "the current sizes"
     lines = [f"run check {outcome['kernel']} at {sizes}: {'pass' if outcome['pass'] else 'FAIL'} "
-             f"({outcome['seconds']:.2f} s)"]
+             f"({format_time_ns(outcome['seconds'] * 1e9)})"]
     for o in outcome["outputs"]:
         verdict = "ok" if o["pass"] else "FAIL"
         if o["against"] is not None:
