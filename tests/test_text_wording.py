@@ -132,3 +132,21 @@ def test_elapsed_times_through_the_time_formatter():
     from tfx.execute.quick import summary
     line = summary({"kernel": "gemm", "shrunk": {"M": 64}, "pass": True, "seconds": 0.75, "outputs": []})
     assert line == "run check gemm at M=64: pass (750.00 ms)"
+
+
+def test_run_names_its_distributions(capsys):
+    """tfx run --dist A=uniform draws A from [-1, 1) instead of N(0, 1), which changes every number
+    it prints, and neither its text nor its JSON said so: the JSON carries 'dists' as given, the
+    first line writes 'seed 3 (A uniform)'. gemm at 64 x 64 x 64: A's uniform draws lie in
+    [-1, 1) and bf16 keeps them there."""
+    import json
+    from tfx.cli.main import main
+    args = ["run", str(ROOT / "kernels" / "gemm.tile"), "--set", "M=64", "--set", "N=64", "--set", "K=64",
+            "--seed", "3", "--dist", "A=uniform"]
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dists"] == {"A": "uniform"}
+    assert main(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert ", seed 3 (A uniform): " in out[0]
+    lo, hi = float(out[1].split()[5]), float(out[1].split()[7])   # A in bf16[64, 64] min LO max HI
+    assert out[1].split()[0] == "A" and -1 <= lo and hi <= 1

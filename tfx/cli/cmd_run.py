@@ -155,6 +155,8 @@ def run(args) -> int:
     if args.json:
         emit_json({
             "file": args.file, "kernel": kernel.name, "params": result.params, "seed": args.seed,
+            # the --dist choices (every other float input: normal): they change every number below
+            "dists": dists,
             "estimate": {"mma_flops": result.work.flops, "element_operations": result.work.elements,
                          "steps": result.work.steps, "seconds": result.work.seconds},
             "seconds": seconds,
@@ -166,7 +168,7 @@ def run(args) -> int:
             "out": args.out,
         })
     else:
-        _print_text(args, kernel, result, checks, against_label, seconds)
+        _print_text(args, kernel, result, checks, against_label, seconds, dists)
     return 0 if passed else 1
 
 
@@ -192,9 +194,10 @@ def _same_tensors(kernel, other, module) -> None:
                        where=module.filename)
 
 
-def _print_text(args, kernel, result, checks, against_label, seconds) -> None:
+def _print_text(args, kernel, result, checks, against_label, seconds, dists=None) -> None:
     params = ", ".join(f"{n}={v}" for n, v in result.params.items())
-    say(f"{args.file}: {kernel.name} ({params}), seed {args.seed}: "
+    drawn = f" ({', '.join(f'{n} {d}' for n, d in dists.items())})" if dists else ""
+    say(f"{args.file}: {kernel.name} ({params}), seed {args.seed}{drawn}: "
           f"{result.work.describe()}; ran in {fmt.ns(seconds * 1e9)}")
     for t in kernel.tensors:
         a = result.tensors[t.name] if t.role != "in" else result.inputs[t.name]
