@@ -237,3 +237,35 @@ def test_the_breakdown_names_the_spilling_compiles_rounds():
                 resources=dict(threads=64, regs=255, spills=40, smem=73728))
     line = next(t.detail for t in a.terms if t.name == "unpipelined trip")
     assert "13 dependent rounds" in line
+
+
+def test_a_wave_started_together_waits_dram_for_its_co_readers_hits():
+    # lockstep_share: p' = p + (1 - p) (1 - drifted). One wave (drifted 0): every "hit" is a hit
+    # under the co-reader's pending miss, p' = 1. 1,024 CTAs on 264 slots: drifted = 1 - 264 /
+    # 1,024 = 0.7421875, p' = 0.5 + 0.5 x 0.2578125 = 0.62890625. A trip that always misses
+    # (p = 1) stays 1.
+    assert load_rounds.lockstep_share(0.508, 0) == pytest.approx(1, abs=1e-12)
+    assert load_rounds.lockstep_share(0.5, 1 - 264 / 1024) == pytest.approx(0.62890625, abs=1e-12)
+    assert load_rounds.lockstep_share(1, 0.9) == pytest.approx(1, abs=1e-12)
+    got = load_rounds.lockstep_share(np.array([0.5, 0.5]), np.array([0.0, 1.0]))
+    assert list(got) == [1.0, 0.5]
+    # the breakdown's clause, and none where nothing is added
+    assert load_rounds.describe_lockstep(0.5, 1 - 264 / 1024).endswith("= 0.629")
+    assert load_rounds.describe_lockstep(1, 0) == "" and load_rounds.describe_lockstep(0.5, 1) == ""
+
+
+def test_the_one_wave_16_row_trip_waits_dram_in_every_round():
+    """issue15 run6 gemm_bf16 32x8192x8192, 16x128x64 on 2 warps, 1 stage (measured 614.0 us):
+    2 x 64 = 128 CTAs, one wave (drifted 0). Its 9 rounds' later waits were 0.508 x DRAM +
+    0.492 x L2 (the second tile row reads B's tiles 'from L2' in the same step as the first):
+    now the DRAM chase's latency at p' = 1."""
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    a = analyze(parse_file("kernels/gemm.tile"), None, load_profile("h200_sxm"),
+                dict(M=32, N=8192, K=8192, BM=16, BN=128, BK=64, WARPS=2, STAGES=1, GROUP_M=8),
+                resources=dict(threads=64, regs=96, spills=0, smem=18432))
+    line = next(t.detail for t in a.terms if t.name == "unpipelined trip")
+    assert "with the chance 100.0% that the trip waits for DRAM" in line
+    assert "x 1.000 of CTAs started together" in line
+    assert "1.000 x (DRAM 341.00 ns" in line and "0.000 x L2 200.00 ns" in line

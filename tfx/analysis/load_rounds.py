@@ -27,7 +27,8 @@ before).
 
 A trip of n rounds (``cycle_ns``): the chain and compute, then n round trips in series, each the
 latency of a load (DRAM with the chance p that the trip first reads one of its tiles
-(memory_parallelism.first_reader_share), else L2) and the trip's bytes through the SM's port
+(memory_parallelism.first_reader_share), or in a wave started together that a co-reader's miss
+of it is pending (``lockstep_share``), else L2) and the trip's bytes through the SM's port
 once (each round moves its own share). Every round's DRAM latency grows with the bandwidth the
 SMs draw (the loaded line of load_trip.loaded_round_trip_ns, slope x U r D / T with T the whole
 trip), so T = K + n q / T:
@@ -47,6 +48,29 @@ from typing import Any, NamedTuple
 from tfx.analysis import decode_trip, load_trip
 from tfx.analysis.numbers import emax, is_array, where
 from tfx.hw.units import formula_rate
+
+
+def lockstep_share(first_reader, drifted) -> Any:
+    """The chance an unpipelined trip waits DRAM's latency: the first reader's share
+    (memory_parallelism.first_reader_share), and for the share ``1 - drifted`` of CTAs that start
+    together (pipeline_depth.drifted_share: the first wave's) the co-readers' as well. A wave's
+    CTAs start together and run the same trips, so the readers of one tile (A by every CTA of its
+    tile row, B by every tile row of the wave) ask for it at the same step: one request misses,
+    the others reach L2 while its fill is pending (a hit under miss) and wait for the same fill.
+    Their "hits" come back at the DRAM latency, not L2's: p' = p + (1 - p) (1 - drifted).
+    CTAs that start as slots free drift apart, and their later readers hit L2 (p, as before).
+    Arrays elementwise."""
+    return first_reader + (1 - first_reader) * (1 - drifted)
+
+
+def describe_lockstep(first_reader, drifted) -> str:
+    """The breakdown's clause for ``lockstep_share`` (scalars): '' where it adds nothing."""
+    p, d = float(first_reader), float(drifted)
+    if p >= 1 or d >= 1:
+        return ""
+    return (f"; the chance is the first reader's {p:.3f} + (1 - {p:.3f}) x {1 - d:.3f} of CTAs started together "
+            f"(the first wave's: a co-reader's request of the same tile is pending, its L2 hit waits the same DRAM "
+            f"fill: tfx.analysis.load_rounds.lockstep_share) = {lockstep_share(p, d):.3f}")
 
 
 def rounds(shape, bits, b_k_major, warps, table=None) -> Any:
@@ -157,4 +181,4 @@ def describe(n, cycle, first_reader, lat, dram_bytes, r, active_units, rf: Round
             f"{fmt((n - 1) * each)} in all")
 
 
-__all__ = ["RoundFacts", "facts", "rounds", "cycle_ns", "describe"]
+__all__ = ["RoundFacts", "facts", "lockstep_share", "describe_lockstep", "rounds", "cycle_ns", "describe"]

@@ -644,6 +644,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                     c.line, float(first), float(body.global_loads), float(body.dram), float(fetch), float(compute),
                     float(cycle), resident, memory_parallelism.drawing_text(drawing, active_units), active_units,
                     facts, lambda x: format_time_ns(float(x)))
+                    + load_rounds.describe_lockstep(_first_reader(c, miss, lockstep=False), miss.drifted)
                     + load_rounds.describe(n_rounds, cycle, first, m.l2_latency, _queue_bytes(body), drawing,
                                            active_units, load_rounds.facts(m), lambda x: format_time_ns(float(x)))
                     + sync
@@ -1577,11 +1578,14 @@ def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_by
                                 compute, facts, dram_facts, load_rounds.facts(m))
 
 
-def _first_reader(loop: ScopeNode, miss):
-    """The chance an unpipelined trip first reads one of its tiles from DRAM
-    (memory_parallelism.first_reader_share over its global loads' miss ratios)."""
+def _first_reader(loop: ScopeNode, miss, lockstep=True):
+    """The chance an unpipelined trip waits DRAM's latency: that it first reads one of its tiles
+    (memory_parallelism.first_reader_share over its global loads' miss ratios), or, for the
+    first wave's CTAs, which start together, that a co-reader's request of the same tile is
+    pending (tfx.analysis.load_rounds.lockstep_share)."""
     loads = [c for c in loop.load_ops() if c.per_exec]
-    return memory_parallelism.first_reader_share([miss.get(c.id, 1) for c in loads])
+    first = memory_parallelism.first_reader_share([miss.get(c.id, 1) for c in loads])
+    return load_rounds.lockstep_share(first, miss.drifted) if lockstep else first
 
 
 def _compute_one(body: Demand, m: Machine, active_units, warps):
@@ -1865,7 +1869,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         serial_chain = trip_facts.overhead_ns
         if dram_trip is not None:
             # unpipelined (S = 1): chain, round trip and compute in series, DRAM when the trip
-            # first reads one of its tiles (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
+            # first reads one of its tiles or, in the first wave, a co-reader's fill of it is
+            # pending (tfx.analysis.pipeline_depth.unpipelined_cycle_ns, load_rounds.lockstep_share)
             unpiped_cycle = _unpipelined_cycle(
                 _load_rounds(loop, m, warps), m, _first_reader(loop, miss), body.global_loads, fetch,
                 _queue_bytes(body), r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
