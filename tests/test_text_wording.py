@@ -150,3 +150,12 @@ def test_run_names_its_distributions(capsys):
     assert ", seed 3 (A uniform): " in out[0]
     lo, hi = float(out[1].split()[5]), float(out[1].split()[7])   # A in bf16[64, 64] min LO max HI
     assert out[1].split()[0] == "A" and -1 <= lo and hi <= 1
+
+
+def test_sm_dram_share_over_one_sm():
+    """copy at N = 1,024, BLOCK = 1,024: cdiv(1024, 1024) = 1 CTA, so 1 SM pulls the device's
+    4.238 TB/s of DRAM ('over 1 SM pulling'; it read 'over 1 SMs'), more than one SM brings:
+    41 B/cycle x 1.98 GHz = 81.18 GB/s."""
+    line = _details(_analysis("copy", N=1024, BLOCK=1024), "sm dram share")[0]
+    assert line.startswith("4.238 TB/s of DRAM over 1 SM pulling would be 4.238 TB/s each, but one SM brings "
+                           "at most 81.18 GB/s (41 B/cycle x 1.98 GHz)")

@@ -165,7 +165,7 @@ def describe_share(m, active_units) -> str | None:
     share = m.dram_bw_device / active_units
     if share <= cap:
         return None
-    return (f"{BW(m.dram_bw_device)} of DRAM over {int(active_units)} SMs pulling would be {BW(share)} "
+    return (f"{BW(m.dram_bw_device)} of DRAM over {format_counted(int(active_units), 'SM')} pulling would be {BW(share)} "
             f"each, but one SM brings at most {BW(cap)} "
             f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {m.clock_ghz:.2f} GHz): "
             f"the grid reaches {BW(active_units * cap)} of DRAM at most")
