@@ -159,3 +159,14 @@ def test_sm_dram_share_over_one_sm():
     line = _details(_analysis("copy", N=1024, BLOCK=1024), "sm dram share")[0]
     assert line.startswith("4.238 TB/s of DRAM over 1 SM pulling would be 4.238 TB/s each, but one SM brings "
                            "at most 81.18 GB/s (41 B/cycle x 1.98 GHz)")
+
+
+def test_mma_on_one_warp():
+    """gemm at M = 256, N = 128, K = 128 with WARPS = 1: a 128x128x64 mma on 1 warp (it read 'on 1
+    warps'), warps 1 x 1 over M x N; that warp's tile runs (128 / 16) x (128 / 8) x (64 / 16) = 512
+    mma.sync m16n8k16; 2 CTAs on 132 SMs: 1 CTA x 1 warp on the SM's 4 sub-partitions."""
+    a = _analysis("gemm", M=256, N=128, K=128, WARPS=1)
+    assert _details(a, "mma layout")[0].startswith("line 28: 128x128x64 on 1 warp: warp mma (mma.sync m16n8k16), "
+                                                   "warps 1 x 1 over M x N")
+    warp = _details(a, "warp mma")[0]
+    assert "runs 512 mma.sync m16n8k16 bf16" in warp and "; 1 CTA x 1 warp on 4 sub-partitions: " in warp

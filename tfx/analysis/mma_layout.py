@@ -175,7 +175,7 @@ def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     padded = tuple(int(x) for x in (p.m, p.n, p.k))
     real = tuple(int(x) for x in shape)
     pad = "no padding" if padded == real else "padded to {}x{}x{}".format(*padded)
-    text = (f"{real[0]}x{real[1]}x{real[2]} on {int(warps)} warps: {p.path} mma ({inst}{int(p.depth)}), "
+    text = (f"{real[0]}x{real[1]}x{real[2]} on {format_counted(int(warps), 'warp')}: {p.path} mma ({inst}{int(p.depth)}), "
             f"warps {int(p.warps_m)} x {int(p.warps_n)} over M x N, {pad}")
     if rate_flop_per_ns:
         text += (f": 2 x {padded[0]} x {padded[1]} x {padded[2]} = {int(p.flops):,} flop / "
@@ -640,7 +640,7 @@ def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_gh
     round (scalar costs)."""
     busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
     at = (f" = {float(c.cycles):,.1f} cycles / ({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) "
-          f"= {format_time_ns(float(c.warp_ns))}; {format_counted(int(resident), 'CTA')} x {int(warps)} warps on {facts.subpartitions} "
+          f"= {format_time_ns(float(c.warp_ns))}; {format_counted(int(resident), 'CTA')} x {format_counted(int(warps), 'warp')} on {facts.subpartitions} "
           f"sub-partitions: the busiest holds {int(busiest)}, {format_time_ns(float(c.warp_ns * busiest))} a round")
     if c.promoted:
         return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
