@@ -170,3 +170,11 @@ def test_mma_on_one_warp():
                                                    "warps 1 x 1 over M x N")
     warp = _details(a, "warp mma")[0]
     assert "runs 512 mma.sync m16n8k16 bf16" in warp and "; 1 CTA x 1 warp on 4 sub-partitions: " in warp
+
+
+def test_persistent_one_tile_on_one_cta():
+    """persistent_gemm at M = N = 128, K = 64 (BM = 128, BN = 256): cdiv(128, 128) x cdiv(128, 256) =
+    1 output tile, so min(132 SMs, 1) = 1 CTA: '1 tile on 1 CTA is 1 full round: every CTA runs 1
+    tile' (it read '1 tiles on 1 CTAs are 1 full round ... runs 1 tiles')."""
+    line = _details(_analysis("persistent_gemm", M=128, N=128, K=64), "last round")[0]
+    assert line.startswith("line 36: 1 tile on 1 CTA is 1 full round: every CTA runs 1 tile of ")

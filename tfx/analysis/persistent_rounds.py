@@ -124,8 +124,8 @@ def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
     longest = fewest * tile_full + (tile_last if extra else 0)
     mean = float(rounds.mean)
     if not extra:
-        return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full round{_s(fewest)}: every CTA "
-                f"runs {fewest} tiles of {fmt(tile_full)}")
+        return (f"line {rounds.line}: {tiles:,} tile{_s(tiles)} on {ctas} CTA{_s(ctas)} {'is' if tiles == 1 else 'are'} {fewest} full "
+                f"round{_s(fewest)}: every CTA runs {fewest} tile{_s(fewest)} of {fmt(tile_full)}")
     return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full round{_s(fewest)} and a last round "
             f"of {extra} tiles ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
             f"(all {ctas} CTAs pulling) + 1 x {fmt(tile_last)} (only {extra} pulling) = {fmt(longest)}, "
