@@ -5,13 +5,15 @@ windows of tiles that must stay resident in L2 for that reuse to hold.
 
 Public: ``wave_reuse`` (the analysis and the simulator price loads with it) and its result
 ``WaveReuse``, ``kept_across_waves``, ``cross_wave_share``, ``straddle_share``,
-``enclosing_loop``, ``loops_between`` and ``running_share``.
+``enclosing_loop``, ``loops_between`` and ``running_share``; for GROUP_M = 1 readers that drift
+apart (the timing prices their rate gap), ``Drift``, ``rate_classes_apart``, ``drift_refetch``,
+``with_drift`` and ``describe_drift``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
@@ -32,6 +34,7 @@ class WaveReuse(dict):
     walk: tuple | None = None          # (Rounds, W, op id -> (line, tensor, WalkIndex)): a persistent kernel's tile walk
     l2_only: dict = field(default_factory=dict)    # loop id -> share of its trips whose every load the previous wave left
     handoff: Any = None                # what the previous launch stored and left in L2 (launch_handoff's facts)
+    drift: Any = None                  # GROUP_M = 1: the co-readers' Drift facts (drift_refetch), None where none
 
     @classmethod
     def of(cls, ratios, **fields) -> "WaveReuse":
@@ -54,6 +57,76 @@ def kept_across_waves(distance, room):
     limits"."""
     fits = distance <= room
     return where(fits, 1, 0) if is_array(fits) else (1 if fits else 0)
+
+
+class Drift(NamedTuple):
+    """A row-major launch's facts for the re-fetch of its column tiles' (B's) shared re-reads
+    whose readers drift apart (``drift_refetch``); the timing gives the rest (``delta``)."""
+    ops: frozenset      # the loads whose window depends only on the column coordinate
+    P: Any              # the share of co-reader pairs in different rate classes (rate_classes_apart)
+    W: Any              # the wave's CTAs
+    units: Any          # the SMs
+    loop_bytes: Any     # the wave's loop of distinct bytes (``cross_window``)
+    room: Any           # the L2 room (capacity / partitions)
+
+
+def rate_classes_apart(W, units):
+    """The share of pairs of a wave's CTAs, drawn apart (GROUP_M = 1 co-readers sit g1 launch
+    positions apart, on unrelated SMs: calibration/h200/measured/cta_timeline), that run in
+    different rate classes. The dispatcher hands the W CTAs to the ``units`` SMs round after
+    round, q = W // units on every SM and one more on rem = W mod units of them; a CTA's rate
+    follows its SM's count and its slot there (the warps of older CTAs issue first), so the
+    classes are (q + 1 CTAs, slot j), rem CTAs each, and (q CTAs, slot j), units - rem each:
+    1 - sum over the classes of (CTAs in it / W)^2. One wave of 224 on 132 SMs: q = 1, rem = 92,
+    1 - (92^2 + 92^2 + 40^2) / 224^2 = 0.631; b on every SM 1 - 1 / b; one an SM 0."""
+    q = W // units
+    rem = W - q * units
+    return 1 - (rem * rem * (q + 1) + (units - rem) ** 2 * q) / (W * W)
+
+
+def drift_refetch(P, delta, loop_bytes, room):
+    """The share of the lock step's shared re-reads of a column tile (B) that DRAM delivers
+    again because its readers drift apart: P x max(0, 1 - room / (delta x loop_bytes))
+    (docs/analysis.md, "GROUP_M = 1: readers that drift apart"). Two co-readers in different
+    rate classes (``P``) run at rates up to ``delta`` apart (the share by which a CTA's rate
+    falls with the CTAs that share its SM: 1 - a lone CTA's time / one of b's, from the timing);
+    after t of the loop the slower lags by delta x t. The byte waits in L2 while the machine
+    streams the wave's loop (``loop_bytes`` over the loop's time T), so it is gone once the lag
+    passes L = T x room / loop_bytes: over the share 1 - L / (delta T) of the loop, T cancels.
+    0 where delta is 0 (the CTAs' rate does not depend on their SM's load)."""
+    lost = emax(1 - room / emax(delta * loop_bytes, 1e-30), 0)
+    return P * lost
+
+
+def with_drift(info: "WaveReuse", share) -> "WaveReuse":
+    """``info`` with its drift ops' DRAM share v raised by ``share`` of the rest: v + share x
+    (1 - v) (the shared re-reads the drift fetches again); the wave facts kept."""
+    ops = info.drift.ops
+    ratios = {k: (v + share * (1 - v) if k in ops else v) for k, v in info.items()}
+    return WaveReuse.of(ratios, window=info.window, cross_window=info.cross_window, cross=info.cross,
+                        cross_how=info.cross_how, walk=info.walk, l2_only=info.l2_only,
+                        handoff=info.handoff, drift=info.drift)
+
+
+def describe_drift(facts: Drift, rate, fmt_ns) -> str:
+    """The breakdown's line for the drift re-fetch (``drift_refetch``): the rate classes, the
+    rate gap from the timing (``rate``: performance.DriftRate), the room against the wave's
+    loop, the share."""
+    W, units, P = int(facts.W), int(facts.units), float(facts.P)
+    q = W // units
+    rem = W - q * units
+    b = int(rate.b)
+    classes = (f"{rem} SMs hold {q + 1} CTAs, {units - rem} hold {q}" if rem and q else
+               f"{rem} SMs hold 1 CTA" if rem else f"every SM holds {q} CTAs")
+    loop, room = float(facts.loop_bytes), float(facts.room)
+    delta = float(rate.delta)
+    return (f"GROUP_M = 1: a column tile's co-readers sit on unrelated SMs and drift apart; {classes}: "
+            f"{P * 100:.1f}% of the pairs run in different rate classes (CTAs an SM, slot); a CTA alone "
+            f"on its SM takes {fmt_ns(float(rate.lone_ns))}, one of {b} on an SM {fmt_ns(float(rate.shared_ns))}: "
+            f"rates {delta * 100:.1f}% apart; a re-read finds its byte in L2 while the lag is under the room "
+            f"over the wave's loop ({formula_bytes(room)} / {formula_bytes(loop)} = {room / loop:.3f} of the "
+            f"loop): {P:.3f} x (1 - {room / loop:.3f} / {delta:.3f}) = {float(rate.share) * 100:.1f}% of the "
+            f"shared re-reads come from DRAM again")
 
 
 def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
@@ -137,6 +210,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         # W consecutive tiles, and a load that reads t, not sm, follows t's order (tile_walk)
         rounds = persistent_rounds.find(mesh, env) if len(coords) == 1 else None
         walked = {}
+        drift_ops = set()  # loads of the column's tile (B), whose co-readers sit g1 positions apart
         per_op = {}
         exact = {}        # op id -> its first touches over the whole launch, exactly (row-major order)
         cross = {}
@@ -172,6 +246,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             elif len(coords) >= 2 and used == [coords[1]]:
                 distinct, kind = cols, order["col"]
                 first = where(row_major, launch_cols, _share(cols, W))
+                drift_ops.add(node.id)
             elif not used:
                 distinct, kind = 1, (True, ("same", 1, total), None)
             else:
@@ -233,10 +308,26 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                 loop = enclosing_loop(mesh, node)
                 if loop is not None:
                     l2_only[loop.id] = l2_only.get(loop.id, 1) * cross[node.id]
+        # GROUP_M = 1: the co-readers of a column's tile sit g1 launch positions apart, on
+        # unrelated SMs, and drift apart (the timing prices the share: drift_refetch); group-M
+        # co-readers share a dispatch pair and do not
+        # in a pipelined loop (an unpipelined trip waits its own loads: a reader that falls behind
+        # waits the L2 round trip where the first reader waited DRAM's, and catches up)
+        drift = None
+        if drift_ops and (is_array(row_major) or row_major):
+            loops = [enclosing_loop(mesh, n) for n in mesh.walk() if n.id in drift_ops]
+            piped = 1
+            for loop in loops:
+                stages = loop.stages if loop is not None and loop.stages is not None else 1
+                piped = piped * (where(stages >= 2, 1, 0) if is_array(stages) else (1 if stages >= 2 else 0))
+            P = rate_classes_apart(W, units) * piped
+            P = where(row_major, P, 0) if is_array(row_major) else P
+            if is_array(P) or P:
+                drift = Drift(frozenset(drift_ops), P, W, units, cross_window, room)
         out[mesh.id] = WaveReuse.of(per_op, window=(window, l2.capacity),
                                     cross_window=(cross_window, room, partitions), cross=cross,
                                     cross_how=how, walk=(rounds, W, walked) if walked else None,
-                                    l2_only=l2_only)
+                                    l2_only=l2_only, drift=drift)
     # reads of what the previous launch stored and left in L2 (tfx.analysis.launch_handoff)
     meshes = [c for c in root.children if c.kind == "mesh"]
     for mesh_id, (ops, facts) in launch_handoff.handoff(meshes, units, blocks, l2.capacity / partitions).items():

@@ -66,6 +66,7 @@ class LaunchMiss(dict):
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
+    lone_draw: Any = None                         # CTAs a SM drawing DRAM for a lone CTA's pricing (the wave's), else None
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -111,6 +112,7 @@ class LaunchTime:
     l2_hit_ratio: Any
     terms: list = field(default_factory=list)
     bound_by: Any = None   # the bound engine by the roofline's names (tfx.analysis.roofline.BOUNDS)
+    drift: Any = None      # DriftRate where GROUP_M = 1 readers drift apart (predict prices the launch again with its share)
 
 
 class SpillInfo(NamedTuple):
@@ -226,6 +228,14 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
     for mesh in meshes:
         lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, wave_info,
                           spill_bytes_per_thread, codegen)
+        if lt.drift is not None:
+            # GROUP_M = 1 readers that drift apart: their share fetched again, priced again
+            # with it (l2_reuse.drift_refetch; the rate gap from the first pricing, whose
+            # lock-step bytes it keeps: the re-fetch is not fed back into the gap)
+            again = dict(wave_info)
+            again[mesh.id] = l2_reuse.with_drift(wave_info[mesh.id], lt.drift.share)
+            lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, again,
+                              spill_bytes_per_thread, codegen, drift_rate=lt.drift)
         launches.append(lt)
         total = total + lt.total_ns
         terms.extend(lt.terms)
@@ -244,8 +254,19 @@ def unit_mesh(mesh: ScopeNode, profile) -> ScopeNode:
         node = inner[0]
 
 
+class DriftRate(NamedTuple):
+    """What the GROUP_M = 1 drift term took from the timing (l2_reuse.drift_refetch)."""
+    lone_ns: Any        # a CTA alone on an SM: the SM's device share to itself, its loads queued behind the wave's draw
+    shared_ns: Any      # one of the b CTAs an SM holds (the wave's batch)
+    b: Any              # CTAs an SM (the wave's batch)
+    delta: Any          # 1 - lone_ns / shared_ns, at least 0
+    share: Any          # the share of the shared re-reads fetched again
+
+
 def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-                 spill_bytes_per_thread=0, codegen=None) -> LaunchTime:
+                 spill_bytes_per_thread=0, codegen=None, drift_rate=None) -> LaunchTime:
+    """One launch's time; ``drift_rate``: the DriftRate of its first pricing, where its column
+    tiles' shared re-reads are already raised by it (``predict``): described, not priced again."""
     unit_node = unit_mesh(mesh, profile)
     m = Machine(profile, unit_node.level, codegen)
     positions = unit_node.execs
@@ -539,7 +560,37 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         line = launch_handoff.describe(handed, lambda b: format_bytes(float(b))) if handed else None
         if line:
             lt.terms.append(Term("l2 hand-off", 0, line + " (included in the waves above)"))
+        if drift_rate is not None and reuse.drift is not None and float(drift_rate.share) > 0:
+            lt.terms.append(Term("l2 drift", 0, l2_reuse.describe_drift(reuse.drift, drift_rate, format_time_ns)
+                                 + " (included in the waves above)"))
+    if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
+        # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
+        # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
+        # pricing of one CTA alone on an SM, which has the SM's share of the device's DRAM and L2
+        # to itself while its loads queue behind the wave's whole draw (calibration/h200/measured/
+        # cta_timeline: a lone CTA 139.6 us against one of two 173.2; cta_timeline_s12b: 188.4
+        # against 190.8 where every CTA waits its loads' round trip)
+        full = full_waves > 0
+        b = where(full, resident, emax(r_tail, 1)) if is_array(full) else (resident if full else emax(r_tail, 1))
+        active = where(full, units, emax(active_tail, 1)) if is_array(full) else (units if full else emax(active_tail, 1))
+        drawing = where(full, slots, emax(tail, 1)) if is_array(full) else (slots if full else emax(tail, 1))
+        shared = where(full, t_full, t_tail) if is_array(full) else (t_full if full else t_tail)
+        miss.lone_draw = memory_parallelism.drawing_per_unit(drawing, b, active)
+        lone, _, _ = drawn_batch(1, active, drawing)
+        miss.lone_draw = None
+        delta = emax(1 - lone / emax(shared, 1e-30), 0)
+        share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
+        if bool((share > 0).any()) if is_array(share) else share > 0:
+            lt.drift = DriftRate(lone, shared, b, delta, share)
+    elif drift_rate is not None:
+        lt.drift = drift_rate     # priced with it (predict)
     return lt
+
+
+def _drift_possible(facts) -> bool:
+    """Whether the drift re-fetch can be above 0 anywhere: at the largest rate gap (delta = 1)."""
+    most = l2_reuse.drift_refetch(facts.P, 1, facts.loop_bytes, facts.room)
+    return bool((most > 0).any()) if is_array(most) else most > 0
 
 
 def _drifted_life(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, lives):
@@ -1692,6 +1743,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         spill_alone = None        # no spilled mma state in series with the trip
     # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
     r_draw = memory_parallelism.drawing_per_unit(miss.drawing, r, active_units)
+    if miss.lone_draw is not None:
+        r_draw = miss.lone_draw   # a lone CTA's loads queue behind its wave's draw (_launch_time's drift)
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
