@@ -113,6 +113,8 @@ class LaunchTime:
     terms: list = field(default_factory=list)
     bound_by: Any = None   # the bound engine by the roofline's names (tfx.analysis.roofline.BOUNDS)
     drift: Any = None      # DriftRate where GROUP_M = 1 readers drift apart (predict prices the launch again with its share)
+    reuse: Any = None      # the l2_reuse.WaveReuse this launch was priced with (the drift's re-fetch included):
+                           # the one the simulator lowers its loads with
 
 
 class SpillInfo(NamedTuple):
@@ -443,7 +445,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
-                    bound_by=bound_by)
+                    bound_by=bound_by, reuse=reuse)
     if not is_array(total):
         unit = "CTA" if profile.kind == "gpu" else level_noun(unit_node.level)
         lt.terms = [

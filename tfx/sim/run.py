@@ -15,15 +15,10 @@ from tfx.sim.result import LaunchSim, SimResult, Timeline
 
 
 def _wave_miss(analysis):
-    """The analysis' L2 miss ratio per load op (first touches in a wave), per launch."""
-    from tfx.analysis.l2_reuse import wave_reuse
-    blocks = 1
-    if analysis.occupancy is not None:
-        blocks = max(int(analysis.occupancy.blocks_per_sm), 1)
-    try:
-        return wave_reuse(analysis.root, analysis.kernel, analysis.params, analysis.profile, blocks)
-    except Exception:  # pragma: no cover - the analysis computed it once already
-        return {}
+    """The L2 miss ratio per load op (first touches in a wave) each launch was priced with,
+    by launch: the analysis' own (``LaunchTime.reuse``, the GROUP_M = 1 drift's re-fetch
+    included), so that the simulation and the prediction read one set of ratios."""
+    return {lt.scope: lt.reuse for lt in analysis.launches if getattr(lt, "reuse", None) is not None}
 
 
 # Work items (commands, and the ops composites stream) one simulate may process unless
