@@ -4,6 +4,7 @@
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_cta_timeline.py OUTDIR
     PYTHONUNBUFFERED=1 CTA_SET=s12b python3 bench/h200/measure_cta_timeline.py OUTDIR   (drift12's rows)
+    PYTHONUNBUFFERED=1 CTA_SET=s13 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift13's 1-stage rows)
 
 A physical fact for the L2-reuse model. groupm12 (docs/analysis.md, "Not modelled: GROUP_M = 1
 and the lock step's limits") found that the readers of one B tile in a GROUP_M = 1 launch fetch
@@ -40,6 +41,10 @@ if os.environ.get("CTA_SET") == "s12b":
                                  ("fp8", 4096, 14336, 8192, 64, 256, 128, 4, 2), ("fp8", 128, 28672, 4096, 32, 128, 64, 2, 4)]
                for g in (1, 8)]
 
+if os.environ.get("CTA_SET") == "s13":
+    # drift13's request: run14's 1-stage G1 rows (does a 1-stage reader that falls behind catch up?)
+    CONFIGS = [(*c, g) for c in [("bf16", 128, 28672, 14336, 16, 256, 32, 2, 1),
+                                 ("fp8", 128, 14336, 14336, 16, 64, 64, 2, 1)] for g in (1, 8)]
 
 def kernels():
     import triton

@@ -78,6 +78,13 @@ if os.environ.get("L2_SET") == "s12b":
         ("gemm_fp8", 128, 8192, 28672, 64, 64, 64, 8, 3), ("gemm", 64, 14336, 8192, 16, 256, 64, 2, 3),
         ("gemm_fp8", 4096, 14336, 8192, 64, 256, 128, 4, 2), ("gemm_fp8", 128, 28672, 4096, 32, 128, 64, 2, 4),
         ("gemm", 128, 28672, 8192, 64, 256, 32, 8, 5)] for g in (1, 8)]
+if os.environ.get("L2_SET") == "s13":
+    # drift13's request (docs/analysis.md, "GROUP_M = 1: readers that drift apart"): the term
+    # applies to pipelined loops only; run14's 1-stage G1 rows it would have over-counted, each
+    # beside its G8 twin, decide whether a 1-stage reader that falls behind catches up on L2 hits
+    CONFIGS = [(kind, *c, g) for kind, *c in [
+        ("gemm", 128, 28672, 14336, 16, 256, 32, 2, 1), ("gemm_fp8", 128, 14336, 14336, 16, 64, 64, 2, 1)]
+        for g in (1, 8)]
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
            "status"]
