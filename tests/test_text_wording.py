@@ -178,3 +178,12 @@ def test_persistent_one_tile_on_one_cta():
     tile' (it read '1 tiles on 1 CTAs are 1 full round ... runs 1 tiles')."""
     line = _details(_analysis("persistent_gemm", M=128, N=128, K=64), "last round")[0]
     assert line.startswith("line 36: 1 tile on 1 CTA is 1 full round: every CTA runs 1 tile of ")
+
+
+def test_occupancy_table_one_warp(capsys):
+    """tfx occupancy at 32 threads a CTA: 32 / 32 threads a warp = 1 warp a CTA ('one CTA uses'
+    read '1 warps')."""
+    from tfx.cli.main import main
+    assert main(["occupancy", "--threads", "32", "--regs", "64"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("warps "))
+    assert "│ 1 warp " in row and "1 warps" not in row

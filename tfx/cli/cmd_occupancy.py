@@ -24,6 +24,7 @@ from tfx.analysis.occupancy import (
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError, argument_error
 from tfx.bundled import DEFAULT_PROFILE
+from tfx.present import formatting as fmt
 
 CSV_REQUIRED = ("threads", "regs", "smem")
 CSV_OPTIONAL = ("static_smem",)
@@ -126,8 +127,8 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
         return
 
     uses = {
-        "threads": f"{res.threads:,} threads",
-        "warps": f"{occ.warps_per_cta} warps",
+        "threads": fmt.counted(res.threads, "thread"),
+        "warps": fmt.counted(occ.warps_per_cta, "warp"),
         "blocks": "1 CTA",
         "registers": f"{res.regs_per_thread}/thread = {occ.regs_per_warp_alloc:,}/warp",
         "shared memory": f"{res.smem_per_cta:,} B + {lim.reserved_smem_per_block:,} reserved "
