@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import load_trip, memory_parallelism
 from tfx.analysis.numbers import emax, is_array, where
-from tfx.hw.units import format_time_ns as T, formula_bytes as B, formula_rate as BW
+from tfx.hw.units import format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
 class StreamFacts(NamedTuple):
@@ -458,7 +458,7 @@ def describe_chain(line, chain: TripChain, r) -> str:
             f"softmax {float(c.softmax_cycles):,.0f} + bookkeeping, barriers and copies {float(c.overhead_cycles):,.0f} "
             f"= {float(c.warp_cycles):,.0f} cycles, plus the warps' shared-memory reads at the port "
             f"{float(c.port_cycles):,.0f} cycles ({B(c.smem_read_bytes)} a warp): one CTA's trip "
-            f"{T(float(c.ns))} at {float(c.clock_ghz):g} GHz"
+            f"{T(float(c.ns))} at {formula_frequency(c.clock_ghz)}"
             + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
                f"cycles of the other CTAs' reads and tile writes at the port) = {T(float(c.ns) + extra)} a round"
                if rr > 1 else ""))

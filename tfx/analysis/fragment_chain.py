@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import is_array
+from tfx.hw.units import formula_frequency
 
 
 class Chain(NamedTuple):
@@ -100,7 +101,7 @@ def describe(c: Chain, fmt) -> str:
     return (f"; each warp's fragments chain (ptxas loads them into registers an earlier mma still reads: "
             f"tfx.analysis.fragment_chain): {float(c.ldsm):g} ldmatrix x {float(c.ldsm_cycles):g} + "
             f"{float(c.mma):g} mma x {float(c.mma_cycles):g} cycles = "
-            f"{float(c.ldsm * c.ldsm_cycles + c.mma * c.mma_cycles):g} cycles / {float(c.ghz):.3f} GHz = "
+            f"{float(c.ldsm * c.ldsm_cycles + c.mma * c.mma_cycles):g} cycles / {formula_frequency(c.ghz)} = "
             f"{fmt(c.ns)} a trip, its own time at the least")
 
 

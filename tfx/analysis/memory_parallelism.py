@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emin, is_array
-from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -167,7 +167,7 @@ def describe_share(m, active_units) -> str | None:
         return None
     return (f"{BW(m.dram_bw_device)} of DRAM over {format_counted(int(active_units), 'SM')} pulling would be {BW(share)} "
             f"each, but one SM brings at most {BW(cap)} "
-            f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {m.clock_ghz:.2f} GHz): "
+            f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {formula_frequency(m.clock_ghz)}): "
             f"the grid reaches {BW(active_units * cap)} of DRAM at most")
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, ratio, where
-from tfx.hw.units import format_counted, format_time_ns, formula_flop_rate
+from tfx.hw.units import format_counted, format_time_ns, formula_flop_rate, formula_frequency
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 # How a dot is chained to another (counting's ``mma_chained``): FEEDS, its result is read by
@@ -191,7 +191,7 @@ def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key) -> str:
     0.74 / 2; calibration/h200/measured/fp8_rate) = 11,354.1 flop/ns, written 11.35 TFLOP/s
     (tfx.hw.units.formula_flop_rate; docs/analysis.md section 8)."""
     peak = per_cycle * clock_ghz
-    return (f"{dtype} on the tensor cores: {per_cycle:,.0f} flop/cycle x {clock_ghz:g} GHz = "
+    return (f"{dtype} on the tensor cores: {per_cycle:,.0f} flop/cycle x {formula_frequency(clock_ghz)} = "
             f"{formula_flop_rate(peak)} per SM at peak x {fraction:.3f} sustained ({key}) = "
             f"{formula_flop_rate(peak * fraction)}")
 
@@ -639,7 +639,7 @@ def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_gh
     """One line: one warp's mma.sync work on its sub-partition and the busiest sub-partition's
     round (scalar costs)."""
     busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
-    at = (f" = {float(c.cycles):,.1f} cycles / ({float(clock_ghz):g} GHz x {float(facts.clock_fraction):g}) "
+    at = (f" = {float(c.cycles):,.1f} cycles / ({formula_frequency(clock_ghz)} x {float(facts.clock_fraction):g}) "
           f"= {format_time_ns(float(c.warp_ns))}; {format_counted(int(resident), 'CTA')} x {format_counted(int(warps), 'warp')} on {facts.subpartitions} "
           f"sub-partitions: the busiest holds {int(busiest)}, {format_time_ns(float(c.warp_ns * busiest))} a round")
     if c.promoted:

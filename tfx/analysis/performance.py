@@ -44,7 +44,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import format_bytes, format_count, format_counted, format_time_ns, formula_rate, level_noun
+from tfx.hw.units import format_bytes, format_count, format_counted, format_time_ns, formula_frequency, formula_rate, level_noun
 
 @dataclass(eq=False, repr=False)
 class LaunchMiss(dict):
@@ -785,7 +785,7 @@ def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
     read = (r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0)
     frac = float(_operand_clock_fraction(c, m, warps))
     rate = bw * frac
-    at = (f"{float(read):,.0f} B / ({bw / m.clock_ghz:g} B/cycle x {m.clock_ghz:g} GHz x {frac:g} under warp mma = "
+    at = (f"{float(read):,.0f} B / ({bw / m.clock_ghz:g} B/cycle x {formula_frequency(m.clock_ghz)} x {frac:g} under warp mma = "
           f"{formula_rate(rate)})" if frac != 1 else f"{float(read):,.0f} B / {formula_rate(bw)}")
     port = float(read) / rate
     return [Term("operand reads", 0, f"line {c.line}: " + mma_layout.describe_reads(r, c.per_exec_shape, shared)

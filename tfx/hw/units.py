@@ -218,6 +218,14 @@ def format_frequency(hz: float) -> str:
     return f"{scaled:.2f} {name}"
 
 
+def formula_frequency(cycles_per_ns: float) -> str:
+    """A clock in cycles/ns (GHz), the unit the analysis computes in, inside a breakdown formula,
+    as every frequency is shown: Hz with decimal prefixes and ``FORMULA_DIGITS`` significant
+    digits, as formula_rate writes B/ns: ``1.98`` -> ``"1.98 GHz"``, ``1.98 x 0.907 = 1.79586``
+    -> ``"1.796 GHz"``."""
+    return _shown(float(cycles_per_ns) * 1e9, 1000, ("Hz", "kHz", "MHz", "GHz"), FORMULA_DIGITS)
+
+
 _FLOP_RATES = ("flop/s", "KFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s")
 
 
