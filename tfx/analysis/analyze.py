@@ -292,8 +292,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                           f"compiled for occupancy={b.hint} ({budget['threads']} threads, {budget['regs']} regs, "
                           f"{budget['smem'] + budget['static_smem']:,} B smem: "
                           f"{format_counted(hinted.metrics['occupancy.blocks_per_sm'], 'CTA/SM', 'CTAs/SM')}) it would take "
-                          f"{format_time_ns(float(new_ns))}, {float(old_ns) / float(new_ns):.2f}x "
-                          f"{'faster' if new_ns < old_ns else 'slower'}"))
+                          f"{format_time_ns(float(new_ns))}, {_hint_change(float(old_ns), float(new_ns))}"))
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)
     gap = None if vector else roofline_gap.attribute(launches, metrics["performance.predicted_ns"],
                                                      metrics["roofline.ideal_ns"])
@@ -302,6 +301,16 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
                     codegen=codegens.priced_name(cg, profile))
+
+
+def _hint_change(old_ns: float, new_ns: float) -> str:
+    """How the hinted build compares, the larger time over the smaller: ``100, 80`` -> ``"1.25x
+    faster"``, ``100, 125`` -> ``"1.25x slower"``; a change that rounds to 1.00x reads ``"no
+    faster"`` (the hint changes nothing a person can read)."""
+    ratio = f"{max(old_ns, new_ns) / min(old_ns, new_ns):.2f}" if min(old_ns, new_ns) > 0 else None
+    if ratio is None or ratio == "1.00":
+        return "no faster"
+    return f"{ratio}x {'faster' if new_ns < old_ns else 'slower'}"
 
 
 def tensors_touched(node: ScopeNode) -> set[str]:

@@ -430,7 +430,7 @@ def describe_cross(info: WaveReuse) -> list[str]:
         if kind == "fast":
             distinct = min(W, period)
             raw = max(distinct - max(period - W, 0), 0) / distinct
-            formula = (f"an index that wraps every {format_counted(period, 'position')}: the previous {W} positions read "
+            formula = (f"an index that wraps every {format_counted(period, 'position')}: the previous {format_counted(W, 'position')} read "
                        f"max(0, min({W}, {period}) - max(0, {period} - {W})) / {distinct} = {raw * 100:.1f}% of its tiles")
         else:
             raw = 1.0 if span <= period else straddle_share(W, period)

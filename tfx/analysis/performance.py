@@ -515,7 +515,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     f"{float(share) * 100:.1f}% of the CTA's register bytes)")
                    if not is_array(share) and share != spill.fraction else "")
                 + f"; working set {format_bytes(float(local.working_set))} "
-                f"per SM ({on_sm} CTAs x {threads} threads) vs {where_l1}: served from {local.level} at "
+                f"per SM ({format_counted(on_sm, 'CTA')} x {format_counted(threads, 'thread')}) vs {where_l1}: served from {local.level} at "
                 f"{formula_rate(local.bytes_per_ns)} per SM"
                 + (f", {local_parallelism.describe_bound(local_bound)}"
                    if local_bound is not None and not is_array(local_bound.bytes_per_ns) and local_bound.bound else "")

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, emin, is_array
-from tfx.hw.units import formula_bytes
+from tfx.hw.units import format_counted as N, formula_bytes
 from tfx.ir.expr import BinOp, Call, Expr, Name, Neg, Read
 from tfx.ir.nodes import Window
 
@@ -171,8 +171,8 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         n = min(W, P)
         F, rest = tiles // W, tiles % W
         visits = int(fast_visits(tiles, W, P))
-        return (f"line {line}: {tensor} follows {index.text} (wraps every {P:,} tiles): a round of {W} "
-                f"consecutive tiles reads min({W}, {P:,}) = {n:,} distinct tiles, {n:,} / {W} = "
+        return (f"line {line}: {tensor} follows {index.text} (wraps every {N(P, 'tile')}): a round of "
+                f"{N(W, 'consecutive tile')} reads min({W}, {P:,}) = {N(n, 'distinct tile')}, {n:,} / {W} = "
                 f"{n / W * 100:.1f}% of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
                 f"({F:,} x {n:,}{f' + {min(rest, P):,}' if rest else ''}) / {tiles:,} = "
                 f"{visits / tiles * 100:.1f}%")
@@ -185,19 +185,19 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         cap = "" if n == mean else f", at most the walk's {rows:,}"
         F, rest = tiles // W, tiles % W
         visits = int(slow_visits(tiles, W, P))
-        return (f"line {line}: {tensor} follows {index.text} (advances every {P:,} tiles): a round of {W} "
-                f"consecutive tiles starts a multiple of gcd({W}, {P:,}) = {d} tiles into a value and spans "
+        return (f"line {line}: {tensor} follows {index.text} (advances every {N(P, 'tile')}): a round of "
+                f"{N(W, 'consecutive tile')} starts a multiple of gcd({W}, {P:,}) = {N(d, 'tile')} into a value and spans "
                 f"({W} + {P:,} - {d}) / {P:,} = {mean:.2f} values on average{cap}: {n:.2f} distinct tiles, "
                 f"{n:.2f} / {W} = {n / W * 100:.1f}% of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
-                f"{visits:,} values / {tiles:,} = {visits / tiles * 100:.1f}%")
-    return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {W} tiles is its own, "
+                f"{N(visits, 'value')} / {tiles:,} = {visits / tiles * 100:.1f}%")
+    return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {N(W, 'tile')} is its own, "
             f"every read from DRAM")
 
 
 def _over_walk(F, rest, tiles) -> str:
     """The clause naming the walk's rounds for the exact count (slow_visits / fast_visits)."""
-    last = f" and a last one of {rest:,} tiles" if rest else ""
-    return f"counted over the walk's {F:,} full rounds{last}"
+    last = f" and a last one of {N(rest, 'tile')}" if rest else ""
+    return f"counted over the walk's {N(F, 'full round')}{last}"
 
 
 def header(rounds, W) -> str:
