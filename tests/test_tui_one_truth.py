@@ -104,7 +104,7 @@ def test_the_header_names_the_bound_of_the_predicted_time(capsys):
     from tfx.cli.main import main
     assert main(["simulate", "kernels/rmsnorm.tile", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)["analysis"]
-    assert (cli["predicted_bound_by"], cli["roofline_bound_by"]) == ("latency", "dram")
+    assert (cli["performance.bound_by"], cli["roofline.bound_by"]) == ("latency", "dram")
 
     async def go():
         app = make_app(kernel="kernels/rmsnorm.tile")

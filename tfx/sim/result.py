@@ -206,7 +206,9 @@ class SimResult:
     def comparison(self) -> dict:
         """The analysis' times beside the simulation's, and the gap to the prediction with
         the stall kinds behind it (``gap_stalls``: every kind with stall time, its share;
-        empty when the simulation equals the prediction)."""
+        empty when the simulation equals the prediction). The bounds carry the names of
+        ``tfx analyze --json``'s metrics (``roofline.bound_by``, ``performance.bound_by``,
+        ``performance.bound_engine``), so one key reads the same fact in either output."""
         m = self.analysis.metrics
         pred = _plain(m.get("performance.predicted_ns"))
         ideal = _plain(m.get("roofline.ideal_ns"))
@@ -214,9 +216,9 @@ class SimResult:
         return {
             "predicted_ns": pred,
             "roofline_ideal_ns": ideal,
-            "roofline_bound_by": m.get("roofline.bound_by"),
-            "predicted_bound_by": m.get("performance.bound_by"),
-            "analysis_bound_engine": m.get("performance.bound_engine"),
+            "roofline.bound_by": m.get("roofline.bound_by"),
+            "performance.bound_by": m.get("performance.bound_by"),
+            "performance.bound_engine": m.get("performance.bound_engine"),
             "sim_over_predicted": self.makespan_ns / pred if pred else None,
             "sim_over_roofline": self.makespan_ns / ideal if ideal else None,
             "gap_ns": gap,
