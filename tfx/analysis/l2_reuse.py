@@ -116,8 +116,10 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
     q = W // units
     rem = W - q * units
     b = int(rate.b)
-    classes = (f"{rem} SMs hold {q + 1} CTAs, {units - rem} hold {q}" if rem and q else
-               f"{rem} SMs hold 1 CTA" if rem else f"every SM holds {q} CTAs")
+    hold = "holds" if rem == 1 else "hold"
+    classes = (f"{format_counted(rem, 'SM')} {hold} {format_counted(q + 1, 'CTA')}, {units - rem} "
+               f"{'holds' if units - rem == 1 else 'hold'} {q}" if rem and q else
+               f"{format_counted(rem, 'SM')} {hold} 1 CTA" if rem else f"every SM holds {format_counted(q, 'CTA')}")
     loop, room = float(facts.loop_bytes), float(facts.room)
     delta = float(rate.delta)
     return (f"GROUP_M = 1: a column tile's co-readers sit on unrelated SMs and drift apart; {classes}: "

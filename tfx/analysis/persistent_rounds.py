@@ -127,6 +127,6 @@ def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
         return (f"line {rounds.line}: {tiles:,} tile{_s(tiles)} on {ctas} CTA{_s(ctas)} {'is' if tiles == 1 else 'are'} {fewest} full "
                 f"round{_s(fewest)}: every CTA runs {fewest} tile{_s(fewest)} of {fmt(tile_full)}")
     return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full round{_s(fewest)} and a last round "
-            f"of {extra} tiles ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
+            f"of {extra} tile{_s(extra)} ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
             f"(all {ctas} CTAs pulling) + 1 x {fmt(tile_last)} (only {extra} pulling) = {fmt(longest)}, "
             f"against the mean CTA's {mean:.4g} x {fmt(tile_full)} = {fmt(mean * tile_full)}")

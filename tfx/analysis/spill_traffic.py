@@ -48,7 +48,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, emin, is_array, where
-from tfx.hw.units import format_time_ns, formula_bytes, formula_rate
+from tfx.hw.units import format_counted, format_time_ns, formula_bytes, formula_rate
 
 WORD = 4                 # bytes of one register (Triton's n_spills counts 4-byte words)
 K_STEP = 16              # the warp mma's K per instruction (m16n8k16 f16/bf16; fp8 promoted to f16)
@@ -144,5 +144,5 @@ def describe(t: SpillTrip, rate_bytes_per_ns, level: str, series=None) -> str:
         return line
     local_ns, rest_ns, resident = series
     return (line + f"; in series with the rest of the trip (the reloads feed its mma, its results are stored): "
-            f"{resident} CTAs' local traffic {format_time_ns(float(local_ns))} + {format_time_ns(float(rest_ns))} of mma, "
+            f"{format_counted(resident, 'CTA')}' local traffic {format_time_ns(float(local_ns))} + {format_time_ns(float(rest_ns))} of mma, "
             f"shared memory and copies = {format_time_ns(float(local_ns + rest_ns))} a round")

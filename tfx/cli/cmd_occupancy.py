@@ -23,6 +23,7 @@ from tfx.analysis.occupancy import (
 )
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError, argument_error
+from tfx.hw.units import format_counted
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.present import formatting as fmt
 
@@ -170,7 +171,7 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
             parts = [f"max registers/thread {_or_none(b.max_regs_per_thread)}",
                      f"max shared memory/CTA {_or_none(b.max_smem_per_cta, ' B')}",
                      f"max threads/CTA {_or_none(b.max_threads_per_cta)}"]
-            console.print(f"  budget for {occ.hint} CTAs/SM (each with the rest unchanged): "
+            console.print(f"  budget for {format_counted(occ.hint, 'CTA/SM', 'CTAs/SM')} (each with the rest unchanged): "
                           + "; ".join(parts))
 
 

@@ -172,10 +172,10 @@ def _hinted(out: Outcome, module, job: Job, profile, params) -> None:
         budget = compute_occupancy(OccupancyLimits.from_profile(profile), occ.resources, hint).hint_budget
     if budget is None or not budget.reachable:
         out.hint_note = (budget.sentence if budget is not None
-                         else f"no budget lets {hint} CTAs share an SM")
+                         else f"no budget lets {fmt.counted(hint, 'CTA')} share an SM")
         return
     if "threads" in budget.blockers:
-        out.hint_note = (f"{hint} CTAs/SM need fewer threads per CTA, which changes the kernel; "
+        out.hint_note = (f"{fmt.counted(hint, 'CTA/SM', 'CTAs/SM')} need{'s' if hint == 1 else ''} fewer threads per CTA, which changes the kernel; "
                          "not rerun")
         return
     res = {}
