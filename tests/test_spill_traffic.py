@@ -95,7 +95,7 @@ def test_fp8_gemm_spill_trip_in_the_analysis():
     assert len(trip) == 1
     assert "(321 x 8 + 1,239) = 1.949 MB a trip from L2 at 55.76 GB/s" in trip[0].detail   # four digits
     # 34,958.2 + 3,421.2 = 38,379.4 ns, printed in us to two decimals by the one unit policy
-    assert ("1 CTAs' local traffic 34.96 us + 3.42 us of mma, shared memory and copies = 38.38 us a round"
+    assert ("1 CTA's local traffic 34.96 us + 3.42 us of mma, shared memory and copies = 38.38 us a round"
             in trip[0].detail)
     spill = [t for t in a.terms if t.name == "spill"][0]
     local = 1_949_184 / (7360 / 132)

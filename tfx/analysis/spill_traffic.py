@@ -143,6 +143,7 @@ def describe(t: SpillTrip, rate_bytes_per_ns, level: str, series=None) -> str:
     if series is None:
         return line
     local_ns, rest_ns, resident = series
+    whose = format_counted(resident, "CTA's", "CTAs'")     # the possessive, singular at one
     return (line + f"; in series with the rest of the trip (the reloads feed its mma, its results are stored): "
-            f"{format_counted(resident, 'CTA')}' local traffic {format_time_ns(float(local_ns))} + {format_time_ns(float(rest_ns))} of mma, "
+            f"{whose} local traffic {format_time_ns(float(local_ns))} + {format_time_ns(float(rest_ns))} of mma, "
             f"shared memory and copies = {format_time_ns(float(local_ns + rest_ns))} a round")
