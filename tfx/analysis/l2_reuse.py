@@ -79,9 +79,15 @@ def rate_classes_apart(W, units):
     classes are (q + 1 CTAs, slot j), rem CTAs each, and (q CTAs, slot j), units - rem each:
     1 - sum over the classes of (CTAs in it / W)^2. One wave of 224 on 132 SMs: q = 1, rem = 92,
     1 - (92^2 + 92^2 + 40^2) / 224^2 = 0.631; b on every SM 1 - 1 / b; one an SM 0."""
-    q = W // units
-    rem = W - q * units
+    q, rem = _dispatched(W, units)
     return 1 - (rem * rem * (q + 1) + (units - rem) ** 2 * q) / (W * W)
+
+
+def _dispatched(W, units):
+    """(q, rem): the dispatcher's round-robin of W CTAs over ``units`` SMs puts q = W // units
+    on every SM and one more on rem = W mod units of them."""
+    q = W // units
+    return q, W - q * units
 
 
 def drift_refetch(P, delta, loop_bytes, room):
@@ -113,8 +119,7 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
     rate gap from the timing (``rate``: performance.DriftRate), the room against the wave's
     loop, the share."""
     W, units, P = int(facts.W), int(facts.units), float(facts.P)
-    q = W // units
-    rem = W - q * units
+    q, rem = _dispatched(W, units)
     b = int(rate.b)
     hold = "holds" if rem == 1 else "hold"
     classes = (f"{format_counted(rem, 'SM')} {hold} {format_counted(q + 1, 'CTA')}, {units - rem} "

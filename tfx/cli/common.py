@@ -15,15 +15,21 @@ from tfx.errors import read_text_file, shorten
 WIDE_OUTPUT = 200     # columns of the text written to a pipe or a file
 
 
+def _columns_set() -> int | None:
+    """``$COLUMNS`` where set to a positive whole number, else None."""
+    import os
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
 def output_width() -> int:
     """Columns the text output fits, as ``tfx explore`` decides them: ``$COLUMNS`` where set, the
     terminal's width on a terminal, else ``WIDE_OUTPUT`` (a pipe or a file has no width to fit:
     a table keeps its wide form and a line stays whole)."""
-    import os
     import shutil
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+    columns = _columns_set()
+    if columns is not None:
+        return columns
     if sys.stdout.isatty():
         return shutil.get_terminal_size().columns
     return WIDE_OUTPUT
@@ -33,9 +39,7 @@ def text_width() -> int | None:
     """Columns a line of prose wraps at (tfx.present.layout.wrap): ``output_width()`` where
     ``$COLUMNS`` is set or on a terminal; None for a pipe or a file, where each line stays whole
     (a script greps it) as tables keep their wide form there."""
-    import os
-    columns = os.environ.get("COLUMNS", "")
-    if (columns.isdigit() and int(columns) > 0) or sys.stdout.isatty():
+    if _columns_set() is not None or sys.stdout.isatty():
         return output_width()
     return None
 
