@@ -19,6 +19,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt13 ACC_SEED_OFFSET=1500 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt14 ACC_SEED_OFFSET=1600 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt15 ACC_SEED_OFFSET=1700 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt16 ACC_SEED_OFFSET=1800 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt17 ACC_SEED_OFFSET=1900 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -447,6 +449,48 @@ if SHAPE_SET == "alt15":
                   ((4096, 32768), "heldout")]
     SOFTMAX_SHAPES = [((24576, 4096), "heldout"), ((131072, 1024), "heldout"), ((512, 65536), "heldout"),
                       ((2048, 16384), "heldout")]
+
+
+# ACC_SHAPE_SET=alt16: a seventeenth set (session 14), measured at that session's start before any model change.
+if SHAPE_SET == "alt16":
+    GEMM_BF16_SHAPES = [((6144, 4096, 8192), "heldout"), ((2048, 28672, 4096), "heldout"),
+                        ((16, 14336, 8192), "heldout"), ((32, 4096, 28672), "heldout"),
+                        ((64, 28672, 4096), "heldout"), ((128, 8192, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((8192, 8192, 4096), "heldout"), ((1024, 8192, 28672), "heldout"),
+                       ((16, 4096, 28672), "heldout"), ((32, 28672, 4096), "heldout"),
+                       ((128, 14336, 8192), "heldout")]
+    PERSIST_SHAPES = [((4096, 4096, 8192), "heldout"), ((6144, 14336, 4096), "heldout"),
+                      ((1024, 8192, 8192), "heldout")]
+    ATTN_SHAPES = [((2, 32, 8192, 128, 1), "heldout"), ((8, 32, 1024, 64, 1), "heldout"),
+                   ((1, 16, 32768, 128, 1), "heldout"), ((2, 64, 4096, 64, 0), "heldout"),
+                   ((16, 16, 2048, 128, 0), "heldout")]
+    DECODE_SHAPES = [((16, 32, 8, 8192), "heldout"), ((1, 64, 8, 65536), "heldout"),
+                     ((256, 32, 8, 2048), "heldout"), ((32, 32, 8, 16384), "heldout")]
+    RMS_SHAPES = [((49152, 4096), "heldout"), ((8192, 16384), "heldout"), ((2048, 32768), "heldout"),
+                  ((196608, 1024), "heldout")]
+    SOFTMAX_SHAPES = [((65536, 2048), "heldout"), ((4096, 32768), "heldout"), ((12288, 8192), "heldout"),
+                      ((1024, 16384), "heldout")]
+
+# ACC_SHAPE_SET=alt17: an eighteenth set, written down at session 14's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt17":
+    GEMM_BF16_SHAPES = [((4096, 8192, 14336), "heldout"), ((3072, 14336, 8192), "heldout"),
+                        ((16, 6144, 8192), "heldout"), ((32, 8192, 4096), "heldout"),
+                        ((64, 28672, 8192), "heldout"), ((128, 4096, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((5120, 14336, 4096), "heldout"), ((4096, 8192, 8192), "heldout"),
+                       ((16, 4096, 8192), "heldout"), ((64, 14336, 8192), "heldout"),
+                       ((128, 8192, 28672), "heldout")]
+    PERSIST_SHAPES = [((5120, 8192, 4096), "heldout"), ((2048, 14336, 8192), "heldout"),
+                      ((8192, 8192, 4096), "heldout")]
+    ATTN_SHAPES = [((4, 32, 8192, 64, 1), "heldout"), ((2, 16, 16384, 128, 1), "heldout"),
+                   ((32, 16, 1024, 128, 1), "heldout"), ((4, 16, 8192, 64, 0), "heldout"),
+                   ((2, 32, 8192, 128, 0), "heldout")]
+    DECODE_SHAPES = [((8, 32, 8, 32768), "heldout"), ((128, 64, 8, 1024), "heldout"),
+                     ((16, 64, 8, 4096), "heldout"), ((1, 32, 8, 131072), "heldout")]
+    RMS_SHAPES = [((12288, 8192), "heldout"), ((262144, 1024), "heldout"), ((512, 32768), "heldout"),
+                  ((20480, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((16384, 4096), "heldout"), ((98304, 2048), "heldout"), ((3072, 16384), "heldout"),
+                      ((1536, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
