@@ -10,6 +10,14 @@ their GROUP_M = 8 twins, and two reuse-distance sweeps (grouped G1 at M = 1024 a
 A third (L2_SET=s12b): the GROUP_M = 1 rows drift12's drift term over-counts (fp8 e4m3 with B K-major,
 2-warp CTAs) beside their GROUP_M = 8 twins, and run12's one-wave regret row:
     PYTHONUNBUFFERED=1 L2_SET=s12b python3 bench/h200/measure_l2_groupm.py OUTDIR
+A fourth (L2_SET=s14, bigtile14): the campaign rows whose requested tile bytes pass the profile's L2
+bandwidth (11 TB/s; 65 rows of runs 1-19 at 11.0-13.8 TB/s, predicted +11% / +15% slow), each beside
+its GROUP_M twin, and two L2-bound controls the model prices too fast when its L2 bandwidth is raised;
+two more ncu passes a launch give the L2 sectors the SMs asked for beside those the L2 slices served
+(EXTRA_METRICS: L1TEX's sectors from the crossbar, LTS's sectors from the SMs' TEX units and from
+the other partition's fabric), so that coalescing (fewer sectors at the slices than the SMs asked
+for) and the far partition's fills (more) are told apart:
+    PYTHONUNBUFFERED=1 L2_SET=s14 python3 bench/h200/measure_l2_groupm.py OUTDIR
 
 A physical fact for the L2-reuse model, not held-out rows. gemm11 (session 11, docs/analysis.md)
 found the GROUP_M = 1 launches whose waves span several tile rows 30-35% faster in the model than
@@ -27,7 +35,9 @@ launch (the first compiles).
 Columns (l2_groupm.csv): kernel, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M (persistent: 0),
 NUM_SMS (grouped: 0), measured_ms (do_bench median, no profiler), ncu_ms (gpu__time_duration),
 dram_read_bytes, l2_read_sectors, l2_read_hit_pct, min_bytes (A + B read once: 2 (MK + KN)),
-dram_over_min, status. ncu_raw.txt: ncu's CSV of every child.
+dram_over_min, status, and for L2_SET=s14 one column per EXTRA_METRICS entry (empty where ncu
+does not know the metric: each is its own pass, so a refusal loses only itself). ncu_raw.txt:
+ncu's CSV of every child.
 """
 import csv
 import glob
@@ -85,9 +95,25 @@ if os.environ.get("L2_SET") == "s13":
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm", 128, 28672, 14336, 16, 256, 32, 2, 1), ("gemm_fp8", 128, 14336, 14336, 16, 64, 64, 2, 1)]
         for g in (1, 8)]
+if os.environ.get("L2_SET") == "s14":
+    # bigtile14: rows whose requested bytes pass 11 TB/s at their measured time (run13 fp8
+    # 3072x8192x4096 128x64x128 w4 s3 G1, 12.8 TB/s, priced +28% at the L2 roofline: the regret row;
+    # run4 bf16 3072^3 128x32x64 w4 s4 G1, 13.8; run17 bf16 1024x28672x8192 64x128x128 w4 s4 G8, 13.7;
+    # run18 fp8 2048x4096x28672 128x32x128 w4 s4 G1, 13.3; run19 bf16 6144x4096x8192 128x32x64 w4 s2
+    # G1, 12.8, and 2048x28672x4096 64x256x32 w8 s4 G8, 11.7), each beside its G1 / G8 twin; controls:
+    # run13 bf16 64x14336x8192 32x32x64 w2 s4 G1, an L2-bound row of little co-reading (B read by two
+    # tile rows) that a raised L2 bandwidth prices too fast
+    CONFIGS = [(kind, *c, g) for kind, *c in [
+        ("gemm_fp8", 3072, 8192, 4096, 128, 64, 128, 4, 3), ("gemm", 3072, 3072, 3072, 128, 32, 64, 4, 4),
+        ("gemm", 1024, 28672, 8192, 64, 128, 128, 4, 4), ("gemm_fp8", 2048, 4096, 28672, 128, 32, 128, 4, 4),
+        ("gemm", 6144, 4096, 8192, 128, 32, 64, 4, 2), ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4)]
+        for g in (1, 8)]
+    CONFIGS += [("gemm", 64, 14336, 8192, 32, 32, 64, 2, 4, 1)]
+EXTRA_METRICS = (["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+                  "lts__t_sectors_srcunit_ltcfabric.sum"] if os.environ.get("L2_SET") == "s14" else [])
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
-           "status"]
+           "status"] + [m.split(".")[0] for m in EXTRA_METRICS]
 
 
 def job_of(cfg):
@@ -123,7 +149,7 @@ def find_ncu():
     return None
 
 
-def parse_ncu(text):
+def parse_ncu(text, metrics=None):
     """The metrics of the last data row of ncu's --csv --page raw output (first row names, second units)."""
     lines = [l for l in text.splitlines() if l.startswith('"')]
     if len(lines) < 3:
@@ -131,7 +157,7 @@ def parse_ncu(text):
     rows = list(csv.reader(lines))
     head, units, data = rows[0], rows[1], rows[-1]
     out = {}
-    for m in METRICS:
+    for m in (METRICS if metrics is None else metrics):
         if m in head:
             i = head.index(m)
             v = float(data[i].replace(",", ""))
@@ -187,6 +213,13 @@ def main():
                         row["dram_over_min"] = f"{row['dram_read_bytes'] / row['min_bytes']:.3f}"
                     else:
                         row["status"] = "ncu_failed"
+                    for extra in EXTRA_METRICS:
+                        cmd_x = cmd[:cmd.index("--metrics") + 1] + [extra] + cmd[cmd.index("--metrics") + 2:]
+                        r = subprocess.run(cmd_x, capture_output=True, text=True, timeout=120, cwd=HERE)
+                        raw.write(f"### {cfg} {extra}\n{r.stdout}\n{r.stderr[-2000:]}\n")
+                        mx = parse_ncu(r.stdout, [extra])
+                        if mx and extra in mx:
+                            row[extra.split(".")[0]] = int(mx[extra])
                 else:
                     row["status"] = "no_ncu"
             except Exception as e:  # keep going: one failure must not lose the rest
