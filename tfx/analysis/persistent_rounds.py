@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array, ratio, where
+from tfx.hw.units import format_counted as counted
 
 
 class Rounds(NamedTuple):
@@ -111,10 +112,6 @@ def extra_ns(rounds: Rounds, tile_full, tile_last) -> Any:
     return longest - rounds.mean * tile_full
 
 
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
-
-
 def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
     """The breakdown's line (scalars)."""
     extra = int(rounds.extra)
@@ -124,9 +121,11 @@ def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
     longest = fewest * tile_full + (tile_last if extra else 0)
     mean = float(rounds.mean)
     if not extra:
-        return (f"line {rounds.line}: {tiles:,} tile{_s(tiles)} on {ctas} CTA{_s(ctas)} {'is' if tiles == 1 else 'are'} {fewest} full "
-                f"round{_s(fewest)}: every CTA runs {fewest} tile{_s(fewest)} of {fmt(tile_full)}")
-    return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {fewest} full round{_s(fewest)} and a last round "
-            f"of {extra} tile{_s(extra)} ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
+        return (f"line {rounds.line}: {counted(tiles, 'tile')} on {counted(ctas, 'CTA')} "
+                f"{'is' if tiles == 1 else 'are'} {counted(fewest, 'full round')}: every CTA runs "
+                f"{counted(fewest, 'tile')} of {fmt(tile_full)}")
+    # extra > 0: tiles > ctas >= 2 (tiles mod 1 is 0), so 'tiles' and 'CTAs' are plural here
+    return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {counted(fewest, 'full round')} and a last round "
+            f"of {counted(extra, 'tile')} ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
             f"(all {ctas} CTAs pulling) + 1 x {fmt(tile_last)} (only {extra} pulling) = {fmt(longest)}, "
             f"against the mean CTA's {mean:.4g} x {fmt(tile_full)} = {fmt(mean * tile_full)}")
