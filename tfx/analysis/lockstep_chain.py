@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax
+from tfx.hw.units import format_counted
 
 # the engines of a CTA's compute phase (not its loads', stores' or local memory's)
 COMPUTE_ENGINES = ("tensor", "smem", "vector", "special", "dispatch", "link")
@@ -58,7 +59,7 @@ def lock_step(chain_parts: dict, engines: dict) -> LockStep:
 
 def describe(step: LockStep, r, which: str, fmt) -> str:
     """The breakdown line: the lock-step compute phase with its values."""
-    ctas = "1 CTA" if r == 1 else f"{r} CTAs"
+    ctas = format_counted(r, "CTA")
     return (f"{which}'s CTAs compute together: one CTA's chain, issue {fmt(float(step.issue_one))} + element "
             f"chain beyond it {fmt(float(step.element_excess))} + reductions {fmt(float(step.reduce))} = "
             f"{fmt(float(step.chain))}, against the compute issue of {ctas} per SM {fmt(float(step.issue))}: "

@@ -429,7 +429,7 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
     if float(bt.posted) > 0:
         parts += (f" (its stores posted: {fmt(float(bt.posted))} at its port to L2, the write-back to DRAM "
                   f"under the next CTA's loads)")
-    ctas = "1 CTA" if r == 1 else f"{r} CTAs"
+    ctas = format_counted(r, "CTA")
     # the queue lies between the two bounds; the longer bound names what limits the batch
     side = "chain" if float(bt.chain) > float(bt.throughput) else "throughput"
     memory = ""
