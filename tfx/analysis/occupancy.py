@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfx.arrays import is_integer
 from tfx.errors import TfxError
+from tfx.hw.units import format_counted as counted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -236,8 +237,7 @@ class Occupancy:
         """One line: how many CTAs fit and what limits them."""
         if not self.feasible:
             return f"0 CTAs/SM: {self.reason}"
-        ctas = "CTA" if self.blocks_per_sm == 1 else "CTAs"
-        return (f"{self.blocks_per_sm} {ctas}/SM ({self.active_warps} of "
+        return (f"{counted(self.blocks_per_sm, 'CTA/SM', 'CTAs/SM')} ({self.active_warps} of "
                 f"{self.limits.warps_per_sm} warps, {self.occupancy_pct:.1f}%), "
                 f"limited by {_and_list(self.limiters)}")
 
@@ -375,9 +375,9 @@ def _ctas(n: int, verb: str = "") -> str:
     """``n`` CTAs and the verb that follows them, agreeing: ``(1, "need")`` -> ``"1 CTA needs"``,
     ``(3, "need")`` -> ``"3 CTAs need"``; ``"are"``/``"do"`` become ``"is"``/``"does"`` at one."""
     if n != 1:
-        return f"{n} CTAs" + (f" {verb}" if verb else "")
+        return counted(n, "CTA") + (f" {verb}" if verb else "")
     one = {"are": "is", "do": "does"}.get(verb, verb + "s" if verb else "")
-    return "1 CTA" + (f" {one}" if one else "")
+    return counted(n, "CTA") + (f" {one}" if one else "")
 
 
 def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) -> Requirement:
@@ -395,14 +395,14 @@ def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) 
         budget = warps * tpw if warps >= 1 else None
         used, unit = res.threads, "threads"
         used_warps = _ceil_div(res.threads, tpw)
-        sentence = (f"{_ctas(ctas, 'need')} at most {warps} warps ({budget:,} threads) per CTA; "
-                    f"this kernel uses {used_warps} ({res.threads:,} threads)"
+        sentence = (f"{_ctas(ctas, 'need')} at most {counted(warps, 'warp')} ({counted(budget, 'thread')}) per CTA; "
+                    f"this kernel uses {used_warps} ({counted(res.threads, 'thread')})"
                     if budget else f"{_ctas(ctas, 'exceed')} the SM's {limits.warps_per_sm} warps")
     elif limit == "blocks":
         budget = None if ctas > limits.max_blocks_per_sm else limits.max_blocks_per_sm
         used, unit = ctas, "CTAs"
         sentence = (f"{_ctas(ctas, 'exceed')} the hardware maximum of "
-                    f"{limits.max_blocks_per_sm} CTAs per SM, whatever their size"
+                    f"{counted(limits.max_blocks_per_sm, 'CTA')} per SM, whatever their size"
                     if budget is None else
                     f"{_ctas(ctas, 'are')} within the hardware maximum of {limits.max_blocks_per_sm}")
     elif limit == "registers":
@@ -463,7 +463,7 @@ def hint_budget(limits: OccupancyLimits, res: Resources, hint: int,
         sentence = f"occupancy={hint} is met"
     elif hint > limits.max_blocks_per_sm:
         sentence = (f"occupancy={hint} is unattainable on this GPU: an SM holds at most "
-                    f"{limits.max_blocks_per_sm} CTAs")
+                    f"{counted(limits.max_blocks_per_sm, 'CTA')}")
     elif not reachable:
         sentence = (f"occupancy={hint} is unattainable on this GPU whatever the CTA's size "
                     f"(limited by {_and_list(blockers)})")
