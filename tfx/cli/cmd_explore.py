@@ -181,9 +181,10 @@ def _num(x):
     return int(x) if x.is_integer() else repr(x)
 
 
-def config_table(r, title: str, rows):
+def config_table(r, title: str | None, rows):
     """The table of configurations ``rows`` (the top, the Pareto frontier) of explore result ``r``:
-    its swept parameters and knobs, then time, smem/CTA, regs, CTAs/SM (and cost under knob sweeps)."""
+    its swept parameters and knobs, then time, smem/CTA, regs, CTAs/SM (and cost under knob sweeps).
+    ``tfx explore`` passes no title and prints it on a line of its own (``_print_text``)."""
     from rich.table import Table
     t = Table(title=title, title_justify="left")
     t.add_column("#", justify="right")
@@ -235,6 +236,8 @@ def _print_text(r) -> None:
     swept = ", ".join(f"{n}[{len(v)}]" for n, v in zip(r.space.names, r.space.values)) or "none"
     knobs = ", ".join(f"{p}[{len(v)}]" for p, v in zip(r.space.knob_paths, r.space.knob_values))
     from tfx.present.formatting import with_knobs
+    from tfx.cli.common import text_width
+    from tfx.present.layout import wrap
     console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{with_knobs(r.knobs)}{fmt.compiled_as(r.codegen)}: "
                   f"{r.configs:,} configurations "
                   f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {fmt.ns(r.seconds * 1e9)} "
@@ -245,8 +248,16 @@ def _print_text(r) -> None:
     for reason, n in sorted(r.infeasible.items(), key=lambda kv: -kv[1]):
         console.print(f"  {n:>10,}  {reason}")
 
+    def title_line(title):
+        # a title of its own, wrapped at words to the terminal (tfx.present.layout.wrap); as the
+        # table's title rich wrapped it at the table's width: copy's 63-column table broke 'Pareto
+        # frontier (time vs smem): 1 point (+1 configuration tied with them)' at 80 columns
+        for part in wrap(title, text_width()):
+            console.print(part, markup=False, soft_wrap=True)
+
     def table(title, rows):
-        console.print(fit_table(config_table(r, title, rows), console.width))
+        title_line(title)
+        console.print(fit_table(config_table(r, None, rows), console.width))
 
     if r.top:
         table(f"top {len(r.top)} by predicted time", r.top)
@@ -275,8 +286,9 @@ def _print_text(r) -> None:
         s = r.sensitivity
         b = s["baseline"]
         where = ", ".join(f"{k}={v}" for k, v in b["params"].items())
-        t = Table(title=f"sensitivity around {where or 'the defaults'} ({fmt.ns(b['predicted_ns'])}): "
-                        "each knob halved and doubled", title_justify="left")
+        title_line(f"sensitivity around {where or 'the defaults'} ({fmt.ns(b['predicted_ns'])}): "
+                   "each knob halved and doubled")
+        t = Table()
         for c in ("rank", "knob", "value", "/2", "x2"):
             t.add_column(c, justify="right" if c not in ("knob",) else "left")
         flat = 0
@@ -288,8 +300,9 @@ def _print_text(r) -> None:
             t.add_row(str(i), e["knob"], fmt.format_quantity(e["value"], e["unit"]), _pct(h), _pct(d))
         console.print(t)
         if flat:
-            console.print(f"{flat} knobs change nothing; {len(s['skipped'])} refused a factor "
-                          f"({', '.join(s['skipped'])})" if s["skipped"] else f"{flat} knobs change nothing")
+            unchanged = f"{fmt.counted(flat, 'knob')} {'changes' if flat == 1 else 'change'} nothing"
+            title_line(f"{unchanged}; {len(s['skipped'])} refused a factor ({', '.join(s['skipped'])})"
+                       if s["skipped"] else unchanged)
 
 
 def _pct(e) -> str:
