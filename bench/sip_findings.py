@@ -47,12 +47,12 @@ def main() -> None:
         for k in ("held", "released"):
             r = f[k]
             print(f"    {k:<9} {r.pipeline_efficiency:6.1%}   makespan {r.makespan_ns / 1e3:9.1f} us"
-                  f"   analysis {r.comparison()['predicted_ns'] / 1e3:9.1f} us")
+                  f"   analysis {r.comparison()['performance.predicted_ns'] / 1e3:9.1f} us")
         print("(b) decode attention 128K (reported 5,235 vs 94 commands, 959.5 vs 460.7 us = 2.08x)")
         for k in ("single", "composite", "per block"):
             r = f[k]
             print(f"    {k:<9} {r.commands:6,} commands   dispatch {r.dispatch_ns / 1e3:6.2f} us"
-                  f"   makespan {r.makespan_ns / 1e3:7.1f} us   analysis {r.comparison()['predicted_ns'] / 1e3:7.1f} us")
+                  f"   makespan {r.makespan_ns / 1e3:7.1f} us   analysis {r.comparison()['performance.predicted_ns'] / 1e3:7.1f} us")
         print(f"    speed-up {f['single'].makespan_ns / f['composite'].makespan_ns:.2f}x "
               f"(one composite per block: {f['single'].makespan_ns / f['per block'].makespan_ns:.2f}x)")
         return

@@ -163,7 +163,7 @@ def test_simulate_starts_from_the_code_generators_analysis(priced, capsys):
                  "--tiles", "4"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["codegen"] == "cutlass"
-    assert data["analysis"]["predicted_ns"] == priced["cutlass"]
+    assert data["analysis"]["performance.predicted_ns"] == priced["cutlass"]
     assert main(["simulate", str(FP8), *SETS, "--codegen", "cutlass", "--tiles", "4"]) == 0
     # analyze's first line, then how it was simulated on its own line
     assert capsys.readouterr().out.splitlines()[:2] == [

@@ -686,9 +686,9 @@ def test_gap_reason_names_every_stall_kind_with_its_share(capsys):
     cmp = json.loads(capsys.readouterr().out)["analysis"]
     assert [(k["kind"], k["ns"]) for k in cmp["gap_stalls"]] == [("hazard", 528), ("data", 326), ("dispatch", 90)]
     assert [k["share"] for k in cmp["gap_stalls"]] == [528 / 944, 326 / 944, 90 / 944]
-    assert cmp["gap_ns"] == 2172 - cmp["predicted_ns"] != 0
+    assert cmp["gap_ns"] == 2172 - cmp["performance.predicted_ns"] != 0
     gap = cmp["gap_ns"]
     assert comparison_lines(r)[-1] == (
-        f"gap: simulated {'+' if gap > 0 else '-'}{abs(gap):.2f} ns ({2172 / cmp['predicted_ns']:.2f}x the "
+        f"gap: simulated {'+' if gap > 0 else '-'}{abs(gap):.2f} ns ({2172 / cmp['performance.predicted_ns']:.2f}x the "
         "prediction): stalls the closed form averages: hazard 55.9% (528.00 ns), data 34.5% (326.00 ns), "
         "dispatch 9.5% (90.00 ns) of 944.00 ns summed over engines")

@@ -208,14 +208,16 @@ class SimResult:
         the stall kinds behind it (``gap_stalls``: every kind with stall time, its share;
         empty when the simulation equals the prediction). The bounds carry the names of
         ``tfx analyze --json``'s metrics (``roofline.bound_by``, ``performance.bound_by``,
-        ``performance.bound_engine``), so one key reads the same fact in either output."""
+        ``performance.bound_engine``) and so do the times (``performance.predicted_ns``,
+        ``roofline.ideal_ns``; session 14: they were ``predicted_ns`` and ``roofline_ideal_ns``,
+        docs/simulator.md), so one key reads the same fact in either output."""
         m = self.analysis.metrics
         pred = _plain(m.get("performance.predicted_ns"))
         ideal = _plain(m.get("roofline.ideal_ns"))
         gap = self.makespan_ns - pred if pred else None
         return {
-            "predicted_ns": pred,
-            "roofline_ideal_ns": ideal,
+            "performance.predicted_ns": pred,
+            "roofline.ideal_ns": ideal,
             "roofline.bound_by": m.get("roofline.bound_by"),
             "performance.bound_by": m.get("performance.bound_by"),
             "performance.bound_engine": m.get("performance.bound_engine"),
