@@ -1,0 +1,104 @@
+"""Counts of one in the singular, through the one formatter (tfx.hw.units.format_counted), where
+session 13's review found them built by hand (persistent_rounds' own ``_s``, occupancy's
+summary and sentences, cta_launch / row_body / lockstep_chain's 'CTAs'); and explore's titles
+wrapped at the terminal, not at the table's width. Every expected line is written from the
+inputs by hand."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tfx.analysis import cta_launch, lockstep_chain, row_body
+from tfx.analysis.occupancy import OccupancyLimits, Resources, compute_occupancy, hint_budget, requirement
+from tfx.analysis.persistent_rounds import Rounds, detail
+from tfx.bundled import bundled_kernel
+from tfx.cli.main import main
+
+
+def ns(x: float) -> str:
+    return f"{x:g} ns"
+
+
+# an H200's limits (tests/test_occupancy.py) with one CTA per SM at most
+ONE_CTA = OccupancyLimits(
+    threads_per_warp=32, max_threads_per_sm=2048, max_warps_per_sm=64, max_blocks_per_sm=1,
+    max_threads_per_block=1024, regs_per_sm=65536, regs_per_block=65536,
+    max_regs_per_thread=255, reg_alloc_unit=256, warp_alloc_granularity=4,
+    smem_per_sm=233472, smem_per_block_optin=232448, smem_alloc_unit=128,
+    reserved_smem_per_block=1024,
+)
+
+
+def test_one_tile_on_one_cta_is_one_full_round():
+    """1 tile on 1 CTA: fewest = 1 // 1 = 1 full round, extra = 1 mod 1 = 0; the CTA runs 1 tile
+    of 100 ns (was '1 tile on 1 CTA is 1 full round' only through persistent_rounds' own _s)."""
+    rounds = Rounds(loop_id="t", line=3, var="sm", ctas=1, fewest=1, mean=1.0, extra=0)
+    assert detail(rounds, 100.0, 100.0, ns) == (
+        "line 3: 1 tile on 1 CTA is 1 full round: every CTA runs 1 tile of 100 ns")
+
+
+def test_occupancy_at_one_cta_per_sm():
+    """32 threads, 32 registers, no shared memory on an SM holding at most 1 CTA: threads allow
+    2048 / 32 = 64, warps 64 / 1 = 64, registers 65536 / (32 x 32 = 1024) = 64, shared memory
+    233472 / 1024 reserved = 228, blocks 1: 1 CTA of 1 warp, 1 / 64 = 1.5625% -> 1.6%."""
+    occ = compute_occupancy(ONE_CTA, Resources(32, 32, 0))
+    assert occ.summary() == "1 CTA/SM (1 of 64 warps, 1.6%), limited by blocks"
+    assert occ.next_cta["blocks"].sentence == (
+        "2 CTAs exceed the hardware maximum of 1 CTA per SM, whatever their size")
+    assert hint_budget(ONE_CTA, Resources(32, 32, 0), 2).sentence == (
+        "occupancy=2 is unattainable on this GPU: an SM holds at most 1 CTA")
+
+
+def test_one_warp_per_cta_is_singular():
+    """64 CTAs on 64 warp slots: 64 // 64 = 1 warp (32 threads) each; the kernel's 64 threads
+    are 64 / 32 = 2 warps. 1 CTA on 64 warps: '1 CTA needs' (the verb agrees)."""
+    res = Resources(64, 32, 0)
+    assert requirement(ONE_CTA, res, "warps", 64).sentence == (
+        "64 CTAs need at most 1 warp (32 threads) per CTA; this kernel uses 2 (64 threads)")
+    assert requirement(ONE_CTA, Resources(32, 32, 0), "warps", 1).sentence == (
+        "1 CTA needs at most 64 warps (2,048 threads) per CTA; this kernel uses 1 (32 threads)")
+
+
+def test_cta_launch_floor_of_one_cta():
+    """1 CTA at a launch every 80 ns: 1 x 80 = 80 ns, and the verb agrees ('1 CTA takes')."""
+    m = SimpleNamespace(kind="gpu", profile={"launch.cta_interval": 80.0})
+    assert cta_launch.describe(1, m, ns) == (
+        "the SM starts a CTA at most every 80 ns: 1 CTA takes at least 1 x 80 ns = 80 ns, "
+        "bound by the CTA launch rate")
+    assert cta_launch.describe(3, m, ns).startswith(
+        "the SM starts a CTA at most every 80 ns: 3 CTAs take at least 3 x 80 ns = 240 ns")
+
+
+def test_lock_step_of_one_cta():
+    """chain = 10 + 2 + 3 = 15 ns against the issue of 1 CTA 10 ns: +5 ns."""
+    step = lockstep_chain.LockStep(issue_one=10, element_excess=2, reduce=3, chain=15, issue=10, excess=5)
+    assert lockstep_chain.describe(step, 1, "softmax", ns) == (
+        "softmax's CTAs compute together: one CTA's chain, issue 10 ns + element chain beyond it 2 ns + "
+        "reductions 3 ns = 15 ns, against the compute issue of 1 CTA per SM 10 ns: +5 ns a lock-step batch")
+
+
+def test_row_batch_of_one_cta():
+    """max(throughput 100, chain 30 + 20 = 50, queue 100) = 100 ns; the throughput is not below
+    the chain, so the throughput bounds it."""
+    bt = row_body.BodyTime(ns=100, throughput=100, bound="memory", chain=50, latency=30,
+                           chain_parts={"copy": 20}, queued=100)
+    assert row_body.describe(bt, 1, ns) == (
+        "1 CTA resident per SM, overlapping: batch = max(throughput 100 ns (memory over 1 CTA), one CTA's "
+        "chain 50 ns = latency 30 ns + copy 20 ns, queue of 1 CTA 100 ns at the memory pipe) = 100 ns, "
+        "bound by the throughput")
+
+
+def test_explore_titles_wrap_at_the_terminal_not_the_table(capsys, monkeypatch):
+    """copy.tile sweeps BLOCK and WARPS only: its table is about 63 columns wide, and rich wrapped
+    the Pareto title at that width although the terminal has 80: 'Pareto frontier (time vs smem):
+    1 point (+1 configuration' / 'tied with them)'. Now the title is a line of its own, whole
+    where it fits 80 (its text is at most 73 characters: 'Pareto frontier (time vs smem): '
+    (32) + '1 point' .. '99 points' + ' (+N configurations tied with them)'), no line passes 80,
+    and no line ends in the table's padding."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["explore", str(bundled_kernel("copy.tile")), "--top", "2"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    title = next(x for x in lines if x.startswith("Pareto frontier"))
+    assert title.endswith(("point", "points", "tied with them)")), title
+    assert max(len(x) for x in lines) <= 80
+    assert title == title.rstrip()
