@@ -29,6 +29,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           memory_parallelism, mma_layout, mma_path, persistent_rounds, pipeline_depth, row_body,
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
+from tfx.analysis import wgmma_serial
 from tfx.analysis import lockstep_chain
 from tfx.analysis import fragment_chain, load_rounds
 from tfx.analysis import warp_trip
@@ -523,7 +524,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             for loop in unit_node.walk():
                 if loop.kind == "loop" and any(loop.mma_ops()):
                     trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
-                                                    _loop_warp_mma(loop, m, warps))
+                                                    _loop_warp_mma(loop, m, warps),
+                                                    wgmma_serial.fits(loop, m, warps))
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
                         trip, local.beyond_l1, local.beyond_level, miss.spill_series.get(loop.id))
                         + " (included in the waves above)"))
@@ -1723,8 +1725,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.spill_traffic). That count replaces the body ops' per-op share: the
         # SASS loads every spilled word once a trip (calibration/h200/measured/spill_sass),
         # not a share of each op's operands.
+        # A serial attention trip whose warpgroup mmas fit the registers touches none of them
+        # (tfx.analysis.spill_traffic: the compile spills what the trip does not read).
         spb, regs = miss.spill_regs
-        trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps))
+        trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps),
+                                        wgmma_serial.fits(loop, m, warps))
         body.spill = trip.bytes_per_trip / beyond_l1
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
@@ -1736,7 +1741,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         if series is not None and loop.id not in series and not is_array(r, rest, e["spill"]):
             series[loop.id] = (e["spill"], rest, r)
         spill_alone = e["spill"]
-        e["spill"] = spill_traffic.in_series(e["spill"], e["tensor"], e["smem"], e["copy"])
+        # (none where the trip touches no spilled word: trip.untouched)
+        e["spill"] = spill_traffic.in_series(e["spill"], e["tensor"], e["smem"], e["copy"]) * (1 - trip.untouched)
         chain = _spill_chain(loop, m, miss, warps, r, active_units)
         if chain is not None:
             # ... and a 32-register loop waits each reload's round trip in turn (tfx.analysis.spill_chain)

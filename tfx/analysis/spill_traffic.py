@@ -20,6 +20,24 @@ memory. What that costs depends on how often each spilled word is touched in one
 So a trip moves ``2 x threads x 4 B x (acc_spilled x ksteps + (spilled - acc_spilled))``
 with ``acc_spilled = clamp(acc + fragments - regs, 0, spilled)`` words per thread.
 
+* A serial attention trip (QK^T -> softmax -> PV, tfx.analysis.mma_path.trip_waits_for_mma)
+  whose warpgroup mmas fit a thread's registers (accumulators + register-fed A <= 255:
+  tfx.analysis.wgmma_serial.fits) keeps its whole state in registers: the trip's peak (S, P
+  and O in flight) is what the registers were allocated for, and a compile that still
+  spills puts in local memory the values live across the loop that the trip does not read
+  (the epilogue's and the masked loop's pointers and bounds): no bytes a trip
+  (``kloop_trip``'s ``untouched``).
+  Source: the SASS of Triton 3.6's flash_fwd_kernel, the issue-15 attention kernel, compiled
+  for sm_90a (bench/h200/compile_attn_sass.py; calibration/h200/measured/attn_spill_sass):
+  the main (unmasked) loop's LDL + STL bytes a thread a trip against the compiled spilled
+  words, at D = 128: causal 128 x 64 on 4 warps (S 64 + O 128 + P 32 = 224 registers) 8 B at
+  2, 3 and 4 stages (18, 46, 48 words: one or two LDL of a word, no STL), full 128 x 64 s4 0 B
+  (2 words); at 1 stage, where the trip also holds K's and V's LDG registers before their
+  STS, 136 B (causal, 42 words) and 72 B (full, 14 words), not priced. Where the mmas do not
+  fit (128 x 128 on 4 warps: 320 registers, serialized: tfx.analysis.wgmma_serial) the trip
+  moves its spilled words as counted above: 1,024 B a trip at 3 stages (140 words; the count
+  2 x 140 x 4 = 1,120 B), 1,848 B at 1 stage (284 words; 2,272 B).
+
 **What a trip's local bytes cost** (``in_series``). Measured on the H200
 (calibration/h200/measured/spill_local, bench/h200/measure_spill_local.cu): local loads and
 stores whose working set is past L1 reach L2 at 55.8 B/ns per SM with 8 or more warps per SM
@@ -66,18 +84,21 @@ class SpillTrip(NamedTuple):
     ksteps: Any                  # warp-mma k-steps per trip (1 on the warpgroup mma)
     threads: Any
     regs: Any = None             # registers allocated per thread
+    untouched: Any = 0           # 1 where the spilled words are not the trip's (``untouched``)
 
 
-def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None) -> SpillTrip:
+def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None, untouched=0) -> SpillTrip:
     """The bytes a spilling k-loop trip moves through local memory per CTA.
 
     ``warp`` is the dot's ``mma_layout.WarpMma`` (None where the dot takes the warpgroup
     mma); ``regs`` the registers allocated per thread (None: unknown, every spilled word
-    counts once as on the warpgroup mma)."""
+    counts once as on the warpgroup mma); ``untouched`` 1 where the spilled words are not
+    the trip's (a serial attention trip whose warpgroup mmas fit the registers: the module
+    docstring), which then moves none."""
     words = spill_bytes_per_thread / WORD
     once = 2 * threads * spill_bytes_per_thread
     if warp is None or regs is None:
-        return SpillTrip(once, words, 0, 0, 0, 1, threads, regs)
+        return SpillTrip(once * (1 - untouched), words, 0, 0, 0, 1, threads, regs, untouched)
     acc = warp.warp_m * warp.warp_n / 32
     fragments = (warp.warp_m + warp.warp_n) * K_STEP * F16_BYTES / 32 / WORD
     ksteps = warp.k / K_STEP
@@ -130,6 +151,11 @@ def in_series(spill_ns, tensor_ns, smem_ns, copy_ns):
 def describe(t: SpillTrip, rate_bytes_per_ns, level: str, series=None) -> str:
     """One line for the predicted-time breakdown. ``series``: (local ns, the rest of the
     round in ns, resident CTAs) of one round of the trip (``in_series``), when known."""
+    if not is_array(t.untouched) and t.untouched:
+        line = (f"the trip's warpgroup mmas fit the {float(t.regs):,.0f} registers: the {float(t.spilled_words):,.0f} "
+                f"spilled words are values live across the loop that the trip does not read, 0 B a trip "
+                f"(tfx.analysis.spill_traffic)")
+        return line
     if not t.acc_words:
         line = (f"every spilled word reloaded and stored once a trip: 2 x {float(t.spilled_words):,.0f} words x 4 B x "
                 f"{t.threads} threads = {formula_bytes(float(t.bytes_per_trip))} a trip from {level} at "

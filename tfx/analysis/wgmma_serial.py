@@ -158,6 +158,28 @@ def serialized(loop, m, warps):
     return _serialized(trip(loop, m, warps), loop, m)
 
 
+def fits(loop, m, warps):
+    """1 where a serial trip's warpgroup mmas (every shaped mma of the trip on the warpgroup
+    mma) fit a thread's registers, so ptxas keeps them in flight, else 0 (arrays
+    elementwise); 0 where the facts are not stated or the loop is no serial chain. What a
+    compile that still spills puts in local memory then is not the trip's state
+    (tfx.analysis.spill_traffic.untouched)."""
+    f = facts(m)
+    if f is None or not mma_path.trip_waits_for_mma(loop):
+        return 0
+    t = trip(loop, m, warps)
+    if not t.mmas:
+        return 0
+    on_group = 1
+    for x in t.mmas:
+        on_group = on_group * x.group
+    under = t.registers <= f[2]
+    if is_array(under, on_group):
+        import numpy as np
+        return np.asarray(np.asarray(under) & (np.asarray(on_group) > 0), dtype=np.int64)
+    return int(bool(under) and bool(on_group))
+
+
 def detail(line, loop, m, warps, simt_ns, fmt) -> str:
     """The breakdown's text (scalars)."""
     f = facts(m)
@@ -184,4 +206,4 @@ def added_ns(loop, m, warps, simt_ns):
     return emax(waits - _hidden_ns(t, waits, simt_ns), 0)
 
 
-__all__ = ["serialized", "added_ns", "detail", "facts", "trip", "Trip", "Mma"]
+__all__ = ["serialized", "fits", "added_ns", "detail", "facts", "trip", "Trip", "Mma"]
