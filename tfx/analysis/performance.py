@@ -58,7 +58,6 @@ class LaunchMiss(dict):
     spill_chain: tuple | None = None              # spill_chain's facts: (threads, L2 bytes, L2 ns, DRAM ns, positions)
     demands: dict | None = None                   # op id -> its Demand, computed once (op_demand); None: no memo
     fragment_chains: dict = field(default_factory=dict)  # loop id -> its fragment_chain.Chain or None (_fragment_chain)
-    drawing: Any = None                           # CTAs a SM drawing DRAM in the batch being timed (memory_parallelism)
     loop_ns: dict | None = None                   # loop id -> its ns in one CTA of the batch being timed
     loop_life: dict | None = None                 # loop id -> one CTA's own path through it (drifted_stream)
     drifted: Any = 0                              # share of CTAs that start after the first wave (pipeline_depth)
@@ -67,7 +66,6 @@ class LaunchMiss(dict):
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
-    lone_draw: Any = None                         # CTAs a SM drawing DRAM for a lone CTA's pricing (the wave's), else None
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -336,9 +334,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
     lockstep_notes = []               # (r, lockstep_chain.LockStep) per lock-step batch priced
 
-    def lockstep_time(r, active_units):
-        """op by op, plus one CTA's compute chain beyond the r CTAs' issue (lockstep_chain)"""
-        t, e = _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions)
+    def lockstep_time(r, active_units, draw=None):
+        """op by op, plus one CTA's compute chain beyond the r CTAs' issue (lockstep_chain);
+        ``draw``: CTAs a SM whose loads draw DRAM with the batch's (None: its r)"""
+        t, e = _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions, draw=draw)
         if straight:
             bt, be = _straight_batch(unit_node, counter, m, miss, warps, r, active_units)
             step = lockstep_chain.lock_step(bt.chain_parts, be)
@@ -346,27 +345,27 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             t = t + step.excess
         return t, e
 
-    def batch_time(r, active_units, successor=False):
+    def batch_time(r, active_units, successor=False, draw=None):
         if not straight or (not is_array(fills) and not fills):
-            return lockstep_time(r, active_units)
+            return lockstep_time(r, active_units, draw)
         bt, e = _straight_batch(unit_node, counter, m, miss, warps, r, active_units, successor)
         if is_array(fills):
-            t_op, e_op = lockstep_time(r, active_units)
+            t_op, e_op = lockstep_time(r, active_units, draw)
             return where(fills, bt.ns, t_op), {k: where(fills, e.get(k, 0), e_op.get(k, 0)) for k in e_op}
         body_times["last"] = bt
         return bt.ns, e
 
-    def drawn_batch(r, active_units, drawing, lives=None, successor=False):
-        """``batch_time`` with ``drawing`` CTAs per SM drawing DRAM (memory_parallelism), and each
-        loop's ns in one CTA of the batch (uneven_tail, persistent_rounds); the draw returns to a
-        full wave's (``slots``) after it. ``lives``: a dict that receives one CTA's own path
-        through each streaming loop (tfx.analysis.drifted_stream)."""
-        miss.drawing = drawing
+    def drawn_batch(r, active_units, drawing, lives=None, successor=False, wave_r=None):
+        """``batch_time`` with ``drawing`` CTAs drawing DRAM on the ``active_units`` SMs
+        (memory_parallelism.drawing_per_unit: at most ``wave_r`` a SM, the CTAs an SM of the wave
+        whose draw the batch's loads queue behind; None: the batch's own r), and each loop's ns
+        in one CTA of the batch (uneven_tail, persistent_rounds). ``lives``: a dict that receives
+        one CTA's own path through each streaming loop (tfx.analysis.drifted_stream)."""
+        draw = memory_parallelism.drawing_per_unit(drawing, r if wave_r is None else wave_r, active_units)
         miss.loop_ns = loop_ns = {}
         miss.loop_life = lives
-        t, e = batch_time(r, active_units, successor)
+        t, e = batch_time(r, active_units, successor, draw)
         miss.loop_life = miss.loop_ns = None
-        miss.drawing = slots
         return t, e, loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
@@ -579,9 +578,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         active = where(full, units, emax(active_tail, 1)) if is_array(full) else (units if full else emax(active_tail, 1))
         drawing = where(full, slots, emax(tail, 1)) if is_array(full) else (slots if full else emax(tail, 1))
         shared = where(full, t_full, t_tail) if is_array(full) else (t_full if full else t_tail)
-        miss.lone_draw = memory_parallelism.drawing_per_unit(drawing, b, active)
-        lone, _, _ = drawn_batch(1, active, drawing)
-        miss.lone_draw = None
+        lone, _, _ = drawn_batch(1, active, drawing, wave_r=b)
         delta = emax(1 - lone / emax(shared, 1e-30), 0)
         share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
         if bool((share > 0).any()) if is_array(share) else share > 0:
@@ -1290,11 +1287,12 @@ def _max_engine(e: dict):
 
 
 def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, positions,
-                in_composite=False):
+                in_composite=False, draw=None):
     """(ns for r concurrent positions to run ``node``'s body once per position, engine ns).
 
     ``in_composite``: ``node`` lies inside a ``composite`` block, whose one command replaces
-    the single-op dispatches of everything inside it (see ``_composite_dispatch``).
+    the single-op dispatches of everything inside it (see ``_composite_dispatch``). ``draw``:
+    CTAs a SM whose loads draw DRAM together with these (``_loop_time``; None: r).
     """
     total = 0
     engines = {e: 0 for e in ENGINES}
@@ -1322,7 +1320,7 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
             for name, v in e.items():
                 engines[name] = engines[name] + v * k
         elif c.kind == "loop":
-            t, e = _loop_time(c, counter, m, miss, warps, r, active_units, in_composite)
+            t, e = _loop_time(c, counter, m, miss, warps, r, active_units, in_composite, draw)
             # ratio, not "/": a loop that runs no trip at some parameter point (flash_prefill's
             # stage 1 at S < BLOCK_M) has 0 executions over 0 trips and adds 0, not NaN
             # (a loop with no trip anywhere takes t = 0; its k would divide by 0 trips)
@@ -1335,7 +1333,7 @@ def _scope_time(node: ScopeNode, counter, m: Machine, miss, warps, r, active_uni
                 engines[name] = engines[name] + v * k
         else:  # nested mesh (warps/threads), composite, call: their ops run in this scope's order
             inner = in_composite or (c.kind == "composite" and _composite_dispatch(m) is not None)
-            t, e = _scope_time(c, counter, m, miss, warps, r, active_units, positions, inner)
+            t, e = _scope_time(c, counter, m, miss, warps, r, active_units, positions, inner, draw)
             if c.kind == "composite" and inner and not in_composite:
                 # ONE command for the whole block, loops inside included: its dispatch is one
                 # more engine demand, overlapping like an op's.
@@ -1694,12 +1692,14 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
     return transpose_trip.trip(loop, m.inst, warps, stages, round_trip_ns, stores, one["tensor"])
 
 
-def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False):
+def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False, draw=None):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
     Composites in the body are one command per execution (``dispatch.composite``) instead of
     their ops' single-op dispatches; inside a composite (``in_composite``) the body's ops
-    dispatch nothing.
+    dispatch nothing. ``draw``: CTAs a SM whose loads draw DRAM together with these
+    (memory_parallelism.drawing_per_unit: a tail wave's are fewer than r a SM; the GROUP_M = 1
+    drift's lone CTA queues behind its wave's b); None: r.
     """
     if not is_array(loop.execs) and loop.execs == 0:
         # no position runs it (its bounds meet everywhere, e.g. causal blocks below the
@@ -1711,7 +1711,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # An outer loop (a persistent kernel's tile loop): each trip runs its body in order,
         # the inner loops with their own pipelines.
         per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs,
-                                        in_composite)
+                                        in_composite, draw)
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = _trip_body(loop, counter, m, miss, warps)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
@@ -1749,10 +1749,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             e["spill"] = emax(e["spill"], chain.ns)
     else:
         spill_alone = None        # no spilled mma state in series with the trip
-    # the CTAs per SM whose loads draw DRAM bandwidth: a tail wave's are fewer than r x SMs
-    r_draw = memory_parallelism.drawing_per_unit(miss.drawing, r, active_units)
-    if miss.lone_draw is not None:
-        r_draw = miss.lone_draw   # a lone CTA's loads queue behind its wave's draw (_launch_time's drift)
+    # the CTAs per SM whose loads draw DRAM bandwidth (drawn_batch's; a tail wave's are fewer than r x SMs)
+    r_draw = r if draw is None else draw
     stages = loop.stages if loop.stages is not None else 1
     stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
     serial_wait = 0
