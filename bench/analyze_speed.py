@@ -1,6 +1,9 @@
 """ms per analysis of each shipped kernel, and proof that problem size does not change the cost.
 
 Targets: gemm.tile under 20 ms; the largest kernel under 100 ms; M = 2**40 costs what M = 4096 costs.
+The last line prices a GROUP_M = 1 launch whose readers drift apart (run12's 128x28672x8192
+64x256x32 w8 s5: the lone CTA and the launch priced again, tfx.analysis.l2_reuse.drift_refetch)
+beside its GROUP_M = 8 twin, in one run: their ratio is what the drift term costs.
 
     python3 bench/analyze_speed.py
 """
@@ -40,6 +43,11 @@ def main() -> None:
     small = median_ms(lambda: analyze(module, None, profile, {"M": 4096}), REPEATS)
     huge = median_ms(lambda: analyze(module, None, profile, {"M": 2 ** 40}), REPEATS)
     print(f"\ngemm.tile M=4096: {small:.2f} ms   M=2**40: {huge:.2f} ms   ratio {huge / small:.2f}")
+    shape = {"M": 128, "N": 28672, "K": 8192, "BM": 64, "BN": 256, "BK": 32, "WARPS": 8, "STAGES": 5}
+    g1 = median_ms(lambda: analyze(module, None, profile, {**shape, "GROUP_M": 1}), REPEATS)
+    g8 = median_ms(lambda: analyze(module, None, profile, {**shape, "GROUP_M": 8}), REPEATS)
+    print(f"gemm.tile 128x28672x8192 64x256x32 w8 s5 GROUP_M=1 (drift priced): {g1:.2f} ms   "
+          f"GROUP_M=8: {g8:.2f} ms   ratio {g1 / g8:.2f}")
 
 
 if __name__ == "__main__":

@@ -355,17 +355,23 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         body_times["last"] = bt
         return bt.ns, e
 
-    def drawn_batch(r, active_units, drawing, lives=None, successor=False, wave_r=None):
+    def drawn_batch(r, active_units, drawing, lives=None, successor=False, wave_r=None, noted=True):
         """``batch_time`` with ``drawing`` CTAs drawing DRAM on the ``active_units`` SMs
         (memory_parallelism.drawing_per_unit: at most ``wave_r`` a SM, the CTAs an SM of the wave
         whose draw the batch's loads queue behind; None: the batch's own r), and each loop's ns
         in one CTA of the batch (uneven_tail, persistent_rounds). ``lives``: a dict that receives
-        one CTA's own path through each streaming loop (tfx.analysis.drifted_stream)."""
+        one CTA's own path through each streaming loop (tfx.analysis.drifted_stream). ``noted``
+        False: a pricing the breakdown does not show (the drift's lone CTA) adds none of its
+        loops' notes to the launch's."""
         draw = memory_parallelism.drawing_per_unit(drawing, r if wave_r is None else wave_r, active_units)
+        notes = (miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes, miss.dram_trips)
+        if not noted:
+            miss.notes = miss.stream_notes = miss.spill_series = miss.chain_notes = miss.dram_trips = None
         miss.loop_ns = loop_ns = {}
         miss.loop_life = lives
         t, e = batch_time(r, active_units, successor, draw)
         miss.loop_life = miss.loop_ns = None
+        miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes, miss.dram_trips = notes
         return t, e, loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
@@ -446,6 +452,26 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
                     bound_by=bound_by, reuse=reuse)
+    if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
+        # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
+        # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
+        # pricing of one CTA alone on an SM, which has the SM's share of the device's DRAM and L2
+        # to itself while its loads queue behind the wave's whole draw (calibration/h200/measured/
+        # cta_timeline: a lone CTA 139.6 us against one of two 173.2; cta_timeline_s12b: 188.4
+        # against 190.8 where every CTA waits its loads' round trip)
+        full = full_waves > 0
+        b = where(full, resident, emax(r_tail, 1)) if is_array(full) else (resident if full else emax(r_tail, 1))
+        active = where(full, units, emax(active_tail, 1)) if is_array(full) else (units if full else emax(active_tail, 1))
+        drawing = where(full, slots, emax(tail, 1)) if is_array(full) else (slots if full else emax(tail, 1))
+        shared = where(full, t_full, t_tail) if is_array(full) else (t_full if full else t_tail)
+        lone, _, _ = drawn_batch(1, active, drawing, wave_r=b, noted=False)
+        delta = emax(1 - lone / emax(shared, 1e-30), 0)
+        share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
+        if bool((share > 0).any()) if is_array(share) else share > 0:
+            lt.drift = DriftRate(lone, shared, b, delta, share)
+            return lt     # predict prices the launch again with the re-fetch: its breakdown is that pricing's
+    elif drift_rate is not None:
+        lt.drift = drift_rate     # priced with it (predict)
     if not is_array(total):
         unit = "CTA" if profile.kind == "gpu" else level_noun(unit_node.level)
         lt.terms = [
@@ -566,25 +592,6 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if drift_rate is not None and reuse.drift is not None and float(drift_rate.share) > 0:
             lt.terms.append(Term("l2 drift", 0, l2_reuse.describe_drift(reuse.drift, drift_rate, format_time_ns)
                                  + " (included in the waves above)"))
-    if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
-        # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
-        # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
-        # pricing of one CTA alone on an SM, which has the SM's share of the device's DRAM and L2
-        # to itself while its loads queue behind the wave's whole draw (calibration/h200/measured/
-        # cta_timeline: a lone CTA 139.6 us against one of two 173.2; cta_timeline_s12b: 188.4
-        # against 190.8 where every CTA waits its loads' round trip)
-        full = full_waves > 0
-        b = where(full, resident, emax(r_tail, 1)) if is_array(full) else (resident if full else emax(r_tail, 1))
-        active = where(full, units, emax(active_tail, 1)) if is_array(full) else (units if full else emax(active_tail, 1))
-        drawing = where(full, slots, emax(tail, 1)) if is_array(full) else (slots if full else emax(tail, 1))
-        shared = where(full, t_full, t_tail) if is_array(full) else (t_full if full else t_tail)
-        lone, _, _ = drawn_batch(1, active, drawing, wave_r=b)
-        delta = emax(1 - lone / emax(shared, 1e-30), 0)
-        share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
-        if bool((share > 0).any()) if is_array(share) else share > 0:
-            lt.drift = DriftRate(lone, shared, b, delta, share)
-    elif drift_rate is not None:
-        lt.drift = drift_rate     # priced with it (predict)
     return lt
 
 
@@ -1631,6 +1638,41 @@ def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_by
                                 compute, facts, dram_facts, load_rounds.facts(m))
 
 
+def _unpipelined_cycle_where(one_stage, args):
+    """``_unpipelined_cycle(*args())`` where ``one_stage`` holds, the only configurations whose
+    round it prices (``_loop_time`` takes the pipelined round elsewhere): None where it holds
+    nowhere; for a sweep, the cycle solved on those configurations alone and 0 at the others.
+    Its pieces are elementwise (load_rounds.cycle_ns' bisection too), so each configuration
+    gets the float it gets over the whole sweep; a sweep whose STAGES is one axis of the grid
+    takes that axis' one-stage slice, keeping the other inputs' broadcast shapes."""
+    if not is_array(one_stage):
+        return _unpipelined_cycle(*args()) if one_stage else None
+    import numpy as np
+    if not np.any(one_stage):
+        return None
+    n_rounds, m, *rest = args()
+    arrays = [np.asarray(v) if is_array(v) else v
+              for v in (n_rounds, *rest[:7])]   # rounds, first reader, bytes, fetch, queue bytes, draw, SMs, compute
+    pick = np.asarray(one_stage)
+    shape = np.broadcast(pick, *(v for v in arrays if is_array(v))).shape
+    pad = lambda v: v.reshape((1,) * (len(shape) - v.ndim) + v.shape)   # noqa: E731
+    pick = pad(pick)
+    axes = [i for i, n in enumerate(pick.shape) if n > 1]
+    out = np.zeros(shape)
+    if len(axes) == 1:
+        # the one-stage slice of the one axis the stages vary along
+        axis = axes[0]
+        index = np.flatnonzero(pick.reshape(-1))
+        picked = [np.take(pad(v), index, axis=axis) if is_array(v) and pad(v).shape[axis] > 1 else v
+                  for v in arrays]
+        at = tuple(index if i == axis else slice(None) for i in range(len(shape)))
+    else:
+        at = np.broadcast_to(pick, shape)
+        picked = [np.broadcast_to(v, shape)[at] if is_array(v) else v for v in arrays]
+    out[at] = _unpipelined_cycle(picked[0], m, *picked[1:], *rest[7:])
+    return out
+
+
 def _first_reader(loop: ScopeNode, miss, lockstep=True):
     """The chance an unpipelined trip waits DRAM's latency: that it first reads one of its tiles
     (memory_parallelism.first_reader_share over its global loads' miss ratios), or, for the
@@ -1930,9 +1972,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # unpipelined (S = 1): chain, round trip and compute in series, DRAM when the trip
             # first reads one of its tiles or, in the first wave, a co-reader's fill of it is
             # pending (tfx.analysis.pipeline_depth.unpipelined_cycle_ns, load_rounds.lockstep_share)
-            unpiped_cycle = _unpipelined_cycle(
-                _load_rounds(loop, m, warps), m, _first_reader(loop, miss), body.global_loads, fetch,
-                _queue_bytes(body), r_draw, active_units, _compute_one(body, m, active_units, warps), trip_facts, dram_trip)
+            # (only where the loop has one stage: elsewhere the pipelined round is the trip's)
+            unpiped_cycle = _unpipelined_cycle_where(
+                stages < 2, lambda: (_load_rounds(loop, m, warps), m, _first_reader(loop, miss), body.global_loads,
+                                     fetch, _queue_bytes(body), r_draw, active_units,
+                                     _compute_one(body, m, active_units, warps), trip_facts, dram_trip))
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
         # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the
