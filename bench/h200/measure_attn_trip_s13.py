@@ -35,6 +35,11 @@ loop, after the second, after the stores) and %smid; L2 cleared before each of 3
 the plain and the stamped kernel, makespan, per-CTA medians of prologue / loop / epilogue, the
 median gap on an SM between one CTA's end and the next CTA's start.
 
+Session 14 (attn14): TRIP_D=64 sets Part A's head size, TRIP_CFGS="BM,BN,W,S;..." its tiles, and
+TRIP_DRIFT_R=occ drifts at the kernel's occupancy (up to 8 CTAs a SM) instead of at most 2; trip.csv then
+carries D. Checked on the CPU (Triton 3.6.0, sm_90): attn_trip_stamped at D = 64 compiles to 82
+registers (64x32 w4 s3/s4: 5 CTAs a SM), 206 (128x64 w4: 2), 110 (64x64 w4 s3: 4), 111 (128x64 w8 s4: 2).
+
 TRIP_PARTS=A or B runs one part; TRIP_CONDS (comma-separated) picks Part A's conditions, where
 alone1_cold, wave_cold and drift_cold clear the L2 (a 256 MiB write) before each recorded launch, as
 do_bench does (K and V start in DRAM; 1-stage tiles are left out then); the CSV is then named
@@ -61,9 +66,16 @@ DEADLINE_S = float(os.environ.get("TRIP_DEADLINE_S", "240"))
 SHORT, LONG = 2048, 8192
 HEADS = 4
 WAVES = 8
-# (BLOCK_M, BLOCK_N, WARPS, STAGES), D = 128
+# (BLOCK_M, BLOCK_N, WARPS, STAGES), D = TRIP_D (128 unless the environment says)
 TRIP_CFGS = [(64, 64, 4, 2), (64, 64, 4, 3), (64, 128, 4, 2), (64, 128, 4, 3), (128, 64, 8, 2), (128, 64, 8, 3),
              (128, 128, 8, 2), (128, 128, 8, 3), (128, 128, 8, 1), (128, 64, 8, 1)]
+# Session 14 (attn14): TRIP_D=64 TRIP_CFGS="64,32,4,3;..." TRIP_DRIFT_R=occ times Part A at another head
+# size, on other tiles, and drifts at the kernel's full occupancy (every CTA the SM holds) instead of 2
+TRIP_D = int(os.environ.get("TRIP_D", "128"))
+if os.environ.get("TRIP_CFGS"):
+    TRIP_CFGS = [tuple(int(x) for x in c.split(",")) for c in os.environ["TRIP_CFGS"].split(";") if c]
+DRIFT_FULL = os.environ.get("TRIP_DRIFT_R", "") == "occ"
+MAX_R = 8 if DRIFT_FULL else 2
 TL_CFGS = [(128, 128, 8, 1), (64, 64, 4, 2), (64, 128, 4, 1), (64, 64, 4, 3), (64, 128, 4, 3), (128, 64, 8, 1),
            (64, 64, 8, 1), (128, 128, 8, 3)]
 TL_SHAPE = (16, 8, 2048, 128)   # B, H, S, D
@@ -186,9 +198,9 @@ LOG2E = 1.4426950408889634
 
 def trip_bufs(BM):
     import torch
-    q = torch.randn(132 * 2 * WAVES * BM, 128, device="cuda", dtype=torch.bfloat16)
-    kk = torch.randn(HEADS * LONG, 128, device="cuda", dtype=torch.bfloat16)
-    vv = torch.randn(HEADS * LONG, 128, device="cuda", dtype=torch.bfloat16)
+    q = torch.randn(132 * MAX_R * WAVES * BM, TRIP_D, device="cuda", dtype=torch.bfloat16)
+    kk = torch.randn(HEADS * LONG, TRIP_D, device="cuda", dtype=torch.bfloat16)
+    vv = torch.randn(HEADS * LONG, TRIP_D, device="cuda", dtype=torch.bfloat16)
     return q, kk, vv, torch.empty_like(q)
 
 
@@ -208,7 +220,7 @@ def compile_job(job):
         if kind == "trip":
             q, kk, vv, o = trip_bufs(BM)
             rec = torch.zeros(8, 6, device="cuda", dtype=torch.int64)
-            attn_trip_stamped.warmup(q, kk, vv, o, rec, 0.1, SHORT, HEADS, -1, D=128, BLOCK_M=BM, BLOCK_N=BN,
+            attn_trip_stamped.warmup(q, kk, vv, o, rec, 0.1, SHORT, HEADS, -1, D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN,
                                      grid=(1,), num_warps=W, num_stages=S)
         else:
             from triton_kernels import flash_fwd_kernel
@@ -243,7 +255,8 @@ def main():
     import torch
     log("device", torch.cuda.get_device_name(0), "torch", torch.__version__, "triton", triton.__version__)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    jobs = [("tl", c) for c in TL_CFGS] + [("trip", c) for c in TRIP_CFGS]
+    want = os.environ.get("TRIP_PARTS", "AB")
+    jobs = [("tl", c) for c in (TL_CFGS if "B" in want else [])] + [("trip", c) for c in (TRIP_CFGS if "A" in want else [])]
     with mp.get_context("spawn").Pool(min(len(jobs), max(1, (os.cpu_count() or 4) - 2))) as pool:
         for job, secs, err in pool.imap_unordered(compile_job, jobs):
             log("compiled", job, secs, "s", err)
@@ -347,7 +360,7 @@ def main():
     trip_csv = "trip.csv" if default_conds else f"trip_{'_'.join(conds_wanted)}.csv"
 
     # ---------------- Part A: trip times by condition -------------------------------------------
-    cols = ["BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "grid", "ctas_kept", "regs", "smem",
+    cols = ["D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "grid", "ctas_kept", "regs", "smem",
             "occupancy", "span_short_ns", "span_long_ns", "ns_per_trip", "ns_per_trip_8192", "sm0_ctas", "status"]
     f = open(os.path.join(OUT, trip_csv), "w", newline="")
     wr = csv.DictWriter(f, fieldnames=cols)
@@ -360,10 +373,10 @@ def main():
         if S == 1 and "cold" in ",".join(conds_wanted):
             continue
         q, kk, vv, o = trip_bufs(BM)
-        scale = LOG2E / math.sqrt(128)
-        rec = torch.zeros(132 * 2 * WAVES, 6, device="cuda", dtype=torch.int64)
+        scale = LOG2E / math.sqrt(TRIP_D)
+        rec = torch.zeros(132 * MAX_R * WAVES, 6, device="cuda", dtype=torch.int64)
         try:
-            kern = attn_trip_stamped.warmup(q, kk, vv, o, rec, scale, SHORT, HEADS, -1, D=128, BLOCK_M=BM, BLOCK_N=BN,
+            kern = attn_trip_stamped.warmup(q, kk, vv, o, rec, scale, SHORT, HEADS, -1, D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN,
                                             grid=(1,), num_warps=W, num_stages=S)
             occ = occupancy(kern, W)
         except Exception as e:  # noqa: BLE001
@@ -373,20 +386,21 @@ def main():
         if occ >= 2:
             conds.append(("alone2", 2, sms * 2, 0))
         conds += [("wave", r, sms * r, -1) for r in (1, 2) if r <= occ]
-        conds += [("drift", occ if occ <= 2 else 2, sms * min(occ, 2) * WAVES, -1)]
+        r_drift = min(occ, MAX_R)
+        conds += [("drift", r_drift, sms * r_drift * WAVES, -1)]
         conds += [(c + "_cold", r, g, on) for c, r, g, on in conds if c != "alone2"]
         conds = [c for c in conds if c[0] in conds_wanted]
         for cond, r, grid_n, only in conds:
             if time.time() - t0 > DEADLINE_S:
                 log("deadline: stop")
                 break
-            row = dict(BLOCK_M=BM, BLOCK_N=BN, WARPS=W, STAGES=S, condition=cond, r=r, grid=grid_n, regs=kern.n_regs,
+            row = dict(D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN, WARPS=W, STAGES=S, condition=cond, r=r, grid=grid_n, regs=kern.n_regs,
                        smem=kern.metadata.shared, occupancy=occ, status="ok")
             try:
                 spans = {}
                 for skv in (SHORT, LONG):
                     def launch():
-                        attn_trip_stamped[(grid_n,)](q, kk, vv, o, rec, scale, skv, HEADS, only, D=128, BLOCK_M=BM,
+                        attn_trip_stamped[(grid_n,)](q, kk, vv, o, rec, scale, skv, HEADS, only, D=TRIP_D, BLOCK_M=BM,
                                                      BLOCK_N=BN, num_warps=W, num_stages=S)
                     launch()
                     torch.cuda.synchronize()
