@@ -314,6 +314,80 @@ def cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     add("open hw syntax", ["open", GEMM, "--hw", syntax], syntax)
     add("open hw empty", ["open", GEMM, "--hw", empty_toml], empty_toml)
     add("open codegen on sip", ["open", SIP_GEMM, "--hw", "sip", "--codegen", "cutlass"], "cutlass")
+
+    # ---- session 14 (polish14): every command that reads a kernel, a profile, a knob or a
+    # file, each with the faults the sweep above gave only some of them
+    bad_row = write(tmp, "garbled_row.csv", f"kernel,profile,measured_ms,M,N,K\n{garbled},h200_sxm,0.1,64,64,64\n")
+    missing_row = write(tmp, "missing_row.csv", f"kernel,profile,measured_ms,M,N,K\n{missing},h200_sxm,0.1,64,64,64\n")
+    add("s14 validate csv row garbled kernel", ["validate", bad_row], garbled)
+    add("s14 validate csv row missing kernel", ["validate", missing_row], missing)
+    add("s14 validate ncu garbled kernel", ["validate", garbled, "--ncu", ncu_bad], garbled)
+    add("s14 validate ncu set zero", ["validate", GEMM, "--ncu", ncu_bad, "--set", "M=0"], "M")
+    add("s14 validate hw-less row wrong key", ["validate", csv_noprofile, "--hw", wrong_key], wrong_key)
+    add("s14 diff garbled b", ["diff", GEMM, garbled], garbled)
+    add("s14 diff binary a", ["diff", binary, GEMM], binary)
+    add("s14 diff set zero", ["diff", GEMM, GEMM, "--set", "M=0"], "M")
+    add("s14 diff set-b negative", ["diff", GEMM, GEMM, "--set-b", "BM=-64"], "BM")
+    add("s14 diff hw wrong key", ["diff", GEMM, GEMM, "--hw", wrong_key], wrong_key)
+    add("s14 diff hw-b wrong key", ["diff", GEMM, GEMM, "--hw-b", wrong_key], wrong_key)
+    add("s14 diff hw-b syntax", ["diff", GEMM, GEMM, "--hw-b", syntax], syntax)
+    add("s14 diff knob-b zero", ["diff", GEMM, GEMM, "--knob-b", "hbm.bandwidth=0"], "hbm.bandwidth")
+    add("s14 diff knob-b huge", ["diff", GEMM, GEMM, "--knob-b", "hbm.bandwidth=x1e400"], "hbm.bandwidth")
+    add("s14 diff knob-b unknown", ["diff", GEMM, GEMM, "--knob-b", "hbm.bandwith=x2"], "hbm.bandwith")
+    add("s14 check hw wrong key", ["check", GEMM, "--hw", wrong_key], wrong_key)
+    add("s14 check hw missing", ["check", GEMM, "--hw", missing + ".toml"], missing)
+    add("s14 check hw syntax", ["check", GEMM, "--hw", syntax], syntax)
+    add("s14 run garbled", ["run", garbled], garbled)
+    add("s14 run against garbled", ["run", GEMM, "--against", garbled], garbled)
+    add("s14 open knob negative", ["open", GEMM, "--knob", "hbm.bandwidth=-1"], "hbm.bandwidth")
+    add("s14 open knob nan", ["open", GEMM, "--knob", "hbm.bandwidth=nan"], "hbm.bandwidth")
+    add("s14 open set zero", ["open", GEMM, "--set", "M=0"], "M")
+    add("s14 open set huge", ["open", GEMM, "--set", "M=99999999999999999999999"], "M")
+    add("s14 open binary", ["open", binary], binary)
+    add("s14 open hw wrong type", ["open", GEMM, "--hw", wrong_type], wrong_type)
+    add("s14 simulate garbled hw sip", ["simulate", SIP_GEMM, "--tiles", "2", "--hw", sip_neg], sip_neg)
+    add("s14 explore sip string", ["explore", SIP_GEMM, "--top", "2", "--hw", sip_str], sip_str)
+    add("s14 occupancy knob unknown", ["occupancy", "--threads", "128", "--regs", "32", "--knob", "occupancy.max_blocks=2"],
+        "occupancy.max_blocks")
+    add("s14 occupancy knob huge", ["occupancy", "--threads", "128", "--regs", "32", "--knob",
+                                    "occupancy.max_blocks_per_sm=1e400"], "occupancy.max_blocks_per_sm")
+    add("s14 hw show knob huge factor", ["hw", "show", "h200_sxm", "--knob", "hbm.bandwidth=x1e400"], "hbm.bandwidth")
+    # absurd values inside a profile, a kernel that parses but does not check, odd knob values
+    sms_zero = write(tmp, "sms_zero.toml", h200.replace("count = { value = 132,", "count = { value = 0,", 1))
+    sms_frac = write(tmp, "sms_frac.toml", h200.replace("count = { value = 132,", "count = { value = 1.5,", 1))
+    bw_huge = write(tmp, "bw_huge.toml", h200.replace("bandwidth = { value = 4.8,", "bandwidth = { value = 1e400,", 1))
+    bw_unit = write(tmp, "bw_unit.toml", h200.replace('bandwidth = { value = 4.8, unit = "TB/s"',
+                                                      'bandwidth = { value = 4.8, unit = "parsecs"', 1))
+    clock_neg = write(tmp, "clock_neg.toml", h200.replace("core = { value = 1980,", "core = { value = -1980,", 1))
+    base_loop = write(tmp, "base_loop.toml", h200.replace('base = "h100_sxm"', f'base = "{tmp / "base_loop.toml"}"', 1))
+    base_missing = write(tmp, "base_missing.toml", h200.replace('base = "h100_sxm"', 'base = "h999"', 1))
+    undefined = write(tmp, "undefined.tile", gemm_text.replace("mma %a, %b, %acc", "mma %a, %zz, %acc", 1))
+    for cmd, base in (("analyze", ["analyze", GEMM]), ("simulate", ["simulate", GEMM, "--tiles", "2"]),
+                      ("explore", ["explore", GEMM, "--top", "2"]),
+                      ("occupancy", ["occupancy", "--threads", "128", "--regs", "32"]),
+                      ("open", ["open", GEMM]), ("diff", ["diff", GEMM, GEMM])):
+        for name, path in (("sms zero", sms_zero), ("sms 1.5", sms_frac), ("bandwidth 1e400", bw_huge),
+                           ("unit parsecs", bw_unit), ("clock negative", clock_neg), ("base loop", base_loop),
+                           ("base missing", base_missing)):
+            add(f"s14 {cmd} hw {name}", base + ["--hw", path], path)
+            if cmd == "analyze":
+                add(f"s14 hw show {name}", ["hw", "show", path], path)
+    for cmd in ("check", "analyze", "simulate", "explore", "run", "open"):
+        add(f"s14 {cmd} undefined value", [cmd, undefined], undefined)
+    for value in ("x-1", "x", "/", "x2x", "2 parsecs", "1e-400", "-0", "xinf", "/nan"):
+        add(f"s14 analyze knob {value!r}", ["analyze", GEMM, "--knob", f"hbm.bandwidth={value}"], "hbm.bandwidth")
+    add("s14 occupancy knob half a CTA", ["occupancy", "--threads", "128", "--regs", "32", "--knob",
+                                          "occupancy.max_blocks_per_sm=0.5"], "occupancy.max_blocks_per_sm")
+    add("s14 analyze knob count 1.5", ["analyze", GEMM, "--knob", "hierarchy.sm.count=1.5"], "hierarchy.sm.count")
+    for sub in ("latency", "memory", "serve", "suggest", "hw-sweep", "compare"):
+        model = ["--model", "llama3.2-1b"] + (["--config", "tp=1"] if sub == "compare" else [])
+        add(f"s14 model {sub} hw wrong key", ["model", sub] + model + ["--hw", wrong_key], wrong_key)
+        add(f"s14 model {sub} hw missing", ["model", sub] + model + ["--hw", missing + ".toml"], missing)
+        add(f"s14 model {sub} knob zero", ["model", sub] + model + ["--knob", "hbm.bandwidth=0"], "hbm.bandwidth")
+        add(f"s14 model {sub} knob abc", ["model", sub] + model + ["--knob", "hbm.bandwidth=abc"], "hbm.bandwidth")
+        add(f"s14 model {sub} knob unknown", ["model", sub] + model + ["--knob", "hbm.bandwith=x2"], "hbm.bandwith")
+        add(f"s14 model {sub} preset wrong type", ["model", sub] + model[2:] + ["--model", preset_type], preset_type)
+        add(f"s14 model {sub} preset missing", ["model", sub] + model[2:] + ["--model", missing + ".toml"], missing)
     return c
 
 
