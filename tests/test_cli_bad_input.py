@@ -179,3 +179,19 @@ def test_run_refusal_writes_bytes_in_decimal_units(capsys):
     lines = refusal(["run", str(bundled_kernel("copy.tile"))], capsys)
     assert "; 4.29 GB of tensors (limit 2.15 GB); " in lines[0]
     assert "GiB" not in lines[0]
+
+
+def test_a_profile_value_out_of_range_names_its_unit(tmp_path, capsys):
+    """h200_sxm.toml with ``core = { value = -1980, unit = "MHz" }``: the canonical value is
+    -1980 x 1e6 = -1.98e9 Hz, written with %g as '-1.98e+09'. The refusal said 'got -1.98e+09',
+    a number in no unit the file wrote; it names the canonical unit now (session 14's sweep of
+    bench/bad_input.py, 139 new cases: this was the one line that read wrong)."""
+    text = (bundled_dir("hw_profiles") / "h200_sxm.toml").read_text()
+    assert "core = { value = 1980," in text
+    profile = tmp_path / "p.toml"
+    profile.write_text(text.replace("core = { value = 1980,", "core = { value = -1980,", 1))
+    assert refusal(["analyze", GEMM, "--hw", str(profile)], capsys) == [
+        f"{profile}:clock.core.value: error: core must be a number > 0, got -1.98e+09 Hz"]
+    # a knob's value in the canonical unit (B/s) says so too
+    assert refusal(["analyze", GEMM, "--knob", "hbm.bandwidth=-1"], capsys) == [
+        "--knob hbm.bandwidth: error: bandwidth must be a number > 0, got -1 B/s"]

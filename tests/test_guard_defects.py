@@ -154,7 +154,7 @@ def test_4_tiny_fact_in_a_profile_file_is_refused_by_key(tmp_path, capsys):
     line = one_line(capsys, "hw", "show", path)
     # 1e-320 TB/s is about 1e-308 B/s (subnormal: 9.99989e-309)
     assert line.endswith("tiny.toml:memory.gmem.bandwidth.value: error: bandwidth must be at least 1,000 B/s, "
-                         "got 9.99989e-309")
+                         "got 9.99989e-309 B/s")     # the canonical value in its canonical unit
 
 
 def test_5_fewer_threads_per_sm_than_a_warp_is_refused(capsys):

@@ -115,7 +115,8 @@ def test_impossible_knob_notifies_and_keeps_last_good_state():
             assert app.analysis is before
             assert app.knobs == {}
             notes = [n.message for n in app._notifications]
-            assert "--knob memory.gmem.bandwidth: error: bandwidth must be a number > 0, got -1" in notes, notes
+            # -1 in the fact's canonical unit, B/s, named (tfx.hw.schema._got)
+            assert "--knob memory.gmem.bandwidth: error: bandwidth must be a number > 0, got -1 B/s" in notes, notes
     run(go())
 
 

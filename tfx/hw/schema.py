@@ -462,6 +462,14 @@ def _bound_text(value: float, family: str) -> str:
     return number if unit in ("count", "ratio", "flag") else f"{number} {unit}"
 
 
+def _got(value: float, family: str | None) -> str:
+    """The canonical value a refusal got, with its canonical unit: a profile's ``core = { value =
+    -1980, unit = "MHz" }`` was refused 'got -1.98e+09', a number in no unit the file wrote
+    (now 'got -1.98e+09 Hz', beside bounds written '1,000,000 Hz')."""
+    unit = canonical_unit(family) if family else None
+    return f"{value:g}" if unit in (None, "count", "ratio", "flag") else f"{value:g} {unit}"
+
+
 def range_problem(value: float, family: str | None, zero_allowed: bool = True) -> str | None:
     """Why a finite canonical ``value`` is outside ``family``'s sane envelope, or None."""
     bounds = FAMILY_RANGES.get(family or "")
@@ -470,9 +478,9 @@ def range_problem(value: float, family: str | None, zero_allowed: bool = True) -
     low, high = bounds
     if abs(value) < low:
         either = "0 or " if zero_allowed else ""
-        return f"must be {either}at least {_bound_text(low, family)}, got {value:g}"
+        return f"must be {either}at least {_bound_text(low, family)}, got {_got(value, family)}"
     if abs(value) > high:
-        return f"must be at most {_bound_text(high, family)}, got {value:g}"
+        return f"must be at most {_bound_text(high, family)}, got {_got(value, family)}"
     return None
 
 
@@ -493,7 +501,7 @@ def constraint_problem(value: float, constraint: str, family: str | None = None,
         if ceiling is not None and value > ceiling:
             return f"must be at most {ceiling:,g}, got {value:g}"
         return range_problem(value, family, zero_allowed=constraint.startswith("nonnegative"))
-    return f"must be {_CONSTRAINT_TEXT[constraint]}, got {value:g}"
+    return f"must be {_CONSTRAINT_TEXT[constraint]}, got {_got(value, family)}"
 
 
 # ------------------------------------------------------------- spec lookups
