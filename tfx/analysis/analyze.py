@@ -25,6 +25,16 @@ from tfx.hw.units import format_bytes, format_counted, format_time_ns
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, Module, Window
 
+# The numbers a person reads first about one configuration, under their metric names: the
+# predicted time and what bounds it, the roofline and its bound, CTAs per SM and their limiter
+# (with every ``memory.peak.<level>``: Analysis.headline_metrics). tfx analyze --json carries
+# them in ``metrics``, tfx simulate --json in ``analysis``, tfx explore --json in ``current``;
+# the explorer's header reads them (tfx.present.analysis_report.headline). One list, so the
+# surfaces cannot name, or leave out, different ones (docs/analysis-api.md).
+HEADLINE_METRICS = ("performance.predicted_ns", "performance.bound_by", "performance.bound_engine",
+                    "roofline.ideal_ns", "roofline.bound_by", "occupancy.blocks_per_sm", "occupancy.limiter",
+                    "occupancy.occupancy_pct")
+
 # Registers a thread needs besides its tiles: addresses, indices, loop counters,
 # barrier state. An estimate (kernels compiled by Triton/CUTLASS use 20-40).
 BASE_REGISTERS = 32
@@ -75,6 +85,14 @@ class Analysis:
 
     def predicted_ns(self):
         return self.metrics["performance.predicted_ns"]
+
+    def headline_metrics(self) -> dict:
+        """HEADLINE_METRICS that this result has, then every ``memory.peak.<level>`` (bytes), as
+        plain JSON numbers and strings: the one dict every JSON surface embeds."""
+        m = self.metrics
+        out = {k: to_plain(m[k]) for k in HEADLINE_METRICS if k in m}
+        out.update({k: to_plain(v) for k, v in m.items() if k.startswith("memory.peak.")})
+        return out
 
     # ------------------------------------------------------------ json
     def to_json(self) -> dict:

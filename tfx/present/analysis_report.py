@@ -287,12 +287,20 @@ def headline(a) -> dict[str, str]:
     pane name it beside the predicted time ('predicted 118.80 us (bound by latency)'); the
     header named the roofline's ('dram-bound' for rmsnorm's default, whose roofline is DRAM's
     but whose predicted time the latency sets)."""
-    m = a.metrics
+    return headline_of(a.headline_metrics())
+
+
+def headline_of(m: dict) -> dict[str, str]:
+    """``headline`` of a result's headline metrics (Analysis.headline_metrics, or the JSON
+    objects that carry them: simulate's ``analysis``, explore's ``current``): ``predicted``,
+    ``bound``, ``occupancy`` ('2 CTAs/SM (12.5%)', 'n/a' on a tiled profile) and ``limiter``
+    ('' where none)."""
     return {
         "predicted": fmt.ns(m["performance.predicted_ns"]),
         "bound": str(m.get("performance.bound_by") or m.get("roofline.bound_by", "?")),
         "occupancy": (f"{fmt.ctas_per_sm(m['occupancy.blocks_per_sm'])} ({fmt.percent(m['occupancy.occupancy_pct'])})"
-                      if "occupancy.occupancy_pct" in m else "n/a"),
+                      if m.get("occupancy.occupancy_pct") is not None else "n/a"),
+        "limiter": str(m.get("occupancy.limiter") or ""),
     }
 
 

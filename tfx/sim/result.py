@@ -206,21 +206,18 @@ class SimResult:
     def comparison(self) -> dict:
         """The analysis' times beside the simulation's, and the gap to the prediction with
         the stall kinds behind it (``gap_stalls``: every kind with stall time, its share;
-        empty when the simulation equals the prediction). The bounds carry the names of
-        ``tfx analyze --json``'s metrics (``roofline.bound_by``, ``performance.bound_by``,
-        ``performance.bound_engine``) and so do the times (``performance.predicted_ns``,
-        ``roofline.ideal_ns``; session 14: they were ``predicted_ns`` and ``roofline_ideal_ns``,
-        docs/simulator.md), so one key reads the same fact in either output."""
+        empty when the simulation equals the prediction). The analysis' numbers are its
+        headline (Analysis.headline_metrics: ``performance.predicted_ns`` and ``.bound_by``,
+        ``roofline.ideal_ns`` and ``.bound_by``, ``occupancy.blocks_per_sm`` and ``.limiter``,
+        ``memory.peak.<level>``) under ``tfx analyze --json``'s metric names, so one key reads
+        the same fact in either output (session 14: the times were ``predicted_ns`` and
+        ``roofline_ideal_ns``, and CTAs per SM and peak memory were missing; docs/simulator.md)."""
         m = self.analysis.metrics
         pred = _plain(m.get("performance.predicted_ns"))
         ideal = _plain(m.get("roofline.ideal_ns"))
         gap = self.makespan_ns - pred if pred else None
         return {
-            "performance.predicted_ns": pred,
-            "roofline.ideal_ns": ideal,
-            "roofline.bound_by": m.get("roofline.bound_by"),
-            "performance.bound_by": m.get("performance.bound_by"),
-            "performance.bound_engine": m.get("performance.bound_engine"),
+            **self.analysis.headline_metrics(),
             "sim_over_predicted": self.makespan_ns / pred if pred else None,
             "sim_over_roofline": self.makespan_ns / ideal if ideal else None,
             "gap_ns": gap,
