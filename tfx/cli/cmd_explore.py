@@ -233,6 +233,13 @@ def _print_text(r) -> None:
         # piped or redirected: rich assumes 80 columns and squeezed a table of six swept
         # parameters until the time column read '212.… us'; a file has no width to fit
         console = Console(width=WIDE_OUTPUT)
+    def title_line(title):
+        # a title of its own, wrapped at words to the terminal (tfx.present.layout.wrap); as the
+        # table's title rich wrapped it at the table's width: copy's 63-column table broke 'Pareto
+        # frontier (time vs smem): 1 point (+1 configuration tied with them)' at 80 columns
+        for part in wrap(title, text_width()):
+            console.print(part, markup=False, soft_wrap=True)
+
     swept = ", ".join(f"{n}[{len(v)}]" for n, v in zip(r.space.names, r.space.values)) or "none"
     knobs = ", ".join(f"{p}[{len(v)}]" for p, v in zip(r.space.knob_paths, r.space.knob_values))
     from tfx.present.formatting import with_knobs
@@ -247,13 +254,18 @@ def _print_text(r) -> None:
     console.print(f"feasible {r.feasible:,}; infeasible {r.configs - r.feasible:,}")
     for reason, n in sorted(r.infeasible.items(), key=lambda kv: -kv[1]):
         console.print(f"  {n:>10,}  {reason}")
-
-    def title_line(title):
-        # a title of its own, wrapped at words to the terminal (tfx.present.layout.wrap); as the
-        # table's title rich wrapped it at the table's width: copy's 63-column table broke 'Pareto
-        # frontier (time vs smem): 1 point (+1 configuration tied with them)' at 80 columns
-        for part in wrap(title, text_width()):
-            console.print(part, markup=False, soft_wrap=True)
+    cur = r.current
+    if cur is not None:
+        # the configuration tfx analyze prices with the same --set and --knob, in its words
+        # (tfx.present.analysis_report.headline_of: the explorer's header reads the same)
+        if cur.get("error"):
+            title_line(f"current configuration: {cur['error']}")
+        else:
+            from tfx.present.analysis_report import headline_of
+            h = headline_of(cur)
+            occ = f", {h['occupancy']}" + (f" limited by {h['limiter']}" if h["limiter"] else "") \
+                if h["occupancy"] != "n/a" else ""
+            title_line(f"current configuration: predicted {h['predicted']} (bound by {h['bound']}){occ}")
 
     def table(title, rows):
         title_line(title)

@@ -133,6 +133,9 @@ class Context:
     checks: list = field(default_factory=list)
     keep_metrics: bool = False       # also keep every analysis metric, as "metric:<name>" columns
     codegen: str | None = None       # the code generator priced (tfx.analysis.codegen; None: codegen.DEFAULT)
+    # flat index of the current configuration (the defaults under --set): the chunk holding it
+    # keeps its row (ChunkResult.watched, explore's ``current.sweep``); None: not in the space
+    watch: int | None = None
 
 
 @dataclass
@@ -148,6 +151,8 @@ class ChunkResult:
     # feasible times near the best (near_tie), per alternative group: (knob index, the problem
     # shape's values) -> near_times; only configurations of one group are alternatives to each other
     near: dict = field(default_factory=dict)
+    # (COLUMNS values, feasibility code) of Context.watch, where this chunk holds it
+    watched: tuple | None = None
 
 
 def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
@@ -161,11 +166,17 @@ def evaluate_chunk(ctx: Context, chunk: Chunk) -> ChunkResult:
     top_local = feas[ti]
     pi = pareto_front(table[feas][:, obj_cols]) if feas.size else np.zeros(0, dtype=np.int64)
     pareto_local = feas[pi]
+    watched = None
+    if ctx.watch is not None and chunk.start <= ctx.watch < chunk.start + n:
+        # a chunk's configurations are the flat indices start .. start + size - 1, in order
+        local = ctx.watch - chunk.start
+        watched = (tuple(float(cols[c][local]) for c in COLUMNS), int(codes[local]))
     return ChunkResult(
         start=chunk.start, size=n, counts=counts,
         top_idx=top_local + chunk.start, top_rows=table[top_local],
         pareto_idx=pareto_local + chunk.start, pareto_rows=table[pareto_local],
-        columns=({**cols, "code": codes} if ctx.keep else None), near=_near_groups(ctx, chunk, feas, cols["time"]))
+        columns=({**cols, "code": codes} if ctx.keep else None), near=_near_groups(ctx, chunk, feas, cols["time"]),
+        watched=watched)
 
 
 def shape_names(ctx: Context) -> list[str]:

@@ -45,6 +45,10 @@ class ExploreResult:
     # how many of the fastest configurations lie within the re-timing noise of the best
     # (tfx.explore.near_tie); None when none is feasible
     near_tie: NearTie | None = None
+    # the configuration the user is looking at (the kernel's defaults under --set and --knob):
+    # its analysis's headline (tfx.analysis.analyze.HEADLINE_METRICS) and the sweep's own row
+    # of it (``current_configuration``); None where not computed
+    current: dict | None = None
 
     @property
     def configs_per_second(self) -> float:
@@ -61,6 +65,7 @@ class ExploreResult:
             "scheduler": self.scheduler, "chunks": self.chunks,
             "pareto": self.pareto, "top": self.top,
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
+            "current": self.current,
         }
         if self.sensitivity is not None:
             out["sensitivity"] = self.sensitivity
@@ -176,10 +181,12 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     ctx = Context(module=module, kernel_name=kernel.name, space=space,
                   fixed=_fixed_params(module, kernel, space, fixed), profiles=profiles, costs=costs,
                   objectives=objectives, top=top, keep=keep_columns or keep_metrics, checks=checks,
-                  keep_metrics=keep_metrics, codegen=codegen)
+                  keep_metrics=keep_metrics, codegen=codegen,
+                  watch=current_index(module, kernel, space, fixed))
     chunks = space.chunks(chunk_size)
     results = run_chunks(ctx, chunks, scheduler, progress)
     res = _merge(ctx, results, chunks, space, kernel, module, profile, fixed, scheduler)
+    res.current = current_configuration(ctx, module, kernel, profile, fixed, results)
     if sensitivity:
         if res.top:
             base_params = {**fixed, **res.top[0]["params"]}
@@ -191,6 +198,54 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
                                base_params, base_knobs=base_knobs, codegen=codegen)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def current_index(module, kernel: Kernel, space: Space, fixed: Mapping[str, int]) -> int | None:
+    """Flat index of the current configuration (the kernel's defaults under ``fixed``) in
+    ``space``; None where a swept parameter's value is not among its values, or knobs are swept
+    (the unswept profile is not one of their points)."""
+    if space.knob_paths:
+        return None
+    env = bind(module, kernel, dict(fixed))
+    try:
+        pos = [int(np.flatnonzero(v == int(env[n]))[0]) for n, v in zip(space.names, space.values)]
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
+    return int(np.ravel_multi_index(pos, space.sizes)) if pos else 0
+
+
+def current_configuration(ctx: Context, module, kernel: Kernel, profile, fixed: Mapping[str, int],
+                          results: list[ChunkResult]) -> dict:
+    """The configuration the user is looking at, as ``tfx analyze`` with the same --set and
+    --knob prices it: its ``parameters``, ``knobs``, the analysis's headline
+    (Analysis.headline_metrics: predicted time and bound, roofline and bound, CTAs per SM and
+    limiter, peak memory), and ``sweep``: the same configuration's row as the sweep priced it
+    (the chunk holding ``ctx.watch`` kept it: predicted_ns, smem_per_cta, regs_per_thread,
+    blocks_per_sm, dram_bytes, feasible), with its flat ``index``; ``sweep`` and ``index`` are
+    None where the configuration is not in the space (a --sweep leaving its value out, or a
+    --knob-sweep). ``error``: the analysis's refusal, where it refuses the defaults."""
+    from tfx.analysis.analyze import analyze
+    from tfx.analysis.numbers import to_plain
+    try:
+        a = analyze(module, kernel, profile, params=dict(fixed), codegen=ctx.codegen)
+    except TfxError as err:
+        return {"parameters": dict(fixed), "knobs": dict(profile.knobs), "error": err.headline(),
+                "index": None, "sweep": None}
+    # 'parameters' as tfx analyze names them: every parameter of the analysis (a sweep row's
+    # 'params' holds the swept ones only)
+    out = {"parameters": {k: to_plain(v) for k, v in a.params.items()}, "knobs": dict(profile.knobs),
+           **a.headline_metrics(), "index": None, "sweep": None}
+    watched = next((r.watched for r in results if r.watched is not None), None)
+    if watched is None:
+        return out
+    values, code = watched
+    row = _values(np.array(values), ctx.objectives)
+    del row["objectives"], row["cost"]
+    row["feasible"] = code == 0
+    if code:
+        row["reason"] = ctx.checks[code - 1].reason
+    out.update(index=ctx.watch, sweep=row)
+    return out
 
 
 def run_chunks(ctx: Context, chunks: list[Chunk], scheduler=None, progress=None) -> list[ChunkResult]:
