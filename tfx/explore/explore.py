@@ -161,6 +161,11 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     # `tfx check` checks: 64-bit values, sane domain sizes, no zero divisor or zero-trip loop.
     from tfx.ir.bind import check_shapes
     check_shapes(module, kernel, bind(module, kernel, fixed))
+    # ... and its levels must be the profile's, as tfx analyze refuses them (the kernel's line):
+    # a GPU kernel on sip was refused at 'sip.toml:hierarchy: ... 'cta' is not a hierarchy level'
+    # by the occupancy checks, blaming the profile for the kernel's mesh
+    from tfx.ir.levels import check_levels
+    check_levels(module, kernel, profile)
     if objectives is None:
         objectives = ("time", "cost") if knob_sweeps else ("time", "smem")
     objectives = tuple(objectives)
