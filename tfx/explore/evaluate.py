@@ -251,7 +251,11 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
     if profile.kind == "gpu" and res is not None:
         smem = np.asarray(res["smem"]) + np.asarray(res.get("static_smem", 0))
         cols["smem"] = flat(smem)
-        cols["regs"] = flat(res["regs"])
+        # the registers a thread is given, as the analysis prices and tfx analyze reports them
+        # (at most the profile's per-thread maximum; the rest spills): rmsnorm's defaults read
+        # 289 here beside analyze's '255 regs' and its 'about 289 registers/thread needed'
+        most = OccupancyLimits.from_profile(profile).max_regs_per_thread
+        cols["regs"] = flat(np.minimum(np.asarray(res["regs"], dtype=np.float64), most))
         cols["blocks"] = flat(m.get("occupancy.blocks_per_sm", 0))
     else:
         unit = _unit_level(profile)
