@@ -154,7 +154,9 @@ def run(args) -> int:
     passed = all(c.passed for c in checks)
     if args.json:
         emit_json({
-            "file": args.file, "kernel": kernel.name, "params": result.params, "seed": args.seed,
+            "file": args.file, "kernel": kernel.name,
+            # 'parameters', as analyze, simulate and diff name them (was 'params' until session 14)
+            "parameters": dict(result.params), "seed": args.seed,
             # the --dist choices (every other float input: normal): they change every number below
             "dists": dists,
             "estimate": {"mma_flops": result.work.flops, "element_operations": result.work.elements,
