@@ -102,3 +102,16 @@ def test_explore_titles_wrap_at_the_terminal_not_the_table(capsys, monkeypatch):
     assert title.endswith(("point", "points", "tied with them)")), title
     assert max(len(x) for x in lines) <= 80
     assert title == title.rstrip()
+
+
+def test_an_over_capacity_peak_is_written_in_exact_bytes():
+    """rmsnorm.tile's defaults (BLOCK_M 4, N 8192, 8 warps = 256 threads): a CTA's registers hold
+    two f32 [4, 8192] tiles at once, 2 x 4 x 8,192 x 4 B = 262,144 B, and the [4] f32 row
+    statistic, 16 B: 262,160 B / 256 threads = 1,024.0625 B a thread, against 255 registers x
+    4 B = 1,020 B. With decimal prefixes both read '1.02 KB' ('peak rmem 1.02 KB exceeds its
+    capacity 1.02 KB'); as allocations, exact bytes."""
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    a = analyze(parse_file(str(bundled_kernel("rmsnorm.tile"))), None, load_profile("h200_sxm"), {})
+    assert "peak rmem 1,024.06 B exceeds its capacity 1,020 B (reached in rmsnorm/mesh cta)" in a.warnings

@@ -21,7 +21,7 @@ from tfx.analysis.machine import links_by_mesh
 from tfx.analysis.performance import SpillInfo, predict, spill_fraction
 from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
-from tfx.hw.units import format_bytes, format_counted, format_time_ns
+from tfx.hw.units import format_count, format_counted, format_time_ns
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, Module, Window
 
@@ -425,8 +425,11 @@ def _capacity_checks(module, kernel, profile, peaks, warnings, vector, root_tota
         if lvl == "smem" and profile.get("occupancy.smem_per_block_optin") is not None:
             cap = profile.value("occupancy.smem_per_block_optin")
         if peak.bytes > cap:
-            warnings.append(f"peak {lvl} {format_bytes(float(peak.bytes))} exceeds its capacity {format_bytes(cap)} "
-                            f"(reached in {peak.scope})")
+            # exact bytes, as allocations are written (tfx.present.formatting): rmsnorm's
+            # 1,024.06 B of registers a thread over its 1,020 B read '1.02 KB exceeds its
+            # capacity 1.02 KB' with decimal prefixes
+            warnings.append(f"peak {lvl} {format_count(float(peak.bytes))} B exceeds its capacity "
+                            f"{format_count(float(cap))} B (reached in {peak.scope})")
     links = links_by_mesh(profile)
     for mesh in sorted({a for (kind, a, _) in root_total if kind == "link"} - set(links)):
         warnings.append(f"no link of {profile.name} joins the positions of `{mesh}` (no links.<name> "
