@@ -39,6 +39,15 @@ def roofline_line(a) -> str:
             f" (compute {fmt.ns(m['roofline.compute_ns'])}, memory {fmt.ns(m['roofline.memory_ns'])})")
 
 
+def _bound_of_prediction(a) -> str:
+    """`` (bound by latency)``: the predicted time's own bound beside it, as tfx simulate, the
+    explorer's header and its Roofline pane write it; the line read 'predicted 99.51 us   roofline
+    55.93 us, bound by dram' for rmsnorm, whose schedule the latency bounds (said only at the end
+    of the summary). '' where the analysis names none (a sweep)."""
+    bound = a.metrics.get("performance.bound_by")
+    return f" (bound by {bound})" if bound else ""
+
+
 def roofline_terms(a) -> list[tuple[str, str, str]]:
     """(term, time, share of the ideal) for each roofline term: compute units then memory
     levels, each largest first."""
@@ -234,7 +243,7 @@ def summary(a, width: int | None = None) -> str:
     breakdown term's detail under its column (TERM_DETAIL_COLUMN); None keeps every line whole."""
     m = a.metrics
     out = [inputs_line(a), f"  parameters: {parameters_line(a)}",
-           f"  predicted {fmt.ns(m['performance.predicted_ns'])}   {roofline_line(a)}"]
+           f"  predicted {fmt.ns(m['performance.predicted_ns'])}{_bound_of_prediction(a)}   {roofline_line(a)}"]
     out += [f"    {line}" for line in roofline_breakdown(a)]
     out += scope_roofline_lines(a)
     flops = [(k.split(".")[2], v) for k, v in m.items() if k.startswith("compute-cost.flops.") and k.endswith(".total")]
