@@ -87,8 +87,8 @@ def run(args) -> int:
                              "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
                             for c in compared]})
         return 0
-    say(f"{args.file}: {len(compared):,} row{'s' if len(compared) != 1 else ''}, {len(figs):,} "
-          f"group{'s' if len(figs) != 1 else ''} (profile {args.hw} where the CSV names none)"
+    say(f"{args.file}: {fmt.counted(len(compared), 'row')}, {fmt.counted(len(figs), 'group')} "
+          f"(profile {args.hw} where the CSV names none)"
           + (fmt.compiled_as(codegen) if on_gpu else "")
           + ("; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)"
              if args.estimate else ""))

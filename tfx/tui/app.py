@@ -513,7 +513,7 @@ class TfxApp(ExplorerApp):
     def _status(self) -> None:
         a = self.analysis
         n = len(self.knobs)
-        knobs = f"  {n} knob{'s' if n != 1 else ''}" if n else ""
+        knobs = f"  {fmt.counted(n, 'knob')}" if n else ""
         if a is None:
             text = f"{Path(self.kernel_path).name} on {self.profile_name}: no analysis"
         else:
@@ -788,7 +788,7 @@ class TfxApp(ExplorerApp):
         self.knobs = kept
         self._base_profile = None
         if kept or dropped:
-            words = [f"kept {len(kept)} knob{'s' if len(kept) != 1 else ''}"] if kept else []
+            words = [f"kept {fmt.counted(len(kept), 'knob')}"] if kept else []
             if dropped:
                 words.append(f"dropped {', '.join(dropped)} ({name} has no such fact or refuses it)")
             self.notify("; ".join(words), title=f"switched to {name}",

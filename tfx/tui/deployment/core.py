@@ -460,8 +460,8 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
             toks = toks / (tp // G)
             rep = f" (ctx/cp split over {tp // G} replicas)"
         kv = b * toks * layers * 2 * g_r * d * kvb
-        out.append(f"KV cache: {fmt.count(b)} seq x {fmt.count(toks)} tokens{rep} x {layers} layers x 2 (K, V) x {g_r} kv head"
-                   f"{'s' if g_r > 1 else ''} x {d} x {kvb:g} B = {kv:,.0f} B = {fmt.nbytes(kv)}")
+        out.append(f"KV cache: {fmt.count(b)} seq x {fmt.count(toks)} tokens{rep} x {layers} layers x 2 (K, V) x {fmt.counted(g_r, 'kv head')}"
+                   f" x {d} x {kvb:g} B = {kv:,.0f} B = {fmt.nbytes(kv)}")
     return out
 
 
@@ -597,7 +597,7 @@ def _share(var: str, size: int, total: int, noun: str, plural: str) -> str:
 
 
 def _n(count: int, noun: str) -> str:
-    return f"{fmt.count(count)} {noun}{'' if count == 1 else 's'}"
+    return fmt.counted(count, noun)
 
 
 def _rng(start: int, count: int) -> str:
@@ -642,8 +642,8 @@ def layout_lines(model, k: Knobs, system, devices: int, max_nodes: int = 6) -> l
     sub_cp = par.cp_place in ("cube", "pe")
     lines = [f"{model.name} ({model.attention_kind}, {model.num_layers} layers, {model.num_attention_heads} q heads, "
              f"{model.num_kv_heads} kv heads{', MoE' if model.is_moe else ''}) on {system.name}",
-             f"{par.label()}: {devices} {dev_name}{'s' if devices != 1 else ''} on {nodes} "
-             f"node{'s' if nodes != 1 else ''} of {dpn}; ranks ordered TP, CP, DP, PP (inner to outer)", ""]
+             f"{par.label()}: {fmt.counted(devices, dev_name)} on {fmt.counted(nodes, 'node')} "
+             f"of {dpn}; ranks ordered TP, CP, DP, PP (inner to outer)", ""]
     axes = [a for a in (Axis("TP", par.tp, not sub_tp), Axis("CP", par.cp, not sub_cp), Axis("DP", par.dp, True),
                         Axis("PP", par.pp, True), Axis("EP", par.ep, True)) if a.degree > 1 and a.spans]
     width = max(len(f"{dev_name}{devices - 1}"), 3) + 1

@@ -212,8 +212,7 @@ class MemoryPane(Vertical):
                       "", key="total")
         table.add_row("capacity", fmt.nbytes(r.capacity), "100.0%", "", key="capacity")
         fit = Text("fits", style="green") if r.fits else Text("DOES NOT FIT", style="bold red")
-        cap = Text(f"memory per device, {r.parallelism.label()} on {r.devices} device"
-                   f"{'s' if r.devices != 1 else ''}: ")
+        cap = Text(f"memory per device, {r.parallelism.label()} on {fmt.counted(r.devices, 'device')}: ")
         cap.append(f"{fmt.nbytes(total)} of {fmt.nbytes(r.capacity)} ")
         cap.append_text(fit)
         self.query_one("#memory-caption", Static).update(cap)

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
-from tfx.present.formatting import allocation, compiled_as, nbytes as fmt_bytes, ns as fmt_ns
+from tfx.present.formatting import allocation, compiled_as, counted, nbytes as fmt_bytes, ns as fmt_ns
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -317,7 +317,7 @@ class ExplorePane(Vertical):
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{out.configs:,} configurations", style="bold")
         t.append(f", {out.feasible:,} feasible; "
-                 f"frontier {len(out.pareto)} point{'s' if len(out.pareto) != 1 else ''}")
+                 f"frontier {counted(len(out.pareto), 'point')}")
         if out.pareto_configs != len(out.pareto):
             t.append(f" ({out.pareto_configs} configurations)")
         if out.points_total > len(out.points if out.points is not None else ()):

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tfx.present.formatting import fact as fmt_fact
+from tfx.present.formatting import counted, fact as fmt_fact
 from tfx.tui.widgets.tables import TableSync
 
 
@@ -92,7 +92,7 @@ class HardwarePane(Vertical):
         caption.append(profile.name, style="bold")
         caption.append(f" ({profile.kind}) ")
         if n:
-            caption.append(f"{n} knob{'s' if n != 1 else ''} set  ", style="yellow")
+            caption.append(f"{counted(n, 'knob')} set  ", style="yellow")
         caption.append(profile.description, style="dim")
         # #hw-caption (height 1) and #hw-source (height 2) at the pane's width: a new text
         # repaints in place, no layout of the screen

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.widgets import Static, Tree
 
-from tfx.present.formatting import metric as fmt_metric
+from tfx.present.formatting import counted, metric as fmt_metric
 from tfx.tui.widgets import layout_if_resized
 
 
@@ -125,8 +125,9 @@ class IRPane(Horizontal):
         if node is None:
             return t
         t.append(f"{node.label}", style="bold")
-        t.append(f"  [{dom}]  {node.kind}, line {node.line}, {node.execs} "
-                 f"execution{'' if node.execs == 1 else 's'}, {node.precision}\n")
+        # the count as the annotated IR writes it ('x65,536'), singular at one
+        t.append(f"  [{dom}]  {node.kind}, line {node.line}, {counted(node.execs, 'execution')}, "
+                 f"{node.precision}\n")
         rec = a.scope_records(node, dom)
         if not rec:
             t.append("no work or traffic in this scope\n", style="dim")
