@@ -172,7 +172,13 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
     dram = m.dram_bw_device / m.units
     free = None
     if cap is not None and per_cycle is not None:
-        free = emax(cap - spill.cta_smem * resident, 0)
+        used = spill.cta_smem * resident
+        above, most = m.profile.get("local.max_carveout_above", None), m.profile.get("occupancy.smem_per_sm", None)
+        if above is not None and most is not None:
+            # a kernel over ``above`` runs at the largest carve-out, whatever CTAs an SM holds (its
+            # loader asks for it: local.max_carveout_above)
+            used = where(spill.cta_smem > above, most, used)
+        free = emax(cap - used, 0)
     if is_array(working, free):
         import numpy as np
         l1_bw = per_cycle * m.clock_ghz if per_cycle is not None else l2
@@ -523,7 +529,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 + " (included in the waves above)"))
         if local is not None and not is_array(spill.fraction):
             spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)
-            where_l1 = (f"the {format_bytes(float(local.l1_free))} of L1 that shared memory leaves"
+            above = m.profile.get("local.max_carveout_above", None)
+            largest = (above is not None and m.profile.get("occupancy.smem_per_sm", None) is not None
+                       and not is_array(spill.cta_smem) and spill.cta_smem > above)
+            where_l1 = (("the " + format_bytes(float(local.l1_free)) + " of L1 the largest shared-memory carve-out "
+                         "leaves (over " + format_bytes(float(above)) + " of shared memory a CTA, its loader asks "
+                         "for it)") if largest else
+                        f"the {format_bytes(float(local.l1_free))} of L1 that shared memory leaves"
                         if local.l1_free is not None else "no stated L1")
             lt.terms.append(Term(
                 "spill", spill_ns,
@@ -552,7 +564,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                                     _loop_warp_mma(loop, m, warps),
                                                     wgmma_serial.fits(loop, m, warps))
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
-                        trip, local.beyond_l1, local.beyond_level, miss.spill_series.get(loop.id))
+                        trip, local.bytes_per_ns, local.level, miss.spill_series.get(loop.id))
                         + " (included in the waves above)"))
                     chain = _spill_chain(loop, m, miss, warps, on_sm, min(positions, units))
                     if chain is not None and not is_array(chain.ns) and chain.ns:
@@ -1757,12 +1769,13 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = _trip_body(loop, counter, m, miss, warps)
     body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
-    frac, _, cta_spill, beyond_l1 = miss.spill
+    frac, local_rate, cta_spill, beyond_l1 = miss.spill
     if frac is not None and any(loop.mma_ops()):
         # Values the compiler evicted across a k-loop are its mma state: every trip reloads
-        # and re-stores all of them, whatever share of one op's bytes that is, priced from L2
-        # (DRAM when the machine's spilled bytes exceed L2) at the rate the SMs' own local
-        # loads and stores reach it (served from L1 they run only 12-15% faster: spill_traffic).
+        # and re-stores all of them, whatever share of one op's bytes that is, priced where they
+        # live (local_memory): from L1 at its rate where the resident CTAs' frames fit what the
+        # shared-memory carve-out leaves, else from L2 (DRAM when the machine's spilled bytes
+        # exceed L2) at the rate the SMs' own local loads and stores reach it.
         # On the warp mma a spilled accumulator is touched at every k-step of the trip
         # (tfx.analysis.spill_traffic). That count replaces the body ops' per-op share: the
         # SASS loads every spilled word once a trip (calibration/h200/measured/spill_sass),
@@ -1772,7 +1785,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         spb, regs = miss.spill_regs
         trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps),
                                         wgmma_serial.fits(loop, m, warps))
-        body.spill = trip.bytes_per_trip / beyond_l1
+        body.spill = trip.bytes_per_trip / local_rate
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
     if frac is not None and any(loop.mma_ops()):

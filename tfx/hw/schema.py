@@ -208,6 +208,10 @@ PROFILE_SPEC = TableSpec({
         "l2_bandwidth": FactSpec("bandwidth", "positive",
                                  "B/s the whole L2 serves the SMs' own loads and stores at (not bulk copies): "
                                  "local memory that does not fit L1"),
+        "max_carveout_above": FactSpec("bytes", "positive",
+                                       "shared memory per CTA above which the kernel's loader asks for the largest "
+                                       "shared-memory carve-out (occupancy.smem_per_sm): L1 keeps only what that "
+                                       "leaves of l1_capacity, whatever CTAs an SM holds"),
         "l2_latency": FactSpec("time", "positive",
                                "one dependent local load's round trip from L2 (a chase through per-thread "
                                "frames that fit L2): a reload that misses L1 waits it (tfx.analysis.spill_chain)"),
