@@ -377,6 +377,7 @@ class WaitNote(NamedTuple):
     drifted: Any = 0              # the launch's CTAs started after its first wave (pipeline_depth.drifted_share)
     wait: Any = None              # the round's whole wait (with the copies' issue and wait chain), if known
     one_cta: Any = None           # the one-CTA sum of every engine that no longer floors it (unpipelined_chain)
+    text: Any = None              # a streaming trip's wait as tfx.analysis.decode_trip prices it (its own clause)
 
 
 def wait_terms(note: WaitNote, full_waves, fmt):
@@ -384,6 +385,13 @@ def wait_terms(note: WaitNote, full_waves, fmt):
     if not note.wait_ns > 0:
         return []
     from tfx.analysis import pipeline_depth, unpipelined_chain
+    if note.text is not None:
+        # decode's unpipelined streaming trip: the chains in lock step, then its copy groups
+        # (tfx.analysis.decode_trip.unpipelined_round_ns)
+        return [("load wait", full_waves * note.wait_ns,
+                 f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each trip waits for its loads "
+                 f"after its chain: {note.text}; adds {fmt(note.wait_ns)} over {float(note.trips):g} "
+                 f"trip{'' if note.trips == 1 else 's'} a wave (included in the waves above)")]
     wait = note.latency + note.transfer
     issue = ""
     if note.wait is not None and note.wait > wait:
