@@ -517,3 +517,107 @@ def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stage
             f"{T(waited_ns)} less that, plus what the round trip adds at {int(stages) - 1} tile(s) in flight; never under "
             f"the round), so the copies leave {T(queued_ns)} into the trip, not after the round's "
             f"{T(lockstep_ns)}")
+
+
+# --------------------------------------------------------------------------------------------
+# The unpipelined streaming trip (STAGES = 1): two dependent copy groups, the round's lock step
+#
+# decode_sass (Triton 3.6.0, the 9 one-stage BLOCK_N x WARPS binaries of the issue-15 decode
+# kernel): every LDG of the K tile issues before the first STS waits on one (the K group is one
+# dependent round of loads), the V tile's LDGs issue after the row-sum reduction's barrier and
+# are waited for before PV (a second round); nothing of the next trip is in flight. The
+# one-stage code is also a longer instruction stream than the pipelined one the trip chain
+# prices: each 16-byte copy is two CS2R zero-fills (the masked load's other=0), an LDG and an
+# STS where cp.async is one LDGSTS, the tile's stores go between extra barriers, and ptxas
+# stalls the register-starved mmas longer. One warp's in-order schedule (warp_schedule_cycles,
+# the measured latencies) of the one-stage binary less the three-stage one, by (BLOCK_N, WARPS)
+# at D = 128 and GROUP padded to 16 query rows (decode_sass.csv):
+UNPIPELINED_CHAIN_CYCLES = {
+    (32, 2): 1292 - 1174, (32, 4): 1095 - 1167, (32, 8): 996 - 1030,
+    (64, 2): 2182 - 1343, (64, 4): 1533 - 1297, (64, 8): 1146 - 1128,
+    (128, 2): 4015 - 2075, (128, 4): 2272 - 1621, (128, 8): 1658 - 1325,
+}
+UNPIPELINED_CHAIN_D = 128       # the head size of those binaries
+UNPIPELINED_CHAIN_ROWS = 16     # their padded query rows (GROUP 4 padded to the mma's 16)
+
+
+class UnpipelinedTrip(NamedTuple):
+    """The round of an unpipelined streaming trip and its parts (ns; arrays elementwise)."""
+    ns: Any                       # the round of the r co-resident CTAs (each one trip)
+    chain_round: Any              # the r CTAs' chains in lock step (round_ns) + the one-stage code's longer stream
+    extra: Any                    # that longer stream (UNPIPELINED_CHAIN_CYCLES at the clock; 0 off the table)
+    latency: Any                  # one group's wait before its bytes: the copies' issue and wait chain + the load latency
+    fetch: Any                    # the groups' bytes through the SM's port and its L2 share, summed over the groups
+    groups: Any                   # the dependent copy groups a trip (2: K, then V; 1 where every load feeds the scores)
+
+
+def dram_chase_ns(m) -> Any:
+    """The unloaded latency of a dependent DRAM load (``pipeline.dram_latency_unloaded``: a
+    pointer chase, calibration/h200/measured/latency.csv), or None where the profile lacks it."""
+    return m.profile.get("pipeline.dram_latency_unloaded", None) if m.kind == "gpu" else None
+
+
+def unpipelined_extra_cycles(loop, warps) -> Any:
+    """Cycles the one-stage code of a decode trip issues beyond the pipelined chain
+    (``UNPIPELINED_CHAIN_CYCLES``, at least 0), for a scores mma of BLOCK_N keys over D = 128 on
+    at most 16 query rows; 0 off the table (arrays elementwise)."""
+    from tfx.analysis import mma_path
+    s = mma_path.scores(loop)
+    if s is None:
+        return 0
+    m_s, n_s, k_s = s.per_exec_shape
+    out = 0
+    for (bn, w), cyc in UNPIPELINED_CHAIN_CYCLES.items():
+        hit = (n_s == bn) & (k_s == UNPIPELINED_CHAIN_D) & (m_s <= UNPIPELINED_CHAIN_ROWS) & (warps == w)
+        if is_array(hit):
+            out = where(hit, max(cyc, 0), out)
+        elif hit:
+            out = max(cyc, 0)
+    return out
+
+
+def unpipelined_round_ns(chain: TripChain, extra_cycles, r, miss, l2_latency_ns, l2_bytes, loaded_bytes,
+                         l2_share_bytes_per_ns, first_share, issue_ns, chase_ns, f: StreamFacts) -> UnpipelinedTrip:
+    """The round of r co-resident CTAs running an unpipelined streaming trip (STAGES = 1): their
+    chains in lock step (``round_ns``: one CTA's chain + each other CTA's traffic at the
+    shared-memory port) plus the one-stage code's longer stream (``extra_cycles``), then the
+    trip's ``groups`` dependent copy groups (K's, then V's: ``first_share`` < 1 says the scores
+    mma waits for only part of the tile), each the copies' issue and wait chain ``issue_ns``
+    (pipeline.load_trip_overhead) and the load latency (DRAM: the unloaded pointer chase
+    ``chase_ns``; L2 hits the L2 latency), and the group's bytes through the SM's port and its L2
+    share (as the pipelined trip's first-waited group, ``round_trip_ns``: not at the SM's DRAM
+    ceiling, a sustained rate with many tiles in flight).
+
+    Not a transfer at the SM's share of the device: that share is a throughput bound the copy
+    engine keeps (r x the tile / share a round, the round's floor in tfx.analysis.performance),
+    not a wait of each trip; counting it in the wait priced 8-warp 128-key rows at two CTAs a SM
+    4.84 us a trip where they run at the share's 4.08. Measured
+    (calibration/h200/measured/decode_trip, one stage, from DRAM): one CTA a SM takes the same
+    time on 16 SMs as on 132 (0.95-1.00 of it at 1.2-3.0 TB/s drawn), so the groups wait the
+    unloaded latency; a second CTA a SM adds about its port traffic (from L2: +376 ns at BLOCK_N
+    64 on 4 warps, whose port demand is 368), so the round keeps its lock step."""
+    groups = where(first_share < 1, 2, 1) if is_array(first_share) else (2 if first_share < 1 else 1)
+    fetch = 0
+    for share in (first_share, 1 - first_share):
+        fetch = fetch + emax(share * loaded_bytes / f.port_bytes_per_ns, share * l2_bytes / l2_share_bytes_per_ns)
+    latency = issue_ns + miss * chase_ns + (1 - miss) * l2_latency_ns
+    extra = extra_cycles / chain.clock_ghz
+    chains = round_ns(chain, r) + extra
+    ns = chains + groups * latency + fetch
+    if is_array(chain.ns, ns):
+        ns = where(chain.ns > 0, ns, 0)
+    elif not chain.ns:
+        ns = 0
+    return UnpipelinedTrip(ns, chains, extra, latency, fetch, groups)
+
+
+def describe_unpipelined(t: UnpipelinedTrip, r, chain: TripChain) -> str:
+    """The load-wait clause of an unpipelined streaming trip (scalars)."""
+    rr, g = float(r), int(t.groups)
+    lock = float(t.chain_round) - float(t.extra)
+    extra = f" + the one-stage code's longer stream {T(float(t.extra))} (decode_sass)" if float(t.extra) else ""
+    groups = "its K, then its V copy group" if g == 2 else "its copy group"
+    return (f"the chains in lock step {T(lock)}{extra}, then {groups}: {g} x {T(float(t.latency))} (the copies' issue "
+            f"and wait + the unloaded load latency) + the groups' bytes through the SM's port and L2 share "
+            f"{T(float(t.fetch))} = "
+            f"{T(float(t.ns))} a round of {rr:g} (the DRAM share is a throughput bound, not a wait)")

@@ -1234,6 +1234,18 @@ def _streaming_facts(loop, m: Machine):
     return (f, d) if f is not None and d is not None else None
 
 
+def _unpipelined_stream(loop, m: Machine, stages, trip_chain, body: Demand):
+    """(stream facts, load-trip facts, the unloaded DRAM latency) where a warp-mma streaming trip
+    (``trip_chain``) may run at one stage and the profile states them, else None
+    (tfx.analysis.decode_trip.unpipelined_round_ns)."""
+    if trip_chain is None or not (is_array(body.global_loads) or body.global_loads):
+        return None
+    if not is_array(stages, trip_chain.ns) and not (stages < 2 and trip_chain.ns):
+        return None
+    f, t, chase = decode_trip.facts(m), load_trip.facts(m), decode_trip.dram_chase_ns(m)
+    return None if f is None or t is None or chase is None else (f, t, chase)
+
+
 def _load_latency(body: Demand, m: Machine):
     """ns a trip's load waits: one L2 latency on a hit and one DRAM latency on a miss."""
     miss_ratio = _miss_share(body)
@@ -1811,6 +1823,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     serial_wait = 0
     stations = None               # a serial trip's station demands (GPU, tfx.analysis.chain_overlap)
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
+    unpiped_text = None           # ... an unpipelined streaming trip's, as decode_trip prices it (the breakdown)
     depth_delay = 0               # a 2-stage serial chain's exposed copy round trip (tfx.analysis.pipeline_depth)
     depth_trip = depth_async = chain_no_depth = 0
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
@@ -1914,6 +1927,28 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                                   emax(path_one, chain_round)) + unpiped_wait
             chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r),
                          emax(path_one, chain_round)) + unpiped_wait
+            unpiped_stream = _unpipelined_stream(loop, m, stages, trip_chain, body)
+            if unpiped_stream is not None:
+                # an unpipelined streaming trip (decode's KV loop at STAGES = 1): the chains in
+                # lock step, then the K and the V copy group's round trips (each its latency and
+                # bytes through the SM's port), not one latency and the tile at the SM's DRAM share:
+                # that share stays the round's throughput bound (tfx.analysis.decode_trip.unpipelined_round_ns)
+                stream_f, trip_f, chase = unpiped_stream
+                unpiped = decode_trip.unpipelined_round_ns(
+                    trip_chain, decode_trip.unpipelined_extra_cycles(loop, warps), r if is_array(r) or r else 1,
+                    _miss_share(body), m.l2_latency, body.l2, body.global_loads,
+                    m.l2_bw_device / active_units, decode_trip.first_wait_share(loop), trip_f.overhead_ns, chase,
+                    stream_f)
+                lock_base = chain - unpiped_wait
+                applies = (stages < 2) & (trip_chain.ns > 0)
+                if is_array(applies, unpiped.ns, lock_base):
+                    unpiped_wait = where(applies, emax(unpiped.ns - lock_base, 0), unpiped_wait)
+                    chain_no_depth = where(applies, emax(unpiped.ns, lock_base), chain_no_depth)
+                    chain = where(applies, emax(unpiped.ns, lock_base), chain)
+                elif applies:
+                    unpiped_wait = max(unpiped.ns - lock_base, 0)
+                    chain = chain_no_depth = max(unpiped.ns, lock_base)
+                    unpiped_text = decode_trip.describe_unpipelined(unpiped, r or 1, trip_chain)
             chain_notes = miss.chain_notes
             if trip_chain is not None and chain_notes is not None and not is_array(trip_chain.ns, r) and trip_chain.ns:
                 chain_notes.setdefault(loop.id, []).append(decode_trip.describe_chain(loop.line, trip_chain, r or 1))
@@ -2129,7 +2164,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             notes[loop.id] = mma_path.WaitNote(
                 line=loop.line, trips=trips, resident=r, chain=chain - unpiped_wait, latency=unpiped_lat,
                 transfer=unpiped_fetch, wait_ns=trips * (round_ns - without), drifted=miss.drifted,
-                wait=unpiped_wait, one_cta=one_cta if unpipelined_chain.applies(stations) else None)
+                wait=unpiped_wait, one_cta=one_cta if unpipelined_chain.applies(stations) else None,
+                text=unpiped_text)
     total = fill + trips * round_ns
     lives = miss.loop_life
     if lives is not None and trip_chain is not None:
