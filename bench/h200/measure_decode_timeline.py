@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""H200: when and on which SM each CTA of a split-KV decode launch runs (issue 15, session 14, decode14).
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_decode_timeline.py OUTDIR
+
+A physical fact for the one-stage decode trip (docs/analysis.md, "The unpipelined streaming trip",
+still missing): launches of about 1.3 waves at 3 CTAs a SM (run13 B2 HQ32 SKV32768 SPLITS32
+BLOCK_N128 4 warps 1 stage, ms_split 96.9 us; run17 B32 HQ64 SKV4096 SPLITS2, 177.5 us) run ~19 us
+past the first wave at the DRAM share plus a one-CTA-a-SM tail; a tail of 116 CTAs that the
+dispatcher packs 3 to an SM as the first wave's slots free together would explain it. And a
+single wave at 2 CTAs a SM (run15 B1 HQ32 SKV65536 SPLITS32 BLOCK_N128 8 warps 1 stage: 256 CTAs,
+80.2 us) reaches ~3.5 TB/s where many waves reach 4.0 (run18 B64 SKV8192 SPLITS2, the control).
+Here bench/h200/triton_kernels.py's decode_split_kernel (the campaigns' kernel) records, per CTA,
+its SM (%smid), the global timer (%globaltimer, ns) at its start, after its KV loop and at its
+end: how many CTAs each SM runs in the tail, when the tail CTAs start, and each CTA's trip time.
+
+Checked on the CPU (Triton 3.6.0, GPUTarget("cuda", 90, 32), no GPU): the plain kernel compiles
+to the campaigns' registers (141, 141, 100, 100, 80) and the timed one to 143, 143, 98, 98, 80
+with no stack: the same CTAs a SM (3, 3, 2, 2, 1).
+
+Files: one CSV per launch, timeline_<name>.csv with columns bh, sp, smid, t_start_ns,
+t_loop_ns, t_end_ns (relative to the launch's first start); summary.csv (per launch: CTAs, SMs
+used, makespan, the largest number of CTAs one SM ran after the first wave's slots, the median
+CTA time, do_bench's median of the instrumented and of the plain split kernel); stdout.txt.
+"""
+import csv
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+# (name, B, HQ, HKV, SKV, D, SPLITS, BLOCK_N, WARPS, STAGES): issue15 rows
+CONFIGS = [
+    ("run13_b2_skv32768_sp32_n128_w4_s1", 2, 32, 8, 32768, 128, 32, 128, 4, 1),     # 512 CTAs, 3 a SM: 1.29 waves
+    ("run17_b32_skv4096_sp2_n128_w4_s1", 32, 64, 8, 4096, 128, 2, 128, 4, 1),       # 512 CTAs, 3 a SM: 1.29 waves
+    ("run15_b1_skv65536_sp32_n128_w8_s1", 1, 32, 8, 65536, 128, 32, 128, 8, 1),     # 256 CTAs, one wave at 2 a SM
+    ("run18_b64_skv8192_sp2_n128_w8_s1", 64, 32, 8, 8192, 128, 2, 128, 8, 1),       # 1,024 CTAs, 3.88 waves (control)
+    ("run13_b2_skv32768_sp32_n128_w8_s3", 2, 32, 8, 32768, 128, 32, 128, 8, 3),     # the same launch pipelined
+]
+GP = 16
+
+
+def kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit(do_not_specialize=["SPLITS", "HKV", "G"])
+    def decode_split_timed(Q, Kc, Vc, OP, MLP, REC, qk_scale, SKV, SPLIT_LEN, SPLITS, HKV, G,
+                           GP: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr):
+        # triton_kernels.decode_split_kernel with three timer reads and the SM stored a CTA
+        bh = tl.program_id(0)
+        sp = tl.program_id(1)
+        t0 = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [bh], dtype=tl.int64,
+                                       is_pure=False, pack=1)
+        sm = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [bh], dtype=tl.int32,
+                                       is_pure=False, pack=1)
+        offs_g = tl.arange(0, GP)
+        offs_d = tl.arange(0, D)
+        offs_n = tl.arange(0, BLOCK_N)
+        gmask = offs_g < G
+        q = tl.load(Q + (bh * G + offs_g)[:, None] * D + offs_d[None, :], mask=gmask[:, None], other=0.0)
+        kv_base = bh.to(tl.int64) * SKV * D
+        start = sp * SPLIT_LEN
+        n_trips = tl.minimum(SPLIT_LEN // BLOCK_N, tl.cdiv(tl.maximum(SKV - start, 0), BLOCK_N))
+        m_i = tl.full([GP], float("-inf"), tl.float32)
+        l_i = tl.zeros([GP], tl.float32)
+        acc = tl.zeros([GP, D], tl.float32)
+        for j in range(0, n_trips):
+            n = start + j * BLOCK_N + offs_n
+            nmask = n < SKV
+            k = tl.load(Kc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
+            s = tl.dot(q, tl.trans(k)) * qk_scale
+            s = tl.where(nmask[None, :], s, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            alpha = tl.exp2(m_i - m_new)
+            p = tl.exp2(s - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(Vc + kv_base + n[:, None] * D + offs_d[None, :], mask=nmask[:, None], other=0.0)
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            m_i = m_new
+        t1 = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [bh], dtype=tl.int64,
+                                       is_pure=False, pack=1)
+        row = (bh * SPLITS + sp) * G + offs_g
+        tl.store(OP + row[:, None] * D + offs_d[None, :], acc, mask=gmask[:, None])
+        tl.store(MLP + row * 2, m_i, mask=gmask)
+        tl.store(MLP + row * 2 + 1, l_i, mask=gmask)
+        t2 = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [bh], dtype=tl.int64,
+                                       is_pure=False, pack=1)
+        base = REC + (bh.to(tl.int64) * SPLITS + sp) * 4
+        tl.store(base + 0, sm.to(tl.int64))
+        tl.store(base + 1, t0)
+        tl.store(base + 2, t1)
+        tl.store(base + 3, t2)
+
+    return decode_split_timed
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    t_begin = time.time()
+    import torch
+    import triton
+    from triton_kernels import decode_split_kernel
+    from common import median_ms
+    timed = kernels()
+    print(f"torch {torch.__version__} triton {triton.__version__} {torch.cuda.get_device_name()}", flush=True)
+    summary = []
+    for name, B, HQ, HKV, SKV, D, SPLITS, BN, W, S in CONFIGS:
+        row = dict(config=name, B=B, HQ=HQ, HKV=HKV, SKV=SKV, D=D, SPLITS=SPLITS, BLOCK_N=BN, WARPS=W, STAGES=S,
+                   status="ok")
+        try:
+            G = HQ // HKV
+            split_len = triton.cdiv(triton.cdiv(SKV, SPLITS), BN) * BN
+            q = torch.randn(B * HQ, D, device="cuda", dtype=torch.bfloat16)
+            kc = torch.randn(B * HKV * SKV, D, device="cuda", dtype=torch.bfloat16)
+            vc = torch.randn(B * HKV * SKV, D, device="cuda", dtype=torch.bfloat16)
+            op = torch.empty(B * HKV * SPLITS * G, D, device="cuda", dtype=torch.float32)
+            mlp = torch.empty(B * HKV * SPLITS * G, 2, device="cuda", dtype=torch.float32)
+            rec = torch.zeros(B * HKV * SPLITS, 4, device="cuda", dtype=torch.int64)
+            grid = (B * HKV, SPLITS)
+            scale = 1.4426950408889634 / D ** 0.5
+            kw = dict(GP=GP, D=D, BLOCK_N=BN, num_warps=W, num_stages=S)
+
+            def plain():
+                decode_split_kernel[grid](q, kc, vc, op, mlp, scale, SKV, split_len, SPLITS, HKV, G, **kw)
+
+            def inst():
+                timed[grid](q, kc, vc, op, mlp, rec, scale, SKV, split_len, SPLITS, HKV, G, **kw)
+
+            row["plain_ms"] = f"{median_ms(plain, warmup=5, rep=50):.5f}"
+            row["timed_ms"] = f"{median_ms(inst, warmup=5, rep=50):.5f}"
+            # the recorded launch: L2 cleared first, as do_bench does
+            flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+            flush.zero_()
+            torch.cuda.synchronize()
+            inst()
+            torch.cuda.synchronize()
+            r = rec.cpu().tolist()
+            t_min = min(x[1] for x in r)
+            with open(os.path.join(out, f"timeline_{name}.csv"), "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["bh", "sp", "smid", "t_start_ns", "t_loop_ns", "t_end_ns"])
+                for i, (sm, t0, t1, t2) in enumerate(r):
+                    w.writerow([i // SPLITS, i % SPLITS, sm, t0 - t_min, t1 - t_min, t2 - t_min])
+            # the tail: CTAs that start after the first 10% of the makespan, counted per SM
+            span = max(x[3] for x in r) - t_min
+            late = {}
+            for sm, t0, t1, t2 in r:
+                if t0 - t_min > 0.1 * span:
+                    late[sm] = late.get(sm, 0) + 1
+            times = sorted(x[3] - x[1] for x in r)
+            row.update(ctas=len(r), sms=len({x[0] for x in r}), makespan_us=f"{span / 1e3:.1f}",
+                       late_ctas=sum(late.values()), late_sms=len(late), late_max_per_sm=max(late.values()) if late else 0,
+                       median_cta_us=f"{times[len(times) // 2] / 1e3:.2f}")
+            del q, kc, vc, op, mlp, rec, flush
+            torch.cuda.empty_cache()
+        except Exception as e:  # keep going: one failure must not lose the rest
+            row["status"] = f"error: {type(e).__name__}: {str(e)[:300]}"
+        summary.append(row)
+        print(f"[{time.time() - t_begin:6.1f}s] {row}", flush=True)
+    cols = ["config", "B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES", "ctas", "sms",
+            "makespan_us", "late_ctas", "late_sms", "late_max_per_sm", "median_cta_us", "plain_ms", "timed_ms",
+            "status"]
+    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for row in summary:
+            w.writerow([row.get(k, "") for k in cols])
+
+
+if __name__ == "__main__":
+    main()
