@@ -401,3 +401,50 @@ def test_reads_first():
     load.global_loads = 1
     assert row_body.reads_first([(load, 1), (store, 1)], [0, 1])
     assert not row_body.reads_first([(load, 1), (load, 1)], [0, 1])
+
+
+def test_shuffle_issue_of_eight_rows_a_thread():
+    """softmax's row max over a [8, 4096] tile (32,768 elements) loaded as bf16 (2 bytes), 16
+    warps (512 threads). Triton's layout: 16 / 2 = 8 elements side by side, and 32,768 / 512 =
+    64 >= 8, so v = 8; t = min(512, 4096 / 8) = 512 threads along each row; each thread holds
+    8 x 512 / 512 = 8 of the 8 rows; log2(min(512, 32)) = 5 butterfly steps each: 16 warps x 8
+    x 5 = 640 shfl.sync, each 32 / 32 = 1 cycle of the SM's unit: 640 / 1.98 GHz = 323.232 ns
+    (the compiled kernel: 2 reductions x 8 x 5 = 80 of its 88 SHFL a thread)."""
+    assert row_body.shuffle_issue_ns(32768, 4096, 2, 512, _machine()) == pytest.approx(323.232, abs=1e-3)
+
+
+def test_shuffle_issue_of_two_rows_and_of_a_small_tile():
+    """[2, 16384] bf16 on 16 warps: v = 8, t = min(512, 2048) = 512, each thread holds 2 x 512 /
+    512 = 2 rows: 16 x 2 x 5 = 160 cycles = 80.808 ns (2 x 2 x 5 = 20 of the compiled 28 SHFL).
+    [1, 1024] on 16 warps: 1,024 / 512 = 2 elements a thread (v = min(8, 2) = 2, Triton's
+    sizePerThread [1, 2]), t = min(512, 512) = 512, one row: 16 x 1 x 5 = 80 cycles = 40.404 ns.
+    [16, 2048] on 16 warps: v = 8, t = min(512, 256) = 256 (warpsPerCTA [2, 8]), each thread
+    holds 16 x 256 / 512 = 8 rows: 16 x 8 x 5 = 640 cycles = 323.232 ns."""
+    m = _machine()
+    assert row_body.shuffle_issue_ns(32768, 16384, 2, 512, m) == pytest.approx(80.808, abs=1e-3)
+    assert row_body.shuffle_issue_ns(1024, 1024, 2, 512, m) == pytest.approx(40.404, abs=1e-3)
+    assert row_body.shuffle_issue_ns(32768, 2048, 2, 512, m) == pytest.approx(323.232, abs=1e-3)
+
+
+def test_no_shuffle_issue_without_the_fact():
+    """A profile without pipeline.shuffle_results_per_cycle prices no shuffle issue (the sip
+    accelerator)."""
+    from tfx.analysis.machine import Machine
+    assert row_body.shuffle_issue_ns(32768, 4096, 2, 512, Machine(load_profile("sip"), "pe")) == 0
+
+
+def test_softmax_eight_rows_a_cta_wait_their_shuffles():
+    """kernels/softmax.tile, M = 8192, N = 4096, BLOCK_M = 8, WARPS = 16 at 104 registers (512 x
+    104 = 53,248: one CTA an SM; run10 measures 58.9 us). Each reduce's chain: 5 x (15 +
+    2.0202) = 85.10 + 4 x 15 + log2(16) x 17.0202 = 68.08: 213.18 ns; its shuffles (the test
+    above) 323.23 ns: the reduce takes the longer, 2 x 323.232 = 646.46 ns (was 2 x 213.18 =
+    426.36)."""
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "softmax.tile"
+    a = analyze(parse_file(src), None, load_profile("h200_sxm"),
+                {"M": 8192, "N": 4096, "BLOCK_M": 8, "WARPS": 16},
+                resources={"threads": 512, "regs": 104, "spills": 0, "smem": 512})
+    overlap = {t.name: t for t in a.terms}["overlap"].detail
+    assert "1 CTA resident per SM" in overlap
+    assert "reduce 646.46 ns" in overlap

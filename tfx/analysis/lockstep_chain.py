@@ -5,7 +5,8 @@ wave start their CTAs together: they all load, then all compute, then all store
 (tfx.analysis.row_body: "The first wave"). Op by op each phase is priced at the r
 resident CTAs' engine demand. The compute phase is also one CTA's serial path: its threads
 feed the reductions element after element (``row_body.element_chain_ns``) and the
-reductions run their shuffle and barrier chain (``row_body.reduction_chain_ns``), and no
+reductions run their shuffle and barrier chain (``row_body.reduction_chain_ns``, or the
+CTA's shuffles at the SM's unit where longer: ``row_body.shuffle_issue_ns``), and no
 number of CTAs on the SM shortens that path. So the phase lasts the longer of the r CTAs'
 compute issue and one CTA's compute chain; the op-by-op sum holds the issue, and the chain's
 excess over it is added:

@@ -646,6 +646,20 @@ def _drifted_life(node: ScopeNode, counter, m: Machine, miss, warps, r, active_u
     return total, applies
 
 
+def _tile_load_bytes(node: ScopeNode, counter):
+    """Bytes of one element of the body's largest load (the tile whose layout Triton's
+    coalescing sets and its elementwise ops and reductions keep), or None without one."""
+    best, size = None, -1
+    for c in node.children:
+        if c.kind == "op" and c.op is not None and c.op.opcode == "load":
+            ty = counter.info.result_types.get(id(c.op)) if counter is not None else None
+            dtype = getattr(ty, "dtype", None)
+            n = c.per_exec.get(("traffic", "rmem", "write"), 0) if isinstance(c.per_exec, dict) else 0
+            if dtype is not None and not is_array(n) and n > size:
+                best, size = max(dtype.bits // 8, 1), n
+    return best
+
+
 def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active_units, successor=False):
     """One residency batch of a loop-free CTA body (tfx.analysis.row_body): its ops'
     demands, and the latency its loads wait (DRAM when any of them misses L2).
@@ -656,6 +670,7 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
     latency = 0
     reduce_ns = 0
     instr_lat = trip_latency.facts(m) if m.kind == "gpu" else None   # measured instruction latencies
+    vector_bytes = _tile_load_bytes(node, counter)   # the loaded tile's element: the layout's vector
     for c in node.children:
         if c.kind in ("op", "capture") and c.per_exec:
             d = op_demand(c, counter, m, miss, warps)
@@ -666,8 +681,10 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
                 phase += 1
             red = getattr(c, "per_exec_reduce", None)
             if red is not None:
-                reduce_ns = reduce_ns + k * row_body.reduction_chain_ns(*red, warps * 32, m,
-                                                                        serial_fold=instr_lat is None)
+                # the reduce's chain, or the CTA's shuffles at the SM's unit where they take longer
+                chain_ns = row_body.reduction_chain_ns(*red, warps * 32, m, serial_fold=instr_lat is None)
+                shuffles = row_body.shuffle_issue_ns(red[0], red[1], vector_bytes or red[2], warps * 32, m)
+                reduce_ns = reduce_ns + k * emax(chain_ns, shuffles)
             if is_array(d.global_loads, d.dram):
                 lat = where(d.global_loads > 0, where(d.dram > 0, m.dram_latency, m.l2_latency), 0)
                 latency = emax(latency, lat)

@@ -131,6 +131,31 @@ def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=Tru
     return (serial * dep if serial_fold else 0) + steps * (smem_lat + dep) + cross
 
 
+def shuffle_issue_ns(elements, extent, vector_bytes, threads, m):
+    """ns one CTA's warp shuffles of one reduce hold the SM's shuffle unit (0 where the profile
+    states no ``pipeline.shuffle_results_per_cycle``).
+
+    The layout is the one Triton gives the loaded tile (its coalescing pass, Coalesce.cpp):
+    each thread holds ``v = min(16 / vector_bytes, max(elements / threads, 1))`` elements side
+    by side (``vector_bytes``: the loaded element's bytes), the threads fill the reduced axis
+    first, ``t = min(threads, extent / v)`` a row, and each thread holds ``max(outputs x t /
+    threads, 1)`` of the reduce's ``elements / extent`` outputs. Every output a thread holds
+    takes log2(min(t, 32)) butterfly shuffles, so the CTA's warps issue ``warps x held x
+    log2(lanes)`` shfl.sync, each 32 / rate cycles of the SM's unit (CUDA C++ Programming
+    Guide, arithmetic instruction throughput: 32 shuffle results a cycle per SM on compute
+    capability 9.0). A CTA holding many rows a thread on many warps waits that issue, not the
+    shuffles' latency: Triton 3.6.0's softmax on 16 warps issues 88 SHFL a thread at [8, 4096]
+    and 28 at [2, 16384] (2 x 8 x 5 and 2 x 2 x 5 butterfly steps, 8 cross-warp)."""
+    rate = m.profile.get("pipeline.shuffle_results_per_cycle", None)
+    if rate is None:
+        return 0
+    v = emax(emin(max(VECTOR_BYTES // max(vector_bytes, 1), 1), elements // threads), 1)
+    t = emin(threads, emax(cdiv(extent, v), 1))
+    held = emax(emax(elements // emax(extent, 1), 1) * t // threads, 1)
+    steps = ceil_log2(emin(t, WARP))
+    return cdiv(threads, WARP) * held * steps * (WARP / rate) / m.clock_ghz
+
+
 def op_latency_cycles(opcode, lat):
     """Cycles from an elementwise op's operand to its result, at the measured latencies
     (``instruction_latency``; the conventions of tfx.analysis.trip_latency): exp2 one ``ex2``,

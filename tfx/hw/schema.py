@@ -300,6 +300,10 @@ PROFILE_SPEC = TableSpec({
         "dependent_issue": FactSpec("cycles", "nonnegative_int",
                                     "cycles from an arithmetic instruction's issue to a dependent one's "
                                     "(the step of a serial reduction chain)"),
+        "shuffle_results_per_cycle": FactSpec("count", "positive_int",
+                                              "warp-shuffle results an SM delivers a cycle: a warp's "
+                                              "shfl.sync holds the SM's shuffle unit 32 / this cycles "
+                                              "(the shuffle steps of a row reduction)"),
     }, "software-pipelined loops"),
     "instruction_latency": TableSpec({
         "mma_sync": FactSpec("cycles", "nonnegative_int",
