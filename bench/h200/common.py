@@ -215,3 +215,23 @@ def results_in_budget(pool, worker, jobs, budget_s, t):
         if left <= 0:
             raise TimeoutError("precompile budget spent")
         yield it.next(timeout=left)
+
+
+def launch_signature(fn, ptrs, ints, consts):
+    """(signature, constexprs, attrs) for triton.compile(ASTSource(fn, ...)) that specialise
+    ``fn`` as a launch with these arguments does (Triton 3.6.0's JIT): each pointer in ``ptrs``
+    ({name: type}) 16-byte aligned, each int in ``ints`` ({name: value}) equal to 1 a
+    constexpr, else i32 marked divisible by 16 where it is; ``consts`` the constexprs. What the
+    CPU compiles (--cpu / --sass modes) need to match the device's binaries."""
+    names = fn.arg_names
+    sig = dict(ptrs)
+    consts = dict(consts)
+    attrs = {(names.index(p),): [["tt.divisibility", 16]] for p in ptrs}
+    for key, v in ints.items():
+        if v == 1:
+            consts[key] = 1
+        else:
+            sig[key] = "i32"
+            if v % 16 == 0:
+                attrs[(names.index(key),)] = [["tt.divisibility", 16]]
+    return {key: sig.get(key, "constexpr") for key in names}, consts, attrs

@@ -5,6 +5,9 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_cta_timeline.py OUTDIR
     PYTHONUNBUFFERED=1 CTA_SET=s12b python3 bench/h200/measure_cta_timeline.py OUTDIR   (drift12's rows)
     PYTHONUNBUFFERED=1 CTA_SET=s13 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift13's 1-stage rows)
+On the CPU (no GPU; Triton 3.6.0 compiles both kernels of each configuration for sm_90 and prints
+their registers, spilled words and shared memory side by side):
+    [CTA_SET=...] python3 bench/h200/measure_cta_timeline.py --cpu
 
 A physical fact for the L2-reuse model. groupm12 (docs/analysis.md, "Not modelled: GROUP_M = 1
 and the lock step's limits") found that the readers of one B tile in a GROUP_M = 1 launch fetch
@@ -18,7 +21,16 @@ other readers of the same tiles.
 Files: one CSV per launch, timeline_<M>x<N>x<K>_<BM>x<BN>x<BK>_w<W>_s<S>_g<G>.csv with columns
 pid, pid_m, pid_n, smid, t_start_ns, t_end_ns (relative to the launch's first start);
 summary.csv (per launch: CTAs, SMs used, makespan, the median over B tiles of the spread of its
-readers' start times, do_bench's median of the instrumented and of the plain kernel); stdout.txt.
+readers' start times, do_bench's median of the instrumented and of the plain kernel, and each
+kernel's compiled registers, spilled words, shared memory, CTAs an SM (the driver's
+cuOccupancyMaxActiveBlocksPerMultiprocessor, as measure_accuracy.py's blocks_per_sm) and waves);
+stdout.txt.
+
+Why both kernels' resources (cta_timeline_s13's README): the stamps and the record stores cost
+registers, so the instrumented kernel can hold fewer CTAs an SM than the plain one and run waves
+of its own (fp8 128x14336x14336 16x64x64 w2 s1: 0.564 ms instrumented against 0.343 plain); a
+B-reader spread measured so is the instrumentation's second wave, not the plain launch's drift.
+A line starting "WARNING" in the log names each launch whose two kernels differ.
 """
 import csv
 import os
@@ -96,21 +108,116 @@ def kernels():
     return matmul_timed_kernel
 
 
+# what summary.csv records of each compiled kernel, prefixed plain_ / timed_
+RESOURCES = ["regs", "spills", "smem_bytes", "ctas_per_sm", "waves"]
+
+
+def resources(run, k, warps, ctas, sms):
+    """The compiled kernel's registers, spilled words, shared memory, CTAs an SM and waves
+    (ctas / (sms x CTAs an SM); "" where the occupancy query fails)."""
+    info, err = run.resources(k, warps, smem="smem_bytes", regs="regs", spills="spills")
+    if err:
+        raise RuntimeError(err)
+    per_sm = info.pop("blocks_per_sm")
+    return dict(info, ctas_per_sm=per_sm, waves=f"{ctas / (sms * per_sm):.2f}" if per_sm else "")
+
+
+def differences(plain, timed, keys=RESOURCES[:4]):
+    """'regs 96 -> 140, ctas_per_sm 10 -> 6' for the resources on which the two kernels differ."""
+    return ", ".join(f"{k} {plain[k]} -> {timed[k]}" for k in keys if plain[k] != timed[k])
+
+
+def warning(plain, timed):
+    """What the log says of a launch whose instrumented kernel differs from the plain one."""
+    if plain["ctas_per_sm"] != timed["ctas_per_sm"]:
+        return (f"the instrumented kernel holds {timed['ctas_per_sm']} CTAs an SM where the plain one holds "
+                f"{plain['ctas_per_sm']} ({differences(plain, timed)}; waves {plain['waves']} -> {timed['waves']}): "
+                f"its timeline and B-reader spreads are of its own occupancy")
+    return f"the instrumented kernel's resources differ at the same CTAs an SM ({differences(plain, timed)})"
+
+
+def compile_cpu(fn, cfg, extra_ptrs=()):
+    """fn compiled for sm_90 without a GPU as the launch specialises it: (regs, spilled words,
+    shared bytes), read with cuobjdump -res-usage as measure_spill_sass.compile_cpu does."""
+    import re
+    import subprocess
+    import tempfile
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from common import launch_signature
+    from measure_spill_sass import cuobjdump_path
+    dt, M, N, K, BM, BN, BK, W, S, G = cfg
+    ptr = "*fp8e4nv" if dt == "fp8" else "*bf16"
+    sbk, sbn = (1, K) if dt == "fp8" else (N, 1)       # fp8's B is the [K, N] view of [N, K]
+    sig, consts, attrs = launch_signature(
+        fn, {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": "*bf16", **{p: "*i64" for p in extra_ptrs}},
+        dict(M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=sbk, stride_bn=sbn, stride_cm=N, stride_cn=1),
+        dict(BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=G))
+    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs),
+                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=W, num_stages=S))
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(k.asm["cubin"])
+        f.flush()
+        usage = subprocess.run([cuobjdump_path(), "-res-usage", f.name], capture_output=True, text=True,
+                               timeout=60).stdout
+    return (int(re.search(r"REG:(\d+)", usage).group(1)), int(re.search(r"STACK:(\d+)", usage).group(1)) // 4,
+            k.metadata.shared)
+
+
+def cpu_check():
+    """Both kernels' compiled resources per configuration, their CTAs an SM from tfx's occupancy
+    (which counts as the driver's query does) and waves on the H200's SMs."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+    from tfx.analysis.occupancy import OccupancyLimits, Resources, compute_occupancy
+    from tfx.hw import load_profile
+    from triton_kernels import matmul_kernel
+    profile = load_profile("h200_sxm")
+    limits, sms = OccupancyLimits.from_profile(profile), profile.units_of("sm")
+    timed = kernels()
+
+    def of(fn, cfg, **kw):
+        dt, M, N, K, BM, BN, BK, W, S, G = cfg
+        res = dict(zip(RESOURCES[:3], compile_cpu(fn, cfg, **kw)))
+        per_sm = compute_occupancy(limits, Resources(threads=32 * W, regs_per_thread=res["regs"],
+                                                     smem_dynamic=res["smem_bytes"])).blocks_per_sm
+        ctas = -(-M // BM) * -(-N // BN)
+        return dict(res, ctas_per_sm=per_sm, waves=f"{ctas / (sms * per_sm):.2f}")
+    for cfg in CONFIGS:
+        plain, inst = of(matmul_kernel, cfg), of(timed, cfg, extra_ptrs=("rec_ptr",))
+        print(f"{cfg_name(cfg)}: plain {plain}, timed {inst}", flush=True)
+        if differences(plain, inst):
+            print(f"WARNING {cfg_name(cfg)}: {warning(plain, inst)}", flush=True)
+
+
+def cfg_name(cfg):
+    dt, M, N, K, BM, BN, BK, W, S, G = cfg
+    return f"{'fp8_' if dt == 'fp8' else ''}{M}x{N}x{K}_{BM}x{BN}x{BK}_w{W}_s{S}_g{G}"
+
+
 def main():
+    if "--help" in sys.argv or "-h" in sys.argv:
+        print(__doc__)
+        return
+    if "--cpu" in sys.argv:
+        cpu_check()
+        return
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     t_begin = time.time()
     import torch
     import triton
     from triton_kernels import matmul_kernel
-    from common import median_ms
+    from common import Campaign, median_ms
+    run = Campaign()                    # the occupancy query only: this script prints its own lines
     timed = kernels()
     cdiv = triton.cdiv
     print(f"torch {torch.__version__} triton {triton.__version__} {torch.cuda.get_device_name()}", flush=True)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     summary = []
     for cfg in CONFIGS:
         dt, M, N, K, BM, BN, BK, W, S, G = cfg
-        name = f"{'fp8_' if dt == 'fp8' else ''}{M}x{N}x{K}_{BM}x{BN}x{BK}_w{W}_s{S}_g{G}"
+        name = cfg_name(cfg)
         row = dict(config=name, M=M, N=N, K=K, BM=BM, BN=BN, BK=BK, WARPS=W, STAGES=S, GROUP_M=G, status="ok")
         try:
             if dt == "fp8":
@@ -126,11 +233,16 @@ def main():
             args = (a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
 
             def plain():
-                matmul_kernel[(grid_n,)](*args, **kw)
+                return matmul_kernel[(grid_n,)](*args, **kw)
 
             def inst():
-                timed[(grid_n,)](a, b, c, rec, *args[3:], **kw)
+                return timed[(grid_n,)](a, b, c, rec, *args[3:], **kw)
 
+            res_plain, res_timed = resources(run, plain(), W, grid_n, sms), resources(run, inst(), W, grid_n, sms)
+            row.update({"plain_" + k: v for k, v in res_plain.items()})
+            row.update({"timed_" + k: v for k, v in res_timed.items()})
+            if differences(res_plain, res_timed):
+                print(f"WARNING {name}: {warning(res_plain, res_timed)}", flush=True)
             row["plain_ms"] = f"{median_ms(plain, warmup=5, rep=50):.5f}"
             row["timed_ms"] = f"{median_ms(inst, warmup=5, rep=50):.5f}"
             # the recorded launch: L2 cleared first, as do_bench does
@@ -160,7 +272,8 @@ def main():
         summary.append(row)
         print(f"[{time.time() - t_begin:6.1f}s] {row}", flush=True)
     cols = ["config", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "ctas", "sms", "makespan_us",
-            "mean_cta_us", "median_b_reader_spread_us", "plain_ms", "timed_ms", "status"]
+            "mean_cta_us", "median_b_reader_spread_us", "plain_ms", "timed_ms"]
+    cols += [w + k for w in ("plain_", "timed_") for k in RESOURCES] + ["status"]
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
