@@ -96,23 +96,14 @@ def compile_cpu(c):
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
+    from common import launch_signature
     from triton_kernels import matmul_kernel
     fam, M, N, K, bm, bn, bk, st, g, lay = c[:10]
     ptr = "*fp8e4nv" if fam.startswith("gemm_fp8") else "*bf16"
     sbk, sbn = (N, 1) if lay == "kn" else (1, K)
     ints = dict(M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=sbk, stride_bn=sbn, stride_cm=N, stride_cn=1)
-    names = matmul_kernel.arg_names
-    sig = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": "*bf16"}
-    consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=g)
-    attrs = {(i,): [["tt.divisibility", 16]] for i in range(3)}
-    for key, v in ints.items():
-        if v == 1:
-            consts[key] = 1
-        else:
-            sig[key] = "i32"
-            if v % 16 == 0:
-                attrs[(names.index(key),)] = [["tt.divisibility", 16]]
-    sig = {key: sig.get(key, "constexpr") for key in names}
+    sig, consts, attrs = launch_signature(matmul_kernel, {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": "*bf16"}, ints,
+                                          dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=g))
     k = triton.compile(ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs),
                        target=GPUTarget("cuda", 90, 32), options=dict(num_warps=WARPS, num_stages=st))
     cub = os.path.join("/tmp", name_of(c) + ".cubin")

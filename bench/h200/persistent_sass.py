@@ -31,6 +31,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
+from common import launch_signature  # noqa: E402
 from triton_kernels import matmul_kernel  # noqa: E402
 
 
@@ -83,19 +84,9 @@ def tool(name):
 def compile_one(kind, bm, bn, bk, warps, stages, M=4096, N=4096, K=4096):
     fn = persistent_kernel if kind == "persistent" else matmul_kernel
     ints = dict(M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
-    names = fn.arg_names
-    sig = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*bf16"}
     consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
     consts.update(NUM_SMS=78) if kind == "persistent" else consts.update(GROUP_M=8)
-    attrs = {(i,): [["tt.divisibility", 16]] for i in range(3)}
-    for key, v in ints.items():
-        if v == 1:
-            consts[key] = 1
-        else:
-            sig[key] = "i32"
-            if v % 16 == 0:
-                attrs[(names.index(key),)] = [["tt.divisibility", 16]]
-    sig = {key: sig.get(key, "constexpr") for key in names}
+    sig, consts, attrs = launch_signature(fn, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*bf16"}, ints, consts)
     k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs),
                        target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=stages))
     name = f"{kind}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
