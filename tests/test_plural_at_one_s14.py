@@ -6,10 +6,13 @@ inputs by hand."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
+from test_occupancy import H200
+
 from tfx.analysis import cta_launch, lockstep_chain, row_body
-from tfx.analysis.occupancy import OccupancyLimits, Resources, compute_occupancy, hint_budget, requirement
+from tfx.analysis.occupancy import Resources, compute_occupancy, hint_budget, requirement
 from tfx.analysis.persistent_rounds import Rounds, detail
 from tfx.bundled import bundled_kernel
 from tfx.cli.main import main
@@ -20,13 +23,7 @@ def ns(x: float) -> str:
 
 
 # an H200's limits (tests/test_occupancy.py) with one CTA per SM at most
-ONE_CTA = OccupancyLimits(
-    threads_per_warp=32, max_threads_per_sm=2048, max_warps_per_sm=64, max_blocks_per_sm=1,
-    max_threads_per_block=1024, regs_per_sm=65536, regs_per_block=65536,
-    max_regs_per_thread=255, reg_alloc_unit=256, warp_alloc_granularity=4,
-    smem_per_sm=233472, smem_per_block_optin=232448, smem_alloc_unit=128,
-    reserved_smem_per_block=1024,
-)
+ONE_CTA = dataclasses.replace(H200, max_blocks_per_sm=1)
 
 
 def test_one_tile_on_one_cta_is_one_full_round():
