@@ -147,3 +147,17 @@ def test_row_spill_in_l1_at_the_measured_local_rate():
     detail = [t.detail for t in a.terms if t.name == "spill"][0]
     assert "working set 90.11 KB per SM (8 CTAs x 32 threads)" in detail
     assert "served from L1 at 63.36 GB/s per SM" in detail
+
+
+def test_a_sweeps_warpgroup_configurations_keep_untouched():
+    """A sweep of two configurations whose dot takes the warp mma in the first only (applies
+    [True, False]), the second a fitting serial trip (untouched [0, 1]: wgmma_serial.fits is 0
+    wherever the warp mma applies). The first: the 64 x 64 warp tile of
+    test_warp_mma_with_room_for_its_accumulator_spills_only_invariants, 2 x 40 B x 64 threads =
+    5,120 B; the second moves none (it was the warpgroup count 5,120 B and untouched 0 before:
+    the scalar analysis of the same configuration, with no warp mma, gives 0)."""
+    sweep = SimpleNamespace(warp_m=64, warp_n=64, k=128, applies=np.array([True, False]))
+    t = kloop_trip(40, 64, 255, sweep, untouched=np.array([0, 1]))
+    assert t.bytes_per_trip.tolist() == [5_120, 0]
+    assert t.untouched.tolist() == [0, 1]
+    assert kloop_trip(40, 64, 255, None, untouched=1).bytes_per_trip == 0

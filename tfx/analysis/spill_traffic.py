@@ -96,9 +96,9 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None, untouched=0) ->
     the trip's (a serial attention trip whose warpgroup mmas fit the registers: the module
     docstring), which then moves none."""
     words = spill_bytes_per_thread / WORD
-    once = 2 * threads * spill_bytes_per_thread
+    once = 2 * threads * spill_bytes_per_thread * (1 - untouched)
     if warp is None or regs is None:
-        return SpillTrip(once * (1 - untouched), words, 0, 0, 0, 1, threads, regs, untouched)
+        return SpillTrip(once, words, 0, 0, 0, 1, threads, regs, untouched)
     acc = warp.warp_m * warp.warp_n / 32
     fragments = (warp.warp_m + warp.warp_n) * K_STEP * F16_BYTES / 32 / WORD
     ksteps = warp.k / K_STEP
@@ -108,7 +108,8 @@ def kloop_trip(spill_bytes_per_thread, threads, regs, warp=None, untouched=0) ->
         moved = where(warp.applies, moved, once)
         acc_spilled = where(warp.applies, acc_spilled, 0)
         ksteps = where(warp.applies, ksteps, 1)
-    return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads, regs)
+    # a sweep's warpgroup-mma configurations (not warp.applies) keep their ``untouched``
+    return SpillTrip(moved, words, acc, fragments, acc_spilled, ksteps, threads, regs, untouched)
 
 
 def frame_under_registers(spill_bytes_per_thread, regs) -> Any:
