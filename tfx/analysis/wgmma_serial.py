@@ -163,7 +163,7 @@ def fits(loop, m, warps):
     mma) fit a thread's registers, so ptxas keeps them in flight, else 0 (arrays
     elementwise); 0 where the facts are not stated or the loop is no serial chain. What a
     compile that still spills puts in local memory then is not the trip's state
-    (tfx.analysis.spill_traffic.untouched)."""
+    (tfx.analysis.spill_traffic.kloop_trip's ``untouched``)."""
     f = facts(m)
     if f is None or not mma_path.trip_waits_for_mma(loop):
         return 0
