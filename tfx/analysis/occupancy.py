@@ -374,10 +374,9 @@ def max_smem_for(limits: OccupancyLimits, ctas: int) -> int | None:
 def _ctas(n: int, verb: str = "") -> str:
     """``n`` CTAs and the verb that follows them, agreeing: ``(1, "need")`` -> ``"1 CTA needs"``,
     ``(3, "need")`` -> ``"3 CTAs need"``; ``"are"``/``"do"`` become ``"is"``/``"does"`` at one."""
-    if n != 1:
-        return counted(n, "CTA") + (f" {verb}" if verb else "")
-    one = {"are": "is", "do": "does"}.get(verb, verb + "s" if verb else "")
-    return counted(n, "CTA") + (f" {one}" if one else "")
+    if n == 1 and verb:
+        verb = {"are": "is", "do": "does"}.get(verb, verb + "s")
+    return counted(n, "CTA") + (f" {verb}" if verb else "")
 
 
 def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) -> Requirement:
