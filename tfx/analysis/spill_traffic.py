@@ -66,7 +66,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, emin, is_array, where
-from tfx.hw.units import format_counted, format_time_ns, formula_bytes, formula_rate
+from tfx.hw.units import format_count, format_counted, format_time_ns, formula_bytes, formula_rate
 
 WORD = 4                 # bytes of one register (Triton's n_spills counts 4-byte words)
 K_STEP = 16              # the warp mma's K per instruction (m16n8k16 f16/bf16; fp8 promoted to f16)
@@ -149,23 +149,30 @@ def in_series(spill_ns, tensor_ns, smem_ns, copy_ns):
     return spill_ns + emax(emax(tensor_ns, smem_ns), copy_ns)
 
 
+def _whole(n) -> str:
+    """A word, register or k-step count as the breakdown writes it: the whole number nearest
+    (as ``:,.0f`` wrote it), through tfx.hw.units.format_count (``46`` -> ``"46"``,
+    ``1024`` -> ``"1,024"``)."""
+    return format_count(round(float(n)))
+
+
 def describe(t: SpillTrip, rate_bytes_per_ns, level: str, series=None) -> str:
     """One line for the predicted-time breakdown. ``series``: (local ns, the rest of the
     round in ns, resident CTAs) of one round of the trip (``in_series``), when known."""
     if not is_array(t.untouched) and t.untouched:
-        line = (f"the trip's warpgroup mmas fit the {float(t.regs):,.0f} registers: the {float(t.spilled_words):,.0f} "
+        line = (f"the trip's warpgroup mmas fit the {_whole(t.regs)} registers: the {_whole(t.spilled_words)} "
                 f"spilled words are values live across the loop that the trip does not read, 0 B a trip "
                 f"(tfx.analysis.spill_traffic)")
         return line
     if not t.acc_words:
-        line = (f"every spilled word reloaded and stored once a trip: 2 x {float(t.spilled_words):,.0f} words x 4 B x "
+        line = (f"every spilled word reloaded and stored once a trip: 2 x {_whole(t.spilled_words)} words x 4 B x "
                 f"{t.threads} threads = {formula_bytes(float(t.bytes_per_trip))} a trip from {level} at "
                 f"{formula_rate(rate_bytes_per_ns)} per SM")
     else:
-        line = (f"warp mma: accumulator {float(t.acc_words):,.0f} + one k-step's operands {float(t.fragment_words):,.0f} "
-                f"words per thread over {float(t.regs):,.0f} registers: {float(t.acc_spilled):,.0f} accumulator words in "
-                f"local memory, touched at each of {float(t.ksteps):.0f} k-steps: 2 x 4 B x {t.threads} threads x "
-                f"({float(t.acc_spilled):,.0f} x {float(t.ksteps):.0f} + {float(t.spilled_words - t.acc_spilled):,.0f}) = "
+        line = (f"warp mma: accumulator {_whole(t.acc_words)} + one k-step's operands {_whole(t.fragment_words)} "
+                f"words per thread over {_whole(t.regs)} registers: {_whole(t.acc_spilled)} accumulator words in "
+                f"local memory, touched at each of {_whole(t.ksteps)} k-steps: 2 x 4 B x {t.threads} threads x "
+                f"({_whole(t.acc_spilled)} x {_whole(t.ksteps)} + {_whole(t.spilled_words - t.acc_spilled)}) = "
                 f"{formula_bytes(float(t.bytes_per_trip))} a trip from {level} at {formula_rate(rate_bytes_per_ns)} per SM")
     if series is None:
         return line
