@@ -1679,23 +1679,27 @@ def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_by
                                 compute, facts, dram_facts, load_rounds.facts(m))
 
 
+# _unpipelined_cycle's inputs that a sweep may vary (the rest, the machine and the facts, are one)
+_CYCLE_ELEMENTWISE = ("n_rounds", "first", "loaded_bytes", "fetch", "dram_bytes", "r", "active_units", "compute")
+
+
 def _unpipelined_cycle_where(one_stage, args):
-    """``_unpipelined_cycle(*args())`` where ``one_stage`` holds, the only configurations whose
+    """``_unpipelined_cycle(**args())`` where ``one_stage`` holds, the only configurations whose
     round it prices (``_loop_time`` takes the pipelined round elsewhere): None where it holds
     nowhere; for a sweep, the cycle solved on those configurations alone and 0 at the others.
-    Its pieces are elementwise (load_rounds.cycle_ns' bisection too), so each configuration
-    gets the float it gets over the whole sweep; a sweep whose STAGES is one axis of the grid
-    takes that axis' one-stage slice, keeping the other inputs' broadcast shapes."""
+    ``args`` returns its arguments by name. Its pieces are elementwise (load_rounds.cycle_ns'
+    bisection too), so each configuration gets the float it gets over the whole sweep; a sweep
+    whose STAGES is one axis of the grid takes that axis' one-stage slice of each input of
+    ``_CYCLE_ELEMENTWISE``, keeping the other inputs' broadcast shapes."""
     if not is_array(one_stage):
-        return _unpipelined_cycle(*args()) if one_stage else None
+        return _unpipelined_cycle(**args()) if one_stage else None
     import numpy as np
     if not np.any(one_stage):
         return None
-    n_rounds, m, *rest = args()
-    arrays = [np.asarray(v) if is_array(v) else v
-              for v in (n_rounds, *rest[:7])]   # rounds, first reader, bytes, fetch, queue bytes, draw, SMs, compute
+    kw = args()
+    arrays = {k: np.asarray(kw[k]) if is_array(kw[k]) else kw[k] for k in _CYCLE_ELEMENTWISE}
     pick = np.asarray(one_stage)
-    shape = np.broadcast(pick, *(v for v in arrays if is_array(v))).shape
+    shape = np.broadcast(pick, *(v for v in arrays.values() if is_array(v))).shape
     pad = lambda v: v.reshape((1,) * (len(shape) - v.ndim) + v.shape)   # noqa: E731
     pick = pad(pick)
     axes = [i for i, n in enumerate(pick.shape) if n > 1]
@@ -1704,13 +1708,13 @@ def _unpipelined_cycle_where(one_stage, args):
         # the one-stage slice of the one axis the stages vary along
         axis = axes[0]
         index = np.flatnonzero(pick.reshape(-1))
-        picked = [np.take(pad(v), index, axis=axis) if is_array(v) and pad(v).shape[axis] > 1 else v
-                  for v in arrays]
+        picked = {k: np.take(pad(v), index, axis=axis) if is_array(v) and pad(v).shape[axis] > 1 else v
+                  for k, v in arrays.items()}
         at = tuple(index if i == axis else slice(None) for i in range(len(shape)))
     else:
         at = np.broadcast_to(pick, shape)
-        picked = [np.broadcast_to(v, shape)[at] if is_array(v) else v for v in arrays]
-    out[at] = _unpipelined_cycle(picked[0], m, *picked[1:], *rest[7:])
+        picked = {k: np.broadcast_to(v, shape)[at] if is_array(v) else v for k, v in arrays.items()}
+    out[at] = _unpipelined_cycle(**{**kw, **picked})
     return out
 
 
@@ -2039,9 +2043,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # pending (tfx.analysis.pipeline_depth.unpipelined_cycle_ns, load_rounds.lockstep_share)
             # (only where the loop has one stage: elsewhere the pipelined round is the trip's)
             unpiped_cycle = _unpipelined_cycle_where(
-                stages < 2, lambda: (_load_rounds(loop, m, warps), m, _first_reader(loop, miss), body.global_loads,
-                                     fetch, _queue_bytes(body), r_draw, active_units,
-                                     _compute_one(body, m, active_units, warps), trip_facts, dram_trip))
+                stages < 2, lambda: dict(
+                    n_rounds=_load_rounds(loop, m, warps), m=m, first=_first_reader(loop, miss),
+                    loaded_bytes=body.global_loads, fetch=fetch, dram_bytes=_queue_bytes(body), r=r_draw,
+                    active_units=active_units, compute=_compute_one(body, m, active_units, warps),
+                    facts=trip_facts, dram_facts=dram_trip))
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
         # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the
