@@ -158,6 +158,17 @@ class LocalMemory(NamedTuple):
         return self.level == "DRAM" if self.dram_mask is None else self.dram_mask
 
 
+def largest_carveout(m: "Machine", cta_smem) -> Any:
+    """Whether a kernel of ``cta_smem`` bytes of shared memory a CTA runs at the largest
+    shared-memory carve-out (occupancy.smem_per_sm), whatever CTAs an SM holds: over
+    local.max_carveout_above its loader asks for it; elementwise for arrays, None where the
+    profile lacks either fact (local_memory's L1 and the spill term's words both ask it)."""
+    above = m.profile.get("local.max_carveout_above", None)
+    if above is None or m.profile.get("occupancy.smem_per_sm", None) is None:
+        return None
+    return cta_smem > above
+
+
 def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemory:
     """Local memory is cached in L1 (what shared memory leaves of the SM's SRAM), then L2,
     then DRAM. The spilled bytes of every resident CTA of an SM are its working set: they
@@ -173,11 +184,11 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
     free = None
     if cap is not None and per_cycle is not None:
         used = spill.cta_smem * resident
-        above, most = m.profile.get("local.max_carveout_above", None), m.profile.get("occupancy.smem_per_sm", None)
-        if above is not None and most is not None:
-            # a kernel over ``above`` runs at the largest carve-out, whatever CTAs an SM holds (its
-            # loader asks for it: local.max_carveout_above)
-            used = where(spill.cta_smem > above, most, used)
+        largest = largest_carveout(m, spill.cta_smem)
+        if largest is not None:
+            # a kernel over local.max_carveout_above runs at the largest carve-out, whatever CTAs
+            # an SM holds (its loader asks for it)
+            used = where(largest, m.profile.get("occupancy.smem_per_sm"), used)
         free = emax(cap - used, 0)
     if is_array(working, free):
         import numpy as np
@@ -529,12 +540,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 + " (included in the waves above)"))
         if local is not None and not is_array(spill.fraction):
             spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)
-            above = m.profile.get("local.max_carveout_above", None)
-            largest = (above is not None and m.profile.get("occupancy.smem_per_sm", None) is not None
-                       and not is_array(spill.cta_smem) and spill.cta_smem > above)
+            largest = largest_carveout(m, spill.cta_smem)
             where_l1 = (("the " + format_bytes(float(local.l1_free)) + " of L1 the largest shared-memory carve-out "
-                         "leaves (over " + format_bytes(float(above)) + " of shared memory a CTA, its loader asks "
-                         "for it)") if largest else
+                         "leaves (over " + format_bytes(float(m.profile.get("local.max_carveout_above")))
+                         + " of shared memory a CTA, its loader asks for it)")
+                        if largest is not None and not is_array(largest) and largest else
                         f"the {format_bytes(float(local.l1_free))} of L1 that shared memory leaves"
                         if local.l1_free is not None else "no stated L1")
             lt.terms.append(Term(
