@@ -74,6 +74,23 @@ class LaunchMiss(dict):
         miss.update(ratios)
         return miss
 
+    def for_batch(self, lives=None, noted=True) -> "LaunchMiss":
+        """This launch's miss as one batch's pricing sees it (``_launch_time``'s drawn_batch): a
+        fresh ``loop_ns`` that receives each loop's ns in one CTA of the batch, ``lives`` as its
+        ``loop_life``, and, ``noted`` False (a pricing the breakdown does not show: the drift's
+        lone CTA), none of the note sinks (``NOTE_SINKS``), so its loops add no notes to the
+        launch's. The ratios and the memo dicts (demands, fragment_chains, l2_only) are this
+        launch's own, shared."""
+        kept = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        kept.update(loop_ns={}, loop_life=lives)
+        if not noted:
+            kept.update(dict.fromkeys(NOTE_SINKS))
+        return LaunchMiss.of(self, **kept)
+
+
+# the LaunchMiss fields a batch's pricing writes the breakdown's notes into
+NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips")
+
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # free: no command, no work
@@ -351,23 +368,24 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
     lockstep_notes = []               # (r, lockstep_chain.LockStep) per lock-step batch priced
 
-    def lockstep_time(r, active_units, draw=None):
+    def lockstep_time(priced, r, active_units, draw=None):
         """op by op, plus one CTA's compute chain beyond the r CTAs' issue (lockstep_chain);
+        ``priced``: the launch's miss as this pricing sees it (LaunchMiss.for_batch);
         ``draw``: CTAs a SM whose loads draw DRAM with the batch's (None: its r)"""
-        t, e = _scope_time(unit_node, counter, m, miss, warps, r, active_units, positions, draw=draw)
+        t, e = _scope_time(unit_node, counter, m, priced, warps, r, active_units, positions, draw=draw)
         if straight:
-            bt, be = _straight_batch(unit_node, counter, m, miss, warps, r, active_units)
+            bt, be = _straight_batch(unit_node, counter, m, priced, warps, r, active_units)
             step = lockstep_chain.lock_step(bt.chain_parts, be)
             lockstep_notes.append((r, step))
             t = t + step.excess
         return t, e
 
-    def batch_time(r, active_units, successor=False, draw=None):
+    def batch_time(priced, r, active_units, successor=False, draw=None):
         if not straight or (not is_array(fills) and not fills):
-            return lockstep_time(r, active_units, draw)
-        bt, e = _straight_batch(unit_node, counter, m, miss, warps, r, active_units, successor)
+            return lockstep_time(priced, r, active_units, draw)
+        bt, e = _straight_batch(unit_node, counter, m, priced, warps, r, active_units, successor)
         if is_array(fills):
-            t_op, e_op = lockstep_time(r, active_units, draw)
+            t_op, e_op = lockstep_time(priced, r, active_units, draw)
             return where(fills, bt.ns, t_op), {k: where(fills, e.get(k, 0), e_op.get(k, 0)) for k in e_op}
         body_times["last"] = bt
         return bt.ns, e
@@ -381,15 +399,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         False: a pricing the breakdown does not show (the drift's lone CTA) adds none of its
         loops' notes to the launch's."""
         draw = memory_parallelism.drawing_per_unit(drawing, r if wave_r is None else wave_r, active_units)
-        notes = (miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes, miss.dram_trips)
-        if not noted:
-            miss.notes = miss.stream_notes = miss.spill_series = miss.chain_notes = miss.dram_trips = None
-        miss.loop_ns = loop_ns = {}
-        miss.loop_life = lives
-        t, e = batch_time(r, active_units, successor, draw)
-        miss.loop_life = miss.loop_ns = None
-        miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes, miss.dram_trips = notes
-        return t, e, loop_ns
+        priced = miss.for_batch(lives, noted)
+        t, e = batch_time(priced, r, active_units, successor, draw)
+        return t, e, priced.loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
     miss.dram_trips = {}
@@ -414,7 +426,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     t_first = t_full
     first_lock = None
     if straight:
-        t_first, _ = lockstep_time(resident, units)
+        t_first, _ = lockstep_time(miss, resident, units)
         first_lock = lockstep_notes[-1]
         t_first = cta_launch.bound(t_first, resident, m)     # its CTAs start at the SM's launch rate
     # after the first wave a streaming body's CTAs drift apart: a batch takes the longer of its
