@@ -58,6 +58,7 @@ class LaunchMiss(dict):
     spill_chain: tuple | None = None              # spill_chain's facts: (threads, L2 bytes, L2 ns, DRAM ns, positions)
     demands: dict | None = None                   # op id -> its Demand, computed once (op_demand); None: no memo
     fragment_chains: dict = field(default_factory=dict)  # loop id -> its fragment_chain.Chain or None (_fragment_chain)
+    spill_trips: dict = field(default_factory=dict)  # loop id -> its spill_traffic.SpillTrip (_spill_trip)
     loop_ns: dict | None = None                   # loop id -> its ns in one CTA of the batch being timed
     loop_life: dict | None = None                 # loop id -> one CTA's own path through it (drifted_stream)
     drifted: Any = 0                              # share of CTAs that start after the first wave (pipeline_depth)
@@ -582,9 +583,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 + " (included in the waves above)"))
             for loop in unit_node.walk():
                 if loop.kind == "loop" and any(loop.mma_ops()):
-                    trip = spill_traffic.kloop_trip(spill.bytes_per_thread, threads, spill.regs,
-                                                    _loop_warp_mma(loop, m, warps),
-                                                    wgmma_serial.fits(loop, m, warps))
+                    trip = _spill_trip(loop, m, miss, warps)
                     lt.terms.append(Term("spill trip", 0, f"line {loop.line}: " + spill_traffic.describe(
                         trip, local.bytes_per_ns, local.level, miss.spill_series.get(loop.id))
                         + " (included in the waves above)"))
@@ -1084,6 +1083,20 @@ def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages, miss):
     memo = miss.fragment_chains
     if loop.id not in memo:
         memo[loop.id] = _fragment_chain_of(loop, m, warps, stages)
+    return memo[loop.id]
+
+
+def _spill_trip(loop: ScopeNode, m: Machine, miss, warps):
+    """The bytes a trip of the spilling k-loop ``loop`` moves through local memory per CTA
+    (spill_traffic.kloop_trip: the launch's spilled bytes and registers, ``miss.spill_regs``; the
+    loop's warp mma; none touched where its serial warpgroup mmas fit, wgmma_serial.fits).
+    Computed once a loop per launch (``miss.spill_trips``): the timing of each batch and the
+    breakdown's "spill trip" line read the same one."""
+    memo = miss.spill_trips
+    if loop.id not in memo:
+        spb, regs = miss.spill_regs
+        memo[loop.id] = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps),
+                                                 wgmma_serial.fits(loop, m, warps))
     return memo[loop.id]
 
 
@@ -1837,9 +1850,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # not a share of each op's operands.
         # A serial attention trip whose warpgroup mmas fit the registers touches none of them
         # (tfx.analysis.spill_traffic: the compile spills what the trip does not read).
-        spb, regs = miss.spill_regs
-        trip = spill_traffic.kloop_trip(spb, warps * 32, regs, _loop_warp_mma(loop, m, warps),
-                                        wgmma_serial.fits(loop, m, warps))
+        trip = _spill_trip(loop, m, miss, warps)
         body.spill = trip.bytes_per_trip / local_rate
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
