@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted
+from tfx.hw.units import format_counted_verb
 
 
 def interval_ns(m) -> float | None:
@@ -62,6 +62,5 @@ def binds(batch_ns, r, m) -> bool:
 def describe(r, m, fmt) -> str:
     """The breakdown's words for a batch the launch rate sets, with values."""
     gap = interval_ns(m)
-    ctas = format_counted(r, "CTA")
-    return (f"the SM starts a CTA at most every {fmt(float(gap))}: {ctas} {'takes' if r == 1 else 'take'} at least "
+    return (f"the SM starts a CTA at most every {fmt(float(gap))}: {format_counted_verb(r, 'CTA', 'take')} at least "
             f"{r} x {fmt(float(gap))} = {fmt(float(floor_ns(r, m)))}, bound by the CTA launch rate")

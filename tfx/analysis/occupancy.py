@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from tfx.arrays import is_integer
 from tfx.errors import TfxError
 from tfx.hw.units import format_counted as counted
+from tfx.hw.units import format_counted_verb as counted_verb
+from tfx.hw.units import verb_for
 
 if TYPE_CHECKING:
     import numpy as np
@@ -372,11 +374,9 @@ def max_smem_for(limits: OccupancyLimits, ctas: int) -> int | None:
 
 
 def _ctas(n: int, verb: str = "") -> str:
-    """``n`` CTAs and the verb that follows them, agreeing: ``(1, "need")`` -> ``"1 CTA needs"``,
-    ``(3, "need")`` -> ``"3 CTAs need"``; ``"are"``/``"do"`` become ``"is"``/``"does"`` at one."""
-    if n == 1 and verb:
-        verb = {"are": "is", "do": "does"}.get(verb, verb + "s")
-    return counted(n, "CTA") + (f" {verb}" if verb else "")
+    """``n`` CTAs and the verb that follows them, agreeing (tfx.hw.units.format_counted_verb):
+    ``(1, "need")`` -> ``"1 CTA needs"``, ``(3, "need")`` -> ``"3 CTAs need"``."""
+    return counted_verb(n, "CTA", verb) if verb else counted(n, "CTA")
 
 
 def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) -> Requirement:
@@ -409,7 +409,7 @@ def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) 
         used, unit = res.regs_per_thread, "registers/thread"
         sentence = (f"{_ctas(ctas, 'need')} at most {budget} registers per thread; "
                     f"this kernel uses {used}" if budget else
-                    f"{_ctas(ctas)} of {res.threads:,} threads {'does' if ctas == 1 else 'do'} not fit the register file "
+                    f"{_ctas(ctas)} of {res.threads:,} threads {verb_for(ctas, 'do')} not fit the register file "
                     f"even at one register per thread")
     elif limit == "shared memory":
         budget = max_smem_for(limits, ctas)

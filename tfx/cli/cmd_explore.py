@@ -20,6 +20,7 @@ from typing import Any
 
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import WIDE_OUTPUT, check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
+from tfx.hw.units import format_counted_verb
 from tfx.present import formatting as fmt
 from tfx.errors import argument_error
 
@@ -312,7 +313,7 @@ def _print_text(r) -> None:
             t.add_row(str(i), e["knob"], fmt.format_quantity(e["value"], e["unit"]), _pct(h), _pct(d))
         console.print(t)
         if flat:
-            unchanged = f"{fmt.counted(flat, 'knob')} {'changes' if flat == 1 else 'change'} nothing"
+            unchanged = f"{format_counted_verb(flat, 'knob', 'change')} nothing"
             title_line(f"{unchanged}; {len(s['skipped'])} refused a factor ({', '.join(s['skipped'])})"
                        if s["skipped"] else unchanged)
 

@@ -267,6 +267,26 @@ def format_counted(n: float, noun: str, plural: str | None = None) -> str:
     return f"{format_count(n)} {noun if float(n) == 1 else (plural or noun + 's')}"
 
 
+# verbs whose third-person singular is not the plural form + "s"
+_SINGULAR_VERBS = {"are": "is", "have": "has", "do": "does", "go": "goes"}
+
+
+def verb_for(n: float, verb: str) -> str:
+    """The verb agreeing with a count of ``n`` (as format_counted picks the noun): ``verb`` is the
+    plural form, made singular at exactly one (``+ "s"``, ``+ "es"`` after s/sh/ch/x/z, ``"are"``
+    -> ``"is"``, ``"do"`` -> ``"does"``): ``1, "do"`` -> ``"does"``, ``2, "do"`` -> ``"do"``."""
+    if float(n) != 1:
+        return verb
+    return _SINGULAR_VERBS.get(verb) or (verb + "es" if verb.endswith(("s", "sh", "ch", "x", "z")) else verb + "s")
+
+
+def format_counted_verb(n: float, noun: str, verb: str, plural: str | None = None) -> str:
+    """A count, its noun (format_counted) and the verb that follows, agreeing with it (verb_for):
+    ``1, "CTA", "take"`` -> ``"1 CTA takes"``, ``2, "CTA", "take"`` -> ``"2 CTAs take"``,
+    ``1, "knob", "change"`` -> ``"1 knob changes"``, ``3, "knob", "change"`` -> ``"3 knobs change"``."""
+    return f"{format_counted(n, noun, plural)} {verb_for(n, verb)}"
+
+
 # hierarchy and mesh levels whose profile names are acronyms people write in capitals
 _LEVEL_ACRONYMS = {"sm": "SM", "pe": "PE", "cta": "CTA", "tpc": "TPC", "gpc": "GPC"}
 
