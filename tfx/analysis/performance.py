@@ -490,10 +490,16 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         # cta_timeline: a lone CTA 139.6 us against one of two 173.2; cta_timeline_s12b: 188.4
         # against 190.8 where every CTA waits its loads' round trip)
         full = full_waves > 0
-        b = where(full, resident, emax(r_tail, 1)) if is_array(full) else (resident if full else emax(r_tail, 1))
-        active = where(full, units, emax(active_tail, 1)) if is_array(full) else (units if full else emax(active_tail, 1))
-        drawing = where(full, slots, emax(tail, 1)) if is_array(full) else (slots if full else emax(tail, 1))
-        shared = where(full, t_full, t_tail) if is_array(full) else (t_full if full else t_tail)
+
+        def wave_or_tail(wave, tail_value):
+            # the full wave's value where there is one, else the tail's (a scalar ``full`` keeps
+            # the chosen value's own shape)
+            return where(full, wave, tail_value) if is_array(full) else (wave if full else tail_value)
+
+        b = wave_or_tail(resident, emax(r_tail, 1))
+        active = wave_or_tail(units, emax(active_tail, 1))
+        drawing = wave_or_tail(slots, emax(tail, 1))
+        shared = wave_or_tail(t_full, t_tail)
         lone, _, _ = drawn_batch(1, active, drawing, wave_r=b, noted=False)
         delta = emax(1 - lone / emax(shared, 1e-30), 0)
         share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
