@@ -21,6 +21,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt15 ACC_SEED_OFFSET=1700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt16 ACC_SEED_OFFSET=1800 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt17 ACC_SEED_OFFSET=1900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt18 ACC_SEED_OFFSET=2000 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt19 ACC_SEED_OFFSET=2100 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -491,6 +493,48 @@ if SHAPE_SET == "alt17":
                   ((20480, 4096), "heldout")]
     SOFTMAX_SHAPES = [((16384, 4096), "heldout"), ((98304, 2048), "heldout"), ((3072, 16384), "heldout"),
                       ((1536, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt18: a nineteenth set (session 15), measured at that session's start before any model change.
+if SHAPE_SET == "alt18":
+    GEMM_BF16_SHAPES = [((8192, 5120, 8192), "heldout"), ((1536, 28672, 4096), "heldout"),
+                        ((16, 8192, 14336), "heldout"), ((32, 14336, 4096), "heldout"),
+                        ((64, 4096, 14336), "heldout"), ((128, 28672, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 8192, 8192), "heldout"), ((2048, 14336, 4096), "heldout"),
+                       ((32, 8192, 14336), "heldout"), ((64, 4096, 28672), "heldout"),
+                       ((128, 28672, 8192), "heldout")]
+    PERSIST_SHAPES = [((6144, 6144, 8192), "heldout"), ((3072, 28672, 4096), "heldout"),
+                      ((2048, 4096, 14336), "heldout")]
+    ATTN_SHAPES = [((8, 32, 4096, 64, 1), "heldout"), ((1, 32, 32768, 128, 1), "heldout"),
+                   ((16, 32, 2048, 128, 1), "heldout"), ((8, 32, 4096, 64, 0), "heldout"),
+                   ((4, 16, 16384, 128, 0), "heldout")]
+    DECODE_SHAPES = [((4, 32, 8, 65536), "heldout"), ((64, 64, 8, 4096), "heldout"),
+                     ((32, 32, 8, 8192), "heldout"), ((2, 64, 8, 32768), "heldout")]
+    RMS_SHAPES = [((32768, 8192), "heldout"), ((65536, 2048), "heldout"), ((4096, 16384), "heldout"),
+                  ((1024, 32768), "heldout")]
+    SOFTMAX_SHAPES = [((32768, 4096), "heldout"), ((196608, 1024), "heldout"), ((6144, 16384), "heldout"),
+                      ((2048, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt19: a twentieth set, written down at session 15's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt19":
+    GEMM_BF16_SHAPES = [((5120, 8192, 8192), "heldout"), ((4096, 14336, 4096), "heldout"),
+                        ((16, 28672, 8192), "heldout"), ((32, 6144, 14336), "heldout"),
+                        ((64, 8192, 8192), "heldout"), ((128, 14336, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((8192, 4096, 8192), "heldout"), ((3072, 28672, 4096), "heldout"),
+                       ((16, 14336, 8192), "heldout"), ((32, 4096, 14336), "heldout"),
+                       ((64, 8192, 28672), "heldout")]
+    PERSIST_SHAPES = [((4096, 6144, 8192), "heldout"), ((8192, 14336, 4096), "heldout"),
+                      ((1536, 8192, 8192), "heldout")]
+    ATTN_SHAPES = [((2, 32, 16384, 64, 1), "heldout"), ((4, 32, 8192, 128, 1), "heldout"),
+                   ((64, 16, 1024, 64, 1), "heldout"), ((16, 16, 4096, 64, 0), "heldout"),
+                   ((1, 32, 16384, 128, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 131072), "heldout"), ((64, 32, 8, 8192), "heldout"),
+                     ((8, 64, 8, 16384), "heldout"), ((512, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((24576, 8192), "heldout"), ((131072, 2048), "heldout"), ((2048, 16384), "heldout"),
+                  ((16384, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((49152, 4096), "heldout"), ((262144, 1024), "heldout"), ((4096, 16384), "heldout"),
+                      ((768, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
