@@ -45,6 +45,14 @@ alone1_cold, wave_cold and drift_cold clear the L2 (a 256 MiB write) before each
 do_bench does (K and V start in DRAM; 1-stage tiles are left out then); the CSV is then named
 trip_<conds>.csv.
 
+Session 15 (attn15, attn14b's request): TRIP_NCU=1 runs no timing; for each TRIP_CFGS tile a child process
+(--ncu-child) launches the drift condition at 2048 and at 8192 keys under Nsight Compute (--clock-control none
+--cache-control none) and trip_ncu.csv gives each metric's 8192 - 2048 difference a CTA a trip, a warp a trip
+(the per-pipe warp instructions: fma, alu, xu, uniform, ...) and, for the cycle counts, the SM's cycles a round
+of its co-resident trips; ncu --query-metrics decides which of NCU_METRICS are asked for (metrics.txt). The
+loop's SASS per pipe on the CPU: bench/h200/attn_trip_sass.py (64x32 w4 s3 at D = 64: 203 instructions a warp a
+trip, fma 92, alu 36, uniform 27, xu 18, lsu 17, tensor 9, cbu 4).
+
 Microbenchmarks of mechanisms, not rows of the issue-15 truth. Writes trip.csv, trip_ctas.csv,
 timeline_*.csv.gz, timeline_summary.csv, log.txt, env.txt.
 """
@@ -241,6 +249,18 @@ def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def occupancy(k, W):
+    """CTAs an SM of compiled kernel k at W warps (the driver's occupancy calculator)."""
+    try:
+        from cuda.bindings import driver as cud
+        k._init_handles()
+        err, occ = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(k.function), 32 * W,
+                                                                    k.metadata.shared)
+        return int(occ)
+    except Exception:  # noqa: BLE001
+        return max(1, min(8, (227 * 1024) // max(1, k.metadata.shared)))
+
+
 def main():
     t0 = time.time()
     os.makedirs(OUT, exist_ok=True)
@@ -260,19 +280,6 @@ def main():
     with mp.get_context("spawn").Pool(min(len(jobs), max(1, (os.cpu_count() or 4) - 2))) as pool:
         for job, secs, err in pool.imap_unordered(compile_job, jobs):
             log("compiled", job, secs, "s", err)
-    try:
-        from cuda.bindings import driver as cud
-    except Exception:  # noqa: BLE001
-        cud = None
-
-    def occupancy(k, W):
-        try:
-            k._init_handles()
-            err, occ = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(k.function), 32 * W,
-                                                                        k.metadata.shared)
-            return int(occ)
-        except Exception:  # noqa: BLE001
-            return max(1, min(8, (227 * 1024) // max(1, k.metadata.shared)))
 
     parts = os.environ.get("TRIP_PARTS", "AB")
     conds_wanted = os.environ.get("TRIP_CONDS", "alone1,alone2,wave,drift").split(",")
@@ -451,5 +458,170 @@ def main():
     log("total", round(time.time() - t0, 1), "s")
 
 
+# ---------------- TRIP_NCU=1 (session 15, attn15): per-pipe warp instructions of a drifted trip ----------
+# Each count is summed over the GPU (.sum) or averaged over the SMs (.avg); ncu --query-metrics on the device
+# decides which of these it knows (the others are logged and left out, so one unknown name loses only itself).
+NCU_METRICS = [
+    "sm__cycles_elapsed.avg", "sm__cycles_active.avg", "smsp__cycles_active.avg",
+    "sm__inst_executed.sum", "smsp__inst_issued.sum", "smsp__issue_active.sum",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_alu.sum", "sm__inst_executed_pipe_fma.sum", "sm__inst_executed_pipe_fmaheavy.sum",
+    "sm__inst_executed_pipe_fmalite.sum", "sm__inst_executed_pipe_fp16.sum", "sm__inst_executed_pipe_xu.sum",
+    "sm__inst_executed_pipe_uniform.sum", "sm__inst_executed_pipe_lsu.sum", "sm__inst_executed_pipe_adu.sum",
+    "sm__inst_executed_pipe_cbu.sum", "sm__inst_executed_pipe_tensor_op_gmma.sum",
+    "sm__inst_executed_pipe_tensor.sum",
+    "sm__pipe_alu_cycles_active.sum", "sm__pipe_fma_cycles_active.sum", "sm__pipe_fmaheavy_cycles_active.sum",
+    "sm__pipe_fmalite_cycles_active.sum", "sm__pipe_xu_cycles_active.sum", "sm__pipe_shared_cycles_active.sum",
+    "sm__pipe_tensor_op_gmma_cycles_active.sum", "sm__pipe_uniform_cycles_active.sum",
+    "smsp__thread_inst_executed.sum",
+    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+] + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in (
+    "math_pipe_throttle", "wait", "short_scoreboard", "long_scoreboard", "barrier", "mio_throttle", "dispatch_stall",
+    "not_selected", "selected", "no_instruction", "lg_throttle", "branch_resolving", "membar", "sleeping", "misc",
+    "tex_throttle", "drain", "imc_miss")]
+NCU_CORE = ["sm__inst_executed_pipe_fma.sum", "sm__inst_executed_pipe_alu.sum", "sm__inst_executed_pipe_xu.sum",
+            "sm__inst_executed_pipe_uniform.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+            "sm__cycles_elapsed.avg", "sm__inst_executed.sum"]
+
+
+def ncu_child(BM, BN, W, S):
+    """Child of TRIP_NCU: the drift condition (grid sms x r x WAVES, r = the binary's CTAs an SM, at most MAX_R)
+    launched at SHORT then LONG keys twice; ncu profiles the second pair (--launch-skip 2 --launch-count 2)."""
+    import json
+    import torch
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    q, kk, vv, o = trip_bufs(BM)
+    rec = torch.zeros(132 * MAX_R * WAVES, 6, device="cuda", dtype=torch.int64)
+    scale = LOG2E / math.sqrt(TRIP_D)
+    kern = attn_trip_stamped.warmup(q, kk, vv, o, rec, scale, SHORT, HEADS, -1, D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN,
+                                    grid=(1,), num_warps=W, num_stages=S)
+    r = min(occupancy(kern, W), MAX_R)
+    grid_n = sms * r * WAVES
+    for _ in range(2):
+        for skv in (SHORT, LONG):
+            attn_trip_stamped[(grid_n,)](q, kk, vv, o, rec, scale, skv, HEADS, -1, D=TRIP_D, BLOCK_M=BM,
+                                         BLOCK_N=BN, num_warps=W, num_stages=S)
+            torch.cuda.synchronize()
+    trips = rec[:grid_n, 5].cpu().tolist()
+    print("NCU_CHILD " + json.dumps(dict(r=r, grid=grid_n, sms=sms, regs=kern.n_regs, smem=kern.metadata.shared,
+                                         trips_long=min(trips), trips_long_max=max(trips))), flush=True)
+
+
+def ncu_rows(text):
+    """The header and data rows of ncu's --csv --page raw output (row 0 names, row 1 units, then one a kernel)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(lines))
+    return (rows[0], rows[1], rows[2:]) if len(rows) >= 3 else (None, None, [])
+
+
+def ncu_value(v):
+    try:
+        return float(v.replace(",", ""))
+    except ValueError:
+        return float("nan")
+
+
+def main_ncu():
+    """TRIP_NCU=1: per-pipe warp instructions a trip of the drifted D = TRIP_D tiles (attn14b's request).
+
+    For each TRIP_CFGS tile a child process runs the drift condition at SHORT and LONG keys under ncu
+    (--clock-control none --cache-control none: the boost clock and the warm L2 of the timed drift rows);
+    every count's LONG - SHORT difference over grid x (LONG - SHORT) / BLOCK_N trips is the count a CTA a
+    trip (what the loop adds; the prologue, the epilogue and the stamps cancel), / WARPS a warp a trip.
+    sm__cycles_elapsed.avg's difference over WAVES x (LONG - SHORT) / BLOCK_N is the SM's cycles a round
+    of r co-resident trips. Writes trip_ncu.csv (one row a tile and metric), ncu_raw.txt, metrics.txt
+    (ncu --query-metrics), log.txt."""
+    import json
+    from measure_l2_groupm import find_ncu
+    t0 = time.time()
+    os.makedirs(OUT, exist_ok=True)
+    logf = open(os.path.join(OUT, "log.txt"), "w")
+
+    def log(*a):
+        s = f"[{time.time() - t0:6.1f}s] " + " ".join(str(x) for x in a)
+        print(s, flush=True)
+        logf.write(s + "\n")
+        logf.flush()
+
+    ncu = find_ncu()
+    log("ncu", ncu, "triton", triton.__version__, "D", TRIP_D, "cfgs", TRIP_CFGS, "MAX_R", MAX_R)
+    if not ncu:
+        log("no ncu: nothing measured")
+        return
+    metrics = list(NCU_METRICS)
+    try:
+        qm = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
+        open(os.path.join(OUT, "metrics.txt"), "w").write(qm.stdout + qm.stderr[-2000:])
+        known = {ln.split()[0] for ln in qm.stdout.splitlines() if ln.strip() and "__" in ln.split()[0]}
+        if len(known) > 50:
+            dropped = [m for m in metrics if m.split(".")[0] not in known]
+            metrics = [m for m in metrics if m.split(".")[0] in known]
+            log("query-metrics:", len(known), "base names; left out (unknown here):", dropped)
+    except Exception as e:  # noqa: BLE001
+        log("query-metrics failed", repr(e)[:200])
+    raw = open(os.path.join(OUT, "ncu_raw.txt"), "w")
+    cols = ["D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "r", "grid", "regs", "smem", "metric", "unit",
+            "value_short", "value_long", "per_cta_trip", "per_warp_trip", "per_sm_round", "status"]
+    f = open(os.path.join(OUT, "trip_ncu.csv"), "w", newline="")
+    wr = csv.DictWriter(f, fieldnames=cols)
+    wr.writeheader()
+    for BM, BN, W, S in TRIP_CFGS:
+        if time.time() - t0 > DEADLINE_S:
+            log("deadline: stop")
+            break
+        base = dict(D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN, WARPS=W, STAGES=S)
+        for attempt, ms in enumerate((metrics, NCU_CORE)):
+            cmd = [ncu, "--csv", "--page", "raw", "--clock-control", "none", "--cache-control", "none",
+                   "--metrics", ",".join(ms), "-k", "regex:attn_trip_stamped", "--launch-skip", "2",
+                   "--launch-count", "2", sys.executable, os.path.abspath(__file__), "--ncu-child",
+                   str(BM), str(BN), str(W), str(S)]
+            env = dict(os.environ, TRIP_NCU="child")
+            try:
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=HERE, env=env)
+                out_, err_ = res.stdout, res.stderr
+            except subprocess.TimeoutExpired as e:
+                out_, err_ = str(e.stdout or ""), "timeout"
+            raw.write(f"### {base} attempt {attempt}\n{' '.join(cmd)}\n{out_}\n{err_[-3000:]}\n")
+            raw.flush()
+            head, units, data = ncu_rows(out_)
+            child = [ln for ln in out_.splitlines() if ln.startswith("NCU_CHILD ")]
+            if head and len(data) >= 2 and child:
+                break
+            log("ncu attempt", attempt, base, "failed:", (err_ or out_)[-400:])
+        else:
+            wr.writerow(dict(base, status="ncu_failed"))
+            f.flush()
+            continue
+        info = json.loads(child[-1].split(" ", 1)[1])
+        trips = (LONG - SHORT) // BN
+        short, long_ = data[-2], data[-1]
+        log("tile", base, info)
+        for m in ms:
+            if m not in head:
+                continue
+            i = head.index(m)
+            a, b = ncu_value(short[i]), ncu_value(long_[i])
+            row = dict(base, r=info["r"], grid=info["grid"], regs=info["regs"], smem=info["smem"], metric=m,
+                       unit=units[i], value_short=short[i], value_long=long_[i], status="ok")
+            if m.endswith(".sum"):
+                row["per_cta_trip"] = round((b - a) / (info["grid"] * trips), 2)
+                row["per_warp_trip"] = round((b - a) / (info["grid"] * trips * W), 3)
+            elif m.startswith("sm__cycles") or m.startswith("smsp__cycles"):
+                row["per_sm_round"] = round((b - a) / (WAVES * trips), 1)
+            wr.writerow(row)
+            log(f"  {m:64s} {short[i]:>16s} {long_[i]:>16s} {row.get('per_warp_trip', row.get('per_sm_round', ''))}")
+        f.flush()
+    f.close()
+    raw.close()
+    log("total", round(time.time() - t0, 1), "s")
+
+
 if __name__ == "__main__":
-    main()
+    if "--ncu-child" in sys.argv:
+        i = sys.argv.index("--ncu-child")
+        ncu_child(*(int(x) for x in sys.argv[i + 1:i + 5]))
+    elif os.environ.get("TRIP_NCU") == "1":
+        main_ncu()
+    else:
+        main()
