@@ -14,6 +14,13 @@ the L2 sectors served across the partitions (ltcfabric, a second ncu pass: the m
 absent), and the warp state statistics (stall reasons per issued instruction), beside do_bench's
 median without the profiler.
 
+Session 15 (rows15): ``ROWS_NCU_CFGS="family,M,N,BLOCK_M,WARPS;..."`` replaces the six configurations
+(the many-warp CTAs of few elements the model prices 9-18% fast: softmax and rmsnorm at N = 1024, 8-16
+warps), and the first pass adds ``ISSUE`` (warp instructions executed, the schedulers' issue-active
+share, the warps active a cycle, CTAs launched, cycles elapsed, shared loads and stores);
+``ROWS_NCU_FABRIC=0`` skips the second pass. Whether a CTA's life is its instructions at the SMs'
+issue slots (4 a cycle an SM), its barriers, or its loads.
+
 Files: ncu_rows.csv (family, M, N, BLOCK_M, WARPS, measured_ms, ncu_ms, dram_read_bytes,
 l2_read_sectors, l2_read_hit_pct, ltcfabric_sectors, min_bytes (X read once, + W for rmsnorm),
 and every smsp__average_warps_issue_stalled_*_per_issue_active.ratio as stall_<reason>),
@@ -33,12 +40,20 @@ from measure_l2_groupm import METRICS, find_ncu  # noqa: E402
 FABRIC = "lts__t_sectors_srcunit_ltcfabric.sum"
 STALL = "smsp__average_warps_issue_stalled_"
 
+ISSUE = ["smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+         "smsp__warps_active.avg.per_cycle_active", "sm__ctas_launched.sum", "sm__cycles_elapsed.avg",
+         "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"]
+
 # (family, M, N, BLOCK_M, WARPS)
 CONFIGS = [
     ("rmsnorm", 16384, 16384, 1, 16), ("softmax", 16384, 16384, 1, 16),
     ("rmsnorm", 8192, 8192, 2, 16), ("softmax", 8192, 8192, 2, 16),
     ("rmsnorm", 16384, 4096, 1, 4), ("softmax", 16384, 4096, 1, 4),
 ]
+
+
+if os.environ.get("ROWS_NCU_CFGS"):
+    CONFIGS = [(c.split(",")[0], *map(int, c.split(",")[1:])) for c in os.environ["ROWS_NCU_CFGS"].split(";") if c]
 
 
 def job_of(cfg):
@@ -105,7 +120,7 @@ def main():
             row["measured_ms"] = f"{acc.bench(lambda: acc.launch(job, bufs)):.5f}"
             del bufs
             torch.cuda.empty_cache()
-            r = ncu_run(ncu, cfg, ["--metrics", ",".join(METRICS), "--section", "WarpStateStats"])
+            r = ncu_run(ncu, cfg, ["--metrics", ",".join(METRICS + ISSUE), "--section", "WarpStateStats"])
             raw.write(f"### {cfg} pass 1\n{r.stdout}\n{r.stderr[-2000:]}\n")
             m = raw_metrics(r.stdout)
             if "dram__bytes_read.sum" in m:
@@ -115,11 +130,18 @@ def main():
                 row["dram_read_bytes"] = int(v * {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(u, 1))
                 row["l2_read_sectors"] = int(m.get("lts__t_sectors_op_read.sum", (0, ""))[0])
                 row["l2_read_hit_pct"] = f"{m.get('lts__t_sector_op_read_hit_rate.pct', (float('nan'), ''))[0]:.2f}"
+                for k in ISSUE:
+                    if k in m:
+                        row[k] = f"{m[k][0]:.4g}"
                 for k, (v, _) in m.items():
                     if k.startswith(STALL) and k.endswith("_per_issue_active.ratio"):
                         row["stall_" + k[len(STALL):-len("_per_issue_active.ratio")]] = f"{v:.3f}"
             else:
                 row["status"] = "ncu_failed"
+            if os.environ.get("ROWS_NCU_FABRIC", "1") == "0":   # the second pass is not asked for
+                rows.append(row)
+                print(f"[{time.time() - t0:7.1f}s] {cfg}: {row}", flush=True)
+                continue
             r = ncu_run(ncu, cfg, ["--metrics", FABRIC])
             raw.write(f"### {cfg} pass 2\n{r.stdout}\n{r.stderr[-2000:]}\n")
             m = raw_metrics(r.stdout)
@@ -131,7 +153,7 @@ def main():
         print(f"[{time.time() - t0:7.1f}s] {cfg}: {row}", flush=True)
     raw.close()
     cols = ["family", "M", "N", "BLOCK_M", "WARPS", "measured_ms", "ncu_ms", "dram_read_bytes", "l2_read_sectors",
-            "l2_read_hit_pct", "ltcfabric_sectors", "min_bytes", "status"]
+            "l2_read_hit_pct", "ltcfabric_sectors", "min_bytes", "status"] + [k for k in ISSUE if any(k in r for r in rows)]
     cols += sorted({k for r in rows for k in r if k.startswith("stall_")})
     with open(os.path.join(out, "ncu_rows.csv"), "w", newline="") as f:
         w = csv.writer(f)
