@@ -53,6 +53,13 @@ of its co-resident trips; ncu --query-metrics decides which of NCU_METRICS are a
 loop's SASS per pipe on the CPU: bench/h200/attn_trip_sass.py (64x32 w4 s3 at D = 64: 203 instructions a warp a
 trip, fma 92, alu 36, uniform 27, xu 18, lsu 17, tensor 9, cbu 4).
 
+Session 15 (attn15): TRIP_CLOCK=1 adds %clock64 beside the loop's %globaltimer stamps in both kernels (0-4
+registers more on the CPU compile: 64x32 w4 s3 82, 128x64 w4 s3 206 -> 208, the causal 128x128 w8 s3 at D = 64
+246 -> 250), and each part's summary gets the SM clock over the CTAs' loops (trip_*.csv loop_clock_ghz: the
+median over the kept CTAs of the 8192-key launch; timeline_summary.csv median_loop_clock_ghz: the middle launch's
+CTAs of 2 trips or more). TRIP_TL_SHAPE="B,H,S,D", TRIP_TL_CFGS="BM,BN,W,S;..." and TRIP_TL_CAUSAL=0 set Part B's
+launch (the timeline files are then named by it).
+
 Microbenchmarks of mechanisms, not rows of the issue-15 truth. Writes trip.csv, trip_ctas.csv,
 timeline_*.csv.gz, timeline_summary.csv, log.txt, env.txt.
 """
@@ -87,6 +94,17 @@ MAX_R = 8 if DRIFT_FULL else 2
 TL_CFGS = [(128, 128, 8, 1), (64, 64, 4, 2), (64, 128, 4, 1), (64, 64, 4, 3), (64, 128, 4, 3), (128, 64, 8, 1),
            (64, 64, 8, 1), (128, 128, 8, 3)]
 TL_SHAPE = (16, 8, 2048, 128)   # B, H, S, D
+TL_CAUSAL = True
+# Session 15 (attn15): TRIP_TL_SHAPE="B,H,S,D", TRIP_TL_CFGS="BM,BN,W,S;..." and TRIP_TL_CAUSAL=0 set Part B's
+# launch; TRIP_CLOCK=1 adds %clock64 beside the loop's two %globaltimer stamps (both parts): each CTA's SM clock
+# over its loop, (clock64 after - before) / (globaltimer after - before), a column of each part's summary
+if os.environ.get("TRIP_TL_SHAPE"):
+    TL_SHAPE = tuple(int(x) for x in os.environ["TRIP_TL_SHAPE"].split(","))
+if os.environ.get("TRIP_TL_CFGS"):
+    TL_CFGS = [tuple(int(x) for x in c.split(",")) for c in os.environ["TRIP_TL_CFGS"].split(";") if c]
+TL_CAUSAL = os.environ.get("TRIP_TL_CAUSAL", "1") == "1"
+CLOCK = os.environ.get("TRIP_CLOCK") == "1"
+REC_W = 8 if CLOCK else 6        # a CTA's record: smid, 4 stamps, trips (+ clock64 at loop entry and exit)
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
@@ -98,9 +116,15 @@ def _stamp(pid):
                                      pack=1)
 
 
+@triton.jit
+def _clock(pid):
+    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [pid], dtype=tl.int64, is_pure=False,
+                                     pack=1)
+
+
 @triton.jit(do_not_specialize=["HEADS", "ONLY_SM"])
 def attn_trip_stamped(Q, K, V, O, REC, qk_scale, SKV, HEADS, ONLY_SM, D: tl.constexpr, BLOCK_M: tl.constexpr,
-                      BLOCK_N: tl.constexpr):
+                      BLOCK_N: tl.constexpr, CLOCK: tl.constexpr = False):
     # measure_attn_stages.py's attn_trip_heads with %smid and four %globaltimer stamps
     pm = tl.program_id(0)
     t0 = _stamp(pm)
@@ -116,6 +140,8 @@ def attn_trip_stamped(Q, K, V, O, REC, qk_scale, SKV, HEADS, ONLY_SM, D: tl.cons
     l_i = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, D], tl.float32)
     t1 = _stamp(pm)
+    if CLOCK:
+        c1 = _clock(pm)
     for j in range(0, trips):
         n = j * BLOCK_N + offs_n
         k = tl.load(K + kv + n[:, None] * D + offs_d[None, :])
@@ -128,10 +154,15 @@ def attn_trip_stamped(Q, K, V, O, REC, qk_scale, SKV, HEADS, ONLY_SM, D: tl.cons
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         m_i = m_new
     t2 = _stamp(pm)
+    if CLOCK:
+        c2 = _clock(pm)
     o = acc / l_i[:, None]
     tl.store(O + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
     t3 = _stamp(pm)
-    base = REC + pm.to(tl.int64) * 6
+    base = REC + pm.to(tl.int64) * (8 if CLOCK else 6)
+    if CLOCK:
+        tl.store(base + 6, c1)
+        tl.store(base + 7, c2)
     tl.store(base + 0, sm.to(tl.int64))
     tl.store(base + 1, t0)
     tl.store(base + 2, t1)
@@ -142,7 +173,7 @@ def attn_trip_stamped(Q, K, V, O, REC, qk_scale, SKV, HEADS, ONLY_SM, D: tl.cons
 
 @triton.jit
 def flash_fwd_stamped(Q, K, V, O, LSE, REC, qk_scale, S, D: tl.constexpr, BLOCK_M: tl.constexpr,
-                      BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+                      BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, CLOCK: tl.constexpr = False):
     # triton_kernels.py's flash_fwd_kernel with %smid and four %globaltimer stamps
     pm = tl.program_id(0)
     bh = tl.program_id(1)
@@ -163,6 +194,8 @@ def flash_fwd_stamped(Q, K, V, O, LSE, REC, qk_scale, S, D: tl.constexpr, BLOCK_
         n_trips = tl.cdiv(S, BLOCK_N)
         n_full = n_trips
     t1 = _stamp(pm)
+    if CLOCK:
+        c1 = _clock(pm)
     for j in range(0, n_full):
         n = j * BLOCK_N + offs_n
         k = tl.load(K + base + n[:, None] * D + offs_d[None, :])
@@ -188,11 +221,16 @@ def flash_fwd_stamped(Q, K, V, O, LSE, REC, qk_scale, S, D: tl.constexpr, BLOCK_
             acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
             m_i = m_new
     t2 = _stamp(pm)
+    if CLOCK:
+        c2 = _clock(pm)
     o = acc / l_i[:, None]
     tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], o.to(O.dtype.element_ty))
     tl.store(LSE + bh.to(tl.int64) * S + offs_m, m_i + tl.log2(l_i))
     t3 = _stamp(pm)
-    rec = REC + (bh.to(tl.int64) * tl.num_programs(0) + pm) * 6
+    rec = REC + (bh.to(tl.int64) * tl.num_programs(0) + pm) * (8 if CLOCK else 6)
+    if CLOCK:
+        tl.store(rec + 6, c1)
+        tl.store(rec + 7, c2)
     tl.store(rec + 0, sm.to(tl.int64))
     tl.store(rec + 1, t0)
     tl.store(rec + 2, t1)
@@ -227,18 +265,18 @@ def compile_job(job):
         import torch
         if kind == "trip":
             q, kk, vv, o = trip_bufs(BM)
-            rec = torch.zeros(8, 6, device="cuda", dtype=torch.int64)
+            rec = torch.zeros(8, REC_W, device="cuda", dtype=torch.int64)
             attn_trip_stamped.warmup(q, kk, vv, o, rec, 0.1, SHORT, HEADS, -1, D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN,
-                                     grid=(1,), num_warps=W, num_stages=S)
+                                     CLOCK=CLOCK, grid=(1,), num_warps=W, num_stages=S)
         else:
             from triton_kernels import flash_fwd_kernel
             q, k, v, o, lse = tl_bufs()
-            rec = torch.zeros(8, 6, device="cuda", dtype=torch.int64)
+            rec = torch.zeros(8, REC_W, device="cuda", dtype=torch.int64)
             Bz, H, Sq, D = TL_SHAPE
             grid = (triton.cdiv(Sq, BM), Bz * H)
-            flash_fwd_stamped.warmup(q, k, v, o, lse, rec, 0.1, Sq, D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True,
-                                     grid=grid, num_warps=W, num_stages=S)
-            flash_fwd_kernel.warmup(q, k, v, o, lse, 0.1, Sq, D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True,
+            flash_fwd_stamped.warmup(q, k, v, o, lse, rec, 0.1, Sq, D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=TL_CAUSAL,
+                                     CLOCK=CLOCK, grid=grid, num_warps=W, num_stages=S)
+            flash_fwd_kernel.warmup(q, k, v, o, lse, 0.1, Sq, D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=TL_CAUSAL,
                                     grid=grid, num_warps=W, num_stages=S)
         return job, round(time.time() - t, 1), ""
     except Exception as e:  # noqa: BLE001
@@ -290,10 +328,11 @@ def main():
     flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     tl_cols = ["config", "ctas", "regs", "smem", "occupancy", "plain_us", "stamped_us", "makespan_us",
                "median_cta_us", "median_prologue_ns", "median_loop_ns", "median_epilogue_ns",
-               "median_handover_ns", "median_ns_per_trip", "status"]
+               "median_handover_ns", "median_ns_per_trip", "median_loop_clock_ghz", "status"]
     summ = []
     for BM, BN, W, S in (TL_CFGS if "B" in parts else []):
-        name = f"c_b16h8s2048d128_{BM}x{BN}_w{W}_s{S}"
+        name = (f"{'c' if TL_CAUSAL else 'f'}_b{Bz}h{H}s{Sq}d{D}_{BM}x{BN}_w{W}_s{S}" if TL_SHAPE != (16, 8, 2048, 128)
+                or not TL_CAUSAL else f"c_b16h8s2048d128_{BM}x{BN}_w{W}_s{S}")
         row = dict(config=name, status="ok")
         if time.time() - t0 > DEADLINE_S:
             log("deadline: skip", name)
@@ -301,10 +340,10 @@ def main():
         try:
             grid = (triton.cdiv(Sq, BM), Bz * H)
             ctas = grid[0] * grid[1]
-            rec = torch.zeros(ctas, 6, device="cuda", dtype=torch.int64)
+            rec = torch.zeros(ctas, REC_W, device="cuda", dtype=torch.int64)
             scale = LOG2E / math.sqrt(D)
-            kw = dict(D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=True, num_warps=W, num_stages=S)
-            kern = flash_fwd_stamped.warmup(q, k, v, o, lse, rec, scale, Sq, **kw, grid=grid)
+            kw = dict(D=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=TL_CAUSAL, num_warps=W, num_stages=S)
+            kern = flash_fwd_stamped.warmup(q, k, v, o, lse, rec, scale, Sq, **kw, CLOCK=CLOCK, grid=grid)
             kern._init_handles()
             row.update(ctas=ctas, regs=kern.n_regs, smem=kern.metadata.shared, occupancy=occupancy(kern, W))
 
@@ -312,10 +351,11 @@ def main():
                 flash_fwd_kernel[grid](q, k, v, o, lse, scale, Sq, **kw)
 
             def inst():
-                flash_fwd_stamped[grid](q, k, v, o, lse, rec, scale, Sq, **kw)
+                flash_fwd_stamped[grid](q, k, v, o, lse, rec, scale, Sq, **kw, CLOCK=CLOCK)
             row["plain_us"] = round(triton.testing.do_bench(plain, warmup=5, rep=40, return_mode="median") * 1e3, 2)
             row["stamped_us"] = round(triton.testing.do_bench(inst, warmup=5, rep=40, return_mode="median") * 1e3, 2)
             rows = []
+            clocks = []
             for launch in range(3):
                 flush.zero_()
                 torch.cuda.synchronize()
@@ -323,8 +363,10 @@ def main():
                 torch.cuda.synchronize()
                 r = rec.cpu().tolist()
                 tmin = min(x[1] for x in r)
-                for i, (smid, a, b, c, d, n) in enumerate(r):
+                for i, (smid, a, b, c, d, n, *ck) in enumerate(r):
                     rows.append((launch, i % grid[0], i // grid[0], smid, n, a - tmin, b - tmin, c - tmin, d - tmin))
+                    if launch == 1 and ck and c > b and n >= 2:
+                        clocks.append((ck[1] - ck[0]) / (c - b))
             with gzip.open(os.path.join(OUT, f"timeline_{name}.csv.gz"), "wt", newline="") as f:
                 w = csv.writer(f)
                 w.writerow(["launch", "pm", "bh", "smid", "trips", "t_start_ns", "t_loop_ns", "t_loop_end_ns",
@@ -351,6 +393,8 @@ def main():
                     if prev:
                         gaps.append(s_ - max(prev))
             row["median_handover_ns"] = med(gaps)
+            if clocks:
+                row["median_loop_clock_ghz"] = round(med(clocks), 4)
             del rec
         except Exception as e:  # noqa: BLE001
             row["status"] = f"error: {type(e).__name__}: {str(e)[:300]}"
@@ -369,6 +413,8 @@ def main():
     # ---------------- Part A: trip times by condition -------------------------------------------
     cols = ["D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "condition", "r", "grid", "ctas_kept", "regs", "smem",
             "occupancy", "span_short_ns", "span_long_ns", "ns_per_trip", "ns_per_trip_8192", "sm0_ctas", "status"]
+    if CLOCK:
+        cols.insert(-1, "loop_clock_ghz")
     f = open(os.path.join(OUT, trip_csv), "w", newline="")
     wr = csv.DictWriter(f, fieldnames=cols)
     wr.writeheader()
@@ -381,10 +427,10 @@ def main():
             continue
         q, kk, vv, o = trip_bufs(BM)
         scale = LOG2E / math.sqrt(TRIP_D)
-        rec = torch.zeros(132 * MAX_R * WAVES, 6, device="cuda", dtype=torch.int64)
+        rec = torch.zeros(132 * MAX_R * WAVES, REC_W, device="cuda", dtype=torch.int64)
         try:
             kern = attn_trip_stamped.warmup(q, kk, vv, o, rec, scale, SHORT, HEADS, -1, D=TRIP_D, BLOCK_M=BM, BLOCK_N=BN,
-                                            grid=(1,), num_warps=W, num_stages=S)
+                                            CLOCK=CLOCK, grid=(1,), num_warps=W, num_stages=S)
             occ = occupancy(kern, W)
         except Exception as e:  # noqa: BLE001
             log("failed", (BM, BN, W, S), repr(e)[:200])
@@ -408,7 +454,7 @@ def main():
                 for skv in (SHORT, LONG):
                     def launch():
                         attn_trip_stamped[(grid_n,)](q, kk, vv, o, rec, scale, skv, HEADS, only, D=TRIP_D, BLOCK_M=BM,
-                                                     BLOCK_N=BN, num_warps=W, num_stages=S)
+                                                     BLOCK_N=BN, CLOCK=CLOCK, num_warps=W, num_stages=S)
                     launch()
                     torch.cuda.synchronize()
                     per = []
@@ -433,6 +479,9 @@ def main():
                                              x[3] - tmin, x[4] - tmin])
                         per.append(med([x[3] - x[2] for x in run]))
                         row["ctas_kept"] = len(run)
+                        if CLOCK and skv == LONG and li == 1:
+                            row["loop_clock_ghz"] = round(med([(x[7] - x[6]) / (x[3] - x[2]) for x in run
+                                                               if x[3] > x[2]]), 4)
                     spans[skv] = med(per)
                 row["span_short_ns"] = spans[SHORT]
                 row["span_long_ns"] = spans[LONG]
