@@ -46,8 +46,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import load_trip, memory_parallelism
-from tfx.analysis.numbers import emax, is_array, where
-from tfx.hw.units import format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.analysis.numbers import cdiv, emax, emin, is_array, where
+from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
 class StreamFacts(NamedTuple):
@@ -621,3 +621,63 @@ def describe_unpipelined(t: UnpipelinedTrip, r, chain: TripChain) -> str:
             f"and wait + the unloaded load latency) + the groups' bytes through the SM's port and L2 share "
             f"{T(float(t.fetch))} = "
             f"{T(float(t.ns))} a round of {rr:g} (the DRAM share is a throughput bound, not a wait)")
+
+
+# --------------------------------------------------------------------------------------------
+# The tail of lock-step one-stage trips: an SM's slots free together
+#
+# calibration/h200/measured/decode_timeline_s14 (bench/h200/measure_decode_timeline.py: each
+# CTA's SM and its start and end on the global timer, the campaigns' split kernel): run13 B2
+# HQ32 HKV8 SKV32768 SPLITS32 BLOCK_N128 4 warps 1 stage, 512 CTAs at 3 a SM (1.29 waves): the
+# first wave's 396 CTAs end between 50.6 and 59.6 us, an SM's own three within 2.4 us of each
+# other (median); the 116 tail CTAs all start between 50.8 and 53.7 us, on the slots that free
+# first: 53 SMs take one, 15 two, 11 three. A tail CTA alone on its SM runs 26.0 us (median),
+# three together 38.7; the last ends at 93.5 us, 40 us after the first wave, where one CTA a SM
+# would end 26 us after it. run17 B32 HQ64 SKV4096 SPLITS2 (the same tile, 512 CTAs): 50 SMs
+# take one, 18 two, 10 three; 49.6 / 62.5 / 75.3 us; the first wave ends 92.3-102.7 us, the last
+# tail CTA at 174.2.
+
+
+def packs(lockstep_rounds, full_waves) -> Any:
+    """Whether a launch's tail wave takes an SM's slots together (``packed_tail``): it follows
+    one full wave and every streaming trip its CTAs run (``lockstep_rounds``: each decode trip
+    loop's bool or array, True where it runs the unpipelined lock-step round,
+    ``unpipelined_round_ns``: a one-stage split loop with its one-stage masked loop, not a
+    pipelined one with it) runs the lock-step round; False where none is given (arrays
+    elementwise). A launch of one wave or less starts its CTAs spread over the SMs, one a SM
+    before a second (decode_timeline_s14 run15: 256 CTAs at 2 a SM ran 2 on 124 SMs and 1 on 8);
+    after two or more full waves the SMs no longer end in phase: a tail that packs there is
+    priced slower than measured (122 decode rows of runs 1-21, median |error| 3.1% -> 3.7%)."""
+    lockstep_rounds = list(lockstep_rounds)
+    if not lockstep_rounds:
+        return False
+    out = True
+    for a in lockstep_rounds:
+        out = out & a if is_array(a, out) else (out and bool(a))
+    return (out & (full_waves == 1)) if is_array(out, full_waves) else bool(out and full_waves == 1)
+
+
+def packed_tail(packed, tail, resident, r_tail, active_tail) -> tuple:
+    """(CTAs on the tail's busiest SM, SMs the tail runs on) where ``packed``, else the waves
+    model's (``r_tail`` = ceil(t / SMs), ``active_tail`` = min(t, SMs)).
+
+    Why: the r co-resident CTAs of a one-stage trip run their rounds in lock step
+    (``unpipelined_round_ns``), so an SM's slots free together, and the block scheduler hands
+    the waiting tail CTAs to the first slots that free: an SM whose r CTAs end first takes r of
+    them. The tail ends with its busiest SM, a round of min(r, t) CTAs (their lock step), not
+    one CTA's round; its t CTAs still draw DRAM together, over ceil(t / that) SMs at that many
+    a SM. Measured (decode_timeline_s14, above): the 1.29-wave launches' 116 tail CTAs at most
+    3 a SM (= r) on 11 and 10 SMs, which end the launch."""
+    r_pack = emax(emax(r_tail, emin(tail, resident)), 1)
+    active_pack = cdiv(tail, r_pack)
+    if is_array(packed, r_pack, active_pack):
+        return where(packed, r_pack, r_tail), where(packed, active_pack, active_tail)
+    return (r_pack, active_pack) if packed else (r_tail, active_tail)
+
+
+def describe_packed(r_tail, active_tail, unit="CTA") -> str:
+    """The tail wave's clause where ``packed_tail`` packed it (scalars)."""
+    r, n = int(r_tail), int(active_tail)
+    return (f": the first wave's one-stage trips run in lock step, so an SM's slots free together and the tail "
+            f"takes the first to free, {format_counted(r, unit)} a SM on {format_counted(n, 'SM')} "
+            f"(calibration/h200/measured/decode_timeline_s14)")
