@@ -67,6 +67,8 @@ class LaunchMiss(dict):
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
+    lockstep_rounds: dict = field(default_factory=dict)  # decode trip loop id -> where it runs decode_trip's
+                                                  # unpipelined lock-step round (bool or array): the tail packs
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -417,6 +419,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
+    # a tail after a full wave of lock-step one-stage trips takes the first slots to free, an
+    # SM's r together: its busiest SM runs r of them (tfx.analysis.decode_trip.packed_tail)
+    packed = decode_trip.packs(miss.lockstep_rounds.values(), full_waves)
+    if is_array(packed) or packed:
+        r_tail, active_tail = decode_trip.packed_tail(packed, tail, resident, r_tail, active_tail)
     t_tail, e_tail, loop_ns_tail = drawn_batch(emax(r_tail, 1), emax(active_tail, 1), emax(tail, 1))
     tail_lock = lockstep_notes[-1] if lockstep_notes else None     # a launch of one wave or less
     t_tail_spill = e_tail.get("spill", 0)
@@ -525,6 +532,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                  + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
                  f"{format_counted(tail, unit)} in the last wave ({float(ratio(tail, slots)):.2f} of a wave) {'takes' if tail == 1 else 'take'} {format_time_ns(float(t_tail))}"
+                 + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
         if uneven_ns:
@@ -1938,6 +1946,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # (tfx.analysis.decode_trip.trip_chain; calibration/h200/measured/decode_sass)
             trip_chain = decode_trip.trip_chain(loop, m, warps, body.global_loads, decode_trip.chain_facts(m))
             if trip_chain is not None:
+                # not a lock-step round unless the one-stage pricing below says so (the tail packs)
+                miss.lockstep_rounds[loop.id] = False
                 path_one = emax(path_one, trip_chain.ns)
                 # r co-resident CTAs: each other CTA's shared-memory traffic passes the one port
                 # (tfx.analysis.decode_trip.round_ns)
@@ -2001,6 +2011,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                     stream_f)
                 lock_base = chain - unpiped_wait
                 applies = (stages < 2) & (trip_chain.ns > 0)
+                # the co-resident CTAs end their trips together: a following wave takes an SM's
+                # slots together (tfx.analysis.decode_trip.packed_tail)
+                miss.lockstep_rounds[loop.id] = applies
                 if is_array(applies, unpiped.ns, lock_base):
                     unpiped_wait = where(applies, emax(unpiped.ns - lock_base, 0), unpiped_wait)
                     chain_no_depth = where(applies, emax(unpiped.ns, lock_base), chain_no_depth)
