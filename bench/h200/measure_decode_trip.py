@@ -14,7 +14,8 @@ softmax), one CTA per program id, each streaming TOKENS tokens of K and V:
                launched on 132 x r CTAs, so each SM holds r of them (r at most the driver's
                occupancy for the compiled kernel, at most 4);
   source=dram  every CTA reads its own TOKENS tokens from a buffer far larger than L2, on
-               `ctas` = 16 or 132 CTAs (one per SM) and 264 (two per SM, where they fit).
+               `ctas` = 16 or 132 CTAs (one per SM) and 264 (two per SM, where they fit; with
+               TRIP_DRAM_MAX_R=4 also 396 and 528, three and four per SM).
 A time per trip comes from two loop lengths: (t(long) - t(short)) / (trips(long) - trips(short)),
 which removes the launch, the prologue, the epilogue and the first misses after the L2 clear.
 Columns: source, BLOCK_N, WARPS, STAGES, ctas, r (CTAs per SM), tile_bytes (K + V a trip),
@@ -33,6 +34,22 @@ os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_decode_trip")
 LOG = open(os.path.join(OUT, "log.txt"), "w")
 T0 = time.time()
 DEADLINE_S = float(os.environ.get("TRIP_DEADLINE_S", "115"))
+# TRIP_CONFIGS="64,8,1;128,4,1" picks the BLOCK_N,WARPS,STAGES to run (default: all 27);
+# TRIP_DRAM_MAX_R=4 adds DRAM rows at 3 and 4 CTAs a SM (132 x r CTAs, where they fit; default 2)
+CONFIGS_ENV = os.environ.get("TRIP_CONFIGS", "")
+DRAM_MAX_R = int(os.environ.get("TRIP_DRAM_MAX_R", "2"))
+
+
+def pick_configs(text):
+    """[(BLOCK_N, WARPS, STAGES)] from TRIP_CONFIGS, else every one of the campaigns' 27."""
+    if not text.strip():
+        return [(bn, w, s) for s in (3, 2, 1) for bn in (64, 128, 32) for w in (4, 2, 8)]
+    return [tuple(int(x) for x in c.split(",")) for c in text.split(";") if c.strip()]
+
+
+def dram_runs(occ, sms, max_r):
+    """(source, ctas, r) of the DRAM rows: 16 and one a SM, then r a SM up to min(occupancy, max_r)."""
+    return [("dram", 16, 1), ("dram", sms, 1)] + [("dram", r * sms, r) for r in range(2, min(occ or 1, max_r) + 1)]
 
 
 def log(*a):
@@ -101,7 +118,7 @@ def bench(fn):
 def main():
     log("device", torch.cuda.get_device_name(0), "sms", SMS, "torch", torch.__version__, "triton", triton.__version__)
     rows = []
-    max_ctas = 2 * SMS
+    max_ctas = max(2, DRAM_MAX_R) * SMS
     q = torch.randn(max_ctas * G, D, device=DEV, dtype=torch.bfloat16)
     o = torch.empty(max_ctas * G, D, device=DEV, dtype=torch.float32)
     l2_long, l2_short = 8192, 2048
@@ -111,7 +128,7 @@ def main():
     k_dr = torch.randn(max_ctas * dr_long, D, device=DEV, dtype=torch.bfloat16)
     v_dr = torch.randn(max_ctas * dr_long, D, device=DEV, dtype=torch.bfloat16)
     scale = LOG2E / D ** 0.5
-    configs = [(bn, w, s) for s in (3, 2, 1) for bn in (64, 128, 32) for w in (4, 2, 8)]
+    configs = pick_configs(CONFIGS_ENV)
     for bn, w, s in configs:
         if time.time() - T0 > DEADLINE_S:
             log("deadline: stopping before", bn, w, s)
@@ -127,7 +144,7 @@ def main():
             continue
         occ = occupancy(k, 32 * w, k.metadata.shared)
         runs = [("l2", SMS * r, r) for r in range(1, min(occ or 1, 4) + 1)]
-        runs += [("dram", 16, 1), ("dram", SMS, 1)] + ([("dram", 2 * SMS, 2)] if (occ or 1) >= 2 else [])
+        runs += dram_runs(occ, SMS, DRAM_MAX_R)
         for source, ctas, r in runs:
             shared = 1 if source == "l2" else 0
             kk, vv = (k_l2, v_l2) if shared else (k_dr, v_dr)
