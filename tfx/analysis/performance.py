@@ -755,7 +755,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         if stages < 2:
             if body.global_loads and not is_array(body.global_loads) and dram_facts is not None:
                 # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
-                first, fetch = _first_reader(c, miss), _transfer_ns(body, m, 1, active_units)
+                first, fetch = _first_reader(c, miss), _own_transfer_ns(body, m, active_units)
                 compute = _compute_one(body, m, active_units, warps)
                 n_rounds = _load_rounds(c, m, warps)
                 cycle = _unpipelined_cycle(n_rounds, m, first, body.global_loads, fetch, _queue_bytes(body),
@@ -1813,7 +1813,7 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
     def round_trip_ns(c):
         d = Demand()
         d.add(op_demand(c, counter, m, miss, warps), _trip_share(c, loop))
-        fetch = _transfer_ns(d, m, 1, active_units)
+        fetch = _own_transfer_ns(d, m, active_units) if dram_trip is not None else _transfer_ns(d, m, 1, active_units)
         if dram_trip is None:
             return load_trip.round_trip_ns(_load_latency(d, m), d.global_loads, fetch, trip_facts)
         return load_trip.loaded_round_trip_ns(
@@ -2097,7 +2097,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             unpiped_cycle = _unpipelined_cycle_where(
                 stages < 2, lambda: dict(
                     n_rounds=_load_rounds(loop, m, warps), m=m, first=_first_reader(loop, miss),
-                    loaded_bytes=body.global_loads, fetch=fetch, dram_bytes=_queue_bytes(body), r=r_draw,
+                    loaded_bytes=body.global_loads, fetch=_own_transfer_ns(body, m, active_units), dram_bytes=_queue_bytes(body), r=r_draw,
                     active_units=active_units, compute=_compute_one(body, m, active_units, warps),
                     facts=trip_facts, dram_facts=dram_trip))
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
