@@ -20,6 +20,18 @@ ns_per_trip = (t(256 trips) - t(64 trips)) / 192: no launch or prologue in it. T
 B columns) at 64 and 132 CTAs and `pair` at 64 CTAs (CTA i reads B columns of tile i mod 32).
 %smid is recorded (sms_used). Timing: triton.testing.do_bench median, L2 cleared before each run.
 Output: stream_depth.csv, log.txt.
+
+DEPTH_SET=s15 (session 15, smallm15; docs/analysis.md "A shared B tile is priced as saving time
+it does not"): the same kernel at the campaigns' grids, to tell what the loaded DRAM round trip
+follows. Tiles 16x128x32 and 16x128x64 on 4 warps, 2-4 stages (the round-trip-bound depths), B
+read by 1, 2 or 4 CTAs at one step (`own`, `pair`, `quad`: CTA i reads B tile i mod ctas / readers,
+so readers share a tile's DRAM bytes and request its bytes each) on 132, 264 and 528 CTAs (1, 2, 4
+an SM, one wave). At equal CTAs the three variants request the same bytes from L2 and draw 1, 1/2,
+1/4 of the DRAM bytes: equal trips say the round trip follows the requested bytes, trips that
+shorten with the readers say it follows DRAM's; across 132-528 CTAs each variant gives the trip
+against the bytes drawn. `us_64_trips - 64 x ns_per_trip` is what each launch spends outside its
+trips (the per-launch cost the model lacks, 5-14.6 us in the 2026-12-02 rows). 16x128x64 at 4
+stages holds 73,728 B of shared memory, 3 CTAs an SM: its 528-CTA rows are 1.33 waves.
 """
 import csv
 import os
@@ -41,6 +53,12 @@ TILES = [(128, 32), (128, 64)]
 WARPS = [2, 4, 8]
 STAGES = [2, 3, 4, 5, 6]
 VARIANTS = [("own", 64), ("pair", 64), ("own", 132)]
+READERS = {"own": 1, "pair": 2, "quad": 4}
+if os.environ.get("DEPTH_SET") == "s15":
+    TILES = [(128, 32), (128, 64)]
+    WARPS = [4]
+    STAGES = [2, 3, 4]
+    VARIANTS = [(v, n) for n in (132, 264, 528) for v in ("own", "pair", "quad")]
 
 
 def log(*a):
@@ -135,7 +153,7 @@ COLS = ["variant", "BM", "BN", "BK", "WARPS", "STAGES", "ctas", "b_tiles", "sms_
 
 def run_one(w, cfg, variant, ctas):
     bn, bk, warps, st = cfg
-    tiles_n = ctas // 2 if variant == "pair" else ctas
+    tiles_n = ctas // READERS[variant]
     trip = (BM * bk + bk * bn) * 2
     row = dict(variant=variant, BM=BM, BN=bn, BK=bk, WARPS=warps, STAGES=st, ctas=ctas, b_tiles=tiles_n,
                trip_bytes=trip, dram_bytes_per_trip=round(bk * bn * 2 * tiles_n / ctas))
