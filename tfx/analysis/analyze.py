@@ -13,7 +13,7 @@ from tfx.analysis import memory as memmod
 from tfx.analysis import mma_layout
 from tfx.analysis import roofline_gap
 from tfx.analysis.counting import Counter, ScopeNode
-from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ratio, to_plain, where
+from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, to_plain
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
                                     compute_occupancy)
 from tfx.analysis.l2_reuse import wave_reuse
@@ -231,10 +231,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             acc_bytes = _accumulator_bytes_per_thread(mesh, counter, threads, spread)
             acc_regs = ceil_int(ratio(acc_bytes, 4) if not is_array(acc_bytes) else acc_bytes / 4) + BASE_REGISTERS
             catastrophic = acc_regs > limits.max_regs_per_thread
-            severe = where(catastrophic, rmem_thread, spill_regs * 4) if is_array(catastrophic, rmem_thread, spill_regs) \
-                else (rmem_thread if catastrophic else spill_regs * 4)
-            spill_bytes = where(spill_regs > 0, severe, 0) if is_array(spill_regs, severe) else (
-                severe if spill_regs > 0 else 0)
+            severe = if_else(catastrophic, rmem_thread, spill_regs * 4)
+            spill_bytes = if_else(spill_regs > 0, severe, 0)
             compiled_spills = declared.get("spills") if declared else None
             if compiled_spills is not None:
                 # The compiler's own count (ptxas, Triton's n_spills: 4-byte words of local

@@ -46,7 +46,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import load_trip, memory_parallelism
-from tfx.analysis.numbers import cdiv, emax, emin, is_array, where
+from tfx.analysis.numbers import cdiv, emax, emin, if_else, is_array, where
 from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
@@ -347,7 +347,7 @@ def _reduce_cycles(per_row, warps_n, lat):
     from tfx.analysis.numbers import ceil_log2
     local = emax(per_row - 1, 0) * lat.fma + 2 * (lat.shfl_sync + lat.fma)
     cross = 2 * (lat.bar_sync + lat.smem_load + 1) + ceil_log2(warps_n) * (lat.shfl_sync + lat.fma)
-    return local + where(warps_n > 1, cross, 0) if is_array(warps_n) else local + (cross if warps_n > 1 else 0)
+    return local + if_else(warps_n > 1, cross, 0)
 
 
 def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | None:
@@ -402,8 +402,7 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | 
             cyc = lat.smem_load + emax(ks * lat.mma_sync, mt * nt * ks * f.mma_issue) + ldsm
             a = [o.name for o in c.op.operands if hasattr(o, "name")][:1]
             if a and a[0] in produced:
-                cyc = cyc + where(p.warps_n > 1, 2 * lat.bar_sync + 1, 0) if is_array(p.warps_n) else (
-                    cyc + (2 * lat.bar_sync + 1 if p.warps_n > 1 else 0))
+                cyc = cyc + if_else(p.warps_n > 1, 2 * lat.bar_sync + 1, 0)
             mma_c = mma_c + cyc
             reads = reads + ldsm * FRAGMENT_BYTES
         elif code == "reduce":
@@ -445,8 +444,7 @@ def round_ns(chain: TripChain, r) -> Any:
     shared-memory traffic at the one port (its warps' reads + its tile's cp.async writes).
     Measured (decode_trip, L2, BLOCK_N 32 8 warps): 1,150 ns at r = 2 (1,163), 1,498 at r = 3 (1,598)."""
     extra = emax(r - 1, 0) * (chain.port_cycles + chain.copy_port_cycles) / chain.clock_ghz
-    return where(chain.ns > 0, chain.ns + extra, 0) if is_array(chain.ns, extra) else (
-        chain.ns + extra if chain.ns else 0)
+    return if_else(chain.ns > 0, chain.ns + extra, 0)
 
 
 def describe_chain(line, chain: TripChain, r) -> str:
@@ -502,7 +500,7 @@ def co_resident_wait_ns(waited_ns, lockstep_ns, chain: TripChain, r, stages, rou
         t = emax(rnd, queued)
         w = s1 * t - rt
     applies = (r > 1) & (stages >= 2) & (chain.ns > 0)     # in a sweep: only where the chain applies
-    return where(applies, w, lockstep_ns) if is_array(applies, w) else (w if applies else lockstep_ns)
+    return if_else(applies, w, lockstep_ns)
 
 
 def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stages) -> str:
@@ -596,7 +594,7 @@ def unpipelined_round_ns(chain: TripChain, extra_cycles, r, miss, l2_latency_ns,
     time on 16 SMs as on 132 (0.95-1.00 of it at 1.2-3.0 TB/s drawn), so the groups wait the
     unloaded latency; a second CTA a SM adds about its port traffic (from L2: +376 ns at BLOCK_N
     64 on 4 warps, whose port demand is 368), so the round keeps its lock step."""
-    groups = where(first_share < 1, 2, 1) if is_array(first_share) else (2 if first_share < 1 else 1)
+    groups = if_else(first_share < 1, 2, 1)
     fetch = 0
     for share in (first_share, 1 - first_share):
         fetch = fetch + emax(share * loaded_bytes / f.port_bytes_per_ns, share * l2_bytes / l2_share_bytes_per_ns)

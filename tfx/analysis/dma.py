@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfx.analysis.numbers import is_array, where
+from tfx.analysis.numbers import if_else, is_array
 
 
 def contiguous_run_bytes(window, dims, env, bits) -> Any:
@@ -64,5 +64,5 @@ def contiguous_runs(window, dims, env) -> Any:
         else:
             here = later_whole if i == 0 else (later_whole and not whole[i])
             later_whole = later_whole and whole[i]
-        runs = runs + where(here, prefix[i], 0) if is_array(here, prefix[i]) else runs + (prefix[i] if here else 0)
+        runs = runs + if_else(here, prefix[i], 0)
     return runs if is_array(runs) else max(int(runs), 1)

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
-from tfx.analysis.numbers import emax, emin, is_array, ratio, where
+from tfx.analysis.numbers import emax, emin, if_else, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
 from tfx.hw.units import format_counted, formula_bytes
 
@@ -56,7 +56,7 @@ def kept_across_waves(distance, room):
     at 1.56, 0.62 at 1.94): docs/analysis.md, "Not modelled: GROUP_M = 1 and the lock step's
     limits"."""
     fits = distance <= room
-    return where(fits, 1, 0) if is_array(fits) else (1 if fits else 0)
+    return if_else(fits, 1, 0)
 
 
 class Drift(NamedTuple):
@@ -303,7 +303,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             cross = {k: where(fits, v, 0) for k, v in cross.items()}
         cross = {k: v * kept if is_array(kept, v) else (v if kept else 0)
                  for k, v in cross.items()}   # the previous wave's tiles were evicted: no reuse
-        values = {k: v * kept * (where(fits, 1, 0) if is_array(fits) else (1 if fits else 0))
+        values = {k: v * kept * if_else(fits, 1, 0)
                   if is_array(kept, v, fits) else (v if kept and fits else 0) for k, v in values.items()}
         # a tile the previous wave left in L2 is no first touch: only the rest go to DRAM; where
         # nothing crosses the waves, a row-major launch's first touches are counted exactly, its
@@ -326,9 +326,9 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             piped = 1
             for loop in loops:
                 stages = loop.stages if loop is not None and loop.stages is not None else 1
-                piped = piped * (where(stages >= 2, 1, 0) if is_array(stages) else (1 if stages >= 2 else 0))
+                piped = piped * if_else(stages >= 2, 1, 0)
             P = rate_classes_apart(W, units) * piped
-            P = where(row_major, P, 0) if is_array(row_major) else P
+            P = if_else(row_major, P, 0)
             if is_array(P) or P:
                 drift = Drift(frozenset(drift_ops), P, W, units, cross_window, room)
         out[mesh.id] = WaveReuse.of(per_op, window=(window, l2.capacity),
@@ -385,8 +385,7 @@ def cross_wave_share(kind: str, W, period, span):
         share = emax(distinct - emax(period - W, 0), 0) / distinct
     else:
         one_row = span <= period
-        share = where(one_row, 1, straddle_share(W, period)) if is_array(one_row) else (
-            1 if one_row else straddle_share(W, period))
+        share = if_else(one_row, 1, straddle_share(W, period))
     return share * emax(1 - W / span, 0)
 
 
@@ -415,7 +414,7 @@ def cross_value_share(kind: str, W, period, span, distinct, by_value=True):
     first = emax(1 - W / span, 0)
     one_row = span <= period
     shared = emin((1 - d / period) / distinct, 1)
-    return (where(one_row, 1, shared) if is_array(one_row, shared) else (1 if one_row else shared)) * first
+    return if_else(one_row, 1, shared) * first
 
 
 def describe_cross(info: WaveReuse) -> list[str]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, is_array, ratio, where
+from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, if_else, is_array, ratio, where
 from tfx.hw.units import format_counted, format_time_ns, formula_flop_rate, formula_frequency
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
@@ -90,8 +90,8 @@ def _warps_v3(mm, warps, chained):
         grow_m = more & (mm > ROWS_PER_WARP_IN_GROUP * wm) if is_array(more, mm, wm) else (
             more and mm > ROWS_PER_WARP_IN_GROUP * wm)
         grow_n = more & ~grow_m if is_array(more, grow_m) else (more and not grow_m)
-        wm = where(grow_m, wm * 2, wm) if is_array(grow_m) else (wm * 2 if grow_m else wm)
-        wn = where(grow_n, wn * 2, wn) if is_array(grow_n) else (wn * 2 if grow_n else wn)
+        wm = if_else(grow_m, wm * 2, wm)
+        wn = if_else(grow_n, wn * 2, wn)
     return wm, wn
 
 
@@ -101,8 +101,7 @@ def _warps_v2(mm, nn, warps, chained):
     if chained:
         on_m = mm >= nn
         one = 1 + 0 * warps
-        return (where(on_m, warps, one), where(on_m, one, warps)) if is_array(on_m, warps) else (
-            (warps, 1) if on_m else (1, warps))
+        return if_else(on_m, warps, one), if_else(on_m, one, warps)
     rm, rn = cdiv(mm, WARP_MMA_M), cdiv(nn, WARP_MMA_N)
     wm, wn = 1 + 0 * rm, 1 + 0 * rm
     for _ in range(7):                                  # at most 128 warps

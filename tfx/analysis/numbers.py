@@ -17,6 +17,7 @@ from tfx.arrays import is_array, loaded_numpy
 from tfx.ir.expr import cdiv, emax, emin, where  # re-exported helpers
 
 __all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "decimal_value", "ns_at_rate", "cdiv", "emin", "emax", "where",
+           "if_else",
            "PRECISIONS", "combine_precision", "Number"]
 
 Number = Any  # int | Fraction | float | np.ndarray
@@ -33,6 +34,17 @@ def ratio(a: Number, b: Number) -> Number:
         raise ZeroDivisionError("ratio by zero")
     q = Fraction(a) / Fraction(b)
     return q.numerator if q.denominator == 1 else q
+
+
+def if_else(cond: Number, a: Number, b: Number) -> Number:
+    """``a if cond else b``, per configuration where ``cond`` is an array (numpy's where, the
+    branches broadcast against it). A scalar ``cond`` picks one branch whole: a scalar stays
+    a scalar and an array keeps its own shape, where ``where`` would broadcast the two
+    branches together whenever either is an array."""
+    if is_array(cond):
+        import numpy as np
+        return np.where(cond, a, b)
+    return a if cond else b
 
 
 def nbytes(bits_per_element: int, elements: Number) -> Number:

@@ -39,7 +39,7 @@ from tfx.analysis.counting import ScopeNode
 from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.dma import contiguous_runs
 from tfx.analysis.machine import Machine
-from tfx.analysis.numbers import cdiv, emax, emin, is_array, ratio, where
+from tfx.analysis.numbers import cdiv, emax, emin, if_else, is_array, ratio, where
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
@@ -427,7 +427,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     t_tail, e_tail, loop_ns_tail = drawn_batch(emax(r_tail, 1), emax(active_tail, 1), emax(tail, 1))
     tail_lock = lockstep_notes[-1] if lockstep_notes else None     # a launch of one wave or less
     t_tail_spill = e_tail.get("spill", 0)
-    t_tail = where(tail > 0, t_tail, 0) if is_array(tail) else (t_tail if tail > 0 else 0)
+    t_tail = if_else(tail > 0, t_tail, 0)
     # The first full wave of a straight body starts together and runs in lock step, priced
     # op by op as a launch of one wave is; the CTAs that follow start as slots free and
     # overlap (row_body: "The first wave"). Without a full wave there is no first wave.
@@ -496,17 +496,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         # to itself while its loads queue behind the wave's whole draw (calibration/h200/measured/
         # cta_timeline: a lone CTA 139.6 us against one of two 173.2; cta_timeline_s12b: 188.4
         # against 190.8 where every CTA waits its loads' round trip)
-        full = full_waves > 0
-
-        def wave_or_tail(wave, tail_value):
-            # the full wave's value where there is one, else the tail's (a scalar ``full`` keeps
-            # the chosen value's own shape)
-            return where(full, wave, tail_value) if is_array(full) else (wave if full else tail_value)
-
-        b = wave_or_tail(resident, emax(r_tail, 1))
-        active = wave_or_tail(units, emax(active_tail, 1))
-        drawing = wave_or_tail(slots, emax(tail, 1))
-        shared = wave_or_tail(t_full, t_tail)
+        full = full_waves > 0     # each value below: the full wave's where there is one, else the tail's
+        b = if_else(full, resident, emax(r_tail, 1))
+        active = if_else(full, units, emax(active_tail, 1))
+        drawing = if_else(full, slots, emax(tail, 1))
+        shared = if_else(full, t_full, t_tail)
         lone, _, _ = drawn_batch(1, active, drawing, wave_r=b, noted=False)
         delta = emax(1 - lone / emax(shared, 1e-30), 0)
         share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
@@ -1048,7 +1042,7 @@ def _operand_clock_fraction(node: ScopeNode, m: Machine, warps):
     if warp is None:
         return 1
     f = m.warp_mma.clock_fraction
-    return where(warp.applies, f, 1) if is_array(warp.applies) else f
+    return if_else(warp.applies, f, 1)
 
 
 def _warp_mma_clock(m: Machine):
@@ -1887,7 +1881,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # the CTAs per SM whose loads draw DRAM bandwidth (drawn_batch's; a tail wave's are fewer than r x SMs)
     r_draw = r if draw is None else draw
     stages = loop.stages if loop.stages is not None else 1
-    stages = where(stages == 0, 1, stages) if is_array(stages) else (stages or 1)
+    stages = if_else(stages == 0, 1, stages)
     serial_wait = 0
     stations = None               # a serial trip's station demands (GPU, tfx.analysis.chain_overlap)
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
@@ -2113,8 +2107,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # trip, the byte stores and the waited mma in series (tfx.analysis.transpose_trip)
             t = _transposed_trip(loop, counter, m, miss, warps, r, active_units, trip_facts, one)
             kn_round = transpose_trip.round_ns(t, r if is_array(r) or r else 1, one["smem"], one["tensor"])
-            chain = where(wgmma, kn_round, chain) if is_array(wgmma) else kn_round
-        e["smem"] = emax(e["smem"], where(body.unpipelined > 0, chain, 0) if is_array(body.unpipelined) else chain)
+            chain = if_else(wgmma, kn_round, chain)
+        e["smem"] = emax(e["smem"], if_else(body.unpipelined > 0, chain, 0))
     # Where a pipelined trip's prefetch waits behind its compute: Triton issues the copies of
     # trip i+S-1 after the compute its warps wait for (tfx.analysis.mma_path.prefetch_wait),
     # so each load's issue-to-use chain is that compute plus latency and transfer, spread over

@@ -52,7 +52,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue, cta_launch
-from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, is_array, where
+from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, if_else, is_array, where
 from tfx.hw.units import format_counted
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
@@ -127,7 +127,7 @@ def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=Tru
     warps = cdiv(t, WARP)
     steps = ceil_log2(lanes)
     cross = 4 * smem_lat + ceil_log2(warps) * (smem_lat + dep)
-    cross = where(warps > 1, cross, 0) if is_array(warps) else (cross if warps > 1 else 0)
+    cross = if_else(warps > 1, cross, 0)
     return (serial * dep if serial_fold else 0) + steps * (smem_lat + dep) + cross
 
 
@@ -372,8 +372,8 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
                 if stores and successor:
                     # one CTA alone on its SM posts its stores: their bytes leave at its port
                     # to L2, the write-back to DRAM drains under its successor's loads
-                    posted = where(r == 1, port, 0) if is_array(r) else (port if r == 1 else 0)
-                    one = where(r == 1, port, emax(one, port)) if is_array(r) else (port if r == 1 else emax(one, port))
+                    posted = if_else(r == 1, port, 0)
+                    one = if_else(r == 1, port, emax(one, port))
                 else:
                     one = emax(one, port)
             chain_parts["copy"] = chain_parts["copy"] + one
@@ -404,11 +404,10 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
         # values reloaded after the reduction are reads in the chain as well (row_spill)
         no_spill = chain_parts["spill"] <= 0
         alternating = (r == 2) & no_spill if is_array(r, no_spill) else (r == 2 and bool(no_spill))
-        queued = where(alternating, alternation_ns(service, think), queued) if is_array(alternating) else (
-            alternation_ns(service, think) if alternating else queued)
+        queued = if_else(alternating, alternation_ns(service, think), queued)
     if successor:
         # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
-        queued = where(r == 1, chain, queued) if is_array(r, queued) else (chain if r == 1 else queued)
+        queued = if_else(r == 1, chain, queued)
     # the SM starts its r CTAs no faster than its launch rate (tfx.analysis.cta_launch)
     launch_floor = cta_launch.floor_ns(r, m)
     ns = emax(emax(emax(throughput, chain), queued), launch_floor)
@@ -443,7 +442,7 @@ def mva_cycle(r, service, think):
     (tfx.analysis.closed_queue, one station). Between the asymptotes max(r x service,
     service + think); 0 where r is 0."""
     cycle = closed_queue.cycle_ns(r, (service,), think)
-    return where(r >= 1, cycle, 0) if is_array(r, cycle) else (cycle if r >= 1 else 0)
+    return if_else(r >= 1, cycle, 0)
 
 
 def describe(bt: BodyTime, r, fmt, m=None) -> str:

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfx.analysis.numbers import emax, emin, is_array, where
+from tfx.analysis.numbers import emax, emin, if_else, is_array, where
 from tfx.analysis.spill_traffic import WORD, frame_under_registers
 
 # LDL + STL bytes over the frame, median of row_spill_sass's 52 kernels whose frame reaches the
@@ -119,8 +119,7 @@ def estimated_local_bytes(elements_per_thread, rows, regs, per_row, vectors) -> 
     1 / rows) x the product's spilled share)``. ``rows``: the rows a thread holds;
     ``per_row``: the reduce results broadcast back over their rows; ``vectors``: the other
     broadcasts (a row vector over the rows)."""
-    one = where(regs <= LOW_CLASS_REGISTERS, ONE_ROW_BYTES_LOW, ONE_ROW_BYTES_MID) if is_array(regs) else (
-        ONE_ROW_BYTES_LOW if regs <= LOW_CLASS_REGISTERS else ONE_ROW_BYTES_MID)
+    one = if_else(regs <= LOW_CLASS_REGISTERS, ONE_ROW_BYTES_LOW, ONE_ROW_BYTES_MID)
     further = ((PRODUCT_BYTES * per_row + VECTOR_BYTES * vectors) * (1 - 1 / rows)
                * product_share(elements_per_thread, rows, regs))
     return elements_per_thread * (one + further)

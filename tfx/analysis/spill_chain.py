@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import is_array, where
+from tfx.analysis.numbers import if_else, is_array
 from tfx.hw.units import format_time_ns, formula_bytes
 
 # Median of LDL waits per HMMA in the k-loop bodies of the 13 issue-15 kernels compiled to 32
@@ -75,7 +75,7 @@ def wait_ns(working_set, l2_capacity, l2_ns, past_l2_ns) -> Any:
     """One wait's round trip: L2's where the frames fit it, else its far share past L2."""
     far = FAR_WAIT_SHARE * past_l2_ns + (1 - FAR_WAIT_SHARE) * l2_ns
     past = working_set > l2_capacity
-    return where(past, far, l2_ns) if is_array(past) else (far if past else l2_ns)
+    return if_else(past, far, l2_ns)
 
 
 def trip_chain(mmas, regs, spill_bytes_per_thread, working_set, l2_capacity, l2_ns, dram_ns) -> SpillChain:
@@ -84,7 +84,7 @@ def trip_chain(mmas, regs, spill_bytes_per_thread, working_set, l2_capacity, l2_
     waits = WAITS_PER_MMA * mmas
     on = applies(regs, spill_bytes_per_thread)
     ns = waits * latency
-    ns = where(on, ns, 0) if is_array(on, ns) else (ns if on else 0)
+    ns = if_else(on, ns, 0)
     return SpillChain(mmas, waits, working_set > l2_capacity, latency, ns, working_set, l2_capacity, l2_ns,
                       dram_ns, on)
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import mma_layout, mma_path
-from tfx.analysis.numbers import cdiv, ceil_log2, emax, is_array, where
+from tfx.analysis.numbers import cdiv, ceil_log2, emax, if_else, is_array, where
 
 VIEWS = mma_path.VIEWS
 NO_WORK = ("load", "store", "zeros", "fill", "iota")
@@ -68,7 +68,7 @@ def reduce_cycles(extent, warps_n, lat: Latencies):
     local = emax(per_thread - 1, 0) * lat.fma
     shuffles = QUAD_SHUFFLES * (lat.shfl_sync + lat.fma)
     cross = 2 * (lat.bar_sync + lat.smem_load) + ceil_log2(warps_n) * lat.fma
-    cross = where(warps_n > 1, cross, 0) if is_array(warps_n) else (cross if warps_n > 1 else 0)
+    cross = if_else(warps_n > 1, cross, 0)
     return local + shuffles + cross
 
 
@@ -172,7 +172,7 @@ def _walk(loop, m, warps, op_ns, waited_only):
             a = _reads(c)[0] if _reads(c) else None
             if a in produced:
                 relayout = lat.bar_sync + lat.smem_load
-                relayout = where(warps_n > 1, relayout, 0) if is_array(warps_n) else (relayout if warps_n > 1 else 0)
+                relayout = if_else(warps_n > 1, relayout, 0)
                 cycles = cycles + warp_path * relayout
                 if scalar and warps_n > 1:
                     label += f" + P through shared memory {lat.bar_sync} + {lat.smem_load}"
