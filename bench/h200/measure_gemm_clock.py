@@ -43,6 +43,8 @@ import traceback
 import triton
 import triton.language as tl
 
+from triton_kernels import persistent_kernel  # the campaigns' kernel (bench/h200/measure_accuracy.py)
+
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 CPU = "--cpu" in sys.argv
@@ -80,36 +82,6 @@ def _clock(dep):
 def _smid(dep):
     return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
                                      is_pure=False, pack=1)
-
-
-@triton.jit
-def persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                      stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
-    # bench/h200/measure_accuracy.py's persistent_kernel, as the campaigns ran it
-    start = tl.program_id(0)
-    ctas = tl.num_programs(0)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    tiles = tl.cdiv(M, BLOCK_M) * num_pid_n
-    offs_k = tl.arange(0, BLOCK_K)
-    for t in range(start, tiles, ctas):
-        pid_m = t // num_pid_n
-        pid_n = t % num_pid_n
-        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_K)):
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_ptrs += BLOCK_K * stride_ak
-            b_ptrs += BLOCK_K * stride_bk
-        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
 @triton.jit

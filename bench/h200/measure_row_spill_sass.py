@@ -1,5 +1,5 @@
-"""Compile the issue-15 Triton row kernels (bench/h200/measure_accuracy.py rmsnorm_kernel and
-softmax_kernel, copied here so that torch is not needed) for sm_90 on the CPU with Triton 3.6.0
+"""Compile the issue-15 Triton row kernels (bench/h200/triton_kernels.py's rmsnorm_kernel and
+softmax_kernel, the ones measure_accuracy.py times; triton_kernels needs no torch) for sm_90 on the CPU with Triton 3.6.0
 and count the SASS local traffic: regs, spills (STACK / 4), LDL / STL instructions and bytes per
 thread (the kernels are loop-free: static counts are per-thread dynamic counts).
 
@@ -18,35 +18,8 @@ OUT = os.environ.get("ROW_SASS_DIR", "/tmp/row_spill_sass")
 
 
 def _kernels():
-    """The measured kernels (bench/h200/measure_accuracy.py), defined here without torch."""
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-        pm = tl.program_id(0)
-        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-        cols = tl.arange(0, BLOCK_N)
-        mask = (rows[:, None] < M) & (cols[None, :] < N)
-        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
-        x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
-        inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
-        w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
-        y = x * inv[:, None] * w[None, :]
-        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
-
-    @triton.jit
-    def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-        pm = tl.program_id(0)
-        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-        cols = tl.arange(0, BLOCK_N)
-        mask = (rows[:, None] < M) & (cols[None, :] < N)
-        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
-        x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
-        e = tl.exp(x - tl.max(x, 1)[:, None])
-        y = e * (1.0 / tl.sum(e, 1))[:, None]
-        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
-
+    """The measured kernels (bench/h200/triton_kernels.py, the ones measure_accuracy.py times)."""
+    from triton_kernels import rmsnorm_kernel, softmax_kernel
     return {"rmsnorm": rmsnorm_kernel, "softmax": softmax_kernel}
 
 

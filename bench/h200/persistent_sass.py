@@ -6,8 +6,8 @@ Usage (no GPU needed; pip install triton==3.6.0, the version of the issue-15 run
 ptxas and cuobjdump for sm_90):
     python3 bench/h200/persistent_sass.py OUTDIR
 
-Compiles bench/h200/measure_accuracy.py's persistent_kernel (copied below, unchanged: its module
-needs a GPU to import) and bench/h200/triton_kernels.py's matmul_kernel at 4096^3, B [K, N], with
+Compiles bench/h200/triton_kernels.py's persistent_kernel (the one bench/h200/measure_accuracy.py
+times) and its matmul_kernel at 4096^3, B [K, N], with
 the JIT's specialization given by hand as bench/h200/measure_spill_sass.py does (pointers and
 multiples of 16: tt.divisibility 16; unit strides: the constant 1). No kernel is run or timed.
 For each kernel it prints cuobjdump -res-usage's REG and STACK, Triton's shared bytes, and the
@@ -28,41 +28,10 @@ sys.path.insert(0, HERE)
 os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_persistent_sass")
 
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 from common import launch_signature  # noqa: E402
-from triton_kernels import matmul_kernel  # noqa: E402
-
-
-@triton.jit
-def persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                      stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
-    # bench/h200/measure_accuracy.py's persistent_kernel, unchanged
-    start = tl.program_id(0)
-    ctas = tl.num_programs(0)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    tiles = tl.cdiv(M, BLOCK_M) * num_pid_n
-    offs_k = tl.arange(0, BLOCK_K)
-    for t in range(start, tiles, ctas):
-        pid_m = t // num_pid_n
-        pid_n = t % num_pid_n
-        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_K)):
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_ptrs += BLOCK_K * stride_ak
-            b_ptrs += BLOCK_K * stride_bk
-        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+from triton_kernels import matmul_kernel, persistent_kernel  # noqa: E402
 
 
 # (kernel, BM, BN, BK, WARPS, STAGES, measured regs of issue15/run*/: persistent_gemm.csv or gemm.csv)

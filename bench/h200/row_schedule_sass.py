@@ -26,18 +26,7 @@ def _kernels():
     import triton
     import triton.language as tl
 
-    @triton.jit
-    def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-        pm = tl.program_id(0)
-        rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-        cols = tl.arange(0, BLOCK_N)
-        mask = (rows[:, None] < M) & (cols[None, :] < N)
-        offs = rows[:, None].to(tl.int64) * N + cols[None, :]
-        x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
-        inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
-        w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
-        y = x * inv[:, None] * w[None, :]
-        tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+    from triton_kernels import rmsnorm_kernel   # the campaigns' kernel (bench/h200/measure_accuracy.py)
 
     @triton.jit
     def _timer(dep):

@@ -6,7 +6,8 @@ no GPU): docs/analysis.md 8 (t), row_body.shuffle_issue_ns.
 
 For each configuration (default: the ones 8 (t) cites) prints the TTGIR `#blocked` layout of the
 loaded tile (sizePerThread, warpsPerCTA: Triton's coalescing pass) and the SASS counts of SHFL,
-BAR, STS, LDS a thread. The kernel is bench/h200/measure_accuracy.py's softmax_kernel, copied."""
+BAR, STS, LDS a thread. The kernel is bench/h200/triton_kernels.py's softmax_kernel (the one
+bench/h200/measure_accuracy.py times)."""
 import collections
 import os
 import re
@@ -15,24 +16,13 @@ import sys
 import tempfile
 
 import triton
-import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from triton_kernels import softmax_kernel  # noqa: E402  (the campaigns' kernel, bench/h200/measure_accuracy.py)
+
 DEFAULT = ["8,4096,16", "4,8192,16", "2,16384,16", "16,2048,16", "1,1024,16"]
-
-
-@triton.jit
-def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    pm = tl.program_id(0)
-    rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.arange(0, BLOCK_N)
-    mask = (rows[:, None] < M) & (cols[None, :] < N)
-    offs = rows[:, None].to(tl.int64) * N + cols[None, :]
-    x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
-    e = tl.exp(x - tl.max(x, 1)[:, None])
-    y = e * (1.0 / tl.sum(e, 1))[:, None]
-    tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
 
 
 def main():

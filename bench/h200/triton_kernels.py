@@ -149,3 +149,63 @@ def decode_merge_kernel(OP, MLP, O, G, SPLITS: tl.constexpr, GP: tl.constexpr, D
         acc += o * ws[:, None]
     out = acc / l_tot[:, None]
     tl.store(O + (bh * G + offs_g)[:, None] * D + offs_d[None, :], out.to(O.dtype.element_ty), mask=gmask[:, None])
+
+
+@triton.jit
+def persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                      stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
+    # kernels/persistent_gemm.tile: mesh cta[min(NUM_SMS, TILES)]; tiles t = sm, sm + CTAS, ...
+    start = tl.program_id(0)
+    ctas = tl.num_programs(0)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    tiles = tl.cdiv(M, BLOCK_M) * num_pid_n
+    offs_k = tl.arange(0, BLOCK_K)
+    for t in range(start, tiles, ctas):
+        pid_m = t // num_pid_n
+        pid_n = t % num_pid_n
+        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def rmsnorm_kernel(X, W, Y, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # kernels/rmsnorm.tile: mesh cta[cdiv(M, BLOCK_M)]; whole rows in registers
+    pm = tl.program_id(0)
+    rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+    x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
+    inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
+    w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
+    y = x * inv[:, None] * w[None, :]
+    tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # kernels/softmax.tile: mesh cta[cdiv(M, BLOCK_M)]; whole rows in registers
+    pm = tl.program_id(0)
+    rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+    x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
+    e = tl.exp(x - tl.max(x, 1)[:, None])
+    y = e * (1.0 / tl.sum(e, 1))[:, None]
+    tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+
