@@ -19,7 +19,7 @@ from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import emax, emin, if_else, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
-from tfx.hw.units import format_counted, formula_bytes
+from tfx.hw.units import format_counted, formula_bytes, verb_for
 
 
 @dataclass(eq=False, repr=False)
@@ -121,9 +121,9 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
     W, units, P = int(facts.W), int(facts.units), float(facts.P)
     q, rem = _dispatched(W, units)
     b = int(rate.b)
-    hold = "holds" if rem == 1 else "hold"
+    hold = verb_for(rem, "hold")
     classes = (f"{format_counted(rem, 'SM')} {hold} {format_counted(q + 1, 'CTA')}, {units - rem} "
-               f"{'holds' if units - rem == 1 else 'hold'} {q}" if rem and q else
+               f"{verb_for(units - rem, 'hold')} {q}" if rem and q else
                f"{format_counted(rem, 'SM')} {hold} 1 CTA" if rem else f"every SM holds {format_counted(q, 'CTA')}")
     loop, room = float(facts.loop_bytes), float(facts.room)
     delta = float(rate.delta)

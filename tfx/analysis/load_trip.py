@@ -55,7 +55,7 @@ import math
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW
+from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, verb_for
 
 
 WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
@@ -347,9 +347,9 @@ def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) ->
         if short:
             parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {B(copies.short_bytes)} "
                          f"in rows of at most {SHORT_ROW_BYTES} B x {T(f.short_row_copy_ns)}")
-        share = f"{format_counted(r, 'CTA')} per SM {'shares' if r == 1 else 'share'} its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"
+        share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"
     else:
-        share = f"{format_counted(r, 'CTA')} per SM {'shares' if r == 1 else 'share'} the port: {r} x {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(shared)}"
+        share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} the port: {r} x {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(shared)}"
     return (f"one CTA's pipelined trip: {T(f.overhead_ns)} of chain + {B(loaded_bytes)} / "
             f"{BW(f.port_bytes_per_ns)} of the SM's L2 port = {T(one)}; {share}; a round takes "
             f"at least {T(max(one, shared))}")

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout
 from tfx.analysis.numbers import emax, is_array
+from tfx.hw.units import format_counted_verb
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # as tfx.analysis.performance: no work
 WARPGROUP_ROWS = 64        # rows of one warpgroup mma instruction (wgmma m64nNk)
@@ -401,8 +402,8 @@ def wait_terms(note: WaitNote, full_waves, fmt):
     one = note.resident == 1
     return [("load wait", full_waves * note.wait_ns,
              f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each round the "
-             + (f"1 resident CTA waits for its loads" if one else
-                f"{note.resident} resident CTAs wait for their loads together")
+             + format_counted_verb(note.resident, "resident CTA", "wait")
+             + (" for its loads" if one else " for their loads together")
              + f", latency {fmt(note.latency)} + "
              f"transfer {fmt(note.transfer)} ({pipeline_depth.drift_text(note.drifted)}){issue} = {fmt(wait)}, then "
              + (f"runs its chain ({fmt(note.chain)} a round)" if one else

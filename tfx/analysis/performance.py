@@ -45,7 +45,8 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import format_bytes, format_count, format_counted, format_time_ns, formula_frequency, formula_rate, level_noun
+from tfx.hw.units import (format_bytes, format_count, format_counted, format_time_ns, formula_frequency, formula_rate, level_noun,
+                          verb_for)
 
 @dataclass(eq=False, repr=False)
 class LaunchMiss(dict):
@@ -525,7 +526,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                      f"{format_counted(full_waves, 'full wave')} x {format_time_ns(float(t_full))}")
                  + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
-                 f"{format_counted(tail, unit)} in the last wave ({float(ratio(tail, slots)):.2f} of a wave) {'takes' if tail == 1 else 'take'} {format_time_ns(float(t_tail))}"
+                 f"{format_counted(tail, unit)} in the last wave ({float(ratio(tail, slots)):.2f} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
                  if tail else "no tail wave: the positions fill whole waves"),
         ]

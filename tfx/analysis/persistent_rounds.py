@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array, ratio, where
-from tfx.hw.units import format_counted as counted
+from tfx.hw.units import format_counted as counted, verb_for
 
 
 class Rounds(NamedTuple):
@@ -122,7 +122,7 @@ def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
     mean = float(rounds.mean)
     if not extra:
         return (f"line {rounds.line}: {counted(tiles, 'tile')} on {counted(ctas, 'CTA')} "
-                f"{'is' if tiles == 1 else 'are'} {counted(fewest, 'full round')}: every CTA runs "
+                f"{verb_for(tiles, 'are')} {counted(fewest, 'full round')}: every CTA runs "
                 f"{counted(fewest, 'tile')} of {fmt(tile_full)}")
     # extra > 0: tiles > ctas >= 2 (tiles mod 1 is 0), so 'tiles' and 'CTAs' are plural here
     return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {counted(fewest, 'full round')} and a last round "

@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 from tfx.analysis import load_trip, mma_path
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted, formula_bytes, formula_rate
+from tfx.hw.units import format_counted, formula_bytes, formula_rate, verb_for
 
 
 def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
@@ -156,7 +156,7 @@ def describe_unpipelined(line, first_reader, loaded_bytes, dram_bytes, transfer_
             f"{formula_bytes(dram_bytes)} a trip from DRAM drawn by {drawing}, else L2; its bytes "
             f"{formula_bytes(loaded_bytes)} / {formula_rate(f.port_bytes_per_ns)} = {fmt(port)} through the port on the loaded line, at least the idle "
             f"round trip with max({fmt(transfer_ns)}, {fmt(port)})) = {fmt(cycle_ns)} a trip; {format_counted(int(r), 'CTA')} per SM "
-            + ("overlaps its own" if int(r) == 1 else "overlap theirs"))
+            f"{verb_for(int(r), 'overlap')} " + ("its own" if int(r) == 1 else "theirs"))
 
 
 def drift_text(drifted) -> str:

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 from tfx.analysis import closed_queue
 from tfx.analysis.mma_layout import busiest_subpartition_warps
 from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio
-from tfx.hw.units import format_counted
+from tfx.hw.units import format_counted, format_counted_verb
 
 
 class WarpTrip(NamedTuple):
@@ -90,7 +90,7 @@ def describe(line, t: WarpTrip, fmt) -> str:
     """One line of the breakdown (scalar trips)."""
     r = int(t.resident)
     return (f"line {line}: the warps issue the mma themselves (mma.sync), then the next stage's copies "
-            f"on the SM's load path, in series: {format_counted(r, 'CTA')} {'takes turns' if r == 1 else 'take turns'} at the sub-partitions (each "
+            f"on the SM's load path, in series: {format_counted_verb(r, 'CTA', 'take')} turns at the sub-partitions (each "
             f"{int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
             f"{fmt(t.copies)}), each CTA's own issue beyond its turn "
             + (f"max({int(t.own_warps)} x {fmt(t.warp_ns)}, its warps' fragment chain {fmt(t.chain)}) - "

@@ -26,8 +26,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_counted, format_flops, format_prefixed_count,
-                          format_frequency, format_plain, format_quantity, format_time_ns)
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_counted, format_counted_verb, format_flops,
+                          format_prefixed_count, format_frequency, format_plain, format_quantity, format_time_ns)
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "counted", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
@@ -87,6 +87,12 @@ def counted(v: Any, noun: str, plural: str | None = None) -> str:
     """A count and its noun, singular at exactly one (tfx.hw.units.format_counted): ``1, "trip"``
     -> ``"1 trip"``, ``1024, "position"`` -> ``"1,024 positions"``."""
     return format_counted(num(v), noun, plural)
+
+
+def counted_verb(v: Any, noun: str, verb: str, plural: str | None = None) -> str:
+    """A count, its noun and the verb that follows, agreeing with it
+    (tfx.hw.units.format_counted_verb): ``1, "CTA/SM", "need", "CTAs/SM"`` -> ``"1 CTA/SM needs"``."""
+    return format_counted_verb(num(v), noun, verb, plural)
 
 
 def nbytes(v: Any, significant: int | None = None) -> str:

@@ -175,7 +175,7 @@ def _hinted(out: Outcome, module, job: Job, profile, params) -> None:
                          else f"no budget lets {fmt.counted(hint, 'CTA')} share an SM")
         return
     if "threads" in budget.blockers:
-        out.hint_note = (f"{fmt.counted(hint, 'CTA/SM', 'CTAs/SM')} need{'s' if hint == 1 else ''} fewer threads per CTA, which changes the kernel; "
+        out.hint_note = (f"{fmt.counted_verb(hint, 'CTA/SM', 'need', 'CTAs/SM')} fewer threads per CTA, which changes the kernel; "
                          "not rerun")
         return
     res = {}
