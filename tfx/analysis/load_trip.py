@@ -329,7 +329,7 @@ def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
     one = sync_load_ns(copies, f)
     return (f"its loads into registers hold the SM's load path {float(copies.wide_instructions):g} x "
             f"{T(f.sync_load_ns)} (16 B a thread) + {float(copies.narrow_instructions):g} x "
-            f"{T(f.sync_narrow_load_ns)} (4-8 B) = {T(float(one))} a trip; {float(r):g} {'CTA' if float(r) == 1 else 'CTAs'} per SM: a round "
+            f"{T(f.sync_narrow_load_ns)} (4-8 B) = {T(float(one))} a trip; {format_counted(r, 'CTA')} per SM: a round "
             f"takes at least {T(float(r * one))}")
 
 

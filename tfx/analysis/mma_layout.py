@@ -319,17 +319,15 @@ def describe_reads(r: OperandReads, shape, shared=(True, True)) -> str:
     parts, terms, once = [], [], 0
     a_by, b_by = ("warp", "warp") if warp else ("instruction", "64-row instruction")
 
-    def by(n, one):
-        return f"{float(n):g} {one}" + ("" if n == 1 else "s")
     if shared[0]:
         pad = (f" ({int(shape[0])} rows padded to {int(r.rows)}: the warps on M past them reload them)"
                if int(r.rows) > int(shape[0]) else "")
-        parts.append(f"A's {int(r.rows)} x {int(r.k)}{pad} read by {by(r.a_readers, a_by)} side by side along N")
+        parts.append(f"A's {int(r.rows)} x {int(r.k)}{pad} read by {format_counted(r.a_readers, a_by)} side by side along N")
         terms.append(f"{float(r.a_readers):g} x {int(r.rows)}")
         once += shape[0] * shape[2] * size
     if shared[1]:
         pad = f" ({int(shape[1])} columns padded to {int(r.cols)})" if int(r.cols) > int(shape[1]) else ""
-        parts.append(f"B's {int(r.k)} x {int(r.cols)}{pad} by {by(r.b_readers, b_by)} along M")
+        parts.append(f"B's {int(r.k)} x {int(r.cols)}{pad} by {format_counted(r.b_readers, b_by)} along M")
         terms.append(f"{float(r.b_readers):g} x {int(r.cols)}")
         once += shape[2] * shape[1] * size
     total = float((r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0))
@@ -529,7 +527,7 @@ def describe_serial(s: SerialWgmma, shape, peak_rate, resident, facts: SerialWgm
     total = float(serial_trip_ns(s, peak_ns, resident, facts))
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])} fp8 on {int(s.warpgroups * 4)} warps: ptxas serializes "
             f"the warpgroup mma (C7515: each of a warpgroup's {float(s.instructions):g} wgmma a trip waits for the "
-            f"previous one), so a round of {float(resident):g} {'CTA' if float(resident) == 1 else 'CTAs'} takes at least {format_time_ns(facts.trip_overhead_ns)} + "
+            f"previous one), so a round of {format_counted(resident, 'CTA')} takes at least {format_time_ns(facts.trip_overhead_ns)} + "
             f"{float(resident):g} x {flops:,.0f} flop / {formula_flop_rate(peak_rate)} (the SM's peak) + "
             f"{float(s.instructions):g} x {format_time_ns(facts.latency_ns)} of wgmma latency = {format_time_ns(total)}")
 

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted_verb
+from tfx.hw.units import format_counted, format_counted_verb
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")   # as tfx.analysis.performance: no work
 WARPGROUP_ROWS = 64        # rows of one warpgroup mma instruction (wgmma m64nNk)
@@ -321,7 +321,7 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
         out.append(("serial chain", full_waves * note.chain_ns,
                     chain_overlap.detail(note.line, note.stations, note.resident, note.chain_round, fmt)
                     + f" vs the busiest engine's {fmt(note.engines)}; adds {fmt(note.chain_ns)} over "
-                      f"{float(note.trips):g} trip{'' if note.trips == 1 else 's'} a wave (included in the waves above)"))
+                      f"{format_counted(note.trips, 'trip')} a wave (included in the waves above)"))
     if note.serial and note.stations is not None and note.loop is not None:
         from tfx.analysis import wgmma_serial
         if wgmma_serial.serialized(note.loop, note.machine, note.warps):
@@ -391,8 +391,8 @@ def wait_terms(note: WaitNote, full_waves, fmt):
         # (tfx.analysis.decode_trip.unpipelined_round_ns)
         return [("load wait", full_waves * note.wait_ns,
                  f"loop at line {note.line}: STAGES = 1, Triton prefetches nothing: each trip waits for its loads "
-                 f"after its chain: {note.text}; adds {fmt(note.wait_ns)} over {float(note.trips):g} "
-                 f"trip{'' if note.trips == 1 else 's'} a wave (included in the waves above)")]
+                 f"after its chain: {note.text}; adds {fmt(note.wait_ns)} over "
+                 f"{format_counted(note.trips, 'trip')} a wave (included in the waves above)")]
     wait = note.latency + note.transfer
     issue = ""
     if note.wait is not None and note.wait > wait:
@@ -409,5 +409,5 @@ def wait_terms(note: WaitNote, full_waves, fmt):
              + (f"runs its chain ({fmt(note.chain)} a round)" if one else
                 f"run their chains ({fmt(note.chain)} a round of the {note.resident})")
              + f": {fmt(note.chain + wait)} "
-             f"a trip{floor}; adds {fmt(note.wait_ns)} over {float(note.trips):g} trip{'' if note.trips == 1 else 's'} a wave "
+             f"a trip{floor}; adds {fmt(note.wait_ns)} over {format_counted(note.trips, 'trip')} a wave "
              f"(included in the waves above)")]

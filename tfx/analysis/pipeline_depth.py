@@ -178,5 +178,5 @@ def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, rou
             f"{drift_text(drifted)}) - the "
             f"asynchronous mma the flight overlaps {fmt(async_ns)}){share} = {fmt(exposed)} a trip, a delay in "
             f"each CTA's chain that the other {int(resident) - 1} resident CTAs' chains fill (the closed queue "
-            f"with it: {fmt(chain_round)} -> {fmt(round_ns)} a round); adds {fmt(adds)} over {float(trips):g} "
-            f"trip{'' if trips == 1 else 's'} a wave (included in the waves above)")
+            f"with it: {fmt(chain_round)} -> {fmt(round_ns)} a round); adds {fmt(adds)} over "
+            f"{format_counted(trips, 'trip')} a wave (included in the waves above)")

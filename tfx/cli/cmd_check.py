@@ -21,6 +21,7 @@ from typing import Any
 
 from tfx.cli.common import parse_int_assignments, say
 from tfx.errors import argument_error
+from tfx.hw.units import format_counted
 from tfx.ir.bind import bind, check_set_values, check_shapes
 from tfx.ir.nodes import Kernel, Module
 from tfx.lang import parse_file, print_kernel
@@ -87,8 +88,7 @@ def run(args) -> int:
         kernels = selected_kernels(module, args.kernel)
         check_module(module, kernels, overrides, profile)
         names = ", ".join(k.name for k in kernels)
-        noun = "kernel" if len(kernels) == 1 else "kernels"
-        line = f"{path}: ok ({len(kernels)} {noun}: {names})"
+        line = f"{path}: ok ({format_counted(len(kernels), 'kernel')}: {names})"
         if args.print_canonical:
             say(line, file=sys.stderr)
             canonical.append("\n".join(print_kernel(k) for k in kernels))

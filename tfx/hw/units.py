@@ -254,10 +254,11 @@ def format_prefixed_count(n: float, unit: str) -> str:
 
 
 def format_count(n: float) -> str:
-    """Whole numbers with thousands separators (``65536`` -> ``"65,536"``), others two decimals."""
+    """Whole numbers with thousands separators (``65536`` -> ``"65,536"``), others two decimals
+    (``1.5`` -> ``"1.50"``; an exact Fraction as its float: ``Fraction(3, 2)`` -> ``"1.50"``)."""
     if float(n).is_integer():
         return f"{int(n):,}"
-    return f"{n:,.2f}"
+    return f"{float(n):,.2f}"
 
 
 def format_counted(n: float, noun: str, plural: str | None = None) -> str:

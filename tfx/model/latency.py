@@ -443,7 +443,7 @@ class StageBuilder:
                     k = costs[inv[i]]
                     items.append(f"{label} ({k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''}"
                                  f" {k.params}) {fmt.ns(b[i], 3)}" + (f" x {cnt[i]:g}" if cnt[i] != 1 else ""))
-            return (f"{what}: {launches[i]:g} kernel{'s' if launches[i] != 1 else ''}, " + " + ".join(items)
+            return (f"{what}: {fmt.counted(launches[i], 'kernel')}, " + " + ".join(items)
                     + f" = {fmt.ns(body[i], 3)}")
         self.stages.append(VStage(name + tag, block, "kernel", layers, cc, mm, np.zeros(n), body, launches, f))
 
@@ -1042,7 +1042,7 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
                          float(s.comm[i] * layers), launch, tot,
                          _bound(s.compute[i], s.memory[i], s.comm[i], s.launches[i] * lns, s.body[i]),
                          (s.formula(i) if s.formula else "") + (f"; x {layers:g} layers" if layers != 1 else "")
-                         + (f"; + {s.launches[i] * layers:g} launch{'' if s.launches[i] * layers == 1 else 'es'} x {fmt.ns(lns, 3)}"
+                         + (f"; + {fmt.counted(s.launches[i] * layers, 'launch', 'launches')} x {fmt.ns(lns, 3)}"
                             if s.launches[i] else ""))
         stages.append(st)
     par = ev.configs.parallelism(i, sysm.kind == "tiled")
