@@ -142,10 +142,15 @@ def triton_attention_rows(profile):
     return out
 
 
-def measured_families(split="heldout", only=None, runs=None, local_bytes=False):
+def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
     `tfx validate` prints). ``local_bytes``: the spilling row kernels take their compiled
-    LDL + STL bytes (bench/row_local_bytes.py) as the ``local_bytes`` resource."""
+    LDL + STL bytes (bench/row_local_bytes.py) as the ``local_bytes`` resource.
+    ``estimated_regs``: each row is priced with the model's register estimate and the spills
+    it implies (tfx.analysis.analyze, docs/analysis.md section 6) instead of the compiled
+    ``regs`` and ``spills``, as `tfx analyze`, `tfx explore` and the TUI price a kernel nobody
+    compiled; the compiled shared memory is kept. Rows are still reported as spilling by their
+    compiled count."""
     from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
     rows = []
     for path in sorted((CAL / "measured" / "issue15").glob("run*/*.csv")):
@@ -162,13 +167,21 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False):
             print(str(e), file=sys.stderr)
             sys.exit(2)
     predictor = Predictor("h200_sxm")
-    compared = predictor.compare(rows)
+    if estimated_regs:
+        from dataclasses import replace
+        compared = [replace(c, row=r) for c, r in
+                    zip(predictor.compare([replace(r, regs=None, spills=None) for r in rows]), rows)]
+        compared = [replace(c, spilling=c.row.spilling) for c in compared]
+    else:
+        compared = predictor.compare(rows)
     by_family: dict = {}
     for g in summarize(compared, predictor):
         by_family.setdefault(g.family, []).append(g)
     where = ", ".join(runs) if runs else "all runs"
     print(f"\nissue 15 truth per family and shape ({split} rows of {where}; calibration/h200/measured/issue15"
-          + ("; the row kernels' compiled local bytes, bench/row_local_bytes.py)" if local_bytes else ")"))
+          + ("; the row kernels' compiled local bytes, bench/row_local_bytes.py" if local_bytes else "")
+          + ("; priced with the estimated registers and spills, not the compiled ones" if estimated_regs else "")
+          + ")")
     for family, figs in by_family.items():
         print(format_table(figs))
         o = overall(figs)
@@ -245,12 +258,15 @@ def main():
     ap.add_argument("--measured-only", action="store_true", help="only the issue 15 families")
     ap.add_argument("--runs", default=None, help="comma-separated campaigns of the issue 15 truth (run1,run3); "
                     "default all")
+    ap.add_argument("--estimated-regs", action="store_true", help="price the issue 15 rows with the model's "
+                    "register estimate (and the spills it implies) instead of the compiled regs and spills, "
+                    "as tfx analyze/explore do without a compile")
     ap.add_argument("--local-bytes", action="store_true", help="the spilling row kernels' compiled LDL + STL "
                     "bytes as the local_bytes resource (calibration/h200/measured/row_spill_sass)")
     args = ap.parse_args()
     if args.measured_only:
         measured_families(args.split, args.only.split(",") if args.only else None,
-                          args.runs.split(",") if args.runs else None, args.local_bytes)
+                          args.runs.split(",") if args.runs else None, args.local_bytes, args.estimated_regs)
         return
     profile = load_profile(args.hw)
     report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))
