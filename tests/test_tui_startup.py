@@ -107,7 +107,9 @@ def test_a_worker_forked_while_paused_runs_the_collector():
 def test_first_analysis_leaves_the_hint_rerun_for_later_with_the_same_result():
     """gemm on h200_sxm keeps 3 x (128x64 + 64x128) x 2 B = 98,304 B of shared memory per
     CTA: 2 CTAs fit the SM's 233,472 B (1,024 B reserved per CTA). The hint is one more CTA,
-    3, which leaves 233,472 / 3 - 1,024 = 76,800 B per CTA (600 allocation units of 128 B)."""
+    3, which leaves 233,472 / 3 - 1,024 = 76,800 B per CTA (600 allocation units of 128 B), and
+    registers: its estimated 192 a thread (docs/analysis.md section 6) against 3 CTAs of 4 warps,
+    3 warps a sub-partition of 16,384: 5,461 -> 5,376 a warp (a multiple of 256) = 168 a thread."""
     from dataclasses import replace
 
     from tests.test_tui_support import GEMM
@@ -121,7 +123,7 @@ def test_first_analysis_leaves_the_hint_rerun_for_later_with_the_same_result():
     core.finish_hint(later, later_job)
     assert not later.hint_pending and not full.hint_pending
     assert (later.hint, later.hint_note) == (full.hint, full.hint_note) == (
-        3, "rerun with 76,800 B shared memory/CTA")
+        3, "rerun with 168 registers/thread (no spill assumed) and 76,800 B shared memory/CTA")
     assert later.hinted.metrics == full.hinted.metrics
     core.finish_hint(later, later_job)            # once only
     assert later.hint == 3
@@ -143,7 +145,8 @@ def test_roofline_pane_after_the_in_app_first_analysis_reads_as_with_inline_jobs
 
     run(go(True))
     run(go(False))
-    assert "At occupancy 3" in texts[True] and "rerun with 76,800 B shared memory/CTA" in texts[True]
+    assert "At occupancy 3" in texts[True] and "76,800 B shared memory/CTA" in texts[True]
+    assert "rerun with 168 registers/thread (no spill assumed) and" in texts[True]
     assert texts[False] == texts[True]
 
 

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from tfx.analysis import codegen as codegens
 from tfx.analysis import memory as memmod
 from tfx.analysis import mma_layout
+from tfx.analysis import register_estimate
 from tfx.analysis import roofline_gap
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, to_plain
@@ -35,9 +36,8 @@ HEADLINE_METRICS = ("performance.predicted_ns", "performance.bound_by", "perform
                     "roofline.ideal_ns", "roofline.bound_by", "occupancy.blocks_per_sm", "occupancy.limiter",
                     "occupancy.occupancy_pct")
 
-# Registers a thread needs besides its tiles: addresses, indices, loop counters,
-# barrier state. An estimate (kernels compiled by Triton/CUTLASS use 20-40).
-BASE_REGISTERS = 32
+# Registers a thread needs besides its tiles (tfx.analysis.register_estimate, which counts the rest)
+BASE_REGISTERS = register_estimate.BASE_REGISTERS
 
 
 @dataclass
@@ -66,6 +66,9 @@ class Analysis:
     scope_roofline: dict = field(default_factory=dict)
     # the prediction's excess over the roofline by term (tfx.analysis.roofline_gap); None for a sweep
     roofline_gap: Any = None
+    # the first launch's register estimate (tfx.analysis.register_estimate), what a thread needs
+    # when no compiled count is given; None off a GPU
+    registers: Any = None
 
     @property
     def knobs(self) -> dict:
@@ -121,6 +124,7 @@ class Analysis:
             "metrics": {k: to_plain(v) for k, v in self.metrics.items()},
             "precision": dict(self.precision),
             "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
+            "register_estimate": self.registers.to_json() if self.registers is not None else None,
             "performance": {"terms": [t.to_json() for t in self.terms],
                             "roofline_gap": self.roofline_gap.to_json() if self.roofline_gap is not None else None},
             "warnings": list(self.warnings),
@@ -209,6 +213,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     blocks_by_launch: dict = {}
     spill_by_launch: dict = {}
     blocks = 1
+    registers = None
     if profile.kind == "gpu":
         limits = OccupancyLimits.from_profile(profile)
         hint = occupancy_hint
@@ -217,12 +222,15 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         for i, mesh in enumerate(top_meshes):
             launch_peaks = _per_thread(memmod.peak_live(root, counter, [mesh.region]), threads, spread)
             declared = resources if i == 0 else None
-            r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, threads, limits)
+            rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
+            est = register_estimate.estimate(mesh, counter, profile, threads, rmem_thread)
+            if i == 0:
+                registers = est
+            r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, est.total, threads, limits)
             regs = emin(r["regs"], limits.max_regs_per_thread)
             # Tiles that need more registers than a thread has spill, whatever the compiler
-            # reports it allocated: the estimate from the IR decides.
-            rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
-            estimated = ceil_int(ratio(rmem_thread, 4) if not is_array(rmem_thread) else rmem_thread / 4) + BASE_REGISTERS
+            # reports it allocated: the estimate decides.
+            estimated = est.total
             spill_regs = emax(estimated - limits.max_regs_per_thread, 0)
             # How bad a spill is depends on what spills. When an mma accumulator alone does not
             # fit a thread's registers, the tensor-core op cannot keep it resident: the whole
@@ -287,6 +295,14 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
 
     metrics, precision = _metrics(root, domains, footprint, footprint_precision, peaks, profile, occupancy, launches, predicted,
                                   blocks, vector, wave_info)
+    if top_meshes and top_meshes[0].id in spill_by_launch:
+        # 4-byte words a thread of the first launch keeps in local memory: the compiler's count
+        # where given, else the register estimate's excess over the cap (tfx validate --estimate
+        # reads it to tell spilling rows apart)
+        first = spill_by_launch[top_meshes[0].id]
+        metrics["occupancy.spilled_registers"] = ceil_int(ratio(first.bytes_per_thread, 4) if not is_array(
+            first.bytes_per_thread) else first.bytes_per_thread / 4)
+        precision["occupancy.spilled_registers"] = "exact" if first.compiled else "estimate"
     if (not vector and occupancy is not None and occupancy.hint_budget is not None
             and occupancy.hint_budget.reachable and not _what_if):
         # What the hinted occupancy would have gained: the same kernel compiled to the budget.
@@ -316,7 +332,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
-                    codegen=codegens.priced_name(cg, profile))
+                    codegen=codegens.priced_name(cg, profile), registers=registers)
 
 
 def _hint_change(old_ns: float, new_ns: float) -> str:
@@ -384,9 +400,9 @@ def _per_thread(peaks: dict, threads, spread: bool) -> dict:
     return peaks
 
 
-def _resources(kernel, env, overrides, peaks, threads, limits):
+def _resources(kernel, env, overrides, peaks, estimated_regs, threads, limits):
     """threads/regs/smem per CTA: --resources, then the kernel's attrs (``kernel`` None: none
-    apply), then estimates from the IR."""
+    apply), then estimates from the IR (``estimated_regs``: tfx.analysis.register_estimate)."""
     overrides = dict(overrides or {})
     out = {}
     origin = "declared"
@@ -399,8 +415,7 @@ def _resources(kernel, env, overrides, peaks, threads, limits):
     if "threads" not in out:
         out["threads"] = threads if threads is not None else 128
     if "regs" not in out:
-        rmem = peaks["rmem"].bytes if "rmem" in peaks else 0
-        out["regs"] = ceil_int(ratio(rmem, 4) if not is_array(rmem) else rmem / 4) + BASE_REGISTERS
+        out["regs"] = estimated_regs
         origin = "estimated"
     if "smem" not in out:
         out["smem"] = ceil_int(peaks["smem"].bytes) if "smem" in peaks else 0

@@ -291,7 +291,6 @@ def _resources(a, kernel, profile) -> dict | None:
     for analyses whose vector mode does not return them."""
     if profile.kind != "gpu":
         return None
-    from tfx.analysis.analyze import BASE_REGISTERS
     env = a.params
 
     def attr(name, default):
@@ -299,10 +298,9 @@ def _resources(a, kernel, profile) -> dict | None:
         return at.value.evaluate(env) if at is not None else default
 
     out = {"threads": attr("threads", 128), "static_smem": attr("static_smem", 0)}
-    rmem = a.peaks["rmem"].bytes if "rmem" in a.peaks else 0
     out["regs"] = attr("regs", None)
-    if out["regs"] is None:
-        out["regs"] = np.ceil(np.asarray(rmem, dtype=np.float64) / 4) + BASE_REGISTERS
+    if out["regs"] is None:   # the register estimate analyze priced (tfx.analysis.register_estimate)
+        out["regs"] = np.asarray(a.registers.total, dtype=np.float64)
     out["smem"] = attr("smem", None)
     if out["smem"] is None:
         out["smem"] = np.ceil(np.asarray(a.peaks["smem"].bytes, dtype=np.float64)) if "smem" in a.peaks else 0

@@ -274,6 +274,11 @@ def summary(a, width: int | None = None) -> str:
                       f"{a.resources.regs_per_thread} regs, {fmt.allocation(a.resources.smem_per_cta)} smem]"))
         for line in a.occupancy.explanation()[1:]:
             out.append(f"    {line}")
+        if a.registers is not None and a.resources.origin == "estimated" \
+                and a.resources.regs_per_thread == min(a.registers.total, 255):
+            # where the registers came from when nobody compiled it (tfx.analysis.register_estimate)
+            from tfx.analysis.register_estimate import describe
+            out.append(f"    registers a thread, estimated: {describe(a.registers)}")
     out.append("  predicted time: " + beyond_roofline(a))
     out = wrap_all(out, width)
     for t in a.terms:

@@ -1,0 +1,127 @@
+"""The register estimate (tfx.analysis.register_estimate; docs/analysis.md section 6): each
+configuration's registers derived by hand from the terms, and the surfaces that read it."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.bundled import bundled_dir
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return load_profile("h200_sxm")
+
+
+def _analyze(kernel, profile, **params):
+    return analyze(parse_file(bundled_dir("kernels") / f"{kernel}.tile"), None, profile, params)
+
+
+def test_gemm_default_on_the_warpgroup_mma(h200):
+    """gemm.tile's defaults, 128x128x64 on 4 warps, 3 stages, bf16: 4 warps and 128 rows (a
+    multiple of 64) take the warpgroup mma, which reads A and B from shared memory (no
+    fragments). The f32 accumulator 128 x 128 x 4 B / 128 threads = 512 B = 128 registers. A
+    trip copies A 128 x 64 x 2 B = 16,384 B and B 64 x 128 x 2 B = 16,384 B: 16,384 / (16 B x
+    128 threads) = 8 copies each, 16 copies x 2 registers = 32. 128 + 32 + 0 + 32 base = 192
+    (the campaigns' compiled count of this tile is 218-230; the IR's tiles + 32 gave 160)."""
+    a = _analyze("gemm", h200)
+    e = a.registers
+    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (128, 32, 0, 32, True)
+    assert e.total == 192
+    assert a.resources.regs_per_thread == 192
+    # a warp takes ceil(192 x 32 / 256) x 256 = 6,144 of its sub-partition's 16,384: 2 warps a
+    # sub-partition, 8 an SM = 2 CTAs of 4 warps (98,304 B of shared memory also allows 2)
+    assert a.occupancy.blocks_per_sm == 2
+
+
+def test_gemm_small_m_on_the_warp_mma(h200):
+    """16x128x64 on 4 warps: 16 rows are not a multiple of 64, so mma.sync (m16n8k16). Triton's
+    warpsPerTileV2 puts the 4 warps on N (1 repetition of 16 rows against 16 of 8 columns): each
+    warp 16 x 32. Accumulator 16 x 128 x 4 B / 128 = 64 B = 16 registers. Copies: A 16 x 64 x 2
+    = 2,048 B / 2,048 = 1, B 64 x 128 x 2 = 16,384 B / 2,048 = 8: 9 x 2 = 18. Fragments of one
+    16-deep slice: A 16 rows x 16 x 2 B + B 16 x 32 columns x 2 B = 512 + 1,024 = 1,536 B a warp,
+    twice (the slice in use and the prefetched one) / (32 lanes x 4 B) = 24. 16 + 18 + 24 + 32
+    = 90 (compiled: 80)."""
+    e = _analyze("gemm", h200, BM=16, BN=128, BK=64, WARPS=4).registers
+    assert (e.tiles, e.addresses, e.fragments, e.from_mma) == (16, 18, 24, True)
+    assert e.total == 90
+
+
+def test_attention_counts_the_mma_tiles_not_the_softmax_intermediates(h200):
+    """flash_prefill D = 64, 64x64 on 4 warps, 2 stages: both dots take the warpgroup mma, every
+    warp on M. Per thread (128 threads): the scores S 64 x 64 x 4 B / 128 = 128 B = 32
+    registers, the accumulator O 64 x 64 x 4 B / 128 = 32, P fed from registers to PV 64 x 64 x
+    2 B / 128 = 64 B = 16: 80. K and V copies: 64 x 64 x 2 B = 8,192 B / 2,048 = 4 each, 8 x 2 =
+    16. 80 + 16 + 32 = 128 (compiled 122; the IR's live tiles, which hold s_scaled, s_shifted and
+    the causal mask's iota tiles each whole, gave 193)."""
+    e = _analyze("flash_prefill", h200, D=64, BLOCK_M=64, BLOCK_N=64, WARPS=4, STAGES=2).registers
+    assert (e.tiles, e.addresses, e.fragments, e.from_mma) == (80, 16, 0, True)
+    assert e.total == 128
+
+
+def test_decode_pads_the_group_to_the_warp_mma(h200):
+    """gqa_decode's defaults: GROUP = 64 / 8 = 8 query rows, D = 128, BLOCK_N = 64, 4 warps.
+    8 rows take mma.sync, padded to its 16; both chained dots put the 4 warps on N. S 16 x 64 x
+    4 B / 128 = 32 B = 8 registers, O 16 x 128 x 4 B / 128 = 16, P 16 x 64 x 2 B / 128 = 4: 28.
+    K and V: 64 x 128 x 2 B = 16,384 B / 2,048 = 8 copies each, 16 x 2 = 32. Fragments: QK^T
+    reads q (16 rows) and K^T (64 / 4 = 16 columns a warp) from shared memory: (16 + 16) x 16 x
+    2 B = 1,024 B; PV reads V (128 / 4 = 32 columns): 32 x 16 x 2 = 1,024 B; the larger, twice,
+    / 128 = 16. 28 + 32 + 16 + 32 = 108."""
+    e = _analyze("gqa_decode", h200).registers
+    assert (e.tiles, e.addresses, e.fragments) == (28, 32, 16)
+    assert e.total == 108
+
+
+def test_a_kernel_without_an_mma_keeps_the_live_tiles(h200):
+    """rmsnorm has no mma and no loop: the IR's live register tiles (spread over the threads)
+    + 32, no copy addresses (none in a loop) and no fragments."""
+    a = _analyze("rmsnorm", h200)
+    e = a.registers
+    assert (e.addresses, e.fragments, e.from_mma) == (0, 0, False)
+    assert e.total == math.ceil(a.peaks["rmem"].bytes / 4) + 32
+    assert a.resources.regs_per_thread == 255      # capped: the rest spills
+
+
+def test_the_report_says_where_the_registers_came_from(h200):
+    """analyze's text names each term of the gemm default's 192 (derived above)."""
+    from tfx.present.analysis_report import summary
+    text = summary(_analyze("gemm", h200))
+    assert ("registers a thread, estimated: 128 for the mmas' accumulators and register operands + 32 for "
+            "16 copies' 64-bit addresses a trip + 32 base = 192") in text
+
+
+def test_compiled_registers_replace_the_estimate(h200):
+    """With a compiled count the occupancy takes it; the estimate is still computed and not shown."""
+    from tfx.present.analysis_report import summary
+    a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"regs": 230})
+    assert a.resources.regs_per_thread == 230
+    assert a.registers.total == 192
+    assert "registers a thread, estimated" not in summary(a)
+
+
+def test_a_sweep_prices_the_same_estimate(h200):
+    """explore's vectorized sweep reads the same terms per configuration: WARPS 4 and 8 of the
+    gemm default. At 8 warps (256 threads, warps 4 x 2 on the warpgroup mma): 128 x 128 x 4 B /
+    256 = 64 registers of accumulator, 8 + 8 copies of 16,384 B / (16 B x 256) = 4 each: 8 x 2 =
+    16; 64 + 16 + 32 = 112. At 4 warps 192 (above)."""
+    a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {"WARPS": np.array([4, 8])},
+                check=False)
+    assert list(np.asarray(a.registers.total)) == [192, 112]
+
+
+def test_spilled_registers_from_the_estimate_or_the_compiler(h200):
+    """occupancy.spilled_registers, the 4-byte words a thread keeps in local memory (what
+    tfx validate --estimate reads to split spilling rows): rmsnorm's estimate exceeds the 255 a
+    thread has by its total - 255 (temporaries spill: only the excess); gemm 256x256 on 4 warps
+    holds an accumulator of 256 x 256 x 4 B / 128 threads = 2,048 B = 512 registers, which alone
+    does not fit: all 2,048 B of its tiles round-trip, 512 words; a compiled count replaces it."""
+    a = _analyze("rmsnorm", h200)
+    assert a.metrics["occupancy.spilled_registers"] == a.registers.total - 255
+    assert a.precision["occupancy.spilled_registers"] == "estimate"
+    assert _analyze("gemm", h200, BM=256, BN=256).metrics["occupancy.spilled_registers"] == 512
+    a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"spills": 7})
+    assert (a.metrics["occupancy.spilled_registers"], a.precision["occupancy.spilled_registers"]) == (7, "exact")

@@ -1,0 +1,217 @@
+"""The registers a thread needs when nobody gave a compiled count (docs/analysis.md, section 6).
+
+`tfx analyze`, `tfx explore` and the TUI price a kernel nobody compiled with this estimate: it
+sets the CTAs an SM (the occupancy calculator's register limit) and the registers over the
+thread's cap that spill. Each term counts values the compiled code keeps live:
+
+* **tiles**: without a matrix multiply, the live register tiles of the IR (tfx.analysis.memory's
+  liveness, spread over the CTA's threads). With one, the tiles an mma needs whole: each mma's
+  accumulator (its result) as the tensor instruction lays it out (tfx.analysis.mma_layout.plan:
+  rows and columns padded to the instruction, e.g. a decode GROUP of 4 query rows to the
+  mma.sync's 16), and the operands the trip computes in registers (attention's P; a value moved
+  to registers) at the same padding, summed over the mmas of one trip. The elementwise chains
+  between them (scale, exp2, masks) are computed element by element from those tiles and need
+  no tile of their own: the IR's liveness counts each intermediate tile (attention's
+  ``s_scaled``, ``s_shifted``, the causal mask's two iota tiles), which Triton's per-element
+  lowering never holds at once.
+* **copy addresses**: every 16-byte copy a thread issues a trip (a global load in a loop,
+  ``ceil(bytes / (16 x threads))`` copies) carries its own 64-bit global address: 2 registers
+  (the SASS of Triton 3.6.0's k-loop: each ``LDGSTS.E.BYPASS.128 [Rs], desc[..][Rn.64]`` has its
+  own pair, live across the loop); the loop with the most copies counts (sibling loops do not
+  run at once).
+* **warp-mma fragments**: an mma.sync (Triton's MMAv2: warps not a multiple of 4, or M not of
+  64) reads its shared-memory operands into registers with ldmatrix, one 16-deep k-slice at a
+  time (A: the warp's rows x 16, B: 16 x the warp's columns, 2-byte values: fp8 is promoted to
+  f16 on this path), and Triton's prefetch pass loads the next slice while the mma reads this
+  one: 2 slices. The warpgroup mma (wgmma) reads shared memory through descriptors: none.
+* **base**: 32 registers for the tile's addresses, indices, loop counters and barrier state.
+
+The sum may exceed the 255 a thread can have: the caller caps it and prices the excess as spills.
+Everything is arithmetic over ints or numpy arrays (explore's vectorized sweeps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tfx.analysis import mma_layout, mma_path
+from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio
+
+# Registers a thread needs besides its tiles, copies and fragments: the tile's addresses,
+# indices, loop counters, barrier state. An estimate (kernels compiled by Triton use 20-40).
+BASE_REGISTERS = 32
+ADDRESS_REGISTERS = 2      # one 64-bit global address a copy
+COPY_BYTES = 16            # a thread's widest copy (LDGSTS.128 / LDG.E.128)
+FRAGMENT_SLICES = 2        # the k-slice an mma.sync reads + the next one the prefetch loads
+FRAGMENT_DEPTH = 16        # K of one mma.sync slice of 2-byte values (m16n8k16)
+FRAGMENT_BYTES = 2         # bytes of an mma.sync operand value (bf16/f16; fp8 promoted to f16)
+LANE_BYTES = 32 * 4        # a warp's 32 lanes x one 4-byte register
+MMA_OPS = ("mma", "dot")
+
+
+@dataclass(frozen=True)
+class RegisterEstimate:
+    """The registers a thread needs, by term (each an int or a numpy array per configuration)."""
+
+    tiles: Any
+    addresses: Any
+    fragments: Any
+    base: int = BASE_REGISTERS
+    from_mma: bool = False       # tiles counted from the mmas (else the IR's live register tiles)
+
+    @property
+    def total(self) -> Any:
+        return ceil_int(self.tiles + self.addresses + self.fragments) + self.base
+
+    def to_json(self) -> dict:
+        """Registers a thread by term, and their sum (before the 255 cap)."""
+        from tfx.analysis.numbers import to_plain
+        return {"tiles": to_plain(self.tiles), "tiles_from": "mma" if self.from_mma else "live tiles",
+                "copy_addresses": to_plain(self.addresses), "mma_sync_fragments": to_plain(self.fragments),
+                "base": self.base, "total": to_plain(self.total)}
+
+
+def _regs(nbytes) -> Any:
+    """4-byte registers holding ``nbytes`` (arrays elementwise), not rounded."""
+    return ratio(nbytes, 4) if not is_array(nbytes) else nbytes / 4
+
+
+def _per_thread(x, threads) -> Any:
+    return ratio(x, threads) if not is_array(x, threads) else x / threads
+
+
+def _direct_ops(scope) -> list:
+    """The op nodes of ``scope`` that no nested loop holds (composites are transparent)."""
+    out = []
+    for c in scope.children:
+        if c.kind == "loop":
+            continue
+        if c.kind == "op" and c.op is not None:
+            out.append(c)
+        else:
+            out.extend(_direct_ops(c))
+    return out
+
+
+def _scopes(mesh) -> list:
+    """The launch and every loop in it: the scopes whose direct ops run together a trip."""
+    return [mesh] + [n for n in mesh.walk() if n.kind == "loop"]
+
+
+def _layout(node, inst, warps):
+    """The mma's layout as Triton compiles it: mma_layout.plan where the GPU has a 64-row warpgroup
+    instruction (wgmma, else mma.sync with Triton's warpsPerTileV2); on a GPU without one, the
+    same warp-mma layout (plan puts every warp on M there, which pads a 16-row tile to 16 rows a
+    warp: an 8-warp decode GROUP would hold 128 rows)."""
+    chained = getattr(node, "mma_chained", False)
+    plan = mma_layout.plan(node.per_exec_shape, inst, warps, getattr(node, "mma_bits", 16), chained)
+    if inst[0] >= 64:
+        return plan
+    m, n, _ = node.per_exec_shape
+    wm, wn = mma_layout._warps_v2(m, n, warps, chained)
+    rows, cols = mma_layout.WARP_MMA_M, mma_layout.WARP_MMA_N
+    return plan._replace(path="warp", warps_m=wm, warps_n=wn, m=cdiv(m, rows * wm) * rows * wm,
+                         n=cdiv(n, cols * wn) * cols * wn)
+
+
+def _plans(ops, inst, warps) -> list:
+    """(node, its layout) for the mmas among ``ops``, each laid out once."""
+    return [(node, _layout(node, inst, warps)) for node in ops
+            if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
+
+
+def _mma_tiles(plans, counter, threads) -> Any:
+    """Registers a thread holds for the mmas of one scope: each distinct accumulator (result)
+    and each operand computed in registers, at the instruction's padding."""
+    total, seen = 0, set()
+    for node, plan in plans:
+        bits = getattr(node, "mma_bits", 16)
+        k = node.per_exec_shape[2]
+        ty = counter.info.result_types.get(id(node.op))
+        out_bytes = (ty.dtype.bits if ty is not None else 32) // 8
+        if node.op.result not in seen:
+            seen.add(node.op.result)
+            total = total + _regs(_per_thread(plan.m * plan.n * out_bytes, threads))
+        a_smem, b_smem = getattr(node, "mma_from_smem", None) or (False, False)
+        a, b = node.op.operands[0], node.op.operands[1]
+        if not a_smem and getattr(a, "name", None) not in seen:
+            seen.add(getattr(a, "name", None))
+            total = total + _regs(_per_thread(plan.m * k * bits // 8, threads))
+        if not b_smem and getattr(b, "name", None) not in seen:
+            seen.add(getattr(b, "name", None))
+            total = total + _regs(_per_thread(k * plan.n * bits // 8, threads))
+    return total
+
+
+def _fragments(plans) -> Any:
+    """The largest mma.sync operand fragments of one scope (0 on the warpgroup mma)."""
+    best = 0
+    for node, plan in plans:
+        a_smem, b_smem = getattr(node, "mma_from_smem", None) or (False, False)
+        slice_bytes = (int(a_smem) * plan.m / plan.warps_m + int(b_smem) * plan.n / plan.warps_n) \
+            * FRAGMENT_DEPTH * FRAGMENT_BYTES
+        frag = FRAGMENT_SLICES * slice_bytes / LANE_BYTES
+        warp = mma_layout.on_path(plan.path, "warp")
+        if is_array(warp, frag):
+            import numpy as np
+            frag = np.where(warp, frag, 0)
+        elif not warp:
+            frag = 0
+        best = emax(best, frag)
+    return best
+
+
+def _copies(ops, threads, local_levels) -> Any:
+    """16-byte copies a thread issues for the global loads among ``ops``, one execution each."""
+    total = 0
+    for node in ops:
+        if node.op.opcode != "load":
+            continue
+        moved = sum((v for (kind, level, way), v in node.per_exec.items()
+                     if kind == "traffic" and way == "read" and level not in local_levels), 0)
+        if is_array(moved) or moved:
+            copies = ceil_int(_per_thread(moved, threads * COPY_BYTES))
+            total = total + (emax(copies, 1) if is_array(copies) else max(copies, 1))
+    return total
+
+
+def estimate(mesh, counter, profile, threads, rmem_tiles) -> RegisterEstimate:
+    """The registers a thread of launch ``mesh`` needs; ``rmem_tiles`` is its live register
+    tiles per thread in bytes (tfx.analysis.memory's peak, spread over the threads)."""
+    tiles = _regs(rmem_tiles)
+    if profile.kind != "gpu" or threads is None:
+        return RegisterEstimate(tiles, 0, 0)
+    inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+    warps = mma_layout.warps_of(threads)
+    local = {"rmem", mma_layout.SHARED_LEVEL}
+    scopes = [(_direct_ops(s), s) for s in _scopes(mesh)]
+    has_mma = any(o.op.opcode in MMA_OPS for ops, _ in scopes for o in ops)
+    addresses = 0
+    for ops, scope in scopes:
+        if scope.kind == "loop":
+            addresses = emax(addresses, ADDRESS_REGISTERS * _copies(ops, threads, local))
+    if not has_mma:
+        return RegisterEstimate(tiles, addresses, 0)
+    mma_tiles, fragments = 0, 0
+    for ops, _ in scopes:
+        plans = _plans(ops, inst, warps)
+        if plans:
+            mma_tiles = emax(mma_tiles, _mma_tiles(plans, counter, threads))
+            fragments = emax(fragments, _fragments(plans))
+    return RegisterEstimate(mma_tiles, addresses, fragments, from_mma=True)
+
+
+def describe(e: RegisterEstimate) -> str:
+    """The estimate and its terms, for a person (scalars only; a term that is 0 is left out):
+    ``128 for the mmas' accumulators and register operands + 32 for 16 copies' 64-bit addresses
+    a trip + 32 base = 192``."""
+    from tfx.hw.units import format_count, format_counted
+    what = "the mmas' accumulators and register operands" if e.from_mma else "the live register tiles"
+    parts = [f"{format_count(float(e.tiles))} for {what}"]
+    if e.addresses:
+        copies = format_counted(e.addresses / ADDRESS_REGISTERS, "copy", "copies")
+        parts.append(f"{format_count(e.addresses)} for {copies}' 64-bit addresses a trip")
+    if e.fragments:
+        parts.append(f"{format_count(float(e.fragments))} of mma.sync operand fragments (2 k-slices)")
+    return " + ".join(parts + [f"{e.base} base"]) + f" = {format_count(e.total)}"
