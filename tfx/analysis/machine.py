@@ -8,6 +8,7 @@ Public: the analysis's performance model and the simulator both read rates from 
 from __future__ import annotations
 
 from tfx.analysis import codegen as codegens, mma_layout
+from tfx.analysis.numbers import emax, emin, is_array, ratio
 from tfx.errors import TfxError
 
 
@@ -71,6 +72,9 @@ class Machine:
         self.launch_ns = profile.get("launch.overhead", 0.0)
         self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
         self._tensor_eff_by_dtype: dict = {}
+        # the units one launch keeps busy (set by the launch: min(its CTAs, the units)); the
+        # power limit's clock rises as fewer of them run (tensor_clock_factor)
+        self.busy_units = self.units
         self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
         # the warp mma's own rate (mma.sync; fp8 promoted to f16): tfx.analysis.mma_layout.warp_mma
         self.warp_mma = mma_layout.warp_mma_facts(profile) if self.kind == "gpu" else None
@@ -89,11 +93,29 @@ class Machine:
 
     def tensor_efficiency(self, dtype) -> float:
         """Sustained fraction of the tensor peak for ``dtype`` (``compute.tensor.efficiency_<dtype>``,
-        else ``compute.tensor.efficiency``): fp8 settles at a lower power-limited clock than bf16."""
+        else ``compute.tensor.efficiency``): fp8 settles at a lower power-limited clock than bf16;
+        times ``tensor_clock_factor`` (the clock the power limit leaves the launch's busy units)."""
         eff = self._tensor_eff_by_dtype.get(dtype)
         if eff is None:
             eff = self._tensor_eff_by_dtype[dtype] = self.profile.sustained_efficiency("tensor", dtype)
-        return eff
+        return eff * self.tensor_clock_factor()
+
+    def tensor_clock_factor(self):
+        """How much faster the power-limited clock runs when the launch keeps ``busy_units`` of
+        the ``units`` busy: (units / busy)^(1 / compute.tensor.power_clock_exponent), at most
+        compute.tensor.unthrottled_efficiency / compute.tensor.efficiency (the clock with the
+        limit not binding); 1 where the profile states neither fact or every unit is busy
+        (arrays elementwise). The sustained efficiency is measured with every unit busy
+        (cuBLAS at 8192^3 on 132 SMs); dynamic power ~ n f^exponent at the limit
+        (calibration/h200/measured/gemm_clock_s15)."""
+        a = self.profile.get("compute.tensor.power_clock_exponent", None)
+        top = self.profile.get("compute.tensor.unthrottled_efficiency", None)
+        if a is None or top is None or not self.tensor_eff:
+            return 1
+        busy = self.busy_units
+        if not is_array(busy) and busy >= self.units:
+            return 1
+        return emin(emax(ratio(self.units, emax(busy, 1)), 1) ** (1 / a), top / self.tensor_eff)
 
     def rate(self, unit: str, dtype: str) -> float:
         """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""

@@ -317,6 +317,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
     units = m.units
     slots = units * resident
+    # the SMs the launch keeps busy: the power limit's clock under their tensor work
+    # (Machine.tensor_clock_factor)
+    m.busy_units = emin(positions, units)
     reuse = wave_info.get(mesh.id)
     if reuse is None:
         reuse = l2_reuse.WaveReuse()

@@ -135,6 +135,15 @@ def _compute_unit(doc: str, with_instruction_shape: bool) -> TableSpec:
         # and settles at a lower clock under load): it replaces `efficiency` for that dtype.
         fields[f"efficiency_{dtype}"] = FactSpec(
             "ratio", "positive", f"sustained fraction of the {dtype} peak rate (default: `efficiency`)")
+    fields["power_clock_exponent"] = FactSpec(
+        "count", "positive",
+        "how the power limit's clock falls with the units that run this engine: the sustained "
+        "fraction `efficiency` holds with every unit busy, and with n of N busy it is "
+        "efficiency x (N / n)^(1 / exponent) (dynamic power ~ n f^exponent at the limit)")
+    fields["unthrottled_efficiency"] = FactSpec(
+        "ratio", "positive",
+        "the fraction of the peak rate (clock x its per-cycle rate) this engine keeps with few units "
+        "busy, where the power limit no longer binds: the most power_clock_exponent raises it to")
     if with_instruction_shape:
         for dim in "mnk":
             fields[f"instruction_{dim}"] = _count(

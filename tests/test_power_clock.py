@@ -1,0 +1,69 @@
+"""The tensor cores' clock under the power limit rises as a launch keeps fewer SMs busy
+(tfx.analysis.machine.Machine.tensor_clock_factor; calibration/h200/measured/gemm_clock_s15;
+docs/analysis.md section 8, "The power-limited tensor clock"). Every number by hand.
+
+H200 facts (hw_profiles/h200_sxm.toml): compute.tensor.efficiency 0.74 (every SM busy),
+power_clock_exponent 3, unthrottled_efficiency 0.916; 132 SMs. The factor is
+min((132 / busy)^(1/3), 0.916 / 0.74 = 1.237838):
+  78 SMs: (1.692308)^(1/3) = 1.191680; 114 SMs: (1.157895)^(1/3) = 1.050082;
+  33 SMs: 4^(1/3) = 1.587401 -> capped 1.237838; 132 SMs: 1.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = load_profile("h200_sxm")
+
+
+def _machine(busy):
+    m = Machine(H200, "cta")
+    m.busy_units = busy
+    return m
+
+
+def test_factor_by_busy_sms():
+    assert _machine(132).tensor_clock_factor() == 1
+    assert _machine(78).tensor_clock_factor() == pytest.approx(1.191680, abs=1e-6)
+    assert _machine(114).tensor_clock_factor() == pytest.approx(1.050082, abs=1e-6)
+    assert _machine(33).tensor_clock_factor() == pytest.approx(1.237838, abs=1e-6)
+    arr = _machine(np.array([132, 78, 33])).tensor_clock_factor()
+    assert arr == pytest.approx([1.0, 1.191680, 1.237838], abs=1e-6)
+
+
+def test_efficiency_carries_the_factor_for_every_dtype():
+    """bf16 0.74 x 1.191680 = 0.881843 at 78 SMs; fp8 e4m3 0.700 x 1.191680 = 0.834176."""
+    m = _machine(78)
+    assert m.tensor_efficiency("bf16") == pytest.approx(0.881843, abs=1e-6)
+    assert m.tensor_efficiency("fp8e4m3") == pytest.approx(0.834176, abs=1e-6)
+    assert _machine(132).tensor_efficiency("bf16") == pytest.approx(0.74)
+
+
+def test_a_profile_without_the_facts_keeps_its_efficiency():
+    """h100_sxm states neither power fact: 78 busy SMs of 132 keep its efficiency as stated."""
+    h100 = load_profile("h100_sxm")
+    m = Machine(h100, "cta")
+    m.busy_units = 78
+    assert m.tensor_clock_factor() == 1
+
+
+def test_persistent_tensor_trip_on_78_sms():
+    """persistent_gemm at 128x256x64 on 8 warps, 5 stages, NUM_SMS = 78 (78 busy SMs): a tile's
+    mma 2 x 128 x 256 x 64 = 4,194,304 flop / (8,110.08 x 0.881843) = 586.4633 ns a trip (at 132
+    SMs' 0.74: 698.8807); K = 16,384 against 8,192 adds 128 trips a tile; M = N = 1,024 gives 32
+    tiles on 32 CTAs (32 busy SMs: capped, 8,110.08 x 0.916 = 7,428.8333 flop/ns, 564.5979 ns), so
+    with NUM_SMS = 78 the busy SMs are min(32, 132) = 32 and each of the 32 CTAs runs one tile:
+    128 x 564.5979 = 72,268.54 ns more."""
+    g = parse_file(str(ROOT / "kernels" / "persistent_gemm.tile"))
+
+    def t(k):
+        p = dict(M=1024, N=1024, K=k, BM=128, BN=256, BK=64, WARPS=8, STAGES=5, NUM_SMS=78)
+        return float(analyze(g, None, H200, p).metrics["performance.predicted_ns"])
+    assert t(16384) - t(8192) == pytest.approx(128 * 4_194_304 / (4096 * 1.98 * 0.916), rel=1e-3)
