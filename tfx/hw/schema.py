@@ -253,6 +253,13 @@ PROFILE_SPEC = TableSpec({
                                        "cycles one CTA's pipelined load trip takes beyond moving its bytes "
                                        "(stage wait, barrier, mma issue, address update, async-copy issue) "
                                        "when no other CTA overlaps it"),
+        "stepped_trip_overhead": FactSpec("cycles", "positive",
+                                          "one CTA's pipelined trip beyond its bytes where the k-loop steps its "
+                                          "pointers (no address re-derived a trip): the floor of one CTA's trip "
+                                          "(the round trips keep load_trip_overhead)"),
+        "stepped_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
+                                                     "B/cycle one CTA's stepped k-loop brings in from L2 alone "
+                                                     "(with stepped_trip_overhead)"),
         "dram_round_trip_unloaded": FactSpec("time", "positive",
                                              "the intercept of the loaded line of a pipelined tile load's "
                                              "DRAM round trip (fitted where the SMs draw bandwidth)"),
