@@ -11,6 +11,7 @@ from tfx.analysis.analyze import analyze
 from tfx.errors import TfxError
 from tfx.hw import load_profile
 from tfx.lang import parse_file
+from tfx.model.system import DEFAULT_GEMM_CODEGEN
 from tfx.model import kv_bytes_per_token_per_layer, load_model
 from tfx.model.kernels import GEMM_CANDIDATES_GPU
 from tfx.model.latency import latency, memory
@@ -83,8 +84,9 @@ def test_decode_gemm_stage_from_the_kernel_analysis():
     mod = parse_file("kernels/gemm.tile")
     bodies = []
     for bm, bn, bk, w, st in GEMM_CANDIDATES_GPU:
+        # as the model compiles its GEMMs (tfx.model.system.DEFAULT_GEMM_CODEGEN: cutlass)
         a = analyze(mod, None, prof, params=dict(M=1, N=4096, K=4096, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st,
-                                                 GROUP_M=8), check=False)
+                                                 GROUP_M=8), check=False, codegen=DEFAULT_GEMM_CODEGEN)
         ideal = max(a.metrics["roofline.compute_ns"], a.metrics["roofline.memory_ns"])
         bodies.append(max(float(a.metrics["performance.predicted_ns"]) - 3000.0, float(ideal)))
     body = min(bodies)

@@ -77,7 +77,8 @@ def test_a_saturated_prefill_budget_bounds_the_request_rate():
     assert (r.parts["chunk_steps"], r.parts["chunk_tokens"], r.batch) == (8, 512, 256)
     service = 8 * r.parts["chunk_step_ns"]
     rate = r.requests_per_s_per_gpu / 1e9
-    assert rate * service <= 1.0 and r.parts["prefill_busy"] > 0.9
+    # (at the bound exactly the product is 1 to the last bit: 1.0000000000000002)
+    assert rate * service <= 1.0 + 1e-12 and r.parts["prefill_busy"] > 0.9
     assert r.ttft_ns >= service
 
 

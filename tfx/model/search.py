@@ -455,8 +455,10 @@ def knob_map(system: System, knob: str, factor: float) -> dict:
         out = {}
         for path, _ in prof.facts():
             leaf = path.split(".")[-1]
+            # (rates only: the power limit's exponent and unthrottled fraction are no rates)
             if path.startswith("compute.tensor.") and leaf not in (
-                    "instruction_m", "instruction_n", "instruction_k", "scope") \
+                    "instruction_m", "instruction_n", "instruction_k", "scope", "power_clock_exponent",
+                    "unthrottled_efficiency") \
                     and not leaf.startswith("efficiency"):
                 if prof.get(path) is not None:
                     out[path] = f"x{factor}"
