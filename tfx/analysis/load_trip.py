@@ -70,6 +70,17 @@ class LoadTrip(NamedTuple):
     sync_load_ns: float | None = None    # one warp-wide unpipelined load of 16 B a thread
     sync_narrow_load_ns: float | None = None  # ... of 4-8 B a thread
     short_row_copy_ns: float | None = None    # one warp-wide 16-byte copy of rows <= SHORT_ROW_BYTES
+    # one CTA's own chain and port where its k-loop steps its pointers (kloop_step), for the
+    # floor of one CTA's trip (``floor_ns``); None: overhead_ns and port_bytes_per_ns
+    stepped_overhead_ns: float | None = None
+    stepped_port_bytes_per_ns: float | None = None
+
+    def own_trip_ns(self, loaded_bytes) -> Any:
+        """One CTA's trip alone: its chain plus its bytes through its port (the stepped loop's
+        where the profile states them)."""
+        chain = self.overhead_ns if self.stepped_overhead_ns is None else self.stepped_overhead_ns
+        port = self.port_bytes_per_ns if self.stepped_port_bytes_per_ns is None else self.stepped_port_bytes_per_ns
+        return chain + loaded_bytes / port
 
 
 class TripCopies(NamedTuple):
@@ -98,8 +109,15 @@ def facts(m) -> LoadTrip | None:
         # per-thread copy instructions are the code generator's (tfx.analysis.codegen): TMA has none
         c = m.profile.get(f"pipeline.{key}", None) if per_thread else None
         return None if c is None else c / m.clock_ghz
+    # a Triton k-loop steps its pointers (a_ptrs += BK * stride): its own chain and port were
+    # measured on that loop (stepped_*); the round trips keep load_trip_overhead, with which the
+    # DRAM and L2 round-trip facts were fitted
+    stepped = m.profile.get("pipeline.stepped_trip_overhead", None) if per_thread else None
+    stepped_port = m.profile.get("pipeline.stepped_load_bandwidth_per_cycle", None) if per_thread else None
     return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz, ns("narrow_copy_cycles"),
-                    ns("sync_load_cycles"), ns("sync_narrow_load_cycles"), ns("short_row_copy_cycles"))
+                    ns("sync_load_cycles"), ns("sync_narrow_load_cycles"), ns("short_row_copy_cycles"),
+                    None if stepped is None or stepped_port is None else stepped / m.clock_ghz,
+                    None if stepped is None or stepped_port is None else stepped_port * m.clock_ghz)
 
 
 def copy_width_bytes(tile_bytes, threads, elem_bytes) -> Any:
@@ -204,7 +222,7 @@ def floor_ns(loaded_bytes, r, stages, f: LoadTrip, copies: TripCopies = TripCopi
     (``copies_port_ns``: narrow and short-row copies per instruction), whichever is longer; for an unpipelined loop (stages < 2) the
     r positions' loads on the load path (``sync_load_ns``: their chains are the unpipelined
     trip's); 0 for a loop that loads nothing."""
-    one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
+    one = f.own_trip_ns(loaded_bytes)
     shared = r * copies_port_ns(loaded_bytes, copies, f)
     t = emax(one, shared)
     sync = r * sync_load_ns(copies, f)
@@ -334,7 +352,7 @@ def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
 
 
 def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) -> str:
-    one = f.overhead_ns + loaded_bytes / f.port_bytes_per_ns
+    one = f.own_trip_ns(loaded_bytes)
     shared = r * copies_port_ns(loaded_bytes, copies, f)
     narrow = f.narrow_copy_ns is not None and copies.narrow_instructions
     short = f.short_row_copy_ns is not None and copies.short_instructions
@@ -350,6 +368,8 @@ def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) ->
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"
     else:
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} the port: {r} x {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(shared)}"
-    return (f"one CTA's pipelined trip: {T(f.overhead_ns)} of chain + {B(loaded_bytes)} / "
-            f"{BW(f.port_bytes_per_ns)} of the SM's L2 port = {T(one)}; {share}; a round takes "
+    chain = f.overhead_ns if f.stepped_overhead_ns is None else f.stepped_overhead_ns
+    port = f.port_bytes_per_ns if f.stepped_port_bytes_per_ns is None else f.stepped_port_bytes_per_ns
+    return (f"one CTA's pipelined trip: {T(chain)} of chain + {B(loaded_bytes)} / "
+            f"{BW(port)} of the SM's L2 port = {T(one)}; {share}; a round takes "
             f"at least {T(max(one, shared))}")
