@@ -548,8 +548,24 @@ def draw(rng, space, n, ok=lambda c: True):
     return combos[:n]
 
 
+# ACC_EXPLICIT_GEMM="M,N,K,BM,BN,BK,WARPS,STAGES,GROUP_M;...": only these bf16 GEMM configurations (split
+# "explicit"), e.g. the explorer's top-ranked tiles, to check a ranking the random campaigns never drew.
+EXPLICIT_GEMM = os.environ.get("ACC_EXPLICIT_GEMM", "")
+
+
+def explicit_gemm_jobs(spec):
+    jobs = []
+    for item in filter(None, (x.strip() for x in spec.split(";"))):
+        M, N, K, bm, bn, bk, w, st, g = (int(v) for v in item.split(","))
+        p = dict(M=M, N=N, K=K, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=g, layout="kn")
+        jobs.append(("gemm.csv", "gemm_bf16", "kernels/gemm.tile", "explicit", 0, f"{M}x{N}x{K}", p))
+    return jobs
+
+
 def plan():
     """[(file, family, kernel, split, seed, shape_label, params dict)] in measurement order."""
+    if EXPLICIT_GEMM:
+        return explicit_gemm_jobs(EXPLICIT_GEMM)
     jobs = _plan()
     if SEED_OFFSET:
         jobs = [(f, fam, k, "heldout" if split != "model" else split, seed, sh, p)
