@@ -155,18 +155,6 @@ def prefetch_wait(loop, m, warps, tensor_ns, other_ns):
     return (1 - every_async) * (waited + other_ns)
 
 
-def every_mma_async(loop, m, warps):
-    """1 where ``loop`` has mmas and Triton lets every one of them run while the trip goes on
-    (``properly_async``), else 0 (arrays elementwise)."""
-    mmas = list(loop.mma_ops())
-    if not mmas:
-        return 0
-    every = 1
-    for c in mmas:
-        every = every * properly_async(c, loop, m, warps)
-    return every
-
-
 def trip_waits_for_mma(loop):
     """True when an op of a trip reads an mma result of that same trip (through views), so the
     trip's warps wait for that mma before going on: attention's QK^T -> softmax -> PV chain.

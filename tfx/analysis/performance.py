@@ -1916,17 +1916,6 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # the co-resident CTAs' chains share the tensor and SIMT stations in random order
         # (tfx.analysis.chain_overlap: a closed queue solved by mean value analysis).
         chain_one = one["tensor"] + one["vector"] + one["special"] + m.iteration_ns
-        if m.kind == "gpu":
-            # A pipelined trip (S >= 2) whose every mma is a properly asynchronous warpgroup mma
-            # (a GEMM's k-loop: Triton's warp_group_dot_wait keeps one trip's mma in flight) does
-            # its bookkeeping (barriers, address steps, the next copies' issue) while the tensor
-            # cores run that mma: one CTA's trip is the longer of the two, not their sum. Measured:
-            # a loop of HGMMAs, a barrier and WARPGROUP.DEPBAR a trip runs 4,095 of 4,096 flop a
-            # cycle (calibration/h200/measured/tensor_clock): no per-trip overhead shows.
-            overlapped = emax(one["tensor"], one["vector"] + one["special"] + m.iteration_ns)
-            async_piped = mma_path.every_mma_async(loop, m, warps) * (stages >= 2)
-            chain_one = (where(async_piped > 0, overlapped, chain_one) if is_array(async_piped, chain_one, overlapped)
-                         else (overlapped if async_piped else chain_one))
         serial = m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
         # where one CTA's trip is short of work its dependent path at the measured
         # instruction latencies sets it (tfx.analysis.trip_latency); the resident CTAs'
