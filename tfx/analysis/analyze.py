@@ -156,7 +156,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     ``Profile.with_knobs``: the one place knobs are applied; the result remembers them).
 
     ``params`` override parameter defaults (ints, or numpy arrays for sweeps);
-    ``resources`` (threads, regs, smem, static_smem) override the kernel's; ``codegen``: the
+    ``resources`` (threads, regs, smem, static_smem) override the kernel's first launch;
+    ``resources["later_launches"]`` maps a later launch's index (1: the second top-level mesh,
+    a split-KV merge say) to that launch's own compiled counts (regs, spills, smem); ``codegen``: the
     code generator whose instructions are priced (``triton``, the default, or ``cutlass``:
     tfx.analysis.codegen).
     """
@@ -207,7 +209,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     # ---------------------------------------------------------------- occupancy, per launch
     # Each top-level mesh is one launch with resources of its own. Declared resources
     # (attrs, --resources) describe the first launch, the kernel proper; later launches
-    # (a split-K merge, say) are estimated from their own tiles.
+    # (a split-K merge, say) are estimated from their own tiles unless the caller gives their
+    # compiled counts (resources["later_launches"][i]: a measured CSV's merge_regs, ...).
     occupancy = None
     res = None
     blocks_by_launch: dict = {}
@@ -221,7 +224,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             hint = int(kernel.attr("occupancy").value.evaluate(env)) if not vector else None
         for i, mesh in enumerate(top_meshes):
             launch_peaks = _per_thread(memmod.peak_live(root, counter, [mesh.region]), threads, spread)
-            declared = resources if i == 0 else None
+            declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
             est = register_estimate.estimate(mesh, counter, profile, threads, rmem_thread)
             if i == 0:

@@ -91,6 +91,23 @@ class MeasuredRow:
             out["smem"] = self.smem_bytes
         if self.local_bytes is not None:
             out["local_bytes"] = self.local_bytes
+        later = self.second_launch_resources()
+        if later:
+            out["later_launches"] = {1: later}
+        return out
+
+    def second_launch_resources(self) -> dict:
+        """The second launch's compiled counts where the CSV gives them (merge_regs, merge_spills,
+        merge_smem_bytes: a split-KV decode's merge launch), as ``analyze`` takes them."""
+        out = {}
+        for column, key in (("merge_regs", "regs"), ("merge_spills", "spills"), ("merge_smem_bytes", "smem")):
+            value = (self.notes.get(column) or "").strip()
+            if value:
+                try:
+                    out[key] = int(float(value))
+                except ValueError:
+                    raise TfxError(f"column '{column}' must be a whole number, not {value!r}",
+                                   where=self.where) from None
         return out
 
     def label(self, shape_params: Iterable[str] = ()) -> str:
