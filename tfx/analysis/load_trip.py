@@ -75,12 +75,19 @@ class LoadTrip(NamedTuple):
     stepped_overhead_ns: float | None = None
     stepped_port_bytes_per_ns: float | None = None
 
+    @property
+    def own_chain_ns(self) -> float:
+        """One CTA's own chain a trip: the stepped loop's where the profile states it."""
+        return self.overhead_ns if self.stepped_overhead_ns is None else self.stepped_overhead_ns
+
+    @property
+    def own_port_bytes_per_ns(self) -> float:
+        """One CTA's own port: the stepped loop's where the profile states it."""
+        return self.port_bytes_per_ns if self.stepped_port_bytes_per_ns is None else self.stepped_port_bytes_per_ns
+
     def own_trip_ns(self, loaded_bytes) -> Any:
-        """One CTA's trip alone: its chain plus its bytes through its port (the stepped loop's
-        where the profile states them)."""
-        chain = self.overhead_ns if self.stepped_overhead_ns is None else self.stepped_overhead_ns
-        port = self.port_bytes_per_ns if self.stepped_port_bytes_per_ns is None else self.stepped_port_bytes_per_ns
-        return chain + loaded_bytes / port
+        """One CTA's trip alone: its own chain plus its bytes through its own port."""
+        return self.own_chain_ns + loaded_bytes / self.own_port_bytes_per_ns
 
 
 class TripCopies(NamedTuple):
@@ -114,10 +121,10 @@ def facts(m) -> LoadTrip | None:
     # DRAM and L2 round-trip facts were fitted
     stepped = m.profile.get("pipeline.stepped_trip_overhead", None) if per_thread else None
     stepped_port = m.profile.get("pipeline.stepped_load_bandwidth_per_cycle", None) if per_thread else None
+    both = stepped is not None and stepped_port is not None     # the pair or neither
     return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz, ns("narrow_copy_cycles"),
                     ns("sync_load_cycles"), ns("sync_narrow_load_cycles"), ns("short_row_copy_cycles"),
-                    None if stepped is None or stepped_port is None else stepped / m.clock_ghz,
-                    None if stepped is None or stepped_port is None else stepped_port * m.clock_ghz)
+                    stepped / m.clock_ghz if both else None, stepped_port * m.clock_ghz if both else None)
 
 
 def copy_width_bytes(tile_bytes, threads, elem_bytes) -> Any:
@@ -368,8 +375,6 @@ def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) ->
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"
     else:
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} the port: {r} x {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(shared)}"
-    chain = f.overhead_ns if f.stepped_overhead_ns is None else f.stepped_overhead_ns
-    port = f.port_bytes_per_ns if f.stepped_port_bytes_per_ns is None else f.stepped_port_bytes_per_ns
-    return (f"one CTA's pipelined trip: {T(chain)} of chain + {B(loaded_bytes)} / "
-            f"{BW(port)} of the SM's L2 port = {T(one)}; {share}; a round takes "
+    return (f"one CTA's pipelined trip: {T(f.own_chain_ns)} of chain + {B(loaded_bytes)} / "
+            f"{BW(f.own_port_bytes_per_ns)} of the SM's L2 port = {T(one)}; {share}; a round takes "
             f"at least {T(max(one, shared))}")
