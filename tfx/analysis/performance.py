@@ -1325,14 +1325,13 @@ def _serial_transfer_ns(d: Demand, m: Machine, active_units, miss):
                                                   miss.drifted)
 
 
-def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True):
+def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None):
     """ns the unit's share of DRAM (and L2, unless ``l2_share`` is False) bandwidth needs for
-    r positions' traffic."""
-    if m.dram_per_unit is not None:
-        dram_bw = m.dram_per_unit
-    else:
-        # the active units' share, at most one SM's own DRAM rate (tfx.analysis.memory_parallelism)
-        dram_bw = memory_parallelism.sm_dram_share(m, active_units)
+    r positions' traffic; ``dram_bw``: the DRAM rate a unit gets, where not its share."""
+    if dram_bw is None:
+        # the profile's rate a unit, else the active units' share, at most one SM's own DRAM
+        # rate (tfx.analysis.memory_parallelism)
+        dram_bw = m.dram_per_unit if m.dram_per_unit is not None else memory_parallelism.sm_dram_share(m, active_units)
     copy = r * emax(d.dram, d.dram_lines) / dram_bw
     if m.l2_bw_device is not None and l2_share:
         copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
@@ -1344,12 +1343,8 @@ def _own_transfer_ns(d: Demand, m: Machine, active_units):
     bytes at the SM's own DRAM rate (memory_parallelism.own_dram_rate: the ceiling, not the
     device's share) and its L2 bytes at its share of the L2, as ``_transfer_ns`` counts them
     (whole-line bytes, one position); the transfer of the loaded DRAM round trip's idle floor."""
-    if m.dram_per_unit is not None:
-        return _transfer_ns(d, m, 1, active_units)
-    copy = emax(d.dram, d.dram_lines) / memory_parallelism.own_dram_rate(m, active_units)
-    if m.l2_bw_device is not None:
-        copy = emax(copy, d.l2 / (m.l2_bw_device / active_units))
-    return copy
+    own = None if m.dram_per_unit is not None else memory_parallelism.own_dram_rate(m, active_units)
+    return _transfer_ns(d, m, 1, active_units, dram_bw=own)
 
 
 def engine_ns(d: Demand, m: Machine, r, active_units, warps=None) -> dict:
