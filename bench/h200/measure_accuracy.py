@@ -23,6 +23,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt17 ACC_SEED_OFFSET=1900 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt18 ACC_SEED_OFFSET=2000 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt19 ACC_SEED_OFFSET=2100 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt20 ACC_SEED_OFFSET=2200 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt21 ACC_SEED_OFFSET=2300 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -533,6 +535,48 @@ if SHAPE_SET == "alt19":
                   ((16384, 4096), "heldout")]
     SOFTMAX_SHAPES = [((49152, 4096), "heldout"), ((262144, 1024), "heldout"), ((4096, 16384), "heldout"),
                       ((768, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt20: a twenty-first set (session 16), measured at that session's start before any model change.
+if SHAPE_SET == "alt20":
+    GEMM_BF16_SHAPES = [((4096, 5120, 14336), "heldout"), ((2560, 8192, 8192), "heldout"),
+                        ((16, 4096, 28672), "heldout"), ((32, 28672, 8192), "heldout"),
+                        ((64, 14336, 4096), "heldout"), ((128, 6144, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 14336, 8192), "heldout"), ((8192, 5120, 4096), "heldout"),
+                       ((16, 28672, 4096), "heldout"), ((64, 6144, 14336), "heldout"),
+                       ((128, 4096, 28672), "heldout")]
+    PERSIST_SHAPES = [((3072, 8192, 8192), "heldout"), ((6144, 4096, 14336), "heldout"),
+                      ((1024, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((4, 16, 16384, 64, 1), "heldout"), ((2, 64, 4096, 128, 1), "heldout"),
+                   ((32, 32, 1024, 64, 1), "heldout"), ((2, 32, 16384, 64, 0), "heldout"),
+                   ((8, 16, 8192, 128, 0), "heldout")]
+    DECODE_SHAPES = [((8, 32, 8, 65536), "heldout"), ((128, 32, 8, 4096), "heldout"),
+                     ((4, 64, 8, 32768), "heldout"), ((256, 64, 8, 1024), "heldout")]
+    RMS_SHAPES = [((40960, 4096), "heldout"), ((98304, 2048), "heldout"), ((3072, 16384), "heldout"),
+                  ((6144, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((24576, 8192), "heldout"), ((163840, 1024), "heldout"), ((8192, 16384), "heldout"),
+                      ((1024, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt21: a twenty-second set, written down at session 16's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt21":
+    GEMM_BF16_SHAPES = [((6144, 8192, 4096), "heldout"), ((1024, 28672, 8192), "heldout"),
+                        ((16, 14336, 14336), "heldout"), ((32, 4096, 8192), "heldout"),
+                        ((64, 6144, 28672), "heldout"), ((128, 8192, 28672), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 14336, 4096), "heldout"), ((2048, 8192, 14336), "heldout"),
+                       ((32, 14336, 14336), "heldout"), ((64, 28672, 4096), "heldout"),
+                       ((128, 6144, 8192), "heldout")]
+    PERSIST_SHAPES = [((8192, 6144, 4096), "heldout"), ((2048, 28672, 4096), "heldout"),
+                      ((4096, 4096, 14336), "heldout")]
+    ATTN_SHAPES = [((1, 64, 16384, 64, 1), "heldout"), ((8, 16, 8192, 128, 1), "heldout"),
+                   ((16, 32, 2048, 64, 1), "heldout"), ((4, 32, 8192, 64, 0), "heldout"),
+                   ((2, 16, 32768, 128, 0), "heldout")]
+    DECODE_SHAPES = [((1, 32, 8, 262144), "heldout"), ((32, 64, 8, 8192), "heldout"),
+                     ((16, 32, 8, 16384), "heldout"), ((1024, 32, 8, 512), "heldout")]
+    RMS_SHAPES = [((16384, 8192), "heldout"), ((196608, 2048), "heldout"), ((1536, 32768), "heldout"),
+                  ((32768, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((40960, 4096), "heldout"), ((327680, 1024), "heldout"), ((2048, 16384), "heldout"),
+                      ((12288, 8192), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
