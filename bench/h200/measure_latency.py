@@ -15,6 +15,16 @@ Cases (each the median of 3 launches after one warm-up launch):
                        L2-resident: the regime of a GEMM whose tiles hit L2)
 Writes latency.csv (case, working set, load, steps, ns per step, cycles per step, SM clock
 implied, streaming GB/s counting read + write) and log.txt.
+
+LAT_SET=read (session 16, decode16): the DRAM chain only, under a copy (load `dram`) and under a
+read-only stream (load `dram_read`: each streamer thread sums float4s of the 1 GiB source, four
+loads in flight a thread, and writes one value at the end) at 8, 33, 66, 132, 264, 396 and 528
+streaming blocks, so the chase's latency can be read against the bandwidth of either kind of
+stream (stream GB/s counts the bytes moved: read + write for the copy, read only for the sum).
+What it decides: the profile's latency-under-load points (pipeline.dram_latency_*) were measured
+under a copy, half of whose DRAM traffic is writes; the split-KV decode trips only read, and
+calibration/h200/measured/decode_trip's 2-stage trips grow 0-50 ns from 16 to 132 SMs at 1.6-2.8
+TB/s where the copy's curve adds 90-180 ns.
 """
 import csv
 import os
@@ -45,7 +55,7 @@ extern "C" __global__ void chase(const long long* __restrict__ nxt, long long st
                                  long long* out, unsigned long long* times, int* flag,
                                  const float4* __restrict__ src, float4* __restrict__ dst,
                                  long long n4, int max_passes, unsigned long long* moved,
-                                 unsigned long long warm_ns) {
+                                 unsigned long long warm_ns, int read_only) {
     if (blockIdx.x == 0) {
         if (threadIdx.x == 0) {
             unsigned long long w0 = gtimer();
@@ -69,6 +79,24 @@ extern "C" __global__ void chase(const long long* __restrict__ nxt, long long st
     long long tid = (long long)(blockIdx.x - 1) * blockDim.x + threadIdx.x;
     long long nthreads = (long long)(gridDim.x - 1) * blockDim.x;
     unsigned long long count = 0;
+    if (read_only) {
+        // a read-only stream: four independent float4 loads in flight a thread, summed
+        float acc = 0.f;
+        for (int p = 0; p < max_passes; ++p) {
+            if (*(volatile int*)flag) break;
+            long long k = tid;
+            for (; k + 3 * nthreads < n4; k += 4 * nthreads) {
+                float4 a = __ldcg(src + k), b = __ldcg(src + k + nthreads);
+                float4 c = __ldcg(src + k + 2 * nthreads), d = __ldcg(src + k + 3 * nthreads);
+                acc += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w))
+                     + ((c.x + c.y) + (c.z + c.w)) + ((d.x + d.y) + (d.z + d.w));
+                count += 64;
+            }
+        }
+        if (acc == 12345.678f) dst[tid] = make_float4(acc, acc, acc, acc);
+        atomicAdd(moved, count);
+        return;
+    }
     for (int p = 0; p < max_passes; ++p) {
         if (*(volatile int*)flag) break;
         for (long long k = tid; k < n4; k += nthreads) {
@@ -105,16 +133,17 @@ def run_case(nxt, start, steps, load, buffers, n_sms, streamers=None):
     times = cp.zeros(2, dtype=cp.uint64)
     flag = cp.zeros(1, dtype=cp.int32)
     moved = cp.zeros(1, dtype=cp.uint64)
+    read_only = 1 if load == "dram_read" else 0
     if load == "none":
         src, dst, n4, grid = buffers["l2"][0], buffers["l2"][1], 0, 1
     else:
-        src, dst = buffers[load]
+        src, dst = buffers["dram" if read_only else load]
         n4 = src.size // 4
         grid = 1 + (4 * n_sms if streamers is None else streamers)
     ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
     ev0.record()
     KERNEL((grid,), (256,), (nxt, cp.int64(start), cp.int32(steps), out, times, flag, src, dst,
-                            cp.int64(n4), cp.int32(1 << 30), moved, cp.uint64(200_000)))
+                            cp.int64(n4), cp.int32(1 << 30), moved, cp.uint64(200_000), cp.int32(read_only)))
     ev1.record()
     ev1.synchronize()
     kernel_ms = cp.cuda.get_elapsed_time(ev0, ev1)
@@ -139,11 +168,17 @@ def main():
     w = csv.writer(f)
     w.writerow(["working_set_bytes", "load", "streamer_blocks", "steps", "ns_per_step", "cycles_per_step",
                 "implied_sm_mhz", "stream_gbps", "kernel_ms", "runs"])
-    cases = [(ws, steps, load, None) for ws, steps in ((4 << 20, 40_000), (1 << 30, 20_000))
-             for load in ("none", "l2", "dram")]
-    # latency against load: the chain's own level streamed by 1 .. 4 blocks per SM
-    cases += [(4 << 20, 40_000, "l2", b) for b in (8, 33, 66, 132, 264)]
-    cases += [(1 << 30, 20_000, "dram", b) for b in (8, 33, 66, 132, 264)]
+    if os.environ.get("LAT_SET") == "read":
+        # the DRAM chain under a copy and under a read-only stream of 8 .. 528 blocks
+        cases = [(1 << 30, 20_000, "none", None)]
+        cases += [(1 << 30, 20_000, load, b) for b in (8, 33, 66, 132, 264, 396, 528)
+                  for load in ("dram", "dram_read")]
+    else:
+        cases = [(ws, steps, load, None) for ws, steps in ((4 << 20, 40_000), (1 << 30, 20_000))
+                 for load in ("none", "l2", "dram")]
+        # latency against load: the chain's own level streamed by 1 .. 4 blocks per SM
+        cases += [(4 << 20, 40_000, "l2", b) for b in (8, 33, 66, 132, 264)]
+        cases += [(1 << 30, 20_000, "dram", b) for b in (8, 33, 66, 132, 264)]
     chains = {}
     for ws, steps, load, streamers in cases:
         if ws not in chains:
