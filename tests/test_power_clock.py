@@ -23,14 +23,16 @@ ROOT = Path(__file__).resolve().parent.parent
 H200 = load_profile("h200_sxm")
 
 
-def _machine(busy):
-    m = Machine(H200, "cta")
-    m.busy_units = busy
-    return m
+def _machine(ctas):
+    """The H200 as a launch of ``ctas`` CTAs sees it: min(ctas, 132) SMs busy."""
+    return Machine(H200, "cta", positions=ctas)
 
 
 def test_factor_by_busy_sms():
     assert _machine(132).tensor_clock_factor() == 1
+    # 512 CTAs keep min(512, 132) = 132 SMs busy, as a Machine told of no launch does: 1
+    assert _machine(512).busy_units == 132 and _machine(512).tensor_clock_factor() == 1
+    assert Machine(H200, "cta").busy_units == 132
     assert _machine(78).tensor_clock_factor() == pytest.approx(1.191680, abs=1e-6)
     assert _machine(114).tensor_clock_factor() == pytest.approx(1.050082, abs=1e-6)
     assert _machine(33).tensor_clock_factor() == pytest.approx(1.237838, abs=1e-6)
@@ -49,8 +51,7 @@ def test_efficiency_carries_the_factor_for_every_dtype():
 def test_a_profile_without_the_facts_keeps_its_efficiency():
     """h100_sxm states neither power fact: 78 busy SMs of 132 keep its efficiency as stated."""
     h100 = load_profile("h100_sxm")
-    m = Machine(h100, "cta")
-    m.busy_units = 78
+    m = Machine(h100, "cta", positions=78)
     assert m.tensor_clock_factor() == 1
 
 

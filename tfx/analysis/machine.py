@@ -35,7 +35,10 @@ def links_by_mesh(profile) -> dict:
 class Machine:
     """The per-unit rates of one profile, in bytes/ns and flop/ns."""
 
-    def __init__(self, profile, mesh_level: str, codegen=None):
+    def __init__(self, profile, mesh_level: str, codegen=None, positions=None):
+        """``positions``: the launch's positions (CTAs on a GPU), of which it keeps
+        min(positions, units) busy (None: every unit): the power limit's clock under their
+        tensor work (tensor_clock_factor); fixed for the Machine's life."""
         self.profile = profile
         # the code generator whose instruction patterns are priced (tfx.analysis.codegen)
         self.codegen = codegens.lookup(codegen)
@@ -72,9 +75,9 @@ class Machine:
         self.launch_ns = profile.get("launch.overhead", 0.0)
         self.tensor_eff = profile.get("compute.tensor.efficiency", 1.0)
         self._tensor_eff_by_dtype: dict = {}
-        # the units one launch keeps busy (set by the launch: min(its CTAs, the units)); the
-        # power limit's clock rises as fewer of them run (tensor_clock_factor)
-        self.busy_units = self.units
+        # the units the launch keeps busy: the power limit's clock rises as fewer of them run
+        # (tensor_clock_factor)
+        self.busy_units = self.units if positions is None else emin(positions, self.units)
         self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
         # the warp mma's own rate (mma.sync; fp8 promoted to f16): tfx.analysis.mma_layout.warp_mma
         self.warp_mma = mma_layout.warp_mma_facts(profile) if self.kind == "gpu" else None

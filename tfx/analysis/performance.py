@@ -307,8 +307,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     """One launch's time; ``drift_rate``: the DriftRate of its first pricing, where its column
     tiles' shared re-reads are already raised by it (``predict``): described, not priced again."""
     unit_node = unit_mesh(mesh, profile)
-    m = Machine(profile, unit_node.level, codegen)
     positions = unit_node.execs
+    # the SMs the launch keeps busy, min(positions, SMs): the power limit's clock under their
+    # tensor work (Machine.tensor_clock_factor)
+    m = Machine(profile, unit_node.level, codegen, positions)
     if isinstance(occupancy_blocks, dict):
         occupancy_blocks = occupancy_blocks.get(mesh.id, 1)
     if isinstance(spill_bytes_per_thread, dict):
@@ -317,9 +319,6 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     resident = emax(resident, 1) if is_array(resident) else max(resident, 1)
     units = m.units
     slots = units * resident
-    # the SMs the launch keeps busy: the power limit's clock under their tensor work
-    # (Machine.tensor_clock_factor)
-    m.busy_units = emin(positions, units)
     reuse = wave_info.get(mesh.id)
     if reuse is None:
         reuse = l2_reuse.WaveReuse()
