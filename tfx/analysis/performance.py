@@ -172,6 +172,7 @@ class LocalMemory(NamedTuple):
     beyond_l1: Any = None         # per SM, from L2 (or DRAM when the machine's set exceeds L2)
     beyond_level: str = ""
     dram_mask: Any = None         # level "mixed" (arrays): where the values live in DRAM
+    largest_carveout: Any = None  # l1_free is what the largest carve-out leaves (largest_carveout; None: not asked)
 
     @property
     def at_dram(self) -> Any:
@@ -183,7 +184,7 @@ def largest_carveout(m: "Machine", cta_smem) -> Any:
     """Whether a kernel of ``cta_smem`` bytes of shared memory a CTA runs at the largest
     shared-memory carve-out (occupancy.smem_per_sm), whatever CTAs an SM holds: over
     local.max_carveout_above its loader asks for it; elementwise for arrays, None where the
-    profile lacks either fact (local_memory's L1 and the spill term's words both ask it)."""
+    profile lacks either fact (local_memory keeps it: LocalMemory.largest_carveout)."""
     above = m.profile.get("local.max_carveout_above", None)
     if above is None or m.profile.get("occupancy.smem_per_sm", None) is None:
         return None
@@ -202,7 +203,7 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
     lsu_l2 = m.profile.get("local.l2_bandwidth", None)
     l2 = (lsu_l2 / 1e9 if lsu_l2 else (m.l2_bw_device or m.dram_bw_device)) / m.units
     dram = m.dram_bw_device / m.units
-    free = None
+    free = largest = None
     if cap is not None and per_cycle is not None:
         used = spill.cta_smem * resident
         largest = largest_carveout(m, spill.cta_smem)
@@ -218,11 +219,11 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
         in_l2 = (working * m.units <= l2_cap) if l2_cap else np.zeros_like(in_l1)
         beyond = np.where(in_l2, l2, dram)
         return LocalMemory("mixed", np.where(in_l1, l1_bw, beyond), working, free, beyond, "mixed",
-                           ~np.asarray(in_l1, dtype=bool) & ~np.asarray(in_l2, dtype=bool))
+                           dram_mask=~np.asarray(in_l1, dtype=bool) & ~np.asarray(in_l2, dtype=bool), largest_carveout=largest)
     beyond, beyond_level = (l2, "L2") if l2_cap and working * m.units <= l2_cap else (dram, "DRAM")
     if free is not None and working <= free:
-        return LocalMemory("L1", per_cycle * m.clock_ghz, working, free, beyond, beyond_level)
-    return LocalMemory(beyond_level, beyond, working, free, beyond, beyond_level)
+        return LocalMemory("L1", per_cycle * m.clock_ghz, working, free, beyond, beyond_level, largest_carveout=largest)
+    return LocalMemory(beyond_level, beyond, working, free, beyond, beyond_level, largest_carveout=largest)
 
 
 @dataclass
@@ -564,7 +565,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 + " (included in the waves above)"))
         if local is not None and not is_array(spill.fraction):
             spill_ns = full_waves * engines.get("spill", 0) + (t_tail_spill if tail else 0)
-            largest = largest_carveout(m, spill.cta_smem)
+            largest = local.largest_carveout
             where_l1 = (("the " + format_bytes(float(local.l1_free)) + " of L1 the largest shared-memory carve-out "
                          "leaves (over " + format_bytes(float(m.profile.get("local.max_carveout_above")))
                          + " of shared memory a CTA, its loader asks for it)")
