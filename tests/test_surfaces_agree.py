@@ -141,6 +141,13 @@ def test_every_surface_reads_one_headline(kernel, capsys):
         assert f"Roofline  bound by {head['roofline.bound_by']}\n" in pane
         if gpu:
             assert f"Occupancy {fmt.ctas_per_sm(head['occupancy.blocks_per_sm'])}" in pane
+            # the register estimate's line where it set the registers: the text's and the pane's
+            # one line, its total the JSON's (no bundled kernel declares its registers)
+            from tfx.present.analysis_report import estimated_registers_line
+            registers = estimated_registers_line(a)
+            assert registers is not None, profile
+            assert f"    {registers}\n" in text and f"  {registers}\n" in pane, profile
+            assert registers.endswith(f" = {fmt.count(data['register_estimate']['total'])}"), profile
         point = core.explore_point(a)
         assert point == (row["predicted_ns"], row["smem_per_cta"] if gpu else point[1]), profile
 

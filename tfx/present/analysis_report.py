@@ -238,6 +238,18 @@ def annotated_ir(a, domain: str = "total", width: int | None = None) -> str:
 TERM_DETAIL_COLUMN = 27
 
 
+def estimated_registers_line(a) -> str | None:
+    """Where the registers came from when nobody compiled the kernel (the register estimate's
+    terms: tfx.analysis.register_estimate), for the text summary and the Roofline pane alike;
+    None where the first launch's registers were given, or there is no occupancy."""
+    if a.registers is None or a.occupancy is None or a.resources.origin != "estimated":
+        return None
+    if a.resources.regs_per_thread != min(a.registers.total, a.occupancy.limits.max_regs_per_thread):
+        return None               # given (a declared regs attr beside an estimated smem)
+    from tfx.analysis.register_estimate import describe
+    return f"registers a thread, estimated: {describe(a.registers)}"
+
+
 def summary(a, width: int | None = None) -> str:
     """The summary block; each line past ``width`` wraps at words (tfx.present.layout.wrap), a
     breakdown term's detail under its column (TERM_DETAIL_COLUMN); None keeps every line whole."""
@@ -274,11 +286,9 @@ def summary(a, width: int | None = None) -> str:
                       f"{a.resources.regs_per_thread} regs, {fmt.allocation(a.resources.smem_per_cta)} smem]"))
         for line in a.occupancy.explanation()[1:]:
             out.append(f"    {line}")
-        if a.registers is not None and a.resources.origin == "estimated" \
-                and a.resources.regs_per_thread == min(a.registers.total, 255):
-            # where the registers came from when nobody compiled it (tfx.analysis.register_estimate)
-            from tfx.analysis.register_estimate import describe
-            out.append(f"    registers a thread, estimated: {describe(a.registers)}")
+        registers = estimated_registers_line(a)
+        if registers is not None:
+            out.append(f"    {registers}")
     out.append("  predicted time: " + beyond_roofline(a))
     out = wrap_all(out, width)
     for t in a.terms:
