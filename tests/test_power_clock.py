@@ -69,3 +69,44 @@ def test_persistent_tensor_trip_on_78_sms():
         p = dict(M=1024, N=1024, K=k, BM=128, BN=256, BK=64, WARPS=8, STAGES=5, NUM_SMS=78)
         return float(analyze(g, None, H200, p).metrics["performance.predicted_ns"])
     assert t(16384) - t(8192) == pytest.approx(128 * (4_194_304 / (4096 * 1.98 * 0.916) + 100 / 1.98), rel=1e-3)
+
+
+def test_the_breakdown_writes_the_factor_it_prices():
+    """Machine.describe_tensor_clock, the 'power clock' line: at 78 busy SMs (132 / 78)^(1/3) =
+    1.692308^(1/3) = 1.19168 (six significant digits, tfx.hw.units.format_plain) under the cap
+    0.916 / 0.74 = 1.237838 -> 1.23784; at 33, 4^(1/3) = 1.587401 -> 1.5874, capped at 1.23784;
+    a launch that keeps every SM busy, and a profile without the facts, write nothing."""
+    at78 = _machine(78).describe_tensor_clock()
+    assert at78.startswith("78 of 132 SMs busy: ")
+    assert "(132 / 78)^(1/3) = 1.19168 (compute.tensor.power_clock_exponent 3), under the cap " \
+           "0.916 / 0.74 = 1.23784 " in at78
+    assert at78.endswith("each mma's sustained efficiency x 1.19168")
+    at33 = _machine(33).describe_tensor_clock()
+    assert "(132 / 33)^(1/3) = 1.5874 (compute.tensor.power_clock_exponent 3), capped at 0.916 / 0.74 = 1.23784 " in at33
+    assert at33.endswith("x 1.23784")
+    assert _machine(132).describe_tensor_clock() is None
+    assert Machine(load_profile("h100_sxm"), "cta", positions=78).describe_tensor_clock() is None
+
+
+def _terms(kernel, **params):
+    g = parse_file(str(ROOT / "kernels" / kernel))
+    return {t.name: t.detail for t in analyze(g, None, H200, params).terms}
+
+
+def test_the_fp8_tensor_rate_names_the_profile_fraction_and_the_clock_apart():
+    """gemm_fp8 at M = 256, N = 1,024 on 128x128 tiles: 2 x 8 = 16 CTAs, 16 busy SMs, capped:
+    8,192 flop/cycle x 1.98 GHz = 16,220.16 flop/ns x 0.700 (efficiency_fp8e4m3, the profile's
+    value) x 1.237838 = 14,054.5 flop/ns, written 14.05 TFLOP/s (the line read 'x 0.867 sustained
+    (compute.tensor.efficiency_fp8e4m3)', the product, as if the profile stated it)."""
+    t = _terms("gemm_fp8.tile", M=256, N=1024)
+    assert ("x 0.700 sustained (compute.tensor.efficiency_fp8e4m3) x 1.23784 (the power clock, below) "
+            "= 14.05 TFLOP/s") in t["tensor rate"]
+    assert t["power clock"].startswith("16 of 132 SMs busy: ")
+
+
+def test_no_power_clock_line_where_no_mma_runs_at_the_tensor_efficiency():
+    """gemm_w4a16's defaults: 32 CTAs, but its 16-row mma runs on the warp mma (mma.sync at its
+    own clock fraction 0.907, tfx.analysis.mma_layout.warp_mma), which the factor does not touch:
+    no line; persistent_gemm at NUM_SMS = 78 (warpgroup mma) has it."""
+    assert "power clock" not in _terms("gemm_w4a16.tile")
+    assert _terms("persistent_gemm.tile", NUM_SMS=78)["power clock"].startswith("78 of 132 SMs busy: ")

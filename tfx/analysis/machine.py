@@ -94,14 +94,19 @@ class Machine:
         self.dma_hold = bool(int(profile.get("dma.hold_channel_for_round_trip", 0) or 0))
         self.links = links_by_mesh(profile)
 
-    def tensor_efficiency(self, dtype) -> float:
-        """Sustained fraction of the tensor peak for ``dtype`` (``compute.tensor.efficiency_<dtype>``,
-        else ``compute.tensor.efficiency``): fp8 settles at a lower power-limited clock than bf16;
-        times ``tensor_clock_factor`` (the clock the power limit leaves the launch's busy units)."""
+    def sustained_efficiency(self, dtype) -> float:
+        """Sustained fraction of the tensor peak for ``dtype`` with every unit busy, as the profile
+        states it (``compute.tensor.efficiency_<dtype>``, else ``compute.tensor.efficiency``): fp8
+        settles at a lower power-limited clock than bf16."""
         eff = self._tensor_eff_by_dtype.get(dtype)
         if eff is None:
             eff = self._tensor_eff_by_dtype[dtype] = self.profile.sustained_efficiency("tensor", dtype)
-        return eff * self.tensor_clock_factor()
+        return eff
+
+    def tensor_efficiency(self, dtype) -> float:
+        """The fraction of the tensor peak an mma of ``dtype`` is priced at: ``sustained_efficiency``
+        times ``tensor_clock_factor`` (the clock the power limit leaves the launch's busy units)."""
+        return self.sustained_efficiency(dtype) * self.tensor_clock_factor()
 
     def tensor_clock_factor(self):
         """How much faster the power-limited clock runs when the launch keeps ``busy_units`` of
@@ -119,6 +124,26 @@ class Machine:
         if not is_array(busy) and busy >= self.units:
             return 1
         return emin(emax(ratio(self.units, emax(busy, 1)), 1) ** (1 / a), top / self.tensor_eff)
+
+    def describe_tensor_clock(self) -> str | None:
+        """The breakdown's words for ``tensor_clock_factor`` where it is not 1 (scalars; None
+        elsewhere): the busy units, the power law and its cap, as the factor computes them."""
+        factor = self.tensor_clock_factor()
+        if is_array(factor, self.busy_units) or factor == 1:
+            return None
+        from tfx.hw.units import format_count, format_counted, format_plain, level_noun
+        a = self.profile.get("compute.tensor.power_clock_exponent")
+        top = self.profile.get("compute.tensor.unthrottled_efficiency")
+        busy, units = emax(self.busy_units, 1), self.units
+        law = float(ratio(units, busy)) ** (1 / a)
+        power = (f"({format_count(units)} / {format_count(busy)})^(1/{format_plain(a)}) = {format_plain(law)} "
+                 f"(compute.tensor.power_clock_exponent {format_plain(a)})")
+        cap = (f"{format_plain(top)} / {format_plain(self.tensor_eff)} = {format_plain(top / self.tensor_eff)} "
+               f"(compute.tensor.unthrottled_efficiency / efficiency)")
+        return (f"{format_count(busy)} of {format_counted(units, level_noun(self.unit_level))} busy: the power limit "
+                f"leaves their tensor cores a faster clock than a full launch's, {power}, "
+                + ("capped at " if factor < law else "under the cap ") + cap
+                + f": each mma's sustained efficiency x {format_plain(factor)}")
 
     def rate(self, unit: str, dtype: str) -> float:
         """flop/ns of one unit (SM/PE) for ``dtype`` on ``unit``; refused by name when not stated."""

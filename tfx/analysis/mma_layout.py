@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, if_else, is_array, ratio, where
-from tfx.hw.units import format_counted, format_time_ns, formula_flop_rate, formula_frequency
+from tfx.hw.units import format_counted, format_plain, format_time_ns, formula_flop_rate, formula_frequency
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 # How a dot is chained to another (counting's ``mma_chained``): FEEDS, its result is read by
@@ -182,17 +182,19 @@ def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     return text
 
 
-def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key) -> str:
+def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key, clock_factor=1) -> str:
     """One line: the tensor rate an mma of ``dtype`` is priced at where the profile states that
     dtype's own sustained fraction (``key``, ``compute.tensor.efficiency_<dtype>``): the SM's peak
     (``per_cycle`` flop/cycle at ``clock_ghz``) times it. fp8 on the H200: 8192 x 1.98 = 16,220.2
     flop/ns (16.22 TFLOP/s) x 0.700 (cuBLAS fp8 / bf16 at 8192^3 in one session, 1.892, x bf16's
     0.74 / 2; calibration/h200/measured/fp8_rate) = 11,354.1 flop/ns, written 11.35 TFLOP/s
-    (tfx.hw.units.formula_flop_rate; docs/analysis.md section 8)."""
+    (tfx.hw.units.formula_flop_rate; docs/analysis.md section 8). ``clock_factor``: the launch's
+    power-limited clock (tfx.analysis.machine.Machine.tensor_clock_factor), written where not 1."""
     peak = per_cycle * clock_ghz
+    clock = f" x {format_plain(clock_factor)} (the power clock, below)" if clock_factor != 1 else ""
     return (f"{dtype} on the tensor cores: {per_cycle:,.0f} flop/cycle x {formula_frequency(clock_ghz)} = "
-            f"{formula_flop_rate(peak)} per SM at peak x {fraction:.3f} sustained ({key}) = "
-            f"{formula_flop_rate(peak * fraction)}")
+            f"{formula_flop_rate(peak)} per SM at peak x {fraction:.3f} sustained ({key}){clock} = "
+            f"{formula_flop_rate(peak * fraction * clock_factor)}")
 
 
 # ------------------------------------------------------------------ operand reads from shared memory

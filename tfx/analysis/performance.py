@@ -866,6 +866,7 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
     """How each mma is laid on the tensor cores and what its operands cost (explanations;
     their time is in the waves above)."""
     out = []
+    at_efficiency = False         # an mma priced at the tensor efficiency (not the warp mma's own rate)
     for c in unit_node.walk():
         shape = getattr(c, "per_exec_shape", None)
         if c.kind != "op" or c.op is None or c.op.opcode not in opcat.MMA or shape is None:
@@ -889,6 +890,7 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
                 out.append(Term("byte gather", 0, f"line {c.line}: " + mma_layout.describe_gather(
                     g, warps, resident, _warp_mma_clock(m)) + " (included in the waves above)"))
             continue
+        at_efficiency = True
         out.append(Term("mma layout", 0, f"line {c.line}: " + mma_layout.describe(p, shape, warps, float(rate))))
         out.extend(reads)
         key = f"compute.tensor.efficiency_{normalize_dtype(dtype)}"
@@ -896,7 +898,8 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
             # the dtype's own sustained fraction (fp8: its cuBLAS rate against bf16's, fp8_rate)
             per_cycle = m.rate("tensor", dtype) / m.clock_ghz
             out.append(Term("tensor rate", 0, f"line {c.line}: " + mma_layout.describe_sustained_rate(
-                normalize_dtype(dtype), per_cycle, m.clock_ghz, m.tensor_efficiency(dtype), key)))
+                normalize_dtype(dtype), per_cycle, m.clock_ghz, m.sustained_efficiency(dtype), key,
+                m.tensor_clock_factor())))
         serial = mma_layout.serialized_wgmma(c, m.inst, bits, warps)
         facts = mma_layout.serial_wgmma_facts(m)
         if serial is not None and facts is not None and not is_array(serial.applies):
@@ -904,6 +907,11 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
                 serial, shape, m.rate("tensor", dtype), resident, facts) + " (included in the waves above)"))
         for t in mma_layout.register_transposes(c, m.inst, bits, warps):
             out.append(Term("transpose", 0, f"line {c.line}: " + mma_layout.describe_transpose(t, m.clock_ghz)))
+    clock = m.describe_tensor_clock()
+    if clock is not None and at_efficiency:
+        # the tensor rate above at the launch's busy SMs (Machine.tensor_clock_factor; the warp
+        # mma runs at its own clock fraction)
+        out.append(Term("power clock", 0, clock + " (included in the waves above)"))
     return out
 
 
