@@ -38,8 +38,18 @@ def test_empty_merge_columns_leave_the_merge_estimated(tmp_path):
     assert "later_launches" not in row.resources()
 
 
-def test_a_merge_count_that_is_not_a_number_names_its_row(tmp_path):
-    (row,) = _rows(tmp_path, f"{DECODE},h200_sxm,0.1,lots,0,64,72,0,71680\n")
+@pytest.mark.parametrize("cells, column, words", [
+    ("lots,0,64", 4, "'merge_regs': 'lots' is not a number"),
+    # a count that is not whole was truncated (3.5 -> 3), infinity raised OverflowError
+    ("72,3.5,64", 5, "'merge_spills': '3.5' is not a whole number"),
+    ("72,0,inf", 6, "'merge_smem_bytes': 'inf' is not a whole number"),
+    ("72,-1,64", 5, "'merge_spills' must not be negative"),
+    ("300,0,64", 4, "'merge_regs' must be 1..255 registers per thread"),
+])
+def test_a_merge_count_is_read_as_the_first_launchs_are(tmp_path, cells, column, words):
+    """Refused while the CSV is read, at its cell (file:line:col: the header's 4th..6th column),
+    in the words the partial launch's regs / spills / smem_bytes get."""
     with pytest.raises(TfxError) as err:
-        row.resources()
-    assert "merge_regs" in err.value.message and err.value.where.line == 2
+        _rows(tmp_path, f"{DECODE},h200_sxm,0.1,{cells},72,0,71680\n")
+    assert words in err.value.message
+    assert (err.value.where.line, err.value.where.col) == (2, column)

@@ -43,11 +43,13 @@ RESOURCE_COLUMNS = ("regs", "spills", "smem_bytes", "local_bytes")
 #: "Technical Specifications per Compute Capability": maximum number of 32-bit registers per
 #: thread, 255); a compiled kernel reports 1..255, so anything else in a CSV is a typo.
 MAX_REGS_PER_THREAD = 255
+#: The second launch's compiled counts (a split-KV decode's merge launch, bench/h200/
+#: measure_accuracy.py's decode.csv): column -> the resource ``analyze`` takes for launch 1.
+SECOND_LAUNCH_COLUMNS = {"merge_regs": "regs", "merge_spills": "spills", "merge_smem_bytes": "smem"}
 # Columns that describe a row without changing its prediction.
 ANNOTATIONS = frozenset({
     "profile", "family", "shape", "split", "seed", "status", "error", "note", "layout",
-    "blocks_per_sm", "rel_err", "ms_split", "ms_merge", "merge_regs", "merge_spills",
-    "merge_smem_bytes", "min_bytes", "gbps_unique", "tflops", "ms_graph",
+    "blocks_per_sm", "rel_err", "ms_split", "ms_merge", "min_bytes", "gbps_unique", "tflops", "ms_graph",
 })
 
 
@@ -65,6 +67,7 @@ class MeasuredRow:
     smem_bytes: int | None = None
     local_bytes: int | None = None    # LDL + STL bytes a thread of the compiled code
     notes: dict = field(default_factory=dict)
+    second_launch: dict = field(default_factory=dict)   # SECOND_LAUNCH_COLUMNS' counts, by resource
 
     @property
     def family(self) -> str:
@@ -91,23 +94,9 @@ class MeasuredRow:
             out["smem"] = self.smem_bytes
         if self.local_bytes is not None:
             out["local_bytes"] = self.local_bytes
-        later = self.second_launch_resources()
-        if later:
-            out["later_launches"] = {1: later}
-        return out
-
-    def second_launch_resources(self) -> dict:
-        """The second launch's compiled counts where the CSV gives them (merge_regs, merge_spills,
-        merge_smem_bytes: a split-KV decode's merge launch), as ``analyze`` takes them."""
-        out = {}
-        for column, key in (("merge_regs", "regs"), ("merge_spills", "spills"), ("merge_smem_bytes", "smem")):
-            value = (self.notes.get(column) or "").strip()
-            if value:
-                try:
-                    out[key] = int(float(value))
-                except ValueError:
-                    raise TfxError(f"column '{column}' must be a whole number, not {value!r}",
-                                   where=self.where) from None
+        if self.second_launch:
+            # the second launch's compiled counts (merge_regs, ...): analyze's later_launches
+            out["later_launches"] = {1: dict(self.second_launch)}
         return out
 
     def label(self, shape_params: Iterable[str] = ()) -> str:
@@ -218,13 +207,13 @@ def read_measurements(path: str | Path, text: str | None = None, all_status: boo
             if h in params_of:
                 if v != "":
                     params[h] = _int_cell(v, h, at(h))
-            elif h in RESOURCE_COLUMNS:
+            elif h in RESOURCE_COLUMNS or h in SECOND_LAUNCH_COLUMNS:
                 if v != "":
                     res[h] = _int_cell(v, h, at(h))
                     if res[h] < 0:
                         raise TfxError(f"column {h!r} must not be negative, found {v!r}", where=at(h))
-                    if h == "regs" and not 1 <= res[h] <= MAX_REGS_PER_THREAD:
-                        raise TfxError(f"column 'regs' must be 1..{MAX_REGS_PER_THREAD} registers per thread "
+                    if h in ("regs", "merge_regs") and not 1 <= res[h] <= MAX_REGS_PER_THREAD:
+                        raise TfxError(f"column {h!r} must be 1..{MAX_REGS_PER_THREAD} registers per thread "
                                        f"(the hardware's per-thread maximum), found {v!r}", where=at(h))
             elif h in ANNOTATIONS:
                 notes[h] = v
@@ -237,7 +226,8 @@ def read_measurements(path: str | Path, text: str | None = None, all_status: boo
                                 profile=notes.get("profile") or None, measured_ms=ms, params=params,
                                 regs=res.get("regs"), spills=res.get("spills"), smem_bytes=res.get("smem_bytes"),
                                 local_bytes=res.get("local_bytes"),
-                                notes=notes))
+                                notes=notes, second_launch={key: res[h] for h, key in SECOND_LAUNCH_COLUMNS.items()
+                                                            if h in res}))
     return rows
 
 
