@@ -452,17 +452,10 @@ def knob_map(system: System, knob: str, factor: float) -> dict:
     if knob == "mem_bandwidth":
         return {"memory.gmem.bandwidth" if system.kind == "gpu" else "memory.hbm.bandwidth": f"x{factor}"}
     if knob == "compute":
-        out = {}
-        for path, _ in prof.facts():
-            leaf = path.split(".")[-1]
-            # (rates only: the power limit's exponent and unthrottled fraction are no rates)
-            if path.startswith("compute.tensor.") and leaf not in (
-                    "instruction_m", "instruction_n", "instruction_k", "scope", "power_clock_exponent",
-                    "unthrottled_efficiency") \
-                    and not leaf.startswith("efficiency"):
-                if prof.get(path) is not None:
-                    out[path] = f"x{factor}"
-        return out
+        # the tensor engine's rates (its flop/cycle facts), not its fractions, exponent or
+        # instruction shape (a deny-list of those missed the power facts: x2 made the exponent 6)
+        return {path: f"x{factor}" for path, fact in prof.facts()
+                if path.startswith("compute.tensor.") and fact.unit == "flop/cycle" and fact.value is not None}
     if knob == "intra_link":
         name = "links.nvlink.bandwidth" if system.kind == "gpu" else "links.d2d.bandwidth"
         out = {name: f"x{factor}"} if prof.get(name) is not None else {}
