@@ -168,3 +168,14 @@ def test_fp8_n_major_trip_is_the_unpipelined_chain():
     # 64 trips per CTA: the smem engine of one full batch is at least 64 x 2 x 4137.37 ns
     assert lt.engines["smem"] >= 64 * 2 * 8192 / 1.98 - 1e-6
     assert float(a.metrics["performance.predicted_ns"]) > 5 * float(b.metrics["performance.predicted_ns"])
+
+
+def test_the_instruction_shape_is_the_profiles():
+    """hw_profiles/h100_sxm.toml (h200_sxm inherits it) states instruction_m / _n / _k 64, 8, 16
+    (wgmma m64n8k16), a100_sxm.toml 16, 8, 16 (mma.sync m16n8k16); the Machine prices with the same
+    tuple the register estimate and the operand reads lay out with."""
+    from tfx.analysis.machine import Machine
+    from tfx.analysis.mma_layout import instruction_shape
+    assert instruction_shape(H200) == (64, 8, 16)
+    assert instruction_shape(load_profile("a100_sxm")) == (16, 8, 16)
+    assert Machine(load_profile("a100_sxm"), "cta").inst == (16, 8, 16)

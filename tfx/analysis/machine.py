@@ -78,7 +78,7 @@ class Machine:
         # the units the launch keeps busy: the power limit's clock rises as fewer of them run
         # (tensor_clock_factor)
         self.busy_units = self.units if positions is None else emin(positions, self.units)
-        self.inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+        self.inst = mma_layout.instruction_shape(profile)
         # the warp mma's own rate (mma.sync; fp8 promoted to f16): tfx.analysis.mma_layout.warp_mma
         self.warp_mma = mma_layout.warp_mma_facts(profile) if self.kind == "gpu" else None
         self.iteration_ns = profile.get("pipeline.iteration_overhead", 0) / self.clock_ghz

@@ -204,6 +204,12 @@ WGMMA_MAX_N = 256                       # the widest wgmma instruction (m64n256)
 DEFAULT_WARPS = 4                       # a CTA's warps where the kernel states no threads
 
 
+def instruction_shape(profile) -> tuple:
+    """The tensor instruction's (M, N, K) a profile states (compute.tensor.instruction_m / _n /
+    _k; 1 where it states none): H100 / H200 m64n8k16, wgmma's smallest N."""
+    return tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+
+
 def warps_of(threads):
     """A CTA's warps: threads / 32, or DEFAULT_WARPS where the kernel states none (the one rule
     the counted operand reads and the predicted time share)."""
@@ -298,7 +304,7 @@ def shared_reads(profile, threads):
     dot (Triton puts every warp on the batch) keeps the IR's count."""
     if profile.kind != "gpu" or warp_mma_facts(profile) is None:
         return None
-    inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+    inst = instruction_shape(profile)
     if inst[0] < 64:
         return None
     warps = warps_of(threads)

@@ -182,7 +182,7 @@ def estimate(mesh, counter, profile, threads, rmem_tiles) -> RegisterEstimate:
     tiles = _regs(rmem_tiles)
     if profile.kind != "gpu" or threads is None:
         return RegisterEstimate(tiles, 0, 0)
-    inst = tuple(int(profile.get(f"compute.tensor.instruction_{a}", 1)) for a in "mnk")
+    inst = mma_layout.instruction_shape(profile)
     warps = mma_layout.warps_of(threads)
     local = {"rmem", mma_layout.SHARED_LEVEL}
     scopes = [(_direct_ops(s), s) for s in _scopes(mesh)]
