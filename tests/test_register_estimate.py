@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tfx.analysis.analyze import analyze
+from tfx.analysis.register_estimate import describe
 from tfx.bundled import bundled_dir
 from tfx.hw import load_profile
 from tfx.lang import parse_file
@@ -49,6 +50,9 @@ def test_gemm_small_m_on_the_warp_mma(h200):
     e = _analyze("gemm", h200, BM=16, BN=128, BK=64, WARPS=4).registers
     assert (e.tiles, e.addresses, e.fragments, e.from_mma) == (16, 18, 24, True)
     assert e.total == 90
+    # the text names the 9 copies whose addresses are the 18; the JSON gives them too
+    assert "18 for 9 copies' 64-bit addresses a trip" in describe(e)
+    assert (e.to_json()["copies"], e.to_json()["copy_addresses"]) == (9, 18)
 
 
 def test_attention_counts_the_mma_tiles_not_the_softmax_intermediates(h200):

@@ -64,12 +64,18 @@ class RegisterEstimate:
     def total(self) -> Any:
         return ceil_int(self.tiles + self.addresses + self.fragments) + self.base
 
+    @property
+    def copies(self) -> Any:
+        """The 16-byte copies a thread issues a trip whose addresses ``addresses`` counts."""
+        return ratio(self.addresses, ADDRESS_REGISTERS) if not is_array(self.addresses) else self.addresses / ADDRESS_REGISTERS
+
     def to_json(self) -> dict:
-        """Registers a thread by term, and their sum (before the 255 cap)."""
+        """Registers a thread by term, and their sum (before the 255 cap); the copies the
+        addresses are counted for, as the text names them."""
         from tfx.analysis.numbers import to_plain
         return {"tiles": to_plain(self.tiles), "tiles_from": "mma" if self.from_mma else "live tiles",
-                "copy_addresses": to_plain(self.addresses), "mma_sync_fragments": to_plain(self.fragments),
-                "base": self.base, "total": to_plain(self.total)}
+                "copy_addresses": to_plain(self.addresses), "copies": to_plain(self.copies),
+                "mma_sync_fragments": to_plain(self.fragments), "base": self.base, "total": to_plain(self.total)}
 
 
 def _regs(nbytes) -> Any:
@@ -210,7 +216,7 @@ def describe(e: RegisterEstimate) -> str:
     what = "the mmas' accumulators and register operands" if e.from_mma else "the live register tiles"
     parts = [f"{format_count(float(e.tiles))} for {what}"]
     if e.addresses:
-        copies = format_counted(e.addresses / ADDRESS_REGISTERS, "copy", "copies")
+        copies = format_counted(e.copies, "copy", "copies")
         parts.append(f"{format_count(e.addresses)} for {copies}' 64-bit addresses a trip")
     if e.fragments:
         parts.append(f"{format_count(float(e.fragments))} of mma.sync operand fragments (2 k-slices)")
