@@ -109,11 +109,39 @@ if os.environ.get("L2_SET") == "s14":
         ("gemm", 6144, 4096, 8192, 128, 32, 64, 4, 2), ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4)]
         for g in (1, 8)]
     CONFIGS += [("gemm", 64, 14336, 8192, 32, 32, 64, 2, 4, 1)]
+# L2_SET=s16 (bigtile16): what binds three kinds of row the model misprices, with the warp state
+# statistics (ncu's WarpStateStats section: stall reasons per issued instruction) and the issue counts
+# in the first pass, and the L2 requests the SMs' TEX units send (one a 128-byte line, the short-row
+# copy's mechanism, docs/analysis.md "Rows under 64 bytes") as an extra pass:
+#   run21 bf16 1536x28672x4096's first-ranked 64x128x64 w2 s3 G1 (priced -30.4%) and its best
+#   128x128x32 w4 s3 G1 (priced +22.5%): mma.sync issue, shared memory or L2/DRAM;
+#   gemm_bk_s15's 128x128x16 w4 s6 (2 CTAs an SM, A in 32-byte rows: 16 lines a copy) beside its
+#   BK = 32 twin, and the one-CTA 128x256x16 w8 s6 beside 128x256x32 w8 s4 (the short trip's
+#   ~30 ns: the copies' issue, the barriers or the warpgroup mma's wait);
+#   run21 persistent 6144x6144x8192 64x64x128 w4 s3 on 132 SMs (525 ns a trip measured, 678
+#   priced: the loaded DRAM round trip) beside the one-tile-a-CTA kernel of the same tile.
+#   PYTHONUNBUFFERED=1 L2_SET=s16 L2G_DEADLINE_S=300 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S16 = os.environ.get("L2_SET") == "s16"
+if S16:
+    CONFIGS = [("gemm", 1536, 28672, 4096, 64, 128, 64, 2, 3, 1), ("gemm", 1536, 28672, 4096, 128, 128, 32, 4, 3, 1),
+               ("gemm", 4096, 4096, 4096, 128, 128, 16, 4, 6, 8), ("gemm", 4096, 4096, 4096, 128, 128, 32, 4, 4, 8),
+               ("gemm", 4096, 4096, 4096, 128, 256, 16, 8, 6, 8), ("gemm", 4096, 4096, 4096, 128, 256, 32, 8, 4, 8),
+               ("persistent", 6144, 6144, 8192, 64, 64, 128, 4, 3, 132),
+               ("gemm", 6144, 6144, 8192, 64, 64, 128, 4, 3, 8)]
+ISSUE16 = ["smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+           "smsp__warps_active.avg.per_cycle_active", "sm__cycles_elapsed.avg",
+           "smsp__inst_executed_op_shared_ld.sum"] if S16 else []
+STALL = "smsp__average_warps_issue_stalled_"
+STALLS16 = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle", "barrier", "math_pipe_throttle",
+            "wait", "not_selected", "selected", "dispatch_stall", "no_instruction", "membar", "branch_resolving",
+            "drain", "sleeping", "tex_throttle", "misc"] if S16 else []
 EXTRA_METRICS = (["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
-                  "lts__t_sectors_srcunit_ltcfabric.sum"] if os.environ.get("L2_SET") == "s14" else [])
+                  "lts__t_sectors_srcunit_ltcfabric.sum"] if os.environ.get("L2_SET") == "s14" else
+                 ["lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum"] if S16 else [])
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
-           "status"] + [m.split(".")[0] for m in EXTRA_METRICS]
+           "status"] + [m.split(".")[0] for m in EXTRA_METRICS] + [m.split(".")[0] for m in ISSUE16] + \
+          ["stall_" + s for s in STALLS16]
 
 
 def job_of(cfg):
@@ -170,6 +198,25 @@ def parse_ncu(text, metrics=None):
     return out
 
 
+def stall_columns(text):
+    """{stall_<reason>: value} of WarpStateStats' smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
+    in ncu's --csv --page raw output (the reasons STALLS16 names; others are left in ncu_raw.txt)."""
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    if len(lines) < 3:
+        return {}
+    rows = list(csv.reader(lines))
+    head, data = rows[0], rows[-1]
+    out = {}
+    for s in STALLS16:
+        k = f"{STALL}{s}_per_issue_active.ratio"
+        if k in head:
+            try:
+                out["stall_" + s] = f"{float(data[head.index(k)].replace(',', '')):.3f}"
+            except ValueError:
+                pass
+    return out
+
+
 def main():
     if "--one" in sys.argv:
         i = sys.argv.index("--one")
@@ -199,13 +246,18 @@ def main():
                 del bufs
                 torch.cuda.empty_cache()
                 if ncu:
-                    cmd = [ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "-k",
+                    cmd = [ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS + ISSUE16)] + \
+                        (["--section", "WarpStateStats"] if S16 else []) + ["-k",
                            "regex:(matmul|persistent)_kernel", "--launch-skip", "1", "--launch-count", "1",
                            sys.executable, os.path.abspath(__file__), "--one", kind] + [str(v) for v in cfg[1:]]
                     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=HERE)
                     raw.write(f"### {cfg}\n{r.stdout}\n{r.stderr[-2000:]}\n")
-                    m = parse_ncu(r.stdout)
+                    m = parse_ncu(r.stdout, METRICS + ISSUE16)
                     if m:
+                        for k in ISSUE16:
+                            if k in m:
+                                row[k.split(".")[0]] = f"{m[k]:.6g}"
+                        row.update(stall_columns(r.stdout))
                         row["ncu_ms"] = f"{m.get('gpu__time_duration.sum', float('nan')):.5f}"
                         row["dram_read_bytes"] = int(m.get("dram__bytes_read.sum", 0))
                         row["l2_read_sectors"] = int(m.get("lts__t_sectors_op_read.sum", 0))
@@ -214,7 +266,7 @@ def main():
                     else:
                         row["status"] = "ncu_failed"
                     for extra in EXTRA_METRICS:
-                        cmd_x = cmd[:cmd.index("--metrics") + 1] + [extra] + cmd[cmd.index("--metrics") + 2:]
+                        cmd_x = [ncu, "--csv", "--page", "raw", "--metrics", extra] + cmd[cmd.index("-k"):]
                         r = subprocess.run(cmd_x, capture_output=True, text=True, timeout=120, cwd=HERE)
                         raw.write(f"### {cfg} {extra}\n{r.stdout}\n{r.stderr[-2000:]}\n")
                         mx = parse_ncu(r.stdout, [extra])
