@@ -110,3 +110,16 @@ def test_no_power_clock_line_where_no_mma_runs_at_the_tensor_efficiency():
     no line; persistent_gemm at NUM_SMS = 78 (warpgroup mma) has it."""
     assert "power clock" not in _terms("gemm_w4a16.tile")
     assert _terms("persistent_gemm.tile", NUM_SMS=78)["power clock"].startswith("78 of 132 SMs busy: ")
+
+
+def test_the_simulator_prices_the_tensor_at_the_launchs_busy_sms():
+    """tfx simulate lowers a launch with the Machine the analysis prices it with: persistent_gemm
+    at NUM_SMS = 78 (78 CTAs) keeps min(78, 132) = 78 SMs busy, bf16 at 0.74 x 1.191680 =
+    0.881843 (it lowered at 0.74: a Machine told of no launch)."""
+    from tfx.sim.lower import Lowering
+    g = parse_file(str(ROOT / "kernels" / "persistent_gemm.tile"))
+    a = analyze(g, None, H200, dict(NUM_SMS=78))
+    mesh = next(c for c in a.root.children if c.kind == "mesh")
+    lw = Lowering(a, mesh, 78)
+    assert lw.m.busy_units == 78
+    assert lw.m.tensor_efficiency("bf16") == pytest.approx(0.881843, abs=1e-6)

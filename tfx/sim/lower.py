@@ -99,7 +99,7 @@ class Lowering:
         combined per-SM ceilings: tfx.analysis.memory_parallelism.sm_dram_share)."""
         self.a = analysis
         self.profile = analysis.profile
-        self.m = Machine(self.profile, unit_node.level)
+        self.m = Machine(self.profile, unit_node.level, positions=unit_node.execs)
         self.shared_by = int(shared_by) if shared_by else None
         self.active = self.shared_by or max(int(active_units), 1)
         self.miss = LaunchMiss.of(miss or {})
