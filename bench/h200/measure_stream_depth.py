@@ -59,6 +59,24 @@ if os.environ.get("DEPTH_SET") == "s15":
     WARPS = [4]
     STAGES = [2, 3, 4]
     VARIANTS = [(v, n) for n in (132, 264, 528) for v in ("own", "pair", "quad")]
+# DEPTH_SET=s16 (session 16, smallm16; docs/analysis.md "The loaded round trip on the pointer
+# chase's measured queueing curve ... tried, not kept"): what a launch spends outside its trips.
+# s15's `us_64_trips - 64 x ns_per_trip` (5.3-15.7 us) grows with the bytes the launch reads from
+# DRAM as the write-back of the L2's dirty lines would (do_bench's clear zeroes 256 MB and leaves the
+# L2 dirty; the launch's reads evict those lines). Each row is timed as s15 did (do_bench) and with
+# CUDA events around the launch alone in two L2 states, the GPU kept busy before it in both:
+# `dirty` (the clear, then torch.cuda._sleep: the dirty lines stay) and `clean` (the clear, then a
+# read of another 256 MB buffer: its clean lines replace them), at 16, 64 and 256 trips. The clean
+# rows' t(n) - n x ns a trip is the launch, ramp and tail without the write-back; dirty - clean is
+# the write-back at each byte count and draw.
+S16 = os.environ.get("DEPTH_SET") == "s16"
+if S16:
+    TRIP_COUNTS = (16, 64, 256)
+    TILES = [(128, 32), (128, 64)]
+    WARPS = [4]
+    STAGES = [2, 4]
+    VARIANTS = [(v, n) for n in (132, 528) for v in ("own", "quad")]
+    MODE_REPS = int(os.environ.get("DEPTH_MODE_REPS", "21"))
 
 
 def log(*a):
@@ -149,6 +167,44 @@ def precompile(cfgs, budget_s=60):
 COLS = ["variant", "BM", "BN", "BK", "WARPS", "STAGES", "ctas", "b_tiles", "sms_used", "trip_bytes",
         "dram_bytes_per_trip", "us_64_trips", "us_256_trips", "ns_per_trip", "implied_round_trip_ns",
         "l2_to_sm_tb_s", "dram_tb_s", "regs", "spills", "smem_bytes", "status"]
+if S16:
+    COLS = COLS[:-1] + ["us_16_trips"] + [f"us_{n}_{mode}" for mode in ("dirty", "clean") for n in TRIP_COUNTS] + ["status"]
+
+_SCRATCH = {}
+
+
+def timed_modes(fn):
+    """{'dirty': [us at each trip count], 'clean': [...]}: CUDA events around ``fn(trips)`` alone,
+    median of MODE_REPS, after do_bench's clear (zero a 256 MB buffer) and then either 100 us of
+    torch.cuda._sleep (the L2 left dirty) or a read of another 256 MB buffer (the L2 left clean);
+    nothing synchronizes inside a mode's loop, so the GPU is busy up to the start event."""
+    if not _SCRATCH:
+        _SCRATCH["cache"] = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+        _SCRATCH["other"] = torch.ones(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    cache, other = _SCRATCH["cache"], _SCRATCH["other"]
+    out = {}
+    for mode in ("dirty", "clean"):
+        us = []
+        for trips in TRIP_COUNTS:
+            fn(trips)
+            torch.cuda.synchronize()
+            ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(MODE_REPS)]
+            sink = []
+            for start, end in ev:
+                cache.zero_()
+                if mode == "dirty":
+                    torch.cuda._sleep(200_000)       # ~100 us at 1.98 GHz
+                else:
+                    sink.append(other.sum())
+                start.record()
+                fn(trips)
+                end.record()
+            torch.cuda.synchronize()
+            ts = sorted(s.elapsed_time(e) * 1e3 for s, e in ev)
+            us.append(round(ts[len(ts) // 2], 3))
+        out[mode] = us
+    return out
 
 
 def run_one(w, cfg, variant, ctas):
@@ -167,7 +223,13 @@ def run_one(w, cfg, variant, ctas):
             ms = triton.testing.do_bench(lambda: launch(bn, bk, warps, st, ctas, tiles_n, bufs, trips), warmup=3,
                                          rep=12, return_mode="median")
             us.append(ms * 1e3)
-        per_trip = (us[1] - us[0]) * 1e3 / (TRIP_COUNTS[1] - TRIP_COUNTS[0])
+        if S16:
+            modes = timed_modes(lambda n: launch(bn, bk, warps, st, ctas, tiles_n, bufs, n))
+            for mode, vals in modes.items():
+                row.update({f"us_{n}_{mode}": v for n, v in zip(TRIP_COUNTS, vals)})
+            row["us_16_trips"] = round(us[0], 3)
+            us = us[1:]
+        per_trip = (us[1] - us[0]) * 1e3 / (256 - 64)
         row.update(sms_used=len(set(ids)), us_64_trips=round(us[0], 3), us_256_trips=round(us[1], 3),
                    ns_per_trip=round(per_trip, 2), implied_round_trip_ns=round((st - 1) * per_trip, 1),
                    l2_to_sm_tb_s=round(ctas * trip / per_trip / 1e3, 3),
