@@ -57,7 +57,8 @@ def test_load_trip_facts_drop_per_thread_copies(h200):
 
 
 def test_port_time_of_the_fp8_trip(h200):
-    copies = load_trip.TripCopies(0, 0, SHORT_COPIES, TRIP_BYTES, SHORT_COPIES)
+    # 64-byte rows: each copy 512 / 64 = 8 lines, 48 x 8 = 384
+    copies = load_trip.TripCopies(0, 0, SHORT_COPIES, TRIP_BYTES, SHORT_COPIES, SHORT_COPIES * 8)
     tri = load_trip.facts(Machine(h200, "cta"))
     cut = load_trip.facts(Machine(h200, "cta", "cutlass"))
     # Triton: 48 short-row copies x 7.0707 ns = 339.39 ns; TMA: 24,576 B / 128.7 B/ns = 190.96 ns

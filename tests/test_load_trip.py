@@ -243,12 +243,12 @@ def test_sync_load_facts_from_the_profile():
 
 def test_trip_copies_by_width():
     # 32x32 bf16 on 2 warps: 2048 B / (64 threads x 16 B) = 2 loads a thread, x 2 warps = 4 wide
-    assert load_trip.trip_copies(2048, 64, 2) == (0, 0, 4, 0, 0)
+    assert load_trip.trip_copies(2048, 64, 2) == (0, 0, 4, 0, 0, 0)
     # on 8 warps: 8 B a thread, 8 narrow, no wide
-    assert load_trip.trip_copies(2048, 256, 2) == (2048, 8, 0, 0, 0)
+    assert load_trip.trip_copies(2048, 256, 2) == (2048, 8, 0, 0, 0, 0)
     both = load_trip.trip_copies(1024, 128, 2) + load_trip.trip_copies(2048, 128, 2)
     # 16x32x32 on 4 warps: A 8 B a thread (4 narrow), B 16 B (2048 / (128 x 16) = 1 a thread x 4)
-    assert both == (1024, 4, 4, 0, 0)
+    assert both == (1024, 4, 4, 0, 0, 0)
     arr = load_trip.trip_copies(np.array([2048, 2048]), np.array([64, 256]), 2)
     assert list(arr.wide_instructions) == [4, 0] and list(arr.narrow_instructions) == [0, 8]
 
@@ -292,14 +292,53 @@ def test_short_row_fact_from_the_profile():
 
 
 def test_trip_copies_by_row_length():
-    # 32x32 bf16 on 2 warps, rows of 32 x 2 = 64 B: the 4 wide copies are also short-row copies
-    assert load_trip.trip_copies(2048, 64, 2, 64) == (0, 0, 4, 2048, 4)
+    # 32x32 bf16 on 2 warps, rows of 32 x 2 = 64 B: the 4 wide copies are also short-row copies,
+    # each 512 B over 512 / 64 = 8 rows, a line each: 32 lines
+    assert load_trip.trip_copies(2048, 64, 2, 64) == (0, 0, 4, 2048, 4, 32)
     # 32x64 bf16 (rows of 128 B) on 2 warps: 4096 / (64 x 16) = 4 a thread x 2 warps = 8 wide, none short
-    assert load_trip.trip_copies(4096, 64, 2, 128) == (0, 0, 8, 0, 0)
+    assert load_trip.trip_copies(4096, 64, 2, 128) == (0, 0, 8, 0, 0, 0)
     # a narrow copy of short rows stays narrow (8 B a thread on 8 warps), counted once
-    assert load_trip.trip_copies(2048, 256, 2, 64) == (2048, 8, 0, 0, 0)
+    assert load_trip.trip_copies(2048, 256, 2, 64) == (2048, 8, 0, 0, 0, 0)
     arr = load_trip.trip_copies(np.array([2048, 4096]), 64, 2, np.array([64, 128]))
     assert list(arr.short_instructions) == [4, 0] and list(arr.short_bytes) == [2048, 0]
+    assert list(arr.short_lines) == [32, 0]
+
+
+def test_trip_copies_of_32_byte_rows_touch_twice_the_lines():
+    """128x16 bf16 (BK = 16, rows of 16 x 2 = 32 B) on 4 warps: 4,096 / (128 x 16) = 2 copies a
+    thread x 4 warps = 8 warp-wide copies, each 512 B over 512 / 32 = 16 rows, a line each:
+    128 lines, twice the 8 x 8 = 64 of the same copies of 64-byte rows."""
+    assert load_trip.trip_copies(4096, 128, 2, 32) == (0, 0, 8, 4096, 8, 128)
+    assert load_trip.trip_copies(4096, 128, 2, 64) == (0, 0, 8, 4096, 8, 64)
+    arr = load_trip.trip_copies(np.array([4096, 4096]), 128, 2, np.array([32, 64]))
+    assert list(arr.short_lines) == [128, 64]
+
+
+def test_short_row_line_price():
+    """A line of a short-row copy: 7.0707 ns / 8 lines = 0.88384 ns; 8 copies of 32-byte rows
+    (128 lines) take 128 x 0.88384 = 113.131 ns, 16 copies of 64-byte ones the same 113.131."""
+    f = load_trip.LoadTrip(242 / 1.98, 128.7, None, None, None, 14.0 / 1.98)
+    assert load_trip.short_line_ns(f) == pytest.approx(14.0 / 1.98 / 8)
+    assert load_trip.port_ns(4096, 0, 0, f, 4096, 128) == pytest.approx(113.131, abs=1e-3)
+    assert load_trip.copies_port_ns(8192, load_trip.TripCopies(0, 0, 16, 8192, 16, 128), f) == \
+        pytest.approx(113.131, abs=1e-3)
+
+
+def test_gemm_bk16_round_on_the_load_path():
+    """gemm.tile 4096^3, 128x128x16 on 4 warps, 6 stages, 174 registers (calibration/h200/measured/
+    gemm_bk_s15, 307.55 us): 2 CTAs an SM. A's 128 x 16 bf16 rows are 32 B: 8 warp-wide copies of
+    16 rows, 128 lines x 0.88384 ns = 113.131 ns; B's 16 x 128 rows are 256 B: 4,096 / 128.7 =
+    31.826 ns; a round 2 x (31.826 + 113.131) = 289.91 ns (at 64-byte rows' 7.0707 ns a copy it
+    was 2 x (31.826 + 56.566) = 176.78)."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 4096, "N": 4096, "K": 4096, "BM": 128, "BN": 128, "BK": 16, "WARPS": 4, "STAGES": 6, "GROUP_M": 8}
+    a = analyze(m, None, H200, p, resources={"regs": 174, "spills": 0, "smem": 49152}, check=False)
+    text = " ".join(t.detail for t in a.terms if t.name == "load trip")
+    assert ("2 x (4.096 KB / 128.7 GB/s + 8 warp-wide 16-byte copies of 4.096 KB in rows under 64 B, "
+            "128 lines (one a row) x 0.88 ns") in text
+    assert "= 289.91 ns" in text
+    # 256 trips of at least 289.91 ns a round: the 3 full waves take at least 3 x 74,217 ns
+    assert a.metrics["performance.predicted_ns"] >= 3 * 256 * 289.91
 
 
 def test_short_row_round_is_the_measured_one():
@@ -310,9 +349,9 @@ def test_short_row_round_is_the_measured_one():
     x 8.3333; B 2048 B in 64-byte rows at 16 B, 4 short-row copies x 7.0707:
     12 x (33.333 + 28.283) = 739.39 ns (the byte rate for B gave 12 x (15.913 + 33.333) = 590.96)."""
     f = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98, None, None, 14.0 / 1.98)
-    one_warp = load_trip.TripCopies(0, 0, 8, 4096, 8)
+    one_warp = load_trip.TripCopies(0, 0, 8, 4096, 8, 64)      # 8 lines a copy of 64-byte rows
     assert load_trip.floor_ns(4096, 16, 3, f, one_warp) == pytest.approx(905.05, abs=1e-2)
-    mixed = load_trip.TripCopies(1024, 4, 4, 2048, 4)
+    mixed = load_trip.TripCopies(1024, 4, 4, 2048, 4, 32)
     assert load_trip.floor_ns(3072, 12, 3, f, mixed) == pytest.approx(739.39, abs=1e-2)
     # without the fact the short rows ride the port: 12 x (2048 / 128.7 + 4 x 8.3333)
     no_fact = load_trip.LoadTrip(242 / 1.98, 128.7, 16.5 / 1.98)

@@ -39,6 +39,18 @@ fastest of those saturated rounds: a floor claims no more than the load path alw
 copies x 8.3 ns + short-row copies x 7.06 ns) per round. Not for the unpipelined loads below,
 whose 16-byte price was measured on 64-byte rows already.
 
+**Shorter rows.** The 7.06 ns is a copy of 64-byte rows: 512 B over 8 rows, each in its own
+128-byte line. L1TEX looks up at most 4 lines ("4 sets x 4 sectors") a wavefront and sends a
+request the tag stage cannot resolve in one as several wavefronts in series (NVIDIA's Nsight
+Compute forum answers: "The L1 tag stage can resolve 4 sets x 4 sectors per cycle"; "If not all
+cache lines or sectors can be accessed in a single wavefront, multiple wavefronts are created
+and sent for processing one by one"), and the L2 sees one request a line: the copy's cost goes
+with its lines, not its bytes or sectors (8 lines and 16 sectors at 64 B; a 128-byte row's copy,
+4 lines and 16 sectors, comes near the byte rate). So a 16-byte copy of rows of R <= 64 bytes
+touches 512 / R lines and holds the load path ``short_row_copy_ns`` x (512 / R) / 8: twice the
+measured copy at R = 32 (BK = 16 bf16, or BN = 16 of a row-major B), 14.14 ns
+(``TripCopies.short_lines``; the measured copy's own lines give back 7.06 ns).
+
 **Unpipelined loads.** At 1 stage Triton issues no cp.async: each thread loads its vector into
 registers (ld.global, allocating in L1) and stores it to shared memory. Their SM's load path is
 slower still, per warp-wide load: 11.0 ns for 16 bytes a thread (``pipeline.sync_load_cycles``,
@@ -61,6 +73,9 @@ from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B
 WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
 NARROWEST_COPY_BYTES = 4        # cp.async copies 4, 8 or 16 bytes (PTX ISA, cp.async)
 SHORT_ROW_BYTES = 64            # rows this short cost a copy instruction, not bytes (l2_draw, BK = 32 bf16)
+WARP_COPY_BYTES = 32 * WIDE_COPY_BYTES  # one warp-wide 16-byte copy: 512 B
+# lines of the measured short-row copy (l2_draw's 64-byte rows): 512 / 64 = 8, its price's unit
+SHORT_ROW_COPY_LINES = WARP_COPY_BYTES // SHORT_ROW_BYTES
 
 
 class LoadTrip(NamedTuple):
@@ -92,13 +107,15 @@ class LoadTrip(NamedTuple):
 
 class TripCopies(NamedTuple):
     """One CTA's copies in a trip: the bytes and warp-wide instructions of those under 16 B a
-    thread (4 or 8), the warp-wide instructions of the 16-byte ones, and of those the bytes
-    and instructions whose tile rows are at most ``SHORT_ROW_BYTES`` long."""
+    thread (4 or 8), the warp-wide instructions of the 16-byte ones, and of those the bytes,
+    instructions and 128-byte lines (one a row) whose tile rows are at most ``SHORT_ROW_BYTES``
+    long."""
     narrow_bytes: Any = 0
     narrow_instructions: Any = 0
     wide_instructions: Any = 0
     short_bytes: Any = 0
     short_instructions: Any = 0
+    short_lines: Any = 0
 
     def __add__(self, other):
         return TripCopies(*(a + b for a, b in zip(self, other)))
@@ -163,7 +180,8 @@ def trip_copies(tile_bytes, threads, elem_bytes, row_bytes=None) -> TripCopies:
     """A tile's copy as ``TripCopies``: ``narrow_copies`` and, for a tile copied 16 B a thread,
     its warp-wide instructions ceil(tile bytes / (threads x 16)) x warps, counted again as
     short-row copies where the tile's contiguous rows (``row_bytes``; None: unknown, long)
-    are at most ``SHORT_ROW_BYTES`` (arrays elementwise)."""
+    are at most ``SHORT_ROW_BYTES``, each touching 512 / row bytes lines (a row its own line;
+    rows under 16 B count as 16, the copy's vector) (arrays elementwise)."""
     width = copy_width_bytes(tile_bytes, threads, elem_bytes)
     nb, ni = _narrow_copies(tile_bytes, threads, width)
     if is_array(tile_bytes, threads, width, row_bytes):
@@ -173,10 +191,12 @@ def trip_copies(tile_bytes, threads, elem_bytes, row_bytes=None) -> TripCopies:
         if row_bytes is None:
             return TripCopies(nb, ni, wide)
         short = (np.asarray(row_bytes) <= SHORT_ROW_BYTES) & (wide > 0)
-        return TripCopies(nb, ni, wide, np.where(short, tile_bytes, 0), np.where(short, wide, 0))
+        lines = wide * WARP_COPY_BYTES / np.maximum(np.asarray(row_bytes, dtype=float), WIDE_COPY_BYTES)
+        return TripCopies(nb, ni, wide, np.where(short, tile_bytes, 0), np.where(short, wide, 0),
+                          np.where(short, lines, 0))
     wide = math.ceil(tile_bytes / (threads * WIDE_COPY_BYTES)) * threads / 32 if width >= WIDE_COPY_BYTES else 0
     if row_bytes is not None and row_bytes <= SHORT_ROW_BYTES and wide:
-        return TripCopies(nb, ni, wide, tile_bytes, wide)
+        return TripCopies(nb, ni, wide, tile_bytes, wide, wide * WARP_COPY_BYTES / max(row_bytes, WIDE_COPY_BYTES))
     return TripCopies(nb, ni, wide)
 
 
@@ -188,24 +208,30 @@ def sync_load_ns(copies: TripCopies, f: LoadTrip) -> Any:
     return copies.wide_instructions * f.sync_load_ns + copies.narrow_instructions * f.sync_narrow_load_ns
 
 
+def short_line_ns(f: LoadTrip) -> float:
+    """ns one line of a short-row copy holds the load path: the measured copy's
+    ``short_row_copy_ns`` over its ``SHORT_ROW_COPY_LINES`` (8) lines."""
+    return f.short_row_copy_ns / SHORT_ROW_COPY_LINES
+
+
 def port_ns(loaded_bytes, narrow_bytes, narrow_instructions, f: LoadTrip, short_bytes=0,
-            short_instructions=0) -> Any:
+            short_lines=0) -> Any:
     """ns of one CTA's trip on the SM's load path, which co-resident CTAs share: its 16-byte
-    copies' bytes through the port, its narrow copies at ``narrow_copy_ns`` each and its
-    16-byte copies of short rows at ``short_row_copy_ns`` each (bytes through the port where
-    the profile states no such fact)."""
+    copies' bytes through the port, its narrow copies at ``narrow_copy_ns`` each and the lines
+    of its 16-byte copies of short rows at ``short_line_ns`` each (``short_row_copy_ns`` a copy
+    of 64-byte rows; bytes through the port where the profile states no such fact)."""
     if f.narrow_copy_ns is None:
         narrow_bytes, narrow_instructions = 0, 0
     if f.short_row_copy_ns is None:
-        short_bytes, short_instructions = 0, 0
+        return (loaded_bytes - narrow_bytes) / f.port_bytes_per_ns + narrow_instructions * (f.narrow_copy_ns or 0)
     return ((loaded_bytes - narrow_bytes - short_bytes) / f.port_bytes_per_ns
-            + narrow_instructions * (f.narrow_copy_ns or 0) + short_instructions * (f.short_row_copy_ns or 0))
+            + narrow_instructions * (f.narrow_copy_ns or 0) + short_lines * short_line_ns(f))
 
 
 def copies_port_ns(loaded_bytes, copies: TripCopies, f: LoadTrip) -> Any:
     """``port_ns`` of one CTA's ``TripCopies``."""
     return port_ns(loaded_bytes, copies.narrow_bytes, copies.narrow_instructions, f, copies.short_bytes,
-                   copies.short_instructions)
+                   copies.short_lines)
 
 
 def applies(loop) -> bool:
@@ -369,9 +395,14 @@ def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) ->
         if narrow:
             parts.append(f"{float(copies.narrow_instructions):g} warp-wide copies of {B(copies.narrow_bytes)} "
                          f"narrower than 16 B a thread (cp.async.ca) x {T(f.narrow_copy_ns)}")
-        if short:
+        if short and copies.short_lines == SHORT_ROW_COPY_LINES * copies.short_instructions:
             parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {B(copies.short_bytes)} "
                          f"in rows of at most {SHORT_ROW_BYTES} B x {T(f.short_row_copy_ns)}")
+        elif short:     # rows under 64 B: a copy touches more lines than the measured one's 8
+            parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {B(copies.short_bytes)} "
+                         f"in rows under {SHORT_ROW_BYTES} B, {float(copies.short_lines):g} lines (one a row) x "
+                         f"{T(short_line_ns(f))} ({T(f.short_row_copy_ns)} a copy of {SHORT_ROW_BYTES}-B rows, "
+                         f"{SHORT_ROW_COPY_LINES} lines)")
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"
     else:
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} the port: {r} x {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(shared)}"
