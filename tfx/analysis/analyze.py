@@ -240,7 +240,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             # tile set round-trips through local memory every k-step. Otherwise the compiler
             # spills temporaries: only the excess registers round-trip.
             acc_bytes = _accumulator_bytes_per_thread(mesh, counter, threads, spread)
-            acc_regs = ceil_int(ratio(acc_bytes, 4) if not is_array(acc_bytes) else acc_bytes / 4) + BASE_REGISTERS
+            acc_regs = ceil_int(register_estimate.registers_of(acc_bytes)) + BASE_REGISTERS
             catastrophic = acc_regs > limits.max_regs_per_thread
             severe = if_else(catastrophic, rmem_thread, spill_regs * 4)
             spill_bytes = if_else(spill_regs > 0, severe, 0)
@@ -303,8 +303,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         # where given, else the register estimate's excess over the cap (tfx validate --estimate
         # reads it to tell spilling rows apart)
         first = spill_by_launch[top_meshes[0].id]
-        metrics["occupancy.spilled_registers"] = ceil_int(ratio(first.bytes_per_thread, 4) if not is_array(
-            first.bytes_per_thread) else first.bytes_per_thread / 4)
+        metrics["occupancy.spilled_registers"] = ceil_int(register_estimate.registers_of(first.bytes_per_thread))
         precision["occupancy.spilled_registers"] = "exact" if first.compiled else "estimate"
     if (not vector and occupancy is not None and occupancy.hint_budget is not None
             and occupancy.hint_budget.reachable and not _what_if):

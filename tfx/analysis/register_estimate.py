@@ -78,7 +78,7 @@ class RegisterEstimate:
                 "mma_sync_fragments": to_plain(self.fragments), "base": self.base, "total": to_plain(self.total)}
 
 
-def _regs(nbytes) -> Any:
+def registers_of(nbytes) -> Any:
     """4-byte registers holding ``nbytes`` (arrays elementwise), not rounded."""
     return ratio(nbytes, 4) if not is_array(nbytes) else nbytes / 4
 
@@ -138,15 +138,15 @@ def _mma_tiles(plans, counter, threads) -> Any:
         out_bytes = (ty.dtype.bits if ty is not None else 32) // 8
         if node.op.result not in seen:
             seen.add(node.op.result)
-            total = total + _regs(_per_thread(plan.m * plan.n * out_bytes, threads))
+            total = total + registers_of(_per_thread(plan.m * plan.n * out_bytes, threads))
         a_smem, b_smem = getattr(node, "mma_from_smem", None) or (False, False)
         a, b = node.op.operands[0], node.op.operands[1]
         if not a_smem and getattr(a, "name", None) not in seen:
             seen.add(getattr(a, "name", None))
-            total = total + _regs(_per_thread(plan.m * k * bits // 8, threads))
+            total = total + registers_of(_per_thread(plan.m * k * bits // 8, threads))
         if not b_smem and getattr(b, "name", None) not in seen:
             seen.add(getattr(b, "name", None))
-            total = total + _regs(_per_thread(k * plan.n * bits // 8, threads))
+            total = total + registers_of(_per_thread(k * plan.n * bits // 8, threads))
     return total
 
 
@@ -185,7 +185,7 @@ def _copies(ops, threads, local_levels) -> Any:
 def estimate(mesh, counter, profile, threads, rmem_tiles) -> RegisterEstimate:
     """The registers a thread of launch ``mesh`` needs; ``rmem_tiles`` is its live register
     tiles per thread in bytes (tfx.analysis.memory's peak, spread over the threads)."""
-    tiles = _regs(rmem_tiles)
+    tiles = registers_of(rmem_tiles)
     if profile.kind != "gpu" or threads is None:
         return RegisterEstimate(tiles, 0, 0)
     inst = mma_layout.instruction_shape(profile)
