@@ -119,15 +119,16 @@ def test_every_surface_reads_the_one_count():
     line = next(t.detail for t in a.terms if t.name == "operand reads")
     assert "(4 x 32 + 2 x 32) x 128 x 2 B = 49,152 B an execution, 3.00x the 16,384 B read once" in line
     # the warps read at the SM's clock under warp mma: 128 B x 1.98 GHz x 0.907 = 229.87 B/ns,
-    # 49,152 / 229.87 = 213.83 ns a CTA; 4 CTAs a SM: 855.30 ns a round. The 4: the register
-    # estimate (tfx.analysis.register_estimate) of this mma.sync tile on 256 threads is 32 x 32 x 4 B
-    # / 256 = 4 of accumulator + 2 x (2 + 2 copies of 8,192 B / (16 B x 256)) = 8 of copy addresses
-    # + 2 x (32 / 2 + 32 / 4) x 16 x 2 B / 128 = 12 of fragments + 32 = 56; a warp takes
-    # ceil(56 x 32 / 256) x 256 = 1,792 of its sub-partition's 16,384: 9 warps, 36 an SM, 4 CTAs of
-    # 8 (6 at the live tiles + 32 = 36 registers before session 15). Written by the unit policy
-    # (tfx.hw.units): the rate inside the formula to 4 significant digits, 229.87 -> 229.9 GB/s
-    # (formula_rate); times by format_time_ns (was '229.87 GB/s', written by hand)
-    assert "= 229.9 GB/s) = 213.83 ns" in line and "x 4 CTAs a SM = 855.30 ns a round" in line
+    # 49,152 / 229.87 = 213.83 ns a CTA; 5 CTAs a SM: 1,069.15 ns = 1.07 us a round. The 5: the
+    # register estimate (tfx.analysis.register_estimate) of this mma.sync tile on 256 threads is 32 x
+    # 32 x 4 B / 256 = 4 of accumulator + 2 x (2 + 2 copies of 8,192 B / (16 B x 256)) = 8 of copy
+    # addresses + 2 x (32 / 2 + 32 / 4) x 16 x 2 B / 128 = 12 of fragments + 24 (a pipelined one-tile
+    # GEMM k-loop's measured base) = 48; a warp takes ceil(48 x 32 / 256) x 256 = 1,536 of its
+    # sub-partition's 16,384: 10 warps, 40 an SM, 5 CTAs of 8 (the compiled 40 registers give 6; the
+    # base of 32 gave 56 and 4, the live tiles + 32 = 36 registers before session 15 gave 6). Written by
+    # the unit policy (tfx.hw.units): the rate inside the formula to 4 significant digits, 229.87 ->
+    # 229.9 GB/s (formula_rate); times by format_time_ns (was '229.87 GB/s', written by hand)
+    assert "= 229.9 GB/s) = 213.83 ns" in line and "x 5 CTAs a SM = 1.07 us a round" in line
 
 
 def test_a_sweep_counts_what_each_configuration_counts():

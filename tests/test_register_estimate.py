@@ -27,14 +27,16 @@ def test_gemm_default_on_the_warpgroup_mma(h200):
     multiple of 64) take the warpgroup mma, which reads A and B from shared memory (no
     fragments). The f32 accumulator 128 x 128 x 4 B / 128 threads = 512 B = 128 registers. A
     trip copies A 128 x 64 x 2 B = 16,384 B and B 64 x 128 x 2 B = 16,384 B: 16,384 / (16 B x
-    128 threads) = 8 copies each, 16 copies x 2 registers = 32. 128 + 32 + 0 + 32 base = 192
-    (the campaigns' compiled count of this tile is 218-230; the IR's tiles + 32 gave 160)."""
+    128 threads) = 8 copies each, 16 copies x 2 registers = 32. A pipelined (3 stages) one-tile
+    k-loop whose mma reads both operands from shared memory: the measured k-loop base 24. 128 +
+    32 + 0 + 24 = 184 (the campaigns' compiled count of this tile is 218-230; the IR's tiles + 32
+    gave 160)."""
     a = _analyze("gemm", h200)
     e = a.registers
-    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (128, 32, 0, 32, True)
-    assert e.total == 192
-    assert a.resources.regs_per_thread == 192
-    # a warp takes ceil(192 x 32 / 256) x 256 = 6,144 of its sub-partition's 16,384: 2 warps a
+    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (128, 32, 0, 24, True)
+    assert e.total == 184
+    assert a.resources.regs_per_thread == 184
+    # a warp takes ceil(184 x 32 / 256) x 256 = 5,888 of its sub-partition's 16,384: 2 warps a
     # sub-partition, 8 an SM = 2 CTAs of 4 warps (98,304 B of shared memory also allows 2)
     assert a.occupancy.blocks_per_sm == 2
 
@@ -45,11 +47,11 @@ def test_gemm_small_m_on_the_warp_mma(h200):
     warp 16 x 32. Accumulator 16 x 128 x 4 B / 128 = 64 B = 16 registers. Copies: A 16 x 64 x 2
     = 2,048 B / 2,048 = 1, B 64 x 128 x 2 = 16,384 B / 2,048 = 8: 9 x 2 = 18. Fragments of one
     16-deep slice: A 16 rows x 16 x 2 B + B 16 x 32 columns x 2 B = 512 + 1,024 = 1,536 B a warp,
-    twice (the slice in use and the prefetched one) / (32 lanes x 4 B) = 24. 16 + 18 + 24 + 32
-    = 90 (compiled: 80)."""
+    twice (the slice in use and the prefetched one) / (32 lanes x 4 B) = 24. 3 stages: the
+    k-loop base 24. 16 + 18 + 24 + 24 = 82 (compiled: 80)."""
     e = _analyze("gemm", h200, BM=16, BN=128, BK=64, WARPS=4).registers
-    assert (e.tiles, e.addresses, e.fragments, e.from_mma) == (16, 18, 24, True)
-    assert e.total == 90
+    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (16, 18, 24, 24, True)
+    assert e.total == 82
     # the text names the 9 copies whose addresses are the 18; the JSON gives them too
     assert "18 for 9 copies' 64-bit addresses a trip" in describe(e)
     assert (e.to_json()["copies"], e.to_json()["copy_addresses"]) == (9, 18)
@@ -60,10 +62,11 @@ def test_attention_counts_the_mma_tiles_not_the_softmax_intermediates(h200):
     warp on M. Per thread (128 threads): the scores S 64 x 64 x 4 B / 128 = 128 B = 32
     registers, the accumulator O 64 x 64 x 4 B / 128 = 32, P fed from registers to PV 64 x 64 x
     2 B / 128 = 64 B = 16: 80. K and V copies: 64 x 64 x 2 B = 8,192 B / 2,048 = 4 each, 8 x 2 =
-    16. 80 + 16 + 32 = 128 (compiled 122; the IR's live tiles, which hold s_scaled, s_shifted and
-    the causal mask's iota tiles each whole, gave 193)."""
+    16. PV reads P from registers, so not the GEMM k-loop's measured base: 32. 80 + 16 + 32 = 128
+    (compiled 122; the IR's live tiles, which hold s_scaled, s_shifted and the causal mask's iota
+    tiles each whole, gave 193)."""
     e = _analyze("flash_prefill", h200, D=64, BLOCK_M=64, BLOCK_N=64, WARPS=4, STAGES=2).registers
-    assert (e.tiles, e.addresses, e.fragments, e.from_mma) == (80, 16, 0, True)
+    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (80, 16, 0, 32, True)
     assert e.total == 128
 
 
@@ -74,9 +77,9 @@ def test_decode_pads_the_group_to_the_warp_mma(h200):
     K and V: 64 x 128 x 2 B = 16,384 B / 2,048 = 8 copies each, 16 x 2 = 32. Fragments: QK^T
     reads q (16 rows) and K^T (64 / 4 = 16 columns a warp) from shared memory: (16 + 16) x 16 x
     2 B = 1,024 B; PV reads V (128 / 4 = 32 columns): 32 x 16 x 2 = 1,024 B; the larger, twice,
-    / 128 = 16. 28 + 32 + 16 + 32 = 108."""
+    / 128 = 16. q and P are register operands: base 32. 28 + 32 + 16 + 32 = 108."""
     e = _analyze("gqa_decode", h200).registers
-    assert (e.tiles, e.addresses, e.fragments) == (28, 32, 16)
+    assert (e.tiles, e.addresses, e.fragments, e.base) == (28, 32, 16, 32)
     assert e.total == 108
 
 
@@ -91,11 +94,11 @@ def test_a_kernel_without_an_mma_keeps_the_live_tiles(h200):
 
 
 def test_the_report_says_where_the_registers_came_from(h200):
-    """analyze's text names each term of the gemm default's 192 (derived above)."""
+    """analyze's text names each term of the gemm default's 184 (derived above)."""
     from tfx.present.analysis_report import summary
     text = summary(_analyze("gemm", h200))
     assert ("registers a thread, estimated: 128 for the mmas' accumulators and register operands + 32 for "
-            "16 copies' 64-bit addresses a trip + 32 base = 192") in text
+            "16 copies' 64-bit addresses a trip + 24 base = 184") in text
 
 
 def test_compiled_registers_replace_the_estimate(h200):
@@ -103,7 +106,7 @@ def test_compiled_registers_replace_the_estimate(h200):
     from tfx.present.analysis_report import summary
     a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"regs": 230})
     assert a.resources.regs_per_thread == 230
-    assert a.registers.total == 192
+    assert a.registers.total == 184
     assert "registers a thread, estimated" not in summary(a)
 
 
@@ -111,10 +114,37 @@ def test_a_sweep_prices_the_same_estimate(h200):
     """explore's vectorized sweep reads the same terms per configuration: WARPS 4 and 8 of the
     gemm default. At 8 warps (256 threads, warps 4 x 2 on the warpgroup mma): 128 x 128 x 4 B /
     256 = 64 registers of accumulator, 8 + 8 copies of 16,384 B / (16 B x 256) = 4 each: 8 x 2 =
-    16; 64 + 16 + 32 = 112. At 4 warps 192 (above)."""
+    16; 64 + 16 + 24 = 104. At 4 warps 184 (above)."""
     a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {"WARPS": np.array([4, 8])},
                 check=False)
-    assert list(np.asarray(a.registers.total)) == [192, 112]
+    assert list(np.asarray(a.registers.total)) == [184, 104]
+
+
+def test_the_measured_kloop_base_only_where_it_was_measured(h200):
+    """The base of 24 (calibration/h200/measured/kloop_registers: 30 compiled pipelined one-tile
+    GEMM k-loops, the median of their registers that are none of accumulator, fragment or copy
+    address) applies to a k-loop of 2 stages or more, directly in the launch, whose mmas read
+    both operands from shared memory. The gemm default at 1 stage (the loads' data in flight is
+    not measured) keeps 32: 128 + 32 + 32 = 192; persistent_gemm's k-loop sits inside the tile
+    walk: 32 (its defaults 128x256x64 on 8 warps: 128 x 256 x 4 B / 256 = 128 of accumulator,
+    A 128 x 64 x 2 B and B 64 x 256 x 2 B = 16,384 + 32,768 B / (16 B x 256) = 4 + 8 copies x 2
+    = 24; 128 + 24 + 32 = 184). The gemm default priced as CUTLASS compiles it (a TMA mainloop,
+    not the Triton loop measured) keeps 32: 192. gemm_fp8_kn's defaults (the same tile, its
+    8-bit B stored [K, N], not K-major: Triton transposes it in registers) keep 32: 128 of
+    accumulator + (8,192 + 8,192 B) / (16 B x 128) = 8 copies x 2 = 16 + 32 = 176, where
+    gemm_fp8 (B [N, K]) is 128 + 16 + 24 = 168. A sweep over STAGES 1..3 gives the base per
+    configuration: 32, 24, 24."""
+    e = _analyze("gemm", h200, STAGES=1).registers
+    assert (e.base, e.total) == (32, 192)
+    e = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, codegen="cutlass").registers
+    assert (e.base, e.total) == (32, 192)
+    assert (_analyze("gemm_fp8_kn", h200).registers.total, _analyze("gemm_fp8", h200).registers.total) == (176, 168)
+    e = _analyze("persistent_gemm", h200).registers
+    assert (e.tiles, e.addresses, e.base, e.total) == (128, 24, 32, 184)
+    a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {"STAGES": np.array([1, 2, 3])},
+                check=False)
+    assert list(np.asarray(a.registers.base)) == [32, 24, 24]
+    assert list(np.asarray(a.registers.total)) == [192, 184, 184]
 
 
 def test_spilled_registers_from_the_estimate_or_the_compiler(h200):

@@ -226,7 +226,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             launch_peaks = _per_thread(memmod.peak_live(root, counter, [mesh.region]), threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
-            est = register_estimate.estimate(mesh, counter, profile, threads, rmem_thread)
+            est = register_estimate.estimate(mesh, counter, profile, threads, rmem_thread, cg.per_thread_copies)
             if i == 0:
                 registers = est
             r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, est.total, threads, limits)

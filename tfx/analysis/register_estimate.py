@@ -24,7 +24,19 @@ thread's cap that spill. Each term counts values the compiled code keeps live:
   time (A: the warp's rows x 16, B: 16 x the warp's columns, 2-byte values: fp8 is promoted to
   f16 on this path), and Triton's prefetch pass loads the next slice while the mma reads this
   one: 2 slices. The warpgroup mma (wgmma) reads shared memory through descriptors: none.
-* **base**: 32 registers for the tile's addresses, indices, loop counters and barrier state.
+* **base**: the registers a thread keeps besides those terms: the shared-memory addresses of
+  its copies and ldmatrix reads, the K-mask compares of its copies, loop counters and barrier
+  state, and the 2 that ptxas' count has over the highest register the code names. In a
+  pipelined one-tile GEMM k-loop (every mma reads both operands from shared memory, an 8-bit
+  one K-major, the loop not inside another loop, 2 stages or more) 24, measured: the SASS of 30 such configurations
+  of the issue-15 campaigns (Triton 3.6.0, sm_90, compiled on the CPU, drawn at random with
+  seed 16; mma.sync and wgmma, bf16 and fp8, 2-8 warps), nvdisasm's live ranges at the loop's
+  peak classified by each register's next reader, keep 16-62 registers that are none of
+  accumulator, ldmatrix fragment or copy address, median 24 (bench/h200/kloop_registers.py,
+  calibration/h200/measured/kloop_registers). Elsewhere (attention, decode, the persistent
+  tile walk, one-stage loops, row kernels, and any kernel priced as another code generator
+  compiles it: CUTLASS's TMA mainloops; no SASS classified) 32, an estimate: kernels compiled
+  by Triton use 20-40.
 
 The sum may exceed the 255 a thread can have: the caller caps it and prices the excess as spills.
 Everything is arithmetic over ints or numpy arrays (explore's vectorized sweeps).
@@ -36,11 +48,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfx.analysis import mma_layout, mma_path
-from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio
+from tfx.analysis.numbers import cdiv, ceil_int, emax, emin, if_else, is_array, ratio
 
 # Registers a thread needs besides its tiles, copies and fragments: the tile's addresses,
 # indices, loop counters, barrier state. An estimate (kernels compiled by Triton use 20-40).
 BASE_REGISTERS = 32
+# The same in a pipelined one-tile GEMM k-loop, measured: the median of 30 compiled loops' live
+# registers at their peak that are none of accumulator, fragment or copy address (module doc)
+KLOOP_BASE_REGISTERS = 24
 ADDRESS_REGISTERS = 2      # one 64-bit global address a copy
 COPY_BYTES = 16            # a thread's widest copy (LDGSTS.128 / LDG.E.128)
 FRAGMENT_SLICES = 2        # the k-slice an mma.sync reads + the next one the prefetch loads
@@ -57,7 +72,7 @@ class RegisterEstimate:
     tiles: Any
     addresses: Any
     fragments: Any
-    base: int = BASE_REGISTERS
+    base: Any = BASE_REGISTERS   # KLOOP_BASE_REGISTERS where a pipelined GEMM k-loop (an array in sweeps)
     from_mma: bool = False       # tiles counted from the mmas (else the IR's live register tiles)
 
     @property
@@ -75,7 +90,8 @@ class RegisterEstimate:
         from tfx.analysis.numbers import to_plain
         return {"tiles": to_plain(self.tiles), "tiles_from": "mma" if self.from_mma else "live tiles",
                 "copy_addresses": to_plain(self.addresses), "copies": to_plain(self.copies),
-                "mma_sync_fragments": to_plain(self.fragments), "base": self.base, "total": to_plain(self.total)}
+                "mma_sync_fragments": to_plain(self.fragments), "base": to_plain(self.base),
+                "total": to_plain(self.total)}
 
 
 def registers_of(nbytes) -> Any:
@@ -168,6 +184,32 @@ def _fragments(plans) -> Any:
     return best
 
 
+def _byte_operand_not_k_major(node) -> bool:
+    """An 8-bit operand of mma ``node`` that is not K-major where it was loaded (gemm_fp8_kn's B
+    [K, N]): Triton transposes it in registers or gathers its bytes (tfx.analysis.mma_layout),
+    a loop the measured k-loops do not include."""
+    majors = getattr(node, "mma_k_major", None)
+    return getattr(node, "mma_bits", 16) < 16 and majors is not None and not all(bool(m) for m in majors)
+
+
+def _kloop_base(mesh, scopes) -> Any:
+    """KLOOP_BASE_REGISTERS where the mmas of ``mesh`` form pipelined one-tile GEMM k-loops (each
+    mma in a loop of 2 stages or more that no other loop holds, reading both operands from shared
+    memory, an 8-bit operand K-major), else BASE_REGISTERS; elementwise over a sweep's stages."""
+    nested = {id(m) for n in mesh.walk() if n.kind == "loop" for m in n.walk() if m.kind == "loop" and m is not n}
+    stages = None
+    for ops, scope in scopes:
+        mmas = [o for o in ops if o.op.opcode in MMA_OPS]
+        if not mmas:
+            continue
+        if scope.kind != "loop" or id(scope) in nested or scope.stages is None \
+                or any(getattr(o, "mma_from_smem", None) != (True, True) or _byte_operand_not_k_major(o)
+                       for o in mmas):
+            return BASE_REGISTERS
+        stages = scope.stages if stages is None else emin(stages, scope.stages)
+    return BASE_REGISTERS if stages is None else if_else(stages >= 2, KLOOP_BASE_REGISTERS, BASE_REGISTERS)
+
+
 def _copies(ops, threads, local_levels) -> Any:
     """16-byte copies a thread issues for the global loads among ``ops``, one execution each."""
     total = 0
@@ -182,9 +224,11 @@ def _copies(ops, threads, local_levels) -> Any:
     return total
 
 
-def estimate(mesh, counter, profile, threads, rmem_tiles) -> RegisterEstimate:
+def estimate(mesh, counter, profile, threads, rmem_tiles, triton=True) -> RegisterEstimate:
     """The registers a thread of launch ``mesh`` needs; ``rmem_tiles`` is its live register
-    tiles per thread in bytes (tfx.analysis.memory's peak, spread over the threads)."""
+    tiles per thread in bytes (tfx.analysis.memory's peak, spread over the threads); ``triton``:
+    priced as Triton compiles it (tfx.analysis.codegen: per-thread copies), where the measured
+    k-loop base applies."""
     tiles = registers_of(rmem_tiles)
     if profile.kind != "gpu" or threads is None:
         return RegisterEstimate(tiles, 0, 0)
@@ -205,7 +249,8 @@ def estimate(mesh, counter, profile, threads, rmem_tiles) -> RegisterEstimate:
         if plans:
             mma_tiles = emax(mma_tiles, _mma_tiles(plans, counter, threads))
             fragments = emax(fragments, _fragments(plans))
-    return RegisterEstimate(mma_tiles, addresses, fragments, from_mma=True)
+    base = _kloop_base(mesh, scopes) if triton else BASE_REGISTERS
+    return RegisterEstimate(mma_tiles, addresses, fragments, base, from_mma=True)
 
 
 def describe(e: RegisterEstimate) -> str:
