@@ -1,7 +1,8 @@
 """Compile the issue-15 Triton row kernels (bench/h200/triton_kernels.py's rmsnorm_kernel and
 softmax_kernel, the ones measure_accuracy.py times; triton_kernels needs no torch) for sm_90 on the CPU with Triton 3.6.0
 and count the SASS local traffic: regs, spills (STACK / 4), LDL / STL instructions and bytes per
-thread (the kernels are loop-free: static counts are per-thread dynamic counts).
+thread, and the warp instructions a warp issues (``instructions``; calibration/h200/measured/
+row_sass_counts) (the kernels are loop-free: static counts are per-thread dynamic counts).
 
     pip install triton==3.6.0   # in a venv
     python3 bench/h200/measure_row_spill_sass.py family,N,BLOCK_M,WARPS ... > out.jsonl
@@ -54,7 +55,21 @@ def build(cfg):
         width = 16 if '.128' in mods else 8 if '.64' in mods else 2 if ('.U16' in mods or '.S16' in mods) else 1 if ('.U8' in mods or '.S8' in mods) else 4
         if m.group(1) == 'LDL': ldl += width; n_ldl += 1
         else: stl += width; n_stl += 1
-    return dict(fam=fam, N=N, bm=bm, w=w, regs=regs, spills=stack // 4, ldl=ldl, stl=stl, n_ldl=n_ldl, n_stl=n_stl)
+    return dict(fam=fam, N=N, bm=bm, w=w, regs=regs, spills=stack // 4, ldl=ldl, stl=stl, n_ldl=n_ldl, n_stl=n_stl,
+                **instructions(sass))
+
+
+def instructions(sass):
+    """Warp instructions a warp issues (the kernels are loop-free: every instruction up to the last
+    EXIT, predicated ones included, as Nsight Compute's smsp__inst_executed counts them;
+    calibration/h200/measured/ncu_rows_s15 agrees on all eight kernels it measured) and a few
+    opcodes among them."""
+    ops = [m.group(1) for m in (re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_.]+)", ln)
+                                for ln in sass.splitlines()) if m]
+    ops = ops[:max(i for i, o in enumerate(ops) if o.startswith('EXIT')) + 1]
+    base = [o.split('.')[0] for o in ops]
+    return dict(instructions=len(ops), **{k.lower(): base.count(k) for k in
+                                          ('SHFL', 'STS', 'LDS', 'BAR', 'MUFU', 'LDG', 'STG')})
 
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
