@@ -1,0 +1,41 @@
+"""calibration/h200/measured/row_sass_counts: the CPU-compiled count of the warp instructions a
+warp issues is what the H200 executed (ncu_rows_s15, Nsight Compute on the eight kernels).
+
+ncu's smsp__inst_executed.sum over the launch, divided by its CTAs x warps a CTA, is the count a
+warp: softmax 65536 x 1024 on (1, 16): 1.216e8 / (65,536 x 16) = 115.97, the CSV's 116; rmsnorm
+32768 x 4096 on (8, 16): 3.926e7 / (4,096 x 16) = 599.06, the CSV's 599 (ncu prints four
+significant digits, so each quotient is the count within half an instruction)."""
+import csv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "calibration" / "h200" / "measured"
+
+
+def _counts():
+    with open(ROOT / "row_sass_counts" / "counts.csv", newline="") as f:
+        return {(r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"])): r for r in csv.DictReader(f)}
+
+
+def test_ncu_executed_the_compiled_count():
+    counts = _counts()
+    with open(ROOT / "ncu_rows_s15" / "ncu_rows.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8
+    for r in rows:
+        key = (r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"]))
+        per_warp = float(r["smsp__inst_executed.sum"]) / (float(r["sm__ctas_launched.sum"]) * key[3])
+        assert abs(per_warp - int(counts[key]["instructions"])) < 0.5, (key, per_warp)
+
+
+def test_the_exchange_and_the_stores_by_hand():
+    """softmax [1, 1024] on 16 warps (the layout of docs/analysis.md 8 (t): 2 elements a thread, 512
+    threads on the row, 16 warps across it): each of the two reduces is 5 butterfly SHFL over the 32
+    lanes and, across the 16 warps' partials in shared memory, 4 more: 2 x (5 + 4) = 18 SHFL; each
+    stores its partials, waits at a barrier, loads, stores the result and waits again (2 BAR), and
+    one more barrier keeps the second reduce from overwriting the first's buffer before every warp has
+    read it: 2 x 2 + 1 = 5 BAR. rmsnorm [8, 4096] on 16 warps: 8 x 4,096 bf16 = 65,536 B over 512
+    threads = 128 B a thread = 8 16-byte STG."""
+    counts = _counts()
+    s = counts[("softmax", 1024, 1, 16)]
+    assert (int(s["SHFL"]), int(s["BAR"])) == (18, 5)
+    assert int(counts[("rmsnorm", 4096, 8, 16)]["STG"]) == 8
