@@ -78,23 +78,24 @@ def _loop_calls(monkeypatch, params, resources):
 def test_h200_run13_tail_runs_three_a_sm(monkeypatch):
     """run13's row: the tail's 116 CTAs run 3 a SM on 39 SMs, drawing DRAM with 116 (116 / 39 =
     2.974 a SM). Its one-stage round (decode_trip.unpipelined_round_ns; the chain of BLOCK_N 128 on
-    4 warps: one warp 1,415 cycles + its warps' port reads 792, each other CTA's reads and tile
-    writes 792 + 512 = 1,304, the one-stage code 2,272 - 1,621 = 651 more): (2,207 + 2 x 1,304 +
-    651) / 1.98 = 5,466 / 1.98 = 2,760.61 ns; K then V, each 242 / 1.98 = 122.22 ns of issue and
-    wait + the pointer chase's 341 = 463.22 ns, and 32,768 B at max(32,768 / 128.7 = 254.61 port,
-    32,768 / (11,000 / 39 = 282.05) = 116.18 L2 share) = 254.61: 2,760.61 + 926.44 + 509.21 =
-    4,196.27 ns a trip, over the SM's DRAM ceiling's 3 x 65,536 / 81.18 = 2,421.9; 8 trips (1,024
-    keys a split / 128) = 33,570.13 ns. One a SM on 116 SMs it was (2,207 + 651) / 1.98 =
-    1,443.43 + 926.44 + 2 x max(254.61, 32,768 / (11,000 / 116 = 94.83) = 345.55) = 3,060.98 ns
-    a trip, 24,487.9 ns: measured, a tail CTA alone on its SM ran 26.0 us, three on one 38.7."""
+    4 warps at one stage: one warp max(the closed form 1,415, the one-stage binary's schedule
+    2,272) = 2,272 cycles + its warps' port reads 792 = 3,064, each other CTA's reads and tile
+    writes 792 + 512 = 1,304): (3,064 + 2 x 1,304) / 1.98 = 5,672 / 1.98 = 2,864.65 ns; K then V,
+    each 242 / 1.98 = 122.22 ns of issue and wait + the pointer chase's 341 = 463.22 ns, and
+    32,768 B at max(32,768 / 128.7 = 254.61 port, 32,768 / (11,000 / 39 = 282.05) = 116.18 L2
+    share) = 254.61: 2,864.65 + 926.44 + 509.22 = 4,300.31 ns a trip, over the SM's DRAM
+    ceiling's 3 x 65,536 / 81.18 = 2,421.9; 8 trips (1,024 keys a split / 128) = 34,402.45 ns.
+    One a SM on 116 SMs it was 3,064 / 1.98 = 1,547.47 + 926.44 + 2 x max(254.61, 32,768 /
+    (11,000 / 116 = 94.83) = 345.55) = 3,165.03 ns a trip, 25,320.2 ns: measured, a tail CTA
+    alone on its SM ran 26.0 us, three on one 38.7."""
     a, calls = _loop_calls(monkeypatch, RUN13, RUN13_RES)
     assert len(calls) == 2                                  # the full wave, then the tail
     (r_full, n_full, _, _), (r, n, draw, ns) = calls
     assert (r_full, n_full) == (3, 132)
     assert (r, n) == (3, 39)
     assert draw == pytest.approx(116 / 39, abs=1e-12)
-    assert ns == pytest.approx(8 * (5466 / 1.98 + 2 * (242 / 1.98 + 341) + 2 * 32768 / 128.7), abs=1e-6)
-    assert ns == pytest.approx(33570.13, abs=0.01)
+    assert ns == pytest.approx(8 * (5672 / 1.98 + 2 * (242 / 1.98 + 341) + 2 * 32768 / 128.7), abs=1e-6)
+    assert ns == pytest.approx(34402.45, abs=0.01)
     tail = [t.detail for t in a.terms if t.name == "tail wave"][0]
     assert "116 CTAs in the last wave (0.29 of a wave)" in tail
     assert "the tail takes the first to free, 3 CTAs a SM on 39 SMs" in tail

@@ -39,77 +39,86 @@ def _terms(params, name, resources=None):
 
 def test_one_cta_waits_its_two_copy_groups():
     """r = 1, every byte from DRAM, a 64,000 B tile in two halves (first_share 0.5), L2 share
-    100 B/ns, the copies' issue and wait 120 ns, the pointer chase 340 ns, 100 extra cycles of
-    one-stage code. Each group: 120 + 340 = 460 ns, then 32,000 B at max(32,000 / 128 = 250 port,
-    32,000 / 100 = 320 L2 share) = 320 ns; the round: the chain 650 + 100 / 2 = 50 +
-    2 x 460 + 2 x 320 = 650 + 50 + 920 + 640 = 2,260 ns."""
-    t = decode_trip.unpipelined_round_ns(CHAIN, 100, 1, 1, 200, 64_000, 64_000, 100, 0.5, 120, 340, ROUND)
-    assert (t.groups, t.latency, t.fetch, t.extra) == (2, 460, 640, 50)
-    assert t.chain_round == pytest.approx(700, abs=1e-9)
-    assert t.ns == pytest.approx(2260, abs=1e-9)
+    100 B/ns, the copies' issue and wait 120 ns, the pointer chase 340 ns. Each group: 120 + 340
+    = 460 ns, then 32,000 B at max(32,000 / 128 = 250 port, 32,000 / 100 = 320 L2 share) = 320 ns;
+    the round: the chain 650 + 2 x 460 + 2 x 320 = 650 + 920 + 640 = 2,210 ns."""
+    t = decode_trip.unpipelined_round_ns(CHAIN, 1, 1, 200, 64_000, 64_000, 100, 0.5, 120, 340, ROUND)
+    assert (t.groups, t.latency, t.fetch) == (2, 460, 640)
+    assert t.chain_round == pytest.approx(650, abs=1e-9)
+    assert t.ns == pytest.approx(2210, abs=1e-9)
 
 
 def test_coresident_ctas_keep_the_lock_step():
     """r = 2: the round of the chains adds the other CTA's port traffic, (300 + 200) / 2 = 250 ns
-    (decode_trip.round_ns): 2,260 + 250 = 2,510 ns; r = 3: 2,760. L2 hits (miss 0, L2 latency
-    200 ns) wait 120 + 200 = 320 ns a group: at r = 1, 700 + 640 + 640 = 1,980 ns."""
-    for r, want in ((2, 2510), (3, 2760)):
-        t = decode_trip.unpipelined_round_ns(CHAIN, 100, r, 1, 200, 64_000, 64_000, 100, 0.5, 120, 340,
-                                             ROUND)
+    (decode_trip.round_ns): 2,210 + 250 = 2,460 ns; r = 3: 2,710. L2 hits (miss 0, L2 latency
+    200 ns) wait 120 + 200 = 320 ns a group: at r = 1, 650 + 640 + 640 = 1,930 ns."""
+    for r, want in ((2, 2460), (3, 2710)):
+        t = decode_trip.unpipelined_round_ns(CHAIN, r, 1, 200, 64_000, 64_000, 100, 0.5, 120, 340, ROUND)
         assert t.ns == pytest.approx(want, abs=1e-9), r
-    hit = decode_trip.unpipelined_round_ns(CHAIN, 100, 1, 0, 200, 64_000, 64_000, 100, 0.5, 120, 340, ROUND)
-    assert hit.latency == 320 and hit.ns == pytest.approx(1980, abs=1e-9)
+    hit = decode_trip.unpipelined_round_ns(CHAIN, 1, 0, 200, 64_000, 64_000, 100, 0.5, 120, 340, ROUND)
+    assert hit.latency == 320 and hit.ns == pytest.approx(1930, abs=1e-9)
 
 
 def test_one_group_where_every_load_feeds_the_scores():
-    """first_share 1: one group, 460 ns + 64,000 / 100 = 640 ns: 700 + 460 + 640 = 1,800 ns."""
-    t = decode_trip.unpipelined_round_ns(CHAIN, 100, 1, 1, 200, 64_000, 64_000, 100, 1, 120, 340, ROUND)
-    assert t.groups == 1 and t.ns == pytest.approx(1800, abs=1e-9)
+    """first_share 1: one group, 460 ns + 64,000 / 100 = 640 ns: 650 + 460 + 640 = 1,750 ns."""
+    t = decode_trip.unpipelined_round_ns(CHAIN, 1, 1, 200, 64_000, 64_000, 100, 1, 120, 340, ROUND)
+    assert t.groups == 1 and t.ns == pytest.approx(1750, abs=1e-9)
 
 
 def test_a_sweep_gives_what_the_scalars_give():
     """Arrays of r and first_share, element by element, as the scalar calls."""
     rs, shares = np.array([1, 2, 3, 1]), np.array([0.5, 0.5, 0.5, 1.0])
-    arr = decode_trip.unpipelined_round_ns(CHAIN, 100, rs, 1, 200, 64_000, 64_000, 100, shares, 120, 340,
-                                           ROUND)
-    assert list(arr.ns) == pytest.approx([2260, 2510, 2760, 1800], abs=1e-9)
+    arr = decode_trip.unpipelined_round_ns(CHAIN, rs, 1, 200, 64_000, 64_000, 100, shares, 120, 340, ROUND)
+    assert list(arr.ns) == pytest.approx([2210, 2460, 2710, 1750], abs=1e-9)
 
 
-def test_one_stage_code_beyond_the_chain_from_the_sass():
-    """decode_sass.csv's warp_schedule_cycles, one stage less three stages: BLOCK_N 128 on 8
-    warps 1,658 - 1,325 = 333, on 2 warps 4,015 - 2,075 = 1,940; BLOCK_N 32 on 4 warps 1,095 -
-    1,167 = -72, counted 0 (the chain priced is not shortened); D = 64 is not in the table: 0."""
-    assert decode_trip.unpipelined_extra_cycles(_kv_loop(BLOCK_N=128, WARPS=8), 8) == 333
-    assert decode_trip.unpipelined_extra_cycles(_kv_loop(BLOCK_N=128, WARPS=2), 2) == 1940
-    assert decode_trip.unpipelined_extra_cycles(_kv_loop(BLOCK_N=32, WARPS=4), 4) == 0
-    assert decode_trip.unpipelined_extra_cycles(_kv_loop(BLOCK_N=64, WARPS=4, D=64), 4) == 0
+def test_the_compiled_schedule_floors_the_chain_at_one_and_three_stages():
+    """decode_sass.csv's warp_schedule_cycles of the binary at the launch's stage count: BLOCK_N
+    128 on 8 warps 1,658 at one stage and 1,325 at three; at four stages the three-stage body
+    (1,325); at two stages none (0: SCHEDULED_STAGES); D = 64 is not in the table: 0."""
+    loop = _kv_loop(BLOCK_N=128, WARPS=8)
+    assert [decode_trip.schedule_cycles(loop, 8, s) for s in (1, 2, 3, 4)] == [1658, 0, 1325, 1325]
+    assert decode_trip.schedule_cycles(_kv_loop(BLOCK_N=128, WARPS=2), 2, 1) == 4015
+    assert decode_trip.schedule_cycles(_kv_loop(BLOCK_N=64, WARPS=4, D=64), 4, 1) == 0
+
+
+def test_the_chain_is_at_least_the_schedule():
+    """BLOCK_N 32 on 4 warps (test_decode_trip: the closed form 345 + 524 + 102 = 971 cycles a
+    warp): at one stage the binary's schedule 1,095 > 971 binds, at three 1,167; without a
+    stage count the closed form stays."""
+    loop = _kv_loop(BLOCK_N=32, WARPS=4)
+    m = Machine(H200, "cta")
+    f = decode_trip.chain_facts(m)
+    assert decode_trip.trip_chain(loop, m, 4, 16384, f).warp_cycles == 971
+    assert decode_trip.trip_chain(loop, m, 4, 16384, f, 1).warp_cycles == 1095
+    assert decode_trip.trip_chain(loop, m, 4, 16384, f, 3).warp_cycles == 1167
+    assert decode_trip.trip_chain(loop, m, 4, 16384, f, 2).warp_cycles == 971
 
 
 def test_the_table_is_the_sass():
-    """Every entry of UNPIPELINED_CHAIN_CYCLES is the difference of the two schedules in
-    calibration/h200/measured/decode_sass/decode_sass.csv."""
+    """Every entry of SCHEDULE_CYCLES is calibration/h200/measured/decode_sass/decode_sass.csv's
+    warp_schedule_cycles, all 27 configurations."""
     import csv
     rows = {(int(r["BLOCK_N"]), int(r["WARPS"]), int(r["STAGES"])): float(r["warp_schedule_cycles"])
             for r in csv.DictReader(open(ROOT / "calibration/h200/measured/decode_sass/decode_sass.csv"))}
-    for (bn, w), cyc in decode_trip.UNPIPELINED_CHAIN_CYCLES.items():
-        assert cyc == rows[(bn, w, 1)] - rows[(bn, w, 3)], (bn, w)
+    assert decode_trip.SCHEDULE_CYCLES == rows
 
 
 def test_h200_load_wait_of_a_one_stage_decode_trip():
     """gqa_decode B1 HQ32 HKV8 SKV32768 SPLITS16 BLOCK_N32 WARPS4 STAGES1 at 92 registers and
     13,312 B of shared memory as compiled (65,536 / (92 x 128) = 5 CTAs a SM; the breakdown's
-    full batch): the chain of BLOCK_N 32 on 4 warps (test_decode_trip:
-    1,283 cycles / 1.98 GHz = 647.98 ns, each other CTA's port traffic (312 + 128) / 1.98 =
-    222.22 ns), no one-stage extra (-72 cycles, counted 0): the chains in lock step 647.98 + 4 x
-    222.22 = 1,536.87 ns; each copy group 242 cycles / 1.98 = 122.22 ns of issue and wait + the
-    pointer chase's 341 ns = 463.22 ns, K and V 8,192 B each at max(8,192 / 128.7 = 63.65 port,
-    8,192 / (11,000 / 132 = 83.33) = 98.30 L2 share) = 98.30 ns: 196.61 ns; the round 1,536.87 +
-    926.44 + 196.61 = 2,659.92 ns = 2.66 us."""
+    full batch): the chain of BLOCK_N 32 on 4 warps at one stage: a warp max(the closed form 971
+    (test_decode_trip), the one-stage binary's schedule 1,095) = 1,095 cycles + its warps' port
+    reads 312 = 1,407 cycles / 1.98 GHz = 710.61 ns, each other CTA's port traffic (312 + 128) /
+    1.98 = 222.22 ns: the chains in lock step 710.61 + 4 x 222.22 = 1,599.49 ns; each copy group
+    242 cycles / 1.98 = 122.22 ns of issue and wait + the pointer chase's 341 ns = 463.22 ns, K and
+    V 8,192 B each at max(8,192 / 128.7 = 63.65 port, 8,192 / (11,000 / 132 = 83.33) = 98.30 L2
+    share) = 98.30 ns: 196.61 ns; the round 1,599.49 + 926.44 + 196.61 = 2,722.55 ns = 2.72 us."""
     lines = _terms(dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=32, WARPS=4, STAGES=1), "load wait",
                    dict(regs=92, smem=13312))
     assert len(lines) == 1
-    assert "the chains in lock step 1.54 us, then its K, then its V copy group: 2 x 463.22 ns" in lines[0]
-    assert "L2 share 196.61 ns = 2.66 us a round of 5" in lines[0]
+    assert "the chains in lock step 1.60 us, then its K, then its V copy group: 2 x 463.22 ns" in lines[0]
+    assert "L2 share 196.61 ns = 2.72 us a round of 5" in lines[0]
 
 
 def test_the_unloaded_latency_is_the_pointer_chase():

@@ -208,7 +208,11 @@ def first_wait_share(loop) -> Any:
     arrive in. Measured (calibration/h200/measured/decode_trip, one CTA a SM on 16 SMs, DRAM):
     a 2-stage trip less the 3-stage one (its chain) is 582-612 ns for a 16 KiB tile, 636-673
     for 32 KiB, 652-726 for 64 KiB: the idle round trip (557 ns) and the K half through the
-    port (64-255 ns), not the whole tile at the SM's 81.2 B/ns DRAM ceiling (759-1,364 ns)."""
+    port (64-255 ns), not the whole tile at the SM's 81.2 B/ns DRAM ceiling (759-1,364 ns).
+    (The one wait a trip is the one-stage binaries' reading; at 2 and 3 stages the compiled trip
+    waits for both groups at its top, ``DEPBAR.LE SB0`` at the loop head, and the half tile
+    stands for how little that round trip grows with the tile: 610 -> 716 ns from 16 to 64 KiB
+    on 16 SMs; docs/analysis.md, decode16.)"""
     from tfx.analysis import mma_path
     from tfx.ir.nodes import ValueRef
     scores = mma_path.scores(loop)
@@ -332,7 +336,7 @@ class TripChain(NamedTuple):
     mma_cycles: Any               # the mmas: fragments' latency + max(k-steps x latency, mmas x issue) + ldmatrix
     softmax_cycles: Any           # the elementwise ops, exp2s and row reductions between them
     overhead_cycles: Any          # bookkeeping, the tile wait's and the copy groups' barriers, the copies' issue
-    warp_cycles: Any              # their sum: one warp's in-order stream
+    warp_cycles: Any              # their sum (at least the compiled schedule, schedule_cycles): one warp's in-order stream
     smem_read_bytes: Any          # one warp's shared-memory reads (fragments + the reductions' partials)
     port_cycles: Any              # the CTA's reads at the port: warps x smem_read_bytes / port
     copy_port_cycles: Any         # the CTA's tile written by cp.async at the port
@@ -350,7 +354,7 @@ def _reduce_cycles(per_row, warps_n, lat):
     return local + if_else(warps_n > 1, cross, 0)
 
 
-def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | None:
+def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None, stages=None) -> TripChain | None:
     """The in-order chain of one trip of a streaming loop whose scores mma runs on the warp mma
     with every warp along N (a decode CTA: 16 padded query rows), or None where it does not
     apply (no facts, no such mma, a warpgroup mma, warps along M).
@@ -368,7 +372,12 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | 
     The warps run in lock step (a barrier at the trip's start, in each reduction, around P)
     and their ldmatrix bursts meet at the SM's one shared-memory port: one CTA's trip is the
     warp's stream + warps x its reads / port. Measured (decode_trip, one CTA a SM, 3 stages):
-    0.84-1.01 of it over the 9 BLOCK_N x WARPS."""
+    0.84-1.01 of it over the 9 BLOCK_N x WARPS.
+
+    With ``stages`` the warp's stream is at least the compiled binary's own in-order schedule
+    at that stage count (``schedule_cycles``: the campaigns' kernel at D = 128, 16 query rows),
+    which the closed form undercounts by up to 17% (it leaves out ptxas' order and stalls);
+    at 3 stages schedule + port is 0.95-1.16 of the chain measured from L2 (decode_sass README)."""
     if f is None:
         return None
     from tfx.analysis import mma_layout, mma_path
@@ -431,6 +440,8 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None) -> TripChain | 
     copies = cdiv(tile_bytes, 16 * threads)
     over = TRIP_BOOKKEEPING_CYCLES + 2 * lat.bar_sync + copies * COPY_ISSUE_CYCLES
     warp = mma_c + soft + over
+    if stages is not None:
+        warp = emax(warp, schedule_cycles(loop, warps, stages))
     port = warps * reads / f.port_bytes_per_cycle
     copy_port = tile_bytes / f.port_bytes_per_cycle
     ns = (warp + port) / f.clock_ghz
@@ -452,9 +463,12 @@ def describe_chain(line, chain: TripChain, r) -> str:
     c = chain
     rr = float(r)
     extra = max(rr - 1, 0) * float(c.port_cycles + c.copy_port_cycles) / float(c.clock_ghz)
+    closed = float(c.mma_cycles + c.softmax_cycles + c.overhead_cycles)
+    schedule = (f", at least the compiled binary's own schedule {float(c.warp_cycles):,.0f} cycles (decode_sass.csv "
+                f"warp_schedule_cycles)" if float(c.warp_cycles) > closed else "")
     return (f"loop at line {line}: one warp issues a trip in order (decode_sass): mmas {float(c.mma_cycles):,.0f} + "
             f"softmax {float(c.softmax_cycles):,.0f} + bookkeeping, barriers and copies {float(c.overhead_cycles):,.0f} "
-            f"= {float(c.warp_cycles):,.0f} cycles, plus the warps' shared-memory reads at the port "
+            f"= {closed:,.0f} cycles{schedule}, plus the warps' shared-memory reads at the port "
             f"{float(c.port_cycles):,.0f} cycles ({B(c.smem_read_bytes)} a warp): one CTA's trip "
             f"{T(float(c.ns))} at {formula_frequency(c.clock_ghz)}"
             + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
@@ -524,26 +538,72 @@ def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stage
 # kernel): every LDG of the K tile issues before the first STS waits on one (the K group is one
 # dependent round of loads), the V tile's LDGs issue after the row-sum reduction's barrier and
 # are waited for before PV (a second round); nothing of the next trip is in flight. The
-# one-stage code is also a longer instruction stream than the pipelined one the trip chain
-# prices: each 16-byte copy is two CS2R zero-fills (the masked load's other=0), an LDG and an
-# STS where cp.async is one LDGSTS, the tile's stores go between extra barriers, and ptxas
-# stalls the register-starved mmas longer. One warp's in-order schedule (warp_schedule_cycles,
-# the measured latencies) of the one-stage binary less the three-stage one, by (BLOCK_N, WARPS)
-# at D = 128 and GROUP padded to 16 query rows (decode_sass.csv):
-UNPIPELINED_CHAIN_CYCLES = {
-    (32, 2): 1292 - 1174, (32, 4): 1095 - 1167, (32, 8): 996 - 1030,
-    (64, 2): 2182 - 1343, (64, 4): 1533 - 1297, (64, 8): 1146 - 1128,
-    (128, 2): 4015 - 2075, (128, 4): 2272 - 1621, (128, 8): 1658 - 1325,
+# one-stage code is also a longer instruction stream than the pipelined one: each 16-byte copy
+# is two CS2R zero-fills (the masked load's other=0), an LDG and an STS where cp.async is one
+# LDGSTS, the tile's stores go between extra barriers, and ptxas stalls the register-starved
+# mmas longer. The trip chain takes it from the table below (``schedule_cycles``).
+
+
+# --------------------------------------------------------------------------------------------
+# The compiled schedule: one warp's in-order schedule of the campaigns' decode binaries
+#
+# decode_sass.csv `warp_schedule_cycles` (Triton 3.6.0, sm_90, kernels/gqa_decode.tile launch 1
+# at D = 128 and GROUP padded to 16 query rows, the measured binaries: cuobjdump's registers are
+# the campaigns' compiled counts): one warp issuing the loop body in order, alone, each
+# scoreboard wait at the measured latencies, by (BLOCK_N, WARPS, STAGES):
+SCHEDULE_CYCLES = {
+    (32, 2, 1): 1292, (32, 4, 1): 1095, (32, 8, 1): 996,
+    (64, 2, 1): 2182, (64, 4, 1): 1533, (64, 8, 1): 1146,
+    (128, 2, 1): 4015, (128, 4, 1): 2272, (128, 8, 1): 1658,
+    (32, 2, 2): 1128, (32, 4, 2): 1113, (32, 8, 2): 955,
+    (64, 2, 2): 1339, (64, 4, 2): 1289, (64, 8, 2): 1153,
+    (128, 2, 2): 2113, (128, 4, 2): 1536, (128, 8, 2): 1460,
+    (32, 2, 3): 1174, (32, 4, 3): 1167, (32, 8, 3): 1030,
+    (64, 2, 3): 1343, (64, 4, 3): 1297, (64, 8, 3): 1128,
+    (128, 2, 3): 2075, (128, 4, 3): 1621, (128, 8, 3): 1325,
 }
-UNPIPELINED_CHAIN_D = 128       # the head size of those binaries
-UNPIPELINED_CHAIN_ROWS = 16     # their padded query rows (GROUP 4 padded to the mma's 16)
+SCHEDULE_D = 128                # the head size of those binaries
+SCHEDULE_ROWS = 16              # their padded query rows (GROUP 4 padded to the mma's 16)
+# The stage counts whose schedule floors the chain. Not 2: a 2-stage trip is its chain plus the
+# copies' round trip (the SASS waits for both copy groups at the trip's top, DEPBAR.LE SB0, 0x0,
+# and issues the next ones last), and that round trip is priced at the DRAM latency's growth
+# under a copy (pipeline.dram_latency_*, half its traffic writes), which the read-only decode
+# trips do not see: decode_trip's 2-stage trips grow 0-50 ns from 16 to 132 SMs at 1.6-2.8 TB/s
+# drawn where the curve adds 90-180 ns (one CTA a SM on 132 SMs priced +8.0% median on the closed
+# form, +12.7% with the schedule; on 16 SMs -2.7% and +2.2%); with the schedule on top the
+# campaigns' 351 2-stage rows go +1.2% -> +2.2% signed, and the read-only chase's curve
+# (calibration/h200/measured/latency_read_s16) in the copy's place does not bring them back
+# (docs/analysis.md, decode16: the wait is not a function of the drawn bandwidth alone).
+SCHEDULED_STAGES = (1, 3)
+
+
+def schedule_cycles(loop, warps, stages) -> Any:
+    """One warp's compiled in-order schedule of a decode trip (``SCHEDULE_CYCLES``) for a scores
+    mma of BLOCK_N keys over D = 128 on at most 16 query rows, at 1 stage or 3 and more (the
+    3-stage body: more stages change only the wait's count and the ring's offsets); 0 off the
+    table and at 2 stages (``SCHEDULED_STAGES``; arrays elementwise)."""
+    from tfx.analysis import mma_path
+    s = mma_path.scores(loop)
+    if s is None:
+        return 0
+    m_s, n_s, k_s = s.per_exec_shape
+    st = emin(stages, 3)
+    out = 0
+    for (bn, w, sg), cyc in SCHEDULE_CYCLES.items():
+        if sg not in SCHEDULED_STAGES:
+            continue
+        hit = (n_s == bn) & (k_s == SCHEDULE_D) & (m_s <= SCHEDULE_ROWS) & (warps == w) & (st == sg)
+        if is_array(hit):
+            out = where(hit, cyc, out)
+        elif hit:
+            out = cyc
+    return out
 
 
 class UnpipelinedTrip(NamedTuple):
     """The round of an unpipelined streaming trip and its parts (ns; arrays elementwise)."""
     ns: Any                       # the round of the r co-resident CTAs (each one trip)
-    chain_round: Any              # the r CTAs' chains in lock step (round_ns) + the one-stage code's longer stream
-    extra: Any                    # that longer stream (UNPIPELINED_CHAIN_CYCLES at the clock; 0 off the table)
+    chain_round: Any              # the r CTAs' chains in lock step (round_ns; the one-stage code's schedule in the chain)
     latency: Any                  # one group's wait before its bytes: the copies' issue and wait chain + the load latency
     fetch: Any                    # the groups' bytes through the SM's port and its L2 share, summed over the groups
     groups: Any                   # the dependent copy groups a trip (2: K, then V; 1 where every load feeds the scores)
@@ -555,30 +615,11 @@ def dram_chase_ns(m) -> Any:
     return m.profile.get("pipeline.dram_latency_unloaded", None) if m.kind == "gpu" else None
 
 
-def unpipelined_extra_cycles(loop, warps) -> Any:
-    """Cycles the one-stage code of a decode trip issues beyond the pipelined chain
-    (``UNPIPELINED_CHAIN_CYCLES``, at least 0), for a scores mma of BLOCK_N keys over D = 128 on
-    at most 16 query rows; 0 off the table (arrays elementwise)."""
-    from tfx.analysis import mma_path
-    s = mma_path.scores(loop)
-    if s is None:
-        return 0
-    m_s, n_s, k_s = s.per_exec_shape
-    out = 0
-    for (bn, w), cyc in UNPIPELINED_CHAIN_CYCLES.items():
-        hit = (n_s == bn) & (k_s == UNPIPELINED_CHAIN_D) & (m_s <= UNPIPELINED_CHAIN_ROWS) & (warps == w)
-        if is_array(hit):
-            out = where(hit, max(cyc, 0), out)
-        elif hit:
-            out = max(cyc, 0)
-    return out
-
-
-def unpipelined_round_ns(chain: TripChain, extra_cycles, r, miss, l2_latency_ns, l2_bytes, loaded_bytes,
+def unpipelined_round_ns(chain: TripChain, r, miss, l2_latency_ns, l2_bytes, loaded_bytes,
                          l2_share_bytes_per_ns, first_share, issue_ns, chase_ns, f: StreamFacts) -> UnpipelinedTrip:
     """The round of r co-resident CTAs running an unpipelined streaming trip (STAGES = 1): their
-    chains in lock step (``round_ns``: one CTA's chain + each other CTA's traffic at the
-    shared-memory port) plus the one-stage code's longer stream (``extra_cycles``), then the
+    chains in lock step (``round_ns``: one CTA's chain, the one-stage binary's schedule
+    ``schedule_cycles`` at least, + each other CTA's traffic at the shared-memory port), then the
     trip's ``groups`` dependent copy groups (K's, then V's: ``first_share`` < 1 says the scores
     mma waits for only part of the tile), each the copies' issue and wait chain ``issue_ns``
     (pipeline.load_trip_overhead) and the load latency (DRAM: the unloaded pointer chase
@@ -599,23 +640,20 @@ def unpipelined_round_ns(chain: TripChain, extra_cycles, r, miss, l2_latency_ns,
     for share in (first_share, 1 - first_share):
         fetch = fetch + emax(share * loaded_bytes / f.port_bytes_per_ns, share * l2_bytes / l2_share_bytes_per_ns)
     latency = issue_ns + miss * chase_ns + (1 - miss) * l2_latency_ns
-    extra = extra_cycles / chain.clock_ghz
-    chains = round_ns(chain, r) + extra
+    chains = round_ns(chain, r)
     ns = chains + groups * latency + fetch
     if is_array(chain.ns, ns):
         ns = where(chain.ns > 0, ns, 0)
     elif not chain.ns:
         ns = 0
-    return UnpipelinedTrip(ns, chains, extra, latency, fetch, groups)
+    return UnpipelinedTrip(ns, chains, latency, fetch, groups)
 
 
 def describe_unpipelined(t: UnpipelinedTrip, r, chain: TripChain) -> str:
     """The load-wait clause of an unpipelined streaming trip (scalars)."""
     rr, g = float(r), int(t.groups)
-    lock = float(t.chain_round) - float(t.extra)
-    extra = f" + the one-stage code's longer stream {T(float(t.extra))} (decode_sass)" if float(t.extra) else ""
     groups = "its K, then its V copy group" if g == 2 else "its copy group"
-    return (f"the chains in lock step {T(lock)}{extra}, then {groups}: {g} x {T(float(t.latency))} (the copies' issue "
+    return (f"the chains in lock step {T(float(t.chain_round))}, then {groups}: {g} x {T(float(t.latency))} (the copies' issue "
             f"and wait + the unloaded load latency) + the groups' bytes through the SM's port and L2 share "
             f"{T(float(t.fetch))} = "
             f"{T(float(t.ns))} a round of {rr:g} (the DRAM share is a throughput bound, not a wait)")

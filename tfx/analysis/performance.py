@@ -1943,9 +1943,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         path_one = path_ns + m.iteration_ns
         if serial and load_trip.streams(loop):
             # a warp-mma streaming trip (decode's KV loop) is one in-order instruction stream a
-            # warp issues, plus its warps' shared-memory reads at the SM's port
+            # warp issues (at least the compiled binary's schedule at its stage count), plus its
+            # warps' shared-memory reads at the SM's port
             # (tfx.analysis.decode_trip.trip_chain; calibration/h200/measured/decode_sass)
-            trip_chain = decode_trip.trip_chain(loop, m, warps, body.global_loads, decode_trip.chain_facts(m))
+            trip_chain = decode_trip.trip_chain(loop, m, warps, body.global_loads, decode_trip.chain_facts(m),
+                                                stages)
             if trip_chain is not None:
                 # not a lock-step round unless the one-stage pricing below says so (the tail packs)
                 miss.lockstep_rounds[loop.id] = False
@@ -2006,7 +2008,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # that share stays the round's throughput bound (tfx.analysis.decode_trip.unpipelined_round_ns)
                 stream_f, trip_f, chase = unpiped_stream
                 unpiped = decode_trip.unpipelined_round_ns(
-                    trip_chain, decode_trip.unpipelined_extra_cycles(loop, warps), r if is_array(r) or r else 1,
+                    trip_chain, r if is_array(r) or r else 1,
                     _miss_share(body), m.l2_latency, body.l2, body.global_loads,
                     m.l2_bw_device / active_units, decode_trip.first_wait_share(loop), trip_f.overhead_ns, chase,
                     stream_f)
