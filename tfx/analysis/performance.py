@@ -925,10 +925,9 @@ def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
             held = (transfer + r * d.descriptors * m.dram_latency) / m.dma_channels
             if held > transfer:
                 return "latency"
-        dram_bw = m.dram_per_unit if m.dram_per_unit is not None else m.dram_bw_device / active_units
-        dram = r * d.dram / dram_bw
-        l2 = r * d.l2 / (m.l2_bw_device / active_units) if m.l2_bw_device is not None else 0
-        return "l2" if l2 > dram else "dram"
+        # the term of _transfer_ns that sets the copy time names it (one truth: the same rates)
+        dram, l2 = _transfer_terms(d, m, r, active_units)
+        return "l2" if l2 is not None and l2 > dram else "dram"
     return {"spill": "dram"}.get(engine, engine)
 
 
@@ -1333,17 +1332,26 @@ def _serial_transfer_ns(d: Demand, m: Machine, active_units, miss):
                                                   miss.drifted)
 
 
-def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None):
-    """ns the unit's share of DRAM (and L2, unless ``l2_share`` is False) bandwidth needs for
-    r positions' traffic; ``dram_bw``: the DRAM rate a unit gets, where not its share."""
+def _transfer_terms(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None):
+    """(DRAM ns, L2 ns or None) of r positions' traffic at the unit's shares: the two terms
+    whose longer is ``_transfer_ns`` and whose longer names the copy bound (``_bound_name``).
+    L2 is None where the profile states no L2 rate or ``l2_share`` is False; ``dram_bw``: the
+    DRAM rate a unit gets, where not its share."""
     if dram_bw is None:
         # the profile's rate a unit, else the active units' share, at most one SM's own DRAM
         # rate (tfx.analysis.memory_parallelism)
         dram_bw = m.dram_per_unit if m.dram_per_unit is not None else memory_parallelism.sm_dram_share(m, active_units)
-    copy = r * emax(d.dram, d.dram_lines) / dram_bw
-    if m.l2_bw_device is not None and l2_share:
-        copy = emax(copy, r * d.l2 / (m.l2_bw_device / active_units))
-    return copy
+    dram = r * emax(d.dram, d.dram_lines) / dram_bw
+    if m.l2_bw_device is None or not l2_share:
+        return dram, None
+    return dram, r * d.l2 / (m.l2_bw_device / active_units)
+
+
+def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None):
+    """ns the unit's share of DRAM (and L2, unless ``l2_share`` is False) bandwidth needs for
+    r positions' traffic; ``dram_bw``: the DRAM rate a unit gets, where not its share."""
+    dram, l2 = _transfer_terms(d, m, r, active_units, l2_share, dram_bw)
+    return dram if l2 is None else emax(dram, l2)
 
 
 def _own_transfer_ns(d: Demand, m: Machine, active_units):
