@@ -46,9 +46,24 @@ def test_one_full_wave_and_a_tail_of_one_cta():
 def test_the_tiled_accelerator_names_its_pes():
     """sip_gemm at its defaults: M = N = 4,096, TM = TN = 128: 32 x 32 = 1,024 tiles walked by
     CUBES x PES_PER_CUBE = 8 x 8 = 64 PEs, one position a PE: 64 positions on 64 PEs x 1 resident
-    = 64 / 64 = 1.00 waves, 64 // 64 = 1 full wave, no tail."""
+    = 64 / 64 = 1 wave, whole, so written whole and singular as every count (format_counted, as
+    the explorer's 'what moved' line writes performance.waves through fmt.metric: '1'; it read
+    '1.00 waves'), 64 // 64 = 1 full wave, no tail."""
     a = analyze(parse_file(bundled_kernel("sip_gemm.tile")), None, load_profile("sip"))
-    assert _detail(a, "waves").startswith("64 PEs on 64 PEs x 1 resident = 1.00 waves; 1 full wave x ")
+    assert _detail(a, "waves").startswith("64 PEs on 64 PEs x 1 resident = 1 wave; 1 full wave x ")
+
+
+def test_the_roofline_pane_writes_the_waves_as_the_breakdown():
+    """The Roofline pane's 'Predicted ... (bound by ..., N waves)' writes the same count as the
+    breakdown's waves line: copy.tile at N = 1,320 x 4,096 = 5,406,720 is 1,320 CTAs on
+    132 x 10 = 1,320 slots = exactly 1 wave ('1 wave', where the pane wrote '1.00 waves'); at
+    N = 2,420 x 4,096 it is 2,420 / 1,320 = 1.8333 -> '1.83 waves' on both."""
+    from tfx.tui import core
+    from tfx.tui.widgets.roofline import roofline_text
+    for n, words in ((5_406_720, "1 wave"), (9_912_320, "1.83 waves")):
+        a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200, {"N": n})
+        assert _detail(a, "waves").startswith(f"{n // 4096:,} CTAs on 132 SMs x 10 resident = {words}; ")
+        assert f", {words})" in roofline_text(core.Outcome(1, analysis=a)).plain
 
 
 def test_counted_nouns():
@@ -59,3 +74,22 @@ def test_counted_nouns():
     assert format_counted(1.5, "wave") == "1.50 waves"
     assert format_counted(65536, "CTA") == "65,536 CTAs"
     assert [level_noun(x) for x in ("sm", "pe", "cube", "warp")] == ["SM", "PE", "cube", "warp"]
+
+
+def test_the_l2_hand_off_counts_its_waves_and_groups():
+    """launch_handoff.describe writes its waves and wave groups as counts with their nouns and the
+    verb agreeing (format_counted, verb_for), where it wrote '{waves:.2f} waves, {n} wave group(s)'
+    and '= 1 leave': 3.88 waves -> n = ceil(3.88) = 4 groups, 135.81 MB with 31.46 MB of room:
+    min(4, floor(31.46 x 4 / 135.81) + 1) = min(4, 0 + 1) = 1 group leaves; 1 wave -> 1 group,
+    min(1, floor(31.46 / 20) + 1) = 1; 8 waves, 60 MB, room 30 MB: min(8, floor(30 x 8 / 60) + 1)
+    = 5 groups leave."""
+    from tfx.analysis import launch_handoff
+
+    def words(total, waves, room):
+        return launch_handoff.describe((0.5, total, waves, room, "mesh cta", ["O_PART"]), lambda b: f"{b / 1e6:.2f} MB")
+    a = words(135.81e6, 3.88, 31.46e6)
+    assert "over 3.88 waves, 4 wave groups of 33.95 MB;" in a and ") + 1) = 1 leaves their lines" in a
+    b = words(20e6, 1, 31.46e6)
+    assert "over 1 wave, 1 wave group of 20.00 MB;" in b and ") + 1) = 1 leaves their lines" in b
+    c = words(60e6, 8, 30e6)
+    assert "over 8 waves, 8 wave groups of 7.50 MB;" in c and ") + 1) = 5 leave their lines" in c

@@ -29,6 +29,7 @@ import math
 from typing import Any
 
 from tfx.analysis.numbers import emax, is_array
+from tfx.hw.units import format_counted, verb_for
 
 
 def stored_tensors(mesh) -> set:
@@ -94,7 +95,7 @@ def describe(facts, fmt_bytes) -> str | None:
     n = max(math.ceil(waves), 1)
     groups = min(n, math.floor(room * n / max(total, 1)) + 1)
     return (f"{', '.join(tensors)} stored by {prev} as its CTAs end: {fmt_bytes(total)} of global traffic over "
-            f"{waves:.2f} waves, {n} wave group(s) of {fmt_bytes(total / n)}; the last "
-            f"min({n}, floor({fmt_bytes(room)} of L2 room x {n} / {fmt_bytes(total)}) + 1) = {groups} leave "
+            f"{format_counted(waves, 'wave')}, {format_counted(n, 'wave group')} of {fmt_bytes(total / n)}; the last "
+            f"min({n}, floor({fmt_bytes(room)} of L2 room x {n} / {fmt_bytes(total)}) + 1) = {groups} {verb_for(groups, 'leave')} "
             f"their lines in L2 (LRU stack distance): {share * 100:.0f}% of this launch's reads of them hit L2")
 

@@ -521,7 +521,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
                  f"{format_count(resident)} resident = "
-                 f"{float(waves):.2f} waves; " + (
+                 f"{format_counted(float(waves), 'wave')}; " + (
                      row_body.describe_waves(full_waves, t_first, t_full, format_time_ns)
                      if full_body is not None else
                      row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
@@ -529,7 +529,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                      f"{format_counted(full_waves, 'full wave')} x {format_time_ns(float(t_full))}")
                  + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
-                 f"{format_counted(tail, unit)} in the last wave ({float(ratio(tail, slots)):.2f} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
+                 f"{format_counted(tail, unit)} in the last wave ({format_count(float(ratio(tail, slots)))} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
                  if tail else "no tail wave: the positions fill whole waves"),
         ]

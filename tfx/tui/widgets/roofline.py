@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from tfx.present import analysis_report as report
-from tfx.present.formatting import allocation, bandwidth, ns as fmt_ns, num, pct_change
+from tfx.present.formatting import allocation, bandwidth, counted, ns as fmt_ns, num, pct_change
 from tfx.tui.canvas import log_span, loglog_rows
 from tfx.tui.core import roofline_chart
 from tfx.tui.widgets import layout_if_resized
@@ -214,7 +214,7 @@ def roofline_text(outcome, width: int | None = None, measured: str | None = None
     t.append("Predicted ", style="bold")
     t.append(pred, style="bold")
     _wrap(t, f"  (bound by {m.get('performance.bound_by', '?')}, "
-          f"{num(m['performance.waves']):.2f} waves)", width, 10 + len(pred), 10)
+          f"{counted(m['performance.waves'], 'wave')})", width, 10 + len(pred), 10)
     t.append("  ")
     _wrap(t, report.beyond_roofline(a), width, 2, 4)
     if measured is not None:                   # tfx open --measured
