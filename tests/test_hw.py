@@ -194,6 +194,19 @@ def test_formatting_helpers():
     assert format_count(1.5) == "1.50"
 
 
+def test_exact_bytes():
+    """Allocations and spills in whole bytes with separators, the one helper of analyze's spill
+    warnings, the spill term, occupancy's sentences and fmt.allocation: 228 KiB = 233,472 B;
+    2,120 spilled 4-byte words = 8,480 B a thread; 8,704.25 rounds to 8,704; 999 stays 999."""
+    from tfx.hw.units import format_exact_bytes
+    from tfx.present.formatting import allocation
+    assert format_exact_bytes(228 * 1024) == "233,472 B"
+    assert format_exact_bytes(4 * 2120, "thread") == "8,480 B/thread"
+    assert format_exact_bytes(8704.25) == "8,704 B"
+    assert format_exact_bytes(999) == "999 B"
+    assert allocation(98304) == format_exact_bytes(98304) == "98,304 B"
+
+
 # -------------------------------------------------------------- the API
 
 def test_units_of_multiplies_counts_up_the_parent_chain():

@@ -115,8 +115,8 @@ def read_text_file(path, expected: str = "a file", where: str | None = None) -> 
         if size > MAX_INPUT_BYTES and Path(path).is_file():
             # exact bytes, as a limit is read (off by 4 bytes matters), and the one unit policy's
             # decimal prefixes beside them (tfx.hw.units.format_bytes): was '(4 MiB)'
-            from tfx.hw.units import format_bytes
-            raise TfxError(f"file is {size:,} B; tfx reads at most {MAX_INPUT_BYTES:,} B "
+            from tfx.hw.units import format_bytes, format_exact_bytes
+            raise TfxError(f"file is {format_exact_bytes(size)}; tfx reads at most {format_exact_bytes(MAX_INPUT_BYTES)} "
                            f"({format_bytes(MAX_INPUT_BYTES)}) for {expected}", where=shown)
         with open(path, encoding="utf-8") as fh:  # text mode: \r\n reads as \n
             text = fh.read(MAX_INPUT_BYTES + 1)

@@ -22,7 +22,7 @@ from tfx.analysis.machine import links_by_mesh
 from tfx.analysis.performance import SpillInfo, predict, spill_fraction
 from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
-from tfx.hw.units import format_count, format_counted, format_time_ns
+from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_time_ns
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, Module, Window
 
@@ -272,14 +272,14 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             elif i == 0 and hint is not None and not occ.hint_met:
                 warnings.append(f"occupancy hint {hint} is not met: {occ.explanation()[-1]}")
             if compiled_spills:
-                warnings.append(f"register spill{where_} (compiled): {4 * compiled_spills:,} B/thread in local "
+                warnings.append(f"register spill{where_} (compiled): {format_exact_bytes(4 * compiled_spills, 'thread')} in local "
                                 f"memory, {float(spill_fraction(4 * compiled_spills, rmem_thread)) * 100:.0f}% "
                                 "of the thread's register tiles; every op on them moves that share of its "
                                 "register bytes through local memory")
             elif spill_regs > 0 and compiled_spills is None:
-                what = (f"the mma accumulator alone needs about {acc_regs:,}: all {float(rmem_thread):,.0f} B/thread "
+                what = (f"the mma accumulator alone needs about {acc_regs:,}: all {format_exact_bytes(rmem_thread, 'thread')} "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
-                        f"{spill_regs * 4:,} B/thread of temporaries round-trip through local memory every k-step")
+                        f"{format_exact_bytes(spill_regs * 4, 'thread')} of temporaries round-trip through local memory every k-step")
                 warnings.append(f"register spill{where_}: about {estimated:,} registers/thread needed, "
                                 f"{limits.max_regs_per_thread:,} available; {what}")
         if vector:
@@ -324,7 +324,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         from tfx.analysis.performance import Term
         terms.append(Term("hint", new_ns - old_ns,
                           f"compiled for occupancy={b.hint} ({budget['threads']} threads, {budget['regs']} regs, "
-                          f"{budget['smem'] + budget['static_smem']:,} B smem: "
+                          f"{format_exact_bytes(budget['smem'] + budget['static_smem'])} smem: "
                           f"{format_counted(hinted.metrics['occupancy.blocks_per_sm'], 'CTA/SM', 'CTAs/SM')}) it would take "
                           f"{format_time_ns(float(new_ns))}, {_hint_change(float(old_ns), float(new_ns))}"))
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)

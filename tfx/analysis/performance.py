@@ -45,7 +45,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import (format_bytes, format_count, format_counted, format_time_ns, formula_frequency, formula_rate, level_noun,
+from tfx.hw.units import (format_bytes, format_count, format_counted, format_exact_bytes, format_time_ns, formula_frequency, formula_rate, level_noun,
                           verb_for)
 
 @dataclass(eq=False, repr=False)
@@ -574,7 +574,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                         if local.l1_free is not None else "no stated L1")
             lt.terms.append(Term(
                 "spill", spill_ns,
-                f"{float(spill.bytes_per_thread):,.0f} B/thread {'compiled' if spill.compiled else 'estimated'} in "
+                f"{format_exact_bytes(spill.bytes_per_thread, 'thread')} {'compiled' if spill.compiled else 'estimated'} in "
                 f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
                 f"of its register bytes through local memory"
                 + ((row_spill.describe_compiled(spill.local_bytes, threads, share)
@@ -584,7 +584,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, reductions)
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
                     f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
-                    f"registers: 2 x {float(spill.bytes_per_thread):,.0f} B x {threads} threads = "
+                    f"registers: 2 x {format_exact_bytes(spill.bytes_per_thread)} x {format_counted(threads, 'thread')} = "
                     f"{float(share) * 100:.1f}% of the CTA's register bytes)")
                    if not is_array(share) and share != spill.fraction else "")
                 + f"; working set {format_bytes(float(local.working_set))} "

@@ -23,7 +23,7 @@ from tfx.analysis.occupancy import (
 )
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError, argument_error
-from tfx.hw.units import format_counted
+from tfx.hw.units import format_counted, format_exact_bytes
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.present import formatting as fmt
 
@@ -118,7 +118,7 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
     console = _console()
     console.print(
         f"[bold]{profile_name}[/]: {res.threads:,} threads, {res.regs_per_thread:,} registers/thread, "
-        f"{res.smem_per_cta:,} B shared memory per CTA"
+        f"{format_exact_bytes(res.smem_per_cta)} shared memory per CTA"
         + (f" ({res.smem_static:,} static + {res.smem_dynamic:,} dynamic)" if res.smem_static else ""))
     style = "bold red" if not occ.feasible else "bold"
     console.print(f"[{style}]{occ.summary()}[/]")
@@ -132,15 +132,15 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
         "warps": fmt.counted(occ.warps_per_cta, "warp"),
         "blocks": "1 CTA",
         "registers": f"{res.regs_per_thread}/thread = {occ.regs_per_warp_alloc:,}/warp",
-        "shared memory": f"{res.smem_per_cta:,} B + {lim.reserved_smem_per_block:,} reserved "
-                         f"= {occ.smem_per_cta_alloc:,} B",
+        "shared memory": f"{format_exact_bytes(res.smem_per_cta)} + {lim.reserved_smem_per_block:,} reserved "
+                         f"= {format_exact_bytes(occ.smem_per_cta_alloc)}",
     }
     capacity = {
         "threads": f"{lim.max_threads_per_sm:,}",
         "warps": f"{lim.warps_per_sm}",
         "blocks": f"{lim.max_blocks_per_sm}",
         "registers": f"{lim.regs_per_sm:,}",
-        "shared memory": f"{lim.smem_per_sm:,} B",
+        "shared memory": f"{format_exact_bytes(lim.smem_per_sm)}",
     }
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     table.add_column("limit")
@@ -319,7 +319,7 @@ def _print_kernels(profile_name: str, path: str, results: list, args: argparse.N
     from rich.table import Table
 
     console = _console()
-    dyn = f", {args.smem:,} B dynamic shared memory" if args.smem else ""
+    dyn = f", {format_exact_bytes(args.smem)} dynamic shared memory" if args.smem else ""
     console.print(f"[bold]{profile_name}[/]: {len(results)} functions from {path}{dyn}")
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for column, justify in (("function", "left"), ("arch", "left"), ("regs", "right"),

@@ -167,6 +167,16 @@ def format_bytes(n: float, significant: int | None = None) -> str:
     return _shown(n, 1000, _DECIMAL_BYTES, significant)
 
 
+def format_exact_bytes(n: float, per: str | None = None) -> str:
+    """Bytes written whole with thousands separators, as compilers report an allocation or a
+    spill (ptxas: '8480 bytes spill stores') and an occupancy budget needs them, 4 bytes apart
+    mattering: ``98304`` -> ``"98,304 B"``; ``per``: the thing each holds them, ``8480, "thread"``
+    -> ``"8,480 B/thread"``; a fraction of a byte (a share, an estimate) rounds to the nearest
+    whole: ``8704.25`` -> ``"8,704 B"``."""
+    text = f"{float(n):,.0f} B"
+    return text if per is None else f"{text}/{per}"
+
+
 def format_bandwidth(bytes_per_s: float, significant: int | None = None) -> str:
     """B/s with decimal prefixes, as bandwidths are quoted: ``4.8e12`` -> ``"4.80 TB/s"``."""
     return _shown(float(bytes_per_s), 1000, ("B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"), significant)

@@ -26,7 +26,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_counted, format_counted_verb, format_flops,
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_exact_bytes, format_counted, format_counted_verb, format_flops,
                           format_prefixed_count, format_frequency, format_plain, format_quantity, format_time_ns)
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "counted", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
@@ -102,7 +102,7 @@ def nbytes(v: Any, significant: int | None = None) -> str:
 def allocation(v: Any) -> str:
     """An allocation size in exact bytes, as compilers report and occupancy budgets need them
     (a CTA's shared memory, a register file): ``98304`` -> ``"98,304 B"``."""
-    return f"{int(num(v)):,} B"
+    return format_exact_bytes(int(num(v)))
 
 
 def parameter_count(v: Any) -> str:
