@@ -674,9 +674,9 @@ def describe_unpipelined(t: UnpipelinedTrip, r, chain: TripChain) -> str:
 # tail CTA at 174.2.
 
 
-def packs(lockstep_rounds, full_waves) -> Any:
+def packs(runs_lockstep_round, full_waves) -> Any:
     """Whether a launch's tail wave takes an SM's slots together (``packed_tail``): it follows
-    one full wave and every streaming trip its CTAs run (``lockstep_rounds``: each decode trip
+    one full wave and every streaming trip its CTAs run (``runs_lockstep_round``: each decode trip
     loop's bool or array, True where it runs the unpipelined lock-step round,
     ``unpipelined_round_ns``: a one-stage split loop with its one-stage masked loop, not a
     pipelined one with it) runs the lock-step round; False where none is given (arrays
@@ -684,11 +684,11 @@ def packs(lockstep_rounds, full_waves) -> Any:
     before a second (decode_timeline_s14 run15: 256 CTAs at 2 a SM ran 2 on 124 SMs and 1 on 8);
     after two or more full waves the SMs no longer end in phase: a tail that packs there is
     priced slower than measured (122 decode rows of runs 1-21, median |error| 3.1% -> 3.7%)."""
-    lockstep_rounds = list(lockstep_rounds)
-    if not lockstep_rounds:
+    runs_lockstep_round = list(runs_lockstep_round)
+    if not runs_lockstep_round:
         return False
     out = True
-    for a in lockstep_rounds:
+    for a in runs_lockstep_round:
         out = out & a if is_array(a, out) else (out and bool(a))
     return (out & (full_waves == 1)) if is_array(out, full_waves) else bool(out and full_waves == 1)
 

@@ -68,7 +68,7 @@ class LaunchMiss(dict):
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
-    lockstep_rounds: dict = field(default_factory=dict)  # decode trip loop id -> where it runs decode_trip's
+    runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
 
     @classmethod
@@ -425,7 +425,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     active_tail = emin(tail, units)
     # a tail after a full wave of lock-step one-stage trips takes the first slots to free, an
     # SM's r together: its busiest SM runs r of them (tfx.analysis.decode_trip.packed_tail)
-    packed = decode_trip.packs(miss.lockstep_rounds.values(), full_waves)
+    packed = decode_trip.packs(miss.runs_lockstep_round.values(), full_waves)
     if is_array(packed) or packed:
         r_tail, active_tail = decode_trip.packed_tail(packed, tail, resident, r_tail, active_tail)
     t_tail, e_tail, loop_ns_tail = drawn_batch(emax(r_tail, 1), emax(active_tail, 1), emax(tail, 1))
@@ -1958,7 +1958,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                                                 stages)
             if trip_chain is not None:
                 # not a lock-step round unless the one-stage pricing below says so (the tail packs)
-                miss.lockstep_rounds[loop.id] = False
+                miss.runs_lockstep_round[loop.id] = False
                 path_one = emax(path_one, trip_chain.ns)
                 # r co-resident CTAs: each other CTA's shared-memory traffic passes the one port
                 # (tfx.analysis.decode_trip.round_ns)
@@ -2024,7 +2024,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 applies = (stages < 2) & (trip_chain.ns > 0)
                 # the co-resident CTAs end their trips together: a following wave takes an SM's
                 # slots together (tfx.analysis.decode_trip.packed_tail)
-                miss.lockstep_rounds[loop.id] = applies
+                miss.runs_lockstep_round[loop.id] = applies
                 if is_array(applies, unpiped.ns, lock_base):
                     unpiped_wait = where(applies, emax(unpiped.ns - lock_base, 0), unpiped_wait)
                     chain_no_depth = where(applies, emax(unpiped.ns, lock_base), chain_no_depth)
