@@ -29,6 +29,6 @@ def run(args) -> int:
     say(f"{model.name} on {sysm.name}{fmt.with_knobs(sysm.profile.knobs)}: {wl.mode}, batch {fmt.count(wl.batch)}, "
         f"context {fmt.count(wl.context)}, weights {wl.weight_dtype}, kv {wl.kv_dtype}; {par.label()}")
     for k in ("weights", "kv_cache", "activations", "workspace", "total", "capacity"):
-        print(f"  {k:<12} {fmt.nbytes(m[k]):>12}  ({m[k]:,.0f} B)")
+        print(f"  {k:<12} {fmt.nbytes(m[k]):>12}  ({fmt.format_exact_bytes(m[k])})")
     print(f"  {'fits':<12} {'yes' if m['fits'] else 'NO'}  on {fmt.counted(m['devices'], 'device')}")
     return 0

@@ -31,7 +31,7 @@ from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_e
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "counted", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
-           "format_count", "format_flops", "format_frequency", "format_time_ns"]
+           "format_count", "format_exact_bytes", "format_flops", "format_frequency", "format_time_ns"]
 
 
 def with_knobs(knobs) -> str:

@@ -461,7 +461,7 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
             rep = f" (ctx/cp split over {tp // G} replicas)"
         kv = b * toks * layers * 2 * g_r * d * kvb
         out.append(f"KV cache: {fmt.count(b)} seq x {fmt.count(toks)} tokens{rep} x {layers} layers x 2 (K, V) x {fmt.counted(g_r, 'kv head')}"
-                   f" x {d} x {kvb:g} B = {kv:,.0f} B = {fmt.nbytes(kv)}")
+                   f" x {d} x {kvb:g} B = {fmt.format_exact_bytes(kv)} = {fmt.nbytes(kv)}")
     return out
 
 
