@@ -93,3 +93,20 @@ def test_the_l2_hand_off_counts_its_waves_and_groups():
     assert "over 1 wave, 1 wave group of 20.00 MB;" in b and ") + 1) = 1 leaves their lines" in b
     c = words(60e6, 8, 30e6)
     assert "over 8 waves, 8 wave groups of 7.50 MB;" in c and ") + 1) = 5 leave their lines" in c
+
+
+def test_the_json_carries_the_waves_lines_numbers():
+    """tfx analyze --json's performance.launches: the counts the waves and tail-wave lines write,
+    where the JSON had only their sum (performance.waves) and the terms' ns. copy.tile at its
+    defaults (test_copy_at_its_defaults): 65,536 positions on 132 SMs x 10 resident, 65,536 /
+    1,320 = 49.648... waves, 49 full, 856 in the tail; the tail's ns is the tail-wave term's."""
+    import json
+    a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200)
+    (lt,) = json.loads(json.dumps(a.to_json()))["performance"]["launches"]
+    assert (lt["positions"], lt["units"], lt["resident"], lt["full_waves"], lt["tail_positions"]) == (
+        65_536, 132, 10, 49, 856)
+    assert lt["waves"] == 65_536 / 1_320
+    assert lt["bound_by"] == a.metrics["performance.bound_by"] and lt["scope"] == a.launches[0].scope
+    tail = next(t for t in a.terms if t.name == "tail wave")
+    assert lt["tail_ns"] == float(tail.ns)
+    assert lt["total_ns"] == float(a.launches[0].total_ns)

@@ -126,10 +126,21 @@ class Analysis:
             "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
             "register_estimate": self.registers.to_json() if self.registers is not None else None,
             "performance": {"terms": [t.to_json() for t in self.terms],
+                            "launches": [launch_json(lt) for lt in self.launches],
                             "roofline_gap": self.roofline_gap.to_json() if self.roofline_gap is not None else None},
             "warnings": list(self.warnings),
             "scopes": scope(self.root),
         }
+
+
+def launch_json(lt) -> dict:
+    """One launch's numbers that its waves and tail-wave lines write (``performance.LaunchTime``):
+    positions on units x resident, the waves (a count: 49.65), the full waves and the tail's
+    positions, one full batch's and the tail's ns, the launch's ns and what bounds it, under the
+    names of the LaunchTime fields, times with the unit in the key."""
+    keys = ("positions", "units", "resident", "waves", "full_waves", "tail_positions", "batch_ns", "tail_ns",
+            "total_ns", "bound_engine", "bound_by", "l2_hit_ratio")
+    return {"scope": lt.scope, **{k: to_plain(getattr(lt, k)) for k in keys}}
 
 
 def metric_name(key: tuple, domain: str | None = None) -> str:
