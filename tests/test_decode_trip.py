@@ -294,10 +294,10 @@ def test_merge_reads_what_the_split_left_in_l2():
     line = _terms(dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=64, BLOCK_N=128, WARPS=2, STAGES=3),
                   "l2 hand-off")
     assert len(line) == 1
-    assert "135.81 MB" in line[0] and "3.88 waves" in line[0] and "25% of" in line[0]
+    assert "135.81 MB" in line[0] and "3.88 waves" in line[0] and "25.0% of" in line[0]
     line = _terms(dict(B=1, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=64, WARPS=4, STAGES=3),
                   "l2 hand-off")
-    assert "100% of" in line[0]
+    assert "100.0% of" in line[0]
 
 
 def test_merge_streams_one_partial_a_split():

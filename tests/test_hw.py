@@ -207,6 +207,19 @@ def test_exact_bytes():
     assert allocation(98304) == format_exact_bytes(98304) == "98,304 B"
 
 
+def test_percent():
+    """A share as percent with one decimal, the one helper of fmt.ratio_pct and the analysis'
+    sentences: 3 / 8 = 37.5%; 1 / 4 = 25.0% (the L2 hand-off wrote '25%'); 1 = 100.0%; rmsnorm's
+    spill, 136 B of its 1,024.0625 B of register tiles a thread = 0.13281 = 13.3% (the spill term
+    wrote '13%' beside '3.9%' in one line)."""
+    from tfx.hw.units import format_percent
+    from tfx.present.formatting import ratio_pct
+    assert format_percent(3 / 8) == ratio_pct(3 / 8) == "37.5%"
+    assert format_percent(1 / 4) == "25.0%"
+    assert format_percent(1) == "100.0%"
+    assert format_percent(136 / 1024.0625) == "13.3%"
+
+
 # -------------------------------------------------------------- the API
 
 def test_units_of_multiplies_counts_up_the_parent_chain():

@@ -210,6 +210,18 @@ def test_ptxas_text_without_threads_shows_block_sizes(capsys):
     assert "k232" in out
 
 
+def test_ptxas_text_writes_occupancy_as_every_surface(capsys):
+    """The table's occupancy column with one decimal of a percent, as the headline writes it
+    ('1 CTA/SM (12 of 48 warps, 25.0%)', fmt.percent): k255 at 256 threads on an H200, 255
+    registers -> 256 a thread (granularity 8) x 32 = 8,192 a warp, 65,536 // 8,192 = 8 warps =
+    one CTA of 256 / 32 = 8 warps: 8 of 64 warps = 12.5% (the column wrote '12%', .0f rounding
+    12.5 to even)."""
+    rc, out, _ = run(capsys, "--hw", H200, "--ptxas", str(DATA / "ptxas_v_sm90a.txt"), "--threads", "256")
+    assert rc == 0
+    row = next(line for line in out.splitlines() if line.startswith("k255 "))
+    assert row.rstrip().endswith(" 12.5%")
+
+
 def test_res_usage_text_with_hint(capsys):
     rc, out, _ = run(capsys, "--hw", SM120, "--res-usage",
                      str(DATA / "res_usage_sm120_sm90a.txt"), "--threads", "256",

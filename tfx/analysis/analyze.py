@@ -22,7 +22,7 @@ from tfx.analysis.machine import links_by_mesh
 from tfx.analysis.performance import SpillInfo, predict, spill_fraction
 from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
-from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_time_ns
+from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_percent, format_time_ns
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, Module, Window
 
@@ -284,7 +284,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                 warnings.append(f"occupancy hint {hint} is not met: {occ.explanation()[-1]}")
             if compiled_spills:
                 warnings.append(f"register spill{where_} (compiled): {format_exact_bytes(4 * compiled_spills, 'thread')} in local "
-                                f"memory, {float(spill_fraction(4 * compiled_spills, rmem_thread)) * 100:.0f}% "
+                                f"memory, {format_percent(spill_fraction(4 * compiled_spills, rmem_thread))} "
                                 "of the thread's register tiles; every op on them moves that share of its "
                                 "register bytes through local memory")
             elif spill_regs > 0 and compiled_spills is None:

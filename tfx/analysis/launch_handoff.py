@@ -29,7 +29,7 @@ import math
 from typing import Any
 
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted, verb_for
+from tfx.hw.units import format_counted, format_percent, verb_for
 
 
 def stored_tensors(mesh) -> set:
@@ -97,5 +97,5 @@ def describe(facts, fmt_bytes) -> str | None:
     return (f"{', '.join(tensors)} stored by {prev} as its CTAs end: {fmt_bytes(total)} of global traffic over "
             f"{format_counted(waves, 'wave')}, {format_counted(n, 'wave group')} of {fmt_bytes(total / n)}; the last "
             f"min({n}, floor({fmt_bytes(room)} of L2 room x {n} / {fmt_bytes(total)}) + 1) = {groups} {verb_for(groups, 'leave')} "
-            f"their lines in L2 (LRU stack distance): {share * 100:.0f}% of this launch's reads of them hit L2")
+            f"their lines in L2 (LRU stack distance): {format_percent(share)} of this launch's reads of them hit L2")
 

@@ -45,7 +45,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import ValueRef, Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import (format_bytes, format_count, format_counted, format_exact_bytes, format_time_ns, formula_frequency, formula_rate, level_noun,
+from tfx.hw.units import (format_bytes, format_count, format_counted, format_exact_bytes, format_percent, format_time_ns, formula_frequency, formula_rate, level_noun,
                           verb_for)
 
 @dataclass(eq=False, repr=False)
@@ -575,7 +575,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             lt.terms.append(Term(
                 "spill", spill_ns,
                 f"{format_exact_bytes(spill.bytes_per_thread, 'thread')} {'compiled' if spill.compiled else 'estimated'} in "
-                f"local memory = {float(spill.fraction) * 100:.0f}% of the register tiles; each op moves that share "
+                f"local memory = {format_percent(spill.fraction)} of the register tiles; each op moves that share "
                 f"of its register bytes through local memory"
                 + ((row_spill.describe_compiled(spill.local_bytes, threads, share)
                     if spill.local_bytes is not None and spill.regs is not None else
@@ -585,7 +585,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
                     f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
                     f"registers: 2 x {format_exact_bytes(spill.bytes_per_thread)} x {format_counted(threads, 'thread')} = "
-                    f"{float(share) * 100:.1f}% of the CTA's register bytes)")
+                    f"{format_percent(share)} of the CTA's register bytes)")
                    if not is_array(share) and share != spill.fraction else "")
                 + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({format_counted(on_sm, 'CTA')} x {format_counted(threads, 'thread')}) vs {where_l1}: served from {local.level} at "

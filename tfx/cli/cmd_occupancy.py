@@ -340,7 +340,7 @@ def _print_kernels(profile_name: str, path: str, results: list, args: argparse.N
                  f"{k.stack_frame:,}", f"{k.spill_stores:,}/{k.spill_loads:,}"]
         if single:
             o = by_size[args.threads]
-            cells += [str(o.blocks_per_sm), _limiter_text(o), f"{o.occupancy_pct:.0f}%"]
+            cells += [str(o.blocks_per_sm), _limiter_text(o), fmt.percent(o.occupancy_pct)]
             if args.occupancy is not None:
                 cells.append("met" if o.hint_met else _budget_cell(o))
         else:

@@ -128,7 +128,7 @@ def print_text(r, trace=None, width: int = 72) -> None:
     t.add_column("util", justify="right")
     for name, e in r.engines.items():
         if e["busy_ns"]:
-            t.add_row(name, fmt.ns(e["busy_ns"]), f"{e['utilization'] * 100:.1f}%")
+            t.add_row(name, fmt.ns(e["busy_ns"]), fmt.ratio_pct(e['utilization']))
     console.print(t)
     st = r.stalls
     say("  stalls        " + "   ".join(keep(f"{k} {fmt.ns(v)}") for k, v in st.items()), 16)

@@ -263,6 +263,12 @@ def format_prefixed_count(n: float, unit: str) -> str:
     return f"{x:.0f} {unit}" if x.is_integer() else f"{x:.2f} {unit}"
 
 
+def format_percent(share: float) -> str:
+    """A share (a ratio, 1 = all) as percent with one decimal, as every surface writes one:
+    ``0.375`` -> ``"37.5%"``, ``0.25`` -> ``"25.0%"``, ``1`` -> ``"100.0%"``."""
+    return f"{float(share) * 100:.1f}%"
+
+
 def format_count(n: float) -> str:
     """Whole numbers with thousands separators (``65536`` -> ``"65,536"``), others two decimals
     (``1.5`` -> ``"1.50"``; an exact Fraction as its float: ``Fraction(3, 2)`` -> ``"1.50"``)."""

@@ -26,7 +26,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_exact_bytes, format_counted, format_counted_verb, format_flops,
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_exact_bytes, format_percent, format_counted, format_counted_verb, format_flops,
                           format_prefixed_count, format_frequency, format_plain, format_quantity, format_time_ns)
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "counted", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
@@ -143,8 +143,8 @@ def percent(v: Any) -> str:
 
 
 def ratio_pct(v: Any) -> str:
-    """A ratio in [0, 1] as percent: ``0.375`` -> ``"37.5%"``."""
-    return f"{num(v) * 100:.1f}%"
+    """A ratio in [0, 1] as percent: ``0.375`` -> ``"37.5%"`` (tfx.hw.units.format_percent)."""
+    return format_percent(num(v))
 
 
 def intensity(v: Any) -> str:

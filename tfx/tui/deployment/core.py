@@ -479,7 +479,7 @@ def stage_rows(r) -> list[list[str]]:
         if s.total_ns == 0:
             continue
         share = s.total_ns / r.latency_ns * 100 if r.latency_ns else 0.0
-        rows.append([s.name, fmt.ns(s.total_ns), f"{share:.1f}%", s.bound, _ns_or_dash(s.compute_ns),
+        rows.append([s.name, fmt.ns(s.total_ns), fmt.percent(share), s.bound, _ns_or_dash(s.compute_ns),
                      _ns_or_dash(s.memory_ns), _ns_or_dash(s.comm_ns), _ns_or_dash(s.launch_ns),
                      "attn" if s.block == "attention" else s.block])
     return rows

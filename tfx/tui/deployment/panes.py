@@ -204,11 +204,11 @@ class MemoryPane(Vertical):
         for c in ("part", "per device", "of cap", "bar"):
             table.add_column(c, key=c)
         for row in core.memory_rows(r, bar_w):
-            table.add_row(row.label, row.bytes and fmt.nbytes(row.bytes) or "0 B", f"{row.share * 100:.1f}%",
+            table.add_row(row.label, row.bytes and fmt.nbytes(row.bytes) or "0 B", fmt.ratio_pct(row.share),
                           Text(row.bar, style=PART_STYLE[row.key]), key=row.key)
         total = core.mem_total(r)
         table.add_row(Text("total", style="bold"), Text(fmt.nbytes(total), style="bold"),
-                      Text(f"{total / r.capacity * 100:.1f}%", style="bold" if r.fits else "bold red"),
+                      Text(fmt.ratio_pct(total / r.capacity), style="bold" if r.fits else "bold red"),
                       "", key="total")
         table.add_row("capacity", fmt.nbytes(r.capacity), "100.0%", "", key="capacity")
         fit = Text("fits", style="green") if r.fits else Text("DOES NOT FIT", style="bold red")
