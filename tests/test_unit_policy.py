@@ -135,3 +135,24 @@ def test_a_stage_of_one_launch_says_launch():
     formula = {s.name: s.formula for s in r.stages}
     assert formula["embedding"].endswith("; + 1 launch x 529 ns")
     assert formula["attn_norm"].endswith("; x 32 layers; + 32 launches x 529 ns")
+
+
+def test_no_f_string_writes_exact_bytes_waves_or_whole_percents_by_hand():
+    """Exact bytes go through tfx.hw.units.format_exact_bytes ('8,480 B/thread', '98,304 B'),
+    waves through format_counted ('1 wave', '5.82 waves': the explorer's metric writes a whole
+    count whole) and shares through format_percent (one decimal): '{x:,} B/thread', '{w:.2f} waves'
+    ('1.00 waves') and '{s * 100:.0f}%' ('13%' beside '3.9%' in one spill line) were written by hand
+    in analyze, performance, occupancy, row_spill, mma_layout, launch_handoff and the Roofline pane.
+    Exempt: the formatters themselves (tfx/hw/units.py, tfx/present/formatting.py) and the
+    deployment pane's share of the best throughput (a whole percent, its own column)."""
+    patterns = [re.compile(r"\{[^{}]*:,(\.0f)?\}\s*B(/|\b)"), re.compile(r"\{[^{}]*:,?\.\d+f\}\s*(waves?|of a wave)\b"),
+                re.compile(r"\* ?100[^{}]*:\.0f\}%")]
+    found = []
+    for path in sorted((ROOT / "tfx").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ("tfx/hw/units.py", "tfx/present/formatting.py"):
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if any(p.search(line) for p in patterns) and "tokens_per_s_per_device / best" not in line:
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert found == []

@@ -853,8 +853,8 @@ def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
     read = (r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0)
     frac = float(_operand_clock_fraction(c, m, warps))
     rate = bw * frac
-    at = (f"{float(read):,.0f} B / ({bw / m.clock_ghz:g} B/cycle x {formula_frequency(m.clock_ghz)} x {frac:g} under warp mma = "
-          f"{formula_rate(rate)})" if frac != 1 else f"{float(read):,.0f} B / {formula_rate(bw)}")
+    at = (f"{format_exact_bytes(read)} / ({bw / m.clock_ghz:g} B/cycle x {formula_frequency(m.clock_ghz)} x {frac:g} under warp mma = "
+          f"{formula_rate(rate)})" if frac != 1 else f"{format_exact_bytes(read)} / {formula_rate(bw)}")
     port = float(read) / rate
     return [Term("operand reads", 0, f"line {c.line}: " + mma_layout.describe_reads(r, c.per_exec_shape, shared)
                  + f"; {at} = {format_time_ns(port)} of the SM's shared-memory port an execution"
