@@ -16,6 +16,18 @@ from tfx.hw.units import format_duration_s, formula_bytes, formula_flop_rate, fo
 from tfx.present import formatting as fmt
 
 ROOT = Path(__file__).resolve().parent.parent
+FORMATTERS = ("tfx/hw/units.py", "tfx/present/formatting.py")
+
+
+def _source_lines(skip=FORMATTERS):
+    """(path relative to the repo, line number, line) of every line of tfx's Python sources,
+    the files in ``skip`` left out (the formatters write units by hand on purpose)."""
+    for path in sorted((ROOT / "tfx").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in skip:
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            yield rel, n, line
 
 
 def test_formula_numbers_keep_four_significant_digits():
@@ -59,11 +71,8 @@ def test_no_surface_writes_binary_prefixes_or_bytes_per_ns():
         for unit in ("B/ns", "MiB", "GiB"):
             assert unit not in text, f"{path.name}: {unit}"
     pattern = re.compile(r"\}\s*(B/ns|MiB|GiB)\b")
-    for path in sorted((ROOT / "tfx").rglob("*.py")):
-        if path.name == "units.py" and path.parent.name == "hw":
-            continue
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            assert not pattern.search(line), f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+    for rel, n, line in _source_lines(skip=("tfx/hw/units.py",)):
+        assert not pattern.search(line), f"{rel}:{n}: {line.strip()}"
 
 
 def test_no_f_string_writes_a_time_or_a_rate_by_hand():
@@ -77,14 +86,8 @@ def test_no_f_string_writes_a_time_or_a_rate_by_hand():
     ('TTFT <= {args.ttft_ms} ms')."""
     pattern = re.compile(r"\}\s*(ns|us|µs|ms|B/s|KB/s|MB/s|GB/s|TB/s|flop/ns|[GTP]?FLOP/s)\b(?! per GB/s)")
     echoed = re.compile(r"\{args\.\w+\}\s*(ns|us|ms)\b")
-    found = []
-    for path in sorted((ROOT / "tfx").rglob("*.py")):
-        rel = path.relative_to(ROOT).as_posix()
-        if rel in ("tfx/hw/units.py", "tfx/present/formatting.py"):
-            continue
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            if pattern.search(echoed.sub("", line)):
-                found.append(f"{rel}:{n}: {line.strip()}")
+    found = [f"{rel}:{n}: {line.strip()}" for rel, n, line in _source_lines()
+             if pattern.search(echoed.sub("", line))]
     assert found == []
 
 
@@ -147,12 +150,6 @@ def test_no_f_string_writes_exact_bytes_waves_or_whole_percents_by_hand():
     deployment pane's share of the best throughput (a whole percent, its own column)."""
     patterns = [re.compile(r"\{[^{}]*:,(\.0f)?\}\s*B(/|\b)"), re.compile(r"\{[^{}]*:,?\.\d+f\}\s*(waves?|of a wave)\b"),
                 re.compile(r"\* ?100[^{}]*:\.0f\}%")]
-    found = []
-    for path in sorted((ROOT / "tfx").rglob("*.py")):
-        rel = path.relative_to(ROOT).as_posix()
-        if rel in ("tfx/hw/units.py", "tfx/present/formatting.py"):
-            continue
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            if any(p.search(line) for p in patterns) and "tokens_per_s_per_device / best" not in line:
-                found.append(f"{rel}:{n}: {line.strip()}")
+    found = [f"{rel}:{n}: {line.strip()}" for rel, n, line in _source_lines()
+             if any(p.search(line) for p in patterns) and "tokens_per_s_per_device / best" not in line]
     assert found == []
