@@ -19,7 +19,7 @@ from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import emax, emin, if_else, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
-from tfx.hw.units import format_counted, formula_bytes, verb_for
+from tfx.hw.units import format_counted, format_percent, formula_bytes, verb_for
 
 
 @dataclass(eq=False, repr=False)
@@ -128,11 +128,11 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
     loop, room = float(facts.loop_bytes), float(facts.room)
     delta = float(rate.delta)
     return (f"GROUP_M = 1: a column tile's co-readers sit on unrelated SMs and drift apart; {classes}: "
-            f"{P * 100:.1f}% of the pairs run in different rate classes (CTAs an SM, slot); a CTA alone "
+            f"{format_percent(P)} of the pairs run in different rate classes (CTAs an SM, slot); a CTA alone "
             f"on its SM takes {fmt_ns(float(rate.lone_ns))}, one of {b} on an SM {fmt_ns(float(rate.shared_ns))}: "
-            f"rates {delta * 100:.1f}% apart; a re-read finds its byte in L2 while the lag is under the room "
+            f"rates {format_percent(delta)} apart; a re-read finds its byte in L2 while the lag is under the room "
             f"over the wave's loop ({formula_bytes(room)} / {formula_bytes(loop)} = {room / loop:.3f} of the "
-            f"loop): {P:.3f} x (1 - {room / loop:.3f} / {delta:.3f}) = {float(rate.share) * 100:.1f}% of the "
+            f"loop): {P:.3f} x (1 - {room / loop:.3f} / {delta:.3f}) = {format_percent(rate.share)} of the "
             f"shared re-reads come from DRAM again")
 
 
@@ -437,16 +437,16 @@ def describe_cross(info: WaveReuse) -> list[str]:
             distinct = min(W, period)
             raw = max(distinct - max(period - W, 0), 0) / distinct
             formula = (f"an index that wraps every {format_counted(period, 'position')}: the previous {format_counted(W, 'position')} read "
-                       f"max(0, min({W}, {period}) - max(0, {period} - {W})) / {distinct} = {raw * 100:.1f}% of its tiles")
+                       f"max(0, min({W}, {period}) - max(0, {period} - {W})) / {distinct} = {format_percent(raw)} of its tiles")
         else:
             raw = 1.0 if span <= period else straddle_share(W, period)
             formula = (f"an index that advances every {format_counted(period, 'position')}: the wave shares with the previous one "
-                       f"the value it starts in, {raw * 100:.1f}% of its CTAs over the waves (straddle_share)")
+                       f"the value it starts in, {format_percent(raw)} of its CTAs over the waves (straddle_share)")
         first = max(1 - W / span, 0)
         if not raw:
             continue
         out.append(f"line {line}: {formula}; x (1 - {W} / {span} positions: the first wave of each run of "
-                   f"{span} follows none) = {raw * first * 100:.1f}%"
+                   f"{span} follows none) = {format_percent(raw * first)}"
                    + ("" if fits else " - but evicted: 0%"))
     if out:
         verdict = "fit" if fits else "do not fit"

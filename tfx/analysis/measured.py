@@ -36,6 +36,7 @@ from typing import Iterable
 
 from tfx.analysis.codegen import DEFAULT
 from tfx.errors import SourceLocation, TfxError, read_text_file
+from tfx.hw.units import format_percent
 
 REQUIRED = ("kernel", "measured_ms")
 RESOURCE_COLUMNS = ("regs", "spills", "smem_bytes", "local_bytes")
@@ -504,7 +505,7 @@ def format_table(figs: list[GroupFigures], width: int | None = None) -> str:
     for g in figs:
         sp = f"{g.spearman:+.2f}" if g.spearman is not None else "-"
         # one decimal of a percent, as every other column (was 0 decimals: '11%' beside '4.7%')
-        smed = f"{g.spilling_median_abs_error * 100:.1f}%" if g.spilling_median_abs_error is not None else "-"
+        smed = format_percent(g.spilling_median_abs_error) if g.spilling_median_abs_error is not None else "-"
         flag = " SPILL FIRST" if g.spill_ranked_first_wrongly else ""
         figures = (f"{g.n:>4} {g.median_abs_error * 100:>7.1f}% "
                    f"{g.median_error * 100:>+7.1f}% {sp:>8} {g.regret * 100:>6.1f}% {g.n_spilling:>5} "

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emin, is_array
-from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -192,8 +192,8 @@ def short_run_factor(m, window, dims, env, bits) -> Any:
 
 def describe_l2_only(l2_only) -> str:
     """A clause for the breakdown: the share of trips that wait the L2 round trip instead."""
-    return (f"{l2_only * 100:.1f}% of the trips find every tile left in L2 by the previous wave (no miss to "
-            f"merge with) and wait the L2 round trip instead: the trip's miss share is {(1 - l2_only) * 100:.1f}%")
+    return (f"{format_percent(l2_only)} of the trips find every tile left in L2 by the previous wave (no miss to "
+            f"merge with) and wait the L2 round trip instead: the trip's miss share is {format_percent(1 - l2_only)}")
 
 
 def describe_short_runs(m, dram_bytes, line_rate_bytes) -> str | None:

@@ -617,7 +617,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 # the serial chain's and the loads' waits: time beyond the busiest engine's
                 lt.terms.append(Term(name, ns, detail, beyond_roofline=True))
         if hit:
-            lt.terms.append(Term("l2 reuse", 0, f"{float(hit) * 100:.1f}% of gmem reads hit L2 "
+            lt.terms.append(Term("l2 reuse", 0, f"{format_percent(hit)} of gmem reads hit L2 "
                                               f"(tiles re-read by co-resident {unit}s, or by the next wave)"))
         for line in tile_walk.describe_walk(reuse):
             lt.terms.append(Term("l2 tile walk", 0, line))

@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 from tfx.analysis import load_trip, mma_path
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted, formula_bytes, formula_rate, verb_for
+from tfx.hw.units import format_counted, format_percent, formula_bytes, formula_rate, verb_for
 
 
 def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
@@ -152,7 +152,7 @@ def describe_unpipelined(line, first_reader, loaded_bytes, dram_bytes, transfer_
     wait = cycle_ns - f.overhead_ns - compute_ns
     return (f"line {line}: STAGES = 1: a trip loads its {formula_bytes(loaded_bytes)}, waits for them, then computes: "
             f"{fmt(f.overhead_ns)} of chain + {fmt(compute_ns)} of compute + {fmt(wait)} of round trip (the loaded "
-            f"DRAM round trip with the chance {first_reader * 100:.1f}% that the trip waits for DRAM, "
+            f"DRAM round trip with the chance {format_percent(first_reader)} that the trip waits for DRAM, "
             f"{formula_bytes(dram_bytes)} a trip from DRAM drawn by {drawing}, else L2; its bytes "
             f"{formula_bytes(loaded_bytes)} / {formula_rate(f.port_bytes_per_ns)} = {fmt(port)} through the port on the loaded line, at least the idle "
             f"round trip with max({fmt(transfer_ns)}, {fmt(port)})) = {fmt(cycle_ns)} a trip; {format_counted(int(r), 'CTA')} per SM "

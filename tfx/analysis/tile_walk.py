@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, emin, is_array
-from tfx.hw.units import format_counted as N, formula_bytes
+from tfx.hw.units import format_counted as N, format_percent, formula_bytes
 from tfx.ir.expr import BinOp, Call, Expr, Name, Neg, Read
 from tfx.ir.nodes import Window
 
@@ -173,9 +173,9 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         visits = int(fast_visits(tiles, W, P))
         return (f"line {line}: {tensor} follows {index.text} (wraps every {N(P, 'tile')}): a round of "
                 f"{N(W, 'consecutive tile')} reads min({W}, {P:,}) = {N(n, 'distinct tile')}, {n:,} / {W} = "
-                f"{n / W * 100:.1f}% of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
+                f"{format_percent(n / W)} of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
                 f"({F:,} x {n:,}{f' + {min(rest, P):,}' if rest else ''}) / {tiles:,} = "
-                f"{visits / tiles * 100:.1f}%")
+                f"{format_percent(visits / tiles)}")
     if index.kind == "slow":
         P = int(index.period)
         d = int(_gcd(W, P))
@@ -188,8 +188,8 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         return (f"line {line}: {tensor} follows {index.text} (advances every {N(P, 'tile')}): a round of "
                 f"{N(W, 'consecutive tile')} starts a multiple of gcd({W}, {P:,}) = {N(d, 'tile')} into a value and spans "
                 f"({W} + {P:,} - {d}) / {P:,} = {mean:.2f} values on average{cap}: {n:.2f} distinct tiles, "
-                f"{n:.2f} / {W} = {n / W * 100:.1f}% of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
-                f"{N(visits, 'value')} / {tiles:,} = {visits / tiles * 100:.1f}%")
+                f"{n:.2f} / {W} = {format_percent(n / W)} of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
+                f"{N(visits, 'value')} / {tiles:,} = {format_percent(visits / tiles)}")
     return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {N(W, 'tile')} is its own, "
             f"every read from DRAM")
 
@@ -229,7 +229,7 @@ def describe_walk(info) -> list[str]:
         kept = cross.get(op, 0)
         miss = info.get(op)
         if kept and miss is not None:
-            text += (f"; x (1 - {float(kept) * 100:.1f}% the previous round left in L2) = "
-                     f"{float(miss) * 100:.1f}%")
+            text += (f"; x (1 - {format_percent(kept)} the previous round left in L2) = "
+                     f"{format_percent(miss)}")
         out.append(text)
     return out

@@ -269,7 +269,7 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
         parts = {"decode_step_ns": t_dec, "chunk_step_ns": t_chunk, "chunk_steps": n_chunks,
                  "chunk_tokens": q, "prefill_busy": busy}
         notes.append(f"{fmt.counted(n_chunks, 'chunk step')} of {q:,} prompt tokens per request; chunk steps run "
-                     f"{busy * 100:.1f}% of the time; TTFT includes the wait behind other prompts "
+                     f"{fmt.ratio_pct(busy)} of the time; TTFT includes the wait behind other prompts "
                      "(closed-loop mean-value analysis)")
         prompt_per_step = busy / t_chunk * q / (busy / t_chunk + (1 - busy) / t_dec) if t_chunk > 0 else 0.0
         return ServeResult(model.name, system.name, mode, wl.runtime, mix, par.label(), devices, chunk, batch,

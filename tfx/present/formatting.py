@@ -49,8 +49,8 @@ def compiled_as(codegen: str | None) -> str:
 
 
 def within_pct(v: Any) -> str:
-    """A relative band or gap to one decimal of a percent: ``0.018336`` -> ``"1.8%"``."""
-    return f"{num(v) * 100:.1f}%"
+    """A relative band or gap to one decimal of a percent: ``0.018336`` -> ``"1.8%"`` (``ratio_pct``)."""
+    return ratio_pct(v)
 
 
 def num(v: Any) -> float:
