@@ -82,7 +82,7 @@ class RegisterEstimate:
     @property
     def copies(self) -> Any:
         """The 16-byte copies a thread issues a trip whose addresses ``addresses`` counts."""
-        return ratio(self.addresses, ADDRESS_REGISTERS) if not is_array(self.addresses) else self.addresses / ADDRESS_REGISTERS
+        return ratio(self.addresses, ADDRESS_REGISTERS)
 
     def to_json(self) -> dict:
         """Registers a thread by term, and their sum (before the 255 cap); the copies the
@@ -96,11 +96,7 @@ class RegisterEstimate:
 
 def registers_of(nbytes) -> Any:
     """4-byte registers holding ``nbytes`` (arrays elementwise), not rounded."""
-    return ratio(nbytes, 4) if not is_array(nbytes) else nbytes / 4
-
-
-def _per_thread(x, threads) -> Any:
-    return ratio(x, threads) if not is_array(x, threads) else x / threads
+    return ratio(nbytes, 4)
 
 
 def _direct_ops(scope) -> list:
@@ -154,15 +150,15 @@ def _mma_tiles(plans, counter, threads) -> Any:
         out_bytes = (ty.dtype.bits if ty is not None else 32) // 8
         if node.op.result not in seen:
             seen.add(node.op.result)
-            total = total + registers_of(_per_thread(plan.m * plan.n * out_bytes, threads))
+            total = total + registers_of(ratio(plan.m * plan.n * out_bytes, threads))
         a_smem, b_smem = getattr(node, "mma_from_smem", None) or (False, False)
         a, b = node.op.operands[0], node.op.operands[1]
         if not a_smem and getattr(a, "name", None) not in seen:
             seen.add(getattr(a, "name", None))
-            total = total + registers_of(_per_thread(plan.m * k * bits // 8, threads))
+            total = total + registers_of(ratio(plan.m * k * bits // 8, threads))
         if not b_smem and getattr(b, "name", None) not in seen:
             seen.add(getattr(b, "name", None))
-            total = total + registers_of(_per_thread(k * plan.n * bits // 8, threads))
+            total = total + registers_of(ratio(k * plan.n * bits // 8, threads))
     return total
 
 
@@ -174,13 +170,7 @@ def _fragments(plans) -> Any:
         slice_bytes = (int(a_smem) * plan.m / plan.warps_m + int(b_smem) * plan.n / plan.warps_n) \
             * FRAGMENT_DEPTH * FRAGMENT_BYTES
         frag = FRAGMENT_SLICES * slice_bytes / LANE_BYTES
-        warp = mma_layout.on_path(plan.path, "warp")
-        if is_array(warp, frag):
-            import numpy as np
-            frag = np.where(warp, frag, 0)
-        elif not warp:
-            frag = 0
-        best = emax(best, frag)
+        best = emax(best, if_else(mma_layout.on_path(plan.path, "warp"), frag, 0))
     return best
 
 
@@ -219,8 +209,7 @@ def _copies(ops, threads, local_levels) -> Any:
         moved = sum((v for (kind, level, way), v in node.per_exec.items()
                      if kind == "traffic" and way == "read" and level not in local_levels), 0)
         if is_array(moved) or moved:
-            copies = ceil_int(_per_thread(moved, threads * COPY_BYTES))
-            total = total + (emax(copies, 1) if is_array(copies) else max(copies, 1))
+            total = total + emax(ceil_int(ratio(moved, threads * COPY_BYTES)), 1)
     return total
 
 
