@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, if_else, is_array, ratio, where
-from tfx.hw.units import format_exact_bytes as B
+from tfx.hw.units import format_exact_bytes
 from tfx.hw.units import format_counted, format_plain, format_time_ns, formula_flop_rate, formula_frequency
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
@@ -342,8 +342,8 @@ def describe_reads(r: OperandReads, shape, shared=(True, True)) -> str:
     total = float((r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0))
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])}: each {who} reads its own operands from shared memory "
             f"({how}, warps {int(r.warps_m)} x {int(r.warps_n)} over M x N): " + ", ".join(parts) + ": ("
-            + " + ".join(terms) + f") x {int(r.k)} x {float(size):g} B = {B(total)} an execution, "
-            f"{total / float(once):.2f}x the {B(float(once))} read once")
+            + " + ".join(terms) + f") x {int(r.k)} x {float(size):g} B = {format_exact_bytes(total)} an execution, "
+            f"{total / float(once):.2f}x the {format_exact_bytes(float(once))} read once")
 
 
 class RegisterTranspose(NamedTuple):

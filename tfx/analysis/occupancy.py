@@ -39,7 +39,7 @@ from tfx.arrays import is_integer
 from tfx.errors import TfxError
 from tfx.hw.units import format_counted as counted
 from tfx.hw.units import format_counted_verb as counted_verb
-from tfx.hw.units import format_exact_bytes as exact
+from tfx.hw.units import format_exact_bytes
 from tfx.hw.units import verb_for
 
 if TYPE_CHECKING:
@@ -316,8 +316,8 @@ def _infeasible_reason(limits: OccupancyLimits, res: Resources, warps_per_cta: i
         return (f"one CTA of {res.threads:,} threads at {res.regs_per_thread:,} registers needs "
                 f"{needed:,} registers; a CTA may have {limits.regs_per_block:,}")
     if res.smem_per_cta > limits.smem_per_block_optin:
-        return (f"{exact(res.smem_per_cta)} of shared memory per CTA exceed the opt-in maximum "
-                f"of {exact(limits.smem_per_block_optin)}")
+        return (f"{format_exact_bytes(res.smem_per_cta)} of shared memory per CTA exceed the opt-in maximum "
+                f"of {format_exact_bytes(limits.smem_per_block_optin)}")
     return None
 
 
@@ -415,10 +415,10 @@ def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) 
     elif limit == "shared memory":
         budget = max_smem_for(limits, ctas)
         used, unit = res.smem_per_cta, "B"
-        sentence = (f"{_ctas(ctas, 'need')} at most {exact(budget)} of shared memory per CTA; "
-                    f"this kernel uses {exact(used)}" if budget is not None else
-                    f"{_ctas(ctas, 'do')} not fit: the {exact(limits.reserved_smem_per_block)} reserved "
-                    f"per CTA alone exceed {exact(limits.smem_per_sm)}")
+        sentence = (f"{_ctas(ctas, 'need')} at most {format_exact_bytes(budget)} of shared memory per CTA; "
+                    f"this kernel uses {format_exact_bytes(used)}" if budget is not None else
+                    f"{_ctas(ctas, 'do')} not fit: the {format_exact_bytes(limits.reserved_smem_per_block)} reserved "
+                    f"per CTA alone exceed {format_exact_bytes(limits.smem_per_sm)}")
     else:  # pragma: no cover - internal misuse
         raise ValueError(f"unknown limit {limit!r}")
     return Requirement(limit, ctas, budget, used, unit, sentence)
@@ -456,8 +456,8 @@ def hint_budget(limits: OccupancyLimits, res: Resources, hint: int,
     if "shared memory" in blockers:
         reachable &= smem_max is not None
         if smem_max is not None:
-            clauses.append(f"at most {exact(smem_max)} of shared memory per CTA "
-                           f"(uses {exact(res.smem_per_cta)})")
+            clauses.append(f"at most {format_exact_bytes(smem_max)} of shared memory per CTA "
+                           f"(uses {format_exact_bytes(res.smem_per_cta)})")
 
     if not blockers:
         sentence = f"occupancy={hint} is met"

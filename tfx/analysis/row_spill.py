@@ -72,7 +72,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, emin, if_else, is_array, where
-from tfx.hw.units import format_exact_bytes as B, format_percent
+from tfx.hw.units import format_exact_bytes, format_percent
 from tfx.analysis.spill_traffic import WORD, frame_under_registers
 
 # LDL + STL bytes over the frame, median of row_spill_sass's 52 kernels whose frame reaches the
@@ -195,7 +195,7 @@ def describe_estimated(local_bytes_per_thread, elements_per_thread, rows, per_ro
                f"{per_row} per-row product(s) + {VECTOR_BYTES:g} x {vectors} row vector(s)) x (1 - 1/{r:,.0f})"
                + (f" x {part:.3f} of a row's product past the registers" if part < 1 else "") + " for the further rows)")
     return (f" (the frame reaches the {float(regs):.0f} registers: the local loads and stores estimated from the body, "
-            f"{how} = {B(b)} a thread x {threads} threads = {B(b * threads)} a CTA, "
+            f"{how} = {format_exact_bytes(b)} a thread x {threads} threads = {format_exact_bytes(b * threads)} a CTA, "
             f"{format_percent(share)} of the CTA's register bytes)")
 
 
@@ -230,8 +230,8 @@ def compiled_share(local_bytes_per_thread, threads, register_bytes) -> Any:
 def describe_compiled(local_bytes_per_thread, threads, share) -> str:
     """The clause of the spill line where the compiled code's local traffic is given."""
     b = float(local_bytes_per_thread)
-    return (f" (the compiled code's local loads and stores move {B(b)} a thread x {threads} threads = "
-            f"{B(b * threads)} a CTA, {format_percent(share)} of the CTA's register bytes)")
+    return (f" (the compiled code's local loads and stores move {format_exact_bytes(b)} a thread x {threads} threads = "
+            f"{format_exact_bytes(b * threads)} a CTA, {format_percent(share)} of the CTA's register bytes)")
 
 
 def describe(spill_bytes_per_thread, threads, regs, share, reductions=0) -> str:
@@ -245,6 +245,6 @@ def describe(spill_bytes_per_thread, threads, regs, share, reductions=0) -> str:
            f"no reduction: stored once, loaded once = {ratio:g} x the frame")
            if float(regs) >= STREAMING_REGISTERS else f": the compiled code's loads and stores move {ratio:g} x the frame")
     return (f" (the {words:,.0f} spilled words reach the {float(regs):.0f} registers{how}, {ratio:g} x "
-            f"{B(float(spill_bytes_per_thread))} x {threads} threads = "
-            f"{B(ratio * float(spill_bytes_per_thread) * threads)} a CTA, "
+            f"{format_exact_bytes(float(spill_bytes_per_thread))} x {threads} threads = "
+            f"{format_exact_bytes(ratio * float(spill_bytes_per_thread) * threads)} a CTA, "
             f"{format_percent(share)} of the CTA's register bytes)")

@@ -14,7 +14,7 @@ import importlib
 
 from tfx.cli.common import emit_json, say
 from tfx.hw.units import format_count as C
-from tfx.hw.units import format_exact_bytes as fmt_exact
+from tfx.hw.units import format_exact_bytes
 from tfx.model.presets import (
     ModelConfig,
     ParamCounts,
@@ -278,9 +278,9 @@ def show_lines(model: ModelConfig) -> list[str]:
     out.append("")
     out.append("bytes")
     for dtype in SHOW_DTYPES:
-        row(f"weights {dtype}", f"{fmt_exact(weight_bytes(model, dtype))}  ({human_bytes(weight_bytes(model, dtype))})")
+        row(f"weights {dtype}", f"{format_exact_bytes(weight_bytes(model, dtype))}  ({human_bytes(weight_bytes(model, dtype))})")
     for dtype in ("bf16", "fp8"):
         per_layer = kv_bytes_per_token_per_layer(model, dtype)
-        row(f"KV per token {dtype}", f"{fmt_exact(per_layer, 'layer')}, {fmt_exact(kv_bytes_per_token(model, dtype))} "
+        row(f"KV per token {dtype}", f"{format_exact_bytes(per_layer, 'layer')}, {format_exact_bytes(kv_bytes_per_token(model, dtype))} "
             f"over {model.num_layers} layers")
     return out
