@@ -25,6 +25,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt19 ACC_SEED_OFFSET=2100 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt20 ACC_SEED_OFFSET=2200 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt21 ACC_SEED_OFFSET=2300 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt22 ACC_SEED_OFFSET=2400 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt23 ACC_SEED_OFFSET=2500 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -577,6 +579,48 @@ if SHAPE_SET == "alt21":
                   ((32768, 4096), "heldout")]
     SOFTMAX_SHAPES = [((40960, 4096), "heldout"), ((327680, 1024), "heldout"), ((2048, 16384), "heldout"),
                       ((12288, 8192), "heldout")]
+
+
+# ACC_SHAPE_SET=alt22: a twenty-third set (session 17), measured at that session's start before any model change.
+if SHAPE_SET == "alt22":
+    GEMM_BF16_SHAPES = [((3072, 14336, 8192), "heldout"), ((7168, 4096, 8192), "heldout"),
+                        ((16, 6144, 28672), "heldout"), ((32, 8192, 28672), "heldout"),
+                        ((64, 28672, 4096), "heldout"), ((128, 5120, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((3072, 8192, 14336), "heldout"), ((7168, 6144, 4096), "heldout"),
+                       ((16, 8192, 28672), "heldout"), ((32, 28672, 8192), "heldout"),
+                       ((128, 14336, 4096), "heldout")]
+    PERSIST_SHAPES = [((7168, 8192, 4096), "heldout"), ((1536, 14336, 8192), "heldout"),
+                      ((5120, 5120, 8192), "heldout")]
+    ATTN_SHAPES = [((2, 32, 8192, 64, 1), "heldout"), ((4, 16, 16384, 128, 1), "heldout"),
+                   ((64, 32, 1024, 64, 1), "heldout"), ((8, 16, 8192, 64, 0), "heldout"),
+                   ((4, 32, 4096, 128, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 65536), "heldout"), ((96, 32, 8, 4096), "heldout"),
+                     ((8, 64, 8, 8192), "heldout"), ((512, 64, 8, 512), "heldout")]
+    RMS_SHAPES = [((28672, 4096), "heldout"), ((114688, 2048), "heldout"), ((2560, 16384), "heldout"),
+                  ((10240, 8192), "heldout")]
+    SOFTMAX_SHAPES = [((20480, 8192), "heldout"), ((229376, 1024), "heldout"), ((5120, 16384), "heldout"),
+                      ((1280, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt23: a twenty-fourth set, written down at session 17's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt23":
+    GEMM_BF16_SHAPES = [((5120, 6144, 8192), "heldout"), ((1536, 14336, 14336), "heldout"),
+                        ((16, 28672, 4096), "heldout"), ((32, 14336, 8192), "heldout"),
+                        ((64, 8192, 14336), "heldout"), ((128, 28672, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((5120, 8192, 8192), "heldout"), ((1024, 28672, 8192), "heldout"),
+                       ((16, 6144, 14336), "heldout"), ((64, 14336, 14336), "heldout"),
+                       ((128, 8192, 8192), "heldout")]
+    PERSIST_SHAPES = [((4096, 14336, 4096), "heldout"), ((2560, 8192, 14336), "heldout"),
+                      ((6144, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((1, 32, 32768, 64, 1), "heldout"), ((2, 32, 16384, 128, 1), "heldout"),
+                   ((8, 32, 2048, 128, 1), "heldout"), ((16, 32, 2048, 64, 0), "heldout"),
+                   ((1, 64, 16384, 128, 0), "heldout")]
+    DECODE_SHAPES = [((4, 32, 8, 131072), "heldout"), ((48, 64, 8, 4096), "heldout"),
+                     ((24, 32, 8, 16384), "heldout"), ((768, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((20480, 8192), "heldout"), ((163840, 2048), "heldout"), ((1280, 32768), "heldout"),
+                  ((45056, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((28672, 4096), "heldout"), ((294912, 1024), "heldout"), ((3584, 16384), "heldout"),
+                      ((10240, 8192), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
