@@ -40,6 +40,19 @@ CONFIGS = [
     ("run18_b64_skv8192_sp2_n128_w8_s1", 64, 32, 8, 8192, 128, 2, 128, 8, 1),       # 1,024 CTAs, 3.88 waves (control)
     ("run13_b2_skv32768_sp32_n128_w8_s3", 2, 32, 8, 32768, 128, 32, 128, 8, 3),     # the same launch pipelined
 ]
+# DECODE_TL_SET=s17 (session 17, decode17): pipelined launches of the near ties. BLOCK_N 32 on 4 warps at 3
+# stages (6 CTAs a SM) one wave (256 CTAs) against 1.29 waves (1,024: run24 64 trips, run12 32 trips), and the
+# 8-warp 2-stage row (512 CTAs at 4 a SM) against its 4-warp twin (512 at 7 a SM): where the 1.29-wave tail
+# CTAs land (late_max_per_sm: packed like the one-stage tail, or spread) and whether the first wave ends in phase.
+CONFIGS_S17 = [
+    ("run24_b16_skv16384_sp2_n32_w4_s3", 16, 32, 8, 16384, 128, 2, 32, 4, 3),      # 256 CTAs, one wave
+    ("run24_b16_skv16384_sp8_n32_w4_s3", 16, 32, 8, 16384, 128, 8, 32, 4, 3),      # 1,024 CTAs, 1.29 waves
+    ("run12_b16_hq64_skv8192_sp8_n32_w4_s3", 16, 64, 8, 8192, 128, 8, 32, 4, 3),   # 1,024 CTAs, 32 trips
+    ("run24_b16_skv16384_sp4_n32_w8_s2", 16, 32, 8, 16384, 128, 4, 32, 8, 2),      # 512 CTAs, 4 a SM
+    ("run24_b16_skv16384_sp4_n32_w4_s2", 16, 32, 8, 16384, 128, 4, 32, 4, 2),      # 512 CTAs, 7 a SM
+]
+if os.environ.get("DECODE_TL_SET") == "s17":
+    CONFIGS = CONFIGS_S17
 GP = 16
 
 
