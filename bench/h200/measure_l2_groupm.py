@@ -121,8 +121,21 @@ if os.environ.get("L2_SET") == "s14":
 #   run21 persistent 6144x6144x8192 64x64x128 w4 s3 on 132 SMs (525 ns a trip measured, 678
 #   priced: the loaded DRAM round trip) beside the one-tile-a-CTA kernel of the same tile.
 #   PYTHONUNBUFFERED=1 L2_SET=s16 L2G_DEADLINE_S=300 python3 bench/h200/measure_l2_groupm.py OUTDIR
-S16 = os.environ.get("L2_SET") == "s16"
-if S16:
+# L2_SET=s17t (tile17): small warp-mma tiles priced 21-28% fast where twice the CTAs share an SM, with the
+# same warp state statistics and extra pass as s16: run25 bf16 64x28672x4096's first-ranked 32x64x32 w2 s5 G8
+# (priced 71.2 us, measured 91.7; 896 CTAs, 7 an SM) beside the same tile at M = 32 (448 CTAs, 3.4 an SM,
+# runs 1-2 priced within 1.2%: 72.9 us against 72.0 / 72.8), the shape's best 64x256x32 w8 s4 G8, and
+# 128x14336x4096 64x32x32 w2 s5 G8 (run3 -21.5%, 896 CTAs) beside 64x14336x4096's (run10 -20.7%, 448):
+# whether the extra CTAs' B co-reads come from DRAM (dram_read_bytes against B once, 235 / 117 MB) or
+# the warps wait on something an SM of 14 warps has and one of 7 has not (stalls per issued instruction)
+#   PYTHONUNBUFFERED=1 L2_SET=s17t L2G_DEADLINE_S=240 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S17T = os.environ.get("L2_SET") == "s17t"
+S16 = os.environ.get("L2_SET") == "s16" or S17T
+if S17T:
+    CONFIGS = [("gemm", 64, 28672, 4096, 32, 64, 32, 2, 5, 8), ("gemm", 32, 28672, 4096, 32, 64, 32, 2, 4, 8),
+               ("gemm", 128, 14336, 4096, 64, 32, 32, 2, 5, 8), ("gemm", 64, 14336, 4096, 64, 32, 32, 2, 5, 8),
+               ("gemm", 64, 28672, 4096, 64, 256, 32, 8, 4, 8)]
+elif S16:
     CONFIGS = [("gemm", 1536, 28672, 4096, 64, 128, 64, 2, 3, 1), ("gemm", 1536, 28672, 4096, 128, 128, 32, 4, 3, 1),
                ("gemm", 4096, 4096, 4096, 128, 128, 16, 4, 6, 8), ("gemm", 4096, 4096, 4096, 128, 128, 32, 4, 4, 8),
                ("gemm", 4096, 4096, 4096, 128, 256, 16, 8, 6, 8), ("gemm", 4096, 4096, 4096, 128, 256, 32, 8, 4, 8),
