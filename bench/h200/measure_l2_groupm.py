@@ -129,9 +129,22 @@ if os.environ.get("L2_SET") == "s14":
 # whether the extra CTAs' B co-reads come from DRAM (dram_read_bytes against B once, 235 / 117 MB) or
 # the warps wait on something an SM of 14 warps has and one of 7 has not (stalls per issued instruction)
 #   PYTHONUNBUFFERED=1 L2_SET=s17t L2G_DEADLINE_S=240 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# L2_SET=s17b (bigtile17): GROUP_M = 1 launches of several waves whose B re-reads the drift across waves
+# (docs/analysis.md, "GROUP_M = 1 across waves") sends to DRAM, each beside its G8 twin, with s16's warp state
+# and extra pass: run16 fp8 1024x14336x8192 64x64x128 w8 s3 (4 CTAs an SM, 6.79 waves; priced +0.4% -> +7.0%
+# by it: 54.6% of B's shared re-reads from DRAM), run20 bf16 4096x8192x14336 64x128x32 w8 s3 (7.76 waves;
+# -24.6% -> -9.3%), and run25 fp8 7168x6144x4096 128x32x128 w4 s2 (16.3 waves, priced +34% at the L2's
+# 11 TB/s; the tall tiles whose DRAM bytes the term over-counts, l2_groupm_s14's 0.97 -> 1.27):
+# dram_read_bytes against the model's before / after and the slices' requests against the copied bytes
+#   PYTHONUNBUFFERED=1 L2_SET=s17b L2G_DEADLINE_S=240 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
-S16 = os.environ.get("L2_SET") == "s16" or S17T
-if S17T:
+S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B
+if S17B:
+    CONFIGS = [(kind, *c, g) for kind, *c in [
+        ("gemm_fp8", 1024, 14336, 8192, 64, 64, 128, 8, 3), ("gemm", 4096, 8192, 14336, 64, 128, 32, 8, 3),
+        ("gemm_fp8", 7168, 6144, 4096, 128, 32, 128, 4, 2)] for g in (1, 8)]
+elif S17T:
     CONFIGS = [("gemm", 64, 28672, 4096, 32, 64, 32, 2, 5, 8), ("gemm", 32, 28672, 4096, 32, 64, 32, 2, 4, 8),
                ("gemm", 128, 14336, 4096, 64, 32, 32, 2, 5, 8), ("gemm", 64, 14336, 4096, 64, 32, 32, 2, 5, 8),
                ("gemm", 64, 28672, 4096, 64, 256, 32, 8, 4, 8)]
