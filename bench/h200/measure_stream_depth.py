@@ -77,6 +77,24 @@ if S16:
     STAGES = [2, 4]
     VARIANTS = [(v, n) for n in (132, 528) for v in ("own", "quad")]
     MODE_REPS = int(os.environ.get("DEPTH_MODE_REPS", "21"))
+# DEPTH_SET=s17 (session 17, smallm17; docs/analysis.md, smallm17's finding): the clean-L2 round trip
+# against the bytes in flight an SM at equal DRAM draw. s16 timed the launch with the L2 dirty and
+# clean: a trip past the dirty phase takes the same time in both, and the dirty phase (the first
+# L2-capacity of a launch's misses, each evicting one of the clear's dirty lines) costs 1-9 us. Its
+# clean trips' implied DRAM part at 0.4-2.3 TB/s (406-537 ns) sits between the read-only pointer
+# chase (341 ns, flat to 2 TB/s: latency_read_s16) and the idle floor a tile load was fitted at
+# (557 ns, mlp): the rows here give that part at 1 and 2 CTAs an SM, 2-6 stages and 9-34 KB tiles
+# (16x128x32, 16x128x64, 16x256x64; B read by 1, 2 or 4 CTAs a step), so that the same draw is
+# reached with 1x-10x the bytes in flight an SM. Timed as s16 (do_bench, dirty, clean).
+S17 = os.environ.get("DEPTH_SET") == "s17"
+if S17:
+    S16 = True
+    TRIP_COUNTS = (16, 64, 256)
+    TILES = [(128, 32), (128, 64), (256, 64)]
+    WARPS = [4]
+    STAGES = [2, 3, 4, 5, 6]
+    VARIANTS = [(v, n) for n in (132, 264) for v in ("own", "pair", "quad")]
+    MODE_REPS = int(os.environ.get("DEPTH_MODE_REPS", "21"))
 
 
 def log(*a):
