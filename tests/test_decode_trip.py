@@ -436,3 +436,85 @@ def test_coresident_wait_is_the_same_in_a_sweep():
     for i in range(len(rs)):
         one = decode_trip.co_resident_wait_ns(c, float(lock[i]), chain, float(rs[i]), int(ss[i]), rt)
         assert float(arr[i]) == pytest.approx(float(one), abs=1e-9), i
+
+
+def test_issue_insns_are_the_sass_counts():
+    """ISSUE_INSNS is decode_sass.csv's `insns` column (the instructions one warp issues a trip in
+    the measured binaries) for all 27 BLOCK_N x WARPS x STAGES, and the chain takes the count of
+    its stage count: BLOCK_N 32 on 8 warps 164 at 2 stages, 176 at 3 (and at 4: the 3-stage body),
+    0 where no stage count is given."""
+    sass = {(int(r["BLOCK_N"]), int(r["WARPS"]), int(r["STAGES"])): int(r["insns"]) for r in
+            csv.DictReader(open(ROOT / "calibration/h200/measured/decode_sass/decode_sass.csv"))}
+    assert decode_trip.ISSUE_INSNS == sass
+    m = Machine(H200, "cta")
+    f = decode_trip.chain_facts(m)
+    loop = _kv_loop(BLOCK_N=32, WARPS=8)
+    got = {s: decode_trip.trip_chain(loop, m, 8, 16384, f, s).issue_cycles for s in (2, 3, 4)}
+    assert got == {2: 164, 3: 176, 4: 176}
+    c = decode_trip.trip_chain(loop, m, 8, 16384, f)
+    assert (c.issue_cycles, c.warps, c.subpartitions) == (0, 8, 4)
+
+
+# BLOCK_N 32 on 8 warps at 3 stages as the SASS has it: one warp's schedule 1,030 cycles, its
+# reads 8,960 B (the port: 8 x 8,960 / 128 = 560 cycles), the tile's writes 16,384 / 128 = 128,
+# 176 instructions a warp; one CTA's trip (1,030 + 560) / 1.98 = 803.03 ns.
+EIGHT = decode_trip.TripChain(343, 572, 115, 1030, 8960, 560, 128, 1.98, 1590 / 1.98, 176, 8, 4)
+
+
+def test_round_of_eight_warp_ctas_is_their_demand_on_the_sm():
+    """r CTAs a SM of 8 warps: the chain + (r - 1) x (560 + 128) / 1.98 = 347.47 ns, or the r CTAs'
+    demand on the SM, r x 688 cycles at the port + the busiest sub-partition's ceil(8 r / 4)
+    warps x 176 instructions, if longer:
+      r = 1: 803.03 against (688 + 2 x 176) / 1.98 = 525.25: 803.03;
+      r = 2: 803.03 + 347.47 = 1,150.51 against (1,376 + 704) / 1.98 = 1,050.51: 1,150.51 (measured
+        from L2, decode_trip: 1,163.0);
+      r = 3: 1,497.98 against (2,064 + 1,056) / 1.98 = 1,575.76: 1,575.76 (measured 1,597.5);
+      r = 4: 1,845.45 against (2,752 + 1,408) / 1.98 = 2,101.01: 2,101.01 (measured 2,079.17);
+      r = 1.5 (a tail wave's mean): 803.03 + 0.5 x 347.47 = 976.77 against (1.5 x 688 + 3 x 176) /
+        1.98 = 787.88: 976.77.
+    Without the instruction count (0) the demand is the port's alone, under the chain."""
+    c, d = 1590 / 1.98, 688 / 1.98
+    want = {1: c, 2: c + d, 3: 3120 / 1.98, 4: 4160 / 1.98, 1.5: c + 0.5 * d}
+    for r, w in want.items():
+        assert float(decode_trip.round_ns(EIGHT, r)) == pytest.approx(w, abs=1e-9), r
+    assert float(decode_trip.round_ns(EIGHT, 3)) == pytest.approx(1575.76, abs=0.01)
+    assert float(decode_trip.round_ns(EIGHT, 4)) == pytest.approx(2101.01, abs=0.01)
+    no_count = EIGHT._replace(issue_cycles=0)
+    assert float(decode_trip.round_ns(no_count, 4)) == pytest.approx(c + 3 * d, abs=1e-9)
+    # a sweep gives what the scalars give
+    import numpy as np
+    rs = np.array([1, 2, 3, 4, 1.5])
+    arr = decode_trip.round_ns(EIGHT, rs)
+    for i, r in enumerate(rs):
+        assert float(arr[i]) == pytest.approx(float(decode_trip.round_ns(EIGHT, float(r))), abs=1e-9)
+
+
+def test_four_warp_round_keeps_its_chain():
+    """4 warps at 3 stages (BLOCK_N 32: schedule 1,167 + port 312 cycles, 200 instructions a warp):
+    at 4 CTAs a SM the chain form (1,479 + 3 x 440) / 1.98 = 1,413.64 ns is over the demand
+    (4 x 440 + 4 x 200) / 1.98 = 1,292.93 (one warp of each CTA a sub-partition), so it binds."""
+    four = decode_trip.TripChain(345, 524, 102, 1167, 9984, 312, 128, 1.98, 1479 / 1.98, 200, 4, 4)
+    assert float(decode_trip.round_ns(four, 4)) == pytest.approx(2799 / 1.98, abs=1e-9)
+    assert float(decode_trip.round_ns(four, 4)) == pytest.approx(1413.64, abs=0.01)
+
+
+def test_coresident_queue_demand_holds_the_warps_instructions():
+    """The closed queue's demand a CTA-trip is its port time and its warps' share of a
+    sub-partition's issue: BLOCK_N 32 on 4 warps with 200 instructions a warp, D = (312 + 128 +
+    4 / 4 x 200) / 1.98 = 323.23 ns (222.22 without them). One CTA's chain c = 1,283 / 1.98 =
+    647.98 ns, the round trip held at 600: two CTAs at 2 stages, cycle(2) = c + RT + D^2 / (c + RT)
+    = 1,247.98 + 104,479.13 / 1,247.98 = 1,331.70, over the round (c + 222.22 = 870.20; the demand
+    (2 x 440 + 2 x 200) / 1.98 = 646.46 under it): the copies leave 1,331.70 - 600 = 731.70 ns
+    into the trip (687.55 without the instructions)."""
+    m = Machine(H200, "cta")
+    base = decode_trip.trip_chain(_kv_loop(BLOCK_N=32, WARPS=4), m, 4, 16384, decode_trip.chain_facts(m))
+    chain = base._replace(issue_cycles=200)
+    c, d = 1283 / 1.98, 640 / 1.98
+
+    def rt(w):
+        return 600.0
+
+    got = decode_trip.co_resident_wait_ns(c, c + 440 / 1.98, chain, 2, 2, rt)
+    assert float(got) == pytest.approx(c + d * d / (c + 600), abs=1e-9)
+    assert float(got) == pytest.approx(731.70, abs=0.01)
+    assert float(decode_trip.sm_demand_cycles(chain)) == 640

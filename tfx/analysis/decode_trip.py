@@ -317,6 +317,7 @@ class ChainFacts(NamedTuple):
     sfu_issue: Any                # a warp's exp2: 32 lanes / (special f32 per SM / sub-partitions)
     port_bytes_per_cycle: Any     # the SM's shared-memory port
     clock_ghz: Any
+    subpartitions: Any = 4        # the SM's sub-partitions (warp_mma facts)
 
 
 def chain_facts(m) -> ChainFacts | None:
@@ -328,7 +329,7 @@ def chain_facts(m) -> ChainFacts | None:
     port = m.profile.get("memory.smem.bandwidth_per_cycle", None)
     if m.kind != "gpu" or lat is None or wm is None or not sfu or not port:
         return None
-    return ChainFacts(lat, wm.mma_cycles, 32 * wm.subpartitions / sfu, port, m.clock_ghz)
+    return ChainFacts(lat, wm.mma_cycles, 32 * wm.subpartitions / sfu, port, m.clock_ghz, wm.subpartitions)
 
 
 class TripChain(NamedTuple):
@@ -342,6 +343,9 @@ class TripChain(NamedTuple):
     copy_port_cycles: Any         # the CTA's tile written by cp.async at the port
     clock_ghz: Any
     ns: Any                       # one CTA's trip: (warp_cycles + port_cycles) / clock (0 where it does not apply)
+    issue_cycles: Any = 0         # one warp's instructions a trip, the compiled binary's (issue_insns; 0: not known)
+    warps: Any = 1                # the CTA's warps
+    subpartitions: Any = 4        # the SM's sub-partitions (an issue slot each)
 
 
 def _reduce_cycles(per_row, warps_n, lat):
@@ -447,15 +451,42 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None, stages=None) ->
     ns = (warp + port) / f.clock_ghz
     if is_array(applies):
         ns = where(applies, ns, 0)
-    return TripChain(mma_c, soft, over, warp, reads, port, copy_port, f.clock_ghz, ns)
+    # one warp's instructions a trip, the compiled binary's (known at a stage count: issue_insns)
+    insns = issue_insns(loop, warps, stages) if stages is not None else 0
+    return TripChain(mma_c, soft, over, warp, reads, port, copy_port, f.clock_ghz, ns, insns, warps,
+                     f.subpartitions)
+
+
+def sm_demand_cycles(chain: TripChain) -> Any:
+    """Cycles one CTA-trip holds the SM's shared resources: its warps' reads and its tile's
+    cp.async writes at the shared-memory port, and its warps' instructions on their
+    sub-partitions' issue slots (warps / sub-partitions of them a slot, ``issue_cycles`` each),
+    one after the other (``round_ns``: measured, they do not overlap)."""
+    return (chain.port_cycles + chain.copy_port_cycles
+            + chain.warps / chain.subpartitions * chain.issue_cycles)
 
 
 def round_ns(chain: TripChain, r) -> Any:
     """ns of a round of r co-resident CTAs (each one trip): one CTA's chain + each other CTA's
-    shared-memory traffic at the one port (its warps' reads + its tile's cp.async writes).
-    Measured (decode_trip, L2, BLOCK_N 32 8 warps): 1,150 ns at r = 2 (1,163), 1,498 at r = 3 (1,598)."""
+    shared-memory traffic at the one port (its warps' reads + its tile's cp.async writes), and
+    at least the r CTAs' demand on the SM's shared resources together: r x (reads + tile writes)
+    at the port + the busiest sub-partition's instructions, ceil(r x warps / sub-partitions) x a
+    warp's compiled instructions a trip (``issue_insns``), in series.
+
+    Measured (calibration/h200/measured/decode_trip, 3 stages from L2, one trip of each of r
+    CTAs a SM): BLOCK_N 32 on 8 warps (688 cycles at the port a CTA-trip, 176 instructions a
+    warp) 1,163 / 1,598 / 2,079 ns at r = 2 / 3 / 4, where the chain + (r-1) x port form gives
+    1,150 / 1,498 / 1,845 and the demand (r x 688 + 2r x 176) / 1.98 = 1,051 / 1,576 / 2,101;
+    BLOCK_N 64 on 8 warps at r = 3 2,045 (the demand (3 x 944 + 6 x 208) / 1.98 = 2,061, the
+    chain form 1,871); at 2 stages BLOCK_N 32 on 8 warps at r = 4 2,130 (the demand 2,053). On 2
+    and 4 warps the demand stays under the chain form (4 warps, r = 4: 1,293 against 1,414,
+    measured 1,300): it binds where a CTA's two warps share each sub-partition's issue slot (8
+    warps), which the one-warp schedule leaves out (docs/analysis.md, decode17)."""
     extra = emax(r - 1, 0) * (chain.port_cycles + chain.copy_port_cycles) / chain.clock_ghz
-    return if_else(chain.ns > 0, chain.ns + extra, 0)
+    rr = emax(r, 1)
+    busiest = cdiv(rr * chain.warps, chain.subpartitions)
+    demand = (rr * (chain.port_cycles + chain.copy_port_cycles) + busiest * chain.issue_cycles) / chain.clock_ghz
+    return if_else(chain.ns > 0, emax(chain.ns + extra, demand), 0)
 
 
 def describe_chain(line, chain: TripChain, r) -> str:
@@ -473,7 +504,24 @@ def describe_chain(line, chain: TripChain, r) -> str:
             f"{T(float(c.ns))} at {formula_frequency(c.clock_ghz)}"
             + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
                f"cycles of the other CTAs' reads and tile writes at the port) = {T(float(c.ns) + extra)} a round"
+               + _demand_clause(c, rr, float(c.ns) + extra)
                if rr > 1 else ""))
+
+
+def _demand_clause(c: TripChain, rr, chained_ns) -> str:
+    """The round's clause for the r CTAs' demand on the SM (``round_ns``), where it binds."""
+    import math
+    if not float(c.issue_cycles):
+        return ""
+    busiest = math.ceil(max(rr, 1) * float(c.warps) / float(c.subpartitions))
+    cyc = max(rr, 1) * float(c.port_cycles + c.copy_port_cycles) + busiest * float(c.issue_cycles)
+    demand = cyc / float(c.clock_ghz)
+    if demand <= chained_ns:
+        return ""
+    return (f", at least the {rr:g} CTAs' demand on the SM: {rr:g} x "
+            f"{float(c.port_cycles + c.copy_port_cycles):,.0f} cycles at the port + the busiest sub-partition's "
+            f"{busiest} warps x {float(c.issue_cycles):,.0f} instructions (decode_sass.csv insns) = {cyc:,.0f} cycles, "
+            f"{T(demand)} a round")
 
 
 QUEUE_SOLVES = 6     # fixed-point steps of the co-resident wait with its round trip (converged to < 0.1 ns)
@@ -483,8 +531,9 @@ def co_resident_wait_ns(waited_ns, lockstep_ns, chain: TripChain, r, stages, rou
     """ns before the copies of a trip leave that, with the round trip ``round_trip_of(waited)``
     (``round_trip_ns`` at the other arguments), gives the trip of r co-resident CTAs:
     (S-1) T = waited + round trip, T = max(the round (``round_ns``), cycle(r)) with cycle the
-    closed queue (tfx.analysis.closed_queue.cycle_ns) of r CTAs over the SM's port, demand
-    D = (a warp's reads x warps + the tile's writes) / port / clock a CTA-trip, and the delay
+    closed queue (tfx.analysis.closed_queue.cycle_ns) of r CTAs over the SM's shared resources,
+    demand D = ``sm_demand_cycles`` / clock a CTA-trip (a warp's reads x warps + the tile's
+    writes at the port, and its warps' share of a sub-partition's issue), and the delay
     c - D + max(0, (c + RT) / (S-1) - c) (c: one CTA's chain ``waited_ns``): the rest of its
     chain, and what the round trip adds beyond the chain at S-1 tiles in flight. Solved by
     fixed point (the round trip depends on the bandwidth drawn, hence on T); a fractional r (a
@@ -500,7 +549,7 @@ def co_resident_wait_ns(waited_ns, lockstep_ns, chain: TripChain, r, stages, rou
     +4%; BLOCK_N 128: 2,026 / 2,635 at r = 2, 3 against 2,115 / 2,569)."""
     import numpy as np
     from tfx.analysis import closed_queue
-    d = (chain.port_cycles + chain.copy_port_cycles) / chain.clock_ghz
+    d = sm_demand_cycles(chain) / chain.clock_ghz
     rnd = round_ns(chain, r)
     s1 = emax(stages - 1, 1)
     w = waited_ns
@@ -523,9 +572,11 @@ def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stage
     waited_ns, lockstep_ns, queued_ns, r = float(waited_ns), float(lockstep_ns), float(queued_ns), float(r)
     if not (r > 1 and stages >= 2) or abs(queued_ns - lockstep_ns) < 1e-9:
         return ""
-    d = float(chain.port_cycles + chain.copy_port_cycles) / float(chain.clock_ghz)
+    d = float(sm_demand_cycles(chain)) / float(chain.clock_ghz)
+    issue = (f" and its warps' instructions ({float(chain.warps):g} / {float(chain.subpartitions):g} x "
+             f"{float(chain.issue_cycles):,.0f} a sub-partition)" if float(chain.issue_cycles) else "")
     return (f"; the {r:g} CTAs a SM do not wait in lock step: they queue at the port (a closed queue of {r:g} over "
-            f"{T(d)} a CTA-trip of reads and tile writes; delay: one CTA's chain "
+            f"{T(d)} a CTA-trip of reads and tile writes{issue}; delay: one CTA's chain "
             f"{T(waited_ns)} less that, plus what the round trip adds at {int(stages) - 1} tile(s) in flight; never under "
             f"the round), so the copies leave {T(queued_ns)} into the trip, not after the round's "
             f"{T(lockstep_ns)}")
@@ -597,6 +648,42 @@ def schedule_cycles(loop, warps, stages) -> Any:
             out = where(hit, cyc, out)
         elif hit:
             out = cyc
+    return out
+
+
+# decode_sass.csv `insns`: the instructions one warp issues a trip in the same binaries (the loop
+# body's, by (BLOCK_N, WARPS, STAGES)); two warps of an 8-warp CTA share each sub-partition's issue
+# slot (round_ns).
+ISSUE_INSNS = {
+    (32, 2, 1): 302, (32, 4, 1): 193, (32, 8, 1): 157,
+    (64, 2, 1): 522, (64, 4, 1): 321, (64, 8, 1): 199,
+    (128, 2, 1): 1015, (128, 4, 1): 559, (128, 8, 1): 335,
+    (32, 2, 2): 271, (32, 4, 2): 191, (32, 8, 2): 164,
+    (64, 2, 2): 423, (64, 4, 2): 277, (64, 8, 2): 199,
+    (128, 2, 2): 757, (128, 4, 2): 450, (128, 8, 2): 317,
+    (32, 2, 3): 285, (32, 4, 3): 200, (32, 8, 3): 176,
+    (64, 2, 3): 433, (64, 4, 3): 288, (64, 8, 3): 208,
+    (128, 2, 3): 768, (128, 4, 3): 463, (128, 8, 3): 319,
+}
+
+
+def issue_insns(loop, warps, stages) -> Any:
+    """The instructions one warp of the compiled decode binary issues a trip (``ISSUE_INSNS``)
+    for a scores mma of BLOCK_N keys over D = 128 on at most 16 query rows, at its stage count
+    (3 for 3 and more, as ``schedule_cycles``); 0 off the table (arrays elementwise)."""
+    from tfx.analysis import mma_path
+    s = mma_path.scores(loop)
+    if s is None:
+        return 0
+    m_s, n_s, k_s = s.per_exec_shape
+    st = emin(stages, 3)
+    out = 0
+    for (bn, w, sg), n in ISSUE_INSNS.items():
+        hit = (n_s == bn) & (k_s == SCHEDULE_D) & (m_s <= SCHEDULE_ROWS) & (warps == w) & (st == sg)
+        if is_array(hit):
+            out = where(hit, n, out)
+        elif hit:
+            out = n
     return out
 
 
