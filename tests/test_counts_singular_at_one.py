@@ -24,7 +24,7 @@ from tfx.hw.units import format_time_ns
 
 
 def _classes(W, units):
-    facts = SimpleNamespace(W=W, units=units, P=0.5, loop_bytes=1e9, room=3.1e7)
+    facts = SimpleNamespace(W=W, units=units, P=0.5, loop_bytes=1e9, room=3.1e7, stagger=0, waves=1)
     rate = SimpleNamespace(b=2, lone_ns=1.0, shared_ns=2.0, delta=0.5, share=0.3)
     line = describe_drift(facts, rate, format_time_ns)
     return line.split("drift apart; ", 1)[1].split(":", 1)[0]

@@ -146,3 +146,71 @@ def test_vectorized_drift_matches_the_scalar_pricing():
         assert float(r.columns["time"][i]) == pytest.approx(float(scalar.metrics["performance.predicted_ns"]), rel=1e-9)
         times[(params["GROUP_M"], params["STAGES"])] = float(r.columns["time"][i])
     assert times[(1, 5)] > times[(2, 5)]
+
+
+# run21's regret row (bf16 1536x28672x4096, 64x128x64 on 2 warps, 3 stages, GROUP_M 1): 249
+# registers and 48 KB of shared memory, 4 CTAs an SM (calibration/h200/measured/issue15/run21)
+RUN21 = dict(M=1536, N=28672, K=4096, BM=64, BN=128, BK=64, WARPS=2, STAGES=3, GROUP_M=1)
+RUN21_RES = dict(regs=249, smem=49152)
+
+
+def _waves_by_hand(P, delta, L, stagger, waves):
+    """The mean the docstring of drift_refetch states, wave by wave: wave w's co-readers start
+    min(stagger, delta x w) apart and lose clamp(1 - (L - that) / delta, 0, 1) of the loop; the
+    last wave counts by its fraction."""
+    total, w = 0.0, 0
+    while w < waves:
+        weight = min(1.0, waves - w)
+        total += weight * min(1.0, max(0.0, 1 - (L - min(stagger, delta * w)) / delta))
+        w += 1
+    return P * total / waves
+
+
+def test_drift_refetch_past_the_first_wave():
+    """L = 30e6 / 400e6 = 0.075 of the loop. (1) delta 0.25, stagger 0.2, 3.5 waves: wave 0 loses
+    1 - 0.075 / 0.25 = 0.7, wave 1 starts min(0.2, 0.25) = 0.2 apart: 1 - (0.075 - 0.2) / 0.25 =
+    1.5 -> 1, waves 2 and 3 (half) 1: (0.7 + 1 + 1 + 0.5) / 3.5 = 3.2 / 3.5, x P 0.75 = 0.685714.
+    (2) delta 0.05, stagger 0.2, 5 waves, P 0.5: wave 0 1 - 1.5 = -0.5 -> 0, wave 1 0.05 apart:
+    1 - (0.075 - 0.05) / 0.05 = 0.5, wave 2 0.1 apart: 1.5 -> 1, waves 3, 4 1: 3.5 / 5 x 0.5 =
+    0.35. (3) the dispatcher's offset under the room: delta 0.1, stagger 0.02, 2 waves, P 1:
+    wave 0 1 - 0.75 = 0.25, wave 1 min(0.02, 0.1) = 0.02 apart: 1 - (0.075 - 0.02) / 0.1 = 0.45:
+    0.7 / 2 = 0.35. (4) one wave (or less) is the first wave's P x (1 - L / delta) = 0.5 x 0.7 =
+    0.35 whatever the offset; (5) a loop that fits the room (40e6 > 30e6) loses nothing."""
+    assert drift_refetch(0.75, 0.25, 400e6, 30e6, 0.2, 3.5) == pytest.approx(0.75 * 3.2 / 3.5)
+    assert drift_refetch(0.5, 0.05, 400e6, 30e6, 0.2, 5) == pytest.approx(0.35)
+    assert drift_refetch(1, 0.1, 400e6, 30e6, 0.02, 2) == pytest.approx(0.35)
+    assert drift_refetch(0.5, 0.25, 400e6, 30e6, 0.2, 1) == pytest.approx(0.35)
+    assert drift_refetch(0.5, 0.25, 400e6, 30e6, 0.2, 0.4) == pytest.approx(0.35)
+    assert drift_refetch(0.5, 0.5, 30e6, 40e6, 1, 4) == 0
+    for args in [(0.75, 0.25, 0.075, 0.2, 3.5), (0.5, 0.05, 0.075, 0.2, 5), (1, 0.1, 0.075, 0.02, 2)]:
+        P, delta, L, stagger, waves = args
+        assert drift_refetch(P, delta, 400e6, L * 400e6, stagger, waves) == pytest.approx(_waves_by_hand(*args))
+    got = drift_refetch(np.array([0.75, 0.5, 1.0]), np.array([0.25, 0.05, 0.1]), 400e6, 30e6,
+                        np.array([0.2, 0.2, 0.02]), np.array([3.5, 5, 2]))
+    assert got == pytest.approx([0.75 * 3.2 / 3.5, 0.35, 0.35])
+
+
+def test_run21s_regret_row_drifts_across_its_waves():
+    """1536x28672x4096 64x128x64 w2 s3 G1 at 4 CTAs an SM: a wave of 132 x 4 = 528 CTAs, 24 x 224
+    = 5,376 positions, 5,376 / 528 = 10.18 waves; B's co-readers are N / BN = 224 positions apart,
+    224 / 528 = 0.424 of a life past the first wave; P = 1 - 1 / 4 = 0.75 (4 CTAs on every SM).
+    The wave's loop holds all of B, 224 columns x 128 x 4096 x 2 B = 234,881,024 B, against the
+    room 31,457,280 B. Its share is
+    drift_refetch's mean over the waves of its own delta (checked wave by wave by hand), above the
+    first wave's alone; calibration/h200/measured/l2_groupm_s16 reads 5.24 GB from DRAM, 93% of
+    every tile row reading B once (24 x 234.9 MB + 12.6 MB = 5.65 GB)."""
+    a = analyze(GEMM, None, H200, RUN21, resources=RUN21_RES, check=False)
+    assert a.metrics["occupancy.blocks_per_sm"] == 4
+    info = wave_reuse(a.root, a.kernel, a.params, H200, 4)
+    (facts,) = [w.drift for w in info.values()]
+    assert facts.W == 528
+    assert facts.stagger == pytest.approx(224 / 528)
+    assert facts.waves == pytest.approx(5376 / 528)
+    assert facts.P == pytest.approx(0.75)
+    rate = a.launches[0].drift
+    L = facts.room / facts.loop_bytes
+    assert rate.share == pytest.approx(_waves_by_hand(0.75, rate.delta, L, 224 / 528, 5376 / 528))
+    assert rate.share > 0.75 * max(0.0, 1 - L / rate.delta)
+    (line,) = [t.detail for t in a.terms if t.name == "l2 drift"]
+    assert "past the first wave its co-readers, 224 positions apart, start min(0.424," in line
+    assert "the mean over 10.18 waves" in line

@@ -12,6 +12,7 @@ apart (the timing prices their rate gap), ``Drift``, ``rate_classes_apart``, ``d
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -68,6 +69,8 @@ class Drift(NamedTuple):
     units: Any          # the SMs
     loop_bytes: Any     # the wave's loop of distinct bytes (``cross_window``)
     room: Any           # the L2 room (capacity / partitions)
+    stagger: Any = 0    # the dispatcher's start offset of two co-readers past the first wave: g1 / W of a life, at most 1
+    waves: Any = 1      # the launch's CTAs over the wave's (at least 1)
 
 
 def rate_classes_apart(W, units):
@@ -90,18 +93,70 @@ def _dispatched(W, units):
     return q, W - q * units
 
 
-def drift_refetch(P, delta, loop_bytes, room):
+def drift_refetch(P, delta, loop_bytes, room, stagger=0, waves=1):
     """The share of the lock step's shared re-reads of a column tile (B) that DRAM delivers
-    again because its readers drift apart: P x max(0, 1 - room / (delta x loop_bytes))
-    (docs/analysis.md, "GROUP_M = 1: readers that drift apart"). Two co-readers in different
-    rate classes (``P``) run at rates up to ``delta`` apart (the share by which a CTA's rate
-    falls with the CTAs that share its SM: 1 - a lone CTA's time / one of b's, from the timing);
-    after t of the loop the slower lags by delta x t. The byte waits in L2 while the machine
-    streams the wave's loop (``loop_bytes`` over the loop's time T), so it is gone once the lag
-    passes L = T x room / loop_bytes: over the share 1 - L / (delta T) of the loop, T cancels.
-    0 where delta is 0 (the CTAs' rate does not depend on their SM's load)."""
-    lost = emax(1 - room / emax(delta * loop_bytes, 1e-30), 0)
-    return P * lost
+    again because its readers drift apart (docs/analysis.md, "GROUP_M = 1: readers that drift
+    apart" and "... across waves"). Two co-readers in different rate classes (``P``) run at rates
+    up to ``delta`` apart (the share by which a CTA's rate falls with the CTAs that share its SM:
+    1 - a lone CTA's time / one of b's, from the timing); after t of the loop the slower lags by
+    delta x t. The byte waits in L2 while the machine streams the wave's loop (``loop_bytes`` over
+    the loop's time T), so it is gone once the lag passes L = room / loop_bytes of the loop: in
+    the first wave over the share max(0, 1 - L / delta) of it, T cancels.
+
+    Past the first wave the slots' CTAs start where their predecessors ended, so two slots' start
+    times part by delta a wave, up to the dispatcher's own offset: it hands the positions out in
+    order as slots free, so co-readers g1 positions apart start at most ``stagger`` = g1 / W of a
+    life apart (calibration/h200/measured/cta_timeline: the B co-readers' start gap grows with the
+    wave). Wave w's pairs start min(stagger, delta x w) apart and miss over max(0, min(1, 1 - (L -
+    min(stagger, delta x w)) / delta)) of the loop; the launch's share is P x their mean over its
+    ``waves`` (the last one by its fraction). With ``waves`` 1 (or less) this is the first wave's:
+    P x max(0, 1 - L / delta). 0 where delta is 0 (the CTAs' rate does not depend on their SM's
+    load) and where the loop fits the room (no lag of less than the loop loses a byte). Arrays
+    elementwise."""
+    d = emax(delta, 1e-30)
+    L = room / emax(loop_bytes, 1e-30)
+    a = 1 - L / d                                     # wave w misses clamp(a + min(c, w), 0, 1)
+    c = stagger / d
+    n = emax(waves, 1)
+    whole = _floor(n)
+    m = emin(whole, _ceil(c))                         # waves whose offset still grows (w < c)
+    level = _clamp01(1 - (L - stagger) / d)           # the waves at the dispatcher's offset (a + c)
+    total = (_ramp_sum(a, m) + emax(whole - m, 0) * level
+             + (n - whole) * _clamp01(a + emin(c, whole)))
+    share = P * total / n
+    # a lag of the whole loop or more is no lag: where the loop fits the room nothing is lost
+    keep = (delta > 0) & (room < loop_bytes) if is_array(delta, room, loop_bytes) else (
+        delta > 0 and room < loop_bytes)
+    return where(keep, share, 0) if is_array(keep, share) else (share if keep else 0)
+
+
+def _clamp01(x):
+    return emin(emax(x, 0), 1)
+
+
+def _floor(x):
+    if is_array(x):
+        import numpy as np
+        return np.floor(x)
+    return math.floor(x)
+
+
+def _ceil(x):
+    if is_array(x):
+        import numpy as np
+        return np.ceil(np.minimum(x, 1e9))
+    return math.ceil(min(x, 1e9))
+
+
+def _ramp_sum(a, K):
+    """sum over w = 0 .. K - 1 of clamp(a + w, 0, 1): the waves from u = ceil(1 - a) on count
+    whole, the one before it (w = u - 1, where 0 <= a + w < 1) its fraction, the earlier ones 0."""
+    u = emax(_ceil(1 - a), 0)
+    ones = emax(K - u, 0)
+    w = u - 1
+    part = where((w >= 0) & (w < K), _clamp01(a + w), 0) if is_array(w, K) else (
+        _clamp01(a + w) if 0 <= w < K else 0)
+    return ones + part
 
 
 def with_drift(info: "WaveReuse", share) -> "WaveReuse":
@@ -132,8 +187,22 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
             f"on its SM takes {fmt_ns(float(rate.lone_ns))}, one of {b} on an SM {fmt_ns(float(rate.shared_ns))}: "
             f"rates {format_percent(delta)} apart; a re-read finds its byte in L2 while the lag is under the room "
             f"over the wave's loop ({formula_bytes(room)} / {formula_bytes(loop)} = {room / loop:.3f} of the "
-            f"loop): {P:.3f} x (1 - {room / loop:.3f} / {delta:.3f}) = {format_percent(rate.share)} of the "
+            f"loop){_describe_waves(facts, P, room / loop, delta)} = {format_percent(rate.share)} of the "
             f"shared re-reads come from DRAM again")
+
+
+def _describe_waves(facts: Drift, P, room_share, delta) -> str:
+    """The share's arithmetic: one wave's P x (1 - L / delta), or, past the first wave, the
+    dispatcher's offset and the mean over the waves (``drift_refetch``)."""
+    first = f"{P:.3f} x (1 - {room_share:.3f} / {delta:.3f})"
+    waves, stagger = float(facts.waves), float(facts.stagger)
+    if waves <= 1:
+        return f": {first}"
+    return (f"; past the first wave its co-readers, {format_counted(round(stagger * float(facts.W)), 'position')} "
+            f"apart, start min({stagger:.3f}, {delta:.3f} x w) of a life apart in wave w (their slots part by "
+            f"the rate gap a wave, at most the dispatcher's offset, positions / wave's CTAs) and lose "
+            f"(1 - ({room_share:.3f} - that) / {delta:.3f}) of the loop: {P:.3f} x the mean over "
+            f"{format_counted(waves, 'wave')} of each wave's share, the first's max(0, 1 - {room_share:.3f} / {delta:.3f})")
 
 
 def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
@@ -330,7 +399,8 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             P = rate_classes_apart(W, units) * piped
             P = if_else(row_major, P, 0)
             if is_array(P) or P:
-                drift = Drift(frozenset(drift_ops), P, W, units, cross_window, room)
+                drift = Drift(frozenset(drift_ops), P, W, units, cross_window, room,
+                              emin(g1 / W, 1), emax(total / W, 1))
         out[mesh.id] = WaveReuse.of(per_op, window=(window, l2.capacity),
                                     cross_window=(cross_window, room, partitions), cross=cross,
                                     cross_how=how, walk=(rounds, W, walked) if walked else None,

@@ -507,7 +507,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         shared = if_else(full, t_full, t_tail)
         lone, _, _ = drawn_batch(1, active, drawing, wave_r=b, noted=False)
         delta = emax(1 - lone / emax(shared, 1e-30), 0)
-        share = l2_reuse.drift_refetch(reuse.drift.P, delta, reuse.drift.loop_bytes, reuse.drift.room)
+        f = reuse.drift
+        share = l2_reuse.drift_refetch(f.P, delta, f.loop_bytes, f.room, f.stagger, f.waves)
         if bool((share > 0).any()) if is_array(share) else share > 0:
             lt.drift = DriftRate(lone, shared, b, delta, share)
             return lt     # predict prices the launch again with the re-fetch: its breakdown is that pricing's
@@ -642,7 +643,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
 def _drift_possible(facts) -> bool:
     """Whether the drift re-fetch can be above 0 anywhere: at the largest rate gap (delta = 1)."""
-    most = l2_reuse.drift_refetch(facts.P, 1, facts.loop_bytes, facts.room)
+    most = l2_reuse.drift_refetch(facts.P, 1, facts.loop_bytes, facts.room, facts.stagger, facts.waves)
     return bool((most > 0).any()) if is_array(most) else most > 0
 
 
