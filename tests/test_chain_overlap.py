@@ -80,6 +80,11 @@ def _loop(params):
     return [n for n in a.root.walk() if n.kind == "loop"][0]
 
 
+def _loops(params):
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200, params)
+    return [n for n in a.root.walk() if n.kind == "loop"]
+
+
 def _mmas(loop):
     return [c for c in loop.walk() if c.kind == "op" and c.op is not None and c.op.opcode == "mma"]
 
@@ -175,3 +180,88 @@ def test_warpgroups_of_a_cta_overlap_their_chains():
         assert mma_path.warpgroups(loop, m, warps) == groups
     tensor, simt = 724.13, 541.41
     assert (2 - 1) / 2 * min(tensor, simt) == pytest.approx(270.705)
+
+
+def test_a_lone_warp_is_one_warp_a_subpartition():
+    """The H200's SM has 4 sub-partitions (warp_mma.subpartitions): one 4-warp CTA puts one warp on
+    each (ceil(1 x 4 / 4) = 1, a lone warp); two such CTAs, or one of 8 warps, put two on each
+    (ceil(2 x 4 / 4) = ceil(1 x 8 / 4) = 2)."""
+    m = Machine(H200, "cta")
+    assert chain_overlap.lone_warp(m, 4, 1)
+    assert not chain_overlap.lone_warp(m, 4, 2)
+    assert not chain_overlap.lone_warp(m, 8, 1)
+    assert list(chain_overlap.lone_warp(m, np.array([4, 4, 8]), np.array([1, 3, 1]))) == [True, False, False]
+
+
+def test_a_lone_warp_runs_its_exp2s_beside_its_issue():
+    """H200: exp2 at 16 results a cycle a SM, FP32 at 256 flop = 128 lanes a cycle, so a MUFU's
+    issue slot is 16 / 128 = 1/8 of its time on the special-function unit. A trip of 74 ns of
+    FP32 instructions and 67 ns of exp2 (D = 128, 64 x 32 on 4 warps), none before the exp2s:
+    issue 74 + 67 / 8 = 82.375 ns, the unit 67: 82.375, where the sum is 141. 58 and 67 ns
+    (D = 64, 64 x 32): issue 58 + 8.375 = 66.375 < 67, so the unit's 67. With 16 of the 58 ns
+    before every exp2 (the scaling and the row max): 16 + max(42 + 8.375, 67) = 83."""
+    m = Machine(H200, "cta")
+    assert chain_overlap.lone_simt_ns(m, 74.0, 67.0) == pytest.approx(82.375, rel=1e-12)
+    assert chain_overlap.lone_simt_ns(m, 58.0, 67.0) == pytest.approx(67.0, rel=1e-12)
+    assert chain_overlap.lone_simt_ns(m, 58.0, 67.0, 16.0) == pytest.approx(83.0, rel=1e-12)
+    got = chain_overlap.lone_simt_ns(m, np.array([74.0, 58.0]), np.array([67.0, 67.0]))
+    assert list(got) == pytest.approx([82.375, 67.0])
+
+
+def test_the_work_every_exp2_waits_for():
+    """kernels/flash_attention.tile: both exp2s (the scores' and the rescale factor's) read the
+    row max, a reduction of the scaled scores; so the scaling and the max come before any exp2
+    (the mma that makes the scores ends the walk). In the masked loop the key positions, their
+    comparison and the select come before the max too. The shift s - m, the row sum, the
+    rescale and the cast do not."""
+    loop, masked = _loops(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=3))
+    assert [c.op.result for c in chain_overlap.before_exp2_ops(loop)] == ["%s_scaled", "%m_block"]
+    assert [c.op.result for c in chain_overlap.before_exp2_ops(masked)] == [
+        "%s_scaled", "%k_pos", "%in_sequence", "%s_masked", "%m_block"]
+
+
+def test_the_simt_station_of_a_lone_warp_and_of_shared_subpartitions():
+    """The 64 x 32, D = 128 tile on 4 warps with a trip of 74 ns FP32 and 67 ns exp2, 5 ns (say)
+    in each of the two ops every exp2 waits for (the scaling and the row max, 10 ns): alone on
+    its SM (one warp a sub-partition) the SIMT station is 10 + max(74 - 10 + 67 / 8, 67) =
+    82.375 ns + the trip's bookkeeping (pipeline.iteration_overhead 100 cycles / 1.98 GHz =
+    50.505 ns) = 132.880 ns; with a second CTA on the SM (two warps a sub-partition) the sum
+    74 + 67 + 50.505 = 191.505 ns."""
+    m = Machine(H200, "cta")
+    loop = _loop(dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=3))
+    one = {"tensor": 0.0, "vector": 74.0, "special": 67.0, "smem": 0.0}
+    alone = chain_overlap.stations(loop, m, 4, one, lambda c: 0.0, 0.0, simt_ns=lambda c: 5.0, resident=1)
+    shared = chain_overlap.stations(loop, m, 4, one, lambda c: 0.0, 0.0, simt_ns=lambda c: 5.0, resident=2)
+    assert alone.lone and not shared.lone
+    assert float(alone.simt) == pytest.approx(82.375 + 100 / 1.98, rel=1e-9)
+    assert float(shared.simt) == pytest.approx(141 + 100 / 1.98, rel=1e-9)
+
+
+def test_a_lone_64x32_trip_at_d64_by_hand():
+    """flash_attention B1 H16 S8192 D64, 64 x 32 on 4 warps, alone on its SM (shared memory for
+    one CTA; calibration/h200/measured/attn_clock_s15 alone1: 379.0 ns a trip, attn_trip_s14:
+    371.8). The trip's FP32 elements: the scaling 64 x 32 = 2,048, the row max 2,048, the shift
+    2,048, the row sum 2,048, the cast 2,048, the rescale of the 64 x 64 accumulator 4,096 and
+    four row ops of 64: 14,592 / 128 lanes = 114 cycles = 57.576 ns at 1.98 GHz; exp2 2,048 + 64
+    = 2,112 / 16 = 132 cycles = 66.667 ns; before every exp2 the scaling and the max, 4,096 / 128
+    = 32 cycles = 16.162 ns. Alone: 16.162 + max(57.576 - 16.162 + 66.667 / 8 = 49.747, 66.667)
+    + 50.505 = (32 + 132 + 100) / 1.98 = 133.333 ns, where the sum is 174.747 ns; with tensor
+    122.39 and delay 125.00 the chain alone is 380.72 ns (422.14 with the sum, +11%)."""
+    from tfx.analysis import performance
+    got = []
+    orig = performance.chain_overlap.stations
+
+    def spy(*a, **k):
+        s = orig(*a, **k)
+        got.append(s)
+        return s
+    performance.chain_overlap.stations = spy
+    try:
+        analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200,
+                dict(B=1, H=16, S=8192, D=64, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=3),
+                resources={"threads": 128, "regs": 82, "smem": 200000})
+    finally:
+        performance.chain_overlap.stations = orig
+    st = got[0]
+    assert bool(st.lone)
+    assert float(st.simt) == pytest.approx((32 + 132 + 100) / 1.98, rel=1e-6)

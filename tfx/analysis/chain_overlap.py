@@ -49,6 +49,19 @@ warps and 732 on 4 at one CTA a SM, 1137 and 1171 ns a round at two (the formula
 842, 1072 and 1157); 64 rows on 8 warps (two warpgroups holding the same rows,
 ``replication``) take 1.39 x the 4-warp trip at 64 x 128 (the Triton prefill rows), not 2 x.
 
+A warp alone on its sub-partition (one 4-warp CTA on the SM) runs its exp2s beside its own
+issue: a MUFU holds the special-function unit for 8 cycles (16 results a cycle a SM on 4
+sub-partitions) but takes one issue slot, and ptxas spaces the MUFUs among the FP32
+instructions that do not read them (chain/sass_loop_d128_64x32_w4_s3.txt: 7 FMULs of the
+rescale between consecutive MUFU.EX2). So after the work every exp2 waits for (the row max and
+the ops before it: before_exp2_ops) its SIMT work takes the longer of its issue and the unit's
+time (lone_simt_ns), not their sum. Measured alone (calibration/h200/measured/attn_trip_s14,
+attn_clock_s15, attn_clock_d128_s16 alone1): the 4-warp chains at D = 64 and 128, 10-19% high
+with the sum, are within -0.9..+3.4% (their rounds +3..+11%: the dependent path,
+tfx.analysis.trip_latency, sets them now). Two or more warps a sub-partition keep the sum: the
+rounds measured there sit on it (attn_trip_ncu_s15) and the max prices them 5-20% fast
+(docs/analysis.md, section 8).
+
 Everything is int/float or numpy arithmetic (explore's vectorized sweeps); ``resident`` may be
 an array, up to the SM's CTA limit.
 """
@@ -58,7 +71,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth, wgmma_serial
-from tfx.analysis.numbers import emax, emin, is_array
+from tfx.analysis.numbers import emax, emin, if_else, is_array
 from tfx.hw.units import format_counted
 
 
@@ -73,6 +86,7 @@ class Stations(NamedTuple):
     groups: Any = 1               # warpgroups of one CTA running the chain side by side
     overlap: Any = 0              # what they overlap of it, taken off ``delay`` (stations())
     serialized: Any = 0           # serialized wgmma waits added to ``delay`` (tfx.analysis.wgmma_serial)
+    lone: Any = False             # one warp a sub-partition: ``simt`` from lone_simt_ns
 
 
 def cycle_ns(tensor, simt, delay, resident):
@@ -152,12 +166,60 @@ def accumulator_ops(loop, m, warps) -> list:
     return out
 
 
+def lone_warp(m, warps, resident):
+    """Whether each sub-partition of the SM holds at most one warp of the ``resident`` CTAs of
+    ``warps`` (a 4-warp CTA alone on its SM); False where the profile states no sub-partitions
+    (arrays elementwise)."""
+    if m.warp_mma is None:
+        return False
+    return mma_layout.busiest_subpartition_warps(warps, resident, m.warp_mma.subpartitions) <= 1
+
+
+def lone_simt_ns(m, vector, special, before=0):
+    """ns of one warp's vector + special-function work a trip where it is alone on its
+    sub-partition: the special-function unit takes each MUFU for 32 / (its lanes) cycles
+    while the warp issues its next instructions, so after the ``before`` ns of FP32 work every
+    exp2 waits for (before_exp2_ops: the scaling and the row max) the rest takes the longer of
+    the issue (the other FP32 instructions, ``vector - before``, and one issue slot a MUFU:
+    ``special`` x the special rate over the FP32 lane rate) and the SFU's time (``special``),
+    not their sum (module docstring; arrays elementwise)."""
+    slot = m.rate("special", "f32") / (m.rate("vector", "f32") / 2)
+    return before + emax(vector - before + special * slot, special)
+
+
+def before_exp2_ops(loop) -> list:
+    """The trip's ops every exp2 waits for: each reduction an exp2 reads through its operands
+    (attention's row max, which the scores' shift and the rescale factor both read) and the
+    ops before it back to the mmas and loads (the scores' scaling, a causal mask). A row's
+    exp2s start only when its max is known, so their work cannot run beside the SFU."""
+    ops = loop.body_ops()
+    made = {c.op.result: c for c in ops if c.op.result}
+
+    def parents(c):
+        return [made[o.name] for o in c.op.operands if isinstance(getattr(o, "name", None), str) and o.name in made]
+
+    def above(starts, stop=()):
+        seen = {id(c): c for c in starts}
+        stack = list(starts)
+        while stack:
+            for p in parents(stack.pop()):
+                if id(p) not in seen and p.op.opcode not in stop:
+                    seen[id(p)] = p
+                    stack.append(p)
+        return seen
+    feeds = above([c for c in ops if c.op.opcode == "exp2"])
+    reductions = [c for c in feeds.values() if c.op.opcode == "reduce"]
+    before = above(reductions, stop=("mma", "dot", "load"))
+    return [c for c in ops if id(c) in before]
+
+
 def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, smem_ns=None,
-             simt_ns=None) -> Stations:
+             simt_ns=None, resident=1) -> Stations:
     """The trip's station demands for one CTA: ``one`` is its engine ns a trip (tensor,
     vector, special, smem), ``tensor_ns(c)`` and ``smem_ns(c)`` one CTA's tensor and
     shared-memory port ns of mma c a trip, ``simt_ns(c)`` its vector + special-function ns of
-    op c a trip, ``delay`` the trip's exposed latency (tfx.analysis.trip_latency.exposed_ns)."""
+    op c a trip, ``delay`` the trip's exposed latency (tfx.analysis.trip_latency.exposed_ns),
+    ``resident`` the CTAs on the SM (a lone warp on its sub-partition: lone_simt_ns)."""
     tensor = 0
     for c in loop.mma_ops():
         if c.per_exec:
@@ -167,7 +229,10 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     mma = emax(tensor, one["tensor"])
     tensor = emax(mma, one["smem"])
     copies = replication(loop, m, warps)
-    simt = (one["vector"] + one["special"]) * copies + m.iteration_ns
+    lone = lone_warp(m, warps, resident)
+    before = sum(simt_ns(c) for c in before_exp2_ops(loop)) if simt_ns is not None else 0
+    softmax = if_else(lone, lone_simt_ns(m, one["vector"], one["special"], before), one["vector"] + one["special"])
+    simt = softmax * copies + m.iteration_ns
     if simt_ns is not None:
         # an op in another mma's accumulator layout runs on that layout's copies of each row
         for c, acc_copies in accumulator_ops(loop, m, warps):
@@ -178,7 +243,7 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     # instruction's wait is latency too, less what the other row slabs' softmax hides
     # (tfx.analysis.wgmma_serial)
     serial = wgmma_serial.added_ns(loop, m, warps, simt - m.iteration_ns)
-    return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial)
+    return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial, lone)
 
 
 def issue_ns(loop, m, warps, st: Stations, tensor_ns: Callable[[Any], Any]):
@@ -204,6 +269,8 @@ def detail(line, st: Stations, resident, round_ns, fmt) -> str:
                f"({groups - 1}/{groups} x {fmt(min(st.tensor, st.simt))}) {fmt(st.overlap)}")
     simt = (f"simt {fmt(st.simt)}" if copies == 1 else
             f"simt {fmt(st.simt)} (vector + special x {copies:g}: each accumulator row on {copies:g} warpgroups)")
+    if bool(st.lone):
+        simt += " (one warp a sub-partition: the longer of its issue and its exp2s on the SFU, not their sum)"
     return (f"loop at line {line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's chain = "
             f"tensor {fmt(st.tensor)} + {simt} + {latency} = {fmt(one)}; "
             f"{format_counted(r, 'CTA')} per SM overlap their chains in random order (closed queue, mean value analysis: "

@@ -1997,7 +1997,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 alone = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)
                 return (alone["vector"] + alone["special"]) * _trip_share(c, loop)
             stations = chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
-                                              path_exposed, smem_ns, simt_ns)
+                                              path_exposed, smem_ns, simt_ns, r if is_array(r) or r else 1)
             if is_array(body.global_loads) or body.global_loads:
                 # at 2 stages the copies' round trip, less the mmas left running, is a delay of
                 # each CTA's chain that the other CTAs' chains fill (tfx.analysis.pipeline_depth)
