@@ -11,6 +11,13 @@ they run; it is loaded by then.
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
+
+# The types of one configuration's values: exact ints and Fractions, floats, and the bools
+# its comparisons give. No array is one of them, so ``is_array`` and the arithmetic helpers
+# (tfx.ir.expr, tfx.analysis.numbers) answer for them by their type alone, without asking
+# numpy: an analysis makes ~10,000 such calls a keystroke.
+SCALARS = frozenset({int, bool, float, Fraction})
 
 
 def loaded_numpy():
@@ -20,13 +27,11 @@ def loaded_numpy():
 
 def is_array(*values) -> bool:
     """True when any of ``values`` is a numpy array."""
-    np = sys.modules.get("numpy")
-    if np is None:
-        return False
-    nd = np.ndarray
     for v in values:
-        if isinstance(v, nd):
-            return True
+        if type(v) not in SCALARS:
+            np = sys.modules.get("numpy")
+            if np is not None and isinstance(v, np.ndarray):
+                return True
     return False
 
 

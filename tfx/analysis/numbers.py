@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.arrays import is_array, loaded_numpy
+from tfx.arrays import SCALARS, is_array, loaded_numpy
 from tfx.ir.expr import cdiv, emax, emin, where  # re-exported helpers
 
 __all__ = ["ratio", "nbytes", "to_plain", "is_array", "ceil_int", "decimal_value", "ns_at_rate", "cdiv", "emin", "emax", "where",
@@ -25,7 +25,11 @@ Number = Any  # int | Fraction | float | np.ndarray
 
 def ratio(a: Number, b: Number) -> Number:
     """a / b, exactly for scalars (an int when it divides), elementwise for arrays."""
-    if is_array(a, b):
+    if type(a) is int and type(b) is int:     # most calls: no Fraction is built where b divides a
+        if b == 0:
+            raise ZeroDivisionError("ratio by zero")
+        return a // b if a % b == 0 else Fraction(a, b)
+    if (type(a) not in SCALARS or type(b) not in SCALARS) and is_array(a, b):
         import numpy as np
         return np.asarray(a, dtype=np.float64) / np.maximum(np.asarray(b, dtype=np.float64), 1e-300)
     if isinstance(a, float) or isinstance(b, float):
@@ -41,10 +45,10 @@ def if_else(cond: Number, a: Number, b: Number) -> Number:
     branches broadcast against it). A scalar ``cond`` picks one branch whole: a scalar stays
     a scalar and an array keeps its own shape, where ``where`` would broadcast the two
     branches together whenever either is an array."""
-    if is_array(cond):
-        import numpy as np
-        return np.where(cond, a, b)
-    return a if cond else b
+    if type(cond) in SCALARS or not is_array(cond):
+        return a if cond else b
+    import numpy as np
+    return np.where(cond, a, b)
 
 
 def nbytes(bits_per_element: int, elements: Number) -> Number:
@@ -53,7 +57,7 @@ def nbytes(bits_per_element: int, elements: Number) -> Number:
     A mean element count (a Fraction, from windows clipped at a tensor's edge)
     is converted exactly, without rounding: it is an average over executions.
     """
-    if is_array(elements):
+    if type(elements) not in SCALARS and is_array(elements):
         import numpy as np
         return np.ceil(np.asarray(elements, dtype=np.float64) * bits_per_element / 8)
     if isinstance(elements, int):
@@ -101,7 +105,7 @@ def ceil_log2(x: Number) -> Number:
 
 def ceil_int(x: Number) -> Number:
     """Integer ceiling (for times in ns)."""
-    if is_array(x):
+    if type(x) not in SCALARS and is_array(x):
         import numpy as np
         return np.ceil(x)
     if isinstance(x, int):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tfx.arrays import is_array as _is_array
+from tfx.arrays import SCALARS as _SCALARS, is_array as _is_array
 from tfx.errors import SourceLocation, TfxError
 from tfx.ir.infix import binary_text, call_text, neg_text
 
@@ -63,7 +63,7 @@ BINARY_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}
 
 
 def floordiv(a, b):
-    if _is_array(b):
+    if type(b) not in _SCALARS and _is_array(b):
         import numpy as np
         return a // np.maximum(b, 1)
     if b == 0:
@@ -77,17 +77,17 @@ def cdiv(a, b):
 
 
 def emin(a, b):
-    if _is_array(a, b):
-        import numpy as np
-        return np.minimum(a, b)
-    return min(a, b)
+    if (type(a) in _SCALARS and type(b) in _SCALARS) or not _is_array(a, b):
+        return min(a, b)
+    import numpy as np
+    return np.minimum(a, b)
 
 
 def emax(a, b):
-    if _is_array(a, b):
-        import numpy as np
-        return np.maximum(a, b)
-    return max(a, b)
+    if (type(a) in _SCALARS and type(b) in _SCALARS) or not _is_array(a, b):
+        return max(a, b)
+    import numpy as np
+    return np.maximum(a, b)
 
 
 def where(cond, a, b):
