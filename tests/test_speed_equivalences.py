@@ -101,3 +101,22 @@ def test_one_walk_of_a_trip_gives_its_path_and_exposed_latency_as_two_did():
     assert (ns, steps) == trip_latency.critical_path_ns(loop, m, 2, op_ns)
     assert exposed == trip_latency.exposed_ns(loop, m, 2, op_ns)
     assert ns > 0 and exposed > 0 and steps
+
+
+def test_an_mma_plan_of_ints_is_remembered_and_a_sweep_s_is_computed():
+    """mma_layout.plan: one configuration's plan is kept (an analysis asks for the same dots'
+    plans ~250 times). gemm's 128x128x64 dot on 4 warps with the H200's m64n8k16: the warpgroup
+    path (4 warps, M a multiple of 64, N of 8, K >= 16), warpsPerTileV3 4 x 1 (4 x 1 < 4 warps is
+    false: no doubling), M = ceil(128 / (16 x 4)) x 64 = 128, N = ceil(128 / 8) x 8 = 128,
+    K = ceil(64 / 16) x 16 = 64. A sweep's plan (warps an array) is per configuration: 8 warps
+    double M once (4 x 1 < 8 and 128 > 16 x 4): 8 x 1, M = ceil(128 / 128) x 128 = 128."""
+    import numpy as np
+
+    from tfx.analysis import mma_layout
+    p = mma_layout.plan((128, 128, 64), (64, 8, 16), 4)
+    assert p == mma_layout.MmaPlan("warpgroup", 4, 1, 128, 128, 64, 16)
+    assert mma_layout.plan((128, 128, 64), (64, 8, 16), 4) is p
+    swept = mma_layout.plan((128, 128, 64), (64, 8, 16), np.array([4, 8]))
+    assert swept.path.tolist() == ["warpgroup", "warpgroup"]
+    assert swept.warps_m.tolist() == [4, 8] and swept.warps_n.tolist() == [1, 1]
+    assert swept.m.tolist() == [128, 128] and swept.n.tolist() == [128, 128]

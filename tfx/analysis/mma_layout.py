@@ -32,6 +32,8 @@ pipelined load for this operand will be disabled"). See ``register_transposes``.
 
 from __future__ import annotations
 
+import functools
+
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, if_else, is_array, ratio, where
@@ -132,7 +134,22 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
     warpgroup mma exists (wgmma), taken where Triton's supportMMA(op, 3) allows it.
     Chained dots (attention's two mmas) take the same two paths with every warp on M (on the
     larger side for mma.sync): a decode GROUP of 4 query rows is one 16-row mma.sync, not a
-    64-row warpgroup instruction."""
+    64-row warpgroup instruction.
+
+    One configuration's plans are remembered: an analysis asks for the same few dots'
+    plans some 250 times (the trip's paths, chains and terms each ask again)."""
+    if type(warps) is int and type(bits) is int and all(type(x) is int for x in shape):
+        return _int_plan(tuple(shape), inst, warps, bits, chained, gpu)
+    return _plan(shape, inst, warps, bits, chained, gpu)
+
+
+@functools.lru_cache(maxsize=4096)
+def _int_plan(shape, inst, warps, bits, chained, gpu) -> MmaPlan:
+    """``_plan`` of int extents and warps (hashable, and equal only where of one type)."""
+    return _plan(shape, inst, warps, bits, chained, gpu)
+
+
+def _plan(shape, inst, warps, bits, chained, gpu) -> MmaPlan:
     mm, nn, kk = shape
     im, in_, ik = inst
     depth = _k_depth(ik, bits) if gpu else ik
