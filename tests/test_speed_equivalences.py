@@ -80,9 +80,11 @@ def test_an_edit_leaves_the_hint_rerun_to_the_roofline_pane_and_it_reads_as_the_
 
 
 def test_one_walk_of_a_trip_gives_its_path_and_exposed_latency_as_two_did():
-    """tfx.analysis.performance walks a serial trip once for its dependent path and the path's
-    exposed latency (trip_latency.walk), where it walked it twice (critical_path_ns, exposed_ns),
-    asking each op's ns once in a walk. gqa_decode at 2 warps, every op 10 ns of work."""
+    """tfx.analysis.performance walks a serial trip once for its dependent path, the path's
+    exposed latency and the path its warps wait for (trip_latency.walk), where it walked it three
+    times (critical_path_ns, exposed_ns, and critical_path_ns waited_only), asking each op's ns
+    once in a walk. gqa_decode at 2 warps, every op 10 ns of work: its two dots are warp mmas
+    (mma.sync), neither properly async, so the waited path is the whole path."""
     from tfx.analysis import trip_latency
     from tfx.analysis.machine import Machine
     profile = load_profile("h200_sxm")
@@ -96,11 +98,30 @@ def test_one_walk_of_a_trip_gives_its_path_and_exposed_latency_as_two_did():
     def op_ns(c):
         asked.append(id(c))
         return 10.0
-    ns, steps, exposed = trip_latency.walk(loop, m, 2, op_ns)
+    ns, steps, exposed, waited = trip_latency.walk(loop, m, 2, op_ns)
     assert sorted(asked) == sorted(set(asked)) and len(asked) == len(loop.body_ops())
     assert (ns, steps) == trip_latency.critical_path_ns(loop, m, 2, op_ns)
     assert exposed == trip_latency.exposed_ns(loop, m, 2, op_ns)
     assert ns > 0 and exposed > 0 and steps
+    assert waited == ns
+
+
+def test_the_waited_path_leaves_out_a_properly_async_mma():
+    """flash_attention's KV trip on 4 warps, every op 7.5 ns of work: its PV (line 72) is a
+    properly async warpgroup mma and ends the whole path, so the path the warps wait for is
+    shorter than the whole, by at most PV's cost (another chain, the row sum's, may end later
+    than the path before PV)."""
+    from tfx.analysis import mma_path, trip_latency
+    from tfx.analysis.machine import Machine
+    profile = load_profile("h200_sxm")
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, profile, check=False)
+    loop = next(c for c in a.root.walk() if c.kind == "loop" and c.line == 49)
+    m = Machine(profile, "cta")
+    pv = next(c for c in loop.mma_ops() if c.line == 72)
+    assert mma_path.properly_async(pv, loop, m, 4) == 1
+    walked = trip_latency.walk(loop, m, 4, lambda c: 7.5)
+    assert walked.steps[-1][0].startswith("mma line 72")
+    assert walked.ns - walked.steps[-1][2] <= walked.waited_ns < walked.ns
 
 
 def test_an_mma_plan_of_ints_is_remembered_and_a_sweep_s_is_computed():

@@ -1948,7 +1948,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         def group_compute_ns(c):
             return compute_ns(c) / groups
         # the trip's dependent path and its exposed latency, one walk (tfx.analysis.trip_latency)
-        path_ns, path_steps, path_exposed = trip_latency.walk(loop, m, warps, group_compute_ns)
+        path_ns, path_steps, path_exposed, path_waited = trip_latency.walk(loop, m, warps, group_compute_ns)
         path_one = path_ns + m.iteration_ns
         if serial and load_trip.streams(loop):
             # a warp-mma streaming trip (decode's KV loop) is one in-order instruction stream a
@@ -2146,8 +2146,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 _trip_wgmma_ns(loop, counter, m, miss, warps, active_units), body.global_loads, m, trip_facts))
         if serial:
             # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
-            waited = emax(waited, trip_latency.critical_path_ns(loop, m, warps, group_compute_ns,
-                                                                waited_only=True)[0])
+            waited = emax(waited, path_waited)
             if stations is not None:
                 # ... and after the rest of the chain: Triton issues the copies last in the trip
                 # (tfx.analysis.chain_overlap.issue_ns)

@@ -84,16 +84,17 @@ def wgmma_wait_cycles(m):
     return m.profile.get("instruction_latency.wgmma_wait", None)
 
 
-def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any], waited_only=False):
+def critical_path_ns(loop, m, warps, op_ns: Callable[[Any], Any]):
     """(ns, steps): the longest dependent path through one trip of ``loop`` (each op the
     longer of ``op_ns(c)``, one CTA's compute ns of op c a trip, and its latency), and for
     scalars the path's steps as (label, ns of its latency, ns it costs); (0, ()) where the
     profile has no ``instruction_latency`` facts or the loop does not wait for its own mma.
-    ``waited_only``: the path the trip's warps wait for before they go on (Triton issues the
-    next prefetch after it, tfx.analysis.mma_path.prefetch_wait): a properly async warpgroup
-    mma (``mma_path.properly_async``, attention's PV) runs on while they go on and costs 0."""
-    ns, steps, _ = _walk(loop, m, warps, op_ns, waited_only)
-    return ns, steps
+    The path the trip's warps wait for before they go on (Triton issues the next prefetch
+    after it, tfx.analysis.mma_path.prefetch_wait), where a properly async warpgroup mma
+    (``mma_path.properly_async``, attention's PV) runs on while they go on and costs 0, is
+    ``walk(...).waited_ns``."""
+    walked = _walk(loop, m, warps, op_ns)
+    return walked.ns, walked.steps
 
 
 def exposed_ns(loop, m, warps, op_ns: Callable[[Any], Any]):
@@ -102,26 +103,40 @@ def exposed_ns(loop, m, warps, op_ns: Callable[[Any], Any]):
     chain, the wait for a warpgroup mma's result). No engine is busy for it, so another
     resident CTA's work can fill it (tfx.analysis.chain_overlap: the chain's delay); 0 where
     the path is not known (arrays elementwise)."""
-    return _walk(loop, m, warps, op_ns, False)[2]
+    return _walk(loop, m, warps, op_ns).exposed
 
 
-def walk(loop, m, warps, op_ns: Callable[[Any], Any]):
-    """(ns, steps, exposed ns): ``critical_path_ns`` and ``exposed_ns`` of one walk of the trip
-    (tfx.analysis.performance reads both of the same trip)."""
-    return _walk(loop, m, warps, op_ns, False)
+class TripPath(NamedTuple):
+    """One walk of a trip's dataflow (``walk``)."""
+
+    ns: Any             # the dependent path's ns (``critical_path_ns``)
+    steps: tuple        # its steps, for scalars: (label, ns of its latency, ns it costs)
+    exposed: Any        # its latency no engine serves (``exposed_ns``)
+    waited_ns: Any      # the path the warps wait for: a properly async mma costs its share that is not
 
 
-def _walk(loop, m, warps, op_ns, waited_only):
-    """(path ns, its steps for scalars, its exposed latency ns) of one trip of ``loop``."""
+NO_PATH = TripPath(0, (), 0, 0)
+
+
+def walk(loop, m, warps, op_ns: Callable[[Any], Any]) -> TripPath:
+    """``critical_path_ns`` (both paths) and ``exposed_ns`` of one walk of the trip, each op's
+    ``op_ns`` asked once (tfx.analysis.performance reads all three of the same trip)."""
+    return _walk(loop, m, warps, op_ns)
+
+
+def _walk(loop, m, warps, op_ns) -> TripPath:
+    """One trip of ``loop``: its path, the path's exposed latency, and the path its warps wait
+    for (each op's cost the same, a properly async mma's times its share that is not async),
+    propagated side by side."""
     lat = facts(m)
     if lat is None or m.kind != "gpu" or not mma_path.trip_waits_for_mma(loop):
-        return 0, (), 0
+        return NO_PATH
     ghz = m.clock_ghz
     wg_wait = wgmma_wait_cycles(m)
     ops = loop.body_ops()
     scores = mma_path.scores(loop)
     if scores is None:
-        return 0, (), 0
+        return NO_PATH
     plan = mma_layout.plan(scores.per_exec_shape, m.inst, warps, getattr(scores, "mma_bits", 16),
                            getattr(scores, "mma_chained", False))
     warps_n = plan.warps_n
@@ -130,10 +145,11 @@ def _walk(loop, m, warps, op_ns, waited_only):
     ready: dict[str, Any] = {}
     hidden: dict[str, Any] = {}   # exposed latency along the path that ends at each value
     path: dict[str, tuple] = {}
-    end, end_path, end_exposed = 0, (), 0
+    ready_waited: dict[str, Any] = {}   # ... and when each value is ready on the waited path
+    end, end_path, end_exposed, end_waited = 0, (), 0, 0
     for c in ops:
         reads = [r for r in _reads(c) if r in ready]
-        start, start_path, start_exposed = 0, (), 0
+        start, start_path, start_exposed, start_waited = 0, (), 0, 0
         for r in reads:
             if scalar and not is_array(ready[r]):
                 if ready[r] > start:
@@ -142,6 +158,7 @@ def _walk(loop, m, warps, op_ns, waited_only):
                 later = ready[r] > start
                 start_exposed = where(later, hidden[r], start_exposed)
                 start = emax(start, ready[r])
+            start_waited = emax(start_waited, ready_waited[r])
         code = c.op.opcode
         work = op_ns(c)
         if code in VIEWS or code in NO_WORK:
@@ -189,12 +206,16 @@ def _walk(loop, m, warps, op_ns, waited_only):
             cycles, label = lat.fma, f"{code} line {c.line}"
         latency_ns = cycles / ghz
         cost = emax(work, latency_ns) if label is not None else 0
-        if waited_only and code in ("mma", "dot"):
-            cost = cost * (1 - mma_path.properly_async(c, loop, m, warps))
+        # the warps go on past a properly async mma (attention's PV): it costs the waited path
+        # only its share that is not async
+        cost_waited = cost * (1 - mma_path.properly_async(c, loop, m, warps)) if code in ("mma", "dot") else cost
         exposed = emax(cost - work, 0) if label is not None else 0
         finish = start + cost
+        finish_waited = start_waited + cost_waited
+        end_waited = emax(end_waited, finish_waited)
         if c.op.result:
             ready[c.op.result] = finish
+            ready_waited[c.op.result] = finish_waited
             hidden[c.op.result] = start_exposed + exposed
             if code not in VIEWS:
                 produced.add(c.op.result)
@@ -213,8 +234,8 @@ def _walk(loop, m, warps, op_ns, waited_only):
     # its throughput chain.
     measured = 1 - mma_path.warpgroup_mma(scores, warps, m) if wg_wait is None else 1
     if is_array(measured):
-        return end * measured, (), end_exposed * measured
-    return (end, end_path if scalar else (), end_exposed) if measured else (0, (), 0)
+        return TripPath(end * measured, (), end_exposed * measured, end_waited * measured)
+    return TripPath(end, end_path if scalar else (), end_exposed, end_waited) if measured else NO_PATH
 
 
 def detail(line, steps, total_ns, throughput_ns, fmt):
