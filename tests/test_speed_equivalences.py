@@ -24,6 +24,22 @@ def test_memory_levels_are_built_once_a_profile_and_knobs_make_their_own():
     assert p.memory_levels()["gmem"] is p.memory_level("gmem")
 
 
+def test_a_profile_remembers_canonical_paths_and_unit_counts_and_a_pickle_carries_neither():
+    """Profile.canonical_path and units_of answer from what they worked out at the first ask (an
+    analysis asks ~1,000 times): hbm is an alias of gmem on the H200, which has 132 SMs (its
+    hierarchy.sm.count under the device). A pickled profile (the worker's outcome) starts
+    without them and works them out again."""
+    import pickle
+    p = load_profile("h200_sxm")
+    assert p.canonical_path("memory.hbm.bandwidth") == "memory.gmem.bandwidth"
+    assert p.get("memory.hbm.bandwidth") == p.get("memory.gmem.bandwidth") == 4.8e12
+    assert p.units_of("sm") == p.units_of("sm") == 132
+    assert p._canonical and p._units
+    q = pickle.loads(pickle.dumps(p))
+    assert not q._canonical and not q._units and not q._levels
+    assert q.units_of("sm") == 132 and q.canonical_path("memory.hbm.latency") == "memory.gmem.latency"
+
+
 def test_the_hint_budget_without_a_second_analysis():
     # tfx open's Roofline pane: the budget for one more CTA a SM, from the occupancy of the same
     # resources under the hint, is what a whole analysis with occupancy_hint gave (gemm's defaults:

@@ -201,6 +201,14 @@ class Profile:
         # name -> MemoryLevel, built at the first ask: a Profile never changes (with_knobs makes
         # a new one), and the analysis asks for the levels hundreds of times
         self._levels: dict[str, MemoryLevel] = {}
+        # likewise a path's canonical form (``get``: ~1,000 asks an analysis) and the units of a
+        # level (``units_of``: every rate asks it)
+        self._canonical: dict[str, str] = {}
+        self._units: dict[str, int] = {}
+
+    def __getstate__(self):
+        # what is remembered to answer again is rebuilt after a pickle, not carried
+        return {**self.__dict__, "_levels": {}, "_canonical": {}, "_units": {}}
 
     def __repr__(self) -> str:
         knobs = f", knobs={self.knobs}" if self.knobs else ""
@@ -210,10 +218,13 @@ class Profile:
 
     def canonical_path(self, path: str) -> str:
         """``memory.hbm.bandwidth`` -> ``memory.gmem.bandwidth`` when hbm is an alias of gmem."""
-        parts = path.split(".")
-        if len(parts) >= 2 and parts[0] == "memory" and parts[1] in self._alias_to_memory:
-            parts[1] = self._alias_to_memory[parts[1]]
-        return ".".join(parts)
+        got = self._canonical.get(path)
+        if got is None:
+            parts = path.split(".")
+            if len(parts) >= 2 and parts[0] == "memory" and parts[1] in self._alias_to_memory:
+                parts[1] = self._alias_to_memory[parts[1]]
+            got = self._canonical[path] = ".".join(parts)
+        return got
 
     def _entry(self, path: str) -> Any:
         entry = self._entries.get(self.canonical_path(path))
@@ -251,7 +262,7 @@ class Profile:
 
     def get(self, path: str, default: Any = None) -> Any:
         """Like ``value`` but ``default`` when the fact is missing or unavailable."""
-        entry = self._entries.get(self.canonical_path(path))
+        entry = self._entries.get(self._canonical.get(path) or self.canonical_path(path))
         if entry is None or (isinstance(entry, Fact) and not entry.available):
             return default
         return entry.value if isinstance(entry, Fact) else entry
@@ -290,6 +301,12 @@ class Profile:
         ``units_of("device") == 1``; on an H100 ``units_of("sm") == 132``;
         on ``sip`` ``units_of("pe") == 8 * 8``.
         """
+        got = self._units.get(level)
+        if got is None:
+            got = self._units[level] = self._count_units(level)
+        return got
+
+    def _count_units(self, level: str) -> int:
         hierarchy = self._tree["hierarchy"]
         total = 1
         current = level
