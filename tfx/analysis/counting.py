@@ -112,9 +112,15 @@ class ScopeNode:
     logical_sum: dict = field(default_factory=dict)
 
     def walk(self):
-        yield self
-        for c in self.children:
-            yield from c.walk()
+        """This scope and every scope below it, depth first, each before its children in order:
+        one generator for the whole walk (nested ``yield from`` resumed every generator up the
+        path for each node: ~6,000 resumptions an analysis of flash_prefill's 72 scopes)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node.children:
+                stack.extend(reversed(node.children))
 
     def body_ops(self) -> list:
         """The op nodes (with an op) of this scope and below, in walk (program) order. Built at
@@ -124,6 +130,14 @@ class ScopeNode:
         if ops is None:
             ops = self._memo_ops = [c for c in self.walk() if c.kind == "op" and c.op is not None]
         return ops
+
+    def reads(self) -> list:
+        """An op node's ``Op.value_reads``, kept: a trip's paths and chains ask each op again and
+        again. A shared list: callers do not change it."""
+        names = self.__dict__.get("_memo_reads")
+        if names is None:
+            names = self._memo_reads = self.op.value_reads()
+        return names
 
     def mma_ops(self):
         """The matrix-multiply op nodes (``mma`` and ``dot``) of this scope and below, in walk order."""

@@ -56,11 +56,6 @@ def _body_ops(loop):
     return loop.body_ops()
 
 
-def _reads(c):
-    from tfx.ir.nodes import ValueRef
-    return [o.name for o in c.op.operands if isinstance(o, ValueRef)]
-
-
 def used_in_trip(loop, node):
     """True when an op after mma ``node`` in the loop body reads its result (through views)
     in the same trip: anything but carrying it to the next trip. Kept on the node a loop."""
@@ -74,7 +69,7 @@ def _used_in_trip(loop, node):
     ops = _body_ops(loop)
     aliases = {node.op.result}
     for c in ops[ops.index(node) + 1:]:
-        if not set(_reads(c)) & aliases:
+        if not set(c.reads()) & aliases:
             continue
         if c.op.opcode in VIEWS:
             if c.op.result:
@@ -103,7 +98,7 @@ def _read_before_a_wait(loop, node, waits):
     for c in ops[:ops.index(node)]:
         if c in waits:
             return False
-        reads = _reads(c)
+        reads = c.reads()
         if name in reads and not (c.op.opcode in ("mma", "dot") and reads.index(name) == 2):
             return True
     return False
@@ -118,18 +113,31 @@ def properly_async(node, loop, m, warps):
     result an op of the loop uses unconditionally gets ``warp_group_dot_wait {pendings=0}``
     right after it, so its warps wait for it (attention's QK^T, whose scores the softmax
     reads); mma.sync is synchronous by itself."""
-    shape = getattr(node, "per_exec_shape", None)
-    if shape is None or not node.op.result or used_in_trip(loop, node):
-        return 0
-    mmas = [c for c in _body_ops(loop) if c.op.opcode in ("mma", "dot")]
-    waits = [c for c in mmas if c is not node and getattr(c, "per_exec_shape", None) is not None
-             and c.op.result and used_in_trip(loop, c)]
-    if _read_before_a_wait(loop, node, waits):
+    if not _async_in_trip(loop, node):
         return 0
     # a serialized wgmma (its trip's mma registers exceed a thread's) is waited at once
     # (tfx.analysis.wgmma_serial)
     from tfx.analysis import wgmma_serial
     return warpgroup_mma(node, warps, m) * (1 - wgmma_serial.serialized(loop, m, warps))
+
+
+def _async_in_trip(loop, node):
+    """True where the trip's ops let mma ``node`` run on (``properly_async``'s rules 2 and 3b,
+    which read the loop's ops only, not the machine or the warps); kept on the node a loop."""
+    memo = node.__dict__.setdefault("_memo_async_in_trip", {})
+    if loop.id not in memo:
+        memo[loop.id] = _ops_let_it_run_on(loop, node)
+    return memo[loop.id]
+
+
+def _ops_let_it_run_on(loop, node):
+    shape = getattr(node, "per_exec_shape", None)
+    if shape is None or not node.op.result or used_in_trip(loop, node):
+        return False
+    mmas = [c for c in _body_ops(loop) if c.op.opcode in ("mma", "dot")]
+    waits = [c for c in mmas if c is not node and getattr(c, "per_exec_shape", None) is not None
+             and c.op.result and used_in_trip(loop, c)]
+    return not _read_before_a_wait(loop, node, waits)
 
 
 def prefetch_wait(loop, m, warps, tensor_ns, other_ns):
@@ -182,7 +190,7 @@ def mark_operands(region) -> None:
                                     for o in c.op.operands[:2])
         if not c.op.result:
             continue
-        reads = _reads(c)
+        reads = c.reads()
         if c.op.opcode in VIEWS:
             if reads and reads[0] in computed:
                 computed.add(c.op.result)

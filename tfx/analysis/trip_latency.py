@@ -72,11 +72,6 @@ def reduce_cycles(extent, warps_n, lat: Latencies):
     return local + shuffles + cross
 
 
-def _reads(c):
-    from tfx.ir.nodes import ValueRef
-    return [o.name for o in c.op.operands if isinstance(o, ValueRef)]
-
-
 def wgmma_wait_cycles(m):
     """``instruction_latency.wgmma_wait``: cycles a trip waits for its warpgroup mma past the
     mma's own tensor time, or None where the profile states it not (such a loop keeps its
@@ -148,7 +143,7 @@ def _walk(loop, m, warps, op_ns) -> TripPath:
     ready_waited: dict[str, Any] = {}   # ... and when each value is ready on the waited path
     end, end_path, end_exposed, end_waited = 0, (), 0, 0
     for c in ops:
-        reads = [r for r in _reads(c) if r in ready]
+        reads = [r for r in c.reads() if r in ready]
         start, start_path, start_exposed, start_waited = 0, (), 0, 0
         for r in reads:
             if scalar and not is_array(ready[r]):
@@ -186,7 +181,7 @@ def _walk(loop, m, warps, op_ns) -> TripPath:
                 cycles = cycles + group * (work * ghz + wg_wait)
                 if not is_array(group) and group:
                     label = f"mma line {c.line}: warpgroup mma + its wait {wg_wait}"
-            a = _reads(c)[0] if _reads(c) else None
+            a = c.reads()[0] if c.reads() else None
             if a in produced:
                 relayout = lat.bar_sync + lat.smem_load
                 relayout = if_else(warps_n > 1, relayout, 0)

@@ -290,6 +290,10 @@ class Op:
     start: Expr | None = None              # iota: the value at index 0 of its axis (default 0)
     loc: Loc = _loc()
 
+    def value_reads(self) -> list[str]:
+        """The names of the values this op reads (its ``ValueRef`` operands), in operand order."""
+        return [o.name for o in self.operands if isinstance(o, ValueRef)]
+
 
 # ---------------------------------------------------------------- regions
 
