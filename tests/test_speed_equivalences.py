@@ -24,19 +24,21 @@ def test_memory_levels_are_built_once_a_profile_and_knobs_make_their_own():
     assert p.memory_levels()["gmem"] is p.memory_level("gmem")
 
 
-def test_a_profile_remembers_canonical_paths_and_unit_counts_and_a_pickle_carries_neither():
-    """Profile.canonical_path and units_of answer from what they worked out at the first ask (an
-    analysis asks ~1,000 times): hbm is an alias of gmem on the H200, which has 132 SMs (its
-    hierarchy.sm.count under the device). A pickled profile (the worker's outcome) starts
-    without them and works them out again."""
+def test_a_profile_remembers_paths_unit_counts_and_rates_and_a_pickle_carries_none():
+    """Profile.canonical_path, units_of, memory_bandwidth and peak_flops_per_s answer from what
+    they worked out at the first ask (an analysis asks ~1,000 times): hbm is an alias of gmem on
+    the H200, which has 132 SMs (its hierarchy.sm.count under the device). A pickled profile
+    (the worker's outcome) starts without them and works them out again."""
     import pickle
     p = load_profile("h200_sxm")
     assert p.canonical_path("memory.hbm.bandwidth") == "memory.gmem.bandwidth"
     assert p.get("memory.hbm.bandwidth") == p.get("memory.gmem.bandwidth") == 4.8e12
     assert p.units_of("sm") == p.units_of("sm") == 132
     assert p._canonical and p._units
+    # gmem at 4.8 TB/s is one device-scoped level: the aggregate is the same 4.8e12 B/s, asked twice
+    assert p.memory_bandwidth("gmem", aggregate=True) == p.memory_bandwidth("hbm", aggregate=True) == 4.8e12
     q = pickle.loads(pickle.dumps(p))
-    assert not q._canonical and not q._units and not q._levels
+    assert not q._canonical and not q._units and not q._levels and not q._rates
     assert q.units_of("sm") == 132 and q.canonical_path("memory.hbm.latency") == "memory.gmem.latency"
 
 

@@ -201,14 +201,15 @@ class Profile:
         # name -> MemoryLevel, built at the first ask: a Profile never changes (with_knobs makes
         # a new one), and the analysis asks for the levels hundreds of times
         self._levels: dict[str, MemoryLevel] = {}
-        # likewise a path's canonical form (``get``: ~1,000 asks an analysis) and the units of a
-        # level (``units_of``: every rate asks it)
+        # likewise a path's canonical form (``get``: ~1,000 asks an analysis), the units of a
+        # level (``units_of``: every rate asks it) and the rates (each scope's roofline asks them)
         self._canonical: dict[str, str] = {}
         self._units: dict[str, int] = {}
+        self._rates: dict[tuple, float] = {}
 
     def __getstate__(self):
         # what is remembered to answer again is rebuilt after a pickle, not carried
-        return {**self.__dict__, "_levels": {}, "_canonical": {}, "_units": {}}
+        return {**self.__dict__, "_levels": {}, "_canonical": {}, "_units": {}, "_rates": {}}
 
     def __repr__(self) -> str:
         knobs = f", knobs={self.knobs}" if self.knobs else ""
@@ -363,6 +364,12 @@ class Profile:
         instances per device (``units_of(scope)``): all SMs' shared memory,
         all 64 PEs' HBM. For a ``device``-scoped level both are the same.
         """
+        got = self._rates.get(("memory", name, aggregate))
+        if got is None:
+            got = self._rates["memory", name, aggregate] = self._memory_bandwidth(name, aggregate)
+        return got
+
+    def _memory_bandwidth(self, name: str, aggregate: bool) -> float:
         level = self.memory_level(name)
         if level.bandwidth is not None:
             per_instance = level.bandwidth
@@ -382,8 +389,11 @@ class Profile:
 
     def peak_flops_per_s(self, unit: str, dtype: str) -> float:
         """Device peak: flop/cycle x units of the engine's scope x ``clock.core``, in flop/s."""
-        per_cycle = self.flops_per_cycle(unit, dtype)
-        return per_cycle * self.units_of(self.compute_scope(unit)) * self.clock_hz
+        got = self._rates.get(("compute", unit, dtype))
+        if got is None:
+            per_cycle = self.flops_per_cycle(unit, dtype)
+            got = self._rates["compute", unit, dtype] = per_cycle * self.units_of(self.compute_scope(unit)) * self.clock_hz
+        return got
 
     def sustained_efficiency(self, unit: str, dtype: str) -> float:
         """The fraction of ``unit``'s ``dtype`` peak a long run sustains (power-limited clock):
