@@ -253,3 +253,23 @@ def test_the_result_names_its_knobs(capsys):
     data = json.loads(out)
     assert data["knobs"] == {"occupancy.max_blocks_per_sm": "1"}
     assert data["blocks_per_sm"] == 1
+
+
+def test_the_table_writes_every_byte_count_with_its_unit_and_the_json_carries_what_the_sm_has(capsys):
+    """40,000 static + 3,076 dynamic = 43,076 B a CTA, + 1,024 B reserved = 44,100 -> 44,160 B
+    (a multiple of 128) on an H200, whose SM has 2,048 threads, 64 warps, 32 CTAs, 65,536
+    registers and 233,472 B of shared memory: the first line writes the static and dynamic parts
+    as bytes (they were bare numbers), the JSON carries the SM's limits the table's 'SM has'
+    column and its reserved shared memory show."""
+    rc, out, _ = run(capsys, "--hw", H200, "--threads", "128", "--regs", "32",
+                     "--smem", "3076", "--static-smem", "40000")
+    assert rc == 0
+    assert "(40,000 B static + 3,076 B dynamic)" in out
+    assert "43,076 B + 1,024 reserved = 44,160 B" in out
+    assert "128 threads, 32 registers/thread" in out
+    rc, out, _ = run(capsys, "--hw", H200, "--threads", "128", "--regs", "32",
+                     "--smem", "3076", "--static-smem", "40000", "--json")
+    limits = json.loads(out)["limits"]
+    assert (limits["max_threads_per_sm"], limits["max_warps_per_sm"], limits["max_blocks_per_sm"],
+            limits["regs_per_sm"], limits["smem_per_sm"], limits["reserved_smem_per_block"]) == (
+        2048, 64, 32, 65536, 233472, 1024)

@@ -274,6 +274,8 @@ class Occupancy:
             "smem_per_cta_alloc": self.smem_per_cta_alloc,
             "next_cta": {k: v.to_json() for k, v in self.next_cta.items()},
             "resources": self.resources.to_json(),
+            # what the SM has (tfx occupancy's 'SM has' column and its reserved shared memory a CTA)
+            "limits": self.limits.to_json(),
             "summary": self.summary(),
         }
 

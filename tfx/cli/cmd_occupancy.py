@@ -23,7 +23,7 @@ from tfx.analysis.occupancy import (
 )
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError, argument_error
-from tfx.hw.units import format_counted, format_exact_bytes
+from tfx.hw.units import format_count, format_counted, format_exact_bytes
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.present import formatting as fmt
 
@@ -117,9 +117,11 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
     res, lim = occ.resources, occ.limits
     console = _console()
     console.print(
-        f"[bold]{profile_name}[/]: {res.threads:,} threads, {res.regs_per_thread:,} registers/thread, "
+        f"[bold]{profile_name}[/]: {format_counted(res.threads, 'thread')}, "
+        f"{format_counted(res.regs_per_thread, 'register')}/thread, "
         f"{format_exact_bytes(res.smem_per_cta)} shared memory per CTA"
-        + (f" ({res.smem_static:,} static + {res.smem_dynamic:,} dynamic)" if res.smem_static else ""))
+        + (f" ({format_exact_bytes(res.smem_static)} static + {format_exact_bytes(res.smem_dynamic)} dynamic)"
+           if res.smem_static else ""))
     style = "bold red" if not occ.feasible else "bold"
     console.print(f"[{style}]{occ.summary()}[/]")
     if not occ.feasible:
@@ -131,16 +133,16 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
         "threads": fmt.counted(res.threads, "thread"),
         "warps": fmt.counted(occ.warps_per_cta, "warp"),
         "blocks": "1 CTA",
-        "registers": f"{res.regs_per_thread}/thread = {occ.regs_per_warp_alloc:,}/warp",
-        "shared memory": f"{format_exact_bytes(res.smem_per_cta)} + {lim.reserved_smem_per_block:,} reserved "
-                         f"= {format_exact_bytes(occ.smem_per_cta_alloc)}",
+        "registers": f"{format_count(res.regs_per_thread)}/thread = {format_count(occ.regs_per_warp_alloc)}/warp",
+        "shared memory": f"{format_exact_bytes(res.smem_per_cta)} + {format_count(lim.reserved_smem_per_block)} "
+                         f"reserved = {format_exact_bytes(occ.smem_per_cta_alloc)}",
     }
     capacity = {
-        "threads": f"{lim.max_threads_per_sm:,}",
-        "warps": f"{lim.warps_per_sm}",
-        "blocks": f"{lim.max_blocks_per_sm}",
-        "registers": f"{lim.regs_per_sm:,}",
-        "shared memory": f"{format_exact_bytes(lim.smem_per_sm)}",
+        "threads": format_count(lim.max_threads_per_sm),
+        "warps": format_count(lim.warps_per_sm),
+        "blocks": format_count(lim.max_blocks_per_sm),
+        "registers": format_count(lim.regs_per_sm),
+        "shared memory": format_exact_bytes(lim.smem_per_sm),
     }
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     table.add_column("limit")
@@ -169,14 +171,15 @@ def _print_one(profile_name: str, occ: Occupancy) -> None:
             console.print(f"[bold red]{occ.hint_budget.sentence}[/]")
             b = occ.hint_budget
             parts = [f"max registers/thread {_or_none(b.max_regs_per_thread)}",
-                     f"max shared memory/CTA {_or_none(b.max_smem_per_cta, ' B')}",
+                     f"max shared memory/CTA {_or_none(b.max_smem_per_cta, format_exact_bytes)}",
                      f"max threads/CTA {_or_none(b.max_threads_per_cta)}"]
             console.print(f"  budget for {format_counted(occ.hint, 'CTA/SM', 'CTAs/SM')} (each with the rest unchanged): "
                           + "; ".join(parts))
 
 
-def _or_none(value: int | None, suffix: str = "") -> str:
-    return "none fits" if value is None else f"{value:,}{suffix}"
+def _or_none(value: int | None, shown=format_count) -> str:
+    """A budget as ``shown`` writes it (a count, or whole bytes), or 'none fits'."""
+    return "none fits" if value is None else shown(value)
 
 
 def _console():
@@ -320,7 +323,7 @@ def _print_kernels(profile_name: str, path: str, results: list, args: argparse.N
 
     console = _console()
     dyn = f", {format_exact_bytes(args.smem)} dynamic shared memory" if args.smem else ""
-    console.print(f"[bold]{profile_name}[/]: {len(results)} functions from {path}{dyn}")
+    console.print(f"[bold]{profile_name}[/]: {format_counted(len(results), 'function')} from {path}{dyn}")
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for column, justify in (("function", "left"), ("arch", "left"), ("regs", "right"),
                             ("smem", "right"), ("stack", "right"), ("spills st/ld", "right")):
@@ -336,8 +339,8 @@ def _print_kernels(profile_name: str, path: str, results: list, args: argparse.N
         for t in DEFAULT_BLOCK_SIZES:
             table.add_column(f"@{t}", justify="right")
     for k, by_size in results:
-        cells = [k.display_name, k.arch or "?", str(k.registers), f"{k.smem_static:,}",
-                 f"{k.stack_frame:,}", f"{k.spill_stores:,}/{k.spill_loads:,}"]
+        cells = [k.display_name, k.arch or "?", str(k.registers), format_count(k.smem_static),
+                 format_count(k.stack_frame), f"{format_count(k.spill_stores)}/{format_count(k.spill_loads)}"]
         if single:
             o = by_size[args.threads]
             cells += [str(o.blocks_per_sm), _limiter_text(o), fmt.percent(o.occupancy_pct)]
@@ -363,7 +366,7 @@ def _budget_cell(o: Occupancy) -> str:
     if "registers" in b.blockers:
         needs.append(f"<= {_or_none(b.max_regs_per_thread)} regs")
     if "shared memory" in b.blockers:
-        needs.append(f"<= {_or_none(b.max_smem_per_cta, ' B')} smem")
+        needs.append(f"<= {_or_none(b.max_smem_per_cta, format_exact_bytes)} smem")
     return "needs " + ", ".join(needs)
 
 
