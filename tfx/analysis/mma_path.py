@@ -56,13 +56,19 @@ def _body_ops(loop):
     return loop.body_ops()
 
 
+def _kept(name, loop, node, work):
+    """``work(loop, node)``, worked out once a loop and kept on the node (``_memo_<name>``, which
+    a pickle of the node leaves out): what reads the loop's ops only, not the machine."""
+    memo = node.__dict__.setdefault(f"_memo_{name}", {})
+    if loop.id not in memo:
+        memo[loop.id] = work(loop, node)
+    return memo[loop.id]
+
+
 def used_in_trip(loop, node):
     """True when an op after mma ``node`` in the loop body reads its result (through views)
     in the same trip: anything but carrying it to the next trip. Kept on the node a loop."""
-    memo = node.__dict__.setdefault("_memo_used_in_trip", {})
-    if loop.id not in memo:
-        memo[loop.id] = _used_in_trip(loop, node)
-    return memo[loop.id]
+    return _kept("used_in_trip", loop, node, _used_in_trip)
 
 
 def _used_in_trip(loop, node):
@@ -124,10 +130,7 @@ def properly_async(node, loop, m, warps):
 def _async_in_trip(loop, node):
     """True where the trip's ops let mma ``node`` run on (``properly_async``'s rules 2 and 3b,
     which read the loop's ops only, not the machine or the warps); kept on the node a loop."""
-    memo = node.__dict__.setdefault("_memo_async_in_trip", {})
-    if loop.id not in memo:
-        memo[loop.id] = _ops_let_it_run_on(loop, node)
-    return memo[loop.id]
+    return _kept("async_in_trip", loop, node, _ops_let_it_run_on)
 
 
 def _ops_let_it_run_on(loop, node):
