@@ -214,7 +214,6 @@ def first_wait_share(loop) -> Any:
     stands for how little that round trip grows with the tile: 610 -> 716 ns from 16 to 64 KiB
     on 16 SMs; docs/analysis.md, decode16.)"""
     from tfx.analysis import mma_path
-    from tfx.ir.nodes import ValueRef
     scores = mma_path.scores(loop)
     ops = loop.body_ops()
     if scores is None:
@@ -226,7 +225,7 @@ def first_wait_share(loop) -> Any:
                    and k[1] != "rmem")
     loads = {c.op.result: c for c in ops if c.op.opcode == "load" and c.op.result}
     made_by = {c.op.result: c for c in ops if c.op.result}
-    fed, todo, seen = set(), [o.name for o in scores.op.operands if isinstance(o, ValueRef)], set()
+    fed, todo, seen = set(), scores.op.value_reads(), set()
     while todo:
         name = todo.pop()
         if name in seen:
@@ -235,7 +234,7 @@ def first_wait_share(loop) -> Any:
         if name in loads:
             fed.add(name)
         elif name in made_by and made_by[name].op.opcode in mma_path.VIEWS:
-            todo += [o.name for o in made_by[name].op.operands if isinstance(o, ValueRef)]
+            todo += made_by[name].op.value_reads()
     total = sum(read_bytes(c) for c in loads.values())
     first = sum(read_bytes(loads[n]) for n in fed)
     if not fed or is_array(total, first):

@@ -43,7 +43,7 @@ from tfx.analysis.numbers import cdiv, emax, emin, if_else, is_array, ratio, whe
 from tfx.analysis.roofline import mma_engine, rate_dtype
 from tfx.errors import TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.nodes import ValueRef, Window
+from tfx.ir.nodes import Window
 from tfx.hw.profile import normalize_dtype
 from tfx.hw.units import (format_bytes, format_count, format_counted, format_exact_bytes, format_percent, format_time_ns, formula_frequency, formula_rate, level_noun,
                           verb_for)
@@ -1527,7 +1527,7 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
         for ops, dispatch in commands:
             if len(ops) == 1 and ops[0].op.opcode in VIEWS:
                 op = ops[0].op
-                reads = [o.name for o in op.operands if isinstance(o, ValueRef)]
+                reads = op.value_reads()
                 if op.result and any(n in late for n in reads):
                     late.add(op.result)
                 if op.result and any(n in previous for n in reads):
@@ -1538,7 +1538,7 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
             cmd_late = False
             for x in ops:
                 op = x.op
-                reads = [o.name for o in op.operands if isinstance(o, ValueRef)]
+                reads = op.value_reads()
                 if any(n in previous and n not in made for n in reads):
                     waits = True
                 if any(n in late for n in reads):
@@ -1598,7 +1598,7 @@ def _composite_command(c: ScopeNode, root_of: dict, counter, m: Machine, miss, w
     for x in c.walk():
         if x.kind != "op" or x.op is None:
             continue
-        xr = [root_of.get(o.name, o.name) for o in x.op.operands if isinstance(o, ValueRef)]
+        xr = [root_of.get(n, n) for n in x.op.value_reads()]
         if x.op.opcode in VIEWS:
             if x.op.result and xr:
                 root_of[x.op.result] = xr[0]
@@ -1651,7 +1651,7 @@ def _in_order_trips(loop: ScopeNode, counter, m: Machine, miss, warps, active_un
         if c.kind == "composite":
             cmds.append(_composite_command(c, root_of, counter, m, miss, warps, active_units))
         elif c.kind == "op" and c.op is not None:
-            reads = [root_of.get(o.name, o.name) for o in c.op.operands if isinstance(o, ValueRef)]
+            reads = [root_of.get(n, n) for n in c.op.value_reads()]
             if c.op.opcode in VIEWS:
                 if c.op.result and reads:
                     root_of[c.op.result] = reads[0]

@@ -206,7 +206,6 @@ def element_chain_phases(body, threads, m, lat) -> list:
     the ops after its reduce (softmax's normalization, rmsnorm's scaling and store)."""
     if lat is None:
         return []
-    from tfx.ir.nodes import ValueRef
     feed: dict = {}
     chains: list = []
     total = 0
@@ -214,7 +213,7 @@ def element_chain_phases(body, threads, m, lat) -> list:
         op = c.op if c.kind == "op" else None
         if op is None:
             continue
-        reads = [o.name for o in op.operands if isinstance(o, ValueRef)]
+        reads = op.value_reads()
         arrive = 0
         for name in reads:
             arrive = emax(arrive, feed.get(name, 0))
