@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import cdiv, emin, is_array
-from tfx.hw.units import format_counted as N, format_percent, formula_bytes
+from tfx.hw.units import format_count, format_counted, format_percent, formula_bytes
 from tfx.ir.expr import BinOp, Call, Expr, Name, Neg, Read
 from tfx.ir.nodes import Window
 
@@ -171,10 +171,10 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         n = min(W, P)
         F, rest = tiles // W, tiles % W
         visits = int(fast_visits(tiles, W, P))
-        return (f"line {line}: {tensor} follows {index.text} (wraps every {N(P, 'tile')}): a round of "
-                f"{N(W, 'consecutive tile')} reads min({W}, {P:,}) = {N(n, 'distinct tile')}, {n:,} / {W} = "
+        return (f"line {line}: {tensor} follows {index.text} (wraps every {format_counted(P, 'tile')}): a round of "
+                f"{format_counted(W, 'consecutive tile')} reads min({W}, {format_count(P)}) = {format_counted(n, 'distinct tile')}, {format_count(n)} / {W} = "
                 f"{format_percent(n / W)} of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
-                f"({F:,} x {n:,}{f' + {min(rest, P):,}' if rest else ''}) / {tiles:,} = "
+                f"({format_count(F)} x {format_count(n)}{f' + {format_count(min(rest, P))}' if rest else ''}) / {format_count(tiles)} = "
                 f"{format_percent(visits / tiles)}")
     if index.kind == "slow":
         P = int(index.period)
@@ -182,29 +182,29 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         mean = (W + P - d) / P
         rows = -(-tiles // P)
         n = float(slow_distinct(W, P, tiles))
-        cap = "" if n == mean else f", at most the walk's {rows:,}"
+        cap = "" if n == mean else f", at most the walk's {format_count(rows)}"
         F, rest = tiles // W, tiles % W
         visits = int(slow_visits(tiles, W, P))
-        return (f"line {line}: {tensor} follows {index.text} (advances every {N(P, 'tile')}): a round of "
-                f"{N(W, 'consecutive tile')} starts a multiple of gcd({W}, {P:,}) = {N(d, 'tile')} into a value and spans "
-                f"({W} + {P:,} - {d}) / {P:,} = {mean:.2f} values on average{cap}: {n:.2f} distinct tiles, "
+        return (f"line {line}: {tensor} follows {index.text} (advances every {format_counted(P, 'tile')}): a round of "
+                f"{format_counted(W, 'consecutive tile')} starts a multiple of gcd({W}, {format_count(P)}) = {format_counted(d, 'tile')} into a value and spans "
+                f"({W} + {format_count(P)} - {d}) / {format_count(P)} = {mean:.2f} values on average{cap}: {n:.2f} distinct tiles, "
                 f"{n:.2f} / {W} = {format_percent(n / W)} of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
-                f"{N(visits, 'value')} / {tiles:,} = {format_percent(visits / tiles)}")
-    return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {N(W, 'tile')} is its own, "
+                f"{format_counted(visits, 'value')} / {format_count(tiles)} = {format_percent(visits / tiles)}")
+    return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {format_counted(W, 'tile')} is its own, "
             f"every read from DRAM")
 
 
 def _over_walk(F, rest, tiles) -> str:
     """The clause naming the walk's rounds for the exact count (slow_visits / fast_visits)."""
-    last = f" and a last one of {N(rest, 'tile')}" if rest else ""
-    return f"counted over the walk's {N(F, 'full round')}{last}"
+    last = f" and a last one of {format_counted(rest, 'tile')}" if rest else ""
+    return f"counted over the walk's {format_counted(F, 'full round')}{last}"
 
 
 def header(rounds, W) -> str:
     """The breakdown's first clause: the round a wave is (scalars)."""
     return (f"line {rounds.line}: CTA {rounds.var} walks {rounds.loop_var} = {rounds.var} + i x "
             f"{int(rounds.ctas)}: the {int(W)} resident CTAs run {int(W)} consecutive tiles of the "
-            f"{int(rounds.tiles):,} a round, and only the first read of a tile in a round goes to DRAM")
+            f"{format_count(int(rounds.tiles))} a round, and only the first read of a tile in a round goes to DRAM")
 
 
 def describe_walk(info) -> list[str]:

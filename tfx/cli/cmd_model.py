@@ -13,7 +13,7 @@ import argparse
 import importlib
 
 from tfx.cli.common import emit_json, say
-from tfx.hw.units import format_count as C
+from tfx.hw.units import format_count
 from tfx.hw.units import format_exact_bytes
 from tfx.model.presets import (
     ModelConfig,
@@ -203,14 +203,14 @@ def show_lines(model: ModelConfig) -> list[str]:
         out.append(f"  {label:<28} {value}")
 
     out.append("architecture")
-    row("hidden_size", C(model.hidden_size))
-    row("num_layers", C(model.num_layers))
-    row("vocab_size", f"{C(model.vocab_size)}  ({'tied' if model.tie_word_embeddings else 'untied'} lm head)")
+    row("hidden_size", format_count(model.hidden_size))
+    row("num_layers", format_count(model.num_layers))
+    row("vocab_size", f"{format_count(model.vocab_size)}  ({'tied' if model.tie_word_embeddings else 'untied'} lm head)")
     row("norm", f"{model.norm}{' with bias' if model.norm_bias else ''}, {model.norms_per_layer} per layer"
         + (", q/k norm" if model.qk_norm else ""))
     pos = model.position_embedding
     if model.max_position_embeddings:
-        pos += f", max {C(model.max_position_embeddings)} positions"
+        pos += f", max {format_count(model.max_position_embeddings)} positions"
     if model.rope_theta:
         pos += f", theta {model.rope_theta:g}"
     row("positions", pos)
@@ -218,28 +218,28 @@ def show_lines(model: ModelConfig) -> list[str]:
     row("kind", attention_summary(model))
     if model.mla is not None:
         mla = model.mla
-        row("q_lora_rank", C(mla.q_lora_rank) if mla.q_lora_rank else "none (q from hidden)")
-        row("kv_lora_rank", C(mla.kv_lora_rank))
-        row("qk_nope/qk_rope/v head dims", f"{C(mla.qk_nope_head_dim)}/{C(mla.qk_rope_head_dim)}/{C(mla.v_head_dim)}")
+        row("q_lora_rank", format_count(mla.q_lora_rank) if mla.q_lora_rank else "none (q from hidden)")
+        row("kv_lora_rank", format_count(mla.kv_lora_rank))
+        row("qk_nope/qk_rope/v head dims", f"{format_count(mla.qk_nope_head_dim)}/{format_count(mla.qk_rope_head_dim)}/{format_count(mla.v_head_dim)}")
     else:
-        row("heads q/kv x head_dim", f"{C(model.num_attention_heads)}/{C(model.num_kv_heads)} x {C(model.head_dim)}")
+        row("heads q/kv x head_dim", f"{format_count(model.num_attention_heads)}/{format_count(model.num_kv_heads)} x {format_count(model.head_dim)}")
     biases = [n for n, on in (("qkv", model.attention_qkv_bias), ("out", model.attention_out_bias)) if on]
     row("biases", ", ".join(biases) or "none")
     if model.sliding_window is not None:
         layers = model.sliding_window_layers
         which = "all" if len(layers) == model.num_layers else f"{len(layers)} of {model.num_layers}"
-        row("sliding window", f"{C(model.sliding_window)} tokens on {which} layers")
+        row("sliding window", f"{format_count(model.sliding_window)} tokens on {which} layers")
     out.append("ffn")
     kind = f"{'gated ' if model.ffn_gated else ''}{model.ffn_activation}, {model.ffn_matrices} matrices"
     row("kind", kind + (", biases" if model.ffn_bias else ""))
-    row("intermediate_size", C(model.intermediate_size)
-        if not model.is_moe or model.moe.first_dense_layers else f"{C(model.intermediate_size)} (no dense layers)")
+    row("intermediate_size", format_count(model.intermediate_size)
+        if not model.is_moe or model.moe.first_dense_layers else f"{format_count(model.intermediate_size)} (no dense layers)")
     if model.moe is not None:
         moe = model.moe
-        row("experts", f"{C(moe.num_experts)} routed, top-{moe.experts_per_token}, width "
-            f"{C(moe.expert_intermediate_size)}")
+        row("experts", f"{format_count(moe.num_experts)} routed, top-{moe.experts_per_token}, width "
+            f"{format_count(moe.expert_intermediate_size)}")
         if moe.num_shared_experts:
-            row("shared experts", f"{C(moe.num_shared_experts)}, width {C(moe.shared_width)}")
+            row("shared experts", f"{format_count(moe.num_shared_experts)}, width {format_count(moe.shared_width)}")
         if moe.first_dense_layers:
             row("dense layers", f"first {moe.first_dense_layers}")
         if moe.router_score_bias:
@@ -247,20 +247,20 @@ def show_lines(model: ModelConfig) -> list[str]:
 
     out.append("")
     out.append("parameters")
-    row("embedding", f"{C(counts.embedding)}")
+    row("embedding", f"{format_count(counts.embedding)}")
     if counts.position_embedding:
-        row("position embedding", f"{C(counts.position_embedding)}")
+        row("position embedding", f"{format_count(counts.position_embedding)}")
     for g in layer_groups(counts):
         span = f"layer {g['first']}" if g["count"] == 1 else f"layers {g['first']}-{g['last']}"
-        ffn = f"{C(g['ffn'])}" + (f" (active {C(g['ffn_active'])})" if g["kind"] == "moe" else "")
-        row(f"{span} ({g['kind']}) each", f"attention {C(g['attention'])}, ffn {ffn}, norms {C(g['norms'])}")
-    row("lm head", f"{C(counts.lm_head)}" if counts.lm_head else "tied to the embedding")
-    row("final norm", f"{C(counts.final_norm)}")
-    row("total", f"{C(counts.total)}  ({human_count(counts.total)})")
+        ffn = f"{format_count(g['ffn'])}" + (f" (active {format_count(g['ffn_active'])})" if g["kind"] == "moe" else "")
+        row(f"{span} ({g['kind']}) each", f"attention {format_count(g['attention'])}, ffn {ffn}, norms {format_count(g['norms'])}")
+    row("lm head", f"{format_count(counts.lm_head)}" if counts.lm_head else "tied to the embedding")
+    row("final norm", f"{format_count(counts.final_norm)}")
+    row("total", f"{format_count(counts.total)}  ({human_count(counts.total)})")
     if model.is_moe:
-        row("active per token", f"{C(counts.active)}  ({human_count(counts.active)}; "
+        row("active per token", f"{format_count(counts.active)}  ({human_count(counts.active)}; "
             f"{human_count(counts.active_excluding_embedding)} without the input embedding)")
-    row("non-embedding", f"{C(counts.non_embedding)}  ({human_count(counts.non_embedding)})")
+    row("non-embedding", f"{format_count(counts.non_embedding)}  ({human_count(counts.non_embedding)})")
 
     check = published_check(model, counts)
     if check is not None:
