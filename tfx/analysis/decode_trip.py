@@ -632,6 +632,15 @@ def schedule_cycles(loop, warps, stages) -> Any:
     mma of BLOCK_N keys over D = 128 on at most 16 query rows, at 1 stage or 3 and more (the
     3-stage body: more stages change only the wait's count and the ring's offsets); 0 off the
     table and at 2 stages (``SCHEDULED_STAGES``; arrays elementwise)."""
+    table = {key: cyc for key, cyc in SCHEDULE_CYCLES.items() if key[2] in SCHEDULED_STAGES}
+    return _compiled_binary_fact(table, loop, warps, stages)
+
+
+def _compiled_binary_fact(table, loop, warps, stages) -> Any:
+    """The value ``table`` holds for the compiled decode binary this trip is, keyed by (BLOCK_N,
+    WARPS, STAGES) with 3 standing for 3 and more stages: a scores mma of BLOCK_N keys over
+    D = 128 (``SCHEDULE_D``) on at most 16 query rows (``SCHEDULE_ROWS``); 0 off the table
+    (arrays elementwise)."""
     from tfx.analysis import mma_path
     s = mma_path.scores(loop)
     if s is None:
@@ -639,14 +648,12 @@ def schedule_cycles(loop, warps, stages) -> Any:
     m_s, n_s, k_s = s.per_exec_shape
     st = emin(stages, 3)
     out = 0
-    for (bn, w, sg), cyc in SCHEDULE_CYCLES.items():
-        if sg not in SCHEDULED_STAGES:
-            continue
+    for (bn, w, sg), value in table.items():
         hit = (n_s == bn) & (k_s == SCHEDULE_D) & (m_s <= SCHEDULE_ROWS) & (warps == w) & (st == sg)
         if is_array(hit):
-            out = where(hit, cyc, out)
+            out = where(hit, value, out)
         elif hit:
-            out = cyc
+            out = value
     return out
 
 
@@ -670,20 +677,7 @@ def issue_insns(loop, warps, stages) -> Any:
     """The instructions one warp of the compiled decode binary issues a trip (``ISSUE_INSNS``)
     for a scores mma of BLOCK_N keys over D = 128 on at most 16 query rows, at its stage count
     (3 for 3 and more, as ``schedule_cycles``); 0 off the table (arrays elementwise)."""
-    from tfx.analysis import mma_path
-    s = mma_path.scores(loop)
-    if s is None:
-        return 0
-    m_s, n_s, k_s = s.per_exec_shape
-    st = emin(stages, 3)
-    out = 0
-    for (bn, w, sg), n in ISSUE_INSNS.items():
-        hit = (n_s == bn) & (k_s == SCHEDULE_D) & (m_s <= SCHEDULE_ROWS) & (warps == w) & (st == sg)
-        if is_array(hit):
-            out = where(hit, n, out)
-        elif hit:
-            out = n
-    return out
+    return _compiled_binary_fact(ISSUE_INSNS, loop, warps, stages)
 
 
 class UnpipelinedTrip(NamedTuple):
