@@ -196,7 +196,7 @@ def before_exp2_ops(loop) -> list:
     made = {c.op.result: c for c in ops if c.op.result}
 
     def parents(c):
-        return [made[o.name] for o in c.op.operands if isinstance(getattr(o, "name", None), str) and o.name in made]
+        return [made[name] for name in c.reads() if name in made]
 
     def above(starts, stop=()):
         seen = {id(c): c for c in starts}

@@ -482,10 +482,17 @@ def round_ns(chain: TripChain, r) -> Any:
     measured 1,300): it binds where a CTA's two warps share each sub-partition's issue slot (8
     warps), which the one-warp schedule leaves out (docs/analysis.md, decode17)."""
     extra = emax(r - 1, 0) * (chain.port_cycles + chain.copy_port_cycles) / chain.clock_ghz
+    _, demand_cycles = round_demand(chain, r)
+    return if_else(chain.ns > 0, emax(chain.ns + extra, demand_cycles / chain.clock_ghz), 0)
+
+
+def round_demand(chain: TripChain, r) -> tuple:
+    """The r co-resident CTAs' demand on the SM's shared resources together (``round_ns``): the
+    busiest sub-partition's warps, ceil(r x warps / sub-partitions), and the cycles r x (reads +
+    tile writes) at the port + those warps x a warp's compiled instructions a trip, in series."""
     rr = emax(r, 1)
     busiest = cdiv(rr * chain.warps, chain.subpartitions)
-    demand = (rr * (chain.port_cycles + chain.copy_port_cycles) + busiest * chain.issue_cycles) / chain.clock_ghz
-    return if_else(chain.ns > 0, emax(chain.ns + extra, demand), 0)
+    return busiest, rr * (chain.port_cycles + chain.copy_port_cycles) + busiest * chain.issue_cycles
 
 
 def describe_chain(line, chain: TripChain, r) -> str:
@@ -509,11 +516,10 @@ def describe_chain(line, chain: TripChain, r) -> str:
 
 def _demand_clause(c: TripChain, rr, chained_ns) -> str:
     """The round's clause for the r CTAs' demand on the SM (``round_ns``), where it binds."""
-    import math
     if not float(c.issue_cycles):
         return ""
-    busiest = math.ceil(max(rr, 1) * float(c.warps) / float(c.subpartitions))
-    cyc = max(rr, 1) * float(c.port_cycles + c.copy_port_cycles) + busiest * float(c.issue_cycles)
+    busiest, cyc = round_demand(c, rr)
+    busiest, cyc = int(busiest), float(cyc)
     demand = cyc / float(c.clock_ghz)
     if demand <= chained_ns:
         return ""
@@ -625,6 +631,7 @@ SCHEDULE_ROWS = 16              # their padded query rows (GROUP 4 padded to the
 # (calibration/h200/measured/latency_read_s16) in the copy's place does not bring them back
 # (docs/analysis.md, decode16: the wait is not a function of the drawn bandwidth alone).
 SCHEDULED_STAGES = (1, 3)
+_SCHEDULE_FLOORS = {key: cyc for key, cyc in SCHEDULE_CYCLES.items() if key[2] in SCHEDULED_STAGES}
 
 
 def schedule_cycles(loop, warps, stages) -> Any:
@@ -632,8 +639,7 @@ def schedule_cycles(loop, warps, stages) -> Any:
     mma of BLOCK_N keys over D = 128 on at most 16 query rows, at 1 stage or 3 and more (the
     3-stage body: more stages change only the wait's count and the ring's offsets); 0 off the
     table and at 2 stages (``SCHEDULED_STAGES``; arrays elementwise)."""
-    table = {key: cyc for key, cyc in SCHEDULE_CYCLES.items() if key[2] in SCHEDULED_STAGES}
-    return _compiled_binary_fact(table, loop, warps, stages)
+    return _compiled_binary_fact(_SCHEDULE_FLOORS, loop, warps, stages)
 
 
 def _compiled_binary_fact(table, loop, warps, stages) -> Any:

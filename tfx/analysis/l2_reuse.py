@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
-from tfx.analysis.numbers import emax, emin, if_else, is_array, ratio, where
+from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
 from tfx.hw.units import format_counted, format_percent, formula_bytes, verb_for
 
@@ -142,10 +142,7 @@ def _floor(x):
 
 
 def _ceil(x):
-    if is_array(x):
-        import numpy as np
-        return np.ceil(np.minimum(x, 1e9))
-    return math.ceil(min(x, 1e9))
+    return ceil_int(emin(x, 1e9))     # capped: a rate gap near 0 puts the offset's waves past any launch
 
 
 def _ramp_sum(a, K):
