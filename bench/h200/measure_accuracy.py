@@ -28,6 +28,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt22 ACC_SEED_OFFSET=2400 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt23 ACC_SEED_OFFSET=2500 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt24 ACC_SEED_OFFSET=2600 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt25 ACC_SEED_OFFSET=2700 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt26 ACC_SEED_OFFSET=2800 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -644,6 +646,48 @@ if SHAPE_SET == "alt24":
                   ((14336, 8192), "heldout")]
     SOFTMAX_SHAPES = [((36864, 4096), "heldout"), ((131072, 2048), "heldout"), ((6144, 16384), "heldout"),
                       ((1792, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt25: a twenty-sixth set (session 18), measured at that session's start before any model change.
+if SHAPE_SET == "alt25":
+    GEMM_BF16_SHAPES = [((4096, 5120, 14336), "heldout"), ((2560, 28672, 4096), "heldout"),
+                        ((16, 14336, 28672), "heldout"), ((32, 28672, 14336), "heldout"),
+                        ((64, 6144, 8192), "heldout"), ((128, 14336, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 6144, 14336), "heldout"), ((1536, 28672, 4096), "heldout"),
+                       ((32, 8192, 14336), "heldout"), ((64, 28672, 14336), "heldout"),
+                       ((128, 4096, 8192), "heldout")]
+    PERSIST_SHAPES = [((6144, 6144, 8192), "heldout"), ((1024, 28672, 8192), "heldout"),
+                      ((3072, 14336, 14336), "heldout")]
+    ATTN_SHAPES = [((4, 32, 8192, 64, 1), "heldout"), ((2, 16, 16384, 128, 1), "heldout"),
+                   ((32, 32, 1024, 128, 1), "heldout"), ((4, 64, 4096, 64, 0), "heldout"),
+                   ((8, 32, 4096, 128, 0), "heldout")]
+    DECODE_SHAPES = [((2, 64, 8, 131072), "heldout"), ((32, 32, 8, 8192), "heldout"),
+                     ((6, 32, 8, 65536), "heldout"), ((256, 64, 8, 2048), "heldout")]
+    RMS_SHAPES = [((24576, 8192), "heldout"), ((131072, 2048), "heldout"), ((2048, 32768), "heldout"),
+                  ((53248, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((16384, 8192), "heldout"), ((196608, 2048), "heldout"), ((4096, 16384), "heldout"),
+                      ((2560, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt26: a twenty-seventh set, written down at session 18's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt26":
+    GEMM_BF16_SHAPES = [((3584, 8192, 8192), "heldout"), ((5120, 28672, 4096), "heldout"),
+                        ((16, 4096, 14336), "heldout"), ((32, 8192, 14336), "heldout"),
+                        ((64, 28672, 8192), "heldout"), ((128, 6144, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((3584, 14336, 8192), "heldout"), ((8192, 8192, 4096), "heldout"),
+                       ((16, 14336, 28672), "heldout"), ((32, 6144, 8192), "heldout"),
+                       ((128, 28672, 4096), "heldout")]
+    PERSIST_SHAPES = [((4096, 8192, 8192), "heldout"), ((1536, 28672, 4096), "heldout"),
+                      ((7168, 14336, 4096), "heldout")]
+    ATTN_SHAPES = [((2, 64, 8192, 64, 1), "heldout"), ((4, 32, 8192, 128, 1), "heldout"),
+                   ((16, 16, 4096, 64, 1), "heldout"), ((1, 32, 16384, 64, 0), "heldout"),
+                   ((2, 32, 8192, 128, 0), "heldout")]
+    DECODE_SHAPES = [((8, 32, 8, 32768), "heldout"), ((128, 64, 8, 1024), "heldout"),
+                     ((3, 64, 8, 65536), "heldout"), ((640, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((12288, 8192), "heldout"), ((229376, 2048), "heldout"), ((4096, 16384), "heldout"),
+                  ((61440, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((12288, 16384), "heldout"), ((262144, 2048), "heldout"), ((49152, 4096), "heldout"),
+                      ((3072, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
