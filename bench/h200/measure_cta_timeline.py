@@ -5,6 +5,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_cta_timeline.py OUTDIR
     PYTHONUNBUFFERED=1 CTA_SET=s12b python3 bench/h200/measure_cta_timeline.py OUTDIR   (drift12's rows)
     PYTHONUNBUFFERED=1 CTA_SET=s13 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift13's 1-stage rows)
+    PYTHONUNBUFFERED=1 CTA_SET=s18 python3 bench/h200/measure_cta_timeline.py OUTDIR    (bigtile18's G1 rows)
 On the CPU (no GPU; Triton 3.6.0 compiles both kernels of each configuration for sm_90 and prints
 their registers, spilled words and shared memory side by side):
     [CTA_SET=...] python3 bench/h200/measure_cta_timeline.py --cpu
@@ -57,6 +58,14 @@ if os.environ.get("CTA_SET") == "s13":
     # drift13's request: run14's 1-stage G1 rows (does a 1-stage reader that falls behind catch up?)
     CONFIGS = [(*c, g) for c in [("bf16", 128, 28672, 14336, 16, 256, 32, 2, 1),
                                  ("fp8", 128, 14336, 14336, 16, 64, 64, 2, 1)] for g in (1, 8)]
+
+if os.environ.get("CTA_SET") == "s18":
+    # bigtile18's request: GROUP_M = 1 launches whose B co-readers miss L2 at 1-3 CTAs an SM (run26 fp8
+    # 1024x28672x8192, run23 bf16 2560x8192x8192), beside their G8 twins: how far apart in time the
+    # co-readers of one B tile start and run, wave by wave
+    CONFIGS = [(*c, g) for c in [("fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4),
+                                 ("fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
+                                 ("bf16", 2560, 8192, 8192, 64, 256, 64, 4, 5)] for g in (1, 8)]
 
 def kernels():
     import triton

@@ -137,10 +137,22 @@ if os.environ.get("L2_SET") == "s14":
 # 11 TB/s; the tall tiles whose DRAM bytes the term over-counts, l2_groupm_s14's 0.97 -> 1.27):
 # dram_read_bytes against the model's before / after and the slices' requests against the copied bytes
 #   PYTHONUNBUFFERED=1 L2_SET=s17b L2G_DEADLINE_S=240 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# L2_SET=s18 (bigtile18): GROUP_M = 1 launches whose co-readers of a B tile the model shares in L2 and the
+# GPU evidently does not, each beside its G8 twin, with s16's warp state and extra pass: run26 fp8
+# 1024x28672x8192 64x256x64 w8 s4 (2 CTAs on every SM, 6.79 waves; priced 667 us, measured 1,246: every B
+# re-read from DRAM would price 1,243) and 64x128x64 w4 s5 (3 an SM, 9.05 waves; 745 against 1,370), and
+# run23 bf16 2560x8192x8192 64x256x64 w4 s5 (one CTA an SM, P = 0: priced 639.5, measured 889.6): DRAM bytes
+# against the lock step's (B once a wave) and B once per tile row
+#   PYTHONUNBUFFERED=1 L2_SET=s18 L2G_DEADLINE_S=240 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S18 = os.environ.get("L2_SET") == "s18"
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
-S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B
-if S17B:
+S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18
+if S18:
+    CONFIGS = [(kind, *c, g) for kind, *c in [
+        ("gemm_fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4), ("gemm_fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
+        ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5)] for g in (1, 8)]
+elif S17B:
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 14336, 8192, 64, 64, 128, 8, 3), ("gemm", 4096, 8192, 14336, 64, 128, 32, 8, 3),
         ("gemm_fp8", 7168, 6144, 4096, 128, 32, 128, 4, 2)] for g in (1, 8)]
