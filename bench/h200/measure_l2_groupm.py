@@ -144,14 +144,29 @@ if os.environ.get("L2_SET") == "s14":
 # run23 bf16 2560x8192x8192 64x256x64 w4 s5 (one CTA an SM, P = 0: priced 639.5, measured 889.6): DRAM bytes
 # against the lock step's (B once a wave) and B once per tile row
 #   PYTHONUNBUFFERED=1 L2_SET=s18 L2G_DEADLINE_S=240 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# L2_SET=s18t (tile18): one small warp-mma tile, 64x32x32 on 2 warps at 5 stages, where its SM-local demand a
+# CTA-trip is the same (12 LDGSTS, 16 LDSM, 6 KB copied, 8 KB read by ldmatrix) but its time is not: 6144^3 G8
+# (run5, 9 CTAs an SM, 15.5 waves, mostly L2 hits: ~86 ns a CTA-trip, priced +0.5% by the copies' load path
+# alone, where the copies' and the ldmatrix reads' sum would be +42%), 2048x14336x4096 G8 (L2-resident, 3.5
+# waves) and 128x14336x4096 G1 (run11 -27.5%, one wave of 7 an SM, ~121 ns a CTA-trip, a third of its bytes
+# from DRAM); with run9's 64x28672x4096 32x64x32 w8 s5 G8 (-21.5%) and run27's 64x14336x14336 32x256x64 w4
+# s5 G1 (-24.3%, one CTA an SM): whether mio_throttle / short_scoreboard are as high where the time matches
+# the copies alone (the pipe's backpressure from copies in flight, not its capacity), and the shared-memory
+# wavefronts and LDGSTS requests the L1TEX pipe serves (extra passes, one metric each)
+#   PYTHONUNBUFFERED=1 L2_SET=s18t L2G_DEADLINE_S=280 python3 bench/h200/measure_l2_groupm.py OUTDIR
 S18 = os.environ.get("L2_SET") == "s18"
+S18T = os.environ.get("L2_SET") == "s18t"
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
-S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18
+S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T
 if S18:
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4), ("gemm_fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
         ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5)] for g in (1, 8)]
+elif S18T:
+    CONFIGS = [("gemm", 6144, 6144, 6144, 64, 32, 32, 2, 5, 8), ("gemm", 128, 14336, 4096, 64, 32, 32, 2, 5, 1),
+               ("gemm", 2048, 14336, 4096, 64, 32, 32, 2, 5, 8), ("gemm", 64, 28672, 4096, 32, 64, 32, 8, 5, 8),
+               ("gemm", 64, 14336, 14336, 32, 256, 64, 4, 5, 1)]
 elif S17B:
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 14336, 8192, 64, 64, 128, 8, 3), ("gemm", 4096, 8192, 14336, 64, 128, 32, 8, 3),
@@ -175,6 +190,8 @@ STALLS16 = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle"
             "drain", "sleeping", "tex_throttle", "misc"] if S16 else []
 EXTRA_METRICS = (["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
                   "lts__t_sectors_srcunit_ltcfabric.sum"] if os.environ.get("L2_SET") == "s14" else
+                 ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
+                  "smsp__inst_executed_op_ldgsts.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"] if S18T else
                  ["lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum"] if S16 else [])
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
