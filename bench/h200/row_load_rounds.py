@@ -1,21 +1,22 @@
-"""Which issue-15 row kernels load their row tile in two rounds (CPU only; docs/analysis.md 8 (w)).
+"""The dependent rounds in which the issue-15 row kernels load their row tile (CPU only; docs/analysis.md 8 (x)).
 
 For every non-spilling (family, N, BLOCK_M, WARPS) of calibration/h200/measured/row_sass_counts
-(the campaigns' row kernels), compile it as bench/h200/measure_row_spill_sass.py does (Triton
-3.6.0, sm_90, on the CPU; its SASS lands in ROW_SASS_DIR, reused when already there) and count,
-in program order (the kernels are loop-free), the LDG a thread issues before its first SHFL (the
-first reduction's butterfly, which waits for loaded data) against the 16-byte vectors of X a
-thread holds, BLOCK_M x N x 2 B / 16 B / threads. Fewer before the SHFL than X vectors: the
-compiler issues the rest after the first row's data arrived (a late LDG reuses the registers of
-a vector the sum consumed, so it waits for that vector), a second DRAM round trip in the CTA's
-chain.
+(the campaigns' row kernels: every configuration bench/h200/measure_accuracy.py can draw), compile
+it as bench/h200/measure_row_spill_sass.py does (Triton 3.6.0, sm_90, on the CPU; its SASS lands in
+ROW_SASS_DIR, reused when already there) and walk its SASS in program order (the kernels are
+loop-free; a warp issues in order). An LDG's destination registers are outstanding until an
+instruction reads or writes one of them: that instruction waits for the load's data (the
+scoreboard), and so does every instruction after it. So an LDG's round is 1 + the highest round
+among the loads some earlier instruction waited for (1 when none was waited for). The row tile's
+loads are the first X vectors a thread issues, BLOCK_M x N x 2 B / 16 B / threads (at least one):
+their highest round is the tile's rounds; `late` counts those in a round after the first.
 
-    PYTHONPATH=<triton 3.6.0> python3 bench/h200/row_load_rounds.py > rounds.tsv
+    PYTHONPATH=<triton 3.6.0> python3 bench/h200/row_load_rounds.py > load_rounds.csv
 
-Prints one line per kernel: family, N, BLOCK_M, WARPS, X vectors a thread, LDG before the first
-SHFL, late (1 when the first is larger). Softmax's one-warp kernels start a row's butterfly before
-the last row's loads by design of the warp (no cross-warp step): read their `late` as a count,
-not a second round.
+(calibration/h200/measured/row_sass_counts/load_rounds.csv). Session 17's first version counted
+the LDG before the first SHFL; it found the late loads issued after the first butterfly ((8, 16)
+at N = 4096) but not the second round that ptxas issues before it, after the first round's data
+has been converted ((8, 8) at N = 4096: 8 loads, their bf16 -> f32 unpacking, then 8 more).
 """
 import csv
 import os
@@ -28,32 +29,62 @@ sys.path.insert(0, HERE)
 import measure_row_spill_sass as M  # noqa: E402
 
 COUNTS = os.path.join(HERE, "..", "..", "calibration", "h200", "measured", "row_sass_counts", "counts.csv")
-OP = re.compile(r"/\*[0-9a-f]{4}\*/\s+(@!?P\d\s+)?([A-Z][A-Z0-9.]*)")
+INSN = re.compile(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);")
+REG = re.compile(r"\bR(\d+)(\.64)?\b")
+WIDTH = {".128": 4, ".64": 2}
 
 
-def rounds(fam, n, bm, w):
-    """(X vectors a thread, LDG before the first SHFL) of one compiled kernel."""
+def load_rounds(sass: str, x_vectors: int) -> list:
+    """The round of each of the first ``x_vectors`` LDG of one compiled kernel, in program order."""
+    pending = {}                 # register -> index of the outstanding load that writes it
+    rounds = []                  # round of every LDG so far
+    waited = 0                   # highest round among the loads waited for so far
+    for line in sass.splitlines():
+        m = INSN.search(line)
+        if not m:
+            continue
+        op, operands = m.group(1), m.group(2)
+        regs = set()
+        for r in REG.finditer(operands):
+            base = int(r.group(1))
+            regs.update(range(base, base + (2 if r.group(2) else 1)))
+        hit = {pending[r] for r in regs if r in pending}
+        if hit:
+            waited = max([waited] + [rounds[i] for i in hit])
+            for r in [r for r, i in pending.items() if i in hit]:
+                del pending[r]
+        if op.split(".")[0] == "LDG":
+            dest = int(REG.search(operands).group(1))
+            width = next((w for k, w in WIDTH.items() if k in op), 1)
+            rounds.append(waited + 1)
+            for r in range(dest, dest + width):
+                pending[r] = len(rounds) - 1
+            if len(rounds) == x_vectors:
+                break
+        if op.startswith("EXIT"):
+            break
+    return rounds
+
+
+def kernel_rounds(fam, n, bm, w):
+    """(X vectors a thread, the rounds of each) of one compiled kernel."""
     path = os.path.join(M.OUT, f"{fam}_{n}_{bm}_{w}.sass")
     if not os.path.exists(path):
         os.makedirs(M.OUT, exist_ok=True)
         M.build((fam, n, bm, w))
-    ops = []
-    for line in open(path):
-        m = OP.search(line)
-        if m:
-            ops.append(m.group(2).split(".")[0])
-    first = next((i for i, o in enumerate(ops) if o == "SHFL"), len(ops))
     x_vectors = max(bm * n * 2 // 16 // (32 * w), 1)
-    return x_vectors, sum(1 for i, o in enumerate(ops) if o == "LDG" and i < first)
+    return x_vectors, load_rounds(open(path).read(), x_vectors)
 
 
 def main():
+    print("family,N,BLOCK_M,WARPS,x_vectors,rounds,late,pattern")
     for d in csv.DictReader(open(COUNTS)):
         if int(d["LDL"]) or int(d["STL"]):
             continue
         fam, n, bm, w = d["family"], int(d["N"]), int(d["BLOCK_M"]), int(d["WARPS"])
-        xv, up = rounds(fam, n, bm, w)
-        print(fam, n, bm, w, xv, up, int(up < xv), sep="\t", flush=True)
+        xv, rounds = kernel_rounds(fam, n, bm, w)
+        print(fam, n, bm, w, xv, max(rounds), sum(1 for r in rounds if r > 1), "".join(map(str, rounds)),
+              sep=",", flush=True)
 
 
 if __name__ == "__main__":
