@@ -91,7 +91,7 @@ def test_two_ctas_queue_at_the_memory_pipe():
     4,082.08 + 764.65 = 4,846.73) = 8,164.17 ns, which the overlap line prints."""
     a = _analyze(resources={"threads": 256, "regs": 128, "spills": 0, "smem": 0})
     assert a.metrics["performance.predicted_ns"] == 20279
-    assert ("2 CTAs alternating at the memory pipe (each CTA's reads all come before its first reduction: "
+    assert ("2 CTAs alternating at the memory pipe (each CTA's DRAM reads go out in one round at its start: "
             "one's transfer runs under the other's compute), max(2 x 4.08 us, 4.08 us + 764.65 ns) = 8.16 us"
             in {t.name: t for t in a.terms}["overlap"].detail)
 
@@ -305,16 +305,20 @@ def test_rmsnorm_one_cta_posts_its_stores_and_its_scaling_waits_for_the_sum():
        issue under the chain that feeds it)
     Reductions (shuffles and barriers): 5 x (15 + 2.0202) = 85.10 + 4 x 15 + log2(w) x 17.0202:
       16 warps 85.10 + 60 + 68.08 = 213.18 ns; 8 warps 85.10 + 60 + 51.06 = 196.16 ns
+    Later load rounds (row_body.LOAD_ROUNDS, the compiled binaries): 16 warps load their 8 X
+    vectors a thread in one round; the 8-warp binary issues 7 of its 16, then the other 9 after
+    the first ones' data arrived: one more DRAM latency for a CTA alone on its SM, 700 ns.
     Chains: 700 + 2,828.47 + 775.77 + 0.03 + 213.18 + 64.65 = 4,582.10 ns (16 warps)
-            700 + 2,828.47 + 775.77 + 0.03 + 196.16 + 452.53 = 4,952.96 ns (8 warps)
+            700 + 2,828.47 + 775.77 + 0.03 + 196.16 + 452.53 + 700 = 5,652.96 ns (8 warps)
     both over the throughput 131,104 / 32.109 = 4,083.08 ns: the chain sets each batch, and
     16 warps now rank first (before: 5.77 and 5.76 us, the 8 warps first, regret 17.1%)."""
     one = {t.name: t for t in _rmsnorm(16, 112).terms}["overlap"].detail
     assert ("one CTA's chain 4.58 us = latency 700.00 ns + copy 2.83 us + vector 775.77 ns + special 0.03 ns + "
             "reduce 213.18 ns + element chain 64.65 ns (its stores posted: 786.43 ns at its port to L2") in one
     eight = {t.name: t for t in _rmsnorm(8, 238).terms}["overlap"].detail
-    assert "one CTA's chain 4.95 us" in eight
-    assert "reduce 196.16 ns + element chain 452.53 ns" in eight
+    assert "one CTA's chain 5.65 us" in eight
+    assert "reduce 196.16 ns + element chain 452.53 ns + later load rounds 700.00 ns" in eight
+    assert "later load rounds" not in one
     assert (_rmsnorm(16, 112).metrics["performance.predicted_ns"]
             < _rmsnorm(8, 238).metrics["performance.predicted_ns"])
 
@@ -361,7 +365,7 @@ def test_two_softmax_ctas_alternate_at_the_memory_pipe():
       cycle 3,063.97 + 2,031.45 = 5,095.42 ns (5.10 us, 25% over the DRAM time)."""
     detail = {t.name: t for t in _softmax_two_a_sm().terms}["overlap"].detail
     assert "2 CTAs resident per SM" in detail
-    assert ("2 CTAs alternating at the memory pipe (each CTA's reads all come before its first reduction: "
+    assert ("2 CTAs alternating at the memory pipe (each CTA's DRAM reads go out in one round at its start: "
             "one's transfer runs under the other's compute), max(2 x 2.04 us, 2.04 us + 2.03 us) = 4.08 us) "
             "= 4.08 us") in detail
     waves = {t.name: t for t in _softmax_two_a_sm().terms}["waves"].detail
@@ -448,3 +452,85 @@ def test_softmax_eight_rows_a_cta_wait_their_shuffles():
     overlap = {t.name: t for t in a.terms}["overlap"].detail
     assert "1 CTA resident per SM" in overlap
     assert "reduce 646.46 ns" in overlap
+
+
+def test_compiled_rounds_of_the_row_binaries():
+    """row_body.LOAD_ROUNDS (calibration/h200/measured/row_sass_counts/load_rounds.csv): rmsnorm
+    (8, 16) at N = 4096 issues 7 of its 8 X vectors, then the 8th after the first butterfly into
+    the 4th's registers: 2 rounds; (4, 16) there loads its 4 in one; softmax (8, 1) at 1024
+    loads 4, 24 and 4 vectors in three rounds; a kernel the table does not name, or N = 5120
+    (not a power of two the campaigns draw), 0: not known. In a sweep each position takes its
+    own: BLOCK_M 8, 4 and 3 at 16 warps: 2, 1 and 0."""
+    import numpy as np
+    assert row_body.compiled_rounds("rmsnorm", {"N": 4096, "BLOCK_M": 8, "WARPS": 16}) == 2
+    assert row_body.compiled_rounds("rmsnorm", {"N": 4096, "BLOCK_M": 4, "WARPS": 16}) == 1
+    assert row_body.compiled_rounds("softmax", {"N": 1024, "BLOCK_M": 8, "WARPS": 1}) == 3
+    assert row_body.compiled_rounds("rowscale", {"N": 4096, "BLOCK_M": 8, "WARPS": 16}) == 0
+    assert row_body.compiled_rounds("rmsnorm", {"N": 5120, "BLOCK_M": 8, "WARPS": 16}) == 0
+    assert row_body.compiled_rounds("rmsnorm", {"N": 4096}) == 0
+    got = row_body.compiled_rounds("rmsnorm", {"N": np.array([4096, 4096, 4096]), "BLOCK_M": np.array([8, 4, 3]),
+                                               "WARPS": np.array([16, 16, 16])})
+    assert list(got) == [2, 1, 0]
+
+
+def test_one_round_reads_where_the_binary_is_known():
+    """Known one-round binary: alternates whatever the IR's read order (rmsnorm's weight row, read
+    after the sum, hits L2); known two-round: does not, though every read comes first (softmax);
+    unknown (0): the IR's reads_first decides."""
+    import numpy as np
+    assert row_body.one_round_reads(1, False) is True
+    assert row_body.one_round_reads(2, True) is False
+    assert row_body.one_round_reads(0, True) is True and row_body.one_round_reads(0, False) is False
+    assert list(row_body.one_round_reads(np.array([1, 2, 0]), False)) == [True, False, False]
+
+
+def test_later_rounds_wait_one_latency_each_for_a_lone_cta():
+    """(rounds - 1) x latency at one CTA a SM: 2 rounds at 700 ns 700 ns, 3 rounds 1,400 ns, an
+    unknown binary (0 rounds) 0; at two CTAs a SM the other's transfer runs under the wait: 0."""
+    assert row_body.later_rounds_ns(2, 700.0, 1) == 700.0
+    assert row_body.later_rounds_ns(0, 700.0, 1) == 0
+    assert row_body.later_rounds_ns(3, 700.0, 1) == 1400.0
+    assert row_body.later_rounds_ns(2, 700.0, 2) == 0
+
+
+def _rmsnorm_2048(regs):
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile"
+    return analyze(parse_file(src), None, load_profile("h200_sxm"),
+                   {"M": 65536, "N": 2048, "BLOCK_M": 8, "WARPS": 8},
+                   resources={"threads": 256, "regs": regs, "spills": 0, "smem": 256})
+
+
+def test_a_two_round_rmsnorm_waits_its_second_round_alone_only():
+    """kernels/rmsnorm.tile (8, 8) at N = 2048 (issue-15 run12's 65536 x 2048), a two-round binary
+    (row_body.LOAD_ROUNDS). At its compiled 105 registers 256 x 105 = 26,880 of 65,536: two CTAs a
+    SM, each's wait under the other's transfer: no later round in the chain. At 255 registers
+    (256 x 255 = 65,280: one CTA a SM) the chain holds one more DRAM latency, 700.00 ns, and the
+    batch is that chain."""
+    two = {t.name: t for t in _rmsnorm_2048(105).terms}["overlap"].detail
+    assert "2 CTAs resident per SM" in two and "later load rounds" not in two
+    one = {t.name: t for t in _rmsnorm_2048(255).terms}["overlap"].detail
+    assert "1 CTA resident per SM" in one and "later load rounds 700.00 ns" in one
+
+
+def test_a_one_round_rmsnorm_pair_alternates():
+    """kernels/rmsnorm.tile (4, 16) at 45056 x 4096 (issue-15 run26; measured 179.3 us), 60
+    registers: 512 x 60 = 30,720, two CTAs a SM. Its binary loads its 4 X vectors a thread in one
+    round (row_body.LOAD_ROUNDS does not list it) and its weight row, read after the sum, hits L2:
+    the pair alternates although a read follows the reduction. service: X and Y, 2 x 4 x 4,096 x
+    2 = 65,536 B at 32.109 B/ns = 2,041.04 ns; think: latency 700 + vector 363.67 (16,384
+    elements: cast 32.32 + sq and sum 129.29 + mul, mul, cast 193.94 + cast w 8.08 + the scalar
+    ops 0.04) + special 0.13 + reduce 213.18 (test above, 16 warps) + element chain 32.32 (32
+    elements a thread x 12 cycles = 193.94 ns over phase 0's 161.62) = 1,309.30 ns; max(2 x
+    2,041.04 = 4,082.08, 2,041.04 + 1,309.30 = 3,350.34) = 4,082.08 ns a batch (the queue of two
+    gave more: the model priced this row 202.2 us, now 181.2)."""
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile"
+    a = analyze(parse_file(src), None, load_profile("h200_sxm"), {"M": 45056, "N": 4096, "BLOCK_M": 4, "WARPS": 16},
+                resources={"threads": 512, "regs": 60, "spills": 0, "smem": 256})
+    overlap = {t.name: t for t in a.terms}["overlap"].detail
+    assert "2 CTAs resident per SM" in overlap
+    assert ("2 CTAs alternating at the memory pipe (each CTA's DRAM reads go out in one round at its start: "
+            "one's transfer runs under the other's compute), max(2 x 2.04 us, 2.04 us + 1.31 us) = 4.08 us") in overlap

@@ -39,3 +39,36 @@ def test_the_exchange_and_the_stores_by_hand():
     s = counts[("softmax", 1024, 1, 16)]
     assert (int(s["SHFL"]), int(s["BAR"])) == (18, 5)
     assert int(counts[("rmsnorm", 4096, 8, 16)]["STG"]) == 8
+
+
+def test_the_model_reads_the_compiled_load_rounds():
+    """tfx.analysis.row_body.LOAD_ROUNDS is load_rounds.csv's kernels of two or more rounds (41 of
+    145: 39 in two, 2 in three), each with its rounds; every other row of the CSV is one round."""
+    from tfx.analysis import row_body
+    with open(ROOT / "row_sass_counts" / "load_rounds.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 145
+    late = {(r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"])): int(r["rounds"])
+            for r in rows if int(r["rounds"]) > 1}
+    assert late == row_body.LOAD_ROUNDS
+    assert sorted(late.values()).count(3) == 2 and len(late) == 41
+
+
+def test_load_rounds_of_a_sass_fragment_by_hand():
+    """bench/h200/row_load_rounds.py on four LDG of one thread (x_vectors 4): the first two go out
+    together (round 1); the PRMT reads R9, a register of the second load (R8-R11), so it waits for
+    it, and the third LDG after it is round 1 + 1 = 2; the IADD3 touches nothing outstanding but
+    the fourth LDG writes R4, the first load's registers (R4-R7): the write waits for that load,
+    round 1 + max(1, 1) = 2 as well. Pattern 1122, two rounds, two late."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "h200"))
+    import row_load_rounds
+    sass = "\n".join([
+        "        /*0100*/                   LDG.E.128 R4, desc[UR10][R2.64] ;",
+        "        /*0110*/                   LDG.E.128 R8, desc[UR10][R2.64+0x1000] ;",
+        "        /*0120*/                   PRMT R20, R9, 0x7632, R20 ;",
+        "        /*0130*/               @P0 LDG.E.128 R12, desc[UR10][R2.64+0x2000] ;",
+        "        /*0140*/                   IADD3 R30, R31, 0x1, RZ ;",
+        "        /*0150*/                   LDG.E.128 R4, desc[UR10][R2.64+0x3000] ;",
+    ])
+    assert row_load_rounds.load_rounds(sass, 4) == [1, 1, 2, 2]

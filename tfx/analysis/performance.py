@@ -724,9 +724,14 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
                 latency = emax(latency, lat)
             elif d.global_loads:
                 latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
+    # the compiled binary's dependent rounds of row loads, where known (row_body.LOAD_ROUNDS): a
+    # CTA alone on its SM waits for each later one; two CTAs alternate only where there is one
+    rounds = row_body.compiled_rounds(counter.kernel.name, counter.env)
+    rounds_ns = row_body.later_rounds_ns(rounds, latency, r) if is_array(rounds) or rounds > 1 else 0
+    first = row_body.one_round_reads(rounds, row_body.reads_first(demands, phases))
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
                           row_body.element_chain_phases(node, warps * 32, m, instr_lat), phases,
-                          successor=successor, first_reads=row_body.reads_first(demands, phases))
+                          successor=successor, first_reads=first, rounds_ns=rounds_ns)
 
 
 def _scalar(x):
@@ -2271,3 +2276,4 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             applies = bool(stages >= 2 and trip_chain.ns)
             lives[loop.id] = (life if applies else total, applies)
     return total, {k: v * trips for k, v in e.items()}
+

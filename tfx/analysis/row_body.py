@@ -20,8 +20,8 @@ its own transfer (service D = its bytes at the SM's share) and spends the rest o
 analysis (``mva_cycle``; the machine-repairman model). One CTA gives D + Z (the chain), many
 give r x D (the throughput); two CTAs mostly wait on each other (a row kernel at one or two
 CTAs per SM runs 20-30% over its bytes on the H200: calibration/h200/measured/issue15), except
-two whose reads all come before their compute, which alternate: one's transfer under the
-other's compute, max(2 D, D + Z) a pair (``alternation_ns``).
+two whose DRAM reads all go out in one round at their start, which alternate: one's transfer
+under the other's compute, max(2 D, D + Z) a pair (``alternation_ns``, ``one_round_reads``).
 This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
 unless an engine saturates first. It is the rule an unpipelined loop's round already
 follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
@@ -289,14 +289,18 @@ def alternation_ns(service, think):
     time of their bytes at N = 1024-16384, where the mean value analysis of the queue gives
     1.24; row_codegen: rmsnorm with its weight row loaded first, two one-row CTAs a SM (6144 x
     16384, 8 and 16 warps) 101.8 and 102.2 us, 2 x service over its 23.27 waves and the launch
-    98.7 us. A chain that reads again after its reduction does not keep the alternation (the
-    measured rmsnorm with the weight row after the row sum: 128.0-132.1 us there), nor one that
-    reloads spilled values from local memory after it; those keep the queue (``mva_cycle``)."""
+    98.7 us. A chain that reads DRAM again after its first data arrived does not keep the
+    alternation: the measured rmsnorm with the weight row after the row sum runs 128.0-132.1 us
+    there, and its binaries at (1, 16) and (1, 8) load their X tile in two rounds (``LOAD_ROUNDS``),
+    while the campaigns' one-round rmsnorm binaries alternate though their weight row (an L2 hit)
+    is read after the sum (``one_round_reads``); nor one that reloads spilled values from local
+    memory after it; those keep the queue (``mva_cycle``)."""
     return emax(2 * service, service + think)
 
 
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
-          element_ns=0, phases=None, successor=False, first_reads=False) -> tuple[BodyTime, dict]:
+          element_ns=0, phases=None, successor=False, first_reads=False,
+          rounds_ns=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -328,9 +332,12 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     loads compete with the drain in the same pipe, which the queue (``mva_cycle``) prices
     with the stores in each CTA's service; a tail batch has no successor and keeps them.
 
-    ``first_reads``: every global read of the body comes before its first reduce
-    (``reads_first``). Then two CTAs a SM with a successor, and no spill traffic in their
-    chain, alternate at the memory pipe (``alternation_ns``) instead of queueing."""
+    ``first_reads``: the CTA's DRAM reads all go out in one round at its start
+    (``one_round_reads``). Then two CTAs a SM with a successor, and no spill traffic in their
+    chain, alternate at the memory pipe (``alternation_ns``) instead of queueing.
+
+    ``rounds_ns``: the wait for the later dependent rounds of the row loads (``later_rounds_ns``),
+    a part of one CTA's chain (``later load rounds``)."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -355,6 +362,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
         for chain_p, issue_p in zip(element_ns, issue):
             excess = excess + emax(chain_p - issue_p, 0)
         chain_parts["element chain"] = excess
+    chain_parts["later load rounds"] = rounds_ns
     dram_ns = l2_ns = posted = 0
     total = _summed(demands, lambda d: True)
     if total is not None:
@@ -398,11 +406,14 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     think = chain - chain_parts["copy"] - chain_parts["spill"]
     queued = mva_cycle(r, service, think)
     alternating = False
-    if successor and first_reads:
+    if successor and (is_array(first_reads) or first_reads):
         # two CTAs whose reads all precede their compute alternate at the memory pipe; spilled
         # values reloaded after the reduction are reads in the chain as well (row_spill)
         no_spill = chain_parts["spill"] <= 0
-        alternating = (r == 2) & no_spill if is_array(r, no_spill) else (r == 2 and bool(no_spill))
+        if is_array(r, no_spill, first_reads):
+            alternating = (r == 2) & no_spill & first_reads
+        else:
+            alternating = r == 2 and bool(no_spill)
         queued = if_else(alternating, alternation_ns(service, think), queued)
     if successor:
         # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
@@ -412,6 +423,93 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     ns = emax(emax(emax(throughput, chain), queued), launch_floor)
     return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns,
                     launch_floor, posted, service, think, alternating), engines
+
+
+# The compiled row kernels whose row tile loads in more than one dependent round (Triton 3.6.0,
+# sm_90, the binaries of bench/h200/triton_kernels.py that the issue-15 campaigns time and
+# kernels/rmsnorm.tile and kernels/softmax.tile describe; calibration/h200/measured/row_sass_counts/
+# load_rounds.csv, bench/h200/row_load_rounds.py): (kernel, N, BLOCK_M, WARPS) -> rounds. A
+# thread's loads issue in program order and an instruction that touches an outstanding load's
+# registers waits for its data, so a load placed after such an instruction goes out one DRAM
+# round trip later: ptxas issues 8 of (8, 8) at N = 4096's 16 vectors, unpacks their bf16 into
+# the registers the next 8 are loaded into, then issues those; (8, 16) at 4096 issues its 8th
+# after the first row's butterfly, into the 4th's registers. Every other non-spilling compiled
+# configuration (104 more) loads its tile in one round.
+LOAD_ROUNDS = {
+    ("rmsnorm", 1024, 8, 2): 2, ("rmsnorm", 1024, 8, 4): 2, ("rmsnorm", 1024, 16, 4): 2,
+    ("rmsnorm", 1024, 16, 16): 2, ("rmsnorm", 2048, 1, 1): 2, ("rmsnorm", 2048, 4, 2): 2,
+    ("rmsnorm", 2048, 8, 4): 2, ("rmsnorm", 2048, 8, 8): 2, ("rmsnorm", 2048, 8, 16): 2,
+    ("rmsnorm", 2048, 16, 8): 2, ("rmsnorm", 4096, 4, 4): 2, ("rmsnorm", 4096, 8, 8): 2,
+    ("rmsnorm", 4096, 8, 16): 2, ("rmsnorm", 8192, 1, 2): 2, ("rmsnorm", 8192, 2, 8): 2,
+    ("rmsnorm", 8192, 4, 8): 2, ("rmsnorm", 16384, 1, 4): 2, ("rmsnorm", 16384, 1, 8): 2,
+    ("rmsnorm", 16384, 1, 16): 2, ("rmsnorm", 16384, 2, 8): 2, ("rmsnorm", 32768, 1, 8): 2,
+    ("softmax", 1024, 2, 1): 2, ("softmax", 1024, 4, 1): 2, ("softmax", 1024, 8, 1): 3,
+    ("softmax", 1024, 8, 2): 2, ("softmax", 1024, 8, 4): 2, ("softmax", 2048, 2, 1): 2,
+    ("softmax", 2048, 4, 1): 2, ("softmax", 2048, 4, 2): 2, ("softmax", 2048, 8, 4): 2,
+    ("softmax", 2048, 8, 8): 2, ("softmax", 4096, 1, 1): 2, ("softmax", 4096, 2, 1): 3,
+    ("softmax", 4096, 4, 4): 2, ("softmax", 4096, 8, 8): 2, ("softmax", 4096, 8, 16): 2,
+    ("softmax", 8192, 1, 2): 2, ("softmax", 8192, 4, 8): 2, ("softmax", 16384, 1, 4): 2,
+    ("softmax", 32768, 1, 8): 2, ("softmax", 32768, 1, 16): 2,
+}
+
+
+# The kernels whose binaries the table covers, and the configurations it covers: every one the
+# issue-15 campaigns draw (bench/h200/measure_accuracy.py: N a power of two from 1,024 to 32,768,
+# BLOCK_M and WARPS each 1, 2, 4, 8 or 16; row_sass_counts compiled all 260, 145 of them spill-free).
+ROUNDS_KERNELS = ("rmsnorm", "softmax")
+ROUNDS_N = (1024, 2048, 4096, 8192, 16384, 32768)
+ROUNDS_TILE = (1, 2, 4, 8, 16)
+
+
+def compiled_rounds(kernel: str, env: dict) -> Any:
+    """The dependent rounds in which the compiled kernel ``kernel`` at ``env``'s N, BLOCK_M and
+    WARPS loads its row tile (``LOAD_ROUNDS``; 1 for the other covered configurations), 0 where
+    the binary is not known: another kernel, or a configuration the table does not cover
+    (arrays elementwise)."""
+    try:
+        n, bm, w = env["N"], env["BLOCK_M"], env["WARPS"]
+    except KeyError:
+        return 0
+    if kernel not in ROUNDS_KERNELS:
+        return 0
+    if not is_array(n, bm, w):
+        if int(n) not in ROUNDS_N or int(bm) not in ROUNDS_TILE or int(w) not in ROUNDS_TILE:
+            return 0
+        return LOAD_ROUNDS.get((kernel, int(n), int(bm), int(w)), 1)
+    import numpy as np
+    known = np.isin(n, ROUNDS_N) & np.isin(bm, ROUNDS_TILE) & np.isin(w, ROUNDS_TILE)
+    out = where(known, 1, 0)
+    for (k, kn, kbm, kw), rounds in LOAD_ROUNDS.items():
+        if k == kernel:
+            out = where((n == kn) & (bm == kbm) & (w == kw), rounds, out)
+    return out
+
+
+def one_round_reads(rounds, first_reads) -> Any:
+    """Whether a CTA's DRAM reads all go out in one round at its start, so that two CTAs on an SM
+    alternate at the memory pipe (``alternation_ns``): where the compiled binary is known
+    (``compiled_rounds`` above 0) it is, when its row tile loads in one round (its reads after the
+    reduction, rmsnorm's weight row, hit L2: every CTA reads the same N x 2 bytes); elsewhere
+    ``first_reads`` (``reads_first``: every read of the body comes before its first reduce).
+    Measured (docs/analysis.md 8 (x)): at two CTAs a SM the campaigns' rmsnorm configurations
+    whose tile loads in one round cycle at 1.01-1.16 x their DRAM time ((2, 4) and (2, 16) at N =
+    8192, (4, 8) and (4, 16) at 4096, (16, 8) at 1024), those in two rounds at 1.17-1.37 ((1, 16)
+    and (1, 8) at 16384, (8, 8) and (8, 16) at 2048, (16, 16) at 1024, (2, 8) at 8192)."""
+    if is_array(rounds):
+        return where(rounds == 0, first_reads, rounds == 1)
+    return first_reads if rounds == 0 else rounds == 1
+
+
+def later_rounds_ns(rounds, latency, r) -> Any:
+    """ns a CTA alone on its SM (r = 1) waits for the later dependent rounds of its row loads:
+    each one more memory latency, ``(rounds - 1) x latency``, for no other CTA moves bytes
+    through its SM while it waits. With two or more CTAs a SM the others' transfers run under
+    that wait: 0 (arrays elementwise). Measured (docs/analysis.md 8 (w), (x)): one CTA a SM,
+    rmsnorm (8, 16) at N = 4096 (second round of one vector) cycles in 5,386 ns where the one-
+    round chain is priced 4,635 (+751, the DRAM latency 700); ncu_rows_s17's warps of the
+    two-round kernels wait 2.70-3.01 us on their loads against 1.48-1.79 for the one-round ones.
+    """
+    return if_else(r == 1, emax(rounds - 1, 0) * latency, 0)
 
 
 def waves_ns(full_waves, first_ns, batch_ns):
@@ -462,8 +560,8 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
         if spill > 0.005:
             memory += f" + spill {fmt(spill)}"
     if not is_array(bt.alternating) and bt.alternating:
-        queue = (f"{ctas} alternating at the memory pipe (each CTA's reads all come before its first "
-                 f"reduction: one's transfer runs under the other's compute), max(2 x {fmt(float(bt.service))}, "
+        queue = (f"{ctas} alternating at the memory pipe (each CTA's DRAM reads go out in one round at its "
+                 f"start: one's transfer runs under the other's compute), max(2 x {fmt(float(bt.service))}, "
                  f"{fmt(float(bt.service))} + {fmt(float(bt.think))}) = {fmt(float(bt.queued))}")
     else:
         queue = f"queue of {ctas} {fmt(float(bt.queued))} at the memory pipe"
