@@ -202,11 +202,17 @@ def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     that hit L2: 215.59 ns, a delay of the CTA's chain. One CTA a SM: the round is 1127.92 +
     215.59 = 1343.51 ns, over the old floor, one CTA's throughput sum (its tensor engine 2 x
     349.44 + vector 228.28 + special 262.63 + overhead 50.51 = 1240.30 ns, the largest without
-    the delay): +103.21 ns over 127 trips, 2048 / 132 = 15 full waves. The prefetch wait still
-    binds above it: 840.35 ns of QK^T and softmax + the copies' streamed round trip
+    the delay): +103.21 ns over 127 trips, 2048 / 132 = 15 full waves. The prefetch no longer
+    binds above it: its copies leave after a CTA barrier behind PV's issue, when the later of
+    the two warpgroups is past its compute, the second one's QK^T under the first one's softmax
+    (chain_overlap.prefetch_overlap_ns): QK^T 349.44 + softmax 228.28 + 262.63 = 840.35 ns less
+    1/2 x min(349.44, 490.91) = 174.72 ns, 665.63 ns; the rest of the chain before the copies
+    (chain_overlap.issue_ns: tensor 724.13 - PV 374.69 + simt 541.41 - overhead 50.51 + delay
+    -137.63 = 702.72 ns) is longer and sets it. With the copies' streamed round trip
     (tfx.analysis.decode_trip, whose L2-resident bytes keep the SM's L2 share: 0.016083 x 557
-    (DRAM's idle round trip) + 0.983917 x 200 + 393.22 = 598.96 ns) = 1439.31 ns a trip,
-    +95.80 ns over the round with the delay."""
+    (DRAM's idle round trip) + 0.983917 x 200 + 393.22 = 598.96 ns) that is 1301.68 ns a trip,
+    under the round with the delay (1343.51): no prefetch wait (it was 840.35 + 598.96 =
+    1439.31 ns, +95.80 ns a trip, before the overlap)."""
     t = terms("flash_attention.tile", dict(B=1, H=32, S=8192, D=128, BLOCK_M=128, BLOCK_N=64, WARPS=8, STAGES=2),
               dict(threads=256, regs=148, smem=98304, spills=0))
     qk = 2 * 128 * 64 * 128 / TENSOR
@@ -233,7 +239,14 @@ def test_pipeline_depth_term_of_a_two_stage_attention_loop():
     assert t["pipeline depth"].ns == pytest.approx(15 * 127 * (round_ns + depth - throughput), rel=1e-4)
     stream = miss * 557 + (1 - miss) * 200 + 32_768 / (11_000 / 132)
     assert stream == pytest.approx(598.96, abs=1e-2)
-    assert t["prefetch wait"].ns == pytest.approx(15 * 127 * (840.35 + stream - (round_ns + depth)), rel=1e-4)
+    softmax_sum = 57_856 / VECTOR + 8320 / SPECIAL
+    assert qk + softmax_sum == pytest.approx(840.35, abs=1e-2)
+    overlapped = qk + softmax_sum - min(qk, softmax_sum) / 2
+    assert overlapped == pytest.approx(665.63, abs=1e-2)
+    issue = tensor - pv + simt - OVERHEAD + delay
+    assert issue == pytest.approx(702.72, abs=1e-2) and issue > overlapped
+    assert issue + stream == pytest.approx(1301.68, abs=1e-2) and issue + stream < round_ns + depth
+    assert "prefetch wait" not in t
     assert "serial chain" not in t
 
 

@@ -265,3 +265,35 @@ def test_a_lone_64x32_trip_at_d64_by_hand():
     st = got[0]
     assert bool(st.lone)
     assert float(st.simt) == pytest.approx((32 + 132 + 100) / 1.98, rel=1e-6)
+
+
+def test_warpgroups_overlap_the_compute_the_prefetch_waits_for():
+    """Two warpgroups: the copies leave after the later one's compute, its QK^T under the first
+    one's softmax: (2 - 1)/2 x min(QK^T, the rest). flash_attention 128 x 64 on 8 warps at D =
+    128: QK^T 349.44 ns, softmax 228.28 + 262.63 = 490.91 ns of an 840.35 ns sum: 174.72 ns.
+    One warpgroup (4 warps) overlaps nothing; arrays elementwise (the softmax the shorter:
+    min(300, 200) / 2 = 100)."""
+    assert chain_overlap.prefetch_overlap_ns(840.35, 349.44, 2) == pytest.approx(174.72, abs=1e-9)
+    assert chain_overlap.prefetch_overlap_ns(840.35, 349.44, 1) == 0
+    got = chain_overlap.prefetch_overlap_ns(np.array([840.35, 500.0]), np.array([349.44, 300.0]), np.array([2, 2]))
+    assert got == pytest.approx([174.72, 100.0], abs=1e-9)
+
+
+def test_the_prefetch_of_two_warpgroups_leaves_after_the_later_one():
+    """flash_attention B4 H32 S4096 D64 at 128 x 128 on 8 warps, 2 stages (161 registers, 80 KiB
+    as run6 measured): the copies wait for QK^T, 2 x 128 x 128 x 64 = 2,097,152 flop / 6001.4592
+    flop/ns = 349.44 ns, and the softmax: FP32 elements five ops on 128 x 128 (scale, max, shift,
+    sum, cast) 81,920 + the accumulator's rescale 128 x 64 = 8,192 + four row ops 4 x 128 = 512,
+    90,624 / 253.44 = 357.58 ns; exp2 128 x 128 + 128 = 16,512 / 31.68 = 521.21 ns: 1,228.23 ns in
+    all, less the warpgroups' overlap 1/2 x min(349.44, 878.79) = 174.72 ns: 1,053.51 ns (1.05 us
+    as the breakdown writes it), longer than the rest of the chain before the copies."""
+    qk = 2 * 128 * 128 * 64 / (4096 * 1.98 * 0.74)
+    softmax = (5 * 16_384 + 8192 + 4 * 128) / (128 * 1.98) + (16_384 + 128) / (16 * 1.98)
+    assert qk == pytest.approx(349.44, abs=1e-2) and softmax == pytest.approx(878.79, abs=1e-2)
+    assert qk + softmax - min(qk, softmax) / 2 == pytest.approx(1053.51, abs=1e-2)
+    a = analyze(parse_file(str(Path(__file__).resolve().parent.parent / "kernels" / "flash_attention.tile")), None,
+                load_profile("h200_sxm"), dict(B=4, H=32, S=4096, D=64, BLOCK_M=128, BLOCK_N=128, WARPS=8, STAGES=2),
+                resources=dict(threads=256, regs=161, smem=81920, spills=0))
+    wait = next(t for t in a.terms if t.name == "prefetch wait")
+    assert ("compute its warps wait for (1.05 us = the sum less 2 warpgroups' overlap 1/2 x min(waited mma, "
+            "the rest) 174.72 ns)") in wait.detail

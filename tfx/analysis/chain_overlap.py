@@ -246,6 +246,22 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial, lone)
 
 
+def prefetch_overlap_ns(waited, waited_mma, groups):
+    """ns by which the compute a trip's prefetch leaves after (``waited``: the mmas it waits for,
+    ``waited_mma``, plus its vector and special-function work; tfx.analysis.mma_path.prefetch_wait)
+    is shorter than that sum where ``groups`` warpgroups of the CTA run the chain side by side
+    (arrays elementwise): ``(groups - 1) / groups x min(waited_mma, waited - waited_mma)``, the
+    same overlap ``stations`` takes off the chain, on the waited part only (PV, left running,
+    is not in it).
+
+    Why: Triton issues the next copies after a CTA barrier behind PV's issue (the 2-stage SASS,
+    calibration/h200/measured/attn_sass_s13: "PV's HGMMA left running, a CTA barrier, then the
+    next trip's K and V LDGSTS last"), so they leave when the later warpgroup is past its
+    compute, and the second warpgroup's QK^T runs under the first one's softmax: two equal
+    halves end at ``mma/2 + softmax/2 + max(mma, softmax)/2``, not at the sum."""
+    return (groups - 1) / groups * emin(waited_mma, waited - waited_mma)
+
+
 def issue_ns(loop, m, warps, st: Stations, tensor_ns: Callable[[Any], Any]):
     """ns of a CTA's trip before its next copies leave: Triton's pipeliner issues them last in
     the trip (MatmulLoopPipeline.cpp: the prefetch cluster at the back; in the SASS after the

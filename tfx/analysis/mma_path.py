@@ -312,6 +312,15 @@ class LoopNote(NamedTuple):
     loop: Any = None              # the loop, machine and warps, for terms derived from its ops (wgmma_serial)
     machine: Any = None
     warps: Any = None
+    waited_overlap: Any = 0       # what a CTA's warpgroups overlap of ``waited`` (chain_overlap.prefetch_overlap_ns)
+
+
+def _overlap_words(note: LoopNote, fmt) -> str:
+    """The prefetch-wait clause's words for the warpgroups' overlap of the waited compute (scalars)."""
+    if not note.waited_overlap or note.stations is None:
+        return ""
+    g = int(note.stations.groups)
+    return f" = the sum less {g} warpgroups' overlap {g - 1}/{g} x min(waited mma, the rest) {fmt(note.waited_overlap)}"
 
 
 def breakdown_terms(note: LoopNote, full_waves, fmt):
@@ -348,7 +357,7 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
     if note.waited and note.prefetch_ns > 0:
         out.append(("prefetch wait", full_waves * note.prefetch_ns,
                     f"loop at line {note.line}: Triton issues trip i+{note.stages}-1's loads after the compute its "
-                    f"warps wait for ({fmt(note.waited)}): (compute {fmt(note.waited)} + latency and transfer "
+                    f"warps wait for ({fmt(note.waited)}{_overlap_words(note, fmt)}): (compute {fmt(note.waited)} + latency and transfer "
                     f"{fmt(note.in_flight)}) / ({note.stages} - 1) = "
                     f"{fmt((note.waited + note.in_flight) / max(note.stages - 1, 1))} a trip; adds "
                     f"{fmt(note.prefetch_ns)} a wave (included in the waves above)"))

@@ -2139,6 +2139,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # T = max(engines, (waited + lat + fetch) / (S-1)). docs/analysis.md works it out.
     issue_chain = in_flight
     waited = 0
+    waited_overlap = 0            # what a CTA's warpgroups overlap of it (chain_overlap.prefetch_overlap_ns)
     if m.kind == "gpu" and m.dispatch_single is None:
         def trip_tensor_ns(c):
             return (engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"]
@@ -2149,6 +2150,13 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # L2 round trip (tfx.analysis.copy_behind_mma)
             in_flight = emax(in_flight, copy_behind_mma.chain_ns(
                 _trip_wgmma_ns(loop, counter, m, miss, warps, active_units), body.global_loads, m, trip_facts))
+        if stations is not None:
+            # a CTA's warpgroups run the chain side by side: the copies leave when the later one
+            # is past its compute, its QK^T under the other's softmax (chain_overlap.prefetch_overlap_ns)
+            waited_overlap = chain_overlap.prefetch_overlap_ns(
+                waited, mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, 0), stations.groups)
+            waited = waited - waited_overlap
+        reduced = waited
         if serial:
             # the prefetch leaves after the trip's dependent path (tfx.analysis.trip_latency)
             waited = emax(waited, path_waited)
@@ -2195,6 +2203,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 stream_notes.setdefault(loop.id, []).append(
                     (r, active_units, decode_trip.describe(loop.line, *stream_args) + queue_text))
         issue_chain = in_flight + waited
+        if not is_array(waited, reduced) and waited != reduced:
+            waited_overlap = 0    # the path or the rest of the chain sets it (the breakdown's words)
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
                 if m.dispatch_single is not None and not in_composite else None)
@@ -2228,7 +2238,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             notes[loop.id] = mma_path.LoopNote(
                 line=loop.line, trips=trips, resident=r, tensor=one["tensor"], vector=one["vector"],
                 special=one["special"], overhead=m.iteration_ns, serial=serial, engines=engines_alone,
-                in_flight=in_flight, waited=waited, stages=stages,
+                in_flight=in_flight, waited=waited, stages=stages, waited_overlap=waited_overlap,
                 chain_ns=trips * (without_depth - base), prefetch_ns=trips * (round_ns - with_chain),
                 path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
                 stations=stations, chain_round=chain_no_depth if serial else 0,
