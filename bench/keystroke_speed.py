@@ -2,6 +2,7 @@
 well under 100 ms a keystroke).
 
     python3 bench/keystroke_speed.py [--keys 6] [--only gemm,flash_attention] [--size 120x40]
+    python3 bench/keystroke_speed.py --against OTHER_CHECKOUT [--keys 6] [--only ...]   # paired
 
 For each kernel of each bundled .tile (sip_* on the sip profile, the others on h200_sxm, as
 tests/golden.py) the explorer runs headless (Textual's run_test, jobs inline: ``sync=True``)
@@ -25,6 +26,11 @@ Each figure is the median over ``--keys`` keystrokes after one untimed, in CPU m
 (time.process_time, which a shared, loaded machine inflates less than the wall clock), with the
 wall-clock time of all beside it. A person's process has the analysis in a worker process, so
 there the analysis and the app's side run on two cores.
+
+``--against DIR``: each .tile file's kernels timed by this checkout's bench and by DIR's (its own
+bench/keystroke_speed.py, in a process of its own), one after the other, which first alternating
+file by file, so that both see the same load; then the analysis and the answer of each side and
+their ratio (this / DIR), kernel by kernel and summed over the kernels.
 """
 
 from __future__ import annotations
@@ -111,12 +117,53 @@ async def measure(path: Path, kernel_name: str, keys: int, size: tuple[int, int]
     return {k: statistics.median(v) for k, v in rows.items()} | {"param": f"{name} {default}<->{other}"}
 
 
+def columns(text: str) -> dict[str, tuple[float, float]]:
+    """kernel -> (analysis, answer) of a run's printed table (``main``'s rows)."""
+    out = {}
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 8 and ":" in parts[0] and not line.startswith("slowest"):
+            out[parts[0]] = (float(parts[-6]), float(parts[-4]))
+    return out
+
+
+def paired(args, against: Path) -> int:
+    """``--against DIR``: this checkout's bench and DIR's, file by file, alternating which runs first."""
+    import subprocess
+    stems = [p.stem for p in sorted((ROOT / "kernels").glob("*.tile"))
+             if not args.only or p.stem in args.only.split(",")]
+    sides = {"this": ROOT, "against": against}
+    got: dict[str, dict] = {"this": {}, "against": {}}
+    print(f"this = {ROOT}, against = {against}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+          f"CPU ms, median of {args.keys} keystrokes")
+    print(f"{'kernel':<56} {'analysis':>17} {'ratio':>6} {'answer':>17} {'ratio':>6}")
+    for i, stem in enumerate(stems):
+        for side in (("this", "against") if i % 2 == 0 else ("against", "this")):
+            run = subprocess.run([sys.executable, str(sides[side] / "bench" / "keystroke_speed.py"), "--only", stem,
+                                  "--keys", str(args.keys), "--size", args.size],
+                                 cwd=sides[side], capture_output=True, text=True, check=True)
+            got[side].update(columns(run.stdout))
+        for kernel in [k for k in got["this"] if k.startswith(stem + ":")]:
+            (a, w), (a0, w0) = got["this"][kernel], got["against"][kernel]
+            print(f"{kernel:<56} {a0:>7.1f} -> {a:>6.1f} {a / a0:>6.2f} {w0:>7.1f} -> {w:>6.1f} {w / w0:>6.2f}",
+                  flush=True)
+    total = {side: [sum(v[j] for v in got[side].values()) for j in (0, 1)] for side in sides}
+    (a, w), (a0, w0) = total["this"], total["against"]
+    print(f"{'sum over ' + str(len(got['this'])) + ' kernels':<56} {a0:>7.1f} -> {a:>6.1f} {a / a0:>6.2f} "
+          f"{w0:>7.1f} -> {w:>6.1f} {w / w0:>6.2f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--keys", type=int, default=6, help="timed keystrokes per kernel")
     ap.add_argument("--only", default=None, help="comma-separated .tile stems")
     ap.add_argument("--size", default="120x40")
+    ap.add_argument("--against", metavar="DIR", default=None,
+                    help="another checkout: its bench and this one's, file by file (paired)")
     args = ap.parse_args()
+    if args.against:
+        return paired(args, Path(args.against).resolve())
     size = tuple(int(x) for x in args.size.split("x"))
     from tfx.lang import parse_file
     only = set(args.only.split(",")) if args.only else None
