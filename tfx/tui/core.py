@@ -12,7 +12,9 @@ below, so the panes and the tests agree on every number.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from enum import Enum
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +56,17 @@ class Outcome:
     source_text: str = ""            # the kernel text analysed
     hint_pending: bool = False       # hint, hinted and hint_note wait for finish_hint
     hint_job: Any = None             # the Job finish_hint reruns (while hint_pending)
+    profile_source: tuple = ()       # the job's (profile, knobs): its analyses' profile, loaded again
+
+    def __reduce__(self):
+        # the worker's outcome crosses to the app every keystroke: its module travels as the
+        # text it was parsed from (which the app has parsed already) and its profile as its name
+        # and knobs, not as ~1,000 and ~300 objects (_outcome_wire)
+        return _outcome_from_wire, (_outcome_wire(self),)
 
 
 _MODULE_CACHE: dict[tuple[str, str], Any] = {}
+_PLACES: dict[tuple[str, str], "_Places"] = {}     # the same keys: each cached module's objects
 
 
 def _parse(path: str, text: str):
@@ -67,8 +77,113 @@ def _parse(path: str, text: str):
         mod = parse_text(text, path)
         if len(_MODULE_CACHE) > 16:
             _MODULE_CACHE.clear()
+            _PLACES.clear()
         _MODULE_CACHE[key] = mod
     return mod
+
+
+# ---------------------------------------------------------------- the outcome's trip to the app
+
+class _Places:
+    """Every object of a parsed module's graph (the module, its kernels, ops, expressions,
+    source locations; not its verifier facts, ``Module.info``, which the parse rebuilds) in one
+    fixed order: depth first through dataclass fields and tuples, as the parser built them, so
+    the same text parsed in another process puts the same object at each place. ``key``: the
+    (path, text) it was parsed from; ``ids``: id(object) -> place; ``types``: their classes
+    (not the built-in ones, which a pickler writes without asking a dispatch table)."""
+
+    LEAVES = (str, bytes, int, float, complex, type(None), Enum, Fraction)
+
+    def __init__(self, key: tuple[str, str], module):
+        self.key = key
+        self.objects: list = []
+        self.ids: dict[int, int] = {}
+        stack = [module]
+        while stack:
+            obj = stack.pop()
+            if isinstance(obj, self.LEAVES) or id(obj) in self.ids:
+                continue
+            self.ids[id(obj)] = len(self.objects)
+            self.objects.append(obj)
+            if is_dataclass(obj):
+                stack.extend(reversed([getattr(obj, f.name) for f in fields(obj)
+                                       if obj is not module or f.name != "info"]))
+            elif isinstance(obj, tuple):
+                stack.extend(reversed(obj))
+        self.types = {type(o) for o in self.objects if type(o).__module__ != "builtins"}
+
+
+def _places(key: tuple[str, str]) -> _Places:
+    """The places of the module parsed from ``key`` (parsed here if this process has not yet)."""
+    places = _PLACES.get(key)
+    if places is None:
+        places = _PLACES[key] = _Places(key, _parse(*key))
+    return places
+
+
+_last_load: tuple = (None, None)    # (key, its _Places) of the last place an unpickling asked
+
+
+def _at_place(key: tuple[str, str], place: int):
+    """The object at ``place`` of the module parsed from ``key`` in this process (unpickling).
+    One load's key is one object: after its first ask it is matched by identity, not by its
+    text once an object."""
+    global _last_load
+    last_key, places = _last_load
+    if last_key is not key:
+        places = _places(key)
+        _last_load = (key, places)
+    return places.objects[place]
+
+
+def _profile_again(profile: str, knobs: tuple):
+    """The profile a job's analyses ran on, loaded in this process as run_job loaded it."""
+    from tfx.hw import load_profile
+    return load_profile(profile).with_knobs(dict(knobs))
+
+
+def _outcome_wire(out: Outcome) -> bytes:
+    """The outcome pickled with each object of its analysis's module as its place in the module
+    parsed from the same text (``_at_place``: the app parsed that text for the first analysis,
+    ``first_analysis``, and finds it in its cache; a process that has not parses it once) and
+    the analysis's profile as the job's profile name and knobs (``_profile_again``)."""
+    import copyreg
+    import io
+    import pickle
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, pickle.HIGHEST_PROTOCOL)
+    table = {}
+    a = out.analysis
+    key = None if a is None else (a.module.filename, out.source_text)
+    if key is not None and _MODULE_CACHE.get(key) is a.module:
+        places = _places(key)
+        key, ids = places.key, places.ids     # one key object: the pickle writes the text once
+
+        def by_place(obj):
+            place = ids.get(id(obj))
+            if place is None:                 # made by the analysis, not the parser
+                return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+            return _at_place, (key, place)
+        table = dict.fromkeys(places.types, by_place)
+    if a is not None and out.profile_source:
+        profile = a.profile
+
+        def by_source(obj):
+            if obj is not profile:
+                return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+            return _profile_again, out.profile_source
+        table[type(profile)] = by_source
+    if table:
+        pickler.dispatch_table = {**copyreg.dispatch_table, **table}
+    pickler.dump(out.__dict__)
+    return buf.getvalue()
+
+
+def _outcome_from_wire(data: bytes) -> Outcome:
+    import pickle
+    out = Outcome.__new__(Outcome)
+    out.__dict__.update(pickle.loads(data))
+    return out
 
 
 def warm_analysis() -> None:
@@ -113,6 +228,7 @@ def run_job(job: Job) -> Outcome:
         module = _parse(job.kernel_path, text)
         knobs = dict(job.knobs)
         profile = load_profile(job.profile).with_knobs(knobs)
+        out.profile_source = (job.profile, job.knobs)
         params = dict(job.params)
         a = analyze(module, job.kernel_name, profile, params=params,
                     occupancy_hint=job.hint, codegen=job.codegen)
