@@ -159,3 +159,26 @@ def test_an_mma_plan_of_ints_is_remembered_and_a_sweep_s_is_computed():
     assert swept.path.tolist() == ["warpgroup", "warpgroup"]
     assert swept.warps_m.tolist() == [4, 8] and swept.warps_n.tolist() == [1, 1]
     assert swept.m.tolist() == [128, 128] and swept.n.tolist() == [128, 128]
+
+
+def test_the_full_wave_and_the_tail_share_what_no_batch_changes(monkeypatch):
+    """flash_prefill at its defaults launches 4 x 32 x 4096/128 = 4,096 CTAs, one an SM (8 warps):
+    31 full waves of 132 and a tail of 4,096 - 31 x 132 = 4 CTAs, one on each of 4 SMs. Both
+    batches price the two serial loops (stage 1 below the diagonal, stage 2 across it); a loop's
+    dependent path (trip_latency.walk) is the same in each and is walked once a launch: 2 walks,
+    where there were 2 x 2. Its stations depend on the CTAs an SM, 1 in both: 2 as well, not 4.
+    The prediction is the one the walks of each batch gave (every golden report is unchanged)."""
+    from tfx.analysis import chain_overlap, trip_latency
+    counts = {"walk": 0, "stations": 0}
+
+    def counted(name, f):
+        def g(*args, **kw):
+            counts[name] += 1
+            return f(*args, **kw)
+        return g
+    monkeypatch.setattr(trip_latency, "walk", counted("walk", trip_latency.walk))
+    monkeypatch.setattr(chain_overlap, "stations", counted("stations", chain_overlap.stations))
+    a = analyze(parse_file(ROOT / "kernels" / "flash_prefill.tile"), None, load_profile("h200_sxm"))
+    (lt,) = a.launches
+    assert (lt.positions, lt.units, lt.resident, lt.full_waves, lt.tail_positions) == (4096, 132, 1, 31, 4)
+    assert counts == {"walk": 2, "stations": 2}

@@ -60,6 +60,8 @@ class LaunchMiss(dict):
     demands: dict | None = None                   # op id -> its Demand, computed once (op_demand); None: no memo
     fragment_chains: dict = field(default_factory=dict)  # loop id -> its fragment_chain.Chain or None (_fragment_chain)
     spill_trips: dict = field(default_factory=dict)  # loop id -> its spill_traffic.SpillTrip (_spill_trip)
+    loop_parts: dict = field(default_factory=dict)   # (part, loop id[, r]) -> what pricing the loop works
+                                                  # out that no batch changes (_once_a_launch)
     loop_ns: dict | None = None                   # loop id -> its ns in one CTA of the batch being timed
     loop_life: dict | None = None                 # loop id -> one CTA's own path through it (drifted_stream)
     drifted: Any = 0                              # share of CTAs that start after the first wave (pipeline_depth)
@@ -83,8 +85,8 @@ class LaunchMiss(dict):
         fresh ``loop_ns`` that receives each loop's ns in one CTA of the batch, ``lives`` as its
         ``loop_life``, and, ``noted`` False (a pricing the breakdown does not show: the drift's
         lone CTA), none of the note sinks (``NOTE_SINKS``), so its loops add no notes to the
-        launch's. The ratios and the memo dicts (demands, fragment_chains, l2_only) are this
-        launch's own, shared."""
+        launch's. The ratios and the memo dicts (demands, fragment_chains, loop_parts, l2_only)
+        are this launch's own, shared."""
         kept = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         kept.update(loop_ns={}, loop_life=lives)
         if not noted:
@@ -1811,6 +1813,40 @@ def _trip_body(loop: ScopeNode, counter, m: Machine, miss, warps) -> Demand:
     return body
 
 
+def _loop_body(loop: ScopeNode, counter, m: Machine, miss, warps, in_composite) -> Demand:
+    """One trip's demand as ``_loop_time`` prices it: the body's ops (``_trip_body``), its
+    composites one command each (``_composite_dispatch_delta``) and a spilled mma state's
+    local traffic."""
+    body = _trip_body(loop, counter, m, miss, warps)
+    body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
+    frac, local_rate, _, _ = miss.spill
+    if frac is not None and any(loop.mma_ops()):
+        # Values the compiler evicted across a k-loop are its mma state: every trip reloads
+        # and re-stores all of them, whatever share of one op's bytes that is, priced where they
+        # live (local_memory): from L1 at its rate where the resident CTAs' frames fit what the
+        # shared-memory carve-out leaves, else from L2 (DRAM when the machine's spilled bytes
+        # exceed L2) at the rate the SMs' own local loads and stores reach it.
+        # On the warp mma a spilled accumulator is touched at every k-step of the trip
+        # (tfx.analysis.spill_traffic). That count replaces the body ops' per-op share: the
+        # SASS loads every spilled word once a trip (calibration/h200/measured/spill_sass),
+        # not a share of each op's operands.
+        # A serial attention trip whose warpgroup mmas fit the registers touches none of them
+        # (tfx.analysis.spill_traffic: the compile spills what the trip does not read).
+        body.spill = _spill_trip(loop, m, miss, warps).bytes_per_trip / local_rate
+    return body
+
+
+def _once_a_launch(miss, key, make):
+    """``make()``, worked out once a launch (``miss.loop_parts[key]``): what pricing a loop
+    reads that no batch changes (its trip's demand, one CTA's compute and dependent path), where
+    the full wave, the tail and the drift's lone CTA price the same loops. ``key`` names the
+    part and the loop, and the CTAs an SM where the part depends on them."""
+    kept = miss.loop_parts
+    if key not in kept:
+        kept[key] = make()
+    return kept[key]
+
+
 def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units, resident=1):
     """One CTA's tensor + vector + special-function ns of op ``c`` in one trip of ``loop``:
     alone, or its share of a round of ``resident`` CTAs (a warp mma's busiest sub-partition)."""
@@ -1864,28 +1900,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs,
                                         in_composite, draw)
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
-    body = _trip_body(loop, counter, m, miss, warps)
-    body.dispatch = body.dispatch + _composite_dispatch_delta(loop, loop.execs, m, in_composite)
-    frac, local_rate, cta_spill, beyond_l1 = miss.spill
-    if frac is not None and any(loop.mma_ops()):
-        # Values the compiler evicted across a k-loop are its mma state: every trip reloads
-        # and re-stores all of them, whatever share of one op's bytes that is, priced where they
-        # live (local_memory): from L1 at its rate where the resident CTAs' frames fit what the
-        # shared-memory carve-out leaves, else from L2 (DRAM when the machine's spilled bytes
-        # exceed L2) at the rate the SMs' own local loads and stores reach it.
-        # On the warp mma a spilled accumulator is touched at every k-step of the trip
-        # (tfx.analysis.spill_traffic). That count replaces the body ops' per-op share: the
-        # SASS loads every spilled word once a trip (calibration/h200/measured/spill_sass),
-        # not a share of each op's operands.
-        # A serial attention trip whose warpgroup mmas fit the registers touches none of them
-        # (tfx.analysis.spill_traffic: the compile spills what the trip does not read).
-        trip = _spill_trip(loop, m, miss, warps)
-        body.spill = trip.bytes_per_trip / local_rate
+    body = _once_a_launch(miss, ("body", loop.id), lambda: _loop_body(loop, counter, m, miss, warps, in_composite))
+    spilled_state = miss.spill[0] is not None and any(loop.mma_ops())
     e = engine_ns(body, m, r, active_units, warps)
     one = engine_ns(body, m, 1, active_units, warps)
-    if frac is not None and any(loop.mma_ops()):
+    if spilled_state:
         # ... and the rest of the trip waits for it: the reloads feed the mma, its results are
         # stored (tfx.analysis.spill_traffic.in_series)
+        trip = _spill_trip(loop, m, miss, warps)
         rest = emax(emax(e["tensor"], e["smem"]), e["copy"])
         series = miss.spill_series
         if series is not None and loop.id not in series and not is_array(r, rest, e["spill"]):
@@ -1942,10 +1964,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.mma_path.warpgroups)
         groups = mma_path.warpgroups(loop, m, warps)
 
-        trip_ns: dict[int, Any] = {}
+        # one CTA's compute ns of op c a trip, once an op a launch: the trip's paths and chains
+        # below read it again and again (no batch changes it: _trip_compute_ns of one CTA)
+        trip_ns: dict[int, Any] = _once_a_launch(miss, ("compute", loop.id), dict)
 
-        def compute_ns(c):    # one CTA's compute ns of op c a trip, once an op: the trip's
-            v = trip_ns.get(id(c))     # paths and chains below read it again and again
+        def compute_ns(c):
+            v = trip_ns.get(id(c))
             if v is None:
                 v = trip_ns[id(c)] = _trip_compute_ns(c, loop, counter, m, miss, warps, active_units)
             return v
@@ -1953,15 +1977,16 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         def group_compute_ns(c):
             return compute_ns(c) / groups
         # the trip's dependent path and its exposed latency, one walk (tfx.analysis.trip_latency)
-        path_ns, path_steps, path_exposed, path_waited = trip_latency.walk(loop, m, warps, group_compute_ns)
+        path_ns, path_steps, path_exposed, path_waited = _once_a_launch(
+            miss, ("path", loop.id), lambda: trip_latency.walk(loop, m, warps, group_compute_ns))
         path_one = path_ns + m.iteration_ns
         if serial and load_trip.streams(loop):
             # a warp-mma streaming trip (decode's KV loop) is one in-order instruction stream a
             # warp issues (at least the compiled binary's schedule at its stage count), plus its
             # warps' shared-memory reads at the SM's port
             # (tfx.analysis.decode_trip.trip_chain; calibration/h200/measured/decode_sass)
-            trip_chain = decode_trip.trip_chain(loop, m, warps, body.global_loads, decode_trip.chain_facts(m),
-                                                stages)
+            trip_chain = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
+                loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
             if trip_chain is not None:
                 # not a lock-step round unless the one-stage pricing below says so (the tail packs)
                 miss.runs_lockstep_round[loop.id] = False
@@ -2001,14 +2026,18 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             def simt_ns(c):       # one CTA's vector + special-function ns of op c a trip
                 alone = engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)
                 return (alone["vector"] + alone["special"]) * _trip_share(c, loop)
-            stations = chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
+            def make_stations():
+                return chain_overlap.stations(loop, m, warps, {**one, "tensor": tensor_turn}, turn_ns,
                                               path_exposed, smem_ns, simt_ns, r if is_array(r) or r else 1)
+            # (a batch of other CTAs an SM, or a sweep's, has its own)
+            stations = make_stations() if is_array(r) else _once_a_launch(miss, ("stations", loop.id, r), make_stations)
             if is_array(body.global_loads) or body.global_loads:
                 # at 2 stages the copies' round trip, less the mmas left running, is a delay of
                 # each CTA's chain that the other CTAs' chains fill (tfx.analysis.pipeline_depth)
                 depth_trip = pipeline_depth.round_trip_ns(m, _load_latency(body, m), body.global_loads,
                                                           _serial_transfer_ns(body, m, active_units, miss))
-                depth_async = pipeline_depth.async_mma_ns(loop, m, warps, compute_ns)
+                depth_async = _once_a_launch(miss, ("async", loop.id),
+                                             lambda: pipeline_depth.async_mma_ns(loop, m, warps, compute_ns))
                 depth_delay = pipeline_depth.exposed_ns(stages, depth_trip, depth_async, _miss_share(body))
             chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
                                   emax(path_one, chain_round)) + unpiped_wait
@@ -2144,7 +2173,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         def trip_tensor_ns(c):
             return (engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"]
                     * _trip_share(c, loop))
-        waited = mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, one["vector"] + one["special"])
+        waited = _once_a_launch(miss, ("prefetch", loop.id), lambda: mma_path.prefetch_wait(
+            loop, m, warps, trip_tensor_ns, one["vector"] + one["special"]))
         if trip_facts is not None and not serial:
             # a GEMM k-loop's next copies leave after the trip's warpgroup mma, then make their
             # L2 round trip (tfx.analysis.copy_behind_mma)
