@@ -22,6 +22,10 @@ def test_memory_levels_are_built_once_a_profile_and_knobs_make_their_own():
     q = p.with_knobs({"memory.gmem.bandwidth": "/2"})
     assert q.memory_level("gmem").bandwidth * 2 == p.memory_level("gmem").bandwidth
     assert p.memory_levels()["gmem"] is p.memory_level("gmem")
+    # the levels' dict is built once a profile too (the scope rooflines ask it ~100 times); the
+    # knobbed profile's is its own, with gmem at 4.8e12 / 2 = 2.4e12 B/s
+    assert p.memory_levels() is p.memory_levels() and q.memory_levels() is not p.memory_levels()
+    assert q.memory_levels()["gmem"].bandwidth == 2.4e12
 
 
 def test_a_profile_remembers_paths_unit_counts_and_rates_and_a_pickle_carries_none():
@@ -38,7 +42,7 @@ def test_a_profile_remembers_paths_unit_counts_and_rates_and_a_pickle_carries_no
     # gmem at 4.8 TB/s is one device-scoped level: the aggregate is the same 4.8e12 B/s, asked twice
     assert p.memory_bandwidth("gmem", aggregate=True) == p.memory_bandwidth("hbm", aggregate=True) == 4.8e12
     q = pickle.loads(pickle.dumps(p))
-    assert not q._canonical and not q._units and not q._levels and not q._rates
+    assert not q._canonical and not q._units and not q._levels and not q._rates and q._all_levels is None
     assert q.units_of("sm") == 132 and q.canonical_path("memory.hbm.latency") == "memory.gmem.latency"
 
 
@@ -182,3 +186,18 @@ def test_the_full_wave_and_the_tail_share_what_no_batch_changes(monkeypatch):
     (lt,) = a.launches
     assert (lt.positions, lt.units, lt.resident, lt.full_waves, lt.tail_positions) == (4096, 132, 1, 31, 4)
     assert counts == {"walk": 2, "stations": 2}
+
+
+def test_the_tensors_each_scope_touches_gathered_from_the_leaves_up():
+    """kernels/gemm.tile: the k-loop loads A (line 26) and B (line 27), the CTA then stores C (line
+    31); each scope's set is its own op's windows and its children's: the loop's {A, B}, the mesh's
+    and the kernel's {A, B, C}, the zeros, mma and cast none (what each scope's roofline prices DRAM
+    at, and the Traffic pane's footprint column). One pass over the tree, where each scope walked
+    its subtree again."""
+    from tfx.analysis.analyze import tensors_touched_by_scope
+    a = analyze(parse_file(ROOT / "kernels" / "gemm.tile"), None, load_profile("h200_sxm"))
+    by_id = tensors_touched_by_scope(a.root)
+    touched = {n.label: by_id[n.id] for n in a.root.walk()}
+    assert touched == {"kernel gemm": {"A", "B", "C"}, "mesh cta": {"A", "B", "C"}, "%acc = zeros": set(),
+                       "loop k": {"A", "B"}, "%a = load": {"A"}, "%b = load": {"B"}, "%acc = mma": set(),
+                       "%c = cast": set(), "store": {"C"}}

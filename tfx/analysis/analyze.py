@@ -358,29 +358,42 @@ def _hint_change(old_ns: float, new_ns: float) -> str:
     return f"{ratio}x {'faster' if new_ns < old_ns else 'slower'}"
 
 
-def tensors_touched(node: ScopeNode) -> set[str]:
-    """Names of the tensors a scope's ops read or write (through windows)."""
-    names = set()
-    for n in node.walk():
-        op = n.op
-        if op is None or not hasattr(op, "operands"):
-            continue
-        for o in op.operands:
-            if isinstance(o, Window):
-                names.add(o.tensor)
-        if getattr(op, "target", None) is not None:
-            names.add(op.target.tensor)
+def _op_tensors(node: ScopeNode) -> list[str]:
+    """The tensors the op of one node (not its children) reads or writes through windows."""
+    op = node.op
+    if op is None or not hasattr(op, "operands"):
+        return []
+    names = [o.tensor for o in op.operands if isinstance(o, Window)]
+    if getattr(op, "target", None) is not None:
+        names.append(op.target.tensor)
     return names
 
 
+def tensors_touched_by_scope(root: ScopeNode) -> dict[str, set[str]]:
+    """Scope id -> the names of the tensors the scope's ops read or write (through windows), for
+    each scope of ``root``'s tree: gathered from the leaves up in one pass, where each scope
+    walked its own subtree again (72 walks an analysis of flash_prefill)."""
+    touched: dict[str, set[str]] = {}
+
+    def gather(node: ScopeNode) -> set[str]:
+        names = touched[node.id] = set(_op_tensors(node))
+        for c in node.children:
+            names |= gather(c)
+        return names
+    gather(root)
+    return touched
+
+
 def _scope_rooflines(root: ScopeNode, profile, footprint: dict) -> dict:
-    """Each scope's roofline; the root's is the kernel's (footprint of every tensor)."""
+    """Each scope's roofline; the root's is the kernel's (footprint of every tensor), each
+    other's the footprint of the tensors it touches."""
+    touched = tensors_touched_by_scope(root)
     out = {}
     for node in root.walk():
         if node is root:
             fp = sum(footprint.values()) if footprint else None
         else:
-            fp = sum(footprint[t] for t in tensors_touched(node) if t in footprint)
+            fp = sum(footprint[t] for t in touched[node.id] if t in footprint)
         out[node.id] = roofline(node.total, profile, fp)
     return out
 

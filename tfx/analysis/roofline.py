@@ -44,11 +44,15 @@ BOUNDS = ("dram", "l2", "smem", "rmem", "link", "tensor", "vector", "special",
 COMPUTE_UNITS = ("tensor", "vector", "special")
 
 
+# the dtype whose rate a vector/special unit computes another at (rate_dtype)
+_RATE_DTYPES = {"fp8e4m3": "f16", "fp8e5m2": "f16", "fp4e2m1": "f16", "tf32": "f32", "int8": "int32",
+                "bool": "int32"}
+
+
 def rate_dtype(dtype: str) -> str:
     """The dtype whose rate a vector/special unit computes ``dtype`` at: narrow floats at the
     f16/bf16 rate, ints at the int32 rate (tensor cores have a rate per dtype)."""
-    return {"fp8e4m3": "f16", "fp8e5m2": "f16", "fp4e2m1": "f16", "tf32": "f32", "int8": "int32",
-            "bool": "int32"}.get(dtype, dtype)
+    return _RATE_DTYPES.get(dtype, dtype)
 
 
 # Operand dtypes whose mma runs as CUDA-core / vector-unit FMAs where the profile states no

@@ -201,6 +201,7 @@ class Profile:
         # name -> MemoryLevel, built at the first ask: a Profile never changes (with_knobs makes
         # a new one), and the analysis asks for the levels hundreds of times
         self._levels: dict[str, MemoryLevel] = {}
+        self._all_levels: dict[str, MemoryLevel] | None = None     # memory_levels(), likewise
         # likewise a path's canonical form (``get``: ~1,000 asks an analysis), the units of a
         # level (``units_of``: every rate asks it) and the rates (each scope's roofline asks them)
         self._canonical: dict[str, str] = {}
@@ -209,7 +210,7 @@ class Profile:
 
     def __getstate__(self):
         # what is remembered to answer again is rebuilt after a pickle, not carried
-        return {**self.__dict__, "_levels": {}, "_canonical": {}, "_units": {}, "_rates": {}}
+        return {**self.__dict__, "_levels": {}, "_all_levels": None, "_canonical": {}, "_units": {}, "_rates": {}}
 
     def __repr__(self) -> str:
         knobs = f", knobs={self.knobs}" if self.knobs else ""
@@ -326,8 +327,13 @@ class Profile:
                 if "mesh" in level}
 
     def memory_levels(self) -> dict[str, MemoryLevel]:
-        """Every memory level by its own name (aliases are in ``MemoryLevel.aliases``)."""
-        return {name: self.memory_level(name) for name in self._tree["memory"]}
+        """Every memory level by its own name (aliases are in ``MemoryLevel.aliases``). One dict,
+        built at the first ask (each scope's roofline asks, ~100 asks an analysis) and shared:
+        callers read it, none changes it."""
+        got = self._all_levels
+        if got is None:
+            got = self._all_levels = {name: self.memory_level(name) for name in self._tree["memory"]}
+        return got
 
     def memory_level(self, name: str) -> MemoryLevel:
         """One memory level by name or alias (``hbm`` finds ``gmem`` on a GPU)."""

@@ -357,7 +357,7 @@ class TrafficTable:
 def traffic_table(a, domain: str) -> TrafficTable:
     """Rows: scopes; columns: flops per dtype, read/write per level, footprint, and the scope's
     roofline time as a share of the kernel's (``Analysis.scope_roofline``) with its bound."""
-    from tfx.analysis.analyze import tensors_touched
+    from tfx.analysis.analyze import tensors_touched_by_scope
     from tfx.errors import TfxError
     # (dtype, metric kind): flops (tensor and vector work), special, compare, select
     dtypes = sorted({(x, "flops" if y in ("tensor", "vector") else y) for (k, x, y) in a.root.total if k == "flops"})
@@ -389,6 +389,7 @@ def traffic_table(a, domain: str) -> TrafficTable:
     cols += [f"{t} peak%" for t in peak_terms]
     root_t = fmt.num(roof[a.root.id].ideal_ns) if a.root.id in roof else 0.0
     rows, keys = [], []
+    touched_by_scope = tensors_touched_by_scope(a.root)
     for depth, node in scope_rows(a):
         rec = a.scope_records(node, domain)
         r = ["  " * depth + node.label]
@@ -399,7 +400,7 @@ def traffic_table(a, domain: str) -> TrafficTable:
             for rw in ("read", "write"):
                 key = f"memory.traffic.{l}.{rw}"
                 r.append(fmt.nbytes(rec[key]) if key in rec else "")
-        touched = tensors_touched(node)
+        touched = touched_by_scope[node.id]
         r.append(fmt.nbytes(sum(fmt.num(fp[t]) for t in touched if t in fp)) if touched else "")
         sr = roof.get(node.id)
         r.append(f"{fmt.num(sr.ideal_ns) / root_t * 100:.1f}" if sr is not None and root_t else "")
