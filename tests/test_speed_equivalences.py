@@ -201,3 +201,19 @@ def test_the_tensors_each_scope_touches_gathered_from_the_leaves_up():
     assert touched == {"kernel gemm": {"A", "B", "C"}, "mesh cta": {"A", "B", "C"}, "%acc = zeros": set(),
                        "loop k": {"A", "B"}, "%a = load": {"A"}, "%b = load": {"B"}, "%acc = mma": set(),
                        "%c = cast": set(), "store": {"C"}}
+
+
+def test_a_kernel_of_one_launch_scans_its_live_bytes_once(monkeypatch):
+    """The peak live bytes of the whole kernel and of each launch (memory.peak_live): gemm's body
+    is its one launch (one mesh region), whose peaks are the kernel's, so the scan runs once, where
+    it ran twice; gqa_decode has two launches (the split-KV pass and the merge): the whole kernel
+    and each of its launches, 3 scans."""
+    from tfx.analysis import memory
+    scans = []
+    real = memory.peak_live
+    monkeypatch.setattr(memory, "peak_live", lambda *args: scans.append(len(args)) or real(*args))
+    # each scan by its arguments: (root, counter) the whole kernel, (root, counter, stmts) a launch
+    for name, expected in (("gemm", [2]), ("gqa_decode", [2, 3, 3])):
+        scans.clear()
+        analyze(parse_file(ROOT / "kernels" / f"{name}.tile"), None, load_profile("h200_sxm"))
+        assert scans == expected

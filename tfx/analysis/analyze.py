@@ -214,7 +214,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     # ---------------------------------------------------------------- memory
     footprint, footprint_precision = memmod.footprints(kernel, env, counter.info)
     spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
-    peaks = _per_thread(memmod.peak_live(root, counter), threads, spread)
+    live = memmod.peak_live(root, counter)
+    peaks = _per_thread(live, threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
     # ---------------------------------------------------------------- occupancy, per launch
@@ -234,7 +235,10 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         if hint is None and kernel.attr("occupancy") is not None:
             hint = int(kernel.attr("occupancy").value.evaluate(env)) if not vector else None
         for i, mesh in enumerate(top_meshes):
-            launch_peaks = _per_thread(memmod.peak_live(root, counter, [mesh.region]), threads, spread)
+            # (a kernel that is one launch has the whole kernel's peaks: the same statements)
+            one_launch = len(kernel.body) == 1 and kernel.body[0] is mesh.region
+            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region])
+            launch_peaks = _per_thread(launch_live, threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
             est = register_estimate.estimate(mesh, counter, profile, threads, rmem_thread, cg.per_thread_copies)
