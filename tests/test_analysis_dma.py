@@ -52,3 +52,21 @@ def test_sweep_matches_scalars():
     got = contiguous_runs(w, (4096, 4096), {"TM": np.array([64, 64]), "TK": tk})
     assert list(got) == [64, 1]
     assert [contiguous_runs(w, (4096, 4096), {"TM": 64, "TK": int(t)}) for t in tk] == [64, 1]
+
+
+def test_the_held_channels_line_counts_a_pe_s_descriptors():
+    """kernels/sip_gemm.tile at its defaults (M = N = K = 4096, 128 x 128 x 128 tiles) with each
+    DMA channel held through the round trip (the sip profile's knob): 32 x 32 = 1,024 tiles over
+    64 PEs = 16 a PE; a tile's 32 k-trips each load a 128 x 128 window of A and of B, one run a row
+    (128 + 128 descriptors), and its store writes 128 rows: 32 x 256 + 128 = 8,320 a tile, 16 x
+    8,320 = 133,120 a PE, on the profile's 8 channels (counts through tfx.hw.units, as every number)."""
+    from pathlib import Path
+
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    root = Path(__file__).resolve().parent.parent
+    profile = load_profile("sip").with_knobs({"dma.hold_channel_for_round_trip": "1"})
+    a = analyze(parse_file(root / "kernels" / "sip_gemm.tile"), None, profile)
+    (dma,) = [t for t in a.terms if t.name == "dma"]
+    assert dma.detail.startswith("133,120 DMA descriptors per PE each hold one of 8 channels through the ")

@@ -550,8 +550,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             held = (transfer + per_pos.descriptors * m.dram_latency) / m.dma_channels
             lt.terms.append(Term(
                 "dma", 0,
-                f"{int(per_pos.descriptors):,} DMA descriptors per {unit} each hold one of {m.dma_channels} "
-                f"channels through the {format_time_ns(m.dram_latency)} round trip: "
+                f"{format_counted(per_pos.descriptors, 'DMA descriptor')} per {unit} each hold one of "
+                f"{format_counted(m.dma_channels, 'channel')} through the {format_time_ns(m.dram_latency)} round trip: "
                 f"{format_time_ns(float(held))} of channel time against {format_time_ns(float(transfer))} "
                 f"of transfer" + (" (the copy engine's bound)" if held > transfer else "")))
         if drifted_stream.applies(drift, full_waves, positions, slots):
