@@ -22,7 +22,8 @@ def gemm_outcome():
 def test_the_module_comes_back_as_the_one_this_process_parsed():
     """kernels/gemm.tile's walk has 6 ops (zeros, load A, load B, mma, cast, store): the op nodes of
     the scope tree that comes back hold the 6 ops of the module parsed here from the same text (the
-    same objects, not copies), and the profile is the H200's again (132 SMs, gmem at 4.8e12 B/s)."""
+    same objects, not copies), and the profile is the H200's that this process loaded for the job (the
+    same object: _profile_again keeps it while its files are unchanged; 132 SMs, gmem at 4.8e12 B/s)."""
     out = gemm_outcome()
     back = pickle.loads(pickle.dumps(out))
     module = core._parse(GEMM, out.source_text)
@@ -31,7 +32,7 @@ def test_the_module_comes_back_as_the_one_this_process_parsed():
     assert [op.opcode for op in ops] == ["zeros", "load", "load", "mma", "cast", "store"]
     nodes = [n.op for n in back.analysis.root.walk() if n.kind == "op" and n.op is not None]
     assert len(nodes) == 6 and all(any(op is node for node in nodes) for op in ops)
-    assert back.analysis.profile is not out.analysis.profile
+    assert back.analysis.profile is out.analysis.profile is core._profile_again("h200_sxm", ())
     assert back.analysis.profile.units_of("sm") == 132
     assert back.analysis.profile.get("memory.gmem.bandwidth") == 4.8e12
     assert back.analysis.metrics == out.analysis.metrics
@@ -84,3 +85,32 @@ def test_another_process_with_other_string_hashes_reads_the_same_reports():
     got = subprocess.run([sys.executable, "-c", RECEIVER], cwd=ROOT, env=env("2"), input=wire.stdout,
                          capture_output=True, check=True)
     assert got.stdout.decode().strip() == "0"
+
+
+PROFILE = """base = "h200_sxm"
+kind = "gpu"
+description = "the H200 with another DRAM bandwidth"
+
+[memory.gmem]
+bandwidth = {{ value = {tbps}, unit = "TB/s", origin = "estimated", source = "a test" }}
+"""
+
+
+def test_a_job_s_profile_is_kept_while_its_files_are_unchanged(tmp_path):
+    """A job's profile (a file based on h200_sxm, which is based on h100_sxm: three files) is loaded
+    once and kept for the next keystroke; a knob makes a profile of its own, kept too (gmem x2: 4.0 x 2
+    = 8.0e12 B/s); writing the file again (4.0 -> 4.25 TB/s: its size and time change) loads both
+    again (4.25e12, x2 8.5e12 B/s)."""
+    path = tmp_path / "mine.toml"
+    path.write_text(PROFILE.format(tbps="4.0"))
+    first = core._profile_again(str(path), ())
+    assert [f.name for f in first.source_files()] == ["mine.toml", "h200_sxm.toml", "h100_sxm.toml"]
+    assert first.get("memory.gmem.bandwidth") == 4.0e12
+    assert core._profile_again(str(path), ()) is first
+    knobbed = core._profile_again(str(path), (("memory.gmem.bandwidth", "x2"),))
+    assert knobbed is not first and knobbed.get("memory.gmem.bandwidth") == 8.0e12
+    assert core._profile_again(str(path), (("memory.gmem.bandwidth", "x2"),)) is knobbed
+    path.write_text(PROFILE.format(tbps="4.25"))
+    again = core._profile_again(str(path), ())
+    assert again is not first and again.get("memory.gmem.bandwidth") == 4.25e12
+    assert core._profile_again(str(path), (("memory.gmem.bandwidth", "x2"),)).get("memory.gmem.bandwidth") == 8.5e12

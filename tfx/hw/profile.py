@@ -212,6 +212,18 @@ class Profile:
         # what is remembered to answer again is rebuilt after a pickle, not carried
         return {**self.__dict__, "_levels": {}, "_all_levels": None, "_canonical": {}, "_units": {}, "_rates": {}}
 
+    def source_files(self) -> tuple[Path, ...]:
+        """The profile's file and the files it is based on, in the order load_profile merged them
+        back (none for a profile made from a tree): what a copy kept for later checks is still
+        current against (tfx.tui.core's profile of a job)."""
+        files: list[Path] = []
+        path = self.source_path
+        while path is not None and path not in files:
+            files.append(path)
+            base = _parse_file(path).base
+            path = None if base is None else _resolve(base, relative_to=path.parent)
+        return tuple(files)
+
     def __repr__(self) -> str:
         knobs = f", knobs={self.knobs}" if self.knobs else ""
         return f"Profile({self.name!r}, kind={self.kind!r}{knobs})"
