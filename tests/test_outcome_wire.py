@@ -23,7 +23,7 @@ def test_the_module_comes_back_as_the_one_this_process_parsed():
     """kernels/gemm.tile's walk has 6 ops (zeros, load A, load B, mma, cast, store): the op nodes of
     the scope tree that comes back hold the 6 ops of the module parsed here from the same text (the
     same objects, not copies), and the profile is the H200's that this process loaded for the job (the
-    same object: _profile_again keeps it while its files are unchanged; 132 SMs, gmem at 4.8e12 B/s)."""
+    same object: _job_profile keeps it while its files are unchanged; 132 SMs, gmem at 4.8e12 B/s)."""
     out = gemm_outcome()
     back = pickle.loads(pickle.dumps(out))
     module = core._parse(GEMM, out.source_text)
@@ -32,7 +32,7 @@ def test_the_module_comes_back_as_the_one_this_process_parsed():
     assert [op.opcode for op in ops] == ["zeros", "load", "load", "mma", "cast", "store"]
     nodes = [n.op for n in back.analysis.root.walk() if n.kind == "op" and n.op is not None]
     assert len(nodes) == 6 and all(any(op is node for node in nodes) for op in ops)
-    assert back.analysis.profile is out.analysis.profile is core._profile_again("h200_sxm", ())
+    assert back.analysis.profile is out.analysis.profile is core._job_profile("h200_sxm", ())
     assert back.analysis.profile.units_of("sm") == 132
     assert back.analysis.profile.get("memory.gmem.bandwidth") == 4.8e12
     assert back.analysis.metrics == out.analysis.metrics
@@ -103,14 +103,14 @@ def test_a_job_s_profile_is_kept_while_its_files_are_unchanged(tmp_path):
     again (4.25e12, x2 8.5e12 B/s)."""
     path = tmp_path / "mine.toml"
     path.write_text(PROFILE.format(tbps="4.0"))
-    first = core._profile_again(str(path), ())
+    first = core._job_profile(str(path), ())
     assert [f.name for f in first.source_files()] == ["mine.toml", "h200_sxm.toml", "h100_sxm.toml"]
     assert first.get("memory.gmem.bandwidth") == 4.0e12
-    assert core._profile_again(str(path), ()) is first
-    knobbed = core._profile_again(str(path), (("memory.gmem.bandwidth", "x2"),))
+    assert core._job_profile(str(path), ()) is first
+    knobbed = core._job_profile(str(path), (("memory.gmem.bandwidth", "x2"),))
     assert knobbed is not first and knobbed.get("memory.gmem.bandwidth") == 8.0e12
-    assert core._profile_again(str(path), (("memory.gmem.bandwidth", "x2"),)) is knobbed
+    assert core._job_profile(str(path), (("memory.gmem.bandwidth", "x2"),)) is knobbed
     path.write_text(PROFILE.format(tbps="4.25"))
-    again = core._profile_again(str(path), ())
+    again = core._job_profile(str(path), ())
     assert again is not first and again.get("memory.gmem.bandwidth") == 4.25e12
-    assert core._profile_again(str(path), (("memory.gmem.bandwidth", "x2"),)).get("memory.gmem.bandwidth") == 8.5e12
+    assert core._job_profile(str(path), (("memory.gmem.bandwidth", "x2"),)).get("memory.gmem.bandwidth") == 8.5e12

@@ -144,7 +144,7 @@ def _stamps(files) -> tuple:
     return tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
 
-def _profile_again(profile: str, knobs: tuple):
+def _job_profile(profile: str, knobs: tuple):
     """A job's profile with its knobs applied (``load_profile(profile).with_knobs(knobs)``): the
     one loaded for an earlier job or outcome that named the same, while its files are unchanged
     (each keystroke reloaded it: ~1 ms, and the canonical paths, levels, unit counts and rates
@@ -172,7 +172,7 @@ def _outcome_wire(out: Outcome) -> bytes:
     """The outcome pickled with each object of its analysis's module as its place in the module
     parsed from the same text (``_at_place``: the app parsed that text for the first analysis,
     ``first_analysis``, and finds it in its cache; a process that has not parses it once) and
-    the analysis's profile as the job's profile name and knobs (``_profile_again``)."""
+    the analysis's profile as the job's profile name and knobs (``_job_profile``)."""
     import copyreg
     import io
     import pickle
@@ -197,7 +197,7 @@ def _outcome_wire(out: Outcome) -> bytes:
         def by_source(obj):
             if obj is not profile:
                 return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
-            return _profile_again, out.profile_source
+            return _job_profile, out.profile_source
         table[type(profile)] = by_source
     if table:
         pickler.dispatch_table = {**copyreg.dispatch_table, **table}
@@ -251,7 +251,7 @@ def run_job(job: Job) -> Outcome:
             text = read_text_file(job.kernel_path)
         out.source_text = text
         module = _parse(job.kernel_path, text)
-        profile = _profile_again(job.profile, job.knobs)
+        profile = _job_profile(job.profile, job.knobs)
         out.profile_source = (job.profile, job.knobs)
         params = dict(job.params)
         a = analyze(module, job.kernel_name, profile, params=params,
@@ -282,7 +282,7 @@ def finish_hint(out: Outcome, job: Job | None = None) -> None:
         # the module of the same text, parsed once in this process (cached): the analysis's own
         # would serve as well now that a module keeps its verifier facts through pickle
         module = _parse(job.kernel_path, out.source_text)
-        profile = _profile_again(job.profile, job.knobs)
+        profile = _job_profile(job.profile, job.knobs)
         _hinted(out, module, job, profile, dict(job.params))
     except TfxError as err:
         out.hint_note = f"not rerun: {err.headline()}"
@@ -526,7 +526,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         from tfx.explore.space import build_space
         module = _parse(job.kernel_path, job.kernel_text)
         kernel = module.kernel(job.kernel_name)
-        profile = _profile_again(job.profile, job.knobs)
+        profile = _job_profile(job.profile, job.knobs)
         fixed = dict(job.fixed)
         size = build_space(kernel, None, fixed, None, profile).size
         if size > EXPLORE_LIMIT:
