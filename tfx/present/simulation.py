@@ -46,4 +46,4 @@ def efficiency_line(r) -> str:
     209.90 us busy / (218.58 - 3.00 us launch) = 97.4%), where the engine table's util divides
     by the whole makespan (209.90 / 218.58 = 96.0%); the line said '/ makespan' beside both."""
     return (f"efficiency    {fmt.ratio_pct(r.pipeline_efficiency)} ({r.bottleneck_engine} engine busy / "
-            f"the waves' makespan; bound by {r.bound_by})   commands {r.commands:,}   dispatch {fmt.ns(r.dispatch_ns)}")
+            f"the waves' makespan; bound by {r.bound_by})   commands {fmt.count(r.commands)}   dispatch {fmt.ns(r.dispatch_ns)}")

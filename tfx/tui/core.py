@@ -531,7 +531,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         size = build_space(kernel, None, fixed, None, profile).size
         if size > EXPLORE_LIMIT:
             out.configs = size
-            out.error = (f"{size:,} configurations: more than the {EXPLORE_LIMIT:,} this pane sweeps; "
+            out.error = (f"{fmt.counted(size, 'configuration')}: more than the {fmt.count(EXPLORE_LIMIT)} this pane sweeps; "
                          "untick a parameter (or use tfx explore)")
             return out
         r = explore(module, kernel, profile, top=job.top, fixed=fixed, keep_columns=True, codegen=job.codegen)

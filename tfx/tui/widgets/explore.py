@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
-from tfx.present.formatting import allocation, compiled_as, counted, nbytes as fmt_bytes, ns as fmt_ns
+from tfx.present.formatting import allocation, compiled_as, count, counted, nbytes as fmt_bytes, ns as fmt_ns
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -315,13 +315,13 @@ class ExplorePane(Vertical):
         and the code generator the sweep priced (its own result's, as tfx explore's header)."""
         job = out.job
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f"{out.configs:,} configurations", style="bold")
-        t.append(f", {out.feasible:,} feasible; "
+        t.append(counted(out.configs, "configuration"), style="bold")
+        t.append(f", {count(out.feasible)} feasible; "
                  f"frontier {counted(len(out.pareto), 'point')}")
         if out.pareto_configs != len(out.pareto):
-            t.append(f" ({out.pareto_configs} configurations)")
+            t.append(f" ({counted(out.pareto_configs, 'configuration')})")
         if out.points_total > len(out.points if out.points is not None else ()):
-            t.append(f"; {len(out.points):,} of {out.points_total:,} points drawn", style="dim")
+            t.append(f"; {count(len(out.points))} of {counted(out.points_total, 'point')} drawn", style="dim")
         t.append("\n")
         tie = out.near_tie
         if tie is not None:
@@ -330,7 +330,7 @@ class ExplorePane(Vertical):
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")
         if out.infeasible:
-            t.append("; infeasible: " + ", ".join(f"{n:,} {why}" for why, n in out.infeasible.items()),
+            t.append("; infeasible: " + ", ".join(f"{count(n)} {why}" for why, n in out.infeasible.items()),
                      style="dim")
         return t
 
