@@ -77,9 +77,19 @@ def test_the_compiled_schedule_floors_the_chain_at_one_and_three_stages():
     128 on 8 warps 1,658 at one stage and 1,325 at three; at four stages the three-stage body
     (1,325); at two stages none (0: SCHEDULED_STAGES); D = 64 is not in the table: 0."""
     loop = _kv_loop(BLOCK_N=128, WARPS=8)
-    assert [decode_trip.schedule_cycles(loop, 8, s) for s in (1, 2, 3, 4)] == [1658, 0, 1325, 1325]
-    assert decode_trip.schedule_cycles(_kv_loop(BLOCK_N=128, WARPS=2), 2, 1) == 4015
-    assert decode_trip.schedule_cycles(_kv_loop(BLOCK_N=64, WARPS=4, D=64), 4, 1) == 0
+    assert [decode_trip.schedule_cycles(loop, 8, s, "sm_90") for s in (1, 2, 3, 4)] == [1658, 0, 1325, 1325]
+    assert decode_trip.schedule_cycles(_kv_loop(BLOCK_N=128, WARPS=2), 2, 1, "sm_90") == 4015
+    assert decode_trip.schedule_cycles(_kv_loop(BLOCK_N=64, WARPS=4, D=64), 4, 1, "sm_90") == 0
+
+
+def test_the_compiled_binaries_facts_only_on_their_instruction_set():
+    """The schedule and issue tables are sm_90 binaries': on sm_80 (an A100) the same loop is
+    other code: 0 for both (on sm_90 BLOCK_N 128 on 8 warps: 1,658 cycles one stage, above, and
+    ISSUE_INSNS (128, 8, 1) = 335 instructions)."""
+    loop = _kv_loop(BLOCK_N=128, WARPS=8)
+    assert decode_trip.issue_insns(loop, 8, 1, "sm_90") == 335
+    assert decode_trip.schedule_cycles(loop, 8, 1, "sm_80") == 0
+    assert decode_trip.issue_insns(loop, 8, 1, "sm_80") == 0
 
 
 def test_the_chain_is_at_least_the_schedule():

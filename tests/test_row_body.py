@@ -462,14 +462,14 @@ def test_compiled_rounds_of_the_row_binaries():
     (not a power of two the campaigns draw), 0: not known. In a sweep each position takes its
     own: BLOCK_M 8, 4 and 3 at 16 warps: 2, 1 and 0."""
     import numpy as np
-    assert row_body.compiled_rounds("rmsnorm", {"N": 4096, "BLOCK_M": 8, "WARPS": 16}) == 2
-    assert row_body.compiled_rounds("rmsnorm", {"N": 4096, "BLOCK_M": 4, "WARPS": 16}) == 1
-    assert row_body.compiled_rounds("softmax", {"N": 1024, "BLOCK_M": 8, "WARPS": 1}) == 3
-    assert row_body.compiled_rounds("rowscale", {"N": 4096, "BLOCK_M": 8, "WARPS": 16}) == 0
-    assert row_body.compiled_rounds("rmsnorm", {"N": 5120, "BLOCK_M": 8, "WARPS": 16}) == 0
-    assert row_body.compiled_rounds("rmsnorm", {"N": 4096}) == 0
+    assert row_body.compiled_rounds("rmsnorm", {"N": 4096, "BLOCK_M": 8, "WARPS": 16}, "sm_90") == 2
+    assert row_body.compiled_rounds("rmsnorm", {"N": 4096, "BLOCK_M": 4, "WARPS": 16}, "sm_90") == 1
+    assert row_body.compiled_rounds("softmax", {"N": 1024, "BLOCK_M": 8, "WARPS": 1}, "sm_90") == 3
+    assert row_body.compiled_rounds("rowscale", {"N": 4096, "BLOCK_M": 8, "WARPS": 16}, "sm_90") == 0
+    assert row_body.compiled_rounds("rmsnorm", {"N": 5120, "BLOCK_M": 8, "WARPS": 16}, "sm_90") == 0
+    assert row_body.compiled_rounds("rmsnorm", {"N": 4096}, "sm_90") == 0
     got = row_body.compiled_rounds("rmsnorm", {"N": np.array([4096, 4096, 4096]), "BLOCK_M": np.array([8, 4, 3]),
-                                               "WARPS": np.array([16, 16, 16])})
+                                               "WARPS": np.array([16, 16, 16])}, "sm_90")
     assert list(got) == [2, 1, 0]
 
 

@@ -444,14 +444,14 @@ def trip_chain(loop, m, warps, tile_bytes, f: ChainFacts | None, stages=None) ->
     over = TRIP_BOOKKEEPING_CYCLES + 2 * lat.bar_sync + copies * COPY_ISSUE_CYCLES
     warp = mma_c + soft + over
     if stages is not None:
-        warp = emax(warp, schedule_cycles(loop, warps, stages))
+        warp = emax(warp, schedule_cycles(loop, warps, stages, m.isa))
     port = warps * reads / f.port_bytes_per_cycle
     copy_port = tile_bytes / f.port_bytes_per_cycle
     ns = (warp + port) / f.clock_ghz
     if is_array(applies):
         ns = where(applies, ns, 0)
     # one warp's instructions a trip, the compiled binary's (known at a stage count: issue_insns)
-    insns = issue_insns(loop, warps, stages) if stages is not None else 0
+    insns = issue_insns(loop, warps, stages, m.isa) if stages is not None else 0
     return TripChain(mma_c, soft, over, warp, reads, port, copy_port, f.clock_ghz, ns, insns, warps,
                      f.subpartitions)
 
@@ -619,6 +619,7 @@ SCHEDULE_CYCLES = {
     (128, 2, 3): 2075, (128, 4, 3): 1621, (128, 8, 3): 1325,
 }
 SCHEDULE_D = 128                # the head size of those binaries
+BINARIES_ISA = "sm_90"          # their instruction set (and ISSUE_INSNS'): another device runs other code
 SCHEDULE_ROWS = 16              # their padded query rows (GROUP 4 padded to the mma's 16)
 # The stage counts whose schedule floors the chain. Not 2: a 2-stage trip is its chain plus the
 # copies' round trip (the SASS waits for both copy groups at the trip's top, DEPBAR.LE SB0, 0x0,
@@ -634,19 +635,22 @@ SCHEDULED_STAGES = (1, 3)
 _SCHEDULE_FLOORS = {key: cyc for key, cyc in SCHEDULE_CYCLES.items() if key[2] in SCHEDULED_STAGES}
 
 
-def schedule_cycles(loop, warps, stages) -> Any:
+def schedule_cycles(loop, warps, stages, isa) -> Any:
     """One warp's compiled in-order schedule of a decode trip (``SCHEDULE_CYCLES``) for a scores
     mma of BLOCK_N keys over D = 128 on at most 16 query rows, at 1 stage or 3 and more (the
     3-stage body: more stages change only the wait's count and the ring's offsets); 0 off the
     table and at 2 stages (``SCHEDULED_STAGES``; arrays elementwise)."""
-    return _compiled_binary_fact(_SCHEDULE_FLOORS, loop, warps, stages)
+    return _compiled_binary_fact(_SCHEDULE_FLOORS, loop, warps, stages, isa)
 
 
-def _compiled_binary_fact(table, loop, warps, stages) -> Any:
+def _compiled_binary_fact(table, loop, warps, stages, isa) -> Any:
     """The value ``table`` holds for the compiled decode binary this trip is, keyed by (BLOCK_N,
     WARPS, STAGES) with 3 standing for 3 and more stages: a scores mma of BLOCK_N keys over
-    D = 128 (``SCHEDULE_D``) on at most 16 query rows (``SCHEDULE_ROWS``); 0 off the table
-    (arrays elementwise)."""
+    D = 128 (``SCHEDULE_D``) on at most 16 query rows (``SCHEDULE_ROWS``); 0 off the table and
+    on a device whose instruction set ``isa`` (the profile's) is not the binaries'
+    (``BINARIES_ISA``) (arrays elementwise)."""
+    if isa != BINARIES_ISA:
+        return 0
     from tfx.analysis import mma_path
     s = mma_path.scores(loop)
     if s is None:
@@ -679,11 +683,11 @@ ISSUE_INSNS = {
 }
 
 
-def issue_insns(loop, warps, stages) -> Any:
+def issue_insns(loop, warps, stages, isa) -> Any:
     """The instructions one warp of the compiled decode binary issues a trip (``ISSUE_INSNS``)
     for a scores mma of BLOCK_N keys over D = 128 on at most 16 query rows, at its stage count
     (3 for 3 and more, as ``schedule_cycles``); 0 off the table (arrays elementwise)."""
-    return _compiled_binary_fact(ISSUE_INSNS, loop, warps, stages)
+    return _compiled_binary_fact(ISSUE_INSNS, loop, warps, stages, isa)
 
 
 class UnpipelinedTrip(NamedTuple):

@@ -43,6 +43,9 @@ class Machine:
         # the code generator whose instruction patterns are priced (tfx.analysis.codegen)
         self.codegen = codegens.lookup(codegen)
         self.kind = profile.kind
+        # the instruction set the device runs (sm_90, ...): facts read off compiled binaries
+        # apply only where it is theirs (None: the profile does not say; none apply)
+        self.isa = profile.get("isa", None)
         self.clock_ghz = profile.clock_hz / 1e9
         self.unit_level = profile.mesh_levels().get(mesh_level, mesh_level)
         self.units = profile.units_of(self.unit_level)

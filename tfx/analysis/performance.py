@@ -728,7 +728,7 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
                 latency = emax(latency, m.dram_latency if d.dram else m.l2_latency)
     # the compiled binary's dependent rounds of row loads, where known (row_body.LOAD_ROUNDS): a
     # CTA alone on its SM waits for each later one; two CTAs alternate only where there is one
-    rounds = row_body.compiled_rounds(counter.kernel.name, counter.env)
+    rounds = row_body.compiled_rounds(counter.kernel.name, counter.env, m.isa)
     rounds_ns = row_body.later_rounds_ns(rounds, latency, r) if is_array(rounds) or rounds > 1 else 0
     first = row_body.one_round_reads(rounds, row_body.reads_first(demands, phases))
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,

@@ -457,15 +457,19 @@ LOAD_ROUNDS = {
 # issue-15 campaigns draw (bench/h200/measure_accuracy.py: N a power of two from 1,024 to 32,768,
 # BLOCK_M and WARPS each 1, 2, 4, 8 or 16; row_sass_counts compiled all 260, 145 of them spill-free).
 ROUNDS_KERNELS = ("rmsnorm", "softmax")
+ROUNDS_ISA = "sm_90"            # the binaries' instruction set: another device runs other code
 ROUNDS_N = (1024, 2048, 4096, 8192, 16384, 32768)
 ROUNDS_TILE = (1, 2, 4, 8, 16)
 
 
-def compiled_rounds(kernel: str, env: dict) -> Any:
+def compiled_rounds(kernel: str, env: dict, isa: str | None) -> Any:
     """The dependent rounds in which the compiled kernel ``kernel`` at ``env``'s N, BLOCK_M and
     WARPS loads its row tile (``LOAD_ROUNDS``; 1 for the other covered configurations), 0 where
-    the binary is not known: another kernel, or a configuration the table does not cover
-    (arrays elementwise)."""
+    the binary is not known: another kernel, a configuration the table does not cover, or a
+    device whose instruction set ``isa`` (the profile's ``isa``) is not the binaries'
+    (``ROUNDS_ISA``) (arrays elementwise)."""
+    if isa != ROUNDS_ISA:
+        return 0
     try:
         n, bm, w = env["N"], env["BLOCK_M"], env["WARPS"]
     except KeyError:

@@ -156,6 +156,9 @@ PROFILE_SPEC = TableSpec({
     "base": TextSpec("profile this one inherits from: a bundled name or a path to a .toml"),
     "kind": TextSpec("gpu or tiled", KINDS),
     "description": TextSpec("one line for `tfx hw list`"),
+    "isa": TextSpec("the instruction set the device runs (sm_80, sm_90, sm_100, ...): facts read off "
+                    "compiled binaries (row load rounds, decode issue counts) apply only to profiles "
+                    "of the binaries' instruction set"),
     "hierarchy": NamedTablesSpec(TableSpec({
         "count": _count("units of this level per parent unit"),
         "parent": TextSpec("parent level name (`device` at the top)"),
