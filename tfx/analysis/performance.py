@@ -69,6 +69,7 @@ class LaunchMiss(dict):
     stream_notes: dict | None = None              # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
+    mio_notes: dict | None = None                 # loop id -> the MIO queue's line per batch (warp_trip.describe_mio)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
@@ -95,7 +96,7 @@ class LaunchMiss(dict):
 
 
 # the LaunchMiss fields a batch's pricing writes the breakdown's notes into
-NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips")
+NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips", "mio_notes")
 
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
@@ -413,7 +414,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         return t, e, priced.loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
-    miss.dram_trips = {}
+    miss.dram_trips, miss.mio_notes = {}, {}
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -629,6 +630,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         for lines in miss.chain_notes.values():
             # the full waves' round, or the tail's where the launch has no full wave
             lt.terms.append(Term("trip chain", 0, (lines[0] if full_waves else lines[-1]) + " (included in the waves above)"))
+        for lines in miss.mio_notes.values():
+            # the full waves' round, or the tail's where the launch has no full wave
+            line = lines[0] if full_waves else lines[-1]
+            if line is not None:
+                lt.terms.append(Term("mio queue", 0, line + " (included in the waves above)"))
         for batches in miss.stream_notes.values():
             # the full waves' round trip, or the tail's where the launch has no full wave
             lt.terms.append(Term("stream round trip", 0, (batches[0] if full_waves else batches[-1])[2]
@@ -1138,12 +1144,6 @@ def _fragment_chain_of(loop: ScopeNode, m: Machine, warps, stages):
     if not is_array(n_ldsm) and not n_ldsm and not n_mma:
         return None
     return fragment_chain.chain(n_ldsm, n_mma, *lat, _warp_mma_clock(m))
-
-
-def _warp_trip_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
-    """A round of the warp-mma trip's closed queue (tfx.analysis.warp_trip.round_ns), or None."""
-    t = _warp_trip(loop, counter, m, miss, warps, r, body, stages, trip_facts)
-    return None if t is None else warp_trip.round_ns(t)
 
 
 def _spill_chain(loop: ScopeNode, m: Machine, miss, warps, r, active_units):
@@ -2091,10 +2091,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
         e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts,
                                                        _trip_copies(loop, counter, m, miss, warps)))
-        warp_round = _warp_trip_round(loop, counter, m, miss, warps, r, body, stages, trip_facts)
+        wt = _warp_trip(loop, counter, m, miss, warps, r, body, stages, trip_facts)
+        warp_round = None if wt is None else warp_trip.round_ns(wt)
         if warp_round is not None:
             # the warps issue the mma themselves, then their copies, in series; the resident
-            # CTAs queue at the sub-partitions and the load path (tfx.analysis.warp_trip)
+            # CTAs queue at the sub-partitions and the load path (tfx.analysis.warp_trip); and
+            # each warp's shared-memory requests wait at the SM's MIO pipe behind the other
+            # CTAs' (warp_trip.mio_round_ns: over the engines' round, the smem engine its pipe)
+            before_mio = emax(warp_round, _max_engine(e))
+            warp_round = warp_trip.mio_round_ns(before_mio, one["smem"], r, warps, wt.applies)
+            mio_notes = miss.mio_notes
+            if mio_notes is not None and not is_array(before_mio, one["smem"], r, wt.applies) and wt.applies:
+                # (none for a lone CTA, which waits for none: its round is the engines')
+                mio_notes.setdefault(loop.id, []).append(warp_trip.describe_mio(
+                    loop.line, before_mio, one["smem"], r, warps, lambda x: format_time_ns(float(x)))
+                    if math.ceil(r) > 1 else None)
             e["tensor"] = emax(e["tensor"], warp_round)
             if tensor_no_wait is not None:
                 tensor_no_wait = emax(tensor_no_wait, warp_round)

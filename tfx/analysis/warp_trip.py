@@ -38,12 +38,13 @@ measured 1.1245 ms: about 1,129 ns a round of 64 trips over 15.5 waves) the engi
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue
 from tfx.analysis.mma_layout import busiest_subpartition_warps
 from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio
-from tfx.hw.units import format_counted, format_counted_verb
+from tfx.hw.units import format_counted, format_counted_verb, format_percent
 
 
 class WarpTrip(NamedTuple):
@@ -97,3 +98,55 @@ def describe(line, t: WarpTrip, fmt) -> str:
                if float(t.chain) > 0 else f"{int(t.own_warps)} x {fmt(t.warp_ns)} - ")
             + f"{fmt(t.issue)} = {fmt(t.delay)}: a closed queue of {format_counted(r, 'CTA')} (mean value analysis) "
             f"cycles in {fmt(round_ns(t))} a round")
+
+
+def mio_round_ns(round_ns, pipe_ns, resident, warps, applies=1) -> Any:
+    """A round of ``resident`` co-resident warp-mma CTAs with their warps' waits at the SM's
+    shared-memory (MIO) pipe: ``round_ns`` the round without them (the queue above and the
+    engines), ``pipe_ns`` one CTA's time a trip on that pipe (the smem engine alone: its copies
+    written to shared memory and its ldmatrix reads, at 128 B a cycle). Arrays elementwise.
+
+    Every shared-memory instruction of a warp (cp.async's write, ldmatrix, lds) passes the SM's
+    one MIO queue and L1/shared data pipe; a warp whose request finds the pipe busy waits
+    (Nsight Compute Kernel Profiling Guide, warp stall reasons: mio_throttle, a full MIO queue,
+    and short_scoreboard, a wait on an MIO result; calibration/h200/measured/l2_groupm_s17t:
+    0.02 -> 1.27 and 0.76 -> 1.99 stall cycles an instruction from 3.4 to 7 CTAs an SM of the
+    same 32x64x32 two-warp tile). Requests of fixed service (a 512-byte request, 4 wavefronts)
+    meeting a pipe busy a share rho = n x pipe_ns / T of the round T wait rho / (2 (1 - rho))
+    of their service on average (M/D/1, Pollaczek-Khinchine); a warp's requests are its share
+    pipe_ns / warps of its CTA's pipe time, whatever their size; of the work ahead of them the
+    other n - 1 CTAs' share (n - 1) / n (one CTA's own reads run under its own mma: a lone CTA
+    waits for none). So
+
+        T = T0 + (n - 1) / n x pipe_ns / (2 warps) x rho / (1 - rho),  rho = n x pipe_ns / T,
+
+    i.e. (T - T0)(T - b) = a b with b = n x pipe_ns, a = (n - 1) / n x pipe_ns / (2 warps):
+
+        T = (T0 + b + sqrt((T0 - b)^2 + 2 (n - 1) pipe_ns^2 / warps)) / 2,
+
+    max(T0, b) at n = 1 (the smem engine, already a floor), above both where both near; 0 where
+    the dot does not take the warp mma (``applies``, as ``round_ns``)."""
+    n = emax(ceil_int(resident), 1)
+    b = n * pipe_ns
+    q = 2 * (n - 1) * pipe_ns * pipe_ns / warps
+    if is_array(round_ns, pipe_ns, n, warps, applies):
+        import numpy as np
+        t0 = np.asarray(round_ns, dtype=float)
+        t = (t0 + b + np.sqrt((t0 - b) ** 2 + q)) / 2
+        return np.where(np.asarray(applies) > 0, t, 0)
+    if not applies:
+        return 0
+    t0 = float(round_ns)
+    return (t0 + float(b) + math.sqrt((t0 - float(b)) ** 2 + float(q))) / 2
+
+
+def describe_mio(line, round_ns, pipe_ns, resident, warps, fmt) -> str:
+    """The breakdown's ``mio queue`` line (scalars)."""
+    n = max(int(math.ceil(float(resident))), 1)
+    t = mio_round_ns(round_ns, pipe_ns, n, warps)
+    rho = n * float(pipe_ns) / t
+    return (f"line {line}: each warp's shared-memory requests (copies' writes, ldmatrix reads) wait at the "
+            f"SM's MIO pipe behind the other CTAs' (M/D/1): {format_counted(n, 'CTA')} x {fmt(pipe_ns)} "
+            f"= {fmt(n * float(pipe_ns))} of pipe a round, busy {format_percent(rho)}; the round "
+            f"{fmt(round_ns)} + {n - 1} / {n} x {fmt(pipe_ns)} / (2 x {int(warps)} warps) x "
+            f"{format_percent(rho)} / (1 - {format_percent(rho)}) = {fmt(t)}")
