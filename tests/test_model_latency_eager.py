@@ -161,16 +161,20 @@ def test_eager_splitk_gemm_by_hand():
     gemm, copy = parse_file("kernels/gemm.tile"), parse_file("kernels/copy.tile")
     from tfx.model.kernels import COPY_CANDIDATES, GEMM_CANDIDATES_GPU
 
-    def best(mod, shape, cands):
+    from tfx.model.system import DEFAULT_GEMM_CODEGEN
+
+    def best(mod, shape, cands, codegen=None):
         out = []
         for c in cands:
-            a = analyze(mod, None, prof, params={**shape, **c}, check=False)
+            # (the GEMM as the model compiles it: DEFAULT_GEMM_CODEGEN, cutlass's TMA copies)
+            a = analyze(mod, None, prof, params={**shape, **c}, check=False, codegen=codegen)
             ideal = max(a.metrics["roofline.compute_ns"], a.metrics["roofline.memory_ns"])
             out.append(max(float(a.metrics["performance.predicted_ns"]) - 3000.0, float(ideal)))
         return min(out)
     gc = [dict(BM=a, BN=b, BK=c, WARPS=w, STAGES=s, GROUP_M=8) for a, b, c, w, s in GEMM_CANDIDATES_GPU]
     cc = [dict(BLOCK=b, WARPS=4) for b in COPY_CANDIDATES]
-    total = {S: best(gemm, dict(M=1, N=4096 * S, K=4096 // S), gc) + best(copy, dict(N=S * 4096 + 2048), cc)
+    total = {S: best(gemm, dict(M=1, N=4096 * S, K=4096 // S), gc, DEFAULT_GEMM_CODEGEN)
+             + best(copy, dict(N=S * 4096 + 2048), cc)
              for S in (2, 4, 8, 16)}
     S = min(total, key=total.get)
     r = latency("llama3.1-8b", "h200_sxm", Workload("decode", 8192, 1, kernels="eager"))
