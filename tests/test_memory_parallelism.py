@@ -282,3 +282,74 @@ def test_the_breakdown_renders_the_batch_it_shows():
     assert _priced_trip(miss, Loop, 1, 5) is tail
     assert _priced_trip(miss, Loop, 1, 132) is None
     assert _priced_trip(LaunchMiss.of({}), Loop, 2, 132) is None
+
+
+def test_a_decode_tail_shares_dram_among_its_ctas():
+    """192 CTAs on 132 SMs (2 on 60 SMs, 1 on 72) draw 192 / 132 = 1.454545 a SM: the busiest
+    SM's 2 CTAs draw 2 / 1.454545 = 1.375 even SM shares, 4238.4 / 132 x 1.375 = 32.10909 x
+    1.375 = 44.15 B/ns (= 2 x 4238.4 / 192); a whole wave (draw = r) and no draw keep the even
+    share; on 16 SMs the SM's own ceiling 81.18 still binds (264.9 x 1.375 over it)."""
+    m = Machine(H200, "cta")
+    assert memory_parallelism.cta_share_weight(2, 192 / 132) == pytest.approx(1.375)
+    assert memory_parallelism.cta_share_weight(2, 2) == 1
+    assert memory_parallelism.cta_share_weight(3, None) == 1
+    assert memory_parallelism.cta_share_weight(np.array([2, 2]), np.array([192 / 132, 2])) == pytest.approx([1.375, 1])
+    assert memory_parallelism.sm_dram_share(m, 132, 1.375) == pytest.approx(44.15, rel=1e-9)
+    assert memory_parallelism.sm_dram_share(m, 16, 1.375) == pytest.approx(81.18)
+    assert memory_parallelism.describe_cta_share(m, 2, 192, 132) == (
+        "; DRAM serves the 192 CTAs drawing, not the 132 SMs: the busiest SM's 2 CTAs draw 2 x 4.238 TB/s / 192 "
+        "= 44.15 GB/s, not 32.11 GB/s (calibration/h200/measured/decode_timeline_s17)")
+    assert memory_parallelism.describe_cta_share(m, 2, 264, 132) == ""
+    # a packed tail (decode_trip.packed_tail): 116 CTAs, 3 a SM on 39 SMs: 3 x 4238.4 / 116 =
+    # 109.61 B/ns and the even 4238.4 / 39 = 108.68 are both over one SM's 81.18: no clause;
+    # 200 CTAs, 4 on the busiest of 132 SMs: 4 x 4238.4 / 200 = 84.77 over 81.18, the even
+    # 32.11 under it
+    assert memory_parallelism.describe_cta_share(m, 3, 116, 39) == ""
+    assert memory_parallelism.describe_cta_share(m, 4, 200, 132) == (
+        "; DRAM serves the 200 CTAs drawing, not the 132 SMs: the busiest SM's 4 CTAs draw 4 x 4.238 TB/s / 200, "
+        "at most one SM's 81.18 GB/s, not 32.11 GB/s (calibration/h200/measured/decode_timeline_s17)")
+
+
+def test_run26_b24_split_launch_streams_at_its_ctas_share(monkeypatch):
+    """run26 B24 HQ32 HKV8 SKV16384 SPLITS1 BLOCK_N64 4 warps 3 stages (72 registers, 71,680 B
+    of shared memory as compiled: 3 CTAs a SM): 24 x 8 = 192 CTAs under one wave, 2 on the
+    busiest SM. Each of its 16,384 / 64 = 256 trips reads K's and V's 64 x 128 x 2 B tiles,
+    32,768 B, all from DRAM; DRAM binds the trip (the round trip's 1.42 us and the round's
+    1.26 us are under it). At the CTAs' share the busiest SM's 2 CTAs take 2 x 32,768 / 44.15
+    = 1,484.394 ns a trip, 256 trips 380,004.892 ns, after the pipeline's fill (one DRAM latency,
+    700 ns, and a CTA's tile at its share, 1,484.394 / 2 = 742.197 ns): 381,447.089 ns (the
+    launch measured 381.9 us); at the SM's even share the trips took 2 x 32,768 / 32.10909 x 256
+    = 522,506.7 ns."""
+    import tfx.analysis.performance as performance
+    calls, real = [], performance._loop_time
+
+    def spy(loop, counter, m, miss, warps, r, active_units, in_composite=False, draw=None):
+        t, e = real(loop, counter, m, miss, warps, r, active_units, in_composite, draw)
+        if loop.line == 60:
+            calls.append((r, active_units, draw, t))
+        return t, e
+    monkeypatch.setattr(performance, "_loop_time", spy)
+    analyze(parse_file(str(KERNELS / "gqa_decode.tile")), None, H200,
+            dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4, STAGES=3),
+            resources={"regs": 72, "smem": 71680}, check=False)
+    tail = [c for c in calls if c[0] == 2 and c[1] == 132 and c[2] == pytest.approx(192 / 132)]
+    assert tail and tail[-1][3] == pytest.approx(381447.089, abs=1e-2)
+
+
+def test_a_tail_after_full_waves_keeps_the_sms_even_shares():
+    """gqa_decode's defaults (B8 HQ64 HKV8 SKV32768 SPLITS16 BLOCK_N64, 4 warps, 3 stages:
+    8 x 8 x 16 = 1,024 CTAs at 2 a SM, 3 full waves of 264 and a tail of 232): the tail's CTAs
+    start as the first waves' slots free, not together, so its busiest SM keeps one SM's share
+    (calibration/h200/measured/decode_timeline_s17: in a 1.29-wave launch a tail CTA alone on
+    its SM lives 52.9 us, six packed on one 125.0 us each, neither the CTAs' equal shares nor
+    the SMs'): the tail wave line has no clause. 192 CTAs (run26 B24, SPLITS1, 3 a SM) are under
+    one wave: 2 x 4238.4 / 192 = 44.15 B/ns, the line says so."""
+    gqa = parse_file(str(KERNELS / "gqa_decode.tile"))
+    full = analyze(gqa, None, H200, dict(B=8, HQ=64, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=64, WARPS=4,
+                                         STAGES=3), resources={"regs": 108, "smem": 100352}, check=False)
+    tails = [t.detail for t in full.terms if t.name == "tail wave"]
+    assert tails[0].startswith("232 CTAs in the last wave") and "DRAM serves" not in tails[0]
+    one = analyze(gqa, None, H200, dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4,
+                                        STAGES=3), resources={"regs": 72, "smem": 71680}, check=False)
+    tails = [t.detail for t in one.terms if t.name == "tail wave"]
+    assert "the busiest SM's 2 CTAs draw 2 x 4.238 TB/s / 192 = 44.15 GB/s, not 32.11 GB/s" in tails[0]

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfx.analysis.numbers import emin, is_array
+from tfx.analysis.numbers import emax, emin, is_array, ratio
 from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
@@ -48,12 +48,42 @@ def sm_dram_bytes_per_ns(m) -> float | None:
     return per_cycle * m.clock_ghz
 
 
-def sm_dram_share(m, active_units) -> Any:
+def sm_dram_share(m, active_units, weight=1) -> Any:
     """B/ns of DRAM one unit reaches while ``active_units`` pull: its share of the device's
-    sustained bandwidth, at most one SM's own ceiling (``sm_dram_bytes_per_ns``)."""
+    sustained bandwidth, ``weight`` times the even share (``cta_share_weight``: a decode tail's
+    busiest SM), at most one SM's own ceiling (``sm_dram_bytes_per_ns``)."""
     share = m.dram_bw_device / active_units
+    if is_array(weight) or weight != 1:
+        share = share * weight
     cap = sm_dram_bytes_per_ns(m)
     return share if cap is None else emin(share, cap)
+
+
+def cta_share_weight(r, draw) -> Any:
+    """How many even SM shares of DRAM the busiest SM of a tail wave draws when the device
+    shares its bandwidth among the CTAs, not the SMs: its r CTAs against the ``draw`` CTAs an
+    SM drawing on average (``drawing_per_unit``), r / draw, 1 where the wave is whole (draw =
+    r) or ``draw`` is None. 192 CTAs on 132 SMs (2 on 60 SMs, 1 on 72): the busiest SM's 2 CTAs
+    draw 2 / 192 of DRAM, 2 / (192 / 132) = 1.375 SM shares, where the waves model gave each
+    SM 1 / 132 and priced the launch as 2 x 132 = 264 CTAs' bytes at the device's rate.
+
+    Each pipelined CTA keeps its S - 1 tiles in flight and all of them wait the same loaded
+    round trip at DRAM's queue, so by Little's law each CTA streams at the same rate whichever
+    SM it sits on (decode16's finding: a decode SM's rate is DRAM's, not its bytes in
+    flight's). Measured (calibration/h200/measured/decode_timeline_s17, run24 B16 HQ32
+    SKV16384, BLOCK_N 32, 4 warps): 256 CTAs at 3 stages (2 on 124 SMs, 1 on 8) live 253.7 us
+    on the shared SMs and 235.2 alone (median), 0.93x, where SM shares would give the lone CTA
+    twice the paired CTAs' rate (0.5x); 512 CTAs at 2 stages (4 on 116 SMs, 3 on 16): 253.8
+    against 244.8, 0.96x (SM shares 0.75x). Only a launch of one wave or less, whose CTAs start
+    together: a tail after full waves starts as the first waves' slots free, unevenly by SM
+    (decode_timeline_s17's 1.29-wave launch: a tail CTA alone on its SM lives 52.9 us, six
+    packed on one 125.0 us each, neither equal shares nor the SMs'), and keeps the SMs' even
+    shares (tfx.analysis.performance, LaunchMiss.one_wave). Arrays elementwise."""
+    if draw is None:
+        return 1
+    if is_array(r, draw):
+        return emax(ratio(r, draw), 1)
+    return max(ratio(r, draw), 1) if draw else 1
 
 
 def own_dram_rate(m, active_units) -> Any:
@@ -155,6 +185,25 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
             f"(solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
             f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
             f"{T(round_trip_ns / s1)}); {s1} tiles in flight: a round takes at least {T(round_trip_ns / s1)}")
+
+
+def describe_cta_share(m, r, drawing, active_units) -> str:
+    """The tail wave's clause where a decode launch of one wave or less has its busiest SM draw
+    DRAM by its CTAs (``cta_share_weight`` over 1; scalars), else ''."""
+    if m.dram_per_unit is not None or not drawing:
+        return ""
+    draw = drawing_per_unit(drawing, r, active_units)
+    if cta_share_weight(r, draw) <= 1:
+        return ""
+    rate, even = sm_dram_share(m, active_units, cta_share_weight(r, draw)), sm_dram_share(m, active_units)
+    if rate <= even:              # one SM's ceiling binds either way
+        return ""
+    capped = rate < int(r) * m.dram_bw_device / int(drawing)
+    return (f"; DRAM serves the {format_counted(int(drawing), 'CTA')} drawing, not the "
+            f"{format_counted(int(active_units), 'SM')}: the busiest SM's {format_counted(int(r), 'CTA')} draw "
+            f"{int(r)} x {BW(m.dram_bw_device)} / {int(drawing):,}"
+            + (f", at most one SM's {BW(rate)}" if capped else f" = {BW(rate)}")
+            + f", not {BW(even)} (calibration/h200/measured/decode_timeline_s17)")
 
 
 def describe_share(m, active_units) -> str | None:

@@ -65,6 +65,7 @@ class LaunchMiss(dict):
     loop_ns: dict | None = None                   # loop id -> its ns in one CTA of the batch being timed
     loop_life: dict | None = None                 # loop id -> one CTA's own path through it (drifted_stream)
     drifted: Any = 0                              # share of CTAs that start after the first wave (pipeline_depth)
+    one_wave: Any = False                         # no full wave: every CTA starts together (cta_share_weight)
     notes: dict | None = None                     # loop id -> mma_path.LoopNote of the full batch (breakdown)
     stream_notes: dict | None = None              # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
@@ -420,6 +421,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     tail = positions - full_waves * slots
     # the CTAs that start after the first wave drift apart (tfx.analysis.pipeline_depth.serial_copy_transfer_ns)
     miss.drifted = pipeline_depth.drifted_share(positions, slots)
+    miss.one_wave = full_waves == 0
     full_lives = {}
     # a full wave's CTAs draw together; the CTAs of the waves that follow take their slots
     t_full, engines, loop_ns = drawn_batch(resident, units, slots, full_lives, successor=True)
@@ -535,6 +537,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("tail wave", t_tail,
                  f"{format_counted(tail, unit)} in the last wave ({format_count(float(ratio(tail, slots)))} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
+                 + (memory_parallelism.describe_cta_share(m, r_tail, tail, active_tail)
+                    if miss.runs_lockstep_round and not full_waves else "")
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
         if uneven_ns:
@@ -1340,25 +1344,29 @@ def _serial_transfer_ns(d: Demand, m: Machine, active_units, miss):
                                                   miss.drifted)
 
 
-def _transfer_terms(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None):
+def _transfer_terms(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None, draw=None):
     """(DRAM ns, L2 ns or None) of r positions' traffic at the unit's shares: the two terms
     whose longer is ``_transfer_ns`` and whose longer names the copy bound (``_bound_name``).
     L2 is None where the profile states no L2 rate or ``l2_share`` is False; ``dram_bw``: the
-    DRAM rate a unit gets, where not its share."""
+    DRAM rate a unit gets, where not its share; ``draw``: the CTAs an SM drawing DRAM on average
+    where the device shares it among CTAs, not SMs (a decode tail wave:
+    memory_parallelism.cta_share_weight; None: the SMs' even shares)."""
     if dram_bw is None:
         # the profile's rate a unit, else the active units' share, at most one SM's own DRAM
         # rate (tfx.analysis.memory_parallelism)
-        dram_bw = m.dram_per_unit if m.dram_per_unit is not None else memory_parallelism.sm_dram_share(m, active_units)
+        dram_bw = m.dram_per_unit if m.dram_per_unit is not None else memory_parallelism.sm_dram_share(
+            m, active_units, memory_parallelism.cta_share_weight(r, draw))
     dram = r * emax(d.dram, d.dram_lines) / dram_bw
     if m.l2_bw_device is None or not l2_share:
         return dram, None
     return dram, r * d.l2 / (m.l2_bw_device / active_units)
 
 
-def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None):
+def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None, draw=None):
     """ns the unit's share of DRAM (and L2, unless ``l2_share`` is False) bandwidth needs for
-    r positions' traffic; ``dram_bw``: the DRAM rate a unit gets, where not its share."""
-    dram, l2 = _transfer_terms(d, m, r, active_units, l2_share, dram_bw)
+    r positions' traffic; ``dram_bw``: the DRAM rate a unit gets, where not its share; ``draw``:
+    as ``_transfer_terms``."""
+    dram, l2 = _transfer_terms(d, m, r, active_units, l2_share, dram_bw, draw)
     return dram if l2 is None else emax(dram, l2)
 
 
@@ -1371,15 +1379,16 @@ def _own_transfer_ns(d: Demand, m: Machine, active_units):
     return _transfer_ns(d, m, 1, active_units, dram_bw=own)
 
 
-def engine_ns(d: Demand, m: Machine, r, active_units, warps=None) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
     every descriptor holds a channel for its transfer, plus the memory round trip when
     ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time. Given the positions'
     ``warps``, a warp mma (``d.warp_tensor`` per warp) takes the busiest
-    sub-partition's warps, ceil(r x warps / sub-partitions), not their average."""
-    copy = _transfer_ns(d, m, r, active_units)
+    sub-partition's warps, ceil(r x warps / sub-partitions), not their average. ``draw``: as
+    ``_transfer_terms`` (None: the SMs' even DRAM shares)."""
+    copy = _transfer_ns(d, m, r, active_units, draw=draw)
     if m.dma_channels and m.dma_hold:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
@@ -1902,7 +1911,24 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = _once_a_launch(miss, ("body", loop.id), lambda: _loop_body(loop, counter, m, miss, warps, in_composite))
     spilled_state = miss.spill[0] is not None and any(loop.mma_ops())
+    stages = loop.stages if loop.stages is not None else 1
+    stages = if_else(stages == 0, 1, stages)
+    # a warp-mma streaming trip (decode's KV loop; tfx.analysis.decode_trip.trip_chain, below)
+    own_stream = None
+    if (m.dispatch_single is None and m.kind == "gpu" and mma_path.trip_waits_for_mma(loop)
+            and load_trip.streams(loop)):
+        own_stream = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
+            loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
     e = engine_ns(body, m, r, active_units, warps)
+    if own_stream is not None and (is_array(miss.one_wave) or miss.one_wave):
+        # a launch of one wave or less whose CTAs stream their own K and V: they start together
+        # and DRAM serves the CTAs drawing, not the SMs, so the busiest SM draws its r CTAs'
+        # shares (tfx.analysis.memory_parallelism.cta_share_weight)
+        shared = engine_ns(body, m, r, active_units, warps, draw)["copy"]
+        if is_array(own_stream.ns, miss.one_wave):
+            e["copy"] = where((own_stream.ns > 0) & miss.one_wave, shared, e["copy"])
+        else:
+            e["copy"] = shared
     one = engine_ns(body, m, 1, active_units, warps)
     if spilled_state:
         # ... and the rest of the trip waits for it: the reloads feed the mma, its results are
@@ -1923,8 +1949,6 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         spill_alone = None        # no spilled mma state in series with the trip
     # the CTAs per SM whose loads draw DRAM bandwidth (drawn_batch's; a tail wave's are fewer than r x SMs)
     r_draw = r if draw is None else draw
-    stages = loop.stages if loop.stages is not None else 1
-    stages = if_else(stages == 0, 1, stages)
     serial_wait = 0
     stations = None               # a serial trip's station demands (GPU, tfx.analysis.chain_overlap)
     unpiped_wait = 0              # an unpipelined serial chain's load wait a round (GPU)
@@ -1985,8 +2009,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # warp issues (at least the compiled binary's schedule at its stage count), plus its
             # warps' shared-memory reads at the SM's port
             # (tfx.analysis.decode_trip.trip_chain; calibration/h200/measured/decode_sass)
-            trip_chain = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
-                loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
+            trip_chain = own_stream
             if trip_chain is not None:
                 # not a lock-step round unless the one-stage pricing below says so (the tail packs)
                 miss.runs_lockstep_round[loop.id] = False
