@@ -2350,4 +2350,3 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             applies = bool(stages >= 2 and trip_chain.ns)
             lives[loop.id] = (life if applies else total, applies)
     return total, {k: v * trips for k, v in e.items()}
-
