@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, emin, is_array, ratio
-from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_count, format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -201,7 +201,7 @@ def describe_cta_share(m, r, drawing, active_units) -> str:
     capped = rate < int(r) * m.dram_bw_device / int(drawing)
     return (f"; DRAM serves the {format_counted(int(drawing), 'CTA')} drawing, not the "
             f"{format_counted(int(active_units), 'SM')}: the busiest SM's {format_counted(int(r), 'CTA')} draw "
-            f"{int(r)} x {BW(m.dram_bw_device)} / {int(drawing):,}"
+            f"{format_count(int(r))} x {BW(m.dram_bw_device)} / {format_count(int(drawing))}"
             + (f", at most one SM's {BW(rate)}" if capped else f" = {BW(rate)}")
             + f", not {BW(even)} (calibration/h200/measured/decode_timeline_s17)")
 

@@ -2217,8 +2217,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         if stations is not None:
             # a CTA's warpgroups run the chain side by side: the copies leave when the later one
             # is past its compute, its QK^T under the other's softmax (chain_overlap.prefetch_overlap_ns)
-            waited_overlap = chain_overlap.prefetch_overlap_ns(
-                waited, mma_path.prefetch_wait(loop, m, warps, trip_tensor_ns, 0), stations.groups)
+            waited_mma = _once_a_launch(miss, ("prefetch mma", loop.id), lambda: mma_path.prefetch_wait(
+                loop, m, warps, trip_tensor_ns, 0))
+            waited_overlap = chain_overlap.prefetch_overlap_ns(waited, waited_mma, stations.groups)
             waited = waited - waited_overlap
         reduced = waited
         if serial:
