@@ -30,6 +30,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt24 ACC_SEED_OFFSET=2600 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt25 ACC_SEED_OFFSET=2700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt26 ACC_SEED_OFFSET=2800 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt27 ACC_SEED_OFFSET=2900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt28 ACC_SEED_OFFSET=3000 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -688,6 +690,48 @@ if SHAPE_SET == "alt26":
                   ((61440, 4096), "heldout")]
     SOFTMAX_SHAPES = [((12288, 16384), "heldout"), ((262144, 2048), "heldout"), ((49152, 4096), "heldout"),
                       ((3072, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt27: a twenty-eighth set (session 19), measured at that session's start before any model change.
+if SHAPE_SET == "alt27":
+    GEMM_BF16_SHAPES = [((2560, 8192, 14336), "heldout"), ((6144, 6144, 8192), "heldout"),
+                        ((16, 28672, 8192), "heldout"), ((32, 4096, 28672), "heldout"),
+                        ((64, 14336, 8192), "heldout"), ((128, 8192, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((2048, 14336, 8192), "heldout"), ((6144, 28672, 4096), "heldout"),
+                       ((16, 4096, 28672), "heldout"), ((64, 6144, 14336), "heldout"),
+                       ((128, 14336, 14336), "heldout")]
+    PERSIST_SHAPES = [((5120, 8192, 8192), "heldout"), ((2048, 14336, 14336), "heldout"),
+                      ((3584, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((8, 32, 4096, 64, 1), "heldout"), ((1, 64, 16384, 128, 1), "heldout"),
+                   ((64, 16, 1024, 128, 1), "heldout"), ((2, 32, 16384, 64, 0), "heldout"),
+                   ((16, 32, 2048, 128, 0), "heldout")]
+    DECODE_SHAPES = [((4, 64, 8, 65536), "heldout"), ((48, 32, 8, 8192), "heldout"),
+                     ((16, 64, 8, 16384), "heldout"), ((512, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((8192, 16384), "heldout"), ((147456, 2048), "heldout"), ((2560, 32768), "heldout"),
+                  ((40960, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((24576, 8192), "heldout"), ((180224, 1024), "heldout"), ((10240, 16384), "heldout"),
+                      ((1536, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt28: a twenty-ninth set, written down at session 19's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt28":
+    GEMM_BF16_SHAPES = [((4608, 14336, 4096), "heldout"), ((1536, 8192, 28672), "heldout"),
+                        ((16, 8192, 14336), "heldout"), ((32, 28672, 4096), "heldout"),
+                        ((64, 4096, 14336), "heldout"), ((128, 28672, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((4608, 8192, 8192), "heldout"), ((2560, 6144, 14336), "heldout"),
+                       ((16, 28672, 14336), "heldout"), ((32, 14336, 8192), "heldout"),
+                       ((128, 8192, 28672), "heldout")]
+    PERSIST_SHAPES = [((4608, 6144, 8192), "heldout"), ((2560, 28672, 4096), "heldout"),
+                      ((6144, 14336, 8192), "heldout")]
+    ATTN_SHAPES = [((4, 16, 16384, 64, 1), "heldout"), ((8, 32, 4096, 128, 1), "heldout"),
+                   ((32, 32, 1024, 64, 1), "heldout"), ((8, 16, 8192, 128, 0), "heldout"),
+                   ((2, 64, 4096, 64, 0), "heldout")]
+    DECODE_SHAPES = [((2, 32, 8, 131072), "heldout"), ((80, 64, 8, 2048), "heldout"),
+                     ((10, 32, 8, 32768), "heldout"), ((448, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((18432, 8192), "heldout"), ((172032, 2048), "heldout"), ((3072, 32768), "heldout"),
+                  ((49152, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((18432, 8192), "heldout"), ((212992, 2048), "heldout"), ((7168, 16384), "heldout"),
+                      ((2048, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
