@@ -386,7 +386,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         t, e = _scope_time(unit_node, counter, m, priced, warps, r, active_units, positions, draw=draw)
         if straight:
             bt, be = _straight_batch(unit_node, counter, m, priced, warps, r, active_units)
-            step = lockstep_chain.lock_step(bt.chain_parts, be)
+            # the busiest scheduler's issue of the compiled binary's instructions, where known
+            # (row_body.issue_floor_ns; the SM's schedulers: its sub-partitions)
+            subs = m.profile.get("warp_mma.subpartitions", None)
+            insns = row_body.compiled_instructions(counter.kernel.name, counter.env, m.isa) if subs else 0
+            sched = cdiv(r * warps, subs) if subs else 0
+            floor = row_body.issue_floor_ns(insns, r, warps, subs, m.clock_ghz) if subs else 0
+            step = lockstep_chain.lock_step(bt.chain_parts, be, floor, insns, sched)
             lockstep_notes.append((r, step))
             t = t + step.excess
         return t, e

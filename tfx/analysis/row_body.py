@@ -516,6 +516,145 @@ def later_rounds_ns(rounds, latency, r) -> Any:
     return if_else(r == 1, emax(rounds - 1, 0) * latency, 0)
 
 
+# The warp instructions one warp of the compiled row kernels issues (Triton 3.6.0, sm_90, the same
+# binaries as ``LOAD_ROUNDS``; calibration/h200/measured/row_sass_counts/counts.csv, every instruction
+# up to the last EXIT, predicated ones included: the kernels are loop-free, so the static count is
+# what a warp executes; Nsight Compute's smsp__inst_executed on the H200 matches it exactly for the
+# eight kernels of calibration/h200/measured/ncu_rows_s15): (kernel, N, BLOCK_M, WARPS) -> count,
+# all 270 configurations the issue-15 campaigns drew, spilling ones included (their local loads and
+# stores are instructions a warp issues too).
+INSTRUCTIONS = {
+    ("rmsnorm", 1024, 1, 1): 287, ("rmsnorm", 1024, 1, 2): 181, ("rmsnorm", 1024, 1, 4): 120,
+    ("rmsnorm", 1024, 1, 8): 94, ("rmsnorm", 1024, 1, 16): 83, ("rmsnorm", 1024, 2, 1): 483,
+    ("rmsnorm", 1024, 2, 2): 292, ("rmsnorm", 1024, 2, 4): 187, ("rmsnorm", 1024, 2, 8): 136,
+    ("rmsnorm", 1024, 2, 16): 111, ("rmsnorm", 1024, 4, 1): 879, ("rmsnorm", 1024, 4, 2): 516,
+    ("rmsnorm", 1024, 4, 4): 323, ("rmsnorm", 1024, 4, 8): 207, ("rmsnorm", 1024, 4, 16): 135,
+    ("rmsnorm", 1024, 8, 1): 1780, ("rmsnorm", 1024, 8, 2): 964, ("rmsnorm", 1024, 8, 4): 595,
+    ("rmsnorm", 1024, 8, 8): 349, ("rmsnorm", 1024, 8, 16): 206, ("rmsnorm", 1024, 16, 1): 6466,
+    ("rmsnorm", 1024, 16, 2): 1981, ("rmsnorm", 1024, 16, 4): 1139, ("rmsnorm", 1024, 16, 8): 633,
+    ("rmsnorm", 1024, 16, 16): 348, ("rmsnorm", 2048, 1, 1): 540, ("rmsnorm", 2048, 1, 2): 307,
+    ("rmsnorm", 2048, 1, 4): 183, ("rmsnorm", 2048, 1, 8): 122, ("rmsnorm", 2048, 1, 16): 96,
+    ("rmsnorm", 2048, 2, 1): 917, ("rmsnorm", 2048, 2, 2): 504, ("rmsnorm", 2048, 2, 4): 294,
+    ("rmsnorm", 2048, 2, 8): 189, ("rmsnorm", 2048, 2, 16): 138, ("rmsnorm", 2048, 4, 1): 1777,
+    ("rmsnorm", 2048, 4, 2): 904, ("rmsnorm", 2048, 4, 4): 518, ("rmsnorm", 2048, 4, 8): 325,
+    ("rmsnorm", 2048, 4, 16): 209, ("rmsnorm", 2048, 8, 1): 6714, ("rmsnorm", 2048, 8, 2): 2034,
+    ("rmsnorm", 2048, 8, 4): 966, ("rmsnorm", 2048, 8, 8): 597, ("rmsnorm", 2048, 8, 16): 351,
+    ("rmsnorm", 2048, 16, 1): 13398, ("rmsnorm", 2048, 16, 2): 8326, ("rmsnorm", 2048, 16, 4): 1983,
+    ("rmsnorm", 2048, 16, 8): 1141, ("rmsnorm", 2048, 16, 16): 635, ("rmsnorm", 4096, 1, 1): 1050,
+    ("rmsnorm", 4096, 1, 2): 566, ("rmsnorm", 4096, 1, 4): 309, ("rmsnorm", 4096, 1, 8): 185,
+    ("rmsnorm", 4096, 1, 16): 124, ("rmsnorm", 4096, 2, 1): 2033, ("rmsnorm", 4096, 2, 2): 940,
+    ("rmsnorm", 4096, 2, 4): 506, ("rmsnorm", 4096, 2, 8): 296, ("rmsnorm", 4096, 2, 16): 191,
+    ("rmsnorm", 4096, 4, 1): 6398, ("rmsnorm", 4096, 4, 2): 1967, ("rmsnorm", 4096, 4, 4): 906,
+    ("rmsnorm", 4096, 4, 8): 520, ("rmsnorm", 4096, 4, 16): 327, ("rmsnorm", 4096, 8, 1): 14474,
+    ("rmsnorm", 4096, 8, 2): 8273, ("rmsnorm", 4096, 8, 4): 1961, ("rmsnorm", 4096, 8, 8): 968,
+    ("rmsnorm", 4096, 8, 16): 599, ("rmsnorm", 4096, 16, 2): 16121, ("rmsnorm", 4096, 16, 4): 8336,
+    ("rmsnorm", 4096, 16, 8): 1985, ("rmsnorm", 4096, 16, 16): 1247, ("rmsnorm", 8192, 1, 1): 2373,
+    ("rmsnorm", 8192, 1, 2): 1093, ("rmsnorm", 8192, 1, 4): 574, ("rmsnorm", 8192, 1, 8): 322,
+    ("rmsnorm", 8192, 1, 16): 198, ("rmsnorm", 8192, 2, 1): 7688, ("rmsnorm", 8192, 2, 2): 2049,
+    ("rmsnorm", 8192, 2, 4): 958, ("rmsnorm", 8192, 2, 8): 523, ("rmsnorm", 8192, 2, 16): 312,
+    ("rmsnorm", 8192, 4, 1): 14874, ("rmsnorm", 8192, 4, 2): 8441, ("rmsnorm", 8192, 4, 4): 2014,
+    ("rmsnorm", 8192, 4, 8): 932, ("rmsnorm", 8192, 4, 16): 546, ("rmsnorm", 8192, 8, 2): 16748,
+    ("rmsnorm", 8192, 8, 4): 8460, ("rmsnorm", 8192, 8, 8): 2024, ("rmsnorm", 8192, 8, 16): 1196,
+    ("rmsnorm", 8192, 16, 4): 16433, ("rmsnorm", 8192, 16, 8): 8516,
+    ("rmsnorm", 8192, 16, 16): 2933, ("rmsnorm", 16384, 1, 1): 5475, ("rmsnorm", 16384, 1, 2): 2477,
+    ("rmsnorm", 16384, 1, 4): 1107, ("rmsnorm", 16384, 1, 8): 588, ("rmsnorm", 16384, 1, 16): 333,
+    ("rmsnorm", 16384, 2, 1): 15234, ("rmsnorm", 16384, 2, 2): 7956, ("rmsnorm", 16384, 2, 4): 2075,
+    ("rmsnorm", 16384, 2, 8): 975, ("rmsnorm", 16384, 2, 16): 541, ("rmsnorm", 16384, 4, 2): 16887,
+    ("rmsnorm", 16384, 4, 4): 8490, ("rmsnorm", 16384, 4, 8): 2052, ("rmsnorm", 16384, 4, 16): 1162,
+    ("rmsnorm", 16384, 8, 4): 16880, ("rmsnorm", 16384, 8, 8): 8260,
+    ("rmsnorm", 16384, 8, 16): 4449, ("rmsnorm", 16384, 16, 8): 16974,
+    ("rmsnorm", 16384, 16, 16): 8967, ("rmsnorm", 32768, 1, 1): 12037,
+    ("rmsnorm", 32768, 1, 2): 7597, ("rmsnorm", 32768, 1, 4): 2525, ("rmsnorm", 32768, 1, 8): 1131,
+    ("rmsnorm", 32768, 1, 16): 610, ("rmsnorm", 32768, 2, 2): 17299, ("rmsnorm", 32768, 2, 4): 8036,
+    ("rmsnorm", 32768, 2, 8): 2128, ("rmsnorm", 32768, 2, 16): 1177,
+    ("rmsnorm", 32768, 4, 4): 16942, ("rmsnorm", 32768, 4, 8): 8614,
+    ("rmsnorm", 32768, 4, 16): 4629, ("rmsnorm", 32768, 8, 8): 17023,
+    ("rmsnorm", 32768, 8, 16): 8414, ("rmsnorm", 32768, 16, 16): 17367,
+    ("softmax", 1024, 1, 1): 433, ("softmax", 1024, 1, 2): 269, ("softmax", 1024, 1, 4): 177,
+    ("softmax", 1024, 1, 8): 135, ("softmax", 1024, 1, 16): 116, ("softmax", 1024, 2, 1): 844,
+    ("softmax", 1024, 2, 2): 496, ("softmax", 1024, 2, 4): 310, ("softmax", 1024, 2, 8): 181,
+    ("softmax", 1024, 2, 16): 139, ("softmax", 1024, 4, 1): 1668, ("softmax", 1024, 4, 2): 952,
+    ("softmax", 1024, 4, 4): 578, ("softmax", 1024, 4, 8): 318, ("softmax", 1024, 4, 16): 181,
+    ("softmax", 1024, 8, 1): 3316, ("softmax", 1024, 8, 2): 1864, ("softmax", 1024, 8, 4): 1114,
+    ("softmax", 1024, 8, 8): 592, ("softmax", 1024, 8, 16): 318, ("softmax", 1024, 16, 1): 8401,
+    ("softmax", 1024, 16, 2): 3922, ("softmax", 1024, 16, 4): 2186, ("softmax", 1024, 16, 8): 1140,
+    ("softmax", 1024, 16, 16): 592, ("softmax", 2048, 1, 1): 823, ("softmax", 2048, 1, 2): 462,
+    ("softmax", 2048, 1, 4): 273, ("softmax", 2048, 1, 8): 181, ("softmax", 2048, 1, 16): 139,
+    ("softmax", 2048, 2, 1): 1617, ("softmax", 2048, 2, 2): 877, ("softmax", 2048, 2, 4): 500,
+    ("softmax", 2048, 2, 8): 314, ("softmax", 2048, 2, 16): 185, ("softmax", 2048, 4, 1): 3208,
+    ("softmax", 2048, 4, 2): 1710, ("softmax", 2048, 4, 4): 956, ("softmax", 2048, 4, 8): 582,
+    ("softmax", 2048, 4, 16): 322, ("softmax", 2048, 8, 1): 8661, ("softmax", 2048, 8, 2): 3607,
+    ("softmax", 2048, 8, 4): 1868, ("softmax", 2048, 8, 8): 1118, ("softmax", 2048, 8, 16): 596,
+    ("softmax", 2048, 16, 1): 19788, ("softmax", 2048, 16, 2): 11917,
+    ("softmax", 2048, 16, 4): 3926, ("softmax", 2048, 16, 8): 2190, ("softmax", 2048, 16, 16): 1144,
+    ("softmax", 4096, 1, 1): 1609, ("softmax", 4096, 1, 2): 854, ("softmax", 4096, 1, 4): 466,
+    ("softmax", 4096, 1, 8): 277, ("softmax", 4096, 1, 16): 185, ("softmax", 4096, 2, 1): 3189,
+    ("softmax", 4096, 2, 2): 1651, ("softmax", 4096, 2, 4): 881, ("softmax", 4096, 2, 8): 504,
+    ("softmax", 4096, 2, 16): 318, ("softmax", 4096, 4, 1): 8516, ("softmax", 4096, 4, 2): 3649,
+    ("softmax", 4096, 4, 4): 1714, ("softmax", 4096, 4, 8): 960, ("softmax", 4096, 4, 16): 586,
+    ("softmax", 4096, 8, 1): 22462, ("softmax", 4096, 8, 2): 11942, ("softmax", 4096, 8, 4): 3612,
+    ("softmax", 4096, 8, 8): 1872, ("softmax", 4096, 8, 16): 1122, ("softmax", 4096, 16, 2): 22856,
+    ("softmax", 4096, 16, 4): 11921, ("softmax", 4096, 16, 8): 3930,
+    ("softmax", 4096, 16, 16): 2376, ("softmax", 8192, 1, 1): 3456, ("softmax", 8192, 1, 2): 1647,
+    ("softmax", 8192, 1, 4): 867, ("softmax", 8192, 1, 8): 479, ("softmax", 8192, 1, 16): 290,
+    ("softmax", 8192, 2, 1): 10254, ("softmax", 8192, 2, 2): 3788, ("softmax", 8192, 2, 4): 1667,
+    ("softmax", 8192, 2, 8): 897, ("softmax", 8192, 2, 16): 520, ("softmax", 8192, 4, 1): 22493,
+    ("softmax", 8192, 4, 2): 11403, ("softmax", 8192, 4, 4): 3714, ("softmax", 8192, 4, 8): 1740,
+    ("softmax", 8192, 4, 16): 986, ("softmax", 8192, 8, 2): 24684, ("softmax", 8192, 8, 4): 12089,
+    ("softmax", 8192, 8, 8): 3682, ("softmax", 8192, 8, 16): 2163, ("softmax", 8192, 16, 4): 24289,
+    ("softmax", 8192, 16, 8): 12035, ("softmax", 8192, 16, 16): 5516,
+    ("softmax", 16384, 1, 1): 8866, ("softmax", 16384, 1, 2): 3405, ("softmax", 16384, 1, 4): 1660,
+    ("softmax", 16384, 1, 8): 880, ("softmax", 16384, 1, 16): 492, ("softmax", 16384, 2, 1): 20887,
+    ("softmax", 16384, 2, 2): 11332, ("softmax", 16384, 2, 4): 3823, ("softmax", 16384, 2, 8): 1685,
+    ("softmax", 16384, 2, 16): 916, ("softmax", 16384, 4, 2): 22835,
+    ("softmax", 16384, 4, 4): 11525, ("softmax", 16384, 4, 8): 3772,
+    ("softmax", 16384, 4, 16): 1983, ("softmax", 16384, 8, 4): 24643,
+    ("softmax", 16384, 8, 8): 11715, ("softmax", 16384, 8, 16): 5321,
+    ("softmax", 16384, 16, 8): 25545, ("softmax", 16384, 16, 16): 12436,
+    ("softmax", 32768, 1, 1): 17810, ("softmax", 32768, 1, 2): 9007, ("softmax", 32768, 1, 4): 3554,
+    ("softmax", 32768, 1, 8): 1682, ("softmax", 32768, 1, 16): 900, ("softmax", 32768, 2, 2): 22638,
+    ("softmax", 32768, 2, 4): 11426, ("softmax", 32768, 2, 8): 3694,
+    ("softmax", 32768, 2, 16): 2025, ("softmax", 32768, 4, 4): 22932,
+    ("softmax", 32768, 4, 8): 11163, ("softmax", 32768, 4, 16): 5893,
+    ("softmax", 32768, 8, 8): 23806, ("softmax", 32768, 8, 16): 12388,
+    ("softmax", 32768, 16, 16): 26354, ("softmax", 65536, 1, 2): 18024,
+    ("softmax", 65536, 1, 4): 9081, ("softmax", 65536, 1, 8): 3523, ("softmax", 65536, 1, 16): 1875,
+    ("softmax", 65536, 2, 4): 22770, ("softmax", 65536, 2, 8): 11152,
+    ("softmax", 65536, 2, 16): 5790, ("softmax", 65536, 4, 8): 23508,
+    ("softmax", 65536, 4, 16): 12627, ("softmax", 65536, 8, 16): 25110,
+}
+
+
+def compiled_instructions(kernel: str, env: dict, isa: str | None) -> Any:
+    """The warp instructions one warp of the compiled kernel ``kernel`` at ``env``'s N, BLOCK_M and
+    WARPS issues (``INSTRUCTIONS``), 0 where the binary is not known: another kernel, a
+    configuration the table does not hold, or a device whose instruction set ``isa`` is not the
+    binaries' (``ROUNDS_ISA``) (arrays elementwise)."""
+    if isa != ROUNDS_ISA or kernel not in ROUNDS_KERNELS:
+        return 0
+    try:
+        n, bm, w = env["N"], env["BLOCK_M"], env["WARPS"]
+    except KeyError:
+        return 0
+    if not is_array(n, bm, w):
+        return INSTRUCTIONS.get((kernel, int(n), int(bm), int(w)), 0)
+    out = 0
+    for (k, kn, kbm, kw), count in INSTRUCTIONS.items():
+        if k == kernel:
+            out = where((n == kn) & (bm == kbm) & (w == kw), count, out)
+    return out
+
+
+def issue_floor_ns(instructions, r, warps, subpartitions, clock_ghz) -> Any:
+    """ns the busiest warp scheduler of an SM holding r CTAs of ``warps`` warps takes to issue
+    their instructions, ``instructions`` a warp: a sub-partition issues one warp instruction a
+    cycle and no more (calibration/h200/measured/row_sass_counts, finding 1: its issue-active
+    cycles equal its instructions executed to 1.3%), and the SM's warps are spread over its
+    ``subpartitions`` schedulers, so the busiest holds ceil(r x warps / subpartitions):
+    ``ceil(r x warps / subpartitions) x instructions / clock`` (0 without a count)."""
+    return cdiv(r * warps, subpartitions) * instructions / clock_ghz
+
+
 def waves_ns(full_waves, first_ns, batch_ns):
     """ns of a launch's full waves: the first in lock step (``first_ns``, its ops priced one
     after another at the resident CTAs' demand), the other ``full_waves - 1`` overlapping
