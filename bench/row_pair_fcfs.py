@@ -31,12 +31,23 @@ LATENCY = 700.0              # ns: memory.gmem.latency
 X_BYTES = Y_BYTES = 32768    # one CTA's row tile, loaded and stored (the 32 KB tiles of (x))
 
 
-def cycle_ns(warps, pattern, z_c, r=2, ctas=200):
-    """ns in which each of the r slots completes one CTA, in the steady state."""
+def waits_of(pattern):
+    """Each load's wait (the program-order index of the load whose data it issues after, -1: at
+    the start) where a load of round k + 1 waits for all of round k: the last load of round k."""
+    last = {}
+    for i, rnd in enumerate(pattern):
+        last[rnd] = i
+    return [last[chr(ord(rnd) - 1)] if rnd != "1" else -1 for rnd in pattern]
+
+
+def cycle_ns(warps, pattern, z_c, r=2, ctas=200, waits=None):
+    """ns in which each of the r slots completes one CTA, in the steady state. ``waits``: each
+    load's wait (bench/h200/row_load_waits.py's column; None: ``waits_of(pattern)``). A warp
+    issues its loads in program order, each no earlier than the data of the load it waits for."""
     vectors = len(pattern)
+    waits = waits_of(pattern) if waits is None else waits
     load_ns = X_BYTES / (warps * vectors) / RATE
     store_ns = Y_BYTES / (warps * vectors) / RATE
-    rounds = sorted(set(pattern))
     pipe_free = 0.0
     events, seq, ends, state, started = [], [0], [], {}, [0]
 
@@ -44,18 +55,21 @@ def cycle_ns(warps, pattern, z_c, r=2, ctas=200):
         seq[0] += 1
         heapq.heappush(events, (t, seq[0], kind, data))
 
-    def issue(cta, warp, rnd, t):
-        n = pattern.count(rnd)
-        state[cta]["pending"][(warp, rnd)] = n
-        for _ in range(n):
-            push(t, "load", (cta, warp, rnd))
+    def advance(cta, warp, t):
+        """Issue the warp's next loads in order while each one's wait is met."""
+        st = state[cta]
+        k = st["next"][warp]
+        while k < vectors and (waits[k] < 0 or waits[k] in st["arrived"][warp]):
+            push(t, "load", (cta, warp, k))
+            k += 1
+        st["next"][warp] = k
 
     def start(slot, t):
         cta = started[0]
         started[0] += 1
-        state[cta] = {"slot": slot, "pending": {}, "ready": 0}
+        state[cta] = {"slot": slot, "next": [0] * warps, "arrived": [set() for _ in range(warps)], "ready": 0}
         for w in range(warps):
-            issue(cta, w, rounds[0], t)
+            advance(cta, w, t)
 
     for s in range(r):
         start(s, 0.0)
@@ -66,17 +80,14 @@ def cycle_ns(warps, pattern, z_c, r=2, ctas=200):
             if kind == "load":
                 push(pipe_free + LATENCY, "arrive", data)
         elif kind == "arrive":
-            cta, warp, rnd = data
+            cta, warp, k = data
             st = state[cta]
-            st["pending"][(warp, rnd)] -= 1
-            if st["pending"][(warp, rnd)] == 0:
-                later = [k for k in rounds if k > rnd]
-                if later:
-                    issue(cta, warp, later[0], t)
-                else:
-                    st["ready"] += 1
-                    if st["ready"] == warps:
-                        push(t + z_c, "done", cta)
+            st["arrived"][warp].add(k)
+            advance(cta, warp, t)
+            if len(st["arrived"][warp]) == vectors:
+                st["ready"] += 1
+                if st["ready"] == warps:
+                    push(t + z_c, "done", cta)
         elif kind == "done":
             for w in range(warps):
                 for _ in range(vectors):
