@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, emin, is_array, ratio
-from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_count, format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_count, format_counted, format_percent, format_plain, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -73,7 +73,7 @@ def describe_read_stream(m) -> str:
     if read is None or m.dram_per_unit is not None:
         return ""
     eff = m.profile.get(f"memory.{m.dram}.read_efficiency")
-    return (f"; its K and V stream at DRAM's read-only rate {BW(read)} ({BW(read / eff)} x {eff:g}), "
+    return (f"; its K and V stream at DRAM's read-only rate {BW(read)} ({BW(read / eff)} x {format_plain(eff)}), "
             f"not a copy's {BW(m.dram_bw_device)} (calibration/h200/measured/latency_read_s16)")
 
 
