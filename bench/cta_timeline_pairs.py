@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The merged share of a launch's copies that co-copiers in step would give, read off a measured
-per-CTA timeline (bench/h200/measure_cta_timeline.py; docs/analysis.md, "The L2 slices' data ceiling
-and the TPC pair's merges").
+per-CTA timeline (bench/h200/measure_cta_timeline.py; docs/analysis.md, "What the
+large-M first picks share").
 
 Two CTAs copy the same A tile where they share pid_m, the same B tile where they share pid_n. Taking
 each CTA to progress linearly from its start to its end, co-copiers on SMs of one group (the two SMs

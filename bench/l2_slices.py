@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the L2 slices serve against what the SMs copy, in the measured l2_groupm sets that count the
 slices' sectors (calibration/h200/measured/l2_groupm_s14, _s16, _s17b, _s18; docs/analysis.md, "The
-L2 slices' data ceiling and the TPC pair's merges").
+L2 slices' data ceiling", the source of hw_profiles/h200_sxm.toml memory.l2.slice_bandwidth).
 
 Per grouped GEMM launch:
 - copies: the bytes the SMs' k-loops copy, (BM x BK + BK x BN) x bytes x K / BK trips x CTAs;

@@ -1,6 +1,6 @@
 """The L2 slices' data ceiling (tfx.analysis.performance.l2_slices_ns, the ``l2 slices`` term) and the
 copies a TPC pair merges before the slices (tfx.analysis.l2_reuse.pair_merged_share,
-walk_pair_merged_share; docs/analysis.md, "The L2 slices' data ceiling and the TPC pair's merges").
+walk_pair_merged_share; docs/analysis.md, "The L2 slices' data ceiling").
 
 H200 facts used: memory.l2.slice_bandwidth 10.71 TB/s = 10,710 B/ns (hw_profiles/h200_sxm.toml:
 the sectors the slices serve plus DRAM's fills, median of the 9 grouped launches of
