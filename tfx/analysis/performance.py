@@ -1365,7 +1365,7 @@ def describe_l2_slices(per_pos: Demand, positions, m: Machine, slices_ns, waves_
     filled = positions * per_pos.dram - positions * (per_pos.l2 - per_pos.global_loads)
     stored = total - (copied - merged) - filled
     return (f"the L2 slices move {formula_bytes(float(copied))} of reads less "
-            f"{formula_bytes(float(merged))} a TPC pair merges ({format_percent(float(ratio(merged, copied)))}) "
+            f"{formula_bytes(float(merged))} a TPC pair merges ({format_percent(float(ratio(merged, copied)) if copied else 0)}) "
             f"+ {formula_bytes(float(filled))} filled from DRAM + {formula_bytes(float(stored))} stored = "
             f"{formula_bytes(float(total))} / {format_bandwidth_per_ns(m.l2_slice_bw)} = "
             f"{format_time_ns(float(slices_ns))}, past the waves' {format_time_ns(float(waves_ns))}")
