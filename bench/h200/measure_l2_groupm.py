@@ -154,12 +154,32 @@ if os.environ.get("L2_SET") == "s14":
 # the copies alone (the pipe's backpressure from copies in flight, not its capacity), and the shared-memory
 # wavefronts and LDGSTS requests the L1TEX pipe serves (extra passes, one metric each)
 #   PYTHONUNBUFFERED=1 L2_SET=s18t L2G_DEADLINE_S=280 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# L2_SET=s19 (bigtile19): where the SMs' copies of a shared tile merge before the L2 slices, and what sets how
+# many. l2_groupm_s14 / s16 / s17b / s18 count fewer sectors at the slices (lts__t_sectors_srcunit_tex) than
+# the SMs copy: bf16 2560x8192x8192 64x256x64 w4 s5 G8 0.513 of its copies, G1 0.926; the rule "half of what the
+# TPC pair (launch positions 2k, 2k + 1) copies of one tile at a step" gives 0.600 / 0.900, and fp8 G8 rows
+# merge less than it (1024x28672x8192 64x256x64 0.790 against 0.600). One shape and tile bytes a step (40 KB),
+# one CTA an SM, 9.70 waves: (a) GROUP_M 2 and 4 beside s18's 1 and 8 (the pair shares B from GROUP_M 2 on;
+# 2, 4, 8 tile rows share B among 1, 2, 4 pairs: a pair-only merge gives the same share at 2, 4, 8, a merge
+# among TPCs of a GPC grows with it); (b) the transposed tile 256x64x64 at G1 and G8 (the pair shares A, 32 KB,
+# at G1 and B, 8 KB, at G8: the wide tile's G8 / G1 mirrored); (c) fp8 64x256x128 w4 s5 G8 (the same 8 KB of
+# A and 32 KB of B a step, B K-major in 128-byte rows where bf16's are 512 bytes); (d) the bf16 64x256x64 G8
+# control again in the same call. The slices' sectors, the SMs' received sectors and the far partition's
+# fills ride the main ncu pass (one process a configuration; no warp-state section), so the set fits 120 s:
+#   PYTHONUNBUFFERED=1 L2_SET=s19 L2G_DEADLINE_S=105 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S19 = os.environ.get("L2_SET") == "s19"
 S18 = os.environ.get("L2_SET") == "s18"
 S18T = os.environ.get("L2_SET") == "s18t"
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
 S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T
-if S18:
+if S19:
+    CONFIGS = [("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 2), ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 1),
+               ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 8), ("gemm_fp8", 2560, 8192, 8192, 64, 256, 128, 4, 5, 8),
+               ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 4), ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 8)]
+    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
+                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
+elif S18:
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4), ("gemm_fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
         ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5)] for g in (1, 8)]
@@ -193,10 +213,12 @@ EXTRA_METRICS = (["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcuni
                  ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
                   "smsp__inst_executed_op_ldgsts.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"] if S18T else
                  ["lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum"] if S16 else [])
+S19_COLUMNS = ["lts__t_sectors_srcunit_tex_op_read", "lts__t_sectors_srcunit_ltcfabric",
+               "l1tex__m_xbar2l1tex_read_sectors"] if S19 else []
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
            "status"] + [m.split(".")[0] for m in EXTRA_METRICS] + [m.split(".")[0] for m in ISSUE16] + \
-          ["stall_" + s for s in STALLS16]
+          ["stall_" + s for s in STALLS16] + S19_COLUMNS
 
 
 def job_of(cfg):
@@ -318,6 +340,9 @@ def main():
                         row["l2_read_sectors"] = int(m.get("lts__t_sectors_op_read.sum", 0))
                         row["l2_read_hit_pct"] = f"{m.get('lts__t_sector_op_read_hit_rate.pct', float('nan')):.2f}"
                         row["dram_over_min"] = f"{row['dram_read_bytes'] / row['min_bytes']:.3f}"
+                        for c in S19_COLUMNS:
+                            if c + ".sum" in m:
+                                row[c] = int(m[c + ".sum"])
                     else:
                         row["status"] = "ncu_failed"
                     for extra in EXTRA_METRICS:

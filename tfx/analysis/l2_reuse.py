@@ -36,6 +36,7 @@ class WaveReuse(dict):
     l2_only: dict = field(default_factory=dict)    # loop id -> share of its trips whose every load the previous wave left
     handoff: Any = None                # what the previous launch stored and left in L2 (launch_handoff's facts)
     drift: Any = None                  # GROUP_M = 1: the co-readers' Drift facts (drift_refetch), None where none
+    pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies the TPC pair merges (pair_merged_share)
 
     @classmethod
     def of(cls, ratios, **fields) -> "WaveReuse":
@@ -163,7 +164,7 @@ def with_drift(info: "WaveReuse", share) -> "WaveReuse":
     ratios = {k: (v + share * (1 - v) if k in ops else v) for k, v in info.items()}
     return WaveReuse.of(ratios, window=info.window, cross_window=info.cross_window, cross=info.cross,
                         cross_how=info.cross_how, walk=info.walk, l2_only=info.l2_only,
-                        handoff=info.handoff, drift=info.drift)
+                        handoff=info.handoff, drift=info.drift, pair_merged=info.pair_merged)
 
 
 def describe_drift(facts: Drift, rate, fmt_ns) -> str:
@@ -285,6 +286,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         walked = {}
         drift_ops = set()  # loads of the column's tile (B), whose co-readers sit g1 positions apart
         per_op = {}
+        pair = {}         # op id -> share of its copies the TPC pair merges (pair_merged_share)
         exact = {}        # op id -> its first touches over the whole launch, exactly (row-major order)
         cross = {}
         values = {}       # op id -> share of the wave's distinct tiles the previous wave read (cross_value_share)
@@ -313,6 +315,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                 kind = (None if index.kind == "each" else
                         (True, (index.kind, index.period, rounds.tiles), None))
                 walked[node.id] = (node.line, windows[0].tensor, index)
+                pair[node.id] = walk_pair_merged_share(index)
             elif len(coords) >= 2 and used == [coords[0]]:
                 distinct, kind = rows, order["row"]
                 first = where(row_major, launch_rows, _share(rows, W))
@@ -325,6 +328,9 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             else:
                 distinct, kind = W, None
             per_op[node.id] = ratio(distinct, W) if not is_array(distinct, W) else distinct / W
+            if index is None and len(coords) >= 2:
+                pair[node.id] = pair_merged_share(used, coords, g0, g1,
+                                                  region.swizzle.evaluate(env) if swizzled else 1)
             if first is not None:
                 exact[node.id] = first
             if kind is None:
@@ -401,7 +407,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         out[mesh.id] = WaveReuse.of(per_op, window=(window, l2.capacity),
                                     cross_window=(cross_window, room, partitions), cross=cross,
                                     cross_how=how, walk=(rounds, W, walked) if walked else None,
-                                    l2_only=l2_only, drift=drift)
+                                    l2_only=l2_only, drift=drift, pair_merged=pair)
     # reads of what the previous launch stored and left in L2 (tfx.analysis.launch_handoff)
     meshes = [c for c in root.children if c.kind == "mesh"]
     for mesh_id, (ops, facts) in launch_handoff.handoff(meshes, units, blocks, l2.capacity / partitions).items():
@@ -410,6 +416,39 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             per_op[op_id] = per_op[op_id] * (1 - share)
         per_op.handoff = facts
     return out
+
+
+def pair_merged_share(used, coords, g0, g1, G):
+    """The share of a load's copies that the two SMs of a TPC merge: the dispatcher hands launch
+    positions 2k and 2k + 1 to the two SMs of one TPC (calibration/h200/measured/cta_timeline), and
+    where both copy the same tile at a step, the slices see one of the two requests
+    (l2_groupm_s14 .. s18: half the pair's shared tile gives 11 measured merged shares within
+    0.14). Row-major order (GROUP_M = 1, or a group of one row) puts a pair in one tile row: the
+    row's tile (A, which reads only the row coordinate) is shared; group-M order (G >= 2 rows)
+    walks the rows fastest: the column's tile (B) is shared. A pair straddles a row (a group's
+    column) once every g1 (G) pairs' positions where that count is odd."""
+    G = emin(emax(G, 1), g0)
+    row_major = G <= 1
+    if used == [coords[0]]:       # the row's tile: shared by a row-major pair (a row of 2+ tiles)
+        return if_else(row_major, if_else(g1 >= 2, ratio(1, 2) - ratio(g1 % 2, 2 * g1), 0), 0)
+    if used == [coords[1]]:       # the column's tile: shared by a group-M pair
+        return if_else(row_major, 0, ratio(1, 2) - ratio(G % 2, 2 * G))
+    if not used:
+        return ratio(1, 2)
+    return 0
+
+
+def walk_pair_merged_share(index):
+    """A persistent walk's ``pair_merged_share``: the TPC's two SMs run CTAs 2j and 2j + 1, whose
+    tiles t and t + 1 share t / P (the row's tile) except where t + 1 starts a row: 1/2 for an
+    even P (t is even), 1/2 x (1 - 1/P) for an odd one; t % P (the column's) differs unless P is
+    1; a tile of its own each t, never."""
+    if index.kind == "slow":
+        P = index.period
+        return if_else(P % 2 == 0, ratio(1, 2), ratio(1, 2) - ratio(1, 2 * P))
+    if index.kind == "fast":
+        return if_else(index.period == 1, ratio(1, 2), 0)
+    return 0
 
 
 def _first_touches(wave_share, cross, exact, fits):

@@ -72,6 +72,10 @@ class Machine:
                                     else dram_level.bandwidth * read_eff / 1e9)
         self.dram_latency = dram_level.latency_ns or 0.0
         self.l2_bw_device = (mems[self.l2].bandwidth / 1e9) if self.l2 and mems[self.l2].bandwidth else None
+        # the slices' data rate for the SMs' requests and DRAM's fills, device-wide (B/ns;
+        # performance.l2_slices_ns); None where the profile states none
+        slices = profile.get(f"memory.{self.l2}.slice_bandwidth", None) if self.l2 else None
+        self.l2_slice_bw = slices / 1e9 if slices else None
         self.l2_latency = (mems[self.l2].latency_ns or self.dram_latency) if self.l2 else self.dram_latency
         self.onchip = {n for n, m in mems.items() if m.scope == self.unit_level and n != dram}
         self.onchip_bw = {}

@@ -45,7 +45,7 @@ from tfx.errors import TfxError
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import Window
 from tfx.hw.profile import normalize_dtype
-from tfx.hw.units import (format_bytes, format_count, format_counted, format_exact_bytes, format_percent, format_time_ns, formula_frequency, formula_rate, level_noun,
+from tfx.hw.units import (format_bandwidth_per_ns, format_bytes, formula_bytes, format_count, format_counted, format_exact_bytes, format_percent, format_time_ns, formula_frequency, formula_rate, level_noun,
                           verb_for)
 
 @dataclass(eq=False, repr=False)
@@ -72,6 +72,7 @@ class LaunchMiss(dict):
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
     mio_notes: dict | None = None                 # loop id -> the MIO queue's line per batch (warp_trip.describe_mio)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
+    pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
     read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
@@ -254,6 +255,8 @@ class Demand:
     warp_tensor: Any = 0   # ns one warp's warp mma (mma.sync) keeps its sub-partition (mma_layout.warp_mma)
     dram_busy: Any = 0     # DRAM bytes at the device's busy time of whole lines (tfx.analysis.strided_runs)
     operand_reads: Any = 0  # ns of ``smem``: an mma's operands read at the port while it runs (Counter.shared_operand_reads)
+    l2_slices: Any = 0     # bytes the L2 slices move: reads less those a TPC pair merges, DRAM's fills, stores (l2_slices_ns)
+    l2_merged: Any = 0     # bytes of reads a TPC pair merges before the slices (l2_reuse.pair_merged_share)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -337,7 +340,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     reuse = wave_info.get(mesh.id)
     if reuse is None:
         reuse = l2_reuse.WaveReuse()
-    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only)
+    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged)
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -506,7 +509,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     reads = _any_of(miss.read_streams.values())
     if is_array(reads) or reads:
         write_back_ns = where(reads, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + write_back_ns
+    # the L2 slices serve the whole launch's requests and fills at one device rate: the waves take
+    # at least that long (l2_slices_ns)
+    slices_ns = l2_slices_ns(per_pos, positions, m)
+    slices_gap = 0 if slices_ns is None else emax(slices_ns - (waves_ns + t_tail + uneven_ns + rounds_ns), 0)
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -573,6 +580,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                  uneven_tail.detail(uneven, waves_ns + t_tail, format_time_ns) if positions > slots
                                  else uneven_tail.detail_one_wave(uneven, longest, t_tail, format_time_ns),
                                  beyond_roofline=True))
+        if slices_gap:
+            lt.terms.append(Term("l2 slices", slices_gap, describe_l2_slices(
+                per_pos, positions, m, slices_ns, waves_ns + t_tail + uneven_ns + rounds_ns)))
         if rounds is not None and positions <= slots:
             lt.terms.append(Term("last round", rounds_ns,
                                  persistent_rounds.detail(rounds, tile_full, tile_last, format_time_ns),
@@ -1017,6 +1027,11 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) ->
                     _strided_factor(op, counter, m, short) if b == "read" else 1)
                 if b == "read":
                     d.global_loads = d.global_loads + amount
+                    merged = amount * miss.pair_merged.get(node.id, 0)
+                    d.l2_merged = d.l2_merged + merged
+                    d.l2_slices = d.l2_slices + amount - merged + amount * ratio_miss
+                else:
+                    d.l2_slices = d.l2_slices + amount
             elif level in m.onchip_bw:
                 port = ratio(amount, m.onchip_bw[level]) if not is_array(amount) else amount / m.onchip_bw[level]
                 if b == "read" and op is not None and op.opcode in opcat.MMA:
@@ -1354,6 +1369,33 @@ def _unpipelined_stream(loop, m: Machine, stages, trip_chain, body: Demand):
         return None
     f, t, chase = decode_trip.facts(m), load_trip.facts(m), decode_trip.dram_chase_ns(m)
     return None if f is None or t is None or chase is None else (f, t, chase)
+
+
+def l2_slices_ns(per_pos: Demand, positions, m: Machine):
+    """ns the L2 slices need for a launch's traffic at their device-wide data rate, or None where
+    the profile states none: every position's reads less the copies a TPC pair merges before the
+    slices (l2_reuse.pair_merged_share), the fills from DRAM and the stores, over
+    ``memory.l2.slice_bandwidth``. A device resource: no SM's share, one floor for the launch's
+    waves. Source: calibration/h200/measured/l2_groupm_s14-s18 (bench/l2_slices.py): the slices'
+    sectors from the SMs plus DRAM's bytes reach 10.0-10.8 TB/s at do_bench's times in 9 of 33
+    grouped launches, none past it (docs/analysis.md, "The L2 slices' data ceiling")."""
+    if m.l2_slice_bw is None:
+        return None
+    return positions * per_pos.l2_slices / m.l2_slice_bw
+
+
+def describe_l2_slices(per_pos: Demand, positions, m: Machine, slices_ns, waves_ns) -> str:
+    """The breakdown's line of the L2 slices' floor (l2_slices_ns), with its values."""
+    copied = positions * per_pos.global_loads
+    merged = positions * per_pos.l2_merged
+    total = positions * per_pos.l2_slices
+    filled = positions * per_pos.dram - positions * (per_pos.l2 - per_pos.global_loads)
+    stored = total - (copied - merged) - filled
+    return (f"the L2 slices move {formula_bytes(float(copied))} of reads less "
+            f"{formula_bytes(float(merged))} a TPC pair merges ({format_percent(float(ratio(merged, copied)) if copied else 0)}) "
+            f"+ {formula_bytes(float(filled))} filled from DRAM + {formula_bytes(float(stored))} stored = "
+            f"{formula_bytes(float(total))} / {format_bandwidth_per_ns(m.l2_slice_bw)} = "
+            f"{format_time_ns(float(slices_ns))}, past the waves' {format_time_ns(float(waves_ns))}")
 
 
 def _load_latency(body: Demand, m: Machine):

@@ -185,6 +185,10 @@ PROFILE_SPEC = TableSpec({
         "bandwidth_strided_sectors": FactSpec(
             "bandwidth", "positive",
             "measured read bandwidth of runs under 64 bytes that no neighbouring CTA continues"),
+        "slice_bandwidth": FactSpec(
+            "bandwidth", "positive",
+            "a cache's data rate for the requests its slices serve plus the lines they fill from the "
+            "level below, device-wide (measured: the H200 L2's sectors served plus DRAM's fills)"),
         "efficiency": FactSpec("ratio", "positive",
                                "sustained fraction of `bandwidth` a streaming kernel achieves (measured)"),
         "read_efficiency": FactSpec("ratio", "positive",

@@ -1,0 +1,121 @@
+"""The L2 slices' data ceiling (tfx.analysis.performance.l2_slices_ns, the ``l2 slices`` term) and the
+copies a TPC pair merges before the slices (tfx.analysis.l2_reuse.pair_merged_share,
+walk_pair_merged_share; docs/analysis.md, "The L2 slices' data ceiling").
+
+H200 facts used: memory.l2.slice_bandwidth 10.71 TB/s = 10,710 B/ns (hw_profiles/h200_sxm.toml:
+the sectors the slices serve plus DRAM's fills, median of the 9 grouped launches of
+calibration/h200/measured/l2_groupm_s14-s18 that reach 10.0-10.8 TB/s; bench/l2_slices.py).
+run23's 2560x8192x8192 64x256x64 w4 s5 compiled to 226 registers and 204,800 B of shared memory:
+one CTA an SM.
+"""
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.analysis.l2_reuse import pair_merged_share, walk_pair_merged_share, wave_reuse
+from tfx.analysis.tile_walk import WalkIndex
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+H200 = load_profile("h200_sxm")
+H100 = load_profile("h100_sxm")
+GEMM = parse_file(Path(__file__).resolve().parent.parent / "kernels" / "gemm.tile")
+RUN23 = dict(M=2560, N=8192, K=8192, BM=64, BN=256, BK=64, WARPS=4, STAGES=5, GROUP_M=1)
+RUN23_RES = dict(regs=226, smem=204800)
+COORDS = ["pm", "pn"]
+
+
+def test_a_row_major_pair_shares_the_rows_tile_and_a_group_m_pair_the_columns():
+    """Positions 2k and 2k + 1 sit on one TPC. GROUP_M = 1 (32 column tiles a row, even): the pair
+    sits in one row and copies the same A tile: 1/2 of A's copies merge, none of B's. GROUP_M = 8
+    (40 tile rows): the rows advance fastest, the pair copies the same B tile: 1/2 of B's, none of
+    A's. A load of neither coordinate: every CTA copies it, 1/2; of both: never shared, 0."""
+    assert pair_merged_share(["pm"], COORDS, 40, 32, 1) == Fraction(1, 2)
+    assert pair_merged_share(["pn"], COORDS, 40, 32, 1) == 0
+    assert pair_merged_share(["pn"], COORDS, 40, 32, 8) == Fraction(1, 2)
+    assert pair_merged_share(["pm"], COORDS, 40, 32, 8) == 0
+    assert pair_merged_share([], COORDS, 40, 32, 8) == Fraction(1, 2)
+    assert pair_merged_share(["pm", "pn"], COORDS, 40, 32, 1) == 0
+
+
+def test_odd_counts_straddle_and_one_row_groups_are_row_major():
+    """A row of 7 tiles at GROUP_M = 1: the pairs (0, 1), (2, 3), (4, 5) share, (6, 7') straddles into
+    the next row, and the next row's pairs start at an odd column: a pair straddles every 7
+    positions, so 1 - 1/7 of the pairs share: 1/2 x 6/7 = 3/7 = 1/2 - 1/(2 x 7). GROUP_M = 3: 1/2 -
+    1/6 = 1/3 of B. GROUP_M = 8 over one tile row (M = BM): a group of one row is row-major, the pair
+    shares A. A row of one tile: no pair in a row, 0."""
+    assert pair_merged_share(["pm"], COORDS, 40, 7, 1) == Fraction(3, 7)
+    assert pair_merged_share(["pn"], COORDS, 40, 32, 3) == Fraction(1, 3)
+    assert pair_merged_share(["pm"], COORDS, 1, 32, 8) == Fraction(1, 2)
+    assert pair_merged_share(["pn"], COORDS, 1, 32, 8) == 0
+    assert pair_merged_share(["pm"], COORDS, 40, 1, 1) == 0
+
+
+def test_pair_merged_share_of_arrays_is_elementwise():
+    """GROUP_M 1, 8, 3 at 40 rows x 32 columns: B 0, 1/2, 1/3; A 1/2, 0, 0."""
+    G = np.array([1, 8, 3])
+    assert pair_merged_share(["pn"], COORDS, 40, 32, G) == pytest.approx([0, 0.5, 1 / 3])
+    assert pair_merged_share(["pm"], COORDS, 40, 32, G) == pytest.approx([0.5, 0, 0])
+
+
+def test_a_persistent_walks_pair_shares_its_slow_index():
+    """CTAs 2j, 2j + 1 take tiles t (even) and t + 1: t / 32 is the same for both (32 even): 1/2; t / 7
+    differs where t + 1 is a multiple of 7, once in 7: 1/2 - 1/14 = 3/7; t % 32 differs: 0, unless
+    the period is 1 (every tile the same): 1/2; a tile of its own each t: 0."""
+    assert walk_pair_merged_share(WalkIndex("slow", 32, "t / 32")) == Fraction(1, 2)
+    assert walk_pair_merged_share(WalkIndex("slow", 7, "t / 7")) == Fraction(3, 7)
+    assert walk_pair_merged_share(WalkIndex("fast", 32, "t % 32")) == 0
+    assert walk_pair_merged_share(WalkIndex("fast", 1, "t % 1")) == Fraction(1, 2)
+    assert walk_pair_merged_share(WalkIndex("each", None, "t")) == 0
+
+
+def test_the_gemms_loads_carry_their_pairs_share():
+    """kernels/gemm.tile: A[pm * BM, k * BK] reads the row coordinate, B[k * BK, pn * BN] the column's.
+    At GROUP_M = 1 the A load merges 1/2, B 0; at GROUP_M = 8 A 0, B 1/2."""
+    for group, a_share, b_share in ((1, Fraction(1, 2), 0), (8, 0, Fraction(1, 2))):
+        a = analyze(GEMM, None, H200, dict(RUN23, GROUP_M=group), resources=RUN23_RES, check=False)
+        (info,) = wave_reuse(a.root, a.kernel, a.params, H200, 1).values()
+        shares = {op: info.pair_merged[op] for op in info.pair_merged}
+        assert sorted(shares.values()) == sorted([a_share, b_share])
+        (a_op,) = [op for op in shares if "%a" in op]
+        assert shares[a_op] == a_share
+
+
+def test_the_slices_floor_of_run23s_group_m_1_row():
+    """run23 2560x8192x8192 64x256x64 w4 s5 G1 (one CTA an SM, 1,280 CTAs, 128 trips): the SMs copy
+    1,280 x 128 x (64 x 64 + 64 x 256) x 2 B = 1,280 x 128 x 40,960 = 6,710,886,400 B; the TPC pair
+    merges half of A's 8,192 B a trip: 1,280 x 128 x 4,096 = 671,088,640 B; C's stores 2,560 x 8,192
+    x 2 B = 41,943,040 B; the fills are the launch's DRAM reads (the L2-reuse model's, an input here:
+    (reads + writes) x (1 - hit) - writes, 1.393 GB). The slices move 6,710,886,400 - 671,088,640 +
+    fills + 41,943,040 B at 10,710 B/ns: 697.9 us, past the waves (9 full waves and the tail,
+    635.8 us): the term is the difference, and the prediction grows by it."""
+    a = analyze(GEMM, None, H200, RUN23, resources=RUN23_RES, check=False)
+    reads = a.metrics["memory.traffic.gmem.total.read"]
+    writes = a.metrics["memory.traffic.gmem.total.write"]
+    assert reads == 6_710_886_400 and writes == 41_943_040
+    hit = float(a.metrics["performance.l2_hit_ratio"])
+    fills = (reads + writes) * (1 - hit) - writes
+    moved = 6_710_886_400 - 671_088_640 + fills + 41_943_040
+    slices_ns = moved / 10_710
+    terms = {t.name: t for t in a.terms}
+    waves = float(terms["waves"].ns) + float(terms["tail wave"].ns)
+    assert float(terms["l2 slices"].ns) == pytest.approx(slices_ns - waves, rel=1e-9)
+    assert 1.3e9 < fills < 1.5e9 and 690_000 < slices_ns < 705_000
+    assert "less 671.1 MB a TPC pair merges (10.0%)" in terms["l2 slices"].detail
+    assert "/ 10.71 TB/s" in terms["l2 slices"].detail
+    total = sum(float(t.ns) for t in a.terms)
+    assert float(a.metrics["performance.predicted_ns"]) == pytest.approx(total, abs=1)   # whole ns
+
+
+def test_its_group_m_8_twin_and_a_profile_without_the_rate_have_no_floor():
+    """GROUP_M = 8: the pair merges half of B's 32,768 B a trip, 0.4 of the copies: 0.6 x 6.71 GB
+    + 0.77 GB of fills + 0.04 GB = 4.84 GB / 10,710 B/ns = 452 us, under the waves' 636: no term.
+    The H100 profile states no slice rate: no term, whatever the bytes."""
+    g8 = analyze(GEMM, None, H200, dict(RUN23, GROUP_M=8), resources=RUN23_RES, check=False)
+    assert not [t for t in g8.terms if t.name == "l2 slices"]
+    h100 = analyze(GEMM, None, H100, RUN23, resources=RUN23_RES, check=False)
+    assert not [t for t in h100.terms if t.name == "l2 slices"]
