@@ -2284,14 +2284,17 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 stream_notes.setdefault(loop.id, []).append(
                     (r, active_units, decode_trip.describe(loop.line, *stream_args) + queue_text))
         issue_chain = in_flight + waited
-        if stations is not None and trip_chain is None and depth_split is not None:
+        if stations is not None and depth_split is not None:
             # at 2 stages the copies a trip waits for leave after its waited compute and arrive
             # PV and the exposed wait later: the chain's depth delay prices that wait, so the
-            # prefetch's in-flight copies are no longer than it (tfx.analysis.pipeline_depth)
+            # prefetch's in-flight copies are no longer than it (tfx.analysis.pipeline_depth);
+            # not where a warp-mma streaming trip's in-order chain sets them (decode_trip)
+            no_chain = True if trip_chain is None else trip_chain.ns <= 0
             depth_issue = waited + depth_async + depth_delay
-            issue_chain = where(stages == 2, emin(issue_chain, depth_issue), issue_chain) \
-                if is_array(stages, issue_chain, depth_issue) else (
-                    min(issue_chain, depth_issue) if stages == 2 else issue_chain)
+            if is_array(stages, issue_chain, depth_issue, no_chain):
+                issue_chain = where((stages == 2) & no_chain, emin(issue_chain, depth_issue), issue_chain)
+            elif stages == 2 and no_chain:
+                issue_chain = min(issue_chain, depth_issue)
             in_flight = issue_chain - waited       # (the breakdown's prefetch line)
         if not is_array(waited, reduced) and waited != reduced:
             waited_overlap = 0    # the path or the rest of the chain sets it (the breakdown's words)
