@@ -130,3 +130,52 @@ def test_serial_copies_of_drifted_ctas_come_at_the_port():
 def test_drift_text_names_the_split():
     assert "one wave" in pipeline_depth.drift_text(0)
     assert "93.6% of CTAs started after the first wave" in pipeline_depth.drift_text(0.935546875)
+
+
+def test_drifted_ctas_wait_the_lead_past_pv_then_the_bytes_at_the_fill_rate():
+    """pipeline.drifted_fill_bandwidth_per_cycle 107.5 B x 1.98 GHz = 212.85 B/ns. The lead is
+    the round trip of no bytes: 122.22 + 200 = 322.22 ns. D128 64 x 128 on 4 warps (64 KiB,
+    PV 374.69 ns, longer than the lead): 0 + 65,536 / 212.85 = 307.90 ns (measured drifted,
+    attn_trip_s13: 309.4), against 456.75 at the port; 128 x 128 on 8 warps, PV 749.38 ns:
+    the same 307.90 (measured 294.0, where the port less PV gave 0). 64 x 32 (16 KiB, PV
+    112.61 ns, shorter than the lead): 322.22 - 112.61 + 16,384 / 212.85 = 209.61 + 76.97 =
+    286.58 ns; a quarter of the bytes from DRAM: x 0.75 = 214.94; none at 1 or 3 stages."""
+    m = Machine(H200, "cta")
+    fill = pipeline_depth.fill_bytes_per_ns(m)
+    assert fill == pytest.approx(107.5 * 1.98)
+    lead = pipeline_depth.round_trip_ns(m, 200, 0, 0)
+    assert lead == pytest.approx(242 / 1.98 + 200)
+    assert pipeline_depth.drifted_exposed_ns(2, lead, 374.69, 65_536, fill) == pytest.approx(307.90, abs=1e-2)
+    assert pipeline_depth.drifted_exposed_ns(2, lead, 749.38, 65_536, fill) == pytest.approx(307.90, abs=1e-2)
+    assert pipeline_depth.drifted_exposed_ns(2, lead, 112.61, 16_384, fill) == pytest.approx(286.58, abs=1e-2)
+    assert pipeline_depth.drifted_exposed_ns(2, lead, 112.61, 16_384, fill, 0.25) == pytest.approx(214.94, abs=1e-2)
+    assert pipeline_depth.drifted_exposed_ns(1, lead, 112.61, 16_384, fill) == 0
+    assert pipeline_depth.drifted_exposed_ns(3, lead, 112.61, 16_384, fill) == 0
+    got = pipeline_depth.drifted_exposed_ns(np.array([2, 3]), lead, 374.69, 65_536, fill)
+    assert list(got) == pytest.approx([307.90, 0], abs=1e-2)
+    # a profile without the fact keeps the round trip at the port for the drifted CTAs
+    assert pipeline_depth.fill_bytes_per_ns(Machine(load_profile("sip"), "pe")) is None
+
+
+def test_two_stage_delay_weighs_the_first_wave_and_the_drifted_ctas():
+    """flash_attention B1 H32 S4096 D128 at 64 x 32 on 4 warps, 2 stages, resources of one CTA
+    a SM: 2,048 CTAs on 132 slots, 1 - 132 / 2,048 = 93.55% drifted. The breakdown's delay is
+    (1 - d) x the first wave's (round trip at the L2 share less PV) + d x the drifted CTAs'
+    (lead past PV + bytes at the fill rate), each for the hit share: its words name both parts
+    and the sum equals the delay it prints."""
+    kernel = parse_file(str(ROOT / "kernels" / "flash_attention.tile"))
+    res = dict(threads=128, regs=126, smem=200_000, spills=0)
+    a = analyze(kernel, None, H200, dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2),
+                resources=res)
+    detail = {t.name: t for t in a.terms}["pipeline depth"].detail
+    assert "the 93.6% started after it, drifted apart" in detail
+    import re
+    first, late, total = (float(x.replace(",", "")) for x in re.search(
+        r"0\.064 x ([\d,.]+) ns \+ 0\.936 x ([\d,.]+) ns = ([\d,.]+) ns a trip", detail).groups())
+    d = 1 - 132 / 2048
+    assert (1 - d) * first + d * late == pytest.approx(total, abs=0.01)
+    # the drifted part: the lead (122.22 + the latency, 200 ns on a hit and 700 on a miss) past
+    # PV (112.61) + 16,384 B / 212.85 B/ns, for the hit share the breakdown prints
+    hit = float(re.search(r"x ([\d.]+) of its bytes from L2", detail).group(1))
+    lead = 242 / 1.98 + (1 - hit) * 700 + hit * 200
+    assert late == pytest.approx((lead - 112.61 + 16_384 / 212.85) * hit, rel=2e-3)

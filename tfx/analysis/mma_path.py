@@ -306,7 +306,7 @@ class LoopNote(NamedTuple):
     throughput: Any = 0           # one CTA's tensor + vector + special + overhead a trip
     stations: Any = None          # a serial trip's chain_overlap.Stations
     chain_round: Any = 0          # the resident CTAs' round of chains (chain_overlap.cycle_ns)
-    depth: Any = (0, 0, 0, 0, 0, 0)   # a 2-stage serial trip's copies (tfx.analysis.pipeline_depth): round
+    depth: Any = (0, 0, 0, 0, 0, 0, None)   # a 2-stage serial trip's copies (tfx.analysis.pipeline_depth): round
                                       # trip, async mma, miss share, exposed delay, round with it, ns added
     drifted: Any = 0              # the launch's CTAs started after its first wave (pipeline_depth.drifted_share)
     loop: Any = None              # the loop, machine and warps, for terms derived from its ops (wgmma_serial)
@@ -350,10 +350,10 @@ def breakdown_terms(note: LoopNote, full_waves, fmt):
                 note.stations.simt - note.overhead, fmt)))
     if note.serial and note.depth[5] > 0:
         from tfx.analysis import pipeline_depth
-        trip, running, miss, exposed, round_ns, adds = note.depth
+        trip, running, miss, exposed, round_ns, adds, split = note.depth
         out.append(("pipeline depth", full_waves * adds,
                     pipeline_depth.detail(note.line, trip, running, miss, exposed, note.resident, note.chain_round,
-                                          round_ns, fmt, adds, note.trips, note.drifted)))
+                                          round_ns, fmt, adds, note.trips, note.drifted, split)))
     if note.waited and note.prefetch_ns > 0:
         out.append(("prefetch wait", full_waves * note.prefetch_ns,
                     f"loop at line {note.line}: Triton issues trip i+{note.stages}-1's loads after the compute its "

@@ -2032,6 +2032,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     unpiped_text = None           # ... an unpipelined streaming trip's, as decode_trip prices it (the breakdown)
     depth_delay = 0               # a 2-stage serial chain's exposed copy round trip (tfx.analysis.pipeline_depth)
     depth_trip = depth_async = chain_no_depth = 0
+    depth_split = None            # ... its first-wave and drifted parts (the breakdown)
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
     trip_chain = None             # a warp-mma streaming trip's in-order chain (tfx.analysis.decode_trip)
     chain_round = 0               # ... and a round of its r co-resident CTAs
@@ -2139,6 +2140,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 depth_async = _once_a_launch(miss, ("async", loop.id),
                                              lambda: pipeline_depth.async_mma_ns(loop, m, warps, compute_ns))
                 depth_delay = pipeline_depth.exposed_ns(stages, depth_trip, depth_async, _miss_share(body))
+                fill = pipeline_depth.fill_bytes_per_ns(m)
+                if fill is not None:
+                    # the first wave's CTAs wait the round trip at their L2 share less PV; those
+                    # started after it, drifted apart, the lead PV does not cover and the bytes
+                    # at the drifted fill rate (tfx.analysis.pipeline_depth.drifted_exposed_ns)
+                    lat = _load_latency(body, m)
+                    depth_trip = pipeline_depth.round_trip_ns(m, lat, body.global_loads, pipeline_depth.serial_copy_transfer_ns(
+                        m, body.global_loads, _transfer_ns(body, m, 1, active_units),
+                        _transfer_ns(body, m, 1, active_units, l2_share=False), 0))
+                    depth_lead = pipeline_depth.round_trip_ns(m, lat, 0, 0)
+                    depth_first = pipeline_depth.exposed_ns(stages, depth_trip, depth_async, _miss_share(body))
+                    depth_late = pipeline_depth.drifted_exposed_ns(stages, depth_lead, depth_async, body.global_loads,
+                                                                   fill, _miss_share(body))
+                    depth_delay = (1 - miss.drifted) * depth_first + miss.drifted * depth_late
+                    depth_split = (depth_first, depth_late, depth_lead, body.global_loads, fill)
             chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
                                   emax(path_one, chain_round)) + unpiped_wait
             chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r),
@@ -2345,6 +2361,18 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 stream_notes.setdefault(loop.id, []).append(
                     (r, active_units, decode_trip.describe(loop.line, *stream_args) + queue_text))
         issue_chain = in_flight + waited
+        if stations is not None and depth_split is not None:
+            # at 2 stages the copies a trip waits for leave after its waited compute and arrive
+            # PV and the exposed wait later: the chain's depth delay prices that wait, so the
+            # prefetch's in-flight copies are no longer than it (tfx.analysis.pipeline_depth);
+            # not where a warp-mma streaming trip's in-order chain sets them (decode_trip)
+            no_chain = True if trip_chain is None else trip_chain.ns <= 0
+            depth_issue = waited + depth_async + depth_delay
+            if is_array(stages, issue_chain, depth_issue, no_chain):
+                issue_chain = where((stages == 2) & no_chain, emin(issue_chain, depth_issue), issue_chain)
+            elif stages == 2 and no_chain:
+                issue_chain = min(issue_chain, depth_issue)
+            in_flight = issue_chain - waited       # (the breakdown's prefetch line)
         if not is_array(waited, reduced) and waited != reduced:
             waited_overlap = 0    # the path or the rest of the chain sets it (the breakdown's words)
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
@@ -2385,7 +2413,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 path_ns=path_ns, path_steps=path_steps, throughput=throughput_one,
                 stations=stations, chain_round=chain_no_depth if serial else 0,
                 depth=(depth_trip, depth_async, _miss_share(body), depth_delay, chain if serial else 0,
-                       trips * (with_chain - emax(without_depth, base))), drifted=miss.drifted,
+                       trips * (with_chain - emax(without_depth, base)), depth_split), drifted=miss.drifted,
                 loop=loop, machine=m, warps=warps)
     elif in_order is not None:
         round_ns = emax(_max_engine(e), in_order[0])

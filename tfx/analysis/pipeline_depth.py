@@ -129,6 +129,36 @@ def exposed_ns(stages, round_trip, async_ns, miss=0) -> Any:
     return wait if stages == 2 else 0
 
 
+def fill_bytes_per_ns(m) -> Any:
+    """B/ns a drifted CTA's 2-stage wait pays for its trip's copies beyond the latency PV hides
+    (``pipeline.drifted_fill_bandwidth_per_cycle`` x the clock), or None where the profile
+    states none (then the drifted CTAs keep the round trip at the port, ``exposed_ns``)."""
+    per_cycle = m.profile.get("pipeline.drifted_fill_bandwidth_per_cycle", None) if m.kind == "gpu" else None
+    return None if per_cycle is None else per_cycle * m.clock_ghz
+
+
+def drifted_exposed_ns(stages, lead_ns, async_ns, loaded_bytes, fill, miss=0) -> Any:
+    """ns of a 2-stage serial trip's copies that a CTA started after the launch's first wave
+    waits (arrays elementwise): the copies' lead (the issue-and-wait chain and the latency,
+    ``round_trip_ns`` of no bytes) where the mmas left running (``async_ns``: attention's PV)
+    do not cover it, then the trip's bytes at ``fill`` B/ns (``fill_bytes_per_ns``), for the
+    share of its bytes that hit L2 (1 - ``miss``); 0 at other depths.
+
+    Why: measured (calibration/h200/measured/attn_trip_s13, the drift condition: 8 waves of
+    L2-resident trips, CTAs started as slots free, one CTA a SM) a 2-stage trip takes 309 ns
+    more than its 3-stage twin at 64 x 128 on 4 warps (64 KiB of K and V, PV 374.69 ns), 154 at
+    128 x 64 on 8 (32 KiB), 294 at 128 x 128 on 8 (64 KiB, PV twice as long): the wait goes with
+    the bytes (212-223 B/ns), not with the round trip less PV (456.75, 200 and 0 ns at the
+    port), and a 2 x longer PV does not shorten it. Every one of these PVs outlasts the lead
+    (122.22 + 200 ns), so only the bytes are left; a tile whose PV is shorter than the lead
+    (BLOCK_N = 32) waits the rest of the lead too."""
+    wait = (emax(lead_ns - async_ns, 0) + loaded_bytes / fill) * (1 - miss)
+    if is_array(stages, wait):
+        import numpy as np
+        return np.where(np.asarray(stages) == 2, wait, 0.0)
+    return wait if stages == 2 else 0
+
+
 def unpipelined_cycle_ns(lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, active_units, compute_ns,
                          f: load_trip.LoadTrip, d: load_trip.DramRoundTrip) -> Any:
     """One CTA's trip of an unpipelined GEMM k-loop (S = 1): the issue-and-wait chain, the
@@ -169,10 +199,26 @@ def drift_text(drifted) -> str:
 
 
 def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, round_ns, fmt, adds, trips,
-           drifted=0) -> str:
-    """The breakdown's text of a 2-stage serial loop's exposed round trip (scalars)."""
+           drifted=0, split=None) -> str:
+    """The breakdown's text of a 2-stage serial loop's exposed round trip (scalars). ``split``:
+    (first wave's exposed ns, drifted CTAs' exposed ns, lead ns, bytes, fill B/ns) where the
+    drifted CTAs pay ``drifted_exposed_ns``."""
     hit = 1 - float(miss)
     share = "" if hit == 1 else f" x {hit:.3f} of its bytes from L2"
+    if split is not None:
+        first, late, lead, loaded, fill = (float(x) for x in split)
+        d = float(drifted)
+        how = (f"the first wave's CTAs, in step, (round trip {fmt(round_trip)} (issue and wait chain + latency + "
+               f"bytes at the slower of the SM's L2 share and port) - the asynchronous mma the flight overlaps "
+               f"{fmt(async_ns)}){share} = {fmt(first)}; the {d:.1%} started after it, drifted apart, "
+               f"(max(lead {fmt(lead)} (issue and wait chain + latency) - {fmt(async_ns)}, 0) + "
+               f"{formula_bytes(loaded)} / {formula_rate(fill)} at the drifted fill rate){share} = {fmt(late)}: "
+               f"{1 - d:.3f} x {fmt(first)} + {d:.3f} x {fmt(late)}")
+        return (f"loop at line {line}: STAGES = 2, the copies issued at the end of a trip are the ones the next "
+                f"trip waits for: {how} = {fmt(exposed)} a trip, a delay in "
+                f"each CTA's chain that the other {int(resident) - 1} resident CTAs' chains fill (the closed queue "
+                f"with it: {fmt(chain_round)} -> {fmt(round_ns)} a round); adds {fmt(adds)} over "
+                f"{format_counted(trips, 'trip')} a wave (included in the waves above)")
     return (f"loop at line {line}: STAGES = 2, the copies issued at the end of a trip are the ones the next "
             f"trip waits for: (round trip {fmt(round_trip)} (issue and wait chain + latency + "
             f"{drift_text(drifted)}) - the "

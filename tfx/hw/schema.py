@@ -320,6 +320,10 @@ PROFILE_SPEC = TableSpec({
         "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's pipelined async copies (cp.async) bring "
                                                 "in from L2, shared by the CTAs it holds"),
+        "drifted_fill_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
+                                                     "B/cycle at which a 2-stage serial trip (attention) of a CTA "
+                                                     "started after the launch's first wave waits for its copies' "
+                                                     "bytes beyond the latency its running mma hides"),
         "wgmma_serial_trip_overhead": FactSpec("cycles", "positive",
                                                "cycles of a k-loop trip whose warpgroup mmas ptxas serializes "
                                                "(each waited before the next) beyond its wgmma work and latencies"),
