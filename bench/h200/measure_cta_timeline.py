@@ -6,6 +6,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 CTA_SET=s12b python3 bench/h200/measure_cta_timeline.py OUTDIR   (drift12's rows)
     PYTHONUNBUFFERED=1 CTA_SET=s13 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift13's 1-stage rows)
     PYTHONUNBUFFERED=1 CTA_SET=s18 python3 bench/h200/measure_cta_timeline.py OUTDIR    (bigtile18's G1 rows)
+    PYTHONUNBUFFERED=1 CTA_SET=s19 python3 bench/h200/measure_cta_timeline.py OUTDIR    (smallm19's one-wave rows)
 On the CPU (no GPU; Triton 3.6.0 compiles both kernels of each configuration for sm_90 and prints
 their registers, spilled words and shared memory side by side):
     [CTA_SET=...] python3 bench/h200/measure_cta_timeline.py --cpu
@@ -66,6 +67,19 @@ if os.environ.get("CTA_SET") == "s18":
     CONFIGS = [(*c, g) for c in [("fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4),
                                  ("fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
                                  ("bf16", 2560, 8192, 8192, 64, 256, 64, 4, 5)] for g in (1, 8)]
+
+if os.environ.get("CTA_SET") == "s19":
+    # smallm19's request: one-wave small-M launches whose SMs hold uneven CTA counts (448 CTAs: 4 on
+    # 52 SMs, 3 on 80; 224 CTAs: 2 on 92, 1 on 40), shallow (2 stages) and deep (4-5 stages)
+    # pipelines: do the CTAs of the busiest SMs live as long as the others (DRAM shared among the
+    # CTAs drawing, memory_parallelism.cta_share_weight) or r / r' times longer (the SMs' even shares)?
+    CONFIGS = [("bf16", 16, 28672, 8192, 16, 64, 128, 2, 2, 1),      # run22 +15.0%: 448 CTAs
+               ("bf16", 16, 28672, 8192, 16, 128, 64, 8, 5, 1),      # run22 +11.2%: 224 CTAs
+               ("bf16", 16, 28672, 8192, 16, 64, 128, 4, 4, 1),      # run22 -7.3%: 1.13 waves
+               ("bf16", 16, 14336, 8192, 16, 32, 128, 8, 4, 8),      # run7 -4.4%: 448 CTAs, 64-B rows
+               ("bf16", 16, 14336, 8192, 16, 64, 32, 2, 5, 1),       # run1 +11.6%: 224 CTAs
+               ("bf16", 16, 14336, 4096, 16, 64, 64, 2, 5, 1)]       # run3 -4.1%: 224 CTAs, K 4096
+
 
 def kernels():
     import triton
