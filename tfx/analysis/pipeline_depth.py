@@ -45,6 +45,7 @@ from typing import Any, Callable
 from tfx.analysis import load_trip, mma_path
 from tfx.analysis.numbers import emax, is_array
 from tfx.hw.units import format_counted, format_percent, formula_bytes, formula_rate, verb_for
+from tfx.hw.units import formula_share
 
 
 def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
@@ -164,7 +165,7 @@ def drift_text(drifted) -> str:
     d = float(drifted)
     if d <= 0:
         return "bytes at the slower of the SM's L2 share and port: one wave, its CTAs in step"
-    return (f"bytes at the SM's port for the {d:.1%} of CTAs started after the first wave, which drift apart, "
+    return (f"bytes at the SM's port for the {format_percent(d)} of CTAs started after the first wave, which drift apart, "
             f"at the slower of its L2 share and port for the first wave's")
 
 
@@ -172,7 +173,7 @@ def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, rou
            drifted=0) -> str:
     """The breakdown's text of a 2-stage serial loop's exposed round trip (scalars)."""
     hit = 1 - float(miss)
-    share = "" if hit == 1 else f" x {hit:.3f} of its bytes from L2"
+    share = "" if hit == 1 else f" x {formula_share(hit)} of its bytes from L2"
     return (f"loop at line {line}: STAGES = 2, the copies issued at the end of a trip are the ones the next "
             f"trip waits for: (round trip {fmt(round_trip)} (issue and wait chain + latency + "
             f"{drift_text(drifted)}) - the "
