@@ -149,8 +149,9 @@ def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
     assert len(lines) == 1
     # the one unit policy: times two decimals (1,114.65 ns = 1.11 us, 557 + 390.91 = 947.91 ns,
     # 1,341.12 ns = 1.34 us, 2,455.77 ns = 2.46 us), bytes and rates four significant digits
-    # (65,536 B = 65.54 KB, 3,523 B/ns = 3.523 TB/s, 11,000 / 132 = 83.33 GB/s)
-    assert "after 1.11 us" in lines[0] and "(50% of the 65.54 KB tile" in lines[0]
+    # (65,536 B = 65.54 KB, 3,523 B/ns = 3.523 TB/s, 11,000 / 132 = 83.33 GB/s), a share one decimal
+    # of a percent (half the tile: 0.5 -> 50.0%, written '50%' by hand before)
+    assert "after 1.11 us" in lines[0] and "(50.0% of the 65.54 KB tile" in lines[0]
     assert "3.523 TB/s drawn 390.91 ns" in lines[0] and "= 947.91 ns" in lines[0]
     assert "= 393.22 ns" in lines[0] and ": 1.34 us;" in lines[0] and "= 2.46 us" in lines[0]
     assert ("through the SM's port and its L2 share, max(32.77 KB / 128.7 GB/s = 254.61 ns port, 32.77 KB / "
