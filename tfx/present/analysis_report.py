@@ -403,7 +403,7 @@ def traffic_table(a, domain: str) -> TrafficTable:
         touched = touched_by_scope[node.id]
         r.append(fmt.nbytes(sum(fmt.num(fp[t]) for t in touched if t in fp)) if touched else "")
         sr = roof.get(node.id)
-        r.append(f"{fmt.num(sr.ideal_ns) / root_t * 100:.1f}" if sr is not None and root_t else "")
+        r.append(fmt.ratio_pct(fmt.num(sr.ideal_ns) / root_t) if sr is not None and root_t else "")
         r.append(sr.bound_by or "" if sr is not None else "")
         ai, fracs = scope_intensity(a, node, ai_level)
         if ai_level is not None:
