@@ -15,7 +15,7 @@ import importlib
 from tfx.cli.common import emit_json, say
 from tfx.hw.units import format_count
 from tfx.hw.units import format_exact_bytes
-from tfx.hw.units import format_percent_change, format_plain
+from tfx.hw.units import format_percent_change, format_significant
 from tfx.model.presets import (
     ModelConfig,
     ParamCounts,
@@ -213,7 +213,7 @@ def show_lines(model: ModelConfig) -> list[str]:
     if model.max_position_embeddings:
         pos += f", max {format_count(model.max_position_embeddings)} positions"
     if model.rope_theta:
-        pos += f", theta {format_plain(model.rope_theta)}"
+        pos += f", theta {format_significant(model.rope_theta, 6)}"
     row("positions", pos)
     out.append("attention")
     row("kind", attention_summary(model))
