@@ -148,8 +148,9 @@ def test_no_f_string_writes_exact_bytes_waves_or_whole_percents_by_hand():
     (the same digits, formatted apart in 22 places) were written by hand
     in analyze, performance, occupancy, row_spill, mma_layout, launch_handoff and the Roofline pane.
     Exempt: the formatters themselves (tfx/hw/units.py, tfx/present/formatting.py). The deployment
-    pane's share of the best throughput, a whole percent exempted here until session 19, is a
-    share like any other (format_percent, one decimal)."""
+    pane's share of the best throughput, a whole percent in its own column (one decimal would push
+    the 80-column suggest table's memory unit off the screen), is written by format_percent(x, 0)
+    since session 19, no longer by hand."""
     patterns = [re.compile(r"\{[^{}]*:,(\.0f)?\}\s*B(/|\b)"), re.compile(r"\{[^{}]*:,?\.\d+f\}\s*(waves?|of a wave)\b"),
                 re.compile(r"\* ?100[^{}]*:\.[01]f\}%")]
     found = [f"{rel}:{n}: {line.strip()}" for rel, n, line in _source_lines()

@@ -21,7 +21,7 @@ from typing import Any
 
 from tfx.errors import TfxError
 from tfx.model.schema import DTYPE_BYTES
-from tfx.hw.units import format_cost, format_plain, format_scale, format_speedup, format_tokens_per_s
+from tfx.hw.units import format_cost, format_percent, format_plain, format_scale, format_speedup, format_tokens_per_s
 from tfx.present import formatting as fmt
 from tfx.model.system import CP_RINGS, GPU_PLACES, KV_SHARDS, MODES, TILED_PLACES, Parallelism  # noqa: F401
 
@@ -536,7 +536,8 @@ def suggest_rows(s) -> list[list[str]]:
     tokens/s per device and that as a share of the frontier's best (``eff``), memory/device."""
     best = max((c.tokens_per_s_per_device for c in s.pareto), default=0.0)
     return [[short_config(c.parallelism.label()), str(c.devices), fmt.ns(c.latency_ns), format_tokens_per_s(c.tokens_per_s_per_device),
-             fmt.ratio_pct(c.tokens_per_s_per_device / best) if best else "-", fmt.nbytes(c.memory_bytes)]
+             # a whole percent: one decimal (42.7%) widens the column past 80 cells and cuts the memory unit
+             format_percent(c.tokens_per_s_per_device / best, 0) if best else "-", fmt.nbytes(c.memory_bytes)]
             for c in s.pareto]
 
 
