@@ -158,8 +158,9 @@ def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
     assert len(lines) == 1
     # the one unit policy: times two decimals (1,114.65 ns = 1.11 us, 557 + 151.09 = 708.09 ns,
     # 1,101.30 ns = 1.10 us, 2,215.95 ns = 2.22 us), bytes and rates four significant digits
-    # (65,536 B = 65.54 KB, 3,903.9 B/ns = 3.904 TB/s, 11,000 / 132 = 83.33 GB/s)
-    assert "after 1.11 us" in lines[0] and "(50% of the 65.54 KB tile" in lines[0]
+    # (65,536 B = 65.54 KB, 3,903.9 B/ns = 3.904 TB/s, 11,000 / 132 = 83.33 GB/s), a share one decimal
+    # of a percent (half the tile: 0.5 -> 50.0%)
+    assert "after 1.11 us" in lines[0] and "(50.0% of the 65.54 KB tile" in lines[0]
     assert "3.904 TB/s drawn 151.09 ns (a pointer chase beside a read-only stream" in lines[0]
     assert "= 708.09 ns" in lines[0]
     assert "= 393.22 ns" in lines[0] and ": 1.10 us;" in lines[0] and "= 2.22 us" in lines[0]

@@ -5,6 +5,7 @@ which must not import each other (tests/test_import_hygiene.py)."""
 from __future__ import annotations
 
 from tfx.errors import argument_error
+from tfx.hw.units import format_count
 
 
 def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
@@ -64,7 +65,7 @@ def int_arg(lo: int, hi: int):
         except ValueError as exc:
             raise argparse.ArgumentTypeError(f"{exc}, found {shorten(text)!r}") from None
         if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"expected a whole number in {lo:,}..{hi:,}, found {shorten(text)!r}")
+            raise argparse.ArgumentTypeError(f"expected a whole number in {format_count(lo)}..{format_count(hi)}, found {shorten(text)!r}")
         return value
     parse.__name__ = "whole number"
     return parse

@@ -40,7 +40,8 @@ def shorten(text: str, limit: int = 60) -> str:
     if len(text) <= limit:
         return text
     keep = max(limit - 25, 10)
-    return f"{text[:keep]}... ({len(text) - keep:,} more characters)"
+    from tfx.hw.units import format_counted
+    return f"{text[:keep]}... ({format_counted(len(text) - keep, 'more character')})"
 
 
 def echo_window(line: str, col: int, width: int = ECHO_MAX_CHARS) -> tuple[str, int]:
@@ -109,19 +110,20 @@ def argument_error(flag: str, message: str, name: str | None = None, found: str 
 def read_text_file(path, expected: str = "a file", where: str | None = None) -> str:
     """A text file's contents, or a one-line TfxError naming the file and what went wrong."""
     from pathlib import Path
+
+    from tfx.hw.units import format_bytes, format_exact_bytes
     shown = where or str(path)
     try:
         size = Path(path).stat().st_size
         if size > MAX_INPUT_BYTES and Path(path).is_file():
             # exact bytes, as a limit is read (off by 4 bytes matters), and the one unit policy's
             # decimal prefixes beside them (tfx.hw.units.format_bytes): was '(4 MiB)'
-            from tfx.hw.units import format_bytes, format_exact_bytes
             raise TfxError(f"file is {format_exact_bytes(size)}; tfx reads at most {format_exact_bytes(MAX_INPUT_BYTES)} "
                            f"({format_bytes(MAX_INPUT_BYTES)}) for {expected}", where=shown)
         with open(path, encoding="utf-8") as fh:  # text mode: \r\n reads as \n
             text = fh.read(MAX_INPUT_BYTES + 1)
         if len(text) > MAX_INPUT_BYTES:  # a pipe, /dev/zero, or a file that grew meanwhile
-            raise TfxError(f"input is larger than {MAX_INPUT_BYTES:,} bytes", where=shown)
+            raise TfxError(f"input is larger than {format_exact_bytes(MAX_INPUT_BYTES)}", where=shown)
         return text
     except FileNotFoundError:
         raise TfxError("no such file", where=shown) from None

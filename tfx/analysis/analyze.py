@@ -23,6 +23,7 @@ from tfx.analysis.performance import SpillInfo, predict, spill_fraction
 from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
 from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_percent, format_time_ns
+from tfx.hw.units import format_times
 from tfx.ir.bind import bind, check_shapes
 from tfx.ir.nodes import Kernel, Module, Window
 
@@ -292,11 +293,11 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                                 "of the thread's register tiles; every op on them moves that share of its "
                                 "register bytes through local memory")
             elif spill_regs > 0 and compiled_spills is None:
-                what = (f"the mma accumulator alone needs about {acc_regs:,}: all {format_exact_bytes(rmem_thread, 'thread')} "
+                what = (f"the mma accumulator alone needs about {format_count(acc_regs)}: all {format_exact_bytes(rmem_thread, 'thread')} "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
                         f"{format_exact_bytes(spill_regs * 4, 'thread')} of temporaries round-trip through local memory every k-step")
-                warnings.append(f"register spill{where_}: about {estimated:,} registers/thread needed, "
-                                f"{limits.max_regs_per_thread:,} available; {what}")
+                warnings.append(f"register spill{where_}: about {format_count(estimated)} registers/thread needed, "
+                                f"{format_count(limits.max_regs_per_thread)} available; {what}")
         if vector:
             import numpy as np
             blocks_by_launch = {k: np.maximum(v, 1) for k, v in blocks_by_launch.items()}
@@ -356,10 +357,10 @@ def _hint_change(old_ns: float, new_ns: float) -> str:
     """How the hinted build compares, the larger time over the smaller: ``100, 80`` -> ``"1.25x
     faster"``, ``100, 125`` -> ``"1.25x slower"``; a change that rounds to 1.00x reads ``"no
     faster"`` (the hint changes nothing a person can read)."""
-    ratio = f"{max(old_ns, new_ns) / min(old_ns, new_ns):.2f}" if min(old_ns, new_ns) > 0 else None
-    if ratio is None or ratio == "1.00":
+    ratio = format_times(max(old_ns, new_ns) / min(old_ns, new_ns)) if min(old_ns, new_ns) > 0 else None
+    if ratio is None or ratio == format_times(1):
         return "no faster"
-    return f"{ratio}x {'faster' if new_ns < old_ns else 'slower'}"
+    return f"{ratio} {'faster' if new_ns < old_ns else 'slower'}"
 
 
 def _op_tensors(node: ScopeNode) -> list[str]:

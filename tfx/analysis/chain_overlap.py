@@ -73,6 +73,7 @@ from typing import Any, Callable, NamedTuple
 from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth, wgmma_serial
 from tfx.analysis.numbers import emax, emin, if_else, is_array
 from tfx.hw.units import format_counted
+from tfx.hw.units import format_plain
 
 
 class Stations(NamedTuple):
@@ -284,7 +285,7 @@ def detail(line, st: Stations, resident, round_ns, fmt) -> str:
                f"exposed latency {fmt(st.delay + st.overlap)} - {groups} warpgroups' overlap "
                f"({groups - 1}/{groups} x {fmt(min(st.tensor, st.simt))}) {fmt(st.overlap)}")
     simt = (f"simt {fmt(st.simt)}" if copies == 1 else
-            f"simt {fmt(st.simt)} (vector + special x {copies:g}: each accumulator row on {copies:g} warpgroups)")
+            f"simt {fmt(st.simt)} (vector + special x {format_plain(copies)}: each accumulator row on {format_plain(copies)} warpgroups)")
     if bool(st.lone):
         simt += " (one warp a sub-partition: the longer of its issue and its exp2s on the SFU, not their sum)"
     return (f"loop at line {line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's chain = "

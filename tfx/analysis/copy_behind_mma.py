@@ -47,6 +47,7 @@ from typing import Any, Callable
 
 from tfx.analysis import load_trip, mma_path
 from tfx.hw.units import formula_bytes, formula_rate
+from tfx.hw.units import format_plain
 
 
 def clock_fraction(m) -> float | None:
@@ -85,7 +86,7 @@ def detail(line, stages, mma, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> st
     s1 = max(int(stages) - 1, 1)
     per = (mma + trip) / s1
     return (f"line {line}: the next copies leave after the trip's warpgroup mma, {fmt(mma)} at the tensor "
-            f"cores' own rate (clock x {clock_fraction(m):g}), then make their L2 round trip "
+            f"cores' own rate (clock x {format_plain(clock_fraction(m))}), then make their L2 round trip "
             f"{fmt(f.overhead_ns)} of chain + {fmt(m.l2_latency)} + {formula_bytes(loaded_bytes)} / "
             f"{formula_rate(f.port_bytes_per_ns)} = {fmt(trip)}: ({fmt(mma)} + {fmt(trip)}) / ({int(stages)} - 1) = "
             f"{fmt(per)} a trip at least")

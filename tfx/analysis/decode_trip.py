@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 from tfx.analysis import load_trip, memory_parallelism
 from tfx.analysis.numbers import cdiv, emax, emin, if_else, is_array, where
 from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.hw.units import format_percent, format_plain, format_whole, formula_slope
 
 
 class StreamFacts(NamedTuple):
@@ -285,7 +286,7 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
         first_port = first_share * loaded_bytes / f.port_bytes_per_ns
         first_l2 = first_share * l2_bytes / l2_share_bytes_per_ns
         fetch = max(first_port, first_l2)
-        group = (f"plus the first-waited copy group ({first_share:.0%} of the {B(loaded_bytes)} tile: the "
+        group = (f"plus the first-waited copy group ({format_percent(first_share)} of the {B(loaded_bytes)} tile: the "
                  f"rest is waited for after the softmax) through the SM's port")
         port_text = f"{B(first_share * loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(first_port)}"
         l2_text = f"{B(first_share * l2_bytes)} / {BW(l2_share_bytes_per_ns)} L2 share = {T(first_l2)}"
@@ -304,18 +305,18 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
                       f"{T(loaded_bytes / f.port_bytes_per_ns)} on the loaded line (which holds the rest of its "
                       f"transfer), at the idle floor the tile at one SM's rate, max({B(dram_bytes)} / "
                       f"{BW(f.sm_dram_bytes_per_ns)} DRAM, port, L2 share) = {T(fetch)}")
-    hits = f" + {1 - miss:.1%} x L2 {T(l2_latency_ns)}" if miss < 1 else ""
+    hits = f" + {format_percent(1 - miss)} x L2 {T(l2_latency_ns)}" if miss < 1 else ""
     if first_share < 1 and f.queue is not None:
         delay = queue_delay_ns(drawn, f.queue)
         dram_text = (f"the idle round trip {T(f.idle_ns)} + the DRAM latency's growth at {BW(drawn)} drawn "
                      f"{T(delay)} (a pointer chase beside a {'read-only ' if f.read_only else ''}stream, linear between the measured points) = "
                      f"{T(f.idle_ns + delay)}")
     else:
-        dram_text = (f"max(idle {T(f.idle_ns)}, {T(f.base_ns)} + {f.slope_ns_per_byte_ns:.4f} ns per GB/s x "
+        dram_text = (f"max(idle {T(f.idle_ns)}, {T(f.base_ns)} + {formula_slope(f.slope_ns_per_byte_ns)} x "
                      f"{BW(drawn)} drawn = {T(loaded)})")
     return (f"loop at line {line}: the copies of a trip leave after {T(waited_ns)} of its chain; their round "
             f"trip waits DRAM's latency under the load all SMs put on it, {dram_text}"
-            f"{' x ' + format(miss, '.1%') if miss < 1 else ''}{hits}, solved with the trip time "
+            f"{' x ' + format_percent(miss) if miss < 1 else ''}{hits}, solved with the trip time "
             f"({memory_parallelism.drawing_text(r, active_units)} x {B(dram_bytes)} per trip), "
             f"{fetch_text}, not at its share of the device "
             f"(a throughput bound the copy engine keeps): {T(in_flight)}; {s1} tile(s) in flight: a trip takes "
@@ -527,14 +528,14 @@ def describe_chain(line, chain: TripChain, r) -> str:
     rr = float(r)
     extra = max(rr - 1, 0) * float(c.port_cycles + c.copy_port_cycles) / float(c.clock_ghz)
     closed = float(c.mma_cycles + c.softmax_cycles + c.overhead_cycles)
-    schedule = (f", at least the compiled binary's own schedule {float(c.warp_cycles):,.0f} cycles (decode_sass.csv "
+    schedule = (f", at least the compiled binary's own schedule {format_whole(c.warp_cycles)} cycles (decode_sass.csv "
                 f"warp_schedule_cycles)" if float(c.warp_cycles) > closed else "")
-    return (f"loop at line {line}: one warp issues a trip in order (decode_sass): mmas {float(c.mma_cycles):,.0f} + "
-            f"softmax {float(c.softmax_cycles):,.0f} + bookkeeping, barriers and copies {float(c.overhead_cycles):,.0f} "
-            f"= {closed:,.0f} cycles{schedule}, plus the warps' shared-memory reads at the port "
-            f"{float(c.port_cycles):,.0f} cycles ({B(c.smem_read_bytes)} a warp): one CTA's trip "
+    return (f"loop at line {line}: one warp issues a trip in order (decode_sass): mmas {format_whole(c.mma_cycles)} + "
+            f"softmax {format_whole(c.softmax_cycles)} + bookkeeping, barriers and copies {format_whole(c.overhead_cycles)} "
+            f"= {format_whole(closed)} cycles{schedule}, plus the warps' shared-memory reads at the port "
+            f"{format_whole(c.port_cycles)} cycles ({B(c.smem_read_bytes)} a warp): one CTA's trip "
             f"{T(float(c.ns))} at {formula_frequency(c.clock_ghz)}"
-            + (f"; {rr:g} CTAs a SM: + {rr - 1:g} x ({float(c.port_cycles):,.0f} + {float(c.copy_port_cycles):,.0f} "
+            + (f"; {format_plain(rr)} CTAs a SM: + {format_plain(rr - 1)} x ({format_whole(c.port_cycles)} + {format_whole(c.copy_port_cycles)} "
                f"cycles of the other CTAs' reads and tile writes at the port) = {T(float(c.ns) + extra)} a round"
                + _demand_clause(c, rr, float(c.ns) + extra)
                if rr > 1 else ""))
@@ -549,9 +550,9 @@ def _demand_clause(c: TripChain, rr, chained_ns) -> str:
     demand = cyc / float(c.clock_ghz)
     if demand <= chained_ns:
         return ""
-    return (f", at least the {rr:g} CTAs' demand on the SM: {rr:g} x "
-            f"{float(c.port_cycles + c.copy_port_cycles):,.0f} cycles at the port + the busiest sub-partition's "
-            f"{busiest} warps x {float(c.issue_cycles):,.0f} instructions (decode_sass.csv insns) = {cyc:,.0f} cycles, "
+    return (f", at least the {format_plain(rr)} CTAs' demand on the SM: {format_plain(rr)} x "
+            f"{format_whole(c.port_cycles + c.copy_port_cycles)} cycles at the port + the busiest sub-partition's "
+            f"{busiest} warps x {format_whole(c.issue_cycles)} instructions (decode_sass.csv insns) = {format_whole(cyc)} cycles, "
             f"{T(demand)} a round")
 
 
@@ -604,9 +605,9 @@ def describe_queue(waited_ns, lockstep_ns, queued_ns, chain: TripChain, r, stage
     if not (r > 1 and stages >= 2) or abs(queued_ns - lockstep_ns) < 1e-9:
         return ""
     d = float(sm_demand_cycles(chain)) / float(chain.clock_ghz)
-    issue = (f" and its warps' instructions ({float(chain.warps):g} / {float(chain.subpartitions):g} x "
-             f"{float(chain.issue_cycles):,.0f} a sub-partition)" if float(chain.issue_cycles) else "")
-    return (f"; the {r:g} CTAs a SM do not wait in lock step: they queue at the port (a closed queue of {r:g} over "
+    issue = (f" and its warps' instructions ({format_plain(chain.warps)} / {format_plain(chain.subpartitions)} x "
+             f"{format_whole(chain.issue_cycles)} a sub-partition)" if float(chain.issue_cycles) else "")
+    return (f"; the {format_plain(r)} CTAs a SM do not wait in lock step: they queue at the port (a closed queue of {format_plain(r)} over "
             f"{T(d)} a CTA-trip of reads and tile writes{issue}; delay: one CTA's chain "
             f"{T(waited_ns)} less that, plus what the round trip adds at {int(stages) - 1} tile(s) in flight; never under "
             f"the round), so the copies leave {T(queued_ns)} into the trip, not after the round's "
@@ -772,7 +773,7 @@ def describe_unpipelined(t: UnpipelinedTrip, r, chain: TripChain) -> str:
     return (f"the chains in lock step {T(float(t.chain_round))}, then {groups}: {g} x {T(float(t.latency))} (the copies' issue "
             f"and wait + the unloaded load latency) + the groups' bytes through the SM's port and L2 share "
             f"{T(float(t.fetch))} = "
-            f"{T(float(t.ns))} a round of {rr:g} (the DRAM share is a throughput bound, not a wait)")
+            f"{T(float(t.ns))} a round of {format_plain(rr)} (the DRAM share is a throughput bound, not a wait)")
 
 
 # --------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import is_array
 from tfx.hw.units import formula_frequency
+from tfx.hw.units import format_plain
 
 
 class Chain(NamedTuple):
@@ -99,9 +100,9 @@ def chain(n_ldsm, n_mma, ldsm_cycles, mma_cycles, ghz) -> Chain:
 def describe(c: Chain, fmt) -> str:
     """The warp-mma trip's clause (scalars)."""
     return (f"; each warp's fragments chain (ptxas loads them into registers an earlier mma still reads: "
-            f"tfx.analysis.fragment_chain): {float(c.ldsm):g} ldmatrix x {float(c.ldsm_cycles):g} + "
-            f"{float(c.mma):g} mma x {float(c.mma_cycles):g} cycles = "
-            f"{float(c.ldsm * c.ldsm_cycles + c.mma * c.mma_cycles):g} cycles / {formula_frequency(c.ghz)} = "
+            f"tfx.analysis.fragment_chain): {format_plain(c.ldsm)} ldmatrix x {format_plain(c.ldsm_cycles)} + "
+            f"{format_plain(c.mma)} mma x {format_plain(c.mma_cycles)} cycles = "
+            f"{format_plain(c.ldsm * c.ldsm_cycles + c.mma * c.mma_cycles)} cycles / {formula_frequency(c.ghz)} = "
             f"{fmt(c.ns)} a trip, its own time at the least")
 
 

@@ -21,6 +21,7 @@ from tfx.analysis.counting import ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
 from tfx.hw.units import format_counted, format_percent, formula_bytes, verb_for
+from tfx.hw.units import formula_share
 
 
 @dataclass(eq=False, repr=False)
@@ -184,7 +185,7 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
             f"{format_percent(P)} of the pairs run in different rate classes (CTAs an SM, slot); a CTA alone "
             f"on its SM takes {fmt_ns(float(rate.lone_ns))}, one of {b} on an SM {fmt_ns(float(rate.shared_ns))}: "
             f"rates {format_percent(delta)} apart; a re-read finds its byte in L2 while the lag is under the room "
-            f"over the wave's loop ({formula_bytes(room)} / {formula_bytes(loop)} = {room / loop:.3f} of the "
+            f"over the wave's loop ({formula_bytes(room)} / {formula_bytes(loop)} = {formula_share(room / loop)} of the "
             f"loop){_describe_waves(facts, P, room / loop, delta)} = {format_percent(rate.share)} of the "
             f"shared re-reads come from DRAM again")
 
@@ -192,15 +193,15 @@ def describe_drift(facts: Drift, rate, fmt_ns) -> str:
 def _describe_waves(facts: Drift, P, room_share, delta) -> str:
     """The share's arithmetic: one wave's P x (1 - L / delta), or, past the first wave, the
     dispatcher's offset and the mean over the waves (``drift_refetch``)."""
-    first = f"{P:.3f} x (1 - {room_share:.3f} / {delta:.3f})"
+    first = f"{formula_share(P)} x (1 - {formula_share(room_share)} / {formula_share(delta)})"
     waves, stagger = float(facts.waves), float(facts.stagger)
     if waves <= 1:
         return f": {first}"
     return (f"; past the first wave its co-readers, {format_counted(round(stagger * float(facts.W)), 'position')} "
-            f"apart, start min({stagger:.3f}, {delta:.3f} x w) of a life apart in wave w (their slots part by "
+            f"apart, start min({formula_share(stagger)}, {formula_share(delta)} x w) of a life apart in wave w (their slots part by "
             f"the rate gap a wave, at most the dispatcher's offset, positions / wave's CTAs) and lose "
-            f"(1 - ({room_share:.3f} - that) / {delta:.3f}) of the loop: {P:.3f} x the mean over "
-            f"{format_counted(waves, 'wave')} of each wave's share, the first's max(0, 1 - {room_share:.3f} / {delta:.3f})")
+            f"(1 - ({formula_share(room_share)} - that) / {formula_share(delta)}) of the loop: {formula_share(P)} x the mean over "
+            f"{format_counted(waves, 'wave')} of each wave's share, the first's max(0, 1 - {formula_share(room_share)} / {formula_share(delta)})")
 
 
 def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:

@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 from tfx.analysis import decode_trip, load_trip
 from tfx.analysis.numbers import emax, is_array, where
 from tfx.hw.units import formula_rate
+from tfx.hw.units import format_plain, formula_share
 
 
 def lockstep_share(first_reader, drifted) -> Any:
@@ -68,9 +69,9 @@ def describe_lockstep(first_reader, drifted) -> str:
     p, d = float(first_reader), float(drifted)
     if p >= 1 or d >= 1:
         return ""
-    return (f"; the chance is the first reader's {p:.3f} + (1 - {p:.3f}) x {1 - d:.3f} of CTAs started together "
+    return (f"; the chance is the first reader's {formula_share(p)} + (1 - {formula_share(p)}) x {formula_share(1 - d)} of CTAs started together "
             f"(the first wave's: a co-reader's request of the same tile is pending, its L2 hit waits the same DRAM "
-            f"fill: tfx.analysis.load_rounds.lockstep_share) = {lockstep_share(p, d):.3f}")
+            f"fill: tfx.analysis.load_rounds.lockstep_share) = {formula_share(lockstep_share(p, d))}")
 
 
 def rounds(shape, bits, b_k_major, warps, table=None) -> Any:
@@ -174,10 +175,10 @@ def describe(n, cycle, first_reader, lat, dram_bytes, r, active_units, rf: Round
     drawn = float(active_units) * float(r) * float(dram_bytes) / float(cycle)
     delay = float(decode_trip.queue_delay_ns(drawn, rf.queue))
     each = p * (rf.unloaded_ns + delay) + (1 - p) * float(lat)
-    return (f"; ptxas issues the trip's loads in {n:g} dependent rounds (each group stored to shared memory "
+    return (f"; ptxas issues the trip's loads in {format_plain(n)} dependent rounds (each group stored to shared memory "
             f"before the next leaves: tfx.analysis.load_rounds): the first is the loaded round trip, each of the "
-            f"other {n - 1:g} one dependent load's latency, {p:.3f} x (DRAM {fmt(rf.unloaded_ns)} + "
-            f"{fmt(delay)} at the {formula_rate(drawn)} the SMs draw) + {1 - p:.3f} x L2 {fmt(lat)} = {fmt(each)}, "
+            f"other {format_plain(n - 1)} one dependent load's latency, {formula_share(p)} x (DRAM {fmt(rf.unloaded_ns)} + "
+            f"{fmt(delay)} at the {formula_rate(drawn)} the SMs draw) + {formula_share(1 - p)} x L2 {fmt(lat)} = {fmt(each)}, "
             f"{fmt((n - 1) * each)} in all")
 
 

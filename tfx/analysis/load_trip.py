@@ -68,6 +68,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array
 from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, verb_for
+from tfx.hw.units import format_plain
 
 
 WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
@@ -378,8 +379,8 @@ def streaming_round_trip_ns(chain_ns, lat, miss, loaded_bytes, transfer_ns, dram
 def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
     """A clause for an unpipelined trip's line: its loads on the SM's load path."""
     one = sync_load_ns(copies, f)
-    return (f"its loads into registers hold the SM's load path {float(copies.wide_instructions):g} x "
-            f"{T(f.sync_load_ns)} (16 B a thread) + {float(copies.narrow_instructions):g} x "
+    return (f"its loads into registers hold the SM's load path {format_plain(copies.wide_instructions)} x "
+            f"{T(f.sync_load_ns)} (16 B a thread) + {format_plain(copies.narrow_instructions)} x "
             f"{T(f.sync_narrow_load_ns)} (4-8 B) = {T(float(one))} a trip; {format_counted(r, 'CTA')} per SM: a round "
             f"takes at least {T(float(r * one))}")
 
@@ -393,14 +394,14 @@ def describe(loaded_bytes, r, f: LoadTrip, copies: TripCopies = TripCopies()) ->
         wide = loaded_bytes - (copies.narrow_bytes if narrow else 0) - (copies.short_bytes if short else 0)
         parts = [f"{B(wide)} / {BW(f.port_bytes_per_ns)}"] if wide > 0.5 else []
         if narrow:
-            parts.append(f"{float(copies.narrow_instructions):g} warp-wide copies of {B(copies.narrow_bytes)} "
+            parts.append(f"{format_plain(copies.narrow_instructions)} warp-wide copies of {B(copies.narrow_bytes)} "
                          f"narrower than 16 B a thread (cp.async.ca) x {T(f.narrow_copy_ns)}")
         if short and copies.short_lines == SHORT_ROW_COPY_LINES * copies.short_instructions:
-            parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {B(copies.short_bytes)} "
+            parts.append(f"{format_plain(copies.short_instructions)} warp-wide 16-byte copies of {B(copies.short_bytes)} "
                          f"in rows of at most {SHORT_ROW_BYTES} B x {T(f.short_row_copy_ns)}")
         elif short:     # rows under 64 B: a copy touches more lines than the measured one's 8
-            parts.append(f"{float(copies.short_instructions):g} warp-wide 16-byte copies of {B(copies.short_bytes)} "
-                         f"in rows under {SHORT_ROW_BYTES} B, {float(copies.short_lines):g} lines (one a row) x "
+            parts.append(f"{format_plain(copies.short_instructions)} warp-wide 16-byte copies of {B(copies.short_bytes)} "
+                         f"in rows under {SHORT_ROW_BYTES} B, {format_plain(copies.short_lines)} lines (one a row) x "
                          f"{T(short_line_ns(f))} ({T(f.short_row_copy_ns)} a copy of {SHORT_ROW_BYTES}-B rows, "
                          f"{SHORT_ROW_COPY_LINES} lines)")
         share = f"{format_counted(r, 'CTA')} per SM {verb_for(r, 'share')} its load path: {r} x ({' + '.join(parts)}) = {T(shared)}"

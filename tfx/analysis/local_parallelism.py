@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 from tfx.analysis.closed_queue import cycle_ns
 from tfx.analysis.numbers import emax, emin, is_array, where
 from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_time_ns, formula_bytes, formula_rate
+from tfx.hw.units import format_whole
 
 
 class LatencyBound(NamedTuple):
@@ -114,10 +115,10 @@ def l2_latency_bound(profile, warps, l2_share_bytes_per_ns) -> LatencyBound | No
 
 def describe(lb: LatencyBound) -> str:
     w = float(lb.warps) if not is_array(lb.warps) else lb.warps
-    return (f"{w:.0f} warps a SM, each moving {formula_bytes(lb.round_bytes)} a round "
+    return (f"{format_whole(w)} warps a SM, each moving {formula_bytes(lb.round_bytes)} a round "
             f"({format_time_ns(lb.round_bytes / float(lb.share_bytes_per_ns))} at the SM's {lb.level} share "
             f"{formula_rate(lb.share_bytes_per_ns)}, {format_time_ns(lb.round_ns)} of latency "
-            f"and issue): a closed queue of {w:.0f} draws {formula_rate(lb.bytes_per_ns)}")
+            f"and issue): a closed queue of {format_whole(w)} draws {formula_rate(lb.bytes_per_ns)}")
 
 
 def ceiling(profile, warps, share_bytes_per_ns, units):
@@ -188,7 +189,7 @@ def describe_bound(b: LocalBound) -> str:
     if b.binding == "queue":
         return "bound by latency: " + describe(b.queue)
     if b.binding == "ceiling":
-        return (f"bound by the measured rate of local traffic past L2 at {float(b.warps):.0f} warps a SM: "
+        return (f"bound by the measured rate of local traffic past L2 at {format_whole(b.warps)} warps a SM: "
                 f"{b.ceiling_fact}")
     return ""
 

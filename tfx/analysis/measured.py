@@ -37,6 +37,7 @@ from typing import Iterable
 from tfx.analysis.codegen import DEFAULT
 from tfx.errors import SourceLocation, TfxError, read_text_file
 from tfx.hw.units import format_percent
+from tfx.hw.units import format_correlation, format_percent_change
 
 REQUIRED = ("kernel", "measured_ms")
 RESOURCE_COLUMNS = ("regs", "spills", "smem_bytes", "local_bytes")
@@ -503,12 +504,12 @@ def format_table(figs: list[GroupFigures], width: int | None = None) -> str:
     lines = ([f"  family shape", f"    {numbers}"] if narrow else
              [f"  {'family':<18} {'shape':<26} " + numbers])
     for g in figs:
-        sp = f"{g.spearman:+.2f}" if g.spearman is not None else "-"
+        sp = format_correlation(g.spearman) if g.spearman is not None else "-"
         # one decimal of a percent, as every other column (was 0 decimals: '11%' beside '4.7%')
         smed = format_percent(g.spilling_median_abs_error) if g.spilling_median_abs_error is not None else "-"
         flag = " SPILL FIRST" if g.spill_ranked_first_wrongly else ""
-        figures = (f"{g.n:>4} {g.median_abs_error * 100:>7.1f}% "
-                   f"{g.median_error * 100:>+7.1f}% {sp:>8} {g.regret * 100:>6.1f}% {g.n_spilling:>5} "
+        figures = (f"{g.n:>4} {format_percent(g.median_abs_error):>8} "
+                   f"{format_percent_change(g.median_error):>8} {sp:>8} {format_percent(g.regret):>7} {g.n_spilling:>5} "
                    f"{smed:>14}{flag}")
         lines += ([f"  {g.family} {g.shape}", f"    {figures}"] if narrow else
                   [f"  {g.family:<18} {g.shape[:26]:<26} " + figures])

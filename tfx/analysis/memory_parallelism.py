@@ -37,7 +37,8 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, emin, is_array, ratio
-from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_count, format_counted, format_percent, format_plain, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.hw.units import FORMULA_DIGITS, format_bandwidth, format_count, format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, formula_frequency
+from tfx.hw.units import format_plain, format_whole, formula_share, formula_slope
 
 
 def sm_dram_bytes_per_ns(m) -> float | None:
@@ -163,7 +164,7 @@ def drawing_text(r, active_units) -> str:
     """'132 SMs x 2 CTAs', or for a tail wave's fractional share '224 CTAs on 132 SMs'."""
     if float(r) == int(r):
         return f"{format_counted(int(active_units), 'SM')} x {format_counted(int(r), 'CTA')}"
-    return f"{float(r) * active_units:,.0f} CTAs on {int(active_units)} SMs"
+    return f"{format_whole(float(r) * active_units)} CTAs on {int(active_units)} SMs"
 
 
 def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
@@ -199,15 +200,15 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
     # the line was fitted with only the port time subtracted, so it holds the rest of the
     # transfer; the idle round trip was fitted with the transfer at one SM's ceiling
     # (load_trip.loaded_round_trip_ns): the larger of the two branches binds
-    text = f"{T(d.base_ns)} + {d.slope_ns_per_byte_ns:.4f} ns per GB/s x {BW(drawn)} drawn = {T(line)}"
+    text = f"{T(d.base_ns)} + {formula_slope(d.slope_ns_per_byte_ns)} x {BW(drawn)} drawn = {T(line)}"
     if mixed:
         line = miss * line + (1 - miss) * lat
-        text = f"{miss:.4f} x ({text}) + {1 - miss:.4f} x {T(lat)} of L2 = {T(line)}"
+        text = f"{formula_share(miss, 4)} x ({text}) + {formula_share(1 - miss, 4)} x {T(lat)} of L2 = {T(line)}"
     loaded = f"{text} + {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(line + port)}"
     if d.idle_ns is not None:
         if mixed:
             idle_ns = miss * d.idle_ns + (1 - miss) * lat
-            idle_text = f"{miss:.4f} x idle {T(d.idle_ns)} + {1 - miss:.4f} x {T(lat)} of L2"
+            idle_text = f"{formula_share(miss, 4)} x idle {T(d.idle_ns)} + {formula_share(1 - miss, 4)} x {T(lat)} of L2"
         else:
             idle_ns, idle_text = d.idle_ns, f"idle {T(d.idle_ns)}"
         idle = f"{idle_text} + max({T(fetch_ns)}, {T(port)}) = {T(idle_ns + max(fetch_ns, port))}"
@@ -253,7 +254,7 @@ def describe_share(m, active_units) -> str | None:
         return None
     return (f"{BW(m.dram_bw_device)} of DRAM over {format_counted(int(active_units), 'SM')} pulling would be {BW(share)} "
             f"each, but one SM brings at most {BW(cap)} "
-            f"({m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'):g} B/cycle x {formula_frequency(m.clock_ghz)}): "
+            f"({format_plain(m.profile.get('pipeline.sm_dram_bandwidth_per_cycle'))} B/cycle x {formula_frequency(m.clock_ghz)}): "
             f"the grid reaches {BW(active_units * cap)} of DRAM at most")
 
 

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 from tfx.analysis.numbers import cdiv, decimal_value, emax, emin, if_else, is_array, ratio, where
 from tfx.hw.units import format_exact_bytes
 from tfx.hw.units import format_counted, format_plain, format_time_ns, formula_flop_rate, formula_frequency
+from tfx.hw.units import format_count, format_times, format_whole, formula_cycles, formula_share
 
 WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one warp computes
 # How a dot is chained to another (counting's ``mma_chained``): FEEDS, its result is read by
@@ -195,7 +196,7 @@ def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     text = (f"{real[0]}x{real[1]}x{real[2]} on {format_counted(int(warps), 'warp')}: {p.path} mma ({inst}{int(p.depth)}), "
             f"warps {int(p.warps_m)} x {int(p.warps_n)} over M x N, {pad}")
     if rate_flop_per_ns:
-        text += (f": 2 x {padded[0]} x {padded[1]} x {padded[2]} = {int(p.flops):,} flop / "
+        text += (f": 2 x {padded[0]} x {padded[1]} x {padded[2]} = {format_count(int(p.flops))} flop / "
                  f"{formula_flop_rate(rate_flop_per_ns)} = {format_time_ns(p.flops / rate_flop_per_ns)} per execution")
     return text
 
@@ -210,8 +211,8 @@ def describe_sustained_rate(dtype, per_cycle, clock_ghz, fraction, key, clock_fa
     power-limited clock (tfx.analysis.machine.Machine.tensor_clock_factor), written where not 1."""
     peak = per_cycle * clock_ghz
     clock = f" x {format_plain(clock_factor)} (the power clock, below)" if clock_factor != 1 else ""
-    return (f"{dtype} on the tensor cores: {per_cycle:,.0f} flop/cycle x {formula_frequency(clock_ghz)} = "
-            f"{formula_flop_rate(peak)} per SM at peak x {fraction:.3f} sustained ({key}){clock} = "
+    return (f"{dtype} on the tensor cores: {format_whole(per_cycle)} flop/cycle x {formula_frequency(clock_ghz)} = "
+            f"{formula_flop_rate(peak)} per SM at peak x {formula_share(fraction)} sustained ({key}){clock} = "
             f"{formula_flop_rate(peak * fraction * clock_factor)}")
 
 
@@ -349,18 +350,18 @@ def describe_reads(r: OperandReads, shape, shared=(True, True)) -> str:
         pad = (f" ({int(shape[0])} rows padded to {int(r.rows)}: the warps on M past them reload them)"
                if int(r.rows) > int(shape[0]) else "")
         parts.append(f"A's {int(r.rows)} x {int(r.k)}{pad} read by {format_counted(r.a_readers, a_by)} side by side along N")
-        terms.append(f"{float(r.a_readers):g} x {int(r.rows)}")
+        terms.append(f"{format_plain(r.a_readers)} x {int(r.rows)}")
         once += shape[0] * shape[2] * size
     if shared[1]:
         pad = f" ({int(shape[1])} columns padded to {int(r.cols)})" if int(r.cols) > int(shape[1]) else ""
         parts.append(f"B's {int(r.k)} x {int(r.cols)}{pad} by {format_counted(r.b_readers, b_by)} along M")
-        terms.append(f"{float(r.b_readers):g} x {int(r.cols)}")
+        terms.append(f"{format_plain(r.b_readers)} x {int(r.cols)}")
         once += shape[2] * shape[1] * size
     total = float((r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0))
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])}: each {who} reads its own operands from shared memory "
             f"({how}, warps {int(r.warps_m)} x {int(r.warps_n)} over M x N): " + ", ".join(parts) + ": ("
-            + " + ".join(terms) + f") x {int(r.k)} x {float(size):g} B = {format_exact_bytes(total)} an execution, "
-            f"{total / float(once):.2f}x the {format_exact_bytes(float(once))} read once")
+            + " + ".join(terms) + f") x {int(r.k)} x {format_plain(size)} B = {format_exact_bytes(total)} an execution, "
+            f"{format_times(total / float(once))} the {format_exact_bytes(float(once))} read once")
 
 
 class RegisterTranspose(NamedTuple):
@@ -456,16 +457,16 @@ def byte_gathers(node, inst, bits, warps) -> list:
 
 def describe_gather(g: ByteGather, warps, resident, clock_ghz) -> str:
     return (f"operand {g.operand} (8-bit, not K-major) is gathered a byte at a time by each warp: "
-            f"{int(g.per_warp)} x {int(g.k)} / 32 = {float(g.loads):,.0f} LDS.U8 per warp, one shared-memory "
-            f"wavefront each; {format_counted(int(resident), 'CTA')} x {int(warps)} warps x {float(g.loads):,.0f} = "
-            f"{float(g.loads * warps * resident):,.0f} cycles of the SM's shared-memory pipe a round = "
+            f"{int(g.per_warp)} x {int(g.k)} / 32 = {format_whole(g.loads)} LDS.U8 per warp, one shared-memory "
+            f"wavefront each; {format_counted(int(resident), 'CTA')} x {int(warps)} warps x {format_whole(g.loads)} = "
+            f"{format_whole(g.loads * warps * resident)} cycles of the SM's shared-memory pipe a round = "
             f"{format_time_ns(float(g.loads * warps * resident) / clock_ghz)}, in series with the warps' mma")
 
 
 def describe_transpose(t: RegisterTranspose, clock_ghz) -> str:
     return (f"operand {t.operand} ({int(t.rows)} x {int(t.cols)}, 8-bit, not K-major) is transposed in "
             f"registers: {int(t.conflict)} lanes of each warp store share a bank, so "
-            f"{int(t.rows)} x {int(t.cols)} / 32 stores x {int(t.conflict)} cycles = {float(t.cycles):,.0f} "
+            f"{int(t.rows)} x {int(t.cols)} / 32 stores x {int(t.conflict)} cycles = {format_whole(t.cycles)} "
             f"shared-memory cycles = {format_time_ns(float(t.cycles) / clock_ghz)} per trip; its load is not "
             f"pipelined (a trip waits for it)")
 
@@ -552,10 +553,10 @@ def describe_serial(s: SerialWgmma, shape, peak_rate, resident, facts: SerialWgm
     peak_ns = flops / peak_rate
     total = float(serial_trip_ns(s, peak_ns, resident, facts))
     return (f"{int(shape[0])}x{int(shape[1])}x{int(shape[2])} fp8 on {int(s.warpgroups * 4)} warps: ptxas serializes "
-            f"the warpgroup mma (C7515: each of a warpgroup's {float(s.instructions):g} wgmma a trip waits for the "
+            f"the warpgroup mma (C7515: each of a warpgroup's {format_plain(s.instructions)} wgmma a trip waits for the "
             f"previous one), so a round of {format_counted(resident, 'CTA')} takes at least {format_time_ns(facts.trip_overhead_ns)} + "
-            f"{float(resident):g} x {flops:,.0f} flop / {formula_flop_rate(peak_rate)} (the SM's peak) + "
-            f"{float(s.instructions):g} x {format_time_ns(facts.latency_ns)} of wgmma latency = {format_time_ns(total)}")
+            f"{format_plain(resident)} x {format_whole(flops)} flop / {formula_flop_rate(peak_rate)} (the SM's peak) + "
+            f"{format_plain(s.instructions)} x {format_time_ns(facts.latency_ns)} of wgmma latency = {format_time_ns(total)}")
 
 
 # ------------------------------------------------------------------ the warp mma's own rate
@@ -662,16 +663,16 @@ def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_gh
     """One line: one warp's mma.sync work on its sub-partition and the busiest sub-partition's
     round (scalar costs)."""
     busiest = busiest_subpartition_warps(warps, resident, facts.subpartitions)
-    at = (f" = {float(c.cycles):,.1f} cycles / ({formula_frequency(clock_ghz)} x {float(facts.clock_fraction):g}) "
+    at = (f" = {formula_cycles(c.cycles)} cycles / ({formula_frequency(clock_ghz)} x {format_plain(facts.clock_fraction)}) "
           f"= {format_time_ns(float(c.warp_ns))}; {format_counted(int(resident), 'CTA')} x {format_counted(int(warps), 'warp')} on {facts.subpartitions} "
           f"sub-partitions: the busiest holds {int(busiest)}, {format_time_ns(float(c.warp_ns * busiest))} a round")
     if c.promoted:
         return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
                 f"{int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} mma.sync m16n8k16 f16 "
-                f"and {float(c.converts):,.0f} fp8 -> f16 pair conversions; its sub-partition needs "
-                f"max({int(c.mmas)} x {float(facts.mma_cycles):g} = {float(c.tensor_cycles):,.0f} tensor, "
-                f"{int(c.mmas)} x {float(facts.issue_cycles):g} + {float(c.converts):,.0f} x "
-                f"{float(facts.convert_cycles):g} = {float(c.issue_cycles):,.1f} issue)" + at)
+                f"and {format_whole(c.converts)} fp8 -> f16 pair conversions; its sub-partition needs "
+                f"max({int(c.mmas)} x {format_plain(facts.mma_cycles)} = {format_whole(c.tensor_cycles)} tensor, "
+                f"{int(c.mmas)} x {format_plain(facts.issue_cycles)} + {format_whole(c.converts)} x "
+                f"{format_plain(facts.convert_cycles)} = {formula_cycles(c.issue_cycles)} issue)" + at)
     return (f"each warp's {int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} "
             f"mma.sync m16n8k16 {dtype} on its own sub-partition's tensor core: {int(c.mmas)} x "
-            f"{float(facts.mma_cycles):g} cycles" + at)
+            f"{format_plain(facts.mma_cycles)} cycles" + at)

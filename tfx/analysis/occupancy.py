@@ -41,6 +41,7 @@ from tfx.hw.units import format_counted as counted
 from tfx.hw.units import format_counted_verb as counted_verb
 from tfx.hw.units import format_exact_bytes
 from tfx.hw.units import verb_for
+from tfx.hw.units import format_count, format_percent_value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -241,7 +242,7 @@ class Occupancy:
         if not self.feasible:
             return f"0 CTAs/SM: {self.reason}"
         return (f"{counted(self.blocks_per_sm, 'CTA/SM', 'CTAs/SM')} ({self.active_warps} of "
-                f"{self.limits.warps_per_sm} warps, {self.occupancy_pct:.1f}%), "
+                f"{self.limits.warps_per_sm} warps, {format_percent_value(self.occupancy_pct)}), "
                 f"limited by {_and_list(self.limiters)}")
 
     def explanation(self) -> list[str]:
@@ -308,15 +309,15 @@ def _registers_fit_one_cta(limits: OccupancyLimits, per_warp: int, warps_per_cta
 def _infeasible_reason(limits: OccupancyLimits, res: Resources, warps_per_cta: int,
                        per_warp: int) -> str | None:
     if res.threads > limits.max_threads_per_block:
-        return (f"{res.threads:,} threads per CTA exceed the maximum of "
-                f"{limits.max_threads_per_block:,}")
+        return (f"{format_count(res.threads)} threads per CTA exceed the maximum of "
+                f"{format_count(limits.max_threads_per_block)}")
     if res.regs_per_thread > limits.max_regs_per_thread:
-        return (f"{res.regs_per_thread:,} registers per thread exceed the maximum of "
-                f"{limits.max_regs_per_thread:,}")
+        return (f"{format_count(res.regs_per_thread)} registers per thread exceed the maximum of "
+                f"{format_count(limits.max_regs_per_thread)}")
     if not _registers_fit_one_cta(limits, per_warp, warps_per_cta):
         needed = per_warp * _round_up(warps_per_cta, limits.warp_alloc_granularity)
-        return (f"one CTA of {res.threads:,} threads at {res.regs_per_thread:,} registers needs "
-                f"{needed:,} registers; a CTA may have {limits.regs_per_block:,}")
+        return (f"one CTA of {format_count(res.threads)} threads at {format_count(res.regs_per_thread)} registers needs "
+                f"{format_count(needed)} registers; a CTA may have {format_count(limits.regs_per_block)}")
     if res.smem_per_cta > limits.smem_per_block_optin:
         return (f"{format_exact_bytes(res.smem_per_cta)} of shared memory per CTA exceed the opt-in maximum "
                 f"of {format_exact_bytes(limits.smem_per_block_optin)}")
@@ -390,8 +391,8 @@ def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) 
         budget = budget if budget >= 1 else None
         used, unit = res.threads, "threads"
         what = "threads per CTA"
-        sentence = (f"{_ctas(ctas, 'need')} at most {budget:,} {what}; this kernel uses {used:,}"
-                    if budget else f"{_ctas(ctas, 'exceed')} the SM's {limits.max_threads_per_sm:,} threads")
+        sentence = (f"{_ctas(ctas, 'need')} at most {format_count(budget)} {what}; this kernel uses {format_count(used)}"
+                    if budget else f"{_ctas(ctas, 'exceed')} the SM's {format_count(limits.max_threads_per_sm)} threads")
     elif limit == "warps":
         warps = limits.warps_per_sm // ctas
         budget = warps * tpw if warps >= 1 else None
@@ -412,7 +413,7 @@ def requirement(limits: OccupancyLimits, res: Resources, limit: str, ctas: int) 
         used, unit = res.regs_per_thread, "registers/thread"
         sentence = (f"{_ctas(ctas, 'need')} at most {budget} registers per thread; "
                     f"this kernel uses {used}" if budget else
-                    f"{_ctas(ctas)} of {res.threads:,} threads {verb_for(ctas, 'do')} not fit the register file "
+                    f"{_ctas(ctas)} of {format_count(res.threads)} threads {verb_for(ctas, 'do')} not fit the register file "
                     f"even at one register per thread")
     elif limit == "shared memory":
         budget = max_smem_for(limits, ctas)
@@ -440,7 +441,7 @@ def hint_budget(limits: OccupancyLimits, res: Resources, hint: int,
     # One clause per blocking resource. Registers are per thread, so when no
     # register count is low enough a smaller CTA is the remaining way out.
     clauses: list[str] = []
-    threads_clause = (f"at most {threads_max:,} threads per CTA (uses {res.threads:,})"
+    threads_clause = (f"at most {format_count(threads_max)} threads per CTA (uses {format_count(res.threads)})"
                       if threads_max is not None else None)
     reachable = hint <= limits.max_blocks_per_sm
     if "threads" in blockers or "warps" in blockers:

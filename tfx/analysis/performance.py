@@ -47,6 +47,7 @@ from tfx.ir.nodes import Window
 from tfx.hw.profile import normalize_dtype
 from tfx.hw.units import (format_bandwidth_per_ns, format_bytes, formula_bytes, format_count, format_counted, format_exact_bytes, format_percent, format_time_ns, formula_frequency, formula_rate, level_noun,
                           verb_for)
+from tfx.hw.units import format_plain, format_whole
 
 @dataclass(eq=False, repr=False)
 class LaunchMiss(dict):
@@ -628,7 +629,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     if estimated is not None else
                     row_spill.describe(spill.bytes_per_thread, threads, spill.regs, share, reductions)
                     if spill.regs is not None and row_spill.applies(spill.bytes_per_thread, spill.regs) else
-                    f" (capped at each spilled value stored once and loaded once, under the {float(spill.regs):.0f} "
+                    f" (capped at each spilled value stored once and loaded once, under the {format_whole(spill.regs)} "
                     f"registers: 2 x {format_exact_bytes(spill.bytes_per_thread)} x {format_counted(threads, 'thread')} = "
                     f"{format_percent(share)} of the CTA's register bytes)")
                    if not is_array(share) and share != spill.fraction else "")
@@ -908,7 +909,7 @@ def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
     read = (r.a_bytes if shared[0] else 0) + (r.b_bytes if shared[1] else 0)
     frac = float(_operand_clock_fraction(c, m, warps))
     rate = bw * frac
-    at = (f"{format_exact_bytes(read)} / ({bw / m.clock_ghz:g} B/cycle x {formula_frequency(m.clock_ghz)} x {frac:g} under warp mma = "
+    at = (f"{format_exact_bytes(read)} / ({format_plain(bw / m.clock_ghz)} B/cycle x {formula_frequency(m.clock_ghz)} x {format_plain(frac)} under warp mma = "
           f"{formula_rate(rate)})" if frac != 1 else f"{format_exact_bytes(read)} / {formula_rate(bw)}")
     port = float(read) / rate
     return [Term("operand reads", 0, f"line {c.line}: " + mma_layout.describe_reads(r, c.per_exec_shape, shared)

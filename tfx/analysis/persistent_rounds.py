@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array, ratio, where
 from tfx.hw.units import format_counted as counted, verb_for
+from tfx.hw.units import format_count, format_significant
 
 
 class Rounds(NamedTuple):
@@ -125,7 +126,7 @@ def detail(rounds: Rounds, tile_full, tile_last, fmt) -> str:
                 f"{verb_for(tiles, 'are')} {counted(fewest, 'full round')}: every CTA runs "
                 f"{counted(fewest, 'tile')} of {fmt(tile_full)}")
     # extra > 0: tiles > ctas >= 2 (tiles mod 1 is 0), so 'tiles' and 'CTAs' are plural here
-    return (f"line {rounds.line}: {tiles:,} tiles on {ctas} CTAs are {counted(fewest, 'full round')} and a last round "
-            f"of {counted(extra, 'tile')} ({tiles:,} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
+    return (f"line {rounds.line}: {format_count(tiles)} tiles on {ctas} CTAs are {counted(fewest, 'full round')} and a last round "
+            f"of {counted(extra, 'tile')} ({format_count(tiles)} mod {ctas}): the longest CTA runs {fewest} x {fmt(tile_full)} "
             f"(all {ctas} CTAs pulling) + 1 x {fmt(tile_last)} (only {extra} pulling) = {fmt(longest)}, "
-            f"against the mean CTA's {mean:.4g} x {fmt(tile_full)} = {fmt(mean * tile_full)}")
+            f"against the mean CTA's {format_significant(mean, 4)} x {fmt(tile_full)} = {fmt(mean * tile_full)}")

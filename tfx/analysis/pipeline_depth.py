@@ -45,6 +45,7 @@ from typing import Any, Callable
 from tfx.analysis import load_trip, mma_path
 from tfx.analysis.numbers import emax, is_array
 from tfx.hw.units import format_counted, format_percent, formula_bytes, formula_rate, verb_for
+from tfx.hw.units import formula_share
 
 
 def round_trip_ns(m, lat, loaded_bytes, transfer_ns) -> Any:
@@ -194,7 +195,7 @@ def drift_text(drifted) -> str:
     d = float(drifted)
     if d <= 0:
         return "bytes at the slower of the SM's L2 share and port: one wave, its CTAs in step"
-    return (f"bytes at the SM's port for the {d:.1%} of CTAs started after the first wave, which drift apart, "
+    return (f"bytes at the SM's port for the {format_percent(d)} of CTAs started after the first wave, which drift apart, "
             f"at the slower of its L2 share and port for the first wave's")
 
 
@@ -204,16 +205,16 @@ def detail(line, round_trip, async_ns, miss, exposed, resident, chain_round, rou
     (first wave's exposed ns, drifted CTAs' exposed ns, lead ns, bytes, fill B/ns) where the
     drifted CTAs pay ``drifted_exposed_ns``."""
     hit = 1 - float(miss)
-    share = "" if hit == 1 else f" x {hit:.3f} of its bytes from L2"
+    share = "" if hit == 1 else f" x {formula_share(hit)} of its bytes from L2"
     if split is not None:
         first, late, lead, loaded, fill = (float(x) for x in split)
         d = float(drifted)
         how = (f"the first wave's CTAs, in step, (round trip {fmt(round_trip)} (issue and wait chain + latency + "
                f"bytes at the slower of the SM's L2 share and port) - the asynchronous mma the flight overlaps "
-               f"{fmt(async_ns)}){share} = {fmt(first)}; the {d:.1%} started after it, drifted apart, "
+               f"{fmt(async_ns)}){share} = {fmt(first)}; the {format_percent(d)} started after it, drifted apart, "
                f"(max(lead {fmt(lead)} (issue and wait chain + latency) - {fmt(async_ns)}, 0) + "
                f"{formula_bytes(loaded)} / {formula_rate(fill)} at the drifted fill rate){share} = {fmt(late)}: "
-               f"{1 - d:.3f} x {fmt(first)} + {d:.3f} x {fmt(late)}")
+               f"{formula_share(1 - d)} x {fmt(first)} + {formula_share(d)} x {fmt(late)}")
         return (f"loop at line {line}: STAGES = 2, the copies issued at the end of a trip are the ones the next "
                 f"trip waits for: {how} = {fmt(exposed)} a trip, a delay in "
                 f"each CTA's chain that the other {int(resident) - 1} resident CTAs' chains fill (the closed queue "

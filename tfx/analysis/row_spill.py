@@ -73,6 +73,7 @@ from typing import Any
 
 from tfx.analysis.numbers import emax, emin, if_else, is_array, where
 from tfx.hw.units import format_exact_bytes, format_percent
+from tfx.hw.units import format_plain, format_whole, formula_share
 from tfx.analysis.spill_traffic import WORD, frame_under_registers
 
 # LDL + STL bytes over the frame, median of row_spill_sass's 52 kernels whose frame reaches the
@@ -189,12 +190,12 @@ def describe_estimated(local_bytes_per_thread, elements_per_thread, rows, per_ro
     one = ONE_ROW_BYTES_LOW if float(regs) <= LOW_CLASS_REGISTERS else ONE_ROW_BYTES_MID
     part = float(product_share(e, r, float(regs)))
     if r <= 1:
-        how = f"{e:,.0f} row elements a thread of one row x {one:g} B an element (its products stream into the next op)"
+        how = f"{format_whole(e)} row elements a thread of one row x {format_plain(one)} B an element (its products stream into the next op)"
     else:
-        how = (f"{e:,.0f} row elements a thread of {r:,.0f} rows x ({one:g} B an element + ({PRODUCT_BYTES:g} x "
-               f"{per_row} per-row product(s) + {VECTOR_BYTES:g} x {vectors} row vector(s)) x (1 - 1/{r:,.0f})"
-               + (f" x {part:.3f} of a row's product past the registers" if part < 1 else "") + " for the further rows)")
-    return (f" (the frame reaches the {float(regs):.0f} registers: the local loads and stores estimated from the body, "
+        how = (f"{format_whole(e)} row elements a thread of {format_whole(r)} rows x ({format_plain(one)} B an element + ({format_plain(PRODUCT_BYTES)} x "
+               f"{per_row} per-row product(s) + {format_plain(VECTOR_BYTES)} x {vectors} row vector(s)) x (1 - 1/{format_whole(r)})"
+               + (f" x {formula_share(part)} of a row's product past the registers" if part < 1 else "") + " for the further rows)")
+    return (f" (the frame reaches the {format_whole(regs)} registers: the local loads and stores estimated from the body, "
             f"{how} = {format_exact_bytes(b)} a thread x {threads} threads = {format_exact_bytes(b * threads)} a CTA, "
             f"{format_percent(share)} of the CTA's register bytes)")
 
@@ -241,10 +242,10 @@ def describe(spill_bytes_per_thread, threads, regs, share, reductions=0) -> str:
     k = int(reductions)
     how = (f", {STREAMING_REGISTERS} or more: a streamed spill, " + (
            f"each spilled tile stored once before each of the body's {k} reduction(s) and loaded once after: "
-           f"the loads and stores move 2 x {k} = {ratio:g} x the frame" if k > 0 else
-           f"no reduction: stored once, loaded once = {ratio:g} x the frame")
-           if float(regs) >= STREAMING_REGISTERS else f": the compiled code's loads and stores move {ratio:g} x the frame")
-    return (f" (the {words:,.0f} spilled words reach the {float(regs):.0f} registers{how}, {ratio:g} x "
+           f"the loads and stores move 2 x {k} = {format_plain(ratio)} x the frame" if k > 0 else
+           f"no reduction: stored once, loaded once = {format_plain(ratio)} x the frame")
+           if float(regs) >= STREAMING_REGISTERS else f": the compiled code's loads and stores move {format_plain(ratio)} x the frame")
+    return (f" (the {format_whole(words)} spilled words reach the {format_whole(regs)} registers{how}, {format_plain(ratio)} x "
             f"{format_exact_bytes(float(spill_bytes_per_thread))} x {threads} threads = "
             f"{format_exact_bytes(ratio * float(spill_bytes_per_thread) * threads)} a CTA, "
             f"{format_percent(share)} of the CTA's register bytes)")

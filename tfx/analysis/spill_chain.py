@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import if_else, is_array
 from tfx.hw.units import format_time_ns, formula_bytes
+from tfx.hw.units import format_whole, formula_share
 
 # Median of LDL waits per HMMA in the k-loop bodies of the 13 issue-15 kernels compiled to 32
 # registers (calibration/h200/measured/spill_chain/chain.csv, column waits_per_HMMA; see
@@ -93,9 +94,9 @@ def describe(c: SpillChain) -> str:
     """The breakdown's line."""
     frames = (f"{formula_bytes(float(c.working_set))} of spilled frames "
               f"{'past' if bool(c.past_l2) else 'within'} L2's {formula_bytes(float(c.l2_capacity))}")
-    wait = (f"{FAR_WAIT_SHARE} x {format_time_ns(c.dram_ns)} past L2 + {1 - FAR_WAIT_SHARE:.3f} x "
+    wait = (f"{FAR_WAIT_SHARE} x {format_time_ns(c.dram_ns)} past L2 + {formula_share(1 - FAR_WAIT_SHARE)} x "
             f"{format_time_ns(c.l2_ns)} from L2 = {format_time_ns(float(c.latency_ns))}" if bool(c.past_l2)
             else f"{format_time_ns(c.l2_ns)} from L2")
     return (f"compiled to {CHAIN_REGS} registers, each warp reloads every mma.sync's operands from local memory: "
-            f"{WAITS_PER_MMA} waits an mma x {float(c.mmas):,.0f} mma a trip = {float(c.waits):,.0f} round trips of "
+            f"{WAITS_PER_MMA} waits an mma x {format_whole(c.mmas)} mma a trip = {format_whole(c.waits)} round trips of "
             f"{wait} ({frames}): a trip takes at least {format_time_ns(float(c.ns))}")

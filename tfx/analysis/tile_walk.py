@@ -187,8 +187,8 @@ def describe(line, tensor: str, index: WalkIndex, W, tiles) -> str:
         visits = int(slow_visits(tiles, W, P))
         return (f"line {line}: {tensor} follows {index.text} (advances every {format_counted(P, 'tile')}): a round of "
                 f"{format_counted(W, 'consecutive tile')} starts a multiple of gcd({W}, {format_count(P)}) = {format_counted(d, 'tile')} into a value and spans "
-                f"({W} + {format_count(P)} - {d}) / {format_count(P)} = {mean:.2f} values on average{cap}: {n:.2f} distinct tiles, "
-                f"{n:.2f} / {W} = {format_percent(n / W)} of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
+                f"({W} + {format_count(P)} - {d}) / {format_count(P)} = {format_count(mean)} values on average{cap}: {format_count(n)} distinct tiles, "
+                f"{format_count(n)} / {W} = {format_percent(n / W)} of its reads from DRAM; {_over_walk(F, rest, tiles)}: "
                 f"{format_counted(visits, 'value')} / {format_count(tiles)} = {format_percent(visits / tiles)}")
     return (f"line {line}: {tensor} follows {index.text} itself: each of a round's {format_counted(W, 'tile')} is its own, "
             f"every read from DRAM")

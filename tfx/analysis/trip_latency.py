@@ -33,6 +33,7 @@ from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.numbers import cdiv, ceil_log2, emax, if_else, is_array, where
+from tfx.hw.units import format_plain
 
 VIEWS = mma_path.VIEWS
 NO_WORK = ("load", "store", "zeros", "fill", "iota")
@@ -169,7 +170,7 @@ def _walk(loop, m, warps, op_ns) -> TripPath:
             wm = mma_layout.warp_mma_facts(m.profile)
             frac = wm.clock_fraction if wm is not None else 1
             cycles = warp_path * steps * lat.mma_sync / frac
-            at_clock = f" / {float(frac):g} (the mma clock)" if frac != 1 else ""
+            at_clock = f" / {format_plain(frac)} (the mma clock)" if frac != 1 else ""
             label = (f"mma line {c.line}: {steps} k-steps x {lat.mma_sync}{at_clock}" if is_array(warp_path) or warp_path
                      else f"mma line {c.line}: warpgroup mma, its throughput")
             if wg_wait is not None:

@@ -50,6 +50,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import mma_path
 from tfx.analysis.numbers import emax, is_array, ratio, where
+from tfx.hw.units import format_plain, format_significant
 
 
 class LoopSpread(NamedTuple):
@@ -199,8 +200,8 @@ def detail(t: Tail, waves_ns, fmt) -> str:
 
 
 def _loops(t: Tail) -> str:
-    return ", ".join(f"line {s.line}: {float(s.first):g} -> {float(s.last):g} trips over {s.var} "
-                     f"(mean {float(s.mean):.4g})" for s in t.spreads)
+    return ", ".join(f"line {s.line}: {format_plain(s.first)} -> {format_plain(s.last)} trips over {s.var} "
+                     f"(mean {format_significant(s.mean, 4)})" for s in t.spreads)
 
 
 def detail_one_wave(t: Tail, longest, mean_ns, fmt) -> str:

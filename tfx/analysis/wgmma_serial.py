@@ -65,6 +65,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.numbers import emax, emin, is_array
+from tfx.hw.units import format_plain
 
 WARPGROUP_ROWS = mma_path.WARPGROUP_ROWS
 ACC_BITS = 32              # fp32 accumulators
@@ -192,7 +193,7 @@ def detail(line, loop, m, warps, simt_ns, fmt) -> str:
                      f"{f[1] if x.a_in_registers else f[0]} cycles "
                      f"({'A from registers' if x.a_in_registers else 'shared memory'})")
     s = int(t.slabs)
-    return (f"loop at line {line}: the trip's warpgroup mmas hold {float(t.registers):g} "
+    return (f"loop at line {line}: the trip's warpgroup mmas hold {format_plain(t.registers)} "
             f"registers a thread (accumulators + register-fed A) > {int(f[2])}: ptxas waits for each "
             f"instruction (C7511); " + "; ".join(parts) + f" = {fmt(waits)} a trip, of which "
             f"the other {s - 1} of {s} row slabs' SIMT work hides {fmt(_hidden_ns(t, waits, simt_ns))} "

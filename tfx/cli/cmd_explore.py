@@ -21,6 +21,7 @@ from typing import Any
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import WIDE_OUTPUT, check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.hw.units import format_counted_verb
+from tfx.hw.units import format_percent_change, format_plain, format_whole
 from tfx.present import formatting as fmt
 from tfx.errors import argument_error
 
@@ -159,7 +160,7 @@ def _write_csv(result, path: str) -> None:
     from tfx.files import atomic_open
     with atomic_open(path, what="the CSV", newline="") as buf:
         _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, result.codegen)
-    print(f"wrote {n:,} configurations to {path}", file=sys.stderr)
+    print(f"wrote {fmt.count(n)} configurations to {path}", file=sys.stderr)
 
 
 def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, codegen) -> None:
@@ -207,7 +208,7 @@ def config_table(r, title: str | None, rows):
                  fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]), str(e["regs_per_thread"]),
                  str(e["blocks_per_sm"])]
         if r.space.knob_paths:
-            cells.append(f"{e['cost']:g}")
+            cells.append(format_plain(e['cost']))
         t.add_row(*cells)
     return t
 
@@ -247,14 +248,14 @@ def _print_text(r) -> None:
     from tfx.cli.common import text_width
     from tfx.present.layout import wrap
     console.print(f"[bold]{r.kernel}[/bold] on {r.profile}{with_knobs(r.knobs)}{fmt.compiled_as(r.codegen)}: "
-                  f"{r.configs:,} configurations "
+                  f"{fmt.count(r.configs)} configurations "
                   f"(params {swept}{'; knobs ' + knobs if knobs else ''}) in {fmt.ns(r.seconds * 1e9)} "
-                  f"({r.configs_per_second:,.0f}/s, {r.scheduler})")
+                  f"({format_whole(r.configs_per_second)}/s, {r.scheduler})")
     if r.fixed:
         console.print("fixed: " + ", ".join(f"{k}={v}" for k, v in r.fixed.items()))
-    console.print(f"feasible {r.feasible:,}; infeasible {r.configs - r.feasible:,}")
+    console.print(f"feasible {fmt.count(r.feasible)}; infeasible {fmt.count(r.configs - r.feasible)}")
     for reason, n in sorted(r.infeasible.items(), key=lambda kv: -kv[1]):
-        console.print(f"  {n:>10,}  {reason}")
+        console.print(f"  {fmt.count(n):>10}  {reason}")
     cur = r.current
     if cur is not None:
         # the configuration tfx analyze prices with the same --set and --knob, in its words
@@ -320,5 +321,5 @@ def _print_text(r) -> None:
 
 def _pct(e) -> str:
     if "infeasible" in e:
-        return f"{e['change'] * 100:+.1f}% (infeasible: {e['infeasible']})"
-    return f"{e['change'] * 100:+.1f}%"
+        return f"{format_percent_change(e['change'])} (infeasible: {e['infeasible']})"
+    return format_percent_change(e['change'])

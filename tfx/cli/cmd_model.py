@@ -15,6 +15,7 @@ import importlib
 from tfx.cli.common import emit_json, say
 from tfx.hw.units import format_count
 from tfx.hw.units import format_exact_bytes
+from tfx.hw.units import format_percent_change, format_significant
 from tfx.model.presets import (
     ModelConfig,
     ParamCounts,
@@ -212,7 +213,7 @@ def show_lines(model: ModelConfig) -> list[str]:
     if model.max_position_embeddings:
         pos += f", max {format_count(model.max_position_embeddings)} positions"
     if model.rope_theta:
-        pos += f", theta {model.rope_theta:g}"
+        pos += f", theta {format_significant(model.rope_theta, 6)}"
     row("positions", pos)
     out.append("attention")
     row("kind", attention_summary(model))
@@ -270,7 +271,7 @@ def show_lines(model: ModelConfig) -> list[str]:
                 c = check[key]
                 basis = ", without the input embedding" if c.get("excludes_embedding") else ""
                 row(key, f"{human_count(c['published'])}  (computed {human_count(c['computed'])}{basis}, "
-                    f"{c['relative_difference'] * 100:+.2f}%)")
+                    f"{format_percent_change(c['relative_difference'])})")
         row("source", check["source"])
         if check["note"]:
             row("note", check["note"])

@@ -23,7 +23,7 @@ from tfx.analysis.occupancy import (
 )
 from tfx.cli.common import emit_json, int_arg, parse_assignments, read_text
 from tfx.errors import TfxError, argument_error
-from tfx.hw.units import format_count, format_counted, format_exact_bytes
+from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_significant
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.present import formatting as fmt
 
@@ -290,7 +290,7 @@ def _int_column(rows: list[list[str]], lines: list[int], col: int, column: str, 
             raise TfxError(f"column {column}: {shorten(cell.strip())!r} is not a whole number ({exc})",
                            where=f"{name}:{line}") from None
         if value > ceiling:
-            raise TfxError(f"column {column}: {value:.3g} is above {ceiling:,}", where=f"{name}:{line}")
+            raise TfxError(f"column {column}: {format_significant(value, 3)} is above {format_count(ceiling)}", where=f"{name}:{line}")
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import check_set_domains, emit_json, parse_int_assignments, say
 from tfx.errors import TfxError, argument_error
+from tfx.hw.units import format_percent_change
 from tfx.present import formatting as fmt
 
 
@@ -102,7 +103,7 @@ def run(args) -> int:
         say(f"\n  {'row':<28} {'predicted':>12} {'measured':>12} {'error':>8}")
         for c in compared:
             say(f"  {str(c.row.where):<28} {fmt.ns(c.predicted_ms * 1e6):>12} {fmt.ns(c.row.measured_ms * 1e6):>12} "
-                  f"{c.error * 100:+7.1f}%"
+                  f"{format_percent_change(c.error):>8}"
                   + ("  spills" if c.spilling else ""))
     return 0
 

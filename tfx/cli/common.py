@@ -10,6 +10,7 @@ from typing import Any
 from tfx.arrays import loaded_numpy
 from tfx.assignments import check_set_domains, int_arg, parse_assignments, parse_int_assignments  # noqa: F401 (re-exported)
 from tfx.errors import read_text_file, shorten
+from tfx.hw.units import format_significant
 
 
 WIDE_OUTPUT = 200     # columns of the text written to a pipe or a file
@@ -77,7 +78,7 @@ def float_arg(lo: float, hi: float, lo_open: bool = False):
         low_ok = value > lo if lo_open else value >= lo
         if not (math.isfinite(value) and low_ok and value <= hi):
             bracket = "(" if lo_open else "["
-            raise argparse.ArgumentTypeError(f"expected a finite number in {bracket}{lo:g}, {hi:g}], "
+            raise argparse.ArgumentTypeError(f"expected a finite number in {bracket}{format_significant(lo, 6)}, {format_significant(hi, 6)}], "
                                              f"found {shorten(text)!r}")
         return value
     parse.__name__ = "number"

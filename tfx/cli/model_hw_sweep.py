@@ -5,6 +5,7 @@ from __future__ import annotations
 from tfx.cli.common import emit_json, int_arg, say
 from tfx.cli.model_common import add_workload_args, system, workload
 from tfx.present import formatting as fmt
+from tfx.hw.units import format_cost, format_percent_change, format_plain, format_speedup, format_whole
 from tfx.model.presets import load_model
 from tfx.model.search import DEFAULT_FACTORS, HW_KNOBS, hw_sweep
 
@@ -51,17 +52,17 @@ def run(args) -> int:
     say(f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)} (<= {fmt.count(r.max_devices)} devices): "
           f"{fmt.count(r.configs)} configurations x "
           f"{fmt.count(r.evaluations // max(r.configs, 1))} hardware points "
-          f"= {r.evaluations:,} evaluations in {fmt.ns(r.seconds * 1e9)} ({r.evals_per_s:,.0f}/s)")
+          f"= {fmt.count(r.evaluations)} evaluations in {fmt.ns(r.seconds * 1e9)} ({format_whole(r.evals_per_s)}/s)")
     say(f"runtime {workload(args).runtime_description}")
     say(f"baseline: {fmt.ns(r.baseline['latency_ns'])} with {r.baseline['config']} on {fmt.counted(r.baseline['devices'], 'device')}")
     say("doubling one knob (fastest fitting configuration re-chosen):")
     for k in r.ranking:
-        say(f"  {k['knob']:<14} x{k['speedup']:.3f}  {fmt.ns(k['latency_ns'])}  {k['config']}")
+        say(f"  {k['knob']:<14} {format_speedup(k['speedup'])}  {fmt.ns(k['latency_ns'])}  {k['config']}")
     say("Pareto, latency vs cost proxy:")
     for p in r.pareto[:12]:
-        f = " ".join(f"{k}={v:g}" for k, v in p["factors"].items())
-        say(f"  {fmt.ns(p['latency_ns']):>11}  cost {p['cost']:8.2f}  {p['config']} ({p['devices']} dev)  {f}", 30)
+        f = " ".join(f"{k}={format_plain(v)}" for k, v in p["factors"].items())
+        say(f"  {fmt.ns(p['latency_ns']):>11}  cost {format_cost(p['cost']):>8}  {p['config']} ({p['devices']} dev)  {f}", 30)
     for c in r.check:
         say(f"check: analytic {fmt.ns(c['analytic_ns'])} vs re-analysis {fmt.ns(c['reanalysis_ns'])} "
-              f"({c['relative_error'] * 100:+.1f}%)")
+              f"({format_percent_change(c['relative_error'])})")
     return 0

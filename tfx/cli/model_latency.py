@@ -9,6 +9,7 @@ from tfx.errors import argument_error
 from tfx.model.latency import latency
 from tfx.model.presets import load_model
 from tfx.present import formatting as fmt
+from tfx.hw.units import format_tokens_per_s
 
 
 def register(subparsers) -> None:
@@ -85,7 +86,7 @@ def render(r, kind: str | None = None, width: int = WIDE_OUTPUT, text: int | Non
            f"kv {wl.kv_dtype}; {r.parallelism.label()} on {fmt.counted(r.devices, 'device')}",
            f"runtime {wl.runtime_description}; {gemm_text(wl.gemm_codegen, kind)}",
            f"latency {fmt.ns(r.latency_ns)}  (attention {fmt.ns(r.attention_ns)}, ffn {fmt.ns(r.ffn_ns)}); "
-           f"{fmt.count(r.launches)} launches; {r.tokens_per_s:,.1f} tokens/s"]
+           f"{fmt.count(r.launches)} launches; {format_tokens_per_s(r.tokens_per_s)} tokens/s"]
     out = wrap_all(head, text) + [""]
     out += stage_table(r, width)
     out.append("")

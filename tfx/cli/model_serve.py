@@ -6,6 +6,7 @@ from __future__ import annotations
 from tfx.cli.common import emit_json, float_arg, int_arg, say
 from tfx.cli.model_common import add_parallel_args, add_workload_args, parallel_where, parallelism, system, workload
 from tfx.present import formatting as fmt
+from tfx.hw.units import format_plain, format_requests_per_s, format_tokens_per_s, format_whole
 from tfx.model.presets import load_model
 from tfx.model.serve import MODES, RequestMix, serve, suggest
 
@@ -42,11 +43,11 @@ def _lines(r) -> list[str]:
     return [f"{r.model} on {r.hw}{fmt.with_knobs(r.knobs)}: {r.mode} serving, {r.parallelism} "
             f"({fmt.counted(r.devices, 'GPU')}), runtime {r.runtime}{dtypes}",
             f"  requests: input {fmt.count(r.mix.input)}, output {fmt.count(r.mix.output)}, "
-            + (f"concurrency {fmt.count(r.mix.concurrency)}" if r.mix.rate is None else f"rate {r.mix.rate:g}/s")
-            + f" -> decode batch {fmt.count(r.batch)}" + (f", {r.prefill_tokens_per_step:,.0f} prompt tokens per step "
+            + (f"concurrency {fmt.count(r.mix.concurrency)}" if r.mix.rate is None else f"rate {format_plain(r.mix.rate)}/s")
+            + f" -> decode batch {fmt.count(r.batch)}" + (f", {format_whole(r.prefill_tokens_per_step)} prompt tokens per step "
                                                           f"(chunk {fmt.count(r.chunk)})" if r.mode == "chunked" else ""),
-            f"  throughput {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU "
-            f"({r.requests_per_s_per_gpu:,.3f} requests/s per GPU)",
+            f"  throughput {format_tokens_per_s(r.output_tokens_per_s_per_gpu)} output tokens/s per GPU "
+            f"({format_requests_per_s(r.requests_per_s_per_gpu)} requests/s per GPU)",
             f"  TTFT {fmt.ns(r.ttft_ns)}   TPOT {fmt.ns(r.tpot_ns)}   "
             + ("fits" if r.fits else "DOES NOT FIT") + " in memory"]
 
@@ -66,7 +67,7 @@ def run(args) -> int:
         say("\n".join(_lines(s.best)))
         say("frontier (tokens/s per GPU vs TPOT):")
         for r in s.frontier:
-            say(f"  {r.output_tokens_per_s_per_gpu:>10,.1f} tok/s/GPU  TPOT {fmt.ns(r.tpot_ns):>10}  "
+            say(f"  {format_tokens_per_s(r.output_tokens_per_s_per_gpu):>10} tok/s/GPU  TPOT {fmt.ns(r.tpot_ns):>10}  "
                   f"TTFT {fmt.ns(r.ttft_ns):>10}  {r.mode} {r.parallelism} batch {r.batch}")
         return 0
     par = parallelism(args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tfx.cli.common import emit_json, int_arg, say
 from tfx.cli.model_common import add_workload_args, system, workload
 from tfx.present import formatting as fmt
+from tfx.hw.units import format_tokens_per_s
 from tfx.model.presets import load_model
 from tfx.model.search import sensitivity, suggest
 from tfx.model.system import Parallelism
@@ -47,7 +48,7 @@ def run(args) -> int:
     say(f"  {'configuration':<{cw}} {'devices':>7} {'latency':>11} {'tok/s/dev':>10} {'memory':>11}")
     for c in r.pareto:
         say(f"  {c.parallelism.label():<{cw}} {c.devices:>7} {fmt.ns(c.latency_ns):>11} "
-            f"{c.tokens_per_s_per_device:>10.1f} {fmt.nbytes(c.memory_bytes):>11}")
+            f"{format_tokens_per_s(c.tokens_per_s_per_device):>10} {fmt.nbytes(c.memory_bytes):>11}")
     if sens:
         say(f"sensitivity from {sens['baseline']}:")
         for knob, rows in sens["knobs"].items():

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from tfx.errors import TfxError
-from tfx.hw.units import format_time_ns
+from tfx.hw.units import format_significant, format_time_ns
 from tfx.execute import OUTPUT_ROLES, accumulation_terms, check_outputs, derived_rtol, execute, rounding_dtypes
 from tfx.execute.budget import suggest
 from tfx.ir.nodes import Kernel, Module, walk_ops
@@ -103,8 +103,8 @@ def summary(outcome: Mapping[str, Any]) -> str:
     for o in outcome["outputs"]:
         verdict = "ok" if o["pass"] else "FAIL"
         if o["against"] is not None:
-            lines.append(f"  {o['name']} vs {o['against']}: max abs error {o['max_abs_error']:.3g}, "
-                         f"max rel {o['max_rel_error']:.3g}  {verdict}")
+            lines.append(f"  {o['name']} vs {o['against']}: max abs error {format_significant(o['max_abs_error'], 3)}, "
+                         f"max rel {format_significant(o['max_rel_error'], 3)}  {verdict}")
         else:
             what = "in rows the routing did not address" if o["scattered"] else "never written"
             lines.append(f"  {o['name']}: {o['unwritten']} elements {what}, {o['infinite']} infinite  {verdict}")

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from tfx.errors import TfxError, argument_error
+from tfx.hw.units import format_count
 
 INT64_MAX = 2 ** 63 - 1
 # Most values one swept parameter may take (a --sweep range or a declared domain).
@@ -68,7 +69,7 @@ def parse_values(text: str, where: str = "--sweep") -> list[int]:
                 v = v * step if geometric else v + step
                 if len(out) > MAX_SWEEP_VALUES:
                     raise argument_error(where, f"range {part!r} has too many values (at most "
-                                                f"{MAX_SWEEP_VALUES:,})")
+                                                f"{format_count(MAX_SWEEP_VALUES)})")
         elif ".." in part:
             raise argument_error(where, "expected LO..HI or LO..HI:STEP or LO..HI:xFACTOR", found=part)
         else:
@@ -269,7 +270,7 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
         space.knob_canonical.append(canonical)
         space.knob_values.append([str(v) for v in vals])
     if space.size > MAX_CONFIGS:
-        raise TfxError(f"the space has {space.size:,} configurations (at most {MAX_CONFIGS:,}, "
+        raise TfxError(f"the space has {format_count(space.size)} configurations (at most {format_count(MAX_CONFIGS)}, "
                        f"about {MAX_CONFIGS // 500_000} s at 500,000 configurations/s); narrow it "
                        "with --set, --sweep or fewer --knob-sweep values")
     return space

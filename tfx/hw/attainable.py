@@ -31,13 +31,13 @@ class Attainable:
         return self.datasheet * self.efficiency
 
     def statement(self) -> str:
-        from tfx.hw.units import format_bandwidth
+        from tfx.hw.units import format_bandwidth, format_plain
         per = " per instance" if self.per_instance else ""
         if self.origin == "none stated":
             return (f"attainable {self.level} bandwidth {format_bandwidth(self.bandwidth)}{per} = datasheet "
                     f"(memory.{self.level}.efficiency not stated: priced at 100%)")
         return (f"attainable {self.level} bandwidth {format_bandwidth(self.bandwidth)}{per} = datasheet "
-                f"{format_bandwidth(self.datasheet)} x efficiency {self.efficiency:g} ({self.origin}: {self.source})")
+                f"{format_bandwidth(self.datasheet)} x efficiency {format_plain(self.efficiency)} ({self.origin}: {self.source})")
 
     def to_json(self) -> dict:
         return {"level": self.level, "datasheet_bytes_per_s": self.datasheet, "efficiency": self.efficiency,

@@ -28,7 +28,7 @@ from typing import Any, Mapping, Union
 
 from tfx.errors import TfxError
 from tfx.hw.units import (INTEGER_FAMILIES, UNIT_FAMILIES, accepted_units, canonical_unit,
-                          family_of, to_canonical)
+                          family_of, format_count, format_plain, format_significant, to_canonical)
 
 # calibrated: fitted so the model reproduces an observation its source names (not measured itself)
 ORIGINS = ("vendor", "measured", "derived", "calibrated", "estimated", "reference")
@@ -514,7 +514,7 @@ FAMILY_RANGES: dict[str, tuple[float, float]] = {
 
 def _bound_text(value: float, family: str) -> str:
     unit = canonical_unit(family)
-    number = f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
+    number = format_count(int(value)) if float(value).is_integer() and abs(value) < 1e15 else format_significant(value, 6)
     return number if unit in ("count", "ratio", "flag") else f"{number} {unit}"
 
 
@@ -523,7 +523,8 @@ def _got(value: float, family: str | None) -> str:
     -1980, unit = "MHz" }`` was refused 'got -1.98e+09', a number in no unit the file wrote
     (now 'got -1.98e+09 Hz', beside bounds written '1,000,000 Hz')."""
     unit = canonical_unit(family) if family else None
-    return f"{value:g}" if unit in (None, "count", "ratio", "flag") else f"{value:g} {unit}"
+    number = format_significant(value, 6)
+    return number if unit in (None, "count", "ratio", "flag") else f"{number} {unit}"
 
 
 def range_problem(value: float, family: str | None, zero_allowed: bool = True) -> str | None:
@@ -555,7 +556,7 @@ def constraint_problem(value: float, constraint: str, family: str | None = None,
     }[constraint]
     if ok:
         if ceiling is not None and value > ceiling:
-            return f"must be at most {ceiling:,g}, got {value:g}"
+            return f"must be at most {format_plain(ceiling)}, got {format_significant(value, 6)}"
         return range_problem(value, family, zero_allowed=constraint.startswith("nonnegative"))
     return f"must be {_CONSTRAINT_TEXT[constraint]}, got {_got(value, family)}"
 

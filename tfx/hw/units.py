@@ -123,7 +123,7 @@ def split_quantity(text: str) -> tuple[float, str | None] | None:
 
 # ---------------------------------------------------------------- formatting
 
-_DECIMAL_BYTES = ("B", "KB", "MB", "GB", "TB", "PB")
+_DECIMAL_BYTES = ("B", "KB", "MB", "GB", "TB", "PB", "EB")
 
 
 def _scaled(value: float, base: float, names: tuple[str, ...]) -> tuple[float, str]:
@@ -263,10 +263,148 @@ def format_prefixed_count(n: float, unit: str) -> str:
     return f"{x:.0f} {unit}" if x.is_integer() else f"{x:.2f} {unit}"
 
 
-def format_percent(share: float) -> str:
+def format_percent(share: float, decimals: int = 1, sign: bool = True) -> str:
     """A share (a ratio, 1 = all) as percent with one decimal, as every surface writes one:
-    ``0.375`` -> ``"37.5%"``, ``0.25`` -> ``"25.0%"``, ``1`` -> ``"100.0%"``."""
-    return f"{float(share) * 100:.1f}%"
+    ``0.375`` -> ``"37.5%"``, ``0.25`` -> ``"25.0%"``, ``1`` -> ``"100.0%"``. ``decimals``: more
+    where two shares side by side would otherwise print alike (the near-tie line's gap and band:
+    ``0.01836, 2`` -> ``"1.84%"`` against ``"1.83%"``). ``sign=False``: the digits alone, for a
+    table column whose header carries the % (the scope table's ``time%``: ``"37.5"``)."""
+    return f"{float(share) * 100:.{decimals}f}" + ("%" if sign else "")
+
+
+def format_percent_value(pct: float) -> str:
+    """A value already in percent (an occupancy, a share of the ideal) as format_percent writes a
+    share: one decimal, ``37.5`` -> ``"37.5%"``."""
+    return f"{float(pct):.1f}%"
+
+
+def format_percent_change(change: float) -> str:
+    """A relative change or error (a ratio, 0 = none) as a signed percent with one decimal, as
+    format_percent writes a share: ``0.125`` -> ``"+12.5%"``, ``-0.022`` -> ``"-2.2%"``, ``0`` ->
+    ``"+0.0%"``."""
+    return f"{float(change) * 100:+.1f}%"
+
+
+def format_whole(n: float) -> str:
+    """A count the analysis holds as a real number (cycles of a mean trip, a row's elements, warps
+    a SM, configurations a second), rounded to the nearest whole with thousands separators, as
+    format_count writes a whole count: ``1234.6`` -> ``"1,235"``, ``64.0`` -> ``"64"``."""
+    return f"{float(n):,.0f}"
+
+
+def formula_cycles(cycles: float) -> str:
+    """Cycles inside a breakdown formula where a mean warp's fraction of a cycle carries into the
+    time (mma_layout's warp-mma issue: 64 mmas x 1.5 + 40 converts x 0.4 = 112.0 cycles), one
+    decimal with thousands separators: ``1234.56`` -> ``"1,234.6"``; a whole count of cycles
+    elsewhere is format_whole."""
+    return f"{float(cycles):,.1f}"
+
+
+def formula_share(share: float, decimals: int = 3) -> str:
+    """A probability or a fraction that a breakdown formula multiplies by, to three decimals (a
+    ratio inside arithmetic, where a percent would need converting back): ``0.87654`` ->
+    ``"0.877"``; ``decimals``: where the formula needs more (a DRAM miss share, ``0.99871, 4`` ->
+    ``"0.9987"``) or a model's efficiency fewer (``0.8512, 2`` -> ``"0.85"``)."""
+    return f"{float(share):.{decimals}f}"
+
+
+def formula_slope(ns_per_gb_per_s: float) -> str:
+    """A latency's slope against the bandwidth drawn (a coefficient of a measured fit, not a time):
+    ``0.01234`` -> ``"0.0123 ns per GB/s"``, four decimals."""
+    return f"{float(ns_per_gb_per_s):.4f} ns per GB/s"
+
+
+def format_significant(x: float, digits: int) -> str:
+    """A dimensionless value with no unit family (an error, a tolerance, a model's scale factor, a
+    value a person typed echoed back) to ``digits`` significant digits, an exponent when needed:
+    ``0.000123456, 4`` -> ``"0.0001235"``, ``-1.98e9, 6`` -> ``"-1.98e+09"``."""
+    return f"{float(x):.{digits}g}"
+
+
+def format_times(factor: float, decimals: int = 2) -> str:
+    """A factor of one quantity over another, ``x`` after: ``2.4`` -> ``"2.40x"`` (the roofline's
+    'is 2.40x the roofline', a hint's '1.25x faster')."""
+    return f"{float(factor):.{decimals}f}x"
+
+
+def format_scale(factor: float, significant: int = 6) -> str:
+    """A scale factor as a knob writes one, ``x`` first: ``2`` -> ``"x2"``, ``0.917, 3`` ->
+    ``"x0.917"`` (a metric's change in tfx diff, a knob's value over the profile's)."""
+    return f"x{float(factor):.{significant}g}"
+
+
+def format_speedup(factor: float) -> str:
+    """How much faster a hardware change makes a deployment, ``x`` first and three decimals so
+    that knobs a few tenths of a percent apart rank visibly: ``1.0374`` -> ``"x1.037"``."""
+    return f"x{float(factor):.3f}"
+
+
+def format_cost(cost: float) -> str:
+    """A hardware point's relative cost (the product of its knobs' factors), two decimals:
+    ``1.5`` -> ``"1.50"``."""
+    return f"{float(cost):.2f}"
+
+
+def format_correlation(rho: float) -> str:
+    """A rank correlation (Spearman's rho, -1..1), signed, two decimals: ``0.9234`` ->
+    ``"+0.92"``."""
+    return f"{float(rho):+.2f}"
+
+
+def format_tokens_per_s(rate: float) -> str:
+    """Tokens a second (a deployment's throughput), one decimal with thousands separators:
+    ``12345.67`` -> ``"12,345.7"``; the unit ('tokens/s', 'tok/s/GPU') follows in the text."""
+    return f"{float(rate):,.1f}"
+
+
+def format_requests_per_s(rate: float) -> str:
+    """Requests a second, three decimals with thousands separators (a request takes seconds, so
+    a GPU serves a few a second): ``0.41666`` -> ``"0.417"``."""
+    return f"{float(rate):,.3f}"
+
+
+def format_time_compact(ns: float) -> str:
+    """A time in the fewest cells, for an axis label: three significant digits, no space
+    (``3084.2`` -> ``"3.08us"``, ``512`` -> ``"512ns"``)."""
+    x = float(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}ns"
+
+
+_TICK_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"))
+
+
+def format_tick(v: float) -> str:
+    """A tick value as people write it on a log axis: ``1e14`` -> ``"100T"``, ``2e9`` -> ``"2G"``,
+    ``10``, ``0.5``, ``0.01``."""
+    if v < 1:
+        return f"{v:.3g}"
+    for scale, prefix in _TICK_PREFIXES:
+        if v >= scale:
+            return f"{v / scale:g}{prefix}"
+    return f"{v:g}"
+
+
+def format_parameter_count(n: float) -> str:
+    """A model's parameter count as model cards write it, three significant figures with a
+    thousand-step suffix (B for billion): ``8030261248`` -> ``"8.03B"``, ``950`` -> ``"950"``."""
+    x = float(n)
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:g}"
+
+
+def format_intensity(flop_per_byte: float) -> str:
+    """Arithmetic intensity, flop per byte, to three significant figures with thousands
+    separators past them: ``63.0157`` -> ``"63.0 flop/B"``, ``4096`` -> ``"4,096 flop/B"``."""
+    x = float(flop_per_byte)
+    if abs(x) >= 100:
+        return f"{x:,.0f} flop/B"
+    r = float(f"{x:.3g}")                 # rounded first: 9.999 -> 10.0, not 10.00
+    return f"{r:.{max(0, 2 - math.floor(math.log10(abs(r)))) if r else 0}f} flop/B"
 
 
 def format_count(n: float) -> str:

@@ -12,6 +12,7 @@ import difflib
 from typing import Any, Mapping
 
 from tfx.errors import TfxError
+from tfx.hw.units import format_bytes, format_count, format_significant
 from tfx.ir import ops as opcat
 from tfx.ir.nodes import Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, Window, walk
 from tfx.ir.verify import KernelInfo
@@ -138,8 +139,8 @@ def check_shapes(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> None
             raise module.error(f"tensor {t.name} has shape {list(dims)}: every extent must be positive", t.loc)
         nbytes = _prod(dims) * t.type.dtype.bits // 8
         if nbytes > MAX_TENSOR_BYTES:
-            raise module.error(f"tensor {t.name} has shape {list(dims)}: {nbytes:.3g} bytes, above the "
-                               f"{MAX_TENSOR_BYTES:.3g} (2^62) tfx can count", t.loc)
+            raise module.error(f"tensor {t.name} has shape {list(dims)}: {format_bytes(nbytes)}, above the "
+                               f"{format_bytes(MAX_TENSOR_BYTES)} (2^62) tfx can count", t.loc)
     tensor_dims = {t.name: _dims(t.type.shape, env) for t in kernel.tensors}
     for s in walk(kernel.body):
         if not isinstance(s, Op):
@@ -184,7 +185,7 @@ def sweep_problem(p, env, check_inside: bool = True) -> tuple[str, object, tuple
         notes = () if p.sweep is not None else (
             f"to accept every value of {sweep.describe(env)} but sweep a few, declare them apart: "
             f"param {p.name} = ... in {sweep.describe(env)} sweep {{...}}",)
-        return (f"the {what} of {p.name} has {size:,} values (at most {MAX_DOMAIN_VALUES:,}): "
+        return (f"the {what} of {p.name} has {format_count(size)} values (at most {format_count(MAX_DOMAIN_VALUES)}): "
                 "too many values to sweep", p.loc, notes)
     if check_inside and p.sweep is not None and p.domain is not None:
         outside = p.sweep.first_outside(p.domain, env)
@@ -203,19 +204,19 @@ def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None
     for p in kernel.params:
         value = env[p.name]
         if not -INT64_MAX <= value <= INT64_MAX:
-            raise module.error(f"parameter {p.name} = {value:.3g} does not fit a 64-bit integer", p.loc)
+            raise module.error(f"parameter {p.name} = {format_significant(value, 3)} does not fit a 64-bit integer", p.loc)
         if defaults is None and p.sweep is not None and p.domain is not None:
             defaults = bind(module, kernel)
         _check_domains(module, p, env, defaults)
     for let in kernel.lets:
         value = env[let.name]
         if not -INT64_MAX <= value <= INT64_MAX:
-            raise module.error(f"let {let.name} = {value:.3g} does not fit a 64-bit integer", let.loc)
+            raise module.error(f"let {let.name} = {format_significant(value, 3)} does not fit a 64-bit integer", let.loc)
     for attr in kernel.attrs:
         value = int(attr.value.evaluate(env))
         lowest = 1 if attr.name in ("threads", "occupancy") else 0
         if not lowest <= value <= MAX_ATTR_VALUE:
-            raise module.error(f"attr {attr.name} = {value}: expected {lowest}..{MAX_ATTR_VALUE:,}", attr.loc)
+            raise module.error(f"attr {attr.name} = {value}: expected {lowest}..{format_count(MAX_ATTR_VALUE)}", attr.loc)
     for node, divisor, what, use_loc in info.divisors:
         if not _static(divisor, info):
             continue  # varies per position: evaluated (and refused there) when counted

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tfx.errors import TfxError
+from tfx.hw.units import format_plain, format_significant, formula_share
 from tfx.model.kernels import pricer_for, scale_time
 from tfx.model.loading import load_model
 from tfx.model.params import layer_matrix_params, param_counts
@@ -292,7 +293,8 @@ def gemm_path(profile, wl: Workload) -> tuple[str, float]:
     if wb < 2 <= ab:
         bits = 4 if wb < 1 else 8
         kernel = (f", gemm_w{bits}a16.tile analysed at each shape" if profile.kind == "gpu" else "")
-        return (f"weight-only w{bits}a{round(ab * 8)} ({wl.weight_dtype} weights dequantized to {wl.act_dtype} "
+        act_bits = round(ab * 8)            # a scheme's name (w4a16), not a quantity to format
+        return (f"weight-only w{bits}a{act_bits} ({wl.weight_dtype} weights dequantized to {wl.act_dtype} "
                 f"in the GEMM's load, bf16 tensor cores{kernel})"), 1.0
     return "bf16 tensor cores", 1.0
 
@@ -361,19 +363,19 @@ class StageBuilder:
             def fe(i, costs=costs, inv=inv, rm=rm, body=body, split=split, count=count, detail=detail,
                    tiles=tiles):
                 k = costs[inv[i]]
-                scale = f" x dtype scale {rm[i]:.3g}" if abs(rm[i] - 1) > 1e-9 else ""
-                times = f"{count[i]:g} x " if count[i] != 1 else ""
+                scale = f" x dtype scale {format_significant(rm[i], 3)}" if abs(rm[i] - 1) > 1e-9 else ""
+                times = f"{format_plain(count[i])} x " if count[i] != 1 else ""
                 if split[i]:
                     costs2, inv2, costs3, inv3, g, r3 = detail[int(split[i])]
                     kg, kr, g, r3 = costs2[inv2[i]], costs3[inv3[i]], g[i], r3[i]
                     return (f"{label}: {times}split-K {split[i]} ({tiles[i]} output tiles of "
                             f"{SPLITK_TILE_N} x {SPLITK_TILE_M} < {sms} SMs, as cuBLAS): {kg.kernel}.tile "
                             f"{kg.params} ({kg.config}) -> {fmt.ns(g, 3)} [compute {fmt.ns(kg.compute_ns, 3)}, "
-                            f"memory {fmt.ns(kg.memory_ns, 3)}, efficiency {kg.efficiency:.2f}]{scale} + reduce "
+                            f"memory {fmt.ns(kg.memory_ns, 3)}, efficiency {formula_share(kg.efficiency, 2)}]{scale} + reduce "
                             f"{kr.kernel}.tile {kr.params} -> {fmt.ns(r3, 3)} = {fmt.ns(body[i] * count[i], 3)}")
                 return (f"{label}: {times}{k.kernel}.tile {k.params} ({k.config}) -> {fmt.ns(k.ns, 3)} body "
                         f"[compute {fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)}, "
-                        f"efficiency {k.efficiency:.2f}]{scale} = {fmt.ns(body[i] * count[i], 3)}")
+                        f"efficiency {formula_share(k.efficiency, 2)}]{scale} = {fmt.ns(body[i] * count[i], 3)}")
             stages.append(VStage(name + tag, block, "kernel", layers, cc * count, mm * count, np.zeros(n),
                                  body * count, count * np.where(split > 0, 2.0, 1.0), fe))
             return
@@ -383,8 +385,8 @@ class StageBuilder:
                 k = costs[inv[i]]
                 return (f"{label}: {k.kernel}.tile {k.params} ({k.config}) -> {fmt.ns(k.ns, 3)} body "
                         f"[compute {fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)}, "
-                        f"efficiency {k.efficiency:.2f}]" + (f" x dtype scale {rm[i]:.3g}" if abs(rm[i] - 1) > 1e-9 else "")
-                        + (f"; share {share[i]:.3g} of the fused GEMM" if share[i] != 1 else "")
+                        f"efficiency {formula_share(k.efficiency, 2)}]" + (f" x dtype scale {format_significant(rm[i], 3)}" if abs(rm[i] - 1) > 1e-9 else "")
+                        + (f"; share {format_significant(share[i], 3)} of the fused GEMM" if share[i] != 1 else "")
                         + f" = {fmt.ns(body[i] * share[i], 3)}")
             stages.append(VStage(name + tag, block, "kernel", layers, cc * share, mm * share, np.zeros(n),
                                  body * share, _arr(1.0 if j == 0 else 0.0, n), f))
@@ -406,7 +408,7 @@ class StageBuilder:
             k = costs[inv[i]]
             return (f"{what}: {k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''} "
                     f"{k.params} ({k.config}) -> {fmt.ns(body[i], 3)} [memory {fmt.ns(k.memory_ns * r, 3)}, "
-                    f"efficiency {k.efficiency:.2f}]")
+                    f"efficiency {formula_share(k.efficiency, 2)}]")
         stages.append(VStage(name + tag, block, "kernel", layers, c * compute_scale, m * r, np.zeros(n),
                              body, _arr(1.0, n), f))
 
@@ -442,7 +444,7 @@ class StageBuilder:
                 if cnt[i]:
                     k = costs[inv[i]]
                     items.append(f"{label} ({k.kernel}{'.tile' if k.kernel in ('copy', 'rmsnorm', 'softmax') else ''}"
-                                 f" {k.params}) {fmt.ns(b[i], 3)}" + (f" x {cnt[i]:g}" if cnt[i] != 1 else ""))
+                                 f" {k.params}) {fmt.ns(b[i], 3)}" + (f" x {format_plain(cnt[i])}" if cnt[i] != 1 else ""))
             return (f"{what}: {fmt.counted(launches[i], 'kernel')}, " + " + ".join(items)
                     + f" = {fmt.ns(body[i], 3)}")
         self.stages.append(VStage(name + tag, block, "kernel", layers, cc, mm, np.zeros(n), body, launches, f))
@@ -770,7 +772,7 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                            else "the split-merge launch (m*, 2^(m-m*), O / l)")
                     return (f"{name}: {how} of {k.kernel}.tile {k.params} ({k.config}) = "
                             f"{fmt.ns(part[i] * sh, 3)} of {fmt.ns(body[i], 3)} [kernel compute "
-                            f"{fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)} x kv dtype {kv_ratio:g}]")
+                            f"{fmt.ns(k.compute_ns, 3)}, memory {fmt.ns(k.memory_ns, 3)} x kv dtype {format_plain(kv_ratio)}]")
                 stages.append(VStage(name + tag, "attention", "kernel", count, cc * sh if name != "softmax" else np.zeros(n),
                                      mm * sh if name != "softmax" else np.zeros(n), np.zeros(n), part * sh,
                                      _arr(launch if name != "softmax" else 1.0, n), f))
@@ -792,8 +794,8 @@ def evaluate(model: ModelConfig, wl: Workload, system: System, cfg: Configs,
                                      ("pv", (1 - w_sm) / 2, 0.0)):
                 def f(i, name=name, sh=sh, costs=costs, inv=inv, body=body, frac=frac):
                     k = costs[inv[i]]
-                    return (f"{name}: share {sh:.3g} (exp on the SFU vs 2 mma) of {k.kernel} {k.params} "
-                            f"({k.config}) {fmt.ns(k.ns, 3)}" + (f" x window {float(np.asarray(frac)):.3g}" if sliding else "")
+                    return (f"{name}: share {format_significant(sh, 3)} (exp on the SFU vs 2 mma) of {k.kernel} {k.params} "
+                            f"({k.config}) {fmt.ns(k.ns, 3)}" + (f" x window {format_significant(np.asarray(frac), 3)}" if sliding else "")
                             + f" / cp {int(cp_d[i])} = {fmt.ns(body[i] * sh, 3)}")
                 stages.append(VStage(name + tag, "attention", "kernel", count, cc * sh, mm * sh, np.zeros(n),
                                      body * sh, _arr(launch, n), f))
@@ -1041,7 +1043,7 @@ def result_at(ev: Evaluation, i: int) -> LatencyResult:
         st = StageResult(s.name, s.block, float(layers), float(s.compute[i] * layers), float(s.memory[i] * layers),
                          float(s.comm[i] * layers), launch, tot,
                          _bound(s.compute[i], s.memory[i], s.comm[i], s.launches[i] * lns, s.body[i]),
-                         (s.formula(i) if s.formula else "") + (f"; x {layers:g} layers" if layers != 1 else "")
+                         (s.formula(i) if s.formula else "") + (f"; x {format_plain(layers)} layers" if layers != 1 else "")
                          + (f"; + {fmt.counted(s.launches[i] * layers, 'launch', 'launches')} x {fmt.ns(lns, 3)}"
                             if s.launches[i] else ""))
         stages.append(st)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tfx.errors import TfxError, parse_toml, read_text_file
+from tfx.hw.units import format_count, format_significant
 from tfx.model.schema import (FFN_ACTIVATIONS, NORM_KINDS, POSITION_EMBEDDINGS, MLAConfig, ModelConfig,
                               MoEConfig, PublishedParams)
 from tfx.bundled import bundled_dir
@@ -140,7 +141,7 @@ def _positive(table: dict, key: str, where: str, prefix: str = "", allow_zero: b
             raise TfxError(f"must be {bound}, got {value}", where=f"{where}:{prefix}{key}")
         ceiling = PRESET_CEILINGS.get(f"{prefix}{key}")
         if ceiling is not None and value > ceiling:
-            raise TfxError(f"must be at most {ceiling:,}, got {value:.3g}", where=f"{where}:{prefix}{key}")
+            raise TfxError(f"must be at most {format_count(ceiling)}, got {format_significant(value, 3)}", where=f"{where}:{prefix}{key}")
 
 
 def _sliding_layers(spec: str | list, num_layers: int, where: str) -> tuple[int, ...]:

@@ -268,7 +268,7 @@ def serve(model: ModelConfig | str, hw: str | System = "h200_nvl8", mix: Request
         busy = min(1.0, rate * n_chunks * t_chunk)             # share of time a chunk step runs
         parts = {"decode_step_ns": t_dec, "chunk_step_ns": t_chunk, "chunk_steps": n_chunks,
                  "chunk_tokens": q, "prefill_busy": busy}
-        notes.append(f"{fmt.counted(n_chunks, 'chunk step')} of {q:,} prompt tokens per request; chunk steps run "
+        notes.append(f"{fmt.counted(n_chunks, 'chunk step')} of {fmt.count(q)} prompt tokens per request; chunk steps run "
                      f"{fmt.ratio_pct(busy)} of the time; TTFT includes the wait behind other prompts "
                      "(closed-loop mean-value analysis)")
         prompt_per_step = busy / t_chunk * q / (busy / t_chunk + (1 - busy) / t_dec) if t_chunk > 0 else 0.0

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from tfx.analysis.codegen import CODEGENS, CUTLASS
 from tfx.errors import TfxError, argument_error
+from tfx.hw.units import format_plain
 from tfx.model.schema import DTYPE_BYTES, ModelConfig
 from tfx.present import formatting as fmt
 
@@ -289,7 +290,7 @@ def _link(profile, name: str, notes: list) -> Link | None:
         return Link(name, line, float(lat))
     # collectives move data at the line rate less the library's protocol overhead
     notes.append(f"collectives on {name} at {fmt.bandwidth(line * float(eff), 4)} = line rate "
-                 f"{fmt.bandwidth(line, 4)} x links.{name}.efficiency {float(eff):g}")
+                 f"{fmt.bandwidth(line, 4)} x links.{name}.efficiency {format_plain(eff)}")
     return Link(name, line * float(eff), float(lat))
 
 

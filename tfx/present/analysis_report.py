@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tfx.hw.units import format_percent
 from tfx.present import formatting as fmt
 from tfx.present.layout import wrap, wrap_all
 
@@ -403,7 +404,7 @@ def traffic_table(a, domain: str) -> TrafficTable:
         touched = touched_by_scope[node.id]
         r.append(fmt.nbytes(sum(fmt.num(fp[t]) for t in touched if t in fp)) if touched else "")
         sr = roof.get(node.id)
-        r.append(f"{fmt.num(sr.ideal_ns) / root_t * 100:.1f}" if sr is not None and root_t else "")
+        r.append(format_percent(fmt.num(sr.ideal_ns) / root_t, sign=False) if sr is not None and root_t else "")
         r.append(sr.bound_by or "" if sr is not None else "")
         ai, fracs = scope_intensity(a, node, ai_level)
         if ai_level is not None:

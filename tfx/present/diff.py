@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from tfx.hw.units import format_scale
 from tfx.present import formatting as fmt
 
 
@@ -87,7 +88,7 @@ def line(c: Change) -> str:
     """``performance.predicted_ns 216.26 us -> 198.28 us (x0.917)``."""
     tail = ""
     if c.ratio is not None:
-        tail = " (new)" if math.isinf(c.ratio) else f" (x{c.ratio:.3g})"
+        tail = " (new)" if math.isinf(c.ratio) else f" ({format_scale(c.ratio, 3)})"
     old = "absent" if c.old is None else fmt.metric(c.metric, c.old)
     new = "absent" if c.new is None else fmt.metric(c.metric, c.new)
     return f"{c.metric} {old} -> {new}{tail}"

@@ -26,8 +26,9 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_exact_bytes, format_percent, format_counted, format_counted_verb, format_flops,
-                          format_prefixed_count, format_frequency, format_plain, format_quantity, format_time_ns)
+from tfx.hw.units import (format_bandwidth, format_bytes, format_count, format_exact_bytes, format_intensity, format_parameter_count, format_percent,
+                          format_percent_change, format_percent_value, format_counted, format_counted_verb, format_flops, format_prefixed_count,
+                          format_frequency, format_plain, format_quantity, format_significant, format_time_compact, format_time_ns, format_times)
 
 __all__ = ["with_knobs", "compiled_as", "within_pct", "num", "ns", "ns_compact", "ctas_per_sm", "counted", "nbytes", "bandwidth", "flop", "ops", "count", "percent", "ratio_pct",
            "allocation", "parameter_count", "intensity", "metric", "fact", "fact_value", "row_value", "general", "pct_change", "times", "format_bandwidth", "format_bytes",
@@ -70,11 +71,7 @@ def ns(v: Any, significant: int | None = None) -> str:
 def ns_compact(v: Any) -> str:
     """A time in the fewest cells, for an axis label: three significant digits, no space
     (``3084.2`` -> ``"3.08us"``, ``512`` -> ``"512ns"``)."""
-    x = num(v)
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g}{unit}"
-    return f"{x:.3g}ns"
+    return format_time_compact(num(v))
 
 
 def ctas_per_sm(n: Any) -> str:
@@ -108,11 +105,7 @@ def allocation(v: Any) -> str:
 def parameter_count(v: Any) -> str:
     """A model's parameter count as model cards write it, three significant figures with a
     thousand-step suffix (B for billion): ``8030261248`` -> ``"8.03B"``, ``950`` -> ``"950"``."""
-    x = num(v)
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g}{suffix}"
-    return f"{x:g}"
+    return format_parameter_count(num(v))
 
 
 def bandwidth(v: Any, significant: int | None = None) -> str:
@@ -139,7 +132,7 @@ def count(v: Any) -> str:
 
 def percent(v: Any) -> str:
     """A value already in percent: ``37.5`` -> ``"37.5%"``."""
-    return f"{num(v):.1f}%"
+    return format_percent_value(num(v))
 
 
 def ratio_pct(v: Any) -> str:
@@ -150,22 +143,18 @@ def ratio_pct(v: Any) -> str:
 def intensity(v: Any) -> str:
     """Arithmetic intensity, flop per byte, to three significant figures with thousands
     separators past them: ``63.0157`` -> ``"63.0 flop/B"``, ``4096`` -> ``"4,096 flop/B"``."""
-    x = num(v)
-    if abs(x) >= 100:
-        return f"{x:,.0f} flop/B"
-    r = float(f"{x:.3g}")                 # rounded first: 9.999 -> 10.0, not 10.00
-    return f"{r:.{max(0, 2 - math.floor(math.log10(abs(r)))) if r else 0}f} flop/B"
+    return format_intensity(num(v))
 
 
 def general(v: Any, digits: int = 4) -> str:
     """A dimensionless value (a tensor element, an error, a tolerance) to ``digits``
     significant digits, exponent when needed: ``0.000123456`` -> ``"0.0001235"``."""
-    return f"{num(v):.{digits}g}"
+    return format_significant(num(v), digits)
 
 
 def times(v: Any) -> str:
     """A factor: ``2.4`` -> ``"2.40x"``."""
-    return f"{num(v):.2f}x"
+    return format_times(num(v))
 
 
 def metric(name: str, v: Any) -> str:
@@ -184,9 +173,6 @@ def metric(name: str, v: Any) -> str:
         return ops(v)
     if name.startswith("compute-cost."):
         return flop(v)
-    x = num(v)
-    if not float(x).is_integer():
-        return f"{x:,.2f}"
     return count(v)
 
 
@@ -218,7 +204,7 @@ def row_value(v: Any, unit: str) -> str:
         return nbytes(v)
     if unit == "count":
         return count(v)
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    return format_significant(v, 6) if isinstance(v, float) else str(v)
 
 
 def pct_change(old: Any, new: Any) -> str:
@@ -226,7 +212,7 @@ def pct_change(old: Any, new: Any) -> str:
     a, b = num(old), num(new)
     if a == 0 or math.isnan(a) or math.isnan(b):
         return ""
-    return f" ({(b - a) / a * 100:+.1f}%)"
+    return f" ({format_percent_change((b - a) / a)})"
 
 
 def near_tie_sentence(tie, shown: int | None = None) -> str:
@@ -248,5 +234,5 @@ def near_tie_sentence(tie, shown: int | None = None) -> str:
         return f"top pick ahead of the next (it takes 0 ns): outside the {band} re-timing noise"
     gap = within_pct(tie.next_gap)
     if gap == band:
-        gap, band = f"{num(tie.next_gap) * 100:.2f}%", f"{num(tie.band) * 100:.2f}%"
+        gap, band = format_percent(num(tie.next_gap), 2), format_percent(num(tie.band), 2)
     return f"top pick {gap} ahead of the next: outside the {band} re-timing noise"

@@ -8,6 +8,7 @@ import time
 from tfx.analysis.numbers import cdiv, is_array
 from tfx.analysis.performance import unit_mesh
 from tfx.errors import TfxError, argument_error
+from tfx.hw.units import format_count
 from tfx.sim.event_loop import run as run_batch
 from tfx.sim.program import compile_stream
 from tfx.sim.lower import COPY, ENGINE_NAMES, N_ENGINES, Lowering, ceil_ns, split_captures
@@ -40,8 +41,8 @@ def check_event_budget(analysis, full: bool, tiles: int | None, max_events: int 
     if tiles is None or tiles > 8:
         ways.append("--tiles 8 (simulate 8 trips of every loop, extrapolate the rest)")
     ways.append(f"--max-events {estimate} to run it anyway")
-    raise TfxError(f"simulating would process about {estimate:,} events, above the budget of "
-                   f"{budget:,}; " + ", or ".join(ways))
+    raise TfxError(f"simulating would process about {format_count(estimate)} events, above the budget of "
+                   f"{format_count(budget)}; " + ", or ".join(ways))
 
 
 def simulate(analysis, full: bool = False, tiles: int | None = None, events: bool = True,

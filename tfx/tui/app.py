@@ -35,6 +35,7 @@ from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
 from tfx.errors import TfxError
+from tfx.hw.units import format_percent_change
 from tfx.present import formatting as fmt
 from tfx.tui.base import ExplorerApp
 from tfx.tui.jobs import JobRunner, noop, worker_init
@@ -522,7 +523,7 @@ class TfxApp(ExplorerApp):
                     f"predicted [b]{h['predicted']}[/b]  {h['bound']}-bound  {h['occupancy']}")
             if self.measured:
                 view = core.measured_view(self.measured, self.kernel_path, self.profile_name, a)
-                text += (f"  measured [b]{fmt.ns(view.measured_ns)}[/b] ({view.error * 100:+.1f}%)"
+                text += (f"  measured [b]{fmt.ns(view.measured_ns)}[/b] ({format_percent_change(view.error)})"
                          if view.row is not None else "  [dim]not measured here[/dim]")
         # one line each (#status, #diff: height 1, the screen's width): a new text repaints them
         # in place, no layout of the screen

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tfx.hw.units import format_tick
+
 # dot (dx, dy) -> bit of the braille pattern (U+2800 + bits)
 _BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
 
@@ -83,17 +85,10 @@ class BrailleCanvas:
 
 # ---------------------------------------------------------------- log-log charts
 
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"))
-
-
 def tick_label(v: float) -> str:
-    """A tick value as people write it on an axis: ``100T``, ``2G``, ``10``, ``0.5``, ``0.01``."""
-    if v < 1:
-        return f"{v:.3g}"
-    for scale, prefix in _PREFIXES:
-        if v >= scale:
-            return f"{v / scale:g}{prefix}"
-    return f"{v:g}"
+    """A tick value as people write it on an axis: ``100T``, ``2G``, ``10``, ``0.5``, ``0.01``
+    (tfx.hw.units.format_tick)."""
+    return format_tick(v)
 
 
 def ticks(span: tuple[float, float], least: int = 3) -> list[float]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from tfx.analysis.codegen import DEFAULT as DEFAULT_CODEGEN  # names only: imports no numpy
 from tfx.errors import TfxError
+from tfx.hw.units import format_percent_change
 from tfx.present.analysis_report import scope_rows
 from tfx.present import diff
 from tfx.present import formatting as fmt
@@ -690,7 +691,7 @@ def pin_report(pin: Pin, a, inputs: Inputs) -> PinReport:
         name, old, new, ratio = c.metric, c.old, c.new, c.ratio
         change = ("new" if old is None else "gone" if new is None else
                   "" if ratio is None else "from 0" if math.isinf(ratio) else
-                  f"{(ratio - 1) * 100:+.1f}%")
+                  format_percent_change(ratio - 1))
         rows.append((name, "absent" if old is None else fmt.metric(name, old),
                      "absent" if new is None else fmt.metric(name, new), change))
     total = len(set(pin.analysis.metrics) | set(a.metrics))
@@ -744,7 +745,7 @@ def measured_view(rows: list, kernel_path: str, profile: str, a) -> MeasuredView
 def measured_line(view: MeasuredView) -> str:
     if view.row is not None:
         return (f"measured {fmt.ns(view.measured_ns)}, predicted {fmt.ns(view.predicted_ns)} "
-                f"({view.error * 100:+.1f}%; {view.row.where})")
+                f"({format_percent_change(view.error)}; {view.row.where})")
     if view.others:
         return f"not measured at these parameters ({view.others} rows at others)"
     return "no measurement of this kernel on this profile"

@@ -21,6 +21,7 @@ from typing import Any
 
 from tfx.errors import TfxError
 from tfx.model.schema import DTYPE_BYTES
+from tfx.hw.units import format_cost, format_percent, format_plain, format_scale, format_speedup, format_tokens_per_s
 from tfx.present import formatting as fmt
 from tfx.model.system import CP_RINGS, GPU_PLACES, KV_SHARDS, MODES, TILED_PLACES, Parallelism  # noqa: F401
 
@@ -349,7 +350,7 @@ def serve_lines(results) -> list[str]:
     for r in results:
         lines += [f"[b]{r.mode}[/b]  {short_config(r.parallelism)} ({r.devices} GPU)"
                   + ("" if r.fits else "  [red]DOES NOT FIT[/red]"),
-                  f"  {r.output_tokens_per_s_per_gpu:,.1f} output tokens/s per GPU   "
+                  f"  {format_tokens_per_s(r.output_tokens_per_s_per_gpu)} output tokens/s per GPU   "
                   f"TTFT {fmt.ns(r.ttft_ns)}   TPOT {fmt.ns(r.tpot_ns)}   decode batch {r.batch}", ""]
     lines.append("[dim]tfx model serve --suggest --ttft-ms X --tpot-ms Y searches TP, mode, chunk and "
                  "concurrency under an SLA[/dim]")
@@ -450,8 +451,8 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
         ends = (max(emb, c.lm_head) if par.pp > 1 else emb + c.lm_head) // tp
         rb = wb if wb >= 2 else 2.0
         rest = r.memory["weights"] - layers * (attn + ffn) * wb - ends * rb
-        out.append(f"weights: {layers} layers x ({attn:,} attention + {ffn:,} FFN params per rank) x {wb:g} B"
-                   f" + {ends:,} embedding/lm head params x {rb:g} B + norms {fmt.nbytes(rest)}")
+        out.append(f"weights: {layers} layers x ({fmt.count(attn)} attention + {fmt.count(ffn)} FFN params per rank) x {format_plain(wb)} B"
+                   f" + {fmt.count(ends)} embedding/lm head params x {format_plain(rb)} B + norms {fmt.nbytes(rest)}")
     if model.mla is None and model.sliding_window is None:
         b = -(-k.batch // par.dp)
         toks = -(-k.ctx // par.cp)
@@ -461,7 +462,7 @@ def memory_notes(model, k: Knobs, r) -> list[str]:
             rep = f" (ctx/cp split over {tp // G} replicas)"
         kv = b * toks * layers * 2 * g_r * d * kvb
         out.append(f"KV cache: {fmt.count(b)} seq x {fmt.count(toks)} tokens{rep} x {layers} layers x 2 (K, V) x {fmt.counted(g_r, 'kv head')}"
-                   f" x {d} x {kvb:g} B = {fmt.format_exact_bytes(kv)} = {fmt.nbytes(kv)}")
+                   f" x {d} x {format_plain(kvb)} B = {fmt.format_exact_bytes(kv)} = {fmt.nbytes(kv)}")
     return out
 
 
@@ -534,8 +535,9 @@ def suggest_rows(s) -> list[list[str]]:
     """The Pareto frontier, fastest first: configuration, devices, latency of the scope,
     tokens/s per device and that as a share of the frontier's best (``eff``), memory/device."""
     best = max((c.tokens_per_s_per_device for c in s.pareto), default=0.0)
-    return [[short_config(c.parallelism.label()), str(c.devices), fmt.ns(c.latency_ns), f"{c.tokens_per_s_per_device:,.1f}",
-             f"{c.tokens_per_s_per_device / best * 100:.0f}%" if best else "-", fmt.nbytes(c.memory_bytes)]
+    return [[short_config(c.parallelism.label()), str(c.devices), fmt.ns(c.latency_ns), format_tokens_per_s(c.tokens_per_s_per_device),
+             # a whole percent: one decimal (42.7%) widens the column past 80 cells and cuts the memory unit
+             format_percent(c.tokens_per_s_per_device / best, 0) if best else "-", fmt.nbytes(c.memory_bytes)]
             for c in s.pareto]
 
 
@@ -557,7 +559,7 @@ HW_SHORT = {"mem_bandwidth": "bw", "mem_capacity": "cap", "compute": "flops", "i
 
 
 def sweep_ranking_rows(h) -> list[list[str]]:
-    return [[HW_NAMES.get(r["knob"], r["knob"]), f"x{r['speedup']:.3f}" if math.isfinite(r["speedup"]) else "-",
+    return [[HW_NAMES.get(r["knob"], r["knob"]), format_speedup(r['speedup']) if math.isfinite(r["speedup"]) else "-",
              fmt.ns(r["latency_ns"]) if math.isfinite(r["latency_ns"]) else "no fit",
              short_config(r["config"]) if r["config"] else "-"]
             for r in h.ranking]
@@ -566,8 +568,8 @@ def sweep_ranking_rows(h) -> list[list[str]]:
 def sweep_pareto_rows(h) -> list[list[str]]:
     out = []
     for p in h.pareto:
-        f = " ".join(f"{HW_SHORT.get(k, k)} x{v:g}" for k, v in p["factors"].items() if v != 1.0) or "base"
-        out.append([fmt.ns(p["latency_ns"]), f"{p['cost']:.2f}", str(p["devices"]), short_config(p["config"]), f])
+        f = " ".join(f"{HW_SHORT.get(k, k)} {format_scale(v)}" for k, v in p["factors"].items() if v != 1.0) or "base"
+        out.append([fmt.ns(p["latency_ns"]), format_cost(p['cost']), str(p["devices"]), short_config(p["config"]), f])
     return out
 
 

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Static
 
+from tfx.hw.units import format_tokens_per_s
 from tfx.present import formatting as fmt
 from tfx.tui.deployment import core
 
@@ -270,7 +271,7 @@ class StagesPane(Vertical):
         _keep_cursor(table, key)
         self.query_one("#stages-caption", Static).update(
             f"[b]{fmt.ns(r.latency_ns)}[/b] = attention {fmt.ns(r.attention_ns)} + "
-            f"FFN {fmt.ns(r.ffn_ns)}; {fmt.count(r.launches)} launches; {r.tokens_per_s:,.1f} tokens/s")
+            f"FFN {fmt.ns(r.ffn_ns)}; {fmt.count(r.launches)} launches; {format_tokens_per_s(r.tokens_per_s)} tokens/s")
         self._formula()
 
     def _formula(self) -> None:

@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from tfx.hw.units import format_scale
 from tfx.present.formatting import counted, fact as fmt_fact
 from tfx.tui.widgets.tables import TableSync
 
@@ -27,7 +28,7 @@ def knob_label(text, base, path: str) -> str:
         return str(text)
     if not old:
         return str(text)
-    return f"x{value / float(old):.4g}"
+    return format_scale(value / float(old), 4)
 
 
 class FactsTable(DataTable):
