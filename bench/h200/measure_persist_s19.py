@@ -10,7 +10,9 @@ nvidia-smi's SM clock and power sampled every 20 ms over ~0.3 s of back-to-back 
 Configurations: the 64x256x64 tile on 8 warps at 3, 4, 5 stages on 114 CTAs (does a stage
 more make it slower?), at 5 stages on 78 and 132 CTAs, on 4 warps (one warpgroup,
 m64n256) at 4 stages, BK = 32 at 5 stages (half the shared memory), and the run's two best
-configurations (128x128x32 w8 s5 on 132, 128x256x32 w8 s5 on 78).
+configurations (128x128x32 w8 s5 on 132, 128x256x32 w8 s5 on 78); then run29's 4096x8192x8192 with
+the 64x256x64 w8 tile at 4 and 5 stages on 114 CTAs (random data; the M = 4096 rows use the
+first M rows of the same buffers).
 
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_persist_s19.py OUTDIR
 
@@ -39,6 +41,8 @@ M, N, K = 5120, 8192, 8192
 C = [(64, 256, 64, 8, 5, 114), (64, 256, 64, 8, 4, 114), (64, 256, 64, 8, 3, 114),
      (128, 128, 32, 8, 5, 132), (128, 256, 32, 8, 5, 78), (64, 256, 64, 8, 5, 132),
      (64, 256, 64, 8, 5, 78), (64, 256, 32, 8, 5, 114), (64, 256, 64, 4, 4, 114)]
+# run29's shape (4096x8192x8192: the 4-stage row ran 1,245 us there) at 4 and 5 stages, random data only
+C29 = [(64, 256, 64, 8, 4, 114), (64, 256, 64, 8, 5, 114)]
 
 
 class Smi:
@@ -86,41 +90,42 @@ def main():
         if data == "zeros":
             b = {k: torch.zeros_like(v) for k, v in b.items()}
         bufs[data] = b
-    for c in C:
-        for data in ("randn", "zeros"):
-            if time.time() - T0 > DEADLINE_S:
-                print("deadline: stopping", flush=True)
-                f.close()
-                return
-            p = dict(zip("M N K BM BN BK WARPS STAGES NUM_SMS".split(), (M, N, K) + c))
-            j = ("persistent_gemm.csv", "persistent_gemm", "kernels/persistent_gemm.tile", "dev", 0, "s19", p)
-            b = bufs[data]
-            k = ma.launch(j, b, warmup=True)[0][0]
-            k._init_handles()
+    runs = [((M, N, K), c, data) for c in C for data in ("randn", "zeros")]
+    runs += [((4096, N, K), c, "randn") for c in C29]
+    for shape, c, data in runs:
+        if time.time() - T0 > DEADLINE_S:
+            print("deadline: stopping", flush=True)
+            f.close()
+            return
+        p = dict(zip("M N K BM BN BK WARPS STAGES NUM_SMS".split(), shape + c))
+        j = ("persistent_gemm.csv", "persistent_gemm", "kernels/persistent_gemm.tile", "dev", 0, "s19", p)
+        b = bufs[data]
+        k = ma.launch(j, b, warmup=True)[0][0]
+        k._init_handles()
+        ma.launch(j, b)
+        torch.cuda.synchronize()
+        v = []
+        for _ in range(15):
+            cache.zero_()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
             ma.launch(j, b)
-            torch.cuda.synchronize()
-            v = []
-            for _ in range(15):
-                cache.zero_()
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                ma.launch(j, b)
-                e.record()
-                e.synchronize()
-                v.append(s.elapsed_time(e))
-            ms = statistics.median(v)
-            with Smi() as smi:
-                end = time.time() + 0.3
-                while time.time() < end:
-                    for _ in range(max(1, int(0.05 / ms * 1e3))):
-                        ma.launch(j, b)
-                    torch.cuda.synchronize()
-            mhz, watt = smi.medians()
-            row = dict(p, data=data, ms=round(ms, 5), smi_mhz=mhz, smi_w=watt, regs=k.n_regs, spills=k.n_spills,
-                       smem=k.metadata.shared)
-            w.writerow(row)
-            f.flush()
-            print(row, f"t={time.time() - T0:.1f}s", flush=True)
+            e.record()
+            e.synchronize()
+            v.append(s.elapsed_time(e))
+        ms = statistics.median(v)
+        with Smi() as smi:
+            end = time.time() + 0.3
+            while time.time() < end:
+                for _ in range(max(1, int(0.05 / ms * 1e3))):
+                    ma.launch(j, b)
+                torch.cuda.synchronize()
+        mhz, watt = smi.medians()
+        row = dict(p, data=data, ms=round(ms, 5), smi_mhz=mhz, smi_w=watt, regs=k.n_regs, spills=k.n_spills,
+                   smem=k.metadata.shared)
+        w.writerow(row)
+        f.flush()
+        print(row, f"t={time.time() - T0:.1f}s", flush=True)
     f.close()
     print("done", flush=True)
 
