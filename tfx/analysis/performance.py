@@ -76,8 +76,6 @@ class LaunchMiss(dict):
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
-    read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
-                                                  # DRAM's read-only rate (bool or array: own_stream applies)
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -313,14 +311,6 @@ class DriftRate(NamedTuple):
     share: Any          # the share of the shared re-reads fetched again
 
 
-def _any_of(flags):
-    """Whether any of ``flags`` (bools, or arrays elementwise) holds: False where none is given."""
-    out = False
-    for f in flags:
-        out = (out | f) if is_array(out, f) else (out or f)
-    return out
-
-
 def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
                  spill_bytes_per_thread=0, codegen=None, drift_rate=None) -> LaunchTime:
     """One launch's time; ``drift_rate``: the DriftRate of its first pricing, where its column
@@ -503,18 +493,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                     emax(rounds.extra, 1))
         tile_last = persistent_rounds.tile_ns(rounds, last_ns)
         rounds_ns = where(positions <= slots, persistent_rounds.extra_ns(rounds, tile_full, tile_last), 0)
-    # a launch streaming a decode trip at DRAM's read-only rate starts from the L2 the timing
-    # leaves (do_bench's clear: every line dirty), and its first L2 of misses write those lines
-    # back (tfx.analysis.launch_handoff.dirty_write_back_ns)
-    write_back_ns = 0
-    reads = _any_of(miss.read_streams.values())
-    if is_array(reads) or reads:
-        write_back_ns = where(reads, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
     # the L2 slices serve the whole launch's requests and fills at one device rate: the waves take
     # at least that long (l2_slices_ns)
     slices_ns = l2_slices_ns(per_pos, positions, m)
     slices_gap = 0 if slices_ns is None else emax(slices_ns - (waves_ns + t_tail + uneven_ns + rounds_ns), 0)
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -555,9 +538,6 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         lt.terms = [
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
-            *([Term("l2 write-back", write_back_ns,
-                    launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns),
-                    beyond_roofline=True)] if write_back_ns else []),
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
                  f"{format_count(resident)} resident = "
@@ -567,8 +547,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                      row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
                      if drifted_stream.applies(drift, full_waves, positions, slots) else
                      f"{format_counted(full_waves, 'full wave')} x {format_time_ns(float(t_full))}")
-                 + f" (bound by {bound_by})"
-                 + (memory_parallelism.describe_read_stream(m) if reads else "")),
+                 + f" (bound by {bound_by})"),
             Term("tail wave", t_tail,
                  f"{format_counted(tail, unit)} in the last wave ({format_count(float(ratio(tail, slots)))} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
@@ -1449,7 +1428,7 @@ def _own_transfer_ns(d: Demand, m: Machine, active_units):
     return _transfer_ns(d, m, 1, active_units, dram_bw=own)
 
 
-def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, read_only=False) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
@@ -1457,13 +1436,8 @@ def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, rea
     ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time. Given the positions'
     ``warps``, a warp mma (``d.warp_tensor`` per warp) takes the busiest
     sub-partition's warps, ceil(r x warps / sub-partitions), not their average. ``draw``: as
-    ``_transfer_terms`` (None: the SMs' even DRAM shares). ``read_only``: the positions' DRAM
-    bytes are a read-only stream (a decode trip's K and V), at the device's read-only rate
-    (tfx.analysis.memory_parallelism.read_stream_share), not the copy's."""
-    dram_bw = None
-    if read_only and m.dram_per_unit is None:
-        dram_bw = memory_parallelism.read_stream_share(m, active_units, memory_parallelism.cta_share_weight(r, draw))
-    copy = _transfer_ns(d, m, r, active_units, dram_bw=dram_bw, draw=draw)
+    ``_transfer_terms`` (None: the SMs' even DRAM shares)."""
+    copy = _transfer_ns(d, m, r, active_units, draw=draw)
     if m.dma_channels and m.dma_hold:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
@@ -1995,18 +1969,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         own_stream = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
             loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
     e = engine_ns(body, m, r, active_units, warps)
-    if own_stream is not None:
-        # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
-        # bytes stream at DRAM's read-only rate (tfx.analysis.memory_parallelism.read_stream_share)
-        # ... and in a launch of one wave or less its CTAs start together and DRAM serves the
-        # CTAs drawing, not the SMs, so the busiest SM draws its r CTAs' shares
-        # (tfx.analysis.memory_parallelism.cta_share_weight)
-        read = engine_ns(body, m, r, active_units, warps, read_only=True)["copy"]
-        if is_array(miss.one_wave) or miss.one_wave:
-            shared = engine_ns(body, m, r, active_units, warps, draw, read_only=True)["copy"]
-            read = where(miss.one_wave, shared, read) if is_array(miss.one_wave) else shared
-        e["copy"] = where(own_stream.ns > 0, read, e["copy"]) if is_array(own_stream.ns, read) else read
-        miss.read_streams[loop.id] = own_stream.ns > 0 if is_array(own_stream.ns) else True
+    if own_stream is not None and (is_array(miss.one_wave) or miss.one_wave):
+        # a launch of one wave or less whose CTAs stream their own K and V: they start together
+        # and DRAM serves the CTAs drawing, not the SMs, so the busiest SM draws its r CTAs'
+        # shares (tfx.analysis.memory_parallelism.cta_share_weight)
+        shared = engine_ns(body, m, r, active_units, warps, draw)["copy"]
+        if is_array(own_stream.ns, miss.one_wave):
+            e["copy"] = where((own_stream.ns > 0) & miss.one_wave, shared, e["copy"])
+        else:
+            e["copy"] = shared
     one = engine_ns(body, m, 1, active_units, warps)
     if spilled_state:
         # ... and the rest of the trip waits for it: the reloads feed the mma, its results are
