@@ -462,31 +462,47 @@ ROUNDS_N = (1024, 2048, 4096, 8192, 16384, 32768)
 ROUNDS_TILE = (1, 2, 4, 8, 16)
 
 
+def _binary_config(kernel: str, env: dict, isa: str | None):
+    """``env``'s (N, BLOCK_M, WARPS) where a table of compiled sm_90 row binaries could hold
+    ``kernel`` (the profile's ``isa`` is the binaries', ``ROUNDS_ISA``, and ``kernel`` one of
+    ``ROUNDS_KERNELS``), else None."""
+    if isa != ROUNDS_ISA or kernel not in ROUNDS_KERNELS:
+        return None
+    try:
+        return env["N"], env["BLOCK_M"], env["WARPS"]
+    except KeyError:
+        return None
+
+
+def _table_value(table: dict, kernel: str, n, bm, w, otherwise) -> Any:
+    """``table``'s value for ``kernel`` at (n, bm, w), ``otherwise`` where it holds none
+    (arrays elementwise: ``otherwise`` an array or a scalar)."""
+    if not is_array(n, bm, w):
+        return table.get((kernel, int(n), int(bm), int(w)), otherwise)
+    out = otherwise
+    for (k, kn, kbm, kw), value in table.items():
+        if k == kernel:
+            out = where((n == kn) & (bm == kbm) & (w == kw), value, out)
+    return out
+
+
 def compiled_rounds(kernel: str, env: dict, isa: str | None) -> Any:
     """The dependent rounds in which the compiled kernel ``kernel`` at ``env``'s N, BLOCK_M and
     WARPS loads its row tile (``LOAD_ROUNDS``; 1 for the other covered configurations), 0 where
     the binary is not known: another kernel, a configuration the table does not cover, or a
     device whose instruction set ``isa`` (the profile's ``isa``) is not the binaries'
     (``ROUNDS_ISA``) (arrays elementwise)."""
-    if isa != ROUNDS_ISA:
+    config = _binary_config(kernel, env, isa)
+    if config is None:
         return 0
-    try:
-        n, bm, w = env["N"], env["BLOCK_M"], env["WARPS"]
-    except KeyError:
-        return 0
-    if kernel not in ROUNDS_KERNELS:
-        return 0
+    n, bm, w = config
     if not is_array(n, bm, w):
         if int(n) not in ROUNDS_N or int(bm) not in ROUNDS_TILE or int(w) not in ROUNDS_TILE:
             return 0
-        return LOAD_ROUNDS.get((kernel, int(n), int(bm), int(w)), 1)
+        return _table_value(LOAD_ROUNDS, kernel, n, bm, w, 1)
     import numpy as np
     known = np.isin(n, ROUNDS_N) & np.isin(bm, ROUNDS_TILE) & np.isin(w, ROUNDS_TILE)
-    out = where(known, 1, 0)
-    for (k, kn, kbm, kw), rounds in LOAD_ROUNDS.items():
-        if k == kernel:
-            out = where((n == kn) & (bm == kbm) & (w == kw), rounds, out)
-    return out
+    return _table_value(LOAD_ROUNDS, kernel, n, bm, w, where(known, 1, 0))
 
 
 def one_round_reads(rounds, first_reads) -> Any:
@@ -630,19 +646,8 @@ def compiled_instructions(kernel: str, env: dict, isa: str | None) -> Any:
     WARPS issues (``INSTRUCTIONS``), 0 where the binary is not known: another kernel, a
     configuration the table does not hold, or a device whose instruction set ``isa`` is not the
     binaries' (``ROUNDS_ISA``) (arrays elementwise)."""
-    if isa != ROUNDS_ISA or kernel not in ROUNDS_KERNELS:
-        return 0
-    try:
-        n, bm, w = env["N"], env["BLOCK_M"], env["WARPS"]
-    except KeyError:
-        return 0
-    if not is_array(n, bm, w):
-        return INSTRUCTIONS.get((kernel, int(n), int(bm), int(w)), 0)
-    out = 0
-    for (k, kn, kbm, kw), count in INSTRUCTIONS.items():
-        if k == kernel:
-            out = where((n == kn) & (bm == kbm) & (w == kw), count, out)
-    return out
+    config = _binary_config(kernel, env, isa)
+    return 0 if config is None else _table_value(INSTRUCTIONS, kernel, *config, 0)
 
 
 def issue_floor_ns(instructions, r, warps, subpartitions, clock_ghz) -> Any:
