@@ -320,18 +320,9 @@ def test_run26_b24_split_launch_streams_at_its_ctas_share(monkeypatch):
     700 ns, and a CTA's tile at its share, 1,484.394 / 2 = 742.197 ns): 381,447.089 ns (the
     launch measured 381.9 us); at the SM's even share the trips took 2 x 32,768 / 32.10909 x 256
     = 522,506.7 ns."""
-    import tfx.analysis.performance as performance
-    calls, real = [], performance._loop_time
-
-    def spy(loop, counter, m, miss, warps, r, active_units, in_composite=False, draw=None):
-        t, e = real(loop, counter, m, miss, warps, r, active_units, in_composite, draw)
-        if loop.line == 60:
-            calls.append((r, active_units, draw, t))
-        return t, e
-    monkeypatch.setattr(performance, "_loop_time", spy)
-    analyze(parse_file(str(KERNELS / "gqa_decode.tile")), None, H200,
-            dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4, STAGES=3),
-            resources={"regs": 72, "smem": 71680}, check=False)
+    from tests.test_decode_packed_tail import _loop_calls
+    _, calls = _loop_calls(monkeypatch, dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4,
+                                             STAGES=3), {"regs": 72, "smem": 71680})
     tail = [c for c in calls if c[0] == 2 and c[1] == 132 and c[2] == pytest.approx(192 / 132)]
     assert tail and tail[-1][3] == pytest.approx(381447.089, abs=1e-2)
 
