@@ -32,6 +32,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt26 ACC_SEED_OFFSET=2800 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt27 ACC_SEED_OFFSET=2900 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt28 ACC_SEED_OFFSET=3000 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt29 ACC_SEED_OFFSET=3100 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt30 ACC_SEED_OFFSET=3200 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -732,6 +734,48 @@ if SHAPE_SET == "alt28":
                   ((49152, 4096), "heldout")]
     SOFTMAX_SHAPES = [((18432, 8192), "heldout"), ((212992, 2048), "heldout"), ((7168, 16384), "heldout"),
                       ((2048, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt29: a thirtieth set (session 20), measured at that session's start before any model change.
+if SHAPE_SET == "alt29":
+    GEMM_BF16_SHAPES = [((3072, 14336, 8192), "heldout"), ((5632, 8192, 4096), "heldout"),
+                        ((16, 6144, 14336), "heldout"), ((32, 14336, 14336), "heldout"),
+                        ((64, 28672, 4096), "heldout"), ((128, 4096, 28672), "heldout")]
+    GEMM_FP8_SHAPES = [((5120, 14336, 4096), "heldout"), ((3072, 8192, 14336), "heldout"),
+                       ((16, 8192, 8192), "heldout"), ((64, 14336, 28672), "heldout"),
+                       ((128, 6144, 8192), "heldout")]
+    PERSIST_SHAPES = [((3072, 8192, 14336), "heldout"), ((5632, 6144, 8192), "heldout"),
+                      ((1792, 28672, 8192), "heldout")]
+    ATTN_SHAPES = [((2, 32, 16384, 64, 1), "heldout"), ((16, 16, 4096, 128, 1), "heldout"),
+                   ((48, 32, 1024, 64, 1), "heldout"), ((4, 32, 8192, 64, 0), "heldout"),
+                   ((8, 64, 2048, 128, 0), "heldout")]
+    DECODE_SHAPES = [((3, 32, 8, 131072), "heldout"), ((96, 64, 8, 2048), "heldout"),
+                     ((12, 32, 8, 32768), "heldout"), ((384, 32, 8, 4096), "heldout")]
+    RMS_SHAPES = [((20480, 8192), "heldout"), ((196608, 2048), "heldout"), ((3584, 32768), "heldout"),
+                  ((6144, 16384), "heldout")]
+    SOFTMAX_SHAPES = [((20480, 8192), "heldout"), ((155648, 2048), "heldout"), ((5120, 16384), "heldout"),
+                      ((2816, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt30: a thirty-first set, written down at session 20's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt30":
+    GEMM_BF16_SHAPES = [((4096, 28672, 4096), "heldout"), ((2048, 6144, 28672), "heldout"),
+                        ((16, 14336, 4096), "heldout"), ((32, 6144, 28672), "heldout"),
+                        ((64, 8192, 28672), "heldout"), ((128, 14336, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((3584, 6144, 14336), "heldout"), ((7168, 8192, 4096), "heldout"),
+                       ((16, 6144, 8192), "heldout"), ((32, 28672, 8192), "heldout"),
+                       ((128, 14336, 4096), "heldout")]
+    PERSIST_SHAPES = [((4096, 14336, 8192), "heldout"), ((2048, 8192, 28672), "heldout"),
+                      ((5120, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((1, 32, 32768, 64, 1), "heldout"), ((4, 64, 4096, 128, 1), "heldout"),
+                   ((24, 32, 2048, 64, 1), "heldout"), ((2, 32, 8192, 128, 0), "heldout"),
+                   ((16, 16, 4096, 64, 0), "heldout")]
+    DECODE_SHAPES = [((5, 64, 8, 65536), "heldout"), ((64, 32, 8, 8192), "heldout"),
+                     ((20, 32, 8, 16384), "heldout"), ((320, 64, 8, 2048), "heldout")]
+    RMS_SHAPES = [((14336, 8192), "heldout"), ((163840, 2048), "heldout"), ((5120, 16384), "heldout"),
+                  ((57344, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((14336, 8192), "heldout"), ((245760, 2048), "heldout"), ((6144, 16384), "heldout"),
+                      ((3584, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
