@@ -9,7 +9,9 @@ finds this file. Nothing here imports torch or triton when imported:
 """
 import csv
 import os
+import statistics
 import subprocess
+import threading
 import time
 import traceback
 
@@ -197,6 +199,51 @@ def smi(fields):
                               capture_output=True, text=True, timeout=20).stdout.strip()
     except Exception as exc:  # noqa: BLE001
         return f"nvidia-smi failed: {exc}"
+
+
+class SmiSampler:
+    """nvidia-smi's SM clock (MHz) and power draw (W) every ``period_ms`` while the block runs.
+
+    One ``nvidia-smi -lms`` process streams the readings; a reader thread keeps them as
+    (seconds since the block began, MHz, W). The first readings belong to the clock's ramp
+    after an idle gap, so ``medians`` skips the first ``after_s`` seconds."""
+
+    def __init__(self, period_ms=20):
+        self.period_ms = period_ms
+        self.samples = []
+        self.proc = None
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
+                                      "-lms", str(self.period_ms)], stdout=subprocess.PIPE, text=True)
+        self.t0 = time.time()
+
+        def read():
+            for line in self.proc.stdout:
+                try:
+                    mhz, watt = (float(x) for x in line.strip().split(","))
+                    self.samples.append((time.time() - self.t0, mhz, watt))
+                except ValueError:
+                    pass
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=5)
+        self.reader.join(timeout=2)
+
+    def late(self, after_s=0.1):
+        """The readings from ``after_s`` on (all of them when none is that late)."""
+        return [s for s in self.samples if s[0] >= after_s] or self.samples
+
+    def medians(self, after_s=0.1):
+        """Median SM clock (MHz) and power (W) from ``after_s`` on, or (None, None) without readings."""
+        late = self.late(after_s)
+        if not late:
+            return None, None
+        return statistics.median(s[1] for s in late), statistics.median(s[2] for s in late)
 
 
 def compile_processes(n_jobs):

@@ -32,14 +32,13 @@ import csv
 import math
 import os
 import statistics
-import subprocess
 import sys
-import threading
 import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import SmiSampler  # noqa: E402
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEADLINE_S = float(os.environ.get("APOWER_DEADLINE_S", "95"))
@@ -59,18 +58,6 @@ def log(*a):
     print(line, flush=True)
     LOG.write(line + "\n")
     LOG.flush()
-
-
-def smi_sampler(stop, samples):
-    while not stop.is_set():
-        try:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits"],
-                                 capture_output=True, text=True, timeout=2).stdout.strip().splitlines()[0]
-            mhz, w = (float(x) for x in out.split(","))
-            samples.append((time.time(), mhz, w))
-        except Exception:
-            pass
-        time.sleep(0.02)
 
 
 def main():
@@ -112,21 +99,16 @@ def main():
                         ms = triton.testing.do_bench(fn, warmup=5, rep=10 * ms)
                     row["plain_ms"] = round(ms, 5)
                     n = max(int(400 / ms), 3)
-                    samples, stop = [], threading.Event()
-                    th = threading.Thread(target=smi_sampler, args=(stop, samples))
-                    th.start()
-                    t_start = time.time()
-                    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    e0.record()
-                    for _ in range(n):
-                        fn()
-                    e1.record()
-                    torch.cuda.synchronize()
-                    stop.set()
-                    th.join()
+                    with SmiSampler() as smi:
+                        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                        e0.record()
+                        for _ in range(n):
+                            fn()
+                        e1.record()
+                        torch.cuda.synchronize()
                     row["steady_ms"] = round(e0.elapsed_time(e1) / n, 5)
                     row["launches"] = n
-                    late = [s for s in samples if s[0] - t_start > 0.1]
+                    late = smi.late(after_s=0.1)
                     row["smi_samples"] = len(late)
                     if late:
                         row["smi_sm_mhz"] = statistics.median(s[1] for s in late)

@@ -36,7 +36,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import traceback
 
@@ -205,41 +204,6 @@ def _compile_worker(job):
         return job, "error", time.time() - t, repr(e)[:300]
 
 
-class SmiSampler:
-    """nvidia-smi's SM clock and power every 20 ms while the block runs."""
-
-    def __init__(self):
-        self.samples = []
-        self.proc = None
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
-                                      "-lms", "20"], stdout=subprocess.PIPE, text=True)
-        self.t0 = time.time()
-
-        def read():
-            for line in self.proc.stdout:
-                try:
-                    mhz, w = (float(x) for x in line.strip().split(","))
-                    self.samples.append((time.time() - self.t0, mhz, w))
-                except ValueError:
-                    pass
-        self.reader = threading.Thread(target=read, daemon=True)
-        self.reader.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.proc.terminate()
-        self.proc.wait(timeout=5)
-        self.reader.join(timeout=2)
-
-    def medians(self, after_s=0.1):
-        late = [s for s in self.samples if s[0] >= after_s] or self.samples
-        if not late:
-            return None, None
-        return statistics.median(s[1] for s in late), statistics.median(s[2] for s in late)
-
-
 def measure(w, p, ctas, zeros):
     import torch
     from common import median_ms
@@ -259,6 +223,7 @@ def measure(w, p, ctas, zeros):
         ghz = [(s[3] - s[2]) / (s[1] - s[0]) for s in stamps if s[1] > s[0]]
         cycles = max(s[3] - s[2] for s in stamps)
         torch.cuda.synchronize()
+        from common import SmiSampler
         with SmiSampler() as smi:
             end = time.time() + 0.4
             while time.time() < end:

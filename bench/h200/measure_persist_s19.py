@@ -32,7 +32,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
 import torch
@@ -44,6 +43,7 @@ NCU_DEADLINE_S = float(os.environ.get("PS19_NCU_DEADLINE_S", "90"))
 sys.argv = [sys.argv[0]]                  # measure_accuracy reads sys.argv at import
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_accuracy as ma  # noqa: E402
+from common import SmiSampler  # noqa: E402
 
 M, N, K = 5120, 8192, 8192
 # (BM, BN, BK, WARPS, STAGES, NUM_SMS)
@@ -53,36 +53,6 @@ C = [(64, 256, 64, 8, 5, 114), (64, 256, 64, 8, 4, 114), (64, 256, 64, 8, 3, 114
 ZEROS = C[:1] + C[3:5]                # also timed on zeros: the regret row and the run's best two
 # run29's shape (4096x8192x8192: the 4-stage row ran 1,245 us there) at 4 and 5 stages, random data only
 C29 = [(64, 256, 64, 8, 4, 114), (64, 256, 64, 8, 5, 114)]
-
-
-class Smi:
-    def __enter__(self):
-        self.samples = []
-        self.proc = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
-                                      "-lms", "20"], stdout=subprocess.PIPE, text=True)
-        self.t0 = time.time()
-
-        def read():
-            for line in self.proc.stdout:
-                try:
-                    mhz, w = (float(x) for x in line.strip().split(","))
-                    self.samples.append((time.time() - self.t0, mhz, w))
-                except ValueError:
-                    pass
-        self.th = threading.Thread(target=read, daemon=True)
-        self.th.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.proc.terminate()
-        self.proc.wait(timeout=5)
-        self.th.join(timeout=2)
-
-    def medians(self):
-        late = [s for s in self.samples if s[0] >= 0.08] or self.samples
-        if not late:
-            return None, None
-        return statistics.median(s[1] for s in late), statistics.median(s[2] for s in late)
 
 
 def main():
@@ -125,13 +95,13 @@ def main():
             e.synchronize()
             v.append(s.elapsed_time(e))
         ms = statistics.median(v)
-        with Smi() as smi:
+        with SmiSampler() as smi:
             end = time.time() + 0.3
             while time.time() < end:
                 for _ in range(max(1, int(0.05 / ms * 1e3))):
                     ma.launch(j, b)
                 torch.cuda.synchronize()
-        mhz, watt = smi.medians()
+        mhz, watt = smi.medians(after_s=0.08)
         row = dict(p, data=data, ms=round(ms, 5), smi_mhz=mhz, smi_w=watt, regs=k.n_regs, spills=k.n_spills,
                    smem=k.metadata.shared)
         w.writerow(row)
