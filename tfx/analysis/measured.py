@@ -321,10 +321,14 @@ class Predictor:
     """Predicts measured rows with ``analyze``, parsing each kernel file and profile once."""
 
     def __init__(self, default_profile: str | None = "h200_sxm", codegen: str | None = None,
-                 default_option: str | None = None):
+                 default_option: str | None = None, l2_clear: bool = True):
         self.default_profile = default_profile
         self.default_option = default_option   # the option that gave default_profile (validate's --hw)
         self.codegen = codegen        # priced for every row (tfx.analysis.codegen; None: the default)
+        # every row timed right after an L2 clear that writes the L2, as triton.testing.do_bench
+        # times them (bench/h200/common.py: every campaign under calibration/h200/measured;
+        # tfx.analysis.launch_handoff.L2_CLEAR_CONDITION); False: a clean L2 (ncu's flush)
+        self.l2_clear = l2_clear
         self._modules: dict = {}
         self._profiles: dict = {}
 
@@ -361,7 +365,7 @@ class Predictor:
         res = row.resources() if use_measured else {}
         try:
             return analyze(module, None, profile, row.params, resources=res or None, check=False,
-                           codegen=self.codegen)
+                           codegen=self.codegen, l2_clear=self.l2_clear)
         except TfxError as err:
             raise TfxError(f"{row.kernel_path.name}: {err.message}", where=row.where) from None
 

@@ -76,6 +76,9 @@ class LaunchMiss(dict):
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
+    pays_write_back: dict = field(default_factory=dict)  # loop id -> whether its DRAM stream is priced at rates
+                                                  # measured from a clean L2 (bool or array), so that timed after
+                                                  # an L2 clear its launch pays launch_handoff.dirty_write_back_ns
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -263,9 +266,10 @@ class Demand:
 
 
 def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-            spill_bytes_per_thread=0, codegen=None) -> tuple[list, Any, list]:
+            spill_bytes_per_thread=0, codegen=None, l2_clear=False) -> tuple[list, Any, list]:
     """Per-launch times, the total predicted ns, and the explained terms; ``codegen``: the
-    code generator whose instructions are priced (tfx.analysis.codegen; None: Triton)."""
+    code generator whose instructions are priced (tfx.analysis.codegen; None: Triton);
+    ``l2_clear``: each launch timed after a harness's L2 clear (launch_handoff.L2_CLEAR_CONDITION)."""
     launches = []
     terms: list[Term] = []
     total = 0
@@ -275,7 +279,7 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
                        where=counter.module.filename)
     for mesh in meshes:
         lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, wave_info,
-                          spill_bytes_per_thread, codegen)
+                          spill_bytes_per_thread, codegen, l2_clear=l2_clear)
         if lt.drift is not None:
             # GROUP_M = 1 readers that drift apart: their share fetched again, priced again
             # with it (l2_reuse.drift_refetch; the rate gap from the first pricing, whose
@@ -283,7 +287,7 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
             again = dict(wave_info)
             again[mesh.id] = l2_reuse.with_drift(wave_info[mesh.id], lt.drift.share)
             lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, again,
-                              spill_bytes_per_thread, codegen, drift_rate=lt.drift)
+                              spill_bytes_per_thread, codegen, drift_rate=lt.drift, l2_clear=l2_clear)
         launches.append(lt)
         total = total + lt.total_ns
         terms.extend(lt.terms)
@@ -311,10 +315,21 @@ class DriftRate(NamedTuple):
     share: Any          # the share of the shared re-reads fetched again
 
 
+def _any_of(flags):
+    """Whether any of ``flags`` (bools, or arrays elementwise) holds: False where none is given."""
+    out = False
+    for f in flags:
+        out = (out | f) if is_array(out, f) else (out or f)
+    return out
+
+
 def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-                 spill_bytes_per_thread=0, codegen=None, drift_rate=None) -> LaunchTime:
+                 spill_bytes_per_thread=0, codegen=None, drift_rate=None, l2_clear=False) -> LaunchTime:
     """One launch's time; ``drift_rate``: the DriftRate of its first pricing, where its column
-    tiles' shared re-reads are already raised by it (``predict``): described, not priced again."""
+    tiles' shared re-reads are already raised by it (``predict``): described, not priced again;
+    ``l2_clear``: the launch timed after a harness's L2 clear (launch_handoff.L2_CLEAR_CONDITION):
+    a launch whose stream is priced from a clean L2 (``LaunchMiss.pays_write_back``) pays the
+    dirty lines' write-back."""
     unit_node = unit_mesh(mesh, profile)
     positions = unit_node.execs
     # the SMs the launch keeps busy, min(positions, SMs): the power limit's clock under their
@@ -497,7 +512,15 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # at least that long (l2_slices_ns)
     slices_ns = l2_slices_ns(per_pos, positions, m)
     slices_gap = 0 if slices_ns is None else emax(slices_ns - (waves_ns + t_tail + uneven_ns + rounds_ns), 0)
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap
+    # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
+    # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
+    # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns); a serving step has no clear
+    write_back_ns = 0
+    if l2_clear:
+        pays = _any_of(miss.pays_write_back.values())
+        if is_array(pays) or pays:
+            write_back_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -538,6 +561,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         lt.terms = [
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
+            *([Term("l2 write-back", write_back_ns,
+                    launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns),
+                    beyond_roofline=True)] if write_back_ns else []),
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
                  f"{format_count(resident)} resident = "

@@ -211,6 +211,10 @@ PROFILE_SPEC = TableSpec({
     }, "CUDA occupancy calculator inputs"),
     "launch": TableSpec({
         "overhead": FactSpec("time", "nonnegative", "host time per kernel launch"),
+        "l2_dirty_write_back": FactSpec("time", "nonnegative",
+                                        "time a launch's first L2 of DRAM misses adds when the L2 holds "
+                                        "dirty lines (a timing harness that clears the L2 by writing it, "
+                                        "triton.testing.do_bench), beyond the same launch from a clean L2"),
         "cta_interval": FactSpec("time", "positive",
                                  "time between two CTA launches on one SM (the block scheduler's rate): "
                                  "r resident CTAs that do little work take at least r of it"),
