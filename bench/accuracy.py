@@ -210,7 +210,12 @@ def graph_summaries(compared):
     bench/h200/measure_accuracy.py graph_ms): a family whose figures are good here and bad against
     measured_ms is timed host-bound by do_bench, not mispredicted. Only the rows with ms_graph count
     (gemm and rows: those under 50 us), so a shape's figures may be over a subset; the family column
-    reads ``<family>@graph`` so that a parser of the tables above tells the two apart."""
+    reads ``<family>@graph`` so that a parser of the tables above tells the two apart.
+    These rows are priced from a clean L2, without the timing condition's dirty-L2 write-back
+    (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION): ms_graph subtracts a graph of the clears
+    alone, each of which writes back the L2 of dirty lines the clear before it left, while in the
+    graph with the launches each clear follows a launch (whose reads leave clean lines) and the
+    launch takes that write-back instead: the difference nets it out."""
     from dataclasses import replace
 
     from tfx.analysis.measured import Compared, figures, format_table, overall
@@ -219,7 +224,8 @@ def graph_summaries(compared):
         g = c.row.notes.get("ms_graph")
         if g:
             row = replace(c.row, measured_ms=float(g))
-            by_family.setdefault(c.row.family, []).append((Compared(row, c.predicted_ms, c.spilling, c.codegen),
+            clean = c.predicted_ms - c.write_back_ms
+            by_family.setdefault(c.row.family, []).append((Compared(row, clean, c.spilling, c.codegen),
                                                            c.row.measured_ms - float(g)))
     if not by_family:
         return

@@ -310,6 +310,9 @@ class Compared:
     predicted_ms: float
     spilling: bool                # the compiled kernel spills (or, without its count, the estimate does)
     codegen: str | None = DEFAULT   # the code generator priced (Analysis.codegen; None on a tiled profile)
+    # the prediction's `l2 write-back` terms (the timing condition's part: Predictor.l2_clear,
+    # tfx.analysis.launch_handoff.dirty_write_back_ns); predicted_ms - it is the launch from a clean L2
+    write_back_ms: float = 0.0
 
     @property
     def error(self) -> float:
@@ -374,7 +377,9 @@ class Predictor:
         for r in rows:
             a = self.analysis(r, use_measured)
             spills = r.spills if r.spills is not None else a.metrics.get("occupancy.spilled_registers", 0)
-            out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen))
+            wb = sum(float(t.ns) for t in a.terms if t.name == "l2 write-back")
+            out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen,
+                                wb / 1e6))
         return out
 
 

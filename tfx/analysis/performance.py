@@ -79,6 +79,8 @@ class LaunchMiss(dict):
     pays_write_back: dict = field(default_factory=dict)  # loop id -> whether its DRAM stream is priced at rates
                                                   # measured from a clean L2 (bool or array), so that timed after
                                                   # an L2 clear its launch pays launch_handoff.dirty_write_back_ns
+    read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
+                                                  # DRAM's read-only rate (bool or array: own_stream applies)
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -520,6 +522,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         pays = _any_of(miss.pays_write_back.values())
         if is_array(pays) or pays:
             write_back_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
+    reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
     total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
@@ -573,7 +576,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                      row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
                      if drifted_stream.applies(drift, full_waves, positions, slots) else
                      f"{format_counted(full_waves, 'full wave')} x {format_time_ns(float(t_full))}")
-                 + f" (bound by {bound_by})"),
+                 + f" (bound by {bound_by})"
+                 + (memory_parallelism.describe_read_stream(m) if reads else "")),
             Term("tail wave", t_tail,
                  f"{format_counted(tail, unit)} in the last wave ({format_count(float(ratio(tail, slots)))} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
@@ -1454,7 +1458,7 @@ def _own_transfer_ns(d: Demand, m: Machine, active_units):
     return _transfer_ns(d, m, 1, active_units, dram_bw=own)
 
 
-def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, read_only=False) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
@@ -1462,8 +1466,13 @@ def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None) -> 
     ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time. Given the positions'
     ``warps``, a warp mma (``d.warp_tensor`` per warp) takes the busiest
     sub-partition's warps, ceil(r x warps / sub-partitions), not their average. ``draw``: as
-    ``_transfer_terms`` (None: the SMs' even DRAM shares)."""
-    copy = _transfer_ns(d, m, r, active_units, draw=draw)
+    ``_transfer_terms`` (None: the SMs' even DRAM shares). ``read_only``: the positions' DRAM
+    bytes are a read-only stream (a decode trip's K and V), at the device's read-only rate
+    (tfx.analysis.memory_parallelism.read_stream_share), not the copy's."""
+    dram_bw = None
+    if read_only and m.dram_per_unit is None:
+        dram_bw = memory_parallelism.read_stream_share(m, active_units, memory_parallelism.cta_share_weight(r, draw))
+    copy = _transfer_ns(d, m, r, active_units, dram_bw=dram_bw, draw=draw)
     if m.dma_channels and m.dma_hold:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
@@ -1995,15 +2004,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         own_stream = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
             loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
     e = engine_ns(body, m, r, active_units, warps)
-    if own_stream is not None and (is_array(miss.one_wave) or miss.one_wave):
-        # a launch of one wave or less whose CTAs stream their own K and V: they start together
-        # and DRAM serves the CTAs drawing, not the SMs, so the busiest SM draws its r CTAs'
-        # shares (tfx.analysis.memory_parallelism.cta_share_weight)
-        shared = engine_ns(body, m, r, active_units, warps, draw)["copy"]
-        if is_array(own_stream.ns, miss.one_wave):
-            e["copy"] = where((own_stream.ns > 0) & miss.one_wave, shared, e["copy"])
-        else:
-            e["copy"] = shared
+    if own_stream is not None:
+        # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
+        # bytes stream at DRAM's read-only rate (tfx.analysis.memory_parallelism.read_stream_share)
+        # ... and in a launch of one wave or less its CTAs start together and DRAM serves the
+        # CTAs drawing, not the SMs, so the busiest SM draws its r CTAs' shares
+        # (tfx.analysis.memory_parallelism.cta_share_weight)
+        read = engine_ns(body, m, r, active_units, warps, read_only=True)["copy"]
+        if is_array(miss.one_wave) or miss.one_wave:
+            shared = engine_ns(body, m, r, active_units, warps, draw, read_only=True)["copy"]
+            read = where(miss.one_wave, shared, read) if is_array(miss.one_wave) else shared
+        e["copy"] = where(own_stream.ns > 0, read, e["copy"]) if is_array(own_stream.ns, read) else read
+        miss.read_streams[loop.id] = own_stream.ns > 0 if is_array(own_stream.ns) else True
+        # ... at rates measured from a clean L2 (latency_read_s16, stream_depth_s16/s17's clean
+        # rows): timed after do_bench's clear its launch pays the dirty lines' write-back
+        miss.pays_write_back[loop.id] = miss.read_streams[loop.id]
     one = engine_ns(body, m, 1, active_units, warps)
     if spilled_state:
         # ... and the rest of the trip waits for it: the reloads feed the mma, its results are
