@@ -101,3 +101,31 @@ def test_the_cli_names_the_timing(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["timing"] == "clean"
     assert main(["validate", str(rows)]) == 0
     assert "compiled as triton, timed after an L2 clear" in capsys.readouterr().out
+
+
+def test_measured_beside_predicted_in_the_explorer_is_priced_as_the_rows_were_timed():
+    """tfx open --measured shows a row (timed by do_bench, after an L2 clear) beside the shown
+    analysis, which prices a serving step's clean L2: the view adds what the clear's timing adds,
+    the analysis's performance.l2_clear_write_back_ns. gqa_decode at its defaults (B8 HKV8
+    SKV32768: its split launch reads 8 x 8 x 32,768 x 128 x 2 B x 2 = 1,073,741,824 B, past the
+    62,914,560 B L2) pays the whole 8,160 ns; the same analysis under the condition already holds
+    it and the view adds nothing. tfx validate's Predictor prices the same row the same."""
+    from pathlib import Path
+
+    from tfx.analysis.measured import MeasuredRow
+    from tfx.errors import SourceLocation
+    from tfx.tui import core
+    path = bundled_dir("kernels") / "gqa_decode.tile"
+    module = parse_file(path)
+    clean = analyze(module, None, H200, {})
+    cleared = analyze(module, None, H200, {}, l2_clear=True)
+    assert clean.metrics["performance.l2_clear_write_back_ns"] == pytest.approx(8160)
+    row = MeasuredRow(SourceLocation("m.csv", 2, 1), Path(path), "h200_sxm", 0.3, {})
+    view = core.measured_view([row], str(path), "h200_sxm", clean)
+    assert view.cleared_ns == pytest.approx(8160)
+    assert view.predicted_ns == pytest.approx(float(clean.predicted_ns()) + 8160)
+    assert view.predicted_ns == pytest.approx(float(cleared.predicted_ns()), abs=1)
+    assert "timed after an L2 clear (+ 8.16 us l2 write-back)" in core.measured_line(view)
+    again = core.measured_view([row], str(path), "h200_sxm", cleared)
+    assert again.cleared_ns == 0 and again.predicted_ns == float(cleared.predicted_ns())
+    assert Predictor().compare([row])[0].predicted_ms == pytest.approx(float(cleared.predicted_ns()) / 1e6)

@@ -538,6 +538,11 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
         waves = waves + lt.waves
     m["performance.waves"] = waves
     m["performance.predicted_ns"] = ceil_int(emax(predicted, ideal))
+    cleared = sum(float(lt.l2_clear_ns) for lt in launches) if not vector else 0
+    if cleared:
+        # what timing the launches after an L2 clear adds (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION),
+        # in predicted_ns where analyze was given l2_clear: the measured-beside-predicted views add it
+        m["performance.l2_clear_write_back_ns"] = cleared
     if not vector and launches:
         lt = launches[0]
         m["performance.bound_engine"] = lt.bound_engine

@@ -146,6 +146,8 @@ class LaunchTime:
     drift: Any = None      # DriftRate where GROUP_M = 1 readers drift apart (predict prices the launch again with its share)
     reuse: Any = None      # the l2_reuse.WaveReuse this launch was priced with (the drift's re-fetch included):
                            # the one the simulator lowers its loads with
+    l2_clear_ns: Any = 0   # the dirty-L2 write-back this launch pays timed after an L2 clear (in total_ns only
+                           # under predict's l2_clear; launch_handoff.L2_CLEAR_CONDITION)
 
 
 class SpillInfo(NamedTuple):
@@ -517,11 +519,11 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
     # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
     # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns); a serving step has no clear
-    write_back_ns = 0
-    if l2_clear:
-        pays = _any_of(miss.pays_write_back.values())
-        if is_array(pays) or pays:
-            write_back_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
+    cleared_ns = 0
+    pays = _any_of(miss.pays_write_back.values())
+    if is_array(pays) or pays:
+        cleared_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
+    write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
     total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
     waves = ratio(positions, slots)
@@ -537,7 +539,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
-                    bound_by=bound_by, reuse=reuse)
+                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns)
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
