@@ -28,6 +28,9 @@ from tfx.hw import load_profile  # noqa: E402
 from tfx.lang import parse_file  # noqa: E402
 
 CAL = ROOT / "calibration" / "h200"
+# Every row here was timed by triton.testing.do_bench (bench/h200/common.py), right after its
+# 256 MB L2 clear: every analysis prices that condition (analyze's l2_clear; the measured
+# families through tfx.analysis.measured.Predictor, whose default it is).
 
 
 def copy_rows(profile):
@@ -37,7 +40,7 @@ def copy_rows(profile):
         if r["op"] != "copy" or int(r["bytes_per_buffer"]) < 16 << 20:
             continue
         n = int(r["bytes_per_buffer"]) // 2
-        a = analyze(m, None, profile, {"N": n})
+        a = analyze(m, None, profile, {"N": n}, l2_clear=True)
         out.append((f"copy {int(r['bytes_per_buffer']) >> 20} MiB", float(a.metrics["performance.predicted_ns"]) / 1e6,
                     float(r["ms"])))
     return out
@@ -52,7 +55,7 @@ def triton_rows(profile, limit=None):
         p = {k: int(r[k]) for k in ("M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M")}
         res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"]),
                "spills": int(r["n_spills"])}
-        a = analyze(m, None, profile, p, resources=res)
+        a = analyze(m, None, profile, p, resources=res, l2_clear=True)
         label = "{M}x{N}x{K} {BM}x{BN}x{BK} w{WARPS} s{STAGES} g{GROUP_M}".format(**p)
         if int(r["n_spills"]):
             label += f" spills={r['n_spills']}"
@@ -77,7 +80,8 @@ def library_rows(profile):
         best = None
         for bm, bn, bk, w, s in grid:
             a = analyze(m, None, profile, {"M": M, "N": N, "K": K, "BM": bm, "BN": bn, "BK": bk,
-                                           "WARPS": w, "STAGES": s}, check=False, codegen="cutlass")
+                                           "WARPS": w, "STAGES": s}, check=False, codegen="cutlass",
+                                           l2_clear=True)
             if a.occupancy is None or not a.occupancy.feasible:
                 continue
             t = float(a.metrics["performance.predicted_ns"])
@@ -99,13 +103,13 @@ def attention_rows(profile):
         B, HQ, HKV, D = int(r["B"]), int(r["HQ"]), int(r["HKV"]), int(r["D"])
         if r["kind"] == "prefill" and r["impl"] == "sdpa_flash" and r["causal"] == "1":
             S = int(r["SQ"])
-            a = analyze(prefill, None, profile, {"B": B, "H": HQ, "S": S, "D": D})
+            a = analyze(prefill, None, profile, {"B": B, "H": HQ, "S": S, "D": D}, l2_clear=True)
             out.append((f"prefill causal B{B} H{HQ} S{S} D{D}", float(a.metrics["performance.predicted_ns"]) / 1e6,
                         float(r["ms"])))
         elif r["kind"] == "decode" and r["impl"] == "triton_splitkv":
             SKV, splits = int(r["SKV"]), int(r["nsplit"])
             a = analyze(decode, None, profile, {"B": B, "HQ": HQ, "HKV": HKV, "SKV": SKV, "D": D,
-                                                "SPLITS": splits})
+                                                "SPLITS": splits}, l2_clear=True)
             out.append((f"decode B{B} {HQ}/{HKV} SKV{SKV} splits{splits}",
                         float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms"])))
     return out
@@ -124,7 +128,7 @@ def triton_attention_rows(profile):
         p = {k: int(r[k]) for k in ("B", "H", "S", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES")}
         res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"]),
                "spills": int(r["n_spills"])}
-        a = analyze(prefill, None, profile, p, resources=res)
+        a = analyze(prefill, None, profile, p, resources=res, l2_clear=True)
         label = "prefill B{B} H{H} S{S} D{D} {BLOCK_M}x{BLOCK_N} w{WARPS} s{STAGES}".format(**p)
         out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms"])))
     for r in csv.DictReader(open(CAL / "measured" / "attention_triton_decode.csv")):
@@ -136,7 +140,7 @@ def triton_attention_rows(profile):
         # more CTAs a SM than run (6 vs 4), and the round of the co-resident CTAs is priced wrong
         res = {"threads": 32 * p["WARPS"], "regs": int(r["n_regs"]), "smem": int(r["shared_bytes"]),
                "spills": int(r["n_spills"])}
-        a = analyze(decode, None, profile, p, resources=res)
+        a = analyze(decode, None, profile, p, resources=res, l2_clear=True)
         label = "decode B{B} {HQ}/{HKV} SKV{SKV} sp{SPLITS} n{BLOCK_N} w{WARPS} s{STAGES}".format(**p)
         out.append((label, float(a.metrics["performance.predicted_ns"]) / 1e6, float(r["ms_total"])))
     return out
@@ -206,7 +210,12 @@ def graph_summaries(compared):
     bench/h200/measure_accuracy.py graph_ms): a family whose figures are good here and bad against
     measured_ms is timed host-bound by do_bench, not mispredicted. Only the rows with ms_graph count
     (gemm and rows: those under 50 us), so a shape's figures may be over a subset; the family column
-    reads ``<family>@graph`` so that a parser of the tables above tells the two apart."""
+    reads ``<family>@graph`` so that a parser of the tables above tells the two apart.
+    These rows are priced from a clean L2, without the timing condition's dirty-L2 write-back
+    (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION): ms_graph subtracts a graph of the clears
+    alone, each of which writes back the L2 of dirty lines the clear before it left, while in the
+    graph with the launches each clear follows a launch (whose reads leave clean lines) and the
+    launch takes that write-back instead: the difference nets it out."""
     from dataclasses import replace
 
     from tfx.analysis.measured import Compared, figures, format_table, overall
@@ -215,7 +224,8 @@ def graph_summaries(compared):
         g = c.row.notes.get("ms_graph")
         if g:
             row = replace(c.row, measured_ms=float(g))
-            by_family.setdefault(c.row.family, []).append((Compared(row, c.predicted_ms, c.spilling, c.codegen),
+            clean = c.predicted_ms - c.write_back_ms
+            by_family.setdefault(c.row.family, []).append((Compared(row, clean, c.spilling, c.codegen),
                                                            c.row.measured_ms - float(g)))
     if not by_family:
         return

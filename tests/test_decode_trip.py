@@ -130,48 +130,73 @@ def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
     line). The trip waits for K (32,768 of its 65,536 B, 50%) before QK^T and for V after the
     softmax, so the round trip carries K's bytes: max(32,768 / 128.7 = 254.61 port, 32,768 /
     83.33 = 393.22 L2 share) = 393.22 ns, not the tile at the DRAM ceiling (807.29).
-    Its DRAM part: the idle round trip 557 + the pointer chase's growth under load (latency.csv:
-    341 ns unloaded, 446 at 1,974 B/ns, 555 at 3,086, 884 at 3,898: +105, +214, +543). The 132
-    CTAs draw c = 132 x 65,536 = 8,650,752 B a trip time T. On the segment 3,086-3,898 B/ns:
-    slope 329 / 812 = 0.405172 ns per B/ns, delay = 214 + 0.405172 (b - 3,086) = -1,036.362 +
-    0.405172 b; T = 1,114.65 + 557 - 1,036.362 + 393.216 + 0.405172 c / T: K = 1,028.50,
-    q = 0.405172 x 8,650,752 = 3,505,046, T = (1,028.50 + sqrt(1,028.50^2 + 4q)) / 2 =
-    (1,028.50 + 3,883.04) / 2 = 2,455.77 ns, drawn 8,650,752 / 2,455.77 = 3,522.6 B/ns (inside
-    the segment: the fixed point), delay 390.91 ns; the round trip 2,455.77 - 1,114.65 =
-    1,341.12 ns. (The GEMM k-loop's line, 205 + 0.324887 x drawn, gives 1,524.53.)"""
+    Its DRAM part: the idle round trip 557 + the pointer chase's growth beside a read-only stream
+    (K and V are reads alone; latency_read_s16: 341 ns unloaded, 400.3 at 3,399 B/ns, 577.2 at
+    4,372, 853.5 at 4,527: +59.3, +236.2, +512.5). The 132 CTAs draw c = 132 x 65,536 = 8,650,752
+    B a trip time T. On the first segment (slope 59.3 / 3,399 = 0.0174463) T = (2,064.86 +
+    sqrt(2,064.86^2 + 4 x 150,924)) / 2 = 2,135.53, drawn 4,050.9 B/ns: past the segment. On the
+    segment 3,399-4,372 B/ns: slope 176.9 / 973 = 0.181809 ns per B/ns, delay = 59.3 + 0.181809
+    (b - 3,399) = -558.668 + 0.181809 b; T = 1,114.65 + 557 - 558.668 + 393.216 + 0.181809 c / T:
+    K = 1,506.19, q = 0.181809 x 8,650,752 = 1,572,783, T = (1,506.19 + sqrt(1,506.19^2 + 4q)) / 2
+    = (1,506.19 + 2,925.70) / 2 = 2,215.95 ns, drawn 8,650,752 / 2,215.95 = 3,903.9 B/ns (inside
+    the segment: the fixed point), delay 151.09 ns; the round trip 2,215.95 - 1,114.65 =
+    1,101.30 ns. (Beside a copy, latency.csv's +105 at 1,974, +214 at 3,086, +543 at 3,898 B/ns,
+    it was 1,341.12; the GEMM k-loop's line, 205 + 0.324887 x drawn, gives 1,524.53.)"""
     f = decode_trip.facts(Machine(H200, "cta"))
-    assert f.queue == (pytest.approx((0, 0)), pytest.approx((1974, 105)), pytest.approx((3086, 214)),
-                       pytest.approx((3898, 543)))
+    assert f.read_only and f.queue == (pytest.approx((0, 0)), pytest.approx((3399, 59.3)),
+                                       pytest.approx((4372, 236.2)), pytest.approx((4527, 512.5)))
     got = decode_trip.round_trip_ns(2207 / 1.98, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2, f, 0.5)
+    assert got == pytest.approx(1101.30, abs=0.01)
+    # beside a copy (the profile's pipeline.dram_latency_* points) the same trip waits 1,341.12
+    copy = f._replace(queue=decode_trip.latency_queue(Machine(H200, "cta"))[1], read_only=False)
+    assert copy.queue == (pytest.approx((0, 0)), pytest.approx((1974, 105)), pytest.approx((3086, 214)),
+                          pytest.approx((3898, 543)))
+    got = decode_trip.round_trip_ns(2207 / 1.98, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2, copy, 0.5)
     assert got == pytest.approx(1341.12, abs=0.01)
     lines = _terms(dict(B=8, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=128, WARPS=4, STAGES=2),
                    "stream round trip")
     assert len(lines) == 1
-    # the one unit policy: times two decimals (1,114.65 ns = 1.11 us, 557 + 390.91 = 947.91 ns,
-    # 1,341.12 ns = 1.34 us, 2,455.77 ns = 2.46 us), bytes and rates four significant digits
-    # (65,536 B = 65.54 KB, 3,523 B/ns = 3.523 TB/s, 11,000 / 132 = 83.33 GB/s), a share one decimal
-    # of a percent (half the tile: 0.5 -> 50.0%, written '50%' by hand before)
+    # the one unit policy: times two decimals (1,114.65 ns = 1.11 us, 557 + 151.09 = 708.09 ns,
+    # 1,101.30 ns = 1.10 us, 2,215.95 ns = 2.22 us), bytes and rates four significant digits
+    # (65,536 B = 65.54 KB, 3,903.9 B/ns = 3.904 TB/s, 11,000 / 132 = 83.33 GB/s), a share one decimal
+    # of a percent (half the tile: 0.5 -> 50.0%)
     assert "after 1.11 us" in lines[0] and "(50.0% of the 65.54 KB tile" in lines[0]
-    assert "3.523 TB/s drawn 390.91 ns" in lines[0] and "= 947.91 ns" in lines[0]
-    assert "= 393.22 ns" in lines[0] and ": 1.34 us;" in lines[0] and "= 2.46 us" in lines[0]
+    assert "3.904 TB/s drawn 151.09 ns (a pointer chase beside a read-only stream" in lines[0]
+    assert "= 708.09 ns" in lines[0]
+    assert "= 393.22 ns" in lines[0] and ": 1.10 us;" in lines[0] and "= 2.22 us" in lines[0]
     assert ("through the SM's port and its L2 share, max(32.77 KB / 128.7 GB/s = 254.61 ns port, 32.77 KB / "
             "83.33 GB/s L2 share = 393.22 ns) = 393.22 ns") in lines[0]
 
 
-@pytest.mark.parametrize("knob", [{"pipeline.dram_latency_loaded_high_at": "1974GB/s"},
-                                  {"pipeline.dram_latency_loaded_low_at": "3500GB/s"},
-                                  {"pipeline.dram_latency_saturated": "500ns"}])
+READ_BROKEN = ({"pipeline.dram_read_latency_loaded_high_at": "3399GB/s"},
+               {"pipeline.dram_read_latency_loaded_low_at": "4400GB/s"},
+               {"pipeline.dram_read_latency_saturated": "500ns"})
+
+
+@pytest.mark.parametrize("knob", [{"pipeline.dram_latency_loaded_high_at": "1974GB/s", **READ_BROKEN[0]},
+                                  {"pipeline.dram_latency_loaded_low_at": "3500GB/s", **READ_BROKEN[1]},
+                                  {"pipeline.dram_latency_saturated": "500ns", **READ_BROKEN[2]}])
 def test_latency_points_out_of_order_give_no_queue(knob):
-    """The latency-under-load points must rise: 0 < low_at (1,974) < high_at (3,086) <
-    saturated_at (3,898) GB/s, delays over the unloaded 341 ns not falling (+105, +214, +543).
-    high_at equal to low_at (a zero-width segment: a division by 0), low_at 3,500 above high_at,
-    or the saturated latency 500 ns below the high 555 (a falling segment: no fixed point) leave
-    no queue, so the first group keeps the k-loop's line (finite)."""
+    """The latency-under-load points must rise: beside a copy 0 < low_at (1,974) < high_at
+    (3,086) < saturated_at (3,898) GB/s, delays over the unloaded 341 ns not falling (+105, +214,
+    +543); beside a read-only stream 3,399 < 4,372 < 4,527 GB/s (+59.3, +236.2, +512.5).
+    high_at equal to low_at (a zero-width segment: a division by 0), low_at above high_at,
+    or the saturated latency 500 ns below the high (a falling segment: no fixed point) in both
+    curves leave no queue, so the first group keeps the k-loop's line (finite)."""
     f = decode_trip.facts(Machine(H200.with_knobs(knob), "cta"))
     assert f is not None and f.queue is None
     assert decode_trip.queue_is_valid(decode_trip.facts(Machine(H200, "cta")).queue)
     got = decode_trip.round_trip_ns(2207 / 1.98, 1, 200, 65_536, 65_536, 65_536, 11_000 / 132, 1, 132, 2, f, 0.5)
     assert got == pytest.approx(1524.53, abs=0.01)    # test_first_group_on_the_gemm_line_where_no_queue_is_stated
+
+
+@pytest.mark.parametrize("knob", READ_BROKEN)
+def test_a_broken_read_only_curve_falls_back_to_the_copys(knob):
+    """The read-only points out of order alone (as above): the stream keeps the copy's curve,
+    (0, 0), (1,974, +105), (3,086, +214), (3,898, +543), and says so (read_only False)."""
+    f = decode_trip.facts(Machine(H200.with_knobs(knob), "cta"))
+    assert not f.read_only and f.queue == (pytest.approx((0, 0)), pytest.approx((1974, 105)),
+                                           pytest.approx((3086, 214)), pytest.approx((3898, 543)))
 
 
 def test_first_group_on_the_gemm_line_where_no_queue_is_stated():
@@ -519,3 +544,26 @@ def test_coresident_queue_demand_holds_the_warps_instructions():
     assert float(got) == pytest.approx(c + d * d / (c + 600), abs=1e-9)
     assert float(got) == pytest.approx(731.70, abs=0.01)
     assert float(decode_trip.sm_demand_cycles(chain)) == 640
+
+
+def test_a_decode_launch_pays_the_dirty_l2_write_back_only_after_an_l2_clear():
+    """The decode trip's K and V are priced at DRAM's read-only rate and its chase, both measured
+    from a clean L2 (latency_read_s16), so timed after do_bench's clear (analyze's l2_clear, as
+    the measured rows were) its launch pays launch.l2_dirty_write_back, 8.16 us for a launch
+    reading at least the L2's 62,914,560 B (tfx.analysis.launch_handoff.dirty_write_back_ns).
+    gqa_decode B24 HQ32 HKV8 SKV16384 SPLITS1 (run26): its split launch reads 24 x 8 x 16,384 x
+    128 x 2 B x 2 (K and V) = 1,610,612,736 B, past the L2: the `l2 write-back` term is 8.16 us,
+    the one difference between the two timings; its merge launch has no decode trip and no such
+    term. As a serving step (the default: no clear) the launch pays nothing."""
+    p = dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4, STAGES=3)
+    res = {"regs": 72, "smem": 71680}
+    step = analyze(GQA, None, H200, p, resources=res, check=False)
+    bench = analyze(GQA, None, H200, p, resources=res, check=False, l2_clear=True)
+    wb = [t for t in bench.terms if t.name == "l2 write-back"]
+    assert len(wb) == 1 and wb[0].ns == pytest.approx(8160)
+    assert "8.16 us (its 1.611 GB of DRAM reads pass the 62.91 MB of L2) = 8.16 us" in wb[0].detail
+    assert wb[0].detail.startswith("timed after an L2 clear")
+    assert not [t for t in step.terms if t.name == "l2 write-back"]
+    assert float(bench.predicted_ns()) - float(step.predicted_ns()) == pytest.approx(8160, abs=1e-6)
+    # the merge launch (the second) is the same in both
+    assert float(bench.launches[1].total_ns) == float(step.launches[1].total_ns)

@@ -154,10 +154,15 @@ def test_the_breakdown_names_the_rounds_of_a_triton_trip_only():
     assert "dependent rounds" not in line("cutlass")
 
 
-def test_one_latency_curve_for_the_rounds_and_the_streaming_trip():
-    """hw_profiles/h200_sxm.toml: pointer chase 341 ns unloaded, 446 at 1,974 GB/s, 555 at
-    3,086, 884 at 3,898: the curve over the unloaded latency is (0, 0), (1,974 B/ns, 105 ns),
-    (3,086, 214), (3,898, 543), read once (decode_trip.latency_queue) for both users."""
+def test_the_rounds_read_the_copys_curve_and_the_streaming_trip_the_read_only_one():
+    """hw_profiles/h200_sxm.toml: a pointer chase beside a copy (pipeline.dram_latency_*) 341 ns
+    unloaded, 446 at 1,974 GB/s, 555 at 3,086, 884 at 3,898: over the unloaded latency (0, 0),
+    (1,974 B/ns, 446 - 341 = 105 ns), (3,086, 555 - 341 = 214), (3,898, 884 - 341 = 543), read once
+    (decode_trip.latency_queue) for the unpipelined rounds, whose loads share DRAM with stores.
+    The decode streaming trip reads K and V and stores nothing: its chase is the one measured
+    beside a read-only stream (pipeline.dram_read_latency_*, latency_read_s16): 400.3 ns at
+    3,399 GB/s, 577.2 at 4,372, 853.5 at 4,527, over the same unloaded 341: (3,399, 400.3 - 341 =
+    59.3), (4,372, 577.2 - 341 = 236.2), (4,527, 853.5 - 341 = 512.5)."""
     from tfx.analysis import decode_trip
     from tfx.analysis.machine import Machine
     from tfx.hw import load_profile
@@ -165,10 +170,14 @@ def test_one_latency_curve_for_the_rounds_and_the_streaming_trip():
     rf = load_rounds.facts(m)
     assert rf.unloaded_ns == 341
     assert [pt for xy in rf.queue for pt in xy] == pytest.approx([0, 0, 1974, 105, 3086, 214, 3898, 543])
-    assert decode_trip.facts(m).queue == rf.queue
+    assert decode_trip.latency_queue(m) == (341, rf.queue)
+    f = decode_trip.facts(m)
+    assert f.read_only
+    assert [pt for xy in f.queue for pt in xy] == pytest.approx([0, 0, 3399, 59.3, 4372, 236.2, 4527, 512.5])
     # a profile without the curve: neither has one
     sip = Machine(load_profile("sip"), "pe")
     assert load_rounds.facts(sip) is None and decode_trip.latency_queue(sip) is None
+    assert decode_trip.read_latency_queue(sip) is None
 
 
 def test_a_compile_that_spills_a_few_words_keeps_its_rounds():

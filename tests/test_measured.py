@@ -155,8 +155,8 @@ def test_validate_names_estimate_in_its_json_and_header(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["estimate"] is True
     assert main(["validate", str(p), "--estimate"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
-        f"{p}: 3 rows, 1 group (profile h200_sxm where the CSV names none), compiled as triton; resources "
-        "estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)")
+        f"{p}: 3 rows, 1 group (profile h200_sxm where the CSV names none), compiled as triton, timed after an L2 "
+        "clear; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)")
 
 
 def test_validate_ncu(tmp_path, capsys):
@@ -164,6 +164,8 @@ def test_validate_ncu(tmp_path, capsys):
     assert main(["validate", GEMM, "--ncu", str(p), "--set", "BM=128", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rows"][0]["measured_ms"] == pytest.approx(0.17574)
+    # Nsight Compute flushes the caches before each replay: its rows are priced from a clean L2
+    assert out["timing"] == "clean"
     assert main(["validate", GEMM, "--ncu", str(p), "--set", "NOPE=1"]) == 2
 
 

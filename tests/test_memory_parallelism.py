@@ -296,35 +296,38 @@ def test_a_decode_tail_shares_dram_among_its_ctas():
     assert memory_parallelism.cta_share_weight(np.array([2, 2]), np.array([192 / 132, 2])) == pytest.approx([1.375, 1])
     assert memory_parallelism.sm_dram_share(m, 132, 1.375) == pytest.approx(44.15, rel=1e-9)
     assert memory_parallelism.sm_dram_share(m, 16, 1.375) == pytest.approx(81.18)
+    # the clause prices the decode trip's read-only stream (read_stream_share): 4800 x 0.9404 =
+    # 4,513.92 B/ns, 2 x 4,513.92 / 192 = 47.02 B/ns against the even 4,513.92 / 132 = 34.196
     assert memory_parallelism.describe_cta_share(m, 2, 192, 132) == (
-        "; DRAM serves the 192 CTAs drawing, not the 132 SMs: the busiest SM's 2 CTAs draw 2 x 4.238 TB/s / 192 "
-        "= 44.15 GB/s, not 32.11 GB/s (calibration/h200/measured/decode_timeline_s17)")
+        "; DRAM serves the 192 CTAs drawing, not the 132 SMs: the busiest SM's 2 CTAs draw 2 x 4.514 TB/s / 192 "
+        "= 47.02 GB/s, not 34.2 GB/s (calibration/h200/measured/decode_timeline_s17)")
     assert memory_parallelism.describe_cta_share(m, 2, 264, 132) == ""
-    # a packed tail (decode_trip.packed_tail): 116 CTAs, 3 a SM on 39 SMs: 3 x 4238.4 / 116 =
-    # 109.61 B/ns and the even 4238.4 / 39 = 108.68 are both over one SM's 81.18: no clause;
-    # 200 CTAs, 4 on the busiest of 132 SMs: 4 x 4238.4 / 200 = 84.77 over 81.18, the even
-    # 32.11 under it
+    # a packed tail (decode_trip.packed_tail): 116 CTAs, 3 a SM on 39 SMs: 3 x 4,513.92 / 116 =
+    # 116.7 B/ns and the even 4,513.92 / 39 = 115.7 are both over one SM's 81.18: no clause;
+    # 200 CTAs, 4 on the busiest of 132 SMs: 4 x 4,513.92 / 200 = 90.28 over 81.18, the even
+    # 34.2 under it
     assert memory_parallelism.describe_cta_share(m, 3, 116, 39) == ""
     assert memory_parallelism.describe_cta_share(m, 4, 200, 132) == (
-        "; DRAM serves the 200 CTAs drawing, not the 132 SMs: the busiest SM's 4 CTAs draw 4 x 4.238 TB/s / 200, "
-        "at most one SM's 81.18 GB/s, not 32.11 GB/s (calibration/h200/measured/decode_timeline_s17)")
+        "; DRAM serves the 200 CTAs drawing, not the 132 SMs: the busiest SM's 4 CTAs draw 4 x 4.514 TB/s / 200, "
+        "at most one SM's 81.18 GB/s, not 34.2 GB/s (calibration/h200/measured/decode_timeline_s17)")
 
 
 def test_run26_b24_split_launch_streams_at_its_ctas_share(monkeypatch):
     """run26 B24 HQ32 HKV8 SKV16384 SPLITS1 BLOCK_N64 4 warps 3 stages (72 registers, 71,680 B
     of shared memory as compiled: 3 CTAs a SM): 24 x 8 = 192 CTAs under one wave, 2 on the
     busiest SM. Each of its 16,384 / 64 = 256 trips reads K's and V's 64 x 128 x 2 B tiles,
-    32,768 B, all from DRAM; DRAM binds the trip (the round trip's 1.42 us and the round's
-    1.26 us are under it). At the CTAs' share the busiest SM's 2 CTAs take 2 x 32,768 / 44.15
-    = 1,484.394 ns a trip, 256 trips 380,004.892 ns, after the pipeline's fill (one DRAM latency,
-    700 ns, and a CTA's tile at its share, 1,484.394 / 2 = 742.197 ns): 381,447.089 ns (the
-    launch measured 381.9 us); at the SM's even share the trips took 2 x 32,768 / 32.10909 x 256
-    = 522,506.7 ns."""
+    32,768 B, all from DRAM; DRAM binds the trip (the round's 1.26 us is under it). K and V are a
+    read-only stream: DRAM serves it at 4800 x 0.9404 = 4,513.92 B/ns (read_stream_share), and
+    the busiest SM's 2 CTAs draw 2 x 4,513.92 / 192 = 47.02 B/ns of it: 2 x 32,768 / 47.02 =
+    1,393.790 ns a trip, 256 trips 356,810.208 ns, after the pipeline's fill (one DRAM latency,
+    700 ns, and a CTA's tile at its share, 1,393.790 / 2 = 696.895 ns): 358,207.103 ns (the
+    launch measured 381.9 us); at the copy's rate, 4,238.4 B/ns (44.15 B/ns for the 2 CTAs),
+    381,447.089 ns; at the SM's even share of it 2 x 32,768 / 32.10909 x 256 = 522,506.7 ns."""
     from tests.test_decode_packed_tail import _loop_calls
     _, calls = _loop_calls(monkeypatch, dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4,
                                              STAGES=3), {"regs": 72, "smem": 71680})
     tail = [c for c in calls if c[0] == 2 and c[1] == 132 and c[2] == pytest.approx(192 / 132)]
-    assert tail and tail[-1][3] == pytest.approx(381447.089, abs=1e-2)
+    assert tail and tail[-1][3] == pytest.approx(358207.103, abs=1e-2)
 
 
 def test_a_tail_after_full_waves_keeps_the_sms_even_shares():
@@ -334,7 +337,7 @@ def test_a_tail_after_full_waves_keeps_the_sms_even_shares():
     (calibration/h200/measured/decode_timeline_s17: in a 1.29-wave launch a tail CTA alone on
     its SM lives 52.9 us, six packed on one 125.0 us each, neither the CTAs' equal shares nor
     the SMs'): the tail wave line has no clause. 192 CTAs (run26 B24, SPLITS1, 3 a SM) are under
-    one wave: 2 x 4238.4 / 192 = 44.15 B/ns, the line says so."""
+    one wave: 2 x 4,513.92 / 192 = 47.02 B/ns of DRAM's read-only rate, the line says so."""
     gqa = parse_file(str(KERNELS / "gqa_decode.tile"))
     full = analyze(gqa, None, H200, dict(B=8, HQ=64, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=64, WARPS=4,
                                          STAGES=3), resources={"regs": 108, "smem": 100352}, check=False)
@@ -343,4 +346,25 @@ def test_a_tail_after_full_waves_keeps_the_sms_even_shares():
     one = analyze(gqa, None, H200, dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4,
                                         STAGES=3), resources={"regs": 72, "smem": 71680}, check=False)
     tails = [t.detail for t in one.terms if t.name == "tail wave"]
-    assert "the busiest SM's 2 CTAs draw 2 x 4.238 TB/s / 192 = 44.15 GB/s, not 32.11 GB/s" in tails[0]
+    assert "the busiest SM's 2 CTAs draw 2 x 4.514 TB/s / 192 = 47.02 GB/s, not 34.2 GB/s" in tails[0]
+
+
+def test_a_read_only_stream_shares_dram_at_its_own_rate():
+    """DRAM's read-only rate (memory.gmem.read_efficiency, calibration/h200/measured/
+    latency_read_s16: 528 CTAs reading saturate at 4,514 GB/s) is 4800 x 0.9404 = 4,513.92 B/ns,
+    a copy's 4800 x 0.883 = 4,238.4: one SM of 132 gets 4,513.92 / 132 = 34.19636 B/ns (the
+    copy's 32.10909), 1.375 shares of it 47.02; on 16 SMs one SM's own ceiling 81.18 binds either
+    way; a profile without the fact keeps the copy's share."""
+    m = Machine(H200, "cta")
+    assert m.dram_read_bw_device == pytest.approx(4513.92)
+    assert memory_parallelism.read_stream_share(m, 132) == pytest.approx(34.19636, rel=1e-6)
+    assert memory_parallelism.read_stream_share(m, 132, 1.375) == pytest.approx(47.02, rel=1e-9)
+    assert memory_parallelism.read_stream_share(m, 16) == pytest.approx(81.18)
+    assert memory_parallelism.read_stream_share(m, np.array([132, 16])) == pytest.approx([34.19636, 81.18], rel=1e-6)
+    assert memory_parallelism.describe_read_stream(m) == (
+        "; its K and V stream at DRAM's read-only rate 4.514 TB/s (4.8 TB/s x 0.9404), not a copy's 4.238 TB/s "
+        "(calibration/h200/measured/latency_read_s16)")
+    a100 = Machine(load_profile("a100_sxm"), "cta")
+    assert a100.dram_read_bw_device is None
+    assert memory_parallelism.read_stream_share(a100, 108) == memory_parallelism.sm_dram_share(a100, 108)
+    assert memory_parallelism.describe_read_stream(a100) == ""

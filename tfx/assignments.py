@@ -50,6 +50,23 @@ def add_codegen_arg(p, flag: str = "--codegen", side: str = "") -> None:
                         "triton (the default, spelled out) is accepted and results name no code generator")
 
 
+#: ``--timing`` choices: how the launches priced were (or would be) timed
+#: (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION): ``do_bench`` right after a harness clears the
+#: L2 by writing a buffer (triton.testing.do_bench: analyze's l2_clear), ``clean`` with no such
+#: clear (back to back in a serving step, or after Nsight Compute's flush, --cache-control all)
+TIMINGS = ("do_bench", "clean")
+
+
+def add_timing_arg(p, default: str) -> None:
+    """The timing condition option (``TIMINGS``) of the commands that price launches against a
+    measurement or for one (analyze, validate): one spelling, one help."""
+    p.add_argument("--timing", choices=TIMINGS, default=None,
+                   help=f"how the launches are timed (default {default}): do_bench, right after an L2 "
+                        "clear that writes a buffer (triton.testing.do_bench; a launch whose stream is "
+                        "priced from a clean L2 pays the dirty lines' write-back, the `l2 write-back` "
+                        "term), or clean (no clear: a serving step; or Nsight Compute's flush)")
+
+
 def int_arg(lo: int, hi: int):
     """An argparse ``type`` for a whole number in ``lo..hi`` (ASCII digits, explicit ceiling):
     argparse turns the refusal into one line naming the option. Here, not in tfx.cli, so that

@@ -3,6 +3,7 @@
 
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_decode_timeline.py OUTDIR
+    PYTHONUNBUFFERED=1 DECODE_TL_SET=s20 DECODE_TL_REPS=3 python3 bench/h200/measure_decode_timeline.py OUTDIR
 
 A physical fact for the one-stage decode trip (docs/analysis.md, "The unpipelined streaming trip",
 still missing): launches of about 1.3 waves at 3 CTAs a SM (run13 B2 HQ32 SKV32768 SPLITS32
@@ -51,8 +52,25 @@ CONFIGS_S17 = [
     ("run24_b16_skv16384_sp4_n32_w8_s2", 16, 32, 8, 16384, 128, 4, 32, 8, 2),      # 512 CTAs, 4 a SM
     ("run24_b16_skv16384_sp4_n32_w4_s2", 16, 32, 8, 16384, 128, 4, 32, 4, 2),      # 512 CTAs, 7 a SM
 ]
+# DECODE_TL_SET=s20 (session 20, decode20): the 1.29-wave pipelined launches that tfx prices 6-14% fast at
+# DRAM's read-only rate (run26 B4 SKV131072 at 3 a SM, run18 B64 SKV8192's pick) beside the one it prices
+# right (run17 B32 HQ64 SKV4096 SPLITS2 BLOCK_N64 2 warps 3 stages, also 512 CTAs at 3 a SM: packing its tail
+# as the one-stage tail made it +10.6%), the one-stage row of run26's shape and run24's packed launch again:
+# how many tail CTAs each SM takes, and whether the SMs that end their first wave early (and take a packed
+# group) are the same SMs launch after launch (DECODE_TL_REPS recorded launches, each after a clear).
+CONFIGS_S20 = [
+    ("run26_b4_skv131072_sp16_n64_w8_s3", 4, 32, 8, 131072, 128, 16, 64, 8, 3),    # 512 CTAs, 3 a SM, -13.6%
+    ("run26_b4_skv131072_sp16_n128_w8_s2", 4, 32, 8, 131072, 128, 16, 128, 8, 2),  # 512 CTAs, 3 a SM, -6.2%
+    ("run26_b4_skv131072_sp16_n128_w8_s1", 4, 32, 8, 131072, 128, 16, 128, 8, 1),  # one stage, -1.5% (control)
+    ("run18_b64_skv8192_sp1_n128_w4_s2", 64, 32, 8, 8192, 128, 1, 128, 4, 2),      # 512 CTAs, 3 a SM, -5.5%
+    ("run17_b32_hq64_skv4096_sp2_n64_w2_s3", 32, 64, 8, 4096, 128, 2, 64, 2, 3),   # 512 CTAs, 3 a SM, -2.1%
+    ("run24_b16_skv16384_sp8_n32_w4_s3", 16, 32, 8, 16384, 128, 8, 32, 4, 3),      # decode_timeline_s17's, again
+]
 if os.environ.get("DECODE_TL_SET") == "s17":
     CONFIGS = CONFIGS_S17
+if os.environ.get("DECODE_TL_SET") == "s20":
+    CONFIGS = CONFIGS_S20
+REPS = int(os.environ.get("DECODE_TL_REPS", "1"))
 GP = 16
 
 
@@ -146,29 +164,42 @@ def main():
 
             row["plain_ms"] = f"{median_ms(plain, warmup=5, rep=50):.5f}"
             row["timed_ms"] = f"{median_ms(inst, warmup=5, rep=50):.5f}"
-            # the recorded launch: L2 cleared first, as do_bench does
+            # the recorded launch(es): L2 cleared first, as do_bench does
             flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
-            flush.zero_()
-            torch.cuda.synchronize()
-            inst()
-            torch.cuda.synchronize()
-            r = rec.cpu().tolist()
-            t_min = min(x[1] for x in r)
-            with open(os.path.join(out, f"timeline_{name}.csv"), "w", newline="") as f:
-                w = csv.writer(f)
-                w.writerow(["bh", "sp", "smid", "t_start_ns", "t_loop_ns", "t_end_ns"])
-                for i, (sm, t0, t1, t2) in enumerate(r):
-                    w.writerow([i // SPLITS, i % SPLITS, sm, t0 - t_min, t1 - t_min, t2 - t_min])
-            # the tail: CTAs that start after the first 10% of the makespan, counted per SM
-            span = max(x[3] for x in r) - t_min
-            late = {}
-            for sm, t0, t1, t2 in r:
-                if t0 - t_min > 0.1 * span:
-                    late[sm] = late.get(sm, 0) + 1
-            times = sorted(x[3] - x[1] for x in r)
-            row.update(ctas=len(r), sms=len({x[0] for x in r}), makespan_us=f"{span / 1e3:.1f}",
-                       late_ctas=sum(late.values()), late_sms=len(late), late_max_per_sm=max(late.values()) if late else 0,
-                       median_cta_us=f"{times[len(times) // 2] / 1e3:.2f}")
+            spans, lates = [], []
+            for rep in range(REPS):
+                flush.zero_()
+                torch.cuda.synchronize()
+                k = timed[grid](q, kc, vc, op, mlp, rec, scale, SKV, split_len, SPLITS, HKV, G, **kw)
+                torch.cuda.synchronize()
+                if rep == 0:
+                    try:      # the instrumented kernel as compiled: its CTAs a SM follow from these
+                        row["regs_timed"], row["smem_timed"] = k.n_regs, k.metadata.shared
+                    except Exception:
+                        pass
+                r = rec.cpu().tolist()
+                t_min = min(x[1] for x in r)
+                suffix = f"_r{rep}" if REPS > 1 else ""
+                with open(os.path.join(out, f"timeline_{name}{suffix}.csv"), "w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(["bh", "sp", "smid", "t_start_ns", "t_loop_ns", "t_end_ns"])
+                    for i, (sm, t0, t1, t2) in enumerate(r):
+                        w.writerow([i // SPLITS, i % SPLITS, sm, t0 - t_min, t1 - t_min, t2 - t_min])
+                # the tail: CTAs that start after the first 10% of the makespan, counted per SM
+                span = max(x[3] for x in r) - t_min
+                late = {}
+                for sm, t0, t1, t2 in r:
+                    if t0 - t_min > 0.1 * span:
+                        late[sm] = late.get(sm, 0) + 1
+                spans.append(f"{span / 1e3:.1f}")
+                lates.append(str(max(late.values()) if late else 0))
+                if rep == 0:
+                    times = sorted(x[3] - x[1] for x in r)
+                    row.update(ctas=len(r), sms=len({x[0] for x in r}), makespan_us=f"{span / 1e3:.1f}",
+                               late_ctas=sum(late.values()), late_sms=len(late),
+                               late_max_per_sm=max(late.values()) if late else 0,
+                               median_cta_us=f"{times[len(times) // 2] / 1e3:.2f}")
+            row["makespans_us"], row["late_max_per_sm_reps"] = ";".join(spans), ";".join(lates)
             del q, kc, vc, op, mlp, rec, flush
             torch.cuda.empty_cache()
         except Exception as e:  # keep going: one failure must not lose the rest
@@ -177,7 +208,7 @@ def main():
         print(f"[{time.time() - t_begin:6.1f}s] {row}", flush=True)
     cols = ["config", "B", "HQ", "HKV", "SKV", "D", "SPLITS", "BLOCK_N", "WARPS", "STAGES", "ctas", "sms",
             "makespan_us", "late_ctas", "late_sms", "late_max_per_sm", "median_cta_us", "plain_ms", "timed_ms",
-            "status"]
+            "regs_timed", "smem_timed", "makespans_us", "late_max_per_sm_reps", "status"]
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)

@@ -70,6 +70,9 @@ class Analysis:
     # the first launch's register estimate (tfx.analysis.register_estimate), what a thread needs
     # when no compiled count is given; None off a GPU
     registers: Any = None
+    # priced as timed after a harness's L2 clear (analyze's ``l2_clear``,
+    # tfx.analysis.launch_handoff.L2_CLEAR_CONDITION); False: as the launch runs in a serving step
+    l2_clear: bool = False
 
     @property
     def knobs(self) -> dict:
@@ -121,6 +124,7 @@ class Analysis:
         return {
             "tool": "tfx", "kernel": self.kernel.name, "file": self.module.filename,
             "profile": self.profile.name, "knobs": dict(self.knobs), "codegen": self.codegen,
+            **({"timing": "after_l2_clear"} if self.l2_clear else {}),
             "parameters": {k: to_plain(v) for k, v in self.params.items()},
             "metrics": {k: to_plain(v) for k, v in self.metrics.items()},
             "precision": dict(self.precision),
@@ -163,7 +167,7 @@ def metric_name(key: tuple, domain: str | None = None) -> str:
 def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mapping[str, Any] | None = None,
             resources: Mapping[str, int] | None = None,
             occupancy_hint: int | None = None, check: bool = True, _what_if: bool = False,
-            codegen: str | None = None) -> Analysis:
+            codegen: str | None = None, l2_clear: bool = False) -> Analysis:
     """Analyze ``kernel`` of ``module`` on ``profile`` (a loaded Profile, knobs applied by
     ``Profile.with_knobs``: the one place knobs are applied; the result remembers them).
 
@@ -172,7 +176,11 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     ``resources["later_launches"]`` maps a later launch's index (1: the second top-level mesh,
     a split-KV merge say) to that launch's own compiled counts (regs, spills, smem); ``codegen``: the
     code generator whose instructions are priced (``triton``, the default, or ``cutlass``:
-    tfx.analysis.codegen).
+    tfx.analysis.codegen). ``l2_clear``: price each launch as timed right after a harness clears
+    the L2 by writing a buffer (triton.testing.do_bench; tfx.analysis.launch_handoff.
+    L2_CLEAR_CONDITION): a launch whose stream is priced from a clean L2 then pays the dirty lines'
+    write-back (the ``l2 write-back`` term). False, the default: as the launch runs among others
+    in a serving step, which clears nothing.
     """
     cg = codegens.lookup(codegen)
     codegens.check_profile(cg, profile)
@@ -307,7 +315,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
 
     # ---------------------------------------------------------------- performance
     launches, predicted, terms = predict(root, counter, profile, blocks_by_launch, threads, wave_info,
-                                         spill_bytes_per_thread=spill_by_launch, codegen=cg)
+                                         spill_bytes_per_thread=spill_by_launch, codegen=cg, l2_clear=l2_clear)
     if cg.name != codegens.DEFAULT and profile.kind == "gpu":
         from tfx.analysis.performance import Term
         terms.insert(0, Term("code generator", 0, codegens.describe(cg)))
@@ -332,7 +340,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             budget["regs"] = min(r.regs_per_thread, b.max_regs_per_thread)
         if "shared memory" in b.blockers and b.max_smem_per_cta is not None:
             budget["smem"] = max(min(r.smem_dynamic, b.max_smem_per_cta - r.smem_static), 0)
-        hinted = analyze(module, kernel, profile, params, budget, None, check=False, _what_if=True, codegen=cg)
+        hinted = analyze(module, kernel, profile, params, budget, None, check=False, _what_if=True, codegen=cg,
+                         l2_clear=l2_clear)
         new_ns = hinted.metrics["performance.predicted_ns"]
         old_ns = metrics["performance.predicted_ns"]
         metrics["occupancy.hint_predicted_ns"] = new_ns
@@ -350,7 +359,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
-                    codegen=codegens.priced_name(cg, profile), registers=registers)
+                    codegen=codegens.priced_name(cg, profile), registers=registers, l2_clear=bool(l2_clear))
 
 
 def _hint_change(old_ns: float, new_ns: float) -> str:
@@ -529,6 +538,11 @@ def _metrics(root, domains, footprint, footprint_precision, peaks, profile, occu
         waves = waves + lt.waves
     m["performance.waves"] = waves
     m["performance.predicted_ns"] = ceil_int(emax(predicted, ideal))
+    cleared = sum(float(lt.l2_clear_ns) for lt in launches) if not vector else 0
+    if cleared:
+        # what timing the launches after an L2 clear adds (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION),
+        # in predicted_ns where analyze was given l2_clear: the measured-beside-predicted views add it
+        m["performance.l2_clear_write_back_ns"] = cleared
     if not vector and launches:
         lt = launches[0]
         m["performance.bound_engine"] = lt.bound_engine

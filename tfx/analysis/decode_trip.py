@@ -60,6 +60,7 @@ class StreamFacts(NamedTuple):
     # the DRAM latency's growth with the bandwidth streamed, measured by a pointer chase:
     # ((B/ns, ns over the unloaded latency), ...) from (0, 0), linear between; None: not stated
     queue: tuple | None = None
+    read_only: bool = False         # the queue measured beside a read-only stream (read_latency_queue)
 
 
 QUEUE_POINTS = (("dram_latency_loaded_low_at", "dram_latency_loaded_low"),
@@ -80,10 +81,34 @@ def latency_queue(m) -> tuple | None:
     return (unloaded, curve) if queue_is_valid(curve) else None
 
 
+READ_QUEUE_POINTS = (("dram_read_latency_loaded_low_at", "dram_read_latency_loaded_low"),
+                     ("dram_read_latency_loaded_high_at", "dram_read_latency_loaded_high"),
+                     ("dram_read_latency_saturated_at", "dram_read_latency_saturated"))
+
+
+def read_latency_queue(m) -> tuple | None:
+    """``latency_queue`` under a read-only stream (``pipeline.dram_read_latency_*``): the DRAM
+    latency's growth while the SMs draw reads alone, as a decode trip's K and V copies do, where
+    the profile states every point and they make a valid curve, else None. A read-only stream
+    queues less at the same bandwidth than a copy, whose writes turn the bus around: measured
+    (calibration/h200/measured/latency_read_s16, one warp's pointer chase beside streamer CTAs)
+    at 132 CTAs 400 ns at 3.40 TB/s read against 445 ns at 1.97 TB/s copied; at 264 CTAs 577 ns
+    at 4.37 TB/s against 554 at 3.08."""
+    unloaded = m.profile.get("pipeline.dram_latency_unloaded", None)
+    points = [(m.profile.get("pipeline." + at, None), m.profile.get("pipeline." + ns, None))
+              for at, ns in READ_QUEUE_POINTS]
+    if unloaded is None or any(a is None or v is None for a, v in points):
+        return None
+    curve = ((0.0, 0.0),) + tuple((a / 1e9, v - unloaded) for a, v in points)
+    return (unloaded, curve) if queue_is_valid(curve) else None
+
+
 def facts(m) -> StreamFacts | None:
     """The profile's facts for the streaming round trip, or None where it lacks one (GPU only):
     the loaded DRAM line of ``load_trip.dram_facts`` with the SM's port and DRAM ceiling, and the
-    DRAM latency under load (``pipeline.dram_latency_*``) where the profile states it."""
+    DRAM latency under load where the profile states it: under a read-only stream
+    (``read_latency_queue``: a decode trip's copies are reads alone, and so is what the other
+    SMs draw beside them), else under a copy (``pipeline.dram_latency_*``)."""
     if m.kind != "gpu":
         return None
     d = load_trip.dram_facts(m)
@@ -91,10 +116,11 @@ def facts(m) -> StreamFacts | None:
                      m.profile.get("pipeline.sm_dram_bandwidth_per_cycle", None))
     if d is None or d.idle_ns is None or None in (port, ceiling):
         return None
-    lq = latency_queue(m)
+    read = read_latency_queue(m)
+    lq = read or latency_queue(m)
     queue = lq[1] if lq is not None else None
     return StreamFacts(port * m.clock_ghz, ceiling * m.clock_ghz, d.base_ns, d.slope_ns_per_byte_ns, d.idle_ns,
-                       queue)
+                       queue, read is not None)
 
 
 def queue_is_valid(curve) -> bool:
@@ -283,7 +309,7 @@ def describe(line, waited_ns, miss, l2_latency_ns, dram_bytes, l2_bytes, loaded_
     if first_share < 1 and f.queue is not None:
         delay = queue_delay_ns(drawn, f.queue)
         dram_text = (f"the idle round trip {T(f.idle_ns)} + the DRAM latency's growth at {BW(drawn)} drawn "
-                     f"{T(delay)} (a pointer chase under streaming load, linear between the measured points) = "
+                     f"{T(delay)} (a pointer chase beside a {'read-only ' if f.read_only else ''}stream, linear between the measured points) = "
                      f"{T(f.idle_ns + delay)}")
     else:
         dram_text = (f"max(idle {T(f.idle_ns)}, {T(f.base_ns)} + {formula_slope(f.slope_ns_per_byte_ns)} x "

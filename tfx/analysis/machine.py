@@ -65,6 +65,11 @@ class Machine:
         else:                                                              # per-PE HBM channels
             self.dram_bw_device = dram_level.bandwidth * eff * self.units / 1e9
             self.dram_per_unit = dram_level.bandwidth * eff / 1e9
+        # a read-only stream's sustained rate (no write turnarounds), where the profile measures it:
+        # the device's B/ns, None where it states none (tfx.analysis.memory_parallelism.read_stream_share)
+        read_eff = profile.get(f"memory.{dram}.read_efficiency", None)
+        self.dram_read_bw_device = (None if read_eff is None or dram_level.scope != "device"
+                                    else dram_level.bandwidth * read_eff / 1e9)
         self.dram_latency = dram_level.latency_ns or 0.0
         self.l2_bw_device = (mems[self.l2].bandwidth / 1e9) if self.l2 and mems[self.l2].bandwidth else None
         # the slices' data rate for the SMs' requests and DRAM's fills, device-wide (B/ns;

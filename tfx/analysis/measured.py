@@ -310,6 +310,9 @@ class Compared:
     predicted_ms: float
     spilling: bool                # the compiled kernel spills (or, without its count, the estimate does)
     codegen: str | None = DEFAULT   # the code generator priced (Analysis.codegen; None on a tiled profile)
+    # the prediction's `l2 write-back` terms (the timing condition's part: Predictor.l2_clear,
+    # tfx.analysis.launch_handoff.dirty_write_back_ns); predicted_ms - it is the launch from a clean L2
+    write_back_ms: float = 0.0
 
     @property
     def error(self) -> float:
@@ -321,10 +324,14 @@ class Predictor:
     """Predicts measured rows with ``analyze``, parsing each kernel file and profile once."""
 
     def __init__(self, default_profile: str | None = "h200_sxm", codegen: str | None = None,
-                 default_option: str | None = None):
+                 default_option: str | None = None, l2_clear: bool = True):
         self.default_profile = default_profile
         self.default_option = default_option   # the option that gave default_profile (validate's --hw)
         self.codegen = codegen        # priced for every row (tfx.analysis.codegen; None: the default)
+        # every row timed right after an L2 clear that writes the L2, as triton.testing.do_bench
+        # times them (bench/h200/common.py: every campaign under calibration/h200/measured;
+        # tfx.analysis.launch_handoff.L2_CLEAR_CONDITION); False: a clean L2 (ncu's flush)
+        self.l2_clear = l2_clear
         self._modules: dict = {}
         self._profiles: dict = {}
 
@@ -361,7 +368,7 @@ class Predictor:
         res = row.resources() if use_measured else {}
         try:
             return analyze(module, None, profile, row.params, resources=res or None, check=False,
-                           codegen=self.codegen)
+                           codegen=self.codegen, l2_clear=self.l2_clear)
         except TfxError as err:
             raise TfxError(f"{row.kernel_path.name}: {err.message}", where=row.where) from None
 
@@ -370,7 +377,9 @@ class Predictor:
         for r in rows:
             a = self.analysis(r, use_measured)
             spills = r.spills if r.spills is not None else a.metrics.get("occupancy.spilled_registers", 0)
-            out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen))
+            wb = sum(float(t.ns) for t in a.terms if t.name == "l2 write-back")
+            out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen,
+                                wb / 1e6))
         return out
 
 

@@ -60,6 +60,41 @@ def sm_dram_share(m, active_units, weight=1) -> Any:
     return share if cap is None else emin(share, cap)
 
 
+def read_rate(m) -> float:
+    """The device's DRAM B/ns for a read-only stream (``Machine.dram_read_bw_device``), the
+    copy's (``dram_bw_device``) where the profile states none."""
+    read = getattr(m, "dram_read_bw_device", None)
+    return m.dram_bw_device if read is None else read
+
+
+def describe_read_stream(m) -> str:
+    """The clause of a launch whose decode trip streams at DRAM's read-only rate
+    (``read_stream_share``), '' where the profile states no read-only rate."""
+    read = getattr(m, "dram_read_bw_device", None)
+    if read is None or m.dram_per_unit is not None:
+        return ""
+    eff = m.profile.get(f"memory.{m.dram}.read_efficiency")
+    return (f"; its K and V stream at DRAM's read-only rate {BW(read)} ({BW(read / eff)} x {format_plain(eff)}), "
+            f"not a copy's {BW(m.dram_bw_device)} (calibration/h200/measured/latency_read_s16)")
+
+
+def read_stream_share(m, active_units, weight=1) -> Any:
+    """B/ns of DRAM one unit reaches while ``active_units`` pull a read-only stream (a split-KV
+    decode trip's K and V: no stores in the loop): ``sm_dram_share`` at the device's read-only
+    rate (``memory.<dram>.read_efficiency`` x its bandwidth, ``Machine.dram_read_bw_device``),
+    not the copy's (``efficiency``: half a copy's bytes are writes, and DRAM turns its bus
+    around between them). Measured (calibration/h200/measured/latency_read_s16): 396 and 528
+    CTAs reading saturate at 4,527 and 4,514 GB/s where the copy reaches 4,238 GB/s (0.9404 and
+    0.883 of 4.8 TB/s). The copy's share where the profile states no read-only rate."""
+    if getattr(m, "dram_read_bw_device", None) is None:
+        return sm_dram_share(m, active_units, weight)
+    share = read_rate(m) / active_units
+    if is_array(weight) or weight != 1:
+        share = share * weight
+    cap = sm_dram_bytes_per_ns(m)
+    return share if cap is None else emin(share, cap)
+
+
 def cta_share_weight(r, draw) -> Any:
     """How many even SM shares of DRAM the busiest SM of a tail wave draws when the device
     shares its bandwidth among the CTAs, not the SMs: its r CTAs against the ``draw`` CTAs an
@@ -196,13 +231,15 @@ def describe_cta_share(m, r, drawing, active_units) -> str:
     draw = drawing_per_unit(drawing, r, active_units)
     if cta_share_weight(r, draw) <= 1:
         return ""
-    rate, even = sm_dram_share(m, active_units, cta_share_weight(r, draw)), sm_dram_share(m, active_units)
+    # at DRAM's read-only rate, as the decode trip's copy engine prices it (read_stream_share)
+    rate, even = read_stream_share(m, active_units, cta_share_weight(r, draw)), read_stream_share(m, active_units)
     if rate <= even:              # one SM's ceiling binds either way
         return ""
-    capped = rate < int(r) * m.dram_bw_device / int(drawing)
+    device = read_rate(m)
+    capped = rate < int(r) * device / int(drawing) * (1 - 1e-9)
     return (f"; DRAM serves the {format_counted(int(drawing), 'CTA')} drawing, not the "
             f"{format_counted(int(active_units), 'SM')}: the busiest SM's {format_counted(int(r), 'CTA')} draw "
-            f"{format_count(int(r))} x {BW(m.dram_bw_device)} / {format_count(int(drawing))}"
+            f"{format_count(int(r))} x {BW(device)} / {format_count(int(drawing))}"
             + (f", at most one SM's {BW(rate)}" if capped else f" = {BW(rate)}")
             + f", not {BW(even)} (calibration/h200/measured/decode_timeline_s17)")
 

@@ -76,6 +76,11 @@ class LaunchMiss(dict):
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
+    pays_write_back: dict = field(default_factory=dict)  # loop id -> whether its DRAM stream is priced at rates
+                                                  # measured from a clean L2 (bool or array), so that timed after
+                                                  # an L2 clear its launch pays launch_handoff.dirty_write_back_ns
+    read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
+                                                  # DRAM's read-only rate (bool or array: own_stream applies)
 
     @classmethod
     def of(cls, ratios, **fields) -> "LaunchMiss":
@@ -141,6 +146,8 @@ class LaunchTime:
     drift: Any = None      # DriftRate where GROUP_M = 1 readers drift apart (predict prices the launch again with its share)
     reuse: Any = None      # the l2_reuse.WaveReuse this launch was priced with (the drift's re-fetch included):
                            # the one the simulator lowers its loads with
+    l2_clear_ns: Any = 0   # the dirty-L2 write-back this launch pays timed after an L2 clear (in total_ns only
+                           # under predict's l2_clear; launch_handoff.L2_CLEAR_CONDITION)
 
 
 class SpillInfo(NamedTuple):
@@ -263,9 +270,10 @@ class Demand:
 
 
 def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-            spill_bytes_per_thread=0, codegen=None) -> tuple[list, Any, list]:
+            spill_bytes_per_thread=0, codegen=None, l2_clear=False) -> tuple[list, Any, list]:
     """Per-launch times, the total predicted ns, and the explained terms; ``codegen``: the
-    code generator whose instructions are priced (tfx.analysis.codegen; None: Triton)."""
+    code generator whose instructions are priced (tfx.analysis.codegen; None: Triton);
+    ``l2_clear``: each launch timed after a harness's L2 clear (launch_handoff.L2_CLEAR_CONDITION)."""
     launches = []
     terms: list[Term] = []
     total = 0
@@ -275,7 +283,7 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
                        where=counter.module.filename)
     for mesh in meshes:
         lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, wave_info,
-                          spill_bytes_per_thread, codegen)
+                          spill_bytes_per_thread, codegen, l2_clear=l2_clear)
         if lt.drift is not None:
             # GROUP_M = 1 readers that drift apart: their share fetched again, priced again
             # with it (l2_reuse.drift_refetch; the rate gap from the first pricing, whose
@@ -283,7 +291,7 @@ def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_i
             again = dict(wave_info)
             again[mesh.id] = l2_reuse.with_drift(wave_info[mesh.id], lt.drift.share)
             lt = _launch_time(mesh, counter, profile, occupancy_blocks, threads, again,
-                              spill_bytes_per_thread, codegen, drift_rate=lt.drift)
+                              spill_bytes_per_thread, codegen, drift_rate=lt.drift, l2_clear=l2_clear)
         launches.append(lt)
         total = total + lt.total_ns
         terms.extend(lt.terms)
@@ -311,10 +319,21 @@ class DriftRate(NamedTuple):
     share: Any          # the share of the shared re-reads fetched again
 
 
+def _any_of(flags):
+    """Whether any of ``flags`` (bools, or arrays elementwise) holds: False where none is given."""
+    out = False
+    for f in flags:
+        out = (out | f) if is_array(out, f) else (out or f)
+    return out
+
+
 def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
-                 spill_bytes_per_thread=0, codegen=None, drift_rate=None) -> LaunchTime:
+                 spill_bytes_per_thread=0, codegen=None, drift_rate=None, l2_clear=False) -> LaunchTime:
     """One launch's time; ``drift_rate``: the DriftRate of its first pricing, where its column
-    tiles' shared re-reads are already raised by it (``predict``): described, not priced again."""
+    tiles' shared re-reads are already raised by it (``predict``): described, not priced again;
+    ``l2_clear``: the launch timed after a harness's L2 clear (launch_handoff.L2_CLEAR_CONDITION):
+    a launch whose stream is priced from a clean L2 (``LaunchMiss.pays_write_back``) pays the
+    dirty lines' write-back."""
     unit_node = unit_mesh(mesh, profile)
     positions = unit_node.execs
     # the SMs the launch keeps busy, min(positions, SMs): the power limit's clock under their
@@ -497,7 +516,16 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # at least that long (l2_slices_ns)
     slices_ns = l2_slices_ns(per_pos, positions, m)
     slices_gap = 0 if slices_ns is None else emax(slices_ns - (waves_ns + t_tail + uneven_ns + rounds_ns), 0)
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap
+    # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
+    # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
+    # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns); a serving step has no clear
+    cleared_ns = 0
+    pays = _any_of(miss.pays_write_back.values())
+    if is_array(pays) or pays:
+        cleared_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
+    write_back_ns = cleared_ns if l2_clear else 0
+    reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -511,7 +539,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
-                    bound_by=bound_by, reuse=reuse)
+                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns)
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
@@ -538,6 +566,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         lt.terms = [
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
+            *([Term("l2 write-back", write_back_ns,
+                    launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns),
+                    beyond_roofline=True)] if write_back_ns else []),
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
                  f"{format_count(resident)} resident = "
@@ -547,7 +578,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                      row_body.describe_waves(full_waves, t_first, drift.drifted, format_time_ns)
                      if drifted_stream.applies(drift, full_waves, positions, slots) else
                      f"{format_counted(full_waves, 'full wave')} x {format_time_ns(float(t_full))}")
-                 + f" (bound by {bound_by})"),
+                 + f" (bound by {bound_by})"
+                 + (memory_parallelism.describe_read_stream(m) if reads else "")),
             Term("tail wave", t_tail,
                  f"{format_counted(tail, unit)} in the last wave ({format_count(float(ratio(tail, slots)))} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
@@ -1428,7 +1460,7 @@ def _own_transfer_ns(d: Demand, m: Machine, active_units):
     return _transfer_ns(d, m, 1, active_units, dram_bw=own)
 
 
-def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, read_only=False) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
@@ -1436,8 +1468,13 @@ def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None) -> 
     ``dma.hold_channel_for_round_trip``, ``dma.channels`` at a time. Given the positions'
     ``warps``, a warp mma (``d.warp_tensor`` per warp) takes the busiest
     sub-partition's warps, ceil(r x warps / sub-partitions), not their average. ``draw``: as
-    ``_transfer_terms`` (None: the SMs' even DRAM shares)."""
-    copy = _transfer_ns(d, m, r, active_units, draw=draw)
+    ``_transfer_terms`` (None: the SMs' even DRAM shares). ``read_only``: the positions' DRAM
+    bytes are a read-only stream (a decode trip's K and V), at the device's read-only rate
+    (tfx.analysis.memory_parallelism.read_stream_share), not the copy's."""
+    dram_bw = None
+    if read_only and m.dram_per_unit is None:
+        dram_bw = memory_parallelism.read_stream_share(m, active_units, memory_parallelism.cta_share_weight(r, draw))
+    copy = _transfer_ns(d, m, r, active_units, dram_bw=dram_bw, draw=draw)
     if m.dma_channels and m.dma_hold:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
@@ -1969,15 +2006,21 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         own_stream = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
             loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
     e = engine_ns(body, m, r, active_units, warps)
-    if own_stream is not None and (is_array(miss.one_wave) or miss.one_wave):
-        # a launch of one wave or less whose CTAs stream their own K and V: they start together
-        # and DRAM serves the CTAs drawing, not the SMs, so the busiest SM draws its r CTAs'
-        # shares (tfx.analysis.memory_parallelism.cta_share_weight)
-        shared = engine_ns(body, m, r, active_units, warps, draw)["copy"]
-        if is_array(own_stream.ns, miss.one_wave):
-            e["copy"] = where((own_stream.ns > 0) & miss.one_wave, shared, e["copy"])
-        else:
-            e["copy"] = shared
+    if own_stream is not None:
+        # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
+        # bytes stream at DRAM's read-only rate (tfx.analysis.memory_parallelism.read_stream_share)
+        # ... and in a launch of one wave or less its CTAs start together and DRAM serves the
+        # CTAs drawing, not the SMs, so the busiest SM draws its r CTAs' shares
+        # (tfx.analysis.memory_parallelism.cta_share_weight)
+        read = engine_ns(body, m, r, active_units, warps, read_only=True)["copy"]
+        if is_array(miss.one_wave) or miss.one_wave:
+            shared = engine_ns(body, m, r, active_units, warps, draw, read_only=True)["copy"]
+            read = where(miss.one_wave, shared, read) if is_array(miss.one_wave) else shared
+        e["copy"] = where(own_stream.ns > 0, read, e["copy"]) if is_array(own_stream.ns, read) else read
+        miss.read_streams[loop.id] = own_stream.ns > 0 if is_array(own_stream.ns) else True
+        # ... at rates measured from a clean L2 (latency_read_s16, stream_depth_s16/s17's clean
+        # rows): timed after do_bench's clear its launch pays the dirty lines' write-back
+        miss.pays_write_back[loop.id] = miss.read_streams[loop.id]
     one = engine_ns(body, m, 1, active_units, warps)
     if spilled_state:
         # ... and the rest of the trip waits for it: the reloads feed the mma, its results are

@@ -30,6 +30,8 @@ def register(sub) -> None:
     p.add_argument("--ptxas-kernel", metavar="NAME", help="which function of the --ptxas output")
     p.add_argument("--occupancy", type=int_arg(1, 2 ** 20), metavar="N", help="occupancy hint (CTAs per SM)")
     add_codegen_arg(p)
+    from tfx.assignments import add_timing_arg
+    add_timing_arg(p, "clean")
     p.add_argument("--domain", default="total", help="domain of the annotated IR: logical, total, cta, thread, ...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -95,7 +97,8 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     codegen = getattr(args, "codegen", None)
     # analyze() refuses a code generator the profile cannot compile for (tfx.analysis.codegen.check_profile)
     return analyze(module, args.kernel, profile, params,
-                   resources=resources, occupancy_hint=occupancy_hint, codegen=codegen)
+                   resources=resources, occupancy_hint=occupancy_hint, codegen=codegen,
+                   l2_clear=getattr(args, "timing", None) == "do_bench")
 
 
 def run(args) -> int:

@@ -1,6 +1,6 @@
 """``tfx validate``: your measured kernel times beside tfx's predictions.
 
-    tfx validate MEASUREMENTS.csv [--hw h200_sxm] [--json] [--rows]
+    tfx validate MEASUREMENTS.csv [--hw h200_sxm] [--timing do_bench|clean] [--json] [--rows]
     tfx validate --ncu NCU.csv KERNEL.tile --set P=V ... [--hw ...]
 
 The CSV (tfx.analysis.measured) has columns kernel, profile, measured_ms, one per kernel
@@ -32,6 +32,9 @@ def register(sub) -> None:
                    help="ignore the compiled regs/spills/smem_bytes columns (tfx's own estimate)")
     from tfx.cli.cmd_analyze import add_codegen_arg
     add_codegen_arg(p, side=" for every row (rows on a tiled profile refuse all but the default)")
+    from tfx.assignments import add_timing_arg
+    add_timing_arg(p, "do_bench for a measurements CSV, as bench/h200 times its rows; clean with --ncu, "
+                      "whose replays flush the caches")
     p.add_argument("--rows", action="store_true", help="also list every row")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
@@ -70,7 +73,10 @@ def run(args) -> int:
     if not rows:
         raise TfxError("no rows with status ok", where=args.file)
     from tfx.analysis.codegen import lookup
-    predictor = Predictor(args.hw, args.codegen, default_option="--hw")
+    # the rows' timing condition: a CSV's rows as do_bench times them (after an L2 clear that
+    # writes the L2), an Nsight Compute export's after its flush (a clean L2)
+    timing = args.timing or ("clean" if args.ncu else "do_bench")
+    predictor = Predictor(args.hw, args.codegen, default_option="--hw", l2_clear=timing == "do_bench")
     compared = predictor.compare(rows, use_measured=not args.estimate)
     figs = summarize(compared, predictor)
     # the rows on a GPU are priced as this code generator compiles them (tiled rows: their own
@@ -81,7 +87,7 @@ def run(args) -> int:
         # every option that changes a prediction is named: --estimate prices the rows without the
         # CSV's compiled regs/spills/smem_bytes (the JSON did not say so), --ncu names the export
         emit_json({"tool": "tfx", "command": "validate", "file": args.file, "ncu": args.ncu, "hw": args.hw,
-                   "codegen": codegen, "estimate": bool(args.estimate),
+                   "codegen": codegen, "estimate": bool(args.estimate), "timing": timing,
                    "groups": [g.to_json() for g in figs], "overall": overall(figs),
                    "rows": [{"where": str(c.row.where), "kernel": str(c.row.kernel_path), "params": c.row.params,
                              "measured_ms": c.row.measured_ms, "predicted_ms": c.predicted_ms,
@@ -90,7 +96,7 @@ def run(args) -> int:
         return 0
     say(f"{args.file}: {fmt.counted(len(compared), 'row')}, {fmt.counted(len(figs), 'group')} "
           f"(profile {args.hw} where the CSV names none)"
-          + (fmt.compiled_as(codegen) if on_gpu else "")
+          + (fmt.compiled_as(codegen) if on_gpu else "") + fmt.timed_as(predictor.l2_clear)
           + ("; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)"
              if args.estimate else ""))
     from tfx.cli.common import text_width

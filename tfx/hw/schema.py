@@ -191,6 +191,9 @@ PROFILE_SPEC = TableSpec({
             "level below, device-wide (measured: the H200 L2's sectors served plus DRAM's fills)"),
         "efficiency": FactSpec("ratio", "positive",
                                "sustained fraction of `bandwidth` a streaming kernel achieves (measured)"),
+        "read_efficiency": FactSpec("ratio", "positive",
+                                    "sustained fraction of `bandwidth` a read-only stream achieves (measured; "
+                                    "`efficiency` is a copy's, half its traffic writes)"),
         "channels": _count("independent channels per instance"),
         "caches": TextSpec("the memory level this one caches (l2 caches gmem)"),
         "partitions": _count("partitions of a cache that each keep their own copy of a line the SMs "
@@ -211,6 +214,10 @@ PROFILE_SPEC = TableSpec({
     }, "CUDA occupancy calculator inputs"),
     "launch": TableSpec({
         "overhead": FactSpec("time", "nonnegative", "host time per kernel launch"),
+        "l2_dirty_write_back": FactSpec("time", "nonnegative",
+                                        "time a launch's first L2 of DRAM misses adds when the L2 holds "
+                                        "dirty lines (a timing harness that clears the L2 by writing it, "
+                                        "triton.testing.do_bench), beyond the same launch from a clean L2"),
         "cta_interval": FactSpec("time", "positive",
                                  "time between two CTA launches on one SM (the block scheduler's rate): "
                                  "r resident CTAs that do little work take at least r of it"),
@@ -290,6 +297,20 @@ PROFILE_SPEC = TableSpec({
                                            "dram_latency_saturated_at): linear between the points"),
         "dram_latency_saturated_at": FactSpec("bandwidth", "positive",
                                               "the DRAM bandwidth streamed at dram_latency_saturated"),
+        "dram_read_latency_loaded_low": FactSpec("time", "positive",
+                                                 "one dependent load's DRAM latency while other SMs stream "
+                                                 "dram_read_latency_loaded_low_at of read-only traffic"),
+        "dram_read_latency_loaded_low_at": FactSpec("bandwidth", "positive",
+                                                    "the read-only bandwidth streamed at dram_read_latency_loaded_low"),
+        "dram_read_latency_loaded_high": FactSpec("time", "positive",
+                                                  "the same latency at dram_read_latency_loaded_high_at"),
+        "dram_read_latency_loaded_high_at": FactSpec("bandwidth", "positive",
+                                                     "the read-only bandwidth streamed at dram_read_latency_loaded_high"),
+        "dram_read_latency_saturated": FactSpec("time", "positive",
+                                                "the same latency with the read-only stream saturating DRAM (at "
+                                                "dram_read_latency_saturated_at): linear between the points"),
+        "dram_read_latency_saturated_at": FactSpec("bandwidth", "positive",
+                                                   "the read-only bandwidth streamed at dram_read_latency_saturated"),
         "sm_dram_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's loads bring in from DRAM at most, "
                                                 "however many bytes it keeps in flight"),

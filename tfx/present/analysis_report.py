@@ -23,9 +23,10 @@ DOMAINS_ORDER = ("logical", "total", "cta", "warp", "thread", "cube", "pe")
 def inputs_line(a) -> str:
     """``kernel gemm (kernels/gemm.tile) on h200_sxm with memory.l2.bandwidth=x2``: what was
     analysed, with every knob applied, and on a GPU the code generator priced
-    (``..., compiled as triton``: tfx.analysis.codegen; a tiled profile has none)."""
+    (``..., compiled as triton``: tfx.analysis.codegen; a tiled profile has none), and the timing
+    condition where it is not a serving step's (``..., timed after an L2 clear``: analyze's l2_clear)."""
     return (f"kernel {a.kernel.name} ({a.module.filename}) on {a.profile.name}"
-            + fmt.with_knobs(a.knobs) + fmt.compiled_as(a.codegen))
+            + fmt.with_knobs(a.knobs) + fmt.compiled_as(a.codegen) + fmt.timed_as(getattr(a, "l2_clear", False)))
 
 
 def parameters_line(a) -> str:

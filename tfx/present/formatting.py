@@ -49,6 +49,16 @@ def compiled_as(codegen: str | None) -> str:
     return f", compiled as {codegen}" if codegen else ""
 
 
+def timed_as(l2_clear: bool) -> str:
+    """``, timed after an L2 clear`` where the analysis priced its launches as a harness that
+    clears the L2 before each times them (analyze's l2_clear, tfx.analysis.launch_handoff.
+    L2_CLEAR_CONDITION, imported only then: the explorer's start stays light); '' otherwise."""
+    if not l2_clear:
+        return ""
+    from tfx.analysis.launch_handoff import L2_CLEAR_CONDITION
+    return f", {L2_CLEAR_CONDITION}"
+
+
 def within_pct(v: Any) -> str:
     """A relative band or gap to one decimal of a percent: ``0.018336`` -> ``"1.8%"`` (``ratio_pct``)."""
     return ratio_pct(v)
