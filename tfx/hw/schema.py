@@ -290,6 +290,16 @@ PROFILE_SPEC = TableSpec({
                                            "dram_latency_saturated_at): linear between the points"),
         "dram_latency_saturated_at": FactSpec("bandwidth", "positive",
                                               "the DRAM bandwidth streamed at dram_latency_saturated"),
+        # the same chase while other SMs only read DRAM (no write-backs): a persistent walk's
+        # round trip queues on it (tfx.analysis.load_trip.chase_round_trip_ns)
+        **{f"dram_read_latency_{k}": FactSpec("time", "positive",
+                                               f"the pointer chase's DRAM latency while other SMs read "
+                                               f"dram_read_latency_{k}_at of DRAM (a read-only stream): "
+                                               f"linear between the points from dram_latency_unloaded")
+           for k in ("low", "mid", "high", "saturated")},
+        **{f"dram_read_latency_{k}_at": FactSpec("bandwidth", "positive",
+                                                  f"the DRAM bandwidth read at dram_read_latency_{k}")
+           for k in ("low", "mid", "high", "saturated")},
         "sm_dram_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's loads bring in from DRAM at most, "
                                                 "however many bytes it keeps in flight"),
