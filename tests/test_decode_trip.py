@@ -168,8 +168,8 @@ def test_two_stage_trip_waits_for_its_first_copy_group_on_the_h200():
             "83.33 GB/s L2 share = 393.22 ns) = 393.22 ns") in lines[0]
 
 
-READ_BROKEN = ({"pipeline.dram_read_latency_loaded_high_at": "3399GB/s"},
-               {"pipeline.dram_read_latency_loaded_low_at": "4400GB/s"},
+READ_BROKEN = ({"pipeline.dram_read_latency_high_at": "3399GB/s"},
+               {"pipeline.dram_read_latency_mid_at": "4400GB/s"},
                {"pipeline.dram_read_latency_saturated": "500ns"})
 
 

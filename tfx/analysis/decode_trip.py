@@ -81,8 +81,8 @@ def latency_queue(m) -> tuple | None:
     return (unloaded, curve) if queue_is_valid(curve) else None
 
 
-READ_QUEUE_POINTS = (("dram_read_latency_loaded_low_at", "dram_read_latency_loaded_low"),
-                     ("dram_read_latency_loaded_high_at", "dram_read_latency_loaded_high"),
+READ_QUEUE_POINTS = (("dram_read_latency_mid_at", "dram_read_latency_mid"),
+                     ("dram_read_latency_high_at", "dram_read_latency_high"),
                      ("dram_read_latency_saturated_at", "dram_read_latency_saturated"))
 
 

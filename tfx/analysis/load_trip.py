@@ -335,14 +335,95 @@ class LoadedTrip(NamedTuple):
     active_units: Any
     stages: Any
     ns: Any                     # (S-1) T, ``loaded_round_trip_ns``
+    chase: Any = None           # the pointer chase's curve it was solved on (chase_round_trip_ns), or None
 
 
 def loaded_trip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
-                f: LoadTrip, d: DramRoundTrip) -> LoadedTrip:
-    """``loaded_round_trip_ns`` with the inputs it was solved from."""
-    return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
-                      loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
-                                           stages, f, d))
+                f: LoadTrip, d: DramRoundTrip, chase: "ChaseCurve | None" = None) -> LoadedTrip:
+    """``loaded_round_trip_ns`` with the inputs it was solved from; on the pointer chase's
+    curve (``chase_round_trip_ns``) where ``chase`` is given (a persistent walk's trips)."""
+    if chase is not None and d.idle_ns is not None:
+        ns = chase_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
+                                 f, d.idle_ns, chase)
+    else:
+        ns = loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, f, d)
+    return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase)
+
+
+class ChaseCurve(NamedTuple):
+    """The DRAM pointer chase's latency while other SMs read DRAM (``pipeline.dram_latency_unloaded``
+    and ``pipeline.dram_read_latency_*``): the measured points (draw B/ns, latency ns), the idle
+    one (0 B/ns) first, the draws rising."""
+    points: tuple
+
+    def excess_ns(self, draw) -> Any:
+        """ns the chase waits past its idle latency at ``draw`` B/ns: linear between the measured
+        points and along the last segment beyond them, at least 0 (arrays elementwise)."""
+        pts = self.points
+        l0 = pts[0][1]
+        out = 0 * draw
+        for n, ((ba, la), (bb, lb)) in enumerate(zip(pts, pts[1:])):
+            seg = la - l0 + (draw - ba) * (lb - la) / (bb - ba)
+            last = n == len(pts) - 2
+            if is_array(draw):
+                import numpy as np
+                inside = (draw >= ba) if last else ((draw >= ba) & (draw < bb))
+                out = np.where(inside, seg, out)
+            elif (draw >= ba) if last else (ba <= draw < bb):
+                out = seg
+        return emax(out, 0)
+
+
+CHASE_POINTS = ("low", "mid", "high", "saturated")
+
+
+def chase_facts(m) -> ChaseCurve | None:
+    """The pointer chase under a read-only stream (``pipeline.dram_latency_unloaded`` at no draw,
+    ``pipeline.dram_read_latency_{low,mid,high,saturated}`` at their ``_at`` draws), or None where
+    the profile states any not (then the loaded line prices the round trip)."""
+    idle = m.profile.get("pipeline.dram_latency_unloaded", None)
+    pts = [(0.0, idle)]
+    for k in CHASE_POINTS:
+        at = m.profile.get(f"pipeline.dram_read_latency_{k}_at", None)
+        pts.append((None if at is None else at / 1e9, m.profile.get(f"pipeline.dram_read_latency_{k}", None)))
+    if m.kind != "gpu" or any(a is None or b is None for a, b in pts):
+        return None
+    return ChaseCurve(tuple(pts))
+
+
+def chase_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
+                        f: LoadTrip, idle_ns, chase: ChaseCurve) -> Any:
+    """(S-1) T of a pipelined trip whose DRAM part is the idle round trip plus the pointer
+    chase's queueing at the draw the SMs make: (S-1) T = K_idle + miss x Q(U r D / T), K_idle the
+    idle floor with its transfer (``loaded_line``'s floor: chain + miss x idle + (1 - miss) x the
+    L2's latency + max(transfer, bytes / port)) and Q the chase's excess over its idle latency
+    (``ChaseCurve.excess_ns``). On the segment of the curve where Q = a + b x draw, with x = (S-1) T
+    and draw = U r D (S-1) / x = Lo / x: x^2 - (K_idle + miss a) x - miss b Lo = 0,
+    x = (c + sqrt(c^2 + 4 miss b Lo)) / 2, c = K_idle + miss a; Q rises with the draw and the draw
+    falls as x grows, so exactly one segment's root draws inside it (the last segment's
+    from its first point on). Arrays elementwise."""
+    s1 = emax(stages - 1, 1)
+    k0 = round_trip_ns(miss * idle_ns + (1 - miss) * lat, loaded_bytes, transfer_ns, f)
+    load = active_units * r * dram_bytes * s1          # draw = load / x, x = (S-1) T
+    pts = chase.points
+    l0 = pts[0][1]
+    out = None
+    for n, ((ba, la), (bb, lb)) in enumerate(zip(pts, pts[1:])):
+        b = (lb - la) / (bb - ba)
+        a = la - l0 - b * ba
+        c = k0 + miss * a
+        if is_array(c, b, load, miss):
+            import numpy as np
+            x = (c + np.sqrt(c * c + 4 * miss * b * load)) / 2
+            draw = load / np.maximum(x, 1e-30)
+            inside = draw >= ba if n == len(pts) - 2 else (draw >= ba) & (draw < bb)
+            out = np.where(inside, x, k0 if out is None else out)
+        else:
+            x = (c + math.sqrt(c * c + 4 * miss * b * load)) / 2
+            draw = load / max(x, 1e-30)
+            if (draw >= ba) if n == len(pts) - 2 else (ba <= draw < bb):
+                out = x
+    return k0 if out is None else out
 
 
 def loaded_line(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, f: LoadTrip,

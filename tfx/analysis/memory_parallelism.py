@@ -193,6 +193,15 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
                                                        float(t.transfer_ns), t.r, t.active_units)
     round_trip_ns = float(t.ns)
     drawn = active_units * r * queued / (round_trip_ns / s1)
+    if getattr(t, "chase", None) is not None and d.idle_ns is not None:
+        wait = describe_chase(t, f, d, drawn)
+        return (f"{B(dram_bytes)} of the trip's {B(loaded_bytes)} come from DRAM, so the trip waits the DRAM "
+                f"round trip (its hits merge with a co-resident CTA's miss of the same step); a persistent "
+                f"walk's CTAs stream reads only, so its DRAM part is the idle round trip plus the queueing of "
+                f"a DRAM pointer chase under a read-only stream: {T(f.overhead_ns)} of chain + {wait} = "
+                f"{T(round_trip_ns)} (solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
+                f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
+                f"{T(round_trip_ns / s1)}); {s1} tiles in flight: a round takes at least {T(round_trip_ns / s1)}")
     line = d.base_ns + d.slope_ns_per_byte_ns * drawn
     port = loaded_bytes / f.port_bytes_per_ns
     lat = float(t.lat)
@@ -221,6 +230,30 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
             f"(solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
             f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
             f"{T(round_trip_ns / s1)}); {s1} tiles in flight: a round takes at least {T(round_trip_ns / s1)}")
+
+
+def describe_chase(t, f, d, drawn) -> str:
+    """The round trip's wait on the read-only pointer chase (tfx.analysis.load_trip.
+    chase_round_trip_ns): the idle floor with its transfer, then the chase's excess at the draw
+    between the two measured points it lies between (or along the last segment beyond)."""
+    miss = float(t.miss)
+    lat = float(t.lat)
+    pts = t.chase.points
+    l0 = pts[0][1]
+    port = float(t.loaded_bytes) / f.port_bytes_per_ns
+    fetch_ns = float(t.transfer_ns)
+    n = next((i for i, (a, b) in enumerate(zip(pts, pts[1:])) if drawn < b[0]), len(pts) - 2)
+    (ba, la), (bb, lb) = pts[n], pts[n + 1]
+    q = la - l0 + (drawn - ba) * (lb - la) / (bb - ba)
+    where = "between" if drawn < bb else "along the last segment past"
+    chase = (f"the chase's {T(la)} at {BW(ba)} and {T(lb)} at {BW(bb)} ({where} them at {BW(drawn)} drawn: "
+             f"{T(la + q - (la - l0))}) less its idle {T(l0)} = {T(q)}")
+    if miss < 1:
+        idle = (f"{formula_share(miss, 4)} x (idle {T(d.idle_ns)} + {chase}) + {formula_share(1 - miss, 4)} x "
+                f"{T(lat)} of L2")
+    else:
+        idle = f"idle {T(d.idle_ns)} + {chase}"
+    return f"{idle} + max({T(fetch_ns)}, {T(port)})"
 
 
 def describe_cta_share(m, r, drawing, active_units) -> str:

@@ -74,6 +74,9 @@ class LaunchMiss(dict):
     mio_notes: dict | None = None                 # loop id -> the MIO queue's line per batch (warp_trip.describe_mio)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
+    walk: bool = False                            # a persistent tile walk (l2_reuse.WaveReuse.walk): its pipelined
+                                                  # trips' DRAM round trip queues on the pointer chase's curve
+                                                  # (load_trip.chase_round_trip_ns)
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
     pays_write_back: dict = field(default_factory=dict)  # loop id -> whether its DRAM stream is priced at rates
@@ -350,7 +353,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     reuse = wave_info.get(mesh.id)
     if reuse is None:
         reuse = l2_reuse.WaveReuse()
-    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged)
+    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged, walk=reuse.walk is not None)
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -2267,11 +2270,12 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # which bound one SM's trips above the idle round trip they were measured at:
             # docs/analysis.md, "The measured round trip replaces the estimated latency")
             # (its idle floor's transfer at the SM's own DRAM rate: _own_transfer_ns)
+            chase = load_trip.chase_facts(m) if miss.walk else None
             loaded = load_trip.loaded_trip(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
                 _own_transfer_ns(body, m, active_units), _queue_bytes(body),
-                r_draw, active_units, stages, trip_facts, dram_trip)
+                r_draw, active_units, stages, trip_facts, dram_trip, chase)
             in_flight = emax(one["copy"] if stations is None else in_flight, loaded.ns)
             if miss.dram_trips is not None and not is_array(*loaded):
                 # the breakdown's memory-parallelism line renders this one (_load_trip_terms)

@@ -297,20 +297,16 @@ PROFILE_SPEC = TableSpec({
                                            "dram_latency_saturated_at): linear between the points"),
         "dram_latency_saturated_at": FactSpec("bandwidth", "positive",
                                               "the DRAM bandwidth streamed at dram_latency_saturated"),
-        "dram_read_latency_loaded_low": FactSpec("time", "positive",
-                                                 "one dependent load's DRAM latency while other SMs stream "
-                                                 "dram_read_latency_loaded_low_at of read-only traffic"),
-        "dram_read_latency_loaded_low_at": FactSpec("bandwidth", "positive",
-                                                    "the read-only bandwidth streamed at dram_read_latency_loaded_low"),
-        "dram_read_latency_loaded_high": FactSpec("time", "positive",
-                                                  "the same latency at dram_read_latency_loaded_high_at"),
-        "dram_read_latency_loaded_high_at": FactSpec("bandwidth", "positive",
-                                                     "the read-only bandwidth streamed at dram_read_latency_loaded_high"),
-        "dram_read_latency_saturated": FactSpec("time", "positive",
-                                                "the same latency with the read-only stream saturating DRAM (at "
-                                                "dram_read_latency_saturated_at): linear between the points"),
-        "dram_read_latency_saturated_at": FactSpec("bandwidth", "positive",
-                                                   "the read-only bandwidth streamed at dram_read_latency_saturated"),
+        # the same chase while other SMs only read DRAM (no write-backs): a persistent walk's
+        # round trip queues on it (tfx.analysis.load_trip.chase_round_trip_ns)
+        **{f"dram_read_latency_{k}": FactSpec("time", "positive",
+                                               f"the pointer chase's DRAM latency while other SMs read "
+                                               f"dram_read_latency_{k}_at of DRAM (a read-only stream): "
+                                               f"linear between the points from dram_latency_unloaded")
+           for k in ("low", "mid", "high", "saturated")},
+        **{f"dram_read_latency_{k}_at": FactSpec("bandwidth", "positive",
+                                                  f"the DRAM bandwidth read at dram_read_latency_{k}")
+           for k in ("low", "mid", "high", "saturated")},
         "sm_dram_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's loads bring in from DRAM at most, "
                                                 "however many bytes it keeps in flight"),
