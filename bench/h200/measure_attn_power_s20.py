@@ -29,7 +29,10 @@ on zeros, at 1,710 and 1,860 MHz), nor how long a sustained load takes to reach 
 Shapes: full attention B1 H32 S4096 at D = 128 (~0.56 ms), B2 H32 S4096 at D = 64 (~0.6 ms): the
 per-CTA work of the campaigns' long launches in launches short enough for a trajectory.
 Writes summary.csv (one row per tile and mode: early / do_bench-window / late medians, onset,
-smi medians), traj.csv.gz (every launch), smi.csv.gz (every sample), log.txt. No row starts after
+smi medians), traj.csv.gz (every launch), smi.csv.gz (every sample), by_length.csv (Part B, run
+first: 64 x 64 w4 s3 and 128 x 64 w8 s4 at B1..B16 H32 S4096 D128, 0.56..9 ms, random and zeros,
+timed as measure_accuracy.py's bench() times the campaigns: how long a launch must be before the
+limit's clock shows), log.txt. No row starts after
 APOW_DEADLINE_S seconds; a failing row is written with its status.
 """
 import csv
@@ -63,6 +66,8 @@ CFGS = [
     (64, 128, 128, 4, 2), (64, 64, 32, 4, 4), (64, 128, 32, 8, 3),
 ]
 SHAPE = {128: (1, 32, 4096), 64: (2, 32, 4096)}
+# Part B: the same launch 1..16x longer under the campaigns' protocol (B1..B16 H32 S4096 D128)
+LEN_CFGS = [(128, 64, 64, 4, 3), (128, 128, 64, 8, 4)]
 SMI_FIELDS = ["clocks.sm", "power.draw.instant", "power.limit", "clocks_event_reasons.sw_power_cap",
               "clocks_event_reasons.hw_slowdown", "clocks_event_reasons.sw_thermal_slowdown", "temperature.gpu"]
 
@@ -171,10 +176,57 @@ def main():
               "late_ms", "late_over_early", "onset_ms", "smi_mhz_early", "smi_mhz_late", "smi_power_late_w",
               "power_limit_w", "sw_power_cap_share", "hw_slowdown_share", "temp_late_c", "status"]
     rows = []
+    lens = []
     traj = gzip.open(os.path.join(OUT, "traj.csv.gz"), "wt")
     traj.write("D,BLOCK_M,BLOCK_N,WARPS,STAGES,mode,i,t_ms,ms\n")
     smi = gzip.open(os.path.join(OUT, "smi.csv.gz"), "wt")
     smi.write("D,BLOCK_M,BLOCK_N,WARPS,STAGES,mode,t_ms," + ",".join(f or "absent" for f in SMI_FIELDS) + "\n")
+    # ---- Part B: the campaigns' protocol (measure_accuracy.py's bench(): do_bench 25 ms, then
+    # 10 x ms for launches over 2.5 ms) by launch length: B = 1..16 at D = 128, random and zeros
+    for cfg in LEN_CFGS:
+        D, bm, bn, w, st = cfg
+        for B in (1, 2, 4, 8, 16):
+            for mode in ("random", "zeros"):
+                H, S = 32, 4096
+                row = dict(D=D, B=B, H=H, S=S, BLOCK_M=bm, BLOCK_N=bn, WARPS=w, STAGES=st, mode=mode, status="ok")
+                if time.time() - T0 > DEADLINE_S:
+                    row["status"] = "skipped (deadline)"
+                    lens.append(row)
+                    continue
+                try:
+                    gen = torch.Generator(device="cuda")
+                    gen.manual_seed(20)
+                    shape = (B * H, S, D)
+                    mk = (lambda: torch.randn(shape, device="cuda", dtype=torch.float32, generator=gen).to(torch.bfloat16)) \
+                        if mode == "random" else (lambda: torch.zeros(shape, device="cuda", dtype=torch.bfloat16))
+                    q, k, v = mk(), mk(), mk()
+                    o = torch.empty(shape, device="cuda", dtype=torch.bfloat16)
+                    lse = torch.empty((B * H, S), device="cuda", dtype=torch.float32)
+                    grid = (triton.cdiv(S, bm), B * H)
+
+                    def fn():
+                        flash_fwd_kernel[grid](q, k, v, o, lse, LOG2E / math.sqrt(D), S, D=D, BLOCK_M=bm, BLOCK_N=bn,
+                                               CAUSAL=False, num_warps=w, num_stages=st)
+                    fn()
+                    torch.cuda.synchronize()
+                    time.sleep(IDLE_S)
+                    ms = triton.testing.do_bench(fn, warmup=5, rep=25)
+                    row["dobench25_ms"] = round(ms, 5)
+                    if ms > 2.5:
+                        ms = triton.testing.do_bench(fn, warmup=5, rep=10 * ms)
+                    row["bench_ms"] = round(ms, 5)
+                    del q, k, v, o, lse
+                except Exception as e:  # noqa: BLE001
+                    row["status"] = f"error {type(e).__name__}: {str(e)[:120]}"
+                    log(traceback.format_exc())
+                log(row)
+                lens.append(row)
+    with open(os.path.join(OUT, "by_length.csv"), "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=["D", "B", "H", "S", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "mode",
+                                           "dobench25_ms", "bench_ms", "status"])
+        wr.writeheader()
+        for r in lens:
+            wr.writerow(r)
     for n_cfg, cfg in enumerate(CFGS):
         D, bm, bn, w, st = cfg
         B, H, S = SHAPE[D]
