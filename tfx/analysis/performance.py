@@ -35,6 +35,7 @@ from tfx.analysis import fragment_chain, load_rounds
 from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis import tile_walk
+from tfx.analysis import power_limit
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.dma import contiguous_runs
@@ -528,7 +529,15 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         cleared_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
     write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + write_back_ns
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap
+    # a serial chain's launch past the power controller's response runs at the clock the board's
+    # power limit leaves its tensor and L2 traffic (tfx.analysis.power_limit)
+    power = None
+    if m.kind == "gpu" and any(_serial_trip(n) for n in unit_node.walk()):
+        power = power_limit.launch(m, per_pos.tensor, per_pos.l2, positions, total - launch_ns - fill_ns)
+        if power is not None:
+            total = total + power.ns
+    total = total + write_back_ns
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
@@ -594,6 +603,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             lt.terms.append(Term("uneven tail", uneven_ns,
                                  uneven_tail.detail(uneven, waves_ns + t_tail, format_time_ns) if positions > slots
                                  else uneven_tail.detail_one_wave(uneven, longest, t_tail, format_time_ns),
+                                 beyond_roofline=True))
+        if power is not None and not is_array(power.ns, power.power) and float(power.power) > 1:
+            lt.terms.append(Term("power limit", power.ns, power_limit.describe(power, m, lambda x: format_time_ns(float(x))),
                                  beyond_roofline=True))
         if slices_gap:
             lt.terms.append(Term("l2 slices", slices_gap, describe_l2_slices(
@@ -703,6 +715,14 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             lt.terms.append(Term("l2 drift", 0, l2_reuse.describe_drift(reuse.drift, drift_rate, format_time_ns)
                                  + " (included in the waves above)"))
     return lt
+
+
+def _serial_trip(node: ScopeNode) -> bool:
+    """True for an innermost loop whose trip reads its own mma's result (attention's QK^T ->
+    softmax -> PV: tfx.analysis.mma_path.trip_waits_for_mma); a persistent GEMM's tile loop,
+    whose epilogue reads the accumulator of the k-loop inside it, is not one."""
+    return (node.kind == "loop" and not any(c.kind == "loop" for c in node.walk() if c is not node)
+            and mma_path.trip_waits_for_mma(node))
 
 
 def _drift_possible(facts) -> bool:

@@ -167,6 +167,17 @@ PROFILE_SPEC = TableSpec({
     "clock": TableSpec({
         "core": FactSpec("frequency", "positive", "core clock that per-cycle facts run at"),
     }, "clocks"),
+    "power": TableSpec({
+        "tensor_share_at_limit": FactSpec("ratio", "positive",
+                                          "the share of the SMs' cycles their tensor cores may be busy (random "
+                                          "data, at clock.core) before the board reaches its power limit"),
+        "l2_traffic_power": FactSpec("ratio", "positive",
+                                     "the dynamic power of the SMs' L2 traffic at memory.l2.bandwidth relative "
+                                     "to the tensor cores' busy every cycle (random data)"),
+        "response_time": FactSpec("time", "positive",
+                                  "how long a launch runs at clock.core before the power controller lowers "
+                                  "the clock to the limit's"),
+    }, "the board power limit's clock (tfx.analysis.power_limit)"),
     "memory": NamedTablesSpec(TableSpec({
         "scope": TextSpec("hierarchy level owning one instance (device, sm, thread, pe)"),
         "capacity": FactSpec("bytes", "positive", "bytes per instance"),
