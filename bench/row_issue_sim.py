@@ -19,10 +19,10 @@ arrived, then 20 cycles; MUFU takes its scheduler's 4 SFU lanes 8 cycles a warp 
 the SM's shuffle unit one cycle. It prints the cycles until every warp has exited (prologue, compute
 and the store instructions' issue), and ns at 1.98 GHz.
 
-Measured against (session 20): the 60 one-wave non-spilling rows of the issue-15 campaigns, graph
-time - (predicted - launch): the simulated compute phase is 0.0-1.5 us over the model's and does not
-follow the rows' excess (softmax 1024 x 2048 (8, 16) at one CTA a SM +0.39 us over the model where
-the row is +2.26 us, its (1, 8) at eight CTAs a SM +0.45 where the row is +0.09)."""
+Measured against (session 20): the 59 one-wave non-spilling rows of the issue-15 campaigns with a
+lock-step line, graph time - (predicted - launch): simulated - priced compute phase -2.0..+1.7 us,
+correlation 0.36 with the rows' excess (softmax 1024 x 2048 (8, 16) at one CTA a SM +0.39 us where the
+row is +2.26 us, its (1, 8) at eight CTAs a SM +0.45 where the row is +0.09)."""
 import re
 import sys
 from pathlib import Path
