@@ -119,3 +119,44 @@ def test_its_group_m_8_twin_and_a_profile_without_the_rate_have_no_floor():
     assert not [t for t in g8.terms if t.name == "l2 slices"]
     h100 = analyze(GEMM, None, H100, RUN23, resources=RUN23_RES, check=False)
     assert not [t for t in h100.terms if t.name == "l2 slices"]
+
+
+def test_the_slices_bytes_are_derived_from_the_reads_and_dram():
+    """``Demand.l2_slices`` is ``global_loads - l2_merged + dram``: 100 B read, 30 B of them merged by
+    the TPC pair, 50 B to or from DRAM: 100 - 30 + 50 = 120 B. It follows the fields it derives from:
+    adding twice a demand of 10 B read, 0 merged, 4 B of DRAM gives 120 + 2 x (10 + 4) = 148 B."""
+    from tfx.analysis.performance import Demand
+    d = Demand(global_loads=100, l2_merged=30, dram=50)
+    assert d.l2_slices == 120
+    d.add(Demand(global_loads=10, dram=4), 2)
+    assert d.l2_slices == 148
+
+
+def test_a_row_kernels_summed_transfer_holds_its_slices_bytes_and_its_launch_the_floor_under_the_waves():
+    """rmsnorm 4096 x 16384 (BLOCK_M 1, 4 warps, 251 registers: run29's best row). One CTA reads its
+    X row, 16,384 x 2 = 32,768 B from DRAM, and the weight row W, 32,768 B that every one of the 4,096
+    CTAs reads: 32,768 / 4,096 = 8 B of it from DRAM; it stores its Y row, 32,768 B. row_body's summed
+    transfer of the three ops: global reads 32,768 + 32,768 = 65,536 B, DRAM 32,768 + 8 + 32,768 =
+    65,544 B, no pair merge: the slices move 65,536 + 65,544 = 131,080 B a CTA, the ops' own sum. The
+    launch: 4,096 x 131,080 = 536,903,680 B / 10,710 B/ns = 50,131.06 ns, under the waves (the DRAM
+    alone moves 4,096 x 65,544 = 268.5 MB at 4.24 TB/s, 63 us): no ``l2 slices`` term. A row kernel
+    streams each byte through one slice for its read, once more for its fill and once for its store,
+    at 10.71 TB/s against DRAM's 4.24, and its L2-hit reads (the weight row, N x 2 B a CTA) are at
+    most its tile's reads R: slices 4 R / 10.71 against DRAM 2 R / 4.24, 0.79 of its DRAM time at
+    most (0.59 without the weight row), so its floor never binds."""
+    from tfx.analysis.performance import Demand, l2_slices_ns
+    from tfx.analysis.row_body import _summed
+    from tfx.analysis.machine import Machine
+    x = Demand(dram=32_768, l2=32_768, global_loads=32_768)
+    w = Demand(dram=8, l2=32_768, global_loads=32_768)
+    y = Demand(dram=32_768, l2=32_768)
+    total = _summed([(x, 1), (w, 1), (y, 1)], lambda d: True)
+    assert (total.global_loads, total.dram, total.l2_slices) == (65_536, 65_544, 131_080)
+    m = Machine(H200, "cta")
+    assert float(l2_slices_ns(total, 4096, m)) == pytest.approx(536_903_680 / 10_710, rel=1e-12)
+    assert 536_903_680 / 10_710 == pytest.approx(50_131.06, abs=0.01)
+    kernel = parse_file(Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile")
+    a = analyze(kernel, None, H200, dict(M=4096, N=16384, BLOCK_M=1, WARPS=4), resources=dict(regs=251),
+                check=False)
+    assert not [t for t in a.terms if t.name == "l2 slices"]
+    assert float(a.metrics["performance.predicted_ns"]) > 63_000

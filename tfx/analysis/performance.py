@@ -265,12 +265,20 @@ class Demand:
     warp_tensor: Any = 0   # ns one warp's warp mma (mma.sync) keeps its sub-partition (mma_layout.warp_mma)
     dram_busy: Any = 0     # DRAM bytes at the device's busy time of whole lines (tfx.analysis.strided_runs)
     operand_reads: Any = 0  # ns of ``smem``: an mma's operands read at the port while it runs (Counter.shared_operand_reads)
-    l2_slices: Any = 0     # bytes the L2 slices move: reads less those a TPC pair merges, DRAM's fills, stores (l2_slices_ns)
     l2_merged: Any = 0     # bytes of reads a TPC pair merges before the slices (l2_reuse.pair_merged_share)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
             setattr(self, f, getattr(self, f) + getattr(other, f) * k)
+
+    @property
+    def l2_slices(self) -> Any:
+        """Bytes the L2 slices move (l2_slices_ns): every global read less the copies a TPC pair
+        merges before the slices, plus every DRAM byte, which crosses a slice once more (a read
+        miss's fill, a store's write): ``global_loads - l2_merged + dram``. Derived, not summed
+        beside them: a demand that adds up its ops' reads and DRAM bytes (row_body's summed
+        transfers) holds its slices' bytes as well."""
+        return self.global_loads - self.l2_merged + self.dram
 
 
 def predict(root: ScopeNode, counter, profile, occupancy_blocks, threads, wave_info,
@@ -1062,11 +1070,7 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) ->
                     _strided_factor(op, counter, m, short) if b == "read" else 1)
                 if b == "read":
                     d.global_loads = d.global_loads + amount
-                    merged = amount * miss.pair_merged.get(node.id, 0)
-                    d.l2_merged = d.l2_merged + merged
-                    d.l2_slices = d.l2_slices + amount - merged + amount * ratio_miss
-                else:
-                    d.l2_slices = d.l2_slices + amount
+                    d.l2_merged = d.l2_merged + amount * miss.pair_merged.get(node.id, 0)
             elif level in m.onchip_bw:
                 port = ratio(amount, m.onchip_bw[level]) if not is_array(amount) else amount / m.onchip_bw[level]
                 if b == "read" and op is not None and op.opcode in opcat.MMA:

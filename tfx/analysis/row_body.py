@@ -243,7 +243,9 @@ def _is_load(d) -> bool:
 
 
 def _summed(demands, pick):
-    """One demand holding the DRAM and L2 bytes of the ``pick``ed ops together (per CTA)."""
+    """One demand holding the DRAM and L2 bytes of the ``pick``ed ops together (per CTA): their
+    DRAM bytes, L2 bytes, global reads and the reads a TPC pair merges, so that the slices' bytes
+    the demand derives from them (``Demand.l2_slices``) are the ops' own."""
     total = None
     for d, k in demands:
         if not pick(d):
@@ -253,6 +255,7 @@ def _summed(demands, pick):
         total.dram = total.dram + d.dram * k
         total.l2 = total.l2 + d.l2 * k
         total.global_loads = total.global_loads + d.global_loads * k
+        total.l2_merged = total.l2_merged + d.l2_merged * k
     return total
 
 
