@@ -34,6 +34,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt28 ACC_SEED_OFFSET=3000 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt29 ACC_SEED_OFFSET=3100 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt30 ACC_SEED_OFFSET=3200 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt31 ACC_SEED_OFFSET=3300 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt32 ACC_SEED_OFFSET=3400 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -776,6 +778,49 @@ if SHAPE_SET == "alt30":
                   ((57344, 4096), "heldout")]
     SOFTMAX_SHAPES = [((14336, 8192), "heldout"), ((245760, 2048), "heldout"), ((6144, 16384), "heldout"),
                       ((3584, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt31: a thirty-second set (session 21), measured at that session's start before any model change:
+# its development campaign.
+if SHAPE_SET == "alt31":
+    GEMM_BF16_SHAPES = [((6144, 8192, 8192), "heldout"), ((2560, 14336, 14336), "heldout"),
+                        ((16, 28672, 8192), "heldout"), ((32, 8192, 4096), "heldout"),
+                        ((64, 14336, 14336), "heldout"), ((128, 6144, 28672), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 28672, 4096), "heldout"), ((2048, 14336, 8192), "heldout"),
+                       ((16, 14336, 28672), "heldout"), ((64, 6144, 14336), "heldout"),
+                       ((128, 28672, 8192), "heldout")]
+    PERSIST_SHAPES = [((6144, 8192, 4096), "heldout"), ((3584, 14336, 8192), "heldout"),
+                      ((2560, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((8, 32, 8192, 64, 1), "heldout"), ((2, 64, 8192, 128, 1), "heldout"),
+                   ((64, 32, 1024, 64, 1), "heldout"), ((1, 32, 32768, 128, 0), "heldout"),
+                   ((32, 16, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((6, 32, 8, 65536), "heldout"), ((128, 32, 8, 4096), "heldout"),
+                     ((24, 64, 8, 8192), "heldout"), ((256, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((12288, 8192), "heldout"), ((131072, 2048), "heldout"), ((6144, 32768), "heldout"),
+                  ((24576, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((12288, 8192), "heldout"), ((196608, 1024), "heldout"), ((4096, 16384), "heldout"),
+                      ((2304, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt32: a thirty-third set, written down at session 21's start and measured then too, kept
+# unread outside the repo until that session's model changes had landed: its held-out campaign.
+if SHAPE_SET == "alt32":
+    GEMM_BF16_SHAPES = [((5120, 6144, 14336), "heldout"), ((3584, 28672, 4096), "heldout"),
+                        ((16, 8192, 28672), "heldout"), ((32, 14336, 8192), "heldout"),
+                        ((64, 6144, 8192), "heldout"), ((128, 28672, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 14336, 8192), "heldout"), ((6144, 6144, 28672), "heldout"),
+                       ((16, 14336, 4096), "heldout"), ((32, 8192, 14336), "heldout"),
+                       ((128, 8192, 8192), "heldout")]
+    PERSIST_SHAPES = [((5120, 8192, 8192), "heldout"), ((2048, 14336, 14336), "heldout"),
+                      ((4608, 28672, 4096), "heldout")]
+    ATTN_SHAPES = [((4, 32, 16384, 64, 1), "heldout"), ((8, 64, 2048, 128, 1), "heldout"),
+                   ((32, 32, 1024, 128, 1), "heldout"), ((4, 16, 8192, 128, 0), "heldout"),
+                   ((24, 32, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((7, 32, 8, 65536), "heldout"), ((48, 64, 8, 8192), "heldout"),
+                     ((16, 32, 8, 32768), "heldout"), ((512, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((10240, 8192), "heldout"), ((229376, 2048), "heldout"), ((4096, 32768), "heldout"),
+                  ((36864, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((10240, 8192), "heldout"), ((139264, 2048), "heldout"), ((8192, 16384), "heldout"),
+                      ((1792, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
