@@ -74,8 +74,8 @@ def busy(mod, prof, params, regs, smem):
     seen = []
     real = power_limit.launch
 
-    def spy(m, t, b, p, body):
-        pc = real(m, t, b, p, body)
+    def spy(m, t, b, p, body, **kw):
+        pc = real(m, t, b, p, body, **kw)
         seen.append(pc)
         return pc
     power_limit.launch = spy

@@ -538,11 +538,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
     total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap
-    # a serial chain's launch past the power controller's response runs at the clock the board's
-    # power limit leaves its tensor and L2 traffic (tfx.analysis.power_limit)
+    # a serial chain's launch under a load sustained past the power controller's response (a
+    # serving step's; the campaigns' harness's for launches it times again) runs at the clock the
+    # board's power limit leaves its tensor and L2 traffic (tfx.analysis.power_limit)
     power = None
     if m.kind == "gpu" and any(_serial_trip(n) for n in unit_node.walk()):
-        power = power_limit.launch(m, per_pos.tensor, per_pos.l2, positions, total - launch_ns - fill_ns)
+        power = power_limit.launch(m, per_pos.tensor, per_pos.l2, positions, total - launch_ns - fill_ns,
+                                   timed=bool(l2_clear))
         if power is not None:
             total = total + power.ns
     total = total + write_back_ns

@@ -175,8 +175,8 @@ PROFILE_SPEC = TableSpec({
                                      "the dynamic power of the SMs' L2 traffic at memory.l2.bandwidth relative "
                                      "to the tensor cores' busy every cycle (random data)"),
         "response_time": FactSpec("time", "positive",
-                                  "how long a launch runs at clock.core before the power controller lowers "
-                                  "the clock to the limit's"),
+                                  "how long a load over the limit is sustained (launches back to back) before "
+                                  "the power controller lowers the clock to the limit's"),
     }, "the board power limit's clock (tfx.analysis.power_limit)"),
     "memory": NamedTablesSpec(TableSpec({
         "scope": TextSpec("hierarchy level owning one instance (device, sm, thread, pe)"),
