@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The grouped GEMM launches of calibration/h200/measured/l2_clock_s21 (bench/h200/measure_l2_clock_s21.py:
 Nsight with floating clocks, random data and zeros) next to what l2_clock_s20 timed (docs/analysis.md,
-"What l2_clock_s20 answers").
+"What l2_clock_s20 and l2_clock_s21 answer").
 
 Per launch and data:
 - ncu: Nsight's time of the launch (clocks not locked, L2 flushed before the pass);

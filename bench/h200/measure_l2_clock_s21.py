@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """H200: the SM and L2 clocks INSIDE the grouped GEMM launches of l2_clock_s20, on random data and
 zeros, with the slices' and the SMs' sectors (issue 15, large-M gemm_bf16 / gemm_fp8; session 21,
-bigtile21; docs/analysis.md, "What l2_clock_s20 answers").
+bigtile21; docs/analysis.md, "What l2_clock_s20 and l2_clock_s21 answer").
 
 Usage (on the device machine, from the repository root):
     PYTHONUNBUFFERED=1 L2C21_DEADLINE_S=80 python3 bench/h200/measure_l2_clock_s21.py OUTDIR
