@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue
 from tfx.analysis.numbers import ceil_int, emax, is_array
+from tfx.hw.units import format_count, format_counted
 
 
 class LoadQueue(NamedTuple):
@@ -77,11 +78,12 @@ def describe(line, q: LoadQueue, fmt) -> str:
     plain = max(r * float(q.copies), float(q.issue_chain) / s1)
     got = float(round_ns(q))
     return (f"line {line}: a persistent walk's tiles in flight queue at the SM's load path: "
-            f"{r} CTA{'s' if r != 1 else ''} x {s1} tiles in flight = {n} tiles, each {fmt(q.copies)} of copies on the "
+            f"{format_counted(r, 'CTA')} x {format_counted(s1, 'tile')} in flight = {format_counted(n, 'tile')}, "
+            f"each {fmt(q.copies)} of copies on the "
             f"path and the rest of its issue chain, {fmt(q.issue_chain)} - {fmt(q.copies)} = {fmt(delay_ns(q))}, "
             f"away from it: a closed queue (mean value analysis, the copies a fixed time) cycles in "
-            f"{fmt(cycle_ns(q))} = {s1} trips of {fmt(got)}, against the floors' "
-            f"max({r} x {fmt(q.copies)}, {fmt(q.issue_chain)} / {s1}) = {fmt(plain)}")
+            f"{fmt(cycle_ns(q))} = {format_counted(s1, 'trip')} of {fmt(got)}, against the floors' "
+            f"max({format_count(r)} x {fmt(q.copies)}, {fmt(q.issue_chain)} / {format_count(s1)}) = {fmt(plain)}")
 
 
 def applies_to(walk, chase, idle_one_tile) -> bool:
