@@ -450,7 +450,7 @@ def walk_pair_merged_share(index, share=Fraction(1, 2)):
     tiles t and t + 1 share t / P (the row's tile) except where t + 1 starts a row: ``share`` for
     an even P (t is even), ``share`` x (1 - 1/P) for an odd one; t % P (the column's) differs
     unless P is 1; a tile of its own each t, never. ``share``: the part of the pair's shared
-    tile whose copies merge, ``memory.l2.walk_pair_merged_share`` (measured 0.24: the walk's
+    tile whose copies merge, ``memory.l2.walk_pair_merged_share`` (measured 0.23: the walk's
     pair runs in step only in its first tile, then a trip or so apart, persist_walk_s20); 1/2,
     the grouped launches' (the pair in step), where the profile states none."""
     if index.kind == "slow":
