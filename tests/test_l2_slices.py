@@ -73,6 +73,26 @@ def test_a_persistent_walks_pair_shares_its_slow_index():
     assert walk_pair_merged_share(WalkIndex("each", None, "t")) == 0
 
 
+def test_a_walks_pair_merges_the_measured_share():
+    """memory.l2.walk_pair_merged_share (0.23: Nsight's merged copies over the pair's shared A on
+    thirteen walks, median 0.232): t / 32 gives 0.23; t / 7 gives 0.23 - 0.23 / 7 = 0.23 x 6/7 =
+    1.38 / 7 = 0.197143; t % 32 still 0; and a walk of kernels/persistent_gemm.tile on the H200
+    profile carries it on its A load (B, t % TILES_N, 0)."""
+    share = Fraction(23, 100)
+    assert walk_pair_merged_share(WalkIndex("slow", 32, "t / 32"), share) == Fraction(23, 100)
+    assert walk_pair_merged_share(WalkIndex("slow", 7, "t / 7"), share) == Fraction(69, 350)
+    assert float(Fraction(69, 350)) == pytest.approx(0.197143, abs=1e-6)
+    assert walk_pair_merged_share(WalkIndex("fast", 32, "t % 32"), share) == 0
+    assert H200.get("memory.l2.walk_pair_merged_share") == pytest.approx(0.23)
+    from tfx.lang import parse_file
+    walk = parse_file("kernels/persistent_gemm.tile")
+    p = dict(M=5120, N=28672, K=4096, BM=256, BN=64, BK=32, WARPS=4, STAGES=5, NUM_SMS=132)
+    a = analyze(walk, None, H200, p, resources={"threads": 128, "regs": 209, "smem": 102400, "spills": 0},
+                check=False)
+    (info,) = wave_reuse(a.root, a.kernel, a.params, H200, 1).values()
+    assert sorted(float(v) for v in info.pair_merged.values()) == pytest.approx([0, 0.23])
+
+
 def test_the_gemms_loads_carry_their_pairs_share():
     """kernels/gemm.tile: A[pm * BM, k * BK] reads the row coordinate, B[k * BK, pn * BN] the column's.
     At GROUP_M = 1 the A load merges 1/2, B 0; at GROUP_M = 8 A 0, B 1/2."""

@@ -105,7 +105,7 @@ def test_a_profile_without_the_idle_round_trip_prices_one_unpipelined_trip(tmp_p
     from tfx.bundled import bundled_dir
     from tfx.hw import load_profile
     text = (bundled_dir("hw_profiles") / "h200_sxm.toml").read_text()
-    lines = [ln for ln in text.splitlines() if not ln.startswith("dram_round_trip_idle")]
+    lines = [ln for ln in text.splitlines() if not ln.startswith("dram_round_trip_idle ")]
     assert len(lines) == len(text.splitlines()) - 1
     (tmp_path / "no_idle.toml").write_text("\n".join(lines) + "\n")
     chain = 242 / 1.98

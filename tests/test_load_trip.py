@@ -115,7 +115,8 @@ def test_loaded_dram_round_trip_is_self_consistent():
     assert load_trip.loaded_round_trip_ns(200, 0, 10240, 50, 0, 1, 132, 3, f, d) == pytest.approx(
         load_trip.round_trip_ns(200, 10240, 50, f))
     h = Machine(H200, "cta")
-    assert load_trip.dram_facts(h) == (205, pytest.approx((1582 - 205) / 4238.4), 557)
+    # ... and the idle floor with one tile in flight, a walk's (tfx.analysis.load_queue): 527 ns
+    assert load_trip.dram_facts(h) == (205, pytest.approx((1582 - 205) / 4238.4), 557, 527)
 
 
 def test_streaming_round_trip_on_a_decode_config():

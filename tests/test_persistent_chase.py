@@ -97,8 +97,13 @@ def test_run30_best_row_round_trip_on_the_h200():
 
 def test_walk_breakdown_names_the_chase():
     """The same row through analyze: the memory-parallelism line renders the chase's segment and
-    the round trip the walk was priced on (906.22 ns, the transfer as the model computes it), and
-    a non-persistent GEMM keeps the loaded line (its line names the 205 ns intercept)."""
+    the round trip the walk was priced on, from the one-tile idle floor (527 ns,
+    pipeline.dram_round_trip_idle_one_tile: its tiles in flight queue at the load path,
+    tfx.analysis.load_queue, session 21): K_idle = 122.22 + 527 + 196.61 = 845.83 ns, c = 845.83 -
+    60.72 = 785.11, c^2 = 616,396, 4 b Lo = 330,298 as above; x = (785.11 + sqrt(946,694)) / 2 =
+    (785.11 + 972.98) / 2 = 879.04 ns, 219.76 ns a trip, drawing 2,338,512 / 879.04 = 2,660 B/ns
+    (still the second segment); and a non-persistent GEMM keeps the loaded line (its line names
+    the 205 ns intercept)."""
     from tfx.analysis.analyze import analyze
     from tfx.lang import parse_file
     p = dict(M=5120, N=8192, K=8192, BM=128, BN=128, BK=32, WARPS=8, STAGES=5, NUM_SMS=132)
@@ -107,7 +112,8 @@ def test_walk_breakdown_names_the_chase():
     line = next(t.detail for t in a.terms if t.name == "memory parallelism")
     assert "read-only stream" in line
     assert "350.30 ns at 1.983 TB/s and 400.30 ns at 3.399 TB/s" in line
-    assert "= 906.22 ns" in line and "per 226.56 ns" in line
+    assert "idle 527.00 ns" in line
+    assert "= 879.04 ns" in line and "per 219.76 ns" in line
     g = analyze(parse_file("kernels/gemm.tile"), None, H200,
                 dict(M=5120, N=8192, K=8192, BM=128, BN=128, BK=32, WARPS=8, STAGES=5, GROUP_M=8), check=False)
     gl = [t.detail for t in g.terms if t.name == "memory parallelism"]

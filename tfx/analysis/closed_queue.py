@@ -22,9 +22,13 @@ from typing import Any, Sequence
 from tfx.analysis.numbers import emax, is_array, where
 
 
-def cycle_ns(resident, services: Sequence[Any], delay):
+def cycle_ns(resident, services: Sequence[Any], delay, deterministic=False):
     """ns of cycle(resident) of ``resident`` customers over ``services`` (one demand per
-    station) and ``delay``; arrays elementwise. Where ``resident`` < 1: one customer's cycle."""
+    station) and ``delay``; arrays elementwise. Where ``resident`` < 1: one customer's cycle.
+    ``deterministic``: the stations serve each customer in a fixed time, so the customer found
+    in service holds a station for half its demand on average, not a whole one (the residual
+    of a deterministic server: R_s(n) = D_s x (1 + Q_s(n-1) - U_s(n-1) / 2), U_s(n-1) =
+    X(n-1) x D_s; Lazowska et al. 1984, ch. 7; Reiser 1981)."""
     if is_array(resident):
         import numpy as np
         n_max = int(np.max(resident))
@@ -32,8 +36,12 @@ def cycle_ns(resident, services: Sequence[Any], delay):
         n_max = int(resident)
     queues = [0] * len(services)
     out = sum(services) + delay
+    throughput = 0
     for n in range(1, max(n_max, 1) + 1):
-        responses = [d * (1 + q) for d, q in zip(services, queues)]
+        if deterministic:
+            responses = [d * (1 + q - throughput * d / 2) for d, q in zip(services, queues)]
+        else:
+            responses = [d * (1 + q) for d, q in zip(services, queues)]
         cycle = sum(responses) + delay
         throughput = n / emax(cycle, 1e-30)
         queues = [throughput * rs for rs in responses]

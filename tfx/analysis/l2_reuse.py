@@ -12,6 +12,8 @@ apart (the timing prices their rate gap), ``Drift``, ``rate_classes_apart``, ``d
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -238,6 +240,10 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
     # partition's copies as L2-to-L2 traffic): a previous wave's tiles have capacity /
     # partitions of room.
     partitions = profile.get(f"memory.{l2.name}.partitions", None) or 1
+    # the share of a shared tile's copies a persistent walk's TPC pair merges, measured
+    # (walk_pair_merged_share); the grouped launches' half where the profile states none
+    walk_merge = profile.get(f"memory.{l2.name}.walk_pair_merged_share", None)
+    walk_merge = ratio(1, 2) if walk_merge is None else walk_merge
     units = profile.units_of(profile.mesh_levels().get("cta", "sm"))
     for mesh in (c for c in root.children if c.kind == "mesh"):
         region: MeshRegion = mesh.region
@@ -316,7 +322,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                 kind = (None if index.kind == "each" else
                         (True, (index.kind, index.period, rounds.tiles), None))
                 walked[node.id] = (node.line, windows[0].tensor, index)
-                pair[node.id] = walk_pair_merged_share(index)
+                pair[node.id] = walk_pair_merged_share(index, walk_merge)
             elif len(coords) >= 2 and used == [coords[0]]:
                 distinct, kind = rows, order["row"]
                 first = where(row_major, launch_rows, _share(rows, W))
@@ -439,16 +445,19 @@ def pair_merged_share(used, coords, g0, g1, G):
     return 0
 
 
-def walk_pair_merged_share(index):
+def walk_pair_merged_share(index, share=Fraction(1, 2)):
     """A persistent walk's ``pair_merged_share``: the TPC's two SMs run CTAs 2j and 2j + 1, whose
-    tiles t and t + 1 share t / P (the row's tile) except where t + 1 starts a row: 1/2 for an
-    even P (t is even), 1/2 x (1 - 1/P) for an odd one; t % P (the column's) differs unless P is
-    1; a tile of its own each t, never."""
+    tiles t and t + 1 share t / P (the row's tile) except where t + 1 starts a row: ``share`` for
+    an even P (t is even), ``share`` x (1 - 1/P) for an odd one; t % P (the column's) differs
+    unless P is 1; a tile of its own each t, never. ``share``: the part of the pair's shared
+    tile whose copies merge, ``memory.l2.walk_pair_merged_share`` (measured 0.23: the walk's
+    pair runs in step only in its first tile, then a trip or so apart, persist_walk_s20); 1/2,
+    the grouped launches' (the pair in step), where the profile states none."""
     if index.kind == "slow":
         P = index.period
-        return if_else(P % 2 == 0, ratio(1, 2), ratio(1, 2) - ratio(1, 2 * P))
+        return if_else(P % 2 == 0, share, share - share / P)
     if index.kind == "fast":
-        return if_else(index.period == 1, ratio(1, 2), 0)
+        return if_else(index.period == 1, share, 0)
     return 0
 
 

@@ -66,7 +66,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from tfx.analysis.numbers import emax, is_array
+from tfx.analysis.numbers import emax, is_array, where
 from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, verb_for
 from tfx.hw.units import format_plain
 
@@ -283,6 +283,8 @@ class DramRoundTrip(NamedTuple):
     base_ns: float              # the loaded line's intercept
     slope_ns_per_byte_ns: float  # ns more per B/ns of DRAM bandwidth the SMs draw
     idle_ns: float | None = None  # the round trip with no other traffic: the line holds above it
+    idle_one_tile_ns: float | None = None  # ... with one tile in flight (2 stages): a persistent walk's
+                                           # floor where its tiles queue at the load path (load_queue)
 
 
 def dram_facts(m) -> DramRoundTrip | None:
@@ -292,7 +294,8 @@ def dram_facts(m) -> DramRoundTrip | None:
     if base is None or at_copy is None or not m.dram_bw_device:
         return None
     return DramRoundTrip(base, (at_copy - base) / m.dram_bw_device,
-                         m.profile.get("pipeline.dram_round_trip_idle", None))
+                         m.profile.get("pipeline.dram_round_trip_idle", None),
+                         m.profile.get("pipeline.dram_round_trip_idle_one_tile", None))
 
 
 def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
@@ -336,17 +339,24 @@ class LoadedTrip(NamedTuple):
     stages: Any
     ns: Any                     # (S-1) T, ``loaded_round_trip_ns``
     chase: Any = None           # the pointer chase's curve it was solved on (chase_round_trip_ns), or None
+    idle_ns: Any = None         # the idle floor the chase was solved on (None: no chase)
 
 
 def loaded_trip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
-                f: LoadTrip, d: DramRoundTrip, chase: "ChaseCurve | None" = None) -> LoadedTrip:
+                f: LoadTrip, d: DramRoundTrip, chase: "ChaseCurve | None" = None, queued=False) -> LoadedTrip:
     """``loaded_round_trip_ns`` with the inputs it was solved from; on the pointer chase's
-    curve (``chase_round_trip_ns``) where ``chase`` is given (a persistent walk's trips)."""
+    curve (``chase_round_trip_ns``) where ``chase`` is given (a persistent walk's trips), from
+    the idle floor with one tile in flight where ``queued`` (its tiles queue at the load path,
+    tfx.analysis.load_queue, which prices what the 3-5-stage floor holds of that queue)."""
     if chase is not None and d.idle_ns is not None:
+        idle = d.idle_ns
+        if d.idle_one_tile_ns is not None:
+            idle = (where(queued, d.idle_one_tile_ns, d.idle_ns) if is_array(queued)
+                    else (d.idle_one_tile_ns if queued else d.idle_ns))
         ns = chase_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
-                                 f, d.idle_ns, chase)
-    else:
-        ns = loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, f, d)
+                                 f, idle, chase)
+        return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase, idle)
+    ns = loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, f, d)
     return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase)
 
 

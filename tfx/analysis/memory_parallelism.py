@@ -248,11 +248,12 @@ def describe_chase(t, f, d, drawn) -> str:
     where = "between" if drawn < bb else "along the last segment past"
     chase = (f"the chase's {T(la)} at {BW(ba)} and {T(lb)} at {BW(bb)} ({where} them at {BW(drawn)} drawn: "
              f"{T(la + q - (la - l0))}) less its idle {T(l0)} = {T(q)}")
+    idle_ns = d.idle_ns if getattr(t, "idle_ns", None) is None else float(t.idle_ns)
     if miss < 1:
-        idle = (f"{formula_share(miss, 4)} x (idle {T(d.idle_ns)} + {chase}) + {formula_share(1 - miss, 4)} x "
+        idle = (f"{formula_share(miss, 4)} x (idle {T(idle_ns)} + {chase}) + {formula_share(1 - miss, 4)} x "
                 f"{T(lat)} of L2")
     else:
-        idle = f"idle {T(d.idle_ns)} + {chase}"
+        idle = f"idle {T(idle_ns)} + {chase}"
     return f"{idle} + max({T(fetch_ns)}, {T(port)})"
 
 

@@ -36,6 +36,7 @@ from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis import tile_walk
 from tfx.analysis import power_limit
+from tfx.analysis import load_queue
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.dma import contiguous_runs
@@ -74,6 +75,7 @@ class LaunchMiss(dict):
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
     mio_notes: dict | None = None                 # loop id -> the MIO queue's line per batch (warp_trip.describe_mio)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
+    load_queues: dict | None = None               # loop id -> (r, units, load_queue.LoadQueue) per batch (its line)
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
     walk: bool = False                            # a persistent tile walk (l2_reuse.WaveReuse.walk): its pipelined
                                                   # trips' DRAM round trip queues on the pointer chase's curve
@@ -108,7 +110,7 @@ class LaunchMiss(dict):
 
 
 # the LaunchMiss fields a batch's pricing writes the breakdown's notes into
-NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips", "mio_notes")
+NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips", "mio_notes", "load_queues")
 
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
@@ -456,7 +458,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         return t, e, priced.loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
-    miss.dram_trips, miss.mio_notes = {}, {}
+    miss.dram_trips, miss.mio_notes, miss.load_queues = {}, {}, {}
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -912,7 +914,21 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
                     float(body.dram), priced, facts, dram_trip)
                     + (f"; {short}" if short else "") + " (included in the waves above)"))
+            queue = _priced_queue(miss, c, resident, active_units)
+            if queue is not None:
+                # the walk's tiles in flight queue at the SM's load path (tfx.analysis.load_queue)
+                out.append(Term("load queue", 0, load_queue.describe(c.line, queue, lambda x: format_time_ns(float(x)))
+                                + " (included in the waves above)"))
     return out
+
+
+def _priced_queue(miss, loop: ScopeNode, resident, active_units):
+    """The load-path queue ``_loop_time`` priced ``loop`` with in the batch of ``resident`` CTAs a
+    SM on ``active_units`` SMs (tfx.analysis.load_queue.LoadQueue), or None where none was."""
+    for r, units, q in (miss.load_queues or {}).get(loop.id, ()):
+        if float(units) == float(active_units) and math.isclose(float(r), float(resident), rel_tol=1e-12):
+            return q
+    return None
 
 
 def _priced_trip(miss, loop: ScopeNode, drawing, active_units):
@@ -1160,6 +1176,38 @@ def _operand_clock_fraction(node: ScopeNode, m: Machine, warps):
 def _warp_mma_clock(m: Machine):
     """GHz of the SM while its warps run mma.sync (warp_mma.clock_fraction of clock.core)."""
     return m.clock_ghz * (m.warp_mma.clock_fraction if m.warp_mma is not None else 1)
+
+
+def _walk_queues(m: Machine, miss, trip_facts, stations) -> bool:
+    """Whether a pipelined GEMM k-loop's tiles in flight queue at the SM's load path
+    (tfx.analysis.load_queue.applies_to): a persistent walk's trip, priced on the pointer chase,
+    on a profile that states the idle floor with one tile in flight; not a serial chain's trip."""
+    if trip_facts is None or stations is not None or m.dispatch_single is not None:
+        return False
+    d = load_trip.dram_facts(m)
+    return load_queue.applies_to(miss.walk, load_trip.chase_facts(m) if d is not None and d.idle_ns is not None
+                                 else None, None if d is None else d.idle_one_tile_ns)
+
+
+def _queued_trip(queues, wt):
+    """Whether the walk's trip is priced with its load-path queue (``_walk_queues``): not where the
+    trip takes the warp mma (arrays: per configuration of a sweep)."""
+    if not queues:
+        return False
+    if wt is None:
+        return True
+    return wt.applies <= 0 if is_array(wt.applies) else not wt.applies
+
+
+def _load_queue(loop: ScopeNode, counter, m: Machine, miss, warps, r, stages, body, trip_facts, wt, issue_chain):
+    """The walk's trip as the load path's queue sees it (tfx.analysis.load_queue.LoadQueue); its
+    round is 0 where a sweep's configuration takes the warp mma (tfx.analysis.warp_trip queues
+    those copies with the warps' issue)."""
+    copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
+    if wt is not None:
+        copies = where(wt.applies > 0, 0, copies)
+        issue_chain = where(wt.applies > 0, 0, issue_chain)
+    return load_queue.LoadQueue(copies, issue_chain, r, stages)
 
 
 def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
@@ -2246,6 +2294,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             tensor_no_depth = emax(tensor_no_depth, serial_mma)
     has_loads = body.global_loads
     trip_facts = load_trip.facts(m) if m.dispatch_single is None and load_trip.applies(loop) else None
+    wt = None
+    # a persistent walk's tiles in flight queue at the SM's load path (tfx.analysis.load_queue)
+    queues = _walk_queues(m, miss, trip_facts, stations)
     if trip_facts is not None:
         # one CTA's pipelined trip: its chain plus its bytes through the SM's L2 port
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
@@ -2301,7 +2352,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
                 _own_transfer_ns(body, m, active_units), _queue_bytes(body),
-                r_draw, active_units, stages, trip_facts, dram_trip, chase)
+                r_draw, active_units, stages, trip_facts, dram_trip, chase,
+                queued=_queued_trip(queues, wt))
             in_flight = emax(one["copy"] if stations is None else in_flight, loaded.ns)
             if miss.dram_trips is not None and not is_array(*loaded):
                 # the breakdown's memory-parallelism line renders this one (_load_trip_terms)
@@ -2423,8 +2475,18 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     # A serial single-op loop on a command processor: the in-order recurrence of its trips.
     in_order = (_in_order_trips(loop, counter, m, miss, warps, active_units)
                 if m.dispatch_single is not None and not in_composite else None)
+    queued = None
+    if queues:
+        # the walk's S-1 tiles in flight a CTA collide at the SM's load path between its two
+        # floors (tfx.analysis.load_queue): the round is the closed queue's cycle over S-1
+        q = _load_queue(loop, counter, m, miss, warps, r, stages, body, trip_facts, wt, issue_chain)
+        queued = load_queue.round_ns(q)
+        if miss.load_queues is not None and not is_array(*q):
+            miss.load_queues.setdefault(loop.id, []).append((r, active_units, q))
     if is_array(stages, has_loads, trips) or is_array(*e.values()):
         piped_round = emax(_max_engine(e), issue_chain / emax(stages - 1, 1) * (has_loads > 0))
+        if queued is not None:
+            piped_round = emax(piped_round, queued * (has_loads > 0))
         if in_order is not None:
             serial_round = emax(_max_engine(e), in_order[0])
             serial_fill = emax(in_order[1] - in_order[0], 0)
@@ -2440,6 +2502,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     elif stages >= 2:
         # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
         round_ns = emax(_max_engine(e), issue_chain / (stages - 1) if has_loads else 0)
+        if queued is not None and has_loads:
+            round_ns = emax(round_ns, queued)
         fill = (lat + e["copy"] / r) if has_loads else 0
         notes = miss.notes
         if notes is not None and m.dispatch_single is None and loop.id not in notes:

@@ -207,6 +207,10 @@ PROFILE_SPEC = TableSpec({
                                     "`efficiency` is a copy's, half its traffic writes)"),
         "channels": _count("independent channels per instance"),
         "caches": TextSpec("the memory level this one caches (l2 caches gmem)"),
+        "walk_pair_merged_share": FactSpec(
+            "ratio", "positive",
+            "the share of a tile both SMs of a TPC copy at a step that merges before the slices in a "
+            "persistent tile walk (the grouped launches' pair, in step: 1/2)"),
         "partitions": _count("partitions of a cache that each keep their own copy of a line the SMs "
                              "of both sides read (A100/H100: two L2 partitions)"),
         "aliases": NameListSpec("other names kernels and knobs may use (hbm for gmem)"),
@@ -291,6 +295,10 @@ PROFILE_SPEC = TableSpec({
         "dram_round_trip_idle": FactSpec("time", "positive",
                                          "a pipelined tile load's DRAM round trip with no other traffic "
                                          "(one SM alone): the loaded line holds only above it"),
+        "dram_round_trip_idle_one_tile": FactSpec("time", "positive",
+                                                  "the same with one tile in flight (2 stages): a persistent "
+                                                  "walk's floor where its tiles in flight queue at the SM's "
+                                                  "load path (tfx.analysis.load_queue)"),
         "dram_latency_unloaded": FactSpec("time", "positive",
                                           "one dependent load's DRAM latency with no other traffic "
                                           "(a pointer chase)"),
