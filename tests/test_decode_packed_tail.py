@@ -107,7 +107,8 @@ def test_pipelined_and_later_tails_keep_the_waves_model(monkeypatch):
     1,024 CTAs = 2 full waves of 396 and a tail of 232, ceil(232 / 132) = 2 a SM on 132 SMs
     (232 / 132 = 1.758 drawing), as before: the SMs are out of phase after the first wave."""
     a, calls = _loop_calls(monkeypatch, {**RUN13, "STAGES": 2}, RUN13_RES)
-    assert [(c[0], c[1], c[2]) for c in calls] == [(3, 132, 3), (1, 116, 1)]
+    # (the pricings after these two are the favoured SMs' view, tfx.analysis.favoured_tail)
+    assert [(c[0], c[1], c[2]) for c in calls][:2] == [(3, 132, 3), (1, 116, 1)]
     assert not any("first to free" in t.detail for t in a.terms)
     a, calls = _loop_calls(monkeypatch, {**RUN13, "SPLITS": 64}, RUN13_RES)
     (r, n, draw, _) = calls[-1]

@@ -37,6 +37,7 @@ from tfx.analysis import strided_runs
 from tfx.analysis import tile_walk
 from tfx.analysis import power_limit
 from tfx.analysis import load_queue
+from tfx.analysis import favoured_tail
 from tfx.analysis.counting import ScopeNode
 from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.dma import contiguous_runs
@@ -539,7 +540,29 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         cleared_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
     write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap
+    # a pipelined read-only decode launch of one full wave and a tail whose first wave its DRAM
+    # share binds: the favoured SMs end it first, take r tail CTAs each and end the launch
+    # (tfx.analysis.favoured_tail)
+    favoured = favoured_tail.facts(m) if m.kind == "gpu" else None
+    fav_ns = 0
+    fav_note = None
+    if favoured is not None:
+        fav_applies = reads & (full_waves == 1) & (tail > 0)
+        fav_applies = fav_applies & ~packed if is_array(fav_applies, packed) else fav_applies and not packed
+        if is_array(fav_applies) or fav_applies:
+            view = favoured_tail.view_units(units, favoured)
+            t_f, _, _ = drawn_batch(resident, view, view * resident, noted=False)
+            r_f = emax(favoured_tail.tail_per_sm(tail, resident, favoured), 1)
+            p_share, _, _ = drawn_batch(r_f, view, view * r_f, noted=False)
+            p_own, _, _ = drawn_batch(r_f, favoured.units, emax(tail, 1), noted=False)
+            fav_end = favoured_tail.end_ns(t_f, waves_ns, p_share, p_own)
+            past = emax(fav_end - (waves_ns + t_tail), 0)
+            ahead = favoured_tail.runs_ahead(t_f, waves_ns, view, units)
+            fav_ns = where(fav_applies & ahead, past, 0) if is_array(fav_applies, ahead, past) else (
+                past if fav_applies and ahead else 0)
+            if not is_array(fav_ns) and fav_ns > 0:
+                fav_note = favoured_tail.describe(favoured, view, r_f, t_f, waves_ns, p_share, p_own, fav_end, fav_ns)
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + fav_ns
     # a serial chain's launch under a load sustained past the power controller's response (a
     # serving step's; the campaigns' harness's for launches it times again) runs at the clock the
     # board's power limit leaves its tensor and L2 traffic (tfx.analysis.power_limit)
@@ -611,6 +634,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     if miss.runs_lockstep_round and not full_waves else "")
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
+        if fav_note is not None:
+            lt.terms.append(Term("favoured tail", fav_ns, fav_note, beyond_roofline=True))
         if uneven_ns:
             lt.terms.append(Term("uneven tail", uneven_ns,
                                  uneven_tail.detail(uneven, waves_ns + t_tail, format_time_ns) if positions > slots

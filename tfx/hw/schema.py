@@ -205,6 +205,11 @@ PROFILE_SPEC = TableSpec({
         "read_efficiency": FactSpec("ratio", "positive",
                                     "sustained fraction of `bandwidth` a read-only stream achieves (measured; "
                                     "`efficiency` is a copy's, half its traffic writes)"),
+        "favoured_units": _count("SMs that draw a larger share of this level's bandwidth than the others when "
+                                 "every SM's queue is deep (the H200's smaller GPCs, measured per CTA)"),
+        "others_rate_ratio": FactSpec("ratio", "positive",
+                                      "the rate one SM not among `favoured_units` draws as a fraction of one "
+                                      "of them, both bound by their share (measured)"),
         "channels": _count("independent channels per instance"),
         "caches": TextSpec("the memory level this one caches (l2 caches gmem)"),
         "walk_pair_merged_share": FactSpec(
