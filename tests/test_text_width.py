@@ -47,7 +47,7 @@ def test_model_latency_stage_table_fits_80_columns():
     longest stage names are 'activation' and 'final_norm' (10); a time is 'x.xx ns' (7) to
     'xxx.xx us' (9): total, memory and launch reach 9 (a GEMM's hundreds of us; 529.28 ns of
     launch), compute 9 too (gate_proj's 112.56 us: its tile at batch 1 has BM = 32, 32 rows of
-    mma for one token, since the weight stream's line prices that tile fastest), comm 7 (one
+    mma for one token: linear.tile's fastest candidate at M = 1, N = 28672, K = 4096), comm 7 (one
     device: '0.00 ns'); the bound 'latency' (7). Rows take 2 + 10 + (2 + 9) + (2 + 9) + (2 + 9)
     + (2 + 7) + (2 + 9) + 2 + 7 = 74 at most; the header, 'bound' (5), 72."""
     r = latency(load_model("llama3-8b"), load_system("h200_sxm"), Workload(mode="decode", batch=1, context=8192),
