@@ -145,22 +145,26 @@ def test_breakdown_names_the_dram_round_trip_and_the_sm_ceiling():
     # gemm 128x4096x4096, BM 128 BN 32 BK 128, 5 stages: 128 CTAs, one a SM; a trip reads A's
     # [128, 128] (32,768 B, shared by the 128 CTAs: 256 B each from DRAM) and B's [128, 32]
     # (8,192 B from DRAM in 64-byte rows, under a line: x 4238.4 / 3200 = 10,850.3 B of time):
-    # 40,960 B a trip, 8,448 from DRAM taking the time of 11,106.3. Slope (1582 - 205) / 4238.4
-    # = 0.324887 ns per B/ns. K = 122.2 chain + 205 + 40,960 / 128.7 (= 318.26, the port) =
-    # 645.46; q = 0.324887 x 128 x 11,106.3 = 461,861; S - 1 = 4:
-    # T = (645.46 + sqrt(645.46^2 + 16 x 461,861)) / 8 = (645.46 + sqrt(416,618 + 7,389,780)) / 8
-    #   = (645.46 + 2,793.99) / 8 = 429.93 ns; drawn 128 x 11,106.3 / 429.93 = 3,306.6 B/ns,
-    # the loaded latency 205 + 0.324887 x 3,306.6 = 1,279.3, + 318.26 = 1,597.5; the idle floor
+    # 40,960 B a trip, 8,448 from DRAM taking the time of 11,106.3. B is a weight stream (the
+    # launch reads it once, its rows continued by CTA pn + 1: tests/test_weight_stream.py), 8,192 /
+    # 8,448 = 0.969697 of the DRAM bytes, so the line is mixed toward stream_depth's: base 205 +
+    # 0.969697 x 228 = 426.0909 ns, slope 0.324887 + 0.969697 x (0.104992 - 0.324887) = 0.111656
+    # ns per B/ns. K = 122.2222 chain + 426.0909 + 40,960 / 128.7 (= 318.26, the port) = 866.5726;
+    # q = 0.111656 x 128 x 11,106.3 = 158,731; S - 1 = 4:
+    # T = (866.5726 + sqrt(866.5726^2 + 16 x 158,731)) / 8 = (866.5726 + sqrt(750,948 + 2,539,693))
+    #   / 8 = (866.5726 + 1,814.01) / 8 = 335.07 ns; drawn 128 x 11,106.3 / 335.07 = 4,242.7 B/ns,
+    # the loaded latency 426.09 + 0.111656 x 4,242.7 = 899.81, + 318.26 = 1,218.07; the idle floor
     # 557 + max(40,960 / (11,000 / 128 = 85.9375) = 476.6 L2 share, 318.3 port) = 1,033.6;
-    # 122.2 + max(1,597.5, 1,033.6) = 1,719.7 = 4 x 429.93.
+    # 122.22 + max(1,218.07, 1,033.6) = 1,340.29 = 4 x 335.07. (On kloop's line alone: 205 +
+    # 0.324887 x 3,306.6 = 1,279.3, a round trip of 1,719.7 = 4 x 429.93.)
     # Printed by the one unit policy (times ns/us two decimals, bytes and rates four digits):
-    # 122.22 ns, 205.00 ns, 3,306.6 B/ns = 3.307 TB/s, 1,279.3 = 1.28 us, 40,960 B = 40.96 KB,
-    # 1,597.5 = 1.60 us, 318.26 ns, 1,033.6 = 1.03 us, 1,719.7 = 1.72 us.
-    assert mp and ("122.22 ns of chain + max(205.00 ns + 0.3249 ns per GB/s x 3.307 TB/s drawn = 1.28 us + "
-                   "40.96 KB / 128.7 GB/s = 1.60 us, idle 557.00 ns + max(") in mp[0].detail
-    assert ", 318.26 ns) = 1.03 us) = 1.72 us" in mp[0].detail
-    # unrounded: K = 645.48174, q = 461,861.249, T = (K + sqrt(K^2 + 16 q)) / 8 = 429.93501 -> 429.94
-    assert "4 tiles in flight: a round takes at least 429.94 ns" in mp[0].detail
+    # 122.22 ns, 426.09 ns, 0.1117, 4,242.7 B/ns = 4.243 TB/s, 899.81 ns, 40,960 B = 40.96 KB,
+    # 1,218.07 = 1.22 us, 318.26 ns, 1,033.6 = 1.03 us, 1,340.29 = 1.34 us.
+    assert mp and ("122.22 ns of chain + max(426.09 ns + 0.1117 ns per GB/s x 4.243 TB/s drawn = 899.81 ns + "
+                   "40.96 KB / 128.7 GB/s = 1.22 us, idle 557.00 ns + max(") in mp[0].detail
+    assert ", 318.26 ns) = 1.03 us) = 1.34 us" in mp[0].detail
+    # unrounded: T = 335.07314 -> 335.07
+    assert "4 tiles in flight: a round takes at least 335.07 ns" in mp[0].detail
 
 
 def test_reads_in_runs_under_a_line_take_longer_from_dram():

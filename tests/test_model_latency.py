@@ -68,20 +68,20 @@ def test_tp_allreduce_stage_by_hand():
 def test_decode_gemm_stage_from_the_kernel_analysis():
     """Llama 3.1 8B decode, batch 1, TP = 1 on h200_sxm, fused kernels (one unsplit GEMM per
     projection; eager split-K: tests/test_model_latency_eager.py), o_proj: C[1, 4096] = A[1, 4096] @ W[4096, 4096].
-    Priced by gemm.tile at M=1 N=4096 K=4096 on the H200 at the one attainable-bandwidth rule,
+    Priced by linear.tile (the weight [N, K], K contiguous, as the model's layers hold it) at M=1 N=4096 K=4096 on the H200 at the one attainable-bandwidth rule,
     4.8 TB/s x efficiency 0.883 = 4238.4 GB/s (tfx.hw.attainable, which the analysis applies; the
     model no longer swaps in the measured figure on top of it): the weights are 4096 x 4096 x 2 B
     = 33,554,432 B -> 33,554,432 / 4238.4 GB/s = 7.92 us of memory time, a floor. Small decode
     GEMMs reach at least 45% of the copy bandwidth on this GPU (the measured GEMM-only decode
     step of calibration/h200/measured/decode_step.csv moves its weights at 3.1 TB/s, 73% of
-    4.24 TB/s, through cuBLAS split-K; gemm.tile splits no K: 64 CTAs for 132 SMs, each trip a
+    4.24 TB/s, through cuBLAS split-K; linear.tile splits no K: 64 CTAs for 132 SMs, each trip a
     load round trip of chain, loaded DRAM latency and the SM's L2 port, tfx.analysis.load_trip,
     measured in calibration/h200/measured/kloop; bench/model_public.py's 36 rows went 9.1% ->
     8.6% with it), so the body lies between 7.92 us and 7.92 / 0.45 = 17.6 us. The stage is 32 layers x that body plus 32 launches x the per-launch
     cost. We recompute the candidates here, one scalar analyze each. The roofline memory term is
     at the datasheet 4.8 TB/s: 32 x 33,554,432 / 4800 GB/s = 223.7 us."""
     prof = load_profile("h200_sxm")
-    mod = parse_file("kernels/gemm.tile")
+    mod = parse_file("kernels/linear.tile")
     bodies = []
     for bm, bn, bk, w, st in GEMM_CANDIDATES_GPU:
         # as the model compiles its GEMMs (tfx.model.system.DEFAULT_GEMM_CODEGEN: cutlass)

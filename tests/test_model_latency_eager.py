@@ -158,7 +158,7 @@ def test_eager_splitk_gemm_by_hand():
     N x S wide and K / S deep, then a reduce that reads S fp32 partials and writes bf16:
     a copy of S x 4096 + 2048 elements. The model keeps the fastest S of (2, 4, 8, 16)."""
     prof = load_profile("h200_sxm")   # attainable 4.8 TB/s x 0.883, as the model prices it
-    gemm, copy = parse_file("kernels/gemm.tile"), parse_file("kernels/copy.tile")
+    gemm, copy = parse_file("kernels/linear.tile"), parse_file("kernels/copy.tile")
     from tfx.model.kernels import COPY_CANDIDATES, GEMM_CANDIDATES_GPU
 
     from tfx.model.system import DEFAULT_GEMM_CODEGEN

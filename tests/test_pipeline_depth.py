@@ -135,25 +135,30 @@ def test_breakdown_shows_the_unpipelined_trip():
     32,768 B at 128 B x 1.98 GHz x 0.907 = 229.87 B/ns, 142.55 ns) overlap its tensor work
     (16 mma.sync x 6 cycles / 1.796 GHz = 53.46 ns): 80.81 + max(53.46, 142.55) = 223.36 ns
     (tests/test_operand_reads.py). Its 224 CTAs on 132 SMs; A's 4,096 B a trip shared by the
-    224 CTAs, so 16,384 + 4,096 / 224 = 16,402.29 B a trip from DRAM:
-    K = 122.2222 + 223.36 + 205 + 20,480 / 128.7 (= 159.1298) = 709.710,
-    q = 0.3248867 x 224 x 16,402.29 = 1,193,670.3. The idle floor takes the trip's bytes at the
+    224 CTAs, so 16,384 + 4,096 / 224 = 16,402.29 B a trip from DRAM. B's 16,384 B are a weight
+    stream (M = 16 = BM: each B byte read by one CTA, its 128-B rows continued by CTA pn + 1;
+    tests/test_weight_stream.py), 16,384 / 16,402.29 = 0.998885 of the DRAM bytes, so the loaded
+    line is stream_depth's mixed by that share: base 205 + 0.998885 x (433 - 205) = 432.7458 ns,
+    slope 0.3248867 + 0.998885 x (0.1049924 - 0.3248867) = 0.1052376 ns per B/ns;
+    K = 122.2222 + 223.36 + 432.7458 + 20,480 / 128.7 (= 159.1298) = 937.4578,
+    q = 0.1052376 x 224 x 16,402.29 = 386,654.7. The idle floor takes the trip's bytes at the
     rates one SM gets while its tile is in flight (performance._own_transfer_ns, as the pipelined
     trip's floor: pipeline.dram_round_trip_idle was derived net of the tile at one SM's DRAM
     ceiling): DRAM's 16,402.29 B at 41 B x 1.98 GHz = 81.18 B/ns (202.05 ns), the 20,480 B
     through L2 at its share 11,000 / 132 = 83.33 B/ns (245.76 ns), the longer 245.76; the floor
-    122.2222 + 223.36 + 557 + max(245.76, 159.13) = 1,148.34 ns (with the tile at the device's
-    share 4,238.4 / 132 = 32.11 B/ns it was 1,413.41). Triton's SASS of this tile issues its
-    loads in 3 dependent rounds (4/4/2, tfx.analysis.load_rounds): 2 more, each a dependent DRAM
-    load, 341 ns + 105 / 1,974 ns per B/ns the 224 CTAs draw (224 x 16,402.29 = 3,674,113 B a
-    trip). With the first round on the line: T = 709.710 + 1,193,670.3 / T + 2 x 341 +
-    2 x 0.0531915 x 3,674,113 / T = 1,391.71 + 1,584,533.5 / T, T = (1,391.71 + sqrt(1,391.71^2
-    + 4 x 1,584,533.5)) / 2 = (1,391.71 + sqrt(8,274,990.7)) / 2 = (1,391.71 + 2,876.62) / 2 =
-    2,134.17 ns, and the first round there, 709.710 + 1,193,670.3 / 2,134.17 = 1,269.02 ns, is
-    over its floor (1,148.34), so the line binds: 2.13 us a trip (2,267.77 with the floor at the
-    share). The wave's other CTA on each SM overlaps its own (2 x the engines stays under the
-    trip), so 32 more trips (K = 8192 against 4096) add 32 x 2,134.17 = 68,293.4 ns to the tail
-    wave."""
+    122.2222 + 223.36 + 557 + max(245.76, 159.13) = 1,148.34 ns. Triton's SASS of this tile issues
+    its loads in 3 dependent rounds (4/4/2, tfx.analysis.load_rounds): 2 more, each a dependent
+    DRAM load, 341 ns + 105 / 1,974 = 0.0531915 ns per B/ns the 224 CTAs draw (224 x 16,402.29 =
+    3,674,112 B a trip). With the first round on the line: T = 937.4578 + 386,654.7 / T + 2 x 341
+    + 2 x 0.0531915 x 3,674,112 / T = 1,619.4578 + 777,517.7 / T, T = (1,619.4578 +
+    sqrt(1,619.4578^2 + 4 x 777,517.7)) / 2 = 2,006.88 ns, and the first round there, 937.4578 +
+    386,654.7 / 2,006.88 = 1,130.12 ns, is under its floor (1,148.34), so the floor binds the first
+    round: T = 1,148.34 + 682 + 2 x 0.0531915 x 3,674,112 / T = 1,830.34 + 390,863.0 / T,
+    T = (1,830.34 + sqrt(1,830.34^2 + 4 x 390,863.0)) / 2 = (1,830.34 + sqrt(3,350,145 +
+    1,563,452 = 4,913,597) = 2,216.66) / 2 = 2,023.50 ns: 2.02 us a trip (on kloop's line alone,
+    before the weight stream, the line bound it at 2,134.17). The wave's other CTA on each SM
+    overlaps its own (2 x the engines stays under the trip), so 32 more trips (K = 8192 against
+    4096) add 32 x 2,023.50 = 64,752.1 ns to the tail wave."""
     def gemm(k):
         return analyze(parse_file(str(GEMM)), None, load_profile("h200_sxm"),
                        {"M": 16, "N": 14336, "K": k, "BM": 16, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 1},
@@ -163,8 +168,8 @@ def test_breakdown_shows_the_unpipelined_trip():
         return float([x for x in a.terms if x.name == "tail wave"][0].ns)
     g = gemm(4096)
     t = [x for x in g.terms if x.name == "unpipelined trip"]
-    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 2.13 us a trip" in t[0].detail
+    assert t and "224 CTAs on 132 SMs" in t[0].detail and "= 2.02 us a trip" in t[0].detail
     assert "at least the idle round trip with max(245.76 ns, 159.13 ns)" in t[0].detail
     assert "223.36 ns of compute" in t[0].detail
     assert "3 dependent rounds" in t[0].detail
-    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 2134.17, abs=0.5)
+    assert tail(gemm(8192)) - tail(g) == pytest.approx(32 * 2023.50, abs=0.5)

@@ -67,8 +67,8 @@ import math
 from typing import Any, NamedTuple
 
 from tfx.analysis.numbers import emax, is_array, where
-from tfx.hw.units import format_counted, format_time_ns as T, formula_bytes as B, formula_rate as BW, verb_for
-from tfx.hw.units import format_plain
+from tfx.hw.units import format_counted, format_percent, format_time_ns as T, formula_bytes as B, formula_rate as BW, verb_for
+from tfx.hw.units import format_plain, formula_share, formula_slope
 
 
 WIDE_COPY_BYTES = 16            # the widest vector a thread copies: cp.async.cg's only size
@@ -296,6 +296,48 @@ def dram_facts(m) -> DramRoundTrip | None:
     return DramRoundTrip(base, (at_copy - base) / m.dram_bw_device,
                          m.profile.get("pipeline.dram_round_trip_idle", None),
                          m.profile.get("pipeline.dram_round_trip_idle_one_tile", None))
+
+
+def stream_facts(m, d: DramRoundTrip | None, share) -> DramRoundTrip | None:
+    """The loaded line of a k-loop whose DRAM bytes are a share ``share`` weight stream (every
+    byte read by one CTA of the launch, its rows continued by the neighbouring CTA's: B of a
+    small-M GEMM, ``tfx.analysis.performance._weight_stream_shares``): base and slope mixed
+    toward the stream's own line by that share, ``base + share x (stream base - base)`` and
+    likewise the slope; ``d`` where the profile states no stream line or the share is 0.
+
+    The two lines were measured on two kinds of launch (docs/analysis.md, "A weight stream's
+    round trip"): kloop's ``dram`` rows (``dram_round_trip_unloaded``) read each CTA's own A
+    rows in BK-wide pieces 32 KB apart, stream_depth's (``dram_round_trip_stream_unloaded``)
+    the small-M k-loop itself, B read whole across CTAs: 433 ns + 105 ns per TB/s against 205
+    + 325. *Worked example*: every DRAM byte a stream's (share 1): base 433 ns, slope (878 -
+    433) / 4,238.4 B/ns = 0.1050 ns per B/ns; half (share 0.5): 205 + 0.5 x 228 = 319 ns and
+    0.3249 + 0.5 x (0.1050 - 0.3249) = 0.2150 ns per B/ns. Arrays elementwise."""
+    if d is None:
+        return None
+    base = m.profile.get("pipeline.dram_round_trip_stream_unloaded", None)
+    at_copy = m.profile.get("pipeline.dram_round_trip_stream_at_copy_bandwidth", None)
+    if base is None or at_copy is None or not m.dram_bw_device:
+        return d
+    if not is_array(share) and not share:
+        return d
+    slope = (at_copy - base) / m.dram_bw_device
+    return d._replace(base_ns=d.base_ns + share * (base - d.base_ns),
+                      slope_ns_per_byte_ns=d.slope_ns_per_byte_ns + share * (slope - d.slope_ns_per_byte_ns))
+
+
+def describe_stream(m, plain: DramRoundTrip, mixed: DramRoundTrip, share) -> str:
+    """A clause for the breakdown: the line a weight stream's share of the DRAM bytes moves."""
+    base = m.profile.get("pipeline.dram_round_trip_stream_unloaded")
+    slope = (m.profile.get("pipeline.dram_round_trip_stream_at_copy_bandwidth") - base) / m.dram_bw_device
+    whole = share >= 1 - 1e-9
+    text = (f"{format_percent(share)} of its DRAM bytes are a weight stream (each read by one CTA of the "
+            f"launch, its rows continued by the neighbouring CTA's), which waits on the stream's own line, "
+            f"{T(base)} + {formula_slope(slope)} (calibration/h200/measured/stream_depth), not kloop's "
+            f"{T(plain.base_ns)} + {formula_slope(plain.slope_ns_per_byte_ns)}")
+    if not whole:
+        text += (f": mixed by that share, {T(plain.base_ns)} + {formula_share(share, 4)} x ({T(base)} - "
+                 f"{T(plain.base_ns)}) = {T(mixed.base_ns)} and {formula_slope(mixed.slope_ns_per_byte_ns)}")
+    return text
 
 
 def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,

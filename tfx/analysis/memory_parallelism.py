@@ -122,6 +122,25 @@ def cta_share_weight(r, draw) -> Any:
     return max(ratio(r, draw), 1) if draw else 1
 
 
+def own_stream_draw(r, draw, own) -> Any:
+    """The ``draw`` (CTAs an SM drawing DRAM, ``drawing_per_unit``) at which ``sm_dram_share``'s
+    weight (``cta_share_weight``) gives the busiest SM of a one-wave GEMM launch its DRAM rate,
+    where a share ``own`` of its trip's DRAM bytes are a weight stream (every byte read by one
+    CTA: tfx.analysis.performance._weight_stream_shares) and the rest tiles several CTAs co-read.
+    The stream's bytes come at the CTAs' share (r / draw even SM shares, as a decode launch's:
+    each CTA keeps the same tiles in flight through the same loaded round trip, so by Little's law
+    each streams at the same rate whichever SM it sits on), the co-read bytes at the SMs' even
+    share (which co-reader draws DRAM for a tile depends on which asks first). In time:
+    1 / w_eff = own / w + (1 - own), returned as draw = r / w_eff (so that cta_share_weight(r,
+    draw) = w_eff). *Worked example*: 448 CTAs on 132 SMs (draw 448 / 132 = 3.3939), 4 on the
+    busiest: w = 4 / 3.3939 = 1.1786; own = 1: draw 3.3939; own = 0.5: 1 / w_eff = 0.5 / 1.1786 +
+    0.5 = 0.9242, draw = 4 x 0.9242 = 3.6970. ``draw`` None: None. Arrays elementwise."""
+    if draw is None:
+        return None
+    w = cta_share_weight(r, draw)
+    return r * (own / w + (1 - own))
+
+
 def own_dram_rate(m, active_units) -> Any:
     """B/ns one SM brings its own tile in from DRAM while it is in flight: its ceiling
     (``sm_dram_bytes_per_ns``) however many SMs pull, not its share of the device's bandwidth
@@ -276,6 +295,30 @@ def describe_cta_share(m, r, drawing, active_units) -> str:
             f"{format_count(int(r))} x {BW(device)} / {format_count(int(drawing))}"
             + (f", at most one SM's {BW(rate)}" if capped else f" = {BW(rate)}")
             + f", not {BW(even)} (calibration/h200/measured/decode_timeline_s17)")
+
+
+def describe_own_stream(m, r, draw, active_units, private) -> str:
+    """The clause of a one-wave GEMM launch whose weight stream DRAM serves among the CTAs
+    (``own_stream_draw``; scalars; ``draw`` the CTAs an SM drawing on average, as
+    ``drawing_per_unit`` gives it), '' where the busiest SM draws no more than its even share."""
+    if m.dram_per_unit is not None or not draw:
+        return ""
+    private, r = float(private), float(r)
+    w = float(cta_share_weight(r, draw))
+    if w <= 1:
+        return ""
+    eff = r / float(own_stream_draw(r, draw, private))
+    rate, even = sm_dram_share(m, active_units, eff), sm_dram_share(m, active_units)
+    if rate <= even:
+        return ""
+    mix = "" if private >= 1 - 1e-9 else (
+        f", {format_percent(private)} of its DRAM bytes the stream's and the rest co-read at the even share: "
+        f"1 / ({formula_share(private, 4)} / {formula_share(w, 4)} + {formula_share(1 - private, 4)}) = "
+        f"{formula_share(eff, 4)}")
+    return (f"one wave: DRAM serves the weight stream among the {drawing_text(draw, active_units)} drawing, not "
+            f"the SMs: the busiest SM's {format_counted(int(r), 'CTA')} draw {format_count(int(r))} / "
+            f"{formula_share(draw, 4)} = {formula_share(w, 4)} even shares{mix}: {BW(rate)}, not {BW(even)} "
+            f"(memory_parallelism.own_stream_draw; calibration/h200/measured/cta_timeline_s19)")
 
 
 def describe_share(m, active_units) -> str | None:

@@ -876,7 +876,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         if is_array(stages, c.execs) or not c.execs or not load_trip.applies(c):
             continue
         body = _trip_body(c, counter, m, miss, warps)
-        dram_facts = load_trip.dram_facts(m)
+        dram_facts = _loop_dram_facts(c, counter, m, miss, warps, body)
         if stages < 2:
             if body.global_loads and not is_array(body.global_loads) and dram_facts is not None:
                 # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
@@ -924,7 +924,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 out.append(Term("copy behind mma", 0, copy_behind_mma.detail(
                     c.line, stages, float(behind), float(loads), m, facts, lambda x: format_time_ns(float(x)))
                     + " (included in the waves above)"))
-            dram_trip = load_trip.dram_facts(m)
+            dram_trip = dram_facts
             priced = _priced_trip(miss, c, drawing, active_units)
             if dram_trip is not None and body.dram and not is_array(body.dram) and priced is not None:
                 # the round trip a trip with DRAM bytes waits, as the batch was priced with it
@@ -936,6 +936,15 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 l2_only = miss.l2_only.get(c.id, 0)
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
+                private, stream = _weight_stream_shares(c, counter, m, miss, warps, body)
+                plain = load_trip.dram_facts(m)
+                if not is_array(stream) and stream and plain is not None and dram_trip != plain:
+                    short = (f"{short}; " if short else "") + load_trip.describe_stream(m, plain, dram_trip, float(stream))
+                if (not is_array(private, miss.one_wave) and private and miss.one_wave and drawing
+                        and not is_array(drawing)):
+                    share = memory_parallelism.describe_own_stream(m, resident, drawing, active_units, float(private))
+                    if share:
+                        short = (f"{short}; " if short else "") + share
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
                     float(body.dram), priced, facts, dram_trip)
                     + (f"; {short}" if short else "") + " (included in the waves above)"))
@@ -1934,16 +1943,20 @@ def _load_rounds(loop: ScopeNode, m: Machine, warps):
 
 
 def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_bytes, r, active_units, compute,
-                       facts, dram_facts):
+                       facts, dram_facts, dram_base=None, dram_slope=None):
     """One CTA's unpipelined GEMM trip: its load rounds at the pointer chase's DRAM latency where
     the profile states it (tfx.analysis.load_rounds), else one loaded round trip
-    (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)."""
+    (tfx.analysis.pipeline_depth.unpipelined_cycle_ns). ``dram_base``, ``dram_slope``: the loaded
+    line's, where a sweep varies them (a weight stream's share: _loop_dram_facts)."""
+    if dram_base is not None:
+        dram_facts = dram_facts._replace(base_ns=dram_base, slope_ns_per_byte_ns=dram_slope)
     return load_rounds.cycle_ns(n_rounds, m.l2_latency, first, loaded_bytes, fetch, dram_bytes, r, active_units,
                                 compute, facts, dram_facts, load_rounds.facts(m))
 
 
 # _unpipelined_cycle's inputs that a sweep may vary (the rest, the machine and the facts, are one)
-_CYCLE_ELEMENTWISE = ("n_rounds", "first", "loaded_bytes", "fetch", "dram_bytes", "r", "active_units", "compute")
+_CYCLE_ELEMENTWISE = ("n_rounds", "first", "loaded_bytes", "fetch", "dram_bytes", "r", "active_units", "compute",
+                      "dram_base", "dram_slope")
 
 
 def _unpipelined_cycle_where(one_stage, args):
@@ -2051,6 +2064,55 @@ def _trip_compute_ns(c, loop, counter, m: Machine, miss, warps, active_units, re
     return ratio(one["tensor"] + one["vector"] + one["special"], resident) * _trip_share(c, loop)
 
 
+def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
+    """(private, stream): the shares of a k-loop trip's DRAM bytes (``body.dram``) that its CTA
+    alone reads, and of those the ones whose rows the neighbouring CTA's continue. A load is
+    private where the launch reads its tensor less than twice over (its bytes a trip x its
+    executions < 2 x the tensor's footprint): B of a GEMM with M <= BM, every weight byte read
+    by one CTA; B of a larger M is read cdiv(M, BM) times. Its rows are continued unless the
+    window's contiguous axis advances with the pipelined trip only (tfx.analysis.strided_runs:
+    fp8's K-major BT, kloop's A). Both 0 where the trip reads no DRAM byte
+    (docs/analysis.md, "A weight stream's round trip")."""
+    private = stream = 0
+    staged, other = strided_runs.index_names(counter.kernel)
+    for c in loop.load_ops():
+        if not c.per_exec:
+            continue
+        read = _read_window(c.op, counter)
+        if read is None:
+            continue
+        w, dims, bits = read
+        d = op_demand(c, counter, m, miss, warps)
+        footprint = bits / 8
+        for x in dims:
+            footprint = footprint * x
+        reads = d.global_loads * c.execs
+        once = where(reads < 2 * footprint, 1.0, 0.0) if is_array(reads, footprint) else float(reads < 2 * footprint)
+        dram = d.dram * _trip_share(c, loop) * once
+        private = private + dram
+        if not strided_runs.advances_with_trip_only(w, staged, other):
+            stream = stream + dram
+    if is_array(body.dram, private, stream):
+        import numpy as np
+        total = np.asarray(body.dram, dtype=float)
+        safe = np.where(total > 0, total, 1)
+        return (np.where(total > 0, np.asarray(private, dtype=float) / safe, 0.0),
+                np.where(total > 0, np.asarray(stream, dtype=float) / safe, 0.0))
+    if not body.dram:
+        return 0, 0
+    return min(ratio(private, body.dram), 1), min(ratio(stream, body.dram), 1)
+
+
+def _loop_dram_facts(loop, counter, m: Machine, miss, warps, body: Demand):
+    """The loaded DRAM round trip's facts for a GEMM k-loop (load_trip.dram_facts), its line
+    mixed toward the weight stream's by the trip's stream share (load_trip.stream_facts); None
+    where the profile states none."""
+    d = load_trip.dram_facts(m)
+    if d is None:
+        return None
+    return load_trip.stream_facts(m, d, _weight_stream_shares(loop, counter, m, miss, warps, body)[1])
+
+
 def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, trip_facts, one):
     """One CTA's serial trip of a k-loop with a register-transposed operand
     (tfx.analysis.transpose_trip): each load's loaded round trip with one tile in flight, the
@@ -2108,6 +2170,17 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         own_stream = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
             loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
     e = engine_ns(body, m, r, active_units, warps)
+    if (own_stream is None and m.dispatch_single is None and m.kind == "gpu" and draw is not None
+            and load_trip.applies(loop) and (is_array(miss.one_wave) or miss.one_wave)):
+        # a GEMM k-loop of a launch of one wave or less: its CTAs start together and each keeps the
+        # same tiles in flight through the same loaded round trip, so DRAM serves their weight
+        # stream's bytes among the CTAs drawing, as a decode launch's (below), and the bytes of
+        # tiles several CTAs co-read at the SMs' even share (memory_parallelism.own_stream_draw)
+        private = _weight_stream_shares(loop, counter, m, miss, warps, body)[0]
+        if is_array(private) or private:
+            own_draw = memory_parallelism.own_stream_draw(r, draw, private)
+            shared = engine_ns(body, m, r, active_units, warps, own_draw)["copy"]
+            e["copy"] = where(miss.one_wave, shared, e["copy"]) if is_array(miss.one_wave) else shared
     if own_stream is not None:
         # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
         # bytes stream at DRAM's read-only rate (tfx.analysis.memory_parallelism.read_stream_share)
@@ -2361,7 +2434,17 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if trip_facts is not None:
         # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
         # through the SM's port (tfx.analysis.load_trip)
-        dram_trip = load_trip.dram_facts(m)
+        # (a weight stream's line: _loop_dram_facts)
+        dram_trip = (load_trip.dram_facts(m) if stations is not None
+                     else _loop_dram_facts(loop, counter, m, miss, warps, body))
+        if stations is None and dram_trip is not None:
+            # the weight stream's line was measured per trip, launch-free (stream_depth's
+            # (t(256 trips) - t(64 trips)) / 192): no launch it prices has do_bench's dirty-L2
+            # write-back in it, so timed after an L2 clear (analyze's l2_clear) such a launch pays
+            # it (tfx.analysis.launch_handoff.dirty_write_back_ns; docs/analysis.md, "A weight
+            # stream's round trip")
+            stream = _weight_stream_shares(loop, counter, m, miss, warps, body)[1]
+            miss.pays_write_back[loop.id] = (stream > 0) if is_array(stream) else bool(stream > 0)
         if dram_trip is None or stations is not None:
             in_flight = emax(in_flight, load_trip.round_trip_ns(
                 lat, body.global_loads, fetch, trip_facts))
@@ -2394,7 +2477,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                     n_rounds=_load_rounds(loop, m, warps), m=m, first=_first_reader(loop, miss),
                     loaded_bytes=body.global_loads, fetch=_own_transfer_ns(body, m, active_units), dram_bytes=_queue_bytes(body), r=r_draw,
                     active_units=active_units, compute=_compute_one(body, m, active_units, warps),
-                    facts=trip_facts, dram_facts=dram_trip))
+                    facts=trip_facts, dram_facts=dram_trip, dram_base=dram_trip.base_ns,
+                    dram_slope=dram_trip.slope_ns_per_byte_ns))
     if m.kind == "gpu" and (is_array(body.unpipelined) or body.unpipelined):
         # An operand whose load the compiler does not pipeline (an 8-bit operand transposed in
         # registers, tfx.analysis.mma_layout): each trip loads it to registers, waits out the

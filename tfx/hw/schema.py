@@ -337,6 +337,13 @@ PROFILE_SPEC = TableSpec({
         "dram_round_trip_at_copy_bandwidth": FactSpec(
             "time", "positive",
             "the same round trip while the SMs draw the measured copy bandwidth: linear between"),
+        "dram_round_trip_stream_unloaded": FactSpec(
+            "time", "positive",
+            "the loaded line's intercept for a weight stream (every byte read by one CTA, its rows "
+            "continued by the neighbouring CTA's): the small-M k-loop's own line"),
+        "dram_round_trip_stream_at_copy_bandwidth": FactSpec(
+            "time", "positive",
+            "the weight stream's round trip while the SMs draw the measured copy bandwidth: linear between"),
         "sm_load_bandwidth_per_cycle": FactSpec("bytes_per_cycle", "positive",
                                                 "B/cycle one SM's pipelined async copies (cp.async) bring "
                                                 "in from L2, shared by the CTAs it holds"),

@@ -15,8 +15,9 @@ roofline compute and memory terms, and the chosen tile configuration.
 
 Kernels (GPU profiles / tiled ``sip``):
 
-* GEMM: ``gemm.tile`` (BM, BN, BK, WARPS, STAGES candidates) / ``sip_gemm.tile``
-  (TM, TN, TK, STAGES);
+* GEMM: ``linear.tile`` (a projection as torch.nn.Linear stores its weight, [N, K], K
+  contiguous, the layout cuBLAS runs "TN"; BM, BN, BK, WARPS, STAGES candidates) /
+  ``sip_gemm.tile`` (TM, TN, TK, STAGES);
 * decode attention: ``gqa_decode.tile`` (SPLITS, BLOCK_N candidates) /
   ``sip_decode_attention.tile:decode_attention_composite`` (BLOCK);
 * prefill attention: ``flash_prefill.tile`` (BLOCK_N, STAGES) / no tiled
@@ -190,7 +191,9 @@ class KernelPricer:
 
     # ------------------------------------------------------------------ GEMM
     def gemm(self, shapes: list[tuple[int, int, int]], codegen: str = DEFAULT_GEMM_CODEGEN) -> list[KernelCost]:
-        """(M, N, K) -> cost of C[M,N] = A[M,K] @ B[K,N] in bf16 on one rank, compiled by ``codegen``."""
+        """(M, N, K) -> cost of C[M,N] = A[M,K] @ W[N,K]^T in bf16 on one rank, compiled by ``codegen``:
+        ``linear.tile``, the weight K-major as a model's linear layers hold it (not gemm.tile's
+        [K, N] B, whose small-M rows stream: docs/analysis.md, "The weight stream, landed")."""
         shapes = [(max(1, int(m)), max(1, int(n)), max(1, int(k))) for m, n, k in shapes]
         if self.tiled:
             cands = [dict(TM=a, TN=b, TK=c, STAGES=d) for a, b, c, d in GEMM_CANDIDATES_TILED]
@@ -199,7 +202,7 @@ class KernelPricer:
                 lambda c: " ".join(f"{k}={v}" for k, v in c.items())))
         cands = [dict(BM=a, BN=b, BK=c, WARPS=d, STAGES=e, GROUP_M=8) for a, b, c, d, e in GEMM_CANDIDATES_GPU]
         return self._price(f"gemm/{codegen}", shapes, lambda miss: self._best(
-            "gemm", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "gemm",
+            "linear", None, [dict(M=m, N=n, K=k) for m, n, k in miss], cands, 1, "linear",
             lambda c: " ".join(f"{k}={v}" for k, v in c.items() if k != "GROUP_M"), codegen))
 
     def gemm_fp8(self, shapes: list[tuple[int, int, int]], codegen: str = DEFAULT_GEMM_CODEGEN) -> list[KernelCost]:

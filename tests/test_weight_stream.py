@@ -1,0 +1,134 @@
+"""A small-M GEMM's weight stream (docs/analysis.md, "A weight stream's round trip"): the loaded
+line of stream_depth for the DRAM bytes each CTA alone reads in rows its neighbour continues
+(load_trip.stream_facts), and a one-wave launch's DRAM served among its CTAs for them
+(memory_parallelism.own_stream_draw).
+
+H200 facts (hw_profiles/h200_sxm.toml [pipeline]): kloop's line 205 ns + (1582 - 205) / 4238.4 =
+0.324887 ns per B/ns; stream_depth's 433 ns + (878 - 433) / 4238.4 = 0.104992 ns per B/ns; the
+chain 242 / 1.98 = 122.2222 ns; the SM's L2 port 65 x 1.98 = 128.7 B/ns; DRAM 4238.4 B/ns.
+"""
+
+from pathlib import Path
+
+import math
+
+import pytest
+
+from tfx.analysis import load_trip, memory_parallelism
+from tfx.analysis.analyze import analyze
+from tfx.analysis.machine import Machine
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+H200 = load_profile("h200_sxm")
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
+
+
+def _mp(kernel, params, regs, smem, threads):
+    g = analyze(parse_file(str(KERNELS / kernel)), None, H200, params,
+                resources={"threads": threads, "regs": regs, "smem": smem, "spills": 0})
+    return g, [t for t in g.terms if t.name == "memory parallelism"][0].detail
+
+
+def test_the_stream_line_mixed_by_the_share():
+    """Share 1: base 433 ns, slope (878 - 433) / 4238.4 = 445 / 4238.4 = 0.104992 ns per B/ns.
+    Share 0.5: 205 + 0.5 x (433 - 205) = 319 ns, 0.324887 + 0.5 x (0.104992 - 0.324887) =
+    0.214940 ns per B/ns. Share 0: kloop's line unchanged (the same object)."""
+    m = Machine(H200, "cta")
+    d = load_trip.dram_facts(m)
+    one = load_trip.stream_facts(m, d, 1)
+    assert one.base_ns == pytest.approx(433)
+    assert one.slope_ns_per_byte_ns == pytest.approx(0.104992, abs=1e-6)
+    half = load_trip.stream_facts(m, d, 0.5)
+    assert half.base_ns == pytest.approx(319)
+    assert half.slope_ns_per_byte_ns == pytest.approx(0.214940, abs=1e-6)
+    assert one.idle_ns == half.idle_ns == 557
+    assert load_trip.stream_facts(m, d, 0) is d
+
+
+def test_a_one_wave_launch_serves_the_weight_stream_among_its_ctas():
+    """448 CTAs on 132 SMs draw 448 / 132 = 3.393939 a SM; the busiest SM holds 4: w = 4 /
+    3.393939 = 1.178571 even shares. All bytes the stream's: draw 4 x (1 / 1.178571) = 3.393939
+    (cta_share_weight gives back 1.178571). Half: 4 x (0.5 / 1.178571 + 0.5) = 4 x (0.424242 +
+    0.5) = 3.696970, an effective 4 / 3.696970 = 1.081967 shares. A full wave (draw = r) keeps 1."""
+    draw = 448 / 132
+    assert memory_parallelism.own_stream_draw(4, draw, 1) == pytest.approx(3.393939, abs=1e-6)
+    assert memory_parallelism.own_stream_draw(4, draw, 0.5) == pytest.approx(3.696970, abs=1e-6)
+    assert memory_parallelism.cta_share_weight(4, memory_parallelism.own_stream_draw(4, draw, 0.5)) == \
+        pytest.approx(1.081967, abs=1e-6)
+    assert memory_parallelism.own_stream_draw(3, 3, 1) == 3
+    assert memory_parallelism.own_stream_draw(4, None, 1) is None
+
+
+def test_run22_weight_stream_round_trip_by_hand():
+    """run22 gemm_bf16 16x28672x8192 at 16x64x128, 2 warps, 2 stages, GROUP_M 1 (measured 119.20
+    us; 126 registers, 20,480 B: 448 CTAs, one wave, 4 on 52 SMs, 3 on 80). A trip reads B's 128 x
+    64 x 2 = 16,384 B, which only this CTA reads (the launch reads B's 469.76 MB once: private) in
+    128-B rows the CTA pn + 1 continues (B[k * BK, pn * BN]: a stream), and A's 16 x 128 x 2 =
+    4,096 B, which all 448 CTAs read (4,096 / 448 = 9.142857 B from DRAM). Stream share f =
+    16,384 / 16,393.142857 = 0.999442. Line: base 205 + 0.999442 x 228 = 432.8728 ns, slope
+    0.324887 + 0.999442 x (0.104992 - 0.324887) = 0.105115 ns per B/ns. K = 122.2222 + 432.8728 +
+    20,480 / 128.7 (159.1298) = 714.2248 ns; q = 0.105115 x 448 x 16,393.142857 = 771,979; one
+    tile in flight: T = (714.2248 + sqrt(714.2248^2 + 4 x 771,979)) / 2 = (714.2248 +
+    sqrt(510,117 + 3,087,916 = 3,598,033) = 1,896.8482) / 2 = 1,305.5365 ns (it was 1.81 us on
+    kloop's line). The busiest SM's 4 CTAs draw DRAM at 1 / (0.999442 / 1.178571 + 0.000558) =
+    1.178480 even shares: 32.1091 x 1.178480 = 37.8400 B/ns (was 32.11)."""
+    f, s = 16384 / (16384 + 4096 / 448), 445 / 4238.4
+    base, slope = 205 + f * 228, 1377 / 4238.4 + f * (s - 1377 / 4238.4)
+    k = 242 / 1.98 + base + 20480 / (65 * 1.98)
+    q = slope * 448 * (16384 + 4096 / 448)
+    assert (k + math.sqrt(k * k + 4 * q)) / 2 == pytest.approx(1305.5365, abs=0.05)
+    g, detail = _mp("gemm.tile", {"M": 16, "N": 28672, "K": 8192, "BM": 16, "BN": 64, "BK": 128,
+                                  "WARPS": 2, "STAGES": 2, "GROUP_M": 1}, 126, 20480, 64)
+    assert "432.87 ns + 0.1051 ns per GB/s" in detail
+    assert "= 1.31 us (solved with the trip time: 448 CTAs on 132 SMs" in detail
+    assert "99.9% of its DRAM bytes are a weight stream" in detail
+    assert "4 / 3.3939 = 1.1786 even shares" in detail and "37.84 GB/s, not 32.11 GB/s" in detail
+
+
+def test_co_read_and_k_major_weights_are_not_a_stream():
+    """64x14336x14336 at 32x128x64 (2 warps, 4 stages): cdiv(64, 32) = 2 CTAs read each B tile, the
+    launch reads B twice over: not private, kloop's line and the SMs' shares stay (205 ns + 0.3249).
+    fp8 16x28672x8192 at 16x128x64 (4 warps, 5 stages, BT K-major): each BT byte read once
+    (private), but BT[pn * BN, k * BK]'s 64-B pieces advance with the trip only (no neighbour
+    continues them: tfx.analysis.strided_runs), so kloop's line stays; the one-wave launch (224
+    CTAs, 2 on 92 SMs) still serves them among its CTAs: 2 / (224 / 132) = 1.1786 even shares."""
+    _, co = _mp("gemm.tile", {"M": 64, "N": 14336, "K": 14336, "BM": 32, "BN": 128, "BK": 64,
+                              "WARPS": 2, "STAGES": 4, "GROUP_M": 1}, 168, 61440, 64)
+    assert "205.00 ns + 0.3249 ns per GB/s" in co and "weight stream" not in co
+    _, kmaj = _mp("gemm_fp8.tile", {"M": 16, "N": 28672, "K": 8192, "BM": 16, "BN": 128, "BK": 64,
+                                    "WARPS": 4, "STAGES": 5, "GROUP_M": 1}, 71, 36864, 128)
+    assert "205.00 ns + 0.3249 ns per GB/s" in kmaj and "are a weight stream" not in kmaj
+    assert "2 / 1.6970 = 1.1786 even shares" in kmaj
+
+
+def _predicted(kernel, params, regs, smem, threads, l2_clear):
+    g = analyze(parse_file(str(KERNELS / kernel)), None, H200, params,
+                resources={"threads": threads, "regs": regs, "smem": smem, "spills": 0}, l2_clear=l2_clear)
+    return float(g.predicted_ns()), [t for t in g.terms if t.name == "l2 write-back"]
+
+
+def test_a_weight_stream_launch_pays_the_dirty_write_back_after_an_l2_clear():
+    """stream_depth's line is a per-trip fit ((t(256 trips) - t(64 trips)) / 192): no launch phase
+    in it, so a launch it prices pays do_bench's dirty-L2 write-back when timed after the clear
+    (analyze's l2_clear; launch.l2_dirty_write_back 8.16 us x min(DRAM bytes, L2) / L2). run22's
+    16x28672x8192 at 16x64x128 reads B's 28,672 x 8,192 x 2 = 469,762,048 B from DRAM, past the
+    60 MiB = 62,914,560 B of L2: min(469,762,048, 62,914,560) / 62,914,560 = 1, 8,160 ns more than
+    the same launch priced clean (a serving step). The co-read B of 64x14336x14336 at 32x128x64
+    (read cdiv(64, 32) = 2 times: kloop's line) and fp8's K-major BT (read once, but in pieces no
+    neighbour continues: kloop's line) are not on the stream's line: no write-back, the same
+    prediction with or without the clear."""
+    run22 = ("gemm.tile", {"M": 16, "N": 28672, "K": 8192, "BM": 16, "BN": 64, "BK": 128, "WARPS": 2,
+                           "STAGES": 2, "GROUP_M": 1}, 126, 20480, 64)
+    clean, none = _predicted(*run22, l2_clear=False)
+    cleared, term = _predicted(*run22, l2_clear=True)
+    assert not none and len(term) == 1 and term[0].ns == pytest.approx(8160)
+    assert cleared - clean == pytest.approx(8160)
+    co_read = ("gemm.tile", {"M": 64, "N": 14336, "K": 14336, "BM": 32, "BN": 128, "BK": 64, "WARPS": 2,
+                             "STAGES": 4, "GROUP_M": 1}, 168, 61440, 64)
+    k_major = ("gemm_fp8.tile", {"M": 16, "N": 28672, "K": 8192, "BM": 16, "BN": 128, "BK": 64, "WARPS": 4,
+                                 "STAGES": 5, "GROUP_M": 1}, 71, 36864, 128)
+    for case in (co_read, k_major):
+        a, _ = _predicted(*case, l2_clear=False)
+        b, term = _predicted(*case, l2_clear=True)
+        assert a == b and not term
