@@ -296,6 +296,16 @@ def test_gemm_fp8_k_major(sizes):
 
 @pytest.mark.parametrize("sizes", [
     {"M": 128, "N": 128, "K": 256},
+    {"M": 1, "N": 160, "K": 96, "BM": 16, "BN": 64, "BK": 32},
+])
+def test_linear_weight_k_major(sizes):
+    """C = A @ W^T with the weight W[N, K] as torch.nn.Linear holds it; bf16 inputs, f32
+    accumulation, bf16 output (M = 1: a decode step's single token, a partial tile of 16)."""
+    run_and_check("kernels/linear.tile", None, sizes, lambda x, p: {"C": x["A"] @ x["W"].T})
+
+
+@pytest.mark.parametrize("sizes", [
+    {"M": 128, "N": 128, "K": 256},
     {"M": 64, "N": 192, "K": 128, "BM": 32, "BN": 64, "BK": 64},
 ])
 def test_gemm_fp8_n_major(sizes):
