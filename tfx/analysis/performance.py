@@ -876,7 +876,8 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         if is_array(stages, c.execs) or not c.execs or not load_trip.applies(c):
             continue
         body = _trip_body(c, counter, m, miss, warps)
-        dram_facts = _loop_dram_facts(c, counter, m, miss, warps, body)
+        private, stream = _weight_stream_shares(c, counter, m, miss, warps, body)
+        dram_facts = load_trip.stream_facts(m, load_trip.dram_facts(m), stream)
         if stages < 2:
             if body.global_loads and not is_array(body.global_loads) and dram_facts is not None:
                 # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
@@ -936,7 +937,6 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 l2_only = miss.l2_only.get(c.id, 0)
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
-                private, stream = _weight_stream_shares(c, counter, m, miss, warps, body)
                 plain = load_trip.dram_facts(m)
                 if not is_array(stream) and stream and plain is not None and dram_trip != plain:
                     short = (f"{short}; " if short else "") + load_trip.describe_stream(m, plain, dram_trip, float(stream))
@@ -1947,7 +1947,7 @@ def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_by
     """One CTA's unpipelined GEMM trip: its load rounds at the pointer chase's DRAM latency where
     the profile states it (tfx.analysis.load_rounds), else one loaded round trip
     (tfx.analysis.pipeline_depth.unpipelined_cycle_ns). ``dram_base``, ``dram_slope``: the loaded
-    line's, where a sweep varies them (a weight stream's share: _loop_dram_facts)."""
+    line's, where a sweep varies them (a weight stream's share: load_trip.stream_facts)."""
     if dram_base is not None:
         dram_facts = dram_facts._replace(base_ns=dram_base, slope_ns_per_byte_ns=dram_slope)
     return load_rounds.cycle_ns(n_rounds, m.l2_latency, first, loaded_bytes, fetch, dram_bytes, r, active_units,
@@ -2103,14 +2103,11 @@ def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
     return min(ratio(private, body.dram), 1), min(ratio(stream, body.dram), 1)
 
 
-def _loop_dram_facts(loop, counter, m: Machine, miss, warps, body: Demand):
-    """The loaded DRAM round trip's facts for a GEMM k-loop (load_trip.dram_facts), its line
-    mixed toward the weight stream's by the trip's stream share (load_trip.stream_facts); None
-    where the profile states none."""
-    d = load_trip.dram_facts(m)
-    if d is None:
-        return None
-    return load_trip.stream_facts(m, d, _weight_stream_shares(loop, counter, m, miss, warps, body)[1])
+def _loop_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
+    """``_weight_stream_shares`` of a loop's body, worked out once a launch: the one-wave DRAM
+    share, the loaded line (load_trip.stream_facts) and the write-back all read it."""
+    return _once_a_launch(miss, ("weight stream", loop.id),
+                          lambda: _weight_stream_shares(loop, counter, m, miss, warps, body))
 
 
 def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, trip_facts, one):
@@ -2176,7 +2173,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # same tiles in flight through the same loaded round trip, so DRAM serves their weight
         # stream's bytes among the CTAs drawing, as a decode launch's (below), and the bytes of
         # tiles several CTAs co-read at the SMs' even share (memory_parallelism.own_stream_draw)
-        private = _weight_stream_shares(loop, counter, m, miss, warps, body)[0]
+        private = _loop_stream_shares(loop, counter, m, miss, warps, body)[0]
         if is_array(private) or private:
             own_draw = memory_parallelism.own_stream_draw(r, draw, private)
             shared = engine_ns(body, m, r, active_units, warps, own_draw)["copy"]
@@ -2434,16 +2431,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if trip_facts is not None:
         # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
         # through the SM's port (tfx.analysis.load_trip)
-        # (a weight stream's line: _loop_dram_facts)
-        dram_trip = (load_trip.dram_facts(m) if stations is not None
-                     else _loop_dram_facts(loop, counter, m, miss, warps, body))
+        # (a weight stream's line: load_trip.stream_facts)
+        stream = 0 if stations is not None else _loop_stream_shares(loop, counter, m, miss, warps, body)[1]
+        dram_trip = load_trip.stream_facts(m, load_trip.dram_facts(m), stream)
         if stations is None and dram_trip is not None:
             # the weight stream's line was measured per trip, launch-free (stream_depth's
             # (t(256 trips) - t(64 trips)) / 192): no launch it prices has do_bench's dirty-L2
             # write-back in it, so timed after an L2 clear (analyze's l2_clear) such a launch pays
             # it (tfx.analysis.launch_handoff.dirty_write_back_ns; docs/analysis.md, "A weight
             # stream's round trip")
-            stream = _weight_stream_shares(loop, counter, m, miss, warps, body)[1]
             miss.pays_write_back[loop.id] = (stream > 0) if is_array(stream) else bool(stream > 0)
         if dram_trip is None or stations is not None:
             in_flight = emax(in_flight, load_trip.round_trip_ns(
