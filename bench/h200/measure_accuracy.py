@@ -38,6 +38,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt32 ACC_SEED_OFFSET=3400 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt33 ACC_SEED_OFFSET=3500 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt34 ACC_SEED_OFFSET=3600 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt35 ACC_SEED_OFFSET=3700 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt36 ACC_SEED_OFFSET=3800 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -866,6 +868,48 @@ if SHAPE_SET == "alt34":
                   ((61440, 4096), "heldout")]
     SOFTMAX_SHAPES = [((26624, 8192), "heldout"), ((229376, 1024), "heldout"), ((5632, 16384), "heldout"),
                       ((3328, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt35: a thirty-sixth set, written down at session 23's start before its device call: the
+# next development campaign.
+if SHAPE_SET == "alt35":
+    GEMM_BF16_SHAPES = [((6144, 8192, 8192), "heldout"), ((2560, 14336, 14336), "heldout"),
+                        ((16, 6144, 14336), "heldout"), ((32, 8192, 28672), "heldout"),
+                        ((64, 14336, 4096), "heldout"), ((128, 6144, 28672), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 28672, 4096), "heldout"), ((3584, 14336, 8192), "heldout"),
+                       ((16, 6144, 8192), "heldout"), ((32, 28672, 8192), "heldout"),
+                       ((128, 8192, 28672), "heldout")]
+    PERSIST_SHAPES = [((4608, 14336, 8192), "heldout"), ((2560, 8192, 28672), "heldout"),
+                      ((7168, 6144, 4096), "heldout")]
+    ATTN_SHAPES = [((3, 32, 16384, 128, 1), "heldout"), ((6, 64, 4096, 64, 1), "heldout"),
+                   ((64, 32, 1024, 128, 1), "heldout"), ((4, 64, 4096, 128, 0), "heldout"),
+                   ((8, 32, 8192, 64, 0), "heldout")]
+    DECODE_SHAPES = [((5, 32, 8, 131072), "heldout"), ((80, 32, 8, 8192), "heldout"),
+                     ((24, 64, 8, 16384), "heldout"), ((320, 32, 8, 4096), "heldout")]
+    RMS_SHAPES = [((14336, 8192), "heldout"), ((196608, 2048), "heldout"), ((3072, 32768), "heldout"),
+                  ((53248, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((14336, 8192), "heldout"), ((262144, 1024), "heldout"), ((6144, 16384), "heldout"),
+                      ((2816, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt36: a thirty-seventh set, written down with alt35 and measured in the same call, sealed
+# unread in the repository until the model changes that follow it have landed: the next held-out campaign.
+if SHAPE_SET == "alt36":
+    GEMM_BF16_SHAPES = [((4096, 28672, 8192), "heldout"), ((3072, 6144, 28672), "heldout"),
+                        ((16, 14336, 8192), "heldout"), ((32, 4096, 14336), "heldout"),
+                        ((64, 6144, 28672), "heldout"), ((128, 28672, 8192), "heldout")]
+    GEMM_FP8_SHAPES = [((5632, 8192, 14336), "heldout"), ((2048, 14336, 28672), "heldout"),
+                       ((16, 28672, 14336), "heldout"), ((64, 8192, 8192), "heldout"),
+                       ((128, 14336, 4096), "heldout")]
+    PERSIST_SHAPES = [((5632, 6144, 8192), "heldout"), ((3072, 14336, 14336), "heldout"),
+                      ((1536, 28672, 8192), "heldout")]
+    ATTN_SHAPES = [((2, 48, 16384, 128, 1), "heldout"), ((20, 32, 2048, 64, 1), "heldout"),
+                   ((40, 32, 2048, 128, 1), "heldout"), ((6, 32, 8192, 128, 0), "heldout"),
+                   ((12, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((3, 32, 8, 131072), "heldout"), ((56, 64, 8, 8192), "heldout"),
+                     ((12, 32, 8, 65536), "heldout"), ((640, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((22528, 8192), "heldout"), ((327680, 2048), "heldout"), ((5120, 32768), "heldout"),
+                  ((45056, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((22528, 8192), "heldout"), ((311296, 1024), "heldout"), ((4608, 16384), "heldout"),
+                      ((1536, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
