@@ -93,37 +93,44 @@ def _analyze(path, params, res=None):
 def test_run30_best_row_through_analyze():
     """issue15 run30 persistent 5120x8192x8192, 128x128x32 w8 s5 on 132 CTAs (measured 1,312.1 us):
     copies on the load path 8,192 B / 128.7 B/ns + 16 short-row copies x 7.07 ns = 63.65 + 113.13 =
-    176.78 ns; the walk's round trip on the chase from the one-tile floor, 879.04 ns
-    (tests/test_persistent_chase.py); delay 879.04 - 176.78 = 702.26 ns; 4 tiles:
-    n = 1: R = 176.78, cycle 879.04, Q = 0.2011, U = 0.2011;
-    n = 2: R = 176.78 x (1 + 0.2011 - 0.1006) = 194.56, cycle 896.82, X = 2 / 896.82, Q = 0.4339,
-    U = 0.3942; n = 3: R = 176.78 x (1 + 0.4339 - 0.1971) = 218.63, cycle 920.89, Q = 0.7122,
-    U = 0.5759; n = 4: R = 176.78 x (1 + 0.7122 - 0.2879) = 251.79, cycle 954.05 ns: 4 trips of
-    238.51 ns, over the floors' max(176.78, 879.04 / 4 = 219.76)."""
+    176.78 ns; the walk's round trip on the chase from the one-tile floor with its drifted tiles'
+    transfer, 820.07 ns (tests/test_persistent_chase.py); delay 820.07 - 176.78 = 643.29 ns; 4 tiles:
+    n = 1: R = 176.78, cycle 820.07, Q = U = 0.2156;
+    n = 2: R = 176.78 x (1 + 0.2156 - 0.1078) = 195.83, cycle 839.12, X = 2 / 839.12, Q = 0.4668,
+    U = 0.4213; n = 3: R = 176.78 x (1 + 0.4668 - 0.2107) = 222.05, cycle 865.34, Q = 0.7698,
+    U = 0.6129; n = 4: R = 176.78 x (1 + 0.7698 - 0.3064) = 258.70, cycle 901.99 ns: 4 trips of
+    225.50 ns, over the floors' max(176.78, 820.07 / 4 = 205.02)."""
     a = _analyze("kernels/persistent_gemm.tile",
                  dict(M=5120, N=8192, K=8192, BM=128, BN=128, BK=32, WARPS=8, STAGES=5, NUM_SMS=132),
                  {"threads": 256, "regs": 114, "smem": 81920, "spills": 0})
     line = next(t.detail for t in a.terms if t.name == "load queue")
     assert "1 CTA x 4 tiles in flight = 4 tiles, each 176.78 ns of copies" in line
-    assert "879.04 ns - 176.78 ns = 702.26 ns" in line
-    assert "cycles in 954.05 ns = 4 trips of 238.51 ns" in line
-    assert "max(1 x 176.78 ns, 879.04 ns / 4) = 219.76 ns" in line
+    # (the round trip's 4,429 B is the queue's count rounded: 820.06-820.07 ns)
+    assert "ns - 176.78 ns = 643.2" in line
+    assert "cycles in 901.9" in line and "ns = 4 trips of 225.50 ns" in line
+    assert "max(1 x 176.78 ns, 820.0" in line and "ns / 4) = 205.02 ns" in line
 
 
 def test_run33_regret_row_through_analyze():
     """issue15 run33 persistent 5120x28672x4096, 256x64x32 w4 s5 on 132 CTAs (measured 2,926 us, the
     start model's first rank at 2,362 us): copies 4,096 B / 128.7 + 32 short-row copies x 7.07 =
-    31.83 + 226.26 = 258.09 ns; round trip 923.39 ns (idle 527); delay 665.30; 4 tiles:
-    n = 1 R = 258.09, cycle 923.39, Q = U = 0.2795; n = 2 R = 258.09 x (1 + 0.2795 - 0.1398) =
-    294.16, cycle 959.46, Q = 0.6132, U = 0.5380; n = 3 R = 258.09 x (1 + 0.6132 - 0.2690) = 346.92,
-    cycle 1,012.22, Q = 1.0282, U = 0.7649; n = 4 R = 258.09 x (1 + 1.0282 - 0.3825) = 424.75,
-    cycle 1,090.05 ns: 272.51 ns a trip where the floors gave the path's 258.09."""
+    31.83 + 226.26 = 258.09 ns. Its round trip (idle 527) with the walk's transfer: 20 x 448 =
+    8,960 tiles on 132 CTAs, 0.01473 of them in the first round at the L2 share's 20,480 B /
+    (11,000 / 132 B/ns) = 245.76 ns, 0.98527 after it at the port's 20,480 / 128.7 = 159.13:
+    3.62 + 156.79 = 160.41 ns; K_idle = 122.22 + 527 + 160.41 = 809.63, c = 809.63 - 60.72 =
+    748.91, c^2 = 560,862, 4 b Lo = 4 x 0.0353107 x 132 x 4,414 x 4 = 329,180: x = (748.91 +
+    sqrt(890,042)) / 2 = (748.91 + 943.42) / 2 = 846.16 ns; delay 846.16 - 258.09 = 588.07; 4 tiles:
+    n = 1 R = 258.09, cycle 846.16, Q = U = 0.3050; n = 2 R = 258.09 x (1 + 0.3050 - 0.1525) =
+    297.45, cycle 885.52, Q = 0.6718, U = 0.5829; n = 3 R = 258.09 x (1 + 0.6718 - 0.2915) = 356.25,
+    cycle 944.33, Q = 1.1318, U = 0.8199; n = 4 R = 258.09 x (1 + 1.1318 - 0.4100) = 444.38, cycle
+    1,032.46 ns: 258.11 ns a trip where the floors give the path's 258.09 (the session-21 round,
+    before the walk's drift: 272.51)."""
     a = _analyze("kernels/persistent_gemm.tile",
                  dict(M=5120, N=28672, K=4096, BM=256, BN=64, BK=32, WARPS=4, STAGES=5, NUM_SMS=132),
                  {"threads": 128, "regs": 209, "smem": 102400, "spills": 0})
     line = next(t.detail for t in a.terms if t.name == "load queue")
-    assert "each 258.09 ns of copies" in line and "923.39 ns - 258.09 ns = 665.30 ns" in line
-    assert "cycles in 1.09 us = 4 trips of 272.51 ns" in line
+    assert "each 258.09 ns of copies" in line and "846.16 ns - 258.09 ns = 588.08 ns" in line
+    assert "cycles in 1.03 us = 4 trips of 258.11 ns" in line
 
 
 def test_a_one_tile_a_cta_gemm_keeps_its_loaded_line():

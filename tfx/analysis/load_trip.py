@@ -382,14 +382,18 @@ class LoadedTrip(NamedTuple):
     ns: Any                     # (S-1) T, ``loaded_round_trip_ns``
     chase: Any = None           # the pointer chase's curve it was solved on (chase_round_trip_ns), or None
     idle_ns: Any = None         # the idle floor the chase was solved on (None: no chase)
+    walk_transfer: Any = None   # a persistent walk's transfer_ns with its parts (pipeline_depth.WalkTransfer)
 
 
 def loaded_trip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
-                f: LoadTrip, d: DramRoundTrip, chase: "ChaseCurve | None" = None, queued=False) -> LoadedTrip:
+                f: LoadTrip, d: DramRoundTrip, chase: "ChaseCurve | None" = None, queued=False,
+                walk_transfer=None) -> LoadedTrip:
     """``loaded_round_trip_ns`` with the inputs it was solved from; on the pointer chase's
     curve (``chase_round_trip_ns``) where ``chase`` is given (a persistent walk's trips), from
     the idle floor with one tile in flight where ``queued`` (its tiles queue at the load path,
-    tfx.analysis.load_queue, which prices what the 3-5-stage floor holds of that queue)."""
+    tfx.analysis.load_queue, which prices what the 3-5-stage floor holds of that queue).
+    ``walk_transfer``: the walk's ``transfer_ns`` with its parts (tfx.analysis.pipeline_depth.
+    walk_transfer), kept for the breakdown."""
     if chase is not None and d.idle_ns is not None:
         idle = d.idle_ns
         if d.idle_one_tile_ns is not None:
@@ -397,7 +401,8 @@ def loaded_trip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_unit
                     else (d.idle_one_tile_ns if queued else d.idle_ns))
         ns = chase_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
                                  f, idle, chase)
-        return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase, idle)
+        return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase, idle,
+                          walk_transfer)
     ns = loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, f, d)
     return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase)
 

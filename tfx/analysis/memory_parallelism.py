@@ -273,6 +273,10 @@ def describe_chase(t, f, d, drawn) -> str:
                 f"{T(lat)} of L2")
     else:
         idle = f"idle {T(idle_ns)} + {chase}"
+    w = getattr(t, "walk_transfer", None)
+    if w is not None and float(w.drifted) > 0:
+        from tfx.analysis.pipeline_depth import describe_walk_transfer
+        return f"{idle} + max({T(fetch_ns)}, {T(port)}) ({describe_walk_transfer(w)})"
     return f"{idle} + max({T(fetch_ns)}, {T(port)})"
 
 

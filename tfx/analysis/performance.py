@@ -81,6 +81,9 @@ class LaunchMiss(dict):
     walk: bool = False                            # a persistent tile walk (l2_reuse.WaveReuse.walk): its pipelined
                                                   # trips' DRAM round trip queues on the pointer chase's curve
                                                   # (load_trip.chase_round_trip_ns)
+    walk_drifted: Any = 0                         # share of a walk's tiles after its first round, whose CTAs'
+                                                  # trips have drifted apart (pipeline_depth.walk_drifted_share)
+    walk_rounds: tuple | None = None              # a walk's (CTAS, TILES), for the breakdown's words
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
     pays_write_back: dict = field(default_factory=dict)  # loop id -> whether its DRAM stream is priced at rates
@@ -365,7 +368,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     reuse = wave_info.get(mesh.id)
     if reuse is None:
         reuse = l2_reuse.WaveReuse()
-    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged, walk=reuse.walk is not None)
+    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged, walk=reuse.walk is not None,
+                         walk_drifted=0 if reuse.walk is None else pipeline_depth.walk_drifted_share(reuse.walk[0]),
+                         walk_rounds=None if reuse.walk is None else (reuse.walk[0].ctas, reuse.walk[0].tiles))
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -1571,6 +1576,16 @@ def _own_transfer_ns(d: Demand, m: Machine, active_units):
     return _transfer_ns(d, m, 1, active_units, dram_bw=own)
 
 
+def _walk_transfer(d: Demand, m: Machine, active_units, miss):
+    """A persistent walk's ``_own_transfer_ns``, its first round's tiles in lock step at it and
+    the tiles after it (``miss.walk_drifted``), whose CTAs' trips have drifted apart, with their
+    L2 bytes at the SM's port (tfx.analysis.pipeline_depth.walk_transfer)."""
+    own = None if m.dram_per_unit is not None else memory_parallelism.own_dram_rate(m, active_units)
+    return pipeline_depth.walk_transfer(
+        m, d.global_loads, _own_transfer_ns(d, m, active_units),
+        _transfer_ns(d, m, 1, active_units, l2_share=False, dram_bw=own), miss.walk_drifted, miss.walk_rounds)
+
+
 def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, read_only=False) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
@@ -2452,12 +2467,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # docs/analysis.md, "The measured round trip replaces the estimated latency")
             # (its idle floor's transfer at the SM's own DRAM rate: _own_transfer_ns)
             chase = load_trip.chase_facts(m) if miss.walk else None
+            # a walk's tiles after its first round drift apart: their L2 bytes at the SM's port
+            # (pipeline_depth.walk_transfer)
+            walk_parts = None if chase is None else _walk_transfer(body, m, active_units, miss)
             loaded = load_trip.loaded_trip(
                 m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
-                _own_transfer_ns(body, m, active_units), _queue_bytes(body),
+                _own_transfer_ns(body, m, active_units) if walk_parts is None else walk_parts.ns, _queue_bytes(body),
                 r_draw, active_units, stages, trip_facts, dram_trip, chase,
-                queued=_queued_trip(queues, wt))
+                queued=_queued_trip(queues, wt), walk_transfer=walk_parts)
             in_flight = emax(one["copy"] if stations is None else in_flight, loaded.ns)
             if miss.dram_trips is not None and not is_array(*loaded):
                 # the breakdown's memory-parallelism line renders this one (_load_trip_terms)

@@ -40,11 +40,12 @@ Everything is int/float or numpy arithmetic (explore's vectorized sweeps).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import load_trip, mma_path
 from tfx.analysis.numbers import emax, is_array
-from tfx.hw.units import format_counted, format_percent, formula_bytes, formula_rate, verb_for
+from tfx.hw.units import format_count, format_counted, format_percent, formula_bytes, formula_rate, verb_for
+from tfx.hw.units import format_time_ns as T
 from tfx.hw.units import formula_share
 
 
@@ -66,6 +67,59 @@ def drifted_share(positions, slots) -> Any:
         import numpy as np
         return np.maximum(1 - np.asarray(slots, dtype=float) / np.asarray(positions, dtype=float), 0.0)
     return max(1 - slots / positions, 0) if positions else 0
+
+
+def walk_drifted_share(rounds) -> Any:
+    """The share of a persistent walk's tiles (tfx.analysis.persistent_rounds.Rounds) after its
+    first round, 1 - CTAS / TILES, at least 0 (arrays elementwise): a CTA starts its next tile
+    as its last one ends, as a later wave's CTA starts as a slot frees (``drifted_share``)."""
+    return drifted_share(rounds.tiles, rounds.ctas)
+
+
+class WalkTransfer(NamedTuple):
+    """A persistent walk's trip transfer (``walk_transfer``): its value and the parts the
+    breakdown shows."""
+    ns: Any                       # (1 - drifted) x max(share, port) + drifted x max(dram, port)
+    share_ns: Any                 # the trip's bytes at the SM's L2 share (its DRAM bytes at its own rate)
+    dram_ns: Any                  # its DRAM bytes alone at the SM's own DRAM rate
+    port_ns: Any                  # its bytes through the SM's port
+    drifted: Any                  # the walk's tiles after its first round (walk_drifted_share)
+    rounds: tuple | None = None   # (CTAS, TILES)
+
+
+def walk_transfer(m, loaded_bytes, share_ns, dram_ns, drifted, rounds=None) -> WalkTransfer:
+    """The transfer of a persistent walk's pipelined trip, the idle floor's of its DRAM round
+    trip (tfx.analysis.load_trip.chase_round_trip_ns): ``serial_copy_transfer_ns`` with the
+    walk's drifted share, its first round's tiles at the slower of the SM's L2 share and port,
+    the tiles after it at the slower of its own DRAM rate and port.
+
+    Why: the walk's CTAs start their first tiles together, so their copies of a step meet at
+    the L2 and travel at its share, as one wave's do; each CTA starts its next tile as its last
+    one ends, and after the first round their trips fall out of phase. Measured
+    (calibration/h200/measured/persist_walk_s20, each tile's start on its SM in eight 4-5-stage
+    walks, six of 5120x8192x8192 and one each of 4096x8192x8192 and 1536x8192x8192, on 78-132
+    CTAs; bench/h200/persist_walk_phase_s23.py reads them): the first round's tiles start
+    within 0.06-0.13 trips of each other (interquartile range) with their starts' phase within
+    a trip concentrated (mean resultant length 0.62-0.94), the second round's 1.1-2.6 trips
+    apart with the phase spread over the whole trip (0.02-0.32; 0 is uniform), and the spread
+    grows with the rounds. An SM's copies then rarely meet the others' at the L2: they arrive at
+    the SM's port, as the drifted CTAs of a launch of many waves (``serial_copy_transfer_ns``).
+    The L2's aggregate stays a bound of the round (the copy engine). Arrays elementwise."""
+    f = load_trip.facts(m) if m.dispatch_single is None else None
+    port = None if f is None else loaded_bytes / f.port_bytes_per_ns
+    ns = serial_copy_transfer_ns(m, loaded_bytes, share_ns, dram_ns, drifted)
+    return WalkTransfer(ns, share_ns, dram_ns, port, drifted, rounds)
+
+
+def describe_walk_transfer(w: WalkTransfer) -> str:
+    """The breakdown's words for ``walk_transfer`` (scalars): the mix of the two branches."""
+    d = float(w.drifted)
+    share, dram, port = float(w.share_ns), float(w.dram_ns), float(w.port_ns)
+    first = (f"{format_counted(int(w.rounds[0]), 'CTA')}' first round of {format_count(int(w.rounds[1]))} tiles"
+             if w.rounds is not None else "its first round")
+    return (f"the transfer, {formula_share(1 - d)} x max({T(share)} at the L2 share, {T(port)} through the port) for "
+            f"the walk's tiles in lock step ({first}) + {formula_share(d)} x max({T(dram)} of DRAM at the SM's "
+            f"own rate, {T(port)}) for those after it, whose CTAs have drifted apart = {T(float(w.ns))}")
 
 
 def serial_copy_transfer_ns(m, loaded_bytes, share_ns, dram_ns, drifted) -> Any:
