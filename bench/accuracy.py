@@ -146,6 +146,24 @@ def triton_attention_rows(profile):
     return out
 
 
+def criteria_line(figs) -> str:
+    """Issue 15's "done when" for one family's shapes: median |error| <= 15% (the median over
+    shapes), Spearman >= 0.85 in every shape, the top-ranked configuration within 10% of the best,
+    and no spilling configuration ranked first where a non-spilling one is faster; each clause
+    names the shapes that miss it."""
+    from tfx.analysis.measured import overall
+    o = overall(figs)
+    low = [g.shape for g in figs if g.spearman is not None and g.spearman < 0.85]
+    far = [g.shape for g in figs if g.regret > 0.10]
+    spilled = [g.shape for g in figs if g.spill_ranked_first_wrongly]
+
+    def clause(name, missing):
+        return f"{name} ok" if not missing else f"{name} missed in {len(missing)} of {len(figs)} ({'; '.join(missing)})"
+    med = "median ok" if o["median_abs_error"] <= 0.15 else f"median {o['median_abs_error'] * 100:.1f}% > 15%"
+    return ("     done when: " + ", ".join([med, clause("Spearman >= 0.85", low), clause("regret <= 10%", far),
+                                          clause("no spilling first", spilled)]))
+
+
 def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
     `tfx validate` prints). ``local_bytes``: the spilling row kernels take their compiled
@@ -195,6 +213,7 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
                 f"{o['median_error'] * 100:+.1f}%; min Spearman {o['min_spearman']:+.2f}; max regret "
                 f"{o['max_regret'] * 100:.1f}%; spilling ranked first wrongly in {o['spilling_first_wrongly']} shapes")
         print(line)
+        print(criteria_line(figs))
         for name, part in (("non-spilling", clean), ("spilling", spill)):
             if part:
                 print(f"     {name} rows: {len(part)}, median |error| "
