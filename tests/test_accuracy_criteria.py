@@ -1,0 +1,53 @@
+"""bench/accuracy.py's "done when" line: issue 15's criteria over one family's shapes. The rows are
+made up here; each verdict is worked out in a comment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tfx.analysis.measured import Compared, MeasuredRow, figures
+from tfx.errors import SourceLocation
+
+from bench_script import load_bench
+
+
+bench = load_bench("accuracy")
+
+
+def shape(name, pairs, spilling=()):
+    """figures of one shape from (measured_ms, predicted_ms) pairs, row i spilling if i in ``spilling``."""
+    rows = []
+    for i, (meas, pred) in enumerate(pairs):
+        r = MeasuredRow(SourceLocation("gemm.csv", i + 2, 1), Path("kernels/gemm.tile"), None, meas,
+                        {"BM": i}, notes={"family": "gemm_bf16", "shape": name})
+        rows.append(Compared(r, pred, i in spilling))
+    return figures("gemm_bf16", name, rows)
+
+
+def test_every_criterion_met():
+    # measured 1.0, 2.0, 3.0 predicted 1.1, 2.1, 3.1: errors +10%, +5%, +3.3%: median 5% <= 15%; the
+    # predicted order is the measured one (Spearman +1), the top-ranked is the best (regret 0)
+    a = shape("A", [(1.0, 1.1), (2.0, 2.1), (3.0, 3.1)])
+    assert bench.criteria_line([a]) == (
+        "     done when: median ok, Spearman >= 0.85 ok, regret <= 10% ok, no spilling first ok")
+
+
+def test_each_miss_names_its_shapes():
+    # A as above. B: measured 1.2, 1.0, 3.0 predicted 1.0, 1.1, 3.0: the top-ranked (1.0 predicted)
+    # measured 1.2, the best 1.0: regret 20% > 10%; ranks predicted 1, 2, 3 against measured 2, 1, 3:
+    # d^2 = 1 + 1 + 0 = 2, Spearman 1 - 6 x 2 / (3 x 8) = 0.5 < 0.85. C: the spilling row measured
+    # 1.5 predicted 0.5 ranks first, a non-spilling row (1.0) is faster: regret 50%; ranks 1, 2, 3 vs
+    # 3, 1, 2: d^2 = 4 + 1 + 1 = 6, Spearman 1 - 36 / 24 = -0.5. Errors: A +10, +5, +3.3; B -16.7,
+    # +10, 0; C -66.7, +10, 0: medians 5, 0, 0 (abs: 5, 10, 10): the median over shapes 10% <= 15%
+    a = shape("A", [(1.0, 1.1), (2.0, 2.1), (3.0, 3.1)])
+    b = shape("B", [(1.2, 1.0), (1.0, 1.1), (3.0, 3.0)])
+    c = shape("C", [(1.5, 0.5), (1.0, 1.1), (2.0, 2.0)], spilling=(0,))
+    assert bench.criteria_line([a, b, c]) == (
+        "     done when: median ok, Spearman >= 0.85 missed in 2 of 3 (B; C), regret <= 10% missed in 2 of 3 "
+        "(B; C), no spilling first missed in 1 of 3 (C)")
+
+
+def test_a_median_past_15_percent_is_named():
+    # measured 1.0, 2.0 predicted 1.3, 2.4: errors +30%, +20%: median 25% > 15%
+    a = shape("A", [(1.0, 1.3), (2.0, 2.4)])
+    assert bench.criteria_line([a]).startswith("     done when: median 25.0% > 15%, Spearman >= 0.85 ok")
