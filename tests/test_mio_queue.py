@@ -62,22 +62,29 @@ def test_run25_first_pick_breakdown_by_hand():
     # 24,576 B of shared memory: 896 CTAs, 7 on the busiest SM. One CTA's pipe a trip: its copies
     # written, A 32 x 32 + B 32 x 64 bf16 = 6,144 B at 128 B x 1.98 GHz = 253.44 B/ns, 24.24242 ns,
     # and its ldmatrix reads, (2 x 32 + 1 x 64) x 32 x 2 B = 8,192 B at 253.44 x 0.907 =
-    # 229.87008 B/ns, 35.63752 ns: s = 59.87995 ns. The round before the waits is the SM's L2
-    # share, 7 x 6,144 B / (11,000 GB/s / 132 = 83.333 B/ns) = 516.096 ns. b = 7 x 59.87995 =
-    # 419.15962; q = 2 x 6 x 59.87995^2 / 2 = 21,513.648; (516.096 - 419.15962)^2 = 9,396.661;
-    # sqrt(30,910.309) = 175.81328; T = (516.096 + 419.15962 + 175.81328) / 2 = 555.53445 ns,
-    # the pipe busy 419.15962 / 555.53442 = 75.5%
+    # 229.87008 B/ns, 35.63752 ns: s = 59.87995 ns. At the SM's even L2 share the round before the
+    # waits would be 7 x 6,144 B / (11,000 GB/s / 132 = 83.333 B/ns) = 516.096 ns. b = 7 x 59.87995
+    # = 419.15962; q = 2 x 6 x 59.87995^2 / 2 = 21,513.648; (516.096 - 419.15962)^2 = 9,396.661;
+    # sqrt(30,910.309) = 175.81328; T = (516.096 + 419.15962 + 175.81328) / 2 = 555.53445 ns.
+    # The launch is one wave (896 of 7 x 132 = 924 slots), so the L2 serves its 896 CTAs, not the
+    # 132 SMs (tests/test_l2_cta_share.py): the busiest SM's 7 CTAs draw 7 / (896 / 132) of the
+    # even share, and the round is 896 x 6,144 B / 11,000 B/ns = 500.45673 ns;
+    # (500.45673 - 419.15962)^2 = 6,609.219; sqrt(21,513.648 + 6,609.219 = 28,122.867) = 167.69874;
+    # T = (500.45673 + 419.15962 + 167.69874) / 2 = 543.65754 ns, the pipe busy 419.15962 /
+    # 543.65754 = 77.1%
     s = 6144 / (128 * 1.98) + 8192 / (128 * 1.98 * 0.907)
     assert s == pytest.approx(59.87995, abs=1e-5)
     t = warp_trip.mio_round_ns(7 * 6144 / (11000 / 132), s, 7, 2)
     assert t == pytest.approx(555.53445, abs=1e-5)
+    t = warp_trip.mio_round_ns(896 * 6144 / 11000, s, 7, 2)
+    assert t == pytest.approx(543.65754, abs=1e-5)
     mod = parse_file(ROOT / "kernels" / "gemm.tile")
     a = analyze(mod, None, load_profile("h200_sxm"),
                 dict(M=64, N=28672, K=4096, BM=32, BN=64, BK=32, WARPS=2, STAGES=5, GROUP_M=8),
                 resources={"regs": 95, "spills": 0, "smem": 24576}, check=False)
     line = {t.name: t.detail for t in a.terms}["mio queue"]
-    assert "7 CTAs x 59.88 ns = 419.16 ns of pipe a round, busy 75.5%" in line
-    assert "the round 516.10 ns + 6 / 7 x 59.88 ns / (2 x 2 warps) x 75.5% / (1 - 75.5%) = 555.53 ns" in line
+    assert "7 CTAs x 59.88 ns = 419.16 ns of pipe a round, busy 77.1%" in line
+    assert "the round 500.46 ns + 6 / 7 x 59.88 ns / (2 x 2 warps) x 77.1% / (1 - 77.1%) = 543.66 ns" in line
 
 
 def test_one_cta_an_sm_has_no_mio_line():

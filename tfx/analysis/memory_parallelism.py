@@ -301,6 +301,29 @@ def describe_cta_share(m, r, drawing, active_units) -> str:
             + f", not {BW(even)} (calibration/h200/measured/decode_timeline_s17)")
 
 
+def describe_l2_cta_share(m, r, drawing, active_units) -> str:
+    """The tail wave's clause where a launch of one wave or less has its busiest SM draw the L2
+    by its CTAs, not its SM's even share (``cta_share_weight`` over 1; scalars; the copy engine's
+    L2 term, tfx.analysis.performance._loop_time), else ''. Each CTA keeps the same tiles in
+    flight through the same L2 round trip, so by Little's law the L2 serves the CTAs drawing
+    alike, wherever they sit: 224 CTAs on 132 SMs (2 on 92, 1 on 40) move 224 CTAs' copies at the
+    device's rate, not 2 x 132. Measured (calibration/h200/measured/l2_dirty_s23,
+    bm_sweep_dirty.csv, 128x14336x4096 128x64x64 w4 s4 G1, 224 CTAs): 35.62-38.94 us clean
+    (median 36.96) against the CTAs' 224 x 64 trips x 24,576 B / 11 TB/s = 32.03 us + the
+    launch's 3.7 us = 35.73 us, where the SMs' shares give 264 CTAs' bytes, 37.75 + 3.7 = 41.45 us."""
+    l2 = getattr(m, "l2_bw_device", None)
+    if l2 is None or not drawing or not active_units:
+        return ""
+    draw = drawing_per_unit(drawing, r, active_units)
+    if cta_share_weight(r, draw) <= 1:
+        return ""
+    rate, even = int(r) * l2 / int(drawing), l2 / int(active_units)
+    return (f"; the L2 serves the {format_counted(int(drawing), 'CTA')} drawing, not the "
+            f"{format_counted(int(active_units), 'SM')}: the busiest SM's {format_counted(int(r), 'CTA')} draw "
+            f"{format_count(int(r))} x {BW(l2)} / {format_count(int(drawing))} = {BW(rate)}, not {BW(even)} "
+            f"(calibration/h200/measured/l2_dirty_s23)")
+
+
 def describe_own_stream(m, r, draw, active_units, private) -> str:
     """The clause of a one-wave GEMM launch whose weight stream DRAM serves among the CTAs
     (``own_stream_draw``; scalars; ``draw`` the CTAs an SM drawing on average, as

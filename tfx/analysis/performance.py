@@ -637,6 +637,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
                  + (memory_parallelism.describe_cta_share(m, r_tail, tail, active_tail)
                     if miss.runs_lockstep_round and not full_waves else "")
+                 + (memory_parallelism.describe_l2_cta_share(m, r_tail, tail, active_tail)
+                    if m.kind == "gpu" and m.dispatch_single is None and not full_waves else "")
                  if tail else "no tail wave: the positions fill whole waves"),
         ]
         if fav_note is not None:
@@ -1541,7 +1543,8 @@ def _serial_transfer_ns(d: Demand, m: Machine, active_units, miss):
                                                   miss.drifted)
 
 
-def _transfer_terms(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None, draw=None):
+def _transfer_terms(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None, draw=None,
+                    l2_draw=None):
     """(DRAM ns, L2 ns or None) of r positions' traffic at the unit's shares: the two terms
     whose longer is ``_transfer_ns`` and whose longer names the copy bound (``_bound_name``).
     L2 is None where the profile states no L2 rate or ``l2_share`` is False; ``dram_bw``: the
@@ -1556,14 +1559,21 @@ def _transfer_terms(d: Demand, m: Machine, r, active_units, l2_share=True, dram_
     dram = r * emax(d.dram, d.dram_lines) / dram_bw
     if m.l2_bw_device is None or not l2_share:
         return dram, None
-    return dram, r * d.l2 / (m.l2_bw_device / active_units)
+    # ``l2_draw``: the CTAs an SM drawing L2 on average where the L2 serves the CTAs, not the
+    # SMs (a launch of one wave or less, _loop_time): the busiest SM's r CTAs draw r / l2_draw
+    # even SM shares (memory_parallelism.cta_share_weight)
+    l2_bw = m.l2_bw_device / active_units
+    if l2_draw is not None:
+        weight = memory_parallelism.cta_share_weight(r, l2_draw)
+        l2_bw = l2_bw * weight if is_array(weight) or weight != 1 else l2_bw
+    return dram, r * d.l2 / l2_bw
 
 
-def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None, draw=None):
+def _transfer_ns(d: Demand, m: Machine, r, active_units, l2_share=True, dram_bw=None, draw=None, l2_draw=None):
     """ns the unit's share of DRAM (and L2, unless ``l2_share`` is False) bandwidth needs for
     r positions' traffic; ``dram_bw``: the DRAM rate a unit gets, where not its share; ``draw``:
     as ``_transfer_terms``."""
-    dram, l2 = _transfer_terms(d, m, r, active_units, l2_share, dram_bw, draw)
+    dram, l2 = _transfer_terms(d, m, r, active_units, l2_share, dram_bw, draw, l2_draw)
     return dram if l2 is None else emax(dram, l2)
 
 
@@ -1586,7 +1596,8 @@ def _walk_transfer(d: Demand, m: Machine, active_units, miss):
         _transfer_ns(d, m, 1, active_units, l2_share=False, dram_bw=own), miss.walk_drifted, miss.walk_rounds)
 
 
-def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, read_only=False) -> dict:
+def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, read_only=False,
+              l2_draw=None) -> dict:
     """ns each engine of one unit needs for r concurrent positions each demanding d.
 
     The copy engine takes the longer of the transfer and its DMA channels' occupancy:
@@ -1600,7 +1611,7 @@ def engine_ns(d: Demand, m: Machine, r, active_units, warps=None, draw=None, rea
     dram_bw = None
     if read_only and m.dram_per_unit is None:
         dram_bw = memory_parallelism.read_stream_share(m, active_units, memory_parallelism.cta_share_weight(r, draw))
-    copy = _transfer_ns(d, m, r, active_units, dram_bw=dram_bw, draw=draw)
+    copy = _transfer_ns(d, m, r, active_units, dram_bw=dram_bw, draw=draw, l2_draw=l2_draw)
     if m.dma_channels and m.dma_hold:
         held = r * d.descriptors * m.dram_latency
         copy = emax(copy, (copy + held) / m.dma_channels) if is_array(held) or held else copy
@@ -2182,6 +2193,16 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         own_stream = _once_a_launch(miss, ("chain", loop.id), lambda: decode_trip.trip_chain(
             loop, m, warps, body.global_loads, decode_trip.chain_facts(m), stages))
     e = engine_ns(body, m, r, active_units, warps)
+    # a launch of one wave or less: its CTAs start together and each keeps the same tiles in
+    # flight through the same L2 round trip, so the L2 serves the CTAs drawing, not the SMs:
+    # the busiest SM's r CTAs draw r / draw even SM shares of it (a tail of 224 CTAs on 132 SMs,
+    # 2 on 92 of them, moves 224 CTAs' copies, not 2 x 132; calibration/h200/measured/l2_dirty_s23)
+    l2_draw = None
+    if (m.dispatch_single is None and m.kind == "gpu" and draw is not None
+            and (is_array(miss.one_wave) or miss.one_wave)):
+        l2_draw = draw
+        drawn = engine_ns(body, m, r, active_units, warps, l2_draw=draw)["copy"]
+        e["copy"] = where(miss.one_wave, drawn, e["copy"]) if is_array(miss.one_wave) else drawn
     if (own_stream is None and m.dispatch_single is None and m.kind == "gpu" and draw is not None
             and load_trip.applies(loop) and (is_array(miss.one_wave) or miss.one_wave)):
         # a GEMM k-loop of a launch of one wave or less: its CTAs start together and each keeps the
@@ -2191,7 +2212,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         private = _loop_stream_shares(loop, counter, m, miss, warps, body)[0]
         if is_array(private) or private:
             own_draw = memory_parallelism.own_stream_draw(r, draw, private)
-            shared = engine_ns(body, m, r, active_units, warps, own_draw)["copy"]
+            shared = engine_ns(body, m, r, active_units, warps, own_draw, l2_draw=l2_draw)["copy"]
             e["copy"] = where(miss.one_wave, shared, e["copy"]) if is_array(miss.one_wave) else shared
     if own_stream is not None:
         # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
@@ -2201,7 +2222,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.memory_parallelism.cta_share_weight)
         read = engine_ns(body, m, r, active_units, warps, read_only=True)["copy"]
         if is_array(miss.one_wave) or miss.one_wave:
-            shared = engine_ns(body, m, r, active_units, warps, draw, read_only=True)["copy"]
+            shared = engine_ns(body, m, r, active_units, warps, draw, read_only=True, l2_draw=l2_draw)["copy"]
             read = where(miss.one_wave, shared, read) if is_array(miss.one_wave) else shared
         e["copy"] = where(own_stream.ns > 0, read, e["copy"]) if is_array(own_stream.ns, read) else read
         miss.read_streams[loop.id] = own_stream.ns > 0 if is_array(own_stream.ns) else True
