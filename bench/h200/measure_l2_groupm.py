@@ -167,13 +167,29 @@ if os.environ.get("L2_SET") == "s14":
 # control again in the same call. The slices' sectors, the SMs' received sectors and the far partition's
 # fills ride the main ncu pass (one process a configuration; no warp-state section), so the set fits 120 s:
 #   PYTHONUNBUFFERED=1 L2_SET=s19 L2G_DEADLINE_S=105 python3 bench/h200/measure_l2_groupm.py OUTDIR
-S19 = os.environ.get("L2_SET") == "s19"
+# Session 23's set (L2_SET=s23, l2roof23 and bigbf16_23's request): do two CTAs of one SM, or a TPC pair,
+# merge their copies of a shared tile before the L2 slices? (a) l2_dirty_s23's bm_sweep rows at 256x8192x8192
+# (BM 128 / 64 / 32, GROUP_M 8: the 64x128x64 row moves 14.8 TB/s of tile requests, past every stored rate);
+# (b) its 64x128x64 row at GROUP_M 1 and 2 (which tile the CTAs of one SM, 132 launch positions apart, share);
+# (c) run34's 2560x14336x14336 best and second rows (64x256x64 w8 s3 and 64x128x64 w4 s3, GROUP_M 8) and run38's
+# first pick there (64x256x32 w4 s3 G1, -24%). The slices' sectors, the SMs' received sectors and the far
+# partition's fills ride the main pass (s19's metrics):
+#   PYTHONUNBUFFERED=1 L2_SET=s23 L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S23 = os.environ.get("L2_SET") == "s23"
+S19 = os.environ.get("L2_SET") == "s19" or S23
 S18 = os.environ.get("L2_SET") == "s18"
 S18T = os.environ.get("L2_SET") == "s18t"
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
 S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T
-if S19:
+if S23:
+    CONFIGS = [("gemm", 256, 8192, 8192, 128, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8),
+               ("gemm", 256, 8192, 8192, 32, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 1),
+               ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 2), ("gemm", 2560, 14336, 14336, 64, 256, 64, 8, 3, 8),
+               ("gemm", 2560, 14336, 14336, 64, 128, 64, 4, 3, 8), ("gemm", 2560, 14336, 14336, 64, 256, 32, 4, 3, 1)]
+    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
+                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
+elif S19:
     CONFIGS = [("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 2), ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 1),
                ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 8), ("gemm_fp8", 2560, 8192, 8192, 64, 256, 128, 4, 5, 8),
                ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 4), ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 8)]
