@@ -79,7 +79,7 @@ for f in sorted(glob.glob("calibration/h200/measured/l2_groupm*/l2_groupm.csv"))
             extra = f"  share 0 {d0 / 1e9:6.3f} 1 {d1 / 1e9:6.3f} implied {(meas - d0) / max(d1 - d0, 1):5.2f}"
         facts = (f"P {c[0]:.3f} delta {c[1]:.3f} L {c[2]:.3f} offset {c[3]:.3f} waves {c[4]:5.2f} share {c[5]:.3f}"
                  if c else "no drift term")
-        print(f"{os.path.basename(os.path.dirname(f)):15s} {r['kernel'][:4]} {r['M']}x{r['N']}x{r['K']} "
+        print(f"{os.path.basename(os.path.dirname(f)):15s} {'fp8 ' if r['kernel'] == 'gemm_fp8' else 'bf16'} {r['M']}x{r['N']}x{r['K']} "
               f"{r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} G{G} requested {rd / 1e9:6.2f} GB "
               f"DRAM {meas / 1e9:6.3f} model {d / 1e9:6.3f} ({d / meas:4.2f}) | {float(r['measured_ms']) * 1e3:7.1f} us "
               f"pred {t:7.1f} | {facts}{extra}{'' if res else ' (estimated resources)'}", flush=True)
