@@ -7,6 +7,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 CTA_SET=s13 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift13's 1-stage rows)
     PYTHONUNBUFFERED=1 CTA_SET=s18 python3 bench/h200/measure_cta_timeline.py OUTDIR    (bigtile18's G1 rows)
     PYTHONUNBUFFERED=1 CTA_SET=s19 python3 bench/h200/measure_cta_timeline.py OUTDIR    (smallm19's one-wave rows)
+    PYTHONUNBUFFERED=1 CTA_SET=s23 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift23's G1 rows)
 On the CPU (no GPU; Triton 3.6.0 compiles both kernels of each configuration for sm_90 and prints
 their registers, spilled words and shared memory side by side):
     [CTA_SET=...] python3 bench/h200/measure_cta_timeline.py --cpu
@@ -79,6 +80,13 @@ if os.environ.get("CTA_SET") == "s19":
                ("bf16", 16, 14336, 8192, 16, 32, 128, 8, 4, 8),      # run7 -4.4%: 448 CTAs, 64-B rows
                ("bf16", 16, 14336, 8192, 16, 64, 32, 2, 5, 1),       # run1 +11.6%: 224 CTAs
                ("bf16", 16, 14336, 4096, 16, 64, 64, 2, 5, 1)]       # run3 -4.1%: 224 CTAs, K 4096
+
+if os.environ.get("CTA_SET") == "s23":
+    # drift23's request: run38's GROUP_M 1 first pick at 2560x14336x14336 (64x256x32 w4 s3, 2 CTAs an SM,
+    # Nsight 9.34 GB from DRAM where the drift term re-fetches none of the shared re-reads) and run34's 128x64x32
+    # w4 s2 G1 (-19% in the model), beside their G8 twins: when the co-readers of one B tile start, wave by wave
+    CONFIGS = [(*c, g) for c in [("bf16", 2560, 14336, 14336, 64, 256, 32, 4, 3),
+                                 ("bf16", 2560, 14336, 14336, 128, 64, 32, 4, 2)] for g in (1, 8)]
 
 
 def kernels():
