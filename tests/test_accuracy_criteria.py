@@ -51,3 +51,13 @@ def test_a_median_past_15_percent_is_named():
     # measured 1.0, 2.0 predicted 1.3, 2.4: errors +30%, +20%: median 25% > 15%
     a = shape("A", [(1.0, 1.3), (2.0, 2.4)])
     assert bench.criteria_line([a]).startswith("     done when: median 25.0% > 15%, Spearman >= 0.85 ok")
+
+
+def test_a_long_list_of_misses_names_five():
+    # seven shapes like B above: measured 1.2, 1.0, 3.0 predicted 1.0, 1.1, 3.0: regret 1.2 / 1.0 - 1 = 20%,
+    # Spearman 1 - 6 x 2 / (3 x 8) = 0.5, |errors| 16.7, 10, 0: median 10% <= 15%. Each clause names five and
+    # counts the other two
+    figs = [shape(f"S{i}", [(1.2, 1.0), (1.0, 1.1), (3.0, 3.0)]) for i in range(7)]
+    assert bench.criteria_line(figs) == (
+        "     done when: median ok, Spearman >= 0.85 missed in 7 of 7 (S0; S1; S2; S3; S4; 2 more), "
+        "regret <= 10% missed in 7 of 7 (S0; S1; S2; S3; S4; 2 more), no spilling first ok")
