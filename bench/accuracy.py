@@ -146,6 +146,26 @@ def triton_attention_rows(profile):
     return out
 
 
+def per_campaign_line(compared) -> str:
+    """The worst shape within one campaign: the pooled table ranks a shape's rows from several
+    campaigns together, timed on different days, so its max regret can be a cross-campaign pick.
+    Groups by (campaign folder, shape), as ``--runs`` would one campaign at a time."""
+    from tfx.analysis.measured import figures
+    groups: dict = {}
+    for c in compared:
+        groups.setdefault((Path(c.row.where.file).parent.name, c.row.shape), []).append(c)
+    figs = [(run, figures(c.row.family, shape, rows)) for (run, shape), rows in groups.items()
+            for c in rows[:1] if len(rows) > 1]
+    if not figs:
+        return "     within one campaign: -"
+    run_r, worst = max(figs, key=lambda rf: rf[1].regret)
+    sp = [(run, g) for run, g in figs if g.spearman is not None]
+    run_s, low = min(sp, key=lambda rf: rf[1].spearman) if sp else (None, None)
+    low_text = "-" if low is None else f"{low.spearman:+.2f} ({run_s} {low.shape})"
+    return (f"     within one campaign: max regret {worst.regret * 100:.1f}% ({run_r} {worst.shape}), "
+            f"min Spearman {low_text}")
+
+
 NAMED_MISSES = 5     # shapes a "done when" clause names; the pooled tables have a hundred and more
 
 
@@ -220,6 +240,8 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
                 f"{o['median_error'] * 100:+.1f}%; min Spearman {o['min_spearman']:+.2f}; max regret "
                 f"{o['max_regret'] * 100:.1f}%; spilling ranked first wrongly in {o['spilling_first_wrongly']} shapes")
         print(line)
+        if runs is None or len(runs) > 1:
+            print(per_campaign_line([c for c in compared if c.row.family == family]))
         print(criteria_line(figs))
         for name, part in (("non-spilling", clean), ("spilling", spill)):
             if part:

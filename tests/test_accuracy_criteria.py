@@ -61,3 +61,24 @@ def test_a_long_list_of_misses_names_five():
     assert bench.criteria_line(figs) == (
         "     done when: median ok, Spearman >= 0.85 missed in 7 of 7 (S0; S1; S2; S3; S4; 2 more), "
         "regret <= 10% missed in 7 of 7 (S0; S1; S2; S3; S4; 2 more), no spilling first ok")
+
+
+def campaign_rows(run, pairs):
+    """Compared rows of shape "S" in campaign folder ``run`` from (measured_ms, predicted_ms) pairs."""
+    out = []
+    for i, (meas, pred) in enumerate(pairs):
+        r = MeasuredRow(SourceLocation(f"issue15/{run}/gemm.csv", i + 2, 1), Path("kernels/gemm.tile"), None, meas,
+                        {"BM": i}, notes={"family": "gemm_bf16", "shape": "S"})
+        out.append(Compared(r, pred, False))
+    return out
+
+
+def test_the_worst_shape_within_one_campaign():
+    # run1: measured 1.0, 2.0, 3.0 predicted 1.0, 2.0, 3.0: regret 0, Spearman +1. run2 (another day): measured
+    # 1.3, 1.2, 2.0 predicted 1.0, 1.1, 3.0: its top-ranked row (predicted 1.0) measured 1.3 against its best 1.2,
+    # regret 1.3 / 1.2 - 1 = 8.3%; predicted ranks 1, 2, 3 against measured ranks 2, 1, 3: d^2 = 1 + 1 + 0 = 2,
+    # Spearman 1 - 6 x 2 / (3 x 8) = +0.50. The line names the worst campaign and shape for each
+    rows = campaign_rows("run1", [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]) + \
+        campaign_rows("run2", [(1.3, 1.0), (1.2, 1.1), (2.0, 3.0)])
+    assert bench.per_campaign_line(rows) == (
+        "     within one campaign: max regret 8.3% (run2 S), min Spearman +0.50 (run2 S)")
