@@ -64,44 +64,19 @@ def window_of(wave, stages, merged):
 
 
 def main():
-    model = "--no-model" not in sys.argv
-    if model:
-        from tfx.analysis.analyze import analyze
-        from tfx.hw import load_profile
-        from tfx.lang import parse_file
-        prof = load_profile("h200_sxm")
-        mods = {k: parse_file(f"kernels/{'persistent_gemm' if k == 'persistent' else k}.tile") for k in R.FAMILY}
-        compiled = R.compiled_resources()
+    ctx = R.model_context() if "--no-model" not in sys.argv else None
     order = R.dispatch_order()
     rows = []
     for tag, kernel, r, served in list(R.launches()) + list(lrc_launches()):
-        M, N, K, BM, BN, BK, WARPS, STAGES = (int(r[k]) for k in R.KEYS)
-        G = int(r["GROUP_M"])
-        size = 1 if kernel == "gemm_fp8" else 2
-        g0, g1 = -(-M // BM), -(-N // BN)
-        a, b = BM * BK * size, BN * BK * size
-        copies = (a + b) * (-(-K // BK)) * g0 * g1
-        if kernel == "persistent":
-            c, W = 1, min(int(r["NUM_SMS"]), g0 * g1)
-        else:
-            if model:
-                p = {k: int(r[k]) for k in R.KEYS}
-                p["GROUP_M"] = G
-                res = compiled.get((R.FAMILY[kernel],) + tuple(p[k] for k in R.KEYS))
-                c = int(analyze(mods[kernel], None, prof, p, resources=res, check=False).metrics["occupancy.blocks_per_sm"])
-            else:
-                c = max(1, 233472 // (STAGES * (a + b) + 1024))
-            if tag == "lrc23" and STAGES == 5:
-                c = 1   # lrc_s23's README: one CTA an SM at 5 stages
-            W = min(g0 * g1, 132 * c)
-        shares = R.rule_shares(g0, g1, G, a, b, W, order)
+        # lrc_s23's README: one CTA an SM at 5 stages
+        x = R.launch_geometry(kernel, r, ctx, ctas_per_sm=1 if tag == "lrc23" and int(r["STAGES"]) == 5 else None)
+        shares = R.rule_shares(x.g0, x.g1, x.G, x.a, x.b, x.W, order)
         pair = shares["pair"]
         if kernel == "persistent" and int(r["NUM_SMS"]) in R.ON_ONE_TPC:
             pair *= R.ON_ONE_TPC[int(r["NUM_SMS"])]
-        merged = 1 - served / copies
-        name = (f"{'fp8 ' if kernel == 'gemm_fp8' else 'pers ' if kernel == 'persistent' else ''}{M}x{N}x{K} "
-                f"{BM}x{BN}x{BK} w{WARPS} s{STAGES} " + (f"p{r['NUM_SMS']}" if kernel == "persistent" else f"G{G}"))
-        rows.append(dict(tag=tag, name=name, c=c, waves=g0 * g1 / W, merged=merged, pair=pair, wave=shares["wave"], s=STAGES))
+        merged = 1 - served / x.copies
+        rows.append(dict(tag=tag, name=x.name, c=x.c, waves=x.g0 * x.g1 / x.W, merged=merged, pair=pair,
+                         wave=shares["wave"], s=x.STAGES))
     # the one constant from lrc_s23's five launches
     cal = [x for x in rows if x["tag"] == "lrc23"]
     D = statistics.median(window_of(x["wave"], x["s"], x["merged"]) for x in cal)

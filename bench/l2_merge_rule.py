@@ -28,6 +28,7 @@ import gzip
 import os
 import statistics
 import sys
+from typing import NamedTuple
 
 HERE = "calibration/h200/measured"
 KEYS = ("M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES")
@@ -107,50 +108,85 @@ def launches():
             yield "pn21", "persistent", r, float(r["lts__t_sectors_srcunit_tex_op_read"].replace(",", "").split()[0]) * 32
 
 
+class Launch(NamedTuple):
+    """One stored launch's geometry for the merge rules: tile grid (g0 x g1), A and B tile bytes a step,
+    the copies every CTA asks for (bytes), CTAs an SM (c) and the first wave's CTAs (W), and its name."""
+    M: int
+    N: int
+    K: int
+    BM: int
+    BN: int
+    BK: int
+    WARPS: int
+    STAGES: int
+    G: int
+    g0: int
+    g1: int
+    a: int
+    b: int
+    copies: int
+    c: int
+    W: int
+    name: str
+
+
+def model_context():
+    """(analyze, profile, kernel modules, compiled resources) for ``launch_geometry``'s CTAs an SM."""
+    from tfx.analysis.analyze import analyze
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+    mods = {k: parse_file(f"kernels/{'persistent_gemm' if k == 'persistent' else k}.tile") for k in FAMILY}
+    return analyze, load_profile("h200_sxm"), mods, compiled_resources()
+
+
+def launch_geometry(kernel, r, ctx=None, ctas_per_sm=None) -> Launch:
+    """A stored launch's ``Launch``: CTAs an SM from the model's occupancy with the compiled resources where
+    ``ctx`` (``model_context``) is given, else from shared memory alone; ``ctas_per_sm`` overrides both."""
+    M, N, K, BM, BN, BK, WARPS, STAGES = (int(r[k]) for k in KEYS)
+    G = int(r["GROUP_M"])
+    size = 1 if kernel == "gemm_fp8" else 2
+    g0, g1 = -(-M // BM), -(-N // BN)
+    a, b = BM * BK * size, BN * BK * size
+    copies = (a + b) * (-(-K // BK)) * g0 * g1
+    if kernel == "persistent":
+        c, W = 1, min(int(r["NUM_SMS"]), g0 * g1)
+    else:
+        if ctas_per_sm is not None:
+            c = ctas_per_sm
+        elif ctx is not None:
+            analyze, prof, mods, compiled = ctx
+            p = {k: int(r[k]) for k in KEYS}
+            p["GROUP_M"] = G
+            res = compiled.get((FAMILY[kernel],) + tuple(p[k] for k in KEYS))
+            c = int(analyze(mods[kernel], None, prof, p, resources=res, check=False).metrics["occupancy.blocks_per_sm"])
+        else:
+            c = max(1, 233472 // (STAGES * (a + b) + 1024))
+        W = min(g0 * g1, 132 * c)
+    name = (f"{'fp8 ' if kernel == 'gemm_fp8' else 'pers ' if kernel == 'persistent' else ''}{M}x{N}x{K} "
+            f"{BM}x{BN}x{BK} w{WARPS} s{STAGES} " + (f"p{r['NUM_SMS']}" if kernel == "persistent" else f"G{G}"))
+    return Launch(M, N, K, BM, BN, BK, WARPS, STAGES, G, g0, g1, a, b, copies, c, W, name)
+
+
 def main():
-    model = "--no-model" not in sys.argv
-    if model:
-        from tfx.analysis.analyze import analyze
-        from tfx.hw import load_profile
-        from tfx.lang import parse_file
-        prof = load_profile("h200_sxm")
-        mods = {k: parse_file(f"kernels/{'persistent_gemm' if k == 'persistent' else k}.tile") for k in FAMILY}
-        compiled = compiled_resources()
+    ctx = model_context() if "--no-model" not in sys.argv else None
     order = dispatch_order()
     levels = ("pair", "sm", "tpc", "block", "wave")
     errs = {k: [] for k in levels}
     print(f"{'set':5s} {'launch':45s} {'c':>2s} {'waves':>5s} {'merged':>6s} " + " ".join(f"{k:>6s}" for k in levels))
     for tag, kernel, r, served in launches():
-        M, N, K, BM, BN, BK, WARPS, STAGES = (int(r[k]) for k in KEYS)
-        G = int(r["GROUP_M"])
-        size = 1 if kernel == "gemm_fp8" else 2
-        g0, g1 = -(-M // BM), -(-N // BN)
-        a, b = BM * BK * size, BN * BK * size
-        copies = (a + b) * (-(-K // BK)) * g0 * g1
-        if kernel == "persistent":
-            c, W = 1, min(int(r["NUM_SMS"]), g0 * g1)
-        else:
-            if model:
-                p = {k: int(r[k]) for k in KEYS}
-                p["GROUP_M"] = G
-                res = compiled.get((FAMILY[kernel],) + tuple(p[k] for k in KEYS))
-                c = int(analyze(mods[kernel], None, prof, p, resources=res, check=False).metrics["occupancy.blocks_per_sm"])
-            else:
-                c = max(1, 233472 // (STAGES * (a + b) + 1024))
-            W = min(g0 * g1, 132 * c)
-        shares = rule_shares(g0, g1, G, a, b, W, order)
+        x = launch_geometry(kernel, r, ctx)
+        shares = rule_shares(x.g0, x.g1, x.G, x.a, x.b, x.W, order)
         note = " "
         if kernel == "persistent" and int(r["NUM_SMS"]) in ON_ONE_TPC:
             # a walk on 114 / 78 CTAs: only some of its pairs share a TPC (persist_walk_s20's smids);
             # the wider groups keep the 132-CTA order (no stored order for these)
             shares["pair"] *= ON_ONE_TPC[int(r["NUM_SMS"])]
             note = "*"
-        merged = 1 - served / copies
+        merged = 1 - served / x.copies
         for k in levels:
             errs[k].append(abs(shares[k] - merged))
-        name = (f"{'fp8 ' if kernel == 'gemm_fp8' else 'pers ' if kernel == 'persistent' else ''}{M}x{N}x{K} "
-                f"{BM}x{BN}x{BK} w{WARPS} s{STAGES} " + (f"p{r['NUM_SMS']}" if kernel == "persistent" else f"G{G}"))
-        print(f"{tag:5s} {name:44s}{note} {c:2d} {g0 * g1 / W:5.1f} {merged:6.3f} " + " ".join(f"{shares[k]:6.3f}" for k in levels))
+        print(f"{tag:5s} {x.name:44s}{note} {x.c:2d} {x.g0 * x.g1 / x.W:5.1f} {merged:6.3f} "
+              + " ".join(f"{shares[k]:6.3f}" for k in levels))
     n = len(errs["pair"])
     print(f"{n} launches; |rule - measured|: " + "; ".join(
         f"{k} median {statistics.median(v):.3f}, max {max(v):.3f}, within 0.05 {sum(e <= 0.05 for e in v)}" for k, v in errs.items()))
