@@ -883,8 +883,9 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
         if is_array(stages, c.execs) or not c.execs or not load_trip.applies(c):
             continue
         body = _trip_body(c, counter, m, miss, warps)
-        private, stream = _weight_stream_shares(c, counter, m, miss, warps, body)
-        dram_facts = load_trip.stream_facts(m, load_trip.dram_facts(m), stream)
+        private, stream = _loop_stream_shares(c, counter, m, miss, warps, body)
+        plain = load_trip.dram_facts(m)
+        dram_facts = load_trip.stream_facts(m, plain, stream)
         if stages < 2:
             if body.global_loads and not is_array(body.global_loads) and dram_facts is not None:
                 # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth.unpipelined_cycle_ns)
@@ -944,7 +945,6 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 l2_only = miss.l2_only.get(c.id, 0)
                 if l2_only and not is_array(l2_only):
                     short = (f"{short}; " if short else "") + memory_parallelism.describe_l2_only(float(l2_only))
-                plain = load_trip.dram_facts(m)
                 if not is_array(stream) and stream and plain is not None and dram_trip != plain:
                     short = (f"{short}; " if short else "") + load_trip.describe_stream(m, plain, dram_trip, float(stream))
                 if (not is_array(private, miss.one_wave) and private and miss.one_wave and drawing
@@ -2201,19 +2201,18 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if (m.dispatch_single is None and m.kind == "gpu" and draw is not None
             and (is_array(miss.one_wave) or miss.one_wave)):
         l2_draw = draw
-        drawn = engine_ns(body, m, r, active_units, warps, l2_draw=draw)["copy"]
+        dram_draw = None             # the SMs' even DRAM shares
+        if own_stream is None and load_trip.applies(loop):
+            # a GEMM k-loop of a launch of one wave or less: its CTAs start together and each keeps
+            # the same tiles in flight through the same loaded round trip, so DRAM serves their
+            # weight stream's bytes among the CTAs drawing, as a decode launch's (below), and the
+            # bytes of tiles several CTAs co-read at the SMs' even share
+            # (memory_parallelism.own_stream_draw: a share 0 draws the even share)
+            private = _loop_stream_shares(loop, counter, m, miss, warps, body)[0]
+            if is_array(private) or private:
+                dram_draw = memory_parallelism.own_stream_draw(r, draw, private)
+        drawn = engine_ns(body, m, r, active_units, warps, dram_draw, l2_draw=draw)["copy"]
         e["copy"] = where(miss.one_wave, drawn, e["copy"]) if is_array(miss.one_wave) else drawn
-    if (own_stream is None and m.dispatch_single is None and m.kind == "gpu" and draw is not None
-            and load_trip.applies(loop) and (is_array(miss.one_wave) or miss.one_wave)):
-        # a GEMM k-loop of a launch of one wave or less: its CTAs start together and each keeps the
-        # same tiles in flight through the same loaded round trip, so DRAM serves their weight
-        # stream's bytes among the CTAs drawing, as a decode launch's (below), and the bytes of
-        # tiles several CTAs co-read at the SMs' even share (memory_parallelism.own_stream_draw)
-        private = _loop_stream_shares(loop, counter, m, miss, warps, body)[0]
-        if is_array(private) or private:
-            own_draw = memory_parallelism.own_stream_draw(r, draw, private)
-            shared = engine_ns(body, m, r, active_units, warps, own_draw, l2_draw=l2_draw)["copy"]
-            e["copy"] = where(miss.one_wave, shared, e["copy"]) if is_array(miss.one_wave) else shared
     if own_stream is not None:
         # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
         # bytes stream at DRAM's read-only rate (tfx.analysis.memory_parallelism.read_stream_share)
