@@ -154,8 +154,8 @@ def per_campaign_line(compared) -> str:
     groups: dict = {}
     for c in compared:
         groups.setdefault((Path(c.row.where.file).parent.name, c.row.shape), []).append(c)
-    figs = [(run, figures(c.row.family, shape, rows)) for (run, shape), rows in groups.items()
-            for c in rows[:1] if len(rows) > 1]
+    figs = [(run, figures(rows[0].row.family, shape, rows)) for (run, shape), rows in groups.items()
+            if len(rows) > 1]
     if not figs:
         return "     within one campaign: -"
     run_r, worst = max(figs, key=lambda rf: rf[1].regret)
