@@ -94,21 +94,21 @@ def test_run30_best_row_through_analyze():
     """issue15 run30 persistent 5120x8192x8192, 128x128x32 w8 s5 on 132 CTAs (measured 1,312.1 us):
     copies on the load path 8,192 B / 128.7 B/ns + 16 short-row copies x 7.07 ns = 63.65 + 113.13 =
     176.78 ns; the walk's round trip on the chase from the one-tile floor with its drifted tiles'
-    transfer, 820.07 ns (tests/test_persistent_chase.py); delay 820.07 - 176.78 = 643.29 ns; 4 tiles:
-    n = 1: R = 176.78, cycle 820.07, Q = U = 0.2156;
+    transfer, 820.0635 ns (tests/test_persistent_chase.py); delay 820.0635 - 176.78 = 643.2835 ns;
+    4 tiles: n = 1: R = 176.78, cycle 820.06, Q = U = 176.78 / 820.06 = 0.2156;
     n = 2: R = 176.78 x (1 + 0.2156 - 0.1078) = 195.83, cycle 839.12, X = 2 / 839.12, Q = 0.4668,
     U = 0.4213; n = 3: R = 176.78 x (1 + 0.4668 - 0.2107) = 222.05, cycle 865.34, Q = 0.7698,
-    U = 0.6129; n = 4: R = 176.78 x (1 + 0.7698 - 0.3064) = 258.70, cycle 901.99 ns: 4 trips of
-    225.50 ns, over the floors' max(176.78, 820.07 / 4 = 205.02)."""
+    U = 0.6129; n = 4: R = 176.78 x (1 + 0.7698 - 0.3064) = 258.70, cycle 258.70 + 643.28 =
+    901.98 ns: 4 trips of 225.50 ns (901.98 / 4 = 225.495), over the floors' max(176.78,
+    820.06 / 4 = 205.02)."""
     a = _analyze("kernels/persistent_gemm.tile",
                  dict(M=5120, N=8192, K=8192, BM=128, BN=128, BK=32, WARPS=8, STAGES=5, NUM_SMS=132),
                  {"threads": 256, "regs": 114, "smem": 81920, "spills": 0})
     line = next(t.detail for t in a.terms if t.name == "load queue")
     assert "1 CTA x 4 tiles in flight = 4 tiles, each 176.78 ns of copies" in line
-    # (the round trip's 4,429 B is the queue's count rounded: 820.06-820.07 ns)
-    assert "ns - 176.78 ns = 643.2" in line
-    assert "cycles in 901.9" in line and "ns = 4 trips of 225.50 ns" in line
-    assert "max(1 x 176.78 ns, 820.0" in line and "ns / 4) = 205.02 ns" in line
+    assert "820.06 ns - 176.78 ns = 643.28 ns" in line
+    assert "cycles in 901.98 ns = 4 trips of 225.50 ns" in line
+    assert "max(1 x 176.78 ns, 820.06 ns / 4) = 205.02 ns" in line
 
 
 def test_run33_regret_row_through_analyze():
