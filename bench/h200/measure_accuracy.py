@@ -40,6 +40,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt34 ACC_SEED_OFFSET=3600 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt35 ACC_SEED_OFFSET=3700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt36 ACC_SEED_OFFSET=3800 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt37 ACC_SEED_OFFSET=3900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt38 ACC_SEED_OFFSET=4000 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -910,6 +912,48 @@ if SHAPE_SET == "alt36":
                   ((45056, 4096), "heldout")]
     SOFTMAX_SHAPES = [((22528, 8192), "heldout"), ((311296, 1024), "heldout"), ((4608, 16384), "heldout"),
                       ((1536, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt37: a thirty-eighth set, written down at session 24's start before its device call: the
+# next development campaign.
+if SHAPE_SET == "alt37":
+    GEMM_BF16_SHAPES = [((4608, 14336, 8192), "heldout"), ((2560, 28672, 8192), "heldout"),
+                        ((16, 8192, 14336), "heldout"), ((32, 14336, 8192), "heldout"),
+                        ((64, 8192, 28672), "heldout"), ((128, 4096, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((4096, 28672, 8192), "heldout"), ((6656, 14336, 4096), "heldout"),
+                       ((16, 14336, 8192), "heldout"), ((32, 6144, 28672), "heldout"),
+                       ((128, 28672, 14336), "heldout")]
+    PERSIST_SHAPES = [((6656, 8192, 8192), "heldout"), ((3584, 28672, 4096), "heldout"),
+                      ((2048, 14336, 14336), "heldout")]
+    ATTN_SHAPES = [((4, 48, 8192, 128, 1), "heldout"), ((24, 32, 2048, 64, 1), "heldout"),
+                   ((48, 32, 1024, 128, 1), "heldout"), ((3, 64, 8192, 128, 0), "heldout"),
+                   ((16, 48, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((6, 32, 8, 65536), "heldout"), ((72, 32, 8, 8192), "heldout"),
+                     ((20, 64, 8, 16384), "heldout"), ((512, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((30720, 8192), "heldout"), ((229376, 2048), "heldout"), ((6144, 32768), "heldout"),
+                  ((57344, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((30720, 8192), "heldout"), ((360448, 1024), "heldout"), ((7168, 16384), "heldout"),
+                      ((2304, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt38: a thirty-ninth set, written down with alt37 and measured in the same call, sealed
+# unread in the repository until the model changes that follow it have landed: the next held-out campaign.
+if SHAPE_SET == "alt38":
+    GEMM_BF16_SHAPES = [((5632, 8192, 14336), "heldout"), ((3072, 28672, 4096), "heldout"),
+                        ((16, 28672, 8192), "heldout"), ((32, 6144, 14336), "heldout"),
+                        ((64, 4096, 28672), "heldout"), ((128, 14336, 14336), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 14336, 8192), "heldout"), ((2560, 28672, 14336), "heldout"),
+                       ((16, 4096, 28672), "heldout"), ((64, 14336, 8192), "heldout"),
+                       ((128, 6144, 8192), "heldout")]
+    PERSIST_SHAPES = [((4096, 14336, 8192), "heldout"), ((2560, 6144, 14336), "heldout"),
+                      ((7168, 8192, 4096), "heldout")]
+    ATTN_SHAPES = [((2, 40, 16384, 128, 1), "heldout"), ((28, 32, 2048, 64, 1), "heldout"),
+                   ((56, 16, 1024, 128, 1), "heldout"), ((5, 32, 8192, 128, 0), "heldout"),
+                   ((10, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((7, 32, 8, 131072), "heldout"), ((48, 64, 8, 8192), "heldout"),
+                     ((28, 32, 8, 32768), "heldout"), ((768, 32, 8, 2048), "heldout")]
+    RMS_SHAPES = [((34816, 8192), "heldout"), ((294912, 2048), "heldout"), ((7168, 32768), "heldout"),
+                  ((69632, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((34816, 8192), "heldout"), ((393216, 1024), "heldout"), ((5120, 16384), "heldout"),
+                      ((3840, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)

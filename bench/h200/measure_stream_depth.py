@@ -96,6 +96,19 @@ if S17:
     VARIANTS = [(v, n) for n in (132, 264) for v in ("own", "pair", "quad")]
     MODE_REPS = int(os.environ.get("DEPTH_MODE_REPS", "21"))
 
+# DEPTH_SET=s24 (session 24, issue 15's few-SM weight streams; docs/analysis.md "The warp-mma trip's
+# copies at the SM's DRAM ceiling, tried and not landed"): held-out run37's and run35's 16x128x128 w2 s4
+# (36 KB a trip, 32 and 64 CTAs) run ~650 ns a trip where the model's warp-mma trip gives 500 ns,
+# while run32's 2-warp rows are right. This set times the tall-K tiles a small-M GEMM picks (9-68 KB a
+# trip) on 2, 4 and 8 warps, 2-5 stages, one CTA on each of 32, 64 and 132 SMs (B read by one CTA), so
+# that a trip's time can be read against the bytes a CTA requests, the warps that issue the copies and
+# the SMs drawing on DRAM. Timed as the first set (do_bench; `own` only).
+if os.environ.get("DEPTH_SET") == "s24":
+    TILES = [(128, 128), (64, 128), (32, 128), (256, 64), (128, 64), (256, 128)]
+    WARPS = [2, 4, 8]
+    STAGES = [2, 3, 4, 5]
+    VARIANTS = [("own", n) for n in (32, 64, 132)]
+
 
 def log(*a):
     line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
