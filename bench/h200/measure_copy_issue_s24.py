@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""H200: what a Triton GEMM's K masks and stepped pointers cost a small-M k-loop trip (issue 15, session 24).
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 ISSUE_DEADLINE_S=150 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+
+Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
+trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
+trip gives 500.3, yet the campaigns' Triton GEMM (bench/h200/triton_kernels.py matmul_kernel: K masked,
+pointers stepped each trip) at that tile and grid (held-out run37 16x4096x14336, 112 trips) takes
+85.66 us against 8.0 + 112 x 0.4975 = 63.7 us that trip would give. The two loops' SASS (sm_90,
+Triton 3.6) differ by 61 integer instructions a trip (ISETP, SEL, PLOP3: the masks), 274 against 213
+per thread. This times four loops that differ only there, on the same tiles and grids:
+  depth    measure_stream_depth.py's loop (no mask, offsets from the trip index)
+  masked   the same with the GEMM's K masks (`offs_k < K - k * BK` on A and B)
+  stepped  the same without masks, pointers stepped each trip (`ptrs += BK * stride`)
+  matmul   triton_kernels.matmul_kernel itself (masks and stepped pointers), M = 16, GROUP_M 1
+Each at 64 and 256 trips (K = trips x BK); ns_per_trip = (t(256) - t(64)) / 192. Tiles (BN, BK)
+128x128, 256x64, 64x128, 128x64, 32x128 (BM 16), 2/4/8 warps, 3 and 4 stages, one CTA on each of 32
+and 132 SMs, B [K, N] row-major read by one CTA. Timing: triton.testing.do_bench median (L2 cleared
+before each call). Output: copy_issue.csv, log.txt.
+"""
+import csv
+import os
+import sys
+import time
+import traceback
+
+import torch
+import triton
+import triton.language as tl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from triton_kernels import matmul_kernel  # noqa: E402
+
+T0 = time.time()
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+DEADLINE_S = float(os.environ.get("ISSUE_DEADLINE_S", "150"))
+BM = 16
+TRIP_COUNTS = (64, 256)
+TILES = [(128, 128), (256, 64), (64, 128), (128, 64), (32, 128)]
+WARPS = [2, 4, 8]
+STAGES = [3, 4]
+CTAS = [32, 132]
+VARIANTS = ["depth", "masked", "stepped", "matmul"]
+
+
+def log(*a):
+    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
+    print(line, flush=True)
+    with open(os.path.join(OUT, "log.txt"), "a") as f:
+        f.write(line + "\n")
+
+
+@triton.jit
+def depth_kernel(a_ptr, b_ptr, c_ptr, trips, K, lda, ldb, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                 MASKED: tl.constexpr, STEPPED: tl.constexpr):
+    pid = tl.program_id(0)
+    offs_m = tl.arange(0, BM)
+    offs_n = pid * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * lda + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * ldb + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, trips):
+        kk = k * BK
+        if STEPPED:
+            pa, pb = a_ptrs, b_ptrs
+        else:
+            pa, pb = a_ptrs + kk, b_ptrs + kk * ldb
+        if MASKED:
+            a = tl.load(pa, mask=offs_k[None, :] < K - kk, other=0.0)
+            b = tl.load(pb, mask=offs_k[:, None] < K - kk, other=0.0)
+        else:
+            a = tl.load(pa)
+            b = tl.load(pb)
+        acc = tl.dot(a, b, acc)
+        if STEPPED:
+            a_ptrs += BK
+            b_ptrs += BK * ldb
+    tl.store(c_ptr + pid * BM * BN + offs_m[:, None] * BN + tl.arange(0, BN)[None, :], acc.to(tl.bfloat16))
+
+
+def make(bn, bk, ctas):
+    k, n = max(TRIP_COUNTS) * bk, ctas * bn
+    a = torch.randn((BM, k), device="cuda").to(torch.bfloat16)
+    b = torch.randn((k, n), device="cuda").to(torch.bfloat16)
+    c = torch.empty((BM, n), device="cuda", dtype=torch.bfloat16)
+    return a, b, c
+
+
+def launch(variant, bn, bk, w, st, ctas, bufs, trips):
+    a, b, c = bufs
+    K = trips * bk
+    if variant == "matmul":
+        # measure_accuracy.launch's arguments: A [M, K] with lda = the buffer's row, B [K, N]
+        return matmul_kernel[(ctas,)](a, b, c, BM, ctas * bn, K, a.stride(0), 1, b.stride(0), 1, c.stride(0), 1,
+                                      BLOCK_M=BM, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1, num_warps=w, num_stages=st)
+    return depth_kernel[(ctas,)](a, b, c, trips, K, a.stride(0), b.stride(0), BM=BM, BN=bn, BK=bk,
+                                 MASKED=variant == "masked", STEPPED=variant == "stepped", num_warps=w,
+                                 num_stages=st)
+
+
+COLS = ["variant", "BM", "BN", "BK", "WARPS", "STAGES", "ctas", "trip_bytes", "us_64_trips", "us_256_trips",
+        "ns_per_trip", "regs", "spills", "smem_bytes", "status"]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    log("device", torch.cuda.get_device_name(0), "torch", torch.__version__, "triton", triton.__version__)
+    f = open(os.path.join(OUT, "copy_issue.csv"), "w", newline="")
+    wr = csv.DictWriter(f, fieldnames=COLS)
+    wr.writeheader()
+    plan = [(ctas, bn, bk, w, st, v) for ctas in CTAS for bn, bk in TILES for w in WARPS for st in STAGES
+            for v in VARIANTS]
+    log(f"{len(plan)} runs planned")
+    bufs_key, bufs = None, None
+    for i, (ctas, bn, bk, w, st, v) in enumerate(plan):
+        if time.time() - T0 > DEADLINE_S:
+            log(f"deadline: stopping after {i} of {len(plan)} runs")
+            break
+        row = dict(variant=v, BM=BM, BN=bn, BK=bk, WARPS=w, STAGES=st, ctas=ctas, trip_bytes=(BM * bk + bk * bn) * 2)
+        try:
+            if bufs_key != (bn, bk, ctas):
+                bufs, bufs_key = None, None
+                torch.cuda.empty_cache()
+                bufs, bufs_key = make(bn, bk, ctas), (bn, bk, ctas)
+            k = launch(v, bn, bk, w, st, ctas, bufs, TRIP_COUNTS[0])
+            torch.cuda.synchronize()
+            us = [triton.testing.do_bench(lambda: launch(v, bn, bk, w, st, ctas, bufs, n), warmup=3, rep=12,
+                                          return_mode="median") * 1e3 for n in TRIP_COUNTS]
+            row.update(us_64_trips=round(us[0], 3), us_256_trips=round(us[1], 3),
+                       ns_per_trip=round((us[1] - us[0]) * 1e3 / (TRIP_COUNTS[1] - TRIP_COUNTS[0]), 2),
+                       regs=k.n_regs, spills=k.n_spills, smem_bytes=k.metadata.shared, status="ok")
+        except Exception as e:
+            row.update(status="error: " + repr(e)[:160].replace("\n", " "))
+            log(traceback.format_exc()[-300:])
+        wr.writerow(row)
+        f.flush()
+        if row["status"] == "ok" and i % 8 == 0:
+            log(row)
+    f.close()
+    log("done")
+
+
+if __name__ == "__main__":
+    main()
