@@ -3,6 +3,7 @@
 
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 ISSUE_DEADLINE_S=150 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=wide ISSUE_DEADLINE_S=400 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
 
 Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
 trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
@@ -43,6 +44,18 @@ WARPS = [2, 4, 8]
 STAGES = [3, 4]
 CTAS = [32, 132]
 VARIANTS = ["depth", "masked", "stepped", "matmul"]
+# ISSUE_SET=wide (session 24's third call): the stream loop against the campaigns' GEMM over the small-M
+# tiles the campaigns draw (BM 16, 32, 64; BN x BK as below; 2/4/8 warps; 3 and 4 stages) on 32 and 64 CTAs,
+# so that what the compiled loop costs can be read against its tile and warps (the SASS of each compiles on
+# the CPU: bench/h200/kloop_sass.py's way). The default set is the first call's.
+WIDE = os.environ.get("ISSUE_SET") == "wide"
+if WIDE:
+    TILES = [(bm, bn, bk) for bm in (16, 32, 64)
+             for bn, bk in ((32, 128), (64, 64), (64, 128), (128, 32), (128, 64), (128, 128), (256, 32), (256, 64))]
+    CTAS = [32, 64]
+    VARIANTS = ["depth", "matmul"]
+else:
+    TILES = [(BM, bn, bk) for bn, bk in TILES]
 
 
 def log(*a):
@@ -81,22 +94,22 @@ def depth_kernel(a_ptr, b_ptr, c_ptr, trips, K, lda, ldb, BM: tl.constexpr, BN: 
     tl.store(c_ptr + pid * BM * BN + offs_m[:, None] * BN + tl.arange(0, BN)[None, :], acc.to(tl.bfloat16))
 
 
-def make(bn, bk, ctas):
+def make(bm, bn, bk, ctas):
     k, n = max(TRIP_COUNTS) * bk, ctas * bn
-    a = torch.randn((BM, k), device="cuda").to(torch.bfloat16)
+    a = torch.randn((bm, k), device="cuda").to(torch.bfloat16)
     b = torch.randn((k, n), device="cuda").to(torch.bfloat16)
-    c = torch.empty((BM, n), device="cuda", dtype=torch.bfloat16)
+    c = torch.empty((bm, n), device="cuda", dtype=torch.bfloat16)
     return a, b, c
 
 
-def launch(variant, bn, bk, w, st, ctas, bufs, trips):
+def launch(variant, bm, bn, bk, w, st, ctas, bufs, trips):
     a, b, c = bufs
     K = trips * bk
     if variant == "matmul":
         # measure_accuracy.launch's arguments: A [M, K] with lda = the buffer's row, B [K, N]
-        return matmul_kernel[(ctas,)](a, b, c, BM, ctas * bn, K, a.stride(0), 1, b.stride(0), 1, c.stride(0), 1,
-                                      BLOCK_M=BM, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1, num_warps=w, num_stages=st)
-    return depth_kernel[(ctas,)](a, b, c, trips, K, a.stride(0), b.stride(0), BM=BM, BN=bn, BK=bk,
+        return matmul_kernel[(ctas,)](a, b, c, bm, ctas * bn, K, a.stride(0), 1, b.stride(0), 1, c.stride(0), 1,
+                                      BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1, num_warps=w, num_stages=st)
+    return depth_kernel[(ctas,)](a, b, c, trips, K, a.stride(0), b.stride(0), BM=bm, BN=bn, BK=bk,
                                  MASKED=variant == "masked", STEPPED=variant == "stepped", num_warps=w,
                                  num_stages=st)
 
@@ -111,23 +124,23 @@ def main():
     f = open(os.path.join(OUT, "copy_issue.csv"), "w", newline="")
     wr = csv.DictWriter(f, fieldnames=COLS)
     wr.writeheader()
-    plan = [(ctas, bn, bk, w, st, v) for ctas in CTAS for bn, bk in TILES for w in WARPS for st in STAGES
+    plan = [(ctas, bm, bn, bk, w, st, v) for ctas in CTAS for bm, bn, bk in TILES for w in WARPS for st in STAGES
             for v in VARIANTS]
     log(f"{len(plan)} runs planned")
     bufs_key, bufs = None, None
-    for i, (ctas, bn, bk, w, st, v) in enumerate(plan):
+    for i, (ctas, bm, bn, bk, w, st, v) in enumerate(plan):
         if time.time() - T0 > DEADLINE_S:
             log(f"deadline: stopping after {i} of {len(plan)} runs")
             break
-        row = dict(variant=v, BM=BM, BN=bn, BK=bk, WARPS=w, STAGES=st, ctas=ctas, trip_bytes=(BM * bk + bk * bn) * 2)
+        row = dict(variant=v, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, ctas=ctas, trip_bytes=(bm * bk + bk * bn) * 2)
         try:
-            if bufs_key != (bn, bk, ctas):
+            if bufs_key != (bm, bn, bk, ctas):
                 bufs, bufs_key = None, None
                 torch.cuda.empty_cache()
-                bufs, bufs_key = make(bn, bk, ctas), (bn, bk, ctas)
-            k = launch(v, bn, bk, w, st, ctas, bufs, TRIP_COUNTS[0])
+                bufs, bufs_key = make(bm, bn, bk, ctas), (bm, bn, bk, ctas)
+            k = launch(v, bm, bn, bk, w, st, ctas, bufs, TRIP_COUNTS[0])
             torch.cuda.synchronize()
-            us = [triton.testing.do_bench(lambda: launch(v, bn, bk, w, st, ctas, bufs, n), warmup=3, rep=12,
+            us = [triton.testing.do_bench(lambda: launch(v, bm, bn, bk, w, st, ctas, bufs, n), warmup=3, rep=12,
                                           return_mode="median") * 1e3 for n in TRIP_COUNTS]
             row.update(us_64_trips=round(us[0], 3), us_256_trips=round(us[1], 3),
                        ns_per_trip=round((us[1] - us[0]) * 1e3 / (TRIP_COUNTS[1] - TRIP_COUNTS[0]), 2),
