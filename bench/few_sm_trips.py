@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""The model's trip against the measured one for the small-M k-loops of calibration/h200/measured/
+stream_depth*/ and copy_issue*_s24/ (docs/analysis.md, "The held-out 2-warp 16x128x128 misses are the
+GEMM's loop, not the stream"): each row's ns a trip is (t(256 trips) - t(64 trips)) / 192 measured, and
+the same difference of two predictions of kernels/gemm.tile at M = BM, N = CTAs x BN, K = 64 x BK and
+256 x BK (GROUP_M 1: one tile row, A shared by every CTA, B read by one), each with the row's compiled
+registers and shared memory. Rows that spill are left out (the model prices their local traffic, the
+loops' launches do not separate it).
+
+Usage: python3 bench/few_sm_trips.py CSV [VARIANT] [--rows]
+  VARIANT: matmul, depth, masked, stepped or own (stream_depth's); default: every variant in the file.
+  Prints the median signed and |error| by variant and warps; --rows adds each row, worst first."""
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+
+TRIPS = (64, 256)
+
+
+def model_trip_ns(module, profile, row) -> float:
+    bm, bn, bk, w, s, ctas = (int(row[k]) for k in ("BM", "BN", "BK", "WARPS", "STAGES", "ctas"))
+    res = dict(regs=int(row["regs"]), spills=int(row["spills"]), smem=int(row["smem_bytes"]))
+
+    def ns(trips):
+        a = analyze(module, None, profile, dict(M=bm, N=bn * ctas, K=bk * trips, BM=bm, BN=bn, BK=bk, WARPS=w,
+                                                STAGES=s, GROUP_M=1), resources=res, check=False, l2_clear=True)
+        return float(a.metrics["performance.predicted_ns"])
+    return (ns(TRIPS[1]) - ns(TRIPS[0])) / (TRIPS[1] - TRIPS[0])
+
+
+def main(argv):
+    path = argv[0]
+    only = next((a for a in argv[1:] if not a.startswith("--")), None)
+    module, profile = parse_file("kernels/gemm.tile"), load_profile("h200_sxm")
+    errors, rows = defaultdict(list), []
+    for r in csv.DictReader(open(path)):
+        if r["status"] != "ok" or int(r["spills"]) or (only and r["variant"] != only):
+            continue
+        measured = float(r["ns_per_trip"])
+        model = model_trip_ns(module, profile, r)
+        err = model / measured - 1
+        errors[(r["variant"], int(r["WARPS"]))].append(err)
+        rows.append((err, f"{r['variant']:8s} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} "
+                          f"{int(r['ctas']):3d} CTAs  measured {measured:8.1f} ns  model {model:8.1f} ns"))
+    for (variant, warps), errs in sorted(errors.items()):
+        print(f"{variant:8s} {warps} warps: {len(errs):3d} rows, median {statistics.median(errs) * 100:+.1f}%, "
+              f"median |error| {statistics.median(abs(e) for e in errs) * 100:.1f}%")
+    if "--rows" in argv:
+        for err, text in sorted(rows, key=lambda x: -abs(x[0])):
+            print(f"  {text}  {err * 100:+6.1f}%")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
