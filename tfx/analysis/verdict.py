@@ -36,6 +36,13 @@ MAX_REGRET = 0.10
 NAMED_MISSES = 5
 
 
+def done_when() -> str:
+    """The criteria in words, for a command's help: from the constants above."""
+    return (f"median |error| <= {format_percent(MAX_MEDIAN_ABS_ERROR, decimals=0)}, Spearman >= "
+            f"{format_plain(MIN_SPEARMAN)} in every shape, regret <= {format_percent(MAX_REGRET, decimals=0)}, "
+            "no spilling configuration ranked first where a non-spilling one is faster")
+
+
 @dataclass(frozen=True)
 class Criterion:
     """One clause of the "done when": which shapes miss it (the median's clause is over the
