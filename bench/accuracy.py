@@ -146,51 +146,6 @@ def triton_attention_rows(profile):
     return out
 
 
-def per_campaign_line(compared) -> str:
-    """The worst shape within one campaign: the pooled table ranks a shape's rows from several
-    campaigns together, timed on different days, so its max regret can be a cross-campaign pick.
-    Groups by (campaign folder, shape), as ``--runs`` would one campaign at a time."""
-    from tfx.analysis.measured import figures
-    groups: dict = {}
-    for c in compared:
-        groups.setdefault((Path(c.row.where.file).parent.name, c.row.shape), []).append(c)
-    figs = [(run, figures(rows[0].row.family, shape, rows)) for (run, shape), rows in groups.items()
-            if len(rows) > 1]
-    if not figs:
-        return "     within one campaign: -"
-    run_r, worst = max(figs, key=lambda rf: rf[1].regret)
-    sp = [(run, g) for run, g in figs if g.spearman is not None]
-    run_s, low = min(sp, key=lambda rf: rf[1].spearman) if sp else (None, None)
-    low_text = "-" if low is None else f"{low.spearman:+.2f} ({run_s} {low.shape})"
-    return (f"     within one campaign: max regret {worst.regret * 100:.1f}% ({run_r} {worst.shape}), "
-            f"min Spearman {low_text}")
-
-
-NAMED_MISSES = 5     # shapes a "done when" clause names; the pooled tables have a hundred and more
-
-
-def criteria_line(figs) -> str:
-    """Issue 15's "done when" for one family's shapes: median |error| <= 15% (the median over
-    shapes), Spearman >= 0.85 in every shape, the top-ranked configuration within 10% of the best,
-    and no spilling configuration ranked first where a non-spilling one is faster; each clause
-    names the first ``NAMED_MISSES`` shapes that miss it and counts the rest."""
-    from tfx.analysis.measured import overall
-    o = overall(figs)
-    low = [g.shape for g in figs if g.spearman is not None and g.spearman < 0.85]
-    far = [g.shape for g in figs if g.regret > 0.10]
-    spilled = [g.shape for g in figs if g.spill_ranked_first_wrongly]
-
-    def clause(name, missing):
-        if not missing:
-            return f"{name} ok"
-        shown = "; ".join(missing[:NAMED_MISSES]) + (f"; {len(missing) - NAMED_MISSES} more"
-                                                      if len(missing) > NAMED_MISSES else "")
-        return f"{name} missed in {len(missing)} of {len(figs)} ({shown})"
-    med = "median ok" if o["median_abs_error"] <= 0.15 else f"median {o['median_abs_error'] * 100:.1f}% > 15%"
-    return ("     done when: " + ", ".join([med, clause("Spearman >= 0.85", low), clause("regret <= 10%", far),
-                                          clause("no spilling first", spilled)]))
-
-
 def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
     `tfx validate` prints). ``local_bytes``: the spilling row kernels take their compiled
@@ -200,7 +155,7 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     ``regs`` and ``spills``, as `tfx analyze`, `tfx explore` and the TUI price a kernel nobody
     compiled; the compiled shared memory is kept. Rows are still reported as spilling by their
     compiled count."""
-    from tfx.analysis.measured import Predictor, format_table, overall, read_measurements, summarize
+    from tfx.analysis.measured import Predictor, format_table, read_measurements, summarize
     rows = []
     for path in sorted((CAL / "measured" / "issue15").glob("run*/*.csv")):
         if "retime" in path.name or (runs and path.parent.name not in runs):
@@ -223,33 +178,20 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
         compared = [replace(c, spilling=c.row.spilling) for c in compared]
     else:
         compared = predictor.compare(rows)
-    by_family: dict = {}
-    for g in summarize(compared, predictor):
-        by_family.setdefault(g.family, []).append(g)
+    from tfx.analysis.verdict import family_verdicts, format_verdict
+    # the "done when" and the figures under each family's table (tfx.analysis.verdict, as tfx
+    # validate prints them); the worst shape within one campaign where the rows pool several
+    verdicts = family_verdicts(summarize(compared, predictor), compared, campaigns=runs is None or len(runs) > 1)
     where = ", ".join(runs) if runs else "all runs"
     print(f"\nissue 15 truth per family and shape ({split} rows of {where}; calibration/h200/measured/issue15"
           + ("; the row kernels' compiled local bytes, bench/row_local_bytes.py" if local_bytes else "")
           + ("; priced with the estimated registers and spills, not the compiled ones" if estimated_regs else "")
           + ")")
-    for family, figs in by_family.items():
-        print(format_table(figs))
-        o = overall(figs)
-        clean = [c for c in compared if c.row.family == family and not c.spilling]
-        spill = [c for c in compared if c.row.family == family and c.spilling]
-        line = (f"  => {family}: median over shapes of median |error| {o['median_abs_error'] * 100:.1f}%, signed "
-                f"{o['median_error'] * 100:+.1f}%; min Spearman {o['min_spearman']:+.2f}; max regret "
-                f"{o['max_regret'] * 100:.1f}%; spilling ranked first wrongly in {o['spilling_first_wrongly']} shapes")
-        print(line)
-        if runs is None or len(runs) > 1:
-            print(per_campaign_line([c for c in compared if c.row.family == family]))
-        print(criteria_line(figs))
-        for name, part in (("non-spilling", clean), ("spilling", spill)):
-            if part:
-                print(f"     {name} rows: {len(part)}, median |error| "
-                      f"{statistics.median(abs(c.error) for c in part) * 100:.1f}%, signed "
-                      f"{statistics.median(c.error for c in part) * 100:+.1f}%")
+    for v in verdicts:
+        print(format_table(list(v.groups)))
+        print("\n".join(format_verdict(v)))
     graph_summaries(compared)
-    return by_family
+    return {v.family: list(v.groups) for v in verdicts}
 
 
 def graph_summaries(compared):

@@ -1,17 +1,19 @@
-"""bench/accuracy.py's "done when" line: issue 15's criteria over one family's shapes. The rows are
-made up here; each verdict is worked out in a comment."""
+"""The "done when" line bench/accuracy.py and tfx validate print (tfx.analysis.verdict, moved from
+bench/accuracy.py with its text unchanged): issue 15's criteria over one family's shapes. The rows
+are made up here; each verdict is worked out in a comment."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tfx.analysis.measured import Compared, MeasuredRow, figures
+from tfx.analysis.verdict import campaign_line, family_verdict, within_campaign
 from tfx.errors import SourceLocation
 
-from bench_script import load_bench
 
-
-bench = load_bench("accuracy")
+def criteria_line(figs):
+    from tfx.analysis.verdict import criteria_line
+    return criteria_line(family_verdict("gemm_bf16", figs))
 
 
 def shape(name, pairs, spilling=()):
@@ -28,7 +30,7 @@ def test_every_criterion_met():
     # measured 1.0, 2.0, 3.0 predicted 1.1, 2.1, 3.1: errors +10%, +5%, +3.3%: median 5% <= 15%; the
     # predicted order is the measured one (Spearman +1), the top-ranked is the best (regret 0)
     a = shape("A", [(1.0, 1.1), (2.0, 2.1), (3.0, 3.1)])
-    assert bench.criteria_line([a]) == (
+    assert criteria_line([a]) == (
         "     done when: median ok, Spearman >= 0.85 ok, regret <= 10% ok, no spilling first ok")
 
 
@@ -42,7 +44,7 @@ def test_each_miss_names_its_shapes():
     a = shape("A", [(1.0, 1.1), (2.0, 2.1), (3.0, 3.1)])
     b = shape("B", [(1.2, 1.0), (1.0, 1.1), (3.0, 3.0)])
     c = shape("C", [(1.5, 0.5), (1.0, 1.1), (2.0, 2.0)], spilling=(0,))
-    assert bench.criteria_line([a, b, c]) == (
+    assert criteria_line([a, b, c]) == (
         "     done when: median ok, Spearman >= 0.85 missed in 2 of 3 (B; C), regret <= 10% missed in 2 of 3 "
         "(B; C), no spilling first missed in 1 of 3 (C)")
 
@@ -50,7 +52,7 @@ def test_each_miss_names_its_shapes():
 def test_a_median_past_15_percent_is_named():
     # measured 1.0, 2.0 predicted 1.3, 2.4: errors +30%, +20%: median 25% > 15%
     a = shape("A", [(1.0, 1.3), (2.0, 2.4)])
-    assert bench.criteria_line([a]).startswith("     done when: median 25.0% > 15%, Spearman >= 0.85 ok")
+    assert criteria_line([a]).startswith("     done when: median 25.0% > 15%, Spearman >= 0.85 ok")
 
 
 def test_a_long_list_of_misses_names_five():
@@ -58,7 +60,7 @@ def test_a_long_list_of_misses_names_five():
     # Spearman 1 - 6 x 2 / (3 x 8) = 0.5, |errors| 16.7, 10, 0: median 10% <= 15%. Each clause names five and
     # counts the other two
     figs = [shape(f"S{i}", [(1.2, 1.0), (1.0, 1.1), (3.0, 3.0)]) for i in range(7)]
-    assert bench.criteria_line(figs) == (
+    assert criteria_line(figs) == (
         "     done when: median ok, Spearman >= 0.85 missed in 7 of 7 (S0; S1; S2; S3; S4; 2 more), "
         "regret <= 10% missed in 7 of 7 (S0; S1; S2; S3; S4; 2 more), no spilling first ok")
 
@@ -80,5 +82,5 @@ def test_the_worst_shape_within_one_campaign():
     # Spearman 1 - 6 x 2 / (3 x 8) = +0.50. The line names the worst campaign and shape for each
     rows = campaign_rows("run1", [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]) + \
         campaign_rows("run2", [(1.3, 1.0), (1.2, 1.1), (2.0, 3.0)])
-    assert bench.per_campaign_line(rows) == (
+    assert campaign_line(within_campaign(rows)) == (
         "     within one campaign: max regret 8.3% (run2 S), min Spearman +0.50 (run2 S)")

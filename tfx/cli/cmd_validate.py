@@ -6,7 +6,10 @@
 The CSV (tfx.analysis.measured) has columns kernel, profile, measured_ms, one per kernel
 parameter, and optionally regs, spills, smem_bytes, local_bytes as compiled. Per (family, shape) group
 it prints median |error|, signed median error, Spearman rank correlation, the regret of
-the configuration tfx ranks first, and the spilling rows apart. ``--ncu`` reads Nsight
+the configuration tfx ranks first, and the spilling rows apart; under each family's table, its
+summary over shapes and issue 15's "done when" verdict (tfx.analysis.verdict: median |error| <=
+15%, Spearman >= 0.85 in every shape, regret <= 10%, no spilling configuration ranked first where
+a non-spilling one is faster), as bench/accuracy.py prints them (--json: ``families``). ``--ncu`` reads Nsight
 Compute's raw CSV export (``ncu --csv --page raw``): each profiled launch is one row of
 KERNEL.tile at the --set parameters, with its registers and shared memory.
 """
@@ -21,8 +24,10 @@ from tfx.present import formatting as fmt
 
 
 def register(sub) -> None:
+    from tfx.analysis.verdict import done_when
     p = sub.add_parser("validate", help="measured times vs predicted: error, rank correlation, regret",
-                       description="Compare measured kernel times with tfx's predictions, per family and shape.")
+                       description="Compare measured kernel times with tfx's predictions, per family and shape; "
+                                   f"per family, its figures over shapes and issue 15's verdict ({done_when()}).")
     p.add_argument("file", help="a measurements CSV (kernel, profile, measured_ms, parameters, "
                                 "[regs, spills, smem_bytes, local_bytes]); with --ncu, the .tile file the launches ran")
     p.add_argument("--ncu", metavar="FILE", help="Nsight Compute raw CSV (ncu --csv --page raw)")
@@ -79,6 +84,9 @@ def run(args) -> int:
     predictor = Predictor(args.hw, args.codegen, default_option="--hw", l2_clear=timing == "do_bench")
     compared = predictor.compare(rows, use_measured=not args.estimate)
     figs = summarize(compared, predictor)
+    from tfx.analysis.verdict import family_verdicts, format_verdict
+    # issue 15's "done when" per family, as bench/accuracy.py prints it (one file: one campaign)
+    verdicts = family_verdicts(figs, compared)
     # the rows on a GPU are priced as this code generator compiles them (tiled rows: their own
     # tool chain's, so a file of tiled rows names none, as its rows do)
     on_gpu = any(c.codegen is not None for c in compared)
@@ -89,6 +97,7 @@ def run(args) -> int:
         emit_json({"tool": "tfx", "command": "validate", "file": args.file, "ncu": args.ncu, "hw": args.hw,
                    "codegen": codegen, "estimate": bool(args.estimate), "timing": timing,
                    "groups": [g.to_json() for g in figs], "overall": overall(figs),
+                   "families": [v.to_json() for v in verdicts],
                    "rows": [{"where": str(c.row.where), "kernel": str(c.row.kernel_path), "params": c.row.params,
                              "measured_ms": c.row.measured_ms, "predicted_ms": c.predicted_ms,
                              "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
@@ -100,7 +109,9 @@ def run(args) -> int:
           + ("; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)"
              if args.estimate else ""))
     from tfx.cli.common import text_width
-    print(format_table(figs, text_width()))
+    for v in verdicts:
+        print(format_table(list(v.groups), text_width()))
+        say("\n".join(format_verdict(v)))
     for g in figs:
         say(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "
               f"best measured {_params(g.best)} ({fmt.ns(g.best.row.measured_ms * 1e6)})")
