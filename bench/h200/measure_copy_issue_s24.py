@@ -37,9 +37,8 @@ from triton_kernels import matmul_kernel  # noqa: E402
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEADLINE_S = float(os.environ.get("ISSUE_DEADLINE_S", "150"))
-BM = 16
 TRIP_COUNTS = (64, 256)
-TILES = [(128, 128), (256, 64), (64, 128), (128, 64), (32, 128)]
+TILES = [(16, 128, 128), (16, 256, 64), (16, 64, 128), (16, 128, 64), (16, 32, 128)]   # (BM, BN, BK)
 WARPS = [2, 4, 8]
 STAGES = [3, 4]
 CTAS = [32, 132]
@@ -54,8 +53,6 @@ if WIDE:
              for bn, bk in ((32, 128), (64, 64), (64, 128), (128, 32), (128, 64), (128, 128), (256, 32), (256, 64))]
     CTAS = [32, 64]
     VARIANTS = ["depth", "matmul"]
-else:
-    TILES = [(BM, bn, bk) for bn, bk in TILES]
 
 
 def log(*a):

@@ -139,10 +139,12 @@ class FamilyVerdict:
         return out
 
 
-def criteria(figs) -> tuple[Criterion, ...]:
-    """The four clauses over one family's shapes (GroupFigures)."""
-    from tfx.analysis.measured import overall
-    o = overall(figs)
+def criteria(figs, o=None) -> tuple[Criterion, ...]:
+    """The four clauses over one family's shapes (GroupFigures); ``o``: their ``overall``, where
+    the caller has it."""
+    if o is None:
+        from tfx.analysis.measured import overall
+        o = overall(figs)
     n = len(figs)
     median = Criterion("median_abs_error", "median", MAX_MEDIAN_ABS_ERROR, n, value=o["median_abs_error"],
                        passed_=o["median_abs_error"] <= MAX_MEDIAN_ABS_ERROR)
@@ -194,7 +196,7 @@ def family_verdict(family: str, figs, compared=None, campaigns: bool = False) ->
     o = overall(figs)
     rows = list(compared or ())
     return FamilyVerdict(family, tuple(figs), o["rows"], o["median_abs_error"], o["median_error"],
-                         o["min_spearman"], o["max_regret"], o["spilling_first_wrongly"], criteria(figs),
+                         o["min_spearman"], o["max_regret"], o["spilling_first_wrongly"], criteria(figs, o),
                          row_parts(rows), within_campaign(rows) if campaigns else None)
 
 
