@@ -49,8 +49,9 @@ def main(runs):
             diff = statistics.median(abs(y / x - 1) for x, y in zip(a, b))
             sp, msp = spearman(a, b), spearman(a, model)
             flag = "  < 0.85" if sp is not None and sp < 0.85 else ""
-            print(f"  {run:8s} {family:18s} {shape:26s} {len(ks):4d}  {diff * 100:7.1f}%  {sp:+9.2f}  "
-                  f"{regret * 100:12.1f}%  {msp:+8.2f}{flag}")
+            rho = lambda x, w: f"{'-':>{w}}" if x is None else f"{x:+{w}.2f}"   # None: no rank order
+            print(f"  {run:8s} {family:18s} {shape:26s} {len(ks):4d}  {diff * 100:7.1f}%  {rho(sp, 9)}  "
+                  f"{regret * 100:12.1f}%  {rho(msp, 8)}{flag}")
 
 
 if __name__ == "__main__":
