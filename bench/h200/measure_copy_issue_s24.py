@@ -4,6 +4,7 @@
 Usage (on the device machine):
     PYTHONUNBUFFERED=1 ISSUE_DEADLINE_S=150 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=wide ISSUE_DEADLINE_S=400 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=shallow ISSUE_DEADLINE_S=140 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
 
 Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
 trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
@@ -53,6 +54,17 @@ if WIDE:
              for bn, bk in ((32, 128), (64, 64), (64, 128), (128, 32), (128, 64), (128, 128), (256, 32), (256, 64))]
     CTAS = [32, 64]
     VARIANTS = ["depth", "matmul"]
+# ISSUE_SET=shallow (session 25's call): the campaigns' GEMM at one and two stages (one tile in flight, or
+# none prefetched) beside three, over small-M tiles whose trips are short (BK 32 bf16: 64-byte A rows) and
+# longer, on 32, 64 and 132 CTAs: the one-tile round trip on many SMs, which the campaigns' shallow
+# small-M rows price 8-14% slow (docs/analysis.md, "One tile in flight").
+SHALLOW = os.environ.get("ISSUE_SET") == "shallow"
+if SHALLOW:
+    TILES = [(16, 64, 32), (16, 128, 32), (16, 256, 32), (32, 64, 32), (64, 128, 32), (16, 64, 64),
+             (16, 128, 64), (16, 256, 64), (64, 64, 64), (16, 64, 128), (16, 128, 128)]
+    STAGES = [1, 2, 3]
+    CTAS = [32, 64, 132]
+    VARIANTS = ["matmul"]
 
 
 def log(*a):
@@ -123,6 +135,9 @@ def main():
     wr.writeheader()
     plan = [(ctas, bm, bn, bk, w, st, v) for ctas in CTAS for bm, bn, bk in TILES for w in WARPS for st in STAGES
             for v in VARIANTS]
+    if SHALLOW:   # every grid of a tile before the next tile: a deadline cuts tiles, not grids
+        plan = [(ctas, bm, bn, bk, w, st, v) for bm, bn, bk in TILES for w in WARPS for st in STAGES
+                for ctas in CTAS for v in VARIANTS]
     log(f"{len(plan)} runs planned")
     bufs_key, bufs = None, None
     for i, (ctas, bm, bn, bk, w, st, v) in enumerate(plan):
