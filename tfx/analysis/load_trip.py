@@ -283,8 +283,9 @@ class DramRoundTrip(NamedTuple):
     base_ns: float              # the loaded line's intercept
     slope_ns_per_byte_ns: float  # ns more per B/ns of DRAM bandwidth the SMs draw
     idle_ns: float | None = None  # the round trip with no other traffic: the line holds above it
-    idle_one_tile_ns: float | None = None  # ... with one tile in flight (2 stages): a persistent walk's
-                                           # floor where its tiles queue at the load path (load_queue)
+    idle_one_tile_ns: float | None = None  # ... with one tile in flight: the floor of a k-loop of 1-2
+                                           # stages (one_tile_floor) and of a persistent walk whose tiles
+                                           # queue at the load path (load_queue)
 
 
 def dram_facts(m) -> DramRoundTrip | None:
