@@ -88,10 +88,11 @@ def test_the_idle_floor_takes_the_tile_at_the_sms_own_rate():
     q = 0.3248867 x 132 x 32,768 = 1,405,257.35, S - 1 = 1:
     T = (581.8298 + sqrt(581.8298^2 + 4 x 1,405,257.35)) / 2
       = (581.8298 + sqrt(338,525.96 + 5,621,029.40 = 5,959,555.36) = 2,441.2201) / 2 = 1,511.5249 ns
-    (2,861.6 B/ns drawn; +8.9%). The idle floor with the tile at the SM's share of the device,
-    4238.4 / 132 = 32.1091 B/ns: 122.2222 + 557 + 32,768 / 32.1091 (= 1,020.5210) = 1,699.7432
-    ns, over the line (+22.5%); at the SM's own ceiling 81.18 B/ns: 122.2222 + 557 + 32,768 /
-    81.18 (= 403.6462) = 1,082.8684, under it: the line's 1,511.5249 holds.
+    (2,861.6 B/ns drawn; +8.9%). The idle floor, one tile in flight (pipeline.dram_round_trip_idle_
+    one_tile 527 ns, load_trip.one_tile_floor), with the tile at the SM's share of the device,
+    4238.4 / 132 = 32.1091 B/ns: 122.2222 + 527 + 32,768 / 32.1091 (= 1,020.5210) = 1,669.7432
+    ns, over the line (+20.3%); at the SM's own ceiling 81.18 B/ns: 122.2222 + 527 + 32,768 /
+    81.18 (= 403.6462) = 1,052.8684, under it: the line's 1,511.5249 holds.
     The model's transfer for that floor (performance._own_transfer_ns): DRAM bytes at the
     ceiling, L2 bytes at the SM's L2 share 11,000 / 132 = 83.3333 B/ns (32,768 / 83.3333 =
     393.2160): max(403.6462, 393.2160) = 403.6462; the copy engine's transfer at the shares
@@ -109,7 +110,7 @@ def test_the_idle_floor_takes_the_tile_at_the_sms_own_rate():
     own = load_trip.loaded_round_trip_ns(200, 1, 32768, _own_transfer_ns(tile, h, 132), 32768, 1, 132, 2, f, d)
     assert own == pytest.approx(1511.5249, abs=1e-3)
     share = load_trip.loaded_round_trip_ns(200, 1, 32768, _transfer_ns(tile, h, 1, 132), 32768, 1, 132, 2, f, d)
-    assert share == pytest.approx(1699.7432, abs=1e-3)
+    assert share == pytest.approx(1669.7432, abs=1e-3)
 
 
 def test_profile_idle_reproduces_its_calibration_row():
@@ -244,10 +245,11 @@ def test_the_breakdown_prints_the_round_trip_priced_with_the_trips_miss_share():
     q = 0.75 x 0.3248867 x 132 x 16,384 = 526,971.51,
     T = (453.2760 + sqrt(453.2760^2 (= 205,459.16) + 4 x 526,971.51 (= 2,107,886.02)
       = 2,313,345.18) (= 1,520.9685)) / 2 = 987.1223 ns;
-    the idle floor 122.2222 + 0.75 x 557 + 0.25 x 200 + max(200, 127.3038) = 789.9722, under it.
+    the idle floor, one tile in flight (2 stages: pipeline.dram_round_trip_idle_one_tile, 527 ns,
+    load_trip.one_tile_floor) 122.2222 + 0.75 x 527 + 0.25 x 200 + max(200, 127.3038) = 767.4722, under it.
     The line renders that value: drawn 132 x 16,384 / 987.1223 = 2,190.90 B/ns (2.191 TB/s),
     205 + 0.3248867 x 2,190.90 = 916.79 ns, 0.75 x 916.79 + 0.25 x 200 = 737.60 ns, + 127.30 =
-    864.90 ns; idle branch 0.75 x 557 + 0.25 x 200 + 200 = 667.75 ns; 122.22 + 864.90 = 987.12 ns.
+    864.90 ns; idle branch 0.75 x 527 + 0.25 x 200 + 200 = 645.25 ns; 122.22 + 864.90 = 987.12 ns.
     Solved with miss = 1 (what the line printed before it rendered the priced trip) it would be
     K = 122.2222 + 205 + 127.3038 = 454.5260, q = 702,628.68:
     (454.5260 + sqrt(206,593.88 + 2,810,514.71 = 3,017,108.59) (= 1,736.9826)) / 2 = 1,095.7543."""
@@ -261,9 +263,9 @@ def test_the_breakdown_prints_the_round_trip_priced_with_the_trips_miss_share():
     text = memory_parallelism.describe_round_trip(16384, t, f, d)
     assert ("122.22 ns of chain + max(0.7500 x (205.00 ns + 0.3249 ns per GB/s x 2.191 TB/s drawn = 916.79 ns) "
             "+ 0.2500 x 200.00 ns of L2 = 737.60 ns + 16.38 KB / 128.7 GB/s = 864.90 ns, "
-            "0.7500 x idle 557.00 ns + 0.2500 x 200.00 ns of L2 + max(200.00 ns, 127.30 ns) = 667.75 ns) "
-            "= 987.12 ns") in text
-    assert "1 tiles in flight: a round takes at least 987.12 ns" in text
+            "0.7500 x idle with one tile in flight 527.00 ns + 0.2500 x 200.00 ns of L2 + max(200.00 ns, 127.30 ns) "
+            "= 645.25 ns) = 987.12 ns") in text
+    assert "1 tile in flight: a round takes at least 987.12 ns" in text
     # every trip waiting DRAM keeps the unmixed text: 454.5260 + 0.3248867 x 132 x 16,384 /
     # 1,095.7543 (= 1,973.70 B/ns) ... = 1,095.75 ns
     whole = load_trip.loaded_trip(200, 1.0, 16384, 200, 16384, 1, 132, 2, f, d)

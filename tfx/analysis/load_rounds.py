@@ -120,6 +120,7 @@ def cycle_ns(n, lat, first_reader, loaded_bytes, transfer_ns, dram_bytes, r, act
     the fixed point is unique: found by bisection, on the configurations of more than one round
     only (arrays elementwise)."""
     p = first_reader
+    d = load_trip.one_tile_floor(d, 1)    # one tile in flight: the floor measured so
     # the first round is pipeline_depth's unpipelined trip, from the same pieces (one source)
     k, q, floor = load_trip.loaded_line(lat, p, loaded_bytes, transfer_ns, dram_bytes, r, active_units,
                                         load_trip.LoadTrip(f.overhead_ns + compute_ns, f.port_bytes_per_ns), d)

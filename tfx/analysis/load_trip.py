@@ -283,8 +283,9 @@ class DramRoundTrip(NamedTuple):
     base_ns: float              # the loaded line's intercept
     slope_ns_per_byte_ns: float  # ns more per B/ns of DRAM bandwidth the SMs draw
     idle_ns: float | None = None  # the round trip with no other traffic: the line holds above it
-    idle_one_tile_ns: float | None = None  # ... with one tile in flight (2 stages): a persistent walk's
-                                           # floor where its tiles queue at the load path (load_queue)
+    idle_one_tile_ns: float | None = None  # ... with one tile in flight: the floor of a k-loop of 1-2
+                                           # stages (one_tile_floor) and of a persistent walk whose tiles
+                                           # queue at the load path (load_queue)
 
 
 def dram_facts(m) -> DramRoundTrip | None:
@@ -340,6 +341,20 @@ def describe_stream(m, plain: DramRoundTrip, mixed: DramRoundTrip, share) -> str
     return text
 
 
+def one_tile_floor(d: DramRoundTrip, stages) -> DramRoundTrip:
+    """``d`` with the idle floor measured with one tile in flight where the loop keeps at most
+    one (``stages`` <= 2; 1 is the unpipelined trip): ``pipeline.dram_round_trip_idle_one_tile``
+    (mlp's 2-stage one-SM rows, 527 ns), not the 3-5-stage rows' ``pipeline.dram_round_trip_idle``
+    (557 ns), which holds the queue of the SM's own tiles at its DRAM intake that one tile in
+    flight never waits (docs/analysis.md, "One tile in flight waits no queue of its own").
+    ``d`` itself where the profile states either floor not. Arrays elementwise."""
+    if d.idle_ns is None or d.idle_one_tile_ns is None:
+        return d
+    if is_array(stages):
+        return d._replace(idle_ns=where(stages <= 2, d.idle_one_tile_ns, d.idle_ns))
+    return d._replace(idle_ns=d.idle_one_tile_ns) if stages <= 2 else d
+
+
 def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages,
                          f: LoadTrip, d: DramRoundTrip) -> Any:
     """One tile load's round trip when its DRAM part waits longer the more bandwidth the SMs
@@ -359,6 +374,7 @@ def loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, ac
     transfer (``pipeline.dram_round_trip_idle`` was fitted with the tile at one SM's DRAM
     ceiling subtracted, so there the transfer stays)."""
     s1 = emax(stages - 1, 1)
+    d = one_tile_floor(d, stages)
     k, q, floor = loaded_line(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, f, d)
     if is_array(k, q, s1):
         import numpy as np
@@ -381,7 +397,7 @@ class LoadedTrip(NamedTuple):
     stages: Any
     ns: Any                     # (S-1) T, ``loaded_round_trip_ns``
     chase: Any = None           # the pointer chase's curve it was solved on (chase_round_trip_ns), or None
-    idle_ns: Any = None         # the idle floor the chase was solved on (None: no chase)
+    idle_ns: Any = None         # the idle floor it was solved on (None: the profile states none)
     walk_transfer: Any = None   # a persistent walk's transfer_ns with its parts (pipeline_depth.WalkTransfer)
 
 
@@ -404,7 +420,8 @@ def loaded_trip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_unit
         return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase, idle,
                           walk_transfer)
     ns = loaded_round_trip_ns(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, f, d)
-    return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase)
+    return LoadedTrip(lat, miss, loaded_bytes, transfer_ns, dram_bytes, r, active_units, stages, ns, chase,
+                      one_tile_floor(d, stages).idle_ns)
 
 
 class ChaseCurve(NamedTuple):

@@ -220,7 +220,7 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
                 f"a DRAM pointer chase under a read-only stream: {T(f.overhead_ns)} of chain + {wait} = "
                 f"{T(round_trip_ns)} (solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
                 f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
-                f"{T(round_trip_ns / s1)}); {s1} tiles in flight: a round takes at least {T(round_trip_ns / s1)}")
+                f"{T(round_trip_ns / s1)}); {format_counted(s1, 'tile')} in flight: a round takes at least {T(round_trip_ns / s1)}")
     line = d.base_ns + d.slope_ns_per_byte_ns * drawn
     port = loaded_bytes / f.port_bytes_per_ns
     lat = float(t.lat)
@@ -234,11 +234,14 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
         text = f"{formula_share(miss, 4)} x ({text}) + {formula_share(1 - miss, 4)} x {T(lat)} of L2 = {T(line)}"
     loaded = f"{text} + {B(loaded_bytes)} / {BW(f.port_bytes_per_ns)} = {T(line + port)}"
     if d.idle_ns is not None:
+        # the floor the trip was priced on: with one tile in flight, the one measured so (load_trip.one_tile_floor)
+        floor = d.idle_ns if getattr(t, "idle_ns", None) is None else float(t.idle_ns)
+        name = "idle" if floor == d.idle_ns else "idle with one tile in flight"
         if mixed:
-            idle_ns = miss * d.idle_ns + (1 - miss) * lat
-            idle_text = f"{formula_share(miss, 4)} x idle {T(d.idle_ns)} + {formula_share(1 - miss, 4)} x {T(lat)} of L2"
+            idle_ns = miss * floor + (1 - miss) * lat
+            idle_text = f"{formula_share(miss, 4)} x {name} {T(floor)} + {formula_share(1 - miss, 4)} x {T(lat)} of L2"
         else:
-            idle_ns, idle_text = d.idle_ns, f"idle {T(d.idle_ns)}"
+            idle_ns, idle_text = floor, f"{name} {T(floor)}"
         idle = f"{idle_text} + max({T(fetch_ns)}, {T(port)}) = {T(idle_ns + max(fetch_ns, port))}"
         wait = f"max({loaded}, {idle})"
     else:
@@ -248,7 +251,7 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
             f"{T(f.overhead_ns)} of chain + {wait} = {T(round_trip_ns)} "
             f"(solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
             f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
-            f"{T(round_trip_ns / s1)}); {s1} tiles in flight: a round takes at least {T(round_trip_ns / s1)}")
+            f"{T(round_trip_ns / s1)}); {format_counted(s1, 'tile')} in flight: a round takes at least {T(round_trip_ns / s1)}")
 
 
 def describe_chase(t, f, d, drawn) -> str:
