@@ -72,3 +72,40 @@ def test_load_rounds_of_a_sass_fragment_by_hand():
         "        /*0150*/                   LDG.E.128 R4, desc[UR10][R2.64+0x3000] ;",
     ])
     assert row_load_rounds.load_rounds(sass, 4) == [1, 1, 2, 2]
+
+
+def test_late_waits_of_a_sass_fragment_by_hand():
+    """bench/h200/row_late_waits.py on the fragment of the test above (x_vectors 4): the first two
+    LDG wait for nothing ('-'); the PRMT reads R9, a register of load 1 (R8-R11), so the third LDG
+    issues after load 1 was waited for: 1; the fourth LDG writes R4, load 0's registers, a wait for
+    load 0, and the highest index waited for so far stays 1: [None, None, 1, 1]."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "h200"))
+    import row_late_waits
+    sass = "\n".join([
+        "        /*0100*/                   LDG.E.128 R4, desc[UR10][R2.64] ;",
+        "        /*0110*/                   LDG.E.128 R8, desc[UR10][R2.64+0x1000] ;",
+        "        /*0120*/                   PRMT R20, R9, 0x7632, R20 ;",
+        "        /*0130*/               @P0 LDG.E.128 R12, desc[UR10][R2.64+0x2000] ;",
+        "        /*0140*/                   IADD3 R30, R31, 0x1, RZ ;",
+        "        /*0150*/                   LDG.E.128 R4, desc[UR10][R2.64+0x3000] ;",
+    ])
+    assert row_late_waits.late_waits(sass, 4) == [None, None, 1, 1]
+
+
+def test_late_waits_agree_with_the_load_rounds():
+    """late_waits.csv covers load_rounds.csv's 145 kernels, and a tile load waits for nothing ('-')
+    exactly where load_rounds.csv puts it in the first round: the 104 one-round kernels are all
+    '-', and e.g. rmsnorm (8, 16) at N = 2048 (pattern 1112) waits '- - - 0': its fourth vector goes
+    out after the first one's data (LDG.E.128 R12 at 0x0530, after the butterfly of R12-R15's row
+    began)."""
+    def rows(name):
+        with open(ROOT / "row_sass_counts" / name, newline="") as f:
+            return {(r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"])): r for r in csv.DictReader(f)}
+    rounds, waits = rows("load_rounds.csv"), rows("late_waits.csv")
+    assert rounds.keys() == waits.keys() and len(waits) == 145
+    for key, r in rounds.items():
+        w = waits[key]["waits"].split()
+        assert len(w) == int(r["x_vectors"]), key
+        assert [x == "-" for x in w] == [p == "1" for p in r["pattern"]], key
+    assert waits[("rmsnorm", 2048, 8, 16)]["waits"] == "- - - 0"

@@ -1,0 +1,82 @@
+"""Which earlier loads each late row-tile load of the issue-15 row kernels waits for (CPU only).
+
+The same compiles and program-order walk as bench/h200/row_load_rounds.py (Triton 3.6.0, sm_90;
+SASS in ROW_SASS_DIR, built when missing): a thread issues in order, and an instruction that reads
+or writes a register an outstanding LDG writes waits for that load's data. For every row-tile load
+(the first BLOCK_M x N x 2 / 16 / threads LDGs) this lists the loads waited for before it issued:
+`waits` is, per tile load in program order, the highest index (0-based, program order) among the
+tile loads some earlier instruction waited for, '-' when none (a first-round load).
+
+    PYTHONPATH=<triton 3.6.0> python3 bench/h200/row_late_waits.py > late_waits.csv
+"""
+import csv
+import os
+import sys
+from multiprocessing import Pool
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import measure_row_spill_sass as M  # noqa: E402
+from row_load_rounds import COUNTS, INSN, REG, WIDTH  # noqa: E402
+
+
+def late_waits(sass: str, x_vectors: int) -> list:
+    """Per tile load in program order: the highest tile-load index waited for before it, or None."""
+    pending = {}
+    waits = []
+    waited = None
+    n = 0
+    for line in sass.splitlines():
+        m = INSN.search(line)
+        if not m:
+            continue
+        op, operands = m.group(1), m.group(2)
+        regs = set()
+        for r in REG.finditer(operands):
+            base = int(r.group(1))
+            regs.update(range(base, base + (2 if r.group(2) else 1)))
+        hit = {pending[r] for r in regs if r in pending}
+        if hit:
+            waited = max([-1 if waited is None else waited] + list(hit))
+            for r in [r for r, i in pending.items() if i in hit]:
+                del pending[r]
+        if op.split(".")[0] == "LDG":
+            dest = int(REG.search(operands).group(1))
+            width = next((w for k, w in WIDTH.items() if k in op), 1)
+            waits.append(waited)
+            for r in range(dest, dest + width):
+                pending[r] = n
+            n += 1
+            if n == x_vectors:
+                break
+        if op.startswith("EXIT"):
+            break
+    return waits
+
+
+def one(cfg):
+    fam, n, bm, w = cfg
+    path = os.path.join(M.OUT, f"{fam}_{n}_{bm}_{w}.sass")
+    if not os.path.exists(path):
+        os.makedirs(M.OUT, exist_ok=True)
+        M.build((fam, n, bm, w))
+    xv = max(bm * n * 2 // 16 // (32 * w), 1)
+    ws = late_waits(open(path).read(), xv)
+    return fam, n, bm, w, xv, " ".join("-" if x is None else str(x) for x in ws)
+
+
+def main():
+    cfgs = []
+    for d in csv.DictReader(open(COUNTS)):
+        if int(d["LDL"]) or int(d["STL"]):
+            continue
+        cfgs.append((d["family"], int(d["N"]), int(d["BLOCK_M"]), int(d["WARPS"])))
+    print("family,N,BLOCK_M,WARPS,x_vectors,waits")
+    with Pool(2) as p:
+        for row in p.imap(one, cfgs):
+            print(*row, sep=",", flush=True)
+
+
+if __name__ == "__main__":
+    main()
