@@ -9,7 +9,9 @@ loops' launches do not separate it).
 
 Usage: python3 bench/few_sm_trips.py CSV [VARIANT] [--rows]
   VARIANT: matmul, depth, masked, stepped or own (stream_depth's); default: every variant in the file.
-  Prints the median signed and |error| by variant and warps; --rows adds each row, worst first."""
+  Prints the median signed and |error| by variant and warps; --rows adds each row, worst first.
+  A row whose `dtype` is fp8e4m3 (shallow8_s25) is priced as kernels/gemm_fp8.tile (B stored [N, K]),
+  the others as kernels/gemm.tile."""
 import csv
 import statistics
 import sys
@@ -34,15 +36,23 @@ def model_trip_ns(module, profile, row) -> float:
 
 
 def main(argv):
-    path = argv[0]
-    only = next((a for a in argv[1:] if not a.startswith("--")), None)
-    module, profile = parse_file("kernels/gemm.tile"), load_profile("h200_sxm")
+    files = [a for a in argv if not a.startswith("--")]
+    if not files:
+        sys.exit("usage: python3 bench/few_sm_trips.py CSV [VARIANT] [--rows]")
+    path, only = files[0], (files[1] if len(files) > 1 else None)
+    try:
+        table = list(csv.DictReader(open(path)))
+    except OSError as e:
+        print(f"{path}: cannot read ({e.strerror})", file=sys.stderr)
+        sys.exit(2)
+    modules = {"bf16": parse_file("kernels/gemm.tile"), "fp8e4m3": parse_file("kernels/gemm_fp8.tile")}
+    profile = load_profile("h200_sxm")
     errors, rows = defaultdict(list), []
-    for r in csv.DictReader(open(path)):
+    for r in table:
         if r["status"] != "ok" or int(r["spills"]) or (only and r["variant"] != only):
             continue
         measured = float(r["ns_per_trip"])
-        model = model_trip_ns(module, profile, r)
+        model = model_trip_ns(modules[r.get("dtype") or "bf16"], profile, r)
         err = model / measured - 1
         errors[(r["variant"], int(r["WARPS"]))].append(err)
         rows.append((err, f"{r['variant']:8s} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} "

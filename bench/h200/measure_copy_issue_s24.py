@@ -5,6 +5,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 ISSUE_DEADLINE_S=150 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=wide ISSUE_DEADLINE_S=400 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=shallow ISSUE_DEADLINE_S=140 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=shallow8 ISSUE_DEADLINE_S=140 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
 
 Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
 trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
@@ -65,6 +66,18 @@ if SHALLOW:
     STAGES = [1, 2, 3]
     CTAS = [32, 64, 132]
     VARIANTS = ["matmul"]
+# ISSUE_SET=shallow8 (session 25's second call): the same for the fp8 GEMM of the campaigns (e4m3, B stored
+# [N, K], K contiguous: gemm_fp8.tile's layout), whose small-M rows the model prices without shallow_s25's
+# bias: does its k-loop wait the same one-tile round trip, and what do its K-major pieces add?
+FP8 = os.environ.get("ISSUE_SET") == "shallow8"
+if FP8:
+    SHALLOW = True
+    TILES = [(16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64), (64, 128, 64), (128, 32, 64),
+             (16, 64, 128), (16, 128, 128), (16, 256, 128), (64, 64, 128), (32, 128, 128)]
+    STAGES = [1, 2, 3]
+    CTAS = [32, 64, 132]
+    VARIANTS = ["matmul"]
+ELT = 1 if FP8 else 2
 
 
 def log(*a):
@@ -105,6 +118,10 @@ def depth_kernel(a_ptr, b_ptr, c_ptr, trips, K, lda, ldb, BM: tl.constexpr, BN: 
 
 def make(bm, bn, bk, ctas):
     k, n = max(TRIP_COUNTS) * bk, ctas * bn
+    if FP8:   # B^T stored [N, K] (K contiguous), as measure_accuracy's fp8 rows
+        a = torch.randn((bm, k), device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn((n, k), device="cuda").to(torch.float8_e4m3fn)
+        return a, b, torch.empty((bm, n), device="cuda", dtype=torch.bfloat16)
     a = torch.randn((bm, k), device="cuda").to(torch.bfloat16)
     b = torch.randn((k, n), device="cuda").to(torch.bfloat16)
     c = torch.empty((bm, n), device="cuda", dtype=torch.bfloat16)
@@ -115,8 +132,9 @@ def launch(variant, bm, bn, bk, w, st, ctas, bufs, trips):
     a, b, c = bufs
     K = trips * bk
     if variant == "matmul":
-        # measure_accuracy.launch's arguments: A [M, K] with lda = the buffer's row, B [K, N]
-        return matmul_kernel[(ctas,)](a, b, c, bm, ctas * bn, K, a.stride(0), 1, b.stride(0), 1, c.stride(0), 1,
+        # measure_accuracy.launch's arguments: A [M, K] with lda = the buffer's row, B [K, N] (fp8: [N, K])
+        sbk, sbn = (1, b.stride(0)) if FP8 else (b.stride(0), 1)
+        return matmul_kernel[(ctas,)](a, b, c, bm, ctas * bn, K, a.stride(0), 1, sbk, sbn, c.stride(0), 1,
                                       BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1, num_warps=w, num_stages=st)
     return depth_kernel[(ctas,)](a, b, c, trips, K, a.stride(0), b.stride(0), BM=bm, BN=bn, BK=bk,
                                  MASKED=variant == "masked", STEPPED=variant == "stepped", num_warps=w,
@@ -124,7 +142,7 @@ def launch(variant, bm, bn, bk, w, st, ctas, bufs, trips):
 
 
 COLS = ["variant", "BM", "BN", "BK", "WARPS", "STAGES", "ctas", "trip_bytes", "us_64_trips", "us_256_trips",
-        "ns_per_trip", "regs", "spills", "smem_bytes", "status"]
+        "ns_per_trip", "regs", "spills", "smem_bytes", "status"] + (["dtype"] if FP8 else [])
 
 
 def main():
@@ -144,7 +162,9 @@ def main():
         if time.time() - T0 > DEADLINE_S:
             log(f"deadline: stopping after {i} of {len(plan)} runs")
             break
-        row = dict(variant=v, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, ctas=ctas, trip_bytes=(bm * bk + bk * bn) * 2)
+        row = dict(variant=v, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, ctas=ctas, trip_bytes=(bm * bk + bk * bn) * ELT)
+        if FP8:
+            row["dtype"] = "fp8e4m3"
         try:
             if bufs_key != (bm, bn, bk, ctas):
                 bufs, bufs_key = None, None
