@@ -38,7 +38,8 @@ def model_trip_ns(module, profile, row) -> float:
 def main(argv):
     files = [a for a in argv if not a.startswith("--")]
     if not files:
-        sys.exit("usage: python3 bench/few_sm_trips.py CSV [VARIANT] [--rows]")
+        print("usage: python3 bench/few_sm_trips.py CSV [VARIANT] [--rows]", file=sys.stderr)
+        sys.exit(2)
     path, only = files[0], (files[1] if len(files) > 1 else None)
     try:
         table = list(csv.DictReader(open(path)))
