@@ -208,7 +208,8 @@ def graph_summaries(compared):
     launch takes that write-back instead: the difference nets it out."""
     from dataclasses import replace
 
-    from tfx.analysis.measured import Compared, figures, format_table, overall
+    from tfx.analysis.measured import Compared, figures, format_table
+    from tfx.analysis.verdict import family_verdict, format_verdict
     by_family: dict = {}
     for c in compared:
         g = c.row.notes.get("ms_graph")
@@ -226,14 +227,12 @@ def graph_summaries(compared):
             groups.setdefault(c.row.shape, []).append(c)
         figs = [figures(f"{family}@graph", shape, rows) for shape, rows in groups.items()]
         print(format_table(figs))
-        o = overall(figs)
-        sp = f"{o['min_spearman']:+.2f}" if o["min_spearman"] is not None else "-"
+        # the summary and "done when" as under the tables above (tfx.analysis.verdict, one renderer)
+        print("\n".join(format_verdict(family_verdict(f"{family}@graph", figs, [c for c, _ in pairs]))))
         gap = sorted(d * 1e3 for _, d in pairs)
-        print(f"  => {family}@graph: median over shapes of median |error| {o['median_abs_error'] * 100:.1f}%, signed "
-              f"{o['median_error'] * 100:+.1f}%; min Spearman {sp}; max regret {o['max_regret'] * 100:.1f}%; "
-              f"{len(pairs)} rows")
-        print(f"     measured_ms - ms_graph: median {statistics.median(gap):.1f} us, max {gap[-1]:.1f} us "
-              f"(a few us: a stream launch against a graph node; tens: do_bench waited for the host's launches)")
+        print(f"     measured_ms - ms_graph over {len(pairs)} rows: median {statistics.median(gap):.1f} us, max "
+              f"{gap[-1]:.1f} us (a few us: a stream launch against a graph node; tens: do_bench waited for the "
+              f"host's launches)")
 
 
 def report(title, rows):

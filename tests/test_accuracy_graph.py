@@ -42,9 +42,12 @@ def test_graph_summary_figures(capsys):
     # 0.050 / 0.045 - 1 = 11.1%: the host-bound do_bench timing, not the model)
     assert "gqa_decode@graph   B4 HQ64 HKV8 SKV4096          3    10.0%   +10.0%    +1.00    0.0%" in out
     assert ("=> gqa_decode@graph: median over shapes of median |error| 10.0%, signed +10.0%; min Spearman "
-            "+1.00; max regret 0.0%; 3 rows") in out
+            "+1.00; max regret 0.0%; spilling ranked first wrongly in 0 shapes") in out
+    # issue 15's "done when" on these figures, as tfx.analysis.verdict words it: 10.0% <= 15%, Spearman
+    # 1.00 >= 0.85 and regret 0% <= 10% in the one shape, no spilling row
+    assert ("done when: median ok, Spearman >= 0.85 ok, regret <= 10% ok, no spilling first ok") in out
     # measured - graph: 50 - 30 = 20 us, 45 - 40 = 5 us, 60 - 50 = 10 us: median 10.0, max 20.0
-    assert "measured_ms - ms_graph: median 10.0 us, max 20.0 us" in out
+    assert "measured_ms - ms_graph over 3 rows: median 10.0 us, max 20.0 us" in out
 
 
 def test_no_graph_column_prints_nothing(capsys):
