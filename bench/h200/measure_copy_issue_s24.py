@@ -6,6 +6,8 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 ISSUE_SET=wide ISSUE_DEADLINE_S=400 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=shallow ISSUE_DEADLINE_S=140 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=shallow8 ISSUE_DEADLINE_S=140 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=deep8 ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=deep ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
 
 Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
 trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
@@ -76,6 +78,20 @@ if FP8:
              (16, 64, 128), (16, 128, 128), (16, 256, 128), (64, 64, 128), (32, 128, 128)]
     STAGES = [1, 2, 3]
     CTAS = [32, 64, 132]
+    VARIANTS = ["matmul"]
+# ISSUE_SET=deep8 / deep (session 25's third call): shallow8's and shallow's tiles at 3, 4 and 5 stages on
+# 132, 264 and 528 CTAs (1-4 an SM), where the weight stream nears DRAM's rate: where a K-major stream's
+# round trip leaves the stream's line (docs/analysis.md, "fp8's K-major stream on many SMs").
+DEEP = os.environ.get("ISSUE_SET") in ("deep8", "deep")
+if DEEP:
+    FP8 = os.environ.get("ISSUE_SET") == "deep8"
+    SHALLOW = True
+    TILES = ([(16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64), (64, 128, 64), (16, 64, 128),
+              (16, 128, 128), (16, 256, 128), (64, 64, 128)] if FP8 else
+             [(16, 64, 32), (16, 128, 32), (16, 256, 32), (16, 64, 64), (16, 128, 64), (16, 256, 64),
+              (64, 64, 64), (16, 64, 128), (16, 128, 128)])
+    STAGES = [3, 4, 5]
+    CTAS = [132, 264, 528]
     VARIANTS = ["matmul"]
 ELT = 1 if FP8 else 2
 
