@@ -3,7 +3,7 @@
 # (bench/h200/measure_copy_issue_s24.py, ISSUE_SET=deep8 and deep).
 set -u
 cd "$(dirname "$0")/../.."
-for s in deep8 deep; do
+for s in ${DEEP_SETS:-deep8 deep}; do
   mkdir -p "$OUT/${s}_s25"
   PYTHONUNBUFFERED=1 ISSUE_SET=$s ISSUE_DEADLINE_S=120 timeout 150 python3 bench/h200/measure_copy_issue_s24.py \
     "$OUT/${s}_s25" > "$OUT/${s}_s25/stdout.txt" 2>&1
