@@ -4,7 +4,10 @@ stream_depth*/ and copy_issue*_s24/ (docs/analysis.md, "The held-out 2-warp 16x1
 GEMM's loop, not the stream"): each row's ns a trip is (t(256 trips) - t(64 trips)) / 192 measured, and
 the same difference of two predictions of kernels/gemm.tile at M = BM, N = CTAs x BN, K = 64 x BK and
 256 x BK (GROUP_M 1: one tile row, A shared by every CTA, B read by one), each with the row's compiled
-registers and shared memory. Rows that spill are left out (the model prices their local traffic, the
+registers and shared memory. stream_depth's `pair` / `quad` rows (B tile i read by CTAs i, i + CTAs / n, ...,
+n = 2 / 4) are priced at M = n x BM, N = CTAs / n x BN: GROUP_M 1 puts CTA i and i + N / BN on one B tile,
+as the kernel's pid % tiles_n does. --rows also prints the implied DRAM part of the round trip,
+(S-1) x ns a trip - 122.2 ns of chain - trip bytes / 128.7 B/ns, measured and modelled. Rows that spill are left out (the model prices their local traffic, the
 loops' launches do not separate it).
 
 Usage: python3 bench/few_sm_trips.py CSV [VARIANT] [--rows]
@@ -22,14 +25,17 @@ from tfx.hw import load_profile
 from tfx.lang import parse_file
 
 TRIPS = (64, 256)
+READERS = {"pair": 2, "quad": 4}      # stream_depth's variants whose B tile n CTAs read a step
+CHAIN_NS, PORT_B_NS = 122.2, 128.7    # the load trip's chain and the SM's L2 port (hw_profiles/h200_sxm.toml [pipeline])
 
 
 def model_trip_ns(module, profile, row) -> float:
     bm, bn, bk, w, s, ctas = (int(row[k]) for k in ("BM", "BN", "BK", "WARPS", "STAGES", "ctas"))
     res = dict(regs=int(row["regs"]), spills=int(row["spills"]), smem=int(row["smem_bytes"]))
+    n = READERS.get(row.get("variant"), 1)
 
     def ns(trips):
-        a = analyze(module, None, profile, dict(M=bm, N=bn * ctas, K=bk * trips, BM=bm, BN=bn, BK=bk, WARPS=w,
+        a = analyze(module, None, profile, dict(M=bm * n, N=bn * ctas // n, K=bk * trips, BM=bm, BN=bn, BK=bk, WARPS=w,
                                                 STAGES=s, GROUP_M=1), resources=res, check=False, l2_clear=True)
         return float(a.metrics["performance.predicted_ns"])
     return (ns(TRIPS[1]) - ns(TRIPS[0])) / (TRIPS[1] - TRIPS[0])
@@ -56,8 +62,12 @@ def main(argv):
         model = model_trip_ns(modules[r.get("dtype") or "bf16"], profile, r)
         err = model / measured - 1
         errors[(r["variant"], int(r["WARPS"]))].append(err)
+        s1, trip = int(r["STAGES"]) - 1, int(r["trip_bytes"])
+        dram = "" if "dram_tb_s" not in r else (
+            f"  DRAM part {s1 * measured - CHAIN_NS - trip / PORT_B_NS:6.0f} / {s1 * model - CHAIN_NS - trip / PORT_B_NS:6.0f} ns"
+            f" at {float(r['dram_tb_s']):.2f} TB/s")
         rows.append((err, f"{r['variant']:8s} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} "
-                          f"{int(r['ctas']):3d} CTAs  measured {measured:8.1f} ns  model {model:8.1f} ns"))
+                          f"{int(r['ctas']):3d} CTAs  measured {measured:8.1f} ns  model {model:8.1f} ns{dram}"))
     for (variant, warps), errs in sorted(errors.items()):
         print(f"{variant:8s} {warps} warps: {len(errs):3d} rows, median {statistics.median(errs) * 100:+.1f}%, "
               f"median |error| {statistics.median(abs(e) for e in errs) * 100:.1f}%")
