@@ -54,6 +54,17 @@ def test_the_model_reads_the_compiled_load_rounds():
     assert sorted(late.values()).count(3) == 2 and len(late) == 41
 
 
+
+# a SASS fragment of four row-tile loads: the PRMT reads load 1's R9, the last LDG rewrites load 0's R4
+FRAGMENT = "\n".join([
+    "        /*0100*/                   LDG.E.128 R4, desc[UR10][R2.64] ;",
+    "        /*0110*/                   LDG.E.128 R8, desc[UR10][R2.64+0x1000] ;",
+    "        /*0120*/                   PRMT R20, R9, 0x7632, R20 ;",
+    "        /*0130*/               @P0 LDG.E.128 R12, desc[UR10][R2.64+0x2000] ;",
+    "        /*0140*/                   IADD3 R30, R31, 0x1, RZ ;",
+    "        /*0150*/                   LDG.E.128 R4, desc[UR10][R2.64+0x3000] ;",
+])
+
 def test_load_rounds_of_a_sass_fragment_by_hand():
     """bench/h200/row_load_rounds.py on four LDG of one thread (x_vectors 4): the first two go out
     together (round 1); the PRMT reads R9, a register of the second load (R8-R11), so it waits for
@@ -63,14 +74,7 @@ def test_load_rounds_of_a_sass_fragment_by_hand():
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "h200"))
     import row_load_rounds
-    sass = "\n".join([
-        "        /*0100*/                   LDG.E.128 R4, desc[UR10][R2.64] ;",
-        "        /*0110*/                   LDG.E.128 R8, desc[UR10][R2.64+0x1000] ;",
-        "        /*0120*/                   PRMT R20, R9, 0x7632, R20 ;",
-        "        /*0130*/               @P0 LDG.E.128 R12, desc[UR10][R2.64+0x2000] ;",
-        "        /*0140*/                   IADD3 R30, R31, 0x1, RZ ;",
-        "        /*0150*/                   LDG.E.128 R4, desc[UR10][R2.64+0x3000] ;",
-    ])
+    sass = FRAGMENT
     assert row_load_rounds.load_rounds(sass, 4) == [1, 1, 2, 2]
 
 
@@ -82,14 +86,7 @@ def test_late_waits_of_a_sass_fragment_by_hand():
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "h200"))
     import row_late_waits
-    sass = "\n".join([
-        "        /*0100*/                   LDG.E.128 R4, desc[UR10][R2.64] ;",
-        "        /*0110*/                   LDG.E.128 R8, desc[UR10][R2.64+0x1000] ;",
-        "        /*0120*/                   PRMT R20, R9, 0x7632, R20 ;",
-        "        /*0130*/               @P0 LDG.E.128 R12, desc[UR10][R2.64+0x2000] ;",
-        "        /*0140*/                   IADD3 R30, R31, 0x1, RZ ;",
-        "        /*0150*/                   LDG.E.128 R4, desc[UR10][R2.64+0x3000] ;",
-    ])
+    sass = FRAGMENT
     assert row_late_waits.late_waits(sass, 4) == [None, None, 1, 1]
 
 

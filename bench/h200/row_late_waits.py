@@ -18,41 +18,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import measure_row_spill_sass as M  # noqa: E402
-from row_load_rounds import COUNTS, INSN, REG, WIDTH  # noqa: E402
+from row_load_rounds import COUNTS, waited_before  # noqa: E402
 
 
 def late_waits(sass: str, x_vectors: int) -> list:
-    """Per tile load in program order: the highest tile-load index waited for before it, or None."""
-    pending = {}
-    waits = []
-    waited = None
-    n = 0
-    for line in sass.splitlines():
-        m = INSN.search(line)
-        if not m:
-            continue
-        op, operands = m.group(1), m.group(2)
-        regs = set()
-        for r in REG.finditer(operands):
-            base = int(r.group(1))
-            regs.update(range(base, base + (2 if r.group(2) else 1)))
-        hit = {pending[r] for r in regs if r in pending}
-        if hit:
-            waited = max([-1 if waited is None else waited] + list(hit))
-            for r in [r for r, i in pending.items() if i in hit]:
-                del pending[r]
-        if op.split(".")[0] == "LDG":
-            dest = int(REG.search(operands).group(1))
-            width = next((w for k, w in WIDTH.items() if k in op), 1)
-            waits.append(waited)
-            for r in range(dest, dest + width):
-                pending[r] = n
-            n += 1
-            if n == x_vectors:
-                break
-        if op.startswith("EXIT"):
-            break
-    return waits
+    """Per tile load in program order: the highest tile-load index waited for before it, or None
+    (row_load_rounds.waited_before's walk)."""
+    return [max(w) if w else None for w in waited_before(sass, x_vectors)]
 
 
 def one(cfg):

@@ -34,11 +34,13 @@ REG = re.compile(r"\bR(\d+)(\.64)?\b")
 WIDTH = {".128": 4, ".64": 2}
 
 
-def load_rounds(sass: str, x_vectors: int) -> list:
-    """The round of each of the first ``x_vectors`` LDG of one compiled kernel, in program order."""
+def waited_before(sass: str, x_vectors: int) -> list:
+    """Per each of the first ``x_vectors`` LDG of one compiled kernel, in program order: the set of
+    earlier LDG (their program-order indices) that some instruction before it waited for. An LDG's
+    destination registers are outstanding until an instruction reads or writes one of them."""
     pending = {}                 # register -> index of the outstanding load that writes it
-    rounds = []                  # round of every LDG so far
-    waited = 0                   # highest round among the loads waited for so far
+    waited = set()               # loads waited for so far
+    out = []
     for line in sass.splitlines():
         m = INSN.search(line)
         if not m:
@@ -50,19 +52,28 @@ def load_rounds(sass: str, x_vectors: int) -> list:
             regs.update(range(base, base + (2 if r.group(2) else 1)))
         hit = {pending[r] for r in regs if r in pending}
         if hit:
-            waited = max([waited] + [rounds[i] for i in hit])
+            waited |= hit
             for r in [r for r, i in pending.items() if i in hit]:
                 del pending[r]
         if op.split(".")[0] == "LDG":
             dest = int(REG.search(operands).group(1))
             width = next((w for k, w in WIDTH.items() if k in op), 1)
-            rounds.append(waited + 1)
+            out.append(frozenset(waited))
             for r in range(dest, dest + width):
-                pending[r] = len(rounds) - 1
-            if len(rounds) == x_vectors:
+                pending[r] = len(out) - 1
+            if len(out) == x_vectors:
                 break
         if op.startswith("EXIT"):
             break
+    return out
+
+
+def load_rounds(sass: str, x_vectors: int) -> list:
+    """The round of each of the first ``x_vectors`` LDG of one compiled kernel, in program order:
+    1 + the highest round among the loads waited for before it (1 when none)."""
+    rounds = []
+    for waited in waited_before(sass, x_vectors):
+        rounds.append(1 + max((rounds[i] for i in waited), default=0))
     return rounds
 
 
