@@ -32,11 +32,13 @@ CHAIN_NS, PORT_B_NS = 122.2, 128.7    # the load trip's chain and the SM's L2 po
 def model_trip_ns(module, profile, row) -> float:
     bm, bn, bk, w, s, ctas = (int(row[k]) for k in ("BM", "BN", "BK", "WARPS", "STAGES", "ctas"))
     res = dict(regs=int(row["regs"]), spills=int(row["spills"]), smem=int(row["smem_bytes"]))
-    n = READERS.get(row.get("variant"), 1)
+    # B read by n CTAs: stream_depth's pair / quad, or coread_s25's `readers` column (with its GROUP_M)
+    n = int(row.get("readers") or READERS.get(row.get("variant"), 1))
+    g = int(row.get("GROUP_M") or 1)
 
     def ns(trips):
         a = analyze(module, None, profile, dict(M=bm * n, N=bn * ctas // n, K=bk * trips, BM=bm, BN=bn, BK=bk, WARPS=w,
-                                                STAGES=s, GROUP_M=1), resources=res, check=False, l2_clear=True)
+                                                STAGES=s, GROUP_M=g), resources=res, check=False, l2_clear=True)
         return float(a.metrics["performance.predicted_ns"])
     return (ns(TRIPS[1]) - ns(TRIPS[0])) / (TRIPS[1] - TRIPS[0])
 
@@ -61,12 +63,14 @@ def main(argv):
         measured = float(r["ns_per_trip"])
         model = model_trip_ns(modules[r.get("dtype") or "bf16"], profile, r)
         err = model / measured - 1
-        errors[(r["variant"], int(r["WARPS"]))].append(err)
+        # coread_s25's rows: by readers and GROUP_M too
+        label = r["variant"] + (f" n{r['readers']} G{r['GROUP_M']}" if r.get("readers") else "")
+        errors[(label, int(r["WARPS"]))].append(err)
         s1, trip = int(r["STAGES"]) - 1, int(r["trip_bytes"])
         dram = "" if "dram_tb_s" not in r else (
             f"  DRAM part {s1 * measured - CHAIN_NS - trip / PORT_B_NS:6.0f} / {s1 * model - CHAIN_NS - trip / PORT_B_NS:6.0f} ns"
             f" at {float(r['dram_tb_s']):.2f} TB/s")
-        rows.append((err, f"{r['variant']:8s} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} "
+        rows.append((err, f"{label:8s} {r['BM']}x{r['BN']}x{r['BK']} w{r['WARPS']} s{r['STAGES']} "
                           f"{int(r['ctas']):3d} CTAs  measured {measured:8.1f} ns  model {model:8.1f} ns{dram}"))
     for (variant, warps), errs in sorted(errors.items()):
         print(f"{variant:8s} {warps} warps: {len(errs):3d} rows, median {statistics.median(errs) * 100:+.1f}%, "

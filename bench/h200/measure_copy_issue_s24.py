@@ -8,6 +8,8 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 ISSUE_SET=shallow8 ISSUE_DEADLINE_S=140 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=deep8 ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=deep ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=coread8 ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=coread ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
 
 Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
 trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
@@ -93,6 +95,21 @@ if DEEP:
     STAGES = [3, 4, 5]
     CTAS = [132, 264, 528]
     VARIANTS = ["matmul"]
+# ISSUE_SET=coread8 / coread (session 25's fifth call): B tiles read by 1, 2 or 4 CTAs of the launch (M = n x BM),
+# their co-readers adjacent (GROUP_M 8) or a row of tiles apart (GROUP_M 1), fp8 K-major and bf16 row-major, on
+# 132 and 264 CTAs: what a co-read weight stream waits (docs/analysis.md, "A co-read weight stream's round trip"
+# and "fp8's K-major stream on many SMs"; stream_depth_s15's pair / quad were bf16 with the stream loop).
+COREAD = os.environ.get("ISSUE_SET") in ("coread8", "coread")
+READERS, GROUPS = [1], [1]
+if COREAD:
+    FP8 = os.environ.get("ISSUE_SET") == "coread8"
+    SHALLOW = True
+    TILES = ([(16, 64, 64), (16, 128, 64), (16, 256, 64), (16, 64, 128), (16, 128, 128), (32, 64, 128)] if FP8 else
+             [(16, 64, 32), (16, 128, 32), (16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64)])
+    WARPS = [4]
+    STAGES = [2, 3, 4]
+    CTAS = [132, 264]
+    READERS, GROUPS = [1, 2, 4], [1, 8]
 ELT = 1 if FP8 else 2
 
 
@@ -132,8 +149,10 @@ def depth_kernel(a_ptr, b_ptr, c_ptr, trips, K, lda, ldb, BM: tl.constexpr, BN: 
     tl.store(c_ptr + pid * BM * BN + offs_m[:, None] * BN + tl.arange(0, BN)[None, :], acc.to(tl.bfloat16))
 
 
-def make(bm, bn, bk, ctas):
-    k, n = max(TRIP_COUNTS) * bk, ctas * bn
+def make(bm, bn, bk, ctas, readers=1):
+    # readers CTAs read each B tile: M = readers x BM rows of tiles, ctas / readers tiles along N
+    k, n = max(TRIP_COUNTS) * bk, ctas // readers * bn
+    bm = bm * readers
     if FP8:   # B^T stored [N, K] (K contiguous), as measure_accuracy's fp8 rows
         a = torch.randn((bm, k), device="cuda").to(torch.float8_e4m3fn)
         b = torch.randn((n, k), device="cuda").to(torch.float8_e4m3fn)
@@ -144,21 +163,23 @@ def make(bm, bn, bk, ctas):
     return a, b, c
 
 
-def launch(variant, bm, bn, bk, w, st, ctas, bufs, trips):
+def launch(variant, bm, bn, bk, w, st, ctas, bufs, trips, readers=1, group_m=1):
     a, b, c = bufs
     K = trips * bk
     if variant == "matmul":
         # measure_accuracy.launch's arguments: A [M, K] with lda = the buffer's row, B [K, N] (fp8: [N, K])
         sbk, sbn = (1, b.stride(0)) if FP8 else (b.stride(0), 1)
-        return matmul_kernel[(ctas,)](a, b, c, bm, ctas * bn, K, a.stride(0), 1, sbk, sbn, c.stride(0), 1,
-                                      BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1, num_warps=w, num_stages=st)
+        return matmul_kernel[(ctas,)](a, b, c, bm * readers, ctas // readers * bn, K, a.stride(0), 1, sbk, sbn,
+                                      c.stride(0), 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group_m,
+                                      num_warps=w, num_stages=st)
     return depth_kernel[(ctas,)](a, b, c, trips, K, a.stride(0), b.stride(0), BM=bm, BN=bn, BK=bk,
                                  MASKED=variant == "masked", STEPPED=variant == "stepped", num_warps=w,
                                  num_stages=st)
 
 
 COLS = ["variant", "BM", "BN", "BK", "WARPS", "STAGES", "ctas", "trip_bytes", "us_64_trips", "us_256_trips",
-        "ns_per_trip", "regs", "spills", "smem_bytes", "status"] + (["dtype"] if FP8 else [])
+        "ns_per_trip", "regs", "spills", "smem_bytes", "status"] + (["dtype"] if FP8 else []) + \
+    (["readers", "GROUP_M"] if COREAD else [])
 
 
 def main():
@@ -167,11 +188,12 @@ def main():
     f = open(os.path.join(OUT, "copy_issue.csv"), "w", newline="")
     wr = csv.DictWriter(f, fieldnames=COLS)
     wr.writeheader()
-    plan = [(ctas, bm, bn, bk, w, st, v) for ctas in CTAS for bm, bn, bk in TILES for w in WARPS for st in STAGES
-            for v in VARIANTS]
+    plan = [(ctas, bm, bn, bk, w, st, v, 1, 1) for ctas in CTAS for bm, bn, bk in TILES for w in WARPS
+            for st in STAGES for v in VARIANTS]
     if SHALLOW:   # every grid of a tile before the next tile: a deadline cuts tiles, not grids
-        plan = [(ctas, bm, bn, bk, w, st, v) for bm, bn, bk in TILES for w in WARPS for st in STAGES
-                for ctas in CTAS for v in VARIANTS]
+        # (n, g): n CTAs read each B tile, GROUP_M g (one row of tiles: GROUP_M changes nothing)
+        plan = [(ctas, bm, bn, bk, w, st, v, n, g) for bm, bn, bk in TILES for w in WARPS for st in STAGES
+                for ctas in CTAS for v in VARIANTS for n in READERS for g in GROUPS if n > 1 or g == 1]
     if FP8:
         # B [N, K]: the kernel's first offset, n x K, is 32-bit; past 2^31 it wraps and the launch faults
         # (and the context with it: deep8's first call lost 187 rows so), so such grids are not run
@@ -181,22 +203,24 @@ def main():
             log(f"{len(wraps)} runs left out: CTAs x BN x K >= 2^31 (32-bit offsets)")
     log(f"{len(plan)} runs planned")
     bufs_key, bufs = None, None
-    for i, (ctas, bm, bn, bk, w, st, v) in enumerate(plan):
+    for i, (ctas, bm, bn, bk, w, st, v, n_readers, group_m) in enumerate(plan):
         if time.time() - T0 > DEADLINE_S:
             log(f"deadline: stopping after {i} of {len(plan)} runs")
             break
         row = dict(variant=v, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, ctas=ctas, trip_bytes=(bm * bk + bk * bn) * ELT)
         if FP8:
             row["dtype"] = "fp8e4m3"
+        if COREAD:
+            row.update(readers=n_readers, GROUP_M=group_m)
         try:
-            if bufs_key != (bm, bn, bk, ctas):
+            if bufs_key != (bm, bn, bk, ctas, n_readers):
                 bufs, bufs_key = None, None
                 torch.cuda.empty_cache()
-                bufs, bufs_key = make(bm, bn, bk, ctas), (bm, bn, bk, ctas)
-            k = launch(v, bm, bn, bk, w, st, ctas, bufs, TRIP_COUNTS[0])
+                bufs, bufs_key = make(bm, bn, bk, ctas, n_readers), (bm, bn, bk, ctas, n_readers)
+            k = launch(v, bm, bn, bk, w, st, ctas, bufs, TRIP_COUNTS[0], n_readers, group_m)
             torch.cuda.synchronize()
-            us = [triton.testing.do_bench(lambda: launch(v, bm, bn, bk, w, st, ctas, bufs, n), warmup=3, rep=12,
-                                          return_mode="median") * 1e3 for n in TRIP_COUNTS]
+            us = [triton.testing.do_bench(lambda: launch(v, bm, bn, bk, w, st, ctas, bufs, n, n_readers, group_m),
+                                          warmup=3, rep=12, return_mode="median") * 1e3 for n in TRIP_COUNTS]
             row.update(us_64_trips=round(us[0], 3), us_256_trips=round(us[1], 3),
                        ns_per_trip=round((us[1] - us[0]) * 1e3 / (TRIP_COUNTS[1] - TRIP_COUNTS[0]), 2),
                        regs=k.n_regs, spills=k.n_spills, smem_bytes=k.metadata.shared, status="ok")
