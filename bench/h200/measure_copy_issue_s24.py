@@ -109,6 +109,7 @@ if COREAD:
     WARPS = [4]
     STAGES = [2, 3, 4]
     CTAS = [132, 264]
+    VARIANTS = ["matmul"]
     READERS, GROUPS = [1, 2, 4], [1, 8]
 ELT = 1 if FP8 else 2
 
