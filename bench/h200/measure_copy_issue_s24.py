@@ -10,6 +10,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 ISSUE_SET=deep ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=coread8 ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
     PYTHONUNBUFFERED=1 ISSUE_SET=coread ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
+    PYTHONUNBUFFERED=1 ISSUE_SET=warp8 ISSUE_DEADLINE_S=120 python3 bench/h200/measure_copy_issue_s24.py OUTDIR
 
 Why: stream_depth_s24 times measure_stream_depth.py's k-loop (no masks, offsets recomputed from the
 trip index) at 16x128x128 on 2 warps, 4 stages, 32 CTAs at 497.5 ns a trip, where the model's warp-mma
@@ -111,6 +112,17 @@ if COREAD:
     CTAS = [132, 264]
     VARIANTS = ["matmul"]
     READERS, GROUPS = [1, 2, 4], [1, 8]
+# ISSUE_SET=warp8 (session 25's seventh call): fp8 warp-mma tiles (BM 16-32: mma.sync with the operands
+# promoted to f16) on 2/4/8 warps at 2 and 4 CTAs an SM, B read by 1 or 2 CTAs (GROUP_M 8): the regime of run5's
+# 32x14336x4096 16x64x128 w8 s5 G8, priced -18.9% with its round bound by the MIO queue and the promotion.
+if os.environ.get("ISSUE_SET") == "warp8":
+    FP8 = COREAD = SHALLOW = True
+    TILES = [(16, 64, 128), (16, 32, 128), (16, 128, 128), (16, 64, 64), (32, 64, 128)]
+    WARPS = [2, 4, 8]
+    STAGES = [3, 5]
+    CTAS = [264, 528]
+    VARIANTS = ["matmul"]
+    READERS, GROUPS = [1, 2], [8]
 ELT = 1 if FP8 else 2
 
 
@@ -194,7 +206,7 @@ def main():
     if SHALLOW:   # every grid of a tile before the next tile: a deadline cuts tiles, not grids
         # (n, g): n CTAs read each B tile, GROUP_M g (one row of tiles: GROUP_M changes nothing)
         plan = [(ctas, bm, bn, bk, w, st, v, n, g) for bm, bn, bk in TILES for w in WARPS for st in STAGES
-                for ctas in CTAS for v in VARIANTS for n in READERS for g in GROUPS if n > 1 or g == 1]
+                for ctas in CTAS for v in VARIANTS for n in READERS for g in GROUPS if n > 1 or g == min(GROUPS)]
     if FP8:
         # B [N, K]: the kernel's first offset, n x K, is 32-bit; past 2^31 it wraps and the launch faults
         # (and the context with it: deep8's first call lost 187 rows so), so such grids are not run
