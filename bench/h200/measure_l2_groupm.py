@@ -175,14 +175,30 @@ if os.environ.get("L2_SET") == "s14":
 # first pick there (64x256x32 w4 s3 G1, -24%). The slices' sectors, the SMs' received sectors and the far
 # partition's fills ride the main pass (s19's metrics):
 #   PYTHONUNBUFFERED=1 L2_SET=s23 L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# Session 25's set (L2_SET=s25): small-M fp8 launches whose rounds stop near 6.2 TB/s of tile requests, against
+# the 11 TB/s the L2-bound large GEMMs reach (docs/analysis.md, "fp8's K-major stream on many SMs": warp8_s25,
+# run40's tall tile): (a) run5's 32x14336x4096 16x64x128 w8 s5 G8 (B read by 2 CTAs, -18.9%) and its one-reader
+# twin at M = 16; (b) run40's 128x28672x14336 128x32x64 w4 s4 G8 (-22.2%) and that shape's best, 64x64x64 w4 s2
+# (+22.6%); (c) run41's 64x14336x8192 first pick 32x32x128 w2 s4 G1 (-9.2%) and best 64x128x64 w4 s5 G1
+# (+16.6%); (d) s23's 256x8192x8192 64x128x64 w4 s4 G8 control (14.8 TB/s of requests). s19's metrics: the
+# slices' sectors from the SMs, the far partition's fills, the SMs' received sectors:
+#   PYTHONUNBUFFERED=1 L2_SET=s25 L2G_DEADLINE_S=150 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S25 = os.environ.get("L2_SET") == "s25"
 S23 = os.environ.get("L2_SET") == "s23"
-S19 = os.environ.get("L2_SET") == "s19" or S23
+S19 = os.environ.get("L2_SET") == "s19" or S23 or S25
 S18 = os.environ.get("L2_SET") == "s18"
 S18T = os.environ.get("L2_SET") == "s18t"
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
 S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T
-if S23:
+if S25:
+    CONFIGS = [("gemm_fp8", 32, 14336, 4096, 16, 64, 128, 8, 5, 8), ("gemm_fp8", 16, 14336, 4096, 16, 64, 128, 8, 5, 8),
+               ("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8),
+               ("gemm_fp8", 64, 14336, 8192, 32, 32, 128, 2, 4, 1), ("gemm_fp8", 64, 14336, 8192, 64, 128, 64, 4, 5, 1),
+               ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8)]
+    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
+                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
+elif S23:
     CONFIGS = [("gemm", 256, 8192, 8192, 128, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8),
                ("gemm", 256, 8192, 8192, 32, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 1),
                ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 2), ("gemm", 2560, 14336, 14336, 64, 256, 64, 8, 3, 8),
