@@ -40,6 +40,7 @@ import triton.language as tl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from triton_kernels import matmul_kernel  # noqa: E402
+import device_log  # noqa: E402  (bench/h200, the script's own folder)
 
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -127,10 +128,7 @@ ELT = 1 if FP8 else 2
 
 
 def log(*a):
-    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
-    print(line, flush=True)
-    with open(os.path.join(OUT, "log.txt"), "a") as f:
-        f.write(line + "\n")
+    device_log.log(OUT, T0, *a)
 
 
 @triton.jit

@@ -34,6 +34,7 @@ import traceback
 import torch
 import triton
 import triton.language as tl
+import device_log  # noqa: E402  (bench/h200, the script's own folder)
 
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -54,10 +55,7 @@ CTAS = [1, 132]
 
 
 def log(*a):
-    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
-    print(line, flush=True)
-    with open(os.path.join(OUT, "log.txt"), "a") as f:
-        f.write(line + "\n")
+    device_log.log(OUT, T0, *a)
 
 
 @triton.jit

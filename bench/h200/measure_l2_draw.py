@@ -45,6 +45,7 @@ import traceback
 
 import triton
 import triton.language as tl
+import device_log  # noqa: E402  (bench/h200, the script's own folder)
 
 CPU = "--cpu" in sys.argv
 OUT = [a for a in sys.argv[1:] if not a.startswith("--")][0] if len(sys.argv) > 1 else "."
@@ -87,10 +88,7 @@ PLAN = [
 
 
 def log(*a):
-    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
-    print(line, flush=True)
-    with open(os.path.join(OUT, "log.txt"), "a") as f:
-        f.write(line + "\n")
+    device_log.log(OUT, T0, *a)
 
 
 @triton.jit

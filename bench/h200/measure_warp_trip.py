@@ -30,6 +30,7 @@ import traceback
 import torch
 import triton
 import triton.language as tl
+import device_log  # noqa: E402  (bench/h200, the script's own folder)
 
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -50,10 +51,7 @@ CONFIGS = [
 
 
 def log(*a):
-    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
-    print(line, flush=True)
-    with open(os.path.join(OUT, "log.txt"), "a") as f:
-        f.write(line + "\n")
+    device_log.log(OUT, T0, *a)
 
 
 @triton.jit
