@@ -20,10 +20,13 @@ import statistics
 import sys
 from collections import defaultdict
 
+from pathlib import Path
+
 from tfx.analysis.analyze import analyze
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
+ROOT = Path(__file__).resolve().parent.parent
 TRIPS = (64, 256)
 READERS = {"pair": 2, "quad": 4}      # stream_depth's variants whose B tile n CTAs read a step
 CHAIN_NS, PORT_B_NS = 122.2, 128.7    # the load trip's chain and the SM's L2 port (hw_profiles/h200_sxm.toml [pipeline])
@@ -43,6 +46,16 @@ def model_trip_ns(module, profile, row) -> float:
     return (ns(TRIPS[1]) - ns(TRIPS[0])) / (TRIPS[1] - TRIPS[0])
 
 
+def priced_rows(table, only=None):
+    """(row, measured ns a trip, model ns a trip) of each `ok`, non-spilling row of a trip table (of
+    variant ``only`` where given), each priced as its ``dtype``'s GEMM (gemm.tile or gemm_fp8.tile)."""
+    modules = {"bf16": parse_file(str(ROOT / "kernels" / "gemm.tile")),
+               "fp8e4m3": parse_file(str(ROOT / "kernels" / "gemm_fp8.tile"))}
+    profile = load_profile("h200_sxm")
+    return [(r, float(r["ns_per_trip"]), model_trip_ns(modules[r.get("dtype") or "bf16"], profile, r))
+            for r in table if r["status"] == "ok" and not int(r["spills"]) and (not only or r["variant"] == only)]
+
+
 def main(argv):
     files = [a for a in argv if not a.startswith("--")]
     if not files:
@@ -54,14 +67,8 @@ def main(argv):
     except OSError as e:
         print(f"{path}: cannot read ({e.strerror})", file=sys.stderr)
         sys.exit(2)
-    modules = {"bf16": parse_file("kernels/gemm.tile"), "fp8e4m3": parse_file("kernels/gemm_fp8.tile")}
-    profile = load_profile("h200_sxm")
     errors, rows = defaultdict(list), []
-    for r in table:
-        if r["status"] != "ok" or int(r["spills"]) or (only and r["variant"] != only):
-            continue
-        measured = float(r["ns_per_trip"])
-        model = model_trip_ns(modules[r.get("dtype") or "bf16"], profile, r)
+    for r, measured, model in priced_rows(table, only):
         err = model / measured - 1
         # coread_s25's rows: by readers and GROUP_M too
         label = r["variant"] + (f" n{r['readers']} G{r['GROUP_M']}" if r.get("readers") else "")

@@ -20,9 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from few_sm_trips import model_trip_ns  # noqa: E402
-from tfx.hw import load_profile  # noqa: E402
-from tfx.lang import parse_file  # noqa: E402
+from few_sm_trips import priced_rows  # noqa: E402
 
 MEASURED = ROOT / "calibration" / "h200" / "measured"
 # (set, the axis its rows are split by): the column the set varies on purpose
@@ -40,9 +38,6 @@ def main(argv):
     if unknown:
         print(f"unknown set {unknown[0]!r}: expected one of {', '.join(n for n, _ in SETS)}", file=sys.stderr)
         sys.exit(2)
-    modules = {"bf16": parse_file(str(ROOT / "kernels" / "gemm.tile")),
-               "fp8e4m3": parse_file(str(ROOT / "kernels" / "gemm_fp8.tile"))}
-    profile = load_profile("h200_sxm")
     print(f"{'set':14s} {'rows':>5s}  median signed / |error|   by axis")
     for name, axis in SETS:
         if names and name not in names:
@@ -52,10 +47,8 @@ def main(argv):
             print(f"{name:14s} (missing: {path.relative_to(ROOT)})")
             continue
         errors, by_axis = [], defaultdict(list)
-        for r in csv.DictReader(open(path)):
-            if r["status"] != "ok" or int(r["spills"]) or r["variant"] != "matmul":
-                continue
-            err = model_trip_ns(modules[r.get("dtype") or "bf16"], profile, r) / float(r["ns_per_trip"]) - 1
+        for r, measured, model in priced_rows(list(csv.DictReader(open(path))), "matmul"):
+            err = model / measured - 1
             errors.append(err)
             by_axis[int(r[axis])].append(err)
         if not errors:
