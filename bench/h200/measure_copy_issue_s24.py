@@ -46,84 +46,60 @@ T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 DEADLINE_S = float(os.environ.get("ISSUE_DEADLINE_S", "150"))
 TRIP_COUNTS = (64, 256)
-TILES = [(16, 128, 128), (16, 256, 64), (16, 64, 128), (16, 128, 64), (16, 32, 128)]   # (BM, BN, BK)
-WARPS = [2, 4, 8]
-STAGES = [3, 4]
-CTAS = [32, 132]
-VARIANTS = ["depth", "masked", "stepped", "matmul"]
-# ISSUE_SET=wide (session 24's third call): the stream loop against the campaigns' GEMM over the small-M
-# tiles the campaigns draw (BM 16, 32, 64; BN x BK as below; 2/4/8 warps; 3 and 4 stages) on 32 and 64 CTAs,
-# so that what the compiled loop costs can be read against its tile and warps (the SASS of each compiles on
-# the CPU: bench/h200/kloop_sass.py's way). The default set is the first call's.
-WIDE = os.environ.get("ISSUE_SET") == "wide"
-if WIDE:
-    TILES = [(bm, bn, bk) for bm in (16, 32, 64)
-             for bn, bk in ((32, 128), (64, 64), (64, 128), (128, 32), (128, 64), (128, 128), (256, 32), (256, 64))]
-    CTAS = [32, 64]
-    VARIANTS = ["depth", "matmul"]
-# ISSUE_SET=shallow (session 25's call): the campaigns' GEMM at one and two stages (one tile in flight, or
-# none prefetched) beside three, over small-M tiles whose trips are short (BK 32 bf16: 64-byte A rows) and
-# longer, on 32, 64 and 132 CTAs: the one-tile round trip on many SMs, which the campaigns' shallow
-# small-M rows price 8-14% slow (docs/analysis.md, "One tile in flight").
-SHALLOW = os.environ.get("ISSUE_SET") == "shallow"
-if SHALLOW:
-    TILES = [(16, 64, 32), (16, 128, 32), (16, 256, 32), (32, 64, 32), (64, 128, 32), (16, 64, 64),
-             (16, 128, 64), (16, 256, 64), (64, 64, 64), (16, 64, 128), (16, 128, 128)]
-    STAGES = [1, 2, 3]
-    CTAS = [32, 64, 132]
-    VARIANTS = ["matmul"]
-# ISSUE_SET=shallow8 (session 25's second call): the same for the fp8 GEMM of the campaigns (e4m3, B stored
-# [N, K], K contiguous: gemm_fp8.tile's layout), whose small-M rows the model prices without shallow_s25's
-# bias: does its k-loop wait the same one-tile round trip, and what do its K-major pieces add?
-FP8 = os.environ.get("ISSUE_SET") == "shallow8"
-if FP8:
-    SHALLOW = True
-    TILES = [(16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64), (64, 128, 64), (128, 32, 64),
-             (16, 64, 128), (16, 128, 128), (16, 256, 128), (64, 64, 128), (32, 128, 128)]
-    STAGES = [1, 2, 3]
-    CTAS = [32, 64, 132]
-    VARIANTS = ["matmul"]
-# ISSUE_SET=deep8 / deep (session 25's third call): shallow8's and shallow's tiles at 3, 4 and 5 stages on
-# 132, 264 and 528 CTAs (1-4 an SM), where the weight stream nears DRAM's rate: where a K-major stream's
-# round trip leaves the stream's line (docs/analysis.md, "fp8's K-major stream on many SMs").
-DEEP = os.environ.get("ISSUE_SET") in ("deep8", "deep")
-if DEEP:
-    FP8 = os.environ.get("ISSUE_SET") == "deep8"
-    SHALLOW = True
-    TILES = ([(16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64), (64, 128, 64), (16, 64, 128),
-              (16, 128, 128), (16, 256, 128), (64, 64, 128)] if FP8 else
-             [(16, 64, 32), (16, 128, 32), (16, 256, 32), (16, 64, 64), (16, 128, 64), (16, 256, 64),
-              (64, 64, 64), (16, 64, 128), (16, 128, 128)])
-    STAGES = [3, 4, 5]
-    CTAS = [132, 264, 528]
-    VARIANTS = ["matmul"]
-# ISSUE_SET=coread8 / coread (session 25's fifth call): B tiles read by 1, 2 or 4 CTAs of the launch (M = n x BM),
-# their co-readers adjacent (GROUP_M 8) or a row of tiles apart (GROUP_M 1), fp8 K-major and bf16 row-major, on
-# 132 and 264 CTAs: what a co-read weight stream waits (docs/analysis.md, "A co-read weight stream's round trip"
-# and "fp8's K-major stream on many SMs"; stream_depth_s15's pair / quad were bf16 with the stream loop).
-COREAD = os.environ.get("ISSUE_SET") in ("coread8", "coread")
-READERS, GROUPS = [1], [1]
-if COREAD:
-    FP8 = os.environ.get("ISSUE_SET") == "coread8"
-    SHALLOW = True
-    TILES = ([(16, 64, 64), (16, 128, 64), (16, 256, 64), (16, 64, 128), (16, 128, 128), (32, 64, 128)] if FP8 else
-             [(16, 64, 32), (16, 128, 32), (16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64)])
-    WARPS = [4]
-    STAGES = [2, 3, 4]
-    CTAS = [132, 264]
-    VARIANTS = ["matmul"]
-    READERS, GROUPS = [1, 2, 4], [1, 8]
-# ISSUE_SET=warp8 (session 25's seventh call): fp8 warp-mma tiles (BM 16-32: mma.sync with the operands
-# promoted to f16) on 2/4/8 warps at 2 and 4 CTAs an SM, B read by 1 or 2 CTAs (GROUP_M 8): the regime of run5's
-# 32x14336x4096 16x64x128 w8 s5 G8, priced -18.9% with its round bound by the MIO queue and the promotion.
-if os.environ.get("ISSUE_SET") == "warp8":
-    FP8 = COREAD = SHALLOW = True
-    TILES = [(16, 64, 128), (16, 32, 128), (16, 128, 128), (16, 64, 64), (32, 64, 128)]
-    WARPS = [2, 4, 8]
-    STAGES = [3, 5]
-    CTAS = [264, 528]
-    VARIANTS = ["matmul"]
-    READERS, GROUPS = [1, 2], [8]
+# The sets, one a device call: (BM, BN, BK) tiles, warps, stages, CTAs and variants; fp8 (e4m3, B stored [N, K],
+# K contiguous: gemm_fp8.tile's layout, else bf16 with B [K, N]); readers / groups (B tiles read by n CTAs of
+# the launch, M = n x BM, at GROUP_M g; the rows then carry `readers` and `GROUP_M`).
+_SMALL_BF16 = [(16, 64, 32), (16, 128, 32), (16, 256, 32), (32, 64, 32), (64, 128, 32), (16, 64, 64),
+               (16, 128, 64), (16, 256, 64), (64, 64, 64), (16, 64, 128), (16, 128, 128)]
+_SMALL_FP8 = [(16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64), (64, 128, 64), (128, 32, 64),
+              (16, 64, 128), (16, 128, 128), (16, 256, 128), (64, 64, 128), (32, 128, 128)]
+SETS = {
+    # the first call's (session 24): the stream loop and its masked / stepped variants against the GEMM
+    "first": dict(tiles=[(16, 128, 128), (16, 256, 64), (16, 64, 128), (16, 128, 64), (16, 32, 128)],
+                  warps=[2, 4, 8], stages=[3, 4], ctas=[32, 132], variants=["depth", "masked", "stepped", "matmul"]),
+    # wide (session 24's third call): the stream loop against the campaigns' GEMM over the small-M tiles the
+    # campaigns draw, so that what the compiled loop costs can be read against its tile and warps (the SASS
+    # of each compiles on the CPU: bench/h200/kloop_sass.py's way)
+    "wide": dict(tiles=[(bm, bn, bk) for bm in (16, 32, 64) for bn, bk in ((32, 128), (64, 64), (64, 128), (128, 32),
+                                                                           (128, 64), (128, 128), (256, 32), (256, 64))],
+                 warps=[2, 4, 8], stages=[3, 4], ctas=[32, 64], variants=["depth", "matmul"]),
+    # shallow (session 25's first call): the campaigns' GEMM at one and two stages (one tile in flight, or none
+    # prefetched) beside three, over small-M tiles whose trips are short (BK 32 bf16: 64-byte A rows) and
+    # longer: the one-tile round trip on many SMs (docs/analysis.md, "One tile in flight")
+    "shallow": dict(tiles=_SMALL_BF16, warps=[2, 4, 8], stages=[1, 2, 3], ctas=[32, 64, 132]),
+    # shallow8 (second call): the same for the campaigns' fp8 GEMM: does its k-loop wait the same one-tile
+    # round trip, and what do its K-major pieces add?
+    "shallow8": dict(tiles=_SMALL_FP8, warps=[2, 4, 8], stages=[1, 2, 3], ctas=[32, 64, 132], fp8=True),
+    # deep8 / deep (third and fourth calls): at 3-5 stages on 132-528 CTAs (1-4 an SM), where the weight
+    # stream nears DRAM's rate (docs/analysis.md, "fp8's K-major stream on many SMs")
+    "deep8": dict(tiles=[t for t in _SMALL_FP8 if t not in ((128, 32, 64), (32, 128, 128))], warps=[2, 4, 8],
+                  stages=[3, 4, 5], ctas=[132, 264, 528], fp8=True),
+    "deep": dict(tiles=[(16, 64, 32), (16, 128, 32), (16, 256, 32), (16, 64, 64), (16, 128, 64), (16, 256, 64),
+                        (64, 64, 64), (16, 64, 128), (16, 128, 128)],
+                 warps=[2, 4, 8], stages=[3, 4, 5], ctas=[132, 264, 528]),
+    # coread8 / coread (sixth call): B tiles read by 1, 2 or 4 CTAs, their co-readers adjacent (GROUP_M 8) or a
+    # row of tiles apart (GROUP_M 1): what a co-read weight stream waits (stream_depth_s15's pair / quad were
+    # bf16 with the stream loop)
+    "coread8": dict(tiles=[(16, 64, 64), (16, 128, 64), (16, 256, 64), (16, 64, 128), (16, 128, 128), (32, 64, 128)],
+                    warps=[4], stages=[2, 3, 4], ctas=[132, 264], fp8=True, readers=[1, 2, 4], groups=[1, 8]),
+    "coread": dict(tiles=[(16, 64, 32), (16, 128, 32), (16, 64, 64), (16, 128, 64), (16, 256, 64), (32, 64, 64)],
+                   warps=[4], stages=[2, 3, 4], ctas=[132, 264], readers=[1, 2, 4], groups=[1, 8]),
+    # warp8 (seventh call): fp8 warp-mma tiles (BM 16-32: mma.sync with the operands promoted to f16) at 2 and 4
+    # CTAs an SM, B read by 1 or 2 CTAs: the regime of run5's 32x14336x4096 16x64x128 w8 s5 G8, priced -18.9%
+    "warp8": dict(tiles=[(16, 64, 128), (16, 32, 128), (16, 128, 128), (16, 64, 64), (32, 64, 128)], warps=[2, 4, 8],
+                  stages=[3, 5], ctas=[264, 528], fp8=True, readers=[1, 2], groups=[8]),
+}
+SET = os.environ.get("ISSUE_SET") or "first"
+if SET not in SETS:
+    print(f"ISSUE_SET={SET}: expected one of {', '.join(SETS)}", file=sys.stderr)
+    sys.exit(2)
+_cfg = SETS[SET]
+TILES, WARPS, STAGES, CTAS = _cfg["tiles"], _cfg["warps"], _cfg["stages"], _cfg["ctas"]
+VARIANTS = _cfg.get("variants", ["matmul"])
+FP8 = _cfg.get("fp8", False)
+READERS, GROUPS = _cfg.get("readers", [1]), _cfg.get("groups", [1])
+COREAD = "readers" in _cfg             # rows carry `readers` and `GROUP_M`
+TILE_MAJOR = SET not in ("first", "wide")   # session 25's sets run every grid of a tile before the next tile
 ELT = 1 if FP8 else 2
 
 
@@ -201,7 +177,7 @@ def main():
     wr.writeheader()
     plan = [(ctas, bm, bn, bk, w, st, v, 1, 1) for ctas in CTAS for bm, bn, bk in TILES for w in WARPS
             for st in STAGES for v in VARIANTS]
-    if SHALLOW:   # every grid of a tile before the next tile: a deadline cuts tiles, not grids
+    if TILE_MAJOR:   # every grid of a tile before the next tile: a deadline cuts tiles, not grids
         # (n, g): n CTAs read each B tile, GROUP_M g (one row of tiles: GROUP_M changes nothing)
         plan = [(ctas, bm, bn, bk, w, st, v, n, g) for bm, bn, bk in TILES for w in WARPS for st in STAGES
                 for ctas in CTAS for v in VARIANTS for n in READERS for g in GROUPS if n > 1 or g == min(GROUPS)]
