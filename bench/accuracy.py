@@ -68,7 +68,6 @@ def triton_rows(profile, limit=None):
 def library_rows(profile):
     """The best configuration of gemm.tile the model finds vs cuBLAS, bf16 shapes, analysed as
     cuBLAS compiles a GEMM (codegen cutlass: TMA copies, hand-pipelined wgmma; tfx.analysis.codegen)."""
-    import numpy as np
     m = parse_file(ROOT / "kernels" / "gemm.tile")
     out = []
     grid = [(bm, bn, bk, w, s) for bm in (64, 128, 256) for bn in (64, 128, 256) for bk in (32, 64, 128)

@@ -20,7 +20,6 @@ weight-row loads after the tile are L2 hits (200 ns). Prints ns until its last i
 exit (TURN=ns in the environment: a turnaround before each refill); prints the steady batch of r
 CTAs over r x D.
 """
-import csv
 import heapq
 import os
 import re
