@@ -8,12 +8,7 @@ mkdir -p "$OUT/l2_dirty_s23"
 PYTHONUNBUFFERED=1 L2D23_DEADLINE_S=140 timeout 190 python3 bench/h200/measure_l2_dirty_s23.py "$OUT/l2_dirty_s23" \
   > "$OUT/l2_dirty_s23/stdout.txt" 2>&1
 tar -C "$OUT" -czf "$OUT/l2_dirty_s23.tgz" l2_dirty_s23 && rm -rf "${OUT:?}/l2_dirty_s23"
-run() {  # run <name> <shape set> <seed offset>
-  mkdir -p "$OUT/$1"
-  PYTHONUNBUFFERED=1 ACC_DEADLINE_S=170 ACC_SHAPE_SET=$2 ACC_SEED_OFFSET=$3 timeout 185 \
-    python3 bench/h200/measure_accuracy.py "$OUT/$1" > "$OUT/$1/stdout.txt" 2>&1
-  tar -C "$OUT" -czf "$OUT/$1.tgz" "$1" && rm -rf "${OUT:?}/$1"
-}
+run() { bash bench/h200/run_campaign.sh "$@"; }   # run <name> <shape set> <seed offset>
 run run38 alt35 3700
 run run39 alt36 3800
 ls -l "$OUT"

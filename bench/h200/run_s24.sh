@@ -9,12 +9,7 @@ mkdir -p "$OUT/stream_depth_s24"
 PYTHONUNBUFFERED=1 DEPTH_SET=s24 DEPTH_DEADLINE_S=170 timeout 200 python3 bench/h200/measure_stream_depth.py \
   "$OUT/stream_depth_s24" > "$OUT/stream_depth_s24/stdout.txt" 2>&1
 tar -C "$OUT" -czf "$OUT/stream_depth_s24.tgz" stream_depth_s24 && rm -rf "${OUT:?}/stream_depth_s24"
-run() {  # run <name> <shape set> <seed offset>
-  mkdir -p "$OUT/$1"
-  PYTHONUNBUFFERED=1 ACC_DEADLINE_S=170 ACC_SHAPE_SET=$2 ACC_SEED_OFFSET=$3 timeout 185 \
-    python3 bench/h200/measure_accuracy.py "$OUT/$1" > "$OUT/$1/stdout.txt" 2>&1
-  tar -C "$OUT" -czf "$OUT/$1.tgz" "$1" && rm -rf "${OUT:?}/$1"
-}
+run() { bash bench/h200/run_campaign.sh "$@"; }   # run <name> <shape set> <seed offset>
 run run40 alt37 3900
 run run41 alt38 4000
 ls -l "$OUT"

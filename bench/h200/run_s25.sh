@@ -9,12 +9,7 @@ mkdir -p "$OUT/shallow_s25"
 PYTHONUNBUFFERED=1 ISSUE_SET=shallow ISSUE_DEADLINE_S=140 timeout 165 python3 bench/h200/measure_copy_issue_s24.py \
   "$OUT/shallow_s25" > "$OUT/shallow_s25/stdout.txt" 2>&1
 tar -C "$OUT" -czf "$OUT/shallow_s25.tgz" shallow_s25 && rm -rf "${OUT:?}/shallow_s25"
-run() {  # run <name> <shape set> <seed offset>
-  mkdir -p "$OUT/$1"
-  PYTHONUNBUFFERED=1 ACC_DEADLINE_S=170 ACC_SHAPE_SET=$2 ACC_SEED_OFFSET=$3 timeout 185 \
-    python3 bench/h200/measure_accuracy.py "$OUT/$1" > "$OUT/$1/stdout.txt" 2>&1
-  tar -C "$OUT" -czf "$OUT/$1.tgz" "$1" && rm -rf "${OUT:?}/$1"
-}
+run() { bash bench/h200/run_campaign.sh "$@"; }   # run <name> <shape set> <seed offset>
 run run42 alt39 4100
 run run43 alt40 4200
 ls -l "$OUT"
