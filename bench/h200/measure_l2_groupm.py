@@ -183,15 +183,29 @@ if os.environ.get("L2_SET") == "s14":
 # (+16.6%); (d) s23's 256x8192x8192 64x128x64 w4 s4 G8 control (14.8 TB/s of requests). s19's metrics: the
 # slices' sectors from the SMs, the far partition's fills, the SMs' received sectors:
 #   PYTHONUNBUFFERED=1 L2_SET=s25 L2G_DEADLINE_S=150 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# Session 26's set (L2_SET=s26): why fp8 warp-mma tiles on 8 warps at 4 CTAs an SM run slower than on 2 (warp8_s25:
+# 16x32x128 s5 with B read by 2 CTAs on 528 CTAs, 326 / 422 / 785 ns a trip on 2 / 4 / 8 warps, the model 375 / 366 /
+# 668; 16x64x128 s5 554 / 580 / 871, the model 549 / 555 / 731) and what stops run40's tall 128x32x64 w4 s4 tile near
+# 6.2 TB/s of tile requests: the same tiles as campaign launches (4 CTAs an SM: M = 32 with GROUP_M 8, N = 264 x BN),
+# each with the warp-state section (the stall reasons a warp waits on, per issued instruction), the issue counts, the
+# slices' sectors (s19's) and the L1TEX pipe's shared-memory wavefronts and LDGSTS requests (s18t's extra passes):
+#   PYTHONUNBUFFERED=1 L2_SET=s26 L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S26 = os.environ.get("L2_SET") == "s26"
 S25 = os.environ.get("L2_SET") == "s25"
 S23 = os.environ.get("L2_SET") == "s23"
-S19 = os.environ.get("L2_SET") == "s19" or S23 or S25
+S19 = os.environ.get("L2_SET") == "s19" or S23 or S25 or S26
 S18 = os.environ.get("L2_SET") == "s18"
-S18T = os.environ.get("L2_SET") == "s18t"
+S18T = os.environ.get("L2_SET") == "s18t" or S26
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
-S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T
-if S25:
+S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T or S26
+if S26:
+    CONFIGS = [("gemm_fp8", 32, 8448, 32768, 16, 32, 128, w, 5, 8) for w in (2, 4, 8)]
+    CONFIGS += [("gemm_fp8", 32, 16896, 16384, 16, 64, 128, w, 5, 8) for w in (2, 8)]
+    CONFIGS += [("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8)]
+    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
+                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
+elif S25:
     CONFIGS = [("gemm_fp8", 32, 14336, 4096, 16, 64, 128, 8, 5, 8), ("gemm_fp8", 16, 14336, 4096, 16, 64, 128, 8, 5, 8),
                ("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8),
                ("gemm_fp8", 64, 14336, 8192, 32, 32, 128, 2, 4, 1), ("gemm_fp8", 64, 14336, 8192, 64, 128, 64, 4, 5, 1),
@@ -240,7 +254,15 @@ STALL = "smsp__average_warps_issue_stalled_"
 STALLS16 = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle", "barrier", "math_pipe_throttle",
             "wait", "not_selected", "selected", "dispatch_stall", "no_instruction", "membar", "branch_resolving",
             "drain", "sleeping", "tex_throttle", "misc"] if S16 else []
-EXTRA_METRICS = (["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+# s26: two extra passes of several metrics each (a pass ncu refuses loses only its own metrics)
+PIPES26 = ["sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+           "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+           "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_elapsed"]
+L1TEX18 = ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
+           "smsp__inst_executed_op_ldgsts.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"]
+EXTRA_METRICS = ([",".join(L1TEX18), ",".join(PIPES26)] if S26 else
+                 ["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
                   "lts__t_sectors_srcunit_ltcfabric.sum"] if os.environ.get("L2_SET") == "s14" else
                  ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
                   "smsp__inst_executed_op_ldgsts.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"] if S18T else
@@ -249,7 +271,7 @@ S19_COLUMNS = ["lts__t_sectors_srcunit_tex_op_read", "lts__t_sectors_srcunit_ltc
                "l1tex__m_xbar2l1tex_read_sectors"] if S19 else []
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
-           "status"] + [m.split(".")[0] for m in EXTRA_METRICS] + [m.split(".")[0] for m in ISSUE16] + \
+           "status"] + [m.split(".")[0] for e in EXTRA_METRICS for m in e.split(",")] + [m.split(".")[0] for m in ISSUE16] + \
           ["stall_" + s for s in STALLS16] + S19_COLUMNS
 
 
@@ -381,9 +403,11 @@ def main():
                         cmd_x = [ncu, "--csv", "--page", "raw", "--metrics", extra] + cmd[cmd.index("-k"):]
                         r = subprocess.run(cmd_x, capture_output=True, text=True, timeout=120, cwd=HERE)
                         raw.write(f"### {cfg} {extra}\n{r.stdout}\n{r.stderr[-2000:]}\n")
-                        mx = parse_ncu(r.stdout, [extra])
-                        if mx and extra in mx:
-                            row[extra.split(".")[0]] = int(mx[extra])
+                        mx = parse_ncu(r.stdout, extra.split(","))
+                        for one in extra.split(","):
+                            if mx and one in mx:
+                                row[one.split(".")[0]] = (f"{mx[one]:.6g}" if one.endswith("pct_of_peak_sustained_active")
+                                                          or one.endswith("pct_of_peak_sustained_elapsed") else int(mx[one]))
                 else:
                     row["status"] = "no_ncu"
             except Exception as e:  # keep going: one failure must not lose the rest
