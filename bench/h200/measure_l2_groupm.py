@@ -190,7 +190,13 @@ if os.environ.get("L2_SET") == "s14":
 # each with the warp-state section (the stall reasons a warp waits on, per issued instruction), the issue counts, the
 # slices' sectors (s19's) and the L1TEX pipe's shared-memory wavefronts and LDGSTS requests (s18t's extra passes):
 #   PYTHONUNBUFFERED=1 L2_SET=s26 L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
-S26 = os.environ.get("L2_SET") == "s26"
+# L2_SET=s26b: the same counts on the bf16 2-warp small-M tiles whose compiled loop costs 1.3-1.45x the stream loop's
+# (copy_issue_wide_s24: 16x128x128 and 32x128x32 w2 s4) beside twins that cost nothing (16x256x64, 16x64x128 w2) and
+# the 4-warp 16x128x128, as launches of 32 CTAs (one an SM, GROUP_M 1): run37's 16x4096x14336 first pick (-19.5%)
+# and best (16x64x128 w2 s3):
+#   PYTHONUNBUFFERED=1 L2_SET=s26b L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S26B = os.environ.get("L2_SET") == "s26b"
+S26 = os.environ.get("L2_SET") == "s26" or S26B
 S25 = os.environ.get("L2_SET") == "s25"
 S23 = os.environ.get("L2_SET") == "s23"
 S19 = os.environ.get("L2_SET") == "s19" or S23 or S25 or S26
@@ -199,7 +205,14 @@ S18T = os.environ.get("L2_SET") == "s18t" or S26
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
 S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T or S26
-if S26:
+if S26B:
+    CONFIGS = [("gemm", 16, 4096, 14336, 16, 128, 128, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 64, 128, 2, 3, 1),
+               ("gemm", 16, 8192, 14336, 16, 256, 64, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 128, 128, 4, 4, 1),
+               ("gemm", 32, 1024, 14336, 32, 32, 128, 2, 4, 1), ("gemm", 32, 4096, 14336, 32, 128, 32, 2, 4, 1),
+               ("gemm", 32, 2048, 14336, 32, 64, 128, 2, 4, 1)]
+    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
+                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
+elif S26:
     CONFIGS = [("gemm_fp8", 32, 8448, 32768, 16, 32, 128, w, 5, 8) for w in (2, 4, 8)]
     CONFIGS += [("gemm_fp8", 32, 16896, 16384, 16, 64, 128, w, 5, 8) for w in (2, 8)]
     CONFIGS += [("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8)]
