@@ -205,39 +205,33 @@ S18T = os.environ.get("L2_SET") == "s18t" or S26
 S17B = os.environ.get("L2_SET") == "s17b"
 S17T = os.environ.get("L2_SET") == "s17t"
 S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T or S26
+# s19's three on the main pass of every set from s19 on: the slices' sectors from the SMs, the far partition's
+# fills, the SMs' received sectors
+SLICE_METRICS = ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
+                 "l1tex__m_xbar2l1tex_read_sectors.sum"]
 if S26B:
     CONFIGS = [("gemm", 16, 4096, 14336, 16, 128, 128, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 64, 128, 2, 3, 1),
                ("gemm", 16, 8192, 14336, 16, 256, 64, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 128, 128, 4, 4, 1),
                ("gemm", 32, 1024, 14336, 32, 32, 128, 2, 4, 1), ("gemm", 32, 4096, 14336, 32, 128, 32, 2, 4, 1),
                ("gemm", 32, 2048, 14336, 32, 64, 128, 2, 4, 1)]
-    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
 elif S26:
     CONFIGS = [("gemm_fp8", 32, 8448, 32768, 16, 32, 128, w, 5, 8) for w in (2, 4, 8)]
     CONFIGS += [("gemm_fp8", 32, 16896, 16384, 16, 64, 128, w, 5, 8) for w in (2, 8)]
     CONFIGS += [("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8)]
-    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
 elif S25:
     CONFIGS = [("gemm_fp8", 32, 14336, 4096, 16, 64, 128, 8, 5, 8), ("gemm_fp8", 16, 14336, 4096, 16, 64, 128, 8, 5, 8),
                ("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8),
                ("gemm_fp8", 64, 14336, 8192, 32, 32, 128, 2, 4, 1), ("gemm_fp8", 64, 14336, 8192, 64, 128, 64, 4, 5, 1),
                ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8)]
-    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
 elif S23:
     CONFIGS = [("gemm", 256, 8192, 8192, 128, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8),
                ("gemm", 256, 8192, 8192, 32, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 1),
                ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 2), ("gemm", 2560, 14336, 14336, 64, 256, 64, 8, 3, 8),
                ("gemm", 2560, 14336, 14336, 64, 128, 64, 4, 3, 8), ("gemm", 2560, 14336, 14336, 64, 256, 32, 4, 3, 1)]
-    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
 elif S19:
     CONFIGS = [("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 2), ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 1),
                ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 8), ("gemm_fp8", 2560, 8192, 8192, 64, 256, 128, 4, 5, 8),
                ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 4), ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 8)]
-    METRICS = METRICS + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-                         "l1tex__m_xbar2l1tex_read_sectors.sum"]
 elif S18:
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4), ("gemm_fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
@@ -260,6 +254,8 @@ elif S16:
                ("gemm", 4096, 4096, 4096, 128, 256, 16, 8, 6, 8), ("gemm", 4096, 4096, 4096, 128, 256, 32, 8, 4, 8),
                ("persistent", 6144, 6144, 8192, 64, 64, 128, 4, 3, 132),
                ("gemm", 6144, 6144, 8192, 64, 64, 128, 4, 3, 8)]
+if S19:
+    METRICS = METRICS + SLICE_METRICS
 ISSUE16 = ["smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
            "smsp__warps_active.avg.per_cycle_active", "sm__cycles_elapsed.avg",
            "smsp__inst_executed_op_shared_ld.sum"] if S16 else []
