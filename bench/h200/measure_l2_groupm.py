@@ -195,7 +195,13 @@ if os.environ.get("L2_SET") == "s14":
 # the 4-warp 16x128x128, as launches of 32 CTAs (one an SM, GROUP_M 1): run37's 16x4096x14336 first pick (-19.5%)
 # and best (16x64x128 w2 s3):
 #   PYTHONUNBUFFERED=1 L2_SET=s26b L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
-S26B = os.environ.get("L2_SET") == "s26b"
+# L2_SET=s26c: run38's fp8 32x28672x8192, whose first pick under both session-26 candidates (16x64x128 w2 s3 G1, B
+# read by 2 CTAs 448 launch positions apart, all 896 resident at 7 an SM) is priced -18.0% where coread8_s25 prices
+# 2 readers slow: that row beside its GROUP_M 8 twin, the shape's best (16x256x128 w4 s3 G8) and main's first pick
+# (16x64x128 w4 s5 G8, -13.8%), with the DRAM bytes and L2 hit rate that say whether the second reader hits:
+#   PYTHONUNBUFFERED=1 L2_SET=s26c L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
+S26C = os.environ.get("L2_SET") == "s26c"
+S26B = os.environ.get("L2_SET") == "s26b" or S26C
 S26 = os.environ.get("L2_SET") == "s26" or S26B
 S25 = os.environ.get("L2_SET") == "s25"
 S23 = os.environ.get("L2_SET") == "s23"
@@ -209,7 +215,11 @@ S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T or S26
 # fills, the SMs' received sectors
 SLICE_METRICS = ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
                  "l1tex__m_xbar2l1tex_read_sectors.sum"]
-if S26B:
+if S26C:
+    CONFIGS = [("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 1), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 8),
+               ("gemm_fp8", 32, 28672, 8192, 16, 256, 128, 4, 3, 8), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 4, 5, 8),
+               ("gemm_fp8", 16, 28672, 8192, 16, 64, 128, 2, 3, 1)]
+elif S26B:
     CONFIGS = [("gemm", 16, 4096, 14336, 16, 128, 128, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 64, 128, 2, 3, 1),
                ("gemm", 16, 8192, 14336, 16, 256, 64, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 128, 128, 4, 4, 1),
                ("gemm", 32, 1024, 14336, 32, 32, 128, 2, 4, 1), ("gemm", 32, 4096, 14336, 32, 128, 32, 2, 4, 1),
