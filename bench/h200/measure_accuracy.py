@@ -46,6 +46,7 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt40 ACC_SEED_OFFSET=4200 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt41 ACC_SEED_OFFSET=4300 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt42 ACC_SEED_OFFSET=4400 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt43 ACC_SEED_OFFSET=4500 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1042,6 +1043,27 @@ if SHAPE_SET == "alt42":
                   ((102400, 4096), "heldout")]
     SOFTMAX_SHAPES = [((51200, 8192), "heldout"), ((524288, 1024), "heldout"), ((15360, 16384), "heldout"),
                       ((5888, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt43: a forty-fourth set, written down in session 26 after its model decisions, measured in its last
+# call and sealed unread with alt42 (run45): a second held-out campaign for the session after 26.
+if SHAPE_SET == "alt43":
+    GEMM_BF16_SHAPES = [((7680, 14336, 4096), "heldout"), ((2560, 5120, 14336), "heldout"),
+                        ((16, 5120, 8192), "heldout"), ((32, 28672, 14336), "heldout"),
+                        ((64, 5120, 14336), "heldout"), ((128, 28672, 28672), "heldout")]
+    GEMM_FP8_SHAPES = [((7680, 5120, 8192), "heldout"), ((4608, 5120, 14336), "heldout"),
+                       ((16, 28672, 28672), "heldout"), ((32, 5120, 14336), "heldout"),
+                       ((64, 5120, 28672), "heldout")]
+    PERSIST_SHAPES = [((7680, 14336, 4096), "heldout"), ((3584, 5120, 14336), "heldout"),
+                      ((2560, 5120, 28672), "heldout")]
+    ATTN_SHAPES = [((3, 64, 8192, 128, 1), "heldout"), ((60, 32, 2048, 64, 1), "heldout"),
+                   ((88, 16, 1024, 128, 1), "heldout"), ((15, 32, 4096, 128, 0), "heldout"),
+                   ((26, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((15, 32, 8, 65536), "heldout"), ((68, 64, 8, 8192), "heldout"),
+                     ((76, 32, 8, 16384), "heldout"), ((1536, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((55296, 8192), "heldout"), ((622592, 2048), "heldout"), ((17408, 16384), "heldout"),
+                  ((110592, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((55296, 8192), "heldout"), ((557056, 1024), "heldout"), ((17408, 16384), "heldout"),
+                      ((6400, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
