@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How far two timings of the same configurations agree on their rankings (calibration/h200/measured/
-retest_s24: run39's and run40's configurations timed again in session 24), beside how far the model agrees
+retest_s24: run39's and run40's configurations timed again in session 24; retest_s26: run43's in session 26), beside how far the model agrees
 with the first timing. Per family and shape: the rows both timings have ok, the median |retest / first - 1|,
 the Spearman rank correlation of the retest against the first timing, the regret (in the first timing) of the
 retest's fastest configuration, and the model's Spearman against the first timing
@@ -34,7 +34,10 @@ def main(runs):
     print(f"  {'campaign':8s} {'family':18s} {'shape':26s} rows  retest|d|  retest sp  retest regret  model sp")
     for run in runs:
         first = {key(r): r for r in load(BASE / "issue15" / run)}
-        again = {key(r): r for r in load(BASE / "retest_s24" / f"{run}r")}
+        folders = sorted(BASE.glob(f"retest_s*/{run}r"))     # retest_s24 (run39, run40), retest_s26 (run43)
+        if not folders:
+            sys.exit(f"retest_ranks: no calibration/h200/measured/retest_s*/{run}r: expected a retimed campaign")
+        again = {key(r): r for r in load(folders[-1])}
         shapes: dict = {}
         for k in first.keys() & again.keys():
             shapes.setdefault(k[:2], []).append(k)
