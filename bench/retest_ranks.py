@@ -36,7 +36,9 @@ def main(runs):
         first = {key(r): r for r in load(BASE / "issue15" / run)}
         folders = sorted(BASE.glob(f"retest_s*/{run}r"))     # retest_s24 (run39, run40), retest_s26 (run43)
         if not folders:
-            sys.exit(f"retest_ranks: no calibration/h200/measured/retest_s*/{run}r: expected a retimed campaign")
+            print(f"retest_ranks: no calibration/h200/measured/retest_s*/{run}r: expected a retimed campaign",
+                  file=sys.stderr)
+            sys.exit(2)
         again = {key(r): r for r in load(folders[-1])}
         shapes: dict = {}
         for k in first.keys() & again.keys():
