@@ -50,6 +50,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+L2_SET = os.environ.get("L2_SET", "")
 METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "lts__t_sectors_op_read.sum",
            "lts__t_sector_op_read_hit_rate.pct"]
 
@@ -65,7 +66,7 @@ CONFIGS += [("persistent", 1024, 28672, 4096, 64, 256, 64, 8, 3, 132),
             ("persistent", 8192, 8192, 4096, 64, 64, 32, 4, 5, 114),
             ("persistent", 4096, 4096, 4096, 128, 128, 64, 4, 4, 132),
             ("persistent", 1024, 14336, 8192, 128, 128, 64, 8, 3, 132)]
-if os.environ.get("L2_SET") == "s12":
+if L2_SET == "s12":
     # (M, N, K, BM, BN, BK, WARPS, STAGES) at GROUP_M 1 and 8: run15/run14/run12 rows ranked or
     # priced wrongly (small BM at small M: each B tile read by M / BM co-resident tile rows)
     GROUPED12 = [
@@ -81,21 +82,21 @@ if os.environ.get("L2_SET") == "s12":
     CONFIGS += [("persistent", 8192, n, 4096, 64, 64, 32, 4, 5, 114) for n in (2048, 4096, 6144, 12288)]
     CONFIGS += [("persistent", 4096, 8192, 8192, 128, 128, 64, 8, 3, 132),
                 ("persistent", 2048, 2048, 14336, 64, 128, 64, 4, 4, 132)]
-if os.environ.get("L2_SET") == "s12b":
+if L2_SET == "s12b":
     # drift12's request (docs/analysis.md, the GROUP_M = 1 drift term tried): the G1 rows its term
     # over-counts (fp8 with BK 64-128, 2-warp CTAs), each beside its G8 twin
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 128, 8192, 28672, 64, 64, 64, 8, 3), ("gemm", 64, 14336, 8192, 16, 256, 64, 2, 3),
         ("gemm_fp8", 4096, 14336, 8192, 64, 256, 128, 4, 2), ("gemm_fp8", 128, 28672, 4096, 32, 128, 64, 2, 4),
         ("gemm", 128, 28672, 8192, 64, 256, 32, 8, 5)] for g in (1, 8)]
-if os.environ.get("L2_SET") == "s13":
+if L2_SET == "s13":
     # drift13's request (docs/analysis.md, "GROUP_M = 1: readers that drift apart"): the term
     # applies to pipelined loops only; run14's 1-stage G1 rows it would have over-counted, each
     # beside its G8 twin, decide whether a 1-stage reader that falls behind catches up on L2 hits
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm", 128, 28672, 14336, 16, 256, 32, 2, 1), ("gemm_fp8", 128, 14336, 14336, 16, 64, 64, 2, 1)]
         for g in (1, 8)]
-if os.environ.get("L2_SET") == "s14":
+if L2_SET == "s14":
     # bigtile14: rows whose requested bytes pass 11 TB/s at their measured time (run13 fp8
     # 3072x8192x4096 128x64x128 w4 s3 G1, 12.8 TB/s, priced +28% at the L2 roofline: the regret row;
     # run4 bf16 3072^3 128x32x64 w4 s4 G1, 13.8; run17 bf16 1024x28672x8192 64x128x128 w4 s4 G8, 13.7;
@@ -200,79 +201,72 @@ if os.environ.get("L2_SET") == "s14":
 # 2 readers slow: that row beside its GROUP_M 8 twin, the shape's best (16x256x128 w4 s3 G8) and main's first pick
 # (16x64x128 w4 s5 G8, -13.8%), with the DRAM bytes and L2 hit rate that say whether the second reader hits:
 #   PYTHONUNBUFFERED=1 L2_SET=s26c L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
-S26C = os.environ.get("L2_SET") == "s26c"
-S26B = os.environ.get("L2_SET") == "s26b" or S26C
-S26 = os.environ.get("L2_SET") == "s26" or S26B
-S25 = os.environ.get("L2_SET") == "s25"
-S23 = os.environ.get("L2_SET") == "s23"
-S19 = os.environ.get("L2_SET") == "s19" or S23 or S25 or S26
-S18 = os.environ.get("L2_SET") == "s18"
-S18T = os.environ.get("L2_SET") == "s18t" or S26
-S17B = os.environ.get("L2_SET") == "s17b"
-S17T = os.environ.get("L2_SET") == "s17t"
-S16 = os.environ.get("L2_SET") == "s16" or S17T or S17B or S18 or S18T or S26
+# What a set measures beside its configurations, by name (a set not named in a trait has the main pass alone):
+# the slices' three sector counts on the main pass (s19 on), and the warp-state section with the issue counts (s16 on).
+SLICE_SETS = ("s19", "s23", "s25", "s26", "s26b", "s26c")
+WARP_STATE_SETS = ("s16", "s17t", "s17b", "s18", "s18t", "s26", "s26b", "s26c")
 # s19's three on the main pass of every set from s19 on: the slices' sectors from the SMs, the far partition's
 # fills, the SMs' received sectors
 SLICE_METRICS = ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
                  "l1tex__m_xbar2l1tex_read_sectors.sum"]
-if S26C:
+if L2_SET == "s26c":
     CONFIGS = [("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 1), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 8),
                ("gemm_fp8", 32, 28672, 8192, 16, 256, 128, 4, 3, 8), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 4, 5, 8),
                ("gemm_fp8", 16, 28672, 8192, 16, 64, 128, 2, 3, 1)]
-elif S26B:
+elif L2_SET == "s26b":
     CONFIGS = [("gemm", 16, 4096, 14336, 16, 128, 128, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 64, 128, 2, 3, 1),
                ("gemm", 16, 8192, 14336, 16, 256, 64, 2, 4, 1), ("gemm", 16, 4096, 14336, 16, 128, 128, 4, 4, 1),
                ("gemm", 32, 1024, 14336, 32, 32, 128, 2, 4, 1), ("gemm", 32, 4096, 14336, 32, 128, 32, 2, 4, 1),
                ("gemm", 32, 2048, 14336, 32, 64, 128, 2, 4, 1)]
-elif S26:
+elif L2_SET == "s26":
     CONFIGS = [("gemm_fp8", 32, 8448, 32768, 16, 32, 128, w, 5, 8) for w in (2, 4, 8)]
     CONFIGS += [("gemm_fp8", 32, 16896, 16384, 16, 64, 128, w, 5, 8) for w in (2, 8)]
     CONFIGS += [("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8)]
-elif S25:
+elif L2_SET == "s25":
     CONFIGS = [("gemm_fp8", 32, 14336, 4096, 16, 64, 128, 8, 5, 8), ("gemm_fp8", 16, 14336, 4096, 16, 64, 128, 8, 5, 8),
                ("gemm_fp8", 128, 28672, 14336, 128, 32, 64, 4, 4, 8), ("gemm_fp8", 128, 28672, 14336, 64, 64, 64, 4, 2, 8),
                ("gemm_fp8", 64, 14336, 8192, 32, 32, 128, 2, 4, 1), ("gemm_fp8", 64, 14336, 8192, 64, 128, 64, 4, 5, 1),
                ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8)]
-elif S23:
+elif L2_SET == "s23":
     CONFIGS = [("gemm", 256, 8192, 8192, 128, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 8),
                ("gemm", 256, 8192, 8192, 32, 128, 64, 4, 4, 8), ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 1),
                ("gemm", 256, 8192, 8192, 64, 128, 64, 4, 4, 2), ("gemm", 2560, 14336, 14336, 64, 256, 64, 8, 3, 8),
                ("gemm", 2560, 14336, 14336, 64, 128, 64, 4, 3, 8), ("gemm", 2560, 14336, 14336, 64, 256, 32, 4, 3, 1)]
-elif S19:
+elif L2_SET == "s19":
     CONFIGS = [("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 2), ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 1),
                ("gemm", 2560, 8192, 8192, 256, 64, 64, 4, 5, 8), ("gemm_fp8", 2560, 8192, 8192, 64, 256, 128, 4, 5, 8),
                ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 4), ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5, 8)]
-elif S18:
+elif L2_SET == "s18":
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 28672, 8192, 64, 256, 64, 8, 4), ("gemm_fp8", 1024, 28672, 8192, 64, 128, 64, 4, 5),
         ("gemm", 2560, 8192, 8192, 64, 256, 64, 4, 5)] for g in (1, 8)]
-elif S18T:
+elif L2_SET == "s18t":
     CONFIGS = [("gemm", 6144, 6144, 6144, 64, 32, 32, 2, 5, 8), ("gemm", 128, 14336, 4096, 64, 32, 32, 2, 5, 1),
                ("gemm", 2048, 14336, 4096, 64, 32, 32, 2, 5, 8), ("gemm", 64, 28672, 4096, 32, 64, 32, 8, 5, 8),
                ("gemm", 64, 14336, 14336, 32, 256, 64, 4, 5, 1)]
-elif S17B:
+elif L2_SET == "s17b":
     CONFIGS = [(kind, *c, g) for kind, *c in [
         ("gemm_fp8", 1024, 14336, 8192, 64, 64, 128, 8, 3), ("gemm", 4096, 8192, 14336, 64, 128, 32, 8, 3),
         ("gemm_fp8", 7168, 6144, 4096, 128, 32, 128, 4, 2)] for g in (1, 8)]
-elif S17T:
+elif L2_SET == "s17t":
     CONFIGS = [("gemm", 64, 28672, 4096, 32, 64, 32, 2, 5, 8), ("gemm", 32, 28672, 4096, 32, 64, 32, 2, 4, 8),
                ("gemm", 128, 14336, 4096, 64, 32, 32, 2, 5, 8), ("gemm", 64, 14336, 4096, 64, 32, 32, 2, 5, 8),
                ("gemm", 64, 28672, 4096, 64, 256, 32, 8, 4, 8)]
-elif S16:
+elif L2_SET == "s16":
     CONFIGS = [("gemm", 1536, 28672, 4096, 64, 128, 64, 2, 3, 1), ("gemm", 1536, 28672, 4096, 128, 128, 32, 4, 3, 1),
                ("gemm", 4096, 4096, 4096, 128, 128, 16, 4, 6, 8), ("gemm", 4096, 4096, 4096, 128, 128, 32, 4, 4, 8),
                ("gemm", 4096, 4096, 4096, 128, 256, 16, 8, 6, 8), ("gemm", 4096, 4096, 4096, 128, 256, 32, 8, 4, 8),
                ("persistent", 6144, 6144, 8192, 64, 64, 128, 4, 3, 132),
                ("gemm", 6144, 6144, 8192, 64, 64, 128, 4, 3, 8)]
-if S19:
+if L2_SET in SLICE_SETS:
     METRICS = METRICS + SLICE_METRICS
 ISSUE16 = ["smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
            "smsp__warps_active.avg.per_cycle_active", "sm__cycles_elapsed.avg",
-           "smsp__inst_executed_op_shared_ld.sum"] if S16 else []
+           "smsp__inst_executed_op_shared_ld.sum"] if L2_SET in WARP_STATE_SETS else []
 STALL = "smsp__average_warps_issue_stalled_"
 STALLS16 = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle", "barrier", "math_pipe_throttle",
             "wait", "not_selected", "selected", "dispatch_stall", "no_instruction", "membar", "branch_resolving",
-            "drain", "sleeping", "tex_throttle", "misc"] if S16 else []
+            "drain", "sleeping", "tex_throttle", "misc"] if L2_SET in WARP_STATE_SETS else []
 # s26: two extra passes of several metrics each (a pass ncu refuses loses only its own metrics)
 PIPES26 = ["sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
@@ -280,14 +274,17 @@ PIPES26 = ["sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
            "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_elapsed"]
 L1TEX18 = ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
            "smsp__inst_executed_op_ldgsts.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"]
-EXTRA_METRICS = ([",".join(L1TEX18), ",".join(PIPES26)] if S26 else
+# the extra passes (one a list entry; a comma list is one pass of several metrics): s14 the SMs' received sectors and the
+# slices' (coalescing against the far partition's fills), s18t the L1TEX pipe's wavefronts and LDGSTS requests, the
+# s26 sets those in one pass and the pipe loads in another, s16-s18 the slices' requests beside their sectors
+EXTRA_METRICS = ([",".join(L1TEX18), ",".join(PIPES26)] if L2_SET in ("s26", "s26b", "s26c") else
                  ["l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
-                  "lts__t_sectors_srcunit_ltcfabric.sum"] if os.environ.get("L2_SET") == "s14" else
-                 ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
-                  "smsp__inst_executed_op_ldgsts.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"] if S18T else
-                 ["lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum"] if S16 else [])
+                  "lts__t_sectors_srcunit_ltcfabric.sum"] if L2_SET == "s14" else
+                 L1TEX18 if L2_SET == "s18t" else
+                 ["lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum"]
+                 if L2_SET in WARP_STATE_SETS else [])
 S19_COLUMNS = ["lts__t_sectors_srcunit_tex_op_read", "lts__t_sectors_srcunit_ltcfabric",
-               "l1tex__m_xbar2l1tex_read_sectors"] if S19 else []
+               "l1tex__m_xbar2l1tex_read_sectors"] if L2_SET in SLICE_SETS else []
 COLUMNS = ["kernel", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "NUM_SMS", "measured_ms",
            "ncu_ms", "dram_read_bytes", "l2_read_sectors", "l2_read_hit_pct", "min_bytes", "dram_over_min",
            "status"] + [m.split(".")[0] for e in EXTRA_METRICS for m in e.split(",")] + [m.split(".")[0] for m in ISSUE16] + \
@@ -397,7 +394,7 @@ def main():
                 torch.cuda.empty_cache()
                 if ncu:
                     cmd = [ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS + ISSUE16)] + \
-                        (["--section", "WarpStateStats"] if S16 else []) + ["-k",
+                        (["--section", "WarpStateStats"] if L2_SET in WARP_STATE_SETS else []) + ["-k",
                            "regex:(matmul|persistent)_kernel", "--launch-skip", "1", "--launch-count", "1",
                            sys.executable, os.path.abspath(__file__), "--one", kind] + [str(v) for v in cfg[1:]]
                     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=HERE)
