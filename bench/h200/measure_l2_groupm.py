@@ -51,6 +51,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 L2_SET = os.environ.get("L2_SET", "")
+L2_SETS = ("", "s12", "s12b", "s13", "s14", "s16", "s17t", "s17b", "s18", "s18t", "s19", "s23", "s25", "s26", "s26b",
+           "s26c")
+if L2_SET not in L2_SETS:
+    # a mistyped set must not time the default set's launches in its place
+    print(f"measure_l2_groupm: L2_SET={L2_SET!r} is not a set; expected one of {', '.join(n for n in L2_SETS if n)} "
+          "(or unset: the default set)", file=sys.stderr)
+    sys.exit(2)
 METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "lts__t_sectors_op_read.sum",
            "lts__t_sector_op_read_hit_rate.pct"]
 
