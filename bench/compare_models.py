@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Two model trees against the issue-15 campaigns, rankings first: the gate a model change passes before it lands.
+
+Usage: python3 bench/compare_models.py BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS]
+
+Each tree (a checkout or a git worktree of this repository) prices every row of the base tree's
+calibration/h200/measured/issue15/run*/ campaigns (the same rows for both) with its own tfx (one process a tree, the two in parallel), as
+bench/accuracy.py --measured-only --split all does per campaign, and the report compares them per family:
+- campaigns better / worse / mixed on their figures (median |error| by 0.3 points, min Spearman by 0.02, max regret
+  by 0.5 points: a campaign is better where every figure that moved moved the right way);
+- the shapes of one campaign that fail a "done when" clause (Spearman under 0.85, regret over 10%, a spilling
+  configuration ranked first where a non-spilling one is faster), before and after, and which ones changed side;
+- the pooled figures over all campaigns (median over shapes of the median |error|, min Spearman, max regret).
+The last line says whether the candidate's rankings are better, worse or mixed: worse where any family has more
+clause failures than before, better where none has more and one has fewer.
+
+The sessions of issue 15 judged every candidate this way by hand (docs/analysis.md's "figures both ways");
+FAMILIES and RUNS are comma lists (gemm_fp8,gemm_bf16; run40,run44). A tree that is not a checkout of this
+repository, or a flag that is not one of these, is one line and exit 2.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+SPEARMAN_MIN, REGRET_MAX = 0.85, 0.10          # issue 15's "done when" (tfx.analysis.verdict)
+MOVE = (0.003, 0.02, 0.005)                    # a figure moved: median |error|, Spearman, regret (fractions)
+
+
+def usage(msg: str) -> None:
+    print(f"compare_models: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+# ------------------------------------------------------------------ the worker: one tree's figures
+def tree_figures(data: Path, only=None, runs=None) -> dict:
+    """{"runs": {run: {family: {shape: [median |error|, Spearman or None, regret, spilling first wrongly]}}}, "pooled":
+    {family: {shape: [...]}}} priced by the tfx this process imports (the tree's: ``main`` runs it with the tree on
+    PYTHONPATH) over the campaigns under ``data`` (the base tree's issue15/ folder for both trees: the same rows)."""
+    from tfx.analysis.measured import Predictor, figures, read_measurements
+    base = data
+    rows_by_run: dict = {}
+    for path in sorted(base.glob("run*/*.csv")):
+        run = path.parent.name
+        if "retime" in path.name or (runs and run not in runs):
+            continue
+        rows_by_run.setdefault(run, []).extend(r for r in read_measurements(path) if not only or r.family in only)
+    predictor = Predictor("h200_sxm")
+    out: dict = {"runs": {}, "pooled": {}}
+    pooled: dict = {}
+    for run, rows in rows_by_run.items():
+        groups: dict = {}
+        for c in predictor.compare(rows):
+            groups.setdefault((c.row.family, c.row.shape), []).append(c)
+            pooled.setdefault((c.row.family, c.row.shape), []).append(c)
+        out["runs"][run] = _figures_by_family(groups, figures)
+    out["pooled"] = _figures_by_family(pooled, figures)
+    return out
+
+
+def _figures_by_family(groups: dict, figures) -> dict:
+    out: dict = {}
+    for (family, shape), rows in groups.items():
+        g = figures(family, shape, rows)
+        out.setdefault(family, {})[shape] = [g.median_abs_error, g.spearman, g.regret, bool(g.spill_ranked_first_wrongly)]
+    return out
+
+
+# ------------------------------------------------------------------ the comparison (pure: tests/test_compare_models.py)
+def family_figures(shapes: dict) -> tuple:
+    """(median over shapes of the median |error|, min Spearman, max regret) of one family's shapes."""
+    meds = [v[0] for v in shapes.values()]
+    sps = [v[1] for v in shapes.values() if v[1] is not None]
+    return statistics.median(meds), (min(sps) if sps else None), max(v[2] for v in shapes.values())
+
+
+def failures(shapes: dict) -> set:
+    """The (shape, clause) pairs that fail issue 15's "done when" among one family's shapes."""
+    out = set()
+    for shape, (_, sp, regret, spill_first) in shapes.items():
+        if sp is not None and sp < SPEARMAN_MIN:
+            out.add((shape, "spearman"))
+        if regret > REGRET_MAX:
+            out.add((shape, "regret"))
+        if spill_first:
+            out.add((shape, "spilling first"))
+    return out
+
+
+def campaign_move(a: tuple, b: tuple) -> str:
+    """"better", "worse", "mixed" or "" (nothing moved) of one campaign's family figures ``a`` -> ``b``."""
+    (ma, sa, ra), (mb, sb, rb) = a, b
+    sa = -1.0 if sa is None else sa
+    sb = -1.0 if sb is None else sb
+    better = (mb < ma - MOVE[0]) + (sb > sa + MOVE[1]) + (rb < ra - MOVE[2])
+    worse = (mb > ma + MOVE[0]) + (sb < sa - MOVE[1]) + (rb > ra + MOVE[2])
+    if not better and not worse:
+        return ""
+    return "better" if not worse else "worse" if not better else "mixed"
+
+
+def compare(base: dict, cand: dict) -> tuple[list[str], str]:
+    """The report's lines and its verdict ("better", "worse", "mixed" or "same") for two trees' figures."""
+    lines = []
+    more = fewer = 0
+    families = sorted(base["pooled"])
+    for family in families:
+        moves = {"better": [], "worse": [], "mixed": []}
+        lost, won = [], []
+        for run in sorted(base["runs"], key=lambda r: (len(r), r)):
+            a = base["runs"][run].get(family)
+            b = cand["runs"].get(run, {}).get(family)
+            if not a or not b:
+                continue
+            m = campaign_move(family_figures(a), family_figures(b))
+            if m:
+                moves[m].append(run)
+            fa, fb = failures(a), failures(b)
+            lost += [f"{run} {s} ({c})" for s, c in sorted(fb - fa)]
+            won += [f"{run} {s} ({c})" for s, c in sorted(fa - fb)]
+        more += bool(len(lost) > len(won))
+        fewer += bool(len(won) > len(lost))
+        pa = family_figures(base["pooled"][family])
+        pb = family_figures(cand["pooled"][family]) if cand["pooled"].get(family) else None
+
+        def fmt(f):
+            return "none" if f is None else f"{f[0] * 100:.1f}% / {'-' if f[1] is None else f'{f[1]:+.2f}'} / {f[2] * 100:.1f}%"
+        lines.append(f"{family}: pooled {fmt(pa)} -> {fmt(pb)}; campaigns better {len(moves['better'])}, "
+                     f"worse {len(moves['worse'])}, mixed {len(moves['mixed'])}; clause failures "
+                     f"+{len(lost)} -{len(won)}")
+        for label, items in (("  newly failing", lost), ("  newly passing", won)):
+            if items:
+                lines.append(f"{label}: " + "; ".join(items))
+    verdict = "worse" if more else "better" if fewer else "same"
+    if more and fewer:
+        verdict = "mixed"
+    lines.append(f"rankings: {verdict} (families with more clause failures {more}, with fewer {fewer})")
+    return lines, verdict
+
+
+# ------------------------------------------------------------------ the command
+def main(argv: list[str]) -> int:
+    if "--figures" in argv:          # the worker, run by main below with the tree on PYTHONPATH
+        i = argv.index("--figures")
+        data = Path(argv[i + 1])
+        only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else None
+        runs = argv[argv.index("--runs") + 1].split(",") if "--runs" in argv else None
+        print(json.dumps(tree_figures(data, only, runs)))
+        return 0
+    args, opts = [], {}
+    it = iter(argv)
+    for a in it:
+        if a in ("--only", "--runs"):
+            value = next(it, None)
+            if not value:
+                usage(f"{a} expects a comma list")
+            opts[a] = value
+        elif a.startswith("-"):
+            usage(f"unknown flag {a!r}; expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS]")
+        else:
+            args.append(a)
+    if len(args) != 2:
+        usage("expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS]")
+    trees = [Path(a).resolve() for a in args]
+    for t in trees:
+        if not (t / "tfx" / "__init__.py").is_file() or not (t / "calibration" / "h200" / "measured" / "issue15").is_dir():
+            usage(f"{t}: not a checkout of this repository (expected tfx/ and calibration/h200/measured/issue15/)")
+    extra = [x for k, v in opts.items() for x in (k, v)]
+    data = trees[0] / "calibration" / "h200" / "measured" / "issue15"     # both trees price the base tree's rows
+    procs = [subprocess.Popen([sys.executable, __file__, "--figures", str(data)] + extra, cwd=t, stdout=subprocess.PIPE,
+                              env={**os.environ, "PYTHONPATH": str(t)}, text=True) for t in trees]
+    figs = []
+    for t, p in zip(trees, procs):
+        out, _ = p.communicate()
+        if p.returncode:
+            usage(f"{t}: pricing its campaigns failed (exit {p.returncode})")
+        figs.append(json.loads(out))
+    lines, _ = compare(*figs)
+    print(f"{trees[0]} -> {trees[1]}" + "".join(f" {k} {v}" for k, v in opts.items()))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
