@@ -11,8 +11,9 @@ bench/accuracy.py --measured-only --split all does per campaign, and the report 
 - the shapes of one campaign that fail a "done when" clause (Spearman under 0.85, regret over 10%, a spilling
   configuration ranked first where a non-spilling one is faster), before and after, and which ones changed side;
 - the pooled figures over all campaigns (median over shapes of the median |error|, min Spearman, max regret).
-The last line says whether the candidate's rankings are better, worse or mixed: worse where any family has more
-clause failures than before, better where none has more and one has fewer.
+The last line says whether the candidate's rankings are better, worse, mixed or the same, counting the families
+with more clause failures than before and those with fewer: worse where some have more and none fewer, better the
+other way round, mixed where both, the same where neither.
 
 The sessions of issue 15 judged every candidate this way by hand (docs/analysis.md's "figures both ways");
 FAMILIES and RUNS are comma lists (gemm_fp8,gemm_bf16; run40,run44). A tree that is not a checkout of this
