@@ -40,6 +40,8 @@ class WaveReuse(dict):
     handoff: Any = None                # what the previous launch stored and left in L2 (launch_handoff's facts)
     drift: Any = None                  # GROUP_M = 1: the co-readers' Drift facts (drift_refetch), None where none
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies the TPC pair merges (pair_merged_share)
+    side_block: dict = field(default_factory=dict)   # op id -> co-readers that share one L2 partition (side_block)
+    partitions: Any = 1                # the L2's partitions (far_fill_share)
 
     @classmethod
     def of(cls, ratios, **fields) -> "WaveReuse":
@@ -167,7 +169,8 @@ def with_drift(info: "WaveReuse", share) -> "WaveReuse":
     ratios = {k: (v + share * (1 - v) if k in ops else v) for k, v in info.items()}
     return WaveReuse.of(ratios, window=info.window, cross_window=info.cross_window, cross=info.cross,
                         cross_how=info.cross_how, walk=info.walk, l2_only=info.l2_only,
-                        handoff=info.handoff, drift=info.drift, pair_merged=info.pair_merged)
+                        handoff=info.handoff, drift=info.drift, pair_merged=info.pair_merged,
+                        side_block=info.side_block, partitions=info.partitions)
 
 
 def describe_drift(facts: Drift, rate, fmt_ns) -> str:
@@ -294,6 +297,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         drift_ops = set()  # loads of the column's tile (B), whose co-readers sit g1 positions apart
         per_op = {}
         pair = {}         # op id -> share of its copies the TPC pair merges (pair_merged_share)
+        block = {}        # op id -> its co-readers that sit on one L2 partition (side_block)
         exact = {}        # op id -> its first touches over the whole launch, exactly (row-major order)
         cross = {}
         values = {}       # op id -> share of the wave's distinct tiles the previous wave read (cross_value_share)
@@ -323,6 +327,7 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
                         (True, (index.kind, index.period, rounds.tiles), None))
                 walked[node.id] = (node.line, windows[0].tensor, index)
                 pair[node.id] = walk_pair_merged_share(index, walk_merge)
+                block[node.id] = walk_side_block(index)
             elif len(coords) >= 2 and used == [coords[0]]:
                 distinct, kind = rows, order["row"]
                 first = where(row_major, launch_rows, _share(rows, W))
@@ -338,6 +343,8 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
             if index is None and len(coords) >= 2:
                 pair[node.id] = pair_merged_share(used, coords, g0, g1,
                                                   region.swizzle.evaluate(env) if swizzled else 1)
+                block[node.id] = side_block(used, coords, g0, g1,
+                                            region.swizzle.evaluate(env) if swizzled else 1)
             if first is not None:
                 exact[node.id] = first
             if kind is None:
@@ -414,7 +421,8 @@ def wave_reuse(root: ScopeNode, kernel, env, profile, blocks) -> dict:
         out[mesh.id] = WaveReuse.of(per_op, window=(window, l2.capacity),
                                     cross_window=(cross_window, room, partitions), cross=cross,
                                     cross_how=how, walk=(rounds, W, walked) if walked else None,
-                                    l2_only=l2_only, drift=drift, pair_merged=pair)
+                                    l2_only=l2_only, drift=drift, pair_merged=pair,
+                                    side_block=block, partitions=partitions)
     # reads of what the previous launch stored and left in L2 (tfx.analysis.launch_handoff)
     meshes = [c for c in root.children if c.kind == "mesh"]
     for mesh_id, (ops, facts) in launch_handoff.handoff(meshes, units, blocks, l2.capacity / partitions).items():
@@ -443,6 +451,66 @@ def pair_merged_share(used, coords, g0, g1, G):
     if not used:
         return ratio(1, 2)
     return 0
+
+
+# consecutive launch positions whose CTAs sit on one L2 partition: the dispatcher hands positions
+# 2k and 2k + 1 to one TPC and the next pair to the next GPC (calibration/h200/measured/
+# cta_timeline: smids 124 125, 6 7, 22 23, 38 39, ...), and a tile the four positions of two such
+# pairs read is filled across the fabric as a tile one SM reads is (l2_groupm_s23's 256x8192x8192
+# G8, B read by 4 consecutive positions: 0.53-0.55 far fills a DRAM byte; s26c's G8, by 2: 0.51)
+SIDE_RUN = 4
+
+
+def side_block(used, coords, g0, g1, G):
+    """How many of a tile's co-readers sit on one L2 partition (far_fill_share): the co-readers
+    that a run of ``SIDE_RUN`` consecutive launch positions holds. Row-major order (G = 1):
+    the row's tile (A) is read by the row's g1 consecutive positions, min(g1, 4) of them to a
+    run; the column's tile (B) by positions g1 apart, ceil(4 / g1) to a run (1 where g1 >= 4).
+    Group-M order: the column's tile by a group's G consecutive positions, min(G, 4); the row's
+    tile by positions G apart, ceil(4 / G). A tile of its own, 1; a tile every CTA reads, 4."""
+    G = emin(emax(G, 1), g0)
+    row_major = G <= 1
+    run = SIDE_RUN
+    if used == [coords[0]]:
+        return if_else(row_major, emin(g1, run), -(-run // G))
+    if used == [coords[1]]:
+        return if_else(row_major, -(-run // emax(g1, 1)), emin(G, run))
+    if not used:
+        return run
+    return 1
+
+
+def walk_side_block(index):
+    """A persistent walk's ``side_block``: the row's tile (``slow``, P consecutive tiles) min(P, 4)
+    co-readers to a run of consecutive CTAs, the column's (``fast``, P apart) ceil(4 / P)."""
+    run = SIDE_RUN
+    if index.kind == "slow":
+        return emin(index.period, run)
+    if index.kind == "fast":
+        return -(-run // emax(index.period, 1))
+    return 1
+
+
+def far_fill_share(miss, block, partitions):
+    """Bytes the far partitions fill across the L2 fabric per DRAM byte of a load: each of the
+    ``partitions`` keeps its own copy of a line its SMs read (the A100/H100 whitepapers), the
+    line's home is the one at its DRAM channel, and every other partition with a reader fills
+    once from it. A DRAM byte serves 1 / ``miss`` copies, in runs of ``block`` that sit on one
+    partition (side_block), so t = 1 / (miss x block) independent sides draw: each other
+    partition holds a reader with chance 1 - (1 - 1/P)^t, (P - 1)(1 - (1 - 1/P)^t) fills. Two
+    partitions: 1/2 for one reader (l2_groupm_s26b's seven one-reader launches: 0.50-0.52 of the
+    DRAM bytes), 3/4 for two far apart (s25's 64x14336x8192 G1: 0.75; s26c's 32x28672x8192 G1:
+    0.86), towards 1 for many (s14's 3072x8192x4096: 1.00)."""
+    P = partitions
+    if is_array(miss, block):
+        import numpy as np
+        m = np.maximum(np.asarray(miss, dtype=float), 1e-12)
+        t = np.maximum(1.0 / (m * np.asarray(block, dtype=float)), 1.0)
+        return (P - 1) * (1 - (1 - 1 / P) ** t)
+    if not miss:
+        return 0
+    t = max(1 / (float(miss) * float(block)), 1.0)
+    return (P - 1) * (1 - (1 - 1 / P) ** t)
 
 
 def walk_pair_merged_share(index, share=Fraction(1, 2)):

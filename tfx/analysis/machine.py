@@ -76,6 +76,10 @@ class Machine:
         # performance.l2_slices_ns); None where the profile states none
         slices = profile.get(f"memory.{self.l2}.slice_bandwidth", None) if self.l2 else None
         self.l2_slice_bw = slices / 1e9 if slices else None
+        # the far partitions' fills across the fabric between the L2 partitions, device-wide
+        # (B/ns; performance.l2_fabric_ns); None where the profile states none
+        fabric = profile.get(f"memory.{self.l2}.fabric_bandwidth", None) if self.l2 else None
+        self.l2_fabric_bw = fabric / 1e9 if fabric else None
         self.l2_latency = (mems[self.l2].latency_ns or self.dram_latency) if self.l2 else self.dram_latency
         self.onchip = {n for n, m in mems.items() if m.scope == self.unit_level and n != dram}
         self.onchip_bw = {}

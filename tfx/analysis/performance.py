@@ -78,6 +78,8 @@ class LaunchMiss(dict):
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
     load_queues: dict | None = None               # loop id -> (r, units, load_queue.LoadQueue) per batch (its line)
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
+    side_block: dict = field(default_factory=dict)   # op id -> co-readers on one L2 partition (l2_reuse.side_block)
+    partitions: Any = 1                           # the L2's partitions (l2_reuse.far_fill_share)
     walk: bool = False                            # a persistent tile walk (l2_reuse.WaveReuse.walk): its pipelined
                                                   # trips' DRAM round trip queues on the pointer chase's curve
                                                   # (load_trip.chase_round_trip_ns)
@@ -272,6 +274,7 @@ class Demand:
     dram_busy: Any = 0     # DRAM bytes at the device's busy time of whole lines (tfx.analysis.strided_runs)
     operand_reads: Any = 0  # ns of ``smem``: an mma's operands read at the port while it runs (Counter.shared_operand_reads)
     l2_merged: Any = 0     # bytes of reads a TPC pair merges before the slices (l2_reuse.pair_merged_share)
+    l2_far: Any = 0        # bytes the far L2 partitions fill across the fabric (l2_reuse.far_fill_share)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -368,7 +371,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     reuse = wave_info.get(mesh.id)
     if reuse is None:
         reuse = l2_reuse.WaveReuse()
-    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged, walk=reuse.walk is not None,
+    miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged, side_block=reuse.side_block,
+                         partitions=reuse.partitions, walk=reuse.walk is not None,
                          walk_drifted=0 if reuse.walk is None else pipeline_depth.walk_drifted_share(reuse.walk[0]),
                          walk_rounds=None if reuse.walk is None else (reuse.walk[0].ctas, reuse.walk[0].tiles))
     spill = spill_bytes_per_thread
@@ -536,6 +540,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # at least that long (l2_slices_ns)
     slices_ns = l2_slices_ns(per_pos, positions, m)
     slices_gap = 0 if slices_ns is None else emax(slices_ns - (waves_ns + t_tail + uneven_ns + rounds_ns), 0)
+    # the far partitions' fills cross the L2 fabric at one device rate (l2_fabric_ns)
+    fabric_ns = l2_fabric_ns(per_pos, positions, m)
+    fabric_gap = 0 if fabric_ns is None else emax(
+        fabric_ns - (waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap), 0)
     # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
     # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
     # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns); a serving step has no clear
@@ -567,7 +575,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 past if fav_applies and ahead else 0)
             if not is_array(fav_ns) and fav_ns > 0:
                 fav_note = favoured_tail.describe(favoured, view, r_f, t_f, waves_ns, p_share, p_own, fav_end, fav_ns)
-    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + fav_ns
+    total = launch_ns + fill_ns + waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap + fabric_gap + fav_ns
     # a serial chain's launch under a load sustained past the power controller's response (a
     # serving step's; the campaigns' harness's for launches it times again) runs at the clock the
     # board's power limit leaves its tensor and L2 traffic (tfx.analysis.power_limit)
@@ -654,6 +662,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         if slices_gap:
             lt.terms.append(Term("l2 slices", slices_gap, describe_l2_slices(
                 per_pos, positions, m, slices_ns, waves_ns + t_tail + uneven_ns + rounds_ns)))
+        if fabric_gap:
+            lt.terms.append(Term("l2 fabric", fabric_gap, describe_l2_fabric(
+                per_pos, positions, m, fabric_ns, waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap)))
         if rounds is not None and positions <= slots:
             lt.terms.append(Term("last round", rounds_ns,
                                  persistent_rounds.detail(rounds, tile_full, tile_last, format_time_ns),
@@ -1130,6 +1141,9 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) ->
                 if b == "read":
                     d.global_loads = d.global_loads + amount
                     d.l2_merged = d.l2_merged + amount * miss.pair_merged.get(node.id, 0)
+                    if miss.partitions > 1 and node.id in miss.side_block:
+                        d.l2_far = d.l2_far + amount * ratio_miss * l2_reuse.far_fill_share(
+                            ratio_miss, miss.side_block[node.id], miss.partitions)
             elif level in m.onchip_bw:
                 port = ratio(amount, m.onchip_bw[level]) if not is_array(amount) else amount / m.onchip_bw[level]
                 if b == "read" and op is not None and op.opcode in opcat.MMA:
@@ -1512,6 +1526,30 @@ def l2_slices_ns(per_pos: Demand, positions, m: Machine):
     if m.l2_slice_bw is None:
         return None
     return positions * per_pos.l2_slices / m.l2_slice_bw
+
+
+def l2_fabric_ns(per_pos: Demand, positions, m: Machine):
+    """ns the fabric between the L2 partitions needs for a launch's far fills, or None where the
+    profile states no ``memory.l2.fabric_bandwidth``: every position's DRAM reads that a far
+    partition fills again from the line's home partition (l2_reuse.far_fill_share) over the
+    fabric's device-wide rate. A device resource, one floor for the launch's waves, past the
+    slices' (l2_slices_ns). Source: calibration/h200/measured/l2_groupm_s14-s26c: the far
+    partitions' sectors (lts__t_sectors_srcunit_ltcfabric x 32 B) over do_bench's time reach
+    2.04-2.23 TB/s in the four launches whose Nsight time (SM clock locked) is within 4% of
+    do_bench's, none past it."""
+    if m.l2_fabric_bw is None:
+        return None
+    return positions * per_pos.l2_far / m.l2_fabric_bw
+
+
+def describe_l2_fabric(per_pos: Demand, positions, m: Machine, fabric_ns, before_ns) -> str:
+    """The breakdown's line of the L2 fabric's floor (l2_fabric_ns), with its values."""
+    dram = positions * per_pos.dram
+    far = positions * per_pos.l2_far
+    return (f"the far L2 partition fills {formula_bytes(float(far))} of the "
+            f"{formula_bytes(float(dram))} from DRAM ({format_percent(float(ratio(far, dram)) if dram else 0)}) "
+            f"across the fabric: {formula_bytes(float(far))} / {format_bandwidth_per_ns(m.l2_fabric_bw)} = "
+            f"{format_time_ns(float(fabric_ns))}, past the waves' and slices' {format_time_ns(float(before_ns))}")
 
 
 def describe_l2_slices(per_pos: Demand, positions, m: Machine, slices_ns, waves_ns) -> str:

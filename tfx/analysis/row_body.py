@@ -256,6 +256,7 @@ def _summed(demands, pick):
         total.l2 = total.l2 + d.l2 * k
         total.global_loads = total.global_loads + d.global_loads * k
         total.l2_merged = total.l2_merged + d.l2_merged * k
+        total.l2_far = total.l2_far + d.l2_far * k
     return total
 
 

@@ -216,6 +216,10 @@ PROFILE_SPEC = TableSpec({
             "ratio", "positive",
             "the share of a tile both SMs of a TPC copy at a step that merges before the slices in a "
             "persistent tile walk (the grouped launches' pair, in step: 1/2)"),
+        "fabric_bandwidth": FactSpec(
+            "bandwidth", "positive",
+            "the data rate of the fabric between a partitioned cache's partitions, device-wide: the far "
+            "partitions' fills of lines read from the level below (measured: the H200 L2's ltcfabric sectors)"),
         "partitions": _count("partitions of a cache that each keep their own copy of a line the SMs "
                              "of both sides read (A100/H100: two L2 partitions)"),
         "aliases": NameListSpec("other names kernels and knobs may use (hbm for gmem)"),
