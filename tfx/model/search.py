@@ -450,7 +450,13 @@ def knob_map(system: System, knob: str, factor: float) -> dict:
     """Profile knobs that realise one co-design factor, for a full re-analysis."""
     prof = system.profile
     if knob == "mem_bandwidth":
-        return {"memory.gmem.bandwidth" if system.kind == "gpu" else "memory.hbm.bandwidth": f"x{factor}"}
+        out = {"memory.gmem.bandwidth" if system.kind == "gpu" else "memory.hbm.bandwidth": f"x{factor}"}
+        # the L2 fabric carries the far partition's fills of the lines DRAM delivers (measured at
+        # 2.23 TB/s, half the H200's 4.40 TB/s DRAM read peak: a one-reader stream's share,
+        # performance.l2_fabric_ns): a part with x HBM bandwidth is taken with its fabric alike
+        if system.kind == "gpu" and prof.get("memory.l2.fabric_bandwidth", None) is not None:
+            out["memory.l2.fabric_bandwidth"] = f"x{factor}"
+        return out
     if knob == "compute":
         # the tensor engine's rates (its flop/cycle facts), not its fractions, exponent or
         # instruction shape (a deny-list of those missed the power facts: x2 made the exponent 6)
