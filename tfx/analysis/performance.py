@@ -1533,10 +1533,11 @@ def l2_fabric_ns(per_pos: Demand, positions, m: Machine):
     profile states no ``memory.l2.fabric_bandwidth``: every position's DRAM reads that a far
     partition fills again from the line's home partition (l2_reuse.far_fill_share) over the
     fabric's device-wide rate. A device resource, one floor for the launch's waves, past the
-    slices' (l2_slices_ns). Source: calibration/h200/measured/l2_groupm_s14-s26c: the far
-    partitions' sectors (lts__t_sectors_srcunit_ltcfabric x 32 B) over do_bench's time reach
-    2.04-2.23 TB/s in the four launches whose Nsight time (SM clock locked) is within 4% of
-    do_bench's, none past it."""
+    slices' (l2_slices_ns). Source (a lower bound): half of SDPA's 17.18 GB decode read in
+    3.65886 ms, 2.35 TB/s (calibration/h200/measured/attention_triton_decode.csv); Nsight's far
+    sectors (lts__t_sectors_srcunit_ltcfabric x 32 B) over do_bench's time reach 2.04-2.23 TB/s
+    in the four l2_groupm_s14-s26c launches whose Nsight time (SM clock locked) is within 4% of
+    do_bench's (docs/analysis.md, "The L2 fabric's far fills")."""
     if m.l2_fabric_bw is None:
         return None
     return positions * per_pos.l2_far / m.l2_fabric_bw

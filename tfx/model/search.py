@@ -451,8 +451,8 @@ def knob_map(system: System, knob: str, factor: float) -> dict:
     prof = system.profile
     if knob == "mem_bandwidth":
         out = {"memory.gmem.bandwidth" if system.kind == "gpu" else "memory.hbm.bandwidth": f"x{factor}"}
-        # the L2 fabric carries the far partition's fills of the lines DRAM delivers (measured at
-        # 2.23 TB/s, half the H200's 4.40 TB/s DRAM read peak: a one-reader stream's share,
+        # the L2 fabric carries the far partition's fills of the lines DRAM delivers (the H200's
+        # 2.35 TB/s: half of what a one-reader decode stream draws from DRAM, 4.70 TB/s;
         # performance.l2_fabric_ns): a part with x HBM bandwidth is taken with its fabric alike
         if system.kind == "gpu" and prof.get("memory.l2.fabric_bandwidth", None) is not None:
             out["memory.l2.fabric_bandwidth"] = f"x{factor}"
