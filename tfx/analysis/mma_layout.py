@@ -33,6 +33,7 @@ pipelined load for this operand will be disabled"). See ``register_transposes``.
 from __future__ import annotations
 
 import functools
+import math
 
 from typing import Any, NamedTuple
 
@@ -569,6 +570,9 @@ class WarpMmaFacts(NamedTuple):
     convert_cycles: Any      # cycles per warp instruction converting an fp8 pair to f16 (None: unstated)
     clock_fraction: Any      # SM clock under sustained warp mma / clock.core
     promotes_fp8: bool = False   # fp8 warp-mma operands become f16 (Triton on sm_90)
+    loop_alu: Any = None     # ALU instructions a warp issues a k-loop trip beside its copies (None: unstated)
+    copy_alu: Any = None     # ALU instructions a warp issues per 16-byte copy a thread makes a trip
+    alu_cycles: Any = None   # cycles one sub-partition's ALU takes per warp instruction
 
 
 def warp_mma_facts(profile) -> WarpMmaFacts | None:
@@ -581,7 +585,11 @@ def warp_mma_facts(profile) -> WarpMmaFacts | None:
         return None
     convert = profile.get("warp_mma.fp8_to_f16_cycles", None)
     promotes = bool(profile.get("warp_mma.promotes_fp8", 0)) and convert is not None
-    return WarpMmaFacts(int(vals[0]), vals[1], vals[2], convert, vals[3], promotes)
+    loop = [profile.get(f"warp_mma.{k}", None) for k in ("loop_alu_instructions", "copy_alu_instructions",
+                                                         "alu_cycles")]
+    if any(v is None for v in loop):
+        loop = [None, None, None]
+    return WarpMmaFacts(int(vals[0]), vals[1], vals[2], convert, vals[3], promotes, *loop)
 
 
 class WarpMma(NamedTuple):
@@ -597,14 +605,38 @@ class WarpMma(NamedTuple):
     mmas: Any                # mma.sync per warp
     converts: Any            # conversion instructions per warp (each thread converts a pair); 0 for 16-bit
     tensor_cycles: Any       # mmas x f16_mma_cycles
-    issue_cycles: Any        # mmas x mma_issue_cycles + converts x fp8_to_f16_cycles
+    issue_cycles: Any        # mmas x mma_issue_cycles + converts x fp8_to_f16_cycles + loop_cycles
     cycles: Any              # the longer: one warp's time on its sub-partition
     warp_ns: Any             # cycles at the SM clock under warp mma
     applies: Any = True      # per configuration of a sweep: the dot takes the warp mma
     promoted: bool = False   # fp8 operands converted to f16
+    copies: Any = 0          # 16-byte copies a thread makes a trip of the operands its loop loads
+    loop_cycles: Any = 0     # (loop_alu + copy_alu x copies) x alu_cycles: the loop's own ALU work a warp
 
 
-def warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz) -> WarpMma | None:
+def trip_copies_per_thread(shape, bits, loaded, threads):
+    """16-byte copies one thread makes a trip of the operands its k-loop loads itself (``loaded``:
+    (A, B), tfx.analysis.mma_path.trip_loaded): each operand's tile bytes in 16-byte pieces over
+    the CTA's threads, rounded up (a warp issues a whole copy instruction: 16x32x128 fp8 on 8 warps
+    copies its 2,048-byte A in 1 and its 4,096-byte B in 1 a thread, Nsight's 2.03 LDGSTS a warp a
+    trip, calibration/h200/measured/l2_groupm_s26)."""
+    m, n, k = shape
+    out = 0
+    for on, elems in zip(loaded, (m * k, k * n)):
+        if on:
+            out = out + _ceil(ratio(elems * bits, 128 * threads))     # 16-byte pieces: bits / 8 / 16
+    return out
+
+
+def _ceil(x):
+    if is_array(x):
+        import numpy as np
+        return np.ceil(x)
+    return math.ceil(x)
+
+
+def warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz,
+             loaded=(False, False)) -> WarpMma | None:
     """What a dot on the warp path costs one warp, or None where it keeps the tensor rate
     (warpgroup mma, no facts, operands other than 16-bit or promoted fp8). On a sweep
     (arrays) ``applies`` says which configurations take the warp mma; the other fields hold
@@ -647,9 +679,16 @@ def warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz) -> 
     issue = mmas * num(facts.issue_cycles)
     if promoted:
         issue = issue + converts * num(facts.convert_cycles)
+    copies, loop = 0, 0
+    if promoted and facts.loop_alu is not None and (loaded[0] or loaded[1]):
+        # the k-loop's own ALU work, on the pipe the conversions hold: its counters and each copy's
+        # address step and mask (calibration/h200/measured/l2_groupm_s26)
+        copies = trip_copies_per_thread(shape, bits, loaded, 32 * p.warps_m * p.warps_n)
+        loop = (num(facts.loop_alu) + num(facts.copy_alu) * copies) * num(facts.alu_cycles)
+        issue = issue + loop
     cycles = emax(tensor, issue)
     warp_ns = ratio(cycles, num(clock_ghz) * num(facts.clock_fraction))
-    return WarpMma(wm, wn, k, mmas, converts, tensor, issue, cycles, warp_ns, applies, promoted)
+    return WarpMma(wm, wn, k, mmas, converts, tensor, issue, cycles, warp_ns, applies, promoted, copies, loop)
 
 
 def busiest_subpartition_warps(warps, resident, subpartitions):
@@ -666,13 +705,17 @@ def describe_warp_mma(c: WarpMma, warps, resident, facts: WarpMmaFacts, clock_gh
     at = (f" = {formula_cycles(c.cycles)} cycles / ({formula_frequency(clock_ghz)} x {format_plain(facts.clock_fraction)}) "
           f"= {format_time_ns(float(c.warp_ns))}; {format_counted(int(resident), 'CTA')} x {format_counted(int(warps), 'warp')} on {facts.subpartitions} "
           f"sub-partitions: the busiest holds {int(busiest)}, {format_time_ns(float(c.warp_ns * busiest))} a round")
+    loop = ""
+    if float(c.loop_cycles) > 0:
+        loop = (f" + the loop's ALU work ({format_plain(facts.loop_alu)} + {format_plain(facts.copy_alu)} x "
+                f"{format_whole(c.copies)} copies a thread) x {format_plain(facts.alu_cycles)}")
     if c.promoted:
         return (f"fp8 operands promoted to f16 (Triton's warp mma on this GPU): each warp's "
                 f"{int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} mma.sync m16n8k16 f16 "
                 f"and {format_whole(c.converts)} fp8 -> f16 pair conversions; its sub-partition needs "
                 f"max({int(c.mmas)} x {format_plain(facts.mma_cycles)} = {format_whole(c.tensor_cycles)} tensor, "
                 f"{int(c.mmas)} x {format_plain(facts.issue_cycles)} + {format_whole(c.converts)} x "
-                f"{format_plain(facts.convert_cycles)} = {formula_cycles(c.issue_cycles)} issue)" + at)
+                f"{format_plain(facts.convert_cycles)}{loop} = {formula_cycles(c.issue_cycles)} issue)" + at)
     return (f"each warp's {int(c.warp_m)} x {int(c.warp_n)} tile over K = {int(c.k)} runs {int(c.mmas)} "
             f"mma.sync m16n8k16 {dtype} on its own sub-partition's tensor core: {int(c.mmas)} x "
             f"{format_plain(facts.mma_cycles)} cycles" + at)

@@ -187,18 +187,34 @@ def mark_operands(region) -> None:
     the load rounds' compiled tables: tfx.analysis.fragment_chain, tfx.analysis.load_rounds)."""
     from tfx.ir.nodes import ValueRef
     computed: set = set()
+    loaded: set = set()         # loaded in this trip (through views): the trip's own copies
+    in_loop = getattr(region, "kind", None) == "loop"
     for c in _body_ops(region):
         if c.op.opcode in ("mma", "dot") and getattr(c, "mma_from_smem", None) is None:
             c.mma_from_smem = tuple(not (isinstance(o, ValueRef) and o.name in computed)
                                     for o in c.op.operands[:2])
+            # which operands the loop's trip itself copies in (a GEMM k-loop's A and B tiles):
+            # tfx.analysis.mma_layout.warp_mma counts their copies' ALU work beside the mma
+            c.mma_trip_loaded = tuple(in_loop and isinstance(o, ValueRef) and o.name in loaded
+                                      for o in c.op.operands[:2])
         if not c.op.result:
             continue
         reads = c.reads()
         if c.op.opcode in VIEWS:
             if reads and reads[0] in computed:
                 computed.add(c.op.result)
+            if reads and reads[0] in loaded:
+                loaded.add(c.op.result)
         elif c.op.opcode != "load":
             computed.add(c.op.result)
+        else:
+            loaded.add(c.op.result)
+
+
+def trip_loaded(node) -> tuple:
+    """(A, B) of mma ``node``: True where its loop's trip loads that operand itself (``mark_operands``);
+    (False, False) outside a loop or unmarked."""
+    return getattr(node, "mma_trip_loaded", None) or (False, False)
 
 
 def _from_smem(node) -> tuple:

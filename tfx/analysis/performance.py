@@ -1373,7 +1373,8 @@ def _warp_mma(node: ScopeNode, m: Machine, warps):
         return None
     bits = getattr(node, "mma_bits", 16)
     p = mma_layout.plan(shape, m.inst, warps, bits, getattr(node, "mma_chained", False))
-    return mma_layout.warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz)
+    loaded = mma_path.trip_loaded(node) if m.codegen.per_thread_copies else (False, False)
+    return mma_layout.warp_mma(p, shape, bits, m.warp_mma, m.clock_ghz, loaded)
 
 
 def _read_window(op, counter):

@@ -428,6 +428,14 @@ PROFILE_SPEC = TableSpec({
                                       "of fp8 values to f16 (cvt.rn.f16x2.e4m3x2, 32 threads)"),
         "clock_fraction": FactSpec("ratio", "positive",
                                    "the SM clock under sustained warp mma over clock.core (power)"),
+        "loop_alu_instructions": FactSpec("count", "nonnegative",
+                                          "ALU instructions a warp of a warp-mma k-loop issues a trip beside "
+                                          "its copies' (the loop's counters and stage indices)"),
+        "copy_alu_instructions": FactSpec("count", "nonnegative",
+                                          "ALU instructions a warp issues a trip per 16-byte copy each of its "
+                                          "threads makes (the copy's address step and mask)"),
+        "alu_cycles": FactSpec("cycles", "positive",
+                               "cycles one sub-partition's ALU pipe takes per warp instruction"),
         "promotes_fp8": FactSpec("flag", "flag",
                                  "1: the compiler converts fp8 operands of a warp mma (not a warpgroup mma) "
                                  "to f16 in registers and runs f16 mma.sync (Triton on sm_90)"),
