@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import launch_handoff, persistent_rounds, tile_walk
 from tfx.analysis.counting import ScopeNode
-from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, where
+from tfx.analysis.numbers import cdiv, ceil_int, emax, emin, if_else, is_array, ratio, where
 from tfx.ir.nodes import MeshRegion, Window
 from tfx.hw.units import format_counted, format_percent, formula_bytes, verb_for
 from tfx.hw.units import formula_share
@@ -472,9 +472,9 @@ def side_block(used, coords, g0, g1, G):
     row_major = G <= 1
     run = SIDE_RUN
     if used == [coords[0]]:
-        return if_else(row_major, emin(g1, run), -(-run // G))
+        return if_else(row_major, emin(g1, run), cdiv(run, G))
     if used == [coords[1]]:
-        return if_else(row_major, -(-run // emax(g1, 1)), emin(G, run))
+        return if_else(row_major, cdiv(run, emax(g1, 1)), emin(G, run))
     if not used:
         return run
     return 1
@@ -487,7 +487,7 @@ def walk_side_block(index):
     if index.kind == "slow":
         return emin(index.period, run)
     if index.kind == "fast":
-        return -(-run // emax(index.period, 1))
+        return cdiv(run, emax(index.period, 1))
     return 1
 
 

@@ -33,7 +33,6 @@ pipelined load for this operand will be disabled"). See ``register_transposes``.
 from __future__ import annotations
 
 import functools
-import math
 
 from typing import Any, NamedTuple
 
@@ -624,15 +623,8 @@ def trip_copies_per_thread(shape, bits, loaded, threads):
     out = 0
     for on, elems in zip(loaded, (m * k, k * n)):
         if on:
-            out = out + _ceil(ratio(elems * bits, 128 * threads))     # 16-byte pieces: bits / 8 / 16
+            out = out + cdiv(elems * bits, 128 * threads)     # 16-byte pieces: bits / 8 / 16
     return out
-
-
-def _ceil(x):
-    if is_array(x):
-        import numpy as np
-        return np.ceil(x)
-    return math.ceil(x)
 
 
 def warp_mma(p: MmaPlan, shape, bits, facts: WarpMmaFacts | None, clock_ghz,

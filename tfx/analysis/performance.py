@@ -538,12 +538,12 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         rounds_ns = where(positions <= slots, persistent_rounds.extra_ns(rounds, tile_full, tile_last), 0)
     # the L2 slices serve the whole launch's requests and fills at one device rate: the waves take
     # at least that long (l2_slices_ns)
+    body_ns = waves_ns + t_tail + uneven_ns + rounds_ns
     slices_ns = l2_slices_ns(per_pos, positions, m)
-    slices_gap = 0 if slices_ns is None else emax(slices_ns - (waves_ns + t_tail + uneven_ns + rounds_ns), 0)
+    slices_gap = 0 if slices_ns is None else emax(slices_ns - body_ns, 0)
     # the far partitions' fills cross the L2 fabric at one device rate (l2_fabric_ns)
     fabric_ns = l2_fabric_ns(per_pos, positions, m)
-    fabric_gap = 0 if fabric_ns is None else emax(
-        fabric_ns - (waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap), 0)
+    fabric_gap = 0 if fabric_ns is None else emax(fabric_ns - (body_ns + slices_gap), 0)
     # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
     # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
     # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns); a serving step has no clear
@@ -661,10 +661,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                                  beyond_roofline=True))
         if slices_gap:
             lt.terms.append(Term("l2 slices", slices_gap, describe_l2_slices(
-                per_pos, positions, m, slices_ns, waves_ns + t_tail + uneven_ns + rounds_ns)))
+                per_pos, positions, m, slices_ns, body_ns)))
         if fabric_gap:
             lt.terms.append(Term("l2 fabric", fabric_gap, describe_l2_fabric(
-                per_pos, positions, m, fabric_ns, waves_ns + t_tail + uneven_ns + rounds_ns + slices_gap)))
+                per_pos, positions, m, fabric_ns, body_ns + slices_gap)))
         if rounds is not None and positions <= slots:
             lt.terms.append(Term("last round", rounds_ns,
                                  persistent_rounds.detail(rounds, tile_full, tile_last, format_time_ns),
