@@ -8,6 +8,7 @@ Usage (on the device machine):
     PYTHONUNBUFFERED=1 CTA_SET=s18 python3 bench/h200/measure_cta_timeline.py OUTDIR    (bigtile18's G1 rows)
     PYTHONUNBUFFERED=1 CTA_SET=s19 python3 bench/h200/measure_cta_timeline.py OUTDIR    (smallm19's one-wave rows)
     PYTHONUNBUFFERED=1 CTA_SET=s23 python3 bench/h200/measure_cta_timeline.py OUTDIR    (drift23's G1 rows)
+    PYTHONUNBUFFERED=1 CTA_SET=s27g python3 bench/h200/measure_cta_timeline.py OUTDIR   (g1big27's G1 first picks)
 On the CPU (no GPU; Triton 3.6.0 compiles both kernels of each configuration for sm_90 and prints
 their registers, spilled words and shared memory side by side):
     [CTA_SET=...] python3 bench/h200/measure_cta_timeline.py --cpu
@@ -87,6 +88,12 @@ if os.environ.get("CTA_SET") == "s23":
     # w4 s2 G1 (-19% in the model), beside their G8 twins: when the co-readers of one B tile start, wave by wave
     CONFIGS = [(*c, g) for c in [("bf16", 2560, 14336, 14336, 64, 256, 32, 4, 3),
                                  ("bf16", 2560, 14336, 14336, 128, 64, 32, 4, 2)] for g in (1, 8)]
+
+if os.environ.get("CTA_SET") == "s27g":
+    # g1big27's request: run37's GROUP_M 1 first pick 2048x28672x14336 64x256x32 w8 s4 (-24%) beside its G8 twin,
+    # run34's 128x64x64 w8 s3 G1 (-15%) and run19's 2048x28672x4096 128x128x64 w4 s3 G1 (-7%): do the co-readers walk
+    CONFIGS = [("bf16", 2048, 28672, 14336, 64, 256, 32, 8, 4, 1), ("bf16", 2048, 28672, 14336, 64, 256, 32, 8, 4, 8),
+               ("bf16", 2560, 14336, 14336, 128, 64, 64, 8, 3, 1), ("bf16", 2048, 28672, 4096, 128, 128, 64, 4, 3, 1)]
 
 
 def kernels():

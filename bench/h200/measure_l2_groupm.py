@@ -52,7 +52,7 @@ sys.path.insert(0, HERE)
 
 L2_SET = os.environ.get("L2_SET", "")
 L2_SETS = ("", "s12", "s12b", "s13", "s14", "s16", "s17t", "s17b", "s18", "s18t", "s19", "s23", "s25", "s26", "s26b",
-           "s26c")
+           "s26c", "s27g")
 if L2_SET not in L2_SETS:
     # a mistyped set must not time the default set's launches in its place
     print(f"measure_l2_groupm: L2_SET={L2_SET!r} is not a set; expected one of {', '.join(n for n in L2_SETS if n)} "
@@ -208,15 +208,24 @@ if L2_SET == "s14":
 # 2 readers slow: that row beside its GROUP_M 8 twin, the shape's best (16x256x128 w4 s3 G8) and main's first pick
 # (16x64x128 w4 s5 G8, -13.8%), with the DRAM bytes and L2 hit rate that say whether the second reader hits:
 #   PYTHONUNBUFFERED=1 L2_SET=s26c L2G_DEADLINE_S=200 python3 bench/h200/measure_l2_groupm.py OUTDIR
+# L2_SET=s27g (g1big27): the large-M bf16 GROUP_M 1 first picks priced 7-24% fast (run37 2048x28672x14336 64x256x32
+# w8 s4, run34 2560x14336x14336 128x64x64 w8 s3, run19 2048x28672x4096 128x128x64 w4 s3) beside their twins and the
+# shapes' best rows: do they read B again from DRAM for each tile row (the walk), and how much crosses the fabric:
+#   PYTHONUNBUFFERED=1 L2_SET=s27g L2G_DEADLINE_S=300 python3 bench/h200/measure_l2_groupm.py OUTDIR
 # What a set measures beside its configurations, by name (a set not named in a trait has the main pass alone):
 # the slices' three sector counts on the main pass (s19 on), and the warp-state section with the issue counts (s16 on).
-SLICE_SETS = ("s19", "s23", "s25", "s26", "s26b", "s26c")
+SLICE_SETS = ("s19", "s23", "s25", "s26", "s26b", "s26c", "s27g")
 WARP_STATE_SETS = ("s16", "s17t", "s17b", "s18", "s18t", "s26", "s26b", "s26c")
 # s19's three on the main pass of every set from s19 on: the slices' sectors from the SMs, the far partition's
 # fills, the SMs' received sectors
 SLICE_METRICS = ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
                  "l1tex__m_xbar2l1tex_read_sectors.sum"]
-if L2_SET == "s26c":
+if L2_SET == "s27g":
+    CONFIGS = [("gemm", 2048, 28672, 14336, 64, 256, 32, 8, 4, 1), ("gemm", 2048, 28672, 14336, 64, 256, 32, 8, 4, 8),
+               ("gemm", 2048, 28672, 14336, 128, 128, 128, 4, 1, 1), ("gemm", 2560, 14336, 14336, 128, 64, 64, 8, 3, 1),
+               ("gemm", 2560, 14336, 14336, 128, 64, 64, 8, 3, 8), ("gemm", 2048, 28672, 4096, 128, 128, 64, 4, 3, 1),
+               ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4, 8), ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4, 1)]
+elif L2_SET == "s26c":
     CONFIGS = [("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 1), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 8),
                ("gemm_fp8", 32, 28672, 8192, 16, 256, 128, 4, 3, 8), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 4, 5, 8),
                ("gemm_fp8", 16, 28672, 8192, 16, 64, 128, 2, 3, 1)]
