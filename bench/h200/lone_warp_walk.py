@@ -40,7 +40,9 @@ copy's address registers) and LDSM write barriers (the fragment), and the instru
 long_scoreboard and short_scoreboard samples.
 
 --emit writes the table tfx.analysis.lone_walk reads: (BM, BN, BK, warps, stages) -> the queued walk's cycles a
-trip at --rread, for every non-spilling HMMA compile of OUTDIR/compile_log.txt.
+trip at --rread, for every non-spilling 2-warp HMMA compile of OUTDIR/compile_log.txt (the port's lock step is
+Nsight's on 2-warp loops; on 4 warps it overshoots copy_issue_wide_s24's 16x64x128 s4 by +15-17%: warps along an
+ldmatrix chain do not meet the port together).
 """
 from __future__ import annotations
 
@@ -175,13 +177,14 @@ def emit(out: Path, rread: float) -> str:
             continue
         k = tuple(int(x) for x in p[0].split(","))
         body = read_ctrl(sass / f"{name(k)}.ctrl.txt")
-        if any(opcode(d).startswith("HMMA") for d in body):
+        if k[3] == 2 and any(opcode(d).startswith("HMMA") for d in body):
             table[k] = round(walk(body, k[3], rread, queued=True)["cycles"])
     lines = ['"""One warp\'s in-order walk of its compiled bf16 warp-mma Triton 3.6.0 GEMM k-loop on sm_90, cycles a trip',
              "(tfx.analysis.lone_walk): (BM, BN, BK, warps, stages) -> the walk of the k-loop body's stall counts and",
              "scoreboards, its ldmatrix queued at the SM's shared-memory port behind its CTA's other warps, an LDGSTS's",
              f"address registers released {rread:g} cycles after its issue. Written by `python3 bench/h200/lone_warp_walk.py",
-             "--emit calibration/h200/measured/lone_warp_s27` from that folder's compiled loops (B [K, N], no spills).\"\"\"",
+             "--emit calibration/h200/measured/lone_warp_s27` from that folder's compiled 2-warp loops (B [K, N], no",
+             "spills).\"\"\"",
              "", "WALK = {"]
     lines += [f"    {k!r}: {table[k]}," for k in sorted(table)]
     return "\n".join(lines + ["}"]) + "\n"

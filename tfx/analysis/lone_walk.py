@@ -1,6 +1,6 @@
 """A lone warp's compiled k-loop a trip (docs/analysis.md, section 8, "A lone warp's compiled loop").
 
-A warp alone on its sub-partition (one or two 2-warp CTAs an SM, one 4-warp CTA) has no other warp to issue while it
+A warp alone on its sub-partition (one or two 2-warp CTAs an SM) has no other warp to issue while it
 waits, so its trip is at least its own instruction stream as compiled: ptxas writes into each instruction a stall
 count (the cycles the warp holds its issue after it: fixed-latency dependences, the HMMA spacing of 6 cycles) and
 the scoreboards it waits on (variable-latency results). calibration/h200/measured/lone_warp_s27: the stall counts
@@ -15,9 +15,11 @@ Where the busiest sub-partition holds two or more warps the others issue in the 
 (tfx.analysis.warp_trip.stations).
 
 The walk is the compiler's, so it is a table by tile configuration (``WALK``: tfx/analysis/triton_lone_walk.py,
-written by bench/h200/lone_warp_walk.py --emit from the compiled loops of every multi-stage bf16 warp-mma
-configuration of the issue-15 space): (BM, BN, BK, warps, stages) -> cycles a trip. Anything else (fp8, B stored
-[N, K], spilling compiles, a code generator whose threads do not copy the tiles) has none (0).
+written by bench/h200/lone_warp_walk.py --emit from the compiled loops of every multi-stage 2-warp bf16
+configuration of the issue-15 space): (BM, BN, BK, warps, stages) -> cycles a trip. Anything else has none (0):
+fp8, B stored [N, K], spilling compiles, a code generator whose threads do not copy the tiles, and 4 or 8 warps (the
+port's lock step, Nsight's on 2-warp loops, overshoots a lone 4-warp 16x64x128 s4 trip by +15-17%:
+copy_issue_wide_s24; warps along an ldmatrix chain do not meet the port together).
 """
 
 from __future__ import annotations
