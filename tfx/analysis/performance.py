@@ -31,7 +31,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
 from tfx.analysis import drifted_stream
 from tfx.analysis import wgmma_serial
 from tfx.analysis import lockstep_chain
-from tfx.analysis import fragment_chain, load_rounds
+from tfx.analysis import fragment_chain, load_rounds, lone_walk
 from tfx.analysis import warp_trip
 from tfx.analysis import strided_runs
 from tfx.analysis import tile_walk
@@ -931,6 +931,8 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 out.append(Term("warp-mma trip", 0, warp_trip.describe(c.line, wt, lambda x: format_time_ns(float(x)))
                                 + (fragment_chain.describe(fc, lambda x: format_time_ns(float(x)))
                                    if fc is not None and not is_array(fc.ns) else "")
+                                + (lone_walk.describe(wt.walk, float(wt.walk) * _warp_mma_clock(m), _warp_mma_clock(m),
+                                                      lambda x: format_time_ns(float(x))) if float(wt.walk) > 0 else "")
                                 + " (included in the waves above)"))
             if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
                 one = engine_ns(body, m, 1, active_units, warps)
@@ -1280,7 +1282,18 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
     applies = warp.applies * piped if is_array(warp.applies, piped) else 1
     chain = _fragment_chain(loop, m, warps, stages, miss)
     return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies,
-                              0 if chain is None else chain.ns)._replace(fragments=chain)
+                              0 if chain is None else chain.ns, _lone_walk_cycles(loop, m, warps, stages)
+                              / _warp_mma_clock(m))._replace(fragments=chain)
+
+
+def _lone_walk_cycles(loop: ScopeNode, m: Machine, warps, stages):
+    """One warp's walk of ``loop``'s compiled k-loop a trip (tfx.analysis.lone_walk), cycles: the compiled table's
+    for the loop's censused dot (``_censused_dot``), 0 where there is none."""
+    c = _censused_dot(loop, m)
+    if c is None:
+        return 0
+    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
+    return lone_walk.cycles(c.per_exec_shape, warps, stages, getattr(c, "mma_bits", 16), bool(b_k_major))
 
 
 def _censused_dot(loop: ScopeNode, m: Machine):

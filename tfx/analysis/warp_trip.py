@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue
 from tfx.analysis.mma_layout import busiest_subpartition_warps
-from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio
+from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio, where
 from tfx.hw.units import format_counted, format_counted_verb, format_percent
 
 
@@ -60,27 +60,31 @@ class WarpTrip(NamedTuple):
     applies: Any = 1      # 1 where the dot takes the warp mma (arrays: per configuration), else 0
     chain: Any = 0        # one warp's serialized fragment chain a trip (tfx.analysis.fragment_chain), 0: none
     fragments: Any = None  # ... and the fragment_chain.Chain it is the time of (the breakdown's clause), None: none
+    walk: Any = 0         # a lone warp's compiled k-loop a trip (tfx.analysis.lone_walk), 0: none or not alone
 
 
-def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1, chain_ns=0) -> WarpTrip:
+def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1, chain_ns=0, walk_ns=0) -> WarpTrip:
     """The trip's stations for ``resident`` CTAs of ``warps`` warps whose warps each issue
     ``warp_ns`` of mma a trip and whose copies take ``copies_ns`` of the SM's load path
     (arrays elementwise). ``resident`` counts whole CTAs, at least one. ``chain_ns``: each
     warp's serialized fragment chain (tfx.analysis.fragment_chain): its own time a trip is at
     least that latency, which the sub-partition spends idle, so the delay is the longer of its
-    own issue and its chain, beyond its queued share."""
+    own issue and its chain, beyond its queued share. ``walk_ns``: one warp's walk of its
+    compiled k-loop (tfx.analysis.lone_walk), kept where the busiest sub-partition holds one
+    warp (a warp alone: nothing issues while it waits), a floor of the round (``round_ns``)."""
     r = emax(ceil_int(resident), 1)
     busiest = busiest_subpartition_warps(warps, r, subpartitions)
     own = cdiv(warps, subpartitions)
     issue = ratio(warp_ns * busiest, r)
     delay = emax(emax(warp_ns * own, chain_ns) - issue, 0)
-    return WarpTrip(issue, copies_ns, delay, r, busiest, warp_ns, own, applies, chain_ns)
+    walk = where(busiest <= 1, walk_ns, 0) if is_array(busiest, walk_ns) else (walk_ns if busiest <= 1 else 0)
+    return WarpTrip(issue, copies_ns, delay, r, busiest, warp_ns, own, applies, chain_ns, walk=walk)
 
 
 def round_ns(t: WarpTrip) -> Any:
     """A round of the resident CTAs' trips: the cycle of the closed network (module
     docstring); 0 where the dot does not take the warp mma."""
-    cycle = closed_queue.cycle_ns(t.resident, [t.issue, t.copies], t.delay)
+    cycle = emax(closed_queue.cycle_ns(t.resident, [t.issue, t.copies], t.delay), t.walk)
     if is_array(cycle, t.applies):
         import numpy as np
         return np.where(np.asarray(t.applies) > 0, cycle, 0)
@@ -97,7 +101,9 @@ def describe(line, t: WarpTrip, fmt) -> str:
             + (f"max({int(t.own_warps)} x {fmt(t.warp_ns)}, its warps' fragment chain {fmt(t.chain)}) - "
                if float(t.chain) > 0 else f"{int(t.own_warps)} x {fmt(t.warp_ns)} - ")
             + f"{fmt(t.issue)} = {fmt(t.delay)}: a closed queue of {format_counted(r, 'CTA')} (mean value analysis) "
-            f"cycles in {fmt(round_ns(t))} a round")
+            + (f"cycles in {fmt(closed_queue.cycle_ns(t.resident, [t.issue, t.copies], t.delay))}, at least the "
+               f"lone warps' compiled loop {fmt(t.walk)} (below): {fmt(round_ns(t))} a round" if float(t.walk) > 0
+               else f"cycles in {fmt(round_ns(t))} a round"))
 
 
 def mio_round_ns(round_ns, pipe_ns, resident, warps, applies=1) -> Any:
