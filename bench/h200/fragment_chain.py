@@ -34,9 +34,7 @@ a sub-partition's f16 mma issue: hw_profiles warp_mma.f16_mma_cycles), mma_op (H
 from __future__ import annotations
 
 import csv
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -123,7 +121,6 @@ def main():
         i, n = map(int, sys.argv[sys.argv.index("--part") + 1].split("/"))
         todo, part = todo[i::n], f"_{i}of{n}"
     (out / "sass").mkdir(parents=True, exist_ok=True)
-    nvdisasm = mss.cuobjdump_path().replace("cuobjdump", "nvdisasm")
     fields = ["BM", "BN", "BK", "WARPS", "STAGES", "regs", "spills", "hmma", "ldsm_insts", "ldsm", "mma",
               "chain_cycles", "issue_cycles", "mma_op"]
     path = out / f"chain_w{'_'.join(map(str, warps))}{part}.csv"
@@ -131,16 +128,12 @@ def main():
         wr = csv.DictWriter(f, fieldnames=fields)
         wr.writeheader()
         for bm, bn, bk, w, st in todo:
-            mss.WARPS = w
             c = ("gemm_bf16", 4096, 4096, 4096, bm, bn, bk, st, 1, "kn")
             try:
-                _, regs, spills, _ = mss.compile_cpu(c)
+                regs, spills, sass = mss.disassemble_cpu(c, w)
             except Exception as exc:           # noqa: BLE001 (out of shared memory, ...)
                 print("skip", c, repr(exc)[:120], flush=True)
                 continue
-            cub = os.path.join("/tmp", mss.name_of(c) + ".cubin")
-            sass = subprocess.run([nvdisasm, "-c", cub], capture_output=True, text=True, timeout=120).stdout
-            os.remove(cub)
             body = loop_body(sass)
             name = f"bf16_{bm}x{bn}x{bk}_w{w}_s{st}"
             (out / "sass" / f"{name}.loop.sass").write_text("\n".join(body) + "\n")

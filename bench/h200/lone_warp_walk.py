@@ -47,10 +47,8 @@ ldmatrix chain do not meet the port together).
 from __future__ import annotations
 
 import csv
-import os
 import re
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -197,19 +195,14 @@ def name(k) -> str:
 def compile_many(out: Path, specs: list[str]) -> None:
     import measure_spill_sass as mss
     (out / "sass").mkdir(parents=True, exist_ok=True)
-    nvdisasm = mss.cuobjdump_path().replace("cuobjdump", "nvdisasm")
     for spec in specs:
         bm, bn, bk, w, st = map(int, spec.split(","))
-        mss.WARPS = w
         c = ("gemm_bf16", 4096, 4096, 4096, bm, bn, bk, st, 1, "kn")
         try:
-            _, regs, spills, _ = mss.compile_cpu(c)
+            regs, spills, sass = mss.disassemble_cpu(c, w, hex_bits=True)
         except Exception as exc:               # noqa: BLE001 (out of shared memory, ...)
             print("skip", spec, repr(exc)[:120], flush=True)
             continue
-        cub = os.path.join("/tmp", mss.name_of(c) + ".cubin")
-        sass = subprocess.run([nvdisasm, "-c", "-hex", cub], capture_output=True, text=True, timeout=120).stdout
-        os.remove(cub)
         body = loop_body(decode(sass))
         write_ctrl(body, out / "sass" / f"{name((bm, bn, bk, w, st))}.ctrl.txt")
         print(spec, regs, spills, len(body), sum(d["stall"] for d in body), flush=True)

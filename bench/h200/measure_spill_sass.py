@@ -115,6 +115,21 @@ def compile_cpu(c):
     return k.asm, regs, stack // 4, k.metadata.shared
 
 
+def disassemble_cpu(c, warps, hex_bits=False):
+    """``c`` compiled on the CPU at ``warps`` warps and disassembled (nvdisasm, with each instruction's
+    control bits where ``hex_bits``): (regs, spills, SASS text); the cubin is removed. Raises what
+    ``compile_cpu`` raises (out of shared memory, ...)."""
+    global WARPS
+    WARPS = warps
+    _, regs, spills, _ = compile_cpu(c)
+    cub = os.path.join("/tmp", name_of(c) + ".cubin")
+    nvdisasm = cuobjdump_path().replace("cuobjdump", "nvdisasm")
+    sass = subprocess.run([nvdisasm, "-c", *(["-hex"] if hex_bits else []), cub], capture_output=True, text=True,
+                          timeout=120).stdout
+    os.remove(cub)
+    return regs, spills, sass
+
+
 def cuobjdump_path():
     import triton
     tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
