@@ -186,26 +186,17 @@ def drawing_text(r, active_units) -> str:
     return f"{format_whole(float(r) * active_units)} CTAs on {int(active_units)} SMs"
 
 
-def trip_miss(dram_bytes, l2_bytes, l2_only=0, first_reader=1, drifted=0) -> Any:
-    """The share of a trip's round trip spent waiting on DRAM: 0 when all its bytes hit; when
-    any come from DRAM, for the share ``1 - drifted`` of CTAs that start together (the first
-    wave's, pipeline_depth.drifted_share) 1: the trip waits for its slowest load, and its L2
-    hits merge with a co-resident CTA's miss of the same step (they ask for the same tile at
-    the same step, so the fill is pending); for the share ``drifted`` that start as slots free
-    and drift apart, the chance ``first_reader`` that the CTA is the first reader of one of its
-    tiles (``first_reader_share``): a co-reader filled the others a step or more before, so
-    its hits wait the L2 round trip and only its own misses DRAM's. That is
-    tfx.analysis.load_rounds.lockstep_share, the unpipelined trip's rule. Less the share
-    ``l2_only`` of trips whose every tile the previous wave left in L2
-    (tfx.analysis.l2_reuse.cross_wave_share): they have no miss to merge with and wait the L2
-    round trip. Arrays elementwise."""
-    from tfx.analysis.load_rounds import lockstep_share
-    wait = lockstep_share(first_reader, drifted)
-    if is_array(dram_bytes, l2_bytes, l2_only, first_reader, drifted):
+def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
+    """The share of a trip's round trip spent waiting on DRAM: 1 when any of its bytes come
+    from DRAM (the trip waits for its slowest load; its L2 hits merge with a co-resident
+    CTA's miss of the same step), 0 when all hit; less the share ``l2_only`` of trips whose
+    every tile the previous wave left in L2 (tfx.analysis.l2_reuse.cross_wave_share): they
+    have no miss to merge with and wait the L2 round trip."""
+    if is_array(dram_bytes, l2_bytes, l2_only):
         import numpy as np
         return (np.where(np.asarray(dram_bytes) > 0, 1.0, 0.0) * (np.asarray(l2_bytes) * 0 + 1)
-                * np.asarray(wait, dtype=float) * (1 - np.asarray(l2_only, dtype=float)))
-    return wait * (1.0 - l2_only) if dram_bytes else 0.0
+                * (1 - np.asarray(l2_only, dtype=float)))
+    return (1.0 - l2_only) if dram_bytes else 0.0
 
 
 def describe_round_trip(dram_bytes, t, f, d) -> str:

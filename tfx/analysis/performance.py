@@ -2544,8 +2544,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # (pipeline_depth.walk_transfer)
             walk_parts = None if chase is None else _walk_transfer(body, m, active_units, miss)
             loaded = load_trip.loaded_trip(
-                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0),
-                                                 _first_reader(loop, miss, lockstep=False), miss.drifted),
+                m.l2_latency, memory_parallelism.trip_miss(body.dram, body.l2, miss.l2_only.get(loop.id, 0)),
                 body.global_loads,
                 _own_transfer_ns(body, m, active_units) if walk_parts is None else walk_parts.ns, _queue_bytes(body),
                 r_draw, active_units, stages, trip_facts, dram_trip, chase,
