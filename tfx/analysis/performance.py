@@ -870,10 +870,7 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
     first = row_body.one_round_reads(rounds, row_body.reads_first(demands, phases))
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
                           row_body.element_chain_phases(node, warps * 32, m, instr_lat), phases,
-                          successor=successor, first_reads=first, rounds_ns=rounds_ns,
-                          compiled_ns=row_body.compiled_chain_ns(counter.kernel.name, counter.env, m.isa,
-                                                                 m.clock_ghz, warps,
-                                                                 m.profile.get("warp_mma.subpartitions", None)))
+                          successor=successor, first_reads=first, rounds_ns=rounds_ns)
 
 
 def _scalar(x):

@@ -304,7 +304,7 @@ def alternation_ns(service, think):
 
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
           element_ns=0, phases=None, successor=False, first_reads=False,
-          rounds_ns=0, compiled_ns=0) -> tuple[BodyTime, dict]:
+          rounds_ns=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -341,12 +341,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     chain, alternate at the memory pipe (``alternation_ns``) instead of queueing.
 
     ``rounds_ns``: the wait for the later dependent rounds of the row loads (``later_rounds_ns``),
-    a part of one CTA's chain (``later load rounds``).
-
-    ``compiled_ns``: one warp's walk of the compiled binary with its data present
-    (``compiled_walk_ns``; 0 where not known). Where known, the ``element chain`` part is that
-    walk's excess over the CTA's issue and reductions priced above, ``max(0, walk - vector -
-    special - reduce)``, instead of the per-phase ``element_ns``."""
+    a part of one CTA's chain (``later load rounds``)."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -371,14 +366,6 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
         for chain_p, issue_p in zip(element_ns, issue):
             excess = excess + emax(chain_p - issue_p, 0)
         chain_parts["element chain"] = excess
-    if is_array(compiled_ns) or compiled_ns > 0:
-        # the compiled binary's walk where known (``compiled_walk_ns``): its dependent chain
-        # beyond the issue and the reductions priced above replaces the element chain
-        walked = emax(compiled_ns - chain_parts["vector"] - chain_parts["special"] - reduce_ns, 0)
-        if is_array(compiled_ns, walked):
-            chain_parts["element chain"] = where(compiled_ns > 0, walked, chain_parts["element chain"])
-        else:
-            chain_parts["element chain"] = walked
     chain_parts["later load rounds"] = rounds_ns
     dram_ns = l2_ns = posted = 0
     total = _summed(demands, lambda d: True)
@@ -736,86 +723,3 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
     if m is not None and float(bt.launch_floor) > max(float(bt.throughput), float(bt.chain), float(bt.queued)):
         return f"{line}; {cta_launch.describe(r, m, fmt)}"
     return f"{line} = {fmt(float(bt.ns))}, bound by the {side}"
-
-
-# One warp of the compiled row kernels (Triton 3.6.0, sm_90, the binaries of ``LOAD_ROUNDS`` and
-# ``INSTRUCTIONS``) walked from its first instruction to its exit through the control bits ptxas
-# wrote, its loaded data present: each instruction waits for the scoreboards in its wait mask and
-# holds the issue for its stall count (bench/h200/row_chain_walk.py, lone_warp_walk's walk for a
-# loop-free body; calibration/h200/measured/row_chain_walk/walk.csv): (kernel, N, BLOCK_M, WARPS)
-# -> cycles, the 145 spill-free configurations of ROUNDS_N x ROUNDS_TILE x ROUNDS_TILE. The
-# compiled code does not run a thread's values as one serial chain: a row's values feed one
-# FFMA / FADD / FMNMX each on its accumulator with their casts and exps issued beside it, and
-# the rows a thread holds are reduced one after another, each with its own short chain.
-WALK = {
-    ("rmsnorm", 1024, 1, 1): 600, ("rmsnorm", 1024, 1, 2): 539, ("rmsnorm", 1024, 1, 4): 458,
-    ("rmsnorm", 1024, 1, 8): 462, ("rmsnorm", 1024, 1, 16): 468, ("rmsnorm", 1024, 2, 1): 813,
-    ("rmsnorm", 1024, 2, 2): 812, ("rmsnorm", 1024, 2, 4): 671, ("rmsnorm", 1024, 2, 8): 500,
-    ("rmsnorm", 1024, 2, 16): 492, ("rmsnorm", 1024, 4, 1): 1261, ("rmsnorm", 1024, 4, 2): 957,
-    ("rmsnorm", 1024, 4, 4): 709, ("rmsnorm", 1024, 4, 8): 772, ("rmsnorm", 1024, 4, 16): 493,
-    ("rmsnorm", 1024, 8, 2): 1716, ("rmsnorm", 1024, 8, 4): 1305, ("rmsnorm", 1024, 8, 8): 892,
-    ("rmsnorm", 1024, 8, 16): 598, ("rmsnorm", 1024, 16, 4): 2004, ("rmsnorm", 1024, 16, 8): 1167,
-    ("rmsnorm", 1024, 16, 16): 1042, ("rmsnorm", 2048, 1, 1): 1053, ("rmsnorm", 2048, 1, 2): 759,
-    ("rmsnorm", 2048, 1, 4): 569, ("rmsnorm", 2048, 1, 8): 491, ("rmsnorm", 2048, 1, 16): 492,
-    ("rmsnorm", 2048, 2, 1): 1632, ("rmsnorm", 2048, 2, 2): 925, ("rmsnorm", 2048, 2, 4): 839,
-    ("rmsnorm", 2048, 2, 8): 686, ("rmsnorm", 2048, 2, 16): 532, ("rmsnorm", 2048, 4, 2): 1425,
-    ("rmsnorm", 2048, 4, 4): 1005, ("rmsnorm", 2048, 4, 8): 729, ("rmsnorm", 2048, 4, 16): 808,
-    ("rmsnorm", 2048, 8, 4): 1771, ("rmsnorm", 2048, 8, 8): 1306, ("rmsnorm", 2048, 8, 16): 1034,
-    ("rmsnorm", 2048, 16, 8): 2033, ("rmsnorm", 2048, 16, 16): 1158, ("rmsnorm", 4096, 1, 1): 1707,
-    ("rmsnorm", 4096, 1, 2): 1239, ("rmsnorm", 4096, 1, 4): 784, ("rmsnorm", 4096, 1, 8): 599,
-    ("rmsnorm", 4096, 1, 16): 520, ("rmsnorm", 4096, 2, 2): 1569, ("rmsnorm", 4096, 2, 4): 958,
-    ("rmsnorm", 4096, 2, 8): 872, ("rmsnorm", 4096, 2, 16): 715, ("rmsnorm", 4096, 4, 4): 1459,
-    ("rmsnorm", 4096, 4, 8): 1012, ("rmsnorm", 4096, 4, 16): 758, ("rmsnorm", 4096, 8, 8): 1818,
-    ("rmsnorm", 4096, 8, 16): 1335, ("rmsnorm", 8192, 1, 2): 1923, ("rmsnorm", 8192, 1, 4): 1264,
-    ("rmsnorm", 8192, 1, 8): 829, ("rmsnorm", 8192, 1, 16): 660, ("rmsnorm", 8192, 2, 4): 1620,
-    ("rmsnorm", 8192, 2, 8): 1029, ("rmsnorm", 8192, 2, 16): 776, ("rmsnorm", 8192, 4, 8): 1572,
-    ("rmsnorm", 8192, 4, 16): 1188, ("rmsnorm", 16384, 1, 4): 2008, ("rmsnorm", 16384, 1, 8): 1255,
-    ("rmsnorm", 16384, 1, 16): 868, ("rmsnorm", 16384, 2, 8): 1636, ("rmsnorm", 16384, 2, 16): 1099,
-    ("rmsnorm", 32768, 1, 8): 2088, ("rmsnorm", 32768, 1, 16): 1319, ("softmax", 1024, 1, 1): 1117,
-    ("softmax", 1024, 1, 2): 1057, ("softmax", 1024, 1, 4): 856, ("softmax", 1024, 1, 8): 835,
-    ("softmax", 1024, 1, 16): 854, ("softmax", 1024, 2, 1): 2266, ("softmax", 1024, 2, 2): 1612,
-    ("softmax", 1024, 2, 4): 1200, ("softmax", 1024, 2, 8): 861, ("softmax", 1024, 2, 16): 849,
-    ("softmax", 1024, 4, 1): 4345, ("softmax", 1024, 4, 2): 2630, ("softmax", 1024, 4, 4): 1444,
-    ("softmax", 1024, 4, 8): 1107, ("softmax", 1024, 4, 16): 861, ("softmax", 1024, 8, 1): 6709,
-    ("softmax", 1024, 8, 2): 4860, ("softmax", 1024, 8, 4): 2477, ("softmax", 1024, 8, 8): 1549,
-    ("softmax", 1024, 8, 16): 1118, ("softmax", 1024, 16, 4): 4752, ("softmax", 1024, 16, 8): 2515,
-    ("softmax", 1024, 16, 16): 1548, ("softmax", 2048, 1, 1): 3679, ("softmax", 2048, 1, 2): 2085,
-    ("softmax", 2048, 1, 4): 1115, ("softmax", 2048, 1, 8): 914, ("softmax", 2048, 1, 16): 893,
-    ("softmax", 2048, 2, 1): 7179, ("softmax", 2048, 2, 2): 3659, ("softmax", 2048, 2, 4): 1669,
-    ("softmax", 2048, 2, 8): 1255, ("softmax", 2048, 2, 16): 919, ("softmax", 2048, 4, 1): 13777,
-    ("softmax", 2048, 4, 2): 6790, ("softmax", 2048, 4, 4): 2689, ("softmax", 2048, 4, 8): 1504,
-    ("softmax", 2048, 4, 16): 1176, ("softmax", 2048, 8, 4): 4934, ("softmax", 2048, 8, 8): 2668,
-    ("softmax", 2048, 8, 16): 1606, ("softmax", 2048, 16, 8): 4810, ("softmax", 2048, 16, 16): 2584,
-    ("softmax", 4096, 1, 1): 6888, ("softmax", 4096, 1, 2): 3809, ("softmax", 4096, 1, 4): 2141,
-    ("softmax", 4096, 1, 8): 1173, ("softmax", 4096, 1, 16): 970, ("softmax", 4096, 2, 1): 13624,
-    ("softmax", 4096, 2, 2): 6806, ("softmax", 4096, 2, 4): 3717, ("softmax", 4096, 2, 8): 1722,
-    ("softmax", 4096, 2, 16): 1313, ("softmax", 4096, 4, 4): 6849, ("softmax", 4096, 4, 8): 2718,
-    ("softmax", 4096, 4, 16): 1567, ("softmax", 4096, 8, 8): 4840, ("softmax", 4096, 8, 16): 2724,
-    ("softmax", 8192, 1, 2): 7077, ("softmax", 8192, 1, 4): 3844, ("softmax", 8192, 1, 8): 2219,
-    ("softmax", 8192, 1, 16): 1234, ("softmax", 8192, 2, 4): 6860, ("softmax", 8192, 2, 8): 3820,
-    ("softmax", 8192, 2, 16): 1785, ("softmax", 8192, 4, 8): 6925, ("softmax", 8192, 4, 16): 2878,
-    ("softmax", 16384, 1, 4): 7158, ("softmax", 16384, 1, 8): 3976, ("softmax", 16384, 1, 16): 2280,
-    ("softmax", 16384, 2, 8): 6961, ("softmax", 16384, 2, 16): 3915, ("softmax", 32768, 1, 8): 7234,
-    ("softmax", 32768, 1, 16): 4037,
-}
-
-
-def compiled_walk_ns(kernel: str, env: dict, isa: str | None, clock_ghz) -> Any:
-    """ns one warp of the compiled kernel ``kernel`` at ``env``'s N, BLOCK_M and WARPS takes from
-    its first instruction to its exit with its loaded data present (``WALK`` cycles at
-    ``clock_ghz``), 0 where the binary is not known or spills (arrays elementwise)."""
-    config = _binary_config(kernel, env, isa)
-    return 0 if config is None else _table_value(WALK, kernel, *config, 0) / clock_ghz
-
-
-def compiled_chain_ns(kernel: str, env: dict, isa: str | None, clock_ghz, warps, subpartitions) -> Any:
-    """ns one CTA of the compiled kernel alone on its SM takes to run its body with its data
-    present, 0 where the binary is not known: the longer of one warp's walk (``compiled_walk_ns``)
-    and the issue of the warps that share its scheduler, ``ceil(warps / subpartitions) x
-    instructions`` cycles (a sub-partition issues one warp instruction a cycle,
-    ``issue_floor_ns``; the CTA's warps spread over the SM's ``subpartitions`` schedulers)."""
-    walk = compiled_walk_ns(kernel, env, isa, clock_ghz)
-    if not subpartitions:
-        return walk
-    issue = issue_floor_ns(compiled_instructions(kernel, env, isa), 1, warps, subpartitions, clock_ghz)
-    return where(walk > 0, emax(walk, issue), 0) if is_array(walk, issue) else (max(walk, issue) if walk > 0 else 0)
