@@ -63,6 +63,7 @@ class LaunchMiss(dict):
     spill_chain: tuple | None = None              # spill_chain's facts: (threads, L2 bytes, L2 ns, DRAM ns, positions)
     demands: dict | None = None                   # op id -> its Demand, computed once (op_demand); None: no memo
     fragment_chains: dict = field(default_factory=dict)  # loop id -> its fragment_chain.Chain or None (_fragment_chain)
+    lone_walks: dict = field(default_factory=dict)       # loop id -> its lone_walk ns a trip, 0 where none (_lone_walk_ns)
     spill_trips: dict = field(default_factory=dict)  # loop id -> its spill_traffic.SpillTrip (_spill_trip)
     loop_parts: dict = field(default_factory=dict)   # (part, loop id[, r]) -> what pricing the loop works
                                                   # out that no batch changes (_once_a_launch)
@@ -106,7 +107,7 @@ class LaunchMiss(dict):
         fresh ``loop_ns`` that receives each loop's ns in one CTA of the batch, ``lives`` as its
         ``loop_life``, and, ``noted`` False (a pricing the breakdown does not show: the drift's
         lone CTA), none of the note sinks (``NOTE_SINKS``), so its loops add no notes to the
-        launch's. The ratios and the memo dicts (demands, fragment_chains, loop_parts, l2_only)
+        launch's. The ratios and the memo dicts (demands, fragment_chains, lone_walks, loop_parts, l2_only)
         are this launch's own, shared."""
         kept = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         kept.update(loop_ns={}, loop_life=lives)
@@ -1282,18 +1283,19 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
     applies = warp.applies * piped if is_array(warp.applies, piped) else 1
     chain = _fragment_chain(loop, m, warps, stages, miss)
     return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies,
-                              0 if chain is None else chain.ns, _lone_walk_cycles(loop, m, warps, stages)
-                              / _warp_mma_clock(m))._replace(fragments=chain)
+                              0 if chain is None else chain.ns,
+                              _lone_walk_ns(loop, m, warps, stages, miss))._replace(fragments=chain)
 
 
-def _lone_walk_cycles(loop: ScopeNode, m: Machine, warps, stages):
-    """One warp's walk of ``loop``'s compiled k-loop a trip (tfx.analysis.lone_walk), cycles: the compiled table's
-    for the loop's censused dot (``_censused_dot``), 0 where there is none."""
-    c = _censused_dot(loop, m)
-    if c is None:
-        return 0
-    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
-    return lone_walk.cycles(c.per_exec_shape, warps, stages, getattr(c, "mma_bits", 16), bool(b_k_major))
+def _lone_walk_ns(loop: ScopeNode, m: Machine, warps, stages, miss):
+    """One warp's walk of ``loop``'s compiled k-loop a trip (tfx.analysis.lone_walk) at the SM's clock
+    under warp mma: the compiled table's for the loop's censused dot (``_censused_key``), 0 where there
+    is none. Computed once a loop per launch (``miss.lone_walks``), as the fragment chain is."""
+    memo = miss.lone_walks
+    if loop.id not in memo:
+        key = _censused_key(loop, m)
+        memo[loop.id] = 0 if key is None else lone_walk.cycles(key[0], warps, stages, *key[1:]) / _warp_mma_clock(m)
+    return memo[loop.id]
 
 
 def _censused_dot(loop: ScopeNode, m: Machine):
@@ -1309,6 +1311,16 @@ def _censused_dot(loop: ScopeNode, m: Machine):
     if getattr(c, "per_exec_shape", None) is None or not mma_path.fed_from_smem(c):
         return None
     return c
+
+
+def _censused_key(loop: ScopeNode, m: Machine):
+    """(shape, operand bits, B stored K-major) of ``loop``'s censused dot (``_censused_dot``), the key of
+    the compiled tables (fragment_chain.counts, lone_walk.cycles, load_rounds.rounds); None where there is none."""
+    c = _censused_dot(loop, m)
+    if c is None:
+        return None
+    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
+    return c.per_exec_shape, getattr(c, "mma_bits", 16), bool(b_k_major)
 
 
 def _fragment_chain(loop: ScopeNode, m: Machine, warps, stages, miss):
@@ -1338,12 +1350,10 @@ def _spill_trip(loop: ScopeNode, m: Machine, miss, warps):
 
 def _fragment_chain_of(loop: ScopeNode, m: Machine, warps, stages):
     lat = fragment_chain.facts(m)
-    c = _censused_dot(loop, m) if lat is not None else None
-    if c is None:
+    key = _censused_key(loop, m) if lat is not None else None
+    if key is None:
         return None
-    shape = c.per_exec_shape
-    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
-    n_ldsm, n_mma = fragment_chain.counts(shape, warps, stages, getattr(c, "mma_bits", 16), bool(b_k_major))
+    n_ldsm, n_mma = fragment_chain.counts(key[0], warps, stages, *key[1:])
     if not is_array(n_ldsm) and not n_ldsm and not n_mma:
         return None
     return fragment_chain.chain(n_ldsm, n_mma, *lat, _warp_mma_clock(m))
@@ -2014,11 +2024,8 @@ def _load_rounds(loop: ScopeNode, m: Machine, warps):
     """The dependent load rounds of an unpipelined trip of ``loop`` (tfx.analysis.load_rounds):
     the compiled table's for the loop's dot under a code generator whose threads copy the tiles
     (Triton), else 1."""
-    c = _censused_dot(loop, m)
-    if c is None:
-        return 1
-    b_k_major = (getattr(c, "mma_k_major", None) or (None, None))[1]
-    return load_rounds.rounds(c.per_exec_shape, getattr(c, "mma_bits", 16), bool(b_k_major), warps)
+    key = _censused_key(loop, m)
+    return 1 if key is None else load_rounds.rounds(*key, warps)
 
 
 def _unpipelined_cycle(n_rounds, m: Machine, first, loaded_bytes, fetch, dram_bytes, r, active_units, compute,
