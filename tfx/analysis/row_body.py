@@ -21,8 +21,10 @@ analysis (``mva_cycle``; the machine-repairman model). One CTA gives D + Z (the 
 give r x D (the throughput); two CTAs mostly wait on each other (a row kernel at one or two
 CTAs per SM runs 20-30% over its bytes on the H200: calibration/h200/measured/issue15), except
 two whose DRAM reads all go out in one round at their start, which alternate: one's transfer
-under the other's compute, max(2 D, D + Z) a pair (``alternation_ns``, ``one_round_reads``).
-This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
+under the other's compute, max(2 D, D + Z) a pair (``alternation_ns``, ``one_round_reads``);
+the compiled binaries whose tile loads in two rounds run their pair in the order their SASS
+issues its later loads, weight row and stores into the SM's first-come-first-served pipe, a cycle
+tabulated from the compiles (``PAIR_CYCLES``). This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
 unless an engine saturates first. It is the rule an unpipelined loop's round already
 follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
 engines)), applied to a body that runs once. Without it the body's ops were summed, each
@@ -299,7 +301,8 @@ def alternation_ns(service, think):
     there, and its binaries at (1, 16) and (1, 8) load their X tile in two rounds (``LOAD_ROUNDS``),
     while the campaigns' one-round rmsnorm binaries alternate though their weight row (an L2 hit)
     is read after the sum (``one_round_reads``); nor one that reloads spilled values from local
-    memory after it; those keep the queue (``mva_cycle``)."""
+    memory after it; those keep the queue (``mva_cycle``), or where the compiled two-round binary
+    is known its pair cycle (``PAIR_CYCLES``)."""
     return emax(2 * service, service + think)
 
 
