@@ -384,8 +384,9 @@ def test_spilled_softmax_keeps_the_queue():
 def test_rmsnorm_weight_row_after_the_sum_keeps_the_queue():
     """kernels/rmsnorm.tile loads W after the row sum (as the measured Triton kernel does), a
     read in the chain after its reduction: at M = N = 16384, one row, 16 warps, 62 registers
-    (two CTAs a SM) the CTAs queue (row_codegen: with W after the sum 132.1 us at 6144 x 16384,
-    W first 102.2, no W 100.8)."""
+    (two CTAs a SM) the CTAs do not alternate (row_codegen: with W after the sum 132.1 us at 6144 x
+    16384, W first 102.2, no W 100.8); the binary, a two-round one, is priced by its compiled pair
+    cycle (row_body.PAIR_CYCLES, docs/analysis.md 8 (ai)), 1.2757 x 2 x 2,041.04 = 5,207.51 ns."""
     from pathlib import Path
     from tfx.lang import parse_file
     src = Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile"
@@ -393,7 +394,7 @@ def test_rmsnorm_weight_row_after_the_sum_keeps_the_queue():
                 {"M": 16384, "N": 16384, "BLOCK_M": 1, "WARPS": 16},
                 resources={"threads": 512, "regs": 62, "spills": 0, "smem": 64})
     detail = {t.name: t for t in a.terms}["overlap"].detail
-    assert "queue of 2 CTAs" in detail
+    assert "2 CTAs of the compiled two-round binary" in detail and "= 5.21 us" in detail
     assert "alternating" not in detail
 
 
@@ -534,3 +535,56 @@ def test_a_one_round_rmsnorm_pair_alternates():
     assert "2 CTAs resident per SM" in overlap
     assert ("2 CTAs alternating at the memory pipe (each CTA's DRAM reads go out in one round at its start: "
             "one's transfer runs under the other's compute), max(2 x 2.04 us, 2.04 us + 1.31 us) = 4.08 us") in overlap
+
+
+def test_compiled_pair_cycle_of_the_two_round_binaries():
+    """row_body.PAIR_CYCLES (calibration/h200/measured/row_pair_sim/pair_cycles.csv): rmsnorm (1, 16)
+    at N = 16384 cycles two CTAs in 5,207.5 ns, over 2 D = 2 x 65,536 B / 32.109 B/ns = 4,082.08 ns:
+    5,207.5 / 4,082.08 = 1.2757; (1, 4) 4,656.1 / 4,082.08 = 1.1406. A one-round binary ((4, 16) at
+    4096), another kernel or device, or an N the table does not hold: 0 (arrays elementwise)."""
+    import numpy as np
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_90") == 1.2757
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 4}, "sm_90") == 1.1406
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 4096, "BLOCK_M": 4, "WARPS": 16}, "sm_90") == 0
+    assert row_body.compiled_pair_cycle("rowscale", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_90") == 0
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_100") == 0
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384}, "sm_90") == 0
+    got = row_body.compiled_pair_cycle("rmsnorm", {"N": np.array([16384, 16384, 4096]), "BLOCK_M": np.array([1, 1, 4]),
+                                                   "WARPS": np.array([8, 16, 16])}, "sm_90")
+    assert list(got) == [1.2012, 1.2757, 0]
+
+
+def _rmsnorm_16384(warps, regs):
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile"
+    a = analyze(parse_file(src), None, load_profile("h200_sxm"),
+                {"M": 15360, "N": 16384, "BLOCK_M": 1, "WARPS": warps},
+                resources={"threads": 32 * warps, "regs": regs, "spills": 0, "smem": 256})
+    return {t.name: t for t in a.terms}["overlap"].detail
+
+
+def test_a_two_round_rmsnorm_pair_cycles_in_its_compiled_order():
+    """kernels/rmsnorm.tile at issue-15 run45's 15360 x 16384, BLOCK_M 1: two-round binaries
+    (row_body.LOAD_ROUNDS). (1, 16) at its compiled 62 registers: 512 x 64 (the allocation's 8 x 256
+    per warp) = 32,768 of 65,536, two CTAs a SM; service = X and Y, 2 x 16,384 x 2 = 65,536 B at
+    32.109 B/ns = 2,041.04 ns; the pair's cycle PAIR_CYCLES 1.2757 x 2 x 2,041.04 = 5,207.51 ns
+    ("5.21 us"; the queue of two gave 4.61 us; the rows imply 1.330 x 4,082.08 = 5.43 us). (1, 4) at
+    251 registers: 128 x 256 = 32,768, two a SM: 1.1406 x 4,082.08 = 4,656.02 ns ("4.66 us"; queue
+    4.98, rows 1.096 x 4,082.08 = 4.47). The order of the two is the measured one."""
+    w16 = _rmsnorm_16384(16, 62)
+    assert "2 CTAs resident per SM" in w16
+    assert "1.2757 x 2 x 2.04 us = 5.21 us" in w16
+    w4 = _rmsnorm_16384(4, 251)
+    assert "2 CTAs resident per SM" in w4
+    assert "1.1406 x 2 x 2.04 us = 4.66 us" in w4
+
+
+def test_the_pair_cycle_is_for_two_ctas_only():
+    """The same (1, 16) binary's table value holds for two CTAs a SM: at 40 registers (512 x 40 =
+    20,480: three a SM) the queue of three prices it, at 128 (512 x 128 = 65,536: one a SM) its
+    chain."""
+    three = _rmsnorm_16384(16, 40)
+    assert "3 CTAs resident per SM" in three and "queue of 3 CTAs" in three and "PAIR_CYCLES" not in three
+    one = _rmsnorm_16384(16, 128)
+    assert "1 CTA resident per SM" in one and "PAIR_CYCLES" not in one

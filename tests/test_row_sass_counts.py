@@ -106,3 +106,32 @@ def test_late_waits_agree_with_the_load_rounds():
         assert len(w) == int(r["x_vectors"]), key
         assert [x == "-" for x in w] == [p == "1" for p in r["pattern"]], key
     assert waits[("rmsnorm", 2048, 8, 16)]["waits"] == "- - - 0"
+
+
+def test_the_model_reads_the_pair_cycles():
+    """tfx.analysis.row_body.PAIR_CYCLES is calibration/h200/measured/row_pair_sim/pair_cycles.csv's
+    over_2d, every one a two-round binary (LOAD_ROUNDS) and its cycle_ns over 2 D (e.g. rmsnorm
+    (1, 16) at 16384: 5,207.5 / (2 x 2 x 16,384 x 2 / 32.109 = 4,082.07) = 1.2757)."""
+    from tfx.analysis import row_body
+    with open(ROOT / "row_pair_sim" / "pair_cycles.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    table = {(r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"])): float(r["over_2d"]) for r in rows}
+    assert table == row_body.PAIR_CYCLES
+    for (fam, n, bm, w), v in table.items():
+        assert row_body.LOAD_ROUNDS[(fam, n, bm, w)] == 2
+        r = next(x for x in rows if (x["family"], int(x["N"]), int(x["BLOCK_M"]), int(x["WARPS"])) == (fam, n, bm, w))
+        assert abs(float(r["cycle_ns"]) / (2 * 2 * bm * n * 2 / (4238.4 / 132)) - v) < 1e-4
+
+
+def test_the_stagger_binaries_flip_with_their_rounds():
+    """row_pair_sim/stagger_cycles.csv: measure_row_stagger.py's prologue (a compare and a branch)
+    makes (1, 8) and (1, 16) at N = 16384 load their tile in one round (11111111, 1111 against the
+    plain 11111122, 1112): the simulated pair alternates at exactly 2 D (4,082.1 ns = 2 x 65,536 /
+    32.109), as the H200 did (row_stagger: 4.13-4.16 us); (1, 4) stays two rounds (12 + 4 for 7 + 9)
+    and goes the other way, 1.1406 -> 1.2153 (measured 4.47 -> 4.94 us a pair)."""
+    with open(ROOT / "row_pair_sim" / "stagger_cycles.csv", newline="") as f:
+        rows = {(r["kernel"], int(r["WARPS"])): r for r in csv.DictReader(f)}
+    for w in (8, 16):
+        assert set(rows[("stagger", w)]["rounds"]) == {"1"} and float(rows[("stagger", w)]["cycle_ns"]) == 4082.1
+        assert "2" in rows[("plain", w)]["rounds"] and float(rows[("plain", w)]["over_2d"]) > 1.2
+    assert float(rows[("stagger", 4)]["over_2d"]) > float(rows[("plain", 4)]["over_2d"])

@@ -21,8 +21,10 @@ analysis (``mva_cycle``; the machine-repairman model). One CTA gives D + Z (the 
 give r x D (the throughput); two CTAs mostly wait on each other (a row kernel at one or two
 CTAs per SM runs 20-30% over its bytes on the H200: calibration/h200/measured/issue15), except
 two whose DRAM reads all go out in one round at their start, which alternate: one's transfer
-under the other's compute, max(2 D, D + Z) a pair (``alternation_ns``, ``one_round_reads``).
-This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
+under the other's compute, max(2 D, D + Z) a pair (``alternation_ns``, ``one_round_reads``);
+the compiled binaries whose tile loads in two rounds run their pair in the order their SASS
+issues its later loads, weight row and stores into the SM's first-come-first-served pipe, a cycle
+tabulated from the compiles (``PAIR_CYCLES``). This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
 unless an engine saturates first. It is the rule an unpipelined loop's round already
 follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
 engines)), applied to a body that runs once. Without it the body's ops were summed, each
@@ -100,6 +102,7 @@ class BodyTime(NamedTuple):
     service: Any = 0              # one CTA's time at the memory pipe (the queue's D)
     think: Any = 0                # the rest of its chain (the queue's Z)
     alternating: Any = False      # two CTAs alternate at the memory pipe (``alternation_ns``)
+    paired: Any = 0               # the compiled pair's cycle over 2 x service (``PAIR_CYCLES``), where it set the queue
 
 
 def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=True):
@@ -298,13 +301,14 @@ def alternation_ns(service, think):
     there, and its binaries at (1, 16) and (1, 8) load their X tile in two rounds (``LOAD_ROUNDS``),
     while the campaigns' one-round rmsnorm binaries alternate though their weight row (an L2 hit)
     is read after the sum (``one_round_reads``); nor one that reloads spilled values from local
-    memory after it; those keep the queue (``mva_cycle``)."""
+    memory after it; those keep the queue (``mva_cycle``), or where the compiled two-round binary
+    is known its pair cycle (``PAIR_CYCLES``)."""
     return emax(2 * service, service + think)
 
 
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
           element_ns=0, phases=None, successor=False, first_reads=False,
-          rounds_ns=0) -> tuple[BodyTime, dict]:
+          rounds_ns=0, pair=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -341,7 +345,11 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     chain, alternate at the memory pipe (``alternation_ns``) instead of queueing.
 
     ``rounds_ns``: the wait for the later dependent rounds of the row loads (``later_rounds_ns``),
-    a part of one CTA's chain (``later load rounds``)."""
+    a part of one CTA's chain (``later load rounds``).
+
+    ``pair``: the compiled two-round binary's pair cycle over 2 x service (``compiled_pair_cycle``,
+    0 where not known). Two such CTAs a SM with a successor, and no spill traffic, cycle in
+    ``pair x 2 x service`` in place of the queue (``PAIR_CYCLES``)."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -419,6 +427,15 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
         else:
             alternating = r == 2 and bool(no_spill)
         queued = if_else(alternating, alternation_ns(service, think), queued)
+    paired = 0
+    if successor and (is_array(pair) or pair > 0):
+        # two CTAs of a two-round binary: the compiled order at the FIFO pipe (PAIR_CYCLES)
+        no_spill = chain_parts["spill"] <= 0
+        if is_array(r, no_spill, pair):
+            paired = where((r == 2) & no_spill & (pair > 0), pair, 0)
+        else:
+            paired = pair if (r == 2 and bool(no_spill)) else 0
+        queued = if_else(paired > 0, paired * 2 * service, queued)
     if successor:
         # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
         queued = if_else(r == 1, chain, queued)
@@ -426,7 +443,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     launch_floor = cta_launch.floor_ns(r, m)
     ns = emax(emax(emax(throughput, chain), queued), launch_floor)
     return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns,
-                    launch_floor, posted, service, think, alternating), engines
+                    launch_floor, posted, service, think, alternating, paired), engines
 
 
 # The compiled row kernels whose row tile loads in more than one dependent round (Triton 3.6.0,
@@ -534,6 +551,34 @@ def later_rounds_ns(rounds, latency, r) -> Any:
     two-round kernels wait 2.70-3.01 us on their loads against 1.48-1.79 for the one-round ones.
     """
     return if_else(r == 1, emax(rounds - 1, 0) * latency, 0)
+
+
+# The steady cycle of two CTAs a SM of the compiled row binaries whose tile loads in two dependent
+# rounds (``LOAD_ROUNDS``), over 2 D (D: one CTA's X and Y bytes at one SM's DRAM share), from their
+# SASS (Triton 3.6.0, sm_90, the binaries of ``LOAD_ROUNDS``; calibration/h200/measured/row_pair_sim/
+# pair_cycles.csv, bench/h200/row_pair_cycles.py): session 25's `slots` simulation (bench/h200/
+# row_sass_sim.py) of one scheduler holding WARPS / 4 warps of each of the two CTA slots, issuing the
+# compiled instructions in order at the profile's measured latencies, the tile's loads and the
+# stores through one first-come-first-served pipe at the SM's DRAM share with the data 700 ns after
+# service, rmsnorm's weight row from L2 (200 ns), a slot refilled as its CTA exits. Every
+# configuration the campaigns hold at two CTAs a SM with a two-round tile, non-spilling:
+# (kernel, N, BLOCK_M, WARPS) -> cycle / 2 D. Where the table holds a configuration the queue
+# (``mva_cycle``) is not what sets its pair (docs/analysis.md 8 (ai)).
+PAIR_CYCLES = {
+    ("rmsnorm", 1024, 16, 4): 1.2352, ("rmsnorm", 1024, 16, 16): 1.1927,
+    ("rmsnorm", 2048, 8, 8): 1.1959, ("rmsnorm", 2048, 8, 16): 1.2032,
+    ("rmsnorm", 8192, 2, 8): 1.2141, ("rmsnorm", 16384, 1, 4): 1.1406,
+    ("rmsnorm", 16384, 1, 8): 1.2012, ("rmsnorm", 16384, 1, 16): 1.2757,
+    ("softmax", 2048, 8, 8): 1.3474,
+}
+
+
+def compiled_pair_cycle(kernel: str, env: dict, isa: str | None) -> Any:
+    """The compiled two-round binary's cycle of two CTAs a SM over 2 D (``PAIR_CYCLES``), 0 where
+    the table holds none: another kernel or configuration, or a device whose instruction set
+    ``isa`` is not the binaries' (``ROUNDS_ISA``) (arrays elementwise)."""
+    config = _binary_config(kernel, env, isa)
+    return 0 if config is None else _table_value(PAIR_CYCLES, kernel, *config, 0)
 
 
 # The warp instructions one warp of the compiled row kernels issues (Triton 3.6.0, sm_90, the same
@@ -715,6 +760,10 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
         queue = (f"{ctas} alternating at the memory pipe (each CTA's DRAM reads go out in one round at its "
                  f"start: one's transfer runs under the other's compute), max(2 x {fmt(float(bt.service))}, "
                  f"{fmt(float(bt.service))} + {fmt(float(bt.think))}) = {fmt(float(bt.queued))}")
+    elif not is_array(bt.paired) and float(bt.paired) > 0:
+        queue = (f"{ctas} of the compiled two-round binary at the memory pipe (its tile's later loads, "
+                 f"weight row and stores in their compiled order through one first-come-first-served "
+                 f"pipe: PAIR_CYCLES), {float(bt.paired):.4f} x 2 x {fmt(float(bt.service))} = {fmt(float(bt.queued))}")
     else:
         queue = f"queue of {ctas} {fmt(float(bt.queued))} at the memory pipe"
     line = (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
