@@ -55,7 +55,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue, cta_launch
 from tfx.analysis.numbers import cdiv, ceil_log2, emax, emin, if_else, is_array, where
-from tfx.hw.units import format_counted
+from tfx.hw.units import format_counted, format_plain
 
 VIEWS = ("reshape", "transpose", "broadcast", "return")
 # engines one CTA's chain waits on, in the order its ops run them
@@ -763,7 +763,7 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
     elif not is_array(bt.paired) and float(bt.paired) > 0:
         queue = (f"{ctas} of the compiled two-round binary at the memory pipe (its tile's later loads, "
                  f"weight row and stores in their compiled order through one first-come-first-served "
-                 f"pipe: PAIR_CYCLES), {float(bt.paired):.4f} x 2 x {fmt(float(bt.service))} = {fmt(float(bt.queued))}")
+                 f"pipe: PAIR_CYCLES), {format_plain(float(bt.paired))} x 2 x {fmt(float(bt.service))} = {fmt(float(bt.queued))}")
     else:
         queue = f"queue of {ctas} {fmt(float(bt.queued))} at the memory pipe"
     line = (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
