@@ -319,6 +319,40 @@ def test_vectorized_equals_scalar_flash_prefill_edges():
     assert not mismatches, mismatches[:3]
 
 
+def test_vectorized_equals_scalar_row_kernels_every_config():
+    """rmsnorm and softmax at 15360 x 2048, every (BLOCK_M, WARPS) of their sweeps (5 x 5 each):
+    explore's vectorized time equals tfx analyze's. It did not at (8, 16) and (16, 16): the
+    reduce's shuffle issue took the loaded tile's element (bf16, 2 B) in the scalar path but,
+    in a sweep whose load sizes are arrays, fell back to the reduce's f32 (4 B). At (8, 16),
+    16,384 elements on 512 threads: v = min(16 / 2, 16,384 / 512) = 8 a thread, t = min(512,
+    2,048 / 8) = 256 threads a row, each holds max(8 x 256 // 512, 1) = 4 outputs, log2(32) = 5
+    butterfly steps: 16 warps x 4 x 5 x (32 / 32 results a cycle) = 320 cycles / 1.98 GHz =
+    161.62 ns; with 4 B, v = 4, t = 512, 8 outputs: 640 cycles = 323.23 ns, which outran the
+    reduce's chain and raised explore's 54.72 us to 56.27."""
+    from tfx.analysis import row_body
+    from tfx.analysis.analyze import analyze
+    from tfx.analysis.machine import Machine
+    profile = load_profile("h200_sxm")
+    m = Machine(profile, "cta")
+    bf16 = np.array([[2]])
+    assert np.asarray(row_body.shuffle_issue_ns(16384, 2048, bf16, 512, m)).item() == pytest.approx(320 / 1.98)
+    assert row_body.shuffle_issue_ns(16384, 2048, 4, 512, m) == pytest.approx(640 / 1.98)
+    for name in ("rmsnorm", "softmax"):
+        module = parse_file(ROOT / f"kernels/{name}.tile")
+        kernel = module.kernel(None)
+        fixed = {"M": 15360, "N": 2048}
+        sweeps = {"BLOCK_M": [1, 2, 4, 8, 16], "WARPS": [1, 2, 4, 8, 16]}
+        r = explore(module, kernel, profile, sweeps=sweeps, fixed=fixed, keep_metrics=True)
+        assert r.configs == 25
+        mismatches = []
+        for i in range(r.configs):
+            params = {**fixed, **r.space.decode(i)[0]}
+            a = analyze(module, kernel, profile, params=params, check=False)
+            if not _close(a.metrics["performance.predicted_ns"], r.columns["time"][i]):
+                mismatches.append((name, params, a.metrics["performance.predicted_ns"], r.columns["time"][i]))
+        assert not mismatches, mismatches[:3]
+
+
 def test_chunking_does_not_change_results():
     m = parse_file(ROOT / "kernels/gemm.tile")
     p = load_profile("h200_sxm")

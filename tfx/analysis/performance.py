@@ -822,15 +822,25 @@ def _drifted_life(node: ScopeNode, counter, m: Machine, miss, warps, r, active_u
 
 def _tile_load_bytes(node: ScopeNode, counter):
     """Bytes of one element of the body's largest load (the tile whose layout Triton's
-    coalescing sets and its elementwise ops and reductions keep), or None without one."""
-    best, size = None, -1
+    coalescing sets and its elementwise ops and reductions keep), or None without one. In a
+    sweep the loads' sizes are arrays, and so is the answer where the loads' elements differ
+    (the largest load per configuration; the first of equal ones, as the scalar path)."""
+    best, size = None, None
     for c in node.children:
         if c.kind == "op" and c.op is not None and c.op.opcode == "load":
             ty = counter.info.result_types.get(id(c.op)) if counter is not None else None
             dtype = getattr(ty, "dtype", None)
+            if dtype is None:
+                continue
             n = c.per_exec.get(("traffic", "rmem", "write"), 0) if isinstance(c.per_exec, dict) else 0
-            if dtype is not None and not is_array(n) and n > size:
-                best, size = max(dtype.bits // 8, 1), n
+            element = max(dtype.bits // 8, 1)
+            if size is None:
+                best, size = element, n
+            elif element != best or is_array(best):
+                best = if_else(n > size, element, best)
+                size = emax(size, n)
+            else:
+                size = emax(size, n)
     return best
 
 
@@ -857,7 +867,8 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
             if red is not None:
                 # the reduce's chain, or the CTA's shuffles at the SM's unit where they take longer
                 chain_ns = row_body.reduction_chain_ns(*red, warps * 32, m, serial_fold=instr_lat is None)
-                shuffles = row_body.shuffle_issue_ns(red[0], red[1], vector_bytes or red[2], warps * 32, m)
+                shuffles = row_body.shuffle_issue_ns(red[0], red[1], red[2] if vector_bytes is None else vector_bytes,
+                                                      warps * 32, m)
                 reduce_ns = reduce_ns + k * emax(chain_ns, shuffles)
             if is_array(d.global_loads, d.dram):
                 lat = where(d.global_loads > 0, where(d.dram > 0, m.dram_latency, m.l2_latency), 0)

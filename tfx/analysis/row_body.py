@@ -152,7 +152,7 @@ def shuffle_issue_ns(elements, extent, vector_bytes, threads, m):
     rate = m.profile.get("pipeline.shuffle_results_per_cycle", None)
     if rate is None:
         return 0
-    v = emax(emin(max(VECTOR_BYTES // max(vector_bytes, 1), 1), elements // threads), 1)
+    v = emax(emin(emax(VECTOR_BYTES // emax(vector_bytes, 1), 1), elements // threads), 1)
     t = emin(threads, emax(cdiv(extent, v), 1))
     held = emax(emax(elements // emax(extent, 1), 1) * t // threads, 1)
     steps = ceil_log2(emin(t, WARP))
