@@ -1005,6 +1005,16 @@ def _mma_efficiency(node: ScopeNode, m: Machine):
     return m.tensor_eff
 
 
+def _mma_left_running(loop: ScopeNode, m: Machine, warps):
+    """1 where every mma of ``loop`` is a warpgroup mma Triton leaves running through the trip
+    (mma_path.properly_async), else 0 (arrays elementwise)."""
+    out = 0
+    for i, c in enumerate(loop.mma_ops()):
+        a = mma_path.properly_async(c, loop, m, warps)
+        out = a if i == 0 else out * a
+    return out
+
+
 def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
     """One CTA's properly asynchronous warpgroup mmas of a trip of ``loop`` at the tensor
     cores' own rate (tfx.analysis.copy_behind_mma.mma_ns)."""
@@ -2470,7 +2480,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             if trip_chain is not None and chain_notes is not None and not is_array(trip_chain.ns, r) and trip_chain.ns:
                 chain_notes.setdefault(loop.id, []).append(decode_trip.describe_chain(loop.line, trip_chain, r or 1))
         else:
-            chain = chain_no_depth = chain_one
+            # a GEMM k-loop whose warpgroup mma Triton leaves running (mma_path.properly_async):
+            # the trip's bookkeeping is issued while the mma runs (tfx.analysis.copy_behind_mma)
+            left_running = _mma_left_running(loop, m, warps)
+            chain = chain_no_depth = if_else(
+                left_running, emax(one["tensor"], m.iteration_ns) + one["vector"] + one["special"], chain_one)
         engines_alone = _max_engine(e)
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         tensor_no_depth = emax(e["tensor"], chain_no_depth)
