@@ -1015,6 +1015,18 @@ def _mma_left_running(loop: ScopeNode, m: Machine, warps):
     return out
 
 
+import os as _os
+_SLAB_PORT = _os.environ.get("SLAB_PORT", "1") == "1"
+_SLAB_DUTY = float(_os.environ.get("SLAB_DUTY", "0.914"))
+
+
+def _loop_mma_efficiency(loop: ScopeNode, m: Machine):
+    """The tensor efficiency of ``loop``'s first mma (``_mma_efficiency``)."""
+    for c in loop.mma_ops():
+        return _mma_efficiency(c, m)
+    return m.tensor_eff
+
+
 def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
     """One CTA's properly asynchronous warpgroup mmas of a trip of ``loop`` at the tensor
     cores' own rate (tfx.analysis.copy_behind_mma.mma_ns)."""
@@ -2485,6 +2497,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             left_running = _mma_left_running(loop, m, warps)
             chain = chain_no_depth = if_else(
                 left_running, emax(one["tensor"], m.iteration_ns) + one["vector"] + one["special"], chain_one)
+            if _SLAB_PORT:
+                eff = _loop_mma_efficiency(loop, m)
+                e["smem"] = if_else(left_running, e["smem"] * _SLAB_DUTY / eff, e["smem"])
         engines_alone = _max_engine(e)
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         tensor_no_depth = emax(e["tensor"], chain_no_depth)
