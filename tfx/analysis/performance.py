@@ -942,7 +942,8 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 out.append(Term("transposed trip", 0, f"line {c.line}: " + transpose_trip.describe(
                     t, resident, transpose_trip.round_ns(t, resident, one["smem"], one["tensor"]))
                     + " (included in the waves above)"))
-            if _mma_left_running(c, m, warps) and not mma_path.trip_waits_for_mma(c):
+            left = _mma_left_running(c, m, warps)
+            if not is_array(left) and left and not mma_path.trip_waits_for_mma(c):
                 one = engine_ns(body, m, resident, active_units, warps)
                 port = wgmma_port.detail(c.line, m, one["tensor"], one["smem"], _loop_mma_efficiency(c, m),
                                          lambda x: format_time_ns(float(x)))
