@@ -30,6 +30,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
 from tfx.analysis import wgmma_serial
+from tfx.analysis import wgmma_port
 from tfx.analysis import lockstep_chain
 from tfx.analysis import fragment_chain, load_rounds, lone_walk
 from tfx.analysis import warp_trip
@@ -954,6 +955,14 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                 out.append(Term("transposed trip", 0, f"line {c.line}: " + transpose_trip.describe(
                     t, resident, transpose_trip.round_ns(t, resident, one["smem"], one["tensor"]))
                     + " (included in the waves above)"))
+            left = _mma_left_running(c, m, warps)
+            if not is_array(left) and left and not mma_path.trip_waits_for_mma(c):
+                one = engine_ns(body, m, resident, active_units, warps)
+                port = wgmma_port.detail(c.line, m, one["tensor"], one["smem"], _loop_mma_efficiency(c, m),
+                                         lambda x: format_time_ns(float(x)))
+                if port is not None and not is_array(one["tensor"], one["smem"]):
+                    # the port under the warpgroup mma (tfx.analysis.wgmma_port)
+                    out.append(Term("port under mma", 0, port + " (included in the waves above)"))
             behind = _trip_wgmma_ns(c, counter, m, miss, warps, active_units)
             if behind and not is_array(behind):
                 # the next copies leave after the trip's warpgroup mma (tfx.analysis.copy_behind_mma)
@@ -1015,6 +1024,23 @@ def _mma_efficiency(node: ScopeNode, m: Machine):
     for (kind, dtype, unit) in node.per_exec:
         if kind == "flops" and unit == "tensor":
             return m.tensor_efficiency(dtype)
+    return m.tensor_eff
+
+
+def _mma_left_running(loop: ScopeNode, m: Machine, warps):
+    """1 where every mma of ``loop`` is a warpgroup mma Triton leaves running through the trip
+    (mma_path.properly_async), else 0 (arrays elementwise)."""
+    out = 0
+    for i, c in enumerate(loop.mma_ops()):
+        a = mma_path.properly_async(c, loop, m, warps)
+        out = a if i == 0 else out * a
+    return out
+
+
+def _loop_mma_efficiency(loop: ScopeNode, m: Machine):
+    """The tensor efficiency of ``loop``'s first mma (``_mma_efficiency``)."""
+    for c in loop.mma_ops():
+        return _mma_efficiency(c, m)
     return m.tensor_eff
 
 
@@ -2483,7 +2509,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             if trip_chain is not None and chain_notes is not None and not is_array(trip_chain.ns, r) and trip_chain.ns:
                 chain_notes.setdefault(loop.id, []).append(decode_trip.describe_chain(loop.line, trip_chain, r or 1))
         else:
-            chain = chain_no_depth = chain_one
+            # a GEMM k-loop whose warpgroup mma Triton leaves running (mma_path.properly_async):
+            # the trip's bookkeeping is issued while the mma runs (tfx.analysis.copy_behind_mma)
+            left_running = _mma_left_running(loop, m, warps)
+            chain = chain_no_depth = if_else(
+                left_running, emax(one["tensor"], m.iteration_ns) + one["vector"] + one["special"], chain_one)
+            # ... whose copies fly under it: the trip's operand reads and copies share the SM's
+            # shared-memory port on the tensor cores' clock (tfx.analysis.wgmma_port)
+            e["smem"] = if_else(left_running, wgmma_port.trip_ns(m, e["tensor"], e["smem"],
+                                                                  _loop_mma_efficiency(loop, m)), e["smem"])
         engines_alone = _max_engine(e)
         tensor_no_wait = emax(e["tensor"], chain - unpiped_wait)
         tensor_no_depth = emax(e["tensor"], chain_no_depth)

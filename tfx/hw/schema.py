@@ -376,6 +376,10 @@ PROFILE_SPEC = TableSpec({
                                          "the SM clock while every SM runs warpgroup mmas (and nothing "
                                          "else) over the profile's clock: the rate a k-loop's next copy "
                                          "waits behind the trip's mma at"),
+        "wgmma_trip_busy": FactSpec("ratio", "positive",
+                                    "the share of a tensor-bound GEMM k-trip (warpgroup mma left running, "
+                                    "copies in flight) its tensor cores run: the trip's tensor cycles over "
+                                    "this are compared with its shared-memory port cycles"),
         "dependent_issue": FactSpec("cycles", "nonnegative_int",
                                     "cycles from an arithmetic instruction's issue to a dependent one's "
                                     "(the step of a serial reduction chain)"),
