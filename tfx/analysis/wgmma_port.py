@@ -1,5 +1,5 @@
 """A GEMM k-loop's warpgroup mma held by the SM's shared-memory port (docs/analysis.md, section 8,
-"the port under the warpgroup mma", slab28; tried, not landed).
+"the port under the warpgroup mma", session 28, helper slab28).
 
 A warpgroup mma that reads both operands from shared memory (SS) reads, every m64nNk16
 instruction, A's 64 x 16 and B's N x 16 elements (tfx.analysis.counting's operand reads), and
@@ -44,6 +44,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.analysis.numbers import emax, emin, if_else, is_array
+from tfx.hw.units import format_plain
 
 
 def busy(m) -> float | None:
@@ -97,7 +98,8 @@ def detail(line, m, tensor, smem, efficiency, fmt) -> str | None:
     if rho <= 1:
         return None
     rise = float(clock_rise(m, rho))
-    return (f"line {line}: the trip's shared-memory operand reads and copies take {rho:.3f}x its tensor cycles "
-            f"(the tensor cores busy {share} of a trip, pipeline.wgmma_trip_busy): the mma waits for the port, "
-            f"the power limit's clock {rise:.3f}x faster: {fmt(tensor)} x {rho:.3f} / {rise:.3f} = "
+    r, up = format_plain(round(rho, 4)), format_plain(round(rise, 4))
+    return (f"line {line}: the trip's shared-memory operand reads and copies take {r}x its tensor cycles "
+            f"(the tensor cores busy {format_plain(share)} of a trip, pipeline.wgmma_trip_busy): the mma waits "
+            f"for the port, the power limit's clock {up}x faster: {fmt(tensor)} x {r} / {up} = "
             f"{fmt(tensor * rho / rise)} a trip")
