@@ -20,6 +20,9 @@ each warp's LDG / STG is ONE request of 32 x its width bytes (512 B for .128) in
 served pipe at the SM's DRAM share (32.109 B/ns), the data 700 ns after its service. A slot is refilled
 at the cycle its CTA's last warp exits. 240 CTAs a run; the steady cycle over the last two thirds.
 
+TURN=ns in the environment: a turnaround before a slot's refill (0 for the table; 79.4 and 200 were
+tried as a sensitivity, docs/analysis.md 8 (ak)).
+
 Output: family,N,BLOCK_M,WARPS,r,cycle_ns,over_rd (over r D, D = one CTA's X and Y bytes at the share).
 The configurations: pairs28's row_slot_cycles.py CONFIGS (4 or more warps) and FEW_WARPS (1 or 2),
 every non-spilling campaign configuration at the model's r >= 2.
@@ -81,7 +84,7 @@ def width(op):
     return 16 if '.128' in op else 8 if '.64' in op else 4
 
 
-def sm_cycle(prog, w, r, xv, n_ctas=240):
+def sm_cycle(prog, w, r, xv, n_ctas=240, turn_ns=0.0):
     """ns a steady batch of r CTAs of w warps each on one SM's four schedulers (module docstring)."""
     n = len(prog)
     BIG = 1 << 60
@@ -163,7 +166,7 @@ def sm_cycle(prog, w, r, xv, n_ctas=240):
                     if cs[0] == 0:
                         del ctas[wp['cta']]
                         ends.append(t / S.CLK)
-                        start(wp['slot'], t + 1)
+                        start(wp['slot'], t + 1 + int(turn_ns * S.CLK))
                 break
         if issued or t_next == BIG:
             t += 1
@@ -180,7 +183,8 @@ def configs():
 def run(specs, n_ctas=240):
     print("family,N,BLOCK_M,WARPS,r,cycle_ns,over_rd", flush=True)
     for fam, n, bm, w, r in specs:
-        c = sm_cycle(S.decode(S.sass_of(fam, n, bm, w)), w, r, S.x_vectors(n, bm, w), n_ctas)
+        c = sm_cycle(S.decode(S.sass_of(fam, n, bm, w)), w, r, S.x_vectors(n, bm, w), n_ctas,
+                     float(os.environ.get("TURN", "0")))
         print(f"{fam},{n},{bm},{w},{r},{c:.1f},{c / (r * 2 * bm * n * 2 / S.B):.4f}", flush=True)
 
 
