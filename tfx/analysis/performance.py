@@ -883,11 +883,9 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
     first = row_body.one_round_reads(rounds, row_body.reads_first(demands, phases))
     # two CTAs of a two-round binary: their compiled order at the pipe (row_body.PAIR_CYCLES)
     pair = row_body.compiled_pair_cycle(counter.kernel.name, counter.env, m.isa)
-    # r >= 2 CTAs: their compiled cycle on the SM's four schedulers (row_body.SLOT_CYCLES)
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
                           row_body.element_chain_phases(node, warps * 32, m, instr_lat), phases,
-                          successor=successor, first_reads=first, rounds_ns=rounds_ns, pair=pair,
-                          slots=row_body.compiled_slot_cycle(counter.kernel.name, counter.env, m.isa, r))
+                          successor=successor, first_reads=first, rounds_ns=rounds_ns, pair=pair)
 
 
 def _scalar(x):

@@ -24,8 +24,7 @@ two whose DRAM reads all go out in one round at their start, which alternate: on
 under the other's compute, max(2 D, D + Z) a pair (``alternation_ns``, ``one_round_reads``);
 the compiled binaries whose tile loads in two rounds run their pair in the order their SASS
 issues its later loads, weight row and stores into the SM's first-come-first-served pipe, a cycle
-tabulated from the compiles (``PAIR_CYCLES``); at two or more CTAs a SM the compiled binaries' cycle on
-the SM's four warp schedulers (``SLOT_CYCLES``) replaces all three where it holds the configuration. This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
+tabulated from the compiles (``PAIR_CYCLES``). This is Little's law on the CTA slots: r CTAs each taking ``chain`` finish r per chain,
 unless an engine saturates first. It is the rule an unpipelined loop's round already
 follows (tfx.analysis.performance._loop_time: max(engines, latency + one position's
 engines)), applied to a body that runs once. Without it the body's ops were summed, each
@@ -104,7 +103,6 @@ class BodyTime(NamedTuple):
     think: Any = 0                # the rest of its chain (the queue's Z)
     alternating: Any = False      # two CTAs alternate at the memory pipe (``alternation_ns``)
     paired: Any = 0               # the compiled pair's cycle over 2 x service (``PAIR_CYCLES``), where it set the queue
-    slotted: Any = 0              # the compiled r slots' cycle over r x service (``SLOT_CYCLES``), where it set the queue
 
 
 def reduction_chain_ns(elements, extent, elem_bytes, threads, m, serial_fold=True):
@@ -310,7 +308,7 @@ def alternation_ns(service, think):
 
 def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
           element_ns=0, phases=None, successor=False, first_reads=False,
-          rounds_ns=0, pair=0, slots=0) -> tuple[BodyTime, dict]:
+          rounds_ns=0, pair=0) -> tuple[BodyTime, dict]:
     """The batch time of r resident CTAs; ``demands`` are (per-exec Demand, executions per
     CTA) of the body's ops, ``engine_ns(d, m, r, active_units)`` prices one demand.
 
@@ -351,12 +349,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
 
     ``pair``: the compiled two-round binary's pair cycle over 2 x service (``compiled_pair_cycle``,
     0 where not known). Two such CTAs a SM with a successor, and no spill traffic, cycle in
-    ``pair x 2 x service`` in place of the queue (``PAIR_CYCLES``).
-
-    ``slots``: the compiled binary's cycle of these r CTAs over r x service on the SM's four
-    schedulers (``compiled_slot_cycle``, 0 where not tabled; the caller looks it up at the batch's
-    r). With a successor and no spill traffic the r CTAs cycle in ``slots x r x service`` in place of
-    the queue (``SLOT_CYCLES``)."""
+    ``pair x 2 x service`` in place of the queue (``PAIR_CYCLES``)."""
     engines: dict = {}
     chain_parts = {e: 0 for e in CHAIN_ENGINES}
     chain_parts["reduce"] = reduce_ns
@@ -443,16 +436,6 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
         else:
             paired = pair if (r == 2 and bool(no_spill)) else 0
         queued = if_else(paired > 0, paired * 2 * service, queued)
-    slotted = 0
-    if successor and (is_array(slots) or slots > 0):
-        # r CTAs of a compiled binary on the SM's four schedulers (SLOT_CYCLES; the lookup matched r):
-        # in place of the queue, the alternation and the pair cycle
-        no_spill = chain_parts["spill"] <= 0
-        if is_array(r, no_spill, slots):
-            slotted = where(no_spill & (slots > 0), slots, 0)
-        else:
-            slotted = slots if bool(no_spill) else 0
-        queued = if_else(slotted > 0, slotted * r * service, queued)
     if successor:
         # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
         queued = if_else(r == 1, chain, queued)
@@ -460,7 +443,7 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     launch_floor = cta_launch.floor_ns(r, m)
     ns = emax(emax(emax(throughput, chain), queued), launch_floor)
     return BodyTime(ns, throughput, bound, chain, latency, chain_parts, queued, dram_ns, l2_ns,
-                    launch_floor, posted, service, think, alternating, paired, slotted), engines
+                    launch_floor, posted, service, think, alternating, paired), engines
 
 
 # The compiled row kernels whose row tile loads in more than one dependent round (Triton 3.6.0,
@@ -588,93 +571,6 @@ PAIR_CYCLES = {
     ("rmsnorm", 16384, 1, 8): 1.2012, ("rmsnorm", 16384, 1, 16): 1.2757,
     ("softmax", 2048, 8, 8): 1.3474,
 }
-
-
-# The steady cycle of r >= 2 CTAs a SM of the compiled row binaries, over r D, on the SM's four warp
-# schedulers (bench/h200/row_sched_sim.py, calibration/h200/measured/row_sched_sim/): the r CTAs' warps
-# spread over the four (the SM's warp s x WARPS + w on scheduler (s x WARPS + w) mod 4), each scheduler
-# issuing one instruction a cycle, the oldest ready warp first, each warp in its compiled order at the
-# profile's measured latencies; every warp's tile loads and stores one 32-lane request each through one
-# first-come-first-served pipe at the SM's DRAM share, the data 700 ns after service, rmsnorm's weight row
-# from L2 (200 ns); a slot refilled as its CTA exits; 240 CTAs a run. EVERY non-spilling configuration of
-# the campaigns at the model's r >= 2, none chosen against the measurements; with a successor and no spill
-# it replaces the queue, the alternation and the pair cycle (docs/analysis.md 8 (ak)).
-# (kernel, N, BLOCK_M, WARPS, r) -> cycle / r D.
-SLOT_CYCLES = {
-    ("rmsnorm", 1024, 1, 8, 8): 1.0977, ("rmsnorm", 1024, 1, 16, 4): 2.3872,
-    ("rmsnorm", 1024, 2, 8, 8): 1.0000, ("rmsnorm", 1024, 2, 16, 4): 1.4859,
-    ("rmsnorm", 1024, 4, 8, 8): 1.0000, ("rmsnorm", 1024, 4, 16, 4): 0.9999,
-    ("rmsnorm", 1024, 8, 4, 5): 1.1226, ("rmsnorm", 1024, 8, 8, 4): 1.0000,
-    ("rmsnorm", 1024, 8, 16, 3): 1.0000, ("rmsnorm", 1024, 16, 4, 2): 1.2571,
-    ("rmsnorm", 1024, 16, 8, 2): 1.0000, ("rmsnorm", 1024, 16, 16, 2): 1.1964,
-    ("rmsnorm", 2048, 1, 8, 8): 0.9998, ("rmsnorm", 2048, 1, 16, 4): 1.3537,
-    ("rmsnorm", 2048, 2, 8, 8): 1.0001, ("rmsnorm", 2048, 2, 16, 4): 1.0001,
-    ("rmsnorm", 2048, 4, 4, 5): 1.0000, ("rmsnorm", 2048, 4, 8, 4): 1.0000,
-    ("rmsnorm", 2048, 4, 16, 4): 1.0000, ("rmsnorm", 2048, 8, 4, 3): 1.0000,
-    ("rmsnorm", 2048, 8, 8, 2): 1.2103, ("rmsnorm", 2048, 8, 16, 2): 1.2008,
-    ("rmsnorm", 4096, 1, 8, 8): 1.0000, ("rmsnorm", 4096, 1, 16, 4): 1.0001,
-    ("rmsnorm", 4096, 2, 4, 5): 1.0000, ("rmsnorm", 4096, 2, 8, 4): 1.0000,
-    ("rmsnorm", 4096, 2, 16, 4): 1.0000, ("rmsnorm", 4096, 4, 4, 3): 1.0758,
-    ("rmsnorm", 4096, 4, 8, 2): 1.0000, ("rmsnorm", 4096, 4, 16, 2): 1.0000,
-    ("rmsnorm", 8192, 1, 4, 5): 1.0000, ("rmsnorm", 8192, 1, 8, 4): 1.0000,
-    ("rmsnorm", 8192, 1, 16, 3): 1.0000, ("rmsnorm", 8192, 2, 4, 2): 1.0000,
-    ("rmsnorm", 8192, 2, 8, 2): 1.2200, ("rmsnorm", 8192, 2, 16, 2): 1.0000,
-    ("rmsnorm", 16384, 1, 4, 2): 1.1572, ("rmsnorm", 16384, 1, 8, 2): 1.2070,
-    ("rmsnorm", 16384, 1, 16, 2): 1.2791, ("softmax", 1024, 1, 8, 8): 1.4759,
-    ("softmax", 1024, 1, 16, 4): 2.7957, ("softmax", 1024, 2, 8, 8): 1.0000,
-    ("softmax", 1024, 2, 16, 4): 1.6442, ("softmax", 1024, 4, 8, 6): 1.0000,
-    ("softmax", 1024, 4, 16, 4): 1.0000, ("softmax", 1024, 8, 4, 5): 1.1744,
-    ("softmax", 1024, 8, 8, 4): 1.0000, ("softmax", 1024, 8, 16, 3): 1.0000,
-    ("softmax", 1024, 16, 4, 2): 1.0000, ("softmax", 1024, 16, 8, 2): 1.0000,
-    ("softmax", 1024, 16, 16, 2): 1.0000, ("softmax", 2048, 1, 8, 8): 1.0000,
-    ("softmax", 2048, 1, 16, 4): 1.6556, ("softmax", 2048, 2, 8, 8): 1.0000,
-    ("softmax", 2048, 2, 16, 4): 1.0000, ("softmax", 2048, 4, 4, 5): 1.0000,
-    ("softmax", 2048, 4, 8, 4): 1.0000, ("softmax", 2048, 4, 16, 3): 1.0000,
-    ("softmax", 2048, 8, 4, 3): 1.0227, ("softmax", 2048, 8, 8, 2): 1.3573,
-    ("softmax", 2048, 8, 16, 2): 1.0000, ("softmax", 4096, 1, 8, 8): 1.0000,
-    ("softmax", 4096, 1, 16, 4): 1.0000, ("softmax", 4096, 2, 4, 5): 1.0000,
-    ("softmax", 4096, 2, 8, 5): 1.0000, ("softmax", 4096, 2, 16, 4): 1.0000,
-    ("softmax", 4096, 4, 4, 3): 1.3493, ("softmax", 4096, 4, 8, 2): 1.0000,
-    ("softmax", 4096, 4, 16, 2): 1.0000, ("softmax", 8192, 1, 4, 5): 1.0000,
-    ("softmax", 8192, 1, 8, 5): 1.0000, ("softmax", 8192, 1, 16, 4): 1.0000,
-    ("softmax", 8192, 2, 4, 3): 1.0000, ("softmax", 8192, 2, 8, 2): 1.0000,
-    ("softmax", 8192, 2, 16, 2): 1.0000, ("softmax", 16384, 1, 4, 3): 1.2146,
-    ("softmax", 16384, 1, 8, 2): 1.0000, ("softmax", 16384, 1, 16, 2): 1.0000,
-    ("rmsnorm", 1024, 1, 1, 32): 1.0000, ("rmsnorm", 1024, 1, 2, 32): 0.9996,
-    ("rmsnorm", 1024, 2, 1, 20): 1.0000, ("rmsnorm", 1024, 2, 2, 20): 1.0002,
-    ("rmsnorm", 1024, 4, 1, 12): 1.0000, ("rmsnorm", 1024, 4, 2, 10): 1.0000,
-    ("rmsnorm", 1024, 8, 2, 6): 0.9864, ("rmsnorm", 2048, 1, 1, 16): 1.0123,
-    ("rmsnorm", 2048, 1, 2, 18): 1.0000, ("rmsnorm", 2048, 2, 1, 8): 1.0000,
-    ("rmsnorm", 2048, 2, 2, 10): 1.0000, ("rmsnorm", 2048, 4, 2, 6): 1.0321,
-    ("rmsnorm", 4096, 1, 1, 8): 1.0000, ("rmsnorm", 4096, 1, 2, 10): 1.0000,
-    ("rmsnorm", 4096, 2, 2, 4): 1.0000, ("rmsnorm", 8192, 1, 2, 4): 1.0804,
-    ("softmax", 1024, 1, 1, 32): 0.9969, ("softmax", 1024, 1, 2, 32): 0.9976,
-    ("softmax", 1024, 2, 1, 28): 1.0346, ("softmax", 1024, 2, 2, 20): 1.0000,
-    ("softmax", 1024, 4, 1, 16): 0.9428, ("softmax", 1024, 4, 2, 10): 0.9985,
-    ("softmax", 1024, 8, 1, 8): 0.9687, ("softmax", 1024, 8, 2, 6): 1.0043,
-    ("softmax", 2048, 1, 1, 24): 1.0000, ("softmax", 2048, 1, 2, 20): 1.0000,
-    ("softmax", 2048, 2, 1, 16): 0.9731, ("softmax", 2048, 2, 2, 10): 1.0000,
-    ("softmax", 2048, 4, 1, 8): 0.9818, ("softmax", 2048, 4, 2, 6): 1.3210,
-    ("softmax", 4096, 1, 1, 12): 0.9984, ("softmax", 4096, 1, 2, 10): 1.0000,
-    ("softmax", 4096, 2, 1, 8): 1.0014, ("softmax", 4096, 2, 2, 6): 1.0000, ("softmax", 8192, 1, 2, 6): 1.0000,
-}
-
-
-def compiled_slot_cycle(kernel: str, env: dict, isa: str | None, r) -> Any:
-    """The compiled binary's cycle of ``r`` CTAs a SM over r D (``SLOT_CYCLES``), 0 where the table
-    holds none at that r: another kernel, configuration or number of CTAs a SM, or a device whose
-    instruction set ``isa`` is not the binaries' (``ROUNDS_ISA``) (arrays elementwise)."""
-    config = _binary_config(kernel, env, isa)
-    if config is None:
-        return 0
-    n, bm, w = config
-    if not is_array(n, bm, w, r):
-        return SLOT_CYCLES.get((kernel, int(n), int(bm), int(w), int(r)), 0)
-    out = 0
-    for (k, kn, kbm, kw, kr), value in SLOT_CYCLES.items():
-        if k == kernel:
-            out = where((n == kn) & (bm == kbm) & (w == kw) & (r == kr), value, out)
-    return out
 
 
 def compiled_pair_cycle(kernel: str, env: dict, isa: str | None) -> Any:
@@ -868,10 +764,6 @@ def describe(bt: BodyTime, r, fmt, m=None) -> str:
         queue = (f"{ctas} of the compiled two-round binary at the memory pipe (its tile's later loads, "
                  f"weight row and stores in their compiled order through one first-come-first-served "
                  f"pipe: PAIR_CYCLES), {format_plain(float(bt.paired))} x 2 x {fmt(float(bt.service))} = {fmt(float(bt.queued))}")
-    elif not is_array(bt.slotted) and float(bt.slotted) > 0:
-        queue = (f"{ctas} of the compiled binary at the memory pipe (their instructions in their compiled order, "
-                 f"their loads and stores through one first-come-first-served pipe: SLOT_CYCLES), "
-                 f"{format_plain(float(bt.slotted))} x {r} x {fmt(float(bt.service))} = {fmt(float(bt.queued))}")
     else:
         queue = f"queue of {ctas} {fmt(float(bt.queued))} at the memory pipe"
     line = (f"{ctas} resident per SM, overlapping: batch = max(throughput {fmt(float(bt.throughput))} "
