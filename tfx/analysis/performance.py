@@ -837,11 +837,10 @@ def _tile_load_bytes(node: ScopeNode, counter):
             element = max(dtype.bits // 8, 1)
             if size is None:
                 best, size = element, n
-            elif element != best or is_array(best):
+                continue
+            if element != best or is_array(best):
                 best = if_else(n > size, element, best)
-                size = emax(size, n)
-            else:
-                size = emax(size, n)
+            size = emax(size, n)
     return best
 
 

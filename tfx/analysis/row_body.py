@@ -418,24 +418,20 @@ def batch(demands, latency, engine_ns, r, active_units, m, reduce_ns=0,
     think = chain - chain_parts["copy"] - chain_parts["spill"]
     queued = mva_cycle(r, service, think)
     alternating = False
-    if successor and (is_array(first_reads) or first_reads):
-        # two CTAs whose reads all precede their compute alternate at the memory pipe; spilled
-        # values reloaded after the reduction are reads in the chain as well (row_spill)
-        no_spill = chain_parts["spill"] <= 0
-        if is_array(r, no_spill, first_reads):
-            alternating = (r == 2) & no_spill & first_reads
-        else:
-            alternating = r == 2 and bool(no_spill)
-        queued = if_else(alternating, alternation_ns(service, think), queued)
     paired = 0
-    if successor and (is_array(pair) or pair > 0):
-        # two CTAs of a two-round binary: the compiled order at the FIFO pipe (PAIR_CYCLES)
+    if successor:
+        # two CTAs a SM with no spill traffic in their chain (spilled values reloaded after the
+        # reduction are reads in the chain as well: row_spill) cycle as a pair at the memory pipe
         no_spill = chain_parts["spill"] <= 0
-        if is_array(r, no_spill, pair):
-            paired = where((r == 2) & no_spill & (pair > 0), pair, 0)
-        else:
-            paired = pair if (r == 2 and bool(no_spill)) else 0
-        queued = if_else(paired > 0, paired * 2 * service, queued)
+        two = (r == 2) & no_spill if is_array(r, no_spill) else (r == 2 and bool(no_spill))
+        if is_array(first_reads) or first_reads:
+            # ... whose reads all precede their compute: they alternate
+            alternating = two & first_reads if is_array(two, first_reads) else two
+            queued = if_else(alternating, alternation_ns(service, think), queued)
+        if is_array(pair) or pair > 0:
+            # ... of a two-round binary: the compiled order at the FIFO pipe (PAIR_CYCLES)
+            paired = where(two & (pair > 0), pair, 0) if is_array(two, pair) else (pair if two else 0)
+            queued = if_else(paired > 0, paired * 2 * service, queued)
     if successor:
         # one CTA queues behind no other: its cycle is its chain (the stores posted in it)
         queued = if_else(r == 1, chain, queued)

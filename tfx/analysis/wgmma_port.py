@@ -85,8 +85,7 @@ def trip_ns(m, tensor, smem, efficiency) -> Any:
     if not share:
         return smem
     rho = ratio(tensor, smem, efficiency, share)
-    over = emax(rho, 1)
-    return emax(smem, if_else(rho > 1, tensor * over / clock_rise(m, rho), 0))
+    return emax(smem, if_else(rho > 1, tensor * rho / clock_rise(m, rho), 0))
 
 
 def detail(line, m, tensor, smem, efficiency, fmt) -> str | None:
