@@ -52,6 +52,14 @@ TRIP_TILES = [(256, 128, 128, 8, 2), (128, 128, 128, 8, 2), (128, 128, 128, 8, 3
               (128, 128, 64, 8, 2), (128, 128, 64, 8, 3), (64, 256, 128, 4, 2), (256, 64, 128, 8, 2),
               (64, 64, 128, 4, 2), (128, 64, 32, 4, 2)]
 TRIP_SMS = [78, 132]
+# TCLOCK_TRIP_SET=s29 (session 29): the 2-stage 128x256 tiles the model prices 15-34% over the
+# copy-behind-mma sum (docs/analysis.md 8: what would decide it is a 2-stage row of 128x256x64 and
+# 128x256x128), with their deeper pipelines and two tiles of the table above re-timed as controls;
+# TCLOCK_PARTS=trip skips the tensor part.
+if os.environ.get("TCLOCK_TRIP_SET") == "s29":
+    TRIP_TILES = [(128, 256, 64, 8, 2), (128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 256, 128, 8, 2),
+                  (128, 256, 32, 8, 2), (256, 128, 64, 8, 2), (128, 128, 64, 8, 2), (256, 128, 128, 8, 2)]
+PARTS = os.environ.get("TCLOCK_PARTS", "tensor,trip").split(",")
 K_TOTAL = 16384
 KRES_L2 = 512
 
@@ -274,7 +282,7 @@ def trip_part(w):
 
 def main():
     import multiprocessing as mp
-    jobs = [("tensor", p) for p in MMA_TILES] + [("trip", p) for p in TRIP_TILES]
+    jobs = [("tensor", p) for p in MMA_TILES if "tensor" in PARTS] + [("trip", p) for p in TRIP_TILES]
     nproc = max(1, min(len(jobs), (os.cpu_count() or 4) - 2, 14))
     log(f"compiling {len(jobs)} kernels in {nproc} processes", "(cpu, sm_90)" if CPU else "")
     with mp.get_context("spawn").Pool(nproc) as pool:
@@ -292,7 +300,8 @@ def main():
                                           "loop_ns_median", "loop_ns_max", "clock_ghz", "flop_per_ns_per_sm",
                                           "flop_per_cycle_per_sm", "status"])
         w.writeheader()
-        tensor_part(w)
+        if "tensor" in PARTS:
+            tensor_part(w)
     log(subprocess.run(smi, capture_output=True, text=True, timeout=20).stdout.strip())
     with open(os.path.join(OUT, "kloop_big.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["BM", "BN", "BK", "WARPS", "STAGES", "ctas", "trips", "bytes_per_trip",
