@@ -123,12 +123,14 @@ def test_hand_derived_sweep_on_toy_gpu():
 
     BM = 128 > M = 64: a tile larger than the problem, infeasible (3 BN x 3 WARPS = 9).
 
-    The 18 others all move their bytes on all 100 SMs; occupancy (registers:
-    ceil(2*BM*BN / (32*WARPS) / 4) + 32 per thread) decides CTAs per SM. With
-    BM=32, BN=64, WARPS=2: T = 2048 elements, 64 threads, 48 registers, 6 x 256
-    registers per warp -> 40 warps -> 20 CTAs/SM (threads allow 32).
-    The smallest tile with the most warps (BM=32, BN=64, WARPS=8: 6 CTAs/SM of
-    2048-element tiles, 3200 CTAs in 5.3 batches of 600) pays more batches of latency.
+    The 18 others all move their bytes on all 100 SMs; occupancy (registers: the
+    loop-free body holds its loaded tile, 2*BM*BN / (32*WARPS) / 4 per thread, + the
+    row base 16) decides CTAs per SM. With BM=32, BN=64, WARPS=2: T = 2048
+    elements, 64 threads, 2048 x 2 B / 64 = 64 B = 16 + 16 = 32 registers, 4 x 256
+    registers per warp -> 64 warps -> 32 CTAs/SM (threads allow 32 too).
+    The smallest tile with the most warps (BM=32, BN=64, WARPS=8: 256 threads,
+    16 B = 4 + 16 = 20 registers, 3 x 256 a warp; the 64 warp slots hold 8 CTAs of
+    2048-element tiles, 3200 CTAs in 4 batches of 800) pays more batches of latency.
 
     The best is therefore 27,215 ns, reached (tied) by the configurations that fill
     the machine; ties go to the lowest index: BM=32, BN=64, WARPS=2.
@@ -143,12 +145,12 @@ def test_hand_derived_sweep_on_toy_gpu():
     best = r.top[0]
     assert best["params"] == {"BM": 32, "BN": 64, "WARPS": 2}
     assert best["predicted_ns"] == math.ceil(4 * 64 * 102400 / 1000 + 1000) == 27215
-    assert best["blocks_per_sm"] == 20
-    assert best["regs_per_thread"] == 48
+    assert best["blocks_per_sm"] == 32
+    assert best["regs_per_thread"] == 32
     assert best["dram_bytes"] == 4 * 64 * 102400
     slow = r.config(2)       # BM=32, BN=64, WARPS=8
     assert slow["params"] == {"BM": 32, "BN": 64, "WARPS": 8}
-    assert slow["blocks_per_sm"] == 6 and slow["predicted_ns"] > 27215
+    assert slow["blocks_per_sm"] == 8 and slow["predicted_ns"] > 27215
     # Infeasible ones are nowhere in the top or the frontier.
     for e in r.top + r.pareto:
         assert e["params"]["BM"] != 128

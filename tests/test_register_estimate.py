@@ -83,14 +83,50 @@ def test_decode_pads_the_group_to_the_warp_mma(h200):
     assert e.total == 108
 
 
-def test_a_kernel_without_an_mma_keeps_the_live_tiles(h200):
-    """rmsnorm has no mma and no loop: the IR's live register tiles (spread over the threads)
-    + 32, no copy addresses (none in a loop) and no fragments."""
+def test_a_row_body_holds_its_row_and_its_weight(h200):
+    """rmsnorm has no mma and no loop: a row body, whose elementwise chains Triton computes
+    element by element. Held whole (memory.row_held_bytes) at its defaults (M = N = 8,192,
+    BLOCK_M = 4, 8 warps = 256 threads): the f32 row x_f32, 4 x 8,192 x 4 B = 131,072 B (used
+    again after its reduction: y = x * inv * w), the weight row W loaded whole, 8,192 x 2 B =
+    16,384 B, and the reduction's result, 4 x 4 B = 16 B: 147,472 B / 256 = 576.0625 B =
+    144.015625 registers; x_sq (read only by the reduction) and the chains after it are not
+    tiles. + the row base 16 (calibration/h200/measured/row_registers): ceil(144.02) + 16 = 161
+    (the campaigns compile 4 x 8,192 on 8 warps to 182; section 5's live tiles + 32, which hold
+    x_f32 and x_sq whole, gave 289 and a spill). No copy addresses (no loop), no fragments."""
+    from fractions import Fraction
     a = _analyze("rmsnorm", h200)
     e = a.registers
-    assert (e.addresses, e.fragments, e.from_mma) == (0, 0, False)
-    assert e.total == math.ceil(a.peaks["rmem"].bytes / 4) + 32
-    assert a.resources.regs_per_thread == 255      # capped: the rest spills
+    assert (e.addresses, e.fragments, e.from_mma, e.from_rows, e.base) == (0, 0, False, True, 16)
+    assert e.tiles == Fraction(147_472, 4 * 256)
+    assert e.total == 161
+    assert a.resources.regs_per_thread == 161
+    assert a.metrics["occupancy.spilled_registers"] == 0
+    # softmax's defaults (M = N = 4,096, BLOCK_M = 2, 4 warps = 128 threads): the exponentials
+    # e, 2 x 4,096 x 4 B = 32,768 B (x_f32 gives its storage to them element by element), and
+    # the two reductions' results, 8 B: 32,776 / 128 = 256.0625 B = 64.015625 registers; 65 + 16
+    # = 81 (compiled: 84)
+    e = _analyze("softmax", h200).registers
+    assert (e.tiles, e.total) == (Fraction(32_776, 4 * 128), 81)
+
+
+def test_the_cap_one_cta_leaves_a_thread(h200):
+    """ptxas keeps a thread under the registers one CTA of its size leaves it (Triton declares
+    .maxntid): occupancy.thread_register_cap. A warp's registers are allocated in units of 256,
+    and the per-CTA check holds whole groups of 4 warps: 512 threads = 16 warps, 65,536 / 16 =
+    4,096 a warp = 128 a thread; 1,024 threads: 65,536 / 32 = 2,048 = 64; 384 = 12 warps:
+    65,536 / 12 = 5,461 -> 5,376 (21 units of 256) = 168; 256 threads: 8,192 a warp = 256, above
+    the ISA's 255: 255. rmsnorm at N = 4,096, BLOCK_M = 16 on 16 warps holds 16 x 4,096 x 4 B +
+    4,096 x 2 B + 16 x 4 B = 270,400 B / 512 = 132.03 registers + 16 = 149 > 128: the compiled
+    code gets 128 and spills (the campaigns: 128 registers, 52-80 spilled words), where the 255
+    of the ISA alone left it 149 and spill-free (and the old 255 an infeasible CTA)."""
+    import numpy as np
+    from tfx.analysis.occupancy import OccupancyLimits, thread_register_cap
+    limits = OccupancyLimits.from_profile(h200)
+    assert [thread_register_cap(limits, t) for t in (512, 1024, 384, 256, 32)] == [128, 64, 168, 255, 255]
+    assert list(thread_register_cap(limits, np.array([128, 512, 1024]))) == [255, 128, 64]
+    a = _analyze("rmsnorm", h200, N=4096, BLOCK_M=16, WARPS=16)
+    assert (a.registers.total, a.resources.regs_per_thread) == (149, 128)
+    assert a.occupancy.blocks_per_sm == 1 and a.metrics["occupancy.spilled_registers"] > 0
 
 
 def test_the_report_says_where_the_registers_came_from(h200):
@@ -149,13 +185,24 @@ def test_the_measured_kloop_base_only_where_it_was_measured(h200):
 
 def test_spilled_registers_from_the_estimate_or_the_compiler(h200):
     """occupancy.spilled_registers, the 4-byte words a thread keeps in local memory (what
-    tfx validate --estimate reads to split spilling rows): rmsnorm's estimate exceeds the 255 a
-    thread has by its total - 255 (temporaries spill: only the excess); gemm 256x256 on 4 warps
-    holds an accumulator of 256 x 256 x 4 B / 128 threads = 2,048 B = 512 registers, which alone
-    does not fit: all 2,048 B of its tiles round-trip, 512 words; a compiled count replaces it."""
-    a = _analyze("rmsnorm", h200)
-    assert a.metrics["occupancy.spilled_registers"] == a.registers.total - 255
+    tfx validate --estimate reads to split spilling rows).
+    * softmax at N = 4,096, BLOCK_M = 16 on 16 warps (cap 128): held 16 x 4,096 x 4 B + one
+      reduction's 16 x 4 B = 262,208 B / 512 = 512.125 B = 128.03 registers; 129 + 16 = 145 >
+      128, so its chains' intermediates are tiles too: section 5's live tiles peak at the cast,
+      x (bf16) and x_f32 together, 16 x 4,096 x 6 B = 393,216 B / 512 = 768 B = 192 registers;
+      192 + 16 - 128 = 80 words over the cap, fewer than the cap: only the excess spills, 80
+      words (the campaigns: 62-82).
+    * rmsnorm at N = 16,384 (4 rows on 8 warps, cap 255): held 4 x 16,384 x 4 + 16,384 x 2 +
+      16 = 294,928 B / 256 = 288.02 registers + 16 = 305 > 255; live x_f32 and x_sq, 2 x 262,144
+      + 16 = 524,304 B / 256 = 2,048.06 B = 512.02 registers, 513 + 16 - 255 = 274 >= 255: the row
+      streams through local memory, all 2,048.06 B of its tiles, ceil(512.02) = 513 words.
+    * gemm 256x256 on 4 warps holds an accumulator of 256 x 256 x 4 B / 128 threads = 2,048 B
+      = 512 registers, which alone does not fit: all 2,048 B of its tiles round-trip, 512 words;
+    * a compiled count replaces the estimate."""
+    a = _analyze("softmax", h200, N=4096, BLOCK_M=16, WARPS=16)
+    assert a.registers.total == 145 and a.metrics["occupancy.spilled_registers"] == 80
     assert a.precision["occupancy.spilled_registers"] == "estimate"
+    assert _analyze("rmsnorm", h200, N=16384).metrics["occupancy.spilled_registers"] == 513
     assert _analyze("gemm", h200, BM=256, BN=256).metrics["occupancy.spilled_registers"] == 512
     a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"spills": 7})
     assert (a.metrics["occupancy.spilled_registers"], a.precision["occupancy.spilled_registers"]) == (7, "exact")

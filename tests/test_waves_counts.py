@@ -17,28 +17,32 @@ def _detail(a, name):
 
 
 def test_copy_at_its_defaults():
-    """copy.tile N = 268,435,456 elements, BLOCK = 4096: 65,536 CTAs; 10 resident on 132 SMs =
-    1,320 slots: 65,536 / 1,320 = 49.65 waves, 49 full, 65,536 - 49 x 1,320 = 856 in the tail."""
+    """copy.tile N = 268,435,456 elements, BLOCK = 4096: 65,536 CTAs. Resident: the register
+    estimate of a loop-free body holds the loaded tile, 4,096 x 2 B / 128 threads = 64 B = 16
+    registers, + the row base 16 = 32; a warp takes 32 x 32 = 1,024 registers, so the threads
+    (2,048 / 128), the warps (64 / 4) and the registers (65,536 / 1,024 = 64 warps) each allow 16
+    CTAs: 16 on 132 SMs = 2,112 slots: 65,536 / 2,112 = 31.03 waves, 31 full, 65,536 - 31 x 2,112
+    = 64 in the tail, 64 / 2,112 = 0.03 of a wave."""
     a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200)
-    assert _detail(a, "waves").startswith("65,536 CTAs on 132 SMs x 10 resident = 49.65 waves; ")
-    assert _detail(a, "tail wave").startswith("856 CTAs in the last wave (0.65 of a wave) take ")
+    assert _detail(a, "waves").startswith("65,536 CTAs on 132 SMs x 16 resident = 31.03 waves; ")
+    assert _detail(a, "tail wave").startswith("64 CTAs in the last wave (0.03 of a wave) take ")
 
 
 def test_a_tail_of_more_than_a_thousand_ctas():
-    """N = 2,420 x 4,096 = 9,912,320: 2,420 CTAs on 1,320 slots = 1.83 waves, 1 full, a tail of
-    2,420 - 1,320 = 1,100 CTAs = 1,100 / 1,320 = 0.83 of a wave."""
-    a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200, {"N": 9_912_320})
-    assert _detail(a, "waves").startswith("2,420 CTAs on 132 SMs x 10 resident = 1.83 waves; ")
-    assert _detail(a, "tail wave").startswith("1,100 CTAs in the last wave (0.83 of a wave) take ")
+    """N = 3,212 x 4,096 = 13,156,352: 3,212 CTAs on 2,112 slots (test_copy_at_its_defaults) =
+    1.52 waves, 1 full, a tail of 3,212 - 2,112 = 1,100 CTAs = 1,100 / 2,112 = 0.52 of a wave."""
+    a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200, {"N": 13_156_352})
+    assert _detail(a, "waves").startswith("3,212 CTAs on 132 SMs x 16 resident = 1.52 waves; ")
+    assert _detail(a, "tail wave").startswith("1,100 CTAs in the last wave (0.52 of a wave) take ")
 
 
 def test_one_full_wave_and_a_tail_of_one_cta():
-    """N = 1,321 x 4,096 = 5,410,816: 1,321 CTAs on 1,320 slots = 1,321 / 1,320 = 1.0008 -> 1.00
+    """N = 2,113 x 4,096 = 8,654,848: 2,113 CTAs on 2,112 slots = 2,113 / 2,112 = 1.0005 -> 1.00
     waves, 1 full wave (copy's straight body: the first wave in lock step, no overlapping ones) and
-    1,321 - 1,320 = 1 CTA in the tail, 1 / 1,320 = 0.0008 -> 0.00 of a wave."""
-    a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200, {"N": 5_410_816})
+    2,113 - 2,112 = 1 CTA in the tail, 1 / 2,112 = 0.0005 -> 0.00 of a wave."""
+    a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200, {"N": 8_654_848})
     waves = _detail(a, "waves")
-    assert waves.startswith("1,321 CTAs on 132 SMs x 10 resident = 1.00 waves; the first wave in lock step ")
+    assert waves.startswith("2,113 CTAs on 132 SMs x 16 resident = 1.00 waves; the first wave in lock step ")
     assert "full waves" not in waves
     assert _detail(a, "tail wave").startswith("1 CTA in the last wave (0.00 of a wave) takes ")
 
@@ -55,14 +59,14 @@ def test_the_tiled_accelerator_names_its_pes():
 
 def test_the_roofline_pane_writes_the_waves_as_the_breakdown():
     """The Roofline pane's 'Predicted ... (bound by ..., N waves)' writes the same count as the
-    breakdown's waves line: copy.tile at N = 1,320 x 4,096 = 5,406,720 is 1,320 CTAs on
-    132 x 10 = 1,320 slots = exactly 1 wave ('1 wave', where the pane wrote '1.00 waves'); at
-    N = 2,420 x 4,096 it is 2,420 / 1,320 = 1.8333 -> '1.83 waves' on both."""
+    breakdown's waves line: copy.tile at N = 2,112 x 4,096 = 8,650,752 is 2,112 CTAs on
+    132 x 16 = 2,112 slots (test_copy_at_its_defaults) = exactly 1 wave ('1 wave', where the pane
+    wrote '1.00 waves'); at N = 3,212 x 4,096 it is 3,212 / 2,112 = 1.5208 -> '1.52 waves' on both."""
     from tfx.tui import core
     from tfx.tui.widgets.roofline import roofline_text
-    for n, words in ((5_406_720, "1 wave"), (9_912_320, "1.83 waves")):
+    for n, words in ((8_650_752, "1 wave"), (13_156_352, "1.52 waves")):
         a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200, {"N": n})
-        assert _detail(a, "waves").startswith(f"{n // 4096:,} CTAs on 132 SMs x 10 resident = {words}; ")
+        assert _detail(a, "waves").startswith(f"{n // 4096:,} CTAs on 132 SMs x 16 resident = {words}; ")
         assert f", {words})" in roofline_text(core.Outcome(1, analysis=a)).plain
 
 
@@ -98,14 +102,14 @@ def test_the_l2_hand_off_counts_its_waves_and_groups():
 def test_the_json_carries_the_waves_lines_numbers():
     """tfx analyze --json's performance.launches: the counts the waves and tail-wave lines write,
     where the JSON had only their sum (performance.waves) and the terms' ns. copy.tile at its
-    defaults (test_copy_at_its_defaults): 65,536 positions on 132 SMs x 10 resident, 65,536 /
-    1,320 = 49.648... waves, 49 full, 856 in the tail; the tail's ns is the tail-wave term's."""
+    defaults (test_copy_at_its_defaults): 65,536 positions on 132 SMs x 16 resident, 65,536 /
+    2,112 = 31.03... waves, 31 full, 64 in the tail; the tail's ns is the tail-wave term's."""
     import json
     a = analyze(parse_file(bundled_kernel("copy.tile")), None, H200)
     (lt,) = json.loads(json.dumps(a.to_json()))["performance"]["launches"]
     assert (lt["positions"], lt["units"], lt["resident"], lt["full_waves"], lt["tail_positions"]) == (
-        65_536, 132, 10, 49, 856)
-    assert lt["waves"] == 65_536 / 1_320
+        65_536, 132, 16, 31, 64)
+    assert lt["waves"] == 65_536 / 2_112
     assert lt["bound_by"] == a.metrics["performance.bound_by"] and lt["scope"] == a.launches[0].scope
     tail = next(t for t in a.terms if t.name == "tail wave")
     assert lt["tail_ns"] == float(tail.ns)

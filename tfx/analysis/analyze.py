@@ -15,7 +15,7 @@ from tfx.analysis import register_estimate
 from tfx.analysis import roofline_gap
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, to_plain
-from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array,
+from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array, thread_register_cap,
                                     compute_occupancy)
 from tfx.analysis.l2_reuse import wave_reuse
 from tfx.analysis.machine import links_by_mesh
@@ -254,19 +254,31 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             if i == 0:
                 registers = est
             r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, est.total, threads, limits)
-            regs = emin(r["regs"], limits.max_regs_per_thread)
+            # the compiler keeps a thread under the cap one CTA of its size leaves it
+            # (occupancy.thread_register_cap: 255, 128 at 512 threads, 64 at 1,024)
+            cap = thread_register_cap(limits, r["threads"])
+            regs = emin(r["regs"], cap)
             # Tiles that need more registers than a thread has spill, whatever the compiler
             # reports it allocated: the estimate decides.
             estimated = est.total
-            spill_regs = emax(estimated - limits.max_regs_per_thread, 0)
+            spill_regs = if_else(estimated > cap, emax(est.spill_total - cap, 0), 0)
             # How bad a spill is depends on what spills. When an mma accumulator alone does not
             # fit a thread's registers, the tensor-core op cannot keep it resident: the whole
             # tile set round-trips through local memory every k-step. Otherwise the compiler
             # spills temporaries: only the excess registers round-trip.
             acc_bytes = _accumulator_bytes_per_thread(mesh, counter, threads, spread)
             acc_regs = ceil_int(register_estimate.registers_of(acc_bytes)) + BASE_REGISTERS
-            catastrophic = acc_regs > limits.max_regs_per_thread
-            severe = if_else(catastrophic, rmem_thread, spill_regs * 4)
+            catastrophic = acc_regs > cap
+            # A row body (the estimate's held tiles, register_estimate.estimate) whose excess
+            # reaches the cap is not spilled a few values at a time: ptxas keeps a few dozen
+            # registers and moves the whole row through local memory, every intermediate of its
+            # chains a tile there (the campaigns: 16-warp rows at 256 values a thread compile to
+            # 32 registers and 694-782 spilled words, 2-warp ones at 512 to 32 and 1,150-1,376,
+            # against the section-5 live tiles' 512 and 1,024-1,100 words)
+            streamed_row = (spill_regs >= cap) if est.from_rows else False
+            whole = (catastrophic | streamed_row) if is_array(catastrophic, streamed_row) else (
+                bool(catastrophic) or bool(streamed_row))
+            severe = if_else(whole, rmem_thread, spill_regs * 4)
             spill_bytes = if_else(spill_regs > 0, severe, 0)
             compiled_spills = declared.get("spills") if declared else None
             if compiled_spills is not None:
@@ -303,9 +315,11 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             elif spill_regs > 0 and compiled_spills is None:
                 what = (f"the mma accumulator alone needs about {format_count(acc_regs)}: all {format_exact_bytes(rmem_thread, 'thread')} "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
+                        f"the row's held tiles are {format_count(spill_regs)} registers over the cap: all "
+                        f"{format_exact_bytes(rmem_thread, 'thread')} of its tiles go through local memory") if streamed_row else (
                         f"{format_exact_bytes(spill_regs * 4, 'thread')} of temporaries round-trip through local memory every k-step")
                 warnings.append(f"register spill{where_}: about {format_count(estimated)} registers/thread needed, "
-                                f"{format_count(limits.max_regs_per_thread)} available; {what}")
+                                f"{format_count(cap)} available{_cap_reason(cap, r['threads'], limits)}; {what}")
         if vector:
             import numpy as np
             blocks_by_launch = {k: np.maximum(v, 1) for k, v in blocks_by_launch.items()}
@@ -438,6 +452,13 @@ def _per_thread(peaks: dict, threads, spread: bool) -> dict:
         peaks["rmem"] = memmod.LevelPeak("rmem", ratio(p.bytes, threads) if not is_array(p.bytes, threads)
                                          else p.bytes / threads, p.scope)
     return peaks
+
+
+def _cap_reason(cap, threads, limits) -> str:
+    """Why a thread has fewer than the ISA's registers, when it does."""
+    if cap >= limits.max_regs_per_thread:
+        return ""
+    return f" (one CTA of {format_count(threads)} threads must fit the {format_count(limits.regs_per_block)}-register file)"
 
 
 def _resources(kernel, env, overrides, peaks, estimated_regs, threads, limits):

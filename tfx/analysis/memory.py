@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import emax, emin, is_array, nbytes
 from tfx.ir.expr import Const, reads_in
-from tfx.ir.ops import ELEMENTWISE
+from tfx.ir.ops import ELEMENTWISE, REDUCE
 from tfx.ir.nodes import (AxisSlice, Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window,
                           walk)
 
@@ -474,6 +474,86 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
 
     block(counter.kernel.body if stmts is None else stmts, root.id, 1, frozenset(), frozenset())
     return peaks
+
+
+VIEWS = ("reshape", "transpose", "broadcast")
+
+
+def row_held_bytes(region, counter: Counter):
+    """Bytes of register tiles a loop-free body without a matrix multiply holds whole at its
+    peak, as a code generator that lowers elementwise chains element by element keeps them
+    (Triton: each op of a chain is applied to one element's registers, so the chain's
+    intermediates never exist as tiles; docs/analysis.md section 6). A tile is held whole when
+    it is
+      * a load's result: the whole tile's loads are issued at once (for their latency), and
+        its values stay until the last element of the chains they feed is computed;
+      * a value used again after a reduction that follows it (rmsnorm's f32 row, softmax's
+        exponentials): every element must exist before the reduction's result, and again
+        after it;
+      * a reduction's result (one value a row).
+    A held value lives from its definition through the elementwise chains it feeds (views
+    alias their source) up to the statement where another held value takes its place or the
+    last consumer; at that statement its storage passes to the result, element by element.
+    ``region``: a mesh's region whose body has no nested region; returns None otherwise (the
+    caller keeps section 5's liveness). Ints or numpy arrays (a sweep's tiles)."""
+    stmts = []
+    for st in region.body:
+        if isinstance(st, Composite):
+            stmts.extend(st.body)
+        elif isinstance(st, Op):
+            stmts.append(st)
+        else:
+            return None          # a nested region (a loop): not a row body
+    first_env = {**counter.env, **{n: r[0] for n, r in index_ranges(counter.kernel, counter.env).items()}}
+    index = {}                   # value name -> its defining statement's index
+    users: dict = {}             # value name -> indices of the statements that read it
+    for i, st in enumerate(stmts):
+        for o in st.operands:
+            if isinstance(o, ValueRef):
+                users.setdefault(o.name, []).append(i)
+        if st.result is not None:
+            index[st.result] = i
+    reductions = [i for i, st in enumerate(stmts) if st.opcode in REDUCE]
+
+    def held(st, i) -> bool:
+        if st.opcode in ("load", "copy") or st.opcode in REDUCE:
+            return True
+        if st.opcode in VIEWS:
+            return False
+        return any(i < j < u for j in reductions for u in users.get(st.result, ()))
+
+    keep = {st.result: held(st, i) for i, st in enumerate(stmts) if st.result is not None}
+    ends: dict = {}              # value name -> the statement where its storage is given up
+    for i in range(len(stmts) - 1, -1, -1):
+        st = stmts[i]
+        if st.result is None:
+            continue
+        end = i
+        for u in users.get(st.result, ()):
+            end = max(end, u)
+            nxt = stmts[u]
+            # a chain that is not a tile of its own keeps this one's elements until it ends
+            if nxt.result is not None and not keep.get(nxt.result, True) and (
+                    nxt.opcode in ELEMENTWISE or nxt.opcode in VIEWS):
+                end = max(end, ends.get(nxt.result, u))
+        ends[st.result] = end
+    best = 0
+    for i in range(len(stmts)):
+        live = 0
+        for st in stmts:
+            if st.result is None or not keep[st.result]:
+                continue
+            d, e = index[st.result], ends[st.result]
+            if d <= i and (i < e or i == d):
+                ty = counter.info.result_types.get(id(st))
+                if ty is None or ty.level != "rmem":
+                    continue
+                elems = 1
+                for dim in ty.shape:
+                    elems = elems * dim.evaluate(first_env)
+                live = live + nbytes(ty.dtype.bits, elems)
+        best = emax(best, live)
+    return best
 
 
 def _find_def(stmts, name):

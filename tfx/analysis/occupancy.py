@@ -368,6 +368,24 @@ def max_regs_for(limits: OccupancyLimits, threads: int, ctas: int) -> int | None
     return regs if regs >= 1 else None
 
 
+def thread_register_cap(limits: OccupancyLimits, threads: Any) -> Any:
+    """The most registers the compiler may give a thread of a CTA of ``threads`` threads: one CTA
+    must fit the register file (``max_regs_for(limits, threads, 1)``), and never more than the
+    ISA's ``max_regs_per_thread``. Triton declares the CTA size to ptxas (``.maxntid``), which then
+    keeps every thread under this cap and spills the rest (the CUDA C++ Programming Guide,
+    "Launch Bounds"): on an H200 a 512-thread CTA gets 128 (65,536 / 16 warps), a 1,024-thread one
+    64, 256 threads or fewer 255 (the issue-15 campaigns: the 16-warp rmsnorm and softmax rows
+    whose rows do not fit compile to exactly 128 registers and spill). Ints or numpy arrays
+    (explore's sweeps of the warps)."""
+    g = limits.warp_alloc_granularity
+    warps = -(-threads // limits.threads_per_warp)
+    held = -(-warps // g) * g             # the check assumes every sub-partition's share at once
+    per_warp = (limits.regs_per_block // held) // limits.reg_alloc_unit * limits.reg_alloc_unit
+    per_warp_sm = (limits.regs_per_sm // held) // limits.reg_alloc_unit * limits.reg_alloc_unit
+    from tfx.analysis.numbers import emin
+    return emin(emin(per_warp, per_warp_sm) // limits.threads_per_warp, limits.max_regs_per_thread)
+
+
 def max_smem_for(limits: OccupancyLimits, ctas: int) -> int | None:
     """Most static+dynamic shared-memory bytes per CTA with which ``ctas`` CTAs fit.
     None if the reservation alone is too much."""

@@ -5,7 +5,10 @@ sets the CTAs an SM (the occupancy calculator's register limit) and the register
 thread's cap that spill. Each term counts values the compiled code keeps live:
 
 * **tiles**: without a matrix multiply, the live register tiles of the IR (tfx.analysis.memory's
-  liveness, spread over the CTA's threads). With one, the tiles an mma needs whole: each mma's
+  liveness, spread over the CTA's threads); in a loop-free body (a row kernel, a copy) only the
+  tiles its elementwise chains cannot compute element by element: loads, values used again after
+  a reduction, reductions' results (tfx.analysis.memory.row_held_bytes), with a measured base of
+  16 (ROW_BASE_REGISTERS). With one, the tiles an mma needs whole: each mma's
   accumulator (its result) as the tensor instruction lays it out (tfx.analysis.mma_layout.plan:
   rows and columns padded to the instruction, e.g. a decode GROUP of 4 query rows to the
   mma.sync's 16), and the operands the trip computes in registers (attention's P; a value moved
@@ -34,9 +37,9 @@ thread's cap that spill. Each term counts values the compiled code keeps live:
   peak classified by each register's next reader, keep 16-62 registers that are none of
   accumulator, ldmatrix fragment or copy address, median 24 (bench/h200/kloop_registers.py,
   calibration/h200/measured/kloop_registers). Elsewhere (attention, decode, the persistent
-  tile walk, one-stage loops, row kernels, and any kernel priced as another code generator
-  compiles it: CUTLASS's TMA mainloops; no SASS classified) 32, an estimate: kernels compiled
-  by Triton use 20-40.
+  tile walk, one-stage loops, kernels with a loop and no mma, and any kernel priced as another
+  code generator compiles it: CUTLASS's TMA mainloops; no SASS classified) 32, an estimate:
+  kernels compiled by Triton use 20-40. A loop-free body: 16, measured (ROW_BASE_REGISTERS).
 
 The sum may exceed the 255 a thread can have: the caller caps it and prices the excess as spills.
 Everything is arithmetic over ints or numpy arrays (explore's vectorized sweeps).
@@ -48,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfx.analysis import mma_layout, mma_path
+from tfx.analysis.memory import row_held_bytes
 from tfx.analysis.numbers import cdiv, ceil_int, emax, emin, if_else, is_array, ratio
 
 # Registers a thread needs besides its tiles, copies and fragments: the tile's addresses,
@@ -56,6 +60,9 @@ BASE_REGISTERS = 32
 # The same in a pipelined one-tile GEMM k-loop, measured: the median of 30 compiled loops' live
 # registers at their peak that are none of accumulator, fragment or copy address (module doc)
 KLOOP_BASE_REGISTERS = 24
+# The same in a loop-free row body, measured: the median over 40 non-spilling row binaries of
+# REG less the held tiles (bench/h200/row_registers.py, calibration/h200/measured/row_registers)
+ROW_BASE_REGISTERS = 16
 ADDRESS_REGISTERS = 2      # one 64-bit global address a copy
 COPY_BYTES = 16            # a thread's widest copy (LDGSTS.128 / LDG.E.128)
 FRAGMENT_SLICES = 2        # the k-slice an mma.sync reads + the next one the prefetch loads
@@ -74,6 +81,16 @@ class RegisterEstimate:
     fragments: Any
     base: Any = BASE_REGISTERS   # KLOOP_BASE_REGISTERS where a pipelined GEMM k-loop (an array in sweeps)
     from_mma: bool = False       # tiles counted from the mmas (else the IR's live register tiles)
+    from_rows: bool = False      # a row body's tiles held whole (memory.row_held_bytes)
+    live_tiles: Any = None       # a row body's section-5 live tiles (registers), what spills when the held ones do not fit
+
+    @property
+    def spill_total(self) -> Any:
+        """The registers whose excess over the cap spills: a row body whose held tiles do not fit
+        has its chains' intermediates as tiles too (they are spilled, not computed in place)."""
+        if self.live_tiles is None:
+            return self.total
+        return ceil_int(emax(self.live_tiles, self.tiles) + self.addresses + self.fragments) + self.base
 
     @property
     def total(self) -> Any:
@@ -88,7 +105,8 @@ class RegisterEstimate:
         """Registers a thread by term, and their sum (before the 255 cap); the copies the
         addresses are counted for, as the text names them."""
         from tfx.analysis.numbers import to_plain
-        return {"tiles": to_plain(self.tiles), "tiles_from": "mma" if self.from_mma else "live tiles",
+        return {"tiles": to_plain(self.tiles),
+                "tiles_from": "mma" if self.from_mma else "held tiles" if self.from_rows else "live tiles",
                 "copy_addresses": to_plain(self.addresses), "copies": to_plain(self.copies),
                 "mma_sync_fragments": to_plain(self.fragments), "base": to_plain(self.base),
                 "total": to_plain(self.total)}
@@ -231,6 +249,12 @@ def estimate(mesh, counter, profile, threads, rmem_tiles, triton=True) -> Regist
         if scope.kind == "loop":
             addresses = emax(addresses, ADDRESS_REGISTERS * _copies(ops, threads, local))
     if not has_mma:
+        # a loop-free body (a row kernel): only the tiles its chains cannot compute element by
+        # element are held whole (tfx.analysis.memory.row_held_bytes)
+        row = None if len(scopes) > 1 else row_held_bytes(mesh.region, counter)
+        if row is not None:
+            return RegisterEstimate(registers_of(ratio(row, threads)), addresses, 0, ROW_BASE_REGISTERS,
+                                    from_rows=True, live_tiles=tiles)
         return RegisterEstimate(tiles, addresses, 0)
     mma_tiles, fragments = 0, 0
     for ops, _ in scopes:
@@ -247,7 +271,9 @@ def describe(e: RegisterEstimate) -> str:
     ``128 for the mmas' accumulators and register operands + 32 for 16 copies' 64-bit addresses
     a trip + 32 base = 192``."""
     from tfx.hw.units import format_count, format_counted
-    what = "the mmas' accumulators and register operands" if e.from_mma else "the live register tiles"
+    what = ("the mmas' accumulators and register operands" if e.from_mma else
+            "the tiles held whole (loads, values used again after a reduction)" if e.from_rows else
+            "the live register tiles")
     parts = [f"{format_count(float(e.tiles))} for {what}"]
     if e.addresses:
         copies = format_counted(e.copies, "copy", "copies")

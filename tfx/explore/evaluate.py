@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.occupancy import OccupancyLimits
+from tfx.analysis.occupancy import OccupancyLimits, thread_register_cap
 from tfx.explore.near_tie import near_times
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.space import Chunk, Space
@@ -252,9 +252,10 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
         smem = np.asarray(res["smem"]) + np.asarray(res.get("static_smem", 0))
         cols["smem"] = flat(smem)
         # the registers a thread is given, as the analysis prices and tfx analyze reports them
-        # (at most the profile's per-thread maximum; the rest spills): rmsnorm's defaults read
-        # 289 here beside analyze's '255 regs' and its 'about 289 registers/thread needed'
-        most = OccupancyLimits.from_profile(profile).max_regs_per_thread
+        # (at most the cap one CTA of its threads leaves it, occupancy.thread_register_cap; the
+        # rest spills): rmsnorm's N = 16,384 read 305 here beside analyze's '255 regs' and its
+        # 'about 305 registers/thread needed'
+        most = thread_register_cap(OccupancyLimits.from_profile(profile), np.asarray(res["threads"], dtype=np.int64))
         cols["regs"] = flat(np.minimum(np.asarray(res["regs"], dtype=np.float64), most))
         cols["blocks"] = flat(m.get("occupancy.blocks_per_sm", 0))
     else:
@@ -353,7 +354,7 @@ def _codes(ctx: Context, a, profile, shape, res) -> np.ndarray:
             if c.kind == "threads":
                 cond = t > L.max_threads_per_block
             elif c.kind == "regs":
-                r = np.minimum(np.asarray(res["regs"], dtype=np.int64), L.max_regs_per_thread)
+                r = np.minimum(np.asarray(res["regs"], dtype=np.int64), thread_register_cap(L, t))
                 wpc = -(-t // L.threads_per_warp)
                 per_warp = -(-(r * L.threads_per_warp) // L.reg_alloc_unit) * L.reg_alloc_unit
                 g = L.warp_alloc_granularity
