@@ -51,6 +51,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt45 ACC_SEED_OFFSET=4700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt46 ACC_SEED_OFFSET=4800 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt47 ACC_SEED_OFFSET=4900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt48 ACC_SEED_OFFSET=5000 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt49 ACC_SEED_OFFSET=5100 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1152,6 +1154,48 @@ if SHAPE_SET == "alt47":
                   ((143360, 4096), "heldout")]
     SOFTMAX_SHAPES = [((71680, 8192), "heldout"), ((688128, 1024), "heldout"), ((25600, 16384), "heldout"),
                       ((8448, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt48: a forty-ninth set, written down in session 29 after run49/run50: the next development
+# campaign (run51, seeds + 5000).
+if SHAPE_SET == "alt48":
+    GEMM_BF16_SHAPES = [((7168, 6144, 14336), "heldout"), ((3584, 6144, 28672), "heldout"),
+                        ((16, 5120, 6144), "heldout"), ((32, 4096, 6144), "heldout"),
+                        ((64, 6144, 5120), "heldout"), ((128, 8192, 6144), "heldout")]
+    GEMM_FP8_SHAPES = [((7680, 6144, 8192), "heldout"), ((2560, 6144, 28672), "heldout"),
+                       ((16, 6144, 8192), "heldout"), ((32, 4096, 5120), "heldout"),
+                       ((64, 5120, 6144), "heldout")]
+    PERSIST_SHAPES = [((7168, 8192, 14336), "heldout"), ((6144, 6144, 28672), "heldout"),
+                      ((2048, 6144, 14336), "heldout")]
+    ATTN_SHAPES = [((10, 32, 8192, 128, 1), "heldout"), ((100, 32, 2048, 64, 1), "heldout"),
+                   ((136, 16, 1024, 128, 1), "heldout"), ((25, 32, 4096, 128, 0), "heldout"),
+                   ((46, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((22, 32, 8, 65536), "heldout"), ((88, 64, 8, 8192), "heldout"),
+                     ((116, 32, 8, 16384), "heldout"), ((2048, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((75776, 8192), "heldout"), ((950272, 2048), "heldout"), ((27648, 16384), "heldout"),
+                  ((151552, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((75776, 8192), "heldout"), ((720896, 1024), "heldout"), ((27648, 16384), "heldout"),
+                      ((8960, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt49: a fiftieth set, written down with alt48 and measured in the same call (run52, seeds +
+# 5100), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt49":
+    GEMM_BF16_SHAPES = [((6656, 6144, 14336), "heldout"), ((4096, 6144, 28672), "heldout"),
+                        ((16, 5120, 5120), "heldout"), ((32, 6144, 5120), "heldout"),
+                        ((64, 5120, 6144), "heldout"), ((128, 6144, 6144), "heldout")]
+    GEMM_FP8_SHAPES = [((6656, 6144, 8192), "heldout"), ((3584, 8192, 28672), "heldout"),
+                       ((16, 5120, 6144), "heldout"), ((32, 8192, 5120), "heldout"),
+                       ((64, 6144, 6144), "heldout")]
+    PERSIST_SHAPES = [((6656, 8192, 14336), "heldout"), ((3584, 5120, 28672), "heldout"),
+                      ((5120, 6144, 14336), "heldout")]
+    ATTN_SHAPES = [((11, 32, 8192, 128, 1), "heldout"), ((108, 32, 2048, 64, 1), "heldout"),
+                   ((144, 16, 1024, 128, 1), "heldout"), ((27, 32, 4096, 128, 0), "heldout"),
+                   ((50, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((23, 32, 8, 65536), "heldout"), ((92, 64, 8, 8192), "heldout"),
+                     ((124, 32, 8, 16384), "heldout"), ((2112, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((79872, 8192), "heldout"), ((1015808, 2048), "heldout"), ((29696, 16384), "heldout"),
+                  ((159744, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((79872, 8192), "heldout"), ((753664, 1024), "heldout"), ((29696, 16384), "heldout"),
+                      ((9472, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
