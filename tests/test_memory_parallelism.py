@@ -336,23 +336,42 @@ def test_run26_b24_split_launch_streams_at_its_ctas_share(monkeypatch):
     assert tail and tail[-1][3] == pytest.approx(358207.103, abs=1e-2)
 
 
-def test_a_tail_after_full_waves_keeps_the_sms_even_shares():
+def test_a_tail_after_full_waves_shares_dram_among_its_ctas():
     """gqa_decode's defaults (B8 HQ64 HKV8 SKV32768 SPLITS16 BLOCK_N64, 4 warps, 3 stages:
-    8 x 8 x 16 = 1,024 CTAs at 2 a SM, 3 full waves of 264 and a tail of 232): the tail's CTAs
-    start as the first waves' slots free, not together, so its busiest SM keeps one SM's share
-    (calibration/h200/measured/decode_timeline_s17: in a 1.29-wave launch a tail CTA alone on
-    its SM lives 52.9 us, six packed on one 125.0 us each, neither the CTAs' equal shares nor
-    the SMs'): the tail wave line has no clause. 192 CTAs (run26 B24, SPLITS1, 3 a SM) are under
-    one wave: 2 x 4,513.92 / 192 = 47.02 B/ns of DRAM's read-only rate, the line says so."""
+    8 x 8 x 16 = 1,024 CTAs at 2 a SM, 3 full waves of 264 and a tail of 232): once they run, the
+    tail's CTAs stream at one rate wherever they sit (each keeps S - 1 tiles in flight through
+    the same loaded round trip), so DRAM serves the 232 CTAs drawing, 232 / 132 = 1.7576 a SM,
+    and the busiest SM's 2 CTAs draw 2 x 4,513.92 / 232 = 38.91 B/ns of DRAM's read-only rate,
+    not the even 4,513.92 / 132 = 34.2 (session 29: run49 B19 SPLITS8 and run50 B21 SPLITS4,
+    1.7-3.1-wave launches at 3 a SM, ran at the device's rate, +9..+15% at the SMs' shares). 192
+    CTAs (run26 B24, SPLITS1, 3 a SM) are under one wave: 2 x 4,513.92 / 192 = 47.02 B/ns."""
     gqa = parse_file(str(KERNELS / "gqa_decode.tile"))
     full = analyze(gqa, None, H200, dict(B=8, HQ=64, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=64, WARPS=4,
                                          STAGES=3), resources={"regs": 108, "smem": 100352}, check=False)
     tails = [t.detail for t in full.terms if t.name == "tail wave"]
-    assert tails[0].startswith("232 CTAs in the last wave") and "DRAM serves" not in tails[0]
+    assert tails[0].startswith("232 CTAs in the last wave")
+    assert "the busiest SM's 2 CTAs draw 2 x 4.514 TB/s / 232 = 38.91 GB/s, not 34.2 GB/s" in tails[0]
     one = analyze(gqa, None, H200, dict(B=24, HQ=32, HKV=8, SKV=16384, D=128, SPLITS=1, BLOCK_N=64, WARPS=4,
                                         STAGES=3), resources={"regs": 72, "smem": 71680}, check=False)
     tails = [t.detail for t in one.terms if t.name == "tail wave"]
     assert "the busiest SM's 2 CTAs draw 2 x 4.514 TB/s / 192 = 47.02 GB/s, not 34.2 GB/s" in tails[0]
+
+
+def test_the_tail_after_full_waves_streams_at_its_ctas_share(monkeypatch):
+    """The loop of gqa_decode's defaults (test above), priced for its tail: each CTA's split
+    of 32,768 / 16 = 2,048 keys is 2,048 / 64 = 32 trips of K's and V's 64 x 128 x 2 B tiles,
+    32,768 B, all from DRAM. The busiest SM's 2 CTAs at 2 x 4,513.92 / 232 = 38.91310 B/ns: 2 x
+    32,768 / 38.91310 = 1,684.163 ns a trip, 32 trips 53,893.209 ns, after the pipeline's fill
+    (700 ns and a CTA's tile, 1,684.163 / 2): 55,435.290 ns. A full wave (2 a SM on 132 SMs)
+    keeps the even share 34.19636: 2 x 32,768 / 34.19636 = 1,916.461 ns, 32 x 1,916.461 + 700 +
+    958.231 = 62,984.985 ns."""
+    from tests.test_decode_packed_tail import _loop_calls
+    _, calls = _loop_calls(monkeypatch, dict(B=8, HQ=64, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=64, WARPS=4,
+                                             STAGES=3), {"regs": 108, "smem": 100352})
+    tail = [c for c in calls if c[0] == 2 and c[2] == pytest.approx(232 / 132)]
+    full = [c for c in calls if c[0] == 2 and c[2] == 2]
+    assert tail and tail[-1][3] == pytest.approx(55435.290, abs=1e-2)
+    assert full and full[-1][3] == pytest.approx(62984.985, abs=1e-2)
 
 
 def test_a_read_only_stream_shares_dram_at_its_own_rate():

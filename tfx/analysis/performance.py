@@ -646,7 +646,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                  f"{format_counted(tail, unit)} in the last wave ({format_count(float(ratio(tail, slots)))} of a wave) {verb_for(tail, 'take')} {format_time_ns(float(t_tail))}"
                  + (decode_trip.describe_packed(r_tail, active_tail, unit) if packed else "")
                  + (memory_parallelism.describe_cta_share(m, r_tail, tail, active_tail)
-                    if miss.runs_lockstep_round and not full_waves else "")
+                    if (miss.runs_lockstep_round and not full_waves) or reads else "")
                  + (memory_parallelism.describe_l2_cta_share(m, r_tail, tail, active_tail)
                     if m.kind == "gpu" and m.dispatch_single is None and not full_waves else "")
                  if tail else "no tail wave: the positions fill whole waves"),
@@ -2314,13 +2314,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     if own_stream is not None:
         # a warp-mma streaming trip (decode's KV loop) reads K and V and stores nothing: its
         # bytes stream at DRAM's read-only rate (tfx.analysis.memory_parallelism.read_stream_share)
-        # ... and in a launch of one wave or less its CTAs start together and DRAM serves the
-        # CTAs drawing, not the SMs, so the busiest SM draws its r CTAs' shares
-        # (tfx.analysis.memory_parallelism.cta_share_weight)
+        # ... and DRAM serves the CTAs drawing, not the SMs, so a tail wave's busiest SM draws its
+        # r CTAs' shares (tfx.analysis.memory_parallelism.cta_share_weight), at most the SM's own
+        # ceiling: in a launch of one wave or less, whose CTAs start together, and in a tail after
+        # full waves, whose CTAs stream at one rate wherever they sit once they run (Little's law:
+        # each keeps S - 1 tiles in flight through the same loaded round trip; docs/analysis.md 8,
+        # "a decode tail after full waves", session 29)
         read = engine_ns(body, m, r, active_units, warps, read_only=True)["copy"]
-        if is_array(miss.one_wave) or miss.one_wave:
-            shared = engine_ns(body, m, r, active_units, warps, draw, read_only=True, l2_draw=l2_draw)["copy"]
-            read = where(miss.one_wave, shared, read) if is_array(miss.one_wave) else shared
+        if draw is not None:
+            read = engine_ns(body, m, r, active_units, warps, draw, read_only=True, l2_draw=l2_draw)["copy"]
         e["copy"] = where(own_stream.ns > 0, read, e["copy"]) if is_array(own_stream.ns, read) else read
         miss.read_streams[loop.id] = own_stream.ns > 0 if is_array(own_stream.ns) else True
         # ... at rates measured from a clean L2 (latency_read_s16, stream_depth_s16/s17's clean
