@@ -193,16 +193,24 @@ def test_spilled_registers_from_the_estimate_or_the_compiler(h200):
       192 + 16 - 128 = 80 words over the cap, fewer than the cap: only the excess spills, 80
       words (the campaigns: 62-82).
     * rmsnorm at N = 16,384 (4 rows on 8 warps, cap 255): held 4 x 16,384 x 4 + 16,384 x 2 +
-      16 = 294,928 B / 256 = 288.02 registers + 16 = 305 > 255; live x_f32 and x_sq, 2 x 262,144
-      + 16 = 524,304 B / 256 = 2,048.06 B = 512.02 registers, 513 + 16 - 255 = 274 >= 255: the row
-      streams through local memory, all 2,048.06 B of its tiles, ceil(512.02) = 513 words.
+      16 = 294,928 B / 256 = 288.02 registers + 16 = 305, 50 over the cap, fewer than the cap:
+      the excess of the live tiles spills, x_f32 and x_sq, 2 x 262,144 + 16 = 524,304 B / 256 =
+      2,048.06 B = 512.02 registers, 513 + 16 - 255 = 274 words (the campaigns keep 255 and
+      spill 8-98 at 256 values a thread on 1-8 warps: the live excess is an upper side).
+    * softmax at N = 16,384, BLOCK_M 2 on 2 warps (cap 255): held 2 x 16,384 x 4 B + 8 B =
+      131,080 B / 64 = 2,048.125 B = 512.03 registers; 513 + 16 = 529, 274 over the cap, which
+      reaches the cap: ptxas streams the row through local memory, the whole live frame, x (bf16)
+      and x_f32 at the cast, 2 x 16,384 x 6 B = 196,608 B / 64 = 3,072 B = 768 words (the
+      campaigns: 32 registers and 1,054-1,078 spilled words at 512 values on 2 warps).
     * gemm 256x256 on 4 warps holds an accumulator of 256 x 256 x 4 B / 128 threads = 2,048 B
       = 512 registers, which alone does not fit: all 2,048 B of its tiles round-trip, 512 words;
     * a compiled count replaces the estimate."""
     a = _analyze("softmax", h200, N=4096, BLOCK_M=16, WARPS=16)
     assert a.registers.total == 145 and a.metrics["occupancy.spilled_registers"] == 80
     assert a.precision["occupancy.spilled_registers"] == "estimate"
-    assert _analyze("rmsnorm", h200, N=16384).metrics["occupancy.spilled_registers"] == 513
+    assert _analyze("rmsnorm", h200, N=16384).metrics["occupancy.spilled_registers"] == 274
+    a = _analyze("softmax", h200, N=16384, BLOCK_M=2, WARPS=2)
+    assert (a.registers.total, a.metrics["occupancy.spilled_registers"]) == (529, 768)
     assert _analyze("gemm", h200, BM=256, BN=256).metrics["occupancy.spilled_registers"] == 512
     a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"spills": 7})
     assert (a.metrics["occupancy.spilled_registers"], a.precision["occupancy.spilled_registers"]) == (7, "exact")

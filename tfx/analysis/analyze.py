@@ -269,13 +269,13 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             acc_bytes = _accumulator_bytes_per_thread(mesh, counter, threads, spread)
             acc_regs = ceil_int(register_estimate.registers_of(acc_bytes)) + BASE_REGISTERS
             catastrophic = acc_regs > cap
-            # A row body (the estimate's held tiles, register_estimate.estimate) whose excess
-            # reaches the cap is not spilled a few values at a time: ptxas keeps a few dozen
+            # A row body (the estimate's held tiles, register_estimate.estimate) whose held tiles
+            # exceed the cap by the cap again is not spilled a few values at a time: ptxas keeps a few dozen
             # registers and moves the whole row through local memory, every intermediate of its
             # chains a tile there (the campaigns: 16-warp rows at 256 values a thread compile to
             # 32 registers and 694-782 spilled words, 2-warp ones at 512 to 32 and 1,150-1,376,
             # against the section-5 live tiles' 512 and 1,024-1,100 words)
-            streamed_row = (spill_regs >= cap) if est.from_rows else False
+            streamed_row = (estimated - cap >= cap) if est.from_rows else False
             whole = (catastrophic | streamed_row) if is_array(catastrophic, streamed_row) else (
                 bool(catastrophic) or bool(streamed_row))
             severe = if_else(whole, rmem_thread, spill_regs * 4)
