@@ -209,8 +209,12 @@ def test_spilled_registers_from_the_estimate_or_the_compiler(h200):
     assert a.registers.total == 145 and a.metrics["occupancy.spilled_registers"] == 80
     assert a.precision["occupancy.spilled_registers"] == "estimate"
     assert _analyze("rmsnorm", h200, N=16384).metrics["occupancy.spilled_registers"] == 274
+    assert ("255 available; 1,096 B/thread of the row's tiles round-trip through local memory"
+            in " ".join(_analyze("rmsnorm", h200, N=16384).warnings))        # 274 words x 4 B
     a = _analyze("softmax", h200, N=16384, BLOCK_M=2, WARPS=2)
     assert (a.registers.total, a.metrics["occupancy.spilled_registers"]) == (529, 768)
+    assert ("the row's held tiles are 274 registers over the cap: all 3,072 B/thread of its tiles go through "
+            "local memory") in " ".join(a.warnings)
     assert _analyze("gemm", h200, BM=256, BN=256).metrics["occupancy.spilled_registers"] == 512
     a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"spills": 7})
     assert (a.metrics["occupancy.spilled_registers"], a.precision["occupancy.spilled_registers"]) == (7, "exact")

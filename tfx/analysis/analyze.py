@@ -261,6 +261,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             # Tiles that need more registers than a thread has spill, whatever the compiler
             # reports it allocated: the estimate decides.
             estimated = est.total
+            # (a row body whose held tiles do not fit spills its chains' intermediates too:
+            # RegisterEstimate.spill_total)
             spill_regs = if_else(estimated > cap, emax(est.spill_total - cap, 0), 0)
             # How bad a spill is depends on what spills. When an mma accumulator alone does not
             # fit a thread's registers, the tensor-core op cannot keep it resident: the whole
@@ -315,8 +317,10 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             elif spill_regs > 0 and compiled_spills is None:
                 what = (f"the mma accumulator alone needs about {format_count(acc_regs)}: all {format_exact_bytes(rmem_thread, 'thread')} "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
-                        f"the row's held tiles are {format_count(spill_regs)} registers over the cap: all "
+                        f"the row's held tiles are {format_count(estimated - cap)} registers over the cap: all "
                         f"{format_exact_bytes(rmem_thread, 'thread')} of its tiles go through local memory") if streamed_row else (
+                        f"{format_exact_bytes(spill_regs * 4, 'thread')} of the row's tiles round-trip through local memory "
+                        "(its held tiles do not fit, so its chains' intermediates are tiles too)") if est.from_rows else (
                         f"{format_exact_bytes(spill_regs * 4, 'thread')} of temporaries round-trip through local memory every k-step")
                 warnings.append(f"register spill{where_}: about {format_count(estimated)} registers/thread needed, "
                                 f"{format_count(cap)} available{_cap_reason(cap, r['threads'], limits)}; {what}")
