@@ -53,6 +53,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt47 ACC_SEED_OFFSET=4900 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt48 ACC_SEED_OFFSET=5000 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt49 ACC_SEED_OFFSET=5100 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt50 ACC_SEED_OFFSET=5200 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt51 ACC_SEED_OFFSET=5300 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1196,6 +1198,48 @@ if SHAPE_SET == "alt49":
                   ((159744, 4096), "heldout")]
     SOFTMAX_SHAPES = [((79872, 8192), "heldout"), ((753664, 1024), "heldout"), ((29696, 16384), "heldout"),
                       ((9472, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt50: a fifty-first set, written down at session 29's end for the next session lent an H200:
+# the next development campaign (run53, seeds + 5200).
+if SHAPE_SET == "alt50":
+    GEMM_BF16_SHAPES = [((5632, 6144, 14336), "heldout"), ((3072, 6144, 28672), "heldout"),
+                        ((16, 6144, 6144), "heldout"), ((32, 5120, 6144), "heldout"),
+                        ((64, 4096, 5120), "heldout"), ((128, 5120, 5120), "heldout")]
+    GEMM_FP8_SHAPES = [((5632, 6144, 8192), "heldout"), ((3072, 6144, 28672), "heldout"),
+                       ((16, 4096, 6144), "heldout"), ((32, 6144, 6144), "heldout"),
+                       ((64, 8192, 6144), "heldout")]
+    PERSIST_SHAPES = [((5632, 8192, 14336), "heldout"), ((4608, 6144, 28672), "heldout"),
+                      ((2560, 6144, 14336), "heldout")]
+    ATTN_SHAPES = [((12, 32, 8192, 128, 1), "heldout"), ((116, 32, 2048, 64, 1), "heldout"),
+                   ((152, 16, 1024, 128, 1), "heldout"), ((29, 32, 4096, 128, 0), "heldout"),
+                   ((54, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((24, 32, 8, 65536), "heldout"), ((96, 64, 8, 8192), "heldout"),
+                     ((132, 32, 8, 16384), "heldout"), ((2176, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((83968, 8192), "heldout"), ((1081344, 2048), "heldout"), ((31744, 16384), "heldout"),
+                  ((167936, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((83968, 8192), "heldout"), ((786432, 1024), "heldout"), ((31744, 16384), "heldout"),
+                      ((9984, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt51: a fifty-second set, written down with alt50 and to be measured in the same call (run54,
+# seeds + 5300), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt51":
+    GEMM_BF16_SHAPES = [((6144, 6144, 14336), "heldout"), ((2560, 6144, 28672), "heldout"),
+                        ((16, 4096, 5120), "heldout"), ((32, 5120, 5120), "heldout"),
+                        ((64, 6144, 6144), "heldout"), ((128, 4096, 6144), "heldout")]
+    GEMM_FP8_SHAPES = [((6144, 5120, 8192), "heldout"), ((4096, 6144, 28672), "heldout"),
+                       ((16, 6144, 5120), "heldout"), ((32, 5120, 6144), "heldout"),
+                       ((64, 4096, 6144), "heldout")]
+    PERSIST_SHAPES = [((6144, 8192, 28672), "heldout"), ((4096, 6144, 14336), "heldout"),
+                      ((3072, 8192, 14336), "heldout")]
+    ATTN_SHAPES = [((13, 32, 8192, 128, 1), "heldout"), ((124, 32, 2048, 64, 1), "heldout"),
+                   ((160, 16, 1024, 128, 1), "heldout"), ((31, 32, 4096, 128, 0), "heldout"),
+                   ((58, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((25, 32, 8, 65536), "heldout"), ((100, 64, 8, 8192), "heldout"),
+                     ((140, 32, 8, 16384), "heldout"), ((2240, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((88064, 8192), "heldout"), ((1146880, 2048), "heldout"), ((33792, 16384), "heldout"),
+                  ((176128, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((88064, 8192), "heldout"), ((819200, 1024), "heldout"), ((33792, 16384), "heldout"),
+                      ((10496, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
