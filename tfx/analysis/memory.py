@@ -330,18 +330,10 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
         elif amount > prev.bytes:
             peaks[level] = LevelPeak(level, amount, scope_id)
 
-    # A tile whose shape varies per position (a tail tile) is allocated at its largest,
-    # which these shapes reach at the variables' first values (min(BM, M - pm*BM) at pm = 0).
-    first_env = {**counter.env, **{n: r[0] for n, r in index_ranges(counter.kernel, counter.env).items()}}
+    first_env = _first_env(counter)
 
     def value_bytes(op):
-        ty = counter.info.result_types.get(id(op))
-        if ty is None:
-            return None, 0
-        elems = 1
-        for d in ty.shape:
-            elems = elems * d.evaluate(first_env)
-        return ty.level, nbytes(ty.dtype.bits, elems)
+        return _value_bytes(counter, op, first_env)
 
     def uses_of(stmt) -> set:
         if isinstance(stmt, Op):
@@ -476,6 +468,24 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
     return peaks
 
 
+def _first_env(counter: Counter) -> dict:
+    """The environment a tile is allocated at: a tile whose shape varies per position (a tail
+    tile) is allocated at its largest, which these shapes reach at the variables' first values
+    (min(BM, M - pm*BM) at pm = 0)."""
+    return {**counter.env, **{n: r[0] for n, r in index_ranges(counter.kernel, counter.env).items()}}
+
+
+def _value_bytes(counter: Counter, op, first_env: dict) -> tuple:
+    """(storage level, bytes) of ``op``'s result at ``first_env``; (None, 0) if it has no type."""
+    ty = counter.info.result_types.get(id(op))
+    if ty is None:
+        return None, 0
+    elems = 1
+    for d in ty.shape:
+        elems = elems * d.evaluate(first_env)
+    return ty.level, nbytes(ty.dtype.bits, elems)
+
+
 VIEWS = ("reshape", "transpose", "broadcast")
 
 
@@ -504,7 +514,7 @@ def row_held_bytes(region, counter: Counter):
             stmts.append(st)
         else:
             return None          # a nested region (a loop): not a row body
-    first_env = {**counter.env, **{n: r[0] for n, r in index_ranges(counter.kernel, counter.env).items()}}
+    first_env = _first_env(counter)
     index = {}                   # value name -> its defining statement's index
     users: dict = {}             # value name -> indices of the statements that read it
     for i, st in enumerate(stmts):
@@ -537,21 +547,18 @@ def row_held_bytes(region, counter: Counter):
                     nxt.opcode in ELEMENTWISE or nxt.opcode in VIEWS):
                 end = max(end, ends.get(nxt.result, u))
         ends[st.result] = end
+    held = []                    # (first statement, statement it is given up at, bytes) a register tile
+    for st in stmts:
+        if st.result is not None and keep[st.result]:
+            level, size = _value_bytes(counter, st, first_env)
+            if level == "rmem":
+                held.append((index[st.result], ends[st.result], size))
     best = 0
     for i in range(len(stmts)):
         live = 0
-        for st in stmts:
-            if st.result is None or not keep[st.result]:
-                continue
-            d, e = index[st.result], ends[st.result]
+        for d, e, size in held:
             if d <= i and (i < e or i == d):
-                ty = counter.info.result_types.get(id(st))
-                if ty is None or ty.level != "rmem":
-                    continue
-                elems = 1
-                for dim in ty.shape:
-                    elems = elems * dim.evaluate(first_env)
-                live = live + nbytes(ty.dtype.bits, elems)
+                live = live + size
         best = emax(best, live)
     return best
 

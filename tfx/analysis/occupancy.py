@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from tfx.analysis.numbers import emin
 from tfx.arrays import is_integer
 from tfx.errors import TfxError
 from tfx.hw.units import format_counted as counted
@@ -354,17 +355,23 @@ def max_threads_for(limits: OccupancyLimits, regs_per_thread: int, ctas: int) ->
     return most if most >= 1 else None
 
 
-def max_regs_for(limits: OccupancyLimits, threads: int, ctas: int) -> int | None:
+def _regs_that_fit(limits: OccupancyLimits, threads: Any, ctas: Any) -> Any:
     """Most registers per thread with which ``ctas`` CTAs of ``threads`` threads fit the
-    register file. None if even one register per thread is too many."""
+    register file, at most the ISA's ``max_regs_per_thread`` (ints or numpy arrays)."""
     g = limits.warp_alloc_granularity
     warps_per_cta = _ceil_div(threads, limits.threads_per_warp)
     # The SM holds a multiple of g warps, so it must hold ``needed`` warps.
     needed = _round_up(ctas * warps_per_cta, g)
-    per_warp_max = min(limits.regs_per_sm // needed,
-                       limits.regs_per_block // _round_up(warps_per_cta, g))
+    per_warp_max = emin(limits.regs_per_sm // needed,
+                        limits.regs_per_block // _round_up(warps_per_cta, g))
     per_warp_max = per_warp_max // limits.reg_alloc_unit * limits.reg_alloc_unit
-    regs = min(per_warp_max // limits.threads_per_warp, limits.max_regs_per_thread)
+    return emin(per_warp_max // limits.threads_per_warp, limits.max_regs_per_thread)
+
+
+def max_regs_for(limits: OccupancyLimits, threads: int, ctas: int) -> int | None:
+    """Most registers per thread with which ``ctas`` CTAs of ``threads`` threads fit the
+    register file. None if even one register per thread is too many."""
+    regs = _regs_that_fit(limits, threads, ctas)
     return regs if regs >= 1 else None
 
 
@@ -377,13 +384,7 @@ def thread_register_cap(limits: OccupancyLimits, threads: Any) -> Any:
     64, 256 threads or fewer 255 (the issue-15 campaigns: the 16-warp rmsnorm and softmax rows
     whose rows do not fit compile to exactly 128 registers and spill). Ints or numpy arrays
     (explore's sweeps of the warps)."""
-    g = limits.warp_alloc_granularity
-    warps = -(-threads // limits.threads_per_warp)
-    held = -(-warps // g) * g             # the check assumes every sub-partition's share at once
-    per_warp = (limits.regs_per_block // held) // limits.reg_alloc_unit * limits.reg_alloc_unit
-    per_warp_sm = (limits.regs_per_sm // held) // limits.reg_alloc_unit * limits.reg_alloc_unit
-    from tfx.analysis.numbers import emin
-    return emin(emin(per_warp, per_warp_sm) // limits.threads_per_warp, limits.max_regs_per_thread)
+    return _regs_that_fit(limits, threads, 1)
 
 
 def max_smem_for(limits: OccupancyLimits, ctas: int) -> int | None:

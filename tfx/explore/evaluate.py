@@ -18,8 +18,8 @@ infeasible total. The checks, in order:
    problem), for every static window size;
 2. ``STAGES > trips of loop k``: a pipelined loop has more stages than trips;
 3. GPU resources, as the CUDA occupancy calculator refuses a launch:
-   ``threads per CTA > max_threads_per_block``, ``registers per CTA > regs_per_block``,
-   ``smem per CTA > opt-in limit``; on a tiled accelerator, ``peak L per U > capacity``
+   ``threads per CTA > max_threads_per_block``, ``smem per CTA > opt-in limit`` (registers
+   never: a thread is capped where one CTA fits the register file and spills the rest); on a tiled accelerator, ``peak L per U > capacity``
    for an on-chip level L of the executing unit U;
 4. ``occupancy 0``: no CTA fits on an SM.
 """
@@ -98,7 +98,8 @@ def build_checks(module, kernel, profile) -> list[Check]:
             add(Check("stages", f"{to_text(s.stages)} > trips of loop {s.var}", (s,)))
     if profile.kind == "gpu":
         checks.append(Check("threads", "threads per CTA > max_threads_per_block"))
-        checks.append(Check("regs", "registers per CTA > regs_per_block"))
+        # no register check: a thread's registers are capped where one CTA fits the file
+        # (occupancy.thread_register_cap), the rest spills, as analyze prices it
         checks.append(Check("smem", "smem per CTA > opt-in limit"))
         checks.append(Check("occupancy", "occupancy 0 (no CTA fits an SM)"))
     else:
@@ -348,18 +349,10 @@ def _codes(ctx: Context, a, profile, shape, res) -> np.ndarray:
                 for node in loops.get(id(region), ()):
                     x = np.asarray(node.stages) > np.asarray(node.trips)
                     cond = x if cond is None else cond | x
-        elif c.kind in ("threads", "regs", "smem") and res is not None:
+        elif c.kind in ("threads", "smem") and res is not None:
             L = limits
-            t = np.asarray(res["threads"], dtype=np.int64)
             if c.kind == "threads":
-                cond = t > L.max_threads_per_block
-            elif c.kind == "regs":
-                r = np.minimum(np.asarray(res["regs"], dtype=np.int64), thread_register_cap(L, t))
-                wpc = -(-t // L.threads_per_warp)
-                per_warp = -(-(r * L.threads_per_warp) // L.reg_alloc_unit) * L.reg_alloc_unit
-                g = L.warp_alloc_granularity
-                cond = ((per_warp * (-(-wpc // g) * g) > L.regs_per_block)
-                        | (per_warp * wpc > L.regs_per_block) | (r > L.max_regs_per_thread))
+                cond = np.asarray(res["threads"], dtype=np.int64) > L.max_threads_per_block
             else:
                 sm = np.asarray(res["smem"]) + np.asarray(res.get("static_smem", 0))
                 cond = sm > L.smem_per_block_optin
