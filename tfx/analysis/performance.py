@@ -2320,9 +2320,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # full waves, whose CTAs stream at one rate wherever they sit once they run (Little's law:
         # each keeps S - 1 tiles in flight through the same loaded round trip; docs/analysis.md 8,
         # "a decode tail after full waves", session 29)
-        read = engine_ns(body, m, r, active_units, warps, read_only=True)["copy"]
-        if draw is not None:
-            read = engine_ns(body, m, r, active_units, warps, draw, read_only=True, l2_draw=l2_draw)["copy"]
+        read = engine_ns(body, m, r, active_units, warps, draw, read_only=True, l2_draw=l2_draw)["copy"]
         e["copy"] = where(own_stream.ns > 0, read, e["copy"]) if is_array(own_stream.ns, read) else read
         miss.read_streams[loop.id] = own_stream.ns > 0 if is_array(own_stream.ns) else True
         # ... at rates measured from a clean L2 (latency_read_s16, stream_depth_s16/s17's clean
