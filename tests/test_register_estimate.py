@@ -218,3 +218,50 @@ def test_spilled_registers_from_the_estimate_or_the_compiler(h200):
     assert _analyze("gemm", h200, BM=256, BN=256).metrics["occupancy.spilled_registers"] == 512
     a = analyze(parse_file(bundled_dir("kernels") / "gemm.tile"), None, h200, {}, resources={"spills": 7})
     assert (a.metrics["occupancy.spilled_registers"], a.precision["occupancy.spilled_registers"]) == (7, "exact")
+
+
+def test_a_streamed_row_runs_in_the_spilled_codes_registers(h200):
+    """A row body whose held tiles exceed the thread's cap by the cap again streams whole through
+    local memory, and ptxas runs it in a few dozen registers, not at the cap
+    (RegisterEstimate.allocated: STREAMED_ROW_REGISTERS = row_spill.RUN_REGISTERS = 32, the
+    fewest the corpus's spilled row kernels allocate; of the campaigns' 715 such configurations
+    365 compile to 32 and 314 to 40-64).
+    * softmax N = 16,384, BLOCK_M 2 on 2 warps (64 threads, cap 255): 529 registers estimated
+      (derived above), 529 - 255 = 274 >= 255: it streams, 32 allocated. Its occupancy is a
+      32-register kernel's: a warp 32 x 32 = 1,024 registers, a CTA 2,048: 65,536 / 2,048 = 32
+      CTAs, as the 2,048 threads (/ 64) and the 32-CTA limit allow (it read 1 CTA at 255 before).
+    * The same on 8 warps (256 threads, cap 255): held 2 x 16,384 x 4 B + 8 B = 131,080 B / 256
+      = 512.03 B = 128.01 registers, 129 + 16 = 145: it fits, 145 allocated; a warp 145 x 32 =
+      4,640 -> 4,864 (19 units of 256), a CTA 8 x 4,864 = 38,912: 1 CTA. The sweep over WARPS 2
+      and 8 allocates [32, 145] and prices [32, 1] CTAs.
+    * rmsnorm at N = 16,384 (4 rows on 8 warps): 305, 50 over 255, fewer than the cap: 255
+      allocated, the excess spilled.
+    * softmax at N = 4,096, BLOCK_M 16 on 16 warps: 145 against the cap of 128 one CTA of 512
+      threads leaves: 128 allocated. The report's estimate line says so (it was left out where
+      the cap was under 255)."""
+    from tfx.present.analysis_report import summary
+    a = _analyze("softmax", h200, N=16384, BLOCK_M=2, WARPS=2)
+    assert (a.registers.total, a.registers.cap, bool(a.registers.streams), a.registers.allocated) == (529, 255, True, 32)
+    assert (a.resources.regs_per_thread, a.occupancy.blocks_per_sm) == (32, 32)
+    assert "local memory; the row runs in 32 registers" in " ".join(a.warnings)
+    assert ("+ 16 base = 529, twice the cap of 255 or more: the row streams through local memory and runs in 32 "
+            "allocated") in summary(a)
+    a = analyze(parse_file(bundled_dir("kernels") / "softmax.tile"), None, h200,
+                {"N": 16384, "BLOCK_M": 2, "WARPS": np.array([2, 8])}, check=False)
+    assert list(np.asarray(a.registers.allocated)) == [32, 145]
+    assert list(np.asarray(a.metrics["occupancy.blocks_per_sm"])) == [32, 1]
+    a = _analyze("rmsnorm", h200, N=16384)
+    assert (a.registers.total, bool(a.registers.streams), a.resources.regs_per_thread) == (305, False, 255)
+    a = _analyze("softmax", h200, N=4096, BLOCK_M=16, WARPS=16)
+    assert a.resources.regs_per_thread == 128
+    assert "+ 16 base = 145, 128 allocated (the cap; the rest spills)" in summary(a)
+
+
+def test_explore_lists_the_registers_a_streamed_row_is_allocated(h200):
+    """explore's regs column is the allocation analyze priced: softmax N = 16,384, BLOCK_M 2 on 2
+    warps streams (above) and lists 32, where it listed the cap, 255."""
+    from tfx.explore import explore
+    r = explore(parse_file(bundled_dir("kernels") / "softmax.tile"), None, h200,
+                sweeps={"BLOCK_M": [2], "WARPS": [2, 8]}, fixed={"N": 16384}, keep_columns=True, top=2)
+    regs = {c["params"]["WARPS"]: c["regs_per_thread"] for c in r.top}
+    assert regs == {2: 32, 8: 145}

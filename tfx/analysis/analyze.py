@@ -5,7 +5,7 @@ Text, JSON, the annotated IR and the explorer all render from this object.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from tfx.analysis import codegen as codegens
@@ -251,13 +251,17 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
             est = register_estimate.estimate(mesh, counter, profile, threads, rmem_thread, cg.per_thread_copies)
-            if i == 0:
-                registers = est
-            r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, est.total, threads, limits)
+            r, origin = _resources(kernel if i == 0 else None, env, declared, launch_peaks, threads, limits)
             # the compiler keeps a thread under the cap one CTA of its size leaves it
             # (occupancy.thread_register_cap: 255, 128 at 512 threads, 64 at 1,024)
             cap = thread_register_cap(limits, r["threads"])
-            regs = emin(r["regs"], cap)
+            est = replace(est, cap=cap)
+            if i == 0:
+                registers = est
+            # registers nobody gave are the estimate's allocation (a streamed row: the few dozen
+            # the spilled code runs in, RegisterEstimate.allocated)
+            regs = est.allocated if r["regs"] is None else emin(r["regs"], cap)
+            r["regs"] = regs
             # Tiles that need more registers than a thread has spill, whatever the compiler
             # reports it allocated: the estimate decides.
             estimated = est.total
@@ -277,7 +281,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             # chains a tile there (the campaigns: 16-warp rows at 256 values a thread compile to
             # 32 registers and 694-782 spilled words, 2-warp ones at 512 to 32 and 1,150-1,376,
             # against the section-5 live tiles' 512 and 1,024-1,100 words)
-            streamed_row = (estimated - cap >= cap) if est.from_rows else False
+            streamed_row = est.streams
             whole = (catastrophic | streamed_row) if is_array(catastrophic, streamed_row) else (
                 bool(catastrophic) or bool(streamed_row))
             severe = if_else(whole, rmem_thread, spill_regs * 4)
@@ -318,7 +322,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                 what = (f"the mma accumulator alone needs about {format_count(acc_regs)}: all {format_exact_bytes(rmem_thread, 'thread')} "
                         "of tiles round-trip through local memory every k-step") if catastrophic else (
                         f"the row's held tiles are {format_count(estimated - cap)} registers over the cap: all "
-                        f"{format_exact_bytes(rmem_thread, 'thread')} of its tiles go through local memory") if streamed_row else (
+                        f"{format_exact_bytes(rmem_thread, 'thread')} of its tiles go through local memory; the row runs in "
+                        f"{format_count(regs)} registers") if streamed_row else (
                         f"{format_exact_bytes(spill_regs * 4, 'thread')} of the row's tiles round-trip through local memory "
                         "(its held tiles do not fit, so its chains' intermediates are tiles too)") if est.from_rows else (
                         f"{format_exact_bytes(spill_regs * 4, 'thread')} of temporaries round-trip through local memory every k-step")
@@ -465,9 +470,10 @@ def _cap_reason(cap, threads, limits) -> str:
     return f" (one CTA of {format_count(threads)} threads must fit the {format_count(limits.regs_per_block)}-register file)"
 
 
-def _resources(kernel, env, overrides, peaks, estimated_regs, threads, limits):
+def _resources(kernel, env, overrides, peaks, threads, limits):
     """threads/regs/smem per CTA: --resources, then the kernel's attrs (``kernel`` None: none
-    apply), then estimates from the IR (``estimated_regs``: tfx.analysis.register_estimate)."""
+    apply), then estimates from the IR; regs None where nobody gave them (the caller allocates
+    the register estimate's under the thread's cap: RegisterEstimate.allocated)."""
     overrides = dict(overrides or {})
     out = {}
     origin = "declared"
@@ -480,7 +486,7 @@ def _resources(kernel, env, overrides, peaks, estimated_regs, threads, limits):
     if "threads" not in out:
         out["threads"] = threads if threads is not None else 128
     if "regs" not in out:
-        out["regs"] = estimated_regs
+        out["regs"] = None
         origin = "estimated"
     if "smem" not in out:
         out["smem"] = ceil_int(peaks["smem"].bytes) if "smem" in peaks else 0

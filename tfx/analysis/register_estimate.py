@@ -53,6 +53,7 @@ from typing import Any
 from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.memory import row_held_bytes
 from tfx.analysis.numbers import cdiv, ceil_int, emax, emin, if_else, is_array, ratio
+from tfx.analysis.row_spill import RUN_REGISTERS
 
 # Registers a thread needs besides its tiles, copies and fragments: the tile's addresses,
 # indices, loop counters, barrier state. An estimate (kernels compiled by Triton use 20-40).
@@ -63,6 +64,12 @@ KLOOP_BASE_REGISTERS = 24
 # The same in a loop-free row body, measured: the median over 40 non-spilling row binaries of
 # REG less the held tiles (bench/h200/row_registers.py, calibration/h200/measured/row_registers)
 ROW_BASE_REGISTERS = 16
+# The registers a thread is allocated where a row body streams whole through local memory (its
+# held tiles over the cap by the cap again): ptxas runs such a body in a few dozen registers,
+# not at the cap. 32 is the fewest the corpus's spilled row kernels allocate
+# (tfx.analysis.row_spill.RUN_REGISTERS); of the campaigns' 715 row configurations this estimate
+# calls streamed, 365 compile to 32, 314 to 40-64 and 33 (one warp, 512-1,024 values) to 168-255.
+STREAMED_ROW_REGISTERS = RUN_REGISTERS
 ADDRESS_REGISTERS = 2      # one 64-bit global address a copy
 COPY_BYTES = 16            # a thread's widest copy (LDGSTS.128 / LDG.E.128)
 FRAGMENT_SLICES = 2        # the k-slice an mma.sync reads + the next one the prefetch loads
@@ -83,6 +90,27 @@ class RegisterEstimate:
     from_mma: bool = False       # tiles counted from the mmas (else the IR's live register tiles)
     from_rows: bool = False      # a row body's tiles held whole (memory.row_held_bytes)
     live_tiles: Any = None       # a row body's section-5 live tiles (registers), what spills when the held ones do not fit
+    cap: Any = None              # the registers the compiler may give a thread (occupancy.thread_register_cap), set by analyze
+
+    @property
+    def streams(self) -> Any:
+        """Whether a row body streams whole through local memory: its held tiles exceed the cap
+        by the cap again (the campaigns: 16-warp rows at 256 values a thread, 2-warp ones at 512)."""
+        if not self.from_rows or self.cap is None:
+            return False
+        return self.total - self.cap >= self.cap
+
+    @property
+    def allocated(self) -> Any:
+        """The registers a thread is allocated: the estimate up to the cap, the rest spilled; a
+        row body that streams runs in STREAMED_ROW_REGISTERS (its occupancy, and the local traffic
+        tfx.analysis.row_spill prices for a frame that reaches them, are a 32-register kernel's)."""
+        if self.cap is None:
+            return self.total
+        capped = emin(self.total, self.cap)
+        if not self.from_rows:
+            return capped
+        return if_else(self.streams, STREAMED_ROW_REGISTERS, capped)
 
     @property
     def spill_total(self) -> Any:
@@ -109,7 +137,8 @@ class RegisterEstimate:
                 "tiles_from": "mma" if self.from_mma else "held tiles" if self.from_rows else "live tiles",
                 "copy_addresses": to_plain(self.addresses), "copies": to_plain(self.copies),
                 "mma_sync_fragments": to_plain(self.fragments), "base": to_plain(self.base),
-                "total": to_plain(self.total)}
+                "total": to_plain(self.total), "cap": to_plain(self.cap), "allocated": to_plain(self.allocated),
+                "streams": to_plain(self.streams)}
 
 
 def registers_of(nbytes) -> Any:
@@ -280,4 +309,10 @@ def describe(e: RegisterEstimate) -> str:
         parts.append(f"{format_count(e.addresses)} for {copies}' 64-bit addresses a trip")
     if e.fragments:
         parts.append(f"{format_count(float(e.fragments))} of mma.sync operand fragments (2 k-slices)")
-    return " + ".join(parts + [f"{e.base} base"]) + f" = {format_count(e.total)}"
+    line = " + ".join(parts + [f"{e.base} base"]) + f" = {format_count(e.total)}"
+    if e.cap is None or float(e.total) <= float(e.cap):
+        return line
+    if e.streams:
+        return (line + f", twice the cap of {format_count(e.cap)} or more: the row streams through local memory "
+                f"and runs in {format_count(e.allocated)} allocated")
+    return line + f", {format_count(e.allocated)} allocated (the cap; the rest spills)"

@@ -302,7 +302,7 @@ def _resources(a, kernel, profile) -> dict | None:
     out = {"threads": attr("threads", 128), "static_smem": attr("static_smem", 0)}
     out["regs"] = attr("regs", None)
     if out["regs"] is None:   # the register estimate analyze priced (tfx.analysis.register_estimate)
-        out["regs"] = np.asarray(a.registers.total, dtype=np.float64)
+        out["regs"] = np.asarray(a.registers.allocated, dtype=np.float64)
     out["smem"] = attr("smem", None)
     if out["smem"] is None:
         out["smem"] = np.ceil(np.asarray(a.peaks["smem"].bytes, dtype=np.float64)) if "smem" in a.peaks else 0

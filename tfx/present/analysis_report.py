@@ -246,7 +246,7 @@ def estimated_registers_line(a) -> str | None:
     None where the first launch's registers were given, or there is no occupancy."""
     if a.registers is None or a.occupancy is None or a.resources.origin != "estimated":
         return None
-    if a.resources.regs_per_thread != min(a.registers.total, a.occupancy.limits.max_regs_per_thread):
+    if a.resources.regs_per_thread != a.registers.allocated:
         return None               # given (a declared regs attr beside an estimated smem)
     from tfx.analysis.register_estimate import describe
     return f"registers a thread, estimated: {describe(a.registers)}"
