@@ -55,6 +55,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt49 ACC_SEED_OFFSET=5100 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt50 ACC_SEED_OFFSET=5200 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt51 ACC_SEED_OFFSET=5300 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt52 ACC_SEED_OFFSET=5400 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt53 ACC_SEED_OFFSET=5500 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1240,6 +1242,48 @@ if SHAPE_SET == "alt51":
                   ((176128, 4096), "heldout")]
     SOFTMAX_SHAPES = [((88064, 8192), "heldout"), ((819200, 1024), "heldout"), ((33792, 16384), "heldout"),
                       ((10496, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt52: a fifty-third set, written down in session 30 for the next session lent an H200: the next
+# development campaign (run55, seeds + 5400).
+if SHAPE_SET == "alt52":
+    GEMM_BF16_SHAPES = [((5120, 6144, 14336), "heldout"), ((3584, 6144, 28672), "heldout"),
+                        ((16, 5120, 4096), "heldout"), ((32, 6144, 4096), "heldout"),
+                        ((64, 5120, 5120), "heldout"), ((128, 6144, 5120), "heldout")]
+    GEMM_FP8_SHAPES = [((5120, 6144, 8192), "heldout"), ((3584, 6144, 28672), "heldout"),
+                       ((16, 5120, 5120), "heldout"), ((32, 4096, 6144), "heldout"),
+                       ((64, 5120, 6144), "heldout")]
+    PERSIST_SHAPES = [((5120, 8192, 14336), "heldout"), ((4096, 5120, 28672), "heldout"),
+                      ((3584, 6144, 14336), "heldout")]
+    ATTN_SHAPES = [((14, 32, 8192, 128, 1), "heldout"), ((132, 32, 2048, 64, 1), "heldout"),
+                   ((168, 16, 1024, 128, 1), "heldout"), ((33, 32, 4096, 128, 0), "heldout"),
+                   ((62, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((26, 32, 8, 65536), "heldout"), ((104, 64, 8, 8192), "heldout"),
+                     ((148, 32, 8, 16384), "heldout"), ((2304, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((92160, 8192), "heldout"), ((1212416, 2048), "heldout"), ((35840, 16384), "heldout"),
+                  ((184320, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((92160, 8192), "heldout"), ((851968, 1024), "heldout"), ((35840, 16384), "heldout"),
+                      ((11008, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt53: a fifty-fourth set, written down with alt52 and to be measured in the same call (run56,
+# seeds + 5500), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt53":
+    GEMM_BF16_SHAPES = [((4608, 6144, 14336), "heldout"), ((2048, 6144, 28672), "heldout"),
+                        ((16, 6144, 5120), "heldout"), ((32, 4096, 5120), "heldout"),
+                        ((64, 6144, 4096), "heldout"), ((128, 5120, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((4608, 6144, 8192), "heldout"), ((2560, 6144, 28672), "heldout"),
+                       ((16, 4096, 5120), "heldout"), ((32, 6144, 4096), "heldout"),
+                       ((64, 5120, 4096), "heldout")]
+    PERSIST_SHAPES = [((4608, 8192, 14336), "heldout"), ((3584, 8192, 28672), "heldout"),
+                      ((2048, 6144, 14336), "heldout")]
+    ATTN_SHAPES = [((15, 32, 8192, 128, 1), "heldout"), ((140, 32, 2048, 64, 1), "heldout"),
+                   ((176, 16, 1024, 128, 1), "heldout"), ((35, 32, 4096, 128, 0), "heldout"),
+                   ((66, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((27, 32, 8, 65536), "heldout"), ((108, 64, 8, 8192), "heldout"),
+                     ((156, 32, 8, 16384), "heldout"), ((2368, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((96256, 8192), "heldout"), ((1277952, 2048), "heldout"), ((37888, 16384), "heldout"),
+                  ((192512, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((96256, 8192), "heldout"), ((884736, 1024), "heldout"), ((37888, 16384), "heldout"),
+                      ((11520, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
