@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from tfx.analysis.analyze import analyze  # noqa: E402
 from tfx.hw import load_profile  # noqa: E402
 from tfx.lang import parse_file  # noqa: E402
+from tfx.errors import TfxError  # noqa: E402
 
 CAL = ROOT / "calibration" / "h200"
 # Every row here was timed by triton.testing.do_bench (bench/h200/common.py), right after its
@@ -262,6 +263,15 @@ def main():
     ap.add_argument("--local-bytes", action="store_true", help="the spilling row kernels' compiled LDL + STL "
                     "bytes as the local_bytes resource (calibration/h200/measured/row_spill_sass)")
     args = ap.parse_args()
+    try:
+        run(args)
+    except TfxError as err:
+        # a campaign row outside its kernel's domain, a malformed CSV: one line naming file:line:col
+        print(f"accuracy: {err}", file=sys.stderr)
+        sys.exit(2)
+
+
+def run(args) -> None:
     if args.measured_only:
         measured_families(args.split, args.only.split(",") if args.only else None,
                           args.runs.split(",") if args.runs else None, args.local_bytes, args.estimated_regs)
