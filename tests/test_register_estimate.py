@@ -61,26 +61,39 @@ def test_attention_counts_the_mma_tiles_not_the_softmax_intermediates(h200):
     """flash_prefill D = 64, 64x64 on 4 warps, 2 stages: both dots take the warpgroup mma, every
     warp on M. Per thread (128 threads): the scores S 64 x 64 x 4 B / 128 = 128 B = 32
     registers, the accumulator O 64 x 64 x 4 B / 128 = 32, P fed from registers to PV 64 x 64 x
-    2 B / 128 = 64 B = 16: 80. K and V copies: 64 x 64 x 2 B = 8,192 B / 2,048 = 4 each, 8 x 2 =
-    16. PV reads P from registers, so not the GEMM k-loop's measured base: 32. 80 + 16 + 32 = 128
-    (compiled 122; the IR's live tiles, which hold s_scaled, s_shifted and the causal mask's iota
-    tiles each whole, gave 193)."""
+    2 B / 128 = 64 B = 16: 80. PV reads P from registers, so not the GEMM k-loop's measured
+    base: 32. The loop reduces (its online softmax) at 2 stages: each copy's address is made where
+    it issues, none carried: 80 + 0 + 32 = 112 (compiled 111-112 at 2-4 stages; the IR's live
+    tiles, which hold s_scaled, s_shifted and the causal mask's iota tiles each whole, gave 193).
+    At 1 stage the K and V copies, 64 x 64 x 2 B = 8,192 B / 2,048 = 4 each, count 8 x 2 = 16 for
+    the values they load into registers: 128 (compiled 122)."""
     e = _analyze("flash_prefill", h200, D=64, BLOCK_M=64, BLOCK_N=64, WARPS=4, STAGES=2).registers
-    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (80, 16, 0, 32, True)
-    assert e.total == 128
+    assert (e.tiles, e.addresses, e.fragments, e.base, e.from_mma) == (80, 0, 0, 32, True)
+    assert e.total == 112
+    e = _analyze("flash_prefill", h200, D=64, BLOCK_M=64, BLOCK_N=64, WARPS=4, STAGES=1).registers
+    assert (e.addresses, e.total) == (16, 128)
 
 
 def test_decode_pads_the_group_to_the_warp_mma(h200):
     """gqa_decode's defaults: GROUP = 64 / 8 = 8 query rows, D = 128, BLOCK_N = 64, 4 warps.
     8 rows take mma.sync, padded to its 16; both chained dots put the 4 warps on N. S 16 x 64 x
     4 B / 128 = 32 B = 8 registers, O 16 x 128 x 4 B / 128 = 16, P 16 x 64 x 2 B / 128 = 4: 28.
-    K and V: 64 x 128 x 2 B = 16,384 B / 2,048 = 8 copies each, 16 x 2 = 32. Fragments: QK^T
-    reads q (16 rows) and K^T (64 / 4 = 16 columns a warp) from shared memory: (16 + 16) x 16 x
-    2 B = 1,024 B; PV reads V (128 / 4 = 32 columns): 32 x 16 x 2 = 1,024 B; the larger, twice,
-    / 128 = 16. q and P are register operands: base 32. 28 + 32 + 16 + 32 = 108."""
+    Fragments: QK^T reads q (16 rows) and K^T (64 / 4 = 16 columns a warp) from shared memory:
+    (16 + 16) x 16 x 2 B = 1,024 B; PV reads V (128 / 4 = 32 columns): 32 x 16 x 2 = 1,024 B;
+    the larger, twice, / 128 = 16. q and P are register operands: base 32. At the default 3
+    stages the loop (it reduces) makes each copy's address where it issues: 28 + 0 + 16 + 32 = 76
+    (compiled 72 at 2-3 stages). At 1 stage K and V, 64 x 128 x 2 B = 16,384 B / 2,048 = 8
+    copies each, count 16 x 2 = 32: 108 (compiled 104). The masked tail loop (1 trip, 1 stage)
+    is the same compiled loop: the main loop's stages decide, per configuration of a sweep."""
     e = _analyze("gqa_decode", h200).registers
-    assert (e.tiles, e.addresses, e.fragments, e.base) == (28, 32, 16, 32)
-    assert e.total == 108
+    assert (e.tiles, e.addresses, e.fragments, e.base) == (28, 0, 16, 32)
+    assert e.total == 76
+    assert _analyze("gqa_decode", h200, STAGES=1).registers.total == 108
+    # explore's sweep decides per configuration (its register column)
+    from tfx.explore import explore
+    r = explore(parse_file(bundled_dir("kernels") / "gqa_decode.tile"), None, h200,
+                sweeps={"STAGES": [1, 2, 3]}, keep_columns=True, top=3)
+    assert {c["params"]["STAGES"]: c["regs_per_thread"] for c in r.top} == {1: 108, 2: 76, 3: 76}
 
 
 def test_a_row_body_holds_its_row_and_its_weight(h200):

@@ -21,7 +21,17 @@ thread's cap that spill. Each term counts values the compiled code keeps live:
   ``ceil(bytes / (16 x threads))`` copies) carries its own 64-bit global address: 2 registers
   (the SASS of Triton 3.6.0's k-loop: each ``LDGSTS.E.BYPASS.128 [Rs], desc[..][Rn.64]`` has its
   own pair, live across the loop); the loop with the most copies counts (sibling loops do not
-  run at once).
+  run at once). Not in a loop that reduces (attention's and decode's online softmax) at 2 stages
+  or more: Triton's attention and decode kernels index K and V by the trip's block each trip
+  rather than advancing a pointer tile, and the compiled loop computes each copy's address where
+  it issues (the SASS of the measured decode binaries, calibration/h200/measured/decode_sass:
+  at BLOCK_N 128 on 2 warps and 2 stages each of the 64 LDGSTS a trip takes an address an
+  IMAD.WIDE makes just before it from a 32-bit offset and a base pair, 46 of them in 4 pairs that
+  the softmax reuses between; over the 18 binaries at 2-3 stages REG is a median 36 under the
+  estimate with the term and 4-8 off without it). At 1 stage
+  those loops load K and V into registers (LDG, then STS), and the term stands in for the loaded
+  values (K's copies x 16 B is the K + V copies' addresses when the tiles are alike: the 1-stage
+  binaries are a median 6 off the estimate with it, 28 without).
 * **warp-mma fragments**: an mma.sync (Triton's MMAv2: warps not a multiple of 4, or M not of
   64) reads its shared-memory operands into registers with ldmatrix, one 16-deep k-slice at a
   time (A: the warp's rows x 16, B: 16 x the warp's columns, 2-byte values: fp8 is promoted to
@@ -247,6 +257,22 @@ def _kloop_base(mesh, scopes) -> Any:
     return BASE_REGISTERS if stages is None else if_else(stages >= 2, KLOOP_BASE_REGISTERS, BASE_REGISTERS)
 
 
+def _reduces(ops) -> bool:
+    """Whether ``ops`` reduce (a loop's online softmax: attention's and decode's row max and sum)."""
+    return any(o.op.opcode == "reduce" for o in ops)
+
+
+def _addresses_at_each_copy(scopes) -> Any:
+    """Whether the loops that reduce (attention's and decode's online softmax) compute each copy's
+    address where it issues, keeping none live across the loop: at 2 stages or more (cp.async),
+    the most stages among them (a masked tail loop of one trip is the same compiled loop)."""
+    stages = None
+    for ops, scope in scopes:
+        if scope.kind == "loop" and scope.stages is not None and _reduces(ops):
+            stages = scope.stages if stages is None else emax(stages, scope.stages)
+    return False if stages is None else stages >= 2
+
+
 def _copies(ops, threads, local_levels) -> Any:
     """16-byte copies a thread issues for the global loads among ``ops``, one execution each."""
     total = 0
@@ -274,9 +300,13 @@ def estimate(mesh, counter, profile, threads, rmem_tiles, triton=True) -> Regist
     scopes = [(_direct_ops(s), s) for s in _scopes(mesh)]
     has_mma = any(o.op.opcode in MMA_OPS for ops, _ in scopes for o in ops)
     addresses = 0
+    at_each_copy = _addresses_at_each_copy(scopes)
     for ops, scope in scopes:
         if scope.kind == "loop":
-            addresses = emax(addresses, ADDRESS_REGISTERS * _copies(ops, threads, local))
+            carried = ADDRESS_REGISTERS * _copies(ops, threads, local)
+            if _reduces(ops):
+                carried = if_else(at_each_copy, 0, carried)
+            addresses = emax(addresses, carried)
     if not has_mma:
         # a loop-free body (a row kernel): only the tiles its chains cannot compute element by
         # element are held whole (tfx.analysis.memory.row_held_bytes)
