@@ -28,10 +28,10 @@ thread's cap that spill. Each term counts values the compiled code keeps live:
   at BLOCK_N 128 on 2 warps and 2 stages each of the 64 LDGSTS a trip takes an address an
   IMAD.WIDE makes just before it from a 32-bit offset and a base pair, 46 of them in 4 pairs that
   the softmax reuses between; over the 18 binaries at 2-3 stages REG is a median 36 under the
-  estimate with the term and 4-8 off without it). At 1 stage
-  those loops load K and V into registers (LDG, then STS), and the term stands in for the loaded
-  values (K's copies x 16 B is the K + V copies' addresses when the tiles are alike: the 1-stage
-  binaries are a median 6 off the estimate with it, 28 without).
+  estimate with the term and 4-8 off without it). At 1 stage those loops load K and V into
+  registers (LDG, then STS) and the term stands in for the loaded values: K's copies x 4
+  registers (16 B) equal the K and V copies' x 2 when the tiles are alike (the 1-stage binaries
+  are a median 6 off the estimate with it, 28 without).
 * **warp-mma fragments**: an mma.sync (Triton's MMAv2: warps not a multiple of 4, or M not of
   64) reads its shared-memory operands into registers with ldmatrix, one 16-deep k-slice at a
   time (A: the warp's rows x 16, B: 16 x the warp's columns, 2-byte values: fp8 is promoted to
