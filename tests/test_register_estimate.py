@@ -257,6 +257,8 @@ def test_a_streamed_row_runs_in_the_spilled_codes_registers(h200):
     assert (a.registers.total, a.registers.cap, bool(a.registers.streams), a.registers.allocated) == (529, 255, True, 32)
     assert (a.resources.regs_per_thread, a.occupancy.blocks_per_sm) == (32, 32)
     assert "local memory; the row runs in 32 registers" in " ".join(a.warnings)
+    j = a.registers.to_json()      # what --json writes under register_estimate
+    assert (j["total"], j["cap"], j["allocated"], j["streams"]) == (529, 255, 32, True)
     assert ("+ 16 base = 529, twice the cap of 255 or more: the row streams through local memory and runs in 32 "
             "allocated") in summary(a)
     a = analyze(parse_file(bundled_dir("kernels") / "softmax.tile"), None, h200,
