@@ -89,6 +89,13 @@ def test_decode_pads_the_group_to_the_warp_mma(h200):
     assert (e.tiles, e.addresses, e.fragments, e.base) == (28, 0, 16, 32)
     assert e.total == 76
     assert _analyze("gqa_decode", h200, STAGES=1).registers.total == 108
+    # a sweep of STAGES alone (the other parameters ints) prices each configuration as the scalar
+    # analysis does (it raised a TypeError: numpy's sqrt of an object array of Fractions)
+    a = analyze(parse_file(bundled_dir("kernels") / "gqa_decode.tile"), None, h200, {"STAGES": np.array([1, 2, 3])},
+                check=False)
+    assert list(np.asarray(a.registers.total)) == [108, 76, 76]
+    assert list(np.asarray(a.metrics["performance.predicted_ns"], dtype=float)) == [
+        float(_analyze("gqa_decode", h200, STAGES=s).metrics["performance.predicted_ns"]) for s in (1, 2, 3)]
     # explore's sweep decides per configuration (its register column)
     from tfx.explore import explore
     r = explore(parse_file(bundled_dir("kernels") / "gqa_decode.tile"), None, h200,

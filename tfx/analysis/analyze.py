@@ -186,7 +186,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     codegens.check_profile(cg, profile)
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
-    env = bind(module, kernel, params or {})
+    env = bind(module, kernel, _as_sweep(kernel, params or {}))
     vector = any(is_array(v) for v in env.values())
     if check and not vector:
         check_shapes(module, kernel, env)
@@ -468,6 +468,27 @@ def _cap_reason(cap, threads, limits) -> str:
     if cap >= limits.max_regs_per_thread:
         return ""
     return f" (one CTA of {format_count(threads)} threads must fit the {format_count(limits.regs_per_block)}-register file)"
+
+
+def _as_sweep(kernel: Kernel, params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Where some parameters are numpy arrays (a sweep), every other parameter of the kernel too,
+    given or defaulted, as an array of one element on every axis, as explore passes them: a
+    plain int beside the arrays enters the arithmetic exactly, as Fractions, and a Fraction
+    times an int array is an object array of Fractions, which numpy's sqrt and isnan refuse
+    (gqa_decode swept over STAGES alone raised a TypeError)."""
+    arrays = [v for v in params.values() if is_array(v)]
+    if not arrays:
+        return params
+    import numpy as np
+    ndim = max(np.ndim(v) for v in arrays)
+    out = dict(params)
+    defaults: dict = {}
+    for p in kernel.params:
+        value = out[p.name] if p.name in out else p.default.evaluate(defaults)
+        defaults[p.name] = value
+        if p.name not in out or not is_array(out[p.name]):
+            out[p.name] = np.full((1,) * ndim, value, dtype=np.int64) if not is_array(value) else value
+    return out
 
 
 def _resources(kernel, env, overrides, peaks, threads, limits):
