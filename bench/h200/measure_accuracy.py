@@ -59,6 +59,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt53 ACC_SEED_OFFSET=5500 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt54 ACC_SEED_OFFSET=5600 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt55 ACC_SEED_OFFSET=5700 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt56 ACC_SEED_OFFSET=5800 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt57 ACC_SEED_OFFSET=5900 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1328,6 +1330,48 @@ if SHAPE_SET == "alt55":
                   ((208896, 4096), "heldout")]
     SOFTMAX_SHAPES = [((104448, 8192), "heldout"), ((950272, 1024), "heldout"), ((41984, 16384), "heldout"),
                       ((12544, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt56: a fifty-seventh set, written down in session 30 for the session lent an H200 after the one
+# that runs alt54/alt55: its development campaign (run59, seeds + 5800).
+if SHAPE_SET == "alt56":
+    GEMM_BF16_SHAPES = [((3072, 8192, 14336), "heldout"), ((1792, 6144, 28672), "heldout"),
+                        ((16, 6144, 4096), "heldout"), ((32, 6144, 6144), "heldout"),
+                        ((64, 6144, 5120), "heldout"), ((128, 5120, 6144), "heldout")]
+    GEMM_FP8_SHAPES = [((3072, 6144, 8192), "heldout"), ((1792, 8192, 28672), "heldout"),
+                       ((16, 5120, 4096), "heldout"), ((32, 6144, 5120), "heldout"),
+                       ((64, 6144, 4096), "heldout")]
+    PERSIST_SHAPES = [((3072, 8192, 14336), "heldout"), ((2048, 6144, 28672), "heldout"),
+                      ((4096, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((18, 32, 8192, 128, 1), "heldout"), ((164, 32, 2048, 64, 1), "heldout"),
+                   ((200, 16, 1024, 128, 1), "heldout"), ((41, 32, 4096, 128, 0), "heldout"),
+                   ((78, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((30, 32, 8, 65536), "heldout"), ((120, 64, 8, 8192), "heldout"),
+                     ((180, 32, 8, 16384), "heldout"), ((2560, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((108544, 8192), "heldout"), ((1474560, 2048), "heldout"), ((44032, 16384), "heldout"),
+                  ((217088, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((108544, 8192), "heldout"), ((983040, 1024), "heldout"), ((44032, 16384), "heldout"),
+                      ((13056, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt57: a fifty-eighth set, written down with alt56 and to be measured in the same call (run60,
+# seeds + 5900), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt57":
+    GEMM_BF16_SHAPES = [((2560, 8192, 14336), "heldout"), ((1536, 6144, 28672), "heldout"),
+                        ((16, 4096, 6144), "heldout"), ((32, 5120, 6144), "heldout"),
+                        ((64, 4096, 4096), "heldout"), ((128, 6144, 6144), "heldout")]
+    GEMM_FP8_SHAPES = [((2560, 6144, 8192), "heldout"), ((1536, 8192, 28672), "heldout"),
+                       ((16, 6144, 6144), "heldout"), ((32, 5120, 4096), "heldout"),
+                       ((64, 5120, 5120), "heldout")]
+    PERSIST_SHAPES = [((2560, 8192, 14336), "heldout"), ((1536, 6144, 28672), "heldout"),
+                      ((4608, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((19, 32, 8192, 128, 1), "heldout"), ((172, 32, 2048, 64, 1), "heldout"),
+                   ((208, 16, 1024, 128, 1), "heldout"), ((43, 32, 4096, 128, 0), "heldout"),
+                   ((82, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((31, 32, 8, 65536), "heldout"), ((124, 64, 8, 8192), "heldout"),
+                     ((188, 32, 8, 16384), "heldout"), ((2624, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((112640, 8192), "heldout"), ((1540096, 2048), "heldout"), ((46080, 16384), "heldout"),
+                  ((225280, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((112640, 8192), "heldout"), ((1015808, 1024), "heldout"), ((46080, 16384), "heldout"),
+                      ((13568, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
