@@ -61,6 +61,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt55 ACC_SEED_OFFSET=5700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt56 ACC_SEED_OFFSET=5800 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt57 ACC_SEED_OFFSET=5900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt58 ACC_SEED_OFFSET=6000 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt59 ACC_SEED_OFFSET=6100 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1372,6 +1374,48 @@ if SHAPE_SET == "alt57":
                   ((225280, 4096), "heldout")]
     SOFTMAX_SHAPES = [((112640, 8192), "heldout"), ((1015808, 1024), "heldout"), ((46080, 16384), "heldout"),
                       ((13568, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt58: a fifty-ninth set, written down at session 30's end for the next session lent an H200: its
+# development campaign (run61, seeds + 6000).
+if SHAPE_SET == "alt58":
+    GEMM_BF16_SHAPES = [((5120, 8192, 14336), "heldout"), ((3328, 6144, 28672), "heldout"),
+                        ((16, 8192, 4096), "heldout"), ((32, 8192, 5120), "heldout"),
+                        ((64, 8192, 6144), "heldout"), ((128, 8192, 4096), "heldout")]
+    GEMM_FP8_SHAPES = [((5120, 5120, 8192), "heldout"), ((3328, 6144, 28672), "heldout"),
+                       ((16, 8192, 5120), "heldout"), ((32, 8192, 4096), "heldout"),
+                       ((64, 8192, 5120), "heldout")]
+    PERSIST_SHAPES = [((5120, 6144, 28672), "heldout"), ((3328, 8192, 14336), "heldout"),
+                      ((2304, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((20, 32, 8192, 128, 1), "heldout"), ((180, 32, 2048, 64, 1), "heldout"),
+                   ((216, 16, 1024, 128, 1), "heldout"), ((45, 32, 4096, 128, 0), "heldout"),
+                   ((86, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((33, 32, 8, 65536), "heldout"), ((128, 64, 8, 8192), "heldout"),
+                     ((196, 32, 8, 16384), "heldout"), ((2688, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((116736, 8192), "heldout"), ((1605632, 2048), "heldout"),
+                  ((48128, 16384), "heldout"), ((233472, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((116736, 8192), "heldout"), ((1048576, 1024), "heldout"),
+                      ((48128, 16384), "heldout"), ((14080, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt59: a sixtieth set, written down with alt58 and to be measured in the same call (run62, seeds +
+# 6100), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt59":
+    GEMM_BF16_SHAPES = [((4864, 8192, 14336), "heldout"), ((3840, 6144, 28672), "heldout"),
+                        ((16, 8192, 6144), "heldout"), ((32, 8192, 6144), "heldout"),
+                        ((64, 8192, 4096), "heldout"), ((128, 8192, 5120), "heldout")]
+    GEMM_FP8_SHAPES = [((4864, 5120, 8192), "heldout"), ((3840, 6144, 28672), "heldout"),
+                       ((16, 8192, 6144), "heldout"), ((32, 8192, 6144), "heldout"),
+                       ((64, 8192, 4096), "heldout")]
+    PERSIST_SHAPES = [((4864, 6144, 28672), "heldout"), ((3840, 8192, 14336), "heldout"),
+                      ((1792, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((21, 32, 8192, 128, 1), "heldout"), ((188, 32, 2048, 64, 1), "heldout"),
+                   ((224, 16, 1024, 128, 1), "heldout"), ((47, 32, 4096, 128, 0), "heldout"),
+                   ((90, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((34, 32, 8, 65536), "heldout"), ((132, 64, 8, 8192), "heldout"),
+                     ((204, 32, 8, 16384), "heldout"), ((2752, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((120832, 8192), "heldout"), ((1671168, 2048), "heldout"),
+                  ((50176, 16384), "heldout"), ((241664, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((120832, 8192), "heldout"), ((1081344, 1024), "heldout"),
+                      ((50176, 16384), "heldout"), ((14592, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
