@@ -258,9 +258,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             est = replace(est, cap=cap)
             if i == 0:
                 registers = est
-            # registers nobody gave are the estimate's allocation (a streamed row: the few dozen
-            # the spilled code runs in, RegisterEstimate.allocated)
-            regs = est.allocated if r["regs"] is None else emin(r["regs"], cap)
+            # a given count under the cap, else the estimate's allocation (a streamed row: the few
+            # dozen the spilled code runs in): RegisterEstimate.priced
+            regs = est.priced(r["regs"])
             r["regs"] = regs
             # Tiles that need more registers than a thread has spill, whatever the compiler
             # reports it allocated: the estimate decides.

@@ -547,16 +547,16 @@ def row_held_bytes(region, counter: Counter):
                     nxt.opcode in ELEMENTWISE or nxt.opcode in VIEWS):
                 end = max(end, ends.get(nxt.result, u))
         ends[st.result] = end
-    held = []                    # (first statement, statement it is given up at, bytes) a register tile
+    tiles = []                   # (first statement, statement it is given up at, bytes) a held register tile
     for st in stmts:
         if st.result is not None and keep[st.result]:
             level, size = _value_bytes(counter, st, first_env)
             if level == "rmem":
-                held.append((index[st.result], ends[st.result], size))
+                tiles.append((index[st.result], ends[st.result], size))
     best = 0
     for i in range(len(stmts)):
         live = 0
-        for d, e, size in held:
+        for d, e, size in tiles:
             if d <= i and (i < e or i == d):
                 live = live + size
         best = emax(best, live)

@@ -64,6 +64,7 @@ from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.memory import row_held_bytes
 from tfx.analysis.numbers import cdiv, ceil_int, emax, emin, if_else, is_array, ratio
 from tfx.analysis.row_spill import RUN_REGISTERS
+from tfx.ir.ops import REDUCE
 
 # Registers a thread needs besides its tiles, copies and fragments: the tile's addresses,
 # indices, loop counters, barrier state. An estimate (kernels compiled by Triton use 20-40).
@@ -121,6 +122,14 @@ class RegisterEstimate:
         if not self.from_rows:
             return capped
         return if_else(self.streams, STREAMED_ROW_REGISTERS, capped)
+
+    def priced(self, given=None) -> Any:
+        """The registers a thread is priced at: a given count (compiled, declared) up to the cap,
+        else the estimate's allocation. analyze's occupancy and explore's register column both
+        read this."""
+        if given is None:
+            return self.allocated
+        return given if self.cap is None else emin(given, self.cap)
 
     @property
     def spill_total(self) -> Any:
@@ -259,7 +268,7 @@ def _kloop_base(mesh, scopes) -> Any:
 
 def _reduces(ops) -> bool:
     """Whether ``ops`` reduce (a loop's online softmax: attention's and decode's row max and sum)."""
-    return any(o.op.opcode == "reduce" for o in ops)
+    return any(o.op.opcode in REDUCE for o in ops)
 
 
 def _addresses_at_each_copy(scopes) -> Any:

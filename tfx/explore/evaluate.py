@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.occupancy import OccupancyLimits, thread_register_cap
+from tfx.analysis.occupancy import OccupancyLimits
 from tfx.explore.near_tie import near_times
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.space import Chunk, Space
@@ -248,16 +248,11 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
 
     cols: dict[str, np.ndarray] = {}
     cols["time"] = flat(m["performance.predicted_ns"])
-    res = a.resources if isinstance(a.resources, dict) else _resources(a, kernel, profile)
+    res = _resources(a, kernel, profile)
     if profile.kind == "gpu" and res is not None:
         smem = np.asarray(res["smem"]) + np.asarray(res.get("static_smem", 0))
         cols["smem"] = flat(smem)
-        # the registers a thread is given, as the analysis prices and tfx analyze reports them
-        # (at most the cap one CTA of its threads leaves it, occupancy.thread_register_cap; the
-        # rest spills): rmsnorm's N = 16,384 read 305 here beside analyze's '255 regs' and its
-        # 'about 305 registers/thread needed'
-        most = thread_register_cap(OccupancyLimits.from_profile(profile), np.asarray(res["threads"], dtype=np.int64))
-        cols["regs"] = flat(np.minimum(np.asarray(res["regs"], dtype=np.float64), most))
+        cols["regs"] = flat(res["regs"])
         cols["blocks"] = flat(m.get("occupancy.blocks_per_sm", 0))
     else:
         unit = _unit_level(profile)
@@ -300,9 +295,12 @@ def _resources(a, kernel, profile) -> dict | None:
         return at.value.evaluate(env) if at is not None else default
 
     out = {"threads": attr("threads", 128), "static_smem": attr("static_smem", 0)}
-    out["regs"] = attr("regs", None)
-    if out["regs"] is None:   # the register estimate analyze priced (tfx.analysis.register_estimate)
-        out["regs"] = np.asarray(a.registers.allocated, dtype=np.float64)
+    # the registers a thread is priced at, as analyze prices and reports them
+    # (RegisterEstimate.priced: a declared count up to the cap one CTA of its threads leaves it,
+    # else the estimate's allocation): rmsnorm's N = 16,384 read 305 here beside analyze's
+    # '255 regs' and its 'about 305 registers/thread needed'
+    given = attr("regs", None)
+    out["regs"] = np.asarray(a.registers.priced(given) if a.registers is not None else given, dtype=np.float64)
     out["smem"] = attr("smem", None)
     if out["smem"] is None:
         out["smem"] = np.ceil(np.asarray(a.peaks["smem"].bytes, dtype=np.float64)) if "smem" in a.peaks else 0
