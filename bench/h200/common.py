@@ -132,6 +132,15 @@ class Campaign:
             self.log("nvidia-smi failed:", repr(e))
 
 
+def write_rows(path, rows) -> None:
+    """Rows (dicts) to a CSV file at once, the columns the first row's keys, values as str()
+    writes them: the finished table of a compile-only script (Csv below writes a row at a time)."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 class Csv:
     """A CSV file written and flushed a row at a time, so partial results survive; floats
     are written with 6 significant digits, columns a row lacks stay empty."""

@@ -37,7 +37,7 @@ os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_kloop_registers
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-from common import launch_signature  # noqa: E402
+from common import launch_signature, write_rows  # noqa: E402
 from triton_kernels import matmul_kernel  # noqa: E402
 
 BIN = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
@@ -169,10 +169,7 @@ def main():
                          accumulator=c["accumulator"], fragment=c["fragment"], copy_address=c["copy address"],
                          shared_address=c["shared address"], mask=c["mask"], other=c["other"], rest=rest))
         print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
-    with open(os.path.join(OUT, "kloop_registers.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
+    write_rows(os.path.join(OUT, "kloop_registers.csv"), rows)
     rest = sorted(r["rest"] for r in rows)
     print(f"rest over {len(rest)} loops: {rest}; median {statistics.median(rest)}")
 

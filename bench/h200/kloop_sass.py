@@ -16,7 +16,6 @@ matmul_kernel at the same tiles (bench/h200/persistent_sass.py's compile, 4096^3
 all at 4 stages, and counts the instructions of the innermost loop holding the HGMMAs (one trip,
 per thread) by opcode. No kernel is run or timed. Writes OUTDIR/kloop_sass.csv.
 """
-import csv
 import os
 import subprocess
 import sys
@@ -32,6 +31,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 import persistent_sass  # noqa: E402  (compile_one, loops, tool)
+from common import write_rows  # noqa: E402
 
 
 @triton.jit
@@ -105,10 +105,7 @@ def main():
                        **{op: ops.get(op, 0) for op in OPS})
             rows.append(row)
             print(row, flush=True)
-    with open(os.path.join(OUT, "kloop_sass.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(os.path.join(OUT, "kloop_sass.csv"), rows)
 
 
 if __name__ == "__main__":

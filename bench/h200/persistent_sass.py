@@ -16,7 +16,6 @@ opcode counts of every loop (a backward branch's span): the innermost holds the 
 persistent_sass.csv and each kernel's SASS (*.sass) under OUTDIR.
 """
 import collections
-import csv
 import os
 import re
 import subprocess
@@ -30,7 +29,7 @@ os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_persistent_sass
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-from common import launch_signature  # noqa: E402
+from common import launch_signature, write_rows  # noqa: E402
 from triton_kernels import matmul_kernel, persistent_kernel  # noqa: E402
 
 
@@ -106,10 +105,7 @@ def main():
                    **{f"tile_loop_{op}": (outer[2].get(op, 0) if outer else "") for op in OPS})
         rows.append(row)
         print(row, flush=True)
-    with open(os.path.join(OUT, "persistent_sass.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(os.path.join(OUT, "persistent_sass.csv"), rows)
 
 
 if __name__ == "__main__":

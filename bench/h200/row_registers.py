@@ -13,7 +13,6 @@ stores (STL) of each binary. Writes OUTDIR/row_registers.csv.
 
     python3 bench/h200/row_registers.py OUTDIR
 """
-import csv
 import os
 import re
 import subprocess
@@ -27,7 +26,7 @@ os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_row_registers")
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-from common import launch_signature  # noqa: E402
+from common import launch_signature, write_rows  # noqa: E402
 from triton_kernels import rmsnorm_kernel, softmax_kernel  # noqa: E402
 
 BIN = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
@@ -66,10 +65,7 @@ def main():
             rows.append(dict(family=fam, BLOCK_M=bm, N=n, WARPS=w, regs=regs, stl=stl, row_values=row_values,
                              weight_registers=weight, base=regs - row_values - weight))
             print(rows[-1], flush=True)
-    with open(os.path.join(OUT, "row_registers.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
+    write_rows(os.path.join(OUT, "row_registers.csv"), rows)
 
 
 if __name__ == "__main__":
