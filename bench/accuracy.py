@@ -29,6 +29,8 @@ from tfx.lang import parse_file  # noqa: E402
 from tfx.errors import TfxError  # noqa: E402
 
 CAL = ROOT / "calibration" / "h200"
+# each bundled profile's own measurements: the issue 15 campaigns that ran on that device
+DEVICE_CALIBRATION = {"h200_sxm": CAL, "h100_sxm": ROOT / "calibration" / "h100"}
 # Every row here was timed by triton.testing.do_bench (bench/h200/common.py), right after its
 # 256 MB L2 clear: every analysis prices that condition (analyze's l2_clear; the measured
 # families through tfx.analysis.measured.Predictor, whose default it is).
@@ -146,7 +148,8 @@ def triton_attention_rows(profile):
     return out
 
 
-def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False):
+def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False,
+                      hw="h200_sxm"):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
     `tfx validate` prints). ``local_bytes``: the spilling row kernels take their compiled
     LDL + STL bytes (bench/row_local_bytes.py) as the ``local_bytes`` resource.
@@ -154,10 +157,15 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     it implies (tfx.analysis.analyze, docs/analysis.md section 6) instead of the compiled
     ``regs`` and ``spills``, as `tfx analyze`, `tfx explore` and the TUI price a kernel nobody
     compiled; the compiled shared memory is kept. Rows are still reported as spilling by their
-    compiled count."""
+    compiled count. ``hw``: the device whose campaigns are read (DEVICE_CALIBRATION); each row is
+    priced on its own ``profile`` column, which names that device's profile."""
     from tfx.analysis.measured import Predictor, format_table, read_measurements, summarize
+    if hw not in DEVICE_CALIBRATION:
+        raise TfxError(f"no issue 15 campaigns measured on {hw!r} (measured: {', '.join(DEVICE_CALIBRATION)})",
+                       where="--hw")
+    where_measured = DEVICE_CALIBRATION[hw] / "measured" / "issue15"
     rows = []
-    for path in sorted((CAL / "measured" / "issue15").glob("run*/*.csv")):
+    for path in sorted(where_measured.glob("run*/*.csv")):
         if "retime" in path.name or (runs and path.parent.name not in runs):
             continue
         rows += [r for r in read_measurements(path)
@@ -170,7 +178,7 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
         except Missing as e:
             print(str(e), file=sys.stderr)
             sys.exit(2)
-    predictor = Predictor("h200_sxm")
+    predictor = Predictor(hw)
     if estimated_regs:
         from dataclasses import replace
         compared = [replace(c, row=r) for c, r in
@@ -183,7 +191,7 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     # validate prints them); the worst shape within one campaign where the rows pool several
     verdicts = family_verdicts(summarize(compared, predictor), compared, campaigns=runs is None or len(runs) > 1)
     where = ", ".join(runs) if runs else "all runs"
-    print(f"\nissue 15 truth per family and shape ({split} rows of {where}; calibration/h200/measured/issue15"
+    print(f"\nissue 15 truth per family and shape ({split} rows of {where}; {where_measured.relative_to(ROOT)}"
           + ("; the row kernels' compiled local bytes, bench/row_local_bytes.py" if local_bytes else "")
           + ("; priced with the estimated registers and spills, not the compiled ones" if estimated_regs else "")
           + ")")
@@ -274,7 +282,8 @@ def main():
 def run(args) -> None:
     if args.measured_only:
         measured_families(args.split, args.only.split(",") if args.only else None,
-                          args.runs.split(",") if args.runs else None, args.local_bytes, args.estimated_regs)
+                          args.runs.split(",") if args.runs else None, args.local_bytes, args.estimated_regs,
+                          args.hw)
         return
     profile = load_profile(args.hw)
     report("copy.tile vs torch copy (bandwidth.csv, >= 16 MiB)", copy_rows(profile))

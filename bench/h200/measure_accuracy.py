@@ -119,7 +119,9 @@ RUN = Campaign(nvsmi_fields="name,driver_version,clocks.sm,clocks.mem,power.draw
 log, elapsed, nvsmi = RUN.log, RUN.elapsed, RUN.nvsmi
 GLOBAL_DEADLINE_S = float(os.environ.get("ACC_DEADLINE_S", "540"))
 PRECOMPILE_BUDGET_S = float(os.environ.get("ACC_PRECOMPILE_S", "200"))
-PROFILE = "h200_sxm"
+PROFILE = "h200_sxm"   # the profile column of every row; env_report() names the lent device's own
+# the bundled profile of each device a campaign may land on (a session lent an H100 measured run61/run62 there)
+DEVICE_PROFILES = {"NVIDIA H200": "h200_sxm", "NVIDIA H100 80GB HBM3": "h100_sxm"}
 # A second campaign draws fresh configurations (seeds + offset) on the same shapes; all of its
 # rows are held out (nothing was tuned on those seeds).
 SEED_OFFSET = int(os.environ.get("ACC_SEED_OFFSET", "0"))
@@ -1881,6 +1883,11 @@ def env_report():
     log("torch:", torch.__version__, "cuda:", torch.version.cuda, "triton:", triton.__version__)
     p = torch.cuda.get_device_properties(0)
     log("device:", p.name, "sms:", p.multi_processor_count, "cc:", f"{p.major}.{p.minor}")
+    global PROFILE
+    if p.name not in DEVICE_PROFILES:
+        sys.exit(f"measure_accuracy: no bundled profile for {p.name!r} (known: {', '.join(DEVICE_PROFILES)})")
+    PROFILE = DEVICE_PROFILES[p.name]
+    log("profile:", PROFILE)
     nvsmi()
 
 
