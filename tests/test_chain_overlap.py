@@ -18,6 +18,8 @@ from tfx.analysis.machine import Machine
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
+from profile_variants import without
+
 ROOT = Path(__file__).resolve().parent.parent
 H200 = load_profile("h200_sxm")
 TENSOR = 4096 * 1.98 * 0.74
@@ -147,15 +149,18 @@ def test_rs_mma_pays_its_group_cost():
 
 
 def test_no_group_facts_no_group_cost():
-    """Without instruction_latency.wgmma_rs_group (the H100 profile states none) an mma holds
-    the tensor cores for its flops alone."""
-    h100 = load_profile("h100_sxm")
+    """Without instruction_latency.wgmma_rs_group (h100_sxm less that one fact,
+    tests/profile_variants.py) an mma holds the tensor cores for its flops alone: 87.0 ns stays
+    87.0 (with it, 87.0 + 50 / 1.98 = 112.25)."""
+    h100 = without("h100_sxm", "instruction_latency.wgmma_rs_group")
     assert h100.get("instruction_latency.wgmma_rs_group", None) is None
     a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, h100,
                 dict(B=1, H=32, S=4096, D=128, BLOCK_M=64, BLOCK_N=32, WARPS=4, STAGES=2))
     loop = [n for n in a.root.walk() if n.kind == "loop"][0]
     qk, pv = _mmas(loop)
     assert mma_path.group_ns(pv, loop, Machine(h100, "cta"), 4, 87.0) == 87.0
+    assert mma_path.group_ns(pv, loop, Machine(load_profile("h100_sxm"), "cta"), 4, 87.0) == \
+        pytest.approx(87.0 + 50 / 1.98, rel=1e-12)
 
 
 def test_replication_of_64_rows_on_two_warpgroups():

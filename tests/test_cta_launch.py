@@ -14,6 +14,8 @@ from tfx.analysis.machine import Machine
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
+from profile_variants import without
+
 
 def _machine(name="h200_sxm"):
     return Machine(load_profile(name), "cta")
@@ -37,8 +39,10 @@ def test_bound_raises_only_a_shorter_batch():
 
 
 def test_no_interval_no_floor():
-    """h100_sxm states no launch.cta_interval: no floor at all."""
-    m = _machine("h100_sxm")
+    """A Hopper profile that states no launch.cta_interval (h100_sxm less that one fact,
+    tests/profile_variants.py): no floor at all; 32 CTAs of a 100 ns batch stay 100 ns (the
+    bundled h100_sxm's floor would be 32 x 79.3 = 2,537.6 ns)."""
+    m = Machine(without("h100_sxm", "launch.cta_interval"), "cta")
     assert cta_launch.interval_ns(m) is None
     assert cta_launch.floor_ns(32, m) == 0
     assert cta_launch.bound(100.0, 32, m) == pytest.approx(100.0)

@@ -100,6 +100,101 @@ def test_h200_overrides_h100_memory_and_keeps_its_compute():
     assert not h100.has("memory.gmem.bandwidth_measured")
 
 
+# The part's own facts h200_sxm states over h100_sxm's with another value: its memory (HBM3e,
+# 60 MiB of L2), its measured tensor fractions, and the facts of the DRAM's rate, which
+# h100_sxm derives from the H200's at 3.35 / 4.8.
+H100_DERIVED_DRAM = (
+    "memory.gmem.bandwidth_short_runs", "memory.gmem.bandwidth_strided_runs", "memory.gmem.bandwidth_strided_sectors",
+    "pipeline.dram_latency_loaded_low_at", "pipeline.dram_latency_loaded_high_at", "pipeline.dram_latency_saturated_at",
+    "pipeline.dram_read_latency_low_at", "pipeline.dram_read_latency_mid_at", "pipeline.dram_read_latency_high_at",
+    "pipeline.dram_read_latency_saturated_at", "local.dram_bandwidth", "local.dram_bandwidth_8_warps")
+H200_OWN_VALUES = {"memory.gmem.capacity", "memory.gmem.bandwidth", "memory.l2.capacity", "compute.tensor.efficiency",
+                   "compute.tensor.efficiency_fp8e4m3", "compute.tensor.efficiency_fp8e5m2",
+                   "launch.l2_dirty_write_back", *H100_DERIVED_DRAM}
+# The GH100 die's facts measured on the H200 that h100_sxm states (its [power] and
+# [instruction_latency] tables whole, and these).
+GH100_DIE = ("launch.cta_interval", "compute.tensor.power_clock_exponent", "compute.tensor.unthrottled_efficiency",
+             "warp_mma.loop_alu_instructions", "warp_mma.copy_alu_instructions", "local.l1_bandwidth_per_cycle",
+             "local.l2_bandwidth", "local.l2_latency", "local.dram_latency", "local.l2_warp_round",
+             "local.dram_warp_round", "local.dram_round_bytes_per_warp", "memory.gmem.read_efficiency",
+             "memory.gmem.favoured_units", "memory.gmem.others_rate_ratio", "memory.l2.slice_bandwidth",
+             "memory.l2.fabric_bandwidth", "memory.l2.walk_pair_merged_share", "pipeline.load_trip_overhead",
+             "pipeline.sm_load_bandwidth_per_cycle", "pipeline.dram_round_trip_idle", "pipeline.wgmma_trip_busy",
+             "pipeline.dram_read_latency_mid")
+
+
+def _stated_paths(name: str) -> set[str]:
+    """The fact paths a profile's own file states (not its base's)."""
+    def walk(table, prefix=""):
+        for key, value in table.items():
+            if isinstance(value, dict) and not ({"value", "unavailable"} & value.keys()):
+                yield from walk(value, f"{prefix}{key}.")
+            elif isinstance(value, dict):
+                yield f"{prefix}{key}"
+    return set(walk(tomllib.loads((REPO_ROOT / "hw_profiles" / f"{name}.toml").read_text())))
+
+
+def test_the_gh100_die_facts_live_in_h100_sxm_and_its_dram_rates_are_the_h200s_scaled():
+    """The H100 and H200 are one GH100 die with other memory. What was measured on the H200 and
+    belongs to the die is stated once, in h100_sxm, and h200_sxm inherits it: the same Fact,
+    provenance included. h200_sxm restates a fact of its base only as its own (the same value
+    with its own source, as clock.core 1980 MHz from calibration/h200), or with another value
+    where the part differs; those are exactly its memory, its tensor fractions and the DRAM-rate
+    facts h100_sxm derives at the datasheet ratio 3.35 / 4.8 = 0.697917:
+
+      pipeline.dram_read_latency_mid_at: 3,399 GB/s x 3.35 / 4.8 = 11,386.65 / 4.8 = 2,372.22 -> stated 2,372
+      local.dram_bandwidth: 3,374.7 GB/s x 3.35 / 4.8 = 11,305.245 / 4.8 = 2,355.26 -> stated 2,355.3
+      (each stated to the digits it is written with: 3.2 TB/s x 0.697917 = 2.2333 -> 2.23)
+
+    and launch.l2_dirty_write_back, the dirty L2 written back at the DRAM's rate: scaled by the
+    L2 (50 MiB = 52,428,800 B against 60 MiB = 62,914,560 B) over the rate:
+    8.16 us x (52,428,800 / 62,914,560 = 0.833333) / 0.697917 = 6.8 / 0.697917 = 9.7433 -> 9.74 us.
+    """
+    h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
+    stated = _stated_paths("h200_sxm")
+    # the die's measured facts: in h100_sxm (measured on the H200), inherited whole
+    die = [*GH100_DIE, *(p for p, _ in h100.facts() if p.startswith(("power.", "instruction_latency.")))]
+    # [power]: tensor_share_at_limit, l2_traffic_power, response_time; [instruction_latency]: mma_sync,
+    # shfl_sync, bar_sync, ex2, fma, smem_load, ldmatrix, wgmma_wait, wgmma_rs_group, wgmma_serial, wgmma_serial_rs
+    assert len(die) == len(GH100_DIE) + 3 + 11
+    for path in die:
+        fact = h100.fact(path)
+        assert fact.origin in ("measured", "derived"), path     # the rounds: derived from the H200's rates
+        assert path not in stated and h200.fact(path) == fact, path
+    # every fact of h200_sxm the H100 also states: inherited (the same Fact), or restated with the
+    # same value, or one of the part's own values
+    own = set()
+    for path, fact in h200.facts():
+        if not h100.has(path):
+            continue
+        if path not in stated:
+            assert fact == h100.fact(path), path
+        elif fact.value != h100.fact(path).value:
+            own.add(path)
+    assert own == H200_OWN_VALUES
+    # the derived DRAM facts: the H200's x 3.35 / 4.8, to the digits written
+    ratio = h100.value("memory.gmem.bandwidth") / h200.value("memory.gmem.bandwidth")
+    assert ratio == pytest.approx(3.35 / 4.8) and 3.35 / 4.8 == pytest.approx(0.697917, abs=1e-6)
+    for path in H100_DERIVED_DRAM:
+        mine, theirs = h100.fact(path), h200.fact(path)
+        assert mine.origin == "derived" and "x 3.35 / 4.8" in mine.source, path
+        assert mine.raw_unit == theirs.raw_unit, path
+        text = str(mine.raw_value)
+        digits = len(text.split(".")[1]) if "." in text else 0
+        assert round(theirs.raw_value * 3.35 / 4.8, digits) == pytest.approx(mine.raw_value), path
+    assert 3399 * 3.35 / 4.8 == pytest.approx(2372.22, abs=0.01)
+    assert h100.value("pipeline.dram_read_latency_mid_at") == pytest.approx(2372e9)
+    assert 3374.7 * 3.35 / 4.8 == pytest.approx(2355.26, abs=0.01)
+    assert h100.value("local.dram_bandwidth") == pytest.approx(2355.3e9)
+    # the write-back: 8.16 x (52,428,800 / 62,914,560) / (3.35 / 4.8) = 9.7433 -> 9.74 us
+    assert (h100.value("memory.l2.capacity"), h200.value("memory.l2.capacity")) == (52_428_800, 62_914_560)
+    assert 8.16 * (52_428_800 / 62_914_560) / (3.35 / 4.8) == pytest.approx(9.7433, abs=1e-4)
+    assert h200.fact("launch.l2_dirty_write_back").raw_value == 8.16
+    assert h100.fact("launch.l2_dirty_write_back").raw_value == 9.74
+    assert h100.fact("launch.l2_dirty_write_back").raw_unit == "us"
+    assert h100.value("launch.l2_dirty_write_back") == pytest.approx(9740)   # ns, the canonical unit
+
+
 def test_two_level_inheritance_node_profile():
     node, h200 = load_profile("h200_nvl8"), load_profile("h200_sxm")
     assert node.value("system.devices_per_node") == 8

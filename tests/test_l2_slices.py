@@ -21,8 +21,11 @@ from tfx.analysis.tile_walk import WalkIndex
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
+from profile_variants import without
+
 H200 = load_profile("h200_sxm")
-H100 = load_profile("h100_sxm")
+# a Hopper profile without the slice rate: h100_sxm less memory.l2.slice_bandwidth
+H100_NO_SLICES = without("h100_sxm", "memory.l2.slice_bandwidth")
 GEMM = parse_file(Path(__file__).resolve().parent.parent / "kernels" / "gemm.tile")
 RUN23 = dict(M=2560, N=8192, K=8192, BM=64, BN=256, BK=64, WARPS=4, STAGES=5, GROUP_M=1)
 RUN23_RES = dict(regs=226, smem=204800)
@@ -134,11 +137,15 @@ def test_the_slices_floor_of_run23s_group_m_1_row():
 def test_its_group_m_8_twin_and_a_profile_without_the_rate_have_no_floor():
     """GROUP_M = 8: the pair merges half of B's 32,768 B a trip, 0.4 of the copies: 0.6 x 6.71 GB
     + 0.77 GB of fills + 0.04 GB = 4.84 GB / 10,710 B/ns = 452 us, under the waves' 636: no term.
-    The H100 profile states no slice rate: no term, whatever the bytes."""
+    A profile that states no slice rate (h100_sxm less memory.l2.slice_bandwidth,
+    tests/profile_variants.py): no term, whatever the bytes; h100_sxm, which states it, has one."""
     g8 = analyze(GEMM, None, H200, dict(RUN23, GROUP_M=8), resources=RUN23_RES, check=False)
     assert not [t for t in g8.terms if t.name == "l2 slices"]
-    h100 = analyze(GEMM, None, H100, RUN23, resources=RUN23_RES, check=False)
+    h100 = analyze(GEMM, None, H100_NO_SLICES, RUN23, resources=RUN23_RES, check=False)
     assert not [t for t in h100.terms if t.name == "l2 slices"]
+    # h100_sxm itself states the GH100's slice rate and floors the same launch
+    h100 = analyze(GEMM, None, load_profile("h100_sxm"), RUN23, resources=RUN23_RES, check=False)
+    assert len([t for t in h100.terms if t.name == "l2 slices"]) == 1
 
 
 def test_the_slices_bytes_are_derived_from_the_reads_and_dram():

@@ -22,6 +22,8 @@ from tfx.analysis.analyze import analyze
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
+from profile_variants import without
+
 SHARE = 4238.4 / 132
 
 
@@ -39,8 +41,14 @@ def test_many_warps_reach_the_share():
 
 
 def test_no_facts_no_bound():
-    """h100_sxm states neither fact: the rate stays the share."""
-    assert local_parallelism.latency_bound(load_profile("h100_sxm"), 4, SHARE) is None
+    """A Hopper profile that states neither fact (h100_sxm less local.dram_round_bytes_per_warp
+    and local.dram_warp_round, tests/profile_variants.py): no bound, the rate stays the share.
+    h100_sxm itself states both (the GH100's 4096 B and 802.0 ns) and has one."""
+    bare = without("h100_sxm", "local.dram_round_bytes_per_warp", "local.dram_warp_round")
+    assert local_parallelism.facts(bare) is None
+    assert local_parallelism.latency_bound(bare, 4, SHARE) is None
+    assert local_parallelism.facts(load_profile("h100_sxm")) == (4096.0, 802.0)
+    assert local_parallelism.latency_bound(load_profile("h100_sxm"), 4, SHARE) is not None
 
 
 def _spill_term(profile):
@@ -73,12 +81,22 @@ def test_the_measured_ceiling_between_8_and_16_warps():
     SMs: 25.56591 and 22.83939 B/ns. 4 warps: 22.83939 (8 or fewer); 8: 22.83939; 16 and 64:
     25.56591; 12 warps: 22.83939 x (25.56591 / 22.83939)^(log2 12 - 3) = 22.83939 x
     1.119378^0.5849625 = 22.83939 x exp(0.5849625 x 0.112772 (ln 1.119378) = 0.065968) = 22.83939 x
-    1.068193 = 24.39687. h100_sxm states neither: the share."""
+    1.068193 = 24.39687. A profile that states neither (h100_sxm less both,
+    tests/profile_variants.py): the share, 20.0 stays 20.0.
+
+    h100_sxm's (derived, the H200's x 3.35 / 4.8): 2,104.1 and 2,355.3 GB/s over 132 SMs:
+    15.940152 and 17.843182 B/ns; 12 warps: 15.940152 x (2,355.3 / 2,104.1 = 1.119386)^0.5849625
+    = 15.940152 x exp(0.5849625 x 0.112780 = 0.065972) = 15.940152 x 1.068197 = 17.02722, under
+    the share 20.0 it is given (H100's own: 3,350 x 0.883 / 132 = 22.41)."""
     p = load_profile("h200_sxm")
     few, many = 3014.8 / 132, 3374.7 / 132
     for warps, expected in ((4, few), (8, few), (16, many), (64, many), (12, 24.39687)):
         assert local_parallelism.ceiling(p, warps, SHARE, 132) == pytest.approx(expected, rel=1e-6)
-    assert local_parallelism.ceiling(load_profile("h100_sxm"), 12, 20.0, 132) == 20.0
+    bare = without("h100_sxm", "local.dram_bandwidth", "local.dram_bandwidth_8_warps")
+    assert local_parallelism.ceiling(bare, 12, 20.0, 132) == 20.0
+    h100 = load_profile("h100_sxm")
+    for warps, expected in ((8, 2104.1 / 132), (16, 2355.3 / 132), (12, 17.02722)):
+        assert local_parallelism.ceiling(h100, warps, 20.0, 132) == pytest.approx(expected, rel=1e-6)
 
 
 def _spill_detail(m_rows, warps):
@@ -153,7 +171,10 @@ L2_SHARE = 7360 / 132
 
 def test_the_l2_round_of_the_profile():
     assert local_parallelism.l2_facts(load_profile("h200_sxm")) == (4096.0, 190.2)
-    assert local_parallelism.l2_facts(load_profile("h100_sxm")) is None
+    # a Hopper profile without the L2 round (h100_sxm less local.l2_warp_round,
+    # tests/profile_variants.py): none; h100_sxm itself states the GH100's 190.2 ns
+    assert local_parallelism.l2_facts(without("h100_sxm", "local.l2_warp_round")) is None
+    assert local_parallelism.l2_facts(load_profile("h100_sxm")) == (4096.0, 190.2)
 
 
 def test_rates_of_warps_whose_spills_live_in_l2():

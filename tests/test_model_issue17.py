@@ -194,20 +194,32 @@ def test_sustained_fraction_falls_back_to_the_unit_efficiency_then_one():
 
 
 def test_the_kernel_analysis_prices_fp8_tensor_work_at_the_fp8_fraction():
-    """gemm_fp8.tile at 4096^3 (BM 128, BN 256, BK 64) on h100_sxm: one CTA does
-    2 x 128 x 256 x 4096 = 268,435,456 fp8 flops at 8192 flop/cycle x 1.98 GHz = 16,220.16
-    flop/ns x the fp8 fraction; each of its 4096 / 64 = 64 trips' 100 cycles of loop overhead
-    (50.51 ns) is issued while the warpgroup mma runs (a trip's mma, 4,194,304 flop / 10,624.2
-    flop/ns = 394.8 ns, is longer): 268,435,456 / (16,220.16 x 0.655) = 25,266.4 ns with the
-    stated 0.655; a knob putting bf16's 0.742 in its place gives 22,304.0 ns."""
+    """gemm_fp8.tile at 4096^3 (BM 128, BN 256, BK 64) on an H100 whose fp8 warpgroup mma is
+    pipelined (h100_sxm less pipeline.wgmma_serial_trip_overhead and wgmma_serial_latency,
+    tests/profile_variants.py): one CTA does 2 x 128 x 256 x 4096 = 268,435,456 fp8 flops at
+    8192 flop/cycle x 1.98 GHz = 16,220.16 flop/ns x the fp8 fraction; each of its 4096 / 64 = 64
+    trips' 100 cycles of loop overhead (50.51 ns) is issued while the warpgroup mma runs (a trip's
+    mma, 4,194,304 flop / 10,624.2 flop/ns = 394.8 ns, is longer): 268,435,456 / (16,220.16 x
+    0.655) = 25,266.4 ns with the stated 0.655; a knob putting bf16's 0.742 in its place gives
+    22,304.0 ns.
+
+    h100_sxm itself states the GH100's serialized fp8 trip (ptxas C7515 at N = 256 on 8 warps,
+    tfx.analysis.mma_layout): a trip is its flops at the peak, 4,194,304 / 8192 = 512 cycles, +
+    500 cycles + 42 a wgmma a warpgroup issues (two warpgroups of one 64-row slab each, 64 / 32 =
+    2 k-steps of m64n256k32: 2): 512 + 500 + 84 = 1,096 cycles / 1.98 = 553.5354 ns, x 64 trips =
+    35,426.26 ns, whatever the fraction."""
     from tfx.analysis.analyze import analyze
     from tfx.lang import parse_file
+    from profile_variants import without
     module = parse_file("kernels/gemm_fp8.tile")
     params = dict(M=4096, N=4096, K=4096, BM=128, BN=256, BK=64, WARPS=8, STAGES=3, GROUP_M=8)
+    pipelined = without("h100_sxm", "pipeline.wgmma_serial_trip_overhead", "pipeline.wgmma_serial_latency")
     for eff, knobs in ((0.655, None), (0.742, {"compute.tensor.efficiency_fp8e4m3": "0.742"})):
-        a = analyze(module, None, load_profile("h100_sxm").with_knobs(knobs), params=params)
+        a = analyze(module, None, pipelined.with_knobs(knobs), params=params)
         expected = 64 * max(268_435_456 / 64 / (16_220.16 * eff), 100 / 1.98)
         assert a.launches[0].engines["tensor"] == pytest.approx(expected, rel=1e-9)
+        a = analyze(module, None, load_profile("h100_sxm").with_knobs(knobs), params=params)
+        assert a.launches[0].engines["tensor"] == pytest.approx(64 * (512 + 500 + 2 * 42) / 1.98, rel=1e-9)
 
 
 # ----------------------------------------------------------------- residual stream, collectives

@@ -19,8 +19,13 @@ from tfx.analysis.machine import Machine
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
+from profile_variants import without
+
 ROOT = Path(__file__).resolve().parent.parent
 H200 = load_profile("h200_sxm")
+# a Hopper profile that states neither power fact: h100_sxm less both (tests/profile_variants.py)
+NO_POWER_CLOCK = without("h100_sxm", "compute.tensor.power_clock_exponent",
+                         "compute.tensor.unthrottled_efficiency")
 
 
 def _machine(ctas):
@@ -49,10 +54,20 @@ def test_efficiency_carries_the_factor_for_every_dtype():
 
 
 def test_a_profile_without_the_facts_keeps_its_efficiency():
-    """h100_sxm states neither power fact: 78 busy SMs of 132 keep its efficiency as stated."""
-    h100 = load_profile("h100_sxm")
-    m = Machine(h100, "cta", positions=78)
+    """A profile that states neither power fact (h100_sxm less compute.tensor.power_clock_exponent
+    and unthrottled_efficiency): 78 busy SMs of 132 keep its efficiency as stated, 0.742.
+
+    h100_sxm itself states both (the GH100's 3 and 0.916) over its own efficiency 0.742: the cap
+    0.916 / 0.742 = 1.234501; 78 SMs: (132 / 78)^(1/3) = 1.191680, under it (bf16 0.742 x 1.191680
+    = 0.884227); 33 SMs: 1.587401, capped at 1.234501."""
+    m = Machine(NO_POWER_CLOCK, "cta", positions=78)
     assert m.tensor_clock_factor() == 1
+    assert m.tensor_efficiency("bf16") == pytest.approx(0.742)
+    h100 = load_profile("h100_sxm")
+    at78 = Machine(h100, "cta", positions=78)
+    assert at78.tensor_clock_factor() == pytest.approx(1.191680, abs=1e-6)
+    assert at78.tensor_efficiency("bf16") == pytest.approx(0.884227, abs=1e-6)
+    assert Machine(h100, "cta", positions=33).tensor_clock_factor() == pytest.approx(1.234501, abs=1e-6)
 
 
 def test_persistent_tensor_trip_on_78_sms():
@@ -86,7 +101,7 @@ def test_the_breakdown_writes_the_factor_it_prices():
     assert "(132 / 33)^(1/3) = 1.5874 (compute.tensor.power_clock_exponent 3), capped at 0.916 / 0.74 = 1.23784 " in at33
     assert at33.endswith("x 1.23784")
     assert _machine(132).describe_tensor_clock() is None
-    assert Machine(load_profile("h100_sxm"), "cta", positions=78).describe_tensor_clock() is None
+    assert Machine(NO_POWER_CLOCK, "cta", positions=78).describe_tensor_clock() is None
 
 
 def _terms(kernel, **params):

@@ -71,14 +71,18 @@ def test_busy_shares_are_the_launchs_tensor_time_and_l2_bytes_over_its_time():
     """1,000 positions, each 500 ns of tensor work at the sustained rate and 1 MB through L2, over
     5 ms of launch on 132 SMs: tensor busy 1,000 x 500 / (132 x 5e6) = 0.000758; L2 1,000 x 1e6 B /
     (11,000 B/ns x 5e6 ns) = 0.018182: P = (0.000758 + 0.443 x 0.018182) / 0.618 = 0.014260, the
-    clock stays and nothing is added. A profile without the facts (the H100's) prices none."""
-    m = Machine(H200, "cta")
-    pc = power_limit.launch(m, 500, 1e6, 1000, 5e6)
-    assert float(pc.tensor_busy) == pytest.approx(1000 * 500 / (132 * 5e6))
-    assert float(pc.l2_busy) == pytest.approx(1e9 / (11_000 * 5e6))
-    assert float(pc.power) == pytest.approx((0.000758 + 0.443 * 0.018182) / 0.618, rel=1e-3)
-    assert float(pc.clock) == 1 and float(pc.ns) == 0
-    assert power_limit.launch(Machine(load_profile("h100_sxm"), "cta"), 500, 1e6, 1000, 5e6) is None
+    clock stays and nothing is added. h100_sxm (the same die's power facts, 132 SMs, memory.l2.bandwidth
+    11 TB/s) gives the same shares. A profile without the power facts (h100_sxm less power.*,
+    tests/profile_variants.py) prices none."""
+    from profile_variants import without
+    for profile in (H200, load_profile("h100_sxm")):
+        pc = power_limit.launch(Machine(profile, "cta"), 500, 1e6, 1000, 5e6)
+        assert float(pc.tensor_busy) == pytest.approx(1000 * 500 / (132 * 5e6))
+        assert float(pc.l2_busy) == pytest.approx(1e9 / (11_000 * 5e6))
+        assert float(pc.power) == pytest.approx((0.000758 + 0.443 * 0.018182) / 0.618, rel=1e-3)
+        assert float(pc.clock) == 1 and float(pc.ns) == 0
+    bare = without("h100_sxm", "power.tensor_share_at_limit", "power.l2_traffic_power", "power.response_time")
+    assert power_limit.launch(Machine(bare, "cta"), 500, 1e6, 1000, 5e6) is None
 
 
 def _flash(B, bm, bn, w, st, regs, smem, S=4096, l2_clear=False):

@@ -158,7 +158,7 @@ def test_sip_decode_attention_vectorized_equals_scalar(name):
 PAGED_DECODE = ROOT / "kernels" / "paged_decode.tile"
 
 
-def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis(tmp_path):
+def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis():
     """paged_decode on h200_sxm, defaults B=32, HKV=8 (256 CTAs), CTX=4096, PAGE=16 (256
     trips of a 16 x 128 bf16 K page and V page, 4096 B each), D=128, GROUP=4.
 
@@ -181,14 +181,11 @@ def test_paged_decode_moves_its_query_once_per_loop_and_agrees_with_the_analysis
     (tfx.analysis.decode_trip: 2 CTAs x 2 pages of 8,200 B in flight per SM against ~1.1 us of
     loaded latency); the agreement is checked on the profile without those facts, and the
     analysis with them is slower (tests/test_trip_latency.py derives that path)."""
-    text = (ROOT / "hw_profiles" / "h200_sxm.toml").read_text()
-    start = text.index("[instruction_latency]\n")
-    end = text.index("\n[", start + 1) + 1
-    text = "\n".join(line for line in (text[:start] + text[end:]).splitlines()
-                     if not line.startswith("dram_round_trip_at_copy_bandwidth")) + "\n"
-    plain = tmp_path / "h200_sxm.toml"
-    plain.write_text(text)
-    profile = load_profile(plain)
+    from profile_variants import without
+    latencies = [path for path, _ in load_profile("h200_sxm").facts() if path.startswith("instruction_latency.")]
+    assert "instruction_latency.fma" in latencies
+    # h200_sxm less every instruction latency and the loaded DRAM round trip (tests/profile_variants.py)
+    profile = without("h200_sxm", *latencies, "pipeline.dram_round_trip_at_copy_bandwidth")
     assert profile.get("instruction_latency.fma") is None
     assert profile.get("pipeline.dram_round_trip_at_copy_bandwidth", None) is None
     a = analyze(parse_file(str(PAGED_DECODE)), None, profile)

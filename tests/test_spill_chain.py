@@ -116,11 +116,17 @@ def test_analyze_prices_the_32_register_gemm_at_its_chain():
 
 
 def test_analyze_without_the_facts_keeps_the_bandwidth_price():
-    """A profile without local.l2_latency (the H100's) has no chain line."""
+    """A profile without local.l2_latency (h100_sxm less that one fact,
+    tests/profile_variants.py) has no chain line; h100_sxm itself, which states it (the GH100's
+    130.0 ns), has one."""
+    from profile_variants import without
     m = parse_file(ROOT / "kernels" / "gemm.tile")
     p = {"M": 128, "N": 4096, "K": 4096, "BM": 128, "BN": 128, "BK": 64, "WARPS": 2, "STAGES": 1, "GROUP_M": 8}
-    a = analyze(m, None, load_profile("h100_sxm"), p, resources={"regs": 32, "spills": 1660}, check=False)
+    a = analyze(m, None, without("h100_sxm", "local.l2_latency"), p, resources={"regs": 32, "spills": 1660},
+                check=False)
     assert not [t for t in a.terms if t.name == "spill chain"]
+    a = analyze(m, None, load_profile("h100_sxm"), p, resources={"regs": 32, "spills": 1660}, check=False)
+    assert len([t for t in a.terms if t.name == "spill chain"]) == 1
 
 
 def _chain_line(spills):

@@ -118,16 +118,16 @@ def test_attention_warpgroup_path_by_hand():
     assert "mma line 55: warpgroup mma + its wait 88" in path.detail
 
 
-def test_warpgroup_loop_without_the_wait_fact_keeps_its_throughput(tmp_path):
+def test_warpgroup_loop_without_the_wait_fact_keeps_its_throughput():
     """A profile that states no instruction_latency.wgmma_wait (the warpgroup mma's wait
-    unmeasured): no path there (a path without its longest step would be none), the loop keeps
-    its throughput chain."""
-    text = (ROOT / "hw_profiles" / "h200_sxm.toml").read_text()
-    lines = [ln for ln in text.splitlines() if not ln.startswith("wgmma_wait ")]
-    plain = tmp_path / "h200_sxm.toml"
-    plain.write_text("\n".join(lines) + "\n")
-    profile = load_profile(plain)
+    unmeasured: h200_sxm less that one fact, tests/profile_variants.py): no path there (a path
+    without its longest step would be none), the loop keeps its throughput chain. h200_sxm
+    itself prices the path of the same launch."""
+    from profile_variants import without
+    profile = without("h200_sxm", "instruction_latency.wgmma_wait")
     assert profile.get("instruction_latency.wgmma_wait", None) is None
-    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, profile, {}, check=False)
+    kernel = parse_file(ROOT / "kernels" / "flash_attention.tile")
+    a = analyze(kernel, None, profile, {}, check=False)
     assert not [t for t in a.terms if t.name == "dependent path"]
+    assert [t for t in analyze(kernel, None, H200, {}, check=False).terms if t.name == "dependent path"]
 
