@@ -539,19 +539,49 @@ def test_a_one_round_rmsnorm_pair_alternates():
 
 def test_compiled_pair_cycle_of_the_two_round_binaries():
     """row_body.PAIR_CYCLES (calibration/h200/measured/row_pair_sim/pair_cycles.csv): rmsnorm (1, 16)
-    at N = 16384 cycles two CTAs in 5,207.5 ns, over 2 D = 2 x 65,536 B / 32.109 B/ns = 4,082.08 ns:
-    5,207.5 / 4,082.08 = 1.2757; (1, 4) 4,656.1 / 4,082.08 = 1.1406. A one-round binary ((4, 16) at
-    4096), another kernel or device, or an N the table does not hold: 0 (arrays elementwise)."""
+    at N = 16384 cycles two CTAs in 5,207.5 ns at the H200's share, over 2 D = 2 x 65,536 B / 32.109
+    B/ns = 4,082.08 ns: 5,207.5 / 4,082.08 = 1.2757; (1, 4) 4,656.1 / 4,082.08 = 1.1406. A one-round
+    binary ((4, 16) at 4096), another kernel or device, or an N the table does not hold: 0 (arrays
+    elementwise)."""
     import numpy as np
-    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_90") == 1.2757
-    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 4}, "sm_90") == 1.1406
-    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 4096, "BLOCK_M": 4, "WARPS": 16}, "sm_90") == 0
-    assert row_body.compiled_pair_cycle("rowscale", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_90") == 0
-    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_100") == 0
-    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384}, "sm_90") == 0
+    h200 = 4238.4 / 132          # 32.109 B/ns a SM
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_90", h200) == 1.2757
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 4}, "sm_90", h200) == 1.1406
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 4096, "BLOCK_M": 4, "WARPS": 16}, "sm_90", h200) == 0
+    assert row_body.compiled_pair_cycle("rowscale", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_90", h200) == 0
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384, "BLOCK_M": 1, "WARPS": 16}, "sm_100", h200) == 0
+    assert row_body.compiled_pair_cycle("rmsnorm", {"N": 16384}, "sm_90", h200) == 0
     got = row_body.compiled_pair_cycle("rmsnorm", {"N": np.array([16384, 16384, 4096]), "BLOCK_M": np.array([1, 1, 4]),
-                                                   "WARPS": np.array([8, 16, 16])}, "sm_90")
+                                                   "WARPS": np.array([8, 16, 16])}, "sm_90", h200)
     assert list(got) == [1.2012, 1.2757, 0]
+
+
+def test_the_pair_cycle_at_a_smaller_dram_share():
+    """calibration/h200/measured/row_pair_sim/pair_cycles_h100.csv: the same simulation at the H100
+    SXM5's share, 3,350 GB/s x 0.883 / 132 = 22.409 B/ns: rmsnorm (8, 16) at N = 2048 cycles in
+    6,531.0 ns over 2 D = 2 x (2 x 8 x 2048 x 2 B) / 22.409 B/ns = 5,849.4 ns: 1.1166 (at the H200's
+    share 1.2032: the second round's exposed latency is a smaller part of a longer D). Between the
+    two shares linear: at 27.259 B/ns, halfway, 1.1166 + 0.5 x (1.2032 - 1.1166) = 1.1599; past
+    either end held at it (a B200-like 60 B/ns: 1.2032)."""
+    env = {"N": 2048, "BLOCK_M": 8, "WARPS": 16}
+    assert row_body.compiled_pair_cycle("rmsnorm", env, "sm_90", 3350 * 0.883 / 132) == pytest.approx(1.1166, abs=1e-5)
+    assert row_body.compiled_pair_cycle("rmsnorm", env, "sm_90", 27.259) == pytest.approx(1.1599, abs=1e-9)
+    assert row_body.compiled_pair_cycle("rmsnorm", env, "sm_90", 60.0) == 1.2032
+    assert row_body.compiled_pair_cycle("rmsnorm", env, "sm_90", 10.0) == 1.1166
+
+
+def test_an_h100_prices_the_two_round_pair_at_its_own_share():
+    """rmsnorm 1605632 x 2048 at BLOCK_M 8 on 16 warps, 63 registers (2 CTAs a SM), on h100_sxm: the
+    overlap term's pair is 1.1166 x 2 x D, D = one CTA's X and Y bytes, 2 x 8 x 2048 x 2 B = 65,536 B,
+    at the SM's share 22.409 B/ns = 2.92 us (calibration/h100/measured/issue15/run61 measured this
+    configuration at 4.32 ms, the shape's fastest)."""
+    from pathlib import Path
+    from tfx.lang import parse_file
+    src = Path(__file__).resolve().parent.parent / "kernels" / "rmsnorm.tile"
+    a = analyze(parse_file(src), None, load_profile("h100_sxm"), {"M": 1605632, "N": 2048, "BLOCK_M": 8, "WARPS": 16},
+                resources={"threads": 512, "regs": 63, "spills": 0, "smem": 0})
+    overlap = {t.name: t for t in a.terms}["overlap"].detail
+    assert "1.1166 x 2 x 2.92 us" in overlap
 
 
 def _rmsnorm_16384(warps, regs):

@@ -109,18 +109,25 @@ def test_late_waits_agree_with_the_load_rounds():
 
 
 def test_the_model_reads_the_pair_cycles():
-    """tfx.analysis.row_body.PAIR_CYCLES is calibration/h200/measured/row_pair_sim/pair_cycles.csv's
-    over_2d, every one a two-round binary (LOAD_ROUNDS) and its cycle_ns over 2 D (e.g. rmsnorm
-    (1, 16) at 16384: 5,207.5 / (2 x 2 x 16,384 x 2 / 32.109 = 4,082.07) = 1.2757)."""
+    """tfx.analysis.row_body.PAIR_CYCLES is, per configuration, (pair_cycles_h100.csv's over_2d,
+    pair_cycles.csv's over_2d): the simulation at the H100 SXM5's DRAM share and at the H200's
+    (row_body.PAIR_SHARES), every one a two-round binary (LOAD_ROUNDS) and its cycle_ns over 2 D at
+    that share (e.g. rmsnorm (1, 16) at 16384: 5,207.5 / (2 x 2 x 16,384 x 2 / 32.109 = 4,082.07) =
+    1.2757 at the H200's; 6,824.5 / (131,072 / 22.409 = 5,849.0) = 1.1668 at the H100's)."""
     from tfx.analysis import row_body
-    with open(ROOT / "row_pair_sim" / "pair_cycles.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    table = {(r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"])): float(r["over_2d"]) for r in rows}
-    assert table == row_body.PAIR_CYCLES
-    for (fam, n, bm, w), v in table.items():
-        assert row_body.LOAD_ROUNDS[(fam, n, bm, w)] == 2
-        r = next(x for x in rows if (x["family"], int(x["N"]), int(x["BLOCK_M"]), int(x["WARPS"])) == (fam, n, bm, w))
-        assert abs(float(r["cycle_ns"]) / (2 * 2 * bm * n * 2 / (4238.4 / 132)) - v) < 1e-4
+    columns = []
+    for name, share in (("pair_cycles_h100.csv", 3350 * 0.883 / 132), ("pair_cycles.csv", 4238.4 / 132)):
+        with open(ROOT / "row_pair_sim" / name, newline="") as f:
+            rows = list(csv.DictReader(f))
+        table = {(r["family"], int(r["N"]), int(r["BLOCK_M"]), int(r["WARPS"])): float(r["over_2d"]) for r in rows}
+        for (fam, n, bm, w), v in table.items():
+            assert row_body.LOAD_ROUNDS[(fam, n, bm, w)] == 2
+            r = next(x for x in rows if (x["family"], int(x["N"]), int(x["BLOCK_M"]), int(x["WARPS"])) == (fam, n, bm, w))
+            assert abs(float(r["cycle_ns"]) / (2 * 2 * bm * n * 2 / share) - v) < 1e-4
+        columns.append(table)
+    assert columns[0].keys() == columns[1].keys()
+    assert {k: (columns[0][k], columns[1][k]) for k in columns[0]} == row_body.PAIR_CYCLES
+    assert row_body.PAIR_SHARES == (22.409, 32.109)
 
 
 def test_the_stagger_binaries_flip_with_their_rounds():

@@ -32,7 +32,9 @@ import measure_row_spill_sass as M  # noqa: E402
 from row_late_waits import late_waits  # noqa: E402
 
 CLK = 1.98            # GHz, the profile's SM clock
-B = 32.109            # B/ns, one SM's share of the copy bandwidth (4,238.4 / 132)
+# B/ns, one SM's share of the copy bandwidth (4,238.4 / 132); ROW_SIM_SHARE gives another device's
+# (the H100 SXM5's: 3,350 x 0.883 / 132 = 22.41)
+B = float(os.environ.get("ROW_SIM_SHARE", "32.109"))
 L_DRAM = 700.0        # ns, the profile's loaded DRAM latency
 L_L2 = 200.0          # ns, the profile's L2-hit latency
 LAT = dict(fma=4, ex2=17, shfl=24, lds=23, bar=20)   # cycles, hw_profiles/h200_sxm.toml [instruction_latency]

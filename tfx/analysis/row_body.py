@@ -552,29 +552,47 @@ def later_rounds_ns(rounds, latency, r) -> Any:
 # The steady cycle of two CTAs a SM of the compiled row binaries whose tile loads in two dependent
 # rounds (``LOAD_ROUNDS``), over 2 D (D: one CTA's X and Y bytes at one SM's DRAM share), from their
 # SASS (Triton 3.6.0, sm_90, the binaries of ``LOAD_ROUNDS``; calibration/h200/measured/row_pair_sim/
-# pair_cycles.csv, bench/h200/row_pair_cycles.py): session 25's `slots` simulation (bench/h200/
-# row_sass_sim.py) of one scheduler holding WARPS / 4 warps of each of the two CTA slots, issuing the
-# compiled instructions in order at the profile's measured latencies, the tile's loads and the
-# stores through one first-come-first-served pipe at the SM's DRAM share with the data 700 ns after
-# service, rmsnorm's weight row from L2 (200 ns), a slot refilled as its CTA exits. Every
+# pair_cycles.csv and pair_cycles_h100.csv, bench/h200/row_pair_cycles.py): session 25's `slots`
+# simulation (bench/h200/row_sass_sim.py) of one scheduler holding WARPS / 4 warps of each of the two
+# CTA slots, issuing the compiled instructions in order at the profile's measured latencies, the tile's
+# loads and the stores through one first-come-first-served pipe at the SM's DRAM share with the data
+# 700 ns after service, rmsnorm's weight row from L2 (200 ns), a slot refilled as its CTA exits. Every
 # configuration the campaigns hold at two CTAs a SM with a two-round tile, non-spilling:
-# (kernel, N, BLOCK_M, WARPS) -> cycle / 2 D. Where the table holds a configuration the queue
+# (kernel, N, BLOCK_M, WARPS) -> (cycle / 2 D at the share PAIR_SHARES[0], ... at PAIR_SHARES[1]).
+# The pair's excess over 2 D is latency the second round exposes, so it shrinks as D grows: at the
+# H100 SXM5's share (3,350 x 0.883 / 132 = 22.41 B/ns) rmsnorm (8, 16) at 2048 cycles in 1.1166 x 2 D,
+# at the H200's (4,238.4 / 132 = 32.11) in 1.2032. Where the table holds a configuration the queue
 # (``mva_cycle``) is not what sets its pair (docs/analysis.md 8 (ai)).
+PAIR_SHARES = (22.409, 32.109)     # B/ns a SM: the H100 SXM5's and the H200's DRAM share
 PAIR_CYCLES = {
-    ("rmsnorm", 1024, 16, 4): 1.2352, ("rmsnorm", 1024, 16, 16): 1.1927,
-    ("rmsnorm", 2048, 8, 8): 1.1959, ("rmsnorm", 2048, 8, 16): 1.2032,
-    ("rmsnorm", 8192, 2, 8): 1.2141, ("rmsnorm", 16384, 1, 4): 1.1406,
-    ("rmsnorm", 16384, 1, 8): 1.2012, ("rmsnorm", 16384, 1, 16): 1.2757,
-    ("softmax", 2048, 8, 8): 1.3474,
+    ("rmsnorm", 1024, 16, 4): (1.1518, 1.2352), ("rmsnorm", 1024, 16, 16): (1.1089, 1.1927),
+    ("rmsnorm", 2048, 8, 8): (1.1175, 1.1959), ("rmsnorm", 2048, 8, 16): (1.1166, 1.2032),
+    ("rmsnorm", 8192, 2, 8): (1.1326, 1.2141), ("rmsnorm", 16384, 1, 4): (1.0515, 1.1406),
+    ("rmsnorm", 16384, 1, 8): (1.1050, 1.2012), ("rmsnorm", 16384, 1, 16): (1.1668, 1.2757),
+    ("softmax", 2048, 8, 8): (1.2260, 1.3474),
 }
 
 
-def compiled_pair_cycle(kernel: str, env: dict, isa: str | None) -> Any:
-    """The compiled two-round binary's cycle of two CTAs a SM over 2 D (``PAIR_CYCLES``), 0 where
-    the table holds none: another kernel or configuration, or a device whose instruction set
-    ``isa`` is not the binaries' (``ROUNDS_ISA``) (arrays elementwise)."""
+def pair_at_share(cycles: tuple, share: float) -> float:
+    """A ``PAIR_CYCLES`` entry at one SM's DRAM share ``share`` (B/ns): linear between the two
+    simulated shares, held at the nearer one outside them (the simulation ran at those two).
+    *Worked example*: rmsnorm (8, 16) at 2048, (1.1166, 1.2032), at 27.259 B/ns (halfway):
+    1.1166 + 0.5 x (1.2032 - 1.1166) = 1.1599."""
+    lo, hi = PAIR_SHARES
+    t = min(max((share - lo) / (hi - lo), 0.0), 1.0)
+    return cycles[0] + t * (cycles[1] - cycles[0])
+
+
+def compiled_pair_cycle(kernel: str, env: dict, isa: str | None, share: float) -> Any:
+    """The compiled two-round binary's cycle of two CTAs a SM over 2 D (``PAIR_CYCLES``) at one SM's
+    DRAM share ``share`` (B/ns; ``pair_at_share``), 0 where the table holds none: another kernel or
+    configuration, or a device whose instruction set ``isa`` is not the binaries' (``ROUNDS_ISA``)
+    (arrays elementwise)."""
     config = _binary_config(kernel, env, isa)
-    return 0 if config is None else _table_value(PAIR_CYCLES, kernel, *config, 0)
+    if config is None:
+        return 0
+    table = {key: pair_at_share(cycles, share) for key, cycles in PAIR_CYCLES.items()}
+    return _table_value(table, kernel, *config, 0)
 
 
 # The warp instructions one warp of the compiled row kernels issues (Triton 3.6.0, sm_90, the same
