@@ -108,16 +108,19 @@ H100_DERIVED_DRAM = (
     "pipeline.dram_latency_loaded_low_at", "pipeline.dram_latency_loaded_high_at", "pipeline.dram_latency_saturated_at",
     "pipeline.dram_read_latency_low_at", "pipeline.dram_read_latency_mid_at", "pipeline.dram_read_latency_high_at",
     "pipeline.dram_read_latency_saturated_at", "local.dram_bandwidth", "local.dram_bandwidth_8_warps")
+# The L2's rates, which h100_sxm derives at 5 / 6: its slices sit with the memory controllers,
+# 10 of the full GH100's 12 on the H100 SXM5 (50 MB of L2 against 60, the whitepaper).
+H100_DERIVED_L2 = ("memory.l2.bandwidth", "memory.l2.slice_bandwidth", "local.l2_bandwidth", "power.l2_traffic_power")
 H200_OWN_VALUES = {"memory.gmem.capacity", "memory.gmem.bandwidth", "memory.l2.capacity", "compute.tensor.efficiency",
                    "compute.tensor.efficiency_fp8e4m3", "compute.tensor.efficiency_fp8e5m2",
-                   "launch.l2_dirty_write_back", *H100_DERIVED_DRAM}
+                   "launch.l2_dirty_write_back", *H100_DERIVED_DRAM, *H100_DERIVED_L2}
 # The GH100 die's facts measured on the H200 that h100_sxm states (its [power] and
 # [instruction_latency] tables whole, and these).
 GH100_DIE = ("launch.cta_interval", "compute.tensor.power_clock_exponent", "compute.tensor.unthrottled_efficiency",
              "warp_mma.loop_alu_instructions", "warp_mma.copy_alu_instructions", "local.l1_bandwidth_per_cycle",
-             "local.l2_bandwidth", "local.l2_latency", "local.dram_latency", "local.l2_warp_round",
+             "local.l2_latency", "local.dram_latency", "local.l2_warp_round",
              "local.dram_warp_round", "local.dram_round_bytes_per_warp", "memory.gmem.read_efficiency",
-             "memory.gmem.favoured_units", "memory.gmem.others_rate_ratio", "memory.l2.slice_bandwidth",
+             "memory.gmem.favoured_units", "memory.gmem.others_rate_ratio",
              "memory.l2.fabric_bandwidth", "memory.l2.walk_pair_merged_share", "pipeline.load_trip_overhead",
              "pipeline.sm_load_bandwidth_per_cycle", "pipeline.dram_round_trip_idle", "pipeline.wgmma_trip_busy",
              "pipeline.dram_read_latency_mid")
@@ -153,10 +156,12 @@ def test_the_gh100_die_facts_live_in_h100_sxm_and_its_dram_rates_are_the_h200s_s
     h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
     stated = _stated_paths("h200_sxm")
     # the die's measured facts: in h100_sxm (measured on the H200), inherited whole
-    die = [*GH100_DIE, *(p for p, _ in h100.facts() if p.startswith(("power.", "instruction_latency.")))]
-    # [power]: tensor_share_at_limit, l2_traffic_power, response_time; [instruction_latency]: mma_sync,
-    # shfl_sync, bar_sync, ex2, fma, smem_load, ldmatrix, wgmma_wait, wgmma_rs_group, wgmma_serial, wgmma_serial_rs
-    assert len(die) == len(GH100_DIE) + 3 + 11
+    die = [*GH100_DIE, *(p for p, _ in h100.facts()
+                         if p.startswith(("power.", "instruction_latency.")) and p not in H100_DERIVED_L2)]
+    # [power]: tensor_share_at_limit, response_time (l2_traffic_power is per share of the L2: 5/6 on the
+    # H100); [instruction_latency]: mma_sync, shfl_sync, bar_sync, ex2, fma, smem_load, ldmatrix,
+    # wgmma_wait, wgmma_rs_group, wgmma_serial, wgmma_serial_rs
+    assert len(die) == len(GH100_DIE) + 2 + 11
     for path in die:
         fact = h100.fact(path)
         assert fact.origin in ("measured", "derived"), path     # the rounds: derived from the H200's rates
@@ -193,6 +198,27 @@ def test_the_gh100_die_facts_live_in_h100_sxm_and_its_dram_rates_are_the_h200s_s
     assert h100.fact("launch.l2_dirty_write_back").raw_value == 9.74
     assert h100.fact("launch.l2_dirty_write_back").raw_unit == "us"
     assert h100.value("launch.l2_dirty_write_back") == pytest.approx(9740)   # ns, the canonical unit
+
+
+def test_the_h100s_l2_rates_are_five_sixths_of_the_h200s():
+    """The L2 slices sit with the memory controllers: the full GH100 (the H200) has 60 MB of L2 on
+    12 512-bit controllers, the H100 SXM5 50 MB on 10 (5 HBM3 stacks), so the H100 serves its SMs
+    from 5/6 of the slices at the same clock (CUDA reports 52,428,800 and 62,914,560 B: 5/6 exactly):
+      memory.l2.slice_bandwidth  10.71 TB/s x 5 / 6 = 8.925 TB/s
+      memory.l2.bandwidth        11 TB/s x 5 / 6 = 9.1667 -> stated 9.17
+      local.l2_bandwidth         7,360 GB/s x 5 / 6 = 6,133.3 -> stated 6,133
+    and the L2 traffic's power, fitted per share of the H200's L2 (the same bytes a second are 6/5
+    the share of 5/6 of the slices): power.l2_traffic_power 0.443 x 5 / 6 = 0.3692 -> stated 0.369"""
+    h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
+    assert 52_428_800 / 62_914_560 == pytest.approx(5 / 6)
+    assert h200.fact("memory.l2.slice_bandwidth").raw_value == 10.71
+    assert h100.fact("memory.l2.slice_bandwidth").raw_value == 8.925 and 10.71 * 5 / 6 == pytest.approx(8.925)
+    assert h100.fact("memory.l2.bandwidth").raw_value == 9.17 and round(11 * 5 / 6, 2) == 9.17
+    assert h100.fact("local.l2_bandwidth").raw_value == 6133 and round(7360 * 5 / 6) == 6133
+    assert h100.fact("power.l2_traffic_power").raw_value == 0.369 and round(0.443 * 5 / 6, 3) == 0.369
+    for path in H100_DERIVED_L2:
+        assert h100.fact(path).origin == "derived" and "5 / 6" in h100.fact(path).source, path
+        assert h200.fact(path).origin == "measured", path
 
 
 def test_two_level_inheritance_node_profile():

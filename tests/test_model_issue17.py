@@ -132,25 +132,28 @@ def test_medium_batch_gemm_memory_term_is_l2_requests_at_the_same_die_rate():
     The roofline's memory term is the tiles' L2 requests, not DRAM: A is read once per N tile
     (14336 / 256 = 56 times: 56 x 480 x 8192 x 2 B = 440,401,920 B), B once per M tile
     (ceil(480 / 128) = 4: 4 x 8192 x 14336 x 2 B = 939,524,096 B), C written once
-    (480 x 14336 x 2 B = 13,762,560 B): 1,393,688,576 B at the GH100 L2's 11 TB/s = 126,698.96 ns,
-    126,699 ns whole,
-    on both h100_sxm and h200_sxm (before: 253 us on h100_sxm at an estimated 5.5 TB/s). The
-    unique bytes, (480 x 8192 + 8192 x 14336 + 480 x 14336) x 2 = 256,507,904 B, at h100's
-    attainable 2.95805 TB/s take 86.7 us: the L2 term binds, as the kernel analysis models it."""
-    for hw in ("h100_sxm", "h200_sxm"):
+    (480 x 14336 x 2 B = 13,762,560 B): 1,393,688,576 B at the H200's L2, 11 TB/s, = 126,698.96 ns,
+    126,699 ns whole; at the H100 SXM5's 5/6 of its slices, 9.17 TB/s, 151,983.49 ns, 151,984
+    whole (before: 253 us on h100_sxm at an estimated 5.5 TB/s). The unique bytes, (480 x 8192 +
+    8192 x 14336 + 480 x 14336) x 2 = 256,507,904 B, at h100's attainable 2.95805 TB/s take 86.7
+    us: the L2 term binds, as the kernel analysis models it."""
+    for hw, ns in (("h100_sxm", 151_984), ("h200_sxm", 126_699)):
         c, = KernelPricer(load_profile(hw)).gemm([(480, 14336, 8192)])
         assert "BM=128 BN=256" in c.config
-        assert c.memory_ns == 126_699        # the roofline rounds up to whole ns
+        assert c.memory_ns == ns        # the roofline rounds up to whole ns
         assert c.memory_ns > 256_507_904 / 2958.05
 
 
 def test_same_die_facts_agree_between_h100_and_h200():
-    """Both GH100 with 132 SMs at 1980 MHz: the same L2 bandwidth (11 TB/s, measured on the H200,
-    derived for the H100), tensor rates and clock; they differ in memory (sourced per profile)."""
+    """Both GH100 with 132 SMs at 1980 MHz: the same tensor rates and clock; they differ in memory
+    (sourced per profile) and in the L2 slices that sit with it: the H100 SXM5's 10 memory
+    controllers of the full die's 12, so its L2 bandwidth is 11 TB/s (measured on the H200) x 5 / 6
+    = 9.17 TB/s, derived."""
     h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
-    for path in ("memory.l2.bandwidth", "clock.core", "compute.tensor.bf16", "compute.tensor.fp8e4m3",
+    for path in ("clock.core", "compute.tensor.bf16", "compute.tensor.fp8e4m3",
                  "memory.smem.bandwidth_per_cycle", "memory.gmem.efficiency"):
         assert h100.value(path) == h200.value(path), path
+    assert (h100.value("memory.l2.bandwidth"), h200.value("memory.l2.bandwidth")) == (9.17e12, 11e12)
     assert h100.fact("memory.l2.bandwidth").origin == "derived"
     assert h100.units_of("sm") == h200.units_of("sm") == 132
 

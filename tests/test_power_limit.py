@@ -71,15 +71,18 @@ def test_busy_shares_are_the_launchs_tensor_time_and_l2_bytes_over_its_time():
     """1,000 positions, each 500 ns of tensor work at the sustained rate and 1 MB through L2, over
     5 ms of launch on 132 SMs: tensor busy 1,000 x 500 / (132 x 5e6) = 0.000758; L2 1,000 x 1e6 B /
     (11,000 B/ns x 5e6 ns) = 0.018182: P = (0.000758 + 0.443 x 0.018182) / 0.618 = 0.014260, the
-    clock stays and nothing is added. h100_sxm (the same die's power facts, 132 SMs, memory.l2.bandwidth
-    11 TB/s) gives the same shares. A profile without the power facts (h100_sxm less power.*,
-    tests/profile_variants.py) prices none."""
+    clock stays and nothing is added. h100_sxm (the same die's tensor share, 132 SMs, 5/6 of the
+    L2 slices: 9,170 B/ns) puts the same bytes at 1e9 / (9,170 x 5e6) = 0.021810 of its L2 and
+    prices each share at 0.443 x 5 / 6 = 0.369: P = (0.000758 + 0.369 x 0.021810) / 0.618 =
+    0.014249, the same power within the rounding of 0.369. A profile without the power facts
+    (h100_sxm less power.*, tests/profile_variants.py) prices none."""
     from profile_variants import without
-    for profile in (H200, load_profile("h100_sxm")):
+    for profile, l2, share, power in ((H200, 11_000, 0.443, 0.014260), (load_profile("h100_sxm"), 9_170, 0.369, 0.014249)):
         pc = power_limit.launch(Machine(profile, "cta"), 500, 1e6, 1000, 5e6)
         assert float(pc.tensor_busy) == pytest.approx(1000 * 500 / (132 * 5e6))
-        assert float(pc.l2_busy) == pytest.approx(1e9 / (11_000 * 5e6))
-        assert float(pc.power) == pytest.approx((0.000758 + 0.443 * 0.018182) / 0.618, rel=1e-3)
+        assert float(pc.l2_busy) == pytest.approx(1e9 / (l2 * 5e6))
+        assert float(pc.power) == pytest.approx((1000 * 500 / (132 * 5e6) + share * 1e9 / (l2 * 5e6)) / 0.618)
+        assert float(pc.power) == pytest.approx(power, rel=1e-3)
         assert float(pc.clock) == 1 and float(pc.ns) == 0
     bare = without("h100_sxm", "power.tensor_share_at_limit", "power.l2_traffic_power", "power.response_time")
     assert power_limit.launch(Machine(bare, "cta"), 500, 1e6, 1000, 5e6) is None
