@@ -63,6 +63,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt57 ACC_SEED_OFFSET=5900 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt58 ACC_SEED_OFFSET=6000 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt59 ACC_SEED_OFFSET=6100 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt60 ACC_SEED_OFFSET=6200 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt61 ACC_SEED_OFFSET=6300 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1418,6 +1420,48 @@ if SHAPE_SET == "alt59":
                   ((50176, 16384), "heldout"), ((241664, 4096), "heldout")]
     SOFTMAX_SHAPES = [((120832, 8192), "heldout"), ((1081344, 1024), "heldout"),
                       ((50176, 16384), "heldout"), ((14592, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt60: a sixty-first set, written down in session 31 (lent an H100, which measured alt58 and alt59)
+# for the next session lent either part: its development campaign (run63, seeds + 6200).
+if SHAPE_SET == "alt60":
+    GEMM_BF16_SHAPES = [((5376, 8192, 14336), "heldout"), ((3584, 6144, 28672), "heldout"),
+                        ((16, 8192, 7168), "heldout"), ((32, 8192, 7168), "heldout"),
+                        ((64, 8192, 7168), "heldout"), ((128, 8192, 7168), "heldout")]
+    GEMM_FP8_SHAPES = [((5376, 5120, 8192), "heldout"), ((3584, 6144, 28672), "heldout"),
+                       ((16, 8192, 7168), "heldout"), ((32, 8192, 7168), "heldout"),
+                       ((64, 8192, 7168), "heldout")]
+    PERSIST_SHAPES = [((5376, 6144, 28672), "heldout"), ((3584, 8192, 14336), "heldout"),
+                      ((2560, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((22, 32, 8192, 128, 1), "heldout"), ((196, 32, 2048, 64, 1), "heldout"),
+                   ((232, 16, 1024, 128, 1), "heldout"), ((49, 32, 4096, 128, 0), "heldout"),
+                   ((94, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((35, 32, 8, 65536), "heldout"), ((136, 64, 8, 8192), "heldout"),
+                     ((212, 32, 8, 16384), "heldout"), ((2816, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((124928, 8192), "heldout"), ((1736704, 2048), "heldout"),
+                  ((52224, 16384), "heldout"), ((249856, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((124928, 8192), "heldout"), ((1114112, 1024), "heldout"),
+                      ((52224, 16384), "heldout"), ((15104, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt61: a sixty-second set, written down with alt60 and to be measured in the same call (run64, seeds +
+# 6300), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt61":
+    GEMM_BF16_SHAPES = [((5632, 8192, 14336), "heldout"), ((4352, 6144, 28672), "heldout"),
+                        ((16, 8192, 3584), "heldout"), ((32, 8192, 3584), "heldout"),
+                        ((64, 8192, 3584), "heldout"), ((128, 8192, 3584), "heldout")]
+    GEMM_FP8_SHAPES = [((5632, 5120, 8192), "heldout"), ((4352, 6144, 28672), "heldout"),
+                       ((16, 8192, 3584), "heldout"), ((32, 8192, 3584), "heldout"),
+                       ((64, 8192, 3584), "heldout")]
+    PERSIST_SHAPES = [((5632, 6144, 28672), "heldout"), ((4352, 8192, 14336), "heldout"),
+                      ((2816, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((23, 32, 8192, 128, 1), "heldout"), ((204, 32, 2048, 64, 1), "heldout"),
+                   ((240, 16, 1024, 128, 1), "heldout"), ((51, 32, 4096, 128, 0), "heldout"),
+                   ((98, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((36, 32, 8, 65536), "heldout"), ((140, 64, 8, 8192), "heldout"),
+                     ((220, 32, 8, 16384), "heldout"), ((2880, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((129024, 8192), "heldout"), ((1802240, 2048), "heldout"),
+                  ((54272, 16384), "heldout"), ((258048, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((129024, 8192), "heldout"), ((1146880, 1024), "heldout"),
+                      ((54272, 16384), "heldout"), ((15616, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
