@@ -5,7 +5,7 @@
 # column names the lent device's profile (measure_accuracy.py DEVICE_PROFILES): file an H200's under
 # calibration/h200/measured/issue15, an H100's under calibration/h100/measured/issue15. Seal run64 unread in that
 # device's heldout/ folder; open it in a later session after that session's model changes. On an H100, also run
-# bench/h100/run_calibration.sh (its own call, ~5 min): the H100's copy curve, loaded latencies, spill path,
+# `bench/h100/run_calibration.sh memory` and `... streams` (two more calls, ~5 min each): the H100's copy curve, loaded latencies, spill path,
 # cuBLAS rates and clock under power, which h100_sxm.toml now derives from the H200's.
 set -u
 cd "$(dirname "$0")/../.."
