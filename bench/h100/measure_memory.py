@@ -21,6 +21,9 @@ import sys
 import cupy
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h200"))
+from common import event_ms  # noqa: E402  (bench/h200/common.py: the measurement scripts' shared timing)
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
 
@@ -40,17 +43,10 @@ def device_line():
 
 
 def timed(fn, reps=20, warm=3):
+    """The median of ``reps`` CUDA-event timings after ``warm`` untimed calls."""
     for _ in range(warm):
         fn()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return statistics.median(event_ms(fn, reps))
 
 
 def main():

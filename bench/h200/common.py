@@ -188,6 +188,21 @@ def sync():
         torch.cuda.synchronize()
 
 
+def event_ms(fn, reps):
+    """Milliseconds of each of reps calls of fn, with CUDA events recorded around each call (no L2
+    clear: a caller that needs one clears it in fn)."""
+    import torch
+    vals = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        vals.append(s.elapsed_time(e))
+    return vals
+
+
 def median_ms(fn, warmup, rep, cpu_test=False):
     """Median ms per call: triton.testing.do_bench (warmup and rep are milliseconds of
     running; the L2 is cleared before every timed call). cpu_test (the Triton interpreter):

@@ -39,7 +39,7 @@ import sys
 import time
 import traceback
 
-from common import Campaign, compile_processes, median_ms, results_in_budget, sync
+from common import Campaign, compile_processes, event_ms, median_ms, results_in_budget, sync
 
 CPU_TEST = "--cpu-test" in sys.argv
 if CPU_TEST:
@@ -70,19 +70,6 @@ log, occupancy, nvsmi = RUN.log, RUN.occupancy, RUN.nvsmi
 def bench(fn, warmup=10, rep=50):
     """Median ms per call."""
     return median_ms(fn, warmup, rep, CPU_TEST)
-
-
-def event_ms(fn, reps):
-    """Milliseconds of each of reps calls of fn, with CUDA events recorded around each call."""
-    vals = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        vals.append(s.elapsed_time(e))
-    return vals
 
 
 def rel_err(out, ref):
