@@ -15,14 +15,13 @@ Buffers at and past the L2 (50 MB on an H100 SXM5) stream from DRAM each run.
 """
 import csv
 import os
-import statistics
 import sys
 
 import cupy
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h200"))
-from common import event_ms  # noqa: E402  (bench/h200/common.py: the measurement scripts' shared timing)
+from common import median_event_ms  # noqa: E402  (bench/h200/common.py: the measurement scripts' shared timing)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
@@ -44,9 +43,7 @@ def device_line():
 
 def timed(fn, reps=20, warm=3):
     """The median of ``reps`` CUDA-event timings after ``warm`` untimed calls."""
-    for _ in range(warm):
-        fn()
-    return statistics.median(event_ms(fn, reps))
+    return median_event_ms(fn, reps, warm)
 
 
 def main():

@@ -203,6 +203,14 @@ def event_ms(fn, reps):
     return vals
 
 
+def median_event_ms(fn, reps, warmups=1):
+    """The median of ``event_ms`` over ``reps`` calls, after ``warmups`` untimed calls and a sync."""
+    for _ in range(warmups):
+        fn()
+    sync()
+    return statistics.median(event_ms(fn, reps))
+
+
 def median_ms(fn, warmup, rep, cpu_test=False):
     """Median ms per call: triton.testing.do_bench (warmup and rep are milliseconds of
     running; the L2 is cleared before every timed call). cpu_test (the Triton interpreter):

@@ -35,6 +35,8 @@ import traceback
 import triton
 import triton.language as tl
 
+from common import median_event_ms  # noqa: E402  (bench/h200/common.py)
+
 T0 = time.time()
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 CPU = "--cpu" in sys.argv
@@ -199,18 +201,8 @@ def _compile_worker(job):
 
 
 def timed(fn, n=5):
-    import torch
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(n):
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        fn()
-        e1.record()
-        torch.cuda.synchronize()
-        times.append(e0.elapsed_time(e1))
-    return statistics.median(times)
+    """The median CUDA-event ms of n calls after one warm-up (common.median_event_ms)."""
+    return median_event_ms(fn, n)
 
 
 def tensor_part(w):
