@@ -881,7 +881,9 @@ def _straight_batch(node: ScopeNode, counter, m: Machine, miss, warps, r, active
     rounds_ns = row_body.later_rounds_ns(rounds, latency, r) if is_array(rounds) or rounds > 1 else 0
     first = row_body.one_round_reads(rounds, row_body.reads_first(demands, phases))
     # two CTAs of a two-round binary: their compiled order at the pipe (row_body.PAIR_CYCLES)
-    pair = row_body.compiled_pair_cycle(counter.kernel.name, counter.env, m.isa, m.dram_bw_device / m.units)
+    # ... at one SM's even share of the device's DRAM bandwidth, the share the pair was simulated at
+    pair = row_body.compiled_pair_cycle(counter.kernel.name, counter.env, m.isa,
+                                        memory_parallelism.sm_dram_share(m, m.units))
     return row_body.batch(demands, latency, engine_ns, r, active_units, m, reduce_ns,
                           row_body.element_chain_phases(node, warps * 32, m, instr_lat), phases,
                           successor=successor, first_reads=first, rounds_ns=rounds_ns, pair=pair)
