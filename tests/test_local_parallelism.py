@@ -61,18 +61,32 @@ def _spill_term(profile):
 def test_rmsnorm_under_a_wave_of_two_warp_ctas():
     """rmsnorm M = 1024, N = 16384, BLOCK_M = 4, WARPS = 2 as compiled (32 registers, 2,120
     spilled words: the measured Triton kernel's): 256 CTAs on 132 SMs, at most
-    cdiv(256, 132) = 2 on an SM (32 could fit), 2 x 2 = 4 warps: the local traffic runs at
-    16.4596 B/ns, not the 22.8394 that 8 warps or fewer reach past L2 as measured
-    (local.dram_bandwidth_8_warps 3,014.8 GB/s / 132, local_parallelism.ceiling: the free
-    queue's share 32.1091 is capped there), so the spill term grows by 22.8394 / 16.4596 =
-    1.38760 over a profile whose round is (almost) free (Z = 0.001 ns)."""
+    cdiv(256, 132) = 2 on an SM (32 could fit), 2 x 2 = 4 warps. Under one wave the busiest SM
+    holds 132 x 2 / 256 = 1.03125 x its even share of the machine's warps
+    (local_parallelism.spread), so its DRAM share is 4,238.4 / 132 x 1.03125 = 33.1125 B/ns.
+
+    Bound: the SM's queue of 4 warps over that share (D = 4096 / 33.1125 = 123.70 ns, Z = 802),
+    by exact mean value analysis: n = 1: R = 123.70, X = 1 / 925.70, Q = 0.13363; n = 2:
+    R = 123.70 x 1.13363 = 140.23, Q = 2 x 140.23 / 942.23 = 0.29766; n = 3: R = 160.52,
+    Q = 3 x 160.52 / 962.52 = 0.50032; n = 4: R = 185.59, cycle 987.59 ns: 4 x 4096 / 987.59 =
+    16.590 B/ns, under the machine's queue at 4 / 1.03125 = 3.88 -> 4 warps a SM of all 132
+    (16.4596, the measured 4-warp rate local.dram_warp_round was fitted to) x 1.03125 = 16.974.
+    Free (Z = 0.001 ns): the queue no longer binds, the measured ceiling does: the machine's
+    warps are 3.88 a SM of all, at or under 8, local.dram_bandwidth_8_warps 3,014.8 GB/s / 132
+    = 22.8394 B/ns a SM of all, x 1.03125 = 23.5531 for the busiest SM. The spill term grows by
+    23.5531 / 16.590 = 1.41972."""
     base = load_profile("h200_sxm")
     bound, free = _spill_term(base), _spill_term(base.with_knobs({"local.dram_warp_round": "0.001ns"}))
-    assert bound.ns / free.ns == pytest.approx(3014.8 / 132 / 16.4596, rel=1e-4)
-    # one unit policy (tfx.hw.units): 4,096 B -> 4.096 KB (four significant digits in a formula), 4096 / 32.109091 = 127.565 ns -> 127.57 ns,
-    # 32.109091 B/ns = 32.11 GB/s, 16.4596 B/ns = 16.46 GB/s
-    assert ("bound by latency: 4 warps a SM, each moving 4.096 KB a round (127.57 ns at the SM's DRAM share "
-            "32.11 GB/s, 802.00 ns of latency and issue): a closed queue of 4 draws 16.46 GB/s") in bound.detail
+    assert bound.ns / free.ns == pytest.approx(3014.8 / 132 * 1.03125 / 16.590, rel=1e-4)
+    # one unit policy (tfx.hw.units): 4,096 B -> 4.096 KB (four significant digits in a formula), 4096 / 33.1125 = 123.698 ns -> 123.70 ns,
+    # 33.1125 B/ns = 33.11 GB/s, 16.590 B/ns = 16.59 GB/s
+    assert ("served from DRAM at 16.59 GB/s per SM (under one wave the busiest SM holds 1.03125 x its even share of "
+            "the machine's warps: 4.238 TB/s of DRAM / 132 SMs x 1.03125 = 33.11 GB/s)") in bound.detail
+    assert ("bound by latency: 4 warps a SM, each moving 4.096 KB a round (123.70 ns at the SM's DRAM share "
+            "33.11 GB/s, 802.00 ns of latency and issue): a closed queue of 4 draws 16.59 GB/s") in bound.detail
+    assert ("the machine's warps are 3.87879 a SM of all 132 SMs (the busiest holds 1.03125 x its share), where it "
+            "moves local.dram_bandwidth_8_warps 3.015 TB/s / 132 SMs = 22.84 GB/s (8 warps or fewer); x 1.03125 = "
+            "23.55 GB/s for the busiest SM") in free.detail
     assert "bound by latency" not in free.detail
 
 
@@ -107,13 +121,14 @@ def _spill_detail(m_rows, warps):
 
 
 def test_the_measured_ceiling_binds_and_is_named():
-    """rmsnorm M = 1024, N = 16384, BLOCK_M = 4, WARPS = 4 (32 registers, 2,120 spilled words):
-    256 CTAs on 132 SMs, cdiv(256, 132) = 2 on an SM, 2 x 4 = 8 warps. The closed queue of 8
+    """rmsnorm M = 1056, N = 16384, BLOCK_M = 4, WARPS = 4 (32 registers, 2,120 spilled words):
+    264 CTAs on 132 SMs, cdiv(264, 132) = 2 on every SM (132 x 2 / 264 = 1: each SM holds its
+    even share of the machine's warps, local_parallelism.spread), 2 x 4 = 8 warps. The closed queue of 8
     draws 27.7 B/ns (the profile's local.dram_warp_round source), above the measured ceiling at 8
     warps or fewer, local.dram_bandwidth_8_warps 3,014.8 GB/s / 132 = 22.839 B/ns (both under the
     share 32.1): the traffic runs at 22.8 (printed 22.84 GB/s) and the line names the ceiling, not the
     queue (3,014.8 GB/s printed 3.015 TB/s)."""
-    detail = _spill_detail(1024, 4)
+    detail = _spill_detail(1056, 4)
     assert ("served from DRAM at 22.84 GB/s per SM, bound by the measured rate of local traffic past L2 "
             "at 8 warps a SM: local.dram_bandwidth_8_warps 3.015 TB/s / 132 SMs = 22.84 GB/s "
             "(8 warps or fewer) (included") in detail
@@ -215,3 +230,96 @@ def test_a_sweep_caps_only_its_l2_configurations_by_the_l2_round():
     assert got.bytes_per_ns[0] == pytest.approx(63.36, rel=1e-12)
     assert got.bytes_per_ns[1] == pytest.approx(28.8320, abs=1e-4)
     assert got.bytes_per_ns[2] == pytest.approx(8.6498, abs=1e-4)
+
+
+# A launch under one wave: the machine's warps are one queue (local_parallelism.spread,
+# machine_ceiling, _bounded; docs/analysis.md section 8 (t)).
+
+def test_the_busiest_sms_share_of_the_machines_warps():
+    """spread = SMs x CTAs the busiest SM holds / min(CTAs, slots): 32 CTAs on 132 SMs, one
+    each: 132 x 1 / 32 = 4.125; 160 CTAs of which an SM holds at most cdiv(160, 132) = 2 (4
+    fit): 132 x 2 / 160 = 1.65; 264 CTAs, 2 on every SM: 132 x 2 / 264 = 1; a launch of many
+    waves (1,000 CTAs, 2 slots an SM: 264 slots) fills every slot: 132 x 2 / 264 = 1."""
+    assert local_parallelism.spread(132, 1, 32, 132 * 4) == pytest.approx(4.125)
+    assert local_parallelism.spread(132, 2, 160, 132 * 4) == pytest.approx(1.65)
+    assert local_parallelism.spread(132, 2, 264, 132 * 2) == 1
+    assert local_parallelism.spread(132, 2, 1000, 132 * 2) == 1
+
+
+def _row_spill(kernel, m_rows, n_cols, block_m, warps, spills):
+    a = analyze(parse_file(f"kernels/{kernel}.tile"), None, load_profile("h200_sxm"),
+                {"M": m_rows, "N": n_cols, "BLOCK_M": block_m, "WARPS": warps},
+                resources={"threads": 32 * warps, "regs": 32, "spills": spills})
+    return {t.name: t for t in a.terms}["spill"]
+
+
+def test_thirty_two_ctas_draw_their_sms_own_queue():
+    """softmax M = 512, N = 16384, BLOCK_M = 16, WARPS = 16 as compiled (32 registers, 1,226
+    spilled words; issue15 run14 measured 198.3 us, where the same CTA in a grid of 128 took
+    476-482 us): 32 CTAs, one an SM, spread 132 / 32 = 4.125. The machine's 32 x 16 = 512 warps
+    are 3.88 a SM of all 132: its queue at 4 warps draws 16.4596 a SM (module docstring), x 4.125
+    = 67.90 for each busy SM; its measured ceiling at 8 warps or fewer 3,014.8 / 132 x 4.125 =
+    94.21. The busy SM's own share: 4,238.4 / 132 x 4.125 = 132.45, over its local path
+    local.l1_bandwidth_per_cycle 32 B/cycle x 1.98 GHz = 63.36 B/ns (under its DRAM ceiling
+    41 x 1.98 = 81.18): 63.36. Its own queue of 16 warps over 63.36 (D = 4096 / 63.36 = 64.646
+    ns, Z = 802) is the least, the recursion below: 58.90 B/ns. The CTA's local bytes
+    (the body's estimate, the line's 12,877,824 B) take 12,877,824 / 58.90 ns; a fixed share of
+    all 132 SMs priced them at local.dram_bandwidth 3,374.7 / 132 = 25.566 B/ns, 2.3x longer."""
+    term = _row_spill("softmax", 512, 16384, 16, 16, 1226)
+    d, q = 4096 / 63.36, 0.0
+    for n in range(1, 17):
+        r = d * (1 + q)
+        q = n * r / (r + 802.0)
+    own = 16 * 4096 / (r + 802.0)
+    assert own == pytest.approx(58.90, abs=0.01)
+    assert min(16.4596 * 4.125, 3014.8 / 132 * 4.125, 63.36) > own
+    assert float(term.ns) == pytest.approx(12_877_824 / own, rel=1e-6)
+    assert ("served from DRAM at 58.9 GB/s per SM (under one wave the busiest SM holds 4.125 x its even share "
+            "of the machine's warps: 4.238 TB/s of DRAM / 132 SMs x 4.125 = 132.4 GB/s, at most its local "
+            "path's 63.36 GB/s (local.l1_bandwidth_per_cycle 32 B/cycle))") in term.detail
+    assert "a closed queue of 16 draws 58.9 GB/s" in term.detail
+
+
+def test_an_uneven_wave_draws_the_machines_ceiling_split_by_warps():
+    """rmsnorm M = 1280, N = 32768, BLOCK_M = 8, WARPS = 16 as compiled (32 registers, 1,438
+    spilled words; issue15 run26 measured 535.1 us, priced 861.9 with a fixed share): 160 CTAs,
+    4 fit an SM, the busiest holds cdiv(160, 132) = 2 (32 warps): spread 132 x 2 / 160 = 1.65.
+    The machine's 160 x 16 = 2,560 warps are 19.39 a SM of all 132, 16 or more: the measured
+    local.dram_bandwidth 3,374.7 / 132 = 25.56591 B/ns a SM of all, x 1.65 = 42.18375 for the
+    busiest, under its share 4,238.4 / 132 x 1.65 = 52.98 (which its 32 warps' own queue and the
+    machine's queue at 19 warps a SM both reach). Its 2 CTAs' local bytes, 2 x 10,649,600 (the
+    line's estimate) / 42.18375 = 504,916 ns: 132 x 2 / 160 of the time the SM's 2 CTAs took at
+    the fixed share (2 x 10,649,600 / 25.56591 = 833,112 ns)."""
+    term = _row_spill("rmsnorm", 1280, 32768, 8, 16, 1438)
+    busiest = 3374.7 / 132 * 1.65
+    assert busiest == pytest.approx(42.18375, abs=1e-5)
+    assert float(term.ns) == pytest.approx(2 * 10_649_600 / busiest, rel=1e-6)
+    assert ("the machine's warps are 19.3939 a SM of all 132 SMs (the busiest holds 1.65 x its share), where it "
+            "moves local.dram_bandwidth 3.375 TB/s / 132 SMs = 25.57 GB/s (16 warps or more); x 1.65 = "
+            "42.18 GB/s for the busiest SM") in term.detail
+
+
+def test_a_grid_under_a_wave_keeps_its_frames_in_l2():
+    """softmax M = 256, BLOCK_M = 16, WARPS = 16 (the CTA of the test above): 16 CTAs of
+    512 threads x 4,904 B = 2,510,848 B each, 40.2 MB in all, inside L2's 62,914,560 B; the
+    working set of 132 such SMs (331 MB) would not be. Served from L2 at the SM's own L2 rate,
+    which a grid under one wave does not raise (L2's local traffic, 7.36 TB/s at 8 warps a SM
+    of all, is a SM's: L2 serves global loads faster): the queue of 16 warps over
+    local.l2_bandwidth 7,360 / 132 = 55.7576 B/ns reaches that share (16 x D = 1,175 ns of
+    service against D + Z = 263.7)."""
+    term = _row_spill("softmax", 256, 16384, 16, 16, 1226)
+    assert 16 * 512 * 4904 <= 62_914_560 < 132 * 512 * 4904
+    assert "served from L2 at 55.76 GB/s per SM" in term.detail
+    assert float(term.ns) == pytest.approx(12_877_824 / (7360 / 132), rel=1e-3)
+
+
+def test_a_full_wave_of_two_warp_ctas_draws_the_four_warp_queue():
+    """docs/analysis.md's worked example of the queue (section 8, local traffic bound by
+    latency): rmsnorm M = 1056, N = 16384, BLOCK_M = 4, WARPS = 2 as compiled (32 registers,
+    2,120 spilled words): 264 CTAs, 2 on every SM (spread 132 x 2 / 264 = 1), 4 warps: the
+    queue's 16.4596 B/ns (module docstring) over the even share 32.109, under the ceiling at 8
+    warps or fewer (22.839)."""
+    detail = _spill_detail(1056, 2)
+    assert ("served from DRAM at 16.46 GB/s per SM, bound by latency: 4 warps a SM, each moving 4.096 KB a "
+            "round (127.57 ns at the SM's DRAM share 32.11 GB/s, 802.00 ns of latency and issue): a closed "
+            "queue of 4 draws 16.46 GB/s (included") in detail

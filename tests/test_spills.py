@@ -6,6 +6,7 @@ local.l1_bandwidth_per_cycle 128 B at 1.98 GHz = 253.44 B/ns per SM; local.l2_ba
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -56,21 +57,26 @@ def test_rmsnorm_spill_term_by_hand():
     reduce r 4E; mul x_norm r 8E w 4E; cast w r 2N w 4N; mul y r 8E w 4E; cast y r 4E w 2E;
     store r 2E -> 52E + 8N; the per-row scalars (reduce's write, mul, add, rsqrt: 16 B each
     way) 7 x 16 = 112. Total 52 x 65536 + 8 x 16384 + 112 = 3,539,056 B.
-    The grid of 1024 CTAs fills no wave (132 x 32 slots): an SM holds ceil(1024/132) = 8.
-    Working set 8480 x 64 x 8 = 4,341,760 B > L1, x 132 > L2: DRAM at 4238.4/132 B/ns.
-    The SM's 8 CTAs x 2 warps = 16 warps draw local bytes at the closed queue's rate
+    The grid of 1024 CTAs fills no wave (132 x 32 slots): an SM holds ceil(1024/132) = 8, the
+    busiest 132 x 8 / 1024 = 1.03125 x its even share of the machine's warps
+    (local_parallelism.spread). Working set 8480 x 64 x 8 = 4,341,760 B > L1, x 132 / 1.03125
+    > L2: DRAM. The SM's 8 CTAs x 2 warps = 16 warps draw local bytes at the closed queue's rate
     (tfx.analysis.local_parallelism: 4,096 B a round, D = 4096 / (4238.4 / 132) ns, Z = 802 ns;
     the recursion R(n) = D (1 + Q(n-1)), Q(n) = n R(n) / (R(n) + Z) run to n = 16 below),
-    16 x 4096 / (R(16) + Z) = 32.0921 B/ns, 0.05% under the share, and at most what 16 warps'
-    local traffic reaches past L2 as measured (local_parallelism.ceiling: local.dram_bandwidth
-    3,374.7 GB/s / 132 = 25.56591 B/ns): 25.56591 B/ns.
+    16 x 4096 / (R(16) + Z) = 32.0921 B/ns a SM of a full machine (over the busiest SM's share
+    x 1.03125 it is 33.09), and at most what the machine's warps reach past L2 as measured
+    (local_parallelism.machine_ceiling): 16 / 1.03125 = 15.51515 warps a SM of all 132, between
+    local.dram_bandwidth_8_warps 3,014.8 / 132 = 22.83939 at 8 and local.dram_bandwidth
+    3,374.7 / 132 = 25.56591 at 16, geometric in log2: 22.83939 x exp((log2 15.51515 - 3 =
+    0.955606) x ln(25.56591 / 22.83939) = 0.112773) = 22.83939 x 1.113788 = 25.43823 B/ns a SM
+    of all, x 1.03125 = 26.23318 B/ns for the busiest.
     The frame (2120 words) reaches the 32 registers, under 128 (tfx.analysis.row_spill, docs/
     analysis.md section 8 (q)): the body's estimate, 4 x 16384 / 64 = 1,024 elements a thread; the
     2 warps span the 16,384-element row (16,384 / 256 = 64 >= 2), so a thread holds all 4 rows;
     32 registers leave none past the 32 the spilled code runs in, so every further row's product
     goes to local memory: 1,024 x (26.625 + (12 x 1 + 4 x 1) x (1 - 1/4)) = 1,024 x 38.625 =
     39,552 B a thread (its SASS 24,420 + 16,700 = 41,120), x 64 threads = 2,531,328 B a CTA =
-    0.715250 of 3,539,056, under f = 0.974237. Spill term = 8 CTAs x 2,531,328 / 25.56591."""
+    0.715250 of 3,539,056, under f = 0.974237. Spill term = 8 CTAs x 2,531,328 / 26.23318."""
     m = parse_file(ROOT / "kernels" / "rmsnorm.tile")
     a = analyze(m, None, H200, {"M": 4096, "N": 16384, "BLOCK_M": 4, "WARPS": 2},
                 resources={"regs": 32, "spills": 2120, "smem": 32})
@@ -84,7 +90,10 @@ def test_rmsnorm_spill_term_by_hand():
     assert rate == pytest.approx(32.0921, abs=1e-4)
     assert 1024 * (26.625 + 16 * 0.75) * 64 == 2_531_328
     assert f * 3_539_056 > 2_531_328                     # the estimate is the smaller
-    expected = 8 * 2_531_328 / (3374.7 / 132)
+    few, many = 3014.8 / 132, 3374.7 / 132
+    busiest = few * math.exp((math.log2(16 / 1.03125) - 3) * math.log(many / few)) * 1.03125
+    assert busiest == pytest.approx(26.23318, abs=1e-5)
+    expected = 8 * 2_531_328 / busiest
     assert float(term.ns) == pytest.approx(expected, rel=1e-9)
     assert "DRAM" in term.detail and "compiled" in term.detail
     assert any("register spill (compiled)" in w for w in a.warnings)

@@ -218,18 +218,23 @@ def largest_carveout(m: "Machine", cta_smem) -> Any:
     return cta_smem > above
 
 
-def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemory:
+def local_memory(m: "Machine", spill: SpillInfo, threads, resident, spread=1) -> LocalMemory:
     """Local memory is cached in L1 (what shared memory leaves of the SM's SRAM), then L2,
     then DRAM. The spilled bytes of every resident CTA of an SM are its working set: they
     are served at L1 bandwidth when they fit there, at the SM's share of L2 when the whole
-    machine's working set fits L2, else at its share of DRAM."""
+    machine's working set fits L2, else at its share of DRAM. ``spread``: how many times its
+    even share of the machine's CTAs the busiest SM holds (local_parallelism.spread; 1: a full
+    launch): the machine's working set is the SMs' / ``spread``, and the busiest SM draws
+    ``spread`` x the even share of DRAM (local_parallelism.device_share; of L2 its own share,
+    a SM's rate)."""
     working = spill.bytes_per_thread * threads * resident
     cap = m.profile.get("local.l1_capacity", None)
     per_cycle = m.profile.get("local.l1_bandwidth_per_cycle", None)
     l2_cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
     lsu_l2 = m.profile.get("local.l2_bandwidth", None)
     l2 = (lsu_l2 / 1e9 if lsu_l2 else (m.l2_bw_device or m.dram_bw_device)) / m.units
-    dram = m.dram_bw_device / m.units
+    dram = local_parallelism.device_share(m, m.dram_bw_device, spread, dram=True)
+    machine_working = working * m.units / spread if (is_array(spread) or spread != 1) else working * m.units
     free = largest = None
     if cap is not None and per_cycle is not None:
         used = spill.cta_smem * resident
@@ -243,11 +248,11 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident) -> LocalMemo
         import numpy as np
         l1_bw = per_cycle * m.clock_ghz if per_cycle is not None else l2
         in_l1 = (working <= free) if free is not None else np.zeros_like(np.asarray(working), dtype=bool)
-        in_l2 = (working * m.units <= l2_cap) if l2_cap else np.zeros_like(in_l1)
+        in_l2 = (machine_working <= l2_cap) if l2_cap else np.zeros_like(in_l1)
         beyond = np.where(in_l2, l2, dram)
         return LocalMemory("mixed", np.where(in_l1, l1_bw, beyond), working, free, beyond, "mixed",
                            dram_mask=~np.asarray(in_l1, dtype=bool) & ~np.asarray(in_l2, dtype=bool), largest_carveout=largest)
-    beyond, beyond_level = (l2, "L2") if l2_cap and working * m.units <= l2_cap else (dram, "DRAM")
+    beyond, beyond_level = (l2, "L2") if l2_cap and machine_working <= l2_cap else (dram, "DRAM")
     if free is not None and working <= free:
         return LocalMemory("L1", per_cycle * m.clock_ghz, working, free, beyond, beyond_level, largest_carveout=largest)
     return LocalMemory(beyond_level, beyond, working, free, beyond, beyond_level, largest_carveout=largest)
@@ -385,10 +390,14 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     if has_spill and profile.kind == "gpu" and threads is not None:
         # the CTAs an SM actually holds at once: a grid under one wave leaves slots empty
         on_sm = emin(resident, cdiv(positions, units))
-        local = local_memory(m, spill, threads, on_sm)
+        # ... and, under one wave, more of the machine's warps than its even share
+        # (local_parallelism.spread: their spilled traffic is the machine's, split by warps)
+        local_spread = local_parallelism.spread(units, on_sm, positions, slots)
+        local = local_memory(m, spill, threads, on_sm, local_spread)
         if not any(unit_node.mma_ops()):
             # few warps a SM: spilled values in DRAM come back at their latency's pace
-            local, local_bound = local_parallelism.in_local_memory(m, local, on_sm * ratio(threads, 32))
+            local, local_bound = local_parallelism.in_local_memory(m, local, on_sm * ratio(threads, 32),
+                                                                   local_spread)
         share = spill.fraction
         # the body's reduce ops, walked once: the frame's share and its breakdown line (row_spill)
         reductions = _reductions(unit_node) if spill.regs is not None else None
@@ -719,6 +728,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                 + f"; working set {format_bytes(float(local.working_set))} "
                 f"per SM ({format_counted(on_sm, 'CTA')} x {format_counted(threads, 'thread')}) vs {where_l1}: served from {local.level} at "
                 f"{formula_rate(local.bytes_per_ns)} per SM"
+                + (local_parallelism.describe_share(m, m.dram_bw_device, local_spread, "DRAM", dram=True)
+                   if local.level == "DRAM" else "")
                 + (f", {local_parallelism.describe_bound(local_bound)}"
                    if local_bound is not None and not is_array(local_bound.bytes_per_ns) and local_bound.bound else "")
                 + " (included in the waves above)"))
