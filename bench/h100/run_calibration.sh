@@ -22,7 +22,9 @@ case "$PART" in
     LAT_SET=read step latency_read 150 python3 bench/h200/measure_latency.py "$D/latency_read"
     mkdir -p "$D/spill_local"
     step spill_local_build 90 nvcc -O3 -arch=sm_90a -o /tmp/spill_local bench/h200/measure_spill_local.cu
-    step spill_local 60 /tmp/spill_local "$D/spill_local" ;;
+    step spill_local 60 /tmp/spill_local "$D/spill_local"
+    mkdir -p "$D/spill_local_grid"
+    step spill_local_grid 60 /tmp/spill_local "$D/spill_local_grid" grid ;;
   streams)
     step fp8_rate 90 python3 bench/h200/measure_fp8_rate.py
     GCLOCK_DEADLINE_S=70 step gemm_clock 100 python3 bench/h200/measure_gemm_clock.py "$D/gemm_clock"

@@ -3,6 +3,15 @@
 // Usage (on the device machine; nvcc 13.0 there):
 //     nvcc -O3 -arch=sm_90a -o /tmp/spill_local bench/h200/measure_spill_local.cu
 //     /tmp/spill_local OUTDIR          # writes OUTDIR/spill_local.csv, prints the same rows
+//     /tmp/spill_local OUTDIR grid     # only the grids under one wave: OUTDIR/spill_local_grid.csv
+//
+// The grid experiment (session 32, written without a device; tfx.analysis.local_parallelism's
+// "machine's warps" reading of the issue-15 rows): local8, 8 KB a thread (past L2 from 16 CTAs
+// of 512 threads), one CTA a SM on grids of 16..132 CTAs of 16 warps and of 4 warps, and full
+// machines of 4-warp CTAs at 2 and 4 a SM. If the machine's spilled traffic is one queue of all
+// its warps, a grid of g CTAs of w warps draws what a full machine draws at g x w / 132 warps a
+// SM (machine_B_per_ns), and its busy SMs draw 132 / g times that a SM; if it is a fixed share
+// a SM, busy_sm_B_per_ns stays flat across the grids.
 //
 // Each thread owns a local-memory array (dynamically indexed, so ptxas keeps it in local
 // memory: LDL/STL, as a spill), walked in groups of G = 8 entries: load the group, use it,
@@ -252,6 +261,55 @@ int main(int argc, char **argv) {
         fflush(stdout);
     };
 
+    if (argc > 2 && !strcmp(argv[2], "grid")) {
+        // 4. grids under one wave (see the header): the machine's rate against its warps
+        fclose(csv);
+        std::string gpath = std::string(outdir) + "/spill_local_grid.csv";
+        FILE *gcsv = fopen(gpath.c_str(), "w");
+        if (!gcsv) { fprintf(stderr, "cannot write %s\n", gpath.c_str()); return 2; }
+        fprintf(gcsv, "mode,threads,grid,bytes_per_thread,iters,max_ctas_on_sm,busy_sms,warps_per_sm_of_all,"
+                      "machine_working_set,ms,local_bytes,machine_B_per_ns,busy_sm_B_per_ns\n");
+        const int bytes = 8192, entries = bytes / 8;
+        auto run_grid = [&](int threads, int grid) {
+            if (grid * threads > max_ctas * 256) return;
+            // 128 MB of local traffic a busy SM's worth of CTAs (~2-6 ms a launch)
+            int per_sm = (grid + sms - 1) / sms;
+            int iters = (int)std::max(2.0, 128e6 / (2.0 * bytes * threads * per_sm));
+            CK(cudaFuncSetAttribute((const void *)k_local<float2>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+            auto launch = [&]() { k_local<float2><<<grid, threads, smem_dyn>>>(out, smids, entries, iters, 0); };
+            launch();
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(host_smids.data(), smids, sizeof(int) * grid, cudaMemcpyDeviceToHost));
+            std::vector<int> on(1024, 0);
+            int most = 0, busy = 0;
+            for (int i = 0; i < grid; ++i) { int &n = on[host_smids[i] & 1023]; if (n++ == 0) ++busy; most = std::max(most, n); }
+            float ts[3];
+            for (int r = 0; r < 3; ++r) {
+                CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1));
+                CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ts[r], e0, e1));
+            }
+            std::sort(ts, ts + 3);
+            double ns = ts[1] * 1e6;
+            // the walk's iterations, the frame's first writes and last reads (one more round trip)
+            double total = 2.0 * bytes * (iters + 1) * (double)threads * grid;
+            double warps_all = (double)grid * (threads / 32) / sms;
+            fprintf(gcsv, "local8,%d,%d,%d,%d,%d,%d,%.4f,%.0f,%.5f,%.0f,%.3f,%.3f\n", threads, grid, bytes, iters, most, busy,
+                    warps_all, (double)bytes * threads * grid, ts[1], total, total / ns, total / ns / busy);
+            fflush(gcsv);
+            printf("grid T=%3d g=%3d most=%d busy=%3d warps/SM of all=%6.3f ms=%.4f  machine %8.1f B/ns  busy SM %6.2f B/ns\n",
+                   threads, grid, most, busy, warps_all, ts[1], total / ns, total / ns / busy);
+            fflush(stdout);
+        };
+        for (int threads : {512, 128})
+            for (int grid : {16, 24, 32, 48, 64, 80, 96, 112, 128, sms}) run_grid(threads, grid);
+        run_grid(128, 2 * sms);
+        run_grid(128, 4 * sms);
+        run_grid(512, 2 * sms);
+        fclose(gcsv);
+        printf("# done in %.1f s\n", elapsed());
+        return 0;
+    }
     // 1. local traffic alone: where it is served (working set vs the L1 beside shared memory)
     for (auto &s : shapes)
         for (int carve : carves)

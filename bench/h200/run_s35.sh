@@ -6,7 +6,8 @@
 # calibration/h200/measured/issue15, an H100's under calibration/h100/measured/issue15. Seal run64 unread in that
 # device's heldout/ folder; open it in a later session after that session's model changes. On an H100, also run
 # `bench/h100/run_calibration.sh memory` and `... streams` (two more calls, ~5 min each): the H100's copy curve, loaded latencies, spill path,
-# cuBLAS rates and clock under power, which h100_sxm.toml now derives from the H200's.
+# cuBLAS rates and clock under power, which h100_sxm.toml now derives from the H200's. On either part, session 32
+# adds `bash bench/h200/run_spill_grid.sh` (one call, about a minute): the spilled traffic of grids under one wave.
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name --format=csv,noheader
