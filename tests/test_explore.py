@@ -355,6 +355,30 @@ def test_vectorized_equals_scalar_row_kernels_every_config():
         assert not mismatches, mismatches[:3]
 
 
+def test_vectorized_equals_scalar_spilling_rows_under_one_wave():
+    """rmsnorm and softmax at 512 x 16384, every (BLOCK_M, WARPS): 32-512 CTAs, most of them
+    spilling by the estimate and under one wave, where the busiest SM's share of the machine's
+    warps (local_parallelism.spread: 132 x 1 / 32 = 4.125 at BLOCK_M 16) is an array in a sweep
+    and a number in tfx analyze: the two give the same time."""
+    from tfx.analysis.analyze import analyze
+    profile = load_profile("h200_sxm")
+    for name in ("rmsnorm", "softmax"):
+        module = parse_file(ROOT / f"kernels/{name}.tile")
+        kernel = module.kernel(None)
+        fixed = {"M": 512, "N": 16384}
+        r = explore(module, kernel, profile, sweeps={"BLOCK_M": [1, 2, 4, 8, 16], "WARPS": [1, 2, 4, 8, 16]},
+                    fixed=fixed, keep_metrics=True)
+        spilling, mismatches = 0, []
+        for i in range(r.configs):
+            params = {**fixed, **r.space.decode(i)[0]}
+            a = analyze(module, kernel, profile, params=params, check=False)
+            spilling += bool(a.metrics.get("occupancy.spilled_registers"))
+            if not _close(a.metrics["performance.predicted_ns"], r.columns["time"][i]):
+                mismatches.append((name, params, a.metrics["performance.predicted_ns"], r.columns["time"][i]))
+        assert spilling >= 10
+        assert not mismatches, mismatches[:3]
+
+
 def test_chunking_does_not_change_results():
     m = parse_file(ROOT / "kernels/gemm.tile")
     p = load_profile("h200_sxm")
