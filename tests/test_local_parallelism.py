@@ -323,3 +323,21 @@ def test_a_full_wave_of_two_warp_ctas_draws_the_four_warp_queue():
     assert ("served from DRAM at 16.46 GB/s per SM, bound by latency: 4 warps a SM, each moving 4.096 KB a "
             "round (127.57 ns at the SM's DRAM share 32.11 GB/s, 802.00 ns of latency and issue): a closed "
             "queue of 4 draws 16.46 GB/s (included") in detail
+
+
+def test_without_an_sms_own_ceilings_the_busiest_sm_keeps_the_even_share():
+    """The softmax CTA of test_thirty_two_ctas_draw_their_sms_own_queue on an H200 profile that
+    states neither the SM's local path (local.l1_bandwidth_per_cycle) nor its DRAM ceiling
+    (pipeline.sm_dram_bandwidth_per_cycle): nothing says what one SM alone can take of the device,
+    so its share stays the even 4,238.4 / 132 = 32.109 B/ns (not x 4.125). The machine's measured
+    ceiling at its 3.88 warps a SM of all, 22.839 x 4.125 = 94.2, is capped there; its own queue of
+    16 warps over 32.109 draws 32.0921 (tests/test_spills.py's recursion): 12,877,824 / 32.0921 ns,
+    and no "under one wave" clause."""
+    profile = without("h200_sxm", "local.l1_bandwidth_per_cycle", "pipeline.sm_dram_bandwidth_per_cycle")
+    a = analyze(parse_file("kernels/softmax.tile"), None, profile,
+                {"M": 512, "N": 16384, "BLOCK_M": 16, "WARPS": 16},
+                resources={"threads": 512, "regs": 32, "spills": 1226})
+    term = {t.name: t for t in a.terms}["spill"]
+    assert local_parallelism.rate(16, SHARE, 4096.0, 802.0) == pytest.approx(32.0921, abs=1e-4)
+    assert float(term.ns) == pytest.approx(12_877_824 / 32.0921, rel=1e-5)
+    assert "under one wave" not in term.detail

@@ -94,26 +94,35 @@ def path_ceiling(m):
     return None if per_cycle is None else per_cycle * m.clock_ghz
 
 
+def own_ceilings(m, dram=False) -> list:
+    """The SM's own ceilings on its local traffic that the profile states: its local path
+    (``path_ceiling``) and, past L2, its DRAM ceiling (memory_parallelism.sm_dram_bytes_per_ns)."""
+    from tfx.analysis.memory_parallelism import sm_dram_bytes_per_ns
+    return [c for c in (path_ceiling(m), sm_dram_bytes_per_ns(m) if dram else None) if c is not None]
+
+
 def device_share(m, device_bytes_per_ns, spread_=1, dram=False):
     """B/ns of a device-wide rate (L2's or DRAM's) the busiest SM's local traffic reaches: its
     warps' part, ``spread_`` x the even share ``rate / SMs`` (the busiest SM of a launch under
-    one wave holds more of the machine's warps: ``spread``), at most its own local path
-    (``path_ceiling``) and, for DRAM, its own DRAM ceiling
-    (memory_parallelism.sm_dram_bytes_per_ns). The even share sits under both caps on every
-    sm_90 profile (32.1 and 55.8 B/ns against 63.4), so a full launch draws the even share."""
-    from tfx.analysis.memory_parallelism import sm_dram_bytes_per_ns
-    share = device_bytes_per_ns / m.units
-    if is_array(spread_) or spread_ != 1:
-        share = share * spread_
-        for cap in (path_ceiling(m), sm_dram_bytes_per_ns(m) if dram else None):
-            if cap is not None:
-                share = emin(share, cap)
+    one wave holds more of the machine's warps: ``spread``), at most its own ceilings
+    (``own_ceilings``). The even share sits under both on every sm_90 profile (32.1 and 55.8 B/ns
+    against 63.4), so a full launch draws the even share; a profile that states neither ceiling
+    keeps the even share (what one SM alone can take of the device it does not say)."""
+    even = device_bytes_per_ns / m.units
+    if not is_array(spread_) and spread_ == 1:
+        return even
+    caps = own_ceilings(m, dram)
+    if not caps:
+        return even
+    share = even * spread_
+    for cap in caps:
+        share = emin(share, cap)
     return share
 
 
 def describe_share(m, device_bytes_per_ns, spread_, level, dram=False) -> str:
     """The clause naming the busiest SM's share of a launch under one wave ('' for a full one)."""
-    if is_array(spread_) or spread_ == 1:
+    if is_array(spread_) or spread_ == 1 or not own_ceilings(m, dram):
         return ""
     from tfx.analysis.memory_parallelism import sm_dram_bytes_per_ns
     even = device_bytes_per_ns / m.units
