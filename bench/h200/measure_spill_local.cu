@@ -3,7 +3,8 @@
 // Usage (on the device machine; nvcc 13.0 there):
 //     nvcc -O3 -arch=sm_90a -o /tmp/spill_local bench/h200/measure_spill_local.cu
 //     /tmp/spill_local OUTDIR          # writes OUTDIR/spill_local.csv, prints the same rows
-//     /tmp/spill_local OUTDIR grid     # only the grids under one wave: OUTDIR/spill_local_grid.csv
+//     /tmp/spill_local OUTDIR grid     # only the grids under one wave (OUTDIR/spill_local_grid.csv) and
+//                                      # the frames at L2's capacity (OUTDIR/spill_local_l2.csv)
 //
 // The grid experiment (session 32, written without a device; tfx.analysis.local_parallelism's
 // "machine's warps" reading of the issue-15 rows): local8, 8 KB a thread (past L2 from 16 CTAs
@@ -102,6 +103,43 @@ __global__ void k_local(float *out, int *smids, int entries, int iters, int rot)
         else s += buf[j].x + buf[j].y;
     }
     if (s == 12345.678f) pad[0] = s;     // never true: keeps the shared allocation referenced
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// local8 with a read-once global stream beside it (the `l2` experiment): `per_group` float4
+// loads of a large buffer a group, each thread's next one grid-stride further on, so the
+// stream's bytes pass through L2 once while the frames are walked (per_group 8: as many global
+// bytes as local ones).
+__global__ void __launch_bounds__(1024) k_local_stream(float *out, int *smids, int entries, int iters,
+                                                      const float4 *stream, size_t stream_elems, int per_group) {
+    extern __shared__ float pad[];
+    float2 buf[MAX_BYTES / 8];
+    record_sm(smids);
+    const int mask = entries - 1;
+    for (int j = 0; j < entries; ++j) { float v = (float)(threadIdx.x + j); buf[j & mask] = make_float2(v, -v); }
+    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+    size_t pos = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.f;
+    for (int it = 0; it < iters; ++it) {
+        for (int j = 0; j < entries; j += G) {
+            float2 v[G];
+#pragma unroll
+            for (int g = 0; g < G; ++g) v[g] = buf[(j + g) & mask];
+            for (int q = 0; q < per_group; ++q) {
+                float4 w = __ldcs(&stream[pos]);
+                acc += w.x + w.w;
+                pos += nthreads;
+                if (pos >= stream_elems) pos -= stream_elems;
+            }
+#pragma unroll
+            for (int g = 0; g < G; ++g) { v[g].x += 1.0f; v[g].y -= 1.0f; }
+#pragma unroll
+            for (int g = 0; g < G; ++g) buf[(j + g) & mask] = v[g];
+        }
+    }
+    float s = acc;
+    for (int j = 0; j < entries; ++j) s += buf[j].x + buf[j].y;
+    if (s == 12345.678f) pad[0] = s;
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
@@ -307,6 +345,51 @@ int main(int argc, char **argv) {
         run_grid(128, 4 * sms);
         run_grid(512, 2 * sms);
         fclose(gcsv);
+
+        // 5. frames at L2's capacity (session 32, docs/analysis.md section 8, "Spilled frames at L2's
+        // capacity: no cliff"): 1 KB a thread, one CTA of T threads on every SM (the machine's frames
+        // 132 x T x 1 KB = 0.55-2.2 of the H200's 62.9 MB), with a read-once float4 stream of 0, 2 and
+        // 8 loads a group beside the walk (0, 0.25 and 1 global byte a local byte)
+        std::string lpath = std::string(outdir) + "/spill_local_l2.csv";
+        FILE *lcsv = fopen(lpath.c_str(), "w");
+        if (!lcsv) { fprintf(stderr, "cannot write %s\n", lpath.c_str()); return 2; }
+        fprintf(lcsv, "mode,threads,grid,bytes_per_thread,per_group,iters,machine_working_set,l2_bytes,ms,local_bytes,"
+                      "stream_bytes,local_B_per_ns_per_sm\n");
+        const size_t stream_elems = (size_t)1 << 27;           // 2 GiB of float4, far past L2
+        float4 *stream;
+        CK(cudaMalloc(&stream, sizeof(float4) * stream_elems));
+        CK(cudaMemset(stream, 0, sizeof(float4) * stream_elems));
+        float *out2;
+        CK(cudaMalloc(&out2, sizeof(float) * sms * 1024));
+        const int lbytes = 1024, lentries = lbytes / 8;
+        for (int per_group : {0, 2, 8})
+            for (int threads : {256, 320, 384, 448, 512, 576, 640, 768, 896, 1024}) {
+                if (elapsed() > 110.0) break;
+                int iters = std::max(2, (int)(64e6 / (2.0 * lbytes * threads)));
+                auto launch = [&]() {
+                    k_local_stream<<<sms, threads, smem_dyn>>>(out2, smids, lentries, iters, stream, stream_elems, per_group);
+                };
+                launch();
+                CK(cudaGetLastError());
+                CK(cudaDeviceSynchronize());
+                float ts[3];
+                for (int r = 0; r < 3; ++r) {
+                    CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1));
+                    CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ts[r], e0, e1));
+                }
+                std::sort(ts, ts + 3);
+                double ns = ts[1] * 1e6;
+                double local = 2.0 * lbytes * (iters + 1) * (double)threads * sms;
+                double streamed = 16.0 * per_group * (lentries / G) * (double)iters * threads * sms;
+                double ws = (double)lbytes * threads * sms;
+                fprintf(lcsv, "local8_stream,%d,%d,%d,%d,%d,%.0f,%d,%.5f,%.0f,%.0f,%.3f\n", threads, sms, lbytes, per_group,
+                        iters, ws, prop.l2CacheSize, ts[1], local, streamed, local / ns / sms);
+                fflush(lcsv);
+                printf("l2 T=%4d per_group=%d frames %6.1f MB (%.2f L2) ms=%.4f  local %6.2f B/ns/SM  stream %7.1f B/ns\n",
+                       threads, per_group, ws / 1e6, ws / prop.l2CacheSize, ts[1], local / ns / sms, streamed / ns);
+                fflush(stdout);
+            }
+        fclose(lcsv);
         printf("# done in %.1f s\n", elapsed());
         return 0;
     }
