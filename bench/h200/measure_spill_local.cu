@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(1024) k_local_stream(float *out, int *smids, i
 #pragma unroll
             for (int g = 0; g < G; ++g) v[g] = buf[(j + g) & mask];
             for (int q = 0; q < per_group; ++q) {
-                float4 w = __ldcs(&stream[pos]);
+                float4 w = stream[pos];          // a plain load, as Triton's tl.load of a row
                 acc += w.x + w.w;
                 pos += nthreads;
                 if (pos >= stream_elems) pos -= stream_elems;
