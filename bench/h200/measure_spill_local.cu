@@ -236,6 +236,19 @@ int main(int argc, char **argv) {
     CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     auto t_start = std::chrono::steady_clock::now();
     auto elapsed = [&]() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
+    // ms of a launch: the median of 3 timed by CUDA events (the caller has warmed it up)
+    auto median_ms = [&](auto &&launch) {
+        float ts[3];
+        for (int r = 0; r < 3; ++r) {
+            CK(cudaEventRecord(e0));
+            launch();
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&ts[r], e0, e1));
+        }
+        std::sort(ts, ts + 3);
+        return ts[1];
+    };
 
     const int shapes[][2] = {{64, 1}, {64, 2}, {64, 4}, {64, 8}, {128, 1}, {128, 2}, {128, 4}, {256, 1}, {256, 2}, {256, 4}};
     const int carves[] = {0, 50, 100};
@@ -273,16 +286,7 @@ int main(int argc, char **argv) {
         std::vector<int> per_sm(1024, 0);
         int most = 0;
         for (int i = 0; i < grid; ++i) most = std::max(most, ++per_sm[host_smids[i] & 1023]);
-        float ts[3];
-        for (int r = 0; r < 3; ++r) {
-            CK(cudaEventRecord(e0));
-            launch();
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaEventElapsedTime(&ts[r], e0, e1));
-        }
-        std::sort(ts, ts + 3);
-        double ms = ts[1];
+        double ms = median_ms(launch);
         bool mma = !strcmp(mode, "mma_reg") || !strcmp(mode, "mma_local");
         double local_total = !strcmp(mode, "mma_reg") ? 0.0 : 2.0 * bytes * (double)iters * threads * grid;
         double lb = local_total / sms;
@@ -322,21 +326,15 @@ int main(int argc, char **argv) {
             std::vector<int> on(1024, 0);
             int most = 0, busy = 0;
             for (int i = 0; i < grid; ++i) { int &n = on[host_smids[i] & 1023]; if (n++ == 0) ++busy; most = std::max(most, n); }
-            float ts[3];
-            for (int r = 0; r < 3; ++r) {
-                CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ts[r], e0, e1));
-            }
-            std::sort(ts, ts + 3);
-            double ns = ts[1] * 1e6;
+            double ms = median_ms(launch), ns = ms * 1e6;
             // the walk's iterations, the frame's first writes and last reads (one more round trip)
             double total = 2.0 * bytes * (iters + 1) * (double)threads * grid;
             double warps_all = (double)grid * (threads / 32) / sms;
             fprintf(gcsv, "local8,%d,%d,%d,%d,%d,%d,%.4f,%.0f,%.5f,%.0f,%.3f,%.3f\n", threads, grid, bytes, iters, most, busy,
-                    warps_all, (double)bytes * threads * grid, ts[1], total, total / ns, total / ns / busy);
+                    warps_all, (double)bytes * threads * grid, ms, total, total / ns, total / ns / busy);
             fflush(gcsv);
             printf("grid T=%3d g=%3d most=%d busy=%3d warps/SM of all=%6.3f ms=%.4f  machine %8.1f B/ns  busy SM %6.2f B/ns\n",
-                   threads, grid, most, busy, warps_all, ts[1], total / ns, total / ns / busy);
+                   threads, grid, most, busy, warps_all, ms, total / ns, total / ns / busy);
             fflush(stdout);
         };
         for (int threads : {512, 128})
@@ -372,21 +370,15 @@ int main(int argc, char **argv) {
                 launch();
                 CK(cudaGetLastError());
                 CK(cudaDeviceSynchronize());
-                float ts[3];
-                for (int r = 0; r < 3; ++r) {
-                    CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1));
-                    CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ts[r], e0, e1));
-                }
-                std::sort(ts, ts + 3);
-                double ns = ts[1] * 1e6;
+                double ms = median_ms(launch), ns = ms * 1e6;
                 double local = 2.0 * lbytes * (iters + 1) * (double)threads * sms;
                 double streamed = 16.0 * per_group * (lentries / G) * (double)iters * threads * sms;
                 double ws = (double)lbytes * threads * sms;
                 fprintf(lcsv, "local8_stream,%d,%d,%d,%d,%d,%.0f,%d,%.5f,%.0f,%.0f,%.3f\n", threads, sms, lbytes, per_group,
-                        iters, ws, prop.l2CacheSize, ts[1], local, streamed, local / ns / sms);
+                        iters, ws, prop.l2CacheSize, ms, local, streamed, local / ns / sms);
                 fflush(lcsv);
                 printf("l2 T=%4d per_group=%d frames %6.1f MB (%.2f L2) ms=%.4f  local %6.2f B/ns/SM  stream %7.1f B/ns\n",
-                       threads, per_group, ws / 1e6, ws / prop.l2CacheSize, ts[1], local / ns / sms, streamed / ns);
+                       threads, per_group, ws / 1e6, ws / prop.l2CacheSize, ms, local / ns / sms, streamed / ns);
                 fflush(stdout);
             }
         fclose(lcsv);
