@@ -260,10 +260,9 @@ def _describe_ceiling(profile, warps, units) -> str:
 def machine_ceiling(profile, warps, spread_, units, share_bytes_per_ns):
     """The measured ``ceiling`` of the busiest SM of a launch under one wave: the machine's at
     its warps as ``warps / spread_`` a SM of all ``units`` SMs, ``spread_`` x that a SM, at most
-    the SM's ``share_bytes_per_ns`` (``device_share``). ``ceiling`` itself where ``spread_`` is 1."""
-    if not is_array(spread_) and spread_ == 1:
-        return ceiling(profile, warps, share_bytes_per_ns, units)
-    return emin(ceiling(profile, warps / spread_, float("inf"), units) * spread_, share_bytes_per_ns)
+    the SM's ``share_bytes_per_ns`` (``device_share``): ``ceiling`` itself where ``spread_`` is 1."""
+    got = emin(ceiling(profile, warps / spread_, float("inf"), units) * spread_, share_bytes_per_ns)
+    return got if is_array(got) else float(got)
 
 
 def _describe_machine_ceiling(profile, warps, spread_, units) -> str:

@@ -234,7 +234,7 @@ def local_memory(m: "Machine", spill: SpillInfo, threads, resident, spread=1) ->
     lsu_l2 = m.profile.get("local.l2_bandwidth", None)
     l2 = (lsu_l2 / 1e9 if lsu_l2 else (m.l2_bw_device or m.dram_bw_device)) / m.units
     dram = local_parallelism.device_share(m, m.dram_bw_device, spread, dram=True)
-    machine_working = working * m.units / spread if (is_array(spread) or spread != 1) else working * m.units
+    machine_working = working * m.units / spread     # the CTAs' frames: the busiest SM's x SMs / spread
     free = largest = None
     if cap is not None and per_cycle is not None:
         used = spill.cta_smem * resident
