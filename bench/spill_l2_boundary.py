@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tfx.analysis import local_parallelism  # noqa: E402
+from spill_machine_warps import launch_spread  # noqa: E402  (bench/, this script's folder)
 from tfx.analysis.analyze import analyze  # noqa: E402
 from tfx.analysis.machine import Machine  # noqa: E402
 from tfx.analysis.measured import Predictor, read_measurements  # noqa: E402
@@ -41,7 +41,8 @@ def rows(hw: str = "h200_sxm"):
     """(machine working set / L2, implied h, warps a SM, label) per kept row."""
     predictor = Predictor(hw)
     profile = predictor.profile(hw)
-    l2 = profile.memory_levels()[Machine(profile, "cta").l2].capacity
+    machine = Machine(profile, "cta")
+    l2, units = profile.memory_levels()[machine.l2].capacity, machine.units
     everything = profile.with_knobs({"memory.l2.capacity": f"{int(l2 * 1000)}B"})
     nothing = profile.with_knobs({"memory.l2.capacity": "1B"})
     out = []
@@ -57,12 +58,8 @@ def rows(hw: str = "h200_sxm"):
                 continue
             match = WORKING_SET.search(spill[0].detail)
             per_sm = float(match.group(1)) * UNITS[match.group(2)]
-            units = Machine(profile, "cta").units
-            ctas = -(-row.params["M"] // row.params["BLOCK_M"])
-            resident = int(a.metrics["occupancy.blocks_per_sm"])
-            on_sm = min(resident, -(-ctas // units))
-            spread = float(local_parallelism.spread(units, on_sm, ctas, units * resident))
-            machine = per_sm * units / spread
+            on_sm, spread, _ = launch_spread(row, a, units)
+            frames = per_sm * units / spread
             module = predictor.module(row.kernel_path)
             priced = [float(analyze(module, None, p, row.params, resources=row.resources() or None, check=False,
                                     l2_clear=True).metrics["performance.predicted_ns"]) for p in (everything, nothing)]
@@ -70,7 +67,7 @@ def rows(hw: str = "h200_sxm"):
                 continue
             h = (priced[1] - row.measured_ms * 1e6) / (priced[1] - priced[0])
             label = f"{path.parent.name} {row.family} {row.shape} ({row.params['BLOCK_M']}, {row.params['WARPS']})"
-            out.append((machine / l2, h, on_sm * row.params["WARPS"], label))
+            out.append((frames / l2, h, on_sm * row.params["WARPS"], label))
     return sorted(out)
 
 

@@ -40,9 +40,19 @@ RATE = re.compile(r"served from DRAM at ([\d.]+) (GB|TB)/s per SM")
 SPILL_SHARE = 0.85
 
 
+def launch_spread(row, analysis, units):
+    """(CTAs the busiest SM holds, its spread, whether the launch is one wave) of a measured row
+    kernel's launch of cdiv(M, BLOCK_M) CTAs (local_parallelism.spread)."""
+    ctas = -(-row.params["M"] // row.params["BLOCK_M"])
+    resident = int(analysis.metrics["occupancy.blocks_per_sm"])
+    on_sm = min(resident, -(-ctas // units))
+    return on_sm, float(local_parallelism.spread(units, on_sm, ctas, units * resident)), ctas <= units * resident
+
+
 def rows_of(hw: str):
-    """(warps a SM of all, machine B/ns, spread, CTAs, warps a CTA) per kept row."""
+    """(warps a SM of all, machine B/ns, spread, one wave) per kept row."""
     predictor = Predictor(hw)
+    units = Machine(predictor.profile(hw), "cta").units
     out = []
     for path in sorted((ROOT / "calibration" / DEVICES[hw] / "measured" / "issue15").glob("run*/*.csv")):
         if "retime" in path.name:
@@ -62,14 +72,10 @@ def rows_of(hw: str):
             left = row.measured_ms * 1e6 - (predicted - spill_ns)
             if left <= 0:
                 continue
-            units = Machine(predictor.profile(row.profile), "cta").units
-            ctas = -(-row.params["M"] // row.params["BLOCK_M"])
-            resident = int(a.metrics["occupancy.blocks_per_sm"])
-            on_sm = min(resident, -(-ctas // units))
-            spread = float(local_parallelism.spread(units, on_sm, ctas, units * resident))
+            on_sm, spread, one_wave = launch_spread(row, a, units)
             busiest = spill_ns * rate / left
             warps = on_sm * row.params["WARPS"]
-            out.append((warps / spread, busiest * units / spread, spread, ctas <= units * resident))
+            out.append((warps / spread, busiest * units / spread, spread, one_wave))
     return out
 
 
