@@ -360,6 +360,10 @@ int main(int argc, char **argv) {
         float *out2;
         CK(cudaMalloc(&out2, sizeof(float) * sms * 1024));
         const int lbytes = 1024, lentries = lbytes / 8;
+        // the smallest L1 (carve-out 100 %): at 256-512 threads a SM the frames (256-512 KB) would
+        // otherwise sit partly in a 256 KB L1 (spill_local.csv: at 1.1 of L2, 16 warps, carve 0 draws
+        // 46.2-61.3 B/ns a SM where carve 50 and 100 draw 28.9, DRAM's rate)
+        CK(cudaFuncSetAttribute((const void *)k_local_stream, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
         for (int per_group : {0, 2, 8})
             for (int threads : {256, 320, 384, 448, 512, 576, 640, 768, 896, 1024}) {
                 if (elapsed() > 110.0) break;
