@@ -21,6 +21,14 @@ share, the warps active a cycle, CTAs launched, cycles elapsed, shared loads and
 ``ROWS_NCU_FABRIC=0`` skips the second pass. Whether a CTA's life is its instructions at the SMs'
 issue slots (4 a cycle an SM), its barriers, or its loads.
 
+Session 33: ``ROWS_NCU_LOCAL=1`` adds a third pass, where the spilled values are served from
+(``LOCAL``): the local loads' and stores' L1 sectors and hits, the L2's read and write sectors and
+hit rate, and DRAM's bytes read and written. With X read once and Y written once (``min_bytes``
+each way), the DRAM bytes past them are the local traffic L2 did not keep: the hit ratio
+docs/analysis.md section 8 ("Spilled frames at L2's capacity") infers from times, measured. Each
+metric is asked only where ``ncu --query-metrics`` lists its base name (an unknown name would
+fail the whole pass); the ones left out are printed.
+
 Files: ncu_rows.csv (family, M, N, BLOCK_M, WARPS, measured_ms, ncu_ms, dram_read_bytes,
 l2_read_sectors, l2_read_hit_pct, ltcfabric_sectors, min_bytes (X read once, + W for rmsnorm),
 and every smsp__average_warps_issue_stalled_*_per_issue_active.ratio as stall_<reason>),
@@ -43,6 +51,28 @@ STALL = "smsp__average_warps_issue_stalled_"
 ISSUE = ["smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
          "smsp__warps_active.avg.per_cycle_active", "sm__ctas_launched.sum", "sm__cycles_elapsed.avg",
          "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"]
+
+# where the spilled values live (ROWS_NCU_LOCAL=1; names as Nsight Compute 2023+ spells them)
+LOCAL = ["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+         "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
+         "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum",
+         "l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct",
+         "lts__t_sectors_op_write.sum", "lts__t_sector_op_write_hit_rate.pct", "lts__t_sector_hit_rate.pct",
+         "dram__bytes_write.sum", "dram__bytes_read.sum", "lts__t_sectors_op_read.sum"]
+
+
+def known_metrics(ncu, names):
+    """The ``names`` whose base name (before .sum, .pct, .ratio) ``ncu --query-metrics`` lists;
+    all of them where the query fails (the pass then reports what it could not read)."""
+    try:
+        listing = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120).stdout
+    except Exception:
+        return list(names)
+    bases = {line.split()[0] for line in listing.splitlines() if line.strip() and not line.startswith(" ")}
+    if not bases:
+        return list(names)
+    return [n for n in names if n.rsplit(".", 1)[0] in bases]
+
 
 # (family, M, N, BLOCK_M, WARPS)
 CONFIGS = [
@@ -109,6 +139,9 @@ def main():
     ncu = find_ncu()
     print(f"ncu: {ncu}; torch {torch.__version__}; {torch.cuda.get_device_name()}", flush=True)
     raw = open(os.path.join(out, "ncu_raw.txt"), "w")
+    local_metrics = known_metrics(ncu, LOCAL) if os.environ.get("ROWS_NCU_LOCAL", "0") == "1" else []
+    if os.environ.get("ROWS_NCU_LOCAL", "0") == "1":
+        print(f"local pass: {local_metrics}; not listed by ncu: {sorted(set(LOCAL) - set(local_metrics))}", flush=True)
     rows = []
     for cfg in CONFIGS:
         fam, M, N, bm, w = cfg
@@ -138,6 +171,15 @@ def main():
                         row["stall_" + k[len(STALL):-len("_per_issue_active.ratio")]] = f"{v:.3f}"
             else:
                 row["status"] = "ncu_failed"
+            if os.environ.get("ROWS_NCU_LOCAL", "0") == "1":
+                r = ncu_run(ncu, cfg, ["--metrics", ",".join(local_metrics)])
+                raw.write(f"### {cfg} pass local\n{r.stdout}\n{r.stderr[-2000:]}\n")
+                m = raw_metrics(r.stdout)
+                for k in local_metrics:
+                    if k in m:
+                        v, u = m[k]
+                        scale = {"Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(u, 1)
+                        row["local_" + k] = f"{v * scale:.6g}"
             if os.environ.get("ROWS_NCU_FABRIC", "1") == "0":   # the second pass is not asked for
                 rows.append(row)
                 print(f"[{time.time() - t0:7.1f}s] {cfg}: {row}", flush=True)
@@ -155,6 +197,7 @@ def main():
     cols = ["family", "M", "N", "BLOCK_M", "WARPS", "measured_ms", "ncu_ms", "dram_read_bytes", "l2_read_sectors",
             "l2_read_hit_pct", "ltcfabric_sectors", "min_bytes", "status"] + [k for k in ISSUE if any(k in r for r in rows)]
     cols += sorted({k for r in rows for k in r if k.startswith("stall_")})
+    cols += [k for k in ("local_" + m for m in LOCAL) if any(k in r for r in rows)]
     with open(os.path.join(out, "ncu_rows.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
