@@ -21,13 +21,13 @@ share, the warps active a cycle, CTAs launched, cycles elapsed, shared loads and
 ``ROWS_NCU_FABRIC=0`` skips the second pass. Whether a CTA's life is its instructions at the SMs'
 issue slots (4 a cycle an SM), its barriers, or its loads.
 
-Session 33: ``ROWS_NCU_LOCAL=1`` adds a third pass, where the spilled values are served from
-(``LOCAL``): the local loads' and stores' L1 sectors and hits, the L2's read and write sectors and
-hit rate, and DRAM's bytes read and written. With X read once and Y written once (``min_bytes``
-each way), the DRAM bytes past them are the local traffic L2 did not keep: the hit ratio
-docs/analysis.md section 8 ("Spilled frames at L2's capacity") infers from times, measured. Each
-metric is asked only where ``ncu --query-metrics`` lists its base name (an unknown name would
-fail the whole pass); the ones left out are printed.
+Session 33: ``ROWS_NCU_LOCAL=1`` adds a third pass (``LOCAL``), where the spilled values are
+served from: the local loads' and stores' L1 sectors and hits, L2's write sectors and hit rates,
+and DRAM's bytes written (DRAM's bytes read and L2's read sectors are the first pass's). With X
+read once and Y written once (``min_bytes`` each way), the DRAM bytes past them are the local
+traffic L2 did not keep: the hit ratio docs/analysis.md section 8 ("Spilled frames at L2's
+capacity") infers from times, measured. Each metric is asked only where ``ncu --query-metrics``
+lists its base name (an unknown name would fail the whole pass); the ones left out are printed.
 
 Files: ncu_rows.csv (family, M, N, BLOCK_M, WARPS, measured_ms, ncu_ms, dram_read_bytes,
 l2_read_sectors, l2_read_hit_pct, ltcfabric_sectors, min_bytes (X read once, + W for rmsnorm),
@@ -58,7 +58,9 @@ LOCAL = ["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe
          "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum",
          "l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct",
          "lts__t_sectors_op_write.sum", "lts__t_sector_op_write_hit_rate.pct", "lts__t_sector_hit_rate.pct",
-         "dram__bytes_write.sum", "dram__bytes_read.sum", "lts__t_sectors_op_read.sum"]
+         "dram__bytes_write.sum"]   # DRAM's reads and L2's read sectors are the first pass's
+LOCAL_PASS = os.environ.get("ROWS_NCU_LOCAL", "0") == "1"
+BYTE_UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
 
 
 def known_metrics(ncu, names):
@@ -139,8 +141,8 @@ def main():
     ncu = find_ncu()
     print(f"ncu: {ncu}; torch {torch.__version__}; {torch.cuda.get_device_name()}", flush=True)
     raw = open(os.path.join(out, "ncu_raw.txt"), "w")
-    local_metrics = known_metrics(ncu, LOCAL) if os.environ.get("ROWS_NCU_LOCAL", "0") == "1" else []
-    if os.environ.get("ROWS_NCU_LOCAL", "0") == "1":
+    local_metrics = known_metrics(ncu, LOCAL) if LOCAL_PASS else []
+    if LOCAL_PASS:
         print(f"local pass: {local_metrics}; not listed by ncu: {sorted(set(LOCAL) - set(local_metrics))}", flush=True)
     rows = []
     for cfg in CONFIGS:
@@ -160,7 +162,7 @@ def main():
                 v, u = m["gpu__time_duration.sum"]
                 row["ncu_ms"] = f"{v * {'ns': 1e-6, 'nsecond': 1e-6, 'usecond': 1e-3, 'us': 1e-3, 'msecond': 1.0, 'ms': 1.0}.get(u, 1e-6):.5f}"
                 v, u = m["dram__bytes_read.sum"]
-                row["dram_read_bytes"] = int(v * {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(u, 1))
+                row["dram_read_bytes"] = int(v * BYTE_UNITS.get(u, 1))
                 row["l2_read_sectors"] = int(m.get("lts__t_sectors_op_read.sum", (0, ""))[0])
                 row["l2_read_hit_pct"] = f"{m.get('lts__t_sector_op_read_hit_rate.pct', (float('nan'), ''))[0]:.2f}"
                 for k in ISSUE:
@@ -171,15 +173,14 @@ def main():
                         row["stall_" + k[len(STALL):-len("_per_issue_active.ratio")]] = f"{v:.3f}"
             else:
                 row["status"] = "ncu_failed"
-            if os.environ.get("ROWS_NCU_LOCAL", "0") == "1":
+            if LOCAL_PASS:
                 r = ncu_run(ncu, cfg, ["--metrics", ",".join(local_metrics)])
                 raw.write(f"### {cfg} pass local\n{r.stdout}\n{r.stderr[-2000:]}\n")
                 m = raw_metrics(r.stdout)
                 for k in local_metrics:
                     if k in m:
                         v, u = m[k]
-                        scale = {"Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(u, 1)
-                        row["local_" + k] = f"{v * scale:.6g}"
+                        row["local_" + k] = f"{v * BYTE_UNITS.get(u, 1):.6g}"
             if os.environ.get("ROWS_NCU_FABRIC", "1") == "0":   # the second pass is not asked for
                 rows.append(row)
                 print(f"[{time.time() - t0:7.1f}s] {cfg}: {row}", flush=True)
