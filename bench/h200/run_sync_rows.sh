@@ -6,7 +6,8 @@
 # 128). This states the rate for whole lines: tiles of 64-, 128- and 256-byte rows (bf16 64x64xBK on 4 warps, BK = 32,
 # 64, 128), r = 2 and 4 CTAs a SM, each SM's private tiles 262 KB (K wrapping at 1024 / r: past the 128-240 KB of L1
 # their shared memory leaves, 34.6 MB a machine, 52 MB where the far partition keeps a copy of each: inside L2), both
-# caches. One call of about 3 minutes on an H200; lands in $OUT/sync_rows/: file it under
+# caches. Sized for the H200's 60 MB L2 (an H100's 50 MB would not hold the far copies): run it on an H200. One call
+# of about 3 minutes; lands in $OUT/sync_rows/: file it under
 # calibration/h200/measured/sync_rows/ and read ns a load at each r as mlp_l2_stage1's README does.
 set -u
 cd "$(dirname "$0")/../.."
