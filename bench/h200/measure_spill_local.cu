@@ -212,11 +212,21 @@ struct Row {
     double ms, local_bytes_per_sm, mma_per_sm;
 };
 
+// OUTDIR/name opened for writing with its header line written, or null (and a line on stderr)
+static FILE *open_csv(const char *outdir, const char *name, const char *header) {
+    std::string path = std::string(outdir) + "/" + name;
+    FILE *f = fopen(path.c_str(), "w");
+    if (!f) { fprintf(stderr, "cannot write %s\n", path.c_str()); return nullptr; }
+    fputs(header, f);
+    return f;
+}
+
 int main(int argc, char **argv) {
     const char *outdir = argc > 1 ? argv[1] : ".";
-    std::string path = std::string(outdir) + "/spill_local.csv";
-    FILE *csv = fopen(path.c_str(), "w");
-    if (!csv) { fprintf(stderr, "cannot write %s\n", path.c_str()); return 2; }
+    FILE *csv = open_csv(outdir, "spill_local.csv",
+                         "mode,threads,ctas_per_sm,carve_pref,bytes_per_thread,h,iters,max_ctas_on_sm,working_set_per_sm,"
+                         "ms,local_bytes_per_sm,ns_per_local_byte_per_sm,local_B_per_ns_per_sm,mma_per_sm,ns_per_mma_per_sm\n");
+    if (!csv) return 2;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     const int sms = prop.multiProcessorCount;
@@ -224,8 +234,6 @@ int main(int argc, char **argv) {
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
     printf("# %s, %d SMs, smem per SM %zu B (opt-in per block %zu), L2 %d B, clock %d kHz\n", prop.name, sms,
            prop.sharedMemPerMultiprocessor, prop.sharedMemPerBlockOptin, prop.l2CacheSize, clock_khz);
-    fprintf(csv, "mode,threads,ctas_per_sm,carve_pref,bytes_per_thread,h,iters,max_ctas_on_sm,working_set_per_sm,"
-                 "ms,local_bytes_per_sm,ns_per_local_byte_per_sm,local_B_per_ns_per_sm,mma_per_sm,ns_per_mma_per_sm\n");
     const int max_ctas = sms * 8;
     float *out; int *smids;
     CK(cudaMalloc(&out, sizeof(float) * max_ctas * 256));
@@ -306,11 +314,10 @@ int main(int argc, char **argv) {
     if (argc > 2 && !strcmp(argv[2], "grid")) {
         // 4. grids under one wave (see the header): the machine's rate against its warps
         fclose(csv);
-        std::string gpath = std::string(outdir) + "/spill_local_grid.csv";
-        FILE *gcsv = fopen(gpath.c_str(), "w");
-        if (!gcsv) { fprintf(stderr, "cannot write %s\n", gpath.c_str()); return 2; }
-        fprintf(gcsv, "mode,threads,grid,bytes_per_thread,iters,max_ctas_on_sm,busy_sms,warps_per_sm_of_all,"
-                      "machine_working_set,ms,local_bytes,machine_B_per_ns,busy_sm_B_per_ns\n");
+        FILE *gcsv = open_csv(outdir, "spill_local_grid.csv",
+                              "mode,threads,grid,bytes_per_thread,iters,max_ctas_on_sm,busy_sms,warps_per_sm_of_all,"
+                              "machine_working_set,ms,local_bytes,machine_B_per_ns,busy_sm_B_per_ns\n");
+        if (!gcsv) return 2;
         const int bytes = 8192, entries = bytes / 8;
         auto run_grid = [&](int threads, int grid) {
             if (grid * threads > max_ctas * 256) return;
@@ -348,11 +355,10 @@ int main(int argc, char **argv) {
         // capacity: no cliff"): 1 KB a thread, one CTA of T threads on every SM (the machine's frames
         // 132 x T x 1 KB = 0.55-2.2 of the H200's 62.9 MB), with a read-once float4 stream of 0, 2 and
         // 8 loads a group beside the walk (0, 0.25 and 1 global byte a local byte)
-        std::string lpath = std::string(outdir) + "/spill_local_l2.csv";
-        FILE *lcsv = fopen(lpath.c_str(), "w");
-        if (!lcsv) { fprintf(stderr, "cannot write %s\n", lpath.c_str()); return 2; }
-        fprintf(lcsv, "mode,threads,grid,bytes_per_thread,per_group,iters,machine_working_set,l2_bytes,ms,local_bytes,"
-                      "stream_bytes,local_B_per_ns_per_sm\n");
+        FILE *lcsv = open_csv(outdir, "spill_local_l2.csv",
+                              "mode,threads,grid,bytes_per_thread,per_group,iters,machine_working_set,l2_bytes,ms,"
+                              "local_bytes,stream_bytes,local_B_per_ns_per_sm\n");
+        if (!lcsv) return 2;
         const size_t stream_elems = (size_t)1 << 27;           // 2 GiB of float4, far past L2
         float4 *stream;
         CK(cudaMalloc(&stream, sizeof(float4) * stream_elems));
