@@ -279,7 +279,46 @@ def test_gemm_unpipelined_small_tiles_share_the_load_path():
     a = analyze(m, None, H200, p, resources={"regs": 64, "spills": 0}, check=False)
     assert a.metrics["performance.predicted_ns"] >= 14 * 8 * (21.8 / 1.98) * 128
     text = " ".join(t.detail for t in a.terms if t.name == "unpipelined trip")
-    assert "8 x 11.01 ns (16 B a thread)" in text and "at least 1.23 us" in text   # 1,233.1 ns
+    # both tiles' rows are 32 x 2 = 64 B: every load at the 64-byte rows' price
+    assert "8 x 11.01 ns (16 B a thread, rows of 64 B or less) + 0 x 8.62 ns" in text
+    assert "at least 1.23 us" in text   # 1,233.1 ns
+
+
+# pipeline.sync_line_load_cycles: a warp-wide 16-byte load of rows longer than 64 B fills 4 whole lines
+# (calibration/h200/measured/sync_rows: 64x64x128 on 4 warps at 4 CTAs, 2,206.75 ns a round / (4 x 64
+# loads) = 8.6201 ns = 17.068 cycles at 1.98 GHz -> 17.07; on the H100, calibration/h100/measured/sync_rows,
+# 2,514.0 / 256 = 9.8203 ns = 19.444 cycles -> 19.44).
+
+def test_sync_line_load_fact_from_the_profiles():
+    assert load_trip.facts(Machine(H200, "cta")).sync_line_load_ns == pytest.approx(17.07 / 1.98)   # 8.6212 ns
+    h100 = load_trip.facts(Machine(load_profile("h100_sxm"), "cta"))
+    assert h100.sync_line_load_ns == pytest.approx(19.44 / 1.98)                                   # 9.8182 ns
+    assert h100.sync_load_ns == pytest.approx(21.8 / 1.98)       # 64-byte rows: the H200's, both parts
+
+
+def test_sync_loads_priced_by_their_rows():
+    """16 warp-wide 16-byte loads, 8 of them of 64-byte rows (8 half lines each) and 8 of whole lines:
+    8 x 11.0101 + 8 x 8.6212 = 88.081 + 68.970 = 157.05 ns; with 4 narrow loads 4 x 7.7778 = 31.111 more,
+    188.16 ns. A profile without the whole-line fact prices all 16 at 11.0101: 176.16 ns."""
+    f = load_trip.LoadTrip(242 / 1.98, 128.7, None, 21.8 / 1.98, 15.4 / 1.98, sync_line_load_ns=17.07 / 1.98)
+    assert load_trip.sync_load_ns(load_trip.TripCopies(0, 0, 16, 4096, 8, 64), f) == pytest.approx(157.05, abs=1e-2)
+    assert load_trip.sync_load_ns(load_trip.TripCopies(1024, 4, 16, 4096, 8, 64), f) == \
+        pytest.approx(188.16, abs=1e-2)
+    old = f._replace(sync_line_load_ns=None)
+    assert load_trip.sync_load_ns(load_trip.TripCopies(0, 0, 16, 4096, 8, 64), old) == pytest.approx(176.16, abs=1e-2)
+
+
+def test_gemm_unpipelined_whole_line_rows():
+    """gemm.tile 4096^3, 64x64x128 on 4 warps, 1 stage, 96 registers (calibration/h200/measured/sync_cache:
+    552.2 us, 5 CTAs a SM): A's rows 128 x 2 = 256 B, B's 64 x 2 = 128 B, each tile 16,384 B / (128
+    threads x 16 B) = 8 loads a thread x 4 warps = 32, 64 a trip, all whole lines: 64 x 8.6212 = 551.76 ns a
+    trip (64 x 11.0101 = 704.65 before the fact), 5 CTAs a round at least 5 x 551.76 = 2,758.8 ns."""
+    m = parse_file(ROOT / "kernels" / "gemm.tile")
+    p = {"M": 4096, "N": 4096, "K": 4096, "BM": 64, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 1, "GROUP_M": 8}
+    a = analyze(m, None, H200, p, resources={"regs": 96, "spills": 0}, check=False)
+    text = " ".join(t.detail for t in a.terms if t.name == "unpipelined trip")
+    assert "0 x 11.01 ns (16 B a thread, rows of 64 B or less) + 64 x 8.62 ns (16 B a thread, whole lines)" in text
+    assert "= 551.76 ns a trip" in text and "at least 2.76 us" in text
 
 
 # ---------------------------------------------------------------------------------- short rows

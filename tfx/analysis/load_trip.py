@@ -90,6 +90,9 @@ class LoadTrip(NamedTuple):
     # floor of one CTA's trip (``floor_ns``); None: overhead_ns and port_bytes_per_ns
     stepped_overhead_ns: float | None = None
     stepped_port_bytes_per_ns: float | None = None
+    # one warp-wide unpipelined load of 16 B a thread of rows longer than SHORT_ROW_BYTES (whole
+    # lines); None: sync_load_ns, the 64-byte rows' price, for every row
+    sync_line_load_ns: float | None = None
 
     @property
     def own_chain_ns(self) -> float:
@@ -142,7 +145,8 @@ def facts(m) -> LoadTrip | None:
     both = stepped is not None and stepped_port is not None     # the pair or neither
     return LoadTrip(cycles / m.clock_ghz, per_cycle * m.clock_ghz, ns("narrow_copy_cycles"),
                     ns("sync_load_cycles"), ns("sync_narrow_load_cycles"), ns("short_row_copy_cycles"),
-                    stepped / m.clock_ghz if both else None, stepped_port * m.clock_ghz if both else None)
+                    stepped / m.clock_ghz if both else None, stepped_port * m.clock_ghz if both else None,
+                    ns("sync_line_load_cycles"))
 
 
 def copy_width_bytes(tile_bytes, threads, elem_bytes) -> Any:
@@ -206,7 +210,17 @@ def sync_load_ns(copies: TripCopies, f: LoadTrip) -> Any:
     where the profile states no such fact."""
     if f.sync_load_ns is None or f.sync_narrow_load_ns is None:
         return 0
-    return copies.wide_instructions * f.sync_load_ns + copies.narrow_instructions * f.sync_narrow_load_ns
+    short, long = _sync_split(copies, f)
+    return (short * f.sync_load_ns + long * (f.sync_line_load_ns or 0)
+            + copies.narrow_instructions * f.sync_narrow_load_ns)
+
+
+def _sync_split(copies: TripCopies, f: LoadTrip):
+    """(16-byte loads at the 64-byte rows' price, 16-byte loads of whole lines): every 16-byte
+    load at ``sync_load_ns`` where the profile states no whole-line price."""
+    if f.sync_line_load_ns is None:
+        return copies.wide_instructions, 0
+    return copies.short_instructions, copies.wide_instructions - copies.short_instructions
 
 
 def short_line_ns(f: LoadTrip) -> float:
@@ -534,8 +548,12 @@ def streaming_round_trip_ns(chain_ns, lat, miss, loaded_bytes, transfer_ns, dram
 def describe_sync(r, copies: TripCopies, f: LoadTrip) -> str:
     """A clause for an unpipelined trip's line: its loads on the SM's load path."""
     one = sync_load_ns(copies, f)
-    return (f"its loads into registers hold the SM's load path {format_plain(copies.wide_instructions)} x "
-            f"{T(f.sync_load_ns)} (16 B a thread) + {format_plain(copies.narrow_instructions)} x "
+    short, long = _sync_split(copies, f)
+    lines = (f"{format_plain(short)} x {T(f.sync_load_ns)} (16 B a thread, rows of 64 B or less) + "
+             f"{format_plain(long)} x {T(f.sync_line_load_ns)} (16 B a thread, whole lines)"
+             if f.sync_line_load_ns is not None else
+             f"{format_plain(copies.wide_instructions)} x {T(f.sync_load_ns)} (16 B a thread)")
+    return (f"its loads into registers hold the SM's load path {lines} + {format_plain(copies.narrow_instructions)} x "
             f"{T(f.sync_narrow_load_ns)} (4-8 B) = {T(float(one))} a trip; {format_counted(r, 'CTA')} per SM: a round "
             f"takes at least {T(float(r * one))}")
 

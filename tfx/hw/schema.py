@@ -372,6 +372,11 @@ PROFILE_SPEC = TableSpec({
                                      "(an unpipelined k-loop's ld.global) holds the SM's load path"),
         "sync_narrow_load_cycles": FactSpec("cycles", "positive",
                                             "the same for a load of 4-8 bytes a thread"),
+        "sync_line_load_cycles": FactSpec("cycles", "positive",
+                                          "cycles one warp-wide load into registers of 16 bytes a thread holds "
+                                          "the SM's load path where the tile's rows are longer than 64 bytes "
+                                          "(4 whole 128-byte lines a load; sync_load_cycles is 64-byte rows' "
+                                          "8 half lines)"),
         "wgmma_clock_fraction": FactSpec("ratio", "positive",
                                          "the SM clock while every SM runs warpgroup mmas (and nothing "
                                          "else) over the profile's clock: the rate a k-loop's next copy "
