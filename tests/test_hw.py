@@ -101,32 +101,33 @@ def test_h200_overrides_h100_memory_and_keeps_its_compute():
 
 
 # The part's own facts h200_sxm states over h100_sxm's with another value: its memory (HBM3e,
-# 60 MiB of L2), its measured tensor fractions, and the facts of the DRAM's rate, which
-# h100_sxm derives from the H200's at 3.35 / 4.8.
-H100_DERIVED_DRAM = (
-    "memory.gmem.bandwidth_short_runs", "memory.gmem.bandwidth_strided_runs", "memory.gmem.bandwidth_strided_sectors",
-    "pipeline.dram_latency_loaded_low_at", "pipeline.dram_latency_loaded_high_at", "pipeline.dram_latency_saturated_at",
+# 60 MiB of L2), its measured tensor fractions, the memory facts measured on each part (session 34:
+# calibration/h100/measured/h100_memory, h100_streams, sync_rows against calibration/h200's), and the
+# one DRAM rate h100_sxm still derives from the H200's at 3.35 / 4.8.
+H100_DERIVED_DRAM = ("memory.gmem.bandwidth_short_runs",)
+H100_MEASURED_MEMORY = (
+    "memory.gmem.efficiency", "memory.gmem.read_efficiency", "memory.gmem.bandwidth_strided_runs",
+    "memory.gmem.bandwidth_strided_sectors", "pipeline.dram_latency_unloaded", "pipeline.dram_latency_loaded_low",
+    "pipeline.dram_latency_loaded_high", "pipeline.dram_latency_saturated", "pipeline.dram_latency_loaded_low_at",
+    "pipeline.dram_latency_loaded_high_at", "pipeline.dram_latency_saturated_at", "pipeline.dram_read_latency_low",
+    "pipeline.dram_read_latency_mid", "pipeline.dram_read_latency_high", "pipeline.dram_read_latency_saturated",
     "pipeline.dram_read_latency_low_at", "pipeline.dram_read_latency_mid_at", "pipeline.dram_read_latency_high_at",
-    "pipeline.dram_read_latency_saturated_at", "local.dram_bandwidth", "local.dram_bandwidth_8_warps")
+    "pipeline.dram_read_latency_saturated_at", "local.dram_bandwidth", "local.dram_bandwidth_8_warps",
+    "local.l2_bandwidth", "pipeline.sync_line_load_cycles")
 # The L2's rates, which h100_sxm derives at 5 / 6: its slices sit with the memory controllers,
 # 10 of the full GH100's 12 on the H100 SXM5 (50 MB of L2 against 60, the whitepaper).
-H100_DERIVED_L2 = ("memory.l2.bandwidth", "memory.l2.slice_bandwidth", "local.l2_bandwidth", "power.l2_traffic_power")
+H100_DERIVED_L2 = ("memory.l2.bandwidth", "memory.l2.slice_bandwidth", "power.l2_traffic_power")
 H200_OWN_VALUES = {"memory.gmem.capacity", "memory.gmem.bandwidth", "memory.l2.capacity", "compute.tensor.efficiency",
                    "compute.tensor.efficiency_fp8e4m3", "compute.tensor.efficiency_fp8e5m2",
-                   "launch.l2_dirty_write_back", *H100_DERIVED_DRAM, *H100_DERIVED_L2,
-                   # measured on each part (calibration/h200 and calibration/h100 measured/sync_rows):
-                   # whole lines from L2 load at 8.62 ns on the H200, 9.82 on the H100
-                   "pipeline.sync_line_load_cycles"}
+                   "launch.l2_dirty_write_back", *H100_DERIVED_DRAM, *H100_DERIVED_L2, *H100_MEASURED_MEMORY}
 # The GH100 die's facts measured on the H200 that h100_sxm states (its [power] and
 # [instruction_latency] tables whole, and these).
 GH100_DIE = ("launch.cta_interval", "compute.tensor.power_clock_exponent", "compute.tensor.unthrottled_efficiency",
              "warp_mma.loop_alu_instructions", "warp_mma.copy_alu_instructions", "local.l1_bandwidth_per_cycle",
              "local.l2_latency", "local.dram_latency", "local.l2_warp_round",
-             "local.dram_warp_round", "local.dram_round_bytes_per_warp", "memory.gmem.read_efficiency",
-             "memory.gmem.favoured_units", "memory.gmem.others_rate_ratio",
+             "local.dram_warp_round", "local.dram_round_bytes_per_warp", "memory.gmem.favoured_units", "memory.gmem.others_rate_ratio",
              "memory.l2.fabric_bandwidth", "memory.l2.walk_pair_merged_share", "pipeline.load_trip_overhead",
-             "pipeline.sm_load_bandwidth_per_cycle", "pipeline.dram_round_trip_idle", "pipeline.wgmma_trip_busy",
-             "pipeline.dram_read_latency_mid")
+             "pipeline.sm_load_bandwidth_per_cycle", "pipeline.dram_round_trip_idle", "pipeline.wgmma_trip_busy")
 
 
 def _stated_paths(name: str) -> set[str]:
@@ -145,12 +146,14 @@ def test_the_gh100_die_facts_live_in_h100_sxm_and_its_dram_rates_are_the_h200s_s
     belongs to the die is stated once, in h100_sxm, and h200_sxm inherits it: the same Fact,
     provenance included. h200_sxm restates a fact of its base only as its own (the same value
     with its own source, as clock.core 1980 MHz from calibration/h200), or with another value
-    where the part differs; those are exactly its memory, its tensor fractions and the DRAM-rate
-    facts h100_sxm derives at the datasheet ratio 3.35 / 4.8 = 0.697917:
+    where the part differs; those are exactly its memory, its tensor fractions, the memory facts
+    measured on both parts (each in calibration/<part>/measured) and the DRAM rate h100_sxm still
+    derives at the datasheet ratio 3.35 / 4.8 = 0.697917 (3.2 TB/s x 0.697917 = 2.2333 -> 2.23, to
+    the digits it is written with). Measured on the H100 (session 34):
 
-      pipeline.dram_read_latency_mid_at: 3,399 GB/s x 3.35 / 4.8 = 11,386.65 / 4.8 = 2,372.22 -> stated 2,372
-      local.dram_bandwidth: 3,374.7 GB/s x 3.35 / 4.8 = 11,305.245 / 4.8 = 2,355.26 -> stated 2,355.3
-      (each stated to the digits it is written with: 3.2 TB/s x 0.697917 = 2.2333 -> 2.23)
+      memory.gmem.efficiency: a 4 GiB copy at 2,992.3 GB/s / 3,350 = 0.89322 -> 0.8932
+      local.dram_bandwidth: median 18.409 B/ns per SM x 132 = 2,429.99 -> 2,430.0 GB/s
+      pipeline.dram_read_latency_mid_at: 132 streaming CTAs read 2,680 GB/s
 
     and launch.l2_dirty_write_back, the dirty L2 written back at the DRAM's rate: scaled by the
     L2 (50 MiB = 52,428,800 B against 60 MiB = 62,914,560 B) over the rate:
@@ -190,10 +193,14 @@ def test_the_gh100_die_facts_live_in_h100_sxm_and_its_dram_rates_are_the_h200s_s
         text = str(mine.raw_value)
         digits = len(text.split(".")[1]) if "." in text else 0
         assert round(theirs.raw_value * 3.35 / 4.8, digits) == pytest.approx(mine.raw_value), path
-    assert 3399 * 3.35 / 4.8 == pytest.approx(2372.22, abs=0.01)
-    assert h100.value("pipeline.dram_read_latency_mid_at") == pytest.approx(2372e9)
-    assert 3374.7 * 3.35 / 4.8 == pytest.approx(2355.26, abs=0.01)
-    assert h100.value("local.dram_bandwidth") == pytest.approx(2355.3e9)
+    # the measured memory facts: each from the H100's own calibration
+    for path in H100_MEASURED_MEMORY:
+        fact = h100.fact(path)
+        assert fact.origin == "measured" and fact.source.startswith("calibration/h100/measured/"), path
+    assert 2992.3 / 3350 == pytest.approx(0.89322, abs=1e-5) and h100.value("memory.gmem.efficiency") == 0.8932
+    assert 18.409 * 132 == pytest.approx(2429.99, abs=0.01)
+    assert h100.value("local.dram_bandwidth") == pytest.approx(2430.0e9)
+    assert h100.value("pipeline.dram_read_latency_mid_at") == pytest.approx(2680e9)
     # the write-back: 8.16 x (52,428,800 / 62,914,560) / (3.35 / 4.8) = 9.7433 -> 9.74 us
     assert (h100.value("memory.l2.capacity"), h200.value("memory.l2.capacity")) == (52_428_800, 62_914_560)
     assert 8.16 * (52_428_800 / 62_914_560) / (3.35 / 4.8) == pytest.approx(9.7433, abs=1e-4)
@@ -209,15 +216,16 @@ def test_the_h100s_l2_rates_are_five_sixths_of_the_h200s():
     from 5/6 of the slices at the same clock (CUDA reports 52,428,800 and 62,914,560 B: 5/6 exactly):
       memory.l2.slice_bandwidth  10.71 TB/s x 5 / 6 = 8.925 TB/s
       memory.l2.bandwidth        11 TB/s x 5 / 6 = 9.1667 -> stated 9.17
-      local.l2_bandwidth         7,360 GB/s x 5 / 6 = 6,133.3 -> stated 6,133
     and the L2 traffic's power, fitted per share of the H200's L2 (the same bytes a second are 6/5
-    the share of 5/6 of the slices): power.l2_traffic_power 0.443 x 5 / 6 = 0.3692 -> stated 0.369"""
+    the share of 5/6 of the slices): power.l2_traffic_power 0.443 x 5 / 6 = 0.3692 -> stated 0.369.
+    The spilled walk's L2 rate is measured on the H100 (session 34): 48.584 B/ns per SM x 132 =
+    6,413.1 -> 6,413 GB/s, 0.871 of the H200's 7,360 (5 / 6 would say 6,133)."""
     h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
     assert 52_428_800 / 62_914_560 == pytest.approx(5 / 6)
     assert h200.fact("memory.l2.slice_bandwidth").raw_value == 10.71
     assert h100.fact("memory.l2.slice_bandwidth").raw_value == 8.925 and 10.71 * 5 / 6 == pytest.approx(8.925)
     assert h100.fact("memory.l2.bandwidth").raw_value == 9.17 and round(11 * 5 / 6, 2) == 9.17
-    assert h100.fact("local.l2_bandwidth").raw_value == 6133 and round(7360 * 5 / 6) == 6133
+    assert h100.fact("local.l2_bandwidth").raw_value == 6413 and round(48.584 * 132) == 6413
     assert h100.fact("power.l2_traffic_power").raw_value == 0.369 and round(0.443 * 5 / 6, 3) == 0.369
     for path in H100_DERIVED_L2:
         assert h100.fact(path).origin == "derived" and "5 / 6" in h100.fact(path).source, path

@@ -98,10 +98,10 @@ def test_the_measured_ceiling_between_8_and_16_warps():
     1.068193 = 24.39687. A profile that states neither (h100_sxm less both,
     tests/profile_variants.py): the share, 20.0 stays 20.0.
 
-    h100_sxm's (derived, the H200's x 3.35 / 4.8): 2,104.1 and 2,355.3 GB/s over 132 SMs:
-    15.940152 and 17.843182 B/ns; 12 warps: 15.940152 x (2,355.3 / 2,104.1 = 1.119386)^0.5849625
-    = 15.940152 x exp(0.5849625 x 0.112780 = 0.065972) = 15.940152 x 1.068197 = 17.02722, under
-    the share 20.0 it is given (H100's own: 3,350 x 0.883 / 132 = 22.41)."""
+    h100_sxm's (measured on an H100, calibration/h100/measured/h100_memory/spill_local): 2,316.7 and
+    2,430.0 GB/s over 132 SMs: 17.550758 and 18.409091 B/ns; 12 warps: 17.550758 x (2,430.0 /
+    2,316.7 = 1.048906)^0.5849625 = 17.550758 x exp(0.5849625 x 0.047747 = 0.027931) = 17.550758 x
+    1.028325 = 18.04787, under the share 20.0 it is given (H100's own: 3,350 x 0.8932 / 132 = 22.67)."""
     p = load_profile("h200_sxm")
     few, many = 3014.8 / 132, 3374.7 / 132
     for warps, expected in ((4, few), (8, few), (16, many), (64, many), (12, 24.39687)):
@@ -109,7 +109,7 @@ def test_the_measured_ceiling_between_8_and_16_warps():
     bare = without("h100_sxm", "local.dram_bandwidth", "local.dram_bandwidth_8_warps")
     assert local_parallelism.ceiling(bare, 12, 20.0, 132) == 20.0
     h100 = load_profile("h100_sxm")
-    for warps, expected in ((8, 2104.1 / 132), (16, 2355.3 / 132), (12, 17.02722)):
+    for warps, expected in ((8, 2316.7 / 132), (16, 2430.0 / 132), (12, 18.04787)):
         assert local_parallelism.ceiling(h100, warps, 20.0, 132) == pytest.approx(expected, rel=1e-6)
 
 

@@ -65,8 +65,9 @@ def test_a100_40gb_is_the_80gb_part_with_less_memory():
 
 def test_one_attainable_bandwidth_rule_for_every_gpu_profile():
     """attainable = datasheet x memory.gmem.efficiency on every GPU profile; h200_sxm's
-    efficiency is measured (4238 / 4800 GB/s = 0.883), the others carry the same 0.883 as a
-    sourced estimate: 4.8 TB/s x 0.883 = 4.2384 TB/s; 3.35 x 0.883 = 2.95805 TB/s;
+    efficiency is measured (4238 / 4800 GB/s = 0.883), h100_sxm's too (2,992.3 / 3,350 = 0.8932, session
+    34), the others carry the H200's 0.883 as a sourced estimate: 4.8 TB/s x 0.883 = 4.2384 TB/s;
+    3.35 x 0.8932 = 2.99222 TB/s;
     1,555 GB/s x 0.883 = 1.373065 TB/s. The model prices kernels with the profile as it is
     (no measured figure swapped in on top of the efficiency)."""
     for name in list_profiles():
@@ -77,7 +78,7 @@ def test_one_attainable_bandwidth_rule_for_every_gpu_profile():
         assert a.origin in ("measured", "estimated"), name
         assert a.bandwidth == pytest.approx(p.value("memory.gmem.bandwidth") * p.value("memory.gmem.efficiency"))
         assert load_system(name).profile.value("memory.gmem.bandwidth") == p.value("memory.gmem.bandwidth")
-    expect = {"h200_sxm": (4.2384e12, "measured"), "h100_sxm": (2.95805e12, "estimated"),
+    expect = {"h200_sxm": (4.2384e12, "measured"), "h100_sxm": (2.99222e12, "measured"),
               "a100_sxm_40gb": (1.373065e12, "estimated")}
     for name, (bw, origin) in expect.items():
         a = attainable_bandwidth(load_profile(name))
@@ -88,7 +89,7 @@ def test_one_attainable_bandwidth_rule_for_every_gpu_profile():
 def test_hw_show_states_the_rule_with_provenance():
     out = subprocess.run([sys.executable, "-m", "tfx.cli.main", "hw", "show", "h100_sxm"],
                          capture_output=True, text=True, check=True).stdout
-    assert "attainable gmem bandwidth 2.96 TB/s = datasheet 3.35 TB/s x efficiency 0.883 (estimated:" in out
+    assert "attainable gmem bandwidth 2.99 TB/s = datasheet 3.35 TB/s x efficiency 0.8932 (measured:" in out
 
 
 # ----------------------------------------------------------------- defects 3 and 5: dtype paths
@@ -135,13 +136,13 @@ def test_medium_batch_gemm_memory_term_is_l2_requests_at_the_same_die_rate():
     (480 x 14336 x 2 B = 13,762,560 B): 1,393,688,576 B at the H200's L2, 11 TB/s, = 126,698.96 ns,
     126,699 ns whole; at the H100 SXM5's 5/6 of its slices, 9.17 TB/s, 151,983.49 ns, 151,984
     whole (before: 253 us on h100_sxm at an estimated 5.5 TB/s). The unique bytes, (480 x 8192 +
-    8192 x 14336 + 480 x 14336) x 2 = 256,507,904 B, at h100's attainable 2.95805 TB/s take 86.7
+    8192 x 14336 + 480 x 14336) x 2 = 256,507,904 B, at h100's attainable 2.99222 TB/s take 85.7
     us: the L2 term binds, as the kernel analysis models it."""
     for hw, ns in (("h100_sxm", 151_984), ("h200_sxm", 126_699)):
         c, = KernelPricer(load_profile(hw)).gemm([(480, 14336, 8192)])
         assert "BM=128 BN=256" in c.config
         assert c.memory_ns == ns        # the roofline rounds up to whole ns
-        assert c.memory_ns > 256_507_904 / 2958.05
+        assert c.memory_ns > 256_507_904 / 2992.22
 
 
 def test_same_die_facts_agree_between_h100_and_h200():
@@ -150,9 +151,10 @@ def test_same_die_facts_agree_between_h100_and_h200():
     controllers of the full die's 12, so its L2 bandwidth is 11 TB/s (measured on the H200) x 5 / 6
     = 9.17 TB/s, derived."""
     h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
-    for path in ("clock.core", "compute.tensor.bf16", "compute.tensor.fp8e4m3",
-                 "memory.smem.bandwidth_per_cycle", "memory.gmem.efficiency"):
+    for path in ("clock.core", "compute.tensor.bf16", "compute.tensor.fp8e4m3", "memory.smem.bandwidth_per_cycle"):
         assert h100.value(path) == h200.value(path), path
+    # the copy's share of the datasheet, measured on each part: 2,992.3 / 3,350 = 0.8932, 4,238 / 4,800 = 0.883
+    assert (h100.value("memory.gmem.efficiency"), h200.value("memory.gmem.efficiency")) == (0.8932, 0.883)
     assert (h100.value("memory.l2.bandwidth"), h200.value("memory.l2.bandwidth")) == (9.17e12, 11e12)
     assert h100.fact("memory.l2.bandwidth").origin == "derived"
     assert h100.units_of("sm") == h200.units_of("sm") == 132

@@ -86,18 +86,18 @@ def test_the_spill_line_states_the_estimated_traffic_and_the_local_dram_rate():
 def test_a_profile_without_the_local_dram_rate_keeps_the_share():
     """A Hopper profile that states no local.dram_bandwidth (h100_sxm less that one fact,
     tests/profile_variants.py): its spilled values in DRAM are served at the SM's DRAM share
-    3,350 GB/s x memory.gmem.efficiency 0.883 / 132 SMs = 2,958.05 / 132 = 22.4095 B/ns, no
-    measured rate named. h100_sxm itself states it (derived, the H200's 3,374.7 x 3.35 / 4.8 =
-    2,355.3 GB/s): 2,355.3 / 132 = 17.8432 B/ns, under its share."""
+    3,350 GB/s x memory.gmem.efficiency 0.8932 / 132 SMs = 2,992.22 / 132 = 22.6683 B/ns, no
+    measured rate named. h100_sxm itself states it (measured on an H100, 16-32 warps a SM: 2,430.0
+    GB/s): 2,430.0 / 132 = 18.4091 B/ns, under its share."""
     from profile_variants import without
-    assert 3350 * 0.883 / 132 == pytest.approx(22.4095, abs=1e-4)
-    assert 2355.3 / 132 == pytest.approx(17.8432, abs=1e-4)
+    assert 3350 * 0.8932 / 132 == pytest.approx(22.6683, abs=1e-4)
+    assert 2430.0 / 132 == pytest.approx(18.4091, abs=1e-4)
     detail = _softmax_1_1(without("h100_sxm", "local.dram_bandwidth")).detail
-    assert "served from DRAM at 22.41 GB/s per SM (included in the waves above)" in detail
+    assert "served from DRAM at 22.67 GB/s per SM (included in the waves above)" in detail
     assert "local.dram_bandwidth" not in detail
     detail = _softmax_1_1("h100_sxm").detail
-    assert ("served from DRAM at 17.84 GB/s per SM, bound by the measured rate of local traffic past L2 at "
-            "32 warps a SM: local.dram_bandwidth 2.355 TB/s / 132 SMs = 17.84 GB/s") in detail
+    assert ("served from DRAM at 18.41 GB/s per SM, bound by the measured rate of local traffic past L2 at "
+            "32 warps a SM: local.dram_bandwidth 2.43 TB/s / 132 SMs = 18.41 GB/s") in detail
 
 
 def test_the_constants_are_their_sources_medians():
