@@ -65,6 +65,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt59 ACC_SEED_OFFSET=6100 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt60 ACC_SEED_OFFSET=6200 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt61 ACC_SEED_OFFSET=6300 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt62 ACC_SEED_OFFSET=6400 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt63 ACC_SEED_OFFSET=6500 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1382,10 +1384,10 @@ if SHAPE_SET == "alt57":
 # ACC_SHAPE_SET=alt58: a fifty-ninth set, written down at session 30's end for the next session lent an H200: its
 # development campaign (run61, seeds + 6000).
 if SHAPE_SET == "alt58":
-    GEMM_BF16_SHAPES = [((5120, 8192, 14336), "heldout"), ((3328, 6144, 28672), "heldout"),
+    GEMM_BF16_SHAPES = [((5120, 8192, 14336), "heldout"), ((3072, 6144, 13312), "heldout"),
                         ((16, 8192, 4096), "heldout"), ((32, 8192, 5120), "heldout"),
                         ((64, 8192, 6144), "heldout"), ((128, 8192, 4096), "heldout")]
-    GEMM_FP8_SHAPES = [((5120, 5120, 8192), "heldout"), ((3328, 6144, 28672), "heldout"),
+    GEMM_FP8_SHAPES = [((5120, 5120, 8192), "heldout"), ((3072, 6144, 13312), "heldout"),
                        ((16, 8192, 5120), "heldout"), ((32, 8192, 4096), "heldout"),
                        ((64, 8192, 5120), "heldout")]
     PERSIST_SHAPES = [((5120, 6144, 28672), "heldout"), ((3328, 8192, 14336), "heldout"),
@@ -1462,6 +1464,47 @@ if SHAPE_SET == "alt61":
                   ((54272, 16384), "heldout"), ((258048, 4096), "heldout")]
     SOFTMAX_SHAPES = [((129024, 8192), "heldout"), ((1146880, 1024), "heldout"),
                       ((54272, 16384), "heldout"), ((15616, 32768), "heldout")]
+
+# ACC_SHAPE_SET=alt62 / alt63: the sixty-third and sixty-fourth sets, written down in session 34 (which ran alt60 and
+# alt61 on an H100) for the next session lent either part: a development campaign (run65, seeds + 6400) and a held-out
+# one (run66, seeds + 6500), sealed unread in the repository until the model changes that follow it have landed.
+if SHAPE_SET == "alt62":
+    GEMM_BF16_SHAPES = [((5888, 8192, 14336), "heldout"), ((3072, 6144, 13312), "heldout"),
+                        ((16, 8192, 5632), "heldout"), ((32, 8192, 5632), "heldout"),
+                        ((64, 8192, 5632), "heldout"), ((128, 8192, 5632), "heldout")]
+    GEMM_FP8_SHAPES = [((5888, 5120, 8192), "heldout"), ((2816, 6144, 28672), "heldout"),
+                       ((16, 8192, 5632), "heldout"), ((32, 8192, 5632), "heldout"),
+                       ((64, 8192, 5632), "heldout")]
+    PERSIST_SHAPES = [((5888, 6144, 28672), "heldout"), ((2816, 8192, 14336), "heldout"),
+                      ((3584, 5120, 13312), "heldout")]
+    ATTN_SHAPES = [((24, 32, 8192, 128, 1), "heldout"), ((212, 32, 2048, 64, 1), "heldout"),
+                   ((248, 16, 1024, 128, 1), "heldout"), ((53, 32, 4096, 128, 0), "heldout"),
+                   ((102, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((37, 32, 8, 65536), "heldout"), ((144, 64, 8, 8192), "heldout"),
+                     ((228, 32, 8, 16384), "heldout"), ((2944, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((133120, 8192), "heldout"), ((1867776, 2048), "heldout"),
+                  ((56320, 16384), "heldout"), ((266240, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((133120, 8192), "heldout"), ((1179648, 1024), "heldout"),
+                      ((56320, 16384), "heldout"), ((16128, 32768), "heldout")]
+
+if SHAPE_SET == "alt63":
+    GEMM_BF16_SHAPES = [((6400, 8192, 14336), "heldout"), ((4864, 6144, 13312), "heldout"),
+                        ((16, 8192, 4608), "heldout"), ((32, 8192, 4608), "heldout"),
+                        ((64, 8192, 4608), "heldout"), ((128, 8192, 4608), "heldout")]
+    GEMM_FP8_SHAPES = [((6400, 5120, 8192), "heldout"), ((2304, 6144, 28672), "heldout"),
+                       ((16, 8192, 4608), "heldout"), ((32, 8192, 4608), "heldout"),
+                       ((64, 8192, 4608), "heldout")]
+    PERSIST_SHAPES = [((6400, 6144, 28672), "heldout"), ((2304, 8192, 14336), "heldout"),
+                      ((3328, 5120, 14336), "heldout")]
+    ATTN_SHAPES = [((25, 32, 8192, 128, 1), "heldout"), ((220, 32, 2048, 64, 1), "heldout"),
+                   ((256, 16, 1024, 128, 1), "heldout"), ((55, 32, 4096, 128, 0), "heldout"),
+                   ((106, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((38, 32, 8, 65536), "heldout"), ((148, 64, 8, 8192), "heldout"),
+                     ((236, 32, 8, 16384), "heldout"), ((3008, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((137216, 8192), "heldout"), ((1933312, 2048), "heldout"),
+                  ((58368, 16384), "heldout"), ((274432, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((137216, 8192), "heldout"), ((1212416, 1024), "heldout"),
+                      ((58368, 16384), "heldout"), ((16640, 32768), "heldout")]
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
