@@ -13,7 +13,7 @@ which allocates in L1. The 1-stage rows whose load-path floor binds price +19..+
 A's rows are 128-256 B and +2..+6% at 64 B. On an H100 with `.cg`, private 64x64xBK tiles saturate
 the load path at 51.7-53.3 B/ns per SM for 64-, 128- and 256-byte rows alike (sync_rows_h100): the
 row length alone does not set the rate under `.cg`. This script times the issue-15 kernel itself
-(bench/h200/triton_kernels.py's matmul_kernel, here with the load's cache modifier a constexpr) at
+(bench/h200/triton_kernels.py's matmul_kernel, its CACHE constexpr the loads' cache modifier) at
 1-stage configurations of every row length and warp count, at one shape, each with both caches: if
 the default caching is faster by the share the rows show, the floor's rate belongs to the caching.
 
@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton                       # noqa: E402
-import triton.language as tl        # noqa: E402
+from triton_kernels import matmul_kernel   # noqa: E402  (its CACHE constexpr: the loads' cache modifier)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 CPU = "--cpu" in sys.argv
@@ -45,39 +45,6 @@ COLS = ["kernel", "profile", "measured_ms", "M", "N", "K", "BM", "BN", "BK", "WA
         "rel_err", "error"]
 
 
-@triton.jit
-def matmul_cache_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
-                        stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                        GROUP_M: tl.constexpr, CACHE: tl.constexpr):
-    # triton_kernels.matmul_kernel with the loads' cache modifier a constexpr ("" = Triton's default)
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0, cache_modifier=CACHE)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0, cache_modifier=CACHE)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    c = acc.to(c_ptr.dtype.element_ty)
-    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
-
-
 def cpu_check():
     """Compile every (tile, cache) for sm_90 without a GPU; print registers and whether the loads differ."""
     from triton.backends.compiler import GPUTarget
@@ -86,10 +53,10 @@ def cpu_check():
     ints = dict(M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
     for bm, bn, bk, w in TILES:
         for name, mod in CACHES.items():
-            sig, consts, attrs = launch_signature(matmul_cache_kernel, {"a_ptr": "*bf16", "b_ptr": "*bf16",
+            sig, consts, attrs = launch_signature(matmul_kernel, {"a_ptr": "*bf16", "b_ptr": "*bf16",
                                                                         "c_ptr": "*bf16"}, ints,
                                                   dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=GROUP_M, CACHE=mod))
-            k = triton.compile(ASTSource(fn=matmul_cache_kernel, signature=sig, constexprs=consts, attrs=attrs),
+            k = triton.compile(ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs),
                                target=GPUTarget("cuda", 90, 32), options=dict(num_warps=w, num_stages=1))
             loads = sorted({t for ln in k.asm["ptx"].splitlines() for t in ln.split() if t.startswith("ld.global")})
             print(f"{bm}x{bn}x{bk} w{w} {name}: smem {k.metadata.shared} B, ptx loads {loads}")
@@ -123,11 +90,11 @@ def main():
                        STAGES=1, GROUP_M=GROUP_M, layout="kn", ms_graph="", family="gemm_bf16",
                        shape=f"{M}x{N}x{K}", split="sync_cache", seed=0, error="")
             try:
-                k = matmul_cache_kernel[grid](*args, **kw)
+                k = matmul_kernel[grid](*args, **kw)
                 info, err = run.resources(k, w, smem="smem_bytes", regs="regs", spills="spills")
                 torch.cuda.synchronize()
                 rel = float((c.float() - ref).norm() / ref.norm())
-                ms = median_ms(lambda: matmul_cache_kernel[grid](*args, **kw), warmup=5, rep=25)
+                ms = median_ms(lambda: matmul_kernel[grid](*args, **kw), warmup=5, rep=25)
                 row.update(info, measured_ms=f"{ms:.6g}", rel_err=f"{rel:.3g}", status="ok" if rel < 2e-2 else "bad")
             except Exception as e:       # one configuration's failure must not end the run
                 row.update(measured_ms="", status="failed", error=repr(e)[:200])
