@@ -325,8 +325,8 @@ def in_local_memory(m, local, warps, spread_=1):
     share = device_share(m, m.dram_bw_device, spread_, dram=True)
     top = machine_ceiling(m.profile, warps, spread_, m.units, share)
     under_a_wave = is_array(spread_) or spread_ != 1
-    lb = (latency_bound(m.profile, warps, share, spread_, m.dram_bw_device / m.units, m.units) if under_a_wave
-          else latency_bound(m.profile, warps, share))
+    lb = latency_bound(m.profile, warps, share, spread_, m.dram_bw_device / m.units if under_a_wave else None,
+                       m.units)
     if lb is None and m.profile.get("local.dram_bandwidth", None) is None:
         return local, l2_bound
     at_dram = local.at_dram      # where performance.local_memory put the values
