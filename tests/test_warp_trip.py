@@ -94,15 +94,60 @@ def test_breakdown_line_of_the_analysed_row():
     assert "cycles in 1.12 us a round" in text
 
 
-def test_warpgroup_and_unpipelined_trips_have_none():
+def test_warpgroup_trips_have_none():
     # 128x128x64 on 4 warps takes the warpgroup mma: its copies overlap the asynchronous wgmma
     a = analyze(FP8, None, H200, {"M": 4096, "N": 4096, "K": 4096, "BM": 128, "BN": 128, "BK": 64,
                                   "WARPS": 4, "STAGES": 3})
     assert "warp-mma trip" not in {t.name for t in a.terms}
-    # one stage: no cp.async (the unpipelined trip prices its loads)
-    a = analyze(FP8, None, H200, {"M": 4096, "N": 4096, "K": 4096, "BM": 64, "BN": 64, "BK": 64,
-                                  "WARPS": 2, "STAGES": 1})
+    # ... at one stage too: the unpipelined trip prices its loads, the wgmma its own rounds
+    a = analyze(FP8, None, H200, {"M": 4096, "N": 4096, "K": 4096, "BM": 128, "BN": 128, "BK": 64,
+                                  "WARPS": 4, "STAGES": 1})
     assert "warp-mma trip" not in {t.name for t in a.terms}
+
+
+def test_unpipelined_stations_by_hand():
+    """2 CTAs of 2 warps on 4 sub-partitions, each warp 100 ns of mma a trip, 50 ns of loads into
+    registers a CTA, one CTA's unpipelined trip 400 ns: the busiest sub-partition holds
+    ceil(2 x 2 / 4) = 1 warp, each CTA's share 1 x 100 / 2 = 50 ns; the rest of its trip 400 - 50 -
+    50 = 300 ns. Mean value analysis: one CTA cycles in 400 ns, queues 50 / 400 = 0.125 at each
+    station; two wait 50 x 1.125 = 56.25 ns at each: 56.25 x 2 + 300 = 412.5 ns a round. Alone
+    (r = 1: busiest 1, share 100) the delay is 400 - 100 - 50 = 250 and the round its own 400 ns."""
+    t = warp_trip.unpipelined_stations(100, 2, 2, 4, 50, 400)
+    assert (t.issue, t.copies, t.delay) == (50, 50, 300)
+    assert warp_trip.round_ns(t) == pytest.approx(412.5)
+    one = warp_trip.unpipelined_stations(100, 2, 1, 4, 50, 400)
+    assert (one.issue, one.delay) == (100, 250) and warp_trip.round_ns(one) == pytest.approx(400)
+    # a trip whose queued demands exceed its own cycle keeps no negative delay
+    assert warp_trip.unpipelined_stations(100, 2, 1, 4, 500, 400).delay == 0
+    arr = warp_trip.unpipelined_stations(np.array([100.0, 100.0]), 2, np.array([2, 1]), 4, 50, 400)
+    assert list(warp_trip.round_ns(arr)) == pytest.approx([412.5, 400])
+
+
+def test_unpipelined_gemm_queues_its_ctas():
+    """gemm.tile 4096^3 bf16 64x64x32 on 2 warps, 1 stage, 130 registers: 6 CTAs a SM
+    (calibration/h200/measured/issue15 run1: 987.0 us). Each warp's 64 x 32 tile over K = 32 is 32
+    mma.sync x 6 cycles / (1.98 GHz x 0.907) = 106.91 ns; 12 warps on 4 sub-partitions, the busiest
+    holds 3: each CTA's share 3 x 106.91 / 6 = 53.46 ns. Its loads into registers: A's 64 x 32 (rows
+    of 64 B) and B's 32 x 64 (rows of 128 B), 4,096 B each over 64 threads x 16 B = 4 a thread x 2
+    warps = 8 loads each: 8 x 21.8 / 1.98 + 8 x 17.07 / 1.98 = 88.08 + 68.97 = 157.05 ns. The
+    unpipelined trip (its own line) is 894.17 ns, so the delay is 894.17 - 53.46 - 157.05 = 683.66 ns
+    and 6 CTAs cycle (mean value analysis, closed_queue: R = 53.46 (1 + Q_issue), 157.05 (1 + Q_load);
+    cycle = sum R + 683.66; Q = n R / cycle) n = 1: 894.17, Q 0.0598 / 0.1756; n = 2: 56.65 + 184.63
+    -> 924.95, Q 0.1225 / 0.3992; n = 3: 60.00 + 219.75 -> 963.42, Q 0.1868 / 0.6843; n = 4: 63.44 +
+    264.52 -> 1,011.62, Q 0.2509 / 1.0459; n = 5: 66.86 + 321.31 -> 1,071.84, Q 0.3119 / 1.4989;
+    n = 6: 70.13 + 392.45 -> 1,146.24 ns = 1.15 us a round, where the engines' max (the loads' 6 x
+    157.05 = 942.30 ns floor) gave 955 ns against the measured round of about 1,293 ns."""
+    gemm = parse_file(str(Path(__file__).resolve().parents[1] / "kernels" / "gemm.tile"))
+    a = analyze(gemm, None, H200, {"M": 4096, "N": 4096, "K": 4096, "BM": 64, "BN": 64, "BK": 32,
+                                   "WARPS": 2, "STAGES": 1, "GROUP_M": 8},
+                resources={"threads": 64, "regs": 130, "smem": 8192, "spills": 0})
+    terms = {t.name: t.detail for t in a.terms}
+    assert "= 894.17 ns a trip" in terms["unpipelined trip"]
+    text = terms["warp-mma trip"]
+    assert "6 CTAs take turns at the sub-partitions (each 3 x 106.91 ns / 6 = 53.46 ns)" in text
+    assert "the load path (each 157.05 ns of loads into registers)" in text
+    assert "894.17 ns - 53.46 ns - 157.05 ns = 683.66 ns its own" in text
+    assert "cycles in 1.15 us a round" in text
 
 
 def test_arrays_match_scalars():

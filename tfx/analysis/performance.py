@@ -944,6 +944,11 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                                            active_units, load_rounds.facts(m), lambda x: format_time_ns(float(x)))
                     + sync
                     + " (included in the waves above)"))
+                wt = _unpipelined_warp_trip(c, counter, m, miss, warps, resident, facts, cycle)
+                if wt is not None and math.ceil(float(resident)) > 1:
+                    # co-resident warp-mma CTAs queue at the sub-partitions and the load path
+                    out.append(Term("warp-mma trip", 0, warp_trip.describe_unpipelined(
+                        c.line, wt, cycle, lambda x: format_time_ns(float(x))) + " (included in the waves above)"))
             continue
         loads = body.global_loads
         if loads and not is_array(loads):
@@ -1336,6 +1341,30 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
     return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies,
                               0 if chain is None else chain.ns,
                               _lone_walk_ns(loop, m, warps, stages, miss))._replace(fragments=chain)
+
+
+def _unpipelined_warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, trip_facts, single):
+    """The stations of ``r`` co-resident CTAs of an unpipelined (1-stage) warp-mma k-loop
+    (tfx.analysis.warp_trip.unpipelined_stations): the trip's loads into registers on the load path
+    (load_trip.sync_load_ns), one CTA's unpipelined trip ``single`` its cycle alone; None where no dot
+    of the loop takes the warp mma or the profile states no unpipelined load price."""
+    if trip_facts is None or m.warp_mma is None or not m.codegen.per_thread_copies:
+        return None
+    warp = _loop_warp_mma(loop, m, warps)
+    if warp is None:
+        return None
+    copies = load_trip.sync_load_ns(_trip_copies(loop, counter, m, miss, warps), trip_facts)
+    if not is_array(copies) and not copies:
+        return None
+    return warp_trip.unpipelined_stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, single,
+                                          warp.applies)
+
+
+def _unpipelined_warp_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, trip_facts, single):
+    """The round of ``_unpipelined_warp_trip``'s closed queue (tfx.analysis.warp_trip.round_ns), 0 where
+    it does not apply."""
+    t = _unpipelined_warp_trip(loop, counter, m, miss, warps, r, trip_facts, single)
+    return 0 if t is None else warp_trip.round_ns(t)
 
 
 def _lone_walk_ns(loop: ScopeNode, m: Machine, warps, stages, miss):
@@ -2757,6 +2786,10 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                       + body.link_latency + serial_chain)
             if unpiped_cycle is not None:
                 single = where(has_loads > 0, unpiped_cycle + serial_wait + body.link_latency, single)
+                # co-resident warp-mma CTAs queue at the sub-partitions and the load path
+                # (tfx.analysis.warp_trip.unpipelined_stations)
+                single = emax(single, _unpipelined_warp_round(loop, counter, m, miss, warps, r, trip_facts,
+                                                              single) * (has_loads > 0))
             single = unpipelined_chain.floor_ns(single, stations)     # (tfx.analysis.unpipelined_chain)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
@@ -2794,6 +2827,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                   + body.link_latency + serial_chain)
         if unpiped_cycle is not None and has_loads:
             single = unpiped_cycle + serial_wait + body.link_latency
+            # co-resident warp-mma CTAs queue at the sub-partitions and the load path
+            # (tfx.analysis.warp_trip.unpipelined_stations)
+            single = emax(single, _unpipelined_warp_round(loop, counter, m, miss, warps, r, trip_facts, single))
         # a serial chain's trip is its load wait, then its chains: the one-CTA sum of every engine
         # is no floor (tfx.analysis.unpipelined_chain)
         one_cta, single = single, unpipelined_chain.floor_ns(single, stations)

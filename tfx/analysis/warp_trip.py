@@ -81,6 +81,17 @@ def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1, chai
     return WarpTrip(issue, copies_ns, delay, r, busiest, warp_ns, own, applies, chain_ns, walk=walk)
 
 
+def unpipelined_stations(warp_ns, warps, resident, subpartitions, copies_ns, single_ns, applies=1) -> WarpTrip:
+    """The stations of an unpipelined (1-stage) warp-mma k-loop's trip (docs/analysis.md, section 8,
+    "The unpipelined warp-mma trip"): ``stations``' sub-partition share, the trip's loads into
+    registers on the SM's load path (``copies_ns``: tfx.analysis.load_trip.sync_load_ns) and, as the
+    delay, the rest of one CTA's unpipelined trip ``single_ns`` (its chain, round trip and compute in
+    series: tfx.analysis.pipeline_depth.unpipelined_cycle_ns) beyond those two, so that one CTA alone
+    cycles in ``single_ns`` (arrays elementwise)."""
+    t = stations(warp_ns, warps, resident, subpartitions, copies_ns, applies)
+    return t._replace(delay=emax(single_ns - t.issue - copies_ns, 0))
+
+
 def round_ns(t: WarpTrip) -> Any:
     """A round of the resident CTAs' trips: the cycle of the closed network (module
     docstring); 0 where the dot does not take the warp mma."""
@@ -104,6 +115,17 @@ def describe(line, t: WarpTrip, fmt) -> str:
             + (f"cycles in {fmt(closed_queue.cycle_ns(t.resident, [t.issue, t.copies], t.delay))}, at least the "
                f"lone warps' compiled loop {fmt(t.walk)} (below): {fmt(round_ns(t))} a round" if float(t.walk) > 0
                else f"cycles in {fmt(round_ns(t))} a round"))
+
+
+def describe_unpipelined(line, t: WarpTrip, single_ns, fmt) -> str:
+    """One line of the breakdown for ``unpipelined_stations`` (scalar trips)."""
+    r = int(t.resident)
+    return (f"line {line}: STAGES = 1 on the warp mma: each CTA loads its tiles into registers, waits, then its warps "
+            f"issue the mma themselves (mma.sync); {format_counted_verb(r, 'CTA', 'take')} turns at the sub-partitions "
+            f"(each {int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
+            f"{fmt(t.copies)} of loads into registers), the rest of a CTA's own trip {fmt(single_ns)} - "
+            f"{fmt(t.issue)} - {fmt(t.copies)} = {fmt(t.delay)} its own: a closed queue of "
+            f"{format_counted(r, 'CTA')} (mean value analysis) cycles in {fmt(round_ns(t))} a round")
 
 
 def mio_round_ns(round_ns, pipe_ns, resident, warps, applies=1) -> Any:
