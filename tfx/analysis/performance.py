@@ -1360,11 +1360,28 @@ def _unpipelined_warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r,
                                           warp.applies)
 
 
-def _unpipelined_warp_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, trip_facts, single):
+def _unpipelined_warp_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, trip_facts, single, stages=1):
     """The round of ``_unpipelined_warp_trip``'s closed queue (tfx.analysis.warp_trip.round_ns), 0 where
-    it does not apply."""
+    it does not apply. A sweep's queue is solved on its one-stage configurations alone (the rest take
+    the pipelined round), whose inputs are picked out of the broadcast grid first: the mean value
+    analysis iterates up to the most resident CTAs, so over the whole grid it would cost explore a
+    quarter of its sweep."""
     t = _unpipelined_warp_trip(loop, counter, m, miss, warps, r, trip_facts, single)
-    return 0 if t is None else warp_trip.round_ns(t)
+    if t is None:
+        return 0
+    if not is_array(*t, stages):
+        return warp_trip.round_ns(t)
+    import numpy as np
+    parts = [np.asarray(x, dtype=float) for x in (t.issue, t.copies, t.delay, t.resident, t.walk, t.applies)]
+    pick = (np.asarray(stages) < 2) & (parts[5] > 0)
+    shape = np.broadcast(pick, *parts).shape
+    pick = np.broadcast_to(pick, shape)
+    out = np.zeros(shape)
+    if pick.any():
+        issue, copies, delay, resident, walk, applies = (np.broadcast_to(x, shape)[pick] for x in parts)
+        out[pick] = warp_trip.round_ns(t._replace(issue=issue, copies=copies, delay=delay, resident=resident,
+                                                  walk=walk, applies=applies))
+    return out
 
 
 def _lone_walk_ns(loop: ScopeNode, m: Machine, warps, stages, miss):
@@ -2789,7 +2806,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 # co-resident warp-mma CTAs queue at the sub-partitions and the load path
                 # (tfx.analysis.warp_trip.unpipelined_stations)
                 single = emax(single, _unpipelined_warp_round(loop, counter, m, miss, warps, r, trip_facts,
-                                                              single) * (has_loads > 0))
+                                                              single, stages) * (has_loads > 0))
             single = unpipelined_chain.floor_ns(single, stations)     # (tfx.analysis.unpipelined_chain)
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
