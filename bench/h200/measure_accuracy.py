@@ -67,6 +67,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt61 ACC_SEED_OFFSET=6300 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt62 ACC_SEED_OFFSET=6400 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt63 ACC_SEED_OFFSET=6500 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt64 ACC_SEED_OFFSET=6600 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt65 ACC_SEED_OFFSET=6700 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1505,6 +1507,49 @@ if SHAPE_SET == "alt63":
                   ((58368, 16384), "heldout"), ((274432, 4096), "heldout")]
     SOFTMAX_SHAPES = [((137216, 8192), "heldout"), ((1212416, 1024), "heldout"),
                       ((58368, 16384), "heldout"), ((16640, 32768), "heldout")]
+# ACC_SHAPE_SET=alt64 / alt65: the sixty-fifth and sixty-sixth sets, written down in session 35 (which ran alt62 and
+# alt63 on an H100 and alt63 on an H200) for the next session lent either part: a development campaign (seeds + 6600)
+# and a held-out one (seeds + 6700), sealed unread in the repository until the model changes that follow it have
+# landed. No shape of either was measured before on either device (every (shape) of calibration/h*/measured/issue15
+# checked, whatever its family).
+if SHAPE_SET == "alt64":
+    GEMM_BF16_SHAPES = [((6656, 8192, 13312), "heldout"), ((3328, 6144, 13312), "heldout"),
+                        ((16, 8192, 6656), "heldout"), ((32, 8192, 6656), "heldout"),
+                        ((64, 8192, 6656), "heldout"), ((128, 8192, 6656), "heldout")]
+    GEMM_FP8_SHAPES = [((6656, 5120, 8192), "heldout"), ((2560, 6144, 26624), "heldout"),
+                       ((16, 8192, 6656), "heldout"), ((32, 8192, 6656), "heldout"),
+                       ((64, 8192, 6656), "heldout")]
+    PERSIST_SHAPES = [((6656, 6144, 28672), "heldout"), ((2560, 8192, 13312), "heldout"),
+                      ((3840, 5120, 13312), "heldout")]
+    ATTN_SHAPES = [((26, 32, 8192, 128, 1), "heldout"), ((228, 32, 2048, 64, 1), "heldout"),
+                   ((264, 16, 1024, 128, 1), "heldout"), ((57, 32, 4096, 128, 0), "heldout"),
+                   ((110, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((39, 32, 8, 65536), "heldout"), ((152, 64, 8, 8192), "heldout"),
+                     ((244, 32, 8, 16384), "heldout"), ((3072, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((141312, 8192), "heldout"), ((1998848, 2048), "heldout"),
+                  ((60416, 16384), "heldout"), ((282624, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((141312, 8192), "heldout"), ((1245184, 1024), "heldout"),
+                      ((60416, 16384), "heldout"), ((17152, 32768), "heldout")]
+
+if SHAPE_SET == "alt65":
+    GEMM_BF16_SHAPES = [((6912, 8192, 14336), "heldout"), ((5120, 6144, 13312), "heldout"),
+                        ((16, 8192, 7680), "heldout"), ((32, 8192, 7680), "heldout"),
+                        ((64, 8192, 7680), "heldout"), ((128, 8192, 7680), "heldout")]
+    GEMM_FP8_SHAPES = [((6912, 5120, 8192), "heldout"), ((3328, 6144, 26624), "heldout"),
+                       ((16, 8192, 7680), "heldout"), ((32, 8192, 7680), "heldout"),
+                       ((64, 8192, 7680), "heldout")]
+    PERSIST_SHAPES = [((6912, 6144, 28672), "heldout"), ((3328, 8192, 13312), "heldout"),
+                      ((4096, 5120, 13312), "heldout")]
+    ATTN_SHAPES = [((27, 32, 8192, 128, 1), "heldout"), ((236, 32, 2048, 64, 1), "heldout"),
+                   ((272, 16, 1024, 128, 1), "heldout"), ((59, 32, 4096, 128, 0), "heldout"),
+                   ((114, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((40, 32, 8, 65536), "heldout"), ((156, 64, 8, 8192), "heldout"),
+                     ((252, 32, 8, 16384), "heldout"), ((3136, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((145408, 8192), "heldout"), ((2064384, 2048), "heldout"),
+                  ((62464, 16384), "heldout"), ((290816, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((145408, 8192), "heldout"), ((1277952, 1024), "heldout"),
+                      ((62464, 16384), "heldout"), ((17664, 32768), "heldout")]
+
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)

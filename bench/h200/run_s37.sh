@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Written in session 35 (lent an H100 for run_s36.sh's alt62 and alt63, then 236 s of an H200 for alt63 alone) for
+# the next session lent either part: the development campaign alt64 and the held-out alt65, 220 s of timing each
+# (~450 s in all). Names keep every campaign's number unique across the devices: `bash bench/h200/run_s37.sh` on an
+# H200 writes run69 / run70, `bash bench/h200/run_s37.sh run71 run72` on an H100. File the development rows under
+# calibration/<device>/measured/issue15 and seal the held-out archive unread in that device's heldout/ folder.
+set -u
+cd "$(dirname "$0")/../.."
+nvidia-smi --query-gpu=name --format=csv,noheader
+run() { ACC_DEADLINE_S=220 bash bench/h200/run_campaign.sh "$@"; }   # run <name> <shape set> <seed offset>
+run "${1:-run69}" alt64 6600
+run "${2:-run70}" alt65 6700
+ls -l "$OUT"
