@@ -1324,12 +1324,19 @@ def _load_queue(loop: ScopeNode, counter, m: Machine, miss, warps, r, stages, bo
     return load_queue.LoadQueue(copies, issue_chain, r, stages)
 
 
+def _copying_warp_mma(loop: ScopeNode, m: Machine, warps, trip_facts):
+    """The warp mma of ``loop``'s dot where its warps also copy their own tiles, the trip both warp-mma
+    queues price (``_warp_trip``, ``_unpipelined_warp_trip``); None where the load-trip facts do not
+    apply, the device has no warp-mma facts, a TMA producer warp copies for the mma warps
+    (tfx.analysis.codegen) or the dot takes the warpgroup mma."""
+    if trip_facts is None or m.warp_mma is None or not m.codegen.per_thread_copies:
+        return None
+    return _loop_warp_mma(loop, m, warps)
+
 def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
     """The stations of a pipelined warp-mma k-loop's trip (tfx.analysis.warp_trip), or None
     where no dot of the trip takes the warp mma, the loop is not pipelined or loads nothing."""
-    if trip_facts is None or m.warp_mma is None or not m.codegen.per_thread_copies:
-        return None                # a TMA producer warp copies for the mma warps (tfx.analysis.codegen)
-    warp = _loop_warp_mma(loop, m, warps)
+    warp = _copying_warp_mma(loop, m, warps, trip_facts)
     if warp is None or not (is_array(body.global_loads) or body.global_loads):
         return None
     piped = (stages >= 2) if is_array(stages) else (1 if stages >= 2 else 0)
@@ -1348,9 +1355,7 @@ def _unpipelined_warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r,
     (tfx.analysis.warp_trip.unpipelined_stations): the trip's loads into registers on the load path
     (load_trip.sync_load_ns), one CTA's unpipelined trip ``single`` its cycle alone; None where no dot
     of the loop takes the warp mma or the profile states no unpipelined load price."""
-    if trip_facts is None or m.warp_mma is None or not m.codegen.per_thread_copies:
-        return None
-    warp = _loop_warp_mma(loop, m, warps)
+    warp = _copying_warp_mma(loop, m, warps, trip_facts)
     if warp is None:
         return None
     copies = load_trip.sync_load_ns(_trip_copies(loop, counter, m, miss, warps), trip_facts)
