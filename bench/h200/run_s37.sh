@@ -4,10 +4,4 @@
 # (~450 s in all). Names keep every campaign's number unique across the devices: `bash bench/h200/run_s37.sh` on an
 # H200 writes run69 / run70, `bash bench/h200/run_s37.sh run71 run72` on an H100. File the development rows under
 # calibration/<device>/measured/issue15 and seal the held-out archive unread in that device's heldout/ folder.
-set -u
-cd "$(dirname "$0")/../.."
-nvidia-smi --query-gpu=name --format=csv,noheader
-run() { ACC_DEADLINE_S=220 bash bench/h200/run_campaign.sh "$@"; }   # run <name> <shape set> <seed offset>
-run "${1:-run69}" alt64 6600
-run "${2:-run70}" alt65 6700
-ls -l "$OUT"
+exec bash "$(dirname "$0")/run_pair.sh" "${1:-run69}" alt64 6600 "${2:-run70}" alt65 6700
