@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tfx.analysis import warp_trip
+from tfx.analysis import performance, warp_trip
 from tfx.analysis.analyze import analyze
 from tfx.hw import load_profile
 from tfx.lang import parse_file
@@ -148,6 +148,20 @@ def test_unpipelined_gemm_queues_its_ctas():
     assert "the load path (each 157.05 ns of loads into registers)" in text
     assert "894.17 ns - 53.46 ns - 157.05 ns = 683.66 ns its own" in text
     assert "cycles in 1.15 us a round" in text
+    # the queue's 1,146.24 ns round is longer than every engine's (the busiest, the loads' floor:
+    # 6 x 157.05 = 942.30 ns), so the trip's chain, not the L2 the roofline names, sets the
+    # waves: raising L2's rate would not shorten them
+    assert a.metrics["roofline.bound_by"] == "l2"
+    assert a.metrics["performance.bound_by"] == "latency"
+    assert terms["waves"].endswith("(bound by latency)")
+
+
+def test_the_longest_loop_names_the_bound():
+    # (its trips' ns, whether a chain sets its round): the longest loop decides
+    assert performance._latency_sets_rounds({1: (100.0, True), 2: (40.0, False)})
+    assert not performance._latency_sets_rounds({1: (100.0, False), 2: (140.0, False), 3: (90.0, True)})
+    assert not performance._latency_sets_rounds({})
+    assert not performance._latency_sets_rounds(None)
 
 
 def test_arrays_match_scalars():

@@ -79,6 +79,8 @@ class LaunchMiss(dict):
     mio_notes: dict | None = None                 # loop id -> the MIO queue's line per batch (warp_trip.describe_mio)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
     load_queues: dict | None = None               # loop id -> (r, units, load_queue.LoadQueue) per batch (its line)
+    round_bounds: dict | None = None              # loop id -> (its ns, whether a chain, not an engine, sets its
+                                                  # round) of the full batch (the launch's bound_by)
     pair_merged: dict = field(default_factory=dict)  # op id -> share of its copies a TPC pair merges (l2_reuse)
     side_block: dict = field(default_factory=dict)   # op id -> co-readers on one L2 partition (l2_reuse.side_block)
     partitions: Any = 1                           # the L2's partitions (l2_reuse.far_fill_share)
@@ -118,7 +120,8 @@ class LaunchMiss(dict):
 
 
 # the LaunchMiss fields a batch's pricing writes the breakdown's notes into
-NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips", "mio_notes", "load_queues")
+NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips", "mio_notes", "load_queues",
+              "round_bounds")
 
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
@@ -479,7 +482,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         return t, e, priced.loop_ns
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
-    miss.dram_trips, miss.mio_notes, miss.load_queues = {}, {}, {}
+    miss.dram_trips, miss.mio_notes, miss.load_queues, miss.round_bounds = {}, {}, {}, {}
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -602,6 +605,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
     if full_body is not None and full_body.chain > full_body.throughput:
         bound_by = "latency"      # one CTA's serial chain outlasts the engines: latency-bound
+    if bound_by is not None and _latency_sets_rounds(miss.round_bounds):
+        bound_by = "latency"      # the longest loop's round is a trip's chain, not an engine's work
     if full_body is not None and not is_array(full_body.ns) and cta_launch.binds(
             max(full_body.throughput, full_body.chain, full_body.queued), resident, m):
         bound_by = "the CTA launch rate"   # r short CTAs end faster than the SM starts them
@@ -1140,6 +1145,16 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
         # mma runs at its own clock fraction)
         out.append(Term("power clock", 0, clock + " (included in the waves above)"))
     return out
+
+
+def _latency_sets_rounds(round_bounds) -> bool:
+    """Whether the full batch's longest loop has its round set by a chain (a trip's load round
+    trip, issue and compute in series, or its CTAs' queue at the stations) rather than by the
+    busiest engine's work: raising that engine's rate would not shorten it (``_loop_time``)."""
+    if not round_bounds:
+        return False
+    ns, by_chain = max(round_bounds.values(), key=lambda v: v[0])
+    return by_chain
 
 
 def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
@@ -2323,6 +2338,14 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
     return transpose_trip.trip(loop, m.inst, warps, stages, round_trip_ns, stores, one["tensor"])
 
 
+def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e) -> None:
+    """Keep, for the launch's ``bound_by``, the first (the full batch's) pricing of a loop: its
+    trips' ns and whether its round is longer than its busiest engine's work."""
+    sink = getattr(miss, "round_bounds", None)
+    if sink is not None and loop.id not in sink:
+        sink[loop.id] = (trips * round_ns, bool(round_ns > _max_engine(e)))
+
+
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False, draw=None):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
@@ -2821,6 +2844,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         round_ns = emax(_max_engine(e), issue_chain / (stages - 1) if has_loads else 0)
         if queued is not None and has_loads:
             round_ns = emax(round_ns, queued)
+        _note_round_bound(miss, loop, trips, round_ns, e)
         fill = (lat + e["copy"] / r) if has_loads else 0
         notes = miss.notes
         if notes is not None and m.dispatch_single is None and loop.id not in notes:
@@ -2857,6 +2881,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         one_cta, single = single, unpipelined_chain.floor_ns(single, stations)
         round_ns = emax(_max_engine(e), single)
         fill = 0
+        _note_round_bound(miss, loop, trips, round_ns, e)
         notes = miss.notes
         if notes is not None and m.dispatch_single is None and unpiped_wait and loop.id not in notes:
             # what the round's load wait adds over the chains in turn (the breakdown)
