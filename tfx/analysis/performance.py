@@ -2117,7 +2117,14 @@ def _trip_share(c, loop):
 
 def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
     """One CTA's copies in a trip of ``loop`` by width and row length
-    (tfx.analysis.load_trip.trip_copies), over its global loads."""
+    (tfx.analysis.load_trip.trip_copies), over its global loads; once a launch (the load floor,
+    the warp-mma trip and the unpipelined one all read them, for every batch)."""
+    if getattr(miss, "loop_parts", None) is None:
+        return _count_trip_copies(loop, counter, m, miss, warps)
+    return _once_a_launch(miss, ("copies", loop.id), lambda: _count_trip_copies(loop, counter, m, miss, warps))
+
+
+def _count_trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
     total = load_trip.TripCopies()
     if counter is None:
         return total
