@@ -1392,16 +1392,9 @@ def _unpipelined_warp_round(loop: ScopeNode, counter, m: Machine, miss, warps, r
     if not is_array(*t, stages):
         return warp_trip.round_ns(t)
     import numpy as np
-    parts = [np.asarray(x, dtype=float) for x in (t.issue, t.copies, t.delay, t.resident, t.walk, t.applies)]
-    pick = (np.asarray(stages) < 2) & (parts[5] > 0)
-    shape = np.broadcast(pick, *parts).shape
-    pick = np.broadcast_to(pick, shape)
-    out = np.zeros(shape)
-    if pick.any():
-        issue, copies, delay, resident, walk, applies = (np.broadcast_to(x, shape)[pick] for x in parts)
-        out[pick] = warp_trip.round_ns(t._replace(issue=issue, copies=copies, delay=delay, resident=resident,
-                                                  walk=walk, applies=applies))
-    return out
+    pick = (np.asarray(stages) < 2) & (np.asarray(t.applies) > 0)
+    inputs = dict(issue=t.issue, copies=t.copies, delay=t.delay, resident=t.resident, walk=t.walk, applies=t.applies)
+    return _solve_where(pick, inputs, lambda picked: warp_trip.round_ns(t._replace(**picked)))
 
 
 def _lone_walk_ns(loop: ScopeNode, m: Machine, warps, stages, miss):
@@ -2172,26 +2165,39 @@ _CYCLE_ELEMENTWISE = ("n_rounds", "first", "loaded_bytes", "fetch", "dram_bytes"
 def _unpipelined_cycle_where(one_stage, args):
     """``_unpipelined_cycle(**args())`` where ``one_stage`` holds, the only configurations whose
     round it prices (``_loop_time`` takes the pipelined round elsewhere): None where it holds
-    nowhere; for a sweep, the cycle solved on those configurations alone and 0 at the others.
-    ``args`` returns its arguments by name. Its pieces are elementwise (load_rounds.cycle_ns'
-    bisection too), so each configuration gets the float it gets over the whole sweep; a sweep
-    whose STAGES is one axis of the grid takes that axis' one-stage slice of each input of
-    ``_CYCLE_ELEMENTWISE``, keeping the other inputs' broadcast shapes."""
+    nowhere; for a sweep, the cycle solved on those configurations alone (``_solve_where``) and 0
+    at the others. ``args`` returns its arguments by name; its pieces are elementwise
+    (load_rounds.cycle_ns' bisection too) in the inputs of ``_CYCLE_ELEMENTWISE``."""
     if not is_array(one_stage):
         return _unpipelined_cycle(**args()) if one_stage else None
     import numpy as np
     if not np.any(one_stage):
         return None
     kw = args()
-    arrays = {k: np.asarray(kw[k]) if is_array(kw[k]) else kw[k] for k in _CYCLE_ELEMENTWISE}
-    pick = np.asarray(one_stage)
+    return _solve_where(one_stage, {k: kw[k] for k in _CYCLE_ELEMENTWISE},
+                        lambda picked: _unpipelined_cycle(**{**kw, **picked}))
+
+
+def _solve_where(pick, inputs: dict, solve):
+    """``solve(inputs)`` for a sweep, worked out where ``pick`` holds alone and 0 elsewhere: its
+    one-stage configurations, where a solver that iterates (a bisection, a mean value analysis)
+    would cost explore much of its sweep over the whole broadcast grid. ``solve`` is elementwise
+    in ``inputs`` (scalars or arrays that broadcast together), so each configuration gets the
+    float it gets over the whole sweep. Where ``pick`` varies along one axis of the grid (STAGES'),
+    each input takes that axis' picked slice and keeps its other broadcast axes; else every input
+    is broadcast to the grid and masked."""
+    import numpy as np
+    arrays = {k: np.asarray(v) if is_array(v) else v for k, v in inputs.items()}
+    pick = np.asarray(pick)
     shape = np.broadcast(pick, *(v for v in arrays.values() if is_array(v))).shape
     pad = lambda v: v.reshape((1,) * (len(shape) - v.ndim) + v.shape)   # noqa: E731
     pick = pad(pick)
     axes = [i for i, n in enumerate(pick.shape) if n > 1]
     out = np.zeros(shape)
+    if not pick.any():
+        return out
     if len(axes) == 1:
-        # the one-stage slice of the one axis the stages vary along
+        # the picked slice of the one axis the pick varies along
         axis = axes[0]
         index = np.flatnonzero(pick.reshape(-1))
         picked = {k: np.take(pad(v), index, axis=axis) if is_array(v) and pad(v).shape[axis] > 1 else v
@@ -2200,7 +2206,7 @@ def _unpipelined_cycle_where(one_stage, args):
     else:
         at = np.broadcast_to(pick, shape)
         picked = {k: np.broadcast_to(v, shape)[at] if is_array(v) else v for k, v in arrays.items()}
-    out[at] = _unpipelined_cycle(**{**kw, **picked})
+    out[at] = solve(picked)
     return out
 
 
