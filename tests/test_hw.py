@@ -113,7 +113,8 @@ H100_MEASURED_MEMORY = (
     "pipeline.dram_read_latency_mid", "pipeline.dram_read_latency_high", "pipeline.dram_read_latency_saturated",
     "pipeline.dram_read_latency_low_at", "pipeline.dram_read_latency_mid_at", "pipeline.dram_read_latency_high_at",
     "pipeline.dram_read_latency_saturated_at", "local.dram_bandwidth", "local.dram_bandwidth_8_warps",
-    "local.l2_bandwidth", "pipeline.sync_line_load_cycles")
+    "local.l2_bandwidth", "pipeline.sync_line_load_cycles", "pipeline.dram_round_trip_stream_unloaded",
+    "pipeline.dram_round_trip_stream_at_copy_bandwidth")
 # The L2's rates, which h100_sxm derives at 5 / 6: its slices sit with the memory controllers,
 # 10 of the full GH100's 12 on the H100 SXM5 (50 MB of L2 against 60, the whitepaper).
 H100_DERIVED_L2 = ("memory.l2.bandwidth", "memory.l2.slice_bandwidth", "power.l2_traffic_power")
@@ -208,6 +209,40 @@ def test_the_gh100_die_facts_live_in_h100_sxm_and_its_dram_rates_are_the_h200s_s
     assert h100.fact("launch.l2_dirty_write_back").raw_value == 9.74
     assert h100.fact("launch.l2_dirty_write_back").raw_unit == "us"
     assert h100.value("launch.l2_dirty_write_back") == pytest.approx(9740)   # ns, the canonical unit
+
+
+def _stream_line(part: str, folder: str):
+    """The weight stream's round trip against the DRAM bandwidth drawn, by the selection its fact
+    states: stream_depth's `own` rows (each B tile read by one CTA) at 4 and 8 warps and 2-3 stages,
+    each row's implied round trip less the 122.22 ns chain and its trip bytes at the 128.7 GB/s
+    port, fitted by least squares (intercept ns, slope ns per TB/s)."""
+    import csv
+    import numpy as np
+    path = REPO_ROOT / "calibration" / part / "measured" / folder / "stream_depth.csv"
+    rows = [r for r in csv.DictReader(path.open()) if r["status"] == "ok" and r["variant"] == "own"
+            and r["WARPS"] in ("4", "8") and r["STAGES"] in ("2", "3")]
+    x = np.array([float(r["dram_tb_s"]) for r in rows])
+    y = np.array([float(r["implied_round_trip_ns"]) - 122.22 - float(r["trip_bytes"]) / 128.7 for r in rows])
+    intercept, slope = np.linalg.lstsq(np.vstack([np.ones_like(x), x]).T, y, rcond=None)[0]
+    return len(rows), intercept, slope
+
+
+def test_each_part_states_its_own_weight_stream_line():
+    """pipeline.dram_round_trip_stream_*: one selection of each part's stream_depth run gives its
+    line. The H200's (session 10): 433.5 + 105.2 ns per TB/s, stated 433 and, at its copy
+    bandwidth 4.2384 TB/s, 433 + 105 x 4.2384 = 878.0 ns. The H100's (its session-34 run, read
+    in session 36): 183.7 + 289.9 ns per TB/s, stated 184 and, at its copy bandwidth 2.9923 TB/s,
+    183.7 + 289.9 x 2.9923 = 1,051.2 -> 1,051 ns: its HBM3 queues deeper at the same draw."""
+    h100, h200 = load_profile("h100_sxm"), load_profile("h200_sxm")
+    n, a, b = _stream_line("h200", "stream_depth")
+    assert n == 16 and round(a, 1) == 433.5 and round(b, 1) == 105.2
+    assert h200.fact("pipeline.dram_round_trip_stream_unloaded").raw_value == 433
+    assert h200.fact("pipeline.dram_round_trip_stream_at_copy_bandwidth").raw_value == round(433 + 105 * 4.2384)
+    n, a, b = _stream_line("h100", "h100_streams/stream_depth")
+    assert n == 16 and round(a, 1) == 183.7 and round(b, 1) == 289.9
+    assert h100.fact("pipeline.dram_round_trip_stream_unloaded").raw_value == round(183.7)
+    assert h100.fact("pipeline.dram_round_trip_stream_at_copy_bandwidth").raw_value == round(183.7 + 289.9 * 2.9923)
+    assert 2992.3 / 3350 == pytest.approx(h100.value("memory.gmem.efficiency"), abs=1e-4)
 
 
 def test_the_h100s_l2_rates_are_five_sixths_of_the_h200s():
