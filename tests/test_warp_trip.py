@@ -157,11 +157,35 @@ def test_unpipelined_gemm_queues_its_ctas():
 
 
 def test_the_longest_loop_names_the_bound():
-    # (its trips' ns, whether a chain sets its round): the longest loop decides
-    assert performance._latency_sets_rounds({1: (100.0, True), 2: (40.0, False)})
-    assert not performance._latency_sets_rounds({1: (100.0, False), 2: (140.0, False), 3: (90.0, True)})
-    assert not performance._latency_sets_rounds({})
-    assert not performance._latency_sets_rounds(None)
+    # (its trips' ns, whether a chain sets its round): the longest loop decides, where it is
+    # most of the batch (100 of a 150 ns batch: yes; 100 of 250: the rest of the batch is longer)
+    assert performance._latency_sets_rounds({1: (100.0, True), 2: (40.0, False)}, 150.0)
+    assert not performance._latency_sets_rounds({1: (100.0, True), 2: (40.0, False)}, 250.0)
+    assert not performance._latency_sets_rounds({1: (100.0, False), 2: (140.0, False), 3: (90.0, True)}, 150.0)
+    assert not performance._latency_sets_rounds({}, 150.0)
+    assert not performance._latency_sets_rounds(None, 150.0)
+
+
+def test_an_outer_loop_takes_its_longest_inner_loops_bound():
+    # a persistent walk: outer loop 1 holds inner loops 2 (30 ns an execution, a chain sets its
+    # rounds) and 3 (10 ns, its engines do); the outer loop's 8 trips of 45 ns = 360 ns take
+    # loop 2's word, and so are the launch's longest loop
+    class Loop:
+        def __init__(self, id, inner=()):
+            self.id, self.kind, self.inner = id, "loop", inner
+
+        def walk(self):
+            yield self
+            for c in self.inner:
+                yield from c.walk()
+    outer = Loop(1, (Loop(2), Loop(3)))
+    miss = performance.LaunchMiss(round_bounds={2: (30.0, True), 3: (10.0, False)})
+    performance._note_outer_round_bound(miss, outer, 8 * 45.0)
+    assert miss.round_bounds[1] == (360.0, True)
+    assert performance._latency_sets_rounds(miss.round_bounds, 400.0)
+    miss = performance.LaunchMiss(round_bounds={2: (30.0, False), 3: (10.0, True)})
+    performance._note_outer_round_bound(miss, outer, 8 * 45.0)
+    assert miss.round_bounds[1] == (360.0, False)
 
 
 def test_arrays_match_scalars():

@@ -605,7 +605,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
     if full_body is not None and full_body.chain > full_body.throughput:
         bound_by = "latency"      # one CTA's serial chain outlasts the engines: latency-bound
-    if bound_by is not None and _latency_sets_rounds(miss.round_bounds):
+    if bound_by is not None and _latency_sets_rounds(miss.round_bounds, t_full):
         bound_by = "latency"      # the longest loop's round is a trip's chain, not an engine's work
     if full_body is not None and not is_array(full_body.ns) and cta_launch.binds(
             max(full_body.throughput, full_body.chain, full_body.queued), resident, m):
@@ -1147,14 +1147,15 @@ def _mma_terms(unit_node: ScopeNode, m: Machine, warps, resident=1) -> list:
     return out
 
 
-def _latency_sets_rounds(round_bounds) -> bool:
-    """Whether the full batch's longest loop has its round set by a chain (a trip's load round
-    trip, issue and compute in series, or its CTAs' queue at the stations) rather than by the
-    busiest engine's work: raising that engine's rate would not shorten it (``_loop_time``)."""
-    if not round_bounds:
+def _latency_sets_rounds(round_bounds, batch_ns) -> bool:
+    """Whether the full batch's longest loop, most of the batch's ``batch_ns``, has its round set
+    by a chain (a trip's load round trip, issue and compute in series, or its CTAs' queue at the
+    stations) rather than by the busiest engine's work: raising that engine's rate would not
+    shorten it (``_loop_time``). A loop that is the lesser part of the batch names no bound."""
+    if not round_bounds or is_array(batch_ns):
         return False
     ns, by_chain = max(round_bounds.values(), key=lambda v: v[0])
-    return by_chain
+    return by_chain and 2 * ns > batch_ns
 
 
 def _bound_name(engine: str, d: "Demand", m: Machine, r, active_units) -> str:
@@ -2359,6 +2360,17 @@ def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e) -> None:
         sink[loop.id] = (trips * round_ns, bool(round_ns > _max_engine(e)))
 
 
+def _note_outer_round_bound(miss, loop: ScopeNode, ns) -> None:
+    """An outer loop (a persistent kernel's tile loop) for the launch's ``bound_by``: its trips'
+    ns, and what sets the rounds of its longest inner loop (``_note_round_bound``)."""
+    sink = getattr(miss, "round_bounds", None)
+    if sink is None or loop.id in sink or is_array(ns):
+        return
+    inner = [sink[c.id] for c in loop.walk() if c is not loop and c.kind == "loop" and c.id in sink]
+    if inner:
+        sink[loop.id] = (ns, max(inner, key=lambda v: v[0])[1])
+
+
 def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_units, in_composite=False, draw=None):
     """ns of all trips of one execution of ``loop`` for r concurrent positions.
 
@@ -2379,6 +2391,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # the inner loops with their own pipelines.
         per_trip, engines = _scope_time(loop, counter, m, miss, warps, r, active_units, loop.execs,
                                         in_composite, draw)
+        _note_outer_round_bound(miss, loop, trips * per_trip)
         return trips * per_trip, {k: v * trips for k, v in engines.items()}
     body = _once_a_launch(miss, ("body", loop.id), lambda: _loop_body(loop, counter, m, miss, warps, in_composite))
     spilled_state = miss.spill[0] is not None and any(loop.mma_ops())
