@@ -949,7 +949,9 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                                            active_units, load_rounds.facts(m), lambda x: format_time_ns(float(x)))
                     + sync
                     + " (included in the waves above)"))
-                wt = _unpipelined_warp_trip(c, counter, m, miss, warps, resident, facts, cycle)
+                # the trip _loop_time queues: the cycle and the body's link latency (a GPU's
+                # k-loop waits no command completions: serial_wait is a command processor's)
+                wt = _unpipelined_warp_trip(c, counter, m, miss, warps, resident, facts, cycle + body.link_latency)
                 if wt is not None and math.ceil(float(resident)) > 1:
                     # co-resident warp-mma CTAs queue at the sub-partitions and the load path
                     out.append(Term("warp-mma trip", 0, warp_trip.describe_unpipelined(
