@@ -1351,6 +1351,7 @@ def _copying_warp_mma(loop: ScopeNode, m: Machine, warps, trip_facts):
         return None
     return _loop_warp_mma(loop, m, warps)
 
+
 def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stages, trip_facts):
     """The stations of a pipelined warp-mma k-loop's trip (tfx.analysis.warp_trip), or None
     where no dot of the trip takes the warp mma, the loop is not pipelined or loads nothing."""
@@ -2115,8 +2116,6 @@ def _trip_copies(loop: ScopeNode, counter, m: Machine, miss, warps):
     """One CTA's copies in a trip of ``loop`` by width and row length
     (tfx.analysis.load_trip.trip_copies), over its global loads; once a launch (the load floor,
     the warp-mma trip and the unpipelined one all read them, for every batch)."""
-    if getattr(miss, "loop_parts", None) is None:
-        return _count_trip_copies(loop, counter, m, miss, warps)
     return _once_a_launch(miss, ("copies", loop.id), lambda: _count_trip_copies(loop, counter, m, miss, warps))
 
 
@@ -2357,7 +2356,7 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
 def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e) -> None:
     """Keep, for the launch's ``bound_by``, the first (the full batch's) pricing of a loop: its
     trips' ns and whether its round is longer than its busiest engine's work."""
-    sink = getattr(miss, "round_bounds", None)
+    sink = miss.round_bounds       # None in a pricing the breakdown does not show (NOTE_SINKS)
     if sink is not None and loop.id not in sink:
         sink[loop.id] = (trips * round_ns, bool(round_ns > _max_engine(e)))
 
@@ -2365,7 +2364,7 @@ def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e) -> None:
 def _note_outer_round_bound(miss, loop: ScopeNode, ns) -> None:
     """An outer loop (a persistent kernel's tile loop) for the launch's ``bound_by``: its trips'
     ns, and what sets the rounds of its longest inner loop (``_note_round_bound``)."""
-    sink = getattr(miss, "round_bounds", None)
+    sink = miss.round_bounds
     if sink is None or loop.id in sink or is_array(ns):
         return
     inner = [sink[c.id] for c in loop.walk() if c is not loop and c.kind == "loop" and c.id in sink]
