@@ -52,7 +52,7 @@ sys.path.insert(0, HERE)
 
 L2_SET = os.environ.get("L2_SET", "")
 L2_SETS = ("", "s12", "s12b", "s13", "s14", "s16", "s17t", "s17b", "s18", "s18t", "s19", "s23", "s25", "s26", "s26b",
-           "s26c", "s27g")
+           "s26c", "s27g", "s37")
 if L2_SET not in L2_SETS:
     # a mistyped set must not time the default set's launches in its place
     print(f"measure_l2_groupm: L2_SET={L2_SET!r} is not a set; expected one of {', '.join(n for n in L2_SETS if n)} "
@@ -225,6 +225,12 @@ if L2_SET == "s27g":
                ("gemm", 2048, 28672, 14336, 128, 128, 128, 4, 1, 1), ("gemm", 2560, 14336, 14336, 128, 64, 64, 8, 3, 1),
                ("gemm", 2560, 14336, 14336, 128, 64, 64, 8, 3, 8), ("gemm", 2048, 28672, 4096, 128, 128, 64, 4, 3, 1),
                ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4, 8), ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4, 1)]
+elif L2_SET == "s37":
+    # session 37: M = 2 x BM bf16 launches of one wave whose B tiles two CTAs read (run34/50/68's first picks, priced
+    # 15-24% fast: is B read from DRAM once or twice?), each beside its GROUP_M = 8 twin, and BM = 32 (one reader)
+    CONFIGS = [("gemm", 32, 8192, k, 16, 128, 128, w, s, g) for k, w, s in ((4096, 2, 5), (4608, 4, 4), (6144, 4, 4))
+               for g in (1, 8)]
+    CONFIGS += [("gemm", 32, 8192, 4096, 32, 128, 128, 4, 4, 1), ("gemm", 32, 8192, 4096, 32, 128, 128, 4, 4, 8)]
 elif L2_SET == "s26c":
     CONFIGS = [("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 1), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 2, 3, 8),
                ("gemm_fp8", 32, 28672, 8192, 16, 256, 128, 4, 3, 8), ("gemm_fp8", 32, 28672, 8192, 16, 64, 128, 4, 5, 8),
