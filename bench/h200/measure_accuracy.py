@@ -69,6 +69,8 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt63 ACC_SEED_OFFSET=6500 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt64 ACC_SEED_OFFSET=6600 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt65 ACC_SEED_OFFSET=6700 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt66 ACC_SEED_OFFSET=6800 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt67 ACC_SEED_OFFSET=6900 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1549,6 +1551,49 @@ if SHAPE_SET == "alt65":
                   ((62464, 16384), "heldout"), ((290816, 4096), "heldout")]
     SOFTMAX_SHAPES = [((145408, 8192), "heldout"), ((1277952, 1024), "heldout"),
                       ((62464, 16384), "heldout"), ((17664, 32768), "heldout")]
+
+
+# ACC_SHAPE_SET=alt66 and alt67 (written in session 37, which measured alt64 and alt65 on an H200): the next development
+# campaign (seeds + 6800) and held-out one (seeds + 6900), shapes of the same kinds as alt64/alt65 at new sizes. No
+# shape of either was measured before on either device (every shape of calibration/h*/measured/issue15 checked; fp8's
+# 7680x5120x8192 was, so alt67 takes 7936x5120x8192).
+if SHAPE_SET == "alt66":
+    GEMM_BF16_SHAPES = [((7424, 8192, 12288), "heldout"), ((2816, 6144, 14336), "heldout"),
+                        ((16, 8192, 8704), "heldout"), ((32, 8192, 8704), "heldout"),
+                        ((64, 8192, 8704), "heldout"), ((128, 8192, 8704), "heldout")]
+    GEMM_FP8_SHAPES = [((7424, 5120, 8192), "heldout"), ((2816, 6144, 24576), "heldout"),
+                       ((16, 8192, 8704), "heldout"), ((32, 8192, 8704), "heldout"),
+                       ((64, 8192, 8704), "heldout")]
+    PERSIST_SHAPES = [((7424, 6144, 24576), "heldout"), ((2816, 8192, 12288), "heldout"),
+                      ((4352, 5120, 12288), "heldout")]
+    ATTN_SHAPES = [((28, 32, 8192, 128, 1), "heldout"), ((244, 32, 2048, 64, 1), "heldout"),
+                   ((280, 16, 1024, 128, 1), "heldout"), ((61, 32, 4096, 128, 0), "heldout"),
+                   ((118, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((41, 32, 8, 65536), "heldout"), ((160, 64, 8, 8192), "heldout"),
+                     ((260, 32, 8, 16384), "heldout"), ((3200, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((149504, 8192), "heldout"), ((2129920, 2048), "heldout"),
+                  ((64512, 16384), "heldout"), ((299008, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((149504, 8192), "heldout"), ((1310720, 1024), "heldout"),
+                      ((64512, 16384), "heldout"), ((18176, 32768), "heldout")]
+
+if SHAPE_SET == "alt67":
+    GEMM_BF16_SHAPES = [((7680, 8192, 11264), "heldout"), ((2304, 6144, 15360), "heldout"),
+                        ((16, 8192, 9728), "heldout"), ((32, 8192, 9728), "heldout"),
+                        ((64, 8192, 9728), "heldout"), ((128, 8192, 9728), "heldout")]
+    GEMM_FP8_SHAPES = [((7936, 5120, 8192), "heldout"), ((2304, 6144, 22528), "heldout"),
+                       ((16, 8192, 9728), "heldout"), ((32, 8192, 9728), "heldout"),
+                       ((64, 8192, 9728), "heldout")]
+    PERSIST_SHAPES = [((7680, 6144, 22528), "heldout"), ((2304, 8192, 15360), "heldout"),
+                      ((4608, 5120, 11264), "heldout")]
+    ATTN_SHAPES = [((29, 32, 8192, 128, 1), "heldout"), ((252, 32, 2048, 64, 1), "heldout"),
+                   ((288, 16, 1024, 128, 1), "heldout"), ((63, 32, 4096, 128, 0), "heldout"),
+                   ((122, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((42, 32, 8, 65536), "heldout"), ((164, 64, 8, 8192), "heldout"),
+                     ((268, 32, 8, 16384), "heldout"), ((3264, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((153600, 8192), "heldout"), ((2195456, 2048), "heldout"),
+                  ((66560, 16384), "heldout"), ((307200, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((153600, 8192), "heldout"), ((1343488, 1024), "heldout"),
+                      ((66560, 16384), "heldout"), ((18688, 32768), "heldout")]
 
 
 def gemm_smem(bm, bn, bk, st, elt):
