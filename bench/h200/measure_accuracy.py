@@ -107,6 +107,7 @@ Timing: triton.testing.do_bench median (L2 cleared before every timed run), rand
 import math
 import os
 import random
+import re
 import sys
 import time
 import traceback
@@ -1595,6 +1596,13 @@ if SHAPE_SET == "alt67":
     SOFTMAX_SHAPES = [((153600, 8192), "heldout"), ((1343488, 1024), "heldout"),
                       ((66560, 16384), "heldout"), ((18688, 32768), "heldout")]
 
+
+# a mistyped ACC_SHAPE_SET must not time the main set's launches in its place (a device call is scarce)
+_SETS = {"main"} | set(re.findall(r'^(?:el)?if SHAPE_SET == "(\w+)"', open(__file__).read(), re.M))
+if SHAPE_SET not in _SETS:
+    print(f"measure_accuracy: ACC_SHAPE_SET={SHAPE_SET!r} is not a shape set; expected main or one of "
+          f"{', '.join(sorted(_SETS - {'main'}))}", file=sys.stderr)
+    sys.exit(2)
 
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
