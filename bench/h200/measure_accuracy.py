@@ -1604,6 +1604,7 @@ if SHAPE_SET not in _SETS:
           f"{', '.join(sorted(_SETS - {'main'}))}", file=sys.stderr)
     sys.exit(2)
 
+
 def gemm_smem(bm, bn, bk, st, elt):
     # Triton keeps STAGES operand buffers (128x256x64, 3 stages: 147456 B in gemm_triton.csv)
     return st * (bm * bk + bk * bn) * elt
