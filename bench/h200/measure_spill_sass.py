@@ -123,11 +123,17 @@ def disassemble_cpu(c, warps, hex_bits=False):
     WARPS = warps
     _, regs, spills, _ = compile_cpu(c)
     cub = os.path.join("/tmp", name_of(c) + ".cubin")
-    nvdisasm = cuobjdump_path().replace("cuobjdump", "nvdisasm")
-    sass = subprocess.run([nvdisasm, "-c", *(["-hex"] if hex_bits else []), cub], capture_output=True, text=True,
-                          timeout=120).stdout
+    sass = nvdisasm(cub, hex_bits)
     os.remove(cub)
     return regs, spills, sass
+
+
+def nvdisasm(cubin_path, hex_bits=False) -> str:
+    """The SASS text of a cubin by Triton's own nvdisasm (``-c``: the code sections; each
+    instruction's control bits too where ``hex_bits``)."""
+    tool = cuobjdump_path().replace("cuobjdump", "nvdisasm")
+    return subprocess.run([tool, "-c", *(["-hex"] if hex_bits else []), cubin_path], capture_output=True, text=True,
+                          timeout=120).stdout
 
 
 def cuobjdump_path():

@@ -12,7 +12,6 @@ the same tile.
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +33,6 @@ def main(argv):
     from mlp_kernel import kloop_kernel
     from tfx.analysis.triton_load_rounds import ROUNDS
     tiles = [tuple(int(v) for v in a.split("x")) for a in argv] or TILES
-    nvdisasm = mss.cuobjdump_path().replace("cuobjdump", "nvdisasm")
     k_total, ctas = 16384, 132
     for bm, bn, bk in tiles:
         for warps in (2, 4, 8):
@@ -47,7 +45,7 @@ def main(argv):
             with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
                 f.write(k.asm["cubin"])
                 f.flush()
-                sass = subprocess.run([nvdisasm, "-c", f.name], capture_output=True, text=True, timeout=120).stdout
+                sass = mss.nvdisasm(f.name)
             rounds = ur.rounds_of(ur.loop_body(sass))
             n = max(rounds) if rounds else 0
             by = "/".join(str(rounds.count(i)) for i in range(1, n + 1))

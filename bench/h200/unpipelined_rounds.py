@@ -28,7 +28,6 @@ from __future__ import annotations
 import csv
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -123,7 +122,6 @@ def main():
         runs = sys.argv[sys.argv.index("--runs") + 1].split(",")
     (out / "sass").mkdir(parents=True, exist_ok=True)
     import measure_spill_sass as mss
-    nvdisasm = mss.cuobjdump_path().replace("cuobjdump", "nvdisasm")
     fields = ["family", "M", "N", "K", "BM", "BN", "BK", "WARPS", "GROUP_M", "layout", "regs_measured",
               "regs_compiled", "spills_measured", "spills_compiled", "ldg", "rounds", "loads_by_round", "mma",
               "measured_ms", "run"]
@@ -140,7 +138,7 @@ def main():
             c = (fam, M, N, K, bm, bn, bk, 1, g, lay)
             _, regs, spills, _ = mss.compile_cpu(c)
             cub = os.path.join("/tmp", mss.name_of(c) + ".cubin")
-            sass = subprocess.run([nvdisasm, "-c", cub], capture_output=True, text=True, timeout=120).stdout
+            sass = mss.nvdisasm(cub)
             body = loop_body(sass)
             name = f"{fam}_{M}x{N}x{K}_{bm}x{bn}x{bk}_w{warps}_g{g}_{lay}"
             (out / "sass" / f"{name}.loop.sass").write_text("\n".join(body) + "\n")
