@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""The row kernels' compute chain against R, the rows a thread holds: per-CTA phase stamps.
+
+Usage (on the device machine):
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_row_chain_r.py OUTDIR
+
+Why: the model prices softmax's compute as one dependent chain through every element a thread
+holds (``tfx.analysis.row_body.element_chain_phases``; calibration/h200/measured/row_phases,
+finding 3: 40-50 cycles an element at one and two rows a thread), and the campaigns' error grows
+with R (docs/analysis.md, "Rows a thread holds"): +1.5% at R = 1 to +21.7% at R = 16. The chain
+R free rows would give overshoots. This measures the chain itself, phase by phase, at a fixed
+number of elements a thread (128 and 64) while R goes 1 -> 16, so the rows the binaries let run
+together can be read off without the memory system in the way.
+
+The kernel is bench/h200/triton_kernels.py's softmax_kernel with four per-CTA stamps (%clock64,
+scalar asm that reads a row statistic, so it waits for it and touches no tile register):
+
+    start    after the program id
+    maxed    after the row max is reduced (loads, the max fold, its shuffles and barrier)
+    summed   after 1 / row sum (the sub, exp and add fold, shuffles, barrier, the reciprocal)
+    stored   after the stores are issued (the normalization multiply, the cast, the stores)
+
+Each configuration runs as a lone wave (grid = the SM count: one CTA a SM, its loads at the SM's
+DRAM share) and as a full launch of 64 waves (plain kernel, do_bench median, for the campaigns'
+rule). Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
+medians in cycles over the lone wave's CTAs), OUTDIR/log.txt.
+"""
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_chain_r")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from triton_kernels import softmax_kernel  # noqa: E402  (the campaigns' kernel)
+
+T0 = time.time()
+DEADLINE_S = float(os.environ.get("CHAIN_DEADLINE_S", "280"))
+LOG = None
+
+# (BLOCK_M, N, WARPS): elements a thread = BLOCK_M x N / (32 x WARPS); R = BLOCK_M / (threads / t),
+# t = min(threads, N / 8)
+CONFIGS = (
+    # 8 warps, 128 elements a thread: R = 1, 2, 4, 8, 16
+    [(1, 32768, 8), (2, 16384, 8), (4, 8192, 8), (8, 4096, 8), (16, 2048, 8)]
+    # 8 warps, 64 elements a thread
+    + [(1, 16384, 8), (2, 8192, 8), (4, 4096, 8), (8, 2048, 8), (16, 1024, 8)]
+    # 4 warps, 128 elements a thread (the last is the (16, 4) pair at N = 1024)
+    + [(1, 16384, 4), (2, 8192, 4), (4, 4096, 4), (8, 2048, 4), (16, 1024, 4)]
+    # 16 warps at N = 1024 (R = 2 and 4) and 2 warps at 1024 (R = 8)
+    + [(8, 1024, 16), (16, 1024, 16), (8, 1024, 2)]
+    # 16 warps, 64 elements a thread: R = 1 .. 8
+    + [(1, 32768, 16), (2, 16384, 16), (4, 8192, 16), (8, 4096, 16)]
+)
+SLOTS = 8
+
+
+def log(*a):
+    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
+    print(line, flush=True)
+    if LOG:
+        LOG.write(line + "\n")
+        LOG.flush()
+
+
+@triton.jit
+def _clock(dep):
+    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [dep], dtype=tl.int64,
+                                     is_pure=False, pack=1)
+
+
+@triton.jit
+def _smid(dep):
+    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
+                                     is_pure=False, pack=1)
+
+
+@triton.jit
+def _put(T, pm, slot, v, BLOCK_M: tl.constexpr):
+    r = tl.arange(0, BLOCK_M)
+    tl.store(T + pm * 8 + slot + r * 0, v.to(tl.int64), mask=r == 0)
+
+
+@triton.jit
+def softmax_chain(X, Y, T, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pm = tl.program_id(0)
+    rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    c_start = _clock(rows)
+    sm = _smid(rows)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+    x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
+    mx = tl.max(x, 1)
+    c_max = _clock(mx.to(tl.int32, bitcast=True))
+    e = tl.exp(x - mx[:, None])
+    inv = 1.0 / tl.sum(e, 1)
+    c_sum = _clock(inv.to(tl.int32, bitcast=True))
+    y = e * inv[:, None]
+    tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+    c_st = _clock(rows)
+    _put(T, pm, 0, c_start, BLOCK_M)
+    _put(T, pm, 1, c_max, BLOCK_M)
+    _put(T, pm, 2, c_sum, BLOCK_M)
+    _put(T, pm, 3, c_st, BLOCK_M)
+    _put(T, pm, 4, sm, BLOCK_M)
+
+
+def sass_counts(k):
+    """SASS instruction counts of a compiled kernel (cuobjdump/nvdisasm on its cubin)."""
+    cands = []
+    try:
+        import triton.backends.nvidia as nv
+        bindir = os.path.join(os.path.dirname(nv.__file__), "bin")
+        cands += [os.path.join(bindir, "cuobjdump"), os.path.join(bindir, "nvdisasm")]
+    except Exception:
+        pass
+    cands += [shutil.which("cuobjdump") or "", shutil.which("nvdisasm") or ""]
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(k.asm["cubin"])
+        path = f.name
+    text = None
+    for tool in cands:
+        if tool and os.path.exists(tool):
+            cmd = [tool, "-sass", path] if tool.endswith("cuobjdump") else [tool, "-c", path]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            if r.returncode == 0 and r.stdout:
+                text = r.stdout
+                break
+    c = {"sass_instr": 0, "MUFU": 0, "SHFL": 0, "BAR": 0, "FMNMX": 0, "FADD": 0, "FMUL": 0, "FFMA": 0}
+    if not text:
+        return c
+    for op in re.findall(r"^\s*(?:/\*[0-9a-f]{4,}\*/)?\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", text, re.M):
+        c["sass_instr"] += 1
+        if op in c:
+            c[op] += 1
+    return c
+
+
+def _compile_worker(job):
+    bm, n, warps = job
+    t = time.time()
+    try:
+        bf = torch.bfloat16
+        e = lambda dt=bf: torch.empty(64, device="cuda", dtype=dt)  # noqa: E731
+        kw = dict(BLOCK_M=bm, BLOCK_N=n, num_warps=warps, num_stages=1, grid=(1,))
+        softmax_kernel.warmup(e(), e(), 64, n, **kw)
+        softmax_chain.warmup(e(), e(), e(torch.int64), 64, n, **kw)
+        return job, "ok", time.time() - t
+    except Exception as ex:
+        return job, repr(ex)[:200], time.time() - t
+
+
+def precompile(budget_s=150):
+    """Both kernels of every configuration into the shared Triton cache, in parallel processes."""
+    import multiprocessing as mp
+    nproc = max(1, min(len(CONFIGS), (os.cpu_count() or 4) - 2, 14))
+    t = time.time()
+    pool = mp.get_context("spawn").Pool(nproc)
+    try:
+        it = pool.imap_unordered(_compile_worker, CONFIGS, chunksize=1)
+        for _ in CONFIGS:
+            job, st, dt = it.next(timeout=max(1.0, budget_s - (time.time() - t)))
+            if st != "ok":
+                log("  compile error", job, st)
+    except Exception as ex:
+        log("  precompile stopped:", repr(ex)[:200])
+    finally:
+        pool.terminate()
+        pool.join()
+    log(f"precompiled {len(CONFIGS)} configurations in {time.time() - t:.1f}s ({nproc} processes)")
+
+
+def occupancy(k, threads, smem):
+    try:
+        from cuda.bindings import driver as cud
+        err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(k.function), threads, smem)
+        return int(n) if int(err) == 0 else ""
+    except Exception:
+        return ""
+
+
+def main():
+    global LOG
+    out = sys.argv[1] if len(sys.argv) > 1 else "row_chain_r_out"
+    os.makedirs(out, exist_ok=True)
+    LOG = open(os.path.join(out, "log.txt"), "w")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0), "sms", sms)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw",
+                          "--format=csv"], capture_output=True, text=True)
+    log(smi.stdout.strip())
+    precompile()
+    cols = ["BLOCK_M", "N", "WARPS", "elements_per_thread", "R", "regs", "spills", "blocks_per_sm",
+            "sass_instr", "MUFU", "SHFL", "BAR", "FMNMX", "FADD", "FMUL", "FFMA",
+            "lone_ctas", "lone_sms", "to_maxed_clk", "maxed_to_summed_clk", "summed_to_stored_clk", "cta_clk",
+            "maxed_to_summed_clk_p10", "maxed_to_summed_clk_p90", "full_M", "full_ms", "full_stamped_ms",
+            "full_maxed_to_summed_clk", "status", "error"]
+    f = open(os.path.join(out, "phases.csv"), "w", newline="")
+    w = csv.DictWriter(f, cols, extrasaction="ignore")
+    w.writeheader()
+    bf = torch.bfloat16
+    g = torch.Generator(device="cuda")
+    g.manual_seed(15)
+    for bm, n, warps in CONFIGS:
+        if time.time() - T0 > DEADLINE_S:
+            log("deadline: stopping")
+            break
+        threads = 32 * warps
+        t = min(threads, n // 8)
+        row = {"BLOCK_M": bm, "N": n, "WARPS": warps, "elements_per_thread": bm * n // threads,
+               "R": bm // max(threads // t, 1)}
+        try:
+            # a full launch of 64 waves at the compiled occupancy, and the lone wave
+            full_ctas = 64 * sms * 4
+            full_m = full_ctas * bm
+            while full_m * n * 2 > 2 ** 30 and full_m > bm * sms:
+                full_m //= 2
+            X = torch.randn(full_m, n, device="cuda", generator=g).to(bf)
+            Y = torch.empty_like(X)
+            T = torch.zeros(triton.cdiv(full_m, bm) * SLOTS, device="cuda", dtype=torch.int64)
+            kw = dict(BLOCK_M=bm, BLOCK_N=n, num_warps=warps, num_stages=1)
+            kp = softmax_kernel[(triton.cdiv(full_m, bm),)](X, Y, full_m, n, **kw)
+            ks = softmax_chain[(triton.cdiv(full_m, bm),)](X, Y, T, full_m, n, **kw)
+            torch.cuda.synchronize()
+            row.update(regs=kp.n_regs, spills=kp.n_spills, blocks_per_sm=occupancy(kp, threads, kp.metadata.shared))
+            row.update(sass_counts(kp))
+            row["full_M"] = full_m
+            row["full_ms"] = float(triton.testing.do_bench(
+                lambda: softmax_kernel[(triton.cdiv(full_m, bm),)](X, Y, full_m, n, **kw),
+                warmup=5, rep=40, return_mode="median"))
+            row["full_stamped_ms"] = float(triton.testing.do_bench(
+                lambda: softmax_chain[(triton.cdiv(full_m, bm),)](X, Y, T, full_m, n, **kw),
+                warmup=5, rep=40, return_mode="median"))
+            a = T.cpu().numpy().reshape(-1, SLOTS)
+            row["full_maxed_to_summed_clk"] = float(np.median(a[:, 2] - a[:, 1]))
+            # the lone wave: one CTA a SM (reads a fresh region each repeat so L2 holds none of it)
+            lone_m = sms * bm
+            meds = {k: [] for k in ("a", "b", "c", "d")}
+            spread = []
+            for rep in range(5):
+                Xl = X[(rep % 4) * lone_m:(rep % 4 + 1) * lone_m] if 4 * lone_m <= full_m else X[:lone_m]
+                T.zero_()
+                torch.cuda.synchronize()
+                softmax_chain[(sms,)](Xl, Y, T, lone_m, n, **kw)
+                torch.cuda.synchronize()
+                a = T[: sms * SLOTS].cpu().numpy().reshape(sms, SLOTS)
+                if rep == 0:
+                    continue   # the first launch after the zeroing pays the instruction fetch
+                meds["a"].append(np.median(a[:, 1] - a[:, 0]))
+                meds["b"].append(np.median(a[:, 2] - a[:, 1]))
+                meds["c"].append(np.median(a[:, 3] - a[:, 2]))
+                meds["d"].append(np.median(a[:, 3] - a[:, 0]))
+                spread.append((np.percentile(a[:, 2] - a[:, 1], 10), np.percentile(a[:, 2] - a[:, 1], 90)))
+                row["lone_sms"] = len(np.unique(a[:, 4]))
+            row["lone_ctas"] = sms
+            row["to_maxed_clk"] = float(np.median(meds["a"]))
+            row["maxed_to_summed_clk"] = float(np.median(meds["b"]))
+            row["summed_to_stored_clk"] = float(np.median(meds["c"]))
+            row["cta_clk"] = float(np.median(meds["d"]))
+            row["maxed_to_summed_clk_p10"] = float(np.median([s[0] for s in spread]))
+            row["maxed_to_summed_clk_p90"] = float(np.median([s[1] for s in spread]))
+            row["status"] = "ok"
+            log(bm, n, warps, "R", row["R"], "regs", row["regs"], "sp", row["spills"], "occ", row["blocks_per_sm"],
+                "phases clk", round(row["to_maxed_clk"]), round(row["maxed_to_summed_clk"]),
+                round(row["summed_to_stored_clk"]), "full", f"{row['full_ms']:.4f} ms",
+                "full m2s", round(row["full_maxed_to_summed_clk"]))
+            del X, Y, T
+        except Exception as e:
+            row["status"] = "error"
+            row["error"] = repr(e)[:200]
+            log("ERROR", bm, n, warps, traceback.format_exc()[-600:])
+        w.writerow(row)
+        f.flush()
+    log(subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.mem,power.draw", "--format=csv"],
+                       capture_output=True, text=True).stdout.strip())
+    log(f"done in {time.time() - T0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
