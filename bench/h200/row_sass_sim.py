@@ -39,7 +39,7 @@ L_DRAM = 700.0        # ns, the profile's loaded DRAM latency
 L_L2 = 200.0          # ns, the profile's L2-hit latency
 LAT = dict(fma=4, ex2=17, shfl=24, lds=23, bar=20)   # cycles, hw_profiles/h200_sxm.toml [instruction_latency]
 SFU = 8               # cycles a warp's MUFU holds a scheduler's SFU (16 results a cycle an SM)
-INSN = re.compile(r"/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);")
+INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);")
 REG = re.compile(r"\b(U?R|U?P)(\d+|Z|T)(\.64)?\b")
 
 
@@ -69,7 +69,13 @@ def lat_of(op):
 
 
 def decode(sass):
-    """(base opcode, opcode, source registers, destination registers, latency) in program order."""
+    """(base opcode, opcode, source registers, destination registers, latency) in program order.
+
+    The destinations are the leading operands (two for a SETP, none for a store or barrier), the
+    sources every register of the others and the guard predicate: an instruction that reads the
+    register it writes (``FFMA R5, R6, R6, R5``, ``FMUL R54, R54, R54``) waits for it. (Until
+    session 39 the sources left out every register among the destinations, so a fold's
+    accumulator and the exp's in-place square waited for nothing.)"""
     prog = []
     for line in sass.splitlines():
         m = INSN.search(line)
@@ -81,24 +87,26 @@ def decode(sass):
             break
         if b in ('EXIT', 'NOP', 'BRA', 'BSYNC', 'BSSY', 'WARPSYNC'):
             continue
-        regs = []
-        for r in REG.finditer(ops):
-            kind, idx, wide = r.groups()
-            if idx in ('Z', 'T'):
-                continue
-            regs += [(kind, int(idx) + k) for k in range(2 if wide else 1)]
+        toks = [x.strip() for x in ops.split(',')]
+        nd = 0 if b in ('STG', 'STS', 'STL', 'BAR', 'RED', 'ATOM') else (2 if 'SETP' in op else 1)
+
+        def regs_of(tok, dest):
+            out = []
+            for r in REG.finditer(tok):
+                kind, idx, wide = r.groups()
+                if idx in ('Z', 'T'):
+                    continue
+                width = (4 if (dest and '.128' in op and b in ('LDG', 'LDS'))
+                         else 2 if (wide or (dest and '.64' in op)) else 1)
+                out += [(kind, int(idx) + k) for k in range(width)]
+            return out
+        dests = [x for tok in toks[:nd] for x in regs_of(tok, True)]
+        srcs = [x for tok in toks[nd:] for x in regs_of(tok, False)]
         if pred:
             pm = re.search(r"(U?P)(\d)", pred)
             if pm:
-                regs.append((pm.group(1), int(pm.group(2))))
-        dests = []
-        if b not in ('STG', 'STS', 'STL', 'BAR', 'RED', 'ATOM') and regs:
-            for tk in [x.strip() for x in ops.split(',')][:2 if 'SETP' in op else 1]:
-                mm = REG.search(tk)
-                if mm and mm.group(2) not in ('Z', 'T'):
-                    width = 4 if ('.128' in op and b in ('LDG', 'LDS')) else (2 if (mm.group(3) or '.64' in op) else 1)
-                    dests += [(mm.group(1), int(mm.group(2)) + k) for k in range(width)]
-        prog.append((b, op, [r for r in regs if r not in dests], dests, lat_of(op)))
+                srcs.append((pm.group(1), int(pm.group(2))))
+        prog.append((b, op, srcs, dests, lat_of(op)))
     return prog
 
 
