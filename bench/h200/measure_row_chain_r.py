@@ -2,7 +2,7 @@
 """The row kernels' compute chain against R, the rows a thread holds: per-CTA phase stamps.
 
 Usage (on the device machine):
-    PYTHONUNBUFFERED=1 python3 bench/h200/measure_row_chain_r.py OUTDIR
+    PYTHONUNBUFFERED=1 [ROW_FAMILY=rmsnorm] python3 bench/h200/measure_row_chain_r.py OUTDIR
 
 Why: the model prices softmax's compute as one dependent chain through every element a thread
 holds (``tfx.analysis.row_body.element_chain_phases``; calibration/h200/measured/row_phases,
@@ -43,10 +43,13 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from triton_kernels import softmax_kernel  # noqa: E402  (the campaigns' kernel)
+from triton_kernels import rmsnorm_kernel, softmax_kernel  # noqa: E402  (the campaigns' kernels)
 
 T0 = time.time()
 DEADLINE_S = float(os.environ.get("CHAIN_DEADLINE_S", "280"))
+# softmax (default) or rmsnorm: rmsnorm's stamps are start, after 1 / rms (the loads, the sum of squares, its
+# exchange and the rsqrt; written to both middle slots: maxed_to_summed is 0) and after its stores
+FAMILY = os.environ.get("ROW_FAMILY", "softmax")
 LOG = None
 
 # (BLOCK_M, N, WARPS): elements a thread = BLOCK_M x N / (32 x WARPS); R = BLOCK_M / (threads / t),
@@ -117,6 +120,43 @@ def softmax_chain(X, Y, T, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     _put(T, pm, 4, sm, BLOCK_M)
 
 
+@triton.jit
+def rmsnorm_chain(X, W, Y, T, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pm = tl.program_id(0)
+    rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    c_start = _clock(rows)
+    sm = _smid(rows)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None].to(tl.int64) * N + cols[None, :]
+    x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
+    inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
+    c_sum = _clock(inv.to(tl.int32, bitcast=True))
+    w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
+    y = x * inv[:, None] * w[None, :]
+    tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
+    c_st = _clock(rows)
+    _put(T, pm, 0, c_start, BLOCK_M)
+    _put(T, pm, 1, c_sum, BLOCK_M)
+    _put(T, pm, 2, c_sum, BLOCK_M)
+    _put(T, pm, 3, c_st, BLOCK_M)
+    _put(T, pm, 4, sm, BLOCK_M)
+
+
+def kernels():
+    """(plain kernel, stamped kernel, extra arguments after X (and W)) of FAMILY."""
+    if FAMILY == "rmsnorm":
+        return rmsnorm_kernel, rmsnorm_chain
+    return softmax_kernel, softmax_chain
+
+
+def args(plain, X, W, Y, T, m, n):
+    """The launch arguments of FAMILY's plain kernel (plain) or its stamped one."""
+    if FAMILY == "rmsnorm":
+        return (X, W, Y, m, n, 1.0 / n, 1e-6) if plain else (X, W, Y, T, m, n, 1.0 / n, 1e-6)
+    return (X, Y, m, n) if plain else (X, Y, T, m, n)
+
+
 def sass_counts(k):
     """SASS instruction counts of a compiled kernel (cuobjdump/nvdisasm on its cubin)."""
     cands = []
@@ -155,8 +195,9 @@ def _compile_worker(job):
         bf = torch.bfloat16
         e = lambda dt=bf: torch.empty(64, device="cuda", dtype=dt)  # noqa: E731
         kw = dict(BLOCK_M=bm, BLOCK_N=n, num_warps=warps, num_stages=1, grid=(1,))
-        softmax_kernel.warmup(e(), e(), 64, n, **kw)
-        softmax_chain.warmup(e(), e(), e(torch.int64), 64, n, **kw)
+        kp, ks = kernels()
+        kp.warmup(*args(True, e(), e(), e(), e(torch.int64), 64, n), **kw)
+        ks.warmup(*args(False, e(), e(), e(), e(torch.int64), 64, n), **kw)
         return job, "ok", time.time() - t
     except Exception as ex:
         return job, repr(ex)[:200], time.time() - t
@@ -195,19 +236,19 @@ def main():
     global LOG
     out = sys.argv[1] if len(sys.argv) > 1 else "row_chain_r_out"
     os.makedirs(out, exist_ok=True)
-    LOG = open(os.path.join(out, "log.txt"), "w")
+    LOG = open(os.path.join(out, "log.txt" if FAMILY == "softmax" else f"log_{FAMILY}.txt"), "w")
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0), "sms", sms)
+    log("family", FAMILY, "torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0), "sms", sms)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw",
                           "--format=csv"], capture_output=True, text=True)
     log(smi.stdout.strip())
     precompile()
-    cols = ["BLOCK_M", "N", "WARPS", "elements_per_thread", "R", "regs", "spills", "blocks_per_sm",
+    cols = ["family", "BLOCK_M", "N", "WARPS", "elements_per_thread", "R", "regs", "spills", "blocks_per_sm",
             "sass_instr", "MUFU", "SHFL", "BAR", "FMNMX", "FADD", "FMUL", "FFMA",
             "lone_ctas", "lone_sms", "to_maxed_clk", "maxed_to_summed_clk", "summed_to_stored_clk", "cta_clk",
             "maxed_to_summed_clk_p10", "maxed_to_summed_clk_p90", "full_M", "full_ms", "full_stamped_ms",
             "full_maxed_to_summed_clk", "status", "error"]
-    f = open(os.path.join(out, "phases.csv"), "w", newline="")
+    f = open(os.path.join(out, f"phases_{FAMILY}.csv" if FAMILY != "softmax" else "phases.csv"), "w", newline="")
     w = csv.DictWriter(f, cols, extrasaction="ignore")
     w.writeheader()
     bf = torch.bfloat16
@@ -219,7 +260,7 @@ def main():
             break
         threads = 32 * warps
         t = min(threads, n // 8)
-        row = {"BLOCK_M": bm, "N": n, "WARPS": warps, "elements_per_thread": bm * n // threads,
+        row = {"family": FAMILY, "BLOCK_M": bm, "N": n, "WARPS": warps, "elements_per_thread": bm * n // threads,
                "R": bm // max(threads // t, 1)}
         try:
             # a full launch of 64 waves at the compiled occupancy, and the lone wave
@@ -231,17 +272,20 @@ def main():
             Y = torch.empty_like(X)
             T = torch.zeros(triton.cdiv(full_m, bm) * SLOTS, device="cuda", dtype=torch.int64)
             kw = dict(BLOCK_M=bm, BLOCK_N=n, num_warps=warps, num_stages=1)
-            kp = softmax_kernel[(triton.cdiv(full_m, bm),)](X, Y, full_m, n, **kw)
-            ks = softmax_chain[(triton.cdiv(full_m, bm),)](X, Y, T, full_m, n, **kw)
+            W = torch.randn(n, device="cuda", generator=g).to(bf)
+            kplain, kstamp = kernels()
+            grid = (triton.cdiv(full_m, bm),)
+            kp = kplain[grid](*args(True, X, W, Y, T, full_m, n), **kw)
+            kstamp[grid](*args(False, X, W, Y, T, full_m, n), **kw)
             torch.cuda.synchronize()
             row.update(regs=kp.n_regs, spills=kp.n_spills, blocks_per_sm=occupancy(kp, threads, kp.metadata.shared))
             row.update(sass_counts(kp))
             row["full_M"] = full_m
             row["full_ms"] = float(triton.testing.do_bench(
-                lambda: softmax_kernel[(triton.cdiv(full_m, bm),)](X, Y, full_m, n, **kw),
+                lambda: kplain[grid](*args(True, X, W, Y, T, full_m, n), **kw),
                 warmup=5, rep=40, return_mode="median"))
             row["full_stamped_ms"] = float(triton.testing.do_bench(
-                lambda: softmax_chain[(triton.cdiv(full_m, bm),)](X, Y, T, full_m, n, **kw),
+                lambda: kstamp[grid](*args(False, X, W, Y, T, full_m, n), **kw),
                 warmup=5, rep=40, return_mode="median"))
             a = T.cpu().numpy().reshape(-1, SLOTS)
             row["full_maxed_to_summed_clk"] = float(np.median(a[:, 2] - a[:, 1]))
@@ -253,7 +297,7 @@ def main():
                 Xl = X[(rep % 4) * lone_m:(rep % 4 + 1) * lone_m] if 4 * lone_m <= full_m else X[:lone_m]
                 T.zero_()
                 torch.cuda.synchronize()
-                softmax_chain[(sms,)](Xl, Y, T, lone_m, n, **kw)
+                kstamp[(sms,)](*args(False, Xl, W, Y, T, lone_m, n), **kw)
                 torch.cuda.synchronize()
                 a = T[: sms * SLOTS].cpu().numpy().reshape(sms, SLOTS)
                 if rep == 0:
@@ -276,7 +320,7 @@ def main():
                 "phases clk", round(row["to_maxed_clk"]), round(row["maxed_to_summed_clk"]),
                 round(row["summed_to_stored_clk"]), "full", f"{row['full_ms']:.4f} ms",
                 "full m2s", round(row["full_maxed_to_summed_clk"]))
-            del X, Y, T
+            del X, Y, T, W
         except Exception as e:
             row["status"] = "error"
             row["error"] = repr(e)[:200]
