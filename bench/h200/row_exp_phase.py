@@ -8,9 +8,9 @@
 CPU only. The binaries are bench/h200/triton_kernels.py's softmax_kernel, the one the issue-15 campaigns
 time, compiled as measure_row_spill_sass.build compiles them (Triton 3.6.0, sm_90, num_stages 1; reused
 from ROW_SASS_DIR where there). Without configurations: every one the campaigns draw (N 1,024..32,768,
-BLOCK_M and WARPS 1..16) whose tile a thread could hold in registers (BLOCK_M x N / (32 x WARPS) f32
-values under 256, the register cap; the others spill and ptxas takes minutes on them); a configuration
-whose binary spills (STL) gets no walk.
+BLOCK_M and WARPS 1..16) with at most 256 elements a thread (BLOCK_M x N / (32 x WARPS): every binary
+beyond spills, calibration/h200/measured/row_sass_counts/counts.csv, and ptxas takes minutes on them); a
+configuration whose binary spills (STL) gets no walk.
 
 What the SASS shows (calibration/h100/measured/row_chain_r, docs/analysis.md "The exp phase's compiled
 walk"): `tl.exp` compiles to FADD x - max, FMUL by log2 e, FSETP x < -126 into a predicate, a FMUL by
@@ -105,7 +105,7 @@ def main(argv):
     emit = "--emit" in argv
     cfgs = [tuple(int(x) for x in a.split(",")) for a in argv if a != "--emit"]
     if not cfgs:
-        cfgs = [(n, bm, w) for n in NS for bm in TILES for w in TILES if bm * n // (32 * w) < 256]
+        cfgs = [(n, bm, w) for n in NS for bm in TILES for w in TILES if bm * n // (32 * w) <= 256]
     with Pool(2) as p:
         res = sorted(p.map(one, cfgs))
     if emit:
