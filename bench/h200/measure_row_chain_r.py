@@ -23,7 +23,9 @@ scalar asm that reads a row statistic, so it waits for it and touches no tile re
 Each configuration runs as a lone wave (grid = the SM count: one CTA a SM, its loads at the SM's
 DRAM share) and as a full launch of 64 waves (plain kernel, do_bench median, for the campaigns'
 rule). Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
-medians in cycles over the lone wave's CTAs), OUTDIR/log.txt.
+medians in cycles over the lone wave's CTAs), OUTDIR/log.txt; with ROW_FAMILY=rmsnorm the campaigns'
+rmsnorm instead (its stamps: start, 1 / rms in both middle slots, stores issued) into
+OUTDIR/phases_rmsnorm.csv and OUTDIR/log_rmsnorm.txt.
 """
 import csv
 import os
