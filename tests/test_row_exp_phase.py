@@ -2,10 +2,7 @@
 bench/h200/row_sass_sim.py's decode that the walk depends on (session 39: the decode had dropped them)."""
 
 from bench_script import load_bench
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "h200"))
 phase = load_bench("h200/row_exp_phase")
 sim = load_bench("h200/row_sass_sim")
 
