@@ -20,26 +20,20 @@ Writes exp_chain.csv and log.txt.
 """
 import csv
 import os
-import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 import torch
 import triton
 import triton.language as tl
 
+from clock_stamps import clock64 as _clock, sass_opcodes
+
 STEPS = 256
 OUT = sys.argv[1] if len(sys.argv) > 1 else "exp_chain_out"
 T0 = time.time()
-
-
-@triton.jit
-def _clock(dep):
-    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [dep], dtype=tl.int64, is_pure=False, pack=1)
 
 
 @triton.jit
@@ -63,30 +57,6 @@ def chain(X, Y, T, STEPS: tl.constexpr, MODE: tl.constexpr):
 
 
 MODES = ("exp", "exp2", "ex2ftz", "fma")
-
-
-def sass_counts(k):
-    cands = []
-    try:
-        import triton.backends.nvidia as nv
-        bindir = os.path.join(os.path.dirname(nv.__file__), "bin")
-        cands += [os.path.join(bindir, "cuobjdump")]
-    except Exception:
-        pass
-    cands += [shutil.which("cuobjdump") or ""]
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(k.asm["cubin"])
-        path = f.name
-    for tool in cands:
-        if tool and os.path.exists(tool):
-            r = subprocess.run([tool, "-sass", path], capture_output=True, text=True, timeout=60)
-            if r.returncode == 0:
-                ops = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", r.stdout)
-                out = {}
-                for o in ops:
-                    out[o] = out.get(o, 0) + 1
-                return out
-    return {}
 
 
 def main():
@@ -113,7 +83,7 @@ def main():
             chain[(1,)](X, Y, T, STEPS=STEPS, MODE=mode, num_warps=1)
             torch.cuda.synchronize()
             runs.append(int(T[0].item()))
-        ops = sass_counts(k)
+        ops = sass_opcodes(k)
         per_step = {o: round(c / STEPS, 2) for o, c in ops.items() if c >= STEPS // 2}
         row = {"mode": name, "steps": STEPS, "cycles": statistics.median(runs),
                "cycles_per_step": round(statistics.median(runs) / STEPS, 2), "value": float(Y[0].item()),

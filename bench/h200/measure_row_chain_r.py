@@ -29,11 +29,8 @@ OUTDIR/phases_rmsnorm.csv and OUTDIR/log_rmsnorm.txt.
 """
 import csv
 import os
-import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
@@ -45,14 +42,17 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
+from clock_stamps import SLOTS, clock64 as _clock, put_slot as _put, sass_opcodes, smid as _smid  # noqa: E402
+from common import Campaign  # noqa: E402
 from triton_kernels import rmsnorm_kernel, softmax_kernel  # noqa: E402  (the campaigns' kernels)
 
-T0 = time.time()
+RUN = Campaign(stamp="[{:6.1f}s] ")
+log = RUN.log
+T0 = RUN.t0
 DEADLINE_S = float(os.environ.get("CHAIN_DEADLINE_S", "280"))
 # softmax (default) or rmsnorm: rmsnorm's stamps are start, after 1 / rms (the loads, the sum of squares, its
 # exchange and the rsqrt; written to both middle slots: maxed_to_summed is 0) and after its stores
 FAMILY = os.environ.get("ROW_FAMILY", "softmax")
-LOG = None
 
 # (BLOCK_M, N, WARPS): elements a thread = BLOCK_M x N / (32 x WARPS); R = BLOCK_M / (threads / t),
 # t = min(threads, N / 8)
@@ -68,37 +68,11 @@ CONFIGS = (
     # 16 warps, 64 elements a thread: R = 1 .. 8
     + [(1, 32768, 16), (2, 16384, 16), (4, 8192, 16), (8, 4096, 16)]
 )
-SLOTS = 8
-
-
-def log(*a):
-    line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
-    print(line, flush=True)
-    if LOG:
-        LOG.write(line + "\n")
-        LOG.flush()
-
 
 @triton.jit
-def _clock(dep):
-    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _smid(dep):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _put(T, pm, slot, v, BLOCK_M: tl.constexpr):
-    r = tl.arange(0, BLOCK_M)
-    tl.store(T + pm * 8 + slot + r * 0, v.to(tl.int64), mask=r == 0)
-
-
-@triton.jit
-def softmax_chain(X, Y, T, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+def _stamped_rows(X, M, N, OTHER: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The campaigns' row-tile prologue (bench/h200/triton_kernels.py) with the start stamp and the SM id
+    taken after the program id: (pm, start clock, SM id, cols, mask, offsets, the tile in f32)."""
     pm = tl.program_id(0)
     rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
     c_start = _clock(rows)
@@ -106,7 +80,23 @@ def softmax_chain(X, Y, T, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     cols = tl.arange(0, BLOCK_N)
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     offs = rows[:, None].to(tl.int64) * N + cols[None, :]
-    x = tl.load(X + offs, mask=mask, other=float("-inf")).to(tl.float32)
+    x = tl.load(X + offs, mask=mask, other=OTHER).to(tl.float32)
+    return pm, rows, c_start, sm, cols, mask, offs, x
+
+
+@triton.jit
+def _put_stamps(T, pm, c_start, c_first, c_second, c_stored, sm, BLOCK_M: tl.constexpr):
+    """The CTA's five slots: start, after the first statistic, after the second, stores issued, SM id."""
+    _put(T, pm, 0, c_start, BLOCK_M)
+    _put(T, pm, 1, c_first, BLOCK_M)
+    _put(T, pm, 2, c_second, BLOCK_M)
+    _put(T, pm, 3, c_stored, BLOCK_M)
+    _put(T, pm, 4, sm, BLOCK_M)
+
+
+@triton.jit
+def softmax_chain(X, Y, T, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pm, rows, c_start, sm, cols, mask, offs, x = _stamped_rows(X, M, N, float("-inf"), BLOCK_M, BLOCK_N)
     mx = tl.max(x, 1)
     c_max = _clock(mx.to(tl.int32, bitcast=True))
     e = tl.exp(x - mx[:, None])
@@ -114,35 +104,18 @@ def softmax_chain(X, Y, T, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     c_sum = _clock(inv.to(tl.int32, bitcast=True))
     y = e * inv[:, None]
     tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
-    c_st = _clock(rows)
-    _put(T, pm, 0, c_start, BLOCK_M)
-    _put(T, pm, 1, c_max, BLOCK_M)
-    _put(T, pm, 2, c_sum, BLOCK_M)
-    _put(T, pm, 3, c_st, BLOCK_M)
-    _put(T, pm, 4, sm, BLOCK_M)
+    _put_stamps(T, pm, c_start, c_max, c_sum, _clock(rows), sm, BLOCK_M)
 
 
 @triton.jit
 def rmsnorm_chain(X, W, Y, T, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    pm = tl.program_id(0)
-    rows = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-    c_start = _clock(rows)
-    sm = _smid(rows)
-    cols = tl.arange(0, BLOCK_N)
-    mask = (rows[:, None] < M) & (cols[None, :] < N)
-    offs = rows[:, None].to(tl.int64) * N + cols[None, :]
-    x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
+    pm, rows, c_start, sm, cols, mask, offs, x = _stamped_rows(X, M, N, 0.0, BLOCK_M, BLOCK_N)
     inv = tl.rsqrt(tl.sum(x * x, 1) * inv_n + eps)
     c_sum = _clock(inv.to(tl.int32, bitcast=True))
     w = tl.load(W + cols, mask=cols < N, other=0.0).to(tl.float32)
     y = x * inv[:, None] * w[None, :]
     tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
-    c_st = _clock(rows)
-    _put(T, pm, 0, c_start, BLOCK_M)
-    _put(T, pm, 1, c_sum, BLOCK_M)
-    _put(T, pm, 2, c_sum, BLOCK_M)
-    _put(T, pm, 3, c_st, BLOCK_M)
-    _put(T, pm, 4, sm, BLOCK_M)
+    _put_stamps(T, pm, c_start, c_sum, c_sum, _clock(rows), sm, BLOCK_M)
 
 
 def kernels():
@@ -160,33 +133,11 @@ def args(plain, X, W, Y, T, m, n):
 
 
 def sass_counts(k):
-    """SASS instruction counts of a compiled kernel (cuobjdump/nvdisasm on its cubin)."""
-    cands = []
-    try:
-        import triton.backends.nvidia as nv
-        bindir = os.path.join(os.path.dirname(nv.__file__), "bin")
-        cands += [os.path.join(bindir, "cuobjdump"), os.path.join(bindir, "nvdisasm")]
-    except Exception:
-        pass
-    cands += [shutil.which("cuobjdump") or "", shutil.which("nvdisasm") or ""]
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(k.asm["cubin"])
-        path = f.name
-    text = None
-    for tool in cands:
-        if tool and os.path.exists(tool):
-            cmd = [tool, "-sass", path] if tool.endswith("cuobjdump") else [tool, "-c", path]
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-            if r.returncode == 0 and r.stdout:
-                text = r.stdout
-                break
-    c = {"sass_instr": 0, "MUFU": 0, "SHFL": 0, "BAR": 0, "FMNMX": 0, "FADD": 0, "FMUL": 0, "FFMA": 0}
-    if not text:
-        return c
-    for op in re.findall(r"^\s*(?:/\*[0-9a-f]{4,}\*/)?\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", text, re.M):
-        c["sass_instr"] += 1
-        if op in c:
-            c[op] += 1
+    """A few opcodes' counts in the compiled kernel (clock_stamps.sass_opcodes), and all of them."""
+    ops = sass_opcodes(k)
+    c = {name: sum(n for op, n in ops.items() if op.split(".")[0] == name)
+         for name in ("MUFU", "SHFL", "BAR", "FMNMX", "FADD", "FMUL", "FFMA")}
+    c["sass_instr"] = sum(ops.values())
     return c
 
 
@@ -235,10 +186,8 @@ def occupancy(k, threads, smem):
 
 
 def main():
-    global LOG
     out = sys.argv[1] if len(sys.argv) > 1 else "row_chain_r_out"
-    os.makedirs(out, exist_ok=True)
-    LOG = open(os.path.join(out, "log.txt" if FAMILY == "softmax" else f"log_{FAMILY}.txt"), "w")
+    RUN.open(out, "log.txt" if FAMILY == "softmax" else f"log_{FAMILY}.txt")
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     log("family", FAMILY, "torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0), "sms", sms)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw",

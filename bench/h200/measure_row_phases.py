@@ -43,6 +43,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 import measure_accuracy as acc  # noqa: E402  (the measured kernels)
+from clock_stamps import clock64 as _clock, globaltimer as _timer, put_slot as _put, smid as _smid  # noqa: E402
 from common import Campaign, compile_processes, results_in_budget  # noqa: E402
 
 RUN = Campaign(stamp="[{:6.1f}s] ", stamp_file=False)   # the log file's lines without the stamp
@@ -62,35 +63,9 @@ OUT = None
 
 
 @triton.jit
-def _timer(dep):
-    # %globaltimer (ns) once per element of dep; reading dep makes it wait for dep's value
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _clock(dep):
-    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _smid(dep):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
 def _timer_lo(dep):
     return tl.inline_asm_elementwise("mov.u32 $0, %globaltimer_lo;", "=r,r", [dep], dtype=tl.int32,
                                      is_pure=False, pack=1)
-
-
-@triton.jit
-def _put(T, pm, slot, v, BLOCK_M: tl.constexpr):
-    # one element of the [BLOCK_M] vector v into the CTA's slot
-    r = tl.arange(0, BLOCK_M)
-    tl.store(T + pm * 8 + slot + r * 0, v.to(tl.int64), mask=r == 0)
 
 
 @triton.jit

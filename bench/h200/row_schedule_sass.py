@@ -26,27 +26,8 @@ def _kernels():
     import triton
     import triton.language as tl
 
+    from clock_stamps import clock64 as _clock, globaltimer as _timer, put_slot as _put, smid as _smid
     from triton_kernels import rmsnorm_kernel   # the campaigns' kernel (bench/h200/measure_accuracy.py)
-
-    @triton.jit
-    def _timer(dep):
-        return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [dep], dtype=tl.int64,
-                                         is_pure=False, pack=1)
-
-    @triton.jit
-    def _clock(dep):
-        return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [dep], dtype=tl.int64,
-                                         is_pure=False, pack=1)
-
-    @triton.jit
-    def _smid(dep):
-        return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
-                                         is_pure=False, pack=1)
-
-    @triton.jit
-    def _put(T, pm, slot, v, BLOCK_M: tl.constexpr):
-        r = tl.arange(0, BLOCK_M)
-        tl.store(T + pm * 8 + slot + r * 0, v.to(tl.int64), mask=r == 0)
 
     @triton.jit
     def rmsnorm_stamped(X, W, Y, T, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
