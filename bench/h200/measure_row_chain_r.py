@@ -69,6 +69,7 @@ CONFIGS = (
     + [(1, 32768, 16), (2, 16384, 16), (4, 8192, 16), (8, 4096, 16)]
 )
 
+
 @triton.jit
 def _stamped_rows(X, M, N, OTHER: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """The campaigns' row-tile prologue (bench/h200/triton_kernels.py) with the start stamp and the SM id
@@ -119,7 +120,7 @@ def rmsnorm_chain(X, W, Y, T, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: 
 
 
 def kernels():
-    """(plain kernel, stamped kernel, extra arguments after X (and W)) of FAMILY."""
+    """(the campaigns' kernel, its stamped copy) of FAMILY."""
     if FAMILY == "rmsnorm":
         return rmsnorm_kernel, rmsnorm_chain
     return softmax_kernel, softmax_chain

@@ -27,7 +27,7 @@ Columns:
   schedule uses every predicate);
 - walk_cycles: row_sass_sim.py's in-order scheduler (one instruction a cycle, the profile's measured
   latencies fma 4, ex2 17, shfl_sync 24, smem_load 23, bar_sync 20 cycles, the SFU 8 cycles a warp's
-  MUFU) walking WARPS / 4 warps of one CTA from the FADD that feeds the first exp to the instruction that
+  MUFU) walking max(WARPS / 4, 1) warps of one CTA from the FADD that feeds the first exp to the instruction that
   reads the last exp's result, every register ready at the start, plus that instruction's 4 cycles.
 """
 import os
