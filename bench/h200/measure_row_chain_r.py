@@ -21,8 +21,9 @@ scalar asm that reads a row statistic, so it waits for it and touches no tile re
     stored   after the stores are issued (the normalization multiply, the cast, the stores)
 
 Each configuration runs as a lone wave (grid = the SM count: one CTA a SM, its loads at the SM's
-DRAM share) and as a full launch of 64 waves (plain kernel, do_bench median, for the campaigns'
-rule). Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
+DRAM share) and as a full launch of up to 64 waves at the compiled occupancy (plain and stamped
+kernels, do_bench medians; the stamped launch's phases and, per SM, its cycles a CTA and its CTAs
+at once: the steady state the campaigns time). Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
 medians in cycles over the lone wave's CTAs), OUTDIR/log.txt; with ROW_FAMILY=rmsnorm the campaigns'
 rmsnorm instead (its stamps: start, 1 / rms in both middle slots, stores issued) into
 OUTDIR/phases_rmsnorm.csv and OUTDIR/log_rmsnorm.txt.
@@ -67,6 +68,9 @@ CONFIGS = (
     + [(8, 1024, 16), (16, 1024, 16), (8, 1024, 2)]
     # 16 warps, 64 elements a thread: R = 1 .. 8
     + [(1, 32768, 16), (2, 16384, 16), (4, 8192, 16), (8, 4096, 16)]
+    # the rest of the N = 1024 tiles the campaigns rank (their steady state: the full_* columns)
+    + [(8, 1024, 4), (8, 1024, 8), (4, 1024, 4), (4, 1024, 8), (2, 1024, 4), (2, 1024, 16), (1, 1024, 4),
+       (1, 1024, 8), (1, 1024, 16), (2, 1024, 2), (4, 1024, 2)]
 )
 
 
@@ -117,6 +121,28 @@ def rmsnorm_chain(X, W, Y, T, M, N, inv_n, eps, BLOCK_M: tl.constexpr, BLOCK_N: 
     y = x * inv[:, None] * w[None, :]
     tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
     _put_stamps(T, pm, c_start, c_sum, c_sum, _clock(rows), sm, BLOCK_M)
+
+
+def steady(a):
+    """The full launch's per-CTA phases (medians over its CTAs, cycles) and, per SM (its own clock), the
+    cycles from its first CTA's start to its last one's stores over its CTAs and the most CTAs at once
+    (medians over the SMs): the steady state the campaigns time, phase by phase."""
+    out = {"full_to_maxed_clk": float(np.median(a[:, 1] - a[:, 0])),
+           "full_summed_to_stored_clk": float(np.median(a[:, 3] - a[:, 2])),
+           "full_cta_clk": float(np.median(a[:, 3] - a[:, 0]))}
+    per_cta, conc = [], []
+    for sm in np.unique(a[:, 4]):
+        s = a[a[:, 4] == sm]
+        per_cta.append((s[:, 3].max() - s[:, 0].min()) / len(s))
+        ev = sorted([(x, 1) for x in s[:, 0]] + [(x, -1) for x in s[:, 3]], key=lambda e: (e[0], e[1]))
+        cur = best = 0
+        for _, d in ev:
+            cur += d
+            best = max(best, cur)
+        conc.append(best)
+    out["full_sm_clk_per_cta"] = float(np.median(per_cta))
+    out["full_concurrent_median"] = float(np.median(conc))
+    return out
 
 
 def kernels():
@@ -199,7 +225,8 @@ def main():
             "sass_instr", "MUFU", "SHFL", "BAR", "FMNMX", "FADD", "FMUL", "FFMA",
             "lone_ctas", "lone_sms", "to_maxed_clk", "maxed_to_summed_clk", "summed_to_stored_clk", "cta_clk",
             "maxed_to_summed_clk_p10", "maxed_to_summed_clk_p90", "full_M", "full_ms", "full_stamped_ms",
-            "full_maxed_to_summed_clk", "status", "error"]
+            "full_maxed_to_summed_clk", "full_to_maxed_clk", "full_summed_to_stored_clk", "full_cta_clk",
+            "full_sm_clk_per_cta", "full_concurrent_median", "status", "error"]
     f = open(os.path.join(out, f"phases_{FAMILY}.csv" if FAMILY != "softmax" else "phases.csv"), "w", newline="")
     w = csv.DictWriter(f, cols, extrasaction="ignore")
     w.writeheader()
@@ -215,9 +242,9 @@ def main():
         row = {"family": FAMILY, "BLOCK_M": bm, "N": n, "WARPS": warps, "elements_per_thread": bm * n // threads,
                "R": bm // max(threads // t, 1)}
         try:
-            # a full launch of 64 waves at the compiled occupancy, and the lone wave
-            full_ctas = 64 * sms * 4
-            full_m = full_ctas * bm
+            # a full launch at the compiled occupancy (64 waves of 4 CTAs a SM, at least 512 MB of X as the
+            # campaigns' shapes hold), and the lone wave
+            full_m = max(64 * sms * 4 * bm, (2 ** 29 // (2 * n)) // bm * bm)
             while full_m * n * 2 > 2 ** 30 and full_m > bm * sms:
                 full_m //= 2
             X = torch.randn(full_m, n, device="cuda", generator=g).to(bf)
@@ -241,6 +268,7 @@ def main():
                 warmup=5, rep=40, return_mode="median"))
             a = T.cpu().numpy().reshape(-1, SLOTS)
             row["full_maxed_to_summed_clk"] = float(np.median(a[:, 2] - a[:, 1]))
+            row.update(steady(a))
             # the lone wave: one CTA a SM (reads a fresh region each repeat so L2 holds none of it)
             lone_m = sms * bm
             meds = {k: [] for k in ("a", "b", "c", "d")}
