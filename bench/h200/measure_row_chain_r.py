@@ -27,7 +27,8 @@ at once: the steady state the campaigns time). The full launch's stamped kernel 
 it is taken (EARLY) and is compiled with maxnreg at the plain kernel's registers, so that it runs the
 plain kernel's CTAs a SM (until session 39's second call the stamps cost up to 50 registers and 11 of
 33 configurations ran fewer: calibration/h100/measured/row_chain_r/steady); the lone wave keeps the
-stamps at the end, uncapped, as first measured. Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
+stamps at the end, uncapped, as first measured, and runs the full launch's binary too (lone_capped_*:
+the capped schedule differs from the uncapped one, so only the two of the same binary compare). Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
 medians in cycles over the lone wave's CTAs), OUTDIR/log.txt; with ROW_FAMILY=rmsnorm the campaigns'
 rmsnorm instead (its stamps: start, 1 / rms in both middle slots, stores issued) into
 OUTDIR/phases_rmsnorm.csv and OUTDIR/log_rmsnorm.txt.
@@ -251,7 +252,8 @@ def main():
             "maxed_to_summed_clk_p10", "maxed_to_summed_clk_p90", "full_M", "full_ms", "full_stamped_ms",
             "full_maxed_to_summed_clk", "full_to_maxed_clk", "full_summed_to_stored_clk", "full_cta_clk",
             "full_sm_clk_per_cta", "full_concurrent_median", "full_stamped_regs", "full_stamped_spills",
-            "full_stamped_blocks_per_sm", "status", "error"]
+            "full_stamped_blocks_per_sm", "lone_capped_to_maxed_clk", "lone_capped_maxed_to_summed_clk",
+            "lone_capped_summed_to_stored_clk", "status", "error"]
     f = open(os.path.join(out, f"phases_{FAMILY}.csv" if FAMILY != "softmax" else "phases.csv"), "w", newline="")
     w = csv.DictWriter(f, cols, extrasaction="ignore")
     w.writeheader()
@@ -326,6 +328,22 @@ def main():
             row["cta_clk"] = float(np.median(meds["d"]))
             row["maxed_to_summed_clk_p10"] = float(np.median([s[0] for s in spread]))
             row["maxed_to_summed_clk_p90"] = float(np.median([s[1] for s in spread]))
+            # the full launch's own binary (stamps stored early, registers capped) as a lone wave: its
+            # steady-state phases over these are what sharing the SM adds
+            capped = []
+            for rep in range(5):
+                Xl = X[(rep % 4) * lone_m:(rep % 4 + 1) * lone_m] if 4 * lone_m <= full_m else X[:lone_m]
+                T.zero_()
+                torch.cuda.synchronize()
+                kstamp[(sms,)](*args(False, Xl, W, Y, T, lone_m, n), **kw_full)
+                torch.cuda.synchronize()
+                a = T[: sms * SLOTS].cpu().numpy().reshape(sms, SLOTS)
+                if rep:
+                    capped.append([np.median(a[:, 1] - a[:, 0]), np.median(a[:, 2] - a[:, 1]),
+                                   np.median(a[:, 3] - a[:, 2])])
+            capped = np.median(np.array(capped), axis=0)
+            row.update(lone_capped_to_maxed_clk=float(capped[0]), lone_capped_maxed_to_summed_clk=float(capped[1]),
+                       lone_capped_summed_to_stored_clk=float(capped[2]))
             row["status"] = "ok"
             log(bm, n, warps, "R", row["R"], "regs", row["regs"], "sp", row["spills"], "occ", row["blocks_per_sm"],
                 "phases clk", round(row["to_maxed_clk"]), round(row["maxed_to_summed_clk"]),
