@@ -6,11 +6,11 @@
     ROW_SASS_DIR=/tmp/row_sass python3 bench/h200/row_exp_phase.py --emit     # row_body.EXP_PHASE_WALK
 
 CPU only. The binaries are bench/h200/triton_kernels.py's softmax_kernel, the one the issue-15 campaigns
-time, compiled as measure_row_spill_sass.build compiles them (Triton 3.6.0, sm_90, num_stages 1; reused
-from ROW_SASS_DIR where there). Without configurations: every one the campaigns draw (N 1,024..32,768,
-BLOCK_M and WARPS 1..16) with at most 256 elements a thread (BLOCK_M x N / (32 x WARPS): every binary
-beyond spills, calibration/h200/measured/row_sass_counts/counts.csv, and ptxas takes minutes on them); a
-configuration whose binary spills (STL) gets no walk.
+time, compiled as measure_row_spill_sass.build compiles them (Triton 3.6.0, sm_90, num_stages 1; through
+row_sass_sim.sass_of, reused from ROW_SASS_DIR where there). Without configurations: every one the campaigns
+draw (N 1,024..32,768, BLOCK_M and WARPS 1..16) with at most 256 elements a thread (BLOCK_M x N / (32 x
+WARPS): every binary beyond spills, calibration/h200/measured/row_sass_counts/counts.csv, and ptxas takes
+minutes on them); a configuration whose binary spills (STL) gets no walk.
 
 What the SASS shows (calibration/h100/measured/row_chain_r, docs/analysis.md "The exp phase's compiled
 walk"): `tl.exp` compiles to FADD x - max, FMUL by log2 e, FSETP x < -126 into a predicate, a FMUL by
@@ -39,19 +39,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 os.environ.setdefault("ROW_SASS_DIR", "/tmp/row_sass")
 
-import measure_row_spill_sass as M  # noqa: E402
 import row_sass_sim as S  # noqa: E402
 
 NS = (1024, 2048, 4096, 8192, 16384, 32768)
 TILES = (1, 2, 4, 8, 16)
-
-
-def sass(n, bm, w):
-    path = os.path.join(M.OUT, f"softmax_{n}_{bm}_{w}.sass")
-    if not os.path.exists(path):
-        os.makedirs(M.OUT, exist_ok=True)
-        M.build(("softmax", n, bm, w))
-    return open(path).read()
 
 
 def exps_in_flight(text):
@@ -95,7 +86,7 @@ def walk_cycles(text, warps):
 
 def one(cfg):
     n, bm, w = cfg
-    text = sass(n, bm, w)
+    text = S.sass_of("softmax", n, bm, w)
     spilled = re.search(r"\bSTL\b", text) is not None
     k, deepest = exps_in_flight(text)
     return cfg, k, deepest, spilled, (None if spilled else walk_cycles(text, w))
