@@ -1,6 +1,7 @@
-"""What the per-CTA stamping scripts share (measure_row_phases.py, measure_row_chain_r.py, measure_exp_chain.py):
-Triton helpers that read the SM's clock or its id once a value is ready, a CTA's slots in a stamp buffer, and the
-compiled kernel's SASS opcode counts. Imports triton only (no torch): the CPU compiles of the tests read it too."""
+"""What the per-CTA stamping scripts share (measure_row_phases.py, measure_row_chain_r.py, measure_exp_chain.py,
+row_schedule_sass.py): Triton helpers that read the SM's clock, the global timer or the SM's id once a value is
+ready, a CTA's slots in a stamp buffer, the most CTAs alive at once on an SM, and the compiled kernel's SASS opcode
+counts. Imports triton only (no torch): the CPU compiles read it too."""
 import os
 import re
 import tempfile
@@ -38,6 +39,17 @@ def put_slot(T, pm, slot, v, BLOCK_M: tl.constexpr):
     """One element of the [BLOCK_M] vector ``v`` into CTA ``pm``'s ``slot`` (8 slots a CTA)."""
     r = tl.arange(0, BLOCK_M)
     tl.store(T + pm * 8 + slot + r * 0, v.to(tl.int64), mask=r == 0)
+
+
+def most_at_once(starts, ends) -> int:
+    """The most CTAs alive at once on one SM, from their start and end stamps (its own clock): a CTA that
+    ends at the stamp another starts at is counted gone first (a slot handed over)."""
+    events = sorted([(x, 1) for x in starts] + [(x, -1) for x in ends], key=lambda e: (e[0], e[1]))
+    alive = most = 0
+    for _, step in events:
+        alive += step
+        most = max(most, alive)
+    return most
 
 
 def sass_opcodes(kernel) -> dict:

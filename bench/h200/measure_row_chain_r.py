@@ -28,14 +28,14 @@ it is taken (EARLY) and is compiled with maxnreg at the plain kernel's registers
 plain kernel's CTAs a SM (until session 39's second call the stamps cost up to 50 registers and 11 of
 33 configurations ran fewer: calibration/h100/measured/row_chain_r/steady); the lone wave keeps the
 stamps at the end, uncapped, as first measured, and runs the full launch's binary too (lone_capped_*:
-the capped schedule differs from the uncapped one, so only the two of the same binary compare). Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase
-medians in cycles over the lone wave's CTAs), OUTDIR/log.txt; with ROW_FAMILY=rmsnorm the campaigns'
+the capped schedule differs from the uncapped one, so only the two of the same binary compare).
+Writes OUTDIR/phases.csv (per configuration: compiled resources, SASS counts, the phase medians in
+cycles over the lone wave's CTAs), OUTDIR/log.txt; with ROW_FAMILY=rmsnorm the campaigns'
 rmsnorm instead (its stamps: start, 1 / rms in both middle slots, stores issued) into
 OUTDIR/phases_rmsnorm.csv and OUTDIR/log_rmsnorm.txt.
 """
 import csv
 import os
-import subprocess
 import sys
 import time
 import traceback
@@ -48,11 +48,12 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from clock_stamps import SLOTS, clock64 as _clock, put_slot as _put, sass_opcodes, smid as _smid  # noqa: E402
-from common import Campaign  # noqa: E402
+from clock_stamps import SLOTS, clock64 as _clock, most_at_once, put_slot as _put, sass_opcodes  # noqa: E402
+from clock_stamps import smid as _smid  # noqa: E402
+from common import Campaign, compile_processes, results_in_budget  # noqa: E402
 from triton_kernels import rmsnorm_kernel, softmax_kernel  # noqa: E402  (the campaigns' kernels)
 
-RUN = Campaign(stamp="[{:6.1f}s] ")
+RUN = Campaign(stamp="[{:6.1f}s] ", nvsmi_fields="name,clocks.sm,clocks.max.sm,clocks.mem,power.draw")
 log = RUN.log
 T0 = RUN.t0
 DEADLINE_S = float(os.environ.get("CHAIN_DEADLINE_S", "280"))
@@ -157,12 +158,7 @@ def steady(a):
     for sm in np.unique(a[:, 4]):
         s = a[a[:, 4] == sm]
         per_cta.append((s[:, 3].max() - s[:, 0].min()) / len(s))
-        ev = sorted([(x, 1) for x in s[:, 0]] + [(x, -1) for x in s[:, 3]], key=lambda e: (e[0], e[1]))
-        cur = best = 0
-        for _, d in ev:
-            cur += d
-            best = max(best, cur)
-        conc.append(best)
+        conc.append(most_at_once(s[:, 0], s[:, 3]))
     out["full_sm_clk_per_cta"] = float(np.median(per_cta))
     out["full_concurrent_median"] = float(np.median(conc))
     return out
@@ -203,23 +199,21 @@ def _compile_worker(job):
         plain._init_handles()
         ks.warmup(*args(False, e(), e(), e(), e(torch.int64), 64, n), **kw, EARLY=False)
         ks.warmup(*args(False, e(), e(), e(), e(torch.int64), 64, n), **kw, EARLY=True, maxnreg=plain.n_regs)
-        return job, "ok", time.time() - t
+        return job, "ok", time.time() - t, ""
     except Exception as ex:
-        return job, repr(ex)[:200], time.time() - t
+        return job, "compile_error", time.time() - t, repr(ex)[:200]
 
 
 def precompile(budget_s=150):
-    """Both kernels of every configuration into the shared Triton cache, in parallel processes."""
+    """The kernels of every configuration into the shared Triton cache, in parallel processes."""
     import multiprocessing as mp
-    nproc = max(1, min(len(CONFIGS), (os.cpu_count() or 4) - 2, 14))
+    nproc = compile_processes(len(CONFIGS))
     t = time.time()
     pool = mp.get_context("spawn").Pool(nproc)
     try:
-        it = pool.imap_unordered(_compile_worker, CONFIGS, chunksize=1)
-        for _ in CONFIGS:
-            job, st, dt = it.next(timeout=max(1.0, budget_s - (time.time() - t)))
+        for job, st, dt, err in results_in_budget(pool, _compile_worker, CONFIGS, budget_s, t):
             if st != "ok":
-                log("  compile error", job, st)
+                log("  compile error", job, err)
     except Exception as ex:
         log("  precompile stopped:", repr(ex)[:200])
     finally:
@@ -228,23 +222,36 @@ def precompile(budget_s=150):
     log(f"precompiled {len(CONFIGS)} configurations in {time.time() - t:.1f}s ({nproc} processes)")
 
 
-def occupancy(k, threads, smem):
-    try:
-        from cuda.bindings import driver as cud
-        err, n = cud.cuOccupancyMaxActiveBlocksPerMultiprocessor(cud.CUfunction(k.function), threads, smem)
-        return int(n) if int(err) == 0 else ""
-    except Exception:
-        return ""
+def lone_waves(launch, X, full_m, lone_m, T, sms):
+    """The stamps (one row a CTA) of four lone waves, one CTA a SM: ``launch(rows of X)`` five times, each
+    on a fresh region of X so that L2 holds none of it, the first dropped (it pays the instruction fetch
+    after the zeroing)."""
+    waves = []
+    for rep in range(5):
+        Xl = X[(rep % 4) * lone_m:(rep % 4 + 1) * lone_m] if 4 * lone_m <= full_m else X[:lone_m]
+        T.zero_()
+        torch.cuda.synchronize()
+        launch(Xl)
+        torch.cuda.synchronize()
+        if rep:
+            waves.append(T[: sms * SLOTS].cpu().numpy().reshape(sms, SLOTS))
+    return waves
+
+
+def phase_medians(a):
+    """(to maxed, maxed to summed, summed to stored, start to stored) of one launch's stamps, medians
+    over its CTAs."""
+    return (np.median(a[:, 1] - a[:, 0]), np.median(a[:, 2] - a[:, 1]), np.median(a[:, 3] - a[:, 2]),
+            np.median(a[:, 3] - a[:, 0]))
 
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "row_chain_r_out"
     RUN.open(out, "log.txt" if FAMILY == "softmax" else f"log_{FAMILY}.txt")
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    log("family", FAMILY, "torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0), "sms", sms)
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw",
-                          "--format=csv"], capture_output=True, text=True)
-    log(smi.stdout.strip())
+    log("family", FAMILY, "torch", torch.__version__, "triton", triton.__version__, "device",
+        torch.cuda.get_device_name(0), "sms", sms)
+    RUN.nvsmi()
     precompile()
     cols = ["family", "BLOCK_M", "N", "WARPS", "elements_per_thread", "R", "regs", "spills", "blocks_per_sm",
             "sass_instr", "MUFU", "SHFL", "BAR", "FMNMX", "FADD", "FMUL", "FFMA",
@@ -288,9 +295,9 @@ def main():
             kw_full = dict(kw, EARLY=True, maxnreg=kp.n_regs)
             kf = kstamp[grid](*args(False, X, W, Y, T, full_m, n), **kw_full)
             torch.cuda.synchronize()
-            row.update(regs=kp.n_regs, spills=kp.n_spills, blocks_per_sm=occupancy(kp, threads, kp.metadata.shared))
+            row.update(regs=kp.n_regs, spills=kp.n_spills, blocks_per_sm=RUN.occupancy(kp, threads, kp.metadata.shared))
             row.update(full_stamped_regs=kf.n_regs, full_stamped_spills=kf.n_spills,
-                       full_stamped_blocks_per_sm=occupancy(kf, threads, kf.metadata.shared))
+                       full_stamped_blocks_per_sm=RUN.occupancy(kf, threads, kf.metadata.shared))
             row.update(sass_counts(kp))
             row["full_M"] = full_m
             row["full_ms"] = float(triton.testing.do_bench(
@@ -302,48 +309,22 @@ def main():
             a = T.cpu().numpy().reshape(-1, SLOTS)
             row["full_maxed_to_summed_clk"] = float(np.median(a[:, 2] - a[:, 1]))
             row.update(steady(a))
-            # the lone wave: one CTA a SM (reads a fresh region each repeat so L2 holds none of it)
+            # the lone wave: one CTA a SM, the stamps at the end and no register cap (as first measured)
             lone_m = sms * bm
-            meds = {k: [] for k in ("a", "b", "c", "d")}
-            spread = []
-            for rep in range(5):
-                Xl = X[(rep % 4) * lone_m:(rep % 4 + 1) * lone_m] if 4 * lone_m <= full_m else X[:lone_m]
-                T.zero_()
-                torch.cuda.synchronize()
-                kstamp[(sms,)](*args(False, Xl, W, Y, T, lone_m, n), **kw, EARLY=False)
-                torch.cuda.synchronize()
-                a = T[: sms * SLOTS].cpu().numpy().reshape(sms, SLOTS)
-                if rep == 0:
-                    continue   # the first launch after the zeroing pays the instruction fetch
-                meds["a"].append(np.median(a[:, 1] - a[:, 0]))
-                meds["b"].append(np.median(a[:, 2] - a[:, 1]))
-                meds["c"].append(np.median(a[:, 3] - a[:, 2]))
-                meds["d"].append(np.median(a[:, 3] - a[:, 0]))
-                spread.append((np.percentile(a[:, 2] - a[:, 1], 10), np.percentile(a[:, 2] - a[:, 1], 90)))
-                row["lone_sms"] = len(np.unique(a[:, 4]))
-            row["lone_ctas"] = sms
-            row["to_maxed_clk"] = float(np.median(meds["a"]))
-            row["maxed_to_summed_clk"] = float(np.median(meds["b"]))
-            row["summed_to_stored_clk"] = float(np.median(meds["c"]))
-            row["cta_clk"] = float(np.median(meds["d"]))
-            row["maxed_to_summed_clk_p10"] = float(np.median([s[0] for s in spread]))
-            row["maxed_to_summed_clk_p90"] = float(np.median([s[1] for s in spread]))
+            waves = lone_waves(lambda Xl: kstamp[(sms,)](*args(False, Xl, W, Y, T, lone_m, n), **kw, EARLY=False),
+                               X, full_m, lone_m, T, sms)
+            meds = np.median(np.array([phase_medians(a) for a in waves]), axis=0)
+            row.update(lone_sms=len(np.unique(waves[-1][:, 4])), lone_ctas=sms, to_maxed_clk=float(meds[0]),
+                       maxed_to_summed_clk=float(meds[1]), summed_to_stored_clk=float(meds[2]), cta_clk=float(meds[3]))
+            row["maxed_to_summed_clk_p10"] = float(np.median([np.percentile(a[:, 2] - a[:, 1], 10) for a in waves]))
+            row["maxed_to_summed_clk_p90"] = float(np.median([np.percentile(a[:, 2] - a[:, 1], 90) for a in waves]))
             # the full launch's own binary (stamps stored early, registers capped) as a lone wave: its
             # steady-state phases over these are what sharing the SM adds
-            capped = []
-            for rep in range(5):
-                Xl = X[(rep % 4) * lone_m:(rep % 4 + 1) * lone_m] if 4 * lone_m <= full_m else X[:lone_m]
-                T.zero_()
-                torch.cuda.synchronize()
-                kstamp[(sms,)](*args(False, Xl, W, Y, T, lone_m, n), **kw_full)
-                torch.cuda.synchronize()
-                a = T[: sms * SLOTS].cpu().numpy().reshape(sms, SLOTS)
-                if rep:
-                    capped.append([np.median(a[:, 1] - a[:, 0]), np.median(a[:, 2] - a[:, 1]),
-                                   np.median(a[:, 3] - a[:, 2])])
-            capped = np.median(np.array(capped), axis=0)
-            row.update(lone_capped_to_maxed_clk=float(capped[0]), lone_capped_maxed_to_summed_clk=float(capped[1]),
-                       lone_capped_summed_to_stored_clk=float(capped[2]))
+            capped = lone_waves(lambda Xl: kstamp[(sms,)](*args(False, Xl, W, Y, T, lone_m, n), **kw_full),
+                                X, full_m, lone_m, T, sms)
+            meds = np.median(np.array([phase_medians(a) for a in capped]), axis=0)
+            row.update(lone_capped_to_maxed_clk=float(meds[0]), lone_capped_maxed_to_summed_clk=float(meds[1]),
+                       lone_capped_summed_to_stored_clk=float(meds[2]))
             row["status"] = "ok"
             log(bm, n, warps, "R", row["R"], "regs", row["regs"], "sp", row["spills"], "occ", row["blocks_per_sm"],
                 "phases clk", round(row["to_maxed_clk"]), round(row["maxed_to_summed_clk"]),
@@ -356,8 +337,7 @@ def main():
             log("ERROR", bm, n, warps, traceback.format_exc()[-600:])
         w.writerow(row)
         f.flush()
-    log(subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.mem,power.draw", "--format=csv"],
-                       capture_output=True, text=True).stdout.strip())
+    RUN.nvsmi()
     log(f"done in {time.time() - T0:.0f}s")
     return 0
 

@@ -43,7 +43,8 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 import measure_accuracy as acc  # noqa: E402  (the measured kernels)
-from clock_stamps import clock64 as _clock, globaltimer as _timer, put_slot as _put, smid as _smid  # noqa: E402
+from clock_stamps import clock64 as _clock, globaltimer as _timer, most_at_once, put_slot as _put  # noqa: E402
+from clock_stamps import smid as _smid  # noqa: E402
 from common import Campaign, compile_processes, results_in_budget  # noqa: E402
 
 RUN = Campaign(stamp="[{:6.1f}s] ", stamp_file=False)   # the log file's lines without the stamp
@@ -278,14 +279,8 @@ def summarize(T, bm, variant):
     conc, gaps, per_sm = [], [], []
     for s in np.unique(a[:, 4]):
         sel = a[:, 4] == s
-        ss, ee = np.sort(start[sel]), np.sort(st[sel])
         per_sm.append(int(sel.sum()))
-        ev = sorted([(x, 1) for x in start[sel]] + [(x, -1) for x in st[sel]], key=lambda p: (p[0], p[1]))
-        cur = best = 0
-        for _, d in ev:
-            cur += d
-            best = max(best, cur)
-        conc.append(best)
+        conc.append(most_at_once(start[sel], st[sel]))
         order = np.argsort(start[sel])
         s_sorted, e_sorted = start[sel][order], st[sel][order]
         if len(s_sorted) > 1:
