@@ -18,22 +18,20 @@ calibration/h200/measured/latency) is 0.61-0.71 of the measured phase; with 30 c
 and the SASS of each step (instruction counts), so cycles a step split into the instructions of its chain.
 Writes exp_chain.csv and log.txt.
 """
-import csv
-import os
 import statistics
-import subprocess
 import sys
-import time
 
 import torch
 import triton
 import triton.language as tl
 
 from clock_stamps import clock64 as _clock, sass_opcodes
+from common import Campaign, write_rows
 
 STEPS = 256
 OUT = sys.argv[1] if len(sys.argv) > 1 else "exp_chain_out"
-T0 = time.time()
+RUN = Campaign(stamp="[{:6.1f}s] ", nvsmi_fields="name,clocks.sm,clocks.max.sm")
+log = RUN.log
 
 
 @triton.jit
@@ -60,17 +58,9 @@ MODES = ("exp", "exp2", "ex2ftz", "fma")
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
-    logf = open(os.path.join(OUT, "log.txt"), "w")
-
-    def log(*a):
-        line = f"[{time.time() - T0:6.1f}s] " + " ".join(str(x) for x in a)
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
+    RUN.open(OUT, "log.txt")
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0))
-    log(subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm", "--format=csv"],
-                       capture_output=True, text=True).stdout.strip())
+    RUN.nvsmi()
     X = torch.full((32,), 0.5, device="cuda")
     Y = torch.empty(32, device="cuda")
     T = torch.zeros(32, device="cuda", dtype=torch.int64)
@@ -90,11 +80,8 @@ def main():
                "sass_per_step": " ".join(f"{o}:{c}" for o, c in sorted(per_step.items()))}
         rows.append(row)
         log(name, row["cycles_per_step"], "cycles a step;", row["sass_per_step"], "; x =", row["value"])
-    with open(os.path.join(OUT, "exp_chain.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    log(f"done in {time.time() - T0:.0f}s")
+    write_rows(f"{OUT}/exp_chain.csv", rows)
+    log(f"done in {RUN.elapsed():.0f}s")
 
 
 if __name__ == "__main__":
