@@ -1,7 +1,8 @@
 """What the per-CTA stamping scripts share (measure_row_phases.py, measure_row_chain_r.py, measure_exp_chain.py,
-row_schedule_sass.py): Triton helpers that read the SM's clock, the global timer or the SM's id once a value is
-ready, a CTA's slots in a stamp buffer, the most CTAs alive at once on an SM, and the compiled kernel's SASS opcode
-counts. Imports triton only (no torch): the CPU compiles read it too."""
+row_schedule_sass.py, measure_gemm_clock.py, measure_tensor_clock.py, measure_cta_cost.py, measure_row_cta.py,
+mlp_kernel.py): Triton helpers that read the SM's clock, the global timer or the SM's id once a value is ready, a
+CTA's slots in a stamp buffer, the most CTAs alive at once on an SM, and the compiled kernel's SASS opcode counts.
+Imports triton only (no torch): the CPU compiles read it too."""
 import os
 import re
 import tempfile

@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from clock_stamps import globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
 
 MODES = {"empty": 0, "bar": 1, "bar2": 2, "copy": 3, "ldsum": 4, "rms": 5, "smax": 6}
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -64,19 +65,6 @@ def plan():
     jobs += [(mode, w, e, True) for mode, es in (("empty", (1,)), ("rms", (2, 8)), ("smax", (2, 8)))
              for e in es for w in WARPS]
     return jobs
-
-
-@triton.jit
-def _timer(dep):
-    # %globaltimer (ns) once per element of dep; reading dep makes it wait for dep's value
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _smid(dep):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
-                                     is_pure=False, pack=1)
 
 
 @triton.jit

@@ -41,6 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from clock_stamps import globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
 
 MODES = {"copy": 0, "rms": 1, "smax": 2}
 NS = (1024, 2048, 4096, 8192, 16384)
@@ -59,19 +60,6 @@ def plan():
     jobs = [(m, n, bm, w, False) for m in MODES for (n, bm, w) in cfgs]
     jobs += [(m, n, bm, w, True) for m in ("rms", "smax") for (n, bm, w) in cfgs]
     return jobs
-
-
-@triton.jit
-def _timer(dep):
-    # %globaltimer (ns) once per element of dep; reading dep makes it wait for dep's value
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _smid(dep):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
-                                     is_pure=False, pack=1)
 
 
 @triton.jit

@@ -34,6 +34,7 @@ import traceback
 
 import triton
 import triton.language as tl
+from clock_stamps import clock64 as _clock, globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
 
 from common import median_event_ms  # noqa: E402  (bench/h200/common.py)
 
@@ -71,24 +72,6 @@ def log(*a):
     print(line, flush=True)
     LOG.write(line + "\n")
     LOG.flush()
-
-
-@triton.jit
-def _timer(dep):
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _clock(dep):
-    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [dep], dtype=tl.int64,
-                                     is_pure=False, pack=1)
-
-
-@triton.jit
-def _smid(dep):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [dep], dtype=tl.int32,
-                                     is_pure=False, pack=1)
 
 
 @triton.jit

@@ -7,6 +7,8 @@ import os
 import triton
 import triton.language as tl
 
+from clock_stamps import smid
+
 # MLP_CACHE=.cg: the loads skip L1 (a 1-stage loop's tl.load is an L1-allocating ld.global; with
 # K wrapping, a CTA would re-read its own tiles from L1, which a GEMM never does)
 CACHE_MOD = tl.constexpr(os.environ.get("MLP_CACHE", ""))
@@ -32,6 +34,4 @@ def kloop_kernel(a_ptr, b_ptr, c_ptr, sm_ptr, K, KRES, a_rows_per_cta, b_cols_pe
     offs_cm = pid.to(tl.int64) * BM + offs_m
     tl.store(c_ptr + offs_cm[:, None] * BN + offs_n[None, :], acc.to(c_ptr.dtype.element_ty))
     if RECORD_SM:
-        smid = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [pid], dtype=tl.int32, is_pure=False,
-                                         pack=1)
-        tl.store(sm_ptr + pid, smid)
+        tl.store(sm_ptr + pid, smid(pid))
