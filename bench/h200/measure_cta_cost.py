@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from clock_stamps import globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
+from clock_stamps import globaltimer as _timer, smid as _smid  # noqa: E402
 
 MODES = {"empty": 0, "bar": 1, "bar2": 2, "copy": 3, "ldsum": 4, "rms": 5, "smax": 6}
 WARPS = (1, 2, 4, 8, 16, 32)

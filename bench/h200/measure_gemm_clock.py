@@ -41,7 +41,7 @@ import traceback
 
 import triton
 import triton.language as tl
-from clock_stamps import clock64 as _clock, globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
+from clock_stamps import clock64 as _clock, globaltimer as _timer, smid as _smid  # noqa: E402
 
 from triton_kernels import persistent_kernel  # the campaigns' kernel (bench/h200/measure_accuracy.py)
 

@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from clock_stamps import globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
+from clock_stamps import globaltimer as _timer, smid as _smid  # noqa: E402
 
 MODES = {"copy": 0, "rms": 1, "smax": 2}
 NS = (1024, 2048, 4096, 8192, 16384)

@@ -34,7 +34,7 @@ import traceback
 
 import triton
 import triton.language as tl
-from clock_stamps import clock64 as _clock, globaltimer as _timer, smid as _smid  # noqa: E402  (bench/h200/clock_stamps.py)
+from clock_stamps import clock64 as _clock, globaltimer as _timer, smid as _smid  # noqa: E402
 
 from common import median_event_ms  # noqa: E402  (bench/h200/common.py)
 
