@@ -85,8 +85,9 @@ def sass_main():
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
+    from measure_spill_sass import cuobjdump_path
     from triton_kernels import rmsnorm_kernel, softmax_kernel
-    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    tool = cuobjdump_path()
     print("family,N,BLOCK_M,WARPS,maxnreg,regs,spills,blocks_per_sm,pattern")
     for fam, n, bm, warps, cap in VARIANTS:
         kern = rmsnorm_kernel if fam == "rmsnorm" else softmax_kernel
