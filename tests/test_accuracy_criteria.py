@@ -79,8 +79,11 @@ def test_the_worst_shape_within_one_campaign():
     # run1: measured 1.0, 2.0, 3.0 predicted 1.0, 2.0, 3.0: regret 0, Spearman +1. run2 (another day): measured
     # 1.3, 1.2, 2.0 predicted 1.0, 1.1, 3.0: its top-ranked row (predicted 1.0) measured 1.3 against its best 1.2,
     # regret 1.3 / 1.2 - 1 = 8.3%; predicted ranks 1, 2, 3 against measured ranks 2, 1, 3: d^2 = 1 + 1 + 0 = 2,
-    # Spearman 1 - 6 x 2 / (3 x 8) = +0.50. The line names the worst campaign and shape for each
+    # Spearman 1 - 6 x 2 / (3 x 8) = +0.50. Each campaign's three rows are all its top three picks: the best of
+    # them is its best, 0 in both, and the first campaign of that worst, run1, is named.
+    # The line names the worst campaign and shape for each
     rows = campaign_rows("run1", [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]) + \
         campaign_rows("run2", [(1.3, 1.0), (1.2, 1.1), (2.0, 3.0)])
     assert campaign_line(within_campaign(rows)) == (
-        "     within one campaign: max regret 8.3% (run2 S), min Spearman +0.50 (run2 S)")
+        "     within one campaign: max regret 8.3% (run2 S), best of the top 3 0.0% (run1 S), "
+        "min Spearman +0.50 (run2 S)")

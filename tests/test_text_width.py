@@ -212,22 +212,23 @@ def test_hw_show_and_occupancy_fit_80_columns(capsys, monkeypatch):
 
 
 def test_validate_suggest_diff_fit_80_columns(capsys, monkeypatch):
-    """validate's per-group table takes 2 + 18 (family) + 1 + 26 (shape) + 1 + 60 (the figures:
-    4 + 8 + 8 + 8 + 7 + 5 + 14 and 6 spaces) = 108 columns: at 80 each group's family and shape
-    go on a line of their own, its figures 4 in below (64 columns). model suggest's rows take 2 +
+    """validate's per-group table takes 2 + 18 (family) + 1 + 26 (shape) + 1 + 67 (the figures:
+    4 + 8 + 8 + 8 + 7 + 6 + 5 + 14 and 7 spaces) = 115 columns: at 80 each group's family and shape
+    go on a line of their own, its figures 4 in below (71 columns). model suggest's rows take 2 +
     40 + 1 + 7 + 1 + 11 + 1 + 10 + 1 + 11 = 85: the configuration column narrows to its longest
     label. diff's 'parameters A: ...' line (91 columns for gemm) wraps at words. A pipe keeps the
-    108-column table."""
+    115-column table."""
     csv = str(ROOT / "calibration" / "h200" / "measured" / "issue15" / "run17" / "gemm.csv")
     out = _out(capsys, monkeypatch, 80, "validate", csv)
     # (the header above it wraps at words: ', timed after an L2 clear' took it to three lines)
     i = out.index("  family shape")
-    assert out[i:i + 2] == ["  family shape", "    rows med|err|  med err spearman  regret spill spill med|err|"]
-    assert out[i + 2] == "  gemm_bf16 5120x8192x4096" and len(out[i + 3]) == 64 and max(map(len, out)) <= 80
+    assert out[i:i + 2] == ["  family shape",
+                            "    rows med|err|  med err spearman  regret   top3 spill spill med|err|"]
+    assert out[i + 2] == "  gemm_bf16 5120x8192x4096" and len(out[i + 3]) == 71 and max(map(len, out)) <= 80
     out = _out(capsys, monkeypatch, 80, "model", "suggest", "--model", "llama3-8b", "--hw", "h200_nvl8")
     assert max(map(len, out)) <= 80
     out = _out(capsys, monkeypatch, 80, "diff", GEMM, GEMM, "--set-b", "M=1")
     assert out[2] == "  parameters A: M=4096, N=4096, K=4096, BM=128, BN=128, BK=64, WARPS=4,"
     assert max(map(len, out)) <= 80
     out = _out(capsys, monkeypatch, None, "validate", csv)
-    assert len(out[1]) == 108
+    assert len(out[1]) == 115

@@ -106,15 +106,16 @@ def test_profile_facts_keep_the_digits_they_are_stated_with():
 
 def test_the_validation_table_writes_every_percent_to_one_decimal():
     """tfx validate's per-group table: the spilling rows' median |error| 0.1134 reads 11.3%, as
-    the group's 0.047 reads 4.7% (it printed '11%')."""
+    the group's 0.047 reads 4.7% (it printed '11%'), and the best of the top three's 0.0042 0.4%."""
     from types import SimpleNamespace
 
     from tfx.analysis.measured import format_table
     g = SimpleNamespace(family="rmsnorm", shape="8192x2048", n=14, median_abs_error=0.047, median_error=-0.022,
-                        spearman=0.92, regret=0.017, n_spilling=4, spilling_median_abs_error=0.1134,
+                        spearman=0.92, regret=0.017, top_picks_regret=0.0042, n_spilling=4,
+                        spilling_median_abs_error=0.1134,
                         spill_ranked_first_wrongly=False)
     row = format_table([g]).splitlines()[1]
-    assert row.split()[-1] == "11.3%" and "4.7%" in row and "-2.2%" in row and "1.7%" in row
+    assert row.split()[-1] == "11.3%" and "4.7%" in row and "-2.2%" in row and "1.7%" in row and " 0.4% " in row
 
 
 def test_the_models_launch_costs_are_written_as_times():

@@ -21,6 +21,9 @@ Regret (measured time of the row ranked first / best measured - 1):
     A  the 1.1 prediction measured 1.0, the best: 0;  B  the 1.0 prediction measured 1.0: 0
     C  the 1.0 prediction (the spilling row) measured 1.2 against the best 1.0: 20% > 10%;
        and a non-spilling row (1.0) is faster than that spilling first pick: spilling first in C.
+Best of the top three (the best measured among the three rows predicted fastest / best measured - 1):
+    A and B have three rows, all of them picks: 0; C's three predicted fastest are the 1.0 (measured
+    1.2), the 1.1 (1.0) and the 2.0 (2.0): the best 1.0 is among them: 0. The family's worst: "0.0%".
 Rows apart: spilling C's 1.2 row alone, |e| 16.7%, signed -16.7%. Non-spilling, the other 10:
     |e| 0 0 0 0 0.0476 0.1 0.1 0.1 0.1 0.1: median (0.0476 + 0.1) / 2 = 0.0738 -> "7.4%";
     signed -0.1 -0.0476 0 0 0 0 0.1 0.1 0.1 0.1: median (0 + 0) / 2 = 0 -> "+0.0%".
@@ -49,7 +52,7 @@ ROWS = {("A", 16): (1.0, 1.1, 0), ("A", 32): (2.0, 2.2, 0), ("A", 64): (4.0, 3.6
         ("C", 128): (3.0, 3.0, 0), ("C", 256): (4.0, 4.0, 0)}
 
 SUMMARY = ("  => gemm_bf16: median over shapes of median |error| 4.8%, signed +0.0%; min Spearman +0.50; "
-           "max regret 20.0%; spilling ranked first wrongly in 1 shapes")
+           "max regret 20.0% (best of the top 3: 0.0%); spilling ranked first wrongly in 1 shapes")
 DONE_WHEN = ("     done when: median ok, Spearman >= 0.85 missed in 1 of 3 (B), regret <= 10% missed in 1 of 3 (C), "
              "no spilling first missed in 1 of 3 (C)")
 
@@ -123,13 +126,38 @@ def test_a_median_past_the_threshold_misses():
 
 def test_within_one_campaign_joins_the_json_where_asked():
     """campaigns=True: the rows' folder (run1) and shape group them as the shapes do here, so the
-    worst regret is C's 20% and the lowest Spearman B's +0.50, both in run1."""
+    worst regret is C's 20% and the lowest Spearman B's +0.50, both in run1; the best of the top
+    three is 0 in every shape, and the first shape of the worst, A, is named."""
     compared = _compared()
     v = family_verdict("gemm_bf16", summarize(compared), compared, campaigns=True)
-    assert format_verdict(v)[1] == ("     within one campaign: max regret 20.0% (run1 C), "
-                                    "min Spearman +0.50 (run1 B)")
+    assert format_verdict(v)[1] == ("     within one campaign: max regret 20.0% (run1 C), best of the top 3 0.0% "
+                                    "(run1 A), min Spearman +0.50 (run1 B)")
     w = v.to_json()["within_one_campaign"]
     assert w["max_regret_shape"] == "C" and w["min_spearman"] == pytest.approx(0.5)
+
+
+def test_the_best_of_the_top_three_by_hand():
+    """Shape E, five rows, measured ms -> predicted ms: 1.0 -> 5, 1.1 -> 4, 1.2 -> 2, 1.3 -> 1, 1.5 -> 3.
+    Ranked first: the 1 (measured 1.3): regret 1.3 / 1.0 - 1 = 30%. The three ranked first are the
+    1 (1.3), the 2 (1.2) and the 3 (1.5): the best of them 1.2, 1.2 / 1.0 - 1 = 20%. Spearman: predicted
+    ranks 5 4 2 1 3 against measured 1 2 3 4 5, d^2 = 16 + 4 + 1 + 9 + 4 = 34, 1 - 6 x 34 / 120 = -0.70.
+    The table's row carries both regrets; the family line and the JSON the worst shape's."""
+    from tfx.analysis.measured import format_table
+    e = [Compared(MeasuredRow(SourceLocation("run2/m.csv", 2 + i, 1), GEMM, None, meas, {"BM": 16 << i},
+                              notes={"family": "gemm_bf16", "shape": "E"}), pred, False)
+         for i, (meas, pred) in enumerate(((1.0, 5.0), (1.1, 4.0), (1.2, 2.0), (1.3, 1.0), (1.5, 3.0)))]
+    (g,) = summarize(e)
+    assert g.regret == pytest.approx(0.3) and g.top_picks_regret == pytest.approx(0.2)
+    assert g.to_json()["top_picks_regret"] == pytest.approx(0.2)
+    header, row = format_table([g]).splitlines()
+    assert header.split()[-5:] == ["regret", "top3", "spill", "spill", "med|err|"]
+    assert row.split()[5:8] == ["-0.70", "30.0%", "20.0%"]
+    v = family_verdict("gemm_bf16", [g], e, campaigns=True)
+    assert "max regret 30.0% (best of the top 3: 20.0%)" in format_verdict(v)[0]
+    assert "best of the top 3 20.0% (run2 E)" in format_verdict(v)[1]
+    j = v.to_json()
+    assert j["top_picks"] == 3 and j["max_top_picks_regret"] == pytest.approx(0.2)
+    assert j["within_one_campaign"]["max_top_picks_regret_shape"] == "E"
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@
 The CSV (tfx.analysis.measured) has columns kernel, profile, measured_ms, one per kernel
 parameter, and optionally regs, spills, smem_bytes, local_bytes as compiled. Per (family, shape) group
 it prints median |error|, signed median error, Spearman rank correlation, the regret of
-the configuration tfx ranks first, and the spilling rows apart; under each family's table, its
+the configuration tfx ranks first, that of the best of its three ranked first (``top3``: what
+timing those three finds), and the spilling rows apart; under each family's table, its
 summary over shapes and issue 15's "done when" verdict (tfx.analysis.verdict: median |error| <=
 15%, Spearman >= 0.85 in every shape, regret <= 10%, no spilling configuration ranked first where
 a non-spilling one is faster), as bench/accuracy.py prints them (--json: ``families``). ``--ncu`` reads Nsight
