@@ -7,7 +7,8 @@ kernels: threads, registers, shared memory), and calibration/h200/gemm_library.c
 the issue 15 truth in calibration/h200/measured/issue15/ (Triton-tiled versions of the shipped
 kernels at random configurations with their compiled registers, spills and shared memory):
 median |error|, signed median error, Spearman rank correlation, the regret of the configuration
-ranked first and of the best of the three ranked first (`top3`), with the spilling rows apart. Figures are on the held-out rows unless --split says.
+ranked first and of the best of the three ranked first (`top3`), with the spilling rows apart.
+Figures are on the held-out rows unless --split says.
 
     python3 bench/accuracy.py [--rows N] [--split heldout|tune|all] [--only families]
 """
