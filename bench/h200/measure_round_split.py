@@ -16,7 +16,8 @@ register cap (`maxnreg`) moves where it issues the late vectors, so the same til
 same registers and CTAs a SM (Triton 3.6.0, sm_90, the campaigns' kernels of bench/h200/triton_kernels.py; from
 `--sass` on the CPU):
 
-    softmax (8, 4) at 1024    default 96 regs, 5 a SM, 11111112 | cap 120: 105, 4 a SM, 11111112 | cap 104: 104, 4, 11111111
+    softmax (8, 4) at 1024    default 96 regs, 5 a SM, 11111112 | cap 120: 105, 4 a SM, 11111112
+                              | cap 104: 104, 4 a SM, 11111111
     rmsnorm (8, 4) at 1024    default 96 regs, 5 a SM, 11111112 | cap 104: 104, 4 a SM, 11111111
     softmax (8, 2) at 1024    default 168 regs, 6 a SM, 1111112222222222 | cap 168: 168, 6 a SM, 1111111111111111
     softmax (8, 4) at 2048    default 168 regs, 3 a SM, 1111112222222222 | cap 168: 168, 3 a SM, 1111111111111111
