@@ -290,7 +290,8 @@ def read_ncu(path: str | Path, text: str | None = None) -> list[NcuLaunch]:
     for i, rec in enumerate(reader[2:], start=2):
         where = SourceLocation(name, line_of[i], col[NCU_TIME] + 1)
         if len(rec) != len(header):
-            raise TfxError(f"{len(rec)} fields, the header has {len(header)}", where=SourceLocation(name, line_of[i], 1))
+            raise TfxError(f"{len(rec)} fields, the header has {len(header)}",
+                           where=SourceLocation(name, line_of[i], 1))
         ms = _ncu_number(rec[col[NCU_TIME]], units[col[NCU_TIME]], NCU_TIME, where)
         regs = None
         if NCU_REGS in col and rec[col[NCU_REGS]]:
