@@ -3,7 +3,7 @@
 dependent load rounds, at the same registers and CTAs a SM, timed on full launches.
 
 Usage (on the device machine; about a minute):
-    PYTHONUNBUFFERED=1 python3 bench/h200/measure_round_split.py OUTDIR
+    PYTHONUNBUFFERED=1 python3 bench/h200/measure_round_split.py OUTDIR [--block-sms N]
 On the CPU (no GPU, no torch; Triton 3.6.0), each variant's compiled registers, spills, CTAs a SM and load rounds, to
 check the pairs before a device call:
     python3 bench/h200/measure_round_split.py --sass
@@ -30,6 +30,11 @@ and occupancy: their time ratio is the later round's cost at six and at three CT
 over about 1 GB of X (and as much Y) twice, in two interleaved passes (do_bench medians), beside a device-to-device
 copy of the same bytes (torch's copy_) as the DRAM reference. The compiled rounds are read again on the device from
 the launched binary (bench/h200/row_load_rounds.py on its SASS), so a different ptxas shows in the table.
+
+With ``--block-sms N`` every variant and the copy are timed once more while N SMs are held idle (bench/h200/
+sm_blocker.py): on an H100, N = 40 leaves 92 SMs, each with about the H200's DRAM share (2,958 GB/s / 92 = 32.2 B/ns
+against 32.1), so the variants' chains meet the H200's DRAM time a CTA on the H100's SMs (CUDA events on a stream of
+their own, the median of 5 after one warm-up: no device-wide sync while the SMs are held).
 
 Writes OUTDIR/round_split.csv (one row a variant) and OUTDIR/log.txt.
 """
@@ -113,7 +118,7 @@ def sass_main():
               rounds_of_cubin(k.asm["cubin"], x_vectors(n, bm, warps)), sep=",", flush=True)
 
 
-def device_main(out):
+def device_main(out, block_sms=0):
     import torch
     import triton
     from common import Campaign, write_rows
@@ -159,6 +164,26 @@ def device_main(out):
                 lambda X=X, Y=Y: Y.copy_(X), warmup=5, rep=40, return_mode="median")))
         for row, fn in launches:
             row[f"ms_pass{p}"] = float(triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median"))
+    if block_sms and launches:
+        import sm_blocker
+        stream = torch.cuda.Stream()
+        copies = {n: (lambda X=X, Y=Y: Y.copy_(X)) for n, (m, X, Y, W) in inputs.items()}
+        for fn in list(copies.values()) + [fn for _, fn in launches]:
+            with torch.cuda.stream(stream):   # every launch once on this stream before any SM is held
+                fn()
+        torch.cuda.synchronize()
+        try:
+            with sm_blocker.blocked(block_sms) as held:
+                log("holding", held, "SMs idle")
+                blocked_copy = {n: sm_blocker.event_ms(fn, stream) for n, fn in copies.items()}
+                for row, fn in launches:
+                    row["ms_blocked"] = sm_blocker.event_ms(fn, stream)
+            for row, _ in launches:
+                row["block_sms"] = block_sms
+                row["copy_ms_blocked"] = blocked_copy[row["N"]]
+                row["over_copy_blocked"] = round(row["ms_blocked"] / blocked_copy[row["N"]], 4)
+        except Exception as e:            # the unblocked table stands without it
+            log("blocked pass failed:", repr(e)[:300])
     for row in rows:
         if "ms_pass1" in row:
             ref = min(copy_ms[row["N"]])
@@ -166,9 +191,11 @@ def device_main(out):
             row["over_copy"] = round(min(row["ms_pass1"], row["ms_pass2"]) / ref, 4)
             log(row["family"], row["N"], (row["BLOCK_M"], row["WARPS"]), "cap", row["maxnreg"] or "-", "regs",
                 row["regs"], "sp", row["spills"], "occ", row["blocks_per_sm"], row["pattern"], "ms",
-                round(row["ms_pass1"], 4), round(row["ms_pass2"], 4), "over copy", row["over_copy"])
+                round(row["ms_pass1"], 4), round(row["ms_pass2"], 4), "over copy", row["over_copy"],
+                "blocked", row.get("over_copy_blocked", "-"))
     cols = ["family", "N", "BLOCK_M", "WARPS", "maxnreg", "M", "regs", "spills", "blocks_per_sm", "rounds", "late",
-            "pattern", "ms_pass1", "ms_pass2", "copy_ms", "over_copy", "error"]
+            "pattern", "ms_pass1", "ms_pass2", "copy_ms", "over_copy", "block_sms", "ms_blocked", "copy_ms_blocked",
+            "over_copy_blocked", "error"]
     write_rows(os.path.join(out, "round_split.csv"), [{c: row.get(c, "") for c in cols} for row in rows])
     run.nvsmi()
     log(f"done in {run.elapsed():.0f}s")
@@ -178,4 +205,8 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--sass"]:
         sass_main()
     else:
-        device_main(sys.argv[1] if len(sys.argv) > 1 else "round_split_out")
+        argv = sys.argv[1:]
+        block = int(argv[argv.index("--block-sms") + 1]) if "--block-sms" in argv else 0
+        if "--block-sms" in argv:
+            del argv[argv.index("--block-sms"):argv.index("--block-sms") + 2]
+        device_main(argv[0] if argv else "round_split_out", block)
