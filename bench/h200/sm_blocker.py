@@ -55,7 +55,11 @@ def max_dynamic_smem() -> int:
 @contextlib.contextmanager
 def blocked(n_sms: int, wait_s: float = 5.0):
     """Hold ``n_sms`` SMs with spinning CTAs for the body of the ``with``; yields the number that started (all n, or
-    the block raises). The flag is set on the way out whatever happens."""
+    the block raises). The flag is set on the way out whatever happens. ``n_sms`` 0: nothing is held (the body runs
+    on every SM, timed the same way)."""
+    if n_sms <= 0:
+        yield 0
+        return
     flag = torch.zeros(1, device="cuda", dtype=torch.int32)
     count = torch.zeros(1, device="cuda", dtype=torch.int32)
     k = _spinner(flag, count, max_dynamic_smem())
