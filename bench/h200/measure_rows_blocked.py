@@ -17,7 +17,10 @@ SMs, then every one of them (and a copy of the same bytes) once more inside the 
 after a warm-up). X is about 1 GB (M = 2^29 / N rows), Y as much.
 
 Writes OUTDIR/rows.csv in the issue-15 campaigns' columns (kernel, profile, measured_ms: the blocked time; ms_all:
-all SMs; block_sms, copy_ms_blocked, copy_ms_all; family, shape) and OUTDIR/log.txt.
+all SMs; block_sms, copy_ms_blocked, copy_ms_all; family, shape), OUTDIR/log.txt and, where SMs were held,
+OUTDIR/hw.toml: the device's profile with its SM count less the held ones (`base = "h100_sxm"`), the part the blocked
+times were measured on. Their rows leave `profile` empty, so `tfx validate OUTDIR/rows.csv --hw OUTDIR/hw.toml` prices
+them on it; with nothing held the rows name the device's own profile.
 """
 import os
 import sys
@@ -41,6 +44,13 @@ def main(out, block_sms, n):
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0), "sms", sms,
         "held", block_sms, "N", n)
     run.nvsmi()
+    device_profile = "h200_sxm" if "H200" in torch.cuda.get_device_name(0) else "h100_sxm"
+    if block_sms:
+        held = f"{block_sms} of its {sms} SMs held idle by spinning CTAs (bench/h200/sm_blocker.py)"
+        with open(os.path.join(out, "hw.toml"), "w") as f:
+            f.write(f'base = "{device_profile}"\nkind = "gpu"\ndescription = "{device_profile}, {held}"\n\n'
+                    f'[hierarchy.sm]\ncount = {{ value = {sms - block_sms}, unit = "count", origin = "measured", '
+                    f'source = "{held}" }}\n')
     m = 2 ** 29 // n
     g = torch.Generator(device="cuda")
     g.manual_seed(40)
@@ -54,7 +64,8 @@ def main(out, block_sms, n):
             for warps in TILES:
                 kw = dict(BLOCK_M=bm, BLOCK_N=n, num_warps=warps, num_stages=1)
                 grid = (triton.cdiv(m, bm),)
-                row = {"kernel": f"kernels/{fam}.tile", "profile": "h100_sxm", "M": m, "N": n, "BLOCK_M": bm,
+                row = {"kernel": f"kernels/{fam}.tile", "profile": "" if block_sms else device_profile, "M": m,
+                       "N": n, "BLOCK_M": bm,
                        "WARPS": warps, "family": fam, "shape": f"{m}x{n}", "block_sms": block_sms}
                 try:
                     k = kern[grid](*args, **kw)

@@ -12,9 +12,9 @@ a CTA may take (227 KB on sm_90; with the 1 KB the driver reserves a CTA, all 22
 fits beside it and each lands on an SM of its own; they spin on a flag in global memory until the block exits. The
 launch (Triton's launcher of a compiled ``spin``, its shared memory raised before its module loads) is the only hack.
 
-Inside the block nothing may wait for the whole device: no ``torch.cuda.synchronize()`` (nor ``triton.testing.do_bench``,
-which calls it), no first launch of a kernel (its module load), no allocation that frees. Time with CUDA events on a
-stream of your own and ``Event.synchronize()``; compile and allocate before entering.
+Inside the block nothing may wait for the whole device: no ``torch.cuda.synchronize()`` (nor
+``triton.testing.do_bench``, which calls it), no first launch of a kernel (its module load), no allocation that frees.
+Time with CUDA events on a stream of your own and ``Event.synchronize()``; compile and allocate before entering.
 """
 import contextlib
 import copy
