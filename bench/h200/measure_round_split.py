@@ -166,18 +166,12 @@ def device_main(out, block_sms=0):
             row[f"ms_pass{p}"] = float(triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median"))
     if block_sms and launches:
         import sm_blocker
-        stream = torch.cuda.Stream()
         copies = {n: (lambda X=X, Y=Y: Y.copy_(X)) for n, (m, X, Y, W) in inputs.items()}
-        for fn in list(copies.values()) + [fn for _, fn in launches]:
-            with torch.cuda.stream(stream):   # every launch once on this stream before any SM is held
-                fn()
-        torch.cuda.synchronize()
         try:
-            with sm_blocker.blocked(block_sms) as held:
-                log("holding", held, "SMs idle")
-                blocked_copy = {n: sm_blocker.event_ms(fn, stream) for n, fn in copies.items()}
-                for row, fn in launches:
-                    row["ms_blocked"] = sm_blocker.event_ms(fn, stream)
+            times = sm_blocker.time_held(block_sms, list(copies.values()) + [fn for _, fn in launches], log)
+            blocked_copy = dict(zip(copies, times[:len(copies)]))
+            for (row, _), t in zip(launches, times[len(copies):]):
+                row["ms_blocked"] = t
             for row, _ in launches:
                 row["block_sms"] = block_sms
                 row["copy_ms_blocked"] = blocked_copy[row["N"]]

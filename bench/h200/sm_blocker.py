@@ -105,3 +105,17 @@ def event_ms(fn, stream, reps=5, warmups=1):
                 times.append(s.elapsed_time(e))
     times.sort()
     return times[len(times) // 2]
+
+
+def time_held(n_sms, fns, log=print):
+    """ms of each of ``fns`` (callables that launch) with ``n_sms`` SMs held: each launched once on a stream of its
+    own before any SM is held (no first launch, no module load inside the block), then timed there by ``event_ms``
+    in turn."""
+    stream = torch.cuda.Stream()
+    for fn in fns:
+        with torch.cuda.stream(stream):
+            fn()
+    torch.cuda.synchronize()
+    with blocked(n_sms) as held:
+        log("holding", held, "SMs idle")
+        return [event_ms(fn, stream) for fn in fns]
