@@ -3,9 +3,7 @@ row_schedule_sass.py, measure_gemm_clock.py, measure_tensor_clock.py, measure_ct
 mlp_kernel.py): Triton helpers that read the SM's clock, the global timer or the SM's id once a value is ready, a
 CTA's slots in a stamp buffer, the most CTAs alive at once on an SM, and the compiled kernel's SASS opcode counts.
 Imports triton only (no torch): the CPU compiles read it too."""
-import os
 import re
-import tempfile
 
 import triton
 import triton.language as tl
@@ -56,16 +54,12 @@ def most_at_once(starts, ends) -> int:
 def sass_opcodes(kernel) -> dict:
     """Opcode -> count in a compiled Triton kernel's SASS (Triton's own nvdisasm on its cubin,
     measure_spill_sass.nvdisasm); {} where no disassembler runs."""
-    from measure_spill_sass import nvdisasm
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(kernel.asm["cubin"])
-        path = f.name
+    from measure_spill_sass import cubin_file, nvdisasm
     try:
-        text = nvdisasm(path)
+        with cubin_file(kernel.asm["cubin"]) as path:
+            text = nvdisasm(path)
     except Exception:
         return {}
-    finally:
-        os.remove(path)
     counts: dict = {}
     for op in re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", text):
         counts[op] = counts.get(op, 0) + 1

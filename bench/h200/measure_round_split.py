@@ -41,10 +41,11 @@ Writes OUTDIR/round_split.csv (one row a variant) and OUTDIR/log.txt.
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+from row_sass_sim import x_vectors  # noqa: E402  (the row tile's 16-byte loads a thread issues)
 
 # (family, N, BLOCK_M, WARPS, maxnreg or None for the campaigns' own compile)
 VARIANTS = [
@@ -58,22 +59,12 @@ VARIANTS = [
 X_BYTES = 2 ** 30         # the launch's X (Y as much): many waves at every variant, as the campaigns' large-M shapes
 
 
-def x_vectors(n, bm, warps):
-    """The row tile's 16-byte loads a thread issues (row_load_rounds.kernel_rounds)."""
-    return max(bm * n * 2 // 16 // (32 * warps), 1)
-
-
-def rounds_of_cubin(cubin: bytes, xv: int) -> str:
-    """The load-round pattern of a compiled kernel's row tile (row_load_rounds.load_rounds on its SASS)."""
+def rounds_of(cubin_path: str, xv: int) -> str:
+    """The load-round pattern of a compiled kernel's row tile (row_load_rounds.load_rounds on its SASS), from its
+    cubin written out (measure_spill_sass.cubin_file)."""
     import row_load_rounds
     from measure_spill_sass import nvdisasm
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(cubin)
-        path = f.name
-    try:
-        return "".join(map(str, row_load_rounds.load_rounds(nvdisasm(path), xv)))
-    finally:
-        os.remove(path)
+    return "".join(map(str, row_load_rounds.load_rounds(nvdisasm(cubin_path), xv)))
 
 
 def blocks_per_sm(regs, warps):
@@ -91,7 +82,7 @@ def sass_main():
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
-    from measure_spill_sass import cuobjdump_path
+    from measure_spill_sass import cubin_file, cuobjdump_path
     from triton_kernels import rmsnorm_kernel, softmax_kernel
     tool = cuobjdump_path()
     print("family,N,BLOCK_M,WARPS,maxnreg,regs,spills,blocks_per_sm,pattern")
@@ -107,21 +98,19 @@ def sass_main():
         k = triton.compile(ASTSource(fn=kern, signature={k: sig.get(k, "constexpr") for k in names},
                                      constexprs=dict(BLOCK_M=bm, BLOCK_N=n), attrs=attrs),
                            target=GPUTarget("cuda", 90, 32), options=opts)
-        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-            f.write(k.asm["cubin"])
-            path = f.name
-        usage = subprocess.run([tool, "-res-usage", path], capture_output=True, text=True).stdout
-        os.remove(path)
+        with cubin_file(k.asm["cubin"]) as path:     # one file for both tools
+            usage = subprocess.run([tool, "-res-usage", path], capture_output=True, text=True).stdout
+            pattern = rounds_of(path, x_vectors(n, bm, warps))
         regs = int(re.search(r"REG:(\d+)", usage).group(1))
         spills = int(re.search(r"STACK:(\d+)", usage).group(1)) // 4
-        print(fam, n, bm, warps, cap or "", regs, spills, blocks_per_sm(regs, warps),
-              rounds_of_cubin(k.asm["cubin"], x_vectors(n, bm, warps)), sep=",", flush=True)
+        print(fam, n, bm, warps, cap or "", regs, spills, blocks_per_sm(regs, warps), pattern, sep=",", flush=True)
 
 
 def device_main(out, block_sms=0):
     import torch
     import triton
     from common import Campaign, write_rows
+    from measure_spill_sass import cubin_file
     from triton_kernels import rmsnorm_kernel, softmax_kernel
     run = Campaign(nvsmi_fields="name,clocks.sm,clocks.max.sm,clocks.mem,power.draw")
     run.open(out, "log.txt")
@@ -148,7 +137,8 @@ def device_main(out, block_sms=0):
         try:
             k = kern[grid](*args, **kw)
             torch.cuda.synchronize()
-            pattern = rounds_of_cubin(k.asm["cubin"], x_vectors(n, bm, warps))
+            with cubin_file(k.asm["cubin"]) as path:
+                pattern = rounds_of(path, x_vectors(n, bm, warps))
             row.update(regs=k.n_regs, spills=k.n_spills,
                        blocks_per_sm=run.occupancy(k, 32 * warps, k.metadata.shared),
                        rounds=max(int(c) for c in pattern), late=sum(c != "1" for c in pattern), pattern=pattern)

@@ -22,12 +22,14 @@ issues; the HMMA count over (warp_m/16)(warp_n/8) gives the k-steps a trip runs.
 Writes spill_sass.csv (one row per kernel), log.txt and sass.tar.gz (each kernel's full
 SASS and its k-loop body).
 """
+import contextlib
 import csv
 import multiprocessing as mp
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import tarfile
 import time
 
@@ -126,6 +128,19 @@ def disassemble_cpu(c, warps, hex_bits=False):
     sass = nvdisasm(cub, hex_bits)
     os.remove(cub)
     return regs, spills, sass
+
+
+@contextlib.contextmanager
+def cubin_file(cubin: bytes):
+    """A compiled kernel's cubin (``CompiledKernel.asm["cubin"]``) as a temporary file for the CUDA tools that read
+    one (nvdisasm, cuobjdump), removed on the way out."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+        path = f.name
+    try:
+        yield path
+    finally:
+        os.remove(path)
 
 
 def nvdisasm(cubin_path, hex_bits=False) -> str:
