@@ -455,9 +455,9 @@ class GroupFigures:
 
 def figures(family: str, shape: str, rows: list[Compared]) -> GroupFigures:
     errs = [c.error for c in rows]
-    top = min(rows, key=lambda c: c.predicted_ms)
+    ranked = sorted(rows, key=lambda c: c.predicted_ms)     # stable: the first of tied predictions ranks first
+    top, picks = ranked[0], ranked[:TOP_PICKS]
     best = min(rows, key=lambda c: c.row.measured_ms)
-    picks = sorted(rows, key=lambda c: c.predicted_ms)[:TOP_PICKS]
     spill = [c for c in rows if c.spilling]
     clean = [c for c in rows if not c.spilling]
     wrong = top.spilling and bool(clean) and min(c.row.measured_ms for c in clean) < top.row.measured_ms
