@@ -220,6 +220,8 @@ def test_explorer_g_reprices_every_pane(priced):
             assert out.job.codegen == "cutlass" and out.codegen == "cutlass"
             assert out.near_tie.summary() in shown(app, "#explore-status")
             assert ", compiled as cutlass" in shown(app, "#explore-status")     # the sweep's own result names it
+            # no campaign timed cutlass: no advice borrowed from Triton's (tfx.explore.top_picks)
+            assert out.top_picks is None and "time at least" not in shown(app, "#explore-status")
             from tests.test_tui_support import first_column
             tied = sum(e["near_tie"] for e in out.top)
             assert tied == (min(out.near_tie.configs, len(out.top)) if out.near_tie.tied else 0)

@@ -278,6 +278,8 @@ def _print_text(r) -> None:
     if r.near_tie is not None:
         # wrapped at words to the terminal (a pipe gets WIDE_OUTPUT columns: one line there)
         console.print(r.near_tie.summary(len(r.top)), markup=False)
+    if r.top_picks is not None:
+        console.print(r.top_picks.sentence(), markup=False)
     if r.pareto:
         # Configurations with equal objectives are all on the frontier; show one row per point.
         seen, rows, dup = set(), [], 0

@@ -14,6 +14,7 @@ from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, bui
                                   evaluate_chunk)
 from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
+from tfx.explore.top_picks import TopPicks, advice
 from tfx.explore.space import DEFAULT_CHUNK, Chunk, Space, build_space
 from tfx.ir.bind import bind
 from tfx.ir.nodes import Kernel, Module
@@ -45,6 +46,9 @@ class ExploreResult:
     # how many of the fastest configurations lie within the re-timing noise of the best
     # (tfx.explore.near_tie); None when none is feasible
     near_tie: NearTie | None = None
+    # how many of the top configurations to time, with the model's measured ranking error that
+    # says why (tfx.explore.top_picks); None where no campaign speaks for the code generator
+    top_picks: TopPicks | None = None
     # the configuration the user is looking at (the kernel's defaults under --set and --knob):
     # its analysis's headline (tfx.analysis.analyze.HEADLINE_METRICS) and the sweep's own row
     # of it (``current_configuration``); None where not computed
@@ -65,6 +69,7 @@ class ExploreResult:
             "scheduler": self.scheduler, "chunks": self.chunks,
             "pareto": self.pareto, "top": self.top,
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
+            "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
             "current": self.current,
         }
         if self.sensitivity is not None:
@@ -332,6 +337,7 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         e["near_tie"] = bool(tie is not None and tie.tied and e["predicted_ns"] <= tie.slowest_ns
                              and tie_group(knob, params, shapes) == group)
     from tfx.analysis import codegen as codegens
+    priced_as = codegens.priced_name(ctx.codegen, profile)
     columns = None
     if ctx.keep:
         columns = {k: np.concatenate([r.columns[k] for r in results]) for k in results[0].columns}
@@ -341,8 +347,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         objectives=ctx.objectives, configs=int(counts.sum()), feasible=int(counts[0]),
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
-        knobs=dict(profile.knobs), codegen=codegens.priced_name(ctx.codegen, profile),
-        near_tie=tie)
+        knobs=dict(profile.knobs), codegen=priced_as,
+        near_tie=tie, top_picks=advice(priced_as, int(counts[0])))
 
 
 def _entry(space: Space, index: int, row, objectives) -> dict:

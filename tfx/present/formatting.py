@@ -246,3 +246,14 @@ def near_tie_sentence(tie, shown: int | None = None) -> str:
     if gap == band:
         gap, band = format_percent(num(tie.next_gap), 2), format_percent(num(tie.band), 2)
     return f"top pick {gap} ahead of the next: outside the {band} re-timing noise"
+
+
+def top_picks_sentence(picks) -> str:
+    """The advice line under a top table (tfx explore's text and JSON, the Explore pane) for a
+    ``tfx.explore.top_picks.TopPicks``: how many to time, and the measured ranking error that
+    says why. "At least": a near tie of more configurations asks for all of them."""
+    first = format_percent(picks.first_pick_regret)
+    if picks.count == 2:
+        return f"time both: in tfx's H200 campaigns the first pick ran up to {first} behind the fastest"
+    return (f"time at least the top {picks.count}: in tfx's H200 campaigns the first pick ran up to {first} "
+            f"behind the fastest, the best of the top {picks.count} within {format_percent(picks.top_picks_regret)}")

@@ -468,6 +468,7 @@ class ExploreOutcome:
     points_total: int = 0                             # distinct feasible points before thinning
     codegen: str | None = None                        # ExploreResult.codegen (None: a tiled profile)
     near_tie: Any = None                              # ExploreResult.near_tie (tfx.explore.near_tie)
+    top_picks: Any = None                             # ExploreResult.top_picks (tfx.explore.top_picks)
 
 
 def explore_job(analysis, kernel_path: str, kernel_text: str, kernel_name: str | None,
@@ -544,7 +545,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         return out
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
-    out.codegen, out.near_tie = r.codegen, r.near_tie
+    out.codegen, out.near_tie, out.top_picks = r.codegen, r.near_tie, r.top_picks
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point
         key = (e["predicted_ns"], e["smem_per_cta"])

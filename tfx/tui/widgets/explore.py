@@ -240,7 +240,7 @@ class ExplorePane(Vertical):
     BINDINGS = [Binding("s", "focus_sweep", "Sweep params", id="explore.params")]
     DEFAULT_CSS = """
     ExplorePane { height: 1fr; }
-    ExplorePane #explore-status { height: auto; max-height: 3; text-wrap: nowrap;
+    ExplorePane #explore-status { height: auto; max-height: 4; text-wrap: nowrap;
         text-overflow: ellipsis; }
     ExplorePane #explore-top { height: 1fr; min-height: 6; }
     ExplorePane TopTable { height: 1fr; min-height: 4; }
@@ -326,6 +326,9 @@ class ExplorePane(Vertical):
         tie = out.near_tie
         if tie is not None:
             t.append(tie.summary(len(out.top)), style="bold yellow" if tie.tied else "dim")
+            t.append("\n")
+        if out.top_picks is not None:
+            t.append(out.top_picks.sentence(), style="dim")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")

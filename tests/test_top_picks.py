@@ -1,0 +1,90 @@
+"""How many of the top configurations to time (tfx.explore.top_picks): the figures are the campaigns'
+worst shapes under the model, the sentence is written in one place, and tfx explore's text, JSON and
+the Explore pane say it from the one ExploreResult. Every expected number is derived by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tfx.analysis.measured import TOP_PICKS, Predictor, figures, read_measurements
+from tfx.cli.main import main
+from tfx.explore import explore, top_picks
+from tfx.explore.top_picks import FIRST_PICK_REGRET, TOP_PICKS_REGRET, TopPicks, advice
+from tfx.hw import load_profile
+from tfx.hw.units import format_percent
+from tfx.lang import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+ISSUE15 = ROOT / "calibration" / "h200" / "measured" / "issue15"
+TOY = str(ROOT / "tests" / "data" / "explore" / "toy_gpu.toml")
+
+
+def _shape(path: Path, family: str, shape: str):
+    rows = [r for r in read_measurements(path) if r.family == family and r.shape == shape]
+    return figures(family, shape, Predictor("h200_sxm").compare(rows))
+
+
+def test_the_first_pick_figure_is_run54s_persistent_gemm():
+    """persistent_gemm, run54, 3072x8192x14336 (calibration/h200/measured/issue15/run54/
+    persistent_gemm.csv): the model ranks 64x256x64 on 4 warps, 5 stages, NUM_SMS 78 first; it
+    measured 1.96574 ms, where the fastest, 128x256x64 on 8 warps, 2 stages, NUM_SMS 132,
+    measured 1.41101 ms: 1.96574 / 1.41101 - 1 = 0.55473 / 1.41101 = 0.39314, 39.3%."""
+    g = _shape(ISSUE15 / "run54" / "persistent_gemm.csv", "persistent_gemm", "3072x8192x14336")
+    assert g.regret == pytest.approx(0.55473 / 1.41101, rel=1e-9)
+    assert format_percent(g.regret) == format_percent(FIRST_PICK_REGRET) == "39.3%"
+
+
+def test_the_top_picks_figure_is_run12s_rmsnorm():
+    """rmsnorm, run12, 1024x2048 (run12/rows.csv): the model ranks (BLOCK_M, WARPS) = (2, 4),
+    (1, 2), (8, 16) first, measured 0.006976, 0.007936 and 0.00736 ms; the best of the three is
+    0.006976, the fastest of the shape (2, 8) at 0.006528: 0.006976 / 0.006528 - 1 = 0.000448 /
+    0.006528 = 0.068627, 6.9%. The first pick is the best of the three here."""
+    g = _shape(ISSUE15 / "run12" / "rows.csv", "rmsnorm", "1024x2048")
+    assert TOP_PICKS == 3
+    assert g.top_picks_regret == pytest.approx(0.000448 / 0.006528, rel=1e-9)
+    assert g.regret == g.top_picks_regret
+    assert format_percent(g.top_picks_regret) == format_percent(TOP_PICKS_REGRET) == "6.9%"
+
+
+def test_the_sentence_by_hand():
+    """Three picks: both figures; two feasible configurations: time both, the first pick's figure
+    only (a best of three does not exist)."""
+    assert TopPicks(3, 0.393, 0.069).sentence() == (
+        "time at least the top 3: in tfx's H200 campaigns the first pick ran up to 39.3% behind the "
+        "fastest, the best of the top 3 within 6.9%")
+    assert TopPicks(2, 0.393, 0.069).sentence() == (
+        "time both: in tfx's H200 campaigns the first pick ran up to 39.3% behind the fastest")
+
+
+def test_advice_only_where_the_campaigns_speak():
+    """Triton on a GPU with 5 feasible configurations: min(3, 5) = 3 picks; with 2: 2; with 1
+    there is nothing to choose. cutlass and a tiled profile (codegen None) were never measured."""
+    assert advice("triton", 5) == TopPicks(3, FIRST_PICK_REGRET, TOP_PICKS_REGRET)
+    assert advice("triton", 2).count == 2
+    assert advice("triton", 1) is None
+    assert advice("cutlass", 5) is None
+    assert advice(None, 5) is None
+    assert top_picks.top_picks() == TOP_PICKS
+
+
+def test_explore_text_and_json_say_it(tmp_path, capsys):
+    """tile2d on the toy GPU: 18 feasible configurations (test_explore's hand-derived sweep), priced
+    as triton: the advice of three picks, the same sentence in the text and the JSON."""
+    r = explore(parse_file(ROOT / "tests" / "data" / "explore" / "tile2d.tile"), None, load_profile(TOY),
+                sweeps={"BM": [32, 64, 128], "BN": [64, 128, 256], "WARPS": [2, 4, 8]})
+    assert (r.feasible, r.codegen) == (18, "triton")
+    assert r.top_picks == TopPicks(3, FIRST_PICK_REGRET, TOP_PICKS_REGRET)
+    out = r.to_json()["top_picks"]
+    assert (out["count"], out["first_pick_regret"], out["top_picks_regret"]) == (3, 0.393, 0.069)
+    assert out["summary"] == r.top_picks.sentence() and "run54" in out["source"]
+    args = ["explore", str(ROOT / "tests" / "data" / "explore" / "tile2d.tile"), "--hw", TOY,
+            "--sweep", "BM=32,64,128", "--sweep", "BN=64,128,256", "--sweep", "WARPS=2,4,8"]
+    assert main(args) == 0
+    assert r.top_picks.sentence() in capsys.readouterr().out.replace("\n", " ")
+    assert main(args + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["top_picks"]["summary"] == r.top_picks.sentence()
+    assert main(args + ["--codegen", "cutlass", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["top_picks"] is None
