@@ -71,6 +71,7 @@ A campaign held out in shape too (the alternative shape set) and in seed:
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt65 ACC_SEED_OFFSET=6700 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt66 ACC_SEED_OFFSET=6800 python3 bench/h200/measure_accuracy.py OUTDIR
     PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt67 ACC_SEED_OFFSET=6900 python3 bench/h200/measure_accuracy.py OUTDIR
+    PYTHONUNBUFFERED=1 ACC_SHAPE_SET=alt69 ACC_SEED_OFFSET=7100 python3 bench/h200/measure_accuracy.py OUTDIR
 Plan only (no torch, no GPU: prints the plan and writes the CSV headers and planned rows):
     python3 bench/h200/measure_accuracy.py OUTDIR --plan
 
@@ -1617,6 +1618,27 @@ if SHAPE_SET == "alt68":
     SOFTMAX_SHAPES = [((157696, 8192), "heldout"), ((1376256, 1024), "heldout"),
                       ((68608, 16384), "heldout"), ((19200, 32768), "heldout")]
 
+
+if SHAPE_SET == "alt69":
+    # session 41 (which opened alt68's H200 run79): the next held-out set, no shape measured before on either device
+    # (every shape of calibration/h*/measured/issue15 checked)
+    GEMM_BF16_SHAPES = [((7168, 8192, 11776), "heldout"), ((3072, 6144, 17920), "heldout"),
+                        ((16, 8192, 11776), "heldout"), ((32, 8192, 11776), "heldout"),
+                        ((64, 8192, 11776), "heldout"), ((128, 8192, 11776), "heldout")]
+    GEMM_FP8_SHAPES = [((6656, 5120, 9728), "heldout"), ((3072, 6144, 26624), "heldout"),
+                       ((16, 8192, 11776), "heldout"), ((32, 8192, 11776), "heldout"),
+                       ((64, 8192, 11776), "heldout")]
+    PERSIST_SHAPES = [((7168, 6144, 26624), "heldout"), ((3072, 8192, 17920), "heldout"),
+                      ((5120, 5120, 13312), "heldout")]
+    ATTN_SHAPES = [((33, 32, 8192, 128, 1), "heldout"), ((268, 32, 2048, 64, 1), "heldout"),
+                   ((320, 16, 1024, 128, 1), "heldout"), ((71, 32, 4096, 128, 0), "heldout"),
+                   ((138, 64, 2048, 64, 0), "heldout")]
+    DECODE_SHAPES = [((46, 32, 8, 65536), "heldout"), ((180, 64, 8, 8192), "heldout"),
+                     ((284, 32, 8, 16384), "heldout"), ((3520, 32, 8, 1024), "heldout")]
+    RMS_SHAPES = [((161792, 8192), "heldout"), ((2326528, 2048), "heldout"),
+                  ((70656, 16384), "heldout"), ((323584, 4096), "heldout")]
+    SOFTMAX_SHAPES = [((161792, 8192), "heldout"), ((1409024, 1024), "heldout"),
+                      ((70656, 16384), "heldout"), ((19712, 32768), "heldout")]
 
 # a mistyped ACC_SHAPE_SET must not time the main set's launches in its place (a device call is scarce)
 _SETS = {"main"} | set(re.findall(r'^(?:el)?if SHAPE_SET == "(\w+)"', open(__file__).read(), re.M))
