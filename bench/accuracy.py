@@ -199,27 +199,32 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     for v in verdicts:
         print(format_table(list(v.groups)))
         print("\n".join(format_verdict(v)))
-    if hw == "h200_sxm" and split == "all" and not only and not runs and not estimated_regs and not local_bytes:
-        print(explore_advice_check(verdicts))
+    if split == "all" and not only and not runs and not estimated_regs and not local_bytes:
+        print(explore_advice_check(verdicts, hw))
     graph_summaries(compared)
     return {v.family: list(v.groups) for v in verdicts}
 
 
-def explore_advice_check(verdicts) -> str:
-    """Whether the figures `tfx explore` quotes under its top table (tfx.explore.top_picks: the worst
-    first pick and the worst best of the top three within one H200 campaign, over every family) are
-    this run's: "current", or "stale" with the figures to put there after a model change."""
+def explore_advice_check(verdicts, hw) -> str:
+    """Whether the figures `tfx explore` quotes under its top table for a profile of ``hw``'s device
+    (tfx.explore.top_picks.CAMPAIGNS: the worst first pick and the worst best of the top three within one
+    campaign, over every family) are this run's: "current", or "stale" with the figures to put there after
+    a model change; a device the module quotes no figures of says so."""
     from tfx.explore import top_picks
     from tfx.hw.units import format_percent
+    quoted = top_picks.CAMPAIGNS.get(hw)
+    if quoted is None:
+        return f"\ntfx explore's advice (tfx.explore.top_picks) quotes no campaign of {hw}"
     worst = [v.within_campaign for v in verdicts if v.within_campaign is not None]
     first = max(w.max_regret for w in worst if w.max_regret is not None)
     best3 = max(w.max_top_picks_regret for w in worst if w.max_top_picks_regret is not None)
-    quoted = (top_picks.FIRST_PICK_REGRET, top_picks.TOP_PICKS_REGRET)
-    same = [format_percent(a) == format_percent(b) for a, b in zip((first, best3), quoted)]
-    state = "current" if all(same) else "STALE: set tfx.explore.top_picks to these figures"
-    return (f"\ntfx explore's advice (tfx.explore.top_picks): the first pick up to {format_percent(first)} behind "
-            f"the best within one campaign, the best of the top {top_picks.top_picks()} within "
-            f"{format_percent(best3)}; it quotes {format_percent(quoted[0])} and {format_percent(quoted[1])}: {state}")
+    pairs = ((first, quoted.first_pick_regret), (best3, quoted.top_picks_regret))
+    same = all(format_percent(a) == format_percent(b) for a, b in pairs)
+    state = "current" if same else f"STALE: set tfx.explore.top_picks.CAMPAIGNS[{hw!r}] to these figures"
+    return (f"\ntfx explore's advice for {quoted.device} profiles (tfx.explore.top_picks): the first pick up to "
+            f"{format_percent(first)} behind the best within one campaign, the best of the top {top_picks.top_picks()} "
+            f"within {format_percent(best3)}; it quotes {format_percent(pairs[0][1])} and {format_percent(pairs[1][1])}: "
+            f"{state}")
 
 
 def graph_summaries(compared):

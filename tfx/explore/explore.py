@@ -348,7 +348,7 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
         knobs=dict(profile.knobs), codegen=priced_as,
-        near_tie=tie, top_picks=advice(priced_as, int(counts[0])))
+        near_tie=tie, top_picks=advice(priced_as, int(counts[0]), profile.name))
 
 
 def _entry(space: Space, index: int, row, objectives) -> dict:

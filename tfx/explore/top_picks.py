@@ -11,7 +11,9 @@ top table should time the first ``TOP_PICKS`` (tfx.analysis.measured.TOP_PICKS, 
 
 The figures are ``bench/accuracy.py --measured-only --split all``'s "within one campaign" lines
 (the worst shape of each family, then the worst family), which also checks them against these
-constants and says when a model change has left them stale. They are measurements of Triton's
+constants and says when a model change has left them stale; the H100's campaigns
+(``calibration/h100/measured/issue15``, ``--hw h100_sxm``) give a profile of that device its own
+(up to 91.1% and 10.1%). They are measurements of Triton's
 code generator on a GPU: for another code generator (cutlass) or a tiled accelerator's own tool
 chain no campaign exists, and the explorer says nothing rather than borrow them.
 """
@@ -20,17 +22,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The worst regret of the first pick within one H200 campaign, over every family
-#: (persistent_gemm, run54 3072x8192x14336: its first pick 39.3% slower than the fastest).
-FIRST_PICK_REGRET = 0.393
-#: The worst regret of the best of the top ``TOP_PICKS`` within one H200 campaign, over every
-#: family (rmsnorm, run12 1024x2048: 6.9%).
-TOP_PICKS_REGRET = 0.069
 #: The code generator the campaigns compiled with (tfx.analysis.codegen): the figures hold for it.
 MEASURED_CODEGEN = "triton"
-SOURCE = ("bench/accuracy.py --measured-only --split all, the 'within one campaign' lines over "
-          "calibration/h200/measured/issue15 (persistent_gemm run54 3072x8192x14336 first pick 39.3%; "
-          "rmsnorm run12 1024x2048 best of the top 3 6.9%)")
+
+
+@dataclass(frozen=True)
+class CampaignFigures:
+    """One device's campaigns: the worst regret of the first pick and of the best of the top ``TOP_PICKS``
+    within one campaign, over every family, and where they come from."""
+
+    device: str
+    first_pick_regret: float
+    top_picks_regret: float
+    source: str
+
+
+#: Per hardware profile whose device the campaigns measured; any other GPU profile is quoted the H200's,
+#: which the sentence names.
+CAMPAIGNS = {
+    "h200_sxm": CampaignFigures(
+        "H200", 0.393, 0.069,
+        "bench/accuracy.py --measured-only --split all, the 'within one campaign' lines over "
+        "calibration/h200/measured/issue15 (persistent_gemm run54 3072x8192x14336 first pick 39.3%; "
+        "rmsnorm run12 1024x2048 best of the top 3 6.9%)"),
+    "h100_sxm": CampaignFigures(
+        "H100", 0.911, 0.101,
+        "bench/accuracy.py --measured-only --split all --hw h100_sxm, the 'within one campaign' lines over "
+        "calibration/h100/measured/issue15 (gemm_bf16 run63 3584x6144x28672 first pick 91.1%; "
+        "gemm_fp8 run62 3840x6144x28672 best of the top 3 10.1%)"),
+}
+DEFAULT_CAMPAIGNS = "h200_sxm"
+#: The H200's figures (the judged device's), as the module's plain constants.
+FIRST_PICK_REGRET = CAMPAIGNS[DEFAULT_CAMPAIGNS].first_pick_regret
+TOP_PICKS_REGRET = CAMPAIGNS[DEFAULT_CAMPAIGNS].top_picks_regret
+SOURCE = CAMPAIGNS[DEFAULT_CAMPAIGNS].source
 
 
 def top_picks() -> int:
@@ -41,11 +66,14 @@ def top_picks() -> int:
 
 @dataclass(frozen=True)
 class TopPicks:
-    """The advice under a top table: time the first ``count`` configurations."""
+    """The advice under a top table: time the first ``count`` configurations; the figures of ``device``'s
+    campaigns say why."""
 
     count: int
     first_pick_regret: float
     top_picks_regret: float
+    device: str = "H200"
+    source: str = SOURCE
 
     def sentence(self) -> str:
         """The one line every surface shows (tfx explore's text and JSON, the Explore pane)."""
@@ -54,14 +82,17 @@ class TopPicks:
 
     def to_json(self) -> dict:
         return {"count": self.count, "first_pick_regret": self.first_pick_regret,
-                "top_picks_regret": self.top_picks_regret, "source": SOURCE, "summary": self.sentence()}
+                "top_picks_regret": self.top_picks_regret, "device": self.device, "source": self.source,
+                "summary": self.sentence()}
 
 
-def advice(codegen: str | None, feasible: int) -> TopPicks | None:
+def advice(codegen: str | None, feasible: int, profile: str | None = None) -> TopPicks | None:
     """The advice for a sweep priced as ``codegen`` (tfx.explore.ExploreResult.codegen) with
-    ``feasible`` configurations: None where the campaigns do not speak for its code generator
-    (cutlass, or None: a tiled profile) or where fewer than two configurations are feasible
+    ``feasible`` configurations on the hardware profile named ``profile`` (its device's campaigns, the
+    H200's for a profile no campaign measured): None where the campaigns do not speak for its code
+    generator (cutlass, or None: a tiled profile) or where fewer than two configurations are feasible
     (nothing to choose between)."""
     if codegen != MEASURED_CODEGEN or feasible < 2:
         return None
-    return TopPicks(min(top_picks(), feasible), FIRST_PICK_REGRET, TOP_PICKS_REGRET)
+    f = CAMPAIGNS.get(profile or DEFAULT_CAMPAIGNS, CAMPAIGNS[DEFAULT_CAMPAIGNS])
+    return TopPicks(min(top_picks(), feasible), f.first_pick_regret, f.top_picks_regret, f.device, f.source)

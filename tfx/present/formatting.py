@@ -254,6 +254,6 @@ def top_picks_sentence(picks) -> str:
     says why. "At least": a near tie of more configurations asks for all of them."""
     first = format_percent(picks.first_pick_regret)
     if picks.count == 2:
-        return f"time both: in tfx's H200 campaigns the first pick ran up to {first} behind the fastest"
-    return (f"time at least the top {picks.count}: in tfx's H200 campaigns the first pick ran up to {first} "
+        return f"time both: in tfx's {picks.device} campaigns the first pick ran up to {first} behind the fastest"
+    return (f"time at least the top {picks.count}: in tfx's {picks.device} campaigns the first pick ran up to {first} "
             f"behind the fastest, the best of the top {picks.count} within {format_percent(picks.top_picks_regret)}")
