@@ -13,9 +13,9 @@ The figures are ``bench/accuracy.py --measured-only --split all``'s "within one 
 (the worst shape of each family, then the worst family), which also checks them against these
 constants and says when a model change has left them stale; the H100's campaigns
 (``calibration/h100/measured/issue15``, ``--hw h100_sxm``) give a profile of that device its own
-(up to 91.1% and 10.1%). They are measurements of Triton's
-code generator on a GPU: for another code generator (cutlass) or a tiled accelerator's own tool
-chain no campaign exists, and the explorer says nothing rather than borrow them.
+(up to 91.1% and 10.1%). They are measurements of Triton's code generator on a GPU: for another
+code generator (cutlass) or a tiled accelerator's own tool chain no campaign exists, and the
+explorer says nothing rather than borrow them.
 """
 
 from __future__ import annotations
