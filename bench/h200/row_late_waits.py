@@ -17,8 +17,7 @@ from multiprocessing import Pool
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import measure_row_spill_sass as M  # noqa: E402
-from row_load_rounds import COUNTS, waited_before  # noqa: E402
+from row_load_rounds import COUNTS, sass_path, waited_before, x_vectors  # noqa: E402
 
 
 def late_waits(sass: str, x_vectors: int) -> list:
@@ -29,12 +28,8 @@ def late_waits(sass: str, x_vectors: int) -> list:
 
 def one(cfg):
     fam, n, bm, w = cfg
-    path = os.path.join(M.OUT, f"{fam}_{n}_{bm}_{w}.sass")
-    if not os.path.exists(path):
-        os.makedirs(M.OUT, exist_ok=True)
-        M.build((fam, n, bm, w))
-    xv = max(bm * n * 2 // 16 // (32 * w), 1)
-    ws = late_waits(open(path).read(), xv)
+    xv = x_vectors(n, bm, w)
+    ws = late_waits(open(sass_path(fam, n, bm, w)).read(), xv)
     return fam, n, bm, w, xv, " ".join("-" if x is None else str(x) for x in ws)
 
 

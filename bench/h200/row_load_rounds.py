@@ -77,14 +77,24 @@ def load_rounds(sass: str, x_vectors: int) -> list:
     return rounds
 
 
-def kernel_rounds(fam, n, bm, w):
-    """(X vectors a thread, the rounds of each) of one compiled kernel."""
+def x_vectors(n, bm, w) -> int:
+    """The row tile's 16-byte loads a thread issues: BLOCK_M x N bf16 over 32 x WARPS threads (at least one)."""
+    return max(bm * n * 2 // 16 // (32 * w), 1)
+
+
+def sass_path(fam, n, bm, w) -> str:
+    """The compiled kernel's SASS file in ROW_SASS_DIR (measure_row_spill_sass.OUT), built when missing."""
     path = os.path.join(M.OUT, f"{fam}_{n}_{bm}_{w}.sass")
     if not os.path.exists(path):
         os.makedirs(M.OUT, exist_ok=True)
         M.build((fam, n, bm, w))
-    x_vectors = max(bm * n * 2 // 16 // (32 * w), 1)
-    return x_vectors, load_rounds(open(path).read(), x_vectors)
+    return path
+
+
+def kernel_rounds(fam, n, bm, w):
+    """(X vectors a thread, the rounds of each) of one compiled kernel."""
+    xv = x_vectors(n, bm, w)
+    return xv, load_rounds(open(sass_path(fam, n, bm, w)).read(), xv)
 
 
 def main():

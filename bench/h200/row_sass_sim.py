@@ -28,8 +28,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import measure_row_spill_sass as M  # noqa: E402
 from row_late_waits import late_waits  # noqa: E402
+from row_load_rounds import sass_path, x_vectors  # noqa: E402,F401  (x_vectors: row_pair_cycles, measure_round_split)
 
 CLK = 1.98            # GHz, the profile's SM clock
 # B/ns, one SM's share of the copy bandwidth (4,238.4 / 132); ROW_SIM_SHARE gives another device's
@@ -44,15 +44,7 @@ REG = re.compile(r"\b(U?R|U?P)(\d+|Z|T)(\.64)?\b")
 
 
 def sass_of(fam, n, bm, w):
-    path = os.path.join(M.OUT, f"{fam}_{n}_{bm}_{w}.sass")
-    if not os.path.exists(path):
-        os.makedirs(M.OUT, exist_ok=True)
-        M.build((fam, n, bm, w))
-    return open(path).read()
-
-
-def x_vectors(n, bm, w):
-    return max(bm * n * 2 // 16 // (32 * w), 1)
+    return open(sass_path(fam, n, bm, w)).read()
 
 
 def lat_of(op):
