@@ -310,9 +310,10 @@ class ExplorePane(Vertical):
         self.query_one(Scatter).set_current(current_point)
 
     def _summary(self, out) -> Text:
-        """Three lines, each cut with an ellipsis rather than wrapped: the counts, the near tie
-        at the top (the sentence tfx explore prints, from the sweep's own result), what is fixed
-        and the code generator the sweep priced (its own result's, as tfx explore's header)."""
+        """Up to four lines, each cut with an ellipsis rather than wrapped: the counts, the near tie
+        at the top and how many of the top to time (the sentences tfx explore prints, from the
+        sweep's own result), what is fixed and the code generator the sweep priced (its own
+        result's, as tfx explore's header)."""
         job = out.job
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(counted(out.configs, "configuration"), style="bold")
