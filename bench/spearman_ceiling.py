@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How well a perfect model could rank each campaign shape: the Spearman of the measured times against a re-timing.
 
-Usage: python3 bench/spearman_ceiling.py [--hw h200_sxm|h100_sxm] [--draws N] [--only FAMILIES] [--runs RUNS]
+Usage: python3 bench/spearman_ceiling.py [--hw h200_sxm|h100_sxm] [--draws N] [--only FAMILIES] [--runs RUNS] [--model]
 
 Issue 15 asks for a Spearman of at least 0.85 in every shape. A shape whose configurations lie within a few percent of
 each other (a near tie) may be out of any model's reach, since the campaign's times carry their own noise. This script
@@ -12,7 +12,9 @@ README.md; within-shape standard deviation of second / first - 1: decode 0.0029,
 gemm 0.0214), and families without a re-timing take the eight gemm_m480 configurations timed twice in one session
 (tfx.explore.near_tie's table: sample standard deviation 0.0071). A perfect model predicts the first timing; the
 simulated second timing is what it is judged against. Per shape it prints the median simulated Spearman and the share
-of draws under 0.85; per family, how many shapes a perfect model would fail more often than not. No pricing: the model is not run (bench/accuracy.py prints its own Spearmans).
+of draws under 0.85; per family, how many shapes a perfect model would fail more often than not. Without ``--model`` nothing is priced; with it each shape's row also carries the model's own
+Spearman (tfx.analysis.measured, as bench/accuracy.py prints it) and a `miss` where it is under 0.85, and the family
+lines count the misses and the ceiling's range over them: whether a miss is the model's or the noise's.
 """
 from __future__ import annotations
 
@@ -77,6 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", type=int, default=2000)
     ap.add_argument("--only", default="")
     ap.add_argument("--runs", default="")
+    ap.add_argument("--model", action="store_true", help="price the rows and print the model's Spearman beside")
     args = ap.parse_args(argv)
     only = set(filter(None, args.only.split(",")))
     runs = set(filter(None, args.runs.split(",")))
@@ -88,25 +91,53 @@ def main(argv=None) -> int:
             continue
         for r in read_measurements(path):
             if not only or r.family in only:
-                groups.setdefault((r.family, path.parent.name, r.shape), []).append(r.measured_ms)
+                groups.setdefault((r.family, path.parent.name, r.shape), []).append(r)
+    model = model_spearmans(groups, args.hw) if args.model else {}
     rng = random.Random(41)
     print("re-timing noise (standard deviation of second / first - 1): " + ", ".join(
         f"{f} {v:.4f}" for f, v in sorted(sds.items())) + f"; the others {fallback:.4f} (gemm_m480, one session); "
         f"{args.draws} simulated re-timings a shape")
-    print(f"  {'family':18} {'campaign':8} {'shape':26} {'rows':>4} {'median':>7} {'P(<0.85)':>9}")
+    print(f"  {'family':18} {'campaign':8} {'shape':26} {'rows':>4} {'median':>7} {'P(<0.85)':>9}"
+          + (f" {'model':>6}" if args.model else ""))
     per_family: dict = {}
-    for (family, run, shape), times in sorted(groups.items(), key=lambda kv: (kv[0][0], len(kv[0][1]), kv[0][1], kv[0][2])):
-        if len(times) < 3:
+    misses: dict = {}
+    for key, rows in sorted(groups.items(), key=lambda kv: (kv[0][0], len(kv[0][1]), kv[0][1], kv[0][2])):
+        family, run, shape = key
+        if len(rows) < 3:
             continue
-        med, below = ceiling(times, sds.get(family, fallback), args.draws, rng)
+        med, below = ceiling([r.measured_ms for r in rows], sds.get(family, fallback), args.draws, rng)
         per_family.setdefault(family, []).append(below)
-        print(f"  {family:18} {run:8} {shape:26} {len(times):>4} {med:>7.2f} {below:>9.2f}")
+        line = f"  {family:18} {run:8} {shape:26} {len(rows):>4} {med:>7.2f} {below:>9.2f}"
+        if args.model:
+            sp = model.get(key)
+            line += f" {'-' if sp is None else f'{sp:+.2f}':>6}"
+            if sp is not None and sp < SPEARMAN_MIN:
+                misses.setdefault(family, []).append(med)
+                line += "  miss"
+        print(line)
     print()
     for family, shares in sorted(per_family.items()):
         out = sum(s > 0.5 for s in shares)
-        print(f"{family}: {len(shares)} campaign shapes; a perfect model would miss 0.85 in more than half its re-timings in {out}, "
-              f"in some of them in {sum(s > 0 for s in shares)}")
+        line = (f"{family}: {len(shares)} campaign shapes; a perfect model would miss 0.85 in more than half its "
+                f"re-timings in {out}, in some of them in {sum(s > 0 for s in shares)}")
+        if args.model:
+            m = misses.get(family, [])
+            line += (f"; the model misses it in {len(m)}" + (f", where a perfect model's median is {min(m):.2f}-{max(m):.2f}"
+                                                          if m else ""))
+        print(line)
     return 0
+
+
+def model_spearmans(groups: dict, hw: str) -> dict:
+    """(family, campaign, shape) -> the model's Spearman over the shape's rows (None: unranked), priced as
+    bench/accuracy.py prices them (tfx.analysis.measured.Predictor on the device's profile)."""
+    from tfx.analysis.measured import Predictor
+    predictor = Predictor(hw)
+    out = {}
+    for key, rows in groups.items():
+        compared = predictor.compare(rows)
+        out[key] = spearman([c.predicted_ms for c in compared], [c.row.measured_ms for c in compared])
+    return out
 
 
 if __name__ == "__main__":

@@ -55,3 +55,15 @@ def test_retiming_sd_pairs_run73_with_run68(tmp_path):
     out = sc.retiming_sd(tmp_path)
     assert set(out) == {"gqa_decode"}
     assert abs(out["gqa_decode"] - (0.005 / 3) ** 0.5) < 1e-12
+
+
+def test_the_model_column_is_the_spearman_validate_prints():
+    """--model prices a shape's rows as bench/accuracy.py and tfx validate do: its Spearman is the one
+    tfx.analysis.measured.figures gives the same rows (run79's softmax 1376256x1024, 14 rows)."""
+    from tfx.analysis.measured import Predictor, figures, read_measurements
+    rows = [r for r in read_measurements(MEASURED / "issue15" / "run79" / "rows.csv")
+            if r.family == "softmax" and r.shape == "1376256x1024"]
+    assert len(rows) == 14
+    key = ("softmax", "run79", "1376256x1024")
+    got = sc.model_spearmans({key: rows}, "h200_sxm")[key]
+    assert got == figures("softmax", "1376256x1024", Predictor("h200_sxm").compare(rows)).spearman
