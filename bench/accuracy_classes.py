@@ -8,11 +8,14 @@ median |error|, and each row as `runN:shape:error` (an `S` after the shape marks
 row), classes ordered by their median signed error.
 
     python3 bench/accuracy_classes.py --only persistent_gemm [--by STAGES,WARPS] [--runs run7]
-                                      [--spilling] [--min-rows 2]
+                                      [--spilling] [--min-rows 2] [--relative]
 
 --by: comma-separated parameters (default: every parameter the family's rows vary except the
 shape's); --spilling keeps the spilling rows (left out by default: their error is the spill
-pricing's, a class of its own).
+pricing's, a class of its own). --relative takes each row's error less the median error of its
+campaign's shape (over the rows kept): an offset every configuration of a shape shares does not
+change its ranking, so what is left is what turns the ranks (session 41: rmsnorm's two-round
+binaries sit 3-15 points above their shapes, decode's classes within 1.3).
 """
 
 from __future__ import annotations
@@ -45,16 +48,35 @@ def class_keys(compared, by=None) -> list[str]:
     return keys
 
 
-def classes(compared, keys, spilling=False) -> list[tuple[tuple, list]]:
+def signed_error(c) -> float:
+    """A row's signed error, (predicted - measured) / measured."""
+    return c.error
+
+
+def relative_errors(compared, spilling=False):
+    """A function giving each row its signed error less the median signed error of the rows of its
+    campaign and shape (``run`` and ``shape`` notes) that are kept (spilling rows only with
+    ``spilling``): what is left once the shape's shared offset, which does not change its ranking,
+    is taken out."""
+    by_shape: dict = {}
+    for c in compared:
+        if c.spilling and not spilling:
+            continue
+        by_shape.setdefault((c.row.notes.get("run"), c.row.notes.get("shape")), []).append(c.error)
+    medians = {k: statistics.median(v) for k, v in by_shape.items()}
+    return lambda c: c.error - medians.get((c.row.notes.get("run"), c.row.notes.get("shape")), 0.0)
+
+
+def classes(compared, keys, spilling=False, error=signed_error) -> list[tuple[tuple, list]]:
     """(class key, its rows) for the compared rows (tfx.analysis.measured.Compared), the key the
     rows' values of ``keys`` (None where a row lacks one); spilling rows only with ``spilling``.
-    Ordered by the class's median signed error, then by key."""
+    Ordered by the class's median ``error`` (the signed error, or ``relative_errors``), then by key."""
     groups: dict = {}
     for c in compared:
         if c.spilling and not spilling:
             continue
         groups.setdefault(tuple(c.row.params.get(k) for k in keys), []).append(c)
-    return sorted(groups.items(), key=lambda kv: (statistics.median(c.error for c in kv[1]),
+    return sorted(groups.items(), key=lambda kv: (statistics.median(error(c) for c in kv[1]),
                                                  tuple(str(v) for v in kv[0])))
 
 
@@ -62,11 +84,11 @@ def class_name(keys, key) -> str:
     return " ".join(f"{k}={v}" for k, v in zip(keys, key))
 
 
-def format_class(keys, key, rows, width=40) -> str:
-    errs = [c.error for c in rows]
+def format_class(keys, key, rows, width=40, error=signed_error) -> str:
+    errs = [error(c) for c in rows]
     name = class_name(keys, key)
     where = " ".join(f"{c.row.notes.get('run', '?')}:{c.row.notes.get('shape', '?')}"
-                     f"{'S' if c.spilling else ''}:{c.error * 100:+.0f}%" for c in rows)
+                     f"{'S' if c.spilling else ''}:{e * 100:+.0f}%" for c, e in zip(rows, errs))
     return (f"  {name:<{width}} {len(rows):>4} {statistics.median(errs) * 100:>+7.1f}% "
             f"{statistics.median(abs(e) for e in errs) * 100:>7.1f}%   {where}")
 
@@ -78,6 +100,8 @@ def main(argv=None):
     ap.add_argument("--runs", default=None, help="comma-separated campaigns (run1,run7); default all")
     ap.add_argument("--spilling", action="store_true", help="keep the spilling rows")
     ap.add_argument("--min-rows", type=int, default=1, help="print classes of at least this many rows")
+    ap.add_argument("--relative", action="store_true",
+                    help="each row's error less its campaign shape's median: what turns the ranks")
     args = ap.parse_args(argv)
     families = set(args.only.split(","))
     runs = set(args.runs.split(",")) if args.runs else None
@@ -98,13 +122,15 @@ def main(argv=None):
         if not part:
             continue
         keys = class_keys(part, args.by.split(",") if args.by else None)
-        print(f"\n{family}: signed error (predicted - measured) / measured per class of "
+        error = relative_errors(part, args.spilling) if args.relative else signed_error
+        print(f"\n{family}: signed error (predicted - measured) / measured"
+              f"{' less its campaign shape median' if args.relative else ''} per class of "
               f"{', '.join(keys)}{'' if args.spilling else ', non-spilling rows'}")
-        shown = [(key, m) for key, m in classes(part, keys, args.spilling) if len(m) >= args.min_rows]
+        shown = [(key, m) for key, m in classes(part, keys, args.spilling, error) if len(m) >= args.min_rows]
         width = max([len("class")] + [len(class_name(keys, key)) for key, _ in shown])
         print(f"  {'class':<{width}} {'rows':>4} {'med err':>8} {'med|err|':>8}   rows (run:shape:error)")
         for key, members in shown:
-            print(format_class(keys, key, members, width))
+            print(format_class(keys, key, members, width, error))
     return 0
 
 

@@ -62,3 +62,18 @@ def test_two_parameter_classes_and_the_line():
     # 2 rows, median (0.10 - 0.20) / 2 = -5.0%, median |error| (0.10 + 0.20) / 2 = 15.0%
     assert line.split()[:5] == ["BM=64", "STAGES=2", "2", "-5.0%", "15.0%"]
     assert line.endswith("run1:64x64x64:+10% run1:64x64x64:-20%")
+
+
+def test_relative_errors_take_out_the_shapes_median():
+    """The four non-spilling rows share one campaign shape: errors +10%, -20%, +30%, -5%, median
+    (-5% + 10%) / 2 = +2.5%. Relative: +7.5%, -22.5%, +27.5%, -7.5%. By BM: BM=128 -7.5%; BM=64
+    the median of (+7.5%, -22.5%, +27.5%) = +7.5%. The line prints the relative errors."""
+    part = rows()
+    error = bench.relative_errors(part)
+    assert [round(error(c), 6) for c in part[:4]] == [0.075, -0.225, 0.275, -0.075]
+    got = bench.classes(part, ["BM"], error=error)
+    assert [k for k, _ in got] == [(128,), (64,)]
+    assert [round(sorted(error(c) for c in m)[len(m) // 2], 6) for _, m in got] == [-0.075, 0.075]
+    line = bench.format_class(["BM"], (128,), got[0][1], width=8, error=error)
+    assert line.split()[:4] == ["BM=128", "1", "-7.5%", "7.5%"]
+    assert line.endswith("run1:64x64x64:-8%")
