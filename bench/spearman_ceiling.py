@@ -12,9 +12,10 @@ README.md; within-shape standard deviation of second / first - 1: decode 0.0029,
 gemm 0.0214), and families without a re-timing take the eight gemm_m480 configurations timed twice in one session
 (tfx.explore.near_tie's table: sample standard deviation 0.0071). A perfect model predicts the first timing; the
 simulated second timing is what it is judged against. Per shape it prints the median simulated Spearman and the share
-of draws under 0.85; per family, how many shapes a perfect model would fail more often than not. Without ``--model`` nothing is priced; with it each shape's row also carries the model's own
-Spearman (tfx.analysis.measured, as bench/accuracy.py prints it) and a `miss` where it is under 0.85, and the family
-lines count the misses and the ceiling's range over them: whether a miss is the model's or the noise's.
+of draws under 0.85; per family, how many shapes a perfect model would fail more often than not. Without ``--model``
+nothing is priced; with it each shape's row also carries the model's own Spearman (tfx.analysis.measured, as
+bench/accuracy.py prints it) and a `miss` where it is under 0.85, and the family lines count the misses and the
+ceiling's range over them: whether a miss is the model's or the noise's.
 """
 from __future__ import annotations
 
