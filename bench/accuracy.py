@@ -223,8 +223,8 @@ def explore_advice_check(verdicts, hw) -> str:
     state = "current" if same else f"STALE: set tfx.explore.top_picks.CAMPAIGNS[{hw!r}] to these figures"
     return (f"\ntfx explore's advice for {quoted.device} profiles (tfx.explore.top_picks): the first pick up to "
             f"{format_percent(first)} behind the best within one campaign, the best of the top {top_picks.top_picks()} "
-            f"within {format_percent(best3)}; it quotes {format_percent(pairs[0][1])} and {format_percent(pairs[1][1])}: "
-            f"{state}")
+            f"within {format_percent(best3)}; it quotes {format_percent(pairs[0][1])} and "
+            f"{format_percent(pairs[1][1])}: {state}")
 
 
 def graph_summaries(compared):

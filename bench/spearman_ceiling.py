@@ -123,8 +123,8 @@ def main(argv=None) -> int:
                 f"re-timings in {out}, in some of them in {sum(s > 0 for s in shares)}")
         if args.model:
             m = misses.get(family, [])
-            line += (f"; the model misses it in {len(m)}" + (f", where a perfect model's median is {min(m):.2f}-{max(m):.2f}"
-                                                          if m else ""))
+            reach = f", where a perfect model's median is {min(m):.2f}-{max(m):.2f}" if m else ""
+            line += f"; the model misses it in {len(m)}{reach}"
         print(line)
     return 0
 

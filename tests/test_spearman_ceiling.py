@@ -21,8 +21,8 @@ def test_far_apart_times_keep_their_order():
 
 def test_times_inside_the_noise_rank_at_random():
     """Five times 0.01% apart under a noise of 5% (500 times the spacing): each re-timing's order is a uniform random
-    permutation. rho = 1 - 6 sum d^2 / (n (n^2 - 1)) = 1 - sum d^2 / 20 for n = 5, at least 0.85 only where sum d^2 <= 3:
-    the identity (0) and the four swaps of neighbours (2 each), 5 of the 5! = 120 permutations, 4.2%. So about 95.8% of
+    permutation. rho = 1 - 6 sum d^2 / (n (n^2 - 1)) = 1 - sum d^2 / 20 for n = 5, at least 0.85 only where
+    sum d^2 <= 3: the identity (0) and the four swaps of neighbours (2 each), 5 of the 5! = 120 permutations, 4.2%. So about 95.8% of
     the draws fall under 0.85; over 2,000 draws the share's standard deviation is sqrt(0.958 x 0.042 / 2000) = 0.45%:
     above 0.9 by far more than ten of them."""
     _, below = sc.ceiling([1.0, 1.0001, 1.0002, 1.0003, 1.0004], 0.05, 2000, random.Random(1))
@@ -33,7 +33,8 @@ def test_the_one_session_retiming_is_the_near_tie_tables():
     """RETIMING is gemm_m480_retime.csv over gemm_m480.csv minus one for the eight configurations (the table of
     tfx.explore.near_tie and tests/test_near_tie.py: 0.174048 / 0.173216 - 1 = 0.00480, ..., 0.286112 / 0.280960 - 1 =
     0.01834), to five decimals."""
-    first = {tuple(r[k] for k in CONFIG): float(r["measured_ms"]) for r in csv.DictReader(open(MEASURED / "gemm_m480.csv"))}
+    first = {tuple(r[k] for k in CONFIG): float(r["measured_ms"])
+             for r in csv.DictReader(open(MEASURED / "gemm_m480.csv"))}
     again = {tuple(r[k] for k in CONFIG): float(r["measured_ms"])
              for r in csv.DictReader(open(MEASURED / "issue15" / "run2" / "gemm_m480_retime.csv"))}
     assert sorted(round(again[k] / first[k] - 1, 5) for k in first) == sorted(sc.RETIMING)
