@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # Session 41: do continued 64-byte pieces cost DRAM time by how many CTAs stream them? (docs/analysis.md, "The
 # short-run factor at the small-M held-out misses"). The campaigns' bf16 kernel (measure_accuracy.py's explicit jobs)
-# at M = 16, K = 8192, N = 4096 / 8192 / 16384 / 28672, GROUP_M = 1: BN = 32 (B rows of 64 B, each continued by the
-# neighbouring CTA: 128 / 256 / 512 / 896 CTAs) beside BN = 64 (128-B rows: 64 / 128 / 256 / 448 CTAs), at the
-# same BK, warps and stages, five pairs. Writes $OUT/shortruns41.tgz (gemm.csv in tfx validate's format, log.txt).
+# with GROUP_M = 1, each BN = 32 row (B rows of 64 B, each continued by the neighbouring CTA) beside its BN = 64 twin
+# (128-B rows) at the same BK, warps and stages:
+#   set a (default): M = 16, K = 8192, N = 4096 / 8192 / 16384 / 28672 (128 / 256 / 512 / 896 CTAs of BN = 32), five
+#                    (BK, warps, stages); writes $OUT/shortruns41.tgz;
+#   set b (`SR_SET=b`, or run_s41_shortruns_b.sh): M = 16, 64, 128 (BM = 16) at N = 8192 and 16, 64 at N = 28672 (256
+#                    to 3,584 CTAs at two row strides), two (BK, warps, stages); writes $OUT/shortruns41b.tgz.
+# gemm.csv is in tfx validate's format.
 set -u
 cd "$(dirname "$0")/../.."
+if [ "${SR_SET:-a}" = b ]; then
+  name=shortruns41b; shapes="16,8192 64,8192 128,8192 16,28672 64,28672"; cfgs="128,4,4 64,4,4"
+else
+  name=shortruns41; shapes="16,4096 16,8192 16,16384 16,28672"; cfgs="128,4,4 128,2,5 128,8,5 64,4,4 128,4,3"
+fi
 jobs=""
-for n in 4096 8192 16384 28672; do
-  for cfg in 128,4,4 128,2,5 128,8,5 64,4,4 128,4,3; do
+for mn in $shapes; do
+  IFS=, read -r m n <<< "$mn"
+  for cfg in $cfgs; do
     IFS=, read -r bk w st <<< "$cfg"
     for bn in 32 64; do
-      jobs="$jobs;16,$n,8192,16,$bn,$bk,$w,$st,1"
+      jobs="$jobs;$m,$n,8192,16,$bn,$bk,$w,$st,1"
     done
   done
 done
-mkdir -p "$OUT/shortruns41"
+if [ "${SR_PRINT:-}" ]; then echo "${jobs#;}"; exit 0; fi
+mkdir -p "$OUT/$name"
 PYTHONUNBUFFERED=1 ACC_DEADLINE_S=${ACC_DEADLINE_S:-200} ACC_EXPLICIT_GEMM="${jobs#;}" \
-  timeout 300 python3 bench/h200/measure_accuracy.py "$OUT/shortruns41" > "$OUT/shortruns41/stdout.txt" 2>&1
-tar -C "$OUT" -czf "$OUT/shortruns41.tgz" shortruns41 && rm -rf "${OUT:?}/shortruns41"
+  timeout 300 python3 bench/h200/measure_accuracy.py "$OUT/$name" > "$OUT/$name/stdout.txt" 2>&1
+tar -C "$OUT" -czf "$OUT/$name.tgz" "$name" && rm -rf "${OUT:?}/$name"
