@@ -37,9 +37,10 @@ MAX_REGRET = 0.10
 NAMED_MISSES = 5
 
 
-def _top_picks() -> int:
-    """tfx.analysis.measured.TOP_PICKS, imported where a verdict is rendered: `tfx validate`'s parser
-    imports this module for ``done_when`` at every command's start, and measured's import is not free."""
+def top_picks() -> int:
+    """tfx.analysis.measured.TOP_PICKS, imported where a verdict (or tfx explore's advice,
+    tfx.explore.top_picks) is rendered: `tfx validate`'s parser imports this module for ``done_when``
+    at every command's start, and measured's import is not free."""
     from tfx.analysis.measured import TOP_PICKS
     return TOP_PICKS
 
@@ -145,7 +146,7 @@ class FamilyVerdict:
         out = {"family": self.family, "shapes": len(self.groups), "rows": self.rows,
                "median_abs_error": self.median_abs_error, "median_error": self.median_error,
                "min_spearman": self.min_spearman, "max_regret": self.max_regret,
-               "top_picks": _top_picks(), "max_top_picks_regret": self.max_top_picks_regret,
+               "top_picks": top_picks(), "max_top_picks_regret": self.max_top_picks_regret,
                "spilling_first_wrongly": self.spilling_first_wrongly, "done": self.done,
                "criteria": {c.key: c.to_json() for c in self.criteria}}
         for p in self.parts:
@@ -235,7 +236,7 @@ def summary_line(v: FamilyVerdict) -> str:
     sp = format_correlation(v.min_spearman) if v.min_spearman is not None else "-"
     return (f"  => {v.family}: median over shapes of median |error| {format_percent(v.median_abs_error)}, signed "
             f"{format_percent_change(v.median_error)}; min Spearman {sp}; max regret "
-            f"{format_percent(v.max_regret)} (best of the top {_top_picks()}: "
+            f"{format_percent(v.max_regret)} (best of the top {top_picks()}: "
             f"{format_percent(v.max_top_picks_regret)}); "
             f"spilling ranked first wrongly in {v.spilling_first_wrongly} shapes")
 
@@ -246,7 +247,7 @@ def campaign_line(w: CampaignWorst) -> str:
     low = ("-" if w.min_spearman is None else
            f"{format_correlation(w.min_spearman)} ({w.min_spearman_campaign} {w.min_spearman_shape})")
     return (f"     within one campaign: max regret {format_percent(w.max_regret)} "
-            f"({w.max_regret_campaign} {w.max_regret_shape}), best of the top {_top_picks()} "
+            f"({w.max_regret_campaign} {w.max_regret_shape}), best of the top {top_picks()} "
             f"{format_percent(w.max_top_picks_regret)} ({w.max_top_picks_regret_campaign} "
             f"{w.max_top_picks_regret_shape}), min Spearman {low}")
 
