@@ -132,13 +132,10 @@ def main(argv=None) -> int:
 def model_spearmans(groups: dict, hw: str) -> dict:
     """(family, campaign, shape) -> the model's Spearman over the shape's rows (None: unranked), priced as
     bench/accuracy.py prices them (tfx.analysis.measured.Predictor on the device's profile)."""
-    from tfx.analysis.measured import Predictor
+    from tfx.analysis.measured import Predictor, figures
     predictor = Predictor(hw)
-    out = {}
-    for key, rows in groups.items():
-        compared = predictor.compare(rows)
-        out[key] = spearman([c.predicted_ms for c in compared], [c.row.measured_ms for c in compared])
-    return out
+    return {(family, run, shape): figures(family, shape, predictor.compare(rows)).spearman
+            for (family, run, shape), rows in groups.items()}
 
 
 if __name__ == "__main__":
