@@ -6,22 +6,29 @@
 #   set a (default): M = 16, K = 8192, N = 4096 / 8192 / 16384 / 28672 (128 / 256 / 512 / 896 CTAs of BN = 32), five
 #                    (BK, warps, stages); writes $OUT/shortruns41.tgz;
 #   set b (`SR_SET=b`, or run_s41_shortruns_b.sh): M = 16, 64, 128 (BM = 16) at N = 8192 and 16, 64 at N = 28672 (256
-#                    to 3,584 CTAs at two row strides), two (BK, warps, stages); writes $OUT/shortruns41b.tgz.
+#                    to 3,584 CTAs at two row strides), two (BK, warps, stages); writes $OUT/shortruns41b.tgz;
+#   set c (`SR_SET=c`, session 42): M = 16 at N = 8192 and 28672 with K = 2048 to 16384 at two (BK, warps, stages):
+#                    at one CTA count, does the cost grow with the loop (the partner's half evicted from L2 before
+#                    it is read: a lag that grows with the trips) or stay flat (a DRAM page closed between the two
+#                    halves)? writes $OUT/shortruns42c.tgz.
 # gemm.csv is in tfx validate's format.
 set -u
 cd "$(dirname "$0")/../.."
 if [ "${SR_SET:-a}" = b ]; then
   name=shortruns41b; shapes="16,8192 64,8192 128,8192 16,28672 64,28672"; cfgs="128,4,4 64,4,4"
+elif [ "${SR_SET:-a}" = c ]; then
+  name=shortruns42c; shapes="16,8192,2048 16,8192,4096 16,8192,16384 16,28672,2048 16,28672,4096 16,28672,16384"
+  cfgs="128,4,4 64,4,4"
 else
   name=shortruns41; shapes="16,4096 16,8192 16,16384 16,28672"; cfgs="128,4,4 128,2,5 128,8,5 64,4,4 128,4,3"
 fi
 jobs=""
 for mn in $shapes; do
-  IFS=, read -r m n <<< "$mn"
+  IFS=, read -r m n k <<< "$mn"
   for cfg in $cfgs; do
     IFS=, read -r bk w st <<< "$cfg"
     for bn in 32 64; do
-      jobs="$jobs;$m,$n,8192,16,$bn,$bk,$w,$st,1"
+      jobs="$jobs;$m,$n,${k:-8192},16,$bn,$bk,$w,$st,1"
     done
   done
 done
