@@ -22,7 +22,11 @@ pid x 32 ..) with a spin on %clock64 before its k-loop in the CTAs picked by MOD
 split / together at one lag is the cost of the lag alone. BN = 64 rows (no continued pieces) at the same hold give
 the timeline's own cost. LAG_US in 0, 0.5, 1, 2, 4, 8, 16, 32, 64; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
 
-Writes OUTDIR/lag.csv (N, BN, BK, WARPS, STAGES, mode, lag_us, ms, regs, spills, smem_bytes, blocks_per_sm), log.txt.
+The natural lag: each (N, BN, BK) launched three more times with no hold, every CTA writing its %globaltimer at its
+start and after its store, and its %smid (timeline.csv): how far apart the two CTAs of a pair run by themselves.
+
+Writes OUTDIR/lag.csv (N, BN, BK, WARPS, STAGES, mode, lag_us, ms, regs, spills, smem_bytes, blocks_per_sm),
+OUTDIR/timeline.csv (N, BN, BK, WARPS, STAGES, rep, pid, smid, start_ns, end_ns), log.txt.
 Timing: triton.testing.do_bench median after an L2 clear.
 """
 import csv
@@ -48,10 +52,23 @@ def clock64(x):
                                      pack=1)
 
 @triton.jit
-def lagged_matmul(a_ptr, b_ptr, c_ptr, M, N, K, hold_cycles, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  BLOCK_K: tl.constexpr, MODE: tl.constexpr):
+def globaltimer(x):
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=tl.int64, is_pure=False,
+                                     pack=1)
+
+
+@triton.jit
+def smid(x):
+    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def lagged_matmul(a_ptr, b_ptr, c_ptr, M, N, K, hold_cycles, stamps, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, MODE: tl.constexpr, STAMP: tl.constexpr):
     # triton_kernels.matmul_kernel at GROUP_M = 1 (pid_m = pid % num_pid_m with one row block), B [K, N]
     pid = tl.program_id(axis=0)
+    if STAMP:
+        tl.store(stamps + pid * 3, globaltimer(pid))
     num_pid_m = tl.cdiv(M, BLOCK_M)
     pid_m = pid % num_pid_m
     pid_n = pid // num_pid_m
@@ -77,6 +94,9 @@ def lagged_matmul(a_ptr, b_ptr, c_ptr, M, N, K, hold_cycles, BLOCK_M: tl.constex
     offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     tl.store(c_ptr + offs_cm[:, None] * N + offs_cn[None, :], c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+    if STAMP:
+        tl.store(stamps + pid * 3 + 1, globaltimer(pid))
+        tl.store(stamps + pid * 3 + 2, smid(pid).to(tl.int64))
 
 
 
@@ -97,6 +117,10 @@ def main(out):
     f = open(os.path.join(out, "lag.csv"), "w", newline="")
     w = csv.DictWriter(f, cols)
     w.writeheader()
+    tf = open(os.path.join(out, "timeline.csv"), "w", newline="")
+    tw = csv.DictWriter(tf, ["N", "BN", "BK", "WARPS", "STAGES", "rep", "pid", "smid", "start_ns", "end_ns"])
+    tw.writeheader()
+    stamps = torch.zeros(3 * 2048, device="cuda", dtype=torch.int64)
     g = torch.Generator(device="cuda")
     g.manual_seed(42)
     A = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
@@ -110,8 +134,9 @@ def main(out):
                 for mode_name, mode in (("split", 0), ("together", 1)):
                     for lag in LAGS_US:
                         hold = int(lag * 1000 * ghz)
-                        fn = (lambda: kern[grid](A, B, C, M, n, K, hold, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk,
-                                                 MODE=mode, num_warps=warps, num_stages=stages))
+                        fn = (lambda: kern[grid](A, B, C, M, n, K, hold, stamps, BLOCK_M=16, BLOCK_N=bn,
+                                                 BLOCK_K=bk, MODE=mode, STAMP=False, num_warps=warps,
+                                                 num_stages=stages))
                         try:
                             k = fn()
                             torch.cuda.synchronize()
@@ -125,8 +150,20 @@ def main(out):
                             log(row, f"rel_err {err:.2e}")
                         except Exception as e:      # one launch that fails leaves the others
                             log("failed", n, bn, bk, warps, stages, mode_name, lag, repr(e)[:300])
+                # the natural lag: every CTA's start and end (%globaltimer) and SM, no hold, three launches
+                for rep in range(3):
+                    kern[grid](A, B, C, M, n, K, 0, stamps, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk, MODE=0, STAMP=True,
+                               num_warps=warps, num_stages=stages)
+                    torch.cuda.synchronize()
+                    st = stamps[:3 * grid[0]].view(-1, 3).cpu().tolist()
+                    t0 = min(x[0] for x in st)
+                    for pid, (a, b, sm) in enumerate(st):
+                        tw.writerow(dict(N=n, BN=bn, BK=bk, WARPS=warps, STAGES=stages, rep=rep, pid=pid, smid=sm,
+                                         start_ns=a - t0, end_ns=b - t0))
+                    tf.flush()
         del B, C
     f.close()
+    tf.close()
     run.close()
 
 
