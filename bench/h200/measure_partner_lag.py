@@ -20,7 +20,7 @@ pid x 32 ..) with a spin on %clock64 before its k-loop in the CTAs picked by MOD
   together: (pid_n // 2) odd (both CTAs of a pair held: the same number of CTAs held the same time, the pair's halves
             together).
 split / together at one lag is the cost of the lag alone. BN = 64 rows (no continued pieces) at the same hold give
-the timeline's own cost. LAG_US in 0, 0.5, 1, 2, 4, 8, 16, 32, 64; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
+the timeline's own cost. LAG_US in 0, 0.5, 1, 2, 4, 8, 16, 32; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
 
 The natural lag: each (N, BN, BK) launched three more times with no hold, every CTA writing its %globaltimer at its
 start and after its store, and its %smid (timeline.csv): how far apart the two CTAs of a pair run by themselves.
@@ -42,7 +42,7 @@ sys.path.insert(0, HERE)
 
 M, K = 16, 8192
 NS = (4096, 8192, 28672)
-LAGS_US = (0, 0.5, 1, 2, 4, 8, 16, 32, 64)
+LAGS_US = (0, 0.5, 1, 2, 4, 8, 16, 32)
 CONFIGS = ((128, 4, 4), (64, 4, 4))      # (BK, warps, stages), as run_s41_shortruns.sh
 
 

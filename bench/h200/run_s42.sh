@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Session 42, one device call (about 3 minutes): the short-run pairs on this part (sets a, b, c of
-# run_s41_shortruns.sh) and the partner-lag probe (measure_partner_lag.py). Each writes its own $OUT/*.tgz. On an
+# Session 42, one device call (about 3 minutes): the partner-lag probe (measure_partner_lag.py), then the short-run
+# pairs on this part (sets a, b, c of run_s41_shortruns.sh). Each writes its own $OUT/*.tgz. On an
 # H100, whose sets a and b are filed (calibration/h100/measured/shortruns41), set c and the probe only.
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$OUT/gpu.txt"
 git log --oneline -1 > "$OUT/commit.txt" 2>/dev/null
+mkdir -p "$OUT/partner_lag"
+PYTHONUNBUFFERED=1 timeout 180 python3 bench/h200/measure_partner_lag.py "$OUT/partner_lag" > "$OUT/partner_lag/stdout.txt" 2>&1
+tar -C "$OUT" -czf "$OUT/partner_lag.tgz" partner_lag && rm -rf "${OUT:?}/partner_lag"
 sets="a b c"; grep -q H100 "$OUT/gpu.txt" && sets=c
 for set in $sets; do SR_SET=$set bash bench/h200/run_s41_shortruns.sh; done
-mkdir -p "$OUT/partner_lag"
-PYTHONUNBUFFERED=1 timeout 300 python3 bench/h200/measure_partner_lag.py "$OUT/partner_lag" > "$OUT/partner_lag/stdout.txt" 2>&1
-tar -C "$OUT" -czf "$OUT/partner_lag.tgz" partner_lag && rm -rf "${OUT:?}/partner_lag"
 ls -la "$OUT"
