@@ -2,7 +2,7 @@
 """When does a continued 64-B piece cost DRAM time? The campaigns' bf16 GEMM at BN = 32 with half its CTAs held back
 at the start, so that the two CTAs reading one 128-B line of B run a known time apart.
 
-Usage (on the device machine; about a minute):
+Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_partner_lag.py OUTDIR
 
 Why (docs/analysis.md, "The short-run factor at the small-M held-out misses"): at BN = 32 each CTA reads B [K, N] in
@@ -20,7 +20,7 @@ pid x 32 ..) with a spin on %clock64 before its k-loop in the CTAs picked by MOD
   together: (pid_n // 2) odd (both CTAs of a pair held: the same number of CTAs held the same time, the pair's halves
             together).
 split / together at one lag is the cost of the lag alone. BN = 64 rows (no continued pieces) at the same hold give
-the timeline's own cost. LAG_US in 0, 0.5, 1, 2, 4, 8, 16, 32; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
+the timeline's own cost. LAG_US in 0, 1, 2, 4, 8, 16; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
 
 The natural lag: each (N, BN, BK) launched three more times with no hold, every CTA writing its %globaltimer at its
 start and after its store, and its %smid (timeline.csv): how far apart the two CTAs of a pair run by themselves.
@@ -42,8 +42,8 @@ sys.path.insert(0, HERE)
 
 M, K = 16, 8192
 NS = (4096, 8192, 28672)
-LAGS_US = (0, 0.5, 1, 2, 4, 8, 16, 32)
-CONFIGS = ((128, 4, 4), (64, 4, 4))      # (BK, warps, stages), as run_s41_shortruns.sh
+LAGS_US = (0, 1, 2, 4, 8, 16)
+CONFIGS = ((128, 4, 4),)      # (BK, warps, stages): run_s41_shortruns.sh's first
 
 
 @triton.jit

@@ -9,6 +9,6 @@ git log --oneline -1 > "$OUT/commit.txt" 2>/dev/null
 mkdir -p "$OUT/partner_lag"
 PYTHONUNBUFFERED=1 timeout 180 python3 bench/h200/measure_partner_lag.py "$OUT/partner_lag" > "$OUT/partner_lag/stdout.txt" 2>&1
 tar -C "$OUT" -czf "$OUT/partner_lag.tgz" partner_lag && rm -rf "${OUT:?}/partner_lag"
-sets="a b c"; grep -q H100 "$OUT/gpu.txt" && sets=c
+sets="a c b"; grep -q H100 "$OUT/gpu.txt" && sets=c
 for set in $sets; do SR_SET=$set bash bench/h200/run_s41_shortruns.sh; done
 ls -la "$OUT"
