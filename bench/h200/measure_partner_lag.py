@@ -32,7 +32,6 @@ Timing: triton.testing.do_bench median after an L2 clear.
 import csv
 import os
 import sys
-import time
 
 import triton
 import triton.language as tl
@@ -40,26 +39,12 @@ import triton.language as tl
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from clock_stamps import clock64, globaltimer, smid  # noqa: E402  (bench/h200: the stamping scripts' helpers)
+
 M, K = 16, 8192
 NS = (4096, 8192, 28672)
 LAGS_US = (0, 1, 2, 4, 8, 16)
 CONFIGS = ((128, 4, 4),)      # (BK, warps, stages): run_s41_shortruns.sh's first
-
-
-@triton.jit
-def clock64(x):
-    return tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l,r", [x], dtype=tl.int64, is_pure=False,
-                                     pack=1)
-
-@triton.jit
-def globaltimer(x):
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=tl.int64, is_pure=False,
-                                     pack=1)
-
-
-@triton.jit
-def smid(x):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
 
 
 @triton.jit
