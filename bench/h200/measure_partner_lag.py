@@ -84,7 +84,6 @@ def lagged_matmul(a_ptr, b_ptr, c_ptr, M, N, K, hold_cycles, stamps, BLOCK_M: tl
         tl.store(stamps + pid * 3 + 2, smid(pid).to(tl.int64))
 
 
-
 def main(out):
     import torch
     from common import Campaign
