@@ -66,10 +66,24 @@ CONFIGS_S20 = [
     ("run17_b32_hq64_skv4096_sp2_n64_w2_s3", 32, 64, 8, 4096, 128, 2, 64, 2, 3),   # 512 CTAs, 3 a SM, -2.1%
     ("run24_b16_skv16384_sp8_n32_w4_s3", 16, 32, 8, 16384, 128, 8, 32, 4, 3),      # decode_timeline_s17's, again
 ]
+# DECODE_TL_SET=s42 (session 42, docs/analysis.md "Decode's one-wave long splits, by class"): the held-out SKV65536
+# miss's one-wave SPLITS 1 launches (352 CTAs, 2-3 a SM) that tfx prices 3-6% fast, beside the many-wave SPLITS 16
+# and 32 rows of the same shape it prices within 1.5%: whether the one long wave's CTAs end together (each at its
+# even DRAM share, as tfx prices them) or spread (by SM, by slot).
+CONFIGS_S42 = [
+    ("run79_b44_skv65536_sp1_n64_w8_s3", 44, 32, 8, 65536, 128, 1, 64, 8, 3),     # 352 CTAs, 3 a SM, -5.6%
+    ("run79_b44_skv65536_sp1_n64_w8_s2", 44, 32, 8, 65536, 128, 1, 64, 8, 2),     # 352 CTAs, 4 a SM, -3.4%
+    ("run79_b44_skv65536_sp1_n32_w4_s3", 44, 32, 8, 65536, 128, 1, 32, 4, 3),     # 352 CTAs, 6 a SM, -2.8%
+    ("run69_b39_skv65536_sp1_n128_w8_s2", 39, 32, 8, 65536, 128, 1, 128, 8, 2),   # 312 CTAs, 3 a SM, -4.9%
+    ("run79_b44_skv65536_sp16_n64_w2_s3", 44, 32, 8, 65536, 128, 16, 64, 2, 3),   # 5,632 CTAs, 14 waves, +1.4%
+    ("run79_b44_skv65536_sp32_n128_w4_s2", 44, 32, 8, 65536, 128, 32, 128, 4, 2), # 11,264 CTAs, 28 waves, +0.9%
+]
 if os.environ.get("DECODE_TL_SET") == "s17":
     CONFIGS = CONFIGS_S17
 if os.environ.get("DECODE_TL_SET") == "s20":
     CONFIGS = CONFIGS_S20
+if os.environ.get("DECODE_TL_SET") == "s42":
+    CONFIGS = CONFIGS_S42
 REPS = int(os.environ.get("DECODE_TL_REPS", "1"))
 GP = 16
 
