@@ -20,7 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from accuracy_classes import relative_errors  # noqa: E402  (bench/: each row's error less its shape's median)
 from tfx.analysis.measured import Predictor, read_measurements  # noqa: E402
 
 ISSUE15 = ROOT / "calibration" / "h200" / "measured" / "issue15"
@@ -35,21 +37,15 @@ def one_wave_long(params: dict, blocks_per_sm: int, min_keys: int, units: int) -
 
 def classes(compared, min_keys: int, units: int) -> dict:
     """(WARPS, BLOCK_N, STAGES) -> [(error less the shape's median, CTAs an SM of the busiest SM)] over the rows
-    ``one_wave_long`` keeps; each shape's median is over all its rows (one campaign's)."""
-    shapes = defaultdict(list)
-    for c in compared:
-        shapes[(c.row.notes.get("run"), c.row.notes.get("shape"))].append(c)
+    ``one_wave_long`` keeps; each shape's median is over all its rows (one campaign's: accuracy_classes's
+    ``relative_errors``), in the rows' order."""
+    error = relative_errors(compared, spilling=True)
     out = defaultdict(list)
-    for rows in shapes.values():
-        med = statistics.median(c.predicted_ms / c.row.measured_ms - 1 for c in rows)
-        for c in rows:
-            p = c.row.params
-            bps = int(c.row.notes.get("blocks_per_sm") or 0)
-            if not one_wave_long(p, bps, min_keys, units):
-                continue
-            ctas = p["B"] * p["HKV"] * p["SPLITS"]
+    for c in compared:
+        p = c.row.params
+        if one_wave_long(p, int(c.row.notes.get("blocks_per_sm") or 0), min_keys, units):
             out[(p["WARPS"], p["BLOCK_N"], p["STAGES"])].append(
-                (c.predicted_ms / c.row.measured_ms - 1 - med, -(-ctas // units)))
+                (error(c), -(-p["B"] * p["HKV"] * p["SPLITS"] // units)))
     return dict(out)
 
 
