@@ -87,7 +87,6 @@ def lagged_matmul(a_ptr, b_ptr, c_ptr, M, N, K, hold_cycles, stamps, BLOCK_M: tl
 def main(out):
     import torch
     from common import Campaign
-    kern = lagged_matmul
     run = Campaign(nvsmi_fields="name,clocks.sm,clocks.max.sm,clocks.mem,power.draw")
     run.open(out, "log.txt")
     log = run.log
@@ -118,7 +117,7 @@ def main(out):
                 for mode_name, mode in (("split", 0), ("together", 1)):
                     for lag in LAGS_US:
                         hold = int(lag * 1000 * ghz)
-                        fn = (lambda: kern[grid](A, B, C, M, n, K, hold, stamps, BLOCK_M=16, BLOCK_N=bn,
+                        fn = (lambda: lagged_matmul[grid](A, B, C, M, n, K, hold, stamps, BLOCK_M=16, BLOCK_N=bn,
                                                  BLOCK_K=bk, MODE=mode, STAMP=False, num_warps=warps,
                                                  num_stages=stages))
                         try:
@@ -136,7 +135,7 @@ def main(out):
                             log("failed", n, bn, bk, warps, stages, mode_name, lag, repr(e)[:300])
                 # the natural lag: every CTA's start and end (%globaltimer) and SM, no hold, three launches
                 for rep in range(3):
-                    kern[grid](A, B, C, M, n, K, 0, stamps, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk, MODE=0, STAMP=True,
+                    lagged_matmul[grid](A, B, C, M, n, K, 0, stamps, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk, MODE=0, STAMP=True,
                                num_warps=warps, num_stages=stages)
                     torch.cuda.synchronize()
                     st = stamps[:3 * grid[0]].view(-1, 3).cpu().tolist()
