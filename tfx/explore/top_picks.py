@@ -61,8 +61,6 @@ TOP_PICKS_REGRET = CAMPAIGNS[DEFAULT_CAMPAIGNS].top_picks_regret
 SOURCE = CAMPAIGNS[DEFAULT_CAMPAIGNS].source
 
 
-
-
 @dataclass(frozen=True)
 class TopPicks:
     """The advice under a top table: time the first ``count`` configurations; the figures of ``device``'s
