@@ -32,7 +32,8 @@ def one_wave_long(params: dict, blocks_per_sm: int, min_keys: int, units: int) -
     """Whether a decode row's split launch is one wave that fills every SM (units <= CTAs <= units x CTAs an SM)
     and its split holds at least ``min_keys`` keys (SKV / SPLITS)."""
     ctas = params["B"] * params["HKV"] * params["SPLITS"]
-    return bool(blocks_per_sm) and units <= ctas <= units * blocks_per_sm and params["SKV"] // params["SPLITS"] >= min_keys
+    return (bool(blocks_per_sm) and units <= ctas <= units * blocks_per_sm
+            and params["SKV"] // params["SPLITS"] >= min_keys)
 
 
 def classes(compared, min_keys: int, units: int) -> dict:

@@ -118,8 +118,8 @@ def main(out):
                     for lag in LAGS_US:
                         hold = int(lag * 1000 * ghz)
                         fn = (lambda: lagged_matmul[grid](A, B, C, M, n, K, hold, stamps, BLOCK_M=16, BLOCK_N=bn,
-                                                 BLOCK_K=bk, MODE=mode, STAMP=False, num_warps=warps,
-                                                 num_stages=stages))
+                                                          BLOCK_K=bk, MODE=mode, STAMP=False, num_warps=warps,
+                                                          num_stages=stages))
                         try:
                             k = fn()
                             torch.cuda.synchronize()
@@ -135,8 +135,8 @@ def main(out):
                             log("failed", n, bn, bk, warps, stages, mode_name, lag, repr(e)[:300])
                 # the natural lag: every CTA's start and end (%globaltimer) and SM, no hold, three launches
                 for rep in range(3):
-                    lagged_matmul[grid](A, B, C, M, n, K, 0, stamps, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk, MODE=0, STAMP=True,
-                               num_warps=warps, num_stages=stages)
+                    lagged_matmul[grid](A, B, C, M, n, K, 0, stamps, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk, MODE=0,
+                                        STAMP=True, num_warps=warps, num_stages=stages)
                     torch.cuda.synchronize()
                     st = stamps[:3 * grid[0]].view(-1, 3).cpu().tolist()
                     t0 = min(x[0] for x in st)
