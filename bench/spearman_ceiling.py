@@ -93,6 +93,7 @@ def main(argv=None) -> int:
         for r in read_measurements(path):
             if not only or r.family in only:
                 groups.setdefault((r.family, path.parent.name, r.shape), []).append(r)
+    groups = {k: rows for k, rows in groups.items() if len(rows) >= 3}     # fewer rows rank nothing
     model = model_spearmans(groups, args.hw) if args.model else {}
     rng = random.Random(41)
     print("re-timing noise (standard deviation of second / first - 1): " + ", ".join(
@@ -104,8 +105,6 @@ def main(argv=None) -> int:
     misses: dict = {}
     for key, rows in sorted(groups.items(), key=lambda kv: (kv[0][0], len(kv[0][1]), kv[0][1], kv[0][2])):
         family, run, shape = key
-        if len(rows) < 3:
-            continue
         med, below = ceiling([r.measured_ms for r in rows], sds.get(family, fallback), args.draws, rng)
         per_family.setdefault(family, []).append(below)
         line = f"  {family:18} {run:8} {shape:26} {len(rows):>4} {med:>7.2f} {below:>9.2f}"
