@@ -1,0 +1,38 @@
+"""bench/sm_group_rates.py: the fast SM group of made-up timelines whose lives are counted by hand."""
+
+from __future__ import annotations
+
+from bench_script import load_bench
+
+bench = load_bench("sm_group_rates")
+
+
+def test_an_sm_under_the_threshold_is_fast_and_the_ratios_are_of_the_rest():
+    # SMs 0-3 one first-wave CTA each, lives 100, 100, 110, 60 us (ns below); of the four sorted 60, 100, 100, 110
+    # the median is (100 + 100) / 2 = 100 and 0.85 x 100 = 85: only SM 3 (60) is fast. The rest's lives 100, 100, 110 have median 100: fast over rest 60 / 100 = 0.6; the makespan
+    # 110 us over 100 = 1.1
+    ctas = [(0, 0, 100_000), (1, 0, 100_000), (2, 0, 110_000), (3, 0, 60_000)]
+    g = bench.fast_group(ctas, 0.85)
+    assert g["fast_sms"] == [3]
+    assert abs(g["fast_over_rest"] - 0.6) < 1e-12
+    assert abs(g["makespan_over_rest"] - 1.1) < 1e-12
+    assert g["per_sm"] == [(1, 4)]
+
+
+def test_late_ctas_are_not_first_wave_and_counts_are_compared_apart():
+    # SMs 0, 1 hold two first-wave CTAs (lives 200 and 200, 200 and 120 -> SM 1's median 160), SMs 2, 3 one each
+    # (100 and 100); a CTA on SM 2 starting at 3 us (> 2 us after the first start) is late and not counted. Count 2:
+    # median of SM medians 200 and 160 = 180, 0.85 x 180 = 153: neither SM fast (160 > 153); count 1: 100, 100,
+    # none fast. The rest's lives sorted 100, 100, 120, 200, 200, 200 have median (120 + 200) / 2 = 160; the makespan is the late CTA's end 3 + 250 = 253 us: 253 / 160
+    ctas = [(0, 0, 200_000), (0, 0, 200_000), (1, 0, 200_000), (1, 0, 120_000), (2, 0, 100_000), (3, 0, 100_000),
+            (2, 3_000, 253_000)]
+    g = bench.fast_group(ctas, 0.85)
+    assert g["fast_sms"] == []
+    assert g["fast_over_rest"] is None
+    assert g["per_sm"] == [(1, 2), (2, 2)]
+    assert abs(g["makespan_over_rest"] - 253 / 160) < 1e-12
+
+
+def test_ranges():
+    # consecutive runs join with a dash, lone SMs stand alone
+    assert bench.ranges([0, 1, 34, 35, 36, 48]) == "0-1,34-36,48"
