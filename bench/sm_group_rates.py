@@ -3,6 +3,7 @@
 live under FAST x the launch's median (the "fast" group), and the group's life over the rest's.
 
     python3 bench/sm_group_rates.py [--fast 0.85] [TIMELINE.csv ...]
+    python3 bench/sm_group_rates.py --stamps calibration/<device>/measured/sm_rates/stamps.csv
 
 With no files it reads every per-CTA timeline filed under calibration/<device>/measured/decode_timeline_s* (columns
 smid, t_start_ns, t_end_ns). A first-wave CTA is one that starts within 2 us of the launch's first start; its SM's
@@ -65,6 +66,61 @@ def fast_group(ctas: list[tuple[int, int, int]], fast: float) -> dict:
             "makespan_over_rest": (max(e for _, _, e in ctas) - t0) / rest}
 
 
+def stamped_phases(ctas: dict, chunk_bytes: float, fast: float) -> dict:
+    """One stamped launch of bench/h200/measure_sm_rates.py: ``ctas`` maps pid -> (smid, [start, stamp after each
+    chunk ...]) in ns, every chunk ``chunk_bytes``. The fast SMs are those whose CTAs end (median) under ``fast`` x
+    the median end. The rates (bytes of chunks ended in a window / its length, B/ns = GB/s): all CTAs' before the
+    first fast CTA ends (phase 1), and the rest's in phase 1 and after the last fast CTA ends until the first of the
+    rest does (phase 2): the rest's rate rises in phase 2 to the phase-1 total where the DRAM's rate the fast SMs
+    leave goes to the others. The makespan is over the balanced time, the bytes at phase 1's total rate."""
+    by_sm = defaultdict(list)
+    for sm, t in ctas.values():
+        by_sm[sm].append(t[-1])
+    mid = statistics.median(t[-1] for _, t in ctas.values())
+    fast_sms = {sm for sm, ends in by_sm.items() if statistics.median(ends) < fast * mid}
+    fast_ends = [t[-1] for sm, t in ctas.values() if sm in fast_sms]
+    rest_ends = [t[-1] for sm, t in ctas.values() if sm not in fast_sms]
+
+    def rate(which, lo, hi):
+        n = sum(1 for sm, t in ctas.values() if which(sm) for x in t[1:] if lo < x <= hi)
+        return n * chunk_bytes / (hi - lo) if hi > lo else None
+
+    start = min(t[0] for _, t in ctas.values())
+    p1_end = min(fast_ends) if fast_ends else min(rest_ends)
+    p2 = (max(fast_ends), min(rest_ends)) if fast_ends else (None, None)
+    total = len(ctas) * (len(next(iter(ctas.values()))[1]) - 1) * chunk_bytes
+    all_p1 = rate(lambda sm: True, start, p1_end)
+    return {"fast_sms": sorted(fast_sms), "all_p1": all_p1,
+            "rest_p1": rate(lambda sm: sm not in fast_sms, start, p1_end),
+            "rest_p2": rate(lambda sm: sm not in fast_sms, *p2) if fast_ends else None,
+            "fast_end_over_rest": statistics.median(fast_ends) / statistics.median(rest_ends) if fast_ends else None,
+            "makespan_over_balanced": (max(rest_ends + fast_ends) - start) / (total / all_p1)}
+
+
+def read_stamps(path: Path) -> dict:
+    """(config, rep) -> {pid: (smid, [start, stamps ...])} from measure_sm_rates.py's stamps.csv."""
+    out = defaultdict(dict)
+    with open(path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            launch = out[(r["config"], int(r["rep"]))]
+            sm, stamps = launch.setdefault(int(r["pid"]), (int(r["smid"]), []))
+            stamps.append((int(r["chunk"]), int(r["t_ns"])))
+    return {k: {pid: (sm, [t for _, t in sorted(st)]) for pid, (sm, st) in v.items()} for k, v in out.items()}
+
+
+def print_stamps(path: Path, fast: float) -> None:
+    summary = {(r["config"], int(r["rep"])): r for r in csv.DictReader(open(path.parent / "summary.csv"))}
+    for key, ctas in read_stamps(path).items():
+        s = summary[key]
+        chunks = len(next(iter(ctas.values()))[1]) - 1
+        g = stamped_phases(ctas, int(s["bytes"]) / int(s["ctas"]) / chunks, fast)
+        opt = lambda v, f: format(v, f) if v is not None else "-"  # noqa: E731
+        print(f"{key[0]} rep {key[1]}: {s['inflight_sm_kb']} KB an SM, {s['tbps']} TB/s; fast {len(g['fast_sms'])} SMs "
+              f"[{ranges(g['fast_sms'])}] end at {opt(g['fast_end_over_rest'], '.3f')} of the rest; GB/s all "
+              f"{g['all_p1']:.0f}, rest {g['rest_p1']:.0f} -> {opt(g['rest_p2'], '.0f')} once the fast end; makespan "
+              f"{g['makespan_over_balanced']:.3f} x balanced")
+
+
 def ranges(sms: list[int]) -> str:
     """``[34, 35, 36, 40]`` -> ``34-36,40``."""
     out, start = [], None
@@ -81,7 +137,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--fast", type=float, default=0.85, help="an SM is fast under this x its count's median life")
+    ap.add_argument("--stamps", type=Path, help="measure_sm_rates.py's stamps.csv (summary.csv beside it)")
     args = ap.parse_args(argv)
+    if args.stamps:
+        print_stamps(args.stamps, args.fast)
+        return 0
     files = args.files or sorted(ROOT.glob("calibration/*/measured/decode_timeline_s*/timeline_*.csv"))
     for path in files:
         g = fast_group(read_timeline(path), args.fast)

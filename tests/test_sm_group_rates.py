@@ -36,3 +36,17 @@ def test_late_ctas_are_not_first_wave_and_counts_are_compared_apart():
 def test_ranges():
     # consecutive runs join with a dash, lone SMs stand alone
     assert bench.ranges([0, 1, 34, 35, 36, 48]) == "0-1,34-36,48"
+
+
+def test_stamped_phases_rates_and_the_balanced_makespan():
+    # four CTAs on SMs 0-3, two chunks of 100 B each. SMs 0-2 stamp at 100 and 200 ns, SM 3 at 50 and 100: the
+    # median end is 200, 0.85 x 200 = 170, so SM 3 (100) is fast. Phase 1 (0, 100]: chunks ended 3 (SMs 0-2 at
+    # 100) + 2 (SM 3) = 5 x 100 B / 100 ns = 5 B/ns, the rest's 3; phase 2 from the fast SM's end 100 to the rest's
+    # first end 200: 3 chunks, 3 B/ns (nothing given back). Balanced: 8 chunks x 100 B / 5 B/ns = 160 ns; the
+    # makespan 200 / 160 = 1.25; the fast end over the rest's 100 / 200 = 0.5
+    ctas = {0: (0, [0, 100, 200]), 1: (1, [0, 100, 200]), 2: (2, [0, 100, 200]), 3: (3, [0, 50, 100])}
+    g = bench.stamped_phases(ctas, 100, 0.85)
+    assert g["fast_sms"] == [3]
+    assert (g["all_p1"], g["rest_p1"], g["rest_p2"]) == (5.0, 3.0, 3.0)
+    assert g["fast_end_over_rest"] == 0.5
+    assert g["makespan_over_balanced"] == 1.25
