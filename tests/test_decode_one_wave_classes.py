@@ -46,3 +46,13 @@ def test_classes_relative_to_the_shape_median():
     assert list(got) == [(8, 64, 2)]
     (err, per_sm), = got[(8, 64, 2)]
     assert abs(err - (-0.06)) < 1e-12 and per_sm == 3
+
+
+def test_inflight_kb():
+    # B44 x HKV8 x SPLITS 1 = 352 CTAs, ceil(352 / 132) = 3 on the busiest SM; 3 stages keep 2 tiles of 64 keys x
+    # 128 x 2 B x 2 (K and V) = 32 KB: 3 x 2 x 32 = 192 KB
+    assert bench.inflight_kb(p(44, 1, STAGES=3), 132) == 192
+    # one stage counts one tile: BLOCK_N 32 -> 16 KB, 3 CTAs: 48 KB
+    assert bench.inflight_kb(p(44, 1, BLOCK_N=32, STAGES=1), 132) == 48
+    # B39 SPLITS 1 BLOCK_N 128 at 2 stages: 312 CTAs -> 3, one tile of 64 KB: 192 KB
+    assert bench.inflight_kb(p(39, 1, BLOCK_N=128, STAGES=2), 132) == 192
