@@ -17,7 +17,8 @@ if ! grep -q H100 "$OUT/gpu.txt"; then
     "$OUT/decode_timeline_s42" > "$OUT/decode_timeline_s42/stdout.txt" 2>&1
   tar -C "$OUT" -czf "$OUT/decode_timeline_s42.tgz" decode_timeline_s42 && rm -rf "${OUT:?}/decode_timeline_s42"
   mkdir -p "$OUT/partner_lag"
-  PYTHONUNBUFFERED=1 timeout 180 python3 bench/h200/measure_partner_lag.py "$OUT/partner_lag" > "$OUT/partner_lag/stdout.txt" 2>&1
+  PYTHONUNBUFFERED=1 timeout 180 python3 bench/h200/measure_partner_lag.py "$OUT/partner_lag" \
+    > "$OUT/partner_lag/stdout.txt" 2>&1
   tar -C "$OUT" -czf "$OUT/partner_lag.tgz" partner_lag && rm -rf "${OUT:?}/partner_lag"
   for set in a c b; do SR_SET=$set bash bench/h200/run_s41_shortruns.sh; done
 fi
