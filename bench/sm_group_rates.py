@@ -11,7 +11,7 @@ CTAs of the first wave share the SM alike, so an SM's median first-wave life, ov
 CTAs an SM, is the SM's rate against the rest's.
 
 Why (docs/analysis.md, "SMs that draw DRAM faster", session 43): on both parts 24 or so SMs (smid 34-43 and 78-87, and
-a few more) run a DRAM-bound decode CTA in about 0.65-0.75 of the others' time, whatever the CTA's data, in every
+a few more) run a DRAM-bound decode CTA in about 0.65-0.79 of the others' time, whatever the CTA's data, in every
 repeat; the group is where the tail of a launch goes first. Prints one line a file: CTAs, CTAs an SM, the fast SMs,
 their life over the rest's (first wave) and the launch's makespan over the rest's median first-wave life.
 """
@@ -139,10 +139,15 @@ def main(argv=None) -> int:
     ap.add_argument("--fast", type=float, default=0.85, help="an SM is fast under this x its count's median life")
     ap.add_argument("--stamps", type=Path, help="measure_sm_rates.py's stamps.csv (summary.csv beside it)")
     args = ap.parse_args(argv)
+    files = args.files or sorted(ROOT.glob("calibration/*/measured/decode_timeline_s*/timeline_*.csv"))
+    for path in ([args.stamps, args.stamps.parent / "summary.csv"] if args.stamps else files):
+        if not path.is_file():
+            print(f"{path}: no such file (expected a CTA timeline CSV, or measure_sm_rates.py's stamps.csv with "
+                  f"summary.csv beside it)", file=sys.stderr)
+            return 2
     if args.stamps:
         print_stamps(args.stamps, args.fast)
         return 0
-    files = args.files or sorted(ROOT.glob("calibration/*/measured/decode_timeline_s*/timeline_*.csv"))
     for path in files:
         g = fast_group(read_timeline(path), args.fast)
         name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path

@@ -50,3 +50,9 @@ def test_stamped_phases_rates_and_the_balanced_makespan():
     assert (g["all_p1"], g["rest_p1"], g["rest_p2"]) == (5.0, 3.0, 3.0)
     assert g["fast_end_over_rest"] == 0.5
     assert g["makespan_over_balanced"] == 1.25
+
+
+def test_a_missing_file_is_one_line_and_exit_2(tmp_path, capsys):
+    assert bench.main([str(tmp_path / "none.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.csv: no such file" in err
