@@ -69,10 +69,10 @@ def fast_group(ctas: list[tuple[int, int, int]], fast: float) -> dict:
 def stamped_phases(ctas: dict, chunk_bytes: float, fast: float) -> dict:
     """One stamped launch of bench/h200/measure_sm_rates.py: ``ctas`` maps pid -> (smid, [start, stamp after each
     chunk ...]) in ns, every chunk ``chunk_bytes``. The fast SMs are those whose CTAs end (median) under ``fast`` x
-    the median end. The rates (bytes of chunks ended in a window / its length, B/ns = GB/s): all CTAs' before the
-    first fast CTA ends (phase 1), and the rest's in phase 1 and after the last fast CTA ends until the first of the
-    rest does (phase 2): the rest's rate rises in phase 2 to the phase-1 total where the DRAM's rate the fast SMs
-    leave goes to the others. The makespan is over the balanced time, the bytes at phase 1's total rate."""
+    the median end. The rates (bytes streamed in a window, linear between stamps, / its length, B/ns = GB/s): all
+    CTAs' before the first fast CTA ends (phase 1), and the rest's in phase 1 and after the last fast CTA ends until
+    the first of the rest does (phase 2): the rest's rate rises in phase 2 to the phase-1 total where the DRAM's rate
+    the fast SMs leave goes to the others. The makespan is over the balanced time, the bytes at phase 1's total rate."""
     by_sm = defaultdict(list)
     for sm, t in ctas.values():
         by_sm[sm].append(t[-1])
@@ -81,9 +81,18 @@ def stamped_phases(ctas: dict, chunk_bytes: float, fast: float) -> dict:
     fast_ends = [t[-1] for sm, t in ctas.values() if sm in fast_sms]
     rest_ends = [t[-1] for sm, t in ctas.values() if sm not in fast_sms]
 
+    def done(t, at):
+        # bytes a CTA has streamed by ``at``: linear between its stamps (a chunk's bytes at even pace)
+        if at <= t[0]:
+            return 0.0
+        for k in range(1, len(t)):
+            if at <= t[k]:
+                return chunk_bytes * (k - 1 + (at - t[k - 1]) / (t[k] - t[k - 1]))
+        return chunk_bytes * (len(t) - 1)
+
     def rate(which, lo, hi):
-        n = sum(1 for sm, t in ctas.values() if which(sm) for x in t[1:] if lo < x <= hi)
-        return n * chunk_bytes / (hi - lo) if hi > lo else None
+        got = sum(done(t, hi) - done(t, lo) for sm, t in ctas.values() if which(sm))
+        return got / (hi - lo) if hi > lo else None
 
     start = min(t[0] for _, t in ctas.values())
     p1_end = min(fast_ends) if fast_ends else min(rest_ends)

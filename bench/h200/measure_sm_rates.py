@@ -14,6 +14,9 @@ of an M = 16 product through Triton's cp.async pipeline (stages - 1 tiles in fli
 SM, 16-192 KB), and stamps %globaltimer after every 1/16 of its stream. So the stamps give each SM's rate through
 the run: before the fast SMs end, and after.
 
+SM_RATES_CONFIGS="1,9,4;3,5,4" runs only those (r, stages, warps). Each launch's rows are written as it ends, so a
+call cut short keeps the launches that ended.
+
 Writes OUTDIR/stamps.csv (config, r, stages, warps, rep, pid, smid, chunk, t_ns: chunk -1 is the CTA's start, 0.. the
 stamps after each chunk, relative to the launch's first start), OUTDIR/summary.csv (per launch: CTAs, regs, bytes,
 makespan, the DRAM rate) and log.txt (the stdout).
@@ -84,8 +87,15 @@ def main(out):
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.empty(UNITS * CTA_BYTES // 2, dtype=torch.bfloat16, device="cuda")
     x.fill_(1e-3)
-    stamps_rows, summary = [], []
-    for r, stages, warps in CONFIGS:
+    configs = CONFIGS
+    if os.environ.get("SM_RATES_CONFIGS"):
+        configs = [tuple(int(v) for v in c.split(",")) for c in os.environ["SM_RATES_CONFIGS"].split(";")]
+    stamps_file = open(os.path.join(out, "stamps.csv"), "w", newline="")
+    stamps_csv = csv.writer(stamps_file)
+    stamps_csv.writerow(["config", "r", "stages", "warps", "rep", "pid", "smid", "chunk", "t_ns"])
+    summary_file = open(os.path.join(out, "summary.csv"), "w", newline="")
+    summary_csv = None
+    for r, stages, warps in configs:
         ctas = UNITS * r
         chunk_iters = CTA_BYTES // r // (CHUNKS * BK * BN * 2)
         stamps = torch.zeros(ctas * (CHUNKS + 2), dtype=torch.int64, device="cuda")
@@ -112,9 +122,10 @@ def main(out):
             end = max(row[-1] for row in s)
             nbytes = ctas * CHUNKS * chunk_iters * BK * BN * 2
             for pid, row in enumerate(s):
-                stamps_rows.append((name, r, stages, warps, rep, pid, row[1], -1, row[0] - t0))
+                stamps_csv.writerow((name, r, stages, warps, rep, pid, row[1], -1, row[0] - t0))
                 for c in range(CHUNKS):
-                    stamps_rows.append((name, r, stages, warps, rep, pid, row[1], c, row[2 + c] - t0))
+                    stamps_csv.writerow((name, r, stages, warps, rep, pid, row[1], c, row[2 + c] - t0))
+            stamps_file.flush()
             per_sm = {}
             for row in s:
                 per_sm[row[1]] = per_sm.get(row[1], 0) + 1
@@ -122,16 +133,14 @@ def main(out):
                        chunk_iters=chunk_iters, bytes=nbytes, inflight_sm_kb=r * (stages - 1) * BK * BN * 2 // 1024,
                        makespan_us=round((end - t0) / 1e3, 2), tbps=round(nbytes / (end - t0) / 1e3, 4),
                        wall_ms=round(wall * 1e3, 3), most_per_sm=max(per_sm.values()), sms_used=len(per_sm))
-            summary.append(rec)
+            if summary_csv is None:
+                summary_csv = csv.DictWriter(summary_file, fieldnames=list(rec))
+                summary_csv.writeheader()
+            summary_csv.writerow(rec)
+            summary_file.flush()
             say(rec)
-    with open(os.path.join(out, "stamps.csv"), "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["config", "r", "stages", "warps", "rep", "pid", "smid", "chunk", "t_ns"])
-        w.writerows(stamps_rows)
-    with open(os.path.join(out, "summary.csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(summary[0]))
-        w.writeheader()
-        w.writerows(summary)
+    stamps_file.close()
+    summary_file.close()
 
 
 if __name__ == "__main__":
