@@ -21,10 +21,10 @@ Writes OUTDIR/stamps.csv (config, r, stages, warps, rep, pid, smid, chunk, t_ns:
 stamps after each chunk, relative to the launch's first start), OUTDIR/summary.csv (per launch: CTAs, regs, bytes,
 makespan, the DRAM rate) and log.txt (the stdout).
 """
-import csv
 import os
 import sys
 import time
+from collections import Counter
 
 import triton
 import triton.language as tl
@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from clock_stamps import globaltimer, smid  # noqa: E402  (bench/h200: the stamping scripts' helpers)
+from common import Campaign  # noqa: E402  (bench/h200: the log and the row-at-a-time CSVs)
 
 UNITS = 132
 CTA_BYTES = 64 << 20           # a CTA's stream at r = 1 (64 MB / r at r CTAs an SM)
@@ -74,15 +75,9 @@ def stream_kernel(x_ptr, stamps_ptr, sink_ptr, chunk_iters, CHUNKS: tl.constexpr
 
 def main(out):
     import torch
-    os.makedirs(out, exist_ok=True)
-    log = open(os.path.join(out, "log.txt"), "w")
-
-    def say(*a):
-        line = " ".join(str(x) for x in a)
-        print(line)
-        log.write(line + "\n")
-        log.flush()
-
+    run = Campaign()
+    run.open(out, "log.txt")
+    say = run.log
     say("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(0))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.empty(UNITS * CTA_BYTES // 2, dtype=torch.bfloat16, device="cuda")
@@ -90,11 +85,10 @@ def main(out):
     configs = CONFIGS
     if os.environ.get("SM_RATES_CONFIGS"):
         configs = [tuple(int(v) for v in c.split(",")) for c in os.environ["SM_RATES_CONFIGS"].split(";")]
-    stamps_file = open(os.path.join(out, "stamps.csv"), "w", newline="")
-    stamps_csv = csv.writer(stamps_file)
-    stamps_csv.writerow(["config", "r", "stages", "warps", "rep", "pid", "smid", "chunk", "t_ns"])
-    summary_file = open(os.path.join(out, "summary.csv"), "w", newline="")
-    summary_csv = None
+    stamps_csv = run.csv("stamps.csv", ["config", "r", "stages", "warps", "rep", "pid", "smid", "chunk", "t_ns"])
+    summary_csv = run.csv("summary.csv", ["config", "r", "stages", "warps", "rep", "ctas", "sms", "regs", "smem",
+                                          "chunk_iters", "bytes", "inflight_sm_kb", "makespan_us", "tbps", "wall_ms",
+                                          "most_per_sm", "sms_used"])
     for r, stages, warps in configs:
         ctas = UNITS * r
         chunk_iters = CTA_BYTES // r // (CHUNKS * BK * BN * 2)
@@ -122,25 +116,19 @@ def main(out):
             end = max(row[-1] for row in s)
             nbytes = ctas * CHUNKS * chunk_iters * BK * BN * 2
             for pid, row in enumerate(s):
-                stamps_csv.writerow((name, r, stages, warps, rep, pid, row[1], -1, row[0] - t0))
-                for c in range(CHUNKS):
-                    stamps_csv.writerow((name, r, stages, warps, rep, pid, row[1], c, row[2 + c] - t0))
-            stamps_file.flush()
-            per_sm = {}
-            for row in s:
-                per_sm[row[1]] = per_sm.get(row[1], 0) + 1
+                for c in range(-1, CHUNKS):     # -1: the CTA's start (slot 0); chunk c's stamp is slot 2 + c
+                    stamps_csv.row(config=name, r=r, stages=stages, warps=warps, rep=rep, pid=pid, smid=row[1],
+                                   chunk=c, t_ns=row[0 if c < 0 else 2 + c] - t0)
+            per_sm = Counter(row[1] for row in s)
             rec = dict(config=name, r=r, stages=stages, warps=warps, rep=rep, ctas=ctas, sms=sms, regs=regs, smem=smem,
                        chunk_iters=chunk_iters, bytes=nbytes, inflight_sm_kb=r * (stages - 1) * BK * BN * 2 // 1024,
                        makespan_us=round((end - t0) / 1e3, 2), tbps=round(nbytes / (end - t0) / 1e3, 4),
                        wall_ms=round(wall * 1e3, 3), most_per_sm=max(per_sm.values()), sms_used=len(per_sm))
-            if summary_csv is None:
-                summary_csv = csv.DictWriter(summary_file, fieldnames=list(rec))
-                summary_csv.writeheader()
-            summary_csv.writerow(rec)
-            summary_file.flush()
+            summary_csv.row(**rec)
             say(rec)
-    stamps_file.close()
-    summary_file.close()
+    stamps_csv.close()
+    summary_csv.close()
+    run.close()
 
 
 if __name__ == "__main__":
