@@ -18,26 +18,23 @@ their life over the rest's (first wave) and the launch's makespan over the rest'
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from cta_placement import read  # noqa: E402  (bench/: a timeline CSV's rows, .csv or .csv.gz)
 FIRST_WAVE_NS = 2000    # a CTA that starts this close to the launch's first start is of the first wave
 
 
 def read_timeline(path: Path) -> list[tuple[int, int, int]]:
     """(smid, start ns, end ns) of every CTA of a timeline CSV (decode: t_start_ns / t_end_ns; GEMM: start_ns /
     end_ns)."""
-    out = []
-    with open(path, newline="") as fh:
-        for r in csv.DictReader(fh):
-            start = r.get("t_start_ns", r.get("start_ns"))
-            end = r.get("t_end_ns", r.get("end_ns"))
-            out.append((int(r["smid"]), int(start), int(end)))
-    return out
+    return [(int(r["smid"]), int(r.get("t_start_ns", r.get("start_ns"))), int(r.get("t_end_ns", r.get("end_ns"))))
+            for r in read(path)]
 
 
 def fast_group(ctas: list[tuple[int, int, int]], fast: float) -> dict:
@@ -109,16 +106,15 @@ def stamped_phases(ctas: dict, chunk_bytes: float, fast: float) -> dict:
 def read_stamps(path: Path) -> dict:
     """(config, rep) -> {pid: (smid, [start, stamps ...])} from measure_sm_rates.py's stamps.csv."""
     out = defaultdict(dict)
-    with open(path, newline="") as fh:
-        for r in csv.DictReader(fh):
-            launch = out[(r["config"], int(r["rep"]))]
-            sm, stamps = launch.setdefault(int(r["pid"]), (int(r["smid"]), []))
-            stamps.append((int(r["chunk"]), int(r["t_ns"])))
+    for r in read(path):
+        launch = out[(r["config"], int(r["rep"]))]
+        sm, stamps = launch.setdefault(int(r["pid"]), (int(r["smid"]), []))
+        stamps.append((int(r["chunk"]), int(r["t_ns"])))
     return {k: {pid: (sm, [t for _, t in sorted(st)]) for pid, (sm, st) in v.items()} for k, v in out.items()}
 
 
 def print_stamps(path: Path, fast: float) -> None:
-    summary = {(r["config"], int(r["rep"])): r for r in csv.DictReader(open(path.parent / "summary.csv"))}
+    summary = {(r["config"], int(r["rep"])): r for r in read(path.parent / "summary.csv")}
     for key, ctas in read_stamps(path).items():
         s = summary[key]
         chunks = len(next(iter(ctas.values()))[1]) - 1
