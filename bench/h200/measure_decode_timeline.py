@@ -78,12 +78,7 @@ CONFIGS_S42 = [
     ("run79_b44_skv65536_sp16_n64_w2_s3", 44, 32, 8, 65536, 128, 16, 64, 2, 3),   # 5,632 CTAs, 14 waves, +1.4%
     ("run79_b44_skv65536_sp32_n128_w4_s2", 44, 32, 8, 65536, 128, 32, 128, 4, 2), # 11,264 CTAs, 28 waves, +0.9%
 ]
-if os.environ.get("DECODE_TL_SET") == "s17":
-    CONFIGS = CONFIGS_S17
-if os.environ.get("DECODE_TL_SET") == "s20":
-    CONFIGS = CONFIGS_S20
-if os.environ.get("DECODE_TL_SET") == "s42":
-    CONFIGS = CONFIGS_S42
+CONFIGS = {"s17": CONFIGS_S17, "s20": CONFIGS_S20, "s42": CONFIGS_S42}.get(os.environ.get("DECODE_TL_SET"), CONFIGS)
 REPS = int(os.environ.get("DECODE_TL_REPS", "1"))
 GP = 16
 
