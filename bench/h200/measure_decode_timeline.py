@@ -78,7 +78,18 @@ CONFIGS_S42 = [
     ("run79_b44_skv65536_sp16_n64_w2_s3", 44, 32, 8, 65536, 128, 16, 64, 2, 3),   # 5,632 CTAs, 14 waves, +1.4%
     ("run79_b44_skv65536_sp32_n128_w4_s2", 44, 32, 8, 65536, 128, 32, 128, 4, 2), # 11,264 CTAs, 28 waves, +0.9%
 ]
-CONFIGS = {"s17": CONFIGS_S17, "s20": CONFIGS_S20, "s42": CONFIGS_S42}.get(os.environ.get("DECODE_TL_SET"), CONFIGS)
+# DECODE_TL_SET=s44 (session 44, docs/analysis.md "The H200 answers"): in the H200's and H100's s42 launches the SMs
+# 0-1, 16-17, 48-49, 124-125, 128-131 (six TPCs) end 4-12% after the median, and in a pure DRAM stream
+# (calibration/h200/measured/sm_rates) no SM does. One wave of equal CTAs at 1, 2 and 3 an SM, 16,384 keys each (256
+# trips of 64 keys), on 8, 4 and 2 warps: whether the six TPCs are slow alone on their SM (their place) or only beside
+# co-resident CTAs (the SM's shared issue and port), and on how many warps.
+CONFIGS_S44 = [
+    (f"r{r}_n{n}_w{w}_s3", 33, 16 * hkv // 4, hkv, 16384 * sp, 128, sp, n, w, 3)
+    for (n, w) in ((64, 8), (32, 4), (64, 2))
+    for r, hkv, sp in ((1, 4, 1), (2, 8, 1), (3, 4, 3))
+]
+CONFIGS = {"s17": CONFIGS_S17, "s20": CONFIGS_S20, "s42": CONFIGS_S42,
+           "s44": CONFIGS_S44}.get(os.environ.get("DECODE_TL_SET"), CONFIGS)
 REPS = int(os.environ.get("DECODE_TL_REPS", "1"))
 GP = 16
 
