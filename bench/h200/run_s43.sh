@@ -6,17 +6,8 @@
 # decode_timeline_s42, shortruns41/c), the probe only.
 set -u
 cd "$(dirname "$0")/../.."
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$OUT/gpu.txt"
-git log --oneline -1 > "$OUT/commit.txt" 2>/dev/null
-
-# step NAME SECONDS COMMAND...: COMMAND OUTDIR under a time limit, its log in OUTDIR/stdout.txt, OUTDIR tarred
-step() {
-  local name=$1 limit=$2
-  shift 2
-  mkdir -p "$OUT/$name"
-  PYTHONUNBUFFERED=1 timeout "$limit" "$@" "$OUT/$name" > "$OUT/$name/stdout.txt" 2>&1
-  tar -C "$OUT" -czf "$OUT/$name.tgz" "$name" && rm -rf "${OUT:?}/$name"
-}
+source bench/h200/steps.sh
+record_call
 
 step sm_rates 240 python3 bench/h200/measure_sm_rates.py
 if ! grep -q H100 "$OUT/gpu.txt"; then

@@ -4,11 +4,7 @@
 # tarred as $OUT/decode_timeline_s44.tgz.
 set -u
 cd "$(dirname "$0")/../.."
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$OUT/gpu.txt"
-git log --oneline -1 > "$OUT/commit.txt" 2>/dev/null
-name=decode_timeline_s44
-mkdir -p "$OUT/$name"
-PYTHONUNBUFFERED=1 DECODE_TL_SET=s44 DECODE_TL_REPS=2 timeout 300 python3 bench/h200/measure_decode_timeline.py \
-  "$OUT/$name" > "$OUT/$name/stdout.txt" 2>&1
-tar -C "$OUT" -czf "$OUT/$name.tgz" "$name" && rm -rf "${OUT:?}/$name"
+source bench/h200/steps.sh
+record_call
+step decode_timeline_s44 300 env DECODE_TL_SET=s44 DECODE_TL_REPS=2 python3 bench/h200/measure_decode_timeline.py
 ls -la "$OUT"
