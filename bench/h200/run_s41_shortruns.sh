@@ -11,11 +11,18 @@
 #                    at one CTA count, does the cost grow with the loop (the partner's half evicted from L2 before
 #                    it is read: a lag that grows with the trips) or stay flat (a DRAM page closed between the two
 #                    halves)? writes $OUT/shortruns42c.tgz.
+#   set d (`SR_SET=d`, session 44): M = 16, K = 8192, N = 14336 / 28672 / 57344 at BK 128, 4 warps, 2 / 3 / 6 / 8
+#                    stages: BN = 32 at N against BN = 64 at 2N is the same CTA count (448, 896), and the stages move
+#                    the CTAs an SM (12 KB a stage at BN = 32: 9 / 6 / 3 / 2 an SM) at about the same bytes in flight
+#                    an SM (72-120 KB): do the continued pieces cost by the CTAs, the CTAs an SM, or the bytes in
+#                    flight? writes $OUT/shortruns44d.tgz.
 # gemm.csv is in tfx validate's format.
 set -u
 cd "$(dirname "$0")/../.."
 if [ "${SR_SET:-a}" = b ]; then
   name=shortruns41b; shapes="16,8192 64,8192 128,8192 16,28672 64,28672"; cfgs="128,4,4 64,4,4"
+elif [ "${SR_SET:-a}" = d ]; then
+  name=shortruns44d; shapes="16,28672,8192 16,57344,8192 16,14336,8192"; cfgs="128,4,2 128,4,3 128,4,6 128,4,8"
 elif [ "${SR_SET:-a}" = c ]; then
   name=shortruns42c; shapes="16,8192,2048 16,8192,4096 16,8192,16384 16,28672,2048 16,28672,4096 16,28672,16384"
   cfgs="128,4,4 64,4,4"

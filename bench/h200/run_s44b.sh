@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Session 44, second device call: the short-run set d (run_s41_shortruns.sh: BN = 32 against BN = 64 at equal CTA
+# counts, and the CTAs an SM moved by the stages), $OUT/shortruns44d.tgz.
+set -u
+cd "$(dirname "$0")/../.."
+source bench/h200/steps.sh
+record_call
+SR_SET=d bash bench/h200/run_s41_shortruns.sh
+ls -la "$OUT"
