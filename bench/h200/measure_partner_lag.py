@@ -21,6 +21,7 @@ pid x 32 ..) with a spin on %clock64 before its k-loop in the CTAs picked by MOD
             together).
 split / together at one lag is the cost of the lag alone. BN = 64 rows (no continued pieces) at the same hold give
 the timeline's own cost. LAG_US in 0, 1, 2, 4, 8, 16; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
+PARTNER_LAG_SET=s44: N = 28672 only, lags 0, 2, 16 us, at 2, 3, 6 and 8 stages (the CTAs an SM 9 / 6 / 3 / 2).
 
 The natural lag: each (N, BN, BK) launched three more times with no hold, every CTA writing its %globaltimer at its
 start and after its store, and its %smid (timeline.csv): how far apart the two CTAs of a pair run by themselves.
@@ -45,6 +46,11 @@ M, K = 16, 8192
 NS = (4096, 8192, 28672)
 LAGS_US = (0, 1, 2, 4, 8, 16)
 CONFIGS = ((128, 4, 4),)      # (BK, warps, stages): run_s41_shortruns.sh's first
+if os.environ.get("PARTNER_LAG_SET") == "s44":
+    # session 44: at 896 CTAs, the stages move the CTAs an SM (9 / 6 / 3 / 2 at BN = 32) at about the same bytes in
+    # flight an SM: does the pairs' natural gap, and the lag's cost, follow the CTAs an SM?
+    NS, LAGS_US = (28672,), (0, 2, 16)
+    CONFIGS = ((128, 4, 2), (128, 4, 3), (128, 4, 6), (128, 4, 8))
 
 
 @triton.jit
