@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The partner-lag probe's figures: BN = 32 split over together at each lag, and how far apart the two CTAs of a pair
+run by themselves.
+
+    python3 bench/partner_lag.py calibration/h200/measured/partner_lag [--stages S]
+
+Reads DIR/lag.csv and DIR/timeline.csv as bench/h200/measure_partner_lag.py writes them (docs/analysis.md, "The
+partner lag, on an H100" and "The H200 answers"). For each (N, BN, BK, stages):
+- split / together at every lag: the cost of the lag alone (split holds one CTA of every pair, together both CTAs of
+  every other pair: as many CTAs held as long), and split over split at lag 0;
+- BN = 32 together at lag 0 over BN = 64 together at lag 0: the continued pieces' cost with the pairs as they run;
+- from each unheld launch of the timeline: the CTAs, the median CTA life, and the pairs (launch positions 2j and
+  2j + 1) apart at their start and end (median, p90, max in us), the share of pairs on one TPC (SMs 2t, 2t + 1) and
+  the CTAs an SM.
+A missing file is one line and exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cta_placement import read  # noqa: E402  (bench/: the timelines' reader, .csv.gz too)
+
+
+def lag_table(rows: list[dict]) -> dict:
+    """(N, BN, BK, stages) -> {lag_us: (split ms, together ms)} over lag.csv's rows (STAGES missing: 0)."""
+    out = defaultdict(dict)
+    for r in rows:
+        key = (int(r["N"]), int(r["BN"]), int(r["BK"]), int(r.get("STAGES") or 0))
+        split, together = out[key].get(float(r["lag_us"]), (None, None))
+        if r["mode"] == "split":
+            split = float(r["ms"])
+        else:
+            together = float(r["ms"])
+        out[key][float(r["lag_us"])] = (split, together)
+    return dict(out)
+
+
+def continued_cost(table: dict, n: int, bk: int, stages: int) -> float | None:
+    """BN = 32 together at lag 0 over BN = 64 together at lag 0 at one (N, BK, stages); None where either is missing."""
+    a = table.get((n, 32, bk, stages), {}).get(0.0, (None, None))[1]
+    b = table.get((n, 64, bk, stages), {}).get(0.0, (None, None))[1]
+    return a / b if a and b else None
+
+
+def quantile(xs: list[float], q: float) -> float:
+    """The value at rank floor(q x len) of the sorted values (the p90 of the summaries)."""
+    s = sorted(xs)
+    return s[min(int(q * len(s)), len(s) - 1)]
+
+
+def pair_gaps(ctas: list[dict]) -> dict:
+    """The pairs (positions 2j, 2j + 1 by pid) of one unheld launch: their start and end gaps in us (median, p90,
+    max), the share of pairs whose two SMs form one TPC (smid // 2 equal), the median CTA life in us and the CTAs
+    an SM (most, least)."""
+    rs = sorted(ctas, key=lambda r: int(r["pid"]))
+    start = [int(r["start_ns"]) for r in rs]
+    end = [int(r["end_ns"]) for r in rs]
+    sm = [int(r["smid"]) for r in rs]
+    pairs = [(i, i + 1) for i in range(0, len(rs) - 1, 2)]
+    d_start = [abs(start[i] - start[j]) / 1e3 for i, j in pairs]
+    d_end = [abs(end[i] - end[j]) / 1e3 for i, j in pairs]
+    per_sm = Counter(sm)
+    return {
+        "ctas": len(rs),
+        "life_us": statistics.median((e - s) / 1e3 for s, e in zip(start, end)),
+        "start_gap_us": (statistics.median(d_start), quantile(d_start, 0.9), max(d_start)),
+        "end_gap_us": (statistics.median(d_end), quantile(d_end, 0.9), max(d_end)),
+        "same_tpc": sum(1 for i, j in pairs if sm[i] // 2 == sm[j] // 2) / len(pairs),
+        "ctas_an_sm": (max(per_sm.values()), min(per_sm.values())),
+    }
+
+
+def launches(rows: list[dict]) -> dict:
+    """(N, BN, BK, stages, rep) -> the rows of one unheld launch of timeline.csv."""
+    out = defaultdict(list)
+    for r in rows:
+        out[(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r.get("STAGES") or 0), int(r["rep"]))].append(r)
+    return dict(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--stages", type=int, default=None, help="only these stages")
+    args = ap.parse_args(argv)
+    d = Path(args.dir)
+    lag_csv, timeline_csv = d / "lag.csv", d / "timeline.csv"
+    for p in (lag_csv, timeline_csv):
+        if not p.is_file():
+            print(f"{p}: no such file (expected measure_partner_lag.py's lag.csv and timeline.csv)", file=sys.stderr)
+            return 2
+    table = lag_table(read(lag_csv))
+    for (n, bn, bk, st), lags in sorted(table.items()):
+        if args.stages is not None and st != args.stages:
+            continue
+        base = lags.get(0.0, (None, None))[0]
+        cells = [f"{lag:g} us {s / g:.3f}" for lag, (s, g) in sorted(lags.items()) if s and g]
+        line = f"N {n} BN {bn} BK {bk} S {st}: split / together " + ", ".join(cells)
+        if base:
+            line += "; split / split at 0: " + ", ".join(f"{s / base:.3f}" for _, (s, _g) in sorted(lags.items()) if s)
+        cost = continued_cost(table, n, bk, st) if bn == 32 else None
+        if cost:
+            line += f"; together at 0 over BN 64's: {cost:.3f}"
+        print(line)
+    for (n, bn, bk, st, rep), rows in sorted(launches(read(timeline_csv)).items()):
+        if args.stages is not None and st != args.stages:
+            continue
+        g = pair_gaps(rows)
+        print(f"N {n} BN {bn} BK {bk} S {st} rep {rep}: {g['ctas']} CTAs, life {g['life_us']:.1f} us; pairs apart at "
+              "the start {:.2f} / {:.2f} / {:.2f} us, at the end {:.2f} / {:.2f} / {:.2f} (median / p90 / max); "
+              "one TPC {:.2f}; CTAs an SM {} to {}".format(*g["start_gap_us"], *g["end_gap_us"], g["same_tpc"],
+                                                           g["ctas_an_sm"][1], g["ctas_an_sm"][0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

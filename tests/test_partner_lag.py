@@ -1,0 +1,50 @@
+"""bench/partner_lag.py: the partner-lag probe's figures on made-up rows whose ratios are worked by hand."""
+
+from __future__ import annotations
+
+from bench_script import load_bench
+
+bench = load_bench("partner_lag")
+
+
+def lag_row(n, bn, mode, lag, ms, stages=4):
+    return {"N": str(n), "BN": str(bn), "BK": "128", "STAGES": str(stages), "mode": mode, "lag_us": str(lag),
+            "ms": str(ms)}
+
+
+def test_split_and_together_pair_up_by_lag_and_the_continued_cost_is_bn32_over_bn64_together_at_0():
+    # BN 32 at N 8192: split 0.05 / together 0.05 at lag 0, split 0.055 / together 0.05 at 2 us -> 1.1 at 2 us;
+    # BN 64 together at lag 0 0.04: the continued pieces' cost 0.05 / 0.04 = 1.25
+    rows = [lag_row(8192, 32, "split", 0, 0.05), lag_row(8192, 32, "together", 0, 0.05),
+            lag_row(8192, 32, "split", 2, 0.055), lag_row(8192, 32, "together", 2, 0.05),
+            lag_row(8192, 64, "split", 0, 0.04), lag_row(8192, 64, "together", 0, 0.04)]
+    t = bench.lag_table(rows)
+    assert t[(8192, 32, 128, 4)] == {0.0: (0.05, 0.05), 2.0: (0.055, 0.05)}
+    assert abs(t[(8192, 32, 128, 4)][2.0][0] / t[(8192, 32, 128, 4)][2.0][1] - 1.1) < 1e-12
+    assert abs(bench.continued_cost(t, 8192, 128, 4) - 1.25) < 1e-12
+    assert bench.continued_cost(t, 8192, 128, 3) is None       # no rows at 3 stages
+
+
+def test_pairs_are_positions_2j_and_2j_plus_1_and_their_gaps_in_us():
+    # pids 0-3 (rows out of order): pair (0, 1) starts 0 and 30 ns apart, ends at 10,000 and 10,500 ns: gaps 0.03
+    # and 0.5 us; pair (2, 3) starts together, ends 20,000 and 19,000: gaps 0 and 1 us. Medians (0.03 + 0) / 2 =
+    # 0.015 and (0.5 + 1) / 2 = 0.75 us; p90 of two sorted values is rank floor(0.9 x 2) = 1: the larger. Lives
+    # 10, 10.47, 20, 19 us, median (10.47 + 19) / 2 = 14.735. SMs 4, 5 (one TPC) and 6, 9 (not): one TPC 0.5; SMs
+    # 4, 5, 6, 9 one CTA each
+    rows = [{"pid": "1", "smid": "5", "start_ns": "30", "end_ns": "10500"},
+            {"pid": "0", "smid": "4", "start_ns": "0", "end_ns": "10000"},
+            {"pid": "2", "smid": "6", "start_ns": "0", "end_ns": "20000"},
+            {"pid": "3", "smid": "9", "start_ns": "0", "end_ns": "19000"}]
+    g = bench.pair_gaps(rows)
+    assert g["ctas"] == 4
+    assert abs(g["life_us"] - 14.735) < 1e-9
+    assert g["start_gap_us"] == (0.015, 0.03, 0.03)
+    assert g["end_gap_us"] == (0.75, 1.0, 1.0)
+    assert g["same_tpc"] == 0.5
+    assert g["ctas_an_sm"] == (1, 1)
+
+
+def test_a_missing_directory_is_one_line_and_exit_2(tmp_path, capsys):
+    assert bench.main([str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "lag.csv: no such file" in err
