@@ -2,7 +2,7 @@
 """Which SMs run a DRAM-bound CTA faster: each measured CTA timeline's first-wave CTA lives by SM, the SMs whose CTAs
 live under FAST x the launch's median (the "fast" group), and the group's life over the rest's.
 
-    python3 bench/sm_group_rates.py [--fast 0.85] [TIMELINE.csv ...]
+    python3 bench/sm_group_rates.py [--fast 0.85] [--classes] [TIMELINE.csv ...]
     python3 bench/sm_group_rates.py --stamps calibration/<device>/measured/sm_rates/stamps.csv
 
 With no files it reads every per-CTA timeline filed under calibration/<device>/measured/decode_timeline_s* (columns
@@ -126,6 +126,23 @@ def print_stamps(path: Path, fast: float) -> None:
               f"{g['makespan_over_balanced']:.3f} x balanced")
 
 
+def placement_classes(ctas: list[tuple[int, int, int]], fast_sms=()) -> dict:
+    """The first wave's SMs by (CTAs on the SM, CTAs on its TPC (SMs 2t, 2t + 1), in the fast group or not) ->
+    (SMs, the median of their median lives, the least, the most), lives in ns: where an uneven one-wave launch's
+    SMs of 3 CTAs, and of 6-CTA TPCs, end (docs/analysis.md, "The H200 answers")."""
+    t0 = min(s for _, s, _ in ctas)
+    lives = defaultdict(list)
+    for sm, s, e in ctas:
+        if s - t0 <= FIRST_WAVE_NS:
+            lives[sm].append(e - s)
+    count = {sm: len(v) for sm, v in lives.items()}
+    fast = set(fast_sms)
+    groups = defaultdict(list)
+    for sm, v in lives.items():
+        groups[(count[sm], count[sm] + count.get(sm ^ 1, 0), sm in fast)].append(statistics.median(v))
+    return {k: (len(v), statistics.median(v), min(v), max(v)) for k, v in sorted(groups.items())}
+
+
 def ranges(sms: list[int]) -> str:
     """``[34, 35, 36, 40]`` -> ``34-36,40``."""
     out, start = [], None
@@ -143,6 +160,8 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--fast", type=float, default=0.85, help="an SM is fast under this x its count's median life")
     ap.add_argument("--stamps", type=Path, help="measure_sm_rates.py's stamps.csv (summary.csv beside it)")
+    ap.add_argument("--classes", action="store_true",
+                    help="also each file's first-wave lives by CTAs on the SM and on its TPC, fast group apart")
     args = ap.parse_args(argv)
     files = args.files or sorted(ROOT.glob("calibration/*/measured/decode_timeline_s*/timeline_*.csv"))
     for path in ([args.stamps, args.stamps.parent / "summary.csv"] if args.stamps else files):
@@ -160,6 +179,11 @@ def main(argv=None) -> int:
         shares = " ".join(f"{n}x{k}" for k, n in g["per_sm"])
         print(f"{name}: {g['ctas']} CTAs (first wave: SMs x CTAs {shares}); fast {len(g['fast_sms'])} SMs "
               f"[{ranges(g['fast_sms'])}] life {ratio} of the rest's; makespan {g['makespan_over_rest']:.3f}")
+        if args.classes:
+            for (on_sm, on_tpc, is_fast), (n, mid, lo, hi) in placement_classes(read_timeline(path),
+                                                                                 g["fast_sms"]).items():
+                print(f"    {on_sm} CTAs an SM, {on_tpc} a TPC, {'fast' if is_fast else 'rest'}: {n} SMs, life "
+                      f"{mid / 1e3:.0f} us ({lo / 1e3:.0f}-{hi / 1e3:.0f})")
     return 0
 
 

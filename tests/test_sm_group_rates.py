@@ -56,3 +56,17 @@ def test_a_missing_file_is_one_line_and_exit_2(tmp_path, capsys):
     assert bench.main([str(tmp_path / "none.csv")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "none.csv: no such file" in err
+
+
+def test_placement_classes_group_sms_by_their_ctas_and_their_tpcs():
+    # first wave: SM 0 three CTAs (lives 300, 310, 320 us -> median 310), SM 1 three (330 -> 330, 330, 330), so TPC
+    # 0-1 holds 6; SM 2 three (300 each) and SM 3 two (200, 220 -> 210): TPC 2-3 holds 5. A CTA starting 5 us in
+    # (late) is left out. Classes: (3, 6, rest) SMs 0, 1: medians 310, 330 -> 320, least 310, most 330;
+    # (3, 5, rest) SM 2: 300; (2, 5, fast) SM 3 named fast: 210
+    us = 1000
+    ctas = [(0, 0, 300 * us), (0, 0, 310 * us), (0, 0, 320 * us), (1, 0, 330 * us), (1, 0, 330 * us),
+            (1, 0, 330 * us), (2, 0, 300 * us), (2, 0, 300 * us), (2, 0, 300 * us), (3, 0, 200 * us),
+            (3, 0, 220 * us), (3, 5 * us, 400 * us)]
+    c = bench.placement_classes(ctas, fast_sms=[3])
+    assert c == {(2, 5, True): (1, 210 * us, 210 * us, 210 * us), (3, 5, False): (1, 300 * us, 300 * us, 300 * us),
+                 (3, 6, False): (2, 320 * us, 310 * us, 330 * us)}
