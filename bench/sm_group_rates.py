@@ -37,15 +37,22 @@ def read_timeline(path: Path) -> list[tuple[int, int, int]]:
             for r in read(path)]
 
 
+def first_wave_lives(ctas: list[tuple[int, int, int]]) -> dict:
+    """smid -> the lives (ns) of its first-wave CTAs: those starting within FIRST_WAVE_NS of the launch's first."""
+    t0 = min(s for _, s, _ in ctas)
+    lives = defaultdict(list)
+    for sm, s, e in ctas:
+        if s - t0 <= FIRST_WAVE_NS:
+            lives[sm].append(e - s)
+    return dict(lives)
+
+
 def fast_group(ctas: list[tuple[int, int, int]], fast: float) -> dict:
     """The first wave's lives by SM, split at ``fast`` x the median of the SMs of the same first-wave count: the
     fast SMs, the rest, the two groups' median lives and the launch's makespan (ns from the first start)."""
     t0 = min(s for _, s, _ in ctas)
-    first = [(sm, e - s) for sm, s, e in ctas if s - t0 <= FIRST_WAVE_NS]
-    count = Counter(sm for sm, _ in first)
-    lives = defaultdict(list)
-    for sm, life in first:
-        lives[sm].append(life)
+    lives = first_wave_lives(ctas)
+    count = {sm: len(v) for sm, v in lives.items()}
     per_sm = {sm: statistics.median(v) for sm, v in lives.items()}
     fast_sms, rest_lives, fast_lives = [], [], []
     for k in sorted(set(count.values())):
@@ -130,11 +137,7 @@ def placement_classes(ctas: list[tuple[int, int, int]], fast_sms=()) -> dict:
     """The first wave's SMs by (CTAs on the SM, CTAs on its TPC (SMs 2t, 2t + 1), in the fast group or not) ->
     (SMs, the median of their median lives, the least, the most), lives in ns: where an uneven one-wave launch's
     SMs of 3 CTAs, and of 6-CTA TPCs, end (docs/analysis.md, "The H200 answers")."""
-    t0 = min(s for _, s, _ in ctas)
-    lives = defaultdict(list)
-    for sm, s, e in ctas:
-        if s - t0 <= FIRST_WAVE_NS:
-            lives[sm].append(e - s)
+    lives = first_wave_lives(ctas)
     count = {sm: len(v) for sm, v in lives.items()}
     fast = set(fast_sms)
     groups = defaultdict(list)
@@ -173,15 +176,15 @@ def main(argv=None) -> int:
         print_stamps(args.stamps, args.fast)
         return 0
     for path in files:
-        g = fast_group(read_timeline(path), args.fast)
+        ctas = read_timeline(path)
+        g = fast_group(ctas, args.fast)
         name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         ratio = f"{g['fast_over_rest']:.3f}" if g["fast_over_rest"] else "-"
         shares = " ".join(f"{n}x{k}" for k, n in g["per_sm"])
         print(f"{name}: {g['ctas']} CTAs (first wave: SMs x CTAs {shares}); fast {len(g['fast_sms'])} SMs "
               f"[{ranges(g['fast_sms'])}] life {ratio} of the rest's; makespan {g['makespan_over_rest']:.3f}")
         if args.classes:
-            for (on_sm, on_tpc, is_fast), (n, mid, lo, hi) in placement_classes(read_timeline(path),
-                                                                                 g["fast_sms"]).items():
+            for (on_sm, on_tpc, is_fast), (n, mid, lo, hi) in placement_classes(ctas, g["fast_sms"]).items():
                 print(f"    {on_sm} CTAs an SM, {on_tpc} a TPC, {'fast' if is_fast else 'rest'}: {n} SMs, life "
                       f"{mid / 1e3:.0f} us ({lo / 1e3:.0f}-{hi / 1e3:.0f})")
     return 0
