@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cta_placement import read  # noqa: E402  (bench/: the timelines' reader, .csv.gz too)
+from cta_placement import launch_order, read  # noqa: E402  (bench/: the timelines' reader and launch order)
 
 
 def lag_table(rows: list[dict]) -> dict:
@@ -58,7 +58,7 @@ def pair_gaps(ctas: list[dict]) -> dict:
     """The pairs (positions 2j, 2j + 1 by pid) of one unheld launch: their start and end gaps in us (median, p90,
     max), the share of pairs whose two SMs form one TPC (smid // 2 equal), the median CTA life in us and the CTAs
     an SM (most, least)."""
-    rs = sorted(ctas, key=lambda r: int(r["pid"]))
+    rs = launch_order(ctas)
     start = [int(r["start_ns"]) for r in rs]
     end = [int(r["end_ns"]) for r in rs]
     sm = [int(r["smid"]) for r in rs]
