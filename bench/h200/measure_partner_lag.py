@@ -22,6 +22,7 @@ pid x 32 ..) with a spin on %clock64 before its k-loop in the CTAs picked by MOD
 split / together at one lag is the cost of the lag alone. BN = 64 rows (no continued pieces) at the same hold give
 the timeline's own cost. LAG_US in 0, 1, 2, 4, 8, 16; N = 4096 (128 CTAs), 8192 (256) and 28672 (896).
 PARTNER_LAG_SET=s44: N = 28672 only, lags 0, 2, 16 us, at 2, 3, 6 and 8 stages (the CTAs an SM 9 / 6 / 3 / 2).
+PARTNER_LAG_SET=s45: N = 8192 and 28672, lags 0 and 16 us, BK = 128 at 8 and 4 warps, 3 and 4 stages.
 
 The natural lag: each (N, BN, BK) launched three more times with no hold, every CTA writing its %globaltimer at its
 start and after its store, and its %smid (timeline.csv): how far apart the two CTAs of a pair run by themselves.
@@ -51,6 +52,12 @@ if os.environ.get("PARTNER_LAG_SET") == "s44":
     # flight an SM: does the pairs' natural gap, and the lag's cost, follow the CTAs an SM?
     NS, LAGS_US = (28672,), (0, 2, 16)
     CONFIGS = ((128, 4, 2), (128, 4, 3), (128, 4, 6), (128, 4, 8))
+elif os.environ.get("PARTNER_LAG_SET") == "s45":
+    # session 45: run27's 16x8192x8192 at BN = 32, BK = 128, 8 warps measured 14% slower at 3 stages than at 4 (256
+    # CTAs); does BN = 64 part the same way (then not the continued pieces), and do the pairs on SMs of different
+    # CTA counts drift apart (the timeline's lives by the CTAs an SM)? 256 and 896 CTAs, 4 and 8 warps
+    NS, LAGS_US = (8192, 28672), (0, 16)
+    CONFIGS = ((128, 8, 3), (128, 8, 4), (128, 4, 3), (128, 4, 4))
 
 
 @triton.jit
