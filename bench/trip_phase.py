@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Do the CTAs of one SM run their k-loop trips together or in turn? The figures of measure_trip_phase.py's stamps.
+
+    python3 bench/trip_phase.py calibration/h200/measured/trip_phase
+
+Reads DIR/trips.csv.gz (every trip's start on its SM's %clock64) and DIR/timing.csv as bench/h200/
+measure_trip_phase.py writes them. Per launch: the CTAs and the CTAs an SM, each CTA's trip period (the median
+difference of its consecutive trip starts past the first PROLOGUE trips, cycles), and for every two CTAs of one SM
+whose trips overlap in time their phase: where in B's trip A's trips start, as a share of the period folded to 0-0.5
+(0: the two start their trips together, 0.5: in turn, half a trip apart), the median over A's trips. The launch's
+line gives the median period, the median phase over its pairs and the share of pairs under 0.1 (together). timing.csv
+adds what the stamps cost: the launch timed with them over without.
+A missing file is one line and exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import csv
+import gzip
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+PROLOGUE = 4          # trips left out at a CTA's start (the pipeline's fill)
+
+
+def period(clks: list[int]) -> float:
+    """The median difference of consecutive trip starts past the first PROLOGUE trips (cycles)."""
+    steady = clks[PROLOGUE:] if len(clks) > PROLOGUE + 1 else clks
+    return statistics.median(b - a for a, b in zip(steady, steady[1:]))
+
+
+def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
+    """Where in B's trip A's trips start, folded to 0-0.5 of the period ``p``: for each of A's steady trip starts
+    inside B's steady span, its distance past B's last start before it over ``p`` (at most 1), folded as min(x, 1 - x);
+    the median. None where the two spans do not overlap."""
+    bs = b[PROLOGUE:]
+    xs = []
+    for t in a[PROLOGUE:]:
+        j = bisect.bisect_right(bs, t) - 1
+        if j < 0 or j >= len(bs) - 1:
+            continue               # before B's first steady start or past its last
+        x = min((t - bs[j]) / p, 1.0)
+        xs.append(min(x, 1 - x))
+    return statistics.median(xs) if xs else None
+
+
+def launches(rows) -> dict:
+    """(N, BN, WARPS, STAGES, rep) -> {pid: (smid, [clk by trip])} over trips.csv's rows."""
+    out = defaultdict(dict)
+    for r in rows:
+        key = (int(r["N"]), int(r["BN"]), int(r["WARPS"]), int(r["STAGES"]), int(r["rep"]))
+        pid = int(r["pid"])
+        sm, clks = out[key].get(pid, (int(r["smid"]), []))
+        clks.append((int(r["k"]), int(r["clk"])))
+        out[key][pid] = (sm, clks)
+    return {k: {pid: (sm, [c for _, c in sorted(clks)]) for pid, (sm, clks) in v.items()} for k, v in out.items()}
+
+
+def launch_figures(ctas: dict) -> dict:
+    """One launch's figures: CTAs, {CTAs an SM: SMs}, the median period (cycles) and, over every two CTAs of one SM,
+    the median phase and the share under 0.1, with the pairs' count."""
+    by_sm = defaultdict(list)
+    for pid, (sm, clks) in ctas.items():
+        by_sm[sm].append(clks)
+    periods = {pid: period(clks) for pid, (_, clks) in ctas.items()}
+    phases = []
+    for clks_list in by_sm.values():
+        for i in range(len(clks_list)):
+            for j in range(i + 1, len(clks_list)):
+                a, b = clks_list[i], clks_list[j]
+                ph = pair_phase(a, b, statistics.median([period(a), period(b)]))
+                if ph is not None:
+                    phases.append(ph)
+    counts = defaultdict(int)
+    for v in by_sm.values():
+        counts[len(v)] += 1
+    return {
+        "ctas": len(ctas),
+        "sms_by_count": dict(sorted(counts.items())),
+        "period": statistics.median(periods.values()),
+        "pairs": len(phases),
+        "phase": statistics.median(phases) if phases else None,
+        "together": sum(1 for x in phases if x < 0.1) / len(phases) if phases else None,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir")
+    args = ap.parse_args(argv)
+    d = Path(args.dir)
+    trips, timing = d / "trips.csv.gz", d / "timing.csv"
+    for p in (trips, timing):
+        if not p.is_file():
+            print(f"{p}: no such file (expected measure_trip_phase.py's trips.csv.gz and timing.csv)", file=sys.stderr)
+            return 2
+    with open(timing, newline="") as f:
+        for r in csv.DictReader(f):
+            cost = float(r["ms_stamped"]) / float(r["ms_plain"])
+            print(f"N {r['N']} BN {r['BN']} W {r['WARPS']} S {r['STAGES']}: {r['ctas']} CTAs, {r['blocks_per_sm']} an "
+                  f"SM at most; {float(r['ms_plain']) * 1e3:.2f} us plain, stamped {cost:.3f} x")
+    with gzip.open(trips, "rt", newline="") as f:
+        found = launches(csv.DictReader(f))
+    for (n, bn, w, s, rep), ctas in sorted(found.items()):
+        g = launch_figures(ctas)
+        counts = ", ".join(f"{sms} SMs of {c}" for c, sms in g["sms_by_count"].items())
+        phase = "-" if g["phase"] is None else f"{g['phase']:.3f}"
+        together = "-" if g["together"] is None else f"{g['together']:.2f}"
+        print(f"N {n} BN {bn} W {w} S {s} rep {rep}: {g['ctas']} CTAs ({counts}); period {g['period']:.0f} "
+              f"cycles; {g['pairs']} pairs on one SM, phase {phase} (0 together, 0.5 in turn), together {together}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""bench/trip_phase.py: the trip stamps' period and phase on made-up stamps worked by hand."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+
+from bench_script import load_bench
+
+bench = load_bench("trip_phase")
+
+
+def test_period_is_the_median_step_past_the_prologue():
+    # starts 0, 50, 90, 120, then every 100 from 200: past the first 4 trips (PROLOGUE) the steps are 100 -> 100
+    clks = [0, 50, 90, 120, 200, 300, 400, 500]
+    assert bench.period(clks) == 100
+
+
+def test_two_ctas_half_a_trip_apart_have_phase_one_half_and_together_zero():
+    # B starts a trip every 100 cycles from 0; A every 100 from 50: each A start lies 50 past B's last = 0.5 of the
+    # period, folded min(0.5, 0.5) = 0.5. C every 100 from 10: 10 / 100 = 0.1 past, folded 0.1; and 90 past
+    # (0.9, folded 0.1) gives the same
+    b = [100 * i for i in range(20)]
+    a = [50 + 100 * i for i in range(20)]
+    c = [10 + 100 * i for i in range(20)]
+    c2 = [90 + 100 * i for i in range(20)]
+    assert bench.pair_phase(a, b, 100) == 0.5
+    assert abs(bench.pair_phase(c, b, 100) - 0.1) < 1e-12
+    assert abs(bench.pair_phase(c2, b, 100) - 0.1) < 1e-12
+    # spans that do not overlap: no phase
+    assert bench.pair_phase([10_000 + 100 * i for i in range(20)], b, 100) is None
+
+
+def test_launch_figures_pair_the_ctas_of_one_sm_only(tmp_path, capsys):
+    # SM 0 holds pids 0 and 1 (in turn: phase 0.5), SM 1 holds pid 2 alone (no pair); periods all 100 cycles: the
+    # launch has 3 CTAs, one SM of 1 and one of 2, one pair at phase 0.5, none together
+    rows = []
+    for pid, sm, start in ((0, 0, 0), (1, 0, 50), (2, 1, 0)):
+        for k in range(12):
+            rows.append({"N": "8192", "BN": "32", "WARPS": "8", "STAGES": "3", "rep": "0", "pid": str(pid),
+                         "smid": str(sm), "k": str(k), "clk": str(start + 100 * k)})
+    g = bench.launch_figures(bench.launches(rows)[(8192, 32, 8, 3, 0)])
+    assert g["ctas"] == 3 and g["sms_by_count"] == {1: 1, 2: 1}
+    assert g["period"] == 100 and g["pairs"] == 1 and g["phase"] == 0.5 and g["together"] == 0.0
+    # the script over the same stamps, with a timing row: 0.05 ms plain, 0.051 stamped -> 1.020 x
+    with gzip.open(tmp_path / "trips.csv.gz", "wt", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (tmp_path / "timing.csv").write_text("N,BN,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
+                                         "blocks_per_sm\n8192,32,8,3,3,0.05,0.051,40,0,24576,6\n")
+    assert bench.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "50.00 us plain, stamped 1.020 x" in out
+    assert "3 CTAs (1 SMs of 1, 1 SMs of 2); period 100 cycles; 1 pairs on one SM, phase 0.500" in out
+
+
+def test_a_missing_directory_is_one_line_and_exit_2(tmp_path, capsys):
+    assert bench.main([str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "trips.csv.gz: no such file" in err
