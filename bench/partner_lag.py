@@ -4,8 +4,8 @@ run by themselves.
 
     python3 bench/partner_lag.py calibration/h200/measured/partner_lag [--stages S]
 
-Reads DIR/lag.csv and DIR/timeline.csv as bench/h200/measure_partner_lag.py writes them (docs/analysis.md, "The
-partner lag, on an H100" and "The H200 answers"). For each (N, BN, BK, stages):
+Reads DIR/lag.csv and DIR/timeline.csv (or timeline.csv.gz) as bench/h200/measure_partner_lag.py writes them
+(docs/analysis.md, "The partner lag, on an H100" and "The H200 answers"). For each (N, BN, BK, warps, stages):
 - split / together at every lag: the cost of the lag alone (split holds one CTA of every pair, together both CTAs of
   every other pair: as many CTAs held as long), and split over split at lag 0;
 - BN = 32 together at lag 0 over BN = 64 together at lag 0: the continued pieces' cost with the pairs as they run;
@@ -119,6 +119,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     d = Path(args.dir)
     lag_csv, timeline_csv = d / "lag.csv", d / "timeline.csv"
+    if not timeline_csv.is_file() and (d / "timeline.csv.gz").is_file():
+        timeline_csv = d / "timeline.csv.gz"      # the larger sets are filed compressed
     for p in (lag_csv, timeline_csv):
         if not p.is_file():
             print(f"{p}: no such file (expected measure_partner_lag.py's lag.csv and timeline.csv)", file=sys.stderr)

@@ -78,3 +78,21 @@ def test_classes_split_the_lives_by_the_ctas_an_sm_and_the_pairs_within_and_acro
     assert c["lives"] == {2: 8.5, 3: 12.0}
     assert c["across"] == (2, 2.5, 3.0)
     assert c["within"] == (0, None, None)
+
+
+def test_a_compressed_timeline_is_read_in_its_place(tmp_path, capsys):
+    # lag.csv with one BN 32 split / together pair at lag 0 (0.05 / 0.05 -> 1.000) and a gzipped timeline of one
+    # unheld launch: pids 0, 1 on SMs 0 and 1, ending at 10,000 and 10,500 ns: one pair 0.5 us apart at the end
+    import csv
+    import gzip
+    (tmp_path / "lag.csv").write_text("N,BN,BK,WARPS,STAGES,mode,lag_us,ms\n8192,32,128,4,4,split,0,0.05\n"
+                                      "8192,32,128,4,4,together,0,0.05\n")
+    with gzip.open(tmp_path / "timeline.csv.gz", "wt", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["N", "BN", "BK", "WARPS", "STAGES", "rep", "pid", "smid", "start_ns", "end_ns"])
+        w.writerow([8192, 32, 128, 4, 4, 0, 0, 0, 0, 10000])
+        w.writerow([8192, 32, 128, 4, 4, 0, 1, 1, 0, 10500])
+    assert bench.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "split / together 0 us 1.000" in out
+    assert "at the end 0.50 / 0.50 / 0.50" in out
