@@ -8,7 +8,8 @@ measure_trip_phase.py writes them. Per launch: the CTAs and the CTAs an SM, each
 difference of its consecutive trip starts past the first PROLOGUE trips, cycles), and for every two CTAs of one SM
 whose trips overlap in time their phase: where in B's trip A's trips start, as a share of the period folded to 0-0.5
 (0: the two start their trips together, 0.5: in turn, half a trip apart), the median over A's trips. The launch's
-line gives the median period, the median phase over its pairs and the share of pairs under 0.1 (together). timing.csv
+line gives the median period, the median phase over its pairs, the share of pairs under 0.1 (together) and every
+trip's phase pooled over the pairs by tenths (0.2 each where the trips slide past each other at random). timing.csv
 adds what the stamps cost: the launch timed with them over without.
 A missing file is one line and exit 2.
 """
@@ -32,10 +33,10 @@ def period(clks: list[int]) -> float:
     return statistics.median(b - a for a, b in zip(steady, steady[1:]))
 
 
-def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
-    """Where in B's trip A's trips start, folded to 0-0.5 of the period ``p``: for each of A's steady trip starts
-    inside B's steady span, its distance past B's last start before it over ``p`` (at most 1), folded as min(x, 1 - x);
-    the median. None where the two spans do not overlap."""
+def trip_phases(a: list[int], b: list[int], p: float) -> list[float]:
+    """Where in B's trip each of A's trips starts, folded to 0-0.5 of the period ``p``: for each of A's steady trip
+    starts inside B's steady span, its distance past B's last start before it over ``p`` (at most 1), folded as
+    min(x, 1 - x). Empty where the two spans do not overlap."""
     bs = b[PROLOGUE:]
     xs = []
     for t in a[PROLOGUE:]:
@@ -44,6 +45,12 @@ def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
             continue               # before B's first steady start or past its last
         x = min((t - bs[j]) / p, 1.0)
         xs.append(min(x, 1 - x))
+    return xs
+
+
+def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
+    """The median of ``trip_phases``; None where the two spans do not overlap."""
+    xs = trip_phases(a, b, p)
     return statistics.median(xs) if xs else None
 
 
@@ -66,14 +73,15 @@ def launch_figures(ctas: dict) -> dict:
     for pid, (sm, clks) in ctas.items():
         by_sm[sm].append(clks)
     periods = {pid: period(clks) for pid, (_, clks) in ctas.items()}
-    phases = []
+    phases, trips = [], []
     for clks_list in by_sm.values():
         for i in range(len(clks_list)):
             for j in range(i + 1, len(clks_list)):
                 a, b = clks_list[i], clks_list[j]
-                ph = pair_phase(a, b, statistics.median([period(a), period(b)]))
-                if ph is not None:
-                    phases.append(ph)
+                xs = trip_phases(a, b, statistics.median([period(a), period(b)]))
+                if xs:
+                    phases.append(statistics.median(xs))
+                    trips += xs
     counts = defaultdict(int)
     for v in by_sm.values():
         counts[len(v)] += 1
@@ -84,6 +92,10 @@ def launch_figures(ctas: dict) -> dict:
         "pairs": len(phases),
         "phase": statistics.median(phases) if phases else None,
         "together": sum(1 for x in phases if x < 0.1) / len(phases) if phases else None,
+        # every trip's phase pooled over the pairs, the share in each tenth 0-0.1 .. 0.4-0.5: 0.2 each where the CTAs'
+        # trips slide past each other at random, most in the first where they start together, the last in turn
+        "tenths": [sum(1 for x in trips if t / 10 <= x < (t + 1) / 10 or (t == 4 and x == 0.5)) / len(trips)
+                   for t in range(5)] if trips else None,
     }
 
 
@@ -110,7 +122,8 @@ def main(argv=None) -> int:
         phase = "-" if g["phase"] is None else f"{g['phase']:.3f}"
         together = "-" if g["together"] is None else f"{g['together']:.2f}"
         print(f"N {n} BN {bn} W {w} S {s} rep {rep}: {g['ctas']} CTAs ({counts}); period {g['period']:.0f} "
-              f"cycles; {g['pairs']} pairs on one SM, phase {phase} (0 together, 0.5 in turn), together {together}")
+              f"cycles; {g['pairs']} pairs on one SM, phase {phase} (0 together, 0.5 in turn), together {together}"
+              + ("" if g["tenths"] is None else "; trips by tenth of a phase " + " / ".join(f"{x:.2f}" for x in g["tenths"])))
     return 0
 
 

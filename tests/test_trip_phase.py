@@ -42,6 +42,9 @@ def test_launch_figures_pair_the_ctas_of_one_sm_only(tmp_path, capsys):
     g = bench.launch_figures(bench.launches(rows)[(8192, 32, 8, 3, 0)])
     assert g["ctas"] == 3 and g["sms_by_count"] == {1: 1, 2: 1}
     assert g["period"] == 100 and g["pairs"] == 1 and g["phase"] == 0.5 and g["together"] == 0.0
+    # A's steady starts 450 .. 1150 against B's 400 .. 1100: the seven inside B's span (450 .. 1050) all sit at 0.5,
+    # the last tenth (0.4-0.5, 0.5 itself included)
+    assert g["tenths"] == [0.0, 0.0, 0.0, 0.0, 1.0]
     # the script over the same stamps, with a timing row: 0.05 ms plain, 0.051 stamped -> 1.020 x
     with gzip.open(tmp_path / "trips.csv.gz", "wt", newline="") as f:
         w = csv.DictWriter(f, list(rows[0]))
@@ -53,6 +56,7 @@ def test_launch_figures_pair_the_ctas_of_one_sm_only(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "50.00 us plain, stamped 1.020 x" in out
     assert "3 CTAs (1 SMs of 1, 1 SMs of 2); period 100 cycles; 1 pairs on one SM, phase 0.500" in out
+    assert "trips by tenth of a phase 0.00 / 0.00 / 0.00 / 0.00 / 1.00" in out
 
 
 def test_a_missing_directory_is_one_line_and_exit_2(tmp_path, capsys):
