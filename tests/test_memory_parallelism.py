@@ -272,6 +272,13 @@ def test_the_breakdown_prints_the_round_trip_priced_with_the_trips_miss_share():
     assert "122.22 ns of chain + max(205.00 ns + 0.3249 ns per GB/s x 1.974 TB/s drawn" in \
         memory_parallelism.describe_round_trip(16384, whole, f, d)
     assert "= 1.10 us (solved" in memory_parallelism.describe_round_trip(16384, whole, f, d)
+    # that trip draws 1,973.70 B/ns: past a DRAM of 1,500 B/ns the line says DRAM's bandwidth bounds the round above
+    # it; under the H200's read rate (4,514 B/ns, or within 0.5% past a rate) it says nothing
+    past = memory_parallelism.describe_round_trip(16384, whole, f, d, 1500.0)
+    assert past.endswith("a round takes at least 1.10 us; that draw passes the 1.5 TB/s DRAM delivers: DRAM's "
+                         "bandwidth bounds the round above this")
+    assert "DRAM delivers" not in memory_parallelism.describe_round_trip(16384, whole, f, d, 4514.0)
+    assert "DRAM delivers" not in memory_parallelism.describe_round_trip(16384, whole, f, d, 1970.0)
 
 
 def test_the_breakdown_renders_the_batch_it_shows():

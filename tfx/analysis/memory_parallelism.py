@@ -199,11 +199,22 @@ def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
     return (1.0 - l2_only) if dram_bytes else 0.0
 
 
-def describe_round_trip(dram_bytes, t, f, d) -> str:
+def past_dram(drawn, dram_rate) -> str:
+    """The clause for a solved round trip whose draw (B/ns) passes ``dram_rate``, the most DRAM delivers (the read-only
+    rate, ``read_rate``): the bound lies under DRAM's, which sets the round. '' where it does not pass it, or no rate
+    is given. (The line is solved as if the launch could draw what its bytes in flight ask: a draw past DRAM's rate
+    says that bandwidth, not the round trip, binds.)"""
+    if dram_rate is None or drawn <= dram_rate * 1.005:
+        return ""
+    return f"; that draw passes the {BW(dram_rate)} DRAM delivers: DRAM's bandwidth bounds the round above this"
+
+
+def describe_round_trip(dram_bytes, t, f, d, dram_rate=None) -> str:
     """One line for the breakdown: the DRAM round trip a trip with DRAM bytes waits, solved
     with the trip time, as the model priced it (``t``: tfx.analysis.load_trip.LoadedTrip, the
     inputs and the value of tfx.analysis.load_trip.loaded_round_trip_ns), and the round it
-    sets. ``t.dram_bytes``: the DRAM bytes as the queue counts them (tfx.analysis.strided_runs),
+    sets; ``dram_rate``: the most DRAM delivers, B/ns (``past_dram``). ``t.dram_bytes``: the DRAM bytes as the queue
+    counts them (tfx.analysis.strided_runs),
     ``dram_bytes`` the trip's own. Where a share of the trips waits the L2 round trip instead
     (``t.miss`` < 1, ``trip_miss``), each branch is that mix: miss x DRAM's + (1 - miss) x L2's."""
     miss = float(t.miss)
@@ -220,7 +231,8 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
                 f"a DRAM pointer chase under a read-only stream: {T(f.overhead_ns)} of chain + {wait} = "
                 f"{T(round_trip_ns)} (solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
                 f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
-                f"{T(round_trip_ns / s1)}); {format_counted(s1, 'tile')} in flight: a round takes at least {T(round_trip_ns / s1)}")
+                f"{T(round_trip_ns / s1)}); {format_counted(s1, 'tile')} in flight: a round takes at least {T(round_trip_ns / s1)}"
+                + past_dram(drawn, dram_rate))
     line = d.base_ns + d.slope_ns_per_byte_ns * drawn
     port = loaded_bytes / f.port_bytes_per_ns
     lat = float(t.lat)
@@ -251,7 +263,8 @@ def describe_round_trip(dram_bytes, t, f, d) -> str:
             f"{T(f.overhead_ns)} of chain + {wait} = {T(round_trip_ns)} "
             f"(solved with the trip time: {drawing_text(r, active_units)} x {B(queued)}"
             f"{' of whole-line DRAM time' if queued > dram_bytes * (1 + 1e-9) else ''} per "
-            f"{T(round_trip_ns / s1)}); {format_counted(s1, 'tile')} in flight: a round takes at least {T(round_trip_ns / s1)}")
+            f"{T(round_trip_ns / s1)}); {format_counted(s1, 'tile')} in flight: a round takes at least {T(round_trip_ns / s1)}"
+            + past_dram(drawn, dram_rate))
 
 
 def describe_chase(t, f, d, drawn) -> str:

@@ -1013,7 +1013,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                     if share:
                         short = (f"{short}; " if short else "") + share
                 out.append(Term("memory parallelism", 0, f"line {c.line}: " + memory_parallelism.describe_round_trip(
-                    float(body.dram), priced, facts, dram_trip)
+                    float(body.dram), priced, facts, dram_trip, memory_parallelism.read_rate(m))
                     + (f"; {short}" if short else "") + " (included in the waves above)"))
             queue = _priced_queue(miss, c, resident, active_units)
             if queue is not None:
