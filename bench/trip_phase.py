@@ -3,14 +3,14 @@
 
     python3 bench/trip_phase.py calibration/h200/measured/trip_phase
 
-Reads DIR/trips.csv.gz (every trip's start on its SM's %clock64) and DIR/timing.csv as bench/h200/
-measure_trip_phase.py writes them. Per launch: the CTAs and the CTAs an SM, each CTA's trip period (the median
-difference of its consecutive trip starts past the first PROLOGUE trips, cycles), and for every two CTAs of one SM
-whose trips overlap in time their phase: where in B's trip A's trips start, as a share of the period folded to 0-0.5
-(0: the two start their trips together, 0.5: in turn, half a trip apart), the median over A's trips. The launch's
-line gives the median period, the median phase over its pairs, the share of pairs under 0.1 (together) and every
-trip's phase pooled over the pairs by tenths (0.2 each where the trips slide past each other at random). timing.csv
-adds what the stamps cost: the launch timed with them over without.
+Reads DIR/trips.csv.gz (every trip's start on its SM's %clock64, and on %globaltimer where stamped) and DIR/timing.csv
+as bench/h200/measure_trip_phase.py writes them. Per launch: the CTAs and the CTAs an SM, each CTA's trip period (the
+median difference of its consecutive trip starts past the first PROLOGUE trips, cycles, and ns where the global timer
+was stamped), and for every two CTAs of one SM whose trips overlap in time their phase: where in B's trip A's trips
+start, as a share of the period folded to 0-0.5 (0: the two start their trips together, 0.5: in turn, half a trip
+apart), the median over A's trips. The launch's line gives the median period, the median phase over its pairs, the
+share of pairs under 0.1 (together) and every trip's phase pooled over the pairs by tenths (0.2 each where the trips
+slide past each other at random). timing.csv adds what the stamps cost: the launch timed with them over without.
 A missing file is one line and exit 2.
 """
 from __future__ import annotations
@@ -54,14 +54,15 @@ def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
     return statistics.median(xs) if xs else None
 
 
-def launches(rows) -> dict:
-    """(N, BN, WARPS, STAGES, rep) -> {pid: (smid, [clk by trip])} over trips.csv's rows."""
+def launches(rows, column="clk") -> dict:
+    """(N, BN, WARPS, STAGES, rep) -> {pid: (smid, [clk by trip])} over trips.csv's rows; ``column``: the stamp read,
+    ``clk`` (the SM's clock) or ``ns`` (the global timer, where the rows have it)."""
     out = defaultdict(dict)
     for r in rows:
         key = (int(r["N"]), int(r["BN"]), int(r["WARPS"]), int(r["STAGES"]), int(r["rep"]))
         pid = int(r["pid"])
         sm, clks = out[key].get(pid, (int(r["smid"]), []))
-        clks.append((int(r["k"]), int(r["clk"])))
+        clks.append((int(r["k"]), int(r[column])))
         out[key][pid] = (sm, clks)
     return {k: {pid: (sm, [c for _, c in sorted(clks)]) for pid, (sm, clks) in v.items()} for k, v in out.items()}
 
@@ -115,15 +116,21 @@ def main(argv=None) -> int:
             print(f"N {r['N']} BN {r['BN']} W {r['WARPS']} S {r['STAGES']}: {r['ctas']} CTAs, {r['blocks_per_sm']} an "
                   f"SM at most; {float(r['ms_plain']) * 1e3:.2f} us plain, stamped {cost:.3f} x")
     with gzip.open(trips, "rt", newline="") as f:
-        found = launches(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    found = launches(rows)
+    timed = launches(rows, "ns") if rows and "ns" in rows[0] else {}
     for (n, bn, w, s, rep), ctas in sorted(found.items()):
         g = launch_figures(ctas)
+        ns = timed.get((n, bn, w, s, rep))
+        in_ns = "" if ns is None else f" = {statistics.median(period(c) for _, c in ns.values()):.0f} ns"
         counts = ", ".join(f"{sms} SMs of {c}" for c, sms in g["sms_by_count"].items())
         phase = "-" if g["phase"] is None else f"{g['phase']:.3f}"
         together = "-" if g["together"] is None else f"{g['together']:.2f}"
+        tenths = ("" if g["tenths"] is None else
+                  "; trips by tenth of a phase " + " / ".join(f"{x:.2f}" for x in g["tenths"]))
         print(f"N {n} BN {bn} W {w} S {s} rep {rep}: {g['ctas']} CTAs ({counts}); period {g['period']:.0f} "
-              f"cycles; {g['pairs']} pairs on one SM, phase {phase} (0 together, 0.5 in turn), together {together}"
-              + ("" if g["tenths"] is None else "; trips by tenth of a phase " + " / ".join(f"{x:.2f}" for x in g["tenths"])))
+              f"cycles{in_ns}; {g['pairs']} pairs on one SM, phase {phase} (0 together, 0.5 in turn), "
+              f"together {together}{tenths}")
     return 0
 
 

@@ -63,3 +63,17 @@ def test_a_missing_directory_is_one_line_and_exit_2(tmp_path, capsys):
     assert bench.main([str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "trips.csv.gz: no such file" in err
+
+
+def test_the_global_timer_gives_the_period_in_ns(tmp_path, capsys):
+    # one CTA stamped every 100 cycles and every 50 ns (a 2 GHz clock): period 100 cycles = 50 ns
+    rows = [{"N": "8192", "BN": "64", "WARPS": "8", "STAGES": "3", "rep": "0", "pid": "0", "smid": "0", "k": str(k),
+             "clk": str(100 * k), "ns": str(50 * k)} for k in range(12)]
+    with gzip.open(tmp_path / "trips.csv.gz", "wt", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (tmp_path / "timing.csv").write_text("N,BN,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
+                                         "blocks_per_sm\n")
+    assert bench.main([str(tmp_path)]) == 0
+    assert "period 100 cycles = 50 ns; 0 pairs on one SM" in capsys.readouterr().out

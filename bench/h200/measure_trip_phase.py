@@ -13,10 +13,12 @@ cand/pages-mio) fits two CTAs an SM and fails the campaigns at more. So: how far
 SM run from the others, at two CTAs an SM and at six or seven?
 
 The kernel is measure_partner_lag.py's (bench/h200/triton_kernels.py's matmul_kernel at GROUP_M = 1, M = 16,
-K = 8192, BK = 128) with %clock64 stamped at the top of every k-loop trip and %smid once. Each configuration is timed
-with and without the stamps (do_bench medians: what the stamps cost) and launched twice more with them.
+K = 8192, BK = 128) with %clock64 and %globaltimer stamped at the top of every k-loop trip and %smid once. Each
+configuration is timed with and without the stamps (do_bench medians: what the stamps cost) and launched twice more
+with them.
 
-Writes OUTDIR/trips.csv.gz (N, BN, WARPS, STAGES, rep, pid, smid, k, clk: the SM's clock at trip k's top),
+Writes OUTDIR/trips.csv.gz (N, BN, WARPS, STAGES, rep, pid, smid, k, clk, ns: the SM's clock and the global timer at
+trip k's top; the H100's first run, calibration/h100/measured/trip_phase, has no ns),
 OUTDIR/timing.csv (N, BN, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
 log.txt. bench/trip_phase.py reads them.
 """
@@ -31,7 +33,7 @@ import triton.language as tl
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from clock_stamps import clock64, smid  # noqa: E402  (bench/h200: the stamping scripts' helpers)
+from clock_stamps import clock64, globaltimer, smid  # noqa: E402  (bench/h200: the stamping scripts' helpers)
 
 M, K, BK = 16, 8192, 128
 TRIPS = K // BK
@@ -43,7 +45,7 @@ REPS = 2
 
 
 @triton.jit
-def stamped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stamps, sms, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+def stamped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stamps, times, sms, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                    BLOCK_K: tl.constexpr, TRIPS: tl.constexpr, STAMP: tl.constexpr):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
@@ -58,6 +60,7 @@ def stamped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stamps, sms, BLOCK_M: tl.conste
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         if STAMP:
             tl.store(stamps + pid * TRIPS + k, clock64(k))
+            tl.store(times + pid * TRIPS + k, globaltimer(k))
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
         acc = tl.dot(a, b, acc)
@@ -85,7 +88,7 @@ def main(out):
     tw.writeheader()
     zf = gzip.open(os.path.join(out, "trips.csv.gz"), "wt", newline="")
     zw = csv.writer(zf)
-    zw.writerow(["N", "BN", "WARPS", "STAGES", "rep", "pid", "smid", "k", "clk"])
+    zw.writerow(["N", "BN", "WARPS", "STAGES", "rep", "pid", "smid", "k", "clk", "ns"])
     g = torch.Generator(device="cuda")
     g.manual_seed(45)
     A = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
@@ -95,10 +98,11 @@ def main(out):
             C = torch.empty(M, n, device="cuda", dtype=torch.bfloat16)
             ctas = triton.cdiv(M, 16) * triton.cdiv(n, bn)
             stamps = torch.zeros(ctas * TRIPS, device="cuda", dtype=torch.int64)
+            times = torch.zeros(ctas * TRIPS, device="cuda", dtype=torch.int64)
             sms = torch.zeros(ctas, device="cuda", dtype=torch.int64)
 
             def launch(stamp):
-                return stamped_matmul[(ctas,)](A, B, C, M, n, K, stamps, sms, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=BK,
+                return stamped_matmul[(ctas,)](A, B, C, M, n, K, stamps, times, sms, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=BK,
                                                TRIPS=TRIPS, STAMP=stamp, num_warps=warps, num_stages=stages)
             k_plain = launch(False)
             torch.cuda.synchronize()
@@ -120,12 +124,13 @@ def main(out):
                 launch(True)
                 torch.cuda.synchronize()
                 st = stamps.view(ctas, TRIPS).cpu().tolist()
+                gt = times.view(ctas, TRIPS).cpu().tolist()
                 sm = sms.cpu().tolist()
                 for pid in range(ctas):
-                    for k, clk in enumerate(st[pid]):
-                        zw.writerow([n, bn, warps, stages, rep, pid, sm[pid], k, clk])
+                    for k, (clk, ns) in enumerate(zip(st[pid], gt[pid])):
+                        zw.writerow([n, bn, warps, stages, rep, pid, sm[pid], k, clk, ns])
             zf.flush()
-            del B, C, stamps, sms
+            del B, C, stamps, times, sms
         except Exception as e:      # one configuration that fails leaves the others
             log("failed", n, bn, warps, stages, repr(e)[:400])
     tf.close()
