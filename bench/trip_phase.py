@@ -3,14 +3,15 @@
 
     python3 bench/trip_phase.py calibration/h200/measured/trip_phase
 
-Reads DIR/trips.csv.gz (every trip's start on its SM's %clock64, and on %globaltimer where stamped) and DIR/timing.csv
-as bench/h200/measure_trip_phase.py writes them. Per launch: the CTAs and the CTAs an SM, each CTA's trip period (the
-median difference of its consecutive trip starts past the first PROLOGUE trips, cycles, and ns where the global timer
-was stamped), and for every two CTAs of one SM whose trips overlap in time their phase: where in B's trip A's trips
-start, as a share of the period folded to 0-0.5 (0: the two start their trips together, 0.5: in turn, half a trip
-apart), the median over A's trips. The launch's line gives the median period, the median phase over its pairs, the
-share of pairs under 0.1 (together) and every trip's phase pooled over the pairs by tenths (0.2 each where the trips
-slide past each other at random). timing.csv adds what the stamps cost: the launch timed with them over without.
+Reads DIR/trips.csv.gz (every trip's start on its SM's %clock64, and on %globaltimer where stamped) and
+DIR/timing.csv as bench/h200/measure_trip_phase.py writes them. Per launch: the CTAs and the CTAs an SM, each CTA's trip
+period (the median difference of its consecutive trip starts past the first PROLOGUE trips, cycles, and ns where the
+global timer was stamped, with the mean trip there: the steady span over its steps), and for every two CTAs of one SM
+whose trips overlap in time their phase: where in B's trip A's trips start, as a share of the period folded to 0-0.5
+(0: the two start their trips together, 0.5: in turn, half a trip apart), the median over A's trips. The launch's
+line gives the median period, the median phase over its pairs, the share of pairs under 0.1 (together) and every
+trip's phase pooled over the pairs by tenths (0.2 each where the trips slide past each other at random). timing.csv
+adds what the stamps cost: the launch timed with them over without.
 A missing file is one line and exit 2.
 """
 from __future__ import annotations
@@ -46,6 +47,14 @@ def trip_phases(a: list[int], b: list[int], p: float) -> list[float]:
         x = min((t - bs[j]) / p, 1.0)
         xs.append(min(x, 1 - x))
     return xs
+
+
+def mean_period(clks: list[int]) -> float:
+    """The mean trip past the first PROLOGUE trips: the span of the steady starts over their steps (cycles or ns).
+    Over the median (``period``) it holds the slow steps too: a trip now and then that waits long (a DRAM refresh, a
+    page opened again) moves the mean, which sets the launch's time, and not the median."""
+    steady = clks[PROLOGUE:] if len(clks) > PROLOGUE + 1 else clks
+    return (steady[-1] - steady[0]) / (len(steady) - 1)
 
 
 def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
@@ -122,7 +131,9 @@ def main(argv=None) -> int:
     for (n, bn, w, s, rep), ctas in sorted(found.items()):
         g = launch_figures(ctas)
         ns = timed.get((n, bn, w, s, rep))
-        in_ns = "" if ns is None else f" = {statistics.median(period(c) for _, c in ns.values()):.0f} ns"
+        in_ns = ("" if ns is None else
+                 f" = {statistics.median(period(c) for _, c in ns.values()):.0f} ns, mean "
+                 f"{statistics.median(mean_period(c) for _, c in ns.values()):.0f} ns")
         counts = ", ".join(f"{sms} SMs of {c}" for c, sms in g["sms_by_count"].items())
         phase = "-" if g["phase"] is None else f"{g['phase']:.3f}"
         together = "-" if g["together"] is None else f"{g['together']:.2f}"

@@ -76,4 +76,12 @@ def test_the_global_timer_gives_the_period_in_ns(tmp_path, capsys):
     (tmp_path / "timing.csv").write_text("N,BN,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
                                          "blocks_per_sm\n")
     assert bench.main([str(tmp_path)]) == 0
-    assert "period 100 cycles = 50 ns; 0 pairs on one SM" in capsys.readouterr().out
+    assert "period 100 cycles = 50 ns, mean 50 ns; 0 pairs on one SM" in capsys.readouterr().out
+
+
+def test_the_mean_period_holds_the_slow_steps_the_median_leaves_out():
+    # steady starts (past the 4 of the prologue) 400, 500, 600, 1000, 1100: steps 100, 100, 400, 100 -> median 100,
+    # mean (1100 - 400) / 4 = 175
+    clks = [0, 100, 200, 300, 400, 500, 600, 1000, 1100]
+    assert bench.period(clks) == 100
+    assert bench.mean_period(clks) == 175
