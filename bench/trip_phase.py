@@ -109,11 +109,82 @@ def launch_figures(ctas: dict) -> dict:
     }
 
 
+def grid_figures(ctas_rows, timing_rows) -> dict:
+    """measure_trip_phase.py TRIP_SET=grid: (N, BN, BK, warps, stages) -> {ctas, trips, mean_ns: the median over the
+    CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that less trips x
+    mean_ns (the launch's start, fill and end), regs, smem_bytes}."""
+    per = defaultdict(list)
+    for r in ctas_rows:
+        per[(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]))].append(
+            float(r["steady_mean_ns"]))
+    timing = {(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"])): r for r in timing_rows}
+    out = {}
+    for key, means in sorted(per.items()):
+        trips = GRID_K // key[2]
+        mean = statistics.median(means)
+        t = timing.get(key)
+        plain = None if t is None else float(t["ms_plain"]) * 1e6
+        out[key] = dict(ctas=len(means), trips=trips, mean_ns=mean, plain_ns=plain,
+                        rest_ns=None if plain is None else plain - trips * mean,
+                        regs=None if t is None else int(t["regs"]),
+                        smem_bytes=None if t is None else int(t["smem_bytes"]))
+    return out
+
+
+GRID_K, GRID_M = 8192, 16      # measure_trip_phase.py's K and M
+
+
+def priced_trip_ns(figures: dict, profile: str) -> dict:
+    """(N, BN, BK, warps, stages) -> tfx's round a trip (ns) for each grid launch of one wave or less: the
+    breakdown's one-wave ("tail wave") time over the trips, each launch priced as kernels/gemm.tile at its
+    parameters (GROUP_M = 1, B [K, N]) and the compiled registers and shared memory of timing.csv, after an L2 clear
+    as do_bench timed it; None for a launch of more waves (its waves' time is no one CTA's life)."""
+    import csv as _csv
+    import tempfile
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tfx.analysis.measured import Predictor, read_measurements
+    root = Path(__file__).resolve().parent.parent
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "grid.csv"
+        keys = list(figures)
+        with open(path, "w", newline="") as f:
+            w = _csv.writer(f)
+            w.writerow(["kernel", "profile", "measured_ms", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES",
+                        "GROUP_M", "layout", "regs", "spills", "smem_bytes"])
+            for (n, bn, bk, warps, st) in keys:
+                g = figures[(n, bn, bk, warps, st)]
+                w.writerow([root / "kernels" / "gemm.tile", profile, (g["plain_ns"] or 1e3) / 1e6, GRID_M, n, GRID_K,
+                            16, bn, bk, warps, st, 1, "kn", g["regs"] or "", 0, g["smem_bytes"] or ""])
+        predictor = Predictor(profile)
+        for key, row in zip(keys, read_measurements(path)):
+            terms = {t.name: float(t.ns) for t in predictor.analysis(row).terms}
+            one_wave = terms.get("waves", 0) == 0 and "tail wave" in terms
+            out[key] = terms["tail wave"] / figures[key]["trips"] if one_wave else None
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir")
+    ap.add_argument("--profile", default=None, help="with a grid (ctas.csv): tfx's round a trip on this profile too")
     args = ap.parse_args(argv)
     d = Path(args.dir)
+    if (d / "ctas.csv").is_file():
+        if not (d / "timing.csv").is_file():
+            print(f"{d / 'timing.csv'}: no such file (expected beside ctas.csv)", file=sys.stderr)
+            return 2
+        with open(d / "ctas.csv", newline="") as f, open(d / "timing.csv", newline="") as g:
+            figures = grid_figures(list(csv.DictReader(f)), list(csv.DictReader(g)))
+        priced = priced_trip_ns(figures, args.profile) if args.profile else {}
+        for (n, bn, bk, w, st), g in figures.items():
+            rest = ("" if g["rest_ns"] is None else
+                    f"; the launch {g['plain_ns'] / 1e3:.2f} us, {g['rest_ns'] / 1e3:.2f} beyond")
+            tfx = priced.get((n, bn, bk, w, st))
+            tfx_text = "" if tfx is None else f"; tfx's round {tfx:.0f} ns ({tfx / g['mean_ns']:.3f} x)"
+            print(f"N {n} BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, {g['trips']} trips, mean trip "
+                  f"{g['mean_ns']:.0f} ns{rest}{tfx_text}")
+        return 0
     trips, timing = d / "trips.csv.gz", d / "timing.csv"
     for p in (trips, timing):
         if not p.is_file():

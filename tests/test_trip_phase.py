@@ -85,3 +85,16 @@ def test_the_mean_period_holds_the_slow_steps_the_median_leaves_out():
     clks = [0, 100, 200, 300, 400, 500, 600, 1000, 1100]
     assert bench.period(clks) == 100
     assert bench.mean_period(clks) == 175
+
+
+def test_the_grid_gives_each_launch_its_mean_trip_and_the_rest_of_its_time(tmp_path, capsys):
+    # two CTAs of N 8192 BN 64 BK 128 (64 trips of K 8192) with steady mean trips 600 and 700 ns: median 650 ns; the
+    # launch timed 0.05 ms plain = 50,000 ns, 64 x 650 = 41,600 of it the loop: 8,400 ns = 8.40 us beyond
+    (tmp_path / "ctas.csv").write_text(
+        "N,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
+        "8192,64,128,4,3,0,0,0,40000,600.0,600\n8192,64,128,4,3,1,1,0,45000,700.0,700\n")
+    (tmp_path / "timing.csv").write_text("N,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
+                                         "blocks_per_sm\n8192,64,128,4,3,2,0.05,0.051,64,0,40960,5\n")
+    assert bench.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "N 8192 BN 64 BK 128 W 4 S 3: 2 CTAs, 64 trips, mean trip 650 ns; the launch 50.00 us, 8.40 beyond" in out

@@ -3,6 +3,7 @@
 
 Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_trip_phase.py OUTDIR
+    PYTHONUNBUFFERED=1 TRIP_SET=grid python3 bench/h200/measure_trip_phase.py OUTDIR   (the grid: ctas.csv)
 
 Why (docs/analysis.md, "The H200 answers", session 45): the campaigns' bf16 GEMM at M = 16, BN = 32, 8 warps runs 3
 stages 11-13% slower than 4 at 256 CTAs (two an SM), where tfx has the shared-memory (MIO) pipe of the two CTAs bind at
@@ -18,8 +19,9 @@ configuration is timed with and without the stamps (do_bench medians: what the s
 with them.
 
 Writes OUTDIR/trips.csv.gz (N, BN, WARPS, STAGES, rep, pid, smid, k, clk, ns: the SM's clock and the global timer at
-trip k's top; the H100's first run, calibration/h100/measured/trip_phase, has no ns),
-OUTDIR/timing.csv (N, BN, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
+trip k's top), or with TRIP_SET=grid OUTDIR/ctas.csv (N, BN, BK, WARPS, STAGES, pid, smid, first_ns, last_ns,
+steady_mean_ns, steady_median_ns: each CTA's trips past the first PROLOGUE on the global timer),
+OUTDIR/timing.csv (N, BN, BK, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
 log.txt. bench/trip_phase.py reads them.
 """
 import csv
@@ -39,9 +41,18 @@ M, K, BK = 16, 8192, 128
 TRIPS = K // BK
 # (N, BN, warps, stages): two CTAs an SM (256 of BN = 32) and one (128 of BN = 64) at 3 and 4 stages on 8 warps;
 # six or seven an SM (896 of BN = 32) at 3 and 4 stages on 4 warps
-CONFIGS = ((8192, 32, 8, 3), (8192, 32, 8, 4), (8192, 64, 8, 3), (8192, 64, 8, 4),
-           (28672, 32, 4, 3), (28672, 32, 4, 4))
+CONFIGS = ((8192, 32, BK, 8, 3), (8192, 32, BK, 8, 4), (8192, 64, BK, 8, 3), (8192, 64, BK, 8, 4),
+           (28672, 32, BK, 4, 3), (28672, 32, BK, 4, 4))
 REPS = 2
+GRID = os.environ.get("TRIP_SET") == "grid"
+if GRID:
+    # the loop apart from the launch's start and end, over the small-M tiles: BN 32 / 64 / 128 at BK 64 and 128, 3 and 4
+    # stages, 4 warps, at N = 8192 (256 / 128 / 64 CTAs) and 28672 (896 / 448 / 224): each CTA's steady mean trip
+    # (ctas.csv), one stamped launch each, no trip-by-trip file
+    CONFIGS = tuple((n, bn, bk, 4, st) for n in (8192, 28672) for bn in (32, 64, 128) for bk in (64, 128)
+                    for st in (3, 4))
+    REPS = 1
+PROLOGUE = 4        # trips left out at a CTA's start in ctas.csv's steady figures (bench/trip_phase.py's)
 
 
 @triton.jit
@@ -83,27 +94,34 @@ def main(out):
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0))
     run.nvsmi()
     tf = open(os.path.join(out, "timing.csv"), "w", newline="")
-    tw = csv.DictWriter(tf, ["N", "BN", "WARPS", "STAGES", "ctas", "ms_plain", "ms_stamped", "regs", "spills",
+    tw = csv.DictWriter(tf, ["N", "BN", "BK", "WARPS", "STAGES", "ctas", "ms_plain", "ms_stamped", "regs", "spills",
                              "smem_bytes", "blocks_per_sm"])
     tw.writeheader()
-    zf = gzip.open(os.path.join(out, "trips.csv.gz"), "wt", newline="")
-    zw = csv.writer(zf)
-    zw.writerow(["N", "BN", "WARPS", "STAGES", "rep", "pid", "smid", "k", "clk", "ns"])
+    if GRID:
+        zf = open(os.path.join(out, "ctas.csv"), "w", newline="")
+        zw = csv.writer(zf)
+        zw.writerow(["N", "BN", "BK", "WARPS", "STAGES", "pid", "smid", "first_ns", "last_ns", "steady_mean_ns",
+                     "steady_median_ns"])
+    else:
+        zf = gzip.open(os.path.join(out, "trips.csv.gz"), "wt", newline="")
+        zw = csv.writer(zf)
+        zw.writerow(["N", "BN", "WARPS", "STAGES", "rep", "pid", "smid", "k", "clk", "ns"])
     g = torch.Generator(device="cuda")
     g.manual_seed(45)
     A = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
-    for n, bn, warps, stages in CONFIGS:
+    for n, bn, bk, warps, stages in CONFIGS:
+        trips = K // bk
         try:
             B = torch.randn(K, n, device="cuda", generator=g).to(torch.bfloat16)
             C = torch.empty(M, n, device="cuda", dtype=torch.bfloat16)
             ctas = triton.cdiv(M, 16) * triton.cdiv(n, bn)
-            stamps = torch.zeros(ctas * TRIPS, device="cuda", dtype=torch.int64)
-            times = torch.zeros(ctas * TRIPS, device="cuda", dtype=torch.int64)
+            stamps = torch.zeros(ctas * trips, device="cuda", dtype=torch.int64)
+            times = torch.zeros(ctas * trips, device="cuda", dtype=torch.int64)
             sms = torch.zeros(ctas, device="cuda", dtype=torch.int64)
 
             def launch(stamp):
-                return stamped_matmul[(ctas,)](A, B, C, M, n, K, stamps, times, sms, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=BK,
-                                               TRIPS=TRIPS, STAMP=stamp, num_warps=warps, num_stages=stages)
+                return stamped_matmul[(ctas,)](A, B, C, M, n, K, stamps, times, sms, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk,
+                                               TRIPS=trips, STAMP=stamp, num_warps=warps, num_stages=stages)
             k_plain = launch(False)
             torch.cuda.synchronize()
             ref = A.float() @ B.float()
@@ -112,7 +130,7 @@ def main(out):
             torch.cuda.synchronize()
             ms_plain = float(triton.testing.do_bench(lambda: launch(False), warmup=5, rep=40, return_mode="median"))
             ms_stamped = float(triton.testing.do_bench(lambda: launch(True), warmup=5, rep=40, return_mode="median"))
-            row = dict(N=n, BN=bn, WARPS=warps, STAGES=stages, ctas=ctas, ms_plain=f"{ms_plain:.5f}",
+            row = dict(N=n, BN=bn, BK=bk, WARPS=warps, STAGES=stages, ctas=ctas, ms_plain=f"{ms_plain:.5f}",
                        ms_stamped=f"{ms_stamped:.5f}", regs=k_plain.n_regs, spills=k_plain.n_spills,
                        smem_bytes=k_plain.metadata.shared,
                        blocks_per_sm=run.occupancy(k_plain, 32 * warps, k_plain.metadata.shared))
@@ -123,16 +141,22 @@ def main(out):
                 stamps.zero_()
                 launch(True)
                 torch.cuda.synchronize()
-                st = stamps.view(ctas, TRIPS).cpu().tolist()
-                gt = times.view(ctas, TRIPS).cpu().tolist()
+                st = stamps.view(ctas, trips).cpu().tolist()
+                gt = times.view(ctas, trips).cpu().tolist()
                 sm = sms.cpu().tolist()
                 for pid in range(ctas):
+                    if GRID:
+                        steady = gt[pid][PROLOGUE:]
+                        steps = sorted(b - a for a, b in zip(steady, steady[1:]))
+                        zw.writerow([n, bn, bk, warps, stages, pid, sm[pid], gt[pid][0], gt[pid][-1],
+                                     f"{(steady[-1] - steady[0]) / (len(steady) - 1):.1f}", steps[len(steps) // 2]])
+                        continue
                     for k, (clk, ns) in enumerate(zip(st[pid], gt[pid])):
                         zw.writerow([n, bn, warps, stages, rep, pid, sm[pid], k, clk, ns])
             zf.flush()
             del B, C, stamps, times, sms
         except Exception as e:      # one configuration that fails leaves the others
-            log("failed", n, bn, warps, stages, repr(e)[:400])
+            log("failed", n, bn, bk, warps, stages, repr(e)[:400])
     tf.close()
     zf.close()
     run.close()
