@@ -8,14 +8,15 @@ median |error|, and each row as `runN:shape:error` (an `S` after the shape marks
 row), classes ordered by their median signed error.
 
     python3 bench/accuracy_classes.py --only persistent_gemm [--by STAGES,WARPS] [--runs run7]
-                                      [--spilling] [--min-rows 2] [--relative]
+                                      [--spilling] [--min-rows 2] [--relative] [--max-m 128]
 
 --by: comma-separated parameters (default: every parameter the family's rows vary except the
 shape's); --spilling keeps the spilling rows (left out by default: their error is the spill
 pricing's, a class of its own). --relative takes each row's error less the median error of its
 campaign's shape (over the rows kept): an offset every configuration of a shape shares does not
 change its ranking, so what is left is what turns the ranks (session 41: rmsnorm's two-round
-binaries sit 3-15 points above their shapes, decode's classes within 1.3).
+binaries sit 3-15 points above their shapes, decode's classes within 1.3). --max-m keeps the rows whose M is at most
+this (the small-M GEMMs: `--only gemm_bf16 --by K --max-m 128`, their error by K).
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def main(argv=None):
     ap.add_argument("--min-rows", type=int, default=1, help="print classes of at least this many rows")
     ap.add_argument("--relative", action="store_true",
                     help="each row's error less its campaign shape's median: what turns the ranks")
+    ap.add_argument("--max-m", type=int, default=None, help="only rows whose M is at most this (the small-M GEMMs)")
     args = ap.parse_args(argv)
     families = set(args.only.split(","))
     runs = set(args.runs.split(",")) if args.runs else None
@@ -110,7 +112,7 @@ def main(argv=None):
         if "retime" in path.name or (runs and path.parent.name not in runs):
             continue
         for r in read_measurements(path):
-            if r.family in families:
+            if r.family in families and (args.max_m is None or r.params.get("M", 0) <= args.max_m):
                 r.notes["run"] = path.parent.name
                 rows.append(r)
     if not rows:

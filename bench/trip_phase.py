@@ -135,10 +135,10 @@ GRID_K, GRID_M = 8192, 16      # measure_trip_phase.py's K and M
 
 
 def priced_trip_ns(figures: dict, profile: str) -> dict:
-    """(N, BN, BK, warps, stages) -> tfx's round a trip (ns) for each grid launch of one wave or less: the
-    breakdown's one-wave ("tail wave") time over the trips, each launch priced as kernels/gemm.tile at its
-    parameters (GROUP_M = 1, B [K, N]) and the compiled registers and shared memory of timing.csv, after an L2 clear
-    as do_bench timed it; None for a launch of more waves (its waves' time is no one CTA's life)."""
+    """(N, BN, BK, warps, stages) -> (tfx's round a trip (ns), tfx's launch (ns)) for each grid launch: the round is
+    breakdown's one-wave ("tail wave") time over the trips, None for a launch of more waves (its waves' time is no
+    one CTA's life); each launch priced as kernels/gemm.tile at its parameters (GROUP_M = 1, B [K, N]) and the
+    compiled registers and shared memory of timing.csv, after an L2 clear as do_bench timed it."""
     import csv as _csv
     import tempfile
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -158,9 +158,11 @@ def priced_trip_ns(figures: dict, profile: str) -> dict:
                             16, bn, bk, warps, st, 1, "kn", g["regs"] or "", 0, g["smem_bytes"] or ""])
         predictor = Predictor(profile)
         for key, row in zip(keys, read_measurements(path)):
-            terms = {t.name: float(t.ns) for t in predictor.analysis(row).terms}
+            a = predictor.analysis(row)
+            terms = {t.name: float(t.ns) for t in a.terms}
             one_wave = terms.get("waves", 0) == 0 and "tail wave" in terms
-            out[key] = terms["tail wave"] / figures[key]["trips"] if one_wave else None
+            out[key] = (terms["tail wave"] / figures[key]["trips"] if one_wave else None,
+                        float(a.metrics["performance.predicted_ns"]))
     return out
 
 
@@ -180,8 +182,11 @@ def main(argv=None) -> int:
         for (n, bn, bk, w, st), g in figures.items():
             rest = ("" if g["rest_ns"] is None else
                     f"; the launch {g['plain_ns'] / 1e3:.2f} us, {g['rest_ns'] / 1e3:.2f} beyond")
-            tfx = priced.get((n, bn, bk, w, st))
+            tfx, total = priced.get((n, bn, bk, w, st), (None, None))
             tfx_text = "" if tfx is None else f"; tfx's round {tfx:.0f} ns ({tfx / g['mean_ns']:.3f} x)"
+            if total is not None and g["plain_ns"]:
+                tfx_text += (", its" if tfx is not None else "; tfx's") + \
+                    f" launch {total / 1e3:.2f} us ({total / g['plain_ns']:.3f} x)"
             print(f"N {n} BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, {g['trips']} trips, mean trip "
                   f"{g['mean_ns']:.0f} ns{rest}{tfx_text}")
         return 0
