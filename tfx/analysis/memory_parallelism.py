@@ -201,9 +201,9 @@ def trip_miss(dram_bytes, l2_bytes, l2_only=0) -> Any:
 
 def past_dram(drawn, dram_rate) -> str:
     """The clause for a solved round trip whose draw (B/ns) passes ``dram_rate``, the most DRAM delivers (the read-only
-    rate, ``read_rate``): the bound lies under DRAM's, which sets the round. '' where it does not pass it, or no rate
-    is given. (The line is solved as if the launch could draw what its bytes in flight ask: a draw past DRAM's rate
-    says that bandwidth, not the round trip, binds.)"""
+    rate, ``read_rate``); '' where it does not, or no rate is given. The line is solved as if the launch could draw what
+    its bytes in flight ask; a draw past DRAM's rate says DRAM's bandwidth gives the round a longer floor than this
+    round trip does."""
     if dram_rate is None or drawn <= dram_rate * 1.005:
         return ""
     return f"; that draw passes the {BW(dram_rate)} DRAM delivers: DRAM's bandwidth bounds the round above this"
