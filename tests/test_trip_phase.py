@@ -10,6 +10,17 @@ from bench_script import load_bench
 bench = load_bench("trip_phase")
 
 
+def write_stamps(folder, rows, timing_rows=""):
+    """measure_trip_phase.py's two files in ``folder``: the stamp rows gzipped, timing.csv with its header and
+    ``timing_rows``."""
+    with gzip.open(folder / "trips.csv.gz", "wt", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (folder / "timing.csv").write_text("N,BN,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
+                                       "blocks_per_sm\n" + timing_rows)
+
+
 def test_period_is_the_median_step_past_the_prologue():
     # starts 0, 50, 90, 120, then every 100 from 200: past the first 4 trips (PROLOGUE) the steps are 100 -> 100
     clks = [0, 50, 90, 120, 200, 300, 400, 500]
@@ -46,12 +57,7 @@ def test_launch_figures_pair_the_ctas_of_one_sm_only(tmp_path, capsys):
     # the last tenth (0.4-0.5, 0.5 itself included)
     assert g["tenths"] == [0.0, 0.0, 0.0, 0.0, 1.0]
     # the script over the same stamps, with a timing row: 0.05 ms plain, 0.051 stamped -> 1.020 x
-    with gzip.open(tmp_path / "trips.csv.gz", "wt", newline="") as f:
-        w = csv.DictWriter(f, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    (tmp_path / "timing.csv").write_text("N,BN,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
-                                         "blocks_per_sm\n8192,32,8,3,3,0.05,0.051,40,0,24576,6\n")
+    write_stamps(tmp_path, rows, "8192,32,8,3,3,0.05,0.051,40,0,24576,6\n")
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "50.00 us plain, stamped 1.020 x" in out
@@ -69,12 +75,7 @@ def test_the_global_timer_gives_the_period_in_ns(tmp_path, capsys):
     # one CTA stamped every 100 cycles and every 50 ns (a 2 GHz clock): period 100 cycles = 50 ns
     rows = [{"N": "8192", "BN": "64", "WARPS": "8", "STAGES": "3", "rep": "0", "pid": "0", "smid": "0", "k": str(k),
              "clk": str(100 * k), "ns": str(50 * k)} for k in range(12)]
-    with gzip.open(tmp_path / "trips.csv.gz", "wt", newline="") as f:
-        w = csv.DictWriter(f, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    (tmp_path / "timing.csv").write_text("N,BN,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
-                                         "blocks_per_sm\n")
+    write_stamps(tmp_path, rows)
     assert bench.main([str(tmp_path)]) == 0
     assert "period 100 cycles = 50 ns, mean 50 ns; 0 pairs on one SM" in capsys.readouterr().out
 
