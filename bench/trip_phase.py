@@ -112,11 +112,14 @@ def launch_figures(ctas: dict) -> dict:
 def grid_figures(ctas_rows, timing_rows) -> dict:
     """measure_trip_phase.py TRIP_SET=grid: (N, BN, BK, warps, stages) -> {ctas, trips, mean_ns: the median over the
     CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that less trips x
-    mean_ns (the launch's start, fill and end), regs, smem_bytes}."""
+    mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first CTA's first
+    trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, regs, smem_bytes}."""
     per = defaultdict(list)
+    ends = defaultdict(list)
     for r in ctas_rows:
-        per[(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]))].append(
-            float(r["steady_mean_ns"]))
+        key = (int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]))
+        per[key].append(float(r["steady_mean_ns"]))
+        ends[key].append((int(r["first_ns"]), int(r["last_ns"])))
     timing = {(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"])): r for r in timing_rows}
     out = {}
     for key, means in sorted(per.items()):
@@ -124,8 +127,14 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
         mean = statistics.median(means)
         t = timing.get(key)
         plain = None if t is None else float(t["ms_plain"]) * 1e6
+        firsts, lasts = [a for a, _ in ends[key]], [b for _, b in ends[key]]
+        span = max(lasts) - min(firsts)
         out[key] = dict(ctas=len(means), trips=trips, mean_ns=mean, plain_ns=plain,
                         rest_ns=None if plain is None else plain - trips * mean,
+                        # the launch outside its stamps (its start, the first trip's top, the last trip, the end) and
+                        # how far the last CTA ends past the median one
+                        outside_ns=None if plain is None else plain - span,
+                        end_spread_ns=max(lasts) - statistics.median(lasts),
                         regs=None if t is None else int(t["regs"]),
                         smem_bytes=None if t is None else int(t["smem_bytes"]))
     return out
@@ -181,7 +190,8 @@ def main(argv=None) -> int:
         priced = priced_trip_ns(figures, args.profile) if args.profile else {}
         for (n, bn, bk, w, st), g in figures.items():
             rest = ("" if g["rest_ns"] is None else
-                    f"; the launch {g['plain_ns'] / 1e3:.2f} us, {g['rest_ns'] / 1e3:.2f} beyond")
+                    f"; the launch {g['plain_ns'] / 1e3:.2f} us, {g['rest_ns'] / 1e3:.2f} beyond (outside the stamps "
+                    f"{g['outside_ns'] / 1e3:.2f}, the last CTA's end {g['end_spread_ns'] / 1e3:.2f} past the median)")
             tfx, total = priced.get((n, bn, bk, w, st), (None, None))
             tfx_text = "" if tfx is None else f"; tfx's round {tfx:.0f} ns ({tfx / g['mean_ns']:.3f} x)"
             if total is not None and g["plain_ns"]:

@@ -98,4 +98,7 @@ def test_the_grid_gives_each_launch_its_mean_trip_and_the_rest_of_its_time(tmp_p
                                          "blocks_per_sm\n8192,64,128,4,3,2,0.05,0.051,64,0,40960,5\n")
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "N 8192 BN 64 BK 128 W 4 S 3: 2 CTAs, 64 trips, mean trip 650 ns; the launch 50.00 us, 8.40 beyond" in out
+    # the stamps span 0 .. 45,000 ns: 50,000 - 45,000 = 5.00 us outside them; the last CTA's last trip (45,000) past
+    # the median of 40,000 and 45,000 (42,500): 2.50 us
+    assert ("N 8192 BN 64 BK 128 W 4 S 3: 2 CTAs, 64 trips, mean trip 650 ns; the launch 50.00 us, 8.40 beyond "
+            "(outside the stamps 5.00, the last CTA's end 2.50 past the median)") in out
