@@ -110,20 +110,22 @@ def launch_figures(ctas: dict) -> dict:
 
 
 def grid_figures(ctas_rows, timing_rows) -> dict:
-    """measure_trip_phase.py TRIP_SET=grid: (N, BN, BK, warps, stages) -> {ctas, trips, mean_ns: the median over the
-    CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that less trips x
+    """measure_trip_phase.py TRIP_SET=grid or kgrid: (N, BN, BK, warps, stages, K) -> {ctas, trips, mean_ns: the
+    median over the CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that less trips x
     mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first CTA's first
     trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, regs, smem_bytes}."""
     per = defaultdict(list)
     ends = defaultdict(list)
     for r in ctas_rows:
-        key = (int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]))
+        key = (int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]),
+               int(r.get("K") or GRID_K))
         per[key].append(float(r["steady_mean_ns"]))
         ends[key].append((int(r["first_ns"]), int(r["last_ns"])))
-    timing = {(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"])): r for r in timing_rows}
+    timing = {(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]), int(r.get("K") or GRID_K)): r
+              for r in timing_rows}
     out = {}
     for key, means in sorted(per.items()):
-        trips = GRID_K // key[2]
+        trips = key[5] // key[2]
         mean = statistics.median(means)
         t = timing.get(key)
         plain = None if t is None else float(t["ms_plain"]) * 1e6
@@ -144,7 +146,7 @@ GRID_K, GRID_M = 8192, 16      # measure_trip_phase.py's K and M
 
 
 def priced_trip_ns(figures: dict, profile: str) -> dict:
-    """(N, BN, BK, warps, stages) -> (tfx's round a trip (ns), tfx's launch (ns)) for each grid launch: the round is
+    """(N, BN, BK, warps, stages, K) -> (tfx's round a trip (ns), tfx's launch (ns)) for each grid launch: the round is
     breakdown's one-wave ("tail wave") time over the trips, None for a launch of more waves (its waves' time is no
     one CTA's life); each launch priced as kernels/gemm.tile at its parameters (GROUP_M = 1, B [K, N]) and the
     compiled registers and shared memory of timing.csv, after an L2 clear as do_bench timed it."""
@@ -161,9 +163,9 @@ def priced_trip_ns(figures: dict, profile: str) -> dict:
             w = _csv.writer(f)
             w.writerow(["kernel", "profile", "measured_ms", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES",
                         "GROUP_M", "layout", "regs", "spills", "smem_bytes"])
-            for (n, bn, bk, warps, st) in keys:
-                g = figures[(n, bn, bk, warps, st)]
-                w.writerow([root / "kernels" / "gemm.tile", profile, (g["plain_ns"] or 1e3) / 1e6, GRID_M, n, GRID_K,
+            for (n, bn, bk, warps, st, k) in keys:
+                g = figures[(n, bn, bk, warps, st, k)]
+                w.writerow([root / "kernels" / "gemm.tile", profile, (g["plain_ns"] or 1e3) / 1e6, GRID_M, n, k,
                             16, bn, bk, warps, st, 1, "kn", g["regs"] or "", 0, g["smem_bytes"] or ""])
         predictor = Predictor(profile)
         for key, row in zip(keys, read_measurements(path)):
@@ -188,16 +190,18 @@ def main(argv=None) -> int:
         with open(d / "ctas.csv", newline="") as f, open(d / "timing.csv", newline="") as g:
             figures = grid_figures(list(csv.DictReader(f)), list(csv.DictReader(g)))
         priced = priced_trip_ns(figures, args.profile) if args.profile else {}
-        for (n, bn, bk, w, st), g in figures.items():
+        several_k = len({k[5] for k in figures}) > 1
+        for (n, bn, bk, w, st, k), g in figures.items():
             rest = ("" if g["rest_ns"] is None else
                     f"; the launch {g['plain_ns'] / 1e3:.2f} us, {g['rest_ns'] / 1e3:.2f} beyond (outside the stamps "
                     f"{g['outside_ns'] / 1e3:.2f}, the last CTA's end {g['end_spread_ns'] / 1e3:.2f} past the median)")
-            tfx, total = priced.get((n, bn, bk, w, st), (None, None))
+            tfx, total = priced.get((n, bn, bk, w, st, k), (None, None))
             tfx_text = "" if tfx is None else f"; tfx's round {tfx:.0f} ns ({tfx / g['mean_ns']:.3f} x)"
             if total is not None and g["plain_ns"]:
                 tfx_text += (", its" if tfx is not None else "; tfx's") + \
                     f" launch {total / 1e3:.2f} us ({total / g['plain_ns']:.3f} x)"
-            print(f"N {n} BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, {g['trips']} trips, mean trip "
+            print(f"N {n}" + (f" K {k}" if several_k else "") + f" BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, "
+                  f"{g['trips']} trips, mean trip "
                   f"{g['mean_ns']:.0f} ns{rest}{tfx_text}")
         return 0
     trips, timing = d / "trips.csv.gz", d / "timing.csv"

@@ -102,3 +102,18 @@ def test_the_grid_gives_each_launch_its_mean_trip_and_the_rest_of_its_time(tmp_p
     # the median of 40,000 and 45,000 (42,500): 2.50 us
     assert ("N 8192 BN 64 BK 128 W 4 S 3: 2 CTAs, 64 trips, mean trip 650 ns; the launch 50.00 us, 8.40 beyond "
             "(outside the stamps 5.00, the last CTA's end 2.50 past the median)") in out
+
+
+def test_a_grid_over_k_names_each_launch_by_its_k(tmp_path, capsys):
+    # one CTA at K 2048 and one at K 4096 (BK 128: 16 and 32 trips), mean trips 500 ns; launches 0.02 and 0.03 ms:
+    # 20,000 - 16 x 500 = 12.00 us and 30,000 - 32 x 500 = 14.00 us beyond
+    (tmp_path / "ctas.csv").write_text(
+        "N,K,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
+        "8192,2048,64,128,4,4,0,0,0,7500,500.0,500\n8192,4096,64,128,4,4,0,0,0,15500,500.0,500\n")
+    (tmp_path / "timing.csv").write_text(
+        "N,K,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,blocks_per_sm\n"
+        "8192,2048,64,128,4,4,1,0.02,0.02,64,0,61440,3\n8192,4096,64,128,4,4,1,0.03,0.03,64,0,61440,3\n")
+    assert bench.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "N 8192 K 2048 BN 64 BK 128 W 4 S 4: 1 CTAs, 16 trips, mean trip 500 ns; the launch 20.00 us, 12.00 " in out
+    assert "N 8192 K 4096 BN 64 BK 128 W 4 S 4: 1 CTAs, 32 trips, mean trip 500 ns; the launch 30.00 us, 14.00 " in out

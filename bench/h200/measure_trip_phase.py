@@ -4,6 +4,7 @@
 Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_trip_phase.py OUTDIR
     PYTHONUNBUFFERED=1 TRIP_SET=grid python3 bench/h200/measure_trip_phase.py OUTDIR   (the grid: ctas.csv)
+    PYTHONUNBUFFERED=1 TRIP_SET=kgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (four tiles over K)
 
 Why (docs/analysis.md, "The H200 answers", session 45): the campaigns' bf16 GEMM at M = 16, BN = 32, 8 warps runs 3
 stages 11-13% slower than 4 at 256 CTAs (two an SM), where tfx has the shared-memory (MIO) pipe of the two CTAs bind at
@@ -19,9 +20,9 @@ configuration is timed with and without the stamps (do_bench medians: what the s
 with them.
 
 Writes OUTDIR/trips.csv.gz (N, BN, WARPS, STAGES, rep, pid, smid, k, clk, ns: the SM's clock and the global timer at
-trip k's top), or with TRIP_SET=grid OUTDIR/ctas.csv (N, BN, BK, WARPS, STAGES, pid, smid, first_ns, last_ns,
-steady_mean_ns, steady_median_ns: each CTA's trips past the first PROLOGUE on the global timer),
-OUTDIR/timing.csv (N, BN, BK, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
+trip k's top), or with TRIP_SET=grid or kgrid OUTDIR/ctas.csv (N, K, BN, BK, WARPS, STAGES, pid, smid, first_ns,
+last_ns, steady_mean_ns, steady_median_ns: each CTA's trips past the first PROLOGUE on the global timer),
+OUTDIR/timing.csv (N, K, BN, BK, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
 log.txt. bench/trip_phase.py reads them.
 """
 import csv
@@ -41,15 +42,22 @@ M, K, BK = 16, 8192, 128
 TRIPS = K // BK
 # (N, BN, warps, stages): two CTAs an SM (256 of BN = 32) and one (128 of BN = 64) at 3 and 4 stages on 8 warps;
 # six or seven an SM (896 of BN = 32) at 3 and 4 stages on 4 warps
-CONFIGS = ((8192, 32, BK, 8, 3), (8192, 32, BK, 8, 4), (8192, 64, BK, 8, 3), (8192, 64, BK, 8, 4),
-           (28672, 32, BK, 4, 3), (28672, 32, BK, 4, 4))
+CONFIGS = ((8192, 32, BK, 8, 3, K), (8192, 32, BK, 8, 4, K), (8192, 64, BK, 8, 3, K), (8192, 64, BK, 8, 4, K),
+           (28672, 32, BK, 4, 3, K), (28672, 32, BK, 4, 4, K))
 REPS = 2
-GRID = os.environ.get("TRIP_SET") == "grid"
-if GRID:
+GRID = os.environ.get("TRIP_SET") in ("grid", "kgrid")
+if os.environ.get("TRIP_SET") == "kgrid":
+    # the same figures over K (2048 .. 28672): the small-M campaigns' error rises with K (+1.0% at 4096, +4.8% at
+    # 28672: docs/analysis.md, "The H200's trip stamps"); does the loop, the start and end, or the ends' spread move?
+    CONFIGS = tuple((n, bn, bk, 4, st, k) for n, bn, bk, st in ((8192, 64, 128, 4), (8192, 128, 64, 4),
+                                                                (8192, 32, 128, 4), (28672, 128, 128, 3))
+                    for k in (2048, 4096, 8192, 16384, 28672))
+    REPS = 1
+elif GRID:
     # the loop apart from the launch's start and end, over the small-M tiles: BN 32 / 64 / 128 at BK 64 and 128, 3 and 4
     # stages, 4 warps, at N = 8192 (256 / 128 / 64 CTAs) and 28672 (896 / 448 / 224): each CTA's steady mean trip
     # (ctas.csv), one stamped launch each, no trip-by-trip file
-    CONFIGS = tuple((n, bn, bk, 4, st) for n in (8192, 28672) for bn in (32, 64, 128) for bk in (64, 128)
+    CONFIGS = tuple((n, bn, bk, 4, st, K) for n in (8192, 28672) for bn in (32, 64, 128) for bk in (64, 128)
                     for st in (3, 4))
     REPS = 1
 PROLOGUE = 4        # trips left out at a CTA's start in ctas.csv's steady figures (bench/trip_phase.py's)
@@ -94,13 +102,13 @@ def main(out):
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0))
     run.nvsmi()
     tf = open(os.path.join(out, "timing.csv"), "w", newline="")
-    tw = csv.DictWriter(tf, ["N", "BN", "BK", "WARPS", "STAGES", "ctas", "ms_plain", "ms_stamped", "regs", "spills",
-                             "smem_bytes", "blocks_per_sm"])
+    tw = csv.DictWriter(tf, ["N", "K", "BN", "BK", "WARPS", "STAGES", "ctas", "ms_plain", "ms_stamped", "regs",
+                             "spills", "smem_bytes", "blocks_per_sm"])
     tw.writeheader()
     if GRID:
         zf = open(os.path.join(out, "ctas.csv"), "w", newline="")
         zw = csv.writer(zf)
-        zw.writerow(["N", "BN", "BK", "WARPS", "STAGES", "pid", "smid", "first_ns", "last_ns", "steady_mean_ns",
+        zw.writerow(["N", "K", "BN", "BK", "WARPS", "STAGES", "pid", "smid", "first_ns", "last_ns", "steady_mean_ns",
                      "steady_median_ns"])
     else:
         zf = gzip.open(os.path.join(out, "trips.csv.gz"), "wt", newline="")
@@ -108,11 +116,11 @@ def main(out):
         zw.writerow(["N", "BN", "WARPS", "STAGES", "rep", "pid", "smid", "k", "clk", "ns"])
     g = torch.Generator(device="cuda")
     g.manual_seed(45)
-    A = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
-    for n, bn, bk, warps, stages in CONFIGS:
-        trips = K // bk
+    for n, bn, bk, warps, stages, kk in CONFIGS:
+        trips = kk // bk
         try:
-            B = torch.randn(K, n, device="cuda", generator=g).to(torch.bfloat16)
+            A = torch.randn(M, kk, device="cuda", generator=g).to(torch.bfloat16)
+            B = torch.randn(kk, n, device="cuda", generator=g).to(torch.bfloat16)
             C = torch.empty(M, n, device="cuda", dtype=torch.bfloat16)
             ctas = triton.cdiv(M, 16) * triton.cdiv(n, bn)
             stamps = torch.zeros(ctas * trips, device="cuda", dtype=torch.int64)
@@ -120,8 +128,9 @@ def main(out):
             sms = torch.zeros(ctas, device="cuda", dtype=torch.int64)
 
             def launch(stamp):
-                return stamped_matmul[(ctas,)](A, B, C, M, n, K, stamps, times, sms, BLOCK_M=16, BLOCK_N=bn, BLOCK_K=bk,
-                                               TRIPS=trips, STAMP=stamp, num_warps=warps, num_stages=stages)
+                return stamped_matmul[(ctas,)](A, B, C, M, n, kk, stamps, times, sms, BLOCK_M=16, BLOCK_N=bn,
+                                               BLOCK_K=bk, TRIPS=trips, STAMP=stamp, num_warps=warps,
+                                               num_stages=stages)
             k_plain = launch(False)
             torch.cuda.synchronize()
             ref = A.float() @ B.float()
@@ -130,7 +139,7 @@ def main(out):
             torch.cuda.synchronize()
             ms_plain = float(triton.testing.do_bench(lambda: launch(False), warmup=5, rep=40, return_mode="median"))
             ms_stamped = float(triton.testing.do_bench(lambda: launch(True), warmup=5, rep=40, return_mode="median"))
-            row = dict(N=n, BN=bn, BK=bk, WARPS=warps, STAGES=stages, ctas=ctas, ms_plain=f"{ms_plain:.5f}",
+            row = dict(N=n, K=kk, BN=bn, BK=bk, WARPS=warps, STAGES=stages, ctas=ctas, ms_plain=f"{ms_plain:.5f}",
                        ms_stamped=f"{ms_stamped:.5f}", regs=k_plain.n_regs, spills=k_plain.n_spills,
                        smem_bytes=k_plain.metadata.shared,
                        blocks_per_sm=run.occupancy(k_plain, 32 * warps, k_plain.metadata.shared))
@@ -148,15 +157,15 @@ def main(out):
                     if GRID:
                         steady = gt[pid][PROLOGUE:]
                         steps = sorted(b - a for a, b in zip(steady, steady[1:]))
-                        zw.writerow([n, bn, bk, warps, stages, pid, sm[pid], gt[pid][0], gt[pid][-1],
+                        zw.writerow([n, kk, bn, bk, warps, stages, pid, sm[pid], gt[pid][0], gt[pid][-1],
                                      f"{(steady[-1] - steady[0]) / (len(steady) - 1):.1f}", steps[len(steps) // 2]])
                         continue
                     for k, (clk, ns) in enumerate(zip(st[pid], gt[pid])):
                         zw.writerow([n, bn, warps, stages, rep, pid, sm[pid], k, clk, ns])
             zf.flush()
-            del B, C, stamps, times, sms
+            del A, B, C, stamps, times, sms
         except Exception as e:      # one configuration that fails leaves the others
-            log("failed", n, bn, bk, warps, stages, repr(e)[:400])
+            log("failed", n, kk, bn, bk, warps, stages, repr(e)[:400])
     tf.close()
     zf.close()
     run.close()
