@@ -111,9 +111,10 @@ def launch_figures(ctas: dict) -> dict:
 
 def grid_figures(ctas_rows, timing_rows) -> dict:
     """measure_trip_phase.py TRIP_SET=grid or kgrid: (N, BN, BK, warps, stages, K) -> {ctas, trips, mean_ns: the
-    median over the CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that less trips x
-    mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first CTA's first
-    trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, regs, smem_bytes}."""
+    median over the CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that
+    less trips x mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first
+    CTA's first trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, regs,
+    smem_bytes}."""
     per = defaultdict(list)
     ends = defaultdict(list)
     for r in ctas_rows:
