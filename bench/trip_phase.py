@@ -184,11 +184,13 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", default=None, help="with a grid (ctas.csv): tfx's round a trip on this profile too")
     args = ap.parse_args(argv)
     d = Path(args.dir)
-    if (d / "ctas.csv").is_file():
+    ctas_csv = next((p for p in (d / "ctas.csv", d / "ctas.csv.gz") if p.is_file()), None)   # filed gzipped too
+    if ctas_csv is not None:
         if not (d / "timing.csv").is_file():
             print(f"{d / 'timing.csv'}: no such file (expected beside ctas.csv)", file=sys.stderr)
             return 2
-        with open(d / "ctas.csv", newline="") as f, open(d / "timing.csv", newline="") as g:
+        opener = gzip.open if ctas_csv.suffix == ".gz" else open
+        with opener(ctas_csv, "rt", newline="") as f, open(d / "timing.csv", newline="") as g:
             figures = grid_figures(list(csv.DictReader(f)), list(csv.DictReader(g)))
         priced = priced_trip_ns(figures, args.profile) if args.profile else {}
         several_k = len({k[5] for k in figures}) > 1
