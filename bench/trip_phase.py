@@ -51,16 +51,10 @@ def trip_phases(a: list[int], b: list[int], p: float) -> list[float]:
 
 def mean_period(clks: list[int]) -> float:
     """The mean trip past the first PROLOGUE trips: the span of the steady starts over their steps (cycles or ns).
-    Over the median (``period``) it holds the slow steps too: a trip now and then that waits long (a DRAM refresh, a
-    page opened again) moves the mean, which sets the launch's time, and not the median."""
+    Over the median (``period``) it holds the slow steps too: a trip now and then that waits long moves the mean, which
+    sets the launch's time, and not the median."""
     steady = clks[PROLOGUE:] if len(clks) > PROLOGUE + 1 else clks
     return (steady[-1] - steady[0]) / (len(steady) - 1)
-
-
-def pair_phase(a: list[int], b: list[int], p: float) -> float | None:
-    """The median of ``trip_phases``; None where the two spans do not overlap."""
-    xs = trip_phases(a, b, p)
-    return statistics.median(xs) if xs else None
 
 
 def launches(rows, column="clk") -> dict:
