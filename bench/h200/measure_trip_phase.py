@@ -5,6 +5,7 @@ Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 python3 bench/h200/measure_trip_phase.py OUTDIR
     PYTHONUNBUFFERED=1 TRIP_SET=grid python3 bench/h200/measure_trip_phase.py OUTDIR   (the grid: ctas.csv)
     PYTHONUNBUFFERED=1 TRIP_SET=kgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (four tiles over K)
+    PYTHONUNBUFFERED=1 TRIP_SET=fgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over N)
 
 Why (docs/analysis.md, "The H200 answers", session 45): the campaigns' bf16 GEMM at M = 16, BN = 32, 8 warps runs 3
 stages 11-13% slower than 4 at 256 CTAs (two an SM), where tfx has the shared-memory (MIO) pipe of the two CTAs bind at
@@ -53,6 +54,14 @@ if os.environ.get("TRIP_SET") == "kgrid":
                                                                 (8192, 32, 128, 4), (28672, 128, 128, 3))
                     for k in (2048, 4096, 8192, 16384, 28672))
     REPS = 1
+elif os.environ.get("TRIP_SET") == "fgrid":
+    # the continued pieces' cost per trip against the B bytes the launch keeps in flight, (S - 1) x BK x N x 2 B: BN 32
+    # against BN 64 at N = 8192 .. 24576 (256 .. 768 CTAs of BN 32, one wave) at 3 and 4 stages, BK 128, 4 warps
+    # (docs/analysis.md, "The H200's trip stamps": near 1 up to 6.3 MB, 1.22-1.46 from 7.3 MB on the H200)
+    CONFIGS = tuple((n, bn, 128, 4, st, K) for n in (8192, 12288, 16384, 20480, 24576) for bn in (32, 64)
+                    for st in (3, 4))
+    REPS = 1
+    GRID = True
 elif GRID:
     # the loop apart from the launch's start and end, over the small-M tiles: BN 32 / 64 / 128 at BK 64 and 128, 3 and 4
     # stages, 4 warps, at N = 8192 (256 / 128 / 64 CTAs) and 28672 (896 / 448 / 224): each CTA's steady mean trip
