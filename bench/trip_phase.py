@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 PROLOGUE = 4          # trips left out at a CTA's start (the pipeline's fill)
+GRID_K, GRID_M = 8192, 16      # measure_trip_phase.py's K (the grids' where their rows name none) and M
 
 
 def period(clks: list[int]) -> float:
@@ -103,6 +104,11 @@ def launch_figures(ctas: dict) -> dict:
     }
 
 
+def grid_key(r: dict) -> tuple:
+    """(N, BN, BK, warps, stages, K) of a ctas.csv or timing.csv row (K: GRID_K where the row names none)."""
+    return (int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]), int(r.get("K") or GRID_K))
+
+
 def grid_figures(ctas_rows, timing_rows) -> dict:
     """measure_trip_phase.py TRIP_SET=grid or kgrid: (N, BN, BK, warps, stages, K) -> {ctas, trips, mean_ns: the
     median over the CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that
@@ -112,12 +118,10 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
     per = defaultdict(list)
     ends = defaultdict(list)
     for r in ctas_rows:
-        key = (int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]),
-               int(r.get("K") or GRID_K))
+        key = grid_key(r)
         per[key].append(float(r["steady_mean_ns"]))
         ends[key].append((int(r["first_ns"]), int(r["last_ns"])))
-    timing = {(int(r["N"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]), int(r.get("K") or GRID_K)): r
-              for r in timing_rows}
+    timing = {grid_key(r): r for r in timing_rows}
     out = {}
     for key, means in sorted(per.items()):
         trips = key[5] // key[2]
@@ -137,15 +141,12 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
     return out
 
 
-GRID_K, GRID_M = 8192, 16      # measure_trip_phase.py's K and M
-
 
 def priced_trip_ns(figures: dict, profile: str) -> dict:
     """(N, BN, BK, warps, stages, K) -> (tfx's round a trip (ns), tfx's launch (ns)) for each grid launch: the round is
     breakdown's one-wave ("tail wave") time over the trips, None for a launch of more waves (its waves' time is no
     one CTA's life); each launch priced as kernels/gemm.tile at its parameters (GROUP_M = 1, B [K, N]) and the
     compiled registers and shared memory of timing.csv, after an L2 clear as do_bench timed it."""
-    import csv as _csv
     import tempfile
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tfx.analysis.measured import Predictor, read_measurements
@@ -155,7 +156,7 @@ def priced_trip_ns(figures: dict, profile: str) -> dict:
         path = Path(tmp) / "grid.csv"
         keys = list(figures)
         with open(path, "w", newline="") as f:
-            w = _csv.writer(f)
+            w = csv.writer(f)
             w.writerow(["kernel", "profile", "measured_ms", "M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES",
                         "GROUP_M", "layout", "regs", "spills", "smem_bytes"])
             for (n, bn, bk, warps, st, k) in keys:

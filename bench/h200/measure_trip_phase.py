@@ -40,7 +40,6 @@ sys.path.insert(0, HERE)
 from clock_stamps import clock64, globaltimer, smid  # noqa: E402  (bench/h200: the stamping scripts' helpers)
 
 M, K, BK = 16, 8192, 128
-TRIPS = K // BK
 # (N, BN, warps, stages): two CTAs an SM (256 of BN = 32) and one (128 of BN = 64) at 3 and 4 stages on 8 warps;
 # six or seven an SM (896 of BN = 32) at 3 and 4 stages on 4 warps
 CONFIGS = ((8192, 32, BK, 8, 3, K), (8192, 32, BK, 8, 4, K), (8192, 64, BK, 8, 3, K), (8192, 64, BK, 8, 4, K),
