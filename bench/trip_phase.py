@@ -117,10 +117,12 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
     smem_bytes}."""
     per = defaultdict(list)
     ends = defaultdict(list)
+    on_sm = defaultdict(lambda: defaultdict(list))
     for r in ctas_rows:
         key = grid_key(r)
         per[key].append(float(r["steady_mean_ns"]))
         ends[key].append((int(r["first_ns"]), int(r["last_ns"])))
+        on_sm[key][int(r["smid"])].append(float(r["steady_mean_ns"]))
     timing = {grid_key(r): r for r in timing_rows}
     out = {}
     for key, means in sorted(per.items()):
@@ -136,10 +138,51 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
                         # how far the last CTA ends past the median one
                         outside_ns=None if plain is None else plain - span,
                         end_spread_ns=max(lasts) - statistics.median(lasts),
+                        k_spread=k_spread(ends[key], trips),
+                        fast_sms=fast_sms(on_sm[key]),
+                        # every CTA resident at once: the SMs it ran on hold all of them (blocks_per_sm of timing.csv)
+                        one_wave=t is not None and len(on_sm[key]) * int(t["blocks_per_sm"]) >= len(means),
                         regs=None if t is None else int(t["regs"]),
                         smem_bytes=None if t is None else int(t["smem_bytes"]))
     return out
 
+
+
+FAST = 1.12     # an SM whose CTAs trip this much faster than the median SM's runs ahead (fast_sms)
+
+
+def fast_sms(trips_on_sm: dict) -> tuple[int, float]:
+    """(how many SMs run ahead, the 90th percentile SM's rate over the median SM's): each SM's rate the inverse of
+    its CTAs' mean steady trip; an SM runs ahead at FAST x the median SM's rate or more (the favoured SMs of
+    tfx.analysis.favoured_tail draw 1.24-1.35 x)."""
+    rates = sorted(1 / statistics.fmean(v) for v in trips_on_sm.values())
+    median = statistics.median(rates)
+    return sum(1 for x in rates if x >= FAST * median), rates[round(0.9 * (len(rates) - 1))] / median
+
+
+def k_spread(ends: list[tuple[int, int]], trips: int) -> float:
+    """How far apart in k the launch's CTAs are at its middle (the median of the CTAs' midpoints), in trips: the
+    10th to 90th percentile of their positions, each CTA's position interpolated between its first and last trip
+    start (trip 0 and trip ``trips`` - 1), held at those ends outside them; percentiles by the nearest rank."""
+    middle = statistics.median((a + b) / 2 for a, b in ends)
+    at = sorted(min(max((middle - a) / (b - a), 0.0), 1.0) * (trips - 1) if b > a else 0.0 for a, b in ends)
+    return at[round(0.9 * (len(at) - 1))] - at[round(0.1 * (len(at) - 1))]
+
+
+def continued_pieces(figures: dict) -> list[tuple]:
+    """BN = 32's mean trip over BN = 64's at the same (N, BK, warps, stages, K), one wave each: the cost of B's
+    64-byte pieces whose other half the neighbouring CTA reads. Rows of (N, BK, warps, stages, K, cost, in_flight_mb:
+    (S - 1) x BK x N x 2 B, the B rows the launch's stages hold, span_mb: (S - 1 + BN = 32's k spread) x BK x N x 2
+    B, the B rows its CTAs read across at its middle, BN = 32's SMs ahead)."""
+    out = []
+    for (n, bn, bk, w, st, k), g in figures.items():
+        wide = figures.get((n, 64, bk, w, st, k))
+        if bn != 32 or wide is None or not (g["one_wave"] and wide["one_wave"]):
+            continue
+        row_bytes = bk * n * 2
+        out.append((n, bk, w, st, k, g["mean_ns"] / wide["mean_ns"], (st - 1) * row_bytes / 1e6,
+                    (st - 1 + g["k_spread"]) * row_bytes / 1e6, g["fast_sms"][0]))
+    return out
 
 
 def priced_trip_ns(figures: dict, profile: str) -> dict:
@@ -200,7 +243,13 @@ def main(argv=None) -> int:
                     f" launch {total / 1e3:.2f} us ({total / g['plain_ns']:.3f} x)"
             print(f"N {n}" + (f" K {k}" if several_k else "") + f" BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, "
                   f"{g['trips']} trips, mean trip "
-                  f"{g['mean_ns']:.0f} ns{rest}{tfx_text}")
+                  f"{g['mean_ns']:.0f} ns, the CTAs {g['k_spread']:.1f} trips apart at the middle (10th-90th), "
+                  f"{g['fast_sms'][0]} SMs ahead (90th percentile SM {g['fast_sms'][1]:.3f} x the median's rate)"
+                  f"{rest}{tfx_text}")
+        for n, bk, w, st, k, cost, in_flight, span, ahead in continued_pieces(figures):
+            print(f"continued pieces N {n}" + (f" K {k}" if several_k else "") + f" BK {bk} W {w} S {st}: BN 32 / "
+                  f"BN 64 trip {cost:.3f}; B in flight {in_flight:.1f} MB, read across {span:.1f} MB; "
+                  f"{ahead} SMs ahead")
         return 0
     trips, timing = d / "trips.csv.gz", d / "timing.csv"
     for p in (trips, timing):

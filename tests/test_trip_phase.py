@@ -99,8 +99,12 @@ def test_the_grid_gives_each_launch_its_mean_trip_and_the_rest_of_its_time(tmp_p
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     # the stamps span 0 .. 45,000 ns: 50,000 - 45,000 = 5.00 us outside them; the last CTA's last trip (45,000) past
-    # the median of 40,000 and 45,000 (42,500): 2.50 us
-    assert ("N 8192 BN 64 BK 128 W 4 S 3: 2 CTAs, 64 trips, mean trip 650 ns; the launch 50.00 us, 8.40 beyond "
+    # the median of 40,000 and 45,000 (42,500): 2.50 us. At the middle, the median of the midpoints 20,000 and 22,500
+    # = 21,250 ns, the CTAs stand at 21,250 / 40,000 x 63 = 33.47 and 21,250 / 45,000 x 63 = 29.75 trips: 3.7 apart
+    # (10th and 90th percentile by nearest rank of two: the lower and the upper). SM rates 1/600 and 1/700 per ns,
+    # the median their mean: the faster 2 / (1 + 600 / 700) = 1.077 x it, under 1.12: no SM ahead
+    assert ("N 8192 BN 64 BK 128 W 4 S 3: 2 CTAs, 64 trips, mean trip 650 ns, the CTAs 3.7 trips apart at the middle "
+            "(10th-90th), 0 SMs ahead (90th percentile SM 1.077 x the median's rate); the launch 50.00 us, 8.40 beyond "
             "(outside the stamps 5.00, the last CTA's end 2.50 past the median)") in out
 
 
@@ -115,5 +119,41 @@ def test_a_grid_over_k_names_each_launch_by_its_k(tmp_path, capsys):
         "8192,2048,64,128,4,4,1,0.02,0.02,64,0,61440,3\n8192,4096,64,128,4,4,1,0.03,0.03,64,0,61440,3\n")
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "N 8192 K 2048 BN 64 BK 128 W 4 S 4: 1 CTAs, 16 trips, mean trip 500 ns; the launch 20.00 us, 12.00 " in out
-    assert "N 8192 K 4096 BN 64 BK 128 W 4 S 4: 1 CTAs, 32 trips, mean trip 500 ns; the launch 30.00 us, 14.00 " in out
+    # (one CTA each: no spread, its SM the median)
+    for k, trips, launch, beyond in ((2048, 16, "20.00", "12.00"), (4096, 32, "30.00", "14.00")):
+        assert (f"N 8192 K {k} BN 64 BK 128 W 4 S 4: 1 CTAs, {trips} trips, mean trip 500 ns, the CTAs 0.0 trips apart "
+                f"at the middle (10th-90th), 0 SMs ahead (90th percentile SM 1.000 x the median's rate); the launch "
+                f"{launch} us, {beyond} ") in out
+
+
+def test_the_ctas_spread_in_k_is_their_10th_to_90th_percentile_position_at_the_middle():
+    # 11 CTAs start at 0 and make their last trip start (trip 100 of 101) at 1000 x (1 + i / 10) ns, i = 0..10: the
+    # middle is the median midpoint, 1500 / 2 = 750 ns, where CTA i stands at 750 / (1000 (1 + i / 10)) x 100 =
+    # 75 / (1 + i / 10) trips. Nearest ranks of 11: the 10th percentile round(0.1 x 10) = 1, the second lowest
+    # (i = 9: 75 / 1.9 = 39.474), the 90th round(9.0) = 9, the second highest (i = 1: 75 / 1.1 = 68.182): 28.708
+    ends = [(0, 1000 + 100 * i) for i in range(11)]
+    assert abs(bench.k_spread(ends, 101) - (75 / 1.1 - 75 / 1.9)) < 1e-9
+    # a CTA whose stamps end before the middle is held at its last trip: two CTAs (0, 100) and (0, 1000), trips 11:
+    # the middle median(50, 500) = 275 is past the first's end: it stands at 10, the other at 275 / 1000 x 10 = 2.75
+    assert abs(bench.k_spread([(0, 100), (0, 1000)], 11) - 7.25) < 1e-12
+
+
+def test_an_sm_runs_ahead_at_1_12_times_the_median_sms_rate():
+    # five SMs, each SM's rate the inverse of its CTAs' mean trip: 1/500 (SM 0: trips 450 and 550, mean 500), 1/500,
+    # 1/400, 1/600, 1/500; the median 1/500. SM 2 is 500 / 400 = 1.25 x it (ahead, >= 1.12); SM 3 0.83 x. The 90th
+    # percentile by nearest rank of five: round(0.9 x 4) = 4, the fastest: 1.25
+    ahead, p90 = bench.fast_sms({0: [450.0, 550.0], 1: [500.0], 2: [400.0], 3: [600.0], 4: [500.0]})
+    assert ahead == 1 and abs(p90 - 1.25) < 1e-12
+
+
+def test_continued_pieces_pair_bn_32_with_bn_64_where_both_are_one_wave():
+    # N 8192, BK 128, 4 stages, K 8192: BN 32's mean trip 660 ns over BN 64's 600 = 1.100; B in flight (4 - 1) x 128
+    # x 8192 x 2 B = 6,291,456 B = 6.29 MB; read across (3 + 2.0 trips of spread) x 2,097,152 B = 10.49 MB; BN 32's
+    # 5 SMs ahead. The same pair at 3 stages is left out: its BN 64 launch is not one wave
+    one = dict(k_spread=2.0, fast_sms=(5, 1.3), one_wave=True)
+    figures = {(8192, 32, 128, 4, 4, 8192): dict(one, mean_ns=660.0), (8192, 64, 128, 4, 4, 8192): dict(one, mean_ns=600.0),
+               (8192, 32, 128, 4, 3, 8192): dict(one, mean_ns=700.0),
+               (8192, 64, 128, 4, 3, 8192): dict(one, mean_ns=600.0, one_wave=False)}
+    [(n, bk, w, st, k, cost, in_flight, span, ahead)] = bench.continued_pieces(figures)
+    assert (n, bk, w, st, k, ahead) == (8192, 128, 4, 4, 8192, 5)
+    assert abs(cost - 1.1) < 1e-12 and abs(in_flight - 6.291456) < 1e-12 and abs(span - 10.48576) < 1e-12
