@@ -6,6 +6,7 @@ Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 TRIP_SET=grid python3 bench/h200/measure_trip_phase.py OUTDIR   (the grid: ctas.csv)
     PYTHONUNBUFFERED=1 TRIP_SET=kgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (four tiles over K)
     PYTHONUNBUFFERED=1 TRIP_SET=fgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over N)
+    PYTHONUNBUFFERED=1 TRIP_SET=sgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over the stages)
 
 Why (docs/analysis.md, "The H200 answers", session 45): the campaigns' bf16 GEMM at M = 16, BN = 32, 8 warps runs 3
 stages 11-13% slower than 4 at 256 CTAs (two an SM), where tfx has the shared-memory (MIO) pipe of the two CTAs bind at
@@ -59,6 +60,13 @@ elif os.environ.get("TRIP_SET") == "fgrid":
     # (docs/analysis.md, "The H200's trip stamps": near 1 up to 6.3 MB, 1.22-1.46 from 7.3 MB on the H200)
     CONFIGS = tuple((n, bn, 128, 4, st, K) for n in (8192, 12288, 16384, 20480, 24576) for bn in (32, 64)
                     for st in (3, 4))
+    REPS = 1
+    GRID = True
+elif os.environ.get("TRIP_SET") == "sgrid":
+    # which launches' SMs pull ahead at two CTAs an SM (docs/analysis.md, "The CTAs' spread in k, and the SMs that run
+    # ahead": the H100's 256 BN 32 CTAs have 19-20 SMs ahead from K = 16384 at 4 stages and cost 1.12-1.13 x BN 64):
+    # BN 32 (256 CTAs) and BN 64 (128) at N = 8192, K = 16384, BK 128, 2 .. 6 stages on 4 and 8 warps
+    CONFIGS = tuple((8192, bn, 128, w, st, 16384) for bn in (32, 64) for w in (4, 8) for st in (2, 3, 4, 5, 6))
     REPS = 1
     GRID = True
 elif GRID:
