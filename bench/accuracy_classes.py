@@ -8,7 +8,7 @@ median |error|, and each row as `runN:shape:error` (an `S` after the shape marks
 row), classes ordered by their median signed error.
 
     python3 bench/accuracy_classes.py --only persistent_gemm [--by STAGES,WARPS] [--runs run7]
-                                      [--spilling] [--min-rows 2] [--relative] [--max-m 128]
+                                      [--spilling] [--min-rows 2] [--relative] [--max-m 128] [--hw h100_sxm]
 
 --by: comma-separated parameters (default: every parameter the family's rows vary except the
 shape's); --spilling keeps the spilling rows (left out by default: their error is the spill
@@ -16,7 +16,8 @@ pricing's, a class of its own). --relative takes each row's error less the media
 campaign's shape (over the rows kept): an offset every configuration of a shape shares does not
 change its ranking, so what is left is what turns the ranks (session 41: rmsnorm's two-round
 binaries sit 3-15 points above their shapes, decode's classes within 1.3). --max-m keeps the rows whose M is at most
-this (the small-M GEMMs: `--only gemm_bf16 --by K --max-m 128`, their error by K).
+this (the small-M GEMMs: `--only gemm_bf16 --by K --max-m 128`, their error by K). --hw h100_sxm reads the
+H100's campaigns (calibration/h100/measured/issue15) and prices them on its profile.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from tfx.analysis.measured import Predictor, read_measurements  # noqa: E402
 
-ISSUE15 = ROOT / "calibration" / "h200" / "measured" / "issue15"
+# the campaigns of each device, priced on its profile (bench/accuracy.py's DEVICE_CALIBRATION)
+ISSUE15 = {"h200_sxm": ROOT / "calibration" / "h200" / "measured" / "issue15",
+           "h100_sxm": ROOT / "calibration" / "h100" / "measured" / "issue15"}
 # parameters that size the problem, not the code (the `shape` annotation names them)
 SHAPE_PARAMS = frozenset({"M", "N", "K", "B", "H", "HQ", "HKV", "S", "SKV", "D"})
 
@@ -104,11 +107,14 @@ def main(argv=None):
     ap.add_argument("--relative", action="store_true",
                     help="each row's error less its campaign shape's median: what turns the ranks")
     ap.add_argument("--max-m", type=int, default=None, help="only rows whose M is at most this (the small-M GEMMs)")
+    ap.add_argument("--hw", default="h200_sxm", choices=sorted(ISSUE15),
+                    help="whose campaigns, priced on that profile (default h200_sxm)")
     args = ap.parse_args(argv)
+    where = ISSUE15[args.hw]
     families = set(args.only.split(","))
     runs = set(args.runs.split(",")) if args.runs else None
     rows = []
-    for path in sorted(ISSUE15.glob("run*/*.csv")):
+    for path in sorted(where.glob("run*/*.csv")):
         if "retime" in path.name or (runs and path.parent.name not in runs):
             continue
         for r in read_measurements(path):
@@ -116,9 +122,9 @@ def main(argv=None):
                 r.notes["run"] = path.parent.name
                 rows.append(r)
     if not rows:
-        print(f"no rows of {args.only} in {ISSUE15}", file=sys.stderr)
+        print(f"no rows of {args.only} in {where}", file=sys.stderr)
         return 2
-    compared = Predictor("h200_sxm").compare(rows)
+    compared = Predictor(args.hw).compare(rows)
     for family in sorted(families):
         part = [c for c in compared if c.row.family == family]
         if not part:

@@ -77,3 +77,10 @@ def test_relative_errors_take_out_the_shapes_median():
     line = bench.format_class(["BM"], (128,), got[0][1], width=8, error=error)
     assert line.split()[:4] == ["BM=128", "1", "-7.5%", "7.5%"]
     assert line.endswith("run1:64x64x64:-8%")
+
+
+def test_hw_reads_that_devices_campaigns(capsys):
+    # a family no campaign holds: the one line names the folder --hw chose (the H100's), exit 2
+    assert bench.main(["--only", "no_such_family", "--hw", "h100_sxm"]) == 2
+    err = capsys.readouterr().err
+    assert "calibration/h100/measured/issue15" in err and err.count("\n") == 1
