@@ -110,11 +110,12 @@ def grid_key(r: dict) -> tuple:
 
 
 def grid_figures(ctas_rows, timing_rows) -> dict:
-    """measure_trip_phase.py TRIP_SET=grid or kgrid: (N, BN, BK, warps, stages, K) -> {ctas, trips, mean_ns: the
+    """measure_trip_phase.py TRIP_SET=grid, kgrid, fgrid or sgrid: (N, BN, BK, warps, stages, K) -> {ctas, trips, mean_ns: the
     median over the CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that
     less trips x mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first
-    CTA's first trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, regs,
-    smem_bytes}."""
+    CTA's first trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, k_spread:
+    the CTAs' spread in k at the launch's middle (``k_spread``), fast_sms: (SMs ahead, the 90th percentile SM's rate
+    over the median's) (``fast_sms``), one_wave: every CTA resident at once, regs, smem_bytes}."""
     per = defaultdict(list)
     ends = defaultdict(list)
     on_sm = defaultdict(lambda: defaultdict(list))
@@ -145,7 +146,6 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
                         regs=None if t is None else int(t["regs"]),
                         smem_bytes=None if t is None else int(t["smem_bytes"]))
     return out
-
 
 
 FAST = 1.12     # an SM whose CTAs trip this much faster than the median SM's runs ahead (fast_sms)
