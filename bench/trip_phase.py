@@ -185,6 +185,15 @@ def continued_pieces(figures: dict) -> list[tuple]:
     return out
 
 
+def loop_and_edges(g: dict, round_ns: float, total_ns: float) -> tuple[float, float]:
+    """tfx's one-wave loop (``round_ns`` x the trips) over the measured loop to the last CTA (the median CTA's trips x
+    its mean trip, plus the last CTA's end past the median's: the launch ends with its slowest CTA), and tfx's edges
+    (``total_ns`` less its loop: the launch, the fill, a dirty L2's write-back) in ns, to set beside the launch's time
+    outside the stamps (``outside_ns``)."""
+    loop = g["trips"] * round_ns
+    return loop / (g["trips"] * g["mean_ns"] + g["end_spread_ns"]), total_ns - loop
+
+
 def priced_trip_ns(figures: dict, profile: str) -> dict:
     """(N, BN, BK, warps, stages, K) -> (tfx's round a trip (ns), tfx's launch (ns)) for each grid launch: the round is
     breakdown's one-wave ("tail wave") time over the trips, None for a launch of more waves (its waves' time is no
@@ -238,6 +247,9 @@ def main(argv=None) -> int:
                     f"{g['outside_ns'] / 1e3:.2f}, the last CTA's end {g['end_spread_ns'] / 1e3:.2f} past the median)")
             tfx, total = priced.get((n, bn, bk, w, st, k), (None, None))
             tfx_text = "" if tfx is None else f"; tfx's round {tfx:.0f} ns ({tfx / g['mean_ns']:.3f} x)"
+            if tfx is not None and g["outside_ns"] is not None:
+                to_last, edges = loop_and_edges(g, tfx, total)
+                tfx_text += f", its loop {to_last:.3f} x the loop to the last CTA, its edges {edges / 1e3:.2f} us"
             if total is not None and g["plain_ns"]:
                 tfx_text += (", its" if tfx is not None else "; tfx's") + \
                     f" launch {total / 1e3:.2f} us ({total / g['plain_ns']:.3f} x)"

@@ -157,3 +157,12 @@ def test_continued_pieces_pair_bn_32_with_bn_64_where_both_are_one_wave():
     [(n, bk, w, st, k, cost, in_flight, span, ahead)] = bench.continued_pieces(figures)
     assert (n, bk, w, st, k, ahead) == (8192, 128, 4, 4, 8192, 5)
     assert abs(cost - 1.1) < 1e-12 and abs(in_flight - 6.291456) < 1e-12 and abs(span - 10.48576) < 1e-12
+
+
+def test_tfx_loop_against_the_loop_to_the_last_cta_and_its_edges():
+    # 64 trips, the median CTA's mean trip 500 ns, the last CTA ending 2,000 ns past the median's: the loop to the last
+    # CTA 64 x 500 + 2,000 = 34,000 ns. tfx's round 550 ns: its loop 64 x 550 = 35,200 ns, 35,200 / 34,000 = 1.0353;
+    # its launch 47,000 ns: edges 47,000 - 35,200 = 11,800 ns
+    g = {"trips": 64, "mean_ns": 500.0, "end_spread_ns": 2000.0}
+    to_last, edges = bench.loop_and_edges(g, 550.0, 47_000.0)
+    assert abs(to_last - 35_200 / 34_000) < 1e-12 and edges == 11_800.0
