@@ -115,7 +115,8 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
     less trips x mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first
     CTA's first trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, k_spread:
     the CTAs' spread in k at the launch's middle (``k_spread``), fast_sms: (SMs ahead, the 90th percentile SM's rate
-    over the median's) (``fast_sms``), one_wave: every CTA resident at once, regs, smem_bytes}."""
+    over the median's) (``fast_sms``), one_wave: every CTA resident at once, M (timing.csv's, GRID_M where it names
+    none), regs, smem_bytes}."""
     per = defaultdict(list)
     ends = defaultdict(list)
     on_sm = defaultdict(lambda: defaultdict(list))
@@ -143,6 +144,8 @@ def grid_figures(ctas_rows, timing_rows) -> dict:
                         fast_sms=fast_sms(on_sm[key]),
                         # every CTA resident at once: the SMs it ran on hold all of them (blocks_per_sm of timing.csv)
                         one_wave=t is not None and len(on_sm[key]) * int(t["blocks_per_sm"]) >= len(means),
+                        # the rows' M (timing.csv from TRIP_SET=mkgrid on; GRID_M before it named none)
+                        M=int(t["M"]) if t is not None and t.get("M") else GRID_M,
                         regs=None if t is None else int(t["regs"]),
                         smem_bytes=None if t is None else int(t["smem_bytes"]))
     return out
@@ -197,7 +200,9 @@ def loop_and_edges(g: dict, round_ns: float, total_ns: float) -> tuple[float, fl
 def priced_trip_ns(figures: dict, profile: str) -> dict:
     """(N, BN, BK, warps, stages, K) -> (tfx's round a trip (ns), tfx's launch (ns)) for each grid launch: the round is
     breakdown's one-wave ("tail wave") time over the trips, None for a launch of more waves (its waves' time is no
-    one CTA's life); each launch priced as kernels/gemm.tile at its parameters (GROUP_M = 1, B [K, N]) and the
+    one CTA's life); each launch priced as kernels/gemm.tile at its parameters (its M, BM = 16, B [K, N], and GROUP_M
+    the row tiles, M / 16: the kernel's pid_m = pid % its row tiles puts a B tile's co-readers on neighbouring pids,
+    Triton's grouped order with one group over all rows; 1 at M = 16) and the
     compiled registers and shared memory of timing.csv, after an L2 clear as do_bench timed it."""
     import tempfile
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -213,8 +218,8 @@ def priced_trip_ns(figures: dict, profile: str) -> dict:
                         "GROUP_M", "layout", "regs", "spills", "smem_bytes"])
             for (n, bn, bk, warps, st, k) in keys:
                 g = figures[(n, bn, bk, warps, st, k)]
-                w.writerow([root / "kernels" / "gemm.tile", profile, (g["plain_ns"] or 1e3) / 1e6, GRID_M, n, k,
-                            16, bn, bk, warps, st, 1, "kn", g["regs"] or "", 0, g["smem_bytes"] or ""])
+                w.writerow([root / "kernels" / "gemm.tile", profile, (g["plain_ns"] or 1e3) / 1e6, g["M"], n, k,
+                            16, bn, bk, warps, st, -(-g["M"] // 16), "kn", g["regs"] or "", 0, g["smem_bytes"] or ""])
         predictor = Predictor(profile)
         for key, row in zip(keys, read_measurements(path)):
             a = predictor.analysis(row)
@@ -253,7 +258,8 @@ def main(argv=None) -> int:
             if total is not None and g["plain_ns"]:
                 tfx_text += (", its" if tfx is not None else "; tfx's") + \
                     f" launch {total / 1e3:.2f} us ({total / g['plain_ns']:.3f} x)"
-            print(f"N {n}" + (f" K {k}" if several_k else "") + f" BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, "
+            print((f"M {g['M']} " if g["M"] != GRID_M else "") + f"N {n}" + (f" K {k}" if several_k else "") +
+                  f" BN {bn} BK {bk} W {w} S {st}: {g['ctas']} CTAs, "
                   f"{g['trips']} trips, mean trip "
                   f"{g['mean_ns']:.0f} ns, the CTAs {g['k_spread']:.1f} trips apart at the middle (10th-90th), "
                   f"{g['fast_sms'][0]} SMs ahead (90th percentile SM {g['fast_sms'][1]:.3f} x the median's rate)"

@@ -166,3 +166,18 @@ def test_tfx_loop_against_the_loop_to_the_last_cta_and_its_edges():
     g = {"trips": 64, "mean_ns": 500.0, "end_spread_ns": 2000.0}
     to_last, edges = bench.loop_and_edges(g, 550.0, 47_000.0)
     assert abs(to_last - 35_200 / 34_000) < 1e-12 and edges == 11_800.0
+
+
+def test_a_grid_at_another_m_names_its_m(tmp_path, capsys):
+    # timing.csv with an M column (TRIP_SET=mkgrid): the launch keeps M 64 and its line starts with it; one CTA, mean
+    # trip 500 ns over K 8192 / BK 128 = 64 trips: 64 x 500 = 32,000 ns of the launch's 40,000 (0.04 ms): 8.00 us beyond
+    (tmp_path / "ctas.csv").write_text(
+        "N,K,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
+        "8192,8192,64,128,4,4,0,0,0,31500,500.0,500\n")
+    (tmp_path / "timing.csv").write_text(
+        "M,N,K,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,blocks_per_sm\n"
+        "64,8192,8192,64,128,4,4,1,0.04,0.04,64,0,61440,3\n")
+    assert bench.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("M 64 N 8192 BN 64 BK 128 W 4 S 4: 1 CTAs, 64 trips, mean trip 500 ns")
+    assert "the launch 40.00 us, 8.00 beyond" in out

@@ -7,6 +7,7 @@ Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 TRIP_SET=kgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (four tiles over K)
     PYTHONUNBUFFERED=1 TRIP_SET=fgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over N)
     PYTHONUNBUFFERED=1 TRIP_SET=sgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over the stages)
+    PYTHONUNBUFFERED=1 TRIP_SET=mkgrid python3 bench/h200/measure_trip_phase.py OUTDIR (kgrid's tiles at M = 64)
 
 Why (docs/analysis.md, "The H200 answers", session 45): the campaigns' bf16 GEMM at M = 16, BN = 32, 8 warps runs 3
 stages 11-13% slower than 4 at 256 CTAs (two an SM), where tfx has the shared-memory (MIO) pipe of the two CTAs bind at
@@ -24,7 +25,7 @@ with them.
 Writes OUTDIR/trips.csv.gz (N, BN, WARPS, STAGES, rep, pid, smid, k, clk, ns: the SM's clock and the global timer at
 trip k's top), or with TRIP_SET=grid or kgrid OUTDIR/ctas.csv (N, K, BN, BK, WARPS, STAGES, pid, smid, first_ns,
 last_ns, steady_mean_ns, steady_median_ns: each CTA's trips past the first PROLOGUE on the global timer),
-OUTDIR/timing.csv (N, K, BN, BK, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
+OUTDIR/timing.csv (M, N, K, BN, BK, WARPS, STAGES, ctas, ms_plain, ms_stamped, regs, spills, smem_bytes, blocks_per_sm),
 log.txt. bench/trip_phase.py reads them.
 """
 import csv
@@ -60,6 +61,15 @@ elif os.environ.get("TRIP_SET") == "fgrid":
     # (docs/analysis.md, "The H200's trip stamps": near 1 up to 6.3 MB, 1.22-1.46 from 7.3 MB on the H200)
     CONFIGS = tuple((n, bn, 128, 4, st, K) for n in (8192, 12288, 16384, 20480, 24576) for bn in (32, 64)
                     for st in (3, 4))
+    REPS = 1
+    GRID = True
+elif os.environ.get("TRIP_SET") == "mkgrid":
+    # the small-M campaigns' error rises with K most where several CTAs co-read each B tile (M > BM: on the H100 -1.7%
+    # at K <= 6144 to +9.4% at 6656-10752, where the rows of one row tile move +5.9 to +8.5%; docs/analysis.md, "Against
+    # the loop to the last CTA"): kgrid's two N = 8192 tiles at M = 64 (four row tiles of BLOCK_M 16, the co-readers
+    # neighbouring pids) over K = 2048 .. 28672, to set beside kgrid's M = 16
+    M = 64
+    CONFIGS = tuple((8192, bn, bk, 4, 4, k) for bn, bk in ((64, 128), (128, 64)) for k in (2048, 4096, 8192, 16384, 28672))
     REPS = 1
     GRID = True
 elif os.environ.get("TRIP_SET") == "sgrid":
@@ -118,7 +128,7 @@ def main(out):
     log("torch", torch.__version__, "triton", triton.__version__, "device", torch.cuda.get_device_name(0))
     run.nvsmi()
     tf = open(os.path.join(out, "timing.csv"), "w", newline="")
-    tw = csv.DictWriter(tf, ["N", "K", "BN", "BK", "WARPS", "STAGES", "ctas", "ms_plain", "ms_stamped", "regs",
+    tw = csv.DictWriter(tf, ["M", "N", "K", "BN", "BK", "WARPS", "STAGES", "ctas", "ms_plain", "ms_stamped", "regs",
                              "spills", "smem_bytes", "blocks_per_sm"])
     tw.writeheader()
     if GRID:
@@ -155,7 +165,7 @@ def main(out):
             torch.cuda.synchronize()
             ms_plain = float(triton.testing.do_bench(lambda: launch(False), warmup=5, rep=40, return_mode="median"))
             ms_stamped = float(triton.testing.do_bench(lambda: launch(True), warmup=5, rep=40, return_mode="median"))
-            row = dict(N=n, K=kk, BN=bn, BK=bk, WARPS=warps, STAGES=stages, ctas=ctas, ms_plain=f"{ms_plain:.5f}",
+            row = dict(M=M, N=n, K=kk, BN=bn, BK=bk, WARPS=warps, STAGES=stages, ctas=ctas, ms_plain=f"{ms_plain:.5f}",
                        ms_stamped=f"{ms_stamped:.5f}", regs=k_plain.n_regs, spills=k_plain.n_spills,
                        smem_bytes=k_plain.metadata.shared,
                        blocks_per_sm=run.occupancy(k_plain, 32 * warps, k_plain.metadata.shared))
