@@ -21,6 +21,16 @@ def write_stamps(folder, rows, timing_rows=""):
                                        "blocks_per_sm\n" + timing_rows)
 
 
+CTAS_HEADER = "N,K,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
+TIMING_HEADER = "N,K,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,blocks_per_sm\n"
+
+
+def write_grid(folder, ctas_rows, timing_rows, ctas_header=CTAS_HEADER, timing_header=TIMING_HEADER):
+    """measure_trip_phase.py's grid files in ``folder``: ctas.csv and timing.csv, each its header and rows."""
+    (folder / "ctas.csv").write_text(ctas_header + ctas_rows)
+    (folder / "timing.csv").write_text(timing_header + timing_rows)
+
+
 def test_period_is_the_median_step_past_the_prologue():
     # starts 0, 50, 90, 120, then every 100 from 200: past the first 4 trips (PROLOGUE) the steps are 100 -> 100
     clks = [0, 50, 90, 120, 200, 300, 400, 500]
@@ -91,11 +101,10 @@ def test_the_mean_period_holds_the_slow_steps_the_median_leaves_out():
 def test_the_grid_gives_each_launch_its_mean_trip_and_the_rest_of_its_time(tmp_path, capsys):
     # two CTAs of N 8192 BN 64 BK 128 (64 trips of K 8192) with steady mean trips 600 and 700 ns: median 650 ns; the
     # launch timed 0.05 ms plain = 50,000 ns, 64 x 650 = 41,600 of it the loop: 8,400 ns = 8.40 us beyond
-    (tmp_path / "ctas.csv").write_text(
-        "N,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
-        "8192,64,128,4,3,0,0,0,40000,600.0,600\n8192,64,128,4,3,1,1,0,45000,700.0,700\n")
-    (tmp_path / "timing.csv").write_text("N,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,"
-                                         "blocks_per_sm\n8192,64,128,4,3,2,0.05,0.051,64,0,40960,5\n")
+    # (files without a K column: the grid's GRID_K, 8192)
+    write_grid(tmp_path, "8192,64,128,4,3,0,0,0,40000,600.0,600\n8192,64,128,4,3,1,1,0,45000,700.0,700\n",
+               "8192,64,128,4,3,2,0.05,0.051,64,0,40960,5\n",
+               ctas_header=CTAS_HEADER.replace("K,", "", 1), timing_header=TIMING_HEADER.replace("K,", "", 1))
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     # the stamps span 0 .. 45,000 ns: 50,000 - 45,000 = 5.00 us outside them; the last CTA's last trip (45,000) past
@@ -111,12 +120,8 @@ def test_the_grid_gives_each_launch_its_mean_trip_and_the_rest_of_its_time(tmp_p
 def test_a_grid_over_k_names_each_launch_by_its_k(tmp_path, capsys):
     # one CTA at K 2048 and one at K 4096 (BK 128: 16 and 32 trips), mean trips 500 ns; launches 0.02 and 0.03 ms:
     # 20,000 - 16 x 500 = 12.00 us and 30,000 - 32 x 500 = 14.00 us beyond
-    (tmp_path / "ctas.csv").write_text(
-        "N,K,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
-        "8192,2048,64,128,4,4,0,0,0,7500,500.0,500\n8192,4096,64,128,4,4,0,0,0,15500,500.0,500\n")
-    (tmp_path / "timing.csv").write_text(
-        "N,K,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,blocks_per_sm\n"
-        "8192,2048,64,128,4,4,1,0.02,0.02,64,0,61440,3\n8192,4096,64,128,4,4,1,0.03,0.03,64,0,61440,3\n")
+    write_grid(tmp_path, "8192,2048,64,128,4,4,0,0,0,7500,500.0,500\n8192,4096,64,128,4,4,0,0,0,15500,500.0,500\n",
+               "8192,2048,64,128,4,4,1,0.02,0.02,64,0,61440,3\n8192,4096,64,128,4,4,1,0.03,0.03,64,0,61440,3\n")
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     # (one CTA each: no spread, its SM the median)
@@ -151,7 +156,8 @@ def test_continued_pieces_pair_bn_32_with_bn_64_where_both_are_one_wave():
     # x 8192 x 2 B = 6,291,456 B = 6.29 MB; read across (3 + 2.0 trips of spread) x 2,097,152 B = 10.49 MB; BN 32's
     # 5 SMs ahead. The same pair at 3 stages is left out: its BN 64 launch is not one wave
     one = dict(k_spread=2.0, fast_sms=(5, 1.3), one_wave=True)
-    figures = {(8192, 32, 128, 4, 4, 8192): dict(one, mean_ns=660.0), (8192, 64, 128, 4, 4, 8192): dict(one, mean_ns=600.0),
+    figures = {(8192, 32, 128, 4, 4, 8192): dict(one, mean_ns=660.0),
+               (8192, 64, 128, 4, 4, 8192): dict(one, mean_ns=600.0),
                (8192, 32, 128, 4, 3, 8192): dict(one, mean_ns=700.0),
                (8192, 64, 128, 4, 3, 8192): dict(one, mean_ns=600.0, one_wave=False)}
     [(n, bk, w, st, k, cost, in_flight, span, ahead)] = bench.continued_pieces(figures)
@@ -171,12 +177,8 @@ def test_tfx_loop_against_the_loop_to_the_last_cta_and_its_edges():
 def test_a_grid_at_another_m_names_its_m(tmp_path, capsys):
     # timing.csv with an M column (TRIP_SET=mkgrid): the launch keeps M 64 and its line starts with it; one CTA, mean
     # trip 500 ns over K 8192 / BK 128 = 64 trips: 64 x 500 = 32,000 ns of the launch's 40,000 (0.04 ms): 8.00 us beyond
-    (tmp_path / "ctas.csv").write_text(
-        "N,K,BN,BK,WARPS,STAGES,pid,smid,first_ns,last_ns,steady_mean_ns,steady_median_ns\n"
-        "8192,8192,64,128,4,4,0,0,0,31500,500.0,500\n")
-    (tmp_path / "timing.csv").write_text(
-        "M,N,K,BN,BK,WARPS,STAGES,ctas,ms_plain,ms_stamped,regs,spills,smem_bytes,blocks_per_sm\n"
-        "64,8192,8192,64,128,4,4,1,0.04,0.04,64,0,61440,3\n")
+    write_grid(tmp_path, "8192,8192,64,128,4,4,0,0,0,31500,500.0,500\n",
+               "64,8192,8192,64,128,4,4,1,0.04,0.04,64,0,61440,3\n", timing_header="M," + TIMING_HEADER)
     assert bench.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("M 64 N 8192 BN 64 BK 128 W 4 S 4: 1 CTAs, 64 trips, mean trip 500 ns")
