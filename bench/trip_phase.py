@@ -19,19 +19,32 @@ from __future__ import annotations
 import argparse
 import bisect
 import csv
-import gzip
 import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cta_placement import read  # noqa: E402  (bench/: a CSV or its .csv.gz, as dict rows)
+
 PROLOGUE = 4          # trips left out at a CTA's start (the pipeline's fill)
 GRID_K, GRID_M = 8192, 16      # measure_trip_phase.py's K (the grids' where their rows name none) and M
 
 
+def steady_starts(clks: list[int]) -> list[int]:
+    """A CTA's trip starts past the first PROLOGUE trips (all of them where no two would be left)."""
+    return clks[PROLOGUE:] if len(clks) > PROLOGUE + 1 else clks
+
+
+def nearest_rank(sorted_xs: list, q: float):
+    """The ``q`` quantile of sorted values by the nearest rank, the value at round(q x (n - 1))."""
+    return sorted_xs[round(q * (len(sorted_xs) - 1))]
+
+
 def period(clks: list[int]) -> float:
     """The median difference of consecutive trip starts past the first PROLOGUE trips (cycles)."""
-    steady = clks[PROLOGUE:] if len(clks) > PROLOGUE + 1 else clks
+    steady = steady_starts(clks)
     return statistics.median(b - a for a, b in zip(steady, steady[1:]))
 
 
@@ -54,7 +67,7 @@ def mean_period(clks: list[int]) -> float:
     """The mean trip past the first PROLOGUE trips: the span of the steady starts over their steps (cycles or ns).
     Over the median (``period``) it holds the slow steps too: a trip now and then that waits long moves the mean, which
     sets the launch's time, and not the median."""
-    steady = clks[PROLOGUE:] if len(clks) > PROLOGUE + 1 else clks
+    steady = steady_starts(clks)
     return (steady[-1] - steady[0]) / (len(steady) - 1)
 
 
@@ -110,13 +123,13 @@ def grid_key(r: dict) -> tuple:
 
 
 def grid_figures(ctas_rows, timing_rows) -> dict:
-    """measure_trip_phase.py TRIP_SET=grid, kgrid, fgrid or sgrid: (N, BN, BK, warps, stages, K) -> {ctas, trips, mean_ns: the
-    median over the CTAs of their steady mean trip, plain_ns: the launch timed plain (timing.csv), rest_ns: that
-    less trips x mean_ns (the launch's start, fill and end), outside_ns: the plain time less the stamps' span (first
-    CTA's first trip to the last CTA's last), end_spread_ns: the last CTA's last trip past the median CTA's, k_spread:
-    the CTAs' spread in k at the launch's middle (``k_spread``), fast_sms: (SMs ahead, the 90th percentile SM's rate
-    over the median's) (``fast_sms``), one_wave: every CTA resident at once, M (timing.csv's, GRID_M where it names
-    none), regs, smem_bytes}."""
+    """measure_trip_phase.py TRIP_SET=grid, kgrid, fgrid, sgrid or mkgrid: (N, BN, BK, warps, stages, K) -> {ctas,
+    trips, mean_ns: the median over the CTAs of their steady mean trip, plain_ns: the launch timed plain
+    (timing.csv), rest_ns: that less trips x mean_ns (the launch's start, fill and end), outside_ns: the plain time
+    less the stamps' span (first CTA's first trip to the last CTA's last), end_spread_ns: the last CTA's last trip
+    past the median CTA's, k_spread: the CTAs' spread in k at the launch's middle (``k_spread``), fast_sms: (SMs
+    ahead, the 90th percentile SM's rate over the median's) (``fast_sms``), one_wave: every CTA resident at once, M
+    (timing.csv's, GRID_M where it names none), regs, smem_bytes}."""
     per = defaultdict(list)
     ends = defaultdict(list)
     on_sm = defaultdict(lambda: defaultdict(list))
@@ -160,7 +173,7 @@ def fast_sms(trips_on_sm: dict) -> tuple[int, float]:
     tfx.analysis.favoured_tail draw 1.24-1.35 x)."""
     rates = sorted(1 / statistics.fmean(v) for v in trips_on_sm.values())
     median = statistics.median(rates)
-    return sum(1 for x in rates if x >= FAST * median), rates[round(0.9 * (len(rates) - 1))] / median
+    return sum(1 for x in rates if x >= FAST * median), nearest_rank(rates, 0.9) / median
 
 
 def k_spread(ends: list[tuple[int, int]], trips: int) -> float:
@@ -169,7 +182,7 @@ def k_spread(ends: list[tuple[int, int]], trips: int) -> float:
     start (trip 0 and trip ``trips`` - 1), held at those ends outside them; percentiles by the nearest rank."""
     middle = statistics.median((a + b) / 2 for a, b in ends)
     at = sorted(min(max((middle - a) / (b - a), 0.0), 1.0) * (trips - 1) if b > a else 0.0 for a, b in ends)
-    return at[round(0.9 * (len(at) - 1))] - at[round(0.1 * (len(at) - 1))]
+    return nearest_rank(at, 0.9) - nearest_rank(at, 0.1)
 
 
 def continued_pieces(figures: dict) -> list[tuple]:
@@ -202,8 +215,8 @@ def priced_trip_ns(figures: dict, profile: str) -> dict:
     breakdown's one-wave ("tail wave") time over the trips, None for a launch of more waves (its waves' time is no
     one CTA's life); each launch priced as kernels/gemm.tile at its parameters (its M, BM = 16, B [K, N], and GROUP_M
     the row tiles, M / 16: the kernel's pid_m = pid % its row tiles puts a B tile's co-readers on neighbouring pids,
-    Triton's grouped order with one group over all rows; 1 at M = 16) and the
-    compiled registers and shared memory of timing.csv, after an L2 clear as do_bench timed it."""
+    Triton's grouped order with one group over all rows; 1 at M = 16) and the compiled registers and shared memory of
+    timing.csv, after an L2 clear as do_bench timed it."""
     import tempfile
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tfx.analysis.measured import Predictor, read_measurements
@@ -241,9 +254,7 @@ def main(argv=None) -> int:
         if not (d / "timing.csv").is_file():
             print(f"{d / 'timing.csv'}: no such file (expected beside ctas.csv)", file=sys.stderr)
             return 2
-        opener = gzip.open if ctas_csv.suffix == ".gz" else open
-        with opener(ctas_csv, "rt", newline="") as f, open(d / "timing.csv", newline="") as g:
-            figures = grid_figures(list(csv.DictReader(f)), list(csv.DictReader(g)))
+        figures = grid_figures(read(ctas_csv), read(d / "timing.csv"))
         priced = priced_trip_ns(figures, args.profile) if args.profile else {}
         several_k = len({k[5] for k in figures}) > 1
         for (n, bn, bk, w, st, k), g in figures.items():
@@ -274,13 +285,11 @@ def main(argv=None) -> int:
         if not p.is_file():
             print(f"{p}: no such file (expected measure_trip_phase.py's trips.csv.gz and timing.csv)", file=sys.stderr)
             return 2
-    with open(timing, newline="") as f:
-        for r in csv.DictReader(f):
-            cost = float(r["ms_stamped"]) / float(r["ms_plain"])
-            print(f"N {r['N']} BN {r['BN']} W {r['WARPS']} S {r['STAGES']}: {r['ctas']} CTAs, {r['blocks_per_sm']} an "
-                  f"SM at most; {float(r['ms_plain']) * 1e3:.2f} us plain, stamped {cost:.3f} x")
-    with gzip.open(trips, "rt", newline="") as f:
-        rows = list(csv.DictReader(f))
+    for r in read(timing):
+        cost = float(r["ms_stamped"]) / float(r["ms_plain"])
+        print(f"N {r['N']} BN {r['BN']} W {r['WARPS']} S {r['STAGES']}: {r['ctas']} CTAs, {r['blocks_per_sm']} an "
+              f"SM at most; {float(r['ms_plain']) * 1e3:.2f} us plain, stamped {cost:.3f} x")
+    rows = read(trips)
     found = launches(rows)
     timed = launches(rows, "ns") if rows and "ns" in rows[0] else {}
     for (n, bn, w, s, rep), ctas in sorted(found.items()):

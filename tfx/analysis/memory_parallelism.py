@@ -214,8 +214,7 @@ def describe_round_trip(dram_bytes, t, f, d, dram_rate=None) -> str:
     with the trip time, as the model priced it (``t``: tfx.analysis.load_trip.LoadedTrip, the
     inputs and the value of tfx.analysis.load_trip.loaded_round_trip_ns), and the round it
     sets; ``dram_rate``: the most DRAM delivers, B/ns (``past_dram``). ``t.dram_bytes``: the DRAM bytes as the queue
-    counts them (tfx.analysis.strided_runs),
-    ``dram_bytes`` the trip's own. Where a share of the trips waits the L2 round trip instead
+    counts them (tfx.analysis.strided_runs), ``dram_bytes`` the trip's own. Where a share of the trips waits the L2 round trip instead
     (``t.miss`` < 1, ``trip_miss``), each branch is that mix: miss x DRAM's + (1 - miss) x L2's."""
     miss = float(t.miss)
     s1 = max(t.stages - 1, 1)
