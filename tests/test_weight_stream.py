@@ -111,19 +111,25 @@ def _predicted(kernel, params, regs, smem, threads, l2_clear):
 def test_a_weight_stream_launch_pays_the_dirty_write_back_after_an_l2_clear():
     """stream_depth's line is a per-trip fit ((t(256 trips) - t(64 trips)) / 192): no launch phase
     in it, so a launch it prices pays do_bench's dirty-L2 write-back when timed after the clear
-    (analyze's l2_clear; launch.l2_dirty_write_back 8.16 us x min(DRAM bytes, L2) / L2). run22's
-    16x28672x8192 at 16x64x128 reads B's 28,672 x 8,192 x 2 = 469,762,048 B from DRAM, past the
-    60 MiB = 62,914,560 B of L2: min(469,762,048, 62,914,560) / 62,914,560 = 1, 8,160 ns more than
-    the same launch priced clean (a serving step). The co-read B of 64x14336x14336 at 32x128x64
-    (read cdiv(64, 32) = 2 times: kloop's line) and fp8's K-major BT (read once, but in pieces no
-    neighbour continues: kloop's line) are not on the stream's line: no write-back, the same
-    prediction with or without the clear."""
+    (analyze's l2_clear; launch.l2_dirty_write_back 8.16 us x min(DRAM bytes, L2) / L2), in the
+    share of its DRAM bytes priced on that line (kloop's line holds its own launches' write-back).
+    run22's 16x28672x8192 at 16x64x128 reads B's 28,672 x 8,192 x 2 = 469,762,048 B from DRAM, past
+    the 60 MiB = 62,914,560 B of L2: min(469,762,048, 62,914,560) / 62,914,560 = 1; a trip's DRAM
+    bytes are B's 128 x 64 x 2 = 16,384 and A's 16 x 128 x 2 = 4,096 shared by the 448 CTAs, the
+    stream's share 16,384 / (16,384 + 4,096 / 448) = 0.999442: 8,160 x 0.999442 = 8,155.45 ns more
+    than the same launch priced clean (a serving step). The co-read B of 64x14336x14336 at
+    32x128x64 GROUP_M = 1 (read cdiv(64, 32) = 2 times, by co-readers that drift apart: kloop's
+    line) and fp8's K-major BT (read once, but in pieces no neighbour continues: kloop's line) are
+    not on the stream's line: no write-back, the same prediction with or without the clear."""
     run22 = ("gemm.tile", {"M": 16, "N": 28672, "K": 8192, "BM": 16, "BN": 64, "BK": 128, "WARPS": 2,
                            "STAGES": 2, "GROUP_M": 1}, 126, 20480, 64)
     clean, none = _predicted(*run22, l2_clear=False)
     cleared, term = _predicted(*run22, l2_clear=True)
-    assert not none and len(term) == 1 and term[0].ns == pytest.approx(8160)
-    assert cleared - clean == pytest.approx(8160)
+    share = 16384 / (16384 + 4096 / 448)
+    assert share == pytest.approx(0.999442, abs=1e-6)
+    assert not none and len(term) == 1 and term[0].ns == pytest.approx(8160 * share)
+    assert cleared - clean == pytest.approx(8160 * share, abs=1)      # predicted_ns is whole ns
+    assert "x 99.9% of its DRAM bytes on the stream's clean-L2 line" in term[0].detail
     co_read = ("gemm.tile", {"M": 64, "N": 14336, "K": 14336, "BM": 32, "BN": 128, "BK": 64, "WARPS": 2,
                              "STAGES": 4, "GROUP_M": 1}, 168, 61440, 64)
     k_major = ("gemm_fp8.tile", {"M": 16, "N": 28672, "K": 8192, "BM": 16, "BN": 128, "BK": 64, "WARPS": 4,
@@ -132,3 +138,42 @@ def test_a_weight_stream_launch_pays_the_dirty_write_back_after_an_l2_clear():
         a, _ = _predicted(*case, l2_clear=False)
         b, term = _predicted(*case, l2_clear=True)
         assert a == b and not term
+
+
+# M = 64 over BM = 16: four row tiles co-read each B tile (calibration/h100/measured/trip_mkgrid's tile);
+# 4 warps, 4 stages: (16 x 64 + 64 x 128) x 2 B = 18,432 B a stage, 73,728 B, 3 CTAs an SM
+CO_READ = {"M": 64, "N": 8192, "K": 8192, "BM": 16, "BN": 128, "BK": 64, "WARPS": 4, "STAGES": 4}
+
+
+def test_co_read_b_in_one_wave_is_a_stream_when_its_readers_stay_together():
+    """GROUP_M = 8: 4 x 64 = 256 CTAs, one wave (3 x 132 = 396 slots); the 4 co-readers of a B
+    tile are neighbouring launch positions (the group-M order) and start together, so DRAM sees
+    B's rows once, continued by the neighbouring tiles: a stream. A trip's DRAM bytes: B's 64 x
+    128 x 2 = 16,384 B over its 4 readers = 4,096, A's 16 x 64 x 2 = 2,048 B over its 64 readers =
+    32; the stream's share 4,096 / (4,096 + 32) = 0.992248. Its line: 205 + 0.992248 x (433 -
+    205) = 431.23 ns. Timed after a clear the launch reads B's 8,192 x 8,192 x 2 = 134,217,728 B,
+    past the L2: the write-back 8,160 x 0.992248 = 8,096.74 ns."""
+    share = 4096 / (4096 + 32)
+    assert 205 + share * 228 == pytest.approx(431.23, abs=0.005)
+    case = ("gemm.tile", dict(CO_READ, GROUP_M=8), 128, 73728, 128)
+    _, detail = _mp(*case)
+    assert "205.00 ns + 0.9922 x (433.00 ns - 205.00 ns) = 431.23 ns" in detail
+    clean, none = _predicted(*case, l2_clear=False)
+    cleared, term = _predicted(*case, l2_clear=True)
+    assert not none and term[0].ns == pytest.approx(8160 * share)
+    assert cleared - clean == pytest.approx(8160 * share, abs=1)      # predicted_ns is whole ns
+
+
+def test_co_read_b_whose_readers_drift_apart_stays_on_kloops_line():
+    """GROUP_M = 1: the co-readers of a B tile are 64 launch positions apart, on unrelated SMs;
+    256 CTAs on 132 SMs put 2 on 124 SMs and 1 on 8, so pairs run in different rate classes
+    (l2_reuse.rate_classes_apart: 1 - (124^2 + 124^2 + 8^2) / 256^2 = 0.5298 > 0) and drift apart:
+    the later reader re-fetches, DRAM does not see B's rows once. kloop's line (205 ns + 0.3249 ns
+    per GB/s) and no write-back."""
+    assert 1 - (124 ** 2 + 124 ** 2 + 8 ** 2) / 256 ** 2 == pytest.approx(0.5298, abs=1e-4)
+    case = ("gemm.tile", dict(CO_READ, GROUP_M=1), 128, 73728, 128)
+    _, detail = _mp(*case)
+    assert "205.00 ns + 0.3249 ns per GB/s" in detail and "weight stream" not in detail
+    a, _ = _predicted(*case, l2_clear=False)
+    b, term = _predicted(*case, l2_clear=True)
+    assert a == b and not term

@@ -127,13 +127,17 @@ def dirty_write_back_ns(m, dram_bytes) -> Any:
     return wb * emin(dram_bytes, cap) / cap
 
 
-def describe_dirty_write_back(m, dram_bytes, ns) -> str:
-    """The ``l2 write-back`` term's sentence (``dirty_write_back_ns``; scalars)."""
+def describe_dirty_write_back(m, dram_bytes, ns, stream_share=1) -> str:
+    """The ``l2 write-back`` term's sentence (``dirty_write_back_ns``, times ``stream_share``, the
+    share of the launch's DRAM bytes priced at rates measured from a clean L2; scalars)."""
     wb = m.profile.get("launch.l2_dirty_write_back")
     cap = m.profile.memory_levels()[m.l2].capacity
     share = (f"{format_time_ns(wb)} x {formula_bytes(float(dram_bytes))} / {formula_bytes(cap)} of L2"
              if dram_bytes < cap else f"{format_time_ns(wb)} (its {formula_bytes(float(dram_bytes))} of DRAM "
                                      f"reads pass the {formula_bytes(cap)} of L2)")
+    part = "" if float(stream_share) >= 1 else (
+        f" x {format_percent(float(stream_share))} of its DRAM bytes on the stream's clean-L2 line (kloop's line "
+        f"holds the rest's)")
     return (f"{L2_CLEAR_CONDITION} (do_bench's clear leaves the L2 dirty): the launch's first L2 of misses "
-            f"write those lines back, {share} = {format_time_ns(float(ns))} "
+            f"write those lines back, {share}{part} = {format_time_ns(float(ns))} "
             f"(calibration/h200/measured/stream_depth_s16, _s17: dirty - clean)")

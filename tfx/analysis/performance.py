@@ -92,9 +92,12 @@ class LaunchMiss(dict):
     walk_rounds: tuple | None = None              # a walk's (CTAS, TILES), for the breakdown's words
     runs_lockstep_round: dict = field(default_factory=dict)  # decode trip loop id -> whether it runs decode_trip's
                                                   # unpipelined lock-step round (bool or array): the tail packs
-    pays_write_back: dict = field(default_factory=dict)  # loop id -> whether its DRAM stream is priced at rates
-                                                  # measured from a clean L2 (bool or array), so that timed after
-                                                  # an L2 clear its launch pays launch_handoff.dirty_write_back_ns
+    pays_write_back: dict = field(default_factory=dict)  # loop id -> the share of its DRAM bytes priced at rates
+                                                  # measured from a clean L2 (True: all; a number or an array),
+                                                  # so that timed after an L2 clear its launch pays that share of
+                                                  # launch_handoff.dirty_write_back_ns
+    drift_apart: tuple = (frozenset(), 0)          # (the column tiles' loads, the share of their co-reader pairs
+                                                  # in different rate classes): l2_reuse.Drift's ops and P (GROUP_M = 1)
     read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
                                                   # DRAM's read-only rate (bool or array: own_stream applies)
 
@@ -350,6 +353,16 @@ class DriftRate(NamedTuple):
     share: Any          # the share of the shared re-reads fetched again
 
 
+def _largest_share(shares):
+    """The largest of ``shares`` (True counts 1, False 0; arrays elementwise): 0 where none is given."""
+    out = 0.0
+    for f in shares:
+        if isinstance(f, bool) or getattr(f, "dtype", None) == bool:
+            f = where(f, 1.0, 0.0)
+        out = emax(out, f)
+    return out
+
+
 def _any_of(flags):
     """Whether any of ``flags`` (bools, or arrays elementwise) holds: False where none is given."""
     out = False
@@ -364,7 +377,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     tiles' shared re-reads are already raised by it (``predict``): described, not priced again;
     ``l2_clear``: the launch timed after a harness's L2 clear (launch_handoff.L2_CLEAR_CONDITION):
     a launch whose stream is priced from a clean L2 (``LaunchMiss.pays_write_back``) pays the
-    dirty lines' write-back."""
+    dirty lines' write-back, in the share of its DRAM bytes priced so."""
     unit_node = unit_mesh(mesh, profile)
     positions = unit_node.execs
     # the SMs the launch keeps busy, min(positions, SMs): the power limit's clock under their
@@ -384,7 +397,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     miss = LaunchMiss.of(reuse, l2_only=reuse.l2_only, pair_merged=reuse.pair_merged, side_block=reuse.side_block,
                          partitions=reuse.partitions, walk=reuse.walk is not None,
                          walk_drifted=0 if reuse.walk is None else pipeline_depth.walk_drifted_share(reuse.walk[0]),
-                         walk_rounds=None if reuse.walk is None else (reuse.walk[0].ctas, reuse.walk[0].tiles))
+                         walk_rounds=None if reuse.walk is None else (reuse.walk[0].ctas, reuse.walk[0].tiles),
+                         drift_apart=(frozenset(), 0) if reuse.drift is None else (reuse.drift.ops, reuse.drift.P))
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -560,11 +574,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     fabric_gap = 0 if fabric_ns is None else emax(fabric_ns - (body_ns + slices_gap), 0)
     # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
     # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
-    # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns); a serving step has no clear
+    # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns), in the share of its DRAM bytes
+    # priced so: kloop's line, which prices the rest, holds its own launches' write-back in its
+    # trips (docs/analysis.md, "Co-read B in a launch of one wave"); a serving step has no clear
     cleared_ns = 0
-    pays = _any_of(miss.pays_write_back.values())
-    if is_array(pays) or pays:
-        cleared_ns = where(pays, launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions), 0)
+    write_back_share = _largest_share(miss.pays_write_back.values())
+    if is_array(write_back_share) or write_back_share:
+        cleared_ns = write_back_share * launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions)
     write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
     # a pipelined read-only decode launch of one full wave and a tail whose first wave its DRAM
@@ -643,7 +659,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("launch", launch_ns, f"launch overhead of {mesh.label} (line {mesh.line})", beyond_roofline=True),
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
             *([Term("l2 write-back", write_back_ns,
-                    launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns),
+                    launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns,
+                                                             write_back_share),
                     beyond_roofline=True)] if write_back_ns else []),
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
@@ -2289,8 +2306,13 @@ def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
     executions < 2 x the tensor's footprint): B of a GEMM with M <= BM, every weight byte read
     by one CTA; B of a larger M is read cdiv(M, BM) times. Its rows are continued unless the
     window's contiguous axis advances with the pipelined trip only (tfx.analysis.strided_runs:
-    fp8's K-major BT, kloop's A). Both 0 where the trip reads no DRAM byte
-    (docs/analysis.md, "A weight stream's round trip")."""
+    fp8's K-major BT, kloop's A). The stream share counts a co-read tile's bytes too in a launch
+    of one wave (``LaunchMiss.one_wave``): its co-readers start together, so DRAM sees its rows
+    once, continued by the neighbouring tiles, as a private stream's; unless they drift apart
+    (GROUP_M = 1 co-readers on unrelated SMs in different rate classes, ``LaunchMiss.drift_apart``:
+    the later reader re-fetches, tfx.analysis.l2_reuse.drift_refetch) (docs/analysis.md, "Co-read
+    B in a launch of one wave"). Both 0 where the trip reads no DRAM byte (docs/analysis.md, "A
+    weight stream's round trip")."""
     private = stream = 0
     staged, other = strided_runs.index_names(counter.kernel)
     for c in loop.load_ops():
@@ -2306,10 +2328,10 @@ def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
             footprint = footprint * x
         reads = d.global_loads * c.execs
         once = where(reads < 2 * footprint, 1.0, 0.0) if is_array(reads, footprint) else float(reads < 2 * footprint)
-        dram = d.dram * _trip_share(c, loop) * once
-        private = private + dram
+        dram = d.dram * _trip_share(c, loop)
+        private = private + dram * once
         if not strided_runs.advances_with_trip_only(w, staged, other):
-            stream = stream + dram
+            stream = stream + dram * _stream_factor(once, _read_together(c, miss))
     if is_array(body.dram, private, stream):
         import numpy as np
         total = np.asarray(body.dram, dtype=float)
@@ -2319,6 +2341,26 @@ def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
     if not body.dram:
         return 0, 0
     return min(ratio(private, body.dram), 1), min(ratio(stream, body.dram), 1)
+
+
+def _read_together(c, miss):
+    """Whether the co-readers of load ``c``'s tile read it together: a launch of one wave, unless
+    ``c`` is a column tile whose co-reader pairs drift apart (``LaunchMiss.drift_apart``). Arrays
+    elementwise."""
+    ops, apart = miss.drift_apart
+    if c.id not in ops:
+        return miss.one_wave
+    if is_array(apart, miss.one_wave):
+        return where(apart > 0, False, miss.one_wave)
+    return miss.one_wave and not apart > 0
+
+
+def _stream_factor(once, together):
+    """1 where a load is read once or its co-readers read it together, else ``once`` (0): arrays
+    elementwise."""
+    if is_array(once, together):
+        return where(together, 1.0, once)
+    return 1.0 if together else once
 
 
 def _loop_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
@@ -2695,7 +2737,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # write-back in it, so timed after an L2 clear (analyze's l2_clear) such a launch pays
             # it (tfx.analysis.launch_handoff.dirty_write_back_ns; docs/analysis.md, "A weight
             # stream's round trip")
-            miss.pays_write_back[loop.id] = (stream > 0) if is_array(stream) else bool(stream > 0)
+            miss.pays_write_back[loop.id] = stream
         if dram_trip is None or stations is not None:
             in_flight = emax(in_flight, load_trip.round_trip_ns(
                 lat, body.global_loads, fetch, trip_facts))
