@@ -96,6 +96,9 @@ class LaunchMiss(dict):
                                                   # measured from a clean L2 (True: all; a number or an array),
                                                   # so that timed after an L2 clear its launch pays that share of
                                                   # launch_handoff.dirty_write_back_ns
+    write_back_slack: dict = field(default_factory=dict)  # loop id -> (its round, its DRAM side's round, the DRAM
+                                                  # bytes its CTAs drawing read a round) in the batch that sets the
+                                                  # launch (launch_handoff.unhidden_write_back)
     drift_apart: tuple = (frozenset(), 0)          # (the column tiles' loads, the share of their co-reader pairs
                                                   # in different rate classes): l2_reuse.Drift's ops and P (GROUP_M = 1)
     read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
@@ -353,6 +356,26 @@ class DriftRate(NamedTuple):
     share: Any          # the share of the shared re-reads fetched again
 
 
+def _per_batch(full, slack_full: dict, slack_tail: dict) -> dict:
+    """The loops' write-back slack (``LaunchMiss.write_back_slack``) of the batch that sets the launch: the full
+    wave's where ``full`` (the launch has a full wave), else the tail's; arrays elementwise."""
+    if not is_array(full):
+        return slack_full if full else slack_tail
+    out = {}
+    for lid in set(slack_full) & set(slack_tail):
+        out[lid] = tuple(where(full, a, b) for a, b in zip(slack_full[lid], slack_tail[lid]))
+    return out
+
+
+def _slack_of(miss, unhidden):
+    """(round, DRAM side's round, bytes a round) of the loop whose slack hides least of the write-back, for the
+    breakdown's words; None where no slack was noted or it hides nothing."""
+    if is_array(unhidden) or unhidden >= 1 or not miss.write_back_slack:
+        return None
+    rows = [v for lid, v in miss.write_back_slack.items() if lid in miss.pays_write_back and not is_array(*v)]
+    return max(rows, key=lambda v: v[1] - v[0]) if rows else None
+
+
 def _largest_share(shares):
     """The largest of ``shares`` (True counts 1, False 0; arrays elementwise): 0 where none is given."""
     out = 0.0
@@ -505,7 +528,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     miss.one_wave = full_waves == 0
     full_lives = {}
     # a full wave's CTAs draw together; the CTAs of the waves that follow take their slots
+    miss.write_back_slack = {}
     t_full, engines, loop_ns = drawn_batch(resident, units, slots, full_lives, successor=True)
+    slack_full, miss.write_back_slack = miss.write_back_slack, {}
     full_body = body_times.pop("last", None)   # the full batch's parts, for the breakdown
     r_tail = cdiv(tail, units)
     active_tail = emin(tail, units)
@@ -515,6 +540,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     if is_array(packed) or packed:
         r_tail, active_tail = decode_trip.packed_tail(packed, tail, resident, r_tail, active_tail)
     t_tail, e_tail, loop_ns_tail = drawn_batch(emax(r_tail, 1), emax(active_tail, 1), emax(tail, 1))
+    # the write-back's slack is the rounds' of the batch that sets the launch: the full wave's where there is one
+    miss.write_back_slack = _per_batch(full_waves > 0, slack_full, miss.write_back_slack)
     tail_lock = lockstep_notes[-1] if lockstep_notes else None     # a launch of one wave or less
     t_tail_spill = e_tail.get("spill", 0)
     t_tail = if_else(tail > 0, t_tail, 0)
@@ -579,8 +606,13 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # trips (docs/analysis.md, "Co-read B in a launch of one wave"); a serving step has no clear
     cleared_ns = 0
     write_back_share = _largest_share(miss.pays_write_back.values())
+    unhidden = 1
     if is_array(write_back_share) or write_back_share:
-        cleared_ns = write_back_share * launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions)
+        # ... less what the rounds' slack over their DRAM side hides (launch_handoff.unhidden_write_back)
+        for lid, slack in miss.write_back_slack.items():
+            if lid in miss.pays_write_back:
+                unhidden = emin(unhidden, launch_handoff.unhidden_write_back(m, *slack))
+        cleared_ns = write_back_share * unhidden * launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions)
     write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
     # a pipelined read-only decode launch of one full wave and a tail whose first wave its DRAM
@@ -660,7 +692,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
             *([Term("l2 write-back", write_back_ns,
                     launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns,
-                                                             write_back_share),
+                                                             write_back_share, _slack_of(miss, unhidden)),
                     beyond_roofline=True)] if write_back_ns else []),
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
@@ -2403,6 +2435,17 @@ def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e) -> None:
         sink[loop.id] = (trips * round_ns, bool(round_ns > _max_engine(e)))
 
 
+def _note_write_back_slack(miss, loop: ScopeNode, round_ns, dram_round, stages, e) -> None:
+    """Keep, for the launch's write-back (launch_handoff.unhidden_write_back), a pipelined loop's round, its DRAM
+    side's round (the loaded DRAM round trip over the S - 1 tiles in flight, or the DRAM share the copy engine
+    prices, whichever is longer) and the DRAM bytes its CTAs drawing read a round; in the pricings the breakdown
+    shows (``round_bounds``), the last one of a batch."""
+    if dram_round is None or miss.round_bounds is None:
+        return
+    loaded, bytes_round = dram_round
+    miss.write_back_slack[loop.id] = (round_ns, emax(loaded / emax(stages - 1, 1), e["copy"]), bytes_round)
+
+
 def _note_outer_round_bound(miss, loop: ScopeNode, ns) -> None:
     """An outer loop (a persistent kernel's tile loop) for the launch's ``bound_by``: its trips'
     ns, and what sets the rounds of its longest inner loop (``_note_round_bound``)."""
@@ -2724,6 +2767,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # least the port's time wherever the profile states the load-trip facts)
         in_flight = lat + _serial_transfer_ns(body, m, active_units, miss)
     serial_chain = 0
+    dram_round = None              # (the loaded DRAM round trip, the DRAM bytes a round of the CTAs drawing)
     unpiped_cycle = None           # an unpipelined GEMM k-loop's trip (tfx.analysis.pipeline_depth)
     if trip_facts is not None:
         # a GEMM k-loop: the load's round trip includes the chain that issues it and its bytes
@@ -2759,6 +2803,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                 r_draw, active_units, stages, trip_facts, dram_trip, chase,
                 queued=_queued_trip(queues, wt), walk_transfer=walk_parts)
             in_flight = emax(one["copy"] if stations is None else in_flight, loaded.ns)
+            # the DRAM round trip and the bytes its CTAs drawing read a round (_note_write_back_slack)
+            dram_round = (loaded.ns, body.dram * r_draw * active_units)
             if miss.dram_trips is not None and not is_array(*loaded):
                 # the breakdown's memory-parallelism line renders this one (_load_trip_terms)
                 miss.dram_trips.setdefault(loop.id, []).append(loaded)
@@ -2908,12 +2954,14 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             serial_round, serial_fill = emax(_max_engine(e), single), 0
         round_ns = where(stages >= 2, piped_round, serial_round)
         fill = where(stages >= 2, lat * (has_loads > 0) + e["copy"] / emax(r, 1), serial_fill)
+        _note_write_back_slack(miss, loop, round_ns, dram_round, stages, e)
     elif stages >= 2:
         # Little's law: S-1 tiles in flight, each taking a latency plus its own transfer.
         round_ns = emax(_max_engine(e), issue_chain / (stages - 1) if has_loads else 0)
         if queued is not None and has_loads:
             round_ns = emax(round_ns, queued)
         _note_round_bound(miss, loop, trips, round_ns, e)
+        _note_write_back_slack(miss, loop, round_ns, dram_round, stages, e)
         fill = (lat + e["copy"] / r) if has_loads else 0
         notes = miss.notes
         if notes is not None and m.dispatch_single is None and loop.id not in notes:
