@@ -367,23 +367,23 @@ def _per_batch(full, slack_full: dict, slack_tail: dict) -> dict:
     return out
 
 
-def _slack_of(miss, unhidden):
-    """(round, DRAM side's round, bytes a round) of the loop whose slack hides least of the write-back, for the
-    breakdown's words; None where no slack was noted or it hides nothing."""
-    if is_array(unhidden) or unhidden >= 1 or not miss.write_back_slack:
-        return None
-    rows = [v for lid, v in miss.write_back_slack.items() if lid in miss.pays_write_back and not is_array(*v)]
-    return max(rows, key=lambda v: v[1] - v[0]) if rows else None
-
-
-def _largest_share(shares):
-    """The largest of ``shares`` (True counts 1, False 0; arrays elementwise): 0 where none is given."""
-    out = 0.0
-    for f in shares:
-        if isinstance(f, bool) or getattr(f, "dtype", None) == bool:
-            f = where(f, 1.0, 0.0)
-        out = emax(out, f)
-    return out
+def _write_back_share(miss, m) -> tuple:
+    """(the share of the dirty L2's write-back the launch pays, (its stream share, its slack or None) for the
+    breakdown): over the loops priced from a clean L2 (``LaunchMiss.pays_write_back``: the share of their DRAM
+    bytes so priced), the largest of that share x what their rounds' slack leaves of it
+    (launch_handoff.unhidden_write_back; 1 where no slack was noted: an unpipelined trip waits its DRAM round
+    trip in series). Arrays elementwise; the breakdown's parts are the scalar case's."""
+    out, paying = 0.0, (1, None)
+    for lid, share in miss.pays_write_back.items():
+        if isinstance(share, bool) or getattr(share, "dtype", None) == bool:
+            share = where(share, 1.0, 0.0)
+        slack = miss.write_back_slack.get(lid)
+        part = share if slack is None else share * launch_handoff.unhidden_write_back(m, *slack)
+        if not is_array(part, out) and part > out:
+            paying = (share, None if slack is None or is_array(*slack) or
+                      launch_handoff.unhidden_write_back(m, *slack) >= 1 else slack)
+        out = emax(out, part)
+    return out, paying
 
 
 def _any_of(flags):
@@ -604,15 +604,12 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns), in the share of its DRAM bytes
     # priced so: kloop's line, which prices the rest, holds its own launches' write-back in its
     # trips (docs/analysis.md, "Co-read B in a launch of one wave"); a serving step has no clear
+    # ... less what the rounds' slack over their DRAM side hides (launch_handoff.unhidden_write_back); the
+    # loop that leaves the most of it sets the launch's
     cleared_ns = 0
-    write_back_share = _largest_share(miss.pays_write_back.values())
-    unhidden = 1
+    write_back_share, paying = _write_back_share(miss, m)
     if is_array(write_back_share) or write_back_share:
-        # ... less what the rounds' slack over their DRAM side hides (launch_handoff.unhidden_write_back)
-        for lid, slack in miss.write_back_slack.items():
-            if lid in miss.pays_write_back:
-                unhidden = emin(unhidden, launch_handoff.unhidden_write_back(m, *slack))
-        cleared_ns = write_back_share * unhidden * launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions)
+        cleared_ns = write_back_share * launch_handoff.dirty_write_back_ns(m, per_pos.dram * positions)
     write_back_ns = cleared_ns if l2_clear else 0
     reads = _any_of(miss.read_streams.values())     # the waves line's read-only clause
     # a pipelined read-only decode launch of one full wave and a tail whose first wave its DRAM
@@ -692,7 +689,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
             Term("fill", fill_ns, "one memory latency before the first bytes arrive", beyond_roofline=True),
             *([Term("l2 write-back", write_back_ns,
                     launch_handoff.describe_dirty_write_back(m, per_pos.dram * positions, write_back_ns,
-                                                             write_back_share, _slack_of(miss, unhidden)),
+                                                             *paying),
                     beyond_roofline=True)] if write_back_ns else []),
             Term("waves", waves_ns,
                  f"{format_counted(positions, unit)} on {format_counted(units, level_noun(m.unit_level))} x "
