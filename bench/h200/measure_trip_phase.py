@@ -72,6 +72,16 @@ elif os.environ.get("TRIP_SET") == "mkgrid":
     CONFIGS = tuple((8192, bn, bk, 4, 4, k) for bn, bk in ((64, 128), (128, 64)) for k in (2048, 4096, 8192, 16384, 28672))
     REPS = 1
     GRID = True
+elif os.environ.get("TRIP_SET") == "g1grid":
+    # co-readers together or apart (session 47): the campaigns' GROUP_M = 1 launches at M > BM run 6.5% (median of 8
+    # same-config pairs) to 15% slower than their GROUP_M = 8 twins (128x4096x4096 16x128x128 w2 s4: 36.6 against
+    # 31.7 us), which tfx's drift term does not price; at M = 128 (eight row tiles of BLOCK_M 16) the campaign pair's
+    # tile at K = 4096 and 16384 and a 4-warp BN 128 BK 64 one, with TRIP_ORDER=g1 (Triton's GROUP_M = 1 order: a B
+    # tile's co-readers cdiv(N, BN) launch positions apart) or unset (the co-readers neighbouring pids)
+    M = 128
+    CONFIGS = ((4096, 128, 128, 2, 4, 4096), (4096, 128, 128, 2, 4, 16384), (4096, 128, 64, 4, 4, 8192))
+    REPS = 1
+    GRID = True
 elif os.environ.get("TRIP_SET") == "sgrid":
     # which launches' SMs pull ahead at two CTAs an SM (docs/analysis.md, "The CTAs' spread in k, and the SMs that run
     # ahead": the H100's 256 BN 32 CTAs have 19-20 SMs ahead from K = 16384 at 4 stages and cost 1.12-1.13 x BN 64):
@@ -86,16 +96,22 @@ elif GRID:
     CONFIGS = tuple((n, bn, bk, 4, st, K) for n in (8192, 28672) for bn in (32, 64, 128) for bk in (64, 128)
                     for st in (3, 4))
     REPS = 1
+APART = os.environ.get("TRIP_ORDER") == "g1"   # the GROUP_M = 1 order (the g1grid set's twin run)
 PROLOGUE = 4        # trips left out at a CTA's start in ctas.csv's steady figures (bench/trip_phase.py's)
 
 
 @triton.jit
 def stamped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stamps, times, sms, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                   BLOCK_K: tl.constexpr, TRIPS: tl.constexpr, STAMP: tl.constexpr):
+                   BLOCK_K: tl.constexpr, TRIPS: tl.constexpr, STAMP: tl.constexpr, APART: tl.constexpr):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
-    pid_m = pid % num_pid_m
-    pid_n = pid // num_pid_m
+    if APART:     # Triton's GROUP_M = 1 order: a B tile's co-readers cdiv(N, BN) positions apart
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        pid_m = pid // num_pid_n
+        pid_n = pid % num_pid_n
+    else:         # the co-readers of a B tile neighbouring pids
+        pid_m = pid % num_pid_m
+        pid_n = pid // num_pid_m
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
     offs_k = tl.arange(0, BLOCK_K)
@@ -155,7 +171,7 @@ def main(out):
 
             def launch(stamp):
                 return stamped_matmul[(ctas,)](A, B, C, M, n, kk, stamps, times, sms, BLOCK_M=16, BLOCK_N=bn,
-                                               BLOCK_K=bk, TRIPS=trips, STAMP=stamp, num_warps=warps,
+                                               BLOCK_K=bk, TRIPS=trips, STAMP=stamp, APART=APART, num_warps=warps,
                                                num_stages=stages)
             k_plain = launch(False)
             torch.cuda.synchronize()
