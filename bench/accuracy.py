@@ -234,11 +234,13 @@ def graph_summaries(compared):
     measured_ms is timed host-bound by do_bench, not mispredicted. Only the rows with ms_graph count
     (gemm and rows: those under 50 us), so a shape's figures may be over a subset; the family column
     reads ``<family>@graph`` so that a parser of the tables above tells the two apart.
-    These rows are priced from a clean L2, without the timing condition's dirty-L2 write-back
-    (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION): ms_graph subtracts a graph of the clears
-    alone, each of which writes back the L2 of dirty lines the clear before it left, while in the
-    graph with the launches each clear follows a launch (whose reads leave clean lines) and the
-    launch takes that write-back instead: the difference nets it out."""
+    These rows are priced without their `launch` terms (launch.overhead: the host's time to launch a
+    kernel, which a graph node does not pay; Compared.launch_ms) and with the timing condition's
+    dirty-L2 write-back (tfx.analysis.launch_handoff.L2_CLEAR_CONDITION): the graph clears the L2
+    before each launch as do_bench does, and the measured gap says the launch pays the write-back
+    there too. measured_ms - ms_graph is 2.9-3.1 us (median) over the gemm_bf16 rows whether tfx
+    prices a write-back of 0, about 4 or about 7 us (session 47; docs/analysis.md, "The timing
+    condition"), where a graph difference that took the write-back out would widen the gap by it."""
     from dataclasses import replace
 
     from tfx.analysis.measured import Compared, figures, format_table
@@ -248,7 +250,7 @@ def graph_summaries(compared):
         g = c.row.notes.get("ms_graph")
         if g:
             row = replace(c.row, measured_ms=float(g))
-            clean = c.predicted_ms - c.write_back_ms
+            clean = c.predicted_ms - c.launch_ms
             by_family.setdefault(c.row.family, []).append((Compared(row, clean, c.spilling, c.codegen),
                                                            c.row.measured_ms - float(g)))
     if not by_family:

@@ -315,6 +315,9 @@ class Compared:
     # the prediction's `l2 write-back` terms (the timing condition's part: Predictor.l2_clear,
     # tfx.analysis.launch_handoff.dirty_write_back_ns); predicted_ms - it is the launch from a clean L2
     write_back_ms: float = 0.0
+    # the prediction's `launch` terms: the host's time to launch each kernel (launch.overhead), which a
+    # launch inside a CUDA graph does not pay (bench/accuracy.py's graph summary)
+    launch_ms: float = 0.0
 
     @property
     def error(self) -> float:
@@ -380,8 +383,9 @@ class Predictor:
             a = self.analysis(r, use_measured)
             spills = r.spills if r.spills is not None else a.metrics.get("occupancy.spilled_registers", 0)
             wb = sum(float(t.ns) for t in a.terms if t.name == "l2 write-back")
+            host = sum(float(t.ns) for t in a.terms if t.name == "launch")
             out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen,
-                                wb / 1e6))
+                                wb / 1e6, host / 1e6))
         return out
 
 
