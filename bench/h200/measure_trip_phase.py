@@ -77,8 +77,9 @@ elif os.environ.get("TRIP_SET") == "g1grid":
     # same-config pairs) to 15% slower than their GROUP_M = 8 twins (128x4096x4096 16x128x128 w2 s4: 36.6 against
     # 31.7 us), which tfx's drift term does not price; at M = 128 (eight row tiles of BLOCK_M 16) the campaign pair's
     # tile at K = 4096 and 16384 and a 4-warp BN 128 BK 64 one, with TRIP_ORDER=g1 (Triton's GROUP_M = 1 order: a B
-    # tile's co-readers cdiv(N, BN) launch positions apart) or unset (the co-readers neighbouring pids)
-    M = 128
+    # tile's co-readers cdiv(N, BN) launch positions apart) or unset (the co-readers neighbouring pids); TRIP_M sets
+    # another M (32, 64: two and four co-readers)
+    M = int(os.environ.get("TRIP_M", "128"))
     CONFIGS = ((4096, 128, 128, 2, 4, 4096), (4096, 128, 128, 2, 4, 16384), (4096, 128, 64, 4, 4, 8192))
     REPS = 1
     GRID = True
