@@ -250,8 +250,8 @@ def graph_summaries(compared):
         g = c.row.notes.get("ms_graph")
         if g:
             row = replace(c.row, measured_ms=float(g))
-            clean = c.predicted_ms - c.launch_ms
-            by_family.setdefault(c.row.family, []).append((Compared(row, clean, c.spilling, c.codegen),
+            in_graph = c.predicted_ms - c.launch_ms
+            by_family.setdefault(c.row.family, []).append((Compared(row, in_graph, c.spilling, c.codegen),
                                                            c.row.measured_ms - float(g)))
     if not by_family:
         return

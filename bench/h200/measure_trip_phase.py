@@ -8,6 +8,8 @@ Usage (on the device machine; under a minute):
     PYTHONUNBUFFERED=1 TRIP_SET=fgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over N)
     PYTHONUNBUFFERED=1 TRIP_SET=sgrid python3 bench/h200/measure_trip_phase.py OUTDIR  (BN 32 / 64 over the stages)
     PYTHONUNBUFFERED=1 TRIP_SET=mkgrid python3 bench/h200/measure_trip_phase.py OUTDIR (kgrid's tiles at M = 64)
+    PYTHONUNBUFFERED=1 TRIP_SET=g1grid [TRIP_ORDER=g1] [TRIP_M=64] python3 bench/h200/measure_trip_phase.py OUTDIR
+        (a B tile's co-readers neighbouring pids, or with TRIP_ORDER=g1 GROUP_M = 1's order; M = 128 unless TRIP_M)
 
 Why (docs/analysis.md, "The H200 answers", session 45): the campaigns' bf16 GEMM at M = 16, BN = 32, 8 warps runs 3
 stages 11-13% slower than 4 at 256 CTAs (two an SM), where tfx has the shared-memory (MIO) pipe of the two CTAs bind at

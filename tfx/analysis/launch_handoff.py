@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tfx.analysis.numbers import emax, emin, is_array
+from tfx.analysis.numbers import emax, emin, is_array, where
 from tfx.hw.units import (format_bandwidth_per_ns, format_counted, format_percent, format_time_ns, formula_bytes,
                           verb_for)
 
@@ -113,6 +113,13 @@ def describe(facts, fmt_bytes) -> str | None:
 L2_CLEAR_CONDITION = "timed after an L2 clear"
 
 
+def _write_back_facts(m) -> tuple | None:
+    """(``launch.l2_dirty_write_back`` ns, the L2's capacity in B), or None where the profile states either not."""
+    wb = m.profile.get("launch.l2_dirty_write_back", None)
+    cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
+    return (wb, cap) if wb and cap else None
+
+
 def dirty_write_back_ns(m, dram_bytes) -> Any:
     """ns a launch's first L2 of DRAM misses add when the L2 it starts from holds only dirty
     lines (``L2_CLEAR_CONDITION``): ``launch.l2_dirty_write_back`` for a launch reading at least
@@ -121,10 +128,10 @@ def dirty_write_back_ns(m, dram_bytes) -> Any:
     streams): 95 launches reading 62.9 MB or more take 8.16 us (median; 5.1-10.0) longer after
     do_bench's clear than after a 256 MB read (a clean L2), flat in the bytes beyond and in the
     bandwidth drawn; the 19 under 62.9 MB 6.0 us a 62.9 MB. Arrays elementwise."""
-    wb = m.profile.get("launch.l2_dirty_write_back", None)
-    cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
-    if not wb or not cap:
+    facts = _write_back_facts(m)
+    if facts is None:
         return 0
+    wb, cap = facts
     return wb * emin(dram_bytes, cap) / cap
 
 
@@ -132,11 +139,8 @@ def write_back_rate(m) -> Any:
     """B/ns at which the dirty phase writes the L2's lines back: the L2's capacity over
     ``launch.l2_dirty_write_back`` (62,914,560 B / 8,160 ns = 7,710.1 B/ns on the H200); None where
     the profile states no write-back."""
-    wb = m.profile.get("launch.l2_dirty_write_back", None)
-    cap = m.profile.memory_levels()[m.l2].capacity if m.l2 else None
-    if not wb or not cap:
-        return None
-    return cap / wb
+    facts = _write_back_facts(m)
+    return None if facts is None else facts[1] / facts[0]
 
 
 def unhidden_write_back(m, round_ns, dram_round_ns, bytes_a_round) -> Any:
@@ -154,21 +158,14 @@ def unhidden_write_back(m, round_ns, dram_round_ns, bytes_a_round) -> Any:
     if rate is None:
         return 1
     t_wb = bytes_a_round / rate
-    if is_array(round_ns, dram_round_ns, t_wb):
-        import numpy as np
-        t = np.asarray(t_wb, dtype=float)
-        slack = np.maximum(np.asarray(round_ns, dtype=float) - np.asarray(dram_round_ns, dtype=float), 0)
-        return np.where(t > 0, np.maximum(0.0, 1 - slack / np.where(t > 0, t, 1)), 1.0)
-    if t_wb <= 0:
-        return 1
-    return max(0.0, 1 - max(float(round_ns - dram_round_ns), 0) / float(t_wb))
+    slack = emax(round_ns - dram_round_ns, 0)
+    return where(t_wb > 0, emax(1 - slack / emax(t_wb, 1e-30), 0.0), 1.0)
 
 
 def describe_dirty_write_back(m, dram_bytes, ns, stream_share=1, slack=None) -> str:
     """The ``l2 write-back`` term's sentence (``dirty_write_back_ns``, times ``stream_share``, the
     share of the launch's DRAM bytes priced at rates measured from a clean L2; scalars)."""
-    wb = m.profile.get("launch.l2_dirty_write_back")
-    cap = m.profile.memory_levels()[m.l2].capacity
+    wb, cap = _write_back_facts(m)
     share = (f"{format_time_ns(wb)} x {formula_bytes(float(dram_bytes))} / {formula_bytes(cap)} of L2"
              if dram_bytes < cap else f"{format_time_ns(wb)} (its {formula_bytes(float(dram_bytes))} of DRAM "
                                      f"reads pass the {formula_bytes(cap)} of L2)")

@@ -99,8 +99,8 @@ class LaunchMiss(dict):
     write_back_slack: dict = field(default_factory=dict)  # loop id -> (its round, its DRAM side's round, the DRAM
                                                   # bytes its CTAs drawing read a round) in the batch that sets the
                                                   # launch (launch_handoff.unhidden_write_back)
-    drift_apart: tuple = (frozenset(), 0)          # (the column tiles' loads, the share of their co-reader pairs
-                                                  # in different rate classes): l2_reuse.Drift's ops and P (GROUP_M = 1)
+    drift: Any = None                             # l2_reuse.Drift of a launch whose column tiles' co-readers may
+                                                  # drift apart (GROUP_M = 1), None where none can
     read_streams: dict = field(default_factory=dict)  # decode trip loop id -> whether its K and V stream at
                                                   # DRAM's read-only rate (bool or array: own_stream applies)
 
@@ -378,10 +378,10 @@ def _write_back_share(miss, m) -> tuple:
         if isinstance(share, bool) or getattr(share, "dtype", None) == bool:
             share = where(share, 1.0, 0.0)
         slack = miss.write_back_slack.get(lid)
-        part = share if slack is None else share * launch_handoff.unhidden_write_back(m, *slack)
+        left = 1 if slack is None else launch_handoff.unhidden_write_back(m, *slack)
+        part = share * left
         if not is_array(part, out) and part > out:
-            paying = (share, None if slack is None or is_array(*slack) or
-                      launch_handoff.unhidden_write_back(m, *slack) >= 1 else slack)
+            paying = (share, slack if left < 1 else None)
         out = emax(out, part)
     return out, paying
 
@@ -421,7 +421,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                          partitions=reuse.partitions, walk=reuse.walk is not None,
                          walk_drifted=0 if reuse.walk is None else pipeline_depth.walk_drifted_share(reuse.walk[0]),
                          walk_rounds=None if reuse.walk is None else (reuse.walk[0].ctas, reuse.walk[0].tiles),
-                         drift_apart=(frozenset(), 0) if reuse.drift is None else (reuse.drift.ops, reuse.drift.P))
+                         drift=reuse.drift)
     spill = spill_bytes_per_thread
     if not isinstance(spill, SpillInfo):        # a bare byte count: all of the tiles (callers of predict)
         spill = SpillInfo(spill, 1 if (is_array(spill) or spill) else 0, 0)
@@ -602,10 +602,9 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     # timed after a harness's L2 clear (do_bench's: every line dirty), a launch whose DRAM stream
     # is priced at rates measured from a clean L2 pays for its first L2 of misses writing those
     # lines back (tfx.analysis.launch_handoff.dirty_write_back_ns), in the share of its DRAM bytes
-    # priced so: kloop's line, which prices the rest, holds its own launches' write-back in its
-    # trips (docs/analysis.md, "Co-read B in a launch of one wave"); a serving step has no clear
-    # ... less what the rounds' slack over their DRAM side hides (launch_handoff.unhidden_write_back); the
-    # loop that leaves the most of it sets the launch's
+    # priced so (kloop's line, which prices the rest, holds its own launches' write-back in its
+    # trips: docs/analysis.md, "Co-read B in a launch of one wave"), less what the rounds' slack
+    # over their DRAM side hides (launch_handoff.unhidden_write_back); a serving step has no clear
     cleared_ns = 0
     write_back_share, paying = _write_back_share(miss, m)
     if is_array(write_back_share) or write_back_share:
@@ -2338,7 +2337,7 @@ def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
     fp8's K-major BT, kloop's A). The stream share counts a co-read tile's bytes too in a launch
     of one wave (``LaunchMiss.one_wave``): its co-readers start together, so DRAM sees its rows
     once, continued by the neighbouring tiles, as a private stream's; unless they drift apart
-    (GROUP_M = 1 co-readers on unrelated SMs in different rate classes, ``LaunchMiss.drift_apart``:
+    (GROUP_M = 1 co-readers on unrelated SMs in different rate classes, ``LaunchMiss.drift``:
     the later reader re-fetches, tfx.analysis.l2_reuse.drift_refetch) (docs/analysis.md, "Co-read
     B in a launch of one wave"). Both 0 where the trip reads no DRAM byte (docs/analysis.md, "A
     weight stream's round trip")."""
@@ -2374,11 +2373,11 @@ def _weight_stream_shares(loop, counter, m: Machine, miss, warps, body: Demand):
 
 def _read_together(c, miss):
     """Whether the co-readers of load ``c``'s tile read it together: a launch of one wave, unless
-    ``c`` is a column tile whose co-reader pairs drift apart (``LaunchMiss.drift_apart``). Arrays
-    elementwise."""
-    ops, apart = miss.drift_apart
-    if c.id not in ops:
+    ``c`` is a column tile whose co-reader pairs drift apart (``LaunchMiss.drift``: its share of
+    pairs in different rate classes above 0). Arrays elementwise."""
+    if miss.drift is None or c.id not in miss.drift.ops:
         return miss.one_wave
+    apart = miss.drift.P
     if is_array(apart, miss.one_wave):
         return where(apart > 0, False, miss.one_wave)
     return miss.one_wave and not apart > 0
@@ -2436,11 +2435,13 @@ def _note_write_back_slack(miss, loop: ScopeNode, round_ns, dram_round, stages, 
     """Keep, for the launch's write-back (launch_handoff.unhidden_write_back), a pipelined loop's round, its DRAM
     side's round (the loaded DRAM round trip over the S - 1 tiles in flight, or the DRAM share the copy engine
     prices, whichever is longer) and the DRAM bytes its CTAs drawing read a round; in the pricings the breakdown
-    shows (``round_bounds``), the last one of a batch."""
+    shows (``round_bounds``), the last one of a batch. An unpipelined trip (S = 1) waits its DRAM round trip in
+    series and hides none: its DRAM side is its round."""
     if dram_round is None or miss.round_bounds is None:
         return
     loaded, bytes_round = dram_round
-    miss.write_back_slack[loop.id] = (round_ns, emax(loaded / emax(stages - 1, 1), e["copy"]), bytes_round)
+    side = where(stages >= 2, emax(loaded / emax(stages - 1, 1), e["copy"]), round_ns)
+    miss.write_back_slack[loop.id] = (round_ns, side, bytes_round)
 
 
 def _note_outer_round_bound(miss, loop: ScopeNode, ns) -> None:
