@@ -31,6 +31,31 @@ prefetch): a trip takes at least (mma + L2 round trip) / (S - 1). At 3 or more s
 rarely binds (the 128x128x128 tile on 4 warps: (591 + 831) / 2 = 711 ns against the copies'
 own bound); at 2 stages it is the trip.
 
+Where the copies leave (calibration/h100/measured/copy_issue_stamps, bench/h200/copy_issue_stamps.py:
+%clock64 stamps placed in the campaigns' compiled trip, 8192^3 and 4096^3 on an H100, the H200's SM). Not
+after the whole mma: after the warps have *issued* the trip's HGMMAs and passed the second barrier. A
+warp keeps at most ``pipeline.wgmma_outstanding`` = 3 HGMMAs issued and not complete, so with k
+instructions a warpgroup a trip its last issue waits for its (k - 3)-th to finish: the warpgroups'
+instructions interleave on the tensor cores, so that is (k - 3) / k of the trip's mma. Each HGMMA
+also holds its sub-partition's issue ``pipeline.wgmma_issue_cycles`` (every warpgroup's warp on it in
+turn: g x k x that, the floor of few wide instructions), and the trip pays
+``pipeline.wgmma_trip_issue_overhead`` before and after (its barriers, the arrive, the descriptors).
+So the copies leave max(mma x max(k - 3, 0) / k, g x k x issue) + overhead into the trip:
+
+    tile, 8 warps, 2 stages   k  stamped leave (cycles)  this   the mma (the old leave)
+    128x256x64                4   398                     456   1,024
+    256x128x64                8   825                     840   1,024
+    128x256x128               8   1,642                   1,480  2,048
+    256x128x128              16   1,976                   1,864  2,048
+    128x128x64                4   428                     400    512
+    128x256x32                2   273                     300    512
+
+(the stamps' issue and barrier phases, cycles of the SM's own clock; the old leave is the mma's 4,096
+flop a cycle). 128x256's four wide instructions leave most of its mma queued, where 256x128's eight
+narrow ones wait for five: the 2-stage asymmetry the campaigns show (128x256 15-30% under the sum,
+256x128 within -6..+8%, docs/analysis.md). The copies' round trip from there is the model's
+(load_trip.round_trip_ns), so a 2-stage trip is the leave plus the round trip.
+
 The mma time is the loop's tensor time (tensor efficiency included) over the profile's tensor
 efficiency for its dtype times ``wgmma_clock_fraction``: the efficiency (cuBLAS' sustained
 rate) is a whole-kernel ceiling, the mma a copy waits behind runs at the tensor cores' own
@@ -43,11 +68,14 @@ numpy arrays alike.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
-from tfx.analysis import load_trip, mma_path
+from tfx.analysis import load_trip, mma_layout, mma_path
+from tfx.analysis.numbers import cdiv, emax, ratio
 from tfx.hw.units import formula_bytes, formula_rate
 from tfx.hw.units import format_plain
+
+ISSUE_FACTS = ("pipeline.wgmma_outstanding", "pipeline.wgmma_issue_cycles", "pipeline.wgmma_trip_issue_overhead")
 
 
 def clock_fraction(m) -> float | None:
@@ -72,21 +100,86 @@ def mma_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callable
     return total
 
 
-def chain_ns(mma, loaded_bytes, m, f: load_trip.LoadTrip) -> Any:
-    """One copy's issue-to-use chain behind the trip's mma: the mma, then the copies' L2 round
-    trip (load_trip.round_trip_ns at the profile's L2 latency, the bytes at the SM's port);
+def issue_facts(m) -> tuple | None:
+    """(outstanding HGMMAs a warp, issue cycles an HGMMA, a trip's issue overhead cycles), or None
+    where the profile states them not (then the copies leave after the whole mma)."""
+    if m.kind != "gpu":
+        return None
+    vals = tuple(m.profile.get(k, None) for k in ISSUE_FACTS)
+    return None if any(v is None for v in vals) else vals
+
+
+class Issue(NamedTuple):
+    """One mma op's trip as its warps issue it: ``k`` HGMMAs a warpgroup, ``groups`` warpgroups."""
+    k: Any
+    groups: Any
+
+
+def issue_shape(node, m, warps) -> Issue:
+    """The HGMMAs each warpgroup of the CTA issues a trip for mma ``node`` (tfx.analysis.mma_layout:
+    the plan's warps over M and N, four warps to a warpgroup along M, the m64nNk instruction's N):
+    (rows a warpgroup / 64) x (its columns / N) x (K / the instruction's K)."""
+    shape = node.per_exec_shape
+    p = mma_layout.plan(shape, m.inst, warps, getattr(node, "mma_bits", 16), getattr(node, "mma_chained", False))
+    rows = ratio(p.m, emax(ratio(p.warps_m, 4), 1))
+    cols = ratio(p.n, emax(p.warps_n, 1))
+    inst_n = mma_layout.instruction_n(shape, warps, m.inst[1])
+    k = cdiv(rows, 64) * cdiv(cols, inst_n) * cdiv(p.k, p.depth)
+    return Issue(k, emax(warps // 4, 1))
+
+
+def leave_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callable[[Any], Any]) -> Any:
+    """ns into a trip at which the next copies leave: per properly asynchronous warpgroup mma, the
+    larger of its mma x max(k - outstanding, 0) / k (the last HGMMA's issue waits for the queue)
+    and groups x k x the issue cycles, plus the trip's issue overhead; the whole mma (``mma_ns``)
+    where the profile states no issue facts. 0 where no such mma."""
+    facts = issue_facts(m)
+    fraction = clock_fraction(m)
+    if facts is None or not fraction:
+        return mma_ns(loop, m, warps, tensor_ns, efficiency)
+    outstanding, issue, overhead = facts
+    clock = m.clock_ghz * fraction
+    total = 0
+    mma = 0
+    for c in loop.mma_ops():
+        own = mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
+        shape = issue_shape(c, m, warps)
+        queued = own * emax(shape.k - outstanding, 0) / emax(shape.k, 1)
+        total = total + (own > 0) * emax(queued, shape.groups * shape.k * issue / clock)
+        mma = mma + own
+    return (mma > 0) * (total + overhead / clock)
+
+
+def chain_ns(leave, loaded_bytes, m, f: load_trip.LoadTrip) -> Any:
+    """One copy's issue-to-use chain: its leave into the trip (``leave_ns``), then the copies' L2
+    round trip (load_trip.round_trip_ns at the profile's L2 latency, the bytes at the SM's port);
     0 where there is no such mma. Arrays elementwise."""
     trip = load_trip.round_trip_ns(m.l2_latency, loaded_bytes, 0, f)
-    return (mma > 0) * (mma + trip)
+    return (leave > 0) * (leave + trip)
 
 
-def detail(line, stages, mma, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> str:
-    """The breakdown's line (scalars)."""
+def detail(line, stages, mma, leave, shape: Issue | None, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> str:
+    """The breakdown's line (scalars). ``leave``: ``leave_ns``; ``shape``: the loop's first mma's
+    ``issue_shape`` (None: the whole mma, the profile without issue facts)."""
     trip = load_trip.round_trip_ns(m.l2_latency, loaded_bytes, 0, f)
     s1 = max(int(stages) - 1, 1)
-    per = (mma + trip) / s1
-    return (f"line {line}: the next copies leave after the trip's warpgroup mma, {fmt(mma)} at the tensor "
-            f"cores' own rate (clock x {format_plain(clock_fraction(m))}), then make their L2 round trip "
-            f"{fmt(f.overhead_ns)} of chain + {fmt(m.l2_latency)} + {formula_bytes(loaded_bytes)} / "
-            f"{formula_rate(f.port_bytes_per_ns)} = {fmt(trip)}: ({fmt(mma)} + {fmt(trip)}) / ({int(stages)} - 1) = "
-            f"{fmt(per)} a trip at least")
+    per = (leave + trip) / s1
+    facts = issue_facts(m)
+    rt = (f"then make their L2 round trip {fmt(f.overhead_ns)} of chain + {fmt(m.l2_latency)} + "
+          f"{formula_bytes(loaded_bytes)} / {formula_rate(f.port_bytes_per_ns)} = {fmt(trip)}: "
+          f"({fmt(leave)} + {fmt(trip)}) / ({int(stages)} - 1) = {fmt(per)} a trip at least")
+    if facts is None or shape is None:
+        return (f"line {line}: the next copies leave after the trip's warpgroup mma, {fmt(mma)} at the tensor "
+                f"cores' own rate (clock x {format_plain(clock_fraction(m))}), {rt}")
+    outstanding, issue, overhead = facts
+    k, g = int(shape.k), int(shape.groups)
+    clock = m.clock_ghz * clock_fraction(m)
+    queued = mma * max(k - outstanding, 0) / max(k, 1)
+    floor = g * k * issue / clock
+    return (f"line {line}: the next copies leave once the warps have issued the trip's {format_plain(k)} HGMMAs "
+            f"a warpgroup (a warp keeps {format_plain(outstanding)} outstanding: its last waits for "
+            f"{format_plain(max(k - outstanding, 0))} of the {format_plain(k)} to finish, max({fmt(mma)} of mma at the tensor "
+            f"cores' own rate x {format_plain(max(k - outstanding, 0))} / {format_plain(k)} = {fmt(queued)}, "
+            f"{format_plain(g)} x {format_plain(k)} x {format_plain(issue)} cycles of issue = {fmt(floor)}) "
+            f"+ {format_plain(overhead)} cycles of the trip's barriers and arrive at {format_plain(round(clock, 3))} GHz "
+            f"= {fmt(leave)} (calibration/h100/measured/copy_issue_stamps), {rt}")

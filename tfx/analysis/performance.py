@@ -1034,9 +1034,13 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                     out.append(Term("port under mma", 0, port + " (included in the waves above)"))
             behind = _trip_wgmma_ns(c, counter, m, miss, warps, active_units)
             if behind and not is_array(behind):
-                # the next copies leave after the trip's warpgroup mma (tfx.analysis.copy_behind_mma)
+                # the next copies leave once the trip's warpgroup mmas are issued (tfx.analysis.copy_behind_mma)
+                leave = _trip_wgmma_ns(c, counter, m, miss, warps, active_units, leave=True)
+                first = next(iter(c.mma_ops()), None)
+                shape = copy_behind_mma.issue_shape(first, m, warps) if first is not None else None
                 out.append(Term("copy behind mma", 0, copy_behind_mma.detail(
-                    c.line, stages, float(behind), float(loads), m, facts, lambda x: format_time_ns(float(x)))
+                    c.line, stages, float(behind), float(leave), shape, float(loads), m, facts,
+                    lambda x: format_time_ns(float(x)))
                     + " (included in the waves above)"))
             dram_trip = dram_facts
             priced = _priced_trip(miss, c, drawing, active_units)
@@ -1113,12 +1117,14 @@ def _loop_mma_efficiency(loop: ScopeNode, m: Machine):
     return m.tensor_eff
 
 
-def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
+def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units, leave=False):
     """One CTA's properly asynchronous warpgroup mmas of a trip of ``loop`` at the tensor
-    cores' own rate (tfx.analysis.copy_behind_mma.mma_ns)."""
+    cores' own rate (tfx.analysis.copy_behind_mma.mma_ns); ``leave``: the ns into the trip at
+    which the next copies leave, once those mmas are issued (copy_behind_mma.leave_ns)."""
     def tensor_ns(c):
         return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * _trip_share(c, loop)
-    return copy_behind_mma.mma_ns(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
+    of = copy_behind_mma.leave_ns if leave else copy_behind_mma.mma_ns
+    return of(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
 
 
 def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
@@ -2852,7 +2858,8 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             # a GEMM k-loop's next copies leave after the trip's warpgroup mma, then make their
             # L2 round trip (tfx.analysis.copy_behind_mma)
             in_flight = emax(in_flight, copy_behind_mma.chain_ns(
-                _trip_wgmma_ns(loop, counter, m, miss, warps, active_units), body.global_loads, m, trip_facts))
+                _trip_wgmma_ns(loop, counter, m, miss, warps, active_units, leave=True), body.global_loads, m,
+                trip_facts))
         if stations is not None:
             # a CTA's warpgroups run the chain side by side: the copies leave when the later one
             # is past its compute, its QK^T under the other's softmax (chain_overlap.prefetch_overlap_ns)

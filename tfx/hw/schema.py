@@ -381,6 +381,16 @@ PROFILE_SPEC = TableSpec({
                                          "the SM clock while every SM runs warpgroup mmas (and nothing "
                                          "else) over the profile's clock: the rate a k-loop's next copy "
                                          "waits behind the trip's mma at"),
+        "wgmma_outstanding": FactSpec("count", "positive_int",
+                                      "warpgroup mma instructions (HGMMA) a warp keeps issued and not "
+                                      "complete: its next issue waits for the oldest"),
+        "wgmma_issue_cycles": FactSpec("cycles", "positive",
+                                       "cycles one HGMMA holds its sub-partition's issue (each warpgroup's "
+                                       "warp on it in turn)"),
+        "wgmma_trip_issue_overhead": FactSpec("cycles", "nonnegative",
+                                              "cycles a pipelined warpgroup-mma k-trip spends around its "
+                                              "HGMMA issue before its next copies leave (its barriers, the "
+                                              "warpgroup arrive, the descriptors)"),
         "wgmma_trip_busy": FactSpec("ratio", "positive",
                                     "the share of a tensor-bound GEMM k-trip (warpgroup mma left running, "
                                     "copies in flight) its tensor cores run: the trip's tensor cycles over "
