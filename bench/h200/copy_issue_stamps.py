@@ -1,12 +1,15 @@
-"""Where a wgmma k-loop's copies leave: %clock64 stamps around the compiled trip of the campaigns' Triton GEMM
+"""Where a wgmma k-loop's copies leave: clock stamps around the compiled trip of the campaigns' Triton GEMM
 (docs/analysis.md, "Copy behind the mma": the 2-stage 128x256 rows run 15-30% under the model's mma + round-trip sum,
 and a stamp placed from Triton lands after the trip's copies, so the stamps go into its PTX).
 
-    python3 bench/h200/copy_issue_stamps.py build OUTDIR     # CPU (triton 3.6.0): PTX, stamped PTX, cubins, SASS
-    python3 bench/h200/copy_issue_stamps.py run OUTDIR       # a GPU: the stamped and plain cubins, CSV to stdout
+    python3 bench/h200/copy_issue_stamps.py build OUTDIR [SET]   # CPU (triton 3.6.0): PTX, stamped PTX, cubins, SASS
+    python3 bench/h200/copy_issue_stamps.py run OUTDIR           # a GPU: the stamped and plain cubins, CSV to stdout
+
+SET: `base` (default, CONFIGS: session 48's first set) or `tall` (TALL: the 4-warp and deeper tiles the first set
+lacks: 256-row tiles on one warpgroup, 4 stages).
 
 `build` compiles bench/h200/triton_kernels.py's matmul_kernel (the campaigns' GEMM) per configuration for sm_90 and
-inserts five %clock64 reads into its k-loop's PTX: t0 at the loop header, t1 after the copies' wait and the barrier
+inserts five %clock reads (32-bit) into its k-loop's PTX: t0 at the loop header, t1 after the copies' wait and the barrier
 (cp.async.wait_group; bar.sync: the trip's tiles are in shared memory), t2 after wgmma.commit_group (the trip's HGMMAs
 issued), t3 after wgmma.wait_group (the previous trip's mma done) and its bar.sync, t4 after the last
 cp.async.commit_group (the next copies issued). Each thread sums t1-t0, t2-t1, t3-t2, t4-t3 and t0'-t4 (to the next
@@ -32,6 +35,11 @@ sys.path.insert(0, HERE)
 CONFIGS = [(128, 256, 64, 8, 2), (256, 128, 64, 8, 2), (128, 256, 128, 8, 2), (256, 128, 128, 8, 2),
            (128, 128, 64, 8, 2), (128, 128, 64, 4, 2), (128, 256, 32, 8, 2), (128, 256, 64, 8, 3),
            (256, 128, 64, 8, 3), (64, 256, 64, 8, 2), (64, 256, 64, 4, 3), (64, 256, 64, 8, 3)]
+# the second set: one warpgroup over 128-256 rows (the 2-stage 256x64 rows the campaigns price fast once the copies
+# leave early), narrow 4-warp tiles, and 4 stages
+TALL = [(256, 64, 128, 4, 2), (256, 64, 64, 4, 2), (128, 64, 128, 4, 2), (64, 128, 128, 4, 2), (128, 128, 128, 4, 2),
+        (64, 64, 64, 4, 2), (256, 64, 64, 4, 4), (128, 256, 64, 8, 4), (256, 128, 64, 8, 4), (128, 128, 64, 4, 3)]
+SETS = {"base": CONFIGS, "tall": TALL}
 SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096)]
 PHASES = ("wait", "issue", "mma_wait", "copies", "rest")
 
@@ -71,15 +79,16 @@ def stamp(ptx):
     last_copy = max(i for i in body if "cp.async.commit_group" in lines[i])
     assert head < first_bar < commit < wait < second_bar < last_copy < end
 
+    # 32-bit clock and sums (a loop's cycles fit): half the registers of 64-bit ones, so the stamps add fewer
     def clk(n):
-        return f"\tmov.u64 \t%skt{n}, %clock64;"
+        return f"\tmov.u32 \t%skt{n}, %clock;"
 
     def acc(a, b, slot):
-        return [f"\tsub.s64 \t%skd, %skt{b}, %skt{a};", f"\tadd.s64 \t%sks{slot}, %sks{slot}, %skd;"]
+        return [f"\tsub.s32 \t%skd, %skt{b}, %skt{a};", f"\tadd.s32 \t%sks{slot}, %sks{slot}, %skd;"]
 
-    ins = {head: [clk(0), "\t@%skfirst add.s64 \t%sks5, %sks5, 0;",
-                  "\tsub.s64 \t%skd, %skt0, %skt4;", "\t@!%skfirst add.s64 \t%sks4, %sks4, %skd;",
-                  "\tsetp.ne.s32 \t%skfirst, 1, 1;", "\tadd.s64 \t%sks5, %sks5, 1;"],
+    ins = {head: [clk(0),
+                  "\tsub.s32 \t%skd, %skt0, %skt4;", "\t@!%skfirst add.s32 \t%sks4, %sks4, %skd;",
+                  "\tsetp.ne.s32 \t%skfirst, 1, 1;", "\tadd.s32 \t%sks5, %sks5, 1;"],
            first_bar: [clk(1)] + acc(0, 1, 0), commit: [clk(2)] + acc(1, 2, 1),
            second_bar: [clk(3)] + acc(2, 3, 2), last_copy: [clk(4)] + acc(3, 4, 3)}
     out = []
@@ -88,9 +97,10 @@ def stamp(ptx):
         if i in ins:
             out.extend(ins[i])
     text = "\n".join(out)
-    decl = ("\t.reg .b64 \t%skt<5>;\n\t.reg .b64 \t%sks<6>;\n\t.reg .b64 \t%skd;\n\t.reg .b64 \t%skg<2>;\n"
-            "\t.reg .b64 \t%skp;\n\t.reg .b32 \t%skr<4>;\n\t.reg .pred \t%skfirst;\n\t.reg .pred \t%skw;\n")
-    init = ("".join(f"\tmov.u64 \t%sks{j}, 0;\n" for j in range(6)) + "\tmov.u64 \t%skt4, 0;\n"
+    decl = ("\t.reg .b32 \t%skt<5>;\n\t.reg .b32 \t%sks<6>;\n\t.reg .b32 \t%skd;\n\t.reg .b64 \t%skg<2>;\n"
+            "\t.reg .b64 \t%skp;\n\t.reg .b64 \t%skq;\n\t.reg .b64 \t%skx;\n\t.reg .b32 \t%skr<4>;\n"
+            "\t.reg .pred \t%skfirst;\n\t.reg .pred \t%skw;\n")
+    init = ("".join(f"\tmov.u32 \t%sks{j}, 0;\n" for j in range(6)) + "\tmov.u32 \t%skt4, 0;\n"
             "\tsetp.eq.s32 \t%skfirst, 1, 1;\n\tmov.u64 \t%skg0, %globaltimer;\n")
     # the declarations and the zeroed sums right after the first ld.param (the entry block dominates the loop)
     first_ld = text.index("\tld.param")
@@ -105,9 +115,10 @@ def stamped(ptx, warps):
              "\tmov.u32 \t%skr0, %tid.x;\n\tand.b32 \t%skr1, %skr0, 127;\n\tsetp.eq.s32 \t%skw, %skr1, 0;\n"
              "\tshr.u32 \t%skr1, %skr0, 7;\n\tmov.u32 \t%skr3, %ctaid.x;\n"
              f"\tmad.lo.s32 \t%skr3, %skr3, {groups}, %skr1;\n"
-             "\tmul.wide.u32 \t%skp, %skr3, 64;\n\tld.param.b64 \t%skd, [matmul_kernel_param_9];\n"
-             "\tadd.s64 \t%skp, %skp, %skd;\n"
-             + "".join(f"\t@%skw st.global.b64 \t[%skp+{8 * j}], %sks{j};\n" for j in range(6))
+             "\tmul.wide.u32 \t%skp, %skr3, 64;\n\tld.param.b64 \t%skq, [matmul_kernel_param_9];\n"
+             "\tadd.s64 \t%skp, %skp, %skq;\n"
+             + "".join(f"\tcvt.u64.u32 \t%skx, %sks{j};\n\t@%skw st.global.b64 \t[%skp+{8 * j}], %skx;\n"
+                       for j in range(6))
              + "\t@%skw st.global.b64 \t[%skp+48], %skg0;\n\t@%skw st.global.b64 \t[%skp+56], %skg1;\n")
     # after the loop: the crit-edge block ($L__BB0_3) follows the loop's branch
     after = re.search(r"\n\$L__BB0_\d+:\s*// %\._crit_edge\n", text)
@@ -116,13 +127,13 @@ def stamped(ptx, warps):
     return text[:after.end()] + store + text[after.end():]
 
 
-def build(outdir):
+def build(outdir, which="base"):
     os.makedirs(outdir, exist_ok=True)
     import triton
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
     cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
     meta = {}
-    for c in CONFIGS:
+    for c in SETS[which]:
         ptx, shared = compile_plain(c)
         t = tag(c)
         for kind, text in (("plain", ptx), ("stamped", stamped(ptx, c[3]))):
@@ -213,4 +224,4 @@ def run(outdir):
 
 
 if __name__ == "__main__":
-    {"build": build, "run": run}[sys.argv[1]](sys.argv[2])
+    {"build": build, "run": run}[sys.argv[1]](*sys.argv[2:])
