@@ -1,5 +1,5 @@
-"""A GEMM k-loop's next copy waits behind the trip's warpgroup mma (docs/analysis.md, section 8,
-"copy behind the mma").
+"""A GEMM k-loop's next copy waits behind the issue of the trip's warpgroup mma (docs/analysis.md,
+section 8, "copy behind the mma").
 
 Triton's pipelined k-loop on the warpgroup mma (the SASS of kernels/persistent_gemm.tile's
 Triton kernel at 256x128x128, 8 warps, 2 stages: calibration/h200/measured/tensor_clock/README.md)
@@ -7,7 +7,8 @@ runs, each trip: wait for its stage's copies (DEPBAR), a CTA barrier, the trip's
 instructions, WARPGROUP.DEPBAR.LE gsb0 1 (the previous trip's mma done), a second barrier,
 then the cp.async copies of trip i+S-1 (LDGSTS). Read as asynchronous, those copies would fly
 while the trip's mma runs and a 2-stage trip would take the longer of the mma and the copies'
-round trip. Measured, it takes their **sum**: the k-loop of kernels/gemm.tile with every
+round trip. Measured, it takes nearly their **sum** (the first reading of this term; the stamps
+below place the copies' leave inside the mma): the k-loop of kernels/gemm.tile with every
 byte from L2, one CTA per SM on 78 and 132 SMs (bench/h200/measure_tensor_clock.py,
 calibration/h200/measured/tensor_clock/kloop_big.csv):
 
@@ -20,7 +21,8 @@ calibration/h200/measured/tensor_clock/kloop_big.csv):
     128x256x32, 8           24,576    513             295     808     732 /   773
     128x64x32, 4            12,288    417              74     491     486 /   505
 
-(ns; the L2 round trip is tfx.analysis.load_trip.round_trip_ns: 122.2 ns of chain + the
+(ns; the model's leave (below) + round trip: 2,161, 1,316, 1,189, 1,554, 808, 686, 590; the L2 round trip
+is tfx.analysis.load_trip.round_trip_ns: 122.2 ns of chain + the
 profile's 200 ns L2 latency + the bytes at the SM's 128.7 B/ns port; the mma at the rate the
 warpgroup mma runs at alone with every SM busy, measured in the same run: 4,095 flop/cycle at
 a 1.73-1.74 GHz SM clock on 132 SMs, ``pipeline.wgmma_clock_fraction`` = 1.735 / 1.98 = 0.876 of
@@ -32,7 +34,7 @@ rarely binds (the 128x128x128 tile on 4 warps: (591 + 831) / 2 = 711 ns against 
 own bound); at 2 stages it is the trip.
 
 Where the copies leave (calibration/h100/measured/copy_issue_stamps, bench/h200/copy_issue_stamps.py:
-%clock64 stamps placed in the campaigns' compiled trip, 8192^3 and 4096^3 on an H100, the H200's SM). Not
+clock stamps placed in the campaigns' compiled trip, 8192^3 and 4096^3 on an H100, the H200's SM). Not
 after the whole mma: after the warps have *issued* the trip's HGMMAs and passed the second barrier. A
 warp keeps at most ``pipeline.wgmma_outstanding`` = 3 HGMMAs issued and not complete, so with k
 instructions a warpgroup a trip its last issue waits for its (k - 3)-th to finish: the warpgroups'
