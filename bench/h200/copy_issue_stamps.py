@@ -105,11 +105,11 @@ def stamp(ptx):
     # the declarations and the zeroed sums right after the first ld.param (the entry block dominates the loop)
     first_ld = text.index("\tld.param")
     text = text[:first_ld] + decl + init + text[first_ld:]
-    return text, loop_label
+    return text
 
 
 def stamped(ptx, warps):
-    text, _ = stamp(ptx)
+    text = stamp(ptx)
     groups = max(warps // 4, 1)
     store = ("\tmov.u64 \t%skg1, %globaltimer;\n"
              "\tmov.u32 \t%skr0, %tid.x;\n\tand.b32 \t%skr1, %skr0, 127;\n\tsetp.eq.s32 \t%skw, %skr1, 0;\n"

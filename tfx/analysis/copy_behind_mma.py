@@ -130,6 +130,20 @@ def issue_shape(node, m, warps) -> Issue:
     return Issue(k, emax(warps // 4, 1))
 
 
+def issue_clock(m) -> float:
+    """GHz the issue cycles run at: the profile's clock under warpgroup mmas (x ``wgmma_clock_fraction``)."""
+    return m.clock_ghz * clock_fraction(m)
+
+
+def _leave_parts(mma, shape: Issue, facts: tuple, clock) -> tuple:
+    """(the mma still queued when the last HGMMA issues, mma x max(k - outstanding, 0) / k; the issue
+    floor, groups x k x the issue cycles) of one op's trip: ``leave_ns`` takes the larger, and the
+    breakdown shows both. Arrays elementwise."""
+    outstanding, issue, _ = facts
+    queued = mma * emax(shape.k - outstanding, 0) / emax(shape.k, 1)
+    return queued, shape.groups * shape.k * issue / clock
+
+
 def leave_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callable[[Any], Any]) -> Any:
     """ns into a trip at which the next copies leave: per properly asynchronous warpgroup mma, the
     larger of its mma x max(k - outstanding, 0) / k (the last HGMMA's issue waits for the queue)
@@ -139,17 +153,15 @@ def leave_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callab
     fraction = clock_fraction(m)
     if facts is None or not fraction:
         return mma_ns(loop, m, warps, tensor_ns, efficiency)
-    outstanding, issue, overhead = facts
-    clock = m.clock_ghz * fraction
+    clock = issue_clock(m)
     total = 0
     mma = 0
     for c in loop.mma_ops():
         own = mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
-        shape = issue_shape(c, m, warps)
-        queued = own * emax(shape.k - outstanding, 0) / emax(shape.k, 1)
-        total = total + (own > 0) * emax(queued, shape.groups * shape.k * issue / clock)
+        queued, floor = _leave_parts(own, issue_shape(c, m, warps), facts, clock)
+        total = total + (own > 0) * emax(queued, floor)
         mma = mma + own
-    return (mma > 0) * (total + overhead / clock)
+    return (mma > 0) * (total + facts[2] / clock)
 
 
 def chain_ns(leave, loaded_bytes, m, f: load_trip.LoadTrip) -> Any:
@@ -175,9 +187,8 @@ def detail(line, stages, mma, leave, shape: Issue | None, loaded_bytes, m, f: lo
                 f"cores' own rate (clock x {format_plain(clock_fraction(m))}), {rt}")
     outstanding, issue, overhead = facts
     k, g = int(shape.k), int(shape.groups)
-    clock = m.clock_ghz * clock_fraction(m)
-    queued = mma * max(k - outstanding, 0) / max(k, 1)
-    floor = g * k * issue / clock
+    clock = issue_clock(m)
+    queued, floor = _leave_parts(mma, Issue(k, g), facts, clock)
     return (f"line {line}: the next copies leave once the warps have issued the trip's {format_plain(k)} HGMMAs "
             f"a warpgroup (a warp keeps {format_plain(outstanding)} outstanding: its last waits for "
             f"{format_plain(max(k - outstanding, 0))} of the {format_plain(k)} to finish, max({fmt(mma)} of mma at the tensor "
