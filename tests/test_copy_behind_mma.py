@@ -27,6 +27,7 @@ from tfx.lang import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMM = ROOT / "kernels" / "gemm.tile"
+GATE_UP = ROOT / "tests" / "fixtures" / "kernels" / "gate_up_gemm.tile"
 H200 = load_profile("h200_sxm")
 CHAIN = 242 / 1.98
 PORT = 65 * 1.98
@@ -170,6 +171,30 @@ def test_breakdown_names_the_term():
     assert "issued the trip's 16 HGMMAs a warpgroup" in d
     assert "max(1.18 us of mma at the tensor cores' own rate x 13 / 16 = 959.37 ns, 2 x 16 x 25 cycles of issue = 461.23 ns)" in d
     assert "= 1.09 us" in d and "(1.07 us + 1.09 us) / (2 - 1) = 2.16 us a trip at least" in d
+
+
+def test_two_mmas_a_trip_sum_their_leaves_and_the_line_shows_each():
+    """A k-loop with two warpgroup mmas (the gate and up projections over one A tile, 256x128x64 each
+    on 8 warps): each is 8 HGMMAs a warpgroup (2 x m64 rows x 1 x n128 x 64 / 16), 4,194,304 flop /
+    7,104.4301 = 590.3787 ns, its last HGMMA waits for 5 of 8: 368.9867 ns (above the issue 2 x 8 x 25
+    = 400 cycles = 230.6167 ns). The warps issue them one after another, so the copies leave at
+    368.9867 + 368.9867 + the trip's 200 cycles 115.3083 = 853.2817 ns; the breakdown shows both
+    mmas' parts and that sum (the line once described the first mma alone)."""
+    m = Machine(H200, "cta")
+    p = {"M": 256, "N": 128, "K": 8192, "BM": 256, "BN": 128, "BK": 64, "WARPS": 8, "STAGES": 2}
+    a = analyze(parse_file(str(GATE_UP)), None, H200, p)
+    loop = [n for n in a.root.walk() if n.kind == "loop"][0]
+    flop = 2 * 256 * 128 * 64
+    ops = copy_behind_mma.op_leaves(loop, m, 8, lambda c: flop / (8110.08 * 0.74), lambda c: 0.74)
+    assert [(int(o.shape.k), int(o.shape.groups)) for o in ops] == [(8, 2), (8, 2)]
+    want = 2 * (flop / OWN_RATE * 5 / 8) + OVERHEAD
+    assert want == pytest.approx(853.2817, abs=1e-3)
+    got = copy_behind_mma.leave_ns(loop, m, 8, lambda c: flop / (8110.08 * 0.74), lambda c: 0.74)
+    assert got == pytest.approx(want, rel=1e-6)
+    d = [x for x in a.terms if x.name == "copy behind mma"][0].detail
+    assert "the trip's 2 warpgroup mmas, one after another" in d
+    assert d.count("x 5 / 8 = 368.99 ns, 2 x 8 x 25 cycles of issue = 230.62 ns) = 368.99 ns") == 2
+    assert "= 853.28 ns (calibration/h100/measured/copy_issue_stamps)" in d
 
 
 def test_a_profile_without_the_fact_has_no_term():

@@ -144,24 +144,48 @@ def _leave_parts(mma, shape: Issue, facts: tuple, clock) -> tuple:
     return queued, shape.groups * shape.k * issue / clock
 
 
+class OpLeave(NamedTuple):
+    """One properly asynchronous warpgroup mma of a trip as the copies' leave prices it: its
+    ``line``, its ``mma`` ns at the tensor cores' own rate, its issue ``shape``, the mma still
+    ``queued`` when its last HGMMA issues and its issue ``floor`` (``_leave_parts``)."""
+    line: Any
+    mma: Any
+    shape: Issue
+    queued: Any
+    floor: Any
+
+
+def op_leaves(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callable[[Any], Any]) -> list:
+    """Each warpgroup mma of a trip of ``loop`` as ``leave_ns`` sums it (``OpLeave``), in program
+    order; [] where the profile states no issue facts or no wgmma clock fraction."""
+    facts = issue_facts(m)
+    fraction = clock_fraction(m)
+    if facts is None or not fraction:
+        return []
+    clock = issue_clock(m)
+    out = []
+    for c in loop.mma_ops():
+        own = mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
+        shape = issue_shape(c, m, warps)
+        queued, floor = _leave_parts(own, shape, facts, clock)
+        out.append(OpLeave(c.line, own, shape, queued, floor))
+    return out
+
+
 def leave_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callable[[Any], Any]) -> Any:
     """ns into a trip at which the next copies leave: per properly asynchronous warpgroup mma, the
     larger of its mma x max(k - outstanding, 0) / k (the last HGMMA's issue waits for the queue)
     and groups x k x the issue cycles, plus the trip's issue overhead; the whole mma (``mma_ns``)
     where the profile states no issue facts. 0 where no such mma."""
-    facts = issue_facts(m)
-    fraction = clock_fraction(m)
-    if facts is None or not fraction:
+    ops = op_leaves(loop, m, warps, tensor_ns, efficiency)
+    if not ops:
         return mma_ns(loop, m, warps, tensor_ns, efficiency)
-    clock = issue_clock(m)
     total = 0
     mma = 0
-    for c in loop.mma_ops():
-        own = mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
-        queued, floor = _leave_parts(own, issue_shape(c, m, warps), facts, clock)
-        total = total + (own > 0) * emax(queued, floor)
-        mma = mma + own
-    return (mma > 0) * (total + facts[2] / clock)
+    for op in ops:
+        total = total + (op.mma > 0) * emax(op.queued, op.floor)
+        mma = mma + op.mma
+    return (mma > 0) * (total + issue_facts(m)[2] / issue_clock(m))
 
 
 def chain_ns(leave, loaded_bytes, m, f: load_trip.LoadTrip) -> Any:
@@ -172,9 +196,10 @@ def chain_ns(leave, loaded_bytes, m, f: load_trip.LoadTrip) -> Any:
     return (leave > 0) * (leave + trip)
 
 
-def detail(line, stages, mma, leave, shape: Issue | None, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> str:
-    """The breakdown's line (scalars). ``leave``: ``leave_ns``; ``shape``: the loop's first mma's
-    ``issue_shape`` (None: the whole mma, the profile without issue facts)."""
+def detail(line, stages, mma, leave, ops: list, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> str:
+    """The breakdown's line (scalars). ``mma``: ``mma_ns``; ``leave``: ``leave_ns``; ``ops``: the
+    trip's ``op_leaves`` that sum to it ([]: the whole mma, the profile without issue facts), each
+    mma's parts shown, so the words hold the number whatever the loop's count of mmas."""
     trip = load_trip.round_trip_ns(m.l2_latency, loaded_bytes, 0, f)
     s1 = max(int(stages) - 1, 1)
     per = (leave + trip) / s1
@@ -182,17 +207,29 @@ def detail(line, stages, mma, leave, shape: Issue | None, loaded_bytes, m, f: lo
     rt = (f"then make their L2 round trip {fmt(f.overhead_ns)} of chain + {fmt(m.l2_latency)} + "
           f"{formula_bytes(loaded_bytes)} / {formula_rate(f.port_bytes_per_ns)} = {fmt(trip)}: "
           f"({fmt(leave)} + {fmt(trip)}) / ({int(stages)} - 1) = {fmt(per)} a trip at least")
-    if facts is None or shape is None:
+    ops = [op for op in ops if float(op.mma) > 0]
+    if facts is None or not ops:
         return (f"line {line}: the next copies leave after the trip's warpgroup mma, {fmt(mma)} at the tensor "
                 f"cores' own rate (clock x {format_plain(clock_fraction(m))}), {rt}")
     outstanding, issue, overhead = facts
-    k, g = int(shape.k), int(shape.groups)
     clock = issue_clock(m)
-    queued, floor = _leave_parts(mma, Issue(k, g), facts, clock)
-    return (f"line {line}: the next copies leave once the warps have issued the trip's {format_plain(k)} HGMMAs "
-            f"a warpgroup (a warp keeps {format_plain(outstanding)} outstanding: its last waits for "
-            f"{format_plain(max(k - outstanding, 0))} of the {format_plain(k)} to finish, max({fmt(mma)} of mma at the tensor "
-            f"cores' own rate x {format_plain(max(k - outstanding, 0))} / {format_plain(k)} = {fmt(queued)}, "
-            f"{format_plain(g)} x {format_plain(k)} x {format_plain(issue)} cycles of issue = {fmt(floor)}) "
+
+    def one(op, own_line):
+        k, g = int(op.shape.k), int(op.shape.groups)
+        waits = max(k - int(outstanding), 0)
+        where = f"line {op.line}'s " if own_line else "the trip's "
+        return (f"{where}{format_plain(k)} HGMMAs a warpgroup (a warp keeps {format_plain(outstanding)} outstanding: "
+                f"its last waits for {format_plain(waits)} of the {format_plain(k)} to finish, max({fmt(float(op.mma))} "
+                f"of mma at the tensor cores' own rate x {format_plain(waits)} / {format_plain(k)} = "
+                f"{fmt(float(op.queued))}, {format_plain(g)} x {format_plain(k)} x {format_plain(issue)} cycles of issue = "
+                f"{fmt(float(op.floor))})")
+
+    if len(ops) == 1:
+        issued = one(ops[0], False)
+    else:
+        parts = [one(op, True) + f" = {fmt(max(float(op.queued), float(op.floor)))}" for op in ops]
+        issued = (f"the trip's {format_plain(len(ops))} warpgroup mmas, one after another: " + "; ".join(parts)
+                  + ", summed")
+    return (f"line {line}: the next copies leave once the warps have issued {issued} "
             f"+ {format_plain(overhead)} cycles of the trip's barriers and arrive at {format_plain(round(clock, 3))} GHz "
             f"= {fmt(leave)} (calibration/h100/measured/copy_issue_stamps), {rt}")

@@ -1036,10 +1036,9 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             if behind and not is_array(behind):
                 # the next copies leave once the trip's warpgroup mmas are issued (tfx.analysis.copy_behind_mma)
                 leave = _trip_wgmma_ns(c, counter, m, miss, warps, active_units, leave=True)
-                first = next(iter(c.mma_ops()), None)
-                shape = copy_behind_mma.issue_shape(first, m, warps) if first is not None else None
+                ops = _trip_wgmma_ns(c, counter, m, miss, warps, active_units, leave="ops")
                 out.append(Term("copy behind mma", 0, copy_behind_mma.detail(
-                    c.line, stages, float(behind), float(leave), shape, float(loads), m, facts,
+                    c.line, stages, float(behind), float(leave), ops, float(loads), m, facts,
                     lambda x: format_time_ns(float(x)))
                     + " (included in the waves above)"))
             dram_trip = dram_facts
@@ -1120,10 +1119,11 @@ def _loop_mma_efficiency(loop: ScopeNode, m: Machine):
 def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units, leave=False):
     """One CTA's properly asynchronous warpgroup mmas of a trip of ``loop`` at the tensor
     cores' own rate (tfx.analysis.copy_behind_mma.mma_ns); ``leave``: the ns into the trip at
-    which the next copies leave, once those mmas are issued (copy_behind_mma.leave_ns)."""
+    which the next copies leave, once those mmas are issued (copy_behind_mma.leave_ns); ``leave``
+    "ops": each mma's part of that leave (copy_behind_mma.op_leaves), for the breakdown's line."""
     def tensor_ns(c):
         return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * _trip_share(c, loop)
-    of = copy_behind_mma.leave_ns if leave else copy_behind_mma.mma_ns
+    of = {True: copy_behind_mma.leave_ns, False: copy_behind_mma.mma_ns, "ops": copy_behind_mma.op_leaves}[leave]
     return of(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
 
 
