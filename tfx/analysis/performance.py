@@ -1036,7 +1036,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             if behind and not is_array(behind):
                 # the next copies leave once the trip's warpgroup mmas are issued (tfx.analysis.copy_behind_mma)
                 leave = _trip_wgmma_ns(c, counter, m, miss, warps, active_units, leave=True)
-                ops = _trip_wgmma_ns(c, counter, m, miss, warps, active_units, leave="ops")
+                ops = _trip_wgmma_leaves(c, counter, m, miss, warps, active_units)
                 out.append(Term("copy behind mma", 0, copy_behind_mma.detail(
                     c.line, stages, float(behind), float(leave), ops, float(loads), m, facts,
                     lambda x: format_time_ns(float(x)))
@@ -1116,15 +1116,26 @@ def _loop_mma_efficiency(loop: ScopeNode, m: Machine):
     return m.tensor_eff
 
 
+def _trip_wgmma(of, loop: ScopeNode, counter, m: Machine, miss, warps, active_units):
+    """``of`` (a copy_behind_mma function of the loop, the warps, each mma's tensor ns a trip and its
+    efficiency) over one CTA's trip of ``loop``."""
+    def tensor_ns(c):
+        return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * _trip_share(c, loop)
+    return of(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
+
+
 def _trip_wgmma_ns(loop: ScopeNode, counter, m: Machine, miss, warps, active_units, leave=False):
     """One CTA's properly asynchronous warpgroup mmas of a trip of ``loop`` at the tensor
     cores' own rate (tfx.analysis.copy_behind_mma.mma_ns); ``leave``: the ns into the trip at
-    which the next copies leave, once those mmas are issued (copy_behind_mma.leave_ns); ``leave``
-    "ops": each mma's part of that leave (copy_behind_mma.op_leaves), for the breakdown's line."""
-    def tensor_ns(c):
-        return engine_ns(op_demand(c, counter, m, miss, warps), m, 1, active_units, warps)["tensor"] * _trip_share(c, loop)
-    of = {True: copy_behind_mma.leave_ns, False: copy_behind_mma.mma_ns, "ops": copy_behind_mma.op_leaves}[leave]
-    return of(loop, m, warps, tensor_ns, lambda c: _mma_efficiency(c, m))
+    which the next copies leave, once those mmas are issued (copy_behind_mma.leave_ns)."""
+    of = copy_behind_mma.leave_ns if leave else copy_behind_mma.mma_ns
+    return _trip_wgmma(of, loop, counter, m, miss, warps, active_units)
+
+
+def _trip_wgmma_leaves(loop: ScopeNode, counter, m: Machine, miss, warps, active_units) -> list:
+    """Each warpgroup mma's part of the copies' leave a trip of ``loop`` (copy_behind_mma.op_leaves),
+    which the breakdown's line shows beside their sum."""
+    return _trip_wgmma(copy_behind_mma.op_leaves, loop, counter, m, miss, warps, active_units)
 
 
 def _operand_reads_term(c: ScopeNode, m: Machine, warps, resident) -> list:
