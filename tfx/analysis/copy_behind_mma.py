@@ -98,8 +98,14 @@ def mma_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callable
         return 0
     total = 0
     for c in loop.mma_ops():
-        total = total + mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
+        total = total + _own_ns(c, loop, m, warps, tensor_ns, efficiency, fraction)
     return total
+
+
+def _own_ns(c, loop, m, warps, tensor_ns, efficiency, fraction) -> Any:
+    """ns mma ``c`` of a trip takes at the tensor cores' own rate where it is properly asynchronous
+    (0 where not): tensor_ns(c) x efficiency(c) / ``fraction``."""
+    return mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
 
 
 def issue_facts(m) -> tuple | None:
@@ -165,7 +171,7 @@ def op_leaves(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Calla
     clock = issue_clock(m)
     out = []
     for c in loop.mma_ops():
-        own = mma_path.properly_async(c, loop, m, warps) * tensor_ns(c) * efficiency(c) / fraction
+        own = _own_ns(c, loop, m, warps, tensor_ns, efficiency, fraction)
         shape = issue_shape(c, m, warps)
         queued, floor = _leave_parts(own, shape, facts, clock)
         out.append(OpLeave(c.line, own, shape, queued, floor))
@@ -178,8 +184,15 @@ def leave_ns(loop, m, warps, tensor_ns: Callable[[Any], Any], efficiency: Callab
     and groups x k x the issue cycles, plus the trip's issue overhead; the whole mma (``mma_ns``)
     where the profile states no issue facts. 0 where no such mma."""
     ops = op_leaves(loop, m, warps, tensor_ns, efficiency)
+    return leave_of(ops, m, 0 if ops else mma_ns(loop, m, warps, tensor_ns, efficiency))
+
+
+def leave_of(ops: list, m, whole) -> Any:
+    """The leave of a trip's ``op_leaves``: the sum of each mma's larger part plus the trip's issue
+    overhead, 0 where none of its mmas runs; ``whole`` (the trip's ``mma_ns``) where ``ops`` is
+    empty (the profile without issue facts)."""
     if not ops:
-        return mma_ns(loop, m, warps, tensor_ns, efficiency)
+        return whole
     total = 0
     mma = 0
     for op in ops:
@@ -196,10 +209,12 @@ def chain_ns(leave, loaded_bytes, m, f: load_trip.LoadTrip) -> Any:
     return (leave > 0) * (leave + trip)
 
 
-def detail(line, stages, mma, leave, ops: list, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> str:
-    """The breakdown's line (scalars). ``mma``: ``mma_ns``; ``leave``: ``leave_ns``; ``ops``: the
-    trip's ``op_leaves`` that sum to it ([]: the whole mma, the profile without issue facts), each
-    mma's parts shown, so the words hold the number whatever the loop's count of mmas."""
+def detail(line, stages, mma, ops: list, loaded_bytes, m, f: load_trip.LoadTrip, fmt) -> str:
+    """The breakdown's line (scalars). ``mma``: ``mma_ns``; ``ops``: the trip's ``op_leaves`` ([]: the
+    whole mma, the profile without issue facts), whose sum (``leave_of``, as ``leave_ns`` takes it)
+    the line shows with each mma's parts, so the words hold the number whatever the loop's count of
+    mmas."""
+    leave = float(leave_of(ops, m, mma))
     trip = load_trip.round_trip_ns(m.l2_latency, loaded_bytes, 0, f)
     s1 = max(int(stages) - 1, 1)
     per = (leave + trip) / s1

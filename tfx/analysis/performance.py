@@ -1035,10 +1035,9 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
             behind = _trip_wgmma_ns(c, counter, m, miss, warps, active_units)
             if behind and not is_array(behind):
                 # the next copies leave once the trip's warpgroup mmas are issued (tfx.analysis.copy_behind_mma)
-                leave = _trip_wgmma_ns(c, counter, m, miss, warps, active_units, leave=True)
                 ops = _trip_wgmma_leaves(c, counter, m, miss, warps, active_units)
                 out.append(Term("copy behind mma", 0, copy_behind_mma.detail(
-                    c.line, stages, float(behind), float(leave), ops, float(loads), m, facts,
+                    c.line, stages, float(behind), ops, float(loads), m, facts,
                     lambda x: format_time_ns(float(x)))
                     + " (included in the waves above)"))
             dram_trip = dram_facts
