@@ -9,4 +9,8 @@ mkdir -p "$OUT/$1"
 DEADLINE=${ACC_DEADLINE_S:-170}
 PYTHONUNBUFFERED=1 ACC_DEADLINE_S=$DEADLINE ACC_SHAPE_SET=$2 ACC_SEED_OFFSET=$3 timeout $((DEADLINE + 15)) \
   python3 bench/h200/measure_accuracy.py "$OUT/$1" > "$OUT/$1/stdout.txt" 2>&1
+# measure_accuracy.py prints into log.txt as well: keep stdout.txt only where it says more (a traceback before the
+# log opened, timeout's kill), and store the log gzipped, as the filed campaigns do (6164166)
+if [ -f "$OUT/$1/log.txt" ] && cmp -s "$OUT/$1/stdout.txt" "$OUT/$1/log.txt"; then rm -f "$OUT/$1/stdout.txt"; fi
+[ -f "$OUT/$1/log.txt" ] && gzip -9 "$OUT/$1/log.txt"
 tar -C "$OUT" -czf "$OUT/$1.tgz" "$1" && rm -rf "${OUT:?}/$1"
