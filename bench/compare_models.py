@@ -10,10 +10,13 @@ bench/accuracy.py --measured-only --split all does per campaign, and the report 
   by 0.5 points: a campaign is better where every figure that moved moved the right way);
 - the shapes of one campaign that fail a "done when" clause (Spearman under 0.85, regret over 10%, a spilling
   configuration ranked first where a non-spilling one is faster), before and after, and which ones changed side;
-- the pooled figures over all campaigns (median over shapes of the median |error|, min Spearman, max regret).
-The last line says whether the candidate's rankings are better, worse, mixed or the same, counting the families
+- the pooled figures over all campaigns (median over shapes of the median |error|, min Spearman, max regret);
+- the reference tables bench/accuracy.py prints before the campaigns (copy, the Triton GEMM and attention
+  reference, cuBLAS, SDPA: each tree's median |error| over its own rows), issue 15's other clause: "the existing
+  figures do not get worse". A table whose median grows by more than 0.3 points is named.
+The rankings line says whether the candidate's rankings are better, worse, mixed or the same, counting the families
 with more clause failures than before and those with fewer: worse where some have more and none fewer, better the
-other way round, mixed where both, the same where neither.
+other way round, mixed where both, the same where neither; the last line whether the reference figures held.
 
 The sessions of issue 15 judged every candidate this way by hand (docs/analysis.md's "figures both ways");
 FAMILIES and RUNS are comma lists (gemm_fp8,gemm_bf16; run40,run44). A tree that is not a checkout of this
@@ -60,6 +63,36 @@ def tree_figures(data: Path, only=None, runs=None) -> dict:
             pooled.setdefault((c.row.family, c.row.shape), []).append(c)
         out["runs"][run] = _figures_by_family(groups, figures)
     out["pooled"] = _figures_by_family(pooled, figures)
+    out["reference"] = reference_figures(Path.cwd())
+    return out
+
+
+# bench/accuracy.py's reference tables, by the name the report gives each, and the function that prices its rows
+REFERENCE_TABLES = (("copy", "copy_rows"), ("Triton GEMM", "triton_rows"), ("cuBLAS", "library_rows"),
+                    ("SDPA", "attention_rows"), ("Triton attention", "triton_attention_rows"))
+
+
+def reference_figures(tree: Path) -> dict:
+    """{table: median |error|} of bench/accuracy.py's reference tables as the tree's own accuracy.py prices its own
+    rows (the H200's calibration/h200 tables: bandwidth.csv, gemm_triton.csv, gemm_library.csv, attention*.csv);
+    {} where the tree's accuracy.py has none of them."""
+    import importlib.util
+    path = tree / "bench" / "accuracy.py"
+    if not path.is_file():
+        return {}
+    spec = importlib.util.spec_from_file_location("tree_accuracy", path)
+    acc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(acc)
+    from tfx.hw import load_profile
+    profile = load_profile("h200_sxm")
+    out = {}
+    for table, fn in REFERENCE_TABLES:
+        rows = getattr(acc, fn, None)
+        if rows is None:
+            continue
+        errs = [abs(pred - meas) / meas for _, pred, meas in rows(profile)]
+        if errs:
+            out[table] = statistics.median(errs)
     return out
 
 
@@ -140,7 +173,22 @@ def compare(base: dict, cand: dict) -> tuple[list[str], str]:
     if more and fewer:
         verdict = "mixed"
     lines.append(f"rankings: {verdict} (families with more clause failures {more}, with fewer {fewer})")
+    lines += reference_lines(base.get("reference", {}), cand.get("reference", {}))
     return lines, verdict
+
+
+def reference_lines(base: dict, cand: dict) -> list[str]:
+    """The reference tables' medians base -> candidate and whether any got worse by more than MOVE[0] (0.3 points):
+    issue 15's "the existing figures do not get worse"; [] where neither tree priced them."""
+    tables = [t for t, _ in REFERENCE_TABLES if t in base and t in cand]
+    if not tables:
+        return []
+    moved = ", ".join(f"{t} {base[t] * 100:.1f} -> {cand[t] * 100:.1f}%" for t in tables)
+    worse = [t for t in tables if cand[t] > base[t] + MOVE[0]]
+    better = [t for t in tables if cand[t] < base[t] - MOVE[0]]
+    held = ("worse: " + ", ".join(worse) if worse else
+            "held (better: " + ", ".join(better) + ")" if better else "held")
+    return [f"reference (median |error|): {moved}", f"existing figures: {held}"]
 
 
 # ------------------------------------------------------------------ the command

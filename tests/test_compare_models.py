@@ -52,6 +52,34 @@ def test_compare_counts_clause_failures_per_family_and_gives_the_verdict():
     assert lines[-1] == "rankings: worse (families with more clause failures 1, with fewer 0)"
 
 
+def test_reference_lines_name_the_tables_that_got_worse():
+    # SDPA 12.0% -> 14.6% grows 2.6 points > 0.3: worse; Triton GEMM 6.4% -> 5.7% falls 0.7 points (better, but one
+    # worse table makes the clause fail); copy 0.2% -> 0.4% grows 0.2 points <= 0.3: not named
+    base = {"copy": 0.002, "Triton GEMM": 0.064, "SDPA": 0.120}
+    cand = {"copy": 0.004, "Triton GEMM": 0.057, "SDPA": 0.146}
+    assert cm.reference_lines(base, cand) == [
+        "reference (median |error|): copy 0.2 -> 0.4%, Triton GEMM 6.4 -> 5.7%, SDPA 12.0 -> 14.6%",
+        "existing figures: worse: SDPA"]
+
+
+def test_reference_lines_hold_and_name_what_improved():
+    # cuBLAS 3.9% -> 3.5%: -0.4 points, better; Triton attention 3.4% -> 3.6%: +0.2 points, within 0.3: held
+    base = {"cuBLAS": 0.039, "Triton attention": 0.034}
+    cand = {"cuBLAS": 0.035, "Triton attention": 0.036}
+    assert cm.reference_lines(base, cand)[1] == "existing figures: held (better: cuBLAS)"
+    # a table only one tree priced is left out; none in common: no lines
+    assert cm.reference_lines({"copy": 0.002}, {}) == []
+
+
+def test_compare_ends_with_the_reference_clause():
+    shapes = {"s": [0.05, 0.9, 0.0, False]}
+    figs = {"runs": {"run1": {"f": shapes}}, "pooled": {"f": shapes}}
+    # the same campaigns; the copy table 0.2% -> 0.2%: held
+    lines, verdict = cm.compare({**figs, "reference": {"copy": 0.002}}, {**figs, "reference": {"copy": 0.002}})
+    assert verdict == "same"
+    assert lines[-2:] == ["reference (median |error|): copy 0.2 -> 0.2%", "existing figures: held"]
+
+
 @pytest.mark.parametrize("argv, says", [
     (["/nonexistent"], "expected BASE_TREE CANDIDATE_TREE"),
     (["/nonexistent", "/also"], "/nonexistent: not a checkout of this repository"),
