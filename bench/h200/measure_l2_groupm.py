@@ -52,7 +52,7 @@ sys.path.insert(0, HERE)
 
 L2_SET = os.environ.get("L2_SET", "")
 L2_SETS = ("", "s12", "s12b", "s13", "s14", "s16", "s17t", "s17b", "s18", "s18t", "s19", "s23", "s25", "s26", "s26b",
-           "s26c", "s27g", "s37")
+           "s26c", "s27g", "s37", "s50")
 if L2_SET not in L2_SETS:
     # a mistyped set must not time the default set's launches in its place
     print(f"measure_l2_groupm: L2_SET={L2_SET!r} is not a set; expected one of {', '.join(n for n in L2_SETS if n)} "
@@ -214,7 +214,7 @@ if L2_SET == "s14":
 #   PYTHONUNBUFFERED=1 L2_SET=s27g L2G_DEADLINE_S=300 python3 bench/h200/measure_l2_groupm.py OUTDIR
 # What a set measures beside its configurations, by name (a set not named in a trait has the main pass alone):
 # the slices' three sector counts on the main pass (s19 on), and the warp-state section with the issue counts (s16 on).
-SLICE_SETS = ("s19", "s23", "s25", "s26", "s26b", "s26c", "s27g")
+SLICE_SETS = ("s19", "s23", "s25", "s26", "s26b", "s26c", "s27g", "s50")
 WARP_STATE_SETS = ("s16", "s17t", "s17b", "s18", "s18t", "s26", "s26b", "s26c")
 # s19's three on the main pass of every set from s19 on: the slices' sectors from the SMs, the far partition's
 # fills, the SMs' received sectors
@@ -225,6 +225,20 @@ if L2_SET == "s27g":
                ("gemm", 2048, 28672, 14336, 128, 128, 128, 4, 1, 1), ("gemm", 2560, 14336, 14336, 128, 64, 64, 8, 3, 1),
                ("gemm", 2560, 14336, 14336, 128, 64, 64, 8, 3, 8), ("gemm", 2048, 28672, 4096, 128, 128, 64, 4, 3, 1),
                ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4, 8), ("gemm", 2048, 28672, 4096, 64, 256, 32, 8, 4, 1)]
+elif L2_SET == "s50":
+    # session 50: what sets the share of a wide tile's copies merged before the slices. The pair rule (half of the B
+    # tile the TPC pair copies at a step, 0.40 of 64x256's copies from GROUP_M 2 on) is met or passed by the BK = 64
+    # launches (l2_groupm_s18/s19 2560x8192x8192 64x256x64 w4 s5 G4 / G8: 0.49 / 0.45-0.49; s23's 2560x14336x14336
+    # w8 s3 G8 0.41) and missed by the BK = 32 ones (s27g's 2048x28672x{4096,14336} 64x256x32 w8 s4 G8: 0.21 / 0.14):
+    # the step, the warps or the trips a life (128, 224, 128 / 448)? One shape's 64x256 tile at GROUP_M 8 over BK 32 /
+    # 64 / 128 (5 / 4 / 2 stages: the same 160 KB or less of shared memory) on 4 and 8 warps; BK 64 on 4 warps over K
+    # 4096 / 16384 (64 / 256 trips a life); G1 twins of BK 32 and 64 on 4 warps; G2 and G4 of BK 32 on 8 warps; and
+    # the 8192^3-calibrated tile, 128x128x64 w4 s4, at G8 and G1 (the pair shares B / A: 0.25 by the rule either way)
+    CONFIGS = [("gemm", 2560, 8192, 8192, 64, 256, bk, w, s, 8) for bk, s in ((32, 5), (64, 4), (128, 2)) for w in (4, 8)]
+    CONFIGS += [("gemm", 2560, 8192, k, 64, 256, 64, 4, 4, 8) for k in (4096, 16384)]
+    CONFIGS += [("gemm", 2560, 8192, 8192, 64, 256, bk, 4, s, 1) for bk, s in ((32, 5), (64, 4))]
+    CONFIGS += [("gemm", 2560, 8192, 8192, 64, 256, 32, 8, 5, g) for g in (2, 4)]
+    CONFIGS += [("gemm", 2560, 8192, 8192, 128, 128, 64, 4, 4, g) for g in (8, 1)]
 elif L2_SET == "s37":
     # session 37: M = 2 x BM bf16 launches of one wave whose B tiles two CTAs read (run34/50/68's first picks, priced
     # 15-24% fast: is B read from DRAM once or twice?), each beside its GROUP_M = 8 twin, and BM = 32 (one reader)
