@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Two model trees against the issue-15 campaigns, rankings first: the gate a model change passes before it lands.
 
-Usage: python3 bench/compare_models.py BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS]
+Usage: python3 bench/compare_models.py BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS] [--hw h200_sxm|h100_sxm]
 
 Each tree (a checkout or a git worktree of this repository) prices every row of the base tree's
-calibration/h200/measured/issue15/run*/ campaigns (the same rows for both) with its own tfx (one process a tree, the two in parallel), as
-bench/accuracy.py --measured-only --split all does per campaign, and the report compares them per family:
+calibration/h200/measured/issue15/run*/ campaigns (the same rows for both; with --hw h100_sxm the H100's,
+calibration/h100/measured/issue15, on its own profile) with its own tfx (one process a tree, the two in parallel), as
+bench/accuracy.py --measured-only --split all --hw HW does per campaign, and the report compares them per family:
 - campaigns better / worse / mixed on their figures (median |error| by 0.3 points, min Spearman by 0.02, max regret
   by 0.5 points: a campaign is better where every figure that moved moved the right way);
 - the shapes of one campaign that fail a "done when" clause (Spearman under 0.85, regret over 10%, a spilling
@@ -13,7 +14,8 @@ bench/accuracy.py --measured-only --split all does per campaign, and the report 
 - the pooled figures over all campaigns (median over shapes of the median |error|, min Spearman, max regret);
 - the reference tables bench/accuracy.py prints before the campaigns (copy, the Triton GEMM and attention
   reference, cuBLAS, SDPA: each tree's median |error| over its own rows), issue 15's other clause: "the existing
-  figures do not get worse". A table whose median grows by more than 0.3 points is named.
+  figures do not get worse". A table whose median grows by more than 0.3 points is named. The tables are the
+  H200's: with --hw h100_sxm there are none.
 The rankings line says whether the candidate's rankings are better, worse, mixed or the same, counting the families
 with more clause failures than before and those with fewer: worse where some have more and none fewer, better the
 other way round, mixed where both, the same where neither; the last line whether the reference figures held.
@@ -32,6 +34,8 @@ import sys
 from pathlib import Path
 
 SPEARMAN_MIN, REGRET_MAX = 0.85, 0.10          # issue 15's "done when" (tfx.analysis.verdict)
+# the issue 15 campaigns of each device that measured some, by the profile that prices them (bench/accuracy.py's)
+DEVICE_DATA = {"h200_sxm": Path("calibration/h200/measured/issue15"), "h100_sxm": Path("calibration/h100/measured/issue15")}
 MOVE = (0.003, 0.02, 0.005)                    # a figure moved: median |error|, Spearman, regret (fractions)
 
 
@@ -41,10 +45,11 @@ def usage(msg: str) -> None:
 
 
 # ------------------------------------------------------------------ the worker: one tree's figures
-def tree_figures(data: Path, only=None, runs=None) -> dict:
+def tree_figures(data: Path, only=None, runs=None, hw="h200_sxm") -> dict:
     """{"runs": {run: {family: {shape: [median |error|, Spearman or None, regret, spilling first wrongly]}}}, "pooled":
     {family: {shape: [...]}}} priced by the tfx this process imports (the tree's: ``main`` runs it with the tree on
-    PYTHONPATH) over the campaigns under ``data`` (the base tree's issue15/ folder for both trees: the same rows)."""
+    PYTHONPATH) over the campaigns under ``data`` (the base tree's issue15/ folder for both trees: the same rows), on the
+    profile ``hw`` (the device that measured them)."""
     from tfx.analysis.measured import Predictor, figures, read_measurements
     base = data
     rows_by_run: dict = {}
@@ -53,7 +58,7 @@ def tree_figures(data: Path, only=None, runs=None) -> dict:
         if "retime" in path.name or (runs and run not in runs):
             continue
         rows_by_run.setdefault(run, []).extend(r for r in read_measurements(path) if not only or r.family in only)
-    predictor = Predictor("h200_sxm")
+    predictor = Predictor(hw)
     out: dict = {"runs": {}, "pooled": {}}
     pooled: dict = {}
     for run, rows in rows_by_run.items():
@@ -63,7 +68,7 @@ def tree_figures(data: Path, only=None, runs=None) -> dict:
             pooled.setdefault((c.row.family, c.row.shape), []).append(c)
         out["runs"][run] = _figures_by_family(groups, figures)
     out["pooled"] = _figures_by_family(pooled, figures)
-    out["reference"] = reference_figures(Path.cwd())
+    out["reference"] = reference_figures(Path.cwd()) if hw == "h200_sxm" else {}
     return out
 
 
@@ -198,28 +203,32 @@ def main(argv: list[str]) -> int:
         data = Path(argv[i + 1])
         only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else None
         runs = argv[argv.index("--runs") + 1].split(",") if "--runs" in argv else None
-        print(json.dumps(tree_figures(data, only, runs)))
+        hw = argv[argv.index("--hw") + 1] if "--hw" in argv else "h200_sxm"
+        print(json.dumps(tree_figures(data, only, runs, hw)))
         return 0
     args, opts = [], {}
     it = iter(argv)
     for a in it:
-        if a in ("--only", "--runs"):
+        if a in ("--only", "--runs", "--hw"):
             value = next(it, None)
             if not value:
                 usage(f"{a} expects a comma list")
             opts[a] = value
         elif a.startswith("-"):
-            usage(f"unknown flag {a!r}; expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS]")
+            usage(f"unknown flag {a!r}; expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS] [--hw HW]")
         else:
             args.append(a)
     if len(args) != 2:
-        usage("expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS]")
+        usage("expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS] [--hw HW]")
+    hw = opts.get("--hw", "h200_sxm")
+    if hw not in DEVICE_DATA:
+        usage(f"--hw {hw!r}: no issue 15 campaigns measured on it (measured: {', '.join(DEVICE_DATA)})")
     trees = [Path(a).resolve() for a in args]
     for t in trees:
-        if not (t / "tfx" / "__init__.py").is_file() or not (t / "calibration" / "h200" / "measured" / "issue15").is_dir():
-            usage(f"{t}: not a checkout of this repository (expected tfx/ and calibration/h200/measured/issue15/)")
+        if not (t / "tfx" / "__init__.py").is_file() or not (t / DEVICE_DATA[hw]).is_dir():
+            usage(f"{t}: not a checkout of this repository (expected tfx/ and {DEVICE_DATA[hw]}/)")
     extra = [x for k, v in opts.items() for x in (k, v)]
-    data = trees[0] / "calibration" / "h200" / "measured" / "issue15"     # both trees price the base tree's rows
+    data = trees[0] / DEVICE_DATA[hw]     # both trees price the base tree's rows
     procs = [subprocess.Popen([sys.executable, __file__, "--figures", str(data)] + extra, cwd=t, stdout=subprocess.PIPE,
                               env={**os.environ, "PYTHONPATH": str(t)}, text=True) for t in trees]
     figs = []
