@@ -212,7 +212,7 @@ def main(argv: list[str]) -> int:
         if a in ("--only", "--runs", "--hw"):
             value = next(it, None)
             if not value:
-                usage(f"{a} expects a comma list")
+                usage(f"{a} expects " + ("a profile (h200_sxm, h100_sxm)" if a == "--hw" else "a comma list"))
             opts[a] = value
         elif a.startswith("-"):
             usage(f"unknown flag {a!r}; expected BASE_TREE CANDIDATE_TREE [--only FAMILIES] [--runs RUNS] [--hw HW]")

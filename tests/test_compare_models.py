@@ -85,6 +85,7 @@ def test_compare_ends_with_the_reference_clause():
     (["/nonexistent", "/also"], "/nonexistent: not a checkout of this repository"),
     (["a", "b", "--bogus"], "unknown flag '--bogus'"),
     (["a", "b", "--only"], "--only expects a comma list"),
+    (["a", "b", "--hw"], "--hw expects a profile (h200_sxm, h100_sxm)"),
     (["a", "b", "--hw", "h999"], "--hw 'h999': no issue 15 campaigns measured on it (measured: h200_sxm, h100_sxm)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, says, capsys):
