@@ -65,6 +65,10 @@ CASES = [
     (["analyze", GEMM, "--occupancy", "0"],       # int_arg(1, 2 ** 20)
      "--occupancy: error: expected a whole number in 1..1,048,576, found '0' (see tfx analyze --help)"),
     (["analyze", GEMM, "--set"], "--set: error: expected one argument (see tfx analyze --help)"),
+    # a chunk under 1,024 configurations only multiplies the per-chunk analysis (cmd_explore.MIN_CHUNK:
+    # --chunk 1 made gemm.tile's 7,200-configuration sweep 7,200 analyses, about 17 minutes)
+    (["explore", GEMM, "--chunk", "1"],        # int_arg(1024, 2 ** 24)
+     "--chunk: error: expected a whole number in 1,024..16,777,216, found '1' (see tfx explore --help)"),
     (["model", "latency", "--model", "llama3-8b", "--mode", "x"],
      "--mode: error: expected one of decode, prefill, found 'x' (see tfx model latency --help)"),
     (["analyze"], "tfx analyze: error: the following arguments are required: file (see tfx analyze --help)"),
