@@ -246,7 +246,7 @@ def fit_table(t, width: int):
     else:
         # it fits: the widths are known, so rich need not measure the cells again to print them
         for c, w in zip(t.columns, widest):
-            c.width = w
+            c.width, c.no_wrap = w, True
     return t
 
 
