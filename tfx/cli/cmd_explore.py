@@ -21,7 +21,7 @@ from typing import Any
 from tfx.bundled import DEFAULT_PROFILE
 from tfx.cli.common import WIDE_OUTPUT, check_set_domains, emit_json, int_arg, parse_assignments, parse_int_assignments
 from tfx.hw.units import format_counted_verb
-from tfx.hw.units import format_percent_change, format_plain, format_whole
+from tfx.hw.units import format_count, format_percent_change, format_plain, format_whole
 from tfx.present import formatting as fmt
 from tfx.errors import argument_error
 
@@ -67,8 +67,9 @@ def register(subparsers: Any) -> None:
     out.add_argument("--csv", metavar="OUT", help="write every configuration to OUT as CSV (- for stdout)")
     p.add_argument("--scheduler", metavar="ADDR", help="dask.distributed scheduler address (default: in-process)")
     p.add_argument("--chunk", type=int_arg(MIN_CHUNK, MAX_CHUNK), default=None, metavar="N",
-                   help=f"configurations per chunk, {MIN_CHUNK}..{MAX_CHUNK} (default 262144): a chunk bounds the "
-                        "sweep's memory and costs one vectorized analysis (about 0.1 s), so smaller ones only add that")
+                   help=f"configurations per chunk, {format_count(MIN_CHUNK)}..{format_count(MAX_CHUNK)} (default "
+                        "262,144): a chunk bounds the sweep's memory and costs one vectorized analysis (about 0.1 s), "
+                        "so smaller ones only add that")
     p.set_defaults(func=run)
 
 
@@ -231,8 +232,8 @@ def fit_table(t, width: int):
     from rich.console import Console
     from rich.table import Table
     # Each column's widest cell from its text (the cells are plain strings): rich measures every
-    # cell of every column, here and again when it prints, 13 of the 14 s of a 6,588-row `--top
-    # 65536` table. A table of one row of the widest cells measures as the whole does.
+    # cell of every column, here and again when it prints, about two thirds of the 14 s a 6,588-row
+    # `--top 65536` table took. A table of one row of the widest cells measures as the whole does.
     widest = [max([cell_len(str(c.header)), *(cell_len(str(x)) for x in c.cells)]) for c in t.columns]
     proxy = Table(box=t.box, show_edge=t.show_edge, padding=t.padding, collapse_padding=t.collapse_padding,
                   pad_edge=t.pad_edge, show_header=t.show_header)
@@ -240,7 +241,8 @@ def fit_table(t, width: int):
     for c, w in zip(t.columns, widest):
         proxy.add_column(c.header, justify=c.justify, no_wrap=c.no_wrap)
         longest.append(next((str(x) for x in c.cells if cell_len(str(x)) == w), ""))
-    natural = Console(width=10_000).measure(proxy.add_row(*longest) or proxy).maximum
+    proxy.add_row(*longest)
+    natural = Console(width=10_000).measure(proxy).maximum
     if natural > width:
         t.box, t.show_edge, t.collapse_padding = box.SIMPLE_HEAD, False, True
     else:
