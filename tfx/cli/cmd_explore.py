@@ -234,13 +234,12 @@ def fit_table(t, width: int):
     # Each column's widest cell from its text (the cells are plain strings): rich measures every
     # cell of every column, here and again when it prints, about two thirds of the 14 s a 6,588-row
     # `--top 65536` table took. A table of one row of the widest cells measures as the whole does.
-    widest = [max([cell_len(str(c.header)), *(cell_len(str(x)) for x in c.cells)]) for c in t.columns]
+    longest = [max((str(x) for x in c.cells), key=cell_len, default="") for c in t.columns]
+    widest = [max(cell_len(str(c.header)), cell_len(cell)) for c, cell in zip(t.columns, longest)]
     proxy = Table(box=t.box, show_edge=t.show_edge, padding=t.padding, collapse_padding=t.collapse_padding,
                   pad_edge=t.pad_edge, show_header=t.show_header)
-    longest = []
-    for c, w in zip(t.columns, widest):
+    for c in t.columns:
         proxy.add_column(c.header, justify=c.justify, no_wrap=c.no_wrap)
-        longest.append(next((str(x) for x in c.cells if cell_len(str(x)) == w), ""))
     proxy.add_row(*longest)
     natural = Console(width=10_000).measure(proxy).maximum
     if natural > width:
