@@ -10,6 +10,7 @@ import pytest
 
 from tfx.analysis.analyze import analyze
 from tfx.analysis.performance import Term
+from tfx.analysis.roofline import roofline
 from tfx.analysis.roofline_gap import attribute, tail_excess_ns
 from tfx.bundled import bundled_kernel
 from tfx.hw import load_profile
@@ -51,6 +52,76 @@ def test_attribute_names_the_terms_beyond_the_roofline_largest_first():
     assert attribute([a, b], 8_000, 8_000).terms == []
 
 
+def test_attribute_names_the_rates_first_at_most_the_gap():
+    # the roofline 8,000 ns at peak, 9,500 at the sustained rates: 1,500 of a 12,000 gap is the
+    # rates', named by the roofline's note; the terms as before (launch 3000, fill 700): not
+    # attributed 12,000 - 1,500 - 3,700 = 6,800
+    a = launch([Term("launch", 3000, "", True), Term("fill", 700, "", True)])
+    roof = SimpleNamespace(attainable_ns=9_500, attainable_note="tensor below peak (74.0%)")
+    g = attribute([a], 20_000, 8_000, roof)
+    assert g.terms == [("launch", 3000.0), ("tensor below peak (74.0%)", 1500.0), ("fill", 700.0)]
+    assert g.not_attributed_ns == pytest.approx(6_800)
+    # a prediction under the attainable roofline: the rates take the whole gap (1,000), and the
+    # terms overlap it by 3,700
+    g = attribute([a], 9_000, 8_000, roof)
+    assert g.terms == [("launch", 3000.0), ("tensor below peak (74.0%)", 1000.0), ("fill", 700.0)]
+    assert g.not_attributed_ns == pytest.approx(-3_700)
+    # no note (nothing below peak): no rates term
+    g = attribute([a], 20_000, 8_000, SimpleNamespace(attainable_ns=8_000, attainable_note=None))
+    assert [n for n, _ in g.terms] == ["launch", "fill"]
+
+
+H200 = load_profile("h200_sxm")
+
+
+def test_attainable_roofline_of_a_copy_a_read_and_a_mixed_stream():
+    """h200_sxm: DRAM 4.8 TB/s datasheet, memory.gmem.efficiency 0.883 (a copy: half its bytes
+    writes), read_efficiency 0.9404 (a read-only stream); L2 11 TB/s does not bind here.
+    Copy, 1 GB read + 1 GB written: at peak 2e9 / 4.8e12 s = 416,666.67 -> 416,667 ns; the writes
+    are half the bytes, so the copy's fraction: 2e9 / (4.8e12 x 0.883) = 471,876.18 -> 471,877."""
+    r = roofline({("traffic", "gmem", "read"): 10**9, ("traffic", "gmem", "write"): 10**9}, H200)
+    assert (r.ideal_ns, r.attainable_ns) == (416_667, 471_877)
+    assert r.attainable_note == "dram below peak (88.3%)"
+    # read-only, 1 GB: 1e9 / 4.8e12 = 208,333.33 -> 208,334 at peak; 1e9 / (4.8e12 x 0.9404)
+    # = 221,536.90 -> 221,537
+    r = roofline({("traffic", "gmem", "read"): 10**9}, H200)
+    assert (r.ideal_ns, r.attainable_ns) == (208_334, 221_537)
+    assert r.attainable_note == "dram below peak (94.0%)"
+    # 3 GB read + 1 GB written: w = 1/4, 2w = 1/2; 1/f = 1/0.9404 + 1/2 (1/0.883 - 1/0.9404)
+    # = 1.06337729 + 0.5 x 0.06912554 = 1.09794006, f = 0.910797; 4e9 / 4.8e12 = 833,333.33 ->
+    # 833,334 at peak, 833,333.33 x 1.09794006 = 914,950.05 -> 914,951
+    r = roofline({("traffic", "gmem", "read"): 3 * 10**9, ("traffic", "gmem", "write"): 10**9}, H200)
+    assert (r.ideal_ns, r.attainable_ns) == (833_334, 914_951)
+    assert r.attainable_note == "dram below peak (91.1%)"
+
+
+def test_attainable_roofline_of_tensor_work():
+    """h200_sxm's tensor core: 4096 bf16 flop/cycle x 132 SMs x 1.98 GHz = 1.07053056e15 flop/s
+    at peak, compute.tensor.efficiency 0.74 sustained; fp8 (e4m3) 8192 flop/cycle, 0.700.
+    1.07053056e12 bf16 flops take 1 ms at peak, 1e6 / 0.74 = 1,351,351.35 -> 1,351,352 ns
+    sustained; the 1 GB read beside them (221,537 ns at its rate, above) does not bind."""
+    flops = 1_070_530_560_000
+    r = roofline({("flops", "bf16", "tensor"): flops, ("traffic", "gmem", "read"): 10**9}, H200)
+    assert (r.ideal_ns, r.attainable_ns, r.bound_by) == (1_000_000, 1_351_352, "tensor")
+    assert r.attainable_note == "tensor below peak (74.0%)"
+    # half the bf16 flops (500,000 ns) beside as many fp8 flops as before at twice the rate
+    # (500,000 ns): 1,000,000 ns at peak; sustained 500,000 / 0.74 + 500,000 / 0.7 = 675,675.68
+    # + 714,285.71 = 1,389,961.39 -> 1,389,962; two fractions below peak: one note for both
+    r = roofline({("flops", "bf16", "tensor"): flops // 2, ("flops", "fp8e4m3", "tensor"): flops}, H200)
+    assert (r.ideal_ns, r.attainable_ns) == (1_000_000, 1_389_962)
+    assert r.attainable_note == "compute below peak"
+
+
+def test_attainable_roofline_without_stated_fractions():
+    """A profile that states no efficiency (sip: the hbm level and the PE's tensor unit) has its
+    attainable roofline at the roofline and no rates term."""
+    sip = load_profile("sip")
+    a = analyze(parse_file(bundled_kernel("sip_gemm.tile")), None, sip)
+    r = a.scope_roofline[a.root.id]
+    assert r.attainable_ns == r.ideal_ns and r.attainable_note is None
+    assert all("below peak" not in n for n, _ in a.roofline_gap.terms)
+
+
 def softmax():
     return analyze(parse_file(bundled_kernel("softmax.tile")), None, load_profile("h200_sxm"))
 
@@ -71,11 +142,16 @@ def test_softmax_gap_on_h200():
     names = dict(g.terms)
     assert names["launch"] == 3000 and names["fill"] == 700
     assert names["tail-wave excess"] == pytest.approx(float(lt.tail_ns) - float(lt.batch_ns) * 68 / 660)
-    assert set(names) == {"launch", "fill", "tail-wave excess"}
+    # the rates: X read and Y written, 4096 x 4096 bf16 each, 33,554,432 B, so half the bytes
+    # writes (a copy's fraction, 0.883): 67,108,864 / 4.8e12 s = 13,981.01 -> 13,982 ns at peak,
+    # 67,108,864 / (4.8e12 x 0.883) = 15,833.71 -> 15,834: 1,852 ns
+    assert a.metrics["roofline.ideal_ns"] == 13_982
+    assert names["dram below peak (88.3%)"] == 15_834 - 13_982
+    assert set(names) == {"dram below peak (88.3%)", "launch", "fill", "tail-wave excess"}
     # the gap is the prediction over the roofline; what the terms leave is not attributed
     gap = a.metrics["performance.predicted_ns"] - a.metrics["roofline.ideal_ns"]
     assert g.gap_ns == pytest.approx(gap)
-    assert g.not_attributed_ns == pytest.approx(gap - 3000 - 700 - names["tail-wave excess"])
+    assert g.not_attributed_ns == pytest.approx(gap - 1852 - 3000 - 700 - names["tail-wave excess"])
     assert g.not_attributed_ns > 0
 
 

@@ -377,7 +377,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                           f"{format_time_ns(float(new_ns))}, {_hint_change(float(old_ns), float(new_ns))}"))
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)
     gap = None if vector else roofline_gap.attribute(launches, metrics["performance.predicted_ns"],
-                                                     metrics["roofline.ideal_ns"])
+                                                     metrics["roofline.ideal_ns"], scope_roof.get(root.id))
     return Analysis(module=module, kernel=kernel, profile=profile, params=env,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,

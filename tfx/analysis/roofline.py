@@ -26,6 +26,16 @@ caches (or the device memory without one; ``hbm`` on sip), ``l2`` for the cache,
 ``smem`` for a level aliased so (``tcm`` on sip), otherwise the level's own name.
 The vocabulary of bounds (``BOUNDS``) is shared with the prediction and the
 simulator, which add the terms a schedule pays on top of a roof.
+
+The attainable roofline (``attainable_ns``) prices the same work at the rates the profile says
+a long run sustains, the ones the prediction's engines use: each compute unit at its
+``compute.<unit>.efficiency[_<dtype>]`` of peak (a tensor core's power-limited clock) and DRAM
+at the fraction of its datasheet bandwidth its traffic's mix sustains (``_dram_efficiency``:
+a copy's ``memory.<dram>.efficiency`` where half the bytes are writes, ``read_efficiency``
+where none are: a read-only stream has no bus turnarounds); the other levels at their stated
+bandwidth. Its excess over ``ideal_ns`` is the first part of the
+prediction's gap the breakdown names (tfx.analysis.roofline_gap), as ``attainable_note`` says:
+``"dram below peak (88.3%)"``.
 """
 
 from __future__ import annotations
@@ -33,8 +43,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tfx.analysis.numbers import ceil_int, emax, emin, is_array, ns_at_rate
+from tfx.analysis.numbers import ceil_int, decimal_value, emax, emin, if_else, is_array, ns_at_rate, ratio
 from tfx.errors import TfxError
+from tfx.hw.units import format_percent
 from tfx.ir.ops import work_engine
 
 # Every name a bound can have, on every surface: the roofline's levels and units, then the
@@ -102,6 +113,10 @@ class Roofline:
     memory_ns: Any = 0
     ideal_ns: Any = 0
     bound_by: str | None = None                   # None for a vector (sweep) roofline
+    # the same work at the profile's sustained fractions of peak (module docstring); its note
+    # names what lowers it: "tensor below peak (74.0%)", "dram below peak (88.3%)" (None: nothing)
+    attainable_ns: Any = 0
+    attainable_note: str | None = None
 
     def intensity_level(self) -> str | None:
         """The level whose bytes arithmetic intensity counts (the Roofline chart's x axis):
@@ -139,6 +154,7 @@ class Roofline:
                 "bytes": {k: to_plain(v) for k, v in self.bytes.items()}, "flops": to_plain(self.flops),
                 "compute_ns": to_plain(self.compute_ns), "memory_ns": to_plain(self.memory_ns),
                 "ideal_ns": to_plain(self.ideal_ns), "bound_by": self.bound_by,
+                "attainable_ns": to_plain(self.attainable_ns), "attainable_note": self.attainable_note,
                 "arithmetic_intensity_flop_per_byte": self.arithmetic_intensity(),
                 "peak_fraction": self.peak_fractions()}
 
@@ -152,6 +168,8 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     A unit without a stated rate for a dtype is refused by name (never priced at zero).
     """
     by_unit: dict[str, Any] = {}
+    by_unit_att: dict[str, Any] = {}        # the same at the sustained fraction of peak
+    unit_eff: dict[str, set] = {}           # unit -> the fractions below 1 its work runs at
     flops = 0
     for (kind, dtype, unit), v in totals.items():
         if kind != "flops":
@@ -167,9 +185,15 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
             raise TfxError(f"profile {profile.name} states no {unit} rate for {dt}; "
                            "work without a stated rate is not priced at zero",
                            where=f"{profile.name}:compute.{unit}.{dt}") from None
-        by_unit[unit] = by_unit.get(unit, 0) + ns_at_rate(v, peak)
+        at_peak = ns_at_rate(v, peak)
+        by_unit[unit] = by_unit.get(unit, 0) + at_peak
+        eff = profile.sustained_efficiency(unit, dt)
+        by_unit_att[unit] = by_unit_att.get(unit, 0) + (at_peak if eff == 1 else ratio(at_peak, decimal_value(eff)))
+        if eff != 1 and (is_array(v) or v):
+            unit_eff.setdefault(unit, set()).add(eff)
     levels = profile.memory_levels()
     cache = next((l for l in levels.values() if l.caches), None)
+    dram_eff: Any = 1
     by_level: dict[str, Any] = {}
     moved_at: dict[str, Any] = {}
     for lvl in dict.fromkeys(a for (kind, a, _) in totals if kind == "traffic"):
@@ -186,11 +210,14 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
             # A footprint that is an upper bound (gathered rows) can exceed what is moved.
             compulsory = emin(footprint_bytes, moved) if footprint_bytes is not None else moved
             by_level["dram"], moved_at["dram"] = ns_at_rate(compulsory, bw), compulsory
+            dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
             if cache.bandwidth:
                 by_level["l2"], moved_at["l2"] = ns_at_rate(moved, cache.bandwidth), moved
         else:
             by_level[role] = by_level.get(role, 0) + ns_at_rate(moved, bw)
             moved_at[role] = moved_at.get(role, 0) + moved
+            if role == "dram":      # device memory without a cache in front (sip's hbm)
+                dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
     compute = 0
     for v in by_unit.values():
         compute = compute + v
@@ -203,6 +230,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     r = Roofline(terms=terms, bytes=moved_at, flops=flops, compute_ns=ceil_int(compute),
                  memory_ns=ceil_int(memory))
     r.ideal_ns = emax(r.compute_ns, r.memory_ns)
+    _attain(r, by_unit_att, by_level, unit_eff, dram_eff)
     if not is_array(r.ideal_ns):
         if by_level:
             r.memory_level = max(by_level, key=lambda k: by_level[k])
@@ -213,3 +241,50 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
         elif by_level:
             r.bound_by = max(by_level, key=lambda k: by_level[k])
     return r
+
+
+def _dram_efficiency(profile, level: str, moved, writes) -> Any:
+    """The fraction of ``level``'s datasheet bandwidth the kernel's traffic there sustains.
+    ``memory.<level>.efficiency`` is a copy's (half its bytes writes) and
+    ``read_efficiency`` a read-only stream's (no bus turnarounds: calibration/h200/measured/
+    latency_read_s16, 4,514 against 4,238 GB/s); between them the time a byte takes grows with
+    the writes' share w of the bytes moved, linearly from the read-only stream's (w = 0) to the
+    copy's (w >= 1/2): 1 / f = 1 / read + min(2 w, 1) (1 / copy - 1 / read). The copy's fraction
+    where the profile states no read-only one; 1 where it states neither. Arrays elementwise."""
+    eff = float(profile.get(f"memory.{level}.efficiency", 1.0) or 1.0)
+    read = profile.get(f"memory.{level}.read_efficiency", None)
+    if read is None:
+        return eff
+    read = float(read)
+    if not is_array(moved, writes) and not moved:
+        return eff
+    w2 = emin(2 * ratio(writes, emax(moved, 1)), 1)
+    return 1 / (1 / read + w2 * (1 / eff - 1 / read))
+
+
+def _attain(r: Roofline, by_unit_att: dict, by_level: dict, unit_eff: dict, dram_eff) -> None:
+    """``r.attainable_ns`` and ``r.attainable_note``: the roofline of the same work at the
+    sustained fractions (compute units summed, memory levels overlapped, as ``roofline``)."""
+    compute = 0
+    for v in by_unit_att.values():
+        compute = compute + v
+    memory = 0
+    dram_att = 0
+    for k, v in by_level.items():
+        att = v if k != "dram" or (not is_array(dram_eff) and dram_eff == 1) else ratio(v, dram_eff)
+        if k == "dram":
+            dram_att = att
+        memory = emax(memory, att)
+    compute, memory = ceil_int(compute), ceil_int(memory)
+    r.attainable_ns = emax(emax(compute, memory), r.ideal_ns)
+    if is_array(r.attainable_ns) or not r.attainable_ns > r.ideal_ns:
+        return
+    if compute >= memory:
+        pairs = {(u, e) for u, effs in unit_eff.items() for e in effs}
+        if len(pairs) == 1:
+            (unit, eff), = pairs
+            r.attainable_note = f"{unit} below peak ({format_percent(eff)})"
+        else:
+            r.attainable_note = "compute below peak"
+    elif ceil_int(dram_att) >= memory:
+        r.attainable_note = f"dram below peak ({format_percent(dram_eff)})"

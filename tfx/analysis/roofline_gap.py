@@ -1,9 +1,11 @@
 """Which terms of the predicted time put it above the roofline, and by how much.
 
 The roofline (tfx.analysis.roofline) prices the kernel's work at the device's aggregate
-rates; the prediction (tfx.analysis.performance) is a launch overhead, one memory latency,
-the waves and a tail wave. The gap between them is attributed to the terms whose ns the
-roofline does not price (``Term.beyond_roofline``: launch, fill, an uneven tail, a
+peak rates; the prediction (tfx.analysis.performance) is a launch overhead, one memory latency,
+the waves and a tail wave. The gap between them is attributed first to the rates: the same
+work at the fractions of peak the profile says a long run sustains (``Roofline.attainable_ns``,
+named by its note, "dram below peak (88.3%)"), which the prediction's engines run at; then to
+the terms whose ns the roofline does not price (``Term.beyond_roofline``: launch, fill, an uneven tail, a
 persistent kernel's last round, the serial chain's and the loads' waits inside the waves)
 and to the tail wave's quantization: a last wave of ``tail`` CTAs over ``slots`` would take
 ``tail / slots`` of a full wave at the full waves' rate, and takes ``tail_ns``; the rest is
@@ -39,14 +41,21 @@ def tail_excess_ns(lt) -> float:
     return max(float(lt.tail_ns) - float(lt.tail_positions) / float(slots) * float(lt.batch_ns), 0.0)
 
 
-def attribute(launches, predicted_ns, ideal_ns) -> RooflineGap | None:
-    """The gap of ``predicted_ns`` over ``ideal_ns`` by term; None for swept (array) values."""
+def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | None:
+    """The gap of ``predicted_ns`` over ``ideal_ns`` by term; None for swept (array) values.
+    ``roofline``: the kernel's (tfx.analysis.roofline.Roofline), whose attainable roofline's
+    excess over ``ideal_ns`` (at most the gap) is the first term, named by its note."""
     if is_array(predicted_ns, ideal_ns) or any(is_array(lt.total_ns) for lt in launches):
         return None
     gap = max(float(predicted_ns) - float(ideal_ns), 0.0)
     if not gap:
         return RooflineGap(0.0)
     sums: dict[str, float] = {}
+    note = getattr(roofline, "attainable_note", None)
+    if note and not is_array(roofline.attainable_ns):
+        rates = min(float(roofline.attainable_ns) - float(ideal_ns), gap)
+        if rates > 0:
+            sums[note] = rates
     for lt in launches:
         for t in lt.terms:
             if t.beyond_roofline and float(t.ns) > 0:
