@@ -71,6 +71,48 @@ def test_attribute_names_the_rates_first_at_most_the_gap():
     assert [n for n, _ in g.terms] == ["launch", "fill"]
 
 
+def test_attribute_names_dram_read_again():
+    """The launches' own DRAM bytes at the rate DRAM sustains, past the attainable roofline
+    (which moves each byte once): 6e9 B at 4e12 B/s = 1,500,000 ns against an attainable
+    roofline of 1,000,000 (the ideal 900,000): 500,000 ns of re-reads, after the rates' 100,000;
+    the launch's 3,000 and 700 leave 2,000,000 - 900,000 - 100,000 - 500,000 - 3,700 = 496,300
+    not attributed."""
+    a = launch([Term("launch", 3000, "", True), Term("fill", 700, "", True)])
+    a.dram_bytes = 6 * 10**9
+    roof = SimpleNamespace(attainable_ns=1_000_000, attainable_note="dram below peak (90.0%)", dram_rate=4e12)
+    g = attribute([a], 2_000_000, 900_000, roof)
+    assert g.terms == [("dram re-reads", 500_000.0), ("dram below peak (90.0%)", 100_000.0),
+                       ("launch", 3000.0), ("fill", 700.0)]
+    assert g.not_attributed_ns == pytest.approx(496_300)
+    # at most what the gap leaves after the rates: a 300,000 gap gives 200,000
+    g = attribute([a], 1_200_000, 900_000, roof)
+    assert dict(g.terms)["dram re-reads"] == pytest.approx(200_000)
+    # bytes that fit under the attainable roofline are no term
+    a.dram_bytes = 4 * 10**9            # 1,000,000 ns: not past it
+    assert "dram re-reads" not in dict(attribute([a], 2_000_000, 900_000, roof).terms)
+
+
+def test_moe_grouped_reads_its_weights_again_on_h200():
+    """moe_grouped.tile on h200_sxm: 19,333,742,592 B read and 201,326,592 B written in global
+    memory, so the writes' share w = 201,326,592 / 19,535,069,184 = 0.0103059 and DRAM sustains
+    1 / (1 / 0.9404 + 2w (1 / 0.883 - 1 / 0.9404)) = 1 / (1.06337729 + 0.0206118 x 0.06912554)
+    = 0.939142 of 4.8 TB/s = 4.50788 TB/s. The roofline is the L2's (1,775,916 ns), the
+    attainable one too (the L2 has no stated fraction, and the tensor work at 0.74 of peak,
+    770,304 / 0.74 = 1,040,951 ns, stays under it); the launch moves its L2 misses from DRAM,
+    each as often as it misses: those bytes at 4.50788 TB/s, less 1,775,916 ns, are the
+    re-reads."""
+    a = analyze(parse_file(bundled_kernel("moe_grouped.tile")), None, H200)
+    r = a.scope_roofline[a.root.id]
+    assert (r.ideal_ns, r.attainable_ns, r.attainable_note) == (1_775_916, 1_775_916, None)
+    assert r.dram_rate == pytest.approx(4.50788e12, rel=1e-6)
+    lt = a.launches[0]
+    again = dict(a.roofline_gap.terms)["dram re-reads"]
+    assert again == pytest.approx(float(lt.dram_bytes) / 4.50788e12 * 1e9 - 1_775_916, rel=1e-5)
+    # the launch moves far more than the footprint's 2,139,095,552 B (its L2 hit ratio is 31.6%:
+    # most of its 19.33 GB of reads come from DRAM): the term is most of the gap
+    assert float(lt.dram_bytes) > 6 * 2_139_095_552 and again > 0.7 * a.roofline_gap.gap_ns
+
+
 H200 = load_profile("h200_sxm")
 
 

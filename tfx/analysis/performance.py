@@ -171,6 +171,8 @@ class LaunchTime:
                            # the one the simulator lowers its loads with
     l2_clear_ns: Any = 0   # the dirty-L2 write-back this launch pays timed after an L2 clear (in total_ns only
                            # under predict's l2_clear; launch_handoff.L2_CLEAR_CONDITION)
+    dram_bytes: Any = 0    # the bytes the launch moves to and from DRAM (its L2 misses and write-backs):
+                           # the roofline gap's "dram re-reads" (tfx.analysis.roofline_gap)
 
 
 class SpillInfo(NamedTuple):
@@ -659,7 +661,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
-                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns)
+                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions)
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same

@@ -117,6 +117,7 @@ class Roofline:
     # names what lowers it: "tensor below peak (74.0%)", "dram below peak (88.3%)" (None: nothing)
     attainable_ns: Any = 0
     attainable_note: str | None = None
+    dram_rate: Any = None     # B/s DRAM sustains for this traffic's mix (datasheet x _dram_efficiency)
 
     def intensity_level(self) -> str | None:
         """The level whose bytes arithmetic intensity counts (the Roofline chart's x axis):
@@ -155,6 +156,7 @@ class Roofline:
                 "compute_ns": to_plain(self.compute_ns), "memory_ns": to_plain(self.memory_ns),
                 "ideal_ns": to_plain(self.ideal_ns), "bound_by": self.bound_by,
                 "attainable_ns": to_plain(self.attainable_ns), "attainable_note": self.attainable_note,
+                "dram_rate_bytes_per_s": to_plain(self.dram_rate) if self.dram_rate is not None else None,
                 "arithmetic_intensity_flop_per_byte": self.arithmetic_intensity(),
                 "peak_fraction": self.peak_fractions()}
 
@@ -194,6 +196,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     levels = profile.memory_levels()
     cache = next((l for l in levels.values() if l.caches), None)
     dram_eff: Any = 1
+    dram_rate: Any = None
     by_level: dict[str, Any] = {}
     moved_at: dict[str, Any] = {}
     for lvl in dict.fromkeys(a for (kind, a, _) in totals if kind == "traffic"):
@@ -211,6 +214,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
             compulsory = emin(footprint_bytes, moved) if footprint_bytes is not None else moved
             by_level["dram"], moved_at["dram"] = ns_at_rate(compulsory, bw), compulsory
             dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
+            dram_rate = bw * dram_eff
             if cache.bandwidth:
                 by_level["l2"], moved_at["l2"] = ns_at_rate(moved, cache.bandwidth), moved
         else:
@@ -218,6 +222,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
             moved_at[role] = moved_at.get(role, 0) + moved
             if role == "dram":      # device memory without a cache in front (sip's hbm)
                 dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
+                dram_rate = bw * dram_eff
     compute = 0
     for v in by_unit.values():
         compute = compute + v
@@ -231,6 +236,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
                  memory_ns=ceil_int(memory))
     r.ideal_ns = emax(r.compute_ns, r.memory_ns)
     _attain(r, by_unit_att, by_level, unit_eff, dram_eff)
+    r.dram_rate = dram_rate
     if not is_array(r.ideal_ns):
         if by_level:
             r.memory_level = max(by_level, key=lambda k: by_level[k])

@@ -5,12 +5,15 @@ peak rates; the prediction (tfx.analysis.performance) is a launch overhead, one 
 the waves and a tail wave. The gap between them is attributed first to the rates: the same
 work at the fractions of peak the profile says a long run sustains (``Roofline.attainable_ns``,
 named by its note, "dram below peak (88.3%)"), which the prediction's engines run at; then to
-the terms whose ns the roofline does not price (``Term.beyond_roofline``: launch, fill, an uneven tail, a
-persistent kernel's last round, the serial chain's and the loads' waits inside the waves)
-and to the tail wave's quantization: a last wave of ``tail`` CTAs over ``slots`` would take
-``tail / slots`` of a full wave at the full waves' rate, and takes ``tail_ns``; the rest is
-its excess. What these terms do not cover (the waves' engines below their aggregate
-rates, the first wave's lock step) is said as not attributed, never guessed.
+the bytes the launches read from DRAM again ("dram re-reads": their own DRAM bytes,
+``LaunchTime.dram_bytes``, at ``Roofline.dram_rate``, past the attainable roofline, which moves
+each byte once); then to the terms whose ns the roofline does not price
+(``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
+serial chain's and the loads' waits inside the waves) and to the tail wave's quantization: a
+last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
+waves' rate, and takes ``tail_ns``; the rest is its excess. What these terms do not cover (the
+waves' engines in series, the shared-memory port, operand re-reads, the first wave's lock step)
+is said as not attributed, never guessed.
 """
 
 from __future__ import annotations
@@ -52,10 +55,21 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         return RooflineGap(0.0)
     sums: dict[str, float] = {}
     note = getattr(roofline, "attainable_note", None)
+    rates = 0.0
     if note and not is_array(roofline.attainable_ns):
-        rates = min(float(roofline.attainable_ns) - float(ideal_ns), gap)
+        rates = max(min(float(roofline.attainable_ns) - float(ideal_ns), gap), 0.0)
         if rates > 0:
             sums[note] = rates
+    rate = getattr(roofline, "dram_rate", None)
+    if rate is not None and not is_array(rate) and float(rate) > 0:
+        # the launches' own DRAM bytes (their L2 misses, each re-read as often as it misses) at
+        # the rate DRAM sustains: a floor the waves cannot beat; its excess over the attainable
+        # roofline (which moves each byte once) is the bytes read again
+        dram_ns = sum(float(getattr(lt, "dram_bytes", 0) or 0) for lt in launches) / float(rate) * 1e9
+        floor = max(float(getattr(roofline, "attainable_ns", 0) or 0), float(ideal_ns))
+        again = min(dram_ns - floor, gap - rates)
+        if again > 0:
+            sums["dram re-reads"] = again
     for lt in launches:
         for t in lt.terms:
             if t.beyond_roofline and float(t.ns) > 0:
