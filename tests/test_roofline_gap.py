@@ -11,7 +11,7 @@ import pytest
 from tfx.analysis.analyze import analyze
 from tfx.analysis.performance import Term
 from tfx.analysis.roofline import roofline
-from tfx.analysis.roofline_gap import attribute, tail_excess_ns
+from tfx.analysis.roofline_gap import attribute, smem_port_ns, tail_excess_ns
 from tfx.bundled import bundled_kernel
 from tfx.hw import load_profile
 from tfx.lang import parse_file
@@ -111,6 +111,36 @@ def test_moe_grouped_reads_its_weights_again_on_h200():
     # the launch moves far more than the footprint's 2,139,095,552 B (its L2 hit ratio is 31.6%:
     # most of its 19.33 GB of reads come from DRAM): the term is most of the gap
     assert float(lt.dram_bytes) > 6 * 2_139_095_552 and again > 0.7 * a.roofline_gap.gap_ns
+
+
+def test_attribute_names_the_smem_port_where_it_binds():
+    """A launch whose waves the shared-memory port binds: 1,000 positions on 10 SMs x 2 = 20
+    slots, the port 4,000 ns a full wave: 4,000 x 1,000 / 20 = 200,000 ns. Against the roofline
+    150,000 (nothing below peak): 50,000 of a 60,000 gap; launch 3,000: not attributed 7,000."""
+    a = launch([Term("launch", 3000, "", True)], positions=1000, units=10, resident=2)
+    a.engines, a.bound_engine = {"smem": 4000, "tensor": 3000}, "smem"
+    assert smem_port_ns([a]) == pytest.approx(200_000)
+    g = attribute([a], 210_000, 150_000)
+    assert g.terms == [("smem port (as scheduled)", 50_000.0), ("launch", 3000.0)]
+    assert g.not_attributed_ns == pytest.approx(7_000)
+    # bound by another engine: no port term
+    a.bound_engine = "tensor"
+    assert smem_port_ns([a]) == 0 and [n for n, _ in attribute([a], 210_000, 150_000).terms] == ["launch"]
+
+
+def test_gemm_fp8_kn_port_on_h200():
+    """gemm_fp8_kn.tile on h200_sxm: B not K-major is transposed in registers through shared
+    memory with 8-way bank conflicts, and the waves are the port's (bound by smem). 1,024 CTAs on
+    132 SMs x 2 = 264 slots; the roofline the L2's 100,664 ns (the fp8 tensor work at 0.700,
+    64,192 / 0.7 = 91,703 ns, and DRAM stay under it: no rates term): the port's time a wave x
+    1,024 / 264, less 100,664, is the term."""
+    a = analyze(parse_file(bundled_kernel("gemm_fp8_kn.tile")), None, H200)
+    lt = a.launches[0]
+    assert (lt.positions, lt.units, lt.resident, lt.bound_engine) == (1024, 132, 2, "smem")
+    assert a.metrics["roofline.ideal_ns"] == 100_664
+    terms = dict(a.roofline_gap.terms)
+    assert terms["smem port (as scheduled)"] == pytest.approx(float(lt.engines["smem"]) * 1024 / 264 - 100_664)
+    assert not any("below peak" in n or n == "dram re-reads" for n in terms)
 
 
 H200 = load_profile("h200_sxm")

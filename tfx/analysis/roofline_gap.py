@@ -7,13 +7,14 @@ work at the fractions of peak the profile says a long run sustains (``Roofline.a
 named by its note, "dram below peak (88.3%)"), which the prediction's engines run at; then to
 the bytes the launches read from DRAM again ("dram re-reads": their own DRAM bytes,
 ``LaunchTime.dram_bytes``, at ``Roofline.dram_rate``, past the attainable roofline, which moves
-each byte once); then to the terms whose ns the roofline does not price
+each byte once); then to the shared-memory port where it binds the waves ("smem port (as
+scheduled)", ``smem_port_ns``); then to the terms whose ns the roofline does not price
 (``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
 serial chain's and the loads' waits inside the waves) and to the tail wave's quantization: a
 last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
 waves' rate, and takes ``tail_ns``; the rest is its excess. What these terms do not cover (the
-waves' engines in series, the shared-memory port, operand re-reads, the first wave's lock step)
-is said as not attributed, never guessed.
+waves' engines in series, the SMs' share of the L2, the first wave's lock step) is said as not
+attributed, never guessed.
 """
 
 from __future__ import annotations
@@ -44,6 +45,22 @@ def tail_excess_ns(lt) -> float:
     return max(float(lt.tail_ns) - float(lt.tail_positions) / float(slots) * float(lt.batch_ns), 0.0)
 
 
+def smem_port_ns(launches) -> float:
+    """The shared-memory port's time over the launches whose waves it binds
+    (``bound_engine == "smem"``): each launch's port time a full wave (``engines["smem"]``: every
+    warpgroup's operand reads per instruction, bank-conflicted transposes, the copies' writes, at
+    the port's rate under mma) x its waves, positions / slots (the tail at its share of a wave, as
+    ``tail_excess_ns`` counts it); 0 where no launch is bound by it."""
+    total = 0.0
+    for lt in launches:
+        if getattr(lt, "bound_engine", None) != "smem" or is_array(lt.positions):
+            continue
+        slots = lt.units * lt.resident
+        if slots:
+            total += float(lt.engines.get("smem", 0)) * float(lt.positions) / float(slots)
+    return total
+
+
 def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | None:
     """The gap of ``predicted_ns`` over ``ideal_ns`` by term; None for swept (array) values.
     ``roofline``: the kernel's (tfx.analysis.roofline.Roofline), whose attainable roofline's
@@ -70,6 +87,13 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         again = min(dram_ns - floor, gap - rates)
         if again > 0:
             sums["dram re-reads"] = again
+    port = smem_port_ns(launches)
+    if port:
+        # the shared-memory port as the waves schedule it, past the floors above
+        floor = float(ideal_ns) + sum(sums.values())
+        over = min(port - floor, gap - sum(sums.values()))
+        if over > 0:
+            sums["smem port (as scheduled)"] = over
     for lt in launches:
         for t in lt.terms:
             if t.beyond_roofline and float(t.ns) > 0:
