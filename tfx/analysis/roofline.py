@@ -33,9 +33,8 @@ a long run sustains, the ones the prediction's engines use: each compute unit at
 at the fraction of its datasheet bandwidth its traffic's mix sustains (``_dram_efficiency``:
 a copy's ``memory.<dram>.efficiency`` where half the bytes are writes, ``read_efficiency``
 where none are: a read-only stream has no bus turnarounds); the other levels at their stated
-bandwidth. Its excess over ``ideal_ns`` is the first part of the
-prediction's gap the breakdown names (tfx.analysis.roofline_gap), as ``attainable_note`` says:
-``"dram below peak (88.3%)"``.
+bandwidth. Its excess over ``ideal_ns`` is the first part of the prediction's gap the breakdown
+names (tfx.analysis.roofline_gap), as ``attainable_note`` says: ``"dram below peak (88.3%)"``.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tfx.analysis.numbers import ceil_int, decimal_value, emax, emin, if_else, is_array, ns_at_rate, ratio
+from tfx.analysis.numbers import ceil_int, decimal_value, emax, emin, is_array, ns_at_rate, ratio
 from tfx.errors import TfxError
 from tfx.hw.units import format_percent
 from tfx.ir.ops import work_engine

@@ -62,9 +62,12 @@ def smem_port_ns(launches) -> float:
 
 
 def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | None:
-    """The gap of ``predicted_ns`` over ``ideal_ns`` by term; None for swept (array) values.
-    ``roofline``: the kernel's (tfx.analysis.roofline.Roofline), whose attainable roofline's
-    excess over ``ideal_ns`` (at most the gap) is the first term, named by its note."""
+    """The gap of ``predicted_ns`` over ``ideal_ns`` by term, largest first; None for swept
+    (array) values. ``roofline``: the kernel's (tfx.analysis.roofline.Roofline): its attainable
+    roofline's excess over ``ideal_ns`` is the rates' term (named by its note), and its
+    ``dram_rate`` prices the launches' DRAM bytes for the re-reads' term; each of the three
+    floors (rates, re-reads, the smem port) takes at most what the gap leaves after the ones
+    before it. Without it, only the launches' own terms."""
     if is_array(predicted_ns, ideal_ns) or any(is_array(lt.total_ns) for lt in launches):
         return None
     gap = max(float(predicted_ns) - float(ideal_ns), 0.0)
