@@ -143,6 +143,43 @@ def test_gemm_fp8_kn_port_on_h200():
     assert not any("below peak" in n or n == "dram re-reads" for n in terms)
 
 
+def test_attribute_names_mma_padding_past_the_floors():
+    """A tensor-bound launch of 64 positions on 64 units (one each): its tensor engine 131,072
+    ns a wave, 114,688 of them padding (the mma's M of 4 run as the instruction's 32: 8x the
+    flops, 7/8 of them padding). Roofline 32,789 (its DRAM), nothing below peak: the engine sits
+    131,072 - 32,789 = 98,283 past it, less than the padding, so the term is 98,283; the launch's
+    5,000 leave 115,604 - 98,283 - 5,000 = 12,321 not attributed."""
+    a = launch([Term("launch", 5000, "", True)], positions=64, units=64, resident=1)
+    a.engines, a.bound_engine, a.tensor_pad_ns = {"tensor": 131_072}, "tensor", 114_688
+    g = attribute([a], 148_393, 32_789)
+    assert g.terms == [("mma padding", 98_283.0), ("launch", 5000.0)]
+    assert g.not_attributed_ns == pytest.approx(12_321)
+    # the engine far past the floor: the padding itself (114,688)
+    a.engines = {"tensor": 251_796}
+    assert dict(attribute([a], 300_000, 32_789).terms)["mma padding"] == 114_688
+    # a launch the tensor engine does not bind: no term
+    a.bound_engine = "copy"
+    assert "mma padding" not in dict(attribute([a], 300_000, 32_789).terms)
+
+
+def test_sip_decode_composite_padding():
+    """sip_decode_attention.tile's one-composite kernel on sip (HQ 32 over HKV 8: GROUP = 4 query
+    rows an mma, D 128, CTX 131,072, 64 PEs at 2,048 bf16 flop a cycle at 1 GHz): per KV head
+    q.K^T and P.V are 2 x (2 x 4 x 128 x 131,072) = 268,435,456 flops, x 8 heads = 2,147,483,648:
+    at 64 x 2,048 flop/ns that is 16,384 ns, the roofline's tensor term. The matrix engine runs 32
+    rows (compute.tensor.instruction_m): 8x, 131,072 ns, 114,688 of padding. DRAM sets the
+    roofline: K and V, 2 x 8 x 131,072 x 128 x 2 B = 536,870,912 B at 64 PEs x 256 B/ns = 32,768
+    ns, with Q, the partial outputs and O (about 344 KB) 32,789 ns; so the padding's share of the
+    gap is 131,072 - 32,789 = 98,283 ns."""
+    mod = parse_file(bundled_kernel("sip_decode_attention.tile"))
+    a = analyze(mod, "decode_attention_composite", load_profile("sip"))
+    r = a.scope_roofline[a.root.id]
+    assert (r.terms["tensor"], r.ideal_ns) == (16_384, 32_789)
+    lt = a.launches[0]
+    assert (lt.bound_engine, float(lt.tensor_pad_ns), float(lt.engines["tensor"])) == ("tensor", 114_688, 131_072)
+    assert dict(a.roofline_gap.terms)["mma padding"] == 98_283
+
+
 H200 = load_profile("h200_sxm")
 
 

@@ -173,6 +173,8 @@ class LaunchTime:
                            # under predict's l2_clear; launch_handoff.L2_CLEAR_CONDITION)
     dram_bytes: Any = 0    # the bytes the launch moves to and from DRAM (its L2 misses and write-backs):
                            # the roofline gap's "dram re-reads" (tfx.analysis.roofline_gap)
+    tensor_pad_ns: Any = 0  # the device's time on the mmas' padding to their instruction shape (all
+                            # positions over the units): the roofline gap's "mma padding"
 
 
 class SpillInfo(NamedTuple):
@@ -293,6 +295,8 @@ class Demand:
     operand_reads: Any = 0  # ns of ``smem``: an mma's operands read at the port while it runs (Counter.shared_operand_reads)
     l2_merged: Any = 0     # bytes of reads a TPC pair merges before the slices (l2_reuse.pair_merged_share)
     l2_far: Any = 0        # bytes the far L2 partitions fill across the fabric (l2_reuse.far_fill_share)
+    tensor_pad: Any = 0    # ns of ``tensor``: the flops padding an mma to its instruction shape adds
+                           # (the roofline gap's "mma padding", tfx.analysis.roofline_gap)
 
     def add(self, other: "Demand", k=1) -> None:
         for f in self.__dataclass_fields__:
@@ -661,7 +665,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
-                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions)
+                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions,
+                    tensor_pad_ns=per_pos.tensor_pad * positions / units)
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
@@ -1308,6 +1313,7 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) ->
                     flops = _padded_flops(shape, m, warps, getattr(node, "mma_bits", 16),
                                           getattr(node, "mma_chained", False)) * getattr(node, "per_exec_batch", 1)
                 tensor_ns = flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
+                pad_ns = (flops - amount) / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
                 warp = _warp_mma(node, m, warps)
                 if warp is not None:
                     # a dot on the warp mma runs mma.sync at its own rate (an fp8 one as f16
@@ -1319,9 +1325,13 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) ->
                     if is_array(warp.applies):
                         per_warp = where(warp.applies, per_warp, 0)
                         share = where(warp.applies, share, tensor_ns)
+                        pad_ns = where(warp.applies, 0, pad_ns)
+                    else:
+                        pad_ns = 0          # the warp mma's own time holds its padding
                     d.warp_tensor = d.warp_tensor + per_warp
                     tensor_ns = share
                 d.tensor = d.tensor + tensor_ns
+                d.tensor_pad = d.tensor_pad + pad_ns
             elif unit == "special":
                 d.special = d.special + amount / m.rate("special", rate_dtype(dtype))
             else:

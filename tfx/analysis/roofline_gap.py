@@ -8,7 +8,9 @@ named by its note, "dram below peak (88.3%)"), which the prediction's engines ru
 the bytes the launches read from DRAM again ("dram re-reads": their own DRAM bytes,
 ``LaunchTime.dram_bytes``, at ``Roofline.dram_rate``, past the attainable roofline, which moves
 each byte once); then to the shared-memory port where it binds the waves ("smem port (as
-scheduled)", ``smem_port_ns``); then to the terms whose ns the roofline does not price
+scheduled)", ``smem_port_ns``); then, where the tensor engine binds, to its mmas' padding to the
+instruction shape ("mma padding", ``LaunchTime.tensor_pad_ns``: a decode's 4 query rows run as a
+32-row instruction); then to the terms whose ns the roofline does not price
 (``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
 serial chain's and the loads' waits inside the waves) and to the tail wave's quantization: a
 last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
@@ -65,9 +67,9 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
     """The gap of ``predicted_ns`` over ``ideal_ns`` by term, largest first; None for swept
     (array) values. ``roofline``: the kernel's (tfx.analysis.roofline.Roofline): its attainable
     roofline's excess over ``ideal_ns`` is the rates' term (named by its note), and its
-    ``dram_rate`` prices the launches' DRAM bytes for the re-reads' term; each of the three
-    floors (rates, re-reads, the smem port) takes at most what the gap leaves after the ones
-    before it. Without it, only the launches' own terms."""
+    ``dram_rate`` prices the launches' DRAM bytes for the re-reads' term; each of the four
+    floors (rates, re-reads, the smem port, mma padding) takes at most what the gap leaves after
+    the ones before it. Without it, the launches' own terms and the last two."""
     if is_array(predicted_ns, ideal_ns) or any(is_array(lt.total_ns) for lt in launches):
         return None
     gap = max(float(predicted_ns) - float(ideal_ns), 0.0)
@@ -97,6 +99,16 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         over = min(port - floor, gap - sum(sums.values()))
         if over > 0:
             sums["smem port (as scheduled)"] = over
+    bound = [lt for lt in launches if getattr(lt, "bound_engine", None) == "tensor" and not is_array(lt.positions)]
+    pad = sum(float(getattr(lt, "tensor_pad_ns", 0) or 0) for lt in bound)
+    if pad > 0:
+        # the tensor engine's work padded to its instruction shape, where the tensor engine binds:
+        # the padding, at most what the engine's time over the launches sits past the floors above
+        busy = sum(float(lt.engines.get("tensor", 0)) * float(lt.positions) / float(lt.units * lt.resident)
+                   for lt in bound if lt.units * lt.resident)
+        over = min(pad, busy - float(ideal_ns) - sum(sums.values()), gap - sum(sums.values()))
+        if over > 0:
+            sums["mma padding"] = over
     for lt in launches:
         for t in lt.terms:
             if t.beyond_roofline and float(t.ns) > 0:
