@@ -11,7 +11,7 @@ import pytest
 from tfx.analysis.analyze import analyze
 from tfx.analysis.performance import Term
 from tfx.analysis.roofline import roofline
-from tfx.analysis.roofline_gap import attribute, smem_port_ns, tail_excess_ns
+from tfx.analysis.roofline_gap import attribute, latency_past_engines_ns, smem_port_ns, tail_excess_ns
 from tfx.bundled import bundled_kernel
 from tfx.hw import load_profile
 from tfx.lang import parse_file
@@ -178,6 +178,38 @@ def test_sip_decode_composite_padding():
     lt = a.launches[0]
     assert (lt.bound_engine, float(lt.tensor_pad_ns), float(lt.engines["tensor"])) == ("tensor", 114_688, 131_072)
     assert dict(a.roofline_gap.terms)["mma padding"] == 98_283
+
+
+def test_attribute_names_latency_past_the_engines_last():
+    """A latency-bound launch: 1,000 positions on 10 units x 2 = 20 slots, a full wave 6,000 ns
+    where its busiest engine takes 4,000: (6,000 - 4,000) x 1,000 / 20 = 100,000 ns past the
+    engines. Gap 150,000 (roofline 200,000): launch 3,000 and a load wait of 20,000 come first,
+    so the latency term takes at most the 127,000 left: all of its 100,000, 27,000 not attributed.
+    A gap of 110,000 leaves it 87,000 (the load wait is part of it, not added twice)."""
+    a = launch([Term("launch", 3000, "", True), Term("load wait", 20_000, "", True)],
+               positions=1000, units=10, resident=2, batch_ns=6000.0)
+    a.engines, a.bound_by = {"copy": 4000, "tensor": 2500}, "latency"
+    assert latency_past_engines_ns([a]) == pytest.approx(100_000)
+    g = attribute([a], 350_000, 200_000)
+    assert g.terms == [("latency past the engines", 100_000.0), ("load wait", 20_000.0), ("launch", 3000.0)]
+    assert g.not_attributed_ns == pytest.approx(27_000)
+    assert dict(attribute([a], 310_000, 200_000).terms)["latency past the engines"] == pytest.approx(87_000)
+    # bound by an engine: no term
+    a.bound_by = "dram"
+    assert latency_past_engines_ns([a]) == 0
+
+
+def test_rmsnorm_latency_on_h200():
+    """rmsnorm.tile on h200_sxm is latency-bound (a CTA's row chain outlasts its engines): 2,048
+    CTAs on 132 SMs x 1 = 132 slots; the term is (a full wave - its busiest engine, the copy) x
+    2,048 / 132, all of it inside what the gap leaves after the rates, launch, fill and the tail."""
+    a = analyze(parse_file(bundled_kernel("rmsnorm.tile")), None, H200)
+    lt = a.launches[0]
+    assert (lt.positions, lt.units, lt.resident, lt.bound_by) == (2048, 132, 1, "latency")
+    expected = (float(lt.batch_ns) - max(float(v) for v in lt.engines.values())) * 2048 / 132
+    terms = dict(a.roofline_gap.terms)
+    assert terms["latency past the engines"] == pytest.approx(expected)
+    assert a.roofline_gap.not_attributed_ns >= 0
 
 
 H200 = load_profile("h200_sxm")

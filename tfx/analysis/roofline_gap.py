@@ -14,9 +14,11 @@ instruction shape ("mma padding", ``LaunchTime.tensor_pad_ns``: a decode's 4 que
 (``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
 serial chain's and the loads' waits inside the waves) and to the tail wave's quantization: a
 last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
-waves' rate, and takes ``tail_ns``; the rest is its excess. What these terms do not cover (the
-waves' engines in series, the SMs' share of the L2, the first wave's lock step) is said as not
-attributed, never guessed.
+waves' rate, and takes ``tail_ns``; the rest is its excess. Last, where a chain binds the waves
+(``bound_by == "latency"``), the waves' time past their busiest engine ("latency past the
+engines", ``latency_past_engines_ns``), at most what the gap still leaves. What these terms do
+not cover (the waves' engines in series, the SMs' share of the L2, the first wave's lock step) is
+said as not attributed, never guessed.
 """
 
 from __future__ import annotations
@@ -60,6 +62,22 @@ def smem_port_ns(launches) -> float:
         slots = lt.units * lt.resident
         if slots:
             total += float(lt.engines.get("smem", 0)) * float(lt.positions) / float(slots)
+    return total
+
+
+def latency_past_engines_ns(launches) -> float:
+    """The waves' time past their busiest engine over the launches a chain binds
+    (``bound_by == "latency"``: one CTA's serial chain outlasts the engines, or a loop's round is
+    a trip's load, wait and compute in series): (a full wave's time - its busiest engine's) x
+    positions / slots; 0 where no launch is latency-bound."""
+    total = 0.0
+    for lt in launches:
+        if getattr(lt, "bound_by", None) != "latency" or is_array(lt.positions, lt.batch_ns):
+            continue
+        slots = lt.units * lt.resident
+        busiest = max((float(v) for v in lt.engines.values()), default=0.0)
+        if slots:
+            total += max(float(lt.batch_ns) - busiest, 0.0) * float(lt.positions) / float(slots)
     return total
 
 
@@ -117,5 +135,11 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         if tail > 0:
             # named apart from the breakdown's "tail wave" (the whole tail): this is its excess only
             sums["tail-wave excess"] = sums.get("tail-wave excess", 0.0) + tail
+    past = latency_past_engines_ns(launches)
+    if past > 0:
+        # last: the named waits inside the waves (a load wait, a pipeline's depth) are part of it
+        left = gap - sum(sums.values())
+        if left > 0:
+            sums["latency past the engines"] = min(past, left)
     terms = sorted(sums.items(), key=lambda kv: -kv[1])
     return RooflineGap(gap, terms, gap - sum(ns for _, ns in terms))
