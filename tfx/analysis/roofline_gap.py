@@ -87,7 +87,8 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
     roofline's excess over ``ideal_ns`` is the rates' term (named by its note), and its
     ``dram_rate`` prices the launches' DRAM bytes for the re-reads' term; each of the four
     floors (rates, re-reads, the smem port, mma padding) takes at most what the gap leaves after
-    the ones before it. Without it, the launches' own terms and the last two."""
+    the ones before it, and the latency past the engines what the gap leaves after all the
+    others. Without it, every term but the rates' and the re-reads'."""
     if is_array(predicted_ns, ideal_ns) or any(is_array(lt.total_ns) for lt in launches):
         return None
     gap = max(float(predicted_ns) - float(ideal_ns), 0.0)
