@@ -19,8 +19,10 @@ from tfx.present import analysis_report
 
 
 def launch(terms, positions=0, units=1, resident=1, tail=0, batch_ns=0.0, tail_ns=0.0):
+    # waves as LaunchTime holds them: positions / slots
     return SimpleNamespace(terms=terms, positions=positions, units=units, resident=resident,
-                           tail_positions=tail, batch_ns=batch_ns, tail_ns=tail_ns, total_ns=0.0)
+                           waves=positions / (units * resident), tail_positions=tail, batch_ns=batch_ns,
+                           tail_ns=tail_ns, total_ns=0.0)
 
 
 def test_tail_excess_is_the_tail_over_its_share_of_a_wave():

@@ -1312,8 +1312,9 @@ def _op_demand(node: ScopeNode, counter, m: Machine, miss: LaunchMiss, warps) ->
                     # a batched mma issues its M x N x K instructions once per batch entry
                     flops = _padded_flops(shape, m, warps, getattr(node, "mma_bits", 16),
                                           getattr(node, "mma_chained", False)) * getattr(node, "per_exec_batch", 1)
-                tensor_ns = flops / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
-                pad_ns = (flops - amount) / (m.rate("tensor", dtype) * m.tensor_efficiency(dtype))
+                rate = m.rate("tensor", dtype) * m.tensor_efficiency(dtype)
+                tensor_ns = flops / rate
+                pad_ns = (flops - amount) / rate
                 warp = _warp_mma(node, m, warps)
                 if warp is not None:
                     # a dot on the warp mma runs mma.sync at its own rate (an fp8 one as f16

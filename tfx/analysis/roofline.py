@@ -208,20 +208,18 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
             continue
         moved = totals.get(("traffic", lvl, "read"), 0) + totals.get(("traffic", lvl, "write"), 0)
         role = level_role(profile, name)
+        if role == "dram":          # behind the cache or not (sip's hbm)
+            dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
+            dram_rate = bw * dram_eff
         if cache is not None and cache.caches == name:
             # A footprint that is an upper bound (gathered rows) can exceed what is moved.
             compulsory = emin(footprint_bytes, moved) if footprint_bytes is not None else moved
             by_level["dram"], moved_at["dram"] = ns_at_rate(compulsory, bw), compulsory
-            dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
-            dram_rate = bw * dram_eff
             if cache.bandwidth:
                 by_level["l2"], moved_at["l2"] = ns_at_rate(moved, cache.bandwidth), moved
         else:
             by_level[role] = by_level.get(role, 0) + ns_at_rate(moved, bw)
             moved_at[role] = moved_at.get(role, 0) + moved
-            if role == "dram":      # device memory without a cache in front (sip's hbm)
-                dram_eff = _dram_efficiency(profile, name, moved, totals.get(("traffic", lvl, "write"), 0))
-                dram_rate = bw * dram_eff
     compute = 0
     for v in by_unit.values():
         compute = compute + v

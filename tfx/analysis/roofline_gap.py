@@ -49,20 +49,20 @@ def tail_excess_ns(lt) -> float:
     return max(float(lt.tail_ns) - float(lt.tail_positions) / float(slots) * float(lt.batch_ns), 0.0)
 
 
+def bound_engine_ns(launches, engine: str) -> float:
+    """``engine``'s time over the launches whose waves it binds (``bound_engine == engine``): each
+    launch's engine time a full wave (``engines[engine]``) x its waves, positions / slots (the tail
+    at its share of a wave, as ``tail_excess_ns`` counts it); 0 where no launch is bound by it.
+    The shared-memory port's (``"smem"``: every warpgroup's operand reads per instruction,
+    bank-conflicted transposes, the copies' writes, at the port's rate under mma) and the tensor
+    engine's (``"tensor"``, its padding included) are the gap's."""
+    return sum(float(lt.engines.get(engine, 0)) * float(lt.waves) for lt in launches
+               if getattr(lt, "bound_engine", None) == engine and not is_array(lt.waves))
+
+
 def smem_port_ns(launches) -> float:
-    """The shared-memory port's time over the launches whose waves it binds
-    (``bound_engine == "smem"``): each launch's port time a full wave (``engines["smem"]``: every
-    warpgroup's operand reads per instruction, bank-conflicted transposes, the copies' writes, at
-    the port's rate under mma) x its waves, positions / slots (the tail at its share of a wave, as
-    ``tail_excess_ns`` counts it); 0 where no launch is bound by it."""
-    total = 0.0
-    for lt in launches:
-        if getattr(lt, "bound_engine", None) != "smem" or is_array(lt.positions):
-            continue
-        slots = lt.units * lt.resident
-        if slots:
-            total += float(lt.engines.get("smem", 0)) * float(lt.positions) / float(slots)
-    return total
+    """The shared-memory port's time over the launches whose waves it binds (``bound_engine_ns``)."""
+    return bound_engine_ns(launches, "smem")
 
 
 def latency_past_engines_ns(launches) -> float:
@@ -72,12 +72,10 @@ def latency_past_engines_ns(launches) -> float:
     positions / slots; 0 where no launch is latency-bound."""
     total = 0.0
     for lt in launches:
-        if getattr(lt, "bound_by", None) != "latency" or is_array(lt.positions, lt.batch_ns):
+        if getattr(lt, "bound_by", None) != "latency" or is_array(lt.waves, lt.batch_ns):
             continue
-        slots = lt.units * lt.resident
         busiest = max((float(v) for v in lt.engines.values()), default=0.0)
-        if slots:
-            total += max(float(lt.batch_ns) - busiest, 0.0) * float(lt.positions) / float(slots)
+        total += max(float(lt.batch_ns) - busiest, 0.0) * float(lt.waves)
     return total
 
 
@@ -101,31 +99,29 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         rates = max(min(float(roofline.attainable_ns) - float(ideal_ns), gap), 0.0)
         if rates > 0:
             sums[note] = rates
+
+    def past_floors(ns: float) -> float:
+        # a floor's time past the roofline and the terms named before it, at most what the gap leaves
+        return min(ns - float(ideal_ns) - sum(sums.values()), gap - sum(sums.values()))
+
     rate = getattr(roofline, "dram_rate", None)
     if rate is not None and not is_array(rate) and float(rate) > 0:
         # the launches' own DRAM bytes (their L2 misses, each re-read as often as it misses) at
-        # the rate DRAM sustains: a floor the waves cannot beat; its excess over the attainable
-        # roofline (which moves each byte once) is the bytes read again
-        dram_ns = sum(float(getattr(lt, "dram_bytes", 0) or 0) for lt in launches) / float(rate) * 1e9
-        floor = max(float(getattr(roofline, "attainable_ns", 0) or 0), float(ideal_ns))
-        again = min(dram_ns - floor, gap - rates)
+        # the rate DRAM sustains: a floor the waves cannot beat; past the attainable roofline
+        # (which moves each byte once) it is the bytes read again
+        again = past_floors(sum(float(getattr(lt, "dram_bytes", 0) or 0) for lt in launches) / float(rate) * 1e9)
         if again > 0:
             sums["dram re-reads"] = again
-    port = smem_port_ns(launches)
-    if port:
-        # the shared-memory port as the waves schedule it, past the floors above
-        floor = float(ideal_ns) + sum(sums.values())
-        over = min(port - floor, gap - sum(sums.values()))
-        if over > 0:
-            sums["smem port (as scheduled)"] = over
-    bound = [lt for lt in launches if getattr(lt, "bound_engine", None) == "tensor" and not is_array(lt.positions)]
-    pad = sum(float(getattr(lt, "tensor_pad_ns", 0) or 0) for lt in bound)
+    # the shared-memory port as the waves schedule it, past the floors above
+    over = past_floors(smem_port_ns(launches))
+    if over > 0:
+        sums["smem port (as scheduled)"] = over
+    pad = sum(float(getattr(lt, "tensor_pad_ns", 0) or 0) for lt in launches
+              if getattr(lt, "bound_engine", None) == "tensor")
     if pad > 0:
         # the tensor engine's work padded to its instruction shape, where the tensor engine binds:
         # the padding, at most what the engine's time over the launches sits past the floors above
-        busy = sum(float(lt.engines.get("tensor", 0)) * float(lt.positions) / float(lt.units * lt.resident)
-                   for lt in bound if lt.units * lt.resident)
-        over = min(pad, busy - float(ideal_ns) - sum(sums.values()), gap - sum(sums.values()))
+        over = min(pad, past_floors(bound_engine_ns(launches, "tensor")))
         if over > 0:
             sums["mma padding"] = over
     for lt in launches:
