@@ -11,7 +11,8 @@ import pytest
 from tfx.analysis.analyze import analyze
 from tfx.analysis.performance import Term
 from tfx.analysis.roofline import roofline
-from tfx.analysis.roofline_gap import attribute, latency_past_engines_ns, smem_port_ns, tail_excess_ns
+from tfx.analysis.roofline_gap import (attribute, latency_past_engines_ns, mma_chain_waits_ns, smem_port_ns,
+                                       tail_excess_ns)
 from tfx.bundled import bundled_kernel
 from tfx.hw import load_profile
 from tfx.lang import parse_file
@@ -182,6 +183,44 @@ def test_sip_decode_composite_padding():
     assert dict(a.roofline_gap.terms)["mma padding"] == 98_283
 
 
+def test_attribute_names_the_mma_chain_waits_last():
+    """A launch the tensor engine binds: 1,000 positions on 10 units x 2 = 20 slots (50 waves), the
+    engine 5,000 ns a full wave where its mmas take 3,000 (tensor_work_ns: 3,000 x 50 = 150,000 over
+    the launch): 5,000 x 50 = 250,000 - 150,000 = 100,000 ns of waits. Gap 150,000 (roofline 200,000): the launch's
+    3,000 and a pipeline depth of 20,000 first, so the waits take at most the 127,000 left: all
+    100,000 of them, 27,000 not attributed; a gap of 110,000 leaves them 87,000."""
+    a = launch([Term("launch", 3000, "", True), Term("pipeline depth", 20_000, "", True)],
+               positions=1000, units=10, resident=2, batch_ns=5000.0)
+    a.engines, a.bound_engine, a.bound_by, a.tensor_work_ns = {"tensor": 5000, "copy": 4000}, "tensor", "tensor", 150_000
+    assert mma_chain_waits_ns([a]) == pytest.approx(100_000)
+    g = attribute([a], 350_000, 200_000)
+    assert g.terms == [("mma chain waits", 100_000.0), ("pipeline depth", 20_000.0), ("launch", 3000.0)]
+    assert g.not_attributed_ns == pytest.approx(27_000)
+    assert dict(attribute([a], 310_000, 200_000).terms)["mma chain waits"] == pytest.approx(87_000)
+    # the engine at its work (no chain), another engine binding, or a latency-bound launch
+    # (latency_past_engines_ns has it): no term
+    for change in ({"tensor_work_ns": 250_000}, {"bound_engine": "copy"}, {"bound_by": "latency"}):
+        b = SimpleNamespace(**{**vars(a), **change})
+        assert mma_chain_waits_ns([b]) == 0
+
+
+def test_sip_gemm_command_chain():
+    """sip_gemm.tile on sip (M = N = K = 4096, 128 x 128 x 128 tiles, 64 PEs at 2,048 bf16 flop a
+    cycle, 1 GHz): 1,024 tiles, 16 a PE, each 4096 / 128 = 32 k-trips: 512 mmas a PE of 2 x 128^3 =
+    4,194,304 flops, 2,048 ns each: 1,048,576 ns of tensor work (the roofline's tensor term, the
+    launch's tensor_work_ns). Each trip's mma reads the accumulator the last one wrote, so the
+    in-order command processor dispatches it dispatch.completion_latency (250 cycles) after that
+    one ends, plus its own single-op dispatch (8 cycles): 258 ns a trip, x 512 = 132,096 ns of
+    waits, all inside the 158,212 ns gap less the launch (5,000), fill (700) and the cast's 2,048
+    ns at one flop a lane-cycle."""
+    a = analyze(parse_file(bundled_kernel("sip_gemm.tile")), None, load_profile("sip"))
+    lt = a.launches[0]
+    assert (lt.bound_engine, float(lt.tensor_work_ns), float(lt.engines["tensor"])) == ("tensor", 1_048_576, 1_180_672)
+    assert a.scope_roofline[a.root.id].terms["tensor"] == 1_048_576
+    assert mma_chain_waits_ns(a.launches) == 132_096
+    assert dict(a.roofline_gap.terms)["mma chain waits"] == 132_096
+
+
 def test_attribute_names_latency_past_the_engines_last():
     """A latency-bound launch: 1,000 positions on 10 units x 2 = 20 slots, a full wave 6,000 ns
     where its busiest engine takes 4,000: (6,000 - 4,000) x 1,000 / 20 = 100,000 ns past the
@@ -253,16 +292,57 @@ def test_attainable_roofline_of_tensor_work():
     r = roofline({("flops", "bf16", "tensor"): flops // 2, ("flops", "fp8e4m3", "tensor"): flops}, H200)
     assert (r.ideal_ns, r.attainable_ns) == (1_000_000, 1_389_962)
     assert r.attainable_note == "compute below peak"
+    # split by fraction, largest first: fp8 714,285.71 - 500,000 = 214,285.71, bf16 675,675.68 -
+    # 500,000 = 175,675.68; they sum to 389,961.39 of the 389,962 the whole-ns roofs leave: the
+    # 0.61 of rounding goes to the last, 175,676.29
+    assert [n for n, _ in r.attainable_terms] == ["tensor below peak (70.0%)", "tensor below peak (74.0%)"]
+    assert [ns for _, ns in r.attainable_terms] == pytest.approx([214_285.714, 175_676.286], abs=1e-3)
+
+
+def test_attainable_roofline_of_elementwise_vector_work():
+    """h200_sxm's vector unit: 256 f32 flop/cycle an SM, 128 lanes x 2 flop per FMA, x 132 SMs x
+    1.98 GHz = 6.690816e13 flop/s at peak; an elementwise op or a reduction step does one flop a
+    lane-cycle, so it runs at half that (50.0%), as the prediction's engines price it.
+    6.690816e10 f32 flops: 1 ms at peak, 2 ms at one flop a lane-cycle. Beside 1 ms of bf16
+    tensor work (1,351,351.35 ns sustained, above): 2,000,000 ns at peak (compute units add),
+    1,351,351.35 + 2,000,000 = 3,351,351.35 -> 3,351,352 attainable; the excess 1,351,352 splits
+    into the vector's 1,000,000 and the tensor's 351,351.35 (+ 0.65 of rounding = 351,352)."""
+    vector = 66_908_160_000
+    r = roofline({("flops", "f32", "vector"): vector}, H200)
+    assert (r.ideal_ns, r.attainable_ns, r.bound_by) == (1_000_000, 2_000_000, "vector")
+    assert r.attainable_note == "vector below peak (50.0%: one flop a lane-cycle)"
+    assert r.attainable_terms == [("vector below peak (50.0%: one flop a lane-cycle)", 1_000_000)]
+    r = roofline({("flops", "f32", "vector"): vector, ("flops", "bf16", "tensor"): 1_070_530_560_000}, H200)
+    assert (r.ideal_ns, r.attainable_ns) == (2_000_000, 3_351_352)
+    assert r.attainable_note == "compute below peak"
+    assert [n for n, _ in r.attainable_terms] == ["vector below peak (50.0%: one flop a lane-cycle)",
+                                                  "tensor below peak (74.0%)"]
+    assert [ns for _, ns in r.attainable_terms] == pytest.approx([1_000_000, 351_352])
+    # the gap names each: a prediction of 4 ms over the 2 ms roofline leaves 648,648 ns after them
+    g = attribute([], 4_000_000, r.ideal_ns, r)
+    assert g.terms == [("vector below peak (50.0%: one flop a lane-cycle)", 1_000_000),
+                       ("tensor below peak (74.0%)", pytest.approx(351_352))]
+    assert g.not_attributed_ns == pytest.approx(648_648)
+    # a prediction of 2.5 ms: the rates' term is the gap's 500,000 ns, all the vector's (largest first)
+    g = attribute([], 2_500_000, r.ideal_ns, r)
+    assert g.terms == [("vector below peak (50.0%: one flop a lane-cycle)", 500_000)]
+    # an f32 mma without a tensor path runs FMAs: the peak's own units, nothing below it
+    sip = load_profile("sip")
+    r = roofline({("flops", "f32", "tensor"): 10**9}, sip)
+    assert r.bound_by == "vector" and r.attainable_ns == r.ideal_ns and r.attainable_terms == []
 
 
 def test_attainable_roofline_without_stated_fractions():
     """A profile that states no efficiency (sip: the hbm level and the PE's tensor unit) has its
-    attainable roofline at the roofline and no rates term."""
+    tensor and DRAM work at peak in the attainable roofline; only the vector unit's elementwise
+    work (sip_gemm's cast of the accumulator: its roofline vector term) runs below the FMA peak,
+    at one flop a lane-cycle: its term again, and nothing else is a rate."""
     sip = load_profile("sip")
     a = analyze(parse_file(bundled_kernel("sip_gemm.tile")), None, sip)
     r = a.scope_roofline[a.root.id]
-    assert r.attainable_ns == r.ideal_ns and r.attainable_note is None
-    assert all("below peak" not in n for n, _ in a.roofline_gap.terms)
+    assert r.attainable_ns == r.ideal_ns + r.terms["vector"]
+    assert r.attainable_note == "vector below peak (50.0%: one flop a lane-cycle)"
+    assert [n for n, _ in a.roofline_gap.terms if "below peak" in n] == [r.attainable_note]
 
 
 def softmax():

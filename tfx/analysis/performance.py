@@ -175,6 +175,9 @@ class LaunchTime:
                            # the roofline gap's "dram re-reads" (tfx.analysis.roofline_gap)
     tensor_pad_ns: Any = 0  # the device's time on the mmas' padding to their instruction shape (all
                             # positions over the units): the roofline gap's "mma padding"
+    tensor_work_ns: Any = None  # the device's time on the mmas themselves, padding included (all
+                                # positions over the units): what the tensor engine's time has past it
+                                # is its chain's waits, the roofline gap's "mma chain waits"
 
 
 class SpillInfo(NamedTuple):
@@ -666,7 +669,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
                     bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions,
-                    tensor_pad_ns=per_pos.tensor_pad * positions / units)
+                    tensor_pad_ns=per_pos.tensor_pad * positions / units,
+                    tensor_work_ns=per_pos.tensor * positions / units)
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same

@@ -29,12 +29,15 @@ simulator, which add the terms a schedule pays on top of a roof.
 
 The attainable roofline (``attainable_ns``) prices the same work at the rates the profile says
 a long run sustains, the ones the prediction's engines use: each compute unit at its
-``compute.<unit>.efficiency[_<dtype>]`` of peak (a tensor core's power-limited clock) and DRAM
-at the fraction of its datasheet bandwidth its traffic's mix sustains (``_dram_efficiency``:
+``compute.<unit>.efficiency[_<dtype>]`` of peak (a tensor core's power-limited clock), the vector
+unit's elementwise work at half of that besides (its peak counts an FMA as two flops a
+lane-cycle; an elementwise op or a reduction step does one) and DRAM at the fraction of its datasheet bandwidth its traffic's mix sustains (``_dram_efficiency``:
 a copy's ``memory.<dram>.efficiency`` where half the bytes are writes, ``read_efficiency``
 where none are: a read-only stream has no bus turnarounds); the other levels at their stated
 bandwidth. Its excess over ``ideal_ns`` is the first part of the prediction's gap the breakdown
-names (tfx.analysis.roofline_gap), as ``attainable_note`` says: ``"dram below peak (88.3%)"``.
+names (tfx.analysis.roofline_gap), split by what lowers each rate (``attainable_terms``) and
+summed up by ``attainable_note``: ``"dram below peak (88.3%)"``, ``"vector below peak (50.0%: one
+flop a lane-cycle)"``, ``"compute below peak"`` where several do.
 """
 
 from __future__ import annotations
@@ -116,6 +119,9 @@ class Roofline:
     # names what lowers it: "tensor below peak (74.0%)", "dram below peak (88.3%)" (None: nothing)
     attainable_ns: Any = 0
     attainable_note: str | None = None
+    # its excess over ideal_ns by what lowers the rate, largest first: [(note, ns)] (one compute
+    # unit's below-peak fraction each, or DRAM's); [] for a sweep or where nothing does
+    attainable_terms: list = field(default_factory=list)
     dram_rate: Any = None     # B/s DRAM sustains for this traffic's mix (datasheet x _dram_efficiency)
 
     def intensity_level(self) -> str | None:
@@ -155,6 +161,7 @@ class Roofline:
                 "compute_ns": to_plain(self.compute_ns), "memory_ns": to_plain(self.memory_ns),
                 "ideal_ns": to_plain(self.ideal_ns), "bound_by": self.bound_by,
                 "attainable_ns": to_plain(self.attainable_ns), "attainable_note": self.attainable_note,
+                "attainable_terms": [{"name": n, "ns": to_plain(ns)} for n, ns in self.attainable_terms],
                 "dram_rate_bytes_per_s": to_plain(self.dram_rate) if self.dram_rate is not None else None,
                 "arithmetic_intensity_flop_per_byte": self.arithmetic_intensity(),
                 "peak_fraction": self.peak_fractions()}
@@ -170,12 +177,13 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     """
     by_unit: dict[str, Any] = {}
     by_unit_att: dict[str, Any] = {}        # the same at the sustained fraction of peak
-    unit_eff: dict[str, set] = {}           # unit -> the fractions below 1 its work runs at
+    below: dict[str, Any] = {}              # what lowers the rate (its name) -> ns past peak
     flops = 0
     for (kind, dtype, unit), v in totals.items():
         if kind != "flops":
             continue
         flops = flops + v
+        as_mma = unit == "tensor"
         unit = work_engine(unit)               # compare/select work runs on the vector unit
         if unit == "tensor":
             unit = mma_engine(profile, dtype)   # f32 without a tensor path: FMAs
@@ -189,9 +197,16 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
         at_peak = ns_at_rate(v, peak)
         by_unit[unit] = by_unit.get(unit, 0) + at_peak
         eff = profile.sustained_efficiency(unit, dt)
-        by_unit_att[unit] = by_unit_att.get(unit, 0) + (at_peak if eff == 1 else ratio(at_peak, decimal_value(eff)))
-        if eff != 1 and (is_array(v) or v):
-            unit_eff.setdefault(unit, set()).add(eff)
+        # the vector unit's peak counts an FMA as 2 flops a lane-cycle; an elementwise op or a
+        # reduction step does 1 (the prediction's engines price it so: performance.op_demand)
+        lane = unit == "vector" and not as_mma
+        fraction = ratio(decimal_value(eff), 2) if lane else eff
+        att = at_peak if fraction == 1 else ratio(at_peak, decimal_value(fraction))
+        by_unit_att[unit] = by_unit_att.get(unit, 0) + att
+        if fraction != 1 and (is_array(v) or v):
+            why = (f"{unit} below peak ({format_percent(float(fraction))}: one flop a lane-cycle)" if lane
+                   else f"{unit} below peak ({format_percent(float(fraction))})")
+            below[why] = below.get(why, 0) + (att - at_peak)
     levels = profile.memory_levels()
     cache = next((l for l in levels.values() if l.caches), None)
     dram_eff: Any = 1
@@ -232,7 +247,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     r = Roofline(terms=terms, bytes=moved_at, flops=flops, compute_ns=ceil_int(compute),
                  memory_ns=ceil_int(memory))
     r.ideal_ns = emax(r.compute_ns, r.memory_ns)
-    _attain(r, by_unit_att, by_level, unit_eff, dram_eff)
+    _attain(r, by_unit_att, by_level, dram_eff, below)
     r.dram_rate = dram_rate
     if not is_array(r.ideal_ns):
         if by_level:
@@ -265,9 +280,12 @@ def _dram_efficiency(profile, level: str, moved, writes) -> Any:
     return 1 / (1 / read + w2 * (1 / eff - 1 / read))
 
 
-def _attain(r: Roofline, by_unit_att: dict, by_level: dict, unit_eff: dict, dram_eff) -> None:
-    """``r.attainable_ns`` and ``r.attainable_note``: the roofline of the same work at the
-    sustained fractions (compute units summed, memory levels overlapped, as ``roofline``)."""
+def _attain(r: Roofline, by_unit_att: dict, by_level: dict, dram_eff, below: dict) -> None:
+    """``r.attainable_ns``, ``r.attainable_note`` and ``r.attainable_terms``: the roofline of the
+    same work at the sustained fractions (compute units summed, memory levels overlapped, as
+    ``roofline``). ``below``: each compute rate's name -> its work's ns past peak; where compute
+    sets the attainable roofline its excess over ``ideal_ns`` is split among them, largest first,
+    each at most what the excess leaves (all of each where compute sets the ideal too)."""
     compute = 0
     for v in by_unit_att.values():
         compute = compute + v
@@ -282,12 +300,19 @@ def _attain(r: Roofline, by_unit_att: dict, by_level: dict, unit_eff: dict, dram
     r.attainable_ns = emax(emax(compute, memory), r.ideal_ns)
     if is_array(r.attainable_ns) or not r.attainable_ns > r.ideal_ns:
         return
+    excess = r.attainable_ns - r.ideal_ns
     if compute >= memory:
-        pairs = {(u, e) for u, effs in unit_eff.items() for e in effs}
-        if len(pairs) == 1:
-            (unit, eff), = pairs
-            r.attainable_note = f"{unit} below peak ({format_percent(eff)})"
-        else:
-            r.attainable_note = "compute below peak"
+        named = sorted(((n, float(ns)) for n, ns in below.items() if float(ns) > 0), key=lambda kv: -kv[1])
+        r.attainable_note = named[0][0] if len(named) == 1 else "compute below peak"
+        left = float(excess)
+        for name, ns in named:
+            if left > 0:
+                r.attainable_terms.append((name, min(ns, left)))
+                left -= min(ns, left)
+        if r.attainable_terms and 0 < left <= len(named):
+            # the roofs are whole ns (ceil_int): their rounding goes to the last rate named
+            last, ns = r.attainable_terms[-1]
+            r.attainable_terms[-1] = (last, ns + left)
     elif ceil_int(dram_att) >= memory:
         r.attainable_note = f"dram below peak ({format_percent(dram_eff)})"
+        r.attainable_terms.append((r.attainable_note, float(excess)))

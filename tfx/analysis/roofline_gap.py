@@ -4,7 +4,8 @@ The roofline (tfx.analysis.roofline) prices the kernel's work at the device's ag
 peak rates; the prediction (tfx.analysis.performance) is a launch overhead, one memory latency,
 the waves and a tail wave. The gap between them is attributed first to the rates: the same
 work at the fractions of peak the profile says a long run sustains (``Roofline.attainable_ns``,
-named by its note, "dram below peak (88.3%)"), which the prediction's engines run at; then to
+split by what lowers each rate, ``Roofline.attainable_terms``: "dram below peak (88.3%)", "vector
+below peak (50.0%: one flop a lane-cycle)"), which the prediction's engines run at; then to
 the bytes the launches read from DRAM again ("dram re-reads": their own DRAM bytes,
 ``LaunchTime.dram_bytes``, at ``Roofline.dram_rate``, past the attainable roofline, which moves
 each byte once); then to the shared-memory port where it binds the waves ("smem port (as
@@ -16,9 +17,12 @@ serial chain's and the loads' waits inside the waves) and to the tail wave's qua
 last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
 waves' rate, and takes ``tail_ns``; the rest is its excess. Last, where a chain binds the waves
 (``bound_by == "latency"``), the waves' time past their busiest engine ("latency past the
-engines", ``latency_past_engines_ns``), at most what the gap still leaves. What these terms do
-not cover (the waves' engines in series, the SMs' share of the L2, the first wave's lock step) is
-said as not attributed, never guessed.
+engines", ``latency_past_engines_ns``), and where the tensor engine binds them, its time past its
+mmas' work ("mma chain waits", ``mma_chain_waits_ns``: a command processor's carried accumulator
+waiting each trip's completion latency, one CTA's softmax and bookkeeping in series with its
+mma), each at most what the gap still leaves. What these terms do not cover (the SMs' share of
+the L2, the first wave's lock step, a CTA's pipeline fill) is said as not attributed, never
+guessed.
 """
 
 from __future__ import annotations
@@ -65,6 +69,23 @@ def smem_port_ns(launches) -> float:
     return bound_engine_ns(launches, "smem")
 
 
+def mma_chain_waits_ns(launches) -> float:
+    """The tensor engine's time past its mmas' work over the launches whose waves it binds
+    (``bound_engine == "tensor"``, not latency-bound: ``latency_past_engines_ns`` has those): its
+    time a full wave x the waves (``bound_engine_ns``) less ``LaunchTime.tensor_work_ns``, the
+    mmas at the engine's rate, padding included. What the engine then waits on is its chain: a
+    command processor's carried accumulator, each trip's mma dispatched a completion latency after
+    the last one ends (sip); one CTA's trip, the softmax, the bookkeeping and the next tile's copies
+    in series with the mma, where no other CTA's work fills it (a GPU's attention at 1 CTA an SM)."""
+    total = 0.0
+    for lt in launches:
+        work = getattr(lt, "tensor_work_ns", None)
+        if work is None or getattr(lt, "bound_by", None) == "latency" or is_array(lt.waves, work):
+            continue
+        total += max(bound_engine_ns([lt], "tensor") - float(work), 0.0)
+    return total
+
+
 def latency_past_engines_ns(launches) -> float:
     """The waves' time past their busiest engine over the launches a chain binds
     (``bound_by == "latency"``: one CTA's serial chain outlasts the engines, or a loop's round is
@@ -94,11 +115,14 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         return RooflineGap(0.0)
     sums: dict[str, float] = {}
     note = getattr(roofline, "attainable_note", None)
-    rates = 0.0
     if note and not is_array(roofline.attainable_ns):
         rates = max(min(float(roofline.attainable_ns) - float(ideal_ns), gap), 0.0)
-        if rates > 0:
-            sums[note] = rates
+        # by what lowers each rate (a compute unit's fraction, DRAM's), largest first, each at
+        # most what the rates' term leaves; one term by the note where the roofline has no split
+        for name, ns in getattr(roofline, "attainable_terms", None) or [(note, rates)]:
+            take = min(float(ns), rates - sum(sums.values()))
+            if take > 0:
+                sums[name] = take
 
     def past_floors(ns: float) -> float:
         # a floor's time past the roofline and the terms named before it, at most what the gap leaves
@@ -132,11 +156,12 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         if tail > 0:
             # named apart from the breakdown's "tail wave" (the whole tail): this is its excess only
             sums["tail-wave excess"] = sums.get("tail-wave excess", 0.0) + tail
-    past = latency_past_engines_ns(launches)
-    if past > 0:
-        # last: the named waits inside the waves (a load wait, a pipeline's depth) are part of it
+    # last: the named waits inside the waves (a load wait, a pipeline's depth) and the rates of
+    # the work in the chain are part of these; each takes at most what the gap still leaves
+    for name, ns in (("mma chain waits", mma_chain_waits_ns(launches)),
+                     ("latency past the engines", latency_past_engines_ns(launches))):
         left = gap - sum(sums.values())
-        if left > 0:
-            sums["latency past the engines"] = min(past, left)
+        if ns > 0 and left > 0:
+            sums[name] = min(ns, left)
     terms = sorted(sums.items(), key=lambda kv: -kv[1])
     return RooflineGap(gap, terms, gap - sum(ns for _, ns in terms))
