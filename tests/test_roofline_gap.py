@@ -186,7 +186,8 @@ def test_sip_decode_composite_padding():
 def test_attribute_names_the_mma_chain_waits_last():
     """A launch the tensor engine binds: 1,000 positions on 10 units x 2 = 20 slots (50 waves), the
     engine 5,000 ns a full wave where its mmas take 3,000 (tensor_work_ns: 3,000 x 50 = 150,000 over
-    the launch): 5,000 x 50 = 250,000 - 150,000 = 100,000 ns of waits. Gap 150,000 (roofline 200,000): the launch's
+    the launch): 5,000 x 50 = 250,000 - 150,000 = 100,000 ns of waits (no vector or special work;
+    the wave at the engine's time, nothing past the engines). Gap 150,000 (roofline 200,000): the launch's
     3,000 and a pipeline depth of 20,000 first, so the waits take at most the 127,000 left: all
     100,000 of them, 27,000 not attributed; a gap of 110,000 leaves them 87,000."""
     a = launch([Term("launch", 3000, "", True), Term("pipeline depth", 20_000, "", True)],
@@ -202,6 +203,10 @@ def test_attribute_names_the_mma_chain_waits_last():
     for change in ({"tensor_work_ns": 250_000}, {"bound_engine": "copy"}, {"bound_by": "latency"}):
         b = SimpleNamespace(**{**vars(a), **change})
         assert mma_chain_waits_ns([b]) == 0
+    # vector and special work of 600 + 400 ns a wave, which the roofline adds to the tensor's:
+    # (600 + 400) x 50 = 50,000 less, 50,000 of waits
+    a.engines = {"tensor": 5000, "copy": 4000, "vector": 600, "special": 400}
+    assert mma_chain_waits_ns([a]) == pytest.approx(50_000)
 
 
 def test_sip_gemm_command_chain():
@@ -210,15 +215,24 @@ def test_sip_gemm_command_chain():
     4,194,304 flops, 2,048 ns each: 1,048,576 ns of tensor work (the roofline's tensor term, the
     launch's tensor_work_ns). Each trip's mma reads the accumulator the last one wrote, so the
     in-order command processor dispatches it dispatch.completion_latency (250 cycles) after that
-    one ends, plus its own single-op dispatch (8 cycles): 258 ns a trip, x 512 = 132,096 ns of
-    waits, all inside the 158,212 ns gap less the launch (5,000), fill (700) and the cast's 2,048
-    ns at one flop a lane-cycle."""
+    one ends, plus its own single-op dispatch (8 cycles): 258 ns a trip, x 512 = 132,096 ns past the
+    work. The roofline already adds the cast of each tile's accumulator (128 x 128 = 16,384 f32
+    elements at the PE's 64 lanes, one a lane-cycle: 256 ns a tile, x 16 = 4,096 ns on the vector
+    engine; its roofline term 16,777,216 flops / (64 x 128 flop/ns) = 2,048, at peak), so the waits
+    named are 132,096 - 4,096 = 128,000 ns. The gap, 158,212 ns, is then exactly: the launch
+    (5,000), fill (700), the cast's rate (4,096 - 2,048 = 2,048), the wave past its tensor engine
+    (1,203,136 - 1,180,672 = 22,464: each tile's first loads and its cast and store after the loop)
+    and the 128,000 of waits."""
     a = analyze(parse_file(bundled_kernel("sip_gemm.tile")), None, load_profile("sip"))
     lt = a.launches[0]
     assert (lt.bound_engine, float(lt.tensor_work_ns), float(lt.engines["tensor"])) == ("tensor", 1_048_576, 1_180_672)
+    assert (float(lt.engines["vector"]), float(lt.batch_ns)) == (4_096, 1_203_136)
     assert a.scope_roofline[a.root.id].terms["tensor"] == 1_048_576
-    assert mma_chain_waits_ns(a.launches) == 132_096
-    assert dict(a.roofline_gap.terms)["mma chain waits"] == 132_096
+    assert mma_chain_waits_ns(a.launches) == 128_000
+    assert dict(a.roofline_gap.terms) == {"mma chain waits": 128_000, "latency past the engines": 22_464,
+                                          "launch": 5_000, "vector below peak (50.0%: one flop a lane-cycle)": 2_048,
+                                          "fill": 700}
+    assert a.roofline_gap.gap_ns == 158_212 and a.roofline_gap.not_attributed_ns == pytest.approx(0, abs=1e-6)
 
 
 def test_attribute_names_latency_past_the_engines_last():
@@ -235,8 +249,11 @@ def test_attribute_names_latency_past_the_engines_last():
     assert g.terms == [("latency past the engines", 100_000.0), ("load wait", 20_000.0), ("launch", 3000.0)]
     assert g.not_attributed_ns == pytest.approx(27_000)
     assert dict(attribute([a], 310_000, 200_000).terms)["latency past the engines"] == pytest.approx(87_000)
-    # bound by an engine: no term
+    # bound by an engine, the wave still 2,000 ns past its busiest one: the same 100,000 (a CTA's
+    # first loads, an epilogue after its loop); a wave at its busiest engine's time: none
     a.bound_by = "dram"
+    assert latency_past_engines_ns([a]) == pytest.approx(100_000)
+    a.batch_ns = 4000.0
     assert latency_past_engines_ns([a]) == 0
 
 
@@ -370,11 +387,15 @@ def test_softmax_gap_on_h200():
     # 67,108,864 / (4.8e12 x 0.883) = 15,833.71 -> 15,834: 1,852 ns
     assert a.metrics["roofline.ideal_ns"] == 13_982
     assert names["dram below peak (88.3%)"] == 15_834 - 13_982
-    assert set(names) == {"dram below peak (88.3%)", "launch", "fill", "tail-wave excess"}
+    # a full wave past its busiest engine, the copy (what no engine's throughput sets):
+    # (a wave - the copy's time) x 2,048 / 660
+    past = (float(lt.batch_ns) - max(float(v) for v in lt.engines.values())) * 2048 / 660
+    assert past > 0 and names["latency past the engines"] == pytest.approx(past)
+    assert set(names) == {"dram below peak (88.3%)", "launch", "fill", "tail-wave excess", "latency past the engines"}
     # the gap is the prediction over the roofline; what the terms leave is not attributed
     gap = a.metrics["performance.predicted_ns"] - a.metrics["roofline.ideal_ns"]
     assert g.gap_ns == pytest.approx(gap)
-    assert g.not_attributed_ns == pytest.approx(gap - 1852 - 3000 - 700 - names["tail-wave excess"])
+    assert g.not_attributed_ns == pytest.approx(gap - 1852 - 3000 - 700 - names["tail-wave excess"] - past)
     assert g.not_attributed_ns > 0
 
 

@@ -128,7 +128,8 @@ def test_simulate_fits_80_columns(capsys, monkeypatch):
     assert "  gemm/mesh cta: full wave x3: " in "\n".join(out)
     out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
     vs = next(line for line in out if line.startswith("  vs roofline: "))
-    assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, launch 3.00 us, fill 700.00 ns, not attributed 7.84 us)")
+    assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, launch 3.00 us, latency past the engines 2.98 us, fill 700.00 ns, "
+                       "not attributed 4.87 us)")
     assert len(next(line for line in out if line.startswith("       copy |"))) == 86
 
 

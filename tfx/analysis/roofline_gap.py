@@ -15,14 +15,14 @@ instruction shape ("mma padding", ``LaunchTime.tensor_pad_ns``: a decode's 4 que
 (``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
 serial chain's and the loads' waits inside the waves) and to the tail wave's quantization: a
 last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
-waves' rate, and takes ``tail_ns``; the rest is its excess. Last, where a chain binds the waves
-(``bound_by == "latency"``), the waves' time past their busiest engine ("latency past the
-engines", ``latency_past_engines_ns``), and where the tensor engine binds them, its time past its
-mmas' work ("mma chain waits", ``mma_chain_waits_ns``: a command processor's carried accumulator
-waiting each trip's completion latency, one CTA's softmax and bookkeeping in series with its
-mma), each at most what the gap still leaves. What these terms do not cover (the SMs' share of
-the L2, the first wave's lock step, a CTA's pipeline fill) is said as not attributed, never
-guessed.
+waves' rate, and takes ``tail_ns``; the rest is its excess. Last, the waves' time past their
+busiest engine ("latency past the engines", ``latency_past_engines_ns``: a latency-bound
+launch's chain, a CTA's first loads, a split-K reduction's link latency), and where the tensor
+engine binds them, its time past its mmas' work and the other compute units' ("mma chain waits",
+``mma_chain_waits_ns``: a command processor's carried accumulator waiting each trip's completion
+latency, one CTA's bookkeeping in series with its mma and softmax), each at most what the gap
+still leaves (the named waits inside the waves are part of them). What these terms do not cover
+(the SMs' share of the L2, the first wave's lock step) is said as not attributed, never guessed.
 """
 
 from __future__ import annotations
@@ -71,29 +71,33 @@ def smem_port_ns(launches) -> float:
 
 def mma_chain_waits_ns(launches) -> float:
     """The tensor engine's time past its mmas' work over the launches whose waves it binds
-    (``bound_engine == "tensor"``, not latency-bound: ``latency_past_engines_ns`` has those): its
-    time a full wave x the waves (``bound_engine_ns``) less ``LaunchTime.tensor_work_ns``, the
-    mmas at the engine's rate, padding included. What the engine then waits on is its chain: a
-    command processor's carried accumulator, each trip's mma dispatched a completion latency after
-    the last one ends (sip); one CTA's trip, the softmax, the bookkeeping and the next tile's copies
-    in series with the mma, where no other CTA's work fills it (a GPU's attention at 1 CTA an SM)."""
+    (``bound_engine == "tensor"``, not latency-bound): its time a full wave x the waves
+    (``bound_engine_ns``) less ``LaunchTime.tensor_work_ns``, the mmas at the engine's rate,
+    padding included, and less the vector and special-function engines' time over the waves,
+    which the roofline already adds to the tensor's (its compute units add) and the rates' terms
+    price. What the engine then waits on is its chain: a command processor's carried accumulator,
+    each trip's mma dispatched a completion latency after the last one ends (sip); one CTA's trip,
+    its bookkeeping and the next tile's copies in series with the mma and the softmax, where no
+    other CTA's work fills it (a GPU's attention at 1 CTA an SM)."""
     total = 0.0
     for lt in launches:
         work = getattr(lt, "tensor_work_ns", None)
         if work is None or getattr(lt, "bound_by", None) == "latency" or is_array(lt.waves, work):
             continue
-        total += max(bound_engine_ns([lt], "tensor") - float(work), 0.0)
+        simt = sum(float(lt.engines.get(e, 0)) for e in ("vector", "special")) * float(lt.waves)
+        total += max(bound_engine_ns([lt], "tensor") - float(work) - simt, 0.0)
     return total
 
 
 def latency_past_engines_ns(launches) -> float:
-    """The waves' time past their busiest engine over the launches a chain binds
-    (``bound_by == "latency"``: one CTA's serial chain outlasts the engines, or a loop's round is
-    a trip's load, wait and compute in series): (a full wave's time - its busiest engine's) x
-    positions / slots; 0 where no launch is latency-bound."""
+    """The waves' time past their busiest engine: (a full wave's time - its busiest engine's) x
+    positions / slots, over every launch: what a wave waits on that no engine's throughput sets
+    (a latency-bound launch's chain, ``bound_by == "latency"``: one CTA's serial chain outlasts the
+    engines, or a loop's round is a trip's load, wait and compute in series; elsewhere a CTA's
+    first loads, a split-K reduction's link latency, an epilogue after its loop)."""
     total = 0.0
     for lt in launches:
-        if getattr(lt, "bound_by", None) != "latency" or is_array(lt.waves, lt.batch_ns):
+        if getattr(lt, "engines", None) is None or is_array(lt.waves, lt.batch_ns):
             continue
         busiest = max((float(v) for v in lt.engines.values()), default=0.0)
         total += max(float(lt.batch_ns) - busiest, 0.0) * float(lt.waves)
@@ -158,10 +162,10 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
             sums["tail-wave excess"] = sums.get("tail-wave excess", 0.0) + tail
     # last: the named waits inside the waves (a load wait, a pipeline's depth) and the rates of
     # the work in the chain are part of these; each takes at most what the gap still leaves
-    for name, ns in (("mma chain waits", mma_chain_waits_ns(launches)),
-                     ("latency past the engines", latency_past_engines_ns(launches))):
-        left = gap - sum(sums.values())
-        if ns > 0 and left > 0:
-            sums[name] = min(ns, left)
+    for name, ns in (("latency past the engines", latency_past_engines_ns(launches)),
+                     ("mma chain waits", mma_chain_waits_ns(launches))):
+        take = min(ns, gap - sum(sums.values()))
+        if take >= 1:        # (whole ns: a rounding's remainder names nothing)
+            sums[name] = take
     terms = sorted(sums.items(), key=lambda kv: -kv[1])
     return RooflineGap(gap, terms, gap - sum(ns for _, ns in terms))
