@@ -233,6 +233,12 @@ def test_sip_gemm_command_chain():
                                           "launch": 5_000, "vector below peak (50.0%: one flop a lane-cycle)": 2_048,
                                           "fill": 700}
     assert a.roofline_gap.gap_ns == 158_212 and a.roofline_gap.not_attributed_ns == pytest.approx(0, abs=1e-6)
+    # the breakdown says the chain's arithmetic: 2,048 ns of work + 1 x 258 = 2,306 ns a trip
+    chain = next(t for t in a.terms if t.name == "command chain")
+    assert ("runs 2.05 us of work, then its command waits" in chain.detail
+            and "250 cycles (dispatch.completion_latency)" in chain.detail
+            and "8 (dispatch.single_op): 2.05 us + 1 x 258.00 ns = 2.31 us a trip against the tensor engine's "
+                "2.05 us: the chain sets the trip (each of the loop's 32 trips" in chain.detail)
 
 
 def test_attribute_names_latency_past_the_engines_last():

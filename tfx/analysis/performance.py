@@ -76,6 +76,7 @@ class LaunchMiss(dict):
     stream_notes: dict | None = None              # loop id -> (r, units, line) per batch (tfx.analysis.decode_trip)
     spill_series: dict | None = None              # loop id -> (local ns, rest ns, r) of the full batch (spill_traffic)
     chain_notes: dict | None = None               # loop id -> the trip chain's line per batch (decode_trip)
+    command_notes: dict | None = None             # loop id -> a command processor's carried chain's line per batch
     mio_notes: dict | None = None                 # loop id -> the MIO queue's line per batch (warp_trip.describe_mio)
     dram_trips: dict | None = None                # loop id -> load_trip.LoadedTrip per batch (its breakdown line)
     load_queues: dict | None = None               # loop id -> (r, units, load_queue.LoadQueue) per batch (its line)
@@ -127,7 +128,7 @@ class LaunchMiss(dict):
 
 # the LaunchMiss fields a batch's pricing writes the breakdown's notes into
 NOTE_SINKS = ("notes", "stream_notes", "spill_series", "chain_notes", "dram_trips", "mio_notes", "load_queues",
-              "round_bounds")
+              "round_bounds", "command_notes")
 
 
 ENGINES = ("copy", "tensor", "smem", "vector", "special", "dispatch", "spill", "link")
@@ -529,6 +530,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
 
     miss.notes, miss.stream_notes, miss.spill_series, miss.chain_notes = {}, {}, {}, {}
     miss.dram_trips, miss.mio_notes, miss.load_queues, miss.round_bounds = {}, {}, {}, {}
+    miss.command_notes = {}
 
     full_waves = positions // slots
     tail = positions - full_waves * slots
@@ -827,6 +829,8 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
         for lines in miss.chain_notes.values():
             # the full waves' round, or the tail's where the launch has no full wave
             lt.terms.append(Term("trip chain", 0, (lines[0] if full_waves else lines[-1]) + " (included in the waves above)"))
+        for lines in miss.command_notes.values():
+            lt.terms.append(Term("command chain", 0, lines[0] if full_waves else lines[-1]))
         for lines in miss.mio_notes.values():
             # the full waves' round, or the tail's where the launch has no full wave
             line = lines[0] if full_waves else lines[-1]
@@ -1987,7 +1991,8 @@ def _composite_dispatch_delta(node: ScopeNode, ref_execs, m: Machine, inside=Fal
 
 
 def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units, in_composite):
-    """(ns of one trip's carried chain, commands that wait on a producer) of a loop on a
+    """(ns of one trip's carried chain, commands that wait on a producer, the chain's engine ns,
+    the chain's commands that each wait a completion latency and their dispatch) of a loop on a
     command processor.
 
     The chain is the ops that depend, directly or through other ops, on a carried value:
@@ -2014,8 +2019,8 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
             commands.append(([c], m.dispatch_single))
         elif c.kind == "composite":
             commands.append((ops_of(c), m.dispatch_composite or m.dispatch_single))
-    chain = 0
-    waiting = 0
+    chain = work = 0
+    waiting = chained = 0
     previous: set = set()         # the last command's results and their views
     for trip in (0, 1):           # the second trip counts (the first sets `previous`)
         for ops, dispatch in commands:
@@ -2043,14 +2048,35 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
                         one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units, warps)
                         one.pop("dispatch", None)
                         chain = chain + _max_engine(one)
+                        work = work + _max_engine(one)
                 if op.result:
                     made.add(op.result)
             if trip:
                 waiting += waits
                 if cmd_late and outside:
                     chain = chain + m.completion_ns + dispatch / m.clock_ghz
+                    chained += 1
             previous = made
-    return chain, waiting
+    return chain, waiting, work, chained
+
+
+def _describe_command_chain(loop: ScopeNode, m: Machine, chain, work, chained: int, tensor, trips) -> str:
+    """The breakdown's line for a command processor's carried chain (``_trip_chain``): its work,
+    each of its commands' completion latency and dispatch, against the tensor engine's trip."""
+    fmt = lambda x: format_time_ns(float(x))
+    each = m.completion_ns + m.dispatch_single / m.clock_ghz
+    cmds = "its command" if chained == 1 else f"each of its {chained} commands"
+    trip = float(chain) + float(m.iteration_ns)
+    sets = ("the chain sets the trip" if trip > tensor else "the engine's work sets the trip")
+    return (f"loop at line {loop.line}: each trip's carried chain (the ops that read what the last trip "
+            f"wrote) runs {fmt(work)} of work, then {cmds} waits for the in-order command processor to "
+            f"see its producer finish, {format_count(float(m.completion_ns) * m.clock_ghz)} cycles "
+            f"(dispatch.completion_latency), and its own dispatch, "
+            f"{format_count(m.dispatch_single)} (dispatch.single_op): "
+            f"{fmt(work)} + {chained} x {fmt(each)}"
+            + (f" + {fmt(m.iteration_ns)} of bookkeeping" if m.iteration_ns else "")
+            + f" = {fmt(trip)} a trip against the tensor engine's {fmt(tensor)}: {sets} "
+            f"(each of the loop's {format_count(trips)} trips; included in the waves above)")
 
 
 class _Command(NamedTuple):
@@ -2594,7 +2620,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # latencies outside a composite); a composite's scheduler streams the loop one trip
         # deep with double-buffered loads, so its engines overlap across trips; a serial
         # single-op trip waits one completion latency per command that waits on a producer.
-        chain, waiting = _trip_chain(loop, counter, m, miss, warps, active_units, in_composite)
+        chain, waiting, chain_work, chained = _trip_chain(loop, counter, m, miss, warps, active_units, in_composite)
+        command_notes = miss.command_notes
+        if command_notes is not None and chained and not is_array(chain, e["tensor"]):
+            command_notes.setdefault(loop.id, []).append(_describe_command_chain(
+                loop, m, chain, chain_work, chained, float(e["tensor"]), trips))
         e["tensor"] = emax(e["tensor"], chain + m.iteration_ns)
         if in_composite:
             stages = emax(stages, 2) if is_array(stages) else max(stages, 2)
