@@ -131,6 +131,41 @@ def test_attribute_names_the_smem_port_where_it_binds():
     assert smem_port_ns([a]) == 0 and [n for n, _ in attribute([a], 210_000, 150_000).terms] == ["launch"]
 
 
+def test_attribute_names_the_copy_engine_where_it_binds():
+    """The same launch bound by its copy engine instead, 4,000 ns a full wave: 200,000 ns over the
+    waves against the 150,000 roofline: 50,000 of the 60,000 gap, launch 3,000, 7,000 not
+    attributed; with 30,000 ns of DRAM re-reads before it (a floor named first), the copy engine
+    takes only what it sits past both, 20,000."""
+    a = launch([Term("launch", 3000, "", True)], positions=1000, units=10, resident=2)
+    a.engines, a.bound_engine = {"copy": 4000, "tensor": 3000}, "copy"
+    g = attribute([a], 210_000, 150_000)
+    assert g.terms == [("copy engine (as scheduled)", 50_000.0), ("launch", 3000.0)]
+    assert g.not_attributed_ns == pytest.approx(7_000)
+    # 180,000 ns of DRAM bytes at 1 byte/ns: 30,000 past the roofline
+    a.dram_bytes = 180_000
+    g = attribute([a], 210_000, 150_000, SimpleNamespace(attainable_note=None, dram_rate=1e9))
+    assert g.terms == [("dram re-reads", 30_000.0), ("copy engine (as scheduled)", 20_000.0), ("launch", 3000.0)]
+    # bound by another engine: no copy term
+    a.bound_engine = "tensor"
+    assert "copy engine (as scheduled)" not in dict(attribute([a], 210_000, 150_000).terms)
+
+
+def test_gemm_copy_engine_on_h200():
+    """gemm.tile on h200_sxm (4096^3, 128 x 128 x 64 tiles): the roofline is the L2's, every gmem
+    byte over 11 TB/s: A and B, 1,024 CTAs x (128 x 4096 + 4096 x 128) x 2 B = 2,147,483,648 B,
+    and C, 4096 x 4096 x 2 B = 33,554,432 B: 2,181,038,080 B / 11e12 s = 198,276.19 -> 198,277 ns
+    (the tensor work at 0.74 stays under it: no rates term). The waves are the copy engine's, whose
+    L2 bytes flow at each SM's share of the L2 (1,024 CTAs on 132 SMs x 2 = 264 slots): its time a
+    wave x 1,024 / 264, less 198,277, is the term."""
+    a = analyze(parse_file(bundled_kernel("gemm.tile")), None, H200)
+    lt = a.launches[0]
+    assert (lt.positions, lt.units, lt.resident, lt.bound_engine) == (1024, 132, 2, "copy")
+    assert a.metrics["roofline.ideal_ns"] == 198_277
+    terms = dict(a.roofline_gap.terms)
+    assert terms["copy engine (as scheduled)"] == pytest.approx(float(lt.engines["copy"]) * 1024 / 264 - 198_277)
+    assert not any("below peak" in n or n == "dram re-reads" for n in terms)
+
+
 def test_gemm_fp8_kn_port_on_h200():
     """gemm_fp8_kn.tile on h200_sxm: B not K-major is transposed in registers through shared
     memory with 8-way bank conflicts, and the waves are the port's (bound by smem). 1,024 CTAs on

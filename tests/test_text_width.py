@@ -122,14 +122,14 @@ def test_simulate_fits_80_columns(capsys, monkeypatch):
     out = _out(capsys, monkeypatch, 80, "simulate", GEMM, "--hw", "h200_sxm")
     assert max(map(len, out)) <= 80
     at = out.index("  vs roofline: simulated 1.10x, predicted 1.09x (+17.99 us: tail-wave excess")
-    assert out[at + 1].startswith("      6.44 us, launch 3.00 us")
+    assert out[at + 1].startswith("      6.44 us, copy engine (as scheduled) 4.87 us, launch 3.00 us")
     chart = [line for line in out if line.startswith("       copy |")]
     assert len(chart) == 1 and len(chart[0]) == 80
     assert "  gemm/mesh cta: full wave x3: " in "\n".join(out)
     out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
     vs = next(line for line in out if line.startswith("  vs roofline: "))
-    assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, launch 3.00 us, latency past the engines 2.98 us, fill 700.00 ns, "
-                       "not attributed 4.87 us)")
+    assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, copy engine (as scheduled) 4.87 us, launch 3.00 us, "
+                       "latency past the engines 2.98 us, fill 700.00 ns)")
     assert len(next(line for line in out if line.startswith("       copy |"))) == 86
 
 

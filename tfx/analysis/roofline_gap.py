@@ -9,7 +9,8 @@ below peak (50.0%: one flop a lane-cycle)"), which the prediction's engines run 
 the bytes the launches read from DRAM again ("dram re-reads": their own DRAM bytes,
 ``LaunchTime.dram_bytes``, at ``Roofline.dram_rate``, past the attainable roofline, which moves
 each byte once); then to the shared-memory port where it binds the waves ("smem port (as
-scheduled)", ``smem_port_ns``); then, where the tensor engine binds, to its mmas' padding to the
+scheduled)", ``smem_port_ns``) and to the copy engine where it does ("copy engine (as
+scheduled)": its L2 bytes at each SM's share, its DRAM bytes at the copy's fraction); then, where the tensor engine binds, to its mmas' padding to the
 instruction shape ("mma padding", ``LaunchTime.tensor_pad_ns``: a decode's 4 query rows run as a
 32-row instruction); then to the terms whose ns the roofline does not price
 (``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
@@ -22,7 +23,7 @@ engine binds them, its time past its mmas' work and the other compute units' ("m
 ``mma_chain_waits_ns``: a command processor's carried accumulator waiting each trip's completion
 latency, one CTA's bookkeeping in series with its mma and softmax), each at most what the gap
 still leaves (the named waits inside the waves are part of them). What these terms do not cover
-(the SMs' share of the L2, the first wave's lock step) is said as not attributed, never guessed.
+is said as not attributed, never guessed.
 """
 
 from __future__ import annotations
@@ -107,11 +108,12 @@ def latency_past_engines_ns(launches) -> float:
 def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | None:
     """The gap of ``predicted_ns`` over ``ideal_ns`` by term, largest first; None for swept
     (array) values. ``roofline``: the kernel's (tfx.analysis.roofline.Roofline): its attainable
-    roofline's excess over ``ideal_ns`` is the rates' term (named by its note), and its
-    ``dram_rate`` prices the launches' DRAM bytes for the re-reads' term; each of the four
-    floors (rates, re-reads, the smem port, mma padding) takes at most what the gap leaves after
-    the ones before it, and the latency past the engines what the gap leaves after all the
-    others. Without it, every term but the rates' and the re-reads'."""
+    roofline's excess over ``ideal_ns`` is the rates' terms (``attainable_terms``, or one named by
+    its note), and its ``dram_rate`` prices the launches' DRAM bytes for the re-reads' term; each
+    of the floors (rates, re-reads, the smem port, the copy engine, mma padding) takes at most
+    what the gap leaves after the ones before it, and the latency past the engines and the mma
+    chain's waits what the gap leaves after all the others. Without it, every term but the
+    rates' and the re-reads'."""
     if is_array(predicted_ns, ideal_ns) or any(is_array(lt.total_ns) for lt in launches):
         return None
     gap = max(float(predicted_ns) - float(ideal_ns), 0.0)
@@ -140,10 +142,13 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         again = past_floors(sum(float(getattr(lt, "dram_bytes", 0) or 0) for lt in launches) / float(rate) * 1e9)
         if again > 0:
             sums["dram re-reads"] = again
-    # the shared-memory port as the waves schedule it, past the floors above
+    # the shared-memory port and the copy engine as the waves schedule them, past the floors above
     over = past_floors(smem_port_ns(launches))
     if over > 0:
         sums["smem port (as scheduled)"] = over
+    over = past_floors(bound_engine_ns(launches, "copy"))
+    if over > 0:
+        sums["copy engine (as scheduled)"] = over
     pad = sum(float(getattr(lt, "tensor_pad_ns", 0) or 0) for lt in launches
               if getattr(lt, "bound_engine", None) == "tensor")
     if pad > 0:
