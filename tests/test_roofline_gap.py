@@ -150,34 +150,26 @@ def test_attribute_names_the_copy_engine_where_it_binds():
     assert "copy engine (as scheduled)" not in dict(attribute([a], 210_000, 150_000).terms)
 
 
-def test_gemm_copy_engine_on_h200():
-    """gemm.tile on h200_sxm (4096^3, 128 x 128 x 64 tiles): the roofline is the L2's, every gmem
-    byte over 11 TB/s: A and B, 1,024 CTAs x (128 x 4096 + 4096 x 128) x 2 B = 2,147,483,648 B,
-    and C, 4096 x 4096 x 2 B = 33,554,432 B: 2,181,038,080 B / 11e12 s = 198,276.19 -> 198,277 ns
-    (the tensor work at 0.74 stays under it: no rates term). The waves are the copy engine's, whose
-    L2 bytes flow at each SM's share of the L2 (1,024 CTAs on 132 SMs x 2 = 264 slots): its time a
-    wave x 1,024 / 264, less 198,277, is the term."""
-    a = analyze(parse_file(bundled_kernel("gemm.tile")), None, H200)
+# gemm.tile (4096^3, 128 x 128 x 64 tiles): the roofline is the L2's, every gmem byte over 11 TB/s:
+# A and B, 1,024 CTAs x (128 x 4096 + 4096 x 128) x 2 B = 2,147,483,648 B, and C, 4096 x 4096 x 2 B
+# = 33,554,432 B: 2,181,038,080 B / 11e12 s = 198,276.19 -> 198,277 ns (the tensor work at 0.74
+# stays under it: no rates term); its waves are the copy engine's, whose L2 bytes flow at each
+# SM's share of the L2. gemm_fp8_kn.tile: B not K-major is transposed in registers through shared
+# memory with 8-way bank conflicts, and its waves are the port's; the roofline the L2's 100,664 ns
+# (the fp8 tensor work at 0.700, 64,192 / 0.7 = 91,703 ns, and DRAM stay under it). Each: 1,024
+# CTAs on 132 SMs x 2 = 264 slots, the bound engine's time a wave x 1,024 / 264, less the
+# roofline, is the term.
+@pytest.mark.parametrize("kernel, engine, term, ideal", [
+    ("gemm.tile", "copy", "copy engine (as scheduled)", 198_277),
+    ("gemm_fp8_kn.tile", "smem", "smem port (as scheduled)", 100_664),
+])
+def test_bound_engine_as_scheduled_on_h200(kernel, engine, term, ideal):
+    a = analyze(parse_file(bundled_kernel(kernel)), None, H200)
     lt = a.launches[0]
-    assert (lt.positions, lt.units, lt.resident, lt.bound_engine) == (1024, 132, 2, "copy")
-    assert a.metrics["roofline.ideal_ns"] == 198_277
+    assert (lt.positions, lt.units, lt.resident, lt.bound_engine) == (1024, 132, 2, engine)
+    assert a.metrics["roofline.ideal_ns"] == ideal
     terms = dict(a.roofline_gap.terms)
-    assert terms["copy engine (as scheduled)"] == pytest.approx(float(lt.engines["copy"]) * 1024 / 264 - 198_277)
-    assert not any("below peak" in n or n == "dram re-reads" for n in terms)
-
-
-def test_gemm_fp8_kn_port_on_h200():
-    """gemm_fp8_kn.tile on h200_sxm: B not K-major is transposed in registers through shared
-    memory with 8-way bank conflicts, and the waves are the port's (bound by smem). 1,024 CTAs on
-    132 SMs x 2 = 264 slots; the roofline the L2's 100,664 ns (the fp8 tensor work at 0.700,
-    64,192 / 0.7 = 91,703 ns, and DRAM stay under it: no rates term): the port's time a wave x
-    1,024 / 264, less 100,664, is the term."""
-    a = analyze(parse_file(bundled_kernel("gemm_fp8_kn.tile")), None, H200)
-    lt = a.launches[0]
-    assert (lt.positions, lt.units, lt.resident, lt.bound_engine) == (1024, 132, 2, "smem")
-    assert a.metrics["roofline.ideal_ns"] == 100_664
-    terms = dict(a.roofline_gap.terms)
-    assert terms["smem port (as scheduled)"] == pytest.approx(float(lt.engines["smem"]) * 1024 / 264 - 100_664)
+    assert terms[term] == pytest.approx(float(lt.engines[engine]) * 1024 / 264 - ideal)
     assert not any("below peak" in n or n == "dram re-reads" for n in terms)
 
 
