@@ -456,3 +456,23 @@ def test_gap_terms_are_flagged_where_built():
     flags = {t.name: t.beyond_roofline for t in softmax().launches[0].terms}
     assert flags["launch"] and flags["fill"]
     assert not flags["waves"] and not flags["tail wave"]
+
+
+def _every_bundled_kernel():
+    from tests.golden import profile_for
+    from tfx.bundled import bundled_dir
+    for path in sorted(bundled_dir("kernels").glob("*.tile")):
+        for k in parse_file(path).kernels:
+            yield pytest.param(path, k.name, profile_for(path), id=f"{path.stem}:{k.name}")
+
+
+@pytest.mark.parametrize("path, kernel, profile", list(_every_bundled_kernel()))
+def test_gap_terms_never_name_more_than_the_gap(path, kernel, profile):
+    """Each term takes at most what the gap leaves (module docstring), so on every bundled kernel
+    the named terms are each positive and sum to the gap or less (within the roofs' whole-ns
+    rounding, 1 ns a term): never 'the terms overlap by'."""
+    a = analyze(parse_file(path), kernel, load_profile(profile))
+    g = a.roofline_gap
+    assert all(ns > 0 for _, ns in g.terms)
+    assert sum(ns for _, ns in g.terms) <= g.gap_ns + len(g.terms)
+    assert g.not_attributed_ns >= -len(g.terms)
