@@ -176,6 +176,8 @@ class LaunchTime:
                            # the roofline gap's "dram re-reads" (tfx.analysis.roofline_gap)
     tensor_pad_ns: Any = 0  # the device's time on the mmas' padding to their instruction shape (all
                             # positions over the units): the roofline gap's "mma padding"
+    first_wave_excess_ns: Any = 0  # a straight body's first full wave in lock step past a batch's time
+                                   # (row_body.waves_ns): the roofline gap's "first wave in lock step"
     tensor_work_ns: Any = None  # the device's time on the mmas themselves, padding included (all
                                 # positions over the units): what the tensor engine's time has past it
                                 # is its chain's waits, the roofline gap's "mma chain waits"
@@ -672,7 +674,10 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
                     bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions,
                     tensor_pad_ns=per_pos.tensor_pad * positions / units,
-                    tensor_work_ns=per_pos.tensor * positions / units)
+                    tensor_work_ns=per_pos.tensor * positions / units,
+                    first_wave_excess_ns=where(full_waves >= 1, emax(t_first - t_full, 0), 0)
+                    if is_array(full_waves, t_first, t_full) else
+                    (max(t_first - t_full, 0) if full_waves >= 1 else 0))
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same

@@ -14,7 +14,9 @@ scheduled)": its L2 bytes at each SM's share, its DRAM bytes at the copy's fract
 instruction shape ("mma padding", ``LaunchTime.tensor_pad_ns``: a decode's 4 query rows run as a
 32-row instruction); then to the terms whose ns the roofline does not price
 (``Term.beyond_roofline``: launch, fill, an uneven tail, a persistent kernel's last round, the
-serial chain's and the loads' waits inside the waves) and to the tail wave's quantization: a
+serial chain's and the loads' waits inside the waves), to a straight body's first full wave,
+whose CTAs start together and run in lock step past a batch's time ("first wave in lock step",
+``LaunchTime.first_wave_excess_ns``), and to the tail wave's quantization: a
 last wave of ``tail`` CTAs over ``slots`` would take ``tail / slots`` of a full wave at the full
 waves' rate, and takes ``tail_ns``; the rest is its excess. Last, the waves' time past their
 busiest engine ("latency past the engines", ``latency_past_engines_ns``: a latency-bound
@@ -161,6 +163,11 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
         for t in lt.terms:
             if t.beyond_roofline and float(t.ns) > 0:
                 sums[t.name] = sums.get(t.name, 0.0) + float(t.ns)
+        first = getattr(lt, "first_wave_excess_ns", 0)
+        if not is_array(first) and float(first) > 0:
+            # a straight body's first full wave, its CTAs started together, in lock step past a
+            # batch's time (the waves line's; the engines' terms price every wave at a batch's)
+            sums["first wave in lock step"] = sums.get("first wave in lock step", 0.0) + float(first)
         tail = tail_excess_ns(lt)
         if tail > 0:
             # named apart from the breakdown's "tail wave" (the whole tail): this is its excess only
