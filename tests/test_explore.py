@@ -424,6 +424,29 @@ def test_cli_json_shape(capsys):
     assert out["sensitivity"]["ranking"][0]["doubled"]["change"] <= 0
 
 
+def test_cli_table_names_a_tiled_profiles_own_memory(capsys, monkeypatch):
+    """On sip the executing unit is the PE and its on-chip memory the tcm: the table's memory column
+    is `tcm/PE` and it has no registers or CTAs an SM (a GPU's; a PE runs one position). sip_gemm
+    at TM = TN = TK = 128, 2 stages: the f32 accumulator 128 x 128 x 4 B = 65,536 B + 2 stages x
+    (A's 128 x 128 x 2 B + B's 128 x 128 x 2 B = 65,536 B) = 196,608 B of tcm a PE. gemm.tile on
+    h200_sxm keeps smem/CTA, regs and CTAs/SM."""
+    from tfx.cli.main import main
+    monkeypatch.setenv("COLUMNS", "160")
+    rc = main(["explore", str(ROOT / "kernels/sip_gemm.tile"), "--hw", "sip", "--sweep", "TM=128",
+               "--sweep", "TN=128", "--sweep", "TK=128", "--sweep", "STAGES=2"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    header = next(line for line in text.splitlines() if " TM " in line and "time" in line)
+    assert "tcm/PE" in header and "smem" not in header and "regs" not in header and "CTAs/SM" not in header
+    assert "196,608 B" in text
+    r = explore(parse_file(ROOT / "kernels/sip_gemm.tile"), None, load_profile("sip"),
+                fixed={"TM": 128, "TN": 128, "TK": 128, "STAGES": 2})
+    assert (r.onchip_label, r.occupancy) == ("tcm/PE", False)
+    r = explore(parse_file(ROOT / "kernels/gemm.tile"), None, load_profile("h200_sxm"),
+                fixed={"BM": 128, "BN": 128, "BK": 64, "WARPS": 4, "STAGES": 3, "GROUP_M": 8})
+    assert (r.onchip_label, r.occupancy) == ("smem/CTA", True)
+
+
 def test_cli_text_and_csv(tmp_path, capsys):
     from tfx.cli.main import main
     out_csv = tmp_path / "s.csv"

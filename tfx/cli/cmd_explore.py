@@ -194,7 +194,8 @@ def _num(x):
 
 def config_table(r, title: str | None, rows):
     """The table of configurations ``rows`` (the top, the Pareto frontier) of explore result ``r``:
-    its swept parameters and knobs, then time, smem/CTA, regs, CTAs/SM (and cost under knob sweeps).
+    its swept parameters and knobs, then time, smem/CTA, regs, CTAs/SM (and cost under knob sweeps);
+    on a tiled profile its unit's on-chip memory (``tcm/PE``) and no registers or CTAs an SM.
     ``tfx explore`` passes no title and prints it on a line of its own (``_print_text``)."""
     from rich.table import Table
     t = Table(title=title, title_justify="left")
@@ -205,17 +206,18 @@ def config_table(r, title: str | None, rows):
         t.add_column(p, justify="right")
     # '999.99 us', '196,608 B': never wrapped; a narrow terminal squeezes the headers before them
     t.add_column("time", justify="right", no_wrap=True)
-    t.add_column("smem/CTA", justify="right", no_wrap=True)
-    t.add_column("regs", justify="right")
-    t.add_column("CTAs/SM", justify="right")
+    t.add_column(r.onchip_label, justify="right", no_wrap=True)
+    if r.occupancy:           # a tiled profile's unit runs one position: no registers, no CTAs an SM
+        t.add_column("regs", justify="right")
+        t.add_column("CTAs/SM", justify="right")
     if r.space.knob_paths:
         t.add_column("cost", justify="right")
     for i, e in enumerate(rows, 1):
         # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
         cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
                  *(e["knobs"][p] for p in r.space.knob_paths),
-                 fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]), str(e["regs_per_thread"]),
-                 str(e["blocks_per_sm"])]
+                 fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]),
+                 *((str(e["regs_per_thread"]), str(e["blocks_per_sm"])) if r.occupancy else ())]
         if r.space.knob_paths:
             cells.append(format_plain(e['cost']))
         t.add_row(*cells)

@@ -110,6 +110,18 @@ def build_checks(module, kernel, profile) -> list[Check]:
     return checks
 
 
+def onchip_label(profile) -> str:
+    """The header of a configuration's on-chip memory column, by the profile's own names:
+    ``smem/CTA`` on a GPU, the executing unit's on-chip level per unit elsewhere (sip:
+    ``tcm/PE``), as ``cols["smem"]`` measures it."""
+    if profile.kind == "gpu":
+        return "smem/CTA"
+    from tfx.hw.units import level_noun
+    unit = _unit_level(profile)
+    onchip = [n for n, l in profile.memory_levels().items() if l.scope == unit and l.capacity]
+    return f"{onchip[0] if onchip else 'on-chip'}/{level_noun(unit)}"
+
+
 def _unit_level(profile) -> str:
     meshes = profile.mesh_levels()
     if "cta" in meshes:

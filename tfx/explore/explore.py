@@ -11,7 +11,7 @@ import numpy as np
 from tfx.errors import TfxError, argument_error
 from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
                                   shape_names, tie_group,
-                                  evaluate_chunk)
+                                  evaluate_chunk, onchip_label)
 from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.top_picks import TopPicks, advice
@@ -49,6 +49,10 @@ class ExploreResult:
     # how many of the top configurations to time, with the model's measured ranking error that
     # says why (tfx.explore.top_picks); None where no campaign speaks for the code generator
     top_picks: TopPicks | None = None
+    # the on-chip memory column's header (tfx.explore.evaluate.onchip_label: smem/CTA, tcm/PE) and
+    # whether the registers and CTAs an SM mean anything (a GPU's; a tiled profile's unit runs one)
+    onchip_label: str = "smem/CTA"
+    occupancy: bool = True
     # the configuration the user is looking at (the kernel's defaults under --set and --knob):
     # its analysis's headline (tfx.analysis.analyze.HEADLINE_METRICS) and the sweep's own row
     # of it (``current_configuration``); None where not computed
@@ -348,7 +352,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
         knobs=dict(profile.knobs), codegen=priced_as,
-        near_tie=tie, top_picks=advice(priced_as, int(counts[0]), profile.name))
+        near_tie=tie, top_picks=advice(priced_as, int(counts[0]), profile.name),
+        onchip_label=onchip_label(profile), occupancy=profile.kind == "gpu")
 
 
 def _entry(space: Space, index: int, row, objectives) -> dict:

@@ -469,6 +469,8 @@ class ExploreOutcome:
     codegen: str | None = None                        # ExploreResult.codegen (None: a tiled profile)
     near_tie: Any = None                              # ExploreResult.near_tie (tfx.explore.near_tie)
     top_picks: Any = None                             # ExploreResult.top_picks (tfx.explore.top_picks)
+    onchip_label: str = "smem/CTA"                    # ExploreResult.onchip_label (tcm/PE on a tiled profile)
+    occupancy: bool = True                            # ExploreResult.occupancy (CTAs an SM mean something)
 
 
 def explore_job(analysis, kernel_path: str, kernel_text: str, kernel_name: str | None,
@@ -546,6 +548,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
     out.codegen, out.near_tie, out.top_picks = r.codegen, r.near_tie, r.top_picks
+    out.onchip_label, out.occupancy = r.onchip_label, r.occupancy
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point
         key = (e["predicted_ns"], e["smem_per_cta"])

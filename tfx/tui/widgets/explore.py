@@ -48,11 +48,14 @@ class Scatter(Widget):
         self.current: tuple[float, float] | None = None
         self.selected: tuple[float, float] | None = None
         self.message = ""
+        self.y_name = "smem/CTA"                  # the y axis: the outcome's on-chip memory (tcm/PE)
         self._base = None                         # (key, canvas bits, layers)
 
-    def set_data(self, points, front, current, selected=None, message: str = "") -> None:
+    def set_data(self, points, front, current, selected=None, message: str = "", y_name: str | None = None) -> None:
         self.points, self.front, self.current, self.selected = points, list(front), current, selected
         self.message = message
+        if y_name is not None:
+            self.y_name = y_name
         self._base = None
         self.refresh()
 
@@ -121,14 +124,14 @@ class Scatter(Widget):
             canvas.dot(dx, dy, 0)
 
     @staticmethod
-    def _y_labels(n: int, top: str, bottom: str, log: bool) -> list[tuple[str, str]]:
+    def _y_labels(n: int, top: str, bottom: str, log: bool, y_name: str = "smem/CTA") -> list[tuple[str, str]]:
         """The column left of the axis: the top and bottom values, the axis name and, in
         the rows between, the legend (as many entries as fit)."""
         labels = [("", "dim")] * n
         labels[0] = (top, "dim")
         if n > 1:
             labels[-1] = (bottom, "dim")
-        middle = [("smem/CTA", "dim")] + [(f"{mark} {name}", LAYER_STYLE[layer]) for mark, name, layer in
+        middle = [(y_name, "dim")] + [(f"{mark} {name}", LAYER_STYLE[layer]) for mark, name, layer in
                                           (("·", "config", 0), ("⣿", "frontier", 1),
                                            ("⣿", "current", 2), ("⣿", "row", 3))]
         if log:
@@ -148,7 +151,7 @@ class Scatter(Widget):
             canvas.point(*self.selected, 3)
         x0, x1, y0, y1 = rng
         rows = canvas.rows()
-        labels = self._y_labels(len(rows), fmt_bytes(y1), fmt_bytes(y0), canvas.logy)
+        labels = self._y_labels(len(rows), fmt_bytes(y1), fmt_bytes(y0), canvas.logy, self.y_name)
         for i, (text, layers) in enumerate(rows):
             label, style = labels[i]
             out.append(label.rjust(Y_LABEL_W - 1)[:Y_LABEL_W - 1] + " ", style=style)
@@ -293,17 +296,17 @@ class ExplorePane(Vertical):
         t = self.query_one(TopTable)
         cursor = t.cursor_row
         t.clear(columns=True)
-        t.add_columns("#", *names, "time", "smem/CTA", "CTAs/SM", "front")
+        t.add_columns("#", *names, "time", out.onchip_label, *(("CTAs/SM",) if out.occupancy else ()), "front")
         for r in rows:
             on_front = (r["predicted_ns"], r["smem_per_cta"]) in front_pts
             here = all(current_params.get(n) == r["params"].get(n) for n in names)
             t.add_row(r["rank"] + ("*" if here else ""), *(str(r["params"][n]) for n in names),
                       fmt_ns(r["predicted_ns"]), allocation(r["smem_per_cta"]),
-                      str(r["blocks_per_sm"]), "yes" if on_front else "")
+                      *((str(r["blocks_per_sm"]),) if out.occupancy else ()), "yes" if on_front else "")
         if rows:
             t.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
         front = sorted((float(e["predicted_ns"]), float(e["smem_per_cta"])) for e in out.pareto)
-        self.query_one(Scatter).set_data(out.points, front, current_point, self._row_point())
+        self.query_one(Scatter).set_data(out.points, front, current_point, self._row_point(), y_name=out.onchip_label)
         self.query_one("#explore-status", Static).update(self._summary(out))
 
     def set_current(self, current_point) -> None:
