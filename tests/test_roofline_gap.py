@@ -268,6 +268,18 @@ def test_sip_gemm_command_chain():
                 "2.05 us: the chain sets the trip (each of the loop's 32 trips" in chain.detail)
 
 
+def test_sip_block_composite_command_chain():
+    """sip_decode_attention.tile's block-composite kernel: its KV loop's carried chain is one
+    composite command, dispatched dispatch.completion_latency (250 cycles) after its producer ends
+    plus a composite's own dispatch, dispatch.composite (40 cycles), not a single op's 8: 290 ns
+    a trip at 1 GHz."""
+    a = analyze(parse_file(bundled_kernel("sip_decode_attention.tile")), "decode_attention_block_composites",
+                load_profile("sip"))
+    chain = next(t for t in a.terms if t.name == "command chain")
+    assert "its own dispatch, 40 (dispatch.composite): " in chain.detail and " + 1 x 290.00 ns = " in chain.detail
+    assert "dispatch.single_op" not in chain.detail
+
+
 def test_attribute_names_latency_past_the_engines_last():
     """A latency-bound launch: 1,000 positions on 10 units x 2 = 20 slots, a full wave 6,000 ns
     where its busiest engine takes 4,000: (6,000 - 4,000) x 1,000 / 20 = 100,000 ns past the

@@ -675,9 +675,7 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
                     bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions,
                     tensor_pad_ns=per_pos.tensor_pad * positions / units,
                     tensor_work_ns=per_pos.tensor * positions / units,
-                    first_wave_excess_ns=where(full_waves >= 1, emax(t_first - t_full, 0), 0)
-                    if is_array(full_waves, t_first, t_full) else
-                    (max(t_first - t_full, 0) if full_waves >= 1 else 0))
+                    first_wave_excess_ns=if_else(full_waves >= 1, emax(t_first - t_full, 0), 0))
     if drift_rate is None and reuse.drift is not None and _drift_possible(reuse.drift):
         # GROUP_M = 1 co-readers drift apart as far as a CTA's rate falls with the CTAs that share
         # its SM (l2_reuse.drift_refetch): the wave's batch (b CTAs an SM) against the same
@@ -1997,8 +1995,8 @@ def _composite_dispatch_delta(node: ScopeNode, ref_execs, m: Machine, inside=Fal
 
 def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units, in_composite):
     """(ns of one trip's carried chain, commands that wait on a producer, the chain's engine ns,
-    the chain's commands that each wait a completion latency and their dispatch) of a loop on a
-    command processor.
+    the dispatch cycles of each of the chain's commands that waits a completion latency and its
+    dispatch) of a loop on a command processor.
 
     The chain is the ops that depend, directly or through other ops, on a carried value:
     trip j+1's chain starts only when trip j's has finished, so no pipelining beats it (the
@@ -2025,7 +2023,8 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
         elif c.kind == "composite":
             commands.append((ops_of(c), m.dispatch_composite or m.dispatch_single))
     chain = work = 0
-    waiting = chained = 0
+    waiting = 0
+    dispatched: list = []         # the dispatch cycles of each chain command that waits (single or composite)
     previous: set = set()         # the last command's results and their views
     for trip in (0, 1):           # the second trip counts (the first sets `previous`)
         for ops, dispatch in commands:
@@ -2052,33 +2051,35 @@ def _trip_chain(loop: ScopeNode, counter, m: Machine, miss, warps, active_units,
                         cmd_late = True
                         one = engine_ns(op_demand(x, counter, m, miss, warps), m, 1, active_units, warps)
                         one.pop("dispatch", None)
-                        chain = chain + _max_engine(one)
                         work = work + _max_engine(one)
                 if op.result:
                     made.add(op.result)
             if trip:
                 waiting += waits
                 if cmd_late and outside:
-                    chain = chain + m.completion_ns + dispatch / m.clock_ghz
-                    chained += 1
+                    dispatched.append(dispatch)
             previous = made
-    return chain, waiting, work, chained
+    chain = work + sum(m.completion_ns + d / m.clock_ghz for d in dispatched)
+    return chain, waiting, work, dispatched
 
 
-def _describe_command_chain(loop: ScopeNode, m: Machine, chain, work, chained: int, tensor, trips) -> str:
+def _describe_command_chain(loop: ScopeNode, m: Machine, chain, work, dispatched: list, tensor, trips) -> str:
     """The breakdown's line for a command processor's carried chain (``_trip_chain``): its work,
-    each of its commands' completion latency and dispatch, against the tensor engine's trip."""
+    each of its commands' completion latency and dispatch (a single op's or a composite's),
+    against the tensor engine's trip."""
     fmt = lambda x: format_time_ns(float(x))
-    each = m.completion_ns + m.dispatch_single / m.clock_ghz
-    cmds = "its command" if chained == 1 else f"each of its {chained} commands"
+    n = len(dispatched)
+    cmds = "its command" if n == 1 else f"each of its {n} commands"
+    kinds = {d: dispatched.count(d) for d in dict.fromkeys(dispatched)}
+    fact = lambda d: "dispatch.single_op" if d == m.dispatch_single else "dispatch.composite"
     trip = float(chain) + float(m.iteration_ns)
     sets = ("the chain sets the trip" if trip > tensor else "the engine's work sets the trip")
     return (f"loop at line {loop.line}: each trip's carried chain (the ops that read what the last trip "
             f"wrote) runs {fmt(work)} of work, then {cmds} waits for the in-order command processor to "
             f"see its producer finish, {format_count(float(m.completion_ns) * m.clock_ghz)} cycles "
             f"(dispatch.completion_latency), and its own dispatch, "
-            f"{format_count(m.dispatch_single)} (dispatch.single_op): "
-            f"{fmt(work)} + {chained} x {fmt(each)}"
+            + " or ".join(f"{format_count(d)} ({fact(d)})" for d in kinds) + f": {fmt(work)}"
+            + "".join(f" + {k} x {fmt(m.completion_ns + d / m.clock_ghz)}" for d, k in kinds.items())
             + (f" + {fmt(m.iteration_ns)} of bookkeeping" if m.iteration_ns else "")
             + f" = {fmt(trip)} a trip against the tensor engine's {fmt(tensor)}: {sets} "
             f"(each of the loop's {format_count(trips)} trips; included in the waves above)")
@@ -2625,11 +2626,11 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # latencies outside a composite); a composite's scheduler streams the loop one trip
         # deep with double-buffered loads, so its engines overlap across trips; a serial
         # single-op trip waits one completion latency per command that waits on a producer.
-        chain, waiting, chain_work, chained = _trip_chain(loop, counter, m, miss, warps, active_units, in_composite)
+        chain, waiting, chain_work, dispatched = _trip_chain(loop, counter, m, miss, warps, active_units, in_composite)
         command_notes = miss.command_notes
-        if command_notes is not None and chained and not is_array(chain, e["tensor"]):
+        if command_notes is not None and dispatched and not is_array(chain, e["tensor"]):
             command_notes.setdefault(loop.id, []).append(_describe_command_chain(
-                loop, m, chain, chain_work, chained, float(e["tensor"]), trips))
+                loop, m, chain, chain_work, dispatched, float(e["tensor"]), trips))
         e["tensor"] = emax(e["tensor"], chain + m.iteration_ns)
         if in_composite:
             stages = emax(stages, 2) if is_array(stages) else max(stages, 2)

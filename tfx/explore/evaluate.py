@@ -110,6 +110,14 @@ def build_checks(module, kernel, profile) -> list[Check]:
     return checks
 
 
+def onchip_levels(profile) -> list[str]:
+    """The memory levels of the executing unit (a CTA's level on a GPU, else the deepest of the
+    hierarchy: sip's PE) that have a capacity: the on-chip memory a configuration's ``smem``
+    column measures off a GPU (its peak over them)."""
+    unit = _unit_level(profile)
+    return [n for n, l in profile.memory_levels().items() if l.scope == unit and l.capacity]
+
+
 def onchip_label(profile) -> str:
     """The header of a configuration's on-chip memory column, by the profile's own names:
     ``smem/CTA`` on a GPU, the executing unit's on-chip level per unit elsewhere (sip:
@@ -117,9 +125,8 @@ def onchip_label(profile) -> str:
     if profile.kind == "gpu":
         return "smem/CTA"
     from tfx.hw.units import level_noun
-    unit = _unit_level(profile)
-    onchip = [n for n, l in profile.memory_levels().items() if l.scope == unit and l.capacity]
-    return f"{onchip[0] if onchip else 'on-chip'}/{level_noun(unit)}"
+    onchip = onchip_levels(profile)
+    return f"{onchip[0] if onchip else 'on-chip'}/{level_noun(_unit_level(profile))}"
 
 
 def _unit_level(profile) -> str:
@@ -267,8 +274,7 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
         cols["regs"] = flat(res["regs"])
         cols["blocks"] = flat(m.get("occupancy.blocks_per_sm", 0))
     else:
-        unit = _unit_level(profile)
-        onchip = [n for n, l in profile.memory_levels().items() if l.scope == unit and l.capacity]
+        onchip = onchip_levels(profile)
         peak = 0
         for lvl, p in a.peaks.items():
             name = profile.memory_level(lvl).name if _known_level(profile, lvl) else lvl

@@ -497,9 +497,8 @@ def explore_point(a) -> tuple[float, float] | None:
         r = a.resources
         if prof.kind == "gpu" and r is not None:
             return t, num(r.smem_dynamic + r.smem_static)
-        meshes = prof.mesh_levels()
-        unit = meshes.get("cta") or (prof.hierarchy_levels() or ["device"])[-1]
-        onchip = {n for n, l in prof.memory_levels().items() if l.scope == unit and l.capacity}
+        from tfx.explore.evaluate import onchip_levels
+        onchip = set(onchip_levels(prof))
         peak = 0.0
         for lvl, pk in a.peaks.items():
             name = _level_name(prof, lvl)

@@ -124,7 +124,7 @@ class Scatter(Widget):
             canvas.dot(dx, dy, 0)
 
     @staticmethod
-    def _y_labels(n: int, top: str, bottom: str, log: bool, y_name: str = "smem/CTA") -> list[tuple[str, str]]:
+    def _y_labels(n: int, top: str, bottom: str, log: bool, y_name: str) -> list[tuple[str, str]]:
         """The column left of the axis: the top and bottom values, the axis name and, in
         the rows between, the legend (as many entries as fit)."""
         labels = [("", "dim")] * n
