@@ -447,6 +447,31 @@ def test_cli_table_names_a_tiled_profiles_own_memory(capsys, monkeypatch):
     assert (r.onchip_label, r.occupancy) == ("smem/CTA", True)
 
 
+def test_json_and_csv_name_a_tiled_profiles_own_memory(tmp_path, capsys):
+    """The JSON rows and the CSV header name the on-chip column as the table does: sip_gemm's
+    196,608 B (the f32 accumulator 128 x 128 x 4 B = 65,536 B + 2 stages x 65,536 B of A and B
+    tiles) under `tcm_per_pe`, with no `smem_per_cta`, `regs_per_thread` or `blocks_per_sm`;
+    the JSON's `onchip` says which key; gemm.tile on h200_sxm keeps `smem_per_cta`."""
+    import csv
+    from tfx.cli.main import main
+    args = ["explore", str(ROOT / "kernels/sip_gemm.tile"), "--hw", "sip", "--sweep", "TM=128",
+            "--sweep", "TN=128", "--sweep", "TK=128", "--sweep", "STAGES=2"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["onchip"] == {"label": "tcm/PE", "key": "tcm_per_pe"}
+    row = out["top"][0]
+    assert row["tcm_per_pe"] == 196_608
+    assert not {"smem_per_cta", "regs_per_thread", "blocks_per_sm"} & set(row)
+    assert main([*args, "--csv", str(tmp_path / "sip.csv")]) == 0
+    [got] = list(csv.DictReader(open(tmp_path / "sip.csv")))
+    assert int(got["tcm_per_pe"]) == 196_608
+    assert not {"smem_per_cta", "regs_per_thread", "blocks_per_sm"} & set(got)
+    r = explore(parse_file(ROOT / "kernels/gemm.tile"), None, load_profile("h200_sxm"),
+                fixed={"BM": 128, "BN": 128, "BK": 64, "WARPS": 4, "STAGES": 3, "GROUP_M": 8})
+    assert r.to_json()["onchip"] == {"label": "smem/CTA", "key": "smem_per_cta"}
+    assert {"smem_per_cta", "regs_per_thread", "blocks_per_sm"} <= set(r.top[0])
+
+
 def test_cli_text_and_csv(tmp_path, capsys):
     from tfx.cli.main import main
     out_csv = tmp_path / "s.csv"

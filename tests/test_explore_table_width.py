@@ -18,7 +18,8 @@ ROW = {"near_tie": True, "params": dict(BM=256, BN=128, BK=64, WARPS=8, STAGES=3
 
 
 def _render(width: int) -> list[str]:
-    r = SimpleNamespace(space=SimpleNamespace(names=NAMES, knob_paths=[]), onchip_label="smem/CTA", occupancy=True)
+    r = SimpleNamespace(space=SimpleNamespace(names=NAMES, knob_paths=[]), onchip_label="smem/CTA",
+                        onchip_key="smem_per_cta", occupancy=True)
     out = io.StringIO()
     console = Console(file=out, width=width, color_system=None)
     console.print(fit_table(config_table(r, "top 1 by predicted time", [ROW]), width))

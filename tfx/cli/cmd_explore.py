@@ -158,26 +158,28 @@ def _write_csv(result, path: str) -> None:
     n = result.configs
     params, knob = space.decode_many(np.arange(n))
     cols = result.columns
+    # the on-chip column by the profile's own name (smem_per_cta, tcm_per_pe); registers and CTAs
+    # an SM only on a GPU, as the JSON rows (tfx.explore.explore._values)
+    occupancy = ("regs_per_thread", "blocks_per_sm") if result.occupancy else ()
     header = ["index", *space.names, *space.knob_paths, "feasible", "reason",
-              "predicted_ns", "smem_per_cta", "regs_per_thread", "blocks_per_sm", "dram_bytes", "cost",
-              "codegen"]
+              "predicted_ns", result.onchip_key, *occupancy, "dram_bytes", "cost", "codegen"]
+    names = ("time", "smem", *(("regs", "blocks") if result.occupancy else ()), "traffic", "cost")
     combos = space.knob_combos
     reasons = [""] + list(result.reasons)
     if path == "-":
-        _write_csv_rows(sys.stdout, header, n, params, knob, space, combos, reasons, cols, result.codegen)
+        _write_csv_rows(sys.stdout, header, names, n, params, knob, space, combos, reasons, cols, result.codegen)
         return
     from tfx.files import atomic_open
     with atomic_open(path, what="the CSV", newline="") as buf:
-        _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, result.codegen)
+        _write_csv_rows(buf, header, names, n, params, knob, space, combos, reasons, cols, result.codegen)
     print(f"wrote {fmt.count(n)} configurations to {path}", file=sys.stderr)
 
 
-def _write_csv_rows(buf, header, n, params, knob, space, combos, reasons, cols, codegen) -> None:
+def _write_csv_rows(buf, header, names, n, params, knob, space, combos, reasons, cols, codegen) -> None:
     # every row names the code generator it was ranked as (empty on a tiled profile: none applies)
     import csv
     w = csv.writer(buf)
     w.writerow(header)
-    names = ("time", "smem", "regs", "blocks", "traffic", "cost")
     values = [cols[c] for c in names]
     for i in range(n):
         code = int(cols["code"][i])
@@ -216,7 +218,7 @@ def config_table(r, title: str | None, rows):
         # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
         cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
                  *(e["knobs"][p] for p in r.space.knob_paths),
-                 fmt.ns(e["predicted_ns"]), fmt.allocation(e["smem_per_cta"]),
+                 fmt.ns(e["predicted_ns"]), fmt.allocation(e[r.onchip_key]),
                  *((str(e["regs_per_thread"]), str(e["blocks_per_sm"])) if r.occupancy else ())]
         if r.space.knob_paths:
             cells.append(format_plain(e['cost']))

@@ -129,6 +129,12 @@ def onchip_label(profile) -> str:
     return f"{onchip[0] if onchip else 'on-chip'}/{level_noun(_unit_level(profile))}"
 
 
+def onchip_key(profile) -> str:
+    """The JSON and CSV name of a configuration's on-chip memory column: its header's words
+    (``onchip_label``) as a key: ``smem_per_cta`` on a GPU, ``tcm_per_pe`` on sip."""
+    return onchip_label(profile).lower().replace("/", "_per_").replace("-", "_")
+
+
 def _unit_level(profile) -> str:
     meshes = profile.mesh_levels()
     if "cta" in meshes:

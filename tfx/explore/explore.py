@@ -11,7 +11,7 @@ import numpy as np
 from tfx.errors import TfxError, argument_error
 from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
                                   shape_names, tie_group,
-                                  evaluate_chunk, onchip_label)
+                                  evaluate_chunk, onchip_key, onchip_label)
 from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.top_picks import TopPicks, advice
@@ -53,6 +53,9 @@ class ExploreResult:
     # whether the registers and CTAs an SM mean anything (a GPU's; a tiled profile's unit runs one)
     onchip_label: str = "smem/CTA"
     occupancy: bool = True
+    # the rows' key for that column (evaluate.onchip_key: smem_per_cta, tcm_per_pe); a tiled
+    # profile's rows have no regs_per_thread or blocks_per_sm
+    onchip_key: str = "smem_per_cta"
     # the configuration the user is looking at (the kernel's defaults under --set and --knob):
     # its analysis's headline (tfx.analysis.analyze.HEADLINE_METRICS) and the sweep's own row
     # of it (``current_configuration``); None where not computed
@@ -71,6 +74,7 @@ class ExploreResult:
             "configs": self.configs, "feasible": self.feasible, "infeasible": dict(self.infeasible),
             "seconds": round(self.seconds, 6), "configs_per_second": round(self.configs_per_second, 1),
             "scheduler": self.scheduler, "chunks": self.chunks,
+            "onchip": {"label": self.onchip_label, "key": self.onchip_key},
             "pareto": self.pareto, "top": self.top,
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
             "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
@@ -86,7 +90,7 @@ class ExploreResult:
         d = {"index": int(index), "params": params, "knobs": self.space.knob_combos[knob]}
         if self.columns is not None:
             row = np.array([self.columns[c][index] for c in COLUMNS])
-            d.update(_values(row, self.objectives))
+            d.update(_values(row, self.objectives, self.onchip_key, self.occupancy))
             code = int(self.columns["code"][index])
             d["feasible"] = code == 0
             if code:
@@ -99,17 +103,19 @@ def _plain(x: float):
     return int(x) if x.is_integer() and abs(x) < 2**53 else x
 
 
-def _values(row, objectives) -> dict:
+def _values(row, objectives, onchip: str = "smem_per_cta", occupancy: bool = True) -> dict:
+    """One configuration's values by name: its on-chip bytes under ``onchip`` (evaluate.onchip_key),
+    its registers and CTAs an SM only where ``occupancy`` (a GPU: a tiled unit runs one position)."""
     vals = dict(zip(COLUMNS, row))
-    return {
+    out = {
         "objectives": {o: _plain(vals[o]) for o in objectives},
         "predicted_ns": _plain(vals["time"]),
-        "smem_per_cta": _plain(vals["smem"]),
-        "regs_per_thread": _plain(vals["regs"]),
-        "blocks_per_sm": _plain(vals["blocks"]),
-        "dram_bytes": _plain(vals["traffic"]),
-        "cost": _plain(vals["cost"]),
+        onchip: _plain(vals["smem"]),
     }
+    if occupancy:
+        out.update(regs_per_thread=_plain(vals["regs"]), blocks_per_sm=_plain(vals["blocks"]))
+    out.update(dram_bytes=_plain(vals["traffic"]), cost=_plain(vals["cost"]))
+    return out
 
 
 def knob_cost(base, profile, canonical_paths) -> float:
@@ -253,7 +259,7 @@ def current_configuration(ctx: Context, module, kernel: Kernel, profile, fixed: 
     if watched is None:
         return out
     values, code = watched
-    row = _values(np.array(values), ctx.objectives)
+    row = _values(np.array(values), ctx.objectives, onchip_key(profile), profile.kind == "gpu")
     del row["objectives"], row["cost"]
     row["feasible"] = code == 0
     if code:
@@ -313,13 +319,14 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
 
     t_idx, t_rows = cat("top_idx", "top_rows")
     sel = top_k(t_rows[:, 0], ctx.top, tiebreak=t_idx) if len(t_idx) else np.zeros(0, np.int64)
-    top = [_entry(space, int(t_idx[i]), t_rows[i], ctx.objectives) for i in sel]
+    onchip, occupancy = onchip_key(profile), profile.kind == "gpu"
+    top = [_entry(space, int(t_idx[i]), t_rows[i], ctx.objectives, onchip, occupancy) for i in sel]
 
     p_idx, p_rows = cat("pareto_idx", "pareto_rows")
     front = pareto_front(p_rows[:, obj_cols]) if len(p_idx) else np.zeros(0, np.int64)
     keys = [p_idx[front]] + [p_rows[front, c] for c in reversed(obj_cols)]
     front = front[np.lexsort(keys)]
-    pareto = [_entry(space, int(p_idx[i]), p_rows[i], ctx.objectives) for i in front]
+    pareto = [_entry(space, int(p_idx[i]), p_rows[i], ctx.objectives, onchip, occupancy) for i in front]
 
     # The tie is counted among the alternatives to the best configuration: those on its knob
     # point and problem shape (a --knob-sweep hardware point or an --all-params problem size is
@@ -353,9 +360,10 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
         knobs=dict(profile.knobs), codegen=priced_as,
         near_tie=tie, top_picks=advice(priced_as, int(counts[0]), profile.name),
-        onchip_label=onchip_label(profile), occupancy=profile.kind == "gpu")
+        onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip)
 
 
-def _entry(space: Space, index: int, row, objectives) -> dict:
+def _entry(space: Space, index: int, row, objectives, onchip: str, occupancy: bool) -> dict:
     params, knob = space.decode(index)
-    return {"index": index, "params": params, "knobs": space.knob_combos[knob], **_values(row, objectives)}
+    return {"index": index, "params": params, "knobs": space.knob_combos[knob],
+            **_values(row, objectives, onchip, occupancy)}

@@ -470,6 +470,7 @@ class ExploreOutcome:
     near_tie: Any = None                              # ExploreResult.near_tie (tfx.explore.near_tie)
     top_picks: Any = None                             # ExploreResult.top_picks (tfx.explore.top_picks)
     onchip_label: str = "smem/CTA"                    # ExploreResult.onchip_label (tcm/PE on a tiled profile)
+    onchip_key: str = "smem_per_cta"                  # ExploreResult.onchip_key: the rows' key for it
     occupancy: bool = True                            # ExploreResult.occupancy (CTAs an SM mean something)
 
 
@@ -547,10 +548,10 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
     out.codegen, out.near_tie, out.top_picks = r.codegen, r.near_tie, r.top_picks
-    out.onchip_label, out.occupancy = r.onchip_label, r.occupancy
+    out.onchip_label, out.onchip_key, out.occupancy = r.onchip_label, r.onchip_key, r.occupancy
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point
-        key = (e["predicted_ns"], e["smem_per_cta"])
+        key = (e["predicted_ns"], e[r.onchip_key])
         if key not in seen:
             seen.add(key)
             out.pareto.append(e)

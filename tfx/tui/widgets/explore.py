@@ -288,7 +288,8 @@ class ExplorePane(Vertical):
         job = out.job
         names = list(job.sweep)
         top_ids = {e["index"] for e in out.top}
-        front_pts = {(e["predicted_ns"], e["smem_per_cta"]) for e in out.pareto}
+        onchip = out.onchip_key
+        front_pts = {(e["predicted_ns"], e[onchip]) for e in out.pareto}
         # ≈: a top row within the re-timing noise of the best (the status's near-tie line)
         rows = [dict(e, rank=f"{i + 1}≈" if e.get("near_tie") else str(i + 1)) for i, e in enumerate(out.top)]
         rows += [dict(e, rank="") for e in out.pareto if e["index"] not in top_ids]
@@ -298,14 +299,14 @@ class ExplorePane(Vertical):
         t.clear(columns=True)
         t.add_columns("#", *names, "time", out.onchip_label, *(("CTAs/SM",) if out.occupancy else ()), "front")
         for r in rows:
-            on_front = (r["predicted_ns"], r["smem_per_cta"]) in front_pts
+            on_front = (r["predicted_ns"], r[onchip]) in front_pts
             here = all(current_params.get(n) == r["params"].get(n) for n in names)
             t.add_row(r["rank"] + ("*" if here else ""), *(str(r["params"][n]) for n in names),
-                      fmt_ns(r["predicted_ns"]), allocation(r["smem_per_cta"]),
+                      fmt_ns(r["predicted_ns"]), allocation(r[onchip]),
                       *((str(r["blocks_per_sm"]),) if out.occupancy else ()), "yes" if on_front else "")
         if rows:
             t.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
-        front = sorted((float(e["predicted_ns"]), float(e["smem_per_cta"])) for e in out.pareto)
+        front = sorted((float(e["predicted_ns"]), float(e[onchip])) for e in out.pareto)
         self.query_one(Scatter).set_data(out.points, front, current_point, self._row_point(), y_name=out.onchip_label)
         self.query_one("#explore-status", Static).update(self._summary(out))
 
@@ -353,7 +354,7 @@ class ExplorePane(Vertical):
         row = self.query_one(TopTable).cursor_row
         if 0 <= row < len(self.rows):
             r = self.rows[row]
-            return float(r["predicted_ns"]), float(r["smem_per_cta"])
+            return float(r["predicted_ns"]), float(r[self.outcome.onchip_key])
         return None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
