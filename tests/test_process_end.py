@@ -34,6 +34,19 @@ def test_simulate_json_as_a_process_is_whole_and_the_same_as_in_process(capsys):
     assert json.loads(done.stdout)["event_count"] == 18 == len(json.loads(done.stdout)["events"])
 
 
+def test_python_dash_m_tfx_is_the_tfx_command():
+    """`python -m tfx` runs the same entry as the `tfx` script: the same JSON as in-process,
+    and a refused input's one line and exit status 2."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "tfx", *ARGS], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == ""
+    assert json.loads(done.stdout)["event_count"] == 18
+    bad = subprocess.run([sys.executable, "-m", "tfx", *ARGS, "--set", "NOPE=1"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_exit_status_of_a_refused_input_is_kept():
     """A bad --set (no such parameter) is one line and exit status 2, as from main()."""
     done = _tfx(*ARGS, "--set", "NOPE=1")
