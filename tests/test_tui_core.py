@@ -90,20 +90,23 @@ def test_shape_params_are_the_tensor_extents():
 
 
 def test_explore_point_matches_the_sweep():
-    """The "current" marker: (predicted ns, smem per CTA) of one analysis equals the sweep's
-    value for the same configuration, on a GPU and on the tiled accelerator."""
+    """The "current" marker: (predicted ns, on-chip bytes of the executing unit) of one analysis
+    equals the sweep's value for the same configuration, on a GPU (smem_per_cta) and on the
+    tiled accelerator (tcm_per_pe)."""
     from tfx.analysis.analyze import analyze
     from tfx.explore import explore
     from tfx.hw import load_profile
     from tfx.lang import parse_file
     from tfx.bundled import bundled_kernel
     from tfx.tui.core import explore_point
-    for name, prof, param in (("gemm", "h200_sxm", "BM"), ("sip_gemm", "sip", "TM")):
+    for name, prof, param, key in (("gemm", "h200_sxm", "BM", "smem_per_cta"),
+                                   ("sip_gemm", "sip", "TM", "tcm_per_pe")):
         m = parse_file(bundled_kernel(f"{name}.tile"))
         p = load_profile(prof)
         a = analyze(m, None, p)
         r = explore(m, None, p, sweeps={param: [int(a.params[param])]})
-        assert explore_point(a) == (r.top[0]["predicted_ns"], r.top[0]["smem_per_cta"])
+        assert r.onchip_key == key
+        assert explore_point(a) == (r.top[0]["predicted_ns"], r.top[0][key])
 
 
 def test_app_import_leaves_secondary_panes_and_heavy_layers_for_later():
