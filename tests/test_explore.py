@@ -439,12 +439,24 @@ def test_cli_table_names_a_tiled_profiles_own_memory(capsys, monkeypatch):
     header = next(line for line in text.splitlines() if " TM " in line and "time" in line)
     assert "tcm/PE" in header and "smem" not in header and "regs" not in header and "CTAs/SM" not in header
     assert "196,608 B" in text
+    assert "Pareto frontier (time vs tcm/PE): 1 point" in text
     r = explore(parse_file(ROOT / "kernels/sip_gemm.tile"), None, load_profile("sip"),
                 fixed={"TM": 128, "TN": 128, "TK": 128, "STAGES": 2})
     assert (r.onchip_label, r.occupancy) == ("tcm/PE", False)
     r = explore(parse_file(ROOT / "kernels/gemm.tile"), None, load_profile("h200_sxm"),
                 fixed={"BM": 128, "BN": 128, "BK": 64, "WARPS": 4, "STAGES": 3, "GROUP_M": 8})
     assert (r.onchip_label, r.occupancy) == ("smem/CTA", True)
+
+
+def test_registers_objective_refused_on_a_tiled_profile(capsys):
+    """A PE has no registers a thread (every row's would be 0, a frontier of one point): on sip
+    `--objective time,regs` is one line naming the objectives that mean something there, exit 2."""
+    from tfx.cli.main import main
+    rc = main(["explore", str(ROOT / "kernels/sip_gemm.tile"), "--hw", "sip", "--objective", "time,regs"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.strip() == ("--objective: error: expected one of time, smem, traffic, cost on sip "
+                           "(its PE has no registers a thread), found 'regs'")
 
 
 def test_json_and_csv_name_a_tiled_profiles_own_memory(tmp_path, capsys):

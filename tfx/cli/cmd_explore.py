@@ -319,7 +319,9 @@ def _print_text(r) -> None:
                 continue
             seen.add(key)
             rows.append(e)
-        title = f"Pareto frontier ({' vs '.join(r.objectives)}): {fmt.counted(len(rows), 'point')}"
+        # the on-chip objective by the profile's own name where it is not a CTA's shared memory (tcm/PE)
+        names = [r.onchip_label if o == "smem" and not r.occupancy else o for o in r.objectives]
+        title = f"Pareto frontier ({' vs '.join(names)}): {fmt.counted(len(rows), 'point')}"
         if dup:
             title += f" (+{fmt.counted(dup, 'configuration')} tied with them)"
         table(title, rows[:40])

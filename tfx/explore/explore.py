@@ -189,6 +189,12 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
             raise argument_error("--objective", f"expected one of {', '.join(OBJECTIVES)}", found=o)
     if len(set(objectives)) != len(objectives) or not objectives:
         raise argument_error("--objective", "expected distinct objectives, at least one")
+    if "regs" in objectives and profile.kind != "gpu":
+        # a tiled profile's unit has no registers a thread: every row's regs is 0, a frontier of one
+        mine = ", ".join(o for o in OBJECTIVES if o != "regs")
+        raise argument_error("--objective", f"expected one of {mine} on {profile.name} (its "
+                                            f"{onchip_label(profile).split('/')[-1]} has no registers a thread)",
+                             found="regs")
     if top < 0:
         raise argument_error("--top", "expected a count >= 0", found=str(top))
     space = build_space(kernel, sweeps, fixed, knob_sweeps, profile)
