@@ -158,12 +158,13 @@ def _write_csv(result, path: str) -> None:
     n = result.configs
     params, knob = space.decode_many(np.arange(n))
     cols = result.columns
-    # the on-chip column by the profile's own name (smem_per_cta, tcm_per_pe); registers and CTAs
-    # an SM only on a GPU, as the JSON rows (tfx.explore.explore._values)
-    occupancy = ("regs_per_thread", "blocks_per_sm") if result.occupancy else ()
+    # the values as the JSON rows name them (the on-chip column by the profile's own name,
+    # registers and CTAs an SM only on a GPU)
+    from tfx.explore.explore import value_columns
+    named = value_columns(result.onchip_key, result.occupancy)
     header = ["index", *space.names, *space.knob_paths, "feasible", "reason",
-              "predicted_ns", result.onchip_key, *occupancy, "dram_bytes", "cost", "codegen"]
-    names = ("time", "smem", *(("regs", "blocks") if result.occupancy else ()), "traffic", "cost")
+              *(key for key, _ in named), "codegen"]
+    names = [col for _, col in named]
     combos = space.knob_combos
     reasons = [""] + list(result.reasons)
     if path == "-":

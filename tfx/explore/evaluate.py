@@ -124,9 +124,17 @@ def onchip_label(profile) -> str:
     ``tcm/PE``), as ``cols["smem"]`` measures it."""
     if profile.kind == "gpu":
         return "smem/CTA"
-    from tfx.hw.units import level_noun
     onchip = onchip_levels(profile)
-    return f"{onchip[0] if onchip else 'on-chip'}/{level_noun(_unit_level(profile))}"
+    return f"{onchip[0] if onchip else 'on-chip'}/{unit_noun(profile)}"
+
+
+def unit_noun(profile) -> str:
+    """The executing unit as the profile names it (sip: ``PE``); a GPU's is the CTA (its
+    ``_unit_level`` is the SM a CTA runs on)."""
+    if profile.kind == "gpu":
+        return "CTA"
+    from tfx.hw.units import level_noun
+    return level_noun(_unit_level(profile))
 
 
 def onchip_key(profile) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 from tfx.errors import TfxError, argument_error
 from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, build_checks,
                                   shape_names, tie_group,
-                                  evaluate_chunk, onchip_key, onchip_label)
+                                  evaluate_chunk, onchip_key, onchip_label, unit_noun)
 from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.top_picks import TopPicks, advice
@@ -103,18 +103,20 @@ def _plain(x: float):
     return int(x) if x.is_integer() and abs(x) < 2**53 else x
 
 
+def value_columns(onchip: str = "smem_per_cta", occupancy: bool = True) -> list[tuple[str, str]]:
+    """A configuration's values in order, as (its key in the JSON rows and the CSV, its column of
+    ``COLUMNS``): its on-chip bytes under ``onchip`` (evaluate.onchip_key), its registers and CTAs
+    an SM only where ``occupancy`` (a GPU: a tiled unit runs one position)."""
+    return [("predicted_ns", "time"), (onchip, "smem"),
+            *((("regs_per_thread", "regs"), ("blocks_per_sm", "blocks")) if occupancy else ()),
+            ("dram_bytes", "traffic"), ("cost", "cost")]
+
+
 def _values(row, objectives, onchip: str = "smem_per_cta", occupancy: bool = True) -> dict:
-    """One configuration's values by name: its on-chip bytes under ``onchip`` (evaluate.onchip_key),
-    its registers and CTAs an SM only where ``occupancy`` (a GPU: a tiled unit runs one position)."""
+    """One configuration's values by name (``value_columns``), its objectives first."""
     vals = dict(zip(COLUMNS, row))
-    out = {
-        "objectives": {o: _plain(vals[o]) for o in objectives},
-        "predicted_ns": _plain(vals["time"]),
-        onchip: _plain(vals["smem"]),
-    }
-    if occupancy:
-        out.update(regs_per_thread=_plain(vals["regs"]), blocks_per_sm=_plain(vals["blocks"]))
-    out.update(dram_bytes=_plain(vals["traffic"]), cost=_plain(vals["cost"]))
+    out = {"objectives": {o: _plain(vals[o]) for o in objectives}}
+    out.update((key, _plain(vals[col])) for key, col in value_columns(onchip, occupancy))
     return out
 
 
@@ -193,8 +195,7 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
         # a tiled profile's unit has no registers a thread: every row's regs is 0, a frontier of one
         mine = ", ".join(o for o in OBJECTIVES if o != "regs")
         raise argument_error("--objective", f"expected one of {mine} on {profile.name} (its "
-                                            f"{onchip_label(profile).split('/')[-1]} has no registers a thread)",
-                             found="regs")
+                                            f"{unit_noun(profile)} has no registers a thread)", found="regs")
     if top < 0:
         raise argument_error("--top", "expected a count >= 0", found=str(top))
     space = build_space(kernel, sweeps, fixed, knob_sweeps, profile)
