@@ -70,6 +70,12 @@ def cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     garbled = write(tmp, "garbled.tile", gemm_text.replace("mma %a, %b, %acc", "mma %a, %b,, %acc"))
     binary = write(tmp, "binary.tile", b"\x00\xff\xfe\x89PNG\r\n" * 20)
     latin1 = write(tmp, "latin1.tile", gemm_text.replace("// Triton", "// \xe9Triton").encode("latin-1"))
+    # a count of the machine (units(LEVEL)) misspelt, misplaced, or of a level h200_sxm lacks
+    persistent = (K / "persistent_gemm.tile").read_text()
+    units_int = write(tmp, "units_int.tile", persistent.replace("= units(sm)", "= units(132)"))
+    units_unclosed = write(tmp, "units_unclosed.tile", persistent.replace("= units(sm)", "= units(sm"))
+    units_mesh = write(tmp, "units_mesh.tile", persistent.replace("mesh cta[CTAS]", "mesh cta[units(sm)]"))
+    units_level = write(tmp, "units_level.tile", persistent.replace("= units(sm)", "= units(cube)"))
 
     # profiles: a wrong key, a wrong type, a syntax error, a tiled profile with a bad value
     wrong_key = write(tmp, "wrong_key.toml", h200.replace("[memory.gmem]", "[memory.gmem]\nbandwith = 1", 1))
@@ -129,6 +135,12 @@ def cases(tmp: Path) -> list[tuple[str, list[str], str]]:
         add(f"{cmd} garbled", [cmd, garbled] + extra, garbled)
         add(f"{cmd} binary", [cmd, binary] + extra, binary)
         add(f"{cmd} latin-1", [cmd, latin1] + extra, latin1)
+        add(f"{cmd} units of a number", [cmd, units_int] + extra, units_int)
+        add(f"{cmd} units unclosed", [cmd, units_unclosed] + extra, units_unclosed)
+        add(f"{cmd} units in a mesh extent", [cmd, units_mesh] + extra, units_mesh)
+        if cmd != "check":      # check without --hw binds no profile; run's own would be sip's
+            hw = ["--hw", "h200_sxm"] if cmd == "run" else []
+            add(f"{cmd} units of a level h200_sxm lacks", [cmd, units_level] + extra + hw, units_level)
         add(f"{cmd} unknown kernel", [cmd, GEMM, "--kernel", "nope"] + extra, "nope")
         add(f"{cmd} unknown param", [cmd, GEMM, "--set", "ZZ=3"] + extra, "ZZ")
         add(f"{cmd} param abc", [cmd, GEMM, "--set", "M=abc"] + extra, "M")

@@ -7,7 +7,8 @@ import pytest
 from tfx.errors import TfxError
 from tfx.execute import estimate, execute
 from tfx.execute.quick import QUICK_SECONDS, quick_check, summary, twins
-from tfx.ir.bind import bind
+from tfx.hw import load_profile
+from tfx.ir.bind import bind, profile_units
 from tfx.lang import parse_file, parse_text
 
 
@@ -39,7 +40,10 @@ def test_quick_check_shrinks_and_checks_against_the_twins():
     k = module.kernel("decode_attention_composite")
     assert [t.name for t in twins(module, k)] == ["decode_attention_single_op",
                                                   "decode_attention_block_composites"]
-    out = quick_check(module, "decode_attention_composite")
+    # sip's 8 cubes of 8 PEs (let CUBES = units(cube)), as the explorer passes its analysis'
+    units = profile_units(module, k, load_profile("sip"))
+    assert units == {"units(cube)": 8, "units(pe)": 8 * 8}
+    out = quick_check(module, "decode_attention_composite", units=units)
     assert out["error"] is None and out["pass"] is True
     assert [(o["name"], o["against"], o["max_abs_error"]) for o in out["outputs"]] == [
         ("O", "decode_attention_single_op", 0.0), ("O", "decode_attention_block_composites", 0.0)]
@@ -47,7 +51,7 @@ def test_quick_check_shrinks_and_checks_against_the_twins():
     defaults = {p.name: int(p.default.evaluate({})) for p in k.params}
     for name, value in out["shrunk"].items():
         assert value < defaults[name] and defaults[name] % value == 0
-    assert estimate(module, k, bind(module, k, out["shrunk"])).seconds <= QUICK_SECONDS
+    assert estimate(module, k, bind(module, k, out["shrunk"], units=units)).seconds <= QUICK_SECONDS
 
 
 LOSSY = """

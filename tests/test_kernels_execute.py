@@ -14,14 +14,19 @@ import numpy as np
 import pytest
 
 from tfx.execute import accumulation_terms, check_outputs, derived_rtol, execute, rounding_dtypes
+from tfx.hw import load_profile
 from tfx.lang import parse_file
 
 LOG2E = 1.0 / np.log(2.0)
 
-def run_and_check(path, kernel, sizes, reference, inputs=None, seed=0):
+# sip's kernels size their meshes by the chip (let CUBES = units(cube)): 8 cubes of 8 PEs
+SIP = load_profile("sip")
+
+
+def run_and_check(path, kernel, sizes, reference, inputs=None, seed=0, profile=None):
     module = parse_file(path)
     k = module.kernel(kernel)
-    result = execute(module, k, sizes, seed=seed, inputs=inputs)
+    result = execute(module, k, sizes, seed=seed, inputs=inputs, profile=profile)
     x = {n: v.astype(np.float64) if v.dtype.kind == "f" else v for n, v in result.inputs.items()}
     expected = reference(x, result.params)
     n = accumulation_terms(result.tensors)
@@ -60,7 +65,7 @@ def test_persistent_gemm(sizes):
     {"M": 64, "N": 1024, "K": 128, "TM": 32, "TN": 128, "TK": 32},
 ])
 def test_sip_gemm(sizes):
-    run_and_check("kernels/sip_gemm.tile", None, sizes, gemm_ref)
+    run_and_check("kernels/sip_gemm.tile", None, sizes, gemm_ref, profile=SIP)
 
 
 @pytest.mark.parametrize("sizes", [
@@ -69,7 +74,7 @@ def test_sip_gemm(sizes):
     {"M": 128, "N": 128, "K": 1024, "TM": 128, "TN": 64, "TK": 128},
 ])
 def test_split_k_gemm(sizes):
-    run_and_check("kernels/sip_splitk_gemm.tile", None, sizes, gemm_ref)
+    run_and_check("kernels/sip_splitk_gemm.tile", None, sizes, gemm_ref, profile=SIP)
 
 
 def test_split_k_against_the_plain_gemm():
@@ -78,8 +83,8 @@ def test_split_k_against_the_plain_gemm():
     sizes = {"M": 64, "N": 256, "K": 2048, "TM": 64, "TN": 128, "TK": 64}
     split = parse_file("kernels/sip_splitk_gemm.tile")
     plain = parse_file("kernels/sip_gemm.tile")
-    a = execute(split, split.kernel(), sizes)
-    b = execute(plain, plain.kernel(), sizes, inputs=a.inputs)
+    a = execute(split, split.kernel(), sizes, profile=SIP)
+    b = execute(plain, plain.kernel(), sizes, inputs=a.inputs, profile=SIP)
     rtol = derived_rtol(rounding_dtypes(split, split.kernel()) | rounding_dtypes(plain, plain.kernel()),
                         accumulation_terms(a.tensors, b.tensors))
     (c,) = check_outputs(a, b.outputs(), rtol)
@@ -228,7 +233,7 @@ SIP_ATTENTION = ("decode_attention_single_op", "decode_attention_block_composite
     {"CTX": 630, "HQ": 4, "HKV": 2, "D": 64, "BLOCK": 64},
 ])
 def test_sip_decode_attention_with_the_pe_merge(kernel, sizes):
-    run_and_check("kernels/sip_decode_attention.tile", kernel, sizes, sip_attention_ref)
+    run_and_check("kernels/sip_decode_attention.tile", kernel, sizes, sip_attention_ref, profile=SIP)
 
 
 @pytest.mark.parametrize("composite", SIP_ATTENTION[1:])
@@ -237,8 +242,8 @@ def test_composites_equal_their_single_op_twin(composite):
     computes identical floats, so the outputs and the partials are equal bit for bit."""
     module = parse_file("kernels/sip_decode_attention.tile")
     sizes = {"CTX": 8192, "HQ": 8, "HKV": 2, "BLOCK": 256}
-    single = execute(module, module.kernel("decode_attention_single_op"), sizes, seed=7)
-    other = execute(module, module.kernel(composite), sizes, seed=7)
+    single = execute(module, module.kernel("decode_attention_single_op"), sizes, seed=7, profile=SIP)
+    other = execute(module, module.kernel(composite), sizes, seed=7, profile=SIP)
     for name in ("O", "O_PART", "ML_PART"):
         assert np.array_equal(single.tensors[name], other.tensors[name], equal_nan=True), name
 

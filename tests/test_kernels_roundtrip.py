@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tfx.ir import ops as opcat
-from tfx.ir.bind import bind, check_shapes
+from tfx.hw.profile import shipped_profile_with
+from tfx.ir.bind import bind, check_shapes, units_used
 from tfx.ir.nodes import Composite, LoopRegion, MeshRegion, walk, walk_ops
 from tfx.lang import parse_file, parse_text, print_module
 
@@ -39,22 +40,30 @@ def test_parses_and_prints_canonically(kernel_file):
     assert print_module(again) == text
 
 
+def machine(module, kernel):
+    """The chip a kernel that counts one (units(sm), units(cube)) is built for: h200_sxm, or
+    sip for its cubes and PEs; None for a kernel that counts none."""
+    levels = units_used(module, kernel)
+    return shipped_profile_with(levels) if levels else None
+
+
 def test_shapes_check_with_defaults(kernel_file):
     module = parse_file(kernel_file)
     for kernel in module.kernels:
-        check_shapes(module, kernel, bind(module, kernel))
+        check_shapes(module, kernel, bind(module, kernel, profile=machine(module, kernel)))
 
 
 def test_every_value_in_a_domain_is_accepted_alone(kernel_file):
     """Each parameter's domain values, set one at a time, still give consistent shapes."""
     module = parse_file(kernel_file)
     for kernel in module.kernels:
-        defaults = bind(module, kernel)
+        profile = machine(module, kernel)
+        defaults = bind(module, kernel, profile=profile)
         for p in kernel.params:
             if p.sweep_domain is None:
                 continue
             for v in p.sweep_domain.enumerate(defaults)[:8]:
-                env = bind(module, kernel, {p.name: v})
+                env = bind(module, kernel, {p.name: v}, profile=profile)
                 check_shapes(module, kernel, env)
 
 
@@ -87,8 +96,13 @@ def test_persistent_gemm_loops_from_its_sm_with_a_bound():
     tiles = mesh.body[0]
     assert isinstance(tiles, LoopRegion) and tiles.bound is not None
     assert "sm" in tiles.start.free_names()
-    env = bind(module, k)
+    # one CTA an SM, as many as the profile has: h200_sxm's hierarchy.sm.count 132, a100_sxm's
+    # 108; CTAS = min(NUM_SMS, TILES) with TILES = (8192 / 128) x (8192 / 256) = 2,048
+    from tfx.hw import load_profile
+    env = bind(module, k, profile=load_profile("h200_sxm"))
     assert env["NUM_SMS"] == 132 and env["CTAS"] == 132
+    env = bind(module, k, profile=load_profile("a100_sxm"))
+    assert env["NUM_SMS"] == 108 and env["CTAS"] == 108
 
 
 def test_flash_prefill_causal_trip_count_depends_on_the_query_block():

@@ -329,7 +329,9 @@ def test_cli_ok_lines_and_print(capsys):
     assert capsys.readouterr().out == (
         f"{paths[0]}: ok (1 kernel: gemm)\n"
         f"{paths[1]}: ok (3 kernels: decode_attention_single_op, decode_attention_block_composites, "
-        "decode_attention_composite)\n")
+        "decode_attention_composite); shapes of decode_attention_single_op, "
+        "decode_attention_block_composites, decode_attention_composite not checked: units(cube), "
+        "units(pe) are counts of the hardware profile (add --hw PROFILE)\n")
     assert main(["check", paths[0], "--print"]) == 0
     captured = capsys.readouterr()
     assert captured.err == f"{paths[0]}: ok (1 kernel: gemm)\n"
@@ -350,6 +352,9 @@ def test_cli_hw_refuses_levels_the_profile_lacks(capsys):
     pytest.importorskip("tfx.hw")
     path = str(KERNELS / "sip_gemm.tile")
     assert main(["check", path, "--hw", "h200_sxm"]) == 2
-    assert first_error_line(capsys).startswith(
-        f"{path}:30:3: error: mesh level 'cube' is not in hardware profile h200_sxm")
+    # the first use of a level h200_sxm lacks, in source order: line 20's `let CUBES =
+    # units(cube)` (column 15, the call), before line 30's `mesh cube[CUBES]`
+    assert first_error_line(capsys) == (
+        f"{path}:20:15: error: units(cube): 'cube' is not a hierarchy level of hardware profile "
+        "h200_sxm (it has: device, sm, warp, thread)")
     assert main(["check", str(KERNELS / "gemm.tile"), "--hw", "h200_sxm"]) == 0

@@ -14,6 +14,8 @@ import pytest
 
 from tfx.cli.main import main
 from tfx.errors import TfxError
+from tfx.hw.profile import shipped_profile_with
+from tfx.ir.bind import units_used
 from tfx.ir.bind import (bind, check_set_values, check_shapes, domain_hint, domain_problem,
                          unset_domain_problem)
 from tfx.ir.nodes import Domain
@@ -251,7 +253,10 @@ def test_shipped_domains_are_honest(path):
     makes: its smallest, an odd one (or lo * step^2 for a geometric range) and a large one."""
     module = parse_file(path)
     for k in module.kernels:
-        defaults = bind(module, k)
+        # the chip a kernel that counts one is built for (units(sm): h200_sxm; cube, pe: sip)
+        levels = units_used(module, k)
+        hw = shipped_profile_with(levels) if levels else None
+        defaults = bind(module, k, profile=hw)
         for p in k.params:
             if p.sweep is None:
                 continue
@@ -267,9 +272,9 @@ def test_shipped_domains_are_honest(path):
                 given = {p.name: v}
                 # a parameter whose domain names this one (HQ in HKV..8192 step HKV) takes
                 # its domain's smallest value
-                found = unset_domain_problem(module, k, given, bind(module, k, given))
+                found = unset_domain_problem(module, k, given, bind(module, k, given, profile=hw))
                 if found is not None:
                     other = next(q for q in k.params if q.domain is not None and p.name in q.domain.free_names())
-                    given[other.name] = other.domain.extremes(bind(module, k, given))[0]
-                check_set_values(module, k, given)
-                check_shapes(module, k, bind(module, k, given))
+                    given[other.name] = other.domain.extremes(bind(module, k, given, profile=hw))[0]
+                check_set_values(module, k, given, profile=hw)
+                check_shapes(module, k, bind(module, k, given, profile=hw))

@@ -30,12 +30,14 @@ def parse_int_assignments(items: list[str] | None, flag: str) -> dict[str, int]:
     return out
 
 
-def check_set_domains(module, kernel_name: str | None, params: dict[str, int]) -> dict[str, int]:
+def check_set_domains(module, kernel_name: str | None, params: dict[str, int],
+                      profile=None) -> dict[str, int]:
     """``params`` (from ``--set``), after refusing a value outside its parameter's declared
-    domain with one line naming the domain (tfx.ir.bind.check_set_values)."""
+    domain with one line naming the domain (tfx.ir.bind.check_set_values). ``profile``: the
+    machine whose counts a default names (``units(sm)``)."""
     if params:
         from tfx.ir.bind import check_set_values
-        check_set_values(module, module.kernel(kernel_name), params)
+        check_set_values(module, module.kernel(kernel_name), params, profile=profile)
     return params
 
 

@@ -24,7 +24,7 @@ from tfx.analysis.roofline import COMPUTE_UNITS, roofline
 from tfx.errors import TfxError
 from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_percent, format_time_ns
 from tfx.hw.units import format_times
-from tfx.ir.bind import bind, check_shapes
+from tfx.ir.bind import bind, check_shapes, profile_units
 from tfx.ir.nodes import Kernel, Module, Window
 
 # The numbers a person reads first about one configuration, under their metric names: the
@@ -73,6 +73,9 @@ class Analysis:
     # priced as timed after a harness's L2 clear (analyze's ``l2_clear``,
     # tfx.analysis.launch_handoff.L2_CLEAR_CONDITION); False: as the launch runs in a serving step
     l2_clear: bool = False
+    # the hardware profile's counts the kernel's defaults and lets named (``units(sm)`` -> 132;
+    # tfx.ir.bind): apart from ``params``, which lists the kernel's own names
+    units: dict = field(default_factory=dict)
 
     @property
     def knobs(self) -> dict:
@@ -126,6 +129,8 @@ class Analysis:
             "profile": self.profile.name, "knobs": dict(self.knobs), "codegen": self.codegen,
             **({"timing": "after_l2_clear"} if self.l2_clear else {}),
             "parameters": {k: to_plain(v) for k, v in self.params.items()},
+            # the machine's counts the kernel named (units(sm) -> 132), only where it names one
+            **({"units": {k: to_plain(v) for k, v in self.units.items()}} if self.units else {}),
             "metrics": {k: to_plain(v) for k, v in self.metrics.items()},
             "precision": dict(self.precision),
             "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
@@ -186,7 +191,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     codegens.check_profile(cg, profile)
     if not isinstance(kernel, Kernel):
         kernel = module.kernel(kernel)
-    env = bind(module, kernel, _as_sweep(kernel, params or {}))
+    units = profile_units(module, kernel, profile)
+    env = bind(module, kernel, _as_sweep(kernel, params or {}, units), units=units)
     vector = any(is_array(v) for v in env.values())
     if check and not vector:
         check_shapes(module, kernel, env)
@@ -378,7 +384,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)
     gap = None if vector else roofline_gap.attribute(launches, metrics["performance.predicted_ns"],
                                                      metrics["roofline.ideal_ns"], scope_roof.get(root.id))
-    return Analysis(module=module, kernel=kernel, profile=profile, params=env,
+    return Analysis(module=module, kernel=kernel, profile=profile,
+                    params={k: v for k, v in env.items() if k not in units}, units=units,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
@@ -470,7 +477,7 @@ def _cap_reason(cap, threads, limits) -> str:
     return f" (one CTA of {format_count(threads)} threads must fit the {format_count(limits.regs_per_block)}-register file)"
 
 
-def _as_sweep(kernel: Kernel, params: Mapping[str, Any]) -> Mapping[str, Any]:
+def _as_sweep(kernel: Kernel, params: Mapping[str, Any], units: Mapping[str, Any]) -> Mapping[str, Any]:
     """Where some parameters are numpy arrays (a sweep), every other parameter of the kernel too,
     given or defaulted, as an array of one element on every axis, as explore passes them: a
     plain int beside the arrays enters the arithmetic exactly, as Fractions, and a Fraction
@@ -482,7 +489,7 @@ def _as_sweep(kernel: Kernel, params: Mapping[str, Any]) -> Mapping[str, Any]:
     import numpy as np
     ndim = max(np.ndim(v) for v in arrays)
     out = dict(params)
-    defaults: dict = {}
+    defaults: dict = dict(units)    # the machine's counts a default names (units(sm))
     for p in kernel.params:
         value = out[p.name] if p.name in out else p.default.evaluate(defaults)
         defaults[p.name] = value

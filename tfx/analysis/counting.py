@@ -752,7 +752,7 @@ class Counter:
         from tfx.ir.bind import bind
         callee = self.module.kernel(op.callee)
         overrides = {n: self.ev(e, ctx) for n, e in op.bindings}
-        env = bind(self.module, callee, overrides)
+        env = bind(self.module, callee, overrides, units=self.env)   # the caller's machine
         sub = Counter(self.module, callee, env)
         sub_ctx = _Ctx(execs=ctx.execs, loops=ctx.loops, ranges={}, values={}, precision=ctx.precision,
                        units=dict(ctx.units), depth=ctx.depth + 1)

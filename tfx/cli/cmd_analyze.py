@@ -92,7 +92,7 @@ def load_analysis(args, resources=None, occupancy_hint=None):
     from tfx.lang import parse_file
     module = parse_file(args.file)
     profile = load_profile(args.hw, option="--hw").with_knobs(parse_assignments(args.knob, "--knob"))
-    params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"))
+    params = check_set_domains(module, args.kernel, parse_int_assignments(args.set, "--set"), profile)
     _check_regs(resources, profile)
     codegen = getattr(args, "codegen", None)
     # analyze() refuses a code generator the profile cannot compile for (tfx.analysis.codegen.check_profile)

@@ -22,7 +22,7 @@ from typing import Any
 from tfx.cli.common import parse_int_assignments, say
 from tfx.errors import argument_error
 from tfx.hw.units import format_counted
-from tfx.ir.bind import bind, check_set_values, check_shapes
+from tfx.ir.bind import bind, check_set_values, check_shapes, needs_machine, units_used
 from tfx.ir.nodes import Kernel, Module
 from tfx.lang import parse_file, print_kernel
 
@@ -59,8 +59,10 @@ def selected_kernels(module: Module, name: str | None) -> list[Kernel]:
 
 
 def check_module(module: Module, kernels: list[Kernel], overrides: dict[str, int],
-                 profile=None) -> None:
-    """Shape-check (and level-check) ``kernels`` of ``module`` under ``overrides``.
+                 profile=None) -> list[str]:
+    """Shape-check (and level-check) ``kernels`` of ``module`` under ``overrides``; returns the
+    kernels whose shapes wait for a profile (a default sized by the machine, ``units(sm)``,
+    without ``--hw``: parsed and verified, not bound).
 
     Each kernel gets the ``--set`` values of the parameters it has; a name that no
     checked kernel has is refused (by ``bind``, which suggests a close name).
@@ -69,14 +71,19 @@ def check_module(module: Module, kernels: list[Kernel], overrides: dict[str, int
     unknown = [n for n in overrides if n not in known]
     if unknown:
         bind(module, kernels[0], {unknown[0]: overrides[unknown[0]]})  # raises, naming the kernel's parameters
+    unbound = []
     for k in kernels:
         mine = {n: v for n, v in overrides.items() if k.param(n) is not None}
-        check_set_values(module, k, mine)
-        env = bind(module, k, mine)
+        if profile is None and needs_machine(k, mine):
+            unbound.append(k.name)
+            continue
+        check_set_values(module, k, mine, profile=profile)
+        env = bind(module, k, mine, profile=profile)
         check_shapes(module, k, env)
         if profile is not None:
             from tfx.ir.levels import check_levels
             check_levels(module, k, profile)
+    return unbound
 
 
 def run(args) -> int:
@@ -86,9 +93,15 @@ def run(args) -> int:
     for path in args.files:
         module = parse_file(path)
         kernels = selected_kernels(module, args.kernel)
-        check_module(module, kernels, overrides, profile)
+        unbound = check_module(module, kernels, overrides, profile)
         names = ", ".join(k.name for k in kernels)
         line = f"{path}: ok ({format_counted(len(kernels), 'kernel')}: {names})"
+        if unbound:
+            counts = sorted({f"units({lvl})" for k in kernels if k.name in unbound
+                             for lvl in units_used(module, k)})
+            line += (f"; shapes of {', '.join(unbound)} not checked: {', '.join(counts)} "
+                     f"{'is a count' if len(counts) == 1 else 'are counts'} of the hardware profile "
+                     "(add --hw PROFILE)")
         if args.print_canonical:
             say(line, file=sys.stderr)
             canonical.append("\n".join(print_kernel(k) for k in kernels))

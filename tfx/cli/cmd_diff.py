@@ -61,7 +61,7 @@ def _report(path: str, hw: str, sets: dict, knobs: dict, kernel, codegen: tuple 
     if codegen is not None:
         check_profile(codegen[1], profile, codegen[0])
     module = parse_file(path)
-    return analyze(module, kernel, profile, check_set_domains(module, kernel, sets),
+    return analyze(module, kernel, profile, check_set_domains(module, kernel, sets, profile),
                    codegen=None if codegen is None else codegen[1]).to_json()
 
 

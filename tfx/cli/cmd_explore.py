@@ -122,13 +122,13 @@ def run(args) -> int:
     chunk = args.chunk or DEFAULT_CHUNK
     profile = load_profile(args.hw, knobs=parse_assignments(args.knob, "--knob") or None, option="--hw")
     module = parse_file(args.file)
-    check_set_domains(module, args.kernel, fixed)
+    check_set_domains(module, args.kernel, fixed, profile)
     if not args.all_params:
         # The problem's shape is the question, not an answer: keep shape parameters at their
         # values unless --sweep names them (or --all-params sweeps every declared domain).
         from tfx.ir.bind import bind
         kernel = module.kernel(args.kernel)
-        defaults = bind(module, kernel, fixed)
+        defaults = bind(module, kernel, fixed, profile=profile)
         for name in sorted(kernel.shape_parameters()):
             if name not in fixed and not (sweeps and name in sweeps):
                 fixed[name] = int(defaults[name])

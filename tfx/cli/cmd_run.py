@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tfx.cli.common import check_set_domains, emit_json, parse_assignments, parse_int_assignments, say
+from tfx.bundled import DEFAULT_PROFILE
 from tfx.errors import TfxError
 from tfx.present import formatting as fmt
 
@@ -52,6 +53,11 @@ def register(subparsers: Any) -> None:
                    help="compare with another kernel on the same inputs: a kernel of FILE, or OTHER.tile[:KERNEL]")
     p.add_argument("--reference", metavar="MODULE:FUNCTION",
                    help="compare with a Python reference function(inputs, params) -> {output: array}")
+    p.add_argument("--hw", metavar="PROFILE", default=None,
+                   help="the hardware profile whose counts a kernel names with units(LEVEL) (a "
+                        f"persistent kernel's SMs; default {DEFAULT_PROFILE}, or the first shipped "
+                        "profile with the levels the kernel counts: sip for cubes and PEs); nothing "
+                        "else of it is read")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -99,6 +105,23 @@ def _save(path: str, arrays: dict[str, np.ndarray]) -> None:
         fh.write(buf.getvalue())
 
 
+def _machine(hw: str | None, kernels):
+    """The profile whose counts the kernels name (units(sm)); None when none names any and no
+    --hw was given (a run reads nothing else of a profile, so none is loaded). Without --hw:
+    h200_sxm, or where it lacks a level they count (sip's cube), the first shipped profile
+    that has them all, so a tiled accelerator's kernel runs as its own chip sizes it."""
+    from tfx.ir.bind import units_used
+    levels = {lvl for m, k in kernels for lvl in units_used(m, k)}
+    if hw is None and not levels:
+        return None
+    from tfx.hw import load_profile
+    if hw is not None:
+        return load_profile(hw, option="--hw")
+    from tfx.hw.profile import shipped_profile_with
+    # none has them: the default's refusal names the levels it has
+    return shipped_profile_with(levels, DEFAULT_PROFILE) or load_profile(DEFAULT_PROFILE)
+
+
 def _index(idx) -> str:
     return "[" + ", ".join(str(i) for i in idx) + "]"
 
@@ -126,19 +149,24 @@ def run(args) -> int:
             from tfx.ir.bind import bind
             bind(module, kernel, {name: overrides[name]})    # raises, suggesting a close name
     mine = {n: v for n, v in overrides.items() if kernel.param(n) is not None}
+    profile = _machine(args.hw, [(module, kernel)] + ([(other_module, other)] if other is not None else []))
     # a value outside its declared domain: refused by name, as check, analyze and open refuse it
     # (was 'copy.tile:15:3: error: mesh cta extent 0 is 0' for --set N=0, naming no --set)
-    check_set_domains(module, kernel.name, mine)
+    check_set_domains(module, kernel.name, mine, profile)
     if other is not None:
-        check_set_domains(other_module, other.name, {n: v for n, v in overrides.items() if other.param(n) is not None})
+        check_set_domains(other_module, other.name, {n: v for n, v in overrides.items() if other.param(n) is not None},
+                          profile)
 
+    from tfx.ir.bind import profile_units
+    units = profile_units(module, kernel, profile)
     started = time.perf_counter()
-    result = execute(module, kernel, mine, seed=args.seed, dists=dists)
+    result = execute(module, kernel, mine, seed=args.seed, dists=dists, units=units)
     checks, against_label = [], None
     if other is not None:
         theirs = {n: v for n, v in overrides.items() if other.param(n) is not None}
         twin = execute(other_module, other, theirs, seed=args.seed, dists=dists,
-                       inputs={n: v for n, v in result.inputs.items()})
+                       inputs={n: v for n, v in result.inputs.items()},
+                       units=profile_units(other_module, other, profile))
         rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(other_module, other),
                             accumulation_terms(result.tensors, twin.tensors))
         checks = check_outputs(result, twin.outputs(), rtol)
@@ -157,6 +185,9 @@ def run(args) -> int:
             "file": args.file, "kernel": kernel.name,
             # 'parameters', as analyze, simulate and diff name them (was 'params' until session 14)
             "parameters": dict(result.params), "seed": args.seed,
+            # the machine's counts the kernel named (units(sm)) and whose they are; {} and null
+            # for a kernel that names none
+            "units": dict(units), "hw": profile.name if units else None,
             # the --dist choices (every other float input: normal): they change every number below
             "dists": dists,
             "estimate": {"mma_flops": result.work.flops, "element_operations": result.work.elements,
@@ -170,7 +201,7 @@ def run(args) -> int:
             "out": args.out,
         })
     else:
-        _print_text(args, kernel, result, checks, against_label, seconds, dists)
+        _print_text(args, kernel, result, checks, against_label, seconds, dists, units, profile)
     return 0 if passed else 1
 
 
@@ -196,8 +227,11 @@ def _same_tensors(kernel, other, module) -> None:
                        where=module.filename)
 
 
-def _print_text(args, kernel, result, checks, against_label, seconds, dists=None) -> None:
+def _print_text(args, kernel, result, checks, against_label, seconds, dists=None, units=None,
+                profile=None) -> None:
     params = ", ".join(f"{n}={v}" for n, v in result.params.items())
+    if units:
+        params += f"; {profile.name}'s " + ", ".join(f"{n}={v}" for n, v in units.items())
     drawn = f" ({', '.join(f'{n} {d}' for n, d in dists.items())})" if dists else ""
     say(f"{args.file}: {kernel.name} ({params}), seed {args.seed}{drawn}: "
           f"{result.work.describe()}; ran in {fmt.ns(seconds * 1e9)}")

@@ -74,8 +74,8 @@ def _run(args) -> int:
     params = parse_int_assignments(args.assignments, "--set")
     knobs = parse_assignments(args.knobs, "--knob")
     module = parse_file(args.file)
-    params = check_set_domains(module, args.kernel, params)
     profile = load_profile(args.hw, option="--hw").with_knobs(knobs)
+    params = check_set_domains(module, args.kernel, params, profile)
     # analyze() refuses a code generator the profile cannot compile for (tfx.analysis.codegen.check_profile)
     a = analyze(module, args.kernel, profile, params=params, codegen=args.codegen)
     need_events = bool(args.trace) or (args.json and not args.no_events) or not args.json

@@ -59,7 +59,12 @@ def _ncu_rows(args):
         if k not in names:
             raise argument_error("--set", f"{kernel_path.name} has no parameter {k!r} ({', '.join(sorted(names))})",
                                  name=k)
-    check_set_domains(module, None, params)
+    from tfx.ir.bind import units_used
+    if units_used(module, module.kernel(None)):   # a default sized by the machine: --hw's counts
+        from tfx.hw import load_profile
+        check_set_domains(module, None, params, load_profile(args.hw, option="--hw"))
+    else:
+        check_set_domains(module, None, params)
     rows = []
     for launch in read_ncu(args.ncu):
         rows.append(MeasuredRow(where=launch.where, kernel_path=kernel_path.resolve(), profile=None,

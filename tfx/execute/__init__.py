@@ -21,7 +21,7 @@ from tfx.execute.check import OutputCheck, accumulation_terms, compare, derived_
 from tfx.execute.dtypes import round_to
 from tfx.execute.inputs import INPUT_ROLES, generate_inputs, tensor_shape
 from tfx.execute.interp import Interpreter
-from tfx.ir.bind import bind, check_shapes
+from tfx.ir.bind import bind, check_shapes, profile_units
 from tfx.ir.nodes import Kernel, Module
 
 OUTPUT_ROLES = ("out", "inout")
@@ -60,10 +60,12 @@ class RunResult:
 
 
 def prepare(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None = None,
-            budget: bool = True):
-    """Bound parameters, shape-checked, with the work estimate (refused when too big)."""
+            budget: bool = True, units: Mapping[str, int] | None = None):
+    """Bound parameters, shape-checked, with the work estimate (refused when too big).
+    ``units``: the machine's counts a default or let names (``{"units(sm)": 132}``,
+    tfx.ir.bind.profile_units)."""
     overrides = dict(overrides or {})
-    env = bind(module, kernel, overrides)
+    env = bind(module, kernel, overrides, units=units)
     check_shapes(module, kernel, env)
     work = refuse_if_too_big(module, kernel, env, overrides) if budget else estimate(module, kernel, env)
     return env, work
@@ -71,10 +73,14 @@ def prepare(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None 
 
 def execute(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None = None, *,
             seed: int = 0, dists: Mapping[str, str] | None = None,
-            inputs: Mapping[str, Any] | None = None, budget: bool = True) -> RunResult:
+            inputs: Mapping[str, Any] | None = None, budget: bool = True,
+            profile: Any = None, units: Mapping[str, int] | None = None) -> RunResult:
     """Run ``kernel`` on seeded random inputs; ``inputs`` replaces generated tensors by name
-    (rounded to the tensor's dtype; shapes must match)."""
-    env, work = prepare(module, kernel, overrides, budget)
+    (rounded to the tensor's dtype; shapes must match). A kernel that counts the machine
+    (``units(pe)``) takes the counts from ``profile``, or ``units`` (tfx.ir.bind.profile_units)."""
+    if units is None and profile is not None:
+        units = profile_units(module, kernel, profile)
+    env, work = prepare(module, kernel, overrides, budget, units)
     tensors = generate_inputs(kernel, env, seed, dists)
     for name, value in (inputs or {}).items():
         t = kernel.tensor(name)

@@ -125,7 +125,7 @@ def estimate(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> Work:
             return 0.0, _elements(types[0], env)
         if op.opcode == "call":
             callee = module.kernel(op.callee)
-            cenv = bind(module, callee, {n: int(e.evaluate(env)) for n, e in op.bindings})
+            cenv = bind(module, callee, {n: int(e.evaluate(env)) for n, e in op.bindings}, units=env)
             w = estimate(module, callee, cenv)
             return w.flops, w.elements
         return 0.0, max(_elements(info.result_types.get(id(op)), env),
@@ -164,13 +164,14 @@ def estimate(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> Work:
 
 
 def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int],
-            max_seconds: float = SUGGESTED_SECONDS) -> dict[str, int]:
+            max_seconds: float = SUGGESTED_SECONDS, units: Mapping[str, Any] | None = None) -> dict[str, int]:
     """Parameters to shrink, greedily: halve the one whose halving cuts the estimate most
     (a problem size before a tile size when they cut it alike), until the run is estimated
     at ``max_seconds`` or less (or nothing more can be halved). Only sizes that still bind
-    and shape-check are proposed; {} when none fits."""
+    and shape-check are proposed; {} when none fits. ``units``: the machine's counts
+    (tfx.ir.bind: an environment bound with the profile)."""
     current = dict(overrides)
-    env = bind(module, kernel, current)
+    env = bind(module, kernel, current, units=units)
     shapes = kernel.shape_parameters()
     # Problem sizes first; tile sizes too, for the kernels whose tiles outgrow a small problem.
     names = sorted(shapes) + sorted(p.name for p in kernel.params if p.name not in shapes)
@@ -186,7 +187,7 @@ def suggest(module: Module, kernel: Kernel, overrides: Mapping[str, int],
                 continue
             trial = dict(current, **{n: v // 2})
             try:
-                tenv = bind(module, kernel, trial)
+                tenv = bind(module, kernel, trial, units=units)
                 check_shapes(module, kernel, tenv)
                 t_est = estimate(module, kernel, tenv)
             except (TfxError, ZeroDivisionError, ValueError):
@@ -213,7 +214,7 @@ def refuse_if_too_big(module: Module, kernel: Kernel, env: Mapping[str, Any],
         return est
     names = sorted(kernel.shape_parameters(), key=lambda n: -int(env[n]))
     # Propose sizes that run in about a second, not ones just under the limit.
-    hint = suggest(module, kernel, overrides, SUGGESTED_SECONDS)
+    hint = suggest(module, kernel, overrides, SUGGESTED_SECONDS, units=env)
     if hint:
         advice = "try " + " ".join(f"--set {n}={v}" for n, v in hint.items())
     else:

@@ -511,7 +511,7 @@ class Interpreter:
             env = {k: (int(v[f]) if isinstance(v, np.ndarray) else v) for k, v in fr.env.items()}
             one = Frame(Batch(1, ()), env, {k: v[f:f + 1] for k, v in fr.values.items()})
             overrides = {name: int(e.evaluate(env)) for name, e in op.bindings}
-            cenv = bind(self.module, callee, overrides, where=f"call {callee.name} with")
+            cenv = bind(self.module, callee, overrides, where=f"call {callee.name} with", units=env)
             args: dict[str, np.ndarray] = {}
             for o, t in zip(op.operands, callee.tensors):
                 value = self.operand(o, one)[0]

@@ -48,25 +48,27 @@ def scatter_targets(kernel: Kernel) -> set[str]:
             if op.opcode == "store" and any(a.kind in ("gather", "runtime") for a in op.target.axes)}
 
 
-def small_sizes(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
+def small_sizes(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None = None,
+                units: Mapping[str, int] | None = None) -> dict[str, int]:
     """``overrides`` plus the halved shape parameters that bring a run under the quick limits."""
     overrides = dict(overrides or {})
-    return {**overrides, **suggest(module, kernel, overrides, QUICK_SECONDS)}
+    return {**overrides, **suggest(module, kernel, overrides, QUICK_SECONDS, units=units)}
 
 
 def quick_check(module: Module, kernel_name: str | None = None, overrides: Mapping[str, int] | None = None,
-                seed: int = 0) -> dict[str, Any]:
-    """Run the kernel small and check it (see the module); errors come back as ``error``."""
+                seed: int = 0, units: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Run the kernel small and check it (see the module); errors come back as ``error``.
+    ``units``: the machine's counts (tfx.ir.bind.profile_units) a default or let names."""
     started = time.perf_counter()
     try:
         kernel = module.kernel(kernel_name)
-        sizes = small_sizes(module, kernel, overrides)
-        result = execute(module, kernel, sizes, seed=seed)
+        sizes = small_sizes(module, kernel, overrides, units)
+        result = execute(module, kernel, sizes, seed=seed, units=units)
         outputs = []
         others = twins(module, kernel)
         for other in others:
             mine = {n: v for n, v in sizes.items() if other.param(n) is not None}
-            twin = execute(module, other, mine, seed=seed, inputs=result.inputs)
+            twin = execute(module, other, mine, seed=seed, inputs=result.inputs, units=units)
             rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(module, other),
                                 accumulation_terms(result.tensors, twin.tensors))
             for c in check_outputs(result, twin.outputs(), rtol):

@@ -16,7 +16,7 @@ from tfx.explore.near_tie import NearTie, near_tie
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.top_picks import TopPicks, advice
 from tfx.explore.space import DEFAULT_CHUNK, Chunk, Space, build_space
-from tfx.ir.bind import bind
+from tfx.ir.bind import bind, profile_dependent
 from tfx.ir.nodes import Kernel, Module
 
 
@@ -130,18 +130,19 @@ def knob_cost(base, profile, canonical_paths) -> float:
     return cost
 
 
-def _fixed_params(module, kernel: Kernel, space: Space, fixed: Mapping[str, int]) -> dict:
-    """Values of every unswept parameter that does not derive from a swept one (as ints)."""
-    env = bind(module, kernel, dict(fixed))
-    depends = set(space.names)
+def _fixed_params(module, kernel: Kernel, space: Space, fixed: Mapping[str, int], profile) -> dict:
+    """Values of every unswept parameter that does not derive from a swept one, or from the
+    machine (units(sm): a knob sweep's profiles differ), as ints."""
+    env = bind(module, kernel, dict(fixed), profile=profile)
+    depends = set(space.names) | profile_dependent(kernel, fixed)
     out = {}
     for p in kernel.params:
         if p.name in space.names:
             continue
         if p.name in fixed:
             out[p.name] = int(fixed[p.name])
-        elif p.default.free_names() & depends:
-            depends.add(p.name)         # recomputed from the swept values by bind
+        elif p.name in depends or p.default.free_names() & depends:
+            depends.add(p.name)         # recomputed from the swept values (or the machine) by bind
         else:
             out[p.name] = int(env[p.name])
     return out
@@ -177,7 +178,7 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     # Refuses unknown names; then the kernel under its defaults (and --set) must pass what
     # `tfx check` checks: 64-bit values, sane domain sizes, no zero divisor or zero-trip loop.
     from tfx.ir.bind import check_shapes
-    check_shapes(module, kernel, bind(module, kernel, fixed))
+    check_shapes(module, kernel, bind(module, kernel, fixed, profile=profile))
     # ... and its levels must be the profile's, as tfx analyze refuses them (the kernel's line):
     # a GPU kernel on sip was refused at 'sip.toml:hierarchy: ... 'cta' is not a hierarchy level'
     # by the occupancy checks, blaming the profile for the kernel's mesh
@@ -206,10 +207,10 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
         costs.append(knob_cost(profile, prof, space.knob_canonical))
     checks = build_checks(module, kernel, profile)
     ctx = Context(module=module, kernel_name=kernel.name, space=space,
-                  fixed=_fixed_params(module, kernel, space, fixed), profiles=profiles, costs=costs,
+                  fixed=_fixed_params(module, kernel, space, fixed, profile), profiles=profiles, costs=costs,
                   objectives=objectives, top=top, keep=keep_columns or keep_metrics, checks=checks,
                   keep_metrics=keep_metrics, codegen=codegen,
-                  watch=current_index(module, kernel, space, fixed))
+                  watch=current_index(module, kernel, space, fixed, profile))
     chunks = space.chunks(chunk_size)
     results = run_chunks(ctx, chunks, scheduler, progress)
     res = _merge(ctx, results, chunks, space, kernel, module, profile, fixed, scheduler)
@@ -227,13 +228,13 @@ def explore(module: Module, kernel: Kernel | str | None, profile,
     return res
 
 
-def current_index(module, kernel: Kernel, space: Space, fixed: Mapping[str, int]) -> int | None:
+def current_index(module, kernel: Kernel, space: Space, fixed: Mapping[str, int], profile) -> int | None:
     """Flat index of the current configuration (the kernel's defaults under ``fixed``) in
     ``space``; None where a swept parameter's value is not among its values, or knobs are swept
     (the unswept profile is not one of their points)."""
     if space.knob_paths:
         return None
-    env = bind(module, kernel, dict(fixed))
+    env = bind(module, kernel, dict(fixed), profile=profile)
     try:
         pos = [int(np.flatnonzero(v == int(env[n]))[0]) for n, v in zip(space.names, space.values)]
     except (IndexError, KeyError, TypeError, ValueError):

@@ -18,7 +18,7 @@ import re
 from tfx.errors import TfxError
 from tfx.explore.evaluate import Context, build_checks, evaluate_columns
 from tfx.explore.space import Chunk, Space
-from tfx.ir.bind import bind
+from tfx.ir.bind import bind, profile_dependent
 
 SKIPPED = (
     r"^occupancy\.(threads_per_warp|reg_alloc_unit|warp_alloc_granularity|smem_alloc_unit"
@@ -66,8 +66,11 @@ def sensitivity(module, kernel, profile, params: dict, base_knobs: dict | None =
                 factors: tuple[str, str] = ("/2", "x2"), codegen: str | None = None) -> dict:
     """Relative change of the predicted time per knob, halved and doubled, ranked; each priced
     as ``codegen`` compiles the kernel (tfx.analysis.codegen; None: the default)."""
-    env = bind(module, kernel, params)
-    fixed = {p.name: int(env[p.name]) for p in kernel.params}
+    env = bind(module, kernel, params, profile=profile)
+    # a parameter the machine sizes (NUM_SMS = units(sm)) follows each knob's profile, as the
+    # kernel would be launched on that machine; a given value stays
+    machine = profile_dependent(kernel, params)
+    fixed = {p.name: int(env[p.name]) for p in kernel.params if p.name not in machine}
     paths = knob_paths(profile)
     profiles = [profile]
     labels: list[tuple[str, str]] = [("", "")]

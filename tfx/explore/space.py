@@ -220,21 +220,24 @@ class Space:
 def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[str, int],
                 knob_sweeps: Mapping[str, list[str]] | None, profile) -> Space:
     """The space of ``sweeps`` (None: every parameter's declared sweep, or its domain when it
-    declares none, except ``fixed``) and ``knob_sweeps``."""
+    declares none, except ``fixed`` and those the machine sizes) and ``knob_sweeps``."""
     from tfx.hw.knobs import resolve_knob_path
-    from tfx.ir.bind import sweep_problem
+    from tfx.ir.bind import profile_dependent, profile_units, sweep_problem
 
     names = [p.name for p in kernel.params]
     if sweeps is None:
         chosen: dict[str, list[int]] = {}
-        env: dict[str, Any] = {}
+        env: dict[str, Any] = profile_units(None, kernel, profile)   # the machine's counts (units(sm))
         for p in kernel.params:
             env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
         for let in kernel.lets:   # a domain may name any parameter or let (HQ in HKV..8192 step HKV)
             env[let.name] = let.value.evaluate(env)
+        # a parameter the machine sizes (NUM_SMS = units(sm)) follows the profile and its knobs,
+        # as the launch on that machine would: swept only when --sweep names it
+        machine = profile_dependent(kernel, fixed)
         for p in kernel.params:
             sweep = p.sweep_domain
-            if sweep is not None and p.name not in fixed:
+            if sweep is not None and p.name not in fixed and p.name not in machine:
                 problem = sweep_problem(p, env)
                 if problem is not None:
                     message, loc, notes = problem

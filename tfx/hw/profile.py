@@ -62,6 +62,18 @@ def list_profiles() -> list[str]:
     return sorted(p.stem for p in profiles_dir().glob(f"*{PROFILE_SUFFIX}"))
 
 
+def shipped_profile_with(levels, first: str = "h200_sxm") -> "Profile | None":
+    """The bundled profile whose hierarchy has every level of ``levels`` (``{"cube", "pe"}``):
+    ``first`` when it has them, else the first by name; None when none has. What a kernel
+    that counts the machine (``units(cube)``) runs on where no profile was named (tfx run)."""
+    wanted = set(levels)
+    for name in [first, *list_profiles()]:
+        profile = load_profile(name)
+        if wanted <= {DEVICE, *profile.hierarchy_levels()}:
+            return profile
+    return None
+
+
 def _display_path(path: Path) -> str:
     """A path as errors show it: relative to the working directory when under it."""
     try:

@@ -14,9 +14,12 @@ from typing import Any, Mapping
 from tfx.errors import TfxError
 from tfx.hw.units import format_bytes, format_count, format_significant
 from tfx.ir import ops as opcat
+from tfx.ir.expr import units_level, units_name
 from tfx.ir.nodes import Kernel, LoopRegion, MeshRegion, Module, Op, Scalar, Window, walk
 from tfx.ir.verify import KernelInfo
 
+# The hierarchy's root: units(device) is 1 (Profile.units_of).
+DEVICE_LEVEL = "device"
 # Every value the analysis evaluates must fit the int64 that sweeps evaluate in.
 INT64_MAX = 2 ** 63 - 1
 # A tensor's bytes stay below this, so byte counts summed over a handful of tensors and
@@ -30,8 +33,13 @@ MAX_ATTR_VALUE = 2 ** 31 - 1
 
 
 def bind(module: Module, kernel: Kernel, overrides: Mapping[str, Any] | None = None,
-         where: str = "--set") -> dict[str, Any]:
-    """Parameter and let values: defaults, replaced by ``overrides`` (ints or int arrays)."""
+         where: str = "--set", profile: Any = None, units: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Parameter and let values: defaults, replaced by ``overrides`` (ints or int arrays).
+
+    A kernel that counts the machine (``units(sm)``) takes the counts from ``profile``, or
+    from the ``units(...)`` entries of ``units`` (an environment bound before: a re-bind of
+    the same launch keeps its machine); without either, a default or let that names one is
+    refused where it is evaluated."""
     overrides = dict(overrides or {})
     names = [p.name for p in kernel.params]
     for name in overrides:
@@ -42,12 +50,87 @@ def bind(module: Module, kernel: Kernel, overrides: Mapping[str, Any] | None = N
             hint = f"; did you mean {close[0]}?" if close else ""
             raise TfxError(f"kernel {kernel.name} has no parameter {name!r} (parameters: {', '.join(names)}){hint}",
                            where=f"{where} {name}")
-    env: dict[str, Any] = {}
+    env: dict[str, Any] = profile_units(module, kernel, profile, units)
     for p in kernel.params:
         env[p.name] = overrides[p.name] if p.name in overrides else p.default.evaluate(env)
     for l in kernel.lets:
         env[l.name] = l.value.evaluate(env)
     return env
+
+
+# ---------------------------------------------------------------- the machine's counts
+
+def units_used(module: Module | None, kernel: Kernel) -> dict[str, Any]:
+    """``{LEVEL: source location}`` of every ``units(LEVEL)`` the kernel names (the verifier
+    records them; a module parsed without verifying, or none given, is scanned here)."""
+    info = module.info.get(kernel.name) if module is not None else None
+    if info is not None:
+        return info.units
+    found: dict[str, Any] = {}
+    for e in [p.default for p in kernel.params] + [l.value for l in kernel.lets]:
+        for name in sorted(e.free_names()):
+            level = units_level(name)
+            if level is not None:
+                found.setdefault(level, getattr(e, "loc", None))
+    return found
+
+
+def profile_units(module: Module | None, kernel: Kernel, profile: Any = None,
+                  units: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The environment's ``units(LEVEL)`` entries for the levels ``kernel`` counts: from
+    ``units`` where it has them, else ``profile.units_of(LEVEL)``; refused at the kernel's
+    first use of a level the profile lacks. Without a profile there are none: a default or let
+    that names one is refused when evaluated (a kernel given NUM_SMS needs no machine)."""
+    used = units_used(module, kernel)
+    out: dict[str, Any] = {}
+    for level, loc in used.items():
+        key = units_name(level)
+        if units is not None and key in units:
+            out[key] = units[key]
+            continue
+        if profile is None:
+            continue    # a default that names it is refused when evaluated (expr.Name), unless given
+        levels = [DEVICE_LEVEL, *profile.hierarchy_levels()]
+        if level not in levels:
+            raise _error(module, f"{key}: {level!r} is not a hierarchy level of hardware profile "
+                                 f"{profile.name} (it has: {', '.join(levels)})", loc)
+        out[key] = int(profile.units_of(level))
+    return out
+
+
+def needs_machine(kernel: Kernel, given: Mapping[str, Any] | set | None = None) -> bool:
+    """Whether binding ``kernel`` with ``given`` evaluates a count of the machine: a default
+    left unset that names one (profile_dependent), or a let that does."""
+    return bool(profile_dependent(kernel, given)) or any(
+        units_level(n) is not None for l in kernel.lets for n in l.value.free_names())
+
+
+def bind_defaults(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> dict[str, Any]:
+    """The kernel under its defaults, on the machine ``env`` was bound with (its ``units(...)``
+    entries). Bound without a profile, a parameter whose default counts the machine keeps its
+    value in ``env`` (given: NUM_SMS=5), which is all there is to know of that machine."""
+    missing = any(units_name(level) not in env for level in units_used(module, kernel))
+    keep = {n: env[n] for n in profile_dependent(kernel)} if missing else {}
+    return bind(module, kernel, keep, units=env)
+
+
+def _error(module: Module | None, message: str, loc) -> TfxError:
+    return module.error(message, loc) if module is not None else TfxError(message, where=loc)
+
+
+def profile_dependent(kernel: Kernel, given: Mapping[str, Any] | set | None = None) -> set[str]:
+    """Parameters not in ``given`` whose defaults count the machine (``units(sm)``), directly or
+    through an earlier such parameter: a what-if knob on the hierarchy changes them, so a sweep
+    or sensitivity that fixes the other parameters recomputes these per profile."""
+    given = set(given or ())
+    out: set[str] = set()
+    for p in kernel.params:
+        if p.name in given:
+            continue
+        names = p.default.free_names()
+        if names & out or any(units_level(n) is not None for n in names):
+            out.add(p.name)
+    return out
 
 
 # ---------------------------------------------------------------- domains (the --set boundary)
@@ -81,20 +164,22 @@ def domain_problem(kernel: Kernel, name: str, value: int, env: Mapping[str, Any]
     p = kernel.param(name)
     if p is None or p.domain is None:
         return None
-    if value == p.default.evaluate(env) or p.domain.contains(value, env):
+    # a default counting the machine (units(sm)) bound without a profile: the domain alone judges
+    known = all(units_level(n) is None or n in env for n in p.default.free_names())
+    if (known and value == p.default.evaluate(env)) or p.domain.contains(value, env):
         return None
     return f"{name}={value} is outside its declared domain {p.domain.describe(env)}"
 
 
 def check_set_values(module: Module, kernel: Kernel, overrides: Mapping[str, int],
-                     where: str = "--set") -> None:
+                     where: str = "--set", profile: Any = None) -> None:
     """Refuse (one TfxError line naming the flag and the domain) a value given on the command
     line that lies outside its parameter's declared domain. The Python API stays permissive:
     a sweep may step outside on purpose; a person typing ``--set BM=100`` has a typo."""
     scalar = {n: v for n, v in overrides.items() if isinstance(v, int)}
     if not scalar:
         return
-    env = bind(module, kernel, scalar, where=where)
+    env = bind(module, kernel, scalar, where=where, profile=profile)
     for name, value in scalar.items():
         problem = domain_problem(kernel, name, value, env)
         if problem:
@@ -115,7 +200,7 @@ def unset_domain_problem(module: Module, kernel: Kernel, given: Mapping[str, int
     for p in kernel.params:
         if p.name in given or p.domain is None or p.domain.contains(env[p.name], env):
             continue
-        defaults = defaults if defaults is not None else bind(module, kernel)
+        defaults = defaults if defaults is not None else bind_defaults(module, kernel, env)
         if not p.domain.contains(defaults[p.name], defaults):
             continue
         named = [n for n in given if n in p.domain.free_names()] or list(given)
@@ -206,7 +291,7 @@ def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None
         if not -INT64_MAX <= value <= INT64_MAX:
             raise module.error(f"parameter {p.name} = {format_significant(value, 3)} does not fit a 64-bit integer", p.loc)
         if defaults is None and p.sweep is not None and p.domain is not None:
-            defaults = bind(module, kernel)
+            defaults = bind_defaults(module, kernel, env)
         _check_domains(module, p, env, defaults)
     for let in kernel.lets:
         value = env[let.name]

@@ -55,7 +55,31 @@ class Name(Expr):
         try:
             return env[self.name]
         except KeyError:
+            level = units_level(self.name)
+            if level is not None:   # bound without a profile (tfx.ir.bind refuses it by name first)
+                raise TfxError(f"{self.name} is a count of the hardware profile: it needs a profile "
+                               "(--hw PROFILE)", where=self.loc) from None
             raise TfxError(f"unknown name {self.name!r} in expression", where=self.loc) from None
+
+
+# ``units(LEVEL)``: how many units of the hardware profile's hierarchy level LEVEL one device
+# has (Profile.units_of: ``units(sm)`` 132 on an H200, ``units(pe)`` 8 x 8 on sip). It parses
+# to a Name spelled ``units(LEVEL)``, which no identifier can be: every walk over expressions
+# (free names, printing, substitution, sweeps) treats it as the constant it is, and
+# tfx.ir.bind puts its value in the environment from the profile the kernel is bound against,
+# so a kernel sized by the machine follows a what-if knob (hierarchy.sm.count).
+UNITS_FUNCTION = "units"
+
+
+def units_name(level: str) -> str:
+    return f"{UNITS_FUNCTION}({level})"
+
+
+def units_level(name: str) -> str | None:
+    """LEVEL of a name spelled ``units(LEVEL)``; None for any other name."""
+    if name.startswith(UNITS_FUNCTION + "(") and name.endswith(")"):
+        return name[len(UNITS_FUNCTION) + 1:-1]
+    return None
 
 
 # Binary operators: precedence for printing and their evaluation.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from tfx.errors import SourceLocation, TfxError
 from tfx.ir import ops as opcat
-from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg, reads_in, substitute, to_text
+from tfx.ir.expr import BinOp, Call, Const, Expr, Name, Neg, reads_in, substitute, to_text, units_level
 from tfx.ir.nodes import (Composite, Kernel, LoopRegion, MeshRegion, Module, Op, Scalar,
                           ValueRef, Window)
 from tfx.ir.scalar import CONSTANTS as SCALAR_CONSTANTS
@@ -38,6 +38,9 @@ class KernelInfo:
     # Every divisor (the right side of / and %, cdiv's second argument) with the node that
     # divides: check_shapes evaluates those free of indices under the bound parameters.
     divisors: list = field(default_factory=list)
+    # The hardware profile's hierarchy levels the kernel counts with units(LEVEL), each at its
+    # first use: tfx.ir.bind takes their counts from the profile it binds against.
+    units: dict[str, SourceLocation | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -108,7 +111,7 @@ class Verifier:
         visible: set[str] = set()
         for p in k.params:
             self.check_order(p.default, visible, f"the default of {p.name}", "parameter defaults may use only earlier parameters")
-            self.check_expr(p.default, visible, f"the default of {p.name}")
+            self.check_expr(p.default, visible, f"the default of {p.name}", units_ok=True)
             visible.add(p.name)
         for p in k.params:
             for what, d in (("domain", p.domain), ("sweep", p.sweep)):
@@ -116,7 +119,7 @@ class Verifier:
                     self.check_expr(e, visible, f"the {what} of {p.name}")
         for l in k.lets:
             self.check_order(l.value, visible, f"let {l.name}", "a let may use parameters and earlier lets")
-            self.check_expr(l.value, visible, f"let {l.name}")
+            self.check_expr(l.value, visible, f"let {l.name}", units_ok=True)
             visible.add(l.name)
         for a in k.attrs:
             self.check_expr(a.value, visible, f"attr {a.name}")
@@ -136,7 +139,7 @@ class Verifier:
 
     # ------------------------------------------------------------ expressions
     def check_expr(self, e: Expr, allowed: set[str], what: str, scope: _Scope | None = None,
-                   use_loc=None, reads_ok: bool = False) -> None:
+                   use_loc=None, reads_ok: bool = False, units_ok: bool = False) -> None:
         for r in reads_in(e):
             if not reads_ok:
                 raise self.error(f"{to_text(r)} reads a tensor at run time, which only a window's offset may do "
@@ -152,6 +155,16 @@ class Verifier:
                 self.info.divisors.append((node, divisor, what, use_loc))
         for name in sorted(e.free_names()):
             if name in allowed or name in self.consts:
+                continue
+            if units_level(name) is not None:
+                loc = _expr_loc(e, name) or use_loc
+                if not units_ok:
+                    # bound once, before anything else is evaluated: what the analysis reads after
+                    # binding (domains, attrs, shapes, the body) names the parameter or let
+                    raise self.error(f"{name} is a count of the hardware profile, named only in a "
+                                     f"parameter's default or a let: bind it to a let (let N = {name}) "
+                                     f"and use that in {what}", loc)
+                self.info.units.setdefault(units_level(name), loc)
                 continue
             if scope is not None:
                 sym, barrier = scope.lookup(name)

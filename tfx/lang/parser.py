@@ -12,7 +12,8 @@ from pathlib import Path
 from tfx.errors import SourceLocation, TfxError, read_text_file
 from tfx.ir import ops as opcat
 from tfx.ir import scalar as sc
-from tfx.ir.expr import FUNCTIONS, BinOp, Call, Const, Expr, Name, Neg, Read, reads_in
+from tfx.ir.expr import (FUNCTIONS, UNITS_FUNCTION, BinOp, Call, Const, Expr, Name, Neg, Read, reads_in,
+                         units_name)
 from tfx.ir.nodes import (KERNEL_ATTRS, ROLES, Attr, AxisSlice, Capture, Composite, Domain, Kernel,
                           Let, LoopRegion, MeshRegion, Module, Op, Param, Scalar, Tensor, TripCount,
                           ValueRef, Window)
@@ -673,6 +674,16 @@ class Parser:
             return Const(self.int_value(t), self.loc(t))
         if t.kind == "IDENT":
             self.i += 1
+            if self.at("(") and t.text == UNITS_FUNCTION:
+                # units(LEVEL): a count of the hardware profile, bound with it (tfx.ir.bind)
+                self.i += 1
+                level = self.tok
+                if level.kind != "IDENT" or level.text in KEYWORDS:
+                    raise self.error(f"expected a hierarchy level of the hardware profile in units(...) "
+                                     f"(sm, cube, pe), found {self.describe(level)}", level)
+                self.i += 1
+                self.expect(")", "')' to close units(...): it takes one hierarchy level")
+                return Name(units_name(level.text), self.loc(t))
             if self.at("(") and t.text in FUNCTIONS:
                 self.i += 1
                 args = [self.parse_expr()]
@@ -691,7 +702,8 @@ class Parser:
                 self.expect("]", f"']' to close the read of {t.text}")
                 return Read(t.text, tuple(idx), self.loc(t))
             if self.at("(") and t.text not in KEYWORDS:
-                raise self.error(f"unknown function {t.text!r}, expected one of: {', '.join(FUNCTIONS)}", t)
+                raise self.error(f"unknown function {t.text!r}, expected one of: "
+                                 f"{', '.join([*FUNCTIONS, UNITS_FUNCTION])}", t)
             if t.text in KEYWORDS:
                 raise self.error(f"expected an expression, found keyword {t.text!r}", t)
             return Name(t.text, self.loc(t))

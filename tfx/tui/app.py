@@ -551,7 +551,10 @@ class TfxApp(ExplorerApp):
     def action_run_check(self) -> None:
         """Run the kernel at a small size on random data in a worker (tfx.execute.quick) and
         toast the check: max error per output against its twins, or unwritten outputs."""
-        job = (self.kernel_path, self.kernel_text, self.kernel_name, tuple(sorted(self.params.items())))
+        # the machine's counts of the current analysis (units(sm) under the knobs): the run
+        # launches the kernel the panes price
+        units = tuple(sorted(self.analysis.units.items())) if self.analysis is not None else ()
+        job = (self.kernel_path, self.kernel_text, self.kernel_name, tuple(sorted(self.params.items())), units)
         self.jobs.submit("runcheck", core.run_check, job)
         self.notify("run check: running the kernel at a small size", timeout=2)
 
@@ -738,11 +741,12 @@ class TfxApp(ExplorerApp):
         a = self.analysis
         if a is None:
             return None
-        problem = domain_problem(a.kernel, name, value, {**a.params, name: value})
+        problem = domain_problem(a.kernel, name, value, {**a.units, **a.params, name: value})
         if problem is None:     # a default whose domain names this parameter (HQ's HKV..8192 step HKV)
             given = {n: v for n, v in {**self.params, name: value}.items() if isinstance(v, int)}
             try:
-                found = unset_domain_problem(a.module, a.kernel, given, bind(a.module, a.kernel, given))
+                found = unset_domain_problem(a.module, a.kernel, given,
+                                             bind(a.module, a.kernel, given, units=a.units))
             except TfxError:
                 found = None    # the analysis itself says what is wrong with these values
             problem = found[1] if found else None

@@ -229,16 +229,18 @@ def warm_explore() -> None:
 
 def run_check(job: tuple) -> dict:
     """The run-check action's job (c): ``(path, source text or None, kernel name or None,
-    params)`` -> ``tfx.execute.quick.quick_check``'s outcome (plain data; params a dict or
-    (name, value) pairs). The text, when given, is what the explorer shows."""
+    params[, units])`` -> ``tfx.execute.quick.quick_check``'s outcome (plain data; params a dict
+    or (name, value) pairs; units the analysis's counts of the machine, ``units(sm)``). The
+    text, when given, is what the explorer shows."""
     from tfx.execute.quick import quick_check
     from tfx.lang import parse_file, parse_text
-    path, text, kernel_name, params = job
+    path, text, kernel_name, params, *rest = job
+    units = dict(rest[0]) if rest and rest[0] else None
     try:
         module = parse_file(path) if text is None else parse_text(text, path)
     except TfxError as err:
         return {"kernel": kernel_name, "outputs": [], "pass": False, "error": err.headline(), "seconds": 0.0}
-    return quick_check(module, kernel_name, dict(params or {}))
+    return quick_check(module, kernel_name, dict(params or {}), units=units)
 
 
 def run_job(job: Job) -> Outcome:

@@ -119,7 +119,7 @@ def check_inputs(path: str, kernel_name: str | None, hw: str, knobs: dict, param
     profile = load_profile(hw, option="--hw")
     if knobs:
         profile = profile.with_knobs(knobs)
-    check_set_domains(module, kernel_name, params)
+    check_set_domains(module, kernel_name, params, profile)
     if codegen is not None:
         from tfx.analysis.codegen import check_profile
         check_profile(codegen, profile)

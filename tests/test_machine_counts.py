@@ -1,0 +1,199 @@
+"""``units(LEVEL)``: a kernel that counts the chip it runs on (docs/language.md, "The machine's
+counts"). The counts are the profiles' own ``hierarchy.*.count`` facts:
+
+- h200_sxm: ``hierarchy.sm.count`` 132, parent device, so units(sm) = 132;
+- a100_sxm: 108 SMs, units(sm) = 108;
+- sip: ``hierarchy.cube.count`` 8 (parent device), ``hierarchy.pe.count`` 8 (parent cube), so
+  units(cube) = 8 and units(pe) = 8 x 8 = 64; units(device) = 1 on every profile.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tfx.analysis.analyze import analyze
+from tfx.cli.main import main
+from tfx.errors import TfxError
+from tfx.explore.explore import explore
+from tfx.explore.sensitivity import sensitivity
+from tfx.hw import load_profile
+from tfx.ir.bind import bind, needs_machine, profile_dependent, profile_units
+from tfx.ir.expr import Name
+from tfx.lang import parse_file, parse_text, print_kernel
+
+H200 = load_profile("h200_sxm")
+A100 = load_profile("a100_sxm")
+SIP = load_profile("sip")
+
+TINY = """kernel tiny {
+  param N = 1024 in 1..1048576
+  param SMS = units(sm) in 1..4096
+  let PER_SM = cdiv(N, SMS)
+  tensor X : f32[N] @gmem in
+  tensor Y : f32[N] @gmem out
+  mesh cta[SMS] as (i) capture(X, Y) {
+    %x = load X[i * PER_SM : PER_SM] -> rmem
+    store %x -> Y[i * PER_SM : PER_SM]
+  }
+}
+"""
+
+
+# ------------------------------------------------------------------ the language
+
+def test_units_parses_to_a_constant_name_and_prints_back():
+    module = parse_text(TINY, "tiny.tile")
+    k = module.kernel()
+    assert k.param("SMS").default == Name("units(sm)")
+    assert "  param SMS = units(sm) in 1..4096\n" in print_kernel(k)
+    assert parse_text(print_kernel(k), "again.tile") == module
+    assert module.info["tiny"].units.keys() == {"sm"}
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("param S = units(3)", (2, 19),
+     "expected a hierarchy level of the hardware profile in units(...) (sm, cube, pe), found '3'"),
+    ("param S = units(sm, pe)", (2, 21), "expected ')' to close units(...): it takes one hierarchy level, found ','"),
+    ("param S = unit(sm)", (2, 13), "unknown function 'unit', expected one of: cdiv, min, max, log2, pow2, units"),
+])
+def test_malformed_units_is_one_error_at_its_place(text, where, message):
+    src = f"kernel k {{\n  {text}\n  tensor X : f32[16] @gmem in\n  mesh cta[1] as (i) capture(X) {{\n  }}\n}}\n"
+    with pytest.raises(TfxError) as info:
+        parse_text(src, "bad.tile")
+    assert (info.value.where.line, info.value.where.col) == where
+    assert info.value.message == message
+
+
+def test_units_outside_a_default_or_let_is_refused_with_the_way_out():
+    src = TINY.replace("mesh cta[SMS]", "mesh cta[units(sm)]")
+    with pytest.raises(TfxError) as info:
+        parse_text(src, "tiny.tile")
+    assert info.value.message == (
+        "units(sm) is a count of the hardware profile, named only in a parameter's default or a "
+        "let: bind it to a let (let N = units(sm)) and use that in the extent of mesh cta")
+    assert (info.value.where.line, info.value.where.col) == (7, 12)
+
+
+# ------------------------------------------------------------------ binding
+
+def test_the_count_is_the_profiles_and_follows_its_knobs():
+    module = parse_text(TINY, "tiny.tile")
+    k = module.kernel()
+    # PER_SM = cdiv(1024, SMS): cdiv(1024, 132) = 8, cdiv(1024, 108) = 10, cdiv(1024, 66) = 16
+    assert bind(module, k, profile=H200) == {"units(sm)": 132, "N": 1024, "SMS": 132, "PER_SM": 8}
+    assert bind(module, k, profile=A100)["SMS"] == 108 and bind(module, k, profile=A100)["PER_SM"] == 10
+    half = H200.with_knobs({"hierarchy.sm.count": "66"})
+    assert bind(module, k, profile=half)["SMS"] == 66 and bind(module, k, profile=half)["PER_SM"] == 16
+    # a given value replaces the default on any machine, and then needs none
+    assert bind(module, k, {"SMS": 5})["PER_SM"] == 205        # cdiv(1024, 5) = 205
+    assert profile_dependent(k) == {"SMS"} and profile_dependent(k, {"SMS": 5}) == set()
+    assert needs_machine(k) and not needs_machine(k, {"SMS": 5})
+
+
+def test_sip_counts_cubes_and_pes_up_the_hierarchy():
+    module = parse_file("kernels/sip_gemm.tile")
+    k = module.kernel()
+    assert profile_units(module, k, SIP) == {"units(cube)": 8, "units(pe)": 64}
+    env = bind(module, k, profile=SIP)
+    # PES_PER_CUBE = units(pe) / units(cube) = 64 / 8 = 8; PES = 8 x 8 = 64
+    assert (env["CUBES"], env["PES_PER_CUBE"], env["PES"]) == (8, 8, 64)
+    # 16 PEs a cube: units(pe) = 8 x 16 = 128, PES_PER_CUBE = 128 / 8 = 16, PES = 128
+    env = bind(module, k, profile=SIP.with_knobs({"hierarchy.pe.count": "16"}))
+    assert (env["CUBES"], env["PES_PER_CUBE"], env["PES"]) == (8, 16, 128)
+    # 16 cubes of 8: units(cube) = 16, units(pe) = 16 x 8 = 128, PES_PER_CUBE = 8
+    env = bind(module, k, profile=SIP.with_knobs({"hierarchy.cube.count": "16"}))
+    assert (env["CUBES"], env["PES_PER_CUBE"], env["PES"]) == (16, 8, 128)
+
+
+def test_without_a_profile_or_on_one_without_the_level_it_is_refused_by_name():
+    module = parse_file("kernels/sip_gemm.tile")
+    with pytest.raises(TfxError) as info:
+        bind(module, module.kernel())
+    assert info.value.message == "units(cube) is a count of the hardware profile: it needs a profile (--hw PROFILE)"
+    with pytest.raises(TfxError) as info:
+        bind(module, module.kernel(), profile=H200)
+    assert info.value.headline() == (
+        "kernels/sip_gemm.tile:20:15: error: units(cube): 'cube' is not a hierarchy level of "
+        "hardware profile h200_sxm (it has: device, sm, warp, thread)")
+
+
+# ------------------------------------------------------------------ analysis, explore, sensitivity
+
+def test_persistent_gemm_launches_one_cta_an_sm_of_the_profile():
+    module = parse_file("kernels/persistent_gemm.tile")
+    # TILES = (8192 / 128) x (8192 / 256) = 2,048; CTAS = min(NUM_SMS, TILES)
+    a = analyze(module, None, A100)
+    assert (a.params["NUM_SMS"], a.params["CTAS"]) == (108, 108)
+    assert a.units == {"units(sm)": 108} and "units(sm)" not in a.params
+    assert a.to_json()["units"] == {"units(sm)": 108}
+    b = analyze(module, None, H200)
+    assert (b.params["NUM_SMS"], b.params["CTAS"]) == (132, 132)
+    # the same launch pinned to 132 CTAs on the A100's 108 SMs runs a second wave of 24
+    pinned = analyze(module, None, A100, params={"NUM_SMS": 132})
+    assert pinned.params["CTAS"] == 132 and pinned.units == {"units(sm)": 108}
+    assert a.metrics["performance.predicted_ns"] < pinned.metrics["performance.predicted_ns"]
+    # a kernel that counts nothing says nothing of it
+    gemm = analyze(parse_file("kernels/gemm.tile"), None, H200)
+    assert gemm.units == {} and "units" not in gemm.to_json()
+
+
+def test_explore_leaves_the_machine_sized_parameter_to_the_knob_sweep():
+    module = parse_file("kernels/persistent_gemm.tile")
+    res = explore(module, None, H200, sweeps={"BM": [128]},
+                  knob_sweeps={"hierarchy.sm.count": ["66", "132"]})
+    by_knob = {r["knobs"]["hierarchy.sm.count"]: r["predicted_ns"] for r in res.top}
+    for sms in (66, 132):
+        alone = analyze(module, None, H200.with_knobs({"hierarchy.sm.count": str(sms)}), params={"BM": 128})
+        assert alone.params["CTAS"] == sms
+        assert by_knob[str(sms)] == pytest.approx(float(alone.metrics["performance.predicted_ns"]), rel=1e-12)
+    # its declared sweep {78, 114, 132} is not drawn by default: the machine answers it
+    res = explore(module, None, H200, sweeps=None, fixed={"M": 8192, "N": 8192, "K": 8192, "BM": 128,
+                                                          "BN": 256, "BK": 64, "WARPS": 8})
+    assert "NUM_SMS" not in res.top[0]["params"]
+
+
+def test_sensitivity_prices_a_doubled_chip_as_a_kernel_built_for_it():
+    """sip_gemm at its defaults (M = N = K = 4096, 128 x 128 tiles: 32 x 32 = 1,024 tiles): on
+    8 x 8 PEs each runs 1,024 / 64 = 16 tiles; with hierarchy.cube.count doubled, 16 cubes of
+    8 PEs, 1,024 / 128 = 8. The table's doubled entry is that kernel's own analysis on the
+    doubled profile (when the kernel wrote `let CUBES = 8` it was the base time, +0.0%)."""
+    module = parse_file("kernels/sip_gemm.tile")
+    sens = sensitivity(module, module.kernel(), SIP, {})
+    entry = next(e for e in sens["ranking"] if e["knob"] == "hierarchy.cube.count")
+    doubled = analyze(module, None, SIP.with_knobs({"hierarchy.cube.count": "16"}))
+    assert doubled.params["PES"] == 128 and doubled.params["TILES"] == 1024
+    assert entry["doubled"]["predicted_ns"] == pytest.approx(float(doubled.metrics["performance.predicted_ns"]), rel=1e-12)
+    assert entry["doubled"]["predicted_ns"] < sens["baseline"]["predicted_ns"]
+
+
+# ------------------------------------------------------------------ the command line
+
+def test_check_without_hw_says_the_shapes_wait_for_a_profile(capsys):
+    path = "kernels/persistent_gemm.tile"
+    assert main(["check", path]) == 0
+    assert capsys.readouterr().out == (
+        f"{path}: ok (1 kernel: persistent_gemm); shapes of persistent_gemm not checked: units(sm) "
+        "is a count of the hardware profile (add --hw PROFILE)\n")
+    assert main(["check", path, "--hw", "a100_sxm"]) == 0
+    assert capsys.readouterr().out == f"{path}: ok (1 kernel: persistent_gemm)\n"
+    # a given NUM_SMS needs no machine: the shapes are checked
+    assert main(["check", path, "--set", "NUM_SMS=8"]) == 0
+    assert capsys.readouterr().out == f"{path}: ok (1 kernel: persistent_gemm)\n"
+
+
+def test_run_takes_the_counts_of_the_chip_the_kernel_names(capsys):
+    sizes = ["--set", "M=64", "--set", "N=64", "--set", "K=64", "--set", "TM=32", "--set", "TN=64",
+             "--set", "TK=32"]
+    assert main(["run", "kernels/sip_gemm.tile", *sizes, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # no --hw: h200_sxm has no cube, sip (the first shipped profile with cube and pe) is taken
+    assert out["hw"] == "sip" and out["units"] == {"units(cube)": 8, "units(pe)": 64}
+    assert "units(cube)" not in out["parameters"]
+    assert main(["run", "kernels/sip_gemm.tile", *sizes, "--hw", "h200_sxm"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == (
+        "kernels/sip_gemm.tile:20:15: error: units(cube): 'cube' is not a hierarchy level of "
+        "hardware profile h200_sxm (it has: device, sm, warp, thread)")
+    assert "Traceback" not in err
