@@ -197,3 +197,23 @@ def test_run_takes_the_counts_of_the_chip_the_kernel_names(capsys):
         "kernels/sip_gemm.tile:20:15: error: units(cube): 'cube' is not a hierarchy level of "
         "hardware profile h200_sxm (it has: device, sm, warp, thread)")
     assert "Traceback" not in err
+
+
+# ------------------------------------------------------------------ the explorer
+
+def test_a_knob_in_the_explorer_resizes_the_kernel_and_its_run_check():
+    """The explorer's worker (tfx.tui.core): hierarchy.sm.count = 66 gives persistent_gemm
+    NUM_SMS = 66 and CTAS = min(66, 2,048) = 66; the run check (key c) runs the kernel on the
+    counts of the analysis the panes show, sip's 8 cubes of 8 PEs here."""
+    from tfx.tui.core import Job, run_check, run_job
+    out = run_job(Job(1, "kernels/persistent_gemm.tile", None, None, "h200_sxm", (("hierarchy.sm.count", "66"),)))
+    assert out.error is None
+    assert (out.analysis.params["NUM_SMS"], out.analysis.params["CTAS"]) == (66, 66)
+    assert out.analysis.units == {"units(sm)": 66}
+    sip = run_job(Job(2, "kernels/sip_gemm.tile", None, None, "sip"))
+    checked = run_check(("kernels/sip_gemm.tile", None, None, (), tuple(sip.analysis.units.items())))
+    assert checked["error"] is None and checked["pass"] is True
+    # without the counts the run cannot size sip's meshes, and says so in its one line
+    bare = run_check(("kernels/sip_gemm.tile", None, None, ()))
+    assert bare["error"] == ("kernels/sip_gemm.tile:20:15: error: units(cube) is a count of the hardware "
+                             "profile: it needs a profile (--hw PROFILE)")
