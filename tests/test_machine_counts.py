@@ -117,6 +117,20 @@ def test_without_a_profile_or_on_one_without_the_level_it_is_refused_by_name():
     assert info.value.headline() == (
         "kernels/sip_gemm.tile:20:15: error: units(cube): 'cube' is not a hierarchy level of "
         "hardware profile h200_sxm (it has: device, sm, warp, thread)")
+    # the way out: of the shipped profiles only sip has cubes (hw_profiles/sip.toml)
+    assert info.value.notes == ("sip has hierarchy level 'cube': --hw sip",)
+
+
+def test_a_gpu_kernel_on_sip_is_told_which_profiles_have_its_mesh():
+    """gemm.tile's `mesh cta` on sip (cube > pe): every shipped GPU profile has cta, the
+    default h200_sxm first, then by name; four are shown."""
+    from tfx.ir.levels import check_levels
+    module = parse_file("kernels/gemm.tile")
+    with pytest.raises(TfxError) as info:
+        check_levels(module, module.kernel(), SIP)
+    assert info.value.message == "mesh level 'cta' is not in hardware profile sip (it has: cube, pe)"
+    assert info.value.notes == ("h200_sxm, a100_40gb_hgx8, a100_hgx8, a100_sxm, ... have mesh level 'cta': "
+                                "--hw h200_sxm",)
 
 
 # ------------------------------------------------------------------ analysis, explore, sensitivity

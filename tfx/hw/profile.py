@@ -345,6 +345,22 @@ class Profile:
             current = hierarchy[current]["parent"]
         return total
 
+    def others_with(self, *, mesh: str | None = None, level: str | None = None) -> list[str]:
+        """The bundled profiles other than this one whose hierarchy has mesh ``mesh`` or level
+        ``level``: a refusal's way out (sip_gemm.tile on h200_sxm: ``sip``), the default
+        profile first."""
+        from tfx.bundled import DEFAULT_PROFILE
+        out = []
+        names = list_profiles()
+        for name in sorted(names, key=lambda n: n != DEFAULT_PROFILE):
+            other = load_profile(name)
+            if other.name == self.name:
+                continue
+            if (mesh is not None and mesh in other.mesh_levels()) or (
+                    level is not None and level in other.hierarchy_levels()):
+                out.append(name)
+        return out
+
     def mesh_levels(self) -> dict[str, str]:
         """``{mesh name: hierarchy level}``: ``{"cta": "sm", "warp": "warp", ...}``."""
         return {level["mesh"]: name for name, level in self._tree["hierarchy"].items()

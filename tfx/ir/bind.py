@@ -93,7 +93,8 @@ def profile_units(module: Module | None, kernel: Kernel, profile: Any = None,
         levels = [DEVICE_LEVEL, *profile.hierarchy_levels()]
         if level not in levels:
             raise _error(module, f"{key}: {level!r} is not a hierarchy level of hardware profile "
-                                 f"{profile.name} (it has: {', '.join(levels)})", loc)
+                                 f"{profile.name} (it has: {', '.join(levels)})", loc,
+                         way_out(profile, "level", level))
         out[key] = int(profile.units_of(level))
     return out
 
@@ -114,8 +115,20 @@ def bind_defaults(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> dic
     return bind(module, kernel, keep, units=env)
 
 
-def _error(module: Module | None, message: str, loc) -> TfxError:
-    return module.error(message, loc) if module is not None else TfxError(message, where=loc)
+def _error(module: Module | None, message: str, loc, notes=()) -> TfxError:
+    return module.error(message, loc, notes) if module is not None else TfxError(message, where=loc, notes=notes)
+
+
+def way_out(profile: Any, kind: str, name: str) -> tuple[str, ...]:
+    """The note of a refused level: the shipped profiles that have it (``profile.others_with``;
+    a profile without that method, a test's stand-in, gives none)."""
+    finder = getattr(profile, "others_with", None)
+    names = finder(**{kind: name}) if finder is not None else []
+    if not names:
+        return ()
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    what = "mesh level" if kind == "mesh" else "hierarchy level"
+    return (f"{shown} {'has' if len(names) == 1 else 'have'} {what} {name!r}: --hw {names[0]}",)
 
 
 def profile_dependent(kernel: Kernel, given: Mapping[str, Any] | set | None = None) -> set[str]:

@@ -53,9 +53,11 @@ def check_levels(module: Module, kernel: Kernel, profile: Any) -> None:
     profile_name = getattr(profile, "name", "the profile")
     for kind, level, loc, what in _level_uses(kernel):
         if kind == "mesh" and level not in meshes:
+            from tfx.ir.bind import way_out
             known = ", ".join(sorted(meshes))
             raise module.error(
-                f"mesh level {level!r} is not in hardware profile {profile_name} (it has: {known})", loc)
+                f"mesh level {level!r} is not in hardware profile {profile_name} (it has: {known})", loc,
+                way_out(profile, "mesh", level))
         if kind == "storage" and level not in storage:
             known = ", ".join(sorted(storage))
             raise module.error(
