@@ -55,13 +55,11 @@ def profile_for(path: Path) -> str:
     return "sip" if path.name.startswith("sip_") else "h200_sxm"
 
 
-def toggled(kernel) -> tuple[str, int, int]:
-    """(parameter, default, other value) of the keystroke for ``kernel``."""
-    env: dict = {}
-    for p in kernel.params:
-        env[p.name] = p.default.evaluate(env)
-    for let in kernel.lets:
-        env[let.name] = let.value.evaluate(env)
+def toggled(analysis) -> tuple[str, int, int]:
+    """(parameter, default, other value) of the keystroke for the analysis' kernel, under the
+    values it was analysed with (its parameters and lets, on its profile's counts)."""
+    kernel = analysis.kernel
+    env = {**analysis.units, **analysis.params}
     shapes = set(kernel.shape_parameters())
     swept = [p for p in kernel.params if p.sweep_domain is not None and p.name not in shapes]
     pick = next((p for p in swept if p.name == "STAGES"), swept[0] if swept else kernel.params[0])
@@ -85,7 +83,7 @@ async def measure(path: Path, kernel_name: str, keys: int, size: tuple[int, int]
         for key in ("2", "3", "6", "1"):           # mount the panes drawn from the analysis
             await pilot.press(key)
             await pilot.pause()
-        name, default, other = toggled(app.analysis.kernel)
+        name, default, other = toggled(app.analysis)
         for i in range(keys + 1):
             value = other if i % 2 == 0 else default
             c0, w0 = time.process_time(), time.perf_counter()
