@@ -407,3 +407,27 @@ def test_secondary_panes_mount_when_first_shown():
             assert app.pane_widget("timeline") is not None
             assert app.pane_widget("explore") is None
     run(go())
+
+
+def test_a_machine_sized_parameter_follows_the_sm_knob_in_the_params_table():
+    """persistent_gemm's NUM_SMS = units(sm): h200_sxm's 132, marked "hw" (the machine's, not
+    set); hierarchy.sm.count x2 (the hardware pane's first row) makes it 2 x 132 = 264."""
+    from tfx.bundled import bundled_kernel
+
+    async def go():
+        app = make_app(kernel=str(bundled_kernel("persistent_gemm.tile")))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            await pilot.pause()
+            table = app.query_one("#params-table")
+            assert table.get_row("NUM_SMS")[1:] == ["132", "hw"]
+            assert table.get_row("STAGES")[2] == ""
+            await pilot.press("6")
+            await pilot.pause()
+            await pilot.press("x")              # the first row is hierarchy.sm.count
+            await app.wait_for_generation()
+            await pilot.press("3")
+            await pilot.pause()
+            assert table.get_row("NUM_SMS")[1:] == ["264", "hw"]
+            assert app.analysis.params["CTAS"] == 264       # min(264, 2,048 tiles)
+    run(go())

@@ -173,9 +173,13 @@ class RooflinePane(Horizontal):
 
     def show(self, outcome, overrides: dict, measured: str | None = None) -> None:
         """The parameters (only changed cells are rewritten after an edit) and the text."""
+        from tfx.ir.bind import profile_dependent
         a = outcome.analysis
         table = self.query_one(ParamsTable)
-        rows = [(p.name, str(a.params.get(p.name)), "*" if p.name in overrides else "")
+        # "*": set by you; "hw": the machine's count (NUM_SMS = units(sm)), which a knob moves
+        machine = profile_dependent(a.kernel, overrides)
+        rows = [(p.name, str(a.params.get(p.name)),
+                 "*" if p.name in overrides else ("hw" if p.name in machine else ""))
                 for p in a.kernel.params]
         self._table_sync.show(table, PARAM_COLUMNS, (r[0] for r in rows), rows, labels={"set": ""})
         self.query_one(RooflineChartView).show(a)
