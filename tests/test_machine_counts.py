@@ -142,6 +142,9 @@ def test_persistent_gemm_launches_one_cta_an_sm_of_the_profile():
     assert (a.params["NUM_SMS"], a.params["CTAS"]) == (108, 108)
     assert a.units == {"units(sm)": 108} and "units(sm)" not in a.params
     assert a.to_json()["units"] == {"units(sm)": 108}
+    from tfx.present.analysis_report import parameters_line
+    assert parameters_line(a).endswith("NUM_SMS=108, TILES_M=64, TILES_N=32, TILES=2048, CTAS=108; "
+                                       "a100_sxm's units(sm)=108")
     b = analyze(module, None, H200)
     assert (b.params["NUM_SMS"], b.params["CTAS"]) == (132, 132)
     # the same launch pinned to 132 CTAs on the A100's 108 SMs runs a second wave of 24

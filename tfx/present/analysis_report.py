@@ -30,8 +30,14 @@ def inputs_line(a) -> str:
 
 
 def parameters_line(a) -> str:
+    """``M=8192, ..., CTAS=132``, then the machine's counts the kernel named, whose they are:
+    ``; h200_sxm's units(sm)=132`` (tfx run says them alike)."""
     from tfx.analysis.numbers import to_plain
-    return ", ".join(f"{k}={to_plain(v)}" for k, v in a.params.items())
+    line = ", ".join(f"{k}={to_plain(v)}" for k, v in a.params.items())
+    units = getattr(a, "units", None)
+    if units:
+        line += f"; {a.profile.name}'s " + ", ".join(f"{k}={to_plain(v)}" for k, v in units.items())
+    return line
 
 
 def roofline_line(a) -> str:
