@@ -169,6 +169,8 @@ def test_explore_leaves_the_machine_sized_parameter_to_the_knob_sweep():
     res = explore(module, None, H200, sweeps=None, fixed={"M": 8192, "N": 8192, "K": 8192, "BM": 128,
                                                           "BN": 256, "BK": 64, "WARPS": 8})
     assert "NUM_SMS" not in res.top[0]["params"]
+    # the current configuration says what analyze says: NUM_SMS 132, from h200_sxm's count
+    assert res.current["parameters"]["NUM_SMS"] == 132 and res.current["units"] == {"units(sm)": 132}
 
 
 def test_sensitivity_prices_a_doubled_chip_as_a_kernel_built_for_it():

@@ -262,6 +262,8 @@ def current_configuration(ctx: Context, module, kernel: Kernel, profile, fixed: 
     # 'parameters' as tfx analyze names them: every parameter of the analysis (a sweep row's
     # 'params' holds the swept ones only)
     out = {"parameters": {k: to_plain(v) for k, v in a.params.items()}, "knobs": dict(profile.knobs),
+           # the machine's counts the kernel named, as tfx analyze --json gives them
+           **({"units": {k: to_plain(v) for k, v in a.units.items()}} if a.units else {}),
            **a.headline_metrics(), "index": None, "sweep": None}
     watched = next((r.watched for r in results if r.watched is not None), None)
     if watched is None:
