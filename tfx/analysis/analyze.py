@@ -25,6 +25,7 @@ from tfx.errors import TfxError
 from tfx.hw.units import format_count, format_counted, format_exact_bytes, format_percent, format_time_ns
 from tfx.hw.units import format_times
 from tfx.ir.bind import bind, check_shapes, profile_units
+from tfx.ir.expr import units_level
 from tfx.ir.nodes import Kernel, Module, Window
 
 # The numbers a person reads first about one configuration, under their metric names: the
@@ -212,7 +213,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         raise TfxError(f"attr threads is {fewest} for some swept values; every configuration "
                        "needs at least 1 thread per CTA", where=attr_threads.loc)
     # an mma's shared-memory operands as its warps read them (tfx.analysis.mma_layout.shared_reads)
-    counter = Counter(module, kernel, env, operand_reads=mma_layout.shared_reads(profile, threads))
+    counter = Counter(module, kernel, env, operand_reads=mma_layout.shared_reads(profile, threads),
+                      profile=profile)
     root = counter.run()
     warnings: list[str] = []
 
@@ -385,7 +387,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     gap = None if vector else roofline_gap.attribute(launches, metrics["performance.predicted_ns"],
                                                      metrics["roofline.ideal_ns"], scope_roof.get(root.id))
     return Analysis(module=module, kernel=kernel, profile=profile,
-                    params={k: v for k, v in env.items() if k not in units}, units=units,
+                    params={k: v for k, v in env.items() if units_level(k) is None}, units=units,
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,

@@ -153,7 +153,10 @@ class ScopeNode:
 
 
 class Counter:
-    def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any], operand_reads=None):
+    def __init__(self, module: Module, kernel: Kernel, env: Mapping[str, Any], operand_reads=None,
+                 profile: Any = None):
+        # ``profile``: the machine whose counts a called kernel's defaults may name (units(sm))
+        self.profile = profile
         # ``operand_reads(node)``: an mma node's shared-memory reads as its warps issue them
         # (tfx.analysis.mma_layout.OperandReads), or None to keep A and B read once; given by
         # analyze() from the profile and the CTA's warps (mma_layout.shared_reads)
@@ -752,8 +755,8 @@ class Counter:
         from tfx.ir.bind import bind
         callee = self.module.kernel(op.callee)
         overrides = {n: self.ev(e, ctx) for n, e in op.bindings}
-        env = bind(self.module, callee, overrides, units=self.env)   # the caller's machine
-        sub = Counter(self.module, callee, env)
+        env = bind(self.module, callee, overrides, profile=self.profile, units=self.env)   # the caller's machine
+        sub = Counter(self.module, callee, env, profile=self.profile)
         sub_ctx = _Ctx(execs=ctx.execs, loops=ctx.loops, ranges={}, values={}, precision=ctx.precision,
                        units=dict(ctx.units), depth=ctx.depth + 1)
         sub._ids = self._ids

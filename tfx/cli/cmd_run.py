@@ -160,13 +160,12 @@ def run(args) -> int:
     from tfx.ir.bind import profile_units
     units = profile_units(module, kernel, profile)
     started = time.perf_counter()
-    result = execute(module, kernel, mine, seed=args.seed, dists=dists, units=units)
+    result = execute(module, kernel, mine, seed=args.seed, dists=dists, profile=profile)
     checks, against_label = [], None
     if other is not None:
         theirs = {n: v for n, v in overrides.items() if other.param(n) is not None}
         twin = execute(other_module, other, theirs, seed=args.seed, dists=dists,
-                       inputs={n: v for n, v in result.inputs.items()},
-                       units=profile_units(other_module, other, profile))
+                       inputs={n: v for n, v in result.inputs.items()}, profile=profile)
         rtol = derived_rtol(rounding_dtypes(module, kernel) | rounding_dtypes(other_module, other),
                             accumulation_terms(result.tensors, twin.tensors))
         checks = check_outputs(result, twin.outputs(), rtol)

@@ -21,7 +21,7 @@ from tfx.execute.check import OutputCheck, accumulation_terms, compare, derived_
 from tfx.execute.dtypes import round_to
 from tfx.execute.inputs import INPUT_ROLES, generate_inputs, tensor_shape
 from tfx.execute.interp import Interpreter
-from tfx.ir.bind import bind, check_shapes, profile_units
+from tfx.ir.bind import bind, check_shapes, module_units, profile_units
 from tfx.ir.nodes import Kernel, Module
 
 OUTPUT_ROLES = ("out", "inout")
@@ -79,7 +79,9 @@ def execute(module: Module, kernel: Kernel, overrides: Mapping[str, int] | None 
     (rounded to the tensor's dtype; shapes must match). A kernel that counts the machine
     (``units(pe)``) takes the counts from ``profile``, or ``units`` (tfx.ir.bind.profile_units)."""
     if units is None and profile is not None:
-        units = profile_units(module, kernel, profile)
+        # the kernel's own refusal first (a level the profile lacks), then every kernel's
+        # counts, so a called kernel binds on the same machine
+        units = {**module_units(module, profile), **profile_units(module, kernel, profile)}
     env, work = prepare(module, kernel, overrides, budget, units)
     tensors = generate_inputs(kernel, env, seed, dists)
     for name, value in (inputs or {}).items():

@@ -77,12 +77,13 @@ def units_used(module: Module | None, kernel: Kernel) -> dict[str, Any]:
 
 def profile_units(module: Module | None, kernel: Kernel, profile: Any = None,
                   units: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The environment's ``units(LEVEL)`` entries for the levels ``kernel`` counts: from
-    ``units`` where it has them, else ``profile.units_of(LEVEL)``; refused at the kernel's
+    """The environment's ``units(LEVEL)`` entries: every one ``units`` has, and those of the
+    levels ``kernel`` counts from ``profile.units_of(LEVEL)`` where ``units`` lacks them; refused at the kernel's
     first use of a level the profile lacks. Without a profile there are none: a default or let
     that names one is refused when evaluated (a kernel given NUM_SMS needs no machine)."""
     used = units_used(module, kernel)
-    out: dict[str, Any] = {}
+    # every count ``units`` carries stays: a kernel it calls binds on the same machine
+    out: dict[str, Any] = {k: v for k, v in (units or {}).items() if units_level(k) is not None}
     for level, loc in used.items():
         key = units_name(level)
         if units is not None and key in units:
@@ -96,6 +97,19 @@ def profile_units(module: Module | None, kernel: Kernel, profile: Any = None,
                                  f"{profile.name} (it has: {', '.join(levels)})", loc,
                          way_out(profile, "level", level))
         out[key] = int(profile.units_of(level))
+    return out
+
+
+def module_units(module: Module, profile: Any) -> dict[str, Any]:
+    """The ``units(...)`` entries of every kernel of ``module`` on ``profile`` (levels it lacks
+    left out: a kernel that is not run is not refused): what an execution whose kernels call one
+    another binds with, each callee on the caller's machine."""
+    out: dict[str, Any] = {}
+    levels = {DEVICE_LEVEL, *profile.hierarchy_levels()}
+    for k in module.kernels:
+        for level in units_used(module, k):
+            if level in levels:
+                out[units_name(level)] = int(profile.units_of(level))
     return out
 
 
