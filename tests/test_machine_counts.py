@@ -292,3 +292,23 @@ def test_a_called_kernel_counts_the_callers_machine():
                         accumulation_terms(result.tensors))
     (check,) = check_outputs(result, {"Y": 2 * (x @ w)}, rtol)
     assert check.passed, check
+
+
+def test_validate_prices_a_row_on_its_profiles_count(tmp_path):
+    """A measurements row that leaves NUM_SMS empty is persistent_gemm as launched on that
+    row's machine: 108 CTAs on a100_sxm, 132 on h200_sxm (the same shape and tiles)."""
+    from tfx.analysis.measured import Predictor, read_measurements
+    from tfx.bundled import bundled_kernel
+    kernel = bundled_kernel("persistent_gemm.tile")
+    csv = tmp_path / "m.csv"
+    csv.write_text("kernel,profile,measured_ms,M,N,K,NUM_SMS\n"
+                   f"{kernel},a100_sxm,1.0,4096,4096,4096,\n"
+                   f"{kernel},h200_sxm,1.0,4096,4096,4096,\n")
+    rows = read_measurements(csv)
+    assert [r.params for r in rows] == [{"M": 4096, "N": 4096, "K": 4096}] * 2
+    got = [c.predicted_ms for c in Predictor().compare(rows)]
+    module = parse_file(kernel)
+    for hw, ms in zip((A100, H200), got):
+        a = analyze(module, None, hw, params={"M": 4096, "N": 4096, "K": 4096})
+        assert a.params["CTAS"] == {"a100_sxm": 108, "h200_sxm": 132}[hw.name]
+        assert ms == pytest.approx(float(a.metrics["performance.predicted_ns"]) / 1e6, rel=1e-12)
