@@ -312,3 +312,13 @@ def test_validate_prices_a_row_on_its_profiles_count(tmp_path):
         a = analyze(module, None, hw, params={"M": 4096, "N": 4096, "K": 4096})
         assert a.params["CTAS"] == {"a100_sxm": 108, "h200_sxm": 132}[hw.name]
         assert ms == pytest.approx(float(a.metrics["performance.predicted_ns"]) / 1e6, rel=1e-12)
+
+
+def test_diff_says_each_sides_counts(capsys):
+    """persistent_gemm on h200_sxm against a100_sxm: the parameters differ only by the
+    machine (NUM_SMS and CTAS 132 against 108), and each side says whose count it is."""
+    path = "kernels/persistent_gemm.tile"
+    assert main(["diff", path, path, "--hw", "h200_sxm", "--hw-b", "a100_sxm"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].endswith("NUM_SMS=132, TILES_M=64, TILES_N=32, TILES=2048, CTAS=132; h200_sxm's units(sm)=132")
+    assert lines[3].endswith("NUM_SMS=108, TILES_M=64, TILES_N=32, TILES=2048, CTAS=108; a100_sxm's units(sm)=108")

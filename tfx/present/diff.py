@@ -68,7 +68,12 @@ def _side(r: dict) -> str:
 
 
 def _parameters(r: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in (r.get("parameters") or {}).items())
+    """As the analysis' parameters line: the kernel's names, then the machine's counts it named
+    and whose they are (``; a100_sxm's units(sm)=108``)."""
+    line = ", ".join(f"{k}={v}" for k, v in (r.get("parameters") or {}).items())
+    if r.get("units"):
+        line += f"; {r.get('profile')}'s " + ", ".join(f"{k}={v}" for k, v in r["units"].items())
+    return line
 
 
 def header(a: dict, b: dict) -> list[str]:
