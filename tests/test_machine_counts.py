@@ -322,3 +322,18 @@ def test_diff_says_each_sides_counts(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].endswith("NUM_SMS=132, TILES_M=64, TILES_N=32, TILES=2048, CTAS=132; h200_sxm's units(sm)=132")
     assert lines[3].endswith("NUM_SMS=108, TILES_M=64, TILES_N=32, TILES=2048, CTAS=108; a100_sxm's units(sm)=108")
+
+
+def test_open_refuses_a_level_the_profile_lacks_before_the_screen(capsys):
+    """tfx open kernels/sip_gemm.tile on the default h200_sxm: the refusal analyze gives (its
+    line, caret and way out), before any frame; it drew the screen and then printed the bare
+    headline."""
+    assert main(["open", "kernels/sip_gemm.tile"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        "kernels/sip_gemm.tile:20:15: error: units(cube): 'cube' is not a hierarchy level of hardware "
+        "profile h200_sxm (it has: device, sm, warp, thread)",
+        "    let CUBES = units(cube)",
+        "                ^",
+        "  note: sip has hierarchy level 'cube': --hw sip"]
