@@ -337,3 +337,15 @@ def test_open_refuses_a_level_the_profile_lacks_before_the_screen(capsys):
         "    let CUBES = units(cube)",
         "                ^",
         "  note: sip has hierarchy level 'cube': --hw sip"]
+
+
+def test_hw_show_lists_what_units_reads(capsys):
+    """sip: cube 8 a device, pe 8 x 8 = 64 (16 PEs a cube under the knob: 8 x 16 = 128);
+    h200_sxm: sm 132, warp 132 x 64 = 8,448 (hierarchy.warp.count 64 a SM), thread 8,448 x 32
+    = 270,336."""
+    assert main(["hw", "show", "sip"]) == 0
+    assert "units a device (a kernel's units(LEVEL)): cube 8, pe 64\n" in capsys.readouterr().out
+    assert main(["hw", "show", "sip", "--knob", "hierarchy.pe.count=16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["units"] == {"units(cube)": 8, "units(pe)": 128}
+    assert main(["hw", "show", "h200_sxm"]) == 0
+    assert "units a device (a kernel's units(LEVEL)): sm 132, warp 8,448, thread 270,336\n" in capsys.readouterr().out

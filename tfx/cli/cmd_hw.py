@@ -16,6 +16,7 @@ import sys
 from tfx.cli.common import emit_json, output_width, parse_assignments
 from tfx.errors import TfxError
 from tfx.hw import Fact, list_profiles, load_profile
+from tfx.hw.units import format_count
 from tfx.present import formatting as fmt
 
 # Table width when stdout is not a terminal (pipes, tests): wide enough that
@@ -101,10 +102,13 @@ def _show(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile, knobs=knobs, option="tfx hw show")
     from tfx.hw.attainable import attainable_bandwidth
     attainable = attainable_bandwidth(profile) if profile.kind == "gpu" else None
+    # what a kernel's units(LEVEL) reads on this profile: units a device, not a parent
+    units = {level: profile.units_of(level) for level in profile.hierarchy_levels()}
     if args.json:
         out = profile.to_json()
         if attainable is not None:
             out["attainable_bandwidth"] = attainable.to_json()
+        out["units"] = {f"units({level})": n for level, n in units.items()}
         emit_json(out)
         return 0
 
@@ -115,6 +119,8 @@ def _show(args: argparse.Namespace) -> int:
     console.print(Text(f"{profile.name}  ({profile.kind})", style="bold"))
     console.print(Text(profile.description))
     console.print(Text(f"file: {profile.source_path}", style="dim"))
+    console.print(Text("units a device (a kernel's units(LEVEL)): "
+                       + ", ".join(f"{level} {format_count(n)}" for level, n in units.items())))
     if attainable is not None:
         console.print(Text(attainable.statement()))
     for path, text in profile.knobs.items():
