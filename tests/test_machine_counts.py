@@ -349,3 +349,16 @@ def test_hw_show_lists_what_units_reads(capsys):
     assert json.loads(capsys.readouterr().out)["units"] == {"units(cube)": 8, "units(pe)": 128}
     assert main(["hw", "show", "h200_sxm"]) == 0
     assert "units a device (a kernel's units(LEVEL)): sm 132, warp 8,448, thread 270,336\n" in capsys.readouterr().out
+
+
+def test_the_model_prices_sips_kernels_on_the_knobbed_chip(capsys):
+    """tfx model latency on sip prices its GEMMs with sip_gemm and its decode attention with
+    sip_decode_attention, both sized by units(cube) and units(pe): with hierarchy.cube.count
+    16 both stages get faster (they were priced on 8 cubes whatever the knob said: the same
+    1.42 ms with and without it)."""
+    def latency(*knob):
+        assert main(["model", "latency", "--model", "llama3.2-1b", "--hw", "sip", *knob, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+    base = latency()
+    wide = latency("--knob", "hierarchy.cube.count=16")
+    assert wide["ffn_ns"] < base["ffn_ns"] and wide["attention_ns"] < base["attention_ns"]
