@@ -87,6 +87,8 @@ def test_shape_params_are_the_tensor_extents():
     assert shape_params(kernel("gqa_decode")) == {"B", "HQ", "HKV", "SKV", "D"}
     assert default_sweep(kernel("gqa_decode")) == ("SPLITS", "BLOCK_N", "WARPS", "STAGES")
     assert "I" in shape_params(kernel("moe_w4a16"))
+    # persistent_gemm's NUM_SMS = units(sm) follows the machine, unticked as tfx explore leaves it
+    assert default_sweep(kernel("persistent_gemm")) == ("BM", "BN", "BK", "WARPS", "STAGES")
 
 
 def test_explore_point_matches_the_sweep():

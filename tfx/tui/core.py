@@ -429,9 +429,12 @@ def sweepable(kernel) -> list[str]:
 
 
 def default_sweep(kernel) -> tuple[str, ...]:
-    """The tile parameters: every declared domain except the problem's shape."""
-    shapes = shape_params(kernel)
-    return tuple(n for n in sweepable(kernel) if n not in shapes)
+    """The tile parameters: every declared domain except the problem's shape and a parameter
+    the machine sizes (NUM_SMS = units(sm): it follows the profile's knobs), as tfx explore
+    leaves them unswept (tfx.explore.space.build_space)."""
+    from tfx.ir.bind import profile_dependent
+    leave = shape_params(kernel) | profile_dependent(kernel)
+    return tuple(n for n in sweepable(kernel) if n not in leave)
 
 
 @dataclass(frozen=True)
