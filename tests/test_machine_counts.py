@@ -23,6 +23,8 @@ from tfx.ir.bind import bind, needs_machine, profile_dependent, profile_units
 from tfx.ir.expr import Name
 from tfx.lang import parse_file, parse_text, print_kernel
 
+from tests.test_lang_call_value import GEMM as _CALL_GEMM, STEP as _CALL_STEP
+
 H200 = load_profile("h200_sxm")
 A100 = load_profile("a100_sxm")
 SIP = load_profile("sip")
@@ -240,55 +242,40 @@ def test_a_knob_in_the_explorer_resizes_the_kernel_and_its_run_check():
 
 # ------------------------------------------------------------------ a called kernel
 
-CALLS = """kernel inner {
+# test_lang_call_value's GEMM, whose k-step kernel repeats its mma REPS = units(sm) / 66 times
+CALLS = """kernel k_step {
   param BM = 64
+  param BN = 64
+  param BK = 32
   param REPS = units(sm) / 66
-  tensor A : bf16[BM, 32] @smem in
-  tensor B : bf16[32, 64] @smem in
-  tensor ACC : f32[BM, 64] @rmem in
+  tensor A : bf16[BM, BK] @smem in
+  tensor B : bf16[BK, BN] @smem in
+  tensor ACC : f32[BM, BN] @rmem in
   %acc = load ACC[:, :] -> rmem
   loop r = 0 to REPS carry(%acc) capture(A, B) {
     %acc = mma A[:, :], B[:, :], %acc
   }
   return %acc
 }
-
-kernel outer {
-  param M = 256
-  param N = 256
-  param K = 256
-  param TM = 64
-  tensor X : bf16[M, K] @gmem in
-  tensor W : bf16[K, N] @gmem in
-  tensor Y : f32[M, N] @gmem out
-  mesh cta[M / TM, N / 64] as (pm, pn) capture(X, W, Y) {
-    %acc = zeros f32[TM, 64] @rmem
-    loop k = 0 to K / 32 carry(%acc) capture(X, W, pm, pn) {
-      %x = load X[pm * TM : TM, k * 32 : 32] -> smem
-      %w = load W[k * 32 : 32, pn * 64 : 64] -> smem
-      %acc = call inner(%x, %w, %acc) with (BM = TM)
-    }
-    store %acc -> Y[pm * TM : TM, pn * 64 : 64]
-  }
-}
-"""
+""" + _CALL_GEMM[len(_CALL_STEP):]
 
 
 def test_a_called_kernel_counts_the_callers_machine():
-    """outer names no count; the inner kernel it calls repeats its mma REPS = units(sm) / 66
+    """gemm names no count; the k_step kernel it calls repeats its mma REPS = units(sm) / 66
     times: 132 / 66 = 2 on h200_sxm, 108 / 66 = 1 on a100_sxm. A call's mma is 2 x 64 x 64 x 32
-    = 262,144 flop; outer calls it (256 / 64) x (256 / 64) = 16 CTAs x 256 / 32 = 8 trips:
+    = 262,144 flop; gemm (M = N = K = 256, TM = 64) calls it (256 / 64) x (256 / 64) = 16 CTAs
+    x 256 / 32 = 8 trips:
     16 x 8 x 262,144 = 33,554,432 flop a repetition. Run on h200_sxm, Y = 2 x X @ W."""
     import numpy as np
 
     from tfx.execute import accumulation_terms, check_outputs, derived_rtol, execute, rounding_dtypes
     module = parse_text(CALLS, "calls.tile")
-    flops = {hw.name: analyze(module, "outer", hw).metrics["compute-cost.flops.bf16.total"] for hw in (H200, A100)}
+    flops = {hw.name: analyze(module, "gemm", hw).metrics["compute-cost.flops.bf16.total"] for hw in (H200, A100)}
     assert flops == {"h200_sxm": 2 * 33_554_432, "a100_sxm": 33_554_432}
-    result = execute(module, module.kernel("outer"), {}, profile=H200)
+    result = execute(module, module.kernel("gemm"), {}, profile=H200)
     x = result.inputs["X"].astype(np.float64)
     w = result.inputs["W"].astype(np.float64)
-    rtol = derived_rtol(rounding_dtypes(module, module.kernel("outer")) | rounding_dtypes(module, module.kernel("inner")),
+    rtol = derived_rtol(rounding_dtypes(module, module.kernel("gemm")) | rounding_dtypes(module, module.kernel("k_step")),
                         accumulation_terms(result.tensors))
     (check,) = check_outputs(result, {"Y": 2 * (x @ w)}, rtol)
     assert check.passed, check

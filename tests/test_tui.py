@@ -80,6 +80,16 @@ def test_knob_double_gmem_bandwidth_keeps_bytes():
     run(go())
 
 
+async def double_sm_count(app, pilot) -> None:
+    """hierarchy.sm.count x2 from the hardware pane (its first row), back on the roofline pane."""
+    await pilot.press("6")
+    await pilot.pause()
+    await pilot.press("x")
+    await app.wait_for_generation()
+    await pilot.press("3")
+    await pilot.pause()
+
+
 def test_knob_double_sm_count_halves_compute_roofline():
     """hierarchy.sm.count x2: the compute roofline halves.
 
@@ -91,12 +101,7 @@ def test_knob_double_sm_count_halves_compute_roofline():
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("6")
-            await pilot.pause()
-            await pilot.press("x")              # the first row is hierarchy.sm.count
-            await app.wait_for_generation()
-            await pilot.press("3")
-            await pilot.pause()
+            await double_sm_count(app, pilot)
             expect = math.ceil(2 * 4096 ** 3 / (4096 * 264 * 1.98) + 4096 ** 2 / (256 * 264 * 1.98))
             assert expect == 64318
             assert app.analysis.metrics["roofline.compute_ns"] == expect
@@ -422,12 +427,7 @@ def test_a_machine_sized_parameter_follows_the_sm_knob_in_the_params_table():
             table = app.query_one("#params-table")
             assert table.get_row("NUM_SMS")[1:] == ["132", "hw"]
             assert table.get_row("STAGES")[2] == ""
-            await pilot.press("6")
-            await pilot.pause()
-            await pilot.press("x")              # the first row is hierarchy.sm.count
-            await app.wait_for_generation()
-            await pilot.press("3")
-            await pilot.pause()
+            await double_sm_count(app, pilot)
             assert table.get_row("NUM_SMS")[1:] == ["264", "hw"]
             assert app.analysis.params["CTAS"] == 264       # min(264, 2,048 tiles)
     run(go())
