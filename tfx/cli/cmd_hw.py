@@ -17,6 +17,7 @@ from tfx.cli.common import emit_json, output_width, parse_assignments
 from tfx.errors import TfxError
 from tfx.hw import Fact, list_profiles, load_profile
 from tfx.hw.units import format_count
+from tfx.ir.expr import units_name
 from tfx.present import formatting as fmt
 
 # Table width when stdout is not a terminal (pipes, tests): wide enough that
@@ -108,7 +109,7 @@ def _show(args: argparse.Namespace) -> int:
         out = profile.to_json()
         if attainable is not None:
             out["attainable_bandwidth"] = attainable.to_json()
-        out["units"] = {f"units({level})": n for level, n in units.items()}
+        out["units"] = {units_name(level): n for level, n in units.items()}
         emit_json(out)
         return 0
 

@@ -119,7 +119,7 @@ def _machine(hw: str | None, kernels):
         return load_profile(hw, option="--hw")
     from tfx.hw.profile import shipped_profile_with
     # none has them: the default's refusal names the levels it has
-    return shipped_profile_with(levels, DEFAULT_PROFILE) or load_profile(DEFAULT_PROFILE)
+    return shipped_profile_with(levels) or load_profile(DEFAULT_PROFILE)
 
 
 def _index(idx) -> str:
@@ -229,8 +229,7 @@ def _same_tensors(kernel, other, module) -> None:
 def _print_text(args, kernel, result, checks, against_label, seconds, dists=None, units=None,
                 profile=None) -> None:
     params = ", ".join(f"{n}={v}" for n, v in result.params.items())
-    if units:
-        params += f"; {profile.name}'s " + ", ".join(f"{n}={v}" for n, v in units.items())
+    params += fmt.machine_counts(profile.name if profile is not None else "", units)
     drawn = f" ({', '.join(f'{n} {d}' for n, d in dists.items())})" if dists else ""
     say(f"{args.file}: {kernel.name} ({params}), seed {args.seed}{drawn}: "
           f"{result.work.describe()}; ran in {fmt.ns(seconds * 1e9)}")

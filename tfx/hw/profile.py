@@ -62,16 +62,21 @@ def list_profiles() -> list[str]:
     return sorted(p.stem for p in profiles_dir().glob(f"*{PROFILE_SUFFIX}"))
 
 
-def shipped_profile_with(levels, first: str = "h200_sxm") -> "Profile | None":
+def _bundled_default_first() -> Iterable[tuple[str, "Profile"]]:
+    """(name, profile) of every bundled profile, loaded, the default (tfx.bundled's
+    DEFAULT_PROFILE) first and the rest by name: the order a profile is offered in where the
+    user named none."""
+    from tfx.bundled import DEFAULT_PROFILE
+    for name in sorted(list_profiles(), key=lambda n: n != DEFAULT_PROFILE):
+        yield name, load_profile(name)
+
+
+def shipped_profile_with(levels) -> "Profile | None":
     """The bundled profile whose hierarchy has every level of ``levels`` (``{"cube", "pe"}``):
-    ``first`` when it has them, else the first by name; None when none has. What a kernel
+    the default when it has them, else the first by name; None when none has. What a kernel
     that counts the machine (``units(cube)``) runs on where no profile was named (tfx run)."""
     wanted = set(levels)
-    for name in [first, *list_profiles()]:
-        profile = load_profile(name)
-        if wanted <= {DEVICE, *profile.hierarchy_levels()}:
-            return profile
-    return None
+    return next((p for _, p in _bundled_default_first() if wanted <= {DEVICE, *p.hierarchy_levels()}), None)
 
 
 def _display_path(path: Path) -> str:
@@ -349,17 +354,9 @@ class Profile:
         """The bundled profiles other than this one whose hierarchy has mesh ``mesh`` or level
         ``level``: a refusal's way out (sip_gemm.tile on h200_sxm: ``sip``), the default
         profile first."""
-        from tfx.bundled import DEFAULT_PROFILE
-        out = []
-        names = list_profiles()
-        for name in sorted(names, key=lambda n: n != DEFAULT_PROFILE):
-            other = load_profile(name)
-            if other.name == self.name:
-                continue
-            if (mesh is not None and mesh in other.mesh_levels()) or (
-                    level is not None and level in other.hierarchy_levels()):
-                out.append(name)
-        return out
+        return [name for name, other in _bundled_default_first() if other.name != self.name and (
+            (mesh is not None and mesh in other.mesh_levels())
+            or (level is not None and level in other.hierarchy_levels()))]
 
     def mesh_levels(self) -> dict[str, str]:
         """``{mesh name: hierarchy level}``: ``{"cta": "sm", "warp": "warp", ...}``."""

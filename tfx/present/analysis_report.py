@@ -33,11 +33,9 @@ def parameters_line(a) -> str:
     """``M=8192, ..., CTAS=132``, then the machine's counts the kernel named, whose they are:
     ``; h200_sxm's units(sm)=132`` (tfx run says them alike)."""
     from tfx.analysis.numbers import to_plain
-    line = ", ".join(f"{k}={to_plain(v)}" for k, v in a.params.items())
-    units = getattr(a, "units", None)
-    if units:
-        line += f"; {a.profile.name}'s " + ", ".join(f"{k}={to_plain(v)}" for k, v in units.items())
-    return line
+    units = {k: to_plain(v) for k, v in (getattr(a, "units", None) or {}).items()}
+    return (", ".join(f"{k}={to_plain(v)}" for k, v in a.params.items())
+            + fmt.machine_counts(a.profile.name, units))
 
 
 def roofline_line(a) -> str:

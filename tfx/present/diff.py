@@ -70,10 +70,8 @@ def _side(r: dict) -> str:
 def _parameters(r: dict) -> str:
     """As the analysis' parameters line: the kernel's names, then the machine's counts it named
     and whose they are (``; a100_sxm's units(sm)=108``)."""
-    line = ", ".join(f"{k}={v}" for k, v in (r.get("parameters") or {}).items())
-    if r.get("units"):
-        line += f"; {r.get('profile')}'s " + ", ".join(f"{k}={v}" for k, v in r["units"].items())
-    return line
+    return (", ".join(f"{k}={v}" for k, v in (r.get("parameters") or {}).items())
+            + fmt.machine_counts(r.get("profile"), r.get("units")))
 
 
 def header(a: dict, b: dict) -> list[str]:

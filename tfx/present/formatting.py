@@ -41,6 +41,15 @@ def with_knobs(knobs) -> str:
     return f" with {', '.join(f'{k}={v}' for k, v in knobs.items())}" if knobs else ""
 
 
+def machine_counts(profile_name: str, units) -> str:
+    """The machine's counts a kernel named, after its parameters, and whose they are:
+    ``"sip", {"units(cube)": 8, "units(pe)": 64}`` -> ``"; sip's units(cube)=8, units(pe)=64"``;
+    '' for none (analyze's and simulate's parameters line, diff's sides, tfx run)."""
+    if not units:
+        return ""
+    return f"; {profile_name}'s " + ", ".join(f"{k}={v}" for k, v in units.items())
+
+
 def compiled_as(codegen: str | None) -> str:
     """The code generator a header names after the profile (and its knobs): ``"triton"`` ->
     ``", compiled as triton"``; '' for None (a tiled profile: its own tool chain's kernels).
