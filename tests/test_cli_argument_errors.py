@@ -39,7 +39,7 @@ CASES = [
      "--knob hbm.bandwidth: error: a factor must be a finite number > 0, found 'x0'"),
     (["analyze", GEMM, "--knob", "qqq=1"], "--knob qqq: error: unknown fact in profile h200_sxm"),
     # sweeps (tfx.explore.space)
-    (["explore", GEMM, "--sweep", "BM"], "--sweep: error: expected NAME=VALUES, found 'BM'"),
+    (["explore", GEMM, "--sweep", "BM="], "--sweep: error: expected NAME=VALUES, or NAME for its declared sweep, found 'BM='"),
     (["explore", GEMM, "--sweep", "BM=64,x"], "--sweep BM: error: expected an integer, found 'x'"),
     (["explore", GEMM, "--sweep", "BM=64,,128"],
      "--sweep BM: error: expected V1,V2,... without an empty value, found '64,,128'"),

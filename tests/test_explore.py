@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfx.errors import TfxError
+from tfx.explore.space import declared_sweeps
 from tfx.explore import (dominates, explore, pareto_2d, pareto_front, parse_knob_sweeps,
                          parse_sweeps, parse_values, top_k)
 from tfx.hw import load_profile
@@ -94,8 +95,11 @@ def test_parse_values():
             parse_values(bad)
     assert parse_sweeps(["BM=64,128", "STAGES=2..3"]) == {"BM": [64, 128], "STAGES": [2, 3]}
     assert parse_knob_sweeps(["hbm.bandwidth=x0.5,x1,x2"]) == {"hbm.bandwidth": ["x0.5", "x1", "x2"]}
-    with pytest.raises(TfxError):
-        parse_sweeps(["BM"])
+    # a bare name is its declared sweep, which build_space evaluates on the profile
+    assert parse_sweeps(["BM", "STAGES=2..3"]) == {"BM": None, "STAGES": [2, 3]}
+    for bad in ("BM=", "=64", "B M", "BM,BN"):
+        with pytest.raises(TfxError):
+            parse_sweeps([bad])
 
 
 def test_refusals():
@@ -259,9 +263,11 @@ def test_vectorized_equals_scalar(path):
     # process, so the old hash()-derived seed drew different samples on every CI run).
     rng = np.random.default_rng(zlib.crc32(Path(path).stem.encode()))
     sweeps = {}
+    # every declared sweep, on the profile's counts (persistent_gemm's NUM_SMS names units(sm))
+    declared = declared_sweeps(kernel, {}, profile, names=[prm.name for prm in kernel.params])
     for prm in kernel.params:
-        if prm.sweep_domain is not None:
-            vals = prm.sweep_domain.enumerate({})
+        if prm.name in declared:
+            vals = declared[prm.name]
             sweeps[prm.name] = sorted(rng.choice(vals, min(3, len(vals)), replace=False).tolist())
     r = explore(module, kernel, profile, sweeps=sweeps, keep_metrics=True, chunk_size=97)
     sample = rng.choice(r.configs, min(20, r.configs), replace=False)

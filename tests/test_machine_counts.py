@@ -73,9 +73,44 @@ def test_units_outside_a_default_or_let_is_refused_with_the_way_out():
     with pytest.raises(TfxError) as info:
         parse_text(src, "tiny.tile")
     assert info.value.message == (
-        "units(sm) is a count of the hardware profile, named only in a parameter's default or a "
-        "let: bind it to a let (let N = units(sm)) and use that in the extent of mesh cta")
+        "units(sm) is a count of the hardware profile, named only in a parameter's default, domain "
+        "or sweep, or a let: bind it to a let (let N = units(sm)) and use that in the extent of mesh cta")
     assert (info.value.where.line, info.value.where.col) == (7, 12)
+
+
+# A sweep of the machine's shares: SHARE's sweep names units(sm) and its default does not.
+SHARED = TINY.replace("  param SMS = units(sm) in 1..4096\n",
+                      "  param SMS = units(sm) in 1..4096\n"
+                      "  param SHARE = 8 in 1..units(sm) sweep {units(sm) / 4, units(sm) / 2, units(sm)}\n")
+
+
+def test_a_domain_or_sweep_names_the_count_and_is_bound_on_the_profile():
+    """SHARE = 8 in 1..units(sm) sweep {units(sm) / 4, units(sm) / 2, units(sm)}: h200_sxm's 132 SMs
+    give the sweep {132 / 4, 132 / 2, 132} = {33, 66, 132}; a100_sxm's 108 give {27, 54, 108}
+    (floor division); hierarchy.sm.count 66 gives {16, 33, 66}."""
+    from tfx.explore.space import declared_sweeps
+    module = parse_text(SHARED, "shared.tile")
+    k = module.kernel()
+    assert "  param SHARE = 8 in 1..units(sm) sweep {units(sm) / 4, units(sm) / 2, units(sm)}\n" in print_kernel(k)
+    assert parse_text(print_kernel(k), "again.tile") == module
+    for profile, want in ((H200, [33, 66, 132]), (A100, [27, 54, 108]),
+                          (H200.with_knobs({"hierarchy.sm.count": "66"}), [16, 33, 66])):
+        assert declared_sweeps(k, {}, profile, names=["SHARE"]) == {"SHARE": want}
+
+
+def test_a_domain_that_names_the_count_refuses_a_value_past_that_machine(tmp_path, capsys):
+    """SHARE's domain 1..units(sm): --set SHARE=120 is inside 1..132 on h200_sxm and outside 1..108
+    on a100_sxm; tfx check without --hw leaves the shapes to a profile (the domain needs units(sm))."""
+    path = tmp_path / "shared.tile"
+    path.write_text(SHARED)
+    assert main(["check", str(path), "--hw", "h200_sxm", "--set", "SHARE=120"]) == 0
+    assert main(["check", str(path), "--hw", "a100_sxm", "--set", "SHARE=120"]) == 2
+    assert "SHARE=120 is outside its declared domain 1..108" in capsys.readouterr().err
+    # without a profile, SMS given: the shapes are checked, SHARE's domain and sweep wait for the machine
+    capsys.readouterr()
+    assert main(["check", str(path), "--set", "SMS=5"]) == 0
+    assert capsys.readouterr().out == f"{path}: ok (1 kernel: tiny)\n"
+    assert main(["check", str(path), "--set", "SMS=5", "--set", "SHARE=120"]) == 0
 
 
 # ------------------------------------------------------------------ binding
@@ -349,3 +384,35 @@ def test_the_model_prices_sips_kernels_on_the_knobbed_chip(capsys):
     base = latency()
     wide = latency("--knob", "hierarchy.cube.count=16")
     assert wide["ffn_ns"] < base["ffn_ns"] and wide["attention_ns"] < base["attention_ns"]
+
+
+def test_a_bare_sweep_name_draws_the_declared_sweep_on_the_machine(capsys):
+    """persistent_gemm's NUM_SMS sweep {units(sm) / 4, units(sm) / 2, units(sm) * 3 / 4, units(sm)}:
+    --sweep NUM_SMS on a100_sxm (108 SMs) draws {27, 54, 81, 108}; on h200_sxm (132) {33, 66, 99,
+    132}. A parameter that declares neither a sweep nor a domain has nothing to draw."""
+    path = "kernels/persistent_gemm.tile"
+    for hw, want in (("a100_sxm", [27, 54, 81, 108]), ("h200_sxm", [33, 66, 99, 132])):
+        assert main(["explore", path, "--hw", hw, "--sweep", "NUM_SMS", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["space"]["params"] == {"NUM_SMS": want}
+    src = TINY.replace("param N = 1024 in 1..1048576", "param N = 1024")
+    with pytest.raises(TfxError) as info:
+        explore(parse_text(src, "tiny.tile"), None, H200, sweeps={"N": None})
+    assert info.value.message == "N declares no sweep or domain: give its values (N=64,128 or 2..6)"
+    assert str(info.value.where) == "--sweep N"
+
+
+def test_the_explore_pane_sweeps_a_ticked_machine_sized_parameter():
+    """Ticking NUM_SMS in the Explore pane sweeps its declared sweep on the pane's profile: h200_sxm's
+    {132 / 4, 132 / 2, 132 x 3 / 4, 132} = {33, 66, 99, 132}, four configurations (before, the pane
+    passed no values and build_space left the machine-sized parameter out: one configuration)."""
+    from pathlib import Path
+
+    from tfx.tui import core
+    path = "kernels/persistent_gemm.tile"
+    fixed = (("M", 8192), ("N", 8192), ("K", 8192), ("BM", 128), ("BN", 256), ("BK", 64), ("WARPS", 8),
+             ("STAGES", 3))
+    job = core.ExploreJob(path, Path(path).read_text(), "persistent_gemm", "h200_sxm", (), ("NUM_SMS",), fixed)
+    out = core.run_explore(job)
+    assert out.error is None and out.configs == 4
+    assert sorted(e["params"]["NUM_SMS"] for e in out.top) == [33, 66, 99, 132]

@@ -9,7 +9,7 @@
 
 Without ``--sweep`` every parameter with a declared domain (``param BM = 128 in {...}``)
 is swept, except those fixed with ``--set``. Values: ``64,128,256``, ``2..6``,
-``2..6:2``, ``16..256:x2``. See docs/explore.md.
+``2..6:2``, ``16..256:x2``; a bare ``--sweep NUM_SMS`` is its declared sweep. See docs/explore.md.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--knob", action="append", metavar="PATH=VALUE",
                    help="a fixed what-if change to the profile (repeatable)")
     p.add_argument("--sweep", action="append", metavar="P=VALUES",
-                   help="sweep parameter P: 64,128,256 or 2..6 or 2..6:2 or 16..256:x2 (repeatable)")
+                   help="sweep parameter P: 64,128,256 or 2..6 or 2..6:2 or 16..256:x2, or P alone for "
+                        "its declared sweep (repeatable)")
     p.add_argument("--knob-sweep", action="append", metavar="PATH=V1,V2",
                    help="sweep a knob: hbm.bandwidth=x0.5,x1,x2 (repeatable)")
     p.add_argument("--objective", metavar="A,B", default=None,

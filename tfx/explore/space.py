@@ -78,16 +78,17 @@ def parse_values(text: str, where: str = "--sweep") -> list[int]:
     return [v for v in out if not (v in seen or seen.add(v))]
 
 
-def parse_sweeps(items: list[str] | None, flag: str = "--sweep") -> dict[str, list[int]]:
-    """``["BM=64,128", "STAGES=2..6"]`` -> ``{"BM": [64, 128], "STAGES": [2, 3, 4, 5, 6]}``."""
-    out: dict[str, list[int]] = {}
+def parse_sweeps(items: list[str] | None, flag: str = "--sweep") -> dict[str, list[int] | None]:
+    """``["BM=64,128", "STAGES=2..6", "NUM_SMS"]`` -> ``{"BM": [64, 128], "STAGES": [2, 3, 4, 5, 6],
+    "NUM_SMS": None}``: a bare name is its declared sweep (``build_space`` evaluates it on the profile)."""
+    out: dict[str, list[int] | None] = {}
     for item in items or []:
         name, equals, values = (s.strip() for s in item.partition("="))
-        if not (name and equals and values):
-            raise argument_error(flag, "expected NAME=VALUES", found=item)
+        if not name or (equals and not values) or not (equals or name.isidentifier()):
+            raise argument_error(flag, "expected NAME=VALUES, or NAME for its declared sweep", found=item)
         if name in out:
             raise argument_error(flag, "given twice", name=name)
-        out[name] = parse_values(values, f"{flag} {name}")
+        out[name] = parse_values(values, f"{flag} {name}") if equals else None
     return out
 
 
@@ -217,32 +218,48 @@ class Space:
                 "configs": self.size}
 
 
-def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[str, int],
+def declared_sweeps(kernel, fixed: Mapping[str, int], profile, names=None) -> dict[str, list[int]]:
+    """Parameter -> the values of its declared sweep (its ``sweep``, else its domain), evaluated
+    under its defaults and ``fixed`` with ``profile``'s counts (a sweep may name them:
+    ``{units(sm) / 2, units(sm)}``), for ``names`` (None: every parameter that declares one except
+    ``fixed`` and those the machine sizes, ``tfx explore``'s default space). A sweep that cannot
+    be drawn from is refused at its declaration."""
+    from tfx.ir.bind import profile_dependent, profile_units, sweep_problem
+
+    env: dict[str, Any] = profile_units(None, kernel, profile)   # the machine's counts (units(sm))
+    for p in kernel.params:
+        env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
+    for let in kernel.lets:   # a domain may name any parameter or let (HQ in HKV..8192 step HKV)
+        env[let.name] = let.value.evaluate(env)
+    if names is None:
+        # a parameter the machine sizes (NUM_SMS = units(sm)) follows the profile and its knobs,
+        # as the launch on that machine would: swept only when asked for by name
+        machine = profile_dependent(kernel, fixed)
+        wanted = {p.name for p in kernel.params if p.name not in fixed and p.name not in machine}
+    else:
+        wanted = set(names)
+    chosen: dict[str, list[int]] = {}
+    for p in kernel.params:
+        sweep = p.sweep_domain
+        if sweep is not None and p.name in wanted:
+            problem = sweep_problem(p, env)
+            if problem is not None:
+                message, loc, notes = problem
+                raise TfxError(message, where=loc, notes=notes)
+            chosen[p.name] = sweep.enumerate(env)
+    return chosen
+
+
+def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Mapping[str, int],
                 knob_sweeps: Mapping[str, list[str]] | None, profile) -> Space:
     """The space of ``sweeps`` (None: every parameter's declared sweep, or its domain when it
-    declares none, except ``fixed`` and those the machine sizes) and ``knob_sweeps``."""
+    declares none, except ``fixed`` and those the machine sizes; a parameter given None: its
+    declared sweep) and ``knob_sweeps``."""
     from tfx.hw.knobs import resolve_knob_path
-    from tfx.ir.bind import profile_dependent, profile_units, sweep_problem
 
     names = [p.name for p in kernel.params]
     if sweeps is None:
-        chosen: dict[str, list[int]] = {}
-        env: dict[str, Any] = profile_units(None, kernel, profile)   # the machine's counts (units(sm))
-        for p in kernel.params:
-            env[p.name] = fixed[p.name] if p.name in fixed else p.default.evaluate(env)
-        for let in kernel.lets:   # a domain may name any parameter or let (HQ in HKV..8192 step HKV)
-            env[let.name] = let.value.evaluate(env)
-        # a parameter the machine sizes (NUM_SMS = units(sm)) follows the profile and its knobs,
-        # as the launch on that machine would: swept only when --sweep names it
-        machine = profile_dependent(kernel, fixed)
-        for p in kernel.params:
-            sweep = p.sweep_domain
-            if sweep is not None and p.name not in fixed and p.name not in machine:
-                problem = sweep_problem(p, env)
-                if problem is not None:
-                    message, loc, notes = problem
-                    raise TfxError(message, where=loc, notes=notes)
-                chosen[p.name] = sweep.enumerate(env)
+        chosen = declared_sweeps(kernel, fixed, profile)
     else:
         chosen = {}
         for name, vals in sweeps.items():
@@ -254,6 +271,12 @@ def build_space(kernel, sweeps: Mapping[str, list[int]] | None, fixed: Mapping[s
                                f"(parameters: {', '.join(names)}){hint}", where=f"--sweep {name}")
             if name in fixed:
                 raise TfxError(f"{name} is both swept and fixed with --set", where=f"--sweep {name}")
+            if vals is None:        # a bare name: its declared sweep, on this profile's counts
+                declared = declared_sweeps(kernel, fixed, profile, names=[name])
+                if name not in declared:
+                    raise TfxError(f"{name} declares no sweep or domain: give its values ({name}=64,128 "
+                                   "or 2..6)", where=f"--sweep {name}")
+                vals = declared[name]
             vals = [int(v) for v in vals]
             if not vals:
                 raise TfxError(f"no values to sweep for {name}", where=f"--sweep {name}")

@@ -67,12 +67,17 @@ def units_used(module: Module | None, kernel: Kernel) -> dict[str, Any]:
     if info is not None:
         return info.units
     found: dict[str, Any] = {}
-    for e in [p.default for p in kernel.params] + [l.value for l in kernel.lets]:
+    for e in [p.default for p in kernel.params] + [l.value for l in kernel.lets] + _domain_exprs(kernel):
         for name in sorted(e.free_names()):
             level = units_level(name)
             if level is not None:
                 found.setdefault(level, getattr(e, "loc", None))
     return found
+
+
+def _domain_exprs(kernel: Kernel) -> list:
+    """Every expression a parameter's domain or sweep is written with."""
+    return [e for p in kernel.params for d in (p.domain, p.sweep) if d is not None for e in d.expressions()]
 
 
 def profile_units(module: Module | None, kernel: Kernel, profile: Any = None,
@@ -115,9 +120,16 @@ def module_units(module: Module, profile: Any) -> dict[str, Any]:
 
 def needs_machine(kernel: Kernel, given: Mapping[str, Any] | set | None = None) -> bool:
     """Whether binding ``kernel`` with ``given`` evaluates a count of the machine: a default
-    left unset that names one (profile_dependent), or a let that does."""
+    left unset that names one (profile_dependent), or a let that does. (A domain or sweep that
+    names one is judged only where the machine is known: ``unknown_counts``.)"""
     return bool(profile_dependent(kernel, given)) or any(
         units_level(n) is not None for l in kernel.lets for n in l.value.free_names())
+
+
+def unknown_counts(d, env: Mapping[str, Any]) -> bool:
+    """Whether domain ``d`` names a count of the machine ``env`` was bound without (no profile,
+    NUM_SMS given): such a domain or sweep cannot be evaluated, and is not judged there."""
+    return d is not None and any(units_level(n) is not None and n not in env for n in d.free_names())
 
 
 def bind_defaults(module: Module, kernel: Kernel, env: Mapping[str, Any]) -> dict[str, Any]:
@@ -189,7 +201,7 @@ def domain_problem(kernel: Kernel, name: str, value: int, env: Mapping[str, Any]
     """Why ``value`` may not be given to parameter ``name`` (outside its declared domain, and
     not its default), or None when it may. ``env`` binds the other parameters."""
     p = kernel.param(name)
-    if p is None or p.domain is None:
+    if p is None or p.domain is None or unknown_counts(p.domain, env):
         return None
     # a default counting the machine (units(sm)) bound without a profile: the domain alone judges
     known = all(units_level(n) is None or n in env for n in p.default.free_names())
@@ -225,7 +237,8 @@ def unset_domain_problem(module: Module, kernel: Kernel, given: Mapping[str, int
     declared is allowed, as a given default is."""
     defaults = None
     for p in kernel.params:
-        if p.name in given or p.domain is None or p.domain.contains(env[p.name], env):
+        if p.name in given or p.domain is None or unknown_counts(p.domain, env) \
+                or p.domain.contains(env[p.name], env):
             continue
         defaults = defaults if defaults is not None else bind_defaults(module, kernel, env)
         if not p.domain.contains(defaults[p.name], defaults):
@@ -267,6 +280,8 @@ def _check_domains(module: Module, p, env, defaults) -> None:
     set, a domain that names them, HQ's ``HKV..8192 step HKV``, may no longer hold the sweep of
     a parameter that is not swept). A domain with a separate sweep is never listed, so it may
     be as large as 64 bits allow."""
+    if unknown_counts(p.domain, env) or unknown_counts(p.sweep, env):
+        return      # names the machine's counts, and env was bound without them (no profile)
     for what, d in (("domain", p.domain), ("sweep", p.sweep)):
         if d is not None and any(not -INT64_MAX <= v <= INT64_MAX for v in d.extremes(env)):
             raise module.error(f"the {what} of {p.name} holds a value that does not fit a "

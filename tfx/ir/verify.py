@@ -116,7 +116,8 @@ class Verifier:
         for p in k.params:
             for what, d in (("domain", p.domain), ("sweep", p.sweep)):
                 for e in d.expressions() if d is not None else ():
-                    self.check_expr(e, visible, f"the {what} of {p.name}")
+                    # a sweep of the machine's shares ({units(sm) / 2, units(sm)}) is bound with it
+                    self.check_expr(e, visible, f"the {what} of {p.name}", units_ok=True)
         for l in k.lets:
             self.check_order(l.value, visible, f"let {l.name}", "a let may use parameters and earlier lets")
             self.check_expr(l.value, visible, f"let {l.name}", units_ok=True)
@@ -160,10 +161,10 @@ class Verifier:
                 loc = _expr_loc(e, name) or use_loc
                 if not units_ok:
                     # bound once, before anything else is evaluated: what the analysis reads after
-                    # binding (domains, attrs, shapes, the body) names the parameter or let
+                    # binding (attrs, shapes, the body) names the parameter or let
                     raise self.error(f"{name} is a count of the hardware profile, named only in a "
-                                     f"parameter's default or a let: bind it to a let (let N = {name}) "
-                                     f"and use that in {what}", loc)
+                                     f"parameter's default, domain or sweep, or a let: bind it to a let "
+                                     f"(let N = {name}) and use that in {what}", loc)
                 self.info.units.setdefault(units_level(name), loc)
                 continue
             if scope is not None:

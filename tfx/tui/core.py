@@ -532,18 +532,22 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
         import numpy as np
 
         from tfx.explore import explore
-        from tfx.explore.space import build_space
+        from tfx.explore.space import build_space, declared_sweeps
         module = _parse(job.kernel_path, job.kernel_text)
         kernel = module.kernel(job.kernel_name)
         profile = _job_profile(job.profile, job.knobs)
         fixed = dict(job.fixed)
-        size = build_space(kernel, None, fixed, None, profile).size
+        # the ticked parameters over their declared sweeps, a machine-sized one (NUM_SMS) too:
+        # ticked, it is swept, as tfx explore --sweep NUM_SMS=... sweeps it
+        sweeps = declared_sweeps(kernel, fixed, profile, names=job.sweep)
+        size = build_space(kernel, sweeps, fixed, None, profile).size
         if size > EXPLORE_LIMIT:
             out.configs = size
             out.error = (f"{fmt.counted(size, 'configuration')}: more than the {fmt.count(EXPLORE_LIMIT)} this pane sweeps; "
                          "untick a parameter (or use tfx explore)")
             return out
-        r = explore(module, kernel, profile, top=job.top, fixed=fixed, keep_columns=True, codegen=job.codegen)
+        r = explore(module, kernel, profile, sweeps=sweeps, top=job.top, fixed=fixed, keep_columns=True,
+                    codegen=job.codegen)
     except TfxError as err:
         out.error = err.headline()
         return out
