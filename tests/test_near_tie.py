@@ -186,3 +186,16 @@ def test_summary_rounding_and_zero_best():
     # a gap that rounds apart from the band keeps one decimal: 103,000 / 100,000 - 1 = 3.0%
     assert near_tie(np.array([100000.0, 103000.0])).summary() == (
         "top pick 3.0% ahead of the next: outside the 1.8% re-timing noise")
+
+
+def test_a_best_alone_on_its_shape_is_not_called_the_one_feasible_configuration(capsys):
+    """copy.tile swept over N only (its declared sweep, 11 sizes): every configuration is its own
+    problem shape, so the best (the smallest N) has no alternative, though 11 are feasible: the
+    sentence says it is the only one of its shape and hardware point, and no top-3 advice follows."""
+    assert main(["explore", "kernels/copy.tile", "--sweep", "N", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["feasible"] == 11
+    assert (out["near_tie"]["alone"], out["near_tie"]["others"]) == (True, True)
+    assert out["near_tie"]["summary"] == ("the only feasible configuration of its problem shape and hardware "
+                                          "point: nothing to rank it against")
+    assert out["top_picks"] is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -352,6 +352,9 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
     else:
         group = min(groups, key=lambda k: min(float(t.min()) for t in groups[k]), default=None)
     tie = near_tie(np.concatenate(groups[group]) if group in groups else np.zeros(0))
+    if tie is not None and tie.alone and int(counts[0]) > 1:
+        # the others are other problem shapes or hardware points, not alternatives to it
+        tie = replace(tie, others=True)
     for e in top:
         # each row of the top table says whether it is in the near tie (tfx.explore.near_tie)
         params, knob = space.decode(e["index"])
@@ -369,7 +372,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         infeasible=infeasible, seconds=0.0, pareto=pareto, top=top, scheduler=sched,
         chunks=len(chunks), columns=columns, reasons=[c.reason for c in ctx.checks],
         knobs=dict(profile.knobs), codegen=priced_as,
-        near_tie=tie, top_picks=advice(priced_as, int(counts[0]), profile.name),
+        near_tie=tie, top_picks=advice(priced_as, 1 if tie is not None and tie.alone else int(counts[0]),
+                                       profile.name),
         onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip)
 
 

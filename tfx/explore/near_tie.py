@@ -65,7 +65,9 @@ class NearTie:
     included, so 1 means the first pick stands alone); ``slowest_ns``: the slowest of them;
     ``next_gap``: how much slower the first configuration outside the band is than the best
     (None when every feasible configuration is inside, or there is only one, or the best takes
-    0 ns); ``alone``: the best is the only feasible configuration."""
+    0 ns); ``alone``: the best is the only feasible configuration of its problem shape and knob
+    point; ``others``: alone, where other shapes or knob points have feasible ones (tfx explore
+    --sweep M=..., --knob-sweep: they are not alternatives to it)."""
 
     band: float
     configs: int
@@ -73,6 +75,7 @@ class NearTie:
     slowest_ns: float
     next_gap: float | None
     alone: bool = False
+    others: bool = False      # alone, beside feasible configurations of other problem shapes or knob points
 
     @property
     def tied(self) -> bool:
@@ -94,7 +97,7 @@ class NearTie:
         return {"band": self.band, "band_source": NOISE_SOURCE, "configs": self.configs,
                 "tied": self.tied, "best_ns": _plain(self.best_ns), "slowest_ns": _plain(self.slowest_ns),
                 "spread": self.spread, "next_gap": self.next_gap,
-                "alone": self.alone, "summary": self.summary(shown)}
+                "alone": self.alone, "others": self.others, "summary": self.summary(shown)}
 
 
 def near_tie(kept: np.ndarray, band: float = RETIMING_NOISE) -> NearTie | None:

@@ -248,6 +248,9 @@ def near_tie_sentence(tie, shown: int | None = None) -> str:
         return (f"near tie: top {tie.configs} within {band} of the best, the re-timing noise: "
                 f"measure them (their order is noise){more}")
     if tie.alone:
+        if tie.others:
+            return ("the only feasible configuration of its problem shape and hardware point: nothing to "
+                    "rank it against")
         return "one feasible configuration"
     if tie.next_gap is None:       # the best takes 0 ns: any slower one is infinitely far behind
         return f"top pick ahead of the next (it takes 0 ns): outside the {band} re-timing noise"
