@@ -48,3 +48,30 @@ def test_edit_dialog_shows_the_domain_and_refuses_outside_it():
             assert app.analysis.params["BM"] == 128
             assert app.analysis.params["STAGES"] == 2
     run(go())
+
+
+def test_edit_dialog_shows_a_sweep_that_counts_the_machine():
+    """persistent_gemm's NUM_SMS sweep {units(sm) / 4, units(sm) / 2, units(sm) * 3 / 4, units(sm)} on
+    h200_sxm's 132 SMs: {33, 66, 99, 132} (132 / 4 = 33, 132 / 2 = 66, 396 / 4 = 99); the dialog
+    raised "units(sm) is a count of the hardware profile" instead, the analysis' params holding
+    no count. Bound without a profile the hint shows the sweep as written."""
+    from tfx.ir.bind import domain_hint
+    from tfx.lang import parse_file
+
+    async def go():
+        app = make_app(kernel="kernels/persistent_gemm.tile")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")
+            await pilot.pause()
+            table = app.query_one("#params-table")
+            table.focus()
+            cursor_to(table, "NUM_SMS")
+            await pilot.press("enter")
+            await pilot.pause()
+            labels = [str(w.render()) for w in app.screen.query("Label")]
+            assert "declared domain 1..4096, sweep {33, 66, 99, 132}" in labels
+            await pilot.press("escape")
+    run(go())
+    k = parse_file("kernels/persistent_gemm.tile").kernel()
+    assert domain_hint(k, "NUM_SMS", {"NUM_SMS": 8}) == (
+        "declared domain 1..4096, sweep {units(sm) / 4, units(sm) / 2, units(sm) * 3 / 4, units(sm)}")

@@ -181,7 +181,19 @@ def domain_text(kernel: Kernel, name: str, env: Mapping[str, Any]) -> str | None
     p = kernel.param(name)
     if p is None or p.domain is None:
         return None
-    return p.domain.describe(env)
+    return describe_domain(p.domain, env)
+
+
+def describe_domain(d, env: Mapping[str, Any]) -> str:
+    """``d.describe(env)``; as written (``{units(sm) / 4, units(sm)}``) where it names a count of
+    the machine ``env`` was bound without."""
+    if not unknown_counts(d, env):
+        return d.describe(env)
+    from tfx.ir.expr import to_text
+    if d.values is not None:
+        return "{" + ", ".join(to_text(v) for v in d.values) + "}"
+    step = "" if d.step is None else f" step {'x' if d.geometric else ''}{to_text(d.step)}"
+    return f"{to_text(d.lo)}..{to_text(d.hi)}{step}"
 
 
 def domain_hint(kernel: Kernel, name: str, env: Mapping[str, Any]) -> str:
@@ -191,9 +203,9 @@ def domain_hint(kernel: Kernel, name: str, env: Mapping[str, Any]) -> str:
     p = kernel.param(name)
     if p is None:
         return ""
-    parts = [f"declared domain {p.domain.describe(env)}" if p.domain is not None else "any value"]
+    parts = [f"declared domain {describe_domain(p.domain, env)}" if p.domain is not None else "any value"]
     if p.sweep is not None:
-        parts.append(f"sweep {p.sweep.describe(env)}")
+        parts.append(f"sweep {describe_domain(p.sweep, env)}")
     return ", ".join(parts) if p.domain is not None or p.sweep is not None else ""
 
 

@@ -755,7 +755,8 @@ class TfxApp(ExplorerApp):
     def _domain_hint(self, name: str) -> str:
         from tfx.ir.bind import domain_hint
         a = self.analysis
-        return domain_hint(a.kernel, name, a.params) if a is not None else ""
+        # the machine's counts too: a sweep may name them ({units(sm) / 4, ...})
+        return domain_hint(a.kernel, name, {**a.units, **a.params}) if a is not None else ""
 
     def prompt_param(self, name: str) -> None:
         from tfx.tui.screens import PromptScreen
