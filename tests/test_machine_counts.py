@@ -416,3 +416,27 @@ def test_the_explore_pane_sweeps_a_ticked_machine_sized_parameter():
     out = core.run_explore(job)
     assert out.error is None and out.configs == 4
     assert sorted(e["params"]["NUM_SMS"] for e in out.top) == [33, 66, 99, 132]
+
+
+@pytest.mark.parametrize("sweep, message", [
+    # 132 - 200 = -68, outside 1..4096
+    ("{units(sm) - 200}", "the sweep of NUM_SMS holds -68, outside its domain 1..4096"),
+    # units(sm) - 132 is 0 on h200_sxm: named by where it is written, not the bare operator's message
+    ("{units(sm) / (units(sm) - 132)}",
+     "division by zero in the sweep of NUM_SMS (the divisor is 0 with these parameters)"),
+    ("{units(cube)}", "units(cube): 'cube' is not a hierarchy level of hardware profile h200_sxm "
+                      "(it has: device, sm, warp, thread)"),
+])
+def test_a_sweep_that_counts_the_machine_is_refused_at_its_place(tmp_path, sweep, message):
+    text = open("kernels/persistent_gemm.tile").read()
+    line = "  param NUM_SMS = units(sm) in 1..4096 sweep {units(sm) / 4, units(sm) / 2, units(sm) * 3 / 4, units(sm)}"
+    assert line in text
+    path = tmp_path / "pg.tile"
+    path.write_text(text.replace(line, f"  param NUM_SMS = units(sm) in 1..4096 sweep {sweep}"))
+    module = parse_file(path)
+    k = module.kernel()
+    from tfx.ir.bind import check_shapes
+    with pytest.raises(TfxError) as info:
+        check_shapes(module, k, bind(module, k, profile=H200))
+    assert info.value.message == message
+    assert info.value.where.line == 19

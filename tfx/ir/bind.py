@@ -339,6 +339,15 @@ def sweep_problem(p, env, check_inside: bool = True) -> tuple[str, object, tuple
 def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None:
     """What only values can show: 64-bit parameters and lets, sane domains and attributes,
     no divisor that is zero, loops that run, meshes and stages of at least one."""
+    # a divisor that is zero first, named by where it is written (a sweep's, an attr's), before the
+    # domains evaluate it and fail with the operator's bare message
+    for node, divisor, what, use_loc in info.divisors:
+        if not _static(divisor, info) or any(units_level(n) is not None and n not in env
+                                             for n in divisor.free_names()):
+            continue  # varies per position: evaluated (and refused there) when counted
+        if divisor.evaluate(env) == 0:
+            raise module.error(f"division by zero in {what} (the divisor is 0 with these parameters)",
+                               node.loc or use_loc)
     defaults = None
     for p in kernel.params:
         value = env[p.name]
@@ -356,12 +365,6 @@ def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None
         lowest = 1 if attr.name in ("threads", "occupancy") else 0
         if not lowest <= value <= MAX_ATTR_VALUE:
             raise module.error(f"attr {attr.name} = {value}: expected {lowest}..{format_count(MAX_ATTR_VALUE)}", attr.loc)
-    for node, divisor, what, use_loc in info.divisors:
-        if not _static(divisor, info):
-            continue  # varies per position: evaluated (and refused there) when counted
-        if divisor.evaluate(env) == 0:
-            raise module.error(f"division by zero in {what} (the divisor is 0 with these parameters)",
-                               node.loc or use_loc)
     for s in walk(kernel.body):
         if isinstance(s, MeshRegion):
             for i, e in enumerate(s.extents):
