@@ -1717,10 +1717,27 @@ def explicit_gemm_jobs(spec):
     return jobs
 
 
+# ACC_EXPLICIT_ATTN="CAUSAL,B,H,S,D,BLOCK_M,BLOCK_N,WARPS,STAGES;...": only these flash-attention configurations
+# (split "explicit"; CAUSAL 1 flash_prefill, 0 flash_attention), e.g. tiles on the warp mma (mma.sync: 2 warps, or
+# BLOCK_M 32) that the random campaigns never draw (their tiles are all on the warpgroup path).
+EXPLICIT_ATTN = os.environ.get("ACC_EXPLICIT_ATTN", "")
+
+
+def explicit_attn_jobs(spec):
+    jobs = []
+    for item in filter(None, (x.strip() for x in spec.split(";"))):
+        causal, B, H, S, D, bm, bn, w, st = (int(v) for v in item.split(","))
+        p = dict(B=B, H=H, S=S, D=D, BLOCK_M=bm, BLOCK_N=bn, WARPS=w, STAGES=st)
+        fam = "attention_causal" if causal else "attention_full"
+        kern = "kernels/flash_prefill.tile" if causal else "kernels/flash_attention.tile"
+        jobs.append(("attention.csv", fam, kern, "explicit", 0, f"B{B} H{H} S{S} D{D}", p))
+    return jobs
+
+
 def plan():
     """[(file, family, kernel, split, seed, shape_label, params dict)] in measurement order."""
-    if EXPLICIT_GEMM:
-        return explicit_gemm_jobs(EXPLICIT_GEMM)
+    if EXPLICIT_GEMM or EXPLICIT_ATTN:
+        return explicit_gemm_jobs(EXPLICIT_GEMM) + explicit_attn_jobs(EXPLICIT_ATTN)
     jobs = _plan()
     if SEED_OFFSET:
         jobs = [(f, fam, k, "heldout" if split != "model" else split, seed, sh, p)
