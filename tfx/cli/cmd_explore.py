@@ -311,6 +311,8 @@ def _print_text(r) -> None:
         console.print(r.near_tie.summary(len(r.top)), markup=False)
     if r.top_picks is not None:
         console.print(r.top_picks.sentence(), markup=False)
+    if r.unmeasured:
+        console.print(fmt.unmeasured_sentence(r.unmeasured), markup=False)
     if r.pareto:
         # Configurations with equal objectives are all on the frontier; show one row per point.
         seen, rows, dup = set(), [], 0

@@ -13,6 +13,7 @@ from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, bui
                                   shape_names, tie_group,
                                   evaluate_chunk, onchip_key, onchip_label, unit_noun)
 from tfx.explore.near_tie import NearTie, near_tie
+from tfx.present.formatting import unmeasured_sentence
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.top_picks import TopPicks, advice
 from tfx.explore.space import DEFAULT_CHUNK, Chunk, Space, build_space
@@ -49,6 +50,10 @@ class ExploreResult:
     # how many of the top configurations to time, with the model's measured ranking error that
     # says why (tfx.explore.top_picks); None where no campaign speaks for the code generator
     top_picks: TopPicks | None = None
+    # the top pick's tile-parameter values no campaign of the device timed for this bundled kernel
+    # (tfx.explore.coverage): its rank is unchecked there; [] where every value was timed, or for a
+    # kernel, code generator or tiled profile no campaign measured
+    unmeasured: list = field(default_factory=list)
     # the on-chip memory column's header (tfx.explore.evaluate.onchip_label: smem/CTA, tcm/PE) and
     # whether the registers and CTAs an SM mean anything (a GPU's; a tiled profile's unit runs one)
     onchip_label: str = "smem/CTA"
@@ -78,6 +83,8 @@ class ExploreResult:
             "pareto": self.pareto, "top": self.top,
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
             "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
+            "unmeasured": {"values": [u.to_json() for u in self.unmeasured],
+                           "summary": unmeasured_sentence(self.unmeasured)} if self.unmeasured else None,
             "current": self.current,
         }
         if self.sensitivity is not None:
@@ -362,6 +369,7 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
                              and tie_group(knob, params, shapes) == group)
     from tfx.analysis import codegen as codegens
     priced_as = codegens.priced_name(ctx.codegen, profile)
+    off = _unmeasured_pick(module, kernel, profile, fixed, top, priced_as)
     columns = None
     if ctx.keep:
         columns = {k: np.concatenate([r.columns[k] for r in results]) for k in results[0].columns}
@@ -374,7 +382,21 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         knobs=dict(profile.knobs), codegen=priced_as,
         near_tie=tie, top_picks=advice(priced_as, 1 if tie is not None and tie.alone else int(counts[0]),
                                        profile.name),
-        onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip)
+        onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip, unmeasured=off)
+
+
+def _unmeasured_pick(module, kernel, profile, fixed, top, priced_as) -> list:
+    """tfx.explore.coverage.unmeasured of the top pick, every parameter bound (its swept values, ``fixed``,
+    the defaults), where the campaigns speak for the kernel and its code generator (Triton's, on a GPU)."""
+    from tfx.explore.coverage import campaign_kernel, unmeasured
+    from tfx.explore.top_picks import MEASURED_CODEGEN
+    if not top or priced_as != MEASURED_CODEGEN:
+        return []
+    campaign = campaign_kernel(module)
+    if campaign is None:
+        return []
+    env = bind(module, kernel, {**fixed, **{n: int(v) for n, v in top[0]["params"].items()}}, profile=profile)
+    return unmeasured(campaign, {p.name: env[p.name] for p in kernel.params}, profile.name)
 
 
 def _entry(space: Space, index: int, row, objectives, onchip: str, occupancy: bool) -> dict:

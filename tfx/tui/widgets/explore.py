@@ -20,7 +20,8 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
-from tfx.present.formatting import allocation, compiled_as, count, counted, nbytes as fmt_bytes, ns as fmt_ns
+from tfx.present.formatting import (allocation, compiled_as, count, counted, nbytes as fmt_bytes, ns as fmt_ns,
+                                    unmeasured_sentence)
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -243,7 +244,7 @@ class ExplorePane(Vertical):
     BINDINGS = [Binding("s", "focus_sweep", "Sweep params", id="explore.params")]
     DEFAULT_CSS = """
     ExplorePane { height: 1fr; }
-    ExplorePane #explore-status { height: auto; max-height: 4; text-wrap: nowrap;
+    ExplorePane #explore-status { height: auto; max-height: 5; text-wrap: nowrap;
         text-overflow: ellipsis; }
     ExplorePane #explore-top { height: 1fr; min-height: 6; }
     ExplorePane TopTable { height: 1fr; min-height: 4; }
@@ -334,6 +335,9 @@ class ExplorePane(Vertical):
             t.append("\n")
         if out.top_picks is not None:
             t.append(out.top_picks.sentence(), style="dim")
+            t.append("\n")
+        if out.unmeasured:
+            t.append(unmeasured_sentence(out.unmeasured), style="yellow")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")

@@ -1,0 +1,92 @@
+"""Which tile-parameter values tfx's campaigns timed (tfx.explore.coverage), and what tfx explore says when its
+top pick sets one they never did. The lists are the campaigns' own: calibration/h200/measured/issue15's rows time
+flash_attention.tile at WARPS 4 and 8 only (bench/h200/measure_accuracy.py draws attention tiles from BLOCK_M
+{64, 128}, WARPS {4, 8}), gemm.tile at GROUP_M 1 and 8."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfx.cli.main import main
+from tfx.explore import explore
+from tfx.explore.coverage import MEASURED_VALUES, Unmeasured, campaign_kernel, unmeasured
+from tfx.hw import load_profile
+from tfx.lang import parse_file, parse_text
+from tfx.present.formatting import unmeasured_sentence
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_table_is_the_campaigns():
+    """bench/campaign_coverage.py reads every campaign row; the module's table must say the same."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from campaign_coverage import measured_values
+    assert MEASURED_VALUES == measured_values()
+
+
+def test_values_the_campaigns_never_timed():
+    # flash_attention.tile: WARPS 4, 8 timed; 2 not; BLOCK_M 64 timed
+    got = unmeasured("flash_attention.tile", {"B": 8, "WARPS": 2, "BLOCK_M": 64}, "h200_sxm")
+    assert got == [Unmeasured("flash_attention.tile", "WARPS", 2, (4, 8), "H200")]
+    # a profile no campaign measured is judged by the H200's lists; the H100's has its own (no gemm_fp8_kn)
+    assert unmeasured("gemm.tile", {"GROUP_M": 16}, "a100_sxm")[0].device == "H200"
+    assert unmeasured("gemm_fp8_kn.tile", {"GROUP_M": 16}, "h100_sxm") == []
+    assert unmeasured("moe_grouped.tile", {"WARPS": 2}, "h200_sxm") == []
+    assert unmeasured_sentence(got) == ("the top pick's WARPS=2 is a value tfx's H200 campaigns never timed for "
+                                        "flash_attention.tile (they timed WARPS 4, 8): its rank is unchecked")
+    two = unmeasured("flash_prefill.tile", {"BLOCK_M": 32, "WARPS": 2}, "h100_sxm")
+    assert unmeasured_sentence(two) == ("the top pick's BLOCK_M=32, WARPS=2 are values tfx's H100 campaigns never "
+                                        "timed for flash_prefill.tile (they timed BLOCK_M 64, 128; WARPS 4, 8): its "
+                                        "rank is unchecked")
+
+
+def test_only_the_bundled_text_is_the_campaigns_kernel(tmp_path):
+    text = (ROOT / "kernels" / "flash_attention.tile").read_text()
+    assert campaign_kernel(parse_file(ROOT / "kernels" / "flash_attention.tile")) == "flash_attention.tile"
+    copy = tmp_path / "flash_attention.tile"
+    copy.write_text(text)
+    assert campaign_kernel(parse_file(copy)) == "flash_attention.tile"          # a copy anywhere
+    edited = text.replace("sweep {4, 8}", "sweep {2, 4, 8}")
+    assert edited != text
+    assert campaign_kernel(parse_text(edited, "flash_attention.tile")) is None  # another kernel now
+    assert campaign_kernel(parse_file(ROOT / "kernels" / "moe_grouped.tile")) is None
+
+
+def test_explore_says_when_its_top_pick_is_unchecked(capsys):
+    """flash_attention.tile with WARPS fixed at 2 (Triton's warp mma on sm_90, which no campaign times; an
+    H100 set priced it a median 21.7% fast: calibration/h100/measured/attn_warp_s56): every configuration sets
+    WARPS=2, so the top pick does, and the text and JSON say so; with WARPS 8 nothing is said, nor under
+    cutlass, which no campaign compiled."""
+    args = ["explore", "kernels/flash_attention.tile", "--set", "WARPS=2", "--sweep", "BLOCK_M=32,64", "--top", "2"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["unmeasured"]["values"] == [{"kernel": "flash_attention.tile", "param": "WARPS", "value": 2,
+                                            "measured": [4, 8], "device": "H200"}]
+    sentence = ("the top pick's WARPS=2 is a value tfx's H200 campaigns never timed for flash_attention.tile "
+                "(they timed WARPS 4, 8): its rank is unchecked")
+    assert out["unmeasured"]["summary"] == sentence
+    assert main(args) == 0
+    assert sentence in " ".join(capsys.readouterr().out.split())
+    module = parse_file(ROOT / "kernels" / "flash_attention.tile")
+    h200 = load_profile("h200_sxm")
+    assert explore(module, None, h200, sweeps={"BLOCK_M": [64, 128]}, fixed={"WARPS": 8}).unmeasured == []
+    assert explore(module, None, h200, sweeps={"BLOCK_M": [64]}, fixed={"WARPS": 2},
+                   codegen="cutlass").unmeasured == []
+    assert main(["explore", "kernels/flash_attention.tile", "--sweep", "BLOCK_M=64", "--top", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unmeasured"] is None
+
+
+@pytest.mark.parametrize("hw, device", [("h200_sxm", "H200"), ("h100_sxm", "H100")])
+def test_the_explore_pane_shows_the_same_sentence(hw, device):
+    from tfx.tui import core
+    path = ROOT / "kernels" / "flash_attention.tile"
+    job = core.ExploreJob(str(path), path.read_text(), "flash_attention", hw, (), ("BLOCK_M",), (("WARPS", 2),))
+    out = core.run_explore(job)
+    assert out.error is None
+    assert unmeasured_sentence(out.unmeasured) == (
+        f"the top pick's WARPS=2 is a value tfx's {device} campaigns never timed for flash_attention.tile "
+        "(they timed WARPS 4, 8): its rank is unchecked")

@@ -1,0 +1,167 @@
+"""Which tile-parameter values tfx's own measurements timed: where a ranking has been checked.
+
+The issue-15 campaigns (``calibration/<device>/measured/issue15``) time the bundled kernels at random
+configurations drawn from fixed value lists, and every accuracy figure tfx quotes (bench/accuracy.py, the
+advice under ``tfx explore``'s top table, tfx.explore.top_picks) is over those configurations. A value outside
+the lists is a class of tile no measurement has checked: flash attention on 2 warps, which Triton compiles to
+the warp mma (``mma.sync``) on sm_90 where every campaign tile is on the warpgroup path, measured on an H100
+later (calibration/h100/measured/attn_warp_s56) at a median 21.7% faster priced than run (to 45%), and ranked
+first at B8 H16 S2048 D64 with a 24.3% regret. So ``tfx explore`` says when its top pick sets such a value,
+rather than let a figure measured elsewhere vouch for it.
+
+``MEASURED_VALUES`` is ``bench/campaign_coverage.py``'s table: per device's profile, per bundled kernel file,
+each non-shape parameter's values in any campaign row (whatever the row's status). tests/test_coverage.py
+checks it against the campaigns. A kernel is the campaigns' when its text is the bundled file's (a copy
+anywhere counts; an edited one is another kernel, and nothing is said of it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+MEASURED_VALUES = {
+    'h200_sxm': {
+        'flash_attention.tile': {
+            'BLOCK_M': (64, 128),
+            'BLOCK_N': (32, 64, 128),
+            'STAGES': (1, 2, 3, 4),
+            'WARPS': (4, 8),
+        },
+        'flash_prefill.tile': {
+            'BLOCK_M': (64, 128),
+            'BLOCK_N': (32, 64, 128),
+            'STAGES': (1, 2, 3, 4),
+            'WARPS': (4, 8),
+        },
+        'gemm.tile': {
+            'BK': (32, 64, 128),
+            'BM': (16, 32, 64, 128, 256),
+            'BN': (32, 64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (1, 2, 3, 4, 5),
+            'WARPS': (2, 4, 8),
+        },
+        'gemm_fp8.tile': {
+            'BK': (64, 128),
+            'BM': (16, 32, 64, 128, 256),
+            'BN': (32, 64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (1, 2, 3, 4, 5),
+            'WARPS': (2, 4, 8),
+        },
+        'gemm_fp8_kn.tile': {
+            'BK': (64, 128),
+            'BM': (64, 128, 256),
+            'BN': (32, 64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (1, 2, 3, 4, 5),
+            'WARPS': (2, 4, 8),
+        },
+        'gqa_decode.tile': {
+            'BLOCK_N': (32, 64, 128),
+            'SPLITS': (1, 2, 4, 8, 16, 32, 64),
+            'STAGES': (1, 2, 3),
+            'WARPS': (2, 4, 8),
+        },
+        'persistent_gemm.tile': {
+            'BK': (32, 64, 128),
+            'BM': (64, 128, 256),
+            'BN': (64, 128, 256),
+            'NUM_SMS': (78, 114, 132),
+            'STAGES': (2, 3, 4, 5),
+            'WARPS': (4, 8),
+        },
+        'rmsnorm.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
+        'softmax.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
+    },
+    'h100_sxm': {
+        'flash_attention.tile': {
+            'BLOCK_M': (64, 128),
+            'BLOCK_N': (32, 64, 128),
+            'STAGES': (1, 2, 3, 4),
+            'WARPS': (4, 8),
+        },
+        'flash_prefill.tile': {
+            'BLOCK_M': (64, 128),
+            'BLOCK_N': (32, 64, 128),
+            'STAGES': (1, 2, 3, 4),
+            'WARPS': (4, 8),
+        },
+        'gemm.tile': {
+            'BK': (32, 64, 128),
+            'BM': (16, 32, 64, 128, 256),
+            'BN': (32, 64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (1, 2, 3, 4, 5),
+            'WARPS': (2, 4, 8),
+        },
+        'gemm_fp8.tile': {
+            'BK': (64, 128),
+            'BM': (16, 32, 64, 128, 256),
+            'BN': (32, 64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (1, 2, 3, 4, 5),
+            'WARPS': (2, 4, 8),
+        },
+        'gqa_decode.tile': {
+            'BLOCK_N': (32, 64, 128),
+            'SPLITS': (1, 2, 4, 8, 16, 32, 64),
+            'STAGES': (1, 2, 3),
+            'WARPS': (2, 4, 8),
+        },
+        'persistent_gemm.tile': {
+            'BK': (32, 64, 128),
+            'BM': (64, 128, 256),
+            'BN': (64, 128, 256),
+            'NUM_SMS': (78, 114, 132),
+            'STAGES': (2, 3, 4, 5),
+            'WARPS': (4, 8),
+        },
+        'rmsnorm.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
+        'softmax.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
+    },
+}
+
+#: A profile whose device no campaign measured is judged by the H200's lists, which the sentence names.
+DEFAULT_DEVICE_PROFILE = "h200_sxm"
+DEVICES = {"h200_sxm": "H200", "h100_sxm": "H100"}
+
+
+@dataclass(frozen=True)
+class Unmeasured:
+    """A value of the top pick no campaign of ``device`` timed for ``kernel``, beside the values it timed."""
+
+    kernel: str          # the bundled kernel file (flash_attention.tile)
+    param: str
+    value: int
+    measured: tuple
+    device: str = "H200"
+
+    def to_json(self) -> dict:
+        return {"kernel": self.kernel, "param": self.param, "value": self.value, "measured": list(self.measured),
+                "device": self.device}
+
+
+def campaign_kernel(module) -> str | None:
+    """The bundled kernel file name whose campaigns speak for ``module`` (a parsed .tile file), or None:
+    another file, or a bundled one edited (its source lines are not the bundled file's)."""
+    name = Path(getattr(module, "filename", "") or "").name
+    if not any(name in kernels for kernels in MEASURED_VALUES.values()):
+        return None
+    from tfx.bundled import bundled_kernel
+    try:
+        lines = getattr(module, "source_lines", ()) or Path(module.filename).read_text().split("\n")
+        same = "\n".join(lines).rstrip() == bundled_kernel(name).read_text().rstrip()
+        return name if same else None
+    except OSError:
+        return None
+
+
+def unmeasured(kernel_file: str | None, params: dict, profile: str | None) -> list[Unmeasured]:
+    """The values in ``params`` that no campaign of ``profile``'s device (the H200's for a profile of another)
+    timed for ``kernel_file``, in the parameters' order; [] for a kernel no campaign measured."""
+    key = profile if profile in MEASURED_VALUES else DEFAULT_DEVICE_PROFILE
+    lists = MEASURED_VALUES[key].get(kernel_file or "", {})
+    return [Unmeasured(kernel_file, p, int(v), lists[p], DEVICES[key]) for p, v in params.items()
+            if p in lists and int(v) not in lists[p]]
