@@ -123,9 +123,6 @@ MEASURED_VALUES = {
     },
 }
 
-#: A profile whose device no campaign measured is judged by the H200's lists, which the sentence names.
-DEFAULT_DEVICE_PROFILE = "h200_sxm"
-DEVICES = {"h200_sxm": "H200", "h100_sxm": "H100"}
 
 
 @dataclass(frozen=True)
@@ -161,7 +158,9 @@ def campaign_kernel(module) -> str | None:
 def unmeasured(kernel_file: str | None, params: dict, profile: str | None) -> list[Unmeasured]:
     """The values in ``params`` that no campaign of ``profile``'s device (the H200's for a profile of another)
     timed for ``kernel_file``, in the parameters' order; [] for a kernel no campaign measured."""
-    key = profile if profile in MEASURED_VALUES else DEFAULT_DEVICE_PROFILE
+    from tfx.explore.top_picks import CAMPAIGNS, DEFAULT_CAMPAIGNS
+    # a profile whose device no campaign measured is judged by the H200's lists, as the advice quotes its figures
+    key = profile if profile in MEASURED_VALUES else DEFAULT_CAMPAIGNS
     lists = MEASURED_VALUES[key].get(kernel_file or "", {})
-    return [Unmeasured(kernel_file, p, int(v), lists[p], DEVICES[key]) for p, v in params.items()
+    return [Unmeasured(kernel_file, p, int(v), lists[p], CAMPAIGNS[key].device) for p, v in params.items()
             if p in lists and int(v) not in lists[p]]
