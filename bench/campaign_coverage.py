@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DEVICES = {"h200_sxm": ROOT / "calibration/h200/measured/issue15", "h100_sxm": ROOT / "calibration/h100/measured/issue15"}
+DEVICES = {"h200_sxm": ROOT / "calibration/h200/measured/issue15",
+           "h100_sxm": ROOT / "calibration/h100/measured/issue15"}
 
 
 def measured_values() -> dict:
@@ -48,10 +49,16 @@ def measured_values() -> dict:
 
 
 def as_python(table: dict) -> str:
+    """The table as Python: the first device's lists in full, another device's kernel whose lists are the first's
+    named by reference (the H100's campaigns drew from the same lists)."""
+    first = next(iter(table))
     lines = ["MEASURED_VALUES = {"]
     for profile, kernels in table.items():
         lines.append(f"    {profile!r}: {{")
         for name, params in kernels.items():
+            if profile != first and table[first].get(name) == params:
+                lines.append(f"        {name!r}: None,  # the {first} lists")
+                continue
             body = ", ".join(f"{p!r}: {v!r}" for p, v in params.items())
             line = f"        {name!r}: {{{body}}},"
             if len(line) <= 116:
@@ -62,6 +69,11 @@ def as_python(table: dict) -> str:
             lines.append("        },")
         lines.append("    },")
     lines.append("}")
+    lines.append(f"# a None entry: the same lists as {first}'s")
+    lines.append("MEASURED_VALUES = {profile: {name: MEASURED_VALUES[" + repr(first) + "][name] if lists is None "
+                 "else lists")
+    lines.append("                             for name, lists in kernels.items()}")
+    lines.append("                   for profile, kernels in MEASURED_VALUES.items()}")
     return "\n".join(lines)
 
 

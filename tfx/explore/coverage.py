@@ -76,52 +76,20 @@ MEASURED_VALUES = {
         'softmax.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
     },
     'h100_sxm': {
-        'flash_attention.tile': {
-            'BLOCK_M': (64, 128),
-            'BLOCK_N': (32, 64, 128),
-            'STAGES': (1, 2, 3, 4),
-            'WARPS': (4, 8),
-        },
-        'flash_prefill.tile': {
-            'BLOCK_M': (64, 128),
-            'BLOCK_N': (32, 64, 128),
-            'STAGES': (1, 2, 3, 4),
-            'WARPS': (4, 8),
-        },
-        'gemm.tile': {
-            'BK': (32, 64, 128),
-            'BM': (16, 32, 64, 128, 256),
-            'BN': (32, 64, 128, 256),
-            'GROUP_M': (1, 8),
-            'STAGES': (1, 2, 3, 4, 5),
-            'WARPS': (2, 4, 8),
-        },
-        'gemm_fp8.tile': {
-            'BK': (64, 128),
-            'BM': (16, 32, 64, 128, 256),
-            'BN': (32, 64, 128, 256),
-            'GROUP_M': (1, 8),
-            'STAGES': (1, 2, 3, 4, 5),
-            'WARPS': (2, 4, 8),
-        },
-        'gqa_decode.tile': {
-            'BLOCK_N': (32, 64, 128),
-            'SPLITS': (1, 2, 4, 8, 16, 32, 64),
-            'STAGES': (1, 2, 3),
-            'WARPS': (2, 4, 8),
-        },
-        'persistent_gemm.tile': {
-            'BK': (32, 64, 128),
-            'BM': (64, 128, 256),
-            'BN': (64, 128, 256),
-            'NUM_SMS': (78, 114, 132),
-            'STAGES': (2, 3, 4, 5),
-            'WARPS': (4, 8),
-        },
-        'rmsnorm.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
-        'softmax.tile': {'BLOCK_M': (1, 2, 4, 8, 16), 'WARPS': (1, 2, 4, 8, 16)},
+        'flash_attention.tile': None,  # the h200_sxm lists
+        'flash_prefill.tile': None,  # the h200_sxm lists
+        'gemm.tile': None,  # the h200_sxm lists
+        'gemm_fp8.tile': None,  # the h200_sxm lists
+        'gqa_decode.tile': None,  # the h200_sxm lists
+        'persistent_gemm.tile': None,  # the h200_sxm lists
+        'rmsnorm.tile': None,  # the h200_sxm lists
+        'softmax.tile': None,  # the h200_sxm lists
     },
 }
+# a None entry: the same lists as h200_sxm's
+MEASURED_VALUES = {profile: {name: MEASURED_VALUES['h200_sxm'][name] if lists is None else lists
+                             for name, lists in kernels.items()}
+                   for profile, kernels in MEASURED_VALUES.items()}
 
 
 
