@@ -270,6 +270,25 @@ def graph_summaries(compared):
               f"host's launches)")
 
 
+def off_path_report(hw) -> None:
+    """Tile classes no issue-15 campaign draws, timed apart (calibration/<device>/measured/attn_warp_s56,
+    bench/h200/run_s56.sh: flash attention on the warp mma beside warpgroup twins), by path: what
+    tfx.explore.coverage's note under tfx explore's top table warns of. Nothing where the device has no such set."""
+    from tfx.analysis.measured import Predictor, read_measurements
+    path = DEVICE_CALIBRATION[hw] / "measured" / "attn_warp_s56" / "attention.csv"
+    if not path.is_file():
+        return
+    compared = Predictor(hw).compare(read_measurements(path))
+    print("\noff the campaigns' lists: flash attention on the warp mma and its warpgroup twins "
+          f"({path.relative_to(ROOT)})")
+    for name, warp in (("warp mma (2 warps, or BLOCK_M 32)", True), ("warpgroup mma", False)):
+        errs = [c.error for c in compared
+                if bool(c.row.params["WARPS"] % 4 or c.row.params["BLOCK_M"] % 64) == warp]
+        if errs:
+            print(f"  {name:<36} {len(errs):3} rows  median error {statistics.median(errs) * 100:+.1f}%  "
+                  f"range {min(errs) * 100:+.1f}..{max(errs) * 100:+.1f}%")
+
+
 def report(title, rows):
     print(f"\n{title}")
     print(f"  {'case':<52} {'predicted ms':>12} {'measured ms':>12} {'error':>8}")
@@ -312,6 +331,8 @@ def run(args) -> None:
         measured_families(args.split, args.only.split(",") if args.only else None,
                           args.runs.split(",") if args.runs else None, args.local_bytes, args.estimated_regs,
                           args.hw)
+        if not (args.only or args.runs):
+            off_path_report(args.hw)
         return
     if args.hw != "h200_sxm":
         # the reference rows (bandwidth.csv, gemm_triton.csv, the library and attention tables) were
@@ -326,6 +347,7 @@ def run(args) -> None:
     report("attention kernels vs Triton kernels of the same schedule (measured/attention_triton_*.csv)",
            triton_attention_rows(profile))
     measured_families(args.split, args.only.split(",") if args.only else None)
+    off_path_report(args.hw)
 
 
 if __name__ == "__main__":
