@@ -273,7 +273,7 @@ def graph_summaries(compared):
 def off_path_report(hw) -> None:
     """Tile classes no issue-15 campaign draws, timed apart (calibration/<device>/measured/attn_warp_s56,
     bench/h200/run_s56.sh: flash attention on the warp mma beside warpgroup twins), by path: what
-    tfx.explore.coverage's note under tfx explore's top table warns of. Nothing where the device has no such set."""
+    tfx.analysis.coverage's note under tfx explore's top table warns of. Nothing where the device has no such set."""
     from tfx.analysis.measured import Predictor, read_measurements
     path = DEVICE_CALIBRATION[hw] / "measured" / "attn_warp_s56" / "attention.csv"
     if not path.is_file():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The tile-parameter values tfx's issue-15 campaigns timed, per bundled kernel and device: the table
-tfx.explore.coverage.MEASURED_VALUES holds, printed as Python from the campaigns themselves.
+tfx.analysis.coverage.MEASURED_VALUES holds, printed as Python from the campaigns themselves.
 
     python3 bench/campaign_coverage.py            # the table, to paste into tfx/explore/coverage.py
     python3 bench/campaign_coverage.py --check    # exit 1 (and the difference) where the module's table is stale
@@ -80,11 +80,11 @@ def as_python(table: dict) -> str:
 def main() -> int:
     table = measured_values()
     if "--check" in sys.argv[1:]:
-        from tfx.explore.coverage import MEASURED_VALUES
+        from tfx.analysis.coverage import MEASURED_VALUES
         if MEASURED_VALUES == table:
-            print("tfx.explore.coverage.MEASURED_VALUES matches the campaigns")
+            print("tfx.analysis.coverage.MEASURED_VALUES matches the campaigns")
             return 0
-        print("tfx.explore.coverage.MEASURED_VALUES is stale; the campaigns give:\n" + as_python(table))
+        print("tfx.analysis.coverage.MEASURED_VALUES is stale; the campaigns give:\n" + as_python(table))
         return 1
     print(as_python(table))
     return 0

@@ -1,4 +1,4 @@
-"""Which tile-parameter values tfx's campaigns timed (tfx.explore.coverage), and what tfx explore says when its
+"""Which tile-parameter values tfx's campaigns timed (tfx.analysis.coverage), and what tfx explore says when its
 top pick sets one they never did. The lists are the campaigns' own: calibration/h200/measured/issue15's rows time
 flash_attention.tile at WARPS 4 and 8 only (bench/h200/measure_accuracy.py draws attention tiles from BLOCK_M
 {64, 128}, WARPS {4, 8}), gemm.tile at GROUP_M 1 and 8."""
@@ -13,7 +13,7 @@ import pytest
 
 from tfx.cli.main import main
 from tfx.explore import explore
-from tfx.explore.coverage import MEASURED_VALUES, Unmeasured, campaign_kernel, unmeasured
+from tfx.analysis.coverage import MEASURED_VALUES, Unmeasured, campaign_kernel, unmeasured
 from tfx.hw import load_profile
 from tfx.lang import parse_file, parse_text
 from tfx.present.formatting import unmeasured_sentence
@@ -105,3 +105,21 @@ def test_accuracy_reports_the_off_path_set_by_path(capsys):
     assert "warpgroup mma 15 rows" in out
     accuracy.off_path_report("h200_sxm")
     assert capsys.readouterr().out == ""
+
+
+def test_an_analysis_off_the_lists_says_its_prediction_is_unchecked():
+    """tfx analyze of flash_attention.tile at WARPS=2 (the campaigns timed 4 and 8) warns; at its defaults
+    (WARPS 8, BLOCK_M 128: timed) it does not, nor priced as cutlass (no campaign compiled it), nor an edited
+    copy (another kernel)."""
+    from tfx.analysis.analyze import analyze
+    module = parse_file(ROOT / "kernels" / "flash_attention.tile")
+    h200 = load_profile("h200_sxm")
+    warning = ("WARPS=2 is a value tfx's H200 campaigns never timed for flash_attention.tile (they timed WARPS 4, "
+               "8): this prediction is unchecked")
+    assert warning in analyze(module, None, h200, {"WARPS": 2, "BLOCK_M": 64}).warnings
+    assert not any("never timed" in w for w in analyze(module, None, h200, {}).warnings)
+    assert not any("never timed" in w for w in
+                   analyze(module, None, h200, {"WARPS": 2, "BLOCK_M": 64}, codegen="cutlass").warnings)
+    edited = parse_text((ROOT / "kernels" / "flash_attention.tile").read_text() + "\n// mine\n",
+                        "flash_attention.tile")
+    assert not any("never timed" in w for w in analyze(edited, None, h200, {"WARPS": 2, "BLOCK_M": 64}).warnings)

@@ -383,6 +383,12 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                           f"{format_exact_bytes(budget['smem'] + budget['static_smem'])} smem: "
                           f"{format_counted(hinted.metrics['occupancy.blocks_per_sm'], 'CTA/SM', 'CTAs/SM')}) it would take "
                           f"{format_time_ns(float(new_ns))}, {_hint_change(float(old_ns), float(new_ns))}"))
+    if not vector and not _what_if:
+        # a configuration of a bundled kernel with values no campaign timed: its prediction is unchecked there
+        from tfx.analysis.coverage import analysis_warning
+        unchecked = analysis_warning(module, kernel, env, profile, codegens.priced_name(cg, profile))
+        if unchecked:
+            warnings.append(unchecked)
     scope_roof = {} if vector else _scope_rooflines(root, profile, footprint)
     gap = None if vector else roofline_gap.attribute(launches, metrics["performance.predicted_ns"],
                                                      metrics["roofline.ideal_ns"], scope_roof.get(root.id))

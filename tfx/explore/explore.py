@@ -51,7 +51,7 @@ class ExploreResult:
     # says why (tfx.explore.top_picks); None where no campaign speaks for the code generator
     top_picks: TopPicks | None = None
     # the top pick's tile-parameter values no campaign of the device timed for this bundled kernel
-    # (tfx.explore.coverage): its rank is unchecked there; [] where every value was timed, or for a
+    # (tfx.analysis.coverage): its rank is unchecked there; [] where every value was timed, or for a
     # kernel, code generator or tiled profile no campaign measured
     unmeasured: list = field(default_factory=list)
     # the on-chip memory column's header (tfx.explore.evaluate.onchip_label: smem/CTA, tcm/PE) and
@@ -386,9 +386,9 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
 
 
 def _unmeasured_pick(module, kernel, profile, fixed, top, priced_as) -> list:
-    """tfx.explore.coverage.unmeasured of the top pick, every parameter bound (its swept values, ``fixed``,
+    """tfx.analysis.coverage.unmeasured of the top pick, every parameter bound (its swept values, ``fixed``,
     the defaults), where the campaigns speak for the kernel and its code generator (Triton's, on a GPU)."""
-    from tfx.explore.coverage import campaign_kernel, unmeasured
+    from tfx.analysis.coverage import campaign_kernel, unmeasured
     from tfx.explore.top_picks import MEASURED_CODEGEN
     if not top or priced_as != MEASURED_CODEGEN:
         return []

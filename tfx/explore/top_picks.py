@@ -25,8 +25,8 @@ from dataclasses import dataclass
 # how many configurations ranked first ``tfx validate`` scores together (its ``top3``), read lazily
 from tfx.analysis.verdict import top_picks  # noqa: F401  (re-exported: bench/accuracy.py, the tests)
 
-#: The code generator the campaigns compiled with (tfx.analysis.codegen): the figures hold for it.
-MEASURED_CODEGEN = "triton"
+# the code generator the campaigns compiled with (the figures hold for it) and their devices
+from tfx.analysis.coverage import DEFAULT_PROFILE, DEVICES, MEASURED_CODEGEN  # noqa: E402,F401
 
 
 @dataclass(frozen=True)
@@ -44,17 +44,17 @@ class CampaignFigures:
 #: which the sentence names.
 CAMPAIGNS = {
     "h200_sxm": CampaignFigures(
-        "H200", 0.341, 0.069,
+        DEVICES["h200_sxm"], 0.341, 0.069,
         "bench/accuracy.py --measured-only --split all, the 'within one campaign' lines over "
         "calibration/h200/measured/issue15 (gemm_fp8 run40 128x28672x14336 first pick 34.1%; "
         "rmsnorm run12 1024x2048 best of the top 3 6.9%)"),
     "h100_sxm": CampaignFigures(
-        "H100", 0.911, 0.101,
+        DEVICES["h100_sxm"], 0.911, 0.101,
         "bench/accuracy.py --measured-only --split all --hw h100_sxm, the 'within one campaign' lines over "
         "calibration/h100/measured/issue15 (gemm_bf16 run63 3584x6144x28672 first pick 91.1%; "
         "gemm_fp8 run62 3840x6144x28672 best of the top 3 10.1%)"),
 }
-DEFAULT_CAMPAIGNS = "h200_sxm"
+DEFAULT_CAMPAIGNS = DEFAULT_PROFILE
 #: The H200's figures (the judged device's), as the module's plain constants.
 FIRST_PICK_REGRET = CAMPAIGNS[DEFAULT_CAMPAIGNS].first_pick_regret
 TOP_PICKS_REGRET = CAMPAIGNS[DEFAULT_CAMPAIGNS].top_picks_regret

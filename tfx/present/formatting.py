@@ -262,14 +262,9 @@ def near_tie_sentence(tie, shown: int | None = None) -> str:
 
 def unmeasured_sentence(values) -> str:
     """The line under a top table whose first pick sets values no campaign timed (tfx explore's text and
-    JSON, the Explore pane), for a list of ``tfx.explore.coverage.Unmeasured``; '' for none."""
-    if not values:
-        return ""
-    u = values[0]
-    what = ", ".join(f"{v.param}={v.value}" for v in values)
-    timed = "; ".join(f"{v.param} {', '.join(str(x) for x in v.measured)}" for v in values)
-    return (f"the top pick's {what} {'is a value' if len(values) == 1 else 'are values'} tfx's {u.device} "
-            f"campaigns never timed for {u.kernel} (they timed {timed}): its rank is unchecked")
+    JSON, the Explore pane), for a list of ``tfx.analysis.coverage.Unmeasured``; '' for none."""
+    from tfx.analysis.coverage import sentence
+    return sentence(values, "the top pick's ")
 
 
 def top_picks_sentence(picks) -> str:

@@ -474,7 +474,7 @@ class ExploreOutcome:
     codegen: str | None = None                        # ExploreResult.codegen (None: a tiled profile)
     near_tie: Any = None                              # ExploreResult.near_tie (tfx.explore.near_tie)
     top_picks: Any = None                             # ExploreResult.top_picks (tfx.explore.top_picks)
-    unmeasured: list = field(default_factory=list)    # ExploreResult.unmeasured (tfx.explore.coverage)
+    unmeasured: list = field(default_factory=list)    # ExploreResult.unmeasured (tfx.analysis.coverage)
     onchip_label: str = "smem/CTA"                    # ExploreResult.onchip_label (tcm/PE on a tiled profile)
     onchip_key: str = "smem_per_cta"                  # ExploreResult.onchip_key: the rows' key for it
     occupancy: bool = True                            # ExploreResult.occupancy (CTAs an SM mean something)

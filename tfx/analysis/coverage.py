@@ -17,8 +17,15 @@ anywhere counts; an edited one is another kernel, and nothing is said of it).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
+
+#: The code generator the campaigns compiled with (tfx.analysis.codegen): the lists hold for it.
+MEASURED_CODEGEN = "triton"
+#: The campaigns' devices, by the profile that prices them; any other profile is judged by the H200's.
+DEVICES = {"h200_sxm": "H200", "h100_sxm": "H100"}
+DEFAULT_PROFILE = "h200_sxm"
 
 MEASURED_VALUES = {
     'h200_sxm': {
@@ -114,21 +121,47 @@ def campaign_kernel(module) -> str | None:
     name = Path(getattr(module, "filename", "") or "").name
     if not any(name in kernels for kernels in MEASURED_VALUES.values()):
         return None
-    from tfx.bundled import bundled_kernel
     try:
         lines = getattr(module, "source_lines", ()) or Path(module.filename).read_text().split("\n")
-        same = "\n".join(lines).rstrip() == bundled_kernel(name).read_text().rstrip()
-        return name if same else None
+        return name if "\n".join(lines).rstrip() == _bundled_text(name) else None
     except OSError:
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def _bundled_text(name: str) -> str:
+    """A bundled kernel's source, read once (an analysis on every keystroke compares against it)."""
+    from tfx.bundled import bundled_kernel
+    return bundled_kernel(name).read_text().rstrip()
 
 
 def unmeasured(kernel_file: str | None, params: dict, profile: str | None) -> list[Unmeasured]:
     """The values in ``params`` that no campaign of ``profile``'s device (the H200's for a profile of another)
     timed for ``kernel_file``, in the parameters' order; [] for a kernel no campaign measured."""
-    from tfx.explore.top_picks import CAMPAIGNS, DEFAULT_CAMPAIGNS
     # a profile whose device no campaign measured is judged by the H200's lists, as the advice quotes its figures
-    key = profile if profile in MEASURED_VALUES else DEFAULT_CAMPAIGNS
+    key = profile if profile in MEASURED_VALUES else DEFAULT_PROFILE
     lists = MEASURED_VALUES[key].get(kernel_file or "", {})
-    return [Unmeasured(kernel_file, p, int(v), lists[p], CAMPAIGNS[key].device) for p, v in params.items()
+    return [Unmeasured(kernel_file, p, int(v), lists[p], DEVICES[key]) for p, v in params.items()
             if p in lists and int(v) not in lists[p]]
+
+
+def sentence(values, subject: str = "") -> str:
+    """One line for ``values`` (``unmeasured``'s list; '' for none): ``subject`` names whose values they are
+    (tfx explore's "the top pick's "; an analysis' own configuration says none)."""
+    if not values:
+        return ""
+    u = values[0]
+    what = ", ".join(f"{v.param}={v.value}" for v in values)
+    timed = "; ".join(f"{v.param} {', '.join(str(x) for x in v.measured)}" for v in values)
+    whose = "its rank" if subject else "this prediction"
+    return (f"{subject}{what} {'is a value' if len(values) == 1 else 'are values'} tfx's {u.device} campaigns "
+            f"never timed for {u.kernel} (they timed {timed}): {whose} is unchecked")
+
+
+def analysis_warning(module, kernel, params: dict, profile, codegen) -> str:
+    """The warning of an analysis whose configuration of a bundled kernel sets values no campaign timed, where
+    the campaigns speak for its code generator (Triton's, on a GPU); '' otherwise."""
+    if codegen != MEASURED_CODEGEN:
+        return ""
+    return sentence(unmeasured(campaign_kernel(module), {p.name: params[p.name] for p in kernel.params
+                                                         if p.name in params}, profile.name))
