@@ -66,8 +66,10 @@ def test_explore_says_when_its_top_pick_is_unchecked(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["unmeasured"]["values"] == [{"kernel": "flash_attention.tile", "param": "WARPS", "value": 2,
                                             "measured": [4, 8], "device": "H200"}]
+    # every row sets WARPS=2 (and BLOCK_M 32 is not timed either: 64 and 128 were): each is marked ?
+    assert {e["params"]["BLOCK_M"]: e["unmeasured"] for e in out["top"]} == {64: ["WARPS"], 32: ["BLOCK_M", "WARPS"]}
     sentence = ("the top pick's WARPS=2 is a value tfx's H200 campaigns never timed for flash_attention.tile "
-                "(they timed WARPS 4, 8): its rank is unchecked")
+                "(they timed WARPS 4, 8): its rank is unchecked (? marks each such row)")
     assert out["unmeasured"]["summary"] == sentence
     assert main(args) == 0
     assert sentence in " ".join(capsys.readouterr().out.split())
@@ -78,6 +80,21 @@ def test_explore_says_when_its_top_pick_is_unchecked(capsys):
                    codegen="cutlass").unmeasured == []
     assert main(["explore", "kernels/flash_attention.tile", "--sweep", "BLOCK_M=64", "--top", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["unmeasured"] is None
+
+
+def test_rows_below_a_checked_top_pick_are_marked(capsys):
+    """flash_attention.tile swept over WARPS 2, 4, 8 at its defaults (B4 H32 S4096 D128, BLOCK_M 128): the
+    rows on 2 warps set a value the campaigns never timed and are marked ?, the others are not; where the top
+    pick is not among them the line says what ? means."""
+    args = ["explore", "kernels/flash_attention.tile", "--sweep", "WARPS=2,4,8", "--top", "3", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    marks = {e["params"]["WARPS"]: e.get("unmeasured") for e in out["top"]}
+    assert marks == {2: ["WARPS"], 4: None, 8: None}
+    assert out["top"][0]["params"]["WARPS"] != 2
+    assert out["unmeasured"]["values"] == []
+    assert out["unmeasured"]["summary"] == ("? marks a row with values tfx's campaigns never timed for this "
+                                            "kernel: its rank is unchecked")
 
 
 @pytest.mark.parametrize("hw, device", [("h200_sxm", "H200"), ("h100_sxm", "H100")])

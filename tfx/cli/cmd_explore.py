@@ -217,8 +217,9 @@ def config_table(r, title: str | None, rows):
     if r.space.knob_paths:
         t.add_column("cost", justify="right")
     for i, e in enumerate(rows, 1):
-        # ≈: a top row within the re-timing noise of the best (the near-tie line says it)
-        cells = [f"{i}≈" if e.get("near_tie") else str(i), *(str(e["params"][n]) for n in r.space.names),
+        # ≈: a top row within the re-timing noise of the best (the near-tie line says it); ?: values no
+        # campaign timed (the line under the table)
+        cells = [fmt.rank_cell(i, e), *(str(e["params"][n]) for n in r.space.names),
                  *(e["knobs"][p] for p in r.space.knob_paths),
                  fmt.ns(e["predicted_ns"]), fmt.allocation(e[r.onchip_key]),
                  *((str(e["regs_per_thread"]), str(e["blocks_per_sm"])) if r.occupancy else ())]
@@ -311,8 +312,8 @@ def _print_text(r) -> None:
         console.print(r.near_tie.summary(len(r.top)), markup=False)
     if r.top_picks is not None:
         console.print(r.top_picks.sentence(), markup=False)
-    if r.unmeasured:
-        console.print(fmt.unmeasured_sentence(r.unmeasured), markup=False)
+    if r.unmeasured or r.marked:
+        console.print(fmt.unmeasured_sentence(r.unmeasured, r.marked), markup=False)
     if r.pareto:
         # Configurations with equal objectives are all on the frontier; show one row per point.
         seen, rows, dup = set(), [], 0

@@ -67,6 +67,11 @@ class ExploreResult:
     current: dict | None = None
 
     @property
+    def marked(self) -> bool:
+        """Whether a row of the top table or the frontier sets values no campaign timed (its ``unmeasured``)."""
+        return any(e.get("unmeasured") for e in (*self.top, *self.pareto))
+
+    @property
     def configs_per_second(self) -> float:
         return self.configs / self.seconds if self.seconds > 0 else float("inf")
 
@@ -84,7 +89,8 @@ class ExploreResult:
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
             "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
             "unmeasured": {"values": [u.to_json() for u in self.unmeasured],
-                           "summary": unmeasured_sentence(self.unmeasured)} if self.unmeasured else None,
+                           "summary": unmeasured_sentence(self.unmeasured, self.marked)}
+            if self.unmeasured or self.marked else None,
             "current": self.current,
         }
         if self.sensitivity is not None:
@@ -369,7 +375,8 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
                              and tie_group(knob, params, shapes) == group)
     from tfx.analysis import codegen as codegens
     priced_as = codegens.priced_name(ctx.codegen, profile)
-    off = _unmeasured_pick(module, kernel, profile, fixed, top, priced_as)
+    off = _mark_unmeasured(module, kernel, profile, fixed, top, priced_as)
+    _mark_unmeasured(module, kernel, profile, fixed, pareto, priced_as)
     columns = None
     if ctx.keep:
         columns = {k: np.concatenate([r.columns[k] for r in results]) for k in results[0].columns}
@@ -385,18 +392,25 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip, unmeasured=off)
 
 
-def _unmeasured_pick(module, kernel, profile, fixed, top, priced_as) -> list:
-    """tfx.analysis.coverage.unmeasured of the top pick, every parameter bound (its swept values, ``fixed``,
-    the defaults), where the campaigns speak for the kernel and its code generator (Triton's, on a GPU)."""
-    from tfx.analysis.coverage import campaign_kernel, unmeasured
-    from tfx.explore.top_picks import MEASURED_CODEGEN
-    if not top or priced_as != MEASURED_CODEGEN:
-        return []
-    campaign = campaign_kernel(module)
+def _mark_unmeasured(module, kernel, profile, fixed, entries, priced_as) -> list:
+    """tfx.analysis.coverage.unmeasured of each of ``entries`` (the top table's and the frontier's rows), every
+    parameter bound (its swept values, ``fixed``, the defaults), where the campaigns speak for the kernel and its
+    code generator (Triton's, on a GPU): a row with any gets ``unmeasured``, their names; returns the first
+    row's (the top pick's) list."""
+    from tfx.analysis.coverage import MEASURED_CODEGEN, campaign_kernel, unmeasured
+    campaign = campaign_kernel(module) if entries and priced_as == MEASURED_CODEGEN else None
     if campaign is None:
         return []
-    env = bind(module, kernel, {**fixed, **{n: int(v) for n, v in top[0]["params"].items()}}, profile=profile)
-    return unmeasured(campaign, {p.name: env[p.name] for p in kernel.params}, profile.name)
+    first = []
+    for i, e in enumerate(entries):
+        env = bind(module, kernel, {**fixed, **{n: int(v) for n, v in e["params"].items()}}, profile=profile)
+        off = unmeasured(campaign, {p.name: env[p.name] for p in kernel.params}, profile.name)
+        if off:
+            e["unmeasured"] = [u.param for u in off]
+        if i == 0:
+            first = off
+    return first
+
 
 
 def _entry(space: Space, index: int, row, objectives, onchip: str, occupancy: bool) -> dict:

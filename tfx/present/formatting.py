@@ -260,11 +260,22 @@ def near_tie_sentence(tie, shown: int | None = None) -> str:
     return f"top pick {gap} ahead of the next: outside the {band} re-timing noise"
 
 
-def unmeasured_sentence(values) -> str:
-    """The line under a top table whose first pick sets values no campaign timed (tfx explore's text and
-    JSON, the Explore pane), for a list of ``tfx.analysis.coverage.Unmeasured``; '' for none."""
+def unmeasured_sentence(values, marked: bool = False) -> str:
+    """The line under a top table (tfx explore's text and JSON, the Explore pane) whose first pick sets values no
+    campaign timed, for a list of ``tfx.analysis.coverage.Unmeasured``; ``marked``: some listed row sets such
+    values (its rank carries a ``?``), said even where the first pick sets none. '' for neither."""
     from tfx.analysis.coverage import sentence
-    return sentence(values, "the top pick's ")
+    if values:
+        return sentence(values, "the top pick's ") + (" (? marks each such row)" if marked else "")
+    if marked:
+        return "? marks a row with values tfx's campaigns never timed for this kernel: its rank is unchecked"
+    return ""
+
+
+def rank_cell(i: int, entry: dict) -> str:
+    """A top table's rank: ``≈`` where the row is in the near tie, ``?`` where it sets values no campaign
+    timed (tfx explore's text, the Explore pane)."""
+    return f"{i}{'≈' if entry.get('near_tie') else ''}{'?' if entry.get('unmeasured') else ''}"
 
 
 def top_picks_sentence(picks) -> str:

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
 from tfx.present.formatting import (allocation, compiled_as, count, counted, nbytes as fmt_bytes, ns as fmt_ns,
-                                    unmeasured_sentence)
+                                    rank_cell, unmeasured_sentence)
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -292,8 +292,9 @@ class ExplorePane(Vertical):
         onchip = out.onchip_key
         front_pts = {(e["predicted_ns"], e[onchip]) for e in out.pareto}
         # ≈: a top row within the re-timing noise of the best (the status's near-tie line)
-        rows = [dict(e, rank=f"{i + 1}≈" if e.get("near_tie") else str(i + 1)) for i, e in enumerate(out.top)]
-        rows += [dict(e, rank="") for e in out.pareto if e["index"] not in top_ids]
+        # ?: values no campaign timed (the status's line under the near tie)
+        rows = [dict(e, rank=rank_cell(i + 1, e)) for i, e in enumerate(out.top)]
+        rows += [dict(e, rank="?" if e.get("unmeasured") else "") for e in out.pareto if e["index"] not in top_ids]
         self.rows = rows
         t = self.query_one(TopTable)
         cursor = t.cursor_row
@@ -336,8 +337,9 @@ class ExplorePane(Vertical):
         if out.top_picks is not None:
             t.append(out.top_picks.sentence(), style="dim")
             t.append("\n")
-        if out.unmeasured:
-            t.append(unmeasured_sentence(out.unmeasured), style="yellow")
+        marked = any(e.get("unmeasured") for e in (*out.top, *out.pareto))
+        if out.unmeasured or marked:
+            t.append(unmeasured_sentence(out.unmeasured, marked), style="yellow")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")
