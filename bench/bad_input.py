@@ -180,6 +180,9 @@ def cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     add("explore sweep unknown", ["explore", GEMM, "--top", "2", "--sweep", "ZZ=1,2"], "ZZ")
     add("explore sweep empty", ["explore", GEMM, "--top", "2", "--sweep", "BM="], "BM")
     add("explore sweep reversed", ["explore", GEMM, "--top", "2", "--sweep", "BM=256..16"], "BM")
+    # a bare name is its declared sweep: a name the kernel lacks, or malformed
+    add("explore sweep bare unknown", ["explore", GEMM, "--top", "2", "--sweep", "ZZ"], "ZZ")
+    add("explore sweep bare spaced", ["explore", GEMM, "--top", "2", "--sweep", "B M"], "--sweep")
     add("explore objective", ["explore", GEMM, "--top", "2", "--objective", "time,speed"], "speed")
     add("explore top 0", ["explore", GEMM, "--top", "0"], ACCEPTED)
     add("explore top -1", ["explore", GEMM, "--top", "-1"], "--top")
