@@ -140,3 +140,29 @@ def test_an_analysis_off_the_lists_says_its_prediction_is_unchecked():
     edited = parse_text((ROOT / "kernels" / "flash_attention.tile").read_text() + "\n// mine\n",
                         "flash_attention.tile")
     assert not any("never timed" in w for w in analyze(edited, None, h200, {"WARPS": 2, "BLOCK_M": 64}).warnings)
+
+
+def test_the_fastest_row_of_timed_values_is_named():
+    """best_checked: the first row (fastest first) without unmeasured values, and how much slower than the top
+    pick it is predicted: rows of 100, 100.5 and 101 ns, the first two unchecked: rank 3, 101 / 100 - 1 = 1.0%;
+    a gap under 0.1% gets two decimals (100.02 / 100 - 1 = 0.02%)."""
+    from tfx.explore.explore import best_checked
+    rows = [{"predicted_ns": 100, "unmeasured": ["GROUP_M"]}, {"predicted_ns": 100.5, "unmeasured": ["STAGES"]},
+            {"predicted_ns": 101}]
+    rank, slower = best_checked(rows)
+    assert rank == 3 and slower == pytest.approx(0.01, abs=1e-12)
+    assert best_checked(rows[:2]) is None
+    got = unmeasured("gemm.tile", {"GROUP_M": 16}, "h200_sxm")
+    assert unmeasured_sentence(got, True, (3, 0.01)).endswith("(? marks each such row); the fastest row of timed "
+                                                               "values, #3, is 1.0% slower")
+    assert unmeasured_sentence(got, True, (4, 0.0002)).endswith("#4, is 0.02% slower")
+
+
+def test_explore_names_the_fastest_checked_row(capsys):
+    """gemm.tile's default sweep: its top pick sets GROUP_M 16 (never timed); the JSON names the first row with
+    every value timed, every row above it is marked, and it is not."""
+    assert main(["explore", "kernels/gemm.tile", "--top", "6", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rank = out["unmeasured"]["best_checked"]["rank"]
+    assert all(e.get("unmeasured") for e in out["top"][:rank - 1]) and not out["top"][rank - 1].get("unmeasured")
+    assert f"the fastest row of timed values, #{rank}, is" in out["unmeasured"]["summary"]

@@ -313,7 +313,7 @@ def _print_text(r) -> None:
     if r.top_picks is not None:
         console.print(r.top_picks.sentence(), markup=False)
     if r.unmeasured or r.marked:
-        console.print(fmt.unmeasured_sentence(r.unmeasured, r.marked), markup=False)
+        console.print(fmt.unmeasured_sentence(r.unmeasured, r.marked, r.best_checked), markup=False)
     if r.pareto:
         # Configurations with equal objectives are all on the frontier; show one row per point.
         seen, rows, dup = set(), [], 0

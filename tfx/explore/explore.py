@@ -72,6 +72,12 @@ class ExploreResult:
         return any(e.get("unmeasured") for e in (*self.top, *self.pareto))
 
     @property
+    def best_checked(self) -> tuple | None:
+        """Where the top pick sets values no campaign timed: (rank, slower by) of the fastest row of the top table
+        whose values all were timed (``best_checked``); None otherwise."""
+        return best_checked(self.top) if self.unmeasured else None
+
+    @property
     def configs_per_second(self) -> float:
         return self.configs / self.seconds if self.seconds > 0 else float("inf")
 
@@ -89,7 +95,9 @@ class ExploreResult:
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
             "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
             "unmeasured": {"values": [u.to_json() for u in self.unmeasured],
-                           "summary": unmeasured_sentence(self.unmeasured, self.marked)}
+                           "best_checked": None if self.best_checked is None else
+                           {"rank": self.best_checked[0], "slower": self.best_checked[1]},
+                           "summary": unmeasured_sentence(self.unmeasured, self.marked, self.best_checked)}
             if self.unmeasured or self.marked else None,
             "current": self.current,
         }
@@ -390,6 +398,16 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         near_tie=tie, top_picks=advice(priced_as, 1 if tie is not None and tie.alone else int(counts[0]),
                                        profile.name),
         onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip, unmeasured=off)
+
+
+def best_checked(top: list) -> tuple | None:
+    """(1-based rank, predicted time over the first row's - 1) of the fastest row of ``top`` (the top table, fastest
+    first) that sets no value the campaigns never timed (no ``unmeasured``); None where every row sets one."""
+    for i, e in enumerate(top):
+        if not e.get("unmeasured"):
+            first = float(top[0]["predicted_ns"])
+            return i + 1, (float(e["predicted_ns"]) / first - 1 if first else 0.0)
+    return None
 
 
 def _mark_unmeasured(module, kernel, profile, fixed, entries, priced_as) -> list:

@@ -260,13 +260,19 @@ def near_tie_sentence(tie, shown: int | None = None) -> str:
     return f"top pick {gap} ahead of the next: outside the {band} re-timing noise"
 
 
-def unmeasured_sentence(values, marked: bool = False) -> str:
+def unmeasured_sentence(values, marked: bool = False, checked: tuple | None = None) -> str:
     """The line under a top table (tfx explore's text and JSON, the Explore pane) whose first pick sets values no
     campaign timed, for a list of ``tfx.analysis.coverage.Unmeasured``; ``marked``: some listed row sets such
-    values (its rank carries a ``?``), said even where the first pick sets none. '' for neither."""
+    values (its rank carries a ``?``), said even where the first pick sets none; ``checked``: (rank, slower by)
+    of the fastest listed row whose values were all timed (tfx.explore.explore.best_checked). '' for neither."""
     from tfx.analysis.coverage import sentence
     if values:
-        return sentence(values, "the top pick's ") + (" (? marks each such row)" if marked else "")
+        line = sentence(values, "the top pick's ") + (" (? marks each such row)" if marked else "")
+        if checked is not None:
+            # a gap under 0.1% to two decimals (0.02%), as the near tie's two-decimal case: "0.0% slower" says nothing
+            gap = format_percent(num(checked[1]), 2) if num(checked[1]) < 0.001 else format_percent(num(checked[1]))
+            line += f"; the fastest row of timed values, #{checked[0]}, is {gap} slower"
+        return line
     if marked:
         return "? marks a row with values tfx's campaigns never timed for this kernel: its rank is unchecked"
     return ""

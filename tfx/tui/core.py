@@ -475,6 +475,7 @@ class ExploreOutcome:
     near_tie: Any = None                              # ExploreResult.near_tie (tfx.explore.near_tie)
     top_picks: Any = None                             # ExploreResult.top_picks (tfx.explore.top_picks)
     unmeasured: list = field(default_factory=list)    # ExploreResult.unmeasured (tfx.analysis.coverage)
+    best_checked: Any = None                          # ExploreResult.best_checked
     onchip_label: str = "smem/CTA"                    # ExploreResult.onchip_label (tcm/PE on a tiled profile)
     onchip_key: str = "smem_per_cta"                  # ExploreResult.onchip_key: the rows' key for it
     occupancy: bool = True                            # ExploreResult.occupancy (CTAs an SM mean something)
@@ -558,6 +559,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
     out.codegen, out.near_tie, out.top_picks, out.unmeasured = r.codegen, r.near_tie, r.top_picks, r.unmeasured
+    out.best_checked = r.best_checked
     out.onchip_label, out.onchip_key, out.occupancy = r.onchip_label, r.onchip_key, r.occupancy
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point

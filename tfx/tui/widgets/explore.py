@@ -339,7 +339,7 @@ class ExplorePane(Vertical):
             t.append("\n")
         marked = any(e.get("unmeasured") for e in (*out.top, *out.pareto))
         if out.unmeasured or marked:
-            t.append(unmeasured_sentence(out.unmeasured, marked), style="yellow")
+            t.append(unmeasured_sentence(out.unmeasured, marked, out.best_checked), style="yellow")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")
