@@ -100,7 +100,6 @@ MEASURED_VALUES = {profile: {name: MEASURED_VALUES['h200_sxm'][name] if lists is
                    for profile, kernels in MEASURED_VALUES.items()}
 
 
-
 @dataclass(frozen=True)
 class Unmeasured:
     """A value of the top pick no campaign of ``device`` timed for ``kernel``, beside the values it timed."""

@@ -13,7 +13,6 @@ from tfx.explore.evaluate import (COLUMNS, OBJECTIVES, ChunkResult, Context, bui
                                   shape_names, tie_group,
                                   evaluate_chunk, onchip_key, onchip_label, unit_noun)
 from tfx.explore.near_tie import NearTie, near_tie
-from tfx.present.formatting import unmeasured_sentence
 from tfx.explore.pareto import pareto_front, top_k
 from tfx.explore.top_picks import TopPicks, advice
 from tfx.explore.space import DEFAULT_CHUNK, Chunk, Space, build_space
@@ -94,16 +93,24 @@ class ExploreResult:
             "pareto": self.pareto, "top": self.top,
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
             "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
-            "unmeasured": {"values": [u.to_json() for u in self.unmeasured],
-                           "best_checked": None if self.best_checked is None else
-                           {"rank": self.best_checked[0], "slower": self.best_checked[1]},
-                           "summary": unmeasured_sentence(self.unmeasured, self.marked, self.best_checked)}
-            if self.unmeasured or self.marked else None,
+            "unmeasured": self._unmeasured_json(),
             "current": self.current,
         }
         if self.sensitivity is not None:
             out["sensitivity"] = self.sensitivity
         return out
+
+    def _unmeasured_json(self) -> dict | None:
+        """JSON's ``unmeasured``: the top pick's unchecked values, the fastest row of timed values and the line
+        under the table; None where no row sets such values."""
+        marked = self.marked
+        if not (self.unmeasured or marked):
+            return None
+        from tfx.present.formatting import unmeasured_sentence
+        checked = self.best_checked
+        return {"values": [u.to_json() for u in self.unmeasured],
+                "best_checked": None if checked is None else {"rank": checked[0], "slower": checked[1]},
+                "summary": unmeasured_sentence(self.unmeasured, marked, checked)}
 
     def config(self, index: int) -> dict:
         """One configuration by flat index: params, knobs, and (when columns were kept) its values."""
@@ -383,8 +390,7 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
                              and tie_group(knob, params, shapes) == group)
     from tfx.analysis import codegen as codegens
     priced_as = codegens.priced_name(ctx.codegen, profile)
-    off = _mark_unmeasured(module, kernel, profile, fixed, top, priced_as)
-    _mark_unmeasured(module, kernel, profile, fixed, pareto, priced_as)
+    off = _mark_unmeasured(module, kernel, profile, fixed, top, pareto, priced_as)
     columns = None
     if ctx.keep:
         columns = {k: np.concatenate([r.columns[k] for r in results]) for k in results[0].columns}
@@ -410,30 +416,33 @@ def best_checked(top: list) -> tuple | None:
     return None
 
 
-def _mark_unmeasured(module, kernel, profile, fixed, entries, priced_as) -> list:
-    """tfx.analysis.coverage.unmeasured of each of ``entries`` (the top table's and the frontier's rows), every
-    parameter bound (its swept values, ``fixed``, the defaults), where the campaigns speak for the kernel and its
-    code generator (Triton's, on a GPU): a row with any gets ``unmeasured``, their names; returns the first
-    row's (the top pick's) list."""
+def _mark_unmeasured(module, kernel, profile, fixed, top, pareto, priced_as) -> list:
+    """tfx.analysis.coverage.unmeasured of each row of ``top`` and ``pareto`` (the top table's and the frontier's),
+    every parameter bound (its swept values, ``fixed``, the defaults), where the campaigns speak for the kernel and
+    its code generator (Triton's, on a GPU): a row with any gets ``unmeasured``, their names; returns the top
+    pick's list ([] with no top row)."""
     from tfx.analysis.coverage import MEASURED_CODEGEN, campaign_kernel, unmeasured
+    entries = [*top, *pareto]
     campaign = campaign_kernel(module) if entries and priced_as == MEASURED_CODEGEN else None
     if campaign is None:
         return []
-    first = []
-    # bound once; a row re-binds only where a default derives from a value it sets (65,536 rows: 1.2 s -> 0.1)
+    # bound once; a row re-binds only where a default derives from a value it sets (65,536 rows: 1.2 s -> 0.1),
+    # and a configuration in both tables is judged once
     base = bind(module, kernel, dict(fixed), profile=profile)
     swept = set(entries[0]["params"])
     derived = any(p.name not in swept and p.name not in fixed and p.default.free_names() & swept
                   for p in kernel.params)
-    for i, e in enumerate(entries):
-        row = {n: int(v) for n, v in e["params"].items()}
-        env = bind(module, kernel, {**fixed, **row}, profile=profile) if derived else {**base, **row}
-        off = unmeasured(campaign, {p.name: env[p.name] for p in kernel.params}, profile.name)
+    judged: dict = {}
+    for e in entries:
+        off = judged.get(e["index"])
+        if off is None:
+            row = {n: int(v) for n, v in e["params"].items()}
+            env = bind(module, kernel, {**fixed, **row}, profile=profile) if derived else {**base, **row}
+            off = judged[e["index"]] = unmeasured(campaign, {p.name: env[p.name] for p in kernel.params},
+                                                  profile.name)
         if off:
             e["unmeasured"] = [u.param for u in off]
-        if i == 0:
-            first = off
-    return first
+    return judged[top[0]["index"]] if top else []
 
 
 

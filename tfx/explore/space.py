@@ -262,6 +262,8 @@ def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Ma
         chosen = declared_sweeps(kernel, fixed, profile)
     else:
         chosen = {}
+        bare = [n for n, v in sweeps.items() if v is None and n in names and n not in fixed]
+        declared = declared_sweeps(kernel, fixed, profile, names=bare) if bare else {}
         for name, vals in sweeps.items():
             if name not in names:
                 import difflib
@@ -272,7 +274,6 @@ def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Ma
             if name in fixed:
                 raise TfxError(f"{name} is both swept and fixed with --set", where=f"--sweep {name}")
             if vals is None:        # a bare name: its declared sweep, on this profile's counts
-                declared = declared_sweeps(kernel, fixed, profile, names=[name])
                 if name not in declared:
                     raise TfxError(f"{name} declares no sweep or domain: give its values ({name}=64,128 "
                                    "or 2..6)", where=f"--sweep {name}")

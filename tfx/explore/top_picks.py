@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from tfx.analysis.verdict import top_picks  # noqa: F401  (re-exported: bench/accuracy.py, the tests)
 
 # the code generator the campaigns compiled with (the figures hold for it) and their devices
-from tfx.analysis.coverage import DEFAULT_PROFILE, DEVICES, MEASURED_CODEGEN  # noqa: F401 (MEASURED_CODEGEN re-exported)
+from tfx.analysis.coverage import DEFAULT_PROFILE, DEVICES, MEASURED_CODEGEN  # noqa: F401 (re-exported)
 
 
 @dataclass(frozen=True)

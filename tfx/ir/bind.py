@@ -127,8 +127,9 @@ def needs_machine(kernel: Kernel, given: Mapping[str, Any] | set | None = None) 
 
 
 def unknown_counts(d, env: Mapping[str, Any]) -> bool:
-    """Whether domain ``d`` names a count of the machine ``env`` was bound without (no profile,
-    NUM_SMS given): such a domain or sweep cannot be evaluated, and is not judged there."""
+    """Whether domain (or expression) ``d`` names a count of the machine ``env`` was bound without
+    (no profile, NUM_SMS given): such a domain, sweep or divisor cannot be evaluated, and is not
+    judged there."""
     return d is not None and any(units_level(n) is not None and n not in env for n in d.free_names())
 
 
@@ -342,8 +343,7 @@ def _check_values(module: Module, kernel: Kernel, env, info: KernelInfo) -> None
     # a divisor that is zero first, named by where it is written (a sweep's, an attr's), before the
     # domains evaluate it and fail with the operator's bare message
     for node, divisor, what, use_loc in info.divisors:
-        if not _static(divisor, info) or any(units_level(n) is not None and n not in env
-                                             for n in divisor.free_names()):
+        if not _static(divisor, info) or unknown_counts(divisor, env):
             continue  # varies per position: evaluated (and refused there) when counted
         if divisor.evaluate(env) == 0:
             raise module.error(f"division by zero in {what} (the divisor is 0 with these parameters)",

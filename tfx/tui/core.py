@@ -476,6 +476,7 @@ class ExploreOutcome:
     top_picks: Any = None                             # ExploreResult.top_picks (tfx.explore.top_picks)
     unmeasured: list = field(default_factory=list)    # ExploreResult.unmeasured (tfx.analysis.coverage)
     best_checked: Any = None                          # ExploreResult.best_checked
+    marked: bool = False                              # ExploreResult.marked: some row sets values no campaign timed
     onchip_label: str = "smem/CTA"                    # ExploreResult.onchip_label (tcm/PE on a tiled profile)
     onchip_key: str = "smem_per_cta"                  # ExploreResult.onchip_key: the rows' key for it
     occupancy: bool = True                            # ExploreResult.occupancy (CTAs an SM mean something)
@@ -559,7 +560,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
     out.codegen, out.near_tie, out.top_picks, out.unmeasured = r.codegen, r.near_tie, r.top_picks, r.unmeasured
-    out.best_checked = r.best_checked
+    out.best_checked, out.marked = r.best_checked, r.marked
     out.onchip_label, out.onchip_key, out.occupancy = r.onchip_label, r.onchip_key, r.occupancy
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point

@@ -337,9 +337,8 @@ class ExplorePane(Vertical):
         if out.top_picks is not None:
             t.append(out.top_picks.sentence(), style="dim")
             t.append("\n")
-        marked = any(e.get("unmeasured") for e in (*out.top, *out.pareto))
-        if out.unmeasured or marked:
-            t.append(unmeasured_sentence(out.unmeasured, marked, out.best_checked), style="yellow")
+        if out.unmeasured or out.marked:
+            t.append(unmeasured_sentence(out.unmeasured, out.marked, out.best_checked), style="yellow")
             t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")
