@@ -36,6 +36,21 @@ def test_unknown_set_name_is_refused_with_exit_2(capsys):
     assert err.splitlines()[0].startswith("--set BQ: error: kernel gemm has no parameter 'BQ'")
 
 
+def test_several_assignments_in_one_set_are_the_repeated_flags(capsys):
+    """``--set M=2048,BM=64`` binds as ``--set M=2048 --set BM=64`` does; a later assignment
+    of a name wins, as a repeated flag's does. M = 2048, BM = 64, BN = 128 (the default):
+    cdiv(2048, 64) x cdiv(4096, 128) = 32 x 32 = 1,024 positions."""
+    assert main(["analyze", GEMM, "--set", "M=2048,BM=64", "--json"]) == 0
+    together = json.loads(capsys.readouterr().out)
+    assert main(["analyze", GEMM, "--set", "M=2048", "--set", "BM=64", "--json"]) == 0
+    apart = json.loads(capsys.readouterr().out)
+    assert together == apart
+    assert together["parameters"]["M"] == 2048 and together["parameters"]["BM"] == 64
+    assert together["scopes"]["children"][0]["positions"] == 1024
+    assert main(["analyze", GEMM, "--set", "BM=128,BM=64", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["parameters"]["BM"] == 64
+
+
 def test_missing_file_is_one_line_and_exit_2(capsys):
     assert main(["analyze", "nope.tile"]) == 2
     assert capsys.readouterr().err.strip() == "nope.tile: error: no such file"

@@ -23,6 +23,16 @@ CASES = [
     (["analyze", GEMM, "--set", "BM"], "--set: error: expected NAME=VALUE, found 'BM'"),
     (["analyze", GEMM, "--set", "=64"], "--set: error: expected NAME=VALUE, found '=64'"),
     (["analyze", GEMM, "--set", "BM=abc"], "--set BM: error: expected an integer, found 'abc'"),
+    # several in one item, comma-separated: a piece without '=' is a list of values, which is a
+    # sweep's (the piece is what is shown; a trailing comma leaves an empty piece: the whole item)
+    (["analyze", GEMM, "--set", "BM=64,128"],
+     "--set: error: expected NAME=VALUE pairs separated by commas (A=1,B=2), one value a name "
+     "(a list of values is tfx explore's sweep), found '128'"),
+    (["analyze", GEMM, "--set", "BM=64,"],
+     "--set: error: expected NAME=VALUE pairs separated by commas (A=1,B=2), one value a name "
+     "(a list of values is tfx explore's sweep), found 'BM=64,'"),
+    (["analyze", GEMM, "--set", "BM=64,BN=abc"], "--set BN: error: expected an integer, found 'abc'"),
+    (["analyze", GEMM, "--knob", "hbm.bandwidth=x2,qqq=1"], "--knob qqq: error: unknown fact in profile h200_sxm"),
     (["analyze", GEMM, "--set", "BM=064"],
      "--set BM: error: expected an integer without leading zeros, found '064'"),
     (["analyze", GEMM, "--set", f"BM={2 ** 63}"],          # one past INT64_MAX

@@ -9,13 +9,22 @@ from tfx.hw.units import format_count
 
 
 def parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
-    """``["A=1", "B=x2"]`` -> ``{"A": "1", "B": "x2"}``; refuses malformed items by name."""
+    """``["A=1", "B=x2"]`` -> ``{"A": "1", "B": "x2"}``; an item may hold several, comma-separated
+    (``"A=1,B=x2"``: no value of a parameter, knob or distribution holds a comma); a later
+    assignment of a name wins, as a repeated flag's does. Refuses malformed items by name."""
     out: dict[str, str] = {}
     for item in items or []:
-        name, equals, value = (s.strip() for s in item.partition("="))
-        if not (name and equals and value):
-            raise argument_error(flag, "expected NAME=VALUE", found=item)
-        out[name] = value
+        pieces = item.split(",")
+        for i, piece in enumerate(pieces):
+            name, equals, value = (s.strip() for s in piece.partition("="))
+            if not (name and equals and value):
+                if len(pieces) == 1:
+                    raise argument_error(flag, "expected NAME=VALUE", found=item)
+                # "BM=64,128": a list of values is a sweep, not an assignment
+                raise argument_error(flag, "expected NAME=VALUE pairs separated by commas (A=1,B=2), "
+                                           "one value a name (a list of values is tfx explore's sweep)",
+                                     found=piece if piece.strip() else item)
+            out[name] = value
     return out
 
 

@@ -12,8 +12,8 @@ def add_kernel_args(p, hw_required: bool = False) -> None:
     p.add_argument("file", help="a .tile file")
     p.add_argument("--kernel", help="which kernel of the file (default: the one no other calls)")
     p.add_argument("--hw", default=DEFAULT_PROFILE, help="hardware profile: a shipped name or a TOML path")
-    p.add_argument("--set", action="append", metavar="P=V", help="override a kernel parameter")
-    p.add_argument("--knob", action="append", metavar="K=V", help="override a profile fact (value or xF, /F)")
+    p.add_argument("--set", action="append", metavar="P=V", help="override a kernel parameter (repeatable, or several as P=V,P=V)")
+    p.add_argument("--knob", action="append", metavar="K=V", help="override a profile fact (value or xF, /F; repeatable, or several as K=V,K=V)")
 
 
 def register(sub) -> None:

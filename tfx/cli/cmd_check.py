@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--print", action="store_true", dest="print_canonical",
                    help="write the canonical form of the checked kernels to stdout")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
-                   help="bind parameter P to the integer V before checking shapes (repeatable)")
+                   help="bind parameter P to the integer V before checking shapes (repeatable, or several as P=V,P=V)")
     p.add_argument("--kernel", metavar="NAME", help="check only this kernel of each file")
     p.add_argument("--hw", metavar="PROFILE",
                    help="also refuse storage and mesh levels this hardware profile lacks")

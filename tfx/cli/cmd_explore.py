@@ -45,9 +45,9 @@ def register(subparsers: Any) -> None:
                    help=f"hardware profile name or .toml path (default {DEFAULT_PROFILE}, as tfx analyze)")
     p.add_argument("--kernel", metavar="NAME", help="kernel of FILE (default: the main one)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
-                   help="fix parameter P to V (repeatable)")
+                   help="fix parameter P to V (repeatable, or several as P=V,P=V)")
     p.add_argument("--knob", action="append", metavar="PATH=VALUE",
-                   help="a fixed what-if change to the profile (repeatable)")
+                   help="a fixed what-if change to the profile (repeatable, or several as K=V,K=V)")
     p.add_argument("--sweep", action="append", metavar="P=VALUES",
                    help="sweep parameter P: 64,128,256 or 2..6 or 2..6:2 or 16..256:x2, or P alone for "
                         "its declared sweep (repeatable)")

@@ -39,7 +39,7 @@ def register(subparsers) -> None:
     show.add_argument("profile", metavar="NAME|PATH", help="bundled profile name or a .toml path")
     show.add_argument("--knob", action="append", metavar="PATH=VALUE", default=[],
                       help="change a fact first: absolute (1.2e12, 3.2TB/s) or factor "
-                           "(x2, /2); repeatable")
+                           "(x2, /2); repeatable, or several as K=V,K=V")
     show.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     parser.set_defaults(func=run, hw_parser=parser)

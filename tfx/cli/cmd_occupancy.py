@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--hw", default=DEFAULT_PROFILE, metavar="PROFILE",
                    help=f"hardware profile name or .toml path (default {DEFAULT_PROFILE})")
     p.add_argument("--knob", action="append", metavar="PATH=VALUE",
-                   help="override a profile fact, e.g. occupancy.max_blocks_per_sm=16")
+                   help="override a profile fact, e.g. occupancy.max_blocks_per_sm=16 (repeatable, or several as K=V,K=V)")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--csv", metavar="FILE",
                         help="CSV with columns threads,regs,smem[,static_smem]; - for stdin")

@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", metavar="FILE", help=".tile file")
     p.add_argument("--kernel", metavar="NAME", help="the kernel to run (default: the file's main kernel)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
-                   help="bind parameter P to the integer V (repeatable)")
+                   help="bind parameter P to the integer V (repeatable, or several as P=V,P=V)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--dist", action="append", metavar="TENSOR=normal|uniform", dest="dists",
                    help="distribution of a float input: normal N(0,1) (default) or uniform [-1,1)")

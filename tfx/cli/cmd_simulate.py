@@ -30,9 +30,9 @@ def register(subparsers: Any) -> None:
                    help=f"hardware profile name or path (default {DEFAULT_PROFILE}, as tfx analyze)")
     p.add_argument("--kernel", metavar="NAME", help="kernel of FILE (default: the main one)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
-                   help="bind parameter P to integer V (repeatable)")
+                   help="bind parameter P to integer V (repeatable, or several as P=V,P=V)")
     p.add_argument("--knob", action="append", metavar="K=V", dest="knobs",
-                   help="set or scale a profile fact: dma.hold_channel_for_round_trip=0, hbm.bandwidth=x2")
+                   help="set or scale a profile fact: dma.hold_channel_for_round_trip=0, hbm.bandwidth=x2 (repeatable, or several as K=V,K=V)")
     from tfx.cli.cmd_analyze import add_codegen_arg
     add_codegen_arg(p, side=" (the analysis the simulation starts from and is compared with)")
     p.add_argument("--full", action="store_true", help="simulate every SM/PE instead of a representative one")

@@ -28,7 +28,7 @@ def add_workload_args(p, hw_default: str = "h200_sxm") -> None:
     p.add_argument("--gemm-codegen", choices=tuple(CODEGENS), default=DEFAULT_GEMM_CODEGEN,
                    help="the code generator the GEMMs are priced as: cutlass (default: serving engines' and "
                         "cuBLAS' TMA copies and hand-pipelined wgmma) or triton (Triton-compiled GEMMs)")
-    p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable)")
+    p.add_argument("--knob", action="append", metavar="PATH=VALUE", help="profile knob (repeatable, or several as K=V,K=V)")
     p.add_argument("--bandwidth", choices=("attainable", "datasheet", "measured", "vendor"), default="attainable",
                    help="price kernels at the attainable bandwidth (datasheet x memory.gmem.efficiency, "
                         "as `tfx hw show` states it; default) or the datasheet (measured/vendor: older names)")

@@ -48,9 +48,9 @@ def register(subparsers: Any) -> None:
                    help=f"hardware profile name or .toml path (default {DEFAULT_PROFILE}; "
                         f"{MODEL_PROFILE} with --model)")
     p.add_argument("--set", action="append", metavar="P=V", dest="assignments",
-                   help="bind parameter P to the integer V (repeatable)")
+                   help="bind parameter P to the integer V (repeatable, or several as P=V,P=V)")
     p.add_argument("--knob", action="append", metavar="K=V", dest="knobs",
-                   help="change a hardware fact: K=3.2TB/s, K=x2, K=/2 (repeatable)")
+                   help="change a hardware fact: K=3.2TB/s, K=x2, K=/2 (repeatable, or several as K=V,K=V)")
     p.add_argument("--kernel", metavar="NAME", help="the kernel of FILE to open")
     p.add_argument("--measured", metavar="CSV",
                    help="measured times (the tfx validate CSV: kernel, profile, measured_ms, "
