@@ -28,7 +28,8 @@ import statistics
 import subprocess
 import sys
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+ONE_STAGE = "--one-stage" in sys.argv
+OUT = ([a for a in sys.argv[1:] if a != "--one-stage"] or ["."])[0]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
@@ -46,13 +47,15 @@ LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?);\s*//\s*\|\s*(\d+)\s?(.*?)\|")
 MMA = ("HMMA", "HGMMA", "QGMMA")
 
 
-def configs():
-    """The distinct pipelined non-spilling configurations of the campaigns, drawn as described."""
+def configs(one_stage=False):
+    """The distinct pipelined non-spilling configurations of the campaigns, drawn as described
+    (``one_stage``: those with STAGES = 1 instead, whose loop loads through registers)."""
     seen = set()
     for path in sorted(glob.glob(os.path.join(ROOT, "calibration/h200/measured/issue15/run*/gemm.csv"))):
         for r in csv.DictReader(open(path)):
             if r["family"] in ("gemm_bf16", "gemm_fp8") and r["status"] == "ok" and r["regs"] \
-                    and int(r["spills"] or 0) == 0 and int(r["regs"]) < 255 and int(r["STAGES"]) >= 2:
+                    and int(r["spills"] or 0) == 0 and int(r["regs"]) < 255 \
+                    and (int(r["STAGES"]) == 1) == one_stage:
                 seen.add((r["family"],) + tuple(f"{k}={r[k]}" for k in KEYS))
     random.seed(16)
     return [(c[0],) + tuple(int(x.split("=")[1]) for x in c[1:]) for c in random.sample(sorted(seen), 30)]
@@ -111,6 +114,18 @@ def operands(text):
                 w, role = (int(op.split(".")[-1]), "fragment") if i == 0 else (w, "shared address")
             elif op.startswith("LDGSTS"):
                 role = "copy address" if m.group(2) else "shared address"
+            elif op.startswith("LDG"):
+                # a one-stage loop's copy: LDG.E.128 Rd, desc[..][Rn.64]; its destination is written
+                w = int(re.search(r"\.(\d+)", op.replace(".E", "")).group(1)) // 32 if i == 0 and re.search(
+                    r"\.(64|128)\b", op) else w
+                role = "copy address" if m.group(2) else None
+            elif op.startswith("STS"):
+                # STS [Rs+imm], Rv: the value a one-stage loop's LDG loaded, on its way to shared memory
+                if i == 1:
+                    w = int(re.search(r"\.(64|128)\b", op).group(1)) // 32 if re.search(r"\.(64|128)\b", op) else 1
+                    role = "loaded value"
+                else:
+                    role = "shared address"
             elif op.startswith("ISETP"):
                 role = "mask"
             res.append((i, role, range(r, r + w)))
@@ -160,16 +175,17 @@ def loop_peak(ins):
 def main():
     os.makedirs(OUT, exist_ok=True)
     rows = []
-    for fam, bm, bn, bk, w, st in configs():
+    for fam, bm, bn, bk, w, st in configs(one_stage=ONE_STAGE):
         reg, listing = compile_one(fam, bm, bn, bk, w, st)
         body, at = loop_peak(instructions(listing))
         c = classify(body, at)
-        rest = reg - c["accumulator"] - c["fragment"] - c["copy address"]
+        rest = reg - c["accumulator"] - c["fragment"] - c["copy address"] - c["loaded value"]
         rows.append(dict(family=fam, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, regs=reg, loop_peak_live=body[at][2],
                          accumulator=c["accumulator"], fragment=c["fragment"], copy_address=c["copy address"],
-                         shared_address=c["shared address"], mask=c["mask"], other=c["other"], rest=rest))
+                         loaded_value=c["loaded value"], shared_address=c["shared address"], mask=c["mask"],
+                         other=c["other"], rest=rest))
         print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
-    write_rows(os.path.join(OUT, "kloop_registers.csv"), rows)
+    write_rows(os.path.join(OUT, "kloop_registers_one_stage.csv" if ONE_STAGE else "kloop_registers.csv"), rows)
     rest = sorted(r["rest"] for r in rows)
     print(f"rest over {len(rest)} loops: {rest}; median {statistics.median(rest)}")
 
