@@ -402,6 +402,25 @@ def test_a_bare_sweep_name_draws_the_declared_sweep_on_the_machine(capsys):
     assert str(info.value.where) == "--sweep N"
 
 
+def test_a_bare_sweep_is_drawn_on_every_knob_points_machine(capsys):
+    """--sweep NUM_SMS --knob-sweep hierarchy.sm.count=x0.5,x1 on h200_sxm: the declared sweep
+    {units(sm) / 4, units(sm) / 2, units(sm) * 3 / 4, units(sm)} (integer division) is drawn on
+    each point's machine, 66 SMs: 66 / 4 = 16, 66 / 2 = 33, 198 / 4 = 49, 66; 132 SMs: 33, 66,
+    99, 132; the space holds their union, {16, 33, 49, 66, 99, 132}, each priced at both points
+    (6 x 2 = 12 configurations). Before, the sweep was drawn once on the unknobbed 132 SMs, so
+    the 66-SM point saw 99 and 132 and never 16 or 49. A knob sweep the sweep does not count
+    (the DRAM bandwidth) leaves it as drawn on the profile."""
+    path = "kernels/persistent_gemm.tile"
+    assert main(["explore", path, "--hw", "h200_sxm", "--sweep", "NUM_SMS",
+                 "--knob-sweep", "hierarchy.sm.count=x0.5,x1", "--top", "0", "--json"]) == 0
+    space = json.loads(capsys.readouterr().out)["space"]
+    assert space["params"] == {"NUM_SMS": [16, 33, 49, 66, 99, 132]}
+    assert space["configs"] == 12
+    assert main(["explore", path, "--hw", "h200_sxm", "--sweep", "NUM_SMS",
+                 "--knob-sweep", "memory.gmem.bandwidth=x0.5,x1", "--top", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["space"]["params"] == {"NUM_SMS": [33, 66, 99, 132]}
+
+
 def test_the_explore_pane_sweeps_a_ticked_machine_sized_parameter():
     """Ticking NUM_SMS in the Explore pane sweeps its declared sweep on the pane's profile: h200_sxm's
     {132 / 4, 132 / 2, 132 x 3 / 4, 132} = {33, 66, 99, 132}, four configurations (before, the pane

@@ -250,6 +250,27 @@ def declared_sweeps(kernel, fixed: Mapping[str, int], profile, names=None) -> di
     return chosen
 
 
+def _sweeps_count_the_machine(kernel, fixed: Mapping[str, int], names=None) -> bool:
+    """Whether the declared sweep of any of ``names`` (None: every parameter not ``fixed``) names
+    a count of the machine (``units(sm)``), directly or through a parameter or let that does: a
+    knob on the hierarchy changes its values."""
+    from tfx.ir.bind import profile_dependent
+    from tfx.ir.expr import units_level
+    machine = set(profile_dependent(kernel, fixed))
+    for let in kernel.lets:
+        free = let.value.free_names()
+        if free & machine or any(units_level(n) is not None for n in free):
+            machine.add(let.name)
+    for p in kernel.params:
+        sweep = p.sweep_domain
+        if sweep is None or p.name in fixed or (names is not None and p.name not in names):
+            continue
+        free = sweep.free_names()
+        if free & machine or any(units_level(n) is not None for n in free):
+            return True
+    return False
+
+
 def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Mapping[str, int],
                 knob_sweeps: Mapping[str, list[str]] | None, profile) -> Space:
     """The space of ``sweeps`` (None: every parameter's declared sweep, or its domain when it
@@ -257,13 +278,40 @@ def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Ma
     declared sweep) and ``knob_sweeps``."""
     from tfx.hw.knobs import resolve_knob_path
 
+    knob_paths, knob_canonical, knob_values = [], [], []
+    for path, vals in (knob_sweeps or {}).items():
+        canonical = resolve_knob_path(profile, path.strip(), flag="--knob-sweep")
+        if canonical in knob_canonical:
+            raise argument_error("--knob-sweep", f"swept twice (as {canonical})", name=path)
+        if not vals:
+            raise argument_error("--knob-sweep", "no values", name=path)
+        knob_paths.append(path.strip())
+        knob_canonical.append(canonical)
+        knob_values.append([str(v) for v in vals])
+
+    def declared(names=None) -> dict[str, list[int]]:
+        # a declared sweep that names the machine's counts ({units(sm) / 2, units(sm)}) is drawn
+        # on every knob point's machine: the space holds each point's values (a cartesian space:
+        # their union, each value priced at every point, as a swept value is)
+        if not knob_paths or not _sweeps_count_the_machine(kernel, fixed, names):
+            return declared_sweeps(kernel, fixed, profile, names=names)
+        united: dict[str, list[int]] = {}
+        ascending: dict[str, bool] = {}
+        for combo in itertools.product(*knob_values):
+            point = profile.with_knobs(dict(zip(knob_paths, combo)), "--knob-sweep")
+            for name, vals in declared_sweeps(kernel, fixed, point, names=names).items():
+                united[name] = list(dict.fromkeys(united.get(name, []) + [int(v) for v in vals]))
+                ascending[name] = ascending.get(name, True) and all(a < b for a, b in zip(vals, vals[1:]))
+        # ascending at every point (33, 66, 99, 132 and 16, 33, 49, 66): ascending together
+        return {n: sorted(v) if ascending[n] else v for n, v in united.items()}
+
     names = [p.name for p in kernel.params]
     if sweeps is None:
-        chosen = declared_sweeps(kernel, fixed, profile)
+        chosen = declared()
     else:
         chosen = {}
         bare = [n for n, v in sweeps.items() if v is None and n in names and n not in fixed]
-        declared = declared_sweeps(kernel, fixed, profile, names=bare) if bare else {}
+        declared_values = declared(bare) if bare else {}
         for name, vals in sweeps.items():
             if name not in names:
                 import difflib
@@ -274,10 +322,10 @@ def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Ma
             if name in fixed:
                 raise TfxError(f"{name} is both swept and fixed with --set", where=f"--sweep {name}")
             if vals is None:        # a bare name: its declared sweep, on this profile's counts
-                if name not in declared:
+                if name not in declared_values:
                     raise TfxError(f"{name} declares no sweep or domain: give its values ({name}=64,128 "
                                    "or 2..6)", where=f"--sweep {name}")
-                vals = declared[name]
+                vals = declared_values[name]
             vals = [int(v) for v in vals]
             if not vals:
                 raise TfxError(f"no values to sweep for {name}", where=f"--sweep {name}")
@@ -287,15 +335,9 @@ def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Ma
         if any(not -INT64_MAX <= v <= INT64_MAX for v in chosen[n]):
             raise argument_error("--sweep", "a value does not fit a 64-bit integer", name=n)
     space = Space(order, [np.asarray(chosen[n], dtype=np.int64) for n in order])
-    for path, vals in (knob_sweeps or {}).items():
-        canonical = resolve_knob_path(profile, path.strip(), flag="--knob-sweep")
-        if canonical in space.knob_canonical:
-            raise argument_error("--knob-sweep", f"swept twice (as {canonical})", name=path)
-        if not vals:
-            raise argument_error("--knob-sweep", "no values", name=path)
-        space.knob_paths.append(path.strip())
-        space.knob_canonical.append(canonical)
-        space.knob_values.append([str(v) for v in vals])
+    space.knob_paths.extend(knob_paths)
+    space.knob_canonical.extend(knob_canonical)
+    space.knob_values.extend(knob_values)
     if space.size > MAX_CONFIGS:
         raise TfxError(f"the space has {format_count(space.size)} configurations (at most {format_count(MAX_CONFIGS)}, "
                        f"about {MAX_CONFIGS // 500_000} s at 500,000 configurations/s); narrow it "
