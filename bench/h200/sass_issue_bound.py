@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""How far a warp's own compiled instruction stream explains a loop's trip (no GPU: SASS compiled on the CPU).
+
+For each .sass (cuobjdump -sass, as bench/h200/compile_attn_sass.py writes them) it takes the main loop (the
+backward branch with the most tensor instructions, as bench/h200/sass_loop_counts.py does), decodes each
+instruction's control code (the second 64-bit word's bits 41-61: stall cycles, yield, write and read barrier,
+wait mask; Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, section 2.4)
+and issues the body in order, trip after trip, for 1-4 warps sharing one sub-partition: a warp issues an
+instruction once its previous one's stall has passed and the barriers it waits on are released (a
+variable-latency instruction releases its write barrier after the idle latency of calibration/h200/measured/
+latency: LDSM 34, LDS 23, MUFU 17, SHFL 24, BAR 20 cycles); one instruction a cycle a sub-partition; HMMA holds
+the tensor unit 6 cycles and MUFU the special-function unit 8. Prints the instructions, the sum of their stalls
+and the simulated cycles a trip at 1-4 warps.
+
+    python3 bench/h200/sass_issue_bound.py DIR/*.sass
+
+Session 57, on the seven flash-attention binaries of calibration/h100/measured/attn_warp_s56 (sass_loop_counts.csv):
+the in-order bound is 33-49% of the measured rounds (D128 32x32 w2 1,178 cycles at 2 warps a sub-partition
+against 2,928 measured; 64x32 w2 1,737 / 4,466; 64x64 w2 3,627 / 7,424; 32x64 w4 1,166 / 5,187 at 4 warps; D64
+64x64 w2 s3 1,243 / 3,597 at 1 warp): the stall fields alone (1.7 a warp instruction at 64x64 w2) are about
+Nsight's `wait` there (1.98), but the short-scoreboard waits at idle latency (573 cycles a trip) fall short of
+Nsight's 1.24 an instruction (1,378 cycles): LDSM, MUFU and SHFL wait behind the SM's loaded shared-memory port and
+the other warps, which this bound leaves out. A warp-mma trip term needs those queues, not the compiled stalls.
+"""
+import re, sys, collections
+LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\*\s*0x([0-9a-f]{16})\s*\*/")
+CTRL = re.compile(r"^\s+/\*\s*0x([0-9a-f]{16})\s*\*/\s*$")
+def parse(path):
+    out = []; pend = None
+    for line in open(path):
+        m = LINE.match(line)
+        if m:
+            pend = [int(m.group(1), 16), m.group(2).strip(), int(m.group(3), 16)]
+            continue
+        c = CTRL.match(line)
+        if c and pend is not None:
+            hi = int(c.group(1), 16); ctl = hi >> 41
+            out.append(dict(addr=pend[0], text=pend[1], stall=ctl & 15, yld=(ctl >> 4) & 1, wbar=(ctl >> 5) & 7,
+                            rbar=(ctl >> 8) & 7, wait=(ctl >> 11) & 63))
+            pend = None
+    return out
+def opcode(t):
+    return re.sub(r"^@!?U?P\w+\s+", "", t).split()[0]
+def main_loop(ins):
+    best, most = [], -1
+    for i, x in enumerate(ins):
+        m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", x["text"])
+        if not m or int(m.group(1), 16) >= x["addr"]:
+            continue
+        body = [y for y in ins if int(m.group(1), 16) <= y["addr"] <= x["addr"]]
+        mma = sum(opcode(y["text"]).startswith(("HMMA", "HGMMA")) for y in body)
+        if mma > most:
+            best, most = body, mma
+    return best
+# variable latencies (cycles), calibration/h200/measured/latency (H200 = H100 die)
+LAT = {"LDSM": 34, "LDS": 23, "MUFU": 17, "SHFL": 24, "LDGSTS": 20, "LDG": 600, "S2R": 20, "BAR": 20,
+       "HMMA": 24, "STS": 20, "LDL": 30, "STL": 20, "ATOM": 100, "REDUX": 24, "CS2R": 10, "DEPBAR": 0}
+# pipe issue intervals a warp instruction holds its sub-partition's unit (cycles)
+PIPE = {"HMMA": ("tensor", 6), "MUFU": ("mufu", 8)}
+def sim(body, warps, trips=8, pipes=True):
+    """Median cycles a trip of warp 0 when ``warps`` warps issue ``body`` on one sub-partition."""
+    n = len(body)
+    # each warp: its next instruction, when it may issue, its barriers' release times, trips done
+    st = [dict(pc=0, t=0, bars=[0] * 6, trip=0) for _ in range(warps)]
+    busy = collections.defaultdict(int)
+    trip_times = []
+    issue_slot = 0
+    while any(s["trip"] < trips for s in st):
+        # pick the ready warp with the smallest ready time (oldest first)
+        cand = None
+        for w, s in enumerate(st):
+            if s["trip"] >= trips: continue
+            ins = body[s["pc"]]
+            ready = s["t"]
+            for b in range(6):
+                if ins["wait"] >> b & 1:
+                    ready = max(ready, s["bars"][b])
+            op = opcode(ins["text"]).split(".")[0]
+            if pipes and op in PIPE:
+                ready = max(ready, busy[PIPE[op][0]])
+            ready = max(ready, issue_slot)
+            if cand is None or ready < cand[0]:
+                cand = (ready, w, ins, op)
+        t, w, ins, op = cand
+        s = st[w]
+        issue_slot = t + 1
+        if pipes and op in PIPE:
+            busy[PIPE[op][0]] = t + PIPE[op][1]
+        if ins["wbar"] != 7:
+            s["bars"][ins["wbar"]] = t + LAT.get(op, 24)
+        if ins["rbar"] != 7:
+            s["bars"][ins["rbar"]] = t + 4
+        s["t"] = t + max(ins["stall"], 1)
+        s["pc"] += 1
+        if s["pc"] == n:
+            s["pc"] = 0; s["trip"] += 1
+            if w == 0: trip_times.append(s["t"])
+    d = [b - a for a, b in zip(trip_times, trip_times[1:])]
+    return sorted(d)[len(d)//2]
+if __name__ == "__main__":
+    for path in sys.argv[1:]:
+        body = main_loop(parse(path))
+        stall = sum(max(x["stall"], 1) for x in body)
+        print(path.split("/")[-1], "instrs", len(body), "stall sum", stall,
+              "sim w1", sim(body, 1), "w2", sim(body, 2), "w3", sim(body, 3), "w4", sim(body, 4))
