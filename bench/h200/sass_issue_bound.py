@@ -14,13 +14,14 @@ and the simulated cycles a trip at 1-4 warps.
 
     python3 bench/h200/sass_issue_bound.py DIR/*.sass
 
-Session 57, on the seven flash-attention binaries of calibration/h100/measured/attn_warp_s56 (sass_loop_counts.csv):
-the in-order bound is 33-49% of the measured rounds (D128 32x32 w2 1,178 cycles at 2 warps a sub-partition
-against 2,928 measured; 64x32 w2 1,737 / 4,466; 64x64 w2 3,627 / 7,424; 32x64 w4 1,166 / 5,187 at 4 warps; D64
-64x64 w2 s3 1,243 / 3,597 at 1 warp): the stall fields alone (1.7 a warp instruction at 64x64 w2) are about
-Nsight's `wait` there (1.98), but the short-scoreboard waits at idle latency (573 cycles a trip) fall short of
-Nsight's 1.24 an instruction (1,378 cycles): LDSM, MUFU and SHFL wait behind the SM's loaded shared-memory port and
-the other warps, which this bound leaves out. A warp-mma trip term needs those queues, not the compiled stalls.
+Session 57, on the seven flash-attention binaries of calibration/h100/measured/attn_warp_s56 (sass_loop_counts.csv),
+at the warps a sub-partition each measured launch held: the in-order bound is 35-60% of the measured rounds (D128
+32x32 w2 1,415 cycles at 2 warps against 2,928 measured; 64x32 w2 2,322 / 4,466; 64x64 w2 4,432 / 7,424; 32x64 w4
+2,018 / 5,187 at 4 warps; D64 64x64 w2 s3 1,243 / 3,597 at 1 warp). The stall fields alone (1.7 a warp instruction
+at 64x64 w2) are about Nsight's `wait` there (1.98), but the short-scoreboard waits at idle latency (573 cycles a
+trip for one warp) fall short of Nsight's 1.24 an instruction (1,378 cycles): LDSM, MUFU and SHFL wait behind the
+SM's loaded shared-memory port, which this bound leaves out, as it leaves out the barriers' wait for the CTA's
+other warps. A warp-mma trip term needs those queues, not the compiled stalls alone.
 """
 import re, sys, collections
 LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\*\s*0x([0-9a-f]{16})\s*\*/")
@@ -58,18 +59,19 @@ LAT = {"LDSM": 34, "LDS": 23, "MUFU": 17, "SHFL": 24, "LDGSTS": 20, "LDG": 600, 
 # pipe issue intervals a warp instruction holds its sub-partition's unit (cycles)
 PIPE = {"HMMA": ("tensor", 6), "MUFU": ("mufu", 8)}
 def sim(body, warps, trips=8, pipes=True):
-    """Median cycles a trip of warp 0 when ``warps`` warps issue ``body`` on one sub-partition."""
+    """Cycles a round (every warp's trip) when ``warps`` warps issue ``body`` on one sub-partition:
+    the span of trips 2..``trips`` of the slowest warp over ``trips`` - 1 (the oldest ready warp
+    issues first, as Hopper's scheduler favours it)."""
     n = len(body)
     # each warp: its next instruction, when it may issue, its barriers' release times, trips done
-    st = [dict(pc=0, t=0, bars=[0] * 6, trip=0) for _ in range(warps)]
+    st = [dict(pc=0, t=0, bars=[0] * 6, trip=0, ends=[]) for _ in range(warps)]
     busy = collections.defaultdict(int)
-    trip_times = []
     issue_slot = 0
     while any(s["trip"] < trips for s in st):
-        # pick the ready warp with the smallest ready time (oldest first)
         cand = None
         for w, s in enumerate(st):
-            if s["trip"] >= trips: continue
+            if s["trip"] >= trips:
+                continue
             ins = body[s["pc"]]
             ready = s["t"]
             for b in range(6):
@@ -79,9 +81,10 @@ def sim(body, warps, trips=8, pipes=True):
             if pipes and op in PIPE:
                 ready = max(ready, busy[PIPE[op][0]])
             ready = max(ready, issue_slot)
-            if cand is None or ready < cand[0]:
-                cand = (ready, w, ins, op)
-        t, w, ins, op = cand
+            key = (ready, s["trip"], w)      # the oldest (fewest trips done) first on a tie
+            if cand is None or key < cand[0]:
+                cand = (key, w, ins, op)
+        (t, _, _), w, ins, op = cand
         s = st[w]
         issue_slot = t + 1
         if pipes and op in PIPE:
@@ -93,10 +96,12 @@ def sim(body, warps, trips=8, pipes=True):
         s["t"] = t + max(ins["stall"], 1)
         s["pc"] += 1
         if s["pc"] == n:
-            s["pc"] = 0; s["trip"] += 1
-            if w == 0: trip_times.append(s["t"])
-    d = [b - a for a, b in zip(trip_times, trip_times[1:])]
-    return sorted(d)[len(d)//2]
+            s["pc"] = 0
+            s["trip"] += 1
+            s["ends"].append(s["t"])
+    return max((s["ends"][-1] - s["ends"][0]) / (trips - 1) for s in st)
+
+
 if __name__ == "__main__":
     for path in sys.argv[1:]:
         body = main_loop(parse(path))
