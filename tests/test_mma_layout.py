@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.mma_layout import FEEDS, READS, instruction_n, operand_reads, plan, register_transposes
+from tfx.analysis.mma_layout import FEEDS, READS, feeds_into, instruction_n, operand_reads, plan, register_transposes
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -75,6 +75,39 @@ def test_only_the_dot_that_feeds_another_puts_every_warp_on_m():
     # on the warp mma (two warps: no warpgroup) a dot that only reads another is chained too:
     # all warps on the larger side, M = 64 >= N = 32 -> 2 x 1
     assert plan((64, 32, 64), WGMMA, 2, chained=READS)[:3] == ("warp", 2, 1)
+
+
+def test_a_warp_mma_dot_that_feeds_another_takes_the_readers_warps():
+    """On the warp mma Triton lays the later dot (PV) out first, by its own extents, and gives
+    the dot that feeds it the same warpsPerCTA: the TTGIR of Triton 3.6.0's flash forward
+    (bench/h200/compile_attn_sass.py, session 57) has one #mma for both dots. D = 128, BLOCK_M =
+    64 on 2 warps: PV is 64 x 128, M = 64 < N = 128, so both warps on N: [1, 2]; QK^T (64 x 64,
+    K = 128) takes [1, 2] too, where its own extents (64 >= 64) would put both on M. D = 64:
+    PV 64 x 64, 64 >= 64: [2, 1] for both. BLOCK_M = 32, BLOCK_N = 32, D = 64 on 4 warps: PV
+    32 x 64 -> [1, 4], so QK^T's 32 x 32 gets [1, 4] (its own: [4, 1]); each warp computes
+    32 rows x 32 / 4 = 8 columns, one n8 tile, nothing padded."""
+    qk = plan((64, 64, 128), WGMMA, 2, chained=feeds_into(64, 128))
+    assert (qk.path, qk.warps_m, qk.warps_n) == ("warp", 1, 2)
+    assert plan((64, 64, 128), WGMMA, 2, chained=FEEDS)[:3] == ("warp", 2, 1)    # its own extents
+    assert plan((64, 128, 64), WGMMA, 2, chained=READS)[:3] == ("warp", 1, 2)    # PV decides alike
+    assert plan((64, 64, 64), WGMMA, 2, chained=feeds_into(64, 64))[:3] == ("warp", 2, 1)
+    small = plan((32, 32, 64), WGMMA, 4, chained=feeds_into(32, 64))
+    assert (small.warps_m, small.warps_n, small.m, small.n) == (1, 4, 32, 32)
+    # the warpgroup path keeps "a dot that feeds another: every warp on M" (warpsPerTileV3)
+    assert plan((64, 64, 128), WGMMA, 8, chained=feeds_into(64, 128))[:3] == ("warpgroup", 8, 1)
+
+
+def test_flash_attentions_two_dots_share_one_warp_layout():
+    """kernels/flash_attention.tile at D = 128, BLOCK_M = BLOCK_N = 64 on 2 warps: both dots of
+    the trip (QK^T at line 55, PV at line 72) are laid out 1 x 2 over M x N, as the TTGIR has it
+    (before: QK^T 2 x 1 by its own 64 x 64)."""
+    module = parse_file(ROOT / "kernels" / "flash_attention.tile")
+    a = analyze(module, None, load_profile("h100_sxm"),
+                {"B": 4, "H": 32, "S": 4096, "D": 128, "BLOCK_M": 64, "BLOCK_N": 64, "WARPS": 2, "STAGES": 2})
+    layouts = [t.detail for t in a.terms if t.name == "mma layout"]
+    assert layouts[:2] == [
+        "line 55: 64x64x128 on 2 warps: warp mma (mma.sync m16n8k16), warps 1 x 2 over M x N, no padding",
+        "line 72: 64x128x64 on 2 warps: warp mma (mma.sync m16n8k16), warps 1 x 2 over M x N, no padding"]
 
 
 def test_instruction_n_leaves_a_column_split_to_spare_warps():

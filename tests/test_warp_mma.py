@@ -91,13 +91,14 @@ def _attention(smem):
 
 
 def test_attention_on_two_warps_breakdown():
-    # Both dots are chained: every warp on the larger side. QK^T 64 x 32 x 128 on M: each warp
-    # 32 x 32, (2)(4)(8) = 64 mma; PV 64 x 128 x 32 on N: each warp 64 x 64, (4)(8)(2) = 64
-    # mma: 384 cycles / 1.79586 = 213.83 ns each. 36,864 + 1,024 reserved B of shared memory:
-    # 233,472 / 37,888 = 6 CTAs per SM, 12 warps: the busiest sub-partition holds 3,
-    # 3 x 213.83 = 641.48 ns a round per dot
+    # Both dots are chained and share the later dot's warps (mma_layout.feeds_into; the TTGIR
+    # of Triton 3.6.0 has warpsPerCTA [1, 2] for both at this tile): PV 64 x 128 x 32, M = 64 <
+    # N = 128, so every warp on N: each warp 64 x 64, (4)(8)(2) = 64 mma; QK^T 64 x 32 x 128
+    # takes [1, 2] too: each warp 64 x 16, (4)(2)(8) = 64 mma: 384 cycles / 1.79586 = 213.83 ns
+    # each. 36,864 + 1,024 reserved B of shared memory: 233,472 / 37,888 = 6 CTAs per SM, 12
+    # warps: the busiest sub-partition holds 3, 3 x 213.83 = 641.48 ns a round per dot
     qk, pv = (d for _, d in _attention(36_864)["warp mma"][:2])
-    assert "each warp's 32 x 32 tile over K = 128 runs 64 mma.sync m16n8k16 bf16" in qk
+    assert "each warp's 64 x 16 tile over K = 128 runs 64 mma.sync m16n8k16 bf16" in qk
     assert "each warp's 64 x 64 tile over K = 32 runs 64 mma.sync m16n8k16 bf16" in pv
     assert "64 x 6 cycles = 384.0 cycles / (1.98 GHz x 0.907) = 213.83 ns" in qk
     assert "6 CTAs x 2 warps on 4 sub-partitions: the busiest holds 3, 641.48 ns a round" in qk
@@ -119,20 +120,22 @@ def test_resident_chains_take_each_ctas_share_of_the_subpartitions():
     the demand alone it would be 6 x 427.65 = 2.57 us: each sub-partition charged twice). The
     SIMT station: 73.74 + 66.67 + 50.51 = 190.91 ns.
     Each dot's station time is no shorter than its operands through the shared-memory port
-    (mma_path.group_ns; tests/test_operand_reads.py): QK^T's warps 2 x 1 each read all of
-    K^T, (1 x 64 + 2 x 32) x 128 x 2 B = 32,768 B at 128 B x 1.98 GHz x 0.907 = 229.87 B/ns:
-    142.55 ns, over its 106.91 ns share; PV reads V once (8,192 B: 35.64 ns, under its share).
-    So six CTAs' chain holds 142.55 + 106.91 = 249.46 ns of tensor station, 6 x 249.46 =
-    1.50 us on the busier station; the busiest engine is the port, 6 x (16,384 B of copies /
-    253.44 + 142.55 + 35.64) = 6 x 242.84 = 1.46 us.
+    (mma_path.group_ns; tests/test_operand_reads.py): QK^T's warps 1 x 2 (the later dot's,
+    mma_layout.feeds_into) each read all of Q and half of K^T, (2 x 64 + 1 x 32) x 128 x 2 B =
+    40,960 B at 128 B x 1.98 GHz x 0.907 = 229.87 B/ns: 178.19 ns, over its 106.91 ns share; PV
+    reads V once (8,192 B: 35.64 ns, under its share). So six CTAs' chain holds 178.19 + 106.91
+    = 285.10 ns of tensor station, 6 x 285.10 = 1.71 us on the busier station; the busiest
+    engine is the port, 6 x (16,384 B of copies / 253.44 + 178.19 + 35.64) = 6 x 278.48 =
+    1.67 us.
     Three CTAs (65,536 + 1,024 B: 233,472 / 66,560 = 3 per SM): 6 warps, the busiest
-    sub-partition holds 2: a share of 2 x 427.65 / 3 = 285.10 ns (QK^T's 142.55 = its reads),
-    3 x 285.10 = 855.30 ns on the busier station."""
+    sub-partition holds 2: a share of 2 x 213.83 / 3 = 142.55 ns a dot, QK^T's reads over it:
+    178.19 + 142.55 = 320.74 ns, 3 x 320.74 = 962.21 ns on the busier station."""
     six = _attention(36_864)["serial chain"][0][1]
-    reads = 32_768 / (128 * 1.98 * 0.907)
+    reads = 40_960 / (128 * 1.98 * 0.907)
     assert f"one CTA's chain = tensor {reads + 3 * 2 * DOT / 6 / 2:.2f} ns + simt {SOFTMAX:.2f} ns" in six
-    assert "one CTA's chain = tensor 249.46 ns + simt 190.91 ns" in six
-    assert "1.50 us on the busier station vs the busiest engine's 1.46 us" in six
+    assert "one CTA's chain = tensor 285.10 ns + simt 190.91 ns" in six
+    assert "1.71 us on the busier station vs the busiest engine's 1.67 us" in six
     three = _attention(65_536)["serial chain"][0][1]
-    assert "one CTA's chain = tensor 285.10 ns + simt 190.91 ns" in three
-    assert "855.30 ns on the busier station" in three
+    assert f"one CTA's chain = tensor {reads + 2 * DOT / 3:.2f} ns + simt 190.91 ns" in three
+    assert "one CTA's chain = tensor 320.74 ns + simt 190.91 ns" in three
+    assert "962.21 ns on the busier station" in three

@@ -26,9 +26,10 @@ other warps. With the SM around it (`FILE:CTAS:WARPS`,
 STSM / LDGSTS / LDL / STL, each waiting its turn before its idle latency, and BAR.SYNC releasing when the CTA's
 warps have all reached it) the warp-mma rounds come to 0.71-0.79 of the measured (2,206 / 2,928, 3,165 / 4,466,
 5,495 / 7,424, 4,082 / 5,187) and D64 64x64 w2 s3 to 0.58 (2,072 / 3,597, 4 CTAs a SM) at the nominal 1.98 GHz,
-about what tfx prices them at (its rounds 0.67-0.96 of the measured): the port, the barriers and the compiled stalls
-are what tfx already has; the missing quarter is elsewhere (the power limit's clock is one candidate: tfx's 0.829 at
-D128 puts the measured rounds at 2,428-6,157 of its cycles). The warpgroup binaries (HGMMA, whose tensor time this
+about what tfx priced them at before session 57 (its rounds 0.67-0.96 of the measured). The binaries' TTGIR then
+showed one warp layout for both dots, the later dot's ([1, 2] at BLOCK_M 64, D 128 on 2 warps), where tfx laid QK^T
+out by its own extents: with it the row statistics and P cross warps (the STS / LDS / STSM issued here), and tfx
+prices the D 128 warp-mma rows at 0.94-1.16 of the measured (docs/analysis.md section 3). The warpgroup binaries (HGMMA, whose tensor time this
 simulation does not hold) come to 0.36-0.44.
 """
 import re, sys, collections

@@ -656,10 +656,11 @@ class Counter:
             # forward slice: mma_layout.FEEDS for a dot whose result another reads, READS for
             # one that only reads another's)
             producers = a.mma_src + b.mma_src
-            if getattr(node, "mma_chained", False) != mma_layout.FEEDS:
+            if not mma_layout.feeds_dot(getattr(node, "mma_chained", False)):
                 node.mma_chained = mma_layout.READS if producers else False
             for p_node in producers:
-                p_node.mma_chained = mma_layout.FEEDS
+                # on the warp mma the dot it feeds sets its warps (mma_layout.feeds_into)
+                p_node.mma_chained = mma_layout.feeds_into(m, n)
         elif code in opcat.COMPARE or code in opcat.SELECT:
             # One comparison (or selection) per result element, its own work kind; a compare
             # is counted in its operands' dtype, a select in its result's.

@@ -16,7 +16,10 @@ and lib/Analysis/Utility.cpp ``supportMMA``):
   N / 2), so A is read once per instruction along N.
 * **warp mma** (MMAv2, ``mma.sync m16n8k16``) otherwise: ``warpsPerTileV2`` balances the
   16-row and 8-column repetitions per warp (towards M on a tie); chained dots (either side:
-  ``getSlice`` looks both ways) put every warp on the larger side.
+  ``getSlice`` looks both ways) put every warp on the larger side of the later dot (PV: M =
+  BLOCK_M against N = D), which Triton lays out first and whose warps the earlier dot (QK^T)
+  takes (``feeds_into``): at BLOCK_M 64 and D 128 both dots split their N over the warps, so
+  the row statistics and P cross warps through shared memory.
 
 The padded work is what those instructions execute: M rounded up to 16 rows per warp on M
 (64 per warpgroup), N to 8 columns per warp on N, K to the instruction's depth.
@@ -49,6 +52,18 @@ WARP_MMA_M, WARP_MMA_N = 16, 8          # mma.sync m16n8: rows and columns one w
 # result), so on the warpgroup mma only a dot that FEEDS puts every warp on M. ``True`` (a
 # caller that does not tell them apart) counts as FEEDS.
 FEEDS, READS = "feeds", "reads"
+# A dot that feeds another on the warp mma takes the layout the dot it feeds chose: Triton's
+# greedy rewrite lays the later dot (PV) out first, by its own extents, and warpsPerTileV2 then
+# returns that dot's warpsPerCTA for the earlier one (AccelerateMatmul.cpp: "if (auto
+# mmaEncoding = ...) return getWarpsPerCTA(mmaEncoding)"). Counting records it as
+# ``(FEEDS, m, n)``, the reader's M and N (``feeds_into``); the TTGIR of Triton 3.6.0's flash
+# forward has one #mma for both dots: warpsPerCTA [1, 2] at BLOCK_M 64, D 128 on 2 warps, where
+# QK^T's own 64 x 64 would put both warps on M (bench/h200/compile_attn_sass.py, session 57).
+
+
+def feeds_into(m, n):
+    """``mma_chained`` of a dot whose result a dot of M x N output reads (see FEEDS)."""
+    return (FEEDS, m, n)
 ROWS_PER_WARP_IN_GROUP = 16             # a warpgroup's 64 rows are 16 per warp
 VECTOR_BYTES = 16                       # a thread's widest global load (128 bits)
 LANES = 32
@@ -80,7 +95,7 @@ def _k_depth(inst_k, bits):
 def feeds_dot(chained) -> bool:
     """True where a dot's result is read by another dot (``FEEDS``, or ``True``): the chained
     dot of Triton's warpsPerTileV3, which looks at the dot's forward slice only."""
-    return chained is True or chained == FEEDS
+    return chained is True or chained == FEEDS or (type(chained) is tuple and chained[0] == FEEDS)
 
 
 def _warps_v3(mm, warps, chained):
@@ -103,7 +118,8 @@ def _warps_v2(mm, nn, warps, chained):
     """warpsPerTileV2: repetitions of 16 rows and 8 columns; each doubling goes to the side
     with more repetitions (M on a tie) and halves them (chained: all warps on the larger side)."""
     if chained:
-        on_m = mm >= nn
+        # the reader's extents where this dot feeds another (feeds_into), else its own
+        on_m = chained[1] >= chained[2] if type(chained) is tuple else mm >= nn
         one = 1 + 0 * warps
         return if_else(on_m, warps, one), if_else(on_m, one, warps)
     rm, rn = cdiv(mm, WARP_MMA_M), cdiv(nn, WARP_MMA_N)
@@ -139,7 +155,8 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
 
     One configuration's plans are remembered: an analysis asks for the same few dots'
     plans some 250 times (the trip's paths, chains and terms each ask again)."""
-    if type(warps) is int and type(bits) is int and all(type(x) is int for x in shape):
+    if (type(warps) is int and type(bits) is int and all(type(x) is int for x in shape)
+            and (type(chained) is not tuple or all(type(x) is int for x in chained[1:]))):
         return _int_plan(tuple(shape), inst, warps, bits, chained, gpu)
     return _plan(shape, inst, warps, bits, chained, gpu)
 
