@@ -5,8 +5,8 @@ configurations drawn from fixed value lists, and every accuracy figure tfx quote
 advice under ``tfx explore``'s top table, tfx.explore.top_picks) is over those configurations. A value outside
 the lists is a class of tile no measurement has checked: flash attention on 2 warps, which Triton compiles to
 the warp mma (``mma.sync``) on sm_90 where every campaign tile is on the warpgroup path, measured on an H100
-later (calibration/h100/measured/attn_warp_s56) at a median 21.7% faster priced than run (to 45%), and ranked
-first at B8 H16 S2048 D64 with a 24.3% regret. So ``tfx explore`` marks the rows that set such a value and says
+later (calibration/h100/measured/attn_warp_s56) at a median 21.7% faster priced than run (to 45%; 5.0% once
+session 57 laid both dots out as Triton does), and ranked first at B8 H16 S2048 D64 with a 24.3% regret. So ``tfx explore`` marks the rows that set such a value and says
 when its top pick does, and an analysis of such a configuration warns, rather than let a figure measured
 elsewhere vouch for it.
 
