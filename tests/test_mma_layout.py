@@ -110,6 +110,28 @@ def test_flash_attentions_two_dots_share_one_warp_layout():
         "line 72: 64x128x64 on 2 warps: warp mma (mma.sync m16n8k16), warps 1 x 2 over M x N, no padding"]
 
 
+# The TTGIR of Triton 3.6.0's flash forward (bench/h200/compile_attn_sass.py on the CPU, session 57):
+# (D, BLOCK_M, BLOCK_N, WARPS, STAGES) -> the one #mma warpsPerCTA both dots carry. The rule: the
+# later dot's (PV's) M = BLOCK_M against its N = D, every warp on the larger side (M on a tie).
+TTGIR_WARP_LAYOUTS = [
+    ((128, 64, 64, 2, 2), (1, 2)), ((128, 32, 32, 2, 2), (1, 2)), ((128, 64, 32, 2, 2), (1, 2)),
+    ((128, 32, 64, 4, 2), (1, 4)), ((64, 64, 64, 2, 3), (2, 1)), ((64, 32, 32, 4, 3), (1, 4)),
+    ((64, 32, 32, 2, 2), (1, 2)), ((64, 64, 32, 2, 2), (2, 1)), ((64, 32, 64, 2, 2), (1, 2)),
+    ((64, 32, 64, 4, 2), (1, 4)),
+]
+
+
+@pytest.mark.parametrize("cfg, warps", TTGIR_WARP_LAYOUTS)
+def test_flash_attentions_warp_layouts_are_the_compilers(cfg, warps):
+    d, bm, bn, w, st = cfg
+    a = analyze(parse_file(ROOT / "kernels" / "flash_attention.tile"), None, H200,
+                dict(B=1, H=8, S=4096, D=d, BLOCK_M=bm, BLOCK_N=bn, WARPS=w, STAGES=st))
+    layouts = [t.detail for t in a.terms if t.name == "mma layout"][:2]
+    assert len(layouts) == 2
+    for detail in layouts:
+        assert f"warps {warps[0]} x {warps[1]} over M x N" in detail, detail
+
+
 def test_instruction_n_leaves_a_column_split_to_spare_warps():
     # mmaVersionToInstrShape v3: nWarps = max(warps / max(M / 16, 1), 1), maxN = max(N / nWarps,
     # 8), the widest multiple of 8 <= min(maxN, 256) dividing N.
