@@ -1,0 +1,32 @@
+"""The shared memory Triton allocates a pipelined GEMM k-loop against tfx's estimate (no GPU: the campaigns'
+compiled smem_bytes). Per path (warp mma: WARPS not a multiple of 4 or BM not of 64; warpgroup mma), STAGES,
+the compiled bytes and tfx's estimate in tiles of (BM + BN) x BK x element bytes, and how many distinct
+configurations (gemm_bf16, gemm_fp8 of calibration/h200/measured/issue15, priced at 4096^3).
+
+Session 57: on the warp mma 660 configurations at 2-5 stages allocate exactly S - 1 tiles, on the warpgroup mma
+419 exactly S; tfx's estimate (memory.peak_live: S copies of each load of a pipelined loop) is S on both.
+docs/unlanded/buffers57-warp-mma-pipeline-buffers.patch applies the S - 1 rule.
+
+    python3 bench/pipeline_buffers.py
+"""
+import csv, glob, collections
+from tfx.analysis.analyze import analyze
+from tfx.analysis.measured import Predictor
+pr = Predictor("h200_sxm"); prof = pr.profile("h200_sxm")
+mods = {"gemm_bf16": pr.module("kernels/gemm.tile"), "gemm_fp8": pr.module("kernels/gemm_fp8.tile")}
+seen = {}
+for path in sorted(glob.glob("calibration/h200/measured/issue15/run*/gemm.csv")):
+    for r in csv.DictReader(open(path)):
+        if r["family"] in mods and r["status"] == "ok" and r["smem_bytes"]:
+            k = (r["family"], int(r["BM"]), int(r["BN"]), int(r["BK"]), int(r["WARPS"]), int(r["STAGES"]))
+            seen[k] = int(r["smem_bytes"])
+stats = collections.Counter(); ex = collections.defaultdict(list)
+for (fam, bm, bn, bk, w, st), smem in sorted(seen.items()):
+    a = analyze(mods[fam], None, prof, dict(M=4096, N=4096, K=4096, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=8), check=False)
+    est = int(a.resources.smem_dynamic) if hasattr(a.resources, "smem_dynamic") else None
+    warp = (w % 4 != 0) or (bm % 64 != 0)
+    tile = (bm * bk + bk * bn) * (1 if fam == "gemm_fp8" else 2)
+    key = ("warp" if warp else "wgmma", "match" if est == smem else f"compiled = {smem / tile:.2f} tiles, est {est / tile:.2f}")
+    stats[(key[0], st, round(smem / tile, 2), round(est / tile, 2))] += 1
+for k, v in sorted(stats.items()):
+    print(k, v)
