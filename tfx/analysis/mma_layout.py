@@ -64,6 +64,11 @@ FEEDS, READS = "feeds", "reads"
 def feeds_into(m, n):
     """``mma_chained`` of a dot whose result a dot of M x N output reads (see FEEDS)."""
     return (FEEDS, m, n)
+
+
+def _reader_extents(chained):
+    """(M, N) of the dot this one feeds (``feeds_into``), or None."""
+    return chained[1:] if type(chained) is tuple else None
 ROWS_PER_WARP_IN_GROUP = 16             # a warpgroup's 64 rows are 16 per warp
 VECTOR_BYTES = 16                       # a thread's widest global load (128 bits)
 LANES = 32
@@ -95,7 +100,7 @@ def _k_depth(inst_k, bits):
 def feeds_dot(chained) -> bool:
     """True where a dot's result is read by another dot (``FEEDS``, or ``True``): the chained
     dot of Triton's warpsPerTileV3, which looks at the dot's forward slice only."""
-    return chained is True or chained == FEEDS or (type(chained) is tuple and chained[0] == FEEDS)
+    return chained is True or chained == FEEDS or _reader_extents(chained) is not None
 
 
 def _warps_v3(mm, warps, chained):
@@ -119,7 +124,8 @@ def _warps_v2(mm, nn, warps, chained):
     with more repetitions (M on a tie) and halves them (chained: all warps on the larger side)."""
     if chained:
         # the reader's extents where this dot feeds another (feeds_into), else its own
-        on_m = chained[1] >= chained[2] if type(chained) is tuple else mm >= nn
+        reader = _reader_extents(chained)
+        on_m = reader[0] >= reader[1] if reader is not None else mm >= nn
         one = 1 + 0 * warps
         return if_else(on_m, warps, one), if_else(on_m, one, warps)
     rm, rn = cdiv(mm, WARP_MMA_M), cdiv(nn, WARP_MMA_N)
@@ -155,8 +161,9 @@ def plan(shape, inst, warps, bits=16, chained=False, gpu=True) -> MmaPlan:
 
     One configuration's plans are remembered: an analysis asks for the same few dots'
     plans some 250 times (the trip's paths, chains and terms each ask again)."""
+    reader = _reader_extents(chained)
     if (type(warps) is int and type(bits) is int and all(type(x) is int for x in shape)
-            and (type(chained) is not tuple or all(type(x) is int for x in chained[1:]))):
+            and (reader is None or all(type(x) is int for x in reader))):
         return _int_plan(tuple(shape), inst, warps, bits, chained, gpu)
     return _plan(shape, inst, warps, bits, chained, gpu)
 

@@ -254,21 +254,10 @@ def _sweeps_count_the_machine(kernel, fixed: Mapping[str, int], names=None) -> b
     """Whether the declared sweep of any of ``names`` (None: every parameter not ``fixed``) names
     a count of the machine (``units(sm)``), directly or through a parameter or let that does: a
     knob on the hierarchy changes its values."""
-    from tfx.ir.bind import profile_dependent
-    from tfx.ir.expr import units_level
-    machine = set(profile_dependent(kernel, fixed))
-    for let in kernel.lets:
-        free = let.value.free_names()
-        if free & machine or any(units_level(n) is not None for n in free):
-            machine.add(let.name)
-    for p in kernel.params:
-        sweep = p.sweep_domain
-        if sweep is None or p.name in fixed or (names is not None and p.name not in names):
-            continue
-        free = sweep.free_names()
-        if free & machine or any(units_level(n) is not None for n in free):
-            return True
-    return False
+    from tfx.ir.bind import machine_names, names_machine
+    machine = machine_names(kernel, fixed)
+    return any(p.sweep_domain is not None and p.name not in fixed and (names is None or p.name in names)
+               and names_machine(p.sweep_domain.free_names(), machine) for p in kernel.params)
 
 
 def build_space(kernel, sweeps: Mapping[str, list[int] | None] | None, fixed: Mapping[str, int],

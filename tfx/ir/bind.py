@@ -118,12 +118,27 @@ def module_units(module: Module, profile: Any) -> dict[str, Any]:
     return out
 
 
+def machine_names(kernel: Kernel, given: Mapping[str, Any] | set | None = None) -> set[str]:
+    """The parameters not in ``given`` and the lets whose values count the machine (``units(sm)``),
+    directly or through an earlier such name (profile_dependent, then the lets in order)."""
+    out = profile_dependent(kernel, given)
+    for let in kernel.lets:
+        if names_machine(let.value.free_names(), out):
+            out.add(let.name)
+    return out
+
+
+def names_machine(expr_names: set[str], machine: set[str]) -> bool:
+    """Whether an expression of ``expr_names`` counts the machine: it names a count, or one of
+    ``machine`` (machine_names)."""
+    return bool(expr_names & machine) or any(units_level(n) is not None for n in expr_names)
+
+
 def needs_machine(kernel: Kernel, given: Mapping[str, Any] | set | None = None) -> bool:
     """Whether binding ``kernel`` with ``given`` evaluates a count of the machine: a default
     left unset that names one (profile_dependent), or a let that does. (A domain or sweep that
     names one is judged only where the machine is known: ``unknown_counts``.)"""
-    return bool(profile_dependent(kernel, given)) or any(
-        units_level(n) is not None for l in kernel.lets for n in l.value.free_names())
+    return bool(machine_names(kernel, given))
 
 
 def unknown_counts(d, env: Mapping[str, Any]) -> bool:
@@ -167,8 +182,7 @@ def profile_dependent(kernel: Kernel, given: Mapping[str, Any] | set | None = No
     for p in kernel.params:
         if p.name in given:
             continue
-        names = p.default.free_names()
-        if names & out or any(units_level(n) is not None for n in names):
+        if names_machine(p.default.free_names(), out):
             out.add(p.name)
     return out
 
