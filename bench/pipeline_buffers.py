@@ -4,8 +4,8 @@ the compiled bytes and tfx's estimate in tiles of (BM + BN) x BK x element bytes
 configurations (gemm_bf16, gemm_fp8 of calibration/h200/measured/issue15, priced at 4096^3).
 
 Session 57: on the warp mma 660 configurations at 2-5 stages allocate exactly S - 1 tiles, on the warpgroup mma
-419 exactly S; tfx's estimate (memory.peak_live: S copies of each load of a pipelined loop) is S on both.
-docs/unlanded/buffers57-warp-mma-pipeline-buffers.patch applies the S - 1 rule.
+419 exactly S; tfx's estimate (memory.peak_live: S copies of each load of a pipelined loop) was S on both. Session 58
+landed the S - 1 rule (tfx/analysis/smem_buffers.py): the estimate column now matches at 2-5 stages on both paths.
 
     python3 bench/pipeline_buffers.py
 """

@@ -211,8 +211,10 @@ def test_a_kernel_of_one_launch_scans_its_live_bytes_once(monkeypatch):
     from tfx.analysis import memory
     scans = []
     real = memory.peak_live
-    monkeypatch.setattr(memory, "peak_live", lambda *args: scans.append(len(args)) or real(*args))
-    # each scan by its arguments: (root, counter) the whole kernel, (root, counter, stmts) a launch
+    monkeypatch.setattr(memory, "peak_live",
+                        lambda *args, **kw: scans.append(len(args)) or real(*args, **kw))
+    # each scan by its positional arguments: (root, counter) the whole kernel, (root, counter,
+    # stmts) a launch (each also given the loops' buffers by keyword: tfx.analysis.smem_buffers)
     for name, expected in (("gemm", [2]), ("gqa_decode", [2, 3, 3])):
         scans.clear()
         analyze(parse_file(ROOT / "kernels" / f"{name}.tile"), None, load_profile("h200_sxm"))

@@ -43,7 +43,9 @@ def test_annotated_ir_one_trip():
 
 
 def test_occupancy_hint_one_cta_per_sm():
-    """persistent_gemm (attr occupancy = 1) on rtx5070ti: 147,456 B of shared memory a CTA exceed
+    """persistent_gemm (attr occupancy = 1) at 4 stages on rtx5070ti: its mma.sync loop holds 4 - 1
+    = 3 buffers of the 128 x 64 A and 64 x 256 B tiles (Triton's pipeliner, tests/test_smem_buffers.py),
+    3 x (128 x 64 + 64 x 256) x 2 B = 3 x 49,152 = 147,456 B of shared memory a CTA, which exceed
     the opt-in maximum of 101,376 B. One CTA may use at most 102,400 B per SM - 1,024 B reserved =
     101,376 B: the sentence's verb agrees with '1 CTA' ('1 CTA needs', it read '1 CTA need'), and
     the hint term compiles for it: '101,376 B smem: 1 CTA/SM' (it read '1 CTAs/SM'). Its 248
@@ -51,7 +53,7 @@ def test_occupancy_hint_one_cta_per_sm():
     GPU without a warpgroup mma: mma.sync, warpsPerTileV2 2 x 4 (warp tiles 64 x 64); 128 x 256 x
     4 B / 256 threads = 512 B = 128 of accumulator + 2 x (4 + 8 copies: 16,384 and 32,768 B over
     16 B x 256) = 24 + 2 x (64 + 64) x 16 x 2 B / 128 = 64 of fragments + 32 = 248."""
-    a = _analysis("persistent_gemm", "rtx5070ti")
+    a = _analysis("persistent_gemm", "rtx5070ti", STAGES=4)
     assert a.occupancy.explanation()[1] == ("occupancy=1 is unattainable as compiled (limited by shared memory); "
                                             "1 CTA needs at most 101,376 B of shared memory per CTA (uses 147,456 B)")
     hint = _details(a, "hint")[0]

@@ -237,14 +237,23 @@ def test_save_profile_is_a_new_user_file(tmp_path, monkeypatch):
 
 
 def _gemm_smem_infeasible(optin: int = 232448) -> int:
-    """Tile configurations of gemm.tile whose shared memory per CTA, STAGES copies of a
-    bf16 A tile (BM x BK) and B tile (BK x BN) = 2 * STAGES * BK * (BM + BN) bytes, exceed
-    the H200's opt-in limit of 227 KiB = 232,448 B; WARPS (3 values) and GROUP_M (4) do
-    not change it, so each such (BM, BN, BK, STAGES) counts 12 times."""
+    """Tile configurations of gemm.tile whose shared memory per CTA, B buffers of a bf16 A tile
+    (BM x BK) and B tile (BK x BN) = 2 * B * BK * (BM + BN) bytes, exceed the H200's opt-in limit
+    of 227 KiB = 232,448 B. Triton's pipeliner gives a loop of STAGES S >= 2 S - 1 buffers where
+    its mma takes the warp mma (WARPS 2, or BM 16 / 32: not a warpgroup's 64 rows) and S on the
+    warpgroup mma (tfx.analysis.smem_buffers); one stage holds 1. GROUP_M (4 values) does not
+    change it, so each such (BM, BN, BK, WARPS, STAGES) counts 4 times."""
     tiles = (16, 32, 64, 128, 256)
-    n = sum(1 for bm in tiles for bn in tiles for bk in (16, 32, 64, 128) for st in range(1, 7)
-            if 2 * st * bk * (bm + bn) > optin)
-    return 12 * n
+    n = 0
+    for bm in tiles:
+        for bn in tiles:
+            for bk in (16, 32, 64, 128):
+                for warps in (2, 4, 8):
+                    for st in range(1, 7):
+                        warpgroup = warps % 4 == 0 and bm % 64 == 0
+                        buffers = st if warpgroup or st < 2 else st - 1
+                        n += 2 * buffers * bk * (bm + bn) > optin
+    return 4 * n
 
 
 def test_explore_sweeps_the_tile_parameters_at_the_current_shape():

@@ -13,6 +13,7 @@ from tfx.analysis import memory as memmod
 from tfx.analysis import mma_layout
 from tfx.analysis import register_estimate
 from tfx.analysis import roofline_gap
+from tfx.analysis import smem_buffers
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.numbers import ceil_int, emax, emin, if_else, is_array, ratio, to_plain
 from tfx.analysis.occupancy import (OccupancyLimits, Resources, blocks_per_sm_array, thread_register_cap,
@@ -71,6 +72,9 @@ class Analysis:
     # the first launch's register estimate (tfx.analysis.register_estimate), what a thread needs
     # when no compiled count is given; None off a GPU
     registers: Any = None
+    # the pipelined mma loops' tile buffers as the code generator allocates them
+    # (tfx.analysis.smem_buffers.LoopBuffers): Triton's warp-mma loops hold S - 1
+    loop_buffers: list = field(default_factory=list)
     # priced as timed after a harness's L2 clear (analyze's ``l2_clear``,
     # tfx.analysis.launch_handoff.L2_CLEAR_CONDITION); False: as the launch runs in a serving step
     l2_clear: bool = False
@@ -136,6 +140,7 @@ class Analysis:
             "precision": dict(self.precision),
             "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
             "register_estimate": self.registers.to_json() if self.registers is not None else None,
+            "pipeline_buffers": [lb.to_json() for lb in self.loop_buffers],
             "performance": {"terms": [t.to_json() for t in self.terms],
                             "launches": [launch_json(lt) for lt in self.launches],
                             "roofline_gap": self.roofline_gap.to_json() if self.roofline_gap is not None else None},
@@ -231,7 +236,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     # ---------------------------------------------------------------- memory
     footprint, footprint_precision = memmod.footprints(kernel, env, counter.info)
     spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
-    live = memmod.peak_live(root, counter)
+    loop_buffers = smem_buffers.pipeline_buffers(root, counter.env, profile, threads, cg)
+    buffers = smem_buffers.by_region(loop_buffers)
+    live = memmod.peak_live(root, counter, buffers=buffers)
     peaks = _per_thread(live, threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
@@ -254,7 +261,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         for i, mesh in enumerate(top_meshes):
             # (a kernel that is one launch has the whole kernel's peaks: the same statements)
             one_launch = len(kernel.body) == 1 and kernel.body[0] is mesh.region
-            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region])
+            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], buffers=buffers)
             launch_peaks = _per_thread(launch_live, threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
@@ -397,7 +404,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     root=root, domains=domains, metrics=metrics, precision=precision, footprint=footprint,
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
-                    codegen=codegens.priced_name(cg, profile), registers=registers, l2_clear=bool(l2_clear))
+                    codegen=codegens.priced_name(cg, profile), registers=registers, l2_clear=bool(l2_clear),
+                    loop_buffers=loop_buffers)
 
 
 def _hint_change(old_ns: float, new_ns: float) -> str:

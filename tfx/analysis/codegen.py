@@ -18,6 +18,9 @@ does those flops. A few terms price instructions only one code generator emits:
 * **serialized fp8 wgmma** (``tfx.analysis.mma_layout.serialized_wgmma``): Triton's fp8 dot of
   two K-major operands at N = 256 on 8 warps, which ptxas serializes (C7515: non-wgmma
   instructions define accumulator registers inside the pipeline stage).
+* **S - 1 tile buffers on the warp mma** (``tfx.analysis.smem_buffers``): Triton's software
+  pipeliner allocates a pipelined loop's loads S - 1 shared-memory buffers (a load S - 1 trips
+  ahead of its use), and one more only where a wgmma reads them; the IR's ``stages S`` holds S.
 
 The CUTLASS 3 sm_90 mainloops (``KernelTmaWarpSpecialized*``, the GEMMs cuBLAS, cuBLASLt and
 the serving engines ship on Hopper: TensorRT-LLM, vLLM's ``cutlass_scaled_mm``) are scheduled
@@ -49,12 +52,13 @@ class Codegen(NamedTuple):
     description: str
     per_thread_copies: bool        # tiles copied by every thread (cp.async / ld.global), each instruction priced
     serializes_fp8_wgmma: bool     # ptxas serializes its fp8 K-major N = 256 8-warp dot (C7515)
+    warp_mma_stage_buffers_less_one: bool   # a pipelined warp-mma loop's loads hold S - 1 buffers, not S
 
 
 TRITON = Codegen("triton", "Triton 3.6.0: every thread copies its part of a tile (cp.async), ptxas schedules "
-                 "the wgmma", True, True)
+                 "the wgmma", True, True, True)
 CUTLASS = Codegen("cutlass", "hand-scheduled as CUTLASS 3 / cuBLAS / TensorRT-LLM kernels: one TMA instruction "
-                  "copies a tile, wgmma pipelined by hand", False, False)
+                  "copies a tile, wgmma pipelined by hand", False, False, False)
 CODEGENS = {c.name: c for c in (TRITON, CUTLASS)}
 DEFAULT = TRITON.name
 
@@ -109,5 +113,7 @@ def describe(cg: Codegen) -> str:
                         "warp copies for them)")
     if not cg.serializes_fp8_wgmma:
         left_out.append("ptxas's serialized fp8 wgmma (C7515)")
+    if not cg.warp_mma_stage_buffers_less_one:
+        left_out.append("the S - 1 shared-memory buffers of a pipelined warp-mma loop (S are allocated)")
     return (f"{cg.name} ({cg.description}): Triton's " + "; ".join(left_out) + " do not apply"
             if left_out else f"{cg.name} ({cg.description})")

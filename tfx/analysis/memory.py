@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfx.analysis.counting import Counter, ScopeNode
+from tfx.analysis.mma_layout import SHARED_LEVEL
 from tfx.analysis.numbers import emax, emin, is_array, nbytes
 from tfx.ir.expr import Const, reads_in
 from tfx.ir.ops import ELEMENTWISE, REDUCE
@@ -306,7 +307,7 @@ class LevelPeak:
     scope: str           # the scope at which the peak is reached
 
 
-def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
+def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None) -> dict:
     """Peak bytes per storage level, per instance of that level.
 
     Liveness per block, by linear scan: a value is live from the statement that
@@ -317,6 +318,9 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
     pipelined loop (``stages S``) holds S copies of each tile a trip loads. Nested
     regions add their own peak at their statement. Values at a thread-scoped level
     (rmem) in a CTA-level scope are spread over the CTA's threads (by the caller).
+    ``buffers`` ({id(loop region): copies}) overrides S for the loop's shared-memory tiles, where
+    the code generator allocates another count (tfx.analysis.smem_buffers: Triton's warp-mma
+    loops hold S - 1); its register values keep S.
     """
     peaks: dict[str, LevelPeak] = {}
     nodes_by_region = {id(n.region): n for n in root.walk() if n.region is not None}
@@ -349,7 +353,8 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
                 names |= uses_of(inner)
         return names
 
-    def block(stmts, scope_id: str, stages, carried: frozenset, live_out: frozenset) -> dict:
+    def block(stmts, scope_id: str, stages, carried: frozenset, live_out: frozenset,
+              smem_copies=None) -> dict:
         """Peak bytes per level over one execution of ``stmts``."""
         flat = []
         for s_ in stmts:   # composites are transparent: their ops join this block
@@ -420,7 +425,10 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
                     alias[st.result] = donor
                     last[donor] = max(last.get(donor, i), raw_last.get(st.result, i))
                     continue
-            copies = stages if st.opcode in ("load", "copy") else 1
+            copies = 1
+            if st.opcode in ("load", "copy"):
+                # the code generator's own buffer count for its shared-memory tiles, else S
+                copies = smem_copies if smem_copies is not None and level == SHARED_LEVEL else stages
             defs[st.result] = (i, level, b * copies)
             last.setdefault(st.result, i)
             last[st.result] = max(last[st.result], raw_last.get(st.result, i))
@@ -457,7 +465,8 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None) -> dict:
                     moved[c.move_to] = moved.get(c.move_to, 0) + b
         if isinstance(region, LoopRegion):
             stages = region.stages.evaluate(counter.env) if region.stages is not None else 1
-            inner = block(region.body, scope_id, stages, frozenset(region.carry), frozenset())
+            inner = block(region.body, scope_id, stages, frozenset(region.carry), frozenset(),
+                          (buffers or {}).get(id(region)))
         else:
             inner = block(region.body, scope_id, 1, frozenset(), frozenset())
         for level, b in moved.items():

@@ -205,6 +205,12 @@ def _plans(ops, inst, warps) -> list:
             if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
 
 
+def mma_paths(scope, inst, warps) -> list:
+    """The instruction path ("warp" or "warpgroup", or an array of them for a sweep) of each mma
+    ``scope`` issues itself (not its nested loops'), laid out as Triton compiles it."""
+    return [plan.path for _, plan in _plans(_direct_ops(scope), inst, warps)]
+
+
 def _mma_tiles(plans, counter, threads) -> Any:
     """Registers a thread holds for the mmas of one scope: each distinct accumulator (result)
     and each operand computed in registers, at the instruction's padding."""

@@ -7,6 +7,8 @@ Everything here reads the one Analysis object and formats through
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -256,6 +258,18 @@ def estimated_registers_line(a) -> str | None:
     return f"registers a thread, estimated: {describe(a.registers)}"
 
 
+def estimated_smem_line(a) -> str | None:
+    """Why the estimated shared memory holds fewer tiles than a pipelined loop's stages
+    (tfx.analysis.smem_buffers: Triton's warp-mma loops), for the text summary and the Roofline
+    pane alike; None where the smem was given or every loop holds its stages."""
+    if a.occupancy is None or a.resources.origin != "estimated" or "smem" not in a.peaks:
+        return None
+    if a.resources.smem_dynamic != math.ceil(a.peaks["smem"].bytes):
+        return None               # given (a declared smem attr beside estimated registers)
+    from tfx.analysis.smem_buffers import describe
+    return describe(a.loop_buffers)
+
+
 def summary(a, width: int | None = None) -> str:
     """The summary block; each line past ``width`` wraps at words (tfx.present.layout.wrap), a
     breakdown term's detail under its column (TERM_DETAIL_COLUMN); None keeps every line whole."""
@@ -292,9 +306,9 @@ def summary(a, width: int | None = None) -> str:
                       f"{a.resources.regs_per_thread} regs, {fmt.allocation(a.resources.smem_per_cta)} smem]"))
         for line in a.occupancy.explanation()[1:]:
             out.append(f"    {line}")
-        registers = estimated_registers_line(a)
-        if registers is not None:
-            out.append(f"    {registers}")
+        for estimate in (estimated_registers_line(a), estimated_smem_line(a)):
+            if estimate is not None:
+                out.append(f"    {estimate}")
     out.append("  predicted time: " + beyond_roofline(a))
     out = wrap_all(out, width)
     for t in a.terms:

@@ -242,10 +242,10 @@ def roofline_text(outcome, width: int | None = None, measured: str | None = None
         _wrap(t, f"uses {r.threads} threads, {r.regs_per_thread} regs/thread, "
               f"{allocation(r.smem_dynamic + r.smem_static)} smem per CTA ({r.origin})", width, 2, 4,
               style="dim")
-        registers = report.estimated_registers_line(a)
-        if registers is not None:
-            t.append("  ")
-            _wrap(t, registers, width, 2, 4, style="dim")
+        for estimate in (report.estimated_registers_line(a), report.estimated_smem_line(a)):
+            if estimate is not None:
+                t.append("  ")
+                _wrap(t, estimate, width, 2, 4, style="dim")
     if outcome.hint is not None:
         t.append(f"At occupancy {outcome.hint}", style="bold")
         t.append(f" ({'the kernel' + chr(39) + 's hint' if a.occupancy and a.occupancy.hint else 'one more CTA/SM'})\n")

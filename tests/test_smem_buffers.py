@@ -1,0 +1,124 @@
+"""The shared-memory tile buffers of a pipelined loop as Triton allocates them (tfx.analysis.smem_buffers):
+S - 1 where every mma of the loop takes the warp mma (mma.sync), S where one takes the warpgroup mma.
+
+Each expected estimate below is the loop's tiles counted by hand; the compiled shared memory quoted
+beside it is the campaigns' (calibration/h200/measured/issue15/run*/gemm.csv `smem_bytes`,
+attention_triton_decode.csv), which the rule was read from in Triton's pipeliner source, not fitted to."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tfx.analysis import codegen, smem_buffers
+from tfx.analysis.analyze import analyze
+from tfx.hw import load_profile
+from tfx.lang import parse_file
+from tfx.bundled import bundled_dir
+
+H200 = load_profile("h200_sxm")
+GEMM = parse_file(bundled_dir("kernels") / "gemm.tile")
+
+
+def _gemm(profile=H200, codegen_name=None, **params):
+    base = dict(M=4096, N=4096, K=4096, BM=64, BN=64, BK=64, WARPS=2, STAGES=3, GROUP_M=8)
+    return analyze(GEMM, None, profile, {**base, **params}, check=False, codegen=codegen_name)
+
+
+@pytest.mark.parametrize("params, smem", [
+    # 2 warps (the warp mma): 2 buffers of (64 x 64 + 64 x 64) x 2 B = 16,384 B at 3 stages = 32,768 B
+    # (compiled: 32,768 B, run2 / run16 / run27)
+    (dict(WARPS=2, STAGES=3), 2 * (64 * 64 + 64 * 64) * 2),
+    # 4 warps, BM 64 (the warpgroup mma): 3 x 16,384 = 49,152 B (compiled 49,152 B, run17 / run28 / run33)
+    (dict(WARPS=4, STAGES=3), 3 * (64 * 64 + 64 * 64) * 2),
+    # BM 32 on 4 warps (not a warpgroup's 64 rows: the warp mma): 2 x (32 x 64 + 64 x 64) x 2 = 2 x 12,288
+    # = 24,576 B (compiled 24,576 B, run11 / run16 / run36)
+    (dict(BM=32, WARPS=4, STAGES=3), 2 * (32 * 64 + 64 * 64) * 2),
+    # 64 x 128 x 32 on 2 warps at 4 stages: 3 x (64 x 32 + 32 x 128) x 2 = 3 x 12,288 = 36,864 B
+    # (compiled 36,864 B, run1 / run13 / run17)
+    (dict(BN=128, BK=32, WARPS=2, STAGES=4), 3 * (64 * 32 + 32 * 128) * 2),
+    # one stage is not pipelined: its one tile, 16,384 B (compiled 16,384 B, run21 / run34 / run37)
+    (dict(WARPS=2, STAGES=1), (64 * 64 + 64 * 64) * 2),
+])
+def test_the_gemm_k_loop_on_the_h200(params, smem):
+    a = _gemm(**params)
+    assert a.resources.smem_dynamic == smem
+    assert a.peaks["smem"].bytes == smem
+
+
+def test_the_loop_buffers_in_json_and_in_the_text():
+    """64 x 64 x 64 on 2 warps at 3 stages: the k-loop (gemm.tile line 25) holds 3 - 1 = 2 buffers;
+    the JSON names them, the text says why beside the occupancy; at 4 warps (the warpgroup mma) the
+    loop keeps its 3 and the text has no such line."""
+    from tfx.present.analysis_report import estimated_smem_line, summary
+    a = _gemm(WARPS=2)
+    assert json.loads(json.dumps(a.to_json()))["pipeline_buffers"] == [{"line": 25, "stages": 3, "buffers": 2}]
+    line = estimated_smem_line(a)
+    assert line.startswith("shared memory, estimated: the loop at line 25 holds 2 buffers of each tile it "
+                           "loads, not its 3 stages")
+    assert line in summary(a)
+    b = _gemm(WARPS=4)
+    assert b.to_json()["pipeline_buffers"] == [{"line": 25, "stages": 3, "buffers": 3}]
+    assert estimated_smem_line(b) is None
+    # smem given on the command line: the line would explain an estimate nobody used
+    c = analyze(GEMM, None, H200, dict(BM=64, BN=64, WARPS=2), check=False, resources={"smem": 40_000})
+    assert c.resources.smem_dynamic == 40_000 and estimated_smem_line(c) is None
+
+
+def test_a_sweep_decides_per_configuration():
+    """WARPS 2 / 4 / 2 at STAGES 3 / 3 / 2, 64 x 64 x 64: 2 x 16,384 = 32,768; 3 x 16,384 = 49,152;
+    1 x 16,384 = 16,384 B, each as its scalar analysis."""
+    a = analyze(GEMM, None, H200, dict(BM=64, BN=64, WARPS=np.array([2, 4, 2]), STAGES=np.array([3, 3, 2])),
+                check=False)
+    assert list(np.asarray(a.peaks["smem"].bytes)) == [32_768, 49_152, 16_384]
+    assert [int(_gemm(WARPS=w, STAGES=s).peaks["smem"].bytes) for w, s in ((2, 3), (4, 3), (2, 2))] == \
+        [32_768, 49_152, 16_384]
+
+
+def test_cutlass_allocates_every_stage():
+    """CUTLASS's mainloops hold Stages buffers (MmaMultistage's kStages, the TMA pipeline's
+    Stages): 64 x 64 x 64 on 2 warps at 3 stages keeps 3 x 16,384 = 49,152 B."""
+    assert not codegen.CUTLASS.warp_mma_stage_buffers_less_one
+    assert _gemm(codegen_name="cutlass").resources.smem_dynamic == 49_152
+    assert "the S - 1 shared-memory buffers of a pipelined warp-mma loop" in codegen.describe(codegen.CUTLASS)
+
+
+def test_every_mma_of_the_a100_takes_the_warp_mma():
+    """sm_80 has no warpgroup instruction: Triton's pipeliner gives each load S - 1 buffers (the extra
+    one is MMAv3's alone), so 64 x 64 x 64 on 4 warps at 3 stages holds 2 x 16,384 = 32,768 B."""
+    a = _gemm(load_profile("a100_sxm"), WARPS=4)
+    assert a.resources.smem_dynamic == 32_768
+
+
+def test_the_two_stage_decode_row_holds_one_kv_tile():
+    """gqa_decode B8 HQ32 HKV8 SKV32768 D128 SPLITS16 BLOCK_N128 WARPS4 STAGES2: the 4-row GROUP is
+    the warp mma, so 1 buffer of K and V (2 x 128 x 128 x 2 B = 65,536 B) + Q's 4 x 128 x 2 = 1,024
+    B = 66,560 B, 3 CTAs a SM (3 x (66,560 + 1,024 reserved) = 202,752 <= 233,472 < 4 x 67,584 =
+    270,336); compiled 73,728 B (the tile and Triton's layout-conversion scratch) and 3 blocks a SM
+    measured (attention_triton_decode.csv). Two buffers gave 132,096 B and one CTA a SM."""
+    gqa = parse_file(bundled_dir("kernels") / "gqa_decode.tile")
+    a = analyze(gqa, None, H200, dict(B=8, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=128, WARPS=4,
+                                      STAGES=2), check=False)
+    assert a.resources.smem_dynamic == 66_560
+    assert a.occupancy.blocks_per_sm == 3
+
+
+@pytest.mark.parametrize("warps, smem", [
+    # 2 warps: Q 64 x 128 x 2 = 16,384 B + 1 buffer of K and V (64 x 128 x 2 each: 32,768 B) = 49,152 B
+    # (the TTGIR allocates K and V 1 x 64 x 128)
+    (2, 64 * 128 * 2 + 1 * 2 * 64 * 128 * 2),
+    # 4 warps (BLOCK_M 64: the warpgroup mma): Q 16,384 + 2 x 32,768 = 81,920 B (the TTGIR: 2 x 64 x 128)
+    (4, 64 * 128 * 2 + 2 * 2 * 64 * 128 * 2),
+])
+def test_the_flash_forward_at_two_stages(warps, smem):
+    fa = parse_file(bundled_dir("kernels") / "flash_attention.tile")
+    a = analyze(fa, None, H200, dict(BLOCK_M=64, BLOCK_N=64, D=128, WARPS=warps, STAGES=2), check=False)
+    assert a.resources.smem_dynamic == smem
+
+
+def test_a_tiled_accelerator_keeps_the_irs_count():
+    """No code generator's allocation is known off a GPU: no loop is listed."""
+    sip = load_profile("sip")
+    mod = parse_file(bundled_dir("kernels") / "sip_gemm.tile")
+    assert analyze(mod, None, sip, {}, check=False).loop_buffers == []
+    assert smem_buffers.by_region([]) == {}

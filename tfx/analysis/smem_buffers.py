@@ -1,0 +1,85 @@
+"""The shared-memory tile buffers a pipelined loop allocates, as its code generator compiles it.
+
+The IR's ``stages S`` says a loop keeps S - 1 trips' loads in flight ahead of the one it
+computes on (tfx.analysis.pipeline_depth); tfx's liveness (tfx.analysis.memory.peak_live) holds
+S copies of each tile a trip loads. Triton 3.6.0's software pipeliner allocates fewer: each
+load gets ``useStage - defStage`` = S - 1 buffers, and one more only where its use is a dot on
+the warpgroup mma, whose asynchronous wgmma may still read the oldest buffer while the newest is
+written ("For MMAv3, we need an extra buffer as this is assumed in the wgmma pipelining
+post-processing": lib/Dialect/TritonGPU/Transforms/Pipeliner, the loop's allocations take the
+largest count any load needs). So a loop whose mmas all take the warp mma (mma.sync: 2 warps, or
+BLOCK_M not a multiple of 64, on sm_90; every mma of a GPU without the warpgroup instruction,
+as the A100's) holds S - 1 tiles of each load; any wgmma keeps S.
+
+Measured, not fitted: the compiled shared memory of the H200 campaigns' Triton GEMMs
+(bench/pipeline_buffers.py, calibration/h200/measured/issue15): 660 warp-mma configurations at
+2-5 stages allocate exactly S - 1 tiles of (BM + BN) x BK, 419 warpgroup ones exactly S; the
+TTGIR of Triton's flash forward (bench/h200/compile_attn_sass.py) allocates K and V 1 x 64 x 128
+at 2 stages on 2 warps and 2 x 64 x 128 on 4. Code generators that allocate S (CUTLASS's
+multistage and TMA mainloops: ``Stages`` buffers each) and loops without an mma (whose loads
+Triton pipelines by other rules, not measured here) keep the IR's count.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from tfx.analysis import mma_layout
+from tfx.analysis.numbers import if_else, is_array, to_plain
+from tfx.analysis.register_estimate import mma_paths
+
+
+class LoopBuffers(NamedTuple):
+    """One pipelined mma loop's tile buffers: ``stages`` the IR states, ``buffers`` the code
+    generator allocates each tile a trip loads (arrays elementwise for a sweep)."""
+
+    region_id: int
+    line: int | None
+    stages: Any
+    buffers: Any
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "stages": to_plain(self.stages), "buffers": to_plain(self.buffers)}
+
+
+def pipeline_buffers(root, env, profile, threads, codegen) -> list:
+    """A LoopBuffers for each pipelined loop (``stages`` S) with an mma of its own, where the code
+    generator's allocation is known (Triton's on a GPU); empty elsewhere. ``env``: the bound
+    parameters (S may be an array of a sweep: the count is then one too)."""
+    if profile.kind != "gpu" or threads is None or not codegen.warp_mma_stage_buffers_less_one:
+        return []
+    inst = mma_layout.instruction_shape(profile)
+    warps = mma_layout.warps_of(threads)
+    out = []
+    for node in root.walk():
+        region = node.region
+        if node.kind != "loop" or region is None or getattr(region, "stages", None) is None:
+            continue
+        paths = mma_paths(node, inst, warps)
+        if not paths:
+            continue
+        # Triton's loop allocates the largest count any of its loads needs: one wgmma keeps S
+        any_warpgroup = False
+        for path in paths:
+            any_warpgroup = any_warpgroup | mma_layout.on_path(path, "warpgroup")
+        stages = region.stages.evaluate(env)
+        out.append(LoopBuffers(id(region), node.line, stages,
+                               if_else(any_warpgroup | (stages < 2), stages, stages - 1)))
+    return out
+
+
+def by_region(loops) -> dict:
+    """{id(loop region): buffers}, what tfx.analysis.memory.peak_live takes in place of S."""
+    return {lb.region_id: lb.buffers for lb in loops}
+
+
+def describe(loops) -> str | None:
+    """The line that says why the shared memory estimate holds fewer tiles than the stages
+    (scalar analyses; None where every loop holds S)."""
+    fewer = [lb for lb in loops if not is_array(lb.buffers) and int(lb.buffers) != int(lb.stages)]
+    if not fewer:
+        return None
+    where = "; ".join(f"the loop at line {lb.line} holds {int(lb.buffers)} buffer{'s' if int(lb.buffers) != 1 else ''} "
+                      f"of each tile it loads, not its {int(lb.stages)} stages" for lb in fewer)
+    return (f"shared memory, estimated: {where} (its mmas take the warp mma: Triton's pipeliner keeps a load "
+            f"stages - 1 trips ahead in as many buffers, and one more only for a warpgroup mma)")
