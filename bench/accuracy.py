@@ -150,7 +150,7 @@ def triton_attention_rows(profile):
 
 
 def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False,
-                      hw="h200_sxm"):
+                      hw="h200_sxm", estimated_smem=False):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
     `tfx validate` prints). ``local_bytes``: the spilling row kernels take their compiled
     LDL + STL bytes (bench/row_local_bytes.py) as the ``local_bytes`` resource.
@@ -158,7 +158,8 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     it implies (tfx.analysis.analyze, docs/analysis.md section 6) instead of the compiled
     ``regs`` and ``spills``, as `tfx analyze`, `tfx explore` and the TUI price a kernel nobody
     compiled; the compiled shared memory is kept. Rows are still reported as spilling by their
-    compiled count. ``hw``: the device whose campaigns are read (DEVICE_CALIBRATION); each row is
+    compiled count. ``estimated_smem``: the shared memory estimated as well (section 5's peak,
+    Triton's pipeline buffers: tfx.analysis.smem_buffers), every resource as `tfx explore` has it. ``hw``: the device whose campaigns are read (DEVICE_CALIBRATION); each row is
     priced on its own ``profile`` column, which names that device's profile."""
     from tfx.analysis.measured import Predictor, format_table, read_measurements, summarize
     if hw not in DEVICE_CALIBRATION:
@@ -180,10 +181,11 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
             print(str(e), file=sys.stderr)
             sys.exit(2)
     predictor = Predictor(hw)
-    if estimated_regs:
+    if estimated_regs or estimated_smem:
         from dataclasses import replace
+        dropped = dict(regs=None, spills=None, **({"smem_bytes": None} if estimated_smem else {}))
         compared = [replace(c, row=r) for c, r in
-                    zip(predictor.compare([replace(r, regs=None, spills=None) for r in rows]), rows)]
+                    zip(predictor.compare([replace(r, **dropped) for r in rows]), rows)]
         compared = [replace(c, spilling=c.row.spilling) for c in compared]
     else:
         compared = predictor.compare(rows)
@@ -194,12 +196,14 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     where = ", ".join(runs) if runs else "all runs"
     print(f"\nissue 15 truth per family and shape ({split} rows of {where}; {where_measured.relative_to(ROOT)}"
           + ("; the row kernels' compiled local bytes, bench/row_local_bytes.py" if local_bytes else "")
-          + ("; priced with the estimated registers and spills, not the compiled ones" if estimated_regs else "")
+          + ("; priced with the estimated registers, spills and shared memory, not the compiled ones"
+             if estimated_smem else
+             "; priced with the estimated registers and spills, not the compiled ones" if estimated_regs else "")
           + ")")
     for v in verdicts:
         print(format_table(list(v.groups)))
         print("\n".join(format_verdict(v)))
-    if split == "all" and not only and not runs and not estimated_regs and not local_bytes:
+    if split == "all" and not only and not runs and not estimated_regs and not estimated_smem and not local_bytes:
         print(explore_advice_check(verdicts, hw))
     graph_summaries(compared)
     return {v.family: list(v.groups) for v in verdicts}
@@ -315,6 +319,8 @@ def main():
     ap.add_argument("--estimated-regs", action="store_true", help="price the issue 15 rows with the model's "
                     "register estimate (and the spills it implies) instead of the compiled regs and spills, "
                     "as tfx analyze/explore do without a compile")
+    ap.add_argument("--estimated-smem", action="store_true", help="as --estimated-regs, and the shared memory "
+                    "estimated too: every resource as tfx explore prices a configuration nobody compiled")
     ap.add_argument("--local-bytes", action="store_true", help="the spilling row kernels' compiled LDL + STL "
                     "bytes as the local_bytes resource (calibration/h200/measured/row_spill_sass)")
     args = ap.parse_args()
@@ -330,7 +336,7 @@ def run(args) -> None:
     if args.measured_only:
         measured_families(args.split, args.only.split(",") if args.only else None,
                           args.runs.split(",") if args.runs else None, args.local_bytes, args.estimated_regs,
-                          args.hw)
+                          args.hw, args.estimated_smem)
         if not (args.only or args.runs):
             off_path_report(args.hw)
         return
