@@ -47,3 +47,27 @@ def test_the_h100s_softmax_rows_are_priced_on_its_profile():
     assert "calibration/h100/measured/issue15" in out.stdout
     line = next(x for x in out.stdout.splitlines() if x.startswith("  softmax ") and "116736x8192" in x)
     assert line.split()[2] == "4"
+
+
+def test_estimated_resources_drop_the_compiled_counts(monkeypatch, capsys):
+    """--estimated-regs prices each row without its compiled regs and spills but with its compiled
+    shared memory; --estimated-smem drops that too (every resource as tfx explore has it). run82's
+    four gqa_decode shapes: each priced row reaches the predictor with those fields None, the rest
+    kept."""
+    from tfx.analysis import measured
+    seen = []
+    real = measured.Predictor.compare
+
+    def spy(self, rows):
+        seen.append(list(rows))
+        return real(self, rows)
+
+    monkeypatch.setattr(measured.Predictor, "compare", spy)
+    for flags, smem_kept in (({"estimated_regs": True}, True), ({"estimated_smem": True}, False)):
+        seen.clear()
+        bench.measured_families("all", ["gqa_decode"], ["run82"], **flags)
+        rows = [r for batch in seen for r in batch]
+        assert rows and all(r.regs is None and r.spills is None for r in rows)
+        assert all((r.smem_bytes is not None) == smem_kept for r in rows)
+    out = capsys.readouterr().out
+    assert "priced with the estimated registers, spills and shared memory, not the compiled ones" in out
