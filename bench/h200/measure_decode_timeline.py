@@ -88,8 +88,19 @@ CONFIGS_S44 = [
     for (n, w) in ((64, 8), (32, 4), (64, 2))
     for r, hkv, sp in ((1, 4, 1), (2, 8, 1), (3, 4, 3))
 ]
+# DECODE_TL_SET=s58 (session 58): 512-CTA launches at 3 a SM (B1, SPLITS 64, BLOCK_N 64 on 4 warps, 3 stages: the
+# tile whose compiled 71,680 B seat 3 CTAs a SM) that tfx prices too slow where the splits are short (run12 B1 HQ64
+# SKV16384: 4 trips, +18.5%; the SDPA table's B1 SKV131072 row, +15% against a sibling kernel) and about right
+# where long (run11 SKV32768 8 trips +5.1%): tfx runs 396 CTAs in lock step, then the other 116 alone on their SMs
+# at one CTA's stream rate. Whether the tail CTAs start as one group after the first wave, or as slots free.
+CONFIGS_S58 = [
+    ("run12_b1_hq64_skv16384_sp64_n64_w4_s3", 1, 64, 8, 16384, 128, 64, 64, 4, 3),    # 512 CTAs, 4 trips, +18.5%
+    ("run11_b1_hq64_skv32768_sp64_n64_w4_s3", 1, 64, 8, 32768, 128, 64, 64, 4, 3),    # 512 CTAs, 8 trips, +5.1%
+    ("sdpa_b1_skv131072_sp64_n64_w4_s3", 1, 32, 8, 131072, 128, 64, 64, 4, 3),        # 512 CTAs, 32 trips
+    ("run1_b1_skv131072_sp8_n64_w4_s3", 1, 32, 8, 131072, 128, 8, 64, 4, 3),          # 64 CTAs, +1.8% (control)
+]
 CONFIGS = {"s17": CONFIGS_S17, "s20": CONFIGS_S20, "s42": CONFIGS_S42,
-           "s44": CONFIGS_S44}.get(os.environ.get("DECODE_TL_SET"), CONFIGS)
+           "s44": CONFIGS_S44, "s58": CONFIGS_S58}.get(os.environ.get("DECODE_TL_SET"), CONFIGS)
 REPS = int(os.environ.get("DECODE_TL_REPS", "1"))
 GP = 16
 
