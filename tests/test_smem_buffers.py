@@ -114,6 +114,13 @@ def test_the_flash_forward_at_two_stages(warps, smem):
     fa = parse_file(bundled_dir("kernels") / "flash_attention.tile")
     a = analyze(fa, None, H200, dict(BLOCK_M=64, BLOCK_N=64, D=128, WARPS=warps, STAGES=2), check=False)
     assert a.resources.smem_dynamic == smem
+    # the text names the pipelined loop (flash_attention.tile line 49) where it holds fewer than 2
+    from tfx.present.analysis_report import estimated_smem_line
+    line = estimated_smem_line(a)
+    if warps == 2:
+        assert "the loop at line 49 holds 1 buffer of each tile it loads, not its 2 stages" in line
+    else:
+        assert line is None
 
 
 def test_a_tiled_accelerator_keeps_the_irs_count():

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from tfx.analysis import mma_layout
 from tfx.analysis.numbers import if_else, is_array, to_plain
 from tfx.analysis.register_estimate import mma_paths
+from tfx.hw.units import format_counted
 
 
 class LoopBuffers(NamedTuple):
@@ -79,7 +80,7 @@ def describe(loops) -> str | None:
     fewer = [lb for lb in loops if not is_array(lb.buffers) and int(lb.buffers) != int(lb.stages)]
     if not fewer:
         return None
-    where = "; ".join(f"the loop at line {lb.line} holds {int(lb.buffers)} buffer{'s' if int(lb.buffers) != 1 else ''} "
+    where = "; ".join(f"the loop at line {lb.line} holds {format_counted(int(lb.buffers), 'buffer')} "
                       f"of each tile it loads, not its {int(lb.stages)} stages" for lb in fewer)
     return (f"shared memory, estimated: {where} (its mmas take the warp mma: Triton's pipeliner keeps a load "
             f"stages - 1 trips ahead in as many buffers, and one more only for a warpgroup mma)")
