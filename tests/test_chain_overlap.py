@@ -310,3 +310,60 @@ def test_the_prefetch_of_two_warpgroups_leaves_after_the_later_one():
     first = 242 / 1.98 + 215.73 + 32_768 / (11_000 / 132) - pv
     assert pv == pytest.approx(374.69, abs=1e-2) and first == pytest.approx(356.49, abs=1e-1)
     assert qk + softmax - min(qk, softmax) / 2 + pv + 32_768 / (107.5 * 1.98) < 1630
+
+
+def test_a_station_of_two_servers_by_hand():
+    """Demands tensor 100, simt 200, delay 50, each station 2 servers (a 2-warp CTA on 2 of the 4
+    sub-partitions): mu(j) = min(j, 2) / (2 D), so one customer alone takes 2 D and two share
+    the whole station.
+    n = 1: R_t = 2 x 100 = 200, R_s = 2 x 200 = 400, cycle 650; X = 1/650; p_t(1|1) = 200/650 =
+    4/13, p_t(0|1) = 9/13; p_s(1|1) = 400/650 = 8/13, p_s(0|1) = 5/13.
+    n = 2: R_t = 1 x 200 x 9/13 + 2 x 100 x 4/13 = 2600/13 = 200, R_s = 400 x 5/13 + 2 x 200 x
+    8/13 = 5200/13 = 400: cycle 650 again, two CTAs of two warps never wait for each other (their
+    four warps fill the four sub-partitions); one server a station gives 492.86 (below), the price
+    of a CTA that could use all four.
+    n = 3: X(2) = 2/650 = 1/325; p_t(1|2) = 200/325 x 9/13 = 72/169, p_t(2|2) = 100/325 x 4/13 =
+    16/169, so p_t(0|2) = 1 - 88/169 = 81/169; p_s(1|2) = 400/325 x 5/13 = 80/169, p_s(2|2) =
+    200/325 x 8/13 = 64/169, p_s(0|2) = 25/169.
+    R_t(3) = 200 x 81/169 + 2 x 100 x 72/169 + 3 x 100 x 16/169 = (16,200 + 14,400 + 4,800) / 169
+    = 35,400 / 169 = 209.467; R_s(3) = 400 x 25/169 + 2 x 200 x 80/169 + 3 x 200 x 64/169 =
+    (10,000 + 32,000 + 38,400) / 169 = 80,400 / 169 = 475.740; cycle = 115,800 / 169 + 50 = 735.207 ns."""
+    from tfx.analysis import closed_queue
+    assert chain_overlap.cycle_ns(100, 200, 50, 1, 2) == pytest.approx(650, rel=1e-12)
+    assert chain_overlap.cycle_ns(100, 200, 50, 2, 2) == pytest.approx(650, rel=1e-12)
+    assert chain_overlap.cycle_ns(100, 200, 50, 3, 2) == pytest.approx(115_800 / 169 + 50, rel=1e-12)
+    # one server a station is the plain mean value analysis: n = 2, R_t = 100 (1 + 100/350) = 900/7,
+    # R_s = 200 (1 + 200/350) = 2200/7, cycle = 3100/7 + 50 = 492.857
+    assert closed_queue.cycle_ns_servers(2, (100, 200), (1, 1), 50) == pytest.approx(3100 / 7 + 50, rel=1e-12)
+    assert chain_overlap.cycle_ns(100, 200, 50, 2) == pytest.approx(3100 / 7 + 50, rel=1e-12)
+    # arrays elementwise: resident 1, 2, 3 and servers 2 / 1 / 2
+    got = closed_queue.cycle_ns_servers(np.array([1, 2, 3]), (100, 200), (np.array([2, 1, 2]),) * 2, 50)
+    np.testing.assert_allclose(got, [650, 3100 / 7 + 50, 115_800 / 169 + 50], rtol=1e-12)
+
+
+@pytest.mark.parametrize("warps, servers, held", [(1, 4, 1), (2, 2, 2), (4, 1, 4), (8, 1, 4)])
+def test_the_sub_partitions_a_cta_holds(warps, servers, held):
+    """The H200's SM has 4 sub-partitions (warp_mma.subpartitions): a CTA of W warps issues from
+    min(W, 4) of them, so each station of its chain is 4 / min(W, 4) servers."""
+    m = Machine(H200, "cta")
+    assert chain_overlap.subpartition_servers(m, warps) == servers
+    assert m.warp_mma.subpartitions == 4 and min(warps, 4) == held
+
+
+def test_a_two_warp_flash_forward_prices_its_chain_on_two_servers():
+    """flash_attention at BLOCK_M 64, BLOCK_N 64, D 64 on 2 warps (the warp mma, 4 CTAs a SM by its
+    240 estimated registers): the serial chain's round is the closed queue of 2 servers a station
+    (each CTA holds 2 of the 4 sub-partitions), longer than the one-server queue of the same
+    demands, and the text says why."""
+    from tfx.analysis import closed_queue
+    fa = parse_file(ROOT / "kernels" / "flash_attention.tile")
+    a = analyze(fa, None, H200, dict(B=8, H=16, S=2048, D=64, BLOCK_M=64, BLOCK_N=64, WARPS=2, STAGES=2), check=False)
+    (detail,) = [t.detail for t in a.terms if t.name == "serial chain" and "line 49" in t.detail]
+    assert ("each station 2 servers: a CTA's warps issue from 2 of the SM's 4 sub-partitions, so one alone in a "
+            "phase takes 2 x its demand") in detail
+    assert a.occupancy.blocks_per_sm == 4
+    # at 4 warps (BLOCK_M 64: one warpgroup) a CTA holds every sub-partition: the plain queue
+    b = analyze(fa, None, H200, dict(B=8, H=16, S=2048, D=64, BLOCK_M=64, BLOCK_N=64, WARPS=4, STAGES=2), check=False)
+    (plain,) = [t.detail for t in b.terms if t.name == "serial chain" and "line 49" in t.detail]
+    assert "R_s(n) = D_s (1 + Q_s(n-1))" in plain and "servers" not in plain
+    assert closed_queue.cycle_ns_servers(4, (242.83, 279.80), (2, 2), 44.19) > closed_queue.cycle_ns(4, (242.83, 279.80), 44.19)

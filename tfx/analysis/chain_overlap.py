@@ -71,7 +71,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from tfx.analysis import closed_queue, mma_layout, mma_path, pipeline_depth, wgmma_serial
-from tfx.analysis.numbers import emax, emin, if_else, is_array
+from tfx.analysis.numbers import emax, emin, if_else, is_array, ratio
 from tfx.hw.units import format_counted
 from tfx.hw.units import format_plain
 
@@ -88,13 +88,35 @@ class Stations(NamedTuple):
     overlap: Any = 0              # what they overlap of it, taken off ``delay`` (stations())
     serialized: Any = 0           # serialized wgmma waits added to ``delay`` (tfx.analysis.wgmma_serial)
     lone: Any = False             # one warp a sub-partition: ``simt`` from lone_simt_ns
+    servers: Any = 1              # servers a station: a CTA of W < 4 warps holds W of the 4 sub-partitions
+    held: Any = 4                 # the sub-partitions one CTA's warps issue from (subpartition_servers)
 
 
-def cycle_ns(tensor, simt, delay, resident):
+def cycle_ns(tensor, simt, delay, resident, servers=1):
     """ns of one round of ``resident`` CTAs whose trips each take ``tensor`` and ``simt`` ns on
     two shared stations and ``delay`` ns of latency: exact mean value analysis of the closed
-    network (module docstring, tfx.analysis.closed_queue). Arrays elementwise; ``resident`` >= 1."""
-    return closed_queue.cycle_ns(resident, (tensor, simt), delay)
+    network (module docstring, tfx.analysis.closed_queue). Arrays elementwise; ``resident`` >= 1.
+    ``servers`` (subpartition_servers): each station as that many servers, a CTA alone at one
+    served at 1 / servers of its rate (closed_queue.cycle_ns_servers)."""
+    if not is_array(servers) and servers == 1:
+        return closed_queue.cycle_ns(resident, (tensor, simt), delay)
+    return closed_queue.cycle_ns_servers(resident, (tensor, simt), (servers, servers), delay)
+
+
+def subpartition_servers(m, warps):
+    """Servers each station of the chain has: the SM's sub-partitions over those one CTA's warps
+    hold, ``subpartitions / min(warps, subpartitions)`` (1 where the profile states none; arrays
+    elementwise). A warp issues on its own sub-partition, its mma.sync on that sub-partition's
+    tensor core and its FP32 and MUFU work on that sub-partition's pipes ([WP] H100 SM: four
+    processing blocks, each with its own warp scheduler, tensor core and SFUs), so a CTA of 2
+    warps alone in its mma or softmax phase runs at 2 / 4 of the rate tfx's station demands
+    state (the CTA's work at the whole SM's rate), while two such CTAs in the same phase hold the
+    four sub-partitions between them and the station serves at its full rate: mu(j) = min(j, 2) /
+    (2 D). At 4 warps or more a CTA holds every sub-partition: one server, as before."""
+    if m.warp_mma is None:
+        return 1
+    sub = m.warp_mma.subpartitions
+    return ratio(sub, emin(emax(warps, 1), sub))
 
 
 def scores_mma(loop):
@@ -244,7 +266,10 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     # instruction's wait is latency too, less what the other row slabs' softmax hides
     # (tfx.analysis.wgmma_serial)
     serial = wgmma_serial.added_ns(loop, m, warps, simt - m.iteration_ns)
-    return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial, lone)
+    servers = subpartition_servers(m, warps)
+    held = emin(emax(warps, 1), m.warp_mma.subpartitions) if m.warp_mma is not None else 1
+    return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial, lone,
+                    servers, held)
 
 
 def prefetch_overlap_ns(waited, waited_mma, groups):
@@ -288,9 +313,18 @@ def detail(line, st: Stations, resident, round_ns, fmt) -> str:
             f"simt {fmt(st.simt)} (vector + special x {format_plain(copies)}: each accumulator row on {format_plain(copies)} warpgroups)")
     if bool(st.lone):
         simt += " (one warp a sub-partition: the longer of its issue and its exp2s on the SFU, not their sum)"
+    servers = float(st.servers)
+    if servers == 1:
+        queue = "R_s(n) = D_s (1 + Q_s(n-1))"
+    else:
+        c = format_plain(servers)
+        queue = (f"each station {c} servers: a CTA's warps issue from {format_plain(st.held)} of the SM's "
+                 f"{format_plain(st.held * servers)} sub-partitions, so one alone in a phase takes {c} x its demand "
+                 f"and {c} share the station's whole rate, mu(j) = min(j, {c}) / ({c} D_s), "
+                 f"R_s(n) = sum_j j / mu(j) p_s(j-1 | n-1)")
     return (f"loop at line {line}: a trip waits for its own mma (QK^T -> softmax -> PV); one CTA's chain = "
             f"tensor {fmt(st.tensor)} + {simt} + {latency} = {fmt(one)}; "
             f"{format_counted(r, 'CTA')} per SM overlap their chains in random order (closed queue, mean value analysis: "
-            f"R_s(n) = D_s (1 + Q_s(n-1)), cycle = R_tensor + R_simt + delay): {fmt(round_ns)} a round "
+            f"{queue}, cycle = R_tensor + R_simt + delay): {fmt(round_ns)} a round "
             f"vs {r} x {fmt(one)} = {fmt(r * one)} in turn and {fmt(r * max(st.tensor, st.simt))} "
             f"on the busier station")

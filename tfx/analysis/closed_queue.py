@@ -50,3 +50,50 @@ def cycle_ns(resident, services: Sequence[Any], delay, deterministic=False):
         elif resident == n:
             out = cycle
     return out
+
+
+def cycle_ns_servers(resident, services: Sequence[Any], servers: Sequence[Any], delay):
+    """``cycle_ns`` where station s has ``servers[s]`` = c identical servers, each serving one
+    customer at 1 / c of the station's rate: a customer alone takes c x D_s, c or more share the
+    whole station at one completion per D_s (a load-dependent station, mu(j) = min(j, c) / (c x
+    D_s)), solved by exact mean value analysis with the stations' marginal queue-length
+    probabilities (Reiser and Lavenberg 1980, section 4; Lazowska et al. 1984, ch. 20.3):
+
+        R_s(n) = sum_{j=1..n} j / mu_s(j) x p_s(j-1 | n-1)
+        X(n) = n / (sum_s R_s(n) + delay)
+        p_s(j | n) = X(n) / mu_s(j) x p_s(j-1 | n-1) (j >= 1),   p_s(0 | n) = 1 - sum_j p_s(j | n)
+
+    Arrays elementwise (resident, demands and servers); c = 1 everywhere is ``cycle_ns``."""
+    from tfx.analysis.numbers import emin
+    if is_array(resident):
+        import numpy as np
+        n_max = int(np.max(resident))
+    else:
+        n_max = int(resident)
+    k = len(services)
+    probs = [[1] for _ in range(k)]      # p_s(j | n-1), j = 0..n-1
+    out = sum(services) + delay
+    for n in range(1, max(n_max, 1) + 1):
+        # 1 / mu_s(j): the time per completion with j customers present
+        def per(s, j):
+            c = servers[s]
+            return services[s] * c / emin(j, c)
+        responses = []
+        for s in range(k):
+            r = 0
+            for j in range(1, n + 1):
+                r = r + j * per(s, j) * probs[s][j - 1]
+            responses.append(r)
+        cycle = sum(responses) + delay
+        x = n / emax(cycle, 1e-30)
+        for s in range(k):
+            new = [0] * (n + 1)
+            for j in range(1, n + 1):
+                new[j] = x * per(s, j) * probs[s][j - 1]
+            new[0] = emax(1 - sum(new[1:]), 0)
+            probs[s] = new
+        if is_array(resident, cycle):
+            out = where(resident == n, cycle, out)
+        elif resident == n:
+            out = cycle
+    return out

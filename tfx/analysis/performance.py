@@ -2741,9 +2741,13 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
                                                                    fill, _miss_share(body))
                     depth_delay = (1 - miss.drifted) * depth_first + miss.drifted * depth_late
                     depth_split = (depth_first, depth_late, depth_lead, body.global_loads, fill)
-            chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r),
+            # a CTA of fewer warps than the SM's sub-partitions holds only some of them: each
+            # station as that many servers (chain_overlap.subpartition_servers)
+            chain_no_depth = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay, r,
+                                                         stations.servers),
                                   emax(path_one, chain_round)) + unpiped_wait
-            chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r),
+            chain = emax(chain_overlap.cycle_ns(stations.tensor, stations.simt, stations.delay + depth_delay, r,
+                                                stations.servers),
                          emax(path_one, chain_round)) + unpiped_wait
             unpiped_stream = _unpipelined_stream(loop, m, stages, trip_chain, body)
             if unpiped_stream is not None:
