@@ -367,3 +367,14 @@ def test_a_two_warp_flash_forward_prices_its_chain_on_two_servers():
     (plain,) = [t.detail for t in b.terms if t.name == "serial chain" and "line 49" in t.detail]
     assert "R_s(n) = D_s (1 + Q_s(n-1))" in plain and "servers" not in plain
     assert closed_queue.cycle_ns_servers(4, (242.83, 279.80), (2, 2), 44.19) > closed_queue.cycle_ns(4, (242.83, 279.80), 44.19)
+
+
+def test_a_sweep_of_warps_prices_each_as_its_scalar():
+    """WARPS 2 / 4 in one sweep (servers 2 / 1): each configuration's predicted time is its scalar
+    analysis' (the one-server shortcut applies only where every configuration has one server)."""
+    fa = parse_file(ROOT / "kernels" / "flash_attention.tile")
+    base = dict(B=8, H=16, S=2048, D=64, BLOCK_M=64, BLOCK_N=64, STAGES=2)
+    swept = analyze(fa, None, H200, {**base, "WARPS": np.array([2, 4])}, check=False)
+    scalars = [float(analyze(fa, None, H200, {**base, "WARPS": w}, check=False).metrics["performance.predicted_ns"])
+               for w in (2, 4)]
+    np.testing.assert_allclose(np.asarray(swept.metrics["performance.predicted_ns"], dtype=float), scalars, rtol=1e-9)

@@ -98,7 +98,12 @@ def cycle_ns(tensor, simt, delay, resident, servers=1):
     network (module docstring, tfx.analysis.closed_queue). Arrays elementwise; ``resident`` >= 1.
     ``servers`` (subpartition_servers): each station as that many servers, a CTA alone at one
     served at 1 / servers of its rate (closed_queue.cycle_ns_servers)."""
-    if not is_array(servers) and servers == 1:
+    if is_array(servers):
+        import numpy as np
+        one_server = bool((np.asarray(servers) == 1).all())
+    else:
+        one_server = servers == 1
+    if one_server:
         return closed_queue.cycle_ns(resident, (tensor, simt), delay)
     return closed_queue.cycle_ns_servers(resident, (tensor, simt), (servers, servers), delay)
 
