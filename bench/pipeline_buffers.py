@@ -5,7 +5,8 @@ configurations (gemm_bf16, gemm_fp8 of calibration/h200/measured/issue15, priced
 
 Session 57: on the warp mma 660 configurations at 2-5 stages allocate exactly S - 1 tiles, on the warpgroup mma
 419 exactly S; tfx's estimate (memory.peak_live: S copies of each load of a pipelined loop) was S on both. Session 58
-landed the S - 1 rule (tfx/analysis/smem_buffers.py): the estimate column now matches at 2-5 stages on both paths.
+landed the S - 1 rule (tfx/analysis/smem_buffers.py): the estimate column now matches at 2-5 stages on both paths,
+and at one stage on the warp mma (fp8's operands staged in turn: smem_buffers.one_at_a_time).
 
     python3 bench/pipeline_buffers.py
 """

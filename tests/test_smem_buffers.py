@@ -129,3 +129,41 @@ def test_a_tiled_accelerator_keeps_the_irs_count():
     mod = parse_file(bundled_dir("kernels") / "sip_gemm.tile")
     assert analyze(mod, None, sip, {}, check=False).loop_buffers == []
     assert smem_buffers.by_region([]) == {}
+
+
+FP8 = parse_file(bundled_dir("kernels") / "gemm_fp8.tile")
+
+
+@pytest.mark.parametrize("params, smem", [
+    # 32 x 64 x 128 on 2 warps, one stage: A 32 x 128 x 1 B = 4,096, B^T 64 x 128 x 1 B = 8,192, staged in
+    # turn through one buffer: max = 8,192 B (Triton's TTGIR: local_alloc A, local_load, local_alloc B,
+    # local_load, each fp_to_fp; shared 8,192)
+    (dict(BM=32, BN=64, BK=128, WARPS=2, STAGES=1), max(32 * 128, 64 * 128)),
+    # 256 x 32 x 64 on 2 warps: A 256 x 64 = 16,384, B^T 32 x 64 = 2,048: 16,384 B (compiled 16,384)
+    (dict(BM=256, BN=32, BK=64, WARPS=2, STAGES=1), max(256 * 64, 32 * 64)),
+    # 16 x 32 x 64 on 4 warps (16 rows: the warp mma): 1,024 and 2,048: 2,048 B (compiled 2,048)
+    (dict(BM=16, BN=32, BK=64, WARPS=4, STAGES=1), max(16 * 64, 32 * 64)),
+    # 128 x 128 x 64 on 4 warps is the warpgroup mma (no promotion): both, 8,192 + 8,192 = 16,384 B
+    (dict(BM=128, BN=128, BK=64, WARPS=4, STAGES=1), 128 * 64 + 128 * 64),
+    # pipelined (3 stages, warp mma): 2 buffers of both, 2 x (4,096 + 8,192) = 24,576 B
+    (dict(BM=32, BN=64, BK=128, WARPS=2, STAGES=3), 2 * (32 * 128 + 64 * 128)),
+])
+def test_one_stage_fp8_warp_mma_stages_its_operands_in_turn(params, smem):
+    a = analyze(FP8, None, H200, {**dict(M=4096, N=4096, K=4096, GROUP_M=8), **params}, check=False)
+    assert a.resources.smem_dynamic == smem
+    staged = params["STAGES"] == 1 and (params["WARPS"] % 4 or params["BM"] % 64)
+    assert a.to_json()["pipeline_buffers"][0].get("operands_one_at_a_time", False) == bool(staged)
+
+
+def test_bf16_keeps_both_operands_at_one_stage():
+    """bf16 needs no promotion: its one-stage loop allocates A and B together (TTGIR: both
+    local_allocs before either load; 24,576 B): (32 x 128 + 128 x 64) x 2 B = 24,576."""
+    assert _gemm(BM=32, BN=64, BK=128, WARPS=2, STAGES=1).resources.smem_dynamic == (32 * 128 + 128 * 64) * 2
+
+
+def test_a_sweep_stages_per_configuration():
+    """STAGES 1 / 1 / 2 at WARPS 2 / 4 / 2 (32 x 64 x 128 fp8; BM 32 is the warp mma at either
+    warp count): 8,192; 8,192; one buffer of both at 2 stages, 4,096 + 8,192 = 12,288 B."""
+    a = analyze(FP8, None, H200, dict(BM=32, BN=64, BK=128, WARPS=np.array([2, 4, 2]), STAGES=np.array([1, 1, 2])),
+                check=False)
+    assert list(np.asarray(a.peaks["smem"].bytes)) == [8_192, 8_192, 12_288]

@@ -238,7 +238,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
     loop_buffers = smem_buffers.pipeline_buffers(root, counter.env, profile, threads, cg)
     buffers = smem_buffers.by_region(loop_buffers)
-    live = memmod.peak_live(root, counter, buffers=buffers)
+    staged = smem_buffers.staged_by_region(loop_buffers)
+    live = memmod.peak_live(root, counter, buffers=buffers, staged=staged)
     peaks = _per_thread(live, threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
@@ -261,7 +262,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         for i, mesh in enumerate(top_meshes):
             # (a kernel that is one launch has the whole kernel's peaks: the same statements)
             one_launch = len(kernel.body) == 1 and kernel.body[0] is mesh.region
-            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], buffers=buffers)
+            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], buffers=buffers,
+                                                                      staged=staged)
             launch_peaks = _per_thread(launch_live, threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tfx.analysis.counting import Counter, ScopeNode
 from tfx.analysis.mma_layout import SHARED_LEVEL
-from tfx.analysis.numbers import emax, emin, is_array, nbytes
+from tfx.analysis.numbers import emax, emin, if_else, is_array, nbytes
 from tfx.ir.expr import Const, reads_in
 from tfx.ir.ops import ELEMENTWISE, REDUCE
 from tfx.ir.nodes import (AxisSlice, Composite, Kernel, LoopRegion, MeshRegion, Op, ValueRef, Window,
@@ -307,7 +307,7 @@ class LevelPeak:
     scope: str           # the scope at which the peak is reached
 
 
-def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None) -> dict:
+def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, staged=None) -> dict:
     """Peak bytes per storage level, per instance of that level.
 
     Liveness per block, by linear scan: a value is live from the statement that
@@ -320,7 +320,10 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None) -> di
     (rmem) in a CTA-level scope are spread over the CTA's threads (by the caller).
     ``buffers`` ({id(loop region): copies}) overrides S for the loop's shared-memory tiles, where
     the code generator allocates another count (tfx.analysis.smem_buffers: Triton's warp-mma
-    loops hold S - 1); its register values keep S.
+    loops hold S - 1); its register values keep S. ``staged`` ({id(loop region): (operand names,
+    condition)}): where the condition holds, those shared-memory operands of the loop's mma are
+    staged one at a time in one buffer, the largest (tfx.analysis.smem_buffers: Triton's
+    one-stage fp8 operands on the warp mma).
     """
     peaks: dict[str, LevelPeak] = {}
     nodes_by_region = {id(n.region): n for n in root.walk() if n.region is not None}
@@ -354,7 +357,7 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None) -> di
         return names
 
     def block(stmts, scope_id: str, stages, carried: frozenset, live_out: frozenset,
-              smem_copies=None) -> dict:
+              smem_copies=None, one_at_a_time=None) -> dict:
         """Peak bytes per level over one execution of ``stmts``."""
         flat = []
         for s_ in stmts:   # composites are transparent: their ops join this block
@@ -436,6 +439,21 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None) -> di
             root_name = alias.get(name, name)
             if root_name in defs:
                 last[root_name] = n
+        if one_at_a_time is not None:
+            # operands staged in turn through one buffer: the first keeps the largest's bytes, the
+            # rest none, where the condition holds (elementwise for a sweep)
+            names, cond = one_at_a_time
+            roots = [r for r in dict.fromkeys(alias.get(n, n) for n in names)
+                     if r in defs and defs[r][1] == SHARED_LEVEL]
+            if len(roots) > 1:
+                largest = defs[roots[0]][2]
+                for r in roots[1:]:
+                    largest = emax(largest, defs[r][2])
+                d0, lvl0, b0 = defs[roots[0]]
+                defs[roots[0]] = (d0, lvl0, if_else(cond, largest, b0))
+                for r in roots[1:]:
+                    d, lvl, b = defs[r]
+                    defs[r] = (d, lvl, if_else(cond, 0, b))
         best: dict = {}
         for i, st in enumerate(stmts):
             live: dict = {}
@@ -466,7 +484,7 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None) -> di
         if isinstance(region, LoopRegion):
             stages = region.stages.evaluate(counter.env) if region.stages is not None else 1
             inner = block(region.body, scope_id, stages, frozenset(region.carry), frozenset(),
-                          (buffers or {}).get(id(region)))
+                          (buffers or {}).get(id(region)), (staged or {}).get(id(region)))
         else:
             inner = block(region.body, scope_id, 1, frozenset(), frozenset())
         for level, b in moved.items():

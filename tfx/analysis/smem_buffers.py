@@ -31,16 +31,22 @@ from tfx.hw.units import format_counted
 
 
 class LoopBuffers(NamedTuple):
-    """One pipelined mma loop's tile buffers: ``stages`` the IR states, ``buffers`` the code
-    generator allocates each tile a trip loads (arrays elementwise for a sweep)."""
+    """One mma loop's tile buffers: ``stages`` the IR states, ``buffers`` the code generator
+    allocates each tile a trip loads (arrays elementwise for a sweep); ``staged`` the mma's
+    operands it passes one at a time through one buffer where ``staged_when`` holds (one_at_a_time)."""
 
     region_id: int
     line: int | None
     stages: Any
     buffers: Any
+    staged: tuple = ()
+    staged_when: Any = False
 
     def to_json(self) -> dict:
-        return {"line": self.line, "stages": to_plain(self.stages), "buffers": to_plain(self.buffers)}
+        out = {"line": self.line, "stages": to_plain(self.stages), "buffers": to_plain(self.buffers)}
+        if self.staged:
+            out["operands_one_at_a_time"] = to_plain(self.staged_when)
+        return out
 
 
 def pipeline_buffers(root, env, profile, threads, codegen) -> list:
@@ -52,9 +58,11 @@ def pipeline_buffers(root, env, profile, threads, codegen) -> list:
     inst = mma_layout.instruction_shape(profile)
     warps = mma_layout.warps_of(threads)
     out = []
+    facts = mma_layout.warp_mma_facts(profile)
+    promotes = facts is not None and facts.promotes_fp8
     for node in root.walk():
         region = node.region
-        if node.kind != "loop" or region is None or getattr(region, "stages", None) is None:
+        if node.kind != "loop" or region is None:
             continue
         paths = mma_paths(node, inst, warps)
         if not paths:
@@ -63,15 +71,43 @@ def pipeline_buffers(root, env, profile, threads, codegen) -> list:
         any_warpgroup = False
         for path in paths:
             any_warpgroup = any_warpgroup | mma_layout.on_path(path, "warpgroup")
-        stages = region.stages.evaluate(env)
+        stages = region.stages.evaluate(env) if getattr(region, "stages", None) is not None else 1
+        staged, when = one_at_a_time(node, promotes, any_warpgroup, stages)
         out.append(LoopBuffers(id(region), node.line, stages,
-                               if_else(any_warpgroup | (stages < 2), stages, stages - 1)))
+                               if_else(any_warpgroup | (stages < 2), stages, stages - 1), staged, when))
     return out
+
+
+def one_at_a_time(node, promotes_fp8, any_warpgroup, stages) -> tuple:
+    """(operand names, condition): a loop of one stage whose one mma takes fp8 operands on the warp
+    mma, where the GPU's Triton promotes them to f16 (warp_mma.promotes_fp8, sm_90), stages them
+    in turn: Triton's mixed-mode rewrite (AccelerateMatmul.cpp, decomposeMixedModeDotOp) gives
+    each operand its own local_alloc, local_load and fp_to_fp in sequence, so A's buffer is dead
+    before B's is written and the shared-memory allocator (its liveness) puts both in one, the
+    larger. Its TTGIR (Triton 3.6.0, sm_90, compiled on the CPU): fp8 32 x 64 x 128 on 2 warps at
+    one stage allocates 32 x 128 then 128 x 64 and uses 8,192 B, bf16's the same tile 24,576 (both
+    live); the campaigns' one-stage fp8 warp-mma rows compile max(A, B) in all 459. ((), False)
+    elsewhere: pipelined loops keep their buffers (the pipeliner allocates each load's)."""
+    from tfx.analysis.register_estimate import _direct_ops, MMA_OPS
+    if not promotes_fp8:
+        return (), False
+    mmas = [c for c in _direct_ops(node) if c.op.opcode in MMA_OPS]
+    if len(mmas) != 1 or getattr(mmas[0], "mma_bits", 16) != 8:
+        return (), False
+    names = tuple(getattr(o, "name", None) for o in mmas[0].op.operands[:2])
+    if None in names:
+        return (), False
+    return names, (1 - any_warpgroup) * (stages < 2) > 0
 
 
 def by_region(loops) -> dict:
     """{id(loop region): buffers}, what tfx.analysis.memory.peak_live takes in place of S."""
     return {lb.region_id: lb.buffers for lb in loops}
+
+
+def staged_by_region(loops) -> dict:
+    """{id(loop region): (operand names, condition)}, peak_live's ``staged``."""
+    return {lb.region_id: (lb.staged, lb.staged_when) for lb in loops if lb.staged}
 
 
 def describe(loops) -> str | None:
