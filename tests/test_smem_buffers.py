@@ -153,6 +153,11 @@ def test_one_stage_fp8_warp_mma_stages_its_operands_in_turn(params, smem):
     assert a.resources.smem_dynamic == smem
     staged = params["STAGES"] == 1 and (params["WARPS"] % 4 or params["BM"] % 64)
     assert a.to_json()["pipeline_buffers"][0].get("operands_one_at_a_time", False) == bool(staged)
+    from tfx.present.analysis_report import estimated_smem_line
+    line = estimated_smem_line(a) or ""
+    # gemm_fp8.tile's k-loop (line 28) and its mma's operands %a and %b (%b a view of %bt)
+    assert ("the loop at line 28 passes its fp8 operands %a, %b through one buffer in turn, the larger"
+            in line) == bool(staged)
 
 
 def test_bf16_keeps_both_operands_at_one_stage():

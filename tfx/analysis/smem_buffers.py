@@ -114,9 +114,15 @@ def describe(loops) -> str | None:
     """The line that says why the shared memory estimate holds fewer tiles than the stages
     (scalar analyses; None where every loop holds S)."""
     fewer = [lb for lb in loops if not is_array(lb.buffers) and int(lb.buffers) != int(lb.stages)]
-    if not fewer:
-        return None
-    where = "; ".join(f"the loop at line {lb.line} holds {format_counted(int(lb.buffers), 'buffer')} "
-                      f"of each tile it loads, not its {int(lb.stages)} stages" for lb in fewer)
-    return (f"shared memory, estimated: {where} (its mmas take the warp mma: Triton's pipeliner keeps a load "
-            f"stages - 1 trips ahead in as many buffers, and one more only for a warpgroup mma)")
+    staged = [lb for lb in loops if lb.staged and not is_array(lb.staged_when) and bool(lb.staged_when)]
+    parts = []
+    if fewer:
+        where = "; ".join(f"the loop at line {lb.line} holds {format_counted(int(lb.buffers), 'buffer')} "
+                          f"of each tile it loads, not its {int(lb.stages)} stages" for lb in fewer)
+        parts.append(f"{where} (its mmas take the warp mma: Triton's pipeliner keeps a load stages - 1 trips "
+                     f"ahead in as many buffers, and one more only for a warpgroup mma)")
+    for lb in staged:
+        parts.append(f"the loop at line {lb.line} passes its fp8 operands {', '.join(lb.staged)} "
+                     f"through one buffer in turn, the larger (one stage on the warp mma: Triton stages each "
+                     f"operand it promotes to f16 alone)")
+    return "shared memory, estimated: " + "; ".join(parts) if parts else None
