@@ -205,6 +205,12 @@ def _plans(ops, inst, warps) -> list:
             if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
 
 
+def direct_mmas(scope) -> list:
+    """The mma nodes ``scope`` issues itself (not its nested loops'), with their counted shapes."""
+    return [node for node in _direct_ops(scope)
+            if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
+
+
 def mma_paths(scope, inst, warps) -> list:
     """The instruction path ("warp" or "warpgroup", or an array of them for a sweep) of each mma
     ``scope`` issues itself (not its nested loops'), laid out as Triton compiles it."""

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout
 from tfx.analysis.numbers import if_else, is_array, to_plain
-from tfx.analysis.register_estimate import mma_paths
+from tfx.analysis.register_estimate import direct_mmas, mma_paths
 from tfx.hw.units import format_counted
 
 
@@ -88,10 +88,9 @@ def one_at_a_time(node, promotes_fp8, any_warpgroup, stages) -> tuple:
     one stage allocates 32 x 128 then 128 x 64 and uses 8,192 B, bf16's the same tile 24,576 (both
     live); the campaigns' one-stage fp8 warp-mma rows compile max(A, B) in all 459. ((), False)
     elsewhere: pipelined loops keep their buffers (the pipeliner allocates each load's)."""
-    from tfx.analysis.register_estimate import _direct_ops, MMA_OPS
     if not promotes_fp8:
         return (), False
-    mmas = [c for c in _direct_ops(node) if c.op.opcode in MMA_OPS]
+    mmas = direct_mmas(node)
     if len(mmas) != 1 or getattr(mmas[0], "mma_bits", 16) != 8:
         return (), False
     names = tuple(getattr(o, "name", None) for o in mmas[0].op.operands[:2])
