@@ -118,10 +118,16 @@ def subpartition_servers(m, warps):
     state (the CTA's work at the whole SM's rate), while two such CTAs in the same phase hold the
     four sub-partitions between them and the station serves at its full rate: mu(j) = min(j, 2) /
     (2 D). At 4 warps or more a CTA holds every sub-partition: one server, as before."""
+    held = subpartitions_held(m, warps)
+    return 1 if held is None else ratio(m.warp_mma.subpartitions, held)
+
+
+def subpartitions_held(m, warps):
+    """The SM's sub-partitions one CTA's warps issue from, ``min(warps, subpartitions)``; None
+    where the profile states no sub-partitions (arrays elementwise)."""
     if m.warp_mma is None:
-        return 1
-    sub = m.warp_mma.subpartitions
-    return ratio(sub, emin(emax(warps, 1), sub))
+        return None
+    return emin(emax(warps, 1), m.warp_mma.subpartitions)
 
 
 def scores_mma(loop):
@@ -271,10 +277,9 @@ def stations(loop, m, warps, one: dict, tensor_ns: Callable[[Any], Any], delay, 
     # instruction's wait is latency too, less what the other row slabs' softmax hides
     # (tfx.analysis.wgmma_serial)
     serial = wgmma_serial.added_ns(loop, m, warps, simt - m.iteration_ns)
-    servers = subpartition_servers(m, warps)
-    held = emin(emax(warps, 1), m.warp_mma.subpartitions) if m.warp_mma is not None else 1
+    held = subpartitions_held(m, warps)
     return Stations(tensor, simt, delay - overlap + serial, copies, mma, groups, overlap, serial, lone,
-                    servers, held)
+                    subpartition_servers(m, warps), 1 if held is None else held)
 
 
 def prefetch_overlap_ns(waited, waited_mma, groups):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tfx.analysis.numbers import emax, is_array, where
+from tfx.analysis.numbers import emax, emin, is_array, where
 
 
 def cycle_ns(resident, services: Sequence[Any], delay, deterministic=False):
@@ -64,7 +64,11 @@ def cycle_ns_servers(resident, services: Sequence[Any], servers: Sequence[Any], 
         p_s(j | n) = X(n) / mu_s(j) x p_s(j-1 | n-1) (j >= 1),   p_s(0 | n) = 1 - sum_j p_s(j | n)
 
     Arrays elementwise (resident, demands and servers); c = 1 everywhere is ``cycle_ns``."""
-    from tfx.analysis.numbers import emin
+    def per(s, j):
+        # 1 / mu_s(j): the time per completion with j customers present
+        c = servers[s]
+        return services[s] * c / emin(j, c)
+
     if is_array(resident):
         import numpy as np
         n_max = int(np.max(resident))
@@ -74,10 +78,6 @@ def cycle_ns_servers(resident, services: Sequence[Any], servers: Sequence[Any], 
     probs = [[1] for _ in range(k)]      # p_s(j | n-1), j = 0..n-1
     out = sum(services) + delay
     for n in range(1, max(n_max, 1) + 1):
-        # 1 / mu_s(j): the time per completion with j customers present
-        def per(s, j):
-            c = servers[s]
-            return services[s] * c / emin(j, c)
         responses = []
         for s in range(k):
             r = 0

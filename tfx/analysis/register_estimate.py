@@ -199,22 +199,25 @@ def _layout(node, inst, warps):
                          n=cdiv(n, cols * wn) * cols * wn)
 
 
+def _mmas(ops) -> list:
+    """The mma nodes among ``ops`` with their counted shapes."""
+    return [node for node in ops if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
+
+
 def _plans(ops, inst, warps) -> list:
     """(node, its layout) for the mmas among ``ops``, each laid out once."""
-    return [(node, _layout(node, inst, warps)) for node in ops
-            if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
+    return [(node, _layout(node, inst, warps)) for node in _mmas(ops)]
 
 
 def direct_mmas(scope) -> list:
     """The mma nodes ``scope`` issues itself (not its nested loops'), with their counted shapes."""
-    return [node for node in _direct_ops(scope)
-            if node.op.opcode in MMA_OPS and getattr(node, "per_exec_shape", None) is not None]
+    return _mmas(_direct_ops(scope))
 
 
 def mma_paths(scope, inst, warps) -> list:
     """The instruction path ("warp" or "warpgroup", or an array of them for a sweep) of each mma
     ``scope`` issues itself (not its nested loops'), laid out as Triton compiles it."""
-    return [plan.path for _, plan in _plans(_direct_ops(scope), inst, warps)]
+    return [_layout(node, inst, warps).path for node in direct_mmas(scope)]
 
 
 def _mma_tiles(plans, counter, threads) -> Any:

@@ -96,7 +96,7 @@ def one_at_a_time(node, promotes_fp8, any_warpgroup, stages) -> tuple:
     names = tuple(getattr(o, "name", None) for o in mmas[0].op.operands[:2])
     if None in names:
         return (), False
-    return names, (1 - any_warpgroup) * (stages < 2) > 0
+    return names, if_else(any_warpgroup, False, stages < 2)
 
 
 def by_region(loops) -> dict:
