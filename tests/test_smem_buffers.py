@@ -92,21 +92,87 @@ def test_every_mma_of_the_a100_takes_the_warp_mma():
 
 def test_the_two_stage_decode_row_holds_one_kv_tile():
     """gqa_decode B8 HQ32 HKV8 SKV32768 D128 SPLITS16 BLOCK_N128 WARPS4 STAGES2: the 4-row GROUP is
-    the warp mma, so 1 buffer of K and V (2 x 128 x 128 x 2 B = 65,536 B) + Q's 4 x 128 x 2 = 1,024
-    B = 66,560 B, 3 CTAs a SM (3 x (66,560 + 1,024 reserved) = 202,752 <= 233,472 < 4 x 67,584 =
-    270,336); compiled 73,728 B (the tile and Triton's layout-conversion scratch) and 3 blocks a SM
-    measured (attention_triton_decode.csv). Two buffers gave 132,096 B and one CTA a SM."""
+    the warp mma, so 1 buffer of K and V (2 x 128 x 128 x 2 B = 65,536 B) + Q at the instruction's 16
+    rows (16 x 128 x 2 = 4,096 B, not 4 x 128 x 2 = 1,024) + P crossing the 4 warps that split PV's
+    N = D (16 x 128 x 2 = 4,096 B) = 73,728 B, as compiled (attention_triton_decode.csv, and Triton
+    3.6.0's TTGIR: local_alloc 16 x 128 for Q, 1 x 128 x 128 for K and V, 16 x 128 for P); 3 CTAs a
+    SM (3 x (73,728 + 1,024 reserved) = 224,256 <= 233,472 < 4 x 74,752 = 299,008), 3 measured.
+    Two buffers gave 132,096 B and one CTA a SM."""
     gqa = parse_file(bundled_dir("kernels") / "gqa_decode.tile")
     a = analyze(gqa, None, H200, dict(B=8, HQ=32, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=128, WARPS=4,
                                       STAGES=2), check=False)
-    assert a.resources.smem_dynamic == 66_560
+    assert a.resources.smem_dynamic == 2 * 128 * 128 * 2 + 16 * 128 * 2 + 16 * 128 * 2 == 73_728
     assert a.occupancy.blocks_per_sm == 3
+    out = a.to_json()
+    assert out["padded_operands"] == [{"name": "%q", "line": 53, "rows": 4, "padded_rows": 16, "bytes": 4096}]
+    assert [lb["exchange_bytes"] for lb in out["pipeline_buffers"]] == [16 * 128 * 2, 16 * 128 * 2]
+
+
+@pytest.mark.parametrize("block_n, warps, stages, smem", [
+    # the campaigns' compiled bytes (calibration/h200/measured/issue15 decode.csv, GROUP 4 and 8 alike:
+    # the Triton kernel pads both to 16 rows); D 128, Q 16 x 128 x 2 = 4,096 B, P 16 x BLOCK_N x 2 B.
+    # one stage: K and V in turn, max(K, V) = 32 x 128 x 2 = 8,192 + Q 4,096 + P 1,024 = 13,312
+    (32, 4, 1, 32 * 128 * 2 + 4096 + 16 * 32 * 2),
+    # two stages: one buffer of each, 16,384 + 4,096 + 1,024 = 21,504
+    (32, 4, 2, 2 * 32 * 128 * 2 + 4096 + 16 * 32 * 2),
+    # three stages: two of each, 32,768 + 4,096 + 1,024 = 37,888
+    (32, 2, 3, 2 * 2 * 32 * 128 * 2 + 4096 + 16 * 32 * 2),
+    # BLOCK_N 64 on 8 warps at one stage: 16,384 + 4,096 + 2,048 = 22,528
+    (64, 8, 1, 64 * 128 * 2 + 4096 + 16 * 64 * 2),
+    # BLOCK_N 128, two stages: 65,536 + 4,096 + 4,096 = 73,728; three: 131,072 + 8,192 = 139,264
+    (128, 2, 3, 2 * 2 * 128 * 128 * 2 + 4096 + 16 * 128 * 2),
+])
+@pytest.mark.parametrize("hq", [32, 64])
+def test_the_decode_kernel_as_compiled(block_n, warps, stages, smem, hq):
+    gqa = parse_file(bundled_dir("kernels") / "gqa_decode.tile")
+    a = analyze(gqa, None, H200, dict(B=8, HQ=hq, HKV=8, SKV=32768, D=128, SPLITS=16, BLOCK_N=block_n,
+                                      WARPS=warps, STAGES=stages), check=False)
+    assert a.resources.smem_dynamic == smem
+
+
+def test_the_flash_forward_at_one_stage_holds_q_and_the_larger_of_k_and_v():
+    """128 x 128 on D 128, 4 warps (the warpgroup mma), one stage: Q 128 x 128 x 2 = 32,768 B and one
+    buffer, K's for QK^T then V's for PV (32,768 B each): 65,536 B, as compiled (campaign rows of
+    attention_causal / _full; Q + K + V would be 98,304). At 64 x 32 on D 64, 8 warps: 8,192 + 4,096 =
+    12,288 B (compiled 12,288). The text names it (the loop of the IR's stages, line 49)."""
+    fa = parse_file(bundled_dir("kernels") / "flash_attention.tile")
+    a = analyze(fa, None, H200, dict(BLOCK_M=128, BLOCK_N=128, D=128, WARPS=4, STAGES=1), check=False)
+    assert a.resources.smem_dynamic == 128 * 128 * 2 + 128 * 128 * 2 == 65_536
+    b = analyze(fa, None, H200, dict(BLOCK_M=64, BLOCK_N=32, D=64, WARPS=8, STAGES=1), check=False)
+    assert b.resources.smem_dynamic == 64 * 64 * 2 + 32 * 64 * 2 == 12_288
+    from tfx.present.analysis_report import estimated_smem_line
+    assert ("the loop at line 49 (one stage) holds each mma's shared operands in turn (%q, %k_t then %v) in "
+            "one buffer, the largest") in estimated_smem_line(a)
+
+
+@pytest.mark.parametrize("bm, bn, d, warps, exchanged", [
+    # PV's N = D 128 over BLOCK_M 64 on 2 warps: warps on N, P (64 x 64 x 2 = 8,192 B) crosses them
+    (64, 64, 128, 2, 64 * 64 * 2),
+    # BLOCK_M 32 on 4 warps (the warp mma), D 64: warps on N, 32 x 128 x 2 = 8,192 B
+    (32, 128, 64, 4, 32 * 128 * 2),
+    # BLOCK_M 64 = D 64 on 2 warps: a tie goes to M, each warp holds whole rows of P: nothing
+    (64, 64, 64, 2, 0),
+    # the warpgroup mma (64 rows, 4 warps): the dot that feeds PV puts every warp on M: nothing
+    (64, 64, 128, 4, 0),
+    # one warp holds all of P: nothing
+    (32, 32, 128, 1, 0),
+])
+def test_p_crosses_warps_through_shared_memory_where_they_split_its_columns(bm, bn, d, warps, exchanged):
+    """The compiled shared memory of calibration/h200/measured/attn_warp_s56 / _s57 over the loop's
+    buffers and Q: 64 x 64 D128 w2 s2 57,344 = 16,384 (Q) + 32,768 (1 buffer of K and V) + 8,192;
+    32 x 128 D64 w4 s2 45,056 = 4,096 + 32,768 + 8,192; 64 x 64 D64 w2 s2 24,576 = 8,192 + 16,384."""
+    fa = parse_file(bundled_dir("kernels") / "flash_attention.tile")
+    a = analyze(fa, None, H200, dict(BLOCK_M=bm, BLOCK_N=bn, D=d, WARPS=warps, STAGES=2), check=False)
+    buffers = 1 if warps < 4 or bm % 64 else 2
+    assert a.resources.smem_dynamic == bm * d * 2 + buffers * 2 * bn * d * 2 + exchanged
+    assert a.to_json()["pipeline_buffers"][0].get("exchange_bytes", 0) == exchanged
 
 
 @pytest.mark.parametrize("warps, smem", [
-    # 2 warps: Q 64 x 128 x 2 = 16,384 B + 1 buffer of K and V (64 x 128 x 2 each: 32,768 B) = 49,152 B
-    # (the TTGIR allocates K and V 1 x 64 x 128)
-    (2, 64 * 128 * 2 + 1 * 2 * 64 * 128 * 2),
+    # 2 warps: Q 64 x 128 x 2 = 16,384 B + 1 buffer of K and V (64 x 128 x 2 each: 32,768 B) + P
+    # crossing the 2 warps on N (64 x 64 x 2 = 8,192 B) = 57,344 B (the TTGIR allocates K and V
+    # 1 x 64 x 128 and P 64 x 64; compiled 57,344, attn_warp_s56)
+    (2, 64 * 128 * 2 + 1 * 2 * 64 * 128 * 2 + 64 * 64 * 2),
     # 4 warps (BLOCK_M 64: the warpgroup mma): Q 16,384 + 2 x 32,768 = 81,920 B (the TTGIR: 2 x 64 x 128)
     (4, 64 * 128 * 2 + 2 * 2 * 64 * 128 * 2),
 ])

@@ -75,6 +75,8 @@ class Analysis:
     # the pipelined mma loops' tile buffers as the code generator allocates them
     # (tfx.analysis.smem_buffers.LoopBuffers): Triton's warp-mma loops hold S - 1
     loop_buffers: list = field(default_factory=list)
+    # shared-memory A tiles of mmas allocated at the instruction's rows (smem_buffers.PaddedOperand)
+    padded_operands: list = field(default_factory=list)
     # priced as timed after a harness's L2 clear (analyze's ``l2_clear``,
     # tfx.analysis.launch_handoff.L2_CLEAR_CONDITION); False: as the launch runs in a serving step
     l2_clear: bool = False
@@ -141,6 +143,7 @@ class Analysis:
             "occupancy": self.occupancy.to_json() if self.occupancy is not None else None,
             "register_estimate": self.registers.to_json() if self.registers is not None else None,
             "pipeline_buffers": [lb.to_json() for lb in self.loop_buffers],
+            "padded_operands": [p.to_json() for p in self.padded_operands],
             "performance": {"terms": [t.to_json() for t in self.terms],
                             "launches": [launch_json(lt) for lt in self.launches],
                             "roofline_gap": self.roofline_gap.to_json() if self.roofline_gap is not None else None},
@@ -239,7 +242,10 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     loop_buffers = smem_buffers.pipeline_buffers(root, counter.env, profile, threads, cg)
     buffers = smem_buffers.by_region(loop_buffers)
     staged = smem_buffers.staged_by_region(loop_buffers)
-    live = memmod.peak_live(root, counter, buffers=buffers, staged=staged)
+    exchange = smem_buffers.exchange_by_region(loop_buffers)
+    padded_operands = smem_buffers.padded_operands(root, counter, profile, threads, cg)
+    padded = smem_buffers.padded_by_op(padded_operands)
+    live = memmod.peak_live(root, counter, buffers=buffers, staged=staged, exchange=exchange, padded=padded)
     peaks = _per_thread(live, threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
@@ -263,7 +269,8 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             # (a kernel that is one launch has the whole kernel's peaks: the same statements)
             one_launch = len(kernel.body) == 1 and kernel.body[0] is mesh.region
             launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], buffers=buffers,
-                                                                      staged=staged)
+                                                                      staged=staged, exchange=exchange,
+                                                                      padded=padded)
             launch_peaks = _per_thread(launch_live, threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0
@@ -407,7 +414,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
                     peaks=peaks, occupancy=occupancy, resources=res, launches=launches, terms=terms,
                     warnings=warnings, scope_roofline=scope_roof, roofline_gap=gap,
                     codegen=codegens.priced_name(cg, profile), registers=registers, l2_clear=bool(l2_clear),
-                    loop_buffers=loop_buffers)
+                    loop_buffers=loop_buffers, padded_operands=padded_operands)
 
 
 def _hint_change(old_ns: float, new_ns: float) -> str:

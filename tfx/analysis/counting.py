@@ -656,6 +656,9 @@ class Counter:
             # forward slice: mma_layout.FEEDS for a dot whose result another reads, READS for
             # one that only reads another's)
             producers = a.mma_src + b.mma_src
+            # A computed from another mma's result (attention's P): where that mma's warps split
+            # this one's K, the code generator passes it through shared memory (smem_buffers)
+            node.mma_a_from_mma = bool(a.mma_src)
             if not mma_layout.feeds_dot(getattr(node, "mma_chained", False)):
                 node.mma_chained = mma_layout.READS if producers else False
             for p_node in producers:

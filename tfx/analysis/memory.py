@@ -307,7 +307,8 @@ class LevelPeak:
     scope: str           # the scope at which the peak is reached
 
 
-def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, staged=None) -> dict:
+def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, staged=None, exchange=None,
+              padded=None) -> dict:
     """Peak bytes per storage level, per instance of that level.
 
     Liveness per block, by linear scan: a value is live from the statement that
@@ -320,10 +321,14 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
     (rmem) in a CTA-level scope are spread over the CTA's threads (by the caller).
     ``buffers`` ({id(loop region): copies}) overrides S for the loop's shared-memory tiles, where
     the code generator allocates another count (tfx.analysis.smem_buffers: Triton's warp-mma
-    loops hold S - 1); its register values keep S. ``staged`` ({id(loop region): (operand names,
-    condition)}): where the condition holds, those shared-memory operands of the loop's mma are
-    staged one at a time in one buffer, the largest (tfx.analysis.smem_buffers: Triton's
-    one-stage fp8 operands on the warp mma).
+    loops hold S - 1); its register values keep S. ``staged`` ({id(loop region): (groups of operand
+    names, condition)}): where the condition holds, the loop's shared-memory tiles those operands
+    name are live a group at a time in one buffer, the largest group's (tfx.analysis.smem_buffers:
+    a one-stage loop's dots each hold their own operands; one-stage fp8 operands on the warp mma
+    one by one); groups that share a tile are one. ``exchange`` ({id(loop region): bytes}): shared
+    memory a trip passes register operands through, beside its tiles. ``padded`` ({id(op):
+    bytes}): a shared-memory tile allocated at more bytes than its type (an mma's A at the
+    instruction's rows).
     """
     peaks: dict[str, LevelPeak] = {}
     nodes_by_region = {id(n.region): n for n in root.walk() if n.region is not None}
@@ -340,7 +345,10 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
     first_env = _first_env(counter)
 
     def value_bytes(op):
-        return _value_bytes(counter, op, first_env)
+        level, b = _value_bytes(counter, op, first_env)
+        if padded and id(op) in padded:
+            b = padded[id(op)]
+        return level, b
 
     def uses_of(stmt) -> set:
         if isinstance(stmt, Op):
@@ -440,18 +448,29 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
             if root_name in defs:
                 last[root_name] = n
         if one_at_a_time is not None:
-            # operands staged in turn through one buffer: the first keeps the largest's bytes, the
-            # rest none, where the condition holds (elementwise for a sweep)
-            names, cond = one_at_a_time
-            roots = [r for r in dict.fromkeys(alias.get(n, n) for n in names)
-                     if r in defs and defs[r][1] == SHARED_LEVEL]
-            if len(roots) > 1:
-                largest = defs[roots[0]][2]
-                for r in roots[1:]:
-                    largest = emax(largest, defs[r][2])
-                d0, lvl0, b0 = defs[roots[0]]
-                defs[roots[0]] = (d0, lvl0, if_else(cond, largest, b0))
-                for r in roots[1:]:
+            # groups of operands live in turn through one buffer: the first tile keeps the largest
+            # group's bytes, the rest none, where the condition holds (elementwise for a sweep)
+            groups, cond = one_at_a_time
+            tiles: list = []
+            for g in groups:
+                roots = {r for r in (alias.get(n, n) for n in g if n is not None)
+                         if r in defs and defs[r][1] == SHARED_LEVEL}
+                for other in [t for t in tiles if t & roots]:    # a tile two groups read: one group
+                    tiles.remove(other)
+                    roots |= other
+                if roots:
+                    tiles.append(roots)
+            if len(tiles) > 1:
+                order = [r for r in defs if any(r in t for t in tiles)]     # definition order
+                largest = 0
+                for t in tiles:
+                    group = 0
+                    for r in t:
+                        group = group + defs[r][2]
+                    largest = emax(largest, group)
+                d0, lvl0, b0 = defs[order[0]]
+                defs[order[0]] = (d0, lvl0, if_else(cond, largest, b0))
+                for r in order[1:]:
                     d, lvl, b = defs[r]
                     defs[r] = (d, lvl, if_else(cond, 0, b))
         best: dict = {}
@@ -479,12 +498,19 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
                 # A moved capture gets storage of its own at the destination level.
                 src = _find_def(counter.kernel.body, c.name)
                 if src is not None:
-                    _, b = value_bytes(src)
+                    # the copy at its own level, as typed (a shared tile's padding stays there)
+                    _, b = _value_bytes(counter, src, first_env)
                     moved[c.move_to] = moved.get(c.move_to, 0) + b
         if isinstance(region, LoopRegion):
             stages = region.stages.evaluate(counter.env) if region.stages is not None else 1
             inner = block(region.body, scope_id, stages, frozenset(region.carry), frozenset(),
                           (buffers or {}).get(id(region)), (staged or {}).get(id(region)))
+            swapped = (exchange or {}).get(id(region))
+            if swapped is not None:
+                # register operands crossing warps, beside the trip's tiles (the later dot's
+                # buffer is live where its operand is exchanged)
+                inner[SHARED_LEVEL] = inner.get(SHARED_LEVEL, 0) + swapped
+                record(SHARED_LEVEL, inner[SHARED_LEVEL], scope_id)
         else:
             inner = block(region.body, scope_id, 1, frozenset(), frozenset())
         for level, b in moved.items():

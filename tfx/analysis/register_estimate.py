@@ -214,6 +214,11 @@ def direct_mmas(scope) -> list:
     return _mmas(_direct_ops(scope))
 
 
+def mma_layouts(scope, inst, warps) -> list:
+    """(node, its layout) for each mma ``scope`` issues itself, laid out as Triton compiles it."""
+    return _plans(_direct_ops(scope), inst, warps)
+
+
 def mma_paths(scope, inst, warps) -> list:
     """The instruction path ("warp" or "warpgroup", or an array of them for a sweep) of each mma
     ``scope`` issues itself (not its nested loops'), laid out as Triton compiles it."""

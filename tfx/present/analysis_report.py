@@ -267,7 +267,7 @@ def estimated_smem_line(a) -> str | None:
     if a.resources.smem_dynamic != math.ceil(a.peaks["smem"].bytes):
         return None               # given (a declared smem attr beside estimated registers)
     from tfx.analysis.smem_buffers import describe
-    return describe(a.loop_buffers)
+    return describe(a.loop_buffers, a.padded_operands)
 
 
 def summary(a, width: int | None = None) -> str:
