@@ -8,6 +8,11 @@ Session 57: on the warp mma 660 configurations at 2-5 stages allocate exactly S 
 landed the S - 1 rule (tfx/analysis/smem_buffers.py): the estimate column now matches at 2-5 stages on both paths,
 and at one stage on the warp mma (fp8's operands staged in turn: smem_buffers.one_at_a_time).
 
+Session 59: the attention and decode kernels beside them (every configuration of the campaigns' attention_causal,
+attention_full and gqa_decode rows, and of calibration/h200/measured/attn_warp_s56, _s57 and calibration/h100/measured/
+attn_warp_s58), the estimate against the compiled bytes: a one-stage loop holding one dot's operands at a time, P
+crossing the warps through shared memory, decode's Q at the mma's 16 rows (tfx/analysis/smem_buffers.py).
+
     python3 bench/pipeline_buffers.py
 """
 import csv, glob, collections
@@ -30,4 +35,26 @@ for (fam, bm, bn, bk, w, st), smem in sorted(seen.items()):
     key = ("warp" if warp else "wgmma", "match" if est == smem else f"compiled = {smem / tile:.2f} tiles, est {est / tile:.2f}")
     stats[(key[0], st, round(smem / tile, 2), round(est / tile, 2))] += 1
 for k, v in sorted(stats.items()):
+    print(k, v)
+
+# the attention and decode kernels: per family, configurations whose estimate equals the compiled bytes
+from dataclasses import replace
+from tfx.analysis.measured import read_measurements
+CONFIG = ("D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "SPLITS", "HQ", "HKV")
+paths = sorted(glob.glob("calibration/h200/measured/issue15/run*/attention.csv")
+               + glob.glob("calibration/h200/measured/issue15/run*/decode.csv")
+               + glob.glob("calibration/h*/measured/attn_warp_s5*/attention.csv"))
+configs = {}
+for path in paths:
+    for r in read_measurements(path):
+        if r.smem_bytes is not None:
+            configs.setdefault((r.family,) + tuple(r.params.get(k) for k in CONFIG), r)
+tally = collections.Counter()
+for key, r in sorted(configs.items(), key=str):
+    a = pr.analysis(replace(r, regs=None, spills=None, smem_bytes=None), use_measured=False)
+    est = int(a.resources.smem_dynamic)
+    tally[(r.family, "match" if est == r.smem_bytes else "differ")] += 1
+    if est != r.smem_bytes:
+        print("differs:", dict(zip(("family",) + CONFIG, key)), "compiled", r.smem_bytes, "estimate", est)
+for k, v in sorted(tally.items()):
     print(k, v)
