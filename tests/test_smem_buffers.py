@@ -238,3 +238,23 @@ def test_a_sweep_stages_per_configuration():
     a = analyze(FP8, None, H200, dict(BM=32, BN=64, BK=128, WARPS=np.array([2, 4, 2]), STAGES=np.array([1, 1, 2])),
                 check=False)
     assert list(np.asarray(a.peaks["smem"].bytes)) == [8_192, 8_192, 12_288]
+
+
+def test_a_decode_sweep_allocates_as_each_configuration():
+    """gqa_decode at D 128, HKV 8, six configurations in one sweep, each as its scalar analysis:
+    HQ 32 (GROUP 4, stored at 16 rows) W2 S1 BLOCK_N 32: max(K, V) 32 x 128 x 2 = 8,192 + Q 16 x 128 x 2
+    = 4,096 + P 16 x 32 x 2 = 1,024 -> 13,312; HQ 64 W4 S2 BLOCK_N 64: one buffer of K and V 32,768 +
+    4,096 + 2,048 -> 38,912; HQ 8 (GROUP 1) W8 S3 BLOCK_N 128: two buffers 131,072 + 4,096 + 4,096 ->
+    139,264; HQ 128 (GROUP 16) W2 S1 BLOCK_N 64: 16,384 + 4,096 + 2,048 -> 22,528; HQ 32 on 1 warp S2
+    BLOCK_N 32: P stays in the one warp, 16,384 + 4,096 -> 20,480; HQ 64 W8 S3 BLOCK_N 32: 32,768 +
+    4,096 + 1,024 -> 37,888."""
+    gqa = parse_file(bundled_dir("kernels") / "gqa_decode.tile")
+    grid = dict(HQ=np.array([32, 64, 8, 128, 32, 64]), WARPS=np.array([2, 4, 8, 2, 1, 8]),
+                STAGES=np.array([1, 2, 3, 1, 2, 3]), BLOCK_N=np.array([32, 64, 128, 64, 32, 32]))
+    expected = [8_192 + 4_096 + 1_024, 32_768 + 4_096 + 2_048, 131_072 + 4_096 + 4_096,
+                16_384 + 4_096 + 2_048, 16_384 + 4_096, 32_768 + 4_096 + 1_024]
+    a = analyze(gqa, None, H200, grid, check=False)
+    assert list(np.asarray(a.peaks["smem"].bytes)) == expected
+    for i, smem in enumerate(expected):
+        one = analyze(gqa, None, H200, {k: int(v[i]) for k, v in grid.items()}, check=False)
+        assert one.peaks["smem"].bytes == smem
