@@ -342,10 +342,10 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
         elif amount > prev.bytes:
             peaks[level] = LevelPeak(level, amount, scope_id)
 
-    first_env = _first_env(counter)
+    first_env = allocation_env(counter)
 
     def value_bytes(op):
-        level, b = _value_bytes(counter, op, first_env)
+        level, b = allocated_bytes(counter, op, first_env)
         if padded and id(op) in padded:
             b = padded[id(op)]
         return level, b
@@ -499,7 +499,7 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
                 src = _find_def(counter.kernel.body, c.name)
                 if src is not None:
                     # the copy at its own level, as typed (a shared tile's padding stays there)
-                    _, b = _value_bytes(counter, src, first_env)
+                    _, b = allocated_bytes(counter, src, first_env)
                     moved[c.move_to] = moved.get(c.move_to, 0) + b
         if isinstance(region, LoopRegion):
             stages = region.stages.evaluate(counter.env) if region.stages is not None else 1
@@ -521,14 +521,14 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
     return peaks
 
 
-def _first_env(counter: Counter) -> dict:
+def allocation_env(counter: Counter) -> dict:
     """The environment a tile is allocated at: a tile whose shape varies per position (a tail
     tile) is allocated at its largest, which these shapes reach at the variables' first values
     (min(BM, M - pm*BM) at pm = 0)."""
     return {**counter.env, **{n: r[0] for n, r in index_ranges(counter.kernel, counter.env).items()}}
 
 
-def _value_bytes(counter: Counter, op, first_env: dict) -> tuple:
+def allocated_bytes(counter: Counter, op, first_env: dict) -> tuple:
     """(storage level, bytes) of ``op``'s result at ``first_env``; (None, 0) if it has no type."""
     ty = counter.info.result_types.get(id(op))
     if ty is None:
@@ -567,7 +567,7 @@ def row_held_bytes(region, counter: Counter):
             stmts.append(st)
         else:
             return None          # a nested region (a loop): not a row body
-    first_env = _first_env(counter)
+    first_env = allocation_env(counter)
     index = {}                   # value name -> its defining statement's index
     users: dict = {}             # value name -> indices of the statements that read it
     for i, st in enumerate(stmts):
@@ -603,7 +603,7 @@ def row_held_bytes(region, counter: Counter):
     tiles = []                   # (first statement, statement it is given up at, bytes) a held register tile
     for st in stmts:
         if st.result is not None and keep[st.result]:
-            level, size = _value_bytes(counter, st, first_env)
+            level, size = allocated_bytes(counter, st, first_env)
             if level == "rmem":
                 tiles.append((index[st.result], ends[st.result], size))
     best = 0

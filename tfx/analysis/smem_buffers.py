@@ -43,9 +43,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import mma_layout
+from tfx.analysis.memory import SHARED_LEVEL, allocated_bytes, allocation_env
 from tfx.analysis.numbers import cdiv, emax, if_else, is_array, nbytes, to_plain
 from tfx.analysis.register_estimate import direct_mmas, mma_layouts
 from tfx.hw.units import format_counted, format_exact_bytes
+from tfx.ir.nodes import Op, walk
 
 
 class LoopBuffers(NamedTuple):
@@ -199,18 +201,18 @@ def padded_operands(root, counter, profile, threads, codegen) -> list:
     shared level, two-dimensional, read directly or through a capture that moves it."""
     if not _triton_gpu(profile, threads, codegen):
         return []
-    from tfx.ir.nodes import Op, walk
-    from tfx.analysis.memory import SHARED_LEVEL, _first_env, _value_bytes
     inst = mma_layout.instruction_shape(profile)
     warps = mma_layout.warps_of(threads)
     defs: dict = {}
     for st in walk(counter.kernel.body):
         if isinstance(st, Op) and st.result is not None:
             defs.setdefault(st.result, []).append(st)
-    first_env = _first_env(counter)
+    at = allocation_env(counter)
     found: dict = {}
     for node in root.walk():
-        for mma, plan in mma_layouts(node, inst, warps) if node.kind in ("loop", "mesh") else ():
+        if node.kind not in ("loop", "mesh"):
+            continue
+        for mma, plan in mma_layouts(node, inst, warps):
             name = getattr(mma.op.operands[0], "name", None)
             ops = defs.get(name, ())
             if len(ops) != 1 or ops[0].opcode not in ("load", "copy"):
@@ -218,8 +220,8 @@ def padded_operands(root, counter, profile, threads, codegen) -> list:
             ty = counter.info.result_types.get(id(ops[0]))
             if ty is None or ty.level != SHARED_LEVEL or len(ty.shape) != 2:
                 continue
-            rows, cols = (d.evaluate(first_env) for d in ty.shape)
-            _, size = _value_bytes(counter, ops[0], first_env)
+            rows, cols = (d.evaluate(at) for d in ty.shape)
+            _, size = allocated_bytes(counter, ops[0], at)
             # one instruction's rows: warps stacked on M past the tile's rows re-read it, they
             # do not widen it (the GEMMs' 16-row A on 2 warps is stored at 16 rows, compiled)
             step = if_else(mma_layout.on_path(plan.path, "warpgroup"), 64, mma_layout.WARP_MMA_M)
