@@ -258,3 +258,35 @@ def test_a_decode_sweep_allocates_as_each_configuration():
     for i, smem in enumerate(expected):
         one = analyze(gqa, None, H200, {k: int(v[i]) for k, v in grid.items()}, check=False)
         assert one.peaks["smem"].bytes == smem
+
+
+FP8_KN = parse_file(bundled_dir("kernels") / "gemm_fp8_kn.tile")
+
+
+@pytest.mark.parametrize("params, smem", [
+    # the warpgroup mma reads fp8 only K-major: B[K, N] is transposed in registers and its load not
+    # pipelined, one buffer; A keeps the loop's S (compiled, gemm_fp8_kn of run1-run3):
+    # 64 x 256 x 64 on 4 warps at 3 stages: 3 x 64 x 64 + 64 x 256 = 12,288 + 16,384 = 28,672 B
+    (dict(BM=64, BN=256, BK=64, WARPS=4, STAGES=3), 3 * 64 * 64 + 64 * 256),
+    # 128 x 256 x 64 on 8 warps at 4 stages: 4 x 8,192 + 16,384 = 49,152 B
+    (dict(BM=128, BN=256, BK=64, WARPS=8, STAGES=4), 4 * 128 * 64 + 64 * 256),
+    # 256 x 64 x 128 on 8 warps at 3 stages: 3 x 32,768 + 8,192 = 106,496 B
+    (dict(BM=256, BN=64, BK=128, WARPS=8, STAGES=3), 3 * 256 * 128 + 128 * 64),
+    # on 2 warps (the warp mma reads the bytes as stored): S - 1 = 3 buffers of both, 3 x (2,048 +
+    # 4,096) = 18,432 B (64 x 32 x 64 at 4 stages, compiled 18,432)
+    (dict(BM=64, BN=32, BK=64, WARPS=2, STAGES=4), 3 * (64 * 64 + 64 * 32)),
+])
+def test_an_fp8_operand_transposed_in_registers_holds_one_buffer(params, smem):
+    a = analyze(FP8_KN, None, H200, {**dict(M=4096, N=4096, K=4096, GROUP_M=8), **params}, check=False)
+    assert a.resources.smem_dynamic == smem
+    one = a.to_json()["pipeline_buffers"][0].get("unpipelined_operands", {})
+    assert one == ({} if params["WARPS"] == 2 else {"%b": True})
+
+
+def test_a_sweep_leaves_the_transposed_operand_out_per_configuration():
+    """WARPS 4 / 2 at 64 x 64 x 64, 3 stages: the warpgroup mma, 3 x 4,096 + 4,096 = 16,384 B; the warp
+    mma, 2 x (4,096 + 4,096) = 16,384 B too; at 4 stages 4 x 4,096 + 4,096 = 20,480 and 3 x 8,192 =
+    24,576 B."""
+    a = analyze(FP8_KN, None, H200, dict(BM=64, BN=64, BK=64, WARPS=np.array([4, 2, 4, 2]),
+                                         STAGES=np.array([3, 3, 4, 4])), check=False)
+    assert list(np.asarray(a.peaks["smem"].bytes)) == [16_384, 16_384, 20_480, 24_576]

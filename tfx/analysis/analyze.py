@@ -245,7 +245,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     exchange = smem_buffers.exchange_by_region(loop_buffers)
     padded_operands = smem_buffers.padded_operands(root, counter, profile, threads, cg)
     padded = smem_buffers.padded_by_op(padded_operands)
-    live = memmod.peak_live(root, counter, buffers=buffers, staged=staged, exchange=exchange, padded=padded)
+    unpipelined = smem_buffers.unpipelined_by_region(loop_buffers)
+    live = memmod.peak_live(root, counter, buffers=buffers, staged=staged, exchange=exchange, padded=padded,
+                            unpipelined=unpipelined)
     peaks = _per_thread(live, threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
@@ -270,7 +272,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
             one_launch = len(kernel.body) == 1 and kernel.body[0] is mesh.region
             launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], buffers=buffers,
                                                                       staged=staged, exchange=exchange,
-                                                                      padded=padded)
+                                                                      padded=padded, unpipelined=unpipelined)
             launch_peaks = _per_thread(launch_live, threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0

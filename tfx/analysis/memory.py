@@ -308,7 +308,7 @@ class LevelPeak:
 
 
 def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, staged=None, exchange=None,
-              padded=None) -> dict:
+              padded=None, unpipelined=None) -> dict:
     """Peak bytes per storage level, per instance of that level.
 
     Liveness per block, by linear scan: a value is live from the statement that
@@ -328,7 +328,9 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
     one by one); groups that share a tile are one. ``exchange`` ({id(loop region): bytes}): shared
     memory a trip passes register operands through, beside its tiles. ``padded`` ({id(op):
     bytes}): a shared-memory tile allocated at more bytes than its type (an mma's A at the
-    instruction's rows).
+    instruction's rows). ``unpipelined`` ({id(loop region): ((operand name, condition), ...)}):
+    shared tiles of the loop that hold one buffer where the condition holds, whatever the loop's
+    count (an fp8 operand Triton transposes in registers and does not pipeline).
     """
     peaks: dict[str, LevelPeak] = {}
     nodes_by_region = {id(n.region): n for n in root.walk() if n.region is not None}
@@ -365,7 +367,7 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
         return names
 
     def block(stmts, scope_id: str, stages, carried: frozenset, live_out: frozenset,
-              smem_copies=None, one_at_a_time=None) -> dict:
+              smem_copies=None, one_at_a_time=None, single=None) -> dict:
         """Peak bytes per level over one execution of ``stmts``."""
         flat = []
         for s_ in stmts:   # composites are transparent: their ops join this block
@@ -447,6 +449,13 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
             root_name = alias.get(name, name)
             if root_name in defs:
                 last[root_name] = n
+        for name, cond in single or ():
+            # a tile the pipeliner leaves out: one buffer, not the loop's count
+            r = alias.get(name, name)
+            if r in defs and defs[r][1] == SHARED_LEVEL:
+                d, lvl, b = defs[r]
+                copies = smem_copies if smem_copies is not None else stages
+                defs[r] = (d, lvl, if_else(cond, b / copies, b))
         if one_at_a_time is not None:
             # groups of operands live in turn through one buffer: the first tile keeps the largest
             # group's bytes, the rest none, where the condition holds (elementwise for a sweep)
@@ -504,7 +513,8 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
         if isinstance(region, LoopRegion):
             stages = region.stages.evaluate(counter.env) if region.stages is not None else 1
             inner = block(region.body, scope_id, stages, frozenset(region.carry), frozenset(),
-                          (buffers or {}).get(id(region)), (staged or {}).get(id(region)))
+                          (buffers or {}).get(id(region)), (staged or {}).get(id(region)),
+                          (unpipelined or {}).get(id(region)))
             swapped = (exchange or {}).get(id(region))
             if swapped is not None:
                 # register operands crossing warps, beside the trip's tiles (the later dot's

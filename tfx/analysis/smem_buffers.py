@@ -68,6 +68,9 @@ class LoopBuffers(NamedTuple):
     exchange: Any = 0
     exchange_line: int | None = None
     declared: bool = True       # the IR states the loop's stages (a pipeline the user tunes)
+    # operands whose load Triton does not pipeline (an fp8 tile transposed in registers for the
+    # warpgroup mma): (name, condition) pairs, one buffer each where the condition holds
+    unpipelined: tuple = ()
 
     def to_json(self) -> dict:
         out = {"line": self.line, "stages": to_plain(self.stages), "buffers": to_plain(self.buffers)}
@@ -75,6 +78,8 @@ class LoopBuffers(NamedTuple):
             out["operands_one_at_a_time"] = to_plain(self.staged_when)
         if is_array(self.exchange) or self.exchange:
             out["exchange_bytes"] = to_plain(self.exchange)
+        if self.unpipelined:
+            out["unpipelined_operands"] = {name: to_plain(when) for name, when in self.unpipelined}
         return out
 
 
@@ -126,8 +131,26 @@ def pipeline_buffers(root, env, profile, threads, codegen) -> list:
         exchange, at = exchange_bytes(layouts)
         out.append(LoopBuffers(id(region), node.line, stages,
                                if_else(any_warpgroup | (stages < 2), stages, stages - 1), staged, when, kind,
-                               exchange, at, declared))
+                               exchange, at, declared, unpipelined_operands(layouts, inst, warps)))
     return out
+
+
+def unpipelined_operands(layouts, inst, warps) -> tuple:
+    """(operand name, condition) for each shared operand of a loop's mmas that Triton transposes in
+    registers before its shared-memory store (mma_layout.register_transposes: an 8-bit tile not
+    K-major on the warpgroup mma), whose load the pipeliner leaves out ("the pipelined load for this
+    operand will be disabled", getSharedMemoryMMAOperand): it is loaded to registers each trip and
+    stored to one buffer, while the loop's other loads keep their stages. The campaigns' fp8 K x N
+    GEMMs (gemm_fp8_kn) on the warpgroup mma compile S buffers of A and one of B: 64 x 256 x 64 on 4
+    warps at 3 stages 3 x 4,096 + 16,384 = 28,672 B, 128 x 256 x 64 on 8 at 4 stages 4 x 8,192 +
+    16,384 = 49,152 B, as compiled."""
+    out = []
+    for node, _ in layouts:
+        for t in mma_layout.register_transposes(node, inst, getattr(node, "mma_bits", 16), warps):
+            name = getattr(node.op.operands[0 if t.operand == "A" else 1], "name", None)
+            if name is not None:
+                out.append((name, t.applies if is_array(t.applies) else bool(t.applies)))
+    return tuple(out)
 
 
 def one_at_a_time(node, promotes_fp8, any_warpgroup, stages) -> tuple:
@@ -244,6 +267,11 @@ def staged_by_region(loops) -> dict:
     return {lb.region_id: (lb.staged, lb.staged_when) for lb in loops if lb.staged}
 
 
+def unpipelined_by_region(loops) -> dict:
+    """{id(loop region): ((operand name, condition), ...)}, peak_live's ``unpipelined``."""
+    return {lb.region_id: lb.unpipelined for lb in loops if lb.unpipelined}
+
+
 def exchange_by_region(loops) -> dict:
     """{id(loop region): bytes a trip exchanges through shared memory}, peak_live's ``exchange``."""
     return {lb.region_id: lb.exchange for lb in loops if is_array(lb.exchange) or lb.exchange}
@@ -283,6 +311,12 @@ def describe(loops, padded=()) -> str | None:
             parts.append(f"the loop at line {lb.line} (one stage) holds each mma's shared operands in turn "
                          f"({names}) in one buffer, the largest (unpipelined, Triton stores a tile just before "
                          f"the dot that reads it)")
+    for lb in loops:
+        names = [name for name, when in lb.unpipelined if not is_array(when) and when]
+        if names and not is_array(lb.stages) and int(lb.stages) > 1:
+            parts.append(f"the loop at line {lb.line} holds one buffer of {', '.join(names)}, not its "
+                         f"{int(lb.stages)} stages (an 8-bit operand the warpgroup mma cannot read as stored: Triton "
+                         f"transposes it in registers and does not pipeline its load)")
     for size, lines in swapped.items():
         at = f"the mma at line {lines[0]} passes its" if len(lines) == 1 else \
             f"the mmas at lines {', '.join(lines)} pass their"
