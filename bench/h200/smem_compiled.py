@@ -8,7 +8,10 @@ BLOCK_N 16-128) with a fixed seed, compiled with Triton's own compiler for sm_90
 version of the campaigns; `ttg.shared`, the kernel's dynamic shared memory), and each priced by tfx with no compiled
 resource given, as `tfx explore` prices it.
 
-    PYTHONPATH=<triton 3.6.0 site> python3 bench/h200/smem_compiled.py OUT.csv [--count N] [--seed S]
+    PYTHONPATH=<triton 3.6.0 site> python3 bench/h200/smem_compiled.py OUT.csv [--count N] [--seed S] [--kinds gemm]
+
+``--kinds gemm`` draws the GEMMs instead (bf16, fp8 with B^T K-major, fp8 with B[K, N]: BM 16-256, BN 32-256, BK
+32-128, 2-8 warps, 1-5 stages; M = N = K = 4096).
 
 Writes one row per configuration (kernel, parameters, compiled shared bytes, tfx's estimate) and prints how many
 agree per kernel. A configuration Triton refuses (shared memory past the 227 KB opt-in, a layout it cannot make) is
@@ -29,7 +32,8 @@ os.environ.setdefault("TRITON_CACHE_DIR", "/tmp/tfx_triton_cache_smem_compiled")
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-from triton_kernels import decode_split_kernel, flash_fwd_kernel  # noqa: E402
+from common import launch_signature  # noqa: E402
+from triton_kernels import decode_split_kernel, flash_fwd_kernel, matmul_kernel  # noqa: E402
 
 
 def compile_shared(fn, sig, consts, divisible, warps, stages):
@@ -56,11 +60,30 @@ def decode(p):
                           ("Q", "Kc", "Vc", "OP", "MLP", "SKV", "SPLIT_LEN"), p["WARPS"], p["STAGES"])
 
 
+def gemm(p, M=4096, N=4096, K=4096):
+    fp8 = p["DTYPE"] != "bf16"
+    sbk, sbn = (1, K) if p["DTYPE"] == "fp8" else (N, 1)       # fp8: B^T K-major; fp8_kn and bf16: B[K, N]
+    ints = dict(M=M, N=N, K=K, stride_am=K, stride_ak=1, stride_bk=sbk, stride_bn=sbn, stride_cm=N, stride_cn=1)
+    t = "*fp8e4nv" if fp8 else "*bf16"
+    sig, consts, attrs = launch_signature(matmul_kernel, {"a_ptr": t, "b_ptr": t, "c_ptr": "*bf16"}, ints,
+                                          dict(BLOCK_M=p["BM"], BLOCK_N=p["BN"], BLOCK_K=p["BK"], GROUP_M=8))
+    k = triton.compile(ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs),
+                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=p["WARPS"], num_stages=p["STAGES"]))
+    return k.metadata.shared
+
+
+GEMM_KERNELS = {"bf16": "gemm.tile", "fp8": "gemm_fp8.tile", "fp8_kn": "gemm_fp8_kn.tile"}
+
+
 def estimate(kind, p):
     from tfx.analysis.analyze import analyze
     from tfx.hw import load_profile
     from tfx.lang import parse_file
-    if kind == "flash":
+    if kind == "gemm":
+        mod = parse_file(os.path.join(ROOT, "kernels", GEMM_KERNELS[p["DTYPE"]]))
+        params = dict(M=4096, N=4096, K=4096, BM=p["BM"], BN=p["BN"], BK=p["BK"], WARPS=p["WARPS"],
+                      STAGES=p["STAGES"], GROUP_M=8)
+    elif kind == "flash":
         mod = parse_file(os.path.join(ROOT, "kernels", "flash_prefill.tile" if p["CAUSAL"] else "flash_attention.tile"))
         params = dict(D=p["D"], BLOCK_M=p["BLOCK_M"], BLOCK_N=p["BLOCK_N"], WARPS=p["WARPS"], STAGES=p["STAGES"])
     else:
@@ -69,8 +92,14 @@ def estimate(kind, p):
     return int(analyze(mod, None, load_profile("h200_sxm"), params, check=False).resources.smem_dynamic)
 
 
-def draws(count, seed):
+def draws(count, seed, kinds):
     rng = random.Random(seed)
+    if kinds == "gemm":
+        for _ in range(count):
+            yield "gemm", dict(DTYPE=rng.choice(["bf16", "fp8", "fp8_kn"]), BM=rng.choice([16, 32, 64, 128, 256]),
+                               BN=rng.choice([32, 64, 128, 256]), BK=rng.choice([32, 64, 128]),
+                               WARPS=rng.choice([2, 4, 8]), STAGES=rng.choice([1, 2, 3, 4, 5]))
+        return
     for i in range(count):
         if i % 2 == 0:
             yield "flash", dict(CAUSAL=rng.choice([0, 1]), D=rng.choice([64, 128]), BLOCK_M=rng.choice([16, 32, 64, 128]),
@@ -87,23 +116,26 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--count", type=int, default=80)
     ap.add_argument("--seed", type=int, default=59)
+    ap.add_argument("--kinds", choices=("attention", "gemm"), default="attention",
+                    help="attention: flash and decode (the default); gemm: bf16, fp8 and fp8 K x N GEMMs")
     args = ap.parse_args()
-    fields = ["kernel", "CAUSAL", "GROUP", "D", "BLOCK_M", "BLOCK_N", "WARPS", "STAGES", "compiled_smem", "tfx_smem",
-              "status"]
+    fields = ["kernel", "CAUSAL", "GROUP", "D", "BLOCK_M", "BLOCK_N", "DTYPE", "BM", "BN", "BK", "WARPS", "STAGES",
+              "compiled_smem", "tfx_smem", "status"]
     tally = {}
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        for kind, p in draws(args.count, args.seed):
+        for kind, p in draws(args.count, args.seed, args.kinds):
             row = {"kernel": kind, **p}
             try:
-                row["compiled_smem"] = flash(p) if kind == "flash" else decode(p)
+                row["compiled_smem"] = {"flash": flash, "decode": decode, "gemm": gemm}[kind](p)
                 row["status"] = "ok"
             except Exception as e:                      # Triton refuses the configuration
                 row["status"] = "refused: " + str(e).splitlines()[0][:120]
             row["tfx_smem"] = estimate(kind, p)
             w.writerow(row)
             if row["status"] == "ok":
+                kind = kind if kind != "gemm" else f"gemm {p['DTYPE']}"
                 key = (kind, "equal" if row["compiled_smem"] == row["tfx_smem"] else "differ")
                 tally[key] = tally.get(key, 0) + 1
                 if key[1] == "differ":
