@@ -275,22 +275,22 @@ def graph_summaries(compared):
 
 
 def off_path_report(hw) -> None:
-    """Tile classes no issue-15 campaign draws, timed apart (calibration/<device>/measured/attn_warp_s56,
-    bench/h200/run_s56.sh: flash attention on the warp mma beside warpgroup twins), by path: what
-    tfx.analysis.coverage's note under tfx explore's top table warns of. Nothing where the device has no such set."""
+    """Tile classes no issue-15 campaign draws, timed apart (calibration/<device>/measured/attn_warp_s56, _s57, _s58:
+    bench/h200/run_s56.sh, run_s57.sh, run_s58b.sh, flash attention on the warp mma beside warpgroup twins), each set
+    by path: what tfx.analysis.coverage's note under tfx explore's top table warns of. Nothing where the device has
+    no such set."""
     from tfx.analysis.measured import Predictor, read_measurements
-    path = DEVICE_CALIBRATION[hw] / "measured" / "attn_warp_s56" / "attention.csv"
-    if not path.is_file():
-        return
-    compared = Predictor(hw).compare(read_measurements(path))
-    print("\noff the campaigns' lists: flash attention on the warp mma and its warpgroup twins "
-          f"({path.relative_to(ROOT)})")
-    for name, warp in (("warp mma (2 warps, or BLOCK_M 32)", True), ("warpgroup mma", False)):
-        errs = [c.error for c in compared
-                if bool(c.row.params["WARPS"] % 4 or c.row.params["BLOCK_M"] % 64) == warp]
-        if errs:
-            print(f"  {name:<36} {len(errs):3} rows  median error {statistics.median(errs) * 100:+.1f}%  "
-                  f"range {min(errs) * 100:+.1f}..{max(errs) * 100:+.1f}%")
+    predictor = Predictor(hw)
+    for path in sorted((DEVICE_CALIBRATION[hw] / "measured").glob("attn_warp_s*/attention.csv")):
+        compared = predictor.compare(read_measurements(path))
+        print("\noff the campaigns' lists: flash attention on the warp mma and its warpgroup twins "
+              f"({path.relative_to(ROOT)})")
+        for name, warp in (("warp mma (1-2 warps, or BLOCK_M 32)", True), ("warpgroup mma", False)):
+            errs = [c.error for c in compared
+                    if bool(c.row.params["WARPS"] % 4 or c.row.params["BLOCK_M"] % 64) == warp]
+            if errs:
+                print(f"  {name:<36} {len(errs):3} rows  median error {statistics.median(errs) * 100:+.1f}%  "
+                      f"range {min(errs) * 100:+.1f}..{max(errs) * 100:+.1f}%")
 
 
 def report(title, rows):

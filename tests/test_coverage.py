@@ -114,19 +114,22 @@ def test_the_explore_pane_shows_the_same_sentence(hw, device):
 
 
 def test_accuracy_reports_the_off_path_set_by_path(capsys):
-    """bench/accuracy.py's table of calibration/h100/measured/attn_warp_s56: run_s56.sh times 12 tiles at each of
-    3 shapes, 7 of them on the warp mma (32x32 w2, 32x64 w2, 64x32 w2, 64x64 w2 at 2 and 3 stages, 32x64 w4,
-    32x32 w4) and 5 warpgroup twins (64x64 w4, 64x32 w4, 128x64 w8, 128x64 w4, 128x128 w8): 3 x 7 = 21 and
-    3 x 5 = 15 rows; the H200 ran the same set in session 58 (calibration/h200/measured/attn_warp_s56), 21 and 15
-    rows again."""
+    """bench/accuracy.py's tables of the attn_warp sets, each by path. calibration/<device>/measured/attn_warp_s56:
+    run_s56.sh times 12 tiles at each of 3 shapes, 7 of them on the warp mma (32x32 w2, 32x64 w2, 64x32 w2, 64x64
+    w2 at 2 and 3 stages, 32x64 w4, 32x32 w4) and 5 warpgroup twins (64x64 w4, 64x32 w4, 128x64 w8, 128x64 w4,
+    128x128 w8): 3 x 7 = 21 and 3 x 5 = 15 rows, on both parts. The H100's attn_warp_s58 (run_s58b.sh): 9 tiles at
+    4 shapes, 6 on the warp mma (16x32 w1, 32x32 w1, 32x32 w2, 32x64 w2, 64x32 w2, 64x64 w2) and 3 warpgroup ones
+    (64x64 w4, 64x32 w4, 128x64 w8): 4 x 6 = 24 and 4 x 3 = 12. The H200's attn_warp_s57 (run_s57.sh): 10 tiles at
+    4 shapes, 7 and 3: 28 and 12."""
     sys.path.insert(0, str(ROOT / "bench"))
     import accuracy
-    for hw in ("h100_sxm", "h200_sxm"):
+    for hw, sets in (("h100_sxm", {"s56": (21, 15), "s58": (24, 12)}), ("h200_sxm", {"s56": (21, 15), "s57": (28, 12)})):
         accuracy.off_path_report(hw)
         out = " ".join(capsys.readouterr().out.split())
-        assert f"calibration/{hw.split('_')[0]}/measured/attn_warp_s56/attention.csv" in out
-        assert "warp mma (2 warps, or BLOCK_M 32) 21 rows" in out
-        assert "warpgroup mma 15 rows" in out
+        for name, (warp, group) in sets.items():
+            table = out.split(f"calibration/{hw.split('_')[0]}/measured/attn_warp_{name}/attention.csv")[1].split("off the")[0]
+            assert f"warp mma (1-2 warps, or BLOCK_M 32) {warp} rows" in table
+            assert f"warpgroup mma {group} rows" in table
 
 
 def test_an_analysis_off_the_lists_says_its_prediction_is_unchecked():
