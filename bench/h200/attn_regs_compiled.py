@@ -5,9 +5,8 @@ on the CPU for sm_90, no GPU; session 59).
 Why: priced with estimated resources (`bench/accuracy.py --measured-only --estimated-regs`) the causal campaigns miss
 more Spearman clauses than with the compiled counts (6 against 1), and the compiled counts show why: at BLOCK_N 128 and
 3 stages or more the causal kernel compiles 245-255 registers where the full one compiles 145-207 (tfx's estimate is
-the same for both). The causal kernel's diagonal loop computes its key positions `n = j * BLOCK_N + offs_n` for the
-loads (stage 0) and uses them again in the mask after QK^T, so the pipeliner carries them across stages (its TTGIR's
-scf.for yields two copies of `n` at 3 stages), and ptxas' allocation grows past that. A grid for the model that would
+the same for both). What the pipeliner carries across stages in the causal diagonal loop is only the trip's i32
+key offset (1-3 copies), so the growth is ptxas' allocation of the two pipelined loops, its cause not found. A grid for the model that would
 price it:
 
     PYTHONPATH=<triton 3.6.0 site> python3 bench/h200/attn_regs_compiled.py OUT.csv
