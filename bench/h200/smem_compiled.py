@@ -10,7 +10,9 @@ resource given, as `tfx explore` prices it.
 
     PYTHONPATH=<triton 3.6.0 site> python3 bench/h200/smem_compiled.py OUT.csv [--count N] [--seed S] [--kinds gemm]
 
-``--kinds gemm`` draws the GEMMs instead (bf16, fp8 with B^T K-major, fp8 with B[K, N]: BM 16-256, BN 32-256, BK
+``--kinds epilogue`` compiles a fixed grid instead: bf16 GEMMs at BK 16 and one stage (BM 16-256, BN 32-256, 2 / 4 /
+8 warps), whose tiles are small enough that the epilogue's conversion of the accumulator through shared memory sets
+the kernel's bytes (what tfx leaves out). ``--kinds gemm`` draws the GEMMs instead (bf16, fp8 with B^T K-major, fp8 with B[K, N]: BM 16-256, BN 32-256, BK
 32-128, 2-8 warps, 1-5 stages; M = N = K = 4096).
 
 Writes one row per configuration (kernel, parameters, compiled shared bytes, tfx's estimate) and prints how many
@@ -94,6 +96,13 @@ def estimate(kind, p):
 
 def draws(count, seed, kinds):
     rng = random.Random(seed)
+    if kinds == "epilogue":
+        # not random: bf16 GEMMs at BK 16 and one stage, whose few tile bytes let the epilogue's conversion show
+        for warps in (2, 4, 8):
+            for bm in (16, 32, 64, 128, 256):
+                for bn in (32, 64, 128, 256):
+                    yield "gemm", dict(DTYPE="bf16", BM=bm, BN=bn, BK=16, WARPS=warps, STAGES=1)
+        return
     if kinds == "gemm":
         for _ in range(count):
             yield "gemm", dict(DTYPE=rng.choice(["bf16", "fp8", "fp8_kn"]), BM=rng.choice([16, 32, 64, 128, 256]),
@@ -116,8 +125,9 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--count", type=int, default=80)
     ap.add_argument("--seed", type=int, default=59)
-    ap.add_argument("--kinds", choices=("attention", "gemm"), default="attention",
-                    help="attention: flash and decode (the default); gemm: bf16, fp8 and fp8 K x N GEMMs")
+    ap.add_argument("--kinds", choices=("attention", "gemm", "epilogue"), default="attention",
+                    help="attention: flash and decode (the default); gemm: bf16, fp8 and fp8 K x N GEMMs; epilogue: "
+                         "the grid of bf16 GEMMs at BK 16, one stage (BM 16-256 x BN 32-256 x 2-8 warps)")
     args = ap.parse_args()
     fields = ["kernel", "CAUSAL", "GROUP", "D", "BLOCK_M", "BLOCK_N", "DTYPE", "BM", "BN", "BK", "WARPS", "STAGES",
               "compiled_smem", "tfx_smem", "status"]
