@@ -240,14 +240,9 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
     footprint, footprint_precision = memmod.footprints(kernel, env, counter.info)
     spread = threads is not None and "thread" not in {n.level for n in root.walk() if n.kind == "mesh"}
     loop_buffers = smem_buffers.pipeline_buffers(root, counter.env, profile, threads, cg)
-    buffers = smem_buffers.by_region(loop_buffers)
-    staged = smem_buffers.staged_by_region(loop_buffers)
-    exchange = smem_buffers.exchange_by_region(loop_buffers)
     padded_operands = smem_buffers.padded_operands(root, counter, profile, threads, cg)
-    padded = smem_buffers.padded_by_op(padded_operands)
-    unpipelined = smem_buffers.unpipelined_by_region(loop_buffers)
-    live = memmod.peak_live(root, counter, buffers=buffers, staged=staged, exchange=exchange, padded=padded,
-                            unpipelined=unpipelined)
+    allocation = smem_buffers.peak_live_overrides(loop_buffers, padded_operands)
+    live = memmod.peak_live(root, counter, **allocation)
     peaks = _per_thread(live, threads, spread)
     _capacity_checks(module, kernel, profile, peaks, warnings, vector, root.total)
 
@@ -270,9 +265,7 @@ def analyze(module: Module, kernel: Kernel | str | None, profile, params: Mappin
         for i, mesh in enumerate(top_meshes):
             # (a kernel that is one launch has the whole kernel's peaks: the same statements)
             one_launch = len(kernel.body) == 1 and kernel.body[0] is mesh.region
-            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], buffers=buffers,
-                                                                      staged=staged, exchange=exchange,
-                                                                      padded=padded, unpipelined=unpipelined)
+            launch_live = live if one_launch else memmod.peak_live(root, counter, [mesh.region], **allocation)
             launch_peaks = _per_thread(launch_live, threads, spread)
             declared = resources if i == 0 else ((resources or {}).get("later_launches") or {}).get(i)
             rmem_thread = launch_peaks["rmem"].bytes if "rmem" in launch_peaks else 0

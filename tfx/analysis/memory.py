@@ -377,6 +377,8 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
                 flat.append(s_)
         stmts = flat
         n = len(stmts)
+        # a load's copies at the shared level: the code generator's own count, else S
+        shared_copies = smem_copies if smem_copies is not None else stages
         # Pass 1: the last statement that uses each name (views resolved to their source).
         view_src: dict[str, str] = {}
         raw_last: dict[str, int] = {}
@@ -440,8 +442,7 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
                     continue
             copies = 1
             if st.opcode in ("load", "copy"):
-                # the code generator's own buffer count for its shared-memory tiles, else S
-                copies = smem_copies if smem_copies is not None and level == SHARED_LEVEL else stages
+                copies = shared_copies if level == SHARED_LEVEL else stages
             defs[st.result] = (i, level, b * copies)
             last.setdefault(st.result, i)
             last[st.result] = max(last[st.result], raw_last.get(st.result, i))
@@ -454,8 +455,7 @@ def peak_live(root: ScopeNode, counter: Counter, stmts=None, buffers=None, stage
             r = alias.get(name, name)
             if r in defs and defs[r][1] == SHARED_LEVEL:
                 d, lvl, b = defs[r]
-                copies = smem_copies if smem_copies is not None else stages
-                defs[r] = (d, lvl, if_else(cond, b / copies, b))
+                defs[r] = (d, lvl, if_else(cond, b / shared_copies, b))
         if one_at_a_time is not None:
             # groups of operands live in turn through one buffer: the first tile keeps the largest
             # group's bytes, the rest none, where the condition holds (elementwise for a sweep)

@@ -19,8 +19,8 @@ at 2 stages on 2 warps and 2 x 64 x 128 on 4. Code generators that allocate S (C
 multistage and TMA mainloops: ``Stages`` buffers each) and loops without an mma (whose loads
 Triton pipelines by other rules, not measured here) keep the IR's count.
 
-Three more allocations of Triton's, each read from its TTGIR (Triton 3.6.0, sm_90, compiled on the
-CPU) and checked against the campaigns' compiled bytes:
+Four more allocations of Triton's, each read from its TTGIR (Triton 3.6.0, sm_90, compiled on the
+CPU) or its source and checked against the campaigns' compiled bytes:
 
 * **A loop of one stage holds one mma's shared operands at a time.** Unpipelined, each tile is
   loaded to registers and stored to shared memory just before the dot that reads it
@@ -36,6 +36,9 @@ CPU) and checked against the campaigns' compiled bytes:
 * **An mma's A tile in shared memory holds the instruction's rows** (padded_operands): a decode
   GROUP of 4 query rows is stored as the 16 rows of mma.sync's m16 (the Triton kernel pads it to
   tl.dot's 16; its ``local_alloc %q : tensor<16 x D>``).
+* **An 8-bit operand transposed in registers holds one buffer** (unpipelined_operands): the
+  warpgroup mma reads fp8 only K-major, and Triton does not pipeline the load of an operand it
+  transposes before the store (gemm_fp8_kn's B).
 """
 
 from __future__ import annotations
@@ -280,6 +283,14 @@ def exchange_by_region(loops) -> dict:
 def padded_by_op(padded) -> dict:
     """{id(defining op): bytes as allocated}, peak_live's ``padded``."""
     return {p.op_id: p.padded_bytes for p in padded}
+
+
+def peak_live_overrides(loops, padded) -> dict:
+    """Everything tfx.analysis.memory.peak_live takes from the code generator's allocation, as its
+    keyword arguments: each loop's buffer count, staged operands, exchanged bytes and unpipelined
+    operands, and the padded tiles."""
+    return dict(buffers=by_region(loops), staged=staged_by_region(loops), exchange=exchange_by_region(loops),
+                unpipelined=unpipelined_by_region(loops), padded=padded_by_op(padded))
 
 
 def describe(loops, padded=()) -> str | None:
