@@ -64,15 +64,17 @@ def test_model_latency_stage_table_fits_80_columns():
 
 def test_simulate_prints_its_three_times_one_a_line_at_80(capsys, monkeypatch):
     """gemm at its defaults: 'simulated T (bound by l2)   predicted T (bound by l2)   roofline T
-    (bound by l2)' is 2 + 104 = 106 columns (three 'label xxx.xx us (bound by l2)' of 33, 33 and
-    32, 3 spaces between): at 80 the three go one a line, the labels padded to 'simulated' (9)."""
+    (bound by smem)' is 2 + 106 = 108 columns (three 'label xxx.xx us (bound by ...)' of 33, 33
+    and 34, 3 spaces between): at 80 the three go one a line, the labels padded to 'simulated'
+    (9): 2 + 9 + 1 + 9 ('xxx.xx us') + 14 (' (bound by l2)') = 35, the roofline's 16 (' (bound by
+    smem)') 37."""
     out = _out(capsys, monkeypatch, 80, "simulate", GEMM, "--hw", "h200_sxm")
     at = next(i for i, line in enumerate(out) if line.startswith("  simulated "))
     assert out[at + 1].startswith("  predicted ") and out[at + 2].startswith("  roofline  ")
-    assert all(len(out[at + i]) == 2 + 9 + 1 + 9 + 14 for i in range(3))   # 'xxx.xx us' + ' (bound by l2)'
+    assert [len(out[at + i]) for i in range(3)] == [2 + 9 + 1 + 9 + 14] * 2 + [2 + 9 + 1 + 9 + 16]
     out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
     line = next(line for line in out if line.startswith("  simulated "))
-    assert "(bound by l2)   predicted " in line and "(bound by l2)   roofline " in line and len(line) == 106
+    assert "(bound by l2)   predicted " in line and "(bound by l2)   roofline " in line and len(line) == 108
 
 
 def test_wrap_breaks_at_words_keeps_a_number_with_its_unit():
@@ -113,23 +115,23 @@ def test_analyze_fits_80_columns(capsys, monkeypatch):
 
 
 def test_simulate_fits_80_columns(capsys, monkeypatch):
-    """gemm at its defaults. '  vs roofline: simulated 1.10x, predicted 1.09x (+17.99 us:
-    tail-wave excess' is 76 columns; ' 6.44 us,' would make 85, so the line breaks there and
-    goes on 6 columns in (its indent 2 + 4). The chart's rows are '  ' + the engine in 9 + ' |' +
+    """gemm at its defaults. '  vs roofline: simulated 1.36x, predicted 1.35x (+55.78 us: l2
+    below peak' is 73 columns; ' (64.8%)' would make 81, so the line breaks there and goes on 6
+    columns in (its indent 2 + 4). The chart's rows are '  ' + the engine in 9 + ' |' +
     cells + '|': 14 + 72 = 86 columns wide, so at 80 the cells are 80 - 14 = 66. The batches
     write their counts with separators and their nouns ('390 commands, 258 DMA descriptors').
     A pipe keeps the vs-roofline line whole and the chart's 72 cells."""
     out = _out(capsys, monkeypatch, 80, "simulate", GEMM, "--hw", "h200_sxm")
     assert max(map(len, out)) <= 80
-    at = out.index("  vs roofline: simulated 1.10x, predicted 1.09x (+17.99 us: tail-wave excess")
-    assert out[at + 1].startswith("      6.44 us, copy engine (as scheduled) 4.87 us, launch 3.00 us")
+    at = out.index("  vs roofline: simulated 1.36x, predicted 1.35x (+55.78 us: l2 below peak")
+    assert out[at + 1].startswith("      (64.8%) 37.80 us, tail-wave excess 6.44 us, copy engine")
     chart = [line for line in out if line.startswith("       copy |")]
     assert len(chart) == 1 and len(chart[0]) == 80
     assert "  gemm/mesh cta: full wave x3: " in "\n".join(out)
     out = _out(capsys, monkeypatch, None, "simulate", GEMM, "--hw", "h200_sxm")
     vs = next(line for line in out if line.startswith("  vs roofline: "))
-    assert vs.endswith("(+17.99 us: tail-wave excess 6.44 us, copy engine (as scheduled) 4.87 us, launch 3.00 us, "
-                       "latency past the engines 2.98 us, fill 700.00 ns)")
+    assert vs.endswith("(+55.78 us: l2 below peak (64.8%) 37.80 us, tail-wave excess 6.44 us, copy engine (as "
+                       "scheduled) 4.87 us, launch 3.00 us, latency past the engines 2.98 us, fill 700.00 ns)")
     assert len(next(line for line in out if line.startswith("       copy |"))) == 86
 
 

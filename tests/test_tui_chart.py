@@ -20,31 +20,35 @@ def test_gemm_chart_numbers():
     """gemm.tile, M = N = K = 4096 on h200_sxm.
 
     flops: the mma's 2 * 4096^3 = 137,438,953,472 bf16 plus the epilogue's 4096^2 = 16,777,216
-    f32 = 137,455,730,688. Bytes at the binding level (l2: every gmem request crosses L2): reads, each CTA's K/BK = 64 steps
-    of a BM x BK and a BK x BN bf16 tile, (128*64 + 64*128) * 2 B = 32,768 B, over 1024 CTAs =
-    2^31 = 2,147,483,648 B, plus the writes of C, 4096^2 * 2 B = 33,554,432 B: 2,181,038,080 B.
-    The l2 roof's bandwidth is that over the roofline's l2 term (the profile's L2
-    request rate, 11 TB/s): 2,181,038,080 B / 11e12 B/s = 198,276.2 ns, kept in whole ns
-    (198,277), so the roof reads 11e12 to within 1 part in 10^5.
-    Kernel point: x = 137,455,730,688 / 2,181,038,080 = 63.0231 flop/byte;
+    f32 = 137,455,730,688. Bytes at the binding level (smem: each trip's wgmma operand reads,
+    (128 + 2 x 128) x 64 x 2 = 49,152 B, and its copies' writes, (128*64 + 64*128) * 2 B = 32,768
+    B, over 64 trips x 1024 CTAs = 65,536 trips): 5,368,709,120 B, at 128 B x 132 SMs x 1.98 GHz =
+    33,454.08 B/ns 160,479.4 ns, kept in whole ns (160,480), so the roof reads 3.345408e13 to
+    within 1 part in 10^5. The l2 roof: every gmem request, each CTA's 64 steps of a BM x BK and a
+    BK x BN bf16 tile, 32,768 B, over 1024 CTAs = 2^31 B, plus C's writes, 4096^2 * 2 B =
+    33,554,432 B: 2,181,038,080 B at the SMs' L2 ports (132 x 65 B/cycle x 1.98 GHz = 16,988.4
+    B/ns) 128,383.96 -> 128,384 ns: 1.69884e13 B/s to within 1 part in 10^5.
+    Kernel point: x = 137,455,730,688 / 5,368,709,120 = 25.6031 flop/byte;
     y = flops / the prediction, 137,455,730,688 / 216,263 ns (as the pane prints 216.26 us).
-    Scope "loop k" does the mma and the reads only: 2^37 / 2^31 = 64 flop/byte.
+    Scope "loop k" does the mma, the operand reads and the copies only: 2^37 / 5,368,709,120 = 25.6
+    flop/byte.
     """
     a = _gemm()
     c = core.roofline_chart(a)
     roofs = dict(c.roofs)
-    assert c.level == "l2"
-    assert roofs["l2"] == pytest.approx(11e12, rel=1e-5)
+    assert c.level == "smem"
+    assert roofs["smem"] == pytest.approx(3.345408e13, rel=1e-5)
+    assert roofs["l2"] == pytest.approx(1.69884e13, rel=1e-5)
     # the dram roof: the footprint A + B + C = 100,663,296 B over its term, 100,663,296 / 4,800
     # B/ns = 20,971.5 -> 20,972 ns: 4.8e12 B/s to within 1 part in 10^4
     assert roofs["dram"] == pytest.approx(4.8e12, rel=1e-4)
-    assert c.kernel[0] == pytest.approx(137_455_730_688 / 2_181_038_080)
-    assert c.kernel[0] == pytest.approx(63.0231, abs=1e-4)
+    assert c.kernel[0] == pytest.approx(137_455_730_688 / 5_368_709_120)
+    assert c.kernel[0] == pytest.approx(25.6031, abs=1e-4)
     predicted = float(a.metrics["performance.predicted_ns"])
     assert c.kernel[1] == pytest.approx(137_455_730_688 / predicted * 1e9)
     assert round(predicted / 1e3, 2) == 216.26
     loop_k = dict((label, (x, y)) for label, x, y in c.scopes)["loop k"]
-    assert loop_k[0] == 64.0
+    assert loop_k[0] == pytest.approx(2**37 / 5_368_709_120)
     # the flat roof is the flops over the roofline's compute term
     assert c.peak == pytest.approx(137_455_730_688 / float(a.metrics["roofline.compute_ns"]) * 1e9)
 
@@ -87,7 +91,8 @@ def test_the_roofline_pane_draws_the_chart():
             await pilot.pause()
             text = str(app.query_one("#roofline-chart").render())
             assert text.startswith("Roofline chart")
-            assert "flop/byte at l2" in text and "● kernel" in text and "l2 11 TB/s" in text
+            # the legend names each roof at its rate: the L2's at the SMs' ports, 16.99 TB/s
+            assert "flop/byte at smem" in text and "● kernel" in text and "l2 17 TB/s" in text
             await pilot.press("down", "down", "down", "down", "down", "down", "down", "x")  # STAGES 3 -> 6
             await app.wait_for_generation()
             await pilot.pause()

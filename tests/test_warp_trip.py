@@ -149,9 +149,14 @@ def test_unpipelined_gemm_queues_its_ctas():
     assert "894.17 ns - 53.46 ns - 157.05 ns = 683.66 ns its own" in text
     assert "cycles in 1.15 us a round" in text
     # the queue's 1,146.24 ns round is longer than every engine's (the busiest, the loads' floor:
-    # 6 x 157.05 = 942.30 ns), so the trip's chain, not the L2 the roofline names, sets the
-    # waves: raising L2's rate would not shorten them
-    assert a.metrics["roofline.bound_by"] == "l2"
+    # 6 x 157.05 = 942.30 ns), so the trip's chain, not the memory roof the roofline names, sets
+    # the waves: raising that rate would not shorten them. The roofline's: 4,096 CTAs x 128 trips
+    # = 524,288 trips, each writing its A and B tiles into shared memory, (64 x 32 + 32 x 64) x 2 =
+    # 8,192 B, and its 2 warps (2 x 1 over M x N) each reading a 32-row half of A, 2,048 B, and
+    # all of B, 4,096 B: 12,288 B; 20,480 B x 524,288 = 10,737,418,240 B / 33,454.08 B/ns =
+    # 320,960 ns, past the L2's requests (A and B re-read 64 times, 2 x 64 x 4096^2 x 2 B + C's
+    # 33,554,432 B = 4,328,521,728 B / 16,988.4 B/ns at the SMs' ports = 254,793 ns)
+    assert a.metrics["roofline.bound_by"] == "smem"
     assert a.metrics["performance.bound_by"] == "latency"
     assert terms["waves"].endswith("(bound by latency)")
 

@@ -11,8 +11,9 @@ vector      elementwise/reduction flops over the vector rate (``rate_dtype``)
 special     exp/rsqrt/... over the special-function rate
 dram        the bytes DRAM must move at least once (the footprint of the tensors
             touched) over DRAM bandwidth: behind a cache, re-reads may hit
-l2          every request that crosses the cache (all gmem traffic) over the
-            cache's bandwidth
+l2          every request that crosses the cache (all gmem traffic) over the most
+            the SMs can receive: their L2 read ports together, at least the cache's
+            sustained bandwidth (``l2_request_peak``)
 smem, ...   every other level: its bytes over its aggregate bandwidth
 ==========  ==============================================================
 
@@ -33,7 +34,8 @@ a long run sustains, the ones the prediction's engines use: each compute unit at
 unit's elementwise work at half of that besides (its peak counts an FMA as two flops a
 lane-cycle; an elementwise op or a reduction step does one) and DRAM at the fraction of its datasheet bandwidth its traffic's mix sustains (``_dram_efficiency``:
 a copy's ``memory.<dram>.efficiency`` where half the bytes are writes, ``read_efficiency``
-where none are: a read-only stream has no bus turnarounds); the other levels at their stated
+where none are: a read-only stream has no bus turnarounds), the L2's requests at its stated
+``bandwidth`` (``"l2 below peak (64.8%)"`` against the ports); the other levels at their stated
 bandwidth. Its excess over ``ideal_ns`` is the first part of the prediction's gap the breakdown
 names (tfx.analysis.roofline_gap), split by what lowers each rate (``attainable_terms``) and
 summed up by ``attainable_note``: ``"dram below peak (88.3%)"``, ``"vector below peak (50.0%: one
@@ -210,6 +212,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     levels = profile.memory_levels()
     cache = next((l for l in levels.values() if l.caches), None)
     dram_eff: Any = 1
+    l2_eff: Any = 1
     dram_rate: Any = None
     by_level: dict[str, Any] = {}
     moved_at: dict[str, Any] = {}
@@ -231,7 +234,12 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
             compulsory = emin(footprint_bytes, moved) if footprint_bytes is not None else moved
             by_level["dram"], moved_at["dram"] = ns_at_rate(compulsory, bw), compulsory
             if cache.bandwidth:
-                by_level["l2"], moved_at["l2"] = ns_at_rate(moved, cache.bandwidth), moved
+                # the roof is the most the SMs can receive (their L2 read ports), which requests
+                # that coalesce before the slices reach past the sustained rate the prediction's
+                # engine prices (l2_request_peak); that rate is the attainable roofline's
+                peak = l2_request_peak(profile, cache.bandwidth)
+                by_level["l2"], moved_at["l2"] = ns_at_rate(moved, peak), moved
+                l2_eff = ratio(cache.bandwidth, peak)
         else:
             by_level[role] = by_level.get(role, 0) + ns_at_rate(moved, bw)
             moved_at[role] = moved_at.get(role, 0) + moved
@@ -247,7 +255,7 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
     r = Roofline(terms=terms, bytes=moved_at, flops=flops, compute_ns=ceil_int(compute),
                  memory_ns=ceil_int(memory))
     r.ideal_ns = emax(r.compute_ns, r.memory_ns)
-    _attain(r, by_unit_att, by_level, dram_eff, below)
+    _attain(r, by_unit_att, by_level, dram_eff, below, l2_eff)
     r.dram_rate = dram_rate
     if not is_array(r.ideal_ns):
         if by_level:
@@ -259,6 +267,26 @@ def roofline(totals: Mapping, profile, footprint_bytes=None) -> Roofline:
         elif by_level:
             r.bound_by = max(by_level, key=lambda k: by_level[k])
     return r
+
+
+def l2_request_peak(profile, sustained: float) -> float:
+    """B/s of L2 requests the roofline's l2 term takes: the SMs' L2 read ports together
+    (``pipeline.sm_load_bandwidth_per_cycle`` x SMs x clock) where the profile states the port, at
+    least the cache's sustained ``bandwidth`` (the prediction's rate); that rate alone where it
+    states none. Why not the sustained rate: requests for one sector that SMs send together
+    coalesce before the L2 slices (Nsight's L2 Request Coalescer), so the SMs receive past the
+    rate the slices serve; 14 stored H200 launches received 11.0-13.8 TB/s of requests against the
+    11 TB/s stated (calibration/h200/measured/l2_groupm_s14-s50: 2560x8192x8192 64x256x64 G8,
+    6.71 GB in 512 us), a roof they beat would not be a bound. *Worked example* (H200): 132 SMs x
+    65 B/cycle x 1.98 GHz = 16.99 TB/s."""
+    port = profile.get("pipeline.sm_load_bandwidth_per_cycle", None)
+    if port is None:
+        return sustained
+    try:
+        sms = profile.units_of(profile.compute_scope("tensor"))
+    except TfxError:
+        return sustained
+    return max(sustained, float(port) * sms * profile.clock_hz)
 
 
 def _dram_efficiency(profile, level: str, moved, writes) -> Any:
@@ -280,7 +308,7 @@ def _dram_efficiency(profile, level: str, moved, writes) -> Any:
     return 1 / (1 / read + w2 * (1 / eff - 1 / read))
 
 
-def _attain(r: Roofline, by_unit_att: dict, by_level: dict, dram_eff, below: dict) -> None:
+def _attain(r: Roofline, by_unit_att: dict, by_level: dict, dram_eff, below: dict, l2_eff=1) -> None:
     """``r.attainable_ns``, ``r.attainable_note`` and ``r.attainable_terms``: the roofline of the
     same work at the sustained fractions (compute units summed, memory levels overlapped, as
     ``roofline``). ``below``: each compute rate's name -> its work's ns past peak; where compute
@@ -290,11 +318,14 @@ def _attain(r: Roofline, by_unit_att: dict, by_level: dict, dram_eff, below: dic
     for v in by_unit_att.values():
         compute = compute + v
     memory = 0
-    dram_att = 0
+    dram_att = l2_att = 0
     for k, v in by_level.items():
-        att = v if k != "dram" or (not is_array(dram_eff) and dram_eff == 1) else ratio(v, dram_eff)
+        eff = {"dram": dram_eff, "l2": l2_eff}.get(k, 1)
+        att = v if not is_array(eff) and eff == 1 else ratio(v, eff)
         if k == "dram":
             dram_att = att
+        elif k == "l2":
+            l2_att = att
         memory = emax(memory, att)
     compute, memory = ceil_int(compute), ceil_int(memory)
     r.attainable_ns = emax(emax(compute, memory), r.ideal_ns)
@@ -315,4 +346,7 @@ def _attain(r: Roofline, by_unit_att: dict, by_level: dict, dram_eff, below: dic
             r.attainable_terms[-1] = (last, ns + left)
     elif ceil_int(dram_att) >= memory:
         r.attainable_note = f"dram below peak ({format_percent(dram_eff)})"
+        r.attainable_terms.append((r.attainable_note, float(excess)))
+    elif ceil_int(l2_att) >= memory:
+        r.attainable_note = f"l2 below peak ({format_percent(l2_eff)})"
         r.attainable_terms.append((r.attainable_note, float(excess)))
