@@ -179,3 +179,21 @@ def test_validate_text_writes_times_by_the_one_unit_policy(tmp_path, capsys):
     assert "(300.00 us measured), best measured " in out and out.count("(300.00 us)") == 1
     row = next(line for line in out.splitlines() if line.lstrip().startswith(f"{p}:2:1"))
     assert row.split()[-3:-1] == ["300.00", "us"]
+
+
+def test_validate_warns_of_a_row_faster_than_its_roofline(tmp_path, capsys):
+    """gemm.tile 4096^3 at its defaults (128 x 128 x 64 tiles, 4 warps, 3 stages) on h200_sxm: its
+    roofline is the shared memory's, 65,536 trips x (49,152 B of wgmma operand reads + 32,768 B
+    of copies) = 5,368,709,120 B / 33,454.08 B/ns = 160,479.4 -> 160,480 ns (tests/test_present.py),
+    the least time any schedule needs. A row measured 0.150 ms = 150,000 ns is under it: a wrong
+    unit, profile or rate, which validate names with the row; 0.300 ms (64 x 64 tiles) is not."""
+    p = _write(tmp_path, f"kernel,measured_ms,M,N,K,BM,BN\n{GEMM},0.150,4096,4096,4096,128,128\n"
+                         f"{GEMM},0.300,4096,4096,4096,64,64\n")
+    assert main(["validate", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert (f"  warning: 1 row ran faster than its roofline, the least time the profile's peak rates allow "
+            f"({p}:2:1: measured 150.00 us, roofline 160.48 us)") in out
+    assert main(["validate", str(p), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["roofline_ms"], r["faster_than_roofline"]) for r in rows][0] == (0.16048, True)
+    assert rows[1]["faster_than_roofline"] is False

@@ -322,6 +322,14 @@ class Compared:
     # the prediction's `launch` terms: the host's time to launch each kernel (launch.overhead), which a
     # launch inside a CUDA graph does not pay (bench/accuracy.py's graph summary)
     launch_ms: float = 0.0
+    # the row's roofline (roofline.ideal_ns): the least time the profile's peak rates allow; a
+    # measured time under it says the time's unit, the profile or its rates are wrong, not the
+    # model (``faster_than_roofline``)
+    roofline_ms: float = 0.0
+
+    @property
+    def faster_than_roofline(self) -> bool:
+        return 0 < self.row.measured_ms < self.roofline_ms
 
     @property
     def error(self) -> float:
@@ -389,7 +397,7 @@ class Predictor:
             wb = sum(float(t.ns) for t in a.terms if t.name == "l2 write-back")
             host = sum(float(t.ns) for t in a.terms if t.name == "launch")
             out.append(Compared(r, float(a.metrics["performance.predicted_ns"]) / 1e6, bool(spills), a.codegen,
-                                wb / 1e6, host / 1e6))
+                                wb / 1e6, host / 1e6, float(a.metrics["roofline.ideal_ns"]) / 1e6))
         return out
 
 

@@ -106,7 +106,8 @@ def run(args) -> int:
                    "families": [v.to_json() for v in verdicts],
                    "rows": [{"where": str(c.row.where), "kernel": str(c.row.kernel_path), "params": c.row.params,
                              "measured_ms": c.row.measured_ms, "predicted_ms": c.predicted_ms,
-                             "error": c.error, "spilling": c.spilling, "codegen": c.codegen}
+                             "error": c.error, "spilling": c.spilling, "codegen": c.codegen,
+                             "roofline_ms": c.roofline_ms, "faster_than_roofline": c.faster_than_roofline}
                             for c in compared]})
         return 0
     say(f"{args.file}: {fmt.counted(len(compared), 'row')}, {fmt.counted(len(figs), 'group')} "
@@ -118,6 +119,15 @@ def run(args) -> int:
     for v in verdicts:
         print(format_table(list(v.groups), text_width()))
         say("\n".join(format_verdict(v)))
+    faster = [c for c in compared if c.faster_than_roofline]
+    if faster:
+        # a time under the least the peak rates allow is no model error: the time's unit (ms), the
+        # profile (--hw, the CSV's profile column) or its rates are wrong for these rows
+        first = faster[0]
+        say(f"  warning: {fmt.counted(len(faster), 'row')} ran faster than {'its' if len(faster) == 1 else 'their'} roofline, "
+             f"the least time the profile's peak rates allow ({first.row.where}: measured "
+             f"{fmt.ns(first.row.measured_ms * 1e6)}, roofline {fmt.ns(first.roofline_ms * 1e6)}): check the "
+             f"times are in ms, the profile is the GPU's that ran them, and its clock and bandwidths")
     for g in figs:
         say(f"  {g.family} {g.shape}: ranked first {_params(g.top)} ({fmt.ns(g.top.row.measured_ms * 1e6)} measured), "
               f"best measured {_params(g.best)} ({fmt.ns(g.best.row.measured_ms * 1e6)})")
