@@ -40,3 +40,19 @@ def test_simulate_names_the_bound_as_the_roofline_does(capsys):
     # the waves' makespan: the efficiency leaves the launch out, the engine table's util does not
     assert "(copy engine busy / the waves' makespan; bound by l2)" in eff
     assert "bottleneck copy" not in out
+
+
+def test_simulate_names_latency_where_the_analysis_bound_engine_carries_a_chain(capsys):
+    """flash_attention.tile at its defaults on h200_sxm: one CTA an SM, each trip's QK^T ->
+    softmax -> PV in series (the serial chain the tensor engine carries as its floor); the
+    prediction is bound by latency, its bound engine the tensor engine (docs/analysis.md section
+    7). The simulator's busiest engine is that same tensor engine, so its bound is latency too,
+    not 'tensor' beside the prediction's 'latency'; the roofline, at peak rates, is tensor's."""
+    assert main(["simulate", str(bundled_kernel("flash_attention.tile")), "--hw", "h200_sxm", "--json",
+                 "--no-events"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bottleneck_engine"] == "tensor"
+    assert data["analysis"]["performance.bound_engine"] == "tensor"
+    assert data["analysis"]["performance.bound_by"] == "latency"
+    assert data["bound_by"] == "latency"
+    assert data["analysis"]["roofline.bound_by"] == "tensor"

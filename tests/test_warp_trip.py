@@ -211,3 +211,39 @@ def test_hand_scheduled_copies_have_none():
     a = analyze(FP8, None, H200, params, resources=res, codegen="cutlass")
     assert "warp-mma trip" not in {t.name for t in a.terms}
     assert "warp-mma trip" in {t.name for t in analyze(FP8, None, H200, params, resources=res).terms}
+
+
+def test_a_round_past_the_engines_own_work_is_latency_bound():
+    """A loop's round names latency where it is longer than the engines' own work, even when a
+    chain's floor has raised one engine to it (the serial chain, the CTAs' queue at the
+    sub-partitions sit in e["tensor"]): tensor work 320 ns, copies 300 ns, the chain's floor
+    lifting the tensor engine to 500 ns; the round is 500 ns over 10 trips = 5,000 ns. Against the
+    floored engines (500) the round is no longer, against their own work (max(320, 300) = 320) it
+    is: latency, as docs/analysis.md section 7 defines the bound."""
+    from types import SimpleNamespace
+    from tfx.analysis.performance import _note_round_bound
+    loop = SimpleNamespace(id=7)
+    e = {"tensor": 500, "copy": 300}
+    miss = SimpleNamespace(round_bounds={})
+    _note_round_bound(miss, loop, 10, 500, e)
+    assert miss.round_bounds[7] == (5000, False)
+    miss = SimpleNamespace(round_bounds={})
+    _note_round_bound(miss, loop, 10, 500, e, work=320)
+    assert miss.round_bounds[7] == (5000, True)
+
+
+def test_gemm_w4a16_waits_its_tiles_round_trip():
+    """gemm_w4a16.tile at its defaults: 32 CTAs on 132 SMs, 3 stages, two tiles in flight a CTA.
+    Its engines' own work a round is the load path's (1 CTA: 4,352 B / 128.7 B/ns + 16 warp-wide
+    copies x 7.07 ns = 33.8 + 113.1 = 146.9 ns) and the warp mma's (32 mma.sync x 6 cycles / (1.98
+    GHz x 0.907) = 106.91 ns); the round is the tiles' DRAM round trip over the two in flight, at
+    least (the idle 557 ns + the trip's 122 ns of chain) / 2 = 340 ns (memory parallelism), far
+    past both: the launch is latency-bound (it
+    said dram, its busiest engine's name, before session 60), its roofline dram's."""
+    from tfx.bundled import bundled_kernel
+    a = analyze(parse_file(bundled_kernel("gemm_w4a16.tile")), None, H200)
+    assert a.metrics["performance.bound_by"] == "latency"
+    assert a.metrics["roofline.bound_by"] == "dram"
+    assert a.launches[0].latency_from == "round"
+    terms = {t.name: t.detail for t in a.terms}
+    assert "2 tiles in flight" in terms["memory parallelism"] and terms["waves"].endswith("(bound by latency)")

@@ -167,6 +167,11 @@ class LaunchTime:
     l2_hit_ratio: Any
     terms: list = field(default_factory=list)
     bound_by: Any = None   # the bound engine by the roofline's names (tfx.analysis.roofline.BOUNDS)
+    # why bound_by says latency: "chain" (one CTA's serial chain outlasts the engines: the waves
+    # wait on it past every engine) or "round" (the longest loop's round is a chain or a queue
+    # longer than its engines' own work, which may sit inside an engine's time as its floor:
+    # tfx.analysis.roofline_gap.mma_chain_waits_ns names that part); None otherwise
+    latency_from: str | None = None
     drift: Any = None      # DriftRate where GROUP_M = 1 readers drift apart (predict prices the launch again with its share)
     reuse: Any = None      # the l2_reuse.WaveReuse this launch was priced with (the drift's re-fetch included):
                            # the one the simulator lowers its loads with
@@ -660,19 +665,20 @@ def _launch_time(mesh: ScopeNode, counter, profile, occupancy_blocks, threads, w
     waves = ratio(positions, slots)
     bound = max(engines, key=lambda k: _scalar(engines[k])) if not is_array(*engines.values()) else None
     bound_by = None if bound is None else _bound_name(bound, per_pos, m, resident, units)
+    latency_from = None
     if full_body is not None and full_body.chain > full_body.throughput:
-        bound_by = "latency"      # one CTA's serial chain outlasts the engines: latency-bound
-    if bound_by is not None and _latency_sets_rounds(miss.round_bounds, t_full):
-        bound_by = "latency"      # the longest loop's round is a trip's chain, not an engine's work
+        bound_by, latency_from = "latency", "chain"   # one CTA's serial chain outlasts the engines
+    if bound_by is not None and latency_from is None and _latency_sets_rounds(miss.round_bounds, t_full):
+        bound_by, latency_from = "latency", "round"   # the longest loop's round is a chain, not an engine's work
     if full_body is not None and not is_array(full_body.ns) and cta_launch.binds(
             max(full_body.throughput, full_body.chain, full_body.queued), resident, m):
-        bound_by = "the CTA launch rate"   # r short CTAs end faster than the SM starts them
+        bound_by, latency_from = "the CTA launch rate", None   # r short CTAs end faster than the SM starts them
     l2_total = per_pos.l2
     hit = 1 - ratio(per_pos.dram, l2_total) if not is_array(l2_total) and l2_total else 0
     lt = LaunchTime(scope=mesh.id, positions=positions, units=units, resident=resident, waves=waves,
                     full_waves=full_waves, tail_positions=tail, batch_ns=t_full, tail_ns=t_tail,
                     total_ns=total, engines=engines, bound_engine=bound, l2_hit_ratio=hit,
-                    bound_by=bound_by, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions,
+                    bound_by=bound_by, latency_from=latency_from, reuse=reuse, l2_clear_ns=cleared_ns, dram_bytes=per_pos.dram * positions,
                     tensor_pad_ns=per_pos.tensor_pad * positions / units,
                     tensor_work_ns=per_pos.tensor * positions / units,
                     first_wave_excess_ns=if_else(full_waves >= 1, emax(t_first - t_full, 0), 0))
@@ -2488,12 +2494,15 @@ def _transposed_trip(loop, counter, m: Machine, miss, warps, r, active_units, tr
     return transpose_trip.trip(loop, m.inst, warps, stages, round_trip_ns, stores, one["tensor"])
 
 
-def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e) -> None:
+def _note_round_bound(miss, loop: ScopeNode, trips, round_ns, e, work=None) -> None:
     """Keep, for the launch's ``bound_by``, the first (the full batch's) pricing of a loop: its
-    trips' ns and whether its round is longer than its busiest engine's work."""
+    trips' ns and whether its round is longer than its busiest engine's work: ``work``, the
+    engines' own before a chain's floor raised one of them (a serial trip's chain, the CTAs'
+    queue at the sub-partitions: those set a round by latency, not by an engine's rate), else
+    the engines as priced."""
     sink = miss.round_bounds       # None in a pricing the breakdown does not show (NOTE_SINKS)
     if sink is not None and loop.id not in sink:
-        sink[loop.id] = (trips * round_ns, bool(round_ns > _max_engine(e)))
+        sink[loop.id] = (trips * round_ns, bool(round_ns > (_max_engine(e) if work is None else work) * (1 + 1e-9)))
 
 
 def _note_write_back_slack(miss, loop: ScopeNode, round_ns, dram_round, stages, e) -> None:
@@ -2614,6 +2623,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
     unpiped_text = None           # ... an unpipelined streaming trip's, as decode_trip prices it (the breakdown)
     depth_delay = 0               # a 2-stage serial chain's exposed copy round trip (tfx.analysis.pipeline_depth)
     depth_trip = depth_async = chain_no_depth = 0
+    engines_alone = None          # the engines' own work before any chain's floor (the round's bound, GPU)
     depth_split = None            # ... its first-wave and drifted parts (the breakdown)
     path_ns, path_steps, throughput_one, path_one = 0, (), 0, 0   # a serial trip's dependent path (GPU)
     trip_chain = None             # a warp-mma streaming trip's in-order chain (tfx.analysis.decode_trip)
@@ -2808,6 +2818,9 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         # (tfx.analysis.load_trip); r co-resident CTAs share the port
         e["copy"] = emax(e["copy"], load_trip.floor_ns(body.global_loads, r, stages, trip_facts,
                                                        _trip_copies(loop, counter, m, miss, warps)))
+        if engines_alone is not None:
+            # the r CTAs' copies issued through the SM's load path are that path's work (an engine's)
+            engines_alone = emax(engines_alone, e["copy"])
         wt = _warp_trip(loop, counter, m, miss, warps, r, body, stages, trip_facts)
         warp_round = None if wt is None else warp_trip.round_ns(wt)
         if warp_round is not None:
@@ -3032,7 +3045,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         round_ns = emax(_max_engine(e), issue_chain / (stages - 1) if has_loads else 0)
         if queued is not None and has_loads:
             round_ns = emax(round_ns, queued)
-        _note_round_bound(miss, loop, trips, round_ns, e)
+        _note_round_bound(miss, loop, trips, round_ns, e, engines_alone)
         _note_write_back_slack(miss, loop, round_ns, dram_round, stages, e)
         fill = (lat + e["copy"] / r) if has_loads else 0
         notes = miss.notes
@@ -3070,7 +3083,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
         one_cta, single = single, unpipelined_chain.floor_ns(single, stations)
         round_ns = emax(_max_engine(e), single)
         fill = 0
-        _note_round_bound(miss, loop, trips, round_ns, e)
+        _note_round_bound(miss, loop, trips, round_ns, e, engines_alone)
         notes = miss.notes
         if notes is not None and m.dispatch_single is None and unpiped_wait and loop.id not in notes:
             # what the round's load wait adds over the chains in turn (the breakdown)

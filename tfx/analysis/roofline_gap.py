@@ -74,7 +74,10 @@ def smem_port_ns(launches) -> float:
 
 def mma_chain_waits_ns(launches) -> float:
     """The tensor engine's time past its mmas' work over the launches whose waves it binds
-    (``bound_engine == "tensor"``, not latency-bound): its time a full wave x the waves
+    (``bound_engine == "tensor"``; not where one CTA's serial chain outlasts every engine,
+    ``latency_from == "chain"``, whose wait latency_past_engines_ns names; a launch latency-bound
+    by its rounds keeps the chain inside the tensor engine's time, ``latency_from == "round"``,
+    and counts here): its time a full wave x the waves
     (``bound_engine_ns``) less ``LaunchTime.tensor_work_ns``, the mmas at the engine's rate,
     padding included, and less the vector and special-function engines' time over the waves,
     which the roofline already adds to the tensor's (its compute units add) and the rates' terms
@@ -85,7 +88,8 @@ def mma_chain_waits_ns(launches) -> float:
     total = 0.0
     for lt in launches:
         work = getattr(lt, "tensor_work_ns", None)
-        if work is None or getattr(lt, "bound_by", None) == "latency" or is_array(lt.waves, work):
+        chain_bound = getattr(lt, "bound_by", None) == "latency" and getattr(lt, "latency_from", None) != "round"
+        if work is None or chain_bound or is_array(lt.waves, work):
             continue
         simt = sum(float(lt.engines.get(e, 0)) for e in ("vector", "special")) * float(lt.waves)
         total += max(bound_engine_ns([lt], "tensor") - float(work) - simt, 0.0)

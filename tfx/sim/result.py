@@ -181,8 +181,14 @@ class SimResult:
         """The busiest engine by the roofline's names (``tfx.analysis.roofline``): the copy
         engine is the DRAM/L2 transfer the analysis names (its ``performance.bound_by`` when
         that is a memory level, else dram), a spill is DRAM traffic, any other engine
-        (tensor, vector, special, smem, dispatch) is its own name."""
+        (tensor, vector, special, smem, dispatch) is its own name; ``latency`` where the analysis
+        says its bound engine, this one, carries a chain past its own work (the prediction's
+        ``performance.bound_by`` is latency: an attention trip's QK^T -> softmax -> PV on the
+        tensor engine), so that the two name one bound."""
         engine = self.bottleneck_engine
+        m = self.analysis.metrics
+        if m.get("performance.bound_by") == "latency" and engine == m.get("performance.bound_engine"):
+            return "latency"
         if engine == "copy":
             named = self.analysis.metrics.get("performance.bound_by")
             return named if named in ("dram", "l2", "latency") else "dram"
