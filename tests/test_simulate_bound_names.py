@@ -56,3 +56,13 @@ def test_simulate_names_latency_where_the_analysis_bound_engine_carries_a_chain(
     assert data["analysis"]["performance.bound_by"] == "latency"
     assert data["bound_by"] == "latency"
     assert data["analysis"]["roofline.bound_by"] == "tensor"
+
+
+def test_analyze_json_says_why_a_launch_is_latency_bound(capsys):
+    """The same flash_attention launch in `tfx analyze --json`: its launch object carries
+    bound_by 'latency' and latency_from 'round' (its longest loop's round, the chain the tensor
+    engine carries, past the engines' own work), so a script tells it from a launch whose one
+    CTA's chain outlasts every engine ('chain')."""
+    assert main(["analyze", str(bundled_kernel("flash_attention.tile")), "--hw", "h200_sxm", "--json"]) == 0
+    (launch,) = json.loads(capsys.readouterr().out)["performance"]["launches"]
+    assert (launch["bound_engine"], launch["bound_by"], launch["latency_from"]) == ("tensor", "latency", "round")

@@ -155,10 +155,11 @@ class Analysis:
 def launch_json(lt) -> dict:
     """One launch's numbers that its waves and tail-wave lines write (``performance.LaunchTime``):
     positions on units x resident, the waves (a count: 49.65), the full waves and the tail's
-    positions, one full batch's and the tail's ns, the launch's ns and what bounds it, under the
-    names of the LaunchTime fields, times with the unit in the key."""
+    positions, one full batch's and the tail's ns, the launch's ns and what bounds it (and why
+    latency: ``latency_from``), under the names of the LaunchTime fields, times with the unit in
+    the key."""
     keys = ("positions", "units", "resident", "waves", "full_waves", "tail_positions", "batch_ns", "tail_ns",
-            "total_ns", "bound_engine", "bound_by", "l2_hit_ratio")
+            "total_ns", "bound_engine", "bound_by", "latency_from", "l2_hit_ratio")
     return {"scope": lt.scope, **{k: to_plain(getattr(lt, k)) for k in keys}}
 
 
