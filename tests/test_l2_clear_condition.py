@@ -129,3 +129,24 @@ def test_measured_beside_predicted_in_the_explorer_is_priced_as_the_rows_were_ti
     again = core.measured_view([row], str(path), "h200_sxm", cleared)
     assert again.cleared_ns == 0 and again.predicted_ns == float(cleared.predicted_ns())
     assert Predictor().compare([row])[0].predicted_ms == pytest.approx(float(cleared.predicted_ns()) / 1e6)
+
+
+def test_the_explorer_flags_a_measurement_under_the_roofline():
+    """tfx open --measured, gemm.tile at its defaults on h200_sxm: the roofline is the shared
+    memory's 160,480 ns (65,536 trips x 81,920 B / 33,454.08 B/ns, tests/test_present.py). A row
+    measured 0.150 ms = 150,000 ns is under it and its line says so, as tfx validate warns; at
+    0.300 ms it does not."""
+    from pathlib import Path
+
+    from tfx.analysis.measured import MeasuredRow
+    from tfx.errors import SourceLocation
+    from tfx.tui import core
+    path = bundled_dir("kernels") / "gemm.tile"
+    a = analyze(parse_file(path), None, H200, {})
+    fast = MeasuredRow(SourceLocation("m.csv", 2, 1), Path(path), "h200_sxm", 0.150, {})
+    view = core.measured_view([fast], str(path), "h200_sxm", a)
+    assert view.roofline_ns == 160_480 and view.faster_than_roofline
+    assert core.measured_line(view).endswith(
+        "; m.csv:2:1); faster than the roofline 160.48 us: check the row's unit and profile")
+    slow = MeasuredRow(SourceLocation("m.csv", 3, 1), Path(path), "h200_sxm", 0.300, {})
+    assert "roofline" not in core.measured_line(core.measured_view([slow], str(path), "h200_sxm", a))

@@ -734,6 +734,12 @@ class MeasuredView:
     predicted_ns: float | None = None
     cleared_ns: float = 0.0          # the dirty-L2 write-back added to the shown prediction: the rows'
                                      # timing, after an L2 clear (measured_view)
+    roofline_ns: float = 0.0         # the shown analysis's roofline: a measurement under it is a wrong
+                                     # unit, profile or rate (tfx validate warns the same)
+
+    @property
+    def faster_than_roofline(self) -> bool:
+        return bool(self.measured_ns) and self.measured_ns < self.roofline_ns
 
     @property
     def error(self) -> float | None:
@@ -753,7 +759,8 @@ def measured_view(rows: list, kernel_path: str, profile: str, a) -> MeasuredView
     # Predictor's default, tfx validate's): the shown analysis's prediction plus what that timing adds
     # where it does not price it already (launch_handoff.L2_CLEAR_CONDITION)
     cleared = 0.0 if getattr(a, "l2_clear", False) else num(a.metrics.get("performance.l2_clear_write_back_ns", 0))
-    view = MeasuredView(predicted_ns=num(a.metrics["performance.predicted_ns"]) + cleared, cleared_ns=cleared)
+    view = MeasuredView(predicted_ns=num(a.metrics["performance.predicted_ns"]) + cleared, cleared_ns=cleared,
+                        roofline_ns=num(a.metrics["roofline.ideal_ns"]))
     for r in rows:
         if Path(r.kernel_path).resolve() != target or (r.profile and r.profile not in names
                                                         and Path(r.profile).stem not in names):
@@ -769,8 +776,10 @@ def measured_line(view: MeasuredView) -> str:
     if view.row is not None:
         timed = (f" {fmt.timed_as(True)[2:]} (+ {fmt.ns(view.cleared_ns)} l2 write-back)"
                  if view.cleared_ns else "")
+        under = (f"; faster than the roofline {fmt.ns(view.roofline_ns)}: check the row's unit and profile"
+                 if view.faster_than_roofline else "")
         return (f"measured {fmt.ns(view.measured_ns)}, predicted {fmt.ns(view.predicted_ns)}{timed} "
-                f"({format_percent_change(view.error)}; {view.row.where})")
+                f"({format_percent_change(view.error)}; {view.row.where}){under}")
     if view.others:
         return f"not measured at these parameters ({view.others} rows at others)"
     return "no measurement of this kernel on this profile"
