@@ -203,6 +203,10 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     for v in verdicts:
         print(format_table(list(v.groups)))
         print("\n".join(format_verdict(v)))
+    # a row under its roofline (the least time the peak rates allow) is a wrong input, not a model
+    # error: the count is 0 on every stored campaign (bench/roofline_bound_check.py lists any)
+    faster = sum(c.faster_than_roofline for c in compared)
+    print(f"\nrows measured faster than their roofline: {faster} of {len(compared)}")
     if split == "all" and not only and not runs and not estimated_regs and not estimated_smem and not local_bytes:
         print(explore_advice_check(verdicts, hw))
     graph_summaries(compared)
