@@ -310,6 +310,13 @@ def read_ncu(path: str | Path, text: str | None = None) -> list[NcuLaunch]:
 
 
 # ---------------------------------------------------------------------------------- predictions
+def faster_than_roofline(measured, roofline) -> bool:
+    """A measured time (any unit, the roofline's) under the roofline: the least time the profile's
+    peak rates allow, so a wrong unit, profile or rate, not a model error (tfx validate, tfx open
+    --measured); False where nothing was measured."""
+    return 0 < measured < roofline
+
+
 @dataclass
 class Compared:
     row: MeasuredRow
@@ -329,7 +336,7 @@ class Compared:
 
     @property
     def faster_than_roofline(self) -> bool:
-        return 0 < self.row.measured_ms < self.roofline_ms
+        return faster_than_roofline(self.row.measured_ms, self.roofline_ms)
 
     @property
     def error(self) -> float:

@@ -190,7 +190,7 @@ class SimResult:
         if m.get("performance.bound_by") == "latency" and engine == m.get("performance.bound_engine"):
             return "latency"
         if engine == "copy":
-            named = self.analysis.metrics.get("performance.bound_by")
+            named = m.get("performance.bound_by")
             return named if named in ("dram", "l2", "latency") else "dram"
         return {"spill": "dram"}.get(engine, engine)
 

@@ -739,7 +739,8 @@ class MeasuredView:
 
     @property
     def faster_than_roofline(self) -> bool:
-        return bool(self.measured_ns) and self.measured_ns < self.roofline_ns
+        from tfx.analysis.measured import faster_than_roofline
+        return faster_than_roofline(self.measured_ns or 0, self.roofline_ns)
 
     @property
     def error(self) -> float | None:
