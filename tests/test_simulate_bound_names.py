@@ -66,3 +66,25 @@ def test_analyze_json_says_why_a_launch_is_latency_bound(capsys):
     assert main(["analyze", str(bundled_kernel("flash_attention.tile")), "--hw", "h200_sxm", "--json"]) == 0
     (launch,) = json.loads(capsys.readouterr().out)["performance"]["launches"]
     assert (launch["bound_engine"], launch["bound_by"], launch["latency_from"]) == ("tensor", "latency", "round")
+
+
+def test_simulate_names_latency_where_its_busiest_engine_idles_most_of_the_waves(capsys):
+    """gemm_w4a16.tile at its defaults (M 16, N = K = 4096, 16x128x128 tiles): each trip's int4
+    weights are dequantized (a cast and a mul waiting on the load) before the mma can start, so
+    the simulated CTA waits on those dependencies far longer than any engine works. The busiest
+    engine (smem) is busy under half the waves' makespan (pipeline_efficiency < 0.5): the bound is
+    latency, as the prediction's, not the idle engine's name. The rule is the ratio itself:
+    efficiency = smem busy / waves' makespan, and the bound flips to latency below one half."""
+    assert main(["simulate", str(bundled_kernel("gemm_w4a16.tile")), "--hw", "h200_sxm", "--json",
+                 "--no-events"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (launch,) = data["launches"]
+    busiest = data["bottleneck_engine"]
+    assert busiest == "smem"
+    efficiency = data["engines"][busiest]["busy_ns"] / launch["makespan_ns"]
+    assert abs(data["pipeline_efficiency"] - efficiency) < 1e-5 and efficiency < 0.5
+    # the analysis names latency too (its bound engine is not the simulator's busiest)
+    assert data["analysis"]["performance.bound_by"] == "latency"
+    assert data["analysis"]["performance.bound_engine"] != busiest
+    assert data["bound_by"] == "latency"
+

@@ -9,6 +9,10 @@ from typing import Any
 from tfx.sim.program import STALLS as STALL_REASONS
 from tfx.sim.lower import COPY, ENGINE_NAMES
 
+# The simulated schedule is bound by its busiest engine only where that engine works through at least
+# half of the waves' makespan; below it the waits on dependencies are the larger part (SimResult.bound_by)
+LATENCY_BOUND_EFFICIENCY = 0.5
+
 
 class Timeline:
     """The simulated events, sorted by start: tuples ``(start, end, engine, label, tile, unit)``.
@@ -184,10 +188,16 @@ class SimResult:
         (tensor, vector, special, smem, dispatch) is its own name; ``latency`` where the analysis
         says its bound engine, this one, carries a chain past its own work (the prediction's
         ``performance.bound_by`` is latency: an attention trip's QK^T -> softmax -> PV on the
-        tensor engine), so that the two name one bound."""
+        tensor engine), so that the two name one bound; ``latency`` too where the busiest engine
+        idles through most of the waves (``pipeline_efficiency`` under ``LATENCY_BOUND_EFFICIENCY``):
+        the schedule then waits more on its dependencies (the hazard and data stalls) than that
+        engine works, which is the analysis' latency (a round longer than its engines' work;
+        docs/analysis.md section 7), not the engine's rate (gemm_w4a16: smem 15.6% busy)."""
         engine = self.bottleneck_engine
         m = self.analysis.metrics
         if m.get("performance.bound_by") == "latency" and engine == m.get("performance.bound_engine"):
+            return "latency"
+        if self.launches and self.pipeline_efficiency < LATENCY_BOUND_EFFICIENCY:
             return "latency"
         if engine == "copy":
             named = m.get("performance.bound_by")
