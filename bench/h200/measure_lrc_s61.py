@@ -87,19 +87,6 @@ def child(kind, params):
     torch.cuda.synchronize()
 
 
-def known(ncu, names):
-    """The names whose base ncu --query-metrics lists (an unknown one would fail the whole pass)."""
-    try:
-        listing = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120).stdout
-    except Exception:
-        return list(names), []
-    bases = {ln.split()[0] for ln in listing.splitlines() if ln.strip() and not ln.startswith(" ")}
-    if not bases:
-        return list(names), []
-    keep = [n for n in names if n.rsplit(".", 1)[0] in bases]
-    return keep, [n for n in names if n not in keep]
-
-
 def main():
     if "--one" in sys.argv:
         a = sys.argv[sys.argv.index("--one") + 1:]
@@ -115,7 +102,9 @@ def main():
     from measure_l2_groupm import find_ncu
     ncu = find_ncu()
     print(f"ncu: {ncu}; torch {torch.__version__}; {torch.cuda.get_device_name()}", flush=True)
-    metrics, unknown = known(ncu, METRICS) if ncu else ([], METRICS)
+    from measure_ncu_rows import known_metrics   # an unknown name would fail the whole pass
+    metrics = known_metrics(ncu, METRICS) if ncu else []
+    unknown = [m for m in METRICS if m not in metrics]
     print("metrics ncu does not know (left out):", unknown, flush=True)
     cols = ["kind", "params", "measured_ms", "status"] + [m for m in METRICS]
     raw = open(os.path.join(out, "ncu_raw.txt"), "w")
