@@ -314,6 +314,8 @@ def _print_text(r) -> None:
         console.print(r.top_picks.sentence(), markup=False)
     if r.unmeasured or r.marked:
         console.print(fmt.unmeasured_sentence(r.unmeasured, r.marked, r.best_checked), markup=False)
+    if r.spilling_summary:
+        console.print(r.spilling_summary, markup=False)
     if r.pareto:
         # Configurations with equal objectives are all on the frontier; show one row per point.
         seen, rows, dup = set(), [], 0

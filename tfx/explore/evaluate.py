@@ -40,7 +40,9 @@ from tfx.ir.expr import to_text
 from tfx.ir.nodes import Op, Window, walk
 
 #: Per-configuration columns every chunk computes (objectives are chosen among them).
-COLUMNS = ("time", "smem", "regs", "traffic", "blocks", "cost")
+# "spills": the 4-byte words a thread keeps in local memory, as the analysis prices them (estimated, or
+# declared); 0 on a tiled profile. Not an objective: the top table marks the rows that spill.
+COLUMNS = ("time", "smem", "regs", "traffic", "blocks", "cost", "spills")
 OBJECTIVES = {
     "time": "predicted time, ns",
     "smem": "shared memory (on-chip scratch) per CTA, bytes",
@@ -287,6 +289,7 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
         cols["smem"] = flat(smem)
         cols["regs"] = flat(res["regs"])
         cols["blocks"] = flat(m.get("occupancy.blocks_per_sm", 0))
+        cols["spills"] = flat(m.get("occupancy.spilled_registers", 0))
     else:
         onchip = onchip_levels(profile)
         peak = 0
@@ -297,6 +300,7 @@ def evaluate_columns(ctx: Context, chunk: Chunk) -> tuple[dict, np.ndarray]:
         cols["smem"] = flat(peak)
         cols["regs"] = np.zeros(chunk.size)
         cols["blocks"] = np.ones(chunk.size)
+        cols["spills"] = np.zeros(chunk.size)
     dram = _dram_level(profile)
     traffic = 0
     for key, v in m.items():

@@ -77,6 +77,17 @@ class ExploreResult:
         return best_checked(self.top) if self.unmeasured else None
 
     @property
+    def spilling(self) -> bool:
+        """Whether a row of the top table or the frontier spills registers (its ``spilled_registers``)."""
+        return any(e.get("spilled_registers") for e in (*self.top, *self.pareto))
+
+    @property
+    def best_unspilled(self) -> tuple | None:
+        """Where the top pick spills: (rank, slower by) of the fastest row of the top table that does not
+        (``best_unspilled``); None otherwise, or where every row spills."""
+        return best_unspilled(self.top) if self.top and self.top[0].get("spilled_registers") else None
+
+    @property
     def configs_per_second(self) -> float:
         return self.configs / self.seconds if self.seconds > 0 else float("inf")
 
@@ -94,6 +105,7 @@ class ExploreResult:
             "near_tie": None if self.near_tie is None else self.near_tie.to_json(len(self.top)),
             "top_picks": None if self.top_picks is None else self.top_picks.to_json(),
             "unmeasured": self._unmeasured_json(),
+            "spilling": self._spilling_json(),
             "current": self.current,
         }
         if self.sensitivity is not None:
@@ -111,6 +123,24 @@ class ExploreResult:
         return {"values": [u.to_json() for u in self.unmeasured],
                 "best_checked": None if checked is None else {"rank": checked[0], "slower": checked[1]},
                 "summary": unmeasured_sentence(self.unmeasured, marked, checked)}
+
+    @property
+    def spilling_summary(self) -> str:
+        """The line under the top table where a listed row spills (tfx explore's text and JSON, the Explore
+        pane: tfx.present.formatting.spilling_sentence); '' where none does."""
+        if not self.spilling:
+            return ""
+        from tfx.present.formatting import spilling_sentence
+        return spilling_sentence(bool(self.top and self.top[0].get("spilled_registers")), self.best_unspilled)
+
+    def _spilling_json(self) -> dict | None:
+        """JSON's ``spilling``: the fastest row that does not spill where the top pick does, and the line under
+        the table; None where no listed row spills."""
+        if not self.spilling:
+            return None
+        best = self.best_unspilled
+        return {"best_unspilled": None if best is None else {"rank": best[0], "slower": best[1]},
+                "summary": self.spilling_summary}
 
     def config(self, index: int) -> dict:
         """One configuration by flat index: params, knobs, and (when columns were kept) its values."""
@@ -137,7 +167,8 @@ def value_columns(onchip: str = "smem_per_cta", occupancy: bool = True) -> list[
     an SM only where ``occupancy`` (a GPU: a tiled unit runs one position)."""
     return [("predicted_ns", "time"), (onchip, "smem"),
             *((("regs_per_thread", "regs"), ("blocks_per_sm", "blocks")) if occupancy else ()),
-            ("dram_bytes", "traffic"), ("cost", "cost")]
+            ("dram_bytes", "traffic"), ("cost", "cost"),
+            *((("spilled_registers", "spills"),) if occupancy else ())]
 
 
 def _values(row, objectives, onchip: str = "smem_per_cta", occupancy: bool = True) -> dict:
@@ -406,14 +437,25 @@ def _merge(ctx, results, chunks, space, kernel, module, profile, fixed, schedule
         onchip_label=onchip_label(profile), occupancy=occupancy, onchip_key=onchip, unmeasured=off)
 
 
-def best_checked(top: list) -> tuple | None:
-    """(1-based rank, predicted time over the first row's - 1) of the fastest row of ``top`` (the top table, fastest
-    first) that sets no value the campaigns never timed (no ``unmeasured``); None where every row sets one."""
+def _fastest_where(top: list, keep) -> tuple | None:
+    """(1-based rank, predicted time over the first row's - 1) of the fastest row of ``top`` (the top table,
+    fastest first) that ``keep`` accepts; None where it accepts none."""
     for i, e in enumerate(top):
-        if not e.get("unmeasured"):
+        if keep(e):
             first = float(top[0]["predicted_ns"])
             return i + 1, (float(e["predicted_ns"]) / first - 1 if first else 0.0)
     return None
+
+
+def best_unspilled(top: list) -> tuple | None:
+    """``_fastest_where`` for the rows that spill no register (no ``spilled_registers``)."""
+    return _fastest_where(top, lambda e: not e.get("spilled_registers"))
+
+
+def best_checked(top: list) -> tuple | None:
+    """(1-based rank, predicted time over the first row's - 1) of the fastest row of ``top`` (the top table, fastest
+    first) that sets no value the campaigns never timed (no ``unmeasured``); None where every row sets one."""
+    return _fastest_where(top, lambda e: not e.get("unmeasured"))
 
 
 def _mark_unmeasured(module, kernel, profile, fixed, top, pareto, priced_as) -> list:

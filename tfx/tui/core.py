@@ -477,6 +477,7 @@ class ExploreOutcome:
     unmeasured: list = field(default_factory=list)    # ExploreResult.unmeasured (tfx.analysis.coverage)
     best_checked: Any = None                          # ExploreResult.best_checked
     marked: bool = False                              # ExploreResult.marked: some row sets values no campaign timed
+    spilling_summary: str = ""                        # ExploreResult.spilling_summary: the line where a row spills
     onchip_label: str = "smem/CTA"                    # ExploreResult.onchip_label (tcm/PE on a tiled profile)
     onchip_key: str = "smem_per_cta"                  # ExploreResult.onchip_key: the rows' key for it
     occupancy: bool = True                            # ExploreResult.occupancy (CTAs an SM mean something)
@@ -560,7 +561,7 @@ def run_explore(job: ExploreJob) -> ExploreOutcome:
     out.configs, out.feasible, out.infeasible, out.seconds = r.configs, r.feasible, r.infeasible, r.seconds
     out.top = r.top
     out.codegen, out.near_tie, out.top_picks, out.unmeasured = r.codegen, r.near_tie, r.top_picks, r.unmeasured
-    out.best_checked, out.marked = r.best_checked, r.marked
+    out.best_checked, out.marked, out.spilling_summary = r.best_checked, r.marked, r.spilling_summary
     out.onchip_label, out.onchip_key, out.occupancy = r.onchip_label, r.onchip_key, r.occupancy
     seen = set()
     for e in r.pareto:                      # ties share a point: one row per point

@@ -340,6 +340,9 @@ class ExplorePane(Vertical):
         if out.unmeasured or out.marked:
             t.append(unmeasured_sentence(out.unmeasured, out.marked, out.best_checked), style="yellow")
             t.append("\n")
+        if out.spilling_summary:
+            t.append(out.spilling_summary, style="yellow")
+            t.append("\n")
         fixed = " ".join(f"{n}={v}" for n, v in job.fixed)
         t.append((f"fixed {fixed}" if fixed else "nothing fixed") + compiled_as(out.codegen), style="dim")
         if out.infeasible:
