@@ -442,3 +442,31 @@ def test_a_machine_sized_parameter_follows_the_sm_knob_in_the_params_table():
             assert table.get_row("NUM_SMS")[1:] == ["264", "hw"]
             assert app.analysis.params["CTAS"] == 264       # min(264, 2,048 tiles)
     run(go())
+
+
+def test_explore_marks_a_spilling_top_pick_as_tfx_explore_does():
+    """flash_prefill at B200 H16 S1024 D128 (tests/test_explore_spilling.py derives it: its top pick,
+    128x64 on 4 warps, needs 224 + 32 = 256 registers a thread against 255, and spills one word; the next,
+    128x32 on 8 warps, 120): the Explore pane's first row reads 1† and its status carries the same line
+    tfx explore prints under its table, naming #2."""
+    from tfx.bundled import bundled_kernel
+    from tfx.explore import explore
+    from tfx.hw import load_profile
+    from tfx.lang import parse_file
+
+    shape = {"B": 200, "H": 16, "S": 1024, "D": 128}
+    path = str(bundled_kernel("flash_prefill.tile"))
+    r = explore(parse_file(path), None, load_profile("h200_sxm"), fixed=shape)
+    assert r.top[0]["spilled_registers"] == 1 and r.best_unspilled[0] == 2
+
+    async def go():
+        app = make_app(kernel=path, params=dict(shape))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("5")
+            await pilot.pause()
+            await app.wait_for_explore()
+            out = app.explore_outcome
+            assert out.error is None and out.spilling_summary == r.spilling_summary
+            assert str(app.query_one("#topk").get_row_at(0)[0]).startswith("1†")
+            assert "#2" in r.spilling_summary and r.spilling_summary.split(";")[0] in shown(app, "#explore-status")
+    run(go())

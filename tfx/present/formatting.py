@@ -278,9 +278,9 @@ def unmeasured_sentence(values, marked: bool = False, checked: tuple | None = No
 
 def rank_cell(i: int, entry: dict) -> str:
     """A top table's rank: ``≈`` where the row is in the near tie, ``?`` where it sets values no campaign
-    timed, ``*`` where it spills registers (tfx explore's text, the Explore pane)."""
+    timed, ``†`` where it spills registers (tfx explore's text, the Explore pane)."""
     return (f"{i}{'≈' if entry.get('near_tie') else ''}{'?' if entry.get('unmeasured') else ''}"
-            f"{'*' if entry.get('spilled_registers') else ''}")
+            f"{'†' if entry.get('spilled_registers') else ''}")
 
 
 def gap_percent(gap) -> str:
@@ -291,12 +291,12 @@ def gap_percent(gap) -> str:
 
 def spilling_sentence(first_spills: bool, best: tuple | None) -> str:
     """The line under a top table (tfx explore's text and JSON, the Explore pane) where a listed row spills
-    registers (its rank carries a ``*``): its spilled values are priced as local-memory traffic, less surely
+    registers (its rank carries a ``†``): its spilled values are priced as local-memory traffic, less surely
     than registers (bench/accuracy.py over the H200 campaigns: spilling rows' median |error| 1.4-2.7x the
-    non-spilling rows' in every family, gemm_bf16 13.7% against 5.8%; a spilling pick ranked over a faster
+    non-spilling rows' in every family that has both, gemm_bf16 13.7% against 5.8%; a spilling pick ranked over a faster
     one that does not spill in 6 causal attention shapes); ``best``: (rank, slower by) of the fastest listed
     row that does not spill, where the first pick spills (tfx.explore.explore.best_unspilled)."""
-    line = "* spills registers: its excess is priced as local-memory traffic, less surely than registers"
+    line = "† spills registers: its excess is priced as local-memory traffic, less surely than registers"
     if first_spills:
         line += (f"; the fastest row that does not spill, #{best[0]}, is {gap_percent(best[1])} slower"
                  if best is not None else "; every listed row spills")

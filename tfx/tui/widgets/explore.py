@@ -244,7 +244,7 @@ class ExplorePane(Vertical):
     BINDINGS = [Binding("s", "focus_sweep", "Sweep params", id="explore.params")]
     DEFAULT_CSS = """
     ExplorePane { height: 1fr; }
-    ExplorePane #explore-status { height: auto; max-height: 5; text-wrap: nowrap;
+    ExplorePane #explore-status { height: auto; max-height: 6; text-wrap: nowrap;
         text-overflow: ellipsis; }
     ExplorePane #explore-top { height: 1fr; min-height: 6; }
     ExplorePane TopTable { height: 1fr; min-height: 4; }
@@ -294,7 +294,9 @@ class ExplorePane(Vertical):
         # ≈: a top row within the re-timing noise of the best (the status's near-tie line)
         # ?: values no campaign timed (the status's line under the near tie)
         rows = [dict(e, rank=rank_cell(i + 1, e)) for i, e in enumerate(out.top)]
-        rows += [dict(e, rank="?" if e.get("unmeasured") else "") for e in out.pareto if e["index"] not in top_ids]
+        # †: a row that spills registers (the status's line under them)
+        rows += [dict(e, rank=("?" if e.get("unmeasured") else "") + ("†" if e.get("spilled_registers") else ""))
+                 for e in out.pareto if e["index"] not in top_ids]
         self.rows = rows
         t = self.query_one(TopTable)
         cursor = t.cursor_row
@@ -316,10 +318,11 @@ class ExplorePane(Vertical):
         self.query_one(Scatter).set_current(current_point)
 
     def _summary(self, out) -> Text:
-        """Up to four lines, each cut with an ellipsis rather than wrapped: the counts, the near tie
+        """Up to six lines, each cut with an ellipsis rather than wrapped: the counts, the near tie
         at the top and how many of the top to time (the sentences tfx explore prints, from the
-        sweep's own result), what is fixed and the code generator the sweep priced (its own
-        result's, as tfx explore's header)."""
+        sweep's own result), the lines for rows of untimed values and rows that spill where there
+        are any, what is fixed and the code generator the sweep priced (its own result's, as tfx
+        explore's header)."""
         job = out.job
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(counted(out.configs, "configuration"), style="bold")
