@@ -1,0 +1,82 @@
+"""Where tfx's first pick spills registers, is the fastest pick that does not spill the better one? (session 61)
+
+`tfx explore` marks the rows that spill (``†``) and names the fastest listed row that does not where its top pick
+spills (docs/explore.md, "A top pick that spills"). Spilling rows are priced less surely (their median |error| is
+1.4-2.7x the rest's in bench/accuracy.py), so a user may be tempted to skip a spilling first pick. This prices
+every campaign shape (each campaign's shape apart, its held-out rows, every row at its compiled resources or, with
+``--estimated``, at the model's estimate as tfx explore prices a configuration nobody compiled) and, per family,
+over the shapes whose first pick spills and that have a row that does not, counts how often the fastest
+non-spilling row ran faster than the first pick, and the mean regret (measured over the shape's best - 1) of
+taking either.
+
+    python3 bench/spill_first_policy.py                   # the H200 campaigns, compiled resources
+    python3 bench/spill_first_policy.py --estimated       # the model's registers and spills, as tfx explore has them
+    python3 bench/spill_first_policy.py --hw h100_sxm
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tfx.analysis.measured import Predictor, read_measurements  # noqa: E402
+
+DEVICE_CALIBRATION = {"h200_sxm": ROOT / "calibration" / "h200", "h100_sxm": ROOT / "calibration" / "h100"}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hw", choices=sorted(DEVICE_CALIBRATION), default="h200_sxm")
+    ap.add_argument("--estimated", action="store_true",
+                    help="price and judge spilling by the model's register estimate, not the compiled counts")
+    ap.add_argument("--show", type=float, default=0.05, help="list the shapes where the two regrets differ by more")
+    args = ap.parse_args(argv)
+    rows = []
+    for path in sorted((DEVICE_CALIBRATION[args.hw] / "measured" / "issue15").glob("run*/*.csv")):
+        if "retime" in path.name:
+            continue
+        rows += [(path.parent.name, r) for r in read_measurements(path) if r.notes.get("split") == "heldout"]
+    predictor = Predictor(args.hw)
+    if args.estimated:
+        compared = predictor.compare([replace(r, regs=None, spills=None) for _, r in rows])
+    else:
+        compared = predictor.compare([r for _, r in rows])
+    shapes = defaultdict(list)
+    for (run, r), c in zip(rows, compared):
+        shapes[(r.family, run, r.shape)].append(c)
+    totals = defaultdict(lambda: {"shapes": 0, "better": 0, "worse": 0, "first": 0.0, "unspilled": 0.0})
+    for (family, run, shape), group in sorted(shapes.items()):
+        if len(group) < 3:
+            continue
+        best = min(c.row.measured_ms for c in group)
+        group.sort(key=lambda c: c.predicted_ms)
+        first = group[0]
+        alt = next((c for c in group if not c.spilling), None)
+        if not first.spilling or alt is None:
+            continue
+        r_first, r_alt = first.row.measured_ms / best - 1, alt.row.measured_ms / best - 1
+        t = totals[family]
+        t["shapes"] += 1
+        t["better"] += r_alt < r_first
+        t["worse"] += r_alt > r_first
+        t["first"] += r_first
+        t["unspilled"] += r_alt
+        if abs(r_alt - r_first) > args.show:
+            print(f"  {family} {run} {shape}: the spilling first pick {r_first:.1%} behind the best, the fastest "
+                  f"non-spilling {r_alt:.1%} (predicted {alt.predicted_ms / first.predicted_ms - 1:.1%} slower)")
+    how = "the model's estimated registers and spills" if args.estimated else "compiled registers and spills"
+    print(f"\n{args.hw} campaigns, held-out rows, {how}: where the first pick spills")
+    for family, t in sorted(totals.items()):
+        n = t["shapes"]
+        print(f"  {family}: {n} shapes; the fastest non-spilling pick ran faster in {t['better']}, slower in "
+              f"{t['worse']}; mean regret {t['first'] / n:.1%} (the first pick) -> {t['unspilled'] / n:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
