@@ -46,35 +46,31 @@ def main(argv=None) -> int:
         compared = predictor.compare([replace(r, regs=None, spills=None) for _, r in rows])
     else:
         compared = predictor.compare([r for _, r in rows])
+    from tfx.analysis.measured import figures
+    from tfx.analysis.verdict import spill_first
     shapes = defaultdict(list)
     for (run, r), c in zip(rows, compared):
         shapes[(r.family, run, r.shape)].append(c)
-    totals = defaultdict(lambda: {"shapes": 0, "better": 0, "worse": 0, "first": 0.0, "unspilled": 0.0})
+    # each campaign's shape apart (the verdict's pooled shapes mix campaigns timed on different days)
+    by_family = defaultdict(list)
     for (family, run, shape), group in sorted(shapes.items()):
         if len(group) < 3:
             continue
-        best = min(c.row.measured_ms for c in group)
-        group.sort(key=lambda c: c.predicted_ms)
-        first = group[0]
-        alt = next((c for c in group if not c.spilling), None)
-        if not first.spilling or alt is None:
-            continue
-        r_first, r_alt = first.row.measured_ms / best - 1, alt.row.measured_ms / best - 1
-        t = totals[family]
-        t["shapes"] += 1
-        t["better"] += r_alt < r_first
-        t["worse"] += r_alt > r_first
-        t["first"] += r_first
-        t["unspilled"] += r_alt
-        if abs(r_alt - r_first) > args.show:
-            print(f"  {family} {run} {shape}: the spilling first pick {r_first:.1%} behind the best, the fastest "
-                  f"non-spilling {r_alt:.1%} (predicted {alt.predicted_ms / first.predicted_ms - 1:.1%} slower)")
+        g = figures(family, f"{run} {shape}", group)
+        by_family[family].append(g)
+        if g.unspilled_pick is not None and abs(g.unspilled_regret - g.regret) > args.show:
+            print(f"  {family} {run} {shape}: the spilling first pick {g.regret:.1%} behind the best, the first "
+                  f"non-spilling {g.unspilled_regret:.1%} (predicted "
+                  f"{g.unspilled_pick.predicted_ms / g.top.predicted_ms - 1:.1%} slower)")
     how = "the model's estimated registers and spills" if args.estimated else "compiled registers and spills"
     print(f"\n{args.hw} campaigns, held-out rows, {how}: where the first pick spills")
-    for family, t in sorted(totals.items()):
-        n = t["shapes"]
-        print(f"  {family}: {n} shapes; the fastest non-spilling pick ran faster in {t['better']}, slower in "
-              f"{t['worse']}; mean regret {t['first'] / n:.1%} (the first pick) -> {t['unspilled'] / n:.1%}")
+    for family, figs in sorted(by_family.items()):
+        f = spill_first(figs)
+        if f is None:
+            continue
+        print(f"  {family}: {f.shapes} shapes; the fastest non-spilling pick ran faster in {f.unspilled_faster}, "
+              f"slower in {f.unspilled_slower}; mean regret {f.mean_regret:.1%} (the first pick) -> "
+              f"{f.mean_unspilled_regret:.1%}")
     return 0
 
 

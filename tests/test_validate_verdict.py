@@ -24,6 +24,9 @@ Regret (measured time of the row ranked first / best measured - 1):
 Best of the top three (the best measured among the three rows predicted fastest / best measured - 1):
     A and B have three rows, all of them picks: 0; C's three predicted fastest are the 1.0 (measured
     1.2), the 1.1 (1.0) and the 2.0 (2.0): the best 1.0 is among them: 0. The family's worst: "0.0%".
+Spilling first picks: only C's first pick spills; the first non-spilling row by prediction is its 1.1 (measured
+    1.0, the best): faster than the spilling pick's 1.2, regret 0 against 20%: 1 shape, faster in 1, slower in 0,
+    mean regret "20.0%" against "0.0%".
 Rows apart: spilling C's 1.2 row alone, |e| 16.7%, signed -16.7%. Non-spilling, the other 10:
     |e| 0 0 0 0 0.0476 0.1 0.1 0.1 0.1 0.1: median (0.0476 + 0.1) / 2 = 0.0738 -> "7.4%";
     signed -0.1 -0.0476 0 0 0 0 0.1 0.1 0.1 0.1: median (0 + 0) / 2 = 0 -> "+0.0%".
@@ -73,7 +76,9 @@ def test_the_verdict_text_by_hand():
     assert format_verdict(v) == [
         SUMMARY, DONE_WHEN,
         "     non-spilling rows: 10, median |error| 7.4%, signed +0.0%",
-        "     spilling rows: 1, median |error| 16.7%, signed -16.7%"]
+        "     spilling rows: 1, median |error| 16.7%, signed -16.7%",
+        "     spilling first picks: 1 shape; the first non-spilling pick ran faster in 1, slower in 0; mean regret "
+        "20.0% (the spilling pick) against 0.0%"]
     assert not v.done
 
 
@@ -97,6 +102,12 @@ def test_the_verdict_json_by_hand():
     assert j["spilling_rows"] == {"rows": 1, "median_abs_error": pytest.approx(0.2 / 1.2),
                                   "median_error": pytest.approx(-0.2 / 1.2)}
     assert "within_one_campaign" not in j
+    # C's spilling first pick (measured 1.2, regret 0.2) against its first non-spilling pick (the 1.0, regret 0)
+    assert j["spilling_first_picks"] == {"shapes": 1, "unspilled_faster": 1, "unspilled_slower": 0,
+                                         "mean_regret": pytest.approx(0.2), "mean_unspilled_regret": 0.0}
+    (c_shape,) = [g for g in summarize(compared) if g.shape == "C"]
+    assert c_shape.to_json()["unspilled_pick"] == {"params": {"BM": 16}, "measured_ms": 1.0, "predicted_ms": 1.1,
+                                                   "regret": 0.0}
 
 
 def test_shape_a_alone_is_done_and_a_two_row_shape_is_named_unranked():
@@ -107,6 +118,7 @@ def test_shape_a_alone_is_done_and_a_two_row_shape_is_named_unranked():
     figs = summarize([c for c in _compared() if c.row.shape == "A"])
     v = family_verdict("gemm_bf16", figs)
     assert v.done and v.criteria[1].unranked == ()
+    assert v.spill_first is None and v.to_json()["spilling_first_picks"] is None   # A's first pick does not spill
     d = [Compared(MeasuredRow(SourceLocation("m.csv", 20 + i, 1), GEMM, None, t, {"BM": 16 << i},
                               notes={"family": "gemm_bf16", "shape": "D"}), t, False) for i, t in enumerate((1.0, 2.0))]
     v = family_verdict("gemm_bf16", figs + summarize(d))

@@ -463,6 +463,16 @@ class GroupFigures:
     n_spilling: int
     spilling_median_abs_error: float | None
     spill_ranked_first_wrongly: bool   # a spilling config is ranked first and a non-spilling one is faster
+    # where the top-ranked row spills: the non-spilling row ranked first among those (the pick that skips every
+    # spilling one); None where the top does not spill or every row spills
+    unspilled_pick: Compared | None = None
+
+    @property
+    def unspilled_regret(self) -> float | None:
+        """The regret of ``unspilled_pick`` (its measured time over the best measured - 1); None without one."""
+        if self.unspilled_pick is None:
+            return None
+        return self.unspilled_pick.row.measured_ms / self.best.row.measured_ms - 1
 
     def to_json(self) -> dict:
         return {"family": self.family, "shape": self.shape, "rows": self.n,
@@ -473,7 +483,10 @@ class GroupFigures:
                 "best_measured": {"params": self.best.row.params, "measured_ms": self.best.row.measured_ms,
                                   "predicted_ms": self.best.predicted_ms, "where": str(self.best.row.where)},
                 "spilling_rows": self.n_spilling, "spilling_median_abs_error": self.spilling_median_abs_error,
-                "spilling_ranked_first_wrongly": self.spill_ranked_first_wrongly}
+                "spilling_ranked_first_wrongly": self.spill_ranked_first_wrongly,
+                "unspilled_pick": None if self.unspilled_pick is None else {
+                    "params": self.unspilled_pick.row.params, "measured_ms": self.unspilled_pick.row.measured_ms,
+                    "predicted_ms": self.unspilled_pick.predicted_ms, "regret": self.unspilled_regret}}
 
 
 def figures(family: str, shape: str, rows: list[Compared]) -> GroupFigures:
@@ -492,7 +505,8 @@ def figures(family: str, shape: str, rows: list[Compared]) -> GroupFigures:
         top_picks_regret=min(c.row.measured_ms for c in picks) / best.row.measured_ms - 1,
         top=top, best=best, n_spilling=len(spill),
         spilling_median_abs_error=statistics.median(abs(c.error) for c in spill) if spill else None,
-        spill_ranked_first_wrongly=wrong)
+        spill_ranked_first_wrongly=wrong,
+        unspilled_pick=next((c for c in ranked if not c.spilling), None) if top.spilling else None)
 
 
 def group_key(row: MeasuredRow, shape_params: Iterable[str] | None = None) -> tuple[str, str]:

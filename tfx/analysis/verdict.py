@@ -13,8 +13,10 @@ under a family's shape table) and to JSON by ``FamilyVerdict.to_json`` (``tfx va
        done when: median ok, Spearman >= 0.85 ..., regret <= 10% ..., no spilling first ...
        non-spilling rows: N, median |error| X%, signed Y%
        spilling rows: N, median |error| X%, signed Y%
+       spilling first picks: N shapes; the first non-spilling pick ran faster in A, slower in B; mean regret
+       R% (the spilling pick) against U%
 
-(each on one line; "within one campaign" only where the rows pool several campaigns).
+(each on one line; the last only where a shape's first pick spills beside a row that does not; "within one campaign" only where the rows pool several campaigns).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfx.hw.units import format_correlation, format_percent, format_percent_change, format_plain
+from tfx.hw.units import (format_correlation, format_counted, format_percent, format_percent_change,
+                          format_plain)
 
 # Issue 15 ("rankings you can trust"), its "done when", per family of kernels: the median over
 # its shapes of each shape's median |error| at most 15%, Spearman's rank correlation of predicted
@@ -122,6 +125,35 @@ class CampaignWorst:
 
 
 @dataclass(frozen=True)
+class SpillFirst:
+    """Over the family's shapes whose top-ranked row spills and that have a row that does not: whether skipping the
+    spilling pick for the non-spilling one ranked first (GroupFigures.unspilled_pick) would have picked faster. The
+    "no spilling first" clause counts the shapes where it would; this counts both ways, and the mean regrets."""
+
+    shapes: int
+    unspilled_faster: int         # shapes where the non-spilling pick ran faster than the spilling first pick
+    unspilled_slower: int
+    mean_regret: float            # of the spilling first picks
+    mean_unspilled_regret: float  # of the non-spilling picks
+
+    def to_json(self) -> dict:
+        return {"shapes": self.shapes, "unspilled_faster": self.unspilled_faster,
+                "unspilled_slower": self.unspilled_slower, "mean_regret": self.mean_regret,
+                "mean_unspilled_regret": self.mean_unspilled_regret}
+
+
+def spill_first(figs) -> SpillFirst | None:
+    """SpillFirst over ``figs`` (GroupFigures); None where no shape's top-ranked row spills beside a row that does not."""
+    both = [g for g in figs if g.unspilled_pick is not None]
+    if not both:
+        return None
+    faster = sum(g.unspilled_pick.row.measured_ms < g.top.row.measured_ms for g in both)
+    slower = sum(g.unspilled_pick.row.measured_ms > g.top.row.measured_ms for g in both)
+    return SpillFirst(len(both), faster, slower, statistics.fmean(g.regret for g in both),
+                      statistics.fmean(g.unspilled_regret for g in both))
+
+
+@dataclass(frozen=True)
 class FamilyVerdict:
     """One family's figures over its shapes and issue 15's verdict on them."""
 
@@ -137,6 +169,7 @@ class FamilyVerdict:
     criteria: tuple[Criterion, ...]
     parts: tuple[RowPart, ...] = ()
     within_campaign: CampaignWorst | None = None   # None: not asked (one campaign)
+    spill_first: SpillFirst | None = None          # None: no shape's first pick spills beside one that does not
 
     @property
     def done(self) -> bool:
@@ -153,6 +186,7 @@ class FamilyVerdict:
             out[p.name.replace("-", "_") + "_rows"] = p.to_json()
         if self.within_campaign is not None:
             out["within_one_campaign"] = self.within_campaign.to_json()
+        out["spilling_first_picks"] = None if self.spill_first is None else self.spill_first.to_json()
         return out
 
 
@@ -218,7 +252,7 @@ def family_verdict(family: str, figs, compared=None, campaigns: bool = False) ->
     return FamilyVerdict(family, tuple(figs), o["rows"], o["median_abs_error"], o["median_error"],
                          o["min_spearman"], o["max_regret"], o["max_top_picks_regret"], o["spilling_first_wrongly"],
                          criteria(figs, o),
-                         row_parts(rows), within_campaign(rows) if campaigns else None)
+                         row_parts(rows), within_campaign(rows) if campaigns else None, spill_first(figs))
 
 
 def family_verdicts(figs, compared, campaigns: bool = False) -> list[FamilyVerdict]:
@@ -282,12 +316,21 @@ def part_line(p: RowPart) -> str:
             f"{format_percent_change(p.median_error)}")
 
 
+def spill_first_line(f: SpillFirst) -> str:
+    return (f"     spilling first picks: {format_counted(f.shapes, 'shape')}; the first non-spilling pick ran faster in "
+            f"{f.unspilled_faster}, slower in {f.unspilled_slower}; mean regret {format_percent(f.mean_regret)} "
+            f"(the spilling pick) against {format_percent(f.mean_unspilled_regret)}")
+
+
 def format_verdict(v: FamilyVerdict) -> list[str]:
     """The lines under a family's shape table: the summary, the worst shape within one campaign
-    (where asked), the "done when", the non-spilling and spilling rows."""
+    (where asked), the "done when", the non-spilling and spilling rows, and where a shape's first
+    pick spills beside a row that does not, what skipping it would have picked."""
     lines = [summary_line(v)]
     if v.within_campaign is not None:
         lines.append(campaign_line(v.within_campaign))
     lines.append(criteria_line(v))
     lines += [part_line(p) for p in v.parts]
+    if v.spill_first is not None:
+        lines.append(spill_first_line(v.spill_first))
     return lines
