@@ -55,7 +55,7 @@ ROWS = {("A", 16): (1.0, 1.1, 0), ("A", 32): (2.0, 2.2, 0), ("A", 64): (4.0, 3.6
         ("C", 128): (3.0, 3.0, 0), ("C", 256): (4.0, 4.0, 0)}
 
 SUMMARY = ("  => gemm_bf16: median over shapes of median |error| 4.8%, signed +0.0%; min Spearman +0.50; "
-           "max regret 20.0% (best of the top 3: 0.0%); spilling ranked first wrongly in 1 shapes")
+           "max regret 20.0% (best of the top 3: 0.0%); spilling ranked first wrongly in 1 shape")
 DONE_WHEN = ("     done when: median ok, Spearman >= 0.85 missed in 1 of 3 (B), regret <= 10% missed in 1 of 3 (C), "
              "no spilling first missed in 1 of 3 (C)")
 

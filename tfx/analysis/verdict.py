@@ -272,7 +272,7 @@ def summary_line(v: FamilyVerdict) -> str:
             f"{format_percent_change(v.median_error)}; min Spearman {sp}; max regret "
             f"{format_percent(v.max_regret)} (best of the top {top_picks()}: "
             f"{format_percent(v.max_top_picks_regret)}); "
-            f"spilling ranked first wrongly in {v.spilling_first_wrongly} shapes")
+            f"spilling ranked first wrongly in {format_counted(v.spilling_first_wrongly, 'shape')}")
 
 
 def campaign_line(w: CampaignWorst) -> str:
