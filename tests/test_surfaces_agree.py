@@ -101,6 +101,8 @@ def test_every_surface_reads_one_headline(kernel, capsys):
             # the summary's 'smem ... peak' (memory.peak.smem; 0 where the kernel has none)
             assert row["smem_per_cta"] == head.get("memory.peak.smem", 0), profile
             assert row["regs_per_thread"] == res["regs_per_thread"], profile
+            # the explorer's spill mark (`1†`) is the analysis' spilled words
+            assert row["spilled_registers"] == data["metrics"].get("occupancy.spilled_registers", 0), profile
             assert row["feasible"] == (head["occupancy.blocks_per_sm"] > 0), profile
 
             # tfx occupancy --json on the analysis's resources: the same CTAs per SM and limiter
