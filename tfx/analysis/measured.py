@@ -563,7 +563,7 @@ def format_table(figs: list[GroupFigures], width: int | None = None) -> str:
     numbers = (f"{'rows':>4} {'med|err|':>8} {'med err':>8} {'spearman':>8} "
                f"{'regret':>7} {'top' + str(TOP_PICKS):>6} {'spill':>5} {'spill med|err|':>14}")
     narrow = width is not None and 2 + 18 + 1 + 26 + 1 + len(numbers) > width
-    lines = ([f"  family shape", f"    {numbers}"] if narrow else
+    lines = (["  family shape", f"    {numbers}"] if narrow else
              [f"  {'family':<18} {'shape':<26} " + numbers])
     for g in figs:
         sp = format_correlation(g.spearman) if g.spearman is not None else "-"
