@@ -211,3 +211,46 @@ def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     y = e * (1.0 / tl.sum(e, 1))[:, None]
     tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
 
+
+
+@triton.jit
+def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, GROUP: tl.constexpr):
+    # kernels/gemm_w4a16.tile: mesh cta[cdiv(M, BM), cdiv(N, BN)] swizzle(GROUP_M); K loop STAGES deep. A bf16 [M, K];
+    # W 4-bit [K, N] packed two to a byte along N (uint8 [K, N / 2]: W[k, 2j] the low nibble of byte (k, j), W[k, 2j + 1]
+    # the high), a code c standing for (c - 8) x its scale; W_SCALE bf16 [K / GROUP, N], one scale per GROUP rows of a
+    # column. Each trip dequantizes its W tile in registers (cast, multiply by the broadcast scale) before the bf16 dot.
+    # M, N, K multiples of BLOCK_M, BLOCK_N, BLOCK_K (the campaign's shapes are), BLOCK_K a multiple of GROUP.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_bytes = pid_n * (BLOCK_N // 2) + tl.arange(0, BLOCK_N // 2)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_g = tl.arange(0, BLOCK_K // GROUP)
+    a_ptrs = a_ptr + offs_m[:, None] * K + offs_k[None, :]
+    w_ptrs = w_ptr + offs_k[:, None] * (N // 2) + offs_bytes[None, :]
+    s_ptrs = s_ptr + offs_g[:, None] * N + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs)
+        packed = tl.load(w_ptrs)
+        scale = tl.load(s_ptrs).to(tl.float32)
+        low = (packed & 0xF).to(tl.float32)
+        high = (packed >> 4).to(tl.float32)
+        codes = tl.reshape(tl.join(low, high), (BLOCK_K, BLOCK_N))
+        w = tl.reshape(codes - 8.0, (BLOCK_K // GROUP, GROUP, BLOCK_N)) * scale[:, None, :]
+        w = tl.reshape(w, (BLOCK_K, BLOCK_N)).to(tl.bfloat16)
+        acc = tl.dot(a, w, acc)
+        a_ptrs += BLOCK_K
+        w_ptrs += BLOCK_K * (N // 2)
+        s_ptrs += (BLOCK_K // GROUP) * N
+    c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))
