@@ -1683,15 +1683,17 @@ if SHAPE_SET == "alt71":
     SOFTMAX_SHAPES = [((169984, 8192), "heldout"), ((1474560, 1024), "heldout"),
                       ((74752, 16384), "heldout"), ((20736, 32768), "heldout")]
 
-W4A16_SHAPES = []
-if SHAPE_SET == "w4a16":
-    # session 61: the weight-only 4-bit GEMM (kernels/gemm_w4a16.tile), a shipped kernel no campaign had measured:
+W4A16_SHAPES = W8A16_SHAPES = []
+if SHAPE_SET == "wq":
+    # session 61: the weight-only GEMMs (kernels/gemm_w4a16.tile, 4-bit codes with a scale per 128 rows, and
+    # kernels/gemm_w8a16.tile, fp8 weights with a scale per column), shipped kernels no campaign had measured:
     # decode-like M (16, 64) and a prefill chunk (256, 1024) at transformer-layer N, K. Every shape is held out
-    # (the model was never compared with one), and only this family runs.
+    # (the model was never compared with one), and only these two families run, the 4-bit one first.
     GEMM_BF16_SHAPES = GEMM_FP8_SHAPES = PERSIST_SHAPES = ATTN_SHAPES = DECODE_SHAPES = []
     RMS_SHAPES = SOFTMAX_SHAPES = []
     W4A16_SHAPES = [((16, 4096, 4096), "heldout"), ((16, 14336, 4096), "heldout"), ((16, 4096, 14336), "heldout"),
                     ((64, 28672, 4096), "heldout"), ((256, 4096, 14336), "heldout"), ((1024, 14336, 4096), "heldout")]
+    W8A16_SHAPES = W4A16_SHAPES
     FILES["wq_gemm.csv"] = ["M", "N", "K", "BM", "BN", "BK", "WARPS", "STAGES", "GROUP_M", "ms_graph"]
 
 # a mistyped ACC_SHAPE_SET must not time the main set's launches in its place (a device call is scarce)
@@ -1769,6 +1771,16 @@ def _plan():
         for bm, bn, bk, w, st, g in cfgs:
             p = dict(M=M, N=N, K=K, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=g)
             jobs.append(("wq_gemm.csv", "gemm_w4a16", "kernels/gemm_w4a16.tile", split, seed, f"{M}x{N}x{K}", p))
+    for i, ((M, N, K), split) in enumerate(W8A16_SHAPES):
+        seed = 7500 + 17 * i + SEED_OFFSET
+        rng = random.Random(seed)
+        # the tile file's sweep values; fp8 W tiles of BK x BN B
+        space = ([b for b in (16, 32, 64, 128) if b <= M], (64, 128, 256), (64, 128, 256), (4, 8), (2, 3, 4, 5), (1, 8))
+        cfgs = draw(rng, space, 10, lambda c: c[4] * (2 * c[0] * c[2] + c[2] * c[1]) <= SMEM_LIMIT
+                    and c[0] * c[1] // (32 * c[3]) <= 512)
+        for bm, bn, bk, w, st, g in cfgs:
+            p = dict(M=M, N=N, K=K, BM=bm, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=g)
+            jobs.append(("wq_gemm.csv", "gemm_w8a16", "kernels/gemm_w8a16.tile", split, seed, f"{M}x{N}x{K}", p))
     for bn, bk, w, st in [] if SHAPE_SET != "main" else [(256, 64, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (256, 64, 8, 4), (128, 128, 8, 3),
                           (64, 64, 4, 4), (128, 64, 4, 3), (256, 128, 8, 2)]:
         p = dict(M=480, N=14336, K=8192, BM=128, BN=bn, BK=bk, WARPS=w, STAGES=st, GROUP_M=8,
@@ -1842,7 +1854,7 @@ def compile_key(job):
     if f == "persistent_gemm.csv":
         return ("persistent", p["BM"], p["BN"], p["BK"], p["WARPS"], p["STAGES"], p["NUM_SMS"])
     if f == "wq_gemm.csv":
-        return ("w4a16", p["BM"], p["BN"], p["BK"], p["WARPS"], p["STAGES"], p["GROUP_M"])
+        return (fam, p["BM"], p["BN"], p["BK"], p["WARPS"], p["STAGES"], p["GROUP_M"])
     if f == "attention.csv":
         return ("attn", fam == "attention_causal", p["D"], p["BLOCK_M"], p["BLOCK_N"], p["WARPS"], p["STAGES"])
     if f == "decode.csv":
@@ -1855,7 +1867,8 @@ def compile_key(job):
 # ----------------------------------------------------------------------------------------------
 if not PLAN_ONLY:
     from triton_kernels import (decode_merge_kernel, decode_split_kernel, flash_fwd_kernel, matmul_kernel,
-                                persistent_kernel, rmsnorm_kernel, softmax_kernel, w4a16_kernel)
+                                persistent_kernel, rmsnorm_kernel, softmax_kernel, w4a16_kernel,
+                                w8a16_kernel)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1887,11 +1900,14 @@ def launch(job, bufs, warmup=False):
         M, N, K = p["M"], p["N"], p["K"]
         grid = (cdiv(M, p["BM"]) * cdiv(N, p["BN"]),)
         args = (bufs["A"], bufs["W"], bufs["S"], bufs["C"], M, N, K)
-        kw = dict(BLOCK_M=p["BM"], BLOCK_N=p["BN"], BLOCK_K=p["BK"], GROUP_M=p["GROUP_M"], GROUP=W4A16_GROUP,
+        kw = dict(BLOCK_M=p["BM"], BLOCK_N=p["BN"], BLOCK_K=p["BK"], GROUP_M=p["GROUP_M"],
                   num_warps=p["WARPS"], num_stages=p["STAGES"])
+        kern = w4a16_kernel if fam == "gemm_w4a16" else w8a16_kernel
+        if fam == "gemm_w4a16":
+            kw["GROUP"] = W4A16_GROUP
         if warmup:
-            return [(w4a16_kernel.warmup(*args, **kw, grid=grid), p["WARPS"])]
-        w4a16_kernel[grid](*args, **kw)
+            return [(kern.warmup(*args, **kw, grid=grid), p["WARPS"])]
+        kern[grid](*args, **kw)
         return None
     if f == "attention.csv":
         B, H, S, D = p["B"], p["H"], p["S"], p["D"]
@@ -1965,13 +1981,17 @@ def make_bufs(job, tiny=False):
         Bt = rnd(N, K, dtype=dt) if p.get("layout", "kn") == "nk" else rnd(K, N, dtype=dt)
         C = torch.empty(64 if tiny else M * N, device=dev, dtype=bf)
         return {"A": A, "B": Bt, "C": C}
-    if f == "wq_gemm.csv":
+    if f == "wq_gemm.csv" and fam == "gemm_w4a16":
         M, N, K = p["M"], p["N"], p["K"]
         if tiny:
             W = torch.zeros(64, device=dev, dtype=torch.uint8)
         else:
             W = torch.randint(0, 256, (K, N // 2), device=dev, dtype=torch.uint8, generator=gen)
         return {"A": rnd(M, K), "W": W, "S": rnd(K // W4A16_GROUP, N, scale=0.02),
+                "C": torch.empty(64 if tiny else M * N, device=dev, dtype=bf)}
+    if f == "wq_gemm.csv":     # gemm_w8a16: fp8 weights, a bf16 scale a column
+        M, N, K = p["M"], p["N"], p["K"]
+        return {"A": rnd(M, K), "W": rnd(K, N, dtype=torch.float8_e4m3fn), "S": rnd(1, N, scale=0.02),
                 "C": torch.empty(64 if tiny else M * N, device=dev, dtype=bf)}
     if f == "attention.csv":
         B, H, S, D = p["B"], p["H"], p["S"], p["D"]
@@ -1991,6 +2011,8 @@ def make_bufs(job, tiny=False):
 
 def reference(job, bufs):
     f, fam, _, _, _, _, p = job
+    if f == "wq_gemm.csv" and fam == "gemm_w8a16":
+        return ((bufs["A"].float() @ bufs["W"].float()) * bufs["S"].float()).reshape(-1)
     if f == "wq_gemm.csv":
         # W[k, 2j] the low nibble of byte (k, j), W[k, 2j + 1] the high; code c stands for (c - 8) x its group's scale
         Wp = bufs["W"]

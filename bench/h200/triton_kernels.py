@@ -254,3 +254,35 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLO
         s_ptrs += (BLOCK_K // GROUP) * N
     c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def w8a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # kernels/gemm_w8a16.tile: mesh cta[cdiv(M, BM), cdiv(N, BN)] swizzle(GROUP_M); K loop STAGES deep. A bf16 [M, K],
+    # W fp8 e4m3 [K, N] converted to bf16 in registers before the bf16 dot, W_SCALE bf16 [1, N] (one scale a column)
+    # applied to the bf16 output tile. M, N, K multiples of BLOCK_M, BLOCK_N, BLOCK_K (the campaign's shapes are).
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * K + offs_k[None, :]
+    w_ptrs = w_ptr + offs_k[:, None] * N + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs)
+        w = tl.load(w_ptrs).to(tl.bfloat16)
+        acc = tl.dot(a, w, acc)
+        a_ptrs += BLOCK_K
+        w_ptrs += BLOCK_K * N
+    scale = tl.load(s_ptr + offs_n)
+    c = acc.to(tl.bfloat16) * scale[None, :]
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], c.to(c_ptr.dtype.element_ty))
