@@ -70,11 +70,11 @@ def test_analyze_json_says_why_a_launch_is_latency_bound(capsys):
 
 def test_simulate_names_latency_where_its_busiest_engine_idles_most_of_the_waves(capsys):
     """gemm_w4a16.tile at its defaults (M 16, N = K = 4096, 16x128x128 tiles): each trip's int4
-    weights are dequantized (a cast and a mul waiting on the load) before the mma can start, so
-    the simulated CTA waits on those dependencies far longer than any engine works. The busiest
-    engine (smem) is busy under half the waves' makespan (pipeline_efficiency < 0.5): the bound is
-    latency, as the prediction's, not the idle engine's name. The rule is the ratio itself:
-    efficiency = smem busy / waves' makespan, and the bound flips to latency below one half."""
+    weights are copied to registers and dequantized (a cast and a mul) after their load lands and before the mma
+    can start, so the simulated CTA waits on those dependencies longer than any engine works. The busiest engine
+    (smem) is busy under half the waves' makespan (pipeline_efficiency < 0.5): the bound is latency, as the
+    prediction's, not the idle engine's name. The rule is the ratio itself: efficiency = smem busy / waves'
+    makespan, and the bound flips to latency below one half."""
     assert main(["simulate", str(bundled_kernel("gemm_w4a16.tile")), "--hw", "h200_sxm", "--json",
                  "--no-events"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -502,7 +502,9 @@ def _copy_engine(s: _RunState):
                 dfree = (dfree if dfree > cs else cs) + dsum
                 end = dfree + lat
             else:
-                end = dfree + lat
+                # an on-chip copy (no descriptor: tfx.sim.lower): no DRAM server, no memory latency; its port
+                # time (sm, below) is its duration
+                end = now
             dram[srv] = dfree
             occ[COPY] += end - now
             busy[key] = cs

@@ -72,7 +72,7 @@ class OpInfo:
     reads: tuple              # names (values and tensors) it reads
     writes: tuple             # names it writes
     view: bool = False        # free alias, no command
-    descs: tuple = ()         # copy: ns of each DMA descriptor (contiguous runs);
+    descs: tuple = ()         # copy: ns of each DMA descriptor (contiguous runs; none for an on-chip copy);
                               # link: (latency ns, 1 for the inbound direction (recv) else 0)
     is_load: bool = False     # reads global memory: completion waits out the memory latency
     rows: int = 1             # rows of its result tile (composite streaming granularity)
@@ -215,7 +215,11 @@ class Lowering:
         if smem:
             work["smem"] = smem
         is_load = engine == COPY and bool(d.global_loads)
-        descs = (self._descriptors(node, ns) if engine == COPY else
+        # a copy between on-chip levels (shared memory to registers: ld.shared; a PE's scratchpad to its registers)
+        # moves no global byte: no DMA descriptor, so it neither queues at the DRAM server nor waits out the
+        # memory latency, only its on-chip port time (``smem``)
+        on_chip = engine == COPY and not (d.global_loads or d.l2 or d.dram)
+        descs = (() if on_chip else self._descriptors(node, ns) if engine == COPY else
                  (ceil_ns(d.link_latency), int(code == "recv")) if engine == LINK else ())
         inf = OpInfo(self.label_id(node.label), node.label, engine, ns, smem, reads, writes,
                      descs=descs, is_load=is_load, rows=self._rows(op), work=work,
