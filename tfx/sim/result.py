@@ -14,7 +14,7 @@ from tfx.sim.lower import COPY, ENGINE_NAMES
 LATENCY_BOUND_EFFICIENCY = 0.5
 # Where the analysis names latency, the simulation names an engine instead only where that engine is busy
 # through nearly all of its waves, as a pipelined launch's bottleneck is past its fill and drain (the shipped
-# engine-bound kernels run theirs 92-99% busy: copy, decode, the GEMMs)
+# engine-bound kernels run theirs 80-99% busy, all but softmax past 90%: copy, decode, the GEMMs)
 ENGINE_BOUND_EFFICIENCY = 0.9
 
 
