@@ -149,6 +149,20 @@ def triton_attention_rows(profile):
     return out
 
 
+def campaign_rows(hw="h200_sxm", split="heldout", runs=None):
+    """(campaign folder, MeasuredRow) of every issue 15 row measured on ``hw``'s device
+    (DEVICE_CALIBRATION), in file order: ``split`` "heldout", "tune" or "all"; ``runs`` the
+    campaign folders to keep (None: every one). The re-timed copies (``*retime*``) are left out."""
+    from tfx.analysis.measured import read_measurements
+    out = []
+    for path in sorted((DEVICE_CALIBRATION[hw] / "measured" / "issue15").glob("run*/*.csv")):
+        if "retime" in path.name or (runs and path.parent.name not in runs):
+            continue
+        out += [(path.parent.name, r) for r in read_measurements(path)
+                if split == "all" or r.notes.get("split") == split]
+    return out
+
+
 def measured_families(split="heldout", only=None, runs=None, local_bytes=False, estimated_regs=False,
                       hw="h200_sxm", estimated_smem=False):
     """Per family and shape on the issue 15 truth (tfx.analysis.measured: the figures
@@ -161,17 +175,12 @@ def measured_families(split="heldout", only=None, runs=None, local_bytes=False, 
     compiled count. ``estimated_smem``: the shared memory estimated as well (section 5's peak,
     Triton's pipeline buffers: tfx.analysis.smem_buffers), every resource as `tfx explore` has it. ``hw``: the device whose campaigns are read (DEVICE_CALIBRATION); each row is
     priced on its own ``profile`` column, which names that device's profile."""
-    from tfx.analysis.measured import Predictor, format_table, read_measurements, summarize
+    from tfx.analysis.measured import Predictor, format_table, summarize
     if hw not in DEVICE_CALIBRATION:
         raise TfxError(f"no issue 15 campaigns measured on {hw!r} (measured: {', '.join(DEVICE_CALIBRATION)})",
                        where="--hw")
     where_measured = DEVICE_CALIBRATION[hw] / "measured" / "issue15"
-    rows = []
-    for path in sorted(where_measured.glob("run*/*.csv")):
-        if "retime" in path.name or (runs and path.parent.name not in runs):
-            continue
-        rows += [r for r in read_measurements(path)
-                 if (split == "all" or r.notes.get("split") == split) and (not only or r.family in only)]
+    rows = [r for _, r in campaign_rows(hw, split, runs) if not only or r.family in only]
     if local_bytes:
         sys.path.insert(0, str(ROOT / "bench"))
         from row_local_bytes import Missing, with_local_bytes

@@ -24,9 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tfx.analysis.measured import Predictor, read_measurements  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
 
-DEVICE_CALIBRATION = {"h200_sxm": ROOT / "calibration" / "h200", "h100_sxm": ROOT / "calibration" / "h100"}
+from accuracy import DEVICE_CALIBRATION, campaign_rows  # noqa: E402
+from tfx.analysis.measured import Predictor  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -36,11 +37,7 @@ def main(argv=None) -> int:
                     help="price and judge spilling by the model's register estimate, not the compiled counts")
     ap.add_argument("--show", type=float, default=0.05, help="list the shapes where the two regrets differ by more")
     args = ap.parse_args(argv)
-    rows = []
-    for path in sorted((DEVICE_CALIBRATION[args.hw] / "measured" / "issue15").glob("run*/*.csv")):
-        if "retime" in path.name:
-            continue
-        rows += [(path.parent.name, r) for r in read_measurements(path) if r.notes.get("split") == "heldout"]
+    rows = campaign_rows(args.hw, "heldout")
     predictor = Predictor(args.hw)
     if args.estimated:
         compared = predictor.compare([replace(r, regs=None, spills=None) for _, r in rows])

@@ -21,19 +21,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tfx.analysis.measured import Predictor, read_measurements  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
 
-DEVICE_CALIBRATION = {"h200_sxm": ROOT / "calibration" / "h200", "h100_sxm": ROOT / "calibration" / "h100"}
+from accuracy import DEVICE_CALIBRATION, campaign_rows  # noqa: E402
+from tfx.analysis.measured import Predictor  # noqa: E402
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hw", choices=sorted(DEVICE_CALIBRATION), default="h200_sxm")
     args = ap.parse_args(argv)
-    rows = []
-    for path in sorted((DEVICE_CALIBRATION[args.hw] / "measured" / "issue15").glob("run*/*.csv")):
-        if "retime" not in path.name:
-            rows += [r for r in read_measurements(path) if r.spills is not None]
+    rows = [r for _, r in campaign_rows(args.hw, "all") if r.spills is not None]
     predictor = Predictor(args.hw)
     counts = defaultdict(lambda: [0, 0, 0, 0])     # both, estimate only, compiler only, neither
     for r in rows:

@@ -212,6 +212,19 @@ def softmax_kernel(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     tl.store(Y + offs, y.to(Y.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """(pid_m, pid_n) of this CTA in the grouped launch order (matmul_kernel's, kernels/*.tile's swizzle(GROUP_M)):
+    GROUP_M tile rows a group, the group's column-major walk."""
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    return first_pid_m + ((pid % num_pid_in_group) % group_size_m), (pid % num_pid_in_group) // group_size_m
+
 
 @triton.jit
 def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -221,15 +234,7 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLO
     # the high), a code c standing for (c - 8) x its scale; W_SCALE bf16 [K / GROUP, N], one scale per GROUP rows of a
     # column. Each trip dequantizes its W tile in registers (cast, multiply by the broadcast scale) before the bf16 dot.
     # M, N, K multiples of BLOCK_M, BLOCK_N, BLOCK_K (the campaign's shapes are), BLOCK_K a multiple of GROUP.
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_k = tl.arange(0, BLOCK_K)
     offs_bytes = pid_n * (BLOCK_N // 2) + tl.arange(0, BLOCK_N // 2)
@@ -262,15 +267,7 @@ def w8a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLO
     # kernels/gemm_w8a16.tile: mesh cta[cdiv(M, BM), cdiv(N, BN)] swizzle(GROUP_M); K loop STAGES deep. A bf16 [M, K],
     # W fp8 e4m3 [K, N] converted to bf16 in registers before the bf16 dot, W_SCALE bf16 [1, N] (one scale a column)
     # applied to the bf16 output tile. M, N, K multiples of BLOCK_M, BLOCK_N, BLOCK_K (the campaign's shapes are).
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
