@@ -20,7 +20,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 sys.path.insert(0, str(ROOT / "bench"))
 
 from accuracy import DEVICE_CALIBRATION, campaign_rows  # noqa: E402
