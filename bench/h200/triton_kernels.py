@@ -239,24 +239,27 @@ def w4a16_kernel(a_ptr, w_ptr, s_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLO
     offs_k = tl.arange(0, BLOCK_K)
     offs_bytes = pid_n * (BLOCK_N // 2) + tl.arange(0, BLOCK_N // 2)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_g = tl.arange(0, BLOCK_K // GROUP)
     a_ptrs = a_ptr + offs_m[:, None] * K + offs_k[None, :]
     w_ptrs = w_ptr + offs_k[:, None] * (N // 2) + offs_bytes[None, :]
-    s_ptrs = s_ptr + offs_g[:, None] * N + offs_n[None, :]
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = tl.load(a_ptrs)
         packed = tl.load(w_ptrs)
-        scale = tl.load(s_ptrs).to(tl.float32)
         low = (packed & 0xF).to(tl.float32)
         high = (packed >> 4).to(tl.float32)
-        codes = tl.reshape(tl.join(low, high), (BLOCK_K, BLOCK_N))
-        w = tl.reshape(codes - 8.0, (BLOCK_K // GROUP, GROUP, BLOCK_N)) * scale[:, None, :]
-        w = tl.reshape(w, (BLOCK_K, BLOCK_N)).to(tl.bfloat16)
+        codes = tl.reshape(tl.join(low, high), (BLOCK_K, BLOCK_N)) - 8.0
+        if BLOCK_K == GROUP:
+            # one scale row a trip (no arange of one element)
+            scale = tl.load(s_ptr + k * N + offs_n).to(tl.float32)
+            w = (codes * scale[None, :]).to(tl.bfloat16)
+        else:
+            offs_g = k * (BLOCK_K // GROUP) + tl.arange(0, BLOCK_K // GROUP)
+            scale = tl.load(s_ptr + offs_g[:, None] * N + offs_n[None, :]).to(tl.float32)
+            w = tl.reshape(tl.reshape(codes, (BLOCK_K // GROUP, GROUP, BLOCK_N)) * scale[:, None, :],
+                           (BLOCK_K, BLOCK_N)).to(tl.bfloat16)
         acc = tl.dot(a, w, acc)
         a_ptrs += BLOCK_K
         w_ptrs += BLOCK_K * (N // 2)
-        s_ptrs += (BLOCK_K // GROUP) * N
     c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))
 
