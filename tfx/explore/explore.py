@@ -82,10 +82,15 @@ class ExploreResult:
         return any(e.get("spilled_registers") for e in (*self.top, *self.pareto))
 
     @property
+    def first_spills(self) -> bool:
+        """Whether the top pick spills registers."""
+        return bool(self.top and self.top[0].get("spilled_registers"))
+
+    @property
     def best_unspilled(self) -> tuple | None:
         """Where the top pick spills: (rank, slower by) of the fastest row of the top table that does not
         (``best_unspilled``); None otherwise, or where every row spills."""
-        return best_unspilled(self.top) if self.top and self.top[0].get("spilled_registers") else None
+        return best_unspilled(self.top) if self.first_spills else None
 
     @property
     def configs_per_second(self) -> float:
@@ -131,7 +136,7 @@ class ExploreResult:
         if not self.spilling:
             return ""
         from tfx.present.formatting import spilling_sentence
-        return spilling_sentence(bool(self.top and self.top[0].get("spilled_registers")), self.best_unspilled)
+        return spilling_sentence(self.first_spills, self.best_unspilled)
 
     def _spilling_json(self) -> dict | None:
         """JSON's ``spilling``: the fastest row that does not spill where the top pick does, and the line under

@@ -276,11 +276,16 @@ def unmeasured_sentence(values, marked: bool = False, checked: tuple | None = No
     return ""
 
 
-def rank_cell(i: int, entry: dict) -> str:
-    """A top table's rank: ``≈`` where the row is in the near tie, ``?`` where it sets values no campaign
-    timed, ``†`` where it spills registers (tfx explore's text, the Explore pane)."""
-    return (f"{i}{'≈' if entry.get('near_tie') else ''}{'?' if entry.get('unmeasured') else ''}"
+def rank_marks(entry: dict) -> str:
+    """A listed row's marks: ``≈`` where the row is in the near tie, ``?`` where it sets values no campaign
+    timed, ``†`` where it spills registers (a frontier row outside the top table has these alone)."""
+    return (f"{'≈' if entry.get('near_tie') else ''}{'?' if entry.get('unmeasured') else ''}"
             f"{'†' if entry.get('spilled_registers') else ''}")
+
+
+def rank_cell(i: int, entry: dict) -> str:
+    """A top table's rank and its marks (``rank_marks``; tfx explore's text, the Explore pane)."""
+    return f"{i}{rank_marks(entry)}"
 
 
 def gap_percent(gap) -> str:

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from tfx.tui.canvas import BrailleCanvas
 from tfx.present.formatting import (allocation, compiled_as, count, counted, nbytes as fmt_bytes, ns as fmt_ns,
-                                    rank_cell, unmeasured_sentence)
+                                    rank_cell, rank_marks, unmeasured_sentence)
 
 # layers: 0 feasible configuration, 1 frontier, 2 current configuration, 3 the table's row
 LAYER_STYLE = {0: "blue", 1: "bold green", 2: "bold magenta", 3: "bold reverse yellow"}
@@ -295,8 +295,7 @@ class ExplorePane(Vertical):
         # ?: values no campaign timed (the status's line under the near tie)
         rows = [dict(e, rank=rank_cell(i + 1, e)) for i, e in enumerate(out.top)]
         # †: a row that spills registers (the status's line under them)
-        rows += [dict(e, rank=("?" if e.get("unmeasured") else "") + ("†" if e.get("spilled_registers") else ""))
-                 for e in out.pareto if e["index"] not in top_ids]
+        rows += [dict(e, rank=rank_marks(e)) for e in out.pareto if e["index"] not in top_ids]
         self.rows = rows
         t = self.query_one(TopTable)
         cursor = t.cursor_row
