@@ -88,6 +88,22 @@ MEASURED_VALUES = {
         'flash_prefill.tile': None,  # the h200_sxm lists
         'gemm.tile': None,  # the h200_sxm lists
         'gemm_fp8.tile': None,  # the h200_sxm lists
+        'gemm_w4a16.tile': {
+            'BK': (128, 256),
+            'BM': (16, 32, 64, 128),
+            'BN': (64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (2, 3, 4, 5),
+            'WARPS': (4, 8),
+        },
+        'gemm_w8a16.tile': {
+            'BK': (64, 128, 256),
+            'BM': (16, 32, 64, 128),
+            'BN': (64, 128, 256),
+            'GROUP_M': (1, 8),
+            'STAGES': (2, 3, 4, 5),
+            'WARPS': (4, 8),
+        },
         'gqa_decode.tile': None,  # the h200_sxm lists
         'persistent_gemm.tile': None,  # the h200_sxm lists
         'rmsnorm.tile': None,  # the h200_sxm lists
