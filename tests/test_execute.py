@@ -44,6 +44,15 @@ def test_float_to_int_truncates_and_saturates():
     assert got.tolist() == [2, -2, 127, -128, 0]
 
 
+def test_int4_codes_saturate_from_floats_and_wrap_from_integers():
+    """int4 holds -8..7 (a 4-bit two's-complement code, stored in int8): floats truncate and saturate
+    (7.9 -> 7, -9.5 -> -8, 100 -> 7); integers keep their low 4 bits: 8 = 0b1000 -> -8, -9 = ...10111 -> 7,
+    23 = 0b1_0111 -> 7; 3 and -8 are codes already."""
+    assert round_to(DType.INT4, np.array([7.9, -9.5, 100.0])).tolist() == [7, -8, 7]
+    got = round_to(DType.INT4, np.array([8, -9, 23, 3, -8]))
+    assert got.tolist() == [-8, 7, 7, 3, -8] and got.dtype == np.int8
+
+
 # ---------------------------------------------------------------- ops
 
 MMA = """

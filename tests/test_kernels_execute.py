@@ -395,8 +395,8 @@ def test_moe_grouped_with_runtime_group_starts(sizes, starts):
     {"M": 20, "N": 96, "K": 384, "BM": 16, "BN": 64, "BK": 128},
 ])
 def test_gemm_w4a16_with_group_scales(sizes):
-    """C = A @ (W x its group scale repeated over the group's 128 K rows): 4-bit weights
-    (inputs rounded to fp4 e2m1), bf16 activations and scales, f32 accumulation, bf16 output."""
+    """C = A @ (W x its group scale repeated over the group's 128 K rows): int4 weight codes
+    (uniform in -8..7), bf16 activations and scales, f32 accumulation, bf16 output."""
     run_and_check("kernels/gemm_w4a16.tile", None, sizes,
                   lambda x, p: {"C": x["A"] @ (x["W"] * np.repeat(x["W_SCALE"], 128, axis=0))})
 

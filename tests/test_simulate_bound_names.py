@@ -69,18 +69,19 @@ def test_analyze_json_says_why_a_launch_is_latency_bound(capsys):
 
 
 def test_simulate_names_latency_where_its_busiest_engine_idles_most_of_the_waves(capsys):
-    """gemm_w4a16.tile at its defaults (M 16, N = K = 4096, 16x128x128 tiles): each trip's int4
-    weights are copied to registers and dequantized (a cast and a mul) after their load lands and before the mma
-    can start, so the simulated CTA waits on those dependencies longer than any engine works. The busiest engine
-    (smem) is busy under half the waves' makespan (pipeline_efficiency < 0.5): the bound is latency, as the
-    prediction's, not the idle engine's name. The rule is the ratio itself: efficiency = smem busy / waves'
-    makespan, and the bound flips to latency below one half."""
-    assert main(["simulate", str(bundled_kernel("gemm_w4a16.tile")), "--hw", "h200_sxm", "--json",
-                 "--no-events"]) == 0
+    """gemm_w4a16.tile at M 16, N = K = 4096 with 16x64x128 tiles and 2 stages: each trip's int4 weights are copied
+    to registers and dequantized (a cast and a mul) after their load lands and before the mma can start, so the
+    simulated CTA waits on those dependencies longer than any engine works. Its busiest engine is the special-function
+    unit, which runs the cast's conversions (one I2F a weight, compute.special.int_to_float): 128 x 64 = 8,192 a trip
+    at 16 a cycle = 512 cycles / 1.98 GHz = 258.6 ns, 259 ns in whole ns, x 32 trips = 8,288 ns, against a makespan
+    of more than twice that (pipeline_efficiency < 0.5): the bound is latency, as the prediction's, not the idle
+    engine's name. The rule is the ratio itself: efficiency = special busy / waves' makespan, latency below one half."""
+    assert main(["simulate", str(bundled_kernel("gemm_w4a16.tile")), "--hw", "h200_sxm", "--set", "BN=64,STAGES=2",
+                 "--json", "--no-events"]) == 0
     data = json.loads(capsys.readouterr().out)
     (launch,) = data["launches"]
     busiest = data["bottleneck_engine"]
-    assert busiest == "smem"
+    assert busiest == "special" and data["engines"]["special"]["busy_ns"] == 32 * 259
     efficiency = data["engines"][busiest]["busy_ns"] / launch["makespan_ns"]
     assert abs(data["pipeline_efficiency"] - efficiency) < 1e-5 and efficiency < 0.5
     # the analysis names latency too (its bound engine is not the simulator's busiest)
@@ -89,18 +90,20 @@ def test_simulate_names_latency_where_its_busiest_engine_idles_most_of_the_waves
     assert data["bound_by"] == "latency"
 
 
-
 def test_an_engine_under_saturation_does_not_contradict_the_analysis_latency(capsys):
-    """gemm_w8a16.tile at its defaults: the analysis prices it latency-bound (its round's mma chain past the
-    engines' work, bound engine tensor); the simulator's busiest engine is smem, busy about half of the waves
-    (0.5 <= efficiency < ENGINE_BOUND_EFFICIENCY = 0.9): not the saturation an engine-bound pipeline shows past
-    its fill and drain, so the simulator names latency too rather than smem."""
+    """gemm_w8a16.tile at its defaults (16x128x128 tiles, 32 trips): the analysis prices it latency-bound (its
+    round's mma chain past the engines' work, bound engine tensor); the simulator's busiest engine is the
+    special-function unit, holding the fp8 -> bf16 cast's F2F.BF16.F16 a weight (compute.special.fp8_to_bf16):
+    128 x 128 = 16,384 a trip / 16 a cycle = 1,024 cycles / 1.98 GHz = 517.2 ns, 518 in whole ns, x 32 = 16,576 ns,
+    busy about 0.62 of the waves (0.5 <= efficiency < ENGINE_BOUND_EFFICIENCY = 0.9): not the saturation an
+    engine-bound pipeline shows past its fill and drain, so the simulator names latency too."""
     from tfx.sim.result import ENGINE_BOUND_EFFICIENCY, LATENCY_BOUND_EFFICIENCY
     assert main(["simulate", str(bundled_kernel("gemm_w8a16.tile")), "--hw", "h200_sxm", "--json",
                  "--no-events"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["analysis"]["performance.bound_by"] == "latency"
-    assert data["bottleneck_engine"] == "smem" != data["analysis"]["performance.bound_engine"]
+    assert data["bottleneck_engine"] == "special" != data["analysis"]["performance.bound_engine"]
+    assert data["engines"]["special"]["busy_ns"] == 32 * 518
     assert LATENCY_BOUND_EFFICIENCY <= data["pipeline_efficiency"] < ENGINE_BOUND_EFFICIENCY
     assert data["bound_by"] == "latency"
 

@@ -25,6 +25,7 @@ from tfx.ir.types import TileType
 from tfx.ir.verify import KernelInfo
 from tfx.analysis import mma_layout, mma_path
 from tfx.analysis.mma_layout import SHARED_LEVEL
+from tfx.analysis.roofline import unit_conversions
 from tfx.analysis.numbers import (cdiv, combine_precision, emax, emin, floor_sum, is_array, nbytes,
                                   ratio, where)
 
@@ -682,7 +683,14 @@ class Counter:
             out_type = result_type
             elems = tiles[0].elements
             unit = "special" if code in opcat.SPECIAL else "vector"
-            add(("flops", tiles[0].type.dtype.text, unit), elems)
+            converts = (unit_conversions(self.profile, tiles[0].type.dtype.text, result_type.dtype.text)
+                        if code == "cast" and self.profile is not None else None)
+            if converts is not None:
+                # a cast the code generator lowers to the XU's type conversions (I2F, F2F), which
+                # hold the special-function unit as an exp2 does, at its f32 rate
+                add(("flops", "f32", "special"), elems * converts)
+            else:
+                add(("flops", tiles[0].type.dtype.text, unit), elems)
             for v in tiles:
                 add(("traffic", v.type.level, "read"), v.nbytes)
             res = ValueInfo(out_type, out_dims, frozenset(deps))

@@ -61,13 +61,32 @@ COMPUTE_UNITS = ("tensor", "vector", "special")
 
 # the dtype whose rate a vector/special unit computes another at (rate_dtype)
 _RATE_DTYPES = {"fp8e4m3": "f16", "fp8e5m2": "f16", "fp4e2m1": "f16", "tf32": "f32", "int8": "int32",
-                "bool": "int32"}
+                "int4": "int32", "bool": "int32"}
 
 
 def rate_dtype(dtype: str) -> str:
     """The dtype whose rate a vector/special unit computes ``dtype`` at: narrow floats at the
     f16/bf16 rate, ints at the int32 rate (tensor cores have a rate per dtype)."""
     return _RATE_DTYPES.get(dtype, dtype)
+
+
+def unit_conversions(profile, src: str, dst: str):
+    """Conversion instructions per element a cast from ``src`` to ``dst`` runs on the special-function
+    unit (the GPU's XU, which also converts types), or None where the profile states none for this
+    pair and the cast is vector work: ``compute.special.int_to_float`` for an integer source and a
+    float result (I2F), ``compute.special.fp8_to_bf16`` for fp8 to bf16 (F2F.BF16.F16 after the
+    paired fp8 -> f16 conversion, PTX's only fp8 destination on sm_90)."""
+    from tfx.ir.types import DTYPES
+    s, d = DTYPES.get(src), DTYPES.get(dst)
+    if s is None or d is None or not d.is_float:
+        return None
+    if s.family == "int":
+        key = "compute.special.int_to_float"
+    elif src in ("fp8e4m3", "fp8e5m2") and dst == "bf16":
+        key = "compute.special.fp8_to_bf16"
+    else:
+        return None
+    return profile.get(key, None)
 
 
 # Operand dtypes whose mma runs as CUDA-core / vector-unit FMAs where the profile states no

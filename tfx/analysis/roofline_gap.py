@@ -172,9 +172,11 @@ def attribute(launches, predicted_ns, ideal_ns, roofline=None) -> RooflineGap | 
             # a straight body's first full wave, its CTAs started together, in lock step past a
             # batch's time (the waves line's; the engines' terms price every wave at a batch's)
             sums["first wave in lock step"] = sums.get("first wave in lock step", 0.0) + float(first)
-        tail = tail_excess_ns(lt)
+        tail = min(tail_excess_ns(lt), gap - sum(sums.values()))
         if tail > 0:
-            # named apart from the breakdown's "tail wave" (the whole tail): this is its excess only
+            # named apart from the breakdown's "tail wave" (the whole tail): this is its excess only,
+            # at most what the gap leaves (a roofline that spreads a short launch's special-function
+            # work over every SM already holds part of the idle SMs' share)
             sums["tail-wave excess"] = sums.get("tail-wave excess", 0.0) + tail
     # last: the named waits inside the waves (a load wait, a pipeline's depth) and the rates of
     # the work in the chain are part of these; each takes at most what the gap still leaves

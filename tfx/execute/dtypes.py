@@ -5,8 +5,8 @@ the value's dtype: float types narrower than 32 bits (bf16, f16, fp8, fp4) and
 tf32 are held in float32 after rounding to the nearest value of the dtype
 (round to nearest even, saturating to the largest finite value where the format
 has no infinity, as the hardware converters do); f64 in float64; integers in
-their own width (int8, int32, int64), so arithmetic wraps as on the device;
-bool as numpy bool. The narrow float formats come from ml_dtypes, which
+their own width (int8, int32, int64; int4 in int8, wrapped to -8..7), so
+arithmetic wraps as on the device; bool as numpy bool. The narrow float formats come from ml_dtypes, which
 implements them bit-exactly (the same library JAX and TensorFlow use).
 """
 
@@ -26,7 +26,9 @@ _NARROW = {
     DType.FP4E2M1: ml_dtypes.float4_e2m1fn,
 }
 
-_INTS = {"int8": np.int8, "int32": np.int32, "int64": np.int64, "i64": np.int64}
+_INTS = {"int4": np.int8, "int8": np.int8, "int32": np.int32, "int64": np.int64, "i64": np.int64}
+# int4 is held in int8; its own range is -8..7 (a 4-bit two's-complement code)
+_INT4_RANGE = (-8, 7)
 
 # Machine epsilon (distance from 1 to the next value) of each float format:
 # 2^-(explicit mantissa bits).
@@ -93,8 +95,11 @@ def round_to(dtype: DType, x) -> np.ndarray:
     if dtype.family == "bool":
         return x != 0
     target = storage(dtype)
+    lo, hi = _INT4_RANGE if dtype == DType.INT4 else (np.iinfo(target).min, np.iinfo(target).max)
     if x.dtype.kind == "f":
-        info = np.iinfo(target)
         t = np.trunc(np.nan_to_num(x, nan=0.0))
-        return np.clip(t, info.min, info.max).astype(target)
+        return np.clip(t, lo, hi).astype(target)
+    if dtype == DType.INT4:
+        # integers wrap to their low 4 bits, as a packed code does
+        return ((x.astype(np.int64) - lo) % 16 + lo).astype(target)
     return x.astype(target)

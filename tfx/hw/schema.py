@@ -121,10 +121,20 @@ _OCCUPANCY_BYTES = {"smem_per_sm", "smem_per_block_optin", "smem_alloc_unit",
                     "reserved_smem_per_block"}
 
 
-def _compute_unit(doc: str, with_instruction_shape: bool) -> TableSpec:
+def _compute_unit(doc: str, with_instruction_shape: bool, conversions: bool = False) -> TableSpec:
     fields: dict[str, Spec] = {
         "scope": TextSpec("hierarchy level that owns one engine (sm, pe)"),
     }
+    if conversions:
+        # casts the code generator lowers onto this unit (the GPU's XU also converts types);
+        # a cast with no fact here is priced as vector work
+        fields["int_to_float"] = FactSpec(
+            "count", "positive", "conversion instructions this unit runs per element of a cast from an "
+                                 "integer type (int4, int8, int32) to a float (I2F: the XU's type conversions)")
+        fields["fp8_to_bf16"] = FactSpec(
+            "count", "positive", "conversion instructions this unit runs per element of a cast from fp8 to "
+                                 "bf16 (where no instruction converts fp8 to bf16 directly: fp8 -> f16 in pairs "
+                                 "on the ALU, then f16 -> bf16 one element an instruction here)")
     for dtype in COMPUTE_DTYPES:
         fields[dtype] = FactSpec("flop_per_cycle", "positive",
                                  f"{dtype} flop per cycle per scope unit (dense)")
@@ -228,7 +238,7 @@ PROFILE_SPEC = TableSpec({
         "tensor": _compute_unit("matrix engine", with_instruction_shape=True),
         "vector": _compute_unit("SIMD/SIMT lanes", with_instruction_shape=False),
         "special": _compute_unit("special-function units (one op counted as one flop)",
-                                 with_instruction_shape=False),
+                                 with_instruction_shape=False, conversions=True),
     }, "compute engines"),
     "occupancy": TableSpec({
         key: (FactSpec("bytes", "nonnegative" if key == "reserved_smem_per_block" else "positive",

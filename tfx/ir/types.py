@@ -26,6 +26,7 @@ class DType(Enum):
     I64 = ("i64", 64, "int")       # index tensors and offsets past 2^31
     INT32 = ("int32", 32, "int")
     INT8 = ("int8", 8, "int")
+    INT4 = ("int4", 4, "int")      # 4-bit codes of weight-only quantisation, packed two per byte
     BOOL = ("bool", 8, "bool")
 
     def __init__(self, text: str, bits: int, family: str):

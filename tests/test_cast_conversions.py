@@ -1,0 +1,49 @@
+"""A cast the code generator lowers to the GPU's type conversions is priced on the special-function
+unit (the XU: transcendentals and I2F / F2I / F2F), one conversion a stated element: an integer ->
+float cast (compute.special.int_to_float) on every NVIDIA profile, fp8 -> bf16 (fp8_to_bf16) where
+PTX converts fp8 only to f16x2 (sm_90: h100_sxm, h200_sxm). Any other cast stays vector work."""
+from tfx.analysis.analyze import analyze
+from tfx.hw.profile import load_profile
+from tfx.lang import parse_text
+
+CAST = """
+kernel dequant {{
+  param N = 1048576
+  tensor X : {src}[N] @gmem in
+  tensor Y : {dst}[N] @gmem out
+  mesh cta[N / 4096] as (p) capture(X, Y) {{
+    %x = load X[p * 4096 : 4096] -> rmem
+    %y = cast %x to {dst}
+    store %y -> Y[p * 4096 : 4096]
+  }}
+}}
+"""
+
+
+def roofline_ns(src, dst, hw):
+    a = analyze(parse_text(CAST.format(src=src, dst=dst)), None, load_profile(hw))
+    return {k.rsplit(".", 1)[1]: v for k, v in a.metrics.items() if k.startswith("roofline.compute_ns.")}
+
+
+def test_int4_to_bf16_holds_the_special_function_unit_on_an_h100():
+    """2^20 int4 codes -> bf16: one I2F each at the XU's 16 a cycle a SM, 132 SMs at 1.98 GHz =
+    4,181.76 conversions a ns: 1,048,576 / 4,181.76 = 250.75 ns, 251 in whole ns; nothing on the
+    vector unit."""
+    got = roofline_ns("int4", "bf16", "h100_sxm")
+    assert got.get("special") == 251 and "vector" not in got
+
+
+def test_fp8_to_bf16_is_a_conversion_on_hopper_and_vector_work_where_no_fact_says_so():
+    """fp8e4m3 -> bf16 on the H200 (the H100's die): the same 251 ns of F2F.BF16.F16 as above. The A100
+    states no fp8_to_bf16 (sm_80 has no fp8 conversion instruction): vector work, not special."""
+    assert roofline_ns("fp8e4m3", "bf16", "h200_sxm").get("special") == 251
+    a100 = roofline_ns("fp8e4m3", "bf16", "a100_sxm")
+    assert "special" not in a100 and a100["vector"] > 0
+
+
+def test_a_float_narrowing_cast_stays_vector_work():
+    """f32 -> bf16 is a packed F2FP on the ALU (two elements an instruction), not the XU: vector work on
+    the H100, its roofline at the vector peak, 2^20 flop / (compute.vector.f32 = 256 flop a cycle x 132 SMs x
+    1.98 GHz = 66,908.16 a ns) = 15.67 ns, 16 in whole ns."""
+    got = roofline_ns("f32", "bf16", "h100_sxm")
+    assert "special" not in got and got["vector"] == 16
