@@ -314,3 +314,28 @@ def launch_signature(fn, ptrs, ints, consts):
             if v % 16 == 0:
                 attrs[(names.index(key),)] = [["tt.divisibility", 16]]
     return {key: sig.get(key, "constexpr") for key in names}, consts, attrs
+
+
+def launch_twice(job):
+    """An Nsight Compute child's work: one measure_accuracy job launched twice (ncu profiles the second:
+    the first compiles), then synchronized."""
+    import measure_accuracy as acc
+    import torch
+    bufs = acc.make_bufs(job)
+    for _ in range(2):
+        acc.launch(job, bufs)
+    torch.cuda.synchronize()
+
+
+def bench_job(job) -> float:
+    """do_bench's median ms of one measure_accuracy job (measure_accuracy.bench), its buffers freed after:
+    the timing beside an Nsight Compute child's counters."""
+    import torch
+
+    def timed():       # the buffers live in this frame only: freed when it returns
+        import measure_accuracy as acc
+        bufs = acc.make_bufs(job)
+        return acc.bench(lambda: acc.launch(job, bufs))
+    ms = timed()
+    torch.cuda.empty_cache()
+    return ms

@@ -31,6 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import bench_job  # noqa: E402
 
 # (family, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M): run86's rows (H100 us / tfx us at 7cd3082)
 CONFIGS = [
@@ -58,13 +59,8 @@ def job_of(cfg):
 
 def child(cfg):
     """Launch the configuration twice (ncu profiles the second: the first compiles)."""
-    import measure_accuracy as acc
-    import torch
-    job = job_of(cfg)
-    bufs = acc.make_bufs(job)
-    for _ in range(2):
-        acc.launch(job, bufs)
-    torch.cuda.synchronize()
+    from common import launch_twice
+    launch_twice(job_of(cfg))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -158,8 +154,6 @@ def throughput_part(out_dir, n_sm, log):
 # 2. Nsight Compute on the campaign's kernels
 # ------------------------------------------------------------------------------------------------
 def ncu_part(out_dir, log, deadline):
-    import measure_accuracy as acc
-    import torch
     from measure_l2_groupm import find_ncu
     ncu = find_ncu()
     log(f"ncu: {ncu}")
@@ -170,10 +164,7 @@ def ncu_part(out_dir, log, deadline):
         row = {"config": " ".join(map(str, cfg)), "status": "ok"}
         try:
             job = job_of(cfg)
-            bufs = acc.make_bufs(job)
-            row["measured_ms"] = f"{acc.bench(lambda: acc.launch(job, bufs)):.5f}"
-            del bufs
-            torch.cuda.empty_cache()
+            row["measured_ms"] = f"{bench_job(job):.5f}"
             if ncu:
                 cmd = [ncu, "--csv", "--page", "raw", "--clock-control", "none"]
                 for s in SECTIONS:

@@ -49,6 +49,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import bench_job  # noqa: E402
 
 L2_SET = os.environ.get("L2_SET", "")
 L2_SETS = ("", "s12", "s12b", "s13", "s14", "s16", "s17t", "s17b", "s18", "s18t", "s19", "s23", "s25", "s26", "s26b",
@@ -343,13 +344,8 @@ def job_of(cfg):
 
 def run_one(cfg):
     """Child: launch the configuration twice (ncu profiles the second)."""
-    import measure_accuracy as acc
-    import torch
-    job = job_of(cfg)
-    bufs = acc.make_bufs(job)
-    for _ in range(2):
-        acc.launch(job, bufs)
-    torch.cuda.synchronize()
+    from common import launch_twice
+    launch_twice(job_of(cfg))
 
 
 def find_ncu():
@@ -409,7 +405,6 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
-    import measure_accuracy as acc
     import torch
     ncu = find_ncu()
     print(f"ncu: {ncu}; torch {torch.__version__}; {torch.cuda.get_device_name()}", flush=True)
@@ -424,10 +419,7 @@ def main():
                        min_bytes=(1 if kind == "gemm_fp8" else 2) * (M * K + K * N), status="ok")
             try:
                 job = job_of(cfg)
-                bufs = acc.make_bufs(job)
-                row["measured_ms"] = f"{acc.bench(lambda: acc.launch(job, bufs)):.5f}"
-                del bufs
-                torch.cuda.empty_cache()
+                row["measured_ms"] = f"{bench_job(job):.5f}"
                 if ncu:
                     cmd = [ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS + ISSUE16)] + \
                         (["--section", "WarpStateStats"] if L2_SET in WARP_STATE_SETS else []) + ["-k",

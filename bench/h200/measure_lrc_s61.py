@@ -30,6 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import bench_job  # noqa: E402
 
 # (kind, params): rows = (family, M, N, BLOCK_M, WARPS); gemm = (M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M)
 CONFIGS = [
@@ -96,7 +97,6 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
-    import measure_accuracy as acc
     import torch
     from measure_l2_groupm import find_ncu
     ncu = find_ncu()
@@ -114,10 +114,7 @@ def main():
             row = {"kind": kind, "params": " ".join(map(str, params)), "status": "ok"}
             try:
                 job = job_of(kind, params)
-                bufs = acc.make_bufs(job)
-                row["measured_ms"] = f"{acc.bench(lambda: acc.launch(job, bufs)):.5f}"
-                del bufs
-                torch.cuda.empty_cache()
+                row["measured_ms"] = f"{bench_job(job):.5f}"
                 if ncu:
                     cmd = [ncu, "--csv", "--page", "raw", "--clock-control", "none", "--metrics", ",".join(metrics),
                            "-k", "regex:(matmul|rmsnorm|softmax)_kernel", "--launch-skip", "1", "--launch-count", "1",

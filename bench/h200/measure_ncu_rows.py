@@ -42,6 +42,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import bench_job  # noqa: E402
 
 from measure_l2_groupm import METRICS, find_ncu  # noqa: E402
 
@@ -95,13 +96,8 @@ def job_of(cfg):
 
 def run_one(cfg):
     """Child: launch the configuration twice (ncu profiles the second)."""
-    import measure_accuracy as acc
-    import torch
-    job = job_of(cfg)
-    bufs = acc.make_bufs(job)
-    for _ in range(2):
-        acc.launch(job, bufs)
-    torch.cuda.synchronize()
+    from common import launch_twice
+    launch_twice(job_of(cfg))
 
 
 def raw_metrics(text):
@@ -136,7 +132,6 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
-    import measure_accuracy as acc
     import torch
     ncu = find_ncu()
     print(f"ncu: {ncu}; torch {torch.__version__}; {torch.cuda.get_device_name()}", flush=True)
@@ -151,10 +146,7 @@ def main():
                    min_bytes=M * N * 2 + (N * 2 if fam == "rmsnorm" else 0))
         try:
             job = job_of(cfg)
-            bufs = acc.make_bufs(job)
-            row["measured_ms"] = f"{acc.bench(lambda: acc.launch(job, bufs)):.5f}"
-            del bufs
-            torch.cuda.empty_cache()
+            row["measured_ms"] = f"{bench_job(job):.5f}"
             r = ncu_run(ncu, cfg, ["--metrics", ",".join(METRICS + ISSUE), "--section", "WarpStateStats"])
             raw.write(f"### {cfg} pass 1\n{r.stdout}\n{r.stderr[-2000:]}\n")
             m = raw_metrics(r.stdout)
