@@ -2,7 +2,7 @@
 # Session 62, one device call: the weight-only GEMMs' pipes (measure_dequant_s62.py: instruction rates of the
 # dequantizing conversions, Nsight Compute on eight run86 configurations), then a weight-only campaign: on an
 # H100 a held-out twin of run86 with other configurations (seed offset 100, sealed for the model change run86
-# asks for); on an H200 first order 1 (run_s58.sh) and run86's own configurations (seed offset 0). Each step
+# asks for); on an H200 order 1 (run_s58.sh) after it and run86's own configurations (seed offset 0). Each step
 # leaves its own $OUT/<name>.tgz, so a call cut short keeps the steps that ended.
 set -u
 cd "$(dirname "$0")/../.."
@@ -18,8 +18,8 @@ dequant() {
 }
 case "$G" in
   *H200*)
-    bash bench/h200/run_s58.sh
     dequant 150
+    bash bench/h200/run_s58.sh
     left=$(( 560 - ($(date +%s) - t0) ))
     if [ "$left" -gt 120 ]; then
       ACC_DEADLINE_S=$(( left - 40 )) bash bench/h200/run_campaign.sh wq_h200_s62 wq 0
