@@ -185,7 +185,7 @@ def test_validate_predicts_as_the_code_generator_compiles(priced, capsys, tmp_pa
         assert data["rows"][0]["predicted_ms"] == priced[cg] / 1e6
         assert main(["validate", str(rows), "--codegen", cg, "--estimate"]) == 0
         assert capsys.readouterr().out.splitlines()[0].endswith(
-            f"(profile h200_sxm where the CSV names none), compiled as {cg}, timed after an L2 clear; resources "
+            f"(profile h200_sxm, as its rows name it), compiled as {cg}, timed after an L2 clear; resources "
             "estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)")
 
 

@@ -159,6 +159,20 @@ def test_validate_names_estimate_in_its_json_and_header(tmp_path, capsys):
         "clear; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)")
 
 
+def test_validate_header_names_the_profiles_that_priced_the_rows(tmp_path, capsys):
+    """The header said '(profile h200_sxm where the CSV names none)' for a file whose every row names h100_sxm
+    (run86), as if --hw had priced them: it names the rows' own profile, and --hw's only for the rows naming none."""
+    both = _write(tmp_path, f"kernel,profile,measured_ms,M,N,K,BM,BN\n{GEMM},h100_sxm,0.30,4096,4096,4096,128,128\n"
+                            f"{GEMM},h100_sxm,0.40,4096,4096,4096,64,64\n", "named.csv")
+    assert main(["validate", str(both)]) == 0
+    assert "(profile h100_sxm, as its rows name it)" in capsys.readouterr().out.splitlines()[0]
+    mixed = _write(tmp_path, f"kernel,profile,measured_ms,M,N,K,BM,BN\n{GEMM},h100_sxm,0.30,4096,4096,4096,128,128\n"
+                             f"{GEMM},,0.40,4096,4096,4096,64,64\n", "mixed.csv")
+    assert main(["validate", str(mixed)]) == 0
+    assert ("(profiles h100_sxm as its rows name them, h200_sxm for the 1 row naming none)"
+            in capsys.readouterr().out.splitlines()[0])
+
+
 def test_validate_ncu(tmp_path, capsys):
     p = _write(tmp_path, NCU, "n.csv")
     assert main(["validate", GEMM, "--ncu", str(p), "--set", "BM=128", "--json"]) == 0

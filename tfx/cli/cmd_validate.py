@@ -111,7 +111,7 @@ def run(args) -> int:
                             for c in compared]})
         return 0
     say(f"{args.file}: {fmt.counted(len(compared), 'row')}, {fmt.counted(len(figs), 'group')} "
-          f"(profile {args.hw} where the CSV names none)"
+          f"({_profiles_priced(compared, args.hw)})"
           + (fmt.compiled_as(codegen) if on_gpu else "") + fmt.timed_as(predictor.l2_clear)
           + ("; resources estimated by tfx (--estimate: the regs, spills and smem_bytes columns ignored)"
              if args.estimate else ""))
@@ -150,3 +150,17 @@ def _params(c) -> str:
     except TfxError:
         pass
     return c.row.label(skip) or "(defaults)"
+
+
+def _profiles_priced(compared, default: str) -> str:
+    """Which profiles priced the rows, for the header: the rows' own (their profile column) and ``default``
+    (--hw) for those that name none; a file whose rows all name one profile was headed with --hw's
+    before, as if it priced them."""
+    named = sorted({c.row.profile for c in compared if c.row.profile})
+    unnamed = sum(1 for c in compared if not c.row.profile)
+    if not named:
+        return f"profile {default} where the CSV names none"
+    if not unnamed:
+        return (f"profile {named[0]}, as its rows name it" if len(named) == 1
+                else f"profiles {', '.join(named)}, as its rows name them")
+    return f"profiles {', '.join(named)} as its rows name them, {default} for the {fmt.counted(unnamed, 'row')} naming none"
