@@ -47,3 +47,16 @@ def test_a_float_narrowing_cast_stays_vector_work():
     1.98 GHz = 66,908.16 a ns) = 15.67 ns, 16 in whole ns."""
     got = roofline_ns("f32", "bf16", "h100_sxm")
     assert "special" not in got and got["vector"] == 16
+
+
+def test_a_warp_mma_trip_converts_its_share_before_its_mma():
+    """gemm_w8a16.tile at its defaults on the H200 (16x128x128 on 4 warps, the warp mma): each trip converts
+    128 x 128 = 16,384 fp8 weights, 4,096 a warp, at its sub-partition's quarter of the unit (16 / 4 = 4 a cycle):
+    1,024 cycles / 1.98 GHz = 517.17 ns a warp, in series with its 32 mma.sync (32 x 6 cycles / (1.98 GHz x
+    0.907) = 106.91 ns): 624.08 ns of issue a trip, where the warp-mma trip priced 106.91 before."""
+    from tfx.bundled import bundled_kernel
+    from tfx.lang import parse_file
+    a = analyze(parse_file(bundled_kernel("gemm_w8a16.tile")), None, load_profile("h200_sxm"))
+    trip = next(t.detail for t in a.terms if t.name == "warp-mma trip")
+    assert "special-function lanes (517.17 ns a warp, in its 624.08 ns)" in trip
+    assert "each 1 x 624.08 ns / 1 = 624.08 ns" in trip

@@ -1455,9 +1455,27 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
     copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
     applies = warp.applies * piped if is_array(warp.applies, piped) else 1
     chain = _fragment_chain(loop, m, warps, stages, miss)
-    return warp_trip.stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, applies,
+    converts = _warp_conversion_ns(loop, m, warps)
+    return warp_trip.stations(warp.warp_ns + converts, warps, r, m.warp_mma.subpartitions, copies, applies,
                               0 if chain is None else chain.ns,
-                              _lone_walk_ns(loop, m, warps, stages, miss))._replace(fragments=chain)
+                              _lone_walk_ns(loop, m, warps, stages, miss))._replace(fragments=chain, converts=converts)
+
+
+def _warp_conversion_ns(loop: ScopeNode, m: Machine, warps):
+    """ns one warp spends a trip converting its share of ``loop``'s register casts on its sub-partition
+    (docs/analysis.md, "Dequantizing casts hold the XU"): the casts' conversions a CTA's trip
+    (``compute-cost.special.f32`` of the loop's cast ops, tfx.analysis.counting) over its warps, at the
+    sub-partition's share of the special-function unit (``compute.special.f32`` / ``warp_mma.subpartitions``:
+    4 SFU lanes of an H100 sub-partition, 8 cycles a warp instruction). A warp-mma trip's warps convert,
+    mma and copy in one in-order stream (tfx.analysis.warp_trip), so these join each warp's issue time; 0
+    where the loop casts nothing on the unit."""
+    amount = 0
+    for c in loop.body_ops():
+        if c.op.opcode == "cast":
+            amount = amount + c.per_exec.get(("flops", "f32", "special"), 0)
+    if not is_array(amount) and not amount:
+        return 0
+    return amount * m.warp_mma.subpartitions / (m.rate("special", "f32") * emax(warps, 1))
 
 
 def _unpipelined_warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, trip_facts, single):

@@ -61,6 +61,7 @@ class WarpTrip(NamedTuple):
     chain: Any = 0        # one warp's serialized fragment chain a trip (tfx.analysis.fragment_chain), 0: none
     fragments: Any = None  # ... and the fragment_chain.Chain it is the time of (the breakdown's clause), None: none
     walk: Any = 0         # a lone warp's compiled k-loop a trip (tfx.analysis.lone_walk), 0: none or not alone
+    converts: Any = 0     # of warp_ns: the warp's conversions of the trip's register casts (special-function lanes)
 
 
 def stations(warp_ns, warps, resident, subpartitions, copies_ns, applies=1, chain_ns=0, walk_ns=0) -> WarpTrip:
@@ -105,7 +106,9 @@ def round_ns(t: WarpTrip) -> Any:
 def describe(line, t: WarpTrip, fmt) -> str:
     """One line of the breakdown (scalar trips)."""
     r = int(t.resident)
-    return (f"line {line}: the warps issue the mma themselves (mma.sync), then the next stage's copies "
+    converts = (f"convert their share of the trip's casts on their sub-partitions' special-function lanes "
+                f"({fmt(t.converts)} a warp, in its {fmt(t.warp_ns)}), " if float(t.converts) > 0 else "")
+    return (f"line {line}: the warps {converts}issue the mma themselves (mma.sync), then the next stage's copies "
             f"on the SM's load path, in series: {format_counted_verb(r, 'CTA', 'take')} turns at the sub-partitions (each "
             f"{int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
             f"{fmt(t.copies)}), each CTA's own issue beyond its turn "
