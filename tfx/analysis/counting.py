@@ -195,10 +195,10 @@ class Counter:
         if reads is None:
             return
         changed = False
-        for (level, nbytes), again in zip(once, (reads.a_bytes, reads.b_bytes)):
+        for (level, read_once), again in zip(once, (reads.a_bytes, reads.b_bytes)):
             if level == SHARED_LEVEL:
                 key = ("traffic", level, "read")
-                node.per_exec[key] = node.per_exec[key] + again - nbytes
+                node.per_exec[key] = node.per_exec[key] + again - read_once
                 changed = True
         if changed:
             node.operand_reads = reads
