@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import bench_job  # noqa: E402
+from common import Campaign, bench_job  # noqa: E402
 
 # (family, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M): run86's rows (H100 us / tfx us at 7cd3082)
 CONFIGS = [
@@ -209,15 +209,9 @@ def main():
         child((a[0], *map(int, a[1:])))
         return
     out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
-    logf = open(os.path.join(out, "log.txt"), "w")
-    t_start = time.time()
-
-    def log(*a):
-        s = f"[{time.time() - t_start:6.1f}s] " + " ".join(str(x) for x in a)
-        print(s, flush=True)
-        logf.write(s + "\n")
-        logf.flush()
+    run = Campaign(stamp="[{:6.1f}s] ")
+    run.open(out, "log.txt")
+    log, t_start = run.log, run.t0
     import torch
     props = torch.cuda.get_device_properties(0)
     log(f"{props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}")
@@ -227,7 +221,7 @@ def main():
     except Exception as exc:  # noqa: BLE001
         log("throughput part FAILED", repr(exc)[:400])
     ncu_part(out, log, deadline)
-    logf.close()
+    run.close()
 
 
 if __name__ == "__main__":
