@@ -60,3 +60,19 @@ def test_a_warp_mma_trip_converts_its_share_before_its_mma():
     trip = next(t.detail for t in a.terms if t.name == "warp-mma trip")
     assert "special-function lanes (517.17 ns a warp, in its 624.08 ns)" in trip
     assert "each 1 x 624.08 ns / 1 = 624.08 ns" in trip
+
+
+def test_an_unpipelined_warp_mma_trip_converts_its_share_too():
+    """gemm_w8a16.tile at STAGES = 1 (M 16, N 14336, 16x64x128 on 4 warps, 2 CTAs an SM on the H200): the warps
+    load, wait, convert, mma. Each trip converts 128 x 64 = 8,192 weights, 2,048 a warp at 4 a cycle = 512 cycles
+    / 1.98 GHz = 258.59 ns, beside its 16 mma.sync (1 x 2 x 8 of m16n8k16 over a 16 x 16 warp tile, K 128) x 6
+    cycles / (1.98 GHz x 0.907) = 53.456 ns: 312.04 ns a warp (258.586 + 53.456 = 312.042), the sub-partition
+    station the two CTAs queue at (the busiest holds 2 of their 8 warps: 2 x 312.04 / 2)."""
+    from tfx.lang import parse_file
+    a = analyze(parse_file("kernels/gemm_w8a16.tile"), None, load_profile("h200_sxm"),
+                {"M": 16, "N": 14336, "K": 4096, "BM": 16, "BN": 64, "BK": 128, "WARPS": 4, "STAGES": 1},
+                resources={"threads": 128, "regs": 72, "smem": 20480, "spills": 0})
+    trip = next(t.detail for t in a.terms if t.name == "warp-mma trip")
+    assert "STAGES = 1 on the warp mma" in trip
+    assert "special-function lanes (258.59 ns a warp, in its 312.04 ns)" in trip
+    assert "each 2 x 312.04 ns / 2 = 312.04 ns" in trip

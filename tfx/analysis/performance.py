@@ -1489,8 +1489,9 @@ def _unpipelined_warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r,
     copies = load_trip.sync_load_ns(_trip_copies(loop, counter, m, miss, warps), trip_facts)
     if not is_array(copies) and not copies:
         return None
-    return warp_trip.unpipelined_stations(warp.warp_ns, warps, r, m.warp_mma.subpartitions, copies, single,
-                                          warp.applies)
+    converts = _warp_conversion_ns(loop, m, warps)
+    return warp_trip.unpipelined_stations(warp.warp_ns + converts, warps, r, m.warp_mma.subpartitions, copies, single,
+                                          warp.applies)._replace(converts=converts)
 
 
 def _unpipelined_warp_round(loop: ScopeNode, counter, m: Machine, miss, warps, r, trip_facts, single, stages=1):

@@ -103,12 +103,18 @@ def round_ns(t: WarpTrip) -> Any:
     return cycle if t.applies else 0
 
 
+def _converts(t: WarpTrip, fmt) -> str:
+    """The breakdown's clause for the warps' conversions of the trip's casts, '' where there are none."""
+    if not float(t.converts) > 0:
+        return ""
+    return (f"convert their share of the trip's casts on their sub-partitions' special-function lanes "
+            f"({fmt(t.converts)} a warp, in its {fmt(t.warp_ns)}), ")
+
+
 def describe(line, t: WarpTrip, fmt) -> str:
     """One line of the breakdown (scalar trips)."""
     r = int(t.resident)
-    converts = (f"convert their share of the trip's casts on their sub-partitions' special-function lanes "
-                f"({fmt(t.converts)} a warp, in its {fmt(t.warp_ns)}), " if float(t.converts) > 0 else "")
-    return (f"line {line}: the warps {converts}issue the mma themselves (mma.sync), then the next stage's copies "
+    return (f"line {line}: the warps {_converts(t, fmt)}issue the mma themselves (mma.sync), then the next stage's copies "
             f"on the SM's load path, in series: {format_counted_verb(r, 'CTA', 'take')} turns at the sub-partitions (each "
             f"{int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
             f"{fmt(t.copies)}), each CTA's own issue beyond its turn "
@@ -124,7 +130,7 @@ def describe_unpipelined(line, t: WarpTrip, single_ns, fmt) -> str:
     """One line of the breakdown for ``unpipelined_stations`` (scalar trips)."""
     r = int(t.resident)
     return (f"line {line}: STAGES = 1 on the warp mma: each CTA loads its tiles into registers, waits, then its warps "
-            f"issue the mma themselves (mma.sync); {format_counted_verb(r, 'CTA', 'take')} turns at the sub-partitions "
+            f"{_converts(t, fmt)}issue the mma themselves (mma.sync); {format_counted_verb(r, 'CTA', 'take')} turns at the sub-partitions "
             f"(each {int(t.busiest)} x {fmt(t.warp_ns)} / {r} = {fmt(t.issue)}) and the load path (each "
             f"{fmt(t.copies)} of loads into registers), the rest of a CTA's own trip {fmt(single_ns)} - "
             f"{fmt(t.issue)} - {fmt(t.copies)} = {fmt(t.delay)} its own: a closed queue of "
