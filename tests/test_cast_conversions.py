@@ -2,6 +2,8 @@
 unit (the XU: transcendentals and I2F / F2I / F2F), one conversion a stated element: an integer ->
 float cast (compute.special.int_to_float) on every NVIDIA profile, fp8 -> bf16 (fp8_to_bf16) where
 PTX converts fp8 only to f16x2 (sm_90: h100_sxm, h200_sxm). Any other cast stays vector work."""
+import pytest
+
 from tfx.analysis.analyze import analyze
 from tfx.hw.profile import load_profile
 from tfx.lang import parse_text
@@ -76,3 +78,32 @@ def test_an_unpipelined_warp_mma_trip_converts_its_share_too():
     assert "STAGES = 1 on the warp mma" in trip
     assert "special-function lanes (258.59 ns a warp, in its 312.04 ns)" in trip
     assert "each 2 x 312.04 ns / 2 = 312.04 ns" in trip
+
+
+def test_a_converting_warpgroup_trip_converts_mmas_and_copies_in_series():
+    """gemm_w8a16.tile at 1024x14336x4096, 128x128x64 on 8 warps (the warpgroup mma), 2 CTAs an SM on the H200:
+    Triton's trip converts the 64 x 128 fp8 tile and stores it, issues its wgmmas and waits them out, then copies
+    (tfx.analysis.converting_trip). One CTA's stations a trip: 8,192 conversions / 16 a cycle = 512 cycles / 1.98
+    GHz = 258.59 ns; 2 x 128 x 128 x 64 = 2,097,152 flop / (4,096 a cycle x 1.98 GHz) = 258.59 ns at peak, / 0.74
+    sustained = 349.44 ns; its copies 190.96 ns. Mean value analysis, 2 CTAs: alone the cycle is 258.59 + 349.44 +
+    190.96 = 798.99 ns, each station's queue D / 798.99 = 0.32364, 0.43735, 0.23900; the second CTA waits
+    258.59 x 1.32364 + 349.44 x 1.43735 + 190.96 x 1.23900 = 342.28 + 502.27 + 236.60 = 1,081.15 ns a round."""
+    from tfx.analysis import converting_trip
+    from tfx.lang import parse_file
+    t = converting_trip.stations(258.586, 349.44, 190.96, 2)
+    assert converting_trip.round_ns(t) == pytest.approx(1081.15, abs=0.05)
+    assert converting_trip.round_ns(t._replace(resident=1)) == pytest.approx(798.99, abs=0.01)
+    a = analyze(parse_file("kernels/gemm_w8a16.tile"), None, load_profile("h200_sxm"),
+                {"M": 1024, "N": 14336, "K": 4096, "BM": 128, "BN": 128, "BK": 64, "WARPS": 8, "STAGES": 4,
+                 "GROUP_M": 8}, resources={"threads": 256, "regs": 127, "smem": 106496, "spills": 0})
+    trip = next(t.detail for t in a.terms if t.name == "converting trip")
+    assert "2 CTAs take turns at the conversion unit (each 258.59 ns), the tensor cores (each 349.44 ns)" in trip
+    assert "cycles in 1.08 us a round" in trip
+
+
+def test_no_converting_trip_where_b_is_loaded():
+    """gemm.tile's B is loaded (straight from shared memory), so its warpgroup trip is no converting trip."""
+    from tfx.bundled import bundled_kernel
+    from tfx.lang import parse_file
+    a = analyze(parse_file(bundled_kernel("gemm.tile")), None, load_profile("h200_sxm"))
+    assert not [t for t in a.terms if t.name == "converting trip"]

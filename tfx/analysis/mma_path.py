@@ -229,6 +229,14 @@ def a_in_registers(node) -> bool:
     return not _from_smem(node)[0]
 
 
+def b_in_registers(node) -> bool:
+    """True when mma ``node``'s B operand is computed in the trip (a register cast: the weight-only
+    GEMMs), which a warpgroup mma cannot read from registers: the code generator stores it to shared
+    memory first (tfx.analysis.converting_trip); False where B was loaded or ``node`` is unmarked."""
+    marks = getattr(node, "mma_from_smem", None)
+    return marks is not None and not marks[1]
+
+
 def fed_from_smem(node) -> bool:
     """True when both operands of mma ``node`` come straight from shared memory
     (``mark_operands``): the dots of the fragment chain's and the load rounds' compiled tables

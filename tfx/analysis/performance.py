@@ -30,6 +30,7 @@ from tfx.analysis import (chain_overlap, copy_behind_mma, cta_launch, local_para
                           transpose_trip, trip_latency, uneven_tail, unpipelined_chain)
 from tfx.analysis import drifted_stream
 from tfx.analysis import wgmma_serial
+from tfx.analysis import converting_trip
 from tfx.analysis import wgmma_port
 from tfx.analysis import lockstep_chain
 from tfx.analysis import fragment_chain, load_rounds, lone_walk
@@ -1042,6 +1043,11 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                                 + (lone_walk.describe(wt.walk, float(wt.walk) * _warp_mma_clock(m), _warp_mma_clock(m),
                                                       lambda x: format_time_ns(float(x))) if float(wt.walk) > 0 else "")
                                 + " (included in the waves above)"))
+            ct = _converting_wgmma_trip(c, counter, m, miss, warps, resident, body,
+                                        engine_ns(body, m, 1, active_units, warps), facts)
+            if ct is not None and not is_array(ct.converts, ct.tensor, ct.copies) and ct.applies:
+                out.append(Term("converting trip", 0, converting_trip.describe(
+                    c.line, ct, lambda x: format_time_ns(float(x))) + " (included in the waves above)"))
             if body.unpipelined and transpose_trip.warpgroup_share(c, m.inst, warps):
                 one = engine_ns(body, m, 1, active_units, warps)
                 t = _transposed_trip(c, counter, m, miss, warps, resident, active_units, facts, one)
@@ -1461,6 +1467,41 @@ def _warp_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, stage
                               _lone_walk_ns(loop, m, warps, stages, miss))._replace(fragments=chain, converts=converts)
 
 
+def _trip_conversions(loop: ScopeNode):
+    """The conversions of ``loop``'s cast ops a CTA's trip on the special-function unit
+    (``compute-cost.special.f32`` of its casts, tfx.analysis.counting); 0 where it casts nothing there."""
+    amount = 0
+    for c in loop.body_ops():
+        if c.op.opcode == "cast":
+            amount = amount + c.per_exec.get(("flops", "f32", "special"), 0)
+    return amount
+
+
+def _converting_wgmma_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, one, trip_facts):
+    """The stations of a pipelined warpgroup-mma k-loop whose dot's B operand is computed in registers
+    (a register cast: tfx.analysis.converting_trip), or None where B was loaded, the dot takes no
+    warpgroup mma, the code generator's warps do not copy their own tiles or the loop loads nothing."""
+    if trip_facts is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
+        return None
+    c = next(loop.mma_ops(), None)
+    shape = None if c is None else getattr(c, "per_exec_shape", None)
+    if shape is None or not mma_path.b_in_registers(c) or not (is_array(body.global_loads) or body.global_loads):
+        return None
+    amount = _trip_conversions(loop)
+    p = mma_layout.plan(shape, m.inst, warps, getattr(c, "mma_bits", 16), getattr(c, "mma_chained", False))
+    if is_array(p.path):
+        import numpy as np
+        applies = (np.asarray(p.path) == "warpgroup").astype(float)
+        if not applies.any():
+            return None
+    else:
+        if p.path != "warpgroup":
+            return None
+        applies = 1
+    copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
+    return converting_trip.stations(amount / m.rate("special", "f32"), one["tensor"], copies, r, applies)
+
+
 def _warp_conversion_ns(loop: ScopeNode, m: Machine, warps):
     """ns one warp spends a trip converting its share of ``loop``'s register casts on its sub-partition
     (docs/analysis.md, "Dequantizing casts hold the XU"): the casts' conversions a CTA's trip
@@ -1469,10 +1510,7 @@ def _warp_conversion_ns(loop: ScopeNode, m: Machine, warps):
     4 SFU lanes of an H100 sub-partition, 8 cycles a warp instruction). A warp-mma trip's warps convert,
     mma and copy in one in-order stream (tfx.analysis.warp_trip), so these join each warp's issue time; 0
     where the loop casts nothing on the unit."""
-    amount = 0
-    for c in loop.body_ops():
-        if c.op.opcode == "cast":
-            amount = amount + c.per_exec.get(("flops", "f32", "special"), 0)
+    amount = _trip_conversions(loop)
     if not is_array(amount) and not amount:
         return 0
     return amount * m.warp_mma.subpartitions / (m.rate("special", "f32") * emax(warps, 1))
@@ -2859,6 +2897,15 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             if tensor_no_wait is not None:
                 tensor_no_wait = emax(tensor_no_wait, warp_round)
                 tensor_no_depth = emax(tensor_no_depth, warp_round)
+        ct = _converting_wgmma_trip(loop, counter, m, miss, warps, r, body, one, trip_facts)
+        if ct is not None:
+            # a warpgroup-mma trip that converts its operand first: each CTA converts, mmas (waited out)
+            # and copies in series; the resident CTAs queue at the three (tfx.analysis.converting_trip)
+            conv_round = converting_trip.round_ns(ct)
+            e["tensor"] = emax(e["tensor"], conv_round)
+            if tensor_no_wait is not None:
+                tensor_no_wait = emax(tensor_no_wait, conv_round)
+                tensor_no_depth = emax(tensor_no_depth, conv_round)
     lat = _load_latency(body, m)
     fetch = _transfer_ns(body, m, 1, active_units)      # one trip's bytes at the SM's shares
     # One trip's loads in flight: a latency plus their transfer, or the DMA channels' held
