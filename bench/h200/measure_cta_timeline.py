@@ -98,6 +98,7 @@ if os.environ.get("CTA_SET") == "s27g":
 
 def kernels():
     import triton
+    from triton_kernels import grouped_tile
     import triton.language as tl
 
     @triton.jit
@@ -110,14 +111,7 @@ def kernels():
                                        is_pure=False, pack=1)
         sm = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [pid], dtype=tl.int32,
                                        is_pure=False, pack=1)
-        num_pid_m = tl.cdiv(M, BLOCK_M)
-        num_pid_n = tl.cdiv(N, BLOCK_N)
-        num_pid_in_group = GROUP_M * num_pid_n
-        group_id = pid // num_pid_in_group
-        first_pid_m = group_id * GROUP_M
-        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-        pid_n = (pid % num_pid_in_group) // group_size_m
+        pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
         offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
         offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
         offs_k = tl.arange(0, BLOCK_K)
