@@ -339,3 +339,10 @@ def bench_job(job) -> float:
     ms = timed()
     torch.cuda.empty_cache()
     return ms
+
+
+def ncu_last_row(text):
+    """(names, units, values) of the last data row of ``ncu --csv --page raw`` output (its first quoted row names
+    the metrics, its second their units, one row a profiled kernel after), or None where it holds no data row."""
+    rows = list(csv.reader(line for line in text.splitlines() if line.startswith('"')))
+    return (rows[0], rows[1], rows[-1]) if len(rows) >= 3 else None

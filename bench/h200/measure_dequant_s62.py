@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import Campaign, bench_job  # noqa: E402
+from common import Campaign, bench_job, ncu_last_row  # noqa: E402
 
 # (family, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M): run86's rows (H100 us / tfx us at 7cd3082)
 CONFIGS = [
@@ -174,12 +174,11 @@ def ncu_part(out_dir, log, deadline):
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=HERE)
                 raw.write(f"### {cfg}\n{r.stdout}\n{r.stderr[-2000:]}\n")
                 raw.flush()
-                lines = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
-                parsed = list(csv.reader(lines))
-                if len(parsed) < 3:
+                last = ncu_last_row(r.stdout)
+                if last is None:
                     row["status"] = "ncu_failed"
                 else:
-                    head, units, data = parsed[0], parsed[1], parsed[-1]
+                    head, units, data = last
                     for i, name in enumerate(head):
                         if any(k in name for k in KEEP):
                             row[name] = f"{data[i].replace(',', '')} {units[i]}".strip()

@@ -34,6 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import ncu_last_row  # noqa: E402
 
 METRICS = ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "lts__cycles_elapsed.avg.per_second",
            "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum", "l1tex__m_xbar2l1tex_read_sectors.sum"]
@@ -78,11 +79,10 @@ def find_ncu():
 
 def parse(text):
     """{metric: (value, unit)} of the last data row of ncu's --csv --page raw output."""
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    if len(lines) < 3:
+    last = ncu_last_row(text)
+    if last is None:
         return {}
-    rows = list(csv.reader(lines))
-    head, units, data = rows[0], rows[1], rows[-1]
+    head, units, data = last
     out = {}
     for m in METRICS:
         if m in head:

@@ -49,7 +49,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import bench_job  # noqa: E402
+from common import bench_job, ncu_last_row  # noqa: E402
 
 L2_SET = os.environ.get("L2_SET", "")
 L2_SETS = ("", "s12", "s12b", "s13", "s14", "s16", "s17t", "s17b", "s18", "s18t", "s19", "s23", "s25", "s26", "s26b",
@@ -358,11 +358,10 @@ def find_ncu():
 
 def parse_ncu(text, metrics=None):
     """The metrics of the last data row of ncu's --csv --page raw output (first row names, second units)."""
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    if len(lines) < 3:
+    last = ncu_last_row(text)
+    if last is None:
         return None
-    rows = list(csv.reader(lines))
-    head, units, data = rows[0], rows[1], rows[-1]
+    head, units, data = last
     out = {}
     for m in (METRICS if metrics is None else metrics):
         if m in head:
@@ -380,11 +379,10 @@ def parse_ncu(text, metrics=None):
 def stall_columns(text):
     """{stall_<reason>: value} of WarpStateStats' smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
     in ncu's --csv --page raw output (the reasons STALLS16 names; others are left in ncu_raw.txt)."""
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    if len(lines) < 3:
+    last = ncu_last_row(text)
+    if last is None:
         return {}
-    rows = list(csv.reader(lines))
-    head, data = rows[0], rows[-1]
+    head, _, data = last
     out = {}
     for s in STALLS16:
         k = f"{STALL}{s}_per_issue_active.ratio"

@@ -24,6 +24,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from common import ncu_last_row  # noqa: E402
 import measure_l2_groupm as g  # noqa: E402
 
 T0 = time.time()
@@ -61,13 +62,12 @@ def main():
                    sys.executable, os.path.join(HERE, "measure_l2_groupm.py"), "--one", cfg[0]] + [str(v) for v in cfg[1:]]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=150, cwd=HERE)
             raw.write(f"### {cfg}\n{r.stdout}\n{r.stderr[-3000:]}\n")
-            lines = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
-            rows = list(csv.reader(lines))
+            last = ncu_last_row(r.stdout)
             name = "_".join(str(v) for v in cfg)
-            if len(rows) < 3:
+            if last is None:
                 w.writerow([name, "status", "ncu_failed", ""])
             else:
-                head, units, data = rows[0], rows[1], rows[-1]
+                head, units, data = last
                 for m in metrics:
                     if m in head:
                         w.writerow([name, m, data[head.index(m)], units[head.index(m)]])

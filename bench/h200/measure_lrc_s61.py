@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import bench_job  # noqa: E402
+from common import bench_job, ncu_last_row  # noqa: E402
 
 # (kind, params): rows = (family, M, N, BLOCK_M, WARPS); gemm = (M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M)
 CONFIGS = [
@@ -121,12 +121,11 @@ def main():
                            sys.executable, os.path.abspath(__file__), "--one", kind] + [str(v) for v in params]
                     r = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=HERE)
                     raw.write(f"### {kind} {params}\n{r.stdout}\n{r.stderr[-2000:]}\n")
-                    lines = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
-                    rows = list(csv.reader(lines))
-                    if len(rows) < 3:
+                    last = ncu_last_row(r.stdout)
+                    if last is None:
                         row["status"] = "ncu_failed"
                     else:
-                        head, units, data = rows[0], rows[1], rows[-1]
+                        head, units, data = last
                         for m in metrics:
                             if m in head:
                                 i = head.index(m)

@@ -42,7 +42,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import bench_job  # noqa: E402
+from common import bench_job, ncu_last_row  # noqa: E402
 
 from measure_l2_groupm import METRICS, find_ncu  # noqa: E402
 
@@ -102,11 +102,10 @@ def run_one(cfg):
 
 def raw_metrics(text):
     """{metric: (value, unit)} of the last data row of ncu's --csv --page raw output."""
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    if len(lines) < 3:
+    last = ncu_last_row(text)
+    if last is None:
         return {}
-    rows = list(csv.reader(lines))
-    head, units, data = rows[0], rows[1], rows[-1]
+    head, units, data = last
     out = {}
     for i, h in enumerate(head):
         try:

@@ -43,7 +43,7 @@ NCU_DEADLINE_S = float(os.environ.get("PS19_NCU_DEADLINE_S", "90"))
 sys.argv = [sys.argv[0]]                  # measure_accuracy reads sys.argv at import
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_accuracy as ma  # noqa: E402
-from common import SmiSampler  # noqa: E402
+from common import SmiSampler, ncu_last_row  # noqa: E402
 
 M, N, K = 5120, 8192, 8192
 # (BM, BN, BK, WARPS, STAGES, NUM_SMS)
@@ -142,13 +142,12 @@ def profile():
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=here)
                 raw.write(f"### {cfg}\n{r.stdout}\n{r.stderr[-2000:]}\n")
-                lines = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
-                rows = list(csv.reader(lines))
+                last = ncu_last_row(r.stdout)
                 vals, status = [], "ok"
-                if len(rows) < 3:
+                if last is None:
                     status = "ncu_failed"
                 else:
-                    head, units, data = rows[0], rows[1], rows[-1]
+                    head, units, data = last
                     for mname in NCU_METRICS:
                         vals.append(f"{data[head.index(mname)]} {units[head.index(mname)]}".strip() if mname in head else "")
                 w.writerow(list(cfg) + [status] + vals)
