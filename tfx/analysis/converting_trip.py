@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue
 from tfx.analysis.numbers import ceil_int, emax, is_array
+from tfx.hw.units import format_counted_verb
 
 
 class ConvertingTrip(NamedTuple):
@@ -58,10 +59,8 @@ def round_ns(t: ConvertingTrip) -> Any:
 
 def describe(line, t: ConvertingTrip, fmt) -> str:
     """One line of the breakdown (scalar trips)."""
-    r = int(t.resident)
-    noun = "CTA takes" if r == 1 else "CTAs take"
     return (f"line {line}: each CTA converts its operand on the SM's special-function unit and stores it, then "
             f"issues its warpgroup mma and waits it out, then its next stage's copies, in series (Triton's trip): "
-            f"{r} {noun} turns at the conversion unit (each {fmt(t.converts)}), the tensor cores (each "
+            f"{format_counted_verb(int(t.resident), 'CTA', 'take')} turns at the conversion unit (each {fmt(t.converts)}), the tensor cores (each "
             f"{fmt(t.tensor)}) and the load path (each {fmt(t.copies)}): a closed queue (mean value analysis) "
             f"that cycles in {fmt(round_ns(t))} a round")

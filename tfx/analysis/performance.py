@@ -1044,7 +1044,7 @@ def _load_trip_terms(unit_node: ScopeNode, counter, m: Machine, miss, warps, res
                                                       lambda x: format_time_ns(float(x))) if float(wt.walk) > 0 else "")
                                 + " (included in the waves above)"))
             ct = _converting_wgmma_trip(c, counter, m, miss, warps, resident, body,
-                                        engine_ns(body, m, 1, active_units, warps), facts)
+                                        lambda: engine_ns(body, m, 1, active_units, warps)["tensor"], facts)
             if ct is not None and not is_array(ct.converts, ct.tensor, ct.copies) and ct.applies:
                 out.append(Term("converting trip", 0, converting_trip.describe(
                     c.line, ct, lambda x: format_time_ns(float(x))) + " (included in the waves above)"))
@@ -1477,10 +1477,11 @@ def _trip_conversions(loop: ScopeNode):
     return amount
 
 
-def _converting_wgmma_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, one, trip_facts):
+def _converting_wgmma_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r, body, tensor_ns, trip_facts):
     """The stations of a pipelined warpgroup-mma k-loop whose dot's B operand is computed in registers
     (a register cast: tfx.analysis.converting_trip), or None where B was loaded, the dot takes no
-    warpgroup mma, the code generator's warps do not copy their own tiles or the loop loads nothing."""
+    warpgroup mma, the code generator's warps do not copy their own tiles or the loop loads nothing.
+    ``tensor_ns()``: one CTA's tensor-engine ns a trip, asked only where the trip applies."""
     if trip_facts is None or m.kind != "gpu" or not m.codegen.per_thread_copies:
         return None
     c = next(loop.mma_ops(), None)
@@ -1499,7 +1500,7 @@ def _converting_wgmma_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r,
             return None
         applies = 1
     copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
-    return converting_trip.stations(amount / m.rate("special", "f32"), one["tensor"], copies, r, applies)
+    return converting_trip.stations(amount / m.rate("special", "f32"), tensor_ns(), copies, r, applies)
 
 
 def _warp_conversion_ns(loop: ScopeNode, m: Machine, warps):
@@ -2897,7 +2898,7 @@ def _loop_time(loop: ScopeNode, counter, m: Machine, miss, warps, r, active_unit
             if tensor_no_wait is not None:
                 tensor_no_wait = emax(tensor_no_wait, warp_round)
                 tensor_no_depth = emax(tensor_no_depth, warp_round)
-        ct = _converting_wgmma_trip(loop, counter, m, miss, warps, r, body, one, trip_facts)
+        ct = _converting_wgmma_trip(loop, counter, m, miss, warps, r, body, lambda: one["tensor"], trip_facts)
         if ct is not None:
             # a warpgroup-mma trip that converts its operand first: each CTA converts, mmas (waited out)
             # and copies in series; the resident CTAs queue at the three (tfx.analysis.converting_trip)
