@@ -14,10 +14,7 @@ measure_attn_trip_s13.py measures per warp a trip is these counts (one SASS inst
 Each spec: D, BLOCK_M, BLOCK_N, WARPS, STAGES. Writes <name>.sass and loop_<name>.txt under OUTDIR and
 prints one line a kernel. No kernel is run.
 """
-import collections
 import os
-import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,57 +27,8 @@ import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 from common import launch_signature  # noqa: E402
+from sass_loops import parse, sass_of, trip_loop, write_loop  # noqa: E402
 from measure_attn_trip_s13 import attn_trip_stamped  # noqa: E402
-
-BIN = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
-# the pipe of each opcode (its first dot-separated part), per the Kernel Profiling Guide's pipeline list
-PIPE = {"FFMA": "fma", "FMUL": "fma", "FADD": "fma", "IMAD": "fma", "IMUL": "fma", "FSWZADD": "fma",
-        "HFMA2": "fp16", "HADD2": "fp16", "HMUL2": "fp16",
-        "FMNMX": "alu", "FSEL": "alu", "FSETP": "alu", "ISETP": "alu", "IADD3": "alu", "LOP3": "alu",
-        "SHF": "alu", "LEA": "alu", "SEL": "alu", "MOV": "alu", "PRMT": "alu", "F2FP": "alu", "PLOP3": "alu",
-        "IABS": "alu", "IMNMX": "alu", "FCHK": "alu", "VIADD": "alu", "P2R": "alu", "R2P": "alu",
-        "MUFU": "xu", "F2I": "xu", "I2F": "xu", "F2F": "xu", "FRND": "xu", "POPC": "xu", "FLO": "xu", "BREV": "xu",
-        "SHFL": "lsu", "LDS": "lsu", "STS": "lsu", "LDSM": "lsu", "LDG": "lsu", "STG": "lsu", "LDGSTS": "lsu",
-        "LDL": "lsu", "STL": "lsu", "LDGDEPBAR": "lsu", "S2R": "lsu",
-        "BAR": "cbu", "BRA": "cbu", "BSSY": "cbu", "BSYNC": "cbu", "WARPSYNC": "cbu", "EXIT": "cbu",
-        "DEPBAR": "cbu", "SYNCS": "lsu", "NOP": "none",
-        "HGMMA": "tensor", "WARPGROUP": "tensor", "S2UR": "uniform", "R2UR": "uniform"}
-
-
-def pipe_of(op):
-    head = op.split(".")[0]
-    if head in PIPE:
-        return PIPE[head]
-    if head.startswith("U"):
-        return "uniform"
-    return "other"
-
-
-def parse(sass):
-    """[(address, opcode, text)] of the first kernel in cuobjdump -sass output."""
-    ins = []
-    for ln in sass.splitlines():
-        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*?);", ln)
-        if m:
-            ins.append((int(m.group(1), 16), m.group(3), ln.strip()))
-    return ins
-
-
-def trip_loop(ins):
-    """The body (target .. branch) of the backward BRA whose body holds the most HGMMAs."""
-    best = None
-    for i, (addr, op, text) in enumerate(ins):
-        if op.startswith("BRA"):
-            m = re.search(r"0x([0-9a-f]+)", text.split("BRA", 1)[1])
-            if not m:
-                continue
-            target = int(m.group(1), 16)
-            if target < addr:
-                body = [x for x in ins if target <= x[0] <= addr]
-                n = sum(1 for x in body if x[1].startswith("HGMMA"))
-                if n and (best is None or n > best[0]):
-                    best = (n, body)
-    return best[1] if best else []
 
 
 def compile_one(D, bm, bn, w, st):
@@ -93,24 +41,9 @@ def compile_one(D, bm, bn, w, st):
     k = triton.compile(ASTSource(fn=attn_trip_stamped, signature=sig, constexprs=consts, attrs=attrs),
                        target=GPUTarget("cuda", 90, 32), options=dict(num_warps=w, num_stages=st))
     name = f"trip_d{D}_{bm}x{bn}_w{w}_s{st}"
-    cub = os.path.join(OUT, f"{name}.cubin")
-    open(cub, "wb").write(k.asm["cubin"])
-    sass = subprocess.run([f"{BIN}/cuobjdump", "-sass", cub], capture_output=True, text=True).stdout
-    open(os.path.join(OUT, f"{name}.sass"), "w").write(sass)
-    usage = subprocess.run([f"{BIN}/cuobjdump", "-res-usage", cub], capture_output=True, text=True).stdout
-    regs = int(re.search(r"REG:(\d+)", usage).group(1))
+    sass, regs = sass_of(k, OUT, name)
     body = trip_loop(parse(sass))
-    ops = collections.Counter(op for _, op, _ in body)
-    pipes = collections.Counter()
-    for op, n in ops.items():
-        pipes[pipe_of(op)] += n
-    with open(os.path.join(OUT, f"loop_{name}.txt"), "w") as f:
-        f.write(f"{name}: {len(body)} instructions a warp a trip, registers {regs}\n")
-        for p, n in sorted(pipes.items(), key=lambda x: -x[1]):
-            f.write(f"pipe {p:8s} {n}\n")
-        for op, n in sorted(ops.items(), key=lambda x: -x[1]):
-            f.write(f"  {op:28s} {n:5d} {pipe_of(op)}\n")
-        f.write("\n".join(t for _, _, t in body) + "\n")
+    _, pipes = write_loop(os.path.join(OUT, f"loop_{name}.txt"), name, body, regs)
     print(name, "regs", regs, "loop", len(body), "|", " ".join(f"{p}={n}" for p, n in sorted(pipes.items())),
           flush=True)
 
