@@ -39,3 +39,14 @@ def test_array_condition_picks_per_configuration():
     assert got.tolist() == [10, 2, 30]
     # a numpy bool scalar is no array: it picks like a Python bool
     assert if_else(np.bool_(False), 4, 9) == 9
+
+
+def test_where_applies_keeps_a_round_only_where_its_term_applies():
+    """Two scalars: the value or 0. An array of applies over a scalar value: per configuration
+    (applies 1, 0, 2 over 5.0: 5, 0, 5). A scalar applies over an array broadcasts: 1 keeps the
+    array, 0 gives an array of zeros (not a scalar), so a sweep keeps its shape."""
+    from tfx.analysis.numbers import where_applies
+    assert where_applies(1, 7.5) == 7.5 and where_applies(0, 7.5) == 0
+    assert where_applies(np.array([1, 0, 2]), 5.0).tolist() == [5.0, 0.0, 5.0]
+    assert where_applies(1, np.array([3.0, 4.0])).tolist() == [3.0, 4.0]
+    assert where_applies(0, np.array([3.0, 4.0])).tolist() == [0.0, 0.0]

@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import Campaign, bench_job, ncu_last_row  # noqa: E402
+from common import Campaign, bench_job, launch_twice, ncu_last_row  # noqa: E402
 
 # (family, M, N, K, BM, BN, BK, WARPS, STAGES, GROUP_M): run86's rows (H100 us / tfx us at 7cd3082)
 CONFIGS = [
@@ -59,7 +59,6 @@ def job_of(cfg):
 
 def child(cfg):
     """Launch the configuration twice (ncu profiles the second: the first compiles)."""
-    from common import launch_twice
     launch_twice(job_of(cfg))
 
 

@@ -42,7 +42,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import bench_job, ncu_last_row  # noqa: E402
+from common import bench_job, launch_twice, ncu_last_row  # noqa: E402
 
 from measure_l2_groupm import METRICS, find_ncu  # noqa: E402
 
@@ -96,7 +96,6 @@ def job_of(cfg):
 
 def run_one(cfg):
     """Child: launch the configuration twice (ncu profiles the second)."""
-    from common import launch_twice
     launch_twice(job_of(cfg))
 
 

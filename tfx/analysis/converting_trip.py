@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue
-from tfx.analysis.numbers import ceil_int, emax, is_array
+from tfx.analysis.numbers import ceil_int, emax, where_applies
 from tfx.hw.units import format_counted_verb
 
 
@@ -51,10 +51,7 @@ def stations(converts_ns, tensor_ns, copies_ns, resident, applies=1) -> Converti
 def round_ns(t: ConvertingTrip) -> Any:
     """A round of the resident CTAs' trips: the closed network's cycle; 0 where it does not apply."""
     cycle = closed_queue.cycle_ns(t.resident, [t.converts, t.tensor, t.copies], 0)
-    if is_array(cycle, t.applies):
-        import numpy as np
-        return np.where(np.asarray(t.applies) > 0, cycle, 0)
-    return cycle if t.applies else 0
+    return where_applies(t.applies, cycle)
 
 
 def describe(line, t: ConvertingTrip, fmt) -> str:

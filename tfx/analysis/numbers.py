@@ -51,6 +51,16 @@ def if_else(cond: Number, a: Number, b: Number) -> Number:
     return np.where(cond, a, b)
 
 
+def where_applies(applies: Number, value: Number) -> Number:
+    """``value`` where a term ``applies`` (> 0), else 0: per configuration where either is an array (the
+    two broadcast together), ``value if applies else 0`` for two scalars. A trip's round that holds only
+    where its mma path is taken (tfx.analysis.warp_trip, converting_trip)."""
+    if is_array(value, applies):
+        import numpy as np
+        return np.where(np.asarray(applies) > 0, value, 0)
+    return value if applies else 0
+
+
 def nbytes(bits_per_element: int, elements: Number) -> Number:
     """Bytes for ``elements`` values of ``bits_per_element`` bits: bit-packed, rounded up to a byte.
 

@@ -51,6 +51,7 @@ from tfx.analysis.numbers import ceil_int, decimal_value, emax, emin, is_array, 
 from tfx.errors import TfxError
 from tfx.hw.units import format_percent
 from tfx.ir.ops import work_engine
+from tfx.ir.types import DTYPES
 
 # Every name a bound can have, on every surface: the roofline's levels and units, then the
 # prediction's and the simulator's schedule terms.
@@ -76,7 +77,6 @@ def unit_conversions(profile, src: str, dst: str):
     pair and the cast is vector work: ``compute.special.int_to_float`` for an integer source and a
     float result (I2F), ``compute.special.fp8_to_bf16`` for fp8 to bf16 (F2F.BF16.F16 after the
     paired fp8 -> f16 conversion, PTX's only fp8 destination on sm_90)."""
-    from tfx.ir.types import DTYPES
     s, d = DTYPES.get(src), DTYPES.get(dst)
     if s is None or d is None or not d.is_float:
         return None

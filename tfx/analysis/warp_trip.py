@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from tfx.analysis import closed_queue
 from tfx.analysis.mma_layout import busiest_subpartition_warps
-from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio, where
+from tfx.analysis.numbers import cdiv, ceil_int, emax, is_array, ratio, where, where_applies
 from tfx.hw.units import format_counted, format_counted_verb, format_percent
 
 
@@ -97,10 +97,7 @@ def round_ns(t: WarpTrip) -> Any:
     """A round of the resident CTAs' trips: the cycle of the closed network (module
     docstring); 0 where the dot does not take the warp mma."""
     cycle = emax(closed_queue.cycle_ns(t.resident, [t.issue, t.copies], t.delay), t.walk)
-    if is_array(cycle, t.applies):
-        import numpy as np
-        return np.where(np.asarray(t.applies) > 0, cycle, 0)
-    return cycle if t.applies else 0
+    return where_applies(t.applies, cycle)
 
 
 def _converts(t: WarpTrip, fmt) -> str:
