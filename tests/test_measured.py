@@ -11,6 +11,7 @@ import pytest
 
 from tfx.analysis.measured import (Compared, MeasuredRow, figures, read_measurements, read_ncu, spearman,
                                    ranks)
+from tfx.bundled import bundled_kernel
 from tfx.cli.main import main
 from tfx.errors import SourceLocation, TfxError
 
@@ -106,6 +107,23 @@ def test_read_measurements_errors_name_the_cell(tmp_path, text, where, words):
         read_measurements(p)
     assert str(exc.value.where).endswith(where)
     assert words in exc.value.message
+
+
+def test_a_missing_kernel_that_tfx_ships_is_named_in_a_note(tmp_path, monkeypatch):
+    """A CSV written on the machine that measured it names ``kernels/gemm.tile``; read from a
+    folder where no such file is (the working directory and the CSV's folders), the error keeps
+    its cell and says where tfx's own gemm.tile is, as `tfx analyze` does for a missing path; a
+    name tfx does not ship gets no note."""
+    monkeypatch.chdir(tmp_path)
+    p = _write(tmp_path, "kernel,measured_ms\nkernels/gemm.tile,1.0\nkernels/nope.tile,1.0\n")
+    with pytest.raises(TfxError) as exc:
+        read_measurements(p)
+    assert str(exc.value.where).endswith(":2:1")
+    assert exc.value.notes == (f"tfx ships gemm.tile as {bundled_kernel('gemm.tile')}",)
+    q = _write(tmp_path, "kernel,measured_ms\nkernels/nope.tile,1.0\n", "q.csv")
+    with pytest.raises(TfxError) as exc:
+        read_measurements(q)
+    assert exc.value.notes == ()
 
 
 NCU = ('"ID","Kernel Name","Block Size","Grid Size","gpu__time_duration.sum","launch__registers_per_thread",'

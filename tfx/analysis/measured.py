@@ -117,8 +117,9 @@ def _resolve_kernel(text: str, csv_path: Path, where: SourceLocation) -> Path:
         for c in candidates:
             if c.is_file():
                 return c.resolve()
+    from tfx.bundled import missing_kernel_notes
     raise TfxError(f"kernel file {text!r} not found (looked in the working directory and beside the CSV "
-                   "and its parent folders)", where=where)
+                   "and its parent folders)", where=where, notes=missing_kernel_notes(text))
 
 
 def _int_cell(value: str, column: str, where: SourceLocation) -> int:
