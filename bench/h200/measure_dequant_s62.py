@@ -14,7 +14,11 @@ rate per SM, decides the mechanism. Two parts:
    1-32 warps a block, one block an SM: lanes a cycle an SM of cvt.bf16.f16 (F2F.BF16.F16), cvt.rn.f32.s16
    (I2F.S16), cvt.rn.bf16x2.f32 (F2FP.BF16.F32.PACK_AB), cvt.rn.f16x2.e4m3x2 (F2FP.F16.E4M3.UNPACK_B, the
    control: 59.78 a cycle measured on the H200), prmt.b32 and mul.f32 (controls: the ALU and FMA pipes), and
-   cvt.bf16.f16 with cvt.rn.f32.s16 interleaved (one pipe or two).
+   cvt.bf16.f16 with cvt.rn.f32.s16 interleaved (one pipe or two). Then each op again as one dependent chain
+   on one warp (session 64): the cycles a step of the chain, each conversion's latency (plus the mov's that
+   unpack and repack its register, free where ptxas renames them). run86's cycles a weight fall as the warps an
+   SM rise (w4a16 about 2x from 4 warps an SM to 12-16), the mark of trips bound by their dependent chains, not
+   by a pipe's rate: these latencies are what such a chain is priced with.
 2. Nsight Compute on eight campaign configurations (run86's), each launch profiled once with the sections
    ComputeWorkloadAnalysis (every pipe's share of its peak), InstructionStats, WarpStateStats (stall reasons),
    Occupancy and SpeedOfLight, at the boost clock (--clock-control none), beside do_bench's median.
@@ -79,13 +83,16 @@ OPS = {
     "f2f_and_i2f": ("{.reg .b16 lo, hi, flo, fhi; .reg .f32 f; mov.b32 {lo, hi}, %0; cvt.bf16.f16 lo, lo; "
                     "cvt.rn.f32.s16 f, hi; mov.b32 {flo, fhi}, f; mov.b32 %0, {lo, fhi};}", 2),
 }
-PLAN = [(op, w) for op in OPS for w in (1, 4, 8, 16, 32)]
+# (op, warps, chains a thread): 8 independent chains for the rates, then one chain on one warp for the latency
+PLAN = [(op, w, 8) for op in OPS for w in (1, 4, 8, 16, 32)] + [(op, 1, 1) for op in OPS]
 
 
-def kernel_src(name, body):
-    steps = "".join(f'asm volatile("{body}" : "+r"(x[{i}]));' for i in range(8))
+def kernel_src(name, body, chains=8):
+    """The kernel k_<name>_c<chains>: each thread runs ``chains`` independent chains of ``body``, 16 steps an
+    outer trip (one chain: every step waits for the one before)."""
+    steps = "".join(f'asm volatile("{body}" : "+r"(x[{i}]));' for i in range(chains))
     return HEAD + f"""
-extern "C" __global__ void k_{name}(int outer, unsigned* out, unsigned long long* t, unsigned* sm) {{
+extern "C" __global__ void k_{name}_c{chains}(int outer, unsigned* out, unsigned long long* t, unsigned* sm) {{
     unsigned tid = threadIdx.x + 977u * blockIdx.x;
     unsigned x[8];
     for (int i = 0; i < 8; ++i) x[i] = 0x3c003c00u ^ ((tid * 2654435761u + i * 40503u) & 0x00ff00ffu);
@@ -107,12 +114,13 @@ def throughput_part(out_dir, n_sm, log):
     import cupy as cp
     rows = []
     kernels = {}
-    for op, warps in PLAN:
+    for op, warps, chains in PLAN:
         body, per_step = OPS[op]
         try:
-            if op not in kernels:
-                kernels[op] = cp.RawKernel(kernel_src(op, body), f"k_{op}", options=("-arch=sm_90",))
-            k = kernels[op]
+            if (op, chains) not in kernels:
+                kernels[op, chains] = cp.RawKernel(kernel_src(op, body, chains), f"k_{op}_c{chains}",
+                                                   options=("-arch=sm_90",))
+            k = kernels[op, chains]
             threads = 32 * warps
             outer = 256
             out = cp.zeros(n_sm * threads, dtype=cp.uint32)
@@ -130,16 +138,20 @@ def throughput_part(out_dir, n_sm, log):
                 for b in range(n_sm):
                     per_sm.setdefault(int(sms[b]), []).append(cyc[b])
                 # lanes a cycle an SM: every thread's instructions over the SM's longest block
-                work = threads * outer * 16 * 8 * per_step
+                work = threads * outer * 16 * chains * per_step
                 rate = statistics.median(len(v) * work / max(v) for v in per_sm.values())
-                r = dict(op=op, warps=warps, instructions_per_step=per_step, lanes_per_cycle_sm=round(rate, 2),
+                # one chain: a step's cycles are the chain's latency (the SM's longest block over its steps)
+                step = statistics.median(max(v) / (outer * 16) for v in per_sm.values())
+                r = dict(op=op, warps=warps, chains=chains, instructions_per_step=per_step,
+                         lanes_per_cycle_sm=round(rate, 2),
                          cycles_per_warp_instruction_subpartition=round(32 * 4 / rate, 3) if rate else "",
-                         sms_used=len(per_sm))
+                         cycles_per_chain_step=round(step, 2), sms_used=len(per_sm))
                 if best is None or rate > best["lanes_per_cycle_sm"]:
                     best = r
             rows.append(best)
-            log(f"{op:14s} w{warps:<2d}: {best['lanes_per_cycle_sm']:7.2f} lanes/cycle/SM "
-                f"({best['cycles_per_warp_instruction_subpartition']} cycles a warp instruction on a sub-partition)")
+            log(f"{op:14s} w{warps:<2d} x{chains} chains: {best['lanes_per_cycle_sm']:7.2f} lanes/cycle/SM "
+                f"({best['cycles_per_warp_instruction_subpartition']} cycles a warp instruction on a sub-partition, "
+                f"{best['cycles_per_chain_step']} cycles a chain step)")
         except Exception as exc:  # noqa: BLE001
             log(op, warps, "FAILED", repr(exc)[:400])
     if rows:
