@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from tfx.analysis.analyze import analyze
-from tfx.analysis.mma_layout import FEEDS, READS, feeds_into, instruction_n, operand_reads, plan, register_transposes
+from tfx.analysis.mma_layout import (FEEDS, READS, feeds_into, instruction_n, operand_reads, path_share, plan,
+                                     register_transposes)
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -234,3 +235,12 @@ def test_the_instruction_shape_is_the_profiles():
     assert instruction_shape(H200) == (64, 8, 16)
     assert instruction_shape(load_profile("a100_sxm")) == (16, 8, 16)
     assert Machine(load_profile("a100_sxm"), "cta").inst == (16, 8, 16)
+
+
+def test_path_share_is_one_a_mask_or_none():
+    """A scalar path that is the one asked for applies whole (1), one that is not applies nowhere (None);
+    a sweep's paths give 1.0 / 0.0 per configuration, or None where no configuration takes the path."""
+    assert path_share("warpgroup", "warpgroup") == 1
+    assert path_share("warp", "warpgroup") is None
+    assert path_share(np.array(["warp", "warpgroup", "warp"]), "warpgroup").tolist() == [0.0, 1.0, 0.0]
+    assert path_share(np.array(["warp", "warp"]), "warpgroup") is None

@@ -18,6 +18,7 @@ import pytest
 
 from tfx.analysis.analyze import analyze
 from tfx.bundled import bundled_dir
+from tfx.errors import TfxError
 from tfx.hw import load_profile
 from tfx.lang import parse_file
 
@@ -105,9 +106,7 @@ def test_every_term_a_bundled_kernel_prints_is_indexed(profile):
         for kernel in module.kernels:
             try:
                 a = analyze(module, kernel.name, hw, check=False)
-            except Exception as err:     # a kernel that does not fit this machine says so elsewhere
-                if type(err).__name__ != "TfxError":
-                    raise
+            except TfxError:             # a kernel of the other machine's hierarchy: refused, as it should be
                 continue
             seen |= {t.name for t in a.terms}
     assert seen, "no kernel analysed"

@@ -210,6 +210,16 @@ def on_path(path, name):
     return path == name
 
 
+def path_share(path, name):
+    """The share of a term that holds where a plan's ``path`` is ``name``: 1 for a scalar path that is,
+    a float array (1.0 / 0.0 per configuration) for a sweep's path that is somewhere, None where no
+    configuration takes that path (the term does not apply at all)."""
+    if is_array(path):
+        share = on_path(path, name).astype(float)
+        return share if share.any() else None
+    return 1 if path == name else None
+
+
 def describe(p: MmaPlan, shape, warps, rate_flop_per_ns=None) -> str:
     """One line: the path, the warp layout, the padding and (given the unit's tensor rate)
     the ns one execution takes (scalar plans)."""
@@ -415,15 +425,9 @@ def register_transposes(node, inst, bits, warps) -> list:
     shape = getattr(node, "per_exec_shape", None)
     if majors is None or shape is None or inst[0] < 64 or not bits or bits >= 16:
         return []
-    path = plan(shape, inst, warps, bits, getattr(node, "mma_chained", False)).path
-    if is_array(path):
-        applies = on_path(path, "warpgroup").astype(float)
-        if not applies.any():
-            return []
-    elif path != "warpgroup":
+    applies = path_share(plan(shape, inst, warps, bits, getattr(node, "mma_chained", False)).path, "warpgroup")
+    if applies is None:
         return []          # the warp mma reads the operand as stored: ``byte_gathers``
-    else:
-        applies = 1
     mm, nn, kk = shape
     out = []
     ebytes = max(bits // 8, 1)
@@ -461,14 +465,9 @@ def byte_gathers(node, inst, bits, warps) -> list:
     if majors is None or shape is None or inst[0] < 64 or bits != 8:
         return []
     p = plan(shape, inst, warps, bits, getattr(node, "mma_chained", False))
-    if is_array(p.path):
-        on_warp = on_path(p.path, "warp").astype(float)
-        if not on_warp.any():
-            return []
-    elif p.path != "warp":
+    on_warp = path_share(p.path, "warp")
+    if on_warp is None:
         return []
-    else:
-        on_warp = 1
     k = cdiv(shape[2], 16) * 16
     out = []
     for name, k_major, per_warp in (("A", majors[0], ratio(p.m, p.warps_m)), ("B", majors[1], ratio(p.n, p.warps_n))):

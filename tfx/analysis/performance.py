@@ -1490,15 +1490,9 @@ def _converting_wgmma_trip(loop: ScopeNode, counter, m: Machine, miss, warps, r,
         return None
     amount = _trip_conversions(loop)
     p = mma_layout.plan(shape, m.inst, warps, getattr(c, "mma_bits", 16), getattr(c, "mma_chained", False))
-    if is_array(p.path):
-        import numpy as np
-        applies = (np.asarray(p.path) == "warpgroup").astype(float)
-        if not applies.any():
-            return None
-    else:
-        if p.path != "warpgroup":
-            return None
-        applies = 1
+    applies = mma_layout.path_share(p.path, "warpgroup")
+    if applies is None:
+        return None
     copies = load_trip.copies_port_ns(body.global_loads, _trip_copies(loop, counter, m, miss, warps), trip_facts)
     return converting_trip.stations(amount / m.rate("special", "f32"), tensor_ns(), copies, r, applies)
 
